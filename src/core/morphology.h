@@ -1,0 +1,45 @@
+/*
+ * Internal view of a validated morphology. Produced by morphology.c (from SWC
+ * samples), read by the discretiser (cable.c). Public users see hb_morph_t as
+ * an opaque handle.
+ */
+#ifndef HB_CORE_MORPHOLOGY_H
+#define HB_CORE_MORPHOLOGY_H
+
+#include "hinesbatch.h"
+
+/* An unbranched piece of the tree: a polyline of frustums. */
+typedef struct {
+    int parent;          /* parent section index, -1 for the root section */
+    double parent_x;     /* where it attaches on the parent: 1 = distal end,
+                            0.5 = centre of a spherical soma */
+    int type;            /* SWC type shared by all its samples */
+    int is_sphere;       /* 1 for a 1-point or 3-point soma: a cylinder with
+                            length = diameter = 2r, as NEURON builds it */
+    int n_points;        /* points of the polyline, >= 2 */
+    int *sample;         /* per point: index into hb_morph.samples; the first
+                            point of a child section is the parent's branch
+                            sample (shared), except for children of a sphere,
+                            which start at their own first sample; -1 for the
+                            two virtual points of a sphere */
+    double *arc;         /* per point: arc length from the section start [um] */
+    double *radius;      /* per point [um], > 0 */
+    double length;       /* arc[n_points - 1] [um] */
+    int branch_order;    /* soma sections and stems 0, +1 per branch point */
+    int n_children;
+} hb_section_t;
+
+struct hb_morph {
+    char *name;          /* file name or caller-given name */
+    int n_samples;
+    hb_sample_t *samples; /* topologically sorted: parent index < own index;
+                             radii repaired (no zero radius) */
+    int *parent;         /* per sample: parent sample index, -1 for the root */
+    int n_sections;
+    hb_section_t *sections; /* topologically sorted: parent < own index;
+                               section 0 is the root section */
+    int n_warnings;
+    char **warnings;     /* "file:line: what" */
+};
+
+#endif

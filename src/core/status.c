@@ -1,0 +1,36 @@
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#define HB_STATUS_TEXT_ENTRY(name, text) text,
+#define HB_STATUS_NAME_ENTRY(name, text) #name,
+static const char *const status_text[] = {HB_STATUS_LIST(HB_STATUS_TEXT_ENTRY)};
+static const char *const status_names[] = {HB_STATUS_LIST(HB_STATUS_NAME_ENTRY)};
+
+static _Thread_local char last_error[1024];
+
+const char *hb_status_string(hb_status_t status)
+{
+    if ((int)status < 0 || status >= HB_STATUS_COUNT) return "unknown status";
+    return status_text[status];
+}
+
+const char *hb_status_name(hb_status_t status)
+{
+    if ((int)status < 0 || status >= HB_STATUS_COUNT) return "HB_STATUS_UNKNOWN";
+    return status_names[status];
+}
+
+const char *hb_last_error(void) { return last_error; }
+
+void hb_clear_error(void) { last_error[0] = '\0'; }
+
+hb_status_t hb_fail(hb_status_t status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(last_error, sizeof last_error, format, args);
+    va_end(args);
+    return status;
+}

@@ -1,0 +1,18 @@
+/* Internal error reporting: every failing call records a detailed message. */
+#ifndef HB_CORE_STATUS_H
+#define HB_CORE_STATUS_H
+
+#include "hinesbatch.h"
+
+#if defined(__GNUC__)
+#define HB_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define HB_PRINTF(fmt_index, first_arg)
+#endif
+
+/* Record a formatted message for hb_last_error() and return `status`. */
+hb_status_t hb_fail(hb_status_t status, const char *format, ...) HB_PRINTF(2, 3);
+/* Clear the message (called on entry by functions that can fail). */
+void hb_clear_error(void);
+
+#endif
