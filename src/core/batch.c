@@ -1,0 +1,180 @@
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/hines_cpu.h"
+#include "status.h"
+
+struct hb_batch {
+    hb_context_t ctx; /* borrowed: must outlive the batch */
+    int m, count;
+    hb_layout_t layout;
+    int block;   /* systems per block B (hines_cpu.h): 1 FLAT, count INTERLEAVED */
+    int *parent; /* copy, shared by all systems */
+    double *u, *l, *d, *rhs; /* hb_layout_size elements each */
+};
+
+hb_status_t hb_batch_create(hb_context_t ctx, int m, const int *parent, int batch_count,
+                            hb_layout_t layout, int block_size, hb_batch_t *batch)
+{
+    static const char fn[] = "hb_batch_create";
+    hb_clear_error();
+    if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "%s: batch is NULL", fn);
+    *batch = NULL;
+    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx is NULL", fn);
+    hb_status_t status = hb_check_batch(fn, m, parent, batch_count, layout, block_size);
+    if (status != HB_SUCCESS) return status;
+
+    const size_t size = hb_layout_size(layout, m, batch_count, block_size);
+    struct hb_batch *b = calloc(1, sizeof *b);
+    if (!b) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+    b->ctx = ctx;
+    b->m = m;
+    b->count = batch_count;
+    b->layout = layout;
+    b->block = hb_layout_block(layout, batch_count, block_size);
+    /* calloc checks size * sizeof for overflow and zero-fills: u = l = rhs = 0. */
+    b->parent = calloc((size_t)m, sizeof *b->parent);
+    b->u = calloc(size, sizeof *b->u);
+    b->l = calloc(size, sizeof *b->l);
+    b->d = calloc(size, sizeof *b->d);
+    b->rhs = calloc(size, sizeof *b->rhs);
+    if (!b->parent || !b->u || !b->l || !b->d || !b->rhs) {
+        hb_batch_destroy(b);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %d systems of %d rows (%zu doubles "
+                       "per array)", fn, batch_count, m, size);
+    }
+    memcpy(b->parent, parent, (size_t)m * sizeof *parent);
+    /* Padding systems complete the last block as identity rows: d = 1. */
+    const int used = batch_count % b->block;
+    if (used) {
+        const size_t last = (size_t)(batch_count / b->block) * (size_t)m * (size_t)b->block;
+        for (int i = 0; i < m; ++i)
+            for (int k = used; k < b->block; ++k)
+                b->d[last + (size_t)i * (size_t)b->block + (size_t)k] = 1.0;
+    }
+    *batch = b;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_batch_destroy(hb_batch_t batch)
+{
+    hb_clear_error();
+    if (!batch) return HB_SUCCESS;
+    free(batch->parent);
+    free(batch->u);
+    free(batch->l);
+    free(batch->d);
+    free(batch->rhs);
+    free(batch);
+    return HB_SUCCESS;
+}
+
+int hb_batch_rows(const hb_batch_t batch) { return batch ? batch->m : 0; }
+int hb_batch_count(const hb_batch_t batch) { return batch ? batch->count : 0; }
+hb_layout_t hb_batch_layout(const hb_batch_t batch)
+{
+    return batch ? batch->layout : (hb_layout_t)-1;
+}
+int hb_batch_block_size(const hb_batch_t batch) { return batch ? batch->block : 0; }
+
+static hb_status_t check_system(const char *fn, const struct hb_batch *batch, int system)
+{
+    if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "%s: batch is NULL", fn);
+    if (system < 0 || system >= batch->count)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: system = %d; expected 0 <= system < %d", fn,
+                       system, batch->count);
+    return HB_SUCCESS;
+}
+
+/* Copy m rows; a system's rows are B apart in a batch, 1 apart in natural order. */
+static void copy_rows(int m, const double *from, size_t from_stride, double *to, size_t to_stride)
+{
+    if (!from || !to) return; /* NULL: the caller skips this array */
+    for (int i = 0; i < m; ++i) to[(size_t)i * to_stride] = from[(size_t)i * from_stride];
+}
+
+static void scatter(const struct hb_batch *b, int system, const double *from, double *to)
+{
+    copy_rows(b->m, from, 1, to + hb_block_base(b->m, b->block, system), (size_t)b->block);
+}
+
+static void gather(const struct hb_batch *b, int system, const double *from, double *to)
+{
+    copy_rows(b->m, from + hb_block_base(b->m, b->block, system), (size_t)b->block, to, 1);
+}
+
+hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const double *l,
+                         const double *d, const double *rhs)
+{
+    hb_clear_error();
+    hb_status_t status = check_system("hb_batch_set", batch, system);
+    if (status != HB_SUCCESS) return status;
+    scatter(batch, system, u, batch->u);
+    scatter(batch, system, l, batch->l);
+    scatter(batch, system, d, batch->d);
+    scatter(batch, system, rhs, batch->rhs);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_batch_get(const hb_batch_t batch, int system, double *u, double *l, double *d,
+                         double *rhs)
+{
+    hb_clear_error();
+    hb_status_t status = check_system("hb_batch_get", batch, system);
+    if (status != HB_SUCCESS) return status;
+    gather(batch, system, batch->u, u);
+    gather(batch, system, batch->l, l);
+    gather(batch, system, batch->d, d);
+    gather(batch, system, batch->rhs, rhs);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_batch_solve(hb_batch_t batch)
+{
+    hb_clear_error();
+    if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_solve: batch is NULL");
+    return hb_hines_solve_batch(batch->ctx, batch->m, batch->parent, batch->u, batch->l,
+                                batch->d, batch->rhs, batch->layout, batch->block, batch->count);
+}
+
+static void convert_array(const struct hb_batch *src, const double *from,
+                          const struct hb_batch *dst, double *to)
+{
+    for (int s = 0; s < src->count; ++s)
+        copy_rows(src->m, from + hb_block_base(src->m, src->block, s), (size_t)src->block,
+                  to + hb_block_base(dst->m, dst->block, s), (size_t)dst->block);
+}
+
+hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst)
+{
+    static const char fn[] = "hb_batch_convert";
+    hb_clear_error();
+    if (!src || !dst) return hb_fail(HB_ERR_INVALID_VALUE, "%s: src and dst must not be NULL", fn);
+    if (src->m != dst->m)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: src has %d rows, dst %d", fn, src->m, dst->m);
+    if (src->count != dst->count)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: src has %d systems, dst %d", fn, src->count,
+                       dst->count);
+    for (int i = 0; i < src->m; ++i)
+        if (src->parent[i] != dst->parent[i])
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: parent[%d] is %d in src but %d in dst", fn,
+                           i, src->parent[i], dst->parent[i]);
+    if (src == dst) return HB_SUCCESS;
+    convert_array(src, src->u, dst, dst->u);
+    convert_array(src, src->l, dst, dst->l);
+    convert_array(src, src->d, dst, dst->d);
+    convert_array(src, src->rhs, dst, dst->rhs);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d, double **rhs)
+{
+    hb_clear_error();
+    if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_arrays: batch is NULL");
+    if (u) *u = batch->u;
+    if (l) *l = batch->l;
+    if (d) *d = batch->d;
+    if (rhs) *rhs = batch->rhs;
+    return HB_SUCCESS;
+}

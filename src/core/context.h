@@ -1,0 +1,21 @@
+/*
+ * Internal view of an execution context. Backends read it; a CUDA backend
+ * extends it through `device` (its own state) rather than a second struct.
+ */
+#ifndef HB_CORE_CONTEXT_H
+#define HB_CORE_CONTEXT_H
+
+#include "hinesbatch.h"
+
+struct hb_context {
+    hb_backend_t backend; /* resolved at create: never HB_BACKEND_BEST */
+    int threads;          /* OMP backend: 0 = OpenMP's default */
+    void *device;         /* CUDA backend state; NULL for the CPU backends */
+};
+
+#ifdef HB_HAVE_CUDA
+/* CUDA hook, defined by src/cuda/: non-zero when a usable device exists. */
+int hb_cuda_device_available(void);
+#endif
+
+#endif
