@@ -1,0 +1,1043 @@
+/*
+ * SWC reader and morphology builder: every real file, every malformed file
+ * (with the outcome we promise in docs/swc.md), in-memory rules, garbage and
+ * scale.
+ */
+#define _POSIX_C_SOURCE 200809L /* opendir, getline */
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "core/morphology.h"
+#include "hinesbatch.h"
+
+#define PI 3.14159265358979323846
+#define GOOD_DIR HB_DATA_DIR "/morphologies"
+#define BAD_DIR HB_DATA_DIR "/morphologies-bad"
+#define MEM "mem.swc" /* name given to in-memory texts */
+
+static int close_to(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/* ------------------------------------------------------------------------ */
+/* An independent reader of raw SWC files (sscanf), for cross-checks.       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int n;
+    long *id, *parent;
+    int *type;
+    double *x, *y, *z, *r;
+    int *pidx;   /* parent index, -1 for the root */
+    int *nchild; /* children per sample */
+} raw_t;
+
+static void raw_free(raw_t *w)
+{
+    free(w->id);
+    free(w->parent);
+    free(w->type);
+    free(w->x);
+    free(w->y);
+    free(w->z);
+    free(w->r);
+    free(w->pidx);
+    free(w->nchild);
+}
+
+static int raw_find(const raw_t *w, long id)
+{
+    /* ids of these files are nearly sequential: try the guess, then scan */
+    if (id >= 1 && id <= w->n && w->id[id - 1] == id) return (int)(id - 1);
+    for (int i = 0; i < w->n; i++)
+        if (w->id[i] == id) return i;
+    return -1;
+}
+
+static int raw_load(const char *path, raw_t *w)
+{
+    memset(w, 0, sizeof *w);
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    int cap = 1 << 15;
+    w->id = malloc(cap * sizeof *w->id);
+    w->parent = malloc(cap * sizeof *w->parent);
+    w->type = malloc(cap * sizeof *w->type);
+    w->x = malloc(cap * sizeof *w->x);
+    w->y = malloc(cap * sizeof *w->y);
+    w->z = malloc(cap * sizeof *w->z);
+    w->r = malloc(cap * sizeof *w->r);
+    char *line = NULL;
+    size_t size = 0;
+    while (getline(&line, &size, f) >= 0) {
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        double v[7];
+        if (sscanf(line, "%lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
+                   &v[5], &v[6]) != 7)
+            continue;
+        if (w->n == cap) break; /* large enough for every file here */
+        w->id[w->n] = (long)v[0];
+        w->type[w->n] = (int)v[1];
+        w->x[w->n] = v[2];
+        w->y[w->n] = v[3];
+        w->z[w->n] = v[4];
+        w->r[w->n] = v[5];
+        w->parent[w->n] = (long)v[6];
+        w->n++;
+    }
+    free(line);
+    fclose(f);
+    w->pidx = malloc(w->n * sizeof *w->pidx);
+    w->nchild = calloc(w->n, sizeof *w->nchild);
+    for (int i = 0; i < w->n; i++) {
+        w->pidx[i] = w->parent[i] < 0 ? -1 : raw_find(w, w->parent[i]);
+        if (w->pidx[i] >= 0) w->nchild[w->pidx[i]]++;
+    }
+    return 0;
+}
+
+static double raw_dist(const raw_t *w, int a, int b)
+{
+    double dx = w->x[a] - w->x[b], dy = w->y[a] - w->y[b], dz = w->z[a] - w->z[b];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+/* The only child of sample i, or -1. */
+static int raw_only_child(const raw_t *w, int i)
+{
+    if (w->nchild[i] != 1) return -1;
+    for (int k = 0; k < w->n; k++)
+        if (w->pidx[k] == i) return k;
+    return -1;
+}
+
+/*
+ * Cable length by our rules, from the raw samples: every parent-child
+ * distance, except the ones inside a spherical soma (root -> 3-point sides,
+ * and root or side -> first sample of a stem that has further samples).
+ */
+static double raw_expected_length(const raw_t *w, int three_point)
+{
+    int root = -1;
+    for (int i = 0; i < w->n; i++)
+        if (w->pidx[i] < 0) root = i;
+    int sphere = 1;
+    for (int i = 0; i < w->n; i++)
+        if (w->pidx[i] == root && w->type[i] == w->type[root] && !three_point) sphere = 0;
+    double total = 0.0;
+    for (int i = 0; i < w->n; i++) {
+        int p = w->pidx[i];
+        if (p < 0) continue;
+        int p_is_side = three_point && w->pidx[p] == root && w->type[p] == 1;
+        int i_is_side = three_point && p == root && w->type[i] == 1;
+        if (i_is_side) continue;
+        if (sphere && (p == root || p_is_side)) {
+            int only = raw_only_child(w, i);
+            if (only >= 0 && w->type[only] == w->type[i]) continue; /* hidden in the soma */
+        }
+        total += raw_dist(w, i, p);
+    }
+    return total;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Structural invariants of any loaded morphology.                          */
+/* ------------------------------------------------------------------------ */
+
+static void check_invariants(const hb_morph_t *m)
+{
+    int ok_samples = m->n_samples > 0 && m->parent[0] == -1;
+    for (int k = 1; k < m->n_samples; k++)
+        ok_samples &= m->parent[k] >= 0 && m->parent[k] < k;
+    for (int k = 0; k < m->n_samples; k++) ok_samples &= m->samples[k].radius > 0.0;
+    CHECKF(ok_samples, "%s: samples sorted, radii > 0", m->name);
+
+    int ok = m->n_sections >= 1 && m->sections[0].parent == -1;
+    if (!ok) {
+        CHECKF(ok, "%s: has a root section", m->name);
+        return;
+    }
+    int *children = calloc((size_t)m->n_sections, sizeof *children);
+    for (int i = 0; i < m->n_sections && ok; i++) {
+        const hb_section_t *s = &m->sections[i];
+        if (i > 0) {
+            ok &= s->parent >= 0 && s->parent < i;
+            ok &= s->parent_x == 1.0 || s->parent_x == 0.5 || s->parent_x == 0.0;
+            if (ok) children[s->parent]++;
+        }
+        ok &= s->n_points >= 2 && s->arc[0] == 0.0;
+        for (int k = 0; k < s->n_points && ok; k++) {
+            ok &= s->radius[k] > 0.0;
+            ok &= s->sample[k] >= (s->is_sphere ? -1 : 0) && s->sample[k] < m->n_samples;
+            if (k > 0) ok &= s->arc[k] >= s->arc[k - 1];
+        }
+        ok &= s->length == s->arc[s->n_points - 1];
+        ok &= s->branch_order >= 0;
+    }
+    for (int i = 0; i < m->n_sections && ok; i++) ok &= children[i] == m->sections[i].n_children;
+    free(children);
+    CHECKF(ok, "%s: sections sorted, polylines valid, n_children consistent", m->name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Every valid file: counts from SOURCES.md section 1.                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *file;
+    int pts;         /* 'pts' column */
+    int term;        /* 'term' column: samples without children */
+    int three_point; /* 'soma' column is 3-pt NMO */
+} good_file_t;
+
+static const good_file_t good_files[] = {
+    {"041018-zA.CNG.swc", 15039, 90, 1},    {"1220882a.CNG.swc", 459, 17, 0},
+    {"720575940661205633.swc", 2777, 118, 0}, {"C040600B3.CNG.swc", 5543, 206, 0},
+    {"CTh5080306F.CNG.swc", 14681, 114, 1}, {"Cha-F-200000.CNG.swc", 126, 12, 0},
+    {"HSN-fluoro01.CNG.swc", 1290, 226, 1}, {"ball_and_stick.swc", 3, 1, 0},
+    {"c91662.swc", 1510, 101, 1},           {"l22.CNG.swc", 1602, 51, 0},
+    {"morph_ca1_n120.swc", 2630, 78, 0},    {"morph_l5pc_with_axon.swc", 10617, 172, 0},
+    {"mp_ma_40984_gc2.CNG.swc", 353, 15, 0}, {"pyramidal.swc", 5799, 116, 1},
+    {"simple.swc", 9, 4, 0},                {"single_cell_allen.swc", 4852, 56, 0},
+    {"v_e_moto1.CNG.swc", 562, 134, 1},     {"v_e_purk2.CNG.swc", 1521, 420, 0},
+};
+#define N_GOOD (int)(sizeof good_files / sizeof good_files[0])
+
+static void test_good_file(const good_file_t *g)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", GOOD_DIR, g->file);
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_load_swc(path, NULL, &m));
+    if (!m) return;
+    hb_morph_stats_t st;
+    CHECK_OK(hb_morph_stats(m, &st));
+    CHECKF(st.points == g->pts, "%s: points %d, SOURCES.md says %d", g->file, st.points, g->pts);
+    check_invariants(m);
+
+    raw_t w;
+    CHECKF(raw_load(path, &w) == 0, "%s: raw read", g->file);
+    int leaves = 0;
+    for (int i = 0; i < w.n; i++) leaves += w.nchild[i] == 0;
+    CHECKF(w.n == g->pts, "%s: raw reader sees %d samples", g->file, w.n);
+    CHECKF(leaves == g->term, "%s: %d leaf samples, SOURCES.md says %d", g->file, leaves, g->term);
+    /* The two side samples of a 3-point soma are leaves but not sections. */
+    int expected_terminals = leaves - (g->three_point ? 2 : 0);
+    CHECKF(st.terminals == expected_terminals, "%s: terminals %d, expected %d", g->file,
+           st.terminals, expected_terminals);
+    double expected = raw_expected_length(&w, g->three_point);
+    CHECKF(close_to(st.length_um, expected, 1e-9), "%s: length %.9g, from raw samples %.9g",
+           g->file, st.length_um, expected);
+    int sphere = m->sections[0].is_sphere;
+    CHECKF(!g->three_point || sphere, "%s: 3-point soma is a sphere", g->file);
+    raw_free(&w);
+    hb_morph_destroy(m);
+}
+
+/*
+ * Runs test(i) for every file of dir_path. The table (n entries, name(i))
+ * must list exactly the files there: a new file without an expected outcome
+ * fails the test.
+ */
+static void run_table(const char *dir_path, int n, const char *(*name)(int), void (*test)(int))
+{
+    DIR *dir = opendir(dir_path);
+    CHECKF(dir != NULL, "opendir %s", dir_path);
+    if (!dir) return;
+    int seen = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        int found = -1;
+        for (int i = 0; i < n; i++)
+            if (strcmp(name(i), e->d_name) == 0) found = i;
+        CHECKF(found >= 0, "%s/%s is not in the test's table", dir_path, e->d_name);
+        if (found < 0) continue;
+        seen++;
+        test(found);
+    }
+    closedir(dir);
+    CHECKF(seen == n, "%d of %d table files found in %s", seen, n, dir_path);
+}
+
+static const char *good_name(int i) { return good_files[i].file; }
+static void good_test(int i) { test_good_file(&good_files[i]); }
+
+/* Values worked out by hand for the two synthetic cells. */
+static void test_hand_values(void)
+{
+    hb_morph_t *m = NULL;
+    hb_morph_stats_t st;
+    CHECK_OK(hb_morph_load_swc(GOOD_DIR "/ball_and_stick.swc", NULL, &m));
+    if (m) {
+        CHECK_OK(hb_morph_stats(m, &st));
+        double r = 6.30785;
+        CHECK(m->sections[0].is_sphere && close_to(m->sections[0].length, 2 * r, 1e-12));
+        CHECK(st.sections == 2 && st.terminals == 1 && st.max_branch_order == 0);
+        CHECK(close_to(st.length_um, 200.0, 1e-12));
+        CHECK(close_to(st.area_um2, 4 * PI * r * r + 2 * PI * 0.5 * 200.0, 1e-12));
+        CHECK(m->sections[1].parent_x == 0.5 && m->sections[1].sample[0] == 1);
+        CHECK(hb_morph_warning_count(m) == 0);
+        hb_morph_destroy(m);
+    }
+    CHECK_OK(hb_morph_load_swc(GOOD_DIR "/simple.swc", NULL, &m));
+    if (m) {
+        CHECK_OK(hb_morph_stats(m, &st));
+        CHECK(st.sections == 7 && st.terminals == 4 && st.max_branch_order == 1);
+        CHECK(close_to(st.length_um, 31.0, 1e-12));
+        /* children of a non-sphere section share the branch sample */
+        int shared = 1;
+        for (int i = 1; i < m->n_sections; i++) {
+            const hb_section_t *s = &m->sections[i];
+            if (m->sections[s->parent].is_sphere) continue;
+            const hb_section_t *p = &m->sections[s->parent];
+            shared &= s->parent_x == 1.0 && s->sample[0] == p->sample[p->n_points - 1];
+            shared &= s->radius[0] == m->samples[s->sample[0]].radius;
+        }
+        CHECK(shared);
+        hb_morph_destroy(m);
+    }
+}
+
+/* FlyWire: children before parents, nanometres. */
+static void test_units(void)
+{
+    const char *path = GOOD_DIR "/720575940661205633.swc";
+    hb_swc_options_t um, nm;
+    hb_swc_options_default(&um);
+    hb_swc_options_default(&nm);
+    CHECK(um.units == HB_UNITS_UM && um.max_type == 19);
+    nm.units = HB_UNITS_NM;
+    hb_morph_t *a = NULL, *b = NULL;
+    CHECK_OK(hb_morph_load_swc(path, &um, &a));
+    CHECK_OK(hb_morph_load_swc(path, &nm, &b));
+    if (!a || !b) goto done;
+    hb_morph_stats_t sa, sb;
+    CHECK_OK(hb_morph_stats(a, &sa));
+    CHECK_OK(hb_morph_stats(b, &sb));
+    CHECK(sa.points == 2777 && sb.points == 2777 && sa.sections == sb.sections);
+    CHECKF(close_to(sb.length_um * 1000.0, sa.length_um, 1e-12), "nm %.9g um %.9g",
+           sb.length_um, sa.length_um);
+    CHECK(close_to(sb.area_um2 * 1e6, sa.area_um2, 1e-12));
+    CHECK(close_to(b->samples[0].radius, 1.467, 1e-12)); /* root radius 1467 nm */
+done:
+    hb_morph_destroy(a);
+    hb_morph_destroy(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Every file of morphologies-bad, with the outcome docs/swc.md promises.   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum { OUT_OK, OUT_WARNING, OUT_ERROR } outcome_t;
+
+typedef struct {
+    const char *file;
+    outcome_t outcome;
+    hb_status_t status; /* for OUT_ERROR */
+    const char *text;   /* in the error, or in one warning */
+    long line;          /* ":LINE:" in that message; 0: none */
+} bad_file_t;
+
+static const bad_file_t bad_files[] = {
+    {"C031097B-I4.CNG.swc", OUT_ERROR, HB_ERR_PARSE, "field 6 (radius) is '-0.14'", 720},
+    {"arbor_bad1_missing_parent.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "parent 4 of sample 5 does not exist", 4},
+    {"arbor_bad2_two_roots.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "second root: sample 4 (line 4) has parent -1, but sample 1 (line 1)", 4},
+    {"arbor_bad3_record_precedes_parent.swc", OUT_WARNING, 0, "soma samples branch at sample 3",
+     3},
+    {"arbor_bad4_duplicate_id.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "duplicate id 3 (also on line 2)", 3},
+    {"arbor_bad5_parent_minus3.swc", OUT_ERROR, HB_ERR_PARSE,
+     "field 7 (parent) is '-3', expected -1 for the root or a sample id", 1},
+    {"arbor_invalid_missing_parent_field.swc", OUT_ERROR, HB_ERR_PARSE,
+     "expected 7 fields (id type x y z radius parent), found 6", 1},
+    {"arbor_invalid_nonnumeric_id.swc", OUT_ERROR, HB_ERR_PARSE,
+     "field 1 (id) is '1a', expected an integer", 1},
+    {"arbor_invalid_short_line.swc", OUT_ERROR, HB_ERR_PARSE, "found 5", 2},
+    {"arbor_valid2_out_of_order.swc", OUT_WARNING, 0, "no soma/neurite split", 0},
+    {"arbor_valid3_trailing_garbage.swc", OUT_OK, 0, NULL, 0},
+    {"arbor_valid4_noncontig_type0_comments.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_disconnected_neurite.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "second root: sample 10", 10},
+    {"morphio_inline_3pt_soma_bad_offset.swc", OUT_WARNING, 0,
+     "3-point soma: side samples are not at +-r from the centre", 1},
+    {"morphio_inline_3pt_soma_float_tolerance.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_inline_axon_carrying_dendrite.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_inline_cyclic_self_parent.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "sample 6 is its own parent", 6},
+    {"morphio_inline_duplicate_bifurcation_point.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_inline_empty.swc", OUT_ERROR, HB_ERR_PARSE, "no samples", 0},
+    {"morphio_inline_extra_column.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_inline_missing_fields_1.swc", OUT_ERROR, HB_ERR_PARSE, "found 1", 1},
+    {"morphio_inline_missing_fields_2.swc", OUT_ERROR, HB_ERR_PARSE, "found 2", 2},
+    {"morphio_inline_missing_parent.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "parent 10 of sample 4 does not exist", 4},
+    {"morphio_inline_negative_id.swc", OUT_ERROR, HB_ERR_PARSE, "field 1 (id) is '-2'", 2},
+    {"morphio_inline_no_soma_axon_only.swc", OUT_WARNING, 0, "no soma", 0},
+    {"morphio_inline_split_soma.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_inline_type_20.swc", OUT_ERROR, HB_ERR_PARSE,
+     "field 2 (type) is '20', expected an integer from 0 to 19", 3},
+    {"morphio_inline_type_change_within_section.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_inline_type_minus1.swc", OUT_ERROR, HB_ERR_PARSE, "field 2 (type) is '-1'", 3},
+    {"morphio_inline_weird_ids_unsorted.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_inline_weird_indent.swc", OUT_WARNING, 0, "4 samples have radius 0", 11},
+    {"morphio_inline_zero_diameter.swc", OUT_WARNING, 0, "1 sample has radius 0", 4},
+    {"morphio_multiple_soma.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "second root: sample 10 (line 11)", 11},
+    {"morphio_neurite_wrong_root_point.swc", OUT_WARNING, 0, "re-attached to the soma centre",
+     4},
+    {"morphio_no_soma.swc", OUT_WARNING, 0, "no soma", 0},
+    {"morphio_simple-all-types.swc", OUT_OK, 0, NULL, 0},
+    {"morphio_simple-trailing-space.swc", OUT_WARNING, 0, "no soma", 0},
+    {"morphio_simple-windows-eol.swc", OUT_OK, 0, NULL, 0},
+    {"neurom_Neuron_disconnected_components.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "second root: sample 6 (line 40)", 40},
+    {"neurom_Neuron_missing_ids.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "parent 7 of sample 8 does not exist", 42},
+    {"neurom_Neuron_missing_parents.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "parent 5 of sample 6 does not exist", 40},
+    {"neurom_Neuron_zero_radius.swc", OUT_OK, 0, NULL, 0},
+    {"neurom_Single_apical_no_soma.swc", OUT_WARNING, 0, "no soma", 0},
+    {"neurom_bifurcating_soma.swc", OUT_WARNING, 0, "soma samples branch at sample 1", 5},
+    {"neurom_custom_type.swc", OUT_WARNING, 0, "4 samples have radius 0", 6},
+    {"neurom_empty_segments.swc", OUT_OK, 0, NULL, 0},
+    {"neurom_multiple_somata.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "second root: sample 10 (line 12)", 12},
+    {"neurom_non_increasing_trunk_off_1_16pt.swc", OUT_WARNING, 0, "no soma/neurite split", 0},
+    {"neurom_random_trunk_off_0_16pt.swc", OUT_WARNING, 0, "no soma", 0},
+    {"neurom_repeated_id.swc", OUT_ERROR, HB_ERR_MORPHOLOGY, "duplicate id 4 (also on line 5)",
+     6},
+    {"neurom_root_node_jump.swc", OUT_WARNING, 0, "4 samples have radius 0", 8},
+    {"neurom_sample_disordered.swc", OUT_OK, 0, NULL, 0},
+    {"neurom_simple_reversed.swc", OUT_WARNING, 0, "4 samples have radius 0", 26},
+    {"neurom_soma_with_neurite_parent.swc", OUT_ERROR, HB_ERR_MORPHOLOGY,
+     "soma sample 6 has a neurite as parent", 8},
+    {"neurom_soma_zero_radius.swc", OUT_WARNING, 0, "7 samples have radius 0", 23},
+    {"neurom_undefined_type.swc", OUT_WARNING, 0, "4 samples have radius 0", 4},
+    {"neurom_z_jump.swc", OUT_OK, 0, NULL, 0},
+    {"trees_25HSS.swc", OUT_WARNING, 0, "no soma/neurite split", 0},
+    {"trees_test02.swc", OUT_OK, 0, NULL, 0},
+};
+#define N_BAD (int)(sizeof bad_files / sizeof bad_files[0])
+
+/* msg names the file and, when line > 0, "FILE:LINE:". */
+static int names_location(const char *msg, const char *file, long line)
+{
+    char at[512];
+    if (line > 0) snprintf(at, sizeof at, "%s:%ld:", file, line);
+    else snprintf(at, sizeof at, "%s", file);
+    return strstr(msg, at) != NULL;
+}
+
+static void test_bad_file(const bad_file_t *t)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", BAD_DIR, t->file);
+    hb_morph_t *m = (hb_morph_t *)&m; /* must be reset to NULL on failure */
+    hb_status_t st = hb_morph_load_swc(path, NULL, &m);
+    const char *msg = hb_last_error();
+    if (t->outcome == OUT_ERROR) {
+        CHECKF(st == t->status, "%s: got %s (%s), expected %s", t->file, hb_status_name(st), msg,
+               hb_status_name(t->status));
+        CHECKF(m == NULL, "%s: morph is NULL on failure", t->file);
+        CHECKF(strstr(msg, t->text) != NULL, "%s: message '%s' lacks '%s'", t->file, msg,
+               t->text);
+        CHECKF(names_location(msg, t->file, t->line), "%s: message '%s' lacks %s:%ld:", t->file,
+               msg, t->file, t->line);
+        if (st == HB_SUCCESS) hb_morph_destroy(m);
+        return;
+    }
+    CHECKF(st == HB_SUCCESS, "%s: %s: %s", t->file, hb_status_name(st), msg);
+    if (st != HB_SUCCESS) return;
+    check_invariants(m);
+    int n = hb_morph_warning_count(m);
+    if (t->outcome == OUT_OK) {
+        CHECKF(n == 0, "%s: %d unexpected warnings, first: %s", t->file, n,
+               n ? hb_morph_warning(m, 0) : "");
+    } else {
+        int found = 0, located = 1;
+        for (int i = 0; i < n; i++) {
+            const char *w = hb_morph_warning(m, i);
+            located &= strstr(w, t->file) != NULL;
+            if (strstr(w, t->text) && names_location(w, t->file, t->line)) found = 1;
+        }
+        CHECKF(found, "%s: no warning with '%s' at line %ld (%d warnings, first: %s)", t->file,
+               t->text, t->line, n, n ? hb_morph_warning(m, 0) : "");
+        CHECKF(located, "%s: every warning names the file", t->file);
+    }
+    hb_morph_destroy(m);
+}
+
+static const char *bad_name(int i) { return bad_files[i].file; }
+static void bad_test(int i) { test_bad_file(&bad_files[i]); }
+
+/* ------------------------------------------------------------------------ */
+/* In-memory rules.                                                          */
+/* ------------------------------------------------------------------------ */
+
+static hb_morph_t *parse_n(const char *text, size_t length, const hb_swc_options_t *o)
+{
+    hb_morph_t *m = NULL;
+    hb_status_t st = hb_morph_parse_swc(text, length, MEM, o, &m);
+    CHECKF(st == HB_SUCCESS, "%s: %s\n--- text ---\n%.300s", hb_status_name(st), hb_last_error(),
+           text);
+    if (m) check_invariants(m);
+    return m;
+}
+
+static hb_morph_t *parse(const char *text) { return parse_n(text, strlen(text), NULL); }
+
+static void expect_error_n(const char *text, size_t length, const hb_swc_options_t *o,
+                           hb_status_t status, const char *what, long line)
+{
+    hb_morph_t *m = (hb_morph_t *)&m;
+    hb_status_t st = hb_morph_parse_swc(text, length, MEM, o, &m);
+    const char *msg = hb_last_error();
+    CHECKF(st == status, "got %s (%s), expected %s for:\n%.200s", hb_status_name(st), msg,
+           hb_status_name(status), text);
+    CHECKF(m == NULL, "morph is NULL on failure");
+    CHECKF(strstr(msg, what) != NULL, "message '%s' lacks '%s'", msg, what);
+    CHECKF(names_location(msg, MEM, line), "message '%s' lacks %s:%ld:", msg, MEM, line);
+    if (st == HB_SUCCESS) hb_morph_destroy(m);
+}
+
+static void expect_error(const char *text, hb_status_t status, const char *what, long line)
+{
+    expect_error_n(text, strlen(text), NULL, status, what, line);
+}
+
+static int has_warning(const hb_morph_t *m, const char *what)
+{
+    for (int i = 0; i < hb_morph_warning_count(m); i++)
+        if (strstr(hb_morph_warning(m, i), what)) return 1;
+    return 0;
+}
+
+static hb_morph_stats_t stats_of(const hb_morph_t *m)
+{
+    hb_morph_stats_t st;
+    memset(&st, 0, sizeof st);
+    CHECK_OK(hb_morph_stats(m, &st));
+    return st;
+}
+
+static void test_line_formats(void)
+{
+    /* LF, CRLF, CR, comments, blank lines, tabs, leading whitespace. */
+    const char *texts[] = {
+        "1 1 0 0 0 1 -1\n2 3 0 0 5 1 1\n3 3 0 0 9 1 2\n",
+        "1 1 0 0 0 1 -1\r\n2 3 0 0 5 1 1\r\n3 3 0 0 9 1 2\r\n",
+        "1 1 0 0 0 1 -1\r2 3 0 0 5 1 1\r3 3 0 0 9 1 2",
+        "1\t1 0 0 0 1 -1 # root\n   \t\n  2 3\t\t0 0 5 1 1#no space\r\n"
+        "3 3 0 0 9 1 2 extra fields 8 9\n",
+    };
+    const long last_line[] = {3, 3, 3, 4};
+    for (int i = 0; i < 4; i++) {
+        hb_morph_t *m = parse(texts[i]);
+        if (!m) continue;
+        hb_morph_stats_t st = stats_of(m);
+        CHECKF(st.points == 3 && st.sections == 2 && close_to(st.length_um, 4.0, 1e-15),
+               "format %d: points %d sections %d length %g", i, st.points, st.sections,
+               st.length_um);
+        CHECKF(m->samples[2].line == last_line[i], "format %d: line %ld", i, m->samples[2].line);
+        CHECK(hb_morph_warning_count(m) == 0);
+        hb_morph_destroy(m);
+    }
+    /* A line counts once for CRLF; an empty CR line counts. */
+    expect_error("1 1 0 0 0 1 -1\r\n\r\r\n2 3 0 0\n", HB_ERR_PARSE, "found 4", 4);
+    expect_error("# only a comment\n\n   \n", HB_ERR_PARSE, "no samples", 0);
+    expect_error("", HB_ERR_PARSE, "no samples", 0);
+}
+
+static void test_numbers(void)
+{
+    /* Exponent-form ids (TREES), ids from 0, long decimals, signs. */
+    hb_morph_t *m = parse("1.0000000e+000 1.0e0 0 0 0 2.0e+000 -1.0000000e+000\n"
+                          "2.0000000e+000 3 +0.0 -0 5.000000000000000000000000000001 1 1e0\n");
+    if (m) {
+        CHECK(m->samples[1].id == 2 && m->samples[1].parent == 1 && m->samples[0].radius == 2.0);
+        hb_morph_destroy(m);
+    }
+    m = parse("0 1 0 0 0 1 -1\n1 3 0 0 1 1 0\n");
+    if (m) {
+        CHECK(m->samples[0].id == 0 && m->samples[1].parent == 0);
+        hb_morph_destroy(m);
+    }
+    /* Ids at the limits of long. */
+    m = parse("9223372036854775807 1 0 0 0 1 -1\n9223372036854775806 3 0 0 5 1 "
+              "9223372036854775807\n");
+    if (m) {
+        CHECK(m->samples[0].id == LONG_MAX && m->samples[1].parent == LONG_MAX);
+        hb_morph_destroy(m);
+    }
+    expect_error("9223372036854775808 1 0 0 0 1 -1\n", HB_ERR_PARSE, "(out of range)", 1);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 -9223372036854775809\n", HB_ERR_PARSE,
+                 "field 7 (parent)", 2);
+    expect_error("1e300 1 0 0 0 1 -1\n", HB_ERR_PARSE, "field 1 (id) is '1e300'", 1);
+    /* Field errors name the field, quote it and say what was expected. */
+    expect_error("1a 1 0 0 0 1 -1\n", HB_ERR_PARSE, "field 1 (id) is '1a', expected an integer",
+                 1);
+    expect_error("2.5 1 0 0 0 1 -1\n", HB_ERR_PARSE, "field 1 (id) is '2.5'", 1);
+    expect_error("-1 1 0 0 0 1 -1\n", HB_ERR_PARSE, "expected an integer >= 0", 1);
+    expect_error("1 soma 0 0 0 1 -1\n", HB_ERR_PARSE, "field 2 (type) is 'soma'", 1);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 y 0 1 1\n", HB_ERR_PARSE, "field 4 (y) is 'y'", 2);
+    expect_error("1 1 0 0 nan 1 -1\n", HB_ERR_PARSE, "field 5 (z) is 'nan'", 1);
+    expect_error("1 1 inf 0 0 1 -1\n", HB_ERR_PARSE, "field 3 (x) is 'inf'", 1);
+    expect_error("1 1 1e400 0 0 1 -1\n", HB_ERR_PARSE, "field 3 (x) is '1e400'", 1);
+    expect_error("1 1 0x10 0 0 1 -1\n", HB_ERR_PARSE, "field 3 (x) is '0x10'", 1);
+    expect_error("1 1 0 0 0 1.2.3 -1\n", HB_ERR_PARSE, "field 6 (radius) is '1.2.3'", 1);
+    expect_error("1 1 0 0 0 -0.5 -1\n", HB_ERR_PARSE, "expected a number >= 0", 1);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 0 1 1.5\n", HB_ERR_PARSE, "field 7 (parent) is '1.5'",
+                 2);
+    expect_error("1 1 0 0 0 1 -3\n", HB_ERR_PARSE,
+                 "expected -1 for the root or a sample id", 1);
+    /* Types: 0..max_type. */
+    expect_error("1 1 0 0 0 1 -1\n2 20 0 0 1 1 1\n", HB_ERR_PARSE, "from 0 to 19", 2);
+    expect_error("1 -1 0 0 0 1 -1\n", HB_ERR_PARSE, "field 2 (type) is '-1'", 1);
+    hb_swc_options_t o;
+    hb_swc_options_default(&o);
+    o.max_type = 4;
+    const char *t5 = "1 1 0 0 0 1 -1\n2 5 0 0 1 1 1\n";
+    expect_error_n(t5, strlen(t5), &o, HB_ERR_PARSE, "from 0 to 4", 2);
+    o.max_type = 19;
+    m = parse_n(t5, strlen(t5), &o);
+    hb_morph_destroy(m);
+    /* A quoted garbage field is escaped and shortened. */
+    char big[200];
+    memset(big, 'x', sizeof big);
+    memcpy(big + sizeof big - 14, " 1 0 0 0 1 -1\n", 14);
+    expect_error_n(big, sizeof big, NULL, HB_ERR_PARSE, "xxxxxxxxxxx...'", 1);
+}
+
+static void test_options_and_io(void)
+{
+    hb_morph_t *m = (hb_morph_t *)&m;
+    hb_swc_options_t o;
+    hb_swc_options_default(&o);
+    o.units = (hb_length_units_t)7;
+    CHECK(hb_morph_parse_swc("1 1 0 0 0 1 -1\n", 15, MEM, &o, &m) == HB_ERR_INVALID_VALUE);
+    CHECK(m == NULL);
+    CHECK(hb_morph_parse_swc("1 1 0 0 0 1 -1\n", 15, MEM, NULL, NULL) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_morph_parse_swc(NULL, 5, MEM, NULL, &m) == HB_ERR_INVALID_VALUE);
+    hb_status_t st = hb_morph_load_swc("/nonexistent/dir/cell.swc", NULL, &m);
+    CHECK(st == HB_ERR_IO && m == NULL);
+    CHECKF(strstr(hb_last_error(), "/nonexistent/dir/cell.swc: cannot open: ") != NULL, "%s",
+           hb_last_error());
+    st = hb_morph_load_swc(HB_DATA_DIR, NULL, &m); /* a directory */
+    CHECKF(st != HB_SUCCESS && m == NULL, "directory: %s", hb_status_name(st));
+    CHECK(hb_morph_from_samples(NULL, 0, "none", &m) == HB_ERR_MORPHOLOGY && m == NULL);
+    CHECK(strstr(hb_last_error(), "none: no samples") != NULL);
+    CHECK(hb_morph_from_samples(NULL, -1, NULL, &m) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_morph_stats(NULL, NULL) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_morph_warning_count(NULL) == 0 && hb_morph_warning(NULL, 0) == NULL);
+    hb_morph_destroy(NULL);
+
+    m = parse("1 2 0 0 0 1 -1\n2 2 0 0 1 1 1\n");
+    if (m) {
+        CHECK(hb_morph_warning_count(m) == 1);
+        CHECK(hb_morph_warning(m, -1) == NULL && hb_morph_warning(m, 1) == NULL);
+        CHECK(strcmp(m->name, MEM) == 0);
+        hb_morph_destroy(m);
+    }
+    hb_sample_t s[2] = {{5, 3, 0, 0, 0, 1, -1, 0}, {6, 3, 3, 4, 0, 1, 5, 0}};
+    CHECK_OK(hb_morph_from_samples(s, 2, NULL, &m));
+    if (m) {
+        CHECK(strcmp(m->name, "<samples>") == 0 && close_to(stats_of(m).length_um, 5, 1e-15));
+        hb_morph_destroy(m);
+    }
+    s[1].radius = -1;
+    CHECK(hb_morph_from_samples(s, 2, "api", &m) == HB_ERR_MORPHOLOGY && m == NULL);
+    CHECK(strstr(hb_last_error(), "api: sample 6 has radius -1") != NULL);
+}
+
+static void test_tree_errors(void)
+{
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 1\n2 3 0 0 2 1 1\n", HB_ERR_MORPHOLOGY,
+                 "duplicate id 2 (also on line 2)", 3);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 2\n", HB_ERR_MORPHOLOGY,
+                 "sample 2 is its own parent", 2);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 7\n", HB_ERR_MORPHOLOGY,
+                 "parent 7 of sample 2 does not exist", 2);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 1\n3 3 0 0 1 1 -1\n", HB_ERR_MORPHOLOGY,
+                 "second root: sample 3 (line 3) has parent -1, but sample 1 (line 1) is "
+                 "already the root",
+                 3);
+    /* A cycle and no root; a cycle beside a rooted tree. */
+    expect_error("1 3 0 0 0 1 2\n2 3 0 0 1 1 1\n", HB_ERR_MORPHOLOGY, "cycle: sample 1", 1);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 1\n# a loop\n5 3 0 0 1 1 7\n6 3 0 0 1 1 5\n"
+                 "7 3 0 0 1 1 6\n8 3 0 0 1 1 7\n",
+                 HB_ERR_MORPHOLOGY, "(5 -> 7 -> 6 -> 5)", 4);
+    expect_error("1 3 0 0 0 1 -1\n2 1 0 0 1 1 1\n", HB_ERR_MORPHOLOGY,
+                 "soma sample 2 has a neurite as parent", 2);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 1\n3 1 0 0 2 1 2\n", HB_ERR_MORPHOLOGY,
+                 "soma sample 3 has a neurite as parent (sample 2, type 3)", 3);
+    expect_error("1 1 0 0 0 0 -1\n2 3 0 0 1 0 1\n", HB_ERR_MORPHOLOGY,
+                 "all 2 samples have radius 0", 1);
+}
+
+static void test_soma_kinds(void)
+{
+    /* 1-point soma: a sphere, stems start at their own first sample; a
+     * single-sample stem starts at the centre. */
+    hb_morph_t *m = parse("1 1 0 0 0 4 -1\n2 3 0 6 0 1 1\n3 3 0 8 0 1 2\n4 2 0 -5 0 2 1\n");
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        const hb_section_t *s0 = &m->sections[0];
+        CHECK(s0->is_sphere && s0->sample[0] == -1 && s0->length == 8.0 && s0->radius[1] == 4.0);
+        CHECK(st.sections == 3 && st.terminals == 2 && close_to(st.length_um, 2.0 + 5.0, 1e-15));
+        const hb_section_t *lone = &m->sections[2];
+        CHECK(lone->parent_x == 0.5 && lone->n_points == 2 && lone->sample[0] == 0);
+        CHECK(lone->radius[0] == 2.0 && lone->length == 5.0);
+        CHECK(close_to(st.area_um2, 4 * PI * 16 + 2 * PI * 1 * 2 + 2 * PI * 2 * 5, 1e-12));
+        CHECK(hb_morph_warning_count(m) == 0);
+        hb_morph_destroy(m);
+    }
+    /* 3-point soma: sphere of the root radius, sides kept as samples. */
+    m = parse("1 1 0 0 0 3 -1\n2 1 0 -3 0 3 1\n3 1 0 3 0 3 1\n4 3 0 0 3 1 1\n5 3 0 0 9 1 4\n");
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        CHECK(m->sections[0].is_sphere && st.points == 5 && st.sections == 2);
+        CHECK(close_to(st.area_um2, 4 * PI * 9 + 2 * PI * 6, 1e-12));
+        CHECK(hb_morph_warning_count(m) == 0);
+        hb_morph_destroy(m);
+    }
+    /* A lone sample is a sphere whatever its type. */
+    m = parse("7 3 1 2 3 2.5 -1\n");
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        CHECK(st.sections == 1 && st.terminals == 1 && m->sections[0].is_sphere);
+        CHECK(close_to(st.area_um2, 4 * PI * 6.25, 1e-15) && st.length_um == 0.0);
+        hb_morph_destroy(m);
+    }
+    /* Contour soma (chain): frustum sections of type 1, neurites share points. */
+    m = parse("1 1 0 0 0 5 -1\n2 1 0 5 0 4 1\n3 1 0 10 0 3 2\n4 3 5 5 0 1 2\n5 3 10 5 0 1 4\n");
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        CHECK(!m->sections[0].is_sphere && m->sections[0].type == 1);
+        CHECK(st.sections == 3 && st.max_branch_order == 0 && st.terminals == 2);
+        CHECK(close_to(st.length_um, 5 + 5 + 10, 1e-15));
+        CHECK(hb_morph_warning_count(m) == 0);
+        hb_morph_destroy(m);
+    }
+    /* Soma through the root (two type-1 children): no warning; three: a warning. */
+    m = parse("1 1 0 0 0 5 -1\n2 1 0 5 0 4 1\n3 1 0 -5 0 4 1\n4 1 0 -8 0 3 3\n5 3 5 0 0 1 1\n");
+    if (m) {
+        CHECK(hb_morph_warning_count(m) == 0 && m->n_sections == 3);
+        const hb_section_t *s = &m->sections[m->n_sections - 1];
+        CHECK(s->parent == 0 && s->parent_x == 0.0 && s->sample[0] == 0);
+        hb_morph_destroy(m);
+    }
+    m = parse("1 1 0 0 0 5 -1\n2 1 0 5 0 4 1\n3 1 0 -5 0 4 1\n4 1 5 0 0 4 1\n");
+    if (m) {
+        CHECK(has_warning(m, MEM ":1: soma samples branch at sample 1"));
+        hb_morph_destroy(m);
+    }
+    /* No soma: a warning; a branching root continues through its first
+     * child of its type; the others attach at x = 0. */
+    m = parse("1 2 0 0 0 1 -1\n2 2 0 0 1 1 1\n3 2 0 1 0 1 1\n4 2 0 0 2 1 2\n5 2 1 0 2 1 4\n"
+              "6 2 -1 0 2 1 4\n");
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        CHECK(has_warning(m, MEM ": no soma"));
+        CHECK(st.sections == 4 && st.terminals == 3 && st.max_branch_order == 1);
+        const hb_section_t *last = &m->sections[m->n_sections - 1];
+        CHECK(m->sections[0].n_points == 3 && m->sections[1].parent_x == 1.0);
+        CHECK(last->parent_x == 0.0 && last->sample[0] == 0 && last->branch_order == 0);
+        CHECK(close_to(st.length_um, 1 + 1 + 1 + 1 + 1, 1e-15));
+        hb_morph_destroy(m);
+    }
+    /* A root whose only children change type is read as a sphere (NEURON). */
+    m = parse("1 0 0 0 0 2 -1\n2 3 0 0 1 1 1\n3 3 0 0 2 1 2\n");
+    if (m) {
+        CHECK(m->sections[0].is_sphere && m->n_sections == 2);
+        hb_morph_destroy(m);
+    }
+    /* Every sample type 1: a warning. */
+    m = parse("1 1 0 0 0 1 -1\n2 1 0 0 1 1 1\n3 1 0 0 2 1 2\n4 1 0 0 3 1 3\n");
+    if (m) {
+        CHECK(has_warning(m, "no soma/neurite split") && m->n_sections == 1);
+        hb_morph_destroy(m);
+    }
+}
+
+static void test_shapes(void)
+{
+    /* Children before parents, ids not contiguous. */
+    hb_morph_t *m = parse("40 3 0 0 3 1 30\n30 3 0 0 2 1 20\n20 3 0 0 1 1 10\n10 1 0 0 0 1 -1\n");
+    if (m) {
+        CHECK(m->samples[0].id == 10 && m->samples[3].id == 40 && m->samples[3].line == 1);
+        CHECK(m->n_sections == 2 && close_to(stats_of(m).length_um, 2.0, 1e-15));
+        hb_morph_destroy(m);
+    }
+    /* Multifurcation (3 children) below a stem. */
+    m = parse("1 1 0 0 0 2 -1\n2 3 0 0 3 1 1\n3 3 0 0 4 1 2\n4 3 1 0 4 1 3\n5 3 -1 0 4 1 3\n"
+              "6 3 0 1 4 1 3\n7 3 0 1 5 1 6\n");
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        CHECK(st.sections == 5 && st.terminals == 3 && st.max_branch_order == 1);
+        CHECK(m->sections[1].n_children == 3);
+        hb_morph_destroy(m);
+    }
+    /* Type changes split an unbranched path without a branch order step. */
+    m = parse("1 1 0 0 0 3 -1\n2 6 0 0 2 1 1\n3 6 0 0 3 1 2\n4 7 0 0 4 1 3\n5 8 0 0 5 1 4\n");
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        CHECK(st.sections == 4 && st.terminals == 1 && st.max_branch_order == 0);
+        CHECK(m->sections[2].type == 7 && m->sections[2].sample[0] == 2);
+        CHECK(close_to(st.length_um, 3.0, 1e-15));
+        hb_morph_destroy(m);
+    }
+    /* Zero radius repair: a zero root takes the nearest positive radius. */
+    m = parse("1 1 0 0 0 0 -1\n2 3 0 0 1 0 1\n3 3 0 0 2 0 2\n4 3 0 0 3 2 3\n5 2 0 1 0 3 1\n");
+    if (m) {
+        CHECK(m->samples[0].radius == 3.0 && m->samples[1].radius == 3.0);
+        CHECK(has_warning(m, MEM ":1: 3 samples have radius 0 (first: sample 1)"));
+        hb_morph_destroy(m);
+    }
+    /* Coincident points give zero-length pieces. */
+    m = parse("1 1 0 0 0 2 -1\n2 3 0 0 3 1 1\n3 3 0 0 3 1 2\n4 3 0 0 4 1 3\n");
+    if (m) {
+        CHECK(close_to(stats_of(m).length_um, 1.0, 1e-15));
+        hb_morph_destroy(m);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Garbage, NUL bytes, huge lines, scale.                                    */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t rng_state;
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static double rng_unit(void) { return (double)(rng_next() >> 11) / 9007199254740992.0; }
+
+static void test_garbage(void)
+{
+    static const size_t sizes[] = {1, 2, 7, 64, 255, 4096, 65536, 1 << 20};
+    rng_state = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        for (int rep = 0; rep < 4; rep++) {
+            unsigned char *buf = malloc(sizes[i]);
+            for (size_t k = 0; k < sizes[i]; k++) buf[k] = (unsigned char)rng_next();
+            hb_morph_t *m = (hb_morph_t *)&m;
+            hb_status_t st = hb_morph_parse_swc((const char *)buf, sizes[i], "garbage", NULL, &m);
+            CHECKF(st != HB_SUCCESS && m == NULL, "garbage of %zu bytes: %s", sizes[i],
+                   hb_status_name(st));
+            CHECKF(strncmp(hb_last_error(), "garbage", 7) == 0, "garbage message: %s",
+                   hb_last_error());
+            if (st == HB_SUCCESS) hb_morph_destroy(m);
+            free(buf);
+        }
+    }
+    /* Valid lines, then binary: the error is at the first bad line. */
+    const char nul_text[] = "1 1 0 0 0 1 -1\n2 3 0 0 1 1 1\n3 3 0\0 0 2 1 2\n";
+    expect_error_n(nul_text, sizeof nul_text - 1, NULL, HB_ERR_PARSE, "byte 0x00 at column 6", 3);
+    const char nul_comment[] = "1 1 0 0 0 1 -1 # a\0b\n";
+    expect_error_n(nul_comment, sizeof nul_comment - 1, NULL, HB_ERR_PARSE, "byte 0x00", 1);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 1\x01\n", HB_ERR_PARSE, "byte 0x01", 2);
+    /* Non-ASCII bytes in comments are fine. */
+    hb_morph_t *m = parse("# caf\xc3\xa9 \x01\x7f\n1 1 0 0 0 1 -1\n");
+    hb_morph_destroy(m);
+}
+
+static void test_huge_lines(void)
+{
+    /* 8 MB of blanks before a sample. */
+    size_t big = (size_t)8 << 20;
+    char *text = malloc(big + 64);
+    const char *sample = "1 1 0 0 0 1 -1\n";
+    memset(text, ' ', big);
+    memcpy(text + big, sample, strlen(sample));
+    hb_morph_t *m = parse_n(text, big + strlen(sample), NULL);
+    hb_morph_destroy(m);
+    /* A 2 MB integer token: out of range, quoted shortly. */
+    size_t digits = (size_t)2 << 20;
+    memset(text, '9', digits);
+    memcpy(text + digits, " 1 0 0 0 1 -1\n", 14);
+    expect_error_n(text, digits + 14, NULL, HB_ERR_PARSE, "field 1 (id) is '999", 1);
+    /* A 2 MB radius token 0.111...1 = 1/9. */
+    size_t len = 0;
+    memcpy(text, "1 1 0 0 0 0.", 12);
+    len = 12;
+    memset(text + len, '1', digits);
+    len += digits;
+    memcpy(text + len, " -1\n", 4);
+    len += 4;
+    m = parse_n(text, len, NULL);
+    if (m) CHECK(close_to(m->samples[0].radius, 1.0 / 9.0, 1e-12));
+    hb_morph_destroy(m);
+    free(text);
+}
+
+/* A chain of n samples listed leaf first: no recursion anywhere. */
+static void test_deep_chain(void)
+{
+    const int n = 1000000;
+    hb_sample_t *s = malloc((size_t)n * sizeof *s);
+    for (int i = 0; i < n; i++) {
+        int id = n - i; /* reverse order */
+        s[i] = (hb_sample_t){id, 3, 0, 0, (double)id, 1.0, id == 1 ? -1 : id - 1, i + 1};
+    }
+    clock_t t0 = clock();
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_from_samples(s, n, "chain", &m));
+    if (m) {
+        hb_morph_stats_t st = stats_of(m);
+        CHECK(st.sections == 1 && st.points == n && close_to(st.length_um, n - 1, 1e-12));
+        hb_morph_destroy(m);
+    }
+    /* The same chain as text. */
+    size_t cap = (size_t)n * 40, len = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%ld 3 0 0 %d 1 %ld\n", s[i].id,
+                                (int)s[i].z, s[i].parent);
+    m = parse_n(text, len, NULL);
+    if (m) {
+        CHECK(m->n_sections == 1 && m->n_samples == n);
+        hb_morph_destroy(m);
+    }
+    printf("1e6-sample chain, samples and text: %.2f s CPU\n",
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
+    free(text);
+    free(s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random trees: the file order must not matter.                            */
+/* ------------------------------------------------------------------------ */
+
+/* soma: 0 none, 1 one point, 3 three points, 8 a branched multi-point soma. */
+static hb_sample_t *random_tree(int n, int soma)
+{
+    hb_sample_t *s = malloc((size_t)n * sizeof *s);
+    long *ids = malloc((size_t)n * sizeof *ids);
+    for (int i = 0; i < n; i++) ids[i] = 5 + 3L * i;
+    for (int i = n - 1; i > 0; i--) { /* distinct, non-contiguous, unordered ids */
+        int j = (int)(rng_next() % (uint64_t)(i + 1));
+        long t = ids[i];
+        ids[i] = ids[j];
+        ids[j] = t;
+    }
+    for (int i = 0; i < n; i++) {
+        int p = i == 0 ? -1 : (int)(rng_next() % (uint64_t)i);
+        /* mostly chains: the previous sample is the likely parent */
+        if (i > 0 && rng_unit() < 0.8) p = i - 1;
+        int type;
+        if (i < soma) {
+            type = 1;
+            if (soma == 3 && i > 0) p = 0;
+            if (soma == 8 && i > 0) p = (int)(rng_next() % (uint64_t)i);
+        } else {
+            if (p < soma && soma == 3) p = (int)(rng_next() % 3); /* neurites on the sides too */
+            type = (p >= 0 && s[p].type != 1 && rng_unit() < 0.9) ? s[p].type
+                                                                   : 2 + (int)(rng_next() % 3);
+        }
+        if (i == 0) type = soma ? 1 : 3;
+        double px = p >= 0 ? s[p].x : 0, py = p >= 0 ? s[p].y : 0, pz = p >= 0 ? s[p].z : 0;
+        double r = rng_unit() < 0.1 ? 0.0 : 0.2 + rng_unit();
+        if (soma == 3 && i < 3) { /* NeuroMorpho layout */
+            r = 5.0;
+            px = py = pz = 0;
+            py = i == 1 ? -5.0 : i == 2 ? 5.0 : 0.0;
+        } else {
+            px += rng_unit() * 4 - 2;
+            py += rng_unit() * 4 - 2;
+            pz += rng_unit() * 4 - 2;
+        }
+        s[i] = (hb_sample_t){ids[i], type, px, py, pz, r, p < 0 ? -1 : ids[p], i + 1};
+    }
+    free(ids);
+    return s;
+}
+
+static void compare_stats(const char *what, const hb_morph_t *a, const hb_morph_t *b)
+{
+    hb_morph_stats_t x = stats_of(a), y = stats_of(b);
+    CHECKF(x.points == y.points && x.sections == y.sections && x.terminals == y.terminals &&
+               x.max_branch_order == y.max_branch_order,
+           "%s: points %d/%d sections %d/%d terminals %d/%d order %d/%d", what, x.points,
+           y.points, x.sections, y.sections, x.terminals, y.terminals, x.max_branch_order,
+           y.max_branch_order);
+    CHECKF(close_to(x.length_um, y.length_um, 1e-11) && close_to(x.area_um2, y.area_um2, 1e-11),
+           "%s: length %.17g/%.17g area %.17g/%.17g", what, x.length_um, y.length_um, x.area_um2,
+           y.area_um2);
+    CHECKF(hb_morph_warning_count(a) == hb_morph_warning_count(b), "%s: warnings %d/%d", what,
+           hb_morph_warning_count(a), hb_morph_warning_count(b));
+}
+
+static void test_shuffled(void)
+{
+    static const int somas[] = {0, 1, 3, 8};
+    rng_state = 12345;
+    for (int t = 0; t < 16; t++) {
+        int n = 50 + (int)(rng_next() % 3000), soma = somas[t % 4];
+        hb_sample_t *s = random_tree(n, soma);
+        hb_morph_t *a = NULL, *b = NULL, *c = NULL;
+        CHECK_OK(hb_morph_from_samples(s, n, "tree", &a));
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)(rng_next() % (uint64_t)(i + 1));
+            hb_sample_t tmp = s[i];
+            s[i] = s[j];
+            s[j] = tmp;
+        }
+        CHECK_OK(hb_morph_from_samples(s, n, "shuffled", &b));
+        /* and through the text reader */
+        size_t cap = (size_t)n * 160, len = 0;
+        char *text = malloc(cap);
+        for (int i = 0; i < n; i++)
+            len += (size_t)snprintf(text + len, cap - len, "%ld %d %.17g %.17g %.17g %.17g %ld\n",
+                                    s[i].id, s[i].type, s[i].x, s[i].y, s[i].z, s[i].radius,
+                                    s[i].parent);
+        c = parse_n(text, len, NULL);
+        if (a && b && c) {
+            char what[64];
+            snprintf(what, sizeof what, "tree %d (n %d, soma %d)", t, n, soma);
+            check_invariants(a);
+            check_invariants(b);
+            compare_stats(what, a, b);
+            compare_stats(what, a, c);
+            CHECK(soma != 3 || (a->sections[0].is_sphere && b->sections[0].is_sphere));
+        }
+        hb_morph_destroy(a);
+        hb_morph_destroy(b);
+        hb_morph_destroy(c);
+        free(text);
+        free(s);
+    }
+}
+
+int main(void)
+{
+    run_table(GOOD_DIR, N_GOOD, good_name, good_test);
+    test_hand_values();
+    test_units();
+    run_table(BAD_DIR, N_BAD, bad_name, bad_test);
+    test_line_formats();
+    test_numbers();
+    test_options_and_io();
+    test_tree_errors();
+    test_soma_kinds();
+    test_shapes();
+    test_garbage();
+    test_huge_lines();
+    test_deep_chain();
+    test_shuffled();
+    return check_summary("swc");
+}
