@@ -402,7 +402,7 @@ static hb_status_t check_three_point_geometry(builder_t *b)
     const hb_sample_t *smp = b->m->samples;
     const hb_sample_t *c = &smp[0], *s1 = &smp[b->side[0]], *s2 = &smp[b->side[1]];
     double r = c->radius;
-    double tol = fmax(1e-3 * r, 1e-6);
+    double tol = fmax(1e-2 * r, 1e-6); /* NEURON's Import3d accepts 1 % */
     double sx = (s1->x - c->x) + (s2->x - c->x);
     double sy = (s1->y - c->y) + (s2->y - c->y);
     double sz = (s1->z - c->z) + (s2->z - c->z);

@@ -12,7 +12,8 @@
 typedef struct {
     int parent;          /* parent section index, -1 for the root section */
     double parent_x;     /* where it attaches on the parent: 1 = distal end,
-                            0.5 = centre of a spherical soma */
+                            0.5 = centre of a spherical soma, 0 = start of
+                            a non-spherical root section (NEURON's rule) */
     int type;            /* SWC type shared by all its samples */
     int is_sphere;       /* 1 for a 1-point or 3-point soma: a cylinder with
                             length = diameter = 2r, as NEURON builds it */

@@ -1,0 +1,463 @@
+/*
+ * Compartmentalisation of a morphology and the cable-equation matrix.
+ *
+ * Every section is cut at boundaries s_0 = 0 < s_1 < ... < s_n = L (arc length).
+ * HB_SCHEME_VERTEX puts a node at every boundary (the section start belongs to
+ * the parent), each node owning half of each adjacent piece; forks are nodes.
+ * HB_SCHEME_NEURON puts a node at every piece centre, plus a zero-area node at
+ * x = 1 of every section and at x = 0 of the root, exactly as NEURON does.
+ * Geometry integrals treat the radius as linear in arc length between points
+ * (frustums). See docs/discretisation.md.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "morphology.h"
+#include "status.h"
+
+#define HB_PI 3.14159265358979323846
+/* NEURON's nominal area for rows of zero-area nodes [um^2]. */
+#define ZERO_AREA_ROW_SCALE 100.0
+
+struct hb_cable {
+    double cm_uf_cm2; /* specific capacitance [uF/cm^2] */
+    int n_nodes;
+    int n_compartments;
+    int *parent;
+    hb_node_info_t *nodes;
+};
+
+void hb_discretization_default(hb_discretization_t *options)
+{
+    if (!options) return;
+    memset(options, 0, sizeof *options);
+    options->policy = HB_CPOLICY_D_LAMBDA;
+    options->scheme = HB_SCHEME_VERTEX;
+    options->count = 1;
+    options->max_length_um = 10.0;
+    options->d_lambda = 0.1;
+    options->frequency_hz = 100.0;
+    options->ra_ohm_cm = 100.0;
+    options->cm_uf_cm2 = 1.0;
+}
+
+/* ---- geometry along one section's polyline ---- */
+
+/* Radius at arc position s within piece k (between points k and k+1). */
+static double radius_at(const hb_section_t *sec, int k, double s)
+{
+    double ds = sec->arc[k + 1] - sec->arc[k];
+    if (ds <= 0.0) return s > sec->arc[k] ? sec->radius[k + 1] : sec->radius[k];
+    double t = (s - sec->arc[k]) / ds;
+    return sec->radius[k] + t * (sec->radius[k + 1] - sec->radius[k]);
+}
+
+/*
+ * Lateral frustum area [um^2] and axial resistance factor
+ * integral ds / (pi r^2) [1/um] over arc positions [a, b].
+ */
+static void integrate(const hb_section_t *sec, double a, double b, double *area,
+                      double *resistance_factor)
+{
+    double total_area = 0.0, total_factor = 0.0;
+    for (int k = 0; k + 1 < sec->n_points; k++) {
+        double s0 = sec->arc[k], s1 = sec->arc[k + 1];
+        double lo = a > s0 ? a : s0, hi = b < s1 ? b : s1;
+        if (hi < lo || (hi == lo && s1 > s0)) continue;
+        if (s1 == s0 && !(a <= s0 && s0 < b)) continue; /* count a step once */
+        double r0 = s1 > s0 ? radius_at(sec, k, lo) : sec->radius[k];
+        double r1 = s1 > s0 ? radius_at(sec, k, hi) : sec->radius[k + 1]; /* a step: annulus */
+        double len = hi - lo;
+        total_area += HB_PI * (r0 + r1) * sqrt(len * len + (r1 - r0) * (r1 - r0));
+        if (len > 0.0) total_factor += len / (HB_PI * r0 * r1);
+    }
+    *area = total_area;
+    *resistance_factor = total_factor;
+}
+
+/* NEURON's lambda_f(frequency) of a polyline [um] (nrn/share/lib/hoc/stdlib). */
+static double lambda_f(const hb_section_t *sec, const hb_discretization_t *opt)
+{
+    double scale = sqrt(4.0 * HB_PI * opt->frequency_hz * opt->ra_ohm_cm * opt->cm_uf_cm2);
+    double lam = 0.0;
+    for (int k = 0; k + 1 < sec->n_points; k++) {
+        double d_sum = 2.0 * (sec->radius[k] + sec->radius[k + 1]); /* diam1 + diam2 */
+        lam += (sec->arc[k + 1] - sec->arc[k]) / sqrt(d_sum);
+    }
+    lam *= sqrt(2.0) * 1e-5 * scale;
+    return lam > 0.0 ? sec->length / lam : INFINITY;
+}
+
+static int nonzero_pieces(const hb_section_t *sec)
+{
+    int n = 0;
+    for (int k = 0; k + 1 < sec->n_points; k++) n += sec->arc[k + 1] > sec->arc[k];
+    return n;
+}
+
+/* Piece boundaries of one section; returns the piece count (>= 1) or -1. */
+static int section_boundaries(const hb_section_t *sec, const hb_discretization_t *opt,
+                              double **out)
+{
+    int n;
+    int at_samples = 0;
+    switch (opt->policy) {
+    case HB_CPOLICY_FIXED: n = opt->count; break;
+    case HB_CPOLICY_MAX_LENGTH: {
+        double q = ceil(sec->length / opt->max_length_um);
+        n = q > 1e7 ? 10000000 : (int)q;
+        break;
+    }
+    case HB_CPOLICY_D_LAMBDA: {
+        double q = (sec->length / (opt->d_lambda * lambda_f(sec, opt)) + 0.9) / 2.0;
+        n = q > 5e6 ? 10000001 : (int)q * 2 + 1;
+        break;
+    }
+    case HB_CPOLICY_PER_SEGMENT:
+        n = sec->is_sphere ? 1 : nonzero_pieces(sec);
+        /* NEURON's per-3d-segment rule keeps equal lengths; ours cuts at samples. */
+        at_samples = opt->scheme == HB_SCHEME_VERTEX && !sec->is_sphere;
+        break;
+    default: return -1;
+    }
+    if (n < 1) n = 1;
+    double *s = malloc((size_t)(n + 1) * sizeof *s);
+    if (!s) return -1;
+    if (at_samples) {
+        int j = 0;
+        s[j++] = 0.0;
+        for (int k = 1; k < sec->n_points && j <= n; k++)
+            if (sec->arc[k] > sec->arc[k - 1]) s[j++] = sec->arc[k];
+        if (j == 1) s[j++] = sec->length;
+    } else {
+        for (int j = 0; j <= n; j++) s[j] = sec->length * j / n;
+    }
+    s[n] = sec->length;
+    *out = s;
+    return n;
+}
+
+/* SWC id of the sample ending the piece that holds arc position s. */
+static long sample_at(const hb_morph_t *morph, const hb_section_t *sec, double s)
+{
+    int k = 1;
+    while (k + 1 < sec->n_points && sec->arc[k] < s) k++;
+    int index = sec->sample[k];
+    if (index < 0) index = 0; /* sphere soma: the root sample */
+    return morph->samples[index].id;
+}
+
+/* ---- node list construction ---- */
+
+typedef struct {
+    hb_cable_t *cable;
+    int capacity;
+} builder_t;
+
+static int add_node(builder_t *b, const hb_node_info_t *info)
+{
+    hb_cable_t *c = b->cable;
+    if (c->n_nodes == b->capacity) {
+        int cap = b->capacity ? 2 * b->capacity : 64;
+        hb_node_info_t *nodes = realloc(c->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes) return -1;
+        c->nodes = nodes;
+        b->capacity = cap;
+    }
+    c->nodes[c->n_nodes] = *info;
+    if (info->kind == HB_NODE_COMPARTMENT) c->n_compartments++;
+    return c->n_nodes++;
+}
+
+static hb_status_t check_options(const hb_discretization_t *opt)
+{
+    if (opt->scheme != HB_SCHEME_VERTEX && opt->scheme != HB_SCHEME_NEURON)
+        return hb_fail(HB_ERR_INVALID_VALUE, "discretisation: unknown scheme %d", (int)opt->scheme);
+    if (!(opt->ra_ohm_cm > 0.0) || !isfinite(opt->ra_ohm_cm))
+        return hb_fail(HB_ERR_INVALID_VALUE, "discretisation: Ra = %g ohm cm; expected > 0",
+                       opt->ra_ohm_cm);
+    if (!(opt->cm_uf_cm2 > 0.0) || !isfinite(opt->cm_uf_cm2))
+        return hb_fail(HB_ERR_INVALID_VALUE, "discretisation: cm = %g uF/cm2; expected > 0",
+                       opt->cm_uf_cm2);
+    switch (opt->policy) {
+    case HB_CPOLICY_FIXED:
+        if (opt->count < 1 || opt->count > 1000000)
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "discretisation: %d compartments per section; expected 1..1000000",
+                           opt->count);
+        break;
+    case HB_CPOLICY_MAX_LENGTH:
+        if (!(opt->max_length_um > 0.0) || !isfinite(opt->max_length_um))
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "discretisation: maximum compartment length %g um; expected > 0",
+                           opt->max_length_um);
+        break;
+    case HB_CPOLICY_D_LAMBDA:
+        if (!(opt->d_lambda > 0.0) || !(opt->frequency_hz > 0.0) || !isfinite(opt->d_lambda) ||
+            !isfinite(opt->frequency_hz))
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "discretisation: d_lambda %g at %g Hz; expected both > 0",
+                           opt->d_lambda, opt->frequency_hz);
+        break;
+    case HB_CPOLICY_PER_SEGMENT: break;
+    default:
+        return hb_fail(HB_ERR_INVALID_VALUE, "discretisation: unknown policy %d",
+                       (int)opt->policy);
+    }
+    return HB_SUCCESS;
+}
+
+/*
+ * Nodes of one section. attach: node the section hangs from (-1 for the root
+ * section). end_node receives the node its x = 1 children attach to,
+ * centre_node the node holding x = 0.5 (where a sphere's children attach),
+ * start_node the node at x = 0 (only the root section has one).
+ */
+static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int index,
+                                 const hb_discretization_t *opt, int attach, int *end_node,
+                                 int *centre_node, int *start_node)
+{
+    const hb_section_t *sec = &morph->sections[index];
+    hb_cable_t *c = b->cable;
+    double *s = NULL;
+    double area, factor;
+    hb_node_info_t info;
+
+    memset(&info, 0, sizeof info);
+    info.section = index;
+    info.swc_type = sec->type;
+    *end_node = attach;
+    *centre_node = attach;
+    *start_node = attach;
+    if (sec->length <= 0.0) {
+        /* Zero length: no membrane, no nodes; children attach where it attaches.
+         * A zero-length root still needs one (zero-area) node to hang from. */
+        if (attach >= 0) return HB_SUCCESS;
+        info.parent = -1;
+        info.kind = HB_NODE_ROOT_END;
+        info.sample_id = sample_at(morph, sec, 0.0);
+        int root = add_node(b, &info);
+        if (root < 0) return hb_fail(HB_ERR_ALLOC, "out of memory building compartments");
+        *end_node = *centre_node = *start_node = root;
+        return HB_SUCCESS;
+    }
+    int n = section_boundaries(sec, opt, &s);
+    if (n < 0) return hb_fail(HB_ERR_ALLOC, "out of memory cutting section %d", index);
+    int prev = attach;
+
+    if (opt->scheme == HB_SCHEME_NEURON) {
+        if (attach < 0) { /* root section: zero-area x = 0 node */
+            info.parent = -1;
+            info.kind = HB_NODE_ROOT_END;
+            info.x = 0.0;
+            info.sample_id = sample_at(morph, sec, 0.0);
+            if ((prev = add_node(b, &info)) < 0) goto oom;
+            *start_node = prev;
+        }
+        for (int j = 0; j < n; j++) {
+            double centre = 0.5 * (s[j] + s[j + 1]);
+            double from = j == 0 ? 0.0 : 0.5 * (s[j - 1] + s[j]);
+            integrate(sec, s[j], s[j + 1], &info.area_um2, &factor);
+            integrate(sec, from, centre, &area, &factor);
+            info.parent = prev;
+            info.kind = HB_NODE_COMPARTMENT;
+            info.x = centre / sec->length;
+            info.sample_id = sample_at(morph, sec, centre);
+            info.r_axial_mohm = opt->ra_ohm_cm * factor * 1e-2;
+            if ((prev = add_node(b, &info)) < 0) goto oom;
+            if (j == 0 || (s[j] <= 0.5 * sec->length && 0.5 * sec->length < s[j + 1]))
+                *centre_node = prev;
+        }
+        integrate(sec, 0.5 * (s[n - 1] + s[n]), sec->length, &area, &factor);
+        info.parent = prev;
+        info.kind = HB_NODE_SECTION_END;
+        info.x = 1.0;
+        info.area_um2 = 0.0;
+        info.sample_id = sample_at(morph, sec, sec->length);
+        info.r_axial_mohm = opt->ra_ohm_cm * factor * 1e-2;
+        if ((prev = add_node(b, &info)) < 0) goto oom;
+        *end_node = prev;
+    } else if (sec->is_sphere) {
+        /* One node for the whole sphere; children hang from its centre. */
+        integrate(sec, 0.0, sec->length, &info.area_um2, &factor);
+        info.parent = attach;
+        info.kind = HB_NODE_COMPARTMENT;
+        info.x = 0.5;
+        info.sample_id = sample_at(morph, sec, 0.0);
+        info.r_axial_mohm = attach < 0 ? 0.0 : opt->ra_ohm_cm * factor * 1e-2;
+        if ((prev = add_node(b, &info)) < 0) goto oom;
+        *end_node = *centre_node = *start_node = prev;
+    } else {
+        if (attach < 0) { /* root section: a node at its start owns the first half piece */
+            info.parent = -1;
+            info.kind = HB_NODE_COMPARTMENT;
+            info.x = 0.0;
+            info.sample_id = sample_at(morph, sec, 0.0);
+            info.r_axial_mohm = 0.0;
+            integrate(sec, 0.0, 0.5 * s[1], &info.area_um2, &factor);
+            if ((prev = add_node(b, &info)) < 0) goto oom;
+            *start_node = prev;
+        } else {
+            integrate(sec, 0.0, 0.5 * s[1], &area, &factor);
+            c->nodes[attach].area_um2 += area; /* first half piece belongs to the fork */
+        }
+        for (int j = 1; j <= n; j++) {
+            double proximal_half, distal_half = 0.0;
+            integrate(sec, 0.5 * (s[j - 1] + s[j]), s[j], &proximal_half, &factor);
+            if (j < n) integrate(sec, s[j], 0.5 * (s[j] + s[j + 1]), &distal_half, &factor);
+            integrate(sec, s[j - 1], s[j], &area, &factor);
+            info.parent = prev;
+            info.kind = HB_NODE_COMPARTMENT;
+            info.x = s[j] / sec->length;
+            info.sample_id = sample_at(morph, sec, s[j]);
+            info.area_um2 = proximal_half + distal_half;
+            info.r_axial_mohm = opt->ra_ohm_cm * factor * 1e-2;
+            if ((prev = add_node(b, &info)) < 0) goto oom;
+            if (s[j - 1] < 0.5 * sec->length && 0.5 * sec->length <= s[j]) *centre_node = prev;
+        }
+        *end_node = prev;
+    }
+    free(s);
+    return HB_SUCCESS;
+oom:
+    free(s);
+    return hb_fail(HB_ERR_ALLOC, "out of memory building compartments");
+}
+
+hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *options,
+                            hb_cable_t **cable)
+{
+    hb_clear_error();
+    if (!cable) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cable_create: cable is NULL");
+    *cable = NULL;
+    if (!morph || !options)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cable_create: morphology or options is NULL");
+    hb_status_t status = check_options(options);
+    if (status != HB_SUCCESS) return status;
+    if (morph->n_sections < 1)
+        return hb_fail(HB_ERR_MORPHOLOGY, "%s: no sections", morph->name);
+
+    builder_t b = {calloc(1, sizeof(hb_cable_t)), 0};
+    if (b.cable) b.cable->cm_uf_cm2 = options->cm_uf_cm2;
+    int *end_node = malloc((size_t)morph->n_sections * sizeof *end_node);
+    int *centre_node = malloc((size_t)morph->n_sections * sizeof *centre_node);
+    int *start_node = malloc((size_t)morph->n_sections * sizeof *start_node);
+    if (!b.cable || !end_node || !centre_node || !start_node) {
+        status = hb_fail(HB_ERR_ALLOC, "out of memory building compartments");
+        goto done;
+    }
+    for (int i = 0; i < morph->n_sections && status == HB_SUCCESS; i++) {
+        const hb_section_t *sec = &morph->sections[i];
+        int attach = -1;
+        if (sec->parent >= 0) {
+            int p = sec->parent;
+            attach = sec->parent_x <= 0.0  ? start_node[p]
+                     : sec->parent_x < 1.0 ? centre_node[p]
+                                           : end_node[p];
+        }
+        status = build_section(&b, morph, i, options, attach, &end_node[i], &centre_node[i],
+                               &start_node[i]);
+    }
+    if (status == HB_SUCCESS && b.cable->n_nodes == 0)
+        status = hb_fail(HB_ERR_MORPHOLOGY, "%s: the cell has zero length", morph->name);
+    if (status == HB_SUCCESS) {
+        hb_cable_t *c = b.cable;
+        c->parent = malloc((size_t)c->n_nodes * sizeof *c->parent);
+        if (!c->parent) {
+            status = hb_fail(HB_ERR_ALLOC, "out of memory building compartments");
+        } else {
+            for (int i = 0; i < c->n_nodes; i++) c->parent[i] = c->nodes[i].parent;
+        }
+    }
+done:
+    free(end_node);
+    free(centre_node);
+    free(start_node);
+    if (status != HB_SUCCESS) {
+        hb_cable_destroy(b.cable);
+        return status;
+    }
+    *cable = b.cable;
+    return HB_SUCCESS;
+}
+
+void hb_cable_destroy(hb_cable_t *cable)
+{
+    if (!cable) return;
+    free(cable->parent);
+    free(cable->nodes);
+    free(cable);
+}
+
+int hb_cable_size(const hb_cable_t *cable) { return cable ? cable->n_nodes : 0; }
+
+int hb_cable_compartments(const hb_cable_t *cable) { return cable ? cable->n_compartments : 0; }
+
+const int *hb_cable_parent(const hb_cable_t *cable) { return cable ? cable->parent : NULL; }
+
+hb_status_t hb_cable_node(const hb_cable_t *cable, int node, hb_node_info_t *info)
+{
+    if (!cable || !info) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cable_node: NULL argument");
+    if (node < 0 || node >= cable->n_nodes)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cable_node: node %d; expected 0..%d", node,
+                       cable->n_nodes - 1);
+    *info = cable->nodes[node];
+    return HB_SUCCESS;
+}
+
+/* ---- the matrix ---- */
+
+static double row_area(const hb_node_info_t *node)
+{
+    return node->area_um2 > 0.0 ? node->area_um2 : ZERO_AREA_ROW_SCALE;
+}
+
+hb_status_t hb_cable_offdiag(const hb_cable_t *cable, double *u, double *l)
+{
+    if (!cable || !u || !l) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cable_offdiag: NULL argument");
+    u[0] = l[0] = 0.0;
+    for (int i = 1; i < cable->n_nodes; i++) {
+        const hb_node_info_t *node = &cable->nodes[i];
+        /* 1/(Mohm um^2) = 1e2 S/cm^2: conductance density to the parent. */
+        double g = 1e2 / node->r_axial_mohm;
+        u[i] = -g / row_area(&cable->nodes[cable->parent[i]]);
+        l[i] = -g / row_area(node);
+    }
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_cable_step_system(const hb_cable_t *cable, double dt_ms, const double *u,
+                                 const double *l, const double *v, const double *g,
+                                 const double *i_m, const double *i_inj, double *d, double *rhs)
+{
+    if (!cable || !u || !l || !v || !d || !rhs)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cable_step_system: NULL argument");
+    if (!(dt_ms > 0.0) || !isfinite(dt_ms))
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cable_step_system: dt = %g ms; expected > 0",
+                       dt_ms);
+    const int n = cable->n_nodes;
+    const int *parent = cable->parent;
+    /* cm [uF/cm^2] / dt [ms] * 1e-3 = [mA/cm^2 per mV]. */
+    for (int i = 0; i < n; i++) {
+        const hb_node_info_t *node = &cable->nodes[i];
+        double diag = 0.0, current = 0.0;
+        if (node->area_um2 > 0.0) {
+            diag = 1e-3 * cable->cm_uf_cm2 / dt_ms;
+            if (g) diag += g[i];
+            if (i_m) current -= i_m[i];
+        }
+        if (i_inj) current += i_inj[i] * 1e2 / row_area(node); /* nA -> mA/cm^2 */
+        d[i] = diag;
+        rhs[i] = current;
+    }
+    for (int i = 1; i < n; i++) {
+        int p = parent[i];
+        double dv = v[p] - v[i];
+        rhs[i] -= l[i] * dv;
+        rhs[p] += u[i] * dv;
+        d[i] -= l[i];
+        d[p] -= u[i];
+    }
+    return HB_SUCCESS;
+}

@@ -1,0 +1,308 @@
+/* Compartmentalisation and the cable matrix against closed forms. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+
+#define PI 3.14159265358979323846
+
+/* A straight cable of one or more pieces along x, samples of type 3. */
+static hb_morph_t *cable_morph(int pieces, double length, double r0, double r1)
+{
+    hb_sample_t s[64];
+    for (int i = 0; i <= pieces; i++) {
+        double t = (double)i / pieces;
+        s[i] = (hb_sample_t){i + 1, 3, length * t, 0, 0, r0 + (r1 - r0) * t, i == 0 ? -1 : i, 0};
+    }
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_from_samples(s, pieces + 1, "cable", &m));
+    return m;
+}
+
+static double sum_area(const hb_cable_t *c)
+{
+    double a = 0.0;
+    hb_node_info_t info;
+    for (int i = 0; i < hb_cable_size(c); i++) {
+        hb_cable_node(c, i, &info);
+        a += info.area_um2;
+    }
+    return a;
+}
+
+/*
+ * Steady state of a sealed-end cable with current I into x = 0: one backward
+ * Euler step with a huge dt from rest solves G v = I exactly, and
+ * V(0) = I r_a lambda coth(L/lambda), V(L) = I r_a lambda / sinh(L/lambda).
+ */
+static void test_steady_state(hb_scheme_t scheme, int nseg)
+{
+    const double L = 1000.0, diam = 1.0, ra = 100.0, gm = 2.5e-5, i_nA = 0.1; /* Rallpack 1 */
+    hb_morph_t *m = cable_morph(1, L, diam / 2, diam / 2);
+    hb_discretization_t opt;
+    hb_discretization_default(&opt);
+    opt.policy = HB_CPOLICY_FIXED;
+    opt.count = nseg;
+    opt.scheme = scheme;
+    opt.ra_ohm_cm = ra;
+    hb_cable_t *c = NULL;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    int n = hb_cable_size(c);
+    CHECK(n == (scheme == HB_SCHEME_VERTEX ? nseg + 1 : nseg + 2));
+    CHECK(hb_cable_compartments(c) == (scheme == HB_SCHEME_VERTEX ? nseg + 1 : nseg));
+    double *buf = calloc((size_t)n * 7, sizeof *buf);
+    double *u = buf, *l = u + n, *d = l + n, *rhs = d + n, *v = rhs + n, *g = v + n, *inj = g + n;
+    for (int i = 0; i < n; i++) {
+        v[i] = -65.0;
+        g[i] = gm;
+    }
+    inj[0] = i_nA; /* node 0 sits at x = 0 in both schemes */
+    CHECK_OK(hb_cable_offdiag(c, u, l));
+    CHECK_OK(hb_cable_step_system(c, 1e15, u, l, v, g, NULL, inj, d, rhs));
+    CHECK_OK(hb_hines_solve(n, hb_cable_parent(c), u, l, d, rhs));
+
+    double lambda = sqrt(diam * 1e-4 / (4.0 * ra * gm)) * 1e4;    /* [um] */
+    double r_a = 4.0 * ra / (PI * diam * diam * 1e-8) * 1e-4 * 1e-6; /* [Mohm/um] */
+    double v0 = i_nA * r_a * lambda / tanh(L / lambda);             /* nA * Mohm = mV */
+    double vl = i_nA * r_a * lambda / sinh(L / lambda);
+    hb_node_info_t last;
+    hb_cable_node(c, n - 1, &last);
+    CHECK(last.x == 1.0);
+    double tol = scheme == HB_SCHEME_VERTEX ? 2.0 / ((double)nseg * nseg) : 2.0 / nseg;
+    CHECKF(fabs(rhs[0] - v0) / v0 < tol, "scheme %d nseg %d: V(0) %.9g vs %.9g", scheme, nseg,
+           rhs[0], v0);
+    CHECKF(fabs(rhs[n - 1] - vl) / vl < tol, "scheme %d nseg %d: V(L) %.9g vs %.9g", scheme, nseg,
+           rhs[n - 1], vl);
+    /* Rallpack 1's analytic trace is at +101.9 mV after 250 ms (6.25 tau), just below
+     * the steady state. */
+    CHECKF(-65.0 + v0 > 101.9 && -65.0 + v0 < 101.9 + 0.5, "analytic V(0) %.4f", -65.0 + v0);
+    free(buf);
+    hb_cable_destroy(c);
+    hb_morph_destroy(m);
+}
+
+/* Second-order convergence of the vertex scheme on the steady state. */
+static void test_convergence(void)
+{
+    double err[3];
+    int nsegs[3] = {10, 20, 40};
+    for (int k = 0; k < 3; k++) {
+        hb_morph_t *m = cable_morph(1, 500.0, 0.5, 0.5);
+        hb_discretization_t opt;
+        hb_discretization_default(&opt);
+        opt.policy = HB_CPOLICY_FIXED;
+        opt.count = nsegs[k];
+        hb_cable_t *c = NULL;
+        CHECK_OK(hb_cable_create(m, &opt, &c));
+        int n = hb_cable_size(c);
+        double *buf = calloc((size_t)n * 7, sizeof *buf);
+        double *u = buf, *l = u + n, *d = l + n, *rhs = d + n, *v = rhs + n, *g = v + n,
+               *inj = g + n;
+        for (int i = 0; i < n; i++) {
+            v[i] = -65.0;
+            g[i] = 1e-4;
+        }
+        inj[0] = 0.05;
+        hb_cable_offdiag(c, u, l);
+        hb_cable_step_system(c, 1e15, u, l, v, g, NULL, inj, d, rhs);
+        hb_hines_solve(n, hb_cable_parent(c), u, l, d, rhs);
+        double lambda = sqrt(1e-4 / (4.0 * 100.0 * 1e-4)) * 1e4;
+        double r_a = 4.0 * 100.0 / (PI * 1e-8) * 1e-10;
+        err[k] = fabs(rhs[0] - 0.05 * r_a * lambda / tanh(500.0 / lambda));
+        free(buf);
+        hb_cable_destroy(c);
+        hb_morph_destroy(m);
+    }
+    CHECKF(err[0] / err[1] > 3.5 && err[1] / err[2] > 3.5, "errors %g %g %g not O(h^2)", err[0],
+           err[1], err[2]);
+}
+
+/* Areas and resistances of a tapered cable: frustum closed forms. */
+static void test_geometry(void)
+{
+    const double L = 200.0, r0 = 2.0, r1 = 0.5, ra = 150.0;
+    for (int scheme = 0; scheme < 2; scheme++) {
+        hb_morph_t *m = cable_morph(4, L, r0, r1);
+        hb_morph_stats_t st;
+        CHECK_OK(hb_morph_stats(m, &st));
+        double area = PI * (r0 + r1) * sqrt(L * L + (r0 - r1) * (r0 - r1));
+        CHECKF(fabs(st.area_um2 - area) < 1e-9 * area, "stats area %.12g vs %.12g", st.area_um2,
+               area);
+        CHECK(fabs(st.length_um - L) < 1e-9);
+        hb_discretization_t opt;
+        hb_discretization_default(&opt);
+        opt.scheme = (hb_scheme_t)scheme;
+        opt.policy = HB_CPOLICY_FIXED;
+        opt.count = 7;
+        opt.ra_ohm_cm = ra;
+        hb_cable_t *c = NULL;
+        CHECK_OK(hb_cable_create(m, &opt, &c));
+        CHECKF(fabs(sum_area(c) - area) < 1e-9 * area, "scheme %d: node areas %.12g vs %.12g",
+               scheme, sum_area(c), area);
+        /* Total resistance from x=0 to x=L: sum along the path, closed form
+         * Ra L / (pi r0 r1) for a linear taper. */
+        double total = 0.0;
+        hb_node_info_t info;
+        for (int i = 1; i < hb_cable_size(c); i++) {
+            CHECK_OK(hb_cable_node(c, i, &info));
+            CHECK(info.parent == i - 1);
+            total += info.r_axial_mohm;
+        }
+        double expect = ra * L / (PI * r0 * r1) * 1e-2;
+        CHECKF(fabs(total - expect) < 1e-9 * expect, "scheme %d: resistance %.12g vs %.12g",
+               scheme, total, expect);
+        hb_cable_destroy(c);
+        hb_morph_destroy(m);
+    }
+}
+
+/* NEURON's d_lambda nseg for a two-point frustum (lambda_f of stdlib.hoc). */
+static int nseg_d_lambda(double L, double d1, double d2)
+{
+    double lam = L / sqrt(d1 + d2) * sqrt(2.0) * 1e-5 * sqrt(4 * PI * 100.0 * 100.0 * 1.0);
+    double lambda_f = L / lam;
+    return (int)((L / (0.1 * lambda_f) + 0.9) / 2) * 2 + 1;
+}
+
+/* Compartment counts of each policy on a small tree. */
+static void test_policies(void)
+{
+    /* soma sphere r=5; dendrite 300 um (d=2) with a fork into 100 um and 40 um branches */
+    hb_sample_t s[] = {
+        {1, 1, 0, 0, 0, 5, -1, 0},     {2, 3, 5, 0, 0, 1, 1, 0},
+        {3, 3, 105, 0, 0, 1, 2, 0},    {4, 3, 305, 0, 0, 1, 3, 0},
+        {5, 3, 405, 0, 0, 0.5, 4, 0},  {6, 3, 305, 40, 0, 0.5, 4, 0},
+        {7, 3, 305, 40, 0, 0.5, 6, 0}, /* zero-length segment */
+    };
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_from_samples(s, 7, "tree", &m));
+    hb_morph_stats_t st;
+    CHECK_OK(hb_morph_stats(m, &st));
+    CHECK(st.sections == 4);
+    CHECK(st.terminals == 2);
+    CHECK(st.max_branch_order == 1);
+    hb_discretization_t opt;
+    hb_discretization_default(&opt);
+    hb_cable_t *c = NULL;
+
+    opt.policy = HB_CPOLICY_FIXED;
+    opt.count = 3;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    CHECK(hb_cable_compartments(c) == 1 + 3 * 3); /* sphere is one node in the vertex scheme */
+    hb_cable_destroy(c);
+    opt.scheme = HB_SCHEME_NEURON;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    CHECK(hb_cable_compartments(c) == 4 * 3);
+    CHECK(hb_cable_size(c) == 4 * 3 + 4 + 1);
+    hb_cable_destroy(c);
+
+    opt.scheme = HB_SCHEME_VERTEX;
+    opt.policy = HB_CPOLICY_MAX_LENGTH;
+    opt.max_length_um = 30.0;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    CHECK(hb_cable_compartments(c) == 1 + 10 + 4 + 2); /* ceil(300/30), ceil(100/30), ceil(40/30) */
+    hb_cable_destroy(c);
+
+    opt.policy = HB_CPOLICY_PER_SEGMENT;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    CHECK(hb_cable_compartments(c) == 1 + 2 + 1 + 1); /* the zero-length segment adds none */
+    hb_cable_destroy(c);
+
+    /* d_lambda: NEURON's nseg = int((L/(d_lambda lambda_f) + 0.9)/2)*2 + 1 for cylinders */
+    opt.policy = HB_CPOLICY_D_LAMBDA;
+    opt.d_lambda = 0.1;
+    opt.frequency_hz = 100.0;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    /* stem: 300 um, d 2; fork children start at the shared fork point (d 2 -> 1) */
+    int expect = 1 + nseg_d_lambda(300.0, 2.0, 2.0) + nseg_d_lambda(100.0, 2.0, 1.0) +
+                 nseg_d_lambda(40.0, 2.0, 1.0);
+    CHECKF(hb_cable_compartments(c) == expect, "d_lambda compartments %d vs %d",
+           hb_cable_compartments(c), expect);
+    hb_cable_destroy(c);
+
+    /* Hines order and consistent node metadata. */
+    opt.policy = HB_CPOLICY_FIXED;
+    opt.count = 2;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    const int *p = hb_cable_parent(c);
+    CHECK(p[0] == -1);
+    for (int i = 1; i < hb_cable_size(c); i++) CHECK(p[i] >= 0 && p[i] < i);
+    hb_node_info_t info;
+    CHECK(hb_cable_node(c, hb_cable_size(c), &info) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_cable_node(c, -1, &info) == HB_ERR_INVALID_VALUE);
+    hb_cable_destroy(c);
+
+    /* bad options */
+    opt.policy = HB_CPOLICY_FIXED;
+    opt.count = 0;
+    CHECK(hb_cable_create(m, &opt, &c) == HB_ERR_INVALID_VALUE && c == NULL);
+    CHECK(strstr(hb_last_error(), "compartments per section") != NULL);
+    opt.count = 1;
+    opt.ra_ohm_cm = -1;
+    CHECK(hb_cable_create(m, &opt, &c) == HB_ERR_INVALID_VALUE);
+    opt.ra_ohm_cm = 100;
+    opt.policy = (hb_cpolicy_t)42;
+    CHECK(hb_cable_create(m, &opt, &c) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_cable_create(NULL, &opt, &c) == HB_ERR_INVALID_VALUE);
+    hb_morph_destroy(m);
+}
+
+/* Every real morphology: vertex and NEURON node areas both sum to the stats area. */
+static void test_real_morphologies(void)
+{
+    static const char *files[] = {"Cha-F-200000.CNG.swc", "mp_ma_40984_gc2.CNG.swc",
+                                  "v_e_moto1.CNG.swc",    "v_e_purk2.CNG.swc",
+                                  "l22.CNG.swc",          "morph_l5pc_with_axon.swc",
+                                  "041018-zA.CNG.swc",    "720575940661205633.swc"};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
+        hb_morph_t *m = NULL;
+        CHECK_OK(hb_morph_load_swc(path, NULL, &m));
+        if (!m) continue;
+        hb_morph_stats_t st;
+        CHECK_OK(hb_morph_stats(m, &st));
+        for (int scheme = 0; scheme < 2; scheme++) {
+            for (int policy = 0; policy < 4; policy++) {
+                hb_discretization_t opt;
+                hb_discretization_default(&opt);
+                opt.scheme = (hb_scheme_t)scheme;
+                opt.policy = (hb_cpolicy_t)policy;
+                opt.count = 3;
+                hb_cable_t *c = NULL;
+                CHECK_OK(hb_cable_create(m, &opt, &c));
+                if (!c) continue;
+                CHECKF(fabs(sum_area(c) - st.area_um2) < 1e-8 * st.area_um2,
+                       "%s scheme %d policy %d: area %.10g vs %.10g", files[f], scheme, policy,
+                       sum_area(c), st.area_um2);
+                const int *p = hb_cable_parent(c);
+                int ok = p[0] == -1;
+                hb_node_info_t info;
+                for (int i = 1; i < hb_cable_size(c); i++) {
+                    ok &= p[i] >= 0 && p[i] < i;
+                    hb_cable_node(c, i, &info);
+                    ok &= info.r_axial_mohm > 0.0 && isfinite(info.r_axial_mohm);
+                }
+                CHECKF(ok, "%s scheme %d policy %d: Hines order or resistance", files[f], scheme,
+                       policy);
+                hb_cable_destroy(c);
+            }
+        }
+        hb_morph_destroy(m);
+    }
+}
+
+int main(void)
+{
+    test_steady_state(HB_SCHEME_VERTEX, 1000);
+    test_steady_state(HB_SCHEME_VERTEX, 50);
+    test_steady_state(HB_SCHEME_NEURON, 1000);
+    test_convergence();
+    test_geometry();
+    test_policies();
+    test_real_morphologies();
+    return check_summary("cable");
+}
