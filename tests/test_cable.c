@@ -1,4 +1,6 @@
 /* Compartmentalisation and the cable matrix against closed forms. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,19 +252,98 @@ static void test_policies(void)
     hb_morph_destroy(m);
 }
 
-/* Every real morphology: vertex and NEURON node areas both sum to the stats area. */
+/* Residual ||Ax - b|| / ||b|| of one system. */
+static double residual(int m, const int *parent, const double *u, const double *l,
+                       const double *d, const double *b, const double *x)
+{
+    double *ax = malloc((size_t)m * sizeof *ax), num = 0.0, den = 0.0;
+    CHECK_OK(hb_hines_matvec(m, parent, u, l, d, x, ax));
+    for (int i = 0; i < m; i++) {
+        num += (ax[i] - b[i]) * (ax[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    free(ax);
+    return sqrt(num / den);
+}
+
+/* The matrix of one step at random voltages; returns the solved copy in x. */
+static double solve_real(const hb_cable_t *c, double *u, double *l, double *d, double *rhs,
+                         double *x, unsigned seed)
+{
+    int m = hb_cable_size(c);
+    double *v = malloc((size_t)m * sizeof *v), *g = malloc((size_t)m * sizeof *g);
+    double *dd = malloc((size_t)m * sizeof *dd);
+    srand(seed);
+    for (int i = 0; i < m; i++) {
+        v[i] = -65.0 + 30.0 * rand() / RAND_MAX;
+        g[i] = 1e-4;
+    }
+    CHECK_OK(hb_cable_offdiag(c, u, l));
+    CHECK_OK(hb_cable_step_system(c, 0.025, u, l, v, g, NULL, NULL, d, rhs));
+    memcpy(dd, d, (size_t)m * sizeof *dd);
+    memcpy(x, rhs, (size_t)m * sizeof *x);
+    CHECK_OK(hb_hines_solve(m, hb_cable_parent(c), u, l, dd, x));
+    double r = residual(m, hb_cable_parent(c), u, l, d, rhs, x);
+    free(v);
+    free(g);
+    free(dd);
+    return r;
+}
+
+/* Every batch layout and backend gives the sequential solution bit for bit. */
+static void check_batches(const hb_cable_t *c, const double *u, const double *l,
+                          const double *d, const double *rhs, const double *x,
+                          const char *name)
+{
+    int m = hb_cable_size(c), cells = 37;
+    const int *parent = hb_cable_parent(c);
+    double *out = malloc((size_t)m * sizeof *out);
+    for (int backend = HB_BACKEND_SEQ; backend <= HB_BACKEND_OMP; backend++) {
+        if (!hb_backend_available((hb_backend_t)backend)) continue;
+        hb_context_t ctx;
+        CHECK_OK(hb_context_create(&ctx, (hb_backend_t)backend));
+        for (int layout = 0; layout < 3; layout++) {
+            hb_batch_t batch;
+            CHECK_OK(hb_batch_create(ctx, m, parent, cells, (hb_layout_t)layout, 8, &batch));
+            for (int s = 0; s < cells; s++) CHECK_OK(hb_batch_set(batch, s, u, l, d, rhs));
+            CHECK_OK(hb_batch_solve(batch));
+            int same = 1;
+            for (int s = 0; s < cells; s++) {
+                CHECK_OK(hb_batch_get(batch, s, NULL, NULL, NULL, out));
+                same &= memcmp(out, x, (size_t)m * sizeof *x) == 0;
+            }
+            CHECKF(same, "%s: backend %d layout %d differs from the sequential solve", name,
+                   backend, layout);
+            hb_batch_destroy(batch);
+        }
+        hb_context_destroy(ctx);
+    }
+    free(out);
+}
+
+/*
+ * Every real morphology of the shared data, every scheme and policy: Hines
+ * order, positive finite resistances, node areas summing to the morphology's
+ * area, a residual at round-off, and every layout equal to the sequential solve.
+ */
 static void test_real_morphologies(void)
 {
-    static const char *files[] = {"Cha-F-200000.CNG.swc", "mp_ma_40984_gc2.CNG.swc",
-                                  "v_e_moto1.CNG.swc",    "v_e_purk2.CNG.swc",
-                                  "l22.CNG.swc",          "morph_l5pc_with_axon.swc",
-                                  "041018-zA.CNG.swc",    "720575940661205633.swc"};
-    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
+    char dir_path[1024];
+    snprintf(dir_path, sizeof dir_path, "%s/morphologies", HB_DATA_DIR);
+    DIR *dir = opendir(dir_path);
+    CHECKF(dir != NULL, "cannot open %s", dir_path);
+    if (!dir) return;
+    int files = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir))) {
+        size_t len = strlen(entry->d_name);
+        if (len < 5 || strcmp(entry->d_name + len - 4, ".swc") != 0) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
         hb_morph_t *m = NULL;
         CHECK_OK(hb_morph_load_swc(path, NULL, &m));
         if (!m) continue;
+        files++;
         hb_morph_stats_t st;
         CHECK_OK(hb_morph_stats(m, &st));
         for (int scheme = 0; scheme < 2; scheme++) {
@@ -276,23 +357,72 @@ static void test_real_morphologies(void)
                 CHECK_OK(hb_cable_create(m, &opt, &c));
                 if (!c) continue;
                 CHECKF(fabs(sum_area(c) - st.area_um2) < 1e-8 * st.area_um2,
-                       "%s scheme %d policy %d: area %.10g vs %.10g", files[f], scheme, policy,
-                       sum_area(c), st.area_um2);
+                       "%s scheme %d policy %d: area %.10g vs %.10g", entry->d_name, scheme,
+                       policy, sum_area(c), st.area_um2);
+                int n = hb_cable_size(c);
                 const int *p = hb_cable_parent(c);
                 int ok = p[0] == -1;
                 hb_node_info_t info;
-                for (int i = 1; i < hb_cable_size(c); i++) {
+                for (int i = 1; i < n; i++) {
                     ok &= p[i] >= 0 && p[i] < i;
                     hb_cable_node(c, i, &info);
                     ok &= info.r_axial_mohm > 0.0 && isfinite(info.r_axial_mohm);
                 }
-                CHECKF(ok, "%s scheme %d policy %d: Hines order or resistance", files[f], scheme,
-                       policy);
+                CHECKF(ok, "%s scheme %d policy %d: Hines order or resistance", entry->d_name,
+                       scheme, policy);
+                double *buf = malloc((size_t)n * 5 * sizeof *buf);
+                double *u = buf, *l = u + n, *d = l + n, *rhs = d + n, *x = rhs + n;
+                double r = solve_real(c, u, l, d, rhs, x, (unsigned)(n + policy));
+                CHECKF(r < 1e-12, "%s scheme %d policy %d: residual %.3g", entry->d_name, scheme,
+                       policy, r);
+                if (policy == HB_CPOLICY_D_LAMBDA) check_batches(c, u, l, d, rhs, x, entry->d_name);
+                free(buf);
                 hb_cable_destroy(c);
             }
         }
         hb_morph_destroy(m);
     }
+    closedir(dir);
+    CHECKF(files >= 18, "only %d morphologies found", files);
+}
+
+/* A non-spherical root: its other children hang from its x = 0 node. */
+static void test_root_start_children(void)
+{
+    /* a 3-sample soma chain along x; one dendrite leaves the root sample itself */
+    hb_sample_t s[] = {
+        {1, 1, 0, 0, 0, 4, -1, 0},   {2, 1, 5, 0, 0, 5, 1, 0},    {3, 1, 10, 0, 0, 4, 2, 0},
+        {4, 3, 0, 20, 0, 1, 1, 0},   {5, 3, 0, 60, 0, 1, 4, 0},   {6, 3, 20, 0, 0, 1, 3, 0},
+    };
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_from_samples(s, 6, "root-children", &m));
+    for (int scheme = 0; scheme < 2; scheme++) {
+        hb_discretization_t opt;
+        hb_discretization_default(&opt);
+        opt.scheme = (hb_scheme_t)scheme;
+        opt.policy = HB_CPOLICY_FIXED;
+        opt.count = 2;
+        hb_cable_t *c = NULL;
+        CHECK_OK(hb_cable_create(m, &opt, &c));
+        if (!c) continue;
+        /* the dendrite from sample 1 starts at node 0 (x = 0 of the root section) */
+        hb_node_info_t info, parent;
+        int found = 0;
+        for (int i = 1; i < hb_cable_size(c); i++) {
+            hb_cable_node(c, i, &info);
+            hb_cable_node(c, info.parent, &parent);
+            if (info.sample_id == 4 || (info.swc_type == 3 && parent.swc_type == 1 &&
+                                        parent.x == 0.0)) {
+                found += info.parent == 0;
+            }
+        }
+        CHECKF(found >= 1, "scheme %d: no dendrite node hangs from node 0", scheme);
+        hb_node_info_t root;
+        hb_cable_node(c, 0, &root);
+        CHECK(root.x == 0.0 && root.swc_type == 1);
+        hb_cable_destroy(c);
+    }
+    hb_morph_destroy(m);
 }
 
 int main(void)
@@ -303,6 +433,7 @@ int main(void)
     test_convergence();
     test_geometry();
     test_policies();
+    test_root_start_children();
     test_real_morphologies();
     return check_summary("cable");
 }

@@ -718,9 +718,10 @@ static void test_contexts(void)
                               : hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP
                                                                      : HB_BACKEND_SEQ;
     CHECK(hb_context_backend(ctx) == best);
-    CHECK(hb_context_threads(ctx) == 0);
+    /* 0 = OpenMP's default: reported as the count a solve will use */
+    CHECK(hb_context_threads(ctx) >= 1);
     CHECK_OK(hb_context_set_threads(ctx, 3));
-    CHECK(hb_context_threads(ctx) == 3);
+    CHECK(hb_context_threads(ctx) == (best == HB_BACKEND_OMP ? 3 : 1));
     hb_context_destroy(ctx);
 }
 

@@ -69,7 +69,7 @@ static const char usage_solve[] =
     "  --layout L        flat | interleaved (default) | block\n"
     "  --block-size BS   systems per block for --layout block (default 32)\n"
     "  --backend B       seq | omp (default: omp when built with OpenMP, else seq)\n"
-    "  --threads T       OpenMP threads (default: OpenMP's choice)\n"
+    "  --threads T       OpenMP threads (default: OpenMP's default, OMP_NUM_THREADS)\n"
     "  --steps K         solves to time (default 10)\n"
     "  --dt MS           time step of the system [ms] (default 0.025)\n"
     "  --seed S          seed of the voltages (default 1)\n"

@@ -1,5 +1,9 @@
 #include "context.h"
 
+#ifdef HB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 #include <stdlib.h>
 
 #include "status.h"
@@ -93,4 +97,13 @@ hb_status_t hb_context_set_threads(hb_context_t ctx, int threads)
     return HB_SUCCESS;
 }
 
-int hb_context_threads(const hb_context_t ctx) { return ctx ? ctx->threads : -1; }
+/* The threads a solve will use: the set count, else OpenMP's default (1 for SEQ). */
+int hb_context_threads(const hb_context_t ctx)
+{
+    if (!ctx) return -1;
+    if (ctx->backend != HB_BACKEND_OMP) return 1;
+#ifdef HB_HAVE_OPENMP
+    if (ctx->threads == 0) return omp_get_max_threads();
+#endif
+    return ctx->threads;
+}

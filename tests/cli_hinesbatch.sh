@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The CLI end to end: exit codes, JSON keys, residuals, every layout and backend,
+# and clear errors on bad input. Usage: cli_hinesbatch.sh HINESBATCH DATA_DIR
+set -u
+bin=$1
+data=$2
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# expect_status CODE DESCRIPTION -- command...
+expect_status() {
+    local want=$1 what=$2
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want"; cat "$tmp/err" >&2; fi
+}
+expect_grep() { # FILE PATTERN DESCRIPTION
+    if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 400 "$1")"; fi
+}
+json_value() { # KEY: number after "KEY": in $tmp/out
+    sed -n "s/.*\"$1\": \([-0-9.eE+]*\).*/\1/p" "$tmp/out"
+}
+
+# --help everywhere, exit 0
+for cmd in "" info solve; do
+    expect_status 0 "help $cmd" -- "$bin" $cmd --help
+    expect_grep "$tmp/out" "usage: hinesbatch" "help $cmd"
+done
+expect_status 2 "no command" -- "$bin"
+expect_status 2 "unknown command" -- "$bin" frobnicate
+expect_grep "$tmp/err" "unknown command 'frobnicate'" "unknown command message"
+
+# info: JSON keys and values that can be checked by hand
+expect_status 0 "info json" -- "$bin" info "$data/morphologies/simple.swc" --json --policy fixed --nseg 2
+for key in points sections terminals max_branch_order length_um area_um2 compartments; do
+    expect_grep "$tmp/out" "\"$key\": " "info json key $key"
+done
+[ "$(json_value points)" = 9 ] && ok || bad "simple.swc points $(json_value points)"
+[ "$(json_value terminals)" = 4 ] && ok || bad "simple.swc terminals $(json_value terminals)"
+# simple.swc: a sphere soma and 6 sections of 2 compartments each (vertex scheme: +1 soma node)
+[ "$(json_value sections)" = 7 ] && ok || bad "simple.swc sections $(json_value sections)"
+[ "$(json_value compartments)" = 13 ] && ok || bad "simple.swc compartments $(json_value compartments)"
+expect_status 0 "info text" -- "$bin" info "$data/morphologies/v_e_purk2.CNG.swc"
+expect_grep "$tmp/out" "terminals *420" "purkinje terminals"
+expect_grep "$tmp/err" "warning: .*radius 0" "purkinje zero-radius warning"
+expect_status 0 "info nm units" -- "$bin" info "$data/morphologies/720575940661205633.swc" --units nm --json
+
+# info: errors name the file and line, exit 1
+expect_status 1 "missing file" -- "$bin" info "$tmp/does-not-exist.swc"
+expect_grep "$tmp/err" "does-not-exist.swc" "missing file named"
+expect_status 1 "missing parent" -- "$bin" info "$data/morphologies-bad/arbor_bad1_missing_parent.swc"
+expect_grep "$tmp/err" "arbor_bad1_missing_parent.swc:[0-9]*: parent 4" "missing parent message"
+expect_status 1 "negative radius" -- "$bin" info "$data/morphologies-bad/C031097B-I4.CNG.swc"
+expect_grep "$tmp/err" "C031097B-I4.CNG.swc:[0-9]*: .*radius" "negative radius message"
+head -c 100000 /dev/urandom >"$tmp/garbage.swc"
+expect_status 1 "binary garbage" -- "$bin" info "$tmp/garbage.swc"
+expect_grep "$tmp/err" "garbage.swc" "garbage named"
+: >"$tmp/empty.swc"
+expect_status 1 "empty file" -- "$bin" info "$tmp/empty.swc"
+expect_status 2 "no file" -- "$bin" info
+expect_status 2 "bad option" -- "$bin" info "$data/morphologies/simple.swc" --bogus
+expect_status 2 "bad nseg" -- "$bin" info "$data/morphologies/simple.swc" --nseg zero
+expect_grep "$tmp/err" "--nseg 'zero'" "bad nseg message"
+expect_status 2 "missing value" -- "$bin" info "$data/morphologies/simple.swc" --nseg
+
+# solve: every layout and backend, residual at round-off
+for backend in seq omp; do
+    for layout in flat interleaved block; do
+        expect_status 0 "solve $backend $layout" -- "$bin" solve --morph "$data/morphologies/v_e_moto1.CNG.swc" \
+            --cells 67 --layout $layout --block-size 8 --backend $backend --steps 3 --check --json
+        res=$(json_value max_rel_residual)
+        awk -v r="$res" 'BEGIN { exit !(r != "" && r < 1e-12) }' && ok || bad "solve $backend $layout residual '$res'"
+        expect_grep "$tmp/out" "\"compartments_per_second\": " "solve $backend $layout rate"
+        expect_grep "$tmp/out" "\"layout\": \"$layout\"" "solve $backend $layout name"
+    done
+done
+expect_status 0 "solve default morphology" -- "$bin" solve --cells 10 --steps 2 --check --scheme neuron
+expect_grep "$tmp/out" "HSN-fluoro01" "default morphology named"
+expect_status 2 "solve bad cells" -- "$bin" solve --cells -3
+expect_status 2 "solve bad layout" -- "$bin" solve --layout diagonal
+expect_status 1 "solve bad morph" -- "$bin" solve --morph "$data/morphologies-bad/morphio_inline_cyclic_self_parent.swc"
+expect_grep "$tmp/err" "own parent" "self parent message"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
