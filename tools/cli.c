@@ -1,0 +1,214 @@
+/* Shared pieces of the hinesbatch command-line tool. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *program = "hinesbatch";
+
+const char cli_usage_discretisation[] =
+    "compartments (shared by info and solve):\n"
+    "  --policy P        d-lambda (default) | fixed | max-length | per-segment\n"
+    "  --nseg N          compartments per section for --policy fixed (default 1)\n"
+    "  --max-length UM   longest compartment for --policy max-length [um] (default 10)\n"
+    "  --d-lambda X      fraction of the AC length constant (default 0.1)\n"
+    "  --frequency HZ    frequency of the AC length constant [Hz] (default 100)\n"
+    "  --scheme S        vertex (default: nodes at compartment boundaries, forks are nodes)\n"
+    "                    | neuron (NEURON's nodes: segment centres and zero-area ends)\n"
+    "  --ra OHM_CM       axial resistivity [ohm cm] (default 100)\n"
+    "  --cm UF_CM2       membrane capacitance [uF/cm^2] (default 1)\n"
+    "  --units U         um (default) | nm: units of the SWC coordinates and radii\n";
+
+int cli_fail(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    fprintf(stderr, "%s %s: ", program, command);
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fputc('\n', stderr);
+    return 1;
+}
+
+int cli_fail_status(const char *command, hb_status_t status)
+{
+    return cli_fail(command, "%s (%s)", hb_last_error()[0] ? hb_last_error() : "failed",
+                hb_status_string(status));
+}
+
+/* ---- argument parsing ---- */
+
+int cli_parse_int(const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno || end == text || *end || value < lo || value > hi) return 0;
+    *out = value;
+    return 1;
+}
+
+int cli_parse_double(const char *text, double lo, double *out)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(value) || !(value > lo)) return 0;
+    *out = value;
+    return 1;
+}
+
+
+/* The value following option argv[i]; NULL (after an error message) if missing. */
+const char *cli_option_value(cli_args_t *a)
+{
+    if (a->i + 1 >= a->argc) {
+        cli_fail(a->command, "option %s needs a value", a->argv[a->i]);
+        return NULL;
+    }
+    return a->argv[++a->i];
+}
+
+
+/* Parses one discretisation option at argv[i]: 1 used, 0 not ours, -1 error. */
+int cli_parse_model_option(cli_args_t *a, cli_model_options_t *m)
+{
+    const char *opt = a->argv[a->i], *value;
+    long n;
+    if (strcmp(opt, "--policy") == 0) {
+        if (!(value = cli_option_value(a))) return -1;
+        if (strcmp(value, "d-lambda") == 0) m->disc.policy = HB_CPOLICY_D_LAMBDA;
+        else if (strcmp(value, "fixed") == 0) m->disc.policy = HB_CPOLICY_FIXED;
+        else if (strcmp(value, "max-length") == 0) m->disc.policy = HB_CPOLICY_MAX_LENGTH;
+        else if (strcmp(value, "per-segment") == 0) m->disc.policy = HB_CPOLICY_PER_SEGMENT;
+        else {
+            cli_fail(a->command, "--policy '%s': expected d-lambda, fixed, max-length or per-segment",
+                 value);
+            return -1;
+        }
+    } else if (strcmp(opt, "--nseg") == 0) {
+        if (!(value = cli_option_value(a))) return -1;
+        if (!cli_parse_int(value, 1, 1000000, &n)) {
+            cli_fail(a->command, "--nseg '%s': expected an integer 1..1000000", value);
+            return -1;
+        }
+        m->disc.count = (int)n;
+        m->disc.policy = HB_CPOLICY_FIXED;
+    } else if (strcmp(opt, "--max-length") == 0 || strcmp(opt, "--d-lambda") == 0 ||
+               strcmp(opt, "--frequency") == 0 || strcmp(opt, "--ra") == 0 ||
+               strcmp(opt, "--cm") == 0) {
+        double x;
+        if (!(value = cli_option_value(a))) return -1;
+        if (!cli_parse_double(value, 0.0, &x)) {
+            cli_fail(a->command, "%s '%s': expected a positive number", opt, value);
+            return -1;
+        }
+        if (strcmp(opt, "--max-length") == 0) {
+            m->disc.max_length_um = x;
+            m->disc.policy = HB_CPOLICY_MAX_LENGTH;
+        } else if (strcmp(opt, "--d-lambda") == 0) {
+            m->disc.d_lambda = x;
+        } else if (strcmp(opt, "--frequency") == 0) {
+            m->disc.frequency_hz = x;
+        } else if (strcmp(opt, "--ra") == 0) {
+            m->disc.ra_ohm_cm = x;
+        } else {
+            m->disc.cm_uf_cm2 = x;
+        }
+    } else if (strcmp(opt, "--scheme") == 0) {
+        if (!(value = cli_option_value(a))) return -1;
+        if (strcmp(value, "vertex") == 0) m->disc.scheme = HB_SCHEME_VERTEX;
+        else if (strcmp(value, "neuron") == 0) m->disc.scheme = HB_SCHEME_NEURON;
+        else {
+            cli_fail(a->command, "--scheme '%s': expected vertex or neuron", value);
+            return -1;
+        }
+    } else if (strcmp(opt, "--units") == 0) {
+        if (!(value = cli_option_value(a))) return -1;
+        if (strcmp(value, "um") == 0) m->swc.units = HB_UNITS_UM;
+        else if (strcmp(value, "nm") == 0) m->swc.units = HB_UNITS_NM;
+        else {
+            cli_fail(a->command, "--units '%s': expected um or nm", value);
+            return -1;
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+void cli_model_options_default(cli_model_options_t *m)
+{
+    hb_discretization_default(&m->disc);
+    hb_swc_options_default(&m->swc);
+}
+
+/* Loads the morphology (file or built-in), prints its warnings and builds the cable. */
+int cli_load_model(const char *command, const char *path, const cli_model_options_t *m,
+                      hb_morph_t **morph, hb_cable_t **cable)
+{
+    hb_status_t status;
+    if (path)
+        status = hb_morph_load_swc(path, &m->swc, morph);
+    else
+        status = hb_morph_parse_swc((const char *)hb_default_swc, hb_default_swc_length,
+                                    hb_default_swc_name, &m->swc, morph);
+    if (status != HB_SUCCESS) return cli_fail_status(command, status);
+    for (int i = 0; i < hb_morph_warning_count(*morph); i++)
+        fprintf(stderr, "%s %s: warning: %s\n", program, command, hb_morph_warning(*morph, i));
+    status = hb_cable_create(*morph, &m->disc, cable);
+    if (status != HB_SUCCESS) {
+        hb_morph_destroy(*morph);
+        *morph = NULL;
+        return cli_fail_status(command, status);
+    }
+    return 0;
+}
+
+void cli_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+double cli_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_doubles(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double cli_median(double *x, size_t n)
+{
+    if (n == 0) return NAN;
+    qsort(x, n, sizeof *x, compare_doubles);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+double cli_uniform(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return (double)((x * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+

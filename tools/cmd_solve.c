@@ -1,0 +1,234 @@
+/* hinesbatch solve: a batch of Hines systems from one morphology, timed. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_solve[] =
+    "usage: hinesbatch solve [--morph FILE.swc] [--cells N] [options]\n"
+    "\n"
+    "Builds one backward-Euler step's Hines system from the morphology (passive\n"
+    "membrane, random voltages around rest), copies it to N cells with different\n"
+    "voltages and solves the batch K times. Prints the time per solve (median, min,\n"
+    "max) and compartments solved per second.\n"
+    "\n"
+    "  --morph FILE.swc  morphology (default: a built-in HSN-fluoro01 cell)\n"
+    "  --cells N         systems in the batch (default 1000)\n"
+    "  --layout L        flat | interleaved (default) | block\n"
+    "  --block-size BS   systems per block for --layout block (default 32)\n"
+    "  --backend B       seq | omp (default: omp when built with OpenMP, else seq)\n"
+    "  --threads T       OpenMP threads (default: OpenMP's default, OMP_NUM_THREADS)\n"
+    "  --steps K         solves to time (default 10)\n"
+    "  --dt MS           time step of the system [ms] (default 0.025)\n"
+    "  --seed S          seed of the voltages (default 1)\n"
+    "  --check           report the largest relative residual ||Ax-b||/||b||\n"
+    "  --json            machine-readable output\n";
+
+typedef struct {
+    const char *morph_path;
+    long cells, block_size, threads, steps;
+    unsigned long seed;
+    double dt;
+    hb_layout_t layout;
+    hb_backend_t backend;
+    int check, json;
+} solve_options_t;
+
+static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_options_t *m)
+{
+    cli_args_t a = {"solve", argc, argv, 0};
+    const char *value;
+    long n;
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *opt = argv[a.i];
+        int used = cli_parse_model_option(&a, m);
+        if (used < 0) return 2;
+        if (used) continue;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            printf("%s\n%s", usage_solve, cli_usage_discretisation);
+            return -1;
+        } else if (strcmp(opt, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(opt, "--check") == 0) {
+            o->check = 1;
+        } else if (strcmp(opt, "--morph") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            o->morph_path = value;
+        } else if (strcmp(opt, "--layout") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            if (strcmp(value, "flat") == 0) o->layout = HB_LAYOUT_FLAT;
+            else if (strcmp(value, "interleaved") == 0) o->layout = HB_LAYOUT_INTERLEAVED;
+            else if (strcmp(value, "block") == 0) o->layout = HB_LAYOUT_BLOCK;
+            else return cli_fail("solve", "--layout '%s': expected flat, interleaved or block", value) + 1;
+        } else if (strcmp(opt, "--backend") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            if (strcmp(value, "seq") == 0) o->backend = HB_BACKEND_SEQ;
+            else if (strcmp(value, "omp") == 0) o->backend = HB_BACKEND_OMP;
+            else if (strcmp(value, "cuda") == 0) o->backend = HB_BACKEND_CUDA;
+            else if (strcmp(value, "best") == 0) o->backend = HB_BACKEND_BEST;
+            else return cli_fail("solve", "--backend '%s': expected seq, omp, cuda or best", value) + 1;
+        } else if (strcmp(opt, "--cells") == 0 || strcmp(opt, "--block-size") == 0 ||
+                   strcmp(opt, "--threads") == 0 || strcmp(opt, "--steps") == 0 ||
+                   strcmp(opt, "--seed") == 0) {
+            long lo = strcmp(opt, "--threads") == 0 || strcmp(opt, "--seed") == 0 ? 0 : 1;
+            if (!(value = cli_option_value(&a))) return 2;
+            if (!cli_parse_int(value, lo, 100000000L, &n))
+                return cli_fail("solve", "%s '%s': expected an integer %ld..100000000", opt, value,
+                            lo) + 1;
+            if (strcmp(opt, "--cells") == 0) o->cells = n;
+            else if (strcmp(opt, "--block-size") == 0) o->block_size = n;
+            else if (strcmp(opt, "--threads") == 0) o->threads = n;
+            else if (strcmp(opt, "--steps") == 0) o->steps = n;
+            else o->seed = (unsigned long)n;
+        } else if (strcmp(opt, "--dt") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            if (!cli_parse_double(value, 0.0, &o->dt))
+                return cli_fail("solve", "--dt '%s': expected a positive number [ms]", value) + 1;
+        } else {
+            return cli_fail("solve", "unknown argument '%s' (see hinesbatch solve --help)", opt) + 1;
+        }
+    }
+    return 0;
+}
+
+/* Fills every system of `batch` with one step's matrix at random voltages. */
+static hb_status_t fill_batch(hb_batch_t batch, const hb_cable_t *cable, double dt,
+                              unsigned long seed)
+{
+    int m = hb_cable_size(cable), n = hb_batch_count(batch);
+    double *buf = malloc((size_t)m * 6 * sizeof *buf);
+    if (!buf) return HB_ERR_ALLOC;
+    double *u = buf, *l = u + m, *d = l + m, *rhs = d + m, *v = rhs + m, *g = v + m;
+    uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
+    hb_status_t status = hb_cable_offdiag(cable, u, l);
+    for (int i = 0; i < m; i++) g[i] = 1e-4; /* passive leak [S/cm^2] */
+    for (int s = 0; s < n && status == HB_SUCCESS; s++) {
+        for (int i = 0; i < m; i++) v[i] = -65.0 + 20.0 * (cli_uniform(&state) - 0.5);
+        status = hb_cable_step_system(cable, dt, u, l, v, g, NULL, NULL, d, rhs);
+        if (status == HB_SUCCESS) status = hb_batch_set(batch, s, u, l, d, rhs);
+    }
+    free(buf);
+    return status;
+}
+
+/* Largest ||A x - b|| / ||b|| over the systems; `original` holds A and b. */
+static hb_status_t max_residual(const hb_batch_t original, const hb_batch_t solved,
+                                const int *parent, double *result)
+{
+    int m = hb_batch_rows(original), n = hb_batch_count(original);
+    double *buf = malloc((size_t)m * 6 * sizeof *buf);
+    if (!buf) return HB_ERR_ALLOC;
+    double *u = buf, *l = u + m, *d = l + m, *b = d + m, *x = b + m, *ax = x + m;
+    double worst = 0.0;
+    hb_status_t status = HB_SUCCESS;
+    for (int s = 0; s < n && status == HB_SUCCESS; s++) {
+        status = hb_batch_get(original, s, u, l, d, b);
+        if (status == HB_SUCCESS) status = hb_batch_get(solved, s, NULL, NULL, NULL, x);
+        if (status == HB_SUCCESS) status = hb_hines_matvec(m, parent, u, l, d, x, ax);
+        double num = 0.0, den = 0.0;
+        for (int i = 0; i < m; i++) {
+            num += (ax[i] - b[i]) * (ax[i] - b[i]);
+            den += b[i] * b[i];
+        }
+        double rel = den > 0.0 ? sqrt(num / den) : sqrt(num);
+        if (!(rel <= worst)) worst = rel; /* NaN propagates */
+    }
+    free(buf);
+    *result = worst;
+    return status;
+}
+
+int cli_command_solve(int argc, char **argv)
+{
+    solve_options_t o = {NULL, 1000, 32, 0, 10, 1, 0.025, HB_LAYOUT_INTERLEAVED,
+                         hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ,
+                         0, 0};
+    cli_model_options_t m;
+    cli_model_options_default(&m);
+    int rc = parse_solve(argc, argv, &o, &m);
+    if (rc) return rc < 0 ? 0 : rc;
+
+    hb_morph_t *morph = NULL;
+    hb_cable_t *cable = NULL;
+    hb_context_t ctx = NULL;
+    hb_batch_t batch = NULL, original = NULL;
+    double *times = NULL;
+    hb_status_t status;
+    if (cli_load_model("solve", o.morph_path, &m, &morph, &cable)) return 1;
+
+    int rows = hb_cable_size(cable);
+    const int *parent = hb_cable_parent(cable);
+    int bs = o.layout == HB_LAYOUT_BLOCK ? (int)o.block_size : 1;
+    double max_rel_residual = 0.0;
+    rc = 1;
+    if ((status = hb_context_create(&ctx, o.backend)) != HB_SUCCESS) goto error;
+    if (o.threads > 0 && (status = hb_context_set_threads(ctx, (int)o.threads)) != HB_SUCCESS)
+        goto error;
+    if ((status = hb_batch_create(ctx, rows, parent, (int)o.cells, o.layout, bs, &batch)) !=
+            HB_SUCCESS ||
+        (status = hb_batch_create(ctx, rows, parent, (int)o.cells, o.layout, bs, &original)) !=
+            HB_SUCCESS)
+        goto error;
+    if ((status = fill_batch(original, cable, o.dt, o.seed)) != HB_SUCCESS) goto error;
+    times = malloc((size_t)o.steps * sizeof *times);
+    if (!times) {
+        status = HB_ERR_ALLOC;
+        goto error;
+    }
+    /* Each solve starts from the freshly assembled system (restoring it is not timed). */
+    for (long k = 0; k < o.steps; k++) {
+        if ((status = hb_batch_convert(original, batch)) != HB_SUCCESS) goto error;
+        double t0 = cli_now_seconds();
+        if ((status = hb_batch_solve(batch)) != HB_SUCCESS) goto error;
+        times[k] = cli_now_seconds() - t0;
+    }
+    if (o.check && (status = max_residual(original, batch, parent, &max_rel_residual)) !=
+                       HB_SUCCESS)
+        goto error;
+
+    double median = cli_median(times, (size_t)o.steps); /* sorts times */
+    int compartments = hb_cable_compartments(cable);
+    double rate = (double)o.cells * compartments / median;
+    const char *name = o.morph_path ? o.morph_path : hb_default_swc_name;
+    if (o.json) {
+        printf("{\"morphology\": ");
+        cli_json_string(stdout, name);
+        printf(", \"cells\": %ld, \"rows\": %d, \"compartments\": %d, \"layout\": \"%s\", "
+               "\"block_size\": %d, \"backend\": \"%s\", \"threads\": %d, \"steps\": %ld, "
+               "\"time_per_solve_s\": {\"median\": %.9g, \"min\": %.9g, \"max\": %.9g}, "
+               "\"compartments_per_second\": %.6g",
+               o.cells, rows, compartments, hb_layout_name(o.layout), bs,
+               hb_backend_name(hb_context_backend(ctx)), hb_context_threads(ctx), o.steps, median,
+               times[0], times[o.steps - 1], rate);
+        if (o.check) printf(", \"max_rel_residual\": %.3e", max_rel_residual);
+        printf("}\n");
+    } else {
+        printf("morphology        %s\n", name);
+        printf("cells             %ld\n", o.cells);
+        printf("rows per cell     %d (%d compartments)\n", rows, compartments);
+        printf("layout            %s", hb_layout_name(o.layout));
+        if (o.layout == HB_LAYOUT_BLOCK) printf(" (block size %d)", bs);
+        printf("\nbackend           %s", hb_backend_name(hb_context_backend(ctx)));
+        if (hb_context_backend(ctx) == HB_BACKEND_OMP) printf(" (%d threads)", hb_context_threads(ctx));
+        printf("\ntime per solve    %.6g s median, %.6g min, %.6g max over %ld solves\n", median,
+               times[0], times[o.steps - 1], o.steps);
+        printf("throughput        %.4g compartments/s\n", rate);
+        if (o.check) printf("max rel residual  %.3e\n", max_rel_residual);
+    }
+    rc = 0;
+    goto done;
+error:
+    cli_fail_status("solve", status);
+done:
+    free(times);
+    hb_batch_destroy(original);
+    hb_batch_destroy(batch);
+    if (ctx) hb_context_destroy(ctx);
+    hb_cable_destroy(cable);
+    hb_morph_destroy(morph);
+    return rc;
+}
+
