@@ -117,6 +117,9 @@ typedef enum {
     HB_SCHEME_NEURON = 1
 } hb_scheme_t;
 
+/* SWC type codes 0 .. HB_SWC_TYPES - 1 can carry their own Ra and cm. */
+#define HB_SWC_TYPES 20
+
 typedef struct {
     hb_cpolicy_t policy;
     hb_scheme_t scheme;
@@ -126,6 +129,9 @@ typedef struct {
     double frequency_hz;  /* HB_CPOLICY_D_LAMBDA: frequency of lambda_f [Hz] (100) */
     double ra_ohm_cm;     /* axial resistivity [ohm cm] (100) */
     double cm_uf_cm2;     /* specific membrane capacitance [uF/cm^2] (1) */
+    /* Per SWC type overrides (0 = use the values above): Ra [ohm cm], cm [uF/cm^2]. */
+    double ra_by_type[HB_SWC_TYPES];
+    double cm_by_type[HB_SWC_TYPES];
 } hb_discretization_t;
 
 void hb_discretization_default(hb_discretization_t *options);
@@ -147,6 +153,7 @@ typedef struct {
     int swc_type;         /* SWC type of the section */
     double area_um2;      /* membrane area [um^2] (0 for zero-area nodes) */
     double r_axial_mohm;  /* axial resistance to the parent node [Mohm] */
+    double cm_uf_cm2;     /* specific capacitance of the node's region [uF/cm^2] */
 } hb_node_info_t;
 
 hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *options,

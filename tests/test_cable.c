@@ -425,8 +425,42 @@ static void test_root_start_children(void)
     hb_morph_destroy(m);
 }
 
+/* Per-type Ra and cm: the dendrite's resistances scale with its Ra, nodes carry cm. */
+static void test_region_parameters(void)
+{
+    hb_sample_t s[] = {{1, 1, 0, 0, 0, 5, -1, 0}, {2, 3, 5, 0, 0, 1, 1, 0}, {3, 3, 105, 0, 0, 1, 2, 0}};
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_from_samples(s, 3, "ball-and-stick", &m));
+    hb_discretization_t opt;
+    hb_discretization_default(&opt);
+    opt.policy = HB_CPOLICY_FIXED;
+    opt.count = 4;
+    hb_cable_t *plain = NULL, *region = NULL;
+    CHECK_OK(hb_cable_create(m, &opt, &plain));
+    opt.ra_by_type[3] = 3.0 * opt.ra_ohm_cm;
+    opt.cm_by_type[1] = 2.5;
+    CHECK_OK(hb_cable_create(m, &opt, &region));
+    int ok = hb_cable_size(plain) == hb_cable_size(region);
+    for (int i = 0; ok && i < hb_cable_size(plain); i++) {
+        hb_node_info_t a, b;
+        hb_cable_node(plain, i, &a);
+        hb_cable_node(region, i, &b);
+        double ratio = a.r_axial_mohm > 0 ? b.r_axial_mohm / a.r_axial_mohm : 3.0;
+        ok &= a.swc_type == 3 ? fabs(ratio - 3.0) < 1e-12 : a.r_axial_mohm == b.r_axial_mohm;
+        ok &= b.cm_uf_cm2 == (b.swc_type == 1 ? 2.5 : 1.0) && a.cm_uf_cm2 == 1.0;
+    }
+    CHECK(ok);
+    opt.cm_by_type[1] = -1.0;
+    hb_cable_t *bad = NULL;
+    CHECK(hb_cable_create(m, &opt, &bad) == HB_ERR_INVALID_VALUE && bad == NULL);
+    hb_cable_destroy(plain);
+    hb_cable_destroy(region);
+    hb_morph_destroy(m);
+}
+
 int main(void)
 {
+    test_region_parameters();
     test_steady_state(HB_SCHEME_VERTEX, 1000);
     test_steady_state(HB_SCHEME_VERTEX, 50);
     test_steady_state(HB_SCHEME_NEURON, 1000);

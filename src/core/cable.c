@@ -21,7 +21,6 @@
 #define ZERO_AREA_ROW_SCALE 100.0
 
 struct hb_cable {
-    double cm_uf_cm2; /* specific capacitance [uF/cm^2] */
     int n_nodes;
     int n_compartments;
     int *parent;
@@ -40,6 +39,21 @@ void hb_discretization_default(hb_discretization_t *options)
     options->frequency_hz = 100.0;
     options->ra_ohm_cm = 100.0;
     options->cm_uf_cm2 = 1.0;
+}
+
+/* Ra [ohm cm] and cm [uF/cm^2] of a section's region. */
+static double region_ra(const hb_discretization_t *opt, int type)
+{
+    if (type >= 0 && type < HB_SWC_TYPES && opt->ra_by_type[type] > 0.0)
+        return opt->ra_by_type[type];
+    return opt->ra_ohm_cm;
+}
+
+static double region_cm(const hb_discretization_t *opt, int type)
+{
+    if (type >= 0 && type < HB_SWC_TYPES && opt->cm_by_type[type] > 0.0)
+        return opt->cm_by_type[type];
+    return opt->cm_uf_cm2;
 }
 
 /* ---- geometry along one section's polyline ---- */
@@ -79,7 +93,8 @@ static void integrate(const hb_section_t *sec, double a, double b, double *area,
 /* NEURON's lambda_f(frequency) of a polyline [um] (nrn/share/lib/hoc/stdlib). */
 static double lambda_f(const hb_section_t *sec, const hb_discretization_t *opt)
 {
-    double scale = sqrt(4.0 * HB_PI * opt->frequency_hz * opt->ra_ohm_cm * opt->cm_uf_cm2);
+    double scale = sqrt(4.0 * HB_PI * opt->frequency_hz * region_ra(opt, sec->type) *
+                        region_cm(opt, sec->type));
     double lam = 0.0;
     for (int k = 0; k + 1 < sec->n_points; k++) {
         double d_sum = 2.0 * (sec->radius[k] + sec->radius[k + 1]); /* diam1 + diam2 */
@@ -180,6 +195,12 @@ static hb_status_t check_options(const hb_discretization_t *opt)
     if (!(opt->cm_uf_cm2 > 0.0) || !isfinite(opt->cm_uf_cm2))
         return hb_fail(HB_ERR_INVALID_VALUE, "discretisation: cm = %g uF/cm2; expected > 0",
                        opt->cm_uf_cm2);
+    for (int t = 0; t < HB_SWC_TYPES; t++)
+        if (opt->ra_by_type[t] < 0.0 || opt->cm_by_type[t] < 0.0 || !isfinite(opt->ra_by_type[t]) ||
+            !isfinite(opt->cm_by_type[t]))
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "discretisation: SWC type %d has Ra %g, cm %g; expected >= 0 (0: default)",
+                           t, opt->ra_by_type[t], opt->cm_by_type[t]);
     switch (opt->policy) {
     case HB_CPOLICY_FIXED:
         if (opt->count < 1 || opt->count > 1000000)
@@ -227,6 +248,8 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
     memset(&info, 0, sizeof info);
     info.section = index;
     info.swc_type = sec->type;
+    info.cm_uf_cm2 = region_cm(opt, sec->type);
+    const double ra = region_ra(opt, sec->type);
     *end_node = attach;
     *centre_node = attach;
     *start_node = attach;
@@ -264,7 +287,7 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
             info.kind = HB_NODE_COMPARTMENT;
             info.x = centre / sec->length;
             info.sample_id = sample_at(morph, sec, centre);
-            info.r_axial_mohm = opt->ra_ohm_cm * factor * 1e-2;
+            info.r_axial_mohm = ra * factor * 1e-2;
             if ((prev = add_node(b, &info)) < 0) goto oom;
             if (j == 0 || (s[j] <= 0.5 * sec->length && 0.5 * sec->length < s[j + 1]))
                 *centre_node = prev;
@@ -275,7 +298,7 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
         info.x = 1.0;
         info.area_um2 = 0.0;
         info.sample_id = sample_at(morph, sec, sec->length);
-        info.r_axial_mohm = opt->ra_ohm_cm * factor * 1e-2;
+        info.r_axial_mohm = ra * factor * 1e-2;
         if ((prev = add_node(b, &info)) < 0) goto oom;
         *end_node = prev;
     } else if (sec->is_sphere) {
@@ -285,7 +308,7 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
         info.kind = HB_NODE_COMPARTMENT;
         info.x = 0.5;
         info.sample_id = sample_at(morph, sec, 0.0);
-        info.r_axial_mohm = attach < 0 ? 0.0 : opt->ra_ohm_cm * factor * 1e-2;
+        info.r_axial_mohm = attach < 0 ? 0.0 : ra * factor * 1e-2;
         if ((prev = add_node(b, &info)) < 0) goto oom;
         *end_node = *centre_node = *start_node = prev;
     } else {
@@ -312,7 +335,7 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
             info.x = s[j] / sec->length;
             info.sample_id = sample_at(morph, sec, s[j]);
             info.area_um2 = proximal_half + distal_half;
-            info.r_axial_mohm = opt->ra_ohm_cm * factor * 1e-2;
+            info.r_axial_mohm = ra * factor * 1e-2;
             if ((prev = add_node(b, &info)) < 0) goto oom;
             if (s[j - 1] < 0.5 * sec->length && 0.5 * sec->length <= s[j]) *centre_node = prev;
         }
@@ -339,7 +362,6 @@ hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *
         return hb_fail(HB_ERR_MORPHOLOGY, "%s: no sections", morph->name);
 
     builder_t b = {calloc(1, sizeof(hb_cable_t)), 0};
-    if (b.cable) b.cable->cm_uf_cm2 = options->cm_uf_cm2;
     int *end_node = malloc((size_t)morph->n_sections * sizeof *end_node);
     int *centre_node = malloc((size_t)morph->n_sections * sizeof *centre_node);
     int *start_node = malloc((size_t)morph->n_sections * sizeof *start_node);
@@ -443,7 +465,7 @@ hb_status_t hb_cable_step_system(const hb_cable_t *cable, double dt_ms, const do
         const hb_node_info_t *node = &cable->nodes[i];
         double diag = 0.0, current = 0.0;
         if (node->area_um2 > 0.0) {
-            diag = 1e-3 * cable->cm_uf_cm2 / dt_ms;
+            diag = 1e-3 * node->cm_uf_cm2 / dt_ms;
             if (g) diag += g[i];
             if (i_m) current -= i_m[i];
         }
