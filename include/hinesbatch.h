@@ -99,6 +99,12 @@ typedef struct {
 
 hb_status_t hb_morph_stats(const hb_morph_t *morph, hb_morph_stats_t *stats);
 
+/*
+ * A connected piece of a morphology: its first `samples` samples in Hines
+ * (depth-first, parents first) order. Used to cut real cells to given sizes.
+ */
+hb_status_t hb_morph_cut(const hb_morph_t *morph, int samples, hb_morph_t **piece);
+
 /* ------------------------------------------------------------------------ */
 /* Compartments (discretisation) and the cable-equation matrix.             */
 /* ------------------------------------------------------------------------ */
@@ -262,9 +268,50 @@ hb_status_t hb_batch_get(const hb_batch_t batch, int system, double *u, double *
 hb_status_t hb_batch_solve(hb_batch_t batch);
 /* Copy every system of src into dst (same m, parent and count; any layouts). */
 hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst);
-/* Direct access to the host arrays in the batch's layout (CPU backends). */
+/*
+ * Host arrays in the batch's layout. For a CUDA batch these are the host copy:
+ * the call first brings them up to date, and the next solve uploads them.
+ */
 hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d,
                             double **rhs);
+
+/*
+ * Kernel choice for the CUDA backend (the CPU backends have one kernel and
+ * accept any value). docs/gpu.md describes each.
+ */
+typedef enum {
+    HB_HINES_ALGO_AUTO = 0,         /* the library's choice for the batch's shape */
+    HB_HINES_ALGO_PER_THREAD = 1,   /* the paper's: one thread per system, any layout */
+    HB_HINES_ALGO_BLOCK_SHARED = 2, /* the paper's Block-Shared: BLOCK layout, rhs in shared memory */
+    HB_HINES_ALGO_STAGED = 3,       /* ours, few systems: a warp per system, staged on chip */
+    HB_HINES_ALGO_STREAMED = 4      /* ours, many systems: 32 systems a warp, one pass over memory */
+} hb_hines_algo_t;
+
+const char *hb_hines_algo_name(hb_hines_algo_t algo);
+hb_status_t hb_batch_set_algorithm(hb_batch_t batch, hb_hines_algo_t algo);
+hb_hines_algo_t hb_batch_algorithm(const hb_batch_t batch);
+/* The kernel a solve of this batch runs (AUTO resolved); CPU backends: PER_THREAD. */
+hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t batch);
+
+/*
+ * Times `repeats` solves: before each, d and rhs are copied from `source` (same
+ * shape and layout, same backend; not timed). seconds[k] receives solve k's time,
+ * measured with CUDA events on the CUDA backend and a monotonic clock otherwise.
+ */
+hb_status_t hb_batch_benchmark(hb_batch_t batch, const hb_batch_t source, int repeats,
+                               double *seconds);
+
+/*
+ * Measured copy bandwidth of the context's memory: a `bytes`-sized copy
+ * (device to device on CUDA, memcpy on the CPU), median of `repeats`, counting
+ * bytes read plus bytes written [bytes/s].
+ */
+hb_status_t hb_context_copy_bandwidth(hb_context_t ctx, size_t bytes, int repeats,
+                                      double *bytes_per_second);
+/* Visible CUDA devices a CUDA context spreads batches over (0 for CPU contexts). */
+int hb_context_devices(const hb_context_t ctx);
+/* Name of device 0 ("cpu" for CPU contexts); valid while ctx lives. */
+const char *hb_context_device_name(const hb_context_t ctx);
 
 #ifdef __cplusplus
 }

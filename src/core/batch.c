@@ -2,8 +2,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "cpu/hines_cpu.h"
 #include "status.h"
+
+#ifdef HB_HAVE_CUDA
+#include "cuda/backend_cuda.h"
+#endif
+
+/* Bits of the arrays a CUDA batch's devices hold newer than the host copy. */
+enum { NEWER_U = 1, NEWER_L = 2, NEWER_D = 4, NEWER_RHS = 8, NEWER_ALL = 15 };
 
 struct hb_batch {
     hb_context_t ctx; /* borrowed: must outlive the batch */
@@ -11,8 +19,45 @@ struct hb_batch {
     hb_layout_t layout;
     int block;   /* systems per block B (hines_cpu.h): 1 FLAT, count INTERLEAVED */
     int *parent; /* copy, shared by all systems */
-    double *u, *l, *d, *rhs; /* hb_layout_size elements each */
+    double *u, *l, *d, *rhs; /* hb_layout_size elements each; the host copy on CUDA */
+    hb_hines_algo_t algo;
+    void *device;     /* hb_cuda_batch_t for the CUDA backend, else NULL */
+    int host_dirty;   /* CUDA: the host copy changed since the last upload */
+    int device_newer; /* CUDA: NEWER_* bits of arrays changed on the devices */
 };
+
+/* CUDA: bring the host copy up to date. */
+static hb_status_t sync_host(struct hb_batch *b)
+{
+#ifdef HB_HAVE_CUDA
+    if (b->device && b->device_newer) {
+        const int newer = b->device_newer;
+        hb_status_t status = hb_cuda_batch_download(
+            (hb_cuda_batch_t *)b->device, newer & NEWER_U ? b->u : NULL,
+            newer & NEWER_L ? b->l : NULL, newer & NEWER_D ? b->d : NULL,
+            newer & NEWER_RHS ? b->rhs : NULL);
+        if (status != HB_SUCCESS) return status;
+        b->device_newer = 0;
+    }
+#else
+    (void)b;
+#endif
+    return HB_SUCCESS;
+}
+
+#ifdef HB_HAVE_CUDA
+/* CUDA: bring the devices up to date. */
+static hb_status_t sync_device(struct hb_batch *b)
+{
+    if (b->device && b->host_dirty) {
+        hb_status_t status =
+            hb_cuda_batch_upload((hb_cuda_batch_t *)b->device, b->u, b->l, b->d, b->rhs);
+        if (status != HB_SUCCESS) return status;
+        b->host_dirty = 0;
+    }
+    return HB_SUCCESS;
+}
+#endif
 
 hb_status_t hb_batch_create(hb_context_t ctx, int m, const int *parent, int batch_count,
                             hb_layout_t layout, int block_size, hb_batch_t *batch)
@@ -45,6 +90,17 @@ hb_status_t hb_batch_create(hb_context_t ctx, int m, const int *parent, int batc
                        "per array)", fn, batch_count, m, size);
     }
     memcpy(b->parent, parent, (size_t)m * sizeof *parent);
+#ifdef HB_HAVE_CUDA
+    if (ctx->backend == HB_BACKEND_CUDA) {
+        status = hb_cuda_batch_create((hb_cuda_context_t *)ctx->device, m, parent, batch_count,
+                                      layout, b->block, (hb_cuda_batch_t **)&b->device);
+        if (status != HB_SUCCESS) {
+            hb_batch_destroy(b);
+            return status;
+        }
+        b->host_dirty = 1;
+    }
+#endif
     /* Padding systems complete the last block as identity rows: d = 1. */
     const int used = batch_count % b->block;
     if (used) {
@@ -61,6 +117,9 @@ hb_status_t hb_batch_destroy(hb_batch_t batch)
 {
     hb_clear_error();
     if (!batch) return HB_SUCCESS;
+#ifdef HB_HAVE_CUDA
+    hb_cuda_batch_destroy((hb_cuda_batch_t *)batch->device);
+#endif
     free(batch->parent);
     free(batch->u);
     free(batch->l);
@@ -109,7 +168,9 @@ hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const do
 {
     hb_clear_error();
     hb_status_t status = check_system("hb_batch_set", batch, system);
+    if (status == HB_SUCCESS) status = sync_host(batch);
     if (status != HB_SUCCESS) return status;
+    batch->host_dirty = 1;
     scatter(batch, system, u, batch->u);
     scatter(batch, system, l, batch->l);
     scatter(batch, system, d, batch->d);
@@ -122,6 +183,7 @@ hb_status_t hb_batch_get(const hb_batch_t batch, int system, double *u, double *
 {
     hb_clear_error();
     hb_status_t status = check_system("hb_batch_get", batch, system);
+    if (status == HB_SUCCESS) status = sync_host(batch);
     if (status != HB_SUCCESS) return status;
     gather(batch, system, batch->u, u);
     gather(batch, system, batch->l, l);
@@ -134,6 +196,15 @@ hb_status_t hb_batch_solve(hb_batch_t batch)
 {
     hb_clear_error();
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_solve: batch is NULL");
+#ifdef HB_HAVE_CUDA
+    if (batch->device) {
+        hb_status_t status = sync_device(batch);
+        if (status == HB_SUCCESS)
+            status = hb_cuda_batch_solve((hb_cuda_batch_t *)batch->device, batch->algo);
+        batch->device_newer |= NEWER_D | NEWER_RHS;
+        return status;
+    }
+#endif
     return hb_hines_solve_batch(batch->ctx, batch->m, batch->parent, batch->u, batch->l,
                                 batch->d, batch->rhs, batch->layout, batch->block, batch->count);
 }
@@ -161,6 +232,22 @@ hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst)
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: parent[%d] is %d in src but %d in dst", fn,
                            i, src->parent[i], dst->parent[i]);
     if (src == dst) return HB_SUCCESS;
+    hb_status_t status;
+#ifdef HB_HAVE_CUDA
+    if (src->device && dst->device && src->ctx == dst->ctx && src->layout == dst->layout &&
+        src->block == dst->block) {
+        if ((status = sync_device(src)) != HB_SUCCESS) return status;
+        status = hb_cuda_batch_copy((hb_cuda_batch_t *)dst->device,
+                                    (const hb_cuda_batch_t *)src->device);
+        dst->host_dirty = 0;
+        dst->device_newer = NEWER_ALL;
+        return status;
+    }
+#endif
+    /* Every real system of dst is overwritten; its padding is identity already. */
+    if ((status = sync_host(src)) != HB_SUCCESS) return status;
+    dst->device_newer = 0;
+    dst->host_dirty = 1;
     convert_array(src, src->u, dst, dst->u);
     convert_array(src, src->l, dst, dst->l);
     convert_array(src, src->d, dst, dst->d);
@@ -172,9 +259,84 @@ hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d
 {
     hb_clear_error();
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_arrays: batch is NULL");
+    hb_status_t status = sync_host(batch);
+    if (status != HB_SUCCESS) return status;
+    batch->host_dirty = 1; /* the caller may write */
     if (u) *u = batch->u;
     if (l) *l = batch->l;
     if (d) *d = batch->d;
     if (rhs) *rhs = batch->rhs;
     return HB_SUCCESS;
+}
+
+const char *hb_hines_algo_name(hb_hines_algo_t algo)
+{
+    static const char *const names[] = {"auto", "per-thread", "block-shared", "staged",
+                                        "streamed"};
+    return (int)algo >= 0 && algo <= HB_HINES_ALGO_STREAMED ? names[algo] : "unknown";
+}
+
+hb_status_t hb_batch_set_algorithm(hb_batch_t batch, hb_hines_algo_t algo)
+{
+    hb_clear_error();
+    if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_set_algorithm: batch is NULL");
+    if ((int)algo < 0 || algo > HB_HINES_ALGO_STREAMED)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "hb_batch_set_algorithm: algo = %d is not an hb_hines_algo_t", (int)algo);
+    batch->algo = algo;
+    return HB_SUCCESS;
+}
+
+hb_hines_algo_t hb_batch_algorithm(const hb_batch_t batch)
+{
+    return batch ? batch->algo : HB_HINES_ALGO_AUTO;
+}
+
+hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t batch)
+{
+#ifdef HB_HAVE_CUDA
+    if (batch && batch->device)
+        return hb_cuda_batch_resolve((const hb_cuda_batch_t *)batch->device, batch->algo);
+#endif
+    (void)batch;
+    return HB_HINES_ALGO_PER_THREAD;
+}
+
+hb_status_t hb_batch_benchmark(hb_batch_t batch, const hb_batch_t source, int repeats,
+                               double *seconds)
+{
+    static const char fn[] = "hb_batch_benchmark";
+    hb_clear_error();
+    if (!batch || !source || !seconds)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", fn);
+    if (repeats < 1) return hb_fail(HB_ERR_INVALID_VALUE, "%s: repeats = %d; expected >= 1", fn, repeats);
+    if (batch == source || batch->ctx != source->ctx || batch->m != source->m ||
+        batch->count != source->count || batch->layout != source->layout ||
+        batch->block != source->block)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: source must be another batch of the same context, shape and layout", fn);
+    hb_status_t status = HB_SUCCESS;
+#ifdef HB_HAVE_CUDA
+    if (batch->device) {
+        if ((status = sync_device(batch)) != HB_SUCCESS || (status = sync_device(source)) != HB_SUCCESS)
+            return status;
+        status = hb_cuda_batch_benchmark((hb_cuda_batch_t *)batch->device,
+                                         (const hb_cuda_batch_t *)source->device, batch->algo,
+                                         repeats, seconds);
+        batch->device_newer |= NEWER_D | NEWER_RHS;
+        return status;
+    }
+#endif
+    const size_t bytes = hb_layout_size(batch->layout, batch->m, batch->count,
+                                        batch->block) * sizeof(double);
+    for (int r = -1; r < repeats && status == HB_SUCCESS; ++r) { /* one warm-up */
+        memcpy(batch->d, source->d, bytes);
+        memcpy(batch->rhs, source->rhs, bytes);
+        double t0 = hb_clock_seconds();
+        status = hb_hines_solve_batch(batch->ctx, batch->m, batch->parent, batch->u, batch->l,
+                                      batch->d, batch->rhs, batch->layout, batch->block,
+                                      batch->count);
+        if (r >= 0) seconds[r] = hb_clock_seconds() - t0;
+    }
+    return status;
 }

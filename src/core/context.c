@@ -5,8 +5,13 @@
 #endif
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "status.h"
+
+#ifdef HB_HAVE_CUDA
+#include "cuda/backend_cuda.h"
+#endif
 
 static int backend_valid(hb_backend_t backend)
 {
@@ -67,7 +72,15 @@ hb_status_t hb_context_create(hb_context_t *ctx, hb_backend_t backend)
     struct hb_context *c = calloc(1, sizeof *c);
     if (!c) return hb_fail(HB_ERR_ALLOC, "hb_context_create: out of memory");
     c->backend = backend;
-    /* CUDA hook: device selection and stream creation go here (c->device). */
+#ifdef HB_HAVE_CUDA
+    if (backend == HB_BACKEND_CUDA) {
+        hb_status_t status = hb_cuda_context_create((hb_cuda_context_t **)&c->device);
+        if (status != HB_SUCCESS) {
+            free(c);
+            return status;
+        }
+    }
+#endif
     *ctx = c;
     return HB_SUCCESS;
 }
@@ -75,7 +88,9 @@ hb_status_t hb_context_create(hb_context_t *ctx, hb_backend_t backend)
 hb_status_t hb_context_destroy(hb_context_t ctx)
 {
     hb_clear_error();
-    /* CUDA hook: release ctx->device here. */
+#ifdef HB_HAVE_CUDA
+    if (ctx) hb_cuda_context_destroy((hb_cuda_context_t *)ctx->device);
+#endif
     free(ctx);
     return HB_SUCCESS;
 }
@@ -106,4 +121,74 @@ int hb_context_threads(const hb_context_t ctx)
     if (ctx->threads == 0) return omp_get_max_threads();
 #endif
     return ctx->threads;
+}
+
+int hb_context_devices(const hb_context_t ctx)
+{
+#ifdef HB_HAVE_CUDA
+    if (ctx && ctx->backend == HB_BACKEND_CUDA)
+        return hb_cuda_context_devices((const hb_cuda_context_t *)ctx->device);
+#endif
+    (void)ctx;
+    return 0;
+}
+
+const char *hb_context_device_name(const hb_context_t ctx)
+{
+#ifdef HB_HAVE_CUDA
+    if (ctx && ctx->backend == HB_BACKEND_CUDA)
+        return hb_cuda_context_device_name((const hb_cuda_context_t *)ctx->device);
+#endif
+    (void)ctx;
+    return "cpu";
+}
+
+/* Median of a few timings (sorted in place). */
+static double median_of(double *t, int n)
+{
+    for (int i = 1; i < n; ++i)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; --j) {
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+hb_status_t hb_context_copy_bandwidth(hb_context_t ctx, size_t bytes, int repeats,
+                                      double *bytes_per_second)
+{
+    static const char fn[] = "hb_context_copy_bandwidth";
+    hb_clear_error();
+    if (!ctx || !bytes_per_second) return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", fn);
+    if (bytes < 1024 || repeats < 1 || repeats > 1000)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %zu bytes, %d repeats; expected >= 1024 bytes "
+                       "and 1..1000 repeats", fn, bytes, repeats);
+#ifdef HB_HAVE_CUDA
+    if (ctx->backend == HB_BACKEND_CUDA)
+        return hb_cuda_copy_bandwidth((hb_cuda_context_t *)ctx->device, bytes, repeats,
+                                      bytes_per_second);
+#endif
+    char *a = malloc(bytes), *b = malloc(bytes);
+    double *t = malloc((size_t)repeats * sizeof *t);
+    if (!a || !b || !t) {
+        free(a);
+        free(b);
+        free(t);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %zu bytes", fn, bytes);
+    }
+    memset(a, 0x3f, bytes);
+    memset(b, 0, bytes);
+    for (int k = -1; k < repeats; ++k) {
+        double t0 = hb_clock_seconds();
+        memcpy(b, a, bytes);
+        double dt = hb_clock_seconds() - t0;
+        if (k >= 0) t[k] = dt;
+        a[k & 1023] ^= b[bytes - 1]; /* keep the copies observable */
+    }
+    *bytes_per_second = 2.0 * (double)bytes / median_of(t, repeats);
+    free(a);
+    free(b);
+    free(t);
+    return HB_SUCCESS;
 }

@@ -13,9 +13,5 @@ struct hb_context {
     void *device;         /* CUDA backend state; NULL for the CPU backends */
 };
 
-#ifdef HB_HAVE_CUDA
-/* CUDA hook, defined by src/cuda/: non-zero when a usable device exists. */
-int hb_cuda_device_available(void);
-#endif
 
 #endif

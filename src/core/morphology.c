@@ -797,3 +797,22 @@ hb_status_t hb_morph_stats(const hb_morph_t *morph, hb_morph_stats_t *stats)
     if (morph->n_sections > 0) stats->terminals += root_distal_children == 0;
     return HB_SUCCESS;
 }
+
+hb_status_t hb_morph_cut(const hb_morph_t *morph, int samples, hb_morph_t **piece)
+{
+    hb_clear_error();
+    if (!piece) return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_cut: piece is NULL");
+    *piece = NULL;
+    if (!morph) return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_cut: morph is NULL");
+    if (samples < 1 || samples > morph->n_samples)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_cut: %d samples; expected 1..%d", samples,
+                       morph->n_samples);
+    /* Samples are stored parents first, so any prefix is a connected tree. */
+    size_t len = strlen(morph->name) + 48;
+    char *name = malloc(len);
+    if (!name) return hb_fail(HB_ERR_ALLOC, "hb_morph_cut: out of memory");
+    snprintf(name, len, "%s (first %d samples)", morph->name, samples);
+    hb_status_t status = hb_morph_from_samples(morph->samples, samples, name, piece);
+    free(name);
+    return status;
+}

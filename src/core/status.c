@@ -1,7 +1,9 @@
+#define _POSIX_C_SOURCE 200809L
 #include "status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 #define HB_STATUS_TEXT_ENTRY(name, text) text,
 #define HB_STATUS_NAME_ENTRY(name, text) #name,
@@ -33,4 +35,11 @@ hb_status_t hb_fail(hb_status_t status, const char *format, ...)
     vsnprintf(last_error, sizeof last_error, format, args);
     va_end(args);
     return status;
+}
+
+double hb_clock_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

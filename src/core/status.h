@@ -15,4 +15,7 @@ hb_status_t hb_fail(hb_status_t status, const char *format, ...) HB_PRINTF(2, 3)
 /* Clear the message (called on entry by functions that can fail). */
 void hb_clear_error(void);
 
+/* Monotonic wall clock [s]. */
+double hb_clock_seconds(void);
+
 #endif

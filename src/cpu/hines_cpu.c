@@ -3,6 +3,10 @@
 #include "core/context.h"
 #include "core/status.h"
 
+#ifdef HB_HAVE_CUDA
+#include "cuda/backend_cuda.h"
+#endif
+
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
 #define HB_SIMD _Pragma("omp simd")
@@ -151,10 +155,22 @@ hb_status_t hb_hines_solve_batch(hb_context_t ctx, int m, const int *parent, con
     if (status != HB_SUCCESS) return status;
     if (!u || !l || !d || !rhs)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: u, l, d and rhs must not be NULL", fn);
-    if (ctx->backend == HB_BACKEND_CUDA)
-        /* CUDA hook: these are host arrays; a device path would copy or map them here. */
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: the CUDA backend does not solve host arrays yet",
-                       fn);
+    if (ctx->backend == HB_BACKEND_CUDA) {
+#ifdef HB_HAVE_CUDA
+        /* Host arrays: copy in, solve with the library's choice of kernel, copy back. */
+        hb_cuda_batch_t *dev = NULL;
+        const int block = hb_layout_block(layout, batch_count, block_size);
+        status = hb_cuda_batch_create((hb_cuda_context_t *)ctx->device, m, parent, batch_count,
+                                      layout, block, &dev);
+        if (status == HB_SUCCESS) status = hb_cuda_batch_upload(dev, u, l, d, rhs);
+        if (status == HB_SUCCESS) status = hb_cuda_batch_solve(dev, HB_HINES_ALGO_AUTO);
+        if (status == HB_SUCCESS) status = hb_cuda_batch_download(dev, NULL, NULL, d, rhs);
+        hb_cuda_batch_destroy(dev);
+        return status;
+#else
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: built without CUDA", fn);
+#endif
+    }
 
     batch_job_t job = {m, batch_count, 0, 0, parent, u, l, d, rhs};
     job.block = hb_layout_block(layout, batch_count, block_size);

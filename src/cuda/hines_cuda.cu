@@ -1,0 +1,706 @@
+/*
+ * CUDA backend: batched Hines solves on one or more GPUs.
+ *
+ * Kernels (docs/gpu.md), each followed by a small static launcher:
+ *   per_thread    the paper's kernel: one thread per system; Flat, Full-Interleaved
+ *                 and Block-Interleaved are the same code with B systems per block
+ *   block_shared  the paper's Block-Shared: BLOCK layout, rhs staged in shared memory
+ *   staged        ours for few systems: one warp per system, the system copied to
+ *                 shared memory, eliminated there with register-carried chains
+ *   streamed      ours for many systems: a warp solves 32 adjacent systems; inputs
+ *                 stream once through a cp.async ring, intermediates stay on chip,
+ *                 so memory sees each input read once and the solution written once
+ *
+ * Element (s, i) of a part (a device's range of systems) is at
+ * (s / B) * m * B + i * B + s % B (docs/layouts.md).
+ */
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "core/status.h"
+}
+#include "cuda/backend_cuda.h"
+#include "cuda/cuda_check.h"
+
+#define MAX_DEVICES 16
+#define PER_THREAD_BLOCK 128
+#define STREAM_LANES 32 /* systems per warp in the streamed kernel */
+#define STREAM_RING 16  /* rows in flight per warp in the streamed kernel */
+#define STAGED_WARPS 4  /* systems per CUDA block in the staged kernel, at most */
+
+struct hb_cuda_context {
+    int devices;
+    int id[MAX_DEVICES];
+    cudaStream_t stream[MAX_DEVICES];
+    int sm_count[MAX_DEVICES];
+    size_t smem_optin[MAX_DEVICES]; /* largest dynamic shared memory per block [bytes] */
+    char name[256];
+};
+
+typedef struct {
+    int device;     /* index into the context's devices */
+    int s0, count;  /* global systems [s0, s0 + count) */
+    int block;      /* B of this part */
+    size_t size;    /* elements per array, padding included */
+    int *parent;    /* device copy */
+    double *u, *l, *d, *rhs;
+} part_t;
+
+struct hb_cuda_batch {
+    hb_cuda_context_t *ctx;
+    int m, count, block;
+    hb_layout_t layout;
+    int parts;
+    part_t part[MAX_DEVICES];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+__device__ __forceinline__ size_t system_base(int m, int block, int s)
+{
+    return (size_t)(s / block) * (size_t)m * (size_t)block + (size_t)(s % block);
+}
+
+/* Algorithm 1, one thread per system: the paper's Flat / Full- / Block-Interleaved. */
+__global__ void per_thread_kernel(int m, const int *__restrict__ parent,
+                                  const double *__restrict__ u, const double *__restrict__ l,
+                                  double *__restrict__ d, double *__restrict__ rhs, int count,
+                                  int block)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= count) return;
+    const size_t base = system_base(m, block, s), stride = (size_t)block;
+    for (int i = m - 1; i > 0; --i) {
+        const size_t r = base + (size_t)i * stride, pr = base + (size_t)__ldg(&parent[i]) * stride;
+        const double factor = u[r] / d[r];
+        d[pr] -= factor * l[r];
+        rhs[pr] -= factor * rhs[r];
+    }
+    rhs[base] /= d[base];
+    for (int i = 1; i < m; ++i) {
+        const size_t r = base + (size_t)i * stride, pr = base + (size_t)__ldg(&parent[i]) * stride;
+        rhs[r] -= l[r] * rhs[pr];
+        rhs[r] /= d[r];
+    }
+}
+
+/* The paper's Block-Shared: a CUDA block per layout block, its rhs in shared memory. */
+__global__ void block_shared_kernel(int m, const int *__restrict__ parent,
+                                    const double *__restrict__ u, const double *__restrict__ l,
+                                    double *__restrict__ d, double *__restrict__ rhs)
+{
+    extern __shared__ double shared_rhs[]; /* [m][bs] */
+    const int bs = blockDim.x, lane = threadIdx.x;
+    const size_t base = (size_t)blockIdx.x * (size_t)m * (size_t)bs + (size_t)lane;
+    for (int i = 0; i < m; ++i) shared_rhs[i * bs + lane] = rhs[base + (size_t)i * bs];
+    for (int i = m - 1; i > 0; --i) {
+        const int p = __ldg(&parent[i]);
+        const size_t r = base + (size_t)i * bs, pr = base + (size_t)p * bs;
+        const double factor = u[r] / d[r];
+        d[pr] -= factor * l[r];
+        shared_rhs[p * bs + lane] -= factor * shared_rhs[i * bs + lane];
+    }
+    shared_rhs[lane] /= d[base];
+    for (int i = 1; i < m; ++i) {
+        const int p = __ldg(&parent[i]);
+        const size_t r = base + (size_t)i * bs;
+        double x = shared_rhs[i * bs + lane] - l[r] * shared_rhs[p * bs + lane];
+        shared_rhs[i * bs + lane] = x / d[r];
+    }
+    for (int i = 0; i < m; ++i) rhs[base + (size_t)i * bs] = shared_rhs[i * bs + lane];
+}
+
+/*
+ * Elimination of one system held in shared memory (su, sl, sd, sr). The
+ * contribution of child i+1 to row i (the usual case in Hines order) stays in
+ * registers; other children accumulate in shared memory. On return sr holds x.
+ */
+__device__ void solve_shared_system(int m, const int *sp, const double *su, const double *sl,
+                                    double *sd, double *sr)
+{
+    double carry_d = 0.0, carry_r = 0.0;
+    for (int i = m - 1; i > 0; --i) {
+        const double di = sd[i] + carry_d, ri = sr[i] + carry_r;
+        const double inv = 1.0 / di;
+        const double factor = su[i] * inv;
+        const double dl = factor * sl[i], dr = factor * ri;
+        const int p = sp[i];
+        sd[i] = inv; /* the forward sweep needs 1/d' and r' */
+        sr[i] = ri;
+        if (p == i - 1) {
+            carry_d = -dl;
+            carry_r = -dr;
+        } else {
+            sd[p] -= dl;
+            sr[p] -= dr;
+            carry_d = carry_r = 0.0;
+        }
+    }
+    double x = (sr[0] + carry_r) / (sd[0] + carry_d);
+    sr[0] = x;
+    for (int i = 1; i < m; ++i) {
+        const int p = sp[i];
+        const double xp = p == i - 1 ? x : sr[p];
+        x = (sr[i] - sl[i] * xp) * sd[i];
+        sr[i] = x;
+    }
+}
+
+/* Ours for few systems: a warp per system, staged in shared memory. */
+__global__ void staged_kernel(int m, const int *__restrict__ parent, const double *__restrict__ u,
+                              const double *__restrict__ l, const double *__restrict__ d,
+                              double *__restrict__ rhs, int count, int block)
+{
+    extern __shared__ double staged[]; /* warps x [u l d rhs][m], then parent[m] */
+    const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int *sp = (int *)(staged + (size_t)warps * 4 * m);
+    for (int i = threadIdx.x; i < m; i += blockDim.x) sp[i] = parent[i];
+    const int s = blockIdx.x * warps + warp;
+    double *su = staged + (size_t)warp * 4 * m, *sl = su + m, *sd = sl + m, *sr = sd + m;
+    const size_t base = s < count ? system_base(m, block, s) : 0, stride = (size_t)block;
+    if (s < count) {
+        for (int i = lane; i < m; i += 32) {
+            const size_t r = base + (size_t)i * stride;
+            su[i] = u[r];
+            sl[i] = l[r];
+            sd[i] = d[r];
+            sr[i] = rhs[r];
+        }
+    }
+    __syncthreads();
+    if (s >= count) return;
+    if (lane == 0) solve_shared_system(m, sp, su, sl, sd, sr);
+    __syncwarp();
+    for (int i = lane; i < m; i += 32) rhs[base + (size_t)i * stride] = sr[i];
+}
+
+/*
+ * Ours for many systems: warp w solves systems [32 w, 32 w + 32), lane k the
+ * system 32 w + k, whose rows are 32 adjacent doubles `stride` apart (INTERLEAVED,
+ * or BLOCK with bs % 32 == 0). Rows arrive in descending order through a
+ * STREAM_RING-deep cp.async ring; each input element is read from memory once.
+ * The backward sweep leaves a_i = r'_i / d'_i and b_i = l_i / d'_i in shared
+ * memory (slot i accumulates contributions from the children of i until row i
+ * is reached), so the forward sweep x_i = a_i - b_i x_p touches memory only to
+ * write x.
+ */
+__global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restrict__ parent,
+                                                     const double *__restrict__ u,
+                                                     const double *__restrict__ l,
+                                                     const double *__restrict__ d,
+                                                     double *__restrict__ rhs, int count,
+                                                     int block)
+{
+    extern __shared__ double2 stream_smem[];
+    double2 *slot = stream_smem;                        /* [m][32]: accumulators, then (a, b) */
+    double *ring = (double *)(slot + (size_t)m * 32);   /* [STREAM_RING][4][32] */
+    int *sp = (int *)(ring + STREAM_RING * 4 * 32);     /* [m] */
+    const int lane = threadIdx.x;
+    const int s = blockIdx.x * STREAM_LANES + lane;
+    const bool active = s < count;
+    /* Lane 0's system locates the warp's rows; lanes are adjacent within a row. */
+    const size_t base0 = system_base(m, block, blockIdx.x * STREAM_LANES), stride = (size_t)block;
+
+    for (int i = lane; i < m; i += 32) sp[i] = parent[i];
+    for (int i = 0; i < m; ++i) slot[(size_t)i * 32 + lane] = make_double2(0.0, 0.0);
+
+    /* Prefetch the last STREAM_RING rows (descending). */
+    for (int k = 0; k < STREAM_RING; ++k) {
+        const int row = m - 1 - k;
+        if (row >= 0 && active) {
+            const size_t r = base0 + (size_t)row * stride + lane;
+            double *dst = ring + (size_t)(row % STREAM_RING) * 128;
+            __pipeline_memcpy_async(dst + lane, u + r, sizeof(double));
+            __pipeline_memcpy_async(dst + 32 + lane, l + r, sizeof(double));
+            __pipeline_memcpy_async(dst + 64 + lane, d + r, sizeof(double));
+            __pipeline_memcpy_async(dst + 96 + lane, rhs + r, sizeof(double));
+        }
+        __pipeline_commit();
+    }
+    __syncwarp();
+
+    double carry_d = 0.0, carry_r = 0.0;
+    for (int i = m - 1; i >= 0; --i) {
+        __pipeline_wait_prior(STREAM_RING - 1);
+        __syncwarp();
+        const double *row = ring + (size_t)(i % STREAM_RING) * 128;
+        const double ui = row[lane], li = row[32 + lane];
+        const double2 acc = slot[(size_t)i * 32 + lane];
+        const double di = row[64 + lane] + acc.x + carry_d;
+        const double ri = row[96 + lane] + acc.y + carry_r;
+        __syncwarp(); /* every lane has read the ring slot before it is refilled */
+        const int next = i - STREAM_RING;
+        if (next >= 0 && active) {
+            const size_t r = base0 + (size_t)next * stride + lane;
+            double *dst = ring + (size_t)(next % STREAM_RING) * 128;
+            __pipeline_memcpy_async(dst + lane, u + r, sizeof(double));
+            __pipeline_memcpy_async(dst + 32 + lane, l + r, sizeof(double));
+            __pipeline_memcpy_async(dst + 64 + lane, d + r, sizeof(double));
+            __pipeline_memcpy_async(dst + 96 + lane, rhs + r, sizeof(double));
+        }
+        __pipeline_commit();
+
+        const double inv = 1.0 / di;
+        if (i == 0) {
+            slot[lane] = make_double2(ri * inv, 0.0);
+            break;
+        }
+        const double factor = ui * inv;
+        const double dl = factor * li, dr = factor * ri;
+        slot[(size_t)i * 32 + lane] = make_double2(ri * inv, li * inv);
+        const int p = sp[i];
+        if (p == i - 1) {
+            carry_d = -dl;
+            carry_r = -dr;
+        } else {
+            double2 *acc_p = &slot[(size_t)p * 32 + lane];
+            acc_p->x -= dl;
+            acc_p->y -= dr;
+            carry_d = carry_r = 0.0;
+        }
+    }
+
+    /* Forward sweep from shared memory; x overwrites a in slot i. */
+    double x = slot[lane].x;
+    if (active) rhs[base0 + lane] = x;
+    for (int i = 1; i < m; ++i) {
+        const int p = sp[i];
+        const double2 ab = slot[(size_t)i * 32 + lane];
+        const double xp = p == i - 1 ? x : slot[(size_t)p * 32 + lane].x;
+        x = ab.x - ab.y * xp;
+        slot[(size_t)i * 32 + lane].x = x;
+        if (active) rhs[base0 + (size_t)i * stride + lane] = x;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shape rules and launchers                                                */
+/* ------------------------------------------------------------------------ */
+
+static size_t staged_smem(int m, int warps)
+{
+    return (size_t)warps * 4 * (size_t)m * sizeof(double) + (size_t)m * sizeof(int);
+}
+
+static size_t streamed_smem(int m)
+{
+    return (size_t)m * 32 * sizeof(double2) + STREAM_RING * 4 * 32 * sizeof(double) +
+           (size_t)m * sizeof(int);
+}
+
+/* Systems of a part are 32-adjacent in rows (INTERLEAVED, or BLOCK with bs % 32 == 0). */
+static int streamable(const hb_cuda_batch_t *b)
+{
+    return b->layout == HB_LAYOUT_INTERLEAVED ||
+           (b->layout == HB_LAYOUT_BLOCK && b->block % STREAM_LANES == 0);
+}
+
+/* Why `algo` cannot run on part k, or NULL when it can. */
+static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hines_algo_t algo)
+{
+    const size_t optin = b->ctx->smem_optin[p->device];
+    switch (algo) {
+    case HB_HINES_ALGO_PER_THREAD: return NULL;
+    case HB_HINES_ALGO_BLOCK_SHARED:
+        if (b->layout != HB_LAYOUT_BLOCK) return "Block-Shared needs the BLOCK layout";
+        if (b->block > 1024) return "Block-Shared needs a block size of at most 1024";
+        if ((size_t)b->m * (size_t)b->block * sizeof(double) > optin)
+            return "Block-Shared: m x block size x 8 bytes exceed shared memory";
+        return NULL;
+    case HB_HINES_ALGO_STAGED:
+        return staged_smem(b->m, 1) > optin ? "staged: one system exceeds shared memory" : NULL;
+    case HB_HINES_ALGO_STREAMED:
+        if (!streamable(b)) return "streamed needs INTERLEAVED or BLOCK with a block size multiple of 32";
+        return streamed_smem(b->m) > optin ? "streamed: 32 systems' intermediates exceed shared memory"
+                                           : NULL;
+    default: return "unknown algorithm";
+    }
+}
+
+extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hines_algo_t algo)
+{
+    if (algo != HB_HINES_ALGO_AUTO) return algo;
+    /* Few systems: latency dominates, so a warp per system staged on chip.
+     * Many: bandwidth dominates, so one pass over memory. docs/gpu.md has the
+     * measurements behind the threshold. */
+    const part_t *p = &b->part[0];
+    int per_sm = p->count / (b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1);
+    if (per_sm < 64 && !unsupported(b, p, HB_HINES_ALGO_STAGED)) return HB_HINES_ALGO_STAGED;
+    if (!unsupported(b, p, HB_HINES_ALGO_STREAMED)) return HB_HINES_ALGO_STREAMED;
+    return HB_HINES_ALGO_PER_THREAD;
+}
+
+static int ceil_div(long a, long b) { return (int)((a + b - 1) / b); }
+
+static hb_status_t launch(const hb_cuda_batch_t *b, const part_t *p, hb_hines_algo_t algo)
+{
+    const int m = b->m;
+    cudaStream_t stream = b->ctx->stream[p->device];
+    switch (algo) {
+    case HB_HINES_ALGO_PER_THREAD:
+        per_thread_kernel<<<ceil_div(p->count, PER_THREAD_BLOCK), PER_THREAD_BLOCK, 0, stream>>>(
+            m, p->parent, p->u, p->l, p->d, p->rhs, p->count, p->block);
+        break;
+    case HB_HINES_ALGO_BLOCK_SHARED: {
+        size_t smem = (size_t)m * (size_t)p->block * sizeof(double);
+        CUDA_CHECK(cudaFuncSetAttribute(block_shared_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        block_shared_kernel<<<ceil_div(p->count, p->block), p->block, smem, stream>>>(
+            m, p->parent, p->u, p->l, p->d, p->rhs);
+        break;
+    }
+    case HB_HINES_ALGO_STAGED: {
+        int warps = STAGED_WARPS;
+        while (warps > 1 && staged_smem(m, warps) > b->ctx->smem_optin[p->device]) warps--;
+        size_t smem = staged_smem(m, warps);
+        CUDA_CHECK(cudaFuncSetAttribute(staged_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)smem));
+        staged_kernel<<<ceil_div(p->count, warps), 32 * warps, smem, stream>>>(
+            m, p->parent, p->u, p->l, p->d, p->rhs, p->count, p->block);
+        break;
+    }
+    case HB_HINES_ALGO_STREAMED: {
+        size_t smem = streamed_smem(m);
+        CUDA_CHECK(cudaFuncSetAttribute(streamed_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        streamed_kernel<<<ceil_div(p->count, STREAM_LANES), STREAM_LANES, smem, stream>>>(
+            m, p->parent, p->u, p->l, p->d, p->rhs, p->count, p->block);
+        break;
+    }
+    default: return hb_fail(HB_ERR_INVALID_VALUE, "unknown Hines algorithm %d", (int)algo);
+    }
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+extern "C" int hb_cuda_device_available(void)
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+extern "C" hb_status_t hb_cuda_context_create(hb_cuda_context_t **out)
+{
+    *out = NULL;
+    int n = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&n));
+    if (n < 1) return hb_fail(HB_ERR_NOT_SUPPORTED, "no CUDA device");
+    hb_cuda_context_t *c = (hb_cuda_context_t *)calloc(1, sizeof *c);
+    if (!c) return hb_fail(HB_ERR_ALLOC, "out of memory creating a CUDA context");
+    c->devices = n < MAX_DEVICES ? n : MAX_DEVICES;
+    for (int k = 0; k < c->devices; ++k) {
+        cudaDeviceProp prop;
+        c->id[k] = k;
+        cudaError_t e = cudaSetDevice(k);
+        if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, k);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream[k], cudaStreamNonBlocking);
+        if (e != cudaSuccess) {
+            hb_cuda_context_destroy(c);
+            return hb_fail(HB_ERR_BACKEND, "CUDA device %d: %s", k, cudaGetErrorString(e));
+        }
+        c->sm_count[k] = prop.multiProcessorCount;
+        c->smem_optin[k] = prop.sharedMemPerBlockOptin;
+        if (k == 0) snprintf(c->name, sizeof c->name, "%s", prop.name);
+    }
+    *out = c;
+    return HB_SUCCESS;
+}
+
+extern "C" void hb_cuda_context_destroy(hb_cuda_context_t *c)
+{
+    if (!c) return;
+    for (int k = 0; k < c->devices; ++k)
+        if (c->stream[k]) {
+            cudaSetDevice(c->id[k]);
+            cudaStreamDestroy(c->stream[k]);
+        }
+    free(c);
+}
+
+extern "C" int hb_cuda_context_devices(const hb_cuda_context_t *c) { return c ? c->devices : 0; }
+
+extern "C" const char *hb_cuda_context_device_name(const hb_cuda_context_t *c)
+{
+    return c ? c->name : "";
+}
+
+extern "C" hb_status_t hb_cuda_copy_bandwidth(hb_cuda_context_t *c, size_t bytes, int repeats,
+                                              double *bytes_per_second)
+{
+    void *a = NULL, *b = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    double *times = (double *)calloc((size_t)repeats, sizeof *times);
+    hb_status_t status = HB_SUCCESS;
+    if (!times) return hb_fail(HB_ERR_ALLOC, "out of memory");
+    CUDA_TRY(status, cudaSetDevice(c->id[0]), done);
+    CUDA_TRY(status, cudaMalloc(&a, bytes), done);
+    CUDA_TRY(status, cudaMalloc(&b, bytes), done);
+    CUDA_TRY(status, cudaMemsetAsync(a, 0x3f, bytes, c->stream[0]), done);
+    CUDA_TRY(status, cudaEventCreate(&start), done);
+    CUDA_TRY(status, cudaEventCreate(&stop), done);
+    for (int k = -2; k < repeats; ++k) { /* two warm-up copies */
+        CUDA_TRY(status, cudaEventRecord(start, c->stream[0]), done);
+        CUDA_TRY(status, cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, c->stream[0]), done);
+        CUDA_TRY(status, cudaEventRecord(stop, c->stream[0]), done);
+        CUDA_TRY(status, cudaEventSynchronize(stop), done);
+        float ms = 0;
+        CUDA_TRY(status, cudaEventElapsedTime(&ms, start, stop), done);
+        if (k >= 0) times[k] = ms * 1e-3;
+    }
+    for (int i = 1; i < repeats; ++i) /* median by insertion sort: repeats is small */
+        for (int j = i; j > 0 && times[j] < times[j - 1]; --j) {
+            double t = times[j];
+            times[j] = times[j - 1];
+            times[j - 1] = t;
+        }
+    *bytes_per_second = 2.0 * (double)bytes /
+                        (repeats % 2 ? times[repeats / 2]
+                                     : 0.5 * (times[repeats / 2 - 1] + times[repeats / 2]));
+done:
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    cudaFree(a);
+    cudaFree(b);
+    free(times);
+    return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Batches                                                                  */
+/* ------------------------------------------------------------------------ */
+
+extern "C" void hb_cuda_batch_destroy(hb_cuda_batch_t *b)
+{
+    if (!b) return;
+    for (int k = 0; k < b->parts; ++k) {
+        part_t *p = &b->part[k];
+        cudaSetDevice(b->ctx->id[p->device]);
+        cudaFree(p->parent);
+        cudaFree(p->u);
+        cudaFree(p->l);
+        cudaFree(p->d);
+        cudaFree(p->rhs);
+    }
+    free(b);
+}
+
+extern "C" hb_status_t hb_cuda_batch_create(hb_cuda_context_t *c, int m, const int *parent,
+                                            int count, hb_layout_t layout, int block,
+                                            hb_cuda_batch_t **out)
+{
+    *out = NULL;
+    hb_cuda_batch_t *b = (hb_cuda_batch_t *)calloc(1, sizeof *b);
+    if (!b) return hb_fail(HB_ERR_ALLOC, "out of memory creating a CUDA batch");
+    b->ctx = c;
+    b->m = m;
+    b->count = count;
+    b->block = block;
+    b->layout = layout;
+    /* Split by whole layout blocks (BLOCK) or by systems in multiples of 32. */
+    const int unit = layout == HB_LAYOUT_BLOCK ? block : 32;
+    const int units = ceil_div(count, unit);
+    b->parts = units < c->devices ? units : c->devices;
+    hb_status_t status = HB_SUCCESS;
+    for (int k = 0; k < b->parts; ++k) {
+        part_t *p = &b->part[k];
+        const int u0 = (int)((long)units * k / b->parts), u1 = (int)((long)units * (k + 1) / b->parts);
+        p->device = k;
+        p->s0 = u0 * unit;
+        p->count = (u1 * unit < count ? u1 * unit : count) - p->s0;
+        p->block = layout == HB_LAYOUT_FLAT ? 1 : layout == HB_LAYOUT_INTERLEAVED ? p->count : block;
+        p->size = layout == HB_LAYOUT_BLOCK ? (size_t)(u1 - u0) * (size_t)block * (size_t)m
+                                            : (size_t)p->count * (size_t)m;
+        const size_t bytes = p->size * sizeof(double);
+        CUDA_TRY(status, cudaSetDevice(c->id[k]), fail);
+        CUDA_TRY(status, cudaMalloc((void **)&p->parent, (size_t)m * sizeof(int)), fail);
+        CUDA_TRY(status, cudaMalloc((void **)&p->u, bytes), fail);
+        CUDA_TRY(status, cudaMalloc((void **)&p->l, bytes), fail);
+        CUDA_TRY(status, cudaMalloc((void **)&p->d, bytes), fail);
+        CUDA_TRY(status, cudaMalloc((void **)&p->rhs, bytes), fail);
+        CUDA_TRY(status, cudaMemcpy(p->parent, parent, (size_t)m * sizeof(int),
+                                    cudaMemcpyHostToDevice), fail);
+    }
+    *out = b;
+    return HB_SUCCESS;
+fail:
+    hb_cuda_batch_destroy(b);
+    return status;
+}
+
+/* Copies one array between the host's global layout and every part. */
+static hb_status_t transfer(hb_cuda_batch_t *b, double *host, double *const *device_arrays,
+                            size_t part_stride_bytes, int to_device)
+{
+    for (int k = 0; k < b->parts; ++k) {
+        part_t *p = &b->part[k];
+        double *dev = *(double *const *)((const char *)device_arrays + k * part_stride_bytes);
+        cudaStream_t stream = b->ctx->stream[p->device];
+        CUDA_CHECK(cudaSetDevice(b->ctx->id[p->device]));
+        if (b->layout == HB_LAYOUT_INTERLEAVED) {
+            /* Part k is columns [s0, s0 + count) of the host's m x count matrix. */
+            const size_t width = (size_t)p->count * sizeof(double);
+            const size_t pitch = (size_t)b->count * sizeof(double);
+            if (to_device)
+                CUDA_CHECK(cudaMemcpy2DAsync(dev, width, host + p->s0, pitch, width, (size_t)b->m,
+                                             cudaMemcpyHostToDevice, stream));
+            else
+                CUDA_CHECK(cudaMemcpy2DAsync(host + p->s0, pitch, dev, width, width, (size_t)b->m,
+                                             cudaMemcpyDeviceToHost, stream));
+        } else {
+            /* FLAT and BLOCK parts are contiguous runs of the host array. */
+            const size_t offset = (size_t)p->s0 * (size_t)b->m;
+            if (to_device)
+                CUDA_CHECK(cudaMemcpyAsync(dev, host + offset, p->size * sizeof(double),
+                                           cudaMemcpyHostToDevice, stream));
+            else
+                CUDA_CHECK(cudaMemcpyAsync(host + offset, dev, p->size * sizeof(double),
+                                           cudaMemcpyDeviceToHost, stream));
+        }
+    }
+    for (int k = 0; k < b->parts; ++k) {
+        CUDA_CHECK(cudaSetDevice(b->ctx->id[b->part[k].device]));
+        CUDA_CHECK(cudaStreamSynchronize(b->ctx->stream[b->part[k].device]));
+    }
+    return HB_SUCCESS;
+}
+
+#define PART_ARRAY(b, field) (&(b)->part[0].field), sizeof(part_t)
+
+extern "C" hb_status_t hb_cuda_batch_upload(hb_cuda_batch_t *b, const double *u, const double *l,
+                                            const double *d, const double *rhs)
+{
+    hb_status_t status = HB_SUCCESS;
+    if (u && status == HB_SUCCESS) status = transfer(b, (double *)u, PART_ARRAY(b, u), 1);
+    if (l && status == HB_SUCCESS) status = transfer(b, (double *)l, PART_ARRAY(b, l), 1);
+    if (d && status == HB_SUCCESS) status = transfer(b, (double *)d, PART_ARRAY(b, d), 1);
+    if (rhs && status == HB_SUCCESS) status = transfer(b, (double *)rhs, PART_ARRAY(b, rhs), 1);
+    return status;
+}
+
+extern "C" hb_status_t hb_cuda_batch_download(hb_cuda_batch_t *b, double *u, double *l, double *d,
+                                              double *rhs)
+{
+    hb_status_t status = HB_SUCCESS;
+    if (u && status == HB_SUCCESS) status = transfer(b, u, PART_ARRAY(b, u), 0);
+    if (l && status == HB_SUCCESS) status = transfer(b, l, PART_ARRAY(b, l), 0);
+    if (d && status == HB_SUCCESS) status = transfer(b, d, PART_ARRAY(b, d), 0);
+    if (rhs && status == HB_SUCCESS) status = transfer(b, rhs, PART_ARRAY(b, rhs), 0);
+    return status;
+}
+
+static hb_status_t check_algo(const hb_cuda_batch_t *b, hb_hines_algo_t algo)
+{
+    for (int k = 0; k < b->parts; ++k) {
+        const char *why = unsupported(b, &b->part[k], algo);
+        if (why)
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "%s (m = %d, %d systems, layout %s, block %d)",
+                           why, b->m, b->part[k].count, hb_layout_name(b->layout), b->block);
+    }
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_batch_solve(hb_cuda_batch_t *b, hb_hines_algo_t algo)
+{
+    algo = hb_cuda_batch_resolve(b, algo);
+    hb_status_t status = check_algo(b, algo);
+    if (status != HB_SUCCESS) return status;
+    for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
+        CUDA_CHECK(cudaSetDevice(b->ctx->id[b->part[k].device]));
+        status = launch(b, &b->part[k], algo);
+    }
+    for (int k = 0; k < b->parts; ++k) {
+        CUDA_CHECK(cudaSetDevice(b->ctx->id[b->part[k].device]));
+        CUDA_CHECK(cudaStreamSynchronize(b->ctx->stream[b->part[k].device]));
+    }
+    return status;
+}
+
+static hb_status_t copy_parts(hb_cuda_batch_t *dst, const hb_cuda_batch_t *src, int all_arrays)
+{
+    for (int k = 0; k < dst->parts; ++k) {
+        part_t *p = &dst->part[k];
+        const part_t *q = &src->part[k];
+        cudaStream_t stream = dst->ctx->stream[p->device];
+        const size_t bytes = p->size * sizeof(double);
+        CUDA_CHECK(cudaSetDevice(dst->ctx->id[p->device]));
+        if (all_arrays) {
+            CUDA_CHECK(cudaMemcpyAsync(p->u, q->u, bytes, cudaMemcpyDeviceToDevice, stream));
+            CUDA_CHECK(cudaMemcpyAsync(p->l, q->l, bytes, cudaMemcpyDeviceToDevice, stream));
+        }
+        CUDA_CHECK(cudaMemcpyAsync(p->d, q->d, bytes, cudaMemcpyDeviceToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(p->rhs, q->rhs, bytes, cudaMemcpyDeviceToDevice, stream));
+    }
+    return HB_SUCCESS;
+}
+
+static hb_status_t same_shape(const hb_cuda_batch_t *a, const hb_cuda_batch_t *b)
+{
+    if (a->ctx != b->ctx || a->m != b->m || a->count != b->count || a->layout != b->layout ||
+        a->block != b->block || a->parts != b->parts)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "CUDA batches differ in context, shape or layout; expected the same");
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_batch_copy(hb_cuda_batch_t *dst, const hb_cuda_batch_t *src)
+{
+    hb_status_t status = same_shape(dst, src);
+    if (status == HB_SUCCESS) status = copy_parts(dst, src, 1);
+    for (int k = 0; k < dst->parts && status == HB_SUCCESS; ++k) {
+        CUDA_CHECK(cudaSetDevice(dst->ctx->id[dst->part[k].device]));
+        CUDA_CHECK(cudaStreamSynchronize(dst->ctx->stream[dst->part[k].device]));
+    }
+    return status;
+}
+
+extern "C" hb_status_t hb_cuda_batch_benchmark(hb_cuda_batch_t *b, const hb_cuda_batch_t *src,
+                                               hb_hines_algo_t algo, int repeats, double *seconds)
+{
+    hb_status_t status = same_shape(b, src);
+    if (status != HB_SUCCESS) return status;
+    algo = hb_cuda_batch_resolve(b, algo);
+    if ((status = check_algo(b, algo)) != HB_SUCCESS) return status;
+    /* Events on every device; a solve's time is the slowest device's. */
+    cudaEvent_t start[MAX_DEVICES] = {0}, stop[MAX_DEVICES] = {0};
+    for (int k = 0; k < b->parts; ++k) {
+        CUDA_TRY(status, cudaSetDevice(b->ctx->id[b->part[k].device]), done);
+        CUDA_TRY(status, cudaEventCreate(&start[k]), done);
+        CUDA_TRY(status, cudaEventCreate(&stop[k]), done);
+    }
+    for (int r = -1; r < repeats && status == HB_SUCCESS; ++r) { /* one warm-up */
+        if ((status = copy_parts(b, src, 0)) != HB_SUCCESS) break;
+        for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
+            part_t *p = &b->part[k];
+            CUDA_TRY(status, cudaSetDevice(b->ctx->id[p->device]), done);
+            CUDA_TRY(status, cudaEventRecord(start[k], b->ctx->stream[p->device]), done);
+            status = launch(b, p, algo);
+            CUDA_TRY(status, cudaEventRecord(stop[k], b->ctx->stream[p->device]), done);
+        }
+        double worst = 0.0;
+        for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
+            float ms = 0;
+            CUDA_TRY(status, cudaSetDevice(b->ctx->id[b->part[k].device]), done);
+            CUDA_TRY(status, cudaEventSynchronize(stop[k]), done);
+            CUDA_TRY(status, cudaEventElapsedTime(&ms, start[k], stop[k]), done);
+            if (ms * 1e-3 > worst) worst = ms * 1e-3;
+        }
+        if (r >= 0) seconds[r] = worst;
+    }
+done:
+    for (int k = 0; k < b->parts; ++k) {
+        cudaSetDevice(b->ctx->id[b->part[k].device]);
+        if (start[k]) cudaEventDestroy(start[k]);
+        if (stop[k]) cudaEventDestroy(stop[k]);
+    }
+    return status;
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# On the GPU machine: build with CUDA, run the GPU test, then the Hines benchmark.
+# Usage: tests/gpu/run_hines.sh DATA_DIR [bench options...]; logs and JSON go to $OUT.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+data=${1:?usage: run_hines.sh DATA_DIR [bench options]}
+shift
+out=${OUT:-out}
+mkdir -p "$out"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  nproc; date -u; git rev-parse HEAD 2>/dev/null || true; } > "$out/machine.txt" 2>&1 || true
+cat "$out/machine.txt"
+cmake -S . -B build-dev -DHB_MPI=OFF -DCMAKE_BUILD_TYPE=Release > "$out/cmake.log" 2>&1
+cmake --build build-dev -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+grep -E "hinesbatch:|registers|spill" "$out/cmake.log" "$out/build.log" | sort -u | head -20 || true
+./build-dev/test_gpu_hines "$data" 2>&1 | tee "$out/test_gpu_hines.log" | tail -40
+if [ "$#" -gt 0 ]; then
+  ./build-dev/hinesbatch bench hines --data "$data" "$@" --json > "$out/bench_hines.json"
+  ./build-dev/hinesbatch bench hines --data "$data" "$@" 2>&1 | tee "$out/bench_hines.txt" | tail -60
+fi

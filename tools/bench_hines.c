@@ -1,0 +1,387 @@
+/*
+ * hinesbatch bench hines: the paper's Figures 3, 4 and 5 and our kernels.
+ *
+ * Six morphologies cover the paper's Table 1 (small/medium/big x low/high
+ * branching): two real cells cut to the paper's sizes. For every batch size,
+ * every backend and kernel: time per solve (median of repeats, after warm-up),
+ * speedup over one CPU thread and over OpenMP on all host cores, and the
+ * effective bandwidth: the minimum traffic (u, l, d, rhs read and x written, 8
+ * bytes each per row; the shared parent array not counted) over the time, as a
+ * fraction of the copy bandwidth measured in the same run.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: hinesbatch bench hines [options]\n"
+    "\n"
+    "Reproduces Figures 3-5 of Valero-Lara et al. and times our kernels: six\n"
+    "morphologies (two real cells cut to the sizes of the paper's Table 1), batch\n"
+    "sizes, every layout and block size, CPU (one thread, OpenMP on all cores) and\n"
+    "CUDA kernels; time per solve, speedups and effective bandwidth.\n"
+    "\n"
+    "  --data DIR        folder with v_e_purk2.CNG.swc and morph_ca1_n120.swc\n"
+    "                    (default ../shared/data/morphologies)\n"
+    "  --cells LIST      batch sizes (default 256,2560,25600,256000)\n"
+    "  --morphs LIST     subset of small-low,small-high,medium-low,medium-high,\n"
+    "                    big-low,big-high (default all)\n"
+    "  --repeats R       timed solves per configuration (default 10)\n"
+    "  --seq-max N       largest batch timed on one CPU thread; larger ones are\n"
+    "                    extrapolated from it per system (default 25600)\n"
+    "  --no-cpu          skip the CPU backends (speedups are then omitted)\n"
+    "  --json            one JSON document instead of the table\n";
+
+/* The paper's Table 1: size and branches; our cut of a real cell to that size. */
+typedef struct {
+    const char *name;
+    int rows;           /* target matrix rows (compartments) */
+    int paper_branches; /* the paper's branch count */
+    const char *file;   /* real cell it is cut from */
+} morph_spec_t;
+
+static const morph_spec_t specs[] = {
+    {"small-low", 76, 7, "morph_ca1_n120.swc"},    {"small-high", 76, 29, "v_e_purk2.CNG.swc"},
+    {"medium-low", 305, 30, "morph_ca1_n120.swc"}, {"medium-high", 319, 157, "v_e_purk2.CNG.swc"},
+    {"big-low", 695, 66, "morph_ca1_n120.swc"},    {"big-high", 691, 341, "v_e_purk2.CNG.swc"},
+};
+#define N_SPECS (int)(sizeof specs / sizeof *specs)
+
+typedef struct {
+    const char *label; /* "seq", "omp", "cuda per-thread interleaved", ... */
+    hb_backend_t backend;
+    hb_layout_t layout;
+    int block_size;
+    hb_hines_algo_t algo;
+} config_t;
+
+typedef struct {
+    char data[1024];
+    long cells[16];
+    int n_cells;
+    int morph_mask;
+    int repeats;
+    long seq_max;
+    int cpu, json;
+} options_t;
+
+static int parse_list(const char *text, long *out, int max)
+{
+    int n = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == max || !cli_parse_int(tok, 1, 100000000L, &out[n])) return -1;
+        n++;
+    }
+    return n;
+}
+
+/* Cut `morph` to exactly `rows` matrix rows (per-segment, vertex scheme). */
+static hb_status_t cut_to_rows(const hb_morph_t *morph, int rows, const hb_discretization_t *disc,
+                               hb_morph_t **piece, hb_cable_t **cable)
+{
+    hb_morph_stats_t st;
+    hb_status_t status = hb_morph_stats(morph, &st);
+    if (status != HB_SUCCESS) return status;
+    int lo = 1, hi = st.points;
+    while (lo < hi) { /* smallest cut with >= rows rows: rows grow with samples */
+        int mid = lo + (hi - lo) / 2;
+        hb_morph_t *p = NULL;
+        hb_cable_t *c = NULL;
+        if ((status = hb_morph_cut(morph, mid, &p)) == HB_SUCCESS)
+            status = hb_cable_create(p, disc, &c);
+        int n = c ? hb_cable_size(c) : 0;
+        hb_cable_destroy(c);
+        hb_morph_destroy(p);
+        if (status != HB_SUCCESS) return status;
+        if (n < rows) lo = mid + 1;
+        else hi = mid;
+    }
+    if ((status = hb_morph_cut(morph, lo, piece)) != HB_SUCCESS) return status;
+    return hb_cable_create(*piece, disc, cable);
+}
+
+/* Fills every system with one step's matrix at random voltages (all different). */
+static hb_status_t fill(hb_batch_t batch, const hb_cable_t *cable, uint64_t seed)
+{
+    double *u, *l, *d, *rhs;
+    hb_status_t status = hb_batch_arrays(batch, &u, &l, &d, &rhs);
+    if (status != HB_SUCCESS) return status;
+    const int m = hb_cable_size(cable), n = hb_batch_count(batch);
+    const hb_layout_t layout = hb_batch_layout(batch);
+    const int bs = hb_batch_block_size(batch);
+    double *buf = malloc((size_t)m * 6 * sizeof *buf);
+    if (!buf) return HB_ERR_ALLOC;
+    double *cu = buf, *cl = cu + m, *cd = cl + m, *cr = cd + m, *v = cr + m, *g = v + m;
+    status = hb_cable_offdiag(cable, cu, cl);
+    for (int i = 0; i < m; i++) g[i] = 1e-4;
+    for (int s = 0; s < n && status == HB_SUCCESS; s++) {
+        for (int i = 0; i < m; i++) v[i] = -65.0 + 20.0 * (cli_uniform(&seed) - 0.5);
+        status = hb_cable_step_system(cable, 0.025, cu, cl, v, g, NULL, NULL, cd, cr);
+        for (int i = 0; i < m && status == HB_SUCCESS; i++) {
+            size_t k = hb_layout_index(layout, m, n, bs, s, i);
+            u[k] = cu[i];
+            l[k] = cl[i];
+            d[k] = cd[i];
+            rhs[k] = cr[i];
+        }
+    }
+    free(buf);
+    return status;
+}
+
+typedef struct {
+    double median, min, max; /* [s] */
+    int extrapolated;
+    hb_hines_algo_t algo;
+} timing_t;
+
+/* Times one configuration; returns non-zero (after a message) on failure. */
+static int time_config(hb_context_t ctx, const config_t *cfg, const hb_cable_t *cable, long cells,
+                       int repeats, timing_t *out)
+{
+    hb_batch_t batch = NULL, source = NULL;
+    double *t = malloc((size_t)repeats * sizeof *t);
+    const int m = hb_cable_size(cable);
+    hb_status_t status = t ? HB_SUCCESS : HB_ERR_ALLOC;
+    if (status == HB_SUCCESS)
+        status = hb_batch_create(ctx, m, hb_cable_parent(cable), (int)cells, cfg->layout,
+                                 cfg->block_size, &batch);
+    if (status == HB_SUCCESS)
+        status = hb_batch_create(ctx, m, hb_cable_parent(cable), (int)cells, cfg->layout,
+                                 cfg->block_size, &source);
+    if (status == HB_SUCCESS) status = fill(source, cable, 0x5eed0000ULL + (uint64_t)cells);
+    if (status == HB_SUCCESS) status = hb_batch_convert(source, batch);
+    if (status == HB_SUCCESS) status = hb_batch_set_algorithm(batch, cfg->algo);
+    if (status == HB_SUCCESS) status = hb_batch_benchmark(batch, source, repeats, t);
+    if (status == HB_SUCCESS) {
+        out->algo = hb_batch_resolved_algorithm(batch);
+        out->median = cli_median(t, (size_t)repeats);
+        out->min = t[0];
+        out->max = t[repeats - 1];
+        out->extrapolated = 0;
+    }
+    hb_batch_destroy(batch);
+    hb_batch_destroy(source);
+    free(t);
+    if (status != HB_SUCCESS) {
+        fprintf(stderr, "hinesbatch bench hines: %s, %ld cells: %s (%s)\n", cfg->label, cells,
+                hb_last_error(), hb_status_string(status));
+        return 1;
+    }
+    return 0;
+}
+
+static int build_configs(config_t *cfg, int max, int cpu, int cuda)
+{
+    static const int block_sizes[] = {32, 64, 128, 256, 512};
+    static char labels[64][64];
+    int n = 0;
+#define ADD(lbl, be, lay, bs, al)                                                           \
+    do {                                                                                   \
+        if (n < max) {                                                                     \
+            snprintf(labels[n], sizeof labels[n], "%s", lbl);                              \
+            cfg[n] = (config_t){labels[n], be, lay, bs, al};                               \
+            n++;                                                                           \
+        }                                                                                  \
+    } while (0)
+    if (cpu) {
+        ADD("seq flat", HB_BACKEND_SEQ, HB_LAYOUT_FLAT, 1, HB_HINES_ALGO_AUTO);
+        ADD("omp flat", HB_BACKEND_OMP, HB_LAYOUT_FLAT, 1, HB_HINES_ALGO_AUTO);
+        ADD("omp interleaved", HB_BACKEND_OMP, HB_LAYOUT_INTERLEAVED, 1, HB_HINES_ALGO_AUTO);
+    }
+    if (cuda) {
+        ADD("cuda flat", HB_BACKEND_CUDA, HB_LAYOUT_FLAT, 1, HB_HINES_ALGO_PER_THREAD);
+        ADD("cuda full-interleaved", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1,
+            HB_HINES_ALGO_PER_THREAD);
+        for (int k = 0; k < 5; k++) {
+            char lbl[64];
+            snprintf(lbl, sizeof lbl, "cuda block-interleaved bs=%d", block_sizes[k]);
+            ADD(lbl, HB_BACKEND_CUDA, HB_LAYOUT_BLOCK, block_sizes[k], HB_HINES_ALGO_PER_THREAD);
+        }
+        for (int k = 0; k < 2; k++) {
+            char lbl[64];
+            snprintf(lbl, sizeof lbl, "cuda block-shared bs=%d", block_sizes[k]);
+            ADD(lbl, HB_BACKEND_CUDA, HB_LAYOUT_BLOCK, block_sizes[k], HB_HINES_ALGO_BLOCK_SHARED);
+        }
+        ADD("cuda staged (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1, HB_HINES_ALGO_STAGED);
+        ADD("cuda streamed (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1,
+            HB_HINES_ALGO_STREAMED);
+        ADD("cuda auto (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1, HB_HINES_ALGO_AUTO);
+    }
+#undef ADD
+    return n;
+}
+
+int cli_bench_hines(int argc, char **argv)
+{
+    options_t o;
+    memset(&o, 0, sizeof o);
+    snprintf(o.data, sizeof o.data, "../shared/data/morphologies");
+    long defaults[] = {256, 2560, 25600, 256000};
+    memcpy(o.cells, defaults, sizeof defaults);
+    o.n_cells = 4;
+    o.morph_mask = (1 << N_SPECS) - 1;
+    o.repeats = 10;
+    o.seq_max = 25600;
+    o.cpu = 1;
+    cli_args_t a = {"bench hines", argc, argv, 0};
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *opt = argv[a.i], *value;
+        long n;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(opt, "--json") == 0) {
+            o.json = 1;
+        } else if (strcmp(opt, "--no-cpu") == 0) {
+            o.cpu = 0;
+        } else if (strcmp(opt, "--data") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            snprintf(o.data, sizeof o.data, "%s", value);
+        } else if (strcmp(opt, "--cells") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            if ((o.n_cells = parse_list(value, o.cells, 16)) < 1)
+                return cli_fail(a.command, "--cells '%s': expected positive integers, commas between",
+                                value) + 1;
+        } else if (strcmp(opt, "--morphs") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", value);
+            o.morph_mask = 0;
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+                int found = -1;
+                for (int k = 0; k < N_SPECS; k++)
+                    if (strcmp(tok, specs[k].name) == 0) found = k;
+                if (found < 0)
+                    return cli_fail(a.command, "--morphs: unknown morphology '%s'", tok) + 1;
+                o.morph_mask |= 1 << found;
+            }
+        } else if (strcmp(opt, "--repeats") == 0 || strcmp(opt, "--seq-max") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            if (!cli_parse_int(value, 1, 100000000L, &n))
+                return cli_fail(a.command, "%s '%s': expected a positive integer", opt, value) + 1;
+            if (strcmp(opt, "--repeats") == 0) o.repeats = (int)n;
+            else o.seq_max = n;
+        } else {
+            return cli_fail(a.command, "unknown argument '%s' (see --help)", opt) + 1;
+        }
+    }
+
+    const int cuda = hb_backend_available(HB_BACKEND_CUDA);
+    const int cpu = o.cpu;
+    config_t cfg[64];
+    const int n_cfg = build_configs(cfg, 64, cpu, cuda);
+    hb_context_t ctx[4] = {NULL, NULL, NULL, NULL};
+    hb_status_t status = HB_SUCCESS;
+    for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
+        if ((be < 2 ? cpu : cuda) && hb_backend_available((hb_backend_t)be))
+            status = hb_context_create(&ctx[be], (hb_backend_t)be);
+    if (status != HB_SUCCESS) return cli_fail_status(a.command, status);
+
+    /* The copy bandwidth of the device that runs the kernels, in this run. */
+    hb_context_t main_ctx = ctx[HB_BACKEND_CUDA] ? ctx[HB_BACKEND_CUDA] : ctx[HB_BACKEND_OMP];
+    if (!main_ctx) main_ctx = ctx[HB_BACKEND_SEQ];
+    double copy_bw = 0.0;
+    if (main_ctx &&
+        (status = hb_context_copy_bandwidth(main_ctx, (size_t)1 << 31, 10, &copy_bw)) != HB_SUCCESS)
+        return cli_fail_status(a.command, status);
+
+    if (o.json) {
+        printf("{\"device\": ");
+        cli_json_string(stdout, main_ctx ? hb_context_device_name(main_ctx) : "none");
+        printf(", \"copy_bandwidth_Bps\": %.6g, \"omp_threads\": %d, \"repeats\": %d, "
+               "\"min_bytes_per_row\": 40, \"results\": [",
+               copy_bw, ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0,
+               o.repeats);
+    } else {
+        printf("device: %s; copy bandwidth %.3f TB/s (read + write, 2 GiB, median of 10); "
+               "OpenMP threads %d; %d repeats\n",
+               main_ctx ? hb_context_device_name(main_ctx) : "none", copy_bw * 1e-12,
+               ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0, o.repeats);
+    }
+    int first = 1, rc = 0;
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    for (int k = 0; k < N_SPECS && rc == 0; k++) {
+        if (!(o.morph_mask & (1 << k))) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", o.data, specs[k].file);
+        hb_morph_t *morph = NULL, *piece = NULL;
+        hb_cable_t *cable = NULL;
+        hb_morph_stats_t st;
+        if ((status = hb_morph_load_swc(path, NULL, &morph)) != HB_SUCCESS ||
+            (status = cut_to_rows(morph, specs[k].rows, &disc, &piece, &cable)) != HB_SUCCESS ||
+            (status = hb_morph_stats(piece, &st)) != HB_SUCCESS) {
+            rc = cli_fail_status(a.command, status);
+            hb_morph_destroy(morph);
+            hb_morph_destroy(piece);
+            break;
+        }
+        const int m = hb_cable_size(cable);
+        if (!o.json)
+            printf("\n%s: %d rows, %d branches (paper: %d rows, %d branches), cut from %s\n",
+                   specs[k].name, m, st.sections, specs[k].rows, specs[k].paper_branches,
+                   specs[k].file);
+        for (int c = 0; c < o.n_cells && rc == 0; c++) {
+            const long cells = o.cells[c];
+            const double min_bytes = 40.0 * (double)m * (double)cells;
+            double t_seq = NAN, t_omp = NAN;
+            if (!o.json)
+                printf("  %7ld cells  %-32s %11s %11s %11s %9s %8s %8s %7s\n", cells, "config",
+                       "median [s]", "min", "max", "GB/s", "% copy", "x seq", "x omp");
+            for (int j = 0; j < n_cfg && rc == 0; j++) {
+                timing_t tm;
+                long timed_cells = cells;
+                if (cfg[j].backend == HB_BACKEND_SEQ && cells > o.seq_max) timed_cells = o.seq_max;
+                if (time_config(ctx[cfg[j].backend], &cfg[j], cable, timed_cells, o.repeats, &tm)) {
+                    if (cfg[j].backend != HB_BACKEND_CUDA) rc = 1;
+                    continue; /* a kernel the shape does not fit: reported, skipped */
+                }
+                if (timed_cells != cells) { /* one thread: time grows with the systems */
+                    double f = (double)cells / (double)timed_cells;
+                    tm.median *= f;
+                    tm.min *= f;
+                    tm.max *= f;
+                    tm.extrapolated = 1;
+                }
+                if (cfg[j].backend == HB_BACKEND_SEQ) t_seq = tm.median;
+                if (cfg[j].backend == HB_BACKEND_OMP && !(t_omp <= tm.median)) t_omp = tm.median;
+                const double bw = min_bytes / tm.median;
+                if (o.json) {
+                    printf("%s\n  {\"morphology\": \"%s\", \"rows\": %d, \"branches\": %d, "
+                           "\"cells\": %ld, \"config\": \"%s\", \"backend\": \"%s\", "
+                           "\"layout\": \"%s\", \"block_size\": %d, \"kernel\": \"%s\", "
+                           "\"median_s\": %.6g, \"min_s\": %.6g, \"max_s\": %.6g, "
+                           "\"extrapolated\": %s, \"bandwidth_Bps\": %.6g, \"copy_fraction\": %.4f, "
+                           "\"speedup_seq\": %.4g, \"speedup_omp\": %.4g}",
+                           first ? "" : ",", specs[k].name, m, st.sections, cells, cfg[j].label,
+                           hb_backend_name(cfg[j].backend), hb_layout_name(cfg[j].layout),
+                           cfg[j].block_size, hb_hines_algo_name(tm.algo), tm.median, tm.min,
+                           tm.max, tm.extrapolated ? "true" : "false", bw, bw / copy_bw,
+                           t_seq / tm.median, t_omp / tm.median);
+                    first = 0;
+                } else {
+                    printf("  %7s        %-32s %11.4e %11.4e %11.4e %9.1f %8.1f %8.2f %7.2f%s\n",
+                           "", cfg[j].label, tm.median, tm.min, tm.max, bw * 1e-9,
+                           100.0 * bw / copy_bw, t_seq / tm.median, t_omp / tm.median,
+                           tm.extrapolated ? "  (extrapolated)" : "");
+                }
+                fflush(stdout);
+            }
+        }
+        hb_cable_destroy(cable);
+        hb_morph_destroy(piece);
+        hb_morph_destroy(morph);
+    }
+    if (o.json) printf("\n]}\n");
+    for (int be = 0; be < 3; be++)
+        if (ctx[be]) hb_context_destroy(ctx[be]);
+    return rc;
+}

@@ -1,0 +1,40 @@
+/* hinesbatch bench: benchmarks, one subcommand each (tools/bench_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} bench_t;
+
+static const bench_t benches[] = {
+    {"hines", cli_bench_hines, "same-morphology batched Hines solves (paper Figures 3-5)"},
+};
+
+static void usage(FILE *out)
+{
+    fputs("usage: hinesbatch bench NAME [options]\n\nbenchmarks:\n", out);
+    for (size_t i = 0; i < sizeof benches / sizeof *benches; i++)
+        fprintf(out, "  %-8s %s\n", benches[i].name, benches[i].summary);
+    fputs("\n'hinesbatch bench NAME --help' describes one.\n", out);
+}
+
+int cli_command_bench(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof benches / sizeof *benches; i++)
+        if (strcmp(argv[1], benches[i].name) == 0) return benches[i].run(argc - 1, argv + 1);
+    cli_fail("bench", "unknown benchmark '%s'", argv[1]);
+    usage(stderr);
+    return 2;
+}
