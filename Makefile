@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
-DEBIAN_PACKAGES := cmake make gcc libc6-dev
+DEBIAN_PACKAGES := cmake make gcc libc6-dev libjansson-dev pkg-config
 
 .PHONY: run test build deps sanitize clean
 

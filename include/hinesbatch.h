@@ -138,6 +138,9 @@ typedef struct {
     /* Per SWC type overrides (0 = use the values above): Ra [ohm cm], cm [uF/cm^2]. */
     double ra_by_type[HB_SWC_TYPES];
     double cm_by_type[HB_SWC_TYPES];
+    /* Per SWC type: compartments per section, overriding the policy (0 = the policy's);
+     * NEURON models set nseg per section, e.g. soma 1, dendrites 11. */
+    int count_by_type[HB_SWC_TYPES];
 } hb_discretization_t;
 
 void hb_discretization_default(hb_discretization_t *options);
@@ -312,6 +315,172 @@ hb_status_t hb_context_copy_bandwidth(hb_context_t ctx, size_t bytes, int repeat
 int hb_context_devices(const hb_context_t ctx);
 /* Name of device 0 ("cpu" for CPU contexts); valid while ctx lives. */
 const char *hb_context_device_name(const hb_context_t ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Simulation: cells with mechanisms, stimuli and probes, stepped in time   */
+/* as NEURON does (docs/model.md, docs/validation.md).                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Geometry given as sections instead of SWC samples (the Rallpacks, NEURON
+ * models): each section is a cylinder attached to its parent's distal end
+ * (parent_x = 1) or, for children of the root, to its start (parent_x = 0).
+ * Built through hb_morph_from_samples; a section with a single child of the
+ * same SWC type would be merged with it, so that is refused (give the child
+ * another type, or split differently).
+ */
+typedef struct {
+    const char *name; /* for messages (may be NULL) */
+    int parent;       /* index of the parent section in the array, -1 for the root (index 0) */
+    double parent_x;  /* 1 (distal end) or 0 (start; children of the root only) */
+    double length_um; /* [um] > 0 */
+    double diam_um;   /* [um] > 0 */
+    int swc_type;     /* region code: 1 soma, 2 axon, 3 dend, 4 apical, ... (< HB_SWC_TYPES) */
+} hb_section_spec_t;
+
+/* morph_section (may be NULL) receives, per spec, the morphology section index. */
+hb_status_t hb_model_build_sections(const hb_section_spec_t *sections, int count,
+                                    const char *name, hb_morph_t **morph, int *morph_section);
+
+/* A place on a cell. */
+typedef enum {
+    HB_LOC_SOMA = 0,    /* x = 0.5 of the first soma (SWC type 1) section */
+    HB_LOC_SAMPLE = 1,  /* the point of SWC sample `sample` */
+    HB_LOC_SECTION = 2, /* position x (0..1) along morphology section `section` */
+    HB_LOC_NODE = 3     /* matrix node `node` */
+} hb_loc_kind_t;
+
+typedef struct {
+    hb_loc_kind_t kind;
+    long sample;  /* HB_LOC_SAMPLE: SWC id */
+    int section;  /* HB_LOC_SECTION: morphology section index */
+    double x;     /* HB_LOC_SECTION: 0..1 */
+    int node;     /* HB_LOC_NODE */
+} hb_location_t;
+
+/* Membrane mechanisms (NEURON's pas and hh.mod). */
+typedef enum { HB_MECH_PAS = 0, HB_MECH_HH = 1 } hb_mech_kind_t;
+
+typedef struct {
+    hb_mech_kind_t kind;
+    /* pas */
+    double g_pas;  /* [S/cm^2] (0.001) */
+    double e_pas;  /* [mV] (-70) */
+    /* hh */
+    double gnabar; /* [S/cm^2] (0.12) */
+    double gkbar;  /* [S/cm^2] (0.036) */
+    double gl;     /* [S/cm^2] (0.0003) */
+    double el;     /* [mV] (-54.3) */
+    double ena;    /* [mV] (50) */
+    double ek;     /* [mV] (-77) */
+} hb_mech_t;
+
+/* NEURON's defaults for `kind`. */
+void hb_mech_default(hb_mech_kind_t kind, hb_mech_t *mech);
+const char *hb_mech_name(hb_mech_kind_t kind);
+
+/* hh rates at v [mV] and temperature [degC] from hh.mod's formulas (no table):
+ * steady states (minf, hinf, ninf) and time constants [ms]. */
+void hb_hh_rates(double v_mv, double celsius, double inf[3], double tau_ms[3]);
+
+/* Region code for every SWC type. */
+#define HB_REGION_ALL (-1)
+
+/* One cell: compartments of a morphology plus mechanisms, stimuli and probes. */
+typedef struct hb_model hb_model_t;
+
+/* The morphology must outlive the model (locations are resolved through it). */
+hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *disc,
+                            hb_model_t **model);
+void hb_model_destroy(hb_model_t *model);
+const hb_cable_t *hb_model_cable(const hb_model_t *model);
+/* The node holding a location (NEURON's rule in the NEURON scheme: x = 0 and
+ * x = 1 are the section's end nodes, other x the segment containing x; vertex
+ * scheme: the nearest node). */
+hb_status_t hb_model_locate(const hb_model_t *model, const hb_location_t *where, int *node);
+/* Insert (or re-parameterise) a mechanism in the region `swc_type` (or
+ * HB_REGION_ALL); nodes without membrane get none. */
+hb_status_t hb_model_insert(hb_model_t *model, int swc_type, const hb_mech_t *mech);
+/* NEURON's IClamp: amp [nA] (inward positive) from del [ms] for dur [ms]. */
+hb_status_t hb_model_add_iclamp(hb_model_t *model, const hb_location_t *where, double del_ms,
+                                double dur_ms, double amp_na);
+
+typedef struct {
+    hb_location_t where;
+    const char *name;    /* column name (copied); NULL: "v<index>" */
+    int detect_spikes;   /* non-zero: record upward crossings of threshold_mv */
+    double threshold_mv; /* [mV] */
+} hb_probe_spec_t;
+
+/* Voltage probe; *index (may be NULL) receives its index within the model. */
+hb_status_t hb_model_add_probe(hb_model_t *model, const hb_probe_spec_t *probe, int *index);
+int hb_model_probe_count(const hb_model_t *model);
+
+typedef enum {
+    HB_METHOD_EULER = 0, /* backward Euler, NEURON's secondorder = 0 (default) */
+    HB_METHOD_CN = 1     /* Crank-Nicolson, NEURON's secondorder = 1 */
+} hb_method_t;
+
+typedef enum {
+    HB_SPIKE_STEP = 0,       /* t at the end of the first step with v > threshold (NEURON's NetCon) */
+    HB_SPIKE_INTERPOLATE = 1 /* linear interpolation of the crossing within that step */
+} hb_spike_time_t;
+
+typedef struct {
+    double dt_ms;        /* time step [ms] (0.025) */
+    double t_stop_ms;    /* end time [ms] (5) */
+    double v_init_mv;    /* initial voltage [mV] (-65) */
+    double celsius;      /* temperature [degC] (6.3) */
+    double sample_dt_ms; /* probe sampling interval [ms], a multiple of dt (0: every step) */
+    hb_method_t method;
+    hb_spike_time_t spike_time;
+    int hh_table;         /* non-zero (default): hh rates from hh.mod's TABLE (-100..100 mV,
+                             1 mV, linear interpolation), as NEURON's usetable_hh = 1 */
+    hb_backend_t backend; /* for the batched solves (HB_BACKEND_SEQ) */
+} hb_sim_options_t;
+
+void hb_sim_options_default(hb_sim_options_t *options);
+
+typedef struct hb_sim hb_sim_t;
+
+/*
+ * A simulation of n_cells cells (a model may appear several times: copies).
+ * The models must outlive the simulation. Cells whose matrices have the same
+ * shape are solved together with hb_hines_solve_batch.
+ */
+hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
+                          hb_sim_t **sim);
+void hb_sim_destroy(hb_sim_t *sim);
+/* NEURON's finitialize: t = 0, v = v_init, gates at steady state, records t = 0. */
+hb_status_t hb_sim_init(hb_sim_t *sim);
+/* `steps` time steps (recording samples and spikes). */
+hb_status_t hb_sim_advance(hb_sim_t *sim, long steps);
+/* hb_sim_init, then steps until t_stop. */
+hb_status_t hb_sim_run(hb_sim_t *sim);
+double hb_sim_time(const hb_sim_t *sim); /* [ms] */
+hb_status_t hb_sim_options(const hb_sim_t *sim, hb_sim_options_t *options);
+int hb_sim_cell_count(const hb_sim_t *sim);
+/* Node voltages [mV] of a cell (hb_cable_size entries), valid until the next step. */
+hb_status_t hb_sim_voltages(const hb_sim_t *sim, int cell, const double **v);
+/* Probes of all cells, cell by cell; names "<probe>" with one cell, else "c<cell>.<probe>". */
+int hb_sim_probe_count(const hb_sim_t *sim);
+const char *hb_sim_probe_name(const hb_sim_t *sim, int probe);
+/* Sample times [ms] and one probe's samples [mV]; both have *count entries. */
+hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *count);
+hb_status_t hb_sim_probe_trace(const hb_sim_t *sim, int probe, const double **v, int *count);
+/* Spike times [ms] at a probe with spike detection (count 0 otherwise). */
+hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int *count);
+/* DIR/probes.csv (t_ms, one column per probe) and DIR/spikes.csv (probe,t_ms). */
+hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir);
+
+/*
+ * A whole simulation from a JSON model file (docs/model.md); morphology paths
+ * are relative to the file. The simulation owns the cells it loaded.
+ */
+hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim);
+/* The same from JSON text; `name` is used in messages, `base_dir` resolves paths. */
+hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
+                              const char *base_dir, hb_sim_t **sim);
 
 #ifdef __cplusplus
 }

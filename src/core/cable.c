@@ -117,8 +117,10 @@ static int section_boundaries(const hb_section_t *sec, const hb_discretization_t
 {
     int n;
     int at_samples = 0;
-    switch (opt->policy) {
-    case HB_CPOLICY_FIXED: n = opt->count; break;
+    const int type_count =
+        sec->type >= 0 && sec->type < HB_SWC_TYPES ? opt->count_by_type[sec->type] : 0;
+    switch (type_count > 0 ? HB_CPOLICY_FIXED : opt->policy) {
+    case HB_CPOLICY_FIXED: n = type_count > 0 ? type_count : opt->count; break;
     case HB_CPOLICY_MAX_LENGTH: {
         double q = ceil(sec->length / opt->max_length_um);
         n = q > 1e7 ? 10000000 : (int)q;
@@ -195,6 +197,12 @@ static hb_status_t check_options(const hb_discretization_t *opt)
     if (!(opt->cm_uf_cm2 > 0.0) || !isfinite(opt->cm_uf_cm2))
         return hb_fail(HB_ERR_INVALID_VALUE, "discretisation: cm = %g uF/cm2; expected > 0",
                        opt->cm_uf_cm2);
+    for (int t = 0; t < HB_SWC_TYPES; t++)
+        if (opt->count_by_type[t] < 0 || opt->count_by_type[t] > 1000000)
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "discretisation: SWC type %d has %d compartments per section; expected "
+                           "0..1000000 (0: the policy's)",
+                           t, opt->count_by_type[t]);
     for (int t = 0; t < HB_SWC_TYPES; t++)
         if (opt->ra_by_type[t] < 0.0 || opt->cm_by_type[t] < 0.0 || !isfinite(opt->ra_by_type[t]) ||
             !isfinite(opt->cm_by_type[t]))

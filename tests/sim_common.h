@@ -1,0 +1,124 @@
+/*
+ * Helpers shared by the simulator tests (tests/test_sim_*.c): reference traces,
+ * error measures and models built from sections.
+ */
+#ifndef HB_TESTS_SIM_COMMON_H
+#define HB_TESTS_SIM_COMMON_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+
+typedef struct {
+    int n;
+    double *t, *v; /* as in the file */
+} trace_t;
+
+/* Two numeric columns (t, v) per line; lines that do not start with two numbers are skipped. */
+static inline int trace_read(const char *path, trace_t *tr)
+{
+    FILE *f = fopen(path, "r");
+    CHECKF(f != NULL, "cannot open %s", path);
+    memset(tr, 0, sizeof *tr);
+    if (!f) return 0;
+    int cap = 0;
+    char line[512];
+    double a, b;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lf %lf", &a, &b) != 2) continue;
+        if (tr->n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            tr->t = realloc(tr->t, (size_t)cap * sizeof *tr->t);
+            tr->v = realloc(tr->v, (size_t)cap * sizeof *tr->v);
+        }
+        tr->t[tr->n] = a;
+        tr->v[tr->n++] = b;
+    }
+    fclose(f);
+    return tr->n;
+}
+
+static inline void trace_free(trace_t *tr)
+{
+    free(tr->t);
+    free(tr->v);
+    memset(tr, 0, sizeof *tr);
+}
+
+typedef struct {
+    int matched;    /* reference points that had a sample at the same time */
+    double rms;     /* [units of the reference] */
+    double max_abs; /* max |difference| */
+    double range;   /* max - min of the reference over the matched points */
+    double peak;    /* max |reference| */
+} trace_error_t;
+
+/*
+ * Our samples (t [ms], v [mV]) against a reference at the times they share;
+ * t_scale and v_scale convert ours to the reference's units (1e-3 for s and V).
+ */
+static inline trace_error_t trace_compare(const double *t, const double *v, int n,
+                                          const trace_t *ref, double t_scale, double v_scale)
+{
+    trace_error_t e = {0, 0.0, 0.0, 0.0, 0.0};
+    double lo = INFINITY, hi = -INFINITY, sum = 0.0;
+    int k = 0;
+    for (int r = 0; r < ref->n; r++) {
+        const double tol = 1e-6 * fmax(1.0, fabs(ref->t[r]));
+        while (k < n && t[k] * t_scale < ref->t[r] - tol) k++;
+        if (k == n) break;
+        if (fabs(t[k] * t_scale - ref->t[r]) > tol) continue;
+        const double d = v[k] * v_scale - ref->v[r];
+        sum += d * d;
+        e.max_abs = fmax(e.max_abs, fabs(d));
+        lo = fmin(lo, ref->v[r]);
+        hi = fmax(hi, ref->v[r]);
+        e.peak = fmax(e.peak, fabs(ref->v[r]));
+        e.matched++;
+    }
+    if (e.matched) {
+        e.rms = sqrt(sum / e.matched);
+        e.range = hi - lo;
+    }
+    return e;
+}
+
+/* A cell from sections with `region` mechanisms everywhere; NEURON scheme, nseg per section. */
+static inline hb_model_t *sections_model(const hb_section_spec_t *secs, int count, int nseg,
+                                         double ra, double cm, hb_morph_t **morph)
+{
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.policy = HB_CPOLICY_FIXED;
+    disc.count = nseg;
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.ra_ohm_cm = ra;
+    disc.cm_uf_cm2 = cm;
+    hb_model_t *model = NULL;
+    *morph = NULL;
+    CHECK_OK(hb_model_build_sections(secs, count, "sections", morph, NULL));
+    if (*morph) CHECK_OK(hb_model_create(*morph, &disc, &model));
+    return model;
+}
+
+static inline hb_location_t at_section(int section, double x)
+{
+    hb_location_t loc = {HB_LOC_SECTION, 0, section, x, 0};
+    return loc;
+}
+
+/* Adds a probe; returns its index. */
+static inline int add_probe(hb_model_t *model, hb_location_t where, const char *name,
+                            int spikes, double threshold)
+{
+    hb_probe_spec_t p = {where, name, spikes, threshold};
+    int index = -1;
+    CHECK_OK(hb_model_add_probe(model, &p, &index));
+    return index;
+}
+
+#endif
