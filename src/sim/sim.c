@@ -131,9 +131,11 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
 static hb_status_t make_groups(hb_sim_t *sim)
 {
     int *group_of = malloc((size_t)sim->n_cells * sizeof *group_of);
+    int *first = malloc((size_t)sim->n_cells * sizeof *first); /* a cell of each group */
     sim->groups = calloc((size_t)sim->n_cells, sizeof *sim->groups);
-    if (!group_of || !sim->groups) {
+    if (!group_of || !first || !sim->groups) {
         free(group_of);
+        free(first);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
     for (int c = 0; c < sim->n_cells; c++) {
@@ -141,13 +143,14 @@ static hb_status_t make_groups(hb_sim_t *sim)
         const int m = hb_cable_size(cable);
         group_of[c] = -1;
         for (int k = 0; k < sim->n_groups && group_of[c] < 0; k++) {
-            const hb_cable_t *other = sim->cells[sim->groups[k].cells[0]]->cable;
+            const hb_cable_t *other = sim->cells[first[k]]->cable;
             if (other == cable ||
                 (hb_cable_size(other) == m &&
                  memcmp(hb_cable_parent(other), hb_cable_parent(cable), (size_t)m * sizeof(int)) == 0))
                 group_of[c] = k;
         }
         if (group_of[c] < 0) {
+            first[sim->n_groups] = c;
             group_of[c] = sim->n_groups;
             sim->groups[sim->n_groups++].m = m;
         }
@@ -174,6 +177,7 @@ static hb_status_t make_groups(hb_sim_t *sim)
         status = hb_cable_offdiag(sim->cells[c]->cable, gr->u + base, gr->l + base);
     }
     free(group_of);
+    free(first);
     return status;
 }
 
