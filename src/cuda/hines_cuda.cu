@@ -7,7 +7,7 @@
  *   block_shared  the paper's Block-Shared: BLOCK layout, rhs staged in shared memory
  *   staged        ours for few systems: one warp per system, the system copied to
  *                 shared memory, eliminated there with register-carried chains
- *   streamed      ours for many systems: a warp solves 32 adjacent systems; inputs
+ *   streamed      ours for many systems: a warp solves 32 (16, 8) adjacent systems; inputs
  *                 stream once through a cp.async ring, intermediates stay on chip,
  *                 so memory sees each input read once and the solution written once
  *
@@ -28,8 +28,7 @@ extern "C" {
 
 #define MAX_DEVICES 16
 #define PER_THREAD_BLOCK 128
-#define STREAM_LANES 32 /* systems per warp in the streamed kernel */
-#define STREAM_RING 16  /* rows in flight per warp in the streamed kernel */
+#define STREAM_RING 64  /* rows in flight per warp in the streamed kernel */
 #define STAGED_WARPS 4  /* systems per CUDA block in the staged kernel, at most */
 
 struct hb_cuda_context {
@@ -180,15 +179,44 @@ __global__ void staged_kernel(int m, const int *__restrict__ parent, const doubl
     for (int i = lane; i < m; i += 32) rhs[base + (size_t)i * stride] = sr[i];
 }
 
+/* cp.async of 8 bytes and its group operations (PTX; wait_group takes any depth). */
+__device__ __forceinline__ void cp_async8(double *smem, const double *gmem)
+{
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit(void)
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+#define CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
+
+/* Queue row `row` of the four arrays into its ring slot (one commit group per row). */
+__device__ __forceinline__ void stream_row(double *ring, int lanes, int lane, bool active, int row,
+                                           size_t base, size_t stride, const double *u,
+                                           const double *l, const double *d, const double *rhs)
+{
+    if (row >= 0 && active) {
+        const size_t r = base + (size_t)row * stride + (size_t)lane;
+        double *dst = ring + (size_t)(row % STREAM_RING) * 4 * lanes + lane;
+        cp_async8(dst, u + r);
+        cp_async8(dst + lanes, l + r);
+        cp_async8(dst + 2 * lanes, d + r);
+        cp_async8(dst + 3 * lanes, rhs + r);
+    }
+    cp_async_commit();
+}
+
 /*
- * Ours for many systems: warp w solves systems [32 w, 32 w + 32), lane k the
- * system 32 w + k, whose rows are 32 adjacent doubles `stride` apart (INTERLEAVED,
- * or BLOCK with bs % 32 == 0). Rows arrive in descending order through a
- * STREAM_RING-deep cp.async ring; each input element is read from memory once.
- * The backward sweep leaves a_i = r'_i / d'_i and b_i = l_i / d'_i in shared
- * memory (slot i accumulates contributions from the children of i until row i
- * is reached), so the forward sweep x_i = a_i - b_i x_p touches memory only to
- * write x.
+ * Ours for many systems: a warp of `lanes` threads (32, or 16 / 8 when the
+ * intermediates of 32 systems do not fit) solves adjacent systems, lane k the
+ * system lanes * block + k, whose rows are `lanes` adjacent doubles `stride`
+ * apart (INTERLEAVED, or BLOCK with bs % lanes == 0). Rows arrive in descending
+ * order through a STREAM_RING-deep cp.async ring, so each input element is read
+ * from memory once. The backward sweep leaves a_i = r'_i / d'_i and
+ * b_i = l_i / d'_i in shared memory (slot i accumulates the contributions of
+ * the children of i until row i is reached; child i + 1's stays in registers),
+ * so the forward sweep x_i = a_i - b_i x_p only writes x to memory.
  */
 __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restrict__ parent,
                                                      const double *__restrict__ u,
@@ -198,53 +226,31 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
                                                      int block)
 {
     extern __shared__ double2 stream_smem[];
-    double2 *slot = stream_smem;                        /* [m][32]: accumulators, then (a, b) */
-    double *ring = (double *)(slot + (size_t)m * 32);   /* [STREAM_RING][4][32] */
-    int *sp = (int *)(ring + STREAM_RING * 4 * 32);     /* [m] */
-    const int lane = threadIdx.x;
-    const int s = blockIdx.x * STREAM_LANES + lane;
-    const bool active = s < count;
-    /* Lane 0's system locates the warp's rows; lanes are adjacent within a row. */
-    const size_t base0 = system_base(m, block, blockIdx.x * STREAM_LANES), stride = (size_t)block;
+    const int lanes = blockDim.x, lane = threadIdx.x;
+    double2 *slot = stream_smem;                            /* [m][lanes] */
+    double *ring = (double *)(slot + (size_t)m * lanes);    /* [STREAM_RING][4][lanes] */
+    int *sp = (int *)(ring + (size_t)STREAM_RING * 4 * lanes); /* [m] */
+    const int first = blockIdx.x * lanes;
+    const bool active = first + lane < count;
+    const size_t base = system_base(m, block, first), stride = (size_t)block;
 
-    for (int i = lane; i < m; i += 32) sp[i] = parent[i];
-    for (int i = 0; i < m; ++i) slot[(size_t)i * 32 + lane] = make_double2(0.0, 0.0);
-
-    /* Prefetch the last STREAM_RING rows (descending). */
-    for (int k = 0; k < STREAM_RING; ++k) {
-        const int row = m - 1 - k;
-        if (row >= 0 && active) {
-            const size_t r = base0 + (size_t)row * stride + lane;
-            double *dst = ring + (size_t)(row % STREAM_RING) * 128;
-            __pipeline_memcpy_async(dst + lane, u + r, sizeof(double));
-            __pipeline_memcpy_async(dst + 32 + lane, l + r, sizeof(double));
-            __pipeline_memcpy_async(dst + 64 + lane, d + r, sizeof(double));
-            __pipeline_memcpy_async(dst + 96 + lane, rhs + r, sizeof(double));
-        }
-        __pipeline_commit();
-    }
+    for (int i = lane; i < m; i += lanes) sp[i] = parent[i];
+    for (int i = 0; i < m; ++i) slot[(size_t)i * lanes + lane] = make_double2(0.0, 0.0);
+    for (int k = 0; k < STREAM_RING; ++k)
+        stream_row(ring, lanes, lane, active, m - 1 - k, base, stride, u, l, d, rhs);
     __syncwarp();
 
     double carry_d = 0.0, carry_r = 0.0;
     for (int i = m - 1; i >= 0; --i) {
-        __pipeline_wait_prior(STREAM_RING - 1);
+        CP_ASYNC_WAIT(STREAM_RING - 1); /* row i's group has landed */
         __syncwarp();
-        const double *row = ring + (size_t)(i % STREAM_RING) * 128;
-        const double ui = row[lane], li = row[32 + lane];
-        const double2 acc = slot[(size_t)i * 32 + lane];
-        const double di = row[64 + lane] + acc.x + carry_d;
-        const double ri = row[96 + lane] + acc.y + carry_r;
-        __syncwarp(); /* every lane has read the ring slot before it is refilled */
-        const int next = i - STREAM_RING;
-        if (next >= 0 && active) {
-            const size_t r = base0 + (size_t)next * stride + lane;
-            double *dst = ring + (size_t)(next % STREAM_RING) * 128;
-            __pipeline_memcpy_async(dst + lane, u + r, sizeof(double));
-            __pipeline_memcpy_async(dst + 32 + lane, l + r, sizeof(double));
-            __pipeline_memcpy_async(dst + 64 + lane, d + r, sizeof(double));
-            __pipeline_memcpy_async(dst + 96 + lane, rhs + r, sizeof(double));
-        }
-        __pipeline_commit();
+        const double *row = ring + (size_t)(i % STREAM_RING) * 4 * lanes;
+        const double ui = row[lane], li = row[lanes + lane];
+        const double2 acc = slot[(size_t)i * lanes + lane];
+        const double di = row[2 * lanes + lane] + acc.x + carry_d;
+        const double ri = row[3 * lanes + lane] + acc.y + carry_r;
+        __syncwarp(); /* every lane has read the slot before it is refilled */
+        stream_row(ring, lanes, lane, active, i - STREAM_RING, base, stride, u, l, d, rhs);
 
         const double inv = 1.0 / di;
         if (i == 0) {
@@ -253,29 +259,30 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
         }
         const double factor = ui * inv;
         const double dl = factor * li, dr = factor * ri;
-        slot[(size_t)i * 32 + lane] = make_double2(ri * inv, li * inv);
+        slot[(size_t)i * lanes + lane] = make_double2(ri * inv, li * inv);
         const int p = sp[i];
         if (p == i - 1) {
             carry_d = -dl;
             carry_r = -dr;
         } else {
-            double2 *acc_p = &slot[(size_t)p * 32 + lane];
+            double2 *acc_p = &slot[(size_t)p * lanes + lane];
             acc_p->x -= dl;
             acc_p->y -= dr;
             carry_d = carry_r = 0.0;
         }
     }
+    CP_ASYNC_WAIT(0);
 
     /* Forward sweep from shared memory; x overwrites a in slot i. */
     double x = slot[lane].x;
-    if (active) rhs[base0 + lane] = x;
+    if (active) rhs[base + lane] = x;
     for (int i = 1; i < m; ++i) {
         const int p = sp[i];
-        const double2 ab = slot[(size_t)i * 32 + lane];
-        const double xp = p == i - 1 ? x : slot[(size_t)p * 32 + lane].x;
+        const double2 ab = slot[(size_t)i * lanes + lane];
+        const double xp = p == i - 1 ? x : slot[(size_t)p * lanes + lane].x;
         x = ab.x - ab.y * xp;
-        slot[(size_t)i * 32 + lane].x = x;
-        if (active) rhs[base0 + (size_t)i * stride + lane] = x;
+        slot[(size_t)i * lanes + lane].x = x;
+        if (active) rhs[base + (size_t)i * stride + lane] = x;
     }
 }
 
@@ -288,17 +295,25 @@ static size_t staged_smem(int m, int warps)
     return (size_t)warps * 4 * (size_t)m * sizeof(double) + (size_t)m * sizeof(int);
 }
 
-static size_t streamed_smem(int m)
+static size_t streamed_smem(int m, int lanes)
 {
-    return (size_t)m * 32 * sizeof(double2) + STREAM_RING * 4 * 32 * sizeof(double) +
+    return (size_t)m * lanes * sizeof(double2) + (size_t)STREAM_RING * 4 * lanes * sizeof(double) +
            (size_t)m * sizeof(int);
 }
 
-/* Systems of a part are 32-adjacent in rows (INTERLEAVED, or BLOCK with bs % 32 == 0). */
-static int streamable(const hb_cuda_batch_t *b)
+/* Lanes (systems per warp) of the streamed kernel: 32, else 16 or 8 when the
+ * intermediates do not fit; 0 when the shape cannot use it. Systems handled by
+ * one warp must be adjacent in every row: INTERLEAVED, or BLOCK with bs % lanes == 0. */
+static int streamed_lanes(const hb_cuda_batch_t *b, size_t optin)
 {
-    return b->layout == HB_LAYOUT_INTERLEAVED ||
-           (b->layout == HB_LAYOUT_BLOCK && b->block % STREAM_LANES == 0);
+    for (int lanes = 32; lanes >= 8; lanes /= 2) {
+        if (streamed_smem(b->m, lanes) > optin) continue;
+        if (b->layout == HB_LAYOUT_INTERLEAVED ||
+            (b->layout == HB_LAYOUT_BLOCK && b->block % lanes == 0))
+            return lanes;
+        return 0;
+    }
+    return 0;
 }
 
 /* Why `algo` cannot run on part k, or NULL when it can. */
@@ -316,9 +331,10 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
     case HB_HINES_ALGO_STAGED:
         return staged_smem(b->m, 1) > optin ? "staged: one system exceeds shared memory" : NULL;
     case HB_HINES_ALGO_STREAMED:
-        if (!streamable(b)) return "streamed needs INTERLEAVED or BLOCK with a block size multiple of 32";
-        return streamed_smem(b->m) > optin ? "streamed: 32 systems' intermediates exceed shared memory"
-                                           : NULL;
+        if (b->layout == HB_LAYOUT_FLAT) return "streamed needs the INTERLEAVED or BLOCK layout";
+        return streamed_lanes(b, optin) ? NULL
+                                         : "streamed: the block size is not a multiple of the lanes, "
+                                           "or 8 systems' intermediates exceed shared memory";
     default: return "unknown algorithm";
     }
 }
@@ -326,13 +342,13 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
 extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hines_algo_t algo)
 {
     if (algo != HB_HINES_ALGO_AUTO) return algo;
-    /* Few systems: latency dominates, so a warp per system staged on chip.
-     * Many: bandwidth dominates, so one pass over memory. docs/gpu.md has the
-     * measurements behind the threshold. */
+    /* Streamed wherever the layout and shared memory allow it (measured fastest
+     * from 256 to 256,000 systems, docs/gpu.md); else staged for few systems
+     * (latency-bound), else the paper's kernel. */
     const part_t *p = &b->part[0];
+    if (!unsupported(b, p, HB_HINES_ALGO_STREAMED)) return HB_HINES_ALGO_STREAMED;
     int per_sm = p->count / (b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1);
     if (per_sm < 64 && !unsupported(b, p, HB_HINES_ALGO_STAGED)) return HB_HINES_ALGO_STAGED;
-    if (!unsupported(b, p, HB_HINES_ALGO_STREAMED)) return HB_HINES_ALGO_STREAMED;
     return HB_HINES_ALGO_PER_THREAD;
 }
 
@@ -366,10 +382,11 @@ static hb_status_t launch(const hb_cuda_batch_t *b, const part_t *p, hb_hines_al
         break;
     }
     case HB_HINES_ALGO_STREAMED: {
-        size_t smem = streamed_smem(m);
+        const int lanes = streamed_lanes(b, b->ctx->smem_optin[p->device]);
+        size_t smem = streamed_smem(m, lanes);
         CUDA_CHECK(cudaFuncSetAttribute(streamed_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        streamed_kernel<<<ceil_div(p->count, STREAM_LANES), STREAM_LANES, smem, stream>>>(
+        streamed_kernel<<<ceil_div(p->count, lanes), lanes, smem, stream>>>(
             m, p->parent, p->u, p->l, p->d, p->rhs, p->count, p->block);
         break;
     }
