@@ -63,6 +63,7 @@ double cli_uniform(uint64_t *state);
 /* Commands: argv[0] is the command name. Return the exit status. */
 int cli_command_info(int argc, char **argv);
 int cli_command_solve(int argc, char **argv);
+int cli_command_run(int argc, char **argv);
 int cli_command_bench(int argc, char **argv);
 
 /* Benchmarks (tools/bench_*.c): argv[0] is the benchmark name. */

@@ -16,6 +16,7 @@ typedef struct {
 static const command_t commands[] = {
     {"info", cli_command_info, "describe a morphology and its compartments"},
     {"solve", cli_command_solve, "solve a batch of Hines systems built from a morphology"},
+    {"run", cli_command_run, "simulate a JSON model file (cells, mechanisms, stimuli, probes)"},
     {"bench", cli_command_bench, "benchmarks against the paper, peers and the hardware"},
 };
 

@@ -1,14 +1,760 @@
-/* placeholder, replaced below */
+/*
+ * Model files: a whole simulation described in JSON (docs/model.md), read with
+ * libjansson. Every error names the file, the key path and what was expected:
+ *   model.json: cells[0].mechanisms[1].gbar: expected a number >= 0, found string
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "core/status.h"
 #include "sim/sim.h"
-hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim)
+
+#define PATH_MAX_LEN 256
+
+typedef struct {
+    const char *file;     /* name used in messages */
+    const char *base_dir; /* directory that relative paths start from */
+    hb_sim_owned_t owned; /* morphologies and models built so far */
+} loader_t;
+
+static const char *kind_of(const json_t *j)
 {
-    (void)path; (void)sim;
-    return hb_fail(HB_ERR_NOT_SUPPORTED, "not yet");
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
 }
+
+static hb_status_t fail_at(const loader_t *ld, const char *path, const char *fmt, ...)
+    HB_PRINTF(3, 4);
+
+static hb_status_t fail_at(const loader_t *ld, const char *path, const char *fmt, ...)
+{
+    char what[768];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(what, sizeof what, fmt, args);
+    va_end(args);
+    return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s: %s", ld->file, path, what);
+}
+
+/* Marks a cut path ("...") when snprintf ran out of room. */
+static void mark_cut(char *out, int written)
+{
+    if (written < 0 || written >= PATH_MAX_LEN) memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+}
+
+/* "cells[0]" + ".mechanisms" etc. */
+static void join(char *out, const char *path, const char *key)
+{
+    mark_cut(out, snprintf(out, PATH_MAX_LEN, "%s%s%s", path, path[0] ? "." : "", key));
+}
+
+static void join_index(char *out, const char *path, size_t index)
+{
+    mark_cut(out, snprintf(out, PATH_MAX_LEN, "%s[%zu]", path, index));
+}
+
+/* Every key of `obj` must be in the NULL-terminated list `allowed`. */
+static hb_status_t check_keys(const loader_t *ld, const char *path, const json_t *obj,
+                              const char *const *allowed)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        int known = 0;
+        for (const char *const *a = allowed; *a && !known; a++) known = strcmp(key, *a) == 0;
+        if (!known) {
+            char list[512] = "";
+            for (const char *const *a = allowed; *a; a++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+            char at[PATH_MAX_LEN];
+            join(at, path, key);
+            return fail_at(ld, at, "unknown key; expected one of: %s", list);
+        }
+    }
+    return HB_SUCCESS;
+}
+
+static hb_status_t need_object(const loader_t *ld, const char *path, const json_t *j)
+{
+    if (!json_is_object(j)) return fail_at(ld, path, "expected an object, found %s", kind_of(j));
+    return HB_SUCCESS;
+}
+
+enum { OPTIONAL = 0, REQUIRED = 1 };
+typedef enum { ANY, POSITIVE, NON_NEGATIVE } range_t;
+
+/* obj[key] as a finite number in `range`; *out keeps its value when optional and absent. */
+static hb_status_t get_number(const loader_t *ld, const char *path, const json_t *obj,
+                              const char *key, int required, range_t range, double *out)
+{
+    char at[PATH_MAX_LEN];
+    join(at, path, key);
+    const json_t *j = json_object_get(obj, key);
+    static const char *const expect[] = {"a number", "a number > 0", "a number >= 0"};
+    if (!j) return required ? fail_at(ld, at, "missing; expected %s", expect[range]) : HB_SUCCESS;
+    if (!json_is_number(j)) return fail_at(ld, at, "expected %s, found %s", expect[range], kind_of(j));
+    double x = json_number_value(j);
+    if (!isfinite(x) || (range == POSITIVE && !(x > 0.0)) || (range == NON_NEGATIVE && !(x >= 0.0)))
+        return fail_at(ld, at, "expected %s, found %g", expect[range], x);
+    *out = x;
+    return HB_SUCCESS;
+}
+
+/* obj[key] as an integer in [lo, hi]. */
+static hb_status_t get_int(const loader_t *ld, const char *path, const json_t *obj, const char *key,
+                           long lo, long hi, long *out)
+{
+    char at[PATH_MAX_LEN];
+    join(at, path, key);
+    const json_t *j = json_object_get(obj, key);
+    if (!j) return HB_SUCCESS;
+    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
+        return fail_at(ld, at, "expected an integer from %ld to %ld, found %s", lo, hi,
+                       json_is_integer(j) ? "a number outside" : kind_of(j));
+    *out = (long)json_integer_value(j);
+    return HB_SUCCESS;
+}
+
+/* obj[key] as one of `names` (NULL-terminated); *out is its index. */
+static hb_status_t get_choice(const loader_t *ld, const char *path, const json_t *obj,
+                              const char *key, const char *const *names, int *out)
+{
+    char at[PATH_MAX_LEN], list[256] = "";
+    join(at, path, key);
+    const json_t *j = json_object_get(obj, key);
+    if (!j) return HB_SUCCESS;
+    for (int k = 0; names[k]; k++) {
+        if (json_is_string(j) && strcmp(json_string_value(j), names[k]) == 0) {
+            *out = k;
+            return HB_SUCCESS;
+        }
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", k ? ", " : "", names[k]);
+    }
+    if (json_is_string(j)) return fail_at(ld, at, "expected one of %s, found \"%s\"", list, json_string_value(j));
+    return fail_at(ld, at, "expected one of %s, found %s", list, kind_of(j));
+}
+
+/* A region: "all", "soma", "axon", "dend", "basal", "apical" or an SWC type code. */
+static hb_status_t parse_region(const loader_t *ld, const char *path, const json_t *j, int *type)
+{
+    static const struct { const char *name; int type; } names[] = {
+        {"all", HB_REGION_ALL}, {"soma", 1}, {"axon", 2}, {"dend", 3}, {"basal", 3}, {"apical", 4}};
+    if (json_is_integer(j) && json_integer_value(j) >= 0 && json_integer_value(j) < HB_SWC_TYPES) {
+        *type = (int)json_integer_value(j);
+        return HB_SUCCESS;
+    }
+    if (json_is_string(j))
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+            if (strcmp(json_string_value(j), names[k].name) == 0) {
+                *type = names[k].type;
+                return HB_SUCCESS;
+            }
+    return fail_at(ld, path,
+                   "expected a region: \"all\", \"soma\", \"axon\", \"dend\", \"basal\", \"apical\" "
+                   "or an SWC type 0..%d, found %s",
+                   HB_SWC_TYPES - 1, json_is_string(j) ? json_string_value(j) : kind_of(j));
+}
+
+/* ---- geometry ---- */
+
+typedef struct {
+    hb_morph_t *morph;
+    int n_specs;        /* sections given in the file (0 for SWC) */
+    char **names;       /* their names */
+    int *map;           /* morphology section per spec */
+} geometry_t;
+
+static void geometry_free(geometry_t *g)
+{
+    for (int i = 0; i < g->n_specs; i++) free(g->names[i]);
+    free(g->names);
+    free(g->map);
+}
+
+static hb_status_t section_type(const loader_t *ld, const char *path, const json_t *sec, int *type)
+{
+    const json_t *j = json_object_get(sec, "type");
+    if (!j) return HB_SUCCESS;
+    char at[PATH_MAX_LEN];
+    join(at, path, "type");
+    hb_status_t status = parse_region(ld, at, j, type);
+    if (status == HB_SUCCESS && *type < 0) return fail_at(ld, at, "expected one region, found \"all\"");
+    return status;
+}
+
+static hb_status_t parse_sections(loader_t *ld, const char *path, const json_t *list, geometry_t *g)
+{
+    static const char *const keys[] = {"name", "parent", "parent_x", "length", "diam", "type", NULL};
+    if (!json_is_array(list) || json_array_size(list) == 0)
+        return fail_at(ld, path, "expected a non-empty array of sections, found %s",
+                       json_is_array(list) ? "an empty array" : kind_of(list));
+    const int n = (int)json_array_size(list);
+    hb_section_spec_t *specs = calloc((size_t)n, sizeof *specs);
+    g->names = calloc((size_t)n, sizeof *g->names);
+    g->map = calloc((size_t)n, sizeof *g->map);
+    if (!specs || !g->names || !g->map) {
+        free(specs);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    g->n_specs = n;
+    hb_status_t status = HB_SUCCESS;
+    for (int i = 0; i < n && status == HB_SUCCESS; i++) {
+        char at[PATH_MAX_LEN], key[PATH_MAX_LEN];
+        join_index(at, path, (size_t)i);
+        const json_t *sec = json_array_get(list, (size_t)i);
+        if ((status = need_object(ld, at, sec)) != HB_SUCCESS ||
+            (status = check_keys(ld, at, sec, keys)) != HB_SUCCESS)
+            break;
+        hb_section_spec_t *s = &specs[i];
+        const json_t *name = json_object_get(sec, "name");
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "%d", i);
+        if (name && !json_is_string(name)) {
+            join(key, at, "name");
+            status = fail_at(ld, key, "expected a string, found %s", kind_of(name));
+            break;
+        }
+        const char *nm = name ? json_string_value(name) : fallback;
+        if (!(g->names[i] = malloc(strlen(nm) + 1))) {
+            status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+            break;
+        }
+        strcpy(g->names[i], nm);
+        s->name = g->names[i];
+        s->swc_type = i == 0 ? 1 : 3;
+        s->parent_x = 1.0;
+        s->parent = -1;
+        const json_t *parent = json_object_get(sec, "parent");
+        join(key, at, "parent");
+        if (i == 0 && parent && !json_is_null(parent)) {
+            status = fail_at(ld, key, "expected null: the first section is the root");
+            break;
+        }
+        if (i > 0) {
+            if (json_is_string(parent)) {
+                for (int k = 0; k < i && s->parent < 0; k++)
+                    if (strcmp(g->names[k], json_string_value(parent)) == 0) s->parent = k;
+            } else if (json_is_integer(parent) && json_integer_value(parent) >= 0 &&
+                       json_integer_value(parent) < i) {
+                s->parent = (int)json_integer_value(parent);
+            }
+            if (s->parent < 0) {
+                status = fail_at(ld, key, "expected the name or index of an earlier section, found %s%s%s",
+                                 json_is_string(parent) ? "\"" : "",
+                                 json_is_string(parent) ? json_string_value(parent)
+                                                        : parent ? kind_of(parent) : "nothing",
+                                 json_is_string(parent) ? "\"" : "");
+                break;
+            }
+        }
+        if ((status = get_number(ld, at, sec, "parent_x", OPTIONAL, NON_NEGATIVE, &s->parent_x)) ||
+            (status = get_number(ld, at, sec, "length", REQUIRED, POSITIVE, &s->length_um)) ||
+            (status = get_number(ld, at, sec, "diam", REQUIRED, POSITIVE, &s->diam_um)) ||
+            (status = section_type(ld, at, sec, &s->swc_type)))
+            break;
+        if (i > 0 && s->parent_x != 1.0 && !(s->parent_x == 0.0 && s->parent == 0)) {
+            join(key, at, "parent_x");
+            status = fail_at(ld, key, "expected 1 (or 0 on the root section), found %g", s->parent_x);
+        }
+    }
+    if (status == HB_SUCCESS) {
+        status = hb_model_build_sections(specs, n, ld->file, &g->morph, g->map);
+        if (status != HB_SUCCESS) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", hb_last_error());
+            status = hb_fail(status, "%s (at %s)", msg, path);
+        }
+    }
+    free(specs);
+    return status;
+}
+
+/* "morphology" (SWC path), "cable" or "sections": exactly one. */
+static hb_status_t parse_geometry(loader_t *ld, const char *path, const json_t *cell, geometry_t *g)
+{
+    const json_t *swc = json_object_get(cell, "morphology"), *cable = json_object_get(cell, "cable"),
+                 *secs = json_object_get(cell, "sections");
+    char at[PATH_MAX_LEN];
+    if (!!swc + !!cable + !!secs != 1)
+        return fail_at(ld, path, "expected exactly one of \"morphology\" (an SWC file), \"cable\" "
+                                 "or \"sections\", found %d",
+                       !!swc + !!cable + !!secs);
+    if (secs) {
+        join(at, path, "sections");
+        return parse_sections(ld, at, secs, g);
+    }
+    if (cable) {
+        static const char *const keys[] = {"length", "diam", "type", NULL};
+        hb_section_spec_t s = {"cable", -1, 0.0, 0.0, 0.0, 3};
+        hb_status_t status;
+        join(at, path, "cable");
+        if ((status = need_object(ld, at, cable)) || (status = check_keys(ld, at, cable, keys)) ||
+            (status = get_number(ld, at, cable, "length", REQUIRED, POSITIVE, &s.length_um)) ||
+            (status = get_number(ld, at, cable, "diam", REQUIRED, POSITIVE, &s.diam_um)) ||
+            (status = section_type(ld, at, cable, &s.swc_type)))
+            return status;
+        return hb_model_build_sections(&s, 1, ld->file, &g->morph, NULL);
+    }
+    join(at, path, "morphology");
+    if (!json_is_string(swc))
+        return fail_at(ld, at, "expected the path of an SWC file, found %s", kind_of(swc));
+    const char *file = json_string_value(swc);
+    char full[4096];
+    if (file[0] == '/' || !ld->base_dir || !ld->base_dir[0]) snprintf(full, sizeof full, "%s", file);
+    else snprintf(full, sizeof full, "%s/%s", ld->base_dir, file);
+    hb_swc_options_t swc_opt;
+    hb_swc_options_default(&swc_opt);
+    int units = 0;
+    static const char *const unit_names[] = {"um", "nm", NULL};
+    hb_status_t status = get_choice(ld, path, cell, "units", unit_names, &units);
+    if (status != HB_SUCCESS) return status;
+    swc_opt.units = units ? HB_UNITS_NM : HB_UNITS_UM;
+    status = hb_morph_load_swc(full, &swc_opt, &g->morph);
+    if (status != HB_SUCCESS) {
+        char msg[768];
+        snprintf(msg, sizeof msg, "%s", hb_last_error());
+        return hb_fail(status, "%s: %s: %s", ld->file, at, msg);
+    }
+    return HB_SUCCESS;
+}
+
+/* ---- discretisation and regions ---- */
+
+static hb_status_t parse_discretization(const loader_t *ld, const char *path, const json_t *cell,
+                                        hb_discretization_t *disc)
+{
+    static const char *const keys[] = {"policy", "nseg", "max_length", "d_lambda", "frequency", "scheme", NULL};
+    static const char *const policies[] = {"fixed", "max-length", "d-lambda", "per-segment", NULL};
+    static const char *const schemes[] = {"vertex", "neuron", NULL};
+    hb_discretization_default(disc);
+    disc->policy = HB_CPOLICY_FIXED; /* NEURON's defaults: nseg 1, its scheme */
+    disc->count = 1;
+    disc->scheme = HB_SCHEME_NEURON;
+    hb_status_t status;
+    if ((status = get_number(ld, path, cell, "Ra", OPTIONAL, POSITIVE, &disc->ra_ohm_cm)) ||
+        (status = get_number(ld, path, cell, "cm", OPTIONAL, POSITIVE, &disc->cm_uf_cm2)))
+        return status;
+    const json_t *d = json_object_get(cell, "discretization");
+    char at[PATH_MAX_LEN];
+    join(at, path, "discretization");
+    if (!d) return HB_SUCCESS;
+    if ((status = need_object(ld, at, d)) || (status = check_keys(ld, at, d, keys))) return status;
+    int policy = 0, scheme = 1;
+    long nseg = disc->count;
+    if ((status = get_choice(ld, at, d, "policy", policies, &policy)) ||
+        (status = get_choice(ld, at, d, "scheme", schemes, &scheme)) ||
+        (status = get_int(ld, at, d, "nseg", 1, 1000000, &nseg)) ||
+        (status = get_number(ld, at, d, "max_length", OPTIONAL, POSITIVE, &disc->max_length_um)) ||
+        (status = get_number(ld, at, d, "d_lambda", OPTIONAL, POSITIVE, &disc->d_lambda)) ||
+        (status = get_number(ld, at, d, "frequency", OPTIONAL, POSITIVE, &disc->frequency_hz)))
+        return status;
+    static const hb_cpolicy_t policy_of[] = {HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_D_LAMBDA,
+                                             HB_CPOLICY_PER_SEGMENT};
+    disc->policy = policy_of[policy];
+    disc->scheme = scheme ? HB_SCHEME_NEURON : HB_SCHEME_VERTEX;
+    disc->count = (int)nseg;
+    return HB_SUCCESS;
+}
+
+/* "regions": [{"region": R, "Ra": .., "cm": .., "nseg": ..}] into per-type overrides. */
+static hb_status_t parse_regions(const loader_t *ld, const char *path, const json_t *cell,
+                                 hb_discretization_t *disc)
+{
+    static const char *const keys[] = {"region", "Ra", "cm", "nseg", NULL};
+    const json_t *list = json_object_get(cell, "regions");
+    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
+    join(at, path, "regions");
+    if (!list) return HB_SUCCESS;
+    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    size_t i;
+    const json_t *r;
+    hb_status_t status;
+    json_array_foreach(list, i, r) {
+        join_index(item, at, i);
+        if ((status = need_object(ld, item, r)) || (status = check_keys(ld, item, r, keys))) return status;
+        int type = 0;
+        join(key, item, "region");
+        const json_t *name = json_object_get(r, "region");
+        if (!name) return fail_at(ld, key, "missing; expected a region name or SWC type");
+        if ((status = parse_region(ld, key, name, &type))) return status;
+        double ra = 0.0, cm = 0.0;
+        long nseg = 0;
+        if ((status = get_number(ld, item, r, "Ra", OPTIONAL, POSITIVE, &ra)) ||
+            (status = get_number(ld, item, r, "cm", OPTIONAL, POSITIVE, &cm)) ||
+            (status = get_int(ld, item, r, "nseg", 1, 1000000, &nseg)))
+            return status;
+        for (int t = 0; t < HB_SWC_TYPES; t++) {
+            if (type != HB_REGION_ALL && t != type) continue;
+            if (ra > 0.0) disc->ra_by_type[t] = ra;
+            if (cm > 0.0) disc->cm_by_type[t] = cm;
+            if (nseg > 0) disc->count_by_type[t] = (int)nseg;
+        }
+    }
+    return HB_SUCCESS;
+}
+
+/* ---- mechanisms, stimuli, probes ---- */
+
+static hb_status_t parse_mechanisms(const loader_t *ld, const char *path, const json_t *cell,
+                                    hb_model_t *model)
+{
+    static const char *const pas_keys[] = {"name", "region", "g", "e", NULL};
+    static const char *const hh_keys[] = {"name", "region", "gnabar", "gkbar", "gl", "el", "ena", "ek", NULL};
+    const json_t *list = json_object_get(cell, "mechanisms");
+    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
+    join(at, path, "mechanisms");
+    if (!list) return HB_SUCCESS;
+    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    size_t i;
+    const json_t *mj;
+    hb_status_t status;
+    json_array_foreach(list, i, mj) {
+        join_index(item, at, i);
+        if ((status = need_object(ld, item, mj))) return status;
+        const json_t *name = json_object_get(mj, "name");
+        join(key, item, "name");
+        hb_mech_t mech;
+        if (json_is_string(name) && strcmp(json_string_value(name), "pas") == 0) {
+            hb_mech_default(HB_MECH_PAS, &mech);
+            if ((status = check_keys(ld, item, mj, pas_keys)) ||
+                (status = get_number(ld, item, mj, "g", OPTIONAL, NON_NEGATIVE, &mech.g_pas)) ||
+                (status = get_number(ld, item, mj, "e", OPTIONAL, ANY, &mech.e_pas)))
+                return status;
+        } else if (json_is_string(name) && strcmp(json_string_value(name), "hh") == 0) {
+            hb_mech_default(HB_MECH_HH, &mech);
+            if ((status = check_keys(ld, item, mj, hh_keys)) ||
+                (status = get_number(ld, item, mj, "gnabar", OPTIONAL, NON_NEGATIVE, &mech.gnabar)) ||
+                (status = get_number(ld, item, mj, "gkbar", OPTIONAL, NON_NEGATIVE, &mech.gkbar)) ||
+                (status = get_number(ld, item, mj, "gl", OPTIONAL, NON_NEGATIVE, &mech.gl)) ||
+                (status = get_number(ld, item, mj, "el", OPTIONAL, ANY, &mech.el)) ||
+                (status = get_number(ld, item, mj, "ena", OPTIONAL, ANY, &mech.ena)) ||
+                (status = get_number(ld, item, mj, "ek", OPTIONAL, ANY, &mech.ek)))
+                return status;
+        } else if (json_is_string(name)) {
+            return fail_at(ld, key, "unknown mechanism \"%s\"; expected \"pas\" or \"hh\"",
+                           json_string_value(name));
+        } else {
+            return fail_at(ld, key, "%s; expected \"pas\" or \"hh\"",
+                           name ? kind_of(name) : "missing");
+        }
+        int type = HB_REGION_ALL;
+        const json_t *region = json_object_get(mj, "region");
+        join(key, item, "region");
+        if (region && (status = parse_region(ld, key, region, &type))) return status;
+        if ((status = hb_model_insert(model, type, &mech))) return status;
+    }
+    return HB_SUCCESS;
+}
+
+static hb_status_t parse_location(const loader_t *ld, const char *path, const json_t *j,
+                                  const geometry_t *g, hb_location_t *loc)
+{
+    static const char *const keys_section[] = {"section", "x", NULL};
+    static const char *const keys_sample[] = {"sample", NULL};
+    static const char *const keys_node[] = {"node", NULL};
+    memset(loc, 0, sizeof *loc);
+    const char *expect = "expected \"soma\", {\"sample\": ID}, {\"section\": NAME or INDEX, \"x\": 0..1} "
+                         "or {\"node\": INDEX}";
+    char key[PATH_MAX_LEN];
+    hb_status_t status;
+    if (json_is_string(j) && strcmp(json_string_value(j), "soma") == 0) {
+        loc->kind = HB_LOC_SOMA;
+        return HB_SUCCESS;
+    }
+    if (!json_is_object(j)) return fail_at(ld, path, "%s, found %s", expect, kind_of(j));
+    const json_t *sec = json_object_get(j, "section");
+    if (json_object_get(j, "sample")) {
+        long id = 0;
+        if ((status = check_keys(ld, path, j, keys_sample)) ||
+            (status = get_int(ld, path, j, "sample", 0, 0x7fffffffL, &id)))
+            return status;
+        loc->kind = HB_LOC_SAMPLE;
+        loc->sample = id;
+        return HB_SUCCESS;
+    }
+    if (json_object_get(j, "node")) {
+        long node = 0;
+        if ((status = check_keys(ld, path, j, keys_node)) ||
+            (status = get_int(ld, path, j, "node", 0, 0x7fffffffL, &node)))
+            return status;
+        loc->kind = HB_LOC_NODE;
+        loc->node = (int)node;
+        return HB_SUCCESS;
+    }
+    if (!sec) return fail_at(ld, path, "%s", expect);
+    if ((status = check_keys(ld, path, j, keys_section))) return status;
+    loc->kind = HB_LOC_SECTION;
+    loc->x = 0.5;
+    join(key, path, "section");
+    loc->section = -1;
+    if (json_is_string(sec)) {
+        for (int k = 0; k < g->n_specs && loc->section < 0; k++)
+            if (strcmp(g->names[k], json_string_value(sec)) == 0) loc->section = g->map[k];
+        if (loc->section < 0)
+            return fail_at(ld, key, "no section named \"%s\"", json_string_value(sec));
+    } else if (json_is_integer(sec) && json_integer_value(sec) >= 0 &&
+               (g->n_specs == 0 || json_integer_value(sec) < g->n_specs)) {
+        long s = (long)json_integer_value(sec);
+        loc->section = g->n_specs ? g->map[s] : (int)(s > 0x7fffffffL ? -1 : s);
+    } else {
+        return fail_at(ld, key, "expected a section name or index, found %s", kind_of(sec));
+    }
+    join(key, path, "x");
+    status = get_number(ld, path, j, "x", OPTIONAL, NON_NEGATIVE, &loc->x);
+    if (status == HB_SUCCESS && loc->x > 1.0) return fail_at(ld, key, "expected 0..1, found %g", loc->x);
+    return status;
+}
+
+/* Library errors about a location get the key path in front. */
+static hb_status_t located(const loader_t *ld, const char *path, hb_status_t status)
+{
+    if (status == HB_SUCCESS) return status;
+    char msg[768];
+    snprintf(msg, sizeof msg, "%s", hb_last_error());
+    return hb_fail(status, "%s: %s: %s", ld->file, path, msg);
+}
+
+static hb_status_t parse_stimuli(const loader_t *ld, const char *path, const json_t *cell,
+                                 const geometry_t *g, hb_model_t *model)
+{
+    static const char *const keys[] = {"type", "at", "del", "dur", "amp", NULL};
+    static const char *const types[] = {"iclamp", NULL};
+    const json_t *list = json_object_get(cell, "stimuli");
+    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
+    join(at, path, "stimuli");
+    if (!list) return HB_SUCCESS;
+    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    size_t i;
+    const json_t *sj;
+    hb_status_t status;
+    json_array_foreach(list, i, sj) {
+        join_index(item, at, i);
+        int type = 0;
+        double del = 0.0, dur = 0.0, amp = 0.0;
+        hb_location_t loc;
+        join(key, item, "at");
+        if ((status = need_object(ld, item, sj)) || (status = check_keys(ld, item, sj, keys)) ||
+            (status = get_choice(ld, item, sj, "type", types, &type)) ||
+            (status = get_number(ld, item, sj, "del", REQUIRED, NON_NEGATIVE, &del)) ||
+            (status = get_number(ld, item, sj, "dur", REQUIRED, NON_NEGATIVE, &dur)) ||
+            (status = get_number(ld, item, sj, "amp", REQUIRED, ANY, &amp)))
+            return status;
+        if (!json_object_get(sj, "at")) return fail_at(ld, key, "missing; expected a location");
+        if ((status = parse_location(ld, key, json_object_get(sj, "at"), g, &loc)) ||
+            (status = located(ld, key, hb_model_add_iclamp(model, &loc, del, dur, amp))))
+            return status;
+    }
+    return HB_SUCCESS;
+}
+
+static hb_status_t parse_probes(const loader_t *ld, const char *path, const json_t *cell,
+                                const geometry_t *g, hb_model_t *model)
+{
+    static const char *const keys[] = {"name", "at", "spike_threshold", NULL};
+    const json_t *list = json_object_get(cell, "probes");
+    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
+    join(at, path, "probes");
+    if (!list) return HB_SUCCESS;
+    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    size_t i;
+    const json_t *pj;
+    hb_status_t status;
+    json_array_foreach(list, i, pj) {
+        join_index(item, at, i);
+        hb_probe_spec_t spec;
+        memset(&spec, 0, sizeof spec);
+        if ((status = need_object(ld, item, pj)) || (status = check_keys(ld, item, pj, keys))) return status;
+        const json_t *name = json_object_get(pj, "name");
+        join(key, item, "name");
+        if (name && !json_is_string(name))
+            return fail_at(ld, key, "expected a string, found %s", kind_of(name));
+        if (name && (strchr(json_string_value(name), ',') || strchr(json_string_value(name), '\n')))
+            return fail_at(ld, key, "expected a name without commas or line breaks (a CSV column)");
+        spec.name = name ? json_string_value(name) : NULL;
+        if (json_object_get(pj, "spike_threshold")) {
+            spec.detect_spikes = 1;
+            if ((status = get_number(ld, item, pj, "spike_threshold", REQUIRED, ANY, &spec.threshold_mv)))
+                return status;
+        }
+        join(key, item, "at");
+        if (!json_object_get(pj, "at")) return fail_at(ld, key, "missing; expected a location");
+        if ((status = parse_location(ld, key, json_object_get(pj, "at"), g, &spec.where)) ||
+            (status = located(ld, key, hb_model_add_probe(model, &spec, NULL))))
+            return status;
+    }
+    return HB_SUCCESS;
+}
+
+/* Adds a pointer to one of the owner lists; 0 when out of memory. */
+static int own(void ***items, int *count, void *item)
+{
+    void **p = realloc(*items, ((size_t)*count + 1) * sizeof *p);
+    if (!p) return 0;
+    p[(*count)++] = item;
+    *items = p;
+    return 1;
+}
+
+/* One entry of "cells": appends `count` copies to cells[]. */
+static hb_status_t parse_cell(loader_t *ld, const char *path, const json_t *cell,
+                              hb_model_t ***cells, int *n_cells)
+{
+    static const char *const keys[] = {"name", "count", "morphology", "units", "cable", "sections",
+                                       "discretization", "Ra", "cm", "regions", "mechanisms",
+                                       "stimuli", "probes", NULL};
+    hb_status_t status;
+    if ((status = need_object(ld, path, cell)) || (status = check_keys(ld, path, cell, keys))) return status;
+    const json_t *name = json_object_get(cell, "name");
+    if (name && !json_is_string(name)) {
+        char key[PATH_MAX_LEN];
+        join(key, path, "name");
+        return fail_at(ld, key, "expected a string, found %s", kind_of(name));
+    }
+    long count = 1;
+    hb_discretization_t disc;
+    if ((status = get_int(ld, path, cell, "count", 1, 1000000, &count)) ||
+        (status = parse_discretization(ld, path, cell, &disc)) ||
+        (status = parse_regions(ld, path, cell, &disc)))
+        return status;
+    geometry_t g;
+    memset(&g, 0, sizeof g);
+    hb_model_t *model = NULL;
+    status = parse_geometry(ld, path, cell, &g);
+    if (g.morph && !own((void ***)&ld->owned.morphs, &ld->owned.n_morphs, g.morph)) {
+        hb_morph_destroy(g.morph);
+        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    if (status == HB_SUCCESS) status = hb_model_create(g.morph, &disc, &model);
+    if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
+        hb_model_destroy(model);
+        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, model)) == HB_SUCCESS &&
+        (status = parse_stimuli(ld, path, cell, &g, model)) == HB_SUCCESS)
+        status = parse_probes(ld, path, cell, &g, model);
+    geometry_free(&g);
+    if (status != HB_SUCCESS) return status;
+    hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
+    if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
+    for (long k = 0; k < count; k++) p[(*n_cells)++] = model;
+    *cells = p;
+    return HB_SUCCESS;
+}
+
+static hb_status_t parse_options(const loader_t *ld, const json_t *root, hb_sim_options_t *opt)
+{
+    static const char *const methods[] = {"euler", "cn", NULL};
+    static const char *const rules[] = {"step", "interpolate", NULL};
+    static const char *const backends[] = {"seq", "omp", NULL};
+    hb_sim_options_default(opt);
+    int method = 0, rule = 0, backend = 0;
+    hb_status_t status;
+    if ((status = get_number(ld, "", root, "t_stop", REQUIRED, NON_NEGATIVE, &opt->t_stop_ms)) ||
+        (status = get_number(ld, "", root, "dt", OPTIONAL, POSITIVE, &opt->dt_ms)) ||
+        (status = get_number(ld, "", root, "v_init", OPTIONAL, ANY, &opt->v_init_mv)) ||
+        (status = get_number(ld, "", root, "celsius", OPTIONAL, ANY, &opt->celsius)) ||
+        (status = get_number(ld, "", root, "sample_dt", OPTIONAL, NON_NEGATIVE, &opt->sample_dt_ms)) ||
+        (status = get_choice(ld, "", root, "method", methods, &method)) ||
+        (status = get_choice(ld, "", root, "spike_time", rules, &rule)) ||
+        (status = get_choice(ld, "", root, "backend", backends, &backend)))
+        return status;
+    const json_t *table = json_object_get(root, "hh_table");
+    if (table && !json_is_boolean(table))
+        return fail_at(ld, "hh_table", "expected true or false, found %s", kind_of(table));
+    opt->hh_table = table ? json_is_true(table) : 1;
+    opt->method = method ? HB_METHOD_CN : HB_METHOD_EULER;
+    opt->spike_time = rule ? HB_SPIKE_INTERPOLATE : HB_SPIKE_STEP;
+    opt->backend = backend ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
+    return HB_SUCCESS;
+}
+
+static hb_status_t load(loader_t *ld, const json_t *root, hb_sim_t **sim)
+{
+    static const char *const keys[] = {"t_stop", "dt", "v_init", "celsius", "sample_dt", "method",
+                                       "spike_time", "backend", "hh_table", "cells", NULL};
+    hb_status_t status;
+    if (!json_is_object(root))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: expected an object at the top, found %s", ld->file,
+                       kind_of(root));
+    if ((status = check_keys(ld, "", root, keys))) return status;
+    hb_sim_options_t opt;
+    if ((status = parse_options(ld, root, &opt))) return status;
+    const json_t *cells = json_object_get(root, "cells");
+    if (!json_is_array(cells) || json_array_size(cells) == 0)
+        return fail_at(ld, "cells", "expected a non-empty array of cells, found %s",
+                       !cells ? "nothing" : json_is_array(cells) ? "an empty array" : kind_of(cells));
+    hb_model_t **list = NULL;
+    int n = 0;
+    size_t i;
+    const json_t *cell;
+    json_array_foreach(cells, i, cell) {
+        char at[PATH_MAX_LEN];
+        join_index(at, "cells", i);
+        if ((status = parse_cell(ld, at, cell, &list, &n)) != HB_SUCCESS) break;
+    }
+    if (status == HB_SUCCESS) status = hb_sim_create(list, n, &opt, sim);
+    if (status == HB_SUCCESS) hb_sim_adopt(*sim, &ld->owned);
+    free(list);
+    return status;
+}
+
+static hb_status_t finish(loader_t *ld, json_t *root, const json_error_t *err, hb_sim_t **sim)
+{
+    hb_status_t status;
+    if (!root) {
+        status = hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", ld->file, err->line, err->column, err->text);
+    } else {
+        status = load(ld, root, sim);
+        json_decref(root);
+    }
+    hb_sim_owned_free(&ld->owned); /* empty when the simulation took it */
+    return status;
+}
+
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim)
 {
-    (void)text; (void)length; (void)name; (void)base_dir; (void)sim;
-    return hb_fail(HB_ERR_NOT_SUPPORTED, "not yet");
+    hb_clear_error();
+    if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: sim is NULL");
+    *sim = NULL;
+    if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: text is NULL");
+    loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}};
+    json_error_t err;
+    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
+    return finish(&ld, root, &err, sim);
+}
+
+hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim)
+{
+    hb_clear_error();
+    if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_load_json: sim is NULL");
+    *sim = NULL;
+    if (!path) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_load_json: path is NULL");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    FILE *f = fopen(path, "rb");
+    if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    loader_t ld = {path, dir, {0, 0, NULL, NULL}};
+    json_error_t err;
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
+    fclose(f);
+    return finish(&ld, root, &err, sim);
 }

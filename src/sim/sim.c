@@ -563,7 +563,7 @@ hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir)
     fputs("probe,t_ms\n", f);
     for (int p = 0; p < sim->n_probes; p++)
         for (int k = 0; k < sim->spikes[p].count; k++)
-            fprintf(f, "%s,%.17g\n", sim->probes[p].name, sim->spikes[p].data[k]);
+            fprintf(f, "%s,%.12g\n", sim->probes[p].name, sim->spikes[p].data[k]);
     if (fclose(f) != 0) return hb_fail(HB_ERR_IO, "%s: write failed", path);
     return HB_SUCCESS;
 }
