@@ -21,7 +21,7 @@ if ! pkg-config --exists jansson 2>/dev/null && ls "$data"/../libjansson-dev_*.d
 fi
 cmake -S . -B build-dev -DHB_MPI=OFF -DCMAKE_BUILD_TYPE=Release "${extra[@]}" > "$out/cmake.log" 2>&1 ||
   { tail -20 "$out/cmake.log"; exit 1; }
-cmake --build build-dev -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+cmake --build build-dev -j "$(nproc)" --target hinesbatch_cli test_gpu_hines > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 grep -E "hinesbatch:|registers|spill" "$out/cmake.log" "$out/build.log" | sort -u | head -20 || true
 ./build-dev/test_gpu_hines "$data" 2>&1 | tee "$out/test_gpu_hines.log" | tail -40
 if [ "$#" -gt 0 ]; then
