@@ -5,23 +5,9 @@ set -u
 bin=$1
 data=$2
 examples=$(cd "$(dirname "$0")/../examples" && pwd)
-passed=0
-failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-expect_status() { # CODE DESCRIPTION -- command...
-    local want=$1 what=$2
-    shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want"; cat "$tmp/err" >&2; fi
-}
-expect_grep() { # FILE PATTERN DESCRIPTION
-    if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 400 "$1")"; fi
-}
+. "$(dirname "$0")/lib_cli.sh"
 
 expect_status 0 "help" -- "$bin" run --help
 expect_grep "$tmp/out" "usage: hinesbatch run MODEL.json" "help text"

@@ -87,22 +87,51 @@ static inline trace_error_t trace_compare(const double *t, const double *v, int 
     return e;
 }
 
-/* A cell from sections with `region` mechanisms everywhere; NEURON scheme, nseg per section. */
+/*
+ * A cell from sections, NEURON scheme: nseg compartments per section, but one
+ * per soma (type 1) section as NEURON models have; map (may be NULL) receives
+ * the morphology section of each spec.
+ */
 static inline hb_model_t *sections_model(const hb_section_spec_t *secs, int count, int nseg,
-                                         double ra, double cm, hb_morph_t **morph)
+                                         double ra, double cm, hb_morph_t **morph, int *map)
 {
     hb_discretization_t disc;
     hb_discretization_default(&disc);
     disc.policy = HB_CPOLICY_FIXED;
     disc.count = nseg;
+    disc.count_by_type[1] = 1;
     disc.scheme = HB_SCHEME_NEURON;
     disc.ra_ohm_cm = ra;
     disc.cm_uf_cm2 = cm;
     hb_model_t *model = NULL;
     *morph = NULL;
-    CHECK_OK(hb_model_build_sections(secs, count, "sections", morph, NULL));
+    CHECK_OK(hb_model_build_sections(secs, count, "sections", morph, map));
     if (*morph) CHECK_OK(hb_model_create(*morph, &disc, &model));
     return model;
+}
+
+/* A simulation of one model, run to t_stop; NULL after a failure. */
+static inline hb_sim_t *run_model(hb_model_t *model, const hb_sim_options_t *opt)
+{
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(&model, 1, opt, &sim));
+    if (sim && hb_sim_run(sim) != HB_SUCCESS) {
+        CHECKF(0, "run: %s", hb_last_error());
+        hb_sim_destroy(sim);
+        sim = NULL;
+    }
+    return sim;
+}
+
+/* Default options with dt, t_stop and sample_dt [ms]. */
+static inline hb_sim_options_t sim_options(double dt, double t_stop, double sample_dt)
+{
+    hb_sim_options_t opt;
+    hb_sim_options_default(&opt);
+    opt.dt_ms = dt;
+    opt.t_stop_ms = t_stop;
+    opt.sample_dt_ms = sample_dt;
+    return opt;
 }
 
 static inline hb_location_t at_section(int section, double x)

@@ -65,16 +65,8 @@ static void cell_free(cell_t *c)
 static int cell_build(cell_t *c, const hb_section_spec_t *secs, int n_secs, int nseg, double ra,
                       double e_pas)
 {
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    disc.policy = HB_CPOLICY_FIXED;
-    disc.scheme = HB_SCHEME_NEURON;
-    disc.count_by_type[1] = 1;
-    disc.count = nseg;
-    disc.ra_ohm_cm = ra;
     memset(c, 0, sizeof *c);
-    CHECK_OK(hb_model_build_sections(secs, n_secs, "neuron-model", &c->morph, c->map));
-    if (c->morph) CHECK_OK(hb_model_create(c->morph, &disc, &c->model));
+    c->model = sections_model(secs, n_secs, nseg, ra, 1.0, &c->morph, c->map);
     if (!c->model) return 0;
     hb_mech_t hh, pas;
     hb_mech_default(HB_MECH_HH, &hh);
@@ -87,15 +79,8 @@ static int cell_build(cell_t *c, const hb_section_spec_t *secs, int n_secs, int 
 
 static hb_sim_t *cell_run(hb_model_t *model, double dt, double t_stop, double sample_dt)
 {
-    hb_sim_options_t opt;
-    hb_sim_options_default(&opt);
-    opt.dt_ms = dt;
-    opt.t_stop_ms = t_stop;
-    opt.sample_dt_ms = sample_dt;
-    hb_sim_t *sim = NULL;
-    CHECK_OK(hb_sim_create(&model, 1, &opt, &sim));
-    if (sim) CHECK_OK(hb_sim_run(sim));
-    return sim;
+    hb_sim_options_t opt = sim_options(dt, t_stop, sample_dt);
+    return run_model(model, &opt);
 }
 
 /*

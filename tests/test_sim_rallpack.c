@@ -15,11 +15,10 @@ typedef struct {
     double max_mv;   /* largest difference [mV] */
 } rp_error_t;
 
-/* Runs `sim` (two probes: injection site, far end) and compares with refs[0..1]. */
-static rp_error_t run_and_compare(hb_sim_t *sim, const trace_t ref[2])
+/* A run `sim` (two probes: injection site, far end) against refs[0..1]. */
+static rp_error_t compare(const hb_sim_t *sim, const trace_t ref[2])
 {
     rp_error_t out = {0, 0, 0};
-    CHECK_OK(hb_sim_run(sim));
     const double *t;
     int nt;
     CHECK_OK(hb_sim_sample_times(sim, &t, &nt));
@@ -36,14 +35,12 @@ static rp_error_t run_and_compare(hb_sim_t *sim, const trace_t ref[2])
     return out;
 }
 
-static hb_sim_options_t rp_options(double dt, hb_method_t method)
+/* 250 ms, samples every 50 us (or every step when dt is longer). */
+static hb_sim_options_t rp_options(double dt, hb_method_t method, int table)
 {
-    hb_sim_options_t opt;
-    hb_sim_options_default(&opt);
-    opt.dt_ms = dt;
-    opt.t_stop_ms = 250.0;
-    opt.v_init_mv = -65.0;
+    hb_sim_options_t opt = sim_options(dt, 250.0, 0.05 > dt ? 0.05 : dt);
     opt.method = method;
+    opt.hh_table = table;
     return opt;
 }
 
@@ -55,7 +52,7 @@ static rp_error_t cable(int n, double dt, hb_method_t method, int hh, int table,
 {
     hb_section_spec_t sec = {"cable", -1, 0.0, 1000.0, 1.0, 3};
     hb_morph_t *morph;
-    hb_model_t *model = sections_model(&sec, 1, n, 100.0, 1.0, &morph);
+    hb_model_t *model = sections_model(&sec, 1, n, 100.0, 1.0, &morph, NULL);
     rp_error_t err = {INFINITY, INFINITY, INFINITY};
     if (!model) return err;
     hb_mech_t mech;
@@ -66,12 +63,9 @@ static rp_error_t cable(int n, double dt, hb_method_t method, int hh, int table,
     CHECK_OK(hb_model_add_iclamp(model, &(hb_location_t){HB_LOC_SECTION, 0, 0, 0.0, 0}, 0.0, 1e9, 0.1));
     add_probe(model, at_section(0, 0.0), "x0", hh, 0.0);
     add_probe(model, at_section(0, 1.0), "x1", hh, 0.0);
-    hb_sim_options_t opt = rp_options(dt, method);
-    opt.sample_dt_ms = 0.05 > dt ? 0.05 : dt;
-    opt.hh_table = table;
-    hb_sim_t *sim = NULL;
-    CHECK_OK(hb_sim_create(&model, 1, &opt, &sim));
-    if (sim) err = run_and_compare(sim, ref);
+    hb_sim_options_t opt = rp_options(dt, method, table);
+    hb_sim_t *sim = run_model(model, &opt);
+    if (sim) err = compare(sim, ref);
     if (spike_err && sim) *spike_err = spike_error(sim, ref);
     hb_sim_destroy(sim);
     hb_model_destroy(model);
@@ -140,14 +134,7 @@ static rp_error_t tree(int nseg, double dt, hb_method_t method, const trace_t re
     hb_morph_t *morph = NULL;
     int map[N];
     rp_error_t err = {INFINITY, INFINITY, INFINITY};
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    disc.policy = HB_CPOLICY_FIXED;
-    disc.count = nseg;
-    disc.scheme = HB_SCHEME_NEURON;
-    hb_model_t *model = NULL;
-    CHECK_OK(hb_model_build_sections(secs, N, "rallpack2", &morph, map));
-    if (morph) CHECK_OK(hb_model_create(morph, &disc, &model));
+    hb_model_t *model = sections_model(secs, N, nseg, 100.0, 1.0, &morph, map);
     if (!model) goto out;
     hb_mech_t pas;
     hb_mech_default(HB_MECH_PAS, &pas);
@@ -158,11 +145,9 @@ static rp_error_t tree(int nseg, double dt, hb_method_t method, const trace_t re
                                  1e9, 0.1));
     add_probe(model, at_section(map[0], 0.0), "root", 0, 0.0);
     add_probe(model, at_section(map[N - 1], 1.0), "tip", 0, 0.0);
-    hb_sim_options_t opt = rp_options(dt, method);
-    opt.sample_dt_ms = 0.05 > dt ? 0.05 : dt;
-    hb_sim_t *sim = NULL;
-    CHECK_OK(hb_sim_create(&model, 1, &opt, &sim));
-    if (sim) err = run_and_compare(sim, ref);
+    hb_sim_options_t opt = rp_options(dt, method, 1);
+    hb_sim_t *sim = run_model(model, &opt);
+    if (sim) err = compare(sim, ref);
     hb_sim_destroy(sim);
 out:
     hb_model_destroy(model);

@@ -71,7 +71,7 @@ static void test_hh_rates(void)
 static hb_model_t *pas_soma(double g, double e, double cm, hb_morph_t **morph)
 {
     const hb_section_spec_t sec = {"soma", -1, 0.0, 10.0, 10.0, 1};
-    hb_model_t *model = sections_model(&sec, 1, 1, 100.0, 1.0, morph);
+    hb_model_t *model = sections_model(&sec, 1, 1, 100.0, 1.0, morph, NULL);
     if (!model) return NULL;
     if (cm != 1.0) { /* region capacitance through the discretisation */
         hb_discretization_t disc;
@@ -96,18 +96,13 @@ static hb_model_t *pas_soma(double g, double e, double cm, hb_morph_t **morph)
 /* Max |v - (e + (v0 - e) exp(-t/tau))| over the samples. */
 static double decay_error(hb_model_t *model, double dt, hb_method_t method, double tau, double e)
 {
-    hb_sim_options_t opt;
-    hb_sim_options_default(&opt);
-    opt.dt_ms = dt;
-    opt.t_stop_ms = 4.0;
-    opt.sample_dt_ms = 0.1;
+    hb_sim_options_t opt = sim_options(dt, 4.0, 0.1);
     opt.method = method;
-    hb_sim_t *sim = NULL;
-    CHECK_OK(hb_sim_create(&model, 1, &opt, &sim));
+    hb_sim_t *sim = run_model(model, &opt);
     double worst = INFINITY;
     const double *t, *v;
     int n;
-    if (sim && hb_sim_run(sim) == HB_SUCCESS && hb_sim_sample_times(sim, &t, &n) == HB_SUCCESS &&
+    if (sim && hb_sim_sample_times(sim, &t, &n) == HB_SUCCESS &&
         hb_sim_probe_trace(sim, 0, &v, &n) == HB_SUCCESS) {
         CHECKF(n == 41, "%d samples over 4 ms every 0.1 ms (expected 41)", n);
         worst = 0.0;
@@ -153,7 +148,7 @@ static hb_model_t *hh_soma(double amp, hb_morph_t **morph)
 {
     const hb_section_spec_t secs[2] = {{"soma", -1, 0.0, 18.8, 18.8, 1},
                                        {"dend", 0, 1.0, 200.0, 1.0, 3}};
-    hb_model_t *model = sections_model(secs, 2, 7, 100.0, 1.0, morph);
+    hb_model_t *model = sections_model(secs, 2, 7, 100.0, 1.0, morph, NULL);
     if (!model) return NULL;
     hb_mech_t hh, pas;
     hb_mech_default(HB_MECH_HH, &hh);
@@ -326,7 +321,7 @@ static void test_locations(void)
 
     /* NEURON's node_index on a 4-segment section: x = 0, 0.2, 0.25, 0.99, 1. */
     const hb_section_spec_t sec = {"cable", -1, 0.0, 100.0, 1.0, 3};
-    hb_model_t *model = sections_model(&sec, 1, 4, 100.0, 1.0, &morph);
+    hb_model_t *model = sections_model(&sec, 1, 4, 100.0, 1.0, &morph, NULL);
     if (model) {
         const double xs[] = {0.0, 0.2, 0.25, 0.99, 1.0};
         const int want[] = {0, 1, 2, 4, 5}; /* root end, centres 1..4, end */

@@ -1,0 +1,16 @@
+# Helpers for the CLI test scripts (sourced; not a test itself). Needs $tmp.
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# expect_status CODE DESCRIPTION -- command...: output in $tmp/out and $tmp/err
+expect_status() {
+    local want=$1 what=$2
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want"; cat "$tmp/err" >&2; fi
+}
+expect_grep() { # FILE PATTERN DESCRIPTION
+    if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 400 "$1")"; fi
+}
