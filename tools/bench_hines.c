@@ -34,7 +34,8 @@ static const char usage[] =
     "  --seq-max N       largest batch timed on one CPU thread; larger ones are\n"
     "                    extrapolated from it per system (default 25600)\n"
     "  --no-cpu          skip the CPU backends (speedups are then omitted)\n"
-    "  --json            one JSON document instead of the table\n";
+    "  --json            one JSON document instead of the table\n"
+    "  --json-out FILE   also write the JSON document to FILE\n";
 
 /* The paper's Table 1: size and branches; our cut of a real cell to that size. */
 typedef struct {
@@ -67,6 +68,7 @@ typedef struct {
     int repeats;
     long seq_max;
     int cpu, json;
+    const char *json_out;
 } options_t;
 
 static int parse_list(const char *text, long *out, int max)
@@ -239,6 +241,8 @@ int cli_bench_hines(int argc, char **argv)
             return 0;
         } else if (strcmp(opt, "--json") == 0) {
             o.json = 1;
+        } else if (strcmp(opt, "--json-out") == 0) {
+            if (!(o.json_out = cli_option_value(&a))) return 2;
         } else if (strcmp(opt, "--no-cpu") == 0) {
             o.cpu = 0;
         } else if (strcmp(opt, "--data") == 0) {
@@ -292,14 +296,18 @@ int cli_bench_hines(int argc, char **argv)
         (status = hb_context_copy_bandwidth(main_ctx, (size_t)1 << 31, 10, &copy_bw)) != HB_SUCCESS)
         return cli_fail_status(a.command, status);
 
-    if (o.json) {
-        printf("{\"device\": ");
-        cli_json_string(stdout, main_ctx ? hb_context_device_name(main_ctx) : "none");
-        printf(", \"copy_bandwidth_Bps\": %.6g, \"omp_threads\": %d, \"repeats\": %d, "
-               "\"min_bytes_per_row\": 40, \"results\": [",
-               copy_bw, ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0,
-               o.repeats);
-    } else {
+    FILE *js = o.json ? stdout : NULL;
+    if (o.json_out && !(js = fopen(o.json_out, "w")))
+        return cli_fail(a.command, "cannot write %s", o.json_out);
+    if (js) {
+        fprintf(js, "{\"device\": ");
+        cli_json_string(js, main_ctx ? hb_context_device_name(main_ctx) : "none");
+        fprintf(js, ", \"copy_bandwidth_Bps\": %.6g, \"omp_threads\": %d, \"repeats\": %d, "
+                "\"min_bytes_per_row\": 40, \"results\": [",
+                copy_bw, ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0,
+                o.repeats);
+    }
+    if (!o.json) {
         printf("device: %s; copy bandwidth %.3f TB/s (read + write, 2 GiB, median of 10); "
                "OpenMP threads %d; %d repeats\n",
                main_ctx ? hb_context_device_name(main_ctx) : "none", copy_bw * 1e-12,
@@ -354,20 +362,25 @@ int cli_bench_hines(int argc, char **argv)
                 if (cfg[j].backend == HB_BACKEND_SEQ) t_seq = tm.median;
                 if (cfg[j].backend == HB_BACKEND_OMP && !(t_omp <= tm.median)) t_omp = tm.median;
                 const double bw = min_bytes / tm.median;
-                if (o.json) {
-                    printf("%s\n  {\"morphology\": \"%s\", \"rows\": %d, \"branches\": %d, "
+                if (js) {
+                    fprintf(js, "%s\n  {\"morphology\": \"%s\", \"rows\": %d, \"branches\": %d, "
                            "\"cells\": %ld, \"config\": \"%s\", \"backend\": \"%s\", "
                            "\"layout\": \"%s\", \"block_size\": %d, \"kernel\": \"%s\", "
                            "\"median_s\": %.6g, \"min_s\": %.6g, \"max_s\": %.6g, "
-                           "\"extrapolated\": %s, \"bandwidth_Bps\": %.6g, \"copy_fraction\": %.4f, "
-                           "\"speedup_seq\": %.4g, \"speedup_omp\": %.4g}",
+                           "\"extrapolated\": %s, \"bandwidth_Bps\": %.6g, \"copy_fraction\": ",
                            first ? "" : ",", specs[k].name, m, st.sections, cells, cfg[j].label,
                            hb_backend_name(cfg[j].backend), hb_layout_name(cfg[j].layout),
                            cfg[j].block_size, hb_hines_algo_name(tm.algo), tm.median, tm.min,
-                           tm.max, tm.extrapolated ? "true" : "false", bw, bw / copy_bw,
-                           t_seq / tm.median, t_omp / tm.median);
+                           tm.max, tm.extrapolated ? "true" : "false", bw);
+                    cli_json_number(js, bw / copy_bw);
+                    fputs(", \"speedup_seq\": ", js);
+                    cli_json_number(js, t_seq / tm.median);
+                    fputs(", \"speedup_omp\": ", js);
+                    cli_json_number(js, t_omp / tm.median);
+                    fputs("}", js);
                     first = 0;
-                } else {
+                }
+                if (!o.json) {
                     printf("  %7s        %-32s %11.4e %11.4e %11.4e %9.1f %8.1f %8.2f %7.2f%s\n",
                            "", cfg[j].label, tm.median, tm.min, tm.max, bw * 1e-9,
                            100.0 * bw / copy_bw, t_seq / tm.median, t_omp / tm.median,
@@ -380,7 +393,10 @@ int cli_bench_hines(int argc, char **argv)
         hb_morph_destroy(piece);
         hb_morph_destroy(morph);
     }
-    if (o.json) printf("\n]}\n");
+    if (js) {
+        fprintf(js, "\n]}\n");
+        if (js != stdout) fclose(js);
+    }
     for (int be = 0; be < 3; be++)
         if (ctx[be]) hb_context_destroy(ctx[be]);
     return rc;

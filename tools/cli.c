@@ -182,6 +182,12 @@ void cli_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void cli_json_number(FILE *out, double x)
+{
+    if (isfinite(x)) fprintf(out, "%.6g", x);
+    else fputs("null", out);
+}
+
 double cli_now_seconds(void)
 {
     struct timespec ts;

@@ -54,6 +54,8 @@ int cli_load_model(const char *command, const char *path, const cli_model_option
                    hb_morph_t **morph, hb_cable_t **cable);
 
 void cli_json_string(FILE *out, const char *s);
+/* A number, or null when it is not finite (JSON has no NaN). */
+void cli_json_number(FILE *out, double x);
 double cli_now_seconds(void);
 /* Sorts `x` and returns its median. */
 double cli_median(double *x, size_t n);

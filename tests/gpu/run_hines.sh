@@ -27,7 +27,7 @@ status=0
 ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines.log" 2>&1 || status=1
 grep -v "rel diff" "$out/test_gpu_hines.log" | tail -20
 if [ "$#" -gt 0 ]; then
-  ./build-dev/hinesbatch bench hines --data "$data" "$@" --json > "$out/bench_hines.json"
-  ./build-dev/hinesbatch bench hines --data "$data" "$@" 2>&1 | tee "$out/bench_hines.txt" | tail -60
+  ./build-dev/hinesbatch bench hines --data "$data" "$@" --json-out "$out/bench_hines.json" 2>&1 |
+    tee "$out/bench_hines.txt" | tail -80
 fi
 exit "$status"
