@@ -13,7 +13,7 @@
 
 /* ---- sections to samples ---- */
 
-static hb_status_t check_section_spec(const hb_section_spec_t *s, int i, int count, const char *name)
+static hb_status_t check_section_spec(const hb_section_spec_t *s, int i, const char *name)
 {
     const char *sn = s->name ? s->name : "";
     if (i == 0 && s->parent != -1)
@@ -34,7 +34,6 @@ static hb_status_t check_section_spec(const hb_section_spec_t *s, int i, int cou
     if (s->swc_type < 0 || s->swc_type >= HB_SWC_TYPES)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: section %d '%s' has type %d; expected 0..%d",
                        name, i, sn, s->swc_type, HB_SWC_TYPES - 1);
-    (void)count;
     return HB_SUCCESS;
 }
 
@@ -57,7 +56,7 @@ hb_status_t hb_model_build_sections(const hb_section_spec_t *sections, int count
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: no sections; expected at least one", name);
     hb_status_t status;
     for (int i = 0; i < count; i++)
-        if ((status = check_section_spec(&sections[i], i, count, name)) != HB_SUCCESS) return status;
+        if ((status = check_section_spec(&sections[i], i, name)) != HB_SUCCESS) return status;
     int *children = calloc((size_t)count, sizeof *children);
     hb_sample_t *samples = calloc((size_t)count + 1, sizeof *samples);
     double *angle = calloc((size_t)count, sizeof *angle);
@@ -74,8 +73,8 @@ hb_status_t hb_model_build_sections(const hb_section_spec_t *sections, int count
             status = hb_fail(HB_ERR_INVALID_VALUE,
                              "%s: section %d '%s' is the only child of '%s' and has its type %d, so "
                              "the two would be one section; give it another type or merge them",
-                             name, i, s->name ? s->name : "", sections[s->parent].name ? sections[s->parent].name : "",
-                             s->swc_type);
+                             name, i, s->name ? s->name : "",
+                             sections[s->parent].name ? sections[s->parent].name : "", s->swc_type);
             goto done;
         }
     }
