@@ -482,6 +482,127 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim);
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim);
 
+/* ------------------------------------------------------------------------ */
+/* Batched tridiagonal solvers (cuSPARSE style; docs/tridiag.md).            */
+/* ------------------------------------------------------------------------ */
+/*
+ * Row i of system s reads  dl[i] x[i-1] + d[i] x[i] + du[i] x[i+1] = b[i];
+ * dl[0] and du[m-1] are ignored (as cuSPARSE). Element (s, i) of every array:
+ *   HB_LAYOUT_FLAT         s * batch_stride + i   (batch_stride >= m; cuSPARSE's
+ *                          gtsv2StridedBatch)
+ *   HB_LAYOUT_INTERLEAVED  i * batch_stride + s   (batch_stride >= batch_count;
+ *                          cuSPARSE's gtsvInterleavedBatch with batch_stride = batch_count)
+ * HB_LAYOUT_BLOCK is not supported here (HB_ERR_NOT_SUPPORTED).
+ *
+ * Pointers are host pointers for the CPU backends and device pointers (device
+ * 0 of the context) for the CUDA backend: hb_device_malloc and the copies below
+ * give such memory on any backend. Calls return when the solve is done.
+ *
+ * dl, d, du and b are never written; x receives the solution. x must not
+ * overlap the inputs, except with HB_GTSV_IN_PLACE, where x must equal b (the
+ * right-hand side is overwritten by the solution, as cuSPARSE does).
+ * float variants store float and compute in double (one rounding at the store).
+ * No pivoting: the matrices must be such that Gaussian elimination without
+ * pivoting is stable (e.g. diagonally dominant). A zero pivot gives inf/NaN.
+ */
+typedef enum {
+    HB_GTSV_ALGO_AUTO = 0,      /* the library's choice for the shape (docs/tridiag.md) */
+    HB_GTSV_ALGO_THOMAS = 1,    /* the paper's cuThomasBatch: one thread per system; c' in the buffer */
+    HB_GTSV_ALGO_PARTITION = 2  /* ours: each system cut into chunks held in registers, the
+                                   reduced system of chunk ends solved by PCR on chip */
+} hb_gtsv_algo_t;
+
+typedef enum { HB_FLOAT64 = 0, HB_FLOAT32 = 1 } hb_precision_t;
+
+/* Flags (bitwise or). */
+#define HB_GTSV_IN_PLACE 1u    /* x == b: the right-hand side is overwritten by the solution */
+#define HB_GTSV_PAD_COMPUTE 2u /* VBatch: Computing-Padding (the paper's CP): every system is
+                                  processed as m_max rows, rows >= sizes[s] read and replaced
+                                  by identity rows, x there set to 0. Without it: No-Computing-
+                                  Padding (NCP): rows >= sizes[s] are neither read nor written. */
+
+const char *hb_gtsv_algo_name(hb_gtsv_algo_t algo);
+
+/* Workspace (bytes, possibly 0) the solve below needs for this shape and algorithm. */
+hb_status_t hb_dgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
+                                       hb_layout_t layout, int batch_count, int batch_stride,
+                                       size_t *bytes);
+hb_status_t hb_sgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
+                                       hb_layout_t layout, int batch_count, int batch_stride,
+                                       size_t *bytes);
+/* ThomasBatch: batch_count systems of m rows. buffer: at least the bytes above (NULL if 0). */
+hb_status_t hb_dgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const double *dl,
+                           const double *d, const double *du, const double *b, double *x,
+                           hb_layout_t layout, int batch_count, int batch_stride,
+                           unsigned flags, void *buffer);
+hb_status_t hb_sgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const float *dl,
+                           const float *d, const float *du, const float *b, float *x,
+                           hb_layout_t layout, int batch_count, int batch_stride,
+                           unsigned flags, void *buffer);
+
+/*
+ * ThomasVBatch: system s has sizes[s] rows (1 <= sizes[s] <= m_max), stored in
+ * the layout of a batch of m_max rows (rows >= sizes[s] are padding). sizes is
+ * host memory for the CPU backends, device memory for CUDA (checked on the
+ * CPU backends; on CUDA a size outside 1..m_max is clamped to 0..m_max and a
+ * size of 0 leaves the system untouched). flags may add HB_GTSV_PAD_COMPUTE.
+ */
+hb_status_t hb_dgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
+                                        hb_layout_t layout, int batch_count, int batch_stride,
+                                        size_t *bytes);
+hb_status_t hb_sgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
+                                        hb_layout_t layout, int batch_count, int batch_stride,
+                                        size_t *bytes);
+hb_status_t hb_dgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+                            const double *dl, const double *d, const double *du,
+                            const double *b, double *x, hb_layout_t layout, int batch_count,
+                            int batch_stride, unsigned flags, void *buffer);
+hb_status_t hb_sgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+                            const float *dl, const float *d, const float *du, const float *b,
+                            float *x, hb_layout_t layout, int batch_count, int batch_stride,
+                            unsigned flags, void *buffer);
+
+/*
+ * Every argument of one solve in a struct: the functions above build one and
+ * call hb_gtsv_solve. sizes == NULL is ThomasBatch (every system m rows).
+ */
+typedef struct {
+    hb_precision_t precision;
+    hb_gtsv_algo_t algo;
+    int m;            /* rows (VBatch: m_max) */
+    const int *sizes; /* VBatch: rows of each system; NULL: all m */
+    const void *dl, *d, *du, *b;
+    void *x;
+    hb_layout_t layout;
+    int batch_count, batch_stride;
+    unsigned flags;
+    void *buffer;
+} hb_gtsv_problem_t;
+
+hb_status_t hb_gtsv_buffer_size(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+                                size_t *bytes);
+hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem);
+/* The algorithm a solve of this problem runs (AUTO resolved); docs/tridiag.md gives the rule. */
+hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+                            hb_gtsv_algo_t *algo);
+/*
+ * Times `repeats` solves after one untimed warm-up solve of each problem;
+ * solve r runs problems[r % n_problems] (rotating input sets keeps them out of
+ * cache). CUDA: each solve timed with CUDA events; CPU: a monotonic clock.
+ * The problems must not be HB_GTSV_IN_PLACE (inputs must stay as they are).
+ */
+hb_status_t hb_gtsv_benchmark(hb_context_t ctx, const hb_gtsv_problem_t *problems,
+                              int n_problems, int repeats, double *seconds);
+
+/*
+ * Memory where the context's solvers read and write: device memory (device 0)
+ * for CUDA, host memory otherwise. Out of memory is HB_ERR_ALLOC.
+ */
+hb_status_t hb_device_malloc(hb_context_t ctx, size_t bytes, void **ptr);
+hb_status_t hb_device_free(hb_context_t ctx, void *ptr);
+hb_status_t hb_memcpy_to_device(hb_context_t ctx, void *dst, const void *src, size_t bytes);
+hb_status_t hb_memcpy_from_device(hb_context_t ctx, void *dst, const void *src, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@ typedef struct {
 
 static const bench_t benches[] = {
     {"hines", cli_bench_hines, "same-morphology batched Hines solves (paper Figures 3-5)"},
+    {"tridiag", cli_bench_tridiag, "batched tridiagonal solves vs cuSPARSE (paper Figures 9-12)"},
 };
 
 static void usage(FILE *out)

@@ -49,6 +49,23 @@ hb_status_t hb_cuda_batch_copy(hb_cuda_batch_t *dst, const hb_cuda_batch_t *src)
 hb_status_t hb_cuda_batch_benchmark(hb_cuda_batch_t *batch, const hb_cuda_batch_t *src,
                                     hb_hines_algo_t algo, int repeats, double *seconds);
 
+/* ------------------------------------------------------------------------ */
+/* Batched tridiagonal solves (src/cuda/tridiag_cuda.cu): device 0, pointers */
+/* are device pointers; arguments checked by src/core/tridiag.c.            */
+/* ------------------------------------------------------------------------ */
+/* Solve with `algo` (resolved, never AUTO); returns when done. */
+hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
+                               hb_gtsv_algo_t algo);
+/* One warm-up solve of each problem, then `repeats` solves timed with events. */
+hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *problems,
+                                   const hb_gtsv_algo_t *algos, int n_problems, int repeats,
+                                   double *seconds);
+hb_status_t hb_cuda_malloc(hb_cuda_context_t *ctx, size_t bytes, void **ptr);
+hb_status_t hb_cuda_free(hb_cuda_context_t *ctx, void *ptr);
+/* Copy host to device (to_device != 0) or device to host. */
+hb_status_t hb_cuda_memcpy(hb_cuda_context_t *ctx, void *dst, const void *src, size_t bytes,
+                           int to_device);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,395 @@
+/*
+ * Batched tridiagonal solves (hb_gtsv_*): argument checks, the algorithm
+ * rule, dispatch to the CPU (src/cpu/tridiag_cpu.c) or CUDA
+ * (src/cuda/tridiag_cuda.cu) backend, and backend memory helpers.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "cpu/tridiag_cpu.h"
+#include "status.h"
+
+#ifdef HB_HAVE_CUDA
+#include "cuda/backend_cuda.h"
+#endif
+
+const char *hb_gtsv_algo_name(hb_gtsv_algo_t algo)
+{
+    switch (algo) {
+    case HB_GTSV_ALGO_AUTO: return "auto";
+    case HB_GTSV_ALGO_THOMAS: return "thomas";
+    case HB_GTSV_ALGO_PARTITION: return "partition";
+    }
+    return "unknown";
+}
+
+static size_t element_size(hb_precision_t precision)
+{
+    return precision == HB_FLOAT32 ? sizeof(float) : sizeof(double);
+}
+
+/* The algorithm a solve runs; docs/tridiag.md explains the rule. */
+static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_problem_t *p)
+{
+    if (p->algo != HB_GTSV_ALGO_AUTO) return p->algo;
+    if (ctx->backend != HB_BACKEND_CUDA) return HB_GTSV_ALGO_THOMAS;
+    return p->m <= HB_TD_MAX_PARTITION_M ? HB_GTSV_ALGO_PARTITION : HB_GTSV_ALGO_THOMAS;
+}
+
+/* Elements one array spans (last element + 1). */
+static size_t span_elements(const hb_gtsv_problem_t *p)
+{
+    const size_t last_sys = (size_t)p->batch_count - 1, last_row = (size_t)p->m - 1;
+    const size_t stride = (size_t)p->batch_stride;
+    return p->layout == HB_LAYOUT_INTERLEAVED ? last_row * stride + last_sys + 1
+                                              : last_sys * stride + last_row + 1;
+}
+
+/* Checks the shape (everything buffer_size needs). */
+static hb_status_t check_shape(const char *fn, const struct hb_context *ctx,
+                               const hb_gtsv_problem_t *p)
+{
+    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx is NULL", fn);
+    if (!p) return hb_fail(HB_ERR_INVALID_VALUE, "%s: problem is NULL", fn);
+    if (p->precision != HB_FLOAT64 && p->precision != HB_FLOAT32)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: precision = %d is not an hb_precision_t", fn,
+                       (int)p->precision);
+    if ((int)p->algo < HB_GTSV_ALGO_AUTO || p->algo > HB_GTSV_ALGO_PARTITION)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: algo = %d is not an hb_gtsv_algo_t", fn,
+                       (int)p->algo);
+    if (p->m < 1) return hb_fail(HB_ERR_INVALID_VALUE, "%s: m = %d; expected m >= 1", fn, p->m);
+    if (p->batch_count < 1)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: batch_count = %d; expected >= 1", fn,
+                       p->batch_count);
+    if (p->layout == HB_LAYOUT_BLOCK)
+        return hb_fail(HB_ERR_NOT_SUPPORTED,
+                       "%s: layout block is not supported for tridiagonal solves; use flat "
+                       "(strided) or interleaved", fn);
+    if (p->layout != HB_LAYOUT_FLAT && p->layout != HB_LAYOUT_INTERLEAVED)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: layout = %d is not an hb_layout_t", fn,
+                       (int)p->layout);
+    if (p->layout == HB_LAYOUT_FLAT && p->batch_stride < p->m)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: batch_stride = %d < m = %d; the flat layout needs batch_stride >= m",
+                       fn, p->batch_stride, p->m);
+    if (p->layout == HB_LAYOUT_INTERLEAVED && p->batch_stride < p->batch_count)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: batch_stride = %d < batch_count = %d; the interleaved layout needs "
+                       "batch_stride >= batch_count", fn, p->batch_stride, p->batch_count);
+    const size_t other = p->layout == HB_LAYOUT_INTERLEAVED ? (size_t)p->m : (size_t)p->batch_count;
+    if (other > SIZE_MAX / 16 / (size_t)p->batch_stride)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %d systems of %d rows do not fit in memory", fn,
+                       p->batch_count, p->m);
+    const hb_gtsv_algo_t algo = resolve(ctx, p);
+    if (algo == HB_GTSV_ALGO_PARTITION && p->m > HB_TD_MAX_PARTITION_M)
+        return hb_fail(HB_ERR_NOT_SUPPORTED,
+                       "%s: the partition algorithm handles m <= %d (m = %d); use thomas or auto",
+                       fn, HB_TD_MAX_PARTITION_M, p->m);
+    return HB_SUCCESS;
+}
+
+static size_t required_bytes(const struct hb_context *ctx, const hb_gtsv_problem_t *p)
+{
+    /* CUDA THOMAS keeps the forward sweep's (c', y') in double; CPU workspaces
+     * are the library's own (per thread, tridiag_cpu.c). */
+    if (ctx->backend == HB_BACKEND_CUDA && resolve(ctx, p) == HB_GTSV_ALGO_THOMAS)
+        return 2 * (size_t)p->m * (size_t)p->batch_count * sizeof(double);
+    return 0;
+}
+
+hb_status_t hb_gtsv_buffer_size(hb_context_t ctx, const hb_gtsv_problem_t *problem, size_t *bytes)
+{
+    static const char fn[] = "hb_gtsv_buffer_size";
+    hb_clear_error();
+    if (!bytes) return hb_fail(HB_ERR_INVALID_VALUE, "%s: bytes is NULL", fn);
+    *bytes = 0;
+    hb_status_t status = check_shape(fn, ctx, problem);
+    if (status == HB_SUCCESS) *bytes = required_bytes(ctx, problem);
+    return status;
+}
+
+hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+                            hb_gtsv_algo_t *algo)
+{
+    static const char fn[] = "hb_gtsv_resolve";
+    hb_clear_error();
+    if (!algo) return hb_fail(HB_ERR_INVALID_VALUE, "%s: algo is NULL", fn);
+    hb_status_t status = check_shape(fn, ctx, problem);
+    if (status == HB_SUCCESS) *algo = resolve(ctx, problem);
+    return status;
+}
+
+static int overlaps(const void *a, const void *b, size_t bytes)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + bytes && y < x + bytes;
+}
+
+/* Everything a solve needs beyond the shape. */
+static hb_status_t check_solve(const char *fn, const struct hb_context *ctx,
+                               const hb_gtsv_problem_t *p)
+{
+    hb_status_t status = check_shape(fn, ctx, p);
+    if (status != HB_SUCCESS) return status;
+    if (!p->dl || !p->d || !p->du || !p->b || !p->x)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: dl, d, du, b and x must not be NULL", fn);
+    if (p->flags & ~(HB_GTSV_IN_PLACE | HB_GTSV_PAD_COMPUTE))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: flags = 0x%x has unknown bits", fn, p->flags);
+    if ((p->flags & HB_GTSV_PAD_COMPUTE) && !p->sizes)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: HB_GTSV_PAD_COMPUTE needs per-system sizes (the vbatch solvers)", fn);
+    const size_t bytes = span_elements(p) * element_size(p->precision);
+    const void *inputs[4] = {p->dl, p->d, p->du, p->b};
+    static const char *const names[4] = {"dl", "d", "du", "b"};
+    for (int k = 0; k < 4; ++k) {
+        if (k == 3 && (p->flags & HB_GTSV_IN_PLACE)) {
+            if (p->x != p->b)
+                return hb_fail(HB_ERR_INVALID_VALUE,
+                               "%s: HB_GTSV_IN_PLACE needs x == b (the solution overwrites b)",
+                               fn);
+            continue;
+        }
+        if (overlaps(p->x, inputs[k], bytes))
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "%s: x overlaps %s; inputs are kept intact (pass x == b with "
+                           "HB_GTSV_IN_PLACE to overwrite b)", fn, names[k]);
+    }
+    if (required_bytes(ctx, p) > 0 && !p->buffer)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: buffer is NULL; this solve needs %zu bytes (hb_gtsv_buffer_size)", fn,
+                       required_bytes(ctx, p));
+    if (p->sizes && ctx->backend != HB_BACKEND_CUDA)
+        for (int s = 0; s < p->batch_count; ++s)
+            if (p->sizes[s] < 1 || p->sizes[s] > p->m)
+                return hb_fail(HB_ERR_INVALID_VALUE,
+                               "%s: sizes[%d] = %d; expected 1 <= size <= m_max = %d", fn, s,
+                               p->sizes[s], p->m);
+    return HB_SUCCESS;
+}
+
+static hb_status_t dispatch(struct hb_context *ctx, const hb_gtsv_problem_t *p)
+{
+    const hb_gtsv_algo_t algo = resolve(ctx, p);
+    if (ctx->backend == HB_BACKEND_CUDA) {
+#ifdef HB_HAVE_CUDA
+        return hb_cuda_gtsv_solve((hb_cuda_context_t *)ctx->device, p, algo);
+#else
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "hb_gtsv: built without CUDA");
+#endif
+    }
+    return hb_gtsv_cpu_solve(ctx, p, algo);
+}
+
+hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem)
+{
+    hb_clear_error();
+    hb_status_t status = check_solve("hb_gtsv_solve", ctx, problem);
+    return status == HB_SUCCESS ? dispatch(ctx, problem) : status;
+}
+
+/* ---- the cuSPARSE-style entry points: one problem each ---- */
+
+static hb_status_t shape_bytes(hb_context_t ctx, hb_precision_t precision, hb_gtsv_algo_t algo,
+                               int m, int vbatch, hb_layout_t layout, int batch_count,
+                               int batch_stride, size_t *bytes)
+{
+    static const int one = 1;
+    const hb_gtsv_problem_t p = {.precision = precision,
+                                 .algo = algo,
+                                 .m = m,
+                                 .sizes = vbatch ? &one : NULL,
+                                 .layout = layout,
+                                 .batch_count = batch_count,
+                                 .batch_stride = batch_stride};
+    return hb_gtsv_buffer_size(ctx, &p, bytes);
+}
+
+hb_status_t hb_dgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
+                                       hb_layout_t layout, int batch_count, int batch_stride,
+                                       size_t *bytes)
+{
+    return shape_bytes(ctx, HB_FLOAT64, algo, m, 0, layout, batch_count, batch_stride, bytes);
+}
+
+hb_status_t hb_sgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
+                                       hb_layout_t layout, int batch_count, int batch_stride,
+                                       size_t *bytes)
+{
+    return shape_bytes(ctx, HB_FLOAT32, algo, m, 0, layout, batch_count, batch_stride, bytes);
+}
+
+hb_status_t hb_dgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
+                                        hb_layout_t layout, int batch_count, int batch_stride,
+                                        size_t *bytes)
+{
+    return shape_bytes(ctx, HB_FLOAT64, algo, m_max, 1, layout, batch_count, batch_stride, bytes);
+}
+
+hb_status_t hb_sgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
+                                        hb_layout_t layout, int batch_count, int batch_stride,
+                                        size_t *bytes)
+{
+    return shape_bytes(ctx, HB_FLOAT32, algo, m_max, 1, layout, batch_count, batch_stride, bytes);
+}
+
+/* Builds the problem of one cuSPARSE-style call and solves it. */
+static hb_status_t solve_args(hb_context_t ctx, hb_precision_t precision, hb_gtsv_algo_t algo,
+                              int m, const int *sizes, const void *dl, const void *d,
+                              const void *du, const void *b, void *x, hb_layout_t layout,
+                              int batch_count, int batch_stride, unsigned flags, void *buffer)
+{
+    const hb_gtsv_problem_t p = {.precision = precision,
+                                 .algo = algo,
+                                 .m = m,
+                                 .sizes = sizes,
+                                 .dl = dl,
+                                 .d = d,
+                                 .du = du,
+                                 .b = b,
+                                 .x = x,
+                                 .layout = layout,
+                                 .batch_count = batch_count,
+                                 .batch_stride = batch_stride,
+                                 .flags = flags,
+                                 .buffer = buffer};
+    return hb_gtsv_solve(ctx, &p);
+}
+
+hb_status_t hb_dgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const double *dl,
+                           const double *d, const double *du, const double *b, double *x,
+                           hb_layout_t layout, int batch_count, int batch_stride,
+                           unsigned flags, void *buffer)
+{
+    return solve_args(ctx, HB_FLOAT64, algo, m, NULL, dl, d, du, b, x, layout, batch_count,
+                      batch_stride, flags, buffer);
+}
+
+hb_status_t hb_sgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const float *dl,
+                           const float *d, const float *du, const float *b, float *x,
+                           hb_layout_t layout, int batch_count, int batch_stride,
+                           unsigned flags, void *buffer)
+{
+    return solve_args(ctx, HB_FLOAT32, algo, m, NULL, dl, d, du, b, x, layout, batch_count,
+                      batch_stride, flags, buffer);
+}
+
+hb_status_t hb_dgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+                            const double *dl, const double *d, const double *du,
+                            const double *b, double *x, hb_layout_t layout, int batch_count,
+                            int batch_stride, unsigned flags, void *buffer)
+{
+    hb_clear_error();
+    if (!sizes) return hb_fail(HB_ERR_INVALID_VALUE, "hb_dgtsv_vbatch: sizes is NULL");
+    return solve_args(ctx, HB_FLOAT64, algo, m_max, sizes, dl, d, du, b, x, layout, batch_count,
+                      batch_stride, flags, buffer);
+}
+
+hb_status_t hb_sgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+                            const float *dl, const float *d, const float *du, const float *b,
+                            float *x, hb_layout_t layout, int batch_count, int batch_stride,
+                            unsigned flags, void *buffer)
+{
+    hb_clear_error();
+    if (!sizes) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sgtsv_vbatch: sizes is NULL");
+    return solve_args(ctx, HB_FLOAT32, algo, m_max, sizes, dl, d, du, b, x, layout, batch_count,
+                      batch_stride, flags, buffer);
+}
+
+/* ---- timing ---- */
+
+hb_status_t hb_gtsv_benchmark(hb_context_t ctx, const hb_gtsv_problem_t *problems,
+                              int n_problems, int repeats, double *seconds)
+{
+    static const char fn[] = "hb_gtsv_benchmark";
+    hb_clear_error();
+    if (!problems || !seconds || n_problems < 1 || repeats < 1)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: expected problems, seconds, n_problems >= 1 and repeats >= 1", fn);
+    for (int k = 0; k < n_problems; ++k) {
+        hb_status_t status = check_solve(fn, ctx, &problems[k]);
+        if (status != HB_SUCCESS) return status;
+        if (problems[k].flags & HB_GTSV_IN_PLACE)
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "%s: problem %d is HB_GTSV_IN_PLACE; a benchmark needs its inputs "
+                           "kept intact", fn, k);
+    }
+#ifdef HB_HAVE_CUDA
+    if (ctx->backend == HB_BACKEND_CUDA) {
+        hb_gtsv_algo_t *algos = malloc((size_t)n_problems * sizeof *algos);
+        if (!algos) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+        for (int k = 0; k < n_problems; ++k) algos[k] = resolve(ctx, &problems[k]);
+        hb_status_t status = hb_cuda_gtsv_benchmark((hb_cuda_context_t *)ctx->device, problems,
+                                                    algos, n_problems, repeats, seconds);
+        free(algos);
+        return status;
+    }
+#endif
+    for (int k = 0; k < n_problems; ++k) {
+        hb_status_t status = dispatch(ctx, &problems[k]);
+        if (status != HB_SUCCESS) return status;
+    }
+    for (int r = 0; r < repeats; ++r) {
+        const double t0 = hb_clock_seconds();
+        hb_status_t status = dispatch(ctx, &problems[r % n_problems]);
+        seconds[r] = hb_clock_seconds() - t0;
+        if (status != HB_SUCCESS) return status;
+    }
+    return HB_SUCCESS;
+}
+
+/* ---- memory of the context's backend ---- */
+
+hb_status_t hb_device_malloc(hb_context_t ctx, size_t bytes, void **ptr)
+{
+    static const char fn[] = "hb_device_malloc";
+    hb_clear_error();
+    if (!ctx || !ptr) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx and ptr must not be NULL", fn);
+    *ptr = NULL;
+    if (bytes == 0) return hb_fail(HB_ERR_INVALID_VALUE, "%s: bytes = 0", fn);
+#ifdef HB_HAVE_CUDA
+    if (ctx->backend == HB_BACKEND_CUDA)
+        return hb_cuda_malloc((hb_cuda_context_t *)ctx->device, bytes, ptr);
+#endif
+    *ptr = malloc(bytes);
+    return *ptr ? HB_SUCCESS : hb_fail(HB_ERR_ALLOC, "%s: out of memory for %zu bytes", fn, bytes);
+}
+
+hb_status_t hb_device_free(hb_context_t ctx, void *ptr)
+{
+    hb_clear_error();
+    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "hb_device_free: ctx is NULL");
+#ifdef HB_HAVE_CUDA
+    if (ctx->backend == HB_BACKEND_CUDA) return hb_cuda_free((hb_cuda_context_t *)ctx->device, ptr);
+#endif
+    free(ptr);
+    return HB_SUCCESS;
+}
+
+static hb_status_t copy(const char *fn, hb_context_t ctx, void *dst, const void *src,
+                        size_t bytes, int to_device)
+{
+    hb_clear_error();
+    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx is NULL", fn);
+    if (bytes == 0) return HB_SUCCESS;
+    if (!dst || !src) return hb_fail(HB_ERR_INVALID_VALUE, "%s: dst and src must not be NULL", fn);
+#ifdef HB_HAVE_CUDA
+    if (ctx->backend == HB_BACKEND_CUDA)
+        return hb_cuda_memcpy((hb_cuda_context_t *)ctx->device, dst, src, bytes, to_device);
+#else
+    (void)to_device;
+#endif
+    memmove(dst, src, bytes);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_memcpy_to_device(hb_context_t ctx, void *dst, const void *src, size_t bytes)
+{
+    return copy("hb_memcpy_to_device", ctx, dst, src, bytes, 1);
+}
+
+hb_status_t hb_memcpy_from_device(hb_context_t ctx, void *dst, const void *src, size_t bytes)
+{
+    return copy("hb_memcpy_from_device", ctx, dst, src, bytes, 0);
+}

@@ -1,0 +1,208 @@
+/*
+ * Batched tridiagonal solves on the CPU backends (sequential, OpenMP).
+ *
+ * THOMAS: one routine for both layouts solves a run of systems in lockstep
+ * (INTERLEAVED: 64 adjacent systems, the lane loop vectorised; FLAT: one
+ * system), the forward sweep's (c', y') kept in a per-thread workspace.
+ * PARTITION: the CUDA kernel's arithmetic (tridiag_cpu.h) with its threads run
+ * one after another: the CI twin of the GPU solver.
+ * Arithmetic is in double for both precisions; work units never share a
+ * system, so the result does not depend on the thread count.
+ */
+#include "tridiag_cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/status.h"
+
+#ifdef HB_HAVE_OPENMP
+#include <omp.h>
+#define HB_SIMD _Pragma("omp simd")
+#else
+#define HB_SIMD
+#endif
+
+enum { LANES = 64 }; /* INTERLEAVED systems per THOMAS work unit */
+
+typedef struct {
+    const hb_gtsv_problem_t *p;
+    hb_gtsv_algo_t algo;
+    size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
+    int lanes;                     /* systems per work unit */
+    size_t workspace;              /* doubles per thread */
+} job_t;
+
+/* Rows of system s, and rows read and written (CP: all m rows). */
+static int rows_of(const hb_gtsv_problem_t *p, int s) { return p->sizes ? p->sizes[s] : p->m; }
+
+static int rows_touched(const hb_gtsv_problem_t *p, int s)
+{
+    return p->sizes && !(p->flags & HB_GTSV_PAD_COMPUTE) ? p->sizes[s] : p->m;
+}
+
+/* out[k] = array[base + k * stride] as double, for lanes k with i < touched[k]. */
+static void gather(const void *array, hb_precision_t precision, size_t base, size_t stride,
+                   int lanes, int i, const int *touched, double *out)
+{
+    if (precision == HB_FLOAT32) {
+        const float *a = (const float *)array;
+        for (int k = 0; k < lanes; ++k)
+            out[k] = i < touched[k] ? (double)a[base + k * stride] : 0.0;
+    } else {
+        const double *a = (const double *)array;
+        for (int k = 0; k < lanes; ++k) out[k] = i < touched[k] ? a[base + k * stride] : 0.0;
+    }
+}
+
+static void scatter(void *array, hb_precision_t precision, size_t base, size_t stride, int lanes,
+                    int i, const int *touched, const double *in)
+{
+    if (precision == HB_FLOAT32) {
+        float *a = (float *)array;
+        for (int k = 0; k < lanes; ++k)
+            if (i < touched[k]) a[base + k * stride] = (float)in[k];
+    } else {
+        double *a = (double *)array;
+        for (int k = 0; k < lanes; ++k)
+            if (i < touched[k]) a[base + k * stride] = in[k];
+    }
+}
+
+/* Row i of `lanes` systems from s0 into dl, d, du, b (identity and boundary rules applied). */
+static void load_row(const job_t *job, int s0, int lanes, int i, const int *n, const int *touched,
+                     double *dl, double *d, double *du, double *b)
+{
+    const hb_gtsv_problem_t *p = job->p;
+    const size_t base = (size_t)s0 * job->sys_stride + (size_t)i * job->row_stride;
+    gather(p->dl, p->precision, base, job->sys_stride, lanes, i, touched, dl);
+    gather(p->d, p->precision, base, job->sys_stride, lanes, i, touched, d);
+    gather(p->du, p->precision, base, job->sys_stride, lanes, i, touched, du);
+    gather(p->b, p->precision, base, job->sys_stride, lanes, i, touched, b);
+    for (int k = 0; k < lanes; ++k) hb_td_fix_row(i, n[k], &dl[k], &d[k], &du[k], &b[k]);
+}
+
+/* Thomas on systems s0 .. s0 + lanes - 1; ws holds 2 m LANES doubles. */
+static void thomas_unit(const job_t *job, int s0, int lanes, double *ws)
+{
+    const hb_gtsv_problem_t *p = job->p;
+    const int m = p->m;
+    int n[LANES], touched[LANES];
+    double dl[LANES], d[LANES], du[LANES], b[LANES], x[LANES];
+    double *cp = ws, *yp = ws + (size_t)m * LANES;
+    for (int k = 0; k < lanes; ++k) {
+        n[k] = rows_of(p, s0 + k);
+        touched[k] = rows_touched(p, s0 + k);
+        x[k] = 0.0;
+    }
+    for (int i = 0; i < m; ++i) {
+        load_row(job, s0, lanes, i, n, touched, dl, d, du, b);
+        double *restrict c = cp + (size_t)i * LANES, *restrict y = yp + (size_t)i * LANES;
+        const double *restrict cprev = i ? c - LANES : x, *restrict yprev = i ? y - LANES : x;
+        HB_SIMD
+        for (int k = 0; k < lanes; ++k) {
+            double ck = cprev[k], yk = yprev[k];
+            hb_td_thomas_step(dl[k], d[k], du[k], b[k], &ck, &yk);
+            c[k] = ck;
+            y[k] = yk;
+        }
+    }
+    const size_t sys = (size_t)s0 * job->sys_stride;
+    for (int i = m - 1; i >= 0; --i) {
+        const double *restrict c = cp + (size_t)i * LANES, *restrict y = yp + (size_t)i * LANES;
+        HB_SIMD
+        for (int k = 0; k < lanes; ++k) x[k] = y[k] - c[k] * x[k];
+        scatter(p->x, p->precision, sys + (size_t)i * job->row_stride, job->sys_stride, lanes, i,
+                touched, x);
+    }
+}
+
+/*
+ * The CUDA PARTITION kernel for system s, its P chunk threads run in turn and
+ * its PCR steps double-buffered as the barriers make them on the GPU.
+ * ws holds 4 P L + 16 P doubles.
+ */
+static void partition_unit(const job_t *job, int s, double *ws)
+{
+    const hb_gtsv_problem_t *p = job->p;
+    const int L = hb_td_chunk_rows(p->m), P = hb_td_chunks(p->m), N = 2 * P;
+    const int n = rows_of(p, s), touched = rows_touched(p, s);
+    double *a = ws, *b = a + (size_t)P * L, *c = b + (size_t)P * L, *r = c + (size_t)P * L;
+    double *red = r + (size_t)P * L, *next = red + (size_t)N * 4;
+    static const double identity[4] = {0.0, 1.0, 0.0, 0.0};
+    for (int i = 0; i < P * L; ++i)
+        load_row(job, s, 1, i, &n, &touched, &a[i], &b[i], &c[i], &r[i]);
+    for (int j = 0; j < P; ++j) {
+        const size_t o = (size_t)j * L;
+        for (int k = 1; k < L; ++k) hb_td_chunk_forward(k, a + o, b + o, c + o, r + o);
+        hb_td_chunk_ends(L, a + o, b + o, c + o, r + o, red + (size_t)j * 8);
+    }
+    for (int stride = 1; stride < N; stride *= 2) {
+        for (int q = 0; q < N; ++q) {
+            const double *lo = q - stride >= 0 ? red + (size_t)(q - stride) * 4 : identity;
+            const double *hi = q + stride < N ? red + (size_t)(q + stride) * 4 : identity;
+            hb_td_pcr_row(red + (size_t)q * 4, lo, hi, next + (size_t)q * 4);
+        }
+        double *t = red;
+        red = next;
+        next = t;
+    }
+    for (int j = 0; j < P; ++j) {
+        const size_t o = (size_t)j * L;
+        const double *e0 = red + (size_t)j * 8, *e1 = e0 + 4;
+        hb_td_chunk_finish(L, a + o, c + o, r + o, e0[3] / e0[1], e1[3] / e1[1]);
+    }
+    const size_t sys = (size_t)s * job->sys_stride;
+    for (int i = 0; i < p->m; ++i)
+        scatter(p->x, p->precision, sys + (size_t)i * job->row_stride, 0, 1, i, &touched, &r[i]);
+}
+
+static void run_unit(const job_t *job, int w, double *ws)
+{
+    const int s0 = w * job->lanes;
+    const int left = job->p->batch_count - s0;
+    if (job->algo == HB_GTSV_ALGO_PARTITION)
+        partition_unit(job, s0, ws);
+    else
+        thomas_unit(job, s0, left < job->lanes ? left : job->lanes, ws);
+}
+
+hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p, hb_gtsv_algo_t algo)
+{
+    job_t job = {p, algo, 0, 0, 1, 0};
+    if (p->layout == HB_LAYOUT_INTERLEAVED) {
+        job.sys_stride = 1;
+        job.row_stride = (size_t)p->batch_stride;
+    } else {
+        job.sys_stride = (size_t)p->batch_stride;
+        job.row_stride = 1;
+    }
+    if (algo == HB_GTSV_ALGO_PARTITION) {
+        const size_t P = (size_t)hb_td_chunks(p->m), L = (size_t)hb_td_chunk_rows(p->m);
+        job.workspace = 4 * P * L + 16 * P;
+    } else {
+        job.lanes = p->layout == HB_LAYOUT_INTERLEAVED ? LANES : 1;
+        job.workspace = 2 * (size_t)p->m * LANES;
+    }
+    const int units = (int)(((size_t)p->batch_count + (size_t)job.lanes - 1) / (size_t)job.lanes);
+    int threads = hb_context_threads(ctx);
+    if (threads < 1) threads = 1;
+    if (threads > units) threads = units;
+    double *ws = malloc((size_t)threads * job.workspace * sizeof *ws);
+    if (!ws)
+        return hb_fail(HB_ERR_ALLOC, "hb_gtsv: out of memory for a %zu-byte CPU workspace",
+                       (size_t)threads * job.workspace * sizeof *ws);
+#ifdef HB_HAVE_OPENMP
+    if (ctx->backend == HB_BACKEND_OMP && threads > 1) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int w = 0; w < units; ++w)
+            run_unit(&job, w, ws + (size_t)omp_get_thread_num() * job.workspace);
+        free(ws);
+        return HB_SUCCESS;
+    }
+#endif
+    for (int w = 0; w < units; ++w) run_unit(&job, w, ws);
+    free(ws);
+    return HB_SUCCESS;
+}

@@ -1,0 +1,149 @@
+/*
+ * Internal: batched tridiagonal solves (hb_gtsv_*), docs/tridiag.md.
+ *
+ * The arithmetic of both algorithms lives here once, as small inline
+ * functions that the CPU backends (tridiag_cpu.c) and the CUDA kernels
+ * (src/cuda/tridiag_cuda.cu, where they become __device__ code kept in
+ * registers) share, so the CPU PARTITION solve is the CUDA kernel's twin
+ * step for step and CI tests the GPU's arithmetic.
+ *
+ * Row i of a system of n rows: dl x[i-1] + d x[i] + du x[i+1] = b. Rows
+ * i >= n (padding up to a chunk or to m_max) are identity rows with b = 0,
+ * so they decouple and solve to 0; dl of row 0 and du of row n-1 are zero.
+ */
+#ifndef HB_CPU_TRIDIAG_CPU_H
+#define HB_CPU_TRIDIAG_CPU_H
+
+#include <stddef.h>
+
+#include "hinesbatch.h"
+
+#if defined(__CUDACC__)
+#define HB_TD_INLINE static __host__ __device__ __forceinline__
+#if defined(__CUDA_ARCH__)
+#define HB_TD_UNROLL _Pragma("unroll")
+#else
+#define HB_TD_UNROLL
+#endif
+#else
+#define HB_TD_INLINE static inline
+#define HB_TD_UNROLL
+#endif
+
+/* PARTITION: each system is cut into chunks of L rows, one thread a chunk;
+ * at most HB_TD_MAX_CHUNKS chunks (threads of one CUDA block) per system. */
+#define HB_TD_MAX_CHUNKS 512
+#define HB_TD_MAX_PARTITION_M (16 * HB_TD_MAX_CHUNKS)
+
+/* Rows per chunk for systems of m rows (8 or 16). */
+HB_TD_INLINE int hb_td_chunk_rows(int m) { return m <= 1024 ? 8 : 16; }
+
+/* Chunks per system (a power of two: the reduced system then has 2P rows). */
+HB_TD_INLINE int hb_td_chunks(int m)
+{
+    const int L = hb_td_chunk_rows(m);
+    int p = 1;
+    while (p * L < m) p *= 2;
+    return p;
+}
+
+/* Applies the identity and boundary rules to row i of a system of n rows. */
+HB_TD_INLINE void hb_td_fix_row(int i, int n, double *dl, double *d, double *du, double *b)
+{
+    if (i >= n) {
+        *dl = 0.0;
+        *d = 1.0;
+        *du = 0.0;
+        *b = 0.0;
+        return;
+    }
+    if (i == 0) *dl = 0.0;
+    if (i == n - 1) *du = 0.0;
+}
+
+/*
+ * One chunk of L >= 3 rows: a = dl, b = d, c = du, r = rhs on entry. Rows
+ * k >= 1 are eliminated, in order (hb_td_chunk_forward(k) once row k is
+ * loaded), into  a[k] x0 + x[k] + c[k] x[k+1] = r[k]  (x0 is the chunk's first
+ * unknown); then hb_td_chunk_ends gives the chunk's two rows of the reduced
+ * system over the chunk ends (x0 and x[L-1] of every chunk):
+ *   red[0..3]: red0 x_last(prev chunk) + red1 x0 + red2 x[L-1] = red3
+ *   red[4..7]: red4 x0 + red5 x[L-1] + red6 x_first(next chunk) = red7
+ */
+HB_TD_INLINE void hb_td_chunk_forward(int k, double *a, const double *b, double *c, double *r)
+{
+    if (k == 1) {
+        const double inv = 1.0 / b[1];
+        a[1] *= inv;
+        c[1] *= inv;
+        r[1] *= inv;
+        return;
+    }
+    const double inv = 1.0 / (b[k] - a[k] * c[k - 1]);
+    r[k] = (r[k] - a[k] * r[k - 1]) * inv;
+    a[k] = -a[k] * a[k - 1] * inv;
+    c[k] *= inv;
+}
+
+HB_TD_INLINE void hb_td_chunk_ends(int L, const double *a, const double *b, const double *c,
+                                   const double *r, double *red)
+{
+    /* x[1] = dd - aa x0 - cc x[L-1], by substitution from row L-2 down. */
+    double aa = a[L - 2], cc = c[L - 2], dd = r[L - 2];
+    HB_TD_UNROLL
+    for (int k = L - 3; k >= 1; --k) {
+        dd = r[k] - c[k] * dd;
+        aa = a[k] - c[k] * aa;
+        cc = -c[k] * cc;
+    }
+    red[0] = a[0];
+    red[1] = b[0] - c[0] * aa;
+    red[2] = -c[0] * cc;
+    red[3] = r[0] - c[0] * dd;
+    red[4] = a[L - 1];
+    red[5] = 1.0;
+    red[6] = c[L - 1];
+    red[7] = r[L - 1];
+}
+
+/* With the chunk's end values known, r[] becomes the chunk's solution. */
+HB_TD_INLINE void hb_td_chunk_finish(int L, const double *a, const double *c, double *r,
+                                     double x0, double xlast)
+{
+    r[L - 1] = xlast;
+    HB_TD_UNROLL
+    for (int k = L - 2; k >= 1; --k) r[k] = r[k] - a[k] * x0 - c[k] * r[k + 1];
+    r[0] = x0;
+}
+
+/*
+ * One parallel-cyclic-reduction step of a reduced row (a, b, c, d) with its
+ * neighbours `lo` and `hi` at the step's stride ({0, 1, 0, 0} past the ends).
+ * After ceil(log2(N)) steps of strides 1, 2, 4, ... every row reads b x = d.
+ * out may be own (each input is read before the output that overwrites it).
+ */
+HB_TD_INLINE void hb_td_pcr_row(const double *own, const double *lo, const double *hi,
+                                double *out)
+{
+    const double k1 = own[0] / lo[1], k2 = own[2] / hi[1];
+    out[0] = -lo[0] * k1;
+    out[1] = own[1] - lo[2] * k1 - hi[0] * k2;
+    out[2] = -hi[2] * k2;
+    out[3] = own[3] - lo[3] * k1 - hi[3] * k2;
+}
+
+/* Thomas forward step: (cp, yp) of row i from row i-1's (cp, yp). */
+HB_TD_INLINE void hb_td_thomas_step(double dl, double d, double du, double b, double *cp,
+                                    double *yp)
+{
+    const double inv = 1.0 / (d - dl * *cp);
+    *yp = (b - dl * *yp) * inv;
+    *cp = du * inv;
+}
+
+/* ---- CPU backends (tridiag_cpu.c); arguments already checked ---- */
+
+hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
+                              hb_gtsv_algo_t algo);
+
+#endif

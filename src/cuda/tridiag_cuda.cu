@@ -1,0 +1,345 @@
+/*
+ * CUDA backend: batched tridiagonal solves (hb_gtsv_*), docs/tridiag.md.
+ *
+ * Kernels, each followed by its static launcher:
+ *   partition  ours: each system cut into P chunks of L rows (L = 8 or 16), one
+ *              thread a chunk, the chunk eliminated in registers
+ *              (hb_td_chunk_forward, hb_td_chunk_ends) down to two rows of a reduced system over
+ *              the chunk ends; that system (2P rows) is solved by PCR in shared
+ *              memory, then every thread finishes its chunk from registers.
+ *              Memory sees each input read once and x written once, and the
+ *              parallelism is batch_count x P threads whatever the batch.
+ *   thomas     the paper's cuThomasBatch: one thread per system; the forward
+ *              sweep's (c', y') go to the workspace and are read back.
+ * The arithmetic is src/cpu/tridiag_cpu.h's, shared with the CPU twin. float
+ * arrays are converted to double on load and back on store.
+ */
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "core/status.h"
+}
+#include "cpu/tridiag_cpu.h"
+#include "cuda/backend_cuda.h"
+#include "cuda/cuda_check.h"
+
+#define PARTITION_THREADS 256 /* target block size; a system of 512 chunks takes 512 */
+#define THOMAS_THREADS 128
+#define LOAD_AHEAD 8 /* partition: rows of a chunk whose loads are in flight together */
+
+typedef struct {
+    int m, count;
+    int touch_all;  /* Computing-Padding: rows up to m are read and written */
+    const int *sizes; /* device; NULL: every system has m rows */
+    const void *dl, *d, *du, *b;
+    void *x;
+    size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
+    int chunks, groups;            /* partition: P chunks per system, G systems per block */
+    int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
+    double *work;                  /* thomas: (c', y'), 2 m count doubles */
+} gtsv_args_t;
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+__device__ __forceinline__ double load(const void *a, size_t e, int is_float)
+{
+    return is_float ? (double)((const float *)a)[e] : ((const double *)a)[e];
+}
+
+__device__ __forceinline__ void store(void *a, size_t e, double v, int is_float)
+{
+    if (is_float)
+        ((float *)a)[e] = (float)v;
+    else
+        ((double *)a)[e] = v;
+}
+
+/* Rows of system s and rows read/written (0 for threads past the batch). */
+__device__ __forceinline__ void system_rows(const gtsv_args_t &a, int s, int *n, int *touched)
+{
+    *n = 0;
+    *touched = 0;
+    if (s >= a.count) return;
+    *n = a.sizes ? min(max(a.sizes[s], 0), a.m) : a.m;
+    *touched = a.touch_all ? a.m : *n;
+}
+
+/* Row i of a system into (dl, d, du, b), identity and boundary rules applied. */
+__device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int i, int n,
+                                         int touched, int is_float, double *dl, double *d,
+                                         double *du, double *b)
+{
+    *dl = 0.0;
+    *d = 1.0;
+    *du = 0.0;
+    *b = 0.0;
+    if (i < touched) {
+        const size_t e = base + (size_t)i * a.row_stride;
+        *dl = load(a.dl, e, is_float);
+        *d = load(a.d, e, is_float);
+        *du = load(a.du, e, is_float);
+        *b = load(a.b, e, is_float);
+    }
+    hb_td_fix_row(i, n, dl, d, du, b);
+}
+
+/* Reduced row q (of N) of system g in shared memory; identity past the ends. */
+__device__ __forceinline__ void reduced_row(const double *smem, int rows, int idx, int q, int N,
+                                            double *out)
+{
+    if (q < 0 || q >= N) {
+        out[0] = 0.0;
+        out[1] = 1.0;
+        out[2] = 0.0;
+        out[3] = 0.0;
+        return;
+    }
+    for (int c = 0; c < 4; ++c) out[c] = smem[c * rows + idx];
+}
+
+__device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L,
+                                               const int is_float)
+{
+    extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row */
+    const int P = a.chunks, G = a.groups, N = 2 * P, rows = G * N;
+    const int tid = threadIdx.x;
+    const int g = a.sys_fastest ? tid % G : tid / P;
+    const int j = a.sys_fastest ? tid / G : tid % P;
+    const int s = blockIdx.x * G + g;
+    int n, touched;
+    system_rows(a, s, &n, &touched);
+    const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
+
+    /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
+     * compiler barrier keeps at most LOAD_AHEAD rows of loads in flight, which
+     * hides latency without running out of registers. */
+    double ra[16], rb[16], rc[16], rr[16];
+#pragma unroll
+    for (int k = 0; k < L; ++k) {
+        if (k % LOAD_AHEAD == 0) {
+#pragma unroll
+            for (int q = k; q < k + LOAD_AHEAD && q < L; ++q)
+                load_row(a, base, j * L + q, n, touched, is_float, &ra[q], &rb[q], &rc[q], &rr[q]);
+            asm volatile("" ::: "memory");
+        }
+        if (k >= 1) hb_td_chunk_forward(k, ra, rb, rc, rr);
+    }
+    double own[8];
+    hb_td_chunk_ends(L, ra, rb, rc, rr, own);
+
+    /* PCR over the 2P reduced rows of each system; this thread owns rows 2j, 2j+1.
+     * Row q of system g sits at q * G + g (sys_fastest) or g * N + q, so a warp's
+     * accesses are adjacent. */
+    const int idx0 = a.sys_fastest ? 2 * j * G + g : g * N + 2 * j;
+    const int idx1 = a.sys_fastest ? idx0 + G : idx0 + 1;
+    const int qstep = a.sys_fastest ? G : 1;
+    for (int stride = 1; stride < N; stride *= 2) {
+        for (int c = 0; c < 4; ++c) {
+            reduced[c * rows + idx0] = own[c];
+            reduced[c * rows + idx1] = own[4 + c];
+        }
+        __syncthreads();
+        double lo[4], hi[4]; /* own rows update in place: shared memory holds the old ones */
+        reduced_row(reduced, rows, idx0 - stride * qstep, 2 * j - stride, N, lo);
+        reduced_row(reduced, rows, idx0 + stride * qstep, 2 * j + stride, N, hi);
+        hb_td_pcr_row(own, lo, hi, own);
+        reduced_row(reduced, rows, idx1 - stride * qstep, 2 * j + 1 - stride, N, lo);
+        reduced_row(reduced, rows, idx1 + stride * qstep, 2 * j + 1 + stride, N, hi);
+        hb_td_pcr_row(own + 4, lo, hi, own + 4);
+        __syncthreads();
+    }
+
+    hb_td_chunk_finish(L, ra, rc, rr, own[3] / own[1], own[7] / own[5]);
+#pragma unroll
+    for (int k = 0; k < L; ++k) {
+        const int i = j * L + k;
+        if (i < touched) store(a.x, base + (size_t)i * a.row_stride, rr[k], is_float);
+    }
+}
+
+__global__ void __launch_bounds__(PARTITION_THREADS) partition8_d(const gtsv_args_t a)
+{
+    partition_body(a, 8, 0);
+}
+__global__ void __launch_bounds__(PARTITION_THREADS) partition8_s(const gtsv_args_t a)
+{
+    partition_body(a, 8, 1);
+}
+__global__ void __launch_bounds__(HB_TD_MAX_CHUNKS) partition16_d(const gtsv_args_t a)
+{
+    partition_body(a, 16, 0);
+}
+__global__ void __launch_bounds__(HB_TD_MAX_CHUNKS) partition16_s(const gtsv_args_t a)
+{
+    partition_body(a, 16, 1);
+}
+
+/* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
+__device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_float)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= a.count) return;
+    int n, touched;
+    system_rows(a, s, &n, &touched);
+    const size_t base = (size_t)s * a.sys_stride, plane = (size_t)a.m * (size_t)a.count;
+    double *cp = a.work + s, *yp = a.work + plane + s; /* row i at i * count: coalesced */
+    double c = 0.0, y = 0.0;
+    for (int i = 0; i < a.m; ++i) {
+        double dl, d, du, b;
+        load_row(a, base, i, n, touched, is_float, &dl, &d, &du, &b);
+        hb_td_thomas_step(dl, d, du, b, &c, &y);
+        cp[(size_t)i * a.count] = c;
+        yp[(size_t)i * a.count] = y;
+    }
+    double x = 0.0;
+    for (int i = a.m - 1; i >= 0; --i) {
+        x = yp[(size_t)i * a.count] - cp[(size_t)i * a.count] * x;
+        if (i < touched) store(a.x, base + (size_t)i * a.row_stride, x, is_float);
+    }
+}
+
+__global__ void __launch_bounds__(THOMAS_THREADS) thomas_d(const gtsv_args_t a)
+{
+    thomas_body(a, 0);
+}
+__global__ void __launch_bounds__(THOMAS_THREADS) thomas_s(const gtsv_args_t a)
+{
+    thomas_body(a, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shape rule and launchers                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int ceil_div(long a, long b) { return (int)((a + b - 1) / b); }
+
+static gtsv_args_t make_args(const hb_gtsv_problem_t *p)
+{
+    gtsv_args_t a;
+    a.m = p->m;
+    a.count = p->batch_count;
+    a.touch_all = !p->sizes || (p->flags & HB_GTSV_PAD_COMPUTE);
+    a.sizes = p->sizes;
+    a.dl = p->dl;
+    a.d = p->d;
+    a.du = p->du;
+    a.b = p->b;
+    a.x = p->x;
+    a.sys_fastest = p->layout == HB_LAYOUT_INTERLEAVED;
+    a.sys_stride = a.sys_fastest ? 1 : (size_t)p->batch_stride;
+    a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
+    a.chunks = hb_td_chunks(p->m);
+    /* G systems per block: PARTITION_THREADS threads, at least one system, no
+     * more systems than the batch has (rounded to a power of two). */
+    int groups = a.chunks >= PARTITION_THREADS ? 1 : PARTITION_THREADS / a.chunks;
+    while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
+    a.groups = groups;
+    a.work = (double *)p->buffer;
+    return a;
+}
+
+static hb_status_t launch(const gtsv_args_t *a, hb_gtsv_algo_t algo, int is_float,
+                          cudaStream_t stream)
+{
+    if (algo == HB_GTSV_ALGO_THOMAS) {
+        const int blocks = ceil_div(a->count, THOMAS_THREADS);
+        if (is_float)
+            thomas_s<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
+        else
+            thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
+    } else {
+        const int threads = a->groups * a->chunks, blocks = ceil_div(a->count, a->groups);
+        const size_t smem = (size_t)threads * 2 * 4 * sizeof(double);
+        if (hb_td_chunk_rows(a->m) == 8) {
+            if (is_float)
+                partition8_s<<<blocks, threads, smem, stream>>>(*a);
+            else
+                partition8_d<<<blocks, threads, smem, stream>>>(*a);
+        } else {
+            if (is_float)
+                partition16_s<<<blocks, threads, smem, stream>>>(*a);
+            else
+                partition16_d<<<blocks, threads, smem, stream>>>(*a);
+        }
+    }
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                             */
+/* ------------------------------------------------------------------------ */
+
+extern "C" hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
+                                          hb_gtsv_algo_t algo)
+{
+    (void)ctx;
+    CUDA_CHECK(cudaSetDevice(0));
+    const gtsv_args_t a = make_args(p);
+    hb_status_t status = launch(&a, algo, p->precision == HB_FLOAT32, 0);
+    if (status != HB_SUCCESS) return status;
+    CUDA_CHECK(cudaStreamSynchronize(0));
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx,
+                                              const hb_gtsv_problem_t *problems,
+                                              const hb_gtsv_algo_t *algos, int n_problems,
+                                              int repeats, double *seconds)
+{
+    (void)ctx;
+    CUDA_CHECK(cudaSetDevice(0));
+    hb_status_t status = HB_SUCCESS;
+    cudaEvent_t start = NULL, stop = NULL;
+    CUDA_TRY(status, cudaEventCreate(&start), done);
+    CUDA_TRY(status, cudaEventCreate(&stop), done);
+    for (int k = 0; k < n_problems && status == HB_SUCCESS; ++k) { /* warm-up */
+        const gtsv_args_t a = make_args(&problems[k]);
+        status = launch(&a, algos[k], problems[k].precision == HB_FLOAT32, 0);
+    }
+    CUDA_TRY(status, cudaStreamSynchronize(0), done);
+    for (int r = 0; r < repeats && status == HB_SUCCESS; ++r) {
+        const int k = r % n_problems;
+        const gtsv_args_t a = make_args(&problems[k]);
+        float ms = 0.0f;
+        CUDA_TRY(status, cudaEventRecord(start, 0), done);
+        status = launch(&a, algos[k], problems[k].precision == HB_FLOAT32, 0);
+        CUDA_TRY(status, cudaEventRecord(stop, 0), done);
+        CUDA_TRY(status, cudaEventSynchronize(stop), done);
+        CUDA_TRY(status, cudaEventElapsedTime(&ms, start, stop), done);
+        seconds[r] = 1e-3 * (double)ms;
+    }
+done:
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    return status;
+}
+
+extern "C" hb_status_t hb_cuda_malloc(hb_cuda_context_t *ctx, size_t bytes, void **ptr)
+{
+    (void)ctx;
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaMalloc(ptr, bytes));
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_free(hb_cuda_context_t *ctx, void *ptr)
+{
+    (void)ctx;
+    if (!ptr) return HB_SUCCESS;
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaFree(ptr));
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_memcpy(hb_cuda_context_t *ctx, void *dst, const void *src,
+                                      size_t bytes, int to_device)
+{
+    (void)ctx;
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes,
+                          to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+    return HB_SUCCESS;
+}
