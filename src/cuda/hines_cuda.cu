@@ -115,38 +115,73 @@ __global__ void block_shared_kernel(int m, const int *__restrict__ parent,
     for (int i = 0; i < m; ++i) rhs[base + (size_t)i * bs] = shared_rhs[i * bs + lane];
 }
 
+/* 1/x to about 1 ulp: the hardware estimate and two Newton steps (a third of an
+ * IEEE division's latency, which sits on the elimination's critical path). */
+__device__ __forceinline__ double fast_rcp(double x)
+{
+    double y;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    double e = fma(-x, y, 1.0);
+    y = fma(y, e, y);
+    e = fma(-x, y, 1.0);
+    return fma(y, e, y);
+}
+
 /*
- * Elimination of one system held in shared memory (su, sl, sd, sr). The
- * contribution of child i+1 to row i (the usual case in Hines order) stays in
- * registers; other children accumulate in shared memory. On return sr holds x.
+ * One row of the backward sweep. d_row and r_row already hold the row's
+ * inputs plus the contributions of every child but the carried one (child
+ * i + 1). Returns the forward-sweep pair (a, b) = (r'/d', l/d') and the
+ * contributions (cd, cr) this row makes to its parent. Only d' -> 1/d' -> cd
+ * is on the critical path.
+ */
+__device__ __forceinline__ double2 backward_row(double ui, double li, double d_row, double r_row,
+                                                double carry_d, double carry_r, double *cd,
+                                                double *cr)
+{
+    const double ul = ui * li; /* independent of the chain */
+    const double r = r_row + carry_r;
+    const double inv = fast_rcp(d_row + carry_d);
+    *cd = -ul * inv;
+    *cr = -(ui * inv) * r;
+    return make_double2(r * inv, li * inv);
+}
+
+/*
+ * Elimination of one system held in shared memory (su, sl, sd, sr; sd and sr
+ * are overwritten with b and a, then sr with x). The contribution of child
+ * i + 1 to row i (the usual case in Hines order) stays in registers; other
+ * children accumulate in sd/sr[parent], which is final one row early, so it is
+ * loaded ahead.
  */
 __device__ void solve_shared_system(int m, const int *sp, const double *su, const double *sl,
                                     double *sd, double *sr)
 {
     double carry_d = 0.0, carry_r = 0.0;
+    double d_next = sd[m - 1], r_next = sr[m - 1];
     for (int i = m - 1; i > 0; --i) {
-        const double di = sd[i] + carry_d, ri = sr[i] + carry_r;
-        const double inv = 1.0 / di;
-        const double factor = su[i] * inv;
-        const double dl = factor * sl[i], dr = factor * ri;
+        const double d_row = d_next, r_row = r_next;
+        d_next = sd[i - 1]; /* row i - 1 only waits for this row's carry */
+        r_next = sr[i - 1];
+        double cd, cr;
+        const double2 ab = backward_row(su[i], sl[i], d_row, r_row, carry_d, carry_r, &cd, &cr);
+        sr[i] = ab.x;
+        sd[i] = ab.y;
         const int p = sp[i];
-        sd[i] = inv; /* the forward sweep needs 1/d' and r' */
-        sr[i] = ri;
         if (p == i - 1) {
-            carry_d = -dl;
-            carry_r = -dr;
+            carry_d = cd;
+            carry_r = cr;
         } else {
-            sd[p] -= dl;
-            sr[p] -= dr;
+            sd[p] += cd;
+            sr[p] += cr;
             carry_d = carry_r = 0.0;
         }
     }
-    double x = (sr[0] + carry_r) / (sd[0] + carry_d);
+    double x = (r_next + carry_r) / (d_next + carry_d);
     sr[0] = x;
     for (int i = 1; i < m; ++i) {
         const int p = sp[i];
         const double xp = p == i - 1 ? x : sr[p];
-        x = (sr[i] - sl[i] * xp) * sd[i];
+        x = sr[i] - sd[i] * xp;
         sr[i] = x;
     }
 }
@@ -241,33 +276,36 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
     __syncwarp();
 
     double carry_d = 0.0, carry_r = 0.0;
+    double2 acc_next = make_double2(0.0, 0.0); /* row m - 1 has no children */
+    int p_next = sp[m - 1];
     for (int i = m - 1; i >= 0; --i) {
         CP_ASYNC_WAIT(STREAM_RING - 1); /* row i's group has landed */
         __syncwarp();
         const double *row = ring + (size_t)(i % STREAM_RING) * 4 * lanes;
         const double ui = row[lane], li = row[lanes + lane];
-        const double2 acc = slot[(size_t)i * lanes + lane];
-        const double di = row[2 * lanes + lane] + acc.x + carry_d;
-        const double ri = row[3 * lanes + lane] + acc.y + carry_r;
+        const double d_row = row[2 * lanes + lane] + acc_next.x;
+        const double r_row = row[3 * lanes + lane] + acc_next.y;
+        const int p = p_next;
+        /* Row i - 1's accumulator is final: its other children are done, and
+         * this row reaches it through the carry. Load it off the chain. */
+        if (i > 0) {
+            acc_next = slot[(size_t)(i - 1) * lanes + lane];
+            p_next = sp[i - 1];
+        }
         __syncwarp(); /* every lane has read the slot before it is refilled */
         stream_row(ring, lanes, lane, active, i - STREAM_RING, base, stride, u, l, d, rhs);
 
-        const double inv = 1.0 / di;
-        if (i == 0) {
-            slot[lane] = make_double2(ri * inv, 0.0);
-            break;
-        }
-        const double factor = ui * inv;
-        const double dl = factor * li, dr = factor * ri;
-        slot[(size_t)i * lanes + lane] = make_double2(ri * inv, li * inv);
-        const int p = sp[i];
+        double cd, cr;
+        const double2 ab = backward_row(ui, li, d_row, r_row, carry_d, carry_r, &cd, &cr);
+        slot[(size_t)i * lanes + lane] = ab;
+        if (i == 0) break;
         if (p == i - 1) {
-            carry_d = -dl;
-            carry_r = -dr;
+            carry_d = cd;
+            carry_r = cr;
         } else {
             double2 *acc_p = &slot[(size_t)p * lanes + lane];
-            acc_p->x -= dl;
-            acc_p->y -= dr;
+            acc_p->x += cd;
+            acc_p->y += cr;
             carry_d = carry_r = 0.0;
         }
     }
