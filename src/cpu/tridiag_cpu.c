@@ -151,7 +151,7 @@ static void partition_unit(const job_t *job, int s, double *ws)
     for (int j = 0; j < P; ++j) {
         const size_t o = (size_t)j * L;
         const double *e0 = red + (size_t)j * 8, *e1 = e0 + 4;
-        hb_td_chunk_finish(L, a + o, c + o, r + o, e0[3] / e0[1], e1[3] / e1[1]);
+        hb_td_chunk_finish(L, a + o, c + o, r + o, e0[3], e1[3]);
     }
     const size_t sys = (size_t)s * job->sys_stride;
     for (int i = 0; i < p->m; ++i)

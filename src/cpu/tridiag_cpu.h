@@ -69,6 +69,7 @@ HB_TD_INLINE void hb_td_fix_row(int i, int n, double *dl, double *d, double *du,
  * system over the chunk ends (x0 and x[L-1] of every chunk):
  *   red[0..3]: red0 x_last(prev chunk) + red1 x0 + red2 x[L-1] = red3
  *   red[4..7]: red4 x0 + red5 x[L-1] + red6 x_first(next chunk) = red7
+ * with red1 = red5 = 1 (normalised for hb_td_pcr_row).
  */
 HB_TD_INLINE void hb_td_chunk_forward(int k, double *a, const double *b, double *c, double *r)
 {
@@ -96,10 +97,11 @@ HB_TD_INLINE void hb_td_chunk_ends(int L, const double *a, const double *b, cons
         aa = a[k] - c[k] * aa;
         cc = -c[k] * cc;
     }
-    red[0] = a[0];
-    red[1] = b[0] - c[0] * aa;
-    red[2] = -c[0] * cc;
-    red[3] = r[0] - c[0] * dd;
+    const double inv = 1.0 / (b[0] - c[0] * aa); /* rows normalised: b = 1 */
+    red[0] = a[0] * inv;
+    red[1] = 1.0;
+    red[2] = -c[0] * cc * inv;
+    red[3] = (r[0] - c[0] * dd) * inv;
     red[4] = a[L - 1];
     red[5] = 1.0;
     red[6] = c[L - 1];
@@ -117,19 +119,21 @@ HB_TD_INLINE void hb_td_chunk_finish(int L, const double *a, const double *c, do
 }
 
 /*
- * One parallel-cyclic-reduction step of a reduced row (a, b, c, d) with its
- * neighbours `lo` and `hi` at the step's stride ({0, 1, 0, 0} past the ends).
- * After ceil(log2(N)) steps of strides 1, 2, 4, ... every row reads b x = d.
+ * One parallel-cyclic-reduction step of a reduced row (a, 1, c, d), rows kept
+ * normalised (b = 1), with its neighbours `lo` and `hi` at the step's stride
+ * ({0, 1, 0, 0} past the ends): one reciprocal per row and step. After
+ * ceil(log2(N)) steps of strides 1, 2, 4, ... every row reads x = d.
  * out may be own (each input is read before the output that overwrites it).
  */
 HB_TD_INLINE void hb_td_pcr_row(const double *own, const double *lo, const double *hi,
                                 double *out)
 {
-    const double k1 = own[0] / lo[1], k2 = own[2] / hi[1];
-    out[0] = -lo[0] * k1;
-    out[1] = own[1] - lo[2] * k1 - hi[0] * k2;
-    out[2] = -hi[2] * k2;
-    out[3] = own[3] - lo[3] * k1 - hi[3] * k2;
+    const double k1 = own[0], k2 = own[2];
+    const double inv = 1.0 / (1.0 - lo[2] * k1 - hi[0] * k2);
+    out[3] = (own[3] - lo[3] * k1 - hi[3] * k2) * inv;
+    out[0] = -lo[0] * k1 * inv;
+    out[2] = -hi[2] * k2 * inv;
+    out[1] = 1.0;
 }
 
 /* Thomas forward step: (cp, yp) of row i from row i-1's (cp, yp). */

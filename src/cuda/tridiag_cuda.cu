@@ -23,7 +23,11 @@ extern "C" {
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
 
-#define PARTITION_THREADS 256 /* target block size; a system of 512 chunks takes 512 */
+/* Block sizes of the partition kernels (measured on the H100, docs/tridiag.md):
+ * 8-row chunks 256 threads; 16-row chunks 512 (more systems per block, so an
+ * interleaved warp reads more adjacent systems). */
+#define PARTITION_THREADS 256
+#define PARTITION16_THREADS HB_TD_MAX_CHUNKS
 #define THOMAS_THREADS 128
 #define LOAD_AHEAD 8 /* partition: rows of a chunk whose loads are in flight together */
 
@@ -151,7 +155,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         __syncthreads();
     }
 
-    hb_td_chunk_finish(L, ra, rc, rr, own[3] / own[1], own[7] / own[5]);
+    hb_td_chunk_finish(L, ra, rc, rr, own[3], own[7]);
 #pragma unroll
     for (int k = 0; k < L; ++k) {
         const int i = j * L + k;
@@ -167,11 +171,11 @@ __global__ void __launch_bounds__(PARTITION_THREADS) partition8_s(const gtsv_arg
 {
     partition_body(a, 8, 1);
 }
-__global__ void __launch_bounds__(HB_TD_MAX_CHUNKS) partition16_d(const gtsv_args_t a)
+__global__ void __launch_bounds__(PARTITION16_THREADS) partition16_d(const gtsv_args_t a)
 {
     partition_body(a, 16, 0);
 }
-__global__ void __launch_bounds__(HB_TD_MAX_CHUNKS) partition16_s(const gtsv_args_t a)
+__global__ void __launch_bounds__(PARTITION16_THREADS) partition16_s(const gtsv_args_t a)
 {
     partition_body(a, 16, 1);
 }
@@ -231,9 +235,10 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p)
     a.sys_stride = a.sys_fastest ? 1 : (size_t)p->batch_stride;
     a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
     a.chunks = hb_td_chunks(p->m);
-    /* G systems per block: PARTITION_THREADS threads, at least one system, no
+    /* G systems per block: the kernel's block size, at least one system, no
      * more systems than the batch has (rounded to a power of two). */
-    int groups = a.chunks >= PARTITION_THREADS ? 1 : PARTITION_THREADS / a.chunks;
+    const int target = hb_td_chunk_rows(p->m) == 8 ? PARTITION_THREADS : PARTITION16_THREADS;
+    int groups = a.chunks >= target ? 1 : target / a.chunks;
     while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
     a.groups = groups;
     a.work = (double *)p->buffer;
