@@ -115,15 +115,14 @@ __global__ void block_shared_kernel(int m, const int *__restrict__ parent,
     for (int i = 0; i < m; ++i) rhs[base + (size_t)i * bs] = shared_rhs[i * bs + lane];
 }
 
-/* 1/x to about 1 ulp: the hardware estimate and two Newton steps (a third of an
- * IEEE division's latency, which sits on the elimination's critical path). */
+/* 1/x to about 1 ulp: the hardware estimate y (relative error e, about 2^-22)
+ * refined once to third order, y (1 + e + e^2), leaving e^3. */
 __device__ __forceinline__ double fast_rcp(double x)
 {
     double y;
     asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
     double e = fma(-x, y, 1.0);
-    y = fma(y, e, y);
-    e = fma(-x, y, 1.0);
+    e = fma(e, e, e);
     return fma(y, e, y);
 }
 
@@ -275,7 +274,20 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
         stream_row(ring, lanes, lane, active, m - 1 - k, base, stride, u, l, d, rhs);
     __syncwarp();
 
-    double carry_d = 0.0, carry_r = 0.0;
+    /*
+     * Backward sweep. Along a run of rows each carrying its child i + 1, the
+     * eliminated diagonal is a ratio d'_i = t_i / t_below of the linear
+     * recurrence t_i = D_i t_{i+1} - (u l)_{i+1} t_{i+2} (D: the diagonal plus
+     * the other children's contributions), so the only dependent operation per
+     * row is one FMA; t and t_below are rescaled together by exact powers of
+     * two. 1/d' and everything that needs it (the rhs chain, the (a, b) pair,
+     * the contributions to a parent) are done one row later, off the chain.
+     */
+    double t = 1.0, t_below = 1.0;   /* row i + 1's t and its t_below */
+    double ul_below = 0.0;           /* u l of row i + 1 */
+    int p_below = -1;                /* parent of row i + 1 */
+    double du = 0.0, dl = 0.0, dr = 0.0, dinv = 0.0; /* the delayed row i + 1 */
+    double carry_r = 0.0;            /* rhs contribution carried into the delayed row */
     double2 acc_next = make_double2(0.0, 0.0); /* row m - 1 has no children */
     int p_next = sp[m - 1];
     for (int i = m - 1; i >= 0; --i) {
@@ -283,32 +295,55 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
         __syncwarp();
         const double *row = ring + (size_t)(i % STREAM_RING) * 4 * lanes;
         const double ui = row[lane], li = row[lanes + lane];
-        const double d_row = row[2 * lanes + lane] + acc_next.x;
-        const double r_row = row[3 * lanes + lane] + acc_next.y;
+        const double di = row[2 * lanes + lane], ri = row[3 * lanes + lane];
+        const double2 acc = acc_next;
         const int p = p_next;
-        /* Row i - 1's accumulator is final: its other children are done, and
-         * this row reaches it through the carry. Load it off the chain. */
+
+        /* The chain: t_i from t_{i+1}. */
+        const bool carried = p_below == i;
+        const double pick = carried ? t : 1.0;
+        double t_new = fma(di + acc.x, pick, carried ? -ul_below * t_below : 0.0);
+        double below_new = pick;
+        const double mag = fabs(t_new);
+        if (mag > 0x1p+600 || mag < 0x1p-600) {
+            const double scale = mag > 1.0 ? 0x1p-600 : 0x1p+600;
+            t_new *= scale;
+            below_new *= scale;
+        }
+        const double inv_new = below_new * fast_rcp(t_new); /* 1/d'_i, used next row */
+
+        /* Row i + 1, one row late: its rhs, (a, b) and contribution to its parent. */
+        if (i + 1 < m) {
+            const double r1 = dr + carry_r, f = du * dinv;
+            slot[(size_t)(i + 1) * lanes + lane] = make_double2(r1 * dinv, dl * dinv);
+            if (p_below == i) {
+                carry_r = -f * r1;
+            } else {
+                double2 *acc_p = &slot[(size_t)p_below * lanes + lane];
+                acc_p->x -= du * dl * dinv;
+                acc_p->y -= f * r1;
+                carry_r = 0.0;
+            }
+        }
+        /* Row i - 1's accumulator is final now (its other children are done). */
         if (i > 0) {
             acc_next = slot[(size_t)(i - 1) * lanes + lane];
             p_next = sp[i - 1];
         }
-        __syncwarp(); /* every lane has read the slot before it is refilled */
+        __syncwarp(); /* every lane has read the ring slot before it is refilled */
         stream_row(ring, lanes, lane, active, i - STREAM_RING, base, stride, u, l, d, rhs);
 
-        double cd, cr;
-        const double2 ab = backward_row(ui, li, d_row, r_row, carry_d, carry_r, &cd, &cr);
-        slot[(size_t)i * lanes + lane] = ab;
-        if (i == 0) break;
-        if (p == i - 1) {
-            carry_d = cd;
-            carry_r = cr;
-        } else {
-            double2 *acc_p = &slot[(size_t)p * lanes + lane];
-            acc_p->x += cd;
-            acc_p->y += cr;
-            carry_d = carry_r = 0.0;
-        }
+        du = ui;
+        dl = li;
+        dr = ri + acc.y;
+        dinv = inv_new;
+        ul_below = ui * li;
+        t = t_new;
+        t_below = below_new;
+        p_below = p;
     }
+    /* The root, one row late like the others: x_0 = r'_0 / d'_0. */
+    slot[lane] = make_double2((dr + carry_r) * dinv, 0.0);
     CP_ASYNC_WAIT(0);
 
     /* Forward sweep from shared memory; x overwrites a in slot i. */
