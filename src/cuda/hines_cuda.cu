@@ -28,8 +28,7 @@ extern "C" {
 
 #define MAX_DEVICES 16
 #define PER_THREAD_BLOCK 128
-#define STREAM_RING 64  /* rows held by the streamed kernel's ring */
-#define STREAM_CHUNK 8  /* rows per cp.async group: 8 groups in the ring, 7 in flight */
+#define STREAM_RING 64  /* rows in flight per warp in the streamed kernel */
 #define STAGED_WARPS 4  /* systems per CUDA block in the staged kernel, at most */
 
 struct hb_cuda_context {
@@ -214,16 +213,11 @@ __global__ void staged_kernel(int m, const int *__restrict__ parent, const doubl
     for (int i = lane; i < m; i += 32) rhs[base + (size_t)i * stride] = sr[i];
 }
 
-/* cp.async of 8 or 16 bytes and its group operations (PTX). */
+/* cp.async of 8 bytes and its group operations (PTX; wait_group takes any depth). */
 __device__ __forceinline__ void cp_async8(double *smem, const double *gmem)
 {
     const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async16(double *smem, const double *gmem)
-{
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(gmem) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit(void)
 {
@@ -231,29 +225,18 @@ __device__ __forceinline__ void cp_async_commit(void)
 }
 #define CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
 
-/*
- * Queue the rows of first_row's chunk, from first_row down, of the four arrays into
- * their ring slots as one commit group. wide: every row of the warp's systems
- * is 16-byte aligned and complete, so each of the 2 * lanes 16-byte pieces of a
- * row (four arrays) is copied by one thread; otherwise each lane copies its own
- * 8-byte elements.
- */
-__device__ __forceinline__ void stream_chunk(double *ring, int lanes, int lane, bool active,
-                                             bool wide, int first_row, size_t base,
-                                             size_t stride, const double *const *arrays)
+/* Queue row `row` of the four arrays into its ring slot (one commit group per row). */
+__device__ __forceinline__ void stream_row(double *ring, int lanes, int lane, bool active, int row,
+                                           size_t base, size_t stride, const double *u,
+                                           const double *l, const double *d, const double *rhs)
 {
-    const int low = first_row - first_row % STREAM_CHUNK; /* the chunk's lowest row */
-    for (int row = first_row; row >= low && row >= 0; --row) {
-        double *slot_row = ring + (size_t)(row % STREAM_RING) * 4 * lanes;
-        const size_t r = base + (size_t)row * stride;
-        if (wide) {
-            for (int piece = lane; piece < 2 * lanes; piece += lanes) {
-                const int a = piece / (lanes / 2), off = 2 * (piece % (lanes / 2));
-                cp_async16(slot_row + a * lanes + off, arrays[a] + r + off);
-            }
-        } else if (active) {
-            for (int a = 0; a < 4; ++a) cp_async8(slot_row + a * lanes + lane, arrays[a] + r + lane);
-        }
+    if (row >= 0 && active) {
+        const size_t r = base + (size_t)row * stride + (size_t)lane;
+        double *dst = ring + (size_t)(row % STREAM_RING) * 4 * lanes + lane;
+        cp_async8(dst, u + r);
+        cp_async8(dst + lanes, l + r);
+        cp_async8(dst + 2 * lanes, d + r);
+        cp_async8(dst + 3 * lanes, rhs + r);
     }
     cp_async_commit();
 }
@@ -285,18 +268,10 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
     const bool active = first + lane < count;
     const size_t base = system_base(m, block, first), stride = (size_t)block;
 
-    const double *const arrays[4] = {u, l, d, rhs};
-    /* 16-byte copies need whole, aligned rows for all `lanes` systems. */
-    const bool wide = first + lanes <= count && base % 2 == 0 && stride % 2 == 0;
     for (int i = lane; i < m; i += lanes) sp[i] = parent[i];
     for (int i = 0; i < m; ++i) slot[(size_t)i * lanes + lane] = make_double2(0.0, 0.0);
-    /* Rows go in descending order; the groups are chunks of STREAM_CHUNK rows,
-     * aligned so that a chunk never straddles the ring's end. */
-    const int top = m - 1, chunks = STREAM_RING / STREAM_CHUNK;
-    const int lead = top - top % STREAM_CHUNK + STREAM_CHUNK - 1; /* highest row of top's chunk */
-    for (int c = 0; c < chunks - 1; ++c)
-        stream_chunk(ring, lanes, lane, active, wide,
-                     c == 0 ? top : lead - c * STREAM_CHUNK, base, stride, arrays);
+    for (int k = 0; k < STREAM_RING; ++k)
+        stream_row(ring, lanes, lane, active, m - 1 - k, base, stride, u, l, d, rhs);
     __syncwarp();
 
     /*
@@ -316,15 +291,8 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
     double2 acc_next = make_double2(0.0, 0.0); /* row m - 1 has no children */
     int p_next = sp[m - 1];
     for (int i = m - 1; i >= 0; --i) {
-        if (i == top || (i + 1) % STREAM_CHUNK == 0) {
-            /* A new chunk starts: queue the chunk the ring has room for, then
-             * wait for the oldest (this one) while the rest stay in flight. */
-            const int next = (i / STREAM_CHUNK - (chunks - 1)) * STREAM_CHUNK + STREAM_CHUNK - 1;
-            __syncwarp(); /* the freed slots have been read by every lane */
-            stream_chunk(ring, lanes, lane, active, wide, next, base, stride, arrays);
-            CP_ASYNC_WAIT(STREAM_RING / STREAM_CHUNK - 1);
-            __syncwarp();
-        }
+        CP_ASYNC_WAIT(STREAM_RING - 1); /* row i's group has landed */
+        __syncwarp();
         const double *row = ring + (size_t)(i % STREAM_RING) * 4 * lanes;
         const double ui = row[lane], li = row[lanes + lane];
         const double di = row[2 * lanes + lane], ri = row[3 * lanes + lane];
@@ -362,6 +330,9 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
             acc_next = slot[(size_t)(i - 1) * lanes + lane];
             p_next = sp[i - 1];
         }
+        __syncwarp(); /* every lane has read the ring slot before it is refilled */
+        stream_row(ring, lanes, lane, active, i - STREAM_RING, base, stride, u, l, d, rhs);
+
         du = ui;
         dl = li;
         dr = ri + acc.y;
