@@ -379,7 +379,11 @@ static size_t streamed_smem(int m, int lanes)
  * one warp must be adjacent in every row: INTERLEAVED, or BLOCK with bs % lanes == 0. */
 static int streamed_lanes(const hb_cuda_batch_t *b, size_t optin)
 {
-    for (int lanes = 32; lanes >= 8; lanes /= 2) {
+    /* HB_STREAM_LANES (8 or 16) caps the lanes: a tuning knob for experiments. */
+    int cap = 32;
+    const char *env = getenv("HB_STREAM_LANES");
+    if (env && (atoi(env) == 8 || atoi(env) == 16)) cap = atoi(env);
+    for (int lanes = cap; lanes >= 8; lanes /= 2) {
         if (streamed_smem(b->m, lanes) > optin) continue;
         if (b->layout == HB_LAYOUT_INTERLEAVED ||
             (b->layout == HB_LAYOUT_BLOCK && b->block % lanes == 0))
