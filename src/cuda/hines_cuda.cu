@@ -419,13 +419,17 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
 extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hines_algo_t algo)
 {
     if (algo != HB_HINES_ALGO_AUTO) return algo;
-    /* Streamed wherever the layout and shared memory allow it (measured fastest
-     * from 256 to 256,000 systems, docs/gpu.md); else staged for few systems
-     * (latency-bound), else the paper's kernel. */
+    /* Measured on an H100 (docs/gpu.md, bench/results/): with at most two
+     * systems per multiprocessor a warp per system staged on chip wins; up to
+     * two waves of streamed warps, the streamed kernel; beyond that the paper's
+     * per-thread kernel, whose bandwidth then beats our latency-bound warps. */
     const part_t *p = &b->part[0];
-    if (!unsupported(b, p, HB_HINES_ALGO_STREAMED)) return HB_HINES_ALGO_STREAMED;
-    int per_sm = p->count / (b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1);
-    if (per_sm < 64 && !unsupported(b, p, HB_HINES_ALGO_STAGED)) return HB_HINES_ALGO_STAGED;
+    const long sms = b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1;
+    if (p->count <= 2 * sms && !unsupported(b, p, HB_HINES_ALGO_STAGED))
+        return HB_HINES_ALGO_STAGED;
+    const int lanes = streamed_lanes(b, b->ctx->smem_optin[p->device]);
+    if (lanes && p->count <= 2 * sms * lanes && !unsupported(b, p, HB_HINES_ALGO_STREAMED))
+        return HB_HINES_ALGO_STREAMED;
     return HB_HINES_ALGO_PER_THREAD;
 }
 
