@@ -166,15 +166,13 @@ static int time_config(hb_context_t ctx, const config_t *cfg, const hb_cable_t *
         out->max = t[repeats - 1];
         out->extrapolated = 0;
     }
+    if (status != HB_SUCCESS) /* before the destroys clear the message */
+        fprintf(stderr, "hinesbatch bench hines: %s, %ld cells: %s (%s)\n", cfg->label, cells,
+                hb_last_error(), hb_status_string(status));
     hb_batch_destroy(batch);
     hb_batch_destroy(source);
     free(t);
-    if (status != HB_SUCCESS) {
-        fprintf(stderr, "hinesbatch bench hines: %s, %ld cells: %s (%s)\n", cfg->label, cells,
-                hb_last_error(), hb_status_string(status));
-        return 1;
-    }
-    return 0;
+    return status != HB_SUCCESS;
 }
 
 static int build_configs(config_t *cfg, int max, int cpu, int cuda)
