@@ -4,24 +4,9 @@
 set -u
 bin=$1
 data=$2
-passed=0
-failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-# expect_status CODE DESCRIPTION -- command...
-expect_status() {
-    local want=$1 what=$2
-    shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want"; cat "$tmp/err" >&2; fi
-}
-expect_grep() { # FILE PATTERN DESCRIPTION
-    if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 400 "$1")"; fi
-}
+. "$(dirname "$0")/lib_cli.sh"
 json_value() { # KEY: number after "KEY": in $tmp/out
     sed -n "s/.*\"$1\": \([-0-9.eE+]*\).*/\1/p" "$tmp/out"
 }
@@ -85,6 +70,20 @@ expect_status 2 "solve bad cells" -- "$bin" solve --cells -3
 expect_status 2 "solve bad layout" -- "$bin" solve --layout diagonal
 expect_status 1 "solve bad morph" -- "$bin" solve --morph "$data/morphologies-bad/morphio_inline_cyclic_self_parent.swc"
 expect_grep "$tmp/err" "own parent" "self parent message"
+
+# bench: help, and an unknown benchmark refused
+expect_status 0 "bench help" -- "$bin" bench --help
+expect_grep "$tmp/out" "hines" "bench lists hines"
+expect_status 0 "bench hines help" -- "$bin" bench hines --help
+expect_status 2 "unknown bench" -- "$bin" bench nothing
+# CUDA asked for where there is none: a clear refusal, not a crash; where there is one, it solves
+"$bin" solve --cells 40 --steps 2 --check --backend cuda --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if grep -q '"backend": "cuda"' "$tmp/out"; then
+    [ "$rc" -eq 0 ] && ok || bad "solve on cuda: exit $rc"
+else
+    [ "$rc" -eq 1 ] && grep -q "not available" "$tmp/err" && ok || bad "solve --backend cuda without a GPU: exit $rc, $(cat "$tmp/err")"
+fi
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
