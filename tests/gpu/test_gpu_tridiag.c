@@ -21,16 +21,8 @@
 
 #include "check.h"
 #include "hinesbatch.h"
+#include "test_random.h"
 
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static void *xmalloc(size_t bytes)
 {
