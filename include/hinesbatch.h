@@ -267,7 +267,9 @@ hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const do
 /* Copy system `system` out; NULL skips an array. */
 hb_status_t hb_batch_get(const hb_batch_t batch, int system, double *u, double *l, double *d,
                          double *rhs);
-/* Solve all systems: d is overwritten, rhs becomes the solution. */
+/* Solve all systems: rhs becomes the solution; d's contents afterwards are
+ * unspecified (the CPU kernels leave the eliminated diagonal, some GPU kernels
+ * leave d untouched). */
 hb_status_t hb_batch_solve(hb_batch_t batch);
 /* Copy every system of src into dst (same m, parent and count; any layouts). */
 hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst);
