@@ -605,6 +605,52 @@ hb_status_t hb_device_free(hb_context_t ctx, void *ptr);
 hb_status_t hb_memcpy_to_device(hb_context_t ctx, void *dst, const void *src, size_t bytes);
 hb_status_t hb_memcpy_from_device(hb_context_t ctx, void *dst, const void *src, size_t bytes);
 
+
+/* ------------------------------------------------------------------------ */
+/* Mixed-morphology batches: every cell cut into branches, the branches of  */
+/* all cells grouped by level and each level solved as one variable-size    */
+/* batch of tridiagonal systems (the paper's cuThomasVBatch; docs/multi.md). */
+/* ------------------------------------------------------------------------ */
+typedef struct hb_multi *hb_multi_t;
+
+/*
+ * A batch of n_cells systems of different shapes: cell c has m_per_cell[c]
+ * rows and the Hines-ordered parent array parents[c] (parent[0] = -1,
+ * 0 <= parent[i] < i), copied. The arrays start at zero. The context must
+ * outlive the batch; backends SEQ and OMP (CUDA: HB_ERR_NOT_SUPPORTED for now).
+ */
+hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell,
+                            const int *const *parents, hb_multi_t *multi);
+hb_status_t hb_multi_destroy(hb_multi_t multi);
+
+typedef struct {
+    int cells;
+    size_t rows;         /* all cells together */
+    int branches;        /* all cells together */
+    int levels;          /* 1 + the largest branch height (docs/multi.md) */
+    int max_branch_rows; /* the longest branch */
+} hb_multi_info_t;
+
+hb_status_t hb_multi_info(const hb_multi_t multi, hb_multi_info_t *info);
+/* Rows of cell `cell` (0 when the arguments are invalid). */
+int hb_multi_rows(const hb_multi_t multi, int cell);
+/* Branches of level `level` (level 0: branches without child branches). */
+int hb_multi_level_branches(const hb_multi_t multi, int level);
+
+/*
+ * Copy cell `cell`'s system in (natural row order, as hb_hines_solve takes it);
+ * NULL leaves an array as is. u[0] and l[0] are not used (stored as 0).
+ */
+hb_status_t hb_multi_set(hb_multi_t multi, int cell, const double *u, const double *l,
+                         const double *d, const double *rhs);
+/* Copy cell `cell` out; NULL skips an array. After a solve rhs is the solution
+ * and d holds the elimination's factors (not the diagonal). */
+hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l, double *d,
+                         double *rhs);
+/* Solve every cell: d is overwritten, rhs becomes the solution. The result is
+ * bitwise the same on every run and for any thread count. */
+hb_status_t hb_multi_solve(hb_multi_t multi);
+
 #ifdef __cplusplus
 }
 #endif

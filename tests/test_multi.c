@@ -1,0 +1,402 @@
+/*
+ * Mixed-morphology batches (hb_multi_*), CPU backends.
+ *
+ * (1) random mixed batches of random trees against hb_hines_solve per cell;
+ * (2) every real morphology (whole and cut), discretised with d_lambda, in
+ *     one batch against hb_hines_solve; (3) the paper's Figure-14 binary-tree
+ *     cells and their level structure; (4) bitwise repeatability: runs and
+ *     OMP thread counts; (5) errors.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+
+static uint64_t rng_state = 0x5eed0005u;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(void) { return (double)(rng_next() >> 11) * 0x1.0p-53; }
+static int rng_int(int n) { return (int)(rng_next() % (uint64_t)n); }
+
+/* One cell: its tree and system (natural order). */
+typedef struct {
+    int m;
+    int *parent;
+    double *u, *l, *d, *rhs;
+} cell_t;
+
+static void cell_alloc(cell_t *c, int m)
+{
+    c->m = m;
+    c->parent = malloc((size_t)m * sizeof *c->parent);
+    c->u = calloc((size_t)m * 4, sizeof *c->u);
+    c->l = c->u + m;
+    c->d = c->l + m;
+    c->rhs = c->d + m;
+    c->parent[0] = -1;
+}
+
+static void cell_free(cell_t *c)
+{
+    free(c->parent);
+    free(c->u);
+}
+
+/* Random diagonally dominant values for the cell's tree. */
+static void cell_fill_random(cell_t *c)
+{
+    for (int i = 0; i < c->m; ++i) {
+        c->d[i] = 0.5 + rng_unit();
+        c->rhs[i] = 2.0 * rng_unit() - 1.0;
+    }
+    for (int i = 1; i < c->m; ++i) {
+        c->u[i] = -rng_unit();
+        c->l[i] = -rng_unit();
+        c->d[i] -= c->l[i];
+        c->d[c->parent[i]] -= c->u[i];
+    }
+}
+
+enum { SHAPE_CHAIN, SHAPE_STAR, SHAPE_BINARY, SHAPE_RANDOM, SHAPE_LONG_BRANCHES, SHAPES };
+
+static void cell_random_tree(cell_t *c, int m, int shape)
+{
+    cell_alloc(c, m);
+    for (int i = 1; i < m; ++i) switch (shape) {
+        case SHAPE_CHAIN: c->parent[i] = i - 1; break;
+        case SHAPE_STAR: c->parent[i] = 0; break;
+        case SHAPE_BINARY: c->parent[i] = (i - 1) / 2; break;
+        case SHAPE_RANDOM: c->parent[i] = rng_int(i); break;
+        default: c->parent[i] = rng_unit() < 0.9 ? i - 1 : rng_int(i); break;
+        }
+    cell_fill_random(c);
+}
+
+/* Max |x - ref| / max |ref| over a cell, and the residual max |A x - b| / max |b|. */
+static void compare_cell(const cell_t *c, const double *x, double *rel_diff, double *residual)
+{
+    const int m = c->m;
+    double *buf = malloc((size_t)m * 3 * sizeof *buf);
+    double *dref = buf, *xref = buf + m, *ax = buf + 2 * m;
+    memcpy(dref, c->d, (size_t)m * sizeof *dref);
+    memcpy(xref, c->rhs, (size_t)m * sizeof *xref);
+    CHECK_OK(hb_hines_solve(m, c->parent, c->u, c->l, dref, xref));
+    CHECK_OK(hb_hines_matvec(m, c->parent, c->u, c->l, c->d, x, ax));
+    double dmax = 0.0, xmax = 0.0, rmax = 0.0, bmax = 0.0;
+    for (int i = 0; i < m; ++i) {
+        dmax = fmax(dmax, fabs(x[i] - xref[i]));
+        xmax = fmax(xmax, fabs(xref[i]));
+        rmax = fmax(rmax, fabs(ax[i] - c->rhs[i]));
+        bmax = fmax(bmax, fabs(c->rhs[i]));
+    }
+    *rel_diff = xmax > 0.0 ? dmax / xmax : dmax;
+    *residual = bmax > 0.0 ? rmax / bmax : rmax;
+    free(buf);
+}
+
+/*
+ * Solves the cells as one multi batch; checks every cell against hb_hines_solve
+ * and returns the solutions, concatenated (caller frees), or NULL.
+ */
+static double *solve_multi(const char *what, hb_backend_t backend, int threads, const cell_t *cells,
+                           int n, hb_multi_info_t *info)
+{
+    hb_context_t ctx = NULL;
+    CHECK_OK(hb_context_create(&ctx, backend));
+    if (!ctx) return NULL;
+    if (threads > 0) CHECK_OK(hb_context_set_threads(ctx, threads));
+    int *m = malloc((size_t)n * sizeof *m);
+    const int **parents = malloc((size_t)n * sizeof *parents);
+    size_t total = 0;
+    for (int c = 0; c < n; ++c) {
+        m[c] = cells[c].m;
+        parents[c] = cells[c].parent;
+        total += (size_t)m[c];
+    }
+    hb_multi_t mb = NULL;
+    double *x = NULL;
+    CHECK_OK(hb_multi_create(ctx, n, m, parents, &mb));
+    if (mb) {
+        x = malloc(total * sizeof *x);
+        for (int c = 0; c < n; ++c)
+            CHECK_OK(hb_multi_set(mb, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
+        CHECK_OK(hb_multi_solve(mb));
+        if (info) CHECK_OK(hb_multi_info(mb, info));
+        double worst_diff = 0.0, worst_res = 0.0;
+        int worst = -1;
+        size_t off = 0;
+        for (int c = 0; c < n; ++c) {
+            CHECK_OK(hb_multi_get(mb, c, NULL, NULL, NULL, x + off));
+            double diff, res;
+            compare_cell(&cells[c], x + off, &diff, &res);
+            if (fmax(diff, res) > fmax(worst_diff, worst_res)) worst = c;
+            worst_diff = fmax(worst_diff, diff);
+            worst_res = fmax(worst_res, res);
+            off += (size_t)cells[c].m;
+        }
+        CHECKF(worst_diff < 1e-12 && worst_res < 1e-12,
+               "%s (%s, %d threads): worst cell %d: rel diff %.3g, residual %.3g", what,
+               hb_backend_name(backend), threads, worst, worst_diff, worst_res);
+        CHECK_OK(hb_multi_destroy(mb));
+    }
+    free(m);
+    free(parents);
+    CHECK_OK(hb_context_destroy(ctx));
+    return x;
+}
+
+static size_t total_rows(const cell_t *cells, int n)
+{
+    size_t total = 0;
+    for (int c = 0; c < n; ++c) total += (size_t)cells[c].m;
+    return total;
+}
+
+/* (4) A batch gives bitwise the same solution on every run and thread count. */
+static void check_repeatable(const char *what, const cell_t *cells, int n)
+{
+    const size_t bytes = total_rows(cells, n) * sizeof(double);
+    double *ref = solve_multi(what, HB_BACKEND_SEQ, 0, cells, n, NULL);
+    double *again = solve_multi(what, HB_BACKEND_SEQ, 0, cells, n, NULL);
+    CHECKF(ref && again && memcmp(ref, again, bytes) == 0, "%s: two SEQ solves differ", what);
+    free(again);
+    if (hb_backend_available(HB_BACKEND_OMP))
+        for (int t = 1; t <= 3; ++t) {
+            double *x = solve_multi(what, HB_BACKEND_OMP, t, cells, n, NULL);
+            CHECKF(ref && x && memcmp(ref, x, bytes) == 0, "%s: OMP %d threads differs from SEQ",
+                   what, t);
+            free(x);
+        }
+    free(ref);
+}
+
+/* (1) Random mixed batches. */
+static void test_random_batches(void)
+{
+    static const int sizes[] = {1, 2, 3, 5, 17, 64, 200, 1000};
+    for (int round = 0; round < 6; ++round) {
+        const int n = 5 + rng_int(60);
+        cell_t *cells = malloc((size_t)n * sizeof *cells);
+        for (int c = 0; c < n; ++c)
+            cell_random_tree(&cells[c], sizes[rng_int(8)] + rng_int(4), rng_int(SHAPES));
+        char what[64];
+        snprintf(what, sizeof what, "random batch %d (%d cells)", round, n);
+        free(solve_multi(what, HB_BACKEND_SEQ, 0, cells, n, NULL));
+        if (round < 2) check_repeatable(what, cells, n);
+        else if (hb_backend_available(HB_BACKEND_OMP))
+            free(solve_multi(what, HB_BACKEND_OMP, 4, cells, n, NULL));
+        for (int c = 0; c < n; ++c) cell_free(&cells[c]);
+        free(cells);
+    }
+    /* every shape alone, and a batch of one single-row cell */
+    for (int shape = 0; shape < SHAPES; ++shape) {
+        cell_t c;
+        cell_random_tree(&c, 300, shape);
+        free(solve_multi("one cell", HB_BACKEND_SEQ, 0, &c, 1, NULL));
+        cell_free(&c);
+    }
+    cell_t one;
+    cell_random_tree(&one, 1, SHAPE_CHAIN);
+    free(solve_multi("one row", HB_BACKEND_SEQ, 0, &one, 1, NULL));
+    cell_free(&one);
+}
+
+/* A cable's system of one step from random voltages. */
+static int cell_from_cable(cell_t *c, const hb_cable_t *cable)
+{
+    const int m = hb_cable_size(cable);
+    cell_alloc(c, m);
+    memcpy(c->parent, hb_cable_parent(cable), (size_t)m * sizeof *c->parent);
+    double *v = malloc((size_t)m * sizeof *v);
+    for (int i = 0; i < m; ++i) v[i] = -65.0 + 10.0 * rng_unit();
+    CHECK_OK(hb_cable_offdiag(cable, c->u, c->l));
+    CHECK_OK(hb_cable_step_system(cable, 0.025, c->u, c->l, v, NULL, NULL, NULL, c->d, c->rhs));
+    for (int i = 0; i < m; ++i) c->rhs[i] += rng_unit() - 0.5; /* not only the axial part */
+    free(v);
+    return m;
+}
+
+/* (2) Every real morphology, whole and cut to half its samples, in one batch. */
+static void test_real_morphologies(void)
+{
+    char dir_path[1024];
+    snprintf(dir_path, sizeof dir_path, "%s/morphologies", HB_DATA_DIR);
+    DIR *dir = opendir(dir_path);
+    CHECKF(dir != NULL, "cannot open %s", dir_path);
+    if (!dir) return;
+    int n = 0, cap = 64, files = 0, purkinje_terminals = 0;
+    cell_t *cells = malloc((size_t)cap * sizeof *cells);
+    struct dirent *entry;
+    while ((entry = readdir(dir))) {
+        const size_t len = strlen(entry->d_name);
+        if (len < 5 || strcmp(entry->d_name + len - 4, ".swc") != 0) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
+        hb_morph_t *morph = NULL;
+        CHECK_OK(hb_morph_load_swc(path, NULL, &morph));
+        if (!morph) continue;
+        files++;
+        hb_morph_stats_t st;
+        CHECK_OK(hb_morph_stats(morph, &st));
+        if (strstr(entry->d_name, "v_e_purk2")) purkinje_terminals = st.terminals;
+        hb_morph_t *half = NULL;
+        CHECK_OK(hb_morph_cut(morph, st.points / 2 > 1 ? st.points / 2 : 1, &half));
+        const hb_morph_t *pieces[2] = {morph, half};
+        hb_discretization_t disc;
+        hb_discretization_default(&disc); /* d_lambda */
+        for (int k = 0; k < 2 && n < cap; ++k) {
+            if (!pieces[k]) continue;
+            hb_cable_t *cable = NULL;
+            CHECK_OK(hb_cable_create(pieces[k], &disc, &cable));
+            if (!cable) continue;
+            cell_from_cable(&cells[n++], cable);
+            hb_cable_destroy(cable);
+        }
+        hb_morph_destroy(half);
+        hb_morph_destroy(morph);
+    }
+    closedir(dir);
+    CHECKF(files >= 18, "only %d morphologies found", files);
+    CHECKF(purkinje_terminals == 420, "v_e_purk2: %d terminals; expected 420",
+           purkinje_terminals);
+    hb_multi_info_t info = {0};
+    free(solve_multi("real morphologies", HB_BACKEND_SEQ, 0, cells, n, &info));
+    printf("real morphologies: %d cells, %zu rows, %d branches, %d levels, longest branch %d\n",
+           info.cells, info.rows, info.branches, info.levels, info.max_branch_rows);
+    check_repeatable("real morphologies", cells, n);
+    for (int c = 0; c < n; ++c) cell_free(&cells[c]);
+    free(cells);
+}
+
+/* Figure 14's cells: a first branch of 256, then level k of 2^k branches of `second` / 2^(k-1). */
+static int fig14_branch(cell_t *c, int next, int parent, int rows, int level, int levels,
+                        int second)
+{
+    for (int r = 0; r < rows; ++r) {
+        c->parent[next] = parent;
+        parent = next++;
+    }
+    if (level + 1 < levels)
+        for (int k = 0; k < 2; ++k)
+            next = fig14_branch(c, next, parent, level == 0 ? second : rows / 2, level + 1, levels,
+                                second);
+    return next;
+}
+
+static void fig14_cell(cell_t *c, int levels, int second)
+{
+    int m = 256;
+    for (int k = 1; k < levels; ++k) m += (1 << k) * (second >> (k - 1));
+    cell_alloc(c, m);
+    const int used = fig14_branch(c, 0, -1, 256, 0, levels, second);
+    CHECK(used == m);
+    cell_fill_random(c);
+}
+
+/* (3) The paper's binary-tree cells: 2, 3, 4 levels, alone and mixed. */
+static void test_fig14(void)
+{
+    /* 256 + 2 x 128 = 512; 256 + 2 x 64 + 4 x 32 = 512; the paper's 4-level
+     * example 256 + 2 x 32 + 4 x 16 + 8 x 8 = 448. */
+    static const int second[] = {0, 0, 128, 64, 32};
+    static const int rows[] = {0, 0, 512, 512, 448};
+    cell_t mixed[48];
+    int n = 0;
+    for (int levels = 2; levels <= 4; ++levels) {
+        cell_t cells[16];
+        for (int c = 0; c < 16; ++c) {
+            fig14_cell(&cells[c], levels, second[levels]);
+            CHECKF(cells[c].m == rows[levels], "%d levels: %d rows", levels, cells[c].m);
+        }
+        hb_multi_info_t info = {0};
+        char what[64];
+        snprintf(what, sizeof what, "figure 14, %d levels", levels);
+        free(solve_multi(what, HB_BACKEND_SEQ, 0, cells, 16, &info));
+        CHECKF(info.levels == levels && info.branches == 16 * ((1 << levels) - 1) &&
+                   info.max_branch_rows == 256,
+               "%s: %d levels, %d branches, longest %d", what, info.levels, info.branches,
+               info.max_branch_rows);
+        for (int c = 0; c < 16; ++c) mixed[n++] = cells[c];
+    }
+    check_repeatable("figure 14 mixed", mixed, n);
+    for (int c = 0; c < n; ++c) cell_free(&mixed[c]);
+}
+
+/* (5) Errors. */
+static void expect_fail(hb_status_t status, hb_status_t expected, const char *needle,
+                        const char *what)
+{
+    CHECKF(status == expected && strstr(hb_last_error(), needle) != NULL,
+           "%s: got %s \"%s\"; expected %s with \"%s\"", what, hb_status_name(status),
+           hb_last_error(), hb_status_name(expected), needle);
+}
+
+static void test_errors(void)
+{
+    hb_context_t ctx = NULL;
+    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    const int good[] = {-1, 0, 1, 1}, bad_root[] = {0, 0, 1, 1}, bad_order[] = {-1, 0, 2, 1};
+    const int m2[] = {4, 4}, m_zero[] = {4, 0};
+    const int *ok2[] = {good, good}, *root2[] = {good, bad_root}, *order2[] = {good, bad_order};
+    const int *null2[] = {good, NULL};
+    hb_multi_t mb = (hb_multi_t)&ctx; /* must be reset to NULL on failure */
+    expect_fail(hb_multi_create(ctx, 2, m2, ok2, NULL), HB_ERR_INVALID_VALUE, "multi is NULL",
+                "NULL out");
+    expect_fail(hb_multi_create(NULL, 2, m2, ok2, &mb), HB_ERR_INVALID_VALUE, "ctx is NULL",
+                "NULL ctx");
+    CHECK(mb == NULL);
+    expect_fail(hb_multi_create(ctx, 0, m2, ok2, &mb), HB_ERR_INVALID_VALUE, "n_cells = 0",
+                "no cells");
+    expect_fail(hb_multi_create(ctx, 2, NULL, ok2, &mb), HB_ERR_INVALID_VALUE, "must not be NULL",
+                "NULL sizes");
+    expect_fail(hb_multi_create(ctx, 2, m2, NULL, &mb), HB_ERR_INVALID_VALUE, "must not be NULL",
+                "NULL parents");
+    expect_fail(hb_multi_create(ctx, 2, m2, null2, &mb), HB_ERR_INVALID_VALUE,
+                "cell 1: parent is NULL", "NULL parent array");
+    expect_fail(hb_multi_create(ctx, 2, m_zero, ok2, &mb), HB_ERR_INVALID_VALUE, "cell 1: m = 0",
+                "empty cell");
+    expect_fail(hb_multi_create(ctx, 2, m2, root2, &mb), HB_ERR_INVALID_VALUE,
+                "cell 1: parent[0] = 0", "bad root");
+    expect_fail(hb_multi_create(ctx, 2, m2, order2, &mb), HB_ERR_INVALID_VALUE,
+                "cell 1: parent[2] = 2", "not Hines order");
+    CHECK(mb == NULL);
+    CHECK_OK(hb_multi_create(ctx, 2, m2, ok2, &mb));
+    double v[4] = {1, 1, 1, 1};
+    expect_fail(hb_multi_set(mb, 2, v, v, v, v), HB_ERR_INVALID_VALUE, "cell = 2",
+                "set out of range");
+    expect_fail(hb_multi_get(mb, -1, v, v, v, v), HB_ERR_INVALID_VALUE, "cell = -1",
+                "get out of range");
+    expect_fail(hb_multi_set(NULL, 0, v, v, v, v), HB_ERR_INVALID_VALUE, "multi is NULL",
+                "set NULL");
+    expect_fail(hb_multi_get(NULL, 0, v, v, v, v), HB_ERR_INVALID_VALUE, "multi is NULL",
+                "get NULL");
+    expect_fail(hb_multi_solve(NULL), HB_ERR_INVALID_VALUE, "multi is NULL", "solve NULL");
+    expect_fail(hb_multi_info(mb, NULL), HB_ERR_INVALID_VALUE, "must not be NULL", "info NULL");
+    CHECK(hb_multi_rows(mb, 1) == 4 && hb_multi_rows(mb, 2) == 0 && hb_multi_rows(NULL, 0) == 0);
+    CHECK(hb_multi_level_branches(mb, 0) == 4 && hb_multi_level_branches(mb, 1) == 2 &&
+          hb_multi_level_branches(mb, 2) == 0);
+    CHECK_OK(hb_multi_destroy(mb));
+    CHECK_OK(hb_multi_destroy(NULL));
+    CHECK_OK(hb_context_destroy(ctx));
+}
+
+int main(void)
+{
+    test_errors();
+    test_random_batches();
+    test_fig14();
+    test_real_morphologies();
+    return check_summary("test_multi");
+}
