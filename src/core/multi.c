@@ -172,7 +172,7 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     if (total >= (size_t)INT_MAX) {
         status = hb_fail(HB_ERR_INVALID_VALUE, "%s: %zu branches; at most %d supported", fn,
                          total, INT_MAX - 1);
-        goto fail;
+        goto done;
     }
     pb = malloc(total * sizeof *pb);
     if (!pb) goto oom;
@@ -264,19 +264,13 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     mb->view.d = mb->d;
     mb->view.rhs = mb->rhs;
 
-    free(nchild);
-    free(node_branch);
-    free(node_pos);
-    free(pb);
-    free(sorted);
-    free(new_id);
-    free(fill);
     *multi = mb;
-    return HB_SUCCESS;
+    mb = NULL;
+    goto done;
 oom:
     status = hb_fail(HB_ERR_ALLOC, "%s: out of memory planning %d cells of %zu rows in all", fn,
                      n_cells, n_rows);
-fail:
+done:
     free(nchild);
     free(node_branch);
     free(node_pos);
