@@ -108,33 +108,6 @@ static hb_status_t cut_to_rows(const hb_morph_t *morph, int rows, const hb_discr
     return hb_cable_create(*piece, disc, cable);
 }
 
-/* Distinct random systems per batch; system s gets number s % FILL_DISTINCT, so
- * neighbours differ and nothing is zero, and filling 256,000 cells stays cheap. */
-#define FILL_DISTINCT 64
-
-/* Fills every system with one step's matrix at random voltages. */
-static hb_status_t fill(hb_batch_t batch, const hb_cable_t *cable, uint64_t seed)
-{
-    const int m = hb_cable_size(cable), n = hb_batch_count(batch);
-    double *buf = malloc((size_t)m * (2 + 2 * FILL_DISTINCT + 2) * sizeof *buf);
-    if (!buf) return HB_ERR_ALLOC;
-    double *cu = buf, *cl = cu + m, *cd = cl + m, *cr = cd + (size_t)m * FILL_DISTINCT;
-    double *v = cr + (size_t)m * FILL_DISTINCT, *g = v + m;
-    hb_status_t status = hb_cable_offdiag(cable, cu, cl);
-    for (int i = 0; i < m; i++) g[i] = 1e-4;
-    for (int k = 0; k < FILL_DISTINCT && status == HB_SUCCESS; k++) {
-        for (int i = 0; i < m; i++) v[i] = -65.0 + 20.0 * (cli_uniform(&seed) - 0.5);
-        status = hb_cable_step_system(cable, 0.025, cu, cl, v, g, NULL, NULL,
-                                      cd + (size_t)k * m, cr + (size_t)k * m);
-    }
-    for (int s = 0; s < n && status == HB_SUCCESS; s++) {
-        const size_t k = (size_t)(s % FILL_DISTINCT) * m;
-        status = hb_batch_set(batch, s, cu, cl, cd + k, cr + k);
-    }
-    free(buf);
-    return status;
-}
-
 typedef struct {
     double median, min, max; /* [s] */
     int extrapolated;
@@ -155,7 +128,8 @@ static int time_config(hb_context_t ctx, const config_t *cfg, const hb_cable_t *
     if (status == HB_SUCCESS)
         status = hb_batch_create(ctx, m, hb_cable_parent(cable), (int)cells, cfg->layout,
                                  cfg->block_size, &source);
-    if (status == HB_SUCCESS) status = fill(source, cable, 0x5eed0000ULL + (uint64_t)cells);
+    if (status == HB_SUCCESS)
+        status = cli_fill_batch(source, cable, 0.025, 0x5eed0000ULL + (uint64_t)cells);
     if (status == HB_SUCCESS) status = hb_batch_convert(source, batch);
     if (status == HB_SUCCESS) status = hb_batch_set_algorithm(batch, cfg->algo);
     if (status == HB_SUCCESS) status = hb_batch_benchmark(batch, source, repeats, t);

@@ -59,6 +59,13 @@ void cli_json_number(FILE *out, double x);
 double cli_now_seconds(void);
 /* Sorts `x` and returns its median. */
 double cli_median(double *x, size_t n);
+/*
+ * Fills every system of `batch` with one backward-Euler step of `cable` (passive
+ * leak 1e-4 S/cm^2) at random voltages around rest: 64 voltage sets, system s
+ * taking set s % 64, so neighbours differ, nothing is zero, and filling
+ * 256,000 systems stays cheap.
+ */
+hb_status_t cli_fill_batch(hb_batch_t batch, const hb_cable_t *cable, double dt_ms, uint64_t seed);
 /* xorshift64* in [0, 1): reproducible across platforms. */
 double cli_uniform(uint64_t *state);
 

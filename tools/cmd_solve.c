@@ -11,9 +11,9 @@ static const char usage_solve[] =
     "usage: hinesbatch solve [--morph FILE.swc] [--cells N] [options]\n"
     "\n"
     "Builds one backward-Euler step's Hines system from the morphology (passive\n"
-    "membrane, random voltages around rest), copies it to N cells with different\n"
-    "voltages and solves the batch K times. Prints the time per solve (median, min,\n"
-    "max) and compartments solved per second.\n"
+    "membrane, random voltages around rest) for N cells, cycling 64 voltage sets\n"
+    "so neighbours differ, and solves the batch K times. Prints the time per solve\n"
+    "(median, min, max) and compartments solved per second.\n"
     "\n"
     "  --morph FILE.swc  morphology (default: a built-in HSN-fluoro01 cell)\n"
     "  --cells N         systems in the batch (default 1000)\n"
@@ -94,26 +94,6 @@ static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_opti
     return 0;
 }
 
-/* Fills every system of `batch` with one step's matrix at random voltages. */
-static hb_status_t fill_batch(hb_batch_t batch, const hb_cable_t *cable, double dt,
-                              unsigned long seed)
-{
-    int m = hb_cable_size(cable), n = hb_batch_count(batch);
-    double *buf = malloc((size_t)m * 6 * sizeof *buf);
-    if (!buf) return HB_ERR_ALLOC;
-    double *u = buf, *l = u + m, *d = l + m, *rhs = d + m, *v = rhs + m, *g = v + m;
-    uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
-    hb_status_t status = hb_cable_offdiag(cable, u, l);
-    for (int i = 0; i < m; i++) g[i] = 1e-4; /* passive leak [S/cm^2] */
-    for (int s = 0; s < n && status == HB_SUCCESS; s++) {
-        for (int i = 0; i < m; i++) v[i] = -65.0 + 20.0 * (cli_uniform(&state) - 0.5);
-        status = hb_cable_step_system(cable, dt, u, l, v, g, NULL, NULL, d, rhs);
-        if (status == HB_SUCCESS) status = hb_batch_set(batch, s, u, l, d, rhs);
-    }
-    free(buf);
-    return status;
-}
-
 /* Largest ||A x - b|| / ||b|| over the systems; `original` holds A and b. */
 static hb_status_t max_residual(const hb_batch_t original, const hb_batch_t solved,
                                 const int *parent, double *result)
@@ -172,7 +152,7 @@ int cli_command_solve(int argc, char **argv)
         (status = hb_batch_create(ctx, rows, parent, (int)o.cells, o.layout, bs, &original)) !=
             HB_SUCCESS)
         goto error;
-    if ((status = fill_batch(original, cable, o.dt, o.seed)) != HB_SUCCESS) goto error;
+    if ((status = cli_fill_batch(original, cable, o.dt, o.seed)) != HB_SUCCESS) goto error;
     times = malloc((size_t)o.steps * sizeof *times);
     if (!times) {
         status = HB_ERR_ALLOC;
