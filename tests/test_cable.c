@@ -1,12 +1,12 @@
 /* Compartmentalisation and the cable matrix against closed forms. */
 #define _DEFAULT_SOURCE
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "test_data.h"
 #include "hinesbatch.h"
 
 #define PI 3.14159265358979323846
@@ -328,20 +328,14 @@ static void check_batches(const hb_cable_t *c, const double *u, const double *l,
  */
 static void test_real_morphologies(void)
 {
-    char dir_path[1024];
-    snprintf(dir_path, sizeof dir_path, "%s/morphologies", HB_DATA_DIR);
-    DIR *dir = opendir(dir_path);
-    CHECKF(dir != NULL, "cannot open %s", dir_path);
-    if (!dir) return;
+    static char paths[TEST_MAX_SWC][TEST_PATH_MAX];
+    const int count = test_swc_files(paths);
+    CHECKF(count >= 0, "cannot open %s/morphologies", HB_DATA_DIR);
     int files = 0;
-    struct dirent *entry;
-    while ((entry = readdir(dir))) {
-        size_t len = strlen(entry->d_name);
-        if (len < 5 || strcmp(entry->d_name + len - 4, ".swc") != 0) continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
+    for (int f = 0; f < count; f++) {
+        const char *name = test_base_name(paths[f]);
         hb_morph_t *m = NULL;
-        CHECK_OK(hb_morph_load_swc(path, NULL, &m));
+        CHECK_OK(hb_morph_load_swc(paths[f], NULL, &m));
         if (!m) continue;
         files++;
         hb_morph_stats_t st;
@@ -357,7 +351,7 @@ static void test_real_morphologies(void)
                 CHECK_OK(hb_cable_create(m, &opt, &c));
                 if (!c) continue;
                 CHECKF(fabs(sum_area(c) - st.area_um2) < 1e-8 * st.area_um2,
-                       "%s scheme %d policy %d: area %.10g vs %.10g", entry->d_name, scheme,
+                       "%s scheme %d policy %d: area %.10g vs %.10g", name, scheme,
                        policy, sum_area(c), st.area_um2);
                 int n = hb_cable_size(c);
                 const int *p = hb_cable_parent(c);
@@ -368,21 +362,20 @@ static void test_real_morphologies(void)
                     hb_cable_node(c, i, &info);
                     ok &= info.r_axial_mohm > 0.0 && isfinite(info.r_axial_mohm);
                 }
-                CHECKF(ok, "%s scheme %d policy %d: Hines order or resistance", entry->d_name,
+                CHECKF(ok, "%s scheme %d policy %d: Hines order or resistance", name,
                        scheme, policy);
                 double *buf = malloc((size_t)n * 5 * sizeof *buf);
                 double *u = buf, *l = u + n, *d = l + n, *rhs = d + n, *x = rhs + n;
                 double r = solve_real(c, u, l, d, rhs, x, (unsigned)(n + policy));
-                CHECKF(r < 1e-12, "%s scheme %d policy %d: residual %.3g", entry->d_name, scheme,
+                CHECKF(r < 1e-12, "%s scheme %d policy %d: residual %.3g", name, scheme,
                        policy, r);
-                if (policy == HB_CPOLICY_D_LAMBDA) check_batches(c, u, l, d, rhs, x, entry->d_name);
+                if (policy == HB_CPOLICY_D_LAMBDA) check_batches(c, u, l, d, rhs, x, name);
                 free(buf);
                 hb_cable_destroy(c);
             }
         }
         hb_morph_destroy(m);
     }
-    closedir(dir);
     CHECKF(files >= 18, "only %d morphologies found", files);
 }
 

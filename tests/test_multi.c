@@ -7,7 +7,6 @@
  *     cells and their level structure; (4) bitwise repeatability: runs and
  *     OMP thread counts; (5) errors.
  */
-#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_data.h"
 #include "hinesbatch.h"
 
 static uint64_t rng_state = 0x5eed0005u;
@@ -231,26 +231,19 @@ static int cell_from_cable(cell_t *c, const hb_cable_t *cable)
 /* (2) Every real morphology, whole and cut to half its samples, in one batch. */
 static void test_real_morphologies(void)
 {
-    char dir_path[1024];
-    snprintf(dir_path, sizeof dir_path, "%s/morphologies", HB_DATA_DIR);
-    DIR *dir = opendir(dir_path);
-    CHECKF(dir != NULL, "cannot open %s", dir_path);
-    if (!dir) return;
+    static char paths[TEST_MAX_SWC][TEST_PATH_MAX];
+    const int count = test_swc_files(paths);
+    CHECKF(count >= 0, "cannot open %s/morphologies", HB_DATA_DIR);
     int n = 0, cap = 64, files = 0, purkinje_terminals = 0;
     cell_t *cells = malloc((size_t)cap * sizeof *cells);
-    struct dirent *entry;
-    while ((entry = readdir(dir))) {
-        const size_t len = strlen(entry->d_name);
-        if (len < 5 || strcmp(entry->d_name + len - 4, ".swc") != 0) continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
+    for (int f = 0; f < count; f++) {
         hb_morph_t *morph = NULL;
-        CHECK_OK(hb_morph_load_swc(path, NULL, &morph));
+        CHECK_OK(hb_morph_load_swc(paths[f], NULL, &morph));
         if (!morph) continue;
         files++;
         hb_morph_stats_t st;
         CHECK_OK(hb_morph_stats(morph, &st));
-        if (strstr(entry->d_name, "v_e_purk2")) purkinje_terminals = st.terminals;
+        if (strstr(test_base_name(paths[f]), "v_e_purk2")) purkinje_terminals = st.terminals;
         hb_morph_t *half = NULL;
         CHECK_OK(hb_morph_cut(morph, st.points / 2 > 1 ? st.points / 2 : 1, &half));
         const hb_morph_t *pieces[2] = {morph, half};
@@ -267,7 +260,6 @@ static void test_real_morphologies(void)
         hb_morph_destroy(half);
         hb_morph_destroy(morph);
     }
-    closedir(dir);
     CHECKF(files >= 18, "only %d morphologies found", files);
     CHECKF(purkinje_terminals == 420, "v_e_purk2: %d terminals; expected 420",
            purkinje_terminals);

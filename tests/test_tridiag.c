@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "hinesbatch.h"
+#include "test_tridiag_common.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 /* The out-of-memory test needs malloc to fail with NULL, not abort. */
@@ -36,16 +37,6 @@ static double uniform(double lo, double hi)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
     z ^= z >> 31;
     return lo + (hi - lo) * (double)(z >> 11) * 0x1.0p-53;
-}
-
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "test_tridiag: out of memory\n");
-        exit(2);
-    }
-    return p;
 }
 
 /* A batch in natural order (system s, row i at s * m_max + i), sizes per system. */
@@ -126,19 +117,6 @@ typedef struct {
     size_t n, esize;
     void *dl, *d, *du, *b, *x;
 } arrays_t;
-
-static void put(void *a, hb_precision_t p, size_t e, double v)
-{
-    if (p == HB_FLOAT32)
-        ((float *)a)[e] = (float)v;
-    else
-        ((double *)a)[e] = v;
-}
-
-static double get(const void *a, hb_precision_t p, size_t e)
-{
-    return p == HB_FLOAT32 ? (double)((const float *)a)[e] : ((const double *)a)[e];
-}
 
 /* Padding rows of variable systems hold NaN in the inputs too: NCP must not read
  * them, CP must replace them. */

@@ -21,31 +21,9 @@
 
 #include "check.h"
 #include "hinesbatch.h"
+#include "test_tridiag_common.h"
 #include "test_random.h"
 
-
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "test_gpu_tridiag: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-static void put(void *a, hb_precision_t p, size_t e, double v)
-{
-    if (p == HB_FLOAT32)
-        ((float *)a)[e] = (float)v;
-    else
-        ((double *)a)[e] = v;
-}
-
-static double get(const void *a, hb_precision_t p, size_t e)
-{
-    return p == HB_FLOAT32 ? (double)((const float *)a)[e] : ((const double *)a)[e];
-}
 
 typedef struct {
     hb_gtsv_problem_t p; /* host pointers */

@@ -1,0 +1,35 @@
+/* Pieces shared by the CPU and GPU tridiagonal tests. */
+#ifndef HB_TESTS_TEST_TRIDIAG_COMMON_H
+#define HB_TESTS_TEST_TRIDIAG_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hinesbatch.h"
+
+/* malloc that ends the test (exit 2) when memory runs out. */
+static inline void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "tridiagonal test: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* Element e of an array of the given precision, written and read as double. */
+static inline void put(void *a, hb_precision_t p, size_t e, double v)
+{
+    if (p == HB_FLOAT32)
+        ((float *)a)[e] = (float)v;
+    else
+        ((double *)a)[e] = v;
+}
+
+static inline double get(const void *a, hb_precision_t p, size_t e)
+{
+    return p == HB_FLOAT32 ? (double)((const float *)a)[e] : ((const double *)a)[e];
+}
+
+#endif
