@@ -587,6 +587,22 @@ hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem);
 /* The algorithm a solve of this problem runs (AUTO resolved); docs/tridiag.md gives the rule. */
 hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
                             hb_gtsv_algo_t *algo);
+/* The algorithm and, for partition, the kernel shape a solve of this problem
+ * runs, as text ("partition rows=8 chunks=8 threads=256 ahead=8 hint=0"). */
+hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem, char *text,
+                             size_t size);
+/*
+ * Measurements only (bench tridiag --variants): overrides the CUDA partition
+ * kernel's shape chosen by the rule, process-wide, not thread-safe. spec:
+ * comma-separated rows=8|16 (rows per chunk, where the system fits: 8 only up
+ * to m = 4096), threads=128|256|512 (block size), ahead=4|8 (rows of loads in
+ * flight), hint=0|1|2 (loads plain, with an L2 prefetch of 128 or 256 bytes);
+ * "" is the rule itself. Until a call, and after a call with NULL, the
+ * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
+ * rows also applies to the CPU partition solver (the GPU kernel's twin).
+ * docs/tridiag.md.
+ */
+hb_status_t hb_gtsv_set_tuning(const char *spec);
 /*
  * Times `repeats` solves after one untimed warm-up solve of each problem;
  * solve r runs problems[r % n_problems] (rotating input sets keeps them out of

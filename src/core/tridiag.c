@@ -4,6 +4,7 @@
  * (src/cuda/tridiag_cuda.cu) backend, and backend memory helpers.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,95 @@ static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_proble
     if (p->algo != HB_GTSV_ALGO_AUTO) return p->algo;
     if (ctx->backend != HB_BACKEND_CUDA) return HB_GTSV_ALGO_THOMAS;
     return p->m <= HB_TD_MAX_PARTITION_M ? HB_GTSV_ALGO_PARTITION : HB_GTSV_ALGO_THOMAS;
+}
+
+/* ---- the partition kernel's shape: rule, then the tuning override ---- */
+
+/* Process-wide override (0 = the rule's value), for measurements: set by
+ * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
+typedef struct {
+    int rows, threads, ahead, hint;
+} tuning_t;
+
+static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
+static tuning_t tuning_override;
+
+static int parse_value(const char *v, const int *allowed, int n, int *out)
+{
+    char *end;
+    const long x = strtol(v, &end, 10);
+    if (end == v || (*end != '\0' && *end != ',')) return 0;
+    for (int k = 0; k < n; ++k)
+        if (x == allowed[k]) {
+            *out = (int)x;
+            return 1;
+        }
+    return 0;
+}
+
+/* "rows=16,threads=256,ahead=4,hint=1" (any subset, any order; "" = none). */
+static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
+{
+    static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
+                     hint[] = {0, 1, 2};
+    memset(t, 0, sizeof *t);
+    t->hint = -1;
+    const char *c = spec;
+    while (c && *c) {
+        int ok = 0;
+        if (strncmp(c, "rows=", 5) == 0) ok = parse_value(c + 5, rows, 2, &t->rows);
+        else if (strncmp(c, "threads=", 8) == 0) ok = parse_value(c + 8, threads, 3, &t->threads);
+        else if (strncmp(c, "ahead=", 6) == 0) ok = parse_value(c + 6, ahead, 2, &t->ahead);
+        else if (strncmp(c, "hint=", 5) == 0) ok = parse_value(c + 5, hint, 3, &t->hint);
+        if (!ok)
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "%s: tuning '%s': expected comma-separated rows=8|16, "
+                           "threads=128|256|512, ahead=4|8, hint=0|1|2", fn, spec);
+        c = strchr(c, ',');
+        if (c) ++c;
+    }
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_gtsv_set_tuning(const char *spec)
+{
+    hb_clear_error();
+    tuning_t t;
+    hb_status_t status = parse_tuning("hb_gtsv_set_tuning", spec ? spec : "", &t);
+    if (status != HB_SUCCESS) return status;
+    tuning_set = spec != NULL;
+    tuning_override = t;
+    return HB_SUCCESS;
+}
+
+/* The plan of a solve whose shape is checked (docs/tridiag.md, "The rule"). */
+static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
+                             const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->algo = resolve(ctx, p);
+    if (plan->algo != HB_GTSV_ALGO_PARTITION) return HB_SUCCESS;
+    /* The rule, from the H100 runs (bench/results/tridiag-h100-*.md). */
+    plan->rows = hb_td_chunk_rows(p->m);
+    plan->threads = plan->rows == 8 ? 256 : 512;
+    plan->ahead = plan->rows == 8 ? 8 : 4; /* 16-row chunks: no spills under 128 registers */
+    plan->hint = 0;
+    tuning_t t;
+    if (tuning_set) {
+        t = tuning_override;
+    } else {
+        hb_status_t status = parse_tuning(fn, getenv("HB_GTSV_TUNING"), &t);
+        if (status != HB_SUCCESS) return status;
+    }
+    /* An override applies where it can: 8-row chunks only up to m = 4096. */
+    if (t.rows && hb_td_chunks_for(p->m, t.rows) <= HB_TD_MAX_CHUNKS) plan->rows = t.rows;
+    if (t.threads) plan->threads = t.threads;
+    if (t.ahead) plan->ahead = t.ahead;
+    if (plan->rows == 16) plan->ahead = 4; /* the only 16-row kernel: 8 would spill */
+    if (t.hint >= 0) plan->hint = t.hint;
+    plan->chunks = hb_td_chunks_for(p->m, plan->rows);
+    if (plan->threads < plan->chunks) plan->threads = plan->chunks;
+    return HB_SUCCESS;
 }
 
 /* Elements one array spans (last element + 1). */
@@ -171,15 +261,38 @@ static hb_status_t check_solve(const char *fn, const struct hb_context *ctx,
 
 static hb_status_t dispatch(struct hb_context *ctx, const hb_gtsv_problem_t *p)
 {
-    const hb_gtsv_algo_t algo = resolve(ctx, p);
+    hb_gtsv_plan_t plan;
+    hb_status_t status = make_plan("hb_gtsv_solve", ctx, p, &plan);
+    if (status != HB_SUCCESS) return status;
     if (ctx->backend == HB_BACKEND_CUDA) {
 #ifdef HB_HAVE_CUDA
-        return hb_cuda_gtsv_solve((hb_cuda_context_t *)ctx->device, p, algo);
+        return hb_cuda_gtsv_solve((hb_cuda_context_t *)ctx->device, p, &plan);
 #else
         return hb_fail(HB_ERR_NOT_SUPPORTED, "hb_gtsv: built without CUDA");
 #endif
     }
-    return hb_gtsv_cpu_solve(ctx, p, algo);
+    return hb_gtsv_cpu_solve(ctx, p, &plan);
+}
+
+hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem, char *text,
+                             size_t size)
+{
+    static const char fn[] = "hb_gtsv_describe";
+    hb_clear_error();
+    if (!text || size == 0) return hb_fail(HB_ERR_INVALID_VALUE, "%s: text is NULL or size 0", fn);
+    text[0] = '\0';
+    hb_status_t status = check_shape(fn, ctx, problem);
+    hb_gtsv_plan_t plan;
+    if (status == HB_SUCCESS) status = make_plan(fn, ctx, problem, &plan);
+    if (status != HB_SUCCESS) return status;
+    if (plan.algo != HB_GTSV_ALGO_PARTITION)
+        snprintf(text, size, "%s", hb_gtsv_algo_name(plan.algo));
+    else if (ctx->backend == HB_BACKEND_CUDA)
+        snprintf(text, size, "partition rows=%d chunks=%d threads=%d ahead=%d hint=%d",
+                 plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint);
+    else
+        snprintf(text, size, "partition rows=%d chunks=%d", plan.rows, plan.chunks);
+    return HB_SUCCESS;
 }
 
 hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem)
@@ -317,12 +430,15 @@ hb_status_t hb_gtsv_benchmark(hb_context_t ctx, const hb_gtsv_problem_t *problem
     }
 #ifdef HB_HAVE_CUDA
     if (ctx->backend == HB_BACKEND_CUDA) {
-        hb_gtsv_algo_t *algos = malloc((size_t)n_problems * sizeof *algos);
-        if (!algos) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
-        for (int k = 0; k < n_problems; ++k) algos[k] = resolve(ctx, &problems[k]);
-        hb_status_t status = hb_cuda_gtsv_benchmark((hb_cuda_context_t *)ctx->device, problems,
-                                                    algos, n_problems, repeats, seconds);
-        free(algos);
+        hb_gtsv_plan_t *plans = malloc((size_t)n_problems * sizeof *plans);
+        if (!plans) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+        hb_status_t status = HB_SUCCESS;
+        for (int k = 0; k < n_problems && status == HB_SUCCESS; ++k)
+            status = make_plan(fn, ctx, &problems[k], &plans[k]);
+        if (status == HB_SUCCESS)
+            status = hb_cuda_gtsv_benchmark((hb_cuda_context_t *)ctx->device, problems, plans,
+                                            n_problems, repeats, seconds);
+        free(plans);
         return status;
     }
 #endif

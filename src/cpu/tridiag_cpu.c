@@ -29,6 +29,7 @@ enum { LANES = 64 }; /* INTERLEAVED systems per THOMAS work unit */
 typedef struct {
     const hb_gtsv_problem_t *p;
     hb_gtsv_algo_t algo;
+    int rows, chunks;              /* PARTITION: L and P of the plan */
     size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
     int lanes;                     /* systems per work unit */
     size_t workspace;              /* doubles per thread */
@@ -126,7 +127,7 @@ static void thomas_unit(const job_t *job, int s0, int lanes, double *ws)
 static void partition_unit(const job_t *job, int s, double *ws)
 {
     const hb_gtsv_problem_t *p = job->p;
-    const int L = hb_td_chunk_rows(p->m), P = hb_td_chunks(p->m), N = 2 * P;
+    const int L = job->rows, P = job->chunks, N = 2 * P;
     const int n = rows_of(p, s), touched = rows_touched(p, s);
     double *a = ws, *b = a + (size_t)P * L, *c = b + (size_t)P * L, *r = c + (size_t)P * L;
     double *red = r + (size_t)P * L, *next = red + (size_t)N * 4;
@@ -168,9 +169,11 @@ static void run_unit(const job_t *job, int w, double *ws)
         thomas_unit(job, s0, left < job->lanes ? left : job->lanes, ws);
 }
 
-hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p, hb_gtsv_algo_t algo)
+hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
+                              const hb_gtsv_plan_t *plan)
 {
-    job_t job = {p, algo, 0, 0, 1, 0};
+    const hb_gtsv_algo_t algo = plan->algo;
+    job_t job = {p, algo, plan->rows, plan->chunks, 0, 0, 1, 0};
     if (p->layout == HB_LAYOUT_INTERLEAVED) {
         job.sys_stride = 1;
         job.row_stride = (size_t)p->batch_stride;
@@ -179,7 +182,7 @@ hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p, hb_g
         job.row_stride = 1;
     }
     if (algo == HB_GTSV_ALGO_PARTITION) {
-        const size_t P = (size_t)hb_td_chunks(p->m), L = (size_t)hb_td_chunk_rows(p->m);
+        const size_t P = (size_t)plan->chunks, L = (size_t)plan->rows;
         job.workspace = 4 * P * L + 16 * P;
     } else {
         job.lanes = p->layout == HB_LAYOUT_INTERLEAVED ? LANES : 1;

@@ -47,6 +47,30 @@ HB_TD_INLINE int hb_td_chunks(int m)
     return p;
 }
 
+/* Chunks of L rows per system of m rows: the power of two with P L >= m (the
+ * reduced system then has 2P rows); more than HB_TD_MAX_CHUNKS when m > 512 L. */
+HB_TD_INLINE int hb_td_chunks_for(int m, int L)
+{
+    int p = 1;
+    while (p * L < m) p *= 2;
+    return p;
+}
+
+/*
+ * How a solve runs (src/core/tridiag.c builds it: the AUTO rule, then the
+ * tuning override of hb_gtsv_set_tuning / HB_GTSV_TUNING). rows and chunks
+ * fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead
+ * and hint only shape the CUDA kernel.
+ */
+typedef struct hb_gtsv_plan_s {
+    hb_gtsv_algo_t algo; /* THOMAS or PARTITION, never AUTO */
+    int rows;            /* PARTITION: L, rows per chunk (8 or 16) */
+    int chunks;          /* PARTITION: P = hb_td_chunks_for(m, L) <= HB_TD_MAX_CHUNKS */
+    int threads;         /* CUDA PARTITION: block size (128, 256 or 512; P when larger) */
+    int ahead;           /* CUDA PARTITION: rows of a chunk whose loads are in flight together */
+    int hint;            /* CUDA PARTITION loads: 0 plain, 1 / 2: L2 prefetch of 128 / 256 B */
+} hb_gtsv_plan_t;
+
 /* Applies the identity and boundary rules to row i of a system of n rows. */
 HB_TD_INLINE void hb_td_fix_row(int i, int n, double *dl, double *d, double *du, double *b)
 {
@@ -148,6 +172,6 @@ HB_TD_INLINE void hb_td_thomas_step(double dl, double d, double du, double b, do
 /* ---- CPU backends (tridiag_cpu.c); arguments already checked ---- */
 
 hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
-                              hb_gtsv_algo_t algo);
+                              const hb_gtsv_plan_t *plan);
 
 #endif

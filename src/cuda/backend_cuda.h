@@ -53,13 +53,15 @@ hb_status_t hb_cuda_batch_benchmark(hb_cuda_batch_t *batch, const hb_cuda_batch_
 /* Batched tridiagonal solves (src/cuda/tridiag_cuda.cu): device 0, pointers */
 /* are device pointers; arguments checked by src/core/tridiag.c.            */
 /* ------------------------------------------------------------------------ */
-/* Solve with `algo` (resolved, never AUTO); returns when done. */
+/* Solve as `plan` says (src/cpu/tridiag_cpu.h's hb_gtsv_plan_t: the resolved
+ * algorithm and the partition kernel's shape); returns when done. */
+struct hb_gtsv_plan_s;
 hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
-                               hb_gtsv_algo_t algo);
+                               const struct hb_gtsv_plan_s *plan);
 /* One warm-up solve of each problem, then `repeats` solves timed with events. */
 hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *problems,
-                                   const hb_gtsv_algo_t *algos, int n_problems, int repeats,
-                                   double *seconds);
+                                   const struct hb_gtsv_plan_s *plans, int n_problems,
+                                   int repeats, double *seconds);
 hb_status_t hb_cuda_malloc(hb_cuda_context_t *ctx, size_t bytes, void **ptr);
 hb_status_t hb_cuda_free(hb_cuda_context_t *ctx, void *ptr);
 /* Copy host to device (to_device != 0) or device to host. */

@@ -13,6 +13,13 @@
  *              sweep's (c', y') go to the workspace and are read back.
  * The arithmetic is src/cpu/tridiag_cpu.h's, shared with the CPU twin. float
  * arrays are converted to double on load and back on store.
+ *
+ * The partition kernel is compiled for every shape the plan (hb_gtsv_plan_t,
+ * built by src/core/tridiag.c: the rule, or hb_gtsv_set_tuning) can ask for:
+ * rows per chunk L (8, 16), rows of loads in flight (4 or 8; 4 for L = 16),
+ * load hint (plain, L2 prefetch 128 B or 256 B) and precision; the block size is a launch
+ * parameter (every partition kernel is bounded for 512 threads, i.e. at most
+ * 128 registers, and compiled without spills: `--resource-usage` in the build).
  */
 #include <cuda_runtime.h>
 
@@ -23,13 +30,8 @@ extern "C" {
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
 
-/* Block sizes of the partition kernels (measured on the H100, docs/tridiag.md):
- * 8-row chunks 256 threads; 16-row chunks 512 (more systems per block, so an
- * interleaved warp reads more adjacent systems). */
-#define PARTITION_THREADS 256
-#define PARTITION16_THREADS HB_TD_MAX_CHUNKS
+#define PARTITION_MAX_THREADS HB_TD_MAX_CHUNKS /* launch bound of every partition kernel */
 #define THOMAS_THREADS 128
-#define LOAD_AHEAD 8 /* partition: rows of a chunk whose loads are in flight together */
 
 typedef struct {
     int m, count;
@@ -52,6 +54,31 @@ __device__ __forceinline__ double load(const void *a, size_t e, int is_float)
     return is_float ? (double)((const float *)a)[e] : ((const double *)a)[e];
 }
 
+/* load() with an L2 prefetch-size hint (hint 1: 128 B, 2: 256 B): a miss
+ * fetches the whole 128/256-byte span from DRAM, so the neighbouring systems'
+ * rows (interleaved layout, read by other blocks moments later) are in L2
+ * when asked for. Coherent loads (not .nc): in place, x overwrites b. */
+__device__ __forceinline__ double load_hinted(const void *a, size_t e, int is_float, int hint)
+{
+    if (hint == 0) return load(a, e, is_float);
+    if (is_float) {
+        const float *ptr = (const float *)a + e;
+        float v;
+        if (hint == 1)
+            asm volatile("ld.global.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
+        else
+            asm volatile("ld.global.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
+        return (double)v;
+    }
+    const double *ptr = (const double *)a + e;
+    double v;
+    if (hint == 1)
+        asm volatile("ld.global.L2::128B.f64 %0, [%1];" : "=d"(v) : "l"(ptr));
+    else
+        asm volatile("ld.global.L2::256B.f64 %0, [%1];" : "=d"(v) : "l"(ptr));
+    return v;
+}
+
 __device__ __forceinline__ void store(void *a, size_t e, double v, int is_float)
 {
     if (is_float)
@@ -72,8 +99,8 @@ __device__ __forceinline__ void system_rows(const gtsv_args_t &a, int s, int *n,
 
 /* Row i of a system into (dl, d, du, b), identity and boundary rules applied. */
 __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int i, int n,
-                                         int touched, int is_float, double *dl, double *d,
-                                         double *du, double *b)
+                                         int touched, int is_float, int hint, double *dl,
+                                         double *d, double *du, double *b)
 {
     *dl = 0.0;
     *d = 1.0;
@@ -81,10 +108,10 @@ __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int 
     *b = 0.0;
     if (i < touched) {
         const size_t e = base + (size_t)i * a.row_stride;
-        *dl = load(a.dl, e, is_float);
-        *d = load(a.d, e, is_float);
-        *du = load(a.du, e, is_float);
-        *b = load(a.b, e, is_float);
+        *dl = load_hinted(a.dl, e, is_float, hint);
+        *d = load_hinted(a.d, e, is_float, hint);
+        *du = load_hinted(a.du, e, is_float, hint);
+        *b = load_hinted(a.b, e, is_float, hint);
     }
     hb_td_fix_row(i, n, dl, d, du, b);
 }
@@ -104,9 +131,11 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
 }
 
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L,
+                                               const int ahead, const int hint,
                                                const int is_float)
 {
-    extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row */
+    extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row;
+                                           L = 16: then [L - 2][threads], the stash */
     const int P = a.chunks, G = a.groups, N = 2 * P, rows = G * N;
     const int tid = threadIdx.x;
     const int g = a.sys_fastest ? tid % G : tid / P;
@@ -117,21 +146,30 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
 
     /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
-     * compiler barrier keeps at most LOAD_AHEAD rows of loads in flight, which
+     * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
     double ra[16], rb[16], rc[16], rr[16];
 #pragma unroll
     for (int k = 0; k < L; ++k) {
-        if (k % LOAD_AHEAD == 0) {
+        if (k % ahead == 0) {
 #pragma unroll
-            for (int q = k; q < k + LOAD_AHEAD && q < L; ++q)
-                load_row(a, base, j * L + q, n, touched, is_float, &ra[q], &rb[q], &rc[q], &rr[q]);
+            for (int q = k; q < k + ahead && q < L; ++q)
+                load_row(a, base, j * L + q, n, touched, is_float, hint, &ra[q], &rb[q], &rc[q],
+                         &rr[q]);
             asm volatile("" ::: "memory");
         }
         if (k >= 1) hb_td_chunk_forward(k, ra, rb, rc, rr);
     }
     double own[8];
     hb_td_chunk_ends(L, ra, rb, rc, rr, own);
+    /* 16-row chunks: the spike column a'[1..L-2] waits out the PCR in shared
+     * memory (after the reduced rows, one column per thread: conflict-free),
+     * which keeps the kernel under 128 registers without spills. */
+    double *stash = reduced + 4 * rows;
+    if (L == 16) {
+#pragma unroll
+        for (int k = 1; k < L - 1; ++k) stash[(k - 1) * blockDim.x + tid] = ra[k];
+    }
 
     /* PCR over the 2P reduced rows of each system; this thread owns rows 2j, 2j+1.
      * Row q of system g sits at q * G + g (sys_fastest) or g * N + q, so a warp's
@@ -155,6 +193,10 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         __syncthreads();
     }
 
+    if (L == 16) {
+#pragma unroll
+        for (int k = 1; k < L - 1; ++k) ra[k] = stash[(k - 1) * blockDim.x + tid];
+    }
     hb_td_chunk_finish(L, ra, rc, rr, own[3], own[7]);
 #pragma unroll
     for (int k = 0; k < L; ++k) {
@@ -163,22 +205,33 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     }
 }
 
-__global__ void __launch_bounds__(PARTITION_THREADS) partition8_d(const gtsv_args_t a)
-{
-    partition_body(a, 8, 0);
-}
-__global__ void __launch_bounds__(PARTITION_THREADS) partition8_s(const gtsv_args_t a)
-{
-    partition_body(a, 8, 1);
-}
-__global__ void __launch_bounds__(PARTITION16_THREADS) partition16_d(const gtsv_args_t a)
-{
-    partition_body(a, 16, 0);
-}
-__global__ void __launch_bounds__(PARTITION16_THREADS) partition16_s(const gtsv_args_t a)
-{
-    partition_body(a, 16, 1);
-}
+/* partition_<L>_<ahead>_<hint>_<d|s>: every shape a plan can ask for. */
+#define PARTITION_KERNEL(L, AHEAD, HINT, PREC, IS_FLOAT)                                     \
+    __global__ void __launch_bounds__(PARTITION_MAX_THREADS)                                 \
+        partition_##L##_##AHEAD##_##HINT##_##PREC(const gtsv_args_t a)                      \
+    {                                                                                        \
+        partition_body(a, L, AHEAD, HINT, IS_FLOAT);                                         \
+    }
+#define PARTITION_KERNELS(L, AHEAD)                                                          \
+    PARTITION_KERNEL(L, AHEAD, 0, d, 0)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 0, s, 1)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 1, d, 0)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 1, s, 1)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 2, d, 0)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 2, s, 1)
+PARTITION_KERNELS(8, 4)
+PARTITION_KERNELS(8, 8)
+PARTITION_KERNELS(16, 4)
+
+typedef void (*partition_kernel_t)(const gtsv_args_t);
+#define PARTITION_ROW(L, AHEAD)                                                              \
+    {{partition_##L##_##AHEAD##_0_d, partition_##L##_##AHEAD##_0_s},                         \
+     {partition_##L##_##AHEAD##_1_d, partition_##L##_##AHEAD##_1_s},                         \
+     {partition_##L##_##AHEAD##_2_d, partition_##L##_##AHEAD##_2_s}}
+/* [L == 16][ahead == 8][hint][is_float]; 16-row chunks load 4 rows ahead (8
+ * would spill under the 128-register bound of 512-thread blocks). */
+static const partition_kernel_t partition_kernels[2][2][3][2] = {
+    {PARTITION_ROW(8, 4), PARTITION_ROW(8, 8)}, {PARTITION_ROW(16, 4), PARTITION_ROW(16, 4)}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
 __device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_float)
@@ -192,7 +245,7 @@ __device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_f
     double c = 0.0, y = 0.0;
     for (int i = 0; i < a.m; ++i) {
         double dl, d, du, b;
-        load_row(a, base, i, n, touched, is_float, &dl, &d, &du, &b);
+        load_row(a, base, i, n, touched, is_float, 0, &dl, &d, &du, &b);
         hb_td_thomas_step(dl, d, du, b, &c, &y);
         cp[(size_t)i * a.count] = c;
         yp[(size_t)i * a.count] = y;
@@ -219,7 +272,7 @@ __global__ void __launch_bounds__(THOMAS_THREADS) thomas_s(const gtsv_args_t a)
 
 static int ceil_div(long a, long b) { return (int)((a + b - 1) / b); }
 
-static gtsv_args_t make_args(const hb_gtsv_problem_t *p)
+static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *plan)
 {
     gtsv_args_t a;
     a.m = p->m;
@@ -234,21 +287,24 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p)
     a.sys_fastest = p->layout == HB_LAYOUT_INTERLEAVED;
     a.sys_stride = a.sys_fastest ? 1 : (size_t)p->batch_stride;
     a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
-    a.chunks = hb_td_chunks(p->m);
-    /* G systems per block: the kernel's block size, at least one system, no
-     * more systems than the batch has (rounded to a power of two). */
-    const int target = hb_td_chunk_rows(p->m) == 8 ? PARTITION_THREADS : PARTITION16_THREADS;
-    int groups = a.chunks >= target ? 1 : target / a.chunks;
-    while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
+    a.chunks = plan->chunks;
+    /* G systems per block: the plan's block size (at least P), at least one
+     * system, no more systems than the batch has (rounded to a power of two). */
+    int groups = 1;
+    if (plan->algo == HB_GTSV_ALGO_PARTITION) {
+        groups = plan->threads / plan->chunks;
+        if (groups < 1) groups = 1;
+        while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
+    }
     a.groups = groups;
     a.work = (double *)p->buffer;
     return a;
 }
 
-static hb_status_t launch(const gtsv_args_t *a, hb_gtsv_algo_t algo, int is_float,
+static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int is_float,
                           cudaStream_t stream)
 {
-    if (algo == HB_GTSV_ALGO_THOMAS) {
+    if (plan->algo == HB_GTSV_ALGO_THOMAS) {
         const int blocks = ceil_div(a->count, THOMAS_THREADS);
         if (is_float)
             thomas_s<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
@@ -256,18 +312,17 @@ static hb_status_t launch(const gtsv_args_t *a, hb_gtsv_algo_t algo, int is_floa
             thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
     } else {
         const int threads = a->groups * a->chunks, blocks = ceil_div(a->count, a->groups);
-        const size_t smem = (size_t)threads * 2 * 4 * sizeof(double);
-        if (hb_td_chunk_rows(a->m) == 8) {
-            if (is_float)
-                partition8_s<<<blocks, threads, smem, stream>>>(*a);
-            else
-                partition8_d<<<blocks, threads, smem, stream>>>(*a);
-        } else {
-            if (is_float)
-                partition16_s<<<blocks, threads, smem, stream>>>(*a);
-            else
-                partition16_d<<<blocks, threads, smem, stream>>>(*a);
-        }
+        const int wide = plan->rows == 16;
+        const size_t smem = (size_t)threads * (2 * 4 + (wide ? 14 : 0)) * sizeof(double);
+        const int hint = plan->hint < 0 ? 0 : plan->hint > 2 ? 2 : plan->hint;
+        const partition_kernel_t kernel =
+            partition_kernels[wide][plan->ahead == 8][hint][is_float != 0];
+        if (threads > PARTITION_MAX_THREADS)
+            return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads", threads);
+        if (wide) /* up to 88 KB: above the 48 KB a launch gets without asking */
+            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)smem));
+        kernel<<<blocks, threads, smem, stream>>>(*a);
     }
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
@@ -278,12 +333,12 @@ static hb_status_t launch(const gtsv_args_t *a, hb_gtsv_algo_t algo, int is_floa
 /* ------------------------------------------------------------------------ */
 
 extern "C" hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
-                                          hb_gtsv_algo_t algo)
+                                          const hb_gtsv_plan_t *plan)
 {
     (void)ctx;
     CUDA_CHECK(cudaSetDevice(0));
-    const gtsv_args_t a = make_args(p);
-    hb_status_t status = launch(&a, algo, p->precision == HB_FLOAT32, 0);
+    const gtsv_args_t a = make_args(p, plan);
+    hb_status_t status = launch(&a, plan, p->precision == HB_FLOAT32, 0);
     if (status != HB_SUCCESS) return status;
     CUDA_CHECK(cudaStreamSynchronize(0));
     return HB_SUCCESS;
@@ -291,7 +346,7 @@ extern "C" hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_
 
 extern "C" hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx,
                                               const hb_gtsv_problem_t *problems,
-                                              const hb_gtsv_algo_t *algos, int n_problems,
+                                              const hb_gtsv_plan_t *plans, int n_problems,
                                               int repeats, double *seconds)
 {
     (void)ctx;
@@ -301,16 +356,16 @@ extern "C" hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx,
     CUDA_TRY(status, cudaEventCreate(&start), done);
     CUDA_TRY(status, cudaEventCreate(&stop), done);
     for (int k = 0; k < n_problems && status == HB_SUCCESS; ++k) { /* warm-up */
-        const gtsv_args_t a = make_args(&problems[k]);
-        status = launch(&a, algos[k], problems[k].precision == HB_FLOAT32, 0);
+        const gtsv_args_t a = make_args(&problems[k], &plans[k]);
+        status = launch(&a, &plans[k], problems[k].precision == HB_FLOAT32, 0);
     }
     CUDA_TRY(status, cudaStreamSynchronize(0), done);
     for (int r = 0; r < repeats && status == HB_SUCCESS; ++r) {
         const int k = r % n_problems;
-        const gtsv_args_t a = make_args(&problems[k]);
+        const gtsv_args_t a = make_args(&problems[k], &plans[k]);
         float ms = 0.0f;
         CUDA_TRY(status, cudaEventRecord(start, 0), done);
-        status = launch(&a, algos[k], problems[k].precision == HB_FLOAT32, 0);
+        status = launch(&a, &plans[k], problems[k].precision == HB_FLOAT32, 0);
         CUDA_TRY(status, cudaEventRecord(stop, 0), done);
         CUDA_TRY(status, cudaEventSynchronize(stop), done);
         CUDA_TRY(status, cudaEventElapsedTime(&ms, start, stop), done);
