@@ -633,7 +633,8 @@ typedef struct hb_multi *hb_multi_t;
  * A batch of n_cells systems of different shapes: cell c has m_per_cell[c]
  * rows and the Hines-ordered parent array parents[c] (parent[0] = -1,
  * 0 <= parent[i] < i), copied. The arrays start at zero. The context must
- * outlive the batch; backends SEQ and OMP (CUDA: HB_ERR_NOT_SUPPORTED for now).
+ * outlive the batch; any backend (CUDA: device 0 of the context, data moved
+ * between host and device only by set, get and the first solve after them).
  */
 hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell,
                             const int *const *parents, hb_multi_t *multi);
@@ -660,12 +661,40 @@ int hb_multi_level_branches(const hb_multi_t multi, int level);
 hb_status_t hb_multi_set(hb_multi_t multi, int cell, const double *u, const double *l,
                          const double *d, const double *rhs);
 /* Copy cell `cell` out; NULL skips an array. After a solve rhs is the solution
- * and d holds the elimination's factors (not the diagonal). */
+ * and d's contents are unspecified (the elimination's factors on the CPU). */
 hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l, double *d,
                          double *rhs);
-/* Solve every cell: d is overwritten, rhs becomes the solution. The result is
- * bitwise the same on every run and for any thread count. */
+/* Solve every cell: rhs becomes the solution (d: see hb_multi_get). No atomics:
+ * the result is bitwise the same on every run and, on the CPU, for any thread
+ * count; set d and rhs again before the next solve. */
 hb_status_t hb_multi_solve(hb_multi_t multi);
+
+/* Algorithms (docs/multi.md); every backend runs every one (the CPU runs the GPU kernels'
+ * arithmetic, in their order, on the host). */
+typedef enum {
+    HB_MULTI_ALGO_AUTO = 0,    /* CUDA: GROUPED; CPU: LEVELS */
+    HB_MULTI_ALGO_LEVELS = 1,  /* the paper's: the levels of all cells in turn, leaves to root
+                                  and back, a thread per branch (CUDA: a launch per level) */
+    HB_MULTI_ALGO_GROUPED = 2, /* ours: cells sorted by the work on their critical path, longest
+                                  first, packed into groups; a CUDA block per group, staged in
+                                  shared memory, its levels separated by block barriers: one
+                                  launch, 40 bytes of memory traffic per row */
+    HB_MULTI_ALGO_PER_CELL = 3 /* the paper's Figure 6 baseline: one thread per cell, Algorithm 1,
+                                  cells interleaved row by row and padded to the largest */
+} hb_multi_algo_t;
+
+const char *hb_multi_algo_name(hb_multi_algo_t algo);
+hb_status_t hb_multi_set_algorithm(hb_multi_t multi, hb_multi_algo_t algo);
+hb_multi_algo_t hb_multi_algorithm(const hb_multi_t multi);
+/* The algorithm a solve runs (AUTO resolved). */
+hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi);
+/*
+ * Times `repeats` solves after one warm-up: before each, d and rhs are restored
+ * to what they held when the call began (not timed). seconds[k] receives solve
+ * k's time (CUDA events on the CUDA backend, a monotonic clock otherwise).
+ * Afterwards the batch holds the last solve's result.
+ */
+hb_status_t hb_multi_benchmark(hb_multi_t multi, int repeats, double *seconds);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,13 @@
 /*
- * Mixed-morphology batches (hb_multi_*), CPU backends.
+ * Mixed-morphology batches (hb_multi_*), CPU backends: every algorithm
+ * (LEVELS, and the CPU twins of the CUDA kernels GROUPED and PER_CELL).
  *
  * (1) random mixed batches of random trees against hb_hines_solve per cell;
  * (2) every real morphology (whole and cut), discretised with d_lambda, in
  *     one batch against hb_hines_solve; (3) the paper's Figure-14 binary-tree
- *     cells and their level structure; (4) bitwise repeatability: runs and
- *     OMP thread counts; (5) errors.
+ *     cells and their level structure; (4) bitwise repeatability: runs, OMP
+ *     thread counts, and LEVELS = GROUPED for any group size; (5) errors;
+ *     (6) hb_multi_benchmark restores its inputs.
  */
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include "check.h"
 #include "test_data.h"
 #include "hinesbatch.h"
+#include "core/multi.h" /* hb_multi_plan_grouped: group sizes for the tests */
 
 static uint64_t rng_state = 0x5eed0005u;
 
@@ -110,8 +113,9 @@ static void compare_cell(const cell_t *c, const double *x, double *rel_diff, dou
  * Solves the cells as one multi batch; checks every cell against hb_hines_solve
  * and returns the solutions, concatenated (caller frees), or NULL.
  */
-static double *solve_multi(const char *what, hb_backend_t backend, int threads, const cell_t *cells,
-                           int n, hb_multi_info_t *info)
+static double *solve_multi_algo(const char *what, hb_backend_t backend, int threads,
+                                const cell_t *cells, int n, hb_multi_info_t *info,
+                                hb_multi_algo_t algo, size_t group_rows)
 {
     hb_context_t ctx = NULL;
     CHECK_OK(hb_context_create(&ctx, backend));
@@ -132,6 +136,8 @@ static double *solve_multi(const char *what, hb_backend_t backend, int threads, 
         x = malloc(total * sizeof *x);
         for (int c = 0; c < n; ++c)
             CHECK_OK(hb_multi_set(mb, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
+        CHECK_OK(hb_multi_set_algorithm(mb, algo));
+        if (group_rows) CHECK_OK(hb_multi_plan_grouped(mb, group_rows));
         CHECK_OK(hb_multi_solve(mb));
         if (info) CHECK_OK(hb_multi_info(mb, info));
         double worst_diff = 0.0, worst_res = 0.0;
@@ -147,14 +153,22 @@ static double *solve_multi(const char *what, hb_backend_t backend, int threads, 
             off += (size_t)cells[c].m;
         }
         CHECKF(worst_diff < 1e-12 && worst_res < 1e-12,
-               "%s (%s, %d threads): worst cell %d: rel diff %.3g, residual %.3g", what,
-               hb_backend_name(backend), threads, worst, worst_diff, worst_res);
+               "%s (%s, %d threads, %s, groups of %zu): worst cell %d: rel diff %.3g, "
+               "residual %.3g",
+               what, hb_backend_name(backend), threads, hb_multi_algo_name(algo), group_rows,
+               worst, worst_diff, worst_res);
         CHECK_OK(hb_multi_destroy(mb));
     }
     free(m);
     free(parents);
     CHECK_OK(hb_context_destroy(ctx));
     return x;
+}
+
+static double *solve_multi(const char *what, hb_backend_t backend, int threads, const cell_t *cells,
+                           int n, hb_multi_info_t *info)
+{
+    return solve_multi_algo(what, backend, threads, cells, n, info, HB_MULTI_ALGO_AUTO, 0);
 }
 
 static size_t total_rows(const cell_t *cells, int n)
@@ -179,6 +193,21 @@ static void check_repeatable(const char *what, const cell_t *cells, int n)
                    what, t);
             free(x);
         }
+    /* GROUPED (the CUDA kernel's twin) does each branch's arithmetic as LEVELS does, in
+     * any grouping: the same bits. PER_CELL (Algorithm 1) agrees to round-off only. */
+    static const size_t group_rows[] = {1, 300, 2048, (size_t)1 << 40};
+    for (int k = 0; k < 4; ++k) {
+        const hb_backend_t be = k % 2 && hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP
+                                                                              : HB_BACKEND_SEQ;
+        double *x = solve_multi_algo(what, be, 3, cells, n, NULL, HB_MULTI_ALGO_GROUPED,
+                                     group_rows[k]);
+        CHECKF(ref && x && memcmp(ref, x, bytes) == 0,
+               "%s: GROUPED in groups of %zu rows differs from LEVELS", what, group_rows[k]);
+        free(x);
+    }
+    free(solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL, HB_MULTI_ALGO_PER_CELL, 0));
+    if (hb_backend_available(HB_BACKEND_OMP))
+        free(solve_multi_algo(what, HB_BACKEND_OMP, 2, cells, n, NULL, HB_MULTI_ALGO_PER_CELL, 0));
     free(ref);
 }
 
@@ -379,14 +408,71 @@ static void test_errors(void)
     CHECK(hb_multi_rows(mb, 1) == 4 && hb_multi_rows(mb, 2) == 0 && hb_multi_rows(NULL, 0) == 0);
     CHECK(hb_multi_level_branches(mb, 0) == 4 && hb_multi_level_branches(mb, 1) == 2 &&
           hb_multi_level_branches(mb, 2) == 0);
+    expect_fail(hb_multi_set_algorithm(mb, (hb_multi_algo_t)4), HB_ERR_INVALID_VALUE, "algo = 4",
+                "bad algorithm");
+    expect_fail(hb_multi_set_algorithm(NULL, HB_MULTI_ALGO_LEVELS), HB_ERR_INVALID_VALUE,
+                "multi is NULL", "algorithm NULL");
+    CHECK(hb_multi_algorithm(mb) == HB_MULTI_ALGO_AUTO &&
+          hb_multi_resolved_algorithm(mb) == HB_MULTI_ALGO_LEVELS);
+    CHECK_OK(hb_multi_set_algorithm(mb, HB_MULTI_ALGO_PER_CELL));
+    CHECK(hb_multi_resolved_algorithm(mb) == HB_MULTI_ALGO_PER_CELL);
+    CHECK(strcmp(hb_multi_algo_name(HB_MULTI_ALGO_GROUPED), "grouped") == 0 &&
+          strcmp(hb_multi_algo_name((hb_multi_algo_t)9), "unknown") == 0);
+    double t[2];
+    expect_fail(hb_multi_benchmark(mb, 0, t), HB_ERR_INVALID_VALUE, "repeats = 0", "no repeats");
+    expect_fail(hb_multi_benchmark(mb, 2, NULL), HB_ERR_INVALID_VALUE, "NULL", "NULL seconds");
     CHECK_OK(hb_multi_destroy(mb));
     CHECK_OK(hb_multi_destroy(NULL));
     CHECK_OK(hb_context_destroy(ctx));
 }
 
+/* (6) hb_multi_benchmark times solves of the inputs it found: the result is a plain solve's. */
+static void test_benchmark(void)
+{
+    cell_t cells[7];
+    int m[7];
+    const int *parents[7];
+    for (int c = 0; c < 7; ++c) {
+        cell_random_tree(&cells[c], 20 + 37 * c, c % SHAPES);
+        m[c] = cells[c].m;
+        parents[c] = cells[c].parent;
+    }
+    hb_context_t ctx = NULL;
+    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    for (int algo = HB_MULTI_ALGO_LEVELS; algo <= HB_MULTI_ALGO_PER_CELL; ++algo) {
+        hb_multi_t a = NULL, b = NULL;
+        CHECK_OK(hb_multi_create(ctx, 7, m, parents, &a));
+        CHECK_OK(hb_multi_create(ctx, 7, m, parents, &b));
+        if (!a || !b) break;
+        for (int c = 0; c < 7; ++c) {
+            CHECK_OK(hb_multi_set(a, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
+            CHECK_OK(hb_multi_set(b, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
+        }
+        CHECK_OK(hb_multi_set_algorithm(a, (hb_multi_algo_t)algo));
+        CHECK_OK(hb_multi_set_algorithm(b, (hb_multi_algo_t)algo));
+        double t[3] = {-1, -1, -1};
+        CHECK_OK(hb_multi_benchmark(a, 3, t));
+        CHECK(t[0] >= 0.0 && t[1] >= 0.0 && t[2] >= 0.0);
+        CHECK_OK(hb_multi_solve(b));
+        for (int c = 0; c < 7; ++c) {
+            double xa[300], xb[300];
+            CHECK_OK(hb_multi_get(a, c, NULL, NULL, NULL, xa));
+            CHECK_OK(hb_multi_get(b, c, NULL, NULL, NULL, xb));
+            CHECKF(memcmp(xa, xb, (size_t)m[c] * sizeof *xa) == 0,
+                   "benchmark (%s): cell %d differs from a plain solve",
+                   hb_multi_algo_name((hb_multi_algo_t)algo), c);
+        }
+        hb_multi_destroy(a);
+        hb_multi_destroy(b);
+    }
+    CHECK_OK(hb_context_destroy(ctx));
+    for (int c = 0; c < 7; ++c) cell_free(&cells[c]);
+}
+
 int main(void)
 {
     test_errors();
+    test_benchmark();
     test_random_batches();
     test_fig14();
     test_real_morphologies();

@@ -1,6 +1,9 @@
 /*
- * Mixed-morphology batches: the branch decomposition, the level layout
- * (core/multi.h, docs/multi.md) and the public hb_multi_* calls.
+ * Mixed-morphology batches: the branch decomposition, the plans (core/multi.h,
+ * docs/multi.md) and the public hb_multi_* calls. The host copy is laid out by
+ * the LEVELS plan; a CUDA batch holds the layout of the algorithm it last ran
+ * (LEVELS: the same, GROUPED: its plan's, PER_CELL: interleaved cell by cell,
+ * padded to the largest cell) and moves data only at set, get and solve.
  */
 #include "multi.h"
 
@@ -13,9 +16,13 @@
 #include "cpu/hines_cpu.h"
 #include "status.h"
 
+#ifdef HB_HAVE_CUDA
+#include "cuda/multi_cuda.h"
+#endif
+
 /* One branch while planning: ids are per cell in top-node order (parents first). */
 typedef struct {
-    int cell, top, rows, height;
+    int group, cell, top, rows, height;
     int parent; /* planning id of the parent branch, -1 for the root branch */
 } plan_branch_t;
 
@@ -23,25 +30,42 @@ static int compare_branches(const void *a, const void *b)
 {
     const plan_branch_t *x = *(const plan_branch_t *const *)a;
     const plan_branch_t *y = *(const plan_branch_t *const *)b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
     if (x->height != y->height) return x->height < y->height ? -1 : 1;
     if (x->rows != y->rows) return x->rows > y->rows ? -1 : 1;
     if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
     return (x->top > y->top) - (x->top < y->top);
 }
 
+void hb_multi_plan_free(hb_multi_plan_t *p)
+{
+    if (!p) return;
+    free(p->slot_base);
+    free(p->level_off);
+    free(p->row_off);
+    free(p->level_branch);
+    free(p->level_row);
+    free(p->row_base);
+    free(p->rows);
+    free(p->child_ptr);
+    free(p->child_top);
+    free(p->parent_slot);
+    free(p->node_slot);
+    memset(p, 0, sizeof *p);
+}
+
 static void multi_free(hb_multi_t mb)
 {
     if (!mb) return;
+#ifdef HB_HAVE_CUDA
+    hb_cuda_multi_destroy((hb_cuda_multi_t *)mb->device);
+#endif
     free(mb->m);
     free(mb->cell_first);
-    free(mb->node_slot);
-    free(mb->level_branch);
-    free(mb->level_row);
-    free(mb->rows);
-    free(mb->child_ptr);
-    free(mb->row_base);
-    free(mb->child_top);
-    free(mb->parent_slot);
+    free(mb->parent);
+    hb_multi_plan_free(&mb->levels);
+    hb_multi_plan_free(mb->grouped);
+    free(mb->grouped);
     free(mb->u);
     free(mb->l);
     free(mb->d);
@@ -77,65 +101,289 @@ static void count_children(int m, const int *parent, int *nchild)
 }
 
 /*
- * Cuts every cell into branches: fills pb (planning ids cell after cell, top
- * node ascending within a cell), and per node its branch and its position
- * from the branch's top. Returns the number of branches.
+ * Cuts one cell into branches: appends them to pb (top node ascending) and
+ * sets, per node, its branch and its position from the branch's top. Heights
+ * are set too (a child branch's id exceeds its parent's).
  */
-static int cut_cells(int n_cells, const int *m_per_cell, const int *const *parents, int *nchild,
-                     plan_branch_t *pb, int *node_branch, int *node_pos)
+static int cut_cell(int c, int group, int m, const int *parent, int *nchild, plan_branch_t *pb,
+                    int nb, int *br, int *pos)
 {
-    int nb = 0;
-    size_t node = 0;
-    for (int c = 0; c < n_cells; ++c) {
-        const int m = m_per_cell[c], *parent = parents[c];
-        const int first = nb;
-        int *br = node_branch + node, *pos = node_pos + node;
-        count_children(m, parent, nchild);
-        for (int i = 0; i < m; ++i) {
-            if (i == 0 || nchild[parent[i]] != 1) {
-                const plan_branch_t b = {c, i, 1, 0, i ? br[parent[i]] : -1};
-                pb[nb] = b;
-                br[i] = nb++;
-                pos[i] = 0;
-            } else {
-                br[i] = br[parent[i]];
-                pos[i] = pos[parent[i]] + 1;
-                pb[br[i]].rows++;
-            }
+    const int first = nb;
+    count_children(m, parent, nchild);
+    for (int i = 0; i < m; ++i) {
+        if (i == 0 || nchild[parent[i]] != 1) {
+            const plan_branch_t b = {group, c, i, 1, 0, i ? br[parent[i]] : -1};
+            pb[nb] = b;
+            br[i] = nb++;
+            pos[i] = 0;
+        } else {
+            br[i] = br[parent[i]];
+            pos[i] = pos[parent[i]] + 1;
+            pb[br[i]].rows++;
         }
-        /* A child branch's id exceeds its parent's: heights from the last id down. */
-        for (int j = nb - 1; j > first; --j) {
-            plan_branch_t *p = &pb[pb[j].parent];
-            if (p->height < pb[j].height + 1) p->height = pb[j].height + 1;
-        }
-        node += (size_t)m;
+    }
+    for (int j = nb - 1; j > first; --j) {
+        plan_branch_t *p = &pb[pb[j].parent];
+        if (p->height < pb[j].height + 1) p->height = pb[j].height + 1;
     }
     return nb;
 }
 
-/* Level arrays and row bases from the sorted branches; returns the slot count. */
-static size_t lay_out_levels(hb_multi_t mb, plan_branch_t *const *sorted, int nb)
+static size_t count_branches(const struct hb_multi *mb, int *nchild)
 {
-    const int levels = mb->view.n_levels;
-    int b = 0, row_entries = 0;
-    size_t slot = 0;
-    for (int h = 0; h < levels; ++h) {
-        mb->level_branch[h] = b;
-        mb->level_row[h] = row_entries;
-        int end = b;
-        while (end < nb && sorted[end]->height == h) end++;
-        const int rows = end > b ? sorted[b]->rows : 0;
-        int width = end - b;
-        for (int r = 0; r < rows; ++r) {
-            while (width > 0 && sorted[b + width - 1]->rows <= r) width--;
-            mb->row_base[row_entries++] = slot;
-            slot += (size_t)width;
-        }
-        b = end;
+    size_t total = 0;
+    for (int c = 0; c < mb->n_cells; ++c) {
+        const int *parent = mb->parent + mb->cell_first[c];
+        count_children(mb->m[c], parent, nchild);
+        for (int i = 0; i < mb->m[c]; ++i) total += i == 0 || nchild[parent[i]] != 1;
     }
-    mb->level_branch[levels] = nb;
-    mb->level_row[levels] = row_entries;
-    return slot;
+    return total;
+}
+
+hb_status_t hb_multi_plan(const struct hb_multi *mb, const int *order, const int *gstart,
+                          int n_groups, hb_multi_plan_t *p)
+{
+    memset(p, 0, sizeof *p);
+    const size_t n_rows = mb->n_rows;
+    int *nchild = malloc((size_t)mb->max_m * sizeof *nchild);
+    int *node_branch = malloc(n_rows * sizeof *node_branch);
+    int *node_pos = malloc(n_rows * sizeof *node_pos);
+    int *group_of = malloc((size_t)mb->n_cells * sizeof *group_of);
+    plan_branch_t *pb = NULL, **sorted = NULL;
+    int *new_id = NULL, *fill = NULL;
+    if (!nchild || !node_branch || !node_pos || !group_of) goto oom;
+    for (int g = 0; g < n_groups; ++g)
+        for (int k = gstart[g]; k < gstart[g + 1]; ++k) group_of[order[k]] = g;
+    const size_t total = count_branches(mb, nchild); /* < INT_MAX: checked at create */
+    pb = malloc(total * sizeof *pb);
+    sorted = malloc(total * sizeof *sorted);
+    new_id = malloc(total * sizeof *new_id);
+    if (!pb || !sorted || !new_id) goto oom;
+    int nb = 0;
+    for (int c = 0; c < mb->n_cells; ++c) {
+        const size_t f = mb->cell_first[c];
+        nb = cut_cell(c, group_of[c], mb->m[c], mb->parent + f, nchild, pb, nb, node_branch + f,
+                      node_pos + f);
+    }
+    p->n_groups = n_groups;
+    p->n_branches = nb;
+    p->n_slots = n_rows;
+    for (int j = 0; j < nb; ++j) {
+        sorted[j] = &pb[j];
+        if (pb[j].rows > p->max_branch_rows) p->max_branch_rows = pb[j].rows;
+    }
+    qsort(sorted, (size_t)nb, sizeof *sorted, compare_branches);
+    /* Table sizes: per group, levels + 1 entries; per level, its longest branch's rows. */
+    int level_entries = 0, row_entries = 0;
+    for (int k = 0; k < nb; ++k) {
+        new_id[sorted[k] - pb] = k;
+        const int new_group = k == 0 || sorted[k]->group != sorted[k - 1]->group;
+        if (new_group || sorted[k]->height != sorted[k - 1]->height)
+            row_entries += sorted[k]->rows; /* the first branch of a level is its longest */
+        if (k + 1 == nb || sorted[k + 1]->group != sorted[k]->group)
+            level_entries += sorted[k]->height + 2;
+    }
+    p->slot_base = malloc(((size_t)n_groups + 1) * sizeof *p->slot_base);
+    p->level_off = malloc(((size_t)n_groups + 1) * sizeof *p->level_off);
+    p->row_off = malloc(((size_t)n_groups + 1) * sizeof *p->row_off);
+    p->level_branch = malloc((size_t)level_entries * sizeof *p->level_branch);
+    p->level_row = malloc((size_t)level_entries * sizeof *p->level_row);
+    p->row_base = malloc(((size_t)row_entries + 1) * sizeof *p->row_base);
+    p->rows = malloc((size_t)nb * sizeof *p->rows);
+    p->child_ptr = calloc((size_t)nb + 1, sizeof *p->child_ptr);
+    p->child_top = malloc((size_t)nb * sizeof *p->child_top);
+    p->parent_slot = malloc((size_t)nb * sizeof *p->parent_slot);
+    p->node_slot = malloc(n_rows * sizeof *p->node_slot);
+    fill = calloc((size_t)nb, sizeof *fill);
+    if (!p->slot_base || !p->level_off || !p->row_off || !p->level_branch || !p->level_row ||
+        !p->row_base || !p->rows || !p->child_ptr || !p->child_top || !p->parent_slot ||
+        !p->node_slot || !fill)
+        goto oom;
+
+    /* Groups, their levels and row bases (group-local slots). */
+    int b = 0, le = 0, re = 0;
+    size_t slot = 0;
+    for (int g = 0; g < n_groups; ++g) {
+        p->slot_base[g] = slot;
+        p->level_off[g] = le;
+        p->row_off[g] = re;
+        const int g_first_entry = re;
+        size_t local = 0;
+        int h = 0; /* every group has a cell, so a branch of height 0 */
+        while (b < nb && sorted[b]->group == g) {
+            p->level_branch[le] = b;
+            p->level_row[le] = re - g_first_entry;
+            le++;
+            int end = b;
+            while (end < nb && sorted[end]->group == g && sorted[end]->height == h) end++;
+            const int rows = end > b ? sorted[b]->rows : 0;
+            int width = end - b;
+            for (int r = 0; r < rows; ++r) {
+                while (width > 0 && sorted[b + width - 1]->rows <= r) width--;
+                p->row_base[re++] = local;
+                local += (size_t)width;
+            }
+            b = end;
+            h++;
+        }
+        p->level_branch[le] = b;
+        p->level_row[le] = re - g_first_entry;
+        le++;
+        if (h > p->max_levels) p->max_levels = h;
+        if (re - g_first_entry > p->max_group_row_entries)
+            p->max_group_row_entries = re - g_first_entry;
+        if (local > p->max_group_rows) p->max_group_rows = local;
+        slot += local;
+    }
+    p->slot_base[n_groups] = slot;
+    p->level_off[n_groups] = le;
+    p->row_off[n_groups] = re;
+    for (int k = 0; k < nb; ++k) p->rows[k] = sorted[k]->rows;
+
+    /* Node slots (plan-wide): row r = rows - 1 - position from the top. */
+    for (int c = 0; c < mb->n_cells; ++c) {
+        const int g = group_of[c];
+        hb_multi_view_t v = hb_multi_group_view(p, g);
+        for (size_t node = mb->cell_first[c]; node < mb->cell_first[c + 1]; ++node) {
+            const plan_branch_t *q = &pb[node_branch[node]];
+            p->node_slot[node] = p->slot_base[g] +
+                                 hb_multi_slot(&v, q->height, new_id[node_branch[node]],
+                                               q->rows - 1 - node_pos[node]);
+        }
+    }
+    /* Child lists (CSR by sorted id), each by top node descending: the order in
+     * which hb_hines_solve eliminates a fork's children. Planning ids ascend
+     * with the top node within a cell, so walk them downwards. Slots are
+     * group-local (a branch's parent is in its cell, so in its group). */
+    for (int j = 0; j < nb; ++j)
+        if (pb[j].parent >= 0) p->child_ptr[new_id[pb[j].parent] + 1]++;
+    for (int k = 0; k < nb; ++k) p->child_ptr[k + 1] += p->child_ptr[k];
+    for (int j = nb - 1; j >= 0; --j) {
+        const plan_branch_t *q = &pb[j];
+        const size_t first = mb->cell_first[q->cell], base = p->slot_base[q->group];
+        const int k = new_id[j];
+        p->parent_slot[k] = HB_MULTI_NO_PARENT;
+        if (q->parent < 0) continue;
+        const int parent_k = new_id[q->parent];
+        p->child_top[p->child_ptr[parent_k] + fill[parent_k]++] =
+            p->node_slot[first + (size_t)q->top] - base;
+        p->parent_slot[k] = p->node_slot[first + (size_t)mb->parent[first + (size_t)q->top]] - base;
+    }
+    free(nchild);
+    free(node_branch);
+    free(node_pos);
+    free(group_of);
+    free(pb);
+    free(sorted);
+    free(new_id);
+    free(fill);
+    return HB_SUCCESS;
+oom:
+    free(nchild);
+    free(node_branch);
+    free(node_pos);
+    free(group_of);
+    free(pb);
+    free(sorted);
+    free(new_id);
+    free(fill);
+    hb_multi_plan_free(p);
+    return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory planning %d cells of %zu rows in all",
+                   mb->n_cells, n_rows);
+}
+
+/*
+ * A cell's cost when a block solves it alone: the sum over its levels of the
+ * longest branch (the rows on its block's critical path with level barriers).
+ */
+static long cell_cost(int m, const int *parent, int *nchild, int *br, int *scratch)
+{
+    /* scratch: [m] branch rows, then [m] branch parent, then [m] height, then [m] level max */
+    int *rows = scratch, *bpar = scratch + m, *height = scratch + 2 * m, *lmax = scratch + 3 * m;
+    count_children(m, parent, nchild);
+    int nb = 0;
+    for (int i = 0; i < m; ++i) {
+        if (i == 0 || nchild[parent[i]] != 1) {
+            rows[nb] = 1;
+            bpar[nb] = i ? br[parent[i]] : -1;
+            height[nb] = 0;
+            br[i] = nb++;
+        } else {
+            br[i] = br[parent[i]];
+            rows[br[i]]++;
+        }
+    }
+    for (int j = nb - 1; j > 0; --j)
+        if (height[bpar[j]] < height[j] + 1) height[bpar[j]] = height[j] + 1;
+    memset(lmax, 0, (size_t)(height[0] + 1) * sizeof *lmax);
+    for (int j = 0; j < nb; ++j)
+        if (rows[j] > lmax[height[j]]) lmax[height[j]] = rows[j];
+    long sum = 0;
+    for (int h = 0; h <= height[0]; ++h) sum += lmax[h];
+    return sum;
+}
+
+typedef struct {
+    long cost;
+    int cell;
+} cell_key_t;
+
+static int compare_cost(const void *a, const void *b)
+{
+    const cell_key_t *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    return (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows)
+{
+    if (group_rows < 1) group_rows = 1;
+    if (mb->grouped && mb->group_rows == group_rows) return HB_SUCCESS;
+    const int n = mb->n_cells;
+    cell_key_t *key = malloc((size_t)n * sizeof *key);
+    int *order = malloc((size_t)n * sizeof *order), *gstart = malloc(((size_t)n + 1) * sizeof *gstart);
+    int *scratch = malloc((size_t)mb->max_m * 6 * sizeof *scratch);
+    hb_multi_plan_t *plan = calloc(1, sizeof *plan);
+    hb_status_t status = HB_SUCCESS;
+    if (!key || !order || !gstart || !scratch || !plan) {
+        status = hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory grouping %d cells", n);
+        goto done;
+    }
+    for (int c = 0; c < n; ++c) {
+        const int m = mb->m[c];
+        key[c].cell = c;
+        key[c].cost = cell_cost(m, mb->parent + mb->cell_first[c], scratch + 4 * (size_t)mb->max_m,
+                                scratch + 5 * (size_t)mb->max_m, scratch);
+        if ((size_t)m > group_rows) key[c].cost *= 8; /* a GPU solves it from global memory */
+    }
+    qsort(key, (size_t)n, sizeof *key, compare_cost);
+    int groups = 0;
+    size_t rows = 0;
+    for (int k = 0; k < n; ++k) {
+        const size_t m = (size_t)mb->m[key[k].cell];
+        order[k] = key[k].cell;
+        if (k == 0 || rows + m > group_rows) {
+            gstart[groups++] = k;
+            rows = 0;
+        }
+        rows += m;
+    }
+    gstart[groups] = n;
+    status = hb_multi_plan(mb, order, gstart, groups, plan);
+    if (status == HB_SUCCESS) {
+        hb_multi_plan_free(mb->grouped);
+        free(mb->grouped);
+        mb->grouped = plan;
+        mb->group_rows = group_rows;
+        plan = NULL;
+    }
+done:
+    free(key);
+    free(order);
+    free(gstart);
+    free(scratch);
+    free(plan);
+    return status;
 }
 
 hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell,
@@ -150,134 +398,62 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     int max_m = 0;
     hb_status_t status = check_cells(fn, n_cells, m_per_cell, parents, &n_rows, &max_m);
     if (status != HB_SUCCESS) return status;
-    if (ctx->backend == HB_BACKEND_CUDA)
-        return hb_fail(HB_ERR_NOT_SUPPORTED,
-                       "%s: the CUDA backend has no level kernels yet; use HB_BACKEND_SEQ or "
-                       "HB_BACKEND_OMP",
-                       fn);
 
     hb_multi_t mb = calloc(1, sizeof *mb);
+    if (!mb) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+    mb->ctx = ctx;
+    mb->n_cells = n_cells;
+    mb->n_rows = n_rows;
+    mb->max_m = max_m;
+    mb->m = malloc((size_t)n_cells * sizeof *mb->m);
+    mb->cell_first = malloc(((size_t)n_cells + 1) * sizeof *mb->cell_first);
+    mb->parent = malloc(n_rows * sizeof *mb->parent);
     int *nchild = malloc((size_t)max_m * sizeof *nchild);
-    int *node_branch = malloc(n_rows * sizeof *node_branch);
-    int *node_pos = malloc(n_rows * sizeof *node_pos);
-    plan_branch_t *pb = NULL, **sorted = NULL;
-    int *new_id = NULL, *fill = NULL;
-    if (!mb || !nchild || !node_branch || !node_pos) goto oom;
-    /* Branch ids are ints: count the branches first. */
-    size_t total = 0;
+    int *order = malloc((size_t)n_cells * sizeof *order);
+    if (!mb->m || !mb->cell_first || !mb->parent || !nchild || !order) goto oom;
+    size_t node = 0;
     for (int c = 0; c < n_cells; ++c) {
-        count_children(m_per_cell[c], parents[c], nchild);
-        for (int i = 0; i < m_per_cell[c]; ++i) total += i == 0 || nchild[parents[c][i]] != 1;
+        mb->m[c] = m_per_cell[c];
+        mb->cell_first[c] = node;
+        memcpy(mb->parent + node, parents[c], (size_t)m_per_cell[c] * sizeof *mb->parent);
+        node += (size_t)m_per_cell[c];
+        order[c] = c;
     }
+    mb->cell_first[n_cells] = node;
+    /* Branch ids are ints. */
+    const size_t total = count_branches(mb, nchild);
     if (total >= (size_t)INT_MAX) {
         status = hb_fail(HB_ERR_INVALID_VALUE, "%s: %zu branches; at most %d supported", fn,
                          total, INT_MAX - 1);
         goto done;
     }
-    pb = malloc(total * sizeof *pb);
-    if (!pb) goto oom;
-    mb->ctx = ctx;
-    mb->n_cells = n_cells;
-    mb->n_rows = n_rows;
-    const int nb = cut_cells(n_cells, m_per_cell, parents, nchild, pb, node_branch, node_pos);
-    mb->view.n_branches = nb;
-
-    sorted = malloc((size_t)nb * sizeof *sorted);
-    new_id = malloc((size_t)nb * sizeof *new_id);
-    if (!sorted || !new_id) goto oom;
-    int levels = 0, row_entries = 0;
-    for (int j = 0; j < nb; ++j) {
-        sorted[j] = &pb[j];
-        if (pb[j].height + 1 > levels) levels = pb[j].height + 1;
-        if (pb[j].rows > mb->max_branch_rows) mb->max_branch_rows = pb[j].rows;
-    }
-    qsort(sorted, (size_t)nb, sizeof *sorted, compare_branches);
-    for (int k = 0; k < nb; ++k) {
-        new_id[sorted[k] - pb] = k;
-        /* the first branch of a level is its longest */
-        if (k == 0 || sorted[k]->height != sorted[k - 1]->height) row_entries += sorted[k]->rows;
-    }
-    mb->view.n_levels = levels;
-
-    mb->m = malloc((size_t)n_cells * sizeof *mb->m);
-    mb->cell_first = malloc(((size_t)n_cells + 1) * sizeof *mb->cell_first);
-    mb->node_slot = malloc(n_rows * sizeof *mb->node_slot);
-    mb->level_branch = malloc(((size_t)levels + 1) * sizeof *mb->level_branch);
-    mb->level_row = malloc(((size_t)levels + 1) * sizeof *mb->level_row);
-    mb->row_base = malloc((size_t)row_entries * sizeof *mb->row_base);
-    mb->rows = malloc((size_t)nb * sizeof *mb->rows);
-    mb->child_ptr = calloc((size_t)nb + 1, sizeof *mb->child_ptr);
-    mb->child_top = malloc((size_t)nb * sizeof *mb->child_top);
-    mb->parent_slot = malloc((size_t)nb * sizeof *mb->parent_slot);
+    const int one_group[2] = {0, n_cells};
+    if ((status = hb_multi_plan(mb, order, one_group, 1, &mb->levels)) != HB_SUCCESS) goto done;
     mb->u = calloc(n_rows, sizeof *mb->u);
     mb->l = calloc(n_rows, sizeof *mb->l);
     mb->d = calloc(n_rows, sizeof *mb->d);
     mb->rhs = calloc(n_rows, sizeof *mb->rhs);
-    if (!mb->m || !mb->cell_first || !mb->node_slot || !mb->level_branch || !mb->level_row ||
-        !mb->row_base || !mb->rows || !mb->child_ptr || !mb->child_top || !mb->parent_slot ||
-        !mb->u || !mb->l || !mb->d || !mb->rhs)
-        goto oom;
-
-    lay_out_levels(mb, sorted, nb);
-    for (int k = 0; k < nb; ++k) mb->rows[k] = sorted[k]->rows;
-    mb->view.level_branch = mb->level_branch;
-    mb->view.level_row = mb->level_row;
-    mb->view.row_base = mb->row_base;
-    mb->view.rows = mb->rows;
-
-    /* Node slots: row r = rows - 1 - position from the top. */
-    size_t node = 0;
-    for (int c = 0; c < n_cells; ++c) {
-        mb->m[c] = m_per_cell[c];
-        mb->cell_first[c] = node;
-        for (int i = 0; i < m_per_cell[c]; ++i, ++node) {
-            const plan_branch_t *p = &pb[node_branch[node]];
-            mb->node_slot[node] = hb_multi_slot(&mb->view, p->height, new_id[node_branch[node]],
-                                                p->rows - 1 - node_pos[node]);
-        }
+    if (!mb->u || !mb->l || !mb->d || !mb->rhs) goto oom;
+#ifdef HB_HAVE_CUDA
+    if (ctx->backend == HB_BACKEND_CUDA) {
+        if ((status = hb_cuda_multi_create((hb_cuda_multi_t **)&mb->device)) != HB_SUCCESS)
+            goto done;
+        mb->host_dirty = 1;
     }
-    mb->cell_first[n_cells] = node;
-
-    /* Child lists (CSR by sorted id), each by top node descending: the order in
-     * which hb_hines_solve eliminates a fork's children. Planning ids ascend
-     * with the top node within a cell, so walk them downwards. */
-    for (int j = 0; j < nb; ++j)
-        if (pb[j].parent >= 0) mb->child_ptr[new_id[pb[j].parent] + 1]++;
-    for (int k = 0; k < nb; ++k) mb->child_ptr[k + 1] += mb->child_ptr[k];
-    fill = calloc((size_t)nb, sizeof *fill);
-    if (!fill) goto oom;
-    for (int j = nb - 1; j >= 0; --j) {
-        const plan_branch_t *p = &pb[j];
-        const size_t first = mb->cell_first[p->cell];
-        const int k = new_id[j];
-        mb->parent_slot[k] = HB_MULTI_NO_PARENT;
-        if (p->parent < 0) continue;
-        const int q = new_id[p->parent];
-        mb->child_top[mb->child_ptr[q] + fill[q]++] = mb->node_slot[first + (size_t)p->top];
-        mb->parent_slot[k] = mb->node_slot[first + (size_t)parents[p->cell][p->top]];
+#endif
+    if (ctx->backend == HB_BACKEND_CUDA && !mb->device) {
+        status = hb_fail(HB_ERR_NOT_SUPPORTED, "%s: this build has no CUDA backend", fn);
+        goto done;
     }
-    mb->view.child_ptr = mb->child_ptr;
-    mb->view.child_top = mb->child_top;
-    mb->view.parent_slot = mb->parent_slot;
-    mb->view.u = mb->u;
-    mb->view.l = mb->l;
-    mb->view.d = mb->d;
-    mb->view.rhs = mb->rhs;
-
     *multi = mb;
     mb = NULL;
     goto done;
 oom:
-    status = hb_fail(HB_ERR_ALLOC, "%s: out of memory planning %d cells of %zu rows in all", fn,
+    status = hb_fail(HB_ERR_ALLOC, "%s: out of memory for %d cells of %zu rows in all", fn,
                      n_cells, n_rows);
 done:
     free(nchild);
-    free(node_branch);
-    free(node_pos);
-    free(pb);
-    free(sorted);
-    free(new_id);
-    free(fill);
+    free(order);
     multi_free(mb);
     return status;
 }
@@ -296,9 +472,9 @@ hb_status_t hb_multi_info(const hb_multi_t multi, hb_multi_info_t *info)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi_info: multi and info must not be NULL");
     info->cells = multi->n_cells;
     info->rows = multi->n_rows;
-    info->branches = multi->view.n_branches;
-    info->levels = multi->view.n_levels;
-    info->max_branch_rows = multi->max_branch_rows;
+    info->branches = multi->levels.n_branches;
+    info->levels = multi->levels.max_levels;
+    info->max_branch_rows = multi->levels.max_branch_rows;
     return HB_SUCCESS;
 }
 
@@ -309,8 +485,8 @@ int hb_multi_rows(const hb_multi_t multi, int cell)
 
 int hb_multi_level_branches(const hb_multi_t multi, int level)
 {
-    if (!multi || level < 0 || level >= multi->view.n_levels) return 0;
-    return multi->level_branch[level + 1] - multi->level_branch[level];
+    if (!multi || level < 0 || level >= multi->levels.max_levels) return 0;
+    return multi->levels.level_branch[level + 1] - multi->levels.level_branch[level];
 }
 
 static hb_status_t check_cell(const char *fn, const hb_multi_t multi, int cell)
@@ -322,13 +498,103 @@ static hb_status_t check_cell(const char *fn, const hb_multi_t multi, int cell)
     return HB_SUCCESS;
 }
 
+/* ---- device layouts (CUDA) ---- */
+
+#ifdef HB_HAVE_CUDA
+/* Device index of every host slot in the layout of `algo`; *size: elements per array. */
+static size_t *device_map(const struct hb_multi *mb, hb_multi_algo_t algo, size_t *size)
+{
+    size_t *map = malloc(mb->n_rows * sizeof *map);
+    if (!map) return NULL;
+    const hb_multi_plan_t *host = &mb->levels;
+    *size = mb->n_rows;
+    for (int c = 0; c < mb->n_cells; ++c)
+        for (size_t node = mb->cell_first[c]; node < mb->cell_first[c + 1]; ++node) {
+            const size_t i = node - mb->cell_first[c];
+            map[host->node_slot[node]] = algo == HB_MULTI_ALGO_GROUPED ? mb->grouped->node_slot[node]
+                                         : algo == HB_MULTI_ALGO_PER_CELL
+                                             ? i * (size_t)mb->n_cells + (size_t)c
+                                             : host->node_slot[node];
+        }
+    if (algo == HB_MULTI_ALGO_PER_CELL) *size = (size_t)mb->max_m * (size_t)mb->n_cells;
+    return map;
+}
+
+/* Brings the host copy up to date. */
+static hb_status_t sync_host(struct hb_multi *mb)
+{
+    if (!mb->device || !mb->device_newer) return HB_SUCCESS;
+    size_t size = 0;
+    size_t *map = device_map(mb, (hb_multi_algo_t)mb->device_layout, &size);
+    if (!map) return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory downloading");
+    hb_status_t status = hb_cuda_multi_download(
+        (hb_cuda_multi_t *)mb->device, mb->n_rows, size, map,
+        mb->device_newer & HB_MULTI_NEWER_D ? mb->d : NULL,
+        mb->device_newer & HB_MULTI_NEWER_RHS ? mb->rhs : NULL);
+    free(map);
+    if (status == HB_SUCCESS) mb->device_newer = 0;
+    return status;
+}
+
+/* Makes the device hold the layout of `algo` and the host copy's data. */
+static hb_status_t sync_device(struct hb_multi *mb, hb_multi_algo_t algo)
+{
+    hb_cuda_multi_t *dev = (hb_cuda_multi_t *)mb->device;
+    hb_status_t status = HB_SUCCESS;
+    if (mb->device_layout != (int)algo) {
+        if ((status = sync_host(mb)) != HB_SUCCESS) return status;
+        if (algo == HB_MULTI_ALGO_GROUPED) {
+            size_t rows = hb_cuda_multi_group_rows(dev, mb->n_rows);
+            if ((status = hb_multi_plan_grouped(mb, rows)) != HB_SUCCESS) return status;
+        }
+        mb->device_layout = 0;
+        if (algo == HB_MULTI_ALGO_PER_CELL) {
+            /* parents interleaved as the data: row i of cell c at i * cells + c */
+            const size_t size = (size_t)mb->max_m * (size_t)mb->n_cells;
+            int *parent = malloc(size * sizeof *parent);
+            if (!parent) return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory");
+            for (size_t k = 0; k < size; ++k) parent[k] = 0;
+            for (int c = 0; c < mb->n_cells; ++c)
+                for (int i = 0; i < mb->m[c]; ++i)
+                    parent[(size_t)i * (size_t)mb->n_cells + (size_t)c] =
+                        mb->parent[mb->cell_first[c] + (size_t)i];
+            status = hb_cuda_multi_install_cells(dev, mb->n_cells, mb->max_m, mb->m, parent);
+            free(parent);
+        } else {
+            status = hb_cuda_multi_install_plan(
+                dev, algo == HB_MULTI_ALGO_GROUPED ? mb->grouped : &mb->levels);
+        }
+        if (status != HB_SUCCESS) return status;
+        mb->device_layout = (int)algo;
+        mb->host_dirty = 1;
+    }
+    if (mb->host_dirty) {
+        size_t size = 0;
+        size_t *map = device_map(mb, algo, &size);
+        if (!map) return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory uploading");
+        status = hb_cuda_multi_upload(dev, mb->n_rows, size, map, mb->u, mb->l, mb->d, mb->rhs);
+        free(map);
+        if (status == HB_SUCCESS) mb->host_dirty = 0;
+    }
+    return status;
+}
+#else
+static hb_status_t sync_host(struct hb_multi *mb)
+{
+    (void)mb;
+    return HB_SUCCESS;
+}
+#endif
+
 hb_status_t hb_multi_set(hb_multi_t multi, int cell, const double *u, const double *l,
                          const double *d, const double *rhs)
 {
     hb_clear_error();
     hb_status_t status = check_cell("hb_multi_set", multi, cell);
+    if (status == HB_SUCCESS) status = sync_host(multi);
     if (status != HB_SUCCESS) return status;
-    const size_t *slot = multi->node_slot + multi->cell_first[cell];
+    multi->host_dirty = 1;
+    const size_t *slot = multi->levels.node_slot + multi->cell_first[cell];
     const int m = multi->m[cell];
     /* u[0], l[0] stay 0: the root row has no coupling above. */
     for (int i = 1; i < m; ++i) {
@@ -347,8 +613,9 @@ hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l,
 {
     hb_clear_error();
     hb_status_t status = check_cell("hb_multi_get", multi, cell);
+    if (status == HB_SUCCESS) status = sync_host(multi);
     if (status != HB_SUCCESS) return status;
-    const size_t *slot = multi->node_slot + multi->cell_first[cell];
+    const size_t *slot = multi->levels.node_slot + multi->cell_first[cell];
     for (int i = 0; i < multi->m[cell]; ++i) {
         if (u) u[i] = multi->u[slot[i]];
         if (l) l[i] = multi->l[slot[i]];
@@ -358,10 +625,135 @@ hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l,
     return HB_SUCCESS;
 }
 
+/* Group size of the CPU twin of GROUPED (any size gives the same result). */
+#define CPU_GROUP_ROWS 2048
+
+/* CPU twins of GROUPED and PER_CELL: the host copy permuted to their layout and back. */
+static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
+{
+    const size_t n = mb->n_rows;
+    hb_status_t status = HB_SUCCESS;
+    if (algo == HB_MULTI_ALGO_GROUPED) {
+        const size_t rows = mb->group_rows ? mb->group_rows : CPU_GROUP_ROWS;
+        if ((status = hb_multi_plan_grouped(mb, rows)) != HB_SUCCESS) return status;
+    }
+    double *buf = malloc(4 * n * sizeof *buf);
+    if (!buf) return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory (%zu rows)", n);
+    double *u = buf, *l = buf + n, *d = buf + 2 * n, *rhs = buf + 3 * n;
+    /* where node k of the twin's layout lives: grouped slot, or natural order */
+    const size_t *to = algo == HB_MULTI_ALGO_GROUPED ? mb->grouped->node_slot : NULL;
+    const size_t *from = mb->levels.node_slot;
+    for (size_t k = 0; k < n; ++k) {
+        const size_t t = to ? to[k] : k, f = from[k];
+        u[t] = mb->u[f];
+        l[t] = mb->l[f];
+        d[t] = mb->d[f];
+        rhs[t] = mb->rhs[f];
+    }
+    if (algo == HB_MULTI_ALGO_GROUPED)
+        hb_multi_cpu_solve_grouped(mb->ctx, mb->grouped, u, l, d, rhs);
+    else
+        hb_multi_cpu_solve_cells(mb->ctx, mb->n_cells, mb->m, mb->cell_first, mb->parent, u, l, d,
+                                 rhs);
+    for (size_t k = 0; k < n; ++k) {
+        const size_t t = to ? to[k] : k, f = from[k];
+        mb->d[f] = d[t];
+        mb->rhs[f] = rhs[t];
+    }
+    free(buf);
+    return status;
+}
+
+static hb_status_t solve_once(hb_multi_t multi, hb_multi_algo_t algo)
+{
+#ifdef HB_HAVE_CUDA
+    if (multi->device) {
+        hb_status_t status = sync_device(multi, algo);
+        if (status != HB_SUCCESS) return status;
+        multi->device_newer |= HB_MULTI_NEWER_D | HB_MULTI_NEWER_RHS;
+        return hb_cuda_multi_solve((hb_cuda_multi_t *)multi->device, algo);
+    }
+#endif
+    if (algo == HB_MULTI_ALGO_LEVELS) {
+        hb_multi_view_t v = hb_multi_group_view(&multi->levels, 0);
+        v.u = multi->u;
+        v.l = multi->l;
+        v.d = multi->d;
+        v.rhs = multi->rhs;
+        hb_multi_cpu_solve(multi->ctx, &v);
+        return HB_SUCCESS;
+    }
+    return cpu_solve_permuted(multi, algo);
+}
+
 hb_status_t hb_multi_solve(hb_multi_t multi)
 {
     hb_clear_error();
     if (!multi) return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi_solve: multi is NULL");
-    hb_multi_cpu_solve(multi->ctx, &multi->view);
+    return solve_once(multi, hb_multi_resolved_algorithm(multi));
+}
+
+const char *hb_multi_algo_name(hb_multi_algo_t algo)
+{
+    static const char *const names[] = {"auto", "levels", "grouped", "per-cell"};
+    return (int)algo >= 0 && algo <= HB_MULTI_ALGO_PER_CELL ? names[algo] : "unknown";
+}
+
+hb_status_t hb_multi_set_algorithm(hb_multi_t multi, hb_multi_algo_t algo)
+{
+    hb_clear_error();
+    if (!multi) return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi_set_algorithm: multi is NULL");
+    if ((int)algo < 0 || algo > HB_MULTI_ALGO_PER_CELL)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "hb_multi_set_algorithm: algo = %d is not an hb_multi_algo_t", (int)algo);
+    multi->algo = algo;
     return HB_SUCCESS;
+}
+
+hb_multi_algo_t hb_multi_algorithm(const hb_multi_t multi)
+{
+    return multi ? multi->algo : HB_MULTI_ALGO_AUTO;
+}
+
+hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi)
+{
+    if (!multi) return HB_MULTI_ALGO_AUTO;
+    if (multi->algo != HB_MULTI_ALGO_AUTO) return multi->algo;
+    /* CUDA: ours; CPU: the level loop on the host copy, no permutation. */
+    return multi->device ? HB_MULTI_ALGO_GROUPED : HB_MULTI_ALGO_LEVELS;
+}
+
+hb_status_t hb_multi_benchmark(hb_multi_t multi, int repeats, double *seconds)
+{
+    static const char fn[] = "hb_multi_benchmark";
+    hb_clear_error();
+    if (!multi || !seconds) return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", fn);
+    if (repeats < 1)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: repeats = %d; expected >= 1", fn, repeats);
+    const hb_multi_algo_t algo = hb_multi_resolved_algorithm(multi);
+    hb_status_t status = HB_SUCCESS;
+#ifdef HB_HAVE_CUDA
+    if (multi->device) {
+        if ((status = sync_device(multi, algo)) != HB_SUCCESS) return status;
+        multi->device_newer |= HB_MULTI_NEWER_D | HB_MULTI_NEWER_RHS;
+        return hb_cuda_multi_benchmark((hb_cuda_multi_t *)multi->device, algo, repeats, seconds);
+    }
+#endif
+    const size_t bytes = multi->n_rows * sizeof(double);
+    double *d0 = malloc(bytes), *r0 = malloc(bytes);
+    if (!d0 || !r0) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+    if (status == HB_SUCCESS) {
+        memcpy(d0, multi->d, bytes);
+        memcpy(r0, multi->rhs, bytes);
+    }
+    for (int r = -1; r < repeats && status == HB_SUCCESS; ++r) { /* one warm-up */
+        memcpy(multi->d, d0, bytes);
+        memcpy(multi->rhs, r0, bytes);
+        const double t0 = hb_clock_seconds();
+        status = solve_once(multi, algo);
+        if (r >= 0) seconds[r] = hb_clock_seconds() - t0;
+    }
+    free(d0);
+    free(r0);
+    return status;
 }

@@ -2,20 +2,29 @@
  * Internal: mixed-morphology batches (docs/multi.md).
  *
  * Every cell is cut into branches; a branch's height is 0 without child
- * branches, else 1 + its children's largest. Level h holds the branches of
- * height h of all cells, sorted by (rows descending, cell, top node). Storage
- * is one array per quantity, level after level, each level ragged-interleaved:
- * row r (r = 0 the branch's deepest node, r = rows - 1 its top) of branch k
- * of level h is slot
- *     row_base[level_row[h] + r] + k,
+ * branches, else 1 + its children's largest. A *plan* lays the branches out
+ * in groups of cells: group g holds its cells' rows in slots
+ * [slot_base[g], slot_base[g + 1]); within a group, level h holds the
+ * group's branches of height h, sorted by (rows descending, cell, top node),
+ * each level ragged-interleaved: row r (r = 0 the branch's deepest node,
+ * r = rows - 1 its top) of branch b of level h is the group-local slot
+ *     row_base[level_row[h] + r] + (b - level_branch[h])
  * with only the branches longer than r present in row r (they are the first
  * ones, by the sort): no padding, and a row of a level is contiguous.
  *
+ * LEVELS (the paper's method) is the plan of one group holding every cell;
+ * GROUPED (ours) packs the cells, longest critical path first, into groups
+ * that fit a GPU block's shared memory. A group's view (hb_multi_view_t) has
+ * group-local slots and tables, so the same per-branch functions serve the
+ * whole batch, one group in global memory, or one group staged on chip.
+ *
  * The per-branch arithmetic lives here once, as inline functions a CUDA
- * kernel can share (HB_TD_INLINE from tridiag_cpu.h): elimination is the
- * Thomas forward sweep (hb_td_thomas_step) up the branch, its deepest row
- * first updated by the already-eliminated top rows of its child branches;
+ * kernel shares (HB_TD_INLINE from tridiag_cpu.h): elimination is the Thomas
+ * forward sweep (hb_td_thomas_step) up the branch, its deepest row first
+ * updated by the already-eliminated top rows of its child branches;
  * substitution is Thomas' backward sweep started from the parent node's x.
+ * PER_CELL (the paper's Figure 6 baseline) is Algorithm 1 on one cell whose
+ * rows lie `stride` apart, hb_multi_cell_solve.
  */
 #ifndef HB_CORE_MULTI_H
 #define HB_CORE_MULTI_H
@@ -27,20 +36,58 @@
 
 #define HB_MULTI_NO_PARENT ((size_t)-1)
 
-/* Everything a level kernel reads: plain pointers (host or device memory). */
+/* Everything a level kernel reads for one group: plain pointers (host, device or shared). */
 typedef struct {
-    int n_levels, n_branches;
-    const int *level_branch; /* [n_levels + 1]: first branch of each level */
+    int n_levels;
+    const int *level_branch; /* [n_levels + 1]: first branch (plan-wide id) of each level */
     const int *level_row;    /* [n_levels + 1]: first entry of each level in row_base */
-    const size_t *row_base;  /* slot of row r of a level's branch 0 */
-    const int *rows;         /* [n_branches]: rows of each branch */
-    const int *child_ptr;    /* [n_branches + 1]: child branches in CSR form */
-    const size_t *child_top; /* top slots of the child branches, top node descending */
-    const size_t *parent_slot; /* [n_branches]: slot of the parent node, or HB_MULTI_NO_PARENT */
-    /* Slot order. u: coupling row(parent) <- this node; l: row(this) <- parent. */
+    const size_t *row_base;  /* group-local slot of row r of a level's first branch */
+    const int *rows;         /* [branches of the plan]: rows of each branch */
+    const int *child_ptr;    /* [branches + 1]: child branches in CSR form */
+    const size_t *child_top; /* group-local top slots of the child branches, top node descending */
+    const size_t *parent_slot; /* group-local slot of the parent node, or HB_MULTI_NO_PARENT */
+    /* Group-local slot order. u: coupling row(parent) <- this node; l: row(this) <- parent. */
     const double *u, *l;
     double *d, *rhs; /* on return of the forward pass: c' and y'; then x in rhs */
 } hb_multi_view_t;
+
+/* A layout of the branches of every cell in groups of cells (see above). */
+typedef struct {
+    int n_groups, n_branches;
+    size_t n_slots;          /* = rows of all cells */
+    size_t *slot_base;       /* [n_groups + 1] first slot of each group */
+    int *level_off;          /* [n_groups + 1] group g's levels: entries level_off[g] ..
+                                level_off[g + 1] - 1 of level_branch and level_row (one more
+                                than its levels) */
+    int *row_off;            /* [n_groups + 1] first entry of each group in row_base */
+    int *level_branch, *level_row; /* [level_off[n_groups]] */
+    size_t *row_base;        /* [row_off[n_groups]] group-local slots */
+    int *rows, *child_ptr;   /* [n_branches], [n_branches + 1] */
+    size_t *child_top;       /* [n_branches] (at most: one per non-root branch) */
+    size_t *parent_slot;     /* [n_branches] */
+    size_t *node_slot;       /* [rows of all cells] plan-wide slot of each node, cell after cell */
+    size_t max_group_rows;   /* the largest group */
+    int max_group_row_entries; /* the largest row_off[g + 1] - row_off[g] */
+    int max_levels;          /* the most levels of a group */
+    int max_branch_rows;
+} hb_multi_plan_t;
+
+/* Group g's view; the four arrays are set by the caller (group-local slots). */
+HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g)
+{
+    hb_multi_view_t v;
+    v.n_levels = p->level_off[g + 1] - p->level_off[g] - 1;
+    v.level_branch = p->level_branch + p->level_off[g];
+    v.level_row = p->level_row + p->level_off[g];
+    v.row_base = p->row_base + p->row_off[g];
+    v.rows = p->rows;
+    v.child_ptr = p->child_ptr;
+    v.child_top = p->child_top;
+    v.parent_slot = p->parent_slot;
+    v.u = v.l = NULL;
+    v.d = v.rhs = NULL;
+    return v;
+}
 
 /* Slot of row r of branch b, which lies in level h. */
 HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
@@ -85,22 +132,74 @@ HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
     }
 }
 
+/*
+ * PER_CELL: Algorithm 1 (hb_hines_solve's arithmetic) on one cell of m rows
+ * whose row i (and parent[i]) lies at i * stride: the paper's one thread per
+ * cell, on a batch interleaved cell by cell (stride = cells).
+ */
+HB_TD_INLINE void hb_multi_cell_solve(int m, const int *parent, size_t stride, const double *u,
+                                      const double *l, double *d, double *rhs)
+{
+    for (int i = m - 1; i > 0; --i) {
+        const size_t r = (size_t)i * stride, pr = (size_t)parent[r] * stride;
+        const double factor = u[r] / d[r];
+        d[pr] -= factor * l[r];
+        rhs[pr] -= factor * rhs[r];
+    }
+    rhs[0] /= d[0];
+    for (int i = 1; i < m; ++i) {
+        const size_t r = (size_t)i * stride, pr = (size_t)parent[r] * stride;
+        rhs[r] -= l[r] * rhs[pr];
+        rhs[r] /= d[r];
+    }
+}
+
+/* Bits of the arrays the device holds newer than the host copy. */
+enum { HB_MULTI_NEWER_D = 1, HB_MULTI_NEWER_RHS = 2 };
+
 struct hb_multi {
     hb_context_t ctx; /* borrowed: must outlive the batch */
     int n_cells;
     int *m;              /* [n_cells] rows per cell */
-    size_t *cell_first;  /* [n_cells + 1] first node of each cell in node_slot */
-    size_t *node_slot;   /* [rows] slot of each node of each cell */
+    size_t *cell_first;  /* [n_cells + 1] first node of each cell */
+    int *parent;         /* [rows] every cell's parent array, cell after cell */
     size_t n_rows;
-    int max_branch_rows;
-    /* Storage behind the view. */
-    int *level_branch, *level_row, *rows, *child_ptr;
-    size_t *row_base, *child_top, *parent_slot;
-    double *u, *l, *d, *rhs;
-    hb_multi_view_t view;
+    int max_m;
+    hb_multi_algo_t algo;
+    hb_multi_plan_t levels;   /* LEVELS: one group; the host copy's layout */
+    hb_multi_plan_t *grouped; /* GROUPED, planned at its first solve (NULL before) */
+    size_t group_rows;        /* GROUPED: the group size it was planned for */
+    double *u, *l, *d, *rhs;  /* host copy, in the layout of `levels` */
+    void *device;             /* hb_cuda_multi_t on the CUDA backend */
+    int device_layout;        /* the algorithm whose layout the device holds (0: none) */
+    int host_dirty;           /* CUDA: the host copy changed since the last upload */
+    int device_newer;         /* CUDA: HB_MULTI_NEWER_* */
 };
 
-/* CPU backends: both passes, level by level (OpenMP over a level's branches). */
+/*
+ * Plans the branches of every cell in groups: cells order[gstart[g]] ..
+ * order[gstart[g + 1] - 1] form group g. Returns HB_SUCCESS or HB_ERR_ALLOC
+ * (recorded); on failure the plan is freed.
+ */
+hb_status_t hb_multi_plan(const struct hb_multi *mb, const int *order, const int *gstart,
+                          int n_groups, hb_multi_plan_t *plan);
+void hb_multi_plan_free(hb_multi_plan_t *plan);
+/*
+ * GROUPED's plan for groups of about `group_rows` rows: cells sorted by their
+ * cost (the sum over their levels of the longest branch, times 8 for a cell
+ * larger than a group, which a GPU runs from global memory), longest first,
+ * then packed in that order. Replaces mb->grouped when group_rows differs.
+ */
+hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows);
+
+/* CPU backends. LEVELS: level by level (OpenMP over a level's branches). */
 void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *view);
+/* GROUPED twin: every group of `plan` on arrays in its layout (OpenMP over groups). */
+void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *plan, const double *u,
+                                const double *l, double *d, double *rhs);
+/* PER_CELL twin: cell c's rows in natural order at u + first[c] etc. (OpenMP over cells). */
+void hb_multi_cpu_solve_cells(hb_context_t ctx, int n_cells, const int *m, const size_t *first,
+                              const int *parent, const double *u, const double *l, double *d,
+                              double *rhs);
 
 #endif

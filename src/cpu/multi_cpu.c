@@ -1,10 +1,15 @@
 /*
- * Mixed-morphology batches on the CPU backends: elimination level by level
- * from the leaves (level 0) to the roots, substitution back. Within a level
- * the branches are independent (each writes only its own slots and reads
- * finished levels), so OpenMP shares them out; the arithmetic of a branch
- * does not depend on the thread that runs it: bitwise the same result for
- * any thread count.
+ * Mixed-morphology batches on the CPU backends.
+ *
+ * LEVELS: elimination level by level from the leaves (level 0) to the roots,
+ * substitution back. Within a level the branches are independent (each writes
+ * only its own slots and reads finished levels), so OpenMP shares them out.
+ * GROUPED (the CUDA kernel's twin): every group alone, its levels in turn,
+ * the branches of a level in the order a CUDA block's threads take them;
+ * OpenMP over groups. PER_CELL (twin): Algorithm 1 per cell.
+ * The arithmetic of a branch (or cell) does not depend on the thread that
+ * runs it, nor on the grouping: bitwise the same result for any thread count,
+ * and LEVELS and GROUPED agree bitwise on the CPU.
  */
 #include "core/multi.h"
 
@@ -24,11 +29,21 @@ static void run_level(const hb_multi_view_t *v, int h, branch_fn fn)
     for (int b = v->level_branch[h]; b < v->level_branch[h + 1]; ++b) fn(v, h, b);
 }
 
+static int omp_threads(hb_context_t ctx)
+{
+#ifdef HB_HAVE_OPENMP
+    if (ctx->backend == HB_BACKEND_OMP) return ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
+#else
+    (void)ctx;
+#endif
+    return 1;
+}
+
 void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *v)
 {
 #ifdef HB_HAVE_OPENMP
-    const int threads = ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
-    if (ctx->backend == HB_BACKEND_OMP && threads > 1) {
+    const int threads = omp_threads(ctx);
+    if (threads > 1) {
 #pragma omp parallel num_threads(threads)
         {
             for (int h = 0; h < v->n_levels; ++h) {
@@ -49,4 +64,44 @@ void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *v)
 #endif
     for (int h = 0; h < v->n_levels; ++h) run_level(v, h, hb_multi_eliminate);
     for (int h = v->n_levels - 1; h >= 0; --h) run_level(v, h, hb_multi_substitute);
+}
+
+/* One group, as the CUDA block does it (its threads' branches in level order). */
+static void solve_group(const hb_multi_plan_t *p, int g, const double *u, const double *l,
+                        double *d, double *rhs)
+{
+    hb_multi_view_t v = hb_multi_group_view(p, g);
+    const size_t base = p->slot_base[g];
+    v.u = u + base;
+    v.l = l + base;
+    v.d = d + base;
+    v.rhs = rhs + base;
+    for (int h = 0; h < v.n_levels; ++h) run_level(&v, h, hb_multi_eliminate);
+    for (int h = v.n_levels - 1; h >= 0; --h) run_level(&v, h, hb_multi_substitute);
+}
+
+void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *p, const double *u,
+                                const double *l, double *d, double *rhs)
+{
+    const int threads = omp_threads(ctx);
+    (void)threads;
+#ifdef HB_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#endif
+    for (int g = 0; g < p->n_groups; ++g) solve_group(p, g, u, l, d, rhs);
+}
+
+void hb_multi_cpu_solve_cells(hb_context_t ctx, int n_cells, const int *m, const size_t *first,
+                              const int *parent, const double *u, const double *l, double *d,
+                              double *rhs)
+{
+    const int threads = omp_threads(ctx);
+    (void)threads;
+#ifdef HB_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
+#endif
+    for (int c = 0; c < n_cells; ++c) {
+        const size_t f = first[c];
+        hb_multi_cell_solve(m[c], parent + f, 1, u + f, l + f, d + f, rhs + f);
+    }
 }

@@ -1,0 +1,476 @@
+/*
+ * CUDA backend of mixed-morphology batches (docs/multi.md). Kernels:
+ *   level_eliminate / level_substitute   LEVELS, the paper's: one launch per level and pass,
+ *                                        a thread per branch of the level
+ *   grouped                              GROUPED, ours: a block per group of cells; the group
+ *                                        is copied to shared memory (u, l, d, rhs and its row
+ *                                        table), its levels run there separated by
+ *                                        __syncthreads, x is copied back: one launch, 40 bytes
+ *                                        of memory traffic per row. A group too large for the
+ *                                        block's shared memory runs in global memory.
+ *   per_cell                             PER_CELL, the paper's Figure 6 baseline: a thread per
+ *                                        cell, Algorithm 1, cells interleaved row by row
+ * Every kernel calls the inline per-branch (per-cell) functions of core/multi.h, the ones the
+ * CPU backends run, so CI tests this arithmetic; no atomics: a branch reads finished levels
+ * and writes only its own slots, so every run gives the same bits.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "core/status.h"
+}
+#include "cuda/cuda_check.h"
+#include "cuda/multi_cuda.h"
+
+#define LEVEL_THREADS 128
+#define GROUP_THREADS 256
+#define CELL_THREADS 128
+
+enum { LAYOUT_NONE = 0, LAYOUT_PLAN = 1, LAYOUT_CELLS = 2 };
+
+struct hb_cuda_multi {
+    int device;
+    cudaStream_t stream;
+    int sm_count;
+    size_t smem_optin;   /* largest dynamic shared memory per block [bytes] */
+    size_t smem_cap;     /* GROUPED: shared memory a block may take (set with the group size) */
+    int layout;          /* LAYOUT_* */
+    size_t size;         /* elements per array */
+    double *u, *l, *d, *rhs;
+    /* LAYOUT_PLAN: the plan's tables on the device (host-side struct of device pointers) */
+    hb_multi_plan_t plan;
+    int *level_branch_host; /* group 0's level_branch (LEVELS launches) */
+    int levels0;            /* group 0's levels */
+    size_t smem_bytes;      /* GROUPED: dynamic shared memory per block */
+    /* LAYOUT_CELLS */
+    int cells, max_m;
+    int *m, *parent;
+    /* host staging buffer for the mapped copies */
+    double *stage;
+    size_t stage_size;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+__global__ void __launch_bounds__(LEVEL_THREADS)
+    level_eliminate_kernel(hb_multi_view_t view, int h)
+{
+    const hb_multi_view_t v = view;
+    const int b = v.level_branch[h] + blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < v.level_branch[h + 1]) hb_multi_eliminate(&v, h, b);
+}
+
+__global__ void __launch_bounds__(LEVEL_THREADS)
+    level_substitute_kernel(hb_multi_view_t view, int h)
+{
+    const hb_multi_view_t v = view;
+    const int b = v.level_branch[h] + blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < v.level_branch[h + 1]) hb_multi_substitute(&v, h, b);
+}
+
+/*
+ * A block per group. Staged when 32 bytes per row plus 8 per row-table entry
+ * fit `smem_bytes`: u, l, d, rhs and the row table are copied in (coalesced,
+ * the group is one contiguous range of each array), the levels are solved in
+ * shared memory, and only x goes back: d in memory is left as it was.
+ */
+__global__ void __launch_bounds__(GROUP_THREADS)
+    grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, const double *__restrict__ u,
+                   const double *__restrict__ l, double *__restrict__ d,
+                   double *__restrict__ rhs)
+{
+    extern __shared__ double group_smem[];
+    const int g = blockIdx.x, tid = threadIdx.x;
+    const size_t base = plan.slot_base[g], n = plan.slot_base[g + 1] - base;
+    const int entries = plan.row_off[g + 1] - plan.row_off[g];
+    hb_multi_view_t v = hb_multi_group_view(&plan, g);
+    const bool staged = 32 * n + 8 * (size_t)entries <= smem_bytes;
+    double *su = group_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
+    if (staged) {
+        size_t *srb = (size_t *)(sr + n);
+#pragma unroll 4
+        for (size_t i = tid; i < n; i += GROUP_THREADS) {
+            su[i] = u[base + i];
+            sl[i] = l[base + i];
+            sd[i] = d[base + i];
+            sr[i] = rhs[base + i];
+        }
+        for (int i = tid; i < entries; i += GROUP_THREADS) srb[i] = v.row_base[i];
+        v.u = su;
+        v.l = sl;
+        v.d = sd;
+        v.rhs = sr;
+        v.row_base = srb;
+        __syncthreads();
+    } else {
+        v.u = u + base;
+        v.l = l + base;
+        v.d = d + base;
+        v.rhs = rhs + base;
+    }
+    for (int h = 0; h < v.n_levels; ++h) {
+        for (int b = v.level_branch[h] + tid; b < v.level_branch[h + 1]; b += GROUP_THREADS)
+            hb_multi_eliminate(&v, h, b);
+        __syncthreads();
+    }
+    for (int h = v.n_levels - 1; h >= 0; --h) {
+        for (int b = v.level_branch[h] + tid; b < v.level_branch[h + 1]; b += GROUP_THREADS)
+            hb_multi_substitute(&v, h, b);
+        __syncthreads();
+    }
+    if (staged) {
+#pragma unroll 4
+        for (size_t i = tid; i < n; i += GROUP_THREADS) rhs[base + i] = sr[i];
+    }
+}
+
+__global__ void __launch_bounds__(CELL_THREADS)
+    per_cell_kernel(int cells, const int *__restrict__ m, const int *__restrict__ parent,
+                    const double *__restrict__ u, const double *__restrict__ l,
+                    double *__restrict__ d, double *__restrict__ rhs)
+{
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cells) return;
+    hb_multi_cell_solve(m[c], parent + c, (size_t)cells, u + c, l + c, d + c, rhs + c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Storage                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void free_plan_tables(hb_multi_plan_t *p)
+{
+    cudaFree(p->slot_base);
+    cudaFree(p->level_off);
+    cudaFree(p->row_off);
+    cudaFree(p->level_branch);
+    cudaFree(p->level_row);
+    cudaFree(p->row_base);
+    cudaFree(p->rows);
+    cudaFree(p->child_ptr);
+    cudaFree(p->child_top);
+    cudaFree(p->parent_slot);
+    memset(p, 0, sizeof *p);
+}
+
+static void free_layout(hb_cuda_multi_t *dm)
+{
+    free_plan_tables(&dm->plan);
+    free(dm->level_branch_host);
+    dm->level_branch_host = NULL;
+    cudaFree(dm->m);
+    cudaFree(dm->parent);
+    cudaFree(dm->u);
+    cudaFree(dm->l);
+    cudaFree(dm->d);
+    cudaFree(dm->rhs);
+    dm->m = dm->parent = NULL;
+    dm->u = dm->l = dm->d = dm->rhs = NULL;
+    dm->layout = LAYOUT_NONE;
+    dm->size = 0;
+}
+
+extern "C" hb_status_t hb_cuda_multi_create(hb_cuda_multi_t **out)
+{
+    *out = NULL;
+    hb_cuda_multi_t *dm = (hb_cuda_multi_t *)calloc(1, sizeof *dm);
+    if (!dm) return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory");
+    hb_status_t status = HB_SUCCESS;
+    cudaDeviceProp prop;
+    dm->device = 0;
+    CUDA_TRY(status, cudaSetDevice(dm->device), fail);
+    CUDA_TRY(status, cudaGetDeviceProperties(&prop, dm->device), fail);
+    CUDA_TRY(status, cudaStreamCreateWithFlags(&dm->stream, cudaStreamNonBlocking), fail);
+    dm->sm_count = prop.multiProcessorCount;
+    dm->smem_optin = prop.sharedMemPerBlockOptin;
+    dm->smem_cap = dm->smem_optin;
+    *out = dm;
+    return HB_SUCCESS;
+fail:
+    hb_cuda_multi_destroy(dm);
+    return status;
+}
+
+extern "C" void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
+{
+    if (!dm) return;
+    cudaSetDevice(dm->device);
+    free_layout(dm);
+    if (dm->stream) cudaStreamDestroy(dm->stream);
+    free(dm->stage);
+    free(dm);
+}
+
+/*
+ * Many rows (at least three blocks' worth per multiprocessor): groups of about
+ * a third of a multiprocessor's shared memory (40 bytes a row leaves room for
+ * the row table), so three blocks share it and one loads while others compute.
+ * Fewer rows: two groups per multiprocessor, any group that fits staged.
+ */
+extern "C" size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows)
+{
+    const size_t third = dm->smem_optin / 3, rows_third = third / 40;
+    if (total_rows >= (size_t)dm->sm_count * 3 * rows_third) {
+        dm->smem_cap = third;
+        return rows_third;
+    }
+    dm->smem_cap = dm->smem_optin;
+    const size_t rows = (total_rows + 2 * (size_t)dm->sm_count - 1) / (2 * (size_t)dm->sm_count);
+    return rows < 64 ? 64 : rows;
+}
+
+/* A device copy of `count` elements of `elem` bytes (at least one element allocated). */
+static hb_status_t copy_table(void **dst, const void *src, size_t count, size_t elem,
+                              cudaStream_t stream)
+{
+    CUDA_CHECK(cudaMalloc(dst, (count ? count : 1) * elem));
+    if (count) CUDA_CHECK(cudaMemcpyAsync(*dst, src, count * elem, cudaMemcpyHostToDevice, stream));
+    return HB_SUCCESS;
+}
+
+#define COPY_TABLE(dst, src, count, stream) \
+    copy_table((void **)&(dst), (src), (count), sizeof *(src), (stream))
+
+static hb_status_t alloc_arrays(hb_cuda_multi_t *dm, size_t size)
+{
+    const size_t bytes = (size ? size : 1) * sizeof(double);
+    CUDA_CHECK(cudaMalloc((void **)&dm->u, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&dm->l, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&dm->d, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&dm->rhs, bytes));
+    dm->size = size;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_t *p)
+{
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    free_layout(dm);
+    hb_multi_plan_t *q = &dm->plan;
+    const size_t groups = (size_t)p->n_groups + 1, nb = (size_t)p->n_branches;
+    const size_t level_entries = (size_t)p->level_off[p->n_groups];
+    const size_t row_entries = (size_t)p->row_off[p->n_groups];
+    hb_status_t status = HB_SUCCESS;
+    q->n_groups = p->n_groups;
+    q->n_branches = p->n_branches;
+    q->n_slots = p->n_slots;
+    q->max_group_rows = p->max_group_rows;
+    q->max_group_row_entries = p->max_group_row_entries;
+    q->max_levels = p->max_levels;
+    q->max_branch_rows = p->max_branch_rows;
+    if ((status = COPY_TABLE(q->slot_base, p->slot_base, groups, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->level_off, p->level_off, groups, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->row_off, p->row_off, groups, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->level_branch, p->level_branch, level_entries, dm->stream)) !=
+            HB_SUCCESS ||
+        (status = COPY_TABLE(q->level_row, p->level_row, level_entries, dm->stream)) !=
+            HB_SUCCESS ||
+        (status = COPY_TABLE(q->row_base, p->row_base, row_entries, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->rows, p->rows, nb, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->child_ptr, p->child_ptr, nb + 1, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->child_top, p->child_top, nb, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->parent_slot, p->parent_slot, nb, dm->stream)) != HB_SUCCESS ||
+        (status = alloc_arrays(dm, p->n_slots)) != HB_SUCCESS)
+        goto fail;
+    /* LEVELS launches need group 0's level boundaries on the host. */
+    dm->levels0 = p->level_off[1] - p->level_off[0] - 1;
+    dm->level_branch_host = (int *)malloc(((size_t)dm->levels0 + 1) * sizeof(int));
+    if (!dm->level_branch_host) {
+        status = hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory");
+        goto fail;
+    }
+    memcpy(dm->level_branch_host, p->level_branch, ((size_t)dm->levels0 + 1) * sizeof(int));
+    /* GROUPED: the shared memory of the largest group that fits the cap. */
+    dm->smem_bytes = 0;
+    for (int g = 0; g < p->n_groups; ++g) {
+        const size_t need = 32 * (p->slot_base[g + 1] - p->slot_base[g]) +
+                            8 * (size_t)(p->row_off[g + 1] - p->row_off[g]);
+        if (need <= dm->smem_cap && need > dm->smem_bytes) dm->smem_bytes = need;
+    }
+    CUDA_TRY(status, cudaStreamSynchronize(dm->stream), fail);
+    dm->layout = LAYOUT_PLAN;
+    return HB_SUCCESS;
+fail:
+    free_layout(dm);
+    return status;
+}
+
+extern "C" hb_status_t hb_cuda_multi_install_cells(hb_cuda_multi_t *dm, int cells, int max_m,
+                                                   const int *m, const int *parent)
+{
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    free_layout(dm);
+    const size_t size = (size_t)max_m * (size_t)cells;
+    hb_status_t status = HB_SUCCESS;
+    if ((status = COPY_TABLE(dm->m, m, (size_t)cells, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(dm->parent, parent, size, dm->stream)) != HB_SUCCESS ||
+        (status = alloc_arrays(dm, size)) != HB_SUCCESS)
+        goto fail;
+    CUDA_TRY(status, cudaStreamSynchronize(dm->stream), fail);
+    dm->cells = cells;
+    dm->max_m = max_m;
+    dm->layout = LAYOUT_CELLS;
+    return HB_SUCCESS;
+fail:
+    free_layout(dm);
+    return status;
+}
+
+/* A zeroed host buffer of `size` doubles (padding of the PER_CELL layout stays 0). */
+static hb_status_t stage_buffer(hb_cuda_multi_t *dm, size_t size)
+{
+    if (dm->stage && dm->stage_size == size) return HB_SUCCESS;
+    free(dm->stage);
+    dm->stage = (double *)calloc(size ? size : 1, sizeof(double));
+    dm->stage_size = dm->stage ? size : 0;
+    if (!dm->stage)
+        return hb_fail(HB_ERR_ALLOC, "hb_multi: out of host memory staging %zu doubles", size);
+    return HB_SUCCESS;
+}
+
+static hb_status_t check_installed(const hb_cuda_multi_t *dm, size_t size)
+{
+    if (dm->layout == LAYOUT_NONE || dm->size != size)
+        return hb_fail(HB_ERR_BACKEND, "hb_multi: device layout of %zu elements expected, %zu held",
+                       size, dm->size);
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_multi_upload(hb_cuda_multi_t *dm, size_t n, size_t size,
+                                            const size_t *map, const double *u, const double *l,
+                                            const double *d, const double *rhs)
+{
+    hb_status_t status = check_installed(dm, size);
+    if (status == HB_SUCCESS) status = stage_buffer(dm, size);
+    if (status != HB_SUCCESS) return status;
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    const double *src[4] = {u, l, d, rhs};
+    double *dst[4] = {dm->u, dm->l, dm->d, dm->rhs};
+    for (int a = 0; a < 4; ++a) {
+        for (size_t k = 0; k < n; ++k) dm->stage[map[k]] = src[a][k];
+        /* pageable source: the copy has read it when the call returns */
+        CUDA_CHECK(cudaMemcpyAsync(dst[a], dm->stage, size * sizeof(double),
+                                   cudaMemcpyHostToDevice, dm->stream));
+        CUDA_CHECK(cudaStreamSynchronize(dm->stream));
+    }
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_multi_download(hb_cuda_multi_t *dm, size_t n, size_t size,
+                                              const size_t *map, double *d, double *rhs)
+{
+    hb_status_t status = check_installed(dm, size);
+    if (status == HB_SUCCESS) status = stage_buffer(dm, size);
+    if (status != HB_SUCCESS) return status;
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    double *dst[2] = {d, rhs};
+    const double *src[2] = {dm->d, dm->rhs};
+    for (int a = 0; a < 2; ++a) {
+        if (!dst[a]) continue;
+        CUDA_CHECK(cudaMemcpyAsync(dm->stage, src[a], size * sizeof(double),
+                                   cudaMemcpyDeviceToHost, dm->stream));
+        CUDA_CHECK(cudaStreamSynchronize(dm->stream));
+        for (size_t k = 0; k < n; ++k) dst[a][k] = dm->stage[map[k]];
+    }
+    return HB_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Solves                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int blocks_for(int count, int threads) { return (count + threads - 1) / threads; }
+
+/* Queues one solve on the stream. */
+static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
+{
+    const int want = algo == HB_MULTI_ALGO_PER_CELL ? LAYOUT_CELLS : LAYOUT_PLAN;
+    if (dm->layout != want)
+        return hb_fail(HB_ERR_BACKEND, "hb_multi: the device holds another algorithm's layout");
+    switch (algo) {
+    case HB_MULTI_ALGO_LEVELS: {
+        hb_multi_view_t v = hb_multi_group_view(&dm->plan, 0);
+        v.u = dm->u;
+        v.l = dm->l;
+        v.d = dm->d;
+        v.rhs = dm->rhs;
+        const int *lb = dm->level_branch_host;
+        for (int h = 0; h < dm->levels0; ++h) {
+            const int width = lb[h + 1] - lb[h];
+            if (width > 0)
+                level_eliminate_kernel<<<blocks_for(width, LEVEL_THREADS), LEVEL_THREADS, 0,
+                                         dm->stream>>>(v, h);
+        }
+        for (int h = dm->levels0 - 1; h >= 0; --h) {
+            const int width = lb[h + 1] - lb[h];
+            if (width > 0)
+                level_substitute_kernel<<<blocks_for(width, LEVEL_THREADS), LEVEL_THREADS, 0,
+                                          dm->stream>>>(v, h);
+        }
+        break;
+    }
+    case HB_MULTI_ALGO_GROUPED:
+        CUDA_CHECK(cudaFuncSetAttribute(grouped_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)dm->smem_bytes));
+        grouped_kernel<<<dm->plan.n_groups, GROUP_THREADS, dm->smem_bytes, dm->stream>>>(
+            dm->plan, dm->smem_bytes, dm->u, dm->l, dm->d, dm->rhs);
+        break;
+    case HB_MULTI_ALGO_PER_CELL:
+        per_cell_kernel<<<blocks_for(dm->cells, CELL_THREADS), CELL_THREADS, 0, dm->stream>>>(
+            dm->cells, dm->m, dm->parent, dm->u, dm->l, dm->d, dm->rhs);
+        break;
+    default: return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi: unknown algorithm %d", (int)algo);
+    }
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_multi_solve(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
+{
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    hb_status_t status = launch(dm, algo);
+    CUDA_CHECK(cudaStreamSynchronize(dm->stream));
+    return status;
+}
+
+extern "C" hb_status_t hb_cuda_multi_benchmark(hb_cuda_multi_t *dm, hb_multi_algo_t algo,
+                                               int repeats, double *seconds)
+{
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    const size_t bytes = dm->size * sizeof(double);
+    double *d0 = NULL, *r0 = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    hb_status_t status = HB_SUCCESS;
+    CUDA_TRY(status, cudaMalloc((void **)&d0, bytes ? bytes : 1), done);
+    CUDA_TRY(status, cudaMalloc((void **)&r0, bytes ? bytes : 1), done);
+    CUDA_TRY(status, cudaMemcpyAsync(d0, dm->d, bytes, cudaMemcpyDeviceToDevice, dm->stream), done);
+    CUDA_TRY(status, cudaMemcpyAsync(r0, dm->rhs, bytes, cudaMemcpyDeviceToDevice, dm->stream),
+             done);
+    CUDA_TRY(status, cudaEventCreate(&start), done);
+    CUDA_TRY(status, cudaEventCreate(&stop), done);
+    for (int r = -1; r < repeats && status == HB_SUCCESS; ++r) { /* one warm-up */
+        CUDA_TRY(status, cudaMemcpyAsync(dm->d, d0, bytes, cudaMemcpyDeviceToDevice, dm->stream),
+                 done);
+        CUDA_TRY(status,
+                 cudaMemcpyAsync(dm->rhs, r0, bytes, cudaMemcpyDeviceToDevice, dm->stream), done);
+        CUDA_TRY(status, cudaEventRecord(start, dm->stream), done);
+        if ((status = launch(dm, algo)) != HB_SUCCESS) break;
+        CUDA_TRY(status, cudaEventRecord(stop, dm->stream), done);
+        CUDA_TRY(status, cudaEventSynchronize(stop), done);
+        float ms = 0.0f;
+        CUDA_TRY(status, cudaEventElapsedTime(&ms, start, stop), done);
+        if (r >= 0) seconds[r] = ms * 1e-3;
+    }
+done:
+    cudaStreamSynchronize(dm->stream);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    cudaFree(d0);
+    cudaFree(r0);
+    return status;
+}
