@@ -3,14 +3,16 @@
  * Figures 9-12) beside cuSPARSE (when the CLI is built with it).
  *
  * The paper's grid: m = 64..512 with 256..256,000 systems, m = 1024..8192 with
- * 20..20,000 systems, fp64, fresh diagonally dominant random systems every run
- * (seed printed). Each configuration: median time of --repeats solves after a
+ * 20..20,000 systems, fp64 and fp32 (cuSPARSE's D and S routines beside ours),
+ * fresh diagonally dominant random systems every run (seed printed). Each configuration: median time of --repeats solves after a
  * warm-up, timed with CUDA events (hb_gtsv_benchmark for ours, events around
  * the call for cuSPARSE); several input sets are rotated so that the inputs
  * together are at least 3x the L2 cache (up to 64 sets). Effective bandwidth
  * is the minimum traffic (dl, d, du, b read and x written: 5 elements per
  * unknown) over the time, also as a fraction of the device-to-device copy
- * bandwidth measured in the same run. Then the accuracy sweep (Figure 12a:
+ * bandwidth measured in the same run. --variants times our kernel under
+ * several tunings (hb_gtsv_set_tuning) for A/B comparisons. Then the accuracy
+ * sweep (fp64; Figure 12a:
  * error against a long-double CPU solution as m grows) and the device memory
  * each solver needs (Figure 12b).
  */
@@ -32,25 +34,35 @@ static const char usage[] =
     "usage: hinesbatch bench tridiag [options]\n"
     "\n"
     "Batched tridiagonal solves on the paper's grid (m = 64..512 x 256..256,000\n"
-    "systems; m = 1024..8192 x 20..20,000 systems), fp64: our solver in both\n"
-    "layouts beside cuSPARSE's gtsv2StridedBatch and gtsvInterleavedBatch (algo 0\n"
-    "and 1) when built with it; time (median of repeats), effective bandwidth\n"
-    "(5 x 8 bytes per unknown), percent of the copy bandwidth, and the ratio of\n"
-    "the best cuSPARSE time to ours. Then accuracy against a long-double CPU\n"
-    "solution as m grows, and the device memory of each solver.\n"
+    "systems; m = 1024..8192 x 20..20,000 systems), fp64 and fp32: our solver in\n"
+    "both layouts beside cuSPARSE's gtsv2StridedBatch and gtsvInterleavedBatch\n"
+    "(algo 0 and 1; D or S) when built with it; time (median of repeats),\n"
+    "effective bandwidth (5 elements per unknown), percent of the copy bandwidth,\n"
+    "and the ratio of the best cuSPARSE time to ours. Then accuracy (fp64) against\n"
+    "a long-double CPU solution as m grows, and the device memory of each solver.\n"
     "\n"
     "  --backend B       cuda | omp | seq | best (default best)\n"
+    "  --precision P     fp64 | fp32 | both (default both)\n"
     "  --repeats R       timed solves per configuration (default 20)\n"
     "  --max-unknowns N  skip grid points with m x systems > N (default: none on\n"
     "                    CUDA, 4,000,000 on the CPU)\n"
+    "  --points LIST     only these grid points, e.g. 64x256000,512x256000\n"
+    "  --variants LIST   also time ours under each tuning of LIST, ';'-separated\n"
+    "                    hb_gtsv_set_tuning specs (e.g. 'hint=1;threads=128')\n"
+    "  --no-cusparse     skip cuSPARSE (faster A/B runs of --variants)\n"
     "  --seed S          random seed (default: the time)\n"
     "  --no-accuracy     skip the accuracy and memory tables\n"
     "  --json            one JSON document instead of the tables\n";
 
+#define MAX_VARIANTS 16
 typedef struct {
     hb_backend_t backend;
-    int repeats, accuracy, json;
+    int repeats, accuracy, json, cusparse;
+    int precisions; /* bit 0: fp64, bit 1: fp32 */
     long max_unknowns;
+    const char *points; /* NULL: the whole grid */
+    int n_variants;
+    char variant[MAX_VARIANTS][64];
     uint64_t seed;
 } options_t;
 
@@ -104,15 +116,24 @@ static void free_set(hb_context_t ctx, set_t *s)
     }
 }
 
-/* Fresh random data into a set; host scratch: 8 arrays of n doubles. */
-static hb_status_t make_set(hb_context_t ctx, int m, long count, double *host, set_t *s)
+/* Fresh random data into a set; host scratch: 8 arrays of n doubles (fp32:
+ * converted in place, the arrays then hold floats). */
+static hb_status_t make_set(hb_context_t ctx, int m, long count, hb_precision_t prec,
+                            double *host, set_t *s)
 {
-    const size_t n = (size_t)m * (size_t)count, bytes = n * sizeof(double);
+    const size_t n = (size_t)m * (size_t)count;
+    const size_t bytes = n * (prec == HB_FLOAT32 ? sizeof(float) : sizeof(double));
     hb_status_t st = HB_SUCCESS;
     memset(s, 0, sizeof *s);
     fill(m, count, 0.05, 1.0, host, host + n, host + 2 * n, host + 3 * n);
     for (int k = 0; k < 4 && st == HB_SUCCESS; ++k) {
         interleave(m, count, host + (size_t)k * n, host + (size_t)(4 + k) * n);
+        if (prec == HB_FLOAT32)
+            for (int a = 0; a < 2; ++a) {
+                double *src = host + (size_t)(a ? 4 + k : k) * n;
+                float *dst = (float *)src; /* forward in place: element e only reads e >= it */
+                for (size_t e = 0; e < n; ++e) dst[e] = (float)src[e];
+            }
         st = dev_alloc(ctx, bytes, &s->flat[k]);
         if (st == HB_SUCCESS) st = dev_alloc(ctx, bytes, &s->il[k]);
         if (st == HB_SUCCESS) st = hb_memcpy_to_device(ctx, s->flat[k], host + (size_t)k * n, bytes);
@@ -155,15 +176,26 @@ typedef struct {
     int m;
     long count;
     int sets;
+    hb_precision_t prec;
     int have[N_COLS];
     timing_t t[N_COLS];
     hb_gtsv_algo_t algo_flat, algo_il;
+    char plan_flat[96], plan_il[96]; /* hb_gtsv_describe */
+    int var_have[MAX_VARIANTS][2];   /* --variants: [variant][interleaved] */
+    timing_t var_t[MAX_VARIANTS][2];
+    char var_plan[MAX_VARIANTS][2][96];
 } point_t;
 
+static size_t esize_of(hb_precision_t prec)
+{
+    return prec == HB_FLOAT32 ? sizeof(float) : sizeof(double);
+}
+
 /* Ours: every set as a problem, rotated. */
-static hb_status_t time_ours(hb_context_t ctx, int m, long count, set_t *sets, int n_sets,
-                             hb_layout_t layout, hb_gtsv_algo_t algo, void *x, double *secs,
-                             int repeats, timing_t *out, hb_gtsv_algo_t *resolved)
+static hb_status_t time_ours(hb_context_t ctx, int m, long count, hb_precision_t prec,
+                             set_t *sets, int n_sets, hb_layout_t layout, hb_gtsv_algo_t algo,
+                             void *x, double *secs, int repeats, timing_t *out,
+                             hb_gtsv_algo_t *resolved, char *plan, size_t plan_size)
 {
     hb_gtsv_problem_t *p = calloc((size_t)n_sets, sizeof *p);
     if (!p) return HB_ERR_ALLOC;
@@ -172,7 +204,7 @@ static hb_status_t time_ours(hb_context_t ctx, int m, long count, set_t *sets, i
     hb_status_t st = HB_SUCCESS;
     for (int k = 0; k < n_sets; ++k) {
         void **a = layout == HB_LAYOUT_FLAT ? sets[k].flat : sets[k].il;
-        p[k] = (hb_gtsv_problem_t){.precision = HB_FLOAT64,
+        p[k] = (hb_gtsv_problem_t){.precision = prec,
                                    .algo = algo,
                                    .m = m,
                                    .dl = a[0],
@@ -188,6 +220,7 @@ static hb_status_t time_ours(hb_context_t ctx, int m, long count, set_t *sets, i
     if (st == HB_SUCCESS && bytes) st = hb_device_malloc(ctx, bytes, &buffer);
     for (int k = 0; k < n_sets; ++k) p[k].buffer = buffer;
     if (st == HB_SUCCESS) st = hb_gtsv_resolve(ctx, &p[0], resolved);
+    if (st == HB_SUCCESS) st = hb_gtsv_describe(ctx, &p[0], plan, plan_size);
     if (st == HB_SUCCESS) st = hb_gtsv_benchmark(ctx, p, n_sets, repeats, secs);
     if (st == HB_SUCCESS) *out = summarize(secs, repeats);
     if (buffer) hb_device_free(ctx, buffer);
@@ -210,32 +243,53 @@ static int cs_ok(cusparseStatus_t s, cudaError_t e, const char *what)
     return 1;
 }
 
-static size_t cs_buffer_size(cusparseHandle_t h, cs_kind_t kind, int m, long count, double **w)
+/* w: the four working arrays, double (prec fp64) or float (fp32). */
+static size_t cs_buffer_size(cusparseHandle_t h, cs_kind_t kind, hb_precision_t prec, int m,
+                             long count, void **w)
 {
     size_t bytes = 0;
-    cusparseStatus_t s =
-        kind == CS_KIND_STRIDED
-            ? cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, w[0], w[1], w[2], w[3], (int)count,
-                                                       m, &bytes)
-            : cusparseDgtsvInterleavedBatch_bufferSizeExt(h, kind == CS_KIND_IL0 ? 0 : 1, m, w[0],
-                                                          w[1], w[2], w[3], (int)count, &bytes);
+    const int algo = kind == CS_KIND_IL0 ? 0 : 1, n = (int)count;
+    cusparseStatus_t s;
+    if (prec == HB_FLOAT32) {
+        float **f = (float **)w;
+        s = kind == CS_KIND_STRIDED
+                ? cusparseSgtsv2StridedBatch_bufferSizeExt(h, m, f[0], f[1], f[2], f[3], n, m,
+                                                           &bytes)
+                : cusparseSgtsvInterleavedBatch_bufferSizeExt(h, algo, m, f[0], f[1], f[2], f[3],
+                                                              n, &bytes);
+    } else {
+        double **d = (double **)w;
+        s = kind == CS_KIND_STRIDED
+                ? cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, d[0], d[1], d[2], d[3], n, m,
+                                                           &bytes)
+                : cusparseDgtsvInterleavedBatch_bufferSizeExt(h, algo, m, d[0], d[1], d[2], d[3],
+                                                              n, &bytes);
+    }
     return s == CUSPARSE_STATUS_SUCCESS ? bytes : (size_t)-1;
 }
 
-static cusparseStatus_t cs_call(cusparseHandle_t h, cs_kind_t kind, int m, long count, double **w,
-                                void *buffer)
+static cusparseStatus_t cs_call(cusparseHandle_t h, cs_kind_t kind, hb_precision_t prec, int m,
+                                long count, void **w, void *buffer)
 {
+    const int algo = kind == CS_KIND_IL0 ? 0 : 1, n = (int)count;
+    if (prec == HB_FLOAT32) {
+        float **f = (float **)w;
+        if (kind == CS_KIND_STRIDED)
+            return cusparseSgtsv2StridedBatch(h, m, f[0], f[1], f[2], f[3], n, m, buffer);
+        return cusparseSgtsvInterleavedBatch(h, algo, m, f[0], f[1], f[2], f[3], n, buffer);
+    }
+    double **d = (double **)w;
     if (kind == CS_KIND_STRIDED)
-        return cusparseDgtsv2StridedBatch(h, m, w[0], w[1], w[2], w[3], (int)count, m, buffer);
-    return cusparseDgtsvInterleavedBatch(h, kind == CS_KIND_IL0 ? 0 : 1, m, w[0], w[1], w[2],
-                                         w[3], (int)count, buffer);
+        return cusparseDgtsv2StridedBatch(h, m, d[0], d[1], d[2], d[3], n, m, buffer);
+    return cusparseDgtsvInterleavedBatch(h, algo, m, d[0], d[1], d[2], d[3], n, buffer);
 }
 
-static int time_cusparse(cusparseHandle_t h, cs_kind_t kind, int m, long count, set_t *sets,
-                         int n_sets, double **w, double *secs, int repeats, timing_t *out)
+static int time_cusparse(cusparseHandle_t h, cs_kind_t kind, hb_precision_t prec, int m,
+                         long count, set_t *sets, int n_sets, void **w, double *secs, int repeats,
+                         timing_t *out)
 {
-    const size_t bytes = (size_t)m * (size_t)count * sizeof(double);
-    size_t buf_bytes = cs_buffer_size(h, kind, m, count, w);
+    const size_t bytes = (size_t)m * (size_t)count * esize_of(prec);
+    size_t buf_bytes = cs_buffer_size(h, kind, prec, m, count, w);
     void *buffer = NULL;
     cudaEvent_t start = NULL, stop = NULL;
     int ok = buf_bytes != (size_t)-1 &&
@@ -252,7 +306,8 @@ static int time_cusparse(cusparseHandle_t h, cs_kind_t kind, int m, long count, 
         if (!ok) break;
         float ms = 0.0f;
         ok = cs_ok(CUSPARSE_STATUS_SUCCESS, cudaEventRecord(start, 0), "record") &&
-             cs_ok(cs_call(h, kind, m, count, w, buffer), cudaGetLastError(), "cuSPARSE solve") &&
+             cs_ok(cs_call(h, kind, prec, m, count, w, buffer), cudaGetLastError(),
+                   "cuSPARSE solve") &&
              cs_ok(CUSPARSE_STATUS_SUCCESS, cudaEventRecord(stop, 0), "record") &&
              cs_ok(CUSPARSE_STATUS_SUCCESS, cudaEventSynchronize(stop), "sync") &&
              cs_ok(CUSPARSE_STATUS_SUCCESS, cudaEventElapsedTime(&ms, start, stop), "elapsed");
@@ -266,26 +321,28 @@ static int time_cusparse(cusparseHandle_t h, cs_kind_t kind, int m, long count, 
 }
 #endif
 
-static int run_point(hb_context_t ctx, const options_t *o, int m, long count, double l2_bytes,
-                     point_t *pt)
+static int run_point(hb_context_t ctx, const options_t *o, int m, long count,
+                     hb_precision_t prec, double l2_bytes, point_t *pt)
 {
-    const size_t n = (size_t)m * (size_t)count, bytes = n * sizeof(double);
+    const size_t n = (size_t)m * (size_t)count, bytes = n * esize_of(prec);
     const int cuda = hb_context_backend(ctx) == HB_BACKEND_CUDA;
     memset(pt, 0, sizeof *pt);
     pt->m = m;
     pt->count = count;
+    pt->prec = prec;
     int sets = (int)ceil(3.0 * l2_bytes / (4.0 * (double)bytes));
     if (sets < 1) sets = 1;
     if (sets > 64) sets = 64;
     pt->sets = sets;
-    double *host = malloc(8 * bytes);
+    double *host = malloc(8 * n * sizeof(double));
     set_t *set = calloc((size_t)sets, sizeof *set);
     double *secs = malloc((size_t)o->repeats * sizeof *secs);
     void *x = NULL;
-    double *w[4] = {NULL, NULL, NULL, NULL};
+    void *w[4] = {NULL, NULL, NULL, NULL};
     int ok = host && set && secs;
     hb_status_t st = ok ? HB_SUCCESS : HB_ERR_ALLOC;
-    for (int k = 0; k < sets && st == HB_SUCCESS; ++k) st = make_set(ctx, m, count, host, &set[k]);
+    for (int k = 0; k < sets && st == HB_SUCCESS; ++k)
+        st = make_set(ctx, m, count, prec, host, &set[k]);
     if (st == HB_SUCCESS) st = hb_device_malloc(ctx, bytes, &x);
     struct {
         int col;
@@ -297,24 +354,44 @@ static int run_point(hb_context_t ctx, const options_t *o, int m, long count, do
     for (int k = 0; k < 3 && st == HB_SUCCESS; ++k) {
         if (!cuda && k == 2) break; /* on the CPU, AUTO is Thomas already */
         hb_gtsv_algo_t resolved;
-        st = time_ours(ctx, m, count, set, sets, ours[k].layout, ours[k].algo, x, secs,
-                       o->repeats, &pt->t[ours[k].col], &resolved);
+        char plan[96];
+        st = time_ours(ctx, m, count, prec, set, sets, ours[k].layout, ours[k].algo, x, secs,
+                       o->repeats, &pt->t[ours[k].col], &resolved, plan, sizeof plan);
         if (st == HB_SUCCESS) {
             pt->have[ours[k].col] = 1;
-            if (k == 0) pt->algo_flat = resolved;
-            if (k == 1) pt->algo_il = resolved;
+            if (k == 0) {
+                pt->algo_flat = resolved;
+                snprintf(pt->plan_flat, sizeof pt->plan_flat, "%s", plan);
+            }
+            if (k == 1) {
+                pt->algo_il = resolved;
+                snprintf(pt->plan_il, sizeof pt->plan_il, "%s", plan);
+            }
         }
     }
+    /* --variants: our AUTO solve under each tuning, both layouts. */
+    for (int v = 0; v < o->n_variants && st == HB_SUCCESS; ++v) {
+        st = hb_gtsv_set_tuning(o->variant[v]);
+        for (int il = 0; il < 2 && st == HB_SUCCESS; ++il) {
+            hb_gtsv_algo_t resolved;
+            st = time_ours(ctx, m, count, prec, set, sets,
+                           il ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT, HB_GTSV_ALGO_AUTO, x, secs,
+                           o->repeats, &pt->var_t[v][il], &resolved, pt->var_plan[v][il],
+                           sizeof pt->var_plan[v][il]);
+            pt->var_have[v][il] = st == HB_SUCCESS;
+        }
+        hb_gtsv_set_tuning(NULL);
+    }
 #ifdef HB_HAVE_CUSPARSE
-    if (st == HB_SUCCESS && cuda) {
+    if (st == HB_SUCCESS && cuda && o->cusparse) {
         cusparseHandle_t h = NULL;
         ok = cs_ok(cusparseCreate(&h), cudaSuccess, "cusparseCreate");
         for (int k = 0; k < 4 && ok; ++k)
-            ok = cs_ok(CUSPARSE_STATUS_SUCCESS, cudaMalloc((void **)&w[k], bytes), "cudaMalloc");
+            ok = cs_ok(CUSPARSE_STATUS_SUCCESS, cudaMalloc(&w[k], bytes), "cudaMalloc");
         static const cs_kind_t kinds[3] = {CS_KIND_STRIDED, CS_KIND_IL0, CS_KIND_IL1};
         for (int k = 0; k < 3 && ok; ++k)
-            pt->have[CS_STRIDED + k] = time_cusparse(h, kinds[k], m, count, set, sets, w, secs,
-                                                     o->repeats, &pt->t[CS_STRIDED + k]);
+            pt->have[CS_STRIDED + k] = time_cusparse(h, kinds[k], prec, m, count, set, sets, w,
+                                                     secs, o->repeats, &pt->t[CS_STRIDED + k]);
         for (int k = 0; k < 4; ++k)
             if (w[k]) cudaFree(w[k]);
         if (h) cusparseDestroy(h);
@@ -322,8 +399,8 @@ static int run_point(hb_context_t ctx, const options_t *o, int m, long count, do
 #endif
     (void)w;
     if (st != HB_SUCCESS)
-        fprintf(stderr, "hinesbatch bench tridiag: m = %d, %ld systems: %s (%s)\n", m, count,
-                hb_last_error(), hb_status_string(st));
+        fprintf(stderr, "hinesbatch bench tridiag: m = %d, %ld systems, %s: %s (%s)\n", m, count,
+                prec == HB_FLOAT32 ? "fp32" : "fp64", hb_last_error(), hb_status_string(st));
     if (x) hb_device_free(ctx, x);
     for (int k = 0; set && k < sets; ++k) free_set(ctx, &set[k]);
     free(set);
@@ -433,22 +510,23 @@ static void accuracy(hb_context_t ctx, int m, long count, double errors[N_ACC], 
 #ifdef HB_HAVE_CUSPARSE
     if (hb_context_backend(ctx) == HB_BACKEND_CUDA) {
         cusparseHandle_t h = NULL;
-        double *w[4] = {NULL, NULL, NULL, NULL};
+        void *w[4] = {NULL, NULL, NULL, NULL};
         int ok = cs_ok(cusparseCreate(&h), cudaSuccess, "cusparseCreate");
         for (int k = 0; k < 4 && ok; ++k)
-            ok = cs_ok(CUSPARSE_STATUS_SUCCESS, cudaMalloc((void **)&w[k], bytes), "cudaMalloc");
+            ok = cs_ok(CUSPARSE_STATUS_SUCCESS, cudaMalloc(&w[k], bytes), "cudaMalloc");
         static const cs_kind_t kinds[3] = {CS_KIND_STRIDED, CS_KIND_IL0, CS_KIND_IL1};
         for (int k = 0; k < 3 && ok; ++k) {
             const int il = kinds[k] != CS_KIND_STRIDED;
             void *const *src = il ? set.il : set.flat;
             void *cbuf = NULL;
-            size_t cb = cs_buffer_size(h, kinds[k], m, count, w);
+            size_t cb = cs_buffer_size(h, kinds[k], HB_FLOAT64, m, count, w);
             for (int q = 0; q < 4 && ok; ++q)
                 ok = cs_ok(CUSPARSE_STATUS_SUCCESS,
                            cudaMemcpy(w[q], src[q], bytes, cudaMemcpyDeviceToDevice), "copy");
             ok = ok && cb != (size_t)-1 &&
                  cs_ok(CUSPARSE_STATUS_SUCCESS, cudaMalloc(&cbuf, cb ? cb : 1), "cudaMalloc") &&
-                 cs_ok(cs_call(h, kinds[k], m, count, w, cbuf), cudaDeviceSynchronize(), "solve") &&
+                 cs_ok(cs_call(h, kinds[k], HB_FLOAT64, m, count, w, cbuf), cudaDeviceSynchronize(),
+                       "solve") &&
                  cs_ok(CUSPARSE_STATUS_SUCCESS,
                        cudaMemcpy(out, w[3], bytes, cudaMemcpyDeviceToHost), "copy");
             if (ok) {
@@ -490,10 +568,10 @@ static void memory_row(hb_context_t ctx, int m, long count, double mb[5], int ha
     if (hb_context_backend(ctx) == HB_BACKEND_CUDA) {
         cusparseHandle_t h = NULL;
         if (cusparseCreate(&h) == CUSPARSE_STATUS_SUCCESS) {
-            double *w[4] = {NULL, NULL, NULL, NULL}; /* the size queries read no data */
+            void *w[4] = {NULL, NULL, NULL, NULL}; /* the size queries read no data */
             static const cs_kind_t kinds[3] = {CS_KIND_STRIDED, CS_KIND_IL0, CS_KIND_IL1};
             for (int k = 0; k < 3; ++k) {
-                const size_t b = cs_buffer_size(h, kinds[k], m, count, w);
+                const size_t b = cs_buffer_size(h, kinds[k], HB_FLOAT64, m, count, w);
                 if (b != (size_t)-1) {
                     mb[2 + k] = (4.0 * arrays + (double)b) / 1e6;
                     have[2 + k] = 1;
@@ -508,11 +586,14 @@ static void memory_row(hb_context_t ctx, int m, long count, double mb[5], int ha
 
 /* ---- output ---- */
 
-static void print_point_text(const point_t *pt, double copy_bw)
+static const char *prec_name(hb_precision_t prec) { return prec == HB_FLOAT32 ? "fp32" : "fp64"; }
+
+static void print_point_text(const point_t *pt, const options_t *o, double copy_bw)
 {
-    const double unknowns = (double)pt->m * (double)pt->count, bytes = 5.0 * 8.0 * unknowns;
+    const double unknowns = (double)pt->m * (double)pt->count;
+    const double bytes = 5.0 * (double)esize_of(pt->prec) * unknowns;
     const double best_cs = best_cusparse(pt);
-    printf("%5d %7ld", pt->m, pt->count);
+    printf("%4s %5d %7ld", prec_name(pt->prec), pt->m, pt->count);
     for (int c = 0; c < N_COLS; ++c) {
         if (!pt->have[c]) {
             printf(" %21s", "-");
@@ -526,7 +607,20 @@ static void print_point_text(const point_t *pt, double copy_bw)
             printf(" %6.2f", best_cs / pt->t[c].median);
         else
             printf(" %6s", "-");
-    printf("\n");
+    printf("  [%s | %s]\n", pt->plan_flat, pt->plan_il);
+    for (int v = 0; v < o->n_variants; ++v) {
+        printf("      variant '%s':", o->variant[v]);
+        for (int il = 0; il < 2; ++il) {
+            if (!pt->var_have[v][il]) {
+                printf(" %s -", il ? "il" : "flat");
+                continue;
+            }
+            const double t = pt->var_t[v][il].median, base = pt->t[il ? OURS_IL : OURS_FLAT].median;
+            printf(" %s %8.1f us %5.1f%% (%.3fx the rule) [%s]", il ? "il" : "flat", t * 1e6,
+                   100.0 * bytes / t / copy_bw, base / t, pt->var_plan[v][il]);
+        }
+        printf("\n");
+    }
 }
 
 static void print_timing_json(const timing_t *t, double bytes, double copy_bw)
@@ -536,14 +630,16 @@ static void print_timing_json(const timing_t *t, double bytes, double copy_bw)
            t->median, t->lo, t->hi, bytes / t->median, bytes / t->median / copy_bw);
 }
 
-static void print_point_json(const point_t *pt, double copy_bw, int first)
+static void print_point_json(const point_t *pt, const options_t *o, double copy_bw, int first)
 {
-    const double bytes = 5.0 * 8.0 * (double)pt->m * (double)pt->count;
+    const double bytes = 5.0 * (double)esize_of(pt->prec) * (double)pt->m * (double)pt->count;
     const double best_cs = best_cusparse(pt);
-    printf("%s\n    {\"m\": %d, \"systems\": %ld, \"input_sets\": %d, \"min_bytes\": %.0f, "
-           "\"algo_flat\": \"%s\", \"algo_interleaved\": \"%s\"",
-           first ? "" : ",", pt->m, pt->count, pt->sets, bytes, hb_gtsv_algo_name(pt->algo_flat),
-           hb_gtsv_algo_name(pt->algo_il));
+    printf("%s\n    {\"precision\": \"%s\", \"m\": %d, \"systems\": %ld, \"input_sets\": %d, "
+           "\"min_bytes\": %.0f, \"algo_flat\": \"%s\", \"algo_interleaved\": \"%s\", "
+           "\"plan_flat\": \"%s\", \"plan_interleaved\": \"%s\"",
+           first ? "" : ",", prec_name(pt->prec), pt->m, pt->count, pt->sets, bytes,
+           hb_gtsv_algo_name(pt->algo_flat), hb_gtsv_algo_name(pt->algo_il), pt->plan_flat,
+           pt->plan_il);
     for (int c = 0; c < N_COLS; ++c) {
         if (!pt->have[c]) continue;
         printf(", \"%s\": ", col_key[c]);
@@ -554,6 +650,21 @@ static void print_point_json(const point_t *pt, double copy_bw, int first)
         if (pt->have[OURS_FLAT]) printf(", \"ratio_flat\": %.4f", best_cs / pt->t[OURS_FLAT].median);
         if (pt->have[OURS_IL])
             printf(", \"ratio_interleaved\": %.4f", best_cs / pt->t[OURS_IL].median);
+    }
+    if (o->n_variants) {
+        printf(", \"variants\": [");
+        for (int v = 0; v < o->n_variants; ++v) {
+            printf("%s{\"tuning\": ", v ? ", " : "");
+            cli_json_string(stdout, o->variant[v]);
+            for (int il = 0; il < 2; ++il) {
+                if (!pt->var_have[v][il]) continue;
+                printf(", \"%s\": ", il ? "interleaved" : "flat");
+                print_timing_json(&pt->var_t[v][il], bytes, copy_bw);
+                printf(", \"plan_%s\": \"%s\"", il ? "interleaved" : "flat", pt->var_plan[v][il]);
+            }
+            printf("}");
+        }
+        printf("]");
     }
     printf("}");
 }
@@ -566,11 +677,26 @@ static const char *const acc_key[N_ACC] = {"ours_flat", "ours_interleaved", "our
 static const char *const mem_key[5] = {"ours_auto", "ours_thomas", "cusparse_strided",
                                        "cusparse_interleaved_algo0", "cusparse_interleaved_algo1"};
 
+/* Is "MxN" in the comma-separated list (NULL: every point)? */
+static int point_selected(const char *list, int m, long count)
+{
+    for (const char *c = list; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
+        int pm = 0;
+        long pn = 0;
+        if (sscanf(c, "%dx%ld", &pm, &pn) == 2 && pm == m && pn == count) return 1;
+    }
+    return list == NULL;
+}
+
 static int parse_options(int argc, char **argv, options_t *o)
 {
     cli_args_t a = {"bench tridiag", argc, argv, 1};
     o->backend = HB_BACKEND_BEST;
     o->repeats = 20;
+    o->cusparse = 1;
+    o->precisions = 3;
+    o->points = NULL;
+    o->n_variants = 0;
     o->accuracy = 1;
     o->json = 0;
     o->max_unknowns = -1;
@@ -585,6 +711,40 @@ static int parse_options(int argc, char **argv, options_t *o)
             o->json = 1;
         } else if (strcmp(opt, "--no-accuracy") == 0) {
             o->accuracy = 0;
+        } else if (strcmp(opt, "--no-cusparse") == 0) {
+            o->cusparse = 0;
+        } else if (strcmp(opt, "--precision") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            if (strcmp(value, "fp64") == 0) o->precisions = 1;
+            else if (strcmp(value, "fp32") == 0) o->precisions = 2;
+            else if (strcmp(value, "both") == 0) o->precisions = 3;
+            else return cli_fail(a.command, "--precision '%s': expected fp64, fp32 or both", value) + 1;
+        } else if (strcmp(opt, "--points") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            for (const char *c = value; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
+                int pm = 0;
+                long pn = 0;
+                if (sscanf(c, "%dx%ld", &pm, &pn) != 2 || pm < 1 || pn < 1)
+                    return cli_fail(a.command, "--points '%s': expected MxN[,MxN...]", value) + 1;
+            }
+            o->points = value;
+        } else if (strcmp(opt, "--variants") == 0) {
+            if (!(value = cli_option_value(&a))) return 2;
+            o->n_variants = 0;
+            for (const char *c = value; c;) {
+                const char *end = strchr(c, ';');
+                const size_t len = end ? (size_t)(end - c) : strlen(c);
+                if (o->n_variants == MAX_VARIANTS || len >= sizeof o->variant[0])
+                    return cli_fail(a.command, "--variants: at most %d tunings of under %zu characters",
+                                    MAX_VARIANTS, sizeof o->variant[0]) + 1;
+                memcpy(o->variant[o->n_variants], c, len);
+                o->variant[o->n_variants][len] = '\0';
+                if (hb_gtsv_set_tuning(o->variant[o->n_variants]) != HB_SUCCESS)
+                    return cli_fail(a.command, "--variants: %s", hb_last_error()) + 1;
+                ++o->n_variants;
+                c = end ? end + 1 : NULL;
+            }
+            hb_gtsv_set_tuning(NULL);
         } else if (strcmp(opt, "--repeats") == 0) {
             if (!(value = cli_option_value(&a))) return 2;
             if (!cli_parse_int(value, 1, 1000, &v))
@@ -642,40 +802,50 @@ int cli_bench_tridiag(int argc, char **argv)
     if (o.json) {
         printf("{\"benchmark\": \"tridiag\", \"device\": ");
         cli_json_string(stdout, hb_context_device_name(ctx));
-        printf(", \"backend\": \"%s\", \"precision\": \"fp64\", \"copy_bandwidth_Bps\": %.6e, "
+        printf(", \"backend\": \"%s\", \"precisions\": \"%s\", \"copy_bandwidth_Bps\": %.6e, "
                "\"repeats\": %d, \"seed\": %llu, \"cusparse\": %s, \"grid\": [",
-               hb_backend_name(hb_context_backend(ctx)), copy_bw, o.repeats,
-               (unsigned long long)o.seed, with_cusparse ? "true" : "false");
+               hb_backend_name(hb_context_backend(ctx)),
+               o.precisions == 3 ? "fp64 fp32" : o.precisions == 2 ? "fp32" : "fp64", copy_bw,
+               o.repeats, (unsigned long long)o.seed,
+               with_cusparse && o.cusparse ? "true" : "false");
     } else {
         printf("device: %s (%s); copy bandwidth %.3f TB/s (read + write, 2 GiB, median of 10); "
-               "fp64; median of %d repeats; seed %llu%s\n",
+               "median of %d repeats; seed %llu%s\n",
                hb_context_device_name(ctx), hb_backend_name(hb_context_backend(ctx)),
                copy_bw / 1e12, o.repeats, (unsigned long long)o.seed,
-               with_cusparse ? "" : "; cuSPARSE not built in");
+               !with_cusparse ? "; cuSPARSE not built in" : o.cusparse ? "" : "; cuSPARSE skipped");
         printf("per solver: time [us], effective bandwidth [TB/s], %% of copy; ratio = best "
-               "cuSPARSE time / ours\n%5s %7s", "m", "systems");
+               "cuSPARSE time / ours; [our plans: flat | interleaved]\n%4s %5s %7s", "prec", "m",
+               "systems");
         for (int c = 0; c < N_COLS; ++c) printf(" %21s", col_name[c]);
         printf(" %6s %6s\n", "r.flat", "r.il");
     }
     int first = 1, failures = 0;
-    for (int part = 0; part < 2; ++part)
-        for (int mi = 0; mi < 4; ++mi)
-            for (int ni = 0; ni < 4; ++ni) {
-                const int m = part ? grid_large_m[mi] : grid_small_m[mi];
-                const long count = part ? grid_large_n[ni] : grid_small_n[ni];
-                if ((double)m * (double)count > (double)o.max_unknowns) continue;
-                point_t pt;
-                if (!run_point(ctx, &o, m, count, l2, &pt)) {
-                    ++failures;
-                    continue;
+    for (int pi = 0; pi < 2; ++pi) {
+        if (!(o.precisions & (1 << pi))) continue;
+        const hb_precision_t prec = pi ? HB_FLOAT32 : HB_FLOAT64;
+        for (int part = 0; part < 2; ++part)
+            for (int mi = 0; mi < 4; ++mi)
+                for (int ni = 0; ni < 4; ++ni) {
+                    const int m = part ? grid_large_m[mi] : grid_small_m[mi];
+                    const long count = part ? grid_large_n[ni] : grid_small_n[ni];
+                    if ((double)m * (double)count > (double)o.max_unknowns) continue;
+                    if (!point_selected(o.points, m, count)) continue;
+                    point_t *pt = malloc(sizeof *pt);
+                    if (!pt || !run_point(ctx, &o, m, count, prec, l2, pt)) {
+                        free(pt);
+                        ++failures;
+                        continue;
+                    }
+                    if (o.json)
+                        print_point_json(pt, &o, copy_bw, first);
+                    else
+                        print_point_text(pt, &o, copy_bw);
+                    free(pt);
+                    first = 0;
+                    fflush(stdout);
                 }
-                if (o.json)
-                    print_point_json(&pt, copy_bw, first);
-                else
-                    print_point_text(&pt, copy_bw);
-                first = 0;
-                fflush(stdout);
-            }
+    }
     if (o.json) printf("\n  ]");
     if (o.accuracy) {
         static const int acc_m[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
