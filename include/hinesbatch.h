@@ -438,7 +438,10 @@ typedef struct {
     hb_spike_time_t spike_time;
     int hh_table;         /* non-zero (default): hh rates from hh.mod's TABLE (-100..100 mV,
                              1 mV, linear interpolation), as NEURON's usetable_hh = 1 */
-    hb_backend_t backend; /* for the batched solves (HB_BACKEND_SEQ) */
+    hb_backend_t backend; /* where the steps run (HB_BACKEND_SEQ): SEQ one core, OMP all
+                             cores, CUDA the GPU (state on the device), BEST CUDA when a
+                             device is present, else OMP */
+    int threads;          /* HB_BACKEND_OMP: threads (0, default: OpenMP's default) */
 } hb_sim_options_t;
 
 void hb_sim_options_default(hb_sim_options_t *options);
@@ -448,7 +451,8 @@ typedef struct hb_sim hb_sim_t;
 /*
  * A simulation of n_cells cells (a model may appear several times: copies).
  * The models must outlive the simulation. Cells whose matrices have the same
- * shape are solved together with hb_hines_solve_batch.
+ * shape and the same hh nodes are stepped together, a block of cells at a
+ * time (docs/sim-engine.md).
  */
 hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
                           hb_sim_t **sim);

@@ -1,4 +1,5 @@
 #include "hines_cpu.h"
+#include "hines_lanes.h"
 
 #include "core/context.h"
 #include "core/status.h"
@@ -9,9 +10,6 @@
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
-#define HB_SIMD _Pragma("omp simd")
-#else
-#define HB_SIMD
 #endif
 
 /* INTERLEAVED work unit for the OMP backend: 64 lanes = 8 cache lines a row. */
@@ -52,49 +50,11 @@ hb_status_t hb_check_batch(const char *fn, int m, const int *parent, int batch_c
     return HB_SUCCESS;
 }
 
-/*
- * One row of each sweep over a run of lanes. Separate functions so that the
- * rows (the same array at different offsets) are restrict-qualified
- * parameters: that is what lets the lane loop vectorise without OpenMP.
- */
-static inline void eliminate_row(size_t lanes, const double *restrict u_i,
-                                 const double *restrict l_i, const double *restrict d_i,
-                                 const double *restrict rhs_i, double *restrict d_p,
-                                 double *restrict rhs_p)
-{
-    HB_SIMD
-    for (size_t k = 0; k < lanes; ++k) {
-        const double factor = u_i[k] / d_i[k];
-        d_p[k] -= factor * l_i[k];
-        rhs_p[k] -= factor * rhs_i[k];
-    }
-}
-
-static inline void substitute_row(size_t lanes, const double *restrict l_i,
-                                  const double *restrict d_i, const double *restrict rhs_p,
-                                  double *restrict rhs_i)
-{
-    HB_SIMD
-    for (size_t k = 0; k < lanes; ++k) {
-        rhs_i[k] -= l_i[k] * rhs_p[k];
-        rhs_i[k] /= d_i[k];
-    }
-}
-
 void hb_hines_lanes(int m, const int *restrict parent, size_t row_stride, size_t lanes,
                     const double *restrict u, const double *restrict l, double *restrict d,
                     double *restrict rhs)
 {
-    for (int i = m - 1; i > 0; --i) {
-        const size_t row = (size_t)i * row_stride, prow = (size_t)parent[i] * row_stride;
-        eliminate_row(lanes, u + row, l + row, d + row, rhs + row, d + prow, rhs + prow);
-    }
-    HB_SIMD
-    for (size_t k = 0; k < lanes; ++k) rhs[k] /= d[k];
-    for (int i = 1; i < m; ++i) {
-        const size_t row = (size_t)i * row_stride, prow = (size_t)parent[i] * row_stride;
-        substitute_row(lanes, l + row, d + row, rhs + prow, rhs + row);
-    }
+    hb_hines_lanes_inline(m, parent, row_stride, lanes, u, l, d, rhs);
 }
 
 hb_status_t hb_hines_solve(int m, const int *parent, const double *u, const double *l,

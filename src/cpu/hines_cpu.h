@@ -39,6 +39,8 @@ hb_status_t hb_check_batch(const char *fn, int m, const int *parent, int batch_c
  * array is at i * row_stride + k, lanes <= row_stride (or m == 1). Arguments
  * are trusted. No pivot check: cable matrices are diagonally dominant, so the
  * eliminated diagonal never reaches zero; other matrices get inf/NaN results.
+ * The code is hb_hines_lanes_inline (src/cpu/hines_lanes.h), shared with the
+ * simulator's fused CPU step and its CUDA kernel.
  */
 void hb_hines_lanes(int m, const int *restrict parent, size_t row_stride, size_t lanes,
                     const double *restrict u, const double *restrict l, double *restrict d,

@@ -1,11 +1,19 @@
 /*
  * Time stepping as NEURON's fixed step (nrn_fixed_step, secondorder 0 or 1):
  *   1. currents and conductances at v(t) with the gates of t; IClamps at t + dt/2;
- *   2. the matrix (hb_cable_step_system, dt/2 in the capacitive term for CN);
- *   3. Hines solves: cells with the same matrix shape in one hb_hines_solve_batch;
+ *   2. the matrix (hb_cable_step_system's arithmetic, dt/2 in the capacitive term for CN);
+ *   3. Hines solves;
  *   4. v += dv (CN: v += 2 dv);
  *   5. gates with the new v by cnexp: m += (1 - exp(-dt/tau)) (minf - m);
  *   6. t += dt; spike detection and sampling.
+ *
+ * The engine (docs/sim-engine.md): cells with the same matrix shape and the
+ * same hh nodes form a group, stored Block-Interleaved with HB_SIM_CPU_LANES
+ * cells per block (HB_SIM_GPU_LANES on the GPU). Steps 1-5 run as one pass per
+ * block (hb_step_lanes, src/sim/step_kernels.h) while the block is in cache;
+ * OpenMP spreads the blocks over the cores. With the CUDA backend the same
+ * code runs in a kernel, one thread per cell (src/cuda/sim_cuda.cu), and the
+ * state stays on the device.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -13,15 +21,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/context.h"
 #include "core/status.h"
 #include "sim/sim.h"
 
+#ifdef HB_HAVE_OPENMP
+#include <omp.h>
+#endif
+#ifdef HB_HAVE_CUDA
+#include "cuda/sim_cuda.h"
+#endif
+
 typedef struct {
-    int m;         /* rows of each system */
-    int count;     /* cells in the group */
-    int *cells;    /* simulation cell indices */
-    double *u, *l; /* FLAT layout, count * m, constant */
-    double *d, *rhs;
+    hb_step_group_t k;   /* what the step reads and writes (host arrays) */
+    int *cells;          /* simulation cell of each slot (count) */
+    int *parent, *hh_node;
+    double *v, *d, *rhs, *u, *l, *cfac, *pas_g, *pas_e, *hh_par, *hh_state;
+    int *site_start;
+    hb_stim_site_t *sites;
+    hb_stim_pulse_t *pulses;
 } group_t;
 
 typedef struct {
@@ -33,29 +51,32 @@ struct hb_sim {
     hb_sim_options_t opt;
     int n_cells;
     hb_model_t **cells; /* borrowed (or owned through `owned`) */
-    int *offset;        /* first global node of each cell; offset[n_cells] = all nodes */
-    double *v, *g, *im, *inj; /* per global node: [mV], [S/cm^2], [mA/cm^2], [nA] */
-    double *pas_g, *pas_e;    /* per global node */
-    int n_hh;
-    int *hh_node;       /* global node per hh instance */
-    double *hh_par;     /* HB_HH_NPAR per instance */
-    double *hh_state;   /* m, h, n per instance */
-    hb_hh_table_t table;
-    int n_stims;
-    hb_iclamp_t *stims; /* nodes global */
+    int *offset;        /* first node of each cell in vbuf; offset[n_cells] = all nodes */
+    int *group_of, *slot_of; /* per cell */
+    int width;          /* lanes per block: HB_SIM_GPU_LANES, or at most HB_SIM_CPU_LANES */
     int n_groups;
     group_t *groups;
+    int total_blocks;
+    int *block_group, *block_index; /* per block of all groups */
+    hb_hh_table_t table;
     hb_context_t ctx;
+    hb_backend_t backend; /* resolved */
     int n_probes;
-    hb_probe_t *probes; /* nodes global, names owned */
+    hb_probe_t *probes;   /* nodes local to the cell, names owned */
+    int *probe_group;
+    size_t *probe_index;  /* element of the group's v */
     unsigned char *above; /* per probe: v was above threshold */
     double *v_prev;       /* per probe, for interpolated spike times */
     series_t times;
     series_t *traces; /* per probe */
     series_t *spikes; /* per probe */
+    double *vbuf;     /* hb_sim_voltages: cell by cell */
     long step, sample_every;
     int initialised;
     hb_sim_owned_t owned;
+#ifdef HB_HAVE_CUDA
+    hb_cuda_sim_t *gpu;
+#endif
 };
 
 void hb_sim_options_default(hb_sim_options_t *o)
@@ -71,6 +92,7 @@ void hb_sim_options_default(hb_sim_options_t *o)
     o->spike_time = HB_SPIKE_STEP;
     o->hh_table = 1;
     o->backend = HB_BACKEND_SEQ;
+    o->threads = 0;
 }
 
 void hb_sim_owned_free(hb_sim_owned_t *owned)
@@ -114,6 +136,9 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: unknown method %d", (int)o->method);
     if (o->spike_time != HB_SPIKE_STEP && o->spike_time != HB_SPIKE_INTERPOLATE)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: unknown spike time rule %d", (int)o->spike_time);
+    if (o->threads < 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: threads = %d; expected >= 0 (0: all)",
+                       o->threads);
     if (!(o->sample_dt_ms >= 0.0) || !isfinite(o->sample_dt_ms))
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: sample_dt = %g ms; expected >= 0",
                        o->sample_dt_ms);
@@ -127,64 +152,190 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
     return HB_SUCCESS;
 }
 
-/* Cells with the same matrix shape share a group (one batched solve). */
-static hb_status_t make_groups(hb_sim_t *sim)
+/* Same matrix shape and the same hh nodes: one group. */
+static int same_group(const hb_model_t *a, const hb_model_t *b)
 {
-    int *group_of = malloc((size_t)sim->n_cells * sizeof *group_of);
+    if (a == b) return 1;
+    const int m = hb_cable_size(a->cable);
+    return hb_cable_size(b->cable) == m &&
+           memcmp(hb_cable_parent(a->cable), hb_cable_parent(b->cable), (size_t)m * sizeof(int)) == 0 &&
+           memcmp(a->has_hh, b->has_hh, (size_t)m) == 0;
+}
+
+#define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
+
+/* Storage of one group: constants filled, state left for hb_sim_init. */
+static hb_status_t fill_group(hb_sim_t *sim, group_t *gr, int with_scratch)
+{
+    hb_step_group_t *k = &gr->k;
+    /* GPU: a warp per block. CPU: HB_SIM_CPU_LANES, or fewer for small groups
+     * (a lone cell must not pay for eight). */
+    int W = sim->width;
+    if (W == HB_SIM_CPU_LANES)
+        while (W > 1 && W / 2 >= k->count) W /= 2;
+    const int m = k->m;
+    const hb_model_t *first = sim->cells[gr->cells[0]];
+    k->width = W;
+    k->blocks = (k->count + W - 1) / W;
+    const size_t slots = (size_t)k->blocks * (size_t)W, size = slots * (size_t)m;
+    if ((size_t)m > ((size_t)-1 / sizeof(double)) / slots / 16)
+        return hb_fail(HB_ERR_ALLOC, "simulation: %d cells of %d nodes do not fit in memory",
+                       k->count, m);
+    k->n_hh = 0;
+    for (int j = 0; j < m; j++) k->n_hh += first->has_hh[j];
+    const size_t hh = slots * (size_t)k->n_hh;
+    int n_sites = 0, n_pulses = 0;
+    for (int q = 0; q < k->count; q++) {
+        const hb_model_t *md = sim->cells[gr->cells[q]];
+        n_pulses += md->n_iclamps;
+        n_sites += md->n_iclamps; /* at most */
+    }
+    int ok = ALLOC(gr->parent, m) && ALLOC(gr->hh_node, k->n_hh) && ALLOC(gr->v, size) &&
+             ALLOC(gr->u, size) && ALLOC(gr->l, size) && ALLOC(gr->cfac, size) &&
+             ALLOC(gr->pas_g, size) && ALLOC(gr->pas_e, size) &&
+             ALLOC(gr->hh_par, hh * HB_HH_NPAR) && ALLOC(gr->hh_state, hh * 3) &&
+             ALLOC(gr->site_start, slots + 1) && ALLOC(gr->sites, n_sites) &&
+             ALLOC(gr->pulses, n_pulses);
+    if (ok && with_scratch) ok = ALLOC(gr->d, size) && ALLOC(gr->rhs, size);
+    double *u = NULL, *l = NULL;
+    if (ok) ok = ALLOC(u, m) && ALLOC(l, m);
+    if (!ok) {
+        free(u);
+        free(l);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d cells of %d nodes",
+                       k->count, m);
+    }
+    memcpy(gr->parent, hb_cable_parent(first->cable), (size_t)m * sizeof(int));
+    for (int j = 0, n = 0; j < m; j++)
+        if (first->has_hh[j]) gr->hh_node[n++] = j;
+    const int cn = sim->opt.method == HB_METHOD_CN;
+    const double dt = cn ? 0.5 * sim->opt.dt_ms : sim->opt.dt_ms;
+    hb_status_t status = HB_SUCCESS;
+    n_sites = n_pulses = 0;
+    for (size_t s = 0; s < slots && status == HB_SUCCESS; s++) {
+        const size_t base = (s / (size_t)W) * (size_t)m * (size_t)W + s % (size_t)W;
+        gr->site_start[s] = n_sites;
+        if (s >= (size_t)k->count) { /* padding: identity rows (d = 1, rhs = 0) */
+            for (int i = 0; i < m; i++) gr->cfac[base + (size_t)i * W] = 1.0;
+            continue;
+        }
+        const int c = gr->cells[s];
+        const hb_model_t *md = sim->cells[c];
+        sim->group_of[c] = (int)(gr - sim->groups);
+        sim->slot_of[c] = (int)s;
+        if ((status = hb_cable_offdiag(md->cable, u, l)) != HB_SUCCESS) break;
+        for (int i = 0, j = 0; i < m; i++) {
+            const size_t e = base + (size_t)i * W;
+            hb_node_info_t node;
+            if ((status = hb_cable_node(md->cable, i, &node)) != HB_SUCCESS) break;
+            gr->u[e] = u[i];
+            gr->l[e] = l[i];
+            gr->cfac[e] = node.area_um2 > 0.0 ? 1e-3 * node.cm_uf_cm2 / dt : 0.0;
+            if (md->has_pas[i]) {
+                gr->pas_g[e] = md->pas_g[i];
+                gr->pas_e[e] = md->pas_e[i];
+            }
+            if (md->has_hh[i]) { /* instance (block, j), lane s % W */
+                const size_t inst = (s / (size_t)W) * (size_t)k->n_hh + (size_t)j++;
+                for (int q = 0; q < HB_HH_NPAR; q++)
+                    gr->hh_par[(inst * HB_HH_NPAR + (size_t)q) * W + s % (size_t)W] =
+                        md->hh[(size_t)i * HB_HH_NPAR + q];
+            }
+        }
+        /* IClamps grouped by node (model order kept within a node). */
+        for (int a = 0; a < md->n_iclamps && status == HB_SUCCESS; a++) {
+            const int node = md->iclamps[a].node;
+            int seen = 0;
+            for (int b = 0; b < a; b++) seen |= md->iclamps[b].node == node;
+            if (seen) continue;
+            hb_node_info_t info;
+            if ((status = hb_cable_node(md->cable, node, &info)) != HB_SUCCESS) break;
+            hb_stim_site_t *site = &gr->sites[n_sites++];
+            site->node = node;
+            site->first = n_pulses;
+            site->area_um2 = info.area_um2 > 0.0 ? info.area_um2 : HB_ZERO_AREA_ROW_UM2;
+            for (int b = a; b < md->n_iclamps; b++)
+                if (md->iclamps[b].node == node)
+                    gr->pulses[n_pulses++] = (hb_stim_pulse_t){
+                        md->iclamps[b].del_ms, md->iclamps[b].dur_ms, md->iclamps[b].amp_na};
+            site->count = n_pulses - site->first;
+        }
+    }
+    gr->site_start[slots] = n_sites;
+    free(u);
+    free(l);
+    k->parent = gr->parent;
+    k->hh_node = gr->hh_node;
+    k->v = gr->v;
+    k->d = gr->d;
+    k->rhs = gr->rhs;
+    k->u = gr->u;
+    k->l = gr->l;
+    k->cfac = gr->cfac;
+    k->pas_g = gr->pas_g;
+    k->pas_e = gr->pas_e;
+    k->hh_par = gr->hh_par;
+    k->hh_state = gr->hh_state;
+    k->site_start = gr->site_start;
+    k->sites = gr->sites;
+    k->pulses = gr->pulses;
+    return status;
+}
+
+static hb_status_t make_groups(hb_sim_t *sim, int with_scratch)
+{
     int *first = malloc((size_t)sim->n_cells * sizeof *first); /* a cell of each group */
     sim->groups = calloc((size_t)sim->n_cells, sizeof *sim->groups);
-    if (!group_of || !first || !sim->groups) {
-        free(group_of);
+    sim->group_of = malloc((size_t)sim->n_cells * sizeof *sim->group_of);
+    sim->slot_of = malloc((size_t)sim->n_cells * sizeof *sim->slot_of);
+    if (!first || !sim->groups || !sim->group_of || !sim->slot_of) {
         free(first);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
     for (int c = 0; c < sim->n_cells; c++) {
-        const hb_cable_t *cable = sim->cells[c]->cable;
-        const int m = hb_cable_size(cable);
-        group_of[c] = -1;
-        for (int k = 0; k < sim->n_groups && group_of[c] < 0; k++) {
-            const hb_cable_t *other = sim->cells[first[k]]->cable;
-            if (other == cable ||
-                (hb_cable_size(other) == m &&
-                 memcmp(hb_cable_parent(other), hb_cable_parent(cable), (size_t)m * sizeof(int)) == 0))
-                group_of[c] = k;
-        }
-        if (group_of[c] < 0) {
+        int g = -1;
+        for (int k = 0; k < sim->n_groups && g < 0; k++)
+            if (same_group(sim->cells[first[k]], sim->cells[c])) g = k;
+        if (g < 0) {
             first[sim->n_groups] = c;
-            group_of[c] = sim->n_groups;
-            sim->groups[sim->n_groups++].m = m;
+            g = sim->n_groups++;
+            sim->groups[g].k.m = hb_cable_size(sim->cells[c]->cable);
         }
-        group_t *gr = &sim->groups[group_of[c]];
-        gr->count++; /* counted here, filled below */
+        sim->group_of[c] = g;
+        sim->groups[g].k.count++;
+    }
+    free(first);
+    for (int g = 0; g < sim->n_groups; g++) {
+        group_t *gr = &sim->groups[g];
+        if (!(gr->cells = malloc((size_t)gr->k.count * sizeof *gr->cells)))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        gr->k.count = 0;
+    }
+    for (int c = 0; c < sim->n_cells; c++) {
+        group_t *gr = &sim->groups[sim->group_of[c]];
+        gr->cells[gr->k.count++] = c;
     }
     hb_status_t status = HB_SUCCESS;
-    for (int k = 0; k < sim->n_groups && status == HB_SUCCESS; k++) {
-        group_t *gr = &sim->groups[k];
-        size_t n = (size_t)gr->count * (size_t)gr->m;
-        gr->cells = malloc((size_t)gr->count * sizeof *gr->cells);
-        gr->u = malloc(n * sizeof(double));
-        gr->l = malloc(n * sizeof(double));
-        gr->d = malloc(n * sizeof(double));
-        gr->rhs = malloc(n * sizeof(double));
-        if (!gr->cells || !gr->u || !gr->l || !gr->d || !gr->rhs)
-            status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu matrix rows", n);
-        gr->count = 0;
-    }
-    for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++) {
-        group_t *gr = &sim->groups[group_of[c]];
-        size_t base = (size_t)gr->count * (size_t)gr->m;
-        gr->cells[gr->count++] = c;
-        status = hb_cable_offdiag(sim->cells[c]->cable, gr->u + base, gr->l + base);
-    }
-    free(group_of);
-    free(first);
-    return status;
+    for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
+        status = fill_group(sim, &sim->groups[g], with_scratch);
+    if (status != HB_SUCCESS) return status;
+    for (int g = 0; g < sim->n_groups; g++) sim->total_blocks += sim->groups[g].k.blocks;
+    sim->block_group = malloc((size_t)sim->total_blocks * sizeof *sim->block_group);
+    sim->block_index = malloc((size_t)sim->total_blocks * sizeof *sim->block_index);
+    if (!sim->block_group || !sim->block_index)
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int g = 0, n = 0; g < sim->n_groups; g++)
+        for (int b = 0; b < sim->groups[g].k.blocks; b++, n++) {
+            sim->block_group[n] = g;
+            sim->block_index[n] = b;
+        }
+    return HB_SUCCESS;
 }
 
-/* Global per-node and per-instance arrays from the models. */
+/* Probes of all cells (cell order), the voltage buffer. */
 static hb_status_t gather(hb_sim_t *sim)
 {
-    int n_hh = 0, n_stims = 0, n_probes = 0;
+    int n_probes = 0;
     sim->offset = malloc(((size_t)sim->n_cells + 1) * sizeof *sim->offset);
     if (!sim->offset) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     long total = 0;
@@ -192,58 +343,30 @@ static hb_status_t gather(hb_sim_t *sim)
         const hb_model_t *md = sim->cells[c];
         sim->offset[c] = (int)total;
         total += md->m;
-        for (int j = 0; j < md->m; j++) n_hh += md->has_hh[j];
-        n_stims += md->n_iclamps;
         n_probes += md->n_probes;
         if (total > 0x7fffffffL)
             return hb_fail(HB_ERR_INVALID_VALUE, "simulation: more than 2^31 nodes in all");
     }
     sim->offset[sim->n_cells] = (int)total;
     const size_t n = (size_t)total;
-    sim->v = calloc(n, sizeof *sim->v);
-    sim->g = calloc(n, sizeof *sim->g);
-    sim->im = calloc(n, sizeof *sim->im);
-    sim->inj = calloc(n, sizeof *sim->inj);
-    sim->pas_g = calloc(n, sizeof *sim->pas_g);
-    sim->pas_e = calloc(n, sizeof *sim->pas_e);
-    sim->hh_node = calloc((size_t)n_hh + 1, sizeof *sim->hh_node);
-    sim->hh_par = calloc(((size_t)n_hh + 1) * HB_HH_NPAR, sizeof *sim->hh_par);
-    sim->hh_state = calloc(((size_t)n_hh + 1) * 3, sizeof *sim->hh_state);
-    sim->stims = calloc((size_t)n_stims + 1, sizeof *sim->stims);
+    sim->vbuf = calloc(n, sizeof *sim->vbuf);
     sim->probes = calloc((size_t)n_probes + 1, sizeof *sim->probes);
+    sim->probe_group = calloc((size_t)n_probes + 1, sizeof *sim->probe_group);
+    sim->probe_index = calloc((size_t)n_probes + 1, sizeof *sim->probe_index);
     sim->above = calloc((size_t)n_probes + 1, 1);
     sim->v_prev = calloc((size_t)n_probes + 1, sizeof *sim->v_prev);
     sim->traces = calloc((size_t)n_probes + 1, sizeof *sim->traces);
     sim->spikes = calloc((size_t)n_probes + 1, sizeof *sim->spikes);
-    if (!sim->v || !sim->g || !sim->im || !sim->inj || !sim->pas_g || !sim->pas_e ||
-        !sim->hh_node || !sim->hh_par || !sim->hh_state || !sim->stims || !sim->probes ||
-        !sim->above || !sim->v_prev || !sim->traces || !sim->spikes)
+    if (!sim->vbuf || !sim->probes || !sim->probe_group || !sim->probe_index || !sim->above ||
+        !sim->v_prev || !sim->traces || !sim->spikes)
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu nodes", n);
     for (int c = 0; c < sim->n_cells; c++) {
         const hb_model_t *md = sim->cells[c];
-        const int off = sim->offset[c];
-        for (int j = 0; j < md->m; j++) {
-            if (md->has_pas[j]) {
-                sim->pas_g[off + j] = md->pas_g[j];
-                sim->pas_e[off + j] = md->pas_e[j];
-            }
-            if (md->has_hh[j]) {
-                sim->hh_node[sim->n_hh] = off + j;
-                memcpy(&sim->hh_par[(size_t)sim->n_hh * HB_HH_NPAR], &md->hh[(size_t)j * HB_HH_NPAR],
-                       HB_HH_NPAR * sizeof(double));
-                sim->n_hh++;
-            }
-        }
-        for (int k = 0; k < md->n_iclamps; k++) {
-            sim->stims[sim->n_stims] = md->iclamps[k];
-            sim->stims[sim->n_stims++].node += off;
-        }
         for (int k = 0; k < md->n_probes; k++) {
             const hb_probe_t *p = &md->probes[k];
             size_t len = strlen(p->name) + 24;
             hb_probe_t *q = &sim->probes[sim->n_probes];
             *q = *p;
-            q->node += off;
             if (!(q->name = malloc(len)))
                 return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
             sim->n_probes++;
@@ -253,6 +376,82 @@ static hb_status_t gather(hb_sim_t *sim)
     }
     return HB_SUCCESS;
 }
+
+static void locate_probes(hb_sim_t *sim)
+{
+    for (int c = 0, p = 0; c < sim->n_cells; c++) {
+        const group_t *gr = &sim->groups[sim->group_of[c]];
+        const size_t slot = (size_t)sim->slot_of[c], w = (size_t)gr->k.width;
+        const size_t base = (slot / w) * (size_t)gr->k.m * w + slot % w;
+        for (int k = 0; k < sim->cells[c]->n_probes; k++, p++) {
+            sim->probe_group[p] = sim->group_of[c];
+            sim->probe_index[p] = base + (size_t)sim->probes[p].node * w;
+        }
+    }
+}
+
+static void free_groups(hb_sim_t *sim)
+{
+    for (int g = 0; g < sim->n_groups; g++) {
+        group_t *gr = &sim->groups[g];
+        free(gr->cells);
+        free(gr->parent);
+        free(gr->hh_node);
+        free(gr->v);
+        free(gr->d);
+        free(gr->rhs);
+        free(gr->u);
+        free(gr->l);
+        free(gr->cfac);
+        free(gr->pas_g);
+        free(gr->pas_e);
+        free(gr->hh_par);
+        free(gr->hh_state);
+        free(gr->site_start);
+        free(gr->sites);
+        free(gr->pulses);
+    }
+    free(sim->groups);
+    sim->groups = NULL;
+}
+
+#ifdef HB_HAVE_CUDA
+static hb_status_t create_gpu(hb_sim_t *sim)
+{
+    hb_step_group_t *views = malloc((size_t)sim->n_groups * sizeof *views);
+    if (!views) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int g = 0; g < sim->n_groups; g++) views[g] = sim->groups[g].k;
+    hb_cuda_sim_desc_t desc;
+    memset(&desc, 0, sizeof desc);
+    desc.n_groups = sim->n_groups;
+    desc.groups = views;
+    desc.table = sim->table.use_table ? sim->table.table : NULL;
+    desc.q10 = sim->table.q10;
+    desc.dt = sim->opt.dt_ms;
+    desc.factor = sim->opt.method == HB_METHOD_CN ? 2.0 : 1.0;
+    desc.n_probes = sim->n_probes;
+    desc.probe_group = sim->probe_group;
+    desc.probe_index = sim->probe_index;
+    desc.interpolate = sim->opt.spike_time == HB_SPIKE_INTERPOLATE;
+    desc.sample_every = sim->sample_every;
+    unsigned char *detect = calloc((size_t)sim->n_probes + 1, 1);
+    double *threshold = calloc((size_t)sim->n_probes + 1, sizeof *threshold);
+    hb_status_t status = HB_SUCCESS;
+    if (!detect || !threshold) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int p = 0; p < sim->n_probes && status == HB_SUCCESS; p++) {
+        detect[p] = (unsigned char)(sim->probes[p].detect_spikes != 0);
+        threshold[p] = sim->probes[p].threshold_mv;
+    }
+    desc.probe_detect = detect;
+    desc.probe_threshold = threshold;
+    if (status == HB_SUCCESS)
+        status = hb_cuda_sim_create((hb_cuda_context_t *)sim->ctx->device, &desc, &sim->gpu);
+    free(detect);
+    free(threshold);
+    free(views);
+    return status;
+}
+#endif
 
 hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
                           hb_sim_t **sim)
@@ -275,14 +474,25 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     s->cells = malloc((size_t)n_cells * sizeof *s->cells);
     if (!s->cells) status = hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
     else memcpy(s->cells, cells, (size_t)n_cells * sizeof *s->cells);
-    if (status == HB_SUCCESS) status = gather(s);
-    if (status == HB_SUCCESS) status = make_groups(s);
     if (status == HB_SUCCESS) status = hb_context_create(&s->ctx, options->backend);
+    if (status == HB_SUCCESS) {
+        s->backend = hb_context_backend(s->ctx);
+        if (s->backend == HB_BACKEND_OMP && options->threads > 0)
+            status = hb_context_set_threads(s->ctx, options->threads);
+    }
+    const int gpu = status == HB_SUCCESS && s->backend == HB_BACKEND_CUDA;
+    s->width = gpu ? HB_SIM_GPU_LANES : HB_SIM_CPU_LANES;
+    hb_hh_table_init(&s->table, options->celsius, options->hh_table);
+    if (status == HB_SUCCESS) status = gather(s);
+    if (status == HB_SUCCESS) status = make_groups(s, !gpu);
+    if (status == HB_SUCCESS) locate_probes(s);
+#ifdef HB_HAVE_CUDA
+    if (status == HB_SUCCESS && gpu) status = create_gpu(s);
+#endif
     if (status != HB_SUCCESS) {
         hb_sim_destroy(s);
         return status;
     }
-    hb_hh_table_init(&s->table, options->celsius, options->hh_table);
     *sim = s;
     return HB_SUCCESS;
 }
@@ -290,35 +500,28 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
 void hb_sim_destroy(hb_sim_t *sim)
 {
     if (!sim) return;
-    for (int k = 0; k < sim->n_groups; k++) {
-        free(sim->groups[k].cells);
-        free(sim->groups[k].u);
-        free(sim->groups[k].l);
-        free(sim->groups[k].d);
-        free(sim->groups[k].rhs);
-    }
-    free(sim->groups);
+#ifdef HB_HAVE_CUDA
+    hb_cuda_sim_destroy(sim->gpu);
+#endif
+    free_groups(sim);
+    free(sim->block_group);
+    free(sim->block_index);
+    free(sim->group_of);
+    free(sim->slot_of);
     for (int p = 0; p < sim->n_probes; p++) {
         free(sim->probes[p].name);
         if (sim->traces) free(sim->traces[p].data);
         if (sim->spikes) free(sim->spikes[p].data);
     }
     free(sim->probes);
+    free(sim->probe_group);
+    free(sim->probe_index);
     free(sim->traces);
     free(sim->spikes);
     free(sim->times.data);
     free(sim->above);
     free(sim->v_prev);
-    free(sim->stims);
-    free(sim->hh_node);
-    free(sim->hh_par);
-    free(sim->hh_state);
-    free(sim->v);
-    free(sim->g);
-    free(sim->im);
-    free(sim->inj);
-    free(sim->pas_g);
-    free(sim->pas_e);
+    free(sim->vbuf);
     free(sim->offset);
     free(sim->cells);
     if (sim->ctx) hb_context_destroy(sim->ctx);
@@ -326,12 +529,17 @@ void hb_sim_destroy(hb_sim_t *sim)
     free(sim);
 }
 
+static double probe_v(const hb_sim_t *sim, int p)
+{
+    return sim->groups[sim->probe_group[p]].v[sim->probe_index[p]];
+}
+
 static hb_status_t record_sample(hb_sim_t *sim)
 {
     if (!series_push(&sim->times, (double)sim->step * sim->opt.dt_ms))
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
     for (int p = 0; p < sim->n_probes; p++)
-        if (!series_push(&sim->traces[p], sim->v[sim->probes[p].node]))
+        if (!series_push(&sim->traces[p], probe_v(sim, p)))
             return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
     return HB_SUCCESS;
 }
@@ -340,130 +548,134 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
 {
     hb_clear_error();
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_init: sim is NULL");
-    const int n = sim->offset[sim->n_cells];
-    for (int i = 0; i < n; i++) sim->v[i] = sim->opt.v_init_mv;
     double inf[3], tau[3];
     hb_hh_table_rates(&sim->table, sim->opt.v_init_mv, inf, tau);
-    for (int k = 0; k < sim->n_hh; k++) memcpy(&sim->hh_state[3 * k], inf, sizeof inf);
+    for (int g = 0; g < sim->n_groups; g++) {
+        group_t *gr = &sim->groups[g];
+        const size_t slots = (size_t)gr->k.blocks * (size_t)gr->k.width;
+        const size_t size = slots * (size_t)gr->k.m, hh = slots * (size_t)gr->k.n_hh;
+        for (size_t i = 0; i < size; i++) gr->v[i] = sim->opt.v_init_mv;
+        for (size_t j = 0; j < hh; j++) { /* instance j: block b, node q, lane k */
+            const size_t w = (size_t)gr->k.width, b = j / (w * (size_t)gr->k.n_hh);
+            const size_t rest = j % (w * (size_t)gr->k.n_hh), q = rest / w, k = rest % w;
+            for (int x = 0; x < 3; x++)
+                gr->hh_state[((b * (size_t)gr->k.n_hh + q) * 3 + (size_t)x) * w + k] = inf[x];
+        }
+    }
     sim->step = 0;
     sim->times.count = 0;
     for (int p = 0; p < sim->n_probes; p++) {
         const hb_probe_t *pr = &sim->probes[p];
         sim->traces[p].count = 0;
         sim->spikes[p].count = 0;
-        sim->above[p] = sim->v[pr->node] > pr->threshold_mv;
-        sim->v_prev[p] = sim->v[pr->node];
+        sim->above[p] = probe_v(sim, p) > pr->threshold_mv;
+        sim->v_prev[p] = probe_v(sim, p);
     }
+#ifdef HB_HAVE_CUDA
+    if (sim->gpu) {
+        for (int g = 0; g < sim->n_groups; g++) {
+            hb_status_t status = hb_cuda_sim_set_state(sim->gpu, g, sim->groups[g].v,
+                                                       sim->groups[g].hh_state);
+            if (status != HB_SUCCESS) return status;
+        }
+        hb_status_t status = hb_cuda_sim_set_probes(sim->gpu, sim->above, sim->v_prev);
+        if (status != HB_SUCCESS) return status;
+    }
+#endif
     sim->initialised = 1;
     return record_sample(sim);
 }
 
-/* Step 1: membrane currents [mA/cm^2] and conductances [S/cm^2] at v(t), stimuli at t + dt/2. */
-static void currents(hb_sim_t *sim)
+/* One block with the lane count a constant: the lane loops become vector code. */
+static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block)
 {
-    const int n = sim->offset[sim->n_cells];
-    const double *v = sim->v;
-    for (int i = 0; i < n; i++) {
-        sim->g[i] = sim->pas_g[i];
-        sim->im[i] = sim->pas_g[i] * (v[i] - sim->pas_e[i]);
-        sim->inj[i] = 0.0;
-    }
-    for (int k = 0; k < sim->n_hh; k++) {
-        const int i = sim->hh_node[k];
-        const double *p = &sim->hh_par[(size_t)k * HB_HH_NPAR], *s = &sim->hh_state[3 * k];
-        const double gna = p[HB_HH_GNABAR] * s[0] * s[0] * s[0] * s[1];
-        const double n2 = s[2] * s[2];
-        const double gk = p[HB_HH_GKBAR] * n2 * n2;
-        sim->im[i] += gna * (v[i] - p[HB_HH_ENA]) + gk * (v[i] - p[HB_HH_EK]) +
-                      p[HB_HH_GL] * (v[i] - p[HB_HH_EL]);
-        sim->g[i] += gna + gk + p[HB_HH_GL];
-    }
-    const double tm = ((double)sim->step + 0.5) * sim->opt.dt_ms;
-    for (int k = 0; k < sim->n_stims; k++) {
-        const hb_iclamp_t *st = &sim->stims[k];
-        if (tm >= st->del_ms && tm < st->del_ms + st->dur_ms) sim->inj[st->node] += st->amp_na;
+    switch (g->width) {
+    case 8: hb_step_lanes(g, p, block, 0, 8, 8); break;
+    case 4: hb_step_lanes(g, p, block, 0, 4, 4); break;
+    case 2: hb_step_lanes(g, p, block, 0, 2, 2); break;
+    default: hb_step_lanes(g, p, block, 0, 1, 1); break;
     }
 }
 
-/* Steps 2-4 for every group. */
-static hb_status_t solve(hb_sim_t *sim)
+/* Steps 1-5 on every block. */
+static void cpu_step(hb_sim_t *sim)
 {
-    const int cn = sim->opt.method == HB_METHOD_CN;
-    const double dt = cn ? 0.5 * sim->opt.dt_ms : sim->opt.dt_ms, factor = cn ? 2.0 : 1.0;
-    hb_status_t status = HB_SUCCESS;
-    for (int k = 0; k < sim->n_groups && status == HB_SUCCESS; k++) {
-        group_t *gr = &sim->groups[k];
-        const size_t m = (size_t)gr->m;
-        for (int q = 0; q < gr->count && status == HB_SUCCESS; q++) {
-            const int c = gr->cells[q], off = sim->offset[c];
-            status = hb_cable_step_system(sim->cells[c]->cable, dt, gr->u + q * m, gr->l + q * m,
-                                          sim->v + off, sim->g + off, sim->im + off, sim->inj + off,
-                                          gr->d + q * m, gr->rhs + q * m);
-        }
-        if (status != HB_SUCCESS) break;
-        const int *parent = hb_cable_parent(sim->cells[gr->cells[0]]->cable);
-        if (gr->count == 1)
-            status = hb_hines_solve(gr->m, parent, gr->u, gr->l, gr->d, gr->rhs);
-        else
-            status = hb_hines_solve_batch(sim->ctx, gr->m, parent, gr->u, gr->l, gr->d, gr->rhs,
-                                          HB_LAYOUT_FLAT, 1, gr->count);
-        for (int q = 0; q < gr->count && status == HB_SUCCESS; q++) {
-            double *v = sim->v + sim->offset[gr->cells[q]];
-            const double *dv = gr->rhs + q * m;
-            for (size_t i = 0; i < m; i++) v[i] += factor * dv[i];
-        }
+    const hb_step_params_t p = {sim->opt.dt_ms, sim->opt.method == HB_METHOD_CN ? 2.0 : 1.0,
+                                ((double)sim->step + 0.5) * sim->opt.dt_ms,
+                                sim->table.use_table ? sim->table.table : NULL, sim->table.q10};
+    const int n = sim->total_blocks;
+#ifdef HB_HAVE_OPENMP
+    if (sim->backend == HB_BACKEND_OMP) {
+        const int threads = sim->ctx->threads > 0 ? sim->ctx->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int b = 0; b < n; b++)
+            step_block(&sim->groups[sim->block_group[b]].k, &p, sim->block_index[b]);
+        return;
     }
-    return status;
-}
-
-/* Step 5: cnexp with the new v. */
-static void gates(hb_sim_t *sim)
-{
-    const double dt = sim->opt.dt_ms;
-    double inf[3], tau[3];
-    for (int k = 0; k < sim->n_hh; k++) {
-        double *s = &sim->hh_state[3 * k];
-        hb_hh_table_rates(&sim->table, sim->v[sim->hh_node[k]], inf, tau);
-        for (int j = 0; j < 3; j++) s[j] += (1.0 - exp(-dt / tau[j])) * (inf[j] - s[j]);
-    }
+#endif
+    for (int b = 0; b < n; b++) step_block(&sim->groups[sim->block_group[b]].k, &p, sim->block_index[b]);
 }
 
 static hb_status_t detect(hb_sim_t *sim)
 {
     const double t = (double)sim->step * sim->opt.dt_ms;
+    const int interpolate = sim->opt.spike_time == HB_SPIKE_INTERPOLATE;
     for (int p = 0; p < sim->n_probes; p++) {
         const hb_probe_t *pr = &sim->probes[p];
-        const double v = sim->v[pr->node], v0 = sim->v_prev[p];
+        const double v = probe_v(sim, p), v0 = sim->v_prev[p];
         sim->v_prev[p] = v;
-        if (!pr->detect_spikes) continue;
-        const int above = v > pr->threshold_mv;
-        if (above && !sim->above[p]) {
-            double ts = t;
-            if (sim->opt.spike_time == HB_SPIKE_INTERPOLATE && v > v0)
-                ts = t - sim->opt.dt_ms * (v - pr->threshold_mv) / (v - v0);
-            if (!series_push(&sim->spikes[p], ts))
-                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording spikes");
-        }
-        sim->above[p] = (unsigned char)above;
+        double ts;
+        if (pr->detect_spikes &&
+            hb_spike_test(v, v0, pr->threshold_mv, &sim->above[p], t, sim->opt.dt_ms, interpolate,
+                          &ts) &&
+            !series_push(&sim->spikes[p], ts))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording spikes");
     }
     return HB_SUCCESS;
 }
+
+#ifdef HB_HAVE_CUDA
+/* What the GPU recorded over a chunk of steps. */
+static hb_status_t gpu_sink(void *user, int n_samples, const long *sample_step,
+                            const double *samples, const int *spike_count, const double *spikes)
+{
+    hb_sim_t *sim = user;
+    for (int r = 0; r < n_samples; r++) {
+        if (!series_push(&sim->times, (double)sample_step[r] * sim->opt.dt_ms))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+        for (int p = 0; p < sim->n_probes; p++)
+            if (!series_push(&sim->traces[p], samples[(size_t)r * (size_t)sim->n_probes + (size_t)p]))
+                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+    }
+    for (int p = 0; p < sim->n_probes; p++)
+        for (int c = 0; c < spike_count[p]; c++)
+            if (!series_push(&sim->spikes[p], spikes[(size_t)c * (size_t)sim->n_probes + (size_t)p]))
+                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording spikes");
+    return HB_SUCCESS;
+}
+#endif
 
 hb_status_t hb_sim_advance(hb_sim_t *sim, long steps)
 {
     hb_clear_error();
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_advance: sim is NULL");
+    if (steps < 0) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_advance: steps = %ld; expected >= 0", steps);
     if (!sim->initialised) {
         hb_status_t status = hb_sim_init(sim);
         if (status != HB_SUCCESS) return status;
     }
+#ifdef HB_HAVE_CUDA
+    if (sim->gpu) {
+        hb_status_t status = hb_cuda_sim_advance(sim->gpu, sim->step, steps, gpu_sink, sim);
+        if (status == HB_SUCCESS) sim->step += steps;
+        return status;
+    }
+#endif
     for (long k = 0; k < steps; k++) {
-        currents(sim);
-        hb_status_t status = solve(sim);
-        if (status != HB_SUCCESS) return status;
-        gates(sim);
+        cpu_step(sim);
         sim->step++;
-        if ((status = detect(sim)) != HB_SUCCESS) return status;
+        hb_status_t status = detect(sim);
+        if (status != HB_SUCCESS) return status;
         if (sim->step % sim->sample_every == 0 && (status = record_sample(sim)) != HB_SUCCESS)
             return status;
     }
@@ -496,7 +708,20 @@ hb_status_t hb_sim_voltages(const hb_sim_t *sim, int cell, const double **v)
     if (cell < 0 || cell >= sim->n_cells)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_voltages: cell %d; expected 0..%d", cell,
                        sim->n_cells - 1);
-    *v = sim->v + sim->offset[cell];
+    /* Gathered from the group's interleaved storage into the cell's slice of vbuf. */
+    const group_t *gr = &sim->groups[sim->group_of[cell]];
+    const size_t slot = (size_t)sim->slot_of[cell], w = (size_t)gr->k.width, m = (size_t)gr->k.m;
+    const size_t base = (slot / w) * m * w + slot % w;
+    double *out = sim->vbuf + sim->offset[cell];
+#ifdef HB_HAVE_CUDA
+    if (sim->gpu) { /* the cell's block from the device, then the cell's lane */
+        hb_status_t status = hb_cuda_sim_get_v(sim->gpu, sim->group_of[cell], base - slot % w,
+                                               m * w, gr->v + (base - slot % w));
+        if (status != HB_SUCCESS) return status;
+    }
+#endif
+    for (size_t i = 0; i < m; i++) out[i] = gr->v[base + i * w];
+    *v = out;
     return HB_SUCCESS;
 }
 

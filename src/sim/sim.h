@@ -6,25 +6,20 @@
 #define HB_SIM_SIM_H
 
 #include "hinesbatch.h"
-
-/* hh.mod's TABLE: FROM -100 TO 100 WITH 200 (1 mV), linear interpolation. */
-#define HB_HH_TABLE_MIN (-100.0) /* [mV] */
-#define HB_HH_TABLE_MAX 100.0    /* [mV] */
-#define HB_HH_TABLE_N 201
+#include "sim/step_kernels.h"
 
 typedef struct {
     int use_table;
-    double celsius;                   /* [degC] */
-    double inf[3][HB_HH_TABLE_N];     /* minf, hinf, ninf */
-    double tau[3][HB_HH_TABLE_N];     /* mtau, htau, ntau [ms] */
+    double celsius; /* [degC] */
+    double q10;     /* 3^((celsius - 6.3) / 10) */
+    /* minf, hinf, ninf, mtau, htau, ntau [ms]: HB_HH_TABLE_STRIDE entries each
+     * (hb_hh_table_lookup in step_kernels.h) */
+    double table[6 * HB_HH_TABLE_STRIDE];
 } hb_hh_table_t;
 
 void hb_hh_table_init(hb_hh_table_t *table, double celsius, int use_table);
 /* NEURON's rates(v): from the table when enabled, else the formulas. */
 void hb_hh_table_rates(const hb_hh_table_t *table, double v_mv, double inf[3], double tau_ms[3]);
-
-/* hh parameters per node, in this order. */
-enum { HB_HH_GNABAR, HB_HH_GKBAR, HB_HH_GL, HB_HH_EL, HB_HH_ENA, HB_HH_EK, HB_HH_NPAR };
 
 typedef struct {
     int node;

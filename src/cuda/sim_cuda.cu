@@ -1,0 +1,414 @@
+/*
+ * The simulator on the GPU: the whole time step in device kernels.
+ *
+ *   step_kernel   one thread per cell (lane) of a group: hb_step_lanes from
+ *                 src/sim/step_kernels.h with lanes = 1, i.e. the CPU's fused step
+ *                 (currents, assembly, Hines solve, v update, gates) for that cell.
+ *                 Groups are Block-Interleaved with a warp's 32 cells per block, so
+ *                 every access of a warp is one contiguous 256-byte row.
+ *   probe_kernel  one thread per probe: spike detection (hb_spike_test) and, on
+ *                 sampling steps, the recorded voltage.
+ *
+ * Per step the host only launches kernels (one per group, one for the probes) on
+ * one stream; it copies results back once per chunk of steps. A chunk is short
+ * enough that its sample rows and spikes fit the device buffers: a probe spikes
+ * at most every other step, so chunk / 2 + 1 spike slots per probe can never
+ * overflow. This file is compiled with -fmad=false (CMakeLists.txt): no FMA
+ * contraction, so the GPU performs exactly the CPU's operations.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "core/status.h"
+}
+#include "cuda/cuda_check.h"
+#include "cuda/sim_cuda.h"
+
+#define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
+#define PROBE_THREADS 256
+#define CHUNK_MAX 4096                      /* steps per chunk, at most */
+#define CHUNK_BUDGET ((size_t)64 << 20)     /* bytes of sample rows + spike slots */
+
+typedef struct {
+    hb_step_group_t k; /* device pointers */
+    size_t size;       /* elements of v, d, rhs, ... */
+    size_t hh;         /* hh instances (slots x hh nodes) */
+} dgroup_t;
+
+struct hb_cuda_sim {
+    cudaStream_t stream;
+    int stream_made;
+    int n_groups;
+    dgroup_t *groups;
+    double *table; /* device, or NULL: formulas */
+    double q10, dt, factor;
+    int n_probes, interpolate;
+    long sample_every;
+    double **group_v; /* device array of the groups' v */
+    int *probe_group;
+    size_t *probe_index;
+    unsigned char *probe_detect, *above;
+    double *probe_threshold, *v_prev;
+    int chunk, spike_cap, sample_cap;
+    double *rec;    /* sample_cap x n_probes */
+    double *spk;    /* spike_cap x n_probes */
+    int *spk_count; /* n_probes */
+    double *h_rec, *h_spk;
+    int *h_count;
+    long *h_sample_step;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+__global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
+{
+    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const int block = (int)(t / HB_SIM_GPU_LANES), lane = (int)(t % HB_SIM_GPU_LANES);
+    if (block >= g.blocks) return;
+    hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES);
+}
+
+__global__ void probe_kernel(int n, double *const *group_v, const int *probe_group,
+                             const size_t *probe_index, const unsigned char *detect,
+                             const double *threshold, unsigned char *above, double *v_prev,
+                             double t, double dt, int interpolate, double *rec_row, double *spk,
+                             int *count, int cap)
+{
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    const double v = group_v[probe_group[p]][probe_index[p]];
+    const double v0 = v_prev[p];
+    v_prev[p] = v;
+    double ts;
+    if (detect[p] && hb_spike_test(v, v0, threshold[p], &above[p], t, dt, interpolate, &ts)) {
+        const int c = count[p];
+        if (c < cap) spk[(size_t)c * (size_t)n + (size_t)p] = ts;
+        count[p] = c + 1;
+    }
+    if (rec_row) rec_row[p] = v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Launchers                                                                */
+/* ------------------------------------------------------------------------ */
+
+static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const hb_step_params_t *p)
+{
+    const long threads = (long)g->k.blocks * HB_SIM_GPU_LANES;
+    const unsigned grid = (unsigned)((threads + STEP_THREADS - 1) / STEP_THREADS);
+    step_kernel<<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+static hb_status_t launch_probes(const hb_cuda_sim_t *s, double t, double *rec_row)
+{
+    const unsigned grid = (unsigned)((s->n_probes + PROBE_THREADS - 1) / PROBE_THREADS);
+    probe_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(
+        s->n_probes, s->group_v, s->probe_group, s->probe_index, s->probe_detect,
+        s->probe_threshold, s->above, s->v_prev, t, s->dt, s->interpolate, rec_row, s->spk,
+        s->spk_count, s->spike_cap);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* cudaMalloc of at least one element, then a copy of `count` elements from host (if any). */
+template <typename T>
+static hb_status_t upload(T **dst, const T *src, size_t count)
+{
+    *dst = NULL;
+    CUDA_CHECK(cudaMalloc((void **)dst, (count ? count : 1) * sizeof(T)));
+    if (src && count) CUDA_CHECK(cudaMemcpy(*dst, src, count * sizeof(T), cudaMemcpyHostToDevice));
+    return HB_SUCCESS;
+}
+
+static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
+{
+    hb_step_group_t *k = &dg->k;
+    *k = *h;
+    k->parent = k->hh_node = k->site_start = NULL;
+    k->v = k->d = k->rhs = k->hh_state = NULL;
+    k->u = k->l = k->cfac = k->pas_g = k->pas_e = k->hh_par = NULL;
+    k->sites = NULL;
+    k->pulses = NULL;
+    const size_t slots = (size_t)h->blocks * (size_t)h->width;
+    dg->size = slots * (size_t)h->m;
+    dg->hh = slots * (size_t)h->n_hh;
+    const size_t n_sites = (size_t)h->site_start[slots];
+    size_t n_pulses = 0;
+    for (size_t q = 0; q < n_sites; q++) n_pulses += (size_t)h->sites[q].count;
+    hb_status_t st;
+    int *parent, *hh_node, *site_start;
+    double *u, *l, *cfac, *pas_g, *pas_e, *hh_par;
+    hb_stim_site_t *sites;
+    hb_stim_pulse_t *pulses;
+#define UP(var, src, n)                                                                      \
+    do {                                                                                   \
+        if ((st = upload(&var, src, n)) != HB_SUCCESS) return st;                          \
+    } while (0)
+    UP(parent, h->parent, (size_t)h->m);
+    k->parent = parent;
+    UP(hh_node, h->hh_node, (size_t)h->n_hh);
+    k->hh_node = hh_node;
+    UP(site_start, h->site_start, slots + 1);
+    k->site_start = site_start;
+    UP(sites, h->sites, n_sites);
+    k->sites = sites;
+    UP(pulses, h->pulses, n_pulses);
+    k->pulses = pulses;
+    UP(u, h->u, dg->size);
+    k->u = u;
+    UP(l, h->l, dg->size);
+    k->l = l;
+    UP(cfac, h->cfac, dg->size);
+    k->cfac = cfac;
+    UP(pas_g, h->pas_g, dg->size);
+    k->pas_g = pas_g;
+    UP(pas_e, h->pas_e, dg->size);
+    k->pas_e = pas_e;
+    UP(hh_par, h->hh_par, dg->hh * HB_HH_NPAR);
+    k->hh_par = hh_par;
+    UP(k->v, (const double *)NULL, dg->size);
+    UP(k->d, (const double *)NULL, dg->size);
+    UP(k->rhs, (const double *)NULL, dg->size);
+    UP(k->hh_state, (const double *)NULL, dg->hh * 3);
+#undef UP
+    return HB_SUCCESS;
+}
+
+static void free_group(dgroup_t *dg)
+{
+    hb_step_group_t *k = &dg->k;
+    cudaFree((void *)k->parent);
+    cudaFree((void *)k->hh_node);
+    cudaFree((void *)k->site_start);
+    cudaFree((void *)k->sites);
+    cudaFree((void *)k->pulses);
+    cudaFree((void *)k->u);
+    cudaFree((void *)k->l);
+    cudaFree((void *)k->cfac);
+    cudaFree((void *)k->pas_g);
+    cudaFree((void *)k->pas_e);
+    cudaFree((void *)k->hh_par);
+    cudaFree(k->v);
+    cudaFree(k->d);
+    cudaFree(k->rhs);
+    cudaFree(k->hh_state);
+}
+
+extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
+{
+    if (!s) return;
+    if (s->groups)
+        for (int g = 0; g < s->n_groups; g++) free_group(&s->groups[g]);
+    free(s->groups);
+    cudaFree(s->table);
+    cudaFree(s->group_v);
+    cudaFree(s->probe_group);
+    cudaFree(s->probe_index);
+    cudaFree(s->probe_detect);
+    cudaFree(s->above);
+    cudaFree(s->probe_threshold);
+    cudaFree(s->v_prev);
+    cudaFree(s->rec);
+    cudaFree(s->spk);
+    cudaFree(s->spk_count);
+    free(s->h_rec);
+    free(s->h_spk);
+    free(s->h_count);
+    free(s->h_sample_step);
+    if (s->stream_made) cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+/* Steps per chunk: sample rows and spike slots of every probe within the budget. */
+static int chunk_steps(int n_probes, long sample_every)
+{
+    int chunk = CHUNK_MAX;
+    for (;;) {
+        const size_t per_probe = (size_t)(chunk / 2 + 1) + (size_t)(chunk / sample_every + 1);
+        if (chunk <= 2 || (size_t)n_probes * per_probe * sizeof(double) <= CHUNK_BUDGET) break;
+        chunk /= 2;
+    }
+    return chunk;
+}
+
+static hb_status_t create(hb_cuda_sim_t *s, const hb_cuda_sim_desc_t *d)
+{
+    hb_status_t st;
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    s->stream_made = 1;
+    s->n_groups = d->n_groups;
+    s->q10 = d->q10;
+    s->dt = d->dt;
+    s->factor = d->factor;
+    s->n_probes = d->n_probes;
+    s->interpolate = d->interpolate;
+    s->sample_every = d->sample_every;
+    if (!(s->groups = (dgroup_t *)calloc((size_t)d->n_groups, sizeof *s->groups)))
+        return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    double **views = (double **)calloc((size_t)d->n_groups, sizeof *views);
+    if (!views) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    for (int g = 0; g < d->n_groups; g++) {
+        if (d->groups[g].width != HB_SIM_GPU_LANES) {
+            free(views);
+            return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: group %d has %d lanes per block; "
+                           "expected %d", g, d->groups[g].width, HB_SIM_GPU_LANES);
+        }
+        if ((st = upload_group(&s->groups[g], &d->groups[g])) != HB_SUCCESS) {
+            free(views);
+            return st;
+        }
+        views[g] = s->groups[g].k.v;
+    }
+    st = upload(&s->group_v, (double *const *)views, (size_t)d->n_groups);
+    free(views);
+    if (st != HB_SUCCESS) return st;
+    if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
+        return st;
+    const size_t np = (size_t)d->n_probes;
+    if ((st = upload(&s->probe_group, d->probe_group, np)) != HB_SUCCESS ||
+        (st = upload(&s->probe_index, d->probe_index, np)) != HB_SUCCESS ||
+        (st = upload(&s->probe_detect, d->probe_detect, np)) != HB_SUCCESS ||
+        (st = upload(&s->probe_threshold, d->probe_threshold, np)) != HB_SUCCESS ||
+        (st = upload(&s->above, (const unsigned char *)NULL, np)) != HB_SUCCESS ||
+        (st = upload(&s->v_prev, (const double *)NULL, np)) != HB_SUCCESS)
+        return st;
+    s->chunk = chunk_steps(d->n_probes, d->sample_every);
+    s->spike_cap = s->chunk / 2 + 1;
+    s->sample_cap = (int)(s->chunk / d->sample_every + 1);
+    if ((st = upload(&s->rec, (const double *)NULL, (size_t)s->sample_cap * np)) != HB_SUCCESS ||
+        (st = upload(&s->spk, (const double *)NULL, (size_t)s->spike_cap * np)) != HB_SUCCESS ||
+        (st = upload(&s->spk_count, (const int *)NULL, np)) != HB_SUCCESS)
+        return st;
+    CUDA_CHECK(cudaMemset(s->spk_count, 0, (np ? np : 1) * sizeof(int)));
+    s->h_rec = (double *)malloc(((size_t)s->sample_cap * np + 1) * sizeof(double));
+    s->h_spk = (double *)malloc(((size_t)s->spike_cap * np + 1) * sizeof(double));
+    s->h_count = (int *)calloc(np + 1, sizeof(int));
+    s->h_sample_step = (long *)malloc(((size_t)s->sample_cap + 1) * sizeof(long));
+    if (!s->h_rec || !s->h_spk || !s->h_count || !s->h_sample_step)
+        return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory for %zu probes", np);
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_cuda_sim_desc_t *desc,
+                                          hb_cuda_sim_t **out)
+{
+    if (!ctx || !desc || !out) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_create: NULL argument");
+    *out = NULL;
+    hb_cuda_sim_t *s = (hb_cuda_sim_t *)calloc(1, sizeof *s);
+    if (!s) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    hb_status_t st = create(s, desc);
+    if (st != HB_SUCCESS) {
+        hb_cuda_sim_destroy(s);
+        return st;
+    }
+    *out = s;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *s, int g, const double *v,
+                                             const double *hh_state)
+{
+    if (!s || g < 0 || g >= s->n_groups || !v || !hh_state)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_state: bad argument");
+    const dgroup_t *dg = &s->groups[g];
+    CUDA_CHECK(cudaMemcpy(dg->k.v, v, dg->size * sizeof(double), cudaMemcpyHostToDevice));
+    if (dg->hh)
+        CUDA_CHECK(cudaMemcpy(dg->k.hh_state, hh_state, dg->hh * 3 * sizeof(double),
+                              cudaMemcpyHostToDevice));
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned char *above,
+                                              const double *v_prev)
+{
+    if (!s || !above || !v_prev) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_probes: NULL argument");
+    const size_t np = (size_t)s->n_probes;
+    if (!np) return HB_SUCCESS;
+    CUDA_CHECK(cudaMemcpy(s->above, above, np, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s->v_prev, v_prev, np * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(s->spk_count, 0, np * sizeof(int)));
+    return HB_SUCCESS;
+}
+
+/* Copies a finished chunk to the host and hands it to the sink. */
+static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, hb_cuda_sim_sink_t sink, void *user)
+{
+    const size_t np = (size_t)s->n_probes;
+    if (np) {
+        CUDA_CHECK(cudaMemcpyAsync(s->h_count, s->spk_count, np * sizeof(int),
+                                   cudaMemcpyDeviceToHost, s->stream));
+        if (n_samples)
+            CUDA_CHECK(cudaMemcpyAsync(s->h_rec, s->rec, (size_t)n_samples * np * sizeof(double),
+                                       cudaMemcpyDeviceToHost, s->stream));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    int most = 0;
+    for (size_t p = 0; p < np; p++) most = s->h_count[p] > most ? s->h_count[p] : most;
+    if (most > s->spike_cap) /* cannot happen: a probe spikes at most every other step */
+        return hb_fail(HB_ERR_BACKEND, "GPU simulation: %d spikes at one probe in a chunk of %d steps",
+                       most, s->chunk);
+    if (most) {
+        CUDA_CHECK(cudaMemcpyAsync(s->h_spk, s->spk, (size_t)most * np * sizeof(double),
+                                   cudaMemcpyDeviceToHost, s->stream));
+        CUDA_CHECK(cudaMemsetAsync(s->spk_count, 0, np * sizeof(int), s->stream));
+        CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    }
+    return sink(user, n_samples, s->h_sample_step, s->h_rec, s->h_count, s->h_spk);
+}
+
+extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long steps,
+                                           hb_cuda_sim_sink_t sink, void *user)
+{
+    if (!s || !sink || steps < 0) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_advance: bad argument");
+    CUDA_CHECK(cudaSetDevice(0));
+    hb_status_t st = HB_SUCCESS;
+    hb_step_params_t p;
+    p.dt = s->dt;
+    p.factor = s->factor;
+    p.table = s->table;
+    p.q10 = s->q10;
+    for (long done = 0; done < steps && st == HB_SUCCESS;) {
+        const long k = steps - done < s->chunk ? steps - done : s->chunk;
+        int n_samples = 0;
+        for (long j = 0; j < k && st == HB_SUCCESS; j++) {
+            const long step = step0 + done + j; /* steps done before this one */
+            p.t_mid = ((double)step + 0.5) * s->dt;
+            for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
+                st = launch_step(s, &s->groups[g], &p);
+            double *row = NULL;
+            if ((step + 1) % s->sample_every == 0) {
+                s->h_sample_step[n_samples] = step + 1;
+                row = s->rec + (size_t)n_samples * (size_t)s->n_probes;
+                n_samples++;
+            }
+            if (st == HB_SUCCESS && s->n_probes)
+                st = launch_probes(s, (double)(step + 1) * s->dt, row);
+        }
+        if (st == HB_SUCCESS) st = drain(s, n_samples, sink, user);
+        done += k;
+    }
+    return st;
+}
+
+extern "C" hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *s, int g, size_t first, size_t count,
+                                         double *dst)
+{
+    if (!s || g < 0 || g >= s->n_groups || !dst || first + count > s->groups[g].size)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_get_v: bad argument");
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    CUDA_CHECK(cudaMemcpy(dst, s->groups[g].k.v + first, count * sizeof(double),
+                          cudaMemcpyDeviceToHost));
+    return HB_SUCCESS;
+}

@@ -1,0 +1,367 @@
+/*
+ * One time step of the simulator, written once for the CPU and the GPU.
+ *
+ * Cells of one group (same matrix shape, same hh nodes) are stored
+ * Block-Interleaved: blocks of `width` lanes (cells), element (node i, lane k)
+ * of block b at b * m * width + i * width + k (docs/layouts.md). The CPU runs
+ * hb_step_lanes on a whole block (lanes = width, a compile-time constant, so
+ * every lane loop becomes vector instructions) while the block is in cache;
+ * the CUDA kernel (src/cuda/sim_cuda.cu) runs it with one thread per lane
+ * (lanes = 1, the base pointer moved to the lane). Same code, same operations
+ * in the same order: the GPU (compiled without FMA contraction) reproduces the
+ * CPU bit for bit.
+ *
+ * Plain C11 and CUDA C (HB_HOSTDEV from src/cpu/hines_lanes.h).
+ */
+#ifndef HB_SIM_STEP_KERNELS_H
+#define HB_SIM_STEP_KERNELS_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu/hines_lanes.h"
+
+/* Lanes per block: CPU (two AVX2 vectors, four SSE2 ones) and GPU (a warp). */
+#define HB_SIM_CPU_LANES 8
+#define HB_SIM_GPU_LANES 32
+
+/* hh.mod's TABLE: FROM -100 TO 100 WITH 200 (1 mV), linear interpolation. */
+#define HB_HH_TABLE_MIN (-100.0) /* [mV] */
+#define HB_HH_TABLE_MAX 100.0    /* [mV] */
+#define HB_HH_TABLE_N 201
+/* Row length of the stored table: one repeated entry past the end, so that the
+ * interpolation never branches (theta = 0 there). */
+#define HB_HH_TABLE_STRIDE (HB_HH_TABLE_N + 1)
+
+/* The area [um^2] a zero-area row uses for point currents: the cable's
+ * nominal 100 um^2 (src/core/cable.c, ZERO_AREA_ROW_SCALE; tests/test_sim_engine.c
+ * checks an IClamp on such a node against hb_cable_step_system). */
+#define HB_ZERO_AREA_ROW_UM2 100.0
+
+/* hh parameters per instance, in this order. */
+enum { HB_HH_GNABAR, HB_HH_GKBAR, HB_HH_GL, HB_HH_EL, HB_HH_ENA, HB_HH_EK, HB_HH_NPAR };
+
+/* ------------------------------------------------------------------------ */
+/* exp, vectorisable: no table, no library call, no branch                   */
+/* ------------------------------------------------------------------------ */
+static inline HB_HOSTDEV uint64_t hb_double_bits(double x)
+{
+#ifdef __CUDA_ARCH__
+    return (uint64_t)__double_as_longlong(x);
+#else
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+#endif
+}
+
+static inline HB_HOSTDEV double hb_bits_double(uint64_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)u);
+#else
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+#endif
+}
+
+/*
+ * e^x within 2 ulp (tests/test_sim_engine.c measures it against libm over the
+ * whole range). x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two
+ * parts), e^r by its Taylor series to r^13 (truncation below 2^-57), times 2^k
+ * as two exact powers of two (so subnormal results round once). k comes from
+ * the 1.5 * 2^52 trick, which needs no rounding instruction. Overflow gives
+ * +inf, x below -745.14 gives 0, NaN stays NaN.
+ */
+static inline HB_HOSTDEV double hb_exp(double x)
+{
+    const double shift = 6755399441055744.0; /* 1.5 * 2^52 */
+    const uint64_t shift_bits = 0x4338000000000000ULL;
+    const double xc = x > 709.8 ? 709.8 : (x < -745.2 ? -745.2 : x);
+    const double kd = (xc * 1.4426950408889634 + shift) - shift; /* round(x / ln2) */
+    const double r = (xc - kd * 0.6931471803691238) - kd * 1.9082149292705877e-10;
+    double p = 1.6059043836821613e-10;
+    p = p * r + 2.08767569878681e-09;
+    p = p * r + 2.505210838544172e-08;
+    p = p * r + 2.755731922398589e-07;
+    p = p * r + 2.7557319223985893e-06;
+    p = p * r + 2.48015873015873e-05;
+    p = p * r + 0.0001984126984126984;
+    p = p * r + 0.001388888888888889;
+    p = p * r + 0.008333333333333333;
+    p = p * r + 0.041666666666666664;
+    p = p * r + 0.16666666666666666;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    /* 2^k = 2^k1 2^k2, k1 = round(k / 2): both in the normal range. */
+    const double k1 = (kd * 0.5 + shift) - shift, k2 = kd - k1;
+    const double s1 = hb_bits_double((hb_double_bits(k1 + shift) - shift_bits + 1023u) << 52);
+    const double s2 = hb_bits_double((hb_double_bits(k2 + shift) - shift_bits + 1023u) << 52);
+    const double y = p * s1 * s2;
+    return x > 709.782712893384 ? HUGE_VAL : (x < -745.1332191019412 ? 0.0 : y);
+}
+
+/* ------------------------------------------------------------------------ */
+/* hh.mod                                                                   */
+/* ------------------------------------------------------------------------ */
+/* vtrap(x, y): x / (exp(x/y) - 1) with the removable singularity. */
+static inline HB_HOSTDEV double hb_vtrap(double x, double y)
+{
+    return fabs(x / y) < 1e-6 ? y * (1.0 - x / y / 2.0) : x / (hb_exp(x / y) - 1.0);
+}
+
+/* hh.mod's rates at v [mV]: steady states (m, h, n) and time constants [ms];
+ * q10 = 3^((celsius - 6.3) / 10). */
+static inline HB_HOSTDEV void hb_hh_formulas(double v, double q10, double inf[3], double tau[3])
+{
+    double alpha[3], beta[3];
+    alpha[0] = 0.1 * hb_vtrap(-(v + 40.0), 10.0); /* m */
+    beta[0] = 4.0 * hb_exp(-(v + 65.0) / 18.0);
+    alpha[1] = 0.07 * hb_exp(-(v + 65.0) / 20.0); /* h */
+    beta[1] = 1.0 / (hb_exp(-(v + 35.0) / 10.0) + 1.0);
+    alpha[2] = 0.01 * hb_vtrap(-(v + 55.0), 10.0); /* n */
+    beta[2] = 0.125 * hb_exp(-(v + 65.0) / 80.0);
+    for (int k = 0; k < 3; k++) {
+        const double sum = alpha[k] + beta[k];
+        tau[k] = 1.0 / (q10 * sum);
+        inf[k] = alpha[k] / sum;
+    }
+}
+
+/*
+ * The rates from hh.mod's TABLE (`table`: rows minf, hinf, ninf, mtau, htau,
+ * ntau, HB_HH_TABLE_STRIDE entries each): linear interpolation, clamped to the
+ * ends as NEURON does; NaN reads the first entry (and then propagates through v).
+ */
+static inline HB_HOSTDEV void hb_hh_table_lookup(const double *table, double v, double inf[3],
+                                                 double tau[3])
+{
+    const double xi = (HB_HH_TABLE_N - 1) / (HB_HH_TABLE_MAX - HB_HH_TABLE_MIN) *
+                      (v - HB_HH_TABLE_MIN);
+    double xc = xi > 0.0 ? xi : 0.0;
+    xc = xc < (double)(HB_HH_TABLE_N - 1) ? xc : (double)(HB_HH_TABLE_N - 1);
+    const int i = (int)xc;
+    const double theta = xc - (double)i;
+    for (int k = 0; k < 3; k++) {
+        const double *a = table + k * HB_HH_TABLE_STRIDE + i;
+        const double *b = table + (k + 3) * HB_HH_TABLE_STRIDE + i;
+        inf[k] = a[0] + theta * (a[1] - a[0]);
+        tau[k] = b[0] + theta * (b[1] - b[0]);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* A group of cells and one step over a run of its lanes                    */
+/* ------------------------------------------------------------------------ */
+/* IClamps of one cell at one node: pulses[first .. first + count). */
+typedef struct {
+    int node, first, count;
+    double area_um2; /* the row's area (100 um^2 for zero-area nodes, as the cable) */
+} hb_stim_site_t;
+
+typedef struct {
+    double del_ms, dur_ms, amp_na;
+} hb_stim_pulse_t;
+
+/* Pointers are host memory on the CPU and device memory in a kernel. */
+typedef struct {
+    int m, width, count, blocks; /* nodes, lanes per block, cells, blocks */
+    int n_hh;                    /* hh nodes (the same on every lane) */
+    const int *parent;           /* m: Hines order */
+    const int *hh_node;          /* n_hh */
+    double *v, *d, *rhs;         /* blocks * m * width */
+    const double *u, *l;         /* off-diagonals (constant) */
+    const double *cfac;          /* 1e-3 cm / dt [mA/cm^2/mV], 0 on zero-area nodes */
+    const double *pas_g, *pas_e; /* 0 where there is no pas */
+    const double *hh_par;        /* blocks * n_hh * HB_HH_NPAR * width */
+    double *hh_state;            /* blocks * n_hh * 3 * width: m, h, n */
+    const int *site_start;       /* blocks * width + 1: stimulus sites of each slot */
+    const hb_stim_site_t *sites;
+    const hb_stim_pulse_t *pulses;
+} hb_step_group_t;
+
+typedef struct {
+    double dt;           /* [ms]: cnexp */
+    double factor;       /* v += factor dv: 1 backward Euler, 2 Crank-Nicolson */
+    double t_mid;        /* (step + 1/2) dt: IClamps */
+    const double *table; /* hh table (hb_hh_table_lookup) or NULL: the formulas */
+    double q10;          /* for the formulas */
+} hb_step_params_t;
+
+/* Pass A, one row: pas conductance into d and its current into rhs. */
+static inline HB_HOSTDEV void hb_step_pas_row(int lanes, const double *HB_RESTRICT v,
+                                              const double *HB_RESTRICT g,
+                                              const double *HB_RESTRICT e,
+                                              double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    HB_SIMD
+    for (int k = 0; k < lanes; k++) {
+        d[k] = g[k];
+        rhs[k] = g[k] * (v[k] - e[k]);
+    }
+}
+
+/* hh's currents at one node: conductance added to d, current to rhs. */
+static inline HB_HOSTDEV void hb_step_hh_row(int lanes, int width, const double *HB_RESTRICT v,
+                                             const double *HB_RESTRICT par,
+                                             const double *HB_RESTRICT s,
+                                             double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    HB_SIMD
+    for (int k = 0; k < lanes; k++) {
+        const double m = s[k], h = s[width + k], n = s[2 * width + k];
+        const double gna = par[HB_HH_GNABAR * width + k] * m * m * m * h;
+        const double n2 = n * n;
+        const double gk = par[HB_HH_GKBAR * width + k] * n2 * n2;
+        const double gl = par[HB_HH_GL * width + k];
+        rhs[k] += gna * (v[k] - par[HB_HH_ENA * width + k]) +
+                  gk * (v[k] - par[HB_HH_EK * width + k]) + gl * (v[k] - par[HB_HH_EL * width + k]);
+        d[k] += gna + gk + gl;
+    }
+}
+
+/* Pass B, one row i >= 1: finish the row (d = cm/dt + g, rhs = -i), then the
+ * axial terms with the parent row p (already finished, p < i). */
+static inline HB_HOSTDEV void hb_step_axial_row(int lanes, const double *HB_RESTRICT cfac,
+                                                const double *HB_RESTRICT u,
+                                                const double *HB_RESTRICT l,
+                                                const double *HB_RESTRICT v_i,
+                                                const double *HB_RESTRICT v_p,
+                                                double *HB_RESTRICT d_i, double *HB_RESTRICT rhs_i,
+                                                double *HB_RESTRICT d_p, double *HB_RESTRICT rhs_p)
+{
+    HB_SIMD
+    for (int k = 0; k < lanes; k++) {
+        const double dv = v_p[k] - v_i[k];
+        const double r = (0.0 - rhs_i[k]) - l[k] * dv;
+        rhs_p[k] += u[k] * dv;
+        d_i[k] = (cfac[k] + d_i[k]) - l[k];
+        d_p[k] -= u[k];
+        rhs_i[k] = r;
+    }
+}
+
+static inline HB_HOSTDEV void hb_step_root_row(int lanes, const double *HB_RESTRICT cfac,
+                                               double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    HB_SIMD
+    for (int k = 0; k < lanes; k++) {
+        d[k] = cfac[k] + d[k];
+        rhs[k] = 0.0 - rhs[k];
+    }
+}
+
+static inline HB_HOSTDEV void hb_step_update_row(int lanes, double factor,
+                                                 const double *HB_RESTRICT dv,
+                                                 double *HB_RESTRICT v)
+{
+    HB_SIMD
+    for (int k = 0; k < lanes; k++) v[k] += factor * dv[k];
+}
+
+/* cnexp at one hh node with the new v: s += (1 - exp(-dt / tau)) (inf - s). */
+static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *p,
+                                                const double *HB_RESTRICT v,
+                                                double *HB_RESTRICT s)
+{
+    HB_SIMD
+    for (int k = 0; k < lanes; k++) {
+        double inf[3], tau[3];
+        if (p->table) hb_hh_table_lookup(p->table, v[k], inf, tau);
+        else hb_hh_formulas(v[k], p->q10, inf, tau);
+        for (int q = 0; q < 3; q++) {
+            double *x = s + q * width + k;
+            *x += (1.0 - hb_exp(-p->dt / tau[q])) * (inf[q] - *x);
+        }
+    }
+}
+
+/*
+ * One whole step (NEURON's fixed step, docs/sim-engine.md) of lanes
+ * lane0 .. lane0 + lanes - 1 of block `block`; `width` must equal g->width
+ * (passed separately so that callers make it a constant).
+ *   A  pas: d = g, rhs = i at v(t)            (per row)
+ *   H  hh:  d += g_hh, rhs += i_hh             (per hh node)
+ *   S  IClamps at t + dt/2: rhs -= amp/area    (per site; rhs is still +i)
+ *   B  d = cm/dt + d, rhs = -rhs, axial terms  (per row, root first)
+ *   .  Hines solve (hb_hines_lanes_inline): rhs = dv
+ *   C  v += factor dv                          (per row)
+ *   G  gates with the new v                    (per hh node)
+ * The order of the floating-point operations of every node is that of
+ * hb_cable_step_system on g and i summed as pas + hh.
+ */
+static inline HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
+                                            int block, int lane0, int lanes, int width)
+{
+    const int m = g->m;
+    const size_t base = (size_t)block * (size_t)m * (size_t)width + (size_t)lane0;
+    const size_t w = (size_t)width;
+    double *v = g->v + base, *d = g->d + base, *rhs = g->rhs + base;
+    const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
+    const double *pg = g->pas_g + base, *pe = g->pas_e + base;
+    const int *parent = g->parent;
+    const size_t hh_base = (size_t)block * (size_t)g->n_hh;
+
+    for (int i = 0; i < m; i++) {
+        const size_t r = (size_t)i * w;
+        hb_step_pas_row(lanes, v + r, pg + r, pe + r, d + r, rhs + r);
+    }
+    for (int j = 0; j < g->n_hh; j++) {
+        const size_t r = (size_t)g->hh_node[j] * w;
+        hb_step_hh_row(lanes, width, v + r,
+                       g->hh_par + (hh_base + (size_t)j) * HB_HH_NPAR * w + (size_t)lane0,
+                       g->hh_state + (hh_base + (size_t)j) * 3 * w + (size_t)lane0, d + r,
+                       rhs + r);
+    }
+    for (int k = 0; k < lanes; k++) {
+        const int slot = block * width + lane0 + k;
+        for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
+            const hb_stim_site_t *site = &g->sites[q];
+            double inj = 0.0; /* [nA] */
+            for (int c = site->first; c < site->first + site->count; c++) {
+                const hb_stim_pulse_t *pulse = &g->pulses[c];
+                if (p->t_mid >= pulse->del_ms && p->t_mid < pulse->del_ms + pulse->dur_ms)
+                    inj += pulse->amp_na;
+            }
+            rhs[(size_t)site->node * w + (size_t)k] -= inj * 1e2 / site->area_um2;
+        }
+    }
+    hb_step_root_row(lanes, cfac, d, rhs);
+    for (int i = 1; i < m; i++) {
+        const size_t r = (size_t)i * w, pr = (size_t)parent[i] * w;
+        hb_step_axial_row(lanes, cfac + r, u + r, l + r, v + r, v + pr, d + r, rhs + r, d + pr,
+                          rhs + pr);
+    }
+    hb_hines_lanes_inline(m, parent, w, (size_t)lanes, u, l, d, rhs);
+    for (int i = 0; i < m; i++) {
+        const size_t r = (size_t)i * w;
+        hb_step_update_row(lanes, p->factor, rhs + r, v + r);
+    }
+    for (int j = 0; j < g->n_hh; j++)
+        hb_step_gates_row(lanes, width, p, v + (size_t)g->hh_node[j] * w,
+                          g->hh_state + (hh_base + (size_t)j) * 3 * w + (size_t)lane0);
+}
+
+/*
+ * Spike detection at a probe after a step ending at t: an upward crossing of
+ * `threshold` (v above it, not above after the previous step). Returns 1 with
+ * *t_spike set: t (NEURON's NetCon rule) or, with `interpolate`, the linear
+ * crossing within the step (v0: v after the previous step).
+ */
+static inline HB_HOSTDEV int hb_spike_test(double v, double v0, double threshold,
+                                           unsigned char *above, double t, double dt,
+                                           int interpolate, double *t_spike)
+{
+    const int now = v > threshold;
+    const int spike = now && !*above;
+    *above = (unsigned char)now;
+    if (!spike) return 0;
+    *t_spike = interpolate && v > v0 ? t - dt * (v - threshold) / (v - v0) : t;
+    return 1;
+}
+
+#endif
