@@ -8,7 +8,10 @@
  *     (3) VBatch with No-Computing-Padding (padding neither read nor written:
  *     NaN there) and Computing-Padding (x padding set to 0); (4) in-place;
  *     (5) errors and their messages; (6) OMP results independent of the
- *     thread count (bitwise); (7) memory helpers and the benchmark helper.
+ *     thread count (bitwise); (7) memory helpers and the benchmark helper;
+ *     (8) the tuning override (hb_gtsv_set_tuning): the partition arithmetic
+ *     with 16-row chunks for small m and 8-row chunks up to m = 4096 (what the
+ *     CUDA kernels run under those tunings), the plan text, refusals.
  * Runs once with a fixed seed and once with HB_TEST_SEED or the time.
  */
 #include <math.h>
@@ -475,6 +478,55 @@ static void test_helpers(hb_context_t ctx)
     free_batch(&t);
 }
 
+/* (8) Tunings: the rows override changes the CPU twin's chunks as the GPU's. */
+static void test_tuning(hb_context_t ctx)
+{
+    static const char *const specs[] = {"rows=16", "rows=8,threads=128,ahead=4,hint=1",
+                                        "hint=2,threads=512"};
+    static const int shapes[][2] = {{5, 7}, {17, 9}, {100, 6}, {1000, 3}, {2500, 2}, {4096, 2}};
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; ++k) {
+        CHECK_OK(hb_gtsv_set_tuning(specs[k]));
+        for (size_t q = 0; q < sizeof shapes / sizeof *shapes; ++q)
+            for (int variable = 0; variable <= 1; ++variable)
+                test_variants(ctx, shapes[q][0], shapes[q][1], variable);
+    }
+    /* The plan: the override where it fits (8-row chunks: m <= 4096), else the rule. */
+    batch_t t;
+    make_batch(&t, 3000, 2, 0);
+    arrays_t a;
+    make_arrays(&a, &t, HB_LAYOUT_FLAT, HB_FLOAT64, 0);
+    hb_gtsv_problem_t p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
+    char text[128];
+    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
+    p.algo = HB_GTSV_ALGO_AUTO;
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "thomas") == 0, "plan '%s'", text);
+    free_arrays(&a);
+    free_batch(&t);
+    make_batch(&t, 8192, 1, 0);
+    make_arrays(&a, &t, HB_LAYOUT_FLAT, HB_FLOAT64, 0);
+    p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
+    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=16 chunks=512") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_solve(ctx, &p));
+    int bad = 0;
+    CHECK(check_solution(&a, &t, 0, &bad) < 1e-13 && bad == 0);
+    CHECK_ERR(hb_gtsv_describe(ctx, &p, text, 0), HB_ERR_INVALID_VALUE, "size 0");
+    free_arrays(&a);
+    free_batch(&t);
+    /* Refusals name the syntax; a refused spec leaves the tuning as it was. */
+    CHECK_ERR(hb_gtsv_set_tuning("rows=4"), HB_ERR_INVALID_VALUE, "rows=8|16");
+    CHECK_ERR(hb_gtsv_set_tuning("threads=256,speed=9"), HB_ERR_INVALID_VALUE, "hint=0|1|2");
+    CHECK_ERR(hb_gtsv_set_tuning("ahead=8x"), HB_ERR_INVALID_VALUE, "ahead=4|8");
+    CHECK_OK(hb_gtsv_set_tuning(NULL));
+}
+
 static void run_all(void)
 {
     static const int shapes[][2] = {{1, 3},  {2, 5},   {3, 1},   {5, 70},  {8, 9},
@@ -490,6 +542,7 @@ static void run_all(void)
                 test_variants(ctx, shapes[k][0], shapes[k][1], variable);
         test_errors(ctx);
         test_helpers(ctx);
+        test_tuning(ctx);
         hb_context_destroy(ctx);
     }
     test_reference_vs_dense();

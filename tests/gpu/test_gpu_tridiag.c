@@ -11,6 +11,12 @@
  * every run (seed printed); the device x is poisoned with NaN before every
  * solve; every library call's status is checked (the library checks every
  * CUDA return code and reports it as a status). Public API only.
+ *
+ * Then every partition kernel the tunings can select (hb_gtsv_set_tuning:
+ * rows 8 / 16, loads 4 / 8 rows ahead, plain / L2-prefetch-hinted loads,
+ * 128 / 256 / 512-thread blocks), each against the CPU twin under the same
+ * tuning (the override is process-wide: the CPU partition then cuts the
+ * same chunks), with the plan text checked.
  */
 #include <math.h>
 #include <stdint.h>
@@ -238,6 +244,48 @@ int main(void)
                     run_case(gpu, cpu, shapes[k][0], shapes[k][1], variable,
                              layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
                              prec ? HB_FLOAT32 : HB_FLOAT64);
+    /* Every kernel variant: each (rows, ahead, hint) kernel in both precisions
+     * (run_case covers both), and every block size. */
+    static const char *const tunings[] = {
+        "rows=8,ahead=4,hint=0",  "rows=8,ahead=8,hint=0",   "rows=8,ahead=4,hint=1",
+        "rows=8,ahead=8,hint=1",  "rows=8,ahead=4,hint=2",   "rows=8,ahead=8,hint=2",
+        "rows=16,hint=0",         "rows=16,hint=1",          "rows=16,hint=2",
+        "threads=128",            "threads=512",             "rows=16,threads=128"};
+    static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
+                                          {4096, 3}, {8192, 2}, {256, 600}};
+    for (size_t k = 0; k < sizeof tunings / sizeof *tunings; ++k) {
+        CHECK_OK(hb_gtsv_set_tuning(tunings[k]));
+        printf("tuning %s\n", tunings[k]);
+        for (size_t q = 0; q < sizeof tuned_shapes / sizeof *tuned_shapes; ++q) {
+            /* The plan names the tuning where it fits. */
+            const int m = tuned_shapes[q][0];
+            const hb_gtsv_problem_t probe = {.precision = HB_FLOAT64,
+                                             .algo = HB_GTSV_ALGO_PARTITION,
+                                             .m = m,
+                                             .layout = HB_LAYOUT_INTERLEAVED,
+                                             .batch_count = tuned_shapes[q][1],
+                                             .batch_stride = tuned_shapes[q][1]};
+            char plan[128];
+            CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
+            const int rows16 = strstr(tunings[k], "rows=16") != NULL || m > 4096 ||
+                               (strstr(tunings[k], "rows=8") == NULL && m > 1024);
+            CHECKF(strstr(plan, rows16 ? "rows=16" : "rows=8 ") != NULL &&
+                       (strstr(tunings[k], "hint=1") == NULL || strstr(plan, "hint=1")) &&
+                       (strstr(tunings[k], "hint=2") == NULL || strstr(plan, "hint=2")) &&
+                       (rows16 ? strstr(plan, "ahead=4") != NULL
+                               : strstr(tunings[k], "ahead=8") == NULL ||
+                                     strstr(plan, "ahead=8") != NULL),
+                   "tuning '%s', m = %d: plan '%s'", tunings[k], m, plan);
+            for (int variable = 0; variable <= 1; ++variable)
+                for (int layout = 0; layout <= 1; ++layout)
+                    for (int prec = 0; prec <= 1; ++prec)
+                        run_case(gpu, cpu, m, tuned_shapes[q][1], variable,
+                                 layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
+                                 prec ? HB_FLOAT32 : HB_FLOAT64);
+        }
+    }
+    CHECK_OK(hb_gtsv_set_tuning(NULL));
+
     /* Errors reach the caller with a message: a CUDA allocation far too large. */
     void *huge = NULL;
     hb_status_t st = hb_device_malloc(gpu, (size_t)1 << 50, &huge);
