@@ -1,0 +1,369 @@
+/*
+ * The simulator's fused, Block-Interleaved engine (src/sim/step_kernels.h)
+ * against a straightforward reference step written here from the public
+ * pieces (hb_cable_step_system, hb_hines_solve) one cell at a time, the way
+ * the first simulator did it. Many cells of several real morphologies,
+ * passive, hh in the soma and hh everywhere, with different parameters and
+ * clamps per cell (so every lane of a block differs), padding lanes, two
+ * clamps at one node and one on a zero-area node; backward Euler and
+ * Crank-Nicolson, table and formulas, both spike rules. Every voltage after
+ * the run, every probe sample and every spike time are compared: the engine
+ * performs the same operations in the same order, so they agree bit for bit
+ * (checked: max relative difference 0). SEQ and OMP agree bit for bit too.
+ * This is the CPU twin of tests/gpu/test_gpu_sim.c, which runs the same
+ * engine on the GPU.
+ *
+ * Also: hb_exp within 2 ulp of libm's exp over its whole range.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+#include "sim/sim.h"
+#include "test_random.h"
+
+#ifndef HB_DATA_DIR
+#define HB_DATA_DIR "../shared/data"
+#endif
+
+/* ---- hb_exp ---- */
+
+static double ulp_diff(double a, double b)
+{
+    if (a == b) return 0.0;
+    const double u = b != 0.0 ? fabs(nextafter(b, INFINITY) - b) : DBL_TRUE_MIN;
+    return fabs(a - b) / u;
+}
+
+static void test_exp(void)
+{
+    double worst = 0.0, worst_x = 0.0;
+    uint64_t state = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 400000; i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        const double u = (double)(state >> 11) / 9007199254740992.0;
+        double x;
+        switch (i % 4) {
+        case 0: x = -745.0 + 1454.7 * u; break; /* everything */
+        case 1: x = -2.0 * u; break;             /* cnexp's -dt/tau */
+        case 2: x = -20.0 + 40.0 * u; break;     /* hh's rate arguments */
+        default: x = -708.0 + 1416.0 * u; break; /* normal results */
+        }
+        const double e = ulp_diff(hb_exp(x), exp(x));
+        if (e > worst) {
+            worst = e;
+            worst_x = x;
+        }
+    }
+    printf("hb_exp: max %.2f ulp from libm (at x = %.17g)\n", worst, worst_x);
+    CHECKF(worst <= 2.0, "hb_exp: %.2f ulp at x = %.17g", worst, worst_x);
+    CHECK(hb_exp(0.0) == 1.0);
+    CHECK(hb_exp(1.0) == exp(1.0) || ulp_diff(hb_exp(1.0), exp(1.0)) <= 1.0);
+    CHECK(isinf(hb_exp(710.0)) && hb_exp(710.0) > 0 && isinf(hb_exp(INFINITY)));
+    CHECK(hb_exp(-746.0) == 0.0 && hb_exp(-INFINITY) == 0.0);
+    CHECK(isnan(hb_exp(NAN)));
+    CHECK(hb_exp(-745.0) > 0.0 && hb_exp(-745.0) < 1e-322); /* subnormal, not flushed */
+}
+
+/* ---- the reference step: one cell, FLAT, public pieces ---- */
+
+typedef struct {
+    const hb_model_t *md;
+    int m;
+    double *v, *g, *im, *inj, *u, *l, *d, *rhs, *state; /* state: 3 per node */
+} ref_cell_t;
+
+static void ref_init(ref_cell_t *c, const hb_model_t *md, const hb_hh_table_t *table, double v0)
+{
+    c->md = md;
+    c->m = md->m;
+    const size_t m = (size_t)c->m;
+    c->v = malloc(m * sizeof(double));
+    c->g = malloc(m * sizeof(double));
+    c->im = malloc(m * sizeof(double));
+    c->inj = malloc(m * sizeof(double));
+    c->u = malloc(m * sizeof(double));
+    c->l = malloc(m * sizeof(double));
+    c->d = malloc(m * sizeof(double));
+    c->rhs = malloc(m * sizeof(double));
+    c->state = malloc(3 * m * sizeof(double));
+    CHECK_OK(hb_cable_offdiag(md->cable, c->u, c->l));
+    double inf[3], tau[3];
+    hb_hh_table_rates(table, v0, inf, tau);
+    for (size_t i = 0; i < m; i++) {
+        c->v[i] = v0;
+        memcpy(&c->state[3 * i], inf, sizeof inf);
+    }
+}
+
+static void ref_free(ref_cell_t *c)
+{
+    free(c->v);
+    free(c->g);
+    free(c->im);
+    free(c->inj);
+    free(c->u);
+    free(c->l);
+    free(c->d);
+    free(c->rhs);
+    free(c->state);
+}
+
+static void ref_step(ref_cell_t *c, long step, const hb_sim_options_t *o, const hb_hh_table_t *table)
+{
+    const hb_model_t *md = c->md;
+    const int m = c->m, cn = o->method == HB_METHOD_CN;
+    for (int i = 0; i < m; i++) {
+        const double gp = md->has_pas[i] ? md->pas_g[i] : 0.0, ep = md->has_pas[i] ? md->pas_e[i] : 0.0;
+        c->g[i] = gp;
+        c->im[i] = gp * (c->v[i] - ep);
+        c->inj[i] = 0.0;
+        if (!md->has_hh[i]) continue;
+        const double *p = &md->hh[(size_t)i * HB_HH_NPAR], *s = &c->state[3 * i];
+        const double gna = p[HB_HH_GNABAR] * s[0] * s[0] * s[0] * s[1];
+        const double n2 = s[2] * s[2];
+        const double gk = p[HB_HH_GKBAR] * n2 * n2;
+        c->im[i] += gna * (c->v[i] - p[HB_HH_ENA]) + gk * (c->v[i] - p[HB_HH_EK]) +
+                    p[HB_HH_GL] * (c->v[i] - p[HB_HH_EL]);
+        c->g[i] += gna + gk + p[HB_HH_GL];
+    }
+    const double tm = ((double)step + 0.5) * o->dt_ms;
+    for (int k = 0; k < md->n_iclamps; k++) {
+        const hb_iclamp_t *st = &md->iclamps[k];
+        if (tm >= st->del_ms && tm < st->del_ms + st->dur_ms) c->inj[st->node] += st->amp_na;
+    }
+    CHECK_OK(hb_cable_step_system(md->cable, cn ? 0.5 * o->dt_ms : o->dt_ms, c->u, c->l, c->v,
+                                  c->g, c->im, c->inj, c->d, c->rhs));
+    CHECK_OK(hb_hines_solve(m, hb_cable_parent(md->cable), c->u, c->l, c->d, c->rhs));
+    for (int i = 0; i < m; i++) c->v[i] += (cn ? 2.0 : 1.0) * c->rhs[i];
+    for (int i = 0; i < m; i++) {
+        if (!md->has_hh[i]) continue;
+        double inf[3], tau[3], *s = &c->state[3 * i];
+        hb_hh_table_rates(table, c->v[i], inf, tau);
+        for (int j = 0; j < 3; j++) s[j] += (1.0 - hb_exp(-o->dt_ms / tau[j])) * (inf[j] - s[j]);
+    }
+}
+
+/* ---- cells ---- */
+
+enum { PASSIVE, HH_SOMA, HH_ALL, KINDS };
+static const char *const kind_names[KINDS] = {"passive", "hh-soma", "hh-all"};
+
+/* A cell of `kind` on `morph`; `variant` changes parameters and clamps. */
+static hb_model_t *make_cell(const hb_morph_t *morph, int kind, int variant)
+{
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_FIXED;
+    disc.count = 3;
+    disc.count_by_type[1] = 1;
+    hb_model_t *md = NULL;
+    CHECK_OK(hb_model_create(morph, &disc, &md));
+    if (!md) return NULL;
+    hb_mech_t pas, hh;
+    hb_mech_default(HB_MECH_PAS, &pas);
+    hb_mech_default(HB_MECH_HH, &hh);
+    pas.g_pas = 1e-4 * (1.0 + 0.25 * variant);
+    pas.e_pas = -65.0 - variant;
+    hh.gnabar = 0.12 * (1.0 + 0.1 * variant);
+    hh.gkbar = 0.036 * (1.0 - 0.05 * variant);
+    if (kind == PASSIVE) CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &pas));
+    if (kind == HH_SOMA) {
+        CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &pas));
+        CHECK_OK(hb_model_insert(md, 1, &hh));
+    }
+    if (kind == HH_ALL) CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &hh));
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    const double amp = kind == HH_ALL ? 1.0 + 0.5 * variant : 0.3 + 0.2 * variant;
+    CHECK_OK(hb_model_add_iclamp(md, &soma, 2.0 + variant, 30.0, amp));
+    CHECK_OK(hb_model_add_iclamp(md, &soma, 10.0, 5.0 + variant, 0.2)); /* two at one node */
+    /* One on a zero-area node (a section end), and a probe somewhere else. */
+    const hb_cable_t *cable = hb_model_cable(md);
+    int end = -1, mid = hb_cable_size(cable) / 2;
+    for (int i = hb_cable_size(cable) - 1; i > 0 && end < 0; i--) {
+        hb_node_info_t info;
+        CHECK_OK(hb_cable_node(cable, i, &info));
+        if (info.kind == HB_NODE_SECTION_END) end = i;
+    }
+    CHECK(end > 0);
+    const hb_location_t tip = {HB_LOC_NODE, 0, 0, 0.0, end}, there = {HB_LOC_NODE, 0, 0, 0.0, mid};
+    CHECK_OK(hb_model_add_iclamp(md, &tip, 5.0, 20.0, 0.05 * (variant + 1)));
+    const hb_probe_spec_t p_soma = {soma, "soma", 1, -20.0}, p_mid = {there, "mid", 1, -40.0};
+    CHECK_OK(hb_model_add_probe(md, &p_soma, NULL));
+    CHECK_OK(hb_model_add_probe(md, &p_mid, NULL));
+    return md;
+}
+
+typedef struct {
+    hb_method_t method;
+    hb_spike_time_t rule;
+    int table;
+    double sample_dt;
+    long steps;
+} config_t;
+
+/*
+ * Runs `cells` with the engine (backend `be`) and with the reference; returns
+ * the largest relative difference of voltages, samples and spike times, and
+ * counts reference spikes into *spikes. Results of the engine are left in *out.
+ */
+static double compare_run(hb_model_t **cells, int n, const config_t *cfg, hb_backend_t be,
+                          long *spikes, hb_sim_t **out)
+{
+    hb_sim_options_t o;
+    hb_sim_options_default(&o);
+    o.method = cfg->method;
+    o.spike_time = cfg->rule;
+    o.hh_table = cfg->table;
+    o.sample_dt_ms = cfg->sample_dt;
+    o.backend = be;
+    o.t_stop_ms = (double)cfg->steps * o.dt_ms;
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(cells, n, &o, &sim));
+    *out = sim;
+    if (!sim) return INFINITY;
+    CHECK_OK(hb_sim_run(sim));
+    hb_hh_table_t table;
+    hb_hh_table_init(&table, o.celsius, o.hh_table);
+    const long every = cfg->sample_dt > 0 ? lround(cfg->sample_dt / o.dt_ms) : 1;
+    double worst = 0.0;
+    int probe = 0;
+    for (int c = 0; c < n; c++) {
+        ref_cell_t ref;
+        ref_init(&ref, cells[c], &table, o.v_init_mv);
+        const int np = cells[c]->n_probes;
+        const double *trace[8], *spk[8];
+        int nt[8], ns[8], seen[8] = {0}, sample = 1;
+        unsigned char above[8];
+        double v_prev[8];
+        for (int p = 0; p < np; p++) {
+            CHECK_OK(hb_sim_probe_trace(sim, probe + p, &trace[p], &nt[p]));
+            CHECK_OK(hb_sim_spikes(sim, probe + p, &spk[p], &ns[p]));
+            CHECK(nt[p] == (int)(cfg->steps / every) + 1);
+            v_prev[p] = o.v_init_mv;
+            above[p] = o.v_init_mv > cells[c]->probes[p].threshold_mv;
+        }
+        for (long s = 0; s < cfg->steps; s++) {
+            ref_step(&ref, s, &o, &table);
+            for (int p = 0; p < np; p++) {
+                const hb_probe_t *pr = &cells[c]->probes[p];
+                const double v = ref.v[pr->node], t = (double)(s + 1) * o.dt_ms;
+                int up = v > pr->threshold_mv && !above[p];
+                double ts = cfg->rule == HB_SPIKE_INTERPOLATE && v > v_prev[p]
+                                ? t - o.dt_ms * (v - pr->threshold_mv) / (v - v_prev[p])
+                                : t;
+                above[p] = v > pr->threshold_mv;
+                v_prev[p] = v;
+                if (up) {
+                    (*spikes)++;
+                    if (seen[p] < ns[p]) worst = fmax(worst, fabs(spk[p][seen[p]] - ts) / fabs(ts));
+                    else worst = INFINITY;
+                    seen[p]++;
+                }
+                if ((s + 1) % every == 0 && sample < nt[p])
+                    worst = fmax(worst, fabs(trace[p][sample] - v) / fabs(v));
+            }
+            if ((s + 1) % every == 0) sample++;
+        }
+        for (int p = 0; p < np; p++)
+            CHECKF(seen[p] == ns[p], "cell %d probe %d: %d spikes, reference %d", c, p, ns[p], seen[p]);
+        const double *v;
+        CHECK_OK(hb_sim_voltages(sim, c, &v));
+        for (int i = 0; i < ref.m; i++) worst = fmax(worst, fabs(v[i] - ref.v[i]) / fabs(ref.v[i]));
+        probe += np;
+        ref_free(&ref);
+    }
+    return worst;
+}
+
+/* Every voltage, sample and spike of two runs bitwise equal. */
+static int same_results(const hb_sim_t *a, const hb_sim_t *b, hb_model_t *const *cells, int n)
+{
+    int same = 1;
+    for (int c = 0; c < n; c++) {
+        const double *va, *vb;
+        CHECK_OK(hb_sim_voltages(a, c, &va));
+        CHECK_OK(hb_sim_voltages(b, c, &vb));
+        same &= memcmp(va, vb, (size_t)hb_cable_size(hb_model_cable(cells[c])) * sizeof *va) == 0;
+    }
+    for (int p = 0; p < hb_sim_probe_count(a); p++) {
+        const double *ta, *tb;
+        int na, nb;
+        CHECK_OK(hb_sim_probe_trace(a, p, &ta, &na));
+        CHECK_OK(hb_sim_probe_trace(b, p, &tb, &nb));
+        same &= na == nb && memcmp(ta, tb, (size_t)na * sizeof *ta) == 0;
+        CHECK_OK(hb_sim_spikes(a, p, &ta, &na));
+        CHECK_OK(hb_sim_spikes(b, p, &tb, &nb));
+        same &= na == nb && (na == 0 || memcmp(ta, tb, (size_t)na * sizeof *ta) == 0);
+    }
+    return same;
+}
+
+int main(void)
+{
+    test_exp();
+
+    static const char *const files[] = {"simple.swc", "1220882a.CNG.swc",
+                                        "mp_ma_40984_gc2.CNG.swc"};
+    enum { N_FILES = 3, VARIANTS = 3, COPIES = 3 };
+    hb_morph_t *morphs[N_FILES] = {NULL};
+    hb_model_t *models[N_FILES][KINDS][VARIANTS];
+    hb_model_t *cells[N_FILES * KINDS * VARIANTS * COPIES];
+    int n = 0;
+    for (int f = 0; f < N_FILES; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
+        CHECK_OK(hb_morph_load_swc(path, NULL, &morphs[f]));
+        if (!morphs[f]) return check_summary("test_sim_engine");
+        for (int k = 0; k < KINDS; k++)
+            for (int v = 0; v < VARIANTS; v++) models[f][k][v] = make_cell(morphs[f], k, v);
+        /* Cells interleaved across kinds and variants: groups gather them back. */
+        for (int c = 0; c < COPIES; c++)
+            for (int v = 0; v < VARIANTS; v++)
+                for (int k = 0; k < KINDS; k++) cells[n++] = models[f][k][v];
+    }
+    printf("%d cells (%d morphologies x %s/%s/%s x %d variants x %d copies)\n", n, N_FILES,
+           kind_names[0], kind_names[1], kind_names[2], VARIANTS, COPIES);
+
+    const config_t configs[] = {
+        {HB_METHOD_EULER, HB_SPIKE_STEP, 1, 0.0, 2000},
+        {HB_METHOD_CN, HB_SPIKE_INTERPOLATE, 0, 0.1, 1200},
+    };
+    for (size_t k = 0; k < sizeof configs / sizeof *configs; k++) {
+        const config_t *cfg = &configs[k];
+        long spikes = 0;
+        hb_sim_t *seq = NULL, *omp = NULL;
+        const double worst = compare_run(cells, n, cfg, HB_BACKEND_SEQ, &spikes, &seq);
+        printf("%s, %s spikes, table %d, %ld steps: %ld reference spikes; max relative "
+               "difference %.3g\n",
+               cfg->method == HB_METHOD_CN ? "CN" : "BE",
+               cfg->rule == HB_SPIKE_STEP ? "step" : "interpolated", cfg->table, cfg->steps,
+               spikes, worst);
+        CHECKF(worst == 0.0, "engine vs reference: max relative difference %.3g (expected 0)", worst);
+        CHECKF(spikes >= 20, "only %ld spikes: the comparison would not cover spiking", spikes);
+        if (k == 0 && hb_backend_available(HB_BACKEND_OMP)) { /* OMP: all cores, same bits */
+            long spikes_omp = 0;
+            const double w2 = compare_run(cells, n, cfg, HB_BACKEND_OMP, &spikes_omp, &omp);
+            CHECKF(w2 == 0.0, "OMP engine vs reference: %.3g", w2);
+            CHECK(same_results(seq, omp, cells, n));
+        }
+        hb_sim_destroy(seq);
+        hb_sim_destroy(omp);
+    }
+
+    for (int f = 0; f < N_FILES; f++) {
+        for (int k = 0; k < KINDS; k++)
+            for (int v = 0; v < VARIANTS; v++) hb_model_destroy(models[f][k][v]);
+        hb_morph_destroy(morphs[f]);
+    }
+    return check_summary("test_sim_engine");
+}
