@@ -394,7 +394,17 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
         return hb_fail(HB_ERR_BACKEND, "hb_multi: the device holds another algorithm's layout");
     switch (algo) {
     case HB_MULTI_ALGO_LEVELS: {
-        hb_multi_view_t v = hb_multi_group_view(&dm->plan, 0);
+        /* group 0's view, built here: the plan's pointers are device pointers (its level
+         * and row tables start at entry 0) */
+        hb_multi_view_t v;
+        v.n_levels = dm->levels0;
+        v.level_branch = dm->plan.level_branch;
+        v.level_row = dm->plan.level_row;
+        v.row_base = dm->plan.row_base;
+        v.rows = dm->plan.rows;
+        v.child_ptr = dm->plan.child_ptr;
+        v.child_top = dm->plan.child_top;
+        v.parent_slot = dm->plan.parent_slot;
         v.u = dm->u;
         v.l = dm->l;
         v.d = dm->d;
