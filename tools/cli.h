@@ -78,6 +78,7 @@ int cli_command_bench(int argc, char **argv);
 /* Benchmarks (tools/bench_*.c): argv[0] is the benchmark name. */
 int cli_bench_hines(int argc, char **argv);
 int cli_bench_tridiag(int argc, char **argv);
+int cli_bench_cell(int argc, char **argv);
 int cli_bench_multi(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@ typedef struct {
 static const bench_t benches[] = {
     {"hines", cli_bench_hines, "same-morphology batched Hines solves (paper Figures 3-5)"},
     {"tridiag", cli_bench_tridiag, "batched tridiagonal solves vs cuSPARSE (paper Figures 9-12)"},
+    {"cell", cli_bench_cell, "simulator: ns per compartment-step, CPU and GPU, NEURON as peer"},
     {"multi", cli_bench_multi, "mixed-morphology batches by levels (paper Figures 6, 14; real cells)"},
 };
 

@@ -17,7 +17,13 @@
 #define HB_RESTRICT __restrict__
 #define HB_SIMD
 #else
+#if defined(__GNUC__)
+/* Inlined into their caller, so that the lane count is a constant there and the
+ * callers' target clones (AVX2) cover them. */
+#define HB_HOSTDEV __attribute__((always_inline))
+#else
 #define HB_HOSTDEV
+#endif
 #define HB_RESTRICT restrict
 #ifdef HB_HAVE_OPENMP
 #define HB_SIMD _Pragma("omp simd")

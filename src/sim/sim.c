@@ -586,7 +586,12 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     return record_sample(sim);
 }
 
-/* One block with the lane count a constant: the lane loops become vector code. */
+/* One block with the lane count a constant: the lane loops become vector code
+ * (with GCC on x86-64 also an AVX2 clone, picked at load time where the CPU has
+ * it; without FMA contraction, so the results are the same bits). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block)
 {
     switch (g->width) {

@@ -68,6 +68,16 @@ static inline HB_HOSTDEV double hb_bits_double(uint64_t u)
 #endif
 }
 
+/* Quiet comparisons on the CPU: they cannot trap, so GCC turns them into
+ * vector selects (an ordered < may signal on NaN, which blocks if-conversion). */
+#ifdef __CUDA_ARCH__
+#define HB_GT(a, b) ((a) > (b))
+#define HB_LT(a, b) ((a) < (b))
+#else
+#define HB_GT(a, b) isgreater(a, b)
+#define HB_LT(a, b) isless(a, b)
+#endif
+
 /*
  * e^x within 2 ulp (tests/test_sim_engine.c measures it against libm over the
  * whole range). x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two
@@ -80,7 +90,7 @@ static inline HB_HOSTDEV double hb_exp(double x)
 {
     const double shift = 6755399441055744.0; /* 1.5 * 2^52 */
     const uint64_t shift_bits = 0x4338000000000000ULL;
-    const double xc = x > 709.8 ? 709.8 : (x < -745.2 ? -745.2 : x);
+    const double xc = HB_GT(x, 709.8) ? 709.8 : (HB_LT(x, -745.2) ? -745.2 : x);
     const double kd = (xc * 1.4426950408889634 + shift) - shift; /* round(x / ln2) */
     const double r = (xc - kd * 0.6931471803691238) - kd * 1.9082149292705877e-10;
     double p = 1.6059043836821613e-10;
@@ -102,7 +112,7 @@ static inline HB_HOSTDEV double hb_exp(double x)
     const double s1 = hb_bits_double((hb_double_bits(k1 + shift) - shift_bits + 1023u) << 52);
     const double s2 = hb_bits_double((hb_double_bits(k2 + shift) - shift_bits + 1023u) << 52);
     const double y = p * s1 * s2;
-    return x > 709.782712893384 ? HUGE_VAL : (x < -745.1332191019412 ? 0.0 : y);
+    return HB_GT(x, 709.782712893384) ? HUGE_VAL : (HB_LT(x, -745.1332191019412) ? 0.0 : y);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -263,20 +273,28 @@ static inline HB_HOSTDEV void hb_step_update_row(int lanes, double factor,
     for (int k = 0; k < lanes; k++) v[k] += factor * dv[k];
 }
 
-/* cnexp at one hh node with the new v: s += (1 - exp(-dt / tau)) (inf - s). */
+/* cnexp at one hh node with the new v: s += (1 - exp(-dt / tau)) (inf - s).
+ * The rates first (table gathers, lane by lane), then the update of all lanes
+ * (exp and division: vector code). lanes <= HB_SIM_CPU_LANES. */
 static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *p,
                                                 const double *HB_RESTRICT v,
                                                 double *HB_RESTRICT s)
 {
-    HB_SIMD
+    double inf[3][HB_SIM_CPU_LANES], tau[3][HB_SIM_CPU_LANES];
     for (int k = 0; k < lanes; k++) {
-        double inf[3], tau[3];
-        if (p->table) hb_hh_table_lookup(p->table, v[k], inf, tau);
-        else hb_hh_formulas(v[k], p->q10, inf, tau);
+        double a[3], b[3];
+        if (p->table) hb_hh_table_lookup(p->table, v[k], a, b);
+        else hb_hh_formulas(v[k], p->q10, a, b);
         for (int q = 0; q < 3; q++) {
-            double *x = s + q * width + k;
-            *x += (1.0 - hb_exp(-p->dt / tau[q])) * (inf[q] - *x);
+            inf[q][k] = a[q];
+            tau[q][k] = b[q];
         }
+    }
+    for (int q = 0; q < 3; q++) {
+        double *HB_RESTRICT x = s + q * width;
+        HB_SIMD
+        for (int k = 0; k < lanes; k++)
+            x[k] += (1.0 - hb_exp(-p->dt / tau[q][k])) * (inf[q][k] - x[k]);
     }
 }
 
