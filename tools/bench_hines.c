@@ -34,6 +34,8 @@ static const char usage[] =
     "  --seq-max N       largest batch timed on one CPU thread; larger ones are\n"
     "                    extrapolated from it per system (default 25600)\n"
     "  --no-cpu          skip the CPU backends (speedups are then omitted)\n"
+    "  --only LIST       only configurations whose label contains one of these\n"
+    "                    comma-separated words (e.g. pipelined,full-interleaved)\n"
     "  --json            one JSON document instead of the table\n"
     "  --json-out FILE   also write the JSON document to FILE\n";
 
@@ -69,7 +71,22 @@ typedef struct {
     long seq_max;
     int cpu, json;
     const char *json_out;
+    const char *only; /* comma-separated label filters, or NULL */
 } options_t;
+
+/* Whether `label` contains one of the comma-separated words of `only`. */
+static int selected(const char *label, const char *only)
+{
+    if (!only) return 1;
+    for (const char *w = only; *w;) {
+        const char *end = strchr(w, ',');
+        const size_t len = end ? (size_t)(end - w) : strlen(w);
+        for (const char *at = label; len && *at; at++)
+            if (strncmp(at, w, len) == 0) return 1;
+        w += len + (end != NULL);
+    }
+    return 0;
+}
 
 static int parse_list(const char *text, long *out, int max)
 {
@@ -184,6 +201,8 @@ static int build_configs(config_t *cfg, int max, int cpu, int cuda)
         ADD("cuda staged (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1, HB_HINES_ALGO_STAGED);
         ADD("cuda streamed (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1,
             HB_HINES_ALGO_STREAMED);
+        ADD("cuda pipelined (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1,
+            HB_HINES_ALGO_PIPELINED);
         ADD("cuda auto (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1, HB_HINES_ALGO_AUTO);
     }
 #undef ADD
@@ -215,6 +234,8 @@ int cli_bench_hines(int argc, char **argv)
             if (!(o.json_out = cli_option_value(&a))) return 2;
         } else if (strcmp(opt, "--no-cpu") == 0) {
             o.cpu = 0;
+        } else if (strcmp(opt, "--only") == 0) {
+            if (!(o.only = cli_option_value(&a))) return 2;
         } else if (strcmp(opt, "--data") == 0) {
             if (!(value = cli_option_value(&a))) return 2;
             snprintf(o.data, sizeof o.data, "%s", value);
@@ -250,7 +271,11 @@ int cli_bench_hines(int argc, char **argv)
     const int cuda = hb_backend_available(HB_BACKEND_CUDA);
     const int cpu = o.cpu;
     config_t cfg[64];
-    const int n_cfg = build_configs(cfg, 64, cpu, cuda);
+    int n_cfg = build_configs(cfg, 64, cpu, cuda);
+    int kept = 0;
+    for (int j = 0; j < n_cfg; j++)
+        if (selected(cfg[j].label, o.only)) cfg[kept++] = cfg[j];
+    n_cfg = kept;
     hb_context_t ctx[4] = {NULL, NULL, NULL, NULL};
     hb_status_t status = HB_SUCCESS;
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)

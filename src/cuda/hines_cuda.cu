@@ -16,11 +16,13 @@
  */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern "C" {
+#include "core/hines_plan.h"
 #include "core/status.h"
 }
 #include "cuda/backend_cuda.h"
@@ -30,6 +32,8 @@ extern "C" {
 #define PER_THREAD_BLOCK 128
 #define STREAM_RING 64  /* rows in flight per warp in the streamed kernel */
 #define STAGED_WARPS 4  /* systems per CUDA block in the staged kernel, at most */
+#define PIPE_PREFETCH_DEEP 8 /* rows a pipelined thread has in flight (HB_PIPE_PREFETCH 2 or 8) */
+#define PIPE_THREADS 128 /* threads per block of the pipelined kernel (HB_PIPE_THREADS) */
 
 struct hb_cuda_context {
     int devices;
@@ -47,6 +51,11 @@ typedef struct {
     size_t size;    /* elements per array, padding included */
     int *parent;    /* device copy */
     double *u, *l, *d, *rhs;
+    int *code;      /* the pipelined kernel's row plan (core/hines_plan.h) */
+    double *cu, *cl; /* u and l of system 0, m each: every system's when `uniform` */
+    int uniform;    /* all systems of the batch have the same u and l */
+    void *scratch;  /* pipelined kernel's (a, b) rows beyond the on-chip tail */
+    size_t scratch_bytes;
 } part_t;
 
 struct hb_cuda_batch {
@@ -54,6 +63,7 @@ struct hb_cuda_batch {
     int m, count, block;
     hb_layout_t layout;
     int parts;
+    int slots;      /* the pipelined kernel's accumulator slots; -1: the tree needs too many */
     part_t part[MAX_DEVICES];
 };
 
@@ -359,6 +369,165 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
     }
 }
 
+/* L2 line discard (PTX, sm_80+): the line is dropped without a write-back. */
+__device__ __forceinline__ void discard_l2_line(const void *line)
+{
+    asm volatile("discard.global.L2 [%0], 128;" ::"l"(line) : "memory");
+}
+
+/*
+ * Ours for many systems: one thread per system, the row plan of
+ * core/hines_plan.h (the CPU twin is hb_hines_plan_solve). Each thread keeps
+ * PIPE_PREFETCH rows of loads in flight; u and l are read once per row for the
+ * whole batch when every system shares them (UNIFORM); the child i + 1's
+ * contribution stays in registers and other children's pass through `slots`
+ * accumulators in shared memory. The substitution's pairs (a, b) of rows below
+ * `tail` stay in shared memory; the rest go to a per-thread scratch that the
+ * substitution reads back soon after (L2-resident, lines then discarded when
+ * DISCARD, so they are never written to memory). d and u, l are not written;
+ * rhs := x. Threads loop over systems: the grid is one wave.
+ */
+template <bool UNIFORM, bool DISCARD, int PIPE_PREFETCH>
+__global__ void __launch_bounds__(256) pipelined_kernel(
+    int m, const int *__restrict__ code, const double *__restrict__ u,
+    const double *__restrict__ l, const double *__restrict__ d, double *__restrict__ rhs,
+    int count, int block, int tail, int slots, double2 *__restrict__ scratch)
+{
+    extern __shared__ double2 pipe_smem[];
+    const int T = blockDim.x, tid = threadIdx.x, lane = tid % 32;
+    double2 *tail_ab = pipe_smem + tid;                    /* row i at [i * T] */
+    double2 *slot = pipe_smem + (size_t)tail * T + tid;   /* slot k at [k * T] */
+    /* The row plan and the shared u, l on chip: the L1 left beside this much
+     * shared memory is small, and a miss there would stall every row. */
+    double *s_u = (double *)(pipe_smem + (size_t)(tail + slots) * T), *s_l = s_u + m;
+    int *s_code = (int *)(s_l + m);
+    for (int i = tid; i < m; i += T) {
+        s_code[i] = code[i];
+        if (UNIFORM) {
+            s_u[i] = u[i];
+            s_l[i] = l[i];
+        }
+    }
+    __syncthreads();
+    const size_t threads = (size_t)gridDim.x * T;
+    double2 *my_scratch = scratch + (size_t)blockIdx.x * T + tid; /* row tail + j at [j * threads] */
+    const size_t stride = (size_t)block;
+
+    for (int s0 = blockIdx.x * T; s0 < count; s0 += gridDim.x * T) {
+        const int s = s0 + tid < count ? s0 + tid : count - 1; /* idle lanes redo the last system */
+        const bool active = s0 + tid < count;
+        const size_t base = system_base(m, block, s);
+        const double *ub = UNIFORM ? s_u : u + base, *lb = UNIFORM ? s_l : l + base;
+        const size_t cstride = UNIFORM ? 1 : stride;
+
+        /* Backward sweep, rows m - 1 .. 1, PIPE_PREFETCH rows ahead. */
+        double pd[PIPE_PREFETCH], pr[PIPE_PREFETCH], pu[PIPE_PREFETCH], pl[PIPE_PREFETCH];
+#pragma unroll
+        for (int k = 0; k < PIPE_PREFETCH; ++k) {
+            const int row = m - 1 - k;
+            if (row >= 1) {
+                pd[k] = __ldcg(d + base + (size_t)row * stride);
+                pr[k] = __ldcg(rhs + base + (size_t)row * stride);
+                if (!UNIFORM) {
+                    pu[k] = __ldcg(ub + (size_t)row * cstride);
+                    pl[k] = __ldcg(lb + (size_t)row * cstride);
+                }
+            }
+        }
+        double carry_d = 0.0, carry_r = 0.0;
+        for (int i0 = m - 1; i0 >= 1; i0 -= PIPE_PREFETCH) {
+#pragma unroll
+            for (int k = 0; k < PIPE_PREFETCH; ++k) {
+                const int i = i0 - k;
+                if (i < 1) break;
+                const double di = pd[k], ri = pr[k];
+                const double ui = UNIFORM ? ub[i] : pu[k];
+                const double li = UNIFORM ? lb[i] : pl[k];
+                const int next = i - PIPE_PREFETCH;
+                if (next >= 1) {
+                    pd[k] = __ldcg(d + base + (size_t)next * stride);
+                    pr[k] = __ldcg(rhs + base + (size_t)next * stride);
+                    if (!UNIFORM) {
+                        pu[k] = __ldcg(ub + (size_t)next * cstride);
+                        pl[k] = __ldcg(lb + (size_t)next * cstride);
+                    }
+                }
+                const int c = s_code[i], own = hb_plan_own_slot(c);
+                double2 acc = make_double2(0.0, 0.0);
+                if (own != HB_PLAN_NO_SLOT) acc = slot[(size_t)own * T];
+                double a, b, cd, cr;
+                hb_plan_backward_row(ui, li, di, ri, acc.x, acc.y, carry_d, carry_r, &a, &b, &cd,
+                                     &cr);
+                if (i < tail) tail_ab[(size_t)i * T] = make_double2(a, b);
+                else __stcg(&my_scratch[(size_t)(i - tail) * threads], make_double2(a, b));
+                if (hb_plan_carried(c)) {
+                    carry_d = cd;
+                    carry_r = cr;
+                } else {
+                    double2 *accp = &slot[(size_t)hb_plan_parent_slot(c) * T];
+                    if (hb_plan_first(c)) {
+                        *accp = make_double2(cd, cr);
+                    } else {
+                        const double2 old = *accp;
+                        *accp = make_double2(old.x + cd, old.y + cr);
+                    }
+                    carry_d = carry_r = 0.0;
+                }
+            }
+        }
+
+        /* Scratch rows of the substitution are loaded while the root and the tail run. */
+        const int j0 = tail > 1 ? tail : 1;
+        double2 pab[PIPE_PREFETCH];
+#pragma unroll
+        for (int k = 0; k < PIPE_PREFETCH; ++k)
+            if (j0 + k < m) pab[k] = __ldcg(&my_scratch[(size_t)(j0 + k - tail) * threads]);
+
+        const int own0 = hb_plan_own_slot(s_code[0]);
+        double2 acc0 = make_double2(0.0, 0.0);
+        if (own0 != HB_PLAN_NO_SLOT) acc0 = slot[(size_t)own0 * T];
+        double x = hb_plan_root(d[base], rhs[base], acc0.x, acc0.y, carry_d, carry_r);
+        if (own0 != HB_PLAN_NO_SLOT) slot[(size_t)own0 * T].x = x;
+        if (active) __stcs(rhs + base, x);
+
+        /* Substitution: rows below the tail from shared memory... */
+        const int tail_end = tail < m ? tail : m;
+        for (int i = 1; i < tail_end; ++i) {
+            const int c = s_code[i], own = hb_plan_own_slot(c);
+            const double2 ab = tail_ab[(size_t)i * T];
+            const double xp = hb_plan_carried(c) ? x : slot[(size_t)hb_plan_parent_slot(c) * T].x;
+            x = ab.x - ab.y * xp;
+            if (own != HB_PLAN_NO_SLOT) slot[(size_t)own * T].x = x;
+            if (active) __stcs(rhs + base + (size_t)i * stride, x);
+        }
+        /* ...the others from the scratch, PIPE_PREFETCH rows ahead. */
+        for (int i0 = j0; i0 < m; i0 += PIPE_PREFETCH) {
+#pragma unroll
+            for (int k = 0; k < PIPE_PREFETCH; ++k) {
+                const int i = i0 + k;
+                if (i >= m) break;
+                const double2 ab = pab[k];
+                if (i + PIPE_PREFETCH < m)
+                    pab[k] = __ldcg(&my_scratch[(size_t)(i + PIPE_PREFETCH - tail) * threads]);
+                const int c = s_code[i], own = hb_plan_own_slot(c);
+                const double xp =
+                    hb_plan_carried(c) ? x : slot[(size_t)hb_plan_parent_slot(c) * T].x;
+                x = ab.x - ab.y * xp;
+                if (own != HB_PLAN_NO_SLOT) slot[(size_t)own * T].x = x;
+                if (active) __stcs(rhs + base + (size_t)i * stride, x);
+                if (DISCARD) {
+                    /* The warp's 32 pairs of this row are 4 lines; all lanes have used theirs. */
+                    __syncwarp();
+                    if (lane < 4)
+                        discard_l2_line((const char *)(my_scratch - lane +
+                                                       (size_t)(i - tail) * threads) +
+                                        128 * lane);
+                }
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Shape rules and launchers                                                */
 /* ------------------------------------------------------------------------ */
@@ -393,6 +562,42 @@ static int streamed_lanes(const hb_cuda_batch_t *b, size_t optin)
     return 0;
 }
 
+/* Launch shape of the pipelined kernel on one part. */
+typedef struct {
+    int threads;        /* per block */
+    int tail;           /* rows whose (a, b) stay in shared memory */
+    size_t smem;        /* per block [bytes] */
+} pipe_shape_t;
+
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : fallback;
+}
+
+/* Experiment knobs: HB_PIPE_THREADS (32..256, multiple of 32), HB_PIPE_TAIL
+ * (cap on the shared-memory tail), HB_PIPE_DISCARD (0: keep scratch lines),
+ * HB_PIPE_UNIFORM (0: read every system's u and l), HB_PIPE_PREFETCH (2 or 8 rows). Returns 0 when it cannot run. */
+static int pipe_shape(const hb_cuda_batch_t *b, size_t optin, pipe_shape_t *shape)
+{
+    int threads = env_int("HB_PIPE_THREADS", PIPE_THREADS);
+    if (threads < 32 || threads > 256 || threads % 32) threads = PIPE_THREADS;
+    if (b->slots < 0) return 0;
+    const size_t row_bytes = (size_t)threads * sizeof(double2);
+    const size_t plan_bytes = (size_t)b->m * (2 * sizeof(double) + sizeof(int));
+    if (plan_bytes + 1024 > optin) return 0;
+    const size_t rows_fit = (optin - plan_bytes) / row_bytes;
+    if (rows_fit < (size_t)b->slots) return 0;
+    size_t tail = rows_fit - (size_t)b->slots;
+    if (tail > (size_t)b->m) tail = (size_t)b->m;
+    const int cap = env_int("HB_PIPE_TAIL", -1);
+    if (cap >= 0 && tail > (size_t)cap) tail = (size_t)cap;
+    shape->threads = threads;
+    shape->tail = (int)tail;
+    shape->smem = (tail + (size_t)b->slots) * row_bytes + plan_bytes;
+    return 1;
+}
+
 /* Why `algo` cannot run on part k, or NULL when it can. */
 static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hines_algo_t algo)
 {
@@ -407,6 +612,13 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
         return NULL;
     case HB_HINES_ALGO_STAGED:
         return staged_smem(b->m, 1) > optin ? "staged: one system exceeds shared memory" : NULL;
+    case HB_HINES_ALGO_PIPELINED: {
+        pipe_shape_t shape;
+        if (b->layout == HB_LAYOUT_FLAT) return "pipelined needs the INTERLEAVED or BLOCK layout";
+        return pipe_shape(b, optin, &shape) ? NULL
+                                            : "pipelined: the tree has too many forks open at "
+                                              "once for shared memory";
+    }
     case HB_HINES_ALGO_STREAMED:
         if (b->layout == HB_LAYOUT_FLAT) return "streamed needs the INTERLEAVED or BLOCK layout";
         return streamed_lanes(b, optin) ? NULL
@@ -434,6 +646,65 @@ extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hi
 }
 
 static int ceil_div(long a, long b) { return (int)((a + b - 1) / b); }
+
+template <bool UNIFORM, bool DISCARD, int PREFETCH>
+static hb_status_t launch_pipelined_as(const hb_cuda_batch_t *b, part_t *p, const pipe_shape_t *sh)
+{
+    void (*kernel)(int, const int *, const double *, const double *, const double *, double *, int,
+                   int, int, int, double2 *) = pipelined_kernel<UNIFORM, DISCARD, PREFETCH>;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)sh->smem));
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sh->threads,
+                                                             sh->smem));
+    if (per_sm < 1) return hb_fail(HB_ERR_BACKEND, "pipelined kernel: no block fits a multiprocessor");
+    int blocks = ceil_div(p->count, sh->threads);
+    const int wave = per_sm * b->ctx->sm_count[p->device];
+    if (blocks > wave) blocks = wave;
+    /* Scratch: rows tail .. m - 1 of every thread, 512-byte aligned for the discards. */
+    const size_t rows = b->m > sh->tail ? (size_t)(b->m - sh->tail) : 0;
+    const size_t need = rows * (size_t)blocks * (size_t)sh->threads * sizeof(double2) + 512;
+    if (need > p->scratch_bytes) {
+        CUDA_CHECK(cudaFree(p->scratch));
+        p->scratch = NULL;
+        p->scratch_bytes = 0;
+        cudaError_t e = cudaMalloc(&p->scratch, need);
+        if (e != cudaSuccess)
+            return hb_fail(e == cudaErrorMemoryAllocation ? HB_ERR_ALLOC : HB_ERR_BACKEND,
+                           "pipelined kernel: %zu bytes of scratch: %s", need,
+                           cudaGetErrorString(e));
+        p->scratch_bytes = need;
+    }
+    double2 *scratch = (double2 *)(((uintptr_t)p->scratch + 511) & ~(uintptr_t)511);
+    kernel<<<blocks, sh->threads, sh->smem, b->ctx->stream[p->device]>>>(
+        b->m, p->code, UNIFORM ? p->cu : p->u, UNIFORM ? p->cl : p->l, p->d, p->rhs, p->count,
+        p->block, sh->tail, b->slots, scratch);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, const part_t *cp)
+{
+    part_t *p = (part_t *)cp; /* the scratch is the part's cache */
+    pipe_shape_t sh;
+    if (!pipe_shape(b, b->ctx->smem_optin[p->device], &sh))
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "pipelined: the tree has too many forks open at once");
+    const bool uniform = p->uniform && env_int("HB_PIPE_UNIFORM", 1) != 0;
+    const bool discard = env_int("HB_PIPE_DISCARD", 1) != 0;
+    const bool deep = env_int("HB_PIPE_PREFETCH", PIPE_PREFETCH_DEEP) != 2;
+    if (deep) {
+        if (uniform)
+            return discard ? launch_pipelined_as<true, true, PIPE_PREFETCH_DEEP>(b, p, &sh)
+                           : launch_pipelined_as<true, false, PIPE_PREFETCH_DEEP>(b, p, &sh);
+        return discard ? launch_pipelined_as<false, true, PIPE_PREFETCH_DEEP>(b, p, &sh)
+                       : launch_pipelined_as<false, false, PIPE_PREFETCH_DEEP>(b, p, &sh);
+    }
+    if (uniform)
+        return discard ? launch_pipelined_as<true, true, 2>(b, p, &sh)
+                       : launch_pipelined_as<true, false, 2>(b, p, &sh);
+    return discard ? launch_pipelined_as<false, true, 2>(b, p, &sh)
+                   : launch_pipelined_as<false, false, 2>(b, p, &sh);
+}
 
 static hb_status_t launch(const hb_cuda_batch_t *b, const part_t *p, hb_hines_algo_t algo)
 {
@@ -471,6 +742,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, const part_t *p, hb_hines_al
             m, p->parent, p->u, p->l, p->d, p->rhs, p->count, p->block);
         break;
     }
+    case HB_HINES_ALGO_PIPELINED: return launch_pipelined(b, p);
     default: return hb_fail(HB_ERR_INVALID_VALUE, "unknown Hines algorithm %d", (int)algo);
     }
     CUDA_CHECK(cudaGetLastError());
@@ -588,6 +860,10 @@ extern "C" void hb_cuda_batch_destroy(hb_cuda_batch_t *b)
         cudaFree(p->l);
         cudaFree(p->d);
         cudaFree(p->rhs);
+        cudaFree(p->code);
+        cudaFree(p->cu);
+        cudaFree(p->cl);
+        cudaFree(p->scratch);
     }
     free(b);
 }
@@ -608,7 +884,15 @@ extern "C" hb_status_t hb_cuda_batch_create(hb_cuda_context_t *c, int m, const i
     const int unit = layout == HB_LAYOUT_BLOCK ? block : 32;
     const int units = ceil_div(count, unit);
     b->parts = units < c->devices ? units : c->devices;
-    hb_status_t status = HB_SUCCESS;
+    hb_hines_plan_t plan = {0, 0, NULL};
+    hb_status_t status = hb_hines_plan_build(m, parent, &plan);
+    if (status == HB_ERR_ALLOC) {
+        free(b);
+        return status;
+    }
+    b->slots = status == HB_SUCCESS ? plan.slots : -1; /* too many forks: no pipelined kernel */
+    hb_clear_error();
+    status = HB_SUCCESS;
     for (int k = 0; k < b->parts; ++k) {
         part_t *p = &b->part[k];
         const int u0 = (int)((long)units * k / b->parts), u1 = (int)((long)units * (k + 1) / b->parts);
@@ -627,12 +911,37 @@ extern "C" hb_status_t hb_cuda_batch_create(hb_cuda_context_t *c, int m, const i
         CUDA_TRY(status, cudaMalloc((void **)&p->rhs, bytes), fail);
         CUDA_TRY(status, cudaMemcpy(p->parent, parent, (size_t)m * sizeof(int),
                                     cudaMemcpyHostToDevice), fail);
+        CUDA_TRY(status, cudaMalloc((void **)&p->cu, (size_t)m * sizeof(double)), fail);
+        CUDA_TRY(status, cudaMalloc((void **)&p->cl, (size_t)m * sizeof(double)), fail);
+        if (plan.code) {
+            CUDA_TRY(status, cudaMalloc((void **)&p->code, (size_t)m * sizeof(int)), fail);
+            CUDA_TRY(status, cudaMemcpy(p->code, plan.code, (size_t)m * sizeof(int),
+                                        cudaMemcpyHostToDevice), fail);
+        }
     }
+    hb_hines_plan_free(&plan);
     *out = b;
     return HB_SUCCESS;
 fail:
+    hb_hines_plan_free(&plan);
     hb_cuda_batch_destroy(b);
     return status;
+}
+
+/* Whether every system's u and l equal system 0's, bit for bit (host copy,
+ * global layout); if so they are read once per row by the pipelined kernel. */
+static int coefficients_uniform(const hb_cuda_batch_t *b, const double *u, const double *l)
+{
+    const size_t B = (size_t)b->block;
+    for (int i = 0; i < b->m; ++i) {
+        const double *ur = u + (size_t)i * B, *lr = l + (size_t)i * B; /* system 0, row i */
+        for (int s = 1; s < b->count; ++s) {
+            const size_t off = (size_t)(s / b->block) * (size_t)b->m * B + (size_t)(s % b->block);
+            if (memcmp(&ur[off], ur, sizeof(double)) != 0 || memcmp(&lr[off], lr, sizeof(double)) != 0)
+                return 0;
+        }
+    }
+    return 1;
 }
 
 /* Copies one array between the host's global layout and every part. */
@@ -680,6 +989,29 @@ extern "C" hb_status_t hb_cuda_batch_upload(hb_cuda_batch_t *b, const double *u,
     hb_status_t status = HB_SUCCESS;
     if (u && status == HB_SUCCESS) status = transfer(b, (double *)u, PART_ARRAY(b, u), 1);
     if (l && status == HB_SUCCESS) status = transfer(b, (double *)l, PART_ARRAY(b, l), 1);
+    if (u && l && status == HB_SUCCESS) {
+        const int uniform = coefficients_uniform(b, u, l);
+        double *cu = (double *)malloc((size_t)b->m * 2 * sizeof(double));
+        if (!cu) return hb_fail(HB_ERR_ALLOC, "out of memory");
+        for (int i = 0; i < b->m; ++i) { /* system 0's rows */
+            cu[i] = u[(size_t)i * (size_t)b->block];
+            cu[b->m + i] = l[(size_t)i * (size_t)b->block];
+        }
+        for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
+            part_t *p = &b->part[k];
+            p->uniform = uniform;
+            cudaError_t e = cudaSetDevice(b->ctx->id[p->device]);
+            if (e == cudaSuccess)
+                e = cudaMemcpy(p->cu, cu, (size_t)b->m * sizeof(double), cudaMemcpyHostToDevice);
+            if (e == cudaSuccess)
+                e = cudaMemcpy(p->cl, cu + b->m, (size_t)b->m * sizeof(double),
+                               cudaMemcpyHostToDevice);
+            if (e != cudaSuccess) status = hb_fail(HB_ERR_BACKEND, "CUDA: %s", cudaGetErrorString(e));
+        }
+        free(cu);
+    } else if (u || l) {
+        for (int k = 0; k < b->parts; ++k) b->part[k].uniform = 0;
+    }
     if (d && status == HB_SUCCESS) status = transfer(b, (double *)d, PART_ARRAY(b, d), 1);
     if (rhs && status == HB_SUCCESS) status = transfer(b, (double *)rhs, PART_ARRAY(b, rhs), 1);
     return status;
@@ -732,8 +1064,12 @@ static hb_status_t copy_parts(hb_cuda_batch_t *dst, const hb_cuda_batch_t *src, 
         const size_t bytes = p->size * sizeof(double);
         CUDA_CHECK(cudaSetDevice(dst->ctx->id[p->device]));
         if (all_arrays) {
+            const size_t mb = (size_t)dst->m * sizeof(double);
             CUDA_CHECK(cudaMemcpyAsync(p->u, q->u, bytes, cudaMemcpyDeviceToDevice, stream));
             CUDA_CHECK(cudaMemcpyAsync(p->l, q->l, bytes, cudaMemcpyDeviceToDevice, stream));
+            CUDA_CHECK(cudaMemcpyAsync(p->cu, q->cu, mb, cudaMemcpyDeviceToDevice, stream));
+            CUDA_CHECK(cudaMemcpyAsync(p->cl, q->cl, mb, cudaMemcpyDeviceToDevice, stream));
+            p->uniform = q->uniform;
         }
         CUDA_CHECK(cudaMemcpyAsync(p->d, q->d, bytes, cudaMemcpyDeviceToDevice, stream));
         CUDA_CHECK(cudaMemcpyAsync(p->rhs, q->rhs, bytes, cudaMemcpyDeviceToDevice, stream));
