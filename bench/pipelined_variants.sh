@@ -17,12 +17,19 @@ run() { # label, env assignments...
     --morphs "$morphs" --repeats 5 --only "full-interleaved,pipelined" \
     --json-out "$out/variant-$label.json" 2>&1 | grep -E "cells|interleaved|pipelined|rows" | grep -v "^ *[0-9]* cells  config"
 }
+if [ -n "${VARIANTS:-}" ]; then # "label:VAR=x,VAR=y label2:..." instead of the list below
+  for v in $VARIANTS; do
+    IFS=, read -r -a assigns <<< "${v#*:}"
+    run "${v%%:*}" "${assigns[@]}"
+  done
+  exit 0
+fi
 run default
 run t256 HB_PIPE_THREADS=256
-run t128-tail40 HB_PIPE_TAIL=40
+run tail-max HB_PIPE_TAIL=100000
 run t256-tail16 HB_PIPE_THREADS=256 HB_PIPE_TAIL=16
-run notail-pf8 HB_PIPE_TAIL=0
-run notail-pf2 HB_PIPE_TAIL=0 HB_PIPE_PREFETCH=2
-run notail-pf2-t256 HB_PIPE_TAIL=0 HB_PIPE_PREFETCH=2 HB_PIPE_THREADS=256
-run notail-pf2-nodiscard HB_PIPE_TAIL=0 HB_PIPE_PREFETCH=2 HB_PIPE_DISCARD=0
-run percell-notail-pf2 HB_PIPE_UNIFORM=0 HB_PIPE_TAIL=0 HB_PIPE_PREFETCH=2
+run pf8 HB_PIPE_PREFETCH=8
+run pf2 HB_PIPE_PREFETCH=2
+run pf2-t256 HB_PIPE_PREFETCH=2 HB_PIPE_THREADS=256
+run nodiscard HB_PIPE_DISCARD=0
+run percell HB_PIPE_UNIFORM=0

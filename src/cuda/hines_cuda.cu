@@ -590,7 +590,9 @@ static int pipe_shape(const hb_cuda_batch_t *b, size_t optin, pipe_shape_t *shap
     if (rows_fit < (size_t)b->slots) return 0;
     size_t tail = rows_fit - (size_t)b->slots;
     if (tail > (size_t)b->m) tail = (size_t)b->m;
-    const int cap = env_int("HB_PIPE_TAIL", -1);
+    /* No tail by default: on an H100 (bench/results) occupancy hides latency
+     * better than a tail saves traffic; the tail needs few threads per SM. */
+    const int cap = env_int("HB_PIPE_TAIL", 0);
     if (cap >= 0 && tail > (size_t)cap) tail = (size_t)cap;
     shape->threads = threads;
     shape->tail = (int)tail;
@@ -633,8 +635,9 @@ extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hi
     if (algo != HB_HINES_ALGO_AUTO) return algo;
     /* Measured on an H100 (docs/gpu.md, bench/results/): with at most two
      * systems per multiprocessor a warp per system staged on chip wins; up to
-     * two waves of streamed warps, the streamed kernel; beyond that the paper's
-     * per-thread kernel, whose bandwidth then beats our latency-bound warps. */
+     * two waves of streamed warps, the streamed kernel; beyond that the
+     * pipelined kernel (1.3x the paper's per-thread kernel at 256,000 cells),
+     * or the paper's kernel when the tree's fork slots do not fit. */
     const part_t *p = &b->part[0];
     const long sms = b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1;
     if (p->count <= 2 * sms && !unsupported(b, p, HB_HINES_ALGO_STAGED))
@@ -642,6 +645,7 @@ extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hi
     const int lanes = streamed_lanes(b, b->ctx->smem_optin[p->device]);
     if (lanes && p->count <= 2 * sms * lanes && !unsupported(b, p, HB_HINES_ALGO_STREAMED))
         return HB_HINES_ALGO_STREAMED;
+    if (!unsupported(b, p, HB_HINES_ALGO_PIPELINED)) return HB_HINES_ALGO_PIPELINED;
     return HB_HINES_ALGO_PER_THREAD;
 }
 
@@ -691,7 +695,10 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, const part_t *cp)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "pipelined: the tree has too many forks open at once");
     const bool uniform = p->uniform && env_int("HB_PIPE_UNIFORM", 1) != 0;
     const bool discard = env_int("HB_PIPE_DISCARD", 1) != 0;
-    const bool deep = env_int("HB_PIPE_PREFETCH", PIPE_PREFETCH_DEEP) != 2;
+    /* Deep prefetch when the systems leave threads per SM few (latency-bound);
+     * shallow (fewer registers, more threads) when they fill the GPU. */
+    const int wide = p->count >= 512 * b->ctx->sm_count[p->device];
+    const bool deep = env_int("HB_PIPE_PREFETCH", wide ? 2 : PIPE_PREFETCH_DEEP) != 2;
     if (deep) {
         if (uniform)
             return discard ? launch_pipelined_as<true, true, PIPE_PREFETCH_DEEP>(b, p, &sh)
