@@ -26,7 +26,7 @@
 #include "check.h"
 #include "hinesbatch.h"
 #include "sim/sim.h"
-#include "test_random.h"
+#include "sim_cells.h"
 
 #ifndef HB_DATA_DIR
 #define HB_DATA_DIR "../shared/data"
@@ -152,57 +152,6 @@ static void ref_step(ref_cell_t *c, long step, const hb_sim_options_t *o, const 
     }
 }
 
-/* ---- cells ---- */
-
-enum { PASSIVE, HH_SOMA, HH_ALL, KINDS };
-static const char *const kind_names[KINDS] = {"passive", "hh-soma", "hh-all"};
-
-/* A cell of `kind` on `morph`; `variant` changes parameters and clamps. */
-static hb_model_t *make_cell(const hb_morph_t *morph, int kind, int variant)
-{
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    disc.scheme = HB_SCHEME_NEURON;
-    disc.policy = HB_CPOLICY_FIXED;
-    disc.count = 3;
-    disc.count_by_type[1] = 1;
-    hb_model_t *md = NULL;
-    CHECK_OK(hb_model_create(morph, &disc, &md));
-    if (!md) return NULL;
-    hb_mech_t pas, hh;
-    hb_mech_default(HB_MECH_PAS, &pas);
-    hb_mech_default(HB_MECH_HH, &hh);
-    pas.g_pas = 1e-4 * (1.0 + 0.25 * variant);
-    pas.e_pas = -65.0 - variant;
-    hh.gnabar = 0.12 * (1.0 + 0.1 * variant);
-    hh.gkbar = 0.036 * (1.0 - 0.05 * variant);
-    if (kind == PASSIVE) CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &pas));
-    if (kind == HH_SOMA) {
-        CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &pas));
-        CHECK_OK(hb_model_insert(md, 1, &hh));
-    }
-    if (kind == HH_ALL) CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &hh));
-    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
-    const double amp = kind == HH_ALL ? 1.0 + 0.5 * variant : 0.3 + 0.2 * variant;
-    CHECK_OK(hb_model_add_iclamp(md, &soma, 2.0 + variant, 30.0, amp));
-    CHECK_OK(hb_model_add_iclamp(md, &soma, 10.0, 5.0 + variant, 0.2)); /* two at one node */
-    /* One on a zero-area node (a section end), and a probe somewhere else. */
-    const hb_cable_t *cable = hb_model_cable(md);
-    int end = -1, mid = hb_cable_size(cable) / 2;
-    for (int i = hb_cable_size(cable) - 1; i > 0 && end < 0; i--) {
-        hb_node_info_t info;
-        CHECK_OK(hb_cable_node(cable, i, &info));
-        if (info.kind == HB_NODE_SECTION_END) end = i;
-    }
-    CHECK(end > 0);
-    const hb_location_t tip = {HB_LOC_NODE, 0, 0, 0.0, end}, there = {HB_LOC_NODE, 0, 0, 0.0, mid};
-    CHECK_OK(hb_model_add_iclamp(md, &tip, 5.0, 20.0, 0.05 * (variant + 1)));
-    const hb_probe_spec_t p_soma = {soma, "soma", 1, -20.0}, p_mid = {there, "mid", 1, -40.0};
-    CHECK_OK(hb_model_add_probe(md, &p_soma, NULL));
-    CHECK_OK(hb_model_add_probe(md, &p_mid, NULL));
-    return md;
-}
-
 typedef struct {
     hb_method_t method;
     hb_spike_time_t rule;
@@ -316,23 +265,23 @@ int main(void)
                                         "mp_ma_40984_gc2.CNG.swc"};
     enum { N_FILES = 3, VARIANTS = 3, COPIES = 3 };
     hb_morph_t *morphs[N_FILES] = {NULL};
-    hb_model_t *models[N_FILES][KINDS][VARIANTS];
-    hb_model_t *cells[N_FILES * KINDS * VARIANTS * COPIES];
+    hb_model_t *models[N_FILES][SIM_CELL_KINDS][VARIANTS];
+    hb_model_t *cells[N_FILES * SIM_CELL_KINDS * VARIANTS * COPIES];
     int n = 0;
     for (int f = 0; f < N_FILES; f++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
         CHECK_OK(hb_morph_load_swc(path, NULL, &morphs[f]));
         if (!morphs[f]) return check_summary("test_sim_engine");
-        for (int k = 0; k < KINDS; k++)
-            for (int v = 0; v < VARIANTS; v++) models[f][k][v] = make_cell(morphs[f], k, v);
+        for (int k = 0; k < SIM_CELL_KINDS; k++)
+            for (int v = 0; v < VARIANTS; v++) models[f][k][v] = sim_cells_make(morphs[f], k, v);
         /* Cells interleaved across kinds and variants: groups gather them back. */
         for (int c = 0; c < COPIES; c++)
             for (int v = 0; v < VARIANTS; v++)
-                for (int k = 0; k < KINDS; k++) cells[n++] = models[f][k][v];
+                for (int k = 0; k < SIM_CELL_KINDS; k++) cells[n++] = models[f][k][v];
     }
     printf("%d cells (%d morphologies x %s/%s/%s x %d variants x %d copies)\n", n, N_FILES,
-           kind_names[0], kind_names[1], kind_names[2], VARIANTS, COPIES);
+           sim_cell_kinds[0], sim_cell_kinds[1], sim_cell_kinds[2], VARIANTS, COPIES);
 
     const config_t configs[] = {
         {HB_METHOD_EULER, HB_SPIKE_STEP, 1, 0.0, 2000},
@@ -361,7 +310,7 @@ int main(void)
     }
 
     for (int f = 0; f < N_FILES; f++) {
-        for (int k = 0; k < KINDS; k++)
+        for (int k = 0; k < SIM_CELL_KINDS; k++)
             for (int v = 0; v < VARIANTS; v++) hb_model_destroy(models[f][k][v]);
         hb_morph_destroy(morphs[f]);
     }

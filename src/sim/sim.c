@@ -571,19 +571,22 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
         sim->above[p] = probe_v(sim, p) > pr->threshold_mv;
         sim->v_prev[p] = probe_v(sim, p);
     }
+    hb_status_t status = record_sample(sim);
 #ifdef HB_HAVE_CUDA
-    if (sim->gpu) {
+    if (sim->gpu) { /* the state moves to the device; the host copy is poisoned */
+        for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
+            status = hb_cuda_sim_set_state(sim->gpu, g, sim->groups[g].v, sim->groups[g].hh_state);
+        if (status == HB_SUCCESS) status = hb_cuda_sim_set_probes(sim->gpu, sim->above, sim->v_prev);
         for (int g = 0; g < sim->n_groups; g++) {
-            hb_status_t status = hb_cuda_sim_set_state(sim->gpu, g, sim->groups[g].v,
-                                                       sim->groups[g].hh_state);
-            if (status != HB_SUCCESS) return status;
+            group_t *gr = &sim->groups[g];
+            const size_t size = (size_t)gr->k.blocks * (size_t)gr->k.width * (size_t)gr->k.m;
+            for (size_t i = 0; i < size; i++) gr->v[i] = NAN;
         }
-        hb_status_t status = hb_cuda_sim_set_probes(sim->gpu, sim->above, sim->v_prev);
-        if (status != HB_SUCCESS) return status;
     }
 #endif
+    if (status != HB_SUCCESS) return status;
     sim->initialised = 1;
-    return record_sample(sim);
+    return HB_SUCCESS;
 }
 
 /* One block with the lane count a constant: the lane loops become vector code

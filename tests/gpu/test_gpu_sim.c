@@ -1,0 +1,245 @@
+/*
+ * GPU test of the simulator (run on a machine with a CUDA device by
+ * tests/gpu/run_sim.sh; CI has none and runs the CPU twin tests/test_sim_engine.c,
+ * which checks the same engine code against a per-cell reference step).
+ *
+ * Batches of many cells on real morphologies (passive, hh in the soma, hh
+ * everywhere; IClamps so that cells spike; neighbouring cells with different
+ * parameters), 10,000 steps of dt = 0.025 ms with backward Euler and hh's table,
+ * on the GPU (HB_BACKEND_CUDA: the whole step in device kernels) and on the CPU
+ * (HB_BACKEND_OMP, bitwise the same as one thread). Compared:
+ *   - every node voltage of every cell at the end,
+ *   - every recorded sample of every probe (every 0.25 ms),
+ * by the max norm of the elementwise relative difference |gpu - cpu| / |cpu|
+ * (mV, never near 0 here), which must be <= 1e-9; and spike times, which must be
+ * equal (same count, same values). The engine runs the same operations on both
+ * (src/sim/step_kernels.h, FMA contraction off on the GPU), so 0 is expected.
+ * A second run covers Crank-Nicolson, hh's formulas and interpolated spike
+ * times (2,000 steps), advanced in uneven pieces.
+ *
+ * Outputs are poisoned: the test's copies are NaN-filled before each run, and the
+ * library NaN-fills its host copy of the GPU state after uploading it (so a
+ * missing download cannot pass as a result). Every library call's status is
+ * checked; the library checks every CUDA return code. Exit status non-zero on
+ * any failure.
+ *
+ * Usage: test_gpu_sim DATA_DIR   (the morphologies folder)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+#include "sim_cells.h"
+
+static const char *const files[] = {"HSN-fluoro01.CNG.swc", "morph_l5pc_with_axon.swc",
+                                    "c91662.swc", "1220882a.CNG.swc"};
+enum { N_FILES = 4, VARIANTS = 4 };
+
+typedef struct {
+    hb_method_t method;
+    hb_spike_time_t rule;
+    int table;
+    long steps;
+    int pieces; /* hb_sim_advance calls */
+} config_t;
+
+typedef struct {
+    int n_cells, n_probes;
+    double **v;       /* per cell: node voltages at the end */
+    int *nt, *ns;     /* per probe: samples, spikes */
+    double **trace, **spikes;
+} results_t;
+
+static double *poisoned(size_t n)
+{
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    if (x)
+        for (size_t i = 0; i < n; i++) x[i] = NAN;
+    return x;
+}
+
+static int run(hb_model_t **cells, int n, const config_t *cfg, hb_backend_t be, results_t *r)
+{
+    memset(r, 0, sizeof *r);
+    hb_sim_options_t o;
+    hb_sim_options_default(&o);
+    o.backend = be;
+    o.method = cfg->method;
+    o.spike_time = cfg->rule;
+    o.hh_table = cfg->table;
+    o.sample_dt_ms = 0.25;
+    o.t_stop_ms = (double)cfg->steps * o.dt_ms;
+    hb_sim_t *sim = NULL;
+    hb_status_t st = hb_sim_create(cells, n, &o, &sim);
+    CHECK_OK(st);
+    if (st != HB_SUCCESS) return 0;
+    CHECK_OK(hb_sim_init(sim));
+    long done = 0;
+    for (int k = 0; k < cfg->pieces; k++) {
+        const long part = k + 1 < cfg->pieces ? cfg->steps / cfg->pieces + 7 * k : cfg->steps - done;
+        CHECK_OK(hb_sim_advance(sim, part));
+        done += part;
+    }
+    CHECK(done == cfg->steps && fabs(hb_sim_time(sim) - o.t_stop_ms) < 1e-9);
+    r->n_cells = n;
+    r->n_probes = hb_sim_probe_count(sim);
+    r->v = calloc((size_t)n, sizeof *r->v);
+    r->nt = calloc((size_t)r->n_probes, sizeof *r->nt);
+    r->ns = calloc((size_t)r->n_probes, sizeof *r->ns);
+    r->trace = calloc((size_t)r->n_probes, sizeof *r->trace);
+    r->spikes = calloc((size_t)r->n_probes, sizeof *r->spikes);
+    if (!r->v || !r->nt || !r->ns || !r->trace || !r->spikes) {
+        CHECKF(0, "out of memory");
+        hb_sim_destroy(sim);
+        return 0;
+    }
+    for (int c = 0; c < n; c++) {
+        const int m = hb_cable_size(hb_model_cable(cells[c]));
+        const double *v = NULL;
+        r->v[c] = poisoned((size_t)m);
+        CHECK_OK(hb_sim_voltages(sim, c, &v));
+        if (v && r->v[c]) memcpy(r->v[c], v, (size_t)m * sizeof *v);
+    }
+    for (int p = 0; p < r->n_probes; p++) {
+        const double *x = NULL;
+        CHECK_OK(hb_sim_probe_trace(sim, p, &x, &r->nt[p]));
+        r->trace[p] = poisoned((size_t)r->nt[p]);
+        if (x && r->trace[p]) memcpy(r->trace[p], x, (size_t)r->nt[p] * sizeof *x);
+        CHECK_OK(hb_sim_spikes(sim, p, &x, &r->ns[p]));
+        r->spikes[p] = poisoned((size_t)r->ns[p]);
+        if (x && r->spikes[p]) memcpy(r->spikes[p], x, (size_t)r->ns[p] * sizeof *x);
+    }
+    hb_sim_destroy(sim);
+    return 1;
+}
+
+static void free_results(results_t *r)
+{
+    for (int c = 0; c < r->n_cells && r->v; c++) free(r->v[c]);
+    for (int p = 0; p < r->n_probes; p++) {
+        if (r->trace) free(r->trace[p]);
+        if (r->spikes) free(r->spikes[p]);
+    }
+    free(r->v);
+    free(r->nt);
+    free(r->ns);
+    free(r->trace);
+    free(r->spikes);
+}
+
+/* max |a - b| / |b|; NaN anywhere counts as infinite. */
+static double rel(const double *a, const double *b, int n)
+{
+    double worst = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double d = fabs(a[i] - b[i]) / fmax(fabs(b[i]), 1e-300);
+        if (!(d <= worst)) worst = isnan(d) ? INFINITY : d;
+    }
+    return worst;
+}
+
+static void compare(const char *what, hb_model_t **cells, const results_t *gpu,
+                    const results_t *cpu, long *spikes)
+{
+    double v_worst = 0.0, t_worst = 0.0;
+    long n_spikes = 0, n_samples = 0, spike_mismatch = 0;
+    for (int c = 0; c < cpu->n_cells; c++)
+        v_worst = fmax(v_worst, rel(gpu->v[c], cpu->v[c], hb_cable_size(hb_model_cable(cells[c]))));
+    for (int p = 0; p < cpu->n_probes; p++) {
+        CHECKF(gpu->nt[p] == cpu->nt[p], "%s probe %d: %d samples on the GPU, %d on the CPU", what,
+               p, gpu->nt[p], cpu->nt[p]);
+        if (gpu->nt[p] == cpu->nt[p]) t_worst = fmax(t_worst, rel(gpu->trace[p], cpu->trace[p], cpu->nt[p]));
+        n_samples += cpu->nt[p];
+        n_spikes += cpu->ns[p];
+        if (gpu->ns[p] != cpu->ns[p] ||
+            (cpu->ns[p] && memcmp(gpu->spikes[p], cpu->spikes[p], (size_t)cpu->ns[p] * sizeof(double))))
+            spike_mismatch++;
+    }
+    printf("%s: %d cells, %d probes, %ld samples, %ld spikes; max relative difference "
+           "(max norm of |gpu - cpu| / |cpu|): voltages %.3g, samples %.3g; probes with "
+           "different spikes: %ld\n",
+           what, cpu->n_cells, cpu->n_probes, n_samples, n_spikes, v_worst, t_worst, spike_mismatch);
+    CHECKF(v_worst <= 1e-9, "%s: final voltages differ by %.3g (relative)", what, v_worst);
+    CHECKF(t_worst <= 1e-9, "%s: sampled traces differ by %.3g (relative)", what, t_worst);
+    CHECKF(spike_mismatch == 0, "%s: %ld probes with different spike times", what, spike_mismatch);
+    *spikes += n_spikes;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_gpu_sim DATA_DIR\n");
+        return 2;
+    }
+    if (!hb_backend_available(HB_BACKEND_CUDA)) {
+        fprintf(stderr, "test_gpu_sim: no CUDA device (or built without CUDA)\n");
+        return 1;
+    }
+    const hb_backend_t cpu_be = hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
+    const config_t configs[] = {
+        {HB_METHOD_EULER, HB_SPIKE_STEP, 1, 10000, 1},
+        {HB_METHOD_CN, HB_SPIKE_INTERPOLATE, 0, 2000, 3},
+    };
+    const int copies[] = {100, 40}; /* cells per (morphology, kind): not a multiple of 32 */
+    long total_spikes = 0;
+    for (int f = 0; f < N_FILES; f++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", argv[1], files[f]);
+        hb_morph_t *morph = NULL;
+        CHECK_OK(hb_morph_load_swc(path, NULL, &morph));
+        if (!morph) continue;
+        for (int k = 0; k < SIM_CELL_KINDS; k++) {
+            hb_model_t *variants[VARIANTS];
+            for (int v = 0; v < VARIANTS; v++) variants[v] = sim_cells_make(morph, k, v);
+            for (size_t c = 0; c < sizeof configs / sizeof *configs; c++) {
+                const int n = copies[c];
+                hb_model_t **cells = malloc((size_t)n * sizeof *cells);
+                if (!cells) return 1;
+                for (int i = 0; i < n; i++) cells[i] = variants[i % VARIANTS];
+                results_t gpu, cpu;
+                char what[256];
+                snprintf(what, sizeof what, "%s %s %s%s, %ld steps", files[f], sim_cell_kinds[k],
+                         configs[c].method == HB_METHOD_CN ? "CN" : "BE",
+                         configs[c].table ? "" : " (hh formulas)", configs[c].steps);
+                if (run(cells, n, &configs[c], HB_BACKEND_CUDA, &gpu) &&
+                    run(cells, n, &configs[c], cpu_be, &cpu))
+                    compare(what, cells, &gpu, &cpu, &total_spikes);
+                free_results(&gpu);
+                free_results(&cpu);
+                free(cells);
+            }
+            for (int v = 0; v < VARIANTS; v++) hb_model_destroy(variants[v]);
+        }
+        hb_morph_destroy(morph);
+    }
+    CHECKF(total_spikes > 1000, "only %ld spikes in all: spiking is not covered", total_spikes);
+
+    /* All morphologies and kinds in one simulation: several groups, one kernel each. */
+    {
+        hb_morph_t *morphs[N_FILES] = {NULL};
+        hb_model_t *models[N_FILES * SIM_CELL_KINDS];
+        hb_model_t *cells[N_FILES * SIM_CELL_KINDS * 3];
+        int nm = 0, n = 0;
+        for (int f = 0; f < N_FILES; f++) {
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%s", argv[1], files[f]);
+            CHECK_OK(hb_morph_load_swc(path, NULL, &morphs[f]));
+            for (int k = 0; morphs[f] && k < SIM_CELL_KINDS; k++) models[nm++] = sim_cells_make(morphs[f], k, f);
+        }
+        for (int r = 0; r < 3; r++)
+            for (int i = 0; i < nm; i++) cells[n++] = models[i];
+        results_t gpu, cpu;
+        const config_t cfg = {HB_METHOD_EULER, HB_SPIKE_STEP, 1, 10000, 2};
+        if (run(cells, n, &cfg, HB_BACKEND_CUDA, &gpu) && run(cells, n, &cfg, cpu_be, &cpu))
+            compare("mixed groups, BE, 10000 steps", cells, &gpu, &cpu, &total_spikes);
+        free_results(&gpu);
+        free_results(&cpu);
+        for (int i = 0; i < nm; i++) hb_model_destroy(models[i]);
+        for (int f = 0; f < N_FILES; f++) hb_morph_destroy(morphs[f]);
+    }
+    return check_summary("test_gpu_sim");
+}
