@@ -660,7 +660,7 @@ static hb_status_t parse_options(const loader_t *ld, const json_t *root, hb_sim_
 {
     static const char *const methods[] = {"euler", "cn", NULL};
     static const char *const rules[] = {"step", "interpolate", NULL};
-    static const char *const backends[] = {"seq", "omp", NULL};
+    static const char *const backends[] = {"seq", "omp", "cuda", "best", NULL};
     hb_sim_options_default(opt);
     int method = 0, rule = 0, backend = 0;
     hb_status_t status;
@@ -679,7 +679,7 @@ static hb_status_t parse_options(const loader_t *ld, const json_t *root, hb_sim_
     opt->hh_table = table ? json_is_true(table) : 1;
     opt->method = method ? HB_METHOD_CN : HB_METHOD_EULER;
     opt->spike_time = rule ? HB_SPIKE_INTERPOLATE : HB_SPIKE_STEP;
-    opt->backend = backend ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
+    opt->backend = (hb_backend_t)backend; /* in hb_backend_t's order */
     return HB_SUCCESS;
 }
 
