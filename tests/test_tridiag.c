@@ -11,7 +11,10 @@
  *     thread count (bitwise); (7) memory helpers and the benchmark helper;
  *     (8) the tuning override (hb_gtsv_set_tuning): the partition arithmetic
  *     with 16-row chunks for small m and 8-row chunks up to m = 4096 (what the
- *     CUDA kernels run under those tunings), the plan text, refusals.
+ *     CUDA kernels run under those tunings), the plan text, refusals;
+ *     (9) the rule's plans (hb_gtsv_make_plan): the table of docs/tridiag.md
+ *     by layout and m, the same in both precisions and any batch, and every
+ *     plan for m = 1..8192 one the CUDA kernels can run.
  * Runs once with a fixed seed and once with HB_TEST_SEED or the time.
  */
 #include <math.h>
@@ -22,6 +25,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "cpu/tridiag_cpu.h" /* hb_gtsv_make_plan, hb_gtsv_plan_t */
 #include "hinesbatch.h"
 #include "test_tridiag_common.h"
 
@@ -497,15 +501,23 @@ static void test_tuning(hb_context_t ctx)
     make_arrays(&a, &t, HB_LAYOUT_FLAT, HB_FLOAT64, 0);
     hb_gtsv_problem_t p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
     char text[128];
-    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
-    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
-    CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
-    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_gtsv_set_tuning("rows=16"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
     p.algo = HB_GTSV_ALGO_AUTO;
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "thomas") == 0, "plan '%s'", text);
+    free_arrays(&a);
+    make_arrays(&a, &t, HB_LAYOUT_INTERLEAVED, HB_FLOAT64, 0);
+    p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
     free_arrays(&a);
     free_batch(&t);
     make_batch(&t, 8192, 1, 0);
@@ -527,11 +539,115 @@ static void test_tuning(hb_context_t ctx)
     CHECK_OK(hb_gtsv_set_tuning(NULL));
 }
 
+/* (9) The rule (docs/tridiag.md, "The plan rule";
+ * bench/results/tridiag-variants-h100-2026-11-22.txt). */
+typedef struct {
+    int m, interleaved, rows, chunks, threads, ahead, hint;
+} plan_case_t;
+
+static hb_gtsv_problem_t plan_probe(int m, int interleaved, hb_precision_t prec, int count)
+{
+    const hb_gtsv_problem_t p = {.precision = prec,
+                                 .algo = HB_GTSV_ALGO_PARTITION,
+                                 .m = m,
+                                 .layout = interleaved ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
+                                 .batch_count = count,
+                                 .batch_stride = interleaved ? count : m};
+    return p;
+}
+
+static void test_rule(hb_context_t ctx)
+{
+    static const plan_case_t cases[] = {
+        /* flat: 8-row chunks, 128 threads up to m = 1024; 512 threads, 4 ahead to 4096 */
+        {1, 0, 8, 1, 128, 8, 0},        {64, 0, 8, 8, 128, 8, 0},
+        {100, 0, 8, 16, 128, 8, 0},     {256, 0, 8, 32, 128, 8, 0},
+        {512, 0, 8, 64, 128, 8, 0},     {1024, 0, 8, 128, 128, 8, 0},
+        {1025, 0, 8, 256, 512, 4, 0},   {2048, 0, 8, 256, 512, 4, 0},
+        {3000, 0, 8, 512, 512, 4, 0},   {4096, 0, 8, 512, 512, 4, 0},
+        {4097, 0, 16, 512, 512, 4, 0},  {8192, 0, 16, 512, 512, 4, 0},
+        /* interleaved: 8-row chunks, 128 threads up to m = 128; 16-row chunks and
+         * the 128-byte L2 hint above, 256 threads to m = 1024, then 512 */
+        {1, 1, 8, 1, 128, 8, 0},        {64, 1, 8, 8, 128, 8, 0},
+        {128, 1, 8, 16, 128, 8, 0},     {129, 1, 16, 16, 256, 4, 1},
+        {256, 1, 16, 16, 256, 4, 1},    {512, 1, 16, 32, 256, 4, 1},
+        {1000, 1, 16, 64, 256, 4, 1},   {1024, 1, 16, 64, 256, 4, 1},
+        {1025, 1, 16, 128, 512, 4, 1},  {2048, 1, 16, 128, 512, 4, 1},
+        {4096, 1, 16, 256, 512, 4, 1},  {8192, 1, 16, 512, 512, 4, 1}};
+    static const hb_precision_t precs[] = {HB_FLOAT64, HB_FLOAT32};
+    static const int counts[] = {1, 200, 256000};
+    CHECK_OK(hb_gtsv_set_tuning("")); /* the rule, whatever HB_GTSV_TUNING says */
+    hb_gtsv_plan_t plan;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k)
+        for (int pi = 0; pi < 2; ++pi)
+            for (int ci = 0; ci < 3; ++ci) {
+                const plan_case_t *c = &cases[k];
+                const hb_gtsv_problem_t p = plan_probe(c->m, c->interleaved, precs[pi], counts[ci]);
+                CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+                CHECKF(plan.algo == HB_GTSV_ALGO_PARTITION && plan.rows == c->rows &&
+                           plan.chunks == c->chunks && plan.threads == c->threads &&
+                           plan.ahead == c->ahead && plan.hint == c->hint,
+                       "%s m = %d (%s, %d systems): rows=%d chunks=%d threads=%d ahead=%d "
+                       "hint=%d; expected rows=%d chunks=%d threads=%d ahead=%d hint=%d",
+                       c->interleaved ? "interleaved" : "flat", c->m,
+                       precs[pi] == HB_FLOAT32 ? "fp32" : "fp64", counts[ci], plan.rows,
+                       plan.chunks, plan.threads, plan.ahead, plan.hint, c->rows, c->chunks,
+                       c->threads, c->ahead, c->hint);
+            }
+    /* Every plan is one a kernel is compiled for and a block can hold:
+     * P = the power of two with P L >= m, at most 512 chunks and threads, 16-row
+     * chunks 4 rows ahead, shared memory (reduced rows; 16-row chunks: the
+     * stash) within the 88 KB the launcher asks for. */
+    int bad = 0;
+    for (int interleaved = 0; interleaved <= 1; ++interleaved)
+        for (int m = 1; m <= HB_TD_MAX_PARTITION_M; ++m) {
+            const hb_gtsv_problem_t p = plan_probe(m, interleaved, HB_FLOAT64, 7);
+            if (hb_gtsv_make_plan(ctx, &p, &plan) != HB_SUCCESS) {
+                ++bad;
+                continue;
+            }
+            const size_t smem = (size_t)plan.threads * (plan.rows == 16 ? 22 : 8) * sizeof(double);
+            const int ok = (plan.rows == 8 || plan.rows == 16) &&
+                           plan.chunks == hb_td_chunks_for(m, plan.rows) &&
+                           plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&
+                           (plan.threads == 128 || plan.threads == 256 || plan.threads == 512) &&
+                           plan.threads >= plan.chunks &&
+                           (plan.ahead == 4 || (plan.ahead == 8 && plan.rows == 8)) &&
+                           plan.hint >= 0 && plan.hint <= 2 && smem <= 88 * 1024;
+            if (!ok && bad++ < 5)
+                fprintf(stderr,
+                        "m = %d %s: invalid plan rows=%d chunks=%d threads=%d ahead=%d hint=%d\n",
+                        m, interleaved ? "interleaved" : "flat", plan.rows, plan.chunks,
+                        plan.threads, plan.ahead, plan.hint);
+        }
+    CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
+    /* The override goes field by field over the rule; threads at least P. */
+    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT64, 100);
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 256 && plan.ahead == 4 &&
+          plan.hint == 1);
+    CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0"));
+    p = plan_probe(8192, 1, HB_FLOAT64, 100);
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.rows == 16 && plan.chunks == 512 && plan.threads == 512 && plan.hint == 0);
+    CHECK_OK(hb_gtsv_set_tuning(""));
+    /* AUTO on the CPU is THOMAS; partition above m = 8192 and a NULL plan are refused. */
+    p = plan_probe(512, 0, HB_FLOAT64, 100);
+    p.algo = HB_GTSV_ALGO_AUTO;
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.algo == HB_GTSV_ALGO_THOMAS);
+    p = plan_probe(HB_TD_MAX_PARTITION_M + 1, 0, HB_FLOAT64, 3);
+    CHECK_ERR(hb_gtsv_make_plan(ctx, &p, &plan), HB_ERR_NOT_SUPPORTED, "m <= 8192");
+    CHECK_ERR(hb_gtsv_make_plan(ctx, &p, NULL), HB_ERR_INVALID_VALUE, "plan is NULL");
+    CHECK_OK(hb_gtsv_set_tuning(NULL));
+}
+
 static void run_all(void)
 {
     static const int shapes[][2] = {{1, 3},  {2, 5},   {3, 1},   {5, 70},  {8, 9},
-                                    {9, 33}, {17, 65}, {64, 40}, {100, 7}, {1025, 5},
-                                    {3000, 3}};
+                                    {9, 33}, {17, 65}, {64, 40}, {100, 7}, {200, 9},
+                                    {1025, 5}, {3000, 3}};
     static const hb_backend_t backends[] = {HB_BACKEND_SEQ, HB_BACKEND_OMP};
     for (int bi = 0; bi < 2; ++bi) {
         if (!hb_backend_available(backends[bi])) continue;
@@ -543,6 +659,7 @@ static void run_all(void)
         test_errors(ctx);
         test_helpers(ctx);
         test_tuning(ctx);
+        test_rule(ctx);
         hb_context_destroy(ctx);
     }
     test_reference_vs_dense();

@@ -98,36 +98,6 @@ hb_status_t hb_gtsv_set_tuning(const char *spec)
     return HB_SUCCESS;
 }
 
-/* The plan of a solve whose shape is checked (docs/tridiag.md, "The rule"). */
-static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
-                             const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
-{
-    memset(plan, 0, sizeof *plan);
-    plan->algo = resolve(ctx, p);
-    if (plan->algo != HB_GTSV_ALGO_PARTITION) return HB_SUCCESS;
-    /* The rule, from the H100 runs (bench/results/tridiag-h100-*.md). */
-    plan->rows = hb_td_chunk_rows(p->m);
-    plan->threads = plan->rows == 8 ? 256 : 512;
-    plan->ahead = plan->rows == 8 ? 8 : 4; /* 16-row chunks: no spills under 128 registers */
-    plan->hint = 0;
-    tuning_t t;
-    if (tuning_set) {
-        t = tuning_override;
-    } else {
-        hb_status_t status = parse_tuning(fn, getenv("HB_GTSV_TUNING"), &t);
-        if (status != HB_SUCCESS) return status;
-    }
-    /* An override applies where it can: 8-row chunks only up to m = 4096. */
-    if (t.rows && hb_td_chunks_for(p->m, t.rows) <= HB_TD_MAX_CHUNKS) plan->rows = t.rows;
-    if (t.threads) plan->threads = t.threads;
-    if (t.ahead) plan->ahead = t.ahead;
-    if (plan->rows == 16) plan->ahead = 4; /* the only 16-row kernel: 8 would spill */
-    if (t.hint >= 0) plan->hint = t.hint;
-    plan->chunks = hb_td_chunks_for(p->m, plan->rows);
-    if (plan->threads < plan->chunks) plan->threads = plan->chunks;
-    return HB_SUCCESS;
-}
-
 /* Elements one array spans (last element + 1). */
 static size_t span_elements(const hb_gtsv_problem_t *p)
 {
@@ -208,6 +178,83 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     if (!algo) return hb_fail(HB_ERR_INVALID_VALUE, "%s: algo is NULL", fn);
     hb_status_t status = check_shape(fn, ctx, problem);
     if (status == HB_SUCCESS) *algo = resolve(ctx, problem);
+    return status;
+}
+
+/* The rule's plan for PARTITION: the best tuning of each measured shape of
+ * the H100 variants run (bench/results/tridiag-variants-h100-2026-11-22.txt;
+ * docs/tridiag.md, "The plan rule"), by layout and m. Boundaries sit at powers
+ * of two, where the chunk count P changes, so a shape between two measured
+ * points runs the kernel geometry (P, G = threads / P) of the point above it.
+ * fp32 takes the fp64 choice (same kernels, registers and shared memory;
+ * not measured). Every plan here is compiled: 8-row chunks load 4 or 8 rows
+ * ahead and need P <= 512 (m <= 4096); 16-row chunks load 4 ahead. */
+static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
+{
+    const int m = p->m;
+    plan->hint = 0;
+    if (p->layout != HB_LAYOUT_INTERLEAVED) {
+        if (m <= 1024) { /* 128 threads: +4..10% over 256 (m = 128..1024) */
+            plan->rows = 8;
+            plan->threads = 128;
+            plan->ahead = 8;
+        } else if (m <= 4096) { /* 8-row chunks: 1.3-1.6x 16-row chunks */
+            plan->rows = 8;
+            plan->threads = 512;
+            plan->ahead = 4;
+        } else { /* 8-row chunks would need P = 1024 */
+            plan->rows = 16;
+            plan->threads = 512;
+            plan->ahead = 4;
+        }
+    } else {
+        if (m <= 128) { /* G = 16 (m = 64) or 8 (m = 128) systems a block */
+            plan->rows = 8;
+            plan->threads = 128;
+            plan->ahead = 8;
+        } else { /* 16-row chunks: G = 16, 8, 4 at m = 256, 512, 1024; then 512 threads */
+            plan->rows = 16;
+            plan->threads = m <= 1024 ? 256 : 512;
+            plan->ahead = 4;
+            plan->hint = 1; /* L2::128B: +3..4% (512 x 256,000, 1024, 2048, 4096 x 200), */
+        }                   /* within 0.3% elsewhere; 256 B is no better */
+    }
+}
+
+/* The plan of a solve whose shape is checked: the rule, then the override. */
+static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
+                             const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->algo = resolve(ctx, p);
+    if (plan->algo != HB_GTSV_ALGO_PARTITION) return HB_SUCCESS;
+    rule_plan(p, plan);
+    tuning_t t;
+    if (tuning_set) {
+        t = tuning_override;
+    } else {
+        hb_status_t status = parse_tuning(fn, getenv("HB_GTSV_TUNING"), &t);
+        if (status != HB_SUCCESS) return status;
+    }
+    /* An override applies where it can: 8-row chunks only up to m = 4096. */
+    if (t.rows && hb_td_chunks_for(p->m, t.rows) <= HB_TD_MAX_CHUNKS) plan->rows = t.rows;
+    if (t.threads) plan->threads = t.threads;
+    if (t.ahead) plan->ahead = t.ahead;
+    if (plan->rows == 16) plan->ahead = 4; /* the only 16-row kernel: 8 would spill */
+    if (t.hint >= 0) plan->hint = t.hint;
+    plan->chunks = hb_td_chunks_for(p->m, plan->rows);
+    if (plan->threads < plan->chunks) plan->threads = plan->chunks;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_gtsv_make_plan(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+                              hb_gtsv_plan_t *plan)
+{
+    static const char fn[] = "hb_gtsv_make_plan";
+    hb_clear_error();
+    if (!plan) return hb_fail(HB_ERR_INVALID_VALUE, "%s: plan is NULL", fn);
+    hb_status_t status = check_shape(fn, ctx, problem);
+    if (status == HB_SUCCESS) status = make_plan(fn, ctx, problem, plan);
     return status;
 }
 

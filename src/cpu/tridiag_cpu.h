@@ -35,18 +35,6 @@
 #define HB_TD_MAX_CHUNKS 512
 #define HB_TD_MAX_PARTITION_M (16 * HB_TD_MAX_CHUNKS)
 
-/* Rows per chunk for systems of m rows (8 or 16). */
-HB_TD_INLINE int hb_td_chunk_rows(int m) { return m <= 1024 ? 8 : 16; }
-
-/* Chunks per system (a power of two: the reduced system then has 2P rows). */
-HB_TD_INLINE int hb_td_chunks(int m)
-{
-    const int L = hb_td_chunk_rows(m);
-    int p = 1;
-    while (p * L < m) p *= 2;
-    return p;
-}
-
 /* Chunks of L rows per system of m rows: the power of two with P L >= m (the
  * reduced system then has 2P rows); more than HB_TD_MAX_CHUNKS when m > 512 L. */
 HB_TD_INLINE int hb_td_chunks_for(int m, int L)
@@ -57,8 +45,8 @@ HB_TD_INLINE int hb_td_chunks_for(int m, int L)
 }
 
 /*
- * How a solve runs (src/core/tridiag.c builds it: the AUTO rule, then the
- * tuning override of hb_gtsv_set_tuning / HB_GTSV_TUNING). rows and chunks
+ * How a solve runs (src/core/tridiag.c builds it: the rule, by layout and m,
+ * then the tuning override of hb_gtsv_set_tuning / HB_GTSV_TUNING). rows and chunks
  * fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead
  * and hint only shape the CUDA kernel.
  */
@@ -173,5 +161,12 @@ HB_TD_INLINE void hb_td_thomas_step(double dl, double d, double du, double b, do
 
 hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
                               const hb_gtsv_plan_t *plan);
+
+/* ---- src/core/tridiag.c ---- */
+
+/* The plan hb_gtsv_solve runs for a problem (the rule, then the tuning
+ * override; shape checked as by hb_gtsv_describe, data pointers unused). */
+hb_status_t hb_gtsv_make_plan(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+                              hb_gtsv_plan_t *plan);
 
 #endif
