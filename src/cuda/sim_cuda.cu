@@ -70,7 +70,8 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
     const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     const int block = (int)(t / HB_SIM_GPU_LANES), lane = (int)(t % HB_SIM_GPU_LANES);
     if (block >= g.blocks) return;
-    hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES);
+    const size_t base = (size_t)block * (size_t)g.m * HB_SIM_GPU_LANES + (size_t)lane;
+    hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, g.d + base, g.rhs + base);
 }
 
 __global__ void probe_kernel(int n, double *const *group_v, const int *probe_group,

@@ -36,7 +36,7 @@ typedef struct {
     hb_step_group_t k;   /* what the step reads and writes (host arrays) */
     int *cells;          /* simulation cell of each slot (count) */
     int *parent, *hh_node;
-    double *v, *d, *rhs, *u, *l, *cfac, *pas_g, *pas_e, *hh_par, *hh_state;
+    double *v, *u, *l, *cfac, *pas_g, *pas_e, *hh_par, *hh_state;
     int *site_start;
     hb_stim_site_t *sites;
     hb_stim_pulse_t *pulses;
@@ -58,6 +58,9 @@ struct hb_sim {
     group_t *groups;
     int total_blocks;
     int *block_group, *block_index; /* per block of all groups */
+    int threads;        /* CPU threads stepping blocks */
+    size_t scratch_size; /* per thread: d and rhs of one block */
+    double *scratch;
     hb_hh_table_t table;
     hb_context_t ctx;
     hb_backend_t backend; /* resolved */
@@ -165,7 +168,7 @@ static int same_group(const hb_model_t *a, const hb_model_t *b)
 #define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
 
 /* Storage of one group: constants filled, state left for hb_sim_init. */
-static hb_status_t fill_group(hb_sim_t *sim, group_t *gr, int with_scratch)
+static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
 {
     hb_step_group_t *k = &gr->k;
     /* GPU: a warp per block. CPU: HB_SIM_CPU_LANES, or fewer for small groups
@@ -196,7 +199,6 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr, int with_scratch)
              ALLOC(gr->hh_par, hh * HB_HH_NPAR) && ALLOC(gr->hh_state, hh * 3) &&
              ALLOC(gr->site_start, slots + 1) && ALLOC(gr->sites, n_sites) &&
              ALLOC(gr->pulses, n_pulses);
-    if (ok && with_scratch) ok = ALLOC(gr->d, size) && ALLOC(gr->rhs, size);
     double *u = NULL, *l = NULL;
     if (ok) ok = ALLOC(u, m) && ALLOC(l, m);
     if (!ok) {
@@ -267,8 +269,7 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr, int with_scratch)
     k->parent = gr->parent;
     k->hh_node = gr->hh_node;
     k->v = gr->v;
-    k->d = gr->d;
-    k->rhs = gr->rhs;
+    k->d = k->rhs = NULL; /* CPU: per-thread scratch; GPU: device arrays */
     k->u = gr->u;
     k->l = gr->l;
     k->cfac = gr->cfac;
@@ -282,7 +283,7 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr, int with_scratch)
     return status;
 }
 
-static hb_status_t make_groups(hb_sim_t *sim, int with_scratch)
+static hb_status_t make_groups(hb_sim_t *sim)
 {
     int *first = malloc((size_t)sim->n_cells * sizeof *first); /* a cell of each group */
     sim->groups = calloc((size_t)sim->n_cells, sizeof *sim->groups);
@@ -317,7 +318,7 @@ static hb_status_t make_groups(hb_sim_t *sim, int with_scratch)
     }
     hb_status_t status = HB_SUCCESS;
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
-        status = fill_group(sim, &sim->groups[g], with_scratch);
+        status = fill_group(sim, &sim->groups[g]);
     if (status != HB_SUCCESS) return status;
     for (int g = 0; g < sim->n_groups; g++) sim->total_blocks += sim->groups[g].k.blocks;
     sim->block_group = malloc((size_t)sim->total_blocks * sizeof *sim->block_group);
@@ -398,8 +399,6 @@ static void free_groups(hb_sim_t *sim)
         free(gr->parent);
         free(gr->hh_node);
         free(gr->v);
-        free(gr->d);
-        free(gr->rhs);
         free(gr->u);
         free(gr->l);
         free(gr->cfac);
@@ -453,6 +452,25 @@ static hb_status_t create_gpu(hb_sim_t *sim)
 }
 #endif
 
+/* The matrix (d, rhs) of one block per thread: it never leaves the cache. */
+static hb_status_t make_scratch(hb_sim_t *sim)
+{
+    sim->threads = 1;
+#ifdef HB_HAVE_OPENMP
+    if (sim->backend == HB_BACKEND_OMP)
+        sim->threads = sim->ctx->threads > 0 ? sim->ctx->threads : omp_get_max_threads();
+#endif
+    size_t most = 1;
+    for (int g = 0; g < sim->n_groups; g++) {
+        const size_t n = (size_t)sim->groups[g].k.m * (size_t)sim->groups[g].k.width;
+        most = n > most ? n : most;
+    }
+    sim->scratch_size = 2 * most;
+    if (!(sim->scratch = malloc((size_t)sim->threads * sim->scratch_size * sizeof(double))))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
                           hb_sim_t **sim)
 {
@@ -484,7 +502,8 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     s->width = gpu ? HB_SIM_GPU_LANES : HB_SIM_CPU_LANES;
     hb_hh_table_init(&s->table, options->celsius, options->hh_table);
     if (status == HB_SUCCESS) status = gather(s);
-    if (status == HB_SUCCESS) status = make_groups(s, !gpu);
+    if (status == HB_SUCCESS) status = make_groups(s);
+    if (status == HB_SUCCESS && !gpu) status = make_scratch(s);
     if (status == HB_SUCCESS) locate_probes(s);
 #ifdef HB_HAVE_CUDA
     if (status == HB_SUCCESS && gpu) status = create_gpu(s);
@@ -504,6 +523,7 @@ void hb_sim_destroy(hb_sim_t *sim)
     hb_cuda_sim_destroy(sim->gpu);
 #endif
     free_groups(sim);
+    free(sim->scratch);
     free(sim->block_group);
     free(sim->block_index);
     free(sim->group_of);
@@ -595,13 +615,15 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block)
+static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block,
+                       double *scratch)
 {
+    double *d = scratch, *rhs = scratch + (size_t)g->m * (size_t)g->width;
     switch (g->width) {
-    case 8: hb_step_lanes(g, p, block, 0, 8, 8); break;
-    case 4: hb_step_lanes(g, p, block, 0, 4, 4); break;
-    case 2: hb_step_lanes(g, p, block, 0, 2, 2); break;
-    default: hb_step_lanes(g, p, block, 0, 1, 1); break;
+    case 8: hb_step_lanes(g, p, block, 0, 8, 8, d, rhs); break;
+    case 4: hb_step_lanes(g, p, block, 0, 4, 4, d, rhs); break;
+    case 2: hb_step_lanes(g, p, block, 0, 2, 2, d, rhs); break;
+    default: hb_step_lanes(g, p, block, 0, 1, 1, d, rhs); break;
     }
 }
 
@@ -616,12 +638,16 @@ static void cpu_step(hb_sim_t *sim)
     if (sim->backend == HB_BACKEND_OMP) {
         const int threads = sim->ctx->threads > 0 ? sim->ctx->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (int b = 0; b < n; b++)
-            step_block(&sim->groups[sim->block_group[b]].k, &p, sim->block_index[b]);
+        for (int b = 0; b < n; b++) {
+            const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
+            step_block(&sim->groups[sim->block_group[b]].k, &p, sim->block_index[b],
+                       sim->scratch + (size_t)t * sim->scratch_size);
+        }
         return;
     }
 #endif
-    for (int b = 0; b < n; b++) step_block(&sim->groups[sim->block_group[b]].k, &p, sim->block_index[b]);
+    for (int b = 0; b < n; b++)
+        step_block(&sim->groups[sim->block_group[b]].k, &p, sim->block_index[b], sim->scratch);
 }
 
 static hb_status_t detect(hb_sim_t *sim)

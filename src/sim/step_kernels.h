@@ -183,7 +183,8 @@ typedef struct {
     int n_hh;                    /* hh nodes (the same on every lane) */
     const int *parent;           /* m: Hines order */
     const int *hh_node;          /* n_hh */
-    double *v, *d, *rhs;         /* blocks * m * width */
+    double *v;                   /* blocks * m * width */
+    double *d, *rhs;             /* GPU: blocks * m * width scratch (CPU: NULL, per thread) */
     const double *u, *l;         /* off-diagonals (constant) */
     const double *cfac;          /* 1e-3 cm / dt [mA/cm^2/mV], 0 on zero-area nodes */
     const double *pas_g, *pas_e; /* 0 where there is no pas */
@@ -301,7 +302,9 @@ static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_s
 /*
  * One whole step (NEURON's fixed step, docs/sim-engine.md) of lanes
  * lane0 .. lane0 + lanes - 1 of block `block`; `width` must equal g->width
- * (passed separately so that callers make it a constant).
+ * (passed separately so that callers make it a constant). d and rhs are the
+ * matrix's scratch rows for these lanes (row stride `width`): the CPU passes
+ * one cache-resident block buffer per thread, the GPU g->d, g->rhs + base.
  *   A  pas: d = g, rhs = i at v(t)            (per row)
  *   H  hh:  d += g_hh, rhs += i_hh             (per hh node)
  *   S  IClamps at t + dt/2: rhs -= amp/area    (per site; rhs is still +i)
@@ -313,12 +316,13 @@ static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_s
  * hb_cable_step_system on g and i summed as pas + hh.
  */
 static inline HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
-                                            int block, int lane0, int lanes, int width)
+                                            int block, int lane0, int lanes, int width,
+                                            double *d, double *rhs)
 {
     const int m = g->m;
     const size_t base = (size_t)block * (size_t)m * (size_t)width + (size_t)lane0;
     const size_t w = (size_t)width;
-    double *v = g->v + base, *d = g->d + base, *rhs = g->rhs + base;
+    double *v = g->v + base;
     const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
     const double *pg = g->pas_g + base, *pe = g->pas_e + base;
     const int *parent = g->parent;
