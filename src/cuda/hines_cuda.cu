@@ -695,10 +695,9 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, const part_t *cp)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "pipelined: the tree has too many forks open at once");
     const bool uniform = p->uniform && env_int("HB_PIPE_UNIFORM", 1) != 0;
     const bool discard = env_int("HB_PIPE_DISCARD", 1) != 0;
-    /* Deep prefetch when the systems leave threads per SM few (latency-bound);
-     * shallow (fewer registers, more threads) when they fill the GPU. */
-    const int wide = p->count >= 512 * b->ctx->sm_count[p->device];
-    const bool deep = env_int("HB_PIPE_PREFETCH", wide ? 2 : PIPE_PREFETCH_DEEP) != 2;
+    /* Two rows ahead: fewer registers, more threads per SM; on an H100 that beat
+     * eight rows ahead at 25,600 and 256,000 systems (docs/gpu.md). */
+    const bool deep = env_int("HB_PIPE_PREFETCH", 2) != 2;
     if (deep) {
         if (uniform)
             return discard ? launch_pipelined_as<true, true, PIPE_PREFETCH_DEEP>(b, p, &sh)
