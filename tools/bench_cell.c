@@ -39,7 +39,8 @@ static const char usage[] =
     "  --no-omp           skip the all-cores runs\n"
     "  --no-cuda          skip the GPU\n"
     "  --neuron           run NEURON on the same models (bench/neuron_cell.py)\n"
-    "  --neuron-cells N   cells in NEURON's runs (default 256)\n"
+    "  --neuron-cells N   cells in NEURON's runs (default 256); ours are timed at this\n"
+    "                     count too (the same working set as NEURON's)\n"
     "  --neuron-perf      also measure NEURON's nrn_solve share with perf\n"
     "  --python PATH      Python with NEURON (default /usr/bin/python3)\n"
     "  --neuron-script F  (default bench/neuron_cell.py)\n"
@@ -241,14 +242,16 @@ static void run_neuron(const options_t *o, const model_spec_t *sp, neuron_t *nr)
         setup = json_number(out, "setup_s");
     }
     if (!o->neuron_perf) return;
-    /* perf: sampling starts after the setup (1.5 x what the run above took, + 2 s). */
+    /* perf: sampling starts after the setup (1.15 x what the run above took, + 1 s);
+     * the stepping lasts 0.6 x the setup + 8 s, so the window holds stepping only. */
     char data[] = "/tmp/hb_neuron_perf_XXXXXX";
     int fd = mkstemp(data);
     if (fd < 0) return;
     close(fd);
-    const long delay_ms = (long)(1500.0 * setup) + 2000;
-    const long steps = (long)fmax(200.0, 4e9 / (nr->step_ce.median * o->neuron_cells *
-                                                 (double)nr->compartments)); /* ~4 s */
+    const long delay_ms = (long)(1150.0 * setup) + 1000;
+    const long steps = (long)fmax(200.0, (0.6 * setup + 8.0) * 1e9 /
+                                             (nr->step_ce.median * (double)o->neuron_cells *
+                                              (double)nr->compartments));
     snprintf(cmd, sizeof cmd,
              "perf record -q -F 2000 -D %ld -o %s -- '%s' '%s' --swc '%s/%s' --kind %s --cells %ld "
              "--steps %ld --repeats 1 --cache-efficient 1 >/dev/null 2>&1 && "
@@ -420,6 +423,12 @@ int cli_bench_cell(int argc, char **argv)
         }
         const stat_t s_seq = time_steps(model, o.cells, HB_BACKEND_SEQ, &o);
         const stat_t v_seq = time_solve(cable, o.cells, seq_ctx, &o);
+        /* With NEURON: also at NEURON's cell count (same working set, same cache level). */
+        stat_t s_few = {NAN, NAN, NAN, 0}, v_few = s_few;
+        if (o.neuron) {
+            s_few = time_steps(model, o.neuron_cells, HB_BACKEND_SEQ, &o);
+            v_few = time_solve(cable, o.neuron_cells, seq_ctx, &o);
+        }
         stat_t s_omp = {NAN, NAN, NAN, 0}, v_omp = s_omp, s_gpu = s_omp, v_gpu = s_omp;
         if (omp_ctx) {
             s_omp = time_steps(model, o.cells, HB_BACKEND_OMP, &o);
@@ -431,6 +440,9 @@ int cli_bench_cell(int argc, char **argv)
         }
         const double peer = nr.step_ce.ok ? fmin(nr.step.median, nr.step_ce.median) : NAN;
         const double peer_solve = nr.step_ce.ok ? nr.solve_share * nr.step_ce.median : NAN;
+        char few_step[64], few_solve[64];
+        snprintf(few_step, sizeof few_step, "whole step, CPU 1 thread, %ld cells", o.neuron_cells);
+        snprintf(few_solve, sizeof few_solve, "Hines solve, CPU 1 thread, %ld cells", o.neuron_cells);
         if (!s_seq.ok || !v_seq.ok) rc = 1;
         if (!o.json) {
             printf("\n%s: %s, %s, %d compartments (%d matrix rows)\n", sp->name, sp->file,
@@ -438,9 +450,11 @@ int cli_bench_cell(int argc, char **argv)
             printf("    %-34s %10s %10s %10s   %s\n", "", "median", "min", "max",
                    o.neuron ? "NEURON / ours" : "");
             row("whole step, CPU 1 thread", s_seq, peer);
+            if (o.neuron) row(few_step, s_few, peer);
             row("whole step, CPU all cores", s_omp, NAN);
             row("whole step, GPU", s_gpu, NAN);
             row("Hines solve alone, CPU 1 thread", v_seq, peer_solve);
+            if (o.neuron) row(few_solve, v_few, peer_solve);
             row("Hines solve alone, CPU all cores", v_omp, NAN);
             row("Hines solve alone, GPU", v_gpu, NAN);
             if (o.neuron && nr.step.ok) {
@@ -461,6 +475,8 @@ int cli_bench_cell(int argc, char **argv)
                     "\"compartments\": %d, \"rows\": %d, ",
                     first ? "" : ",", sp->name, sp->file, sp->what, comps, rows);
             print_stat(js, "step_cpu1", s_seq, 0);
+            print_stat(js, "step_cpu1_neuron_cells", s_few, 1);
+            print_stat(js, "solve_cpu1_neuron_cells", v_few, 1);
             print_stat(js, "step_cpu_all", s_omp, 1);
             print_stat(js, "step_gpu", s_gpu, 1);
             print_stat(js, "solve_cpu1", v_seq, 1);
@@ -476,6 +492,10 @@ int cli_bench_cell(int argc, char **argv)
             cli_json_number(js, peer / s_seq.median);
             fputs(", \"ratio_solve_cpu1\": ", js);
             cli_json_number(js, peer_solve / v_seq.median);
+            fputs(", \"ratio_step_cpu1_neuron_cells\": ", js);
+            cli_json_number(js, peer / s_few.median);
+            fputs(", \"ratio_solve_cpu1_neuron_cells\": ", js);
+            cli_json_number(js, peer_solve / v_few.median);
             if (o.neuron && !nr.step.ok) {
                 fputs(", \"neuron_not_run\": ", js);
                 cli_json_string(js, nr.why);
