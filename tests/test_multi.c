@@ -7,7 +7,8 @@
  *     one batch against hb_hines_solve; (3) the paper's Figure-14 binary-tree
  *     cells and their level structure; (4) bitwise repeatability: runs, OMP
  *     thread counts, and LEVELS = GROUPED for any group size; (5) errors;
- *     (6) hb_multi_benchmark restores its inputs.
+ *     (6) hb_multi_benchmark restores its inputs; (7) plan tables of batches that
+ *     mix cells larger than a GPU group with small ones (hb_multi_plan_check).
  */
 #include <math.h>
 #include <stdint.h>
@@ -301,6 +302,135 @@ static void test_real_morphologies(void)
     free(cells);
 }
 
+/*
+ * (7) Plan tables (hb_multi_plan_check: sizes as the CUDA install copies them, every index a
+ * kernel reads, slots a permutation) for batches that mix cells larger than a GPU group with
+ * small ones: test_gpu_multi's random batch 0 of seed 4765593110627695788 (5,000-row cells
+ * among small ones; GROUPED crashed on an H100 there) and the 18 whole real cells (d_lambda)
+ * cycled to 256 (bench multi's crash). Group sizes: the H100's for these batches (235 and 750
+ * rows: two groups per multiprocessor; 1937: a third of its shared memory), the CPU twin's,
+ * and extremes. The LEVELS plan too, and a GROUPED solve in the H100's groups.
+ */
+static uint64_t gpu_rng; /* tests/test_random.h's generator, as test_gpu_multi draws */
+
+static double gpu_uniform(void)
+{
+    gpu_rng ^= gpu_rng >> 12;
+    gpu_rng ^= gpu_rng << 25;
+    gpu_rng ^= gpu_rng >> 27;
+    return (double)((gpu_rng * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void check_plans(const char *what, const cell_t *cells, int n, size_t h100_group_rows)
+{
+    hb_context_t ctx = NULL;
+    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    int *m = malloc((size_t)n * sizeof *m);
+    const int **parents = malloc((size_t)n * sizeof *parents);
+    for (int c = 0; c < n; ++c) {
+        m[c] = cells[c].m;
+        parents[c] = cells[c].parent;
+    }
+    hb_multi_t mb = NULL;
+    CHECK_OK(hb_multi_create(ctx, n, m, parents, &mb));
+    if (mb) {
+        char why[256];
+        CHECKF(hb_multi_plan_check(mb, &mb->levels, why, sizeof why) == 0, "%s: LEVELS plan: %s",
+               what, why);
+        const size_t sizes[] = {1, 64, 235, 750, 1937, 2048, h100_group_rows, mb->n_rows};
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+            CHECK_OK(hb_multi_plan_grouped(mb, sizes[k]));
+            CHECKF(mb->grouped && hb_multi_plan_check(mb, mb->grouped, why, sizeof why) == 0,
+                   "%s: GROUPED plan in groups of %zu rows: %s", what, sizes[k], why);
+        }
+        /* the check sees a wrong row table entry, child top and row-table count */
+        hb_multi_plan_t *q = mb->grouped;
+        const int last = q->row_off[q->n_groups] - 1;
+        q->row_base[last] += 1;
+        CHECK(hb_multi_plan_check(mb, q, why, sizeof why) != 0);
+        q->row_base[last] -= 1;
+        if (q->child_ptr[q->n_branches] > 0) {
+            q->child_top[0] += q->max_group_rows;
+            CHECK(hb_multi_plan_check(mb, q, why, sizeof why) != 0);
+            q->child_top[0] -= q->max_group_rows;
+        }
+        q->row_off[q->n_groups] += 1;
+        CHECK(hb_multi_plan_check(mb, q, why, sizeof why) != 0);
+        q->row_off[q->n_groups] -= 1;
+        CHECK(hb_multi_plan_check(mb, q, why, sizeof why) == 0);
+        CHECK_OK(hb_multi_destroy(mb));
+    }
+    free(m);
+    free(parents);
+    CHECK_OK(hb_context_destroy(ctx));
+    free(solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL, HB_MULTI_ALGO_GROUPED,
+                          h100_group_rows));
+}
+
+static void test_plan_tables(void)
+{
+    /* test_gpu_multi's random batch 0 (its draws for the values are made and dropped) */
+    static const int sizes[] = {1, 2, 3, 5, 17, 64, 200, 1000, 5000};
+    gpu_rng = 4765593110627695788ULL;
+    const int n = 5 + (int)(gpu_uniform() * 300);
+    cell_t *cells = malloc((size_t)n * sizeof *cells);
+    size_t rows = 0;
+    for (int c = 0; c < n; ++c) {
+        const int m = sizes[(int)(gpu_uniform() * 9)] + (int)(gpu_uniform() * 4);
+        const int shape = (int)(gpu_uniform() * 5);
+        cell_alloc(&cells[c], m);
+        int *p = cells[c].parent;
+        for (int i = 1; i < m; ++i)
+            p[i] = shape == 0   ? i - 1
+                   : shape == 1 ? 0
+                   : shape == 2 ? (i - 1) / 2
+                   : shape == 3 ? (int)(gpu_uniform() * i)
+                                : (gpu_uniform() < 0.9 ? i - 1 : (int)(gpu_uniform() * i));
+        for (int i = 0; i < 2 * m + 2 * (m - 1); ++i) gpu_uniform();
+        cell_fill_random(&cells[c]);
+        rows += (size_t)m;
+    }
+    CHECKF(n == 95 && rows == 61866, "seed batch: %d cells, %zu rows; the H100 run had 95, 61866",
+           n, rows);
+    check_plans("test_gpu_multi random batch 0 (seed 4765593110627695788)", cells, n, 235);
+    for (int c = 0; c < n; ++c) cell_free(&cells[c]);
+    free(cells);
+
+    /* bench multi's real cells: every whole morphology (d_lambda), cycled to 256 */
+    static char paths[TEST_MAX_SWC][TEST_PATH_MAX];
+    const int count = test_swc_files(paths);
+    enum { REAL = 256 };
+    cell_t *real = malloc(REAL * sizeof *real);
+    int distinct = 0;
+    for (int f = 0; f < count; ++f) {
+        hb_morph_t *morph = NULL;
+        if (hb_morph_load_swc(paths[f], NULL, &morph) != HB_SUCCESS) continue;
+        hb_discretization_t disc;
+        hb_discretization_default(&disc);
+        disc.policy = HB_CPOLICY_D_LAMBDA;
+        hb_cable_t *cable = NULL;
+        CHECK_OK(hb_cable_create(morph, &disc, &cable));
+        if (cable && distinct < REAL) cell_from_cable(&real[distinct++], cable);
+        hb_cable_destroy(cable);
+        hb_morph_destroy(morph);
+    }
+    CHECKF(distinct >= 18, "only %d real cells", distinct);
+    rows = 0;
+    for (int c = 0; c < REAL && distinct > 0; ++c) {
+        if (c >= distinct) {
+            const cell_t *from = &real[c % distinct];
+            cell_alloc(&real[c], from->m);
+            memcpy(real[c].parent, from->parent, (size_t)from->m * sizeof *from->parent);
+            memcpy(real[c].u, from->u, (size_t)from->m * 4 * sizeof *from->u);
+        }
+        rows += (size_t)real[c].m;
+    }
+    printf("real cells (d_lambda), %d distinct, cycled to %d: %zu rows\n", distinct, REAL, rows);
+    if (distinct > 0) check_plans("real cells (d_lambda) x 256", real, REAL, 750);
+    for (int c = 0; c < REAL && c < (distinct > 0 ? REAL : 0); ++c) cell_free(&real[c]);
+    free(real);
+}
+
 /* Figure 14's cells: a first branch of 256, then level k of 2^k branches of `second` / 2^(k-1). */
 static int fig14_branch(cell_t *c, int next, int parent, int rows, int level, int levels,
                         int second)
@@ -476,5 +606,6 @@ int main(void)
     test_random_batches();
     test_fig14();
     test_real_morphologies();
+    test_plan_tables();
     return check_summary("test_multi");
 }

@@ -386,6 +386,124 @@ done:
     return status;
 }
 
+#define PLAN_FAIL(...)                                               \
+    do {                                                             \
+        if (why && why_len) snprintf(why, why_len, __VA_ARGS__);     \
+        goto done;                                                   \
+    } while (0)
+
+int hb_multi_plan_check(const struct hb_multi *mb, const hb_multi_plan_t *p, char *why,
+                        size_t why_len)
+{
+    int ok = 0;
+    const int G = p->n_groups, nb = p->n_branches;
+    unsigned char *seen = NULL;
+    int *level_of = NULL, *slot_level = NULL;
+    if (why && why_len) why[0] = '\0';
+    if (G < 1 || nb < mb->n_cells || p->n_slots != mb->n_rows)
+        PLAN_FAIL("%d groups, %d branches, %zu slots for %d cells of %zu rows", G, nb, p->n_slots,
+                  mb->n_cells, mb->n_rows);
+    if (!p->slot_base || !p->level_off || !p->row_off || !p->level_branch || !p->level_row ||
+        !p->row_base || !p->rows || !p->child_ptr || !p->child_top || !p->parent_slot ||
+        !p->node_slot)
+        PLAN_FAIL("a table is missing");
+    if (p->slot_base[0] != 0 || p->level_off[0] != 0 || p->row_off[0] != 0)
+        PLAN_FAIL("group 0 does not start at entry 0");
+    if (p->slot_base[G] != p->n_slots) PLAN_FAIL("slot_base[%d] = %zu", G, p->slot_base[G]);
+    seen = calloc(p->n_slots ? p->n_slots : 1, 1);
+    level_of = malloc((size_t)nb * sizeof *level_of);
+    slot_level = malloc((p->max_group_rows ? p->max_group_rows : 1) * sizeof *slot_level);
+    if (!seen || !level_of || !slot_level) PLAN_FAIL("out of memory");
+    for (int b = 0; b < nb; ++b) level_of[b] = -1;
+    size_t max_rows = 0;
+    int max_entries = 0, max_levels = 0, roots = 0;
+    /* the level and row tables, branch ranges and slots of every group */
+    for (int g = 0; g < G; ++g) {
+        const size_t base = p->slot_base[g], n = p->slot_base[g + 1] - base;
+        const int levels = p->level_off[g + 1] - p->level_off[g] - 1;
+        const int entries = p->row_off[g + 1] - p->row_off[g];
+        if (p->slot_base[g + 1] <= base || p->slot_base[g + 1] > p->n_slots)
+            PLAN_FAIL("group %d: slots %zu..%zu", g, base, p->slot_base[g + 1]);
+        if (levels < 1 || entries < 1)
+            PLAN_FAIL("group %d: %d levels, %d row entries", g, levels, entries);
+        if (n > p->max_group_rows) PLAN_FAIL("group %d: %zu rows > max_group_rows", g, n);
+        if (32 * n + 8 * (size_t)entries < 32 * n) PLAN_FAIL("group %d: staged bytes overflow", g);
+        hb_multi_view_t v = hb_multi_group_view(p, g);
+        if (v.level_row[0] != 0 || v.level_row[levels] != entries)
+            PLAN_FAIL("group %d: level_row 0..%d = %d..%d, %d row entries", g, levels,
+                      v.level_row[0], v.level_row[levels], entries);
+        if (v.level_branch[0] != (g ? p->level_branch[p->level_off[g] - 1] : 0))
+            PLAN_FAIL("group %d: branches start at %d", g, v.level_branch[0]);
+        for (size_t s = 0; s < n; ++s) slot_level[s] = -1;
+        for (int h = 0; h < levels; ++h) {
+            const int lb = v.level_branch[h], le = v.level_branch[h + 1];
+            if (lb < 0 || le <= lb || le > nb)
+                PLAN_FAIL("group %d level %d: branches %d..%d of %d", g, h, lb, le, nb);
+            const int longest = p->rows[lb];
+            if (longest != v.level_row[h + 1] - v.level_row[h])
+                PLAN_FAIL("group %d level %d: longest branch %d rows, %d row entries", g, h,
+                          longest, v.level_row[h + 1] - v.level_row[h]);
+            for (int b = lb; b < le; ++b) {
+                if (level_of[b] >= 0) PLAN_FAIL("branch %d in two levels", b);
+                level_of[b] = h;
+                if (p->rows[b] < 1 || p->rows[b] > longest ||
+                    (b > lb && p->rows[b] > p->rows[b - 1]))
+                    PLAN_FAIL("group %d level %d: branch %d has %d rows (not sorted)", g, h, b,
+                              p->rows[b]);
+                for (int r = 0; r < p->rows[b]; ++r) {
+                    const size_t s = hb_multi_slot(&v, h, b, r);
+                    if (s >= n)
+                        PLAN_FAIL("group %d: branch %d row %d at slot %zu of %zu", g, b, r, s, n);
+                    if (slot_level[s] >= 0) PLAN_FAIL("group %d: slot %zu used twice", g, s);
+                    slot_level[s] = h;
+                }
+            }
+        }
+        for (size_t s = 0; s < n; ++s)
+            if (slot_level[s] < 0) PLAN_FAIL("group %d: slot %zu unused", g, s);
+        /* children eliminated before, parents substituted before: lower and higher levels */
+        for (int h = 0; h < levels; ++h)
+            for (int b = v.level_branch[h]; b < v.level_branch[h + 1]; ++b) {
+                if (p->child_ptr[b] < 0 || p->child_ptr[b + 1] < p->child_ptr[b] ||
+                    p->child_ptr[b + 1] > nb)
+                    PLAN_FAIL("branch %d: children %d..%d", b, p->child_ptr[b],
+                              p->child_ptr[b + 1]);
+                for (int c = p->child_ptr[b]; c < p->child_ptr[b + 1]; ++c)
+                    if (p->child_top[c] >= n || slot_level[p->child_top[c]] >= h)
+                        PLAN_FAIL("group %d: branch %d: child top slot %zu", g, b, p->child_top[c]);
+                if (p->parent_slot[b] == HB_MULTI_NO_PARENT) roots++;
+                else if (p->parent_slot[b] >= n || slot_level[p->parent_slot[b]] <= h)
+                    PLAN_FAIL("group %d: branch %d: parent slot %zu", g, b, p->parent_slot[b]);
+            }
+        if (n > max_rows) max_rows = n;
+        if (entries > max_entries) max_entries = entries;
+        if (levels > max_levels) max_levels = levels;
+    }
+    if (p->level_branch[p->level_off[G] - 1] != nb) PLAN_FAIL("the levels hold fewer branches");
+    for (int b = 0; b < nb; ++b)
+        if (level_of[b] < 0) PLAN_FAIL("branch %d in no level", b);
+    if (p->child_ptr[0] != 0 || p->child_ptr[nb] != nb - mb->n_cells || roots != mb->n_cells)
+        PLAN_FAIL("%d child entries, %d roots for %d branches of %d cells", p->child_ptr[nb], roots,
+                  nb, mb->n_cells);
+    if (max_rows != p->max_group_rows || max_entries != p->max_group_row_entries ||
+        max_levels != p->max_levels)
+        PLAN_FAIL("max_group_rows %zu, max_group_row_entries %d, max_levels %d; found %zu, %d, %d",
+                  p->max_group_rows, p->max_group_row_entries, p->max_levels, max_rows, max_entries,
+                  max_levels);
+    for (size_t k = 0; k < mb->n_rows; ++k) {
+        const size_t s = p->node_slot[k];
+        if (s >= p->n_slots || seen[s]) PLAN_FAIL("node %zu: slot %zu", k, s);
+        seen[s] = 1;
+    }
+    ok = 1;
+done:
+    free(seen);
+    free(level_of);
+    free(slot_level);
+    return ok ? 0 : -1;
+}
+#undef PLAN_FAIL
+
 hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell,
                             const int *const *parents, hb_multi_t *multi)
 {

@@ -191,6 +191,16 @@ void hb_multi_plan_free(hb_multi_plan_t *plan);
  * then packed in that order. Replaces mb->grouped when group_rows differs.
  */
 hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows);
+/*
+ * Checks a plan of mb's batch: every table's size against the counts the CUDA install copies
+ * (n_groups + 1, level_off[n_groups], row_off[n_groups], n_branches), every index a kernel
+ * reads inside them (level, row table, branch, child and parent slots, the staged group's
+ * 32 n + 8 entries bytes), each group's slots a permutation of its range, children in lower
+ * levels and parents in higher ones, node_slot a permutation, the max_* fields. Returns 0, or
+ * -1 with the first violation in why (O(rows); for tests and debugging).
+ */
+int hb_multi_plan_check(const struct hb_multi *mb, const hb_multi_plan_t *plan, char *why,
+                        size_t why_len);
 
 /* CPU backends. LEVELS: level by level (OpenMP over a level's branches). */
 void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *view);
