@@ -154,6 +154,13 @@ HB_TD_INLINE void hb_multi_cell_solve(int m, const int *parent, size_t stride, c
     }
 }
 
+/*
+ * AUTO on CUDA: GROUPED up to this many rows in the batch, LEVELS beyond (H100 bench multi:
+ * GROUPED 8-12x PER_CELL at 131,072 rows and 2.7-4.2x LEVELS at 1.1-1.3 million; from 11
+ * million rows on LEVELS is ahead (up to 2.1x) or within 6%, and 4.2x GROUPED at 131 million).
+ */
+#define HB_MULTI_AUTO_GROUPED_ROWS ((size_t)1 << 22)
+
 /* Bits of the arrays the device holds newer than the host copy. */
 enum { HB_MULTI_NEWER_D = 1, HB_MULTI_NEWER_RHS = 2 };
 

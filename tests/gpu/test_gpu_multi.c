@@ -202,6 +202,9 @@ static void set_all(hb_multi_t mb, const batch_t *b)
         CHECK_OK(hb_multi_set(mb, c, b->u[c], b->l[c], b->d[c], b->rhs[c]));
 }
 
+/* AUTO on CUDA: GROUPED up to this many rows, LEVELS beyond (core/multi.h). */
+#define AUTO_GROUPED_ROWS ((size_t)1 << 22)
+
 /* Every algorithm on one batch. */
 static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
 {
@@ -218,8 +221,12 @@ static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
         char what[256];
         snprintf(what, sizeof what, "%s, %s", name, hb_multi_algo_name((hb_multi_algo_t)algo));
         CHECK_OK(hb_multi_set_algorithm(mb, (hb_multi_algo_t)algo));
-        if (algo == HB_MULTI_ALGO_AUTO)
-            CHECK(hb_multi_resolved_algorithm(mb) == HB_MULTI_ALGO_GROUPED);
+        if (algo == HB_MULTI_ALGO_AUTO) /* docs/multi.md: GROUPED up to 2^22 rows */
+            CHECKF(hb_multi_resolved_algorithm(mb) == (info.rows <= AUTO_GROUPED_ROWS
+                                                           ? HB_MULTI_ALGO_GROUPED
+                                                           : HB_MULTI_ALGO_LEVELS),
+                   "%s: AUTO resolved to %s for %zu rows", name,
+                   hb_multi_algo_name(hb_multi_resolved_algorithm(mb)), info.rows);
         /* two solves of the same input: the same bits */
         set_all(mb, b);
         CHECK_OK(hb_multi_solve(mb));
