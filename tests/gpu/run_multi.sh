@@ -13,20 +13,8 @@ mkdir -p "$out"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
   nproc; date -u; git rev-parse HEAD 2>/dev/null || true; } > "$out/machine.txt" 2>&1 || true
 cat "$out/machine.txt"
-extra=()
-if ! pkg-config --exists jansson 2>/dev/null; then
-  for debs in "$data/.." "${HB_DEB_DIR:-.device-data}"; do
-    if ls "$debs"/libjansson-dev_*.deb >/dev/null 2>&1; then
-      rm -rf /tmp/hb-jansson && mkdir -p /tmp/hb-jansson
-      for deb in "$debs"/libjansson*.deb; do dpkg -x "$deb" /tmp/hb-jansson; done
-      extra=(-DHB_JANSSON_INCLUDE=/tmp/hb-jansson/usr/include
-             -DHB_JANSSON_LIB=/tmp/hb-jansson/usr/lib/x86_64-linux-gnu/libjansson.a)
-      break
-    fi
-  done
-fi
-cmake -S . -B build-dev -DHB_MPI=OFF -DHB_CUDA=ON -DCMAKE_BUILD_TYPE=Release "${extra[@]}" \
-  > "$out/cmake.log" 2>&1 || { tail -20 "$out/cmake.log"; exit 1; }
+source tests/gpu/configure.sh
+hb_gpu_configure "$out" "$data/.." "${HB_DEB_DIR:-.device-data}" || exit 1
 cmake --build build-dev -j "$(nproc)" --target hinesbatch_cli test_gpu_multi > "$out/build.log" 2>&1 ||
   { tail -30 "$out/build.log"; exit 1; }
 # registers and spills of the multi kernels

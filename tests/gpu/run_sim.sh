@@ -17,17 +17,8 @@ mkdir -p "$out"
   lscpu | grep -E "Model name|^CPU\(s\)"; date -u; git rev-parse HEAD 2>/dev/null || true
   echo "command: $0 $data $*"; } > "$out/machine.txt" 2>&1 || true
 cat "$out/machine.txt"
-# The GPU image cannot install packages: libjansson (model files) may come as
-# Debian packages beside the data (apt-get download libjansson-dev libjansson4).
-extra=()
-if ! pkg-config --exists jansson 2>/dev/null && ls "$data"/../libjansson-dev_*.deb >/dev/null 2>&1; then
-  rm -rf /tmp/hb-jansson && mkdir -p /tmp/hb-jansson
-  for deb in "$data"/../libjansson*.deb; do dpkg -x "$deb" /tmp/hb-jansson; done
-  extra=(-DHB_JANSSON_INCLUDE=/tmp/hb-jansson/usr/include
-         -DHB_JANSSON_LIB=/tmp/hb-jansson/usr/lib/x86_64-linux-gnu/libjansson.a)
-fi
-cmake -S . -B build-dev -DHB_MPI=OFF -DCMAKE_BUILD_TYPE=Release "${extra[@]}" > "$out/cmake.log" 2>&1 ||
-  { tail -20 "$out/cmake.log"; exit 1; }
+source tests/gpu/configure.sh
+hb_gpu_configure "$out" "$data/.." "${HB_DEB_DIR:-.device-data}" || exit 1
 cmake --build build-dev -j "$(nproc)" --target hinesbatch_cli test_gpu_sim > "$out/build.log" 2>&1 ||
   { tail -30 "$out/build.log"; exit 1; }
 grep -E "hinesbatch:|sim_cuda|registers|spill" "$out/cmake.log" "$out/build.log" | sort -u | head -20 || true
