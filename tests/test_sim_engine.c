@@ -7,9 +7,17 @@
  * clamps per cell (so every lane of a block differs), padding lanes, two
  * clamps at one node and one on a zero-area node; backward Euler and
  * Crank-Nicolson, table and formulas, both spike rules. Every voltage after
- * the run, every probe sample and every spike time are compared: the engine
+ * the run, every probe sample and every spike time are compared.
+ *
+ * Two references differ only in the solve. (a) ref_solve below: Algorithm 1
+ * with one division per row, written here per cell in natural order (the
+ * engine's arithmetic, hb_hines_recip_lanes_inline, not its code): the engine
  * performs the same operations in the same order, so they agree bit for bit
- * (checked: max relative difference 0). SEQ and OMP agree bit for bit too.
+ * (checked: max relative difference 0). (b) the library's hb_hines_solve (two
+ * divisions per row): every solve differs by a few ulp, which the hh dynamics
+ * amplify over thousands of steps, so a bound, with the same spike counts.
+ * Also groups of copies of one model (constants stored once per node,
+ * hb_sim_shared_groups), against (a) bit for bit. SEQ and OMP agree bit for bit.
  * This is the CPU twin of tests/gpu/test_gpu_sim.c, which runs the same
  * engine on the GPU.
  *
@@ -117,6 +125,25 @@ static void ref_free(ref_cell_t *c)
     free(c->state);
 }
 
+/* One division per row: d_i becomes 1/d_i after elimination; the substitution
+ * multiplies (the engine's order of operations, docs/sim-engine.md). */
+static void ref_solve(int m, const int *parent, const double *u, const double *l, double *d,
+                      double *rhs)
+{
+    for (int i = m - 1; i > 0; i--) {
+        const int p = parent[i];
+        const double r = 1.0 / d[i];
+        d[p] -= (u[i] * l[i]) * r;
+        rhs[p] -= (u[i] * r) * rhs[i];
+        d[i] = r;
+    }
+    d[0] = 1.0 / d[0];
+    rhs[0] = rhs[0] * d[0];
+    for (int i = 1; i < m; i++) rhs[i] = (rhs[i] - l[i] * rhs[parent[i]]) * d[i];
+}
+
+static int g_library_solve; /* reference (b): hb_hines_solve */
+
 static void ref_step(ref_cell_t *c, long step, const hb_sim_options_t *o, const hb_hh_table_t *table)
 {
     const hb_model_t *md = c->md;
@@ -142,7 +169,10 @@ static void ref_step(ref_cell_t *c, long step, const hb_sim_options_t *o, const 
     }
     CHECK_OK(hb_cable_step_system(md->cable, cn ? 0.5 * o->dt_ms : o->dt_ms, c->u, c->l, c->v,
                                   c->g, c->im, c->inj, c->d, c->rhs));
-    CHECK_OK(hb_hines_solve(m, hb_cable_parent(md->cable), c->u, c->l, c->d, c->rhs));
+    if (g_library_solve)
+        CHECK_OK(hb_hines_solve(m, hb_cable_parent(md->cable), c->u, c->l, c->d, c->rhs));
+    else
+        ref_solve(m, hb_cable_parent(md->cable), c->u, c->l, c->d, c->rhs);
     for (int i = 0; i < m; i++) c->v[i] += (cn ? 2.0 : 1.0) * c->rhs[i];
     for (int i = 0; i < m; i++) {
         if (!md->has_hh[i]) continue;
@@ -166,7 +196,7 @@ typedef struct {
  * counts reference spikes into *spikes. Results of the engine are left in *out.
  */
 static double compare_run(hb_model_t **cells, int n, const config_t *cfg, hb_backend_t be,
-                          long *spikes, hb_sim_t **out)
+                          long *spikes, hb_sim_t **out, int *shared)
 {
     hb_sim_options_t o;
     hb_sim_options_default(&o);
@@ -181,6 +211,7 @@ static double compare_run(hb_model_t **cells, int n, const config_t *cfg, hb_bac
     *out = sim;
     if (!sim) return INFINITY;
     CHECK_OK(hb_sim_run(sim));
+    *shared = hb_sim_shared_groups(sim);
     hb_hh_table_t table;
     hb_hh_table_init(&table, o.celsius, o.hh_table);
     const long every = cfg->sample_dt > 0 ? lround(cfg->sample_dt / o.dt_ms) : 1;
@@ -290,23 +321,76 @@ int main(void)
     for (size_t k = 0; k < sizeof configs / sizeof *configs; k++) {
         const config_t *cfg = &configs[k];
         long spikes = 0;
+        int shared = -1;
         hb_sim_t *seq = NULL, *omp = NULL;
-        const double worst = compare_run(cells, n, cfg, HB_BACKEND_SEQ, &spikes, &seq);
+        g_library_solve = 0;
+        const double worst = compare_run(cells, n, cfg, HB_BACKEND_SEQ, &spikes, &seq, &shared);
         printf("%s, %s spikes, table %d, %ld steps: %ld reference spikes; max relative "
-               "difference %.3g\n",
+               "difference %.3g (%d of the groups shared)\n",
                cfg->method == HB_METHOD_CN ? "CN" : "BE",
                cfg->rule == HB_SPIKE_STEP ? "step" : "interpolated", cfg->table, cfg->steps,
-               spikes, worst);
+               spikes, worst, shared);
         CHECKF(worst == 0.0, "engine vs reference: max relative difference %.3g (expected 0)", worst);
         CHECKF(spikes >= 20, "only %ld spikes: the comparison would not cover spiking", spikes);
+        /* Every group mixes variants: the per-lane constants path. */
+        CHECKF(shared == 0, "%d groups of differing cells were taken as copies", shared);
         if (k == 0 && hb_backend_available(HB_BACKEND_OMP)) { /* OMP: all cores, same bits */
             long spikes_omp = 0;
-            const double w2 = compare_run(cells, n, cfg, HB_BACKEND_OMP, &spikes_omp, &omp);
+            const double w2 = compare_run(cells, n, cfg, HB_BACKEND_OMP, &spikes_omp, &omp, &shared);
             CHECKF(w2 == 0.0, "OMP engine vs reference: %.3g", w2);
             CHECK(same_results(seq, omp, cells, n));
         }
         hb_sim_destroy(seq);
         hb_sim_destroy(omp);
+
+        /* (b) Against hb_hines_solve: a few ulp per solve (u / d vs u (1/d),
+         * x / d vs x (1/d)), grown by the dynamics: measured 3.6e-10 (BE, 2,000
+         * steps, 246 spikes) and 1.5e-11 (CN); bound 1e-8, spike counts equal
+         * (compare_run checks them). */
+        hb_sim_t *lib = NULL;
+        long spikes_lib = 0;
+        g_library_solve = 1;
+        const double wl = compare_run(cells, n, cfg, HB_BACKEND_SEQ, &spikes_lib, &lib, &shared);
+        g_library_solve = 0;
+        printf("  vs the library's hb_hines_solve (two divisions per row): max relative "
+               "difference %.3g\n", wl);
+        CHECKF(wl <= 1e-8, "engine vs hb_hines_solve reference: %.3g (bound 1e-8)", wl);
+        hb_sim_destroy(lib);
+    }
+
+    /* Copies of one model (constants once per node, hb_step_group_t.shared):
+     * 19 copies each, so a block of 16 and one of 3 lanes plus padding lanes
+     * (which then compute a copy too); every other copy a separately built
+     * model with the same parameters (equal bits, not the same object). */
+    {
+        enum { N_COPIES = 19 };
+        hb_model_t *copies[N_FILES * SIM_CELL_KINDS * N_COPIES];
+        hb_model_t *twins[N_FILES][SIM_CELL_KINDS];
+        int nc = 0;
+        for (int f = 0; f < N_FILES; f++)
+            for (int k = 0; k < SIM_CELL_KINDS; k++) {
+                twins[f][k] = sim_cells_make(morphs[f], k, 1);
+                for (int c = 0; c < N_COPIES; c++)
+                    copies[nc++] = c % 2 ? twins[f][k] : models[f][k][1];
+            }
+        for (size_t k = 0; k < sizeof configs / sizeof *configs; k++) {
+            config_t cfg = configs[k];
+            cfg.steps = cfg.steps / 2;
+            long spikes = 0;
+            int shared = -1;
+            hb_sim_t *sim = NULL;
+            const double worst = compare_run(copies, nc, &cfg, HB_BACKEND_SEQ, &spikes, &sim, &shared);
+            printf("copies (%d cells, %d groups shared), %s, %ld steps: %ld reference spikes; "
+                   "max relative difference %.3g\n",
+                   nc, shared, cfg.method == HB_METHOD_CN ? "CN" : "BE", cfg.steps, spikes, worst);
+            CHECKF(worst == 0.0, "shared engine vs reference: %.3g (expected 0)", worst);
+            CHECKF(shared == N_FILES * SIM_CELL_KINDS, "%d groups shared; expected %d", shared,
+                   N_FILES * SIM_CELL_KINDS);
+            CHECKF(spikes >= 20, "copies: only %ld spikes", spikes);
+            hb_sim_destroy(sim);
+        }
+        for (int f = 0; f < N_FILES; f++)
+            for (int k = 0; k < SIM_CELL_KINDS; k++) hb_model_destroy(twins[f][k]);
     }
 
     for (int f = 0; f < N_FILES; f++) {

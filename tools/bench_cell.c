@@ -5,9 +5,12 @@
  * cm 1 uF/cm2, an IClamp of 0.5 nA in the soma from 1 ms): passive
  * (morph_l5pc_with_axon, 324 compartments), hh in the soma and hh everywhere
  * (HSN-fluoro01, 446 compartments). For each: the whole step (hb_sim_advance,
- * no probes) and the Hines solve alone (hb_batch_benchmark on the same matrices
- * in the engine's layout), on one CPU thread, on all cores (OpenMP) and on the
- * GPU; median, min and max over repeats. With --neuron, NEURON runs the same
+ * no probes) and the Hines solve alone: on one CPU thread the engine's solve
+ * (hb_sim_solve_benchmark: shared u and l, one division per row) from memory
+ * and from the block buffer the step solves in, and the library's batch solve
+ * (hb_batch_benchmark on the same matrices, Block-Interleaved, per-lane u and
+ * l); on all cores (OpenMP) and on the GPU the library's batch solve; median,
+ * min and max over repeats. With --neuron, NEURON runs the same
  * model in the same run (bench/neuron_cell.py), and with --neuron-perf its
  * matrix solve (nrn_solve, triang, bksub) is measured by perf sampling.
  */
@@ -20,6 +23,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+/* Internal (src/sim/sim.h): the simulator engine's Hines solve alone. */
+hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt_ms,
+                                   int in_cache, int repeats, double *seconds);
 
 static const char usage[] =
     "usage: hinesbatch bench cell [options]\n"
@@ -149,8 +156,9 @@ static stat_t time_steps(hb_model_t *model, long cells, hb_backend_t be, const o
     return out;
 }
 
-/* The Hines solve alone, in the engine's layout (CPU: 8 cells a block; GPU: the
- * library's kernel for the shape), from memory. */
+/* The library's batch Hines solve alone (hb_batch_benchmark; CPU: Block-
+ * Interleaved, 8 cells a block, per-lane u and l, two divisions per row, as the
+ * engine did before 2026-11-23; GPU: the library's kernel for the shape), from memory. */
 static stat_t time_solve(const hb_cable_t *cable, long cells, hb_context_t ctx, const options_t *o)
 {
     stat_t bad = {NAN, NAN, NAN, 0};
@@ -179,6 +187,27 @@ static stat_t time_solve(const hb_cable_t *cable, long cells, hb_context_t ctx, 
     }
     hb_batch_destroy(batch);
     hb_batch_destroy(source);
+    free(t);
+    return out;
+}
+
+/* The engine's solve (copies of one model: shared u, l; one division per row);
+ * in_cache: each block from the step's block buffer. */
+static stat_t time_engine_solve(const hb_cable_t *cable, long cells, int in_cache,
+                                const options_t *o)
+{
+    stat_t out = {NAN, NAN, NAN, 0};
+    double *t = malloc((size_t)o->repeats * sizeof *t);
+    hb_status_t st = t ? hb_sim_solve_benchmark(cable, (int)cells, 0.025, in_cache, o->repeats, t)
+                       : HB_ERR_ALLOC;
+    if (st == HB_SUCCESS) {
+        const double comps = (double)cells * hb_cable_compartments(cable);
+        for (int r = 0; r < o->repeats; r++) t[r] = t[r] / comps * 1e9;
+        out = stats(t, o->repeats);
+    } else {
+        fprintf(stderr, "hinesbatch bench cell: engine solve: %s (%s)\n", hb_last_error(),
+                hb_status_string(st));
+    }
     free(t);
     return out;
 }
@@ -422,12 +451,16 @@ int cli_bench_cell(int argc, char **argv)
             run_neuron(&o, sp, &nr);
         }
         const stat_t s_seq = time_steps(model, o.cells, HB_BACKEND_SEQ, &o);
-        const stat_t v_seq = time_solve(cable, o.cells, seq_ctx, &o);
+        const stat_t v_seq = time_engine_solve(cable, o.cells, 0, &o);
+        const stat_t c_seq = time_engine_solve(cable, o.cells, 1, &o);
+        const stat_t b_seq = time_solve(cable, o.cells, seq_ctx, &o);
         /* With NEURON: also at NEURON's cell count (same working set, same cache level). */
-        stat_t s_few = {NAN, NAN, NAN, 0}, v_few = s_few;
+        stat_t s_few = {NAN, NAN, NAN, 0}, v_few = s_few, c_few = s_few, b_few = s_few;
         if (o.neuron) {
             s_few = time_steps(model, o.neuron_cells, HB_BACKEND_SEQ, &o);
-            v_few = time_solve(cable, o.neuron_cells, seq_ctx, &o);
+            v_few = time_engine_solve(cable, o.neuron_cells, 0, &o);
+            c_few = time_engine_solve(cable, o.neuron_cells, 1, &o);
+            b_few = time_solve(cable, o.neuron_cells, seq_ctx, &o);
         }
         stat_t s_omp = {NAN, NAN, NAN, 0}, v_omp = s_omp, s_gpu = s_omp, v_gpu = s_omp;
         if (omp_ctx) {
@@ -440,10 +473,12 @@ int cli_bench_cell(int argc, char **argv)
         }
         const double peer = nr.step_ce.ok ? fmin(nr.step.median, nr.step_ce.median) : NAN;
         const double peer_solve = nr.step_ce.ok ? nr.solve_share * nr.step_ce.median : NAN;
-        char few_step[64], few_solve[64];
+        char few_step[64], few_solve[64], few_cache[64], few_batch[64];
         snprintf(few_step, sizeof few_step, "whole step, CPU 1 thread, %ld cells", o.neuron_cells);
         snprintf(few_solve, sizeof few_solve, "Hines solve, CPU 1 thread, %ld cells", o.neuron_cells);
-        if (!s_seq.ok || !v_seq.ok) rc = 1;
+        snprintf(few_cache, sizeof few_cache, "  in the step's buffer, %ld cells", o.neuron_cells);
+        snprintf(few_batch, sizeof few_batch, "  library batch solve, %ld cells", o.neuron_cells);
+        if (!s_seq.ok || !v_seq.ok || !c_seq.ok) rc = 1;
         if (!o.json) {
             printf("\n%s: %s, %s, %d compartments (%d matrix rows)\n", sp->name, sp->file,
                    sp->what, comps, rows);
@@ -454,7 +489,13 @@ int cli_bench_cell(int argc, char **argv)
             row("whole step, CPU all cores", s_omp, NAN);
             row("whole step, GPU", s_gpu, NAN);
             row("Hines solve alone, CPU 1 thread", v_seq, peer_solve);
-            if (o.neuron) row(few_solve, v_few, peer_solve);
+            row("  in the step's buffer", c_seq, peer_solve);
+            row("  library batch solve", b_seq, peer_solve);
+            if (o.neuron) {
+                row(few_solve, v_few, peer_solve);
+                row(few_cache, c_few, peer_solve);
+                row(few_batch, b_few, peer_solve);
+            }
             row("Hines solve alone, CPU all cores", v_omp, NAN);
             row("Hines solve alone, GPU", v_gpu, NAN);
             if (o.neuron && nr.step.ok) {
@@ -477,6 +518,10 @@ int cli_bench_cell(int argc, char **argv)
             print_stat(js, "step_cpu1", s_seq, 0);
             print_stat(js, "step_cpu1_neuron_cells", s_few, 1);
             print_stat(js, "solve_cpu1_neuron_cells", v_few, 1);
+            print_stat(js, "solve_cpu1_in_step_buffer", c_seq, 1);
+            print_stat(js, "solve_cpu1_in_step_buffer_neuron_cells", c_few, 1);
+            print_stat(js, "solve_cpu1_library_batch", b_seq, 1);
+            print_stat(js, "solve_cpu1_library_batch_neuron_cells", b_few, 1);
             print_stat(js, "step_cpu_all", s_omp, 1);
             print_stat(js, "step_gpu", s_gpu, 1);
             print_stat(js, "solve_cpu1", v_seq, 1);
@@ -496,6 +541,10 @@ int cli_bench_cell(int argc, char **argv)
             cli_json_number(js, peer / s_few.median);
             fputs(", \"ratio_solve_cpu1_neuron_cells\": ", js);
             cli_json_number(js, peer_solve / v_few.median);
+            fputs(", \"ratio_solve_cpu1_in_step_buffer\": ", js);
+            cli_json_number(js, peer_solve / c_seq.median);
+            fputs(", \"ratio_solve_cpu1_in_step_buffer_neuron_cells\": ", js);
+            cli_json_number(js, peer_solve / c_few.median);
             if (o.neuron && !nr.step.ok) {
                 fputs(", \"neuron_not_run\": ", js);
                 cli_json_string(js, nr.why);

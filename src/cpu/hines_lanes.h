@@ -88,4 +88,79 @@ static inline HB_HOSTDEV void hb_hines_lanes_inline(int m, const int *HB_RESTRIC
     }
 }
 
+/*
+ * The simulator's solve (src/sim/step_kernels.h): Algorithm 1 with one division
+ * per row. The elimination stores 1/d (the eliminated diagonal's reciprocal)
+ * in d, the substitution multiplies by it:
+ *   r = 1 / d_i;  d_p -= (u_i l_i) r;  rhs_p -= (u_i r) rhs_i;  d_i = r
+ *   rhs_0 = rhs_0 r_0;  rhs_i = (rhs_i - l_i rhs_p) r_i
+ * Rounding differs from hb_hines_lanes_inline by a few ulp (two roundings
+ * where it has one division); the critical path of the substitution loses the
+ * division. u and l: element (row i, lane k) at i * ul_row + k * ul_lane, so
+ * ul_lane = 0 reads one value per row for all lanes (copies of one model:
+ * ul_row = 1), ul_lane = 1 one per lane (ul_row = row_stride). Callers pass
+ * constants (the step is inlined), so the lane loops vectorise either way.
+ * On return d holds 1/d of the eliminated diagonal and rhs the solution.
+ */
+static inline HB_HOSTDEV void hb_hines_recip_eliminate_row(size_t lanes, size_t ul_lane,
+                                                           double u_i_0, double l_i_0,
+                                                           const double *HB_RESTRICT u_i,
+                                                           const double *HB_RESTRICT l_i,
+                                                           double *HB_RESTRICT d_i,
+                                                           const double *HB_RESTRICT rhs_i,
+                                                           double *HB_RESTRICT d_p,
+                                                           double *HB_RESTRICT rhs_p)
+{
+    HB_SIMD
+    for (size_t k = 0; k < lanes; ++k) {
+        const double uk = ul_lane ? u_i[k] : u_i_0, lk = ul_lane ? l_i[k] : l_i_0;
+        const double r = 1.0 / d_i[k];
+        d_p[k] -= (uk * lk) * r;
+        rhs_p[k] -= (uk * r) * rhs_i[k];
+        d_i[k] = r;
+    }
+}
+
+static inline HB_HOSTDEV void hb_hines_recip_substitute_row(size_t lanes, size_t ul_lane,
+                                                            double l_i_0,
+                                                            const double *HB_RESTRICT l_i,
+                                                            const double *HB_RESTRICT r_i,
+                                                            const double *HB_RESTRICT rhs_p,
+                                                            double *HB_RESTRICT rhs_i)
+{
+    HB_SIMD
+    for (size_t k = 0; k < lanes; ++k) {
+        const double lk = ul_lane ? l_i[k] : l_i_0;
+        rhs_i[k] = (rhs_i[k] - lk * rhs_p[k]) * r_i[k];
+    }
+}
+
+static inline HB_HOSTDEV void hb_hines_recip_lanes_inline(int m, const int *HB_RESTRICT parent,
+                                                          size_t row_stride, size_t lanes,
+                                                          const double *HB_RESTRICT u,
+                                                          const double *HB_RESTRICT l,
+                                                          size_t ul_row, size_t ul_lane,
+                                                          double *HB_RESTRICT d,
+                                                          double *HB_RESTRICT rhs)
+{
+    for (int i = m - 1; i > 0; --i) {
+        const size_t row = (size_t)i * row_stride, prow = (size_t)parent[i] * row_stride;
+        const size_t c = (size_t)i * ul_row;
+        hb_hines_recip_eliminate_row(lanes, ul_lane, u[c], l[c], u + c, l + c, d + row,
+                                     rhs + row, d + prow, rhs + prow);
+    }
+    HB_SIMD
+    for (size_t k = 0; k < lanes; ++k) {
+        const double r = 1.0 / d[k];
+        rhs[k] = rhs[k] * r;
+        d[k] = r;
+    }
+    for (int i = 1; i < m; ++i) {
+        const size_t row = (size_t)i * row_stride, prow = (size_t)parent[i] * row_stride;
+        const size_t c = (size_t)i * ul_row;
+        hb_hines_recip_substitute_row(lanes, ul_lane, l[c], l + c, d + row, rhs + prow,
+                                      rhs + row);
+    }
+}
+
 #endif

@@ -71,7 +71,12 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
     const int block = (int)(t / HB_SIM_GPU_LANES), lane = (int)(t % HB_SIM_GPU_LANES);
     if (block >= g.blocks) return;
     const size_t base = (size_t)block * (size_t)g.m * HB_SIM_GPU_LANES + (size_t)lane;
-    hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, g.d + base, g.rhs + base);
+    /* Shared constants (copies of one model): every thread of a warp reads the
+     * same address, one broadcast; the branch is uniform over the grid. */
+    if (g.shared)
+        hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, 1, g.d + base, g.rhs + base);
+    else
+        hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, 0, g.d + base, g.rhs + base);
 }
 
 __global__ void probe_kernel(int n, double *const *group_v, const int *probe_group,
@@ -144,6 +149,9 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
     dg->size = slots * (size_t)h->m;
     dg->hh = slots * (size_t)h->n_hh;
+    /* Constants: once per node for shared groups (hb_step_group_t), else per lane. */
+    const size_t csize = h->shared ? (size_t)h->m : dg->size;
+    const size_t psize = (h->shared ? (size_t)h->n_hh : dg->hh) * HB_HH_NPAR;
     const size_t n_sites = (size_t)h->site_start[slots];
     size_t n_pulses = 0;
     for (size_t q = 0; q < n_sites; q++) n_pulses += (size_t)h->sites[q].count;
@@ -166,17 +174,17 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->sites = sites;
     UP(pulses, h->pulses, n_pulses);
     k->pulses = pulses;
-    UP(u, h->u, dg->size);
+    UP(u, h->u, csize);
     k->u = u;
-    UP(l, h->l, dg->size);
+    UP(l, h->l, csize);
     k->l = l;
-    UP(cfac, h->cfac, dg->size);
+    UP(cfac, h->cfac, csize);
     k->cfac = cfac;
-    UP(pas_g, h->pas_g, dg->size);
+    UP(pas_g, h->pas_g, csize);
     k->pas_g = pas_g;
-    UP(pas_e, h->pas_e, dg->size);
+    UP(pas_e, h->pas_e, csize);
     k->pas_e = pas_e;
-    UP(hh_par, h->hh_par, dg->hh * HB_HH_NPAR);
+    UP(hh_par, h->hh_par, psize);
     k->hh_par = hh_par;
     UP(k->v, (const double *)NULL, dg->size);
     UP(k->d, (const double *)NULL, dg->size);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/context.h"
 #include "core/status.h"
@@ -167,6 +168,50 @@ static int same_group(const hb_model_t *a, const hb_model_t *b)
 
 #define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
 
+/* n values of every real slot (stride `row` between nodes, lanes of `W`, blocks
+ * of `block` values) bitwise equal to slot 0's: then they move to the front,
+ * n values, one per node (the array keeps its allocation). */
+static int same_bits(const double *a, const double *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+static int uniform(const double *x, int n, int count, int W, size_t block)
+{
+    for (int s = 1; s < count; s++) {
+        const double *y = x + (size_t)(s / W) * block + (size_t)(s % W);
+        for (int i = 0; i < n; i++)
+            if (!same_bits(&x[(size_t)i * (size_t)W], &y[(size_t)i * (size_t)W])) return 0;
+    }
+    return 1;
+}
+
+static void compact(double *x, int n, int W)
+{
+    for (int i = 0; i < n; i++) x[i] = x[(size_t)i * (size_t)W]; /* i <= i W: no overlap issue */
+}
+
+/* Copies of one model (every constant the same bits in every cell): keep the
+ * constants once per node, so that a step streams only the state. */
+static void share_constants(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const int W = k->width, m = k->m, n = k->n_hh * HB_HH_NPAR;
+    const size_t block = (size_t)m * (size_t)W, hh_block = (size_t)n * (size_t)W;
+    k->shared = uniform(gr->u, m, k->count, W, block) && uniform(gr->l, m, k->count, W, block) &&
+                uniform(gr->cfac, m, k->count, W, block) &&
+                uniform(gr->pas_g, m, k->count, W, block) &&
+                uniform(gr->pas_e, m, k->count, W, block) &&
+                uniform(gr->hh_par, n, k->count, W, hh_block);
+    if (!k->shared) return;
+    compact(gr->u, m, W);
+    compact(gr->l, m, W);
+    compact(gr->cfac, m, W);
+    compact(gr->pas_g, m, W);
+    compact(gr->pas_e, m, W);
+    compact(gr->hh_par, n, W);
+}
+
 /* Storage of one group: constants filled, state left for hb_sim_init. */
 static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
 {
@@ -266,6 +311,7 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     gr->site_start[slots] = n_sites;
     free(u);
     free(l);
+    if (status == HB_SUCCESS) share_constants(gr);
     k->parent = gr->parent;
     k->hh_node = gr->hh_node;
     k->v = gr->v;
@@ -619,12 +665,117 @@ static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int 
                        double *scratch)
 {
     double *d = scratch, *rhs = scratch + (size_t)g->m * (size_t)g->width;
-    switch (g->width) {
-    case 8: hb_step_lanes(g, p, block, 0, 8, 8, d, rhs); break;
-    case 4: hb_step_lanes(g, p, block, 0, 4, 4, d, rhs); break;
-    case 2: hb_step_lanes(g, p, block, 0, 2, 2, d, rhs); break;
-    default: hb_step_lanes(g, p, block, 0, 1, 1, d, rhs); break;
+    switch (g->width * 2 + (g->shared != 0)) {
+#if HB_SIM_CPU_LANES == 16
+    case 33: hb_step_lanes(g, p, block, 0, 16, 16, 1, d, rhs); break;
+    case 32: hb_step_lanes(g, p, block, 0, 16, 16, 0, d, rhs); break;
+#endif
+    case 17: hb_step_lanes(g, p, block, 0, 8, 8, 1, d, rhs); break;
+    case 16: hb_step_lanes(g, p, block, 0, 8, 8, 0, d, rhs); break;
+    case 9: hb_step_lanes(g, p, block, 0, 4, 4, 1, d, rhs); break;
+    case 8: hb_step_lanes(g, p, block, 0, 4, 4, 0, d, rhs); break;
+    case 5: hb_step_lanes(g, p, block, 0, 2, 2, 1, d, rhs); break;
+    case 4: hb_step_lanes(g, p, block, 0, 2, 2, 0, d, rhs); break;
+    case 3: hb_step_lanes(g, p, block, 0, 1, 1, 1, d, rhs); break;
+    default: hb_step_lanes(g, p, block, 0, 1, 1, 0, d, rhs); break;
     }
+}
+
+int hb_sim_shared_groups(const hb_sim_t *sim)
+{
+    int n = 0;
+    for (int g = 0; sim && g < sim->n_groups; g++) n += sim->groups[g].k.shared != 0;
+    return n;
+}
+
+/* The step's solve of one block of HB_SIM_CPU_LANES lanes, shared u and l (the
+ * same code and clones as step_block). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void solve_block(int m, const int *parent, const double *u, const double *l, double *d,
+                        double *rhs)
+{
+    hb_hines_recip_lanes_inline(m, parent, HB_SIM_CPU_LANES, HB_SIM_CPU_LANES, u, l, 1, 0, d,
+                                rhs);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt_ms,
+                                   int in_cache, int repeats, double *seconds)
+{
+    hb_clear_error();
+    if (!cable || cells < 1 || !(dt_ms > 0.0) || repeats < 1 || !seconds)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_solve_benchmark: invalid argument");
+    const int m = hb_cable_size(cable), W = HB_SIM_CPU_LANES;
+    const int blocks = (cells + W - 1) / W;
+    const size_t bsize = (size_t)m * (size_t)W, size = (size_t)blocks * bsize;
+    double *u = malloc((size_t)m * sizeof *u), *l = malloc((size_t)m * sizeof *l);
+    double *v = malloc((size_t)m * sizeof *v), *g = malloc((size_t)m * sizeof *g);
+    double *d1 = malloc((size_t)m * sizeof *d1), *r1 = malloc((size_t)m * sizeof *r1);
+    double *src_d = malloc(size * sizeof *src_d), *src_r = malloc(size * sizeof *src_r);
+    double *d = malloc(size * sizeof *d), *rhs = malloc(size * sizeof *rhs);
+    double *buf = malloc(2 * bsize * sizeof *buf);
+    hb_status_t st = HB_SUCCESS;
+    if (!u || !l || !v || !g || !d1 || !r1 || !src_d || !src_r || !d || !rhs || !buf)
+        st = hb_fail(HB_ERR_ALLOC, "hb_sim_solve_benchmark: out of memory");
+    if (st == HB_SUCCESS) st = hb_cable_offdiag(cable, u, l);
+    if (st == HB_SUCCESS) {
+        for (int i = 0; i < m; i++) {
+            v[i] = -65.0 + 10.0 * sin(0.37 * i);
+            g[i] = 1e-4;
+        }
+        st = hb_cable_step_system(cable, dt_ms, u, l, v, g, NULL, NULL, d1, r1);
+    }
+    if (st == HB_SUCCESS) { /* every lane the model's matrix, right-hand sides differ */
+        for (size_t b = 0; b < (size_t)blocks; b++)
+            for (size_t i = 0; i < (size_t)m; i++)
+                for (size_t k = 0; k < (size_t)W; k++) {
+                    const size_t e = b * bsize + i * (size_t)W + k;
+                    src_d[e] = d1[i];
+                    src_r[e] = r1[i] * (1.0 + 1e-3 * (double)((b * (size_t)W + k) % 97));
+                }
+        const int *parent = hb_cable_parent(cable);
+        double *bd = buf, *br = buf + bsize;
+        for (int r = -1; r < repeats; r++) { /* one warm-up */
+            double t = 0.0;
+            if (in_cache) {
+                for (size_t b = 0; b < (size_t)blocks; b++) {
+                    memcpy(bd, src_d + b * bsize, bsize * sizeof *bd);
+                    memcpy(br, src_r + b * bsize, bsize * sizeof *br);
+                    const double t0 = now_seconds();
+                    solve_block(m, parent, u, l, bd, br);
+                    t += now_seconds() - t0;
+                }
+            } else {
+                memcpy(d, src_d, size * sizeof *d);
+                memcpy(rhs, src_r, size * sizeof *rhs);
+                const double t0 = now_seconds();
+                for (size_t b = 0; b < (size_t)blocks; b++)
+                    solve_block(m, parent, u, l, d + b * bsize, rhs + b * bsize);
+                t = now_seconds() - t0;
+            }
+            if (r >= 0) seconds[r] = t;
+        }
+    }
+    free(u);
+    free(l);
+    free(v);
+    free(g);
+    free(d1);
+    free(r1);
+    free(src_d);
+    free(src_r);
+    free(d);
+    free(rhs);
+    free(buf);
+    return st;
 }
 
 /* Steps 1-5 on every block. */

@@ -59,4 +59,21 @@ void hb_sim_owned_free(hb_sim_owned_t *owned);
 /* Hands `owned` to the simulation (on success the simulation frees it). */
 void hb_sim_adopt(hb_sim_t *sim, hb_sim_owned_t *owned);
 
+/* Groups whose constants are stored once per node (copies of one model,
+ * hb_step_group_t.shared); for tests. */
+int hb_sim_shared_groups(const hb_sim_t *sim);
+
+/*
+ * The engine's Hines solve alone (hb_hines_recip_lanes_inline as the fused
+ * step runs it: blocks of HB_SIM_CPU_LANES copies of `cable`'s matrix, u and
+ * l once per row, one division per row), for `hinesbatch bench cell`.
+ * seconds[r] of each of `repeats` solves of all `cells` (after one warm-up).
+ * in_cache 0: d and rhs of all blocks restored in memory (not timed), then
+ * every block solved from there (at many cells: from DRAM); in_cache 1: each
+ * block's d and rhs first copied into a block buffer (not timed), as the step
+ * finds them, and only the solve of that buffer timed.
+ */
+hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt_ms,
+                                   int in_cache, int repeats, double *seconds);
+
 #endif

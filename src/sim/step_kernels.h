@@ -23,8 +23,10 @@
 
 #include "cpu/hines_lanes.h"
 
-/* Lanes per block: CPU (two AVX2 vectors, four SSE2 ones) and GPU (a warp). */
-#define HB_SIM_CPU_LANES 8
+/* Lanes per block: CPU (four AVX2 vectors: four independent chains in the
+ * solve's latency-bound row recurrences; a block's d and rhs, 16 x 16 bytes a
+ * row, stay in L2) and GPU (a warp). */
+#define HB_SIM_CPU_LANES 16
 #define HB_SIM_GPU_LANES 32
 
 /* hh.mod's TABLE: FROM -100 TO 100 WITH 200 (1 mV), linear interpolation. */
@@ -181,14 +183,19 @@ typedef struct {
 typedef struct {
     int m, width, count, blocks; /* nodes, lanes per block, cells, blocks */
     int n_hh;                    /* hh nodes (the same on every lane) */
+    int shared;                  /* 1: copies of one model, constants once per node (below) */
     const int *parent;           /* m: Hines order */
     const int *hh_node;          /* n_hh */
     double *v;                   /* blocks * m * width */
     double *d, *rhs;             /* GPU: blocks * m * width scratch (CPU: NULL, per thread) */
-    const double *u, *l;         /* off-diagonals (constant) */
+    /* Constants. Per lane (shared 0): blocks * m * width in the layout, hh_par
+     * blocks * n_hh * HB_HH_NPAR * width. Shared (1: every cell of the group has
+     * the same bits in all of them): m values, one per node, and hh_par
+     * n_hh * HB_HH_NPAR; padding lanes then compute an unclamped copy. */
+    const double *u, *l;         /* off-diagonals */
     const double *cfac;          /* 1e-3 cm / dt [mA/cm^2/mV], 0 on zero-area nodes */
     const double *pas_g, *pas_e; /* 0 where there is no pas */
-    const double *hh_par;        /* blocks * n_hh * HB_HH_NPAR * width */
+    const double *hh_par;
     double *hh_state;            /* blocks * n_hh * 3 * width: m, h, n */
     const int *site_start;       /* blocks * width + 1: stimulus sites of each slot */
     const hb_stim_site_t *sites;
@@ -204,20 +211,25 @@ typedef struct {
 } hb_step_params_t;
 
 /* Pass A, one row: pas conductance into d and its current into rhs. */
-static inline HB_HOSTDEV void hb_step_pas_row(int lanes, const double *HB_RESTRICT v,
+/* Constants are read at c[k * cl]: cl = 1 per lane, cl = 0 one value for all
+ * lanes (shared groups; the callers pass a constant, so either way the lane
+ * loop is vector code). */
+static inline HB_HOSTDEV void hb_step_pas_row(int lanes, int cl, const double *HB_RESTRICT v,
                                               const double *HB_RESTRICT g,
                                               const double *HB_RESTRICT e,
                                               double *HB_RESTRICT d, double *HB_RESTRICT rhs)
 {
     HB_SIMD
     for (int k = 0; k < lanes; k++) {
-        d[k] = g[k];
-        rhs[k] = g[k] * (v[k] - e[k]);
+        d[k] = g[k * cl];
+        rhs[k] = g[k * cl] * (v[k] - e[k * cl]);
     }
 }
 
-/* hh's currents at one node: conductance added to d, current to rhs. */
-static inline HB_HOSTDEV void hb_step_hh_row(int lanes, int width, const double *HB_RESTRICT v,
+/* hh's currents at one node: conductance added to d, current to rhs.
+ * Parameter q of lane k at par[q * pq + k * cl]. */
+static inline HB_HOSTDEV void hb_step_hh_row(int lanes, int width, int pq, int cl,
+                                             const double *HB_RESTRICT v,
                                              const double *HB_RESTRICT par,
                                              const double *HB_RESTRICT s,
                                              double *HB_RESTRICT d, double *HB_RESTRICT rhs)
@@ -225,19 +237,20 @@ static inline HB_HOSTDEV void hb_step_hh_row(int lanes, int width, const double 
     HB_SIMD
     for (int k = 0; k < lanes; k++) {
         const double m = s[k], h = s[width + k], n = s[2 * width + k];
-        const double gna = par[HB_HH_GNABAR * width + k] * m * m * m * h;
+        const double gna = par[HB_HH_GNABAR * pq + k * cl] * m * m * m * h;
         const double n2 = n * n;
-        const double gk = par[HB_HH_GKBAR * width + k] * n2 * n2;
-        const double gl = par[HB_HH_GL * width + k];
-        rhs[k] += gna * (v[k] - par[HB_HH_ENA * width + k]) +
-                  gk * (v[k] - par[HB_HH_EK * width + k]) + gl * (v[k] - par[HB_HH_EL * width + k]);
+        const double gk = par[HB_HH_GKBAR * pq + k * cl] * n2 * n2;
+        const double gl = par[HB_HH_GL * pq + k * cl];
+        rhs[k] += gna * (v[k] - par[HB_HH_ENA * pq + k * cl]) +
+                  gk * (v[k] - par[HB_HH_EK * pq + k * cl]) +
+                  gl * (v[k] - par[HB_HH_EL * pq + k * cl]);
         d[k] += gna + gk + gl;
     }
 }
 
 /* Pass B, one row i >= 1: finish the row (d = cm/dt + g, rhs = -i), then the
  * axial terms with the parent row p (already finished, p < i). */
-static inline HB_HOSTDEV void hb_step_axial_row(int lanes, const double *HB_RESTRICT cfac,
+static inline HB_HOSTDEV void hb_step_axial_row(int lanes, int cl, const double *HB_RESTRICT cfac,
                                                 const double *HB_RESTRICT u,
                                                 const double *HB_RESTRICT l,
                                                 const double *HB_RESTRICT v_i,
@@ -248,20 +261,20 @@ static inline HB_HOSTDEV void hb_step_axial_row(int lanes, const double *HB_REST
     HB_SIMD
     for (int k = 0; k < lanes; k++) {
         const double dv = v_p[k] - v_i[k];
-        const double r = (0.0 - rhs_i[k]) - l[k] * dv;
-        rhs_p[k] += u[k] * dv;
-        d_i[k] = (cfac[k] + d_i[k]) - l[k];
-        d_p[k] -= u[k];
+        const double r = (0.0 - rhs_i[k]) - l[k * cl] * dv;
+        rhs_p[k] += u[k * cl] * dv;
+        d_i[k] = (cfac[k * cl] + d_i[k]) - l[k * cl];
+        d_p[k] -= u[k * cl];
         rhs_i[k] = r;
     }
 }
 
-static inline HB_HOSTDEV void hb_step_root_row(int lanes, const double *HB_RESTRICT cfac,
+static inline HB_HOSTDEV void hb_step_root_row(int lanes, int cl, const double *HB_RESTRICT cfac,
                                                double *HB_RESTRICT d, double *HB_RESTRICT rhs)
 {
     HB_SIMD
     for (int k = 0; k < lanes; k++) {
-        d[k] = cfac[k] + d[k];
+        d[k] = cfac[k * cl] + d[k];
         rhs[k] = 0.0 - rhs[k];
     }
 }
@@ -302,40 +315,47 @@ static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_s
 /*
  * One whole step (NEURON's fixed step, docs/sim-engine.md) of lanes
  * lane0 .. lane0 + lanes - 1 of block `block`; `width` must equal g->width
- * (passed separately so that callers make it a constant). d and rhs are the
+ * and `shared` g->shared (passed separately so that callers make them
+ * constants: shared groups read each constant once per row for all lanes). d and rhs are the
  * matrix's scratch rows for these lanes (row stride `width`): the CPU passes
  * one cache-resident block buffer per thread, the GPU g->d, g->rhs + base.
  *   A  pas: d = g, rhs = i at v(t)            (per row)
  *   H  hh:  d += g_hh, rhs += i_hh             (per hh node)
  *   S  IClamps at t + dt/2: rhs -= amp/area    (per site; rhs is still +i)
  *   B  d = cm/dt + d, rhs = -rhs, axial terms  (per row, root first)
- *   .  Hines solve (hb_hines_lanes_inline): rhs = dv
+ *   .  Hines solve (hb_hines_recip_lanes_inline, one division per row): rhs = dv
  *   C  v += factor dv                          (per row)
  *   G  gates with the new v                    (per hh node)
  * The order of the floating-point operations of every node is that of
- * hb_cable_step_system on g and i summed as pas + hh.
+ * hb_cable_step_system on g and i summed as pas + hh, then the solve above;
+ * shared and per-lane groups give the same bits.
  */
 static inline HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
                                             int block, int lane0, int lanes, int width,
-                                            double *d, double *rhs)
+                                            int shared, double *d, double *rhs)
 {
     const int m = g->m;
     const size_t base = (size_t)block * (size_t)m * (size_t)width + (size_t)lane0;
     const size_t w = (size_t)width;
+    /* Constant (node i, lane k) at cbase + i * crow + k * cl. */
+    const int cl = shared ? 0 : 1;
+    const size_t cbase = shared ? 0 : base, crow = shared ? 1 : w;
     double *v = g->v + base;
-    const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
-    const double *pg = g->pas_g + base, *pe = g->pas_e + base;
+    const double *u = g->u + cbase, *l = g->l + cbase, *cfac = g->cfac + cbase;
+    const double *pg = g->pas_g + cbase, *pe = g->pas_e + cbase;
     const int *parent = g->parent;
     const size_t hh_base = (size_t)block * (size_t)g->n_hh;
 
     for (int i = 0; i < m; i++) {
-        const size_t r = (size_t)i * w;
-        hb_step_pas_row(lanes, v + r, pg + r, pe + r, d + r, rhs + r);
+        const size_t r = (size_t)i * w, c = (size_t)i * crow;
+        hb_step_pas_row(lanes, cl, v + r, pg + c, pe + c, d + r, rhs + r);
     }
     for (int j = 0; j < g->n_hh; j++) {
         const size_t r = (size_t)g->hh_node[j] * w;
-        hb_step_hh_row(lanes, width, v + r,
-                       g->hh_par + (hh_base + (size_t)j) * HB_HH_NPAR * w + (size_t)lane0,
+        const double *par = shared ? g->hh_par + (size_t)j * HB_HH_NPAR
+                                   : g->hh_par + (hh_base + (size_t)j) * HB_HH_NPAR * w +
+                                         (size_t)lane0;
+        hb_step_hh_row(lanes, width, shared ? 1 : width, cl, v + r, par,
                        g->hh_state + (hh_base + (size_t)j) * 3 * w + (size_t)lane0, d + r,
                        rhs + r);
     }
@@ -352,13 +372,13 @@ static inline HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_s
             rhs[(size_t)site->node * w + (size_t)k] -= inj * 1e2 / site->area_um2;
         }
     }
-    hb_step_root_row(lanes, cfac, d, rhs);
+    hb_step_root_row(lanes, cl, cfac, d, rhs);
     for (int i = 1; i < m; i++) {
-        const size_t r = (size_t)i * w, pr = (size_t)parent[i] * w;
-        hb_step_axial_row(lanes, cfac + r, u + r, l + r, v + r, v + pr, d + r, rhs + r, d + pr,
-                          rhs + pr);
+        const size_t r = (size_t)i * w, pr = (size_t)parent[i] * w, c = (size_t)i * crow;
+        hb_step_axial_row(lanes, cl, cfac + c, u + c, l + c, v + r, v + pr, d + r, rhs + r,
+                          d + pr, rhs + pr);
     }
-    hb_hines_lanes_inline(m, parent, w, (size_t)lanes, u, l, d, rhs);
+    hb_hines_recip_lanes_inline(m, parent, w, (size_t)lanes, u, l, crow, (size_t)cl, d, rhs);
     for (int i = 0; i < m; i++) {
         const size_t r = (size_t)i * w;
         hb_step_update_row(lanes, p->factor, rhs + r, v + r);
