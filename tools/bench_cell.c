@@ -158,7 +158,7 @@ static stat_t time_steps(hb_model_t *model, long cells, hb_backend_t be, const o
 
 /* The library's batch Hines solve alone (hb_batch_benchmark; CPU: Block-
  * Interleaved, 8 cells a block, per-lane u and l, two divisions per row, as the
- * engine did before 2026-11-23; GPU: the library's kernel for the shape), from memory. */
+ * engine did before commit dcdd4f2; GPU: the library's kernel for the shape), from memory. */
 static stat_t time_solve(const hb_cable_t *cable, long cells, hb_context_t ctx, const options_t *o)
 {
     stat_t bad = {NAN, NAN, NAN, 0};
