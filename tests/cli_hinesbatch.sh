@@ -76,6 +76,16 @@ expect_status 0 "bench help" -- "$bin" bench --help
 expect_grep "$tmp/out" "hines" "bench lists hines"
 expect_status 0 "bench hines help" -- "$bin" bench hines --help
 expect_status 2 "unknown bench" -- "$bin" bench nothing
+# bench options: bad values are refused with a message, before any work
+expect_status 2 "bench hines bad repeats" -- "$bin" bench hines --repeats 0
+expect_grep "$tmp/err" "repeats" "bench hines repeats message"
+expect_status 2 "bench hines unknown morph" -- "$bin" bench hines --morphs huge-low
+expect_status 2 "bench hines only nothing" -- "$bin" bench hines --only no-such-kernel --cells 1
+expect_grep "$tmp/err" "matches no configuration" "bench hines only message"
+expect_status 2 "bench multi bad repeats" -- "$bin" bench multi --repeats x
+expect_status 2 "bench cell bad models" -- "$bin" bench cell --models nothing
+expect_status 2 "bench tridiag bad repeats" -- "$bin" bench tridiag --repeats 0
+expect_status 2 "bench unknown option" -- "$bin" bench hines --frobnicate
 # CUDA asked for where there is none: a clear refusal, not a crash; where there is one, it solves
 "$bin" solve --cells 40 --steps 2 --check --backend cuda --json >"$tmp/out" 2>"$tmp/err"
 rc=$?

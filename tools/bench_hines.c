@@ -276,6 +276,10 @@ int cli_bench_hines(int argc, char **argv)
     for (int j = 0; j < n_cfg; j++)
         if (selected(cfg[j].label, o.only)) cfg[kept++] = cfg[j];
     n_cfg = kept;
+    if (n_cfg == 0)
+        return cli_fail(a.command, "--only '%s' matches no configuration on this machine (see "
+                        "--help; CUDA kernels need a GPU, CPU ones no --no-cpu)",
+                        o.only ? o.only : "") + 1;
     hb_context_t ctx[4] = {NULL, NULL, NULL, NULL};
     hb_status_t status = HB_SUCCESS;
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
