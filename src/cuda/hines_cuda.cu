@@ -543,15 +543,21 @@ static size_t streamed_smem(int m, int lanes)
            (size_t)m * sizeof(int);
 }
 
+/* An integer knob from the environment (experiments), or `fallback`. */
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : fallback;
+}
+
 /* Lanes (systems per warp) of the streamed kernel: 32, else 16 or 8 when the
  * intermediates do not fit; 0 when the shape cannot use it. Systems handled by
  * one warp must be adjacent in every row: INTERLEAVED, or BLOCK with bs % lanes == 0. */
 static int streamed_lanes(const hb_cuda_batch_t *b, size_t optin)
 {
     /* HB_STREAM_LANES (8 or 16) caps the lanes: a tuning knob for experiments. */
-    int cap = 32;
-    const char *env = getenv("HB_STREAM_LANES");
-    if (env && (atoi(env) == 8 || atoi(env) == 16)) cap = atoi(env);
+    const int knob = env_int("HB_STREAM_LANES", 32);
+    const int cap = knob == 8 || knob == 16 ? knob : 32;
     for (int lanes = cap; lanes >= 8; lanes /= 2) {
         if (streamed_smem(b->m, lanes) > optin) continue;
         if (b->layout == HB_LAYOUT_INTERLEAVED ||
@@ -568,12 +574,6 @@ typedef struct {
     int tail;           /* rows whose (a, b) stay in shared memory */
     size_t smem;        /* per block [bytes] */
 } pipe_shape_t;
-
-static int env_int(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : fallback;
-}
 
 /* Experiment knobs: HB_PIPE_THREADS (32..256, multiple of 32), HB_PIPE_TAIL
  * (cap on the shared-memory tail), HB_PIPE_DISCARD (0: keep scratch lines),
@@ -687,32 +687,30 @@ static hb_status_t launch_pipelined_as(const hb_cuda_batch_t *b, part_t *p, cons
     return HB_SUCCESS;
 }
 
-static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, const part_t *cp)
+typedef hb_status_t (*pipe_launcher_t)(const hb_cuda_batch_t *, part_t *, const pipe_shape_t *);
+
+static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
 {
-    part_t *p = (part_t *)cp; /* the scratch is the part's cache */
+    /* [deep prefetch][shared u, l][discard scratch lines] */
+    static const pipe_launcher_t launchers[2][2][2] = {
+        {{launch_pipelined_as<false, false, 2>, launch_pipelined_as<false, true, 2>},
+         {launch_pipelined_as<true, false, 2>, launch_pipelined_as<true, true, 2>}},
+        {{launch_pipelined_as<false, false, PIPE_PREFETCH_DEEP>,
+          launch_pipelined_as<false, true, PIPE_PREFETCH_DEEP>},
+         {launch_pipelined_as<true, false, PIPE_PREFETCH_DEEP>,
+          launch_pipelined_as<true, true, PIPE_PREFETCH_DEEP>}}};
     pipe_shape_t sh;
     if (!pipe_shape(b, b->ctx->smem_optin[p->device], &sh))
         return hb_fail(HB_ERR_NOT_SUPPORTED, "pipelined: the tree has too many forks open at once");
-    const bool uniform = p->uniform && env_int("HB_PIPE_UNIFORM", 1) != 0;
-    const bool discard = env_int("HB_PIPE_DISCARD", 1) != 0;
+    const int uniform = p->uniform && env_int("HB_PIPE_UNIFORM", 1) != 0;
+    const int discard = env_int("HB_PIPE_DISCARD", 1) != 0;
     /* Two rows ahead: fewer registers, more threads per SM; on an H100 that beat
      * eight rows ahead at 25,600 and 256,000 systems (docs/gpu.md). */
-    const bool deep = env_int("HB_PIPE_PREFETCH", 2) != 2;
-    if (deep) {
-        if (uniform)
-            return discard ? launch_pipelined_as<true, true, PIPE_PREFETCH_DEEP>(b, p, &sh)
-                           : launch_pipelined_as<true, false, PIPE_PREFETCH_DEEP>(b, p, &sh);
-        return discard ? launch_pipelined_as<false, true, PIPE_PREFETCH_DEEP>(b, p, &sh)
-                       : launch_pipelined_as<false, false, PIPE_PREFETCH_DEEP>(b, p, &sh);
-    }
-    if (uniform)
-        return discard ? launch_pipelined_as<true, true, 2>(b, p, &sh)
-                       : launch_pipelined_as<true, false, 2>(b, p, &sh);
-    return discard ? launch_pipelined_as<false, true, 2>(b, p, &sh)
-                   : launch_pipelined_as<false, false, 2>(b, p, &sh);
+    const int deep = env_int("HB_PIPE_PREFETCH", 2) != 2;
+    return launchers[deep][uniform][discard](b, p, &sh);
 }
 
-static hb_status_t launch(const hb_cuda_batch_t *b, const part_t *p, hb_hines_algo_t algo)
+static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t algo)
 {
     const int m = b->m;
     cudaStream_t stream = b->ctx->stream[p->device];
