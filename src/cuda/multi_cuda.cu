@@ -73,11 +73,30 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
     if (b < v.level_branch[h + 1]) hb_multi_substitute(&v, h, b);
 }
 
+/* The levels of group view v, leaves to root and back; a barrier after each level. */
+__device__ __forceinline__ void grouped_levels(const hb_multi_view_t *v, int tid)
+{
+    for (int h = 0; h < v->n_levels; ++h) {
+        for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
+            hb_multi_eliminate(v, h, b);
+        __syncthreads();
+    }
+    for (int h = v->n_levels - 1; h >= 0; --h) {
+        for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
+            hb_multi_substitute(v, h, b);
+        __syncthreads();
+    }
+}
+
 /*
  * A block per group. Staged when 32 bytes per row plus 8 per row-table entry
  * fit `smem_bytes`: u, l, d, rhs and the row table are copied in (coalesced,
  * the group is one contiguous range of each array), the levels are solved in
  * shared memory, and only x goes back: d in memory is left as it was.
+ * The two cases call grouped_levels on separate views, so that each inlined
+ * copy knows its arrays' address space (shared or global) and no pointer is
+ * generic: an earlier version chose the pointers at run time and failed with
+ * illegal addresses on the H100 in blocks whose group was staged.
  */
 __global__ void __launch_bounds__(GROUP_THREADS)
     grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, const double *__restrict__ u,
@@ -88,44 +107,33 @@ __global__ void __launch_bounds__(GROUP_THREADS)
     const int g = blockIdx.x, tid = threadIdx.x;
     const size_t base = plan.slot_base[g], n = plan.slot_base[g + 1] - base;
     const int entries = plan.row_off[g + 1] - plan.row_off[g];
-    hb_multi_view_t v = hb_multi_group_view(&plan, g);
-    const bool staged = 32 * n + 8 * (size_t)entries <= smem_bytes;
-    double *su = group_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
-    if (staged) {
+    if (32 * n + 8 * (size_t)entries <= smem_bytes) {
+        double *su = group_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
         size_t *srb = (size_t *)(sr + n);
-#pragma unroll 4
+        const size_t *row_base = plan.row_base + plan.row_off[g];
         for (size_t i = tid; i < n; i += GROUP_THREADS) {
             su[i] = u[base + i];
             sl[i] = l[base + i];
             sd[i] = d[base + i];
             sr[i] = rhs[base + i];
         }
-        for (int i = tid; i < entries; i += GROUP_THREADS) srb[i] = v.row_base[i];
+        for (int i = tid; i < entries; i += GROUP_THREADS) srb[i] = row_base[i];
+        __syncthreads();
+        hb_multi_view_t v = hb_multi_group_view(&plan, g);
         v.u = su;
         v.l = sl;
         v.d = sd;
         v.rhs = sr;
         v.row_base = srb;
-        __syncthreads();
+        grouped_levels(&v, tid);
+        for (size_t i = tid; i < n; i += GROUP_THREADS) rhs[base + i] = sr[i];
     } else {
+        hb_multi_view_t v = hb_multi_group_view(&plan, g);
         v.u = u + base;
         v.l = l + base;
         v.d = d + base;
         v.rhs = rhs + base;
-    }
-    for (int h = 0; h < v.n_levels; ++h) {
-        for (int b = v.level_branch[h] + tid; b < v.level_branch[h + 1]; b += GROUP_THREADS)
-            hb_multi_eliminate(&v, h, b);
-        __syncthreads();
-    }
-    for (int h = v.n_levels - 1; h >= 0; --h) {
-        for (int b = v.level_branch[h] + tid; b < v.level_branch[h + 1]; b += GROUP_THREADS)
-            hb_multi_substitute(&v, h, b);
-        __syncthreads();
-    }
-    if (staged) {
-#pragma unroll 4
-        for (size_t i = tid; i < n; i += GROUP_THREADS) rhs[base + i] = sr[i];
+        grouped_levels(&v, tid);
     }
 }
 
