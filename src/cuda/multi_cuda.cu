@@ -73,8 +73,14 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
     if (b < v.level_branch[h + 1]) hb_multi_substitute(&v, h, b);
 }
 
-/* The levels of group view v, leaves to root and back; a barrier after each level. */
-__device__ __forceinline__ void grouped_levels(const hb_multi_view_t *v, int tid)
+/*
+ * The levels of group view v, leaves to root and back; a barrier after each level.
+ * Not inlined: inlined into grouped_kernel, CUDA 13.0's ptxas (-O3, sm_90) produced code
+ * that solved a staged group holding one long branch (a chain of 1,001-2,000 rows)
+ * wrongly or faulted with illegal addresses, while -G and -Xptxas -O0 builds of the same
+ * source solved it exactly (tests/gpu/test_gpu_multi.c "chains"; docs/multi.md).
+ */
+__device__ __noinline__ void grouped_levels(const hb_multi_view_t *v, int tid)
 {
     for (int h = 0; h < v->n_levels; ++h) {
         for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
@@ -93,10 +99,7 @@ __device__ __forceinline__ void grouped_levels(const hb_multi_view_t *v, int tid
  * fit `smem_bytes`: u, l, d, rhs and the row table are copied in (coalesced,
  * the group is one contiguous range of each array), the levels are solved in
  * shared memory, and only x goes back: d in memory is left as it was.
- * The two cases call grouped_levels on separate views, so that each inlined
- * copy knows its arrays' address space (shared or global) and no pointer is
- * generic: an earlier version chose the pointers at run time and failed with
- * illegal addresses on the H100 in blocks whose group was staged.
+ * Both cases solve through grouped_levels (generic pointers: shared or global).
  */
 __global__ void __launch_bounds__(GROUP_THREADS)
     grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, const double *__restrict__ u,

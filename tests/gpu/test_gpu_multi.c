@@ -312,6 +312,34 @@ static void test_random(hb_context_t ctx)
     }
 }
 
+/*
+ * Long unbranched cells, alone and mixed: a staged group holding one long branch is
+ * what CUDA 13.0's ptxas once miscompiled in GROUPED (chains of 1,001-2,000 rows solved
+ * wrongly or faulting; multi_cuda.cu, grouped_levels).
+ */
+static void test_chains(hb_context_t ctx)
+{
+    static const int lengths[] = {1001, 1500, 2000, 4000};
+    for (int k = 0; k < 5; ++k) {
+        const int n = k < 4 ? 1 : 7;
+        batch_t b;
+        batch_init(&b, n);
+        for (int c = 0; c < n; ++c) {
+            const int m = k < 4 ? lengths[k] : (c == 6 ? 1003 : 200 + 700 * c);
+            int *p = cell_alloc(&b, c, m);
+            for (int i = 1; i < m; ++i) p[i] = c == 6 ? (i - 1) / 2 : i - 1;
+            cell_random_values(&b, c);
+        }
+        char name[64];
+        if (k < 4)
+            snprintf(name, sizeof name, "one chain of %d rows", lengths[k]);
+        else
+            snprintf(name, sizeof name, "six chains of 200-3,700 rows and a binary tree");
+        run_batch(ctx, &b, name);
+        batch_free(&b);
+    }
+}
+
 static void test_fig14(hb_context_t ctx)
 {
     static const int second[] = {0, 0, 128, 64, 32};
@@ -401,6 +429,7 @@ int main(int argc, char **argv)
     CHECK_OK(hb_context_create(&ctx, HB_BACKEND_CUDA));
     if (!ctx) return check_summary("gpu_multi");
     printf("device: %s\n", hb_context_device_name(ctx));
+    test_chains(ctx);
     test_random(ctx);
     test_fig14(ctx);
     test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 36);
