@@ -840,11 +840,6 @@ hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi)
     /* CUDA: ours up to HB_MULTI_AUTO_GROUPED_ROWS rows, LEVELS beyond (H100, bench multi:
      * GROUPED is latency-bound, LEVELS streams); CPU: the level loop on the host copy. */
     if (!multi->device) return HB_MULTI_ALGO_LEVELS;
-    /* GROUPED also only while every cell has at most HB_MULTI_AUTO_GROUPED_CELL_ROWS
-     * rows: on the H100 it failed with an illegal address on batches whose groups
-     * needed 72 KB and 200 KB of shared memory (cells of 2,221 and 5,002 rows), cause
-     * not found yet (docs/multi.md); every batch of cells up to 512 rows passed. */
-    if (multi->max_m > HB_MULTI_AUTO_GROUPED_CELL_ROWS) return HB_MULTI_ALGO_LEVELS;
     return multi->n_rows <= HB_MULTI_AUTO_GROUPED_ROWS ? HB_MULTI_ALGO_GROUPED
                                                        : HB_MULTI_ALGO_LEVELS;
 }

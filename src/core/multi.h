@@ -160,8 +160,6 @@ HB_TD_INLINE void hb_multi_cell_solve(int m, const int *parent, size_t stride, c
  * million rows on LEVELS is ahead (up to 2.1x) or within 6%, and 4.2x GROUPED at 131 million).
  */
 #define HB_MULTI_AUTO_GROUPED_ROWS ((size_t)1 << 22)
-/* ... and only while no cell has more rows than this (see hb_multi_resolved_algorithm). */
-#define HB_MULTI_AUTO_GROUPED_CELL_ROWS 1024
 
 /* Bits of the arrays the device holds newer than the host copy. */
 enum { HB_MULTI_NEWER_D = 1, HB_MULTI_NEWER_RHS = 2 };

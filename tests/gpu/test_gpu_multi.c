@@ -204,7 +204,6 @@ static void set_all(hb_multi_t mb, const batch_t *b)
 
 /* AUTO on CUDA: GROUPED up to this many rows, LEVELS beyond (core/multi.h). */
 #define AUTO_GROUPED_ROWS ((size_t)1 << 22)
-#define AUTO_GROUPED_CELL_ROWS 1024
 
 /* Every algorithm on one batch. */
 static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
@@ -222,13 +221,9 @@ static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
         char what[256];
         snprintf(what, sizeof what, "%s, %s", name, hb_multi_algo_name((hb_multi_algo_t)algo));
         CHECK_OK(hb_multi_set_algorithm(mb, (hb_multi_algo_t)algo));
-        if (algo == HB_MULTI_ALGO_AUTO) { /* docs/multi.md: GROUPED up to 2^22 rows and */
-            int largest = 0;                 /* cells of at most 1,024 rows */
-            for (int c = 0; c < b->n; ++c) largest = b->m[c] > largest ? b->m[c] : largest;
+        if (algo == HB_MULTI_ALGO_AUTO) { /* docs/multi.md: GROUPED up to 2^22 rows */
             const hb_multi_algo_t expect =
-                info.rows <= AUTO_GROUPED_ROWS && largest <= AUTO_GROUPED_CELL_ROWS
-                    ? HB_MULTI_ALGO_GROUPED
-                    : HB_MULTI_ALGO_LEVELS;
+                info.rows <= AUTO_GROUPED_ROWS ? HB_MULTI_ALGO_GROUPED : HB_MULTI_ALGO_LEVELS;
             CHECKF(hb_multi_resolved_algorithm(mb) == expect, "%s: AUTO resolved to %s for %zu rows",
                    name, hb_multi_algo_name(hb_multi_resolved_algorithm(mb)), info.rows);
         }
