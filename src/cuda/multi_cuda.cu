@@ -73,14 +73,8 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
     if (b < v.level_branch[h + 1]) hb_multi_substitute(&v, h, b);
 }
 
-/*
- * The levels of group view v, leaves to root and back; a barrier after each level.
- * Not inlined: inlined into grouped_kernel, CUDA 13.0's ptxas (-O3, sm_90) produced code
- * that solved a staged group holding one long branch (a chain of 1,001-2,000 rows)
- * wrongly or faulted with illegal addresses, while -G and -Xptxas -O0 builds of the same
- * source solved it exactly (tests/gpu/test_gpu_multi.c "chains"; docs/multi.md).
- */
-__device__ __noinline__ void grouped_levels(const hb_multi_view_t *v, int tid)
+/* The levels of group view v, leaves to root and back; a barrier after each level. */
+__device__ __forceinline__ void levels_of_view(const hb_multi_view_t *v, int tid)
 {
     for (int h = 0; h < v->n_levels; ++h) {
         for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
@@ -95,11 +89,40 @@ __device__ __noinline__ void grouped_levels(const hb_multi_view_t *v, int tid)
 }
 
 /*
+ * The level loops run in functions of their own, not inlined into grouped_kernel:
+ * inlined there, CUDA 13.0's ptxas (-O3, sm_90) produced code that solved a staged
+ * group holding one long branch (a chain of 1,001-2,000 rows) wrongly or faulted with
+ * illegal addresses, while -G and -Xptxas -O0 builds of the same source solved it
+ * exactly; so did every variant that kept the level loops out of the kernel body
+ * (tests/gpu/test_gpu_multi.c "chains"; docs/multi.md).
+ * A staged group: its arrays (u, l, d, rhs, row table) lie at the start of the
+ * block's shared memory; built here from group_smem, the pointers are known to be
+ * shared and the loads are shared-memory loads.
+ */
+__device__ __noinline__ void staged_levels(const hb_multi_plan_t *plan, int g, size_t n, int tid)
+{
+    extern __shared__ double group_smem[];
+    hb_multi_view_t v = hb_multi_group_view(plan, g);
+    v.u = group_smem;
+    v.l = group_smem + n;
+    v.d = group_smem + 2 * n;
+    v.rhs = group_smem + 3 * n;
+    v.row_base = (const size_t *)(group_smem + 4 * n);
+    levels_of_view(&v, tid);
+}
+
+/* A group solved in global memory (too large for the block's shared memory). */
+__device__ __noinline__ void global_levels(const hb_multi_view_t *v, int tid)
+{
+    levels_of_view(v, tid);
+}
+
+/*
  * A block per group. Staged when 32 bytes per row plus 8 per row-table entry
  * fit `smem_bytes`: u, l, d, rhs and the row table are copied in (coalesced,
  * the group is one contiguous range of each array), the levels are solved in
  * shared memory, and only x goes back: d in memory is left as it was.
- * Both cases solve through grouped_levels (generic pointers: shared or global).
+ * Both cases solve through the level loops of levels_of_view, outside the kernel body.
  */
 __global__ void __launch_bounds__(GROUP_THREADS)
     grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, const double *__restrict__ u,
@@ -122,13 +145,7 @@ __global__ void __launch_bounds__(GROUP_THREADS)
         }
         for (int i = tid; i < entries; i += GROUP_THREADS) srb[i] = row_base[i];
         __syncthreads();
-        hb_multi_view_t v = hb_multi_group_view(&plan, g);
-        v.u = su;
-        v.l = sl;
-        v.d = sd;
-        v.rhs = sr;
-        v.row_base = srb;
-        grouped_levels(&v, tid);
+        staged_levels(&plan, g, n, tid);
         for (size_t i = tid; i < n; i += GROUP_THREADS) rhs[base + i] = sr[i];
     } else {
         hb_multi_view_t v = hb_multi_group_view(&plan, g);
@@ -136,7 +153,7 @@ __global__ void __launch_bounds__(GROUP_THREADS)
         v.l = l + base;
         v.d = d + base;
         v.rhs = rhs + base;
-        grouped_levels(&v, tid);
+        global_levels(&v, tid);
     }
 }
 
