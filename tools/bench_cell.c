@@ -67,7 +67,7 @@ static const model_spec_t specs[] = {
 #define N_SPECS (int)(sizeof specs / sizeof *specs)
 
 typedef struct {
-    char data[1024];
+    const char *data;
     int mask;
     long cells, gpu_cells, neuron_cells;
     int steps, repeats, threads, omp, cuda, neuron, neuron_perf, json;
@@ -332,9 +332,10 @@ static void row(const char *what, stat_t s, double peer)
 
 int cli_bench_cell(int argc, char **argv)
 {
+    static const char command[] = "bench cell";
     options_t o;
     memset(&o, 0, sizeof o);
-    snprintf(o.data, sizeof o.data, "../shared/data/morphologies");
+    o.data = "../shared/data/morphologies";
     o.mask = (1 << N_SPECS) - 1;
     o.cells = 2048;
     o.gpu_cells = 65536;
@@ -344,62 +345,30 @@ int cli_bench_cell(int argc, char **argv)
     o.omp = o.cuda = 1;
     o.python = "/usr/bin/python3";
     o.script = "bench/neuron_cell.py";
-    cli_args_t a = {"bench cell", argc, argv, 0};
-    for (a.i = 1; a.i < argc; a.i++) {
-        const char *opt = argv[a.i], *value;
-        long n;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(opt, "--json") == 0) {
-            o.json = 1;
-        } else if (strcmp(opt, "--no-omp") == 0) {
-            o.omp = 0;
-        } else if (strcmp(opt, "--no-cuda") == 0) {
-            o.cuda = 0;
-        } else if (strcmp(opt, "--neuron") == 0) {
-            o.neuron = 1;
-        } else if (strcmp(opt, "--neuron-perf") == 0) {
-            o.neuron = o.neuron_perf = 1;
-        } else if (strcmp(opt, "--json-out") == 0) {
-            if (!(o.json_out = cli_option_value(&a))) return 2;
-        } else if (strcmp(opt, "--python") == 0) {
-            if (!(o.python = cli_option_value(&a))) return 2;
-        } else if (strcmp(opt, "--neuron-script") == 0) {
-            if (!(o.script = cli_option_value(&a))) return 2;
-        } else if (strcmp(opt, "--data") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            snprintf(o.data, sizeof o.data, "%s", value);
-        } else if (strcmp(opt, "--models") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", value);
-            o.mask = 0;
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                int found = -1;
-                for (int k = 0; k < N_SPECS; k++)
-                    if (strcmp(tok, specs[k].name) == 0) found = k;
-                if (found < 0)
-                    return cli_fail(a.command, "--models: unknown model '%s'; expected passive, "
-                                    "hh-soma or hh-all", tok) + 1;
-                o.mask |= 1 << found;
-            }
-        } else if (strcmp(opt, "--cells") == 0 || strcmp(opt, "--gpu-cells") == 0 ||
-                   strcmp(opt, "--neuron-cells") == 0 || strcmp(opt, "--steps") == 0 ||
-                   strcmp(opt, "--repeats") == 0 || strcmp(opt, "--threads") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_int(value, 1, 100000000L, &n))
-                return cli_fail(a.command, "%s '%s': expected a positive integer", opt, value) + 1;
-            if (strcmp(opt, "--cells") == 0) o.cells = n;
-            else if (strcmp(opt, "--gpu-cells") == 0) o.gpu_cells = n;
-            else if (strcmp(opt, "--neuron-cells") == 0) o.neuron_cells = n;
-            else if (strcmp(opt, "--steps") == 0) o.steps = (int)n;
-            else if (strcmp(opt, "--repeats") == 0) o.repeats = (int)n;
-            else o.threads = (int)n;
-        } else {
-            return cli_fail(a.command, "unknown argument '%s' (see --help)", opt) + 1;
-        }
-    }
+    cli_choice_t models[N_SPECS + 1] = {{NULL, 0}};
+    for (int k = 0; k < N_SPECS; k++) models[k] = (cli_choice_t){specs[k].name, 1 << k};
+    const cli_option_t options[] = {
+        CLI_FLAG("--json", &o.json, 1),
+        CLI_FLAG("--no-omp", &o.omp, 0),
+        CLI_FLAG("--no-cuda", &o.cuda, 0),
+        CLI_FLAG("--neuron", &o.neuron, 1),
+        CLI_FLAG("--neuron-perf", &o.neuron_perf, 1),
+        CLI_STRING("--json-out", &o.json_out),
+        CLI_STRING("--python", &o.python),
+        CLI_STRING("--neuron-script", &o.script),
+        CLI_STRING("--data", &o.data),
+        CLI_NAME_SET("--models", &o.mask, models, "model"),
+        CLI_POSITIVE("--cells", &o.cells, 100000000L),
+        CLI_POSITIVE("--gpu-cells", &o.gpu_cells, 100000000L),
+        CLI_POSITIVE("--neuron-cells", &o.neuron_cells, 100000000L),
+        CLI_POSITIVE("--steps", &o.steps, 100000000L),
+        CLI_POSITIVE("--repeats", &o.repeats, 100000000L),
+        CLI_POSITIVE("--threads", &o.threads, 100000000L),
+    };
+    const int parsed = cli_parse_options(command, usage, options, sizeof options / sizeof *options,
+                                         argc, argv);
+    if (parsed != CLI_CONTINUE) return parsed;
+    if (o.neuron_perf) o.neuron = 1; /* perf samples a NEURON run */
     const int omp = o.omp && hb_backend_available(HB_BACKEND_OMP);
     const int cuda = o.cuda && hb_backend_available(HB_BACKEND_CUDA);
     hb_context_t seq_ctx = NULL, omp_ctx = NULL, gpu_ctx = NULL;
@@ -407,11 +376,11 @@ int cli_bench_cell(int argc, char **argv)
     if (st == HB_SUCCESS && omp) st = hb_context_create(&omp_ctx, HB_BACKEND_OMP);
     if (st == HB_SUCCESS && omp && o.threads) st = hb_context_set_threads(omp_ctx, o.threads);
     if (st == HB_SUCCESS && cuda) st = hb_context_create(&gpu_ctx, HB_BACKEND_CUDA);
-    if (st != HB_SUCCESS) return cli_fail_status(a.command, st);
+    if (st != HB_SUCCESS) return cli_fail_status(command, st);
 
     FILE *js = o.json ? stdout : NULL;
     if (o.json_out && !(js = fopen(o.json_out, "w")))
-        return cli_fail(a.command, "cannot write %s", o.json_out);
+        return cli_fail(command, "cannot write %s", o.json_out);
     const int threads = omp_ctx ? hb_context_threads(omp_ctx) : 0;
     if (js) {
         fputs("{\"gpu\": ", js);

@@ -63,7 +63,7 @@ typedef struct {
 } config_t;
 
 typedef struct {
-    char data[1024];
+    const char *data;
     long cells[16];
     int n_cells;
     int morph_mask;
@@ -86,18 +86,6 @@ static int selected(const char *label, const char *only)
         w += len + (end != NULL);
     }
     return 0;
-}
-
-static int parse_list(const char *text, long *out, int max)
-{
-    int n = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == max || !cli_parse_int(tok, 1, 100000000L, &out[n])) return -1;
-        n++;
-    }
-    return n;
 }
 
 /* Cut `morph` to exactly `rows` matrix rows (per-segment, vertex scheme). */
@@ -211,9 +199,10 @@ static int build_configs(config_t *cfg, int max, int cpu, int cuda)
 
 int cli_bench_hines(int argc, char **argv)
 {
+    static const char command[] = "bench hines";
     options_t o;
     memset(&o, 0, sizeof o);
-    snprintf(o.data, sizeof o.data, "../shared/data/morphologies");
+    o.data = "../shared/data/morphologies";
     long defaults[] = {256, 2560, 25600, 256000};
     memcpy(o.cells, defaults, sizeof defaults);
     o.n_cells = 4;
@@ -221,52 +210,23 @@ int cli_bench_hines(int argc, char **argv)
     o.repeats = 10;
     o.seq_max = 25600;
     o.cpu = 1;
-    cli_args_t a = {"bench hines", argc, argv, 0};
-    for (a.i = 1; a.i < argc; a.i++) {
-        const char *opt = argv[a.i], *value;
-        long n;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(opt, "--json") == 0) {
-            o.json = 1;
-        } else if (strcmp(opt, "--json-out") == 0) {
-            if (!(o.json_out = cli_option_value(&a))) return 2;
-        } else if (strcmp(opt, "--no-cpu") == 0) {
-            o.cpu = 0;
-        } else if (strcmp(opt, "--only") == 0) {
-            if (!(o.only = cli_option_value(&a))) return 2;
-        } else if (strcmp(opt, "--data") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            snprintf(o.data, sizeof o.data, "%s", value);
-        } else if (strcmp(opt, "--cells") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if ((o.n_cells = parse_list(value, o.cells, 16)) < 1)
-                return cli_fail(a.command, "--cells '%s': expected positive integers, commas between",
-                                value) + 1;
-        } else if (strcmp(opt, "--morphs") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", value);
-            o.morph_mask = 0;
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                int found = -1;
-                for (int k = 0; k < N_SPECS; k++)
-                    if (strcmp(tok, specs[k].name) == 0) found = k;
-                if (found < 0)
-                    return cli_fail(a.command, "--morphs: unknown morphology '%s'", tok) + 1;
-                o.morph_mask |= 1 << found;
-            }
-        } else if (strcmp(opt, "--repeats") == 0 || strcmp(opt, "--seq-max") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_int(value, 1, 100000000L, &n))
-                return cli_fail(a.command, "%s '%s': expected a positive integer", opt, value) + 1;
-            if (strcmp(opt, "--repeats") == 0) o.repeats = (int)n;
-            else o.seq_max = n;
-        } else {
-            return cli_fail(a.command, "unknown argument '%s' (see --help)", opt) + 1;
-        }
-    }
+    cli_choice_t morphs[N_SPECS + 1] = {{NULL, 0}};
+    for (int k = 0; k < N_SPECS; k++) morphs[k] = (cli_choice_t){specs[k].name, 1 << k};
+    const cli_option_t options[] = {
+        CLI_FLAG("--json", &o.json, 1),
+        CLI_STRING("--json-out", &o.json_out),
+        CLI_FLAG("--no-cpu", &o.cpu, 0),
+        CLI_STRING("--only", &o.only),
+        CLI_STRING("--data", &o.data),
+        CLI_INT_LIST("--cells", o.cells, (int)(sizeof o.cells / sizeof *o.cells), &o.n_cells,
+                     100000000L),
+        CLI_NAME_SET("--morphs", &o.morph_mask, morphs, "morphology"),
+        CLI_POSITIVE("--repeats", &o.repeats, 100000000L),
+        CLI_POSITIVE("--seq-max", &o.seq_max, 100000000L),
+    };
+    const int parsed = cli_parse_options(command, usage, options, sizeof options / sizeof *options,
+                                         argc, argv);
+    if (parsed != CLI_CONTINUE) return parsed;
 
     const int cuda = hb_backend_available(HB_BACKEND_CUDA);
     const int cpu = o.cpu;
@@ -277,7 +237,7 @@ int cli_bench_hines(int argc, char **argv)
         if (selected(cfg[j].label, o.only)) cfg[kept++] = cfg[j];
     n_cfg = kept;
     if (n_cfg == 0)
-        return cli_fail(a.command, "--only '%s' matches no configuration on this machine (see "
+        return cli_fail(command, "--only '%s' matches no configuration on this machine (see "
                         "--help; CUDA kernels need a GPU, CPU ones no --no-cpu)",
                         o.only ? o.only : "") + 1;
     hb_context_t ctx[4] = {NULL, NULL, NULL, NULL};
@@ -285,7 +245,7 @@ int cli_bench_hines(int argc, char **argv)
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
         if ((be < 2 ? cpu : cuda) && hb_backend_available((hb_backend_t)be))
             status = hb_context_create(&ctx[be], (hb_backend_t)be);
-    if (status != HB_SUCCESS) return cli_fail_status(a.command, status);
+    if (status != HB_SUCCESS) return cli_fail_status(command, status);
 
     /* The copy bandwidth of the device that runs the kernels, in this run. */
     hb_context_t main_ctx = ctx[HB_BACKEND_CUDA] ? ctx[HB_BACKEND_CUDA] : ctx[HB_BACKEND_OMP];
@@ -293,11 +253,11 @@ int cli_bench_hines(int argc, char **argv)
     double copy_bw = 0.0;
     if (main_ctx &&
         (status = hb_context_copy_bandwidth(main_ctx, (size_t)1 << 31, 10, &copy_bw)) != HB_SUCCESS)
-        return cli_fail_status(a.command, status);
+        return cli_fail_status(command, status);
 
     FILE *js = o.json ? stdout : NULL;
     if (o.json_out && !(js = fopen(o.json_out, "w")))
-        return cli_fail(a.command, "cannot write %s", o.json_out);
+        return cli_fail(command, "cannot write %s", o.json_out);
     if (js) {
         fprintf(js, "{\"device\": ");
         cli_json_string(js, main_ctx ? hb_context_device_name(main_ctx) : "none");
@@ -326,7 +286,7 @@ int cli_bench_hines(int argc, char **argv)
         if ((status = hb_morph_load_swc(path, NULL, &morph)) != HB_SUCCESS ||
             (status = cut_to_rows(morph, specs[k].rows, &disc, &piece, &cable)) != HB_SUCCESS ||
             (status = hb_morph_stats(piece, &st)) != HB_SUCCESS) {
-            rc = cli_fail_status(a.command, status);
+            rc = cli_fail_status(command, status);
             hb_morph_destroy(morph);
             hb_morph_destroy(piece);
             break;

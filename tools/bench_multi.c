@@ -53,7 +53,7 @@ static const char usage[] =
     "  --json-out FILE     also write the JSON document to FILE\n";
 
 typedef struct {
-    char data[1024];
+    const char *data;
     long cells[3][MAX_LIST]; /* per part */
     int n_cells[3];
     int parts; /* bit mask: 1 fig6, 2 fig14, 4 real */
@@ -403,18 +403,6 @@ static hb_status_t time_mono(hb_context_t ctx, const workload_t *w, long cells, 
     return status;
 }
 
-static int parse_list(const char *text, long *out, int max)
-{
-    int n = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == max || !cli_parse_int(tok, 1, 10000000L, &out[n])) return -1;
-        n++;
-    }
-    return n;
-}
-
 typedef struct {
     FILE *js;
     int first;
@@ -556,9 +544,10 @@ static int run_case(hb_context_t *ctx, const options_t *o, const workload_t *w, 
 
 int cli_bench_multi(int argc, char **argv)
 {
+    static const char command[] = "bench multi";
     options_t o;
     memset(&o, 0, sizeof o);
-    snprintf(o.data, sizeof o.data, "../shared/data/morphologies");
+    o.data = "../shared/data/morphologies";
     static const long fig6_default[] = {256, 2560, 25600}, fig14_default[] = {256, 2560, 25600, 256000},
                       real_default[] = {256, 2560, 25600};
     memcpy(o.cells[0], fig6_default, sizeof fig6_default);
@@ -568,80 +557,51 @@ int cli_bench_multi(int argc, char **argv)
     memcpy(o.cells[2], real_default, sizeof real_default);
     o.n_cells[2] = 3;
     o.parts = 7;
-    o.policy = HB_CPOLICY_D_LAMBDA;
+    int policy = HB_CPOLICY_D_LAMBDA; /* an int for the option table, then o.policy */
     o.repeats = 10;
     o.seq_max = 4000000;
     o.cpu = 1;
-    cli_args_t a = {"bench multi", argc, argv, 0};
-    for (a.i = 1; a.i < argc; a.i++) {
-        const char *opt = argv[a.i], *value;
-        long n;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(opt, "--json") == 0) {
-            o.json = 1;
-        } else if (strcmp(opt, "--no-cpu") == 0) {
-            o.cpu = 0;
-        } else if (strcmp(opt, "--json-out") == 0) {
-            if (!(o.json_out = cli_option_value(&a))) return 2;
-        } else if (strcmp(opt, "--data") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            snprintf(o.data, sizeof o.data, "%s", value);
-        } else if (strcmp(opt, "--cells") == 0 || strcmp(opt, "--fig6-cells") == 0 ||
-                   strcmp(opt, "--fig14-cells") == 0) {
-            const int part = strcmp(opt, "--cells") == 0 ? 2 : strcmp(opt, "--fig6-cells") == 0 ? 0 : 1;
-            if (!(value = cli_option_value(&a))) return 2;
-            if ((o.n_cells[part] = parse_list(value, o.cells[part], MAX_LIST)) < 1)
-                return cli_fail(a.command, "%s '%s': expected positive integers, commas between",
-                                opt, value) + 1;
-        } else if (strcmp(opt, "--parts") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", value);
-            o.parts = 0;
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                if (strcmp(tok, "fig6") == 0) o.parts |= 1;
-                else if (strcmp(tok, "fig14") == 0) o.parts |= 2;
-                else if (strcmp(tok, "real") == 0) o.parts |= 4;
-                else return cli_fail(a.command, "--parts: unknown part '%s'", tok) + 1;
-            }
-        } else if (strcmp(opt, "--policy") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (strcmp(value, "d-lambda") == 0) o.policy = HB_CPOLICY_D_LAMBDA;
-            else if (strcmp(value, "per-segment") == 0) o.policy = HB_CPOLICY_PER_SEGMENT;
-            else return cli_fail(a.command, "--policy '%s': expected d-lambda or per-segment", value) + 1;
-        } else if (strcmp(opt, "--repeats") == 0 || strcmp(opt, "--seq-max") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_int(value, 1, 1000000000L, &n))
-                return cli_fail(a.command, "%s '%s': expected a positive integer", opt, value) + 1;
-            if (strcmp(opt, "--repeats") == 0) o.repeats = (int)n;
-            else o.seq_max = n;
-        } else {
-            return cli_fail(a.command, "unknown argument '%s' (see --help)", opt) + 1;
-        }
-    }
-    if (o.repeats > 1000) return cli_fail(a.command, "--repeats: at most 1000") + 1;
+    static const cli_choice_t parts[] = {{"fig6", 1}, {"fig14", 2}, {"real", 4}, {NULL, 0}};
+    static const cli_choice_t policies[] = {
+        {"d-lambda", HB_CPOLICY_D_LAMBDA}, {"per-segment", HB_CPOLICY_PER_SEGMENT}, {NULL, 0}};
+    const cli_option_t options[] = {
+        CLI_FLAG("--json", &o.json, 1),
+        CLI_FLAG("--no-cpu", &o.cpu, 0),
+        CLI_STRING("--json-out", &o.json_out),
+        CLI_STRING("--data", &o.data),
+        CLI_INT_LIST("--cells", o.cells[2], MAX_LIST, &o.n_cells[2], 10000000L),
+        CLI_INT_LIST("--fig6-cells", o.cells[0], MAX_LIST, &o.n_cells[0], 10000000L),
+        CLI_INT_LIST("--fig14-cells", o.cells[1], MAX_LIST, &o.n_cells[1], 10000000L),
+        CLI_NAME_SET("--parts", &o.parts, parts, "part"),
+        CLI_CHOICE("--policy", &policy, policies),
+        CLI_POSITIVE("--repeats", &o.repeats, 1000000000L),
+        CLI_POSITIVE("--seq-max", &o.seq_max, 1000000000L),
+    };
+    const int parsed = cli_parse_options(command, usage, options, sizeof options / sizeof *options,
+                                         argc, argv);
+    if (parsed != CLI_CONTINUE) return parsed;
+    o.policy = (hb_cpolicy_t)policy;
+    if (o.repeats > 1000) return cli_fail(command, "--repeats: at most 1000") + 1;
 
     hb_context_t ctx[3] = {NULL, NULL, NULL};
     hb_status_t status = HB_SUCCESS;
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
         if ((be < 2 ? o.cpu : 1) && hb_backend_available((hb_backend_t)be))
             status = hb_context_create(&ctx[be], (hb_backend_t)be);
-    if (status != HB_SUCCESS) return cli_fail_status(a.command, status);
+    if (status != HB_SUCCESS) return cli_fail_status(command, status);
     hb_context_t main_ctx = ctx[HB_BACKEND_CUDA]   ? ctx[HB_BACKEND_CUDA]
                             : ctx[HB_BACKEND_OMP] ? ctx[HB_BACKEND_OMP]
                                                   : ctx[HB_BACKEND_SEQ];
     report_t r = {NULL, 1, 0.0, o.json};
-    if (!main_ctx) return cli_fail(a.command, "no backend to run (--no-cpu without a GPU)");
+    if (!main_ctx) return cli_fail(command, "no backend to run (--no-cpu without a GPU)");
     if ((status = hb_context_copy_bandwidth(main_ctx, (size_t)1 << 31, 10, &r.copy_bw)) != HB_SUCCESS) {
         for (int be = 0; be < 3; be++) hb_context_destroy(ctx[be]);
-        return cli_fail_status(a.command, status);
+        return cli_fail_status(command, status);
     }
     r.js = o.json ? stdout : NULL;
     if (o.json_out && !(r.js = fopen(o.json_out, "w"))) {
         for (int be = 0; be < 3; be++) hb_context_destroy(ctx[be]);
-        return cli_fail(a.command, "cannot write %s", o.json_out);
+        return cli_fail(command, "cannot write %s", o.json_out);
     }
     const int threads = ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0;
     if (r.js) {
@@ -669,7 +629,7 @@ int cli_bench_multi(int argc, char **argv)
                            : part == 1 ? make_fig14(&w, 2 + v)
                                        : make_real(&w, o.data, o.policy);
             if (!ok) {
-                rc = cli_fail(a.command, "cannot build the %s workload", part == 2 ? "real" : "figure");
+                rc = cli_fail(command, "cannot build the %s workload", part == 2 ? "real" : "figure");
             }
             for (int c = 0; c < o.n_cells[part] && rc == 0; ++c)
                 rc = run_case(ctx, &o, &w, o.cells[part][c], &r);

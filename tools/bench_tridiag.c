@@ -688,10 +688,56 @@ static int point_selected(const char *list, int m, long count)
     return list == NULL;
 }
 
+/* --points: MxN[,MxN...], kept as given for point_selected. */
+static int parse_points(const char *command, const char *value, void *points)
+{
+    for (const char *c = value; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
+        int pm = 0;
+        long pn = 0;
+        if (sscanf(c, "%dx%ld", &pm, &pn) != 2 || pm < 1 || pn < 1) {
+            cli_fail(command, "--points '%s': expected MxN[,MxN...]", value);
+            return 0;
+        }
+    }
+    *(const char **)points = value;
+    return 1;
+}
+
+/* --variants: ';'-separated tunings, each checked by setting it (the default is set back). */
+static int parse_variants(const char *command, const char *value, void *options)
+{
+    options_t *o = options;
+    o->n_variants = 0;
+    for (const char *c = value; c;) {
+        const char *end = strchr(c, ';');
+        const size_t len = end ? (size_t)(end - c) : strlen(c);
+        if (o->n_variants == MAX_VARIANTS || len >= sizeof o->variant[0]) {
+            cli_fail(command, "--variants: at most %d tunings of under %zu characters",
+                     MAX_VARIANTS, sizeof o->variant[0]);
+            return 0;
+        }
+        memcpy(o->variant[o->n_variants], c, len);
+        o->variant[o->n_variants][len] = '\0';
+        if (hb_gtsv_set_tuning(o->variant[o->n_variants]) != HB_SUCCESS) {
+            cli_fail(command, "--variants: %s", hb_last_error());
+            return 0;
+        }
+        ++o->n_variants;
+        c = end ? end + 1 : NULL;
+    }
+    hb_gtsv_set_tuning(NULL);
+    return 1;
+}
+
+/* CLI_CONTINUE, or the exit status (0 after --help, 2 after an error message). */
 static int parse_options(int argc, char **argv, options_t *o)
 {
-    cli_args_t a = {"bench tridiag", argc, argv, 1};
-    o->backend = HB_BACKEND_BEST;
+    static const cli_choice_t backends[] = {{"cuda", HB_BACKEND_CUDA}, {"omp", HB_BACKEND_OMP},
+                                            {"seq", HB_BACKEND_SEQ},   {"best", HB_BACKEND_BEST},
+                                            {NULL, 0}};
+    static const cli_choice_t precisions[] = {{"fp64", 1}, {"fp32", 2}, {"both", 3}, {NULL, 0}};
+    int backend = HB_BACKEND_BEST; /* the table writes ints and longs: copied to o below */
+    long seed = -1;                /* -1: none given, o->seed stays the time */
     o->repeats = 20;
     o->cusparse = 1;
     o->precisions = 3;
@@ -701,86 +747,30 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->json = 0;
     o->max_unknowns = -1;
     o->seed = (uint64_t)time(NULL);
-    for (; a.i < argc; ++a.i) {
-        const char *opt = argv[a.i], *value;
-        long v;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(opt, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(opt, "--no-accuracy") == 0) {
-            o->accuracy = 0;
-        } else if (strcmp(opt, "--no-cusparse") == 0) {
-            o->cusparse = 0;
-        } else if (strcmp(opt, "--precision") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (strcmp(value, "fp64") == 0) o->precisions = 1;
-            else if (strcmp(value, "fp32") == 0) o->precisions = 2;
-            else if (strcmp(value, "both") == 0) o->precisions = 3;
-            else return cli_fail(a.command, "--precision '%s': expected fp64, fp32 or both", value) + 1;
-        } else if (strcmp(opt, "--points") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            for (const char *c = value; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
-                int pm = 0;
-                long pn = 0;
-                if (sscanf(c, "%dx%ld", &pm, &pn) != 2 || pm < 1 || pn < 1)
-                    return cli_fail(a.command, "--points '%s': expected MxN[,MxN...]", value) + 1;
-            }
-            o->points = value;
-        } else if (strcmp(opt, "--variants") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            o->n_variants = 0;
-            for (const char *c = value; c;) {
-                const char *end = strchr(c, ';');
-                const size_t len = end ? (size_t)(end - c) : strlen(c);
-                if (o->n_variants == MAX_VARIANTS || len >= sizeof o->variant[0])
-                    return cli_fail(a.command, "--variants: at most %d tunings of under %zu characters",
-                                    MAX_VARIANTS, sizeof o->variant[0]) + 1;
-                memcpy(o->variant[o->n_variants], c, len);
-                o->variant[o->n_variants][len] = '\0';
-                if (hb_gtsv_set_tuning(o->variant[o->n_variants]) != HB_SUCCESS)
-                    return cli_fail(a.command, "--variants: %s", hb_last_error()) + 1;
-                ++o->n_variants;
-                c = end ? end + 1 : NULL;
-            }
-            hb_gtsv_set_tuning(NULL);
-        } else if (strcmp(opt, "--repeats") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_int(value, 1, 1000, &v))
-                return cli_fail(a.command, "--repeats '%s': expected 1..1000", value) + 1;
-            o->repeats = (int)v;
-        } else if (strcmp(opt, "--max-unknowns") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_int(value, 1, 2000000000L, &v))
-                return cli_fail(a.command, "--max-unknowns '%s': expected 1..2e9", value) + 1;
-            o->max_unknowns = v;
-        } else if (strcmp(opt, "--seed") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_int(value, 0, 2000000000L, &v))
-                return cli_fail(a.command, "--seed '%s': expected 0..2e9", value) + 1;
-            o->seed = (uint64_t)v;
-        } else if (strcmp(opt, "--backend") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (strcmp(value, "cuda") == 0) o->backend = HB_BACKEND_CUDA;
-            else if (strcmp(value, "omp") == 0) o->backend = HB_BACKEND_OMP;
-            else if (strcmp(value, "seq") == 0) o->backend = HB_BACKEND_SEQ;
-            else if (strcmp(value, "best") == 0) o->backend = HB_BACKEND_BEST;
-            else return cli_fail(a.command, "--backend '%s': expected cuda, omp, seq or best", value) + 1;
-        } else {
-            cli_fail(a.command, "unknown option '%s'", opt);
-            fputs(usage, stderr);
-            return 2;
-        }
-    }
-    return -1;
+    const cli_option_t options[] = {
+        CLI_FLAG("--json", &o->json, 1),
+        CLI_FLAG("--no-accuracy", &o->accuracy, 0),
+        CLI_FLAG("--no-cusparse", &o->cusparse, 0),
+        CLI_CHOICE("--precision", &o->precisions, precisions),
+        CLI_CUSTOM("--points", parse_points, &o->points),
+        CLI_CUSTOM("--variants", parse_variants, o),
+        CLI_INT("--repeats", &o->repeats, 1, 1000, "1..1000"),
+        CLI_INT("--max-unknowns", &o->max_unknowns, 1, 2000000000L, "1..2e9"),
+        CLI_INT("--seed", &seed, 0, 2000000000L, "0..2e9"),
+        CLI_CHOICE("--backend", &backend, backends),
+    };
+    const int parsed = cli_parse_options("bench tridiag", usage, options,
+                                         sizeof options / sizeof *options, argc, argv);
+    o->backend = (hb_backend_t)backend;
+    if (seed >= 0) o->seed = (uint64_t)seed;
+    return parsed;
 }
 
 int cli_bench_tridiag(int argc, char **argv)
 {
     options_t o;
     const int parsed = parse_options(argc, argv, &o);
-    if (parsed >= 0) return parsed;
+    if (parsed != CLI_CONTINUE) return parsed;
     hb_context_t ctx = NULL;
     hb_status_t st = hb_context_create(&ctx, o.backend);
     if (st != HB_SUCCESS) return cli_fail_status("bench tridiag", st);

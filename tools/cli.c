@@ -74,6 +74,115 @@ const char *cli_option_value(cli_args_t *a)
     return a->argv[++a->i];
 }
 
+/* "a, b or c": the names of `choices`, for error messages. */
+static void describe_choices(const cli_choice_t *choices, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; choices[k].name; k++) {
+        const char *separator = k == 0 ? "" : choices[k + 1].name ? ", " : " or ";
+        const int n = snprintf(out + used, size - used, "%s%s", separator, choices[k].name);
+        if (n < 0 || (size_t)n >= size - used) break;
+        used += (size_t)n;
+    }
+}
+
+static const cli_choice_t *find_choice(const cli_choice_t *choices, const char *name)
+{
+    for (; choices->name; choices++)
+        if (strcmp(choices->name, name) == 0) return choices;
+    return NULL;
+}
+
+/* Stores one option's value at its destination: 1, or 0 after an error message. */
+static int store_option(const char *command, const cli_option_t *opt, const char *value)
+{
+    char names[256], tokens[256]; /* lists are split in a copy, as strtok writes */
+    long n;
+    const cli_choice_t *choice;
+    switch (opt->kind) {
+    case CLI_OPT_FLAG:
+        *(int *)opt->dest = opt->flag_value;
+        return 1;
+    case CLI_OPT_INT:
+    case CLI_OPT_LONG:
+        if (!cli_parse_int(value, opt->min, opt->max, &n)) {
+            cli_fail(command, "%s '%s': expected %s", opt->name, value, opt->expected);
+            return 0;
+        }
+        if (opt->kind == CLI_OPT_INT) *(int *)opt->dest = (int)n;
+        else *(long *)opt->dest = n;
+        return 1;
+    case CLI_OPT_STRING:
+        *(const char **)opt->dest = value;
+        return 1;
+    case CLI_OPT_INT_LIST: {
+        long *list = opt->dest;
+        int given = 0, ok = 1;
+        snprintf(tokens, sizeof tokens, "%s", value);
+        for (char *tok = strtok(tokens, ","); tok && ok; tok = strtok(NULL, ",")) {
+            ok = given < opt->capacity && cli_parse_int(tok, opt->min, opt->max, &list[given]);
+            given += ok;
+        }
+        if (!ok || given == 0) {
+            cli_fail(command, "%s '%s': expected positive integers, commas between", opt->name,
+                     value);
+            return 0;
+        }
+        *opt->count = given;
+        return 1;
+    }
+    case CLI_OPT_CHOICE:
+        if (!(choice = find_choice(opt->choices, value))) {
+            describe_choices(opt->choices, names, sizeof names);
+            cli_fail(command, "%s '%s': expected %s", opt->name, value, names);
+            return 0;
+        }
+        *(int *)opt->dest = choice->value;
+        return 1;
+    case CLI_OPT_NAME_SET:
+        *(int *)opt->dest = 0;
+        snprintf(tokens, sizeof tokens, "%s", value);
+        for (char *tok = strtok(tokens, ","); tok; tok = strtok(NULL, ",")) {
+            if (!(choice = find_choice(opt->choices, tok))) {
+                describe_choices(opt->choices, names, sizeof names);
+                cli_fail(command, "%s: unknown %s '%s'; expected %s", opt->name, opt->item, tok,
+                         names);
+                return 0;
+            }
+            *(int *)opt->dest |= choice->value;
+        }
+        return 1;
+    case CLI_OPT_CUSTOM:
+        return opt->parse(command, value, opt->dest);
+    }
+    return 0;
+}
+
+int cli_parse_options(const char *command, const char *usage, const cli_option_t *options,
+                      size_t n_options, int argc, char **argv)
+{
+    cli_args_t a = {command, argc, argv, 1};
+    for (; a.i < argc; a.i++) {
+        const char *arg = argv[a.i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        const cli_option_t *opt = NULL;
+        for (size_t k = 0; k < n_options && !opt; k++)
+            if (strcmp(arg, options[k].name) == 0) opt = &options[k];
+        if (!opt) {
+            cli_fail(command, "unknown argument '%s' (see --help)", arg);
+            return 2;
+        }
+        const char *value = NULL;
+        if (opt->kind != CLI_OPT_FLAG && !(value = cli_option_value(&a))) return 2;
+        if (!store_option(command, opt, value)) return 2;
+    }
+    return CLI_CONTINUE;
+}
+
 
 /* Parses one discretisation option at argv[i]: 1 used, 0 not ours, -1 error. */
 int cli_parse_model_option(cli_args_t *a, cli_model_options_t *m)

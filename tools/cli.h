@@ -40,6 +40,76 @@ typedef struct {
 /* The value after option argv[i] (advancing i); NULL after an error message. */
 const char *cli_option_value(cli_args_t *a);
 
+/* ---- table-driven options (the bench subcommands) ---- */
+
+typedef enum {
+    CLI_OPT_FLAG,     /* no value: flag_value into an int */
+    CLI_OPT_INT,      /* an integer in [min, max] into an int (max <= INT_MAX) */
+    CLI_OPT_LONG,     /* the same into a long */
+    CLI_OPT_STRING,   /* the value itself: a const char * into argv */
+    CLI_OPT_INT_LIST, /* comma-separated integers in [1, max] into long[capacity] and *count */
+    CLI_OPT_CHOICE,   /* one name of `choices`: its value into an int */
+    CLI_OPT_NAME_SET, /* comma-separated names of `choices`: their values or-ed into an int */
+    CLI_OPT_CUSTOM    /* parse(command, value, dest) */
+} cli_option_kind_t;
+
+/* A name and what it stands for; a list of them ends with {NULL, 0}. */
+typedef struct {
+    const char *name;
+    int value;
+} cli_choice_t;
+
+/* One option; write them with the CLI_* macros below, which check dest's type. */
+typedef struct {
+    const char *name; /* "--repeats" */
+    cli_option_kind_t kind;
+    void *dest;
+    long min, max;               /* INT, LONG, INT_LIST */
+    const char *expected;        /* INT, LONG: what a bad value is told ("1..1000") */
+    int flag_value;              /* FLAG */
+    int *count;                  /* INT_LIST: how many integers were given */
+    int capacity;                /* INT_LIST: room at dest */
+    const cli_choice_t *choices; /* CHOICE, NAME_SET */
+    const char *item;            /* NAME_SET: what one name is, for errors ("model") */
+    /* CUSTOM: 1, or 0 after an error message */
+    int (*parse)(const char *command, const char *value, void *dest);
+} cli_option_t;
+
+/* _Generic without a default: a destination of another type does not compile. */
+#define CLI_DEST_(type, p) _Generic((p), type *: (p))
+
+#define CLI_FLAG(option, target, value)                                                  \
+    {.name = (option), .kind = CLI_OPT_FLAG, .dest = CLI_DEST_(int, target),               \
+     .flag_value = (value)}
+/* target: int * or long * */
+#define CLI_INT(option, target, lo, hi, expected_text)                                   \
+    {.name = (option), .kind = _Generic((target), int *: CLI_OPT_INT, long *: CLI_OPT_LONG), \
+     .dest = (target), .min = (lo), .max = (hi), .expected = (expected_text)}
+#define CLI_POSITIVE(option, target, hi) CLI_INT(option, target, 1, hi, "a positive integer")
+#define CLI_STRING(option, target)                                                       \
+    {.name = (option), .kind = CLI_OPT_STRING, .dest = CLI_DEST_(const char *, target)}
+#define CLI_INT_LIST(option, array, room, n, hi)                                         \
+    {.name = (option), .kind = CLI_OPT_INT_LIST, .dest = CLI_DEST_(long, array),           \
+     .capacity = (room), .count = CLI_DEST_(int, n), .min = 1, .max = (hi)}
+#define CLI_CHOICE(option, target, list)                                                 \
+    {.name = (option), .kind = CLI_OPT_CHOICE, .dest = CLI_DEST_(int, target),             \
+     .choices = (list)}
+#define CLI_NAME_SET(option, target, list, what)                                         \
+    {.name = (option), .kind = CLI_OPT_NAME_SET, .dest = CLI_DEST_(int, target),           \
+     .choices = (list), .item = (what)}
+#define CLI_CUSTOM(option, parser, target)                                               \
+    {.name = (option), .kind = CLI_OPT_CUSTOM, .dest = (target), .parse = (parser)}
+
+/* cli_parse_options' result when the command should go on. */
+#define CLI_CONTINUE (-1)
+/*
+ * Parses argv[1..argc-1] against `options`, in order (--help and -h print `usage`
+ * to stdout). Returns CLI_CONTINUE, or the exit status: 0 after the usage, 2 after
+ * an error message (unknown option, missing or bad value).
+ */
+int cli_parse_options(const char *command, const char *usage, const cli_option_t *options,
+                      size_t n_options, int argc, char **argv);
+
 typedef struct {
     hb_discretization_t disc;
     hb_swc_options_t swc;
