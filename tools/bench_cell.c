@@ -422,6 +422,10 @@ int cli_bench_cell(int argc, char **argv)
         const stat_t s_seq = time_steps(model, o.cells, HB_BACKEND_SEQ, &o);
         const stat_t v_seq = time_engine_solve(cable, o.cells, 0, &o);
         const stat_t c_seq = time_engine_solve(cable, o.cells, 1, &o);
+        /* cells without hh: the step reuses every row's factors (hb_step_solve_fixed) */
+        const int passive = strcmp(sp->name, "passive") == 0;
+        stat_t f_seq = {NAN, NAN, NAN, 0}, f_few = f_seq;
+        if (passive) f_seq = time_engine_solve(cable, o.cells, 2, &o);
         const stat_t b_seq = time_solve(cable, o.cells, seq_ctx, &o);
         /* With NEURON: also at NEURON's cell count (same working set, same cache level). */
         stat_t s_few = {NAN, NAN, NAN, 0}, v_few = s_few, c_few = s_few, b_few = s_few;
@@ -429,6 +433,7 @@ int cli_bench_cell(int argc, char **argv)
             s_few = time_steps(model, o.neuron_cells, HB_BACKEND_SEQ, &o);
             v_few = time_engine_solve(cable, o.neuron_cells, 0, &o);
             c_few = time_engine_solve(cable, o.neuron_cells, 1, &o);
+            if (passive) f_few = time_engine_solve(cable, o.neuron_cells, 2, &o);
             b_few = time_solve(cable, o.neuron_cells, seq_ctx, &o);
         }
         stat_t s_omp = {NAN, NAN, NAN, 0}, v_omp = s_omp, s_gpu = s_omp, v_gpu = s_omp;
@@ -459,10 +464,12 @@ int cli_bench_cell(int argc, char **argv)
             row("whole step, GPU", s_gpu, NAN);
             row("Hines solve alone, CPU 1 thread", v_seq, peer_solve);
             row("  in the step's buffer", c_seq, peer_solve);
+            if (passive) row("  ... factors reused (the step's)", f_seq, peer_solve);
             row("  library batch solve", b_seq, peer_solve);
             if (o.neuron) {
                 row(few_solve, v_few, peer_solve);
                 row(few_cache, c_few, peer_solve);
+                if (passive) row("  ... factors reused, same cells", f_few, peer_solve);
                 row(few_batch, b_few, peer_solve);
             }
             row("Hines solve alone, CPU all cores", v_omp, NAN);
@@ -489,6 +496,8 @@ int cli_bench_cell(int argc, char **argv)
             print_stat(js, "solve_cpu1_neuron_cells", v_few, 1);
             print_stat(js, "solve_cpu1_in_step_buffer", c_seq, 1);
             print_stat(js, "solve_cpu1_in_step_buffer_neuron_cells", c_few, 1);
+            print_stat(js, "solve_cpu1_in_step_buffer_factors_reused", f_seq, 1);
+            print_stat(js, "solve_cpu1_in_step_buffer_factors_reused_neuron_cells", f_few, 1);
             print_stat(js, "solve_cpu1_library_batch", b_seq, 1);
             print_stat(js, "solve_cpu1_library_batch_neuron_cells", b_few, 1);
             print_stat(js, "step_cpu_all", s_omp, 1);
@@ -514,6 +523,8 @@ int cli_bench_cell(int argc, char **argv)
             cli_json_number(js, peer_solve / c_seq.median);
             fputs(", \"ratio_solve_cpu1_in_step_buffer_neuron_cells\": ", js);
             cli_json_number(js, peer_solve / c_few.median);
+            fputs(", \"ratio_solve_cpu1_in_step_buffer_factors_reused\": ", js);
+            cli_json_number(js, peer_solve / f_seq.median);
             if (o.neuron && !nr.step.ok) {
                 fputs(", \"neuron_not_run\": ", js);
                 cli_json_string(js, nr.why);

@@ -146,6 +146,9 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->u = k->l = k->cfac = k->pas_g = k->pas_e = k->hh_par = NULL;
     k->sites = NULL;
     k->pulses = NULL;
+    /* the device factors every row each step (same bits as the CPU's fixed rows) */
+    k->fixed_row = NULL;
+    k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
     dg->size = slots * (size_t)h->m;
     dg->hh = slots * (size_t)h->n_hh;

@@ -38,6 +38,8 @@ typedef struct {
     int *cells;          /* simulation cell of each slot (count) */
     int *parent, *hh_node;
     double *v, *u, *l, *cfac, *pas_g, *pas_e, *hh_par, *hh_state;
+    unsigned char *fixed_row; /* shared groups: see hb_step_group_t */
+    double *fixed;            /* 3 m: r, c, f */
     int *site_start;
     hb_stim_site_t *sites;
     hb_stim_pulse_t *pulses;
@@ -212,6 +214,66 @@ static void share_constants(group_t *gr)
     compact(gr->hh_par, n, W);
 }
 
+/*
+ * Shared groups: the factors of the rows whose subtree has no hh node, from the
+ * step's own row functions on one lane (v = 0: only d matters), eliminated as
+ * hb_hines_recip_eliminate_row does. The step then skips their divisions and
+ * gets the same bits (tests/test_sim_engine.c compares the step with a per-cell
+ * reference; tests/gpu/test_gpu_sim.c with the GPU, which factors every row).
+ */
+static hb_status_t factor_fixed_rows(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const int m = k->m;
+    if (!k->shared) return HB_SUCCESS;
+    unsigned char *fixed = malloc((size_t)m);
+    double *f = malloc(3 * (size_t)m * sizeof *f);
+    double *d = malloc((size_t)m * sizeof *d), *rhs = malloc((size_t)m * sizeof *rhs);
+    double *v0 = calloc((size_t)m, sizeof *v0);
+    if (!fixed || !f || !d || !rhs || !v0) {
+        free(fixed);
+        free(f);
+        free(d);
+        free(rhs);
+        free(v0);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
+    const int *parent = k->parent;
+    memset(fixed, 1, (size_t)m);
+    for (int j = 0; j < k->n_hh; j++) fixed[k->hh_node[j]] = 0;
+    for (int i = m - 1; i > 0; i--)
+        if (!fixed[i]) fixed[parent[i]] = 0;
+    for (int i = 0; i < m; i++)
+        hb_step_pas_row(1, 0, v0 + i, k->pas_g + i, k->pas_e + i, d + i, rhs + i);
+    hb_step_root_row(1, 0, k->cfac, d, rhs);
+    for (int i = 1; i < m; i++) {
+        const int p = parent[i];
+        hb_step_axial_row(1, 0, k->cfac + i, k->u + i, k->l + i, v0 + i, v0 + p, d + i, rhs + i,
+                          d + p, rhs + p);
+    }
+    double *fr = f, *fc = f + m, *ff = f + 2 * (size_t)m;
+    for (int i = m - 1; i >= 0; i--) {
+        fr[i] = fc[i] = ff[i] = 0.0;
+        if (!fixed[i]) continue;
+        const double r = 1.0 / d[i];
+        fr[i] = r;
+        if (i == 0) break;
+        fc[i] = (k->u[i] * k->l[i]) * r;
+        ff[i] = k->u[i] * r;
+        d[parent[i]] -= fc[i];
+    }
+    free(d);
+    free(rhs);
+    free(v0);
+    gr->fixed_row = fixed;
+    gr->fixed = f;
+    k->fixed_row = fixed;
+    k->fixed_r = fr;
+    k->fixed_c = fc;
+    k->fixed_f = ff;
+    return HB_SUCCESS;
+}
+
 /* Storage of one group: constants filled, state left for hb_sim_init. */
 static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
 {
@@ -326,11 +388,13 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     k->site_start = gr->site_start;
     k->sites = gr->sites;
     k->pulses = gr->pulses;
+    if (status == HB_SUCCESS) status = factor_fixed_rows(gr);
     return status;
 }
 
 static hb_status_t make_groups(hb_sim_t *sim)
 {
+    if (sim->n_cells < 1) return hb_fail(HB_ERR_INVALID_VALUE, "simulation: no cells");
     int *first = malloc((size_t)sim->n_cells * sizeof *first); /* a cell of each group */
     sim->groups = calloc((size_t)sim->n_cells, sizeof *sim->groups);
     sim->group_of = malloc((size_t)sim->n_cells * sizeof *sim->group_of);
@@ -452,6 +516,8 @@ static void free_groups(hb_sim_t *sim)
         free(gr->pas_e);
         free(gr->hh_par);
         free(gr->hh_state);
+        free(gr->fixed_row);
+        free(gr->fixed);
         free(gr->site_start);
         free(gr->sites);
         free(gr->pulses);
@@ -700,6 +766,18 @@ static void solve_block(int m, const int *parent, const double *u, const double 
                                 rhs);
 }
 
+/* The same with every row's factors given (a matrix that is the same every step). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void solve_block_fixed(int m, const int *parent, const double *u, const double *l,
+                              const unsigned char *fixed, const double *fr, const double *fc,
+                              const double *ff, double *d, double *rhs)
+{
+    hb_step_solve_fixed(m, parent, HB_SIM_CPU_LANES, HB_SIM_CPU_LANES, u, l, fixed, fr, fc, ff, d,
+                        rhs);
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -722,8 +800,11 @@ hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt
     double *src_d = malloc(size * sizeof *src_d), *src_r = malloc(size * sizeof *src_r);
     double *d = malloc(size * sizeof *d), *rhs = malloc(size * sizeof *rhs);
     double *buf = malloc(2 * bsize * sizeof *buf);
+    double *fac = malloc(3 * (size_t)m * sizeof *fac), *dw = malloc((size_t)m * sizeof *dw);
+    unsigned char *fixed = malloc((size_t)m);
     hb_status_t st = HB_SUCCESS;
-    if (!u || !l || !v || !g || !d1 || !r1 || !src_d || !src_r || !d || !rhs || !buf)
+    if (!u || !l || !v || !g || !d1 || !r1 || !src_d || !src_r || !d || !rhs || !buf || !fac ||
+        !dw || !fixed)
         st = hb_fail(HB_ERR_ALLOC, "hb_sim_solve_benchmark: out of memory");
     if (st == HB_SUCCESS) st = hb_cable_offdiag(cable, u, l);
     if (st == HB_SUCCESS) {
@@ -743,6 +824,18 @@ hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt
                 }
         const int *parent = hb_cable_parent(cable);
         double *bd = buf, *br = buf + bsize;
+        /* in_cache 2: every row's factors computed once, as factor_fixed_rows does */
+        double *fr = fac, *fc = fac + m, *ff = fac + 2 * (size_t)m;
+        memcpy(dw, d1, (size_t)m * sizeof *dw);
+        memset(fixed, 1, (size_t)m);
+        for (int i = m - 1; i >= 0; i--) {
+            fr[i] = 1.0 / dw[i];
+            fc[i] = ff[i] = 0.0;
+            if (i == 0) break;
+            fc[i] = (u[i] * l[i]) * fr[i];
+            ff[i] = u[i] * fr[i];
+            dw[parent[i]] -= fc[i];
+        }
         for (int r = -1; r < repeats; r++) { /* one warm-up */
             double t = 0.0;
             if (in_cache) {
@@ -750,7 +843,10 @@ hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt
                     memcpy(bd, src_d + b * bsize, bsize * sizeof *bd);
                     memcpy(br, src_r + b * bsize, bsize * sizeof *br);
                     const double t0 = now_seconds();
-                    solve_block(m, parent, u, l, bd, br);
+                    if (in_cache == 2)
+                        solve_block_fixed(m, parent, u, l, fixed, fr, fc, ff, bd, br);
+                    else
+                        solve_block(m, parent, u, l, bd, br);
                     t += now_seconds() - t0;
                 }
             } else {
@@ -775,6 +871,9 @@ hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt
     free(d);
     free(rhs);
     free(buf);
+    free(fac);
+    free(dw);
+    free(fixed);
     return st;
 }
 

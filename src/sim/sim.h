@@ -71,7 +71,9 @@ int hb_sim_shared_groups(const hb_sim_t *sim);
  * in_cache 0: d and rhs of all blocks restored in memory (not timed), then
  * every block solved from there (at many cells: from DRAM); in_cache 1: each
  * block's d and rhs first copied into a block buffer (not timed), as the step
- * finds them, and only the solve of that buffer timed.
+ * finds them, and only the solve of that buffer timed; in_cache 2: as 1, with
+ * every row's factors computed once (the step's solve for cells without hh,
+ * hb_step_solve_fixed: no division).
  */
 hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt_ms,
                                    int in_cache, int repeats, double *seconds);

@@ -200,6 +200,14 @@ typedef struct {
     const int *site_start;       /* blocks * width + 1: stimulus sites of each slot */
     const hb_stim_site_t *sites;
     const hb_stim_pulse_t *pulses;
+    /* Shared groups on the CPU (else NULL): rows whose subtree has no hh node have
+     * the same eliminated diagonal every step (cm/dt, pas and the axial terms are
+     * constant), so its factors are computed once (src/sim/sim.c, factor_fixed_rows)
+     * and the step's solve skips their divisions: 1 / d (r), the parent's diagonal
+     * update (u l) r (c), the rhs factor u r (f), per row. Same bits as computing
+     * them each step. */
+    const unsigned char *fixed_row; /* m: 1 for such a row */
+    const double *fixed_r, *fixed_c, *fixed_f; /* m each */
 } hb_step_group_t;
 
 typedef struct {
@@ -313,6 +321,70 @@ static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_s
 }
 
 /*
+ * hb_hines_recip_lanes_inline (one division per row) for a shared group whose
+ * fixed rows (hb_step_group_t.fixed_row) bring their factors: the same
+ * operations on the same values, so the same bits, without those rows' divisions.
+ * A fixed row's parent diagonal is only updated when the parent is not fixed
+ * (a fixed parent's 1 / d is already known).
+ */
+static inline HB_HOSTDEV void hb_step_solve_fixed(int m, const int *HB_RESTRICT parent, size_t w,
+                                                  int lanes, const double *HB_RESTRICT u,
+                                                  const double *HB_RESTRICT l,
+                                                  const unsigned char *HB_RESTRICT fixed,
+                                                  const double *HB_RESTRICT fr,
+                                                  const double *HB_RESTRICT fc,
+                                                  const double *HB_RESTRICT ff,
+                                                  double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    for (int i = m - 1; i > 0; --i) {
+        const int p = parent[i];
+        const size_t row = (size_t)i * w, prow = (size_t)p * w;
+        if (fixed[i]) {
+            const double c = fc[i], f = ff[i];
+            double *HB_RESTRICT rhs_p = rhs + prow;
+            const double *HB_RESTRICT rhs_i = rhs + row;
+            if (!fixed[p]) {
+                double *HB_RESTRICT d_p = d + prow;
+                HB_SIMD
+                for (int k = 0; k < lanes; ++k) d_p[k] -= c;
+            }
+            HB_SIMD
+            for (int k = 0; k < lanes; ++k) rhs_p[k] -= f * rhs_i[k];
+        } else {
+            hb_hines_recip_eliminate_row((size_t)lanes, 0, u[i], l[i], u + i, l + i, d + row,
+                                         rhs + row, d + prow, rhs + prow);
+        }
+    }
+    if (fixed[0]) {
+        const double r = fr[0];
+        HB_SIMD
+        for (int k = 0; k < lanes; ++k) rhs[k] = rhs[k] * r;
+    } else {
+        HB_SIMD
+        for (int k = 0; k < lanes; ++k) {
+            const double r = 1.0 / d[k];
+            rhs[k] = rhs[k] * r;
+            d[k] = r;
+        }
+    }
+    for (int i = 1; i < m; ++i) {
+        const size_t row = (size_t)i * w, prow = (size_t)parent[i] * w;
+        const double li = l[i];
+        const double *HB_RESTRICT rhs_p = rhs + prow;
+        double *HB_RESTRICT rhs_i = rhs + row;
+        if (fixed[i]) {
+            const double r = fr[i];
+            HB_SIMD
+            for (int k = 0; k < lanes; ++k) rhs_i[k] = (rhs_i[k] - li * rhs_p[k]) * r;
+        } else {
+            const double *HB_RESTRICT r_i = d + row;
+            HB_SIMD
+            for (int k = 0; k < lanes; ++k) rhs_i[k] = (rhs_i[k] - li * rhs_p[k]) * r_i[k];
+        }
+    }
+}
+
+/*
  * One whole step (NEURON's fixed step, docs/sim-engine.md) of lanes
  * lane0 .. lane0 + lanes - 1 of block `block`; `width` must equal g->width
  * and `shared` g->shared (passed separately so that callers make them
@@ -378,7 +450,11 @@ static inline HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_s
         hb_step_axial_row(lanes, cl, cfac + c, u + c, l + c, v + r, v + pr, d + r, rhs + r,
                           d + pr, rhs + pr);
     }
-    hb_hines_recip_lanes_inline(m, parent, w, (size_t)lanes, u, l, crow, (size_t)cl, d, rhs);
+    if (shared && g->fixed_row)
+        hb_step_solve_fixed(m, parent, w, lanes, u, l, g->fixed_row, g->fixed_r, g->fixed_c,
+                            g->fixed_f, d, rhs);
+    else
+        hb_hines_recip_lanes_inline(m, parent, w, (size_t)lanes, u, l, crow, (size_t)cl, d, rhs);
     for (int i = 0; i < m; i++) {
         const size_t r = (size_t)i * w;
         hb_step_update_row(lanes, p->factor, rhs + r, v + r);
