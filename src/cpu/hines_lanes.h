@@ -135,6 +135,18 @@ static inline HB_HOSTDEV void hb_hines_recip_substitute_row(size_t lanes, size_t
     }
 }
 
+/* The root row (no parent): r = 1 / d_0, rhs_0 = rhs_0 r, d_0 = r. */
+static inline HB_HOSTDEV void hb_hines_recip_root(size_t lanes, double *HB_RESTRICT d,
+                                                  double *HB_RESTRICT rhs)
+{
+    HB_SIMD
+    for (size_t k = 0; k < lanes; ++k) {
+        const double r = 1.0 / d[k];
+        rhs[k] = rhs[k] * r;
+        d[k] = r;
+    }
+}
+
 static inline HB_HOSTDEV void hb_hines_recip_lanes_inline(int m, const int *HB_RESTRICT parent,
                                                           size_t row_stride, size_t lanes,
                                                           const double *HB_RESTRICT u,
@@ -149,12 +161,7 @@ static inline HB_HOSTDEV void hb_hines_recip_lanes_inline(int m, const int *HB_R
         hb_hines_recip_eliminate_row(lanes, ul_lane, u[c], l[c], u + c, l + c, d + row,
                                      rhs + row, d + prow, rhs + prow);
     }
-    HB_SIMD
-    for (size_t k = 0; k < lanes; ++k) {
-        const double r = 1.0 / d[k];
-        rhs[k] = rhs[k] * r;
-        d[k] = r;
-    }
+    hb_hines_recip_root(lanes, d, rhs);
     for (int i = 1; i < m; ++i) {
         const size_t row = (size_t)i * row_stride, prow = (size_t)parent[i] * row_stride;
         const size_t c = (size_t)i * ul_row;

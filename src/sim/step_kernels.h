@@ -360,12 +360,7 @@ static inline HB_HOSTDEV void hb_step_solve_fixed(int m, const int *HB_RESTRICT 
         HB_SIMD
         for (int k = 0; k < lanes; ++k) rhs[k] = rhs[k] * r;
     } else {
-        HB_SIMD
-        for (int k = 0; k < lanes; ++k) {
-            const double r = 1.0 / d[k];
-            rhs[k] = rhs[k] * r;
-            d[k] = r;
-        }
+        hb_hines_recip_root((size_t)lanes, d, rhs);
     }
     for (int i = 1; i < m; ++i) {
         const size_t row = (size_t)i * w, prow = (size_t)parent[i] * w;
