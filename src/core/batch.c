@@ -10,7 +10,8 @@
 #include "cuda/backend_cuda.h"
 #endif
 
-/* Bits of the arrays a CUDA batch's devices hold newer than the host copy. */
+/* Bits of a CUDA batch's arrays: held newer by the devices (device_newer) or by the
+ * host copy (host_dirty). */
 enum { NEWER_U = 1, NEWER_L = 2, NEWER_D = 4, NEWER_RHS = 8, NEWER_ALL = 15 };
 
 struct hb_batch {
@@ -22,7 +23,7 @@ struct hb_batch {
     double *u, *l, *d, *rhs; /* hb_layout_size elements each; the host copy on CUDA */
     hb_hines_algo_t algo;
     void *device;     /* hb_cuda_batch_t for the CUDA backend, else NULL */
-    int host_dirty;   /* CUDA: the host copy changed since the last upload */
+    int host_dirty;   /* CUDA: NEWER_* bits of host arrays changed since the last upload */
     int device_newer; /* CUDA: NEWER_* bits of arrays changed on the devices */
 };
 
@@ -50,8 +51,13 @@ static hb_status_t sync_host(struct hb_batch *b)
 static hb_status_t sync_device(struct hb_batch *b)
 {
     if (b->device && b->host_dirty) {
-        hb_status_t status =
-            hb_cuda_batch_upload((hb_cuda_batch_t *)b->device, b->u, b->l, b->d, b->rhs);
+        /* only the arrays that changed: a time loop that sets d and rhs does not move u, l
+         * again (nor re-check whether all systems share them) */
+        const int dirty = b->host_dirty;
+        hb_status_t status = hb_cuda_batch_upload(
+            (hb_cuda_batch_t *)b->device, dirty & NEWER_U ? b->u : NULL,
+            dirty & NEWER_L ? b->l : NULL, dirty & NEWER_D ? b->d : NULL,
+            dirty & NEWER_RHS ? b->rhs : NULL);
         if (status != HB_SUCCESS) return status;
         b->host_dirty = 0;
     }
@@ -98,7 +104,7 @@ hb_status_t hb_batch_create(hb_context_t ctx, int m, const int *parent, int batc
             hb_batch_destroy(b);
             return status;
         }
-        b->host_dirty = 1;
+        b->host_dirty = NEWER_ALL;
     }
 #endif
     /* Padding systems complete the last block as identity rows: d = 1. */
@@ -170,7 +176,8 @@ hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const do
     hb_status_t status = check_system("hb_batch_set", batch, system);
     if (status == HB_SUCCESS) status = sync_host(batch);
     if (status != HB_SUCCESS) return status;
-    batch->host_dirty = 1;
+    batch->host_dirty |= (u ? NEWER_U : 0) | (l ? NEWER_L : 0) | (d ? NEWER_D : 0) |
+                         (rhs ? NEWER_RHS : 0);
     scatter(batch, system, u, batch->u);
     scatter(batch, system, l, batch->l);
     scatter(batch, system, d, batch->d);
@@ -247,7 +254,7 @@ hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst)
     /* Every real system of dst is overwritten; its padding is identity already. */
     if ((status = sync_host(src)) != HB_SUCCESS) return status;
     dst->device_newer = 0;
-    dst->host_dirty = 1;
+    dst->host_dirty = NEWER_ALL;
     convert_array(src, src->u, dst, dst->u);
     convert_array(src, src->l, dst, dst->l);
     convert_array(src, src->d, dst, dst->d);
@@ -261,7 +268,9 @@ hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_arrays: batch is NULL");
     hb_status_t status = sync_host(batch);
     if (status != HB_SUCCESS) return status;
-    batch->host_dirty = 1; /* the caller may write */
+    /* the caller may write the arrays it asked for */
+    batch->host_dirty |=
+        (u ? NEWER_U : 0) | (l ? NEWER_L : 0) | (d ? NEWER_D : 0) | (rhs ? NEWER_RHS : 0);
     if (u) *u = batch->u;
     if (l) *l = batch->l;
     if (d) *d = batch->d;

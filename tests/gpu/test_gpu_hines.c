@@ -144,6 +144,28 @@ static void run_algorithms(hb_context_t ctx, const problem_t *p, const char *nam
         CHECK_OK(hb_batch_benchmark(batch, source, 3, t));
         CHECK(t[0] > 0.0 && t[1] > 0.0 && t[2] > 0.0);
         compare(p, batch, "after hb_batch_benchmark");
+        /* Uploads move only the arrays that changed (batch.c host_dirty): new d and rhs
+         * alone are solved with the u and l already on the device... */
+        for (int s = 0; s < p->cells; s++)
+            CHECK_OK(hb_batch_set(batch, s, NULL, NULL, p->d + (size_t)s * p->m,
+                                  p->rhs + (size_t)s * p->m));
+        CHECK_OK(hb_batch_solve(batch));
+        compare(p, batch, "after setting d and rhs only");
+        /* ... and a changed u alone does go up: solve with u doubled, then put u, d and rhs
+         * back (l untouched) and solve again. */
+        double *u2 = malloc((size_t)p->m * sizeof *u2);
+        for (int s = 0; s < p->cells && u2; s++) {
+            for (int i = 0; i < p->m; i++) u2[i] = 2.0 * p->u[(size_t)s * p->m + i];
+            CHECK_OK(hb_batch_set(batch, s, u2, NULL, p->d + (size_t)s * p->m,
+                                  p->rhs + (size_t)s * p->m));
+        }
+        CHECK_OK(hb_batch_solve(batch));
+        for (int s = 0; s < p->cells; s++)
+            CHECK_OK(hb_batch_set(batch, s, p->u + (size_t)s * p->m, NULL,
+                                  p->d + (size_t)s * p->m, p->rhs + (size_t)s * p->m));
+        CHECK_OK(hb_batch_solve(batch));
+        compare(p, batch, "after setting u back alone");
+        free(u2);
         hb_batch_destroy(batch);
         hb_batch_destroy(source);
     }
