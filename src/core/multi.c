@@ -269,16 +269,13 @@ hb_status_t hb_multi_plan(const struct hb_multi *mb, const int *order, const int
             p->node_slot[first + (size_t)q->top] - base;
         p->parent_slot[k] = p->node_slot[first + (size_t)mb->parent[first + (size_t)q->top]] - base;
     }
-    free(nchild);
-    free(node_branch);
-    free(node_pos);
-    free(group_of);
-    free(pb);
-    free(sorted);
-    free(new_id);
-    free(fill);
-    return HB_SUCCESS;
+    hb_status_t status = HB_SUCCESS;
+    goto done;
 oom:
+    hb_multi_plan_free(p);
+    status = hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory planning %d cells of %zu rows in all",
+                     mb->n_cells, n_rows);
+done:
     free(nchild);
     free(node_branch);
     free(node_pos);
@@ -287,9 +284,7 @@ oom:
     free(sorted);
     free(new_id);
     free(fill);
-    hb_multi_plan_free(p);
-    return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory planning %d cells of %zu rows in all",
-                   mb->n_cells, n_rows);
+    return status;
 }
 
 /*
