@@ -155,6 +155,33 @@ static int store_option(const char *command, const cli_option_t *opt, const char
         return 1;
     case CLI_OPT_CUSTOM:
         return opt->parse(command, value, opt->dest);
+    case CLI_OPT_OTHER:
+    case CLI_OPT_POSITIONAL:
+        break; /* no name: cli_parse_options sees to them */
+    }
+    return 0;
+}
+
+/* An argument that no option names: 1 taken by an OTHER parser or as the positional
+ * argument (into *positional), 0 unknown, -1 after an error message. */
+static int take_other(cli_args_t *a, const cli_option_t *options, size_t n_options,
+                      const char **positional)
+{
+    const char *arg = a->argv[a->i];
+    for (size_t k = 0; k < n_options; k++) {
+        int used = options[k].kind == CLI_OPT_OTHER ? options[k].other(a, options[k].dest) : 0;
+        if (used) return used;
+    }
+    if (arg[0] == '-' && arg[1]) return 0; /* an option ("-" alone is not) */
+    for (size_t k = 0; k < n_options; k++) {
+        if (options[k].kind != CLI_OPT_POSITIONAL) continue;
+        if (*positional) {
+            cli_fail(a->command, "more than one %s given ('%s' and '%s')", options[k].item,
+                     *positional, arg);
+            return -1;
+        }
+        *positional = arg;
+        return 1;
     }
     return 0;
 }
@@ -163,16 +190,22 @@ int cli_parse_options(const char *command, const char *usage, const cli_option_t
                       size_t n_options, int argc, char **argv)
 {
     cli_args_t a = {command, argc, argv, 1};
+    const char *positional = NULL;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(usage, stdout);
+            for (size_t k = 0; k < n_options; k++)
+                if (options[k].help) printf("\n%s", options[k].help);
             return 0;
         }
         const cli_option_t *opt = NULL;
         for (size_t k = 0; k < n_options && !opt; k++)
-            if (strcmp(arg, options[k].name) == 0) opt = &options[k];
+            if (options[k].name && strcmp(arg, options[k].name) == 0) opt = &options[k];
         if (!opt) {
+            const int used = take_other(&a, options, n_options, &positional);
+            if (used < 0) return 2;
+            if (used) continue;
             cli_fail(command, "unknown argument '%s' (see --help)", arg);
             return 2;
         }
@@ -180,13 +213,22 @@ int cli_parse_options(const char *command, const char *usage, const cli_option_t
         if (opt->kind != CLI_OPT_FLAG && !(value = cli_option_value(&a))) return 2;
         if (!store_option(command, opt, value)) return 2;
     }
+    for (size_t k = 0; k < n_options; k++) {
+        if (options[k].kind != CLI_OPT_POSITIONAL) continue;
+        if (!positional) {
+            cli_fail(command, "no %s given (see --help)", options[k].item);
+            return 2;
+        }
+        *(const char **)options[k].dest = positional;
+    }
     return CLI_CONTINUE;
 }
 
 
 /* Parses one discretisation option at argv[i]: 1 used, 0 not ours, -1 error. */
-int cli_parse_model_option(cli_args_t *a, cli_model_options_t *m)
+int cli_parse_model_option(cli_args_t *a, void *model)
 {
+    cli_model_options_t *m = model;
     const char *opt = a->argv[a->i], *value;
     long n;
     if (strcmp(opt, "--policy") == 0) {

@@ -40,7 +40,7 @@ typedef struct {
 /* The value after option argv[i] (advancing i); NULL after an error message. */
 const char *cli_option_value(cli_args_t *a);
 
-/* ---- table-driven options (the bench subcommands) ---- */
+/* ---- table-driven options (every subcommand) ---- */
 
 typedef enum {
     CLI_OPT_FLAG,     /* no value: flag_value into an int */
@@ -50,7 +50,12 @@ typedef enum {
     CLI_OPT_INT_LIST, /* comma-separated integers in [1, max] into long[capacity] and *count */
     CLI_OPT_CHOICE,   /* one name of `choices`: its value into an int */
     CLI_OPT_NAME_SET, /* comma-separated names of `choices`: their values or-ed into an int */
-    CLI_OPT_CUSTOM    /* parse(command, value, dest) */
+    CLI_OPT_CUSTOM,   /* parse(command, value, dest) */
+    /* The two kinds below have no name: they see the arguments that no option names. */
+    CLI_OPT_OTHER,     /* other(args, dest) on each such argument, before POSITIONAL */
+    CLI_OPT_POSITIONAL /* the one such argument not starting with '-' ("-" is one) into a
+                          const char *; required; `item` names it in errors ("model file").
+                          At most one per table. */
 } cli_option_kind_t;
 
 /* A name and what it stands for; a list of them ends with {NULL, 0}. */
@@ -70,9 +75,13 @@ typedef struct {
     int *count;                  /* INT_LIST: how many integers were given */
     int capacity;                /* INT_LIST: room at dest */
     const cli_choice_t *choices; /* CHOICE, NAME_SET */
-    const char *item;            /* NAME_SET: what one name is, for errors ("model") */
+    const char *item;            /* NAME_SET: what one name is, for errors ("model"); POSITIONAL */
     /* CUSTOM: 1, or 0 after an error message */
     int (*parse)(const char *command, const char *value, void *dest);
+    /* OTHER, on args->argv[args->i]: 1 used (its values taken with cli_option_value),
+     * 0 not one of its own, -1 after an error message */
+    int (*other)(cli_args_t *args, void *dest);
+    const char *help; /* any kind: printed by --help after the usage and a blank line */
 } cli_option_t;
 
 /* _Generic without a default: a destination of another type does not compile. */
@@ -99,13 +108,22 @@ typedef struct {
      .choices = (list), .item = (what)}
 #define CLI_CUSTOM(option, parser, target)                                               \
     {.name = (option), .kind = CLI_OPT_CUSTOM, .dest = (target), .parse = (parser)}
+#define CLI_OTHER(parser, target, help_text)                                             \
+    {.kind = CLI_OPT_OTHER, .dest = (target), .other = (parser), .help = (help_text)}
+#define CLI_POSITIONAL(what, target)                                                     \
+    {.kind = CLI_OPT_POSITIONAL, .dest = CLI_DEST_(const char *, target), .item = (what)}
+/* The compartment options (cli_parse_model_option) into a cli_model_options_t *. */
+#define CLI_MODEL_OPTIONS(target)                                                        \
+    CLI_OTHER(cli_parse_model_option, CLI_DEST_(cli_model_options_t, target),            \
+              cli_usage_discretisation)
 
 /* cli_parse_options' result when the command should go on. */
 #define CLI_CONTINUE (-1)
 /*
  * Parses argv[1..argc-1] against `options`, in order (--help and -h print `usage`
- * to stdout). Returns CLI_CONTINUE, or the exit status: 0 after the usage, 2 after
- * an error message (unknown option, missing or bad value).
+ * and the entries' help to stdout). Returns CLI_CONTINUE, or the exit status: 0
+ * after the usage, 2 after an error message (unknown argument, missing or bad
+ * value, a POSITIONAL missing or given twice).
  */
 int cli_parse_options(const char *command, const char *usage, const cli_option_t *options,
                       size_t n_options, int argc, char **argv);
@@ -116,8 +134,9 @@ typedef struct {
 } cli_model_options_t;
 
 void cli_model_options_default(cli_model_options_t *m);
-/* One compartment option at argv[i]: 1 used, 0 not one, -1 error (reported). */
-int cli_parse_model_option(cli_args_t *a, cli_model_options_t *m);
+/* One compartment option at argv[i] into the cli_model_options_t `model`: 1 used,
+ * 0 not one, -1 error (reported). A CLI_OPT_OTHER parser: see CLI_MODEL_OPTIONS. */
+int cli_parse_model_option(cli_args_t *a, void *model);
 /* Loads FILE (or the built-in cell when path is NULL), prints warnings, builds the
  * cable; returns 0 or 1 after an error message. */
 int cli_load_model(const char *command, const char *path, const cli_model_options_t *m,

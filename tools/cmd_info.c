@@ -1,6 +1,5 @@
 /* hinesbatch info: a morphology and its compartments. */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 
@@ -16,35 +15,18 @@ static const char usage_info[] =
 
 int cli_command_info(int argc, char **argv)
 {
-    cli_args_t a = {"info", argc, argv, 0};
     cli_model_options_t m;
     const char *path = NULL;
     int json = 0;
     cli_model_options_default(&m);
-    for (a.i = 1; a.i < argc; a.i++) {
-        const char *opt = argv[a.i];
-        int used = cli_parse_model_option(&a, &m);
-        if (used < 0) return 2;
-        if (used) continue;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            printf("%s\n%s", usage_info, cli_usage_discretisation);
-            return 0;
-        } else if (strcmp(opt, "--json") == 0) {
-            json = 1;
-        } else if (opt[0] == '-' && opt[1]) {
-            cli_fail("info", "unknown option '%s' (see hinesbatch info --help)", opt);
-            return 2;
-        } else if (path) {
-            cli_fail("info", "more than one file given ('%s' and '%s')", path, opt);
-            return 2;
-        } else {
-            path = opt;
-        }
-    }
-    if (!path) {
-        cli_fail("info", "no SWC file given (see hinesbatch info --help)");
-        return 2;
-    }
+    const cli_option_t options[] = {
+        CLI_FLAG("--json", &json, 1),
+        CLI_MODEL_OPTIONS(&m),
+        CLI_POSITIONAL("SWC file", &path),
+    };
+    const int parsed = cli_parse_options("info", usage_info, options,
+                                         sizeof options / sizeof *options, argc, argv);
+    if (parsed != CLI_CONTINUE) return parsed;
     hb_morph_t *morph;
     hb_cable_t *cable;
     if (cli_load_model("info", path, &m, &morph, &cable)) return 1;

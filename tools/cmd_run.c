@@ -36,32 +36,17 @@ static int make_dirs(const char *dir)
 
 int cli_command_run(int argc, char **argv)
 {
-    cli_args_t a = {"run", argc, argv, 0};
     const char *model = NULL, *out = ".";
     int quiet = 0;
-    for (a.i = 1; a.i < argc; a.i++) {
-        const char *opt = argv[a.i];
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage_run, stdout);
-            return 0;
-        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
-            if (!(out = cli_option_value(&a))) return 2;
-        } else if (strcmp(opt, "--quiet") == 0) {
-            quiet = 1;
-        } else if (opt[0] == '-' && opt[1]) {
-            cli_fail("run", "unknown option '%s' (see hinesbatch run --help)", opt);
-            return 2;
-        } else if (model) {
-            cli_fail("run", "more than one model file given ('%s' and '%s')", model, opt);
-            return 2;
-        } else {
-            model = opt;
-        }
-    }
-    if (!model) {
-        cli_fail("run", "no model file given (see hinesbatch run --help)");
-        return 2;
-    }
+    const cli_option_t options[] = {
+        CLI_STRING("-o", &out),
+        CLI_STRING("--output", &out),
+        CLI_FLAG("--quiet", &quiet, 1),
+        CLI_POSITIONAL("model file", &model),
+    };
+    const int parsed = cli_parse_options("run", usage_run, options,
+                                         sizeof options / sizeof *options, argc, argv);
+    if (parsed != CLI_CONTINUE) return parsed;
     hb_sim_t *sim = NULL;
     hb_status_t status = hb_sim_load_json(model, &sim);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);

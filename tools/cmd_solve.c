@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 
@@ -29,69 +28,49 @@ static const char usage_solve[] =
 
 typedef struct {
     const char *morph_path;
-    long cells, block_size, threads, steps;
-    unsigned long seed;
+    long cells, block_size, threads, steps, seed;
     double dt;
     hb_layout_t layout;
     hb_backend_t backend;
     int check, json;
 } solve_options_t;
 
+static int parse_dt(const char *command, const char *value, void *dt)
+{
+    if (cli_parse_double(value, 0.0, dt)) return 1;
+    cli_fail(command, "--dt '%s': expected a positive number [ms]", value);
+    return 0;
+}
+
+/* CLI_CONTINUE, or the exit status (0 after --help, 2 after an error message). */
 static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_options_t *m)
 {
-    cli_args_t a = {"solve", argc, argv, 0};
-    const char *value;
-    long n;
-    for (a.i = 1; a.i < argc; a.i++) {
-        const char *opt = argv[a.i];
-        int used = cli_parse_model_option(&a, m);
-        if (used < 0) return 2;
-        if (used) continue;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            printf("%s\n%s", usage_solve, cli_usage_discretisation);
-            return -1;
-        } else if (strcmp(opt, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(opt, "--check") == 0) {
-            o->check = 1;
-        } else if (strcmp(opt, "--morph") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            o->morph_path = value;
-        } else if (strcmp(opt, "--layout") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (strcmp(value, "flat") == 0) o->layout = HB_LAYOUT_FLAT;
-            else if (strcmp(value, "interleaved") == 0) o->layout = HB_LAYOUT_INTERLEAVED;
-            else if (strcmp(value, "block") == 0) o->layout = HB_LAYOUT_BLOCK;
-            else return cli_fail("solve", "--layout '%s': expected flat, interleaved or block", value) + 1;
-        } else if (strcmp(opt, "--backend") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (strcmp(value, "seq") == 0) o->backend = HB_BACKEND_SEQ;
-            else if (strcmp(value, "omp") == 0) o->backend = HB_BACKEND_OMP;
-            else if (strcmp(value, "cuda") == 0) o->backend = HB_BACKEND_CUDA;
-            else if (strcmp(value, "best") == 0) o->backend = HB_BACKEND_BEST;
-            else return cli_fail("solve", "--backend '%s': expected seq, omp, cuda or best", value) + 1;
-        } else if (strcmp(opt, "--cells") == 0 || strcmp(opt, "--block-size") == 0 ||
-                   strcmp(opt, "--threads") == 0 || strcmp(opt, "--steps") == 0 ||
-                   strcmp(opt, "--seed") == 0) {
-            long lo = strcmp(opt, "--threads") == 0 || strcmp(opt, "--seed") == 0 ? 0 : 1;
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_int(value, lo, 100000000L, &n))
-                return cli_fail("solve", "%s '%s': expected an integer %ld..100000000", opt, value,
-                            lo) + 1;
-            if (strcmp(opt, "--cells") == 0) o->cells = n;
-            else if (strcmp(opt, "--block-size") == 0) o->block_size = n;
-            else if (strcmp(opt, "--threads") == 0) o->threads = n;
-            else if (strcmp(opt, "--steps") == 0) o->steps = n;
-            else o->seed = (unsigned long)n;
-        } else if (strcmp(opt, "--dt") == 0) {
-            if (!(value = cli_option_value(&a))) return 2;
-            if (!cli_parse_double(value, 0.0, &o->dt))
-                return cli_fail("solve", "--dt '%s': expected a positive number [ms]", value) + 1;
-        } else {
-            return cli_fail("solve", "unknown argument '%s' (see hinesbatch solve --help)", opt) + 1;
-        }
-    }
-    return 0;
+    static const cli_choice_t layouts[] = {
+        {"flat", HB_LAYOUT_FLAT}, {"interleaved", HB_LAYOUT_INTERLEAVED},
+        {"block", HB_LAYOUT_BLOCK}, {NULL, 0}};
+    static const cli_choice_t backends[] = {{"seq", HB_BACKEND_SEQ}, {"omp", HB_BACKEND_OMP},
+                                            {"cuda", HB_BACKEND_CUDA}, {"best", HB_BACKEND_BEST},
+                                            {NULL, 0}};
+    int layout = o->layout, backend = o->backend;
+    const cli_option_t options[] = {
+        CLI_FLAG("--json", &o->json, 1),
+        CLI_FLAG("--check", &o->check, 1),
+        CLI_STRING("--morph", &o->morph_path),
+        CLI_CHOICE("--layout", &layout, layouts),
+        CLI_CHOICE("--backend", &backend, backends),
+        CLI_INT("--cells", &o->cells, 1, 100000000L, "an integer 1..100000000"),
+        CLI_INT("--block-size", &o->block_size, 1, 100000000L, "an integer 1..100000000"),
+        CLI_INT("--threads", &o->threads, 0, 100000000L, "an integer 0..100000000"),
+        CLI_INT("--steps", &o->steps, 1, 100000000L, "an integer 1..100000000"),
+        CLI_INT("--seed", &o->seed, 0, 100000000L, "an integer 0..100000000"),
+        CLI_CUSTOM("--dt", parse_dt, &o->dt),
+        CLI_MODEL_OPTIONS(m),
+    };
+    const int parsed = cli_parse_options("solve", usage_solve, options,
+                                         sizeof options / sizeof *options, argc, argv);
+    o->layout = (hb_layout_t)layout;
+    o->backend = (hb_backend_t)backend;
+    return parsed;
 }
 
 /* Largest ||A x - b|| / ||b|| over the systems; `original` holds A and b. */
@@ -129,7 +108,7 @@ int cli_command_solve(int argc, char **argv)
     cli_model_options_t m;
     cli_model_options_default(&m);
     int rc = parse_solve(argc, argv, &o, &m);
-    if (rc) return rc < 0 ? 0 : rc;
+    if (rc != CLI_CONTINUE) return rc;
 
     hb_morph_t *morph = NULL;
     hb_cable_t *cable = NULL;
