@@ -48,7 +48,13 @@ expect_grep "$tmp/err" "garbage.swc" "garbage named"
 : >"$tmp/empty.swc"
 expect_status 1 "empty file" -- "$bin" info "$tmp/empty.swc"
 expect_status 2 "no file" -- "$bin" info
+expect_grep "$tmp/err" "no SWC file given" "no file message"
+expect_status 2 "two files" -- "$bin" info "$data/morphologies/simple.swc" "$data/morphologies/simple.swc"
+expect_grep "$tmp/err" "more than one SWC file given" "two files message"
+expect_status 0 "info help lists the compartment options" -- "$bin" info --help
+expect_grep "$tmp/out" "--nseg" "info help: --nseg"
 expect_status 2 "bad option" -- "$bin" info "$data/morphologies/simple.swc" --bogus
+expect_grep "$tmp/err" "unknown argument '--bogus'" "bad option message"
 expect_status 2 "bad nseg" -- "$bin" info "$data/morphologies/simple.swc" --nseg zero
 expect_grep "$tmp/err" "--nseg 'zero'" "bad nseg message"
 expect_status 2 "missing value" -- "$bin" info "$data/morphologies/simple.swc" --nseg
@@ -68,6 +74,9 @@ expect_status 0 "solve default morphology" -- "$bin" solve --cells 10 --steps 2 
 expect_grep "$tmp/out" "HSN-fluoro01" "default morphology named"
 expect_status 2 "solve bad cells" -- "$bin" solve --cells -3
 expect_status 2 "solve bad layout" -- "$bin" solve --layout diagonal
+expect_grep "$tmp/err" "--layout 'diagonal'" "solve bad layout message"
+expect_status 2 "solve bad dt" -- "$bin" solve --dt -1
+expect_status 2 "solve stray argument" -- "$bin" solve stray.swc
 expect_status 1 "solve bad morph" -- "$bin" solve --morph "$data/morphologies-bad/morphio_inline_cyclic_self_parent.swc"
 expect_grep "$tmp/err" "own parent" "self parent message"
 
