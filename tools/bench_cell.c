@@ -319,6 +319,13 @@ static void print_stat(FILE *js, const char *key, stat_t s, int comma)
     fputs("}", js);
 }
 
+/* ", "KEY": NUMBER" (NaN as null) */
+static void json_field(FILE *js, const char *key, double value)
+{
+    fprintf(js, ", \"%s\": ", key);
+    cli_json_number(js, value);
+}
+
 static void row(const char *what, stat_t s, double peer)
 {
     if (!s.ok) {
@@ -507,24 +514,16 @@ int cli_bench_cell(int argc, char **argv)
             print_stat(js, "solve_gpu", v_gpu, 1);
             print_stat(js, "neuron_step", nr.step, 1);
             print_stat(js, "neuron_step_cache_efficient", nr.step_ce, 1);
-            fputs(", \"neuron_solve_share\": ", js);
-            cli_json_number(js, nr.solve_share);
-            fputs(", \"neuron_solve_ns\": ", js);
-            cli_json_number(js, peer_solve);
-            fputs(", \"ratio_step_cpu1\": ", js);
-            cli_json_number(js, peer / s_seq.median);
-            fputs(", \"ratio_solve_cpu1\": ", js);
-            cli_json_number(js, peer_solve / v_seq.median);
-            fputs(", \"ratio_step_cpu1_neuron_cells\": ", js);
-            cli_json_number(js, peer / s_few.median);
-            fputs(", \"ratio_solve_cpu1_neuron_cells\": ", js);
-            cli_json_number(js, peer_solve / v_few.median);
-            fputs(", \"ratio_solve_cpu1_in_step_buffer\": ", js);
-            cli_json_number(js, peer_solve / c_seq.median);
-            fputs(", \"ratio_solve_cpu1_in_step_buffer_neuron_cells\": ", js);
-            cli_json_number(js, peer_solve / c_few.median);
-            fputs(", \"ratio_solve_cpu1_in_step_buffer_factors_reused\": ", js);
-            cli_json_number(js, peer_solve / f_seq.median);
+            json_field(js, "neuron_solve_share", nr.solve_share);
+            json_field(js, "neuron_solve_ns", peer_solve);
+            json_field(js, "ratio_step_cpu1", peer / s_seq.median);
+            json_field(js, "ratio_solve_cpu1", peer_solve / v_seq.median);
+            json_field(js, "ratio_step_cpu1_neuron_cells", peer / s_few.median);
+            json_field(js, "ratio_solve_cpu1_neuron_cells", peer_solve / v_few.median);
+            json_field(js, "ratio_solve_cpu1_in_step_buffer", peer_solve / c_seq.median);
+            json_field(js, "ratio_solve_cpu1_in_step_buffer_neuron_cells", peer_solve / c_few.median);
+            json_field(js, "ratio_solve_cpu1_in_step_buffer_factors_reused",
+                       peer_solve / f_seq.median);
             if (o.neuron && !nr.step.ok) {
                 fputs(", \"neuron_not_run\": ", js);
                 cli_json_string(js, nr.why);
