@@ -252,16 +252,7 @@ static hb_status_t factor_fixed_rows(group_t *gr)
                           d + p, rhs + p);
     }
     double *fr = f, *fc = f + m, *ff = f + 2 * (size_t)m;
-    for (int i = m - 1; i >= 0; i--) {
-        fr[i] = fc[i] = ff[i] = 0.0;
-        if (!fixed[i]) continue;
-        const double r = 1.0 / d[i];
-        fr[i] = r;
-        if (i == 0) break;
-        fc[i] = (k->u[i] * k->l[i]) * r;
-        ff[i] = k->u[i] * r;
-        d[parent[i]] -= fc[i];
-    }
+    hb_step_factor_fixed(m, parent, k->u, k->l, fixed, d, fr, fc, ff);
     free(d);
     free(rhs);
     free(v0);
@@ -826,15 +817,10 @@ hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt
         double *bd = buf, *br = buf + bsize;
         /* in_cache 2: every row's factors computed once, as factor_fixed_rows does */
         double *fr = fac, *fc = fac + m, *ff = fac + 2 * (size_t)m;
-        memcpy(dw, d1, (size_t)m * sizeof *dw);
-        memset(fixed, 1, (size_t)m);
-        for (int i = m - 1; i >= 0; i--) {
-            fr[i] = 1.0 / dw[i];
-            fc[i] = ff[i] = 0.0;
-            if (i == 0) break;
-            fc[i] = (u[i] * l[i]) * fr[i];
-            ff[i] = u[i] * fr[i];
-            dw[parent[i]] -= fc[i];
+        if (in_cache == 2) {
+            memcpy(dw, d1, (size_t)m * sizeof *dw);
+            memset(fixed, 1, (size_t)m);
+            hb_step_factor_fixed(m, parent, u, l, fixed, dw, fr, fc, ff);
         }
         for (int r = -1; r < repeats; r++) { /* one warm-up */
             double t = 0.0;

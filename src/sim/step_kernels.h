@@ -372,10 +372,29 @@ static inline HB_HOSTDEV void hb_step_solve_fixed(int m, const int *HB_RESTRICT 
             HB_SIMD
             for (int k = 0; k < lanes; ++k) rhs_i[k] = (rhs_i[k] - li * rhs_p[k]) * r;
         } else {
-            const double *HB_RESTRICT r_i = d + row;
-            HB_SIMD
-            for (int k = 0; k < lanes; ++k) rhs_i[k] = (rhs_i[k] - li * rhs_p[k]) * r_i[k];
+            hb_hines_recip_substitute_row((size_t)lanes, 0, li, l + i, d + row, rhs_p, rhs_i);
         }
+    }
+}
+
+/*
+ * The factors hb_step_solve_fixed uses, from the assembled diagonal d (one lane; d is
+ * consumed): the rows marked in `fixed` eliminated as hb_hines_recip_eliminate_row does,
+ * r = 1 / d_i, c = (u l) r, f = u r, d_p -= c; 0 for the other rows (and c, f of the root).
+ */
+static inline void hb_step_factor_fixed(int m, const int *parent, const double *u,
+                                        const double *l, const unsigned char *fixed, double *d,
+                                        double *fr, double *fc, double *ff)
+{
+    for (int i = m - 1; i >= 0; i--) {
+        fr[i] = fc[i] = ff[i] = 0.0;
+        if (!fixed[i]) continue;
+        const double r = 1.0 / d[i];
+        fr[i] = r;
+        if (i == 0) break;
+        fc[i] = (u[i] * l[i]) * r;
+        ff[i] = u[i] * r;
+        d[parent[i]] -= fc[i];
     }
 }
 
