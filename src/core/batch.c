@@ -14,6 +14,12 @@
  * host copy (host_dirty). */
 enum { NEWER_U = 1, NEWER_L = 2, NEWER_D = 4, NEWER_RHS = 8, NEWER_ALL = 15 };
 
+/* The NEWER_* bits of the arrays given (not NULL). */
+static int array_bits(const void *u, const void *l, const void *d, const void *rhs)
+{
+    return (u ? NEWER_U : 0) | (l ? NEWER_L : 0) | (d ? NEWER_D : 0) | (rhs ? NEWER_RHS : 0);
+}
+
 struct hb_batch {
     hb_context_t ctx; /* borrowed: must outlive the batch */
     int m, count;
@@ -176,8 +182,7 @@ hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const do
     hb_status_t status = check_system("hb_batch_set", batch, system);
     if (status == HB_SUCCESS) status = sync_host(batch);
     if (status != HB_SUCCESS) return status;
-    batch->host_dirty |= (u ? NEWER_U : 0) | (l ? NEWER_L : 0) | (d ? NEWER_D : 0) |
-                         (rhs ? NEWER_RHS : 0);
+    batch->host_dirty |= array_bits(u, l, d, rhs);
     scatter(batch, system, u, batch->u);
     scatter(batch, system, l, batch->l);
     scatter(batch, system, d, batch->d);
@@ -269,8 +274,7 @@ hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d
     hb_status_t status = sync_host(batch);
     if (status != HB_SUCCESS) return status;
     /* the caller may write the arrays it asked for */
-    batch->host_dirty |=
-        (u ? NEWER_U : 0) | (l ? NEWER_L : 0) | (d ? NEWER_D : 0) | (rhs ? NEWER_RHS : 0);
+    batch->host_dirty |= array_bits(u, l, d, rhs);
     if (u) *u = batch->u;
     if (l) *l = batch->l;
     if (d) *d = batch->d;
