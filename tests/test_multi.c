@@ -10,6 +10,7 @@
  *     (6) hb_multi_benchmark restores its inputs; (7) plan tables of batches that
  *     mix cells larger than a GPU group with small ones (hb_multi_plan_check).
  */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -116,7 +117,7 @@ static void compare_cell(const cell_t *c, const double *x, double *rel_diff, dou
  */
 static double *solve_multi_algo(const char *what, hb_backend_t backend, int threads,
                                 const cell_t *cells, int n, hb_multi_info_t *info,
-                                hb_multi_algo_t algo, size_t group_rows)
+                                hb_multi_algo_t algo, size_t group_rows, int split_rows)
 {
     hb_context_t ctx = NULL;
     CHECK_OK(hb_context_create(&ctx, backend));
@@ -138,6 +139,7 @@ static double *solve_multi_algo(const char *what, hb_backend_t backend, int thre
         for (int c = 0; c < n; ++c)
             CHECK_OK(hb_multi_set(mb, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
         CHECK_OK(hb_multi_set_algorithm(mb, algo));
+        if (split_rows >= 0) CHECK_OK(hb_multi_set_split_rows(mb, split_rows));
         if (group_rows) CHECK_OK(hb_multi_plan_grouped(mb, group_rows));
         CHECK_OK(hb_multi_solve(mb));
         if (info) CHECK_OK(hb_multi_info(mb, info));
@@ -154,9 +156,10 @@ static double *solve_multi_algo(const char *what, hb_backend_t backend, int thre
             off += (size_t)cells[c].m;
         }
         CHECKF(worst_diff < 1e-12 && worst_res < 1e-12,
-               "%s (%s, %d threads, %s, groups of %zu): worst cell %d: rel diff %.3g, "
+               "%s (%s, %d threads, %s, groups of %zu, split %d): worst cell %d: rel diff %.3g, "
                "residual %.3g",
                what, hb_backend_name(backend), threads, hb_multi_algo_name(algo), group_rows,
+               split_rows,
                worst, worst_diff, worst_res);
         CHECK_OK(hb_multi_destroy(mb));
     }
@@ -169,7 +172,7 @@ static double *solve_multi_algo(const char *what, hb_backend_t backend, int thre
 static double *solve_multi(const char *what, hb_backend_t backend, int threads, const cell_t *cells,
                            int n, hb_multi_info_t *info)
 {
-    return solve_multi_algo(what, backend, threads, cells, n, info, HB_MULTI_ALGO_AUTO, 0);
+    return solve_multi_algo(what, backend, threads, cells, n, info, HB_MULTI_ALGO_AUTO, 0, -1);
 }
 
 static size_t total_rows(const cell_t *cells, int n)
@@ -194,21 +197,39 @@ static void check_repeatable(const char *what, const cell_t *cells, int n)
                    what, t);
             free(x);
         }
-    /* GROUPED (the CUDA kernel's twin) does each branch's arithmetic as LEVELS does, in
-     * any grouping: the same bits. PER_CELL (Algorithm 1) agrees to round-off only. */
+    /* GROUPED (the CUDA kernel's twin) without split branches does each branch's arithmetic
+     * as LEVELS does, in any grouping: the same bits. With split branches (chunks of 4 rows,
+     * the most splits, and the default) it agrees with the reference to round-off (checked in
+     * solve_multi_algo) and gives the same bits in any grouping and thread count. PER_CELL
+     * (Algorithm 1) agrees to round-off only. */
     static const size_t group_rows[] = {1, 300, 2048, (size_t)1 << 40};
-    for (int k = 0; k < 4; ++k) {
-        const hb_backend_t be = k % 2 && hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP
-                                                                              : HB_BACKEND_SEQ;
-        double *x = solve_multi_algo(what, be, 3, cells, n, NULL, HB_MULTI_ALGO_GROUPED,
-                                     group_rows[k]);
-        CHECKF(ref && x && memcmp(ref, x, bytes) == 0,
-               "%s: GROUPED in groups of %zu rows differs from LEVELS", what, group_rows[k]);
-        free(x);
+    static const int splits[] = {0, HB_MULTI_MIN_SPLIT_ROWS, HB_MULTI_SPLIT_ROWS};
+    for (int q = 0; q < 3; ++q) {
+        double *first = NULL;
+        for (int k = 0; k < 4; ++k) {
+            const hb_backend_t be = k % 2 && hb_backend_available(HB_BACKEND_OMP)
+                                        ? HB_BACKEND_OMP
+                                        : HB_BACKEND_SEQ;
+            double *x = solve_multi_algo(what, be, 3, cells, n, NULL, HB_MULTI_ALGO_GROUPED,
+                                         group_rows[k], splits[q]);
+            if (splits[q] == 0)
+                CHECKF(ref && x && memcmp(ref, x, bytes) == 0,
+                       "%s: GROUPED in groups of %zu rows differs from LEVELS", what,
+                       group_rows[k]);
+            else if (k == 0)
+                first = x, x = NULL;
+            else
+                CHECKF(first && x && memcmp(first, x, bytes) == 0,
+                       "%s: GROUPED, split %d, in groups of %zu rows differs from groups of 1",
+                       what, splits[q], group_rows[k]);
+            free(x);
+        }
+        free(first);
     }
-    free(solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL, HB_MULTI_ALGO_PER_CELL, 0));
+    free(solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL, HB_MULTI_ALGO_PER_CELL, 0, -1));
     if (hb_backend_available(HB_BACKEND_OMP))
-        free(solve_multi_algo(what, HB_BACKEND_OMP, 2, cells, n, NULL, HB_MULTI_ALGO_PER_CELL, 0));
+        free(solve_multi_algo(what, HB_BACKEND_OMP, 2, cells, n, NULL, HB_MULTI_ALGO_PER_CELL, 0,
+                              -1));
     free(ref);
 }
 
@@ -364,7 +385,63 @@ static void check_plans(const char *what, const cell_t *cells, int n, size_t h10
     free(parents);
     CHECK_OK(hb_context_destroy(ctx));
     free(solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL, HB_MULTI_ALGO_GROUPED,
-                          h100_group_rows));
+                          h100_group_rows, -1));
+}
+
+/*
+ * Split branches: chunk counts and tops of a chain of 100 rows and a fork of two 9-row arms
+ * (split 4: the chain in 25 chunks, each arm in 2 of 4 and 5 rows, the stem of 1 row unsplit);
+ * a bad split is refused; the solves themselves are checked in check_repeatable.
+ */
+static void test_split_plan(void)
+{
+    int chain[100], fork[19];
+    for (int i = 0; i < 100; ++i) chain[i] = i - 1;
+    fork[0] = -1;
+    for (int i = 1; i < 19; ++i) fork[i] = i == 10 ? 0 : i - 1;
+    const int m[2] = {100, 19};
+    const int *parents[2] = {chain, fork};
+    hb_context_t ctx = NULL;
+    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    hb_multi_t mb = NULL;
+    CHECK_OK(hb_multi_create(ctx, 2, m, parents, &mb));
+    if (!mb) return;
+    CHECK(hb_multi_set_split_rows(mb, 3) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_multi_set_split_rows(mb, -1) == HB_ERR_INVALID_VALUE);
+    CHECK_OK(hb_multi_set_split_rows(mb, 4));
+    CHECK_OK(hb_multi_plan_grouped(mb, 1000));
+    if (mb->grouped) {
+        CHECK(mb->grouped->split_rows == 4 && mb->grouped->n_groups == 1);
+        const hb_multi_view_t v = hb_multi_group_view(mb->grouped, 0);
+        int chunks[4] = {0}, n = 0;
+        for (int b = 0; b < mb->grouped->n_branches && n < 4; ++b) chunks[n++] = hb_multi_chunks(&v, b);
+        int hist[26] = {0};
+        for (int k = 0; k < n; ++k) hist[chunks[k] < 26 ? chunks[k] : 0]++;
+        CHECKF(n == 4 && hist[25] == 1 && hist[2] == 2 && hist[1] == 1,
+               "chunks of the branches: %d %d %d %d", chunks[0], chunks[1], chunks[2], chunks[3]);
+        CHECK(hb_multi_chunk_top(4, 100, 25, 0) == 3 && hb_multi_chunk_top(4, 100, 25, 24) == 99);
+        CHECK(hb_multi_chunk_top(4, 9, 2, 0) == 3 && hb_multi_chunk_top(4, 9, 2, 1) == 8);
+    }
+    CHECK_OK(hb_multi_set_split_rows(mb, 0));
+    CHECK_OK(hb_multi_plan_grouped(mb, 1000));
+    if (mb->grouped) {
+        const hb_multi_view_t v = hb_multi_group_view(mb->grouped, 0);
+        for (int b = 0; b < mb->grouped->n_branches; ++b) CHECK(hb_multi_chunks(&v, b) == 1);
+    }
+    CHECK_OK(hb_multi_destroy(mb));
+    /* the environment's split: a bad value is an error naming the variable; a good one taken */
+    setenv("HB_MULTI_SPLIT_ROWS", "2", 1);
+    mb = NULL;
+    CHECK(hb_multi_create(ctx, 2, m, parents, &mb) == HB_ERR_INVALID_VALUE && !mb);
+    CHECK(strstr(hb_last_error(), "HB_MULTI_SPLIT_ROWS") != NULL);
+    setenv("HB_MULTI_SPLIT_ROWS", "8x", 1);
+    CHECK(hb_multi_create(ctx, 2, m, parents, &mb) == HB_ERR_INVALID_VALUE && !mb);
+    setenv("HB_MULTI_SPLIT_ROWS", "8", 1);
+    CHECK_OK(hb_multi_create(ctx, 2, m, parents, &mb));
+    if (mb) CHECK(mb->split_rows == 8);
+    unsetenv("HB_MULTI_SPLIT_ROWS");
+    CHECK_OK(hb_multi_destroy(mb));
+    CHECK_OK(hb_context_destroy(ctx));
 }
 
 static void test_plan_tables(void)
@@ -607,5 +684,6 @@ int main(void)
     test_fig14();
     test_real_morphologies();
     test_plan_tables();
+    test_split_plan();
     return check_summary("test_multi");
 }

@@ -7,6 +7,7 @@
  */
 #include "multi.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #ifdef HB_HAVE_CUDA
 #include "cuda/multi_cuda.h"
 #endif
+
+static hb_status_t sync_host(struct hb_multi *mb);
 
 /* One branch while planning: ids are per cell in top-node order (parents first). */
 typedef struct {
@@ -291,7 +294,7 @@ done:
  * A cell's cost when a block solves it alone: the sum over its levels of the
  * longest branch (the rows on its block's critical path with level barriers).
  */
-static long cell_cost(int m, const int *parent, int *nchild, int *br, int *scratch)
+static long cell_cost(int m, const int *parent, int split, int *nchild, int *br, int *scratch)
 {
     /* scratch: [m] branch rows, then [m] branch parent, then [m] height, then [m] level max */
     int *rows = scratch, *bpar = scratch + m, *height = scratch + 2 * m, *lmax = scratch + 3 * m;
@@ -311,8 +314,10 @@ static long cell_cost(int m, const int *parent, int *nchild, int *br, int *scrat
     for (int j = nb - 1; j > 0; --j)
         if (height[bpar[j]] < height[j] + 1) height[bpar[j]] = height[j] + 1;
     memset(lmax, 0, (size_t)(height[0] + 1) * sizeof *lmax);
-    for (int j = 0; j < nb; ++j)
-        if (rows[j] > lmax[height[j]]) lmax[height[j]] = rows[j];
+    for (int j = 0; j < nb; ++j) { /* a split branch's path: its bottom chunk, then its tops */
+        const int path = split > 0 && rows[j] >= 2 * split ? split + rows[j] / split : rows[j];
+        if (path > lmax[height[j]]) lmax[height[j]] = path;
+    }
     long sum = 0;
     for (int h = 0; h <= height[0]; ++h) sum += lmax[h];
     return sum;
@@ -330,10 +335,44 @@ static int compare_cost(const void *a, const void *b)
     return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
+/* HB_MULTI_SPLIT_ROWS: 0, or an integer >= HB_MULTI_MIN_SPLIT_ROWS; unset: the default. */
+static hb_status_t split_rows_from_env(const char *fn, int *rows)
+{
+    *rows = HB_MULTI_SPLIT_ROWS;
+    const char *env = getenv("HB_MULTI_SPLIT_ROWS");
+    if (!env || !*env) return HB_SUCCESS;
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(env, &end, 10);
+    if (errno || *end || v < 0 || (v > 0 && v < HB_MULTI_MIN_SPLIT_ROWS) || v > INT_MAX)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: environment variable HB_MULTI_SPLIT_ROWS is '%s'; expected 0 (no "
+                       "split branches) or an integer >= %d",
+                       fn, env, HB_MULTI_MIN_SPLIT_ROWS);
+    *rows = (int)v;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows)
+{
+    if (rows < 0 || (rows > 0 && rows < HB_MULTI_MIN_SPLIT_ROWS))
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi: split rows %d; expected 0 or >= %d", rows,
+                       HB_MULTI_MIN_SPLIT_ROWS);
+    mb->split_rows = rows;
+    /* The grouping depends on the split (cell cost): re-planned at the next GROUPED solve. */
+    if (mb->grouped && mb->grouped->split_rows != rows && mb->device_layout == HB_MULTI_ALGO_GROUPED) {
+        hb_status_t status = sync_host(mb);
+        if (status != HB_SUCCESS) return status;
+        mb->device_layout = 0;
+    }
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows)
 {
     if (group_rows < 1) group_rows = 1;
-    if (mb->grouped && mb->group_rows == group_rows) return HB_SUCCESS;
+    if (mb->grouped && mb->group_rows == group_rows && mb->grouped->split_rows == mb->split_rows)
+        return HB_SUCCESS;
     const int n = mb->n_cells;
     cell_key_t *key = malloc((size_t)n * sizeof *key);
     int *order = malloc((size_t)n * sizeof *order), *gstart = malloc(((size_t)n + 1) * sizeof *gstart);
@@ -347,7 +386,8 @@ hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows)
     for (int c = 0; c < n; ++c) {
         const int m = mb->m[c];
         key[c].cell = c;
-        key[c].cost = cell_cost(m, mb->parent + mb->cell_first[c], scratch + 4 * (size_t)mb->max_m,
+        key[c].cost = cell_cost(m, mb->parent + mb->cell_first[c], mb->split_rows,
+                                scratch + 4 * (size_t)mb->max_m,
                                 scratch + 5 * (size_t)mb->max_m, scratch);
         if ((size_t)m > group_rows) key[c].cost *= 8; /* a GPU solves it from global memory */
     }
@@ -366,6 +406,7 @@ hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows)
     gstart[groups] = n;
     status = hb_multi_plan(mb, order, gstart, groups, plan);
     if (status == HB_SUCCESS) {
+        plan->split_rows = mb->split_rows;
         hb_multi_plan_free(mb->grouped);
         free(mb->grouped);
         mb->grouped = plan;
@@ -516,6 +557,10 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     if (!mb) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
     mb->ctx = ctx;
     mb->n_cells = n_cells;
+    if ((status = split_rows_from_env(fn, &mb->split_rows)) != HB_SUCCESS) {
+        free(mb);
+        return status;
+    }
     mb->n_rows = n_rows;
     mb->max_m = max_m;
     mb->m = malloc((size_t)n_cells * sizeof *mb->m);

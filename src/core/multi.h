@@ -46,9 +46,12 @@ typedef struct {
     const int *child_ptr;    /* [branches + 1]: child branches in CSR form */
     const size_t *child_top; /* group-local top slots of the child branches, top node descending */
     const size_t *parent_slot; /* group-local slot of the parent node, or HB_MULTI_NO_PARENT */
-    /* Group-local slot order. u: coupling row(parent) <- this node; l: row(this) <- parent. */
-    const double *u, *l;
+    /* Group-local slot order. u: coupling row(parent) <- this node; l: row(this) <- parent.
+     * l is written only by split chunks (their spikes), which run on a copy. */
+    const double *u;
+    double *l;
     double *d, *rhs; /* on return of the forward pass: c' and y'; then x in rhs */
+    int split_rows;  /* GROUPED: branches of 2 * split_rows rows or more are split (0: none) */
 } hb_multi_view_t;
 
 /* A layout of the branches of every cell in groups of cells (see above). */
@@ -70,6 +73,7 @@ typedef struct {
     int max_group_row_entries; /* the largest row_off[g + 1] - row_off[g] */
     int max_levels;          /* the most levels of a group */
     int max_branch_rows;
+    int split_rows;          /* chunk rows of split branches, 0: none (its views') */
 } hb_multi_plan_t;
 
 /* Group g's view; the four arrays are set by the caller (group-local slots). */
@@ -86,6 +90,7 @@ HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g
     v.parent_slot = p->parent_slot;
     v.u = v.l = NULL;
     v.d = v.rhs = NULL;
+    v.split_rows = p->split_rows;
     return v;
 }
 
@@ -96,15 +101,121 @@ HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
 }
 
 /*
+ * Split branches (GROUPED, docs/multi.md "Split branches"). A branch of n >=
+ * 2 L rows (L = split_rows) is cut into P = n / L chunks of L rows, the last
+ * one taking the rest: chunk j holds rows [j L, top_j], top_j = (j + 1) L - 1
+ * (n - 1 for the last). Only the bottom chunk waits for the child branches;
+ * the others are eliminated before any level (hb_multi_chunk_eliminate),
+ * their rows expressed through the unknown below the chunk (the spike s),
+ * and their bottom row through the chunk tops T_j = x[top_j]. The tops form
+ * a tridiagonal system of P rows that the branch's thread sweeps at its level
+ * after the bottom chunk; the interiors of chunks 1.. are finished after the
+ * last level (hb_multi_chunk_finish): no other branch reads them, since child
+ * branches hang from row 0.
+ */
+HB_TD_INLINE int hb_multi_chunks(const hb_multi_view_t *v, int b)
+{
+    const int L = v->split_rows, n = v->rows[b];
+    return L > 0 && n >= 2 * L ? n / L : 1;
+}
+
+/* Top row of chunk j of a branch of n rows in `chunks` chunks of L rows. */
+HB_TD_INLINE int hb_multi_chunk_top(int L, int n, int chunks, int j)
+{
+    return j == chunks - 1 ? n - 1 : (j + 1) * L - 1;
+}
+
+/*
+ * Chunk j >= 1 of branch b: rows r0..top bottom-up, each row r stored as
+ * x_r + c'_r x_{r+1} + s_r x_{r0-1} = y'_r (d := c', rhs := y', the spike in
+ * the l slot, which only the row's own step reads). Then a sweep down gives
+ * the bottom row as x_r0 = A + B T_j + C T_{j-1}, stored in its slots (rhs :=
+ * A, d := B, l := C). u is only read.
+ */
+HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int b, int j)
+{
+    const int L = v->split_rows, n = v->rows[b], r0 = j * L;
+    const int top = hb_multi_chunk_top(L, n, hb_multi_chunks(v, b), j);
+    double cp = 0.0, y = 0.0, sp = 0.0;
+    double dl = v->u[hb_multi_slot(v, h, b, r0 - 1)];
+    for (int r = r0; r <= top; ++r) {
+        const size_t s = hb_multi_slot(v, h, b, r);
+        /* row r0 couples to x_{r0-1} itself; the rows above inherit it */
+        const double inv = 1.0 / (v->d[s] - (r == r0 ? 0.0 : dl * cp));
+        sp = (r == r0 ? dl : -dl * sp) * inv;
+        y = (v->rhs[s] - (r == r0 ? 0.0 : dl * y)) * inv;
+        cp = v->l[s] * inv;
+        dl = v->u[s];
+        v->d[s] = cp;
+        v->rhs[s] = y;
+        v->l[s] = sp;
+    }
+    double A = 0.0, B = 1.0, C = 0.0;
+    for (int r = top - 1; r >= r0; --r) {
+        const size_t s = hb_multi_slot(v, h, b, r);
+        const double c = v->d[s];
+        A = v->rhs[s] - c * A;
+        B = -c * B;
+        C = -v->l[s] - c * C;
+    }
+    const size_t s0 = hb_multi_slot(v, h, b, r0);
+    v->rhs[s0] = A;
+    v->d[s0] = B;
+    v->l[s0] = C;
+}
+
+/* Interior rows of chunk j >= 1, the tops solved: x from the top down, x_r0 from A, B, C. */
+HB_TD_INLINE void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, int j)
+{
+    const int L = v->split_rows, n = v->rows[b], r0 = j * L;
+    const int top = hb_multi_chunk_top(L, n, hb_multi_chunks(v, b), j);
+    const double below = v->rhs[hb_multi_slot(v, h, b, r0 - 1)], x_top = v->rhs[hb_multi_slot(v, h, b, top)];
+    double x = x_top;
+    for (int r = top - 1; r > r0; --r) {
+        const size_t s = hb_multi_slot(v, h, b, r);
+        x = v->rhs[s] - v->d[s] * x - v->l[s] * below;
+        v->rhs[s] = x;
+    }
+    const size_t s0 = hb_multi_slot(v, h, b, r0);
+    v->rhs[s0] = v->rhs[s0] + v->d[s0] * x_top + v->l[s0] * below;
+}
+
+/*
+ * The chunks 1.. of every split branch of the view, dealt out as tasks
+ * first, first + stride, ... (a thread's share): eliminated (finish = 0),
+ * before the levels, or finished (finish = 1), after them. Levels list their
+ * branches longest first, so a level's split branches come first.
+ */
+HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int stride, int finish)
+{
+    if (v->split_rows <= 0) return;
+    int task = 0, next = first;
+    for (int h = 0; h < v->n_levels; ++h)
+        for (int b = v->level_branch[h]; b < v->level_branch[h + 1]; ++b) {
+            const int chunks = hb_multi_chunks(v, b);
+            if (chunks < 2) break;
+            for (task += chunks - 1; next < task; next += stride) {
+                const int j = chunks - (task - next);
+                if (finish) hb_multi_chunk_finish(v, h, b, j);
+                else hb_multi_chunk_eliminate(v, h, b, j);
+            }
+        }
+}
+
+/*
  * Elimination of branch b (level h), its child branches already eliminated:
  * rows bottom-up through hb_td_thomas_step with dl = u of the row below and
  * du = l (the coupling to the node above; 0 at a root). d, rhs become c', y'.
+ * A split branch sweeps its bottom chunk so, then the system of its chunk
+ * tops, whose rows hold the tops' c', y' afterwards (the last one, the
+ * branch top's, is what the parent branch reads, as unsplit).
  */
 HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
 {
-    const int n = v->rows[b];
+    const int chunks = hb_multi_chunks(v, b), L = v->split_rows, n = v->rows[b];
+    const int end = chunks > 1 ? L : n;
     double cp = 0.0, y = 0.0, dl = 0.0;
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < end; ++r) {
         const size_t s = hb_multi_slot(v, h, b, r);
         double dd = v->d[s], bb = v->rhs[s];
         if (r == 0)
@@ -118,6 +229,23 @@ HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
         v->rhs[s] = y;
         dl = v->u[s];
     }
+    if (chunks < 2) return;
+    /* Chunk tops: T_j + c'_j x_{r0(j+1)} + s_j T_{j-1} = y'_j with x_{r0(j+1)} = A + B T_{j+1} + C T_j. */
+    double rcp = 0.0, ry = 0.0;
+    for (int j = 0; j < chunks; ++j) {
+        const size_t t = hb_multi_slot(v, h, b, hb_multi_chunk_top(L, n, chunks, j));
+        const double c = v->d[t], yt = v->rhs[t], spike = j ? v->l[t] : 0.0;
+        double dd = 1.0, du = c, bb = yt;
+        if (j < chunks - 1) {
+            const size_t s0 = hb_multi_slot(v, h, b, (j + 1) * L);
+            dd = 1.0 + c * v->l[s0];
+            du = c * v->d[s0];
+            bb = yt - c * v->rhs[s0];
+        }
+        hb_td_thomas_step(spike, dd, du, bb, &rcp, &ry);
+        v->d[t] = rcp;
+        v->rhs[t] = ry;
+    }
 }
 
 /* Substitution of branch b (level h), its parent node already solved. */
@@ -125,7 +253,17 @@ HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
 {
     const size_t p = v->parent_slot[b];
     double x = p == HB_MULTI_NO_PARENT ? 0.0 : v->rhs[p];
-    for (int r = v->rows[b] - 1; r >= 0; --r) {
+    const int chunks = hb_multi_chunks(v, b), L = v->split_rows, n = v->rows[b];
+    int from = n - 1;
+    if (chunks > 1) { /* the tops, then the bottom chunk below its top */
+        for (int j = chunks - 1; j >= 0; --j) {
+            const size_t t = hb_multi_slot(v, h, b, hb_multi_chunk_top(L, n, chunks, j));
+            x = v->rhs[t] - v->d[t] * x;
+            v->rhs[t] = x;
+        }
+        from = L - 2;
+    }
+    for (int r = from; r >= 0; --r) {
         const size_t s = hb_multi_slot(v, h, b, r);
         x = v->rhs[s] - v->d[s] * x;
         v->rhs[s] = x;
@@ -176,6 +314,7 @@ struct hb_multi {
     hb_multi_plan_t levels;   /* LEVELS: one group; the host copy's layout */
     hb_multi_plan_t *grouped; /* GROUPED, planned at its first solve (NULL before) */
     size_t group_rows;        /* GROUPED: the group size it was planned for */
+    int split_rows;           /* GROUPED: chunk rows of split branches (0: none) */
     double *u, *l, *d, *rhs;  /* host copy, in the layout of `levels` */
     void *device;             /* hb_cuda_multi_t on the CUDA backend */
     int device_layout;        /* the algorithm whose layout the device holds (0: none) */
@@ -199,6 +338,15 @@ void hb_multi_plan_free(hb_multi_plan_t *plan);
  */
 hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows);
 /*
+ * GROUPED splits branches of 2 * rows rows or more into chunks of `rows` (0: none; else at
+ * least HB_MULTI_MIN_SPLIT_ROWS). Default HB_MULTI_SPLIT_ROWS, or the environment variable
+ * HB_MULTI_SPLIT_ROWS read by hb_multi_create. No effect on LEVELS and PER_CELL.
+ */
+#define HB_MULTI_SPLIT_ROWS 16
+#define HB_MULTI_MIN_SPLIT_ROWS 4
+hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows);
+
+/*
  * Checks a plan of mb's batch: every table's size against the counts the CUDA install copies
  * (n_groups + 1, level_off[n_groups], row_off[n_groups], n_branches), every index a kernel
  * reads inside them (level, row table, branch, child and parent slots, the staged group's
@@ -213,7 +361,7 @@ int hb_multi_plan_check(const struct hb_multi *mb, const hb_multi_plan_t *plan, 
 void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *view);
 /* GROUPED twin: every group of `plan` on arrays in its layout (OpenMP over groups). */
 void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *plan, const double *u,
-                                const double *l, double *d, double *rhs);
+                                double *l, double *d, double *rhs);
 /* PER_CELL twin: cell c's rows in natural order at u + first[c] etc. (OpenMP over cells). */
 void hb_multi_cpu_solve_cells(hb_context_t ctx, int n_cells, const int *m, const size_t *first,
                               const int *parent, const double *u, const double *l, double *d,

@@ -4,12 +4,11 @@
  * LEVELS: elimination level by level from the leaves (level 0) to the roots,
  * substitution back. Within a level the branches are independent (each writes
  * only its own slots and reads finished levels), so OpenMP shares them out.
- * GROUPED (the CUDA kernel's twin): every group alone, its levels in turn,
- * the branches of a level in the order a CUDA block's threads take them;
- * OpenMP over groups. PER_CELL (twin): Algorithm 1 per cell.
+ * GROUPED (the CUDA kernel's twin): every group alone: the chunks of its split
+ * branches, its levels in turn, the chunks' interiors; OpenMP over groups. PER_CELL (twin): Algorithm 1 per cell.
  * The arithmetic of a branch (or cell) does not depend on the thread that
  * runs it, nor on the grouping: bitwise the same result for any thread count,
- * and LEVELS and GROUPED agree bitwise on the CPU.
+ * and LEVELS and GROUPED without split branches agree bitwise on the CPU.
  */
 #include "core/multi.h"
 
@@ -67,8 +66,8 @@ void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *v)
 }
 
 /* One group, as the CUDA block does it (its threads' branches in level order). */
-static void solve_group(const hb_multi_plan_t *p, int g, const double *u, const double *l,
-                        double *d, double *rhs)
+static void solve_group(const hb_multi_plan_t *p, int g, const double *u, double *l, double *d,
+                        double *rhs)
 {
     hb_multi_view_t v = hb_multi_group_view(p, g);
     const size_t base = p->slot_base[g];
@@ -76,12 +75,14 @@ static void solve_group(const hb_multi_plan_t *p, int g, const double *u, const 
     v.l = l + base;
     v.d = d + base;
     v.rhs = rhs + base;
+    hb_multi_chunk_pass(&v, 0, 1, 0);
     for (int h = 0; h < v.n_levels; ++h) run_level(&v, h, hb_multi_eliminate);
     for (int h = v.n_levels - 1; h >= 0; --h) run_level(&v, h, hb_multi_substitute);
+    hb_multi_chunk_pass(&v, 0, 1, 1);
 }
 
 void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *p, const double *u,
-                                const double *l, double *d, double *rhs)
+                                double *l, double *d, double *rhs)
 {
     const int threads = omp_threads(ctx);
     (void)threads;

@@ -73,9 +73,16 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
     if (b < v.level_branch[h + 1]) hb_multi_substitute(&v, h, b);
 }
 
-/* The levels of group view v, leaves to root and back; a barrier after each level. */
+/*
+ * The levels of group view v, leaves to root and back; a barrier after each level.
+ * Split branches: their upper chunks before the levels, their interiors after.
+ */
 __device__ __forceinline__ void levels_of_view(const hb_multi_view_t *v, int tid)
 {
+    if (v->split_rows > 0) {
+        hb_multi_chunk_pass(v, tid, GROUP_THREADS, 0);
+        __syncthreads();
+    }
     for (int h = 0; h < v->n_levels; ++h) {
         for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
             hb_multi_eliminate(v, h, b);
@@ -84,6 +91,10 @@ __device__ __forceinline__ void levels_of_view(const hb_multi_view_t *v, int tid
     for (int h = v->n_levels - 1; h >= 0; --h) {
         for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
             hb_multi_substitute(v, h, b);
+        __syncthreads();
+    }
+    if (v->split_rows > 0) {
+        hb_multi_chunk_pass(v, tid, GROUP_THREADS, 1);
         __syncthreads();
     }
 }
@@ -150,7 +161,8 @@ __global__ void __launch_bounds__(GROUP_THREADS)
     } else {
         hb_multi_view_t v = hb_multi_group_view(&plan, g);
         v.u = u + base;
-        v.l = l + base;
+        v.l = (double *)l + base; /* not written: split chunks keep spikes in l, so none here */
+        v.split_rows = 0;
         v.d = d + base;
         v.rhs = rhs + base;
         global_levels(&v, tid);
@@ -291,6 +303,7 @@ extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_
     q->max_group_row_entries = p->max_group_row_entries;
     q->max_levels = p->max_levels;
     q->max_branch_rows = p->max_branch_rows;
+    q->split_rows = p->split_rows;
     if ((status = COPY_TABLE(q->slot_base, p->slot_base, groups, dm->stream)) != HB_SUCCESS ||
         (status = COPY_TABLE(q->level_off, p->level_off, groups, dm->stream)) != HB_SUCCESS ||
         (status = COPY_TABLE(q->row_off, p->row_off, groups, dm->stream)) != HB_SUCCESS ||
@@ -437,6 +450,7 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
         v.l = dm->l;
         v.d = dm->d;
         v.rhs = dm->rhs;
+        v.split_rows = 0;
         const int *lb = dm->level_branch_host;
         for (int h = 0; h < dm->levels0; ++h) {
             const int width = lb[h + 1] - lb[h];
