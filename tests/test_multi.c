@@ -198,8 +198,8 @@ static void check_repeatable(const char *what, const cell_t *cells, int n)
             free(x);
         }
     /* GROUPED (the CUDA kernel's twin) without split branches does each branch's arithmetic
-     * as LEVELS does, in any grouping: the same bits. With split branches (chunks of 4 rows,
-     * the most splits, and the default) it agrees with the reference to round-off (checked in
+     * as LEVELS does, in any grouping: the same bits. With split branches (every branch of 4
+     * rows or more, the most splits, and the default) it agrees with the reference to round-off (checked in
      * solve_multi_algo) and gives the same bits in any grouping and thread count. PER_CELL
      * (Algorithm 1) agrees to round-off only. */
     static const size_t group_rows[] = {1, 300, 2048, (size_t)1 << 40};
@@ -390,7 +390,8 @@ static void check_plans(const char *what, const cell_t *cells, int n, size_t h10
 
 /*
  * Split branches: chunk counts and tops of a chain of 100 rows and a fork of two 9-row arms
- * (split 4: the chain in 25 chunks, each arm in 2 of 4 and 5 rows, the stem of 1 row unsplit);
+ * (split 4: the chain in 10 chunks of 10 rows, each arm in 3 of 3 rows, the stem of 1 row
+ * unsplit);
  * a bad split is refused; the solves themselves are checked in check_repeatable.
  */
 static void test_split_plan(void)
@@ -415,12 +416,14 @@ static void test_split_plan(void)
         const hb_multi_view_t v = hb_multi_group_view(mb->grouped, 0);
         int chunks[4] = {0}, n = 0;
         for (int b = 0; b < mb->grouped->n_branches && n < 4; ++b) chunks[n++] = hb_multi_chunks(&v, b);
-        int hist[26] = {0};
-        for (int k = 0; k < n; ++k) hist[chunks[k] < 26 ? chunks[k] : 0]++;
-        CHECKF(n == 4 && hist[25] == 1 && hist[2] == 2 && hist[1] == 1,
+        int hist[11] = {0};
+        for (int k = 0; k < n; ++k) hist[chunks[k] < 11 ? chunks[k] : 0]++;
+        CHECKF(n == 4 && hist[10] == 1 && hist[3] == 2 && hist[1] == 1,
                "chunks of the branches: %d %d %d %d", chunks[0], chunks[1], chunks[2], chunks[3]);
-        CHECK(hb_multi_chunk_top(4, 100, 25, 0) == 3 && hb_multi_chunk_top(4, 100, 25, 24) == 99);
-        CHECK(hb_multi_chunk_top(4, 9, 2, 0) == 3 && hb_multi_chunk_top(4, 9, 2, 1) == 8);
+        CHECK(hb_multi_chunk_rows(100) == 10 && hb_multi_chunk_rows(99) == 9);
+        CHECK(hb_multi_chunk_rows(9) == 3 && hb_multi_chunk_rows(4) == 2 && hb_multi_chunk_rows(8) == 2);
+        CHECK(hb_multi_chunk_top(10, 100, 10, 0) == 9 && hb_multi_chunk_top(10, 100, 10, 9) == 99);
+        CHECK(hb_multi_chunk_top(3, 9, 3, 0) == 2 && hb_multi_chunk_top(3, 9, 3, 2) == 8);
     }
     CHECK_OK(hb_multi_set_split_rows(mb, 0));
     CHECK_OK(hb_multi_plan_grouped(mb, 1000));

@@ -315,7 +315,8 @@ static long cell_cost(int m, const int *parent, int split, int *nchild, int *br,
         if (height[bpar[j]] < height[j] + 1) height[bpar[j]] = height[j] + 1;
     memset(lmax, 0, (size_t)(height[0] + 1) * sizeof *lmax);
     for (int j = 0; j < nb; ++j) { /* a split branch's path: its bottom chunk, then its tops */
-        const int path = split > 0 && rows[j] >= 2 * split ? split + rows[j] / split : rows[j];
+        const int L = hb_multi_chunk_rows(rows[j]);
+        const int path = split > 0 && rows[j] >= split ? L + rows[j] / L : rows[j];
         if (path > lmax[height[j]]) lmax[height[j]] = path;
     }
     long sum = 0;

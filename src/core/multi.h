@@ -51,7 +51,7 @@ typedef struct {
     const double *u;
     double *l;
     double *d, *rhs; /* on return of the forward pass: c' and y'; then x in rhs */
-    int split_rows;  /* GROUPED: branches of 2 * split_rows rows or more are split (0: none) */
+    int split_rows;  /* GROUPED: branches of split_rows rows or more are split (0: none) */
 } hb_multi_view_t;
 
 /* A layout of the branches of every cell in groups of cells (see above). */
@@ -73,7 +73,7 @@ typedef struct {
     int max_group_row_entries; /* the largest row_off[g + 1] - row_off[g] */
     int max_levels;          /* the most levels of a group */
     int max_branch_rows;
-    int split_rows;          /* chunk rows of split branches, 0: none (its views') */
+    int split_rows;          /* GROUPED: branches this long or longer are split, 0: none */
 } hb_multi_plan_t;
 
 /* Group g's view; the four arrays are set by the caller (group-local slots). */
@@ -100,10 +100,127 @@ HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
     return v->row_base[v->level_row[h] + r] + (size_t)(b - v->level_branch[h]);
 }
 
+/* 1/x. On the GPU a division is a slow subroutine on a branch's critical path: there the
+ * hardware estimate refined once to about 1 ulp (as the Hines kernels' fast_rcp); the CPU
+ * divides, so its results are those of hb_td_thomas_step. */
+HB_TD_INLINE double hb_multi_rcp(double x)
+{
+#if defined(__CUDA_ARCH__)
+    double y;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    double e = fma(-x, y, 1.0);
+    e = fma(e, e, e);
+    return fma(y, e, y);
+#else
+    return 1.0 / x;
+#endif
+}
+
+/* hb_td_thomas_step through hb_multi_rcp. */
+HB_TD_INLINE void hb_multi_step(double dl, double d, double du, double b, double *cp, double *yp)
+{
+    const double inv = hb_multi_rcp(d - dl * *cp);
+    *yp = (b - dl * *yp) * inv;
+    *cp = du * inv;
+}
+
+/* The rows of branch b (level h): row r at rb[r] + off. */
+typedef struct {
+    const size_t *rb;
+    size_t off;
+} hb_multi_rows_t;
+
+HB_TD_INLINE hb_multi_rows_t hb_multi_branch_rows(const hb_multi_view_t *v, int h, int b)
+{
+    hb_multi_rows_t w;
+    w.rb = v->row_base + v->level_row[h];
+    w.off = (size_t)(b - v->level_branch[h]);
+    return w;
+}
+
+/*
+ * Thomas' forward sweep over rows [r0, end) of a branch, from (cp, y) = (0, 0):
+ * dl of row r0 is `dl`, d and rhs of row r0 are given (they may hold contributions),
+ * each row stores c', y' in d, rhs. The next row's inputs are loaded before this
+ * row's stores, so their latency hides behind the row's arithmetic. Returns the
+ * last row's (c', y') through cp, y.
+ */
+HB_TD_INLINE void hb_multi_sweep(const hb_multi_view_t *v, hb_multi_rows_t w, int r0, int end,
+                                 double dl, double dd, double bb, double *cp, double *y)
+{
+    size_t s = w.rb[r0] + w.off, s_next = r0 + 1 < end ? w.rb[r0 + 1] + w.off : s;
+    double du = v->l[s], u_row = v->u[s];
+    for (int r = r0; r < end; ++r) {
+        double dd_n = 0.0, bb_n = 0.0, du_n = 0.0, u_n = 0.0;
+        size_t s_after = s_next;
+        if (r + 1 < end) {
+            dd_n = v->d[s_next];
+            bb_n = v->rhs[s_next];
+            du_n = v->l[s_next];
+            u_n = v->u[s_next];
+            if (r + 2 < end) s_after = w.rb[r + 2] + w.off;
+        }
+        hb_multi_step(dl, dd, du, bb, cp, y);
+        v->d[s] = *cp;
+        v->rhs[s] = *y;
+        dl = u_row;
+        s = s_next;
+        s_next = s_after;
+        dd = dd_n;
+        bb = bb_n;
+        du = du_n;
+        u_row = u_n;
+    }
+}
+
+/*
+ * Thomas' backward sweep x_r = rhs[r] - d[r] x_{r+1} for r = top down to 0, x_{top+1} = x,
+ * x stored in rhs. Rows go in blocks of four whose loads are issued before the previous
+ * block's stores (the chain itself is one multiply-add a row).
+ */
+HB_TD_INLINE void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int top, double x)
+{
+    enum { W = 4 };
+    size_t s[W] = {0}, s_n[W] = {0};
+    double y[W] = {0}, c[W] = {0}, y_n[W] = {0}, c_n[W] = {0};
+    int r = top;
+    HB_TD_UNROLL
+    for (int k = 0; k < W; ++k)
+        if (r - k >= 0) {
+            s[k] = w.rb[r - k] + w.off;
+            y[k] = v->rhs[s[k]];
+            c[k] = v->d[s[k]];
+        }
+    while (r >= 0) {
+        const int next = r - W;
+        HB_TD_UNROLL
+        for (int k = 0; k < W; ++k)
+            if (next - k >= 0) {
+                s_n[k] = w.rb[next - k] + w.off;
+                y_n[k] = v->rhs[s_n[k]];
+                c_n[k] = v->d[s_n[k]];
+            }
+        HB_TD_UNROLL
+        for (int k = 0; k < W; ++k)
+            if (r - k >= 0) {
+                x = y[k] - c[k] * x;
+                v->rhs[s[k]] = x;
+            }
+        HB_TD_UNROLL
+        for (int k = 0; k < W; ++k) {
+            s[k] = s_n[k];
+            y[k] = y_n[k];
+            c[k] = c_n[k];
+        }
+        r = next;
+    }
+}
+
 /*
  * Split branches (GROUPED, docs/multi.md "Split branches"). A branch of n >=
- * 2 L rows (L = split_rows) is cut into P = n / L chunks of L rows, the last
- * one taking the rest: chunk j holds rows [j L, top_j], top_j = (j + 1) L - 1
+ * split_rows rows is cut into P = n / L chunks of L = hb_multi_chunk_rows(n)
+ * rows (about sqrt(n): the path L + P is then shortest), the last chunk
+ * taking the rest: chunk j holds rows [j L, top_j], top_j = (j + 1) L - 1
  * (n - 1 for the last). Only the bottom chunk waits for the child branches;
  * the others are eliminated before any level (hb_multi_chunk_eliminate),
  * their rows expressed through the unknown below the chunk (the spike s),
@@ -113,10 +230,17 @@ HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
  * last level (hb_multi_chunk_finish): no other branch reads them, since child
  * branches hang from row 0.
  */
+HB_TD_INLINE int hb_multi_chunk_rows(int n)
+{
+    int L = 2;
+    while ((L + 1) * (L + 1) <= n) ++L;
+    return L;
+}
+
 HB_TD_INLINE int hb_multi_chunks(const hb_multi_view_t *v, int b)
 {
-    const int L = v->split_rows, n = v->rows[b];
-    return L > 0 && n >= 2 * L ? n / L : 1;
+    const int n = v->rows[b];
+    return v->split_rows > 0 && n >= v->split_rows ? n / hb_multi_chunk_rows(n) : 1;
 }
 
 /* Top row of chunk j of a branch of n rows in `chunks` chunks of L rows. */
@@ -134,14 +258,15 @@ HB_TD_INLINE int hb_multi_chunk_top(int L, int n, int chunks, int j)
  */
 HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int b, int j)
 {
-    const int L = v->split_rows, n = v->rows[b], r0 = j * L;
+    const int n = v->rows[b], L = hb_multi_chunk_rows(n), r0 = j * L;
     const int top = hb_multi_chunk_top(L, n, hb_multi_chunks(v, b), j);
+    const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     double cp = 0.0, y = 0.0, sp = 0.0;
-    double dl = v->u[hb_multi_slot(v, h, b, r0 - 1)];
+    double dl = v->u[w.rb[r0 - 1] + w.off];
     for (int r = r0; r <= top; ++r) {
-        const size_t s = hb_multi_slot(v, h, b, r);
+        const size_t s = w.rb[r] + w.off;
         /* row r0 couples to x_{r0-1} itself; the rows above inherit it */
-        const double inv = 1.0 / (v->d[s] - (r == r0 ? 0.0 : dl * cp));
+        const double inv = hb_multi_rcp(v->d[s] - (r == r0 ? 0.0 : dl * cp));
         sp = (r == r0 ? dl : -dl * sp) * inv;
         y = (v->rhs[s] - (r == r0 ? 0.0 : dl * y)) * inv;
         cp = v->l[s] * inv;
@@ -152,13 +277,13 @@ HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int 
     }
     double A = 0.0, B = 1.0, C = 0.0;
     for (int r = top - 1; r >= r0; --r) {
-        const size_t s = hb_multi_slot(v, h, b, r);
+        const size_t s = w.rb[r] + w.off;
         const double c = v->d[s];
         A = v->rhs[s] - c * A;
         B = -c * B;
         C = -v->l[s] - c * C;
     }
-    const size_t s0 = hb_multi_slot(v, h, b, r0);
+    const size_t s0 = w.rb[r0] + w.off;
     v->rhs[s0] = A;
     v->d[s0] = B;
     v->l[s0] = C;
@@ -167,16 +292,17 @@ HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int 
 /* Interior rows of chunk j >= 1, the tops solved: x from the top down, x_r0 from A, B, C. */
 HB_TD_INLINE void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, int j)
 {
-    const int L = v->split_rows, n = v->rows[b], r0 = j * L;
+    const int n = v->rows[b], L = hb_multi_chunk_rows(n), r0 = j * L;
     const int top = hb_multi_chunk_top(L, n, hb_multi_chunks(v, b), j);
-    const double below = v->rhs[hb_multi_slot(v, h, b, r0 - 1)], x_top = v->rhs[hb_multi_slot(v, h, b, top)];
+    const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
+    const double below = v->rhs[w.rb[r0 - 1] + w.off], x_top = v->rhs[w.rb[top] + w.off];
     double x = x_top;
     for (int r = top - 1; r > r0; --r) {
-        const size_t s = hb_multi_slot(v, h, b, r);
+        const size_t s = w.rb[r] + w.off;
         x = v->rhs[s] - v->d[s] * x - v->l[s] * below;
         v->rhs[s] = x;
     }
-    const size_t s0 = hb_multi_slot(v, h, b, r0);
+    const size_t s0 = w.rb[r0] + w.off;
     v->rhs[s0] = v->rhs[s0] + v->d[s0] * x_top + v->l[s0] * below;
 }
 
@@ -204,7 +330,7 @@ HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int s
 
 /*
  * Elimination of branch b (level h), its child branches already eliminated:
- * rows bottom-up through hb_td_thomas_step with dl = u of the row below and
+ * rows bottom-up through the Thomas step with dl = u of the row below and
  * du = l (the coupling to the node above; 0 at a root). d, rhs become c', y'.
  * A split branch sweeps its bottom chunk so, then the system of its chunk
  * tops, whose rows hold the tops' c', y' afterwards (the last one, the
@@ -212,37 +338,31 @@ HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int s
  */
 HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
 {
-    const int chunks = hb_multi_chunks(v, b), L = v->split_rows, n = v->rows[b];
-    const int end = chunks > 1 ? L : n;
-    double cp = 0.0, y = 0.0, dl = 0.0;
-    for (int r = 0; r < end; ++r) {
-        const size_t s = hb_multi_slot(v, h, b, r);
-        double dd = v->d[s], bb = v->rhs[s];
-        if (r == 0)
-            for (int c = v->child_ptr[b]; c < v->child_ptr[b + 1]; ++c) {
-                const size_t t = v->child_top[c];
-                dd -= v->u[t] * v->d[t];
-                bb -= v->u[t] * v->rhs[t];
-            }
-        hb_td_thomas_step(dl, dd, v->l[s], bb, &cp, &y);
-        v->d[s] = cp;
-        v->rhs[s] = y;
-        dl = v->u[s];
+    const int chunks = hb_multi_chunks(v, b), n = v->rows[b], L = hb_multi_chunk_rows(n);
+    const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
+    const size_t s0 = w.rb[0] + w.off;
+    double dd = v->d[s0], bb = v->rhs[s0];
+    for (int c = v->child_ptr[b]; c < v->child_ptr[b + 1]; ++c) {
+        const size_t t = v->child_top[c];
+        dd -= v->u[t] * v->d[t];
+        bb -= v->u[t] * v->rhs[t];
     }
+    double cp = 0.0, y = 0.0;
+    hb_multi_sweep(v, w, 0, chunks > 1 ? L : n, 0.0, dd, bb, &cp, &y);
     if (chunks < 2) return;
     /* Chunk tops: T_j + c'_j x_{r0(j+1)} + s_j T_{j-1} = y'_j with x_{r0(j+1)} = A + B T_{j+1} + C T_j. */
     double rcp = 0.0, ry = 0.0;
     for (int j = 0; j < chunks; ++j) {
-        const size_t t = hb_multi_slot(v, h, b, hb_multi_chunk_top(L, n, chunks, j));
+        const size_t t = w.rb[hb_multi_chunk_top(L, n, chunks, j)] + w.off;
         const double c = v->d[t], yt = v->rhs[t], spike = j ? v->l[t] : 0.0;
-        double dd = 1.0, du = c, bb = yt;
+        double d_top = 1.0, du = c, b_top = yt;
         if (j < chunks - 1) {
-            const size_t s0 = hb_multi_slot(v, h, b, (j + 1) * L);
-            dd = 1.0 + c * v->l[s0];
-            du = c * v->d[s0];
-            bb = yt - c * v->rhs[s0];
+            const size_t s = w.rb[(j + 1) * L] + w.off;
+            d_top = 1.0 + c * v->l[s];
+            du = c * v->d[s];
+            b_top = yt - c * v->rhs[s];
         }
-        hb_td_thomas_step(spike, dd, du, bb, &rcp, &ry);
+        hb_multi_step(spike, d_top, du, b_top, &rcp, &ry);
         v->d[t] = rcp;
         v->rhs[t] = ry;
     }
@@ -253,21 +373,18 @@ HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
 {
     const size_t p = v->parent_slot[b];
     double x = p == HB_MULTI_NO_PARENT ? 0.0 : v->rhs[p];
-    const int chunks = hb_multi_chunks(v, b), L = v->split_rows, n = v->rows[b];
-    int from = n - 1;
-    if (chunks > 1) { /* the tops, then the bottom chunk below its top */
-        for (int j = chunks - 1; j >= 0; --j) {
-            const size_t t = hb_multi_slot(v, h, b, hb_multi_chunk_top(L, n, chunks, j));
-            x = v->rhs[t] - v->d[t] * x;
-            v->rhs[t] = x;
-        }
-        from = L - 2;
+    const int chunks = hb_multi_chunks(v, b), n = v->rows[b], L = hb_multi_chunk_rows(n);
+    const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
+    if (chunks < 2) {
+        hb_multi_back(v, w, n - 1, x);
+        return;
     }
-    for (int r = from; r >= 0; --r) {
-        const size_t s = hb_multi_slot(v, h, b, r);
-        x = v->rhs[s] - v->d[s] * x;
-        v->rhs[s] = x;
+    for (int j = chunks - 1; j >= 0; --j) { /* the tops, then the bottom chunk below its top */
+        const size_t t = w.rb[hb_multi_chunk_top(L, n, chunks, j)] + w.off;
+        x = v->rhs[t] - v->d[t] * x;
+        v->rhs[t] = x;
     }
+    hb_multi_back(v, w, L - 2, x);
 }
 
 /*
@@ -314,7 +431,7 @@ struct hb_multi {
     hb_multi_plan_t levels;   /* LEVELS: one group; the host copy's layout */
     hb_multi_plan_t *grouped; /* GROUPED, planned at its first solve (NULL before) */
     size_t group_rows;        /* GROUPED: the group size it was planned for */
-    int split_rows;           /* GROUPED: chunk rows of split branches (0: none) */
+    int split_rows;           /* GROUPED: branches this long or longer are split (0: none) */
     double *u, *l, *d, *rhs;  /* host copy, in the layout of `levels` */
     void *device;             /* hb_cuda_multi_t on the CUDA backend */
     int device_layout;        /* the algorithm whose layout the device holds (0: none) */
@@ -338,11 +455,12 @@ void hb_multi_plan_free(hb_multi_plan_t *plan);
  */
 hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows);
 /*
- * GROUPED splits branches of 2 * rows rows or more into chunks of `rows` (0: none; else at
- * least HB_MULTI_MIN_SPLIT_ROWS). Default HB_MULTI_SPLIT_ROWS, or the environment variable
- * HB_MULTI_SPLIT_ROWS read by hb_multi_create. No effect on LEVELS and PER_CELL.
+ * GROUPED splits branches of `rows` rows or more (0: none; else at least
+ * HB_MULTI_MIN_SPLIT_ROWS) into chunks of about sqrt(rows). Default HB_MULTI_SPLIT_ROWS, or the
+ * environment variable HB_MULTI_SPLIT_ROWS read by hb_multi_create. No effect on LEVELS and
+ * PER_CELL.
  */
-#define HB_MULTI_SPLIT_ROWS 16
+#define HB_MULTI_SPLIT_ROWS 64
 #define HB_MULTI_MIN_SPLIT_ROWS 4
 hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows);
 
