@@ -140,7 +140,7 @@ static double *solve_multi_algo(const char *what, hb_backend_t backend, int thre
             CHECK_OK(hb_multi_set(mb, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
         CHECK_OK(hb_multi_set_algorithm(mb, algo));
         if (split_rows >= 0) CHECK_OK(hb_multi_set_split_rows(mb, split_rows));
-        if (group_rows) CHECK_OK(hb_multi_plan_grouped(mb, group_rows));
+        if (group_rows) CHECK_OK(hb_multi_plan_grouped(mb, group_rows, mb->split_rows));
         CHECK_OK(hb_multi_solve(mb));
         if (info) CHECK_OK(hb_multi_info(mb, info));
         double worst_diff = 0.0, worst_res = 0.0;
@@ -360,7 +360,7 @@ static void check_plans(const char *what, const cell_t *cells, int n, size_t h10
                what, why);
         const size_t sizes[] = {1, 64, 235, 750, 1937, 2048, h100_group_rows, mb->n_rows};
         for (size_t k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
-            CHECK_OK(hb_multi_plan_grouped(mb, sizes[k]));
+            CHECK_OK(hb_multi_plan_grouped(mb, sizes[k], k % 2 ? HB_MULTI_MIN_SPLIT_ROWS : 0));
             CHECKF(mb->grouped && hb_multi_plan_check(mb, mb->grouped, why, sizeof why) == 0,
                    "%s: GROUPED plan in groups of %zu rows: %s", what, sizes[k], why);
         }
@@ -410,9 +410,10 @@ static void test_split_plan(void)
     CHECK(hb_multi_set_split_rows(mb, 3) == HB_ERR_INVALID_VALUE);
     CHECK(hb_multi_set_split_rows(mb, -1) == HB_ERR_INVALID_VALUE);
     CHECK_OK(hb_multi_set_split_rows(mb, 4));
-    CHECK_OK(hb_multi_plan_grouped(mb, 1000));
+    CHECK_OK(hb_multi_plan_grouped(mb, 1000, mb->split_rows));
     if (mb->grouped) {
         CHECK(mb->grouped->split_rows == 4 && mb->grouped->n_groups == 1);
+        CHECK(mb->grouped->split_off[1] == 3); /* the chain and both arms listed */
         const hb_multi_view_t v = hb_multi_group_view(mb->grouped, 0);
         int chunks[4] = {0}, n = 0;
         for (int b = 0; b < mb->grouped->n_branches && n < 4; ++b) chunks[n++] = hb_multi_chunks(&v, b);
@@ -426,7 +427,7 @@ static void test_split_plan(void)
         CHECK(hb_multi_chunk_top(3, 9, 3, 0) == 2 && hb_multi_chunk_top(3, 9, 3, 2) == 8);
     }
     CHECK_OK(hb_multi_set_split_rows(mb, 0));
-    CHECK_OK(hb_multi_plan_grouped(mb, 1000));
+    CHECK_OK(hb_multi_plan_grouped(mb, 1000, mb->split_rows));
     if (mb->grouped) {
         const hb_multi_view_t v = hb_multi_group_view(mb->grouped, 0);
         for (int b = 0; b < mb->grouped->n_branches; ++b) CHECK(hb_multi_chunks(&v, b) == 1);

@@ -54,7 +54,47 @@ void hb_multi_plan_free(hb_multi_plan_t *p)
     free(p->child_top);
     free(p->parent_slot);
     free(p->node_slot);
+    free(p->split_off);
+    free(p->split_level);
+    free(p->split_branch);
     memset(p, 0, sizeof *p);
+}
+
+/* The split branches of every group of p (those of split_rows rows or more), level by level. */
+static hb_status_t plan_splits(hb_multi_plan_t *p, int split_rows)
+{
+    free(p->split_off);
+    free(p->split_level);
+    free(p->split_branch);
+    p->split_level = p->split_branch = NULL;
+    p->split_rows = split_rows;
+    p->split_off = calloc((size_t)p->n_groups + 1, sizeof *p->split_off);
+    if (!p->split_off) return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory");
+    int count = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        count = 0;
+        for (int g = 0; g < p->n_groups; ++g) {
+            const hb_multi_view_t v = hb_multi_group_view(p, g);
+            p->split_off[g] = count;
+            for (int h = 0; h < v.n_levels; ++h)
+                for (int b = v.level_branch[h]; b < v.level_branch[h + 1]; ++b)
+                    if (hb_multi_chunks(&v, b) > 1) {
+                        if (pass) {
+                            p->split_level[count] = h;
+                            p->split_branch[count] = b;
+                        }
+                        count++;
+                    }
+        }
+        p->split_off[p->n_groups] = count;
+        if (pass == 0) {
+            p->split_level = malloc((count ? (size_t)count : 1) * sizeof *p->split_level);
+            p->split_branch = malloc((count ? (size_t)count : 1) * sizeof *p->split_branch);
+            if (!p->split_level || !p->split_branch)
+                return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory");
+        }
+    }
+    return HB_SUCCESS;
 }
 
 static void multi_free(hb_multi_t mb)
@@ -359,9 +399,10 @@ hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows)
     if (rows < 0 || (rows > 0 && rows < HB_MULTI_MIN_SPLIT_ROWS))
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi: split rows %d; expected 0 or >= %d", rows,
                        HB_MULTI_MIN_SPLIT_ROWS);
+    const int changed = rows != mb->split_rows;
     mb->split_rows = rows;
     /* The grouping depends on the split (cell cost): re-planned at the next GROUPED solve. */
-    if (mb->grouped && mb->grouped->split_rows != rows && mb->device_layout == HB_MULTI_ALGO_GROUPED) {
+    if (changed && mb->device_layout == HB_MULTI_ALGO_GROUPED) {
         hb_status_t status = sync_host(mb);
         if (status != HB_SUCCESS) return status;
         mb->device_layout = 0;
@@ -369,10 +410,10 @@ hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows)
     return HB_SUCCESS;
 }
 
-hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows)
+hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows, int split_rows)
 {
     if (group_rows < 1) group_rows = 1;
-    if (mb->grouped && mb->group_rows == group_rows && mb->grouped->split_rows == mb->split_rows)
+    if (mb->grouped && mb->group_rows == group_rows && mb->grouped->split_rows == split_rows)
         return HB_SUCCESS;
     const int n = mb->n_cells;
     cell_key_t *key = malloc((size_t)n * sizeof *key);
@@ -387,7 +428,7 @@ hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows)
     for (int c = 0; c < n; ++c) {
         const int m = mb->m[c];
         key[c].cell = c;
-        key[c].cost = cell_cost(m, mb->parent + mb->cell_first[c], mb->split_rows,
+        key[c].cost = cell_cost(m, mb->parent + mb->cell_first[c], split_rows,
                                 scratch + 4 * (size_t)mb->max_m,
                                 scratch + 5 * (size_t)mb->max_m, scratch);
         if ((size_t)m > group_rows) key[c].cost *= 8; /* a GPU solves it from global memory */
@@ -406,8 +447,8 @@ hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows)
     }
     gstart[groups] = n;
     status = hb_multi_plan(mb, order, gstart, groups, plan);
+    if (status == HB_SUCCESS) status = plan_splits(plan, split_rows);
     if (status == HB_SUCCESS) {
-        plan->split_rows = mb->split_rows;
         hb_multi_plan_free(mb->grouped);
         free(mb->grouped);
         mb->grouped = plan;
@@ -419,6 +460,7 @@ done:
     free(order);
     free(gstart);
     free(scratch);
+    hb_multi_plan_free(plan);
     free(plan);
     return status;
 }
@@ -532,6 +574,23 @@ int hb_multi_plan_check(const struct hb_multi *mb, const hb_multi_plan_t *p, cha
         if (s >= p->n_slots || seen[s]) PLAN_FAIL("node %zu: slot %zu", k, s);
         seen[s] = 1;
     }
+    /* split lists: exactly the branches of split_rows rows or more, each in its own level */
+    if (!p->split_off || !p->split_level || !p->split_branch || p->split_off[0] != 0)
+        PLAN_FAIL("split tables missing");
+    for (int g = 0; g < G; ++g) {
+        const hb_multi_view_t v = hb_multi_group_view(p, g);
+        int expected = 0;
+        for (int b = v.level_branch[0]; b < v.level_branch[v.n_levels]; ++b)
+            expected += hb_multi_chunks(&v, b) > 1;
+        if (v.n_split != expected)
+            PLAN_FAIL("group %d: %d split branches listed, %d expected", g, v.n_split, expected);
+        for (int i = 0; i < v.n_split; ++i) {
+            const int h = v.split_level[i], b = v.split_branch[i];
+            if (h < 0 || h >= v.n_levels || b < v.level_branch[h] || b >= v.level_branch[h + 1] ||
+                hb_multi_chunks(&v, b) < 2)
+                PLAN_FAIL("group %d: split entry %d: level %d, branch %d", g, i, h, b);
+        }
+    }
     ok = 1;
 done:
     free(seen);
@@ -587,7 +646,9 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
         goto done;
     }
     const int one_group[2] = {0, n_cells};
-    if ((status = hb_multi_plan(mb, order, one_group, 1, &mb->levels)) != HB_SUCCESS) goto done;
+    if ((status = hb_multi_plan(mb, order, one_group, 1, &mb->levels)) != HB_SUCCESS ||
+        (status = plan_splits(&mb->levels, 0)) != HB_SUCCESS)
+        goto done;
     mb->u = calloc(n_rows, sizeof *mb->u);
     mb->l = calloc(n_rows, sizeof *mb->l);
     mb->d = calloc(n_rows, sizeof *mb->d);
@@ -703,8 +764,13 @@ static hb_status_t sync_device(struct hb_multi *mb, hb_multi_algo_t algo)
     if (mb->device_layout != (int)algo) {
         if ((status = sync_host(mb)) != HB_SUCCESS) return status;
         if (algo == HB_MULTI_ALGO_GROUPED) {
-            size_t rows = hb_cuda_multi_group_rows(dev, mb->n_rows);
-            if ((status = hb_multi_plan_grouped(mb, rows)) != HB_SUCCESS) return status;
+            /* Split branches shorten a block's path where blocks are few (latency-bound);
+             * with several blocks per multiprocessor they only add work. */
+            int saturated = 0;
+            size_t rows = hb_cuda_multi_group_rows(dev, mb->n_rows, &saturated);
+            if ((status = hb_multi_plan_grouped(mb, rows, saturated ? 0 : mb->split_rows)) !=
+                HB_SUCCESS)
+                return status;
         }
         mb->device_layout = 0;
         if (algo == HB_MULTI_ALGO_PER_CELL) {
@@ -794,7 +860,7 @@ static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
     hb_status_t status = HB_SUCCESS;
     if (algo == HB_MULTI_ALGO_GROUPED) {
         const size_t rows = mb->group_rows ? mb->group_rows : CPU_GROUP_ROWS;
-        if ((status = hb_multi_plan_grouped(mb, rows)) != HB_SUCCESS) return status;
+        if ((status = hb_multi_plan_grouped(mb, rows, mb->split_rows)) != HB_SUCCESS) return status;
     }
     double *buf = malloc(4 * n * sizeof *buf);
     if (!buf) return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory (%zu rows)", n);

@@ -52,6 +52,8 @@ typedef struct {
     double *l;
     double *d, *rhs; /* on return of the forward pass: c' and y'; then x in rhs */
     int split_rows;  /* GROUPED: branches of split_rows rows or more are split (0: none) */
+    int n_split;     /* the split branches: level split_level[i], branch split_branch[i] */
+    const int *split_level, *split_branch;
 } hb_multi_view_t;
 
 /* A layout of the branches of every cell in groups of cells (see above). */
@@ -74,6 +76,10 @@ typedef struct {
     int max_levels;          /* the most levels of a group */
     int max_branch_rows;
     int split_rows;          /* GROUPED: branches this long or longer are split, 0: none */
+    int *split_off;          /* [n_groups + 1] group g's split branches: entries split_off[g] ..
+                                split_off[g + 1] - 1 of split_level (group-local level) and
+                                split_branch */
+    int *split_level, *split_branch; /* [split_off[n_groups]] */
 } hb_multi_plan_t;
 
 /* Group g's view; the four arrays are set by the caller (group-local slots). */
@@ -91,6 +97,13 @@ HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g
     v.u = v.l = NULL;
     v.d = v.rhs = NULL;
     v.split_rows = p->split_rows;
+    v.n_split = 0;
+    v.split_level = v.split_branch = NULL;
+    if (p->split_off && p->split_level && p->split_branch) { /* (absent while planning) */
+        v.n_split = p->split_off[g + 1] - p->split_off[g];
+        v.split_level = p->split_level + p->split_off[g];
+        v.split_branch = p->split_branch + p->split_off[g];
+    }
     return v;
 }
 
@@ -309,23 +322,19 @@ HB_TD_INLINE void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, 
 /*
  * The chunks 1.. of every split branch of the view, dealt out as tasks
  * first, first + stride, ... (a thread's share): eliminated (finish = 0),
- * before the levels, or finished (finish = 1), after them. Levels list their
- * branches longest first, so a level's split branches come first.
+ * before the levels, or finished (finish = 1), after them.
  */
 HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int stride, int finish)
 {
-    if (v->split_rows <= 0) return;
     int task = 0, next = first;
-    for (int h = 0; h < v->n_levels; ++h)
-        for (int b = v->level_branch[h]; b < v->level_branch[h + 1]; ++b) {
-            const int chunks = hb_multi_chunks(v, b);
-            if (chunks < 2) break;
-            for (task += chunks - 1; next < task; next += stride) {
-                const int j = chunks - (task - next);
-                if (finish) hb_multi_chunk_finish(v, h, b, j);
-                else hb_multi_chunk_eliminate(v, h, b, j);
-            }
+    for (int i = 0; i < v->n_split; ++i) {
+        const int h = v->split_level[i], b = v->split_branch[i], chunks = hb_multi_chunks(v, b);
+        for (task += chunks - 1; next < task; next += stride) {
+            const int j = chunks - (task - next);
+            if (finish) hb_multi_chunk_finish(v, h, b, j);
+            else hb_multi_chunk_eliminate(v, h, b, j);
         }
+    }
 }
 
 /*
@@ -451,9 +460,10 @@ void hb_multi_plan_free(hb_multi_plan_t *plan);
  * GROUPED's plan for groups of about `group_rows` rows: cells sorted by their
  * cost (the sum over their levels of the longest branch, times 8 for a cell
  * larger than a group, which a GPU runs from global memory), longest first,
- * then packed in that order. Replaces mb->grouped when group_rows differs.
+ * then packed in that order; branches of split_rows rows or more split (0:
+ * none). Replaces mb->grouped when group_rows or split_rows differs.
  */
-hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows);
+hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows, int split_rows);
 /*
  * GROUPED splits branches of `rows` rows or more (0: none; else at least
  * HB_MULTI_MIN_SPLIT_ROWS) into chunks of about sqrt(rows). Default HB_MULTI_SPLIT_ROWS, or the

@@ -27,6 +27,7 @@ extern "C" {
 
 #define LEVEL_THREADS 128
 #define GROUP_THREADS 256
+#define GROUP_BLOCKS_PER_SM 3 /* the group size leaves shared memory, and registers, for three */
 #define CELL_THREADS 128
 
 enum { LAYOUT_NONE = 0, LAYOUT_PLAN = 1, LAYOUT_CELLS = 2 };
@@ -79,7 +80,7 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
  */
 __device__ __forceinline__ void levels_of_view(const hb_multi_view_t *v, int tid)
 {
-    if (v->split_rows > 0) {
+    if (v->n_split > 0) {
         hb_multi_chunk_pass(v, tid, GROUP_THREADS, 0);
         __syncthreads();
     }
@@ -93,7 +94,7 @@ __device__ __forceinline__ void levels_of_view(const hb_multi_view_t *v, int tid
             hb_multi_substitute(v, h, b);
         __syncthreads();
     }
-    if (v->split_rows > 0) {
+    if (v->n_split > 0) {
         hb_multi_chunk_pass(v, tid, GROUP_THREADS, 1);
         __syncthreads();
     }
@@ -135,7 +136,7 @@ __device__ __noinline__ void global_levels(const hb_multi_view_t *v, int tid)
  * shared memory, and only x goes back: d in memory is left as it was.
  * Both cases solve through the level loops of levels_of_view, outside the kernel body.
  */
-__global__ void __launch_bounds__(GROUP_THREADS)
+__global__ void __launch_bounds__(GROUP_THREADS, GROUP_BLOCKS_PER_SM)
     grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, const double *__restrict__ u,
                    const double *__restrict__ l, double *__restrict__ d,
                    double *__restrict__ rhs)
@@ -163,6 +164,7 @@ __global__ void __launch_bounds__(GROUP_THREADS)
         v.u = u + base;
         v.l = (double *)l + base; /* not written: split chunks keep spikes in l, so none here */
         v.split_rows = 0;
+        v.n_split = 0;
         v.d = d + base;
         v.rhs = rhs + base;
         global_levels(&v, tid);
@@ -195,6 +197,9 @@ static void free_plan_tables(hb_multi_plan_t *p)
     cudaFree(p->child_ptr);
     cudaFree(p->child_top);
     cudaFree(p->parent_slot);
+    cudaFree(p->split_off);
+    cudaFree(p->split_level);
+    cudaFree(p->split_branch);
     memset(p, 0, sizeof *p);
 }
 
@@ -252,10 +257,12 @@ extern "C" void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
  * the row table), so three blocks share it and one loads while others compute.
  * Fewer rows: two groups per multiprocessor, any group that fits staged.
  */
-extern "C" size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows)
+extern "C" size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows,
+                                           int *saturated)
 {
     const size_t third = dm->smem_optin / 3, rows_third = third / 40;
-    if (total_rows >= (size_t)dm->sm_count * 3 * rows_third) {
+    *saturated = total_rows >= (size_t)dm->sm_count * GROUP_BLOCKS_PER_SM * rows_third;
+    if (*saturated) {
         dm->smem_cap = third;
         return rows_third;
     }
@@ -316,6 +323,11 @@ extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_
         (status = COPY_TABLE(q->child_ptr, p->child_ptr, nb + 1, dm->stream)) != HB_SUCCESS ||
         (status = COPY_TABLE(q->child_top, p->child_top, nb, dm->stream)) != HB_SUCCESS ||
         (status = COPY_TABLE(q->parent_slot, p->parent_slot, nb, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->split_off, p->split_off, groups, dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->split_level, p->split_level, (size_t)p->split_off[p->n_groups],
+                             dm->stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->split_branch, p->split_branch, (size_t)p->split_off[p->n_groups],
+                             dm->stream)) != HB_SUCCESS ||
         (status = alloc_arrays(dm, p->n_slots)) != HB_SUCCESS)
         goto fail;
     /* LEVELS launches need group 0's level boundaries on the host. */
@@ -451,6 +463,8 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
         v.d = dm->d;
         v.rhs = dm->rhs;
         v.split_rows = 0;
+        v.n_split = 0;
+        v.split_level = v.split_branch = NULL;
         const int *lb = dm->level_branch_host;
         for (int h = 0; h < dm->levels0; ++h) {
             const int width = lb[h + 1] - lb[h];

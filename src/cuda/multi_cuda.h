@@ -20,8 +20,9 @@ typedef struct hb_cuda_multi hb_cuda_multi_t;
 
 hb_status_t hb_cuda_multi_create(hb_cuda_multi_t **out);
 void hb_cuda_multi_destroy(hb_cuda_multi_t *dm);
-/* GROUPED: the group size (rows) to plan for a batch of `total_rows` rows on this device. */
-size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows);
+/* GROUPED: the group size (rows) to plan for a batch of `total_rows` rows on this device;
+ * *saturated: 1 when the batch fills every multiprocessor with three blocks or more. */
+size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows, int *saturated);
 /* Device layout of a plan (LEVELS: one group; GROUPED): its tables and four arrays. */
 hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_t *plan);
 /* PER_CELL layout: element (cell c, row i) at i * cells + c; parent interleaved the same way. */
