@@ -196,15 +196,8 @@ HB_TD_INLINE void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int
     enum { W = 4 };
     size_t s[W] = {0}, s_n[W] = {0};
     double y[W] = {0}, c[W] = {0}, y_n[W] = {0}, c_n[W] = {0};
-    int r = top;
-    HB_TD_UNROLL
-    for (int k = 0; k < W; ++k)
-        if (r - k >= 0) {
-            s[k] = w.rb[r - k] + w.off;
-            y[k] = v->rhs[s[k]];
-            c[k] = v->d[s[k]];
-        }
-    while (r >= 0) {
+    /* The first pass stores nothing (its block lies above top) and loads the first block. */
+    for (int r = top + W; r >= 0; r -= W) {
         const int next = r - W;
         HB_TD_UNROLL
         for (int k = 0; k < W; ++k)
@@ -215,7 +208,7 @@ HB_TD_INLINE void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int
             }
         HB_TD_UNROLL
         for (int k = 0; k < W; ++k)
-            if (r - k >= 0) {
+            if (r - k >= 0 && r - k <= top) {
                 x = y[k] - c[k] * x;
                 v->rhs[s[k]] = x;
             }
@@ -225,7 +218,6 @@ HB_TD_INLINE void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int
             y[k] = y_n[k];
             c[k] = c_n[k];
         }
-        r = next;
     }
 }
 
