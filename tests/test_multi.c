@@ -21,6 +21,7 @@
 #include "test_data.h"
 #include "hinesbatch.h"
 #include "core/multi.h" /* hb_multi_plan_grouped: group sizes for the tests */
+#include "fig14_cells.h" /* tools/ */
 
 static uint64_t rng_state = 0x5eed0005u;
 
@@ -512,27 +513,12 @@ static void test_plan_tables(void)
     free(real);
 }
 
-/* Figure 14's cells: a first branch of 256, then level k of 2^k branches of `second` / 2^(k-1). */
-static int fig14_branch(cell_t *c, int next, int parent, int rows, int level, int levels,
-                        int second)
+/* Figure 14's cells (tools/fig14_cells.h). */
+static void fig14_cell(cell_t *c, int levels)
 {
-    for (int r = 0; r < rows; ++r) {
-        c->parent[next] = parent;
-        parent = next++;
-    }
-    if (level + 1 < levels)
-        for (int k = 0; k < 2; ++k)
-            next = fig14_branch(c, next, parent, level == 0 ? second : rows / 2, level + 1, levels,
-                                second);
-    return next;
-}
-
-static void fig14_cell(cell_t *c, int levels, int second)
-{
-    int m = 256;
-    for (int k = 1; k < levels; ++k) m += (1 << k) * (second >> (k - 1));
+    const int m = fig14_rows(levels);
     cell_alloc(c, m);
-    const int used = fig14_branch(c, 0, -1, 256, 0, levels, second);
+    const int used = fig14_parents(c->parent, levels);
     CHECK(used == m);
     cell_fill_random(c);
 }
@@ -542,14 +528,13 @@ static void test_fig14(void)
 {
     /* 256 + 2 x 128 = 512; 256 + 2 x 64 + 4 x 32 = 512; the paper's 4-level
      * example 256 + 2 x 32 + 4 x 16 + 8 x 8 = 448. */
-    static const int second[] = {0, 0, 128, 64, 32};
     static const int rows[] = {0, 0, 512, 512, 448};
     cell_t mixed[48];
     int n = 0;
     for (int levels = 2; levels <= 4; ++levels) {
         cell_t cells[16];
         for (int c = 0; c < 16; ++c) {
-            fig14_cell(&cells[c], levels, second[levels]);
+            fig14_cell(&cells[c], levels);
             CHECKF(cells[c].m == rows[levels], "%d levels: %d rows", levels, cells[c].m);
         }
         hb_multi_info_t info = {0};

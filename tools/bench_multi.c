@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fig14_cells.h"
 
 #define DHS_NS_PER_ROW (0.44e6 / (3000.0 * 1414.0))
 #define VALUE_SETS 4
@@ -212,31 +213,16 @@ static int make_fig6(workload_t *w, double ratio, int kinds)
     return 1;
 }
 
-static int fig14_branch(int *parent, int next, int up, int rows, int level, int levels, int second)
-{
-    for (int r = 0; r < rows; ++r) {
-        parent[next] = up;
-        up = next++;
-    }
-    if (level + 1 < levels)
-        for (int k = 0; k < 2; ++k)
-            next = fig14_branch(parent, next, up, level == 0 ? second : rows / 2, level + 1, levels,
-                                second);
-    return next;
-}
-
 static int make_fig14(workload_t *w, int levels)
 {
-    static const int second[] = {0, 0, 128, 64, 32};
     uint64_t seed = 0xf1614ULL + (uint64_t)levels;
-    int m = 256;
-    for (int k = 1; k < levels; ++k) m += (1 << k) * (second[levels] >> (k - 1));
+    const int m = fig14_rows(levels);
     snprintf(w->name, sizeof w->name, "fig14 binary tree, %d levels, %d rows", levels, m);
     w->part = "fig14";
     if (!workload_alloc(w, 1)) return 0;
     w->m[0] = m;
     if (!(w->parent[0] = malloc((size_t)m * sizeof(int)))) return 0;
-    fig14_branch(w->parent[0], 0, -1, 256, 0, levels, second[levels]);
+    fig14_parents(w->parent[0], levels);
     return random_values(w, 0, &seed);
 }
 

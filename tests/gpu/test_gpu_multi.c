@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "fig14_cells.h" /* tools/ */
 #include "hinesbatch.h"
 #include "test_random.h"
 
@@ -143,20 +144,6 @@ static void cell_copy(batch_t *b, int to, int from)
     memcpy(b->d[to], b->d[from], (size_t)m * sizeof(double));
     memcpy(b->rhs[to], b->rhs[from], (size_t)m * sizeof(double));
     memcpy(b->x[to], b->x[from], (size_t)m * sizeof(double));
-}
-
-/* Figure 14: a first branch of 256, then level k of 2^k branches of second / 2^(k-1). */
-static int fig14_branch(int *parent, int next, int up, int rows, int level, int levels, int second)
-{
-    for (int r = 0; r < rows; ++r) {
-        parent[next] = up;
-        up = next++;
-    }
-    if (level + 1 < levels)
-        for (int k = 0; k < 2; ++k)
-            next = fig14_branch(parent, next, up, level == 0 ? second : rows / 2, level + 1, levels,
-                                second);
-    return next;
 }
 
 /* Results of one solve, cell after cell (caller frees). NaN-poisoned before reading. */
@@ -337,15 +324,12 @@ static void test_chains(hb_context_t ctx)
 
 static void test_fig14(hb_context_t ctx)
 {
-    static const int second[] = {0, 0, 128, 64, 32};
     batch_t b;
     batch_init(&b, 3 * 700);
     for (int c = 0; c < b.n; ++c) {
-        const int levels = 2 + c % 3;
-        int m = 256;
-        for (int k = 1; k < levels; ++k) m += (1 << k) * (second[levels] >> (k - 1));
+        const int levels = 2 + c % 3, m = fig14_rows(levels);
         int *p = cell_alloc(&b, c, m);
-        CHECK(fig14_branch(p, 0, -1, 256, 0, levels, second[levels]) == m);
+        CHECK(fig14_parents(p, levels) == m);
         cell_random_values(&b, c);
     }
     run_batch(ctx, &b, "figure 14 cells, 2-4 levels");
