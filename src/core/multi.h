@@ -107,12 +107,6 @@ HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g
     return v;
 }
 
-/* Slot of row r of branch b, which lies in level h. */
-HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
-{
-    return v->row_base[v->level_row[h] + r] + (size_t)(b - v->level_branch[h]);
-}
-
 /* 1/x. On the GPU a division is a slow subroutine on a branch's critical path: there the
  * hardware estimate refined once to about 1 ulp (as the Hines kernels' fast_rcp); the CPU
  * divides, so its results are those of hb_td_thomas_step. */
@@ -149,6 +143,13 @@ HB_TD_INLINE hb_multi_rows_t hb_multi_branch_rows(const hb_multi_view_t *v, int 
     w.rb = v->row_base + v->level_row[h];
     w.off = (size_t)(b - v->level_branch[h]);
     return w;
+}
+
+/* Slot of row r of branch b, which lies in level h. */
+HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
+{
+    const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
+    return w.rb[r] + w.off;
 }
 
 /*
@@ -264,7 +265,7 @@ HB_TD_INLINE int hb_multi_chunk_top(int L, int n, int chunks, int j)
 HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int b, int j)
 {
     const int n = v->rows[b], L = hb_multi_chunk_rows(n), r0 = j * L;
-    const int top = hb_multi_chunk_top(L, n, hb_multi_chunks(v, b), j);
+    const int top = hb_multi_chunk_top(L, n, n / L, j);
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     double cp = 0.0, y = 0.0, sp = 0.0;
     double dl = v->u[w.rb[r0 - 1] + w.off];
@@ -298,7 +299,7 @@ HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int 
 HB_TD_INLINE void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, int j)
 {
     const int n = v->rows[b], L = hb_multi_chunk_rows(n), r0 = j * L;
-    const int top = hb_multi_chunk_top(L, n, hb_multi_chunks(v, b), j);
+    const int top = hb_multi_chunk_top(L, n, n / L, j);
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     const double below = v->rhs[w.rb[r0 - 1] + w.off], x_top = v->rhs[w.rb[top] + w.off];
     double x = x_top;
@@ -339,7 +340,8 @@ HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int s
  */
 HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
 {
-    const int chunks = hb_multi_chunks(v, b), n = v->rows[b], L = hb_multi_chunk_rows(n);
+    const int chunks = hb_multi_chunks(v, b), n = v->rows[b];
+    const int L = chunks > 1 ? hb_multi_chunk_rows(n) : n; /* rows of the bottom chunk */
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     const size_t s0 = w.rb[0] + w.off;
     double dd = v->d[s0], bb = v->rhs[s0];
@@ -349,7 +351,7 @@ HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
         bb -= v->u[t] * v->rhs[t];
     }
     double cp = 0.0, y = 0.0;
-    hb_multi_sweep(v, w, 0, chunks > 1 ? L : n, 0.0, dd, bb, &cp, &y);
+    hb_multi_sweep(v, w, 0, L, 0.0, dd, bb, &cp, &y);
     if (chunks < 2) return;
     /* Chunk tops: T_j + c'_j x_{r0(j+1)} + s_j T_{j-1} = y'_j with x_{r0(j+1)} = A + B T_{j+1} + C T_j. */
     double rcp = 0.0, ry = 0.0;
@@ -374,12 +376,13 @@ HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
 {
     const size_t p = v->parent_slot[b];
     double x = p == HB_MULTI_NO_PARENT ? 0.0 : v->rhs[p];
-    const int chunks = hb_multi_chunks(v, b), n = v->rows[b], L = hb_multi_chunk_rows(n);
+    const int chunks = hb_multi_chunks(v, b), n = v->rows[b];
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     if (chunks < 2) {
         hb_multi_back(v, w, n - 1, x);
         return;
     }
+    const int L = hb_multi_chunk_rows(n);
     for (int j = chunks - 1; j >= 0; --j) { /* the tops, then the bottom chunk below its top */
         const size_t t = w.rb[hb_multi_chunk_top(L, n, chunks, j)] + w.off;
         x = v->rhs[t] - v->d[t] * x;
