@@ -3,8 +3,22 @@
 #define HB_TESTS_TEST_RANDOM_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 static uint64_t rng_state;
+
+/* A random pass's seed: HB_TEST_SEED, or one from the clock; printed so a failure can be
+ * repeated. */
+static inline uint64_t test_seed(const char *test)
+{
+    const char *env = getenv("HB_TEST_SEED");
+    const uint64_t seed =
+        env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) * 2654435761ULL + 1;
+    printf("%s: seed %llu (set HB_TEST_SEED to repeat)\n", test, (unsigned long long)seed);
+    return seed;
+}
 
 /* Uniform in [0, 1). */
 static inline double uniform(void)

@@ -399,10 +399,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_gpu_multi DATA_DIR\n");
         return 2;
     }
-    const char *env = getenv("HB_TEST_SEED");
-    rng_state = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) * 2654435761ULL + 1;
-    printf("test_gpu_multi: seed %llu (set HB_TEST_SEED to repeat)\n",
-           (unsigned long long)rng_state);
+    rng_state = test_seed("test_gpu_multi");
     CHECKF(hb_backend_available(HB_BACKEND_CUDA), "no CUDA device: this test needs one");
     hb_context_t ctx = NULL;
     CHECK_OK(hb_context_create(&ctx, HB_BACKEND_CUDA));

@@ -225,9 +225,7 @@ done:
 
 int main(void)
 {
-    const char *env = getenv("HB_TEST_SEED");
-    rng_state = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + 1;
-    printf("test_gpu_tridiag: seed %llu\n", (unsigned long long)rng_state);
+    rng_state = test_seed("test_gpu_tridiag");
     hb_context_t gpu = NULL, cpu = NULL;
     CHECK_OK(hb_context_create(&gpu, HB_BACKEND_CUDA));
     CHECK_OK(hb_context_create(&cpu, HB_BACKEND_SEQ));
