@@ -285,15 +285,15 @@ hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d
 const char *hb_hines_algo_name(hb_hines_algo_t algo)
 {
     static const char *const names[] = {"auto", "per-thread", "block-shared", "staged",
-                                        "streamed",  "pipelined"};
-    return (int)algo >= 0 && algo <= HB_HINES_ALGO_PIPELINED ? names[algo] : "unknown";
+                                        "streamed",  "pipelined", "branched"};
+    return (int)algo >= 0 && algo <= HB_HINES_ALGO_BRANCHED ? names[algo] : "unknown";
 }
 
 hb_status_t hb_batch_set_algorithm(hb_batch_t batch, hb_hines_algo_t algo)
 {
     hb_clear_error();
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_set_algorithm: batch is NULL");
-    if ((int)algo < 0 || algo > HB_HINES_ALGO_PIPELINED)
+    if ((int)algo < 0 || algo > HB_HINES_ALGO_BRANCHED)
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "hb_batch_set_algorithm: algo = %d is not an hb_hines_algo_t", (int)algo);
     batch->algo = algo;

@@ -54,6 +54,9 @@ typedef struct {
     int split_rows;  /* GROUPED: branches of split_rows rows or more are split (0: none) */
     int n_split;     /* the split branches: level split_level[i], branch split_branch[i] */
     const int *split_level, *split_branch;
+    /* Elements between adjacent slots: 1, or a BRANCHED team's systems (core/hines_branched.h),
+     * whose tables then hold slots times lanes and whose arrays start at the lane's element. */
+    int lanes;
 } hb_multi_view_t;
 
 /* A layout of the branches of every cell in groups of cells (see above). */
@@ -99,6 +102,7 @@ HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g
     v.split_rows = p->split_rows;
     v.n_split = 0;
     v.split_level = v.split_branch = NULL;
+    v.lanes = 1;
     if (p->split_off && p->split_level && p->split_branch) { /* (absent while planning) */
         v.n_split = p->split_off[g + 1] - p->split_off[g];
         v.split_level = p->split_level + p->split_off[g];
@@ -131,7 +135,7 @@ HB_TD_INLINE void hb_multi_step(double dl, double d, double du, double b, double
     *cp = du * inv;
 }
 
-/* The rows of branch b (level h): row r at rb[r] + off. */
+/* The rows of branch b (level h): row r at rb[r] + off (off counts lanes). */
 typedef struct {
     const size_t *rb;
     size_t off;
@@ -141,7 +145,7 @@ HB_TD_INLINE hb_multi_rows_t hb_multi_branch_rows(const hb_multi_view_t *v, int 
 {
     hb_multi_rows_t w;
     w.rb = v->row_base + v->level_row[h];
-    w.off = (size_t)(b - v->level_branch[h]);
+    w.off = (size_t)(b - v->level_branch[h]) * (size_t)v->lanes;
     return w;
 }
 
@@ -459,6 +463,9 @@ void hb_multi_plan_free(hb_multi_plan_t *plan);
  * none). Replaces mb->grouped when group_rows or split_rows differs.
  */
 hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows, int split_rows);
+/* One cell (m rows, parent[0] = -1) as a plan of one group, branches of split_rows rows or
+ * more split (0: none): BRANCHED's plan (core/hines_branched.h). On failure the plan is freed. */
+hb_status_t hb_multi_plan_cell(int m, const int *parent, int split_rows, hb_multi_plan_t *plan);
 /*
  * GROUPED splits branches of `rows` rows or more (0: none; else at least
  * HB_MULTI_MIN_SPLIT_ROWS) into chunks of about sqrt(rows). Default HB_MULTI_SPLIT_ROWS, or the
@@ -482,6 +489,8 @@ int hb_multi_plan_check(const struct hb_multi *mb, const hb_multi_plan_t *plan, 
 
 /* CPU backends. LEVELS: level by level (OpenMP over a level's branches). */
 void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *view);
+/* One group's view alone, as a CUDA block solves it: split chunks, levels, chunk interiors. */
+void hb_multi_cpu_solve_view(const hb_multi_view_t *view);
 /* GROUPED twin: every group of `plan` on arrays in its layout (OpenMP over groups). */
 void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *plan, const double *u,
                                 double *l, double *d, double *rhs);

@@ -65,6 +65,14 @@ void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *v)
     for (int h = v->n_levels - 1; h >= 0; --h) run_level(v, h, hb_multi_substitute);
 }
 
+void hb_multi_cpu_solve_view(const hb_multi_view_t *v)
+{
+    hb_multi_chunk_pass(v, 0, 1, 0);
+    for (int h = 0; h < v->n_levels; ++h) run_level(v, h, hb_multi_eliminate);
+    for (int h = v->n_levels - 1; h >= 0; --h) run_level(v, h, hb_multi_substitute);
+    hb_multi_chunk_pass(v, 0, 1, 1);
+}
+
 /* One group, as the CUDA block does it (its threads' branches in level order). */
 static void solve_group(const hb_multi_plan_t *p, int g, const double *u, double *l, double *d,
                         double *rhs)
@@ -75,10 +83,7 @@ static void solve_group(const hb_multi_plan_t *p, int g, const double *u, double
     v.l = l + base;
     v.d = d + base;
     v.rhs = rhs + base;
-    hb_multi_chunk_pass(&v, 0, 1, 0);
-    for (int h = 0; h < v.n_levels; ++h) run_level(&v, h, hb_multi_eliminate);
-    for (int h = v.n_levels - 1; h >= 0; --h) run_level(&v, h, hb_multi_substitute);
-    hb_multi_chunk_pass(&v, 0, 1, 1);
+    hb_multi_cpu_solve_view(&v);
 }
 
 void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *p, const double *u,

@@ -10,6 +10,9 @@
  *   streamed      ours for many systems: a warp solves 32 (16, 8) adjacent systems; inputs
  *                 stream once through a cp.async ring, intermediates stay on chip,
  *                 so memory sees each input read once and the solution written once
+ *   pipelined     ours for many systems: a thread per system with a row plan
+ *   branched      ours for few systems: a block per team of adjacent systems staged on
+ *                 chip, the tree's branches shared out level by level (core/hines_branched.h)
  *
  * Element (s, i) of a part (a device's range of systems) is at
  * (s / B) * m * B + i * B + s % B (docs/layouts.md).
@@ -22,11 +25,13 @@
 #include <string.h>
 
 extern "C" {
+#include "core/hines_branched.h"
 #include "core/hines_plan.h"
 #include "core/status.h"
 }
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
+#include "cuda/plan_cuda.cuh"
 
 #define MAX_DEVICES 16
 #define PER_THREAD_BLOCK 128
@@ -34,6 +39,7 @@ extern "C" {
 #define STAGED_WARPS 4  /* systems per CUDA block in the staged kernel, at most */
 #define PIPE_PREFETCH_DEEP 8 /* rows a pipelined thread has in flight (HB_PIPE_PREFETCH 2 or 8) */
 #define PIPE_THREADS 128 /* threads per block of the pipelined kernel (HB_PIPE_THREADS) */
+#define BRANCHED_THREADS 256 /* threads per block of the branched kernel: lanes x workers */
 
 struct hb_cuda_context {
     int devices;
@@ -56,6 +62,7 @@ typedef struct {
     int uniform;    /* all systems of the batch have the same u and l */
     void *scratch;  /* pipelined kernel's (a, b) rows beyond the on-chip tail */
     size_t scratch_bytes;
+    hb_multi_plan_t branched; /* the branched kernel's plan tables on this device */
 } part_t;
 
 struct hb_cuda_batch {
@@ -64,6 +71,8 @@ struct hb_cuda_batch {
     hb_layout_t layout;
     int parts;
     int slots;      /* the pipelined kernel's accumulator slots; -1: the tree needs too many */
+    hb_hines_branched_t branched; /* the branched kernel's plan (lanes 0: it cannot run) */
+    size_t branched_smem;         /* its shared memory per block [bytes] */
     part_t part[MAX_DEVICES];
 };
 
@@ -528,6 +537,63 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
     }
 }
 
+
+/*
+ * Ours for few systems: block k solves systems k L .. k L + L - 1 (a team of L = lanes).
+ * The team is staged in shared memory as [slot][lane] (u, l, d, rhs, then the row table),
+ * thread t works on lane t % L, and the block's BRANCHED_THREADS / L workers share out
+ * each level's branches (hb_cuda_levels_of_view). Only x goes back to memory.
+ * As in GROUPED, the level loops run in a function of their own (multi_cuda.cu says why).
+ */
+__device__ __noinline__ void branched_levels(const hb_multi_plan_t *plan, int m, int lanes)
+{
+    extern __shared__ double team_smem[];
+    const size_t n = (size_t)m * (size_t)lanes;
+    const hb_multi_view_t v = hb_hines_branched_view(plan, (const size_t *)(team_smem + 4 * n),
+                                                     team_smem, m, lanes, threadIdx.x % lanes);
+    hb_cuda_levels_of_view(&v, threadIdx.x / lanes, blockDim.x / lanes);
+}
+
+__global__ void __launch_bounds__(BRANCHED_THREADS)
+    branched_kernel(hb_multi_plan_t plan, int m, int lanes, int entries, int count, int block,
+                    int uniform, const double *__restrict__ u, const double *__restrict__ l,
+                    const double *__restrict__ d, double *__restrict__ rhs,
+                    const double *__restrict__ cu, const double *__restrict__ cl)
+{
+    extern __shared__ double team_smem[];
+    const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
+    double *su = team_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
+    size_t *srb = (size_t *)(sr + n);
+    const int s0 = blockIdx.x * lanes, team = count - s0 < lanes ? count - s0 : lanes;
+    const size_t *node_slot = plan.node_slot;
+#pragma unroll 4
+    for (size_t e = threadIdx.x; e < n; e += blockDim.x) {
+        int i, k;
+        hb_hines_branched_element(e, m, lanes, block, &i, &k);
+        const size_t slot = __ldg(&node_slot[i]) + (size_t)k;
+        if (k < team) {
+            const size_t g = system_base(m, block, s0 + k) + (size_t)i * B;
+            su[slot] = uniform ? __ldg(&cu[i]) : __ldg(&u[g]);
+            sl[slot] = uniform ? __ldg(&cl[i]) : __ldg(&l[g]);
+            sd[slot] = __ldg(&d[g]);
+            sr[slot] = rhs[g];
+        } else { /* a missing system: identity rows */
+            su[slot] = sl[slot] = sr[slot] = 0.0;
+            sd[slot] = 1.0;
+        }
+    }
+    for (int j = threadIdx.x; j < entries; j += blockDim.x) srb[j] = plan.row_base[j];
+    __syncthreads();
+    branched_levels(&plan, m, lanes);
+#pragma unroll 4
+    for (size_t e = threadIdx.x; e < n; e += blockDim.x) {
+        int i, k;
+        hb_hines_branched_element(e, m, lanes, block, &i, &k);
+        if (k < team)
+            rhs[system_base(m, block, s0 + k) + (size_t)i * B] = sr[__ldg(&node_slot[i]) + k];
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Shape rules and launchers                                                */
 /* ------------------------------------------------------------------------ */
@@ -621,6 +687,8 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
                                             : "pipelined: the tree has too many forks open at "
                                               "once for shared memory";
     }
+    case HB_HINES_ALGO_BRANCHED:
+        return b->branched.lanes ? NULL : "branched: one system's rows exceed shared memory";
     case HB_HINES_ALGO_STREAMED:
         if (b->layout == HB_LAYOUT_FLAT) return "streamed needs the INTERLEAVED or BLOCK layout";
         return streamed_lanes(b, optin) ? NULL
@@ -710,6 +778,55 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
     return launchers[deep][uniform][discard](b, p, &sh);
 }
 
+/*
+ * The branched kernel's team size and plan. Lanes L (a power of two up to 32; 1 and 2 only
+ * when 4 systems' rows exceed shared memory) are chosen for the fewest rounds of blocks on
+ * the device, the smallest L among equals: more workers per system share its branches.
+ * HB_BRANCHED_LANES fixes L and HB_BRANCHED_SPLIT the split length (experiments).
+ * The kernel cannot run when one system exceeds shared memory: lanes stay 0.
+ */
+static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
+{
+    const part_t *p0 = &b->part[0];
+    const size_t optin = b->ctx->smem_optin[p0->device];
+    const long sms = b->ctx->sm_count[p0->device] > 0 ? b->ctx->sm_count[p0->device] : 1;
+    int knob = env_int("HB_BRANCHED_LANES", 0);
+    if (knob < 1 || knob > 32 || (knob & (knob - 1))) knob = 0;
+    int split = env_int("HB_BRANCHED_SPLIT", HB_MULTI_SPLIT_ROWS);
+    if (split != 0 && split < HB_MULTI_MIN_SPLIT_ROWS) split = HB_MULTI_MIN_SPLIT_ROWS;
+    CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
+    int best = 0;
+    long best_rounds = 0;
+    for (int lanes = 32; lanes >= 1; lanes /= 2) {
+        if (knob && lanes != knob) continue;
+        if (!knob && lanes < 4 && best >= 4) break;
+        const size_t smem = hb_hines_branched_bytes(b->m, lanes, b->m); /* row entries <= m */
+        if (smem > optin) continue;
+        int per_sm = 0;
+        CUDA_CHECK(cudaFuncSetAttribute(branched_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, branched_kernel,
+                                                                 BRANCHED_THREADS, smem));
+        if (per_sm < 1) continue;
+        const long wave = (long)per_sm * sms, rounds = (ceil_div(p0->count, lanes) + wave - 1) / wave;
+        if (!best || rounds <= best_rounds) {
+            best = lanes;
+            best_rounds = rounds;
+        }
+    }
+    if (!best) return HB_SUCCESS;
+    hb_status_t status = hb_hines_branched_build(b->m, parent, best, split, &b->branched);
+    if (status != HB_SUCCESS) return status;
+    b->branched_smem = hb_hines_branched_bytes(b->m, best, b->branched.row_entries);
+    for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
+        part_t *p = &b->part[k];
+        CUDA_CHECK(cudaSetDevice(b->ctx->id[p->device]));
+        status = hb_cuda_plan_upload(&b->branched.plan, &p->branched, 1, b->ctx->stream[p->device]);
+        if (status == HB_SUCCESS) CUDA_CHECK(cudaStreamSynchronize(b->ctx->stream[p->device]));
+    }
+    return status;
+}
+
 static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t algo)
 {
     const int m = b->m;
@@ -747,6 +864,16 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         break;
     }
     case HB_HINES_ALGO_PIPELINED: return launch_pipelined(b, p);
+    case HB_HINES_ALGO_BRANCHED: {
+        const int lanes = b->branched.lanes;
+        CUDA_CHECK(cudaFuncSetAttribute(branched_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)b->branched_smem));
+        branched_kernel<<<ceil_div(p->count, lanes), BRANCHED_THREADS / lanes * lanes,
+                          b->branched_smem, stream>>>(
+            p->branched, m, lanes, b->branched.row_entries, p->count, p->block, p->uniform, p->u,
+            p->l, p->d, p->rhs, p->cu, p->cl);
+        break;
+    }
     default: return hb_fail(HB_ERR_INVALID_VALUE, "unknown Hines algorithm %d", (int)algo);
     }
     CUDA_CHECK(cudaGetLastError());
@@ -868,7 +995,9 @@ extern "C" void hb_cuda_batch_destroy(hb_cuda_batch_t *b)
         cudaFree(p->cu);
         cudaFree(p->cl);
         cudaFree(p->scratch);
+        hb_cuda_plan_free(&p->branched);
     }
+    hb_hines_branched_free(&b->branched);
     free(b);
 }
 
@@ -924,10 +1053,12 @@ extern "C" hb_status_t hb_cuda_batch_create(hb_cuda_context_t *c, int m, const i
         }
     }
     hb_hines_plan_free(&plan);
+    if ((status = branched_setup(b, parent)) != HB_SUCCESS) goto fail_built;
     *out = b;
     return HB_SUCCESS;
 fail:
     hb_hines_plan_free(&plan);
+fail_built:
     hb_cuda_batch_destroy(b);
     return status;
 }

@@ -24,6 +24,7 @@ extern "C" {
 }
 #include "cuda/cuda_check.h"
 #include "cuda/multi_cuda.h"
+#include "cuda/plan_cuda.cuh"
 
 #define LEVEL_THREADS 128
 #define GROUP_THREADS 256
@@ -75,32 +76,6 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
 }
 
 /*
- * The levels of group view v, leaves to root and back; a barrier after each level.
- * Split branches: their upper chunks before the levels, their interiors after.
- */
-__device__ __forceinline__ void levels_of_view(const hb_multi_view_t *v, int tid)
-{
-    if (v->n_split > 0) {
-        hb_multi_chunk_pass(v, tid, GROUP_THREADS, 0);
-        __syncthreads();
-    }
-    for (int h = 0; h < v->n_levels; ++h) {
-        for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
-            hb_multi_eliminate(v, h, b);
-        __syncthreads();
-    }
-    for (int h = v->n_levels - 1; h >= 0; --h) {
-        for (int b = v->level_branch[h] + tid; b < v->level_branch[h + 1]; b += GROUP_THREADS)
-            hb_multi_substitute(v, h, b);
-        __syncthreads();
-    }
-    if (v->n_split > 0) {
-        hb_multi_chunk_pass(v, tid, GROUP_THREADS, 1);
-        __syncthreads();
-    }
-}
-
-/*
  * The level loops run in functions of their own, not inlined into grouped_kernel:
  * inlined there, CUDA 13.0's ptxas (-O3, sm_90) produced code that solved a staged
  * group holding one long branch (a chain of 1,001-2,000 rows) wrongly or faulted with
@@ -120,13 +95,13 @@ __device__ __noinline__ void staged_levels(const hb_multi_plan_t *plan, int g, s
     v.d = group_smem + 2 * n;
     v.rhs = group_smem + 3 * n;
     v.row_base = (const size_t *)(group_smem + 4 * n);
-    levels_of_view(&v, tid);
+    hb_cuda_levels_of_view(&v, tid, GROUP_THREADS);
 }
 
 /* A group solved in global memory (too large for the block's shared memory). */
 __device__ __noinline__ void global_levels(const hb_multi_view_t *v, int tid)
 {
-    levels_of_view(v, tid);
+    hb_cuda_levels_of_view(v, tid, GROUP_THREADS);
 }
 
 /*
@@ -134,7 +109,7 @@ __device__ __noinline__ void global_levels(const hb_multi_view_t *v, int tid)
  * fit `smem_bytes`: u, l, d, rhs and the row table are copied in (coalesced,
  * the group is one contiguous range of each array), the levels are solved in
  * shared memory, and only x goes back: d in memory is left as it was.
- * Both cases solve through the level loops of levels_of_view, outside the kernel body.
+ * Both cases solve through the level loops of hb_cuda_levels_of_view, outside the kernel body.
  */
 __global__ void __launch_bounds__(GROUP_THREADS, GROUP_BLOCKS_PER_SM)
     grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, const double *__restrict__ u,
@@ -185,7 +160,7 @@ __global__ void __launch_bounds__(CELL_THREADS)
 /* Storage                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void free_plan_tables(hb_multi_plan_t *p)
+void hb_cuda_plan_free(hb_multi_plan_t *p)
 {
     cudaFree(p->slot_base);
     cudaFree(p->level_off);
@@ -197,6 +172,7 @@ static void free_plan_tables(hb_multi_plan_t *p)
     cudaFree(p->child_ptr);
     cudaFree(p->child_top);
     cudaFree(p->parent_slot);
+    cudaFree(p->node_slot);
     cudaFree(p->split_off);
     cudaFree(p->split_level);
     cudaFree(p->split_branch);
@@ -205,7 +181,7 @@ static void free_plan_tables(hb_multi_plan_t *p)
 
 static void free_layout(hb_cuda_multi_t *dm)
 {
-    free_plan_tables(&dm->plan);
+    hb_cuda_plan_free(&dm->plan);
     free(dm->level_branch_host);
     dm->level_branch_host = NULL;
     cudaFree(dm->m);
@@ -294,15 +270,15 @@ static hb_status_t alloc_arrays(hb_cuda_multi_t *dm, size_t size)
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_t *p)
+hb_status_t hb_cuda_plan_upload(const hb_multi_plan_t *p, hb_multi_plan_t *q, int with_nodes,
+                                cudaStream_t stream)
 {
-    CUDA_CHECK(cudaSetDevice(dm->device));
-    free_layout(dm);
-    hb_multi_plan_t *q = &dm->plan;
     const size_t groups = (size_t)p->n_groups + 1, nb = (size_t)p->n_branches;
     const size_t level_entries = (size_t)p->level_off[p->n_groups];
     const size_t row_entries = (size_t)p->row_off[p->n_groups];
+    const size_t split_entries = (size_t)p->split_off[p->n_groups];
     hb_status_t status = HB_SUCCESS;
+    memset(q, 0, sizeof *q);
     q->n_groups = p->n_groups;
     q->n_branches = p->n_branches;
     q->n_slots = p->n_slots;
@@ -311,25 +287,34 @@ extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_
     q->max_levels = p->max_levels;
     q->max_branch_rows = p->max_branch_rows;
     q->split_rows = p->split_rows;
-    if ((status = COPY_TABLE(q->slot_base, p->slot_base, groups, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->level_off, p->level_off, groups, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->row_off, p->row_off, groups, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->level_branch, p->level_branch, level_entries, dm->stream)) !=
+    if ((status = COPY_TABLE(q->slot_base, p->slot_base, groups, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->level_off, p->level_off, groups, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->row_off, p->row_off, groups, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->level_branch, p->level_branch, level_entries, stream)) !=
             HB_SUCCESS ||
-        (status = COPY_TABLE(q->level_row, p->level_row, level_entries, dm->stream)) !=
+        (status = COPY_TABLE(q->level_row, p->level_row, level_entries, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->row_base, p->row_base, row_entries, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->rows, p->rows, nb, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->child_ptr, p->child_ptr, nb + 1, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->child_top, p->child_top, nb, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->parent_slot, p->parent_slot, nb, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->split_off, p->split_off, groups, stream)) != HB_SUCCESS ||
+        (status = COPY_TABLE(q->split_level, p->split_level, split_entries, stream)) !=
             HB_SUCCESS ||
-        (status = COPY_TABLE(q->row_base, p->row_base, row_entries, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->rows, p->rows, nb, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->child_ptr, p->child_ptr, nb + 1, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->child_top, p->child_top, nb, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->parent_slot, p->parent_slot, nb, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->split_off, p->split_off, groups, dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->split_level, p->split_level, (size_t)p->split_off[p->n_groups],
-                             dm->stream)) != HB_SUCCESS ||
-        (status = COPY_TABLE(q->split_branch, p->split_branch, (size_t)p->split_off[p->n_groups],
-                             dm->stream)) != HB_SUCCESS ||
-        (status = alloc_arrays(dm, p->n_slots)) != HB_SUCCESS)
-        goto fail;
+        (status = COPY_TABLE(q->split_branch, p->split_branch, split_entries, stream)) !=
+            HB_SUCCESS ||
+        (with_nodes &&
+         (status = COPY_TABLE(q->node_slot, p->node_slot, p->n_slots, stream)) != HB_SUCCESS))
+        hb_cuda_plan_free(q);
+    return status;
+}
+
+extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_t *p)
+{
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    free_layout(dm);
+    hb_status_t status = hb_cuda_plan_upload(p, &dm->plan, 0, dm->stream);
+    if (status != HB_SUCCESS || (status = alloc_arrays(dm, p->n_slots)) != HB_SUCCESS) goto fail;
     /* LEVELS launches need group 0's level boundaries on the host. */
     dm->levels0 = p->level_off[1] - p->level_off[0] - 1;
     dm->level_branch_host = (int *)malloc(((size_t)dm->levels0 + 1) * sizeof(int));
@@ -465,6 +450,7 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
         v.split_rows = 0;
         v.n_split = 0;
         v.split_level = v.split_branch = NULL;
+        v.lanes = 1;
         const int *lb = dm->level_branch_host;
         for (int h = 0; h < dm->levels0; ++h) {
             const int width = lb[h + 1] - lb[h];

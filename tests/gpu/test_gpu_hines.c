@@ -120,7 +120,7 @@ static void run_algorithms(hb_context_t ctx, const problem_t *p, const char *nam
         for (int s = 0; s < p->cells; s++)
             CHECK_OK(hb_batch_set(source, s, p->u + (size_t)s * p->m, p->l + (size_t)s * p->m,
                                   p->d + (size_t)s * p->m, p->rhs + (size_t)s * p->m));
-        for (int algo = HB_HINES_ALGO_AUTO; algo <= HB_HINES_ALGO_PIPELINED; algo++) {
+        for (int algo = HB_HINES_ALGO_AUTO; algo <= HB_HINES_ALGO_BRANCHED; algo++) {
             char what[256];
             snprintf(what, sizeof what, "%s m=%d cells=%d layout=%s bs=%d algo=%s", name, p->m,
                      p->cells, hb_layout_name(layouts[k].layout), layouts[k].bs,

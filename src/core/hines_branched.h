@@ -1,0 +1,82 @@
+/*
+ * Internal: BRANCHED, the same-morphology Hines kernel for few systems (docs/gpu.md), and its
+ * CPU twin (hb_hines_branched_solve, tested in CI).
+ *
+ * A team of `lanes` adjacent systems is staged on chip; lane k of every sub-team of `lanes`
+ * threads works on system k, and the sub-teams share out the branches of each level: the
+ * mixed-morphology GROUPED method (core/multi.h, split branches included) run on one cell's
+ * plan by lanes identical cells at once. Every lane of a sub-team follows the same branch,
+ * so a warp does not diverge, and a row of the team is `lanes` adjacent doubles.
+ *
+ * The plan is hb_multi_plan_cell's, with every slot in its tables (row_base, child_top,
+ * parent_slot, node_slot) multiplied by lanes: the staged arrays are [slot][lane], and lane
+ * k's view (hb_hines_branched_view) starts at element k with view.lanes = lanes.
+ */
+#ifndef HB_CORE_HINES_BRANCHED_H
+#define HB_CORE_HINES_BRANCHED_H
+
+#include <stddef.h>
+
+#include "core/multi.h"
+
+typedef struct {
+    int m, lanes;
+    hb_multi_plan_t plan; /* one cell, one group; slots times lanes */
+    int row_entries;      /* entries of plan.row_base */
+} hb_hines_branched_t;
+
+/* Builds the plan for systems of m rows (parent[0] = -1), teams of `lanes` systems, branches of
+ * split_rows rows or more split (0: none). On failure br is zeroed. */
+hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int split_rows,
+                                    hb_hines_branched_t *br);
+void hb_hines_branched_free(hb_hines_branched_t *br);
+
+/* Staged bytes of a team: u, l, d, rhs of m rows per lane, then the row table. */
+static inline size_t hb_hines_branched_bytes(int m, int lanes, int row_entries)
+{
+    return (size_t)32 * (size_t)m * (size_t)lanes + 8 * (size_t)row_entries;
+}
+
+/*
+ * Element e (0 <= e < m lanes) of a team's staging: row *i of lane *k. Within a layout
+ * block (block > 1) adjacent e are adjacent systems of one row, so the loads of a warp
+ * are contiguous; FLAT batches (block 1) go row by row within a system.
+ */
+HB_TD_INLINE void hb_hines_branched_element(size_t e, int m, int lanes, int block, int *i, int *k)
+{
+    if (block > 1) {
+        *i = (int)(e / (size_t)lanes);
+        *k = (int)(e % (size_t)lanes);
+    } else {
+        *k = (int)(e / (size_t)m);
+        *i = (int)(e % (size_t)m);
+    }
+}
+
+/* Lane k's view of a team staged at `staged` (u, l, d, rhs: m lanes elements each). */
+HB_TD_INLINE hb_multi_view_t hb_hines_branched_view(const hb_multi_plan_t *plan,
+                                                    const size_t *row_base, double *staged,
+                                                    int m, int lanes, int k)
+{
+    const size_t n = (size_t)m * (size_t)lanes;
+    hb_multi_view_t v = hb_multi_group_view(plan, 0);
+    v.row_base = row_base;
+    v.u = staged + k;
+    v.l = staged + n + k;
+    v.d = staged + 2 * n + k;
+    v.rhs = staged + 3 * n + k;
+    v.lanes = lanes;
+    return v;
+}
+
+/*
+ * CPU twin of the CUDA kernel: every team of br->lanes systems staged into `stage`
+ * (hb_hines_branched_bytes(m, lanes, 0) bytes) as the kernel stages it, each lane solved,
+ * x written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
+ * u, l, d are not written. A team's missing systems (count not a multiple of lanes) are
+ * staged as identity rows.
+ */
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, const double *u,
+                             const double *l, const double *d, double *rhs, double *stage);
+
+#endif
