@@ -56,8 +56,12 @@ static void check_plan(const char *what, const hb_hines_branched_t *br)
     CHECKF(ok, "%s: node slots are not a permutation of the multiples of %d", what, L);
     CHECKF(br->plan.n_groups == 1 && br->plan.n_slots == (size_t)m, "%s: %d groups, %zu slots", what,
            br->plan.n_groups, br->plan.n_slots);
-    CHECKF(br->row_entries == br->plan.row_off[1] && br->row_entries <= m,
-           "%s: %d row entries for %d rows", what, br->row_entries, m);
+    const hb_hines_branched_dims_t *t = &br->dims;
+    CHECKF(t->entries == br->plan.row_off[1] && t->entries <= m, "%s: %d row entries for %d rows",
+           what, t->entries, m);
+    CHECKF(t->branches == br->plan.n_branches && t->children == t->branches - 1 &&
+               t->levels == br->plan.max_levels && t->splits == br->plan.split_off[1],
+           "%s: table sizes %d %d %d %d", what, t->branches, t->children, t->levels, t->splits);
     free(seen);
 }
 
@@ -101,7 +105,7 @@ static void check_batch(const char *what, int m, const int *parent, const double
         snprintf(where, sizeof where, "%.120s, %d systems, layout %d/%d, %d lanes, split %d", what,
                  count, layout_kind, block, lanes, split);
         check_plan(where, &br);
-        const size_t stage_n = hb_hines_branched_bytes(m, lanes, 0) / sizeof(double);
+        const size_t stage_n = hb_hines_branched_bytes(m, lanes, &br.dims) / sizeof(double) + 1;
         double *stage = xmalloc(stage_n * sizeof *stage);
         for (size_t j = 0; j < stage_n; ++j) stage[j] = NAN;
         hb_hines_branched_solve(&br, count, block, u, l, d, r, stage);

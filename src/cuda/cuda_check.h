@@ -3,6 +3,7 @@
 #define HB_CUDA_CUDA_CHECK_H
 
 #include <cuda_runtime.h>
+#include <pthread.h>
 
 /* Out-of-memory is HB_ERR_ALLOC; any other CUDA error HB_ERR_BACKEND. */
 #define HB_CUDA_STATUS(err) \
@@ -27,5 +28,34 @@
             goto label;                                                                     \
         }                                                                                   \
     } while (0)
+
+/*
+ * Lets `kernel` take up to `bytes` of dynamic shared memory on the current device. The
+ * attribute is set once per kernel and device, to the most any launch asks (callers pass the
+ * device's opt-in limit): the call costs microseconds of host time, which a small solve would
+ * otherwise pay, between its timing events, on every launch.
+ */
+static inline cudaError_t hb_cuda_allow_smem(const void *kernel, size_t bytes)
+{
+    enum { SLOTS = 128 };
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static const void *kernels[SLOTS];
+    static int devices[SLOTS], used;
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    pthread_mutex_lock(&lock);
+    int k = 0;
+    while (k < used && (kernels[k] != kernel || devices[k] != device)) ++k;
+    if (k == used) {
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (err == cudaSuccess && used < SLOTS) {
+            kernels[used] = kernel;
+            devices[used++] = device;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return err;
+}
 
 #endif

@@ -545,17 +545,18 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
  * each level's branches (hb_cuda_levels_of_view). Only x goes back to memory.
  * As in GROUPED, the level loops run in a function of their own (multi_cuda.cu says why).
  */
-__device__ __noinline__ void branched_levels(const hb_multi_plan_t *plan, int m, int lanes)
+__device__ __noinline__ void branched_levels(const hb_hines_branched_dims_t *dims,
+                                             int split_rows, int m, int lanes)
 {
     extern __shared__ double team_smem[];
-    const size_t n = (size_t)m * (size_t)lanes;
-    const hb_multi_view_t v = hb_hines_branched_view(plan, (const size_t *)(team_smem + 4 * n),
-                                                     team_smem, m, lanes, threadIdx.x % lanes);
+    const hb_multi_view_t v =
+        hb_hines_branched_view(dims, split_rows, team_smem, m, lanes, threadIdx.x % lanes);
     hb_cuda_levels_of_view(&v, threadIdx.x / lanes, blockDim.x / lanes);
 }
 
 __global__ void __launch_bounds__(BRANCHED_THREADS)
-    branched_kernel(hb_multi_plan_t plan, int m, int lanes, int entries, int count, int block,
+    branched_kernel(hb_multi_plan_t plan, hb_hines_branched_dims_t dims, int m, int lanes,
+                    int count, int block,
                     int uniform, const double *__restrict__ u, const double *__restrict__ l,
                     const double *__restrict__ d, double *__restrict__ rhs,
                     const double *__restrict__ cu, const double *__restrict__ cl)
@@ -563,7 +564,6 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     extern __shared__ double team_smem[];
     const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
     double *su = team_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
-    size_t *srb = (size_t *)(sr + n);
     const int s0 = blockIdx.x * lanes, team = count - s0 < lanes ? count - s0 : lanes;
     const size_t *node_slot = plan.node_slot;
 #pragma unroll 4
@@ -582,9 +582,9 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
             sd[slot] = 1.0;
         }
     }
-    for (int j = threadIdx.x; j < entries; j += blockDim.x) srb[j] = plan.row_base[j];
+    hb_hines_branched_stage_tables(&plan, &dims, sr + n, threadIdx.x, blockDim.x);
     __syncthreads();
-    branched_levels(&plan, m, lanes);
+    branched_levels(&dims, plan.split_rows, m, lanes);
 #pragma unroll 4
     for (size_t e = threadIdx.x; e < n; e += blockDim.x) {
         int i, k;
@@ -724,8 +724,7 @@ static hb_status_t launch_pipelined_as(const hb_cuda_batch_t *b, part_t *p, cons
 {
     void (*kernel)(int, const int *, const double *, const double *, const double *, double *, int,
                    int, int, int, double2 *) = pipelined_kernel<UNIFORM, DISCARD, PREFETCH>;
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)sh->smem));
+    CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, b->ctx->smem_optin[p->device]));
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sh->threads,
                                                              sh->smem));
@@ -795,16 +794,20 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     int split = env_int("HB_BRANCHED_SPLIT", HB_MULTI_SPLIT_ROWS);
     if (split != 0 && split < HB_MULTI_MIN_SPLIT_ROWS) split = HB_MULTI_MIN_SPLIT_ROWS;
     CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
+    /* The table sizes do not depend on the lanes: a plan of one lane gives them. */
+    hb_status_t status = hb_hines_branched_build(b->m, parent, 1, split, &b->branched);
+    const hb_hines_branched_dims_t dims = b->branched.dims;
+    hb_hines_branched_free(&b->branched);
+    if (status != HB_SUCCESS) return status;
     int best = 0;
     long best_rounds = 0;
     for (int lanes = 32; lanes >= 1; lanes /= 2) {
         if (knob && lanes != knob) continue;
         if (!knob && lanes < 4 && best >= 4) break;
-        const size_t smem = hb_hines_branched_bytes(b->m, lanes, b->m); /* row entries <= m */
+        const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
         if (smem > optin) continue;
         int per_sm = 0;
-        CUDA_CHECK(cudaFuncSetAttribute(branched_kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, branched_kernel,
                                                                  BRANCHED_THREADS, smem));
         if (per_sm < 1) continue;
@@ -815,9 +818,9 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
         }
     }
     if (!best) return HB_SUCCESS;
-    hb_status_t status = hb_hines_branched_build(b->m, parent, best, split, &b->branched);
-    if (status != HB_SUCCESS) return status;
-    b->branched_smem = hb_hines_branched_bytes(b->m, best, b->branched.row_entries);
+    if ((status = hb_hines_branched_build(b->m, parent, best, split, &b->branched)) != HB_SUCCESS)
+        return status;
+    b->branched_smem = hb_hines_branched_bytes(b->m, best, &b->branched.dims);
     for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
         part_t *p = &b->part[k];
         CUDA_CHECK(cudaSetDevice(b->ctx->id[p->device]));
@@ -830,6 +833,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
 static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t algo)
 {
     const int m = b->m;
+    const size_t optin = b->ctx->smem_optin[p->device];
     cudaStream_t stream = b->ctx->stream[p->device];
     switch (algo) {
     case HB_HINES_ALGO_PER_THREAD:
@@ -838,8 +842,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         break;
     case HB_HINES_ALGO_BLOCK_SHARED: {
         size_t smem = (size_t)m * (size_t)p->block * sizeof(double);
-        CUDA_CHECK(cudaFuncSetAttribute(block_shared_kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CUDA_CHECK(hb_cuda_allow_smem((const void *)block_shared_kernel, optin));
         block_shared_kernel<<<ceil_div(p->count, p->block), p->block, smem, stream>>>(
             m, p->parent, p->u, p->l, p->d, p->rhs);
         break;
@@ -848,8 +851,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         int warps = STAGED_WARPS;
         while (warps > 1 && staged_smem(m, warps) > b->ctx->smem_optin[p->device]) warps--;
         size_t smem = staged_smem(m, warps);
-        CUDA_CHECK(cudaFuncSetAttribute(staged_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)smem));
+        CUDA_CHECK(hb_cuda_allow_smem((const void *)staged_kernel, optin));
         staged_kernel<<<ceil_div(p->count, warps), 32 * warps, smem, stream>>>(
             m, p->parent, p->u, p->l, p->d, p->rhs, p->count, p->block);
         break;
@@ -857,8 +859,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
     case HB_HINES_ALGO_STREAMED: {
         const int lanes = streamed_lanes(b, b->ctx->smem_optin[p->device]);
         size_t smem = streamed_smem(m, lanes);
-        CUDA_CHECK(cudaFuncSetAttribute(streamed_kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CUDA_CHECK(hb_cuda_allow_smem((const void *)streamed_kernel, optin));
         streamed_kernel<<<ceil_div(p->count, lanes), lanes, smem, stream>>>(
             m, p->parent, p->u, p->l, p->d, p->rhs, p->count, p->block);
         break;
@@ -866,11 +867,10 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
     case HB_HINES_ALGO_PIPELINED: return launch_pipelined(b, p);
     case HB_HINES_ALGO_BRANCHED: {
         const int lanes = b->branched.lanes;
-        CUDA_CHECK(cudaFuncSetAttribute(branched_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)b->branched_smem));
+        CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
         branched_kernel<<<ceil_div(p->count, lanes), BRANCHED_THREADS / lanes * lanes,
                           b->branched_smem, stream>>>(
-            p->branched, m, lanes, b->branched.row_entries, p->count, p->block, p->uniform, p->u,
+            p->branched, b->branched.dims, m, lanes, p->count, p->block, p->uniform, p->u,
             p->l, p->d, p->rhs, p->cu, p->cl);
         break;
     }

@@ -467,8 +467,7 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
         break;
     }
     case HB_MULTI_ALGO_GROUPED:
-        CUDA_CHECK(cudaFuncSetAttribute(grouped_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)dm->smem_bytes));
+        CUDA_CHECK(hb_cuda_allow_smem((const void *)grouped_kernel, dm->smem_optin));
         grouped_kernel<<<dm->plan.n_groups, GROUP_THREADS, dm->smem_bytes, dm->stream>>>(
             dm->plan, dm->smem_bytes, dm->u, dm->l, dm->d, dm->rhs);
         break;

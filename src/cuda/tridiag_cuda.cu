@@ -320,15 +320,10 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         if (threads > PARTITION_MAX_THREADS)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads", threads);
         /* 16-row chunks: up to 88 KB of shared memory, above the 48 KB a launch
-         * gets without asking; asked once per kernel for the most it can take
-         * (outside the timed region after the warm-up). */
-        static int wide_ready[3][2];
-        if (wide && !wide_ready[hint][is_float != 0]) {
-            const int most = PARTITION_MAX_THREADS * (2 * 4 + 14) * (int)sizeof(double);
-            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            most));
-            wide_ready[hint][is_float != 0] = 1;
-        }
+         * gets without asking: asked once per kernel and device for the most it can take. */
+        if (wide)
+            CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, (size_t)PARTITION_MAX_THREADS *
+                                                                    (2 * 4 + 14) * sizeof(double)));
         kernel<<<blocks, threads, smem, stream>>>(*a);
     }
     CUDA_CHECK(cudaGetLastError());
