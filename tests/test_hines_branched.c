@@ -56,7 +56,7 @@ static void check_plan(const char *what, const hb_hines_branched_t *br)
     CHECKF(ok, "%s: node slots are not a permutation of the multiples of %d", what, L);
     CHECKF(br->plan.n_groups == 1 && br->plan.n_slots == (size_t)m, "%s: %d groups, %zu slots", what,
            br->plan.n_groups, br->plan.n_slots);
-    const hb_hines_branched_dims_t *t = &br->dims;
+    const hb_multi_dims_t *t = &br->dims;
     CHECKF(t->entries == br->plan.row_off[1] && t->entries <= m, "%s: %d row entries for %d rows",
            what, t->entries, m);
     CHECKF(t->branches == br->plan.n_branches && t->children == t->branches - 1 &&

@@ -16,11 +16,7 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int spl
     const size_t L = (size_t)lanes;
     br->m = m;
     br->lanes = lanes;
-    br->dims.entries = p->row_off[1];
-    br->dims.children = p->child_ptr[p->n_branches];
-    br->dims.branches = p->n_branches;
-    br->dims.levels = p->level_off[1] - 1;
-    br->dims.splits = p->split_off[1];
+    br->dims = hb_multi_group_dims(p, 0);
     for (int j = 0; j < br->dims.entries; ++j) p->row_base[j] *= L;
     for (int b = 0; b < p->n_branches; ++b)
         if (p->parent_slot[b] != HB_MULTI_NO_PARENT) p->parent_slot[b] *= L;
@@ -58,7 +54,7 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
                 stage[2 * n + slot] = 1.0;
             }
         }
-        hb_hines_branched_stage_tables(&br->plan, &br->dims, stage + 4 * n, 0, 1);
+        hb_multi_stage_tables(&br->plan, 0, &br->dims, stage + 4 * n, 0, 1);
         for (int k = 0; k < lanes; ++k) {
             const hb_multi_view_t v = hb_hines_branched_view(&br->dims, br->plan.split_rows, stage,
                                                              m, lanes, k);

@@ -19,19 +19,10 @@
 
 #include "core/multi.h"
 
-/* Sizes of the plan's tables, which a team stages after its arrays. */
-typedef struct {
-    int entries;  /* row_base */
-    int children; /* child_top */
-    int branches; /* rows, parent_slot; child_ptr has one more */
-    int levels;   /* level_branch and level_row have one more */
-    int splits;   /* split_level, split_branch */
-} hb_hines_branched_dims_t;
-
 typedef struct {
     int m, lanes;
     hb_multi_plan_t plan; /* one cell, one group; slots times lanes */
-    hb_hines_branched_dims_t dims;
+    hb_multi_dims_t dims;   /* its tables' sizes (staged after the arrays) */
 } hb_hines_branched_t;
 
 /* Builds the plan for systems of m rows (parent[0] = -1), teams of `lanes` systems, branches of
@@ -40,47 +31,10 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int spl
                                     hb_hines_branched_t *br);
 void hb_hines_branched_free(hb_hines_branched_t *br);
 
-/* Bytes of the staged tables: the size_t ones (row_base, child_top, parent_slot), then the int
- * ones (rows, child_ptr, level_branch, level_row, split_level, split_branch). */
-HB_TD_INLINE size_t hb_hines_branched_table_bytes(const hb_hines_branched_dims_t *t)
-{
-    return 8 * ((size_t)t->entries + (size_t)t->children + (size_t)t->branches) +
-           4 * (2 * (size_t)t->branches + 1 + 2 * ((size_t)t->levels + 1) + 2 * (size_t)t->splits);
-}
-
 /* Staged bytes of a team: u, l, d, rhs of m rows per lane, then the tables. */
-HB_TD_INLINE size_t hb_hines_branched_bytes(int m, int lanes, const hb_hines_branched_dims_t *t)
+HB_TD_INLINE size_t hb_hines_branched_bytes(int m, int lanes, const hb_multi_dims_t *t)
 {
-    return (size_t)32 * (size_t)m * (size_t)lanes + hb_hines_branched_table_bytes(t);
-}
-
-/*
- * Copies the plan's tables to `tables` (hb_hines_branched_table_bytes, 8-byte aligned), entries
- * first, first + stride, ... (a CUDA block's threads share it out): on chip, the level loops
- * never wait on global memory for the next branch's rows, children or parent.
- */
-HB_TD_INLINE void hb_hines_branched_stage_tables(const hb_multi_plan_t *p,
-                                                 const hb_hines_branched_dims_t *t, void *tables,
-                                                 int first, int stride)
-{
-    size_t *rb = (size_t *)tables, *ct = rb + t->entries, *ps = ct + t->children;
-    int *rows = (int *)(ps + t->branches), *cp = rows + t->branches, *lb = cp + t->branches + 1;
-    int *lr = lb + t->levels + 1, *sl = lr + t->levels + 1, *sb = sl + t->splits;
-    for (int j = first; j < t->entries; j += stride) rb[j] = p->row_base[j];
-    for (int j = first; j < t->children; j += stride) ct[j] = p->child_top[j];
-    for (int j = first; j < t->branches; j += stride) {
-        ps[j] = p->parent_slot[j];
-        rows[j] = p->rows[j];
-    }
-    for (int j = first; j <= t->branches; j += stride) cp[j] = p->child_ptr[j];
-    for (int j = first; j <= t->levels; j += stride) {
-        lb[j] = p->level_branch[j];
-        lr[j] = p->level_row[j];
-    }
-    for (int j = first; j < t->splits; j += stride) {
-        sl[j] = p->split_level[j];
-        sb[j] = p->split_branch[j];
-    }
+    return (size_t)32 * (size_t)m * (size_t)lanes + hb_multi_table_bytes(t);
 }
 
 /*
@@ -100,35 +54,13 @@ HB_TD_INLINE void hb_hines_branched_element(size_t e, int m, int lanes, int bloc
 }
 
 /* Lane k's view of a team staged at `staged`: u, l, d, rhs (m lanes elements each), then the
- * tables of hb_hines_branched_stage_tables. */
-HB_TD_INLINE hb_multi_view_t hb_hines_branched_view(const hb_hines_branched_dims_t *t,
-                                                    int split_rows, double *staged, int m,
-                                                    int lanes, int k)
+ * tables (hb_multi_stage_tables of group 0). */
+HB_TD_INLINE hb_multi_view_t hb_hines_branched_view(const hb_multi_dims_t *t, int split_rows,
+                                                    double *staged, int m, int lanes, int k)
 {
     const size_t n = (size_t)m * (size_t)lanes;
-    const size_t *rb = (const size_t *)(staged + 4 * n), *ct = rb + t->entries;
-    const size_t *ps = ct + t->children;
-    const int *rows = (const int *)(ps + t->branches), *cp = rows + t->branches;
-    const int *lb = cp + t->branches + 1, *lr = lb + t->levels + 1, *sl = lr + t->levels + 1;
-    hb_multi_view_t v;
-    v.n_levels = t->levels;
-    v.level_branch = lb;
-    v.level_row = lr;
-    v.row_base = rb;
-    v.rows = rows;
-    v.child_ptr = cp;
-    v.child_top = ct;
-    v.parent_slot = ps;
-    v.u = staged + k;
-    v.l = staged + n + k;
-    v.d = staged + 2 * n + k;
-    v.rhs = staged + 3 * n + k;
-    v.split_rows = split_rows;
-    v.n_split = t->splits;
-    v.split_level = sl;
-    v.split_branch = sl + t->splits;
-    v.lanes = lanes;
-    return v;
+    return hb_multi_staged_view(t, split_rows, staged + 4 * n, staged + k, staged + n + k,
+                                staged + 2 * n + k, staged + 3 * n + k, lanes);
 }
 
 /*

@@ -895,7 +895,7 @@ static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
         rhs[t] = mb->rhs[f];
     }
     if (algo == HB_MULTI_ALGO_GROUPED)
-        hb_multi_cpu_solve_grouped(mb->ctx, mb->grouped, u, l, d, rhs);
+        status = hb_multi_cpu_solve_grouped(mb->ctx, mb->grouped, u, l, d, rhs);
     else
         hb_multi_cpu_solve_cells(mb->ctx, mb->n_cells, mb->m, mb->cell_first, mb->parent, u, l, d,
                                  rhs);

@@ -111,6 +111,101 @@ HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g
     return v;
 }
 
+/*
+ * A group staged on chip keeps its tables beside its arrays, rebased so that its branches,
+ * child entries and levels count from 0: the level loops then never wait on global memory
+ * for a branch's rows, children or parent. hb_multi_stage_tables writes them,
+ * hb_multi_staged_view reads them; the CUDA kernels (GROUPED, BRANCHED) and their CPU twins
+ * go through the same two functions.
+ */
+typedef struct {
+    int entries;  /* row_base */
+    int children; /* child_top */
+    int branches; /* rows, parent_slot; child_ptr has one more */
+    int levels;   /* level_branch and level_row have one more */
+    int splits;   /* split_level, split_branch */
+} hb_multi_dims_t;
+
+HB_TD_INLINE hb_multi_dims_t hb_multi_group_dims(const hb_multi_plan_t *p, int g)
+{
+    hb_multi_dims_t t;
+    const int *lb = p->level_branch + p->level_off[g];
+    t.levels = p->level_off[g + 1] - p->level_off[g] - 1;
+    t.entries = p->row_off[g + 1] - p->row_off[g];
+    t.branches = lb[t.levels] - lb[0];
+    t.children = p->child_ptr[lb[t.levels]] - p->child_ptr[lb[0]];
+    t.splits = p->split_off ? p->split_off[g + 1] - p->split_off[g] : 0;
+    return t;
+}
+
+/* Bytes of the staged tables: the size_t ones (row_base, child_top, parent_slot), then the int
+ * ones (rows, child_ptr, level_branch, level_row, split_level, split_branch). */
+HB_TD_INLINE size_t hb_multi_table_bytes(const hb_multi_dims_t *t)
+{
+    return 8 * ((size_t)t->entries + (size_t)t->children + (size_t)t->branches) +
+           4 * (2 * (size_t)t->branches + 1 + 2 * ((size_t)t->levels + 1) + 2 * (size_t)t->splits);
+}
+
+/* Group g's tables to `tables` (8-byte aligned), entries first, first + stride, ... (a CUDA
+ * block's threads share the copy out). */
+HB_TD_INLINE void hb_multi_stage_tables(const hb_multi_plan_t *p, int g, const hb_multi_dims_t *t,
+                                        void *tables, int first, int stride)
+{
+    const int b0 = p->level_branch[p->level_off[g]], c0 = p->child_ptr[b0];
+    const int split0 = t->splits ? p->split_off[g] : 0;
+    const int *level_branch = p->level_branch + p->level_off[g];
+    const int *level_row = p->level_row + p->level_off[g];
+    const size_t *row_base = p->row_base + p->row_off[g];
+    size_t *rb = (size_t *)tables, *ct = rb + t->entries, *ps = ct + t->children;
+    int *rows = (int *)(ps + t->branches), *cp = rows + t->branches, *lb = cp + t->branches + 1;
+    int *lr = lb + t->levels + 1, *sl = lr + t->levels + 1, *sb = sl + t->splits;
+    for (int j = first; j < t->entries; j += stride) rb[j] = row_base[j];
+    for (int j = first; j < t->children; j += stride) ct[j] = p->child_top[c0 + j];
+    for (int j = first; j < t->branches; j += stride) {
+        ps[j] = p->parent_slot[b0 + j];
+        rows[j] = p->rows[b0 + j];
+    }
+    for (int j = first; j <= t->branches; j += stride) cp[j] = p->child_ptr[b0 + j] - c0;
+    for (int j = first; j <= t->levels; j += stride) {
+        lb[j] = level_branch[j] - b0;
+        lr[j] = level_row[j];
+    }
+    for (int j = first; j < t->splits; j += stride) {
+        sl[j] = p->split_level[split0 + j];
+        sb[j] = p->split_branch[split0 + j] - b0;
+    }
+}
+
+/* The view of a group whose tables hb_multi_stage_tables wrote at `tables`; the arrays
+ * (group-local slots, `lanes` elements apart) are the caller's. */
+HB_TD_INLINE hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int split_rows,
+                                                  const void *tables, const double *u, double *l,
+                                                  double *d, double *rhs, int lanes)
+{
+    const size_t *rb = (const size_t *)tables, *ct = rb + t->entries, *ps = ct + t->children;
+    const int *rows = (const int *)(ps + t->branches), *cp = rows + t->branches;
+    const int *lb = cp + t->branches + 1, *lr = lb + t->levels + 1, *sl = lr + t->levels + 1;
+    hb_multi_view_t v;
+    v.n_levels = t->levels;
+    v.level_branch = lb;
+    v.level_row = lr;
+    v.row_base = rb;
+    v.rows = rows;
+    v.child_ptr = cp;
+    v.child_top = ct;
+    v.parent_slot = ps;
+    v.u = u;
+    v.l = l;
+    v.d = d;
+    v.rhs = rhs;
+    v.split_rows = split_rows;
+    v.n_split = t->splits;
+    v.split_level = sl;
+    v.split_branch = sl + t->splits;
+    v.lanes = lanes;
+    return v;
+}
+
 /* 1/x. On the GPU a division is a slow subroutine on a branch's critical path: there the
  * hardware estimate refined once to about 1 ulp (as the Hines kernels' fast_rcp); the CPU
  * divides, so its results are those of hb_td_thomas_step. */
@@ -479,8 +574,9 @@ hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows);
 /*
  * Checks a plan of mb's batch: every table's size against the counts the CUDA install copies
  * (n_groups + 1, level_off[n_groups], row_off[n_groups], n_branches), every index a kernel
- * reads inside them (level, row table, branch, child and parent slots, the staged group's
- * 32 n + 8 entries bytes), each group's slots a permutation of its range, children in lower
+ * reads inside them (level, row table, branch, child and parent slots), each group's branches
+ * following the previous group's (its staged tables are rebased on that), each group's slots a
+ * permutation of its range, children in lower
  * levels and parents in higher ones, node_slot a permutation, the max_* fields. Returns 0, or
  * -1 with the first violation in why (O(rows); for tests and debugging).
  */
@@ -492,8 +588,8 @@ void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *view);
 /* One group's view alone, as a CUDA block solves it: split chunks, levels, chunk interiors. */
 void hb_multi_cpu_solve_view(const hb_multi_view_t *view);
 /* GROUPED twin: every group of `plan` on arrays in its layout (OpenMP over groups). */
-void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *plan, const double *u,
-                                double *l, double *d, double *rhs);
+hb_status_t hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *plan,
+                                       const double *u, double *l, double *d, double *rhs);
 /* PER_CELL twin: cell c's rows in natural order at u + first[c] etc. (OpenMP over cells). */
 void hb_multi_cpu_solve_cells(hb_context_t ctx, int n_cells, const int *m, const size_t *first,
                               const int *parent, const double *u, const double *l, double *d,

@@ -12,7 +12,10 @@
  */
 #include "core/multi.h"
 
+#include <stdlib.h>
+
 #include "core/context.h"
+#include "core/status.h"
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
@@ -73,28 +76,43 @@ void hb_multi_cpu_solve_view(const hb_multi_view_t *v)
     hb_multi_chunk_pass(v, 0, 1, 1);
 }
 
-/* One group, as the CUDA block does it (its threads' branches in level order). */
+/* One group, as the CUDA block does it (its threads' branches in level order), its tables
+ * staged in `tables` as the kernel stages them on chip. */
 static void solve_group(const hb_multi_plan_t *p, int g, const double *u, double *l, double *d,
-                        double *rhs)
+                        double *rhs, double *tables)
 {
-    hb_multi_view_t v = hb_multi_group_view(p, g);
+    const hb_multi_dims_t t = hb_multi_group_dims(p, g);
     const size_t base = p->slot_base[g];
-    v.u = u + base;
-    v.l = l + base;
-    v.d = d + base;
-    v.rhs = rhs + base;
+    hb_multi_stage_tables(p, g, &t, tables, 0, 1);
+    const hb_multi_view_t v = hb_multi_staged_view(&t, p->split_rows, tables, u + base, l + base,
+                                                   d + base, rhs + base, 1);
     hb_multi_cpu_solve_view(&v);
 }
 
-void hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *p, const double *u,
-                                double *l, double *d, double *rhs)
+hb_status_t hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *p,
+                                       const double *u, double *l, double *d, double *rhs)
 {
     const int threads = omp_threads(ctx);
-    (void)threads;
+    size_t most = 0; /* doubles of the largest group's tables */
+    for (int g = 0; g < p->n_groups; ++g) {
+        const hb_multi_dims_t t = hb_multi_group_dims(p, g);
+        const size_t words = (hb_multi_table_bytes(&t) + 7) / 8;
+        if (words > most) most = words;
+    }
+    double *tables = malloc((size_t)threads * most * sizeof *tables);
+    if (!tables) return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory for group tables");
 #ifdef HB_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
 #endif
-    for (int g = 0; g < p->n_groups; ++g) solve_group(p, g, u, l, d, rhs);
+    for (int g = 0; g < p->n_groups; ++g) {
+        int me = 0;
+#ifdef HB_HAVE_OPENMP
+        me = omp_get_thread_num();
+#endif
+        solve_group(p, g, u, l, d, rhs, tables + (size_t)me * most);
+    }
+    free(tables);
+    return HB_SUCCESS;
 }
 
 void hb_multi_cpu_solve_cells(hb_context_t ctx, int n_cells, const int *m, const size_t *first,

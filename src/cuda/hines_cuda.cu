@@ -545,7 +545,7 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
  * each level's branches (hb_cuda_levels_of_view). Only x goes back to memory.
  * As in GROUPED, the level loops run in a function of their own (multi_cuda.cu says why).
  */
-__device__ __noinline__ void branched_levels(const hb_hines_branched_dims_t *dims,
+__device__ __noinline__ void branched_levels(const hb_multi_dims_t *dims,
                                              int split_rows, int m, int lanes)
 {
     extern __shared__ double team_smem[];
@@ -555,7 +555,7 @@ __device__ __noinline__ void branched_levels(const hb_hines_branched_dims_t *dim
 }
 
 __global__ void __launch_bounds__(BRANCHED_THREADS)
-    branched_kernel(hb_multi_plan_t plan, hb_hines_branched_dims_t dims, int m, int lanes,
+    branched_kernel(hb_multi_plan_t plan, hb_multi_dims_t dims, int m, int lanes,
                     int count, int block,
                     int uniform, const double *__restrict__ u, const double *__restrict__ l,
                     const double *__restrict__ d, double *__restrict__ rhs,
@@ -582,7 +582,7 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
             sd[slot] = 1.0;
         }
     }
-    hb_hines_branched_stage_tables(&plan, &dims, sr + n, threadIdx.x, blockDim.x);
+    hb_multi_stage_tables(&plan, 0, &dims, sr + n, threadIdx.x, blockDim.x);
     __syncthreads();
     branched_levels(&dims, plan.split_rows, m, lanes);
 #pragma unroll 4
@@ -796,7 +796,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
     /* The table sizes do not depend on the lanes: a plan of one lane gives them. */
     hb_status_t status = hb_hines_branched_build(b->m, parent, 1, split, &b->branched);
-    const hb_hines_branched_dims_t dims = b->branched.dims;
+    const hb_multi_dims_t dims = b->branched.dims;
     hb_hines_branched_free(&b->branched);
     if (status != HB_SUCCESS) return status;
     int best = 0;

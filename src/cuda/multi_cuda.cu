@@ -82,19 +82,17 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
  * illegal addresses, while -G and -Xptxas -O0 builds of the same source solved it
  * exactly; so did every variant that kept the level loops out of the kernel body
  * (tests/gpu/test_gpu_multi.c "chains"; docs/multi.md).
- * A staged group: its arrays (u, l, d, rhs, row table) lie at the start of the
- * block's shared memory; built here from group_smem, the pointers are known to be
- * shared and the loads are shared-memory loads.
+ * A staged group: its arrays (u, l, d, rhs) and tables (hb_multi_stage_tables) lie at
+ * the start of the block's shared memory; built here from group_smem, the pointers are
+ * known to be shared and the loads are shared-memory loads.
  */
-__device__ __noinline__ void staged_levels(const hb_multi_plan_t *plan, int g, size_t n, int tid)
+__device__ __noinline__ void staged_levels(const hb_multi_dims_t *t, int split_rows, size_t n,
+                                           int tid)
 {
     extern __shared__ double group_smem[];
-    hb_multi_view_t v = hb_multi_group_view(plan, g);
-    v.u = group_smem;
-    v.l = group_smem + n;
-    v.d = group_smem + 2 * n;
-    v.rhs = group_smem + 3 * n;
-    v.row_base = (const size_t *)(group_smem + 4 * n);
+    const hb_multi_view_t v =
+        hb_multi_staged_view(t, split_rows, group_smem + 4 * n, group_smem, group_smem + n,
+                             group_smem + 2 * n, group_smem + 3 * n, 1);
     hb_cuda_levels_of_view(&v, tid, GROUP_THREADS);
 }
 
@@ -105,10 +103,10 @@ __device__ __noinline__ void global_levels(const hb_multi_view_t *v, int tid)
 }
 
 /*
- * A block per group. Staged when 32 bytes per row plus 8 per row-table entry
- * fit `smem_bytes`: u, l, d, rhs and the row table are copied in (coalesced,
- * the group is one contiguous range of each array), the levels are solved in
- * shared memory, and only x goes back: d in memory is left as it was.
+ * A block per group. Staged when 32 bytes per row plus its tables fit `smem_bytes`:
+ * u, l, d, rhs (coalesced, the group is one contiguous range of each array) and the
+ * tables are copied in, the levels are solved in shared memory, and only x goes
+ * back: d in memory is left as it was.
  * Both cases solve through the level loops of hb_cuda_levels_of_view, outside the kernel body.
  */
 __global__ void __launch_bounds__(GROUP_THREADS, GROUP_BLOCKS_PER_SM)
@@ -119,20 +117,18 @@ __global__ void __launch_bounds__(GROUP_THREADS, GROUP_BLOCKS_PER_SM)
     extern __shared__ double group_smem[];
     const int g = blockIdx.x, tid = threadIdx.x;
     const size_t base = plan.slot_base[g], n = plan.slot_base[g + 1] - base;
-    const int entries = plan.row_off[g + 1] - plan.row_off[g];
-    if (32 * n + 8 * (size_t)entries <= smem_bytes) {
+    const hb_multi_dims_t t = hb_multi_group_dims(&plan, g);
+    if (32 * n + hb_multi_table_bytes(&t) <= smem_bytes) {
         double *su = group_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
-        size_t *srb = (size_t *)(sr + n);
-        const size_t *row_base = plan.row_base + plan.row_off[g];
         for (size_t i = tid; i < n; i += GROUP_THREADS) {
             su[i] = u[base + i];
             sl[i] = l[base + i];
             sd[i] = d[base + i];
             sr[i] = rhs[base + i];
         }
-        for (int i = tid; i < entries; i += GROUP_THREADS) srb[i] = row_base[i];
+        hb_multi_stage_tables(&plan, g, &t, sr + n, tid, GROUP_THREADS);
         __syncthreads();
-        staged_levels(&plan, g, n, tid);
+        staged_levels(&t, plan.split_rows, n, tid);
         for (size_t i = tid; i < n; i += GROUP_THREADS) rhs[base + i] = sr[i];
     } else {
         hb_multi_view_t v = hb_multi_group_view(&plan, g);
@@ -229,14 +225,21 @@ extern "C" void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
 
 /*
  * Many rows (at least three blocks' worth per multiprocessor): groups of about
- * a third of a multiprocessor's shared memory (40 bytes a row leaves room for
- * the row table), so three blocks share it and one loads while others compute.
- * Fewer rows: two groups per multiprocessor, any group that fits staged.
+ * a third of a multiprocessor's shared memory, so three blocks share it and one
+ * loads while others compute. GROUP_ROW_BYTES a row leaves room for the staged
+ * tables (32 bytes of arrays, up to 8 of row table, 28 per branch: real cells
+ * have about one branch per 4 rows, Figure 6's bushiest one per 2); a group whose
+ * tables do not fit after all runs from global memory. HB_MULTI_ROW_BYTES
+ * overrides it (experiments). Fewer rows: two groups per multiprocessor, any
+ * group that fits staged.
  */
+#define GROUP_ROW_BYTES 56
 extern "C" size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows,
                                            int *saturated)
 {
-    const size_t third = dm->smem_optin / 3, rows_third = third / 40;
+    const char *knob = getenv("HB_MULTI_ROW_BYTES");
+    const size_t row_bytes = knob && atoi(knob) >= 32 ? (size_t)atoi(knob) : GROUP_ROW_BYTES;
+    const size_t third = dm->smem_optin / 3, rows_third = third / row_bytes;
     *saturated = total_rows >= (size_t)dm->sm_count * GROUP_BLOCKS_PER_SM * rows_third;
     if (*saturated) {
         dm->smem_cap = third;
@@ -323,11 +326,12 @@ extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_
         goto fail;
     }
     memcpy(dm->level_branch_host, p->level_branch, ((size_t)dm->levels0 + 1) * sizeof(int));
-    /* GROUPED: the shared memory of the largest group that fits the cap. */
+    /* GROUPED: the shared memory of the largest group that fits the cap (arrays and tables,
+     * as grouped_kernel stages them). */
     dm->smem_bytes = 0;
     for (int g = 0; g < p->n_groups; ++g) {
-        const size_t need = 32 * (p->slot_base[g + 1] - p->slot_base[g]) +
-                            8 * (size_t)(p->row_off[g + 1] - p->row_off[g]);
+        const hb_multi_dims_t t = hb_multi_group_dims(p, g);
+        const size_t need = 32 * (p->slot_base[g + 1] - p->slot_base[g]) + hb_multi_table_bytes(&t);
         if (need <= dm->smem_cap && need > dm->smem_bytes) dm->smem_bytes = need;
     }
     CUDA_TRY(status, cudaStreamSynchronize(dm->stream), fail);
