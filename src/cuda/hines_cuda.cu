@@ -39,7 +39,7 @@ extern "C" {
 #define STAGED_WARPS 4  /* systems per CUDA block in the staged kernel, at most */
 #define PIPE_PREFETCH_DEEP 8 /* rows a pipelined thread has in flight (HB_PIPE_PREFETCH 2 or 8) */
 #define PIPE_THREADS 128 /* threads per block of the pipelined kernel (HB_PIPE_THREADS) */
-#define BRANCHED_THREADS 256 /* threads per block of the branched kernel: lanes x workers */
+#define BRANCHED_THREADS 256 /* most threads per block of the branched kernel: lanes x workers */
 
 struct hb_cuda_context {
     int devices;
@@ -73,6 +73,7 @@ struct hb_cuda_batch {
     int slots;      /* the pipelined kernel's accumulator slots; -1: the tree needs too many */
     hb_hines_branched_t branched; /* the branched kernel's plan (lanes 0: it cannot run) */
     size_t branched_smem;         /* its shared memory per block [bytes] */
+    int branched_threads;         /* its threads per block: lanes x workers */
     part_t part[MAX_DEVICES];
 };
 
@@ -541,7 +542,7 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
 /*
  * Ours for few systems: block k solves systems k L .. k L + L - 1 (a team of L = lanes).
  * The team is staged in shared memory as [slot][lane] (u, l, d, rhs, then the row table),
- * thread t works on lane t % L, and the block's BRANCHED_THREADS / L workers share out
+ * thread t works on lane t % L, and the block's blockDim.x / L workers share out
  * each level's branches (hb_cuda_levels_of_view). Only x goes back to memory.
  * As in GROUPED, the level loops run in a function of their own (multi_cuda.cu says why).
  */
@@ -701,13 +702,19 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
 extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hines_algo_t algo)
 {
     if (algo != HB_HINES_ALGO_AUTO) return algo;
-    /* Measured on an H100 (docs/gpu.md, bench/results/): with at most two
-     * systems per multiprocessor a warp per system staged on chip wins; up to
-     * two waves of streamed warps, the streamed kernel; beyond that the
+    /* Measured on an H100 (docs/gpu.md, bench/results/): up to 20 systems per
+     * multiprocessor the branched kernel (2,560 systems: 1.4-2.5x the staged and
+     * streamed kernels), except systems under 128 rows with at most two per
+     * multiprocessor, where a warp per system staged on chip is as fast or faster;
+     * up to two waves of streamed warps, the streamed kernel; beyond that the
      * pipelined kernel (1.3x the paper's per-thread kernel at 256,000 cells),
      * or the paper's kernel when the tree's fork slots do not fit. */
     const part_t *p = &b->part[0];
     const long sms = b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1;
+    if (p->count <= 2 * sms && b->m < 128 && !unsupported(b, p, HB_HINES_ALGO_STAGED))
+        return HB_HINES_ALGO_STAGED;
+    if (p->count <= 20 * sms && !unsupported(b, p, HB_HINES_ALGO_BRANCHED))
+        return HB_HINES_ALGO_BRANCHED;
     if (p->count <= 2 * sms && !unsupported(b, p, HB_HINES_ALGO_STAGED))
         return HB_HINES_ALGO_STAGED;
     const int lanes = streamed_lanes(b, b->ctx->smem_optin[p->device]);
@@ -797,23 +804,32 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     /* The table sizes do not depend on the lanes: a plan of one lane gives them. */
     hb_status_t status = hb_hines_branched_build(b->m, parent, 1, split, &b->branched);
     const hb_multi_dims_t dims = b->branched.dims;
+    const int widest = b->branched.widest;
     hb_hines_branched_free(&b->branched);
     if (status != HB_SUCCESS) return status;
-    int best = 0;
+    const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
+    int best = 0, best_threads = 0;
     long best_rounds = 0;
     for (int lanes = 32; lanes >= 1; lanes /= 2) {
         if (knob && lanes != knob) continue;
         if (!knob && lanes < 4 && best >= 4) break;
         const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
         if (smem > optin) continue;
+        /* Workers: enough for the widest level (a power of two), in whole warps. */
+        int threads = lanes;
+        while (threads < BRANCHED_THREADS && (threads < 32 || threads / lanes < widest)) threads *= 2;
+        if (threads_knob >= 32 && threads_knob <= BRANCHED_THREADS && threads_knob % 32 == 0 &&
+            threads_knob % lanes == 0)
+            threads = threads_knob;
         int per_sm = 0;
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, branched_kernel,
-                                                                 BRANCHED_THREADS, smem));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, branched_kernel, threads,
+                                                                 smem));
         if (per_sm < 1) continue;
         const long wave = (long)per_sm * sms, rounds = (ceil_div(p0->count, lanes) + wave - 1) / wave;
         if (!best || rounds <= best_rounds) {
             best = lanes;
+            best_threads = threads;
             best_rounds = rounds;
         }
     }
@@ -821,6 +837,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     if ((status = hb_hines_branched_build(b->m, parent, best, split, &b->branched)) != HB_SUCCESS)
         return status;
     b->branched_smem = hb_hines_branched_bytes(b->m, best, &b->branched.dims);
+    b->branched_threads = best_threads;
     for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
         part_t *p = &b->part[k];
         CUDA_CHECK(cudaSetDevice(b->ctx->id[p->device]));
@@ -868,7 +885,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
     case HB_HINES_ALGO_BRANCHED: {
         const int lanes = b->branched.lanes;
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
-        branched_kernel<<<ceil_div(p->count, lanes), BRANCHED_THREADS / lanes * lanes,
+        branched_kernel<<<ceil_div(p->count, lanes), b->branched_threads,
                           b->branched_smem, stream>>>(
             p->branched, b->branched.dims, m, lanes, p->count, p->block, p->uniform, p->u,
             p->l, p->d, p->rhs, p->cu, p->cl);

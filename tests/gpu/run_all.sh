@@ -3,7 +3,9 @@
 # test_gpu_hines, test_gpu_tridiag, test_gpu_multi, test_gpu_sim (the last takes about six
 # minutes on an H100; the others under a minute together). The call to make after any
 # CUDA change, before its benchmarks. Each test's log goes to $OUT (default ./out) with
-# machine.txt and a summary; the exit status is non-zero when any test fails.
+# machine.txt and a summary; the exit status is non-zero when any test fails. machine.txt
+# names the commit from a COMMIT file at the root when there is one (a `git archive` copy
+# inside another checkout would otherwise report that checkout's HEAD).
 # Usage: tests/gpu/run_all.sh DATA_DIR [TEST...]   (DATA_DIR: the morphologies folder;
 #        TEST: a subset of hines tridiag multi sim, default all)
 set -uo pipefail
@@ -16,7 +18,7 @@ tests=("$@")
 out=${OUT:-out}
 mkdir -p "$out"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
-  nproc; date -u; git rev-parse HEAD 2>/dev/null || true; } > "$out/machine.txt" 2>&1 || true
+  nproc; date -u; cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || true; } > "$out/machine.txt" 2>&1 || true
 cat "$out/machine.txt"
 source tests/gpu/configure.sh
 hb_gpu_configure "$out" "$data/.." "${HB_DEB_DIR:-.device-data}" || exit 1
@@ -39,5 +41,15 @@ for t in "${tests[@]}"; do
   [ "$rc" -eq 0 ] || status=1
   echo "test_gpu_$t: exit $rc, $(( $(date +%s) - start )) s; $(tail -1 "$out/test_gpu_$t.log")" |
     tee -a "$out/summary.txt"
+  if [ "$t" = hines ]; then
+    # the branched kernel again: 32-system teams, 64 threads, every branch of 4+ rows split
+    start=$(date +%s)
+    HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_SPLIT=4 \
+      ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] || status=1
+    echo "test_gpu_hines (branched 32 lanes, split 4): exit $rc, $(( $(date +%s) - start )) s;" \
+      "$(tail -1 "$out/test_gpu_hines_branched.log")" | tee -a "$out/summary.txt"
+  fi
 done
 exit "$status"

@@ -8,7 +8,7 @@ shift
 out=${OUT:-out}
 mkdir -p "$out"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
-  nproc; date -u; git rev-parse HEAD 2>/dev/null || true; } > "$out/machine.txt" 2>&1 || true
+  nproc; date -u; cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || true; } > "$out/machine.txt" 2>&1 || true
 cat "$out/machine.txt"
 source tests/gpu/configure.sh
 hb_gpu_configure "$out" "$data/.." "${HB_DEB_DIR:-.device-data}" || exit 1
@@ -17,6 +17,11 @@ grep -E "hinesbatch:|registers|spill" "$out/cmake.log" "$out/build.log" | sort -
 status=0
 ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines.log" 2>&1 || status=1
 grep -v "rel diff" "$out/test_gpu_hines.log" | tail -20
+# The branched kernel again with 32-system teams, 64 threads and every branch of 4 rows or more
+# split (its default picks 4-16 systems and splits only long branches).
+HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_SPLIT=4 \
+  ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched.log" 2>&1 || status=1
+grep -v "rel diff" "$out/test_gpu_hines_branched.log" | tail -3
 if [ "$#" -gt 0 ]; then
   ./build-dev/hinesbatch bench hines --data "$data" "$@" --json-out "$out/bench_hines.json" 2>&1 |
     tee "$out/bench_hines.txt" | tail -80

@@ -14,7 +14,7 @@ shift
 out=${OUT:-out}
 mkdir -p "$out"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
-  lscpu | grep -E "Model name|^CPU\(s\)"; date -u; git rev-parse HEAD 2>/dev/null || true
+  lscpu | grep -E "Model name|^CPU\(s\)"; date -u; cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || true
   echo "command: $0 $data $*"; } > "$out/machine.txt" 2>&1 || true
 cat "$out/machine.txt"
 source tests/gpu/configure.sh
