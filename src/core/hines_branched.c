@@ -17,10 +17,6 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int spl
     br->m = m;
     br->lanes = lanes;
     br->dims = hb_multi_group_dims(p, 0);
-    for (int h = 0; h < br->dims.levels; ++h) {
-        const int width = p->level_branch[h + 1] - p->level_branch[h];
-        if (width > br->widest) br->widest = width;
-    }
     for (int j = 0; j < br->dims.entries; ++j) p->row_base[j] *= L;
     for (int b = 0; b < p->n_branches; ++b)
         if (p->parent_slot[b] != HB_MULTI_NO_PARENT) p->parent_slot[b] *= L;

@@ -23,7 +23,6 @@ typedef struct {
     int m, lanes;
     hb_multi_plan_t plan; /* one cell, one group; slots times lanes */
     hb_multi_dims_t dims;   /* its tables' sizes (staged after the arrays) */
-    int widest;             /* the most branches of one level */
 } hb_hines_branched_t;
 
 /* Builds the plan for systems of m rows (parent[0] = -1), teams of `lanes` systems, branches of

@@ -963,11 +963,13 @@ hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi)
 {
     if (!multi) return HB_MULTI_ALGO_AUTO;
     if (multi->algo != HB_MULTI_ALGO_AUTO) return multi->algo;
-    /* CUDA: ours up to HB_MULTI_AUTO_GROUPED_ROWS rows, LEVELS beyond (H100, bench multi:
-     * GROUPED is latency-bound, LEVELS streams); CPU: the level loop on the host copy. */
+    /* CUDA: the rule of HB_MULTI_AUTO_GROUPED_ROWS (multi.h); CPU: the level loop on the
+     * host copy. */
     if (!multi->device) return HB_MULTI_ALGO_LEVELS;
-    return multi->n_rows <= HB_MULTI_AUTO_GROUPED_ROWS ? HB_MULTI_ALGO_GROUPED
-                                                       : HB_MULTI_ALGO_LEVELS;
+    const size_t limit = multi->levels.max_levels >= HB_MULTI_AUTO_DEEP_LEVELS
+                             ? HB_MULTI_AUTO_DEEP_ROWS
+                             : HB_MULTI_AUTO_GROUPED_ROWS;
+    return multi->n_rows <= limit ? HB_MULTI_ALGO_GROUPED : HB_MULTI_ALGO_LEVELS;
 }
 
 hb_status_t hb_multi_benchmark(hb_multi_t multi, int repeats, double *seconds)

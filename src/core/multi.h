@@ -513,11 +513,18 @@ HB_TD_INLINE void hb_multi_cell_solve(int m, const int *parent, size_t stride, c
 }
 
 /*
- * AUTO on CUDA: GROUPED up to this many rows in the batch, LEVELS beyond (H100 bench multi:
- * GROUPED 8-12x PER_CELL at 131,072 rows and 2.7-4.2x LEVELS at 1.1-1.3 million; from 11
- * million rows on LEVELS is ahead (up to 2.1x) or within 6%, and 4.2x GROUPED at 131 million).
+ * AUTO on CUDA (H100 bench multi, bench/results/multi-h100-2026-11-22g.md): GROUPED up to
+ * HB_MULTI_AUTO_GROUPED_ROWS rows in the batch, and up to HB_MULTI_AUTO_DEEP_ROWS when the
+ * cells have HB_MULTI_AUTO_DEEP_LEVELS levels or more; LEVELS beyond. LEVELS pays a launch
+ * and a latency-bound pass per level, GROUPED a latency-bound block per group whatever the
+ * levels: real cells (39 levels) ran GROUPED 1.2-1.7x faster than LEVELS at 4.2-7.7 million
+ * rows, Figure 6 at 50% branches (20 levels) 1.1-1.2x at 6.1-13 million; Figure 14 (2-4
+ * levels) ran LEVELS 1.9-3.9x faster at 5.4-13 million and Figure 6 at 10% (14 levels)
+ * 1.1-1.5x; LEVELS led real cells at 19.7 million rows (1.3x).
  */
 #define HB_MULTI_AUTO_GROUPED_ROWS ((size_t)1 << 22)
+#define HB_MULTI_AUTO_DEEP_ROWS ((size_t)1 << 24)
+#define HB_MULTI_AUTO_DEEP_LEVELS 16
 
 /* Bits of the arrays the device holds newer than the host copy. */
 enum { HB_MULTI_NEWER_D = 1, HB_MULTI_NEWER_RHS = 2 };

@@ -804,7 +804,6 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     /* The table sizes do not depend on the lanes: a plan of one lane gives them. */
     hb_status_t status = hb_hines_branched_build(b->m, parent, 1, split, &b->branched);
     const hb_multi_dims_t dims = b->branched.dims;
-    const int widest = b->branched.widest;
     hb_hines_branched_free(&b->branched);
     if (status != HB_SUCCESS) return status;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
@@ -815,9 +814,10 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
         if (!knob && lanes < 4 && best >= 4) break;
         const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
         if (smem > optin) continue;
-        /* Workers: enough for the widest level (a power of two), in whole warps. */
-        int threads = lanes;
-        while (threads < BRANCHED_THREADS && (threads < 32 || threads / lanes < widest)) threads *= 2;
+        /* BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an H100
+         * (bench/results/hines-h100-2026-11-22c.md): the chunk passes and the staging loops
+         * share the same threads. HB_BRANCHED_THREADS for experiments. */
+        int threads = BRANCHED_THREADS;
         if (threads_knob >= 32 && threads_knob <= BRANCHED_THREADS && threads_knob % 32 == 0 &&
             threads_knob % lanes == 0)
             threads = threads_knob;
