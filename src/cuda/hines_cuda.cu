@@ -785,10 +785,13 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
 }
 
 /*
- * The branched kernel's team size and plan. Lanes L (a power of two up to 32; 1 and 2 only
- * when 4 systems' rows exceed shared memory) are chosen for the fewest rounds of blocks on
- * the device, the smallest L among equals: more workers per system share its branches.
- * HB_BRANCHED_LANES fixes L and HB_BRANCHED_SPLIT the split length (experiments).
+ * The branched kernel's team size and plan. Lanes L (1 to 32; 1 to 3 only when 4 systems'
+ * rows exceed shared memory) are chosen for the fewest rounds of blocks on the device, the
+ * smallest L among equals: more workers per system share its branches. Any L, not only
+ * powers of two: 2,560 systems of 319 rows fit one round as 128 teams of 20 (one 210 KB
+ * block a multiprocessor), not as teams of 4, 8 or 16. A block has the most whole workers
+ * that fit BRANCHED_THREADS threads. HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the
+ * threads and HB_BRANCHED_SPLIT the split length (experiments).
  * The kernel cannot run when one system exceeds shared memory: lanes stay 0.
  */
 static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
@@ -797,7 +800,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     const size_t optin = b->ctx->smem_optin[p0->device];
     const long sms = b->ctx->sm_count[p0->device] > 0 ? b->ctx->sm_count[p0->device] : 1;
     int knob = env_int("HB_BRANCHED_LANES", 0);
-    if (knob < 1 || knob > 32 || (knob & (knob - 1))) knob = 0;
+    if (knob < 1 || knob > 32) knob = 0;
     int split = env_int("HB_BRANCHED_SPLIT", HB_MULTI_SPLIT_ROWS);
     if (split != 0 && split < HB_MULTI_MIN_SPLIT_ROWS) split = HB_MULTI_MIN_SPLIT_ROWS;
     CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
@@ -809,17 +812,16 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
     int best = 0, best_threads = 0;
     long best_rounds = 0;
-    for (int lanes = 32; lanes >= 1; lanes /= 2) {
+    for (int lanes = 32; lanes >= 1; --lanes) {
         if (knob && lanes != knob) continue;
         if (!knob && lanes < 4 && best >= 4) break;
         const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
         if (smem > optin) continue;
-        /* BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an H100
-         * (bench/results/hines-h100-2026-11-22c.md): the chunk passes and the staging loops
-         * share the same threads. HB_BRANCHED_THREADS for experiments. */
-        int threads = BRANCHED_THREADS;
-        if (threads_knob >= 32 && threads_knob <= BRANCHED_THREADS && threads_knob % 32 == 0 &&
-            threads_knob % lanes == 0)
+        /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
+         * H100 (bench/results/hines-h100-2026-11-22c.md): the chunk passes and the staging
+         * loops share the same threads. */
+        int threads = BRANCHED_THREADS / lanes * lanes;
+        if (threads_knob >= lanes && threads_knob <= BRANCHED_THREADS && threads_knob % lanes == 0)
             threads = threads_knob;
         int per_sm = 0;
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));

@@ -50,6 +50,14 @@ for t in "${tests[@]}"; do
     [ "$rc" -eq 0 ] || status=1
     echo "test_gpu_hines (branched 32 lanes, split 4): exit $rc, $(( $(date +%s) - start )) s;" \
       "$(tail -1 "$out/test_gpu_hines_branched.log")" | tee -a "$out/summary.txt"
+    # and teams of 20 (not a power of two; a warp holds parts of two workers), 160 threads
+    start=$(date +%s)
+    HB_BRANCHED_LANES=20 HB_BRANCHED_THREADS=160 \
+      ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched20.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] || status=1
+    echo "test_gpu_hines (branched 20 lanes): exit $rc, $(( $(date +%s) - start )) s;" \
+      "$(tail -1 "$out/test_gpu_hines_branched20.log")" | tee -a "$out/summary.txt"
   fi
 done
 exit "$status"
