@@ -546,24 +546,18 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
  * each level's branches (hb_cuda_levels_of_view). Only x goes back to memory.
  * As in GROUPED, the level loops run in a function of their own (multi_cuda.cu says why).
  */
-__device__ __noinline__ void branched_levels(const hb_multi_dims_t *dims, int split_rows, int m,
-                                             int lanes, int barriers)
+__device__ __noinline__ void branched_levels(const hb_multi_dims_t *dims,
+                                             int split_rows, int m, int lanes)
 {
     extern __shared__ double team_smem[];
-    const int k = threadIdx.x % lanes;
-    const hb_multi_view_t v = hb_hines_branched_view(dims, split_rows, team_smem, m, lanes, k);
-    if (barriers) {
-        hb_cuda_levels_of_view(&v, threadIdx.x / lanes, blockDim.x / lanes);
-    } else {
-        unsigned char *done = (unsigned char *)(team_smem + 4 * (size_t)m * lanes) +
-                              hb_multi_table_bytes(dims);
-        hb_cuda_levels_by_flags(&v, threadIdx.x / lanes, blockDim.x / lanes, done + k);
-    }
+    const hb_multi_view_t v =
+        hb_hines_branched_view(dims, split_rows, team_smem, m, lanes, threadIdx.x % lanes);
+    hb_cuda_levels_of_view(&v, threadIdx.x / lanes, blockDim.x / lanes);
 }
 
 __global__ void __launch_bounds__(BRANCHED_THREADS)
     branched_kernel(hb_multi_plan_t plan, hb_multi_dims_t dims, int m, int lanes,
-                    int count, int block, int barriers,
+                    int count, int block,
                     int uniform, const double *__restrict__ u, const double *__restrict__ l,
                     const double *__restrict__ d, double *__restrict__ rhs,
                     const double *__restrict__ cu, const double *__restrict__ cl)
@@ -590,12 +584,8 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
         }
     }
     hb_multi_stage_tables(&plan, 0, &dims, sr + n, threadIdx.x, blockDim.x);
-    if (!barriers) {
-        unsigned char *done = (unsigned char *)(sr + n) + hb_multi_table_bytes(&dims);
-        for (size_t e = threadIdx.x; e < n; e += blockDim.x) done[e] = 0;
-    }
     __syncthreads();
-    branched_levels(&dims, plan.split_rows, m, lanes, barriers);
+    branched_levels(&dims, plan.split_rows, m, lanes);
 #pragma unroll 4
     for (size_t e = threadIdx.x; e < n; e += blockDim.x) {
         int i, k;
@@ -626,16 +616,6 @@ static int env_int(const char *name, int fallback)
     const char *v = getenv(name);
     return v && *v ? atoi(v) : fallback;
 }
-
-/* The branched kernel's shared memory: the team (hb_hines_branched_bytes) and a done flag per
- * element for the dependency schedule (hb_cuda_levels_by_flags). */
-static size_t branched_smem(int m, int lanes, const hb_multi_dims_t *dims)
-{
-    return hb_hines_branched_bytes(m, lanes, dims) + (size_t)m * (size_t)lanes;
-}
-
-/* HB_LEVEL_BARRIERS=1: level barriers instead of the dependency schedule (experiments). */
-static int level_barriers(void) { return env_int("HB_LEVEL_BARRIERS", 0) != 0; }
 
 /* Lanes (systems per warp) of the streamed kernel: 32, else 16 or 8 when the
  * intermediates do not fit; 0 when the shape cannot use it. Systems handled by
@@ -835,7 +815,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     for (int lanes = 32; lanes >= 1; --lanes) {
         if (knob && lanes != knob) continue;
         if (!knob && lanes < 4 && best >= 4) break;
-        const size_t smem = branched_smem(b->m, lanes, &dims);
+        const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
         if (smem > optin) continue;
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
          * H100 (bench/results/hines-h100-2026-11-22c.md): the chunk passes and the staging
@@ -858,7 +838,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     if (!best) return HB_SUCCESS;
     if ((status = hb_hines_branched_build(b->m, parent, best, split, &b->branched)) != HB_SUCCESS)
         return status;
-    b->branched_smem = branched_smem(b->m, best, &b->branched.dims);
+    b->branched_smem = hb_hines_branched_bytes(b->m, best, &b->branched.dims);
     b->branched_threads = best_threads;
     for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
         part_t *p = &b->part[k];
@@ -909,7 +889,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
         branched_kernel<<<ceil_div(p->count, lanes), b->branched_threads,
                           b->branched_smem, stream>>>(
-            p->branched, b->branched.dims, m, lanes, p->count, p->block, level_barriers(), p->uniform, p->u,
+            p->branched, b->branched.dims, m, lanes, p->count, p->block, p->uniform, p->u,
             p->l, p->d, p->rhs, p->cu, p->cl);
         break;
     }

@@ -87,17 +87,13 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
  * known to be shared and the loads are shared-memory loads.
  */
 __device__ __noinline__ void staged_levels(const hb_multi_dims_t *t, int split_rows, size_t n,
-                                           int tid, int barriers)
+                                           int tid)
 {
     extern __shared__ double group_smem[];
     const hb_multi_view_t v =
         hb_multi_staged_view(t, split_rows, group_smem + 4 * n, group_smem, group_smem + n,
                              group_smem + 2 * n, group_smem + 3 * n, 1);
-    if (barriers)
-        hb_cuda_levels_of_view(&v, tid, GROUP_THREADS);
-    else
-        hb_cuda_levels_by_flags(&v, tid, GROUP_THREADS,
-                                (unsigned char *)(group_smem + 4 * n) + hb_multi_table_bytes(t));
+    hb_cuda_levels_of_view(&v, tid, GROUP_THREADS);
 }
 
 /* A group solved in global memory (too large for the block's shared memory). */
@@ -107,16 +103,14 @@ __device__ __noinline__ void global_levels(const hb_multi_view_t *v, int tid)
 }
 
 /*
- * A block per group. Staged when 33 bytes per row plus its tables fit `smem_bytes`:
+ * A block per group. Staged when 32 bytes per row plus its tables fit `smem_bytes`:
  * u, l, d, rhs (coalesced, the group is one contiguous range of each array) and the
- * tables are copied in, the levels are solved in shared memory (scheduled by done
- * flags, a byte per row, unless `barriers`), and only x goes back: d in memory is
- * left as it was.
+ * tables are copied in, the levels are solved in shared memory, and only x goes
+ * back: d in memory is left as it was.
  * Both cases solve through the level loops of hb_cuda_levels_of_view, outside the kernel body.
  */
 __global__ void __launch_bounds__(GROUP_THREADS, GROUP_BLOCKS_PER_SM)
-    grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, int barriers,
-                   const double *__restrict__ u,
+    grouped_kernel(hb_multi_plan_t plan, size_t smem_bytes, const double *__restrict__ u,
                    const double *__restrict__ l, double *__restrict__ d,
                    double *__restrict__ rhs)
 {
@@ -124,7 +118,7 @@ __global__ void __launch_bounds__(GROUP_THREADS, GROUP_BLOCKS_PER_SM)
     const int g = blockIdx.x, tid = threadIdx.x;
     const size_t base = plan.slot_base[g], n = plan.slot_base[g + 1] - base;
     const hb_multi_dims_t t = hb_multi_group_dims(&plan, g);
-    if (33 * n + hb_multi_table_bytes(&t) <= smem_bytes) {
+    if (32 * n + hb_multi_table_bytes(&t) <= smem_bytes) {
         double *su = group_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
         for (size_t i = tid; i < n; i += GROUP_THREADS) {
             su[i] = u[base + i];
@@ -133,10 +127,8 @@ __global__ void __launch_bounds__(GROUP_THREADS, GROUP_BLOCKS_PER_SM)
             sr[i] = rhs[base + i];
         }
         hb_multi_stage_tables(&plan, g, &t, sr + n, tid, GROUP_THREADS);
-        unsigned char *done = (unsigned char *)(sr + n) + hb_multi_table_bytes(&t);
-        for (size_t i = tid; i < n; i += GROUP_THREADS) done[i] = 0;
         __syncthreads();
-        staged_levels(&t, plan.split_rows, n, tid, barriers);
+        staged_levels(&t, plan.split_rows, n, tid);
         for (size_t i = tid; i < n; i += GROUP_THREADS) rhs[base + i] = sr[i];
     } else {
         hb_multi_view_t v = hb_multi_group_view(&plan, g);
@@ -235,7 +227,7 @@ extern "C" void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
  * Many rows (at least three blocks' worth per multiprocessor): groups of about
  * a third of a multiprocessor's shared memory, so three blocks share it and one
  * loads while others compute. GROUP_ROW_BYTES a row leaves room for the staged
- * tables (32 bytes of arrays, a done flag, up to 8 of row table, 28 per branch: real cells
+ * tables (32 bytes of arrays, up to 8 of row table, 28 per branch: real cells
  * have about one branch per 4 rows, Figure 6's bushiest one per 2); a group whose
  * tables do not fit after all runs from global memory. HB_MULTI_ROW_BYTES
  * overrides it (experiments). Fewer rows: two groups per multiprocessor, any
@@ -339,7 +331,7 @@ extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_
     dm->smem_bytes = 0;
     for (int g = 0; g < p->n_groups; ++g) {
         const hb_multi_dims_t t = hb_multi_group_dims(p, g);
-        const size_t need = 33 * (p->slot_base[g + 1] - p->slot_base[g]) + hb_multi_table_bytes(&t);
+        const size_t need = 32 * (p->slot_base[g + 1] - p->slot_base[g]) + hb_multi_table_bytes(&t);
         if (need <= dm->smem_cap && need > dm->smem_bytes) dm->smem_bytes = need;
     }
     CUDA_TRY(status, cudaStreamSynchronize(dm->stream), fail);
@@ -436,13 +428,6 @@ extern "C" hb_status_t hb_cuda_multi_download(hb_cuda_multi_t *dm, size_t n, siz
 
 static int blocks_for(int count, int threads) { return (count + threads - 1) / threads; }
 
-/* HB_LEVEL_BARRIERS=1: GROUPED's levels by block barriers instead of done flags (experiments). */
-static int level_barriers(void)
-{
-    const char *v = getenv("HB_LEVEL_BARRIERS");
-    return v && *v && atoi(v) != 0;
-}
-
 /* Queues one solve on the stream. */
 static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
 {
@@ -488,7 +473,7 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
     case HB_MULTI_ALGO_GROUPED:
         CUDA_CHECK(hb_cuda_allow_smem((const void *)grouped_kernel, dm->smem_optin));
         grouped_kernel<<<dm->plan.n_groups, GROUP_THREADS, dm->smem_bytes, dm->stream>>>(
-            dm->plan, dm->smem_bytes, level_barriers(), dm->u, dm->l, dm->d, dm->rhs);
+            dm->plan, dm->smem_bytes, dm->u, dm->l, dm->d, dm->rhs);
         break;
     case HB_MULTI_ALGO_PER_CELL:
         per_cell_kernel<<<blocks_for(dm->cells, CELL_THREADS), CELL_THREADS, 0, dm->stream>>>(
