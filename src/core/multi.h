@@ -450,6 +450,12 @@ HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
         bb -= v->u[t] * v->rhs[t];
     }
     double cp = 0.0, y = 0.0;
+    if (n == 1) { /* a node between two forks, common in bushy trees: the sweep's one step */
+        hb_multi_step(0.0, dd, v->l[s0], bb, &cp, &y);
+        v->d[s0] = cp;
+        v->rhs[s0] = y;
+        return;
+    }
     hb_multi_sweep(v, w, 0, L, 0.0, dd, bb, &cp, &y);
     if (chunks < 2) return;
     /* Chunk tops: T_j + c'_j x_{r0(j+1)} + s_j T_{j-1} = y'_j with x_{r0(j+1)} = A + B T_{j+1} + C T_j. */
@@ -477,6 +483,11 @@ HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
     double x = p == HB_MULTI_NO_PARENT ? 0.0 : v->rhs[p];
     const int chunks = hb_multi_chunks(v, b), n = v->rows[b];
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
+    if (n == 1) { /* hb_multi_back's one row */
+        const size_t s = w.rb[0] + w.off;
+        v->rhs[s] = v->rhs[s] - v->d[s] * x;
+        return;
+    }
     if (chunks < 2) {
         hb_multi_back(v, w, n - 1, x);
         return;
