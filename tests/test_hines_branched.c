@@ -74,6 +74,7 @@ static void check_batch(const char *what, int m, const int *parent, const double
                         const double *l0, const double *d0, const double *r0, int count, int own_ul,
                         int layout_kind, int block_size, int lanes, int split)
 {
+    const int workers = 1 + (count + lanes + split) % 5; /* the kernel's threads per lane */
     const hb_layout_t layout = (hb_layout_t)layout_kind;
     const int block = hb_layout_block(layout, count, block_size);
     const size_t size = (size_t)((count + block - 1) / block) * (size_t)block * (size_t)m;
@@ -102,13 +103,13 @@ static void check_batch(const char *what, int m, const int *parent, const double
     CHECK_OK(hb_hines_branched_build(m, parent, lanes, split, &br));
     if (br.m == m) {
         char where[256];
-        snprintf(where, sizeof where, "%.120s, %d systems, layout %d/%d, %d lanes, split %d", what,
-                 count, layout_kind, block, lanes, split);
+        snprintf(where, sizeof where, "%.120s, %d systems, layout %d/%d, %d lanes x %d, split %d",
+                 what, count, layout_kind, block, lanes, workers, split);
         check_plan(where, &br);
         const size_t stage_n = hb_hines_branched_bytes(m, lanes, &br.dims) / sizeof(double) + 1;
         double *stage = xmalloc(stage_n * sizeof *stage);
         for (size_t j = 0; j < stage_n; ++j) stage[j] = NAN;
-        hb_hines_branched_solve(&br, count, block, u, l, d, r, stage);
+        hb_hines_branched_solve(&br, count, block, workers, u, l, d, r, stage);
         double worst = 0.0;
         for (int s = 0; s < count; ++s) {
             double norm = 0.0, diff = 0.0;

@@ -31,27 +31,31 @@ void hb_hines_branched_free(hb_hines_branched_t *br)
     memset(br, 0, sizeof *br);
 }
 
-void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, const double *u,
-                             const double *l, const double *d, double *rhs, double *stage)
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, int workers,
+                             const double *u, const double *l, const double *d, double *rhs,
+                             double *stage)
 {
     const int m = br->m, lanes = br->lanes;
     const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
     const size_t *slot_of = br->plan.node_slot;
     for (int s0 = 0; s0 < count; s0 += lanes) {
         const int team = count - s0 < lanes ? count - s0 : lanes;
-        for (size_t e = 0; e < n; ++e) {
-            int i, k;
-            hb_hines_branched_element(e, m, lanes, block, &i, &k);
-            const size_t slot = slot_of[i] + (size_t)k;
-            if (k < team) {
-                const size_t g = hb_block_base(m, block, s0 + k) + (size_t)i * B;
-                stage[slot] = u[g];
-                stage[n + slot] = l[g];
-                stage[2 * n + slot] = d[g];
-                stage[3 * n + slot] = rhs[g];
-            } else {
-                stage[slot] = stage[n + slot] = stage[3 * n + slot] = 0.0;
-                stage[2 * n + slot] = 1.0;
+        for (int t = 0; t < lanes * workers; ++t) {
+            int k, i0;
+            hb_hines_branched_thread(t, lanes, workers, block, &k, &i0);
+            const size_t base = k < team ? hb_block_base(m, block, s0 + k) : 0;
+            for (int i = i0; i < m; i += workers) {
+                const size_t slot = slot_of[i] + (size_t)k;
+                if (k < team) {
+                    const size_t g = base + (size_t)i * B;
+                    stage[slot] = u[g];
+                    stage[n + slot] = l[g];
+                    stage[2 * n + slot] = d[g];
+                    stage[3 * n + slot] = rhs[g];
+                } else {
+                    stage[slot] = stage[n + slot] = stage[3 * n + slot] = 0.0;
+                    stage[2 * n + slot] = 1.0;
+                }
             }
         }
         hb_multi_stage_tables(&br->plan, 0, &br->dims, stage + 4 * n, 0, 1);
@@ -60,11 +64,13 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
                                                              m, lanes, k);
             hb_multi_cpu_solve_view(&v);
         }
-        for (size_t e = 0; e < n; ++e) {
-            int i, k;
-            hb_hines_branched_element(e, m, lanes, block, &i, &k);
-            if (k < team)
-                rhs[hb_block_base(m, block, s0 + k) + (size_t)i * B] = stage[3 * n + slot_of[i] + k];
+        for (int t = 0; t < lanes * workers; ++t) {
+            int k, i0;
+            hb_hines_branched_thread(t, lanes, workers, block, &k, &i0);
+            if (k >= team) continue;
+            const size_t base = hb_block_base(m, block, s0 + k);
+            for (int i = i0; i < m; i += workers)
+                rhs[base + (size_t)i * B] = stage[3 * n + slot_of[i] + (size_t)k];
         }
     }
 }

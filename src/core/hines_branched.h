@@ -38,18 +38,20 @@ HB_TD_INLINE size_t hb_hines_branched_bytes(int m, int lanes, const hb_multi_dim
 }
 
 /*
- * Element e (0 <= e < m lanes) of a team's staging: row *i of lane *k. Within a layout
- * block (block > 1) adjacent e are adjacent systems of one row, so the loads of a warp
- * are contiguous; FLAT batches (block 1) go row by row within a system.
+ * Thread t of a team's lanes x workers threads stages (and writes back) lane *k's rows
+ * *i0, *i0 + workers, ... Within a layout block (block > 1) a warp's threads take adjacent
+ * systems of a row, so its loads are contiguous; in a FLAT batch (block 1) adjacent rows
+ * of one system. One division per thread, none per element.
  */
-HB_TD_INLINE void hb_hines_branched_element(size_t e, int m, int lanes, int block, int *i, int *k)
+HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int block, int *k,
+                                           int *i0)
 {
     if (block > 1) {
-        *i = (int)(e / (size_t)lanes);
-        *k = (int)(e % (size_t)lanes);
+        *k = t % lanes;
+        *i0 = t / lanes;
     } else {
-        *k = (int)(e / (size_t)m);
-        *i = (int)(e % (size_t)m);
+        *k = t / workers;
+        *i0 = t % workers;
     }
 }
 
@@ -65,12 +67,14 @@ HB_TD_INLINE hb_multi_view_t hb_hines_branched_view(const hb_multi_dims_t *t, in
 
 /*
  * CPU twin of the CUDA kernel: every team of br->lanes systems staged into `stage`
- * (hb_hines_branched_bytes bytes, 8-byte aligned) as the kernel stages it, each lane solved,
+ * (hb_hines_branched_bytes bytes, 8-byte aligned) as the kernel stages it (with `workers`
+ * threads per lane, through hb_hines_branched_thread), each lane solved,
  * x written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
  * u, l, d are not written. A team's missing systems (count not a multiple of lanes) are
  * staged as identity rows.
  */
-void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, const double *u,
-                             const double *l, const double *d, double *rhs, double *stage);
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, int workers,
+                             const double *u, const double *l, const double *d, double *rhs,
+                             double *stage);
 
 #endif

@@ -566,14 +566,16 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
     double *su = team_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
     const int s0 = blockIdx.x * lanes, team = count - s0 < lanes ? count - s0 : lanes;
+    const int workers = blockDim.x / lanes;
     const size_t *node_slot = plan.node_slot;
+    int k, i0;
+    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
+    const size_t base = k < team ? system_base(m, block, s0 + k) : 0;
 #pragma unroll 4
-    for (size_t e = threadIdx.x; e < n; e += blockDim.x) {
-        int i, k;
-        hb_hines_branched_element(e, m, lanes, block, &i, &k);
+    for (int i = i0; i < m; i += workers) {
         const size_t slot = __ldg(&node_slot[i]) + (size_t)k;
         if (k < team) {
-            const size_t g = system_base(m, block, s0 + k) + (size_t)i * B;
+            const size_t g = base + (size_t)i * B;
             su[slot] = uniform ? __ldg(&cu[i]) : __ldg(&u[g]);
             sl[slot] = uniform ? __ldg(&cl[i]) : __ldg(&l[g]);
             sd[slot] = __ldg(&d[g]);
@@ -586,12 +588,9 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     hb_multi_stage_tables(&plan, 0, &dims, sr + n, threadIdx.x, blockDim.x);
     __syncthreads();
     branched_levels(&dims, plan.split_rows, m, lanes);
+    if (k < team) {
 #pragma unroll 4
-    for (size_t e = threadIdx.x; e < n; e += blockDim.x) {
-        int i, k;
-        hb_hines_branched_element(e, m, lanes, block, &i, &k);
-        if (k < team)
-            rhs[system_base(m, block, s0 + k) + (size_t)i * B] = sr[__ldg(&node_slot[i]) + k];
+        for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = sr[__ldg(&node_slot[i]) + k];
     }
 }
 
