@@ -146,6 +146,27 @@ HB_TD_INLINE size_t hb_multi_table_bytes(const hb_multi_dims_t *t)
            4 * (2 * (size_t)t->branches + 1 + 2 * ((size_t)t->levels + 1) + 2 * (size_t)t->splits);
 }
 
+/* Where each staged table starts in a block of hb_multi_table_bytes at `tables`. */
+typedef struct {
+    size_t *row_base, *child_top, *parent_slot;
+    int *rows, *child_ptr, *level_branch, *level_row, *split_level, *split_branch;
+} hb_multi_tables_t;
+
+HB_TD_INLINE hb_multi_tables_t hb_multi_tables_at(const hb_multi_dims_t *t, void *tables)
+{
+    hb_multi_tables_t s;
+    s.row_base = (size_t *)tables;
+    s.child_top = s.row_base + t->entries;
+    s.parent_slot = s.child_top + t->children;
+    s.rows = (int *)(s.parent_slot + t->branches);
+    s.child_ptr = s.rows + t->branches;
+    s.level_branch = s.child_ptr + t->branches + 1;
+    s.level_row = s.level_branch + t->levels + 1;
+    s.split_level = s.level_row + t->levels + 1;
+    s.split_branch = s.split_level + t->splits;
+    return s;
+}
+
 /* Group g's tables to `tables` (8-byte aligned), entries first, first + stride, ... (a CUDA
  * block's threads share the copy out). */
 HB_TD_INLINE void hb_multi_stage_tables(const hb_multi_plan_t *p, int g, const hb_multi_dims_t *t,
@@ -156,23 +177,21 @@ HB_TD_INLINE void hb_multi_stage_tables(const hb_multi_plan_t *p, int g, const h
     const int *level_branch = p->level_branch + p->level_off[g];
     const int *level_row = p->level_row + p->level_off[g];
     const size_t *row_base = p->row_base + p->row_off[g];
-    size_t *rb = (size_t *)tables, *ct = rb + t->entries, *ps = ct + t->children;
-    int *rows = (int *)(ps + t->branches), *cp = rows + t->branches, *lb = cp + t->branches + 1;
-    int *lr = lb + t->levels + 1, *sl = lr + t->levels + 1, *sb = sl + t->splits;
-    for (int j = first; j < t->entries; j += stride) rb[j] = row_base[j];
-    for (int j = first; j < t->children; j += stride) ct[j] = p->child_top[c0 + j];
+    const hb_multi_tables_t s = hb_multi_tables_at(t, tables);
+    for (int j = first; j < t->entries; j += stride) s.row_base[j] = row_base[j];
+    for (int j = first; j < t->children; j += stride) s.child_top[j] = p->child_top[c0 + j];
     for (int j = first; j < t->branches; j += stride) {
-        ps[j] = p->parent_slot[b0 + j];
-        rows[j] = p->rows[b0 + j];
+        s.parent_slot[j] = p->parent_slot[b0 + j];
+        s.rows[j] = p->rows[b0 + j];
     }
-    for (int j = first; j <= t->branches; j += stride) cp[j] = p->child_ptr[b0 + j] - c0;
+    for (int j = first; j <= t->branches; j += stride) s.child_ptr[j] = p->child_ptr[b0 + j] - c0;
     for (int j = first; j <= t->levels; j += stride) {
-        lb[j] = level_branch[j] - b0;
-        lr[j] = level_row[j];
+        s.level_branch[j] = level_branch[j] - b0;
+        s.level_row[j] = level_row[j];
     }
     for (int j = first; j < t->splits; j += stride) {
-        sl[j] = p->split_level[split0 + j];
-        sb[j] = p->split_branch[split0 + j] - b0;
+        s.split_level[j] = p->split_level[split0 + j];
+        s.split_branch[j] = p->split_branch[split0 + j] - b0;
     }
 }
 
@@ -182,26 +201,24 @@ HB_TD_INLINE hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int 
                                                   const void *tables, const double *u, double *l,
                                                   double *d, double *rhs, int lanes)
 {
-    const size_t *rb = (const size_t *)tables, *ct = rb + t->entries, *ps = ct + t->children;
-    const int *rows = (const int *)(ps + t->branches), *cp = rows + t->branches;
-    const int *lb = cp + t->branches + 1, *lr = lb + t->levels + 1, *sl = lr + t->levels + 1;
+    const hb_multi_tables_t s = hb_multi_tables_at(t, (void *)tables); /* only read */
     hb_multi_view_t v;
     v.n_levels = t->levels;
-    v.level_branch = lb;
-    v.level_row = lr;
-    v.row_base = rb;
-    v.rows = rows;
-    v.child_ptr = cp;
-    v.child_top = ct;
-    v.parent_slot = ps;
+    v.level_branch = s.level_branch;
+    v.level_row = s.level_row;
+    v.row_base = s.row_base;
+    v.rows = s.rows;
+    v.child_ptr = s.child_ptr;
+    v.child_top = s.child_top;
+    v.parent_slot = s.parent_slot;
     v.u = u;
     v.l = l;
     v.d = d;
     v.rhs = rhs;
     v.split_rows = split_rows;
     v.n_split = t->splits;
-    v.split_level = sl;
-    v.split_branch = sl + t->splits;
+    v.split_level = s.split_level;
+    v.split_branch = s.split_branch;
     v.lanes = lanes;
     return v;
 }
