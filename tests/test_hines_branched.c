@@ -16,8 +16,8 @@
 #include "core/hines_branched.h"
 #include "cpu/hines_cpu.h"
 #include "hinesbatch.h"
-#include "test_data.h"
 #include "test_random.h"
+#include "test_real_systems.h"
 
 static void *xmalloc(size_t bytes)
 {
@@ -192,43 +192,17 @@ static void test_random_trees(void)
         }
 }
 
-static void test_real_cells(void)
+/* One real cell: every layout, teams of 1, 4 and 8, split or not, own u and l or shared. */
+static void check_real_cell(const char *name, int m, const int *parent, const double *u,
+                            const double *l, const double *d, const double *r)
 {
-    static char paths[TEST_MAX_SWC][TEST_PATH_MAX];
-    const int n = test_swc_files(paths);
-    CHECKF(n > 0, "no morphologies under %s", HB_DATA_DIR);
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    for (int f = 0; f < n; ++f) {
-        hb_morph_t *morph = NULL;
-        hb_cable_t *cable = NULL;
-        CHECK_OK(hb_morph_load_swc(paths[f], NULL, &morph));
-        if (morph) CHECK_OK(hb_cable_create(morph, &disc, &cable));
-        if (cable) {
-            const int m = hb_cable_size(cable);
-            double *u = xmalloc(4 * (size_t)m * sizeof *u), *l = u + m, *d = l + m, *r = d + m;
-            double *v = xmalloc(2 * (size_t)m * sizeof *v), *g = v + m;
-            for (int i = 0; i < m; ++i) {
-                v[i] = -65.0 + 20.0 * (uniform() - 0.5);
-                g[i] = 1e-4;
-            }
-            CHECK_OK(hb_cable_offdiag(cable, u, l));
-            CHECK_OK(hb_cable_step_system(cable, 0.025, u, l, v, g, NULL, NULL, d, r));
-            const int *parent = hb_cable_parent(cable);
-            const char *name = test_base_name(paths[f]);
-            for (int a = 0; a < 4; ++a) {
-                const layout_case_t *lc = &layouts[a];
-                check_batch(name, m, parent, u, l, d, r, 6, 0, lc->layout, lc->block_size,
-                            a == 0 ? 1 : 4, a % 2 ? 0 : HB_MULTI_SPLIT_ROWS);
-            }
-            check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8,
-                        HB_MULTI_MIN_SPLIT_ROWS);
-            free(u);
-            free(v);
-        }
-        hb_cable_destroy(cable);
-        hb_morph_destroy(morph);
+    for (int a = 0; a < 4; ++a) {
+        const layout_case_t *lc = &layouts[a];
+        check_batch(name, m, parent, u, l, d, r, 6, 0, lc->layout, lc->block_size, a == 0 ? 1 : 4,
+                    a % 2 ? 0 : HB_MULTI_SPLIT_ROWS);
     }
+    check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8,
+                HB_MULTI_MIN_SPLIT_ROWS);
 }
 
 static void test_errors(void)
@@ -244,7 +218,7 @@ int main(void)
 {
     rng_state = 0xb4a2c4edULL;
     test_random_trees();
-    test_real_cells();
+    test_each_real_system(check_real_cell);
     test_errors();
     return check_summary("test_hines_branched");
 }

@@ -13,8 +13,8 @@
 #include "check.h"
 #include "core/hines_plan.h"
 #include "hinesbatch.h"
-#include "test_data.h"
 #include "test_random.h"
+#include "test_real_systems.h"
 
 static void *xmalloc(size_t bytes)
 {
@@ -170,41 +170,10 @@ static void test_random_trees(void)
             }
 }
 
-static void test_real_cells(void)
-{
-    static char paths[TEST_MAX_SWC][TEST_PATH_MAX];
-    const int n = test_swc_files(paths);
-    CHECKF(n > 0, "no morphologies under %s", HB_DATA_DIR);
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    for (int f = 0; f < n; ++f) {
-        hb_morph_t *morph = NULL;
-        hb_cable_t *cable = NULL;
-        CHECK_OK(hb_morph_load_swc(paths[f], NULL, &morph));
-        if (morph) CHECK_OK(hb_cable_create(morph, &disc, &cable));
-        if (cable) {
-            const int m = hb_cable_size(cable);
-            double *u = xmalloc(4 * (size_t)m * sizeof *u), *l = u + m, *d = l + m, *r = d + m;
-            double *v = xmalloc(2 * (size_t)m * sizeof *v), *g = v + m;
-            for (int i = 0; i < m; ++i) {
-                v[i] = -65.0 + 20.0 * (uniform() - 0.5);
-                g[i] = 1e-4;
-            }
-            CHECK_OK(hb_cable_offdiag(cable, u, l));
-            CHECK_OK(hb_cable_step_system(cable, 0.025, u, l, v, g, NULL, NULL, d, r));
-            check_solve(test_base_name(paths[f]), m, hb_cable_parent(cable), u, l, d, r);
-            free(u);
-            free(v);
-        }
-        hb_cable_destroy(cable);
-        hb_morph_destroy(morph);
-    }
-}
-
 int main(void)
 {
     rng_state = 0x51a7e5eedULL;
     test_random_trees();
-    test_real_cells();
+    test_each_real_system(check_solve);
     return check_summary("test_hines_plan");
 }
