@@ -212,6 +212,12 @@ static void test_errors(void)
     CHECK(hb_hines_branched_build(3, parent, 0, 0, &br) == HB_ERR_INVALID_VALUE);
     CHECK(hb_hines_branched_build(3, parent, 33, 0, &br) == HB_ERR_INVALID_VALUE);
     CHECK(br.m == 0 && br.plan.node_slot == NULL);
+    /* lanes are set once, on a plan of one lane */
+    CHECK_OK(hb_hines_branched_build(3, parent, 1, 0, &br));
+    CHECK_OK(hb_hines_branched_set_lanes(&br, 4));
+    CHECK(br.lanes == 4 && br.plan.node_slot[2] % 4 == 0);
+    CHECK(hb_hines_branched_set_lanes(&br, 2) == HB_ERR_INVALID_VALUE && br.lanes == 4);
+    hb_hines_branched_free(&br);
 }
 
 int main(void)

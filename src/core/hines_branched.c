@@ -12,16 +12,26 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int spl
         return hb_fail(HB_ERR_INVALID_VALUE, "BRANCHED: %d lanes; expected 1 to 32", lanes);
     hb_status_t status = hb_multi_plan_cell(m, parent, split_rows, &br->plan);
     if (status != HB_SUCCESS) return status;
+    br->m = m;
+    br->lanes = 1;
+    br->dims = hb_multi_group_dims(&br->plan, 0);
+    return hb_hines_branched_set_lanes(br, lanes);
+}
+
+hb_status_t hb_hines_branched_set_lanes(hb_hines_branched_t *br, int lanes)
+{
+    if (br->lanes != 1 || lanes < 1 || lanes > 32)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "BRANCHED: %d lanes on a plan of %d; expected 1 to 32 on a plan of 1", lanes,
+                       br->lanes);
     hb_multi_plan_t *p = &br->plan;
     const size_t L = (size_t)lanes;
-    br->m = m;
     br->lanes = lanes;
-    br->dims = hb_multi_group_dims(p, 0);
     for (int j = 0; j < br->dims.entries; ++j) p->row_base[j] *= L;
     for (int b = 0; b < p->n_branches; ++b)
         if (p->parent_slot[b] != HB_MULTI_NO_PARENT) p->parent_slot[b] *= L;
     for (int c = 0; c < p->child_ptr[p->n_branches]; ++c) p->child_top[c] *= L;
-    for (int i = 0; i < m; ++i) p->node_slot[i] *= L;
+    for (int i = 0; i < br->m; ++i) p->node_slot[i] *= L;
     return HB_SUCCESS;
 }
 

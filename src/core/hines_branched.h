@@ -29,6 +29,9 @@ typedef struct {
  * split_rows rows or more split (0: none). On failure br is zeroed. */
 hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int split_rows,
                                     hb_hines_branched_t *br);
+/* Scales a plan built with 1 lane to `lanes` (its table sizes do not depend on the lanes, so a
+ * caller can choose the lanes from them first). */
+hb_status_t hb_hines_branched_set_lanes(hb_hines_branched_t *br, int lanes);
 void hb_hines_branched_free(hb_hines_branched_t *br);
 
 /* Staged bytes of a team: u, l, d, rhs of m rows per lane, then the tables. */

@@ -538,10 +538,9 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
     }
 }
 
-
 /*
  * Ours for few systems: block k solves systems k L .. k L + L - 1 (a team of L = lanes).
- * The team is staged in shared memory as [slot][lane] (u, l, d, rhs, then the row table),
+ * The team is staged in shared memory as [slot][lane] (u, l, d, rhs, then the plan's tables),
  * thread t works on lane t % L, and the block's blockDim.x / L workers share out
  * each level's branches (hb_cuda_levels_of_view). Only x goes back to memory.
  * As in GROUPED, the level loops run in a function of their own (multi_cuda.cu says why).
@@ -803,11 +802,10 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     int split = env_int("HB_BRANCHED_SPLIT", HB_MULTI_SPLIT_ROWS);
     if (split != 0 && split < HB_MULTI_MIN_SPLIT_ROWS) split = HB_MULTI_MIN_SPLIT_ROWS;
     CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
-    /* The table sizes do not depend on the lanes: a plan of one lane gives them. */
+    /* The table sizes do not depend on the lanes: plan with one, choose, then scale. */
     hb_status_t status = hb_hines_branched_build(b->m, parent, 1, split, &b->branched);
-    const hb_multi_dims_t dims = b->branched.dims;
-    hb_hines_branched_free(&b->branched);
     if (status != HB_SUCCESS) return status;
+    const hb_multi_dims_t dims = b->branched.dims;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
     int best = 0, best_threads = 0;
     long best_rounds = 0;
@@ -834,9 +832,11 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
             best_rounds = rounds;
         }
     }
-    if (!best) return HB_SUCCESS;
-    if ((status = hb_hines_branched_build(b->m, parent, best, split, &b->branched)) != HB_SUCCESS)
-        return status;
+    if (!best) {
+        hb_hines_branched_free(&b->branched); /* lanes 0: the kernel cannot run */
+        return HB_SUCCESS;
+    }
+    if ((status = hb_hines_branched_set_lanes(&b->branched, best)) != HB_SUCCESS) return status;
     b->branched_smem = hb_hines_branched_bytes(b->m, best, &b->branched.dims);
     b->branched_threads = best_threads;
     for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
