@@ -1,6 +1,7 @@
 #include "check.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 
 int check_passed;
 int check_failed;
@@ -27,4 +28,14 @@ int check_summary(const char *suite)
 {
     printf("%s: %d passed, %d failed\n", suite, check_passed, check_failed);
     return check_failed == 0 && check_passed > 0 ? 0 : 1;
+}
+
+void *check_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "test: out of memory (%zu bytes)\n", bytes);
+        exit(2);
+    }
+    return p;
 }

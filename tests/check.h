@@ -14,6 +14,8 @@ void check_report(int ok, const char *file, int line, const char *expr, const ch
     ;
 /* Prints "N passed, N failed" and returns the exit status. */
 int check_summary(const char *suite);
+/* malloc that ends the test program (exit 2) when the host is out of memory. */
+void *check_malloc(size_t bytes);
 
 #define CHECK(cond) check_report(!!(cond), __FILE__, __LINE__, #cond, NULL)
 #define CHECKF(cond, ...) check_report(!!(cond), __FILE__, __LINE__, #cond, __VA_ARGS__)

@@ -19,16 +19,6 @@
 #include "test_random.h"
 #include "test_real_systems.h"
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "test_hines_branched: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
 /* Chains with forks, bushy trees, and single chains (split into chunks). */
 static void random_tree(int shape, int m, int *parent)
 {
@@ -78,10 +68,10 @@ static void check_batch(const char *what, int m, const int *parent, const double
     const hb_layout_t layout = (hb_layout_t)layout_kind;
     const int block = hb_layout_block(layout, count, block_size);
     const size_t size = (size_t)((count + block - 1) / block) * (size_t)block * (size_t)m;
-    double *u = xmalloc(size * sizeof *u), *l = xmalloc(size * sizeof *l);
-    double *d = xmalloc(size * sizeof *d), *r = xmalloc(size * sizeof *r);
-    double *x = xmalloc((size_t)m * count * sizeof *x), *dd = xmalloc((size_t)m * sizeof *dd);
-    double *su = xmalloc((size_t)m * sizeof *su), *sl = xmalloc((size_t)m * sizeof *sl);
+    double *u = check_malloc(size * sizeof *u), *l = check_malloc(size * sizeof *l);
+    double *d = check_malloc(size * sizeof *d), *r = check_malloc(size * sizeof *r);
+    double *x = check_malloc((size_t)m * count * sizeof *x), *dd = check_malloc((size_t)m * sizeof *dd);
+    double *su = check_malloc((size_t)m * sizeof *su), *sl = check_malloc((size_t)m * sizeof *sl);
     for (size_t j = 0; j < size; ++j) u[j] = l[j] = d[j] = r[j] = -3.0; /* padding */
     for (int s = 0; s < count; ++s) {
         const double scale = 1.0 + 0.25 * uniform(), ul = own_ul ? 0.5 + uniform() : 1.0;
@@ -94,8 +84,8 @@ static void check_batch(const char *what, int m, const int *parent, const double
         }
         CHECK_OK(hb_hines_solve(m, parent, su, sl, dd, x + (size_t)s * m));
     }
-    double *u_in = xmalloc(size * sizeof *u_in), *l_in = xmalloc(size * sizeof *l_in);
-    double *d_in = xmalloc(size * sizeof *d_in);
+    double *u_in = check_malloc(size * sizeof *u_in), *l_in = check_malloc(size * sizeof *l_in);
+    double *d_in = check_malloc(size * sizeof *d_in);
     memcpy(u_in, u, size * sizeof *u);
     memcpy(l_in, l, size * sizeof *l);
     memcpy(d_in, d, size * sizeof *d);
@@ -107,7 +97,7 @@ static void check_batch(const char *what, int m, const int *parent, const double
                  what, count, layout_kind, block, lanes, workers, split);
         check_plan(where, &br);
         const size_t stage_n = hb_hines_branched_bytes(m, lanes, &br.dims) / sizeof(double) + 1;
-        double *stage = xmalloc(stage_n * sizeof *stage);
+        double *stage = check_malloc(stage_n * sizeof *stage);
         for (size_t j = 0; j < stage_n; ++j) stage[j] = NAN;
         hb_hines_branched_solve(&br, count, block, workers, u, l, d, r, stage);
         double worst = 0.0;
@@ -151,20 +141,6 @@ static void check_batch(const char *what, int m, const int *parent, const double
 static const layout_case_t layouts[] = {
     {HB_LAYOUT_FLAT, 0}, {HB_LAYOUT_INTERLEAVED, 0}, {HB_LAYOUT_BLOCK, 8}, {HB_LAYOUT_BLOCK, 5}};
 
-static void fill_system(int m, const int *parent, double *u, double *l, double *d, double *r)
-{
-    for (int i = 0; i < m; ++i) {
-        u[i] = i ? -uniform() : 0.0;
-        l[i] = i ? -uniform() : 0.0;
-        d[i] = 1.0 + 2.0 * uniform();
-        r[i] = uniform() - 0.5;
-    }
-    for (int i = 1; i < m; ++i) { /* diagonally dominant */
-        d[i] += fabs(l[i]);
-        d[parent[i]] += fabs(u[i]);
-    }
-}
-
 static void test_random_trees(void)
 {
     const int sizes[] = {1, 2, 5, 70, 300};
@@ -174,10 +150,10 @@ static void test_random_trees(void)
     for (int shape = 0; shape < 3; ++shape)
         for (int k = 0; k < 5; ++k) {
             const int m = sizes[k];
-            int *parent = xmalloc((size_t)m * sizeof *parent);
-            double *u = xmalloc(4 * (size_t)m * sizeof *u), *l = u + m, *d = l + m, *r = d + m;
+            int *parent = check_malloc((size_t)m * sizeof *parent);
+            double *u = check_malloc(4 * (size_t)m * sizeof *u), *l = u + m, *d = l + m, *r = d + m;
             random_tree(shape, m, parent);
-            fill_system(m, parent, u, l, d, r);
+            test_random_system(m, parent, u, l, d, r);
             char what[64];
             snprintf(what, sizeof what, "shape %d, m = %d", shape, m);
             for (int a = 0; a < 4; ++a)

@@ -16,16 +16,6 @@
 #include "test_random.h"
 #include "test_real_systems.h"
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "test_hines_plan: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
 /* Random Hines-ordered trees: chains with forks, bushy, and depth-first numbered. */
 static void random_tree(int shape, int m, int *parent)
 {
@@ -47,7 +37,7 @@ static void random_tree(int shape, int m, int *parent)
  * they share a slot, and the count equals the largest number open at a row. */
 static void check_plan(const char *what, int m, const int *parent, const hb_hines_plan_t *plan)
 {
-    int *last = xmalloc((size_t)m * sizeof *last), *slot = xmalloc((size_t)m * sizeof *slot);
+    int *last = check_malloc((size_t)m * sizeof *last), *slot = check_malloc((size_t)m * sizeof *slot);
     int *open = calloc((size_t)m + 1, sizeof *open);
     if (!open) exit(2);
     for (int i = 0; i < m; ++i) last[i] = -1;
@@ -95,7 +85,7 @@ static void check_solve(const char *what, int m, const int *parent, const double
     CHECK_OK(hb_hines_plan_build(m, parent, &plan));
     if (!plan.code) return;
     check_plan(what, m, parent, &plan);
-    double *dd = xmalloc((size_t)m * sizeof *dd), *x = xmalloc((size_t)m * sizeof *x);
+    double *dd = check_malloc((size_t)m * sizeof *dd), *x = check_malloc((size_t)m * sizeof *x);
     memcpy(dd, d, (size_t)m * sizeof *dd);
     memcpy(x, rhs, (size_t)m * sizeof *x);
     CHECK_OK(hb_hines_solve(m, parent, u, l, dd, x));
@@ -103,11 +93,11 @@ static void check_solve(const char *what, int m, const int *parent, const double
     for (int i = 0; i < m; ++i) norm = fmax(norm, fabs(x[i]));
     const int tails[] = {0, 1, m / 3, m};
     const size_t strides[] = {1, 3};
-    double *su = xmalloc(3 * (size_t)m * sizeof *su), *sl = xmalloc(3 * (size_t)m * sizeof *sl);
-    double *sd = xmalloc(3 * (size_t)m * sizeof *sd), *sr = xmalloc(3 * (size_t)m * sizeof *sr);
-    double *tail_ab = xmalloc(2 * (size_t)m * sizeof *tail_ab);
-    double *scratch = xmalloc(2 * (size_t)m * sizeof *scratch);
-    double *slots = xmalloc((2 * (size_t)plan.slots + 1) * sizeof *slots);
+    double *su = check_malloc(3 * (size_t)m * sizeof *su), *sl = check_malloc(3 * (size_t)m * sizeof *sl);
+    double *sd = check_malloc(3 * (size_t)m * sizeof *sd), *sr = check_malloc(3 * (size_t)m * sizeof *sr);
+    double *tail_ab = check_malloc(2 * (size_t)m * sizeof *tail_ab);
+    double *scratch = check_malloc(2 * (size_t)m * sizeof *scratch);
+    double *slots = check_malloc((2 * (size_t)plan.slots + 1) * sizeof *slots);
     for (int t = 0; t < 4; ++t)
         for (int k = 0; k < 2; ++k) {
             const size_t st = strides[k];
@@ -149,19 +139,10 @@ static void test_random_trees(void)
         for (int k = 0; k < 6; ++k)
             for (int rep = 0; rep < 4; ++rep) {
                 const int m = sizes[k];
-                int *parent = xmalloc((size_t)m * sizeof *parent);
-                double *u = xmalloc(4 * (size_t)m * sizeof *u), *l = u + m, *d = l + m, *r = d + m;
+                int *parent = check_malloc((size_t)m * sizeof *parent);
+                double *u = check_malloc(4 * (size_t)m * sizeof *u), *l = u + m, *d = l + m, *r = d + m;
                 random_tree(shape, m, parent);
-                for (int i = 0; i < m; ++i) {
-                    u[i] = i ? -uniform() : 0.0;
-                    l[i] = i ? -uniform() : 0.0;
-                    d[i] = 1.0 + 2.0 * uniform();
-                    r[i] = uniform() - 0.5;
-                }
-                for (int i = 1; i < m; ++i) { /* diagonally dominant */
-                    d[i] += fabs(l[i]);
-                    d[parent[i]] += fabs(u[i]);
-                }
+                test_random_system(m, parent, u, l, d, r);
                 char what[64];
                 snprintf(what, sizeof what, "shape %d, m = %d, rep %d", shape, m, rep);
                 check_solve(what, m, parent, u, l, d, r);

@@ -29,4 +29,21 @@ static inline double uniform(void)
     return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* A random Hines system on the tree `parent` of m rows: off-diagonals in (-1, 0], diagonal
+ * 1-3 plus what makes it diagonally dominant, rhs in [-0.5, 0.5). */
+static inline void test_random_system(int m, const int *parent, double *u, double *l, double *d,
+                                      double *rhs)
+{
+    for (int i = 0; i < m; ++i) {
+        u[i] = i ? -uniform() : 0.0;
+        l[i] = i ? -uniform() : 0.0;
+        d[i] = 1.0 + 2.0 * uniform();
+        rhs[i] = uniform() - 0.5;
+    }
+    for (int i = 1; i < m; ++i) {
+        d[i] += l[i] < 0.0 ? -l[i] : l[i];
+        d[parent[i]] += u[i] < 0.0 ? -u[i] : u[i];
+    }
+}
+
 #endif
