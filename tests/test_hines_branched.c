@@ -181,32 +181,6 @@ static void check_real_cell(const char *name, int m, const int *parent, const do
                 HB_MULTI_MIN_SPLIT_ROWS);
 }
 
-/* The task count of hb_hines_branched_steps on trees whose plan is known. */
-static void test_steps(void)
-{
-    int parent[21];
-    hb_hines_branched_t br;
-    for (int i = 0; i < 21; ++i) parent[i] = i - 1; /* a chain */
-    CHECK_OK(hb_hines_branched_build(10, parent, 1, 0, &br));
-    CHECK(hb_hines_branched_steps(&br, 1) == 1 && hb_hines_branched_steps(&br, 64) == 1);
-    hb_hines_branched_free(&br);
-    /* 20 rows split by 4: chunks of 4, 5 chunks, 4 chunk tasks in each pass */
-    CHECK_OK(hb_hines_branched_build(20, parent, 1, HB_MULTI_MIN_SPLIT_ROWS, &br));
-    CHECKF(hb_hines_branched_steps(&br, 1) == 9 && hb_hines_branched_steps(&br, 2) == 5 &&
-               hb_hines_branched_steps(&br, 8) == 3,
-           "split chain: %ld, %ld, %ld steps", hb_hines_branched_steps(&br, 1),
-           hb_hines_branched_steps(&br, 2), hb_hines_branched_steps(&br, 8));
-    hb_hines_branched_free(&br);
-    /* a star: the root and 20 leaves, levels of 20 and 1 branches */
-    for (int i = 1; i < 21; ++i) parent[i] = 0;
-    CHECK_OK(hb_hines_branched_build(21, parent, 3, 0, &br));
-    CHECKF(hb_hines_branched_steps(&br, 1) == 21 && hb_hines_branched_steps(&br, 8) == 4 &&
-               hb_hines_branched_steps(&br, 20) == 2 && hb_hines_branched_steps(&br, 0) == 21,
-           "star: %ld, %ld, %ld steps", hb_hines_branched_steps(&br, 1),
-           hb_hines_branched_steps(&br, 8), hb_hines_branched_steps(&br, 20));
-    hb_hines_branched_free(&br);
-}
-
 static void test_errors(void)
 {
     const int parent[3] = {-1, 0, 1};
@@ -227,7 +201,6 @@ int main(void)
     rng_state = 0xb4a2c4edULL;
     test_random_trees();
     test_each_real_system(check_real_cell);
-    test_steps();
     test_errors();
     return check_summary("test_hines_branched");
 }

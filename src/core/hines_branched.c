@@ -35,18 +35,6 @@ hb_status_t hb_hines_branched_set_lanes(hb_hines_branched_t *br, int lanes)
     return HB_SUCCESS;
 }
 
-long hb_hines_branched_steps(const hb_hines_branched_t *br, int workers)
-{
-    const hb_multi_plan_t *p = &br->plan;
-    const hb_multi_view_t v = hb_multi_group_view(p, 0);
-    long steps = 0, chunks = 0;
-    if (workers < 1) workers = 1;
-    for (int h = 0; h < v.n_levels; ++h)
-        steps += (v.level_branch[h + 1] - v.level_branch[h] + workers - 1) / workers;
-    for (int i = 0; i < v.n_split; ++i) chunks += hb_multi_chunks(&v, v.split_branch[i]) - 1;
-    return steps + 2 * ((chunks + workers - 1) / workers);
-}
-
 void hb_hines_branched_free(hb_hines_branched_t *br)
 {
     hb_multi_plan_free(&br->plan);

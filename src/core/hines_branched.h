@@ -34,14 +34,6 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int spl
 hb_status_t hb_hines_branched_set_lanes(hb_hines_branched_t *br, int lanes);
 void hb_hines_branched_free(hb_hines_branched_t *br);
 
-/*
- * The branch tasks a block of `workers` workers runs one after another for one team: per
- * level ceil(branches / workers), plus, with split branches, ceil(chunks / workers) for each of
- * the two chunk passes. A block's time is about this many task latencies (the level barriers
- * wait for the slowest worker), whatever the team size.
- */
-long hb_hines_branched_steps(const hb_hines_branched_t *br, int workers);
-
 /* Staged bytes of a team: u, l, d, rhs of m rows per lane, then the tables. */
 HB_TD_INLINE size_t hb_hines_branched_bytes(int m, int lanes, const hb_multi_dims_t *t)
 {

@@ -783,15 +783,13 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
 }
 
 /*
- * The branched kernel's team size and plan. A block of L lanes (1 to 32) has the most whole
- * workers W that fit BRANCHED_THREADS threads; its time is about the branch tasks one of its
- * workers runs in turn (hb_hines_branched_steps(W)), and the batch takes that many times its
- * rounds of blocks on the device. L minimises the product; among equals, the fewest blocks
- * sharing a multiprocessor, then the smallest L. Any L, not only powers of two: on an H100,
- * 2,560 systems of 319 rows run one round as 256 teams of 10, 1.5x faster than two rounds of
- * teams of 4 and 1.2x faster than one of teams of 20 (12 workers); 256 systems run best as
- * 128 teams of 2 (bench/results/hines-h100-2026-11-22c.md). HB_BRANCHED_LANES fixes L,
- * HB_BRANCHED_THREADS the threads and HB_BRANCHED_SPLIT the split length (experiments).
+ * The branched kernel's team size and plan. Lanes L (1 to 32; 1 to 3 only when 4 systems'
+ * rows exceed shared memory) are chosen for the fewest rounds of blocks on the device, the
+ * smallest L among equals: more workers per system share its branches. Any L, not only
+ * powers of two: 2,560 systems of 319 rows fit one round as 128 teams of 20 (one 210 KB
+ * block a multiprocessor), not as teams of 4, 8 or 16. A block has the most whole workers
+ * that fit BRANCHED_THREADS threads. HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the
+ * threads and HB_BRANCHED_SPLIT the split length (experiments).
  * The kernel cannot run when one system exceeds shared memory: lanes stay 0.
  */
 static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
@@ -810,9 +808,10 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     const hb_multi_dims_t dims = b->branched.dims;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
     int best = 0, best_threads = 0;
-    long best_cost = 0, best_share = 0;
+    long best_rounds = 0;
     for (int lanes = 32; lanes >= 1; --lanes) {
         if (knob && lanes != knob) continue;
+        if (!knob && lanes < 4 && best >= 4) break;
         const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
         if (smem > optin) continue;
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
@@ -826,15 +825,11 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, branched_kernel, threads,
                                                                  smem));
         if (per_sm < 1) continue;
-        const long blocks = ceil_div(p0->count, lanes), wave = (long)per_sm * sms;
-        const long rounds = (blocks + wave - 1) / wave;
-        const long cost = rounds * hb_hines_branched_steps(&b->branched, threads / lanes);
-        const long share = rounds > 1 ? per_sm : (blocks + sms - 1) / sms; /* blocks an SM holds */
-        if (!best || cost < best_cost || (cost == best_cost && share <= best_share)) {
+        const long wave = (long)per_sm * sms, rounds = (ceil_div(p0->count, lanes) + wave - 1) / wave;
+        if (!best || rounds <= best_rounds) {
             best = lanes;
             best_threads = threads;
-            best_cost = cost;
-            best_share = share;
+            best_rounds = rounds;
         }
     }
     if (!best) {
