@@ -783,12 +783,15 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
 }
 
 /*
- * The branched kernel's team size and plan. Lanes L (1 to 32; 1 to 3 only when 4 systems'
- * rows exceed shared memory) are chosen for the fewest rounds of blocks on the device, the
+ * The branched kernel's team size and plan. Lanes L (1 to 32; 1 only when 2 systems' rows
+ * exceed shared memory) are chosen for the fewest rounds of blocks on the device, the
  * smallest L among equals: more workers per system share its branches. Any L, not only
- * powers of two: 2,560 systems of 319 rows fit one round as 128 teams of 20 (one 210 KB
- * block a multiprocessor), not as teams of 4, 8 or 16. A block has the most whole workers
- * that fit BRANCHED_THREADS threads. HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the
+ * powers of two: on an H100, 2,560 systems of 305-319 rows run one round as 256 teams of 10
+ * (two 100 KB blocks a multiprocessor), 1.5x faster than two rounds of teams of 4 and 1.2x
+ * faster than one round of teams of 20; 256 systems of 300-700 rows run 8-10% faster as
+ * teams of 2 than of 4, and 2-7% faster than teams of 1 (bench/results/
+ * hines-h100-2026-11-22c-lanes.txt). A block has the most whole workers that fit
+ * BRANCHED_THREADS threads. HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the
  * threads and HB_BRANCHED_SPLIT the split length (experiments).
  * The kernel cannot run when one system exceeds shared memory: lanes stay 0.
  */
@@ -811,7 +814,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     long best_rounds = 0;
     for (int lanes = 32; lanes >= 1; --lanes) {
         if (knob && lanes != knob) continue;
-        if (!knob && lanes < 4 && best >= 4) break;
+        if (!knob && lanes < 2 && best >= 2) break;
         const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
         if (smem > optin) continue;
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
