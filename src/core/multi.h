@@ -385,41 +385,25 @@ HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int 
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     double cp = 0.0, y = 0.0, sp = 0.0;
     double dl = v->u[w.rb[r0 - 1] + w.off];
-    /* this row's inputs (dd, bb, du, uu) were loaded before the previous row's stores */
-    size_t s = w.rb[r0] + w.off;
-    double dd = v->d[s], bb = v->rhs[s], du = v->l[s], uu = v->u[s];
     for (int r = r0; r <= top; ++r) {
-        size_t s_n = s;
-        double dd_n = 0.0, bb_n = 0.0, du_n = 0.0, uu_n = 0.0;
-        if (r < top) {
-            s_n = w.rb[r + 1] + w.off;
-            dd_n = v->d[s_n];
-            bb_n = v->rhs[s_n];
-            du_n = v->l[s_n];
-            uu_n = v->u[s_n];
-        }
+        const size_t s = w.rb[r] + w.off;
         /* row r0 couples to x_{r0-1} itself; the rows above inherit it */
-        const double inv = hb_multi_rcp(dd - (r == r0 ? 0.0 : dl * cp));
+        const double inv = hb_multi_rcp(v->d[s] - (r == r0 ? 0.0 : dl * cp));
         sp = (r == r0 ? dl : -dl * sp) * inv;
-        y = (bb - (r == r0 ? 0.0 : dl * y)) * inv;
-        cp = du * inv;
-        dl = uu;
+        y = (v->rhs[s] - (r == r0 ? 0.0 : dl * y)) * inv;
+        cp = v->l[s] * inv;
+        dl = v->u[s];
         v->d[s] = cp;
         v->rhs[s] = y;
         v->l[s] = sp;
-        s = s_n;
-        dd = dd_n;
-        bb = bb_n;
-        du = du_n;
-        uu = uu_n;
     }
     double A = 0.0, B = 1.0, C = 0.0;
     for (int r = top - 1; r >= r0; --r) {
-        const size_t q = w.rb[r] + w.off;
-        const double c = v->d[q];
-        A = v->rhs[q] - c * A;
+        const size_t s = w.rb[r] + w.off;
+        const double c = v->d[s];
+        A = v->rhs[s] - c * A;
         B = -c * B;
-        C = -v->l[q] - c * C;
+        C = -v->l[s] - c * C;
     }
     const size_t s0 = w.rb[r0] + w.off;
     v->rhs[s0] = A;
@@ -435,24 +419,10 @@ HB_TD_INLINE void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, 
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     const double below = v->rhs[w.rb[r0 - 1] + w.off], x_top = v->rhs[w.rb[top] + w.off];
     double x = x_top;
-    size_t s = top - 1 > r0 ? w.rb[top - 1] + w.off : 0;
-    double y = top - 1 > r0 ? v->rhs[s] : 0.0, c = top - 1 > r0 ? v->d[s] : 0.0;
-    double sl = top - 1 > r0 ? v->l[s] : 0.0;
-    for (int r = top - 1; r > r0; --r) { /* the next row's loads before this row's store */
-        size_t s_n = s;
-        double y_n = 0.0, c_n = 0.0, sl_n = 0.0;
-        if (r - 1 > r0) {
-            s_n = w.rb[r - 1] + w.off;
-            y_n = v->rhs[s_n];
-            c_n = v->d[s_n];
-            sl_n = v->l[s_n];
-        }
-        x = y - c * x - sl * below;
+    for (int r = top - 1; r > r0; --r) {
+        const size_t s = w.rb[r] + w.off;
+        x = v->rhs[s] - v->d[s] * x - v->l[s] * below;
         v->rhs[s] = x;
-        s = s_n;
-        y = y_n;
-        c = c_n;
-        sl = sl_n;
     }
     const size_t s0 = w.rb[r0] + w.off;
     v->rhs[s0] = v->rhs[s0] + v->d[s0] * x_top + v->l[s0] * below;
@@ -474,31 +444,6 @@ HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int s
             else hb_multi_chunk_eliminate(v, h, b, j);
         }
     }
-}
-
-/* What the chunk-top system reads of chunk j: its top row (c', y', spike; the spike is 0 for
- * chunk 0) and, below the next chunk, that chunk's bottom row (A, B, C in rhs, d, l). */
-typedef struct {
-    size_t slot;
-    double c, y, spike, below_l, below_d, below_rhs;
-} hb_multi_top_t;
-
-HB_TD_INLINE hb_multi_top_t hb_multi_load_top(const hb_multi_view_t *v, hb_multi_rows_t w, int L,
-                                              int n, int chunks, int j)
-{
-    hb_multi_top_t t;
-    t.slot = w.rb[hb_multi_chunk_top(L, n, chunks, j)] + w.off;
-    t.c = v->d[t.slot];
-    t.y = v->rhs[t.slot];
-    t.spike = j ? v->l[t.slot] : 0.0;
-    t.below_l = t.below_d = t.below_rhs = 0.0;
-    if (j < chunks - 1) {
-        const size_t s = w.rb[(j + 1) * L] + w.off;
-        t.below_l = v->l[s];
-        t.below_d = v->d[s];
-        t.below_rhs = v->rhs[s];
-    }
-    return t;
 }
 
 /*
@@ -532,20 +477,19 @@ HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
     if (chunks < 2) return;
     /* Chunk tops: T_j + c'_j x_{r0(j+1)} + s_j T_{j-1} = y'_j with x_{r0(j+1)} = A + B T_{j+1} + C T_j. */
     double rcp = 0.0, ry = 0.0;
-    hb_multi_top_t top = hb_multi_load_top(v, w, L, n, chunks, 0), next = top;
     for (int j = 0; j < chunks; ++j) {
-        if (j + 1 < chunks) next = hb_multi_load_top(v, w, L, n, chunks, j + 1); /* before stores */
-        const double c = top.c, yt = top.y;
+        const size_t t = w.rb[hb_multi_chunk_top(L, n, chunks, j)] + w.off;
+        const double c = v->d[t], yt = v->rhs[t], spike = j ? v->l[t] : 0.0;
         double d_top = 1.0, du = c, b_top = yt;
         if (j < chunks - 1) {
-            d_top = 1.0 + c * top.below_l;
-            du = c * top.below_d;
-            b_top = yt - c * top.below_rhs;
+            const size_t s = w.rb[(j + 1) * L] + w.off;
+            d_top = 1.0 + c * v->l[s];
+            du = c * v->d[s];
+            b_top = yt - c * v->rhs[s];
         }
-        hb_multi_step(top.spike, d_top, du, b_top, &rcp, &ry);
-        v->d[top.slot] = rcp;
-        v->rhs[top.slot] = ry;
-        top = next;
+        hb_multi_step(spike, d_top, du, b_top, &rcp, &ry);
+        v->d[t] = rcp;
+        v->rhs[t] = ry;
     }
 }
 
@@ -566,21 +510,10 @@ HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
         return;
     }
     const int L = hb_multi_chunk_rows(n);
-    size_t t = w.rb[hb_multi_chunk_top(L, n, chunks, chunks - 1)] + w.off;
-    double y = v->rhs[t], c = v->d[t];
     for (int j = chunks - 1; j >= 0; --j) { /* the tops, then the bottom chunk below its top */
-        size_t t_n = t;
-        double y_n = 0.0, c_n = 0.0;
-        if (j > 0) { /* the next top's loads before this top's store */
-            t_n = w.rb[hb_multi_chunk_top(L, n, chunks, j - 1)] + w.off;
-            y_n = v->rhs[t_n];
-            c_n = v->d[t_n];
-        }
-        x = y - c * x;
+        const size_t t = w.rb[hb_multi_chunk_top(L, n, chunks, j)] + w.off;
+        x = v->rhs[t] - v->d[t] * x;
         v->rhs[t] = x;
-        t = t_n;
-        y = y_n;
-        c = c_n;
     }
     hb_multi_back(v, w, L - 2, x);
 }
