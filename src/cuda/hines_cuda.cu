@@ -810,6 +810,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     if (status != HB_SUCCESS) return status;
     const hb_multi_dims_t dims = b->branched.dims;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
+    CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin)); /* for the occupancy */
     int best = 0, best_threads = 0;
     long best_rounds = 0;
     for (int lanes = 32; lanes >= 1; --lanes) {
@@ -824,7 +825,6 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
         if (threads_knob >= lanes && threads_knob <= BRANCHED_THREADS && threads_knob % lanes == 0)
             threads = threads_knob;
         int per_sm = 0;
-        CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, branched_kernel, threads,
                                                                  smem));
         if (per_sm < 1) continue;
