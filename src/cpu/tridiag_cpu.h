@@ -47,8 +47,8 @@ HB_TD_INLINE int hb_td_chunks_for(int m, int L)
 /*
  * How a solve runs (src/core/tridiag.c builds it: the rule, by layout and m,
  * then the tuning override of hb_gtsv_set_tuning / HB_GTSV_TUNING). rows and chunks
- * fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead
- * and hint only shape the CUDA kernel.
+ * fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead,
+ * hint and prefetch only shape the CUDA kernel.
  */
 typedef struct hb_gtsv_plan_s {
     hb_gtsv_algo_t algo; /* THOMAS or PARTITION, never AUTO */
@@ -57,6 +57,8 @@ typedef struct hb_gtsv_plan_s {
     int threads;         /* CUDA PARTITION: block size (128, 256 or 512; P when larger) */
     int ahead;           /* CUDA PARTITION: rows of a chunk whose loads are in flight together */
     int hint;            /* CUDA PARTITION loads: 0 plain, 1 / 2: L2 prefetch of 128 / 256 B */
+    int prefetch;        /* CUDA PARTITION: 0 none, 1 the chunk's lines asked of L2 at the
+                            start, 2 the next `ahead` rows' lines at each load group */
 } hb_gtsv_plan_t;
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */

@@ -42,6 +42,8 @@ typedef struct {
     size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
     int chunks, groups;            /* partition: P chunks per system, G systems per block */
     int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
+    int prefetch;                  /* partition: 0 none, 1 the whole chunk into L2 at the
+                                      start, 2 the next `ahead` rows at each load group */
     double *work;                  /* thomas: (c', y'), 2 m count doubles */
 } gtsv_args_t;
 
@@ -85,6 +87,31 @@ __device__ __forceinline__ void store(void *a, size_t e, double v, int is_float)
         ((float *)a)[e] = (float)v;
     else
         ((double *)a)[e] = v;
+}
+
+/* Asks L2 for the lines of rows [q0, q1) of this thread's chunk (rows from
+ * `first`), one request per array and 128-byte line, without a register: DRAM
+ * then sees the chunk's requests at once and the loads below hit L2. In the
+ * flat layout a chunk's rows share lines, so only a row that starts a line
+ * (or the first) asks. */
+__device__ __forceinline__ void prefetch_rows(const gtsv_args_t &a, size_t base, int first,
+                                              int q0, int q1, int touched, int is_float)
+{
+    const size_t esize = is_float ? sizeof(float) : sizeof(double);
+    const char *arrays[4] = {(const char *)a.dl, (const char *)a.d, (const char *)a.du,
+                             (const char *)a.b};
+#pragma unroll
+    for (int q = q0; q < q1; ++q) {
+        const int i = first + q;
+        if (i >= touched) break;
+        const size_t e = base + (size_t)i * a.row_stride;
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            const char *ptr = arrays[c] + e * esize;
+            if (q == q0 || a.row_stride != 1 || ((size_t)ptr & 127) < esize)
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
+        }
+    }
 }
 
 /* Rows of system s and rows read/written (0 for threads past the batch). */
@@ -149,9 +176,13 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
     double ra[16], rb[16], rc[16], rr[16];
+    if (a.prefetch == 1) prefetch_rows(a, base, j * L, 0, L, touched, is_float);
 #pragma unroll
     for (int k = 0; k < L; ++k) {
         if (k % ahead == 0) {
+            if (a.prefetch == 2 && k + ahead < L)
+                prefetch_rows(a, base, j * L, k + ahead, min(k + 2 * ahead, L), touched,
+                              is_float);
 #pragma unroll
             for (int q = k; q < k + ahead && q < L; ++q)
                 load_row(a, base, j * L + q, n, touched, is_float, hint, &ra[q], &rb[q], &rc[q],
@@ -288,6 +319,7 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *p
     a.sys_stride = a.sys_fastest ? 1 : (size_t)p->batch_stride;
     a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
     a.chunks = plan->chunks;
+    a.prefetch = plan->prefetch;
     /* G systems per block: the plan's block size (at least P), at least one
      * system, no more systems than the batch has (rounded to a power of two). */
     int groups = 1;

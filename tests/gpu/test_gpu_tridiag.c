@@ -14,7 +14,7 @@
  *
  * Then every partition kernel the tunings can select (hb_gtsv_set_tuning:
  * rows 8 / 16, loads 4 / 8 rows ahead, plain / L2-prefetch-hinted loads,
- * 128 / 256 / 512-thread blocks), each against the CPU twin under the same
+ * no / whole-chunk / rolling L2 prefetch instructions, 128 / 256 / 512-thread blocks), each against the CPU twin under the same
  * tuning (the override is process-wide: the CPU partition then cuts the
  * same chunks), with the plan text checked.
  */
@@ -248,7 +248,9 @@ int main(void)
         "rows=8,ahead=4,hint=0",  "rows=8,ahead=8,hint=0",   "rows=8,ahead=4,hint=1",
         "rows=8,ahead=8,hint=1",  "rows=8,ahead=4,hint=2",   "rows=8,ahead=8,hint=2",
         "rows=16,hint=0",         "rows=16,hint=1",          "rows=16,hint=2",
-        "threads=128",            "threads=512",             "rows=16,threads=128"};
+        "threads=128",            "threads=512",             "rows=16,threads=128",
+        "rows=8,prefetch=1",      "rows=8,ahead=4,prefetch=2", "rows=16,prefetch=1",
+        "rows=16,prefetch=2,hint=1"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600}};
     for (size_t k = 0; k < sizeof tunings / sizeof *tunings; ++k) {
@@ -271,6 +273,10 @@ int main(void)
             CHECKF(strstr(plan, rows16 ? "rows=16" : "rows=8 ") != NULL &&
                        (strstr(tunings[k], "hint=1") == NULL || strstr(plan, "hint=1")) &&
                        (strstr(tunings[k], "hint=2") == NULL || strstr(plan, "hint=2")) &&
+                       (strstr(tunings[k], "prefetch=1") == NULL ||
+                        strstr(plan, "prefetch=1")) &&
+                       (strstr(tunings[k], "prefetch=2") == NULL ||
+                        strstr(plan, "prefetch=2")) &&
                        (rows16 ? strstr(plan, "ahead=4") != NULL
                                : strstr(tunings[k], "ahead=8") == NULL ||
                                      strstr(plan, "ahead=8") != NULL),
