@@ -44,6 +44,7 @@ typedef struct {
     int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
     int prefetch;                  /* partition: 0 none, 1 the whole chunk into L2 at the
                                       start, 2 the next `ahead` rows at each load group */
+    int vector;                    /* partition, flat layout, no hint: 16-byte loads */
     double *work;                  /* thomas: (c', y'), 2 m count doubles */
 } gtsv_args_t;
 
@@ -114,6 +115,31 @@ __device__ __forceinline__ void prefetch_rows(const gtsv_args_t &a, size_t base,
     }
 }
 
+/* Element e of all four inputs starts on 16 bytes (flat vector loads). */
+__device__ __forceinline__ int aligned16(const gtsv_args_t &a, size_t e, int is_float)
+{
+    const size_t off = e * (is_float ? sizeof(float) : sizeof(double));
+    return ((((size_t)a.dl + off) | ((size_t)a.d + off) | ((size_t)a.du + off) |
+             ((size_t)a.b + off)) & 15) == 0;
+}
+
+/* 16 bytes from element e (aligned): 2 doubles or 4 floats into out[0..]. */
+__device__ __forceinline__ void load_vector(const void *array, size_t e, int is_float,
+                                            double *out)
+{
+    if (is_float) {
+        const float4 v = *((const float4 *)((const float *)array + e));
+        out[0] = v.x;
+        out[1] = v.y;
+        out[2] = v.z;
+        out[3] = v.w;
+    } else {
+        const double2 v = *((const double2 *)((const double *)array + e));
+        out[0] = v.x;
+        out[1] = v.y;
+    }
+}
+
 /* Rows of system s and rows read/written (0 for threads past the batch). */
 __device__ __forceinline__ void system_rows(const gtsv_args_t &a, int s, int *n, int *touched)
 {
@@ -175,6 +201,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
+    const int vector = a.vector && a.row_stride == 1 && hint == 0;
     double ra[16], rb[16], rc[16], rr[16];
     if (a.prefetch == 1) prefetch_rows(a, base, j * L, 0, L, touched, is_float);
 #pragma unroll
@@ -183,10 +210,28 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             if (a.prefetch == 2 && k + ahead < L)
                 prefetch_rows(a, base, j * L, k + ahead, min(k + 2 * ahead, L), touched,
                               is_float);
+            if (vector && j * L + k + ahead <= touched &&
+                aligned16(a, base + (size_t)(j * L + k), is_float)) {
+                /* Flat layout, a group of rows that exist and start on 16 bytes:
+                 * 16-byte loads, 2 (double) or 4 (float) rows each. */
+                const int W = is_float ? 4 : 2;
 #pragma unroll
-            for (int q = k; q < k + ahead && q < L; ++q)
-                load_row(a, base, j * L + q, n, touched, is_float, hint, &ra[q], &rb[q], &rc[q],
-                         &rr[q]);
+                for (int q = k; q < k + ahead && q < L; q += W) {
+                    const size_t e = base + (size_t)(j * L + q);
+                    load_vector(a.dl, e, is_float, &ra[q]);
+                    load_vector(a.d, e, is_float, &rb[q]);
+                    load_vector(a.du, e, is_float, &rc[q]);
+                    load_vector(a.b, e, is_float, &rr[q]);
+                }
+#pragma unroll
+                for (int q = k; q < k + ahead && q < L; ++q)
+                    hb_td_fix_row(j * L + q, n, &ra[q], &rb[q], &rc[q], &rr[q]);
+            } else {
+#pragma unroll
+                for (int q = k; q < k + ahead && q < L; ++q)
+                    load_row(a, base, j * L + q, n, touched, is_float, hint, &ra[q], &rb[q],
+                             &rc[q], &rr[q]);
+            }
             asm volatile("" ::: "memory");
         }
         if (k >= 1) hb_td_chunk_forward(k, ra, rb, rc, rr);
@@ -320,6 +365,7 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *p
     a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
     a.chunks = plan->chunks;
     a.prefetch = plan->prefetch;
+    a.vector = plan->vector;
     /* G systems per block: the plan's block size (at least P), at least one
      * system, no more systems than the batch has (rounded to a power of two). */
     int groups = 1;
