@@ -544,7 +544,7 @@ static void test_tuning(hb_context_t ctx)
 /* (9) The rule (docs/tridiag.md, "The plan rule";
  * bench/results/tridiag-variants-h100-2026-11-22.txt). */
 typedef struct {
-    int m, interleaved, rows, chunks, threads, ahead, hint;
+    int m, interleaved, fp32, rows, chunks, threads, ahead, hint, prefetch, vector;
 } plan_case_t;
 
 static hb_gtsv_problem_t plan_probe(int m, int interleaved, hb_precision_t prec, int count)
@@ -560,22 +560,28 @@ static hb_gtsv_problem_t plan_probe(int m, int interleaved, hb_precision_t prec,
 
 static void test_rule(hb_context_t ctx)
 {
+    /* fp32 -1: both precisions */
     static const plan_case_t cases[] = {
-        /* flat: 8-row chunks, 128 threads up to m = 1024; 512 threads, 4 ahead to 4096 */
-        {1, 0, 8, 1, 128, 8, 0},        {64, 0, 8, 8, 128, 8, 0},
-        {100, 0, 8, 16, 128, 8, 0},     {256, 0, 8, 32, 128, 8, 0},
-        {512, 0, 8, 64, 128, 8, 0},     {1024, 0, 8, 128, 128, 8, 0},
-        {1025, 0, 8, 256, 512, 4, 0},   {2048, 0, 8, 256, 512, 4, 0},
-        {3000, 0, 8, 512, 512, 4, 0},   {4096, 0, 8, 512, 512, 4, 0},
-        {4097, 0, 16, 512, 512, 4, 0},  {8192, 0, 16, 512, 512, 4, 0},
-        /* interleaved: 8-row chunks, 128 threads up to m = 128; 16-row chunks and
-         * the 128-byte L2 hint above, 256 threads to m = 1024, then 512 */
-        {1, 1, 8, 1, 128, 8, 0},        {64, 1, 8, 8, 128, 8, 0},
-        {128, 1, 8, 16, 128, 8, 0},     {129, 1, 16, 16, 256, 4, 1},
-        {256, 1, 16, 16, 256, 4, 1},    {512, 1, 16, 32, 256, 4, 1},
-        {1000, 1, 16, 64, 256, 4, 1},   {1024, 1, 16, 64, 256, 4, 1},
-        {1025, 1, 16, 128, 512, 4, 1},  {2048, 1, 16, 128, 512, 4, 1},
-        {4096, 1, 16, 256, 512, 4, 1},  {8192, 1, 16, 512, 512, 4, 1}};
+        /* flat: 16-byte loads; 8-row chunks, 128 threads up to m = 1024; 512
+         * threads, 4 ahead to 4096; then 16-row chunks */
+        {1, 0, -1, 8, 1, 128, 8, 0, 0, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1},
+        {100, 0, -1, 8, 16, 128, 8, 0, 0, 1},     {256, 0, -1, 8, 32, 128, 8, 0, 0, 1},
+        {512, 0, -1, 8, 64, 128, 8, 0, 0, 1},     {1024, 0, -1, 8, 128, 128, 8, 0, 0, 1},
+        {1025, 0, -1, 8, 256, 512, 4, 0, 0, 1},   {2048, 0, -1, 8, 256, 512, 4, 0, 0, 1},
+        {3000, 0, -1, 8, 512, 512, 4, 0, 0, 1},   {4096, 0, -1, 8, 512, 512, 4, 0, 0, 1},
+        {4097, 0, -1, 16, 512, 512, 4, 0, 0, 1},  {8192, 0, -1, 16, 512, 512, 4, 0, 0, 1},
+        /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
+         * rolling L2 prefetch; 128 threads */
+        {1, 1, 0, 8, 1, 128, 8, 0, 0, 0},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0},
+        {128, 1, 0, 8, 16, 128, 8, 0, 0, 0},      {1, 1, 1, 16, 1, 128, 4, 0, 2, 0},
+        {64, 1, 1, 16, 4, 128, 4, 0, 2, 0},       {128, 1, 1, 16, 8, 128, 4, 0, 2, 0},
+        /* then 16-row chunks and the 128-byte L2 hint, 256 threads to m = 256,
+         * then 512; rolling L2 prefetch up to m = 1024 */
+        {129, 1, -1, 16, 16, 256, 4, 1, 2, 0},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0},
+        {257, 1, -1, 16, 32, 512, 4, 1, 2, 0},    {512, 1, -1, 16, 32, 512, 4, 1, 2, 0},
+        {1000, 1, -1, 16, 64, 512, 4, 1, 2, 0},   {1024, 1, -1, 16, 64, 512, 4, 1, 2, 0},
+        {1025, 1, -1, 16, 128, 512, 4, 1, 0, 0},  {2048, 1, -1, 16, 128, 512, 4, 1, 0, 0},
+        {4096, 1, -1, 16, 256, 512, 4, 1, 0, 0},  {8192, 1, -1, 16, 512, 512, 4, 1, 0, 0}};
     static const hb_precision_t precs[] = {HB_FLOAT64, HB_FLOAT32};
     static const int counts[] = {1, 200, 256000};
     CHECK_OK(hb_gtsv_set_tuning("")); /* the rule, whatever HB_GTSV_TUNING says */
@@ -584,26 +590,32 @@ static void test_rule(hb_context_t ctx)
         for (int pi = 0; pi < 2; ++pi)
             for (int ci = 0; ci < 3; ++ci) {
                 const plan_case_t *c = &cases[k];
+                if (c->fp32 >= 0 && c->fp32 != pi) continue;
                 const hb_gtsv_problem_t p = plan_probe(c->m, c->interleaved, precs[pi], counts[ci]);
                 CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
                 CHECKF(plan.algo == HB_GTSV_ALGO_PARTITION && plan.rows == c->rows &&
                            plan.chunks == c->chunks && plan.threads == c->threads &&
-                           plan.ahead == c->ahead && plan.hint == c->hint,
+                           plan.ahead == c->ahead && plan.hint == c->hint &&
+                           plan.prefetch == c->prefetch && plan.vector == c->vector,
                        "%s m = %d (%s, %d systems): rows=%d chunks=%d threads=%d ahead=%d "
-                       "hint=%d; expected rows=%d chunks=%d threads=%d ahead=%d hint=%d",
+                       "hint=%d prefetch=%d vector=%d; expected rows=%d chunks=%d threads=%d "
+                       "ahead=%d hint=%d prefetch=%d vector=%d",
                        c->interleaved ? "interleaved" : "flat", c->m,
                        precs[pi] == HB_FLOAT32 ? "fp32" : "fp64", counts[ci], plan.rows,
-                       plan.chunks, plan.threads, plan.ahead, plan.hint, c->rows, c->chunks,
-                       c->threads, c->ahead, c->hint);
+                       plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
+                       plan.vector, c->rows, c->chunks, c->threads, c->ahead, c->hint,
+                       c->prefetch, c->vector);
             }
     /* Every plan is one a kernel is compiled for and a block can hold:
      * P = the power of two with P L >= m, at most 512 chunks and threads, 16-row
      * chunks 4 rows ahead, shared memory (reduced rows; 16-row chunks: the
      * stash) within the 88 KB the launcher asks for. */
     int bad = 0;
-    for (int interleaved = 0; interleaved <= 1; ++interleaved)
+    for (int kind = 0; kind <= 3; ++kind) /* bit 0: interleaved, bit 1: fp32 */
         for (int m = 1; m <= HB_TD_MAX_PARTITION_M; ++m) {
-            const hb_gtsv_problem_t p = plan_probe(m, interleaved, HB_FLOAT64, 7);
+            const int interleaved = kind & 1;
+            const hb_gtsv_problem_t p =
+                plan_probe(m, interleaved, kind & 2 ? HB_FLOAT32 : HB_FLOAT64, 7);
             if (hb_gtsv_make_plan(ctx, &p, &plan) != HB_SUCCESS) {
                 ++bad;
                 continue;
@@ -615,20 +627,24 @@ static void test_rule(hb_context_t ctx)
                            (plan.threads == 128 || plan.threads == 256 || plan.threads == 512) &&
                            plan.threads >= plan.chunks &&
                            (plan.ahead == 4 || (plan.ahead == 8 && plan.rows == 8)) &&
-                           plan.hint >= 0 && plan.hint <= 2 && smem <= 88 * 1024;
+                           plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
+                           plan.prefetch <= 2 && (plan.vector == 0 || plan.vector == 1) &&
+                           smem <= 88 * 1024;
             if (!ok && bad++ < 5)
                 fprintf(stderr,
-                        "m = %d %s: invalid plan rows=%d chunks=%d threads=%d ahead=%d hint=%d\n",
-                        m, interleaved ? "interleaved" : "flat", plan.rows, plan.chunks,
-                        plan.threads, plan.ahead, plan.hint);
+                        "m = %d %s %s: invalid plan rows=%d chunks=%d threads=%d ahead=%d "
+                        "hint=%d prefetch=%d vector=%d\n",
+                        m, interleaved ? "interleaved" : "flat", kind & 2 ? "fp32" : "fp64",
+                        plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint,
+                        plan.prefetch, plan.vector);
         }
     CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
     /* The override goes field by field over the rule; threads at least P. */
     CHECK_OK(hb_gtsv_set_tuning("rows=8"));
     hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT64, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 256 && plan.ahead == 4 &&
-          plan.hint == 1);
+    CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
+          plan.hint == 1 && plan.prefetch == 2);
     CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1"));
     p = plan_probe(8192, 1, HB_FLOAT64, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));

@@ -189,13 +189,13 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
 }
 
 /* The rule's plan for PARTITION: the best tuning of each measured shape of
- * the H100 variants run (bench/results/tridiag-variants-h100-2026-11-22.txt;
- * docs/tridiag.md, "The plan rule"), by layout and m. Boundaries sit at powers
- * of two, where the chunk count P changes, so a shape between two measured
- * points runs the kernel geometry (P, G = threads / P) of the point above it.
- * fp32 takes the fp64 choice (same kernels, registers and shared memory;
- * not measured). Every plan here is compiled: 8-row chunks load 4 or 8 rows
- * ahead and need P <= 512 (m <= 4096); 16-row chunks load 4 ahead. */
+ * the H100 variants runs (bench/results/tridiag-variants-h100-2026-11-22*.txt;
+ * docs/tridiag.md, "The plan rule"), by layout, m and (interleaved m <= 128)
+ * precision. Boundaries sit at powers of two, where the chunk count P
+ * changes, so a shape between two measured points runs the kernel geometry
+ * (P, G = threads / P) of the point above it. Every plan here is compiled:
+ * 8-row chunks load 4 or 8 rows ahead and need P <= 512 (m <= 4096); 16-row
+ * chunks load 4 ahead. */
 static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
 {
     const int m = p->m;
@@ -203,7 +203,8 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->prefetch = 0;
     plan->vector = 0;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
-        if (m <= 1024) { /* 128 threads: +4..10% over 256 (m = 128..1024) */
+        plan->vector = 1; /* 16-byte loads: 1.15-1.43x at every measured point */
+        if (m <= 1024) {  /* 128 threads: +4..10% over 256 (m = 128..1024) */
             plan->rows = 8;
             plan->threads = 128;
             plan->ahead = 8;
@@ -216,17 +217,24 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
             plan->threads = 512;
             plan->ahead = 4;
         }
-    } else {
-        if (m <= 128) { /* G = 16 (m = 64) or 8 (m = 128) systems a block */
+    } else if (m <= 128) {
+        if (p->precision == HB_FLOAT32) { /* 16-row chunks, G = 32 or 16, L2 prefetch */
+            plan->rows = 16;              /* instructions: 1.2-1.3x (64, 128 x 256,000) */
+            plan->threads = 128;
+            plan->ahead = 4;
+            plan->prefetch = 2;
+        } else { /* G = 16 (m = 64) or 8 (m = 128) systems a block */
             plan->rows = 8;
             plan->threads = 128;
             plan->ahead = 8;
-        } else { /* 16-row chunks: G = 16, 8, 4 at m = 256, 512, 1024; then 512 threads */
-            plan->rows = 16;
-            plan->threads = m <= 1024 ? 256 : 512;
-            plan->ahead = 4;
-            plan->hint = 1; /* L2::128B: +3..4% (512 x 256,000, 1024, 2048, 4096 x 200), */
-        }                   /* within 0.3% elsewhere; 256 B is no better */
+        }
+    } else { /* 16-row chunks, the 128-byte L2 hint: G = 16 at m = 256 (256 threads), */
+        plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4, 2, 1 */
+        plan->threads = m <= 256 ? 256 : 512;
+        plan->ahead = 4;
+        plan->hint = 1;
+        /* L2 prefetch instructions while G >= 8: 1.09-1.18x; at G <= 4 they lose a third */
+        plan->prefetch = m <= 1024 ? 2 : 0;
     }
 }
 

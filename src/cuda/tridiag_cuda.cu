@@ -17,8 +17,9 @@
  * The partition kernel is compiled for every shape the plan (hb_gtsv_plan_t,
  * built by src/core/tridiag.c: the rule, or hb_gtsv_set_tuning) can ask for:
  * rows per chunk L (8, 16), rows of loads in flight (4 or 8; 4 for L = 16),
- * load hint (plain, L2 prefetch 128 B or 256 B) and precision; the block size is a launch
- * parameter (every partition kernel is bounded for 512 threads, i.e. at most
+ * load mode (plain, L2 prefetch hint 128 B or 256 B, flat 16-byte loads) and
+ * precision; L2 prefetch instructions are a run-time choice (gtsv_args_t);
+ * the block size is a launch parameter (every partition kernel is bounded for 512 threads, i.e. at most
  * 128 registers, and compiled without spills: `--resource-usage` in the build).
  */
 #include <cuda_runtime.h>
@@ -44,7 +45,6 @@ typedef struct {
     int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
     int prefetch;                  /* partition: 0 none, 1 the whole chunk into L2 at the
                                       start, 2 the next `ahead` rows at each load group */
-    int vector;                    /* partition, flat layout, no hint: 16-byte loads */
     double *work;                  /* thomas: (c', y'), 2 m count doubles */
 } gtsv_args_t;
 
@@ -183,8 +183,10 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
     for (int c = 0; c < 4; ++c) out[c] = smem[c * rows + idx];
 }
 
+/* mode: loads plain (0), with the 128 B or 256 B L2 hint (1, 2), or 16 bytes
+ * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise). */
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L,
-                                               const int ahead, const int hint,
+                                               const int ahead, const int mode,
                                                const int is_float)
 {
     extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row;
@@ -201,7 +203,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
-    const int vector = a.vector && a.row_stride == 1 && hint == 0;
+    const int vector = mode == 3 && a.row_stride == 1, hint = mode == 3 ? 0 : mode;
     double ra[16], rb[16], rc[16], rr[16];
     if (a.prefetch == 1) prefetch_rows(a, base, j * L, 0, L, touched, is_float);
 #pragma unroll
@@ -281,12 +283,13 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     }
 }
 
-/* partition_<L>_<ahead>_<hint>_<d|s>: every shape a plan can ask for. */
-#define PARTITION_KERNEL(L, AHEAD, HINT, PREC, IS_FLOAT)                                     \
+/* partition_<L>_<ahead>_<mode>_<d|s>: every shape a plan can ask for. The
+ * load mode is compiled in, so the interleaved kernels carry no flat path. */
+#define PARTITION_KERNEL(L, AHEAD, MODE, PREC, IS_FLOAT)                                     \
     __global__ void __launch_bounds__(PARTITION_MAX_THREADS)                                 \
-        partition_##L##_##AHEAD##_##HINT##_##PREC(const gtsv_args_t a)                      \
+        partition_##L##_##AHEAD##_##MODE##_##PREC(const gtsv_args_t a)                      \
     {                                                                                        \
-        partition_body(a, L, AHEAD, HINT, IS_FLOAT);                                         \
+        partition_body(a, L, AHEAD, MODE, IS_FLOAT);                                         \
     }
 #define PARTITION_KERNELS(L, AHEAD)                                                          \
     PARTITION_KERNEL(L, AHEAD, 0, d, 0)                                                      \
@@ -294,7 +297,9 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     PARTITION_KERNEL(L, AHEAD, 1, d, 0)                                                      \
     PARTITION_KERNEL(L, AHEAD, 1, s, 1)                                                      \
     PARTITION_KERNEL(L, AHEAD, 2, d, 0)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 2, s, 1)
+    PARTITION_KERNEL(L, AHEAD, 2, s, 1)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 3, d, 0)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 3, s, 1)
 PARTITION_KERNELS(8, 4)
 PARTITION_KERNELS(8, 8)
 PARTITION_KERNELS(16, 4)
@@ -303,10 +308,11 @@ typedef void (*partition_kernel_t)(const gtsv_args_t);
 #define PARTITION_ROW(L, AHEAD)                                                              \
     {{partition_##L##_##AHEAD##_0_d, partition_##L##_##AHEAD##_0_s},                         \
      {partition_##L##_##AHEAD##_1_d, partition_##L##_##AHEAD##_1_s},                         \
-     {partition_##L##_##AHEAD##_2_d, partition_##L##_##AHEAD##_2_s}}
-/* [L == 16][ahead == 8][hint][is_float]; 16-row chunks load 4 rows ahead (8
+     {partition_##L##_##AHEAD##_2_d, partition_##L##_##AHEAD##_2_s},                         \
+     {partition_##L##_##AHEAD##_3_d, partition_##L##_##AHEAD##_3_s}}
+/* [L == 16][ahead == 8][mode][is_float]; 16-row chunks load 4 rows ahead (8
  * would spill under the 128-register bound of 512-thread blocks). */
-static const partition_kernel_t partition_kernels[2][2][3][2] = {
+static const partition_kernel_t partition_kernels[2][2][4][2] = {
     {PARTITION_ROW(8, 4), PARTITION_ROW(8, 8)}, {PARTITION_ROW(16, 4), PARTITION_ROW(16, 4)}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
@@ -365,7 +371,6 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *p
     a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
     a.chunks = plan->chunks;
     a.prefetch = plan->prefetch;
-    a.vector = plan->vector;
     /* G systems per block: the plan's block size (at least P), at least one
      * system, no more systems than the batch has (rounded to a power of two). */
     int groups = 1;
@@ -392,9 +397,13 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         const int threads = a->groups * a->chunks, blocks = ceil_div(a->count, a->groups);
         const int wide = plan->rows == 16;
         const size_t smem = (size_t)threads * (2 * 4 + (wide ? 14 : 0)) * sizeof(double);
-        const int hint = plan->hint < 0 ? 0 : plan->hint > 2 ? 2 : plan->hint;
+        /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
+        const int mode = plan->vector && a->row_stride == 1 ? 3
+                         : plan->hint < 0                   ? 0
+                         : plan->hint > 2                   ? 2
+                                                            : plan->hint;
         const partition_kernel_t kernel =
-            partition_kernels[wide][plan->ahead == 8][hint][is_float != 0];
+            partition_kernels[wide][plan->ahead == 8][mode][is_float != 0];
         if (threads > PARTITION_MAX_THREADS)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads", threads);
         /* 16-row chunks: up to 88 KB of shared memory, above the 48 KB a launch
