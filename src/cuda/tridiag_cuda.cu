@@ -42,6 +42,8 @@ typedef struct {
     void *x;
     size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
     int chunks, groups;            /* partition: P chunks per system, G systems per block */
+    int tiles;                     /* partition: tiles of G systems; a block solves tiles
+                                      blockIdx.x, + gridDim.x, ... */
     int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
     int prefetch;                  /* partition: 0 none, 1 the whole chunk into L2 at the
                                       start, 2 the next `ahead` rows at each load group */
@@ -187,7 +189,7 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
  * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise). */
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L,
                                                const int ahead, const int mode,
-                                               const int is_float)
+                                               const int is_float, const int tile)
 {
     extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row;
                                            L = 16: then [L - 2][threads], the stash */
@@ -195,7 +197,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     const int tid = threadIdx.x;
     const int g = a.sys_fastest ? tid % G : tid / P;
     const int j = a.sys_fastest ? tid / G : tid % P;
-    const int s = blockIdx.x * G + g;
+    const int s = tile * G + g;
     int n, touched;
     system_rows(a, s, &n, &touched);
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
@@ -203,7 +205,12 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
-    const int vector = mode == 3 && a.row_stride == 1, hint = mode == 3 ? 0 : mode;
+    const int hint = mode == 3 ? 0 : mode;
+    /* Flat 16-byte loads, by groups of `ahead` rows that exist: every group
+     * starts on 16 bytes when the chunk does (ahead and L rows are multiples of
+     * 16 bytes in either precision); else plain loads. */
+    const int vector =
+        mode == 3 && a.row_stride == 1 && aligned16(a, base + (size_t)j * L, is_float);
     double ra[16], rb[16], rc[16], rr[16];
     if (a.prefetch == 1) prefetch_rows(a, base, j * L, 0, L, touched, is_float);
 #pragma unroll
@@ -212,8 +219,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             if (a.prefetch == 2 && k + ahead < L)
                 prefetch_rows(a, base, j * L, k + ahead, min(k + 2 * ahead, L), touched,
                               is_float);
-            if (vector && j * L + k + ahead <= touched &&
-                aligned16(a, base + (size_t)(j * L + k), is_float)) {
+            if (vector && j * L + k + ahead <= touched) {
                 /* Flat layout, a group of rows that exist and start on 16 bytes:
                  * 16-byte loads, 2 (double) or 4 (float) rows each. */
                 const int W = is_float ? 4 : 2;
@@ -237,6 +243,16 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             asm volatile("" ::: "memory");
         }
         if (k >= 1) hb_td_chunk_forward(k, ra, rb, rc, rr);
+    }
+    /* A block with a next tile asks L2 for that tile's chunk now, so DRAM stays
+     * busy while this tile's reduced system and finish run without loads. */
+    const int next = tile + (int)gridDim.x;
+    if (next < a.tiles) {
+        const int s_next = next * G + g;
+        int n_next, touched_next;
+        system_rows(a, s_next, &n_next, &touched_next);
+        if (touched_next > 0)
+            prefetch_rows(a, (size_t)s_next * a.sys_stride, j * L, 0, L, touched_next, is_float);
     }
     double own[8];
     hb_td_chunk_ends(L, ra, rb, rc, rr, own);
@@ -289,7 +305,8 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     __global__ void __launch_bounds__(PARTITION_MAX_THREADS)                                 \
         partition_##L##_##AHEAD##_##MODE##_##PREC(const gtsv_args_t a)                      \
     {                                                                                        \
-        partition_body(a, L, AHEAD, MODE, IS_FLOAT);                                         \
+        for (int tile = blockIdx.x; tile < a.tiles; tile += gridDim.x)                       \
+            partition_body(a, L, AHEAD, MODE, IS_FLOAT, tile);                               \
     }
 #define PARTITION_KERNELS(L, AHEAD)                                                          \
     PARTITION_KERNEL(L, AHEAD, 0, d, 0)                                                      \
@@ -380,6 +397,7 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *p
         while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
     }
     a.groups = groups;
+    a.tiles = ceil_div(a.count, groups);
     a.work = (double *)p->buffer;
     return a;
 }
@@ -411,7 +429,16 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         if (wide)
             CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, (size_t)PARTITION_MAX_THREADS *
                                                                     (2 * 4 + 14) * sizeof(double)));
-        kernel<<<blocks, threads, smem, stream>>>(*a);
+        /* plan->tiles > 1: a block solves that many tiles in turn (prefetching the
+         * next), but the grid still covers every multiprocessor. */
+        int grid = blocks;
+        if (plan->tiles > 1) {
+            int sms = 1;
+            CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+            grid = ceil_div(blocks, plan->tiles);
+            if (grid < sms) grid = blocks < sms ? blocks : sms;
+        }
+        kernel<<<grid, threads, smem, stream>>>(*a);
     }
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
