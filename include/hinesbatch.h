@@ -596,7 +596,7 @@ hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem);
 hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
                             hb_gtsv_algo_t *algo);
 /* The algorithm and, for partition, the kernel shape a solve of this problem
- * runs, as text ("partition rows=8 chunks=8 threads=256 ahead=8 hint=0 prefetch=0 vector=0 tiles=1"). */
+ * runs, as text ("partition rows=8 chunks=8 threads=256 ahead=8 hint=0 prefetch=0 vector=0"). */
 hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem, char *text,
                              size_t size);
 /*
@@ -607,9 +607,7 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * flight), hint=0|1|2 (loads plain, with an L2 prefetch of 128 or 256 bytes),
  * prefetch=0|1|2 (no L2 prefetch instructions, the whole chunk's lines asked of
  * L2 at the start, or the next `ahead` rows at each group of loads), vector=0|1
- * (flat layout: 16-byte loads where a group of rows allows, replacing the hint),
- * tiles=1|2|4|8 (tiles of systems a block solves in turn, the next one asked of
- * L2 while the current one computes);
+ * (flat layout without hint: 16-byte loads where a group of rows allows);
  * "" is the rule itself. Until a call, and after a call with NULL, the
  * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
  * rows also applies to the CPU partition solver (the GPU kernel's twin).

@@ -538,7 +538,6 @@ static void test_tuning(hb_context_t ctx)
     CHECK_ERR(hb_gtsv_set_tuning("ahead=8x"), HB_ERR_INVALID_VALUE, "ahead=4|8");
     CHECK_ERR(hb_gtsv_set_tuning("prefetch=3"), HB_ERR_INVALID_VALUE, "prefetch=0|1|2");
     CHECK_ERR(hb_gtsv_set_tuning("vector=2"), HB_ERR_INVALID_VALUE, "vector=0|1");
-    CHECK_ERR(hb_gtsv_set_tuning("tiles=3"), HB_ERR_INVALID_VALUE, "tiles=1|2|4|8");
     CHECK_OK(hb_gtsv_set_tuning(NULL));
 }
 
@@ -630,7 +629,6 @@ static void test_rule(hb_context_t ctx)
                            (plan.ahead == 4 || (plan.ahead == 8 && plan.rows == 8)) &&
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
                            plan.prefetch <= 2 && (plan.vector == 0 || plan.vector == 1) &&
-                           plan.tiles == 1 &&
                            smem <= 88 * 1024;
             if (!ok && bad++ < 5)
                 fprintf(stderr,
@@ -647,11 +645,11 @@ static void test_rule(hb_context_t ctx)
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
           plan.hint == 1 && plan.prefetch == 2);
-    CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1,tiles=4"));
+    CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1"));
     p = plan_probe(8192, 1, HB_FLOAT64, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 16 && plan.chunks == 512 && plan.threads == 512 && plan.hint == 0 &&
-          plan.prefetch == 2 && plan.vector == 1 && plan.tiles == 4);
+          plan.prefetch == 2 && plan.vector == 1);
     CHECK_OK(hb_gtsv_set_tuning(""));
     /* AUTO on the CPU is THOMAS; partition above m = 8192 and a NULL plan are refused. */
     p = plan_probe(512, 0, HB_FLOAT64, 100);

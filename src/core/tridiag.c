@@ -44,7 +44,7 @@ static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_proble
 /* Process-wide override (0 = the rule's value), for measurements: set by
  * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
 typedef struct {
-    int rows, threads, ahead, hint, prefetch, vector, tiles;
+    int rows, threads, ahead, hint, prefetch, vector;
 } tuning_t;
 
 static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
@@ -63,13 +63,13 @@ static int parse_value(const char *v, const int *allowed, int n, int *out)
     return 0;
 }
 
-/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,tiles=2" (any subset, any
- * order; "" = none). */
+/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0" (any subset, any order;
+ * "" = none). */
 static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
                      hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
-                     vector[] = {0, 1}, tiles[] = {1, 2, 4, 8};
+                     vector[] = {0, 1};
     memset(t, 0, sizeof *t);
     t->hint = -1;
     t->prefetch = -1;
@@ -84,11 +84,10 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "prefetch=", 9) == 0)
             ok = parse_value(c + 9, prefetch, 3, &t->prefetch);
         else if (strncmp(c, "vector=", 7) == 0) ok = parse_value(c + 7, vector, 2, &t->vector);
-        else if (strncmp(c, "tiles=", 6) == 0) ok = parse_value(c + 6, tiles, 4, &t->tiles);
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
-                           "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, vector=0|1, tiles=1|2|4|8", fn, spec);
+                           "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, vector=0|1", fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
     }
@@ -203,7 +202,6 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->hint = 0;
     plan->prefetch = 0;
     plan->vector = 0;
-    plan->tiles = 1;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads: 1.15-1.43x at every measured point */
         if (m <= 1024) {  /* 128 threads: +4..10% over 256 (m = 128..1024) */
@@ -263,7 +261,6 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.hint >= 0) plan->hint = t.hint;
     if (t.prefetch >= 0) plan->prefetch = t.prefetch;
     if (t.vector >= 0) plan->vector = t.vector;
-    if (t.tiles) plan->tiles = t.tiles;
     plan->chunks = hb_td_chunks_for(p->m, plan->rows);
     if (plan->threads < plan->chunks) plan->threads = plan->chunks;
     return HB_SUCCESS;
@@ -359,9 +356,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     else if (ctx->backend == HB_BACKEND_CUDA)
         snprintf(text, size,
                  "partition rows=%d chunks=%d threads=%d ahead=%d hint=%d prefetch=%d "
-                 "vector=%d tiles=%d",
+                 "vector=%d",
                  plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                 plan.vector, plan.tiles);
+                 plan.vector);
     else
         snprintf(text, size, "partition rows=%d chunks=%d", plan.rows, plan.chunks);
     return HB_SUCCESS;

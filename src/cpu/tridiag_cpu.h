@@ -48,7 +48,7 @@ HB_TD_INLINE int hb_td_chunks_for(int m, int L)
  * How a solve runs (src/core/tridiag.c builds it: the rule, by layout and m,
  * then the tuning override of hb_gtsv_set_tuning / HB_GTSV_TUNING). rows and chunks
  * fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead,
- * hint, prefetch, vector and tiles only shape the CUDA kernel.
+ * hint, prefetch and vector only shape the CUDA kernel.
  */
 typedef struct hb_gtsv_plan_s {
     hb_gtsv_algo_t algo; /* THOMAS or PARTITION, never AUTO */
@@ -59,10 +59,8 @@ typedef struct hb_gtsv_plan_s {
     int hint;            /* CUDA PARTITION loads: 0 plain, 1 / 2: L2 prefetch of 128 / 256 B */
     int prefetch;        /* CUDA PARTITION: 0 none, 1 the chunk's lines asked of L2 at the
                             start, 2 the next `ahead` rows' lines at each load group */
-    int vector;          /* CUDA PARTITION, flat layout: groups of rows loaded 16 bytes at a
-                            time where they start on 16 bytes (replaces the hint) */
-    int tiles;           /* CUDA PARTITION: tiles (G systems) a block solves in turn, the
-                            next one's lines asked of L2 while this one computes (1: none) */
+    int vector;          /* CUDA PARTITION, flat layout without hint: groups of rows loaded
+                            16 bytes at a time where they start on 16 bytes */
 } hb_gtsv_plan_t;
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */

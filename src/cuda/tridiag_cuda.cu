@@ -42,8 +42,6 @@ typedef struct {
     void *x;
     size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
     int chunks, groups;            /* partition: P chunks per system, G systems per block */
-    int tiles;                     /* partition: tiles of G systems; a block solves tiles
-                                      blockIdx.x, + gridDim.x, ... */
     int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
     int prefetch;                  /* partition: 0 none, 1 the whole chunk into L2 at the
                                       start, 2 the next `ahead` rows at each load group */
@@ -189,7 +187,7 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
  * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise). */
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L,
                                                const int ahead, const int mode,
-                                               const int is_float, const int tile)
+                                               const int is_float)
 {
     extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row;
                                            L = 16: then [L - 2][threads], the stash */
@@ -197,7 +195,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     const int tid = threadIdx.x;
     const int g = a.sys_fastest ? tid % G : tid / P;
     const int j = a.sys_fastest ? tid / G : tid % P;
-    const int s = tile * G + g;
+    const int s = blockIdx.x * G + g;
     int n, touched;
     system_rows(a, s, &n, &touched);
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
@@ -243,16 +241,6 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             asm volatile("" ::: "memory");
         }
         if (k >= 1) hb_td_chunk_forward(k, ra, rb, rc, rr);
-    }
-    /* A block with a next tile asks L2 for that tile's chunk now, so DRAM stays
-     * busy while this tile's reduced system and finish run without loads. */
-    const int next = tile + (int)gridDim.x;
-    if (next < a.tiles) {
-        const int s_next = next * G + g;
-        int n_next, touched_next;
-        system_rows(a, s_next, &n_next, &touched_next);
-        if (touched_next > 0)
-            prefetch_rows(a, (size_t)s_next * a.sys_stride, j * L, 0, L, touched_next, is_float);
     }
     double own[8];
     hb_td_chunk_ends(L, ra, rb, rc, rr, own);
@@ -305,8 +293,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     __global__ void __launch_bounds__(PARTITION_MAX_THREADS)                                 \
         partition_##L##_##AHEAD##_##MODE##_##PREC(const gtsv_args_t a)                      \
     {                                                                                        \
-        for (int tile = blockIdx.x; tile < a.tiles; tile += gridDim.x)                       \
-            partition_body(a, L, AHEAD, MODE, IS_FLOAT, tile);                               \
+        partition_body(a, L, AHEAD, MODE, IS_FLOAT);                                         \
     }
 #define PARTITION_KERNELS(L, AHEAD)                                                          \
     PARTITION_KERNEL(L, AHEAD, 0, d, 0)                                                      \
@@ -397,7 +384,6 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *p
         while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
     }
     a.groups = groups;
-    a.tiles = ceil_div(a.count, groups);
     a.work = (double *)p->buffer;
     return a;
 }
@@ -429,16 +415,7 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         if (wide)
             CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, (size_t)PARTITION_MAX_THREADS *
                                                                     (2 * 4 + 14) * sizeof(double)));
-        /* plan->tiles > 1: a block solves that many tiles in turn (prefetching the
-         * next), but the grid still covers every multiprocessor. */
-        int grid = blocks;
-        if (plan->tiles > 1) {
-            int sms = 1;
-            CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-            grid = ceil_div(blocks, plan->tiles);
-            if (grid < sms) grid = blocks < sms ? blocks : sms;
-        }
-        kernel<<<grid, threads, smem, stream>>>(*a);
+        kernel<<<blocks, threads, smem, stream>>>(*a);
     }
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;

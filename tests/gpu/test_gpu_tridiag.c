@@ -15,7 +15,7 @@
  * Then every partition kernel the tunings can select (hb_gtsv_set_tuning:
  * rows 8 / 16, loads 4 / 8 rows ahead, plain / L2-prefetch-hinted loads,
  * no / whole-chunk / rolling L2 prefetch instructions, flat
- * 16-byte loads, blocks solving 2-8 tiles in turn, 128 / 256 / 512-thread blocks), each against the CPU twin under the same
+ * 16-byte loads, 128 / 256 / 512-thread blocks), each against the CPU twin under the same
  * tuning (the override is process-wide: the CPU partition then cuts the
  * same chunks), with the plan text checked.
  */
@@ -252,11 +252,10 @@ int main(void)
         "threads=128",            "threads=512",             "rows=16,threads=128",
         "rows=8,prefetch=1",      "rows=8,ahead=4,prefetch=2", "rows=16,prefetch=1",
         "rows=16,prefetch=2,hint=1", "rows=8,ahead=4,vector=1,hint=0",
-        "rows=8,ahead=8,vector=1,hint=0", "rows=16,vector=1,hint=0", "rows=16,vector=0,hint=0", "tiles=2",
-        "rows=8,tiles=4,vector=1", "rows=16,tiles=8,prefetch=2"};
+        "rows=8,ahead=8,vector=1,hint=0", "rows=16,vector=1,hint=0", "rows=16,vector=0,hint=0"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600},
-                                          {64, 20001}, {300, 3001}}; /* many blocks: tiles */
+                                          {64, 20001}, {300, 3001}}; /* many blocks */
     for (size_t k = 0; k < sizeof tunings / sizeof *tunings; ++k) {
         CHECK_OK(hb_gtsv_set_tuning(tunings[k]));
         printf("tuning %s\n", tunings[k]);
@@ -283,9 +282,6 @@ int main(void)
                         strstr(plan, "prefetch=2")) &&
                        (strstr(tunings[k], "vector=1") == NULL || strstr(plan, "vector=1")) &&
                        (strstr(tunings[k], "vector=0") == NULL || strstr(plan, "vector=0")) &&
-                       (strstr(tunings[k], "tiles=2") == NULL || strstr(plan, "tiles=2")) &&
-                       (strstr(tunings[k], "tiles=4") == NULL || strstr(plan, "tiles=4")) &&
-                       (strstr(tunings[k], "tiles=8") == NULL || strstr(plan, "tiles=8")) &&
                        (rows16 ? strstr(plan, "ahead=4") != NULL
                                : strstr(tunings[k], "ahead=8") == NULL ||
                                      strstr(plan, "ahead=8") != NULL),
