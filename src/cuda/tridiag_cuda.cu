@@ -17,10 +17,11 @@
  * The partition kernel is compiled for every shape the plan (hb_gtsv_plan_t,
  * built by src/core/tridiag.c: the rule, or hb_gtsv_set_tuning) can ask for:
  * rows per chunk L (8, 16), rows of loads in flight (4 or 8; 4 for L = 16),
- * load mode (plain, L2 prefetch hint 128 B or 256 B, flat 16-byte loads) and
- * precision; L2 prefetch instructions are a run-time choice (gtsv_args_t);
- * the block size is a launch parameter (every partition kernel is bounded for 512 threads, i.e. at most
- * 128 registers, and compiled without spills: `--resource-usage` in the build).
+ * load mode (plain, L2 prefetch hint 128 B or 256 B, flat 16-byte loads and
+ * stores) and precision; L2 prefetch instructions are a run-time choice
+ * (gtsv_args_t); the block size is a launch parameter (every partition kernel
+ * has at most 128 registers, so 512-thread blocks launch; registers and spills
+ * are in the build log: `--resource-usage`).
  */
 #include <cuda_runtime.h>
 
@@ -31,7 +32,7 @@ extern "C" {
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
 
-#define PARTITION_MAX_THREADS HB_TD_MAX_CHUNKS /* launch bound of every partition kernel */
+#define PARTITION_MAX_THREADS HB_TD_MAX_CHUNKS /* the largest partition block */
 #define THOMAS_THREADS 128
 
 typedef struct {
@@ -138,6 +139,17 @@ __device__ __forceinline__ void load_vector(const void *array, size_t e, int is_
         out[0] = v.x;
         out[1] = v.y;
     }
+}
+
+/* 16 bytes to element e (aligned): 2 doubles or 4 floats from v[0..]. */
+__device__ __forceinline__ void store_vector(void *array, size_t e, int is_float,
+                                             const double *v)
+{
+    if (is_float)
+        *((float4 *)((float *)array + e)) =
+            make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
+    else
+        *((double2 *)((double *)array + e)) = make_double2(v[0], v[1]);
 }
 
 /* Rows of system s and rows read/written (0 for threads past the batch). */
@@ -280,17 +292,37 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         for (int k = 1; k < L - 1; ++k) ra[k] = stash[(k - 1) * blockDim.x + tid];
     }
     hb_td_chunk_finish(L, ra, rc, rr, own[3], own[7]);
+    /* Flat 16-byte stores where x starts on 16 bytes too: a warp's scalar stores
+     * would each write a few bytes of 32 sectors, which L2 then merges. */
+    const size_t first = base + (size_t)j * L;
+    if (vector && ((size_t)a.x + first * (is_float ? sizeof(float) : sizeof(double))) % 16 == 0) {
+        const int W = is_float ? 4 : 2;
 #pragma unroll
-    for (int k = 0; k < L; ++k) {
-        const int i = j * L + k;
-        if (i < touched) store(a.x, base + (size_t)i * a.row_stride, rr[k], is_float);
+        for (int k = 0; k < L; k += W) {
+            if (j * L + k + W <= touched) {
+                store_vector(a.x, first + k, is_float, &rr[k]);
+            } else {
+#pragma unroll
+                for (int q = k; q < k + W; ++q)
+                    if (j * L + q < touched) store(a.x, first + q, rr[q], is_float);
+            }
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < L; ++k) {
+            const int i = j * L + k;
+            if (i < touched) store(a.x, base + (size_t)i * a.row_stride, rr[k], is_float);
+        }
     }
 }
 
 /* partition_<L>_<ahead>_<mode>_<d|s>: every shape a plan can ask for. The
- * load mode is compiled in, so the interleaved kernels carry no flat path. */
+ * load mode is compiled in, so the interleaved kernels carry no flat path.
+ * Registers: at most 128, so that 512-thread blocks launch; 8-row chunks at
+ * most 96, five 128-thread blocks a multiprocessor (flat 16-byte stores took
+ * them to 98 and four blocks). */
 #define PARTITION_KERNEL(L, AHEAD, MODE, PREC, IS_FLOAT)                                     \
-    __global__ void __launch_bounds__(PARTITION_MAX_THREADS)                                 \
+    __global__ void __maxnreg__(L == 8 ? 96 : 128)                                           \
         partition_##L##_##AHEAD##_##MODE##_##PREC(const gtsv_args_t a)                      \
     {                                                                                        \
         partition_body(a, L, AHEAD, MODE, IS_FLOAT);                                         \
