@@ -501,12 +501,12 @@ static void test_tuning(hb_context_t ctx)
     make_arrays(&a, &t, HB_LAYOUT_FLAT, HB_FLOAT64, 0);
     hb_gtsv_problem_t p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
     char text[128];
-    CHECK_OK(hb_gtsv_set_tuning("rows=16"));
-    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
-    CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
-    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
     p.algo = HB_GTSV_ALGO_AUTO;
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "thomas") == 0, "plan '%s'", text);
@@ -562,13 +562,13 @@ static void test_rule(hb_context_t ctx)
 {
     /* fp32 -1: both precisions */
     static const plan_case_t cases[] = {
-        /* flat: 16-byte loads; 8-row chunks, 128 threads up to m = 1024; 512
-         * threads, 4 ahead to 4096; then 16-row chunks */
+        /* flat: 16-byte loads; 8-row chunks, 128 threads up to m = 1024; then
+         * 16-row chunks, a block of P threads (one system) */
         {1, 0, -1, 8, 1, 128, 8, 0, 0, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1},
         {100, 0, -1, 8, 16, 128, 8, 0, 0, 1},     {256, 0, -1, 8, 32, 128, 8, 0, 0, 1},
         {512, 0, -1, 8, 64, 128, 8, 0, 0, 1},     {1024, 0, -1, 8, 128, 128, 8, 0, 0, 1},
-        {1025, 0, -1, 8, 256, 512, 4, 0, 0, 1},   {2048, 0, -1, 8, 256, 512, 4, 0, 0, 1},
-        {3000, 0, -1, 8, 512, 512, 4, 0, 0, 1},   {4096, 0, -1, 8, 512, 512, 4, 0, 0, 1},
+        {1025, 0, -1, 16, 128, 128, 4, 0, 0, 1},  {2048, 0, -1, 16, 128, 128, 4, 0, 0, 1},
+        {3000, 0, -1, 16, 256, 256, 4, 0, 0, 1},  {4096, 0, -1, 16, 256, 256, 4, 0, 0, 1},
         {4097, 0, -1, 16, 512, 512, 4, 0, 0, 1},  {8192, 0, -1, 16, 512, 512, 4, 0, 0, 1},
         /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
          * rolling L2 prefetch; 128 threads */

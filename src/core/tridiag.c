@@ -203,18 +203,14 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->prefetch = 0;
     plan->vector = 0;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
-        plan->vector = 1; /* 16-byte loads: 1.15-1.43x at every measured point */
+        plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
         if (m <= 1024) {  /* 128 threads: +4..10% over 256 (m = 128..1024) */
             plan->rows = 8;
             plan->threads = 128;
             plan->ahead = 8;
-        } else if (m <= 4096) { /* 8-row chunks: 1.3-1.6x 16-row chunks */
-            plan->rows = 8;
-            plan->threads = 512;
-            plan->ahead = 4;
-        } else { /* 8-row chunks would need P = 1024 */
-            plan->rows = 16;
-            plan->threads = 512;
+        } else { /* 16-row chunks in blocks of P threads (128, 256; 512 above 4096): */
+            plan->rows = 16; /* 1.14-1.18x (fp64), 1.5-1.6x (fp32) 8-row chunks in */
+            plan->threads = 128; /* 512 (at 2048, 4096 x 20,000); blocks of one system */
             plan->ahead = 4;
         }
     } else if (m <= 128) {
