@@ -379,12 +379,6 @@ __global__ void __launch_bounds__(32) streamed_kernel(int m, const int *__restri
     }
 }
 
-/* Asks L2 for the line holding p (no register, no wait). */
-__device__ __forceinline__ void prefetch_l2_line(const void *p)
-{
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
 /* L2 line discard (PTX, sm_80+): the line is dropped without a write-back. */
 __device__ __forceinline__ void discard_l2_line(const void *line)
 {
@@ -407,7 +401,7 @@ template <bool UNIFORM, bool DISCARD, int PIPE_PREFETCH>
 __global__ void __launch_bounds__(256) pipelined_kernel(
     int m, const int *__restrict__ code, const double *__restrict__ u,
     const double *__restrict__ l, const double *__restrict__ d, double *__restrict__ rhs,
-    int count, int block, int tail, int slots, double2 *__restrict__ scratch, int l2_ahead)
+    int count, int block, int tail, int slots, double2 *__restrict__ scratch)
 {
     extern __shared__ double2 pipe_smem[];
     const int T = blockDim.x, tid = threadIdx.x, lane = tid % 32;
@@ -460,12 +454,6 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
                 const double ui = UNIFORM ? ub[i] : pu[k];
                 const double li = UNIFORM ? lb[i] : pl[k];
                 const int next = i - PIPE_PREFETCH;
-                /* l2_ahead > 0: the lines of row i - l2_ahead are asked of L2 now, so
-                 * few threads still keep DRAM busy (no registers held). */
-                if (l2_ahead && i - l2_ahead >= 1) {
-                    prefetch_l2_line(d + base + (size_t)(i - l2_ahead) * stride);
-                    prefetch_l2_line(rhs + base + (size_t)(i - l2_ahead) * stride);
-                }
                 if (next >= 1) {
                     pd[k] = __ldcg(d + base + (size_t)next * stride);
                     pr[k] = __ldcg(rhs + base + (size_t)next * stride);
@@ -529,8 +517,6 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
                 const int i = i0 + k;
                 if (i >= m) break;
                 const double2 ab = pab[k];
-                if (l2_ahead && i + l2_ahead < m)
-                    prefetch_l2_line(&my_scratch[(size_t)(i + l2_ahead - tail) * threads]);
                 if (i + PIPE_PREFETCH < m)
                     pab[k] = __ldcg(&my_scratch[(size_t)(i + PIPE_PREFETCH - tail) * threads]);
                 const int c = s_code[i], own = hb_plan_own_slot(c);
@@ -656,9 +642,7 @@ typedef struct {
 
 /* Experiment knobs: HB_PIPE_THREADS (32..256, multiple of 32), HB_PIPE_TAIL
  * (cap on the shared-memory tail), HB_PIPE_DISCARD (0: keep scratch lines),
- * HB_PIPE_UNIFORM (0: read every system's u and l), HB_PIPE_PREFETCH (2 or 8 rows);
- * at launch HB_PIPE_L2_AHEAD (rows asked of L2 ahead, 0: none) and HB_PIPE_BLOCKS_PER_SM
- * (cap on the wave). Returns 0 when it cannot run. */
+ * HB_PIPE_UNIFORM (0: read every system's u and l), HB_PIPE_PREFETCH (2 or 8 rows). Returns 0 when it cannot run. */
 static int pipe_shape(const hb_cuda_batch_t *b, size_t optin, pipe_shape_t *shape)
 {
     int threads = env_int("HB_PIPE_THREADS", PIPE_THREADS);
@@ -744,15 +728,12 @@ template <bool UNIFORM, bool DISCARD, int PREFETCH>
 static hb_status_t launch_pipelined_as(const hb_cuda_batch_t *b, part_t *p, const pipe_shape_t *sh)
 {
     void (*kernel)(int, const int *, const double *, const double *, const double *, double *, int,
-                   int, int, int, double2 *, int) = pipelined_kernel<UNIFORM, DISCARD, PREFETCH>;
+                   int, int, int, double2 *) = pipelined_kernel<UNIFORM, DISCARD, PREFETCH>;
     CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, b->ctx->smem_optin[p->device]));
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sh->threads,
                                                              sh->smem));
     if (per_sm < 1) return hb_fail(HB_ERR_BACKEND, "pipelined kernel: no block fits a multiprocessor");
-    /* HB_PIPE_BLOCKS_PER_SM caps the wave (fewer threads: their scratch can stay in L2). */
-    const int cap = env_int("HB_PIPE_BLOCKS_PER_SM", 0);
-    if (cap > 0 && per_sm > cap) per_sm = cap;
     int blocks = ceil_div(p->count, sh->threads);
     const int wave = per_sm * b->ctx->sm_count[p->device];
     if (blocks > wave) blocks = wave;
@@ -773,7 +754,7 @@ static hb_status_t launch_pipelined_as(const hb_cuda_batch_t *b, part_t *p, cons
     double2 *scratch = (double2 *)(((uintptr_t)p->scratch + 511) & ~(uintptr_t)511);
     kernel<<<blocks, sh->threads, sh->smem, b->ctx->stream[p->device]>>>(
         b->m, p->code, UNIFORM ? p->cu : p->u, UNIFORM ? p->cl : p->l, p->d, p->rhs, p->count,
-        p->block, sh->tail, b->slots, scratch, env_int("HB_PIPE_L2_AHEAD", 0));
+        p->block, sh->tail, b->slots, scratch);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
