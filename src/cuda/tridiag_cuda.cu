@@ -212,15 +212,15 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     system_rows(a, s, &n, &touched);
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
 
-    /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
-     * compiler barrier keeps at most `ahead` rows of loads in flight, which
-     * hides latency without running out of registers. */
     const int hint = mode == 3 ? 0 : mode;
     /* Flat 16-byte loads, by groups of `ahead` rows that exist: every group
      * starts on 16 bytes when the chunk does (ahead and L rows are multiples of
      * 16 bytes in either precision); else plain loads. */
     const int vector =
         mode == 3 && a.row_stride == 1 && aligned16(a, base + (size_t)j * L, is_float);
+    /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
+     * compiler barrier keeps at most `ahead` rows of loads in flight, which
+     * hides latency without running out of registers. */
     double ra[16], rb[16], rc[16], rr[16];
     if (a.prefetch == 1) prefetch_rows(a, base, j * L, 0, L, touched, is_float);
 #pragma unroll
