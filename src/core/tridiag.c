@@ -87,7 +87,9 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
-                           "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, vector=0|1", fn, spec);
+                           "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
+                           "vector=0|1",
+                           fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
     }

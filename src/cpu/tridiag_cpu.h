@@ -59,8 +59,8 @@ typedef struct hb_gtsv_plan_s {
     int hint;            /* CUDA PARTITION loads: 0 plain, 1 / 2: L2 prefetch of 128 / 256 B */
     int prefetch;        /* CUDA PARTITION: 0 none, 1 the chunk's lines asked of L2 at the
                             start, 2 the next `ahead` rows' lines at each load group */
-    int vector;          /* CUDA PARTITION, flat layout without hint: groups of rows loaded
-                            16 bytes at a time where they start on 16 bytes */
+    int vector;          /* CUDA PARTITION, flat layout: rows loaded and x stored 16 bytes
+                            at a time where the chunk starts on 16 bytes (replaces hint) */
 } hb_gtsv_plan_t;
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */

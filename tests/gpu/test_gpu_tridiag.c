@@ -14,9 +14,9 @@
  *
  * Then every partition kernel the tunings can select (hb_gtsv_set_tuning:
  * rows 8 / 16, loads 4 / 8 rows ahead, plain / L2-prefetch-hinted loads,
- * no / whole-chunk / rolling L2 prefetch instructions, flat
- * 16-byte loads, 128 / 256 / 512-thread blocks), each against the CPU twin under the same
- * tuning (the override is process-wide: the CPU partition then cuts the
+ * no / whole-chunk / rolling L2 prefetch instructions, flat 16-byte loads
+ * and stores, 128 / 256 / 512-thread blocks), each against the CPU twin under
+ * the same tuning (the override is process-wide: the CPU partition then cuts the
  * same chunks), with the plan text checked.
  */
 #include <math.h>
