@@ -63,6 +63,7 @@ typedef struct {
     void *scratch;  /* pipelined kernel's (a, b) rows beyond the on-chip tail */
     size_t scratch_bytes;
     hb_multi_plan_t branched; /* the branched kernel's plan tables on this device */
+    void *branched_tables;    /* the tables as a team stages them (hb_multi_stage_tables) */
 } part_t;
 
 struct hb_cuda_batch {
@@ -559,7 +560,8 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
                     int count, int block,
                     int uniform, const double *__restrict__ u, const double *__restrict__ l,
                     const double *__restrict__ d, double *__restrict__ rhs,
-                    const double *__restrict__ cu, const double *__restrict__ cl)
+                    const double *__restrict__ cu, const double *__restrict__ cl,
+                    const int *__restrict__ tables, int phase)
 {
     extern __shared__ double team_smem[];
     const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
@@ -584,9 +586,17 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
             sd[slot] = 1.0;
         }
     }
-    hb_multi_stage_tables(&plan, 0, &dims, sr + n, threadIdx.x, blockDim.x);
+    if (phase < 2) {
+        /* The staged tables are one image made at setup: independent 16-byte loads. */
+        const int words = (int)(hb_multi_table_bytes(&dims) / 4), quads = words / 4;
+        int4 *dst4 = (int4 *)(sr + n);
+        const int4 *src4 = (const int4 *)tables;
+        for (int j = threadIdx.x; j < quads; j += blockDim.x) dst4[j] = __ldg(&src4[j]);
+        for (int j = 4 * quads + threadIdx.x; j < words; j += blockDim.x)
+            ((int *)(sr + n))[j] = __ldg(&tables[j]);
+    }
     __syncthreads();
-    branched_levels(&dims, plan.split_rows, m, lanes);
+    if (phase < 1) branched_levels(&dims, plan.split_rows, m, lanes);
     if (k < team) {
 #pragma unroll 4
         for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = sr[__ldg(&node_slot[i]) + k];
@@ -842,12 +852,29 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     if ((status = hb_hines_branched_set_lanes(&b->branched, best)) != HB_SUCCESS) return status;
     b->branched_smem = hb_hines_branched_bytes(b->m, best, &b->branched.dims);
     b->branched_threads = best_threads;
+    const size_t table_bytes = hb_multi_table_bytes(&b->branched.dims);
+    void *image = malloc(table_bytes ? table_bytes : 1);
+    if (!image) return hb_fail(HB_ERR_ALLOC, "branched: %zu bytes of plan tables", table_bytes);
+    hb_multi_stage_tables(&b->branched.plan, 0, &b->branched.dims, image, 0, 1);
     for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
         part_t *p = &b->part[k];
-        CUDA_CHECK(cudaSetDevice(b->ctx->id[p->device]));
-        status = hb_cuda_plan_upload(&b->branched.plan, &p->branched, 1, b->ctx->stream[p->device]);
-        if (status == HB_SUCCESS) CUDA_CHECK(cudaStreamSynchronize(b->ctx->stream[p->device]));
+        cudaError_t e = cudaSetDevice(b->ctx->id[p->device]);
+        if (e == cudaSuccess) e = cudaMalloc(&p->branched_tables, table_bytes ? table_bytes : 1);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(p->branched_tables, image, table_bytes, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess)
+            status = hb_fail(HB_CUDA_STATUS(e), "branched: plan tables: %s", cudaGetErrorString(e));
+        if (status == HB_SUCCESS)
+            status = hb_cuda_plan_upload(&b->branched.plan, &p->branched, 1,
+                                         b->ctx->stream[p->device]);
+        if (status == HB_SUCCESS) {
+            e = cudaStreamSynchronize(b->ctx->stream[p->device]);
+            if (e != cudaSuccess)
+                status = hb_fail(HB_CUDA_STATUS(e), "branched: plan upload: %s",
+                                 cudaGetErrorString(e));
+        }
     }
+    free(image);
     return status;
 }
 
@@ -892,7 +919,8 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         branched_kernel<<<ceil_div(p->count, lanes), b->branched_threads,
                           b->branched_smem, stream>>>(
             p->branched, b->branched.dims, m, lanes, p->count, p->block, p->uniform, p->u,
-            p->l, p->d, p->rhs, p->cu, p->cl);
+            p->l, p->d, p->rhs, p->cu, p->cl, (const int *)p->branched_tables,
+            env_int("HB_BRANCHED_PHASE", 0));
         break;
     }
     default: return hb_fail(HB_ERR_INVALID_VALUE, "unknown Hines algorithm %d", (int)algo);
@@ -1017,6 +1045,7 @@ extern "C" void hb_cuda_batch_destroy(hb_cuda_batch_t *b)
         cudaFree(p->cl);
         cudaFree(p->scratch);
         hb_cuda_plan_free(&p->branched);
+        cudaFree(p->branched_tables);
     }
     hb_hines_branched_free(&b->branched);
     free(b);
