@@ -1,11 +1,10 @@
 /*
  * The BRANCHED kernel's plan and CPU twin (src/core/hines_branched.h): the
- * scaled plan still describes the cell (node slots a permutation of the
- * multiples of lanes, split lists sound), and the twin solves every system of
- * a same-morphology batch like hb_hines_solve, for FLAT, INTERLEAVED and BLOCK
- * layouts, teams of 1 to 32 lanes with partial last teams, with and without
- * split branches; u, l and d stay as they were; systems with their own u and l
- * too. The stage is poisoned before every solve, so a slot the staging misses
+ * schedule is sound (check_plan), and the twin solves every system of a
+ * same-morphology batch like hb_hines_solve, for FLAT, INTERLEAVED and BLOCK
+ * layouts, teams of 1 to 32 lanes with partial last teams, stage costs from
+ * one stage per height to one stage in all; u, l and d stay as they were;
+ * systems with their own u and l too. The stage is poisoned before every solve, so a slot the staging misses
  * shows as NaN.
  */
 #include <math.h>
@@ -32,27 +31,68 @@ static void random_tree(int shape, int m, int *parent)
     }
 }
 
-static void check_plan(const char *what, const hb_hines_branched_t *br)
+/* The schedule is sound: every node one op; a parent carried iff it is the task's next op,
+ * in the task iff later in it, else in a later stage; every child eliminated before its
+ * parent: earlier in the task, or in an earlier stage and gathered once. */
+static void check_plan(const char *what, const int *parent, const hb_hines_branched_t *br)
 {
     const int m = br->m, L = br->lanes;
-    char *seen = calloc((size_t)m ? (size_t)m : 1, 1);
-    if (!seen) exit(2);
-    int ok = 1;
+    const hb_branched_tables_t t =
+        hb_branched_tables_at(m, br->n_stages, br->n_tasks, br->n_gathers, br->tables);
+    int *op_of = check_malloc((size_t)m * sizeof *op_of), *task_of = check_malloc((size_t)m * sizeof *task_of);
+    int *stage_of = check_malloc((size_t)m * sizeof *stage_of);
+    int *gathered = check_malloc((size_t)m * sizeof *gathered);
+    for (int i = 0; i < m; ++i) op_of[i] = -1;
+    int ok = br->n_stages >= 1 && t.stage_task[0] == 0 && t.stage_task[br->n_stages] == br->n_tasks &&
+             t.task_op[0] == 0 && t.task_op[br->n_tasks] == m && t.task_gather[0] == 0 &&
+             t.task_gather[br->n_tasks] == br->n_gathers &&
+             br->words == 2 * (size_t)m + 2 * (size_t)br->n_gathers + (size_t)br->n_stages + 1 +
+                              2 * ((size_t)br->n_tasks + 1);
+    CHECKF(ok, "%s: table bounds (%d stages, %d tasks, %d gathers)", what, br->n_stages,
+           br->n_tasks, br->n_gathers);
+    for (int s = 0; s < br->n_stages && ok; ++s)
+        for (int task = t.stage_task[s]; task < t.stage_task[s + 1] && ok; ++task) {
+            ok = t.task_op[task] < t.task_op[task + 1];
+            for (int j = t.task_op[task]; j < t.task_op[task + 1] && ok; ++j) {
+                const int i = t.ops[j].row / L;
+                ok = t.ops[j].row % L == 0 && i >= 0 && i < m && op_of[i] < 0;
+                if (!ok) break;
+                op_of[i] = j;
+                task_of[i] = task;
+                stage_of[i] = s;
+                gathered[i] = 0;
+            }
+        }
+    CHECKF(ok, "%s: the ops are not every node once", what);
+    for (int task = 0; task < br->n_tasks && ok; ++task)
+        for (int g = t.task_gather[task]; g < t.task_gather[task + 1] && ok; ++g) {
+            const int i = t.gathers[g].row / L, c = t.gathers[g].child / L;
+            ok = i >= 0 && i < m && c > 0 && c < m && parent[c] == i && task_of[i] == task &&
+                 stage_of[c] < stage_of[i];
+            if (ok) gathered[c]++;
+        }
+    CHECKF(ok, "%s: a gather is not a child of an earlier stage into its task", what);
     for (int i = 0; i < m && ok; ++i) {
-        const size_t s = br->plan.node_slot[i];
-        ok = s % (size_t)L == 0 && s / (size_t)L < (size_t)m && !seen[s / (size_t)L];
-        if (ok) seen[s / (size_t)L] = 1;
+        const hb_branched_op_t op = t.ops[op_of[i]];
+        if (i == 0) {
+            ok = op.parent == -1;
+            continue;
+        }
+        const int p = parent[i], kind = op.parent & 3, j = op_of[i];
+        ok = op.parent >= 0 && (op.parent >> 2) == p * L;
+        if (!ok) break;
+        const int next = j + 1 < t.task_op[task_of[i] + 1] ? t.ops[j + 1].row / L : -1;
+        if (task_of[p] == task_of[i])
+            ok = op_of[p] > j && kind == (next == p ? HB_BRANCHED_CARRIED : HB_BRANCHED_IN_TASK) &&
+                 gathered[i] == 0;
+        else
+            ok = stage_of[p] > stage_of[i] && kind == HB_BRANCHED_LATER && gathered[i] == 1;
     }
-    CHECKF(ok, "%s: node slots are not a permutation of the multiples of %d", what, L);
-    CHECKF(br->plan.n_groups == 1 && br->plan.n_slots == (size_t)m, "%s: %d groups, %zu slots", what,
-           br->plan.n_groups, br->plan.n_slots);
-    const hb_multi_dims_t *t = &br->dims;
-    CHECKF(t->entries == br->plan.row_off[1] && t->entries <= m, "%s: %d row entries for %d rows",
-           what, t->entries, m);
-    CHECKF(t->branches == br->plan.n_branches && t->children == t->branches - 1 &&
-               t->levels == br->plan.max_levels && t->splits == br->plan.split_off[1],
-           "%s: table sizes %d %d %d %d", what, t->branches, t->children, t->levels, t->splits);
-    free(seen);
+    CHECKF(ok, "%s: a parent link or a gather count is wrong", what);
+    free(op_of);
+    free(task_of);
+    free(stage_of);
+    free(gathered);
 }
 
 typedef struct {
@@ -62,9 +102,9 @@ typedef struct {
 /* count systems of one tree, d and rhs (and u, l when `own_ul`) different per system. */
 static void check_batch(const char *what, int m, const int *parent, const double *u0,
                         const double *l0, const double *d0, const double *r0, int count, int own_ul,
-                        int layout_kind, int block_size, int lanes, int split)
+                        int layout_kind, int block_size, int lanes, int stage_cost)
 {
-    const int workers = 1 + (count + lanes + split) % 5; /* the kernel's threads per lane */
+    const int workers = 1 + (count + lanes + stage_cost) % 5; /* the kernel's threads per lane */
     const hb_layout_t layout = (hb_layout_t)layout_kind;
     const int block = hb_layout_block(layout, count, block_size);
     const size_t size = (size_t)((count + block - 1) / block) * (size_t)block * (size_t)m;
@@ -90,16 +130,17 @@ static void check_batch(const char *what, int m, const int *parent, const double
     memcpy(l_in, l, size * sizeof *l);
     memcpy(d_in, d, size * sizeof *d);
     hb_hines_branched_t br;
-    CHECK_OK(hb_hines_branched_build(m, parent, lanes, split, &br));
+    CHECK_OK(hb_hines_branched_build(m, parent, lanes, workers, stage_cost, &br));
     if (br.m == m) {
         char where[256];
-        snprintf(where, sizeof where, "%.120s, %d systems, layout %d/%d, %d lanes x %d, split %d",
-                 what, count, layout_kind, block, lanes, workers, split);
-        check_plan(where, &br);
-        const size_t stage_n = hb_hines_branched_bytes(m, lanes, &br.dims) / sizeof(double) + 1;
+        snprintf(where, sizeof where,
+                 "%.120s, %d systems, layout %d/%d, %d lanes x %d, stage cost %d (%d stages)", what,
+                 count, layout_kind, block, lanes, workers, stage_cost, br.n_stages);
+        check_plan(where, parent, &br);
+        const size_t stage_n = hb_hines_branched_bytes(&br) / sizeof(double) + 1;
         double *stage = check_malloc(stage_n * sizeof *stage);
         for (size_t j = 0; j < stage_n; ++j) stage[j] = NAN;
-        hb_hines_branched_solve(&br, count, block, workers, u, l, d, r, stage);
+        hb_hines_branched_solve(&br, count, block, u, l, d, r, stage);
         double worst = 0.0;
         for (int s = 0; s < count; ++s) {
             double norm = 0.0, diff = 0.0;
@@ -145,7 +186,7 @@ static void test_random_trees(void)
 {
     const int sizes[] = {1, 2, 5, 70, 300};
     const int lanes[] = {1, 3, 4, 32};
-    const int splits[] = {0, HB_MULTI_MIN_SPLIT_ROWS, HB_MULTI_SPLIT_ROWS};
+    const int costs[] = {0, HB_BRANCHED_STAGE_COST, 1000}; /* many stages .. one */
     const int counts[] = {1, 7, 37};
     for (int shape = 0; shape < 3; ++shape)
         for (int k = 0; k < 5; ++k) {
@@ -161,38 +202,51 @@ static void test_random_trees(void)
                     for (int q = 0; q < 3; ++q) {
                         const layout_case_t *lc = &layouts[(a + c + q) % 4];
                         check_batch(what, m, parent, u, l, d, r, counts[c], (a + q) % 3 == 0,
-                                    lc->layout, lc->block_size, lanes[a], splits[q]);
+                                    lc->layout, lc->block_size, lanes[a], costs[q]);
                     }
             free(parent);
             free(u);
         }
 }
 
-/* One real cell: every layout, teams of 1, 4 and 8, split or not, own u and l or shared. */
+/* One real cell: every layout, teams of 1, 4 and 8, several stage costs, own u and l or
+ * shared. */
 static void check_real_cell(const char *name, int m, const int *parent, const double *u,
                             const double *l, const double *d, const double *r)
 {
     for (int a = 0; a < 4; ++a) {
         const layout_case_t *lc = &layouts[a];
         check_batch(name, m, parent, u, l, d, r, 6, 0, lc->layout, lc->block_size, a == 0 ? 1 : 4,
-                    a % 2 ? 0 : HB_MULTI_SPLIT_ROWS);
+                    a % 2 ? 0 : HB_BRANCHED_STAGE_COST);
     }
-    check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8,
-                HB_MULTI_MIN_SPLIT_ROWS);
+    check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8, 3);
 }
 
 static void test_errors(void)
 {
     const int parent[3] = {-1, 0, 1};
     hb_hines_branched_t br;
-    CHECK(hb_hines_branched_build(3, parent, 0, 0, &br) == HB_ERR_INVALID_VALUE);
-    CHECK(hb_hines_branched_build(3, parent, 33, 0, &br) == HB_ERR_INVALID_VALUE);
-    CHECK(br.m == 0 && br.plan.node_slot == NULL);
-    /* lanes are set once, on a plan of one lane */
-    CHECK_OK(hb_hines_branched_build(3, parent, 1, 0, &br));
-    CHECK_OK(hb_hines_branched_set_lanes(&br, 4));
-    CHECK(br.lanes == 4 && br.plan.node_slot[2] % 4 == 0);
-    CHECK(hb_hines_branched_set_lanes(&br, 2) == HB_ERR_INVALID_VALUE && br.lanes == 4);
+    CHECK(hb_hines_branched_build(3, parent, 0, 8, 0, &br) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_hines_branched_build(3, parent, 33, 8, 0, &br) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_hines_branched_build(3, parent, 2, 0, 0, &br) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_hines_branched_build(3, parent, 2, 8, -1, &br) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_hines_branched_build(0, parent, 2, 8, 0, &br) == HB_ERR_INVALID_VALUE);
+    CHECK(br.m == 0 && br.tables == NULL);
+    /* a chain is one task whatever the cost; every row but the root carries its parent */
+    CHECK_OK(hb_hines_branched_build(3, parent, 4, 8, 0, &br));
+    CHECK(br.n_stages == 1 && br.n_tasks == 1 && br.n_gathers == 0);
+    const hb_branched_op_t *ops = (const hb_branched_op_t *)br.tables;
+    CHECK(ops[0].row == 8 && ops[0].parent == ((4 << 2) | HB_BRANCHED_CARRIED) && ops[2].row == 0 &&
+          ops[2].parent == -1);
+    hb_hines_branched_free(&br);
+    /* a root with two chains of two: with no stage cost the chains are two tasks of a stage
+     * below the root's (8 half-rows against 10 for one task) */
+    const int fork[5] = {-1, 0, 1, 0, 3};
+    CHECK_OK(hb_hines_branched_build(5, fork, 1, 8, 0, &br));
+    CHECK(br.n_stages == 2 && br.n_tasks == 3 && br.n_gathers == 2);
+    hb_hines_branched_free(&br);
+    CHECK_OK(hb_hines_branched_build(5, fork, 1, 8, 1000, &br));
+    CHECK(br.n_stages == 1 && br.n_tasks == 1 && br.n_gathers == 0);
     hb_hines_branched_free(&br);
 }
 

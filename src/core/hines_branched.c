@@ -1,61 +1,295 @@
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/hines_branched.h"
 #include "core/status.h"
 #include "cpu/hines_cpu.h"
 
-hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int split_rows,
-                                    hb_hines_branched_t *br)
+/* Root of x's set, with path halving. */
+static int dsu_find(int *up, int x)
+{
+    while (up[x] != x) {
+        up[x] = up[up[x]];
+        x = up[x];
+    }
+    return x;
+}
+
+typedef struct {
+    int id;   /* first-come number within the plan */
+    int cost; /* half-rows: 2 a row, 1 a gather */
+} task_key_t;
+
+/* Longest first; equal ones in first-come order (a deterministic plan). */
+static int by_cost(const void *a, const void *b)
+{
+    const task_key_t *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * The stages: the ranges of heights [h1, h2] that minimise the sum over stages of
+ * stage_cost + max(largest task, total / workers) (half-rows), by dynamic programming over
+ * the last range; a range's tasks grow by union-find as h2 rises. first_height[s] is stage
+ * s's h1; returns the number of stages, or -1 when out of memory.
+ */
+static int plan_stages(int m, const int *height, const int *child_start,
+                       const int *child, int workers, int stage_cost, int *first_height)
+{
+    const int H = height[0] + 1;
+    int *by_height = malloc((size_t)m * sizeof *by_height);
+    int *height_start = calloc((size_t)H + 1, sizeof *height_start);
+    int *up = malloc((size_t)m * sizeof *up), *cost = malloc((size_t)m * sizeof *cost);
+    long *best = malloc(((size_t)H + 1) * sizeof *best);
+    int *cut = malloc(((size_t)H + 1) * sizeof *cut);
+    int stages = -1;
+    if (!by_height || !height_start || !up || !cost || !best || !cut) goto done;
+    for (int i = 0; i < m; ++i) height_start[height[i] + 1]++;
+    for (int h = 0; h < H; ++h) height_start[h + 1] += height_start[h];
+    { /* nodes of each height in descending order: children before their parent */
+        int *fill = cut; /* borrowed: H + 1 entries */
+        memcpy(fill, height_start, ((size_t)H + 1) * sizeof *fill);
+        for (int i = m - 1; i >= 0; --i) by_height[fill[height[i]]++] = i;
+    }
+    best[0] = 0;
+    for (int h = 1; h <= H; ++h) best[h] = LONG_MAX;
+    for (int h1 = 0; h1 < H; ++h1) {
+        long total = 0, largest = 0;
+        for (int h2 = h1; h2 < H; ++h2) {
+            for (int q = height_start[h2]; q < height_start[h2 + 1]; ++q) {
+                const int i = by_height[q];
+                up[i] = i;
+                cost[i] = 2;
+                for (int c = child_start[i]; c < child_start[i + 1]; ++c)
+                    if (height[child[c]] < h1) cost[i]++; /* a gather */
+                total += cost[i];
+                for (int c = child_start[i]; c < child_start[i + 1]; ++c) {
+                    if (height[child[c]] < h1) continue;
+                    const int ri = dsu_find(up, i), rc = dsu_find(up, child[c]);
+                    if (ri != rc) {
+                        up[rc] = ri;
+                        cost[ri] += cost[rc];
+                    }
+                }
+                const int r = dsu_find(up, i);
+                if (cost[r] > largest) largest = cost[r];
+            }
+            const long share = (total + workers - 1) / workers;
+            const long candidate = best[h1] + stage_cost + (largest > share ? largest : share);
+            if (candidate < best[h2 + 1]) {
+                best[h2 + 1] = candidate;
+                cut[h2 + 1] = h1;
+            }
+        }
+    }
+    stages = 0;
+    for (int h = H; h > 0; h = cut[h]) stages++;
+    int s = stages;
+    for (int h = H; h > 0; h = cut[h]) first_height[--s] = cut[h];
+done:
+    free(by_height);
+    free(height_start);
+    free(up);
+    free(cost);
+    free(best);
+    free(cut);
+    return stages;
+}
+
+hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int workers,
+                                    int stage_cost, hb_hines_branched_t *br)
 {
     memset(br, 0, sizeof *br);
     if (lanes < 1 || lanes > 32)
         return hb_fail(HB_ERR_INVALID_VALUE, "BRANCHED: %d lanes; expected 1 to 32", lanes);
-    hb_status_t status = hb_multi_plan_cell(m, parent, split_rows, &br->plan);
-    if (status != HB_SUCCESS) return status;
-    br->m = m;
-    br->lanes = 1;
-    br->dims = hb_multi_group_dims(&br->plan, 0);
-    return hb_hines_branched_set_lanes(br, lanes);
-}
-
-hb_status_t hb_hines_branched_set_lanes(hb_hines_branched_t *br, int lanes)
-{
-    if (br->lanes != 1 || lanes < 1 || lanes > 32)
+    if (workers < 1 || stage_cost < 0)
         return hb_fail(HB_ERR_INVALID_VALUE,
-                       "BRANCHED: %d lanes on a plan of %d; expected 1 to 32 on a plan of 1", lanes,
-                       br->lanes);
-    hb_multi_plan_t *p = &br->plan;
-    const size_t L = (size_t)lanes;
+                       "BRANCHED: %d workers, stage cost %d; expected at least 1 and 0", workers,
+                       stage_cost);
+    if (m < 1 || (long)m * lanes > (INT_MAX >> 2))
+        return hb_fail(HB_ERR_INVALID_VALUE, "BRANCHED: %d rows in teams of %d; expected 1 to %d",
+                       m, lanes, (INT_MAX >> 2) / lanes);
+    hb_status_t status = HB_ERR_ALLOC;
+    int *height = malloc((size_t)m * sizeof *height), *kids = calloc((size_t)m, sizeof *kids);
+    int *top = calloc((size_t)m, sizeof *top); /* highest child height */
+    int *child_start = calloc((size_t)m + 1, sizeof *child_start);
+    int *child = malloc((size_t)m * sizeof *child);
+    int *first_height = malloc((size_t)m * sizeof *first_height);
+    int *stage_of = malloc((size_t)m * sizeof *stage_of), *task_of = malloc((size_t)m * sizeof *task_of);
+    int *rank = NULL, *count = NULL, *fill = NULL;
+    task_key_t *keys = NULL;
+    if (!height || !kids || !top || !child_start || !child || !first_height || !stage_of ||
+        !task_of)
+        goto done;
+    for (int i = m - 1; i >= 0; --i) { /* children (larger indices) first */
+        height[i] = kids[i] == 0 ? 0 : kids[i] == 1 ? top[i] : top[i] + 1;
+        if (i > 0) {
+            const int p = parent[i];
+            kids[p]++;
+            if (height[i] > top[p]) top[p] = height[i];
+            child_start[p + 1]++;
+        }
+    }
+    for (int i = 0; i < m; ++i) child_start[i + 1] += child_start[i];
+    memcpy(kids, child_start, (size_t)m * sizeof *kids); /* kids: fill positions now */
+    for (int i = 1; i < m; ++i) child[kids[parent[i]]++] = i;
+
+    const int S = plan_stages(m, height, child_start, child, workers, stage_cost,
+                              first_height);
+    if (S < 0) goto done;
+    { /* height -> stage */
+        int s = 0;
+        for (int h = 0; h <= height[0]; ++h) {
+            while (s + 1 < S && first_height[s + 1] <= h) ++s;
+            top[h] = s; /* top: reused as the height -> stage map */
+        }
+        for (int i = 0; i < m; ++i) stage_of[i] = top[height[i]];
+    }
+    /* Tasks: a node whose parent lies in a later stage (or the root) starts one. */
+    int T = 0;
+    for (int i = 0; i < m; ++i)
+        task_of[i] = i == 0 || stage_of[parent[i]] != stage_of[i] ? T++ : task_of[parent[i]];
+    keys = calloc((size_t)T, sizeof *keys);
+    rank = malloc((size_t)T * sizeof *rank);
+    count = calloc((size_t)T + 1, sizeof *count);  /* rows per task, then op offsets */
+    fill = calloc((size_t)T + 1, sizeof *fill);    /* gathers per task, then offsets */
+    if (!keys || !rank || !count || !fill) goto done;
+    int G = 0;
+    for (int t = 0; t < T; ++t) keys[t].id = t;
+    for (int i = 0; i < m; ++i) {
+        keys[task_of[i]].cost += 2;
+        for (int c = child_start[i]; c < child_start[i + 1]; ++c)
+            if (stage_of[child[c]] != stage_of[i]) {
+                keys[task_of[i]].cost++;
+                G++;
+            }
+    }
+    /* Order: stage by stage (a task's id order follows its top node, and tops of a later stage
+     * are not necessarily later nodes, so sort by stage first), longest first within one. */
+    int *task_stage = malloc((size_t)T * sizeof *task_stage);
+    if (!task_stage) goto done;
+    for (int i = 0; i < m; ++i) task_stage[task_of[i]] = stage_of[i];
+    {
+        /* counting sort by stage, then by cost within each stage */
+        int *stage_start = calloc((size_t)S + 1, sizeof *stage_start);
+        task_key_t *sorted = malloc((size_t)T * sizeof *sorted);
+        if (!stage_start || !sorted) {
+            free(stage_start);
+            free(sorted);
+            free(task_stage);
+            goto done;
+        }
+        for (int t = 0; t < T; ++t) stage_start[task_stage[t] + 1]++;
+        for (int s = 0; s < S; ++s) stage_start[s + 1] += stage_start[s];
+        for (int t = 0; t < T; ++t) sorted[stage_start[task_stage[t]]++] = keys[t];
+        for (int s = S; s > 0; --s) stage_start[s] = stage_start[s - 1];
+        stage_start[0] = 0;
+        for (int s = 0; s < S; ++s)
+            qsort(sorted + stage_start[s], (size_t)(stage_start[s + 1] - stage_start[s]),
+                  sizeof *sorted, by_cost);
+        for (int q = 0; q < T; ++q) rank[sorted[q].id] = q;
+        br->words = 2 * (size_t)m + 2 * (size_t)G + (size_t)S + 1 + 2 * ((size_t)T + 1);
+        br->tables = malloc(br->words * sizeof *br->tables);
+        if (br->tables) {
+            int *stage_task = br->tables + 2 * ((size_t)m + (size_t)G);
+            memcpy(stage_task, stage_start, ((size_t)S + 1) * sizeof *stage_task);
+        }
+        free(stage_start);
+        free(sorted);
+        free(task_stage);
+        if (!br->tables) goto done;
+    }
+    hb_branched_tables_t t = hb_branched_tables_at(m, S, T, G, br->tables);
+    int *task_op = (int *)t.task_op, *task_gather = (int *)t.task_gather;
+    memset(count, 0, ((size_t)T + 1) * sizeof *count);
+    memset(fill, 0, ((size_t)T + 1) * sizeof *fill);
+    for (int i = 0; i < m; ++i) {
+        const int r = rank[task_of[i]];
+        count[r + 1]++;
+        for (int c = child_start[i]; c < child_start[i + 1]; ++c)
+            if (stage_of[child[c]] != stage_of[i]) fill[r + 1]++;
+    }
+    for (int r = 0; r < T; ++r) {
+        count[r + 1] += count[r];
+        fill[r + 1] += fill[r];
+    }
+    memcpy(task_op, count, ((size_t)T + 1) * sizeof *task_op);
+    memcpy(task_gather, fill, ((size_t)T + 1) * sizeof *task_gather);
+    hb_branched_op_t *ops = (hb_branched_op_t *)br->tables;
+    hb_branched_gather_t *gathers = (hb_branched_gather_t *)(br->tables + 2 * (size_t)m);
+    for (int i = m - 1; i >= 0; --i) { /* descending: children first within a task */
+        const int r = rank[task_of[i]];
+        hb_branched_op_t op = {i * lanes, -1};
+        if (i > 0) {
+            const int p = parent[i];
+            int kind = HB_BRANCHED_LATER;
+            if (stage_of[p] == stage_of[i]) /* the next row of the task is its next lower node */
+                kind = HB_BRANCHED_IN_TASK;
+            op.parent = ((p * lanes) << 2) | kind;
+        }
+        ops[count[r]++] = op;
+        for (int c = child_start[i]; c < child_start[i + 1]; ++c)
+            if (stage_of[child[c]] != stage_of[i])
+                gathers[fill[r]++] = (hb_branched_gather_t){i * lanes, child[c] * lanes};
+    }
+    /* Carried: the parent is the task's next op. */
+    for (int r = 0; r < T; ++r)
+        for (int j = task_op[r]; j + 1 < task_op[r + 1]; ++j)
+            if (ops[j].parent >= 0 && (ops[j].parent & 3) == HB_BRANCHED_IN_TASK &&
+                (ops[j].parent >> 2) == ops[j + 1].row)
+                ops[j].parent |= HB_BRANCHED_CARRIED;
+    br->m = m;
     br->lanes = lanes;
-    for (int j = 0; j < br->dims.entries; ++j) p->row_base[j] *= L;
-    for (int b = 0; b < p->n_branches; ++b)
-        if (p->parent_slot[b] != HB_MULTI_NO_PARENT) p->parent_slot[b] *= L;
-    for (int c = 0; c < p->child_ptr[p->n_branches]; ++c) p->child_top[c] *= L;
-    for (int i = 0; i < br->m; ++i) p->node_slot[i] *= L;
-    return HB_SUCCESS;
+    br->workers = workers;
+    br->n_stages = S;
+    br->n_tasks = T;
+    br->n_gathers = G;
+    status = HB_SUCCESS;
+done:
+    free(height);
+    free(kids);
+    free(top);
+    free(child_start);
+    free(child);
+    free(first_height);
+    free(stage_of);
+    free(task_of);
+    free(keys);
+    free(rank);
+    free(count);
+    free(fill);
+    if (status != HB_SUCCESS) {
+        free(br->tables);
+        memset(br, 0, sizeof *br);
+        return hb_fail(status, "BRANCHED: out of memory planning %d rows", m);
+    }
+    return status;
 }
 
 void hb_hines_branched_free(hb_hines_branched_t *br)
 {
-    hb_multi_plan_free(&br->plan);
+    free(br->tables);
     memset(br, 0, sizeof *br);
 }
 
-void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, int workers,
-                             const double *u, const double *l, const double *d, double *rhs,
-                             double *stage)
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, const double *u,
+                             const double *l, const double *d, double *rhs, double *stage)
 {
-    const int m = br->m, lanes = br->lanes;
+    const int m = br->m, lanes = br->lanes, workers = br->workers;
     const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
-    const size_t *slot_of = br->plan.node_slot;
+    int *tables = (int *)(stage + 4 * n);
+    const hb_branched_tables_t t =
+        hb_branched_tables_at(m, br->n_stages, br->n_tasks, br->n_gathers, tables);
     for (int s0 = 0; s0 < count; s0 += lanes) {
         const int team = count - s0 < lanes ? count - s0 : lanes;
-        for (int t = 0; t < lanes * workers; ++t) {
+        for (int th = 0; th < lanes * workers; ++th) {
             int k, i0;
-            hb_hines_branched_thread(t, lanes, workers, block, &k, &i0);
+            hb_hines_branched_thread(th, lanes, workers, block, &k, &i0);
             const size_t base = k < team ? hb_block_base(m, block, s0 + k) : 0;
             for (int i = i0; i < m; i += workers) {
-                const size_t slot = slot_of[i] + (size_t)k;
+                const size_t slot = (size_t)i * (size_t)lanes + (size_t)k;
                 if (k < team) {
                     const size_t g = base + (size_t)i * B;
                     stage[slot] = u[g];
@@ -68,19 +302,24 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
                 }
             }
         }
-        hb_multi_stage_tables(&br->plan, 0, &br->dims, stage + 4 * n, 0, 1);
+        memcpy(tables, br->tables, br->words * sizeof *tables);
         for (int k = 0; k < lanes; ++k) {
-            const hb_multi_view_t v = hb_hines_branched_view(&br->dims, br->plan.split_rows, stage,
-                                                             m, lanes, k);
-            hb_multi_cpu_solve_view(&v);
+            const hb_branched_lane_t a = {stage + k, stage + n + k, stage + 2 * n + k,
+                                          stage + 3 * n + k};
+            for (int s = 0; s < t.n_stages; ++s)
+                for (int task = t.stage_task[s]; task < t.stage_task[s + 1]; ++task)
+                    hb_branched_eliminate(&t, a, task);
+            for (int s = t.n_stages - 1; s >= 0; --s)
+                for (int task = t.stage_task[s]; task < t.stage_task[s + 1]; ++task)
+                    hb_branched_substitute(&t, a, task);
         }
-        for (int t = 0; t < lanes * workers; ++t) {
+        for (int th = 0; th < lanes * workers; ++th) {
             int k, i0;
-            hb_hines_branched_thread(t, lanes, workers, block, &k, &i0);
+            hb_hines_branched_thread(th, lanes, workers, block, &k, &i0);
             if (k >= team) continue;
             const size_t base = hb_block_base(m, block, s0 + k);
             for (int i = i0; i < m; i += workers)
-                rhs[base + (size_t)i * B] = stage[3 * n + slot_of[i] + (size_t)k];
+                rhs[base + (size_t)i * B] = stage[3 * n + (size_t)i * (size_t)lanes + (size_t)k];
         }
     }
 }

@@ -465,25 +465,6 @@ done:
     return status;
 }
 
-hb_status_t hb_multi_plan_cell(int m, const int *parent, int split_rows, hb_multi_plan_t *plan)
-{
-    int cell_m = m;
-    size_t first[2] = {0, (size_t)m};
-    const int order[1] = {0}, gstart[2] = {0, 1};
-    struct hb_multi one;
-    memset(&one, 0, sizeof one);
-    one.n_cells = 1;
-    one.m = &cell_m;
-    one.cell_first = first;
-    one.parent = (int *)parent; /* only read */
-    one.n_rows = (size_t)m;
-    one.max_m = m;
-    hb_status_t status = hb_multi_plan(&one, order, gstart, 1, plan);
-    if (status == HB_SUCCESS) status = plan_splits(plan, split_rows);
-    if (status != HB_SUCCESS) hb_multi_plan_free(plan);
-    return status;
-}
-
 #define PLAN_FAIL(...)                                               \
     do {                                                             \
         if (why && why_len) snprintf(why, why_len, __VA_ARGS__);     \

@@ -54,9 +54,6 @@ typedef struct {
     int split_rows;  /* GROUPED: branches of split_rows rows or more are split (0: none) */
     int n_split;     /* the split branches: level split_level[i], branch split_branch[i] */
     const int *split_level, *split_branch;
-    /* Elements between adjacent slots: 1, or a BRANCHED team's systems (core/hines_branched.h),
-     * whose tables then hold slots times lanes and whose arrays start at the lane's element. */
-    int lanes;
 } hb_multi_view_t;
 
 /* A layout of the branches of every cell in groups of cells (see above). */
@@ -102,7 +99,6 @@ HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g
     v.split_rows = p->split_rows;
     v.n_split = 0;
     v.split_level = v.split_branch = NULL;
-    v.lanes = 1;
     if (p->split_off && p->split_level && p->split_branch) { /* (absent while planning) */
         v.n_split = p->split_off[g + 1] - p->split_off[g];
         v.split_level = p->split_level + p->split_off[g];
@@ -115,8 +111,8 @@ HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g
  * A group staged on chip keeps its tables beside its arrays, rebased so that its branches,
  * child entries and levels count from 0: the level loops then never wait on global memory
  * for a branch's rows, children or parent. hb_multi_stage_tables writes them,
- * hb_multi_staged_view reads them; the CUDA kernels (GROUPED, BRANCHED) and their CPU twins
- * go through the same two functions.
+ * hb_multi_staged_view reads them; the GROUPED kernel and its CPU twin go through the same
+ * two functions.
  */
 typedef struct {
     int entries;  /* row_base */
@@ -196,10 +192,10 @@ HB_TD_INLINE void hb_multi_stage_tables(const hb_multi_plan_t *p, int g, const h
 }
 
 /* The view of a group whose tables hb_multi_stage_tables wrote at `tables`; the arrays
- * (group-local slots, `lanes` elements apart) are the caller's. */
+ * (group-local slots) are the caller's. */
 HB_TD_INLINE hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int split_rows,
                                                   const void *tables, const double *u, double *l,
-                                                  double *d, double *rhs, int lanes)
+                                                  double *d, double *rhs)
 {
     const hb_multi_tables_t s = hb_multi_tables_at(t, (void *)tables); /* only read */
     hb_multi_view_t v;
@@ -219,7 +215,6 @@ HB_TD_INLINE hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int 
     v.n_split = t->splits;
     v.split_level = s.split_level;
     v.split_branch = s.split_branch;
-    v.lanes = lanes;
     return v;
 }
 
@@ -247,7 +242,7 @@ HB_TD_INLINE void hb_multi_step(double dl, double d, double du, double b, double
     *cp = du * inv;
 }
 
-/* The rows of branch b (level h): row r at rb[r] + off (off counts lanes). */
+/* The rows of branch b (level h): row r at rb[r] + off. */
 typedef struct {
     const size_t *rb;
     size_t off;
@@ -257,7 +252,7 @@ HB_TD_INLINE hb_multi_rows_t hb_multi_branch_rows(const hb_multi_view_t *v, int 
 {
     hb_multi_rows_t w;
     w.rb = v->row_base + v->level_row[h];
-    w.off = (size_t)(b - v->level_branch[h]) * (size_t)v->lanes;
+    w.off = (size_t)(b - v->level_branch[h]);
     return w;
 }
 
@@ -593,9 +588,6 @@ void hb_multi_plan_free(hb_multi_plan_t *plan);
  * none). Replaces mb->grouped when group_rows or split_rows differs.
  */
 hb_status_t hb_multi_plan_grouped(struct hb_multi *mb, size_t group_rows, int split_rows);
-/* One cell (m rows, parent[0] = -1) as a plan of one group, branches of split_rows rows or
- * more split (0: none): BRANCHED's plan (core/hines_branched.h). On failure the plan is freed. */
-hb_status_t hb_multi_plan_cell(int m, const int *parent, int split_rows, hb_multi_plan_t *plan);
 /*
  * GROUPED splits branches of `rows` rows or more (0: none; else at least
  * HB_MULTI_MIN_SPLIT_ROWS) into chunks of about sqrt(rows). Default HB_MULTI_SPLIT_ROWS, or the

@@ -85,7 +85,7 @@ static void solve_group(const hb_multi_plan_t *p, int g, const double *u, double
     const size_t base = p->slot_base[g];
     hb_multi_stage_tables(p, g, &t, tables, 0, 1);
     const hb_multi_view_t v = hb_multi_staged_view(&t, p->split_rows, tables, u + base, l + base,
-                                                   d + base, rhs + base, 1);
+                                                   d + base, rhs + base);
     hb_multi_cpu_solve_view(&v);
 }
 

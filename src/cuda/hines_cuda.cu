@@ -12,7 +12,7 @@
  *                 so memory sees each input read once and the solution written once
  *   pipelined     ours for many systems: a thread per system with a row plan
  *   branched      ours for few systems: a block per team of adjacent systems staged on
- *                 chip, the tree's branches shared out level by level (core/hines_branched.h)
+ *                 chip, the tree's subtrees shared out stage by stage (core/hines_branched.h)
  *
  * Element (s, i) of a part (a device's range of systems) is at
  * (s / B) * m * B + i * B + s % B (docs/layouts.md).
@@ -31,7 +31,6 @@ extern "C" {
 }
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
-#include "cuda/plan_cuda.cuh"
 
 #define MAX_DEVICES 16
 #define PER_THREAD_BLOCK 128
@@ -62,8 +61,7 @@ typedef struct {
     int uniform;    /* all systems of the batch have the same u and l */
     void *scratch;  /* pipelined kernel's (a, b) rows beyond the on-chip tail */
     size_t scratch_bytes;
-    hb_multi_plan_t branched; /* the branched kernel's plan tables on this device */
-    void *branched_tables;    /* the tables as a team stages them (hb_multi_stage_tables) */
+    int *branched_tables;     /* the branched kernel's plan tables on this device */
 } part_t;
 
 struct hb_cuda_batch {
@@ -541,40 +539,51 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
 
 /*
  * Ours for few systems: block k solves systems k L .. k L + L - 1 (a team of L = lanes).
- * The team is staged in shared memory as [slot][lane] (u, l, d, rhs, then the plan's tables),
- * thread t works on lane t % L, and the block's blockDim.x / L workers share out
- * each level's branches (hb_cuda_levels_of_view). Only x goes back to memory.
- * As in GROUPED, the level loops run in a function of their own (multi_cuda.cu says why).
+ * The team is staged in shared memory as [node][lane] (u, l, d, rhs, then the plan's tables),
+ * thread t works on lane t % L, and the block's blockDim.x / L workers share out each
+ * stage's tasks (core/hines_branched.h). Only x goes back to memory. The stage loops run in
+ * a function of their own, as GROUPED's level loops (multi_cuda.cu says why).
  */
-__device__ __noinline__ void branched_levels(const hb_multi_dims_t *dims,
-                                             int split_rows, int m, int lanes)
+__device__ __noinline__ void branched_stages(int m, int lanes, int n_stages, int n_tasks,
+                                             int n_gathers)
 {
     extern __shared__ double team_smem[];
-    const hb_multi_view_t v =
-        hb_hines_branched_view(dims, split_rows, team_smem, m, lanes, threadIdx.x % lanes);
-    hb_cuda_levels_of_view(&v, threadIdx.x / lanes, blockDim.x / lanes);
+    const size_t n = (size_t)m * (size_t)lanes;
+    const int k = threadIdx.x % lanes, first = threadIdx.x / lanes, workers = blockDim.x / lanes;
+    const hb_branched_tables_t t =
+        hb_branched_tables_at(m, n_stages, n_tasks, n_gathers, (const int *)(team_smem + 4 * n));
+    const hb_branched_lane_t a = {team_smem + k, team_smem + n + k, team_smem + 2 * n + k,
+                                  team_smem + 3 * n + k};
+    for (int s = 0; s < n_stages; ++s) {
+        for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
+            hb_branched_eliminate(&t, a, task);
+        __syncthreads();
+    }
+    for (int s = n_stages - 1; s >= 0; --s) {
+        for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
+            hb_branched_substitute(&t, a, task);
+        __syncthreads();
+    }
 }
 
 __global__ void __launch_bounds__(BRANCHED_THREADS)
-    branched_kernel(hb_multi_plan_t plan, hb_multi_dims_t dims, int m, int lanes,
-                    int count, int block,
-                    int uniform, const double *__restrict__ u, const double *__restrict__ l,
+    branched_kernel(const int *__restrict__ tables, int words, int n_stages, int n_tasks,
+                    int n_gathers, int m, int lanes, int count, int block, int uniform,
+                    const double *__restrict__ u, const double *__restrict__ l,
                     const double *__restrict__ d, double *__restrict__ rhs,
-                    const double *__restrict__ cu, const double *__restrict__ cl,
-                    const int *__restrict__ tables, int phase)
+                    const double *__restrict__ cu, const double *__restrict__ cl)
 {
     extern __shared__ double team_smem[];
     const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
     double *su = team_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
     const int s0 = blockIdx.x * lanes, team = count - s0 < lanes ? count - s0 : lanes;
     const int workers = blockDim.x / lanes;
-    const size_t *node_slot = plan.node_slot;
     int k, i0;
     hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
     const size_t base = k < team ? system_base(m, block, s0 + k) : 0;
 #pragma unroll 4
     for (int i = i0; i < m; i += workers) {
-        const size_t slot = __ldg(&node_slot[i]) + (size_t)k;
+        const size_t slot = (size_t)i * (size_t)lanes + (size_t)k;
         if (k < team) {
             const size_t g = base + (size_t)i * B;
             su[slot] = uniform ? __ldg(&cu[i]) : __ldg(&u[g]);
@@ -586,20 +595,20 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
             sd[slot] = 1.0;
         }
     }
-    if (phase < 2) {
-        /* The staged tables are one image made at setup: independent 16-byte loads. */
-        const int words = (int)(hb_multi_table_bytes(&dims) / 4), quads = words / 4;
-        int4 *dst4 = (int4 *)(sr + n);
-        const int4 *src4 = (const int4 *)tables;
-        for (int j = threadIdx.x; j < quads; j += blockDim.x) dst4[j] = __ldg(&src4[j]);
+    { /* the tables: one image, 16 bytes a load (4 n doubles keep it 16-byte aligned) */
+        int *staged = (int *)(sr + n);
+        const int quads = words / 4;
+        for (int j = threadIdx.x; j < quads; j += blockDim.x)
+            ((int4 *)staged)[j] = __ldg(&((const int4 *)tables)[j]);
         for (int j = 4 * quads + threadIdx.x; j < words; j += blockDim.x)
-            ((int *)(sr + n))[j] = __ldg(&tables[j]);
+            staged[j] = __ldg(&tables[j]);
     }
     __syncthreads();
-    if (phase < 1) branched_levels(&dims, plan.split_rows, m, lanes);
+    branched_stages(m, lanes, n_stages, n_tasks, n_gathers);
     if (k < team) {
 #pragma unroll 4
-        for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = sr[__ldg(&node_slot[i]) + k];
+        for (int i = i0; i < m; i += workers)
+            rhs[base + (size_t)i * B] = sr[(size_t)i * (size_t)lanes + (size_t)k];
     }
 }
 
@@ -801,8 +810,9 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
  * faster than one round of teams of 20; 256 systems of 300-700 rows run 8-10% faster as
  * teams of 2 than of 4, and 2-7% faster than teams of 1 (bench/results/
  * hines-h100-2026-11-22c-lanes.txt). A block has the most whole workers that fit
- * BRANCHED_THREADS threads. HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the
- * threads and HB_BRANCHED_SPLIT the split length (experiments).
+ * BRANCHED_THREADS threads; a plan is made for each L tried (its stages depend on the
+ * workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the threads and
+ * HB_BRANCHED_STAGE_COST the plan's stage cost (experiments).
  * The kernel cannot run when one system exceeds shared memory: lanes stay 0.
  */
 static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
@@ -812,69 +822,63 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     const long sms = b->ctx->sm_count[p0->device] > 0 ? b->ctx->sm_count[p0->device] : 1;
     int knob = env_int("HB_BRANCHED_LANES", 0);
     if (knob < 1 || knob > 32) knob = 0;
-    int split = env_int("HB_BRANCHED_SPLIT", HB_MULTI_SPLIT_ROWS);
-    if (split != 0 && split < HB_MULTI_MIN_SPLIT_ROWS) split = HB_MULTI_MIN_SPLIT_ROWS;
-    CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
-    /* The table sizes do not depend on the lanes: plan with one, choose, then scale. */
-    hb_status_t status = hb_hines_branched_build(b->m, parent, 1, split, &b->branched);
-    if (status != HB_SUCCESS) return status;
-    const hb_multi_dims_t dims = b->branched.dims;
+    int stage_cost = env_int("HB_BRANCHED_STAGE_COST", HB_BRANCHED_STAGE_COST);
+    if (stage_cost < 0) stage_cost = HB_BRANCHED_STAGE_COST;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
+    CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
     CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin)); /* for the occupancy */
-    int best = 0, best_threads = 0;
+    int best_threads = 0;
     long best_rounds = 0;
-    for (int lanes = 32; lanes >= 1; --lanes) {
+    hb_status_t status = HB_SUCCESS;
+    for (int lanes = 32; lanes >= 1 && status == HB_SUCCESS; --lanes) {
         if (knob && lanes != knob) continue;
-        if (!knob && lanes < 2 && best >= 2) break;
-        const size_t smem = hb_hines_branched_bytes(b->m, lanes, &dims);
-        if (smem > optin) continue;
+        if (!knob && lanes < 2 && b->branched.lanes >= 2) break;
+        if ((size_t)32 * (size_t)b->m * (size_t)lanes > optin) continue; /* before planning */
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
-         * H100 (bench/results/hines-h100-2026-11-22c.md): the chunk passes and the staging
-         * loops share the same threads. */
+         * H100 (bench/results/hines-h100-2026-11-22c.md): the staging loops share the threads. */
         int threads = BRANCHED_THREADS / lanes * lanes;
         if (threads_knob >= lanes && threads_knob <= BRANCHED_THREADS && threads_knob % lanes == 0)
             threads = threads_knob;
+        hb_hines_branched_t plan;
+        status = hb_hines_branched_build(b->m, parent, lanes, threads / lanes, stage_cost, &plan);
+        if (status != HB_SUCCESS) break;
+        const size_t smem = hb_hines_branched_bytes(&plan);
         int per_sm = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, branched_kernel, threads,
-                                                                 smem));
-        if (per_sm < 1) continue;
-        const long wave = (long)per_sm * sms, rounds = (ceil_div(p0->count, lanes) + wave - 1) / wave;
-        if (!best || rounds <= best_rounds) {
-            best = lanes;
+        cudaError_t e = smem <= optin ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                            &per_sm, branched_kernel, threads, smem)
+                                      : cudaSuccess;
+        if (e != cudaSuccess) {
+            hb_hines_branched_free(&plan);
+            CUDA_CHECK(e);
+        }
+        const long wave = (long)per_sm * sms;
+        const long rounds = per_sm > 0 ? (ceil_div(p0->count, lanes) + wave - 1) / wave : 0;
+        if (per_sm > 0 && (!b->branched.lanes || rounds <= best_rounds)) {
+            hb_hines_branched_free(&b->branched);
+            b->branched = plan;
             best_threads = threads;
             best_rounds = rounds;
+        } else {
+            hb_hines_branched_free(&plan);
         }
     }
-    if (!best) {
-        hb_hines_branched_free(&b->branched); /* lanes 0: the kernel cannot run */
-        return HB_SUCCESS;
+    if (status != HB_SUCCESS || !b->branched.lanes) { /* lanes 0: the kernel cannot run */
+        hb_hines_branched_free(&b->branched);
+        return status;
     }
-    if ((status = hb_hines_branched_set_lanes(&b->branched, best)) != HB_SUCCESS) return status;
-    b->branched_smem = hb_hines_branched_bytes(b->m, best, &b->branched.dims);
+    b->branched_smem = hb_hines_branched_bytes(&b->branched);
     b->branched_threads = best_threads;
-    const size_t table_bytes = hb_multi_table_bytes(&b->branched.dims);
-    void *image = malloc(table_bytes ? table_bytes : 1);
-    if (!image) return hb_fail(HB_ERR_ALLOC, "branched: %zu bytes of plan tables", table_bytes);
-    hb_multi_stage_tables(&b->branched.plan, 0, &b->branched.dims, image, 0, 1);
+    const size_t bytes = b->branched.words * sizeof(int);
     for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
         part_t *p = &b->part[k];
         cudaError_t e = cudaSetDevice(b->ctx->id[p->device]);
-        if (e == cudaSuccess) e = cudaMalloc(&p->branched_tables, table_bytes ? table_bytes : 1);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&p->branched_tables, bytes);
         if (e == cudaSuccess)
-            e = cudaMemcpy(p->branched_tables, image, table_bytes, cudaMemcpyHostToDevice);
+            e = cudaMemcpy(p->branched_tables, b->branched.tables, bytes, cudaMemcpyHostToDevice);
         if (e != cudaSuccess)
-            status = hb_fail(HB_CUDA_STATUS(e), "branched: plan tables: %s", cudaGetErrorString(e));
-        if (status == HB_SUCCESS)
-            status = hb_cuda_plan_upload(&b->branched.plan, &p->branched, 1,
-                                         b->ctx->stream[p->device]);
-        if (status == HB_SUCCESS) {
-            e = cudaStreamSynchronize(b->ctx->stream[p->device]);
-            if (e != cudaSuccess)
-                status = hb_fail(HB_CUDA_STATUS(e), "branched: plan upload: %s",
-                                 cudaGetErrorString(e));
-        }
+            status = hb_fail(HB_CUDA_STATUS(e), "branched: %zu bytes of plan tables: %s", bytes,
+                             cudaGetErrorString(e));
     }
-    free(image);
     return status;
 }
 
@@ -916,11 +920,11 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
     case HB_HINES_ALGO_BRANCHED: {
         const int lanes = b->branched.lanes;
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
-        branched_kernel<<<ceil_div(p->count, lanes), b->branched_threads,
-                          b->branched_smem, stream>>>(
-            p->branched, b->branched.dims, m, lanes, p->count, p->block, p->uniform, p->u,
-            p->l, p->d, p->rhs, p->cu, p->cl, (const int *)p->branched_tables,
-            env_int("HB_BRANCHED_PHASE", 0));
+        const hb_hines_branched_t *br = &b->branched;
+        branched_kernel<<<ceil_div(p->count, lanes), b->branched_threads, b->branched_smem,
+                          stream>>>(p->branched_tables, (int)br->words, br->n_stages,
+                                    br->n_tasks, br->n_gathers, m, lanes, p->count, p->block,
+                                    p->uniform, p->u, p->l, p->d, p->rhs, p->cu, p->cl);
         break;
     }
     default: return hb_fail(HB_ERR_INVALID_VALUE, "unknown Hines algorithm %d", (int)algo);
@@ -1044,7 +1048,6 @@ extern "C" void hb_cuda_batch_destroy(hb_cuda_batch_t *b)
         cudaFree(p->cu);
         cudaFree(p->cl);
         cudaFree(p->scratch);
-        hb_cuda_plan_free(&p->branched);
         cudaFree(p->branched_tables);
     }
     hb_hines_branched_free(&b->branched);

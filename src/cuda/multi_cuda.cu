@@ -20,11 +20,11 @@
 #include <string.h>
 
 extern "C" {
+#include "core/multi.h"
 #include "core/status.h"
 }
 #include "cuda/cuda_check.h"
 #include "cuda/multi_cuda.h"
-#include "cuda/plan_cuda.cuh"
 
 #define LEVEL_THREADS 128
 #define GROUP_THREADS 256
@@ -32,6 +32,34 @@ extern "C" {
 #define CELL_THREADS 128
 
 enum { LAYOUT_NONE = 0, LAYOUT_PLAN = 1, LAYOUT_CELLS = 2 };
+
+/*
+ * The levels of view v, leaves to root and back, a block barrier after each: the block's
+ * workers first, first + stride, ... share out each level's branches (and the chunks of
+ * split branches, before the levels and after). Every thread of the block calls it.
+ */
+__device__ __forceinline__ void hb_cuda_levels_of_view(const hb_multi_view_t *v, int first,
+                                                       int stride)
+{
+    if (v->n_split > 0) {
+        hb_multi_chunk_pass(v, first, stride, 0);
+        __syncthreads();
+    }
+    for (int h = 0; h < v->n_levels; ++h) {
+        for (int b = v->level_branch[h] + first; b < v->level_branch[h + 1]; b += stride)
+            hb_multi_eliminate(v, h, b);
+        __syncthreads();
+    }
+    for (int h = v->n_levels - 1; h >= 0; --h) {
+        for (int b = v->level_branch[h] + first; b < v->level_branch[h + 1]; b += stride)
+            hb_multi_substitute(v, h, b);
+        __syncthreads();
+    }
+    if (v->n_split > 0) {
+        hb_multi_chunk_pass(v, first, stride, 1);
+        __syncthreads();
+    }
+}
 
 struct hb_cuda_multi {
     int device;
@@ -92,7 +120,7 @@ __device__ __noinline__ void staged_levels(const hb_multi_dims_t *t, int split_r
     extern __shared__ double group_smem[];
     const hb_multi_view_t v =
         hb_multi_staged_view(t, split_rows, group_smem + 4 * n, group_smem, group_smem + n,
-                             group_smem + 2 * n, group_smem + 3 * n, 1);
+                             group_smem + 2 * n, group_smem + 3 * n);
     hb_cuda_levels_of_view(&v, tid, GROUP_THREADS);
 }
 
@@ -156,7 +184,8 @@ __global__ void __launch_bounds__(CELL_THREADS)
 /* Storage                                                                  */
 /* ------------------------------------------------------------------------ */
 
-void hb_cuda_plan_free(hb_multi_plan_t *p)
+/* Frees the device tables of a plan made by plan_upload and zeroes it. */
+static void plan_free(hb_multi_plan_t *p)
 {
     cudaFree(p->slot_base);
     cudaFree(p->level_off);
@@ -168,7 +197,6 @@ void hb_cuda_plan_free(hb_multi_plan_t *p)
     cudaFree(p->child_ptr);
     cudaFree(p->child_top);
     cudaFree(p->parent_slot);
-    cudaFree(p->node_slot);
     cudaFree(p->split_off);
     cudaFree(p->split_level);
     cudaFree(p->split_branch);
@@ -177,7 +205,7 @@ void hb_cuda_plan_free(hb_multi_plan_t *p)
 
 static void free_layout(hb_cuda_multi_t *dm)
 {
-    hb_cuda_plan_free(&dm->plan);
+    plan_free(&dm->plan);
     free(dm->level_branch_host);
     dm->level_branch_host = NULL;
     cudaFree(dm->m);
@@ -273,8 +301,9 @@ static hb_status_t alloc_arrays(hb_cuda_multi_t *dm, size_t size)
     return HB_SUCCESS;
 }
 
-hb_status_t hb_cuda_plan_upload(const hb_multi_plan_t *p, hb_multi_plan_t *q, int with_nodes,
-                                cudaStream_t stream)
+/* Device copies of a plan's tables (on the current device); q holds device pointers. On
+ * failure q is freed. */
+static hb_status_t plan_upload(const hb_multi_plan_t *p, hb_multi_plan_t *q, cudaStream_t stream)
 {
     const size_t groups = (size_t)p->n_groups + 1, nb = (size_t)p->n_branches;
     const size_t level_entries = (size_t)p->level_off[p->n_groups];
@@ -305,10 +334,8 @@ hb_status_t hb_cuda_plan_upload(const hb_multi_plan_t *p, hb_multi_plan_t *q, in
         (status = COPY_TABLE(q->split_level, p->split_level, split_entries, stream)) !=
             HB_SUCCESS ||
         (status = COPY_TABLE(q->split_branch, p->split_branch, split_entries, stream)) !=
-            HB_SUCCESS ||
-        (with_nodes &&
-         (status = COPY_TABLE(q->node_slot, p->node_slot, p->n_slots, stream)) != HB_SUCCESS))
-        hb_cuda_plan_free(q);
+            HB_SUCCESS)
+        plan_free(q);
     return status;
 }
 
@@ -316,7 +343,7 @@ extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
     free_layout(dm);
-    hb_status_t status = hb_cuda_plan_upload(p, &dm->plan, 0, dm->stream);
+    hb_status_t status = plan_upload(p, &dm->plan, dm->stream);
     if (status != HB_SUCCESS || (status = alloc_arrays(dm, p->n_slots)) != HB_SUCCESS) goto fail;
     /* LEVELS launches need group 0's level boundaries on the host. */
     dm->levels0 = p->level_off[1] - p->level_off[0] - 1;
@@ -454,7 +481,6 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
         v.split_rows = 0;
         v.n_split = 0;
         v.split_level = v.split_branch = NULL;
-        v.lanes = 1;
         const int *lb = dm->level_branch_host;
         for (int h = 0; h < dm->levels0; ++h) {
             const int width = lb[h + 1] - lb[h];

@@ -17,9 +17,9 @@ grep -E "hinesbatch:|registers|spill" "$out/cmake.log" "$out/build.log" | sort -
 status=0
 ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines.log" 2>&1 || status=1
 grep -v "rel diff" "$out/test_gpu_hines.log" | tail -20
-# The branched kernel again with 32-system teams, 64 threads and every branch of 4 rows or more
-# split (its default picks 4-16 systems and splits only long branches).
-HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_SPLIT=4 \
+# The branched kernel again with 32-system teams, 64 threads and a stage per node height (the
+# most stages, tasks and gathers; its default picks the team size and fewer stages).
+HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 \
   ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched.log" 2>&1 || status=1
 grep -v "rel diff" "$out/test_gpu_hines_branched.log" | tail -3
 if [ "$#" -gt 0 ]; then
