@@ -108,9 +108,9 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "BRANCHED: %d workers, stage cost %d; expected at least 1 and 0", workers,
                        stage_cost);
-    if (m < 1 || (long)m * lanes > (INT_MAX >> 2))
+    if (m < 1 || ((long)m + 2) * lanes > (INT_MAX >> 4)) /* parent slots: 16 (m + 2) lanes */
         return hb_fail(HB_ERR_INVALID_VALUE, "BRANCHED: %d rows in teams of %d; expected 1 to %d",
-                       m, lanes, (INT_MAX >> 2) / lanes);
+                       m, lanes, (INT_MAX >> 4) / lanes - 2);
     hb_status_t status = HB_ERR_ALLOC;
     int *height = malloc((size_t)m * sizeof *height), *kids = calloc((size_t)m, sizeof *kids);
     int *top = calloc((size_t)m, sizeof *top); /* highest child height */
@@ -220,25 +220,22 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
     hb_branched_op_t *ops = (hb_branched_op_t *)br->tables;
     hb_branched_gather_t *gathers = (hb_branched_gather_t *)(br->tables + 2 * (size_t)m);
     for (int i = m - 1; i >= 0; --i) { /* descending: children first within a task */
-        const int r = rank[task_of[i]];
-        hb_branched_op_t op = {i * lanes, -1};
+        const int r = rank[task_of[i]], slot = 4 * lanes; /* a node's slot: i times this */
+        hb_branched_op_t op = {i * slot, ((m + 1) * slot << 2) | HB_BRANCHED_ROOT};
         if (i > 0) {
             const int p = parent[i];
-            int kind = HB_BRANCHED_LATER;
-            if (stage_of[p] == stage_of[i]) /* the next row of the task is its next lower node */
-                kind = HB_BRANCHED_IN_TASK;
-            op.parent = ((p * lanes) << 2) | kind;
+            const int kind = stage_of[p] == stage_of[i] ? HB_BRANCHED_IN_TASK : HB_BRANCHED_LATER;
+            op.parent = (p * slot << 2) | kind;
         }
         ops[count[r]++] = op;
         for (int c = child_start[i]; c < child_start[i + 1]; ++c)
             if (stage_of[child[c]] != stage_of[i])
-                gathers[fill[r]++] = (hb_branched_gather_t){i * lanes, child[c] * lanes};
+                gathers[fill[r]++] = (hb_branched_gather_t){i * slot, child[c] * slot};
     }
     /* Carried: the parent is the task's next op. */
     for (int r = 0; r < T; ++r)
         for (int j = task_op[r]; j + 1 < task_op[r + 1]; ++j)
-            if (ops[j].parent >= 0 && (ops[j].parent & 3) == HB_BRANCHED_IN_TASK &&
-                (ops[j].parent >> 2) == ops[j + 1].row)
+            if ((ops[j].parent & 3) == HB_BRANCHED_IN_TASK && (ops[j].parent >> 2) == ops[j + 1].row)
                 ops[j].parent |= HB_BRANCHED_CARRIED;
     br->m = m;
     br->lanes = lanes;
@@ -278,10 +275,11 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
                              const double *l, const double *d, double *rhs, double *stage)
 {
     const int m = br->m, lanes = br->lanes, workers = br->workers;
-    const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
-    int *tables = (int *)(stage + 4 * n);
+    const size_t B = (size_t)block, L = (size_t)lanes;
+    int *tables = (int *)(stage + hb_hines_branched_doubles(m, lanes));
     const hb_branched_tables_t t =
         hb_branched_tables_at(m, br->n_stages, br->n_tasks, br->n_gathers, tables);
+    const int sink = hb_branched_sink(m, lanes);
     for (int s0 = 0; s0 < count; s0 += lanes) {
         const int team = count - s0 < lanes ? count - s0 : lanes;
         for (int th = 0; th < lanes * workers; ++th) {
@@ -289,29 +287,30 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
             hb_hines_branched_thread(th, lanes, workers, block, &k, &i0);
             const size_t base = k < team ? hb_block_base(m, block, s0 + k) : 0;
             for (int i = i0; i < m; i += workers) {
-                const size_t slot = (size_t)i * (size_t)lanes + (size_t)k;
+                double *e = stage + 4 * ((size_t)i * L + (size_t)k);
                 if (k < team) {
                     const size_t g = base + (size_t)i * B;
-                    stage[slot] = u[g];
-                    stage[n + slot] = l[g];
-                    stage[2 * n + slot] = d[g];
-                    stage[3 * n + slot] = rhs[g];
-                } else {
-                    stage[slot] = stage[n + slot] = stage[3 * n + slot] = 0.0;
-                    stage[2 * n + slot] = 1.0;
+                    e[HB_BRANCHED_U] = u[g];
+                    e[HB_BRANCHED_L] = l[g];
+                    e[HB_BRANCHED_D] = d[g];
+                    e[HB_BRANCHED_RHS] = rhs[g];
+                } else { /* a missing system: identity rows */
+                    e[HB_BRANCHED_U] = e[HB_BRANCHED_L] = e[HB_BRANCHED_RHS] = 0.0;
+                    e[HB_BRANCHED_D] = 1.0;
                 }
             }
         }
+        for (size_t j = 4 * (size_t)m * L; j < hb_hines_branched_doubles(m, lanes); ++j)
+            stage[j] = 0.0; /* the sink and zero nodes */
         memcpy(tables, br->tables, br->words * sizeof *tables);
         for (int k = 0; k < lanes; ++k) {
-            const hb_branched_lane_t a = {stage + k, stage + n + k, stage + 2 * n + k,
-                                          stage + 3 * n + k};
+            double *lane = stage + 4 * (size_t)k;
             for (int s = 0; s < t.n_stages; ++s)
                 for (int task = t.stage_task[s]; task < t.stage_task[s + 1]; ++task)
-                    hb_branched_eliminate(&t, a, task);
+                    hb_branched_eliminate(&t, lane, task, sink);
             for (int s = t.n_stages - 1; s >= 0; --s)
                 for (int task = t.stage_task[s]; task < t.stage_task[s + 1]; ++task)
-                    hb_branched_substitute(&t, a, task);
+                    hb_branched_substitute(&t, lane, task);
         }
         for (int th = 0; th < lanes * workers; ++th) {
             int k, i0;
@@ -319,7 +318,7 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
             if (k >= team) continue;
             const size_t base = hb_block_base(m, block, s0 + k);
             for (int i = i0; i < m; i += workers)
-                rhs[base + (size_t)i * B] = stage[3 * n + (size_t)i * (size_t)lanes + (size_t)k];
+                rhs[base + (size_t)i * B] = stage[4 * ((size_t)i * L + (size_t)k) + HB_BRANCHED_RHS];
         }
     }
 }

@@ -2,7 +2,7 @@
  * Internal: BRANCHED, the same-morphology Hines kernel for few systems (docs/gpu.md), and its
  * CPU twin (hb_hines_branched_solve, tested in CI).
  *
- * A team of `lanes` adjacent systems is staged on chip as [node][lane]; lane k of every
+ * A team of `lanes` adjacent systems is staged on chip as [node][lane][u l d rhs]; lane k of every
  * worker (a sub-team of `lanes` threads) works on system k. The tree is cut by node height
  * (0 for a leaf; a node with one child has its child's height, a fork 1 + its children's
  * largest) into *stages*: ranges of heights chosen at setup for the shortest estimated time.
@@ -26,8 +26,33 @@
 
 #include "core/multi.h" /* hb_multi_rcp */
 
-/* A row operation: the row's slot (node times lanes) and its parent's, (slot << 2) | kind,
- * or -1 for the root. */
+/*
+ * The staged team: element (node i, lane k) is 4 doubles u, l, d, rhs at ((i L + k) * 4), for
+ * nodes 0 .. m + 1: node m is a sink that row updates with nowhere to go are sent to (so the
+ * row loops never branch), node m + 1 a zero the root's substitution reads as its parent's x.
+ * Slots in the tables count doubles within a lane: node i's is 4 i L.
+ */
+#define HB_BRANCHED_U 0
+#define HB_BRANCHED_L 1
+#define HB_BRANCHED_D 2
+#define HB_BRANCHED_RHS 3
+
+/* Two adjacent doubles on a 16-byte boundary (u, l or d, rhs of an element): one load. */
+#if defined(__CUDACC__)
+typedef struct __align__(16) {
+    double x, y;
+} hb_branched_pair_t;
+#else
+typedef struct {
+    _Alignas(16) double x;
+    double y;
+} hb_branched_pair_t;
+#endif
+
+/* The pair at slot + `field` (HB_BRANCHED_U or HB_BRANCHED_D) of a lane. */
+#define HB_BRANCHED_PAIR(lane, slot, field) (*(hb_branched_pair_t *)((lane) + (slot) + (field)))
+
+/* A row operation: the row's slot, and (parent slot << 2) | kind. */
 typedef struct {
     int row, parent;
 } hb_branched_op_t;
@@ -35,7 +60,8 @@ typedef struct {
 enum {
     HB_BRANCHED_IN_TASK = 0, /* the parent is a later row of the task, not the next one */
     HB_BRANCHED_CARRIED = 1, /* the parent is the task's next row */
-    HB_BRANCHED_LATER = 2    /* the parent is in a later stage, which gathers this row */
+    HB_BRANCHED_LATER = 2,   /* the parent is in a later stage, which gathers this row */
+    HB_BRANCHED_ROOT = 3     /* no parent: the parent slot is the zero node's */
 };
 
 /* A gather: a stage's row `row` takes the contribution of its child `child` (slots). */
@@ -70,10 +96,16 @@ void hb_hines_branched_free(hb_hines_branched_t *br);
 /* Default stage cost (half-rows), from H100 measurements (docs/gpu.md). */
 #define HB_BRANCHED_STAGE_COST 8
 
-/* Staged bytes of a team: u, l, d, rhs of m rows per lane, then the tables. */
+/* Doubles of a team's staged arrays: 4 per node and lane, the sink and zero nodes included. */
+HB_TD_INLINE size_t hb_hines_branched_doubles(int m, int lanes)
+{
+    return (size_t)4 * ((size_t)m + 2) * (size_t)lanes;
+}
+
+/* Staged bytes of a team: the arrays, then the tables. */
 HB_TD_INLINE size_t hb_hines_branched_bytes(const hb_hines_branched_t *br)
 {
-    return (size_t)32 * (size_t)br->m * (size_t)br->lanes + 4 * br->words;
+    return 8 * hb_hines_branched_doubles(br->m, br->lanes) + 4 * br->words;
 }
 
 /* Where each table starts in a staged copy of br->tables. */
@@ -98,102 +130,76 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, int n_stages, int
     return t;
 }
 
-/* One lane's arrays: element (node, lane k) at node * lanes + k; here already at k. */
-typedef struct {
-    const double *u, *l; /* u: row(parent) <- this node; l: row(this) <- parent */
-    double *d, *rhs;     /* after the elimination c' and y'; after the substitution x in rhs */
-} hb_branched_lane_t;
-
 /*
- * Task t's elimination: gathers, then rows in order, row by row
+ * Task t's elimination on one lane (`lane`: the staged arrays plus 4 k): gathers, then rows
+ * in order,
  *     c' = l / d', y' = (rhs - carried) / d', the parent's d -= u c', rhs -= u y'
- * with d' = d - carried. The next row's inputs are loaded before this row's stores (the
- * next row is never a non-carried parent, so no store changes them).
+ * with d' = d - carried. Without branches: the next row's inputs are loaded (the last row
+ * reloads itself) before this row's stores; the parent update goes to the sink when the
+ * parent is not the task's, and also to memory when carried (harmless: the parent's inputs
+ * were loaded before it, and its own stores overwrite it). Workers share the sink.
  */
-HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, hb_branched_lane_t a,
-                                        int task)
+HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, double *lane, int task,
+                                        int sink)
 {
     for (int g = t->task_gather[task]; g < t->task_gather[task + 1]; ++g) {
         const hb_branched_gather_t e = t->gathers[g];
-        const double uc = a.u[e.child];
-        a.d[e.row] -= uc * a.d[e.child];
-        a.rhs[e.row] -= uc * a.rhs[e.child];
+        const double uc = lane[e.child + HB_BRANCHED_U];
+        lane[e.row + HB_BRANCHED_D] -= uc * lane[e.child + HB_BRANCHED_D];
+        lane[e.row + HB_BRANCHED_RHS] -= uc * lane[e.child + HB_BRANCHED_RHS];
     }
     const int end = t->task_op[task + 1];
     int j = t->task_op[task];
-    if (j >= end) return;
     hb_branched_op_t op = t->ops[j];
-    double dd = a.d[op.row], rr = a.rhs[op.row], ll = a.l[op.row], uu = a.u[op.row];
+    hb_branched_pair_t ul = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_U);
+    hb_branched_pair_t dr = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D);
     double carried_d = 0.0, carried_r = 0.0;
     for (; j < end; ++j) {
-        hb_branched_op_t next = op;
-        double dd_n = 0.0, rr_n = 0.0, ll_n = 0.0, uu_n = 0.0;
-        if (j + 1 < end) {
-            next = t->ops[j + 1];
-            dd_n = a.d[next.row];
-            rr_n = a.rhs[next.row];
-            ll_n = a.l[next.row];
-            uu_n = a.u[next.row];
-        }
-        const double inv = hb_multi_rcp(dd - carried_d);
-        const double c = op.parent >= 0 ? ll * inv : 0.0, y = (rr - carried_r) * inv;
-        a.d[op.row] = c;
-        a.rhs[op.row] = y;
-        carried_d = carried_r = 0.0;
-        if (op.parent >= 0) {
-            const int kind = op.parent & 3;
-            if (kind == HB_BRANCHED_CARRIED) {
-                carried_d = uu * c;
-                carried_r = uu * y;
-            } else if (kind == HB_BRANCHED_IN_TASK) {
-                const int p = op.parent >> 2;
-                a.d[p] -= uu * c;
-                a.rhs[p] -= uu * y;
-            }
-        }
+        const hb_branched_op_t next = t->ops[j + 1 < end ? j + 1 : j];
+        const hb_branched_pair_t ul_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_U);
+        const hb_branched_pair_t dr_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_D);
+        const int kind = op.parent & 3;
+        const double inv = hb_multi_rcp(dr.x - carried_d);
+        hb_branched_pair_t cy;
+        cy.x = kind == HB_BRANCHED_ROOT ? 0.0 : ul.y * inv;
+        cy.y = (dr.y - carried_r) * inv;
+        HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D) = cy;
+        const double uc = ul.x * cy.x, uy = ul.x * cy.y;
+        hb_branched_pair_t *p = &HB_BRANCHED_PAIR(lane, kind & 2 ? sink : op.parent >> 2,
+                                                  HB_BRANCHED_D);
+        hb_branched_pair_t q = *p;
+        q.x -= uc;
+        q.y -= uy;
+        *p = q;
+        carried_d = kind == HB_BRANCHED_CARRIED ? uc : 0.0;
+        carried_r = kind == HB_BRANCHED_CARRIED ? uy : 0.0;
         op = next;
-        dd = dd_n;
-        rr = rr_n;
-        ll = ll_n;
-        uu = uu_n;
+        ul = ul_n;
+        dr = dr_n;
     }
-}
-
-/* x of op's parent from its slot, when it is not carried (0 for the root). */
-HB_TD_INLINE double hb_branched_parent_x(hb_branched_lane_t a, hb_branched_op_t op)
-{
-    return op.parent >= 0 && (op.parent & 3) != HB_BRANCHED_CARRIED ? a.rhs[op.parent >> 2] : 0.0;
 }
 
 /*
  * Task t's substitution, rows in reverse: x = y' - c' x_parent, x_parent from the row just
  * solved when carried, else from the parent's slot (solved already: it is later in the task,
- * or in a later stage, which the substitution runs first). Loads one row ahead.
+ * or in a later stage, which the substitution runs first; the zero node for the root, whose
+ * c' is 0). Loads one row ahead, without branches.
  */
-HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t, hb_branched_lane_t a,
-                                         int task)
+HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t, double *lane, int task)
 {
     const int begin = t->task_op[task];
     int j = t->task_op[task + 1] - 1;
-    if (j < begin) return;
     hb_branched_op_t op = t->ops[j];
-    double y = a.rhs[op.row], c = a.d[op.row];
-    double xp = hb_branched_parent_x(a, op), x = 0.0;
+    hb_branched_pair_t cy = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D);
+    double xp = lane[(op.parent >> 2) + HB_BRANCHED_RHS], x = 0.0;
     for (; j >= begin; --j) {
-        hb_branched_op_t next = op;
-        double y_n = 0.0, c_n = 0.0, xp_n = 0.0;
-        if (j > begin) {
-            next = t->ops[j - 1];
-            y_n = a.rhs[next.row];
-            c_n = a.d[next.row];
-            xp_n = hb_branched_parent_x(a, next);
-        }
-        /* the root: c' = 0 and xp = 0 */
-        x = y - c * (op.parent >= 0 && (op.parent & 3) == HB_BRANCHED_CARRIED ? x : xp);
-        a.rhs[op.row] = x;
+        const hb_branched_op_t next = t->ops[j > begin ? j - 1 : j];
+        const hb_branched_pair_t cy_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_D);
+        const double xp_n = lane[(next.parent >> 2) + HB_BRANCHED_RHS];
+        x = cy.y - cy.x * ((op.parent & 3) == HB_BRANCHED_CARRIED ? x : xp);
+        lane[op.row + HB_BRANCHED_RHS] = x;
         op = next;
-        y = y_n;
-        c = c_n;
+        cy = cy_n;
         xp = xp_n;
     }
 }
@@ -216,9 +222,15 @@ HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int bl
     }
 }
 
+/* The sink and zero nodes' slots within a lane. */
+HB_TD_INLINE int hb_branched_sink(int m, int lanes)
+{
+    return 4 * m * lanes;
+}
+
 /*
  * CPU twin of the CUDA kernel: every team of br->lanes systems staged into `stage`
- * (hb_hines_branched_bytes bytes, 8-byte aligned) as the kernel stages it (with br->workers
+ * (hb_hines_branched_bytes bytes, 16-byte aligned) as the kernel stages it (with br->workers
  * threads per lane, through hb_hines_branched_thread), each lane solved stage by stage,
  * x written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
  * u, l, d are not written. A team's missing systems (count not a multiple of lanes) are

@@ -539,7 +539,7 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
 
 /*
  * Ours for few systems: block k solves systems k L .. k L + L - 1 (a team of L = lanes).
- * The team is staged in shared memory as [node][lane] (u, l, d, rhs, then the plan's tables),
+ * The team is staged in shared memory as [node][lane][u l d rhs], then the plan's tables;
  * thread t works on lane t % L, and the block's blockDim.x / L workers share out each
  * stage's tasks (core/hines_branched.h). Only x goes back to memory. The stage loops run in
  * a function of their own, as GROUPED's level loops (multi_cuda.cu says why).
@@ -548,20 +548,20 @@ __device__ __noinline__ void branched_stages(int m, int lanes, int n_stages, int
                                              int n_gathers)
 {
     extern __shared__ double team_smem[];
-    const size_t n = (size_t)m * (size_t)lanes;
     const int k = threadIdx.x % lanes, first = threadIdx.x / lanes, workers = blockDim.x / lanes;
     const hb_branched_tables_t t =
-        hb_branched_tables_at(m, n_stages, n_tasks, n_gathers, (const int *)(team_smem + 4 * n));
-    const hb_branched_lane_t a = {team_smem + k, team_smem + n + k, team_smem + 2 * n + k,
-                                  team_smem + 3 * n + k};
+        hb_branched_tables_at(m, n_stages, n_tasks, n_gathers,
+                              (const int *)(team_smem + hb_hines_branched_doubles(m, lanes)));
+    double *lane = team_smem + 4 * k;
+    const int sink = hb_branched_sink(m, lanes);
     for (int s = 0; s < n_stages; ++s) {
         for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
-            hb_branched_eliminate(&t, a, task);
+            hb_branched_eliminate(&t, lane, task, sink);
         __syncthreads();
     }
     for (int s = n_stages - 1; s >= 0; --s) {
         for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
-            hb_branched_substitute(&t, a, task);
+            hb_branched_substitute(&t, lane, task);
         __syncthreads();
     }
 }
@@ -574,8 +574,8 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
                     const double *__restrict__ cu, const double *__restrict__ cl)
 {
     extern __shared__ double team_smem[];
-    const size_t n = (size_t)m * (size_t)lanes, B = (size_t)block;
-    double *su = team_smem, *sl = su + n, *sd = sl + n, *sr = sd + n;
+    double2 *st = (double2 *)team_smem; /* element (i, k): st[2 (i L + k)] = (u, l), + 1: (d, rhs) */
+    const size_t B = (size_t)block, L = (size_t)lanes;
     const int s0 = blockIdx.x * lanes, team = count - s0 < lanes ? count - s0 : lanes;
     const int workers = blockDim.x / lanes;
     int k, i0;
@@ -583,20 +583,21 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     const size_t base = k < team ? system_base(m, block, s0 + k) : 0;
 #pragma unroll 4
     for (int i = i0; i < m; i += workers) {
-        const size_t slot = (size_t)i * (size_t)lanes + (size_t)k;
+        double2 *e = st + 2 * ((size_t)i * L + (size_t)k);
         if (k < team) {
             const size_t g = base + (size_t)i * B;
-            su[slot] = uniform ? __ldg(&cu[i]) : __ldg(&u[g]);
-            sl[slot] = uniform ? __ldg(&cl[i]) : __ldg(&l[g]);
-            sd[slot] = __ldg(&d[g]);
-            sr[slot] = rhs[g];
+            e[0] = make_double2(uniform ? __ldg(&cu[i]) : __ldg(&u[g]),
+                                uniform ? __ldg(&cl[i]) : __ldg(&l[g]));
+            e[1] = make_double2(__ldg(&d[g]), rhs[g]);
         } else { /* a missing system: identity rows */
-            su[slot] = sl[slot] = sr[slot] = 0.0;
-            sd[slot] = 1.0;
+            e[0] = make_double2(0.0, 0.0);
+            e[1] = make_double2(1.0, 0.0);
         }
     }
-    { /* the tables: one image, 16 bytes a load (4 n doubles keep it 16-byte aligned) */
-        int *staged = (int *)(sr + n);
+    for (size_t j = threadIdx.x; j < 4 * L; j += blockDim.x) /* the sink and zero nodes */
+        st[2 * (size_t)m * L + j] = make_double2(0.0, 0.0);
+    { /* the tables: one image, 16 bytes a load */
+        int *staged = (int *)(team_smem + hb_hines_branched_doubles(m, lanes));
         const int quads = words / 4;
         for (int j = threadIdx.x; j < quads; j += blockDim.x)
             ((int4 *)staged)[j] = __ldg(&((const int4 *)tables)[j]);
@@ -608,7 +609,7 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     if (k < team) {
 #pragma unroll 4
         for (int i = i0; i < m; i += workers)
-            rhs[base + (size_t)i * B] = sr[(size_t)i * (size_t)lanes + (size_t)k];
+            rhs[base + (size_t)i * B] = st[2 * ((size_t)i * L + (size_t)k) + 1].y;
     }
 }
 
@@ -833,7 +834,7 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     for (int lanes = 32; lanes >= 1 && status == HB_SUCCESS; --lanes) {
         if (knob && lanes != knob) continue;
         if (!knob && lanes < 2 && b->branched.lanes >= 2) break;
-        if ((size_t)32 * (size_t)b->m * (size_t)lanes > optin) continue; /* before planning */
+        if (8 * hb_hines_branched_doubles(b->m, lanes) > optin) continue; /* before planning */
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
          * H100 (bench/results/hines-h100-2026-11-22c.md): the staging loops share the threads. */
         int threads = BRANCHED_THREADS / lanes * lanes;
