@@ -148,23 +148,25 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, double *l
         lane[e.row + HB_BRANCHED_D] -= uc * lane[e.child + HB_BRANCHED_D];
         lane[e.row + HB_BRANCHED_RHS] -= uc * lane[e.child + HB_BRANCHED_RHS];
     }
-    const int end = t->task_op[task + 1];
+    const int end = t->task_op[task + 1], last = end - 1;
     int j = t->task_op[task];
-    hb_branched_op_t op = t->ops[j];
+    hb_branched_op_t op = t->ops[j], next = t->ops[j + 1 < end ? j + 1 : last];
     hb_branched_pair_t ul = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_U);
     hb_branched_pair_t dr = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D);
     double carried_d = 0.0, carried_r = 0.0;
     for (; j < end; ++j) {
-        const hb_branched_op_t next = t->ops[j + 1 < end ? j + 1 : j];
+        /* ops two ahead, rows one ahead: the row loads then wait on no op load */
+        const hb_branched_op_t after = t->ops[j + 2 < end ? j + 2 : last];
         const hb_branched_pair_t ul_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_U);
         const hb_branched_pair_t dr_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_D);
         const int kind = op.parent & 3;
+        const double ull = kind == HB_BRANCHED_ROOT ? 0.0 : ul.x * ul.y; /* off the chain */
         const double inv = hb_multi_rcp(dr.x - carried_d);
         hb_branched_pair_t cy;
         cy.x = kind == HB_BRANCHED_ROOT ? 0.0 : ul.y * inv;
         cy.y = (dr.y - carried_r) * inv;
         HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D) = cy;
-        const double uc = ul.x * cy.x, uy = ul.x * cy.y;
+        const double uc = ull * inv, uy = ul.x * cy.y;
         hb_branched_pair_t *p = &HB_BRANCHED_PAIR(lane, kind & 2 ? sink : op.parent >> 2,
                                                   HB_BRANCHED_D);
         hb_branched_pair_t q = *p;
@@ -174,6 +176,7 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, double *l
         carried_d = kind == HB_BRANCHED_CARRIED ? uc : 0.0;
         carried_r = kind == HB_BRANCHED_CARRIED ? uy : 0.0;
         op = next;
+        next = after;
         ul = ul_n;
         dr = dr_n;
     }
@@ -189,36 +192,19 @@ HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t, double *
 {
     const int begin = t->task_op[task];
     int j = t->task_op[task + 1] - 1;
-    hb_branched_op_t op = t->ops[j];
+    hb_branched_op_t op = t->ops[j], next = t->ops[j > begin ? j - 1 : begin];
     hb_branched_pair_t cy = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D);
     double xp = lane[(op.parent >> 2) + HB_BRANCHED_RHS], x = 0.0;
     for (; j >= begin; --j) {
-        const hb_branched_op_t next = t->ops[j > begin ? j - 1 : j];
+        const hb_branched_op_t after = t->ops[j - 2 >= begin ? j - 2 : begin];
         const hb_branched_pair_t cy_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_D);
         const double xp_n = lane[(next.parent >> 2) + HB_BRANCHED_RHS];
         x = cy.y - cy.x * ((op.parent & 3) == HB_BRANCHED_CARRIED ? x : xp);
         lane[op.row + HB_BRANCHED_RHS] = x;
         op = next;
+        next = after;
         cy = cy_n;
         xp = xp_n;
-    }
-}
-
-/*
- * Thread t of a team's lanes x workers threads stages (and writes back) lane *k's rows
- * *i0, *i0 + workers, ... Within a layout block (block > 1) a warp's threads take adjacent
- * systems of a row, so its loads are contiguous; in a FLAT batch (block 1) adjacent rows
- * of one system. One division per thread, none per element.
- */
-HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int block, int *k,
-                                           int *i0)
-{
-    if (block > 1) {
-        *k = t % lanes;
-        *i0 = t / lanes;
-    } else {
-        *k = t / workers;
-        *i0 = t % workers;
     }
 }
 

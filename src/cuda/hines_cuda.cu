@@ -581,6 +581,14 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     int k, i0;
     hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
     const size_t base = k < team ? system_base(m, block, s0 + k) : 0;
+    { /* the tables first (their loads overlap the rows'): one image, 16 bytes a load */
+        int *staged = (int *)(team_smem + hb_hines_branched_doubles(m, lanes));
+        const int quads = words / 4;
+        for (int j = threadIdx.x; j < quads; j += blockDim.x)
+            ((int4 *)staged)[j] = __ldg(&((const int4 *)tables)[j]);
+        for (int j = 4 * quads + threadIdx.x; j < words; j += blockDim.x)
+            staged[j] = __ldg(&tables[j]);
+    }
 #pragma unroll 4
     for (int i = i0; i < m; i += workers) {
         double2 *e = st + 2 * ((size_t)i * L + (size_t)k);
@@ -596,14 +604,6 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     }
     for (size_t j = threadIdx.x; j < 4 * L; j += blockDim.x) /* the sink and zero nodes */
         st[2 * (size_t)m * L + j] = make_double2(0.0, 0.0);
-    { /* the tables: one image, 16 bytes a load */
-        int *staged = (int *)(team_smem + hb_hines_branched_doubles(m, lanes));
-        const int quads = words / 4;
-        for (int j = threadIdx.x; j < quads; j += blockDim.x)
-            ((int4 *)staged)[j] = __ldg(&((const int4 *)tables)[j]);
-        for (int j = 4 * quads + threadIdx.x; j < words; j += blockDim.x)
-            staged[j] = __ldg(&tables[j]);
-    }
     __syncthreads();
     branched_stages(m, lanes, n_stages, n_tasks, n_gathers);
     if (k < team) {
