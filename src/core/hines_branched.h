@@ -208,6 +208,24 @@ HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t, double *
     }
 }
 
+/*
+ * Thread t of a team's lanes x workers threads stages (and writes back) lane *k's rows
+ * *i0, *i0 + workers, ... Within a layout block (block > 1) a warp's threads take adjacent
+ * systems of a row, so its loads are contiguous; in a FLAT batch (block 1) adjacent rows
+ * of one system. One division per thread, none per element.
+ */
+HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int block, int *k,
+                                           int *i0)
+{
+    if (block > 1) {
+        *k = t % lanes;
+        *i0 = t / lanes;
+    } else {
+        *k = t / workers;
+        *i0 = t % workers;
+    }
+}
+
 /* The sink and zero nodes' slots within a lane. */
 HB_TD_INLINE int hb_branched_sink(int m, int lanes)
 {
