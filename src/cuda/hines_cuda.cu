@@ -721,14 +721,16 @@ extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hi
 {
     if (algo != HB_HINES_ALGO_AUTO) return algo;
     /* Measured on an H100 (docs/gpu.md, bench/results/): up to 20 systems per
-     * multiprocessor the branched kernel (256 and 2,560 systems of 76-700 rows: faster
-     * than the staged and streamed kernels at every size); up to two waves of streamed
+     * multiprocessor, or 2^22 rows in all, the branched kernel (256 and 2,560 systems of
+     * 76-700 rows: faster than the staged and streamed kernels at every size; 25,600 of 76
+     * rows: 1.3x the pipelined kernel, but 0.8-1.0x at 300-700 rows); up to two waves of streamed
      * warps, the streamed kernel; beyond that the pipelined kernel (1.3x the paper's
      * per-thread kernel at 256,000 cells), or the paper's kernel when the tree's fork
      * slots do not fit. */
     const part_t *p = &b->part[0];
     const long sms = b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1;
-    if (p->count <= 20 * sms && !unsupported(b, p, HB_HINES_ALGO_BRANCHED))
+    if ((p->count <= 20 * sms || (size_t)p->count * (size_t)b->m <= ((size_t)1 << 22)) &&
+        !unsupported(b, p, HB_HINES_ALGO_BRANCHED))
         return HB_HINES_ALGO_BRANCHED;
     if (p->count <= 2 * sms && !unsupported(b, p, HB_HINES_ALGO_STAGED))
         return HB_HINES_ALGO_STAGED;
