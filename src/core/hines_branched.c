@@ -17,14 +17,17 @@ static int dsu_find(int *up, int x)
 }
 
 typedef struct {
-    int id;   /* first-come number within the plan */
-    int cost; /* half-rows: 2 a row, 1 a gather */
+    int id;    /* first-come number within the plan */
+    int stage;
+    int cost;  /* half-rows: 2 a row, 1 a gather */
 } task_key_t;
 
-/* Longest first; equal ones in first-come order (a deterministic plan). */
-static int by_cost(const void *a, const void *b)
+/* Stage by stage, longest first within one; equal ones in first-come order (a deterministic
+ * plan). */
+static int by_stage_cost(const void *a, const void *b)
 {
     const task_key_t *x = a, *y = b;
+    if (x->stage != y->stage) return x->stage < y->stage ? -1 : 1;
     if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
     return (x->id > y->id) - (x->id < y->id);
 }
@@ -159,6 +162,7 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
     int G = 0;
     for (int t = 0; t < T; ++t) keys[t].id = t;
     for (int i = 0; i < m; ++i) {
+        keys[task_of[i]].stage = stage_of[i];
         keys[task_of[i]].cost += 2;
         for (int c = child_start[i]; c < child_start[i + 1]; ++c)
             if (stage_of[child[c]] != stage_of[i]) {
@@ -166,41 +170,15 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
                 G++;
             }
     }
-    /* Order: stage by stage (a task's id order follows its top node, and tops of a later stage
-     * are not necessarily later nodes, so sort by stage first), longest first within one. */
-    int *task_stage = malloc((size_t)T * sizeof *task_stage);
-    if (!task_stage) goto done;
-    for (int i = 0; i < m; ++i) task_stage[task_of[i]] = stage_of[i];
-    {
-        /* counting sort by stage, then by cost within each stage */
-        int *stage_start = calloc((size_t)S + 1, sizeof *stage_start);
-        task_key_t *sorted = malloc((size_t)T * sizeof *sorted);
-        if (!stage_start || !sorted) {
-            free(stage_start);
-            free(sorted);
-            free(task_stage);
-            goto done;
-        }
-        for (int t = 0; t < T; ++t) stage_start[task_stage[t] + 1]++;
-        for (int s = 0; s < S; ++s) stage_start[s + 1] += stage_start[s];
-        for (int t = 0; t < T; ++t) sorted[stage_start[task_stage[t]]++] = keys[t];
-        for (int s = S; s > 0; --s) stage_start[s] = stage_start[s - 1];
-        stage_start[0] = 0;
-        for (int s = 0; s < S; ++s)
-            qsort(sorted + stage_start[s], (size_t)(stage_start[s + 1] - stage_start[s]),
-                  sizeof *sorted, by_cost);
-        for (int q = 0; q < T; ++q) rank[sorted[q].id] = q;
-        br->words = 2 * (size_t)m + 2 * (size_t)G + (size_t)S + 1 + 2 * ((size_t)T + 1);
-        br->tables = malloc(br->words * sizeof *br->tables);
-        if (br->tables) {
-            int *stage_task = br->tables + 2 * ((size_t)m + (size_t)G);
-            memcpy(stage_task, stage_start, ((size_t)S + 1) * sizeof *stage_task);
-        }
-        free(stage_start);
-        free(sorted);
-        free(task_stage);
-        if (!br->tables) goto done;
-    }
+    qsort(keys, (size_t)T, sizeof *keys, by_stage_cost);
+    for (int q = 0; q < T; ++q) rank[keys[q].id] = q;
+    br->words = 2 * (size_t)m + 2 * (size_t)G + (size_t)S + 1 + 2 * ((size_t)T + 1);
+    br->tables = malloc(br->words * sizeof *br->tables);
+    if (!br->tables) goto done;
+    int *stage_task = br->tables + 2 * ((size_t)m + (size_t)G);
+    memset(stage_task, 0, ((size_t)S + 1) * sizeof *stage_task);
+    for (int q = 0; q < T; ++q) stage_task[keys[q].stage + 1]++;
+    for (int s = 0; s < S; ++s) stage_task[s + 1] += stage_task[s];
     hb_branched_tables_t t = hb_branched_tables_at(m, S, T, G, br->tables);
     int *task_op = (int *)t.task_op, *task_gather = (int *)t.task_gather;
     memset(count, 0, ((size_t)T + 1) * sizeof *count);
