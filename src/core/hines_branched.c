@@ -156,19 +156,23 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
         task_of[i] = i == 0 || stage_of[parent[i]] != stage_of[i] ? T++ : task_of[parent[i]];
     keys = calloc((size_t)T, sizeof *keys);
     rank = malloc((size_t)T * sizeof *rank);
-    count = calloc((size_t)T + 1, sizeof *count);  /* rows per task, then op offsets */
-    fill = calloc((size_t)T + 1, sizeof *fill);    /* gathers per task, then offsets */
+    count = calloc((size_t)T + 1, sizeof *count); /* rows of task id t at t + 1, then op offsets */
+    fill = calloc((size_t)T + 1, sizeof *fill);   /* its gathers likewise */
     if (!keys || !rank || !count || !fill) goto done;
     int G = 0;
-    for (int t = 0; t < T; ++t) keys[t].id = t;
     for (int i = 0; i < m; ++i) {
-        keys[task_of[i]].stage = stage_of[i];
-        keys[task_of[i]].cost += 2;
+        const int task = task_of[i];
+        keys[task].stage = stage_of[i];
+        count[task + 1]++;
         for (int c = child_start[i]; c < child_start[i + 1]; ++c)
             if (stage_of[child[c]] != stage_of[i]) {
-                keys[task_of[i]].cost++;
+                fill[task + 1]++;
                 G++;
             }
+    }
+    for (int t = 0; t < T; ++t) {
+        keys[t].id = t;
+        keys[t].cost = 2 * count[t + 1] + fill[t + 1];
     }
     qsort(keys, (size_t)T, sizeof *keys, by_stage_cost);
     for (int q = 0; q < T; ++q) rank[keys[q].id] = q;
@@ -181,20 +185,14 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
     for (int s = 0; s < S; ++s) stage_task[s + 1] += stage_task[s];
     hb_branched_tables_t t = hb_branched_tables_at(m, S, T, G, br->tables);
     int *task_op = (int *)t.task_op, *task_gather = (int *)t.task_gather;
-    memset(count, 0, ((size_t)T + 1) * sizeof *count);
-    memset(fill, 0, ((size_t)T + 1) * sizeof *fill);
-    for (int i = 0; i < m; ++i) {
-        const int r = rank[task_of[i]];
-        count[r + 1]++;
-        for (int c = child_start[i]; c < child_start[i + 1]; ++c)
-            if (stage_of[child[c]] != stage_of[i]) fill[r + 1]++;
-    }
+    /* offsets in rank order: task keys[r].id's rows and gathers come r-th */
+    task_op[0] = task_gather[0] = 0;
     for (int r = 0; r < T; ++r) {
-        count[r + 1] += count[r];
-        fill[r + 1] += fill[r];
+        task_op[r + 1] = task_op[r] + count[keys[r].id + 1];
+        task_gather[r + 1] = task_gather[r] + fill[keys[r].id + 1];
     }
-    memcpy(task_op, count, ((size_t)T + 1) * sizeof *task_op);
-    memcpy(task_gather, fill, ((size_t)T + 1) * sizeof *task_gather);
+    memcpy(count, task_op, ((size_t)T + 1) * sizeof *count); /* fill positions now */
+    memcpy(fill, task_gather, ((size_t)T + 1) * sizeof *fill);
     hb_branched_op_t *ops = (hb_branched_op_t *)br->tables;
     hb_branched_gather_t *gathers = (hb_branched_gather_t *)(br->tables + 2 * (size_t)m);
     for (int i = m - 1; i >= 0; --i) { /* descending: children first within a task */

@@ -126,7 +126,6 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, int n_stages, int
     t.task_op = t.stage_task + n_stages + 1;
     t.task_gather = t.task_op + n_tasks + 1;
     t.n_stages = n_stages;
-    (void)n_tasks;
     return t;
 }
 
