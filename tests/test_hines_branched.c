@@ -36,7 +36,7 @@ static void random_tree(int shape, int m, int *parent)
  * parent: earlier in the task, or in an earlier stage and gathered once. */
 static void check_plan(const char *what, const int *parent, const hb_hines_branched_t *br)
 {
-    const int m = br->m, L = 4 * br->lanes; /* a node's slot: its index times L */
+    const int m = br->m, L = 1; /* the tables name nodes */
     const hb_branched_tables_t t =
         hb_branched_tables_at(m, br->n_stages, br->n_tasks, br->n_gathers, br->tables);
     int *op_of = check_malloc((size_t)m * sizeof *op_of), *task_of = check_malloc((size_t)m * sizeof *task_of);
@@ -99,10 +99,13 @@ typedef struct {
     int layout, block_size;
 } layout_case_t;
 
-/* count systems of one tree, d and rhs (and u, l when `own_ul`) different per system. */
+/* count systems of one tree, d and rhs (and u, l when `own_ul`) different per system;
+ * without own u and l, the twin gets the shared copy (as the kernel does for a uniform batch)
+ * when `shared`. Teams go through `buffers` (1 or 2) team buffers. */
 static void check_batch(const char *what, int m, const int *parent, const double *u0,
                         const double *l0, const double *d0, const double *r0, int count, int own_ul,
-                        int layout_kind, int block_size, int lanes, int stage_cost)
+                        int layout_kind, int block_size, int lanes, int stage_cost, int shared,
+                        int buffers)
 {
     const int workers = 1 + (count + lanes + stage_cost) % 5; /* the kernel's threads per lane */
     const hb_layout_t layout = (hb_layout_t)layout_kind;
@@ -134,13 +137,19 @@ static void check_batch(const char *what, int m, const int *parent, const double
     if (br.m == m) {
         char where[256];
         snprintf(where, sizeof where,
-                 "%.120s, %d systems, layout %d/%d, %d lanes x %d, stage cost %d (%d stages)", what,
-                 count, layout_kind, block, lanes, workers, stage_cost, br.n_stages);
+                 "%.120s, %d systems, layout %d/%d, %d lanes x %d, stage cost %d (%d stages), "
+                 "u and l %s, %d buffers",
+                 what, count, layout_kind, block, lanes, workers, stage_cost, br.n_stages,
+                 own_ul ? "own" : shared ? "shared" : "copied", buffers);
         check_plan(where, parent, &br);
-        const size_t stage_n = hb_hines_branched_bytes(&br) / sizeof(double) + 1;
+        const int uniform = !own_ul && shared;
+        const size_t stage_n =
+            hb_branched_layout(m, lanes, br.words, uniform, buffers).bytes / sizeof(double) + 1;
         double *stage = check_malloc(stage_n * sizeof *stage);
         for (size_t j = 0; j < stage_n; ++j) stage[j] = NAN;
-        hb_hines_branched_solve(&br, count, block, u, l, d, r, stage); /* malloc: 16-byte aligned */
+        /* malloc: 16-byte aligned */
+        hb_hines_branched_solve(&br, buffers, count, block, u, l, d, r, uniform ? su : NULL,
+                                uniform ? sl : NULL, stage);
         double worst = 0.0;
         for (int s = 0; s < count; ++s) {
             double norm = 0.0, diff = 0.0;
@@ -202,7 +211,8 @@ static void test_random_trees(void)
                     for (int q = 0; q < 3; ++q) {
                         const layout_case_t *lc = &layouts[(a + c + q) % 4];
                         check_batch(what, m, parent, u, l, d, r, counts[c], (a + q) % 3 == 0,
-                                    lc->layout, lc->block_size, lanes[a], costs[q]);
+                                    lc->layout, lc->block_size, lanes[a], costs[q], (a + c) % 2,
+                                    1 + (c + q) % 2);
                     }
             free(parent);
             free(u);
@@ -217,9 +227,9 @@ static void check_real_cell(const char *name, int m, const int *parent, const do
     for (int a = 0; a < 4; ++a) {
         const layout_case_t *lc = &layouts[a];
         check_batch(name, m, parent, u, l, d, r, 6, 0, lc->layout, lc->block_size, a == 0 ? 1 : 4,
-                    a % 2 ? 0 : HB_BRANCHED_STAGE_COST);
+                    a % 2 ? 0 : HB_BRANCHED_STAGE_COST, a < 2, 1 + a % 2);
     }
-    check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8, 3);
+    check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8, 3, 0, 2);
 }
 
 static void test_errors(void)
@@ -236,8 +246,8 @@ static void test_errors(void)
     CHECK_OK(hb_hines_branched_build(3, parent, 4, 8, 0, &br));
     CHECK(br.n_stages == 1 && br.n_tasks == 1 && br.n_gathers == 0);
     const hb_branched_op_t *ops = (const hb_branched_op_t *)br.tables;
-    CHECK(ops[0].row == 32 && ops[0].parent == ((16 << 2) | HB_BRANCHED_CARRIED) && ops[2].row == 0 &&
-          ops[2].parent == ((64 << 2) | HB_BRANCHED_ROOT));
+    CHECK(ops[0].row == 2 && ops[0].parent == ((1 << 2) | HB_BRANCHED_CARRIED) && ops[2].row == 0 &&
+          ops[2].parent == ((4 << 2) | HB_BRANCHED_ROOT));
     hb_hines_branched_free(&br);
     /* a root with two chains of two: with no stage cost the chains are two tasks of a stage
      * below the root's (8 half-rows against 10 for one task) */

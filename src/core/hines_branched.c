@@ -111,9 +111,9 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "BRANCHED: %d workers, stage cost %d; expected at least 1 and 0", workers,
                        stage_cost);
-    if (m < 1 || ((long)m + 2) * lanes > (INT_MAX >> 4)) /* parent slots: 16 (m + 2) lanes */
+    if (m < 1 || ((long)m + 2) * lanes > (INT_MAX >> 2)) /* node (m + 1) << 2; pairs 2 (m + 2) L */
         return hb_fail(HB_ERR_INVALID_VALUE, "BRANCHED: %d rows in teams of %d; expected 1 to %d",
-                       m, lanes, (INT_MAX >> 4) / lanes - 2);
+                       m, lanes, (INT_MAX >> 2) / lanes - 2);
     hb_status_t status = HB_ERR_ALLOC;
     int *height = malloc((size_t)m * sizeof *height), *kids = calloc((size_t)m, sizeof *kids);
     int *top = calloc((size_t)m, sizeof *top); /* highest child height */
@@ -196,17 +196,17 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
     hb_branched_op_t *ops = (hb_branched_op_t *)br->tables;
     hb_branched_gather_t *gathers = (hb_branched_gather_t *)(br->tables + 2 * (size_t)m);
     for (int i = m - 1; i >= 0; --i) { /* descending: children first within a task */
-        const int r = rank[task_of[i]], slot = 4 * lanes; /* a node's slot: i times this */
-        hb_branched_op_t op = {i * slot, ((m + 1) * slot << 2) | HB_BRANCHED_ROOT};
+        const int r = rank[task_of[i]];
+        hb_branched_op_t op = {i, ((m + 1) << 2) | HB_BRANCHED_ROOT}; /* the zero node */
         if (i > 0) {
             const int p = parent[i];
             const int kind = stage_of[p] == stage_of[i] ? HB_BRANCHED_IN_TASK : HB_BRANCHED_LATER;
-            op.parent = (p * slot << 2) | kind;
+            op.parent = (p << 2) | kind;
         }
         ops[count[r]++] = op;
         for (int c = child_start[i]; c < child_start[i + 1]; ++c)
             if (stage_of[child[c]] != stage_of[i])
-                gathers[fill[r]++] = (hb_branched_gather_t){i * slot, child[c] * slot};
+                gathers[fill[r]++] = (hb_branched_gather_t){i, child[c]};
     }
     /* Carried: the parent is the task's next op. */
     for (int r = 0; r < T; ++r)
@@ -247,54 +247,55 @@ void hb_hines_branched_free(hb_hines_branched_t *br)
     memset(br, 0, sizeof *br);
 }
 
-void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, const double *u,
-                             const double *l, const double *d, double *rhs, double *stage)
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int buffers, int count, int block,
+                             const double *u, const double *l, const double *d, double *rhs,
+                             const double *cu, const double *cl, double *stage)
 {
-    const int m = br->m, lanes = br->lanes, workers = br->workers;
-    const size_t B = (size_t)block, L = (size_t)lanes;
-    int *tables = (int *)(stage + hb_hines_branched_doubles(m, lanes));
+    const int m = br->m, lanes = br->lanes, workers = br->workers, uniform = cu != NULL;
+    const size_t B = (size_t)block;
+    const hb_branched_layout_t a = hb_branched_layout(m, lanes, br->words, uniform, buffers);
+    int *tables = (int *)(stage + a.tables);
+    memcpy(tables, br->tables, br->words * sizeof *tables); /* once a block, as the kernel */
     const hb_branched_tables_t t =
         hb_branched_tables_at(m, br->n_stages, br->n_tasks, br->n_gathers, tables);
-    const int sink = hb_branched_sink(m, lanes);
-    for (int s0 = 0; s0 < count; s0 += lanes) {
-        const int team = count - s0 < lanes ? count - s0 : lanes;
+    for (int i = 0; uniform && i < m; ++i) {
+        stage[a.ul + 2 * (size_t)i] = cu[i];
+        stage[a.ul + 2 * (size_t)i + 1] = cl[i];
+    }
+    for (int buffer = 0; buffer < buffers; ++buffer) /* the sink and zero nodes */
+        for (int k = 0; k < lanes; ++k) {
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
+            HB_BRANCHED_DR(&v, m) = HB_BRANCHED_DR(&v, m + 1) = (hb_branched_pair_t){0.0, 0.0};
+        }
+    for (int s0 = 0, n = 0; s0 < count; s0 += lanes, ++n) {
+        const int team = count - s0 < lanes ? count - s0 : lanes, buffer = n % buffers;
         for (int th = 0; th < lanes * workers; ++th) {
             int k, i0;
             hb_hines_branched_thread(th, lanes, workers, block, &k, &i0);
-            const size_t base = k < team ? hb_block_base(m, block, s0 + k) : 0;
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
+            const size_t base = hb_block_base(m, block, s0 + (k < team ? k : 0));
             for (int i = i0; i < m; i += workers) {
-                double *e = stage + 4 * ((size_t)i * L + (size_t)k);
-                if (k < team) {
-                    const size_t g = base + (size_t)i * B;
-                    e[HB_BRANCHED_U] = u[g];
-                    e[HB_BRANCHED_L] = l[g];
-                    e[HB_BRANCHED_D] = d[g];
-                    e[HB_BRANCHED_RHS] = rhs[g];
-                } else { /* a missing system: identity rows */
-                    e[HB_BRANCHED_U] = e[HB_BRANCHED_L] = e[HB_BRANCHED_RHS] = 0.0;
-                    e[HB_BRANCHED_D] = 1.0;
-                }
+                const size_t g = base + (size_t)i * B;
+                HB_BRANCHED_DR(&v, i) = (hb_branched_pair_t){d[g], rhs[g]};
+                if (!uniform) HB_BRANCHED_UL(&v, i) = (hb_branched_pair_t){u[g], l[g]};
             }
         }
-        for (size_t j = 4 * (size_t)m * L; j < hb_hines_branched_doubles(m, lanes); ++j)
-            stage[j] = 0.0; /* the sink and zero nodes */
-        memcpy(tables, br->tables, br->words * sizeof *tables);
         for (int k = 0; k < lanes; ++k) {
-            double *lane = stage + 4 * (size_t)k;
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
             for (int s = 0; s < t.n_stages; ++s)
                 for (int task = t.stage_task[s]; task < t.stage_task[s + 1]; ++task)
-                    hb_branched_eliminate(&t, lane, task, sink);
+                    hb_branched_eliminate(&t, &v, task, m);
             for (int s = t.n_stages - 1; s >= 0; --s)
                 for (int task = t.stage_task[s]; task < t.stage_task[s + 1]; ++task)
-                    hb_branched_substitute(&t, lane, task);
+                    hb_branched_substitute(&t, &v, task);
         }
         for (int th = 0; th < lanes * workers; ++th) {
             int k, i0;
             hb_hines_branched_thread(th, lanes, workers, block, &k, &i0);
             if (k >= team) continue;
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
             const size_t base = hb_block_base(m, block, s0 + k);
-            for (int i = i0; i < m; i += workers)
-                rhs[base + (size_t)i * B] = stage[4 * ((size_t)i * L + (size_t)k) + HB_BRANCHED_RHS];
+            for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = HB_BRANCHED_DR(&v, i).y;
         }
     }
 }

@@ -27,15 +27,13 @@
 #include "core/multi.h" /* hb_multi_rcp */
 
 /*
- * The staged team: element (node i, lane k) is 4 doubles u, l, d, rhs at ((i L + k) * 4), for
- * nodes 0 .. m + 1: node m is a sink that row updates with nowhere to go are sent to (so the
- * row loops never branch), node m + 1 a zero the root's substitution reads as its parent's x.
- * Slots in the tables count doubles within a lane: node i's is 4 i L.
+ * The staged team (hb_branched_layout): lane k's (d, rhs) of node i is a pair at
+ * dr + 2 (i L + k), for nodes 0 .. m + 1: node m is a sink that row updates with nowhere to go
+ * are sent to (so the row loops never branch), node m + 1 a zero the root's substitution reads
+ * as its parent's x. Its (u, l) of node i is a pair at ul + 2 (i L + k) for nodes 0 .. m - 1,
+ * or, when every system has the same u and l ("uniform"), one shared pair at ul + 2 i. The
+ * tables name nodes; a lane's view turns them into addresses.
  */
-#define HB_BRANCHED_U 0
-#define HB_BRANCHED_L 1
-#define HB_BRANCHED_D 2
-#define HB_BRANCHED_RHS 3
 
 /* Two adjacent doubles on a 16-byte boundary (u, l or d, rhs of an element): one load. */
 #if defined(__CUDACC__)
@@ -49,10 +47,17 @@ typedef struct {
 } hb_branched_pair_t;
 #endif
 
-/* The pair at slot + `field` (HB_BRANCHED_U or HB_BRANCHED_D) of a lane. */
-#define HB_BRANCHED_PAIR(lane, slot, field) (*(hb_branched_pair_t *)((lane) + (slot) + (field)))
+/* One lane of a staged team: its (u, l) and (d, rhs) of node 0 and the doubles from one
+ * node's pair to the next. */
+typedef struct {
+    double *ul, *dr;
+    int ul_row, dr_row;
+} hb_branched_lane_t;
 
-/* A row operation: the row's slot, and (parent slot << 2) | kind. */
+#define HB_BRANCHED_UL(v, node) (*(hb_branched_pair_t *)((v)->ul + (node) * (v)->ul_row))
+#define HB_BRANCHED_DR(v, node) (*(hb_branched_pair_t *)((v)->dr + (node) * (v)->dr_row))
+
+/* A row operation: the row's node, and (parent node << 2) | kind. */
 typedef struct {
     int row, parent;
 } hb_branched_op_t;
@@ -64,7 +69,7 @@ enum {
     HB_BRANCHED_ROOT = 3     /* no parent: the parent slot is the zero node's */
 };
 
-/* A gather: a stage's row `row` takes the contribution of its child `child` (slots). */
+/* A gather: a stage's row `row` takes the contribution of its child `child` (nodes). */
 typedef struct {
     int row, child;
 } hb_branched_gather_t;
@@ -96,16 +101,42 @@ void hb_hines_branched_free(hb_hines_branched_t *br);
 /* Default stage cost (half-rows), from H100 measurements (docs/gpu.md). */
 #define HB_BRANCHED_STAGE_COST 8
 
-/* Doubles of a team's staged arrays: 4 per node and lane, the sink and zero nodes included. */
-HB_TD_INLINE size_t hb_hines_branched_doubles(int m, int lanes)
+/*
+ * Where a block's staged data lie, in doubles from the start of its shared memory: `buffers`
+ * (1 or 2) team buffers, each the (d, rhs) pairs of nodes 0 .. m + 1 x lanes, then, unless
+ * uniform, the (u, l) pairs of nodes 0 .. m - 1 x lanes; then the shared (u, l) of a uniform
+ * batch (m pairs); then the tables (words 32-bit words). Every part starts on 16 bytes.
+ */
+typedef struct {
+    size_t buffer;    /* doubles from one team buffer to the next */
+    size_t ul;        /* (u, l): from a buffer's start, or from the start when uniform */
+    size_t tables;    /* where the tables start */
+    size_t bytes;     /* all of it */
+} hb_branched_layout_t;
+
+HB_TD_INLINE hb_branched_layout_t hb_branched_layout(int m, int lanes, size_t words, int uniform,
+                                                     int buffers)
 {
-    return (size_t)4 * ((size_t)m + 2) * (size_t)lanes;
+    hb_branched_layout_t a;
+    const size_t M = (size_t)m, L = (size_t)lanes;
+    a.buffer = 2 * (M + 2) * L + (uniform ? 0 : 2 * M * L);
+    a.ul = uniform ? (size_t)buffers * a.buffer : 2 * (M + 2) * L;
+    a.tables = (size_t)buffers * a.buffer + (uniform ? 2 * M : 0);
+    a.bytes = 8 * a.tables + 4 * words;
+    return a;
 }
 
-/* Staged bytes of a team: the arrays, then the tables. */
-HB_TD_INLINE size_t hb_hines_branched_bytes(const hb_hines_branched_t *br)
+/* Lane k's view of team buffer `buffer` of a block's staged data `smem`. */
+HB_TD_INLINE hb_branched_lane_t hb_branched_lane(double *smem, const hb_branched_layout_t *a,
+                                                 int lanes, int uniform, int buffer, int k)
 {
-    return 8 * hb_hines_branched_doubles(br->m, br->lanes) + 4 * br->words;
+    hb_branched_lane_t v;
+    double *team = smem + (size_t)buffer * a->buffer;
+    v.dr = team + 2 * (size_t)k;
+    v.dr_row = 2 * lanes;
+    v.ul = uniform ? smem + a->ul : team + a->ul + 2 * (size_t)k;
+    v.ul_row = uniform ? 2 : 2 * lanes;
+    return v;
 }
 
 /* Where each table starts in a staged copy of br->tables. */
@@ -130,44 +161,45 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, int n_stages, int
 }
 
 /*
- * Task t's elimination on one lane (`lane`: the staged arrays plus 4 k): gathers, then rows
- * in order,
+ * Task t's elimination on one lane: gathers, then rows in order,
  *     c' = l / d', y' = (rhs - carried) / d', the parent's d -= u c', rhs -= u y'
  * with d' = d - carried. Without branches: the next row's inputs are loaded (the last row
- * reloads itself) before this row's stores; the parent update goes to the sink when the
- * parent is not the task's, and also to memory when carried (harmless: the parent's inputs
+ * reloads itself) before this row's stores; the parent update goes to the sink (node m) when
+ * the parent is not the task's, and also to memory when carried (harmless: the parent's inputs
  * were loaded before it, and its own stores overwrite it). Workers share the sink.
  */
-HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, double *lane, int task,
-                                        int sink)
+HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+                                        int task, int sink)
 {
     for (int g = t->task_gather[task]; g < t->task_gather[task + 1]; ++g) {
         const hb_branched_gather_t e = t->gathers[g];
-        const double uc = lane[e.child + HB_BRANCHED_U];
-        lane[e.row + HB_BRANCHED_D] -= uc * lane[e.child + HB_BRANCHED_D];
-        lane[e.row + HB_BRANCHED_RHS] -= uc * lane[e.child + HB_BRANCHED_RHS];
+        const double uc = HB_BRANCHED_UL(v, e.child).x;
+        const hb_branched_pair_t c = HB_BRANCHED_DR(v, e.child);
+        hb_branched_pair_t r = HB_BRANCHED_DR(v, e.row);
+        r.x -= uc * c.x;
+        r.y -= uc * c.y;
+        HB_BRANCHED_DR(v, e.row) = r;
     }
     const int end = t->task_op[task + 1], last = end - 1;
     int j = t->task_op[task];
     hb_branched_op_t op = t->ops[j], next = t->ops[j + 1 < end ? j + 1 : last];
-    hb_branched_pair_t ul = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_U);
-    hb_branched_pair_t dr = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D);
+    hb_branched_pair_t ul = HB_BRANCHED_UL(v, op.row);
+    hb_branched_pair_t dr = HB_BRANCHED_DR(v, op.row);
     double carried_d = 0.0, carried_r = 0.0;
     for (; j < end; ++j) {
         /* ops two ahead, rows one ahead: the row loads then wait on no op load */
         const hb_branched_op_t after = t->ops[j + 2 < end ? j + 2 : last];
-        const hb_branched_pair_t ul_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_U);
-        const hb_branched_pair_t dr_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_D);
+        const hb_branched_pair_t ul_n = HB_BRANCHED_UL(v, next.row);
+        const hb_branched_pair_t dr_n = HB_BRANCHED_DR(v, next.row);
         const int kind = op.parent & 3;
         const double ull = kind == HB_BRANCHED_ROOT ? 0.0 : ul.x * ul.y; /* off the chain */
         const double inv = hb_multi_rcp(dr.x - carried_d);
         hb_branched_pair_t cy;
         cy.x = kind == HB_BRANCHED_ROOT ? 0.0 : ul.y * inv;
         cy.y = (dr.y - carried_r) * inv;
-        HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D) = cy;
+        HB_BRANCHED_DR(v, op.row) = cy;
         const double uc = ull * inv, uy = ul.x * cy.y;
-        hb_branched_pair_t *p = &HB_BRANCHED_PAIR(lane, kind & 2 ? sink : op.parent >> 2,
-                                                  HB_BRANCHED_D);
+        hb_branched_pair_t *p = &HB_BRANCHED_DR(v, kind & 2 ? sink : op.parent >> 2);
         hb_branched_pair_t q = *p;
         q.x -= uc;
         q.y -= uy;
@@ -183,23 +215,24 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, double *l
 
 /*
  * Task t's substitution, rows in reverse: x = y' - c' x_parent, x_parent from the row just
- * solved when carried, else from the parent's slot (solved already: it is later in the task,
+ * solved when carried, else from the parent's pair (solved already: it is later in the task,
  * or in a later stage, which the substitution runs first; the zero node for the root, whose
- * c' is 0). Loads one row ahead, without branches.
+ * c' is 0). Loads one row ahead, without branches. x replaces y'.
  */
-HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t, double *lane, int task)
+HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t,
+                                         const hb_branched_lane_t *v, int task)
 {
     const int begin = t->task_op[task];
     int j = t->task_op[task + 1] - 1;
     hb_branched_op_t op = t->ops[j], next = t->ops[j > begin ? j - 1 : begin];
-    hb_branched_pair_t cy = HB_BRANCHED_PAIR(lane, op.row, HB_BRANCHED_D);
-    double xp = lane[(op.parent >> 2) + HB_BRANCHED_RHS], x = 0.0;
+    hb_branched_pair_t cy = HB_BRANCHED_DR(v, op.row);
+    double xp = HB_BRANCHED_DR(v, op.parent >> 2).y, x = 0.0;
     for (; j >= begin; --j) {
         const hb_branched_op_t after = t->ops[j - 2 >= begin ? j - 2 : begin];
-        const hb_branched_pair_t cy_n = HB_BRANCHED_PAIR(lane, next.row, HB_BRANCHED_D);
-        const double xp_n = lane[(next.parent >> 2) + HB_BRANCHED_RHS];
+        const hb_branched_pair_t cy_n = HB_BRANCHED_DR(v, next.row);
+        const double xp_n = HB_BRANCHED_DR(v, next.parent >> 2).y;
         x = cy.y - cy.x * ((op.parent & 3) == HB_BRANCHED_CARRIED ? x : xp);
-        lane[op.row + HB_BRANCHED_RHS] = x;
+        HB_BRANCHED_DR(v, op.row).y = x;
         op = next;
         next = after;
         cy = cy_n;
@@ -225,21 +258,17 @@ HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int bl
     }
 }
 
-/* The sink and zero nodes' slots within a lane. */
-HB_TD_INLINE int hb_branched_sink(int m, int lanes)
-{
-    return 4 * m * lanes;
-}
-
 /*
- * CPU twin of the CUDA kernel: every team of br->lanes systems staged into `stage`
- * (hb_hines_branched_bytes bytes, 16-byte aligned) as the kernel stages it (with br->workers
- * threads per lane, through hb_hines_branched_thread), each lane solved stage by stage,
- * x written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
- * u, l, d are not written. A team's missing systems (count not a multiple of lanes) are
- * staged as identity rows.
+ * CPU twin of the CUDA kernel: the teams of br->lanes systems in turn, staged into team buffer
+ * (team % buffers) of `stage` as the kernel stages them (hb_branched_layout; with br->workers
+ * threads per lane, through hb_hines_branched_thread), each lane solved stage by stage, x
+ * written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
+ * u and l are every system's own, or, when cu and cl are given, the m values all systems share
+ * (u and l are then not read). u, l, d are not written. A team's missing systems (count not a
+ * multiple of lanes) are staged as copies of its first. `stage`: layout.bytes, 16-byte aligned.
  */
-void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block, const double *u,
-                             const double *l, const double *d, double *rhs, double *stage);
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int buffers, int count, int block,
+                             const double *u, const double *l, const double *d, double *rhs,
+                             const double *cu, const double *cl, double *stage);
 
 #endif

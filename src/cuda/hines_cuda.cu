@@ -61,8 +61,17 @@ typedef struct {
     int uniform;    /* all systems of the batch have the same u and l */
     void *scratch;  /* pipelined kernel's (a, b) rows beyond the on-chip tail */
     size_t scratch_bytes;
-    int *branched_tables;     /* the branched kernel's plan tables on this device */
+    int *branched_tables[2];  /* the branched kernel's plan tables on this device [uniform] */
 } part_t;
+
+/* The branched kernel's shape for one kind of batch (own u and l, or shared). */
+typedef struct {
+    hb_hines_branched_t plan; /* lanes 0: the kernel cannot run */
+    int threads;              /* threads per block: lanes x workers */
+    int buffers;              /* team buffers: 2 when a block solves several teams in turn */
+    int per_sm;               /* blocks a multiprocessor holds */
+    size_t smem;              /* shared memory per block [bytes] */
+} branched_config_t;
 
 struct hb_cuda_batch {
     hb_cuda_context_t *ctx;
@@ -70,9 +79,7 @@ struct hb_cuda_batch {
     hb_layout_t layout;
     int parts;
     int slots;      /* the pipelined kernel's accumulator slots; -1: the tree needs too many */
-    hb_hines_branched_t branched; /* the branched kernel's plan (lanes 0: it cannot run) */
-    size_t branched_smem;         /* its shared memory per block [bytes] */
-    int branched_threads;         /* its threads per block: lanes x workers */
+    branched_config_t branched[2]; /* the branched kernel's shape [uniform] */
     part_t part[MAX_DEVICES];
 };
 
@@ -538,78 +545,112 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
 }
 
 /*
- * Ours for few systems: block k solves systems k L .. k L + L - 1 (a team of L = lanes).
- * The team is staged in shared memory as [node][lane][u l d rhs], then the plan's tables;
- * thread t works on lane t % L, and the block's blockDim.x / L workers share out each
- * stage's tasks (core/hines_branched.h). Only x goes back to memory. The stage loops run in
- * a function of their own, as GROUPED's level loops (multi_cuda.cu says why).
+ * Ours for few systems, and for many: a team is L = lanes adjacent systems, staged in shared
+ * memory (core/hines_branched.h, hb_branched_layout); thread t works on lane t % L, and the
+ * block's blockDim.x / L workers share out each stage's tasks. Only x goes back to memory.
+ * Blocks are persistent: block k solves teams k, k + gridDim.x, ... With two team buffers the
+ * next team's rows are copied (cp.async) while the current one is solved. The tables, the
+ * shared u and l of a uniform batch, and the sink and zero nodes are staged once a block.
+ * The stage loops run in a function of their own, as GROUPED's level loops (multi_cuda.cu
+ * says why).
  */
-__device__ __noinline__ void branched_stages(int m, int lanes, int n_stages, int n_tasks,
-                                             int n_gathers)
+__device__ __noinline__ void branched_stages(int m, int lanes, int uniform, int buffers, int buffer,
+                                             int words, int n_stages, int n_tasks, int n_gathers)
 {
     extern __shared__ double team_smem[];
+    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform, buffers);
     const int k = threadIdx.x % lanes, first = threadIdx.x / lanes, workers = blockDim.x / lanes;
-    const hb_branched_tables_t t =
-        hb_branched_tables_at(m, n_stages, n_tasks, n_gathers,
-                              (const int *)(team_smem + hb_hines_branched_doubles(m, lanes)));
-    double *lane = team_smem + 4 * k;
-    const int sink = hb_branched_sink(m, lanes);
+    const hb_branched_tables_t t = hb_branched_tables_at(m, n_stages, n_tasks, n_gathers,
+                                                         (const int *)(team_smem + a.tables));
+    const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, buffer, k);
     for (int s = 0; s < n_stages; ++s) {
         for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
-            hb_branched_eliminate(&t, lane, task, sink);
+            hb_branched_eliminate(&t, &v, task, m);
         __syncthreads();
     }
     for (int s = n_stages - 1; s >= 0; --s) {
         for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
-            hb_branched_substitute(&t, lane, task);
+            hb_branched_substitute(&t, &v, task);
         __syncthreads();
     }
+}
+
+/* This thread's share of team `team`'s rows, copied into team buffer `buffer` (cp.async, one
+ * group). A missing system (the last team's) is a copy of the team's first. */
+__device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int m, int lanes,
+                                              int block, int uniform, int buffer, int team,
+                                              int count, const double *__restrict__ u,
+                                              const double *__restrict__ l,
+                                              const double *__restrict__ d,
+                                              const double *__restrict__ rhs)
+{
+    extern __shared__ double team_smem[];
+    const int workers = blockDim.x / lanes, s0 = team * lanes;
+    int k, i0;
+    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
+    const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, buffer, k);
+    const size_t base = system_base(m, block, s0 + k < count ? s0 + k : s0), B = (size_t)block;
+#pragma unroll 4
+    for (int i = i0; i < m; i += workers) {
+        const size_t g = base + (size_t)i * B;
+        double *dr = v.dr + i * v.dr_row;
+        cp_async8(dr, d + g);
+        cp_async8(dr + 1, rhs + g);
+        if (!uniform) {
+            double *ul = v.ul + i * v.ul_row;
+            cp_async8(ul, u + g);
+            cp_async8(ul + 1, l + g);
+        }
+    }
+    cp_async_commit();
 }
 
 __global__ void __launch_bounds__(BRANCHED_THREADS)
     branched_kernel(const int *__restrict__ tables, int words, int n_stages, int n_tasks,
                     int n_gathers, int m, int lanes, int count, int block, int uniform,
-                    const double *__restrict__ u, const double *__restrict__ l,
+                    int buffers, const double *__restrict__ u, const double *__restrict__ l,
                     const double *__restrict__ d, double *__restrict__ rhs,
                     const double *__restrict__ cu, const double *__restrict__ cl)
 {
     extern __shared__ double team_smem[];
-    double2 *st = (double2 *)team_smem; /* element (i, k): st[2 (i L + k)] = (u, l), + 1: (d, rhs) */
-    const size_t B = (size_t)block, L = (size_t)lanes;
-    const int s0 = blockIdx.x * lanes, team = count - s0 < lanes ? count - s0 : lanes;
-    const int workers = blockDim.x / lanes;
-    int k, i0;
-    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
-    const size_t base = k < team ? system_base(m, block, s0 + k) : 0;
-    { /* the tables first (their loads overlap the rows'): one image, 16 bytes a load */
-        int *staged = (int *)(team_smem + hb_hines_branched_doubles(m, lanes));
+    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform, buffers);
+    const int teams = (count + lanes - 1) / lanes, workers = blockDim.x / lanes;
+    int team = blockIdx.x;
+    if (team < teams) branched_load(&a, m, lanes, block, uniform, 0, team, count, u, l, d, rhs);
+    { /* the tables (one image, 16 bytes a load), shared u and l, sink and zero nodes */
+        int *staged = (int *)(team_smem + a.tables);
         const int quads = words / 4;
         for (int j = threadIdx.x; j < quads; j += blockDim.x)
             ((int4 *)staged)[j] = __ldg(&((const int4 *)tables)[j]);
         for (int j = 4 * quads + threadIdx.x; j < words; j += blockDim.x)
             staged[j] = __ldg(&tables[j]);
-    }
-#pragma unroll 4
-    for (int i = i0; i < m; i += workers) {
-        double2 *e = st + 2 * ((size_t)i * L + (size_t)k);
-        if (k < team) {
-            const size_t g = base + (size_t)i * B;
-            e[0] = make_double2(uniform ? __ldg(&cu[i]) : __ldg(&u[g]),
-                                uniform ? __ldg(&cl[i]) : __ldg(&l[g]));
-            e[1] = make_double2(__ldg(&d[g]), rhs[g]);
-        } else { /* a missing system: identity rows */
-            e[0] = make_double2(0.0, 0.0);
-            e[1] = make_double2(1.0, 0.0);
+        for (int i = threadIdx.x; uniform && i < m; i += blockDim.x)
+            ((double2 *)(team_smem + a.ul))[i] = make_double2(__ldg(&cu[i]), __ldg(&cl[i]));
+        for (int j = threadIdx.x; j < 2 * buffers * lanes; j += blockDim.x) {
+            double *team_buffer = team_smem + (size_t)(j / (2 * lanes)) * a.buffer;
+            ((double2 *)team_buffer)[(size_t)m * lanes + j % (2 * lanes)] = make_double2(0.0, 0.0);
         }
     }
-    for (size_t j = threadIdx.x; j < 4 * L; j += blockDim.x) /* the sink and zero nodes */
-        st[2 * (size_t)m * L + j] = make_double2(0.0, 0.0);
-    __syncthreads();
-    branched_stages(m, lanes, n_stages, n_tasks, n_gathers);
-    if (k < team) {
+    int k, i0;
+    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
+    for (int n = 0; team < teams; team += gridDim.x, ++n) {
+        const int buffer = n % buffers, next = team + gridDim.x;
+        CP_ASYNC_WAIT(0);
+        __syncthreads();
+        if (buffers == 2 && next < teams)
+            branched_load(&a, m, lanes, block, uniform, buffer ^ 1, next, count, u, l, d, rhs);
+        branched_stages(m, lanes, uniform, buffers, buffer, words, n_stages, n_tasks, n_gathers);
+        const int s = team * lanes + k;
+        if (s < count) {
+            const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, buffer, k);
+            const size_t base = system_base(m, block, s), B = (size_t)block;
 #pragma unroll 4
-        for (int i = i0; i < m; i += workers)
-            rhs[base + (size_t)i * B] = st[2 * ((size_t)i * L + (size_t)k) + 1].y;
+            for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = v.dr[i * v.dr_row + 1];
+        }
+        if (buffers == 1 && next < teams) {
+            __syncthreads(); /* every x read from the buffer before it is refilled */
+            branched_load(&a, m, lanes, block, uniform, 0, next, count, u, l, d, rhs);
+        }
     }
 }
 
@@ -707,7 +748,9 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
                                               "once for shared memory";
     }
     case HB_HINES_ALGO_BRANCHED:
-        return b->branched.lanes ? NULL : "branched: one system's rows exceed shared memory";
+        return b->branched[p->uniform ? 1 : 0].plan.lanes
+                   ? NULL
+                   : "branched: one system's rows exceed shared memory";
     case HB_HINES_ALGO_STREAMED:
         if (b->layout == HB_LAYOUT_FLAT) return "streamed needs the INTERLEAVED or BLOCK layout";
         return streamed_lanes(b, optin) ? NULL
@@ -802,20 +845,23 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
 }
 
 /*
- * The branched kernel's team size and plan. Lanes L (1 to 32; 1 only when 2 systems' rows
- * exceed shared memory) are chosen for the fewest rounds of blocks on the device, the
- * smallest L among equals: more workers per system share its branches. Any L, not only
- * powers of two: on an H100, 2,560 systems of 305-319 rows run one round as 256 teams of 10
- * (two 100 KB blocks a multiprocessor), 1.5x faster than two rounds of teams of 4 and 1.2x
- * faster than one round of teams of 20; 256 systems of 300-700 rows run 8-10% faster as
- * teams of 2 than of 4, and 2-7% faster than teams of 1 (bench/results/
- * hines-h100-2026-11-22c-lanes.txt). A block has the most whole workers that fit
- * BRANCHED_THREADS threads; a plan is made for each L tried (its stages depend on the
- * workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the threads and
- * HB_BRANCHED_STAGE_COST the plan's stage cost (experiments).
- * The kernel cannot run when one system exceeds shared memory: lanes stay 0.
+ * The branched kernel's shape for batches with their own u and l (uniform 0) or shared ones.
+ * Lanes L (1 to 32; 1 only when 2 systems' rows exceed shared memory) are chosen for the
+ * fewest rounds of blocks on the device, the smallest L among equals: more workers per system
+ * share its branches. Any L, not only powers of two: on an H100, 2,560 systems of 305-319 rows
+ * run one round as 256 teams of 10 (two 100 KB blocks a multiprocessor), 1.5x faster than two
+ * rounds of teams of 4 and 1.2x faster than one round of teams of 20; 256 systems of 300-700
+ * rows run 8-10% faster as teams of 2 than of 4, and 2-7% faster than teams of 1
+ * (bench/results/hines-h100-2026-11-22c-lanes.txt). One team buffer when one round holds
+ * every team; else two, so that a block copies its next team in while it solves one. A block
+ * has the most whole workers that fit BRANCHED_THREADS threads; a plan is made for each L
+ * tried (its stages depend on the workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS
+ * the threads, HB_BRANCHED_BUFFERS the buffers and HB_BRANCHED_STAGE_COST the plan's stage
+ * cost (experiments); HB_BRANCHED_BLOCKS caps the grid (tests: many teams a block). The kernel cannot run when one system exceeds shared memory: lanes
+ * stay 0.
  */
-static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
+static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int uniform,
+                                int buffers, branched_config_t *cfg, long *best_rounds)
 {
     const part_t *p0 = &b->part[0];
     const size_t optin = b->ctx->smem_optin[p0->device];
@@ -825,59 +871,100 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
     int stage_cost = env_int("HB_BRANCHED_STAGE_COST", HB_BRANCHED_STAGE_COST);
     if (stage_cost < 0) stage_cost = HB_BRANCHED_STAGE_COST;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
-    CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
-    CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin)); /* for the occupancy */
-    int best_threads = 0;
-    long best_rounds = 0;
-    hb_status_t status = HB_SUCCESS;
-    for (int lanes = 32; lanes >= 1 && status == HB_SUCCESS; --lanes) {
+    memset(cfg, 0, sizeof *cfg);
+    *best_rounds = 0;
+    for (int lanes = 32; lanes >= 1; --lanes) {
         if (knob && lanes != knob) continue;
-        if (!knob && lanes < 2 && b->branched.lanes >= 2) break;
-        if (8 * hb_hines_branched_doubles(b->m, lanes) > optin) continue; /* before planning */
+        if (!knob && lanes < 2 && cfg->plan.lanes >= 2) break;
+        if (hb_branched_layout(b->m, lanes, 0, uniform, buffers).bytes > optin)
+            continue; /* before planning */
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
          * H100 (bench/results/hines-h100-2026-11-22c.md): the staging loops share the threads. */
         int threads = BRANCHED_THREADS / lanes * lanes;
         if (threads_knob >= lanes && threads_knob <= BRANCHED_THREADS && threads_knob % lanes == 0)
             threads = threads_knob;
         hb_hines_branched_t plan;
-        status = hb_hines_branched_build(b->m, parent, lanes, threads / lanes, stage_cost, &plan);
-        if (status != HB_SUCCESS) break;
-        const size_t smem = hb_hines_branched_bytes(&plan);
+        hb_status_t status =
+            hb_hines_branched_build(b->m, parent, lanes, threads / lanes, stage_cost, &plan);
+        if (status != HB_SUCCESS) {
+            hb_hines_branched_free(&cfg->plan);
+            memset(cfg, 0, sizeof *cfg);
+            return status;
+        }
+        const size_t smem = hb_branched_layout(b->m, lanes, plan.words, uniform, buffers).bytes;
         int per_sm = 0;
         cudaError_t e = smem <= optin ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                                             &per_sm, branched_kernel, threads, smem)
                                       : cudaSuccess;
         if (e != cudaSuccess) {
             hb_hines_branched_free(&plan);
+            hb_hines_branched_free(&cfg->plan);
+            memset(cfg, 0, sizeof *cfg);
             CUDA_CHECK(e);
         }
         const long wave = (long)per_sm * sms;
         const long rounds = per_sm > 0 ? (ceil_div(p0->count, lanes) + wave - 1) / wave : 0;
-        if (per_sm > 0 && (!b->branched.lanes || rounds <= best_rounds)) {
-            hb_hines_branched_free(&b->branched);
-            b->branched = plan;
-            best_threads = threads;
-            best_rounds = rounds;
+        if (per_sm > 0 && (!cfg->plan.lanes || rounds <= *best_rounds)) {
+            hb_hines_branched_free(&cfg->plan);
+            cfg->plan = plan;
+            cfg->threads = threads;
+            cfg->buffers = buffers;
+            cfg->per_sm = per_sm;
+            cfg->smem = smem;
+            *best_rounds = rounds;
         } else {
             hb_hines_branched_free(&plan);
         }
     }
-    if (status != HB_SUCCESS || !b->branched.lanes) { /* lanes 0: the kernel cannot run */
-        hb_hines_branched_free(&b->branched);
+    return HB_SUCCESS;
+}
+
+static hb_status_t branched_configure(const hb_cuda_batch_t *b, const int *parent, int uniform,
+                                      branched_config_t *cfg)
+{
+    int buffers = env_int("HB_BRANCHED_BUFFERS", 0);
+    long rounds = 0;
+    if (buffers == 1 || buffers == 2) return branched_try(b, parent, uniform, buffers, cfg, &rounds);
+    hb_status_t status = branched_try(b, parent, uniform, 1, cfg, &rounds);
+    if (status != HB_SUCCESS || (cfg->plan.lanes && rounds <= 1)) return status;
+    branched_config_t two;
+    if ((status = branched_try(b, parent, uniform, 2, &two, &rounds)) != HB_SUCCESS) {
+        hb_hines_branched_free(&cfg->plan);
+        memset(cfg, 0, sizeof *cfg);
         return status;
     }
-    b->branched_smem = hb_hines_branched_bytes(&b->branched);
-    b->branched_threads = best_threads;
-    const size_t bytes = b->branched.words * sizeof(int);
-    for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
-        part_t *p = &b->part[k];
-        cudaError_t e = cudaSetDevice(b->ctx->id[p->device]);
-        if (e == cudaSuccess) e = cudaMalloc((void **)&p->branched_tables, bytes);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(p->branched_tables, b->branched.tables, bytes, cudaMemcpyHostToDevice);
-        if (e != cudaSuccess)
-            status = hb_fail(HB_CUDA_STATUS(e), "branched: %zu bytes of plan tables: %s", bytes,
-                             cudaGetErrorString(e));
+    if (two.plan.lanes) {
+        hb_hines_branched_free(&cfg->plan);
+        *cfg = two;
+    }
+    return HB_SUCCESS;
+}
+
+/* Both shapes of the branched kernel, and their tables on every device. */
+static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
+{
+    const part_t *p0 = &b->part[0];
+    CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
+    CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel,
+                                  b->ctx->smem_optin[p0->device])); /* for the occupancy */
+    hb_status_t status = HB_SUCCESS;
+    for (int uniform = 0; uniform < 2 && status == HB_SUCCESS; ++uniform) {
+        const branched_config_t *cfg = &b->branched[uniform];
+        if ((status = branched_configure(b, parent, uniform, &b->branched[uniform])) != HB_SUCCESS ||
+            !cfg->plan.lanes)
+            continue;
+        const size_t bytes = cfg->plan.words * sizeof(int);
+        for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
+            part_t *p = &b->part[k];
+            cudaError_t e = cudaSetDevice(b->ctx->id[p->device]);
+            if (e == cudaSuccess) e = cudaMalloc((void **)&p->branched_tables[uniform], bytes);
+            if (e == cudaSuccess)
+                e = cudaMemcpy(p->branched_tables[uniform], cfg->plan.tables, bytes,
+                               cudaMemcpyHostToDevice);
+            if (e != cudaSuccess)
+                status = hb_fail(HB_CUDA_STATUS(e), "branched: %zu bytes of plan tables: %s",
+                                 bytes, cudaGetErrorString(e));
+        }
     }
     return status;
 }
@@ -918,13 +1005,18 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
     }
     case HB_HINES_ALGO_PIPELINED: return launch_pipelined(b, p);
     case HB_HINES_ALGO_BRANCHED: {
-        const int lanes = b->branched.lanes;
+        const int uniform = p->uniform ? 1 : 0;
+        const branched_config_t *cfg = &b->branched[uniform];
+        const hb_hines_branched_t *br = &cfg->plan;
+        const int teams = ceil_div(p->count, br->lanes);
+        int grid = cfg->per_sm * b->ctx->sm_count[p->device]; /* persistent: one wave */
+        const int cap = env_int("HB_BRANCHED_BLOCKS", 0); /* tests: many teams a block */
+        if (cap > 0 && cap < grid) grid = cap;
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
-        const hb_hines_branched_t *br = &b->branched;
-        branched_kernel<<<ceil_div(p->count, lanes), b->branched_threads, b->branched_smem,
-                          stream>>>(p->branched_tables, (int)br->words, br->n_stages,
-                                    br->n_tasks, br->n_gathers, m, lanes, p->count, p->block,
-                                    p->uniform, p->u, p->l, p->d, p->rhs, p->cu, p->cl);
+        branched_kernel<<<teams < grid ? teams : grid, cfg->threads, cfg->smem, stream>>>(
+            p->branched_tables[uniform], (int)br->words, br->n_stages, br->n_tasks,
+            br->n_gathers, m, br->lanes, p->count, p->block, uniform, cfg->buffers, p->u, p->l,
+            p->d, p->rhs, p->cu, p->cl);
         break;
     }
     default: return hb_fail(HB_ERR_INVALID_VALUE, "unknown Hines algorithm %d", (int)algo);
@@ -1048,9 +1140,11 @@ extern "C" void hb_cuda_batch_destroy(hb_cuda_batch_t *b)
         cudaFree(p->cu);
         cudaFree(p->cl);
         cudaFree(p->scratch);
-        cudaFree(p->branched_tables);
+        cudaFree(p->branched_tables[0]);
+        cudaFree(p->branched_tables[1]);
     }
-    hb_hines_branched_free(&b->branched);
+    hb_hines_branched_free(&b->branched[0].plan);
+    hb_hines_branched_free(&b->branched[1].plan);
     free(b);
 }
 
