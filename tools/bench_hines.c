@@ -193,6 +193,8 @@ static int build_configs(config_t *cfg, int max, int cpu, int cuda)
             HB_HINES_ALGO_PIPELINED);
         ADD("cuda branched (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1,
             HB_HINES_ALGO_BRANCHED);
+        ADD("cuda flat branched (ours)", HB_BACKEND_CUDA, HB_LAYOUT_FLAT, 1,
+            HB_HINES_ALGO_BRANCHED);
         ADD("cuda auto (ours)", HB_BACKEND_CUDA, HB_LAYOUT_INTERLEAVED, 1, HB_HINES_ALGO_AUTO);
     }
 #undef ADD

@@ -763,18 +763,15 @@ static const char *unsupported(const hb_cuda_batch_t *b, const part_t *p, hb_hin
 extern "C" hb_hines_algo_t hb_cuda_batch_resolve(const hb_cuda_batch_t *b, hb_hines_algo_t algo)
 {
     if (algo != HB_HINES_ALGO_AUTO) return algo;
-    /* Measured on an H100 (docs/gpu.md, bench/results/): up to 20 systems per
-     * multiprocessor, or 2^22 rows in all, the branched kernel (256 and 2,560 systems of
-     * 76-700 rows: faster than the staged and streamed kernels at every size; 25,600 of 76
-     * rows: 1.3x the pipelined kernel, but 0.8-1.0x at 300-700 rows); up to two waves of streamed
-     * warps, the streamed kernel; beyond that the pipelined kernel (1.3x the paper's
-     * per-thread kernel at 256,000 cells), or the paper's kernel when the tree's fork
-     * slots do not fit. */
+    /* Measured on an H100 (docs/gpu.md, bench/results/hines-h100-2026-11-22f.md): the
+     * branched kernel is the fastest at every size we measure, 256 to 256,000 systems of
+     * 76-700 rows (1.2-1.75x the pipelined kernel at 256,000). The others serve trees
+     * whose rows do not fit a block's shared memory: the staged kernel for up to two systems
+     * per multiprocessor, up to two waves of streamed warps the streamed kernel, beyond that
+     * the pipelined kernel, or the paper's kernel when the tree's fork slots do not fit. */
     const part_t *p = &b->part[0];
     const long sms = b->ctx->sm_count[p->device] > 0 ? b->ctx->sm_count[p->device] : 1;
-    if ((p->count <= 20 * sms || (size_t)p->count * (size_t)b->m <= ((size_t)1 << 22)) &&
-        !unsupported(b, p, HB_HINES_ALGO_BRANCHED))
-        return HB_HINES_ALGO_BRANCHED;
+    if (!unsupported(b, p, HB_HINES_ALGO_BRANCHED)) return HB_HINES_ALGO_BRANCHED;
     if (p->count <= 2 * sms && !unsupported(b, p, HB_HINES_ALGO_STAGED))
         return HB_HINES_ALGO_STAGED;
     const int lanes = streamed_lanes(b, b->ctx->smem_optin[p->device]);
@@ -861,8 +858,11 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
  * stay 0.
  */
 static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int uniform,
-                                int buffers, branched_config_t *cfg, long *best_rounds)
+                                int buffers, int throughput, branched_config_t *cfg,
+                                long *best_rounds)
 {
+    /* Throughput: teams of 16 first, others only when they hold more systems on chip. */
+    static const int throughput_lanes[] = {16, 32, 8, 4, 2, 1};
     const part_t *p0 = &b->part[0];
     const size_t optin = b->ctx->smem_optin[p0->device];
     const long sms = b->ctx->sm_count[p0->device] > 0 ? b->ctx->sm_count[p0->device] : 1;
@@ -873,9 +873,10 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
     memset(cfg, 0, sizeof *cfg);
     *best_rounds = 0;
-    for (int lanes = 32; lanes >= 1; --lanes) {
+    for (int q = 0; q < (throughput ? 6 : 32); ++q) {
+        const int lanes = throughput ? throughput_lanes[q] : 32 - q;
         if (knob && lanes != knob) continue;
-        if (!knob && lanes < 2 && cfg->plan.lanes >= 2) break;
+        if (!knob && !throughput && lanes < 2 && cfg->plan.lanes >= 2) break;
         if (hb_branched_layout(b->m, lanes, 0, uniform, buffers).bytes > optin)
             continue; /* before planning */
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
@@ -904,7 +905,10 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
         }
         const long wave = (long)per_sm * sms;
         const long rounds = per_sm > 0 ? (ceil_div(p0->count, lanes) + wave - 1) / wave : 0;
-        if (per_sm > 0 && (!cfg->plan.lanes || rounds <= *best_rounds)) {
+        const int better =
+            throughput ? (long)lanes * per_sm > (long)cfg->plan.lanes * cfg->per_sm
+                       : !cfg->plan.lanes || rounds <= *best_rounds;
+        if (per_sm > 0 && better) {
             hb_hines_branched_free(&cfg->plan);
             cfg->plan = plan;
             cfg->threads = threads;
@@ -922,20 +926,20 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
 static hb_status_t branched_configure(const hb_cuda_batch_t *b, const int *parent, int uniform,
                                       branched_config_t *cfg)
 {
-    int buffers = env_int("HB_BRANCHED_BUFFERS", 0);
+    int buffers = env_int("HB_BRANCHED_BUFFERS", 1);
+    if (buffers != 2) buffers = 1;
     long rounds = 0;
-    if (buffers == 1 || buffers == 2) return branched_try(b, parent, uniform, buffers, cfg, &rounds);
-    hb_status_t status = branched_try(b, parent, uniform, 1, cfg, &rounds);
+    hb_status_t status = branched_try(b, parent, uniform, buffers, 0, cfg, &rounds);
     if (status != HB_SUCCESS || (cfg->plan.lanes && rounds <= 1)) return status;
-    branched_config_t two;
-    if ((status = branched_try(b, parent, uniform, 2, &two, &rounds)) != HB_SUCCESS) {
+    branched_config_t many;
+    if ((status = branched_try(b, parent, uniform, buffers, 1, &many, &rounds)) != HB_SUCCESS) {
         hb_hines_branched_free(&cfg->plan);
         memset(cfg, 0, sizeof *cfg);
         return status;
     }
-    if (two.plan.lanes) {
+    if (many.plan.lanes) {
         hb_hines_branched_free(&cfg->plan);
-        *cfg = two;
+        *cfg = many;
     }
     return HB_SUCCESS;
 }
