@@ -101,11 +101,10 @@ typedef struct {
 
 /* count systems of one tree, d and rhs (and u, l when `own_ul`) different per system;
  * without own u and l, the twin gets the shared copy (as the kernel does for a uniform batch)
- * when `shared`. Teams go through `buffers` (1 or 2) team buffers. */
+ * when `shared`. */
 static void check_batch(const char *what, int m, const int *parent, const double *u0,
                         const double *l0, const double *d0, const double *r0, int count, int own_ul,
-                        int layout_kind, int block_size, int lanes, int stage_cost, int shared,
-                        int buffers)
+                        int layout_kind, int block_size, int lanes, int stage_cost, int shared)
 {
     const int workers = 1 + (count + lanes + stage_cost) % 5; /* the kernel's threads per lane */
     const hb_layout_t layout = (hb_layout_t)layout_kind;
@@ -138,17 +137,17 @@ static void check_batch(const char *what, int m, const int *parent, const double
         char where[256];
         snprintf(where, sizeof where,
                  "%.120s, %d systems, layout %d/%d, %d lanes x %d, stage cost %d (%d stages), "
-                 "u and l %s, %d buffers",
+                 "u and l %s",
                  what, count, layout_kind, block, lanes, workers, stage_cost, br.n_stages,
-                 own_ul ? "own" : shared ? "shared" : "copied", buffers);
+                 own_ul ? "own" : shared ? "shared" : "copied");
         check_plan(where, parent, &br);
         const int uniform = !own_ul && shared;
         const size_t stage_n =
-            hb_branched_layout(m, lanes, br.words, uniform, buffers).bytes / sizeof(double) + 1;
+            hb_branched_layout(m, lanes, br.words, uniform).bytes / sizeof(double) + 1;
         double *stage = check_malloc(stage_n * sizeof *stage);
         for (size_t j = 0; j < stage_n; ++j) stage[j] = NAN;
         /* malloc: 16-byte aligned */
-        hb_hines_branched_solve(&br, buffers, count, block, u, l, d, r, uniform ? su : NULL,
+        hb_hines_branched_solve(&br, count, block, u, l, d, r, uniform ? su : NULL,
                                 uniform ? sl : NULL, stage);
         double worst = 0.0;
         for (int s = 0; s < count; ++s) {
@@ -211,8 +210,7 @@ static void test_random_trees(void)
                     for (int q = 0; q < 3; ++q) {
                         const layout_case_t *lc = &layouts[(a + c + q) % 4];
                         check_batch(what, m, parent, u, l, d, r, counts[c], (a + q) % 3 == 0,
-                                    lc->layout, lc->block_size, lanes[a], costs[q], (a + c) % 2,
-                                    1 + (c + q) % 2);
+                                    lc->layout, lc->block_size, lanes[a], costs[q], (a + c) % 2);
                     }
             free(parent);
             free(u);
@@ -227,9 +225,9 @@ static void check_real_cell(const char *name, int m, const int *parent, const do
     for (int a = 0; a < 4; ++a) {
         const layout_case_t *lc = &layouts[a];
         check_batch(name, m, parent, u, l, d, r, 6, 0, lc->layout, lc->block_size, a == 0 ? 1 : 4,
-                    a % 2 ? 0 : HB_BRANCHED_STAGE_COST, a < 2, 1 + a % 2);
+                    a % 2 ? 0 : HB_BRANCHED_STAGE_COST, a < 2);
     }
-    check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8, 3, 0, 2);
+    check_batch(name, m, parent, u, l, d, r, 9, 1, HB_LAYOUT_INTERLEAVED, 0, 8, 3, 0);
 }
 
 static void test_errors(void)

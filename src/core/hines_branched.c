@@ -247,13 +247,13 @@ void hb_hines_branched_free(hb_hines_branched_t *br)
     memset(br, 0, sizeof *br);
 }
 
-void hb_hines_branched_solve(const hb_hines_branched_t *br, int buffers, int count, int block,
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block,
                              const double *u, const double *l, const double *d, double *rhs,
                              const double *cu, const double *cl, double *stage)
 {
     const int m = br->m, lanes = br->lanes, workers = br->workers, uniform = cu != NULL;
     const size_t B = (size_t)block;
-    const hb_branched_layout_t a = hb_branched_layout(m, lanes, br->words, uniform, buffers);
+    const hb_branched_layout_t a = hb_branched_layout(m, lanes, br->words, uniform);
     int *tables = (int *)(stage + a.tables);
     memcpy(tables, br->tables, br->words * sizeof *tables); /* once a block, as the kernel */
     const hb_branched_tables_t t =
@@ -262,17 +262,16 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int buffers, int cou
         stage[a.ul + 2 * (size_t)i] = cu[i];
         stage[a.ul + 2 * (size_t)i + 1] = cl[i];
     }
-    for (int buffer = 0; buffer < buffers; ++buffer) /* the sink and zero nodes */
-        for (int k = 0; k < lanes; ++k) {
-            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
-            HB_BRANCHED_DR(&v, m) = HB_BRANCHED_DR(&v, m + 1) = (hb_branched_pair_t){0.0, 0.0};
-        }
-    for (int s0 = 0, n = 0; s0 < count; s0 += lanes, ++n) {
-        const int team = count - s0 < lanes ? count - s0 : lanes, buffer = n % buffers;
+    for (int k = 0; k < lanes; ++k) { /* the sink and zero nodes */
+        const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, k);
+        HB_BRANCHED_DR(&v, m) = HB_BRANCHED_DR(&v, m + 1) = (hb_branched_pair_t){0.0, 0.0};
+    }
+    for (int s0 = 0; s0 < count; s0 += lanes) {
+        const int team = count - s0 < lanes ? count - s0 : lanes;
         for (int th = 0; th < lanes * workers; ++th) {
             int k, i0;
             hb_hines_branched_thread(th, lanes, workers, block, &k, &i0);
-            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, k);
             const size_t base = hb_block_base(m, block, s0 + (k < team ? k : 0));
             for (int i = i0; i < m; i += workers) {
                 const size_t g = base + (size_t)i * B;
@@ -281,7 +280,7 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int buffers, int cou
             }
         }
         for (int k = 0; k < lanes; ++k) {
-            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, k);
             for (int s = 0; s < t.n_stages; ++s)
                 for (int task = t.stage_task[s]; task < t.stage_task[s + 1]; ++task)
                     hb_branched_eliminate(&t, &v, task, m);
@@ -293,7 +292,7 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int buffers, int cou
             int k, i0;
             hb_hines_branched_thread(th, lanes, workers, block, &k, &i0);
             if (k >= team) continue;
-            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, buffer, k);
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, k);
             const size_t base = hb_block_base(m, block, s0 + k);
             for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = HB_BRANCHED_DR(&v, i).y;
         }

@@ -102,39 +102,35 @@ void hb_hines_branched_free(hb_hines_branched_t *br);
 #define HB_BRANCHED_STAGE_COST 8
 
 /*
- * Where a block's staged data lie, in doubles from the start of its shared memory: `buffers`
- * (1 or 2) team buffers, each the (d, rhs) pairs of nodes 0 .. m + 1 x lanes, then, unless
- * uniform, the (u, l) pairs of nodes 0 .. m - 1 x lanes; then the shared (u, l) of a uniform
- * batch (m pairs); then the tables (words 32-bit words). Every part starts on 16 bytes.
+ * Where a block's staged data lie, in doubles from the start of its shared memory: the team's
+ * (d, rhs) pairs of nodes 0 .. m + 1 x lanes; then its (u, l) pairs of nodes 0 .. m - 1 x lanes,
+ * or, for a uniform batch, the m shared pairs; then the tables (words 32-bit words). Every
+ * part starts on 16 bytes.
  */
 typedef struct {
-    size_t buffer;    /* doubles from one team buffer to the next */
-    size_t ul;        /* (u, l): from a buffer's start, or from the start when uniform */
-    size_t tables;    /* where the tables start */
-    size_t bytes;     /* all of it */
+    size_t ul;     /* where the (u, l) pairs start */
+    size_t tables; /* where the tables start */
+    size_t bytes;  /* all of it */
 } hb_branched_layout_t;
 
-HB_TD_INLINE hb_branched_layout_t hb_branched_layout(int m, int lanes, size_t words, int uniform,
-                                                     int buffers)
+HB_TD_INLINE hb_branched_layout_t hb_branched_layout(int m, int lanes, size_t words, int uniform)
 {
     hb_branched_layout_t a;
     const size_t M = (size_t)m, L = (size_t)lanes;
-    a.buffer = 2 * (M + 2) * L + (uniform ? 0 : 2 * M * L);
-    a.ul = uniform ? (size_t)buffers * a.buffer : 2 * (M + 2) * L;
-    a.tables = (size_t)buffers * a.buffer + (uniform ? 2 * M : 0);
+    a.ul = 2 * (M + 2) * L;
+    a.tables = a.ul + 2 * M * (uniform ? 1 : L);
     a.bytes = 8 * a.tables + 4 * words;
     return a;
 }
 
-/* Lane k's view of team buffer `buffer` of a block's staged data `smem`. */
+/* Lane k's view of a block's staged data `smem`. */
 HB_TD_INLINE hb_branched_lane_t hb_branched_lane(double *smem, const hb_branched_layout_t *a,
-                                                 int lanes, int uniform, int buffer, int k)
+                                                 int lanes, int uniform, int k)
 {
     hb_branched_lane_t v;
-    double *team = smem + (size_t)buffer * a->buffer;
-    v.dr = team + 2 * (size_t)k;
+    v.dr = smem + 2 * (size_t)k;
     v.dr_row = 2 * lanes;
-    v.ul = uniform ? smem + a->ul : team + a->ul + 2 * (size_t)k;
+    v.ul = smem + a->ul + (uniform ? 0 : 2 * (size_t)k);
     v.ul_row = uniform ? 2 : 2 * lanes;
     return v;
 }
@@ -259,15 +255,15 @@ HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int bl
 }
 
 /*
- * CPU twin of the CUDA kernel: the teams of br->lanes systems in turn, staged into team buffer
- * (team % buffers) of `stage` as the kernel stages them (hb_branched_layout; with br->workers
- * threads per lane, through hb_hines_branched_thread), each lane solved stage by stage, x
- * written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
+ * CPU twin of the CUDA kernel: the teams of br->lanes systems in turn, staged into `stage` as
+ * a kernel block stages them (hb_branched_layout; the tables, shared u and l, sink and zero
+ * nodes once, then each team's rows with br->workers threads per lane, through
+ * hb_hines_branched_thread), each lane solved stage by stage, x written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
  * u and l are every system's own, or, when cu and cl are given, the m values all systems share
  * (u and l are then not read). u, l, d are not written. A team's missing systems (count not a
  * multiple of lanes) are staged as copies of its first. `stage`: layout.bytes, 16-byte aligned.
  */
-void hb_hines_branched_solve(const hb_hines_branched_t *br, int buffers, int count, int block,
+void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block,
                              const double *u, const double *l, const double *d, double *rhs,
                              const double *cu, const double *cl, double *stage);
 

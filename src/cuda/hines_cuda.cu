@@ -68,7 +68,6 @@ typedef struct {
 typedef struct {
     hb_hines_branched_t plan; /* lanes 0: the kernel cannot run */
     int threads;              /* threads per block: lanes x workers */
-    int buffers;              /* team buffers: 2 when a block solves several teams in turn */
     int per_sm;               /* blocks a multiprocessor holds */
     size_t smem;              /* shared memory per block [bytes] */
 } branched_config_t;
@@ -548,21 +547,22 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
  * Ours for few systems, and for many: a team is L = lanes adjacent systems, staged in shared
  * memory (core/hines_branched.h, hb_branched_layout); thread t works on lane t % L, and the
  * block's blockDim.x / L workers share out each stage's tasks. Only x goes back to memory.
- * Blocks are persistent: block k solves teams k, k + gridDim.x, ... With two team buffers the
- * next team's rows are copied (cp.async) while the current one is solved. The tables, the
- * shared u and l of a uniform batch, and the sink and zero nodes are staged once a block.
+ * Blocks are persistent: block k solves teams k, k + gridDim.x, ..., so the tables, the shared
+ * u and l of a uniform batch, and the sink and zero nodes are staged once a block. (A second
+ * team buffer, filled by cp.async while a team is solved, halves the teams on chip and was
+ * slower at every point measured on an H100: bench/results/hines-h100-2026-11-22f-sweep.txt.)
  * The stage loops run in a function of their own, as GROUPED's level loops (multi_cuda.cu
  * says why).
  */
-__device__ __noinline__ void branched_stages(int m, int lanes, int uniform, int buffers, int buffer,
-                                             int words, int n_stages, int n_tasks, int n_gathers)
+__device__ __noinline__ void branched_stages(int m, int lanes, int uniform, int words,
+                                             int n_stages, int n_tasks, int n_gathers)
 {
     extern __shared__ double team_smem[];
-    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform, buffers);
+    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform);
     const int k = threadIdx.x % lanes, first = threadIdx.x / lanes, workers = blockDim.x / lanes;
     const hb_branched_tables_t t = hb_branched_tables_at(m, n_stages, n_tasks, n_gathers,
                                                          (const int *)(team_smem + a.tables));
-    const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, buffer, k);
+    const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, k);
     for (int s = 0; s < n_stages; ++s) {
         for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
             hb_branched_eliminate(&t, &v, task, m);
@@ -575,10 +575,10 @@ __device__ __noinline__ void branched_stages(int m, int lanes, int uniform, int 
     }
 }
 
-/* This thread's share of team `team`'s rows, copied into team buffer `buffer` (cp.async, one
- * group). A missing system (the last team's) is a copy of the team's first. */
+/* This thread's share of team `team`'s rows, copied into shared memory (cp.async, one group).
+ * A missing system (the last team's) is a copy of the team's first. */
 __device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int m, int lanes,
-                                              int block, int uniform, int buffer, int team,
+                                              int block, int uniform, int team,
                                               int count, const double *__restrict__ u,
                                               const double *__restrict__ l,
                                               const double *__restrict__ d,
@@ -588,7 +588,7 @@ __device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int
     const int workers = blockDim.x / lanes, s0 = team * lanes;
     int k, i0;
     hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
-    const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, buffer, k);
+    const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, k);
     const size_t base = system_base(m, block, s0 + k < count ? s0 + k : s0), B = (size_t)block;
 #pragma unroll 4
     for (int i = i0; i < m; i += workers) {
@@ -608,15 +608,15 @@ __device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int
 __global__ void __launch_bounds__(BRANCHED_THREADS)
     branched_kernel(const int *__restrict__ tables, int words, int n_stages, int n_tasks,
                     int n_gathers, int m, int lanes, int count, int block, int uniform,
-                    int buffers, const double *__restrict__ u, const double *__restrict__ l,
+                    const double *__restrict__ u, const double *__restrict__ l,
                     const double *__restrict__ d, double *__restrict__ rhs,
                     const double *__restrict__ cu, const double *__restrict__ cl)
 {
     extern __shared__ double team_smem[];
-    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform, buffers);
+    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform);
     const int teams = (count + lanes - 1) / lanes, workers = blockDim.x / lanes;
     int team = blockIdx.x;
-    if (team < teams) branched_load(&a, m, lanes, block, uniform, 0, team, count, u, l, d, rhs);
+    if (team < teams) branched_load(&a, m, lanes, block, uniform, team, count, u, l, d, rhs);
     { /* the tables (one image, 16 bytes a load), shared u and l, sink and zero nodes */
         int *staged = (int *)(team_smem + a.tables);
         const int quads = words / 4;
@@ -626,30 +626,25 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
             staged[j] = __ldg(&tables[j]);
         for (int i = threadIdx.x; uniform && i < m; i += blockDim.x)
             ((double2 *)(team_smem + a.ul))[i] = make_double2(__ldg(&cu[i]), __ldg(&cl[i]));
-        for (int j = threadIdx.x; j < 2 * buffers * lanes; j += blockDim.x) {
-            double *team_buffer = team_smem + (size_t)(j / (2 * lanes)) * a.buffer;
-            ((double2 *)team_buffer)[(size_t)m * lanes + j % (2 * lanes)] = make_double2(0.0, 0.0);
-        }
+        for (int j = threadIdx.x; j < 2 * lanes; j += blockDim.x)
+            ((double2 *)team_smem)[(size_t)m * lanes + j] = make_double2(0.0, 0.0);
     }
     int k, i0;
     hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
-    for (int n = 0; team < teams; team += gridDim.x, ++n) {
-        const int buffer = n % buffers, next = team + gridDim.x;
+    for (; team < teams; team += gridDim.x) {
         CP_ASYNC_WAIT(0);
         __syncthreads();
-        if (buffers == 2 && next < teams)
-            branched_load(&a, m, lanes, block, uniform, buffer ^ 1, next, count, u, l, d, rhs);
-        branched_stages(m, lanes, uniform, buffers, buffer, words, n_stages, n_tasks, n_gathers);
+        branched_stages(m, lanes, uniform, words, n_stages, n_tasks, n_gathers);
         const int s = team * lanes + k;
         if (s < count) {
-            const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, buffer, k);
+            const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, k);
             const size_t base = system_base(m, block, s), B = (size_t)block;
 #pragma unroll 4
             for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = v.dr[i * v.dr_row + 1];
         }
-        if (buffers == 1 && next < teams) {
-            __syncthreads(); /* every x read from the buffer before it is refilled */
-            branched_load(&a, m, lanes, block, uniform, 0, next, count, u, l, d, rhs);
+        if (team + (int)gridDim.x < teams) {
+            __syncthreads(); /* every x read before the next team overwrites it */
+            branched_load(&a, m, lanes, block, uniform, team + gridDim.x, count, u, l, d, rhs);
         }
     }
 }
@@ -843,23 +838,25 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
 
 /*
  * The branched kernel's shape for batches with their own u and l (uniform 0) or shared ones.
- * Lanes L (1 to 32; 1 only when 2 systems' rows exceed shared memory) are chosen for the
- * fewest rounds of blocks on the device, the smallest L among equals: more workers per system
- * share its branches. Any L, not only powers of two: on an H100, 2,560 systems of 305-319 rows
- * run one round as 256 teams of 10 (two 100 KB blocks a multiprocessor), 1.5x faster than two
- * rounds of teams of 4 and 1.2x faster than one round of teams of 20; 256 systems of 300-700
- * rows run 8-10% faster as teams of 2 than of 4, and 2-7% faster than teams of 1
- * (bench/results/hines-h100-2026-11-22c-lanes.txt). One team buffer when one round holds
- * every team; else two, so that a block copies its next team in while it solves one. A block
- * has the most whole workers that fit BRANCHED_THREADS threads; a plan is made for each L
- * tried (its stages depend on the workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS
- * the threads, HB_BRANCHED_BUFFERS the buffers and HB_BRANCHED_STAGE_COST the plan's stage
- * cost (experiments); HB_BRANCHED_BLOCKS caps the grid (tests: many teams a block). The kernel cannot run when one system exceeds shared memory: lanes
- * stay 0.
+ * When one round of blocks holds every team (latency: 256 and 2,560 systems), lanes L (1 to
+ * 32; 1 only when 2 systems' rows exceed shared memory) are chosen for the fewest rounds, the
+ * smallest L among equals: more workers per system share its branches. Any L, not only
+ * powers of two: on an H100, 2,560 systems of 305-319 rows run one round as 256 teams of 10
+ * (two 100 KB blocks a multiprocessor), 1.5x faster than two rounds of teams of 4 and 1.2x
+ * faster than one round of teams of 20; 256 systems of 300-700 rows run 8-10% faster as teams
+ * of 2 than of 4, and 2-7% faster than teams of 1 (bench/results/hines-h100-2026-11-22c-lanes.txt).
+ * With more teams (throughput), teams of 16, unless another power of two holds more systems
+ * on chip (76-row cells: 32): on an H100 at 25,600 and 256,000 systems of 305-695 rows, 16 was
+ * the fastest of 2-32 lanes, and 6, 12 and 24 (workers astride warps) were 1.3-2.5x slower
+ * than 16 (bench/results/hines-h100-2026-11-22f-sweep.txt). A block has the most whole
+ * workers that fit BRANCHED_THREADS threads; a plan is made for each L tried (its stages
+ * depend on the workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the threads and
+ * HB_BRANCHED_STAGE_COST the plan's stage cost (experiments); HB_BRANCHED_BLOCKS caps the grid
+ * (tests: many teams a block). The kernel cannot run when one system exceeds shared memory:
+ * lanes stay 0.
  */
 static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int uniform,
-                                int buffers, int throughput, branched_config_t *cfg,
-                                long *best_rounds)
+                                int throughput, branched_config_t *cfg, long *best_rounds)
 {
     /* Throughput: teams of 16 first, others only when they hold more systems on chip. */
     static const int throughput_lanes[] = {16, 32, 8, 4, 2, 1};
@@ -877,7 +874,7 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
         const int lanes = throughput ? throughput_lanes[q] : 32 - q;
         if (knob && lanes != knob) continue;
         if (!knob && !throughput && lanes < 2 && cfg->plan.lanes >= 2) break;
-        if (hb_branched_layout(b->m, lanes, 0, uniform, buffers).bytes > optin)
+        if (hb_branched_layout(b->m, lanes, 0, uniform).bytes > optin)
             continue; /* before planning */
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
          * H100 (bench/results/hines-h100-2026-11-22c.md): the staging loops share the threads. */
@@ -892,7 +889,7 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
             memset(cfg, 0, sizeof *cfg);
             return status;
         }
-        const size_t smem = hb_branched_layout(b->m, lanes, plan.words, uniform, buffers).bytes;
+        const size_t smem = hb_branched_layout(b->m, lanes, plan.words, uniform).bytes;
         int per_sm = 0;
         cudaError_t e = smem <= optin ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                                             &per_sm, branched_kernel, threads, smem)
@@ -912,7 +909,6 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
             hb_hines_branched_free(&cfg->plan);
             cfg->plan = plan;
             cfg->threads = threads;
-            cfg->buffers = buffers;
             cfg->per_sm = per_sm;
             cfg->smem = smem;
             *best_rounds = rounds;
@@ -926,13 +922,11 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
 static hb_status_t branched_configure(const hb_cuda_batch_t *b, const int *parent, int uniform,
                                       branched_config_t *cfg)
 {
-    int buffers = env_int("HB_BRANCHED_BUFFERS", 1);
-    if (buffers != 2) buffers = 1;
     long rounds = 0;
-    hb_status_t status = branched_try(b, parent, uniform, buffers, 0, cfg, &rounds);
+    hb_status_t status = branched_try(b, parent, uniform, 0, cfg, &rounds);
     if (status != HB_SUCCESS || (cfg->plan.lanes && rounds <= 1)) return status;
     branched_config_t many;
-    if ((status = branched_try(b, parent, uniform, buffers, 1, &many, &rounds)) != HB_SUCCESS) {
+    if ((status = branched_try(b, parent, uniform, 1, &many, &rounds)) != HB_SUCCESS) {
         hb_hines_branched_free(&cfg->plan);
         memset(cfg, 0, sizeof *cfg);
         return status;
@@ -1019,7 +1013,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
         branched_kernel<<<teams < grid ? teams : grid, cfg->threads, cfg->smem, stream>>>(
             p->branched_tables[uniform], (int)br->words, br->n_stages, br->n_tasks,
-            br->n_gathers, m, br->lanes, p->count, p->block, uniform, cfg->buffers, p->u, p->l,
+            br->n_gathers, m, br->lanes, p->count, p->block, uniform, p->u, p->l,
             p->d, p->rhs, p->cu, p->cl);
         break;
     }

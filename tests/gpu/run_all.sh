@@ -42,25 +42,25 @@ for t in "${tests[@]}"; do
   echo "test_gpu_$t: exit $rc, $(( $(date +%s) - start )) s; $(tail -1 "$out/test_gpu_$t.log")" |
     tee -a "$out/summary.txt"
   if [ "$t" = hines ]; then
-    # the branched kernel again: 32-system teams, 64 threads, a stage per node height, two
-    # team buffers, 3 blocks (each solves many teams in turn)
+    # the branched kernel again: 32-system teams, 64 threads, a stage per node height,
+    # 3 blocks (each solves many teams in turn)
     start=$(date +%s)
     HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 \
-      HB_BRANCHED_BUFFERS=2 HB_BRANCHED_BLOCKS=3 \
+      HB_BRANCHED_BLOCKS=3 \
       ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched.log" 2>&1
     rc=$?
     [ "$rc" -eq 0 ] || status=1
-    echo "test_gpu_hines (branched 32 lanes, stage cost 0, 2 buffers, 3 blocks): exit $rc, $(( $(date +%s) - start )) s;" \
+    echo "test_gpu_hines (branched 32 lanes, stage cost 0, 3 blocks): exit $rc, $(( $(date +%s) - start )) s;" \
       "$(tail -1 "$out/test_gpu_hines_branched.log")" | tee -a "$out/summary.txt"
     # and teams of 20 (not a power of two; a warp holds parts of two workers), 160 threads,
-    # the whole tree one serial task, one team buffer, 5 blocks
+    # the whole tree one serial task, 5 blocks
     start=$(date +%s)
     HB_BRANCHED_LANES=20 HB_BRANCHED_THREADS=160 HB_BRANCHED_STAGE_COST=100000 \
-      HB_BRANCHED_BUFFERS=1 HB_BRANCHED_BLOCKS=5 \
+      HB_BRANCHED_BLOCKS=5 \
       ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched20.log" 2>&1
     rc=$?
     [ "$rc" -eq 0 ] || status=1
-    echo "test_gpu_hines (branched 20 lanes, one stage, 1 buffer, 5 blocks): exit $rc, $(( $(date +%s) - start )) s;" \
+    echo "test_gpu_hines (branched 20 lanes, one stage, 5 blocks): exit $rc, $(( $(date +%s) - start )) s;" \
       "$(tail -1 "$out/test_gpu_hines_branched20.log")" | tee -a "$out/summary.txt"
   fi
 done
