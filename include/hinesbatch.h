@@ -292,8 +292,8 @@ typedef enum {
     HB_HINES_ALGO_STREAMED = 4,     /* ours, many systems: 32 systems a warp, one pass over memory */
     HB_HINES_ALGO_PIPELINED = 5,    /* ours, many systems: a thread per system, prefetched rows,
                                        shared coefficients read once, intermediates on chip / in L2 */
-    HB_HINES_ALGO_BRANCHED = 6      /* ours, few systems: teams of adjacent systems on chip, their
-                                       branches shared out level by level, long ones split */
+    HB_HINES_ALGO_BRANCHED = 6      /* ours, any count: teams of adjacent systems on chip, their
+                                       subtrees shared out stage by stage; AUTO's choice where it fits */
 } hb_hines_algo_t;
 
 const char *hb_hines_algo_name(hb_hines_algo_t algo);
