@@ -32,36 +32,33 @@ done
 cmake --build build-dev -j "$(nproc)" --target "${targets[@]}" > "$out/build.log" 2>&1 ||
   { tail -30 "$out/build.log"; exit 1; }
 status=0
-for t in "${tests[@]}"; do
-  args=("$data")
-  [ "$t" = tridiag ] && args=()  # test_gpu_tridiag makes its own systems
+# run_test NAME LOG LABEL [VAR=VALUE...]: one GPU test binary with the knobs given, its exit
+# status and last line into the summary.
+run_test() {
+  local name=$1 log=$2 label=$3 args=("$data") start rc
+  shift 3
+  [ "$name" = tridiag ] && args=()  # test_gpu_tridiag makes its own systems
   start=$(date +%s)
-  ./build-dev/test_gpu_$t "${args[@]}" > "$out/test_gpu_$t.log" 2>&1
+  env "$@" ./build-dev/test_gpu_$name "${args[@]}" > "$out/$log.log" 2>&1
   rc=$?
   [ "$rc" -eq 0 ] || status=1
-  echo "test_gpu_$t: exit $rc, $(( $(date +%s) - start )) s; $(tail -1 "$out/test_gpu_$t.log")" |
+  echo "$label: exit $rc, $(( $(date +%s) - start )) s; $(tail -1 "$out/$log.log")" |
     tee -a "$out/summary.txt"
+}
+for t in "${tests[@]}"; do
+  run_test "$t" "test_gpu_$t" "test_gpu_$t"
   if [ "$t" = hines ]; then
     # the branched kernel again: 32-system teams, 64 threads, a stage per node height,
     # 3 blocks (each solves many teams in turn)
-    start=$(date +%s)
-    HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 \
-      HB_BRANCHED_BLOCKS=3 \
-      ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched.log" 2>&1
-    rc=$?
-    [ "$rc" -eq 0 ] || status=1
-    echo "test_gpu_hines (branched 32 lanes, stage cost 0, 3 blocks): exit $rc, $(( $(date +%s) - start )) s;" \
-      "$(tail -1 "$out/test_gpu_hines_branched.log")" | tee -a "$out/summary.txt"
+    run_test hines test_gpu_hines_branched \
+      "test_gpu_hines (branched 32 lanes, stage cost 0, 3 blocks)" \
+      HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 HB_BRANCHED_BLOCKS=3
     # and teams of 20 (not a power of two; a warp holds parts of two workers), 160 threads,
     # the whole tree one serial task, 5 blocks
-    start=$(date +%s)
-    HB_BRANCHED_LANES=20 HB_BRANCHED_THREADS=160 HB_BRANCHED_STAGE_COST=100000 \
-      HB_BRANCHED_BLOCKS=5 \
-      ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched20.log" 2>&1
-    rc=$?
-    [ "$rc" -eq 0 ] || status=1
-    echo "test_gpu_hines (branched 20 lanes, one stage, 5 blocks): exit $rc, $(( $(date +%s) - start )) s;" \
-      "$(tail -1 "$out/test_gpu_hines_branched20.log")" | tee -a "$out/summary.txt"
+    run_test hines test_gpu_hines_branched20 \
+      "test_gpu_hines (branched 20 lanes, one stage, 5 blocks)" \
+      HB_BRANCHED_LANES=20 HB_BRANCHED_THREADS=160 HB_BRANCHED_STAGE_COST=100000 \
+      HB_BRANCHED_BLOCKS=5
   fi
 done
 exit "$status"
