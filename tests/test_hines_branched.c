@@ -36,7 +36,7 @@ static void random_tree(int shape, int m, int *parent)
  * parent: earlier in the task, or in an earlier stage and gathered once. */
 static void check_plan(const char *what, const int *parent, const hb_hines_branched_t *br)
 {
-    const int m = br->m, L = 1; /* the tables name nodes */
+    const int m = br->m; /* the tables name nodes */
     const hb_branched_tables_t t =
         hb_branched_tables_at(m, br->n_stages, br->n_tasks, br->n_gathers, br->tables);
     int *op_of = check_malloc((size_t)m * sizeof *op_of), *task_of = check_malloc((size_t)m * sizeof *task_of);
@@ -54,8 +54,8 @@ static void check_plan(const char *what, const int *parent, const hb_hines_branc
         for (int task = t.stage_task[s]; task < t.stage_task[s + 1] && ok; ++task) {
             ok = t.task_op[task] < t.task_op[task + 1];
             for (int j = t.task_op[task]; j < t.task_op[task + 1] && ok; ++j) {
-                const int i = t.ops[j].row / L;
-                ok = t.ops[j].row % L == 0 && i >= 0 && i < m && op_of[i] < 0;
+                const int i = t.ops[j].row;
+                ok = i >= 0 && i < m && op_of[i] < 0;
                 if (!ok) break;
                 op_of[i] = j;
                 task_of[i] = task;
@@ -66,7 +66,7 @@ static void check_plan(const char *what, const int *parent, const hb_hines_branc
     CHECKF(ok, "%s: the ops are not every node once", what);
     for (int task = 0; task < br->n_tasks && ok; ++task)
         for (int g = t.task_gather[task]; g < t.task_gather[task + 1] && ok; ++g) {
-            const int i = t.gathers[g].row / L, c = t.gathers[g].child / L;
+            const int i = t.gathers[g].row, c = t.gathers[g].child;
             ok = i >= 0 && i < m && c > 0 && c < m && parent[c] == i && task_of[i] == task &&
                  stage_of[c] < stage_of[i];
             if (ok) gathered[c]++;
@@ -75,13 +75,13 @@ static void check_plan(const char *what, const int *parent, const hb_hines_branc
     for (int i = 0; i < m && ok; ++i) {
         const hb_branched_op_t op = t.ops[op_of[i]];
         if (i == 0) {
-            ok = op.parent == (((m + 1) * L) << 2 | HB_BRANCHED_ROOT);
+            ok = op.parent == ((m + 1) << 2 | HB_BRANCHED_ROOT);
             continue;
         }
         const int p = parent[i], kind = op.parent & 3, j = op_of[i];
-        ok = (op.parent >> 2) == p * L;
+        ok = (op.parent >> 2) == p;
         if (!ok) break;
-        const int next = j + 1 < t.task_op[task_of[i] + 1] ? t.ops[j + 1].row / L : -1;
+        const int next = j + 1 < t.task_op[task_of[i] + 1] ? t.ops[j + 1].row : -1;
         if (task_of[p] == task_of[i])
             ok = op_of[p] > j && kind == (next == p ? HB_BRANCHED_CARRIED : HB_BRANCHED_IN_TASK) &&
                  gathered[i] == 0;

@@ -1,8 +1,8 @@
 /*
- * Internal: BRANCHED, the same-morphology Hines kernel for few systems (docs/gpu.md), and its
- * CPU twin (hb_hines_branched_solve, tested in CI).
+ * Internal: BRANCHED, the same-morphology Hines kernel for any number of systems (docs/gpu.md),
+ * and its CPU twin (hb_hines_branched_solve, tested in CI).
  *
- * A team of `lanes` adjacent systems is staged on chip as [node][lane][u l d rhs]; lane k of every
+ * A team of `lanes` adjacent systems is staged on chip (hb_branched_layout); lane k of every
  * worker (a sub-team of `lanes` threads) works on system k. The tree is cut by node height
  * (0 for a leaf; a node with one child has its child's height, a fork 1 + its children's
  * largest) into *stages*: ranges of heights chosen at setup for the shortest estimated time.
@@ -16,8 +16,8 @@
  * a list of gathers: the contributions of children that an earlier stage eliminated, added
  * before its rows. A row's own contribution to its parent stays in registers when the parent
  * is the task's next row ("carried", the usual case in a Hines-numbered chain), else goes to
- * the parent's slot in shared memory (the parent is then in the same task: no other worker
- * writes it) or waits in its own slot for a later stage's gather.
+ * the parent's (d, rhs) in shared memory (the parent is then in the same task: no other worker
+ * writes it) or waits in its own for a later stage's gather.
  */
 #ifndef HB_CORE_HINES_BRANCHED_H
 #define HB_CORE_HINES_BRANCHED_H
@@ -66,7 +66,7 @@ enum {
     HB_BRANCHED_IN_TASK = 0, /* the parent is a later row of the task, not the next one */
     HB_BRANCHED_CARRIED = 1, /* the parent is the task's next row */
     HB_BRANCHED_LATER = 2,   /* the parent is in a later stage, which gathers this row */
-    HB_BRANCHED_ROOT = 3     /* no parent: the parent slot is the zero node's */
+    HB_BRANCHED_ROOT = 3     /* no parent: the parent node is the zero node */
 };
 
 /* A gather: a stage's row `row` takes the contribution of its child `child` (nodes). */
@@ -258,8 +258,8 @@ HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int bl
  * CPU twin of the CUDA kernel: the teams of br->lanes systems in turn, staged into `stage` as
  * a kernel block stages them (hb_branched_layout; the tables, shared u and l, sink and zero
  * nodes once, then each team's rows with br->workers threads per lane, through
- * hb_hines_branched_thread), each lane solved stage by stage, x written to rhs. Any layout: system s's row i at hb_block_base(m, block, s) + i block.
- * u and l are every system's own, or, when cu and cl are given, the m values all systems share
+ * hb_hines_branched_thread), each lane solved stage by stage, x written to rhs. Any layout:
+ * system s's row i at hb_block_base(m, block, s) + i block. u and l are every system's own, or, when cu and cl are given, the m values all systems share
  * (u and l are then not read). u, l, d are not written. A team's missing systems (count not a
  * multiple of lanes) are staged as copies of its first. `stage`: layout.bytes, 16-byte aligned.
  */

@@ -69,6 +69,7 @@ typedef struct {
     hb_hines_branched_t plan; /* lanes 0: the kernel cannot run */
     int threads;              /* threads per block: lanes x workers */
     int per_sm;               /* blocks a multiprocessor holds */
+    int max_blocks;           /* grid cap, 0 for none (HB_BRANCHED_BLOCKS: tests) */
     size_t smem;              /* shared memory per block [bytes] */
 } branched_config_t;
 
@@ -947,10 +948,10 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
                                   b->ctx->smem_optin[p0->device])); /* for the occupancy */
     hb_status_t status = HB_SUCCESS;
     for (int uniform = 0; uniform < 2 && status == HB_SUCCESS; ++uniform) {
-        const branched_config_t *cfg = &b->branched[uniform];
-        if ((status = branched_configure(b, parent, uniform, &b->branched[uniform])) != HB_SUCCESS ||
-            !cfg->plan.lanes)
+        branched_config_t *cfg = &b->branched[uniform];
+        if ((status = branched_configure(b, parent, uniform, cfg)) != HB_SUCCESS || !cfg->plan.lanes)
             continue;
+        cfg->max_blocks = env_int("HB_BRANCHED_BLOCKS", 0);
         const size_t bytes = cfg->plan.words * sizeof(int);
         for (int k = 0; k < b->parts && status == HB_SUCCESS; ++k) {
             part_t *p = &b->part[k];
@@ -1008,8 +1009,7 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         const hb_hines_branched_t *br = &cfg->plan;
         const int teams = ceil_div(p->count, br->lanes);
         int grid = cfg->per_sm * b->ctx->sm_count[p->device]; /* persistent: one wave */
-        const int cap = env_int("HB_BRANCHED_BLOCKS", 0); /* tests: many teams a block */
-        if (cap > 0 && cap < grid) grid = cap;
+        if (cfg->max_blocks > 0 && cfg->max_blocks < grid) grid = cfg->max_blocks;
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
         branched_kernel<<<teams < grid ? teams : grid, cfg->threads, cfg->smem, stream>>>(
             p->branched_tables[uniform], (int)br->words, br->n_stages, br->n_tasks,
