@@ -658,6 +658,7 @@ typedef struct {
     int branches;        /* all cells together */
     int levels;          /* 1 + the largest branch height (docs/multi.md) */
     int max_branch_rows; /* the longest branch */
+    int shapes;          /* distinct trees (parent arrays) among the cells */
 } hb_multi_info_t;
 
 hb_status_t hb_multi_info(const hb_multi_t multi, hb_multi_info_t *info);
@@ -691,8 +692,11 @@ typedef enum {
                                   first, packed into groups; a CUDA block per group, staged in
                                   shared memory, its levels separated by block barriers: one
                                   launch, 40 bytes of memory traffic per row */
-    HB_MULTI_ALGO_PER_CELL = 3 /* the paper's Figure 6 baseline: one thread per cell, Algorithm 1,
+    HB_MULTI_ALGO_PER_CELL = 3, /* the paper's Figure 6 baseline: one thread per cell, Algorithm 1,
                                   cells interleaved row by row and padded to the largest */
+    HB_MULTI_ALGO_SHAPES = 4   /* ours: cells of the same tree (parent array) solved together as
+                                  same-morphology batches, teams of them staged on chip and their
+                                  serial subtrees shared out stage by stage; 40 bytes a row */
 } hb_multi_algo_t;
 
 const char *hb_multi_algo_name(hb_multi_algo_t algo);

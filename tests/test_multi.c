@@ -8,7 +8,8 @@
  *     cells and their level structure; (4) bitwise repeatability: runs, OMP
  *     thread counts, and LEVELS = GROUPED for any group size; (5) errors;
  *     (6) hb_multi_benchmark restores its inputs; (7) plan tables of batches that
- *     mix cells larger than a GPU group with small ones (hb_multi_plan_check).
+ *     mix cells larger than a GPU group with small ones (hb_multi_plan_check);
+ * (8) SHAPES: classes of identical trees, lanes and tiers, layout, accuracy and repeatability.
  */
 #define _POSIX_C_SOURCE 200112L /* setenv */
 #include <math.h>
@@ -21,6 +22,7 @@
 #include "test_data.h"
 #include "hinesbatch.h"
 #include "core/multi.h" /* hb_multi_plan_grouped: group sizes for the tests */
+#include "core/multi_shapes.h"
 #include "fig14_cells.h" /* tools/ */
 
 static uint64_t rng_state = 0x5eed0005u;
@@ -231,6 +233,19 @@ static void check_repeatable(const char *what, const cell_t *cells, int n)
     if (hb_backend_available(HB_BACKEND_OMP))
         free(solve_multi_algo(what, HB_BACKEND_OMP, 2, cells, n, NULL, HB_MULTI_ALGO_PER_CELL, 0,
                               -1));
+    /* SHAPES: a team's arithmetic is fixed by its class's plan, so any thread count gives the
+     * same bits (its accuracy is checked in solve_multi_algo) */
+    double *shapes = solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL,
+                                      HB_MULTI_ALGO_SHAPES, 0, -1);
+    if (hb_backend_available(HB_BACKEND_OMP))
+        for (int t = 2; t <= 3; ++t) {
+            double *x = solve_multi_algo(what, HB_BACKEND_OMP, t, cells, n, NULL,
+                                         HB_MULTI_ALGO_SHAPES, 0, -1);
+            CHECKF(shapes && x && memcmp(shapes, x, bytes) == 0,
+                   "%s: SHAPES with %d threads differs from SEQ", what, t);
+            free(x);
+        }
+    free(shapes);
     free(ref);
 }
 
@@ -604,7 +619,7 @@ static void test_errors(void)
     CHECK(hb_multi_rows(mb, 1) == 4 && hb_multi_rows(mb, 2) == 0 && hb_multi_rows(NULL, 0) == 0);
     CHECK(hb_multi_level_branches(mb, 0) == 4 && hb_multi_level_branches(mb, 1) == 2 &&
           hb_multi_level_branches(mb, 2) == 0);
-    expect_fail(hb_multi_set_algorithm(mb, (hb_multi_algo_t)4), HB_ERR_INVALID_VALUE, "algo = 4",
+    expect_fail(hb_multi_set_algorithm(mb, (hb_multi_algo_t)5), HB_ERR_INVALID_VALUE, "algo = 5",
                 "bad algorithm");
     expect_fail(hb_multi_set_algorithm(NULL, HB_MULTI_ALGO_LEVELS), HB_ERR_INVALID_VALUE,
                 "multi is NULL", "algorithm NULL");
@@ -613,6 +628,7 @@ static void test_errors(void)
     CHECK_OK(hb_multi_set_algorithm(mb, HB_MULTI_ALGO_PER_CELL));
     CHECK(hb_multi_resolved_algorithm(mb) == HB_MULTI_ALGO_PER_CELL);
     CHECK(strcmp(hb_multi_algo_name(HB_MULTI_ALGO_GROUPED), "grouped") == 0 &&
+          strcmp(hb_multi_algo_name(HB_MULTI_ALGO_SHAPES), "shapes") == 0 &&
           strcmp(hb_multi_algo_name((hb_multi_algo_t)9), "unknown") == 0);
     double t[2];
     expect_fail(hb_multi_benchmark(mb, 0, t), HB_ERR_INVALID_VALUE, "repeats = 0", "no repeats");
@@ -635,7 +651,7 @@ static void test_benchmark(void)
     }
     hb_context_t ctx = NULL;
     CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
-    for (int algo = HB_MULTI_ALGO_LEVELS; algo <= HB_MULTI_ALGO_PER_CELL; ++algo) {
+    for (int algo = HB_MULTI_ALGO_LEVELS; algo <= HB_MULTI_ALGO_SHAPES; ++algo) {
         hb_multi_t a = NULL, b = NULL;
         CHECK_OK(hb_multi_create(ctx, 7, m, parents, &a));
         CHECK_OK(hb_multi_create(ctx, 7, m, parents, &b));
@@ -665,6 +681,109 @@ static void test_benchmark(void)
     for (int c = 0; c < 7; ++c) cell_free(&cells[c]);
 }
 
+/*
+ * (8) SHAPES on a batch of repeated trees: templates of 1 to 4,000 rows (a 4,000-row chain
+ * needs more than the small budget with one lane: tier 1), two of them the same size with
+ * different trees, members interleaved, each with its own values.
+ */
+static void test_shapes(void)
+{
+    enum { TEMPLATES = 7 };
+    static const int rows[TEMPLATES] = {1, 40, 300, 300, 700, 2500, 4000};
+    static const int kind[TEMPLATES] = {SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM,
+                                        SHAPE_LONG_BRANCHES, SHAPE_RANDOM, SHAPE_RANDOM,
+                                        SHAPE_CHAIN};
+    cell_t tpl[TEMPLATES];
+    for (int t = 0; t < TEMPLATES; ++t) cell_random_tree(&tpl[t], rows[t], kind[t]);
+    const int n = 97;
+    cell_t *cells = malloc((size_t)n * sizeof *cells);
+    int *m = malloc((size_t)n * sizeof *m);
+    const int **parents = malloc((size_t)n * sizeof *parents);
+    for (int c = 0; c < n; ++c) {
+        /* the big templates get few members (the test's time), the small ones many */
+        const int t = c == 10 ? 6 : c % 11 == 9 ? 5 : c % 5;
+        cell_alloc(&cells[c], rows[t]);
+        memcpy(cells[c].parent, tpl[t].parent, (size_t)rows[t] * sizeof *cells[c].parent);
+        cell_fill_random(&cells[c]);
+        m[c] = rows[t];
+        parents[c] = cells[c].parent;
+    }
+    hb_context_t ctx = NULL;
+    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    hb_multi_t mb = NULL;
+    CHECK_OK(hb_multi_create(ctx, n, m, parents, &mb));
+    if (mb) {
+        hb_multi_info_t info;
+        CHECK_OK(hb_multi_info(mb, &info));
+        CHECKF(info.shapes == TEMPLATES, "shapes: %d classes; expected %d", info.shapes, TEMPLATES);
+        for (int c = 0; c < n; ++c)
+            for (int e = 0; e < c; ++e) {
+                const int same = m[c] == m[e] && memcmp(parents[c], parents[e],
+                                                         (size_t)m[c] * sizeof **parents) == 0;
+                CHECKF(same == (mb->shape[c] == mb->shape[e]),
+                       "shapes: cells %d and %d: same tree %d, same class %d", c, e, same,
+                       mb->shape[c] == mb->shape[e]);
+            }
+        for (int c = 0; c < n; ++c)
+            CHECK_OK(hb_multi_set(mb, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
+        CHECK_OK(hb_multi_set_algorithm(mb, HB_MULTI_ALGO_SHAPES));
+        CHECK_OK(hb_multi_solve(mb));
+        const hb_multi_shapes_t *s = mb->shapes;
+        CHECK(s != NULL);
+        if (s) {
+            /* lanes as the budget allows, tier 0 before tier 1, the 4,000-row chain in tier 1,
+             * team numbering and storage without gaps, node_index injective */
+            int tier1 = 0, teams[2] = {0, 0}, lanes_seen = 0;
+            size_t base = 0;
+            for (int q = 0; q < s->n_classes; ++q) {
+                const hb_multi_shape_t *k = &s->cls[q];
+                CHECKF(q == 0 || k->tier >= s->cls[q - 1].tier, "shapes: class %d out of tier order", q);
+                CHECKF(k->team_first == teams[k->tier] && k->base == base,
+                       "shapes: class %d starts at team %d, element %zu", q, k->team_first, k->base);
+                CHECKF(k->bytes <= (k->tier ? s->large_bytes : s->small_bytes) &&
+                           k->bytes == hb_branched_layout(k->m, k->lanes, k->plan.words, 0).bytes,
+                       "shapes: class %d: %zu bytes", q, k->bytes);
+                CHECKF(k->tier == 1 || k->lanes == 16 ||
+                           hb_branched_layout(k->m, 2 * k->lanes, 0, 0).bytes > s->small_bytes ||
+                           k->lanes * 2 > 16,
+                       "shapes: class %d (%d rows) has %d lanes; more fit", q, k->m, k->lanes);
+                teams[k->tier] += (k->cells + k->lanes - 1) / k->lanes;
+                base += (size_t)((k->cells + k->lanes - 1) / k->lanes) * (size_t)k->lanes *
+                        (size_t)k->m;
+                tier1 += k->tier == 1 && k->m == 4000;
+                lanes_seen |= k->lanes;
+            }
+            CHECKF(tier1 == 1, "shapes: the 4,000-row chain is not in tier 1");
+            CHECKF(lanes_seen & 16 && lanes_seen & 1, "shapes: lanes seen %#x", lanes_seen);
+            CHECK(s->size == base && s->tier_teams[0] == teams[0] && s->tier_teams[1] == teams[1]);
+            unsigned char *used = calloc(s->size, 1);
+            int clash = 0;
+            for (size_t k = 0; k < mb->n_rows; ++k) {
+                if (s->node_index[k] >= s->size || used[s->node_index[k]]) clash++;
+                else used[s->node_index[k]] = 1;
+            }
+            CHECKF(clash == 0, "shapes: %d node indices out of range or shared", clash);
+            free(used);
+        }
+        CHECK_OK(hb_multi_destroy(mb));
+    }
+    /* the whole check (accuracy, thread counts), then a small budget: fewer lanes, more tier 1 */
+    check_repeatable("shapes batch", cells, n);
+    setenv("HB_MULTI_SHAPES_BYTES", "16384", 1);
+    free(solve_multi_algo("shapes, 16 KB budget", HB_BACKEND_SEQ, 0, cells, n, NULL,
+                          HB_MULTI_ALGO_SHAPES, 0, -1));
+    setenv("HB_MULTI_SHAPES_BYTES", "12x", 1);
+    expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
+                "HB_MULTI_SHAPES_BYTES", "bad HB_MULTI_SHAPES_BYTES");
+    unsetenv("HB_MULTI_SHAPES_BYTES");
+    CHECK_OK(hb_context_destroy(ctx));
+    for (int c = 0; c < n; ++c) cell_free(&cells[c]);
+    for (int t = 0; t < TEMPLATES; ++t) cell_free(&tpl[t]);
+    free(cells);
+    free(m);
+    free(parents);
+}
+
 int main(void)
 {
     test_errors();
@@ -674,5 +793,6 @@ int main(void)
     test_real_morphologies();
     test_plan_tables();
     test_split_plan();
+    test_shapes();
     return check_summary("test_multi");
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "core/multi_shapes.h"
 #include "cpu/hines_cpu.h"
 #include "status.h"
 
@@ -109,6 +110,9 @@ static void multi_free(hb_multi_t mb)
     hb_multi_plan_free(&mb->levels);
     hb_multi_plan_free(mb->grouped);
     free(mb->grouped);
+    free(mb->shape);
+    hb_multi_shapes_free(mb->shapes);
+    free(mb->shapes);
     free(mb->u);
     free(mb->l);
     free(mb->d);
@@ -394,6 +398,24 @@ static hb_status_t split_rows_from_env(const char *fn, int *rows)
     return HB_SUCCESS;
 }
 
+/* HB_MULTI_SHAPES_BYTES: SHAPES's small shared-memory budget (tests: few lanes, tier 1). */
+static hb_status_t shapes_bytes_from_env(const char *fn, size_t *bytes)
+{
+    *bytes = 0;
+    const char *env = getenv("HB_MULTI_SHAPES_BYTES");
+    if (!env || !*env) return HB_SUCCESS;
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(env, &end, 10);
+    if (errno || *end || v < 1024)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: environment variable HB_MULTI_SHAPES_BYTES is '%s'; expected an "
+                       "integer >= 1024 (bytes of shared memory per team)",
+                       fn, env);
+    *bytes = (size_t)v;
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows)
 {
     if (rows < 0 || (rows > 0 && rows < HB_MULTI_MIN_SPLIT_ROWS))
@@ -617,7 +639,8 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     if (!mb) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
     mb->ctx = ctx;
     mb->n_cells = n_cells;
-    if ((status = split_rows_from_env(fn, &mb->split_rows)) != HB_SUCCESS) {
+    if ((status = split_rows_from_env(fn, &mb->split_rows)) != HB_SUCCESS ||
+        (status = shapes_bytes_from_env(fn, &mb->shapes_bytes)) != HB_SUCCESS) {
         free(mb);
         return status;
     }
@@ -645,6 +668,7 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
                          total, INT_MAX - 1);
         goto done;
     }
+    if ((status = hb_multi_find_shapes(mb)) != HB_SUCCESS) goto done;
     const int one_group[2] = {0, n_cells};
     if ((status = hb_multi_plan(mb, order, one_group, 1, &mb->levels)) != HB_SUCCESS ||
         (status = plan_splits(&mb->levels, 0)) != HB_SUCCESS)
@@ -695,6 +719,7 @@ hb_status_t hb_multi_info(const hb_multi_t multi, hb_multi_info_t *info)
     info->branches = multi->levels.n_branches;
     info->levels = multi->levels.max_levels;
     info->max_branch_rows = multi->levels.max_branch_rows;
+    info->shapes = multi->n_shapes;
     return HB_SUCCESS;
 }
 
@@ -732,11 +757,13 @@ static size_t *device_map(const struct hb_multi *mb, hb_multi_algo_t algo, size_
         for (size_t node = mb->cell_first[c]; node < mb->cell_first[c + 1]; ++node) {
             const size_t i = node - mb->cell_first[c];
             map[host->node_slot[node]] = algo == HB_MULTI_ALGO_GROUPED ? mb->grouped->node_slot[node]
+                                         : algo == HB_MULTI_ALGO_SHAPES ? mb->shapes->node_index[node]
                                          : algo == HB_MULTI_ALGO_PER_CELL
                                              ? i * (size_t)mb->n_cells + (size_t)c
                                              : host->node_slot[node];
         }
     if (algo == HB_MULTI_ALGO_PER_CELL) *size = (size_t)mb->max_m * (size_t)mb->n_cells;
+    if (algo == HB_MULTI_ALGO_SHAPES) *size = mb->shapes->size;
     return map;
 }
 
@@ -772,8 +799,17 @@ static hb_status_t sync_device(struct hb_multi *mb, hb_multi_algo_t algo)
                 HB_SUCCESS)
                 return status;
         }
+        if (algo == HB_MULTI_ALGO_SHAPES) {
+            size_t small = 0, large = 0;
+            hb_cuda_multi_shape_budgets(dev, &small, &large);
+            if ((status = hb_multi_plan_shapes(mb, small, large, HB_MULTI_SHAPES_THREADS)) !=
+                HB_SUCCESS)
+                return status;
+        }
         mb->device_layout = 0;
-        if (algo == HB_MULTI_ALGO_PER_CELL) {
+        if (algo == HB_MULTI_ALGO_SHAPES) {
+            status = hb_cuda_multi_install_shapes(dev, mb->shapes);
+        } else if (algo == HB_MULTI_ALGO_PER_CELL) {
             /* parents interleaved as the data: row i of cell c at i * cells + c */
             const size_t size = (size_t)mb->max_m * (size_t)mb->n_cells;
             int *parent = malloc(size * sizeof *parent);
@@ -853,7 +889,7 @@ hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l,
 /* Group size of the CPU twin of GROUPED (any size gives the same result). */
 #define CPU_GROUP_ROWS 2048
 
-/* CPU twins of GROUPED and PER_CELL: the host copy permuted to their layout and back. */
+/* CPU twins of GROUPED, SHAPES and PER_CELL: the host copy permuted to their layout and back. */
 static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
 {
     const size_t n = mb->n_rows;
@@ -862,11 +898,19 @@ static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
         const size_t rows = mb->group_rows ? mb->group_rows : CPU_GROUP_ROWS;
         if ((status = hb_multi_plan_grouped(mb, rows, mb->split_rows)) != HB_SUCCESS) return status;
     }
-    double *buf = malloc(4 * n * sizeof *buf);
+    if (algo == HB_MULTI_ALGO_SHAPES &&
+        (status = hb_multi_plan_shapes(mb, HB_MULTI_SHAPES_CPU_BYTES, (size_t)-1,
+                                       HB_MULTI_SHAPES_THREADS)) != HB_SUCCESS)
+        return status;
+    /* SHAPES pads its teams (padding is never read, zeroed all the same) */
+    const size_t size = algo == HB_MULTI_ALGO_SHAPES ? mb->shapes->size : n;
+    double *buf = calloc(4 * size, sizeof *buf);
     if (!buf) return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory (%zu rows)", n);
-    double *u = buf, *l = buf + n, *d = buf + 2 * n, *rhs = buf + 3 * n;
-    /* where node k of the twin's layout lives: grouped slot, or natural order */
-    const size_t *to = algo == HB_MULTI_ALGO_GROUPED ? mb->grouped->node_slot : NULL;
+    double *u = buf, *l = buf + size, *d = buf + 2 * size, *rhs = buf + 3 * size;
+    /* where node k of the twin's layout lives: grouped slot, class element, or natural order */
+    const size_t *to = algo == HB_MULTI_ALGO_GROUPED  ? mb->grouped->node_slot
+                       : algo == HB_MULTI_ALGO_SHAPES ? mb->shapes->node_index
+                                                      : NULL;
     const size_t *from = mb->levels.node_slot;
     for (size_t k = 0; k < n; ++k) {
         const size_t t = to ? to[k] : k, f = from[k];
@@ -877,6 +921,8 @@ static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
     }
     if (algo == HB_MULTI_ALGO_GROUPED)
         status = hb_multi_cpu_solve_grouped(mb->ctx, mb->grouped, u, l, d, rhs);
+    else if (algo == HB_MULTI_ALGO_SHAPES)
+        status = hb_multi_cpu_solve_shapes(mb->ctx, mb->shapes, u, l, d, rhs);
     else
         hb_multi_cpu_solve_cells(mb->ctx, mb->n_cells, mb->m, mb->cell_first, mb->parent, u, l, d,
                                  rhs);
@@ -920,15 +966,15 @@ hb_status_t hb_multi_solve(hb_multi_t multi)
 
 const char *hb_multi_algo_name(hb_multi_algo_t algo)
 {
-    static const char *const names[] = {"auto", "levels", "grouped", "per-cell"};
-    return (int)algo >= 0 && algo <= HB_MULTI_ALGO_PER_CELL ? names[algo] : "unknown";
+    static const char *const names[] = {"auto", "levels", "grouped", "per-cell", "shapes"};
+    return (int)algo >= 0 && algo <= HB_MULTI_ALGO_SHAPES ? names[algo] : "unknown";
 }
 
 hb_status_t hb_multi_set_algorithm(hb_multi_t multi, hb_multi_algo_t algo)
 {
     hb_clear_error();
     if (!multi) return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi_set_algorithm: multi is NULL");
-    if ((int)algo < 0 || algo > HB_MULTI_ALGO_PER_CELL)
+    if ((int)algo < 0 || algo > HB_MULTI_ALGO_SHAPES)
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "hb_multi_set_algorithm: algo = %d is not an hb_multi_algo_t", (int)algo);
     multi->algo = algo;

@@ -563,6 +563,10 @@ struct hb_multi {
     hb_multi_algo_t algo;
     hb_multi_plan_t levels;   /* LEVELS: one group; the host copy's layout */
     hb_multi_plan_t *grouped; /* GROUPED, planned at its first solve (NULL before) */
+    int *shape;               /* [n_cells] class of identical parent arrays (core/multi_shapes.h) */
+    int n_shapes;
+    size_t shapes_bytes;      /* HB_MULTI_SHAPES_BYTES, 0 when unset */
+    struct hb_multi_shapes *shapes; /* SHAPES, planned at its first solve (NULL before) */
     size_t group_rows;        /* GROUPED: the group size it was planned for */
     int split_rows;           /* GROUPED: branches this long or longer are split (0: none) */
     double *u, *l, *d, *rhs;  /* host copy, in the layout of `levels` */

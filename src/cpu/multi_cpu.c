@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "core/context.h"
+#include "core/multi_shapes.h"
 #include "core/status.h"
 
 #ifdef HB_HAVE_OPENMP
@@ -112,6 +113,48 @@ hb_status_t hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *
         solve_group(p, g, u, l, d, rhs, tables + (size_t)me * most);
     }
     free(tables);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t *s,
+                                      const double *u, const double *l, const double *d,
+                                      double *rhs)
+{
+    const int threads = omp_threads(ctx);
+    size_t most = 16; /* bytes of the largest team's staging */
+    int teams = 0;
+    for (int q = 0; q < s->n_classes; ++q) {
+        if (s->cls[q].bytes > most) most = s->cls[q].bytes;
+        teams += (s->cls[q].cells + s->cls[q].lanes - 1) / s->cls[q].lanes;
+    }
+    most = (most + 15) & ~(size_t)15;
+    double *stage = aligned_alloc(16, (size_t)threads * most);
+    int *class_of = malloc(((size_t)teams + 1) * sizeof *class_of);
+    if (!stage || !class_of) {
+        free(stage);
+        free(class_of);
+        return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory staging shapes");
+    }
+    for (int q = 0, t = 0; q < s->n_classes; ++q)
+        for (int j = 0; j < s->cls[q].cells; j += s->cls[q].lanes) class_of[t++] = q;
+#ifdef HB_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#endif
+    for (int t = 0; t < teams; ++t) {
+        int me = 0;
+#ifdef HB_HAVE_OPENMP
+        me = omp_get_thread_num();
+#endif
+        const hb_multi_shape_t *k = &s->cls[class_of[t]];
+        const int team = t - (k->tier ? s->tier_teams[0] : 0) - k->team_first;
+        const int j = team * k->lanes, members = k->cells - j < k->lanes ? k->cells - j : k->lanes;
+        const size_t off = k->base + (size_t)j * (size_t)k->m;
+        /* one team: `members` systems, block-interleaved by `lanes` */
+        hb_hines_branched_solve(&k->plan, members, k->lanes, u + off, l + off, d + off,
+                                rhs + off, NULL, NULL, (double *)((char *)stage + (size_t)me * most));
+    }
+    free(stage);
+    free(class_of);
     return HB_SUCCESS;
 }
 

@@ -62,6 +62,22 @@ hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *
 hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *problems,
                                    const struct hb_gtsv_plan_s *plans, int n_problems,
                                    int repeats, double *seconds);
+/* SHAPES of mixed batches (core/multi_shapes.h): one class as the kernel reads it. */
+typedef struct {
+    int m, lanes, cells, team_first; /* team_first: first team of the class in its tier */
+    int words, n_stages, n_tasks, n_gathers; /* its branched plan */
+    int global_tables; /* its tables are read from memory, not staged (a cell too large) */
+    size_t base, table_off; /* first element of its storage, first word of its tables */
+} hb_cuda_shape_t;
+/* Blocks of `threads` threads and `smem` bytes a multiprocessor of the current device holds
+ * (smem_optin: the device's opt-in limit, which the kernel is allowed). */
+hb_status_t hb_cuda_shapes_per_sm(int threads, size_t smem, size_t smem_optin, int *per_sm);
+/* One tier's classes (a device array, `teams` teams in all) in `grid` blocks on `stream`
+ * (a cudaStream_t); queued, not waited for. smem_optin: the device's opt-in limit. */
+hb_status_t hb_cuda_shapes_launch(const hb_cuda_shape_t *classes, int n_classes, int teams,
+                                  int grid, int threads, size_t smem, const int *tables,
+                                  const double *u, const double *l, const double *d,
+                                  double *rhs, size_t smem_optin, void *stream);
 hb_status_t hb_cuda_malloc(hb_cuda_context_t *ctx, size_t bytes, void **ptr);
 hb_status_t hb_cuda_free(hb_cuda_context_t *ctx, void *ptr);
 /* Copy host to device (to_device != 0) or device to host. */

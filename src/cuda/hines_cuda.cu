@@ -555,14 +555,19 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
  * The stage loops run in a function of their own, as GROUPED's level loops (multi_cuda.cu
  * says why).
  */
-__device__ __noinline__ void branched_stages(int m, int lanes, int uniform, int words,
-                                             int n_stages, int n_tasks, int n_gathers)
+template <bool GLOBAL_TABLES>
+__device__ __noinline__ void branched_stages_of(int m, int lanes, int uniform, int words,
+                                                int n_stages, int n_tasks, int n_gathers,
+                                                const int *__restrict__ global_tables)
 {
     extern __shared__ double team_smem[];
-    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform);
+    const hb_branched_layout_t a =
+        hb_branched_layout(m, lanes, GLOBAL_TABLES ? 0 : (size_t)words, uniform);
     const int k = threadIdx.x % lanes, first = threadIdx.x / lanes, workers = blockDim.x / lanes;
-    const hb_branched_tables_t t = hb_branched_tables_at(m, n_stages, n_tasks, n_gathers,
-                                                         (const int *)(team_smem + a.tables));
+    /* staged tables: shared-memory loads; a cell too large for them reads them from memory */
+    const hb_branched_tables_t t = hb_branched_tables_at(
+        m, n_stages, n_tasks, n_gathers,
+        GLOBAL_TABLES ? global_tables : (const int *)(team_smem + a.tables));
     const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, k);
     for (int s = 0; s < n_stages; ++s) {
         for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
@@ -574,6 +579,12 @@ __device__ __noinline__ void branched_stages(int m, int lanes, int uniform, int 
             hb_branched_substitute(&t, &v, task);
         __syncthreads();
     }
+}
+
+__device__ __forceinline__ void branched_stages(int m, int lanes, int uniform, int words,
+                                                int n_stages, int n_tasks, int n_gathers)
+{
+    branched_stages_of<false>(m, lanes, uniform, words, n_stages, n_tasks, n_gathers, NULL);
 }
 
 /* This thread's share of team `team`'s rows, copied into shared memory (cp.async, one group).
@@ -606,6 +617,43 @@ __device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int
     cp_async_commit();
 }
 
+/* A block's once-per-plan staging: the tables (one image, 16 bytes a load), the shared u and l
+ * of a uniform batch, the sink and zero nodes of every lane. */
+__device__ __forceinline__ void branched_stage_plan(const hb_branched_layout_t *a, int m,
+                                                    int lanes, int uniform,
+                                                    const int *__restrict__ tables, int words,
+                                                    const double *__restrict__ cu,
+                                                    const double *__restrict__ cl)
+{
+    extern __shared__ double team_smem[];
+    int *staged = (int *)(team_smem + a->tables);
+    const int quads = words / 4;
+    for (int j = threadIdx.x; j < quads; j += blockDim.x)
+        ((int4 *)staged)[j] = __ldg(&((const int4 *)tables)[j]);
+    for (int j = 4 * quads + threadIdx.x; j < words; j += blockDim.x) staged[j] = __ldg(&tables[j]);
+    for (int i = threadIdx.x; uniform && i < m; i += blockDim.x)
+        ((double2 *)(team_smem + a->ul))[i] = make_double2(__ldg(&cu[i]), __ldg(&cl[i]));
+    for (int j = threadIdx.x; j < 2 * lanes; j += blockDim.x)
+        ((double2 *)team_smem)[(size_t)m * lanes + j] = make_double2(0.0, 0.0);
+}
+
+/* x of this thread's share of team `team` written back (after branched_stages). */
+__device__ __forceinline__ void branched_store(const hb_branched_layout_t *a, int m, int lanes,
+                                               int block, int uniform, int team, int count,
+                                               double *__restrict__ rhs)
+{
+    extern __shared__ double team_smem[];
+    const int workers = blockDim.x / lanes;
+    int k, i0;
+    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
+    const int s = team * lanes + k;
+    if (s >= count) return;
+    const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, k);
+    const size_t base = system_base(m, block, s), B = (size_t)block;
+#pragma unroll 4
+    for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = v.dr[i * v.dr_row + 1];
+}
+
 __global__ void __launch_bounds__(BRANCHED_THREADS)
     branched_kernel(const int *__restrict__ tables, int words, int n_stages, int n_tasks,
                     int n_gathers, int m, int lanes, int count, int block, int uniform,
@@ -615,39 +663,86 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
 {
     extern __shared__ double team_smem[];
     const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform);
-    const int teams = (count + lanes - 1) / lanes, workers = blockDim.x / lanes;
+    const int teams = (count + lanes - 1) / lanes;
     int team = blockIdx.x;
     if (team < teams) branched_load(&a, m, lanes, block, uniform, team, count, u, l, d, rhs);
-    { /* the tables (one image, 16 bytes a load), shared u and l, sink and zero nodes */
-        int *staged = (int *)(team_smem + a.tables);
-        const int quads = words / 4;
-        for (int j = threadIdx.x; j < quads; j += blockDim.x)
-            ((int4 *)staged)[j] = __ldg(&((const int4 *)tables)[j]);
-        for (int j = 4 * quads + threadIdx.x; j < words; j += blockDim.x)
-            staged[j] = __ldg(&tables[j]);
-        for (int i = threadIdx.x; uniform && i < m; i += blockDim.x)
-            ((double2 *)(team_smem + a.ul))[i] = make_double2(__ldg(&cu[i]), __ldg(&cl[i]));
-        for (int j = threadIdx.x; j < 2 * lanes; j += blockDim.x)
-            ((double2 *)team_smem)[(size_t)m * lanes + j] = make_double2(0.0, 0.0);
-    }
-    int k, i0;
-    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
+    branched_stage_plan(&a, m, lanes, uniform, tables, words, cu, cl);
     for (; team < teams; team += gridDim.x) {
         CP_ASYNC_WAIT(0);
         __syncthreads();
         branched_stages(m, lanes, uniform, words, n_stages, n_tasks, n_gathers);
-        const int s = team * lanes + k;
-        if (s < count) {
-            const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, k);
-            const size_t base = system_base(m, block, s), B = (size_t)block;
-#pragma unroll 4
-            for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = v.dr[i * v.dr_row + 1];
-        }
+        branched_store(&a, m, lanes, block, uniform, team, count, rhs);
         if (team + (int)gridDim.x < teams) {
             __syncthreads(); /* every x read before the next team overwrites it */
             branched_load(&a, m, lanes, block, uniform, team + gridDim.x, count, u, l, d, rhs);
         }
     }
+}
+
+/*
+ * SHAPES of mixed batches (core/multi_shapes.h): the classes of one tier, each a same-tree
+ * batch with its own plan and lanes, in one launch. Teams are numbered class after class;
+ * block k solves teams k, k + gridDim.x, ..., staging a class's tables when it enters the
+ * class (teams rise, so at most once per class). A class's team is one contiguous range
+ * (block = lanes); u and l are every cell's own.
+ */
+__global__ void __launch_bounds__(BRANCHED_THREADS)
+    shapes_kernel(const hb_cuda_shape_t *__restrict__ classes, int n_classes, int teams,
+                  const int *__restrict__ tables, const double *__restrict__ u,
+                  const double *__restrict__ l, const double *__restrict__ d,
+                  double *__restrict__ rhs)
+{
+    int c = -1;
+    hb_cuda_shape_t k = {};
+    hb_branched_layout_t a = {};
+    for (int team = blockIdx.x; team < teams; team += gridDim.x) {
+        int next = c < 0 ? 0 : c;
+        while (next + 1 < n_classes && classes[next + 1].team_first <= team) ++next;
+        __syncthreads(); /* the previous team's x read out before its buffer is reused */
+        if (next != c) {
+            c = next;
+            k = classes[c];
+            a = hb_branched_layout(k.m, k.lanes, k.global_tables ? 0 : (size_t)k.words, 0);
+            branched_stage_plan(&a, k.m, k.lanes, 0, tables + k.table_off,
+                                k.global_tables ? 0 : k.words, NULL, NULL);
+        }
+        const int local = team - k.team_first;
+        branched_load(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, u + k.base, l + k.base,
+                      d + k.base, rhs + k.base);
+        CP_ASYNC_WAIT(0);
+        __syncthreads();
+        if (k.global_tables)
+            branched_stages_of<true>(k.m, k.lanes, 0, k.words, k.n_stages, k.n_tasks, k.n_gathers,
+                                     tables + k.table_off);
+        else
+            branched_stages(k.m, k.lanes, 0, k.words, k.n_stages, k.n_tasks, k.n_gathers);
+        branched_store(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, rhs + k.base);
+    }
+}
+
+extern "C" hb_status_t hb_cuda_shapes_per_sm(int threads, size_t smem, size_t smem_optin,
+                                             int *per_sm)
+{
+    *per_sm = 0;
+    CUDA_CHECK(hb_cuda_allow_smem((const void *)shapes_kernel, smem_optin));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, shapes_kernel, threads, smem));
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_shapes_launch(const hb_cuda_shape_t *classes, int n_classes,
+                                             int teams, int grid, int threads, size_t smem,
+                                             const int *tables, const double *u, const double *l,
+                                             const double *d, double *rhs, size_t smem_optin,
+                                             void *stream)
+{
+    if (threads < 1 || threads > BRANCHED_THREADS)
+        return hb_fail(HB_ERR_INVALID_VALUE, "shapes: %d threads; expected 1 to %d", threads,
+                       BRANCHED_THREADS);
+    CUDA_CHECK(hb_cuda_allow_smem((const void *)shapes_kernel, smem_optin));
+    shapes_kernel<<<grid, threads, smem, (cudaStream_t)stream>>>(classes, n_classes, teams, tables,
+                                                                 u, l, d, rhs);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------ */

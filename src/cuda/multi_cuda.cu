@@ -21,8 +21,10 @@
 
 extern "C" {
 #include "core/multi.h"
+#include "core/multi_shapes.h"
 #include "core/status.h"
 }
+#include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
 #include "cuda/multi_cuda.h"
 
@@ -31,7 +33,7 @@ extern "C" {
 #define GROUP_BLOCKS_PER_SM 3 /* the group size leaves shared memory, and registers, for three */
 #define CELL_THREADS 128
 
-enum { LAYOUT_NONE = 0, LAYOUT_PLAN = 1, LAYOUT_CELLS = 2 };
+enum { LAYOUT_NONE = 0, LAYOUT_PLAN = 1, LAYOUT_CELLS = 2, LAYOUT_SHAPES = 3 };
 
 /*
  * The levels of view v, leaves to root and back, a block barrier after each: the block's
@@ -66,6 +68,7 @@ struct hb_cuda_multi {
     cudaStream_t stream;
     int sm_count;
     size_t smem_optin;   /* largest dynamic shared memory per block [bytes] */
+    size_t smem_per_sm;  /* shared memory of a multiprocessor [bytes] */
     size_t smem_cap;     /* GROUPED: shared memory a block may take (set with the group size) */
     int layout;          /* LAYOUT_* */
     size_t size;         /* elements per array */
@@ -78,6 +81,11 @@ struct hb_cuda_multi {
     /* LAYOUT_CELLS */
     int cells, max_m;
     int *m, *parent;
+    /* LAYOUT_SHAPES: the classes of both tiers (tier 0 first) and their plan tables */
+    hb_cuda_shape_t *shape_classes;
+    int *shape_tables;
+    int shape_tier_classes[2], shape_tier_teams[2], shape_grid[2], shape_threads;
+    size_t shape_smem[2];
     /* host staging buffer for the mapped copies */
     double *stage;
     size_t stage_size;
@@ -210,6 +218,10 @@ static void free_layout(hb_cuda_multi_t *dm)
     dm->level_branch_host = NULL;
     cudaFree(dm->m);
     cudaFree(dm->parent);
+    cudaFree(dm->shape_classes);
+    cudaFree(dm->shape_tables);
+    dm->shape_classes = NULL;
+    dm->shape_tables = NULL;
     cudaFree(dm->u);
     cudaFree(dm->l);
     cudaFree(dm->d);
@@ -233,6 +245,7 @@ extern "C" hb_status_t hb_cuda_multi_create(hb_cuda_multi_t **out)
     CUDA_TRY(status, cudaStreamCreateWithFlags(&dm->stream, cudaStreamNonBlocking), fail);
     dm->sm_count = prop.multiProcessorCount;
     dm->smem_optin = prop.sharedMemPerBlockOptin;
+    dm->smem_per_sm = prop.sharedMemPerMultiprocessor;
     dm->smem_cap = dm->smem_optin;
     *out = dm;
     return HB_SUCCESS;
@@ -390,6 +403,75 @@ fail:
     return status;
 }
 
+extern "C" void hb_cuda_multi_shape_budgets(const hb_cuda_multi_t *dm, size_t *small_bytes,
+                                            size_t *large_bytes)
+{
+    /* two blocks a multiprocessor: each block also reserves 1 KB of the multiprocessor's */
+    *small_bytes = dm->smem_per_sm / 2 - 1024;
+    if (*small_bytes > dm->smem_optin) *small_bytes = dm->smem_optin;
+    *large_bytes = dm->smem_optin;
+}
+
+extern "C" hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
+                                                    const struct hb_multi_shapes *s)
+{
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    free_layout(dm);
+    hb_status_t status = HB_SUCCESS;
+    hb_cuda_shape_t *host = (hb_cuda_shape_t *)calloc((size_t)s->n_classes + 1, sizeof *host);
+    if (!host) return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory");
+    for (int q = 0; q < s->n_classes; ++q) {
+        const hb_multi_shape_t *k = &s->cls[q];
+        host[q].m = k->m;
+        host[q].lanes = k->lanes;
+        host[q].cells = k->cells;
+        host[q].team_first = k->team_first;
+        host[q].words = (int)k->plan.words;
+        host[q].n_stages = k->plan.n_stages;
+        host[q].n_tasks = k->plan.n_tasks;
+        host[q].n_gathers = k->plan.n_gathers;
+        host[q].global_tables = k->global_tables;
+        host[q].base = k->base;
+        host[q].table_off = k->table_off;
+    }
+    if ((status = COPY_TABLE(dm->shape_classes, host, (size_t)s->n_classes, dm->stream)) !=
+            HB_SUCCESS ||
+        (status = COPY_TABLE(dm->shape_tables, s->tables, s->words, dm->stream)) != HB_SUCCESS ||
+        (status = alloc_arrays(dm, s->size)) != HB_SUCCESS)
+        goto fail;
+    CUDA_TRY(status, cudaStreamSynchronize(dm->stream), fail);
+    dm->shape_threads = s->threads;
+    for (int tier = 0; tier < 2; ++tier) {
+        dm->shape_tier_classes[tier] = s->tier_classes[tier];
+        dm->shape_tier_teams[tier] = s->tier_teams[tier];
+        dm->shape_smem[tier] = s->tier_bytes[tier];
+        dm->shape_grid[tier] = 0;
+        if (!s->tier_teams[tier]) continue;
+        int per_sm = 0;
+        if ((status = hb_cuda_shapes_per_sm(s->threads, s->tier_bytes[tier], dm->smem_optin,
+                                            &per_sm)) !=
+            HB_SUCCESS)
+            goto fail;
+        if (per_sm < 1) {
+            status = hb_fail(HB_ERR_NOT_SUPPORTED,
+                             "hb_multi: shapes: no block of %d threads and %zu bytes fits a "
+                             "multiprocessor",
+                             s->threads, s->tier_bytes[tier]);
+            goto fail;
+        }
+        /* persistent blocks: one wave */
+        const long wave = (long)per_sm * dm->sm_count;
+        dm->shape_grid[tier] = (int)(wave < s->tier_teams[tier] ? wave : s->tier_teams[tier]);
+    }
+    dm->layout = LAYOUT_SHAPES;
+    free(host);
+    return HB_SUCCESS;
+fail:
+    free(host);
+    free_layout(dm);
+    return status;
+}
+
 /* A zeroed host buffer of `size` doubles (padding of the PER_CELL layout stays 0). */
 static hb_status_t stage_buffer(hb_cuda_multi_t *dm, size_t size)
 {
@@ -458,7 +540,9 @@ static int blocks_for(int count, int threads) { return (count + threads - 1) / t
 /* Queues one solve on the stream. */
 static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
 {
-    const int want = algo == HB_MULTI_ALGO_PER_CELL ? LAYOUT_CELLS : LAYOUT_PLAN;
+    const int want = algo == HB_MULTI_ALGO_PER_CELL ? LAYOUT_CELLS
+                     : algo == HB_MULTI_ALGO_SHAPES ? LAYOUT_SHAPES
+                                                    : LAYOUT_PLAN;
     if (dm->layout != want)
         return hb_fail(HB_ERR_BACKEND, "hb_multi: the device holds another algorithm's layout");
     switch (algo) {
@@ -504,6 +588,17 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
     case HB_MULTI_ALGO_PER_CELL:
         per_cell_kernel<<<blocks_for(dm->cells, CELL_THREADS), CELL_THREADS, 0, dm->stream>>>(
             dm->cells, dm->m, dm->parent, dm->u, dm->l, dm->d, dm->rhs);
+        break;
+    case HB_MULTI_ALGO_SHAPES:
+        for (int tier = 0; tier < 2; ++tier) {
+            if (!dm->shape_tier_teams[tier]) continue;
+            const int first = tier ? dm->shape_tier_classes[0] : 0;
+            hb_status_t status = hb_cuda_shapes_launch(
+                dm->shape_classes + first, dm->shape_tier_classes[tier], dm->shape_tier_teams[tier],
+                dm->shape_grid[tier], dm->shape_threads, dm->shape_smem[tier], dm->shape_tables,
+                dm->u, dm->l, dm->d, dm->rhs, dm->smem_optin, (void *)dm->stream);
+            if (status != HB_SUCCESS) return status;
+        }
         break;
     default: return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi: unknown algorithm %d", (int)algo);
     }

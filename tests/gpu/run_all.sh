@@ -60,5 +60,10 @@ for t in "${tests[@]}"; do
       HB_BRANCHED_LANES=20 HB_BRANCHED_THREADS=160 HB_BRANCHED_STAGE_COST=100000 \
       HB_BRANCHED_BLOCKS=5
   fi
+  if [ "$t" = multi ]; then
+    # SHAPES with a 16 KB budget per team: fewer lanes, most classes in tier 1 (one lane)
+    run_test multi test_gpu_multi_shapes16k "test_gpu_multi (shapes, 16 KB teams)" \
+      HB_MULTI_SHAPES_BYTES=16384
+  fi
 done
 exit "$status"

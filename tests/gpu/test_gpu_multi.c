@@ -2,7 +2,7 @@
  * GPU test of mixed-morphology batches (hb_multi_* on CUDA; CI has no GPU and
  * runs the CPU twins of the same arithmetic in tests/test_multi.c).
  *
- * Every algorithm (AUTO, LEVELS, GROUPED, PER_CELL) on: random mixed batches
+ * Every algorithm (AUTO, LEVELS, GROUPED, PER_CELL, SHAPES) on: random mixed batches
  * of random trees, the Figure 14 binary-tree cells, every real morphology of
  * DATA_DIR (whole and cut; d_lambda and one compartment per SWC segment, whose
  * largest cells exceed a block's shared memory and take GROUPED's global-memory
@@ -10,7 +10,9 @@
  * every cell against the CPU sequential solver hb_hines_solve (relative
  * difference < 1e-12), outputs poisoned with NaN before every read, two solves
  * bitwise identical, hb_multi_benchmark's result bitwise a plain solve's, and
- * algorithm switches with results on the device. Every library call's status
+ * algorithm switches with results on the device. SHAPES must run every batch whose cells have
+ * at most 4,000 rows, and may refuse (HB_ERR_NOT_SUPPORTED, naming the cell's rows) only
+ * batches with larger ones. Every library call's status
  * is checked (the library checks every CUDA return code).
  *
  * Usage: test_gpu_multi DATA_DIR   (a folder of .swc files)
@@ -208,11 +210,24 @@ static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
     printf("%s: %d cells, %zu rows, %d branches, %d levels, longest branch %d\n", name, info.cells,
            info.rows, info.branches, info.levels, info.max_branch_rows);
     const size_t bytes = b->rows * sizeof(double);
-    double *first[4] = {NULL, NULL, NULL, NULL};
-    for (int algo = HB_MULTI_ALGO_AUTO; algo <= HB_MULTI_ALGO_PER_CELL; ++algo) {
+    double *first[5] = {NULL, NULL, NULL, NULL, NULL};
+    int max_m = 0;
+    for (int c = 0; c < b->n; ++c) max_m = b->m[c] > max_m ? b->m[c] : max_m;
+    for (int algo = HB_MULTI_ALGO_AUTO; algo <= HB_MULTI_ALGO_SHAPES; ++algo) {
         char what[256];
         snprintf(what, sizeof what, "%s, %s", name, hb_multi_algo_name((hb_multi_algo_t)algo));
         CHECK_OK(hb_multi_set_algorithm(mb, (hb_multi_algo_t)algo));
+        if (algo == HB_MULTI_ALGO_SHAPES && max_m > 4000) {
+            set_all(mb, b);
+            const hb_status_t status = hb_multi_solve(mb);
+            if (status != HB_SUCCESS) {
+                CHECKF(status == HB_ERR_NOT_SUPPORTED && strstr(hb_last_error(), "rows"),
+                       "%s: cells up to %d rows: %s (%s)", what, max_m,
+                       hb_status_string(status), hb_last_error());
+                printf("  %-60s refused, cells up to %d rows: %s\n", what, max_m, hb_last_error());
+                continue;
+            }
+        }
         if (algo == HB_MULTI_ALGO_AUTO) { /* docs/multi.md */
             const hb_multi_algo_t expect = auto_expected(&info);
             CHECKF(hb_multi_resolved_algorithm(mb) == expect, "%s: AUTO resolved to %s for %zu rows",
@@ -268,7 +283,7 @@ static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
                memcmp(first[HB_MULTI_ALGO_LEVELS], first[HB_MULTI_ALGO_GROUPED], bytes)
                    ? "different (round-off)"
                    : "equal");
-    for (int k = 0; k < 4; ++k) free(first[k]);
+    for (int k = 0; k < 5; ++k) free(first[k]);
     CHECK_OK(hb_multi_destroy(mb));
 }
 
