@@ -685,7 +685,9 @@ hb_status_t hb_multi_solve(hb_multi_t multi);
 /* Algorithms (docs/multi.md); every backend runs every one (the CPU runs the GPU kernels'
  * arithmetic, in their order, on the host). */
 typedef enum {
-    HB_MULTI_ALGO_AUTO = 0,    /* CUDA: GROUPED up to 2^22 rows, LEVELS beyond; CPU: LEVELS */
+    HB_MULTI_ALGO_AUTO = 0,    /* CUDA: SHAPES when cells repeat their trees (8 a tree or more,
+                                  up to 4,000 rows each) and the batch is not a large one of few
+                                  levels; else GROUPED up to 2^22 rows, LEVELS beyond; CPU: LEVELS */
     HB_MULTI_ALGO_LEVELS = 1,  /* the paper's: the levels of all cells in turn, leaves to root
                                   and back, a thread per branch (CUDA: a launch per level) */
     HB_MULTI_ALGO_GROUPED = 2, /* ours: cells sorted by the work on their critical path, longest

@@ -191,10 +191,15 @@ static void set_all(hb_multi_t mb, const batch_t *b)
         CHECK_OK(hb_multi_set(mb, c, b->u[c], b->l[c], b->d[c], b->rhs[c]));
 }
 
-/* AUTO on CUDA: GROUPED up to 2^22 rows, or 2^24 for cells of 16 levels or more; LEVELS
- * beyond (core/multi.h, written out again here so that a change of rule shows). */
-static hb_multi_algo_t auto_expected(const hb_multi_info_t *info)
+/* AUTO on CUDA: SHAPES for cells of at most 4,000 rows repeating their trees (8 cells a tree
+ * or more) unless the batch has over 2^22 rows and under 8 levels; else GROUPED up to 2^22 rows,
+ * or 2^24 for cells of 16 levels or more; LEVELS beyond (core/multi.h, written out again here so
+ * that a change of rule shows). */
+static hb_multi_algo_t auto_expected(const hb_multi_info_t *info, int max_m)
 {
+    if (info->cells >= 8 * info->shapes && max_m <= 4000 &&
+        (info->rows <= (size_t)1 << 22 || info->levels >= 8))
+        return HB_MULTI_ALGO_SHAPES;
     const size_t limit = info->levels >= 16 ? (size_t)1 << 24 : (size_t)1 << 22;
     return info->rows <= limit ? HB_MULTI_ALGO_GROUPED : HB_MULTI_ALGO_LEVELS;
 }
@@ -229,7 +234,7 @@ static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
             }
         }
         if (algo == HB_MULTI_ALGO_AUTO) { /* docs/multi.md */
-            const hb_multi_algo_t expect = auto_expected(&info);
+            const hb_multi_algo_t expect = auto_expected(&info, max_m);
             CHECKF(hb_multi_resolved_algorithm(mb) == expect, "%s: AUTO resolved to %s for %zu rows",
                    name, hb_multi_algo_name(hb_multi_resolved_algorithm(mb)), info.rows);
         }
