@@ -637,15 +637,14 @@ __device__ __forceinline__ void branched_stage_plan(const hb_branched_layout_t *
         ((double2 *)team_smem)[(size_t)m * lanes + j] = make_double2(0.0, 0.0);
 }
 
-/* x of this thread's share of team `team` written back (after branched_stages). */
+/* x of this thread's share of team `team` written back (after branched_stages): lane k, rows
+ * i0, i0 + workers, ... (hb_hines_branched_thread). */
 __device__ __forceinline__ void branched_store(const hb_branched_layout_t *a, int m, int lanes,
                                                int block, int uniform, int team, int count,
-                                               double *__restrict__ rhs)
+                                               double *__restrict__ rhs, int k, int i0,
+                                               int workers)
 {
     extern __shared__ double team_smem[];
-    const int workers = blockDim.x / lanes;
-    int k, i0;
-    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
     const int s = team * lanes + k;
     if (s >= count) return;
     const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, k);
@@ -667,11 +666,14 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     int team = blockIdx.x;
     if (team < teams) branched_load(&a, m, lanes, block, uniform, team, count, u, l, d, rhs);
     branched_stage_plan(&a, m, lanes, uniform, tables, words, cu, cl);
+    const int workers = blockDim.x / lanes;
+    int k, i0;
+    hb_hines_branched_thread(threadIdx.x, lanes, workers, block, &k, &i0);
     for (; team < teams; team += gridDim.x) {
         CP_ASYNC_WAIT(0);
         __syncthreads();
         branched_stages(m, lanes, uniform, words, n_stages, n_tasks, n_gathers);
-        branched_store(&a, m, lanes, block, uniform, team, count, rhs);
+        branched_store(&a, m, lanes, block, uniform, team, count, rhs, k, i0, workers);
         if (team + (int)gridDim.x < teams) {
             __syncthreads(); /* every x read before the next team overwrites it */
             branched_load(&a, m, lanes, block, uniform, team + gridDim.x, count, u, l, d, rhs);
@@ -716,7 +718,11 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
                                      tables + k.table_off);
         else
             branched_stages(k.m, k.lanes, 0, k.words, k.n_stages, k.n_tasks, k.n_gathers);
-        branched_store(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, rhs + k.base);
+        const int workers = blockDim.x / k.lanes;
+        int lane, i0;
+        hb_hines_branched_thread(threadIdx.x, k.lanes, workers, k.lanes, &lane, &i0);
+        branched_store(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, rhs + k.base, lane, i0,
+                       workers);
     }
 }
 
