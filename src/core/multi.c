@@ -381,39 +381,47 @@ static int compare_cost(const void *a, const void *b)
 }
 
 /* HB_MULTI_SPLIT_ROWS: 0, or an integer >= HB_MULTI_MIN_SPLIT_ROWS; unset: the default. */
-static hb_status_t split_rows_from_env(const char *fn, int *rows)
+/* An integer environment knob: *set 0 when unset or empty; an error naming it when it is not an
+ * integer or ok(value) fails (`expected` says what it takes). */
+static hb_status_t env_integer(const char *fn, const char *name, int (*ok)(long),
+                               const char *expected, long *value, int *set)
 {
-    *rows = HB_MULTI_SPLIT_ROWS;
-    const char *env = getenv("HB_MULTI_SPLIT_ROWS");
+    *set = 0;
+    const char *env = getenv(name);
     if (!env || !*env) return HB_SUCCESS;
     char *end = NULL;
     errno = 0;
-    const long v = strtol(env, &end, 10);
-    if (errno || *end || v < 0 || (v > 0 && v < HB_MULTI_MIN_SPLIT_ROWS) || v > INT_MAX)
-        return hb_fail(HB_ERR_INVALID_VALUE,
-                       "%s: environment variable HB_MULTI_SPLIT_ROWS is '%s'; expected 0 (no "
-                       "split branches) or an integer >= %d",
-                       fn, env, HB_MULTI_MIN_SPLIT_ROWS);
-    *rows = (int)v;
+    *value = strtol(env, &end, 10);
+    if (errno || *end || !ok(*value))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: environment variable %s is '%s'; expected %s",
+                       fn, name, env, expected);
+    *set = 1;
     return HB_SUCCESS;
 }
 
-/* HB_MULTI_SHAPES_BYTES: SHAPES's small shared-memory budget (tests: few lanes, tier 1). */
-static hb_status_t shapes_bytes_from_env(const char *fn, size_t *bytes)
+static int split_rows_ok(long v)
 {
-    *bytes = 0;
-    const char *env = getenv("HB_MULTI_SHAPES_BYTES");
-    if (!env || !*env) return HB_SUCCESS;
-    char *end = NULL;
-    errno = 0;
-    const long v = strtol(env, &end, 10);
-    if (errno || *end || v < 1024)
-        return hb_fail(HB_ERR_INVALID_VALUE,
-                       "%s: environment variable HB_MULTI_SHAPES_BYTES is '%s'; expected an "
-                       "integer >= 1024 (bytes of shared memory per team)",
-                       fn, env);
-    *bytes = (size_t)v;
-    return HB_SUCCESS;
+    return v == 0 || (v >= HB_MULTI_MIN_SPLIT_ROWS && v <= INT_MAX);
+}
+
+static int shapes_bytes_ok(long v) { return v >= 1024; }
+
+/* HB_MULTI_SPLIT_ROWS, else the default; HB_MULTI_SHAPES_BYTES: SHAPES's small shared-memory
+ * budget (tests: few lanes, tier 1), else 0. */
+static hb_status_t knobs_from_env(const char *fn, int *split_rows, size_t *shapes_bytes)
+{
+    long v = 0;
+    int set = 0;
+    char expected[96];
+    snprintf(expected, sizeof expected, "0 (no split branches) or an integer >= %d",
+             HB_MULTI_MIN_SPLIT_ROWS);
+    hb_status_t status = env_integer(fn, "HB_MULTI_SPLIT_ROWS", split_rows_ok, expected, &v, &set);
+    if (status != HB_SUCCESS) return status;
+    *split_rows = set ? (int)v : HB_MULTI_SPLIT_ROWS;
+    status = env_integer(fn, "HB_MULTI_SHAPES_BYTES", shapes_bytes_ok,
+                         "an integer >= 1024 (bytes of shared memory per team)", &v, &set);
+    *shapes_bytes = status == HB_SUCCESS && set ? (size_t)v : 0;
+    return status;
 }
 
 hb_status_t hb_multi_set_split_rows(struct hb_multi *mb, int rows)
@@ -639,8 +647,7 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     if (!mb) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
     mb->ctx = ctx;
     mb->n_cells = n_cells;
-    if ((status = split_rows_from_env(fn, &mb->split_rows)) != HB_SUCCESS ||
-        (status = shapes_bytes_from_env(fn, &mb->shapes_bytes)) != HB_SUCCESS) {
+    if ((status = knobs_from_env(fn, &mb->split_rows, &mb->shapes_bytes)) != HB_SUCCESS) {
         free(mb);
         return status;
     }
