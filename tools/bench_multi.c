@@ -10,7 +10,7 @@
  *          compartment per SWC segment.
  * Configurations: the CPU (LEVELS on one thread and on all cores), and on CUDA every
  * hb_multi algorithm (LEVELS, the paper's; GROUPED, ours; PER_CELL, the paper's one thread
- * per cell; AUTO), plus for fig6 and fig14 the same-morphology batch of the paper ("mono":
+ * per cell; SHAPES, ours, reported as not run where a cell is too large for it; AUTO), plus for fig6 and fig14 the same-morphology batch of the paper ("mono":
  * hb_batch, interleaved, one thread per system) on the batch's first cell replicated.
  * Times are medians of `repeats` solves after a warm-up, inputs restored before each (not
  * timed); bandwidth counts the minimum traffic, 40 bytes per row (u, l, d, rhs read, x
