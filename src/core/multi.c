@@ -380,7 +380,6 @@ static int compare_cost(const void *a, const void *b)
     return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
-/* HB_MULTI_SPLIT_ROWS: 0, or an integer >= HB_MULTI_MIN_SPLIT_ROWS; unset: the default. */
 /* An integer environment knob: *set 0 when unset or empty; an error naming it when it is not an
  * integer or ok(value) fails (`expected` says what it takes). */
 static hb_status_t env_integer(const char *fn, const char *name, int (*ok)(long),
