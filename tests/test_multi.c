@@ -733,7 +733,7 @@ static void test_shapes(void)
         if (s) {
             /* lanes as the budget allows, tier 0 before tier 1, the 4,000-row chain in tier 1,
              * team numbering and storage without gaps, node_index injective */
-            int tier1 = 0, teams[2] = {0, 0}, lanes_seen = 0;
+            int tier1 = 0, teams[2] = {0, 0}, lanes_seen = 0, split = 0;
             size_t base = 0;
             for (int q = 0; q < s->n_classes; ++q) {
                 const hb_multi_shape_t *k = &s->cls[q];
@@ -741,10 +741,10 @@ static void test_shapes(void)
                 CHECKF(k->team_first == teams[k->tier] && k->base == base,
                        "shapes: class %d starts at team %d, element %zu", q, k->team_first, k->base);
                 CHECKF(k->bytes <= (k->tier ? s->large_bytes : s->small_bytes) &&
-                           k->bytes == hb_branched_layout(k->m, k->lanes, k->plan.words, 0).bytes,
+                           k->bytes == hb_branched_layout(k->m, k->plan.couplings, k->lanes, k->plan.words, 0).bytes,
                        "shapes: class %d: %zu bytes", q, k->bytes);
                 CHECKF(k->tier == 1 || k->lanes == 16 ||
-                           hb_branched_layout(k->m, 2 * k->lanes, 0, 0).bytes > s->small_bytes ||
+                           hb_branched_layout(k->m, 0, 2 * k->lanes, 0, 0).bytes > s->small_bytes ||
                            k->lanes * 2 > 16,
                        "shapes: class %d (%d rows) has %d lanes; more fit", q, k->m, k->lanes);
                 teams[k->tier] += (k->cells + k->lanes - 1) / k->lanes;
@@ -752,7 +752,10 @@ static void test_shapes(void)
                         (size_t)k->m;
                 tier1 += k->tier == 1 && k->m == 4000;
                 lanes_seen |= k->lanes;
+                split += k->plan.n_items > 0;
             }
+            /* the chains of 300 rows with long branches, 2,500 random and 4,000 are split */
+            CHECKF(split >= 2, "shapes: %d classes split chains", split);
             CHECKF(tier1 == 1, "shapes: the 4,000-row chain is not in tier 1");
             CHECKF(lanes_seen & 16 && lanes_seen & 1, "shapes: lanes seen %#x", lanes_seen);
             CHECK(s->size == base && s->tier_teams[0] == teams[0] && s->tier_teams[1] == teams[1]);
@@ -776,6 +779,17 @@ static void test_shapes(void)
     expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
                 "HB_MULTI_SHAPES_BYTES", "bad HB_MULTI_SHAPES_BYTES");
     unsetenv("HB_MULTI_SHAPES_BYTES");
+    /* chains split from 4 rows (chunks of 2), and none split */
+    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "4", 1);
+    free(solve_multi_algo("shapes, chains split from 4 rows", HB_BACKEND_SEQ, 0, cells, n, NULL,
+                          HB_MULTI_ALGO_SHAPES, 0, -1));
+    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "0", 1);
+    free(solve_multi_algo("shapes, no split chains", HB_BACKEND_SEQ, 0, cells, n, NULL,
+                          HB_MULTI_ALGO_SHAPES, 0, -1));
+    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "3", 1);
+    expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
+                "HB_MULTI_SHAPES_SPLIT_ROWS", "bad HB_MULTI_SHAPES_SPLIT_ROWS");
+    unsetenv("HB_MULTI_SHAPES_SPLIT_ROWS");
     CHECK_OK(hb_context_destroy(ctx));
     for (int c = 0; c < n; ++c) cell_free(&cells[c]);
     for (int t = 0; t < TEMPLATES; ++t) cell_free(&tpl[t]);

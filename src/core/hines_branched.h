@@ -18,6 +18,18 @@
  * is the task's next row ("carried", the usual case in a Hines-numbered chain), else goes to
  * the parent's (d, rhs) in shared memory (the parent is then in the same task: no other worker
  * writes it) or waits in its own for a later stage's gather.
+ *
+ * Split chains: a long unbranched run of a task that bounds its stage (a chain of nodes
+ * numbered one after another, each the only child of the next) is cut by *separators*, one
+ * every k + 1 rows. The k rows between two separators are a *chunk*. One stage earlier, an
+ * *item* per separator S sweeps the chunk below S up and the chunk above S down in registers
+ * (chunks are not written): it adds their eliminated contributions to S's (d, rhs) and
+ * leaves the fill-ins that now couple S to the separators next to it in coupling nodes,
+ * per-lane pairs after the zero node. The task then eliminates only the separators, a chain
+ * of P rows whose (u, l) come from the coupling nodes; after the task's substitution the item
+ * solves its chunk below S from the x of both ends (a Thomas sweep up and back down). A chain
+ * of n rows takes about 2 sqrt(2 n) steps of a worker instead of n, for about twice the work
+ * on its chunks.
  */
 #ifndef HB_CORE_HINES_BRANCHED_H
 #define HB_CORE_HINES_BRANCHED_H
@@ -28,11 +40,12 @@
 
 /*
  * The staged team (hb_branched_layout): lane k's (d, rhs) of node i is a pair at
- * dr + 2 (i L + k), for nodes 0 .. m + 1: node m is a sink that row updates with nowhere to go
- * are sent to (so the row loops never branch), node m + 1 a zero the root's substitution reads
- * as its parent's x. Its (u, l) of node i is a pair at ul + 2 (i L + k) for nodes 0 .. m - 1,
- * or, when every system has the same u and l ("uniform"), one shared pair at ul + 2 i. The
- * tables name nodes; a lane's view turns them into addresses.
+ * dr + 2 (i L + k), for nodes 0 .. m + 1 + couplings: node m is a sink that row updates with
+ * nowhere to go are sent to (so the row loops never branch), node m + 1 a zero the root's
+ * substitution reads as its parent's x, nodes m + 2 .. the coupling nodes of split chains
+ * (the (u, l) of the separators' rows). Its (u, l) of node i is a pair at ul + 2 (i L + k)
+ * for nodes 0 .. m - 1, or, when every system has the same u and l ("uniform"), one shared
+ * pair at ul + 2 i. The tables name nodes; a lane's view turns them into addresses.
  */
 
 /* Two adjacent doubles on a 16-byte boundary (u, l or d, rhs of an element): one load. */
@@ -57,7 +70,9 @@ typedef struct {
 #define HB_BRANCHED_UL(v, node) (*(hb_branched_pair_t *)((v)->ul + (node) * (v)->ul_row))
 #define HB_BRANCHED_DR(v, node) (*(hb_branched_pair_t *)((v)->dr + (node) * (v)->dr_row))
 
-/* A row operation: the row's node, and (parent node << 2) | kind. */
+/* A row operation: the row's node, and (parent node << 2) | kind. A separator of a split chain
+ * (not the chain's top) is CARRIED into the next separator, and names its coupling node
+ * (above m + 1) instead: its (u, l) are read there. */
 typedef struct {
     int row, parent;
 } hb_branched_op_t;
@@ -74,14 +89,30 @@ typedef struct {
     int row, child;
 } hb_branched_gather_t;
 
+/*
+ * An item: separator `sep` of a split chain. Its chunk below is ops [below_first, below_end)
+ * (bottom row first; the separator `below` under it), its chunk above ops
+ * [above_first, above_end); either may be empty (the chain's lowest and top separators).
+ * sep_coupling is sep's coupling node (the sink when no chunk lies above), below_coupling the
+ * coupling node of `below` (the sink when no chunk lies below).
+ */
+typedef struct {
+    int sep, sep_coupling, below, below_coupling;
+    int below_first, below_end, above_first, above_end;
+} hb_branched_item_t;
+
 typedef struct {
     int m, lanes, workers;
     int n_stages, n_tasks, n_gathers;
+    int n_items;   /* separators of split chains */
+    int couplings; /* coupling nodes: per-lane pairs after the zero node */
     /*
-     * One block of 32-bit words, staged after the arrays as it is: ops [m], gathers
-     * [n_gathers] (8 bytes each, first, so they stay aligned), then stage_task [n_stages + 1]
-     * (first task of each stage), task_op [n_tasks + 1], task_gather [n_tasks + 1].
-     * A stage's tasks are listed longest first; worker w takes tasks w, w + workers, ...
+     * One block of 32-bit words, staged after the arrays as it is: a header {n_stages,
+     * n_tasks, n_gathers, n_items}, ops [m] (the tasks' rows, then the chunks'), gathers
+     * [n_gathers] (8 bytes each, first, so they stay aligned), items [n_items], then
+     * stage_task [n_stages + 1] (first task of each stage), stage_item [n_stages + 1],
+     * task_op [n_tasks + 1], task_gather [n_tasks + 1]. A stage's tasks are listed longest
+     * first, then its items; worker w takes entries w, w + workers, ... of that list.
      */
     int *tables;
     size_t words;
@@ -91,21 +122,28 @@ typedef struct {
  * Builds the plan for systems of m rows (parent[i] < i, parent[0] = -1) in teams of `lanes`
  * systems (1 to 32) with `workers` workers (at least 1). The stages are chosen for the
  * fewest estimated row steps: each stage costs `stage_cost` half-rows (its barrier and
- * set-up) plus its busiest worker's share, a row counting 2 and a gather 1. On failure br is
- * zeroed.
+ * set-up) plus its busiest worker's share, a row counting 2 and a gather 1. Then, in every
+ * task that costs more than its stage's share per worker, chains of at least `split_rows`
+ * rows (0: none; else at least HB_BRANCHED_MIN_SPLIT_ROWS) are split; their items run one
+ * stage earlier (a stage is added before the first when needed). On failure br is zeroed.
  */
 hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int workers,
-                                    int stage_cost, hb_hines_branched_t *br);
+                                    int stage_cost, int split_rows, hb_hines_branched_t *br);
 void hb_hines_branched_free(hb_hines_branched_t *br);
 
 /* Default stage cost (half-rows), from H100 measurements (docs/gpu.md). */
 #define HB_BRANCHED_STAGE_COST 8
+/* Default and least chain length split (rows): docs/gpu.md, "Split chains". */
+#define HB_BRANCHED_SPLIT_ROWS 24
+#define HB_BRANCHED_MIN_SPLIT_ROWS 4
+/* Rows of a chunk for a chain of n rows: about sqrt(n / 2), at least 2. */
+int hb_branched_chunk_rows(int n);
 
 /*
  * Where a block's staged data lie, in doubles from the start of its shared memory: the team's
- * (d, rhs) pairs of nodes 0 .. m + 1 x lanes; then its (u, l) pairs of nodes 0 .. m - 1 x lanes,
- * or, for a uniform batch, the m shared pairs; then the tables (words 32-bit words). Every
- * part starts on 16 bytes.
+ * (d, rhs) pairs of nodes 0 .. m + 1 + couplings x lanes; then its (u, l) pairs of nodes
+ * 0 .. m - 1 x lanes, or, for a uniform batch, the m shared pairs; then the tables (words
+ * 32-bit words). Every part starts on 16 bytes.
  */
 typedef struct {
     size_t ul;     /* where the (u, l) pairs start */
@@ -113,11 +151,12 @@ typedef struct {
     size_t bytes;  /* all of it */
 } hb_branched_layout_t;
 
-HB_TD_INLINE hb_branched_layout_t hb_branched_layout(int m, int lanes, size_t words, int uniform)
+HB_TD_INLINE hb_branched_layout_t hb_branched_layout(int m, int couplings, int lanes, size_t words,
+                                                     int uniform)
 {
     hb_branched_layout_t a;
     const size_t M = (size_t)m, L = (size_t)lanes;
-    a.ul = 2 * (M + 2) * L;
+    a.ul = 2 * (M + 2 + (size_t)couplings) * L;
     a.tables = a.ul + 2 * M * (uniform ? 1 : L);
     a.bytes = 8 * a.tables + 4 * words;
     return a;
@@ -135,25 +174,40 @@ HB_TD_INLINE hb_branched_lane_t hb_branched_lane(double *smem, const hb_branched
     return v;
 }
 
-/* Where each table starts in a staged copy of br->tables. */
+/* Where each table starts in a staged copy of br->tables (its header gives the counts). */
 typedef struct {
     const hb_branched_op_t *ops;
     const hb_branched_gather_t *gathers;
-    const int *stage_task, *task_op, *task_gather;
-    int n_stages;
+    const hb_branched_item_t *items;
+    const int *stage_task, *stage_item, *task_op, *task_gather;
+    int m, n_stages;
 } hb_branched_tables_t;
 
-HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, int n_stages, int n_tasks,
-                                                        int n_gathers, const int *tables)
+#define HB_BRANCHED_HEADER 4 /* words: n_stages, n_tasks, n_gathers, n_items */
+
+HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, const int *tables)
 {
     hb_branched_tables_t t;
-    t.ops = (const hb_branched_op_t *)tables;
-    t.gathers = (const hb_branched_gather_t *)(tables + 2 * (size_t)m);
-    t.stage_task = tables + 2 * ((size_t)m + (size_t)n_gathers);
-    t.task_op = t.stage_task + n_stages + 1;
+    const int n_stages = tables[0], n_tasks = tables[1], n_gathers = tables[2], n_items = tables[3];
+    t.ops = (const hb_branched_op_t *)(tables + HB_BRANCHED_HEADER);
+    t.gathers = (const hb_branched_gather_t *)(tables + HB_BRANCHED_HEADER + 2 * (size_t)m);
+    t.items = (const hb_branched_item_t *)(tables + HB_BRANCHED_HEADER +
+                                           2 * ((size_t)m + (size_t)n_gathers));
+    t.stage_task = (const int *)(t.items + n_items);
+    t.stage_item = t.stage_task + n_stages + 1;
+    t.task_op = t.stage_item + n_stages + 1;
     t.task_gather = t.task_op + n_tasks + 1;
+    t.m = m;
     t.n_stages = n_stages;
     return t;
+}
+
+/* Lane v's (u, l) for op `op`: a separator's from its coupling node, else the row's own. */
+HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
+                                                  hb_branched_op_t op, int m)
+{
+    const int p = op.parent >> 2;
+    return p > m + 1 ? HB_BRANCHED_DR(v, p) : HB_BRANCHED_UL(v, op.row);
 }
 
 /*
@@ -162,7 +216,8 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, int n_stages, int
  * with d' = d - carried. Without branches: the next row's inputs are loaded (the last row
  * reloads itself) before this row's stores; the parent update goes to the sink (node m) when
  * the parent is not the task's, and also to memory when carried (harmless: the parent's inputs
- * were loaded before it, and its own stores overwrite it). Workers share the sink.
+ * were loaded before it, and its own stores overwrite it; a separator's coupling node was read
+ * before it, and is not read again). Workers share the sink. `sink` is m.
  */
 HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                         int task, int sink)
@@ -179,13 +234,13 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_
     const int end = t->task_op[task + 1], last = end - 1;
     int j = t->task_op[task];
     hb_branched_op_t op = t->ops[j], next = t->ops[j + 1 < end ? j + 1 : last];
-    hb_branched_pair_t ul = HB_BRANCHED_UL(v, op.row);
+    hb_branched_pair_t ul = hb_branched_op_ul(v, op, sink);
     hb_branched_pair_t dr = HB_BRANCHED_DR(v, op.row);
     double carried_d = 0.0, carried_r = 0.0;
     for (; j < end; ++j) {
         /* ops two ahead, rows one ahead: the row loads then wait on no op load */
         const hb_branched_op_t after = t->ops[j + 2 < end ? j + 2 : last];
-        const hb_branched_pair_t ul_n = HB_BRANCHED_UL(v, next.row);
+        const hb_branched_pair_t ul_n = hb_branched_op_ul(v, next, sink);
         const hb_branched_pair_t dr_n = HB_BRANCHED_DR(v, next.row);
         const int kind = op.parent & 3;
         const double ull = kind == HB_BRANCHED_ROOT ? 0.0 : ul.x * ul.y; /* off the chain */
@@ -233,6 +288,114 @@ HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t,
         next = after;
         cy = cy_n;
         xp = xp_n;
+    }
+}
+
+/*
+ * Item q's part of the elimination on one lane, a stage before its chain's task. The chunk
+ * below the separator S is swept up from the separator B under it (its first row holds
+ * u_B x_B: the spike a carries x_B's coefficient), the chunk above S down from its top row (h
+ * carries the coefficient of the separator over it), both in registers. Their contributions
+ * are taken from S's (d, rhs); the fill-ins go to coupling nodes: B's coefficient in S's row to
+ * B's (.x), the upper separator's coefficient in S's row to S's (.y). Items of one stage touch
+ * disjoint words.
+ */
+HB_TD_INLINE void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+                                     int q)
+{
+    const hb_branched_item_t it = t->items[q];
+    double sub_d = 0.0, sub_r = 0.0;
+    if (it.below_first < it.below_end) {
+        double cd = 0.0, cr = 0.0, spike = HB_BRANCHED_UL(v, it.below).x;
+        for (int j = it.below_first; j < it.below_end; ++j) {
+            const int r = t->ops[j].row;
+            const hb_branched_pair_t ul = HB_BRANCHED_UL(v, r), dr = HB_BRANCHED_DR(v, r);
+            const double inv = hb_multi_rcp(dr.x - cd);
+            const double c = ul.y * inv, y = (dr.y - cr) * inv, a = spike * inv;
+            cd = ul.x * c;
+            cr = ul.x * y;
+            spike = -ul.x * a;
+        }
+        sub_d = cd;
+        sub_r = cr;
+        HB_BRANCHED_DR(v, it.below_coupling).x = spike;
+    }
+    if (it.above_first < it.above_end) {
+        double ed = 0.0, er = 0.0, h = HB_BRANCHED_UL(v, t->ops[it.above_end - 1].row).y;
+        for (int j = it.above_end - 1; j >= it.above_first; --j) {
+            const hb_branched_pair_t dr = HB_BRANCHED_DR(v, t->ops[j].row);
+            const hb_branched_pair_t under =
+                HB_BRANCHED_UL(v, j > it.above_first ? t->ops[j - 1].row : it.sep);
+            const double inv = hb_multi_rcp(dr.x - ed);
+            const double g = (dr.y - er) * inv, e = under.x * inv;
+            h *= inv;
+            ed = under.y * e;
+            er = under.y * g;
+            h = -under.y * h;
+        }
+        sub_d += ed;
+        sub_r += er;
+        HB_BRANCHED_DR(v, it.sep_coupling).y = h;
+    }
+    hb_branched_pair_t sep = HB_BRANCHED_DR(v, it.sep);
+    sep.x -= sub_d;
+    sep.y -= sub_r;
+    HB_BRANCHED_DR(v, it.sep) = sep;
+}
+
+/*
+ * Item q's part of the substitution on one lane, a stage after its chain's task: the chunk
+ * below S solved from x_B and x_S (the separators' x, known now), a Thomas sweep up with
+ * u_B x_B moved to the right-hand side and back down. x replaces the chunk's rhs.
+ */
+HB_TD_INLINE void hb_branched_finish(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+                                     int q)
+{
+    const hb_branched_item_t it = t->items[q];
+    double cd = 0.0, cr = HB_BRANCHED_UL(v, it.below).x * HB_BRANCHED_DR(v, it.below).y;
+    for (int j = it.below_first; j < it.below_end; ++j) {
+        const int r = t->ops[j].row;
+        const hb_branched_pair_t ul = HB_BRANCHED_UL(v, r);
+        hb_branched_pair_t dr = HB_BRANCHED_DR(v, r);
+        const double inv = hb_multi_rcp(dr.x - cd);
+        dr.x = ul.y * inv;
+        dr.y = (dr.y - cr) * inv;
+        HB_BRANCHED_DR(v, r) = dr;
+        cd = ul.x * dr.x;
+        cr = ul.x * dr.y;
+    }
+    double x = HB_BRANCHED_DR(v, it.sep).y;
+    for (int j = it.below_end - 1; j >= it.below_first; --j) {
+        const int r = t->ops[j].row;
+        const hb_branched_pair_t cy = HB_BRANCHED_DR(v, r);
+        x = cy.y - cy.x * x;
+        HB_BRANCHED_DR(v, r).y = x;
+    }
+}
+
+/* Stage s of the elimination (and of the substitution), this worker's share: entries first,
+ * first + workers, ... of the stage's tasks, then its items. */
+HB_TD_INLINE void hb_branched_eliminate_stage(const hb_branched_tables_t *t,
+                                              const hb_branched_lane_t *v, int s, int first,
+                                              int workers)
+{
+    const int task0 = t->stage_task[s], tasks = t->stage_task[s + 1] - task0;
+    const int item0 = t->stage_item[s], n = tasks + t->stage_item[s + 1] - item0;
+    for (int q = first; q < n; q += workers) {
+        if (q < tasks) hb_branched_eliminate(t, v, task0 + q, t->m);
+        else hb_branched_reduce(t, v, item0 + q - tasks);
+    }
+}
+
+HB_TD_INLINE void hb_branched_substitute_stage(const hb_branched_tables_t *t,
+                                               const hb_branched_lane_t *v, int s, int first,
+                                               int workers)
+{
+    const int task0 = t->stage_task[s], tasks = t->stage_task[s + 1] - task0;
+    const int item0 = t->stage_item[s], n = tasks + t->stage_item[s + 1] - item0;
+    for (int q = first; q < n; q += workers) {
+        if (q < tasks) hb_branched_substitute(t, v, task0 + q);
+        else hb_branched_finish(t, v, item0 + q - tasks);
     }
 }
 

@@ -405,9 +405,15 @@ static int split_rows_ok(long v)
 
 static int shapes_bytes_ok(long v) { return v >= 1024; }
 
+static int shapes_split_ok(long v)
+{
+    return v == 0 || (v >= HB_BRANCHED_MIN_SPLIT_ROWS && v <= INT_MAX);
+}
+
 /* HB_MULTI_SPLIT_ROWS, else the default; HB_MULTI_SHAPES_BYTES: SHAPES's small shared-memory
- * budget (tests: few lanes, tier 1), else 0. */
-static hb_status_t knobs_from_env(const char *fn, int *split_rows, size_t *shapes_bytes)
+ * budget (tests: few lanes, tier 1), else 0; HB_MULTI_SHAPES_SPLIT_ROWS: the chains SHAPES's
+ * branched plans split (0: none), else HB_BRANCHED_SPLIT_ROWS. */
+static hb_status_t knobs_from_env(const char *fn, struct hb_multi *mb)
 {
     long v = 0;
     int set = 0;
@@ -416,10 +422,15 @@ static hb_status_t knobs_from_env(const char *fn, int *split_rows, size_t *shape
              HB_MULTI_MIN_SPLIT_ROWS);
     hb_status_t status = env_integer(fn, "HB_MULTI_SPLIT_ROWS", split_rows_ok, expected, &v, &set);
     if (status != HB_SUCCESS) return status;
-    *split_rows = set ? (int)v : HB_MULTI_SPLIT_ROWS;
+    mb->split_rows = set ? (int)v : HB_MULTI_SPLIT_ROWS;
     status = env_integer(fn, "HB_MULTI_SHAPES_BYTES", shapes_bytes_ok,
                          "an integer >= 1024 (bytes of shared memory per team)", &v, &set);
-    *shapes_bytes = status == HB_SUCCESS && set ? (size_t)v : 0;
+    if (status != HB_SUCCESS) return status;
+    mb->shapes_bytes = set ? (size_t)v : 0;
+    snprintf(expected, sizeof expected, "0 (no split chains) or an integer >= %d",
+             HB_BRANCHED_MIN_SPLIT_ROWS);
+    status = env_integer(fn, "HB_MULTI_SHAPES_SPLIT_ROWS", shapes_split_ok, expected, &v, &set);
+    mb->shapes_split_rows = status == HB_SUCCESS && set ? (int)v : HB_BRANCHED_SPLIT_ROWS;
     return status;
 }
 
@@ -646,7 +657,7 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     if (!mb) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
     mb->ctx = ctx;
     mb->n_cells = n_cells;
-    if ((status = knobs_from_env(fn, &mb->split_rows, &mb->shapes_bytes)) != HB_SUCCESS) {
+    if ((status = knobs_from_env(fn, mb)) != HB_SUCCESS) {
         free(mb);
         return status;
     }

@@ -112,16 +112,16 @@ static int by_tier_rows(const void *a, const void *b)
 
 /* Lanes and plan of one class: the most lanes within `small`, else one lane within `large`. */
 static hb_status_t plan_class(hb_multi_shape_t *k, const int *parent, size_t small, size_t large,
-                              int threads)
+                              int threads, int split_rows)
 {
     static const int lanes_tried[] = {16, 8, 4, 2, 1};
     for (int q = 0; q < 5; ++q) {
         const int lanes = lanes_tried[q];
-        if (hb_branched_layout(k->m, lanes, 0, 0).bytes > small) continue; /* before planning */
+        if (hb_branched_layout(k->m, 0, lanes, 0, 0).bytes > small) continue; /* before planning */
         hb_status_t status = hb_hines_branched_build(k->m, parent, lanes, threads / lanes,
-                                                     HB_BRANCHED_STAGE_COST, &k->plan);
+                                                     HB_BRANCHED_STAGE_COST, split_rows, &k->plan);
         if (status != HB_SUCCESS) return status;
-        k->bytes = hb_branched_layout(k->m, lanes, k->plan.words, 0).bytes;
+        k->bytes = hb_branched_layout(k->m, k->plan.couplings, lanes, k->plan.words, 0).bytes;
         if (k->bytes <= small) {
             k->lanes = lanes;
             k->tier = 0;
@@ -129,15 +129,15 @@ static hb_status_t plan_class(hb_multi_shape_t *k, const int *parent, size_t sma
         }
         hb_hines_branched_free(&k->plan);
     }
-    hb_status_t status =
-        hb_hines_branched_build(k->m, parent, 1, threads, HB_BRANCHED_STAGE_COST, &k->plan);
+    hb_status_t status = hb_hines_branched_build(k->m, parent, 1, threads, HB_BRANCHED_STAGE_COST,
+                                                 split_rows, &k->plan);
     if (status != HB_SUCCESS) return status;
-    k->bytes = hb_branched_layout(k->m, 1, k->plan.words, 0).bytes;
+    k->bytes = hb_branched_layout(k->m, k->plan.couplings, 1, k->plan.words, 0).bytes;
     k->lanes = 1;
     k->tier = 1;
     if (k->bytes > large) { /* the tables stay in memory */
         k->global_tables = 1;
-        k->bytes = hb_branched_layout(k->m, 1, 0, 0).bytes;
+        k->bytes = hb_branched_layout(k->m, k->plan.couplings, 1, 0, 0).bytes;
     }
     if (k->bytes > large) {
         hb_hines_branched_free(&k->plan);
@@ -185,7 +185,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, size_t small_bytes, size_t
     for (int k = 0; k < classes; ++k) {
         s->cls[k].table_off = (size_t)rep[k]; /* the representative, until sorted */
         if ((status = plan_class(&s->cls[k], mb->parent + mb->cell_first[rep[k]], small_bytes,
-                                 large_bytes, threads)) != HB_SUCCESS)
+                                 large_bytes, threads, mb->shapes_split_rows)) != HB_SUCCESS)
             goto fail;
     }
     qsort(s->cls, (size_t)classes, sizeof *s->cls, by_tier_rows);

@@ -65,7 +65,7 @@ hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx, const hb_gtsv_problem
 /* SHAPES of mixed batches (core/multi_shapes.h): one class as the kernel reads it. */
 typedef struct {
     int m, lanes, cells, team_first; /* team_first: first team of the class in its tier */
-    int words, n_stages, n_tasks, n_gathers; /* its branched plan */
+    int words, couplings; /* its branched plan (the tables' header has the counts) */
     int global_tables; /* its tables are read from memory, not staged (a cell too large) */
     size_t base, table_off; /* first element of its storage, first word of its tables */
 } hb_cuda_shape_t;

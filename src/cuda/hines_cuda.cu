@@ -556,35 +556,31 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
  * says why).
  */
 template <bool GLOBAL_TABLES>
-__device__ __noinline__ void branched_stages_of(int m, int lanes, int uniform, int words,
-                                                int n_stages, int n_tasks, int n_gathers,
-                                                const int *__restrict__ global_tables)
+__device__ __noinline__ void branched_stages_of(int m, int couplings, int lanes, int uniform,
+                                                int words, const int *__restrict__ global_tables)
 {
     extern __shared__ double team_smem[];
     const hb_branched_layout_t a =
-        hb_branched_layout(m, lanes, GLOBAL_TABLES ? 0 : (size_t)words, uniform);
+        hb_branched_layout(m, couplings, lanes, GLOBAL_TABLES ? 0 : (size_t)words, uniform);
     const int k = threadIdx.x % lanes, first = threadIdx.x / lanes, workers = blockDim.x / lanes;
     /* staged tables: shared-memory loads; a cell too large for them reads them from memory */
     const hb_branched_tables_t t = hb_branched_tables_at(
-        m, n_stages, n_tasks, n_gathers,
-        GLOBAL_TABLES ? global_tables : (const int *)(team_smem + a.tables));
+        m, GLOBAL_TABLES ? global_tables : (const int *)(team_smem + a.tables));
     const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, k);
-    for (int s = 0; s < n_stages; ++s) {
-        for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
-            hb_branched_eliminate(&t, &v, task, m);
+    for (int s = 0; s < t.n_stages; ++s) {
+        hb_branched_eliminate_stage(&t, &v, s, first, workers);
         __syncthreads();
     }
-    for (int s = n_stages - 1; s >= 0; --s) {
-        for (int task = t.stage_task[s] + first; task < t.stage_task[s + 1]; task += workers)
-            hb_branched_substitute(&t, &v, task);
+    for (int s = t.n_stages - 1; s >= 0; --s) {
+        hb_branched_substitute_stage(&t, &v, s, first, workers);
         __syncthreads();
     }
 }
 
-__device__ __forceinline__ void branched_stages(int m, int lanes, int uniform, int words,
-                                                int n_stages, int n_tasks, int n_gathers)
+__device__ __forceinline__ void branched_stages(int m, int couplings, int lanes, int uniform,
+                                                int words)
 {
-    branched_stages_of<false>(m, lanes, uniform, words, n_stages, n_tasks, n_gathers, NULL);
+    branched_stages_of<false>(m, couplings, lanes, uniform, words, NULL);
 }
 
 /* This thread's share of team `team`'s rows, copied into shared memory (cp.async, one group).
@@ -654,14 +650,14 @@ __device__ __forceinline__ void branched_store(const hb_branched_layout_t *a, in
 }
 
 __global__ void __launch_bounds__(BRANCHED_THREADS)
-    branched_kernel(const int *__restrict__ tables, int words, int n_stages, int n_tasks,
-                    int n_gathers, int m, int lanes, int count, int block, int uniform,
-                    const double *__restrict__ u, const double *__restrict__ l,
-                    const double *__restrict__ d, double *__restrict__ rhs,
-                    const double *__restrict__ cu, const double *__restrict__ cl)
+    branched_kernel(const int *__restrict__ tables, int words, int couplings, int m, int lanes,
+                    int count, int block, int uniform, const double *__restrict__ u,
+                    const double *__restrict__ l, const double *__restrict__ d,
+                    double *__restrict__ rhs, const double *__restrict__ cu,
+                    const double *__restrict__ cl)
 {
     extern __shared__ double team_smem[];
-    const hb_branched_layout_t a = hb_branched_layout(m, lanes, (size_t)words, uniform);
+    const hb_branched_layout_t a = hb_branched_layout(m, couplings, lanes, (size_t)words, uniform);
     const int teams = (count + lanes - 1) / lanes;
     int team = blockIdx.x;
     if (team < teams) branched_load(&a, m, lanes, block, uniform, team, count, u, l, d, rhs);
@@ -672,7 +668,7 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     for (; team < teams; team += gridDim.x) {
         CP_ASYNC_WAIT(0);
         __syncthreads();
-        branched_stages(m, lanes, uniform, words, n_stages, n_tasks, n_gathers);
+        branched_stages(m, couplings, lanes, uniform, words);
         branched_store(&a, m, lanes, block, uniform, team, count, rhs, k, i0, workers);
         if (team + (int)gridDim.x < teams) {
             __syncthreads(); /* every x read before the next team overwrites it */
@@ -704,7 +700,8 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
         if (next != c) {
             c = next;
             k = classes[c];
-            a = hb_branched_layout(k.m, k.lanes, k.global_tables ? 0 : (size_t)k.words, 0);
+            a = hb_branched_layout(k.m, k.couplings, k.lanes, k.global_tables ? 0 : (size_t)k.words,
+                                   0);
             branched_stage_plan(&a, k.m, k.lanes, 0, tables + k.table_off,
                                 k.global_tables ? 0 : k.words, NULL, NULL);
         }
@@ -714,10 +711,9 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
         CP_ASYNC_WAIT(0);
         __syncthreads();
         if (k.global_tables)
-            branched_stages_of<true>(k.m, k.lanes, 0, k.words, k.n_stages, k.n_tasks, k.n_gathers,
-                                     tables + k.table_off);
+            branched_stages_of<true>(k.m, k.couplings, k.lanes, 0, k.words, tables + k.table_off);
         else
-            branched_stages(k.m, k.lanes, 0, k.words, k.n_stages, k.n_tasks, k.n_gathers);
+            branched_stages(k.m, k.couplings, k.lanes, 0, k.words);
         const int workers = blockDim.x / k.lanes;
         int lane, i0;
         hb_hines_branched_thread(threadIdx.x, k.lanes, workers, k.lanes, &lane, &i0);
@@ -953,7 +949,8 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
  * than 16 (bench/results/hines-h100-2026-11-22f-sweep.txt). A block has the most whole
  * workers that fit BRANCHED_THREADS threads; a plan is made for each L tried (its stages
  * depend on the workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the threads and
- * HB_BRANCHED_STAGE_COST the plan's stage cost (experiments); HB_BRANCHED_BLOCKS caps the grid
+ * HB_BRANCHED_STAGE_COST and HB_BRANCHED_SPLIT_ROWS the plan's stage cost and chain split
+ * (experiments); HB_BRANCHED_BLOCKS caps the grid
  * (tests: many teams a block). The kernel cannot run when one system exceeds shared memory:
  * lanes stay 0.
  */
@@ -970,13 +967,15 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
     int stage_cost = env_int("HB_BRANCHED_STAGE_COST", HB_BRANCHED_STAGE_COST);
     if (stage_cost < 0) stage_cost = HB_BRANCHED_STAGE_COST;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
+    int split_rows = env_int("HB_BRANCHED_SPLIT_ROWS", HB_BRANCHED_SPLIT_ROWS);
+    if (split_rows != 0 && split_rows < HB_BRANCHED_MIN_SPLIT_ROWS) split_rows = HB_BRANCHED_SPLIT_ROWS;
     memset(cfg, 0, sizeof *cfg);
     *best_rounds = 0;
     for (int q = 0; q < (throughput ? 6 : 32); ++q) {
         const int lanes = throughput ? throughput_lanes[q] : 32 - q;
         if (knob && lanes != knob) continue;
         if (!knob && !throughput && lanes < 2 && cfg->plan.lanes >= 2) break;
-        if (hb_branched_layout(b->m, lanes, 0, uniform).bytes > optin)
+        if (hb_branched_layout(b->m, 0, lanes, 0, uniform).bytes > optin)
             continue; /* before planning */
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
          * H100 (bench/results/hines-h100-2026-11-22c.md): the staging loops share the threads. */
@@ -984,14 +983,15 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
         if (threads_knob >= lanes && threads_knob <= BRANCHED_THREADS && threads_knob % lanes == 0)
             threads = threads_knob;
         hb_hines_branched_t plan;
-        hb_status_t status =
-            hb_hines_branched_build(b->m, parent, lanes, threads / lanes, stage_cost, &plan);
+        hb_status_t status = hb_hines_branched_build(b->m, parent, lanes, threads / lanes,
+                                                     stage_cost, split_rows, &plan);
         if (status != HB_SUCCESS) {
             hb_hines_branched_free(&cfg->plan);
             memset(cfg, 0, sizeof *cfg);
             return status;
         }
-        const size_t smem = hb_branched_layout(b->m, lanes, plan.words, uniform).bytes;
+        const size_t smem =
+            hb_branched_layout(b->m, plan.couplings, lanes, plan.words, uniform).bytes;
         int per_sm = 0;
         cudaError_t e = smem <= optin ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                                             &per_sm, branched_kernel, threads, smem)
@@ -1113,9 +1113,8 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         if (cfg->max_blocks > 0 && cfg->max_blocks < grid) grid = cfg->max_blocks;
         CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
         branched_kernel<<<teams < grid ? teams : grid, cfg->threads, cfg->smem, stream>>>(
-            p->branched_tables[uniform], (int)br->words, br->n_stages, br->n_tasks,
-            br->n_gathers, m, br->lanes, p->count, p->block, uniform, p->u, p->l,
-            p->d, p->rhs, p->cu, p->cl);
+            p->branched_tables[uniform], (int)br->words, br->couplings, m, br->lanes, p->count,
+            p->block, uniform, p->u, p->l, p->d, p->rhs, p->cu, p->cl);
         break;
     }
     default: return hb_fail(HB_ERR_INVALID_VALUE, "unknown Hines algorithm %d", (int)algo);

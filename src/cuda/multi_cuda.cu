@@ -427,9 +427,7 @@ extern "C" hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
         host[q].cells = k->cells;
         host[q].team_first = k->team_first;
         host[q].words = (int)k->plan.words;
-        host[q].n_stages = k->plan.n_stages;
-        host[q].n_tasks = k->plan.n_tasks;
-        host[q].n_gathers = k->plan.n_gathers;
+        host[q].couplings = k->plan.couplings;
         host[q].global_tables = k->global_tables;
         host[q].base = k->base;
         host[q].table_off = k->table_off;

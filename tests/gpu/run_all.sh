@@ -48,22 +48,24 @@ run_test() {
 for t in "${tests[@]}"; do
   run_test "$t" "test_gpu_$t" "test_gpu_$t"
   if [ "$t" = hines ]; then
-    # the branched kernel again: 32-system teams, 64 threads, a stage per node height,
-    # 3 blocks (each solves many teams in turn)
+    # the branched kernel again: 32-system teams, 64 threads, a stage per node height, chains
+    # split from 4 rows, 3 blocks (each solves many teams in turn)
     run_test hines test_gpu_hines_branched \
-      "test_gpu_hines (branched 32 lanes, stage cost 0, 3 blocks)" \
-      HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 HB_BRANCHED_BLOCKS=3
+      "test_gpu_hines (branched 32 lanes, stage cost 0, split 4, 3 blocks)" \
+      HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 HB_BRANCHED_BLOCKS=3 \
+      HB_BRANCHED_SPLIT_ROWS=4
     # and teams of 20 (not a power of two; a warp holds parts of two workers), 160 threads,
-    # the whole tree one serial task, 5 blocks
+    # the whole tree one serial task, no split chains, 5 blocks
     run_test hines test_gpu_hines_branched20 \
-      "test_gpu_hines (branched 20 lanes, one stage, 5 blocks)" \
+      "test_gpu_hines (branched 20 lanes, one stage, no split, 5 blocks)" \
       HB_BRANCHED_LANES=20 HB_BRANCHED_THREADS=160 HB_BRANCHED_STAGE_COST=100000 \
-      HB_BRANCHED_BLOCKS=5
+      HB_BRANCHED_BLOCKS=5 HB_BRANCHED_SPLIT_ROWS=0
   fi
   if [ "$t" = multi ]; then
-    # SHAPES with a 16 KB budget per team: fewer lanes, most classes in tier 1 (one lane)
-    run_test multi test_gpu_multi_shapes16k "test_gpu_multi (shapes, 16 KB teams)" \
-      HB_MULTI_SHAPES_BYTES=16384
+    # SHAPES with a 16 KB budget per team: fewer lanes, most classes in tier 1 (one lane);
+    # chains split from 4 rows
+    run_test multi test_gpu_multi_shapes16k "test_gpu_multi (shapes, 16 KB teams, split 4)" \
+      HB_MULTI_SHAPES_BYTES=16384 HB_MULTI_SHAPES_SPLIT_ROWS=4
   fi
 done
 exit "$status"
