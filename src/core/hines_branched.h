@@ -206,8 +206,9 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, const int *tables
 HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
                                                   hb_branched_op_t op, int m)
 {
-    const int p = op.parent >> 2;
-    return p > m + 1 ? HB_BRANCHED_DR(v, p) : HB_BRANCHED_UL(v, op.row);
+    const int p = op.parent >> 2; /* one load from a chosen address: no branch */
+    const double *at = p > m + 1 ? v->dr + p * v->dr_row : v->ul + op.row * v->ul_row;
+    return *(const hb_branched_pair_t *)at;
 }
 
 /*
@@ -374,29 +375,39 @@ HB_TD_INLINE void hb_branched_finish(const hb_branched_tables_t *t, const hb_bra
 }
 
 /* Stage s of the elimination (and of the substitution), this worker's share: entries first,
- * first + workers, ... of the stage's tasks, then its items. */
+ * first + workers, ... of the stage's list, its tasks then its items (two loops: the row loops
+ * stay free of the items' code). */
+HB_TD_INLINE int hb_branched_first_item(const hb_branched_tables_t *t, int s, int first,
+                                        int workers)
+{
+    const int tasks = t->stage_task[s + 1] - t->stage_task[s];
+    return ((first - tasks) % workers + workers) % workers;
+}
+
 HB_TD_INLINE void hb_branched_eliminate_stage(const hb_branched_tables_t *t,
                                               const hb_branched_lane_t *v, int s, int first,
                                               int workers)
 {
-    const int task0 = t->stage_task[s], tasks = t->stage_task[s + 1] - task0;
-    const int item0 = t->stage_item[s], n = tasks + t->stage_item[s + 1] - item0;
-    for (int q = first; q < n; q += workers) {
-        if (q < tasks) hb_branched_eliminate(t, v, task0 + q, t->m);
-        else hb_branched_reduce(t, v, item0 + q - tasks);
-    }
+    for (int q = t->stage_task[s] + first; q < t->stage_task[s + 1]; q += workers)
+        hb_branched_eliminate(t, v, q, t->m);
+#ifndef HB_BRANCHED_NO_ITEMS
+    for (int q = t->stage_item[s] + hb_branched_first_item(t, s, first, workers);
+         q < t->stage_item[s + 1]; q += workers)
+        hb_branched_reduce(t, v, q);
+#endif
 }
 
 HB_TD_INLINE void hb_branched_substitute_stage(const hb_branched_tables_t *t,
                                                const hb_branched_lane_t *v, int s, int first,
                                                int workers)
 {
-    const int task0 = t->stage_task[s], tasks = t->stage_task[s + 1] - task0;
-    const int item0 = t->stage_item[s], n = tasks + t->stage_item[s + 1] - item0;
-    for (int q = first; q < n; q += workers) {
-        if (q < tasks) hb_branched_substitute(t, v, task0 + q);
-        else hb_branched_finish(t, v, item0 + q - tasks);
-    }
+    for (int q = t->stage_task[s] + first; q < t->stage_task[s + 1]; q += workers)
+        hb_branched_substitute(t, v, q);
+#ifndef HB_BRANCHED_NO_ITEMS
+    for (int q = t->stage_item[s] + hb_branched_first_item(t, s, first, workers);
+         q < t->stage_item[s + 1]; q += workers)
+        hb_branched_finish(t, v, q);
+#endif
 }
 
 /*
