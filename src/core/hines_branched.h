@@ -206,6 +206,10 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, const int *tables
 HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
                                                   hb_branched_op_t op, int m)
 {
+#ifdef HB_BRANCHED_PLAIN_UL /* experiment */
+    (void)m;
+    return HB_BRANCHED_UL(v, op.row);
+#endif
     const int p = op.parent >> 2; /* one load from a chosen address: no branch */
     const double *at = p > m + 1 ? v->dr + p * v->dr_row : v->ul + op.row * v->ul_row;
     return *(const hb_branched_pair_t *)at;
@@ -301,7 +305,12 @@ HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t,
  * B's (.x), the upper separator's coefficient in S's row to S's (.y). Items of one stage touch
  * disjoint words.
  */
-HB_TD_INLINE void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+#if defined(__CUDACC__) && defined(HB_BRANCHED_ITEM_NOINLINE) /* experiment */
+#define HB_BRANCHED_ITEM_FN static __host__ __device__ __noinline__
+#else
+#define HB_BRANCHED_ITEM_FN HB_TD_INLINE
+#endif
+HB_BRANCHED_ITEM_FN void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                      int q)
 {
     const hb_branched_item_t it = t->items[q];
@@ -349,7 +358,7 @@ HB_TD_INLINE void hb_branched_reduce(const hb_branched_tables_t *t, const hb_bra
  * below S solved from x_B and x_S (the separators' x, known now), a Thomas sweep up with
  * u_B x_B moved to the right-hand side and back down. x replaces the chunk's rhs.
  */
-HB_TD_INLINE void hb_branched_finish(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+HB_BRANCHED_ITEM_FN void hb_branched_finish(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                      int q)
 {
     const hb_branched_item_t it = t->items[q];
