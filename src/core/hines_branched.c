@@ -353,6 +353,23 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
     br->n_gathers = G;
     br->n_items = I;
     br->couplings = V;
+    br->cost = 0;
+    for (int st = 0; st < S; ++st) {
+        long total = 0, largest = 0;
+        for (int q = stage_task[st]; q < stage_task[st + 1]; ++q) {
+            const long c = 2L * (task_op[q + 1] - task_op[q]) + task_gather[q + 1] - task_gather[q];
+            total += c;
+            if (c > largest) largest = c;
+        }
+        for (int q = stage_item[st]; q < stage_item[st + 1]; ++q) {
+            const long c = 2L * (items[q].below_end - items[q].below_first + items[q].above_end -
+                                 items[q].above_first);
+            total += c;
+            if (c > largest) largest = c;
+        }
+        const long share = (total + workers - 1) / workers;
+        br->cost += stage_cost + (largest > share ? largest : share);
+    }
     status = HB_SUCCESS; /* at == m: the tests check the tables */
 done:
     free(height);
@@ -379,6 +396,12 @@ done:
     return status;
 }
 
+int hb_branched_split_pays(const hb_hines_branched_t *br, int per_sm)
+{
+    const double on_chip = (double)per_sm * br->lanes * br->m;
+    return per_sm >= 2 && br->cost >= HB_BRANCHED_SPLIT_LATENCY * on_chip;
+}
+
 void hb_hines_branched_free(hb_hines_branched_t *br)
 {
     free(br->tables);
@@ -390,6 +413,7 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
                              const double *cu, const double *cl, double *stage)
 {
     const int m = br->m, lanes = br->lanes, workers = br->workers, uniform = cu != NULL;
+    const int split = br->n_items > 0;
     const size_t B = (size_t)block;
     const hb_branched_layout_t a = hb_branched_layout(m, br->couplings, lanes, br->words, uniform);
     int *tables = (int *)(stage + a.tables);
@@ -418,8 +442,10 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
         }
         for (int k = 0; k < lanes; ++k) {
             const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, k);
-            for (int s = 0; s < t.n_stages; ++s) hb_branched_eliminate_stage(&t, &v, s, 0, 1);
-            for (int s = t.n_stages - 1; s >= 0; --s) hb_branched_substitute_stage(&t, &v, s, 0, 1);
+            for (int s = 0; s < t.n_stages; ++s)
+                hb_branched_eliminate_stage(&t, &v, s, 0, 1, split);
+            for (int s = t.n_stages - 1; s >= 0; --s)
+                hb_branched_substitute_stage(&t, &v, s, 0, 1, split);
         }
         for (int th = 0; th < lanes * workers; ++th) {
             int k, i0;

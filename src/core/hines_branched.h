@@ -106,6 +106,9 @@ typedef struct {
     int n_stages, n_tasks, n_gathers;
     int n_items;   /* separators of split chains */
     int couplings; /* coupling nodes: per-lane pairs after the zero node */
+    long cost;     /* estimated elimination steps of a team: the sum over stages of stage_cost
+                    * + max(largest entry, total / workers), in half-rows (a row 2, a gather 1,
+                    * an item 2 a chunk row it sweeps) */
     /*
      * One block of 32-bit words, staged after the arrays as it is: a header {n_stages,
      * n_tasks, n_gathers, n_items}, ops [m] (the tasks' rows, then the chunks'), gathers
@@ -138,6 +141,16 @@ void hb_hines_branched_free(hb_hines_branched_t *br);
 #define HB_BRANCHED_MIN_SPLIT_ROWS 4
 /* Rows of a chunk for a chain of n rows: about sqrt(n / 2), at least 2. */
 int hb_branched_chunk_rows(int n);
+
+/*
+ * Whether split chains pay, for a plan without them (br->cost) whose team of br->lanes
+ * systems runs `per_sm` blocks a multiprocessor: a latency-bound plan, br->cost of at least
+ * HB_BRANCHED_SPLIT_LATENCY half-rows per row on chip (per_sm x lanes x m), with at least two
+ * blocks a multiprocessor (with one, a team's loads and stores are not hidden and bound it).
+ * From H100 measurements (docs/gpu.md, "Split chains").
+ */
+#define HB_BRANCHED_SPLIT_LATENCY 0.02
+int hb_branched_split_pays(const hb_hines_branched_t *br, int per_sm);
 
 /*
  * Where a block's staged data lie, in doubles from the start of its shared memory: the team's
@@ -202,14 +215,12 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, const int *tables
     return t;
 }
 
-/* Lane v's (u, l) for op `op`: a separator's from its coupling node, else the row's own. */
+/* Lane v's (u, l) for op `op`: with `split` (a plan with split chains), a separator's from its
+ * coupling node, else the row's own. */
 HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
-                                                  hb_branched_op_t op, int m)
+                                                  hb_branched_op_t op, int m, int split)
 {
-#ifdef HB_BRANCHED_PLAIN_UL /* experiment */
-    (void)m;
-    return HB_BRANCHED_UL(v, op.row);
-#endif
+    if (!split) return HB_BRANCHED_UL(v, op.row);
     const int p = op.parent >> 2; /* one load from a chosen address: no branch */
     const double *at = p > m + 1 ? v->dr + p * v->dr_row : v->ul + op.row * v->ul_row;
     return *(const hb_branched_pair_t *)at;
@@ -225,7 +236,7 @@ HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
  * before it, and is not read again). Workers share the sink. `sink` is m.
  */
 HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
-                                        int task, int sink)
+                                        int task, int sink, int split)
 {
     for (int g = t->task_gather[task]; g < t->task_gather[task + 1]; ++g) {
         const hb_branched_gather_t e = t->gathers[g];
@@ -239,13 +250,13 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_
     const int end = t->task_op[task + 1], last = end - 1;
     int j = t->task_op[task];
     hb_branched_op_t op = t->ops[j], next = t->ops[j + 1 < end ? j + 1 : last];
-    hb_branched_pair_t ul = hb_branched_op_ul(v, op, sink);
+    hb_branched_pair_t ul = hb_branched_op_ul(v, op, sink, split);
     hb_branched_pair_t dr = HB_BRANCHED_DR(v, op.row);
     double carried_d = 0.0, carried_r = 0.0;
     for (; j < end; ++j) {
         /* ops two ahead, rows one ahead: the row loads then wait on no op load */
         const hb_branched_op_t after = t->ops[j + 2 < end ? j + 2 : last];
-        const hb_branched_pair_t ul_n = hb_branched_op_ul(v, next, sink);
+        const hb_branched_pair_t ul_n = hb_branched_op_ul(v, next, sink, split);
         const hb_branched_pair_t dr_n = HB_BRANCHED_DR(v, next.row);
         const int kind = op.parent & 3;
         const double ull = kind == HB_BRANCHED_ROOT ? 0.0 : ul.x * ul.y; /* off the chain */
@@ -305,12 +316,7 @@ HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t,
  * B's (.x), the upper separator's coefficient in S's row to S's (.y). Items of one stage touch
  * disjoint words.
  */
-#if defined(__CUDACC__) && defined(HB_BRANCHED_ITEM_NOINLINE) /* experiment */
-#define HB_BRANCHED_ITEM_FN static __host__ __device__ __noinline__
-#else
-#define HB_BRANCHED_ITEM_FN HB_TD_INLINE
-#endif
-HB_BRANCHED_ITEM_FN void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+HB_TD_INLINE void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                      int q)
 {
     const hb_branched_item_t it = t->items[q];
@@ -358,7 +364,7 @@ HB_BRANCHED_ITEM_FN void hb_branched_reduce(const hb_branched_tables_t *t, const
  * below S solved from x_B and x_S (the separators' x, known now), a Thomas sweep up with
  * u_B x_B moved to the right-hand side and back down. x replaces the chunk's rhs.
  */
-HB_BRANCHED_ITEM_FN void hb_branched_finish(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+HB_TD_INLINE void hb_branched_finish(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                      int q)
 {
     const hb_branched_item_t it = t->items[q];
@@ -383,9 +389,13 @@ HB_BRANCHED_ITEM_FN void hb_branched_finish(const hb_branched_tables_t *t, const
     }
 }
 
-/* Stage s of the elimination (and of the substitution), this worker's share: entries first,
- * first + workers, ... of the stage's list, its tasks then its items (two loops: the row loops
- * stay free of the items' code). */
+/*
+ * Stage s of the elimination (and of the substitution), this worker's share: entries first,
+ * first + workers, ... of the stage's list, its tasks then its items (two loops). `split`: the
+ * plan has split chains (br->n_items > 0). Without, the row loops are those of a plan
+ * without items: on an H100 the separators' load and the items' code, present in the same
+ * function, made plans without split chains 2-20% slower (docs/gpu.md, "Split chains").
+ */
 HB_TD_INLINE int hb_branched_first_item(const hb_branched_tables_t *t, int s, int first,
                                         int workers)
 {
@@ -395,28 +405,26 @@ HB_TD_INLINE int hb_branched_first_item(const hb_branched_tables_t *t, int s, in
 
 HB_TD_INLINE void hb_branched_eliminate_stage(const hb_branched_tables_t *t,
                                               const hb_branched_lane_t *v, int s, int first,
-                                              int workers)
+                                              int workers, int split)
 {
     for (int q = t->stage_task[s] + first; q < t->stage_task[s + 1]; q += workers)
-        hb_branched_eliminate(t, v, q, t->m);
-#ifndef HB_BRANCHED_NO_ITEMS
+        hb_branched_eliminate(t, v, q, t->m, split);
+    if (!split) return;
     for (int q = t->stage_item[s] + hb_branched_first_item(t, s, first, workers);
          q < t->stage_item[s + 1]; q += workers)
         hb_branched_reduce(t, v, q);
-#endif
 }
 
 HB_TD_INLINE void hb_branched_substitute_stage(const hb_branched_tables_t *t,
                                                const hb_branched_lane_t *v, int s, int first,
-                                               int workers)
+                                               int workers, int split)
 {
     for (int q = t->stage_task[s] + first; q < t->stage_task[s + 1]; q += workers)
         hb_branched_substitute(t, v, q);
-#ifndef HB_BRANCHED_NO_ITEMS
+    if (!split) return;
     for (int q = t->stage_item[s] + hb_branched_first_item(t, s, first, workers);
          q < t->stage_item[s + 1]; q += workers)
         hb_branched_finish(t, v, q);
-#endif
 }
 
 /*

@@ -412,7 +412,7 @@ static int shapes_split_ok(long v)
 
 /* HB_MULTI_SPLIT_ROWS, else the default; HB_MULTI_SHAPES_BYTES: SHAPES's small shared-memory
  * budget (tests: few lanes, tier 1), else 0; HB_MULTI_SHAPES_SPLIT_ROWS: the chains SHAPES's
- * branched plans split (0: none), else HB_BRANCHED_SPLIT_ROWS. */
+ * branched plans split (0: none), else -1 (SHAPES decides per class). */
 static hb_status_t knobs_from_env(const char *fn, struct hb_multi *mb)
 {
     long v = 0;
@@ -430,7 +430,7 @@ static hb_status_t knobs_from_env(const char *fn, struct hb_multi *mb)
     snprintf(expected, sizeof expected, "0 (no split chains) or an integer >= %d",
              HB_BRANCHED_MIN_SPLIT_ROWS);
     status = env_integer(fn, "HB_MULTI_SHAPES_SPLIT_ROWS", shapes_split_ok, expected, &v, &set);
-    mb->shapes_split_rows = status == HB_SUCCESS && set ? (int)v : HB_BRANCHED_SPLIT_ROWS;
+    mb->shapes_split_rows = status == HB_SUCCESS && set ? (int)v : -1;
     return status;
 }
 

@@ -581,7 +581,8 @@ struct hb_multi {
     int *shape;               /* [n_cells] class of identical parent arrays (core/multi_shapes.h) */
     int n_shapes;
     size_t shapes_bytes;      /* HB_MULTI_SHAPES_BYTES, 0 when unset */
-    int shapes_split_rows;    /* SHAPES: chains this long or longer are split (0: none) */
+    int shapes_split_rows;    /* SHAPES: chains this long or longer are split (0: none; -1: as
+                               * hb_branched_split_pays says, HB_MULTI_SHAPES_SPLIT_ROWS unset) */
     struct hb_multi_shapes *shapes; /* SHAPES, planned at its first solve (NULL before) */
     size_t group_rows;        /* GROUPED: the group size it was planned for */
     int split_rows;           /* GROUPED: branches this long or longer are split (0: none) */

@@ -110,7 +110,36 @@ static int by_tier_rows(const void *a, const void *b)
     return (x->team_first > y->team_first) - (x->team_first < y->team_first);
 }
 
-/* Lanes and plan of one class: the most lanes within `small`, else one lane within `large`. */
+/* Class k's plan for `lanes` lanes: chains split from split_rows rows, or, when split_rows is
+ * -1, split when a tier-0 team (two blocks a multiprocessor) is latency-bound without
+ * (hb_branched_split_pays) and still fits `small`. */
+static hb_status_t plan_lanes(hb_multi_shape_t *k, const int *parent, int lanes, int threads,
+                              int split_rows, size_t small)
+{
+    hb_status_t status =
+        hb_hines_branched_build(k->m, parent, lanes, threads / lanes, HB_BRANCHED_STAGE_COST,
+                                split_rows < 0 ? 0 : split_rows, &k->plan);
+    if (status != HB_SUCCESS || split_rows >= 0 || !hb_branched_split_pays(&k->plan, 2))
+        return status;
+    hb_hines_branched_t split;
+    status = hb_hines_branched_build(k->m, parent, lanes, threads / lanes, HB_BRANCHED_STAGE_COST,
+                                     HB_BRANCHED_SPLIT_ROWS, &split);
+    if (status != HB_SUCCESS) {
+        hb_hines_branched_free(&k->plan);
+        return status;
+    }
+    if (split.n_items > 0 &&
+        hb_branched_layout(k->m, split.couplings, lanes, split.words, 0).bytes <= small) {
+        hb_hines_branched_free(&k->plan);
+        k->plan = split;
+    } else {
+        hb_hines_branched_free(&split);
+    }
+    return HB_SUCCESS;
+}
+
+/* Lanes and plan of one class: the most lanes within `small`, else one lane within `large`
+ * (one block a multiprocessor: chains split only when split_rows says so). */
 static hb_status_t plan_class(hb_multi_shape_t *k, const int *parent, size_t small, size_t large,
                               int threads, int split_rows)
 {
@@ -118,8 +147,7 @@ static hb_status_t plan_class(hb_multi_shape_t *k, const int *parent, size_t sma
     for (int q = 0; q < 5; ++q) {
         const int lanes = lanes_tried[q];
         if (hb_branched_layout(k->m, 0, lanes, 0, 0).bytes > small) continue; /* before planning */
-        hb_status_t status = hb_hines_branched_build(k->m, parent, lanes, threads / lanes,
-                                                     HB_BRANCHED_STAGE_COST, split_rows, &k->plan);
+        hb_status_t status = plan_lanes(k, parent, lanes, threads, split_rows, small);
         if (status != HB_SUCCESS) return status;
         k->bytes = hb_branched_layout(k->m, k->plan.couplings, lanes, k->plan.words, 0).bytes;
         if (k->bytes <= small) {
@@ -130,7 +158,7 @@ static hb_status_t plan_class(hb_multi_shape_t *k, const int *parent, size_t sma
         hb_hines_branched_free(&k->plan);
     }
     hb_status_t status = hb_hines_branched_build(k->m, parent, 1, threads, HB_BRANCHED_STAGE_COST,
-                                                 split_rows, &k->plan);
+                                                 split_rows < 0 ? 0 : split_rows, &k->plan);
     if (status != HB_SUCCESS) return status;
     k->bytes = hb_branched_layout(k->m, k->plan.couplings, 1, k->plan.words, 0).bytes;
     k->lanes = 1;

@@ -555,7 +555,7 @@ __global__ void __launch_bounds__(256) pipelined_kernel(
  * The stage loops run in a function of their own, as GROUPED's level loops (multi_cuda.cu
  * says why).
  */
-template <bool GLOBAL_TABLES>
+template <bool GLOBAL_TABLES, bool SPLIT>
 __device__ __noinline__ void branched_stages_of(int m, int couplings, int lanes, int uniform,
                                                 int words, const int *__restrict__ global_tables)
 {
@@ -568,19 +568,26 @@ __device__ __noinline__ void branched_stages_of(int m, int couplings, int lanes,
         m, GLOBAL_TABLES ? global_tables : (const int *)(team_smem + a.tables));
     const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, k);
     for (int s = 0; s < t.n_stages; ++s) {
-        hb_branched_eliminate_stage(&t, &v, s, first, workers);
+        hb_branched_eliminate_stage(&t, &v, s, first, workers, SPLIT);
         __syncthreads();
     }
     for (int s = t.n_stages - 1; s >= 0; --s) {
-        hb_branched_substitute_stage(&t, &v, s, first, workers);
+        hb_branched_substitute_stage(&t, &v, s, first, workers, SPLIT);
         __syncthreads();
     }
 }
 
+/* A plan with split chains has coupling nodes; one without runs row loops free of them. */
 __device__ __forceinline__ void branched_stages(int m, int couplings, int lanes, int uniform,
-                                                int words)
+                                                int words, const int *global_tables = NULL)
 {
-    branched_stages_of<false>(m, couplings, lanes, uniform, words, NULL);
+    if (global_tables) {
+        if (couplings) branched_stages_of<true, true>(m, couplings, lanes, uniform, words, global_tables);
+        else branched_stages_of<true, false>(m, couplings, lanes, uniform, words, global_tables);
+    } else {
+        if (couplings) branched_stages_of<false, true>(m, couplings, lanes, uniform, words, NULL);
+        else branched_stages_of<false, false>(m, couplings, lanes, uniform, words, NULL);
+    }
 }
 
 /* This thread's share of team `team`'s rows, copied into shared memory (cp.async, one group).
@@ -649,6 +656,9 @@ __device__ __forceinline__ void branched_store(const hb_branched_layout_t *a, in
     for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = v.dr[i * v.dr_row + 1];
 }
 
+/* SPLIT: the plan has split chains (couplings > 0): one kernel each, so that a plan without
+ * keeps the row loops and registers it had before split chains existed. */
+template <bool SPLIT>
 __global__ void __launch_bounds__(BRANCHED_THREADS)
     branched_kernel(const int *__restrict__ tables, int words, int couplings, int m, int lanes,
                     int count, int block, int uniform, const double *__restrict__ u,
@@ -668,7 +678,7 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
     for (; team < teams; team += gridDim.x) {
         CP_ASYNC_WAIT(0);
         __syncthreads();
-        branched_stages(m, couplings, lanes, uniform, words);
+        branched_stages_of<false, SPLIT>(m, couplings, lanes, uniform, words, NULL);
         branched_store(&a, m, lanes, block, uniform, team, count, rhs, k, i0, workers);
         if (team + (int)gridDim.x < teams) {
             __syncthreads(); /* every x read before the next team overwrites it */
@@ -710,10 +720,8 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
                       d + k.base, rhs + k.base);
         CP_ASYNC_WAIT(0);
         __syncthreads();
-        if (k.global_tables)
-            branched_stages_of<true>(k.m, k.couplings, k.lanes, 0, k.words, tables + k.table_off);
-        else
-            branched_stages(k.m, k.couplings, k.lanes, 0, k.words);
+        branched_stages(k.m, k.couplings, k.lanes, 0, k.words,
+                        k.global_tables ? tables + k.table_off : NULL);
         const int workers = blockDim.x / k.lanes;
         int lane, i0;
         hb_hines_branched_thread(threadIdx.x, k.lanes, workers, k.lanes, &lane, &i0);
@@ -954,6 +962,30 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
  * (tests: many teams a block). The kernel cannot run when one system exceeds shared memory:
  * lanes stay 0.
  */
+/* A plan for `lanes` lanes and `threads` threads, its shared memory and blocks a
+ * multiprocessor (0 when it does not fit). */
+static hb_status_t branched_plan(const hb_cuda_batch_t *b, const int *parent, int uniform,
+                                 int lanes, int threads, int stage_cost, int split_rows,
+                                 size_t optin, hb_hines_branched_t *plan, size_t *smem,
+                                 int *per_sm)
+{
+    *per_sm = 0;
+    hb_status_t status = hb_hines_branched_build(b->m, parent, lanes, threads / lanes, stage_cost,
+                                                 split_rows, plan);
+    if (status != HB_SUCCESS) return status;
+    *smem = hb_branched_layout(b->m, plan->couplings, lanes, plan->words, uniform).bytes;
+    cudaError_t e = *smem <= optin
+                        ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                              per_sm, plan->couplings ? branched_kernel<true> : branched_kernel<false>,
+                              threads, *smem)
+                        : cudaSuccess;
+    if (e != cudaSuccess) {
+        hb_hines_branched_free(plan);
+        CUDA_CHECK(e);
+    }
+    return HB_SUCCESS;
+}
+
 static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int uniform,
                                 int throughput, branched_config_t *cfg, long *best_rounds)
 {
@@ -967,8 +999,11 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
     int stage_cost = env_int("HB_BRANCHED_STAGE_COST", HB_BRANCHED_STAGE_COST);
     if (stage_cost < 0) stage_cost = HB_BRANCHED_STAGE_COST;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
-    int split_rows = env_int("HB_BRANCHED_SPLIT_ROWS", HB_BRANCHED_SPLIT_ROWS);
-    if (split_rows != 0 && split_rows < HB_BRANCHED_MIN_SPLIT_ROWS) split_rows = HB_BRANCHED_SPLIT_ROWS;
+    /* Split chains: HB_BRANCHED_SPLIT_ROWS forces the threshold (0: none); else they are used
+     * with few teams (one round: the critical path is the time) and, with many, where the
+     * plan without them is latency-bound (hb_branched_split_pays). */
+    int split_knob = env_int("HB_BRANCHED_SPLIT_ROWS", -1);
+    if (split_knob > 0 && split_knob < HB_BRANCHED_MIN_SPLIT_ROWS) split_knob = -1;
     memset(cfg, 0, sizeof *cfg);
     *best_rounds = 0;
     for (int q = 0; q < (throughput ? 6 : 32); ++q) {
@@ -983,24 +1018,35 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
         if (threads_knob >= lanes && threads_knob <= BRANCHED_THREADS && threads_knob % lanes == 0)
             threads = threads_knob;
         hb_hines_branched_t plan;
-        hb_status_t status = hb_hines_branched_build(b->m, parent, lanes, threads / lanes,
-                                                     stage_cost, split_rows, &plan);
+        size_t smem = 0;
+        int per_sm = 0;
+        const int split_rows =
+            split_knob >= 0 ? split_knob : throughput ? 0 : HB_BRANCHED_SPLIT_ROWS;
+        hb_status_t status = branched_plan(b, parent, uniform, lanes, threads, stage_cost,
+                                           split_rows, optin, &plan, &smem, &per_sm);
+        if (status == HB_SUCCESS && split_knob < 0 && throughput &&
+            hb_branched_split_pays(&plan, per_sm)) {
+            hb_hines_branched_t split;
+            size_t split_smem = 0;
+            int split_per_sm = 0;
+            status = branched_plan(b, parent, uniform, lanes, threads, stage_cost,
+                                   HB_BRANCHED_SPLIT_ROWS, optin, &split, &split_smem,
+                                   &split_per_sm);
+            if (status == HB_SUCCESS && split.n_items > 0 && split_per_sm >= 2) {
+                hb_hines_branched_free(&plan);
+                plan = split;
+                smem = split_smem;
+                per_sm = split_per_sm;
+            } else if (status == HB_SUCCESS) {
+                hb_hines_branched_free(&split);
+            } else {
+                hb_hines_branched_free(&plan);
+            }
+        }
         if (status != HB_SUCCESS) {
             hb_hines_branched_free(&cfg->plan);
             memset(cfg, 0, sizeof *cfg);
             return status;
-        }
-        const size_t smem =
-            hb_branched_layout(b->m, plan.couplings, lanes, plan.words, uniform).bytes;
-        int per_sm = 0;
-        cudaError_t e = smem <= optin ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                            &per_sm, branched_kernel, threads, smem)
-                                      : cudaSuccess;
-        if (e != cudaSuccess) {
-            hb_hines_branched_free(&plan);
-            hb_hines_branched_free(&cfg->plan);
-            memset(cfg, 0, sizeof *cfg);
-            CUDA_CHECK(e);
         }
         const long wave = (long)per_sm * sms;
         const long rounds = per_sm > 0 ? (ceil_div(p0->count, lanes) + wave - 1) / wave : 0;
@@ -1045,8 +1091,10 @@ static hb_status_t branched_setup(hb_cuda_batch_t *b, const int *parent)
 {
     const part_t *p0 = &b->part[0];
     CUDA_CHECK(cudaSetDevice(b->ctx->id[p0->device]));
-    CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel,
-                                  b->ctx->smem_optin[p0->device])); /* for the occupancy */
+    for (int split = 0; split < 2; ++split) /* for the occupancy */
+        CUDA_CHECK(hb_cuda_allow_smem(
+            split ? (const void *)branched_kernel<true> : (const void *)branched_kernel<false>,
+            b->ctx->smem_optin[p0->device]));
     hb_status_t status = HB_SUCCESS;
     for (int uniform = 0; uniform < 2 && status == HB_SUCCESS; ++uniform) {
         branched_config_t *cfg = &b->branched[uniform];
@@ -1111,8 +1159,12 @@ static hb_status_t launch(const hb_cuda_batch_t *b, part_t *p, hb_hines_algo_t a
         const int teams = ceil_div(p->count, br->lanes);
         int grid = cfg->per_sm * b->ctx->sm_count[p->device]; /* persistent: one wave */
         if (cfg->max_blocks > 0 && cfg->max_blocks < grid) grid = cfg->max_blocks;
-        CUDA_CHECK(hb_cuda_allow_smem((const void *)branched_kernel, optin));
-        branched_kernel<<<teams < grid ? teams : grid, cfg->threads, cfg->smem, stream>>>(
+        void (*kernel)(const int *, int, int, int, int, int, int, int, const double *,
+                       const double *, const double *, double *, const double *,
+                       const double *) =
+            br->couplings ? branched_kernel<true> : branched_kernel<false>;
+        CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, optin));
+        kernel<<<teams < grid ? teams : grid, cfg->threads, cfg->smem, stream>>>(
             p->branched_tables[uniform], (int)br->words, br->couplings, m, br->lanes, p->count,
             p->block, uniform, p->u, p->l, p->d, p->rhs, p->cu, p->cl);
         break;
