@@ -690,9 +690,8 @@ static void test_shapes(void)
 {
     enum { TEMPLATES = 7 };
     static const int rows[TEMPLATES] = {1, 40, 300, 300, 700, 2500, 4000};
-    static const int kind[TEMPLATES] = {SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM,
-                                        SHAPE_LONG_BRANCHES, SHAPE_RANDOM, SHAPE_RANDOM,
-                                        SHAPE_CHAIN};
+    static const int kind[TEMPLATES] = {SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM, SHAPE_CHAIN,
+                                        SHAPE_RANDOM, SHAPE_RANDOM, SHAPE_CHAIN};
     cell_t tpl[TEMPLATES];
     for (int t = 0; t < TEMPLATES; ++t) cell_random_tree(&tpl[t], rows[t], kind[t]);
     const int n = 97;
@@ -756,7 +755,7 @@ static void test_shapes(void)
                 CHECKF(k->tier == 0 || k->plan.n_items == 0,
                        "shapes: class %d (tier 1: one block a multiprocessor) split its chains", q);
             }
-            /* the latency-bound ones (300 rows with long branches) split their chains */
+            /* the latency-bound ones (the chain of 300 rows) split their chains */
             CHECKF(split >= 1, "shapes: %d classes split chains", split);
             CHECKF(tier1 == 1, "shapes: the 4,000-row chain is not in tier 1");
             CHECKF(lanes_seen & 16 && lanes_seen & 1, "shapes: lanes seen %#x", lanes_seen);

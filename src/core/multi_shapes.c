@@ -111,8 +111,10 @@ static int by_tier_rows(const void *a, const void *b)
 }
 
 /* Class k's plan for `lanes` lanes: chains split from split_rows rows, or, when split_rows is
- * -1, split when a tier-0 team (two blocks a multiprocessor) is latency-bound without
- * (hb_branched_split_pays) and still fits `small`. */
+ * -1, chains of HB_MULTI_SPLIT_ROWS rows or more (GROUPED's default: on an H100, BRANCHED's 24
+ * made Figure 6's cells, whose branches have up to 24 rows, 9% slower) when a tier-0 team (two
+ * blocks a multiprocessor) is latency-bound without (hb_branched_split_pays) and still fits
+ * `small`. */
 static hb_status_t plan_lanes(hb_multi_shape_t *k, const int *parent, int lanes, int threads,
                               int split_rows, size_t small)
 {
@@ -123,7 +125,7 @@ static hb_status_t plan_lanes(hb_multi_shape_t *k, const int *parent, int lanes,
         return status;
     hb_hines_branched_t split;
     status = hb_hines_branched_build(k->m, parent, lanes, threads / lanes, HB_BRANCHED_STAGE_COST,
-                                     HB_BRANCHED_SPLIT_ROWS, &split);
+                                     HB_MULTI_SPLIT_ROWS, &split);
     if (status != HB_SUCCESS) {
         hb_hines_branched_free(&k->plan);
         return status;
