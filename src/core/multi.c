@@ -1011,9 +1011,7 @@ hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi)
      * CPU: the level loop on the host copy. */
     if (!multi->device) return HB_MULTI_ALGO_LEVELS;
     if (multi->n_cells >= HB_MULTI_AUTO_SHAPES_CELLS * multi->n_shapes &&
-        multi->max_m <= HB_MULTI_AUTO_SHAPES_ROWS &&
-        (multi->n_rows <= HB_MULTI_AUTO_GROUPED_ROWS ||
-         multi->levels.max_levels >= HB_MULTI_AUTO_SHAPES_LEVELS))
+        multi->max_m <= HB_MULTI_AUTO_SHAPES_ROWS)
         return HB_MULTI_ALGO_SHAPES;
     const size_t limit = multi->levels.max_levels >= HB_MULTI_AUTO_DEEP_LEVELS
                              ? HB_MULTI_AUTO_DEEP_ROWS

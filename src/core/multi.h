@@ -548,19 +548,18 @@ HB_TD_INLINE void hb_multi_cell_solve(int m, const int *parent, size_t stride, c
 #define HB_MULTI_AUTO_GROUPED_ROWS ((size_t)1 << 22)
 /*
  * AUTO on CUDA takes SHAPES first (core/multi_shapes.h) when the cells repeat their trees, at
- * least HB_MULTI_AUTO_SHAPES_CELLS cells per distinct tree on average, no cell has more than
- * HB_MULTI_AUTO_SHAPES_ROWS rows (so that every cell fits a block's shared memory on an H100),
- * and the batch is not a large one of few levels, which LEVELS streams: up to
- * HB_MULTI_AUTO_GROUPED_ROWS rows, or cells of HB_MULTI_AUTO_SHAPES_LEVELS levels or more. On
- * an H100 (bench/results/multi-h100-2026-11-22h.md) SHAPES ran real cells (18 trees) 1.2-1.7x
- * faster than the best other algorithm at 256 to 25,600 cells, Figure 6 (256 trees) 1.0-1.1x at
- * 2,560 cells and 1.5-2.6x at 25,600, Figure 14 (one tree) 2x at 2,560; LEVELS ran Figure 14 at
- * 25,600 cells (13 million rows, 2-4 levels) 1.6-1.9x faster than SHAPES, and GROUPED, whose
- * split branches shorten Figure 14's 256-row chain, 1.1-1.25x faster at 256 cells.
+ * least HB_MULTI_AUTO_SHAPES_CELLS cells per distinct tree on average, and no cell has more
+ * than HB_MULTI_AUTO_SHAPES_ROWS rows (so that every cell fits a block's shared memory on an
+ * H100). On an H100 with split chains (bench/results/multi-h100-2026-11-22i.md) SHAPES ran
+ * real cells (18 trees) 1.7-2.1x faster than the best other algorithm at 256 to 25,600 cells,
+ * Figure 6 (256 trees) 1.06-1.2x at 2,560 cells and 1.5-2.7x at 25,600, Figure 14 (one tree)
+ * 1.4-1.8x at 256 cells, 2.7-4.0x at 2,560, 1.06-1.14x at 25,600 and 0.98-1.09x at 256,000
+ * (against LEVELS, which streams few wide levels). Until chains were split (session 9), Figure 14's 256-row
+ * chain made LEVELS 1.6-1.9x faster at 25,600, and the rule kept large batches of few levels
+ * away from SHAPES.
  */
 #define HB_MULTI_AUTO_SHAPES_CELLS 8
 #define HB_MULTI_AUTO_SHAPES_ROWS 4000
-#define HB_MULTI_AUTO_SHAPES_LEVELS 8
 #define HB_MULTI_AUTO_DEEP_ROWS ((size_t)1 << 24)
 #define HB_MULTI_AUTO_DEEP_LEVELS 16
 

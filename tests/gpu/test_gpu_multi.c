@@ -192,14 +192,11 @@ static void set_all(hb_multi_t mb, const batch_t *b)
 }
 
 /* AUTO on CUDA: SHAPES for cells of at most 4,000 rows repeating their trees (8 cells a tree
- * or more) unless the batch has over 2^22 rows and under 8 levels; else GROUPED up to 2^22 rows,
- * or 2^24 for cells of 16 levels or more; LEVELS beyond (core/multi.h, written out again here so
- * that a change of rule shows). */
+ * or more); else GROUPED up to 2^22 rows, or 2^24 for cells of 16 levels or more; LEVELS beyond
+ * (core/multi.h, written out again here so that a change of rule shows). */
 static hb_multi_algo_t auto_expected(const hb_multi_info_t *info, int max_m)
 {
-    if (info->cells >= 8 * info->shapes && max_m <= 4000 &&
-        (info->rows <= (size_t)1 << 22 || info->levels >= 8))
-        return HB_MULTI_ALGO_SHAPES;
+    if (info->cells >= 8 * info->shapes && max_m <= 4000) return HB_MULTI_ALGO_SHAPES;
     const size_t limit = info->levels >= 16 ? (size_t)1 << 24 : (size_t)1 << 22;
     return info->rows <= limit ? HB_MULTI_ALGO_GROUPED : HB_MULTI_ALGO_LEVELS;
 }
