@@ -1000,8 +1000,9 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
     if (stage_cost < 0) stage_cost = HB_BRANCHED_STAGE_COST;
     const int threads_knob = env_int("HB_BRANCHED_THREADS", 0);
     /* Split chains: HB_BRANCHED_SPLIT_ROWS forces the threshold (0: none); else they are used
-     * with few teams (one round: the critical path is the time) and, with many, where the
-     * plan without them is latency-bound (hb_branched_split_pays). */
+     * with few teams (one round: the critical path is the time) in systems of 128 rows or
+     * more, and, with many teams, where the plan without them is latency-bound
+     * (hb_branched_split_pays). */
     int split_knob = env_int("HB_BRANCHED_SPLIT_ROWS", -1);
     if (split_knob > 0 && split_knob < HB_BRANCHED_MIN_SPLIT_ROWS) split_knob = -1;
     memset(cfg, 0, sizeof *cfg);
@@ -1021,7 +1022,9 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
         size_t smem = 0;
         int per_sm = 0;
         const int split_rows =
-            split_knob >= 0 ? split_knob : throughput ? 0 : HB_BRANCHED_SPLIT_ROWS;
+            split_knob >= 0                                              ? split_knob
+            : throughput || b->m < HB_BRANCHED_SPLIT_MIN_ROWS_LATENCY ? 0
+                                                                         : HB_BRANCHED_SPLIT_ROWS;
         hb_status_t status = branched_plan(b, parent, uniform, lanes, threads, stage_cost,
                                            split_rows, optin, &plan, &smem, &per_sm);
         if (status == HB_SUCCESS && split_knob < 0 && throughput &&
