@@ -150,9 +150,9 @@ int hb_branched_chunk_rows(int n);
  * From H100 measurements (docs/gpu.md, "Split chains").
  */
 #define HB_BRANCHED_SPLIT_LATENCY 0.02
-/* With few teams (latency), split chains only in systems of this many rows or more: on an H100
- * the 76-row cells ran 2,560 systems at 12-16% of copy split against 19% before (256: 2.0%
- * against 2.2%), while 305-695 rows gained up to 17% (docs/gpu.md, "Split chains"). */
+/* With few teams (latency), split chains only in systems of this many rows or more: 305-695
+ * rows gained up to 17% on an H100; the 76-row cells measured no gain (within the launch noise
+ * at those times) and keep the path they had (docs/gpu.md, "Split chains"). */
 #define HB_BRANCHED_SPLIT_MIN_ROWS_LATENCY 128
 int hb_branched_split_pays(const hb_hines_branched_t *br, int per_sm);
 
