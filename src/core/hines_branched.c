@@ -122,7 +122,8 @@ typedef struct {
  * each, then the separator under it; a node with other children (gathered or in the task)
  * stays with the task, and the chain goes on below it. Marks the chunks' rows in `interior`,
  * gives separators with a chunk above their coupling node (m + 2 ..) in `coupling`, then takes
- * the chunks' rows out of rows[]. Returns the number of separators in *seps_out, or -1 when out of memory.
+ * the chunks' rows out of rows[]. Returns the number of separators (in *seps_out), or -1 when
+ * out of memory.
  */
 static int find_chains(int m, const int *parent, const int *child_start, const int *stage_of,
                        const int *task_of, int n_stages, int workers, int split_rows, int *rows,
@@ -201,7 +202,8 @@ hb_status_t hb_hines_branched_build(int m, const int *parent, int lanes, int wor
     int *child = malloc((size_t)m * sizeof *child);
     int *first_height = malloc((size_t)m * sizeof *first_height);
     int *stage_of = malloc((size_t)m * sizeof *stage_of), *task_of = malloc((size_t)m * sizeof *task_of);
-    int *interior = calloc((size_t)m, sizeof *interior), *coupling = calloc((size_t)m, sizeof *coupling);
+    int *interior = calloc((size_t)m, sizeof *interior); /* a chunk's row */
+    int *coupling = calloc((size_t)m, sizeof *coupling); /* a separator's coupling node, or 0 */
     int *rank = NULL, *count = NULL, *fill = NULL, *item_fill = NULL;
     task_key_t *keys = NULL;
     sep_t *seps = NULL;
