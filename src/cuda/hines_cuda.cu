@@ -577,17 +577,17 @@ __device__ __noinline__ void branched_stages_of(int m, int couplings, int lanes,
     }
 }
 
-/* A plan with split chains has coupling nodes; one without runs row loops free of them. */
+/* SHAPES's choice among the four at run time, per class: tables in memory (global_tables)
+ * or staged (NULL); a plan with split chains has coupling nodes, one without runs row loops
+ * free of them. */
 __device__ __forceinline__ void branched_stages(int m, int couplings, int lanes, int uniform,
-                                                int words, const int *global_tables = NULL)
+                                                int words, const int *global_tables)
 {
-    if (global_tables) {
-        if (couplings) branched_stages_of<true, true>(m, couplings, lanes, uniform, words, global_tables);
-        else branched_stages_of<true, false>(m, couplings, lanes, uniform, words, global_tables);
-    } else {
-        if (couplings) branched_stages_of<false, true>(m, couplings, lanes, uniform, words, NULL);
-        else branched_stages_of<false, false>(m, couplings, lanes, uniform, words, NULL);
-    }
+    const int *g = global_tables;
+    if (g && couplings) branched_stages_of<true, true>(m, couplings, lanes, uniform, words, g);
+    else if (g) branched_stages_of<true, false>(m, couplings, lanes, uniform, words, g);
+    else if (couplings) branched_stages_of<false, true>(m, couplings, lanes, uniform, words, g);
+    else branched_stages_of<false, false>(m, couplings, lanes, uniform, words, g);
 }
 
 /* This thread's share of team `team`'s rows, copied into shared memory (cp.async, one group).
