@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 data=${1:?usage: run_all.sh DATA_DIR [hines tridiag multi sim]}
-data=$(cd "$data" && pwd)
+data=$(cd "$data" && pwd) || { echo "run_all.sh: no folder $1 (from $(pwd))" >&2; exit 2; }
 shift
 tests=("$@")
 [ "${#tests[@]}" -gt 0 ] || tests=(hines tridiag multi sim)
