@@ -233,11 +233,15 @@ HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
 /*
  * Task t's elimination on one lane: gathers, then rows in order,
  *     c' = l / d', y' = (rhs - carried) / d', the parent's d -= u c', rhs -= u y'
- * with d' = d - carried. Without branches: the next row's inputs are loaded (the last row
- * reloads itself) before this row's stores; the parent update goes to the sink (node m) when
+ * with d' = d - carried. Without branches: the parent update goes to the sink (node m) when
  * the parent is not the task's, and also to memory when carried (harmless: the parent's inputs
  * were loaded before it, and its own stores overwrite it; a separator's coupling node was read
  * before it, and is not read again). Workers share the sink. `sink` is m.
+ * Shared-memory latency is kept off the row's dependent chain: the parent's pair is read before
+ * the chain (it is another node, and earlier rows' updates are stored), and the inputs of the
+ * row two ahead are read after this row's stores (an in-task parent two rows up is final then;
+ * the row between carries its update), the ops three ahead. The last row stands in for rows
+ * past the end.
  */
 HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                         int task, int sink, int split)
@@ -253,16 +257,17 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_
     }
     const int end = t->task_op[task + 1], last = end - 1;
     int j = t->task_op[task];
-    hb_branched_op_t op = t->ops[j], next = t->ops[j + 1 < end ? j + 1 : last];
-    hb_branched_pair_t ul = hb_branched_op_ul(v, op, sink, split);
-    hb_branched_pair_t dr = HB_BRANCHED_DR(v, op.row);
+    hb_branched_op_t op = t->ops[j], op1 = t->ops[j + 1 < end ? j + 1 : last],
+                     op2 = t->ops[j + 2 < end ? j + 2 : last];
+    hb_branched_pair_t ul = hb_branched_op_ul(v, op, sink, split), dr = HB_BRANCHED_DR(v, op.row);
+    hb_branched_pair_t ul1 = hb_branched_op_ul(v, op1, sink, split),
+                       dr1 = HB_BRANCHED_DR(v, op1.row);
     double carried_d = 0.0, carried_r = 0.0;
     for (; j < end; ++j) {
-        /* ops two ahead, rows one ahead: the row loads then wait on no op load */
-        const hb_branched_op_t after = t->ops[j + 2 < end ? j + 2 : last];
-        const hb_branched_pair_t ul_n = hb_branched_op_ul(v, next, sink, split);
-        const hb_branched_pair_t dr_n = HB_BRANCHED_DR(v, next.row);
+        const hb_branched_op_t op3 = t->ops[j + 3 < end ? j + 3 : last];
         const int kind = op.parent & 3;
+        hb_branched_pair_t *p = &HB_BRANCHED_DR(v, kind & 2 ? sink : op.parent >> 2);
+        hb_branched_pair_t q = *p;
         const double ull = kind == HB_BRANCHED_ROOT ? 0.0 : ul.x * ul.y; /* off the chain */
         const double inv = hb_multi_rcp(dr.x - carried_d);
         hb_branched_pair_t cy;
@@ -270,17 +275,20 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_
         cy.y = (dr.y - carried_r) * inv;
         HB_BRANCHED_DR(v, op.row) = cy;
         const double uc = ull * inv, uy = ul.x * cy.y;
-        hb_branched_pair_t *p = &HB_BRANCHED_DR(v, kind & 2 ? sink : op.parent >> 2);
-        hb_branched_pair_t q = *p;
         q.x -= uc;
         q.y -= uy;
         *p = q;
         carried_d = kind == HB_BRANCHED_CARRIED ? uc : 0.0;
         carried_r = kind == HB_BRANCHED_CARRIED ? uy : 0.0;
-        op = next;
-        next = after;
-        ul = ul_n;
-        dr = dr_n;
+        const hb_branched_pair_t ul2 = hb_branched_op_ul(v, op2, sink, split);
+        const hb_branched_pair_t dr2 = HB_BRANCHED_DR(v, op2.row);
+        op = op1;
+        op1 = op2;
+        op2 = op3;
+        ul = ul1;
+        dr = dr1;
+        ul1 = ul2;
+        dr1 = dr2;
     }
 }
 
@@ -288,26 +296,32 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_
  * Task t's substitution, rows in reverse: x = y' - c' x_parent, x_parent from the row just
  * solved when carried, else from the parent's pair (solved already: it is later in the task,
  * or in a later stage, which the substitution runs first; the zero node for the root, whose
- * c' is 0). Loads one row ahead, without branches. x replaces y'.
+ * c' is 0). x replaces y'. Without branches; the row two ahead is read after this row's store
+ * (its parent may be this row), the ops three ahead.
  */
 HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t,
                                          const hb_branched_lane_t *v, int task)
 {
     const int begin = t->task_op[task];
     int j = t->task_op[task + 1] - 1;
-    hb_branched_op_t op = t->ops[j], next = t->ops[j > begin ? j - 1 : begin];
-    hb_branched_pair_t cy = HB_BRANCHED_DR(v, op.row);
-    double xp = HB_BRANCHED_DR(v, op.parent >> 2).y, x = 0.0;
+    hb_branched_op_t op = t->ops[j], op1 = t->ops[j - 1 >= begin ? j - 1 : begin],
+                     op2 = t->ops[j - 2 >= begin ? j - 2 : begin];
+    hb_branched_pair_t cy = HB_BRANCHED_DR(v, op.row), cy1 = HB_BRANCHED_DR(v, op1.row);
+    double xp = HB_BRANCHED_DR(v, op.parent >> 2).y, xp1 = HB_BRANCHED_DR(v, op1.parent >> 2).y;
+    double x = 0.0;
     for (; j >= begin; --j) {
-        const hb_branched_op_t after = t->ops[j - 2 >= begin ? j - 2 : begin];
-        const hb_branched_pair_t cy_n = HB_BRANCHED_DR(v, next.row);
-        const double xp_n = HB_BRANCHED_DR(v, next.parent >> 2).y;
+        const hb_branched_op_t op3 = t->ops[j - 3 >= begin ? j - 3 : begin];
         x = cy.y - cy.x * ((op.parent & 3) == HB_BRANCHED_CARRIED ? x : xp);
         HB_BRANCHED_DR(v, op.row).y = x;
-        op = next;
-        next = after;
-        cy = cy_n;
-        xp = xp_n;
+        const hb_branched_pair_t cy2 = HB_BRANCHED_DR(v, op2.row);
+        const double xp2 = HB_BRANCHED_DR(v, op2.parent >> 2).y;
+        op = op1;
+        op1 = op2;
+        op2 = op3;
+        cy = cy1;
+        cy1 = cy2;
+        xp = xp1;
+        xp1 = xp2;
     }
 }
 
