@@ -656,6 +656,38 @@ __device__ __forceinline__ void branched_store(const hb_branched_layout_t *a, in
     for (int i = i0; i < m; i += workers) rhs[base + (size_t)i * B] = v.dr[i * v.dr_row + 1];
 }
 
+/* branched_store of team `team`, and branched_load of team `next` into the same slots, row by
+ * row: a thread loads exactly the slots it wrote back (hb_hines_branched_thread), so no barrier
+ * parts the two, and the next team's copies are in flight while x goes out. A slot's x is in a
+ * register (the store waits for it) before its cp.async is issued. */
+__device__ __forceinline__ void branched_store_load(
+    const hb_branched_layout_t *a, int m, int lanes, int block, int uniform, int team, int next,
+    int count, const double *__restrict__ u, const double *__restrict__ l,
+    const double *__restrict__ d, double *__restrict__ rhs, int k, int i0, int workers)
+{
+    extern __shared__ double team_smem[];
+    const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, k);
+    const int s = team * lanes + k, s_next = next * lanes + k, s0 = next * lanes;
+    const int active = s < count;
+    const size_t B = (size_t)block, base = system_base(m, block, active ? s : team * lanes);
+    const size_t base_next = system_base(m, block, s_next < count ? s_next : s0);
+#pragma unroll 4
+    for (int i = i0; i < m; i += workers) {
+        double *dr = v.dr + i * v.dr_row;
+        const double x = dr[1];
+        if (active) rhs[base + (size_t)i * B] = x;
+        const size_t g = base_next + (size_t)i * B;
+        cp_async8(dr, d + g);
+        cp_async8(dr + 1, rhs + g);
+        if (!uniform) {
+            double *ul = v.ul + i * v.ul_row;
+            cp_async8(ul, u + g);
+            cp_async8(ul + 1, l + g);
+        }
+    }
+    cp_async_commit();
+}
+
 /* SPLIT: the plan has split chains (couplings > 0): one kernel each, so that a plan without
  * keeps the row loops and registers it had before split chains existed. */
 template <bool SPLIT>
@@ -679,11 +711,12 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
         CP_ASYNC_WAIT(0);
         __syncthreads();
         branched_stages_of<false, SPLIT>(m, couplings, lanes, uniform, words, NULL);
-        branched_store(&a, m, lanes, block, uniform, team, count, rhs, k, i0, workers);
-        if (team + (int)gridDim.x < teams) {
-            __syncthreads(); /* every x read before the next team overwrites it */
-            branched_load(&a, m, lanes, block, uniform, team + gridDim.x, count, u, l, d, rhs);
-        }
+        const int next = team + (int)gridDim.x;
+        if (next < teams)
+            branched_store_load(&a, m, lanes, block, uniform, team, next, count, u, l, d, rhs, k,
+                                i0, workers);
+        else
+            branched_store(&a, m, lanes, block, uniform, team, count, rhs, k, i0, workers);
     }
 }
 
