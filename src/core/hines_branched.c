@@ -398,10 +398,15 @@ done:
     return status;
 }
 
-int hb_branched_split_pays(const hb_hines_branched_t *br, int per_sm)
+int hb_branched_latency_bound(const hb_hines_branched_t *br, int per_sm)
 {
     const double on_chip = (double)per_sm * br->lanes * br->m;
-    return per_sm >= 2 && br->cost >= HB_BRANCHED_SPLIT_LATENCY * on_chip;
+    return br->cost >= HB_BRANCHED_SPLIT_LATENCY * on_chip;
+}
+
+int hb_branched_split_pays(const hb_hines_branched_t *br, int per_sm)
+{
+    return per_sm >= 2 && hb_branched_latency_bound(br, per_sm);
 }
 
 void hb_hines_branched_free(hb_hines_branched_t *br)

@@ -143,13 +143,15 @@ void hb_hines_branched_free(hb_hines_branched_t *br);
 int hb_branched_chunk_rows(int n);
 
 /*
- * Whether split chains pay, for a plan without them (br->cost) whose team of br->lanes
- * systems runs `per_sm` blocks a multiprocessor: a latency-bound plan, br->cost of at least
- * HB_BRANCHED_SPLIT_LATENCY half-rows per row on chip (per_sm x lanes x m), with at least two
- * blocks a multiprocessor (with one, a team's loads and stores are not hidden and bound it).
- * From H100 measurements (docs/gpu.md, "Split chains").
+ * Whether a plan whose team of br->lanes systems runs `per_sm` blocks a multiprocessor is
+ * latency-bound: br->cost of at least HB_BRANCHED_SPLIT_LATENCY half-rows per row on chip
+ * (per_sm x lanes x m). Its time is then its critical path more than the rows it streams.
+ * Whether split chains pay, for a plan without them: latency-bound with at least two blocks a
+ * multiprocessor (with one, a team's loads and stores are not hidden and bound it).
+ * From H100 measurements (docs/gpu.md, "Split chains" and "Wide blocks").
  */
 #define HB_BRANCHED_SPLIT_LATENCY 0.02
+int hb_branched_latency_bound(const hb_hines_branched_t *br, int per_sm);
 /* With few teams (latency), split chains only in systems of this many rows or more: 305-695
  * rows gained up to 17% on an H100; the 76-row cells measured no gain (within the launch noise
  * at those times) and keep the path they had (docs/gpu.md, "Split chains"). */

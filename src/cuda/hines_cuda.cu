@@ -38,7 +38,8 @@ extern "C" {
 #define STAGED_WARPS 4  /* systems per CUDA block in the staged kernel, at most */
 #define PIPE_PREFETCH_DEEP 8 /* rows a pipelined thread has in flight (HB_PIPE_PREFETCH 2 or 8) */
 #define PIPE_THREADS 128 /* threads per block of the pipelined kernel (HB_PIPE_THREADS) */
-#define BRANCHED_THREADS 256 /* most threads per block of the branched kernel: lanes x workers */
+#define BRANCHED_THREADS 256 /* threads per block of the branched kernel (lanes x workers) */
+#define BRANCHED_WIDE_THREADS 512 /* its wide blocks, for latency-bound plans (docs/gpu.md) */
 
 struct hb_cuda_context {
     int devices;
@@ -691,7 +692,7 @@ __device__ __forceinline__ void branched_store_load(
 /* SPLIT: the plan has split chains (couplings > 0): one kernel each, so that a plan without
  * keeps the row loops and registers it had before split chains existed. */
 template <bool SPLIT>
-__global__ void __launch_bounds__(BRANCHED_THREADS)
+__global__ void __launch_bounds__(BRANCHED_WIDE_THREADS)
     branched_kernel(const int *__restrict__ tables, int words, int couplings, int m, int lanes,
                     int count, int block, int uniform, const double *__restrict__ u,
                     const double *__restrict__ l, const double *__restrict__ d,
@@ -988,8 +989,9 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
  * on chip (76-row cells: 32): on an H100 at 25,600 and 256,000 systems of 305-695 rows, 16 was
  * the fastest of 2-32 lanes, and 6, 12 and 24 (workers astride warps) were 1.3-2.5x slower
  * than 16 (bench/results/hines-h100-2026-11-22f-sweep.txt). A block has the most whole
- * workers that fit BRANCHED_THREADS threads; a plan is made for each L tried (its stages
- * depend on the workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the threads and
+ * workers that fit BRANCHED_THREADS threads, or BRANCHED_WIDE_THREADS for a latency-bound
+ * plan with many teams when that keeps its blocks a multiprocessor; a plan is made for each L
+ * (and width) tried (its stages depend on the workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the threads and
  * HB_BRANCHED_STAGE_COST and HB_BRANCHED_SPLIT_ROWS the plan's stage cost and chain split
  * (experiments); HB_BRANCHED_BLOCKS caps the grid
  * (tests: many teams a block). The kernel cannot run when one system exceeds shared memory:
@@ -1049,7 +1051,8 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
         /* All BRANCHED_THREADS: fewer workers, sized to the widest level, were slower on an
          * H100 (bench/results/hines-h100-2026-11-22c.md): the staging loops share the threads. */
         int threads = BRANCHED_THREADS / lanes * lanes;
-        if (threads_knob >= lanes && threads_knob <= BRANCHED_THREADS && threads_knob % lanes == 0)
+        if (threads_knob >= lanes && threads_knob <= BRANCHED_WIDE_THREADS &&
+            threads_knob % lanes == 0)
             threads = threads_knob;
         hb_hines_branched_t plan;
         size_t smem = 0;
@@ -1060,6 +1063,7 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
                                                                          : HB_BRANCHED_SPLIT_ROWS;
         hb_status_t status = branched_plan(b, parent, uniform, lanes, threads, stage_cost,
                                            split_rows, optin, &plan, &smem, &per_sm);
+        const int latency_bound = status == HB_SUCCESS && hb_branched_latency_bound(&plan, per_sm);
         if (status == HB_SUCCESS && split_knob < 0 && throughput &&
             hb_branched_split_pays(&plan, per_sm)) {
             hb_hines_branched_t split;
@@ -1075,6 +1079,29 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
                 per_sm = split_per_sm;
             } else if (status == HB_SUCCESS) {
                 hb_hines_branched_free(&split);
+            } else {
+                hb_hines_branched_free(&plan);
+            }
+        }
+        /* Wide blocks: a latency-bound plan gets twice the workers when the block still fits
+         * as many times a multiprocessor (its teams on chip stay; the extra threads run the
+         * stages' other tasks and the copies). */
+        if (status == HB_SUCCESS && throughput && latency_bound && !threads_knob) {
+            hb_hines_branched_t wide;
+            size_t wide_smem = 0;
+            int wide_per_sm = 0;
+            const int wide_threads = BRANCHED_WIDE_THREADS / lanes * lanes;
+            status = branched_plan(b, parent, uniform, lanes, wide_threads, stage_cost,
+                                   plan.n_items ? HB_BRANCHED_SPLIT_ROWS : split_rows, optin,
+                                   &wide, &wide_smem, &wide_per_sm);
+            if (status == HB_SUCCESS && wide_per_sm >= per_sm) {
+                hb_hines_branched_free(&plan);
+                plan = wide;
+                smem = wide_smem;
+                per_sm = wide_per_sm;
+                threads = wide_threads;
+            } else if (status == HB_SUCCESS) {
+                hb_hines_branched_free(&wide);
             } else {
                 hb_hines_branched_free(&plan);
             }
