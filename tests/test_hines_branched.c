@@ -360,7 +360,8 @@ static void test_errors(void)
      * pay only from two blocks a multiprocessor */
     CHECK_OK(hb_hines_branched_build(20, chain, 2, 4, 0, 0, &br));
     const int most = (int)(br.cost / (HB_BRANCHED_SPLIT_LATENCY * 2 * 20) + 1e-9);
-    CHECK(most >= 2 && hb_branched_latency_bound(&br, most) && !hb_branched_latency_bound(&br, most + 1));
+    CHECK(most >= 2 && hb_branched_latency_bound(&br, most) &&
+          !hb_branched_latency_bound(&br, most + 1));
     CHECK(!hb_branched_split_pays(&br, 1) && hb_branched_split_pays(&br, 2) &&
           !hb_branched_split_pays(&br, most + 1));
     hb_hines_branched_free(&br);
