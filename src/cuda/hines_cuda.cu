@@ -591,6 +591,24 @@ __device__ __forceinline__ void branched_stages(int m, int couplings, int lanes,
     else branched_stages_of<false, false>(m, couplings, lanes, uniform, words, g);
 }
 
+/* Row i of lane v's system (its elements at g in the arrays) into shared memory by cp.async:
+ * d and rhs, and u and l unless the batch is uniform. */
+__device__ __forceinline__ void branched_copy_row(const hb_branched_lane_t *v, int i, size_t g,
+                                                  int uniform, const double *__restrict__ u,
+                                                  const double *__restrict__ l,
+                                                  const double *__restrict__ d,
+                                                  const double *__restrict__ rhs)
+{
+    double *dr = v->dr + i * v->dr_row;
+    cp_async8(dr, d + g);
+    cp_async8(dr + 1, rhs + g);
+    if (!uniform) {
+        double *ul = v->ul + i * v->ul_row;
+        cp_async8(ul, u + g);
+        cp_async8(ul + 1, l + g);
+    }
+}
+
 /* This thread's share of team `team`'s rows, copied into shared memory (cp.async, one group).
  * A missing system (the last team's) is a copy of the team's first. */
 __device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int m, int lanes,
@@ -607,17 +625,8 @@ __device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int
     const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, k);
     const size_t base = system_base(m, block, s0 + k < count ? s0 + k : s0), B = (size_t)block;
 #pragma unroll 4
-    for (int i = i0; i < m; i += workers) {
-        const size_t g = base + (size_t)i * B;
-        double *dr = v.dr + i * v.dr_row;
-        cp_async8(dr, d + g);
-        cp_async8(dr + 1, rhs + g);
-        if (!uniform) {
-            double *ul = v.ul + i * v.ul_row;
-            cp_async8(ul, u + g);
-            cp_async8(ul + 1, l + g);
-        }
-    }
+    for (int i = i0; i < m; i += workers)
+        branched_copy_row(&v, i, base + (size_t)i * B, uniform, u, l, d, rhs);
     cp_async_commit();
 }
 
@@ -677,14 +686,7 @@ __device__ __forceinline__ void branched_store_load(
         double *dr = v.dr + i * v.dr_row;
         const double x = dr[1];
         if (active) rhs[base + (size_t)i * B] = x;
-        const size_t g = base_next + (size_t)i * B;
-        cp_async8(dr, d + g);
-        cp_async8(dr + 1, rhs + g);
-        if (!uniform) {
-            double *ul = v.ul + i * v.ul_row;
-            cp_async8(ul, u + g);
-            cp_async8(ul + 1, l + g);
-        }
+        branched_copy_row(&v, i, base_next + (size_t)i * B, uniform, u, l, d, rhs);
     }
     cp_async_commit();
 }
