@@ -993,9 +993,9 @@ static hb_status_t launch_pipelined(const hb_cuda_batch_t *b, part_t *p)
  * than 16 (bench/results/hines-h100-2026-11-22f-sweep.txt). A block has the most whole
  * workers that fit BRANCHED_THREADS threads, or BRANCHED_WIDE_THREADS for a latency-bound
  * plan with many teams when that keeps its blocks a multiprocessor; a plan is made for each L
- * (and width) tried (its stages depend on the workers). HB_BRANCHED_LANES fixes L, HB_BRANCHED_THREADS the threads and
- * HB_BRANCHED_STAGE_COST and HB_BRANCHED_SPLIT_ROWS the plan's stage cost and chain split
- * (experiments); HB_BRANCHED_BLOCKS caps the grid
+ * (and width) tried (its stages depend on the workers). HB_BRANCHED_LANES fixes L,
+ * HB_BRANCHED_THREADS the threads and HB_BRANCHED_STAGE_COST and HB_BRANCHED_SPLIT_ROWS the
+ * plan's stage cost and chain split (experiments); HB_BRANCHED_BLOCKS caps the grid
  * (tests: many teams a block). The kernel cannot run when one system exceeds shared memory:
  * lanes stay 0.
  */
