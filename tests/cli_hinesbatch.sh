@@ -91,6 +91,10 @@ expect_grep "$tmp/err" "repeats" "bench hines repeats message"
 expect_status 2 "bench hines unknown morph" -- "$bin" bench hines --morphs huge-low
 expect_status 2 "bench hines only nothing" -- "$bin" bench hines --only no-such-kernel --cells 1
 expect_grep "$tmp/err" "matches no configuration" "bench hines only message"
+expect_status 0 "bench hines help lists --own-ul" -- "$bin" bench hines --help
+expect_grep "$tmp/out" "own-ul" "bench hines help own-ul"
+expect_status 2 "bench hines own-ul parsed, then only nothing" -- "$bin" bench hines --own-ul --only no-such-kernel --cells 1
+expect_grep "$tmp/err" "matches no configuration" "bench hines own-ul reaches the only check"
 expect_status 2 "bench multi bad repeats" -- "$bin" bench multi --repeats x
 expect_status 2 "bench cell bad models" -- "$bin" bench cell --models nothing
 expect_status 2 "bench tridiag bad repeats" -- "$bin" bench tridiag --repeats 0

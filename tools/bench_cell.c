@@ -173,7 +173,7 @@ static stat_t time_solve(const hb_cable_t *cable, long cells, hb_context_t ctx, 
         st = hb_batch_create(ctx, m, hb_cable_parent(cable), (int)cells, layout, bs, &batch);
     if (st == HB_SUCCESS)
         st = hb_batch_create(ctx, m, hb_cable_parent(cable), (int)cells, layout, bs, &source);
-    if (st == HB_SUCCESS) st = cli_fill_batch(source, cable, 0.025, 0x5eed0001ULL);
+    if (st == HB_SUCCESS) st = cli_fill_batch(source, cable, 0.025, 0x5eed0001ULL, 0);
     if (st == HB_SUCCESS) st = hb_batch_convert(source, batch);
     if (st == HB_SUCCESS) st = hb_batch_benchmark(batch, source, o->repeats, t);
     stat_t out = bad;

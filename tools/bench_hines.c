@@ -34,6 +34,8 @@ static const char usage[] =
     "  --seq-max N       largest batch timed on one CPU thread; larger ones are\n"
     "                    extrapolated from it per system (default 25600)\n"
     "  --no-cpu          skip the CPU backends (speedups are then omitted)\n"
+    "  --own-ul          every cell its own u and l (axial conductances scaled by\n"
+    "                    0.8-1.2 per cell); default: identical cells share them\n"
     "  --only LIST       only configurations whose label contains one of these\n"
     "                    comma-separated words (e.g. pipelined,full-interleaved)\n"
     "  --json            one JSON document instead of the table\n"
@@ -70,6 +72,7 @@ typedef struct {
     int repeats;
     long seq_max;
     int cpu, json;
+    int own_ul; /* each cell its own u and l (cli_fill_batch) */
     const char *json_out;
     const char *only; /* comma-separated label filters, or NULL */
 } options_t;
@@ -121,7 +124,7 @@ typedef struct {
 
 /* Times one configuration; returns non-zero (after a message) on failure. */
 static int time_config(hb_context_t ctx, const config_t *cfg, const hb_cable_t *cable, long cells,
-                       int repeats, timing_t *out)
+                       int repeats, int own_ul, timing_t *out)
 {
     hb_batch_t batch = NULL, source = NULL;
     double *t = malloc((size_t)repeats * sizeof *t);
@@ -134,7 +137,7 @@ static int time_config(hb_context_t ctx, const config_t *cfg, const hb_cable_t *
         status = hb_batch_create(ctx, m, hb_cable_parent(cable), (int)cells, cfg->layout,
                                  cfg->block_size, &source);
     if (status == HB_SUCCESS)
-        status = cli_fill_batch(source, cable, 0.025, 0x5eed0000ULL + (uint64_t)cells);
+        status = cli_fill_batch(source, cable, 0.025, 0x5eed0000ULL + (uint64_t)cells, own_ul);
     if (status == HB_SUCCESS) status = hb_batch_convert(source, batch);
     if (status == HB_SUCCESS) status = hb_batch_set_algorithm(batch, cfg->algo);
     if (status == HB_SUCCESS) status = hb_batch_benchmark(batch, source, repeats, t);
@@ -220,6 +223,7 @@ int cli_bench_hines(int argc, char **argv)
         CLI_FLAG("--json", &o.json, 1),
         CLI_STRING("--json-out", &o.json_out),
         CLI_FLAG("--no-cpu", &o.cpu, 0),
+        CLI_FLAG("--own-ul", &o.own_ul, 1),
         CLI_STRING("--only", &o.only),
         CLI_STRING("--data", &o.data),
         CLI_INT_LIST("--cells", o.cells, (int)(sizeof o.cells / sizeof *o.cells), &o.n_cells,
@@ -266,15 +270,16 @@ int cli_bench_hines(int argc, char **argv)
         fprintf(js, "{\"device\": ");
         cli_json_string(js, main_ctx ? hb_context_device_name(main_ctx) : "none");
         fprintf(js, ", \"copy_bandwidth_Bps\": %.6g, \"omp_threads\": %d, \"repeats\": %d, "
-                "\"min_bytes_per_row\": 40, \"results\": [",
+                "\"min_bytes_per_row\": 40, \"own_ul\": %s, \"results\": [",
                 copy_bw, ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0,
-                o.repeats);
+                o.repeats, o.own_ul ? "true" : "false");
     }
     if (!o.json) {
         printf("device: %s; copy bandwidth %.3f TB/s (read + write, 2 GiB, median of 10); "
-               "OpenMP threads %d; %d repeats\n",
+               "OpenMP threads %d; %d repeats; u and l %s\n",
                main_ctx ? hb_context_device_name(main_ctx) : "none", copy_bw * 1e-12,
-               ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0, o.repeats);
+               ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0, o.repeats,
+               o.own_ul ? "each cell's own" : "shared by the identical cells");
     }
     int first = 1, rc = 0;
     hb_discretization_t disc;
@@ -311,7 +316,8 @@ int cli_bench_hines(int argc, char **argv)
                 timing_t tm;
                 long timed_cells = cells;
                 if (cfg[j].backend == HB_BACKEND_SEQ && cells > o.seq_max) timed_cells = o.seq_max;
-                if (time_config(ctx[cfg[j].backend], &cfg[j], cable, timed_cells, o.repeats, &tm)) {
+                if (time_config(ctx[cfg[j].backend], &cfg[j], cable, timed_cells, o.repeats,
+                                o.own_ul, &tm)) {
                     if (cfg[j].backend != HB_BACKEND_CUDA) rc = 1;
                     continue; /* a kernel the shape does not fit: reported, skipped */
                 }

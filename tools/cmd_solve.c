@@ -131,7 +131,7 @@ int cli_command_solve(int argc, char **argv)
         (status = hb_batch_create(ctx, rows, parent, (int)o.cells, o.layout, bs, &original)) !=
             HB_SUCCESS)
         goto error;
-    if ((status = cli_fill_batch(original, cable, o.dt, o.seed)) != HB_SUCCESS) goto error;
+    if ((status = cli_fill_batch(original, cable, o.dt, o.seed, 0)) != HB_SUCCESS) goto error;
     times = malloc((size_t)o.steps * sizeof *times);
     if (!times) {
         status = HB_ERR_ALLOC;
