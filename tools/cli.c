@@ -378,7 +378,7 @@ hb_status_t cli_fill_batch(hb_batch_t batch, const hb_cable_t *cable, double dt_
 {
     const int m = hb_cable_size(cable), n = hb_batch_count(batch);
     const int ul_sets = own_ul ? FILL_DISTINCT : 1;
-    double *buf = malloc((size_t)m * (2 * ul_sets + 2 * FILL_DISTINCT + 2) * sizeof *buf);
+    double *buf = malloc((size_t)m * (2 * (size_t)ul_sets + 2 * FILL_DISTINCT + 2) * sizeof *buf);
     if (!buf) return HB_ERR_ALLOC;
     seed ^= 0x9E3779B97F4A7C15ULL; /* xorshift needs a non-zero state */
     double *cu = buf, *cl = cu + (size_t)m * ul_sets, *cd = cl + (size_t)m * ul_sets;
@@ -386,24 +386,25 @@ hb_status_t cli_fill_batch(hb_batch_t batch, const hb_cable_t *cable, double dt_
     double *v = cr + (size_t)m * FILL_DISTINCT, *g = v + m;
     hb_status_t status = hb_cable_offdiag(cable, cu, cl);
     for (int i = 0; i < m; i++) g[i] = 1e-4;
-    /* set k's axial conductances scaled by 0.8-1.2, as by its own Ra; set 0 last, since the
-     * others scale its values */
-    for (int k = ul_sets - 1; own_ul && k >= 0 && status == HB_SUCCESS; k--) {
+    const size_t ul_stride = own_ul ? (size_t)m : 0; /* set k's u and l at k * ul_stride */
+    /* with own_ul, set k's axial conductances scaled by 0.8-1.2, as by its own Ra; set 0 last,
+     * since the others scale its values */
+    for (int k = own_ul ? FILL_DISTINCT - 1 : -1; k >= 0 && status == HB_SUCCESS; k--) {
         const double f = 0.8 + 0.4 * cli_uniform(&seed);
         for (int i = 0; i < m; i++) {
-            cu[(size_t)k * m + i] = f * cu[i];
-            cl[(size_t)k * m + i] = f * cl[i];
+            cu[k * ul_stride + i] = f * cu[i];
+            cl[k * ul_stride + i] = f * cl[i];
         }
     }
     for (int k = 0; k < FILL_DISTINCT && status == HB_SUCCESS; k++) {
-        const size_t kul = own_ul ? (size_t)k * m : 0;
         for (int i = 0; i < m; i++) v[i] = -65.0 + 20.0 * (cli_uniform(&seed) - 0.5);
-        status = hb_cable_step_system(cable, dt_ms, cu + kul, cl + kul, v, g, NULL, NULL,
-                                      cd + (size_t)k * m, cr + (size_t)k * m);
+        status = hb_cable_step_system(cable, dt_ms, cu + k * ul_stride, cl + k * ul_stride, v, g,
+                                      NULL, NULL, cd + (size_t)k * m, cr + (size_t)k * m);
     }
     for (int s = 0; s < n && status == HB_SUCCESS; s++) {
-        const size_t k = (size_t)(s % FILL_DISTINCT) * m, kul = own_ul ? k : 0;
-        status = hb_batch_set(batch, s, cu + kul, cl + kul, cd + k, cr + k);
+        const size_t k = (size_t)(s % FILL_DISTINCT);
+        status = hb_batch_set(batch, s, cu + k * ul_stride, cl + k * ul_stride, cd + k * m,
+                              cr + k * m);
     }
     free(buf);
     return status;
