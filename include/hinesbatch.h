@@ -606,9 +606,10 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * to m = 4096), threads=128|256|512 (block size), ahead=4|8 (rows of loads in
  * flight), hint=0|1|2 (loads plain, with an L2 prefetch of 128 or 256 bytes),
  * prefetch=0|1|2 (no L2 prefetch instructions, the whole chunk's lines asked of
- * L2 at the start, or the next `ahead` rows at each group of loads), vector=0|1
+ * L2 at the start, or the next `ahead` rows at each group of loads), vector=0|1|2
  * (flat layout: 16-byte loads and stores where the chunk starts on 16 bytes,
- * in place of the hint);
+ * in place of the hint; 2 also pairs threads on each sector's loads and writes x
+ * a warp's contiguous lines at a time);
  * "" is the rule itself. Until a call, and after a call with NULL, the
  * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
  * rows also applies to the CPU partition solver (the GPU kernel's twin).

@@ -537,7 +537,7 @@ static void test_tuning(hb_context_t ctx)
     CHECK_ERR(hb_gtsv_set_tuning("threads=256,speed=9"), HB_ERR_INVALID_VALUE, "hint=0|1|2");
     CHECK_ERR(hb_gtsv_set_tuning("ahead=8x"), HB_ERR_INVALID_VALUE, "ahead=4|8");
     CHECK_ERR(hb_gtsv_set_tuning("prefetch=3"), HB_ERR_INVALID_VALUE, "prefetch=0|1|2");
-    CHECK_ERR(hb_gtsv_set_tuning("vector=2"), HB_ERR_INVALID_VALUE, "vector=0|1");
+    CHECK_ERR(hb_gtsv_set_tuning("vector=3"), HB_ERR_INVALID_VALUE, "vector=0|1|2");
     CHECK_OK(hb_gtsv_set_tuning(NULL));
 }
 
@@ -563,13 +563,17 @@ static void test_rule(hb_context_t ctx)
     /* fp32 -1: both precisions */
     static const plan_case_t cases[] = {
         /* flat: 16-byte loads; 8-row chunks, 128 threads up to m = 1024; then
-         * 16-row chunks, a block of P threads (one system) */
+         * 16-row chunks, a block of P threads (one system); x stored a warp's
+         * spans at a time (vector 2) from m = 129 in fp64, m = 1025 in fp32 */
         {1, 0, -1, 8, 1, 128, 8, 0, 0, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1},
-        {100, 0, -1, 8, 16, 128, 8, 0, 0, 1},     {256, 0, -1, 8, 32, 128, 8, 0, 0, 1},
-        {512, 0, -1, 8, 64, 128, 8, 0, 0, 1},     {1024, 0, -1, 8, 128, 128, 8, 0, 0, 1},
-        {1025, 0, -1, 16, 128, 128, 4, 0, 0, 1},  {2048, 0, -1, 16, 128, 128, 4, 0, 0, 1},
-        {3000, 0, -1, 16, 256, 256, 4, 0, 0, 1},  {4096, 0, -1, 16, 256, 256, 4, 0, 0, 1},
-        {4097, 0, -1, 16, 512, 512, 4, 0, 0, 1},  {8192, 0, -1, 16, 512, 512, 4, 0, 0, 1},
+        {100, 0, -1, 8, 16, 128, 8, 0, 0, 1},     {128, 0, -1, 8, 16, 128, 8, 0, 0, 1},
+        {129, 0, 0, 8, 32, 128, 8, 0, 0, 2},      {129, 0, 1, 8, 32, 128, 8, 0, 0, 1},
+        {256, 0, 0, 8, 32, 128, 8, 0, 0, 2},      {256, 0, 1, 8, 32, 128, 8, 0, 0, 1},
+        {512, 0, 0, 8, 64, 128, 8, 0, 0, 2},      {512, 0, 1, 8, 64, 128, 8, 0, 0, 1},
+        {1024, 0, 0, 8, 128, 128, 8, 0, 0, 2},    {1024, 0, 1, 8, 128, 128, 8, 0, 0, 1},
+        {1025, 0, -1, 16, 128, 128, 4, 0, 0, 2},  {2048, 0, -1, 16, 128, 128, 4, 0, 0, 2},
+        {3000, 0, -1, 16, 256, 256, 4, 0, 0, 2},  {4096, 0, -1, 16, 256, 256, 4, 0, 0, 2},
+        {4097, 0, -1, 16, 512, 512, 4, 0, 0, 2},  {8192, 0, -1, 16, 512, 512, 4, 0, 0, 2},
         /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
          * rolling L2 prefetch; 128 threads */
         {1, 1, 0, 8, 1, 128, 8, 0, 0, 0},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0},
@@ -628,7 +632,7 @@ static void test_rule(hb_context_t ctx)
                            plan.threads >= plan.chunks &&
                            (plan.ahead == 4 || (plan.ahead == 8 && plan.rows == 8)) &&
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
-                           plan.prefetch <= 2 && (plan.vector == 0 || plan.vector == 1) &&
+                           plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
                            smem <= 88 * 1024;
             if (!ok && bad++ < 5)
                 fprintf(stderr,

@@ -69,7 +69,7 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
                      hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
-                     vector[] = {0, 1};
+                     vector[] = {0, 1, 2};
     memset(t, 0, sizeof *t);
     t->hint = -1;
     t->prefetch = -1;
@@ -83,12 +83,12 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "hint=", 5) == 0) ok = parse_value(c + 5, hint, 3, &t->hint);
         else if (strncmp(c, "prefetch=", 9) == 0)
             ok = parse_value(c + 9, prefetch, 3, &t->prefetch);
-        else if (strncmp(c, "vector=", 7) == 0) ok = parse_value(c + 7, vector, 2, &t->vector);
+        else if (strncmp(c, "vector=", 7) == 0) ok = parse_value(c + 7, vector, 3, &t->vector);
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
                            "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
-                           "vector=0|1",
+                           "vector=0|1|2",
                            fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
@@ -206,6 +206,9 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->vector = 0;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
+        /* x written a warp's contiguous spans at a time: fp64 m = 256..8192 and fp32
+         * m = 2048..8192 gain 2-12%; fp32 m <= 1024 loses 2-4% */
+        if ((p->precision == HB_FLOAT64 && m > 128) || m > 1024) plan->vector = 2;
         if (m <= 1024) {  /* 128 threads: +4..10% over 256 (m = 128..1024) */
             plan->rows = 8;
             plan->threads = 128;

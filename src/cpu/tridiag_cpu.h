@@ -59,8 +59,11 @@ typedef struct hb_gtsv_plan_s {
     int hint;            /* CUDA PARTITION loads: 0 plain, 1 / 2: L2 prefetch of 128 / 256 B */
     int prefetch;        /* CUDA PARTITION: 0 none, 1 the chunk's lines asked of L2 at the
                             start, 2 the next `ahead` rows' lines at each load group */
-    int vector;          /* CUDA PARTITION, flat layout: rows loaded and x stored 16 bytes
-                            at a time where the chunk starts on 16 bytes (replaces hint) */
+    int vector;          /* CUDA PARTITION, flat layout, where the chunk starts on 16 bytes
+                            (replaces hint): 1 rows loaded and x stored 16 bytes at a time;
+                            2 the same, with each 32-byte sector of a 16-row fp64 chunk
+                            read by a pair of threads in one load, and x written a
+                            warp's contiguous lines at a time through shared memory */
 } hb_gtsv_plan_t;
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */

@@ -152,6 +152,25 @@ __device__ __forceinline__ void store_vector(void *array, size_t e, int is_float
         *((double2 *)((double *)array + e)) = make_double2(v[0], v[1]);
 }
 
+/* 16 bytes of v (2 doubles, or 4 converted to float) to dst. */
+__device__ __forceinline__ void pack16(void *dst, const double *v, int is_float)
+{
+    if (is_float)
+        *(float4 *)dst = make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
+    else
+        *(double2 *)dst = make_double2(v[0], v[1]);
+}
+
+/* Mode 4 stores: a warp's 32 chunks are contiguous (flat layout, one system,
+ * P >= 32), so x goes through the warp's 2 KB of shared memory and out as
+ * whole 64-byte spans of lines, 8 chunks an instruction, instead of one
+ * 16-byte piece of 32 lines. Unit u (16 bytes) of chunk t sits at 16-byte
+ * slot swizzled so that 8 threads' writes and reads both hit distinct banks. */
+__device__ __forceinline__ int store_slot(int t, int u, int units)
+{
+    return units == 4 ? t * 4 + (u ^ ((t >> 1) & 3)) : t * 2 + (u ^ ((t >> 2) & 1));
+}
+
 /* Rows of system s and rows read/written (0 for threads past the batch). */
 __device__ __forceinline__ void system_rows(const gtsv_args_t &a, int s, int *n, int *touched)
 {
@@ -196,7 +215,8 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
 }
 
 /* mode: loads plain (0), with the 128 B or 256 B L2 hint (1, 2), or 16 bytes
- * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise). */
+ * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise;
+ * 4: the same, x stored a warp's contiguous spans at a time: store_slot). */
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L,
                                                const int ahead, const int mode,
                                                const int is_float)
@@ -212,12 +232,12 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     system_rows(a, s, &n, &touched);
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
 
-    const int hint = mode == 3 ? 0 : mode;
+    const int hint = mode >= 3 ? 0 : mode;
     /* Flat 16-byte loads, by groups of `ahead` rows that exist: every group
      * starts on 16 bytes when the chunk does (ahead and L rows are multiples of
      * 16 bytes in either precision); else plain loads. */
     const int vector =
-        mode == 3 && a.row_stride == 1 && aligned16(a, base + (size_t)j * L, is_float);
+        mode >= 3 && a.row_stride == 1 && aligned16(a, base + (size_t)j * L, is_float);
     /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
@@ -266,26 +286,29 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     }
 
     /* PCR over the 2P reduced rows of each system; this thread owns rows 2j, 2j+1.
-     * Row q of system g sits at q * G + g (sys_fastest) or g * N + q, so a warp's
-     * accesses are adjacent. */
-    const int idx0 = a.sys_fastest ? 2 * j * G + g : g * N + 2 * j;
-    const int idx1 = a.sys_fastest ? idx0 + G : idx0 + 1;
-    const int qstep = a.sys_fastest ? G : 1;
+     * Even rows (chunk starts) and odd rows (chunk ends) are stored apart, each
+     * half by chunk, so every access of a warp, own rows or neighbours at any
+     * stride, reads adjacent doubles: conflict-free (interleaving them cost two
+     * wavefronts an access, and the PCR was bound by shared memory). */
+#define REDUCED_AT(q)                                                                        \
+    (((q) & 1) * (P * G) + (a.sys_fastest ? ((q) >> 1) * G + g : g * P + ((q) >> 1)))
+    const int q0 = 2 * j, q1 = 2 * j + 1;
     for (int stride = 1; stride < N; stride *= 2) {
         for (int c = 0; c < 4; ++c) {
-            reduced[c * rows + idx0] = own[c];
-            reduced[c * rows + idx1] = own[4 + c];
+            reduced[c * rows + REDUCED_AT(q0)] = own[c];
+            reduced[c * rows + REDUCED_AT(q1)] = own[4 + c];
         }
         __syncthreads();
         double lo[4], hi[4]; /* own rows update in place: shared memory holds the old ones */
-        reduced_row(reduced, rows, idx0 - stride * qstep, 2 * j - stride, N, lo);
-        reduced_row(reduced, rows, idx0 + stride * qstep, 2 * j + stride, N, hi);
+        reduced_row(reduced, rows, REDUCED_AT(q0 - stride), q0 - stride, N, lo);
+        reduced_row(reduced, rows, REDUCED_AT(q0 + stride), q0 + stride, N, hi);
         hb_td_pcr_row(own, lo, hi, own);
-        reduced_row(reduced, rows, idx1 - stride * qstep, 2 * j + 1 - stride, N, lo);
-        reduced_row(reduced, rows, idx1 + stride * qstep, 2 * j + 1 + stride, N, hi);
+        reduced_row(reduced, rows, REDUCED_AT(q1 - stride), q1 - stride, N, lo);
+        reduced_row(reduced, rows, REDUCED_AT(q1 + stride), q1 + stride, N, hi);
         hb_td_pcr_row(own + 4, lo, hi, own + 4);
         __syncthreads();
     }
+#undef REDUCED_AT
 
     if (L == 16) {
 #pragma unroll
@@ -295,7 +318,34 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     /* Flat 16-byte stores where x starts on 16 bytes too: a warp's scalar stores
      * would each write a few bytes of 32 sectors, which L2 then merges. */
     const size_t first = base + (size_t)j * L;
-    if (vector && ((size_t)a.x + first * (is_float ? sizeof(float) : sizeof(double))) % 16 == 0) {
+    const int esize = is_float ? (int)sizeof(float) : (int)sizeof(double);
+    const int x_aligned = ((size_t)a.x + first * esize) % 16 == 0;
+    /* Mode 4: the warp writes contiguous spans (store_slot) where its 32 chunks
+     * all exist, lie in one system and start on 16 bytes. The PCR's last
+     * barrier has passed, so the warp's slice of the reduced rows is free. */
+    if (mode == 4 &&
+        __all_sync(0xffffffffu, vector && x_aligned && P >= 32 && j * L + L <= touched)) {
+        const int lane = threadIdx.x & 31;
+        char *slice = (char *)(reduced + (threadIdx.x & ~31) * 8); /* 64 bytes a thread */
+        const int span = L * esize < 64 ? L * esize : 64;           /* bytes a round */
+        const int units = span / 16;
+        char *warp_x = (char *)a.x + (first - (size_t)lane * L) * esize;
+#pragma unroll
+        for (int r = 0; r < L * esize / span; ++r) {
+#pragma unroll
+            for (int u = 0; u < units; ++u)
+                pack16(slice + 16 * store_slot(lane, u, units), &rr[(r * span + u * 16) / esize],
+                       is_float);
+            __syncwarp();
+#pragma unroll
+            for (int i = 0; i < units; ++i) {
+                const int t = i * (32 / units) + lane / units, u = lane % units;
+                *(uint4 *)(warp_x + (size_t)t * L * esize + r * span + u * 16) =
+                    *(const uint4 *)(slice + 16 * store_slot(t, u, units));
+            }
+            __syncwarp();
+        }
+    } else if (vector && x_aligned) {
         const int W = is_float ? 4 : 2;
 #pragma unroll
         for (int k = 0; k < L; k += W) {
@@ -335,7 +385,9 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     PARTITION_KERNEL(L, AHEAD, 2, d, 0)                                                      \
     PARTITION_KERNEL(L, AHEAD, 2, s, 1)                                                      \
     PARTITION_KERNEL(L, AHEAD, 3, d, 0)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 3, s, 1)
+    PARTITION_KERNEL(L, AHEAD, 3, s, 1)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 4, d, 0)                                                      \
+    PARTITION_KERNEL(L, AHEAD, 4, s, 1)
 PARTITION_KERNELS(8, 4)
 PARTITION_KERNELS(8, 8)
 PARTITION_KERNELS(16, 4)
@@ -345,10 +397,11 @@ typedef void (*partition_kernel_t)(const gtsv_args_t);
     {{partition_##L##_##AHEAD##_0_d, partition_##L##_##AHEAD##_0_s},                         \
      {partition_##L##_##AHEAD##_1_d, partition_##L##_##AHEAD##_1_s},                         \
      {partition_##L##_##AHEAD##_2_d, partition_##L##_##AHEAD##_2_s},                         \
-     {partition_##L##_##AHEAD##_3_d, partition_##L##_##AHEAD##_3_s}}
+     {partition_##L##_##AHEAD##_3_d, partition_##L##_##AHEAD##_3_s},                         \
+     {partition_##L##_##AHEAD##_4_d, partition_##L##_##AHEAD##_4_s}}
 /* [L == 16][ahead == 8][mode][is_float]; 16-row chunks load 4 rows ahead (8
  * would spill under the 128-register bound of 512-thread blocks). */
-static const partition_kernel_t partition_kernels[2][2][4][2] = {
+static const partition_kernel_t partition_kernels[2][2][5][2] = {
     {PARTITION_ROW(8, 4), PARTITION_ROW(8, 8)}, {PARTITION_ROW(16, 4), PARTITION_ROW(16, 4)}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
@@ -434,7 +487,7 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         const int wide = plan->rows == 16;
         const size_t smem = (size_t)threads * (2 * 4 + (wide ? 14 : 0)) * sizeof(double);
         /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
-        const int mode = plan->vector && a->row_stride == 1 ? 3
+        const int mode = plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
                          : plan->hint < 0                   ? 0
                          : plan->hint > 2                   ? 2
                                                             : plan->hint;

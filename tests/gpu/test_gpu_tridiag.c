@@ -252,7 +252,9 @@ int main(void)
         "threads=128",            "threads=512",             "rows=16,threads=128",
         "rows=8,prefetch=1",      "rows=8,ahead=4,prefetch=2", "rows=16,prefetch=1",
         "rows=16,prefetch=2,hint=1", "rows=8,ahead=4,vector=1,hint=0",
-        "rows=8,ahead=8,vector=1,hint=0", "rows=16,vector=1,hint=0", "rows=16,vector=0,hint=0"};
+        "rows=8,ahead=8,vector=1,hint=0", "rows=16,vector=1,hint=0", "rows=16,vector=0,hint=0",
+        "rows=8,ahead=4,vector=2,hint=0", "rows=8,ahead=8,vector=2",
+        "rows=16,vector=2,hint=0", "rows=16,vector=2,prefetch=2"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
@@ -281,6 +283,7 @@ int main(void)
                        (strstr(tunings[k], "prefetch=2") == NULL ||
                         strstr(plan, "prefetch=2")) &&
                        (strstr(tunings[k], "vector=1") == NULL || strstr(plan, "vector=1")) &&
+                       (strstr(tunings[k], "vector=2") == NULL || strstr(plan, "vector=2")) &&
                        (strstr(tunings[k], "vector=0") == NULL || strstr(plan, "vector=0")) &&
                        (rows16 ? strstr(plan, "ahead=4") != NULL
                                : strstr(tunings[k], "ahead=8") == NULL ||
