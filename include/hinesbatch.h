@@ -608,8 +608,8 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * prefetch=0|1|2 (no L2 prefetch instructions, the whole chunk's lines asked of
  * L2 at the start, or the next `ahead` rows at each group of loads), vector=0|1|2
  * (flat layout: 16-byte loads and stores where the chunk starts on 16 bytes,
- * in place of the hint; 2 also pairs threads on each sector's loads and writes x
- * a warp's contiguous lines at a time);
+ * in place of the hint; 2 the same loads, x written a warp's contiguous spans at
+ * a time);
  * "" is the rule itself. Until a call, and after a call with NULL, the
  * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
  * rows also applies to the CPU partition solver (the GPU kernel's twin).

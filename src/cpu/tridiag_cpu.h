@@ -61,9 +61,8 @@ typedef struct hb_gtsv_plan_s {
                             start, 2 the next `ahead` rows' lines at each load group */
     int vector;          /* CUDA PARTITION, flat layout, where the chunk starts on 16 bytes
                             (replaces hint): 1 rows loaded and x stored 16 bytes at a time;
-                            2 the same, with each 32-byte sector of a 16-row fp64 chunk
-                            read by a pair of threads in one load, and x written a
-                            warp's contiguous lines at a time through shared memory */
+                            2 the same loads, and x written a warp's contiguous spans at
+                            a time through shared memory */
 } hb_gtsv_plan_t;
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */
