@@ -121,7 +121,8 @@ static void thomas_unit(const job_t *job, int s0, int lanes, double *ws)
 
 /*
  * The CUDA PARTITION kernel for system s, its P chunk threads run in turn and
- * its PCR steps double-buffered as the barriers make them on the GPU.
+ * its PCR steps (on the chunk ends) double-buffered as the barriers make them
+ * on the GPU.
  * ws holds 4 P L + 16 P doubles.
  */
 static void partition_unit(const job_t *job, int s, double *ws)
@@ -139,20 +140,29 @@ static void partition_unit(const job_t *job, int s, double *ws)
         for (int k = 1; k < L; ++k) hb_td_chunk_forward(k, a + o, b + o, c + o, r + o);
         hb_td_chunk_ends(L, a + o, b + o, c + o, r + o, red + (size_t)j * 8);
     }
-    for (int stride = 1; stride < N; stride *= 2) {
-        for (int q = 0; q < N; ++q) {
-            const double *lo = q - stride >= 0 ? red + (size_t)(q - stride) * 4 : identity;
-            const double *hi = q + stride < N ? red + (size_t)(q + stride) * 4 : identity;
-            hb_td_pcr_row(red + (size_t)q * 4, lo, hi, next + (size_t)q * 4);
+    /* Chunk j's reduced rows are red[8 j ..] (start) and red[8 j + 4 ..] (end). One
+     * cyclic-reduction step on the ends, PCR on them (end of chunk j: ends[4 j ..]),
+     * then the starts by substitution. */
+    double *ends = next, *ends_next = next + (size_t)P * 4;
+    for (int j = 0; j < P; ++j)
+        hb_td_pcr_row(red + (size_t)j * 8 + 4, red + (size_t)j * 8,
+                      j + 1 < P ? red + (size_t)(j + 1) * 8 : identity, ends + (size_t)j * 4);
+    for (int stride = 1; stride < P; stride *= 2) {
+        for (int j = 0; j < P; ++j) {
+            const double *lo = j - stride >= 0 ? ends + (size_t)(j - stride) * 4 : identity;
+            const double *hi = j + stride < P ? ends + (size_t)(j + stride) * 4 : identity;
+            hb_td_pcr_row(ends + (size_t)j * 4, lo, hi, ends_next + (size_t)j * 4);
         }
-        double *t = red;
-        red = next;
-        next = t;
+        double *t = ends;
+        ends = ends_next;
+        ends_next = t;
     }
     for (int j = 0; j < P; ++j) {
         const size_t o = (size_t)j * L;
-        const double *e0 = red + (size_t)j * 8, *e1 = e0 + 4;
-        hb_td_chunk_finish(L, a + o, c + o, r + o, e0[3], e1[3]);
+        const double last = ends[(size_t)j * 4 + 3];
+        const double first = hb_td_reduced_start(red + (size_t)j * 8,
+                                                 j > 0 ? ends[(size_t)(j - 1) * 4 + 3] : 0.0, last);
+        hb_td_chunk_finish(L, a + o, c + o, r + o, first, last);
     }
     const size_t sys = (size_t)s * job->sys_stride;
     for (int i = 0; i < p->m; ++i)

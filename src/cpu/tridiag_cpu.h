@@ -140,7 +140,9 @@ HB_TD_INLINE void hb_td_chunk_finish(int L, const double *a, const double *c, do
  * One parallel-cyclic-reduction step of a reduced row (a, 1, c, d), rows kept
  * normalised (b = 1), with its neighbours `lo` and `hi` at the step's stride
  * ({0, 1, 0, 0} past the ends): one reciprocal per row and step. After
- * ceil(log2(N)) steps of strides 1, 2, 4, ... every row reads x = d.
+ * ceil(log2(N)) steps of strides 1, 2, 4, ... every row reads x = d. PARTITION
+ * runs the first step on the odd rows only (one step of cyclic reduction: they
+ * then form a system of their own), PCR on those, then hb_td_reduced_start.
  * out may be own (each input is read before the output that overwrites it).
  */
 HB_TD_INLINE void hb_td_pcr_row(const double *own, const double *lo, const double *hi,
@@ -152,6 +154,13 @@ HB_TD_INLINE void hb_td_pcr_row(const double *own, const double *lo, const doubl
     out[0] = -lo[0] * k1 * inv;
     out[2] = -hi[2] * k2 * inv;
     out[1] = 1.0;
+}
+
+/* A chunk's first unknown from its (normalised) reduced row `start`, once the
+ * previous chunk's last unknown and its own last are known. */
+HB_TD_INLINE double hb_td_reduced_start(const double *start, double prev_last, double last)
+{
+    return start[3] - start[0] * prev_last - start[2] * last;
 }
 
 /* Thomas forward step: (cp, yp) of row i from row i-1's (cp, yp). */

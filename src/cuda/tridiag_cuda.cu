@@ -285,29 +285,39 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         for (int k = 1; k < L - 1; ++k) stash[(k - 1) * blockDim.x + tid] = ra[k];
     }
 
-    /* PCR over the 2P reduced rows of each system; this thread owns rows 2j, 2j+1.
-     * Even rows (chunk starts) and odd rows (chunk ends) are stored apart, each
-     * half by chunk, so every access of a warp, own rows or neighbours at any
-     * stride, reads adjacent doubles: conflict-free (interleaving them cost two
-     * wavefronts an access, and the PCR was bound by shared memory). */
+    /* The reduced system (2P rows; this thread owns rows 2j, 2j+1): one step of
+     * cyclic reduction leaves the odd rows (chunk ends) a system of their own,
+     * which PCR solves, one row a thread; each chunk start then follows from its
+     * row. Even and odd rows are stored in separate halves, each in chunk order,
+     * so every access of a warp, at any stride, reads adjacent doubles:
+     * conflict-free (with a thread's two rows side by side each access took two
+     * wavefronts, and the PCR was bound by shared memory). */
 #define REDUCED_AT(q)                                                                        \
     (((q) & 1) * (P * G) + (a.sys_fastest ? ((q) >> 1) * G + g : g * P + ((q) >> 1)))
     const int q0 = 2 * j, q1 = 2 * j + 1;
-    for (int stride = 1; stride < N; stride *= 2) {
-        for (int c = 0; c < 4; ++c) {
-            reduced[c * rows + REDUCED_AT(q0)] = own[c];
-            reduced[c * rows + REDUCED_AT(q1)] = own[4 + c];
-        }
+    for (int c = 0; c < 4; ++c) reduced[c * rows + REDUCED_AT(q0)] = own[c];
+    __syncthreads();
+    {
+        double hi[4]; /* the next chunk's start; the even rows stay as they are */
+        reduced_row(reduced, rows, REDUCED_AT(q1 + 1), q1 + 1, N, hi);
+        hb_td_pcr_row(own + 4, own, hi, own + 4);
+    }
+    /* The odd rows' half is not read above, so the first write needs no barrier. */
+    for (int stride = 2; stride < N; stride *= 2) {
+        for (int c = 0; c < 4; ++c) reduced[c * rows + REDUCED_AT(q1)] = own[4 + c];
         __syncthreads();
-        double lo[4], hi[4]; /* own rows update in place: shared memory holds the old ones */
-        reduced_row(reduced, rows, REDUCED_AT(q0 - stride), q0 - stride, N, lo);
-        reduced_row(reduced, rows, REDUCED_AT(q0 + stride), q0 + stride, N, hi);
-        hb_td_pcr_row(own, lo, hi, own);
+        double lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
         reduced_row(reduced, rows, REDUCED_AT(q1 - stride), q1 - stride, N, lo);
         reduced_row(reduced, rows, REDUCED_AT(q1 + stride), q1 + stride, N, hi);
         hb_td_pcr_row(own + 4, lo, hi, own + 4);
         __syncthreads();
     }
+    reduced[3 * rows + REDUCED_AT(q1)] = own[7]; /* x at this chunk's end */
+    __syncthreads();
+    own[3] = hb_td_reduced_start(own, q1 >= 2 ? reduced[3 * rows + REDUCED_AT(q1 - 2)] : 0.0,
+                                 own[7]);
+    /* Mode 4 stages x in the reduced rows: every thread must have read them. */
+    if (mode == 4) __syncthreads();
 #undef REDUCED_AT
 
     if (L == 16) {
