@@ -5,8 +5,9 @@
  *   partition  ours: each system cut into P chunks of L rows (L = 8 or 16), one
  *              thread a chunk, the chunk eliminated in registers
  *              (hb_td_chunk_forward, hb_td_chunk_ends) down to two rows of a reduced system over
- *              the chunk ends; that system (2P rows) is solved by PCR in shared
- *              memory, then every thread finishes its chunk from registers.
+ *              the chunk ends; that system (2P rows) is solved in shared memory
+ *              (one cyclic-reduction step, PCR on the P chunk ends, the starts by
+ *              substitution), then every thread finishes its chunk from registers.
  *              Memory sees each input read once and x written once, and the
  *              parallelism is batch_count x P threads whatever the batch.
  *   thomas     the paper's cuThomasBatch: one thread per system; the forward
