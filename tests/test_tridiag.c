@@ -487,14 +487,15 @@ static void test_tuning(hb_context_t ctx)
 {
     static const char *const specs[] = {"rows=16", "rows=8,threads=128,ahead=4,hint=1",
                                         "hint=2,threads=512"};
-    static const int shapes[][2] = {{5, 7}, {17, 9}, {100, 6}, {1000, 3}, {2500, 2}, {4096, 2}};
+    static const int shapes[][2] = {{5, 7},    {17, 9},   {100, 6}, {1000, 3},
+                                    {2500, 2}, {4096, 2}, {5000, 2}, {8192, 2}};
     for (size_t k = 0; k < sizeof specs / sizeof *specs; ++k) {
         CHECK_OK(hb_gtsv_set_tuning(specs[k]));
         for (size_t q = 0; q < sizeof shapes / sizeof *shapes; ++q)
             for (int variable = 0; variable <= 1; ++variable)
                 test_variants(ctx, shapes[q][0], shapes[q][1], variable);
     }
-    /* The plan: the override where it fits (8-row chunks: m <= 4096), else the rule. */
+    /* The plan: the override, else the rule. */
     batch_t t;
     make_batch(&t, 3000, 2, 0);
     arrays_t a;
@@ -504,9 +505,12 @@ static void test_tuning(hb_context_t ctx)
     CHECK_OK(hb_gtsv_set_tuning("rows=8"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
-    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_gtsv_set_tuning("rows=16"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_set_tuning("")); /* the rule: fp64 flat, 8-row chunks */
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
     p.algo = HB_GTSV_ALGO_AUTO;
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "thomas") == 0, "plan '%s'", text);
@@ -523,9 +527,9 @@ static void test_tuning(hb_context_t ctx)
     make_batch(&t, 8192, 1, 0);
     make_arrays(&a, &t, HB_LAYOUT_FLAT, HB_FLOAT64, 0);
     p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
-    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    CHECK_OK(hb_gtsv_set_tuning("rows=8")); /* two 8-row chunks a thread on the GPU */
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
-    CHECKF(strcmp(text, "partition rows=16 chunks=512") == 0, "plan '%s'", text);
+    CHECKF(strcmp(text, "partition rows=8 chunks=1024") == 0, "plan '%s'", text);
     CHECK_OK(hb_gtsv_solve(ctx, &p));
     int bad = 0;
     CHECK(check_solution(&a, &t, 0, &bad) < 1e-13 && bad == 0);
@@ -562,8 +566,9 @@ static void test_rule(hb_context_t ctx)
 {
     /* fp32 -1: both precisions */
     static const plan_case_t cases[] = {
-        /* flat: 16-byte loads; 8-row chunks, 128 threads up to m = 1024; then
-         * 16-row chunks, a block of P threads (one system); x stored a warp's
+        /* flat: 16-byte loads; 8-row chunks 8 rows ahead, 128 threads up to
+         * m = 1024; then a block of P threads (one system): fp64 8-row chunks
+         * (two a thread above m = 4096), fp32 16-row chunks; x stored a warp's
          * spans at a time (vector 2) from m = 129 in fp64, m = 1025 in fp32 */
         {1, 0, -1, 8, 1, 128, 8, 0, 0, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1},
         {100, 0, -1, 8, 16, 128, 8, 0, 0, 1},     {128, 0, -1, 8, 16, 128, 8, 0, 0, 1},
@@ -571,9 +576,12 @@ static void test_rule(hb_context_t ctx)
         {256, 0, 0, 8, 32, 128, 8, 0, 0, 2},      {256, 0, 1, 8, 32, 128, 8, 0, 0, 1},
         {512, 0, 0, 8, 64, 128, 8, 0, 0, 2},      {512, 0, 1, 8, 64, 128, 8, 0, 0, 1},
         {1024, 0, 0, 8, 128, 128, 8, 0, 0, 2},    {1024, 0, 1, 8, 128, 128, 8, 0, 0, 1},
-        {1025, 0, -1, 16, 128, 128, 4, 0, 0, 2},  {2048, 0, -1, 16, 128, 128, 4, 0, 0, 2},
-        {3000, 0, -1, 16, 256, 256, 4, 0, 0, 2},  {4096, 0, -1, 16, 256, 256, 4, 0, 0, 2},
-        {4097, 0, -1, 16, 512, 512, 4, 0, 0, 2},  {8192, 0, -1, 16, 512, 512, 4, 0, 0, 2},
+        {1025, 0, 0, 8, 256, 256, 8, 0, 0, 2},    {2048, 0, 0, 8, 256, 256, 8, 0, 0, 2},
+        {3000, 0, 0, 8, 512, 512, 8, 0, 0, 2},    {4096, 0, 0, 8, 512, 512, 8, 0, 0, 2},
+        {4097, 0, 0, 8, 1024, 512, 8, 0, 0, 2},   {8192, 0, 0, 8, 1024, 512, 8, 0, 0, 2},
+        {1025, 0, 1, 16, 128, 128, 4, 0, 0, 2},   {2048, 0, 1, 16, 128, 128, 4, 0, 0, 2},
+        {3000, 0, 1, 16, 256, 256, 4, 0, 0, 2},   {4096, 0, 1, 16, 256, 256, 4, 0, 0, 2},
+        {4097, 0, 1, 16, 512, 512, 4, 0, 0, 2},   {8192, 0, 1, 16, 512, 512, 4, 0, 0, 2},
         /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
          * rolling L2 prefetch; 128 threads */
         {1, 1, 0, 8, 1, 128, 8, 0, 0, 0},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0},
@@ -611,9 +619,10 @@ static void test_rule(hb_context_t ctx)
                        c->prefetch, c->vector);
             }
     /* Every plan is one a kernel is compiled for and a block can hold:
-     * P = the power of two with P L >= m, at most 512 chunks and threads, 16-row
-     * chunks 4 rows ahead, shared memory (reduced rows; 16-row chunks: the
-     * stash) within the 88 KB the launcher asks for. */
+     * P = the power of two with P L >= m, at most 512 threads, one chunk a
+     * thread or two 8-row chunks, 16-row chunks 4 rows ahead, shared memory
+     * (reduced rows; 16 rows a thread: the stash) within the 112 KB the
+     * launcher asks for. */
     int bad = 0;
     for (int kind = 0; kind <= 3; ++kind) /* bit 0: interleaved, bit 1: fp32 */
         for (int m = 1; m <= HB_TD_MAX_PARTITION_M; ++m) {
@@ -624,16 +633,21 @@ static void test_rule(hb_context_t ctx)
                 ++bad;
                 continue;
             }
-            const size_t smem = (size_t)plan.threads * (plan.rows == 16 ? 22 : 8) * sizeof(double);
+            /* Chunks a thread (C): reduced rows 8 C doubles; 16 rows a thread
+             * stash C (L - 2) more. */
+            const int C = plan.chunks > plan.threads ? 2 : 1;
+            const int stash = plan.rows * C == 16 ? C * (plan.rows - 2) : 0;
+            const size_t smem = (size_t)plan.threads * (8 * C + stash) * sizeof(double);
             const int ok = (plan.rows == 8 || plan.rows == 16) &&
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
                            plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&
                            (plan.threads == 128 || plan.threads == 256 || plan.threads == 512) &&
-                           plan.threads >= plan.chunks &&
+                           (plan.threads >= plan.chunks ||
+                            (plan.rows == 8 && plan.chunks == 2 * plan.threads)) &&
                            (plan.ahead == 4 || (plan.ahead == 8 && plan.rows == 8)) &&
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
                            plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
-                           smem <= 88 * 1024;
+                           smem <= 112 * 1024;
             if (!ok && bad++ < 5)
                 fprintf(stderr,
                         "m = %d %s %s: invalid plan rows=%d chunks=%d threads=%d ahead=%d "

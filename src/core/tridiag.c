@@ -196,8 +196,8 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * precision. Boundaries sit at powers of two, where the chunk count P
  * changes, so a shape between two measured points runs the kernel geometry
  * (P, G = threads / P) of the point above it. Every plan here is compiled:
- * 8-row chunks load 4 or 8 rows ahead and need P <= 512 (m <= 4096); 16-row
- * chunks load 4 ahead. */
+ * 8-row chunks load 4 or 8 rows ahead (beyond P = 512, at m > 4096, two a
+ * thread); 16-row chunks load 4 ahead. */
 static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
 {
     const int m = p->m;
@@ -209,13 +209,16 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
         /* x written a warp's contiguous spans at a time: fp64 m = 256..8192 and fp32
          * m = 2048..8192 gain 2-12%; fp32 m <= 1024 loses 2-4% */
         if ((p->precision == HB_FLOAT64 && m > 128) || m > 1024) plan->vector = 2;
-        if (m <= 1024) {  /* 128 threads: +4..10% over 256 (m = 128..1024) */
+        if (m <= 1024 || p->precision == HB_FLOAT64) {
+            /* 8-row chunks, 8 rows ahead; 128 threads to m = 1024 (+4..10% over 256
+             * at m = 128..1024), then a block of P threads (one system; above 4096
+             * two chunks a thread): fp64 m = 2048..8192 1.09-1.23x 16-row chunks */
             plan->rows = 8;
             plan->threads = 128;
             plan->ahead = 8;
-        } else { /* 16-row chunks in blocks of P threads (128, 256; 512 above 4096): */
-            plan->rows = 16; /* 1.14-1.18x (fp64), 1.5-1.6x (fp32) 8-row chunks in */
-            plan->threads = 128; /* 512 (at 2048, 4096 x 20,000); blocks of one system */
+        } else { /* fp32: 16-row chunks in blocks of P threads (128, 256; 512 above */
+            plan->rows = 16; /* 4096): 1.5-1.6x 8-row chunks in 512 (at 2048, 4096 */
+            plan->threads = 128; /* x 20,000); 8 rows ahead: 0.91-1.03x */
             plan->ahead = 4;
         }
     } else if (m <= 128) {
@@ -254,8 +257,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
         hb_status_t status = parse_tuning(fn, getenv("HB_GTSV_TUNING"), &t);
         if (status != HB_SUCCESS) return status;
     }
-    /* An override applies where it can: 8-row chunks only up to m = 4096. */
-    if (t.rows && hb_td_chunks_for(p->m, t.rows) <= HB_TD_MAX_CHUNKS) plan->rows = t.rows;
+    if (t.rows) plan->rows = t.rows;
     if (t.threads) plan->threads = t.threads;
     if (t.ahead) plan->ahead = t.ahead;
     if (plan->rows == 16) plan->ahead = 4; /* the only 16-row kernel: 8 would spill */
@@ -263,7 +265,9 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.prefetch >= 0) plan->prefetch = t.prefetch;
     if (t.vector >= 0) plan->vector = t.vector;
     plan->chunks = hb_td_chunks_for(p->m, plan->rows);
-    if (plan->threads < plan->chunks) plan->threads = plan->chunks;
+    /* A thread a chunk, or two (8-row chunks beyond 512 of them). */
+    const int fewest = plan->chunks < HB_TD_MAX_THREADS ? plan->chunks : HB_TD_MAX_THREADS;
+    if (plan->threads < fewest) plan->threads = fewest;
     return HB_SUCCESS;
 }
 

@@ -33,7 +33,7 @@ extern "C" {
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
 
-#define PARTITION_MAX_THREADS HB_TD_MAX_CHUNKS /* the largest partition block */
+#define PARTITION_MAX_THREADS HB_TD_MAX_THREADS /* the largest partition block */
 #define THOMAS_THREADS 128
 
 typedef struct {
@@ -215,19 +215,31 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
     for (int c = 0; c < 4; ++c) out[c] = smem[c * rows + idx];
 }
 
+/* Shared memory of a partition block, in doubles a thread: the reduced rows
+ * (4 values of 2 rows a chunk), and where a thread holds 16 rows, the stash
+ * of their spike columns during the PCR (L - 2 a chunk). */
+__host__ __device__ constexpr int partition_smem_doubles(int L, int C)
+{
+    return 8 * C + (L * C == 16 ? C * (L - 2) : 0);
+}
+
 /* mode: loads plain (0), with the 128 B or 256 B L2 hint (1, 2), or 16 bytes
  * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise;
- * 4: the same, x stored a warp's contiguous spans at a time: store_slot). */
-__device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L,
+ * 4: the same, x stored a warp's contiguous spans at a time: store_slot).
+ * C chunks a thread (1; 2 for 8-row chunks beyond 512 of them): thread j of a
+ * system holds chunks j and j + P / C, so a warp's loads still cover
+ * adjacent chunks, and its rows sit in registers [c L, c L + L). */
+__device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L, const int C,
                                                const int ahead, const int mode,
                                                const int is_float)
 {
     extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row;
-                                           L = 16: then [L - 2][threads], the stash */
-    const int P = a.chunks, G = a.groups, N = 2 * P, rows = G * N;
+                                           16 rows a thread: then [C (L - 2)][threads],
+                                           the stash */
+    const int P = a.chunks, T = P / C, G = a.groups, N = 2 * P, rows = G * N;
     const int tid = threadIdx.x;
-    const int g = a.sys_fastest ? tid % G : tid / P;
-    const int j = a.sys_fastest ? tid / G : tid % P;
+    const int g = a.sys_fastest ? tid % G : tid / T;
+    const int j = a.sys_fastest ? tid / G : tid % T;
     const int s = blockIdx.x * G + g;
     int n, touched;
     system_rows(a, s, &n, &touched);
@@ -236,184 +248,229 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     const int hint = mode >= 3 ? 0 : mode;
     /* Flat 16-byte loads, by groups of `ahead` rows that exist: every group
      * starts on 16 bytes when the chunk does (ahead and L rows are multiples of
-     * 16 bytes in either precision); else plain loads. */
+     * 16 bytes in either precision; so are the T L rows between a thread's
+     * chunks); else plain loads. */
     const int vector =
         mode >= 3 && a.row_stride == 1 && aligned16(a, base + (size_t)j * L, is_float);
-    /* The chunk (L <= 16 rows) in registers, eliminated as it arrives; the
+    /* The chunks (16 rows at most) in registers, eliminated as they arrive; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
     double ra[16], rb[16], rc[16], rr[16];
-    if (a.prefetch == 1) prefetch_rows(a, base, j * L, 0, L, touched, is_float);
-#pragma unroll
-    for (int k = 0; k < L; ++k) {
-        if (k % ahead == 0) {
-            if (a.prefetch == 2 && k + ahead < L)
-                prefetch_rows(a, base, j * L, k + ahead, min(k + 2 * ahead, L), touched,
-                              is_float);
-            if (vector && j * L + k + ahead <= touched) {
-                /* Flat layout, a group of rows that exist and start on 16 bytes:
-                 * 16-byte loads, 2 (double) or 4 (float) rows each. */
-                const int W = is_float ? 4 : 2;
-#pragma unroll
-                for (int q = k; q < k + ahead && q < L; q += W) {
-                    const size_t e = base + (size_t)(j * L + q);
-                    load_vector(a.dl, e, is_float, &ra[q]);
-                    load_vector(a.d, e, is_float, &rb[q]);
-                    load_vector(a.du, e, is_float, &rc[q]);
-                    load_vector(a.b, e, is_float, &rr[q]);
-                }
-#pragma unroll
-                for (int q = k; q < k + ahead && q < L; ++q)
-                    hb_td_fix_row(j * L + q, n, &ra[q], &rb[q], &rc[q], &rr[q]);
-            } else {
-#pragma unroll
-                for (int q = k; q < k + ahead && q < L; ++q)
-                    load_row(a, base, j * L + q, n, touched, is_float, hint, &ra[q], &rb[q],
-                             &rc[q], &rr[q]);
-            }
-            asm volatile("" ::: "memory");
-        }
-        if (k >= 1) hb_td_chunk_forward(k, ra, rb, rc, rr);
-    }
-    double own[8];
-    hb_td_chunk_ends(L, ra, rb, rc, rr, own);
-    /* 16-row chunks: the spike column a'[1..L-2] waits out the PCR in shared
-     * memory (after the reduced rows, one column per thread: conflict-free),
-     * which keeps the kernel under 128 registers without spills. */
+    double own[16]; /* chunk c's two reduced rows: own[8 c ..] (start), own[8 c + 4 ..] (end) */
     double *stash = reduced + 4 * rows;
-    if (L == 16) {
-#pragma unroll
-        for (int k = 1; k < L - 1; ++k) stash[(k - 1) * blockDim.x + tid] = ra[k];
-    }
-
-    /* The reduced system (2P rows; this thread owns rows 2j, 2j+1): one step of
+    /* The reduced system (2P rows; chunk j owns rows 2j, 2j+1): one step of
      * cyclic reduction leaves the odd rows (chunk ends) a system of their own,
-     * which PCR solves, one row a thread; each chunk start then follows from its
+     * which PCR solves, one row a chunk; each chunk start then follows from its
      * row. Even and odd rows are stored in separate halves, each in chunk order,
      * so every access of a warp, at any stride, reads adjacent doubles:
      * conflict-free (with a thread's two rows side by side each access took two
      * wavefronts, and the PCR was bound by shared memory). */
 #define REDUCED_AT(q)                                                                        \
     (((q) & 1) * (P * G) + (a.sys_fastest ? ((q) >> 1) * G + g : g * P + ((q) >> 1)))
-    const int q0 = 2 * j, q1 = 2 * j + 1;
-    for (int c = 0; c < 4; ++c) reduced[c * rows + REDUCED_AT(q0)] = own[c];
+    if (a.prefetch == 1)
+        for (int c = 0; c < C; ++c)
+            prefetch_rows(a, base, (j + c * T) * L, 0, L, touched, is_float);
+#pragma unroll
+    for (int k = 0; k < L * C; ++k) {
+        const int c = k / L, kk = k % L, first = (j + c * T) * L;
+        if (kk % ahead == 0) {
+            if (a.prefetch == 2 && kk + ahead < L)
+                prefetch_rows(a, base, first, kk + ahead, min(kk + 2 * ahead, L), touched,
+                              is_float);
+            if (vector && first + kk + ahead <= touched) {
+                /* Flat layout, a group of rows that exist and start on 16 bytes:
+                 * 16-byte loads, 2 (double) or 4 (float) rows each. */
+                const int W = is_float ? 4 : 2;
+#pragma unroll
+                for (int q = kk; q < kk + ahead && q < L; q += W) {
+                    const size_t e = base + (size_t)(first + q);
+                    load_vector(a.dl, e, is_float, &ra[c * L + q]);
+                    load_vector(a.d, e, is_float, &rb[c * L + q]);
+                    load_vector(a.du, e, is_float, &rc[c * L + q]);
+                    load_vector(a.b, e, is_float, &rr[c * L + q]);
+                }
+#pragma unroll
+                for (int q = kk; q < kk + ahead && q < L; ++q)
+                    hb_td_fix_row(first + q, n, &ra[c * L + q], &rb[c * L + q],
+                                  &rc[c * L + q], &rr[c * L + q]);
+            } else {
+#pragma unroll
+                for (int q = kk; q < kk + ahead && q < L; ++q)
+                    load_row(a, base, first + q, n, touched, is_float, hint, &ra[c * L + q],
+                             &rb[c * L + q], &rc[c * L + q], &rr[c * L + q]);
+            }
+            asm volatile("" ::: "memory");
+        }
+        if (kk >= 1) hb_td_chunk_forward(kk, ra + c * L, rb + c * L, rc + c * L, rr + c * L);
+        if (kk == L - 1) {
+            /* The chunk's two reduced rows; its start goes to shared memory at once,
+             * and with 16 rows a thread its spike column a'[1..L-2] waits out the
+             * PCR there (after the reduced rows, one column per thread:
+             * conflict-free), which keeps a thread's second chunk and the PCR
+             * under 128 registers. */
+            hb_td_chunk_ends(L, ra + c * L, rb + c * L, rc + c * L, rr + c * L, own + 8 * c);
+#pragma unroll
+            for (int v = 0; v < 4; ++v)
+                reduced[v * rows + REDUCED_AT(2 * (j + c * T))] = own[8 * c + v];
+            if (L * C == 16) {
+#pragma unroll
+                for (int q = 1; q < L - 1; ++q)
+                    stash[(c * (L - 2) + q - 1) * blockDim.x + tid] = ra[c * L + q];
+            }
+        }
+    }
+
+    /* The odd rows (chunk ends): one step of cyclic reduction, then PCR. */
     __syncthreads();
-    {
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const int q1 = 2 * (j + c * T) + 1;
         double hi[4]; /* the next chunk's start; the even rows stay as they are */
         reduced_row(reduced, rows, REDUCED_AT(q1 + 1), q1 + 1, N, hi);
-        hb_td_pcr_row(own + 4, own, hi, own + 4);
+        hb_td_pcr_row(own + 8 * c + 4, own + 8 * c, hi, own + 8 * c + 4);
     }
     /* The odd rows' half is not read above, so the first write needs no barrier. */
     for (int stride = 2; stride < N; stride *= 2) {
-        for (int c = 0; c < 4; ++c) reduced[c * rows + REDUCED_AT(q1)] = own[4 + c];
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+            for (int v = 0; v < 4; ++v)
+                reduced[v * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 4 + v];
         __syncthreads();
-        double lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
-        reduced_row(reduced, rows, REDUCED_AT(q1 - stride), q1 - stride, N, lo);
-        reduced_row(reduced, rows, REDUCED_AT(q1 + stride), q1 + stride, N, hi);
-        hb_td_pcr_row(own + 4, lo, hi, own + 4);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const int q1 = 2 * (j + c * T) + 1;
+            double lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
+            reduced_row(reduced, rows, REDUCED_AT(q1 - stride), q1 - stride, N, lo);
+            reduced_row(reduced, rows, REDUCED_AT(q1 + stride), q1 + stride, N, hi);
+            hb_td_pcr_row(own + 8 * c + 4, lo, hi, own + 8 * c + 4);
+        }
         __syncthreads();
     }
-    reduced[3 * rows + REDUCED_AT(q1)] = own[7]; /* x at this chunk's end */
+#pragma unroll
+    for (int c = 0; c < C; ++c) /* x at the chunk's end */
+        reduced[3 * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 7];
     __syncthreads();
-    own[3] = hb_td_reduced_start(own, q1 >= 2 ? reduced[3 * rows + REDUCED_AT(q1 - 2)] : 0.0,
-                                 own[7]);
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const int q1 = 2 * (j + c * T) + 1;
+        double start[4]; /* read back: registers free during the PCR */
+        reduced_row(reduced, rows, REDUCED_AT(q1 - 1), q1 - 1, N, start);
+        own[8 * c + 3] = hb_td_reduced_start(
+            start, q1 >= 2 ? reduced[3 * rows + REDUCED_AT(q1 - 2)] : 0.0, own[8 * c + 7]);
+    }
     /* Mode 4 stages x in the reduced rows: every thread must have read them. */
     if (mode == 4) __syncthreads();
 #undef REDUCED_AT
 
-    if (L == 16) {
+    if (L * C == 16) {
 #pragma unroll
-        for (int k = 1; k < L - 1; ++k) ra[k] = stash[(k - 1) * blockDim.x + tid];
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int k = 1; k < L - 1; ++k)
+                ra[c * L + k] = stash[(c * (L - 2) + k - 1) * blockDim.x + tid];
     }
-    hb_td_chunk_finish(L, ra, rc, rr, own[3], own[7]);
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+        hb_td_chunk_finish(L, ra + c * L, rc + c * L, rr + c * L, own[8 * c + 3],
+                           own[8 * c + 7]);
     /* Flat 16-byte stores where x starts on 16 bytes too: a warp's scalar stores
      * would each write a few bytes of 32 sectors, which L2 then merges. */
-    const size_t first = base + (size_t)j * L;
     const int esize = is_float ? (int)sizeof(float) : (int)sizeof(double);
-    const int x_aligned = ((size_t)a.x + first * esize) % 16 == 0;
-    /* Mode 4: the warp writes contiguous spans (store_slot) where its 32 chunks
-     * all exist, lie in one system and start on 16 bytes. The PCR's last
-     * barrier has passed, so the warp's slice of the reduced rows is free. */
-    if (mode == 4 &&
-        __all_sync(0xffffffffu, vector && x_aligned && P >= 32 && j * L + L <= touched)) {
-        const int lane = threadIdx.x & 31;
-        char *slice = (char *)(reduced + (threadIdx.x & ~31) * 8); /* 64 bytes a thread */
-        const int span = L * esize < 64 ? L * esize : 64;           /* bytes a round */
-        const int units = span / 16;
-        char *warp_x = (char *)a.x + (first - (size_t)lane * L) * esize;
 #pragma unroll
-        for (int r = 0; r < L * esize / span; ++r) {
+    for (int c = 0; c < C; ++c) {
+        const int jc = j + c * T;
+        const double *xr = rr + c * L;
+        const size_t first = base + (size_t)jc * L;
+        const int x_aligned = ((size_t)a.x + first * esize) % 16 == 0;
+        /* Mode 4: the warp writes contiguous spans (store_slot) where its 32 chunks
+         * all exist, lie in one system and start on 16 bytes. The PCR's last
+         * barrier has passed, so the warp's slice of the reduced rows is free. */
+        if (mode == 4 &&
+            __all_sync(0xffffffffu, vector && x_aligned && T >= 32 && jc * L + L <= touched)) {
+            const int lane = threadIdx.x & 31;
+            char *slice = (char *)(reduced + (threadIdx.x & ~31) * 8); /* 64 bytes a thread */
+            const int span = L * esize < 64 ? L * esize : 64;           /* bytes a round */
+            const int units = span / 16;
+            char *warp_x = (char *)a.x + (first - (size_t)lane * L) * esize;
 #pragma unroll
-            for (int u = 0; u < units; ++u)
-                pack16(slice + 16 * store_slot(lane, u, units), &rr[(r * span + u * 16) / esize],
-                       is_float);
-            __syncwarp();
+            for (int r = 0; r < L * esize / span; ++r) {
 #pragma unroll
-            for (int i = 0; i < units; ++i) {
-                const int t = i * (32 / units) + lane / units, u = lane % units;
-                *(uint4 *)(warp_x + (size_t)t * L * esize + r * span + u * 16) =
-                    *(const uint4 *)(slice + 16 * store_slot(t, u, units));
+                for (int u = 0; u < units; ++u)
+                    pack16(slice + 16 * store_slot(lane, u, units),
+                           &xr[(r * span + u * 16) / esize], is_float);
+                __syncwarp();
+#pragma unroll
+                for (int i = 0; i < units; ++i) {
+                    const int t = i * (32 / units) + lane / units, u = lane % units;
+                    *(uint4 *)(warp_x + (size_t)t * L * esize + r * span + u * 16) =
+                        *(const uint4 *)(slice + 16 * store_slot(t, u, units));
+                }
+                __syncwarp();
             }
-            __syncwarp();
-        }
-    } else if (vector && x_aligned) {
-        const int W = is_float ? 4 : 2;
+        } else if (vector && x_aligned) {
+            const int W = is_float ? 4 : 2;
 #pragma unroll
-        for (int k = 0; k < L; k += W) {
-            if (j * L + k + W <= touched) {
-                store_vector(a.x, first + k, is_float, &rr[k]);
-            } else {
+            for (int k = 0; k < L; k += W) {
+                if (jc * L + k + W <= touched) {
+                    store_vector(a.x, first + k, is_float, &xr[k]);
+                } else {
 #pragma unroll
-                for (int q = k; q < k + W; ++q)
-                    if (j * L + q < touched) store(a.x, first + q, rr[q], is_float);
+                    for (int q = k; q < k + W; ++q)
+                        if (jc * L + q < touched) store(a.x, first + q, xr[q], is_float);
+                }
             }
-        }
-    } else {
+        } else {
 #pragma unroll
-        for (int k = 0; k < L; ++k) {
-            const int i = j * L + k;
-            if (i < touched) store(a.x, base + (size_t)i * a.row_stride, rr[k], is_float);
+            for (int k = 0; k < L; ++k) {
+                const int i = jc * L + k;
+                if (i < touched) store(a.x, base + (size_t)i * a.row_stride, xr[k], is_float);
+            }
         }
     }
 }
 
-/* partition_<L>_<ahead>_<mode>_<d|s>: every shape a plan can ask for. The
+/* partition_<shape>_<ahead>_<mode>_<d|s>: every shape a plan can ask for
+ * (8, 16: one chunk of that many rows a thread; 8x2: two 8-row chunks). The
  * load mode is compiled in, so the interleaved kernels carry no flat path.
- * Registers: at most 128, so that 512-thread blocks launch; 8-row chunks at
- * most 96, five 128-thread blocks a multiprocessor (flat 16-byte stores took
- * them to 98 and four blocks). */
-#define PARTITION_KERNEL(L, AHEAD, MODE, PREC, IS_FLOAT)                                     \
-    __global__ void __maxnreg__(L == 8 ? 96 : 128)                                           \
-        partition_##L##_##AHEAD##_##MODE##_##PREC(const gtsv_args_t a)                      \
+ * Registers: at most 128, so that 512-thread blocks launch; one 8-row chunk
+ * at most 96, five 128-thread blocks a multiprocessor (flat 16-byte stores
+ * took them to 98 and four blocks). */
+#define PARTITION_KERNEL(SHAPE, L, C, AHEAD, MODE, PREC, IS_FLOAT)                           \
+    __global__ void __maxnreg__(L * C == 8 ? 96 : 128)                                       \
+        partition_##SHAPE##_##AHEAD##_##MODE##_##PREC(const gtsv_args_t a)                  \
     {                                                                                        \
-        partition_body(a, L, AHEAD, MODE, IS_FLOAT);                                         \
+        partition_body(a, L, C, AHEAD, MODE, IS_FLOAT);                                      \
     }
-#define PARTITION_KERNELS(L, AHEAD)                                                          \
-    PARTITION_KERNEL(L, AHEAD, 0, d, 0)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 0, s, 1)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 1, d, 0)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 1, s, 1)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 2, d, 0)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 2, s, 1)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 3, d, 0)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 3, s, 1)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 4, d, 0)                                                      \
-    PARTITION_KERNEL(L, AHEAD, 4, s, 1)
-PARTITION_KERNELS(8, 4)
-PARTITION_KERNELS(8, 8)
-PARTITION_KERNELS(16, 4)
+#define PARTITION_KERNELS(SHAPE, L, C, AHEAD)                                                \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, d, 0)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, s, 1)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, d, 0)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, s, 1)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, d, 0)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, s, 1)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, d, 0)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, s, 1)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, d, 0)                                            \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, 1)
+PARTITION_KERNELS(8, 8, 1, 4)
+PARTITION_KERNELS(8, 8, 1, 8)
+PARTITION_KERNELS(16, 16, 1, 4)
+PARTITION_KERNELS(8x2, 8, 2, 4)
+PARTITION_KERNELS(8x2, 8, 2, 8)
 
 typedef void (*partition_kernel_t)(const gtsv_args_t);
-#define PARTITION_ROW(L, AHEAD)                                                              \
-    {{partition_##L##_##AHEAD##_0_d, partition_##L##_##AHEAD##_0_s},                         \
-     {partition_##L##_##AHEAD##_1_d, partition_##L##_##AHEAD##_1_s},                         \
-     {partition_##L##_##AHEAD##_2_d, partition_##L##_##AHEAD##_2_s},                         \
-     {partition_##L##_##AHEAD##_3_d, partition_##L##_##AHEAD##_3_s},                         \
-     {partition_##L##_##AHEAD##_4_d, partition_##L##_##AHEAD##_4_s}}
-/* [L == 16][ahead == 8][mode][is_float]; 16-row chunks load 4 rows ahead (8
- * would spill under the 128-register bound of 512-thread blocks). */
-static const partition_kernel_t partition_kernels[2][2][5][2] = {
-    {PARTITION_ROW(8, 4), PARTITION_ROW(8, 8)}, {PARTITION_ROW(16, 4), PARTITION_ROW(16, 4)}};
+#define PARTITION_ROW(SHAPE, AHEAD)                                                          \
+    {{partition_##SHAPE##_##AHEAD##_0_d, partition_##SHAPE##_##AHEAD##_0_s},                 \
+     {partition_##SHAPE##_##AHEAD##_1_d, partition_##SHAPE##_##AHEAD##_1_s},                 \
+     {partition_##SHAPE##_##AHEAD##_2_d, partition_##SHAPE##_##AHEAD##_2_s},                 \
+     {partition_##SHAPE##_##AHEAD##_3_d, partition_##SHAPE##_##AHEAD##_3_s},                 \
+     {partition_##SHAPE##_##AHEAD##_4_d, partition_##SHAPE##_##AHEAD##_4_s}}
+/* [shape: 8, 16, 8x2][ahead == 8][mode][is_float]; 16-row chunks load 4 rows
+ * ahead (8 would spill under the 128-register bound of 512-thread blocks). */
+static const partition_kernel_t partition_kernels[3][2][5][2] = {
+    {PARTITION_ROW(8, 4), PARTITION_ROW(8, 8)},
+    {PARTITION_ROW(16, 4), PARTITION_ROW(16, 4)},
+    {PARTITION_ROW(8x2, 4), PARTITION_ROW(8x2, 8)}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
 __device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_float)
@@ -494,23 +551,29 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         else
             thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
     } else {
-        const int threads = a->groups * a->chunks, blocks = ceil_div(a->count, a->groups);
-        const int wide = plan->rows == 16;
-        const size_t smem = (size_t)threads * (2 * 4 + (wide ? 14 : 0)) * sizeof(double);
+        /* C chunks a thread: two where a system has more chunks than a block threads. */
+        const int C = plan->chunks > plan->threads ? 2 : 1;
+        const int threads = a->groups * a->chunks / C, blocks = ceil_div(a->count, a->groups);
+        const int shape = C == 2 ? 2 : plan->rows == 16;
+        const int per_thread = partition_smem_doubles(plan->rows, C);
+        const size_t smem = (size_t)threads * per_thread * sizeof(double);
         /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
         const int mode = plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
                          : plan->hint < 0                   ? 0
                          : plan->hint > 2                   ? 2
                                                             : plan->hint;
         const partition_kernel_t kernel =
-            partition_kernels[wide][plan->ahead == 8][mode][is_float != 0];
-        if (threads > PARTITION_MAX_THREADS)
-            return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads", threads);
-        /* 16-row chunks: up to 88 KB of shared memory, above the 48 KB a launch
-         * gets without asking: asked once per kernel and device for the most it can take. */
-        if (wide)
+            partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
+        if (threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
+            a->chunks > C * plan->threads)
+            return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
+                           "of %d rows", threads, a->chunks, plan->rows);
+        /* 16 rows a thread: up to 88 (one 16-row chunk) or 112 KB (two 8-row
+         * chunks) of shared memory, above the 48 KB a launch gets without
+         * asking: asked once per kernel and device for the most it can take. */
+        if (plan->rows * C == 16)
             CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, (size_t)PARTITION_MAX_THREADS *
-                                                                    (2 * 4 + 14) * sizeof(double)));
+                                                                    per_thread * sizeof(double)));
         kernel<<<blocks, threads, smem, stream>>>(*a);
     }
     CUDA_CHECK(cudaGetLastError());

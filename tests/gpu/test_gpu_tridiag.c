@@ -262,8 +262,8 @@ int main(void)
         CHECK_OK(hb_gtsv_set_tuning(tunings[k]));
         printf("tuning %s\n", tunings[k]);
         for (size_t q = 0; q < sizeof tuned_shapes / sizeof *tuned_shapes; ++q) {
-            /* The plan names the tuning where it fits (interleaved probe: the rule
-             * takes 16-row chunks above m = 128). */
+            /* The plan names the tuning (interleaved probe: the rule takes 16-row
+             * chunks above m = 128; 8-row chunks at m = 8192 run two a thread). */
             const int m = tuned_shapes[q][0];
             const hb_gtsv_problem_t probe = {.precision = HB_FLOAT64,
                                              .algo = HB_GTSV_ALGO_PARTITION,
@@ -273,7 +273,7 @@ int main(void)
                                              .batch_stride = tuned_shapes[q][1]};
             char plan[128];
             CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
-            const int rows16 = strstr(tunings[k], "rows=16") != NULL || m > 4096 ||
+            const int rows16 = strstr(tunings[k], "rows=16") != NULL ||
                                (strstr(tunings[k], "rows=8") == NULL && m > 128);
             CHECKF(strstr(plan, rows16 ? "rows=16" : "rows=8 ") != NULL &&
                        (strstr(tunings[k], "hint=1") == NULL || strstr(plan, "hint=1")) &&
