@@ -566,7 +566,7 @@ static void test_rule(hb_context_t ctx)
 {
     /* fp32 -1: both precisions */
     static const plan_case_t cases[] = {
-        /* flat: 16-byte loads; 8-row chunks 8 rows ahead, 128 threads up to
+        /* flat: 16-byte loads, 8 rows ahead; 8-row chunks, 128 threads up to
          * m = 1024; then a block of P threads (one system): fp64 8-row chunks
          * (two a thread above m = 4096), fp32 16-row chunks; x stored a warp's
          * spans at a time (vector 2) from m = 129 in fp64, m = 1025 in fp32 */
@@ -579,9 +579,9 @@ static void test_rule(hb_context_t ctx)
         {1025, 0, 0, 8, 256, 256, 8, 0, 0, 2},    {2048, 0, 0, 8, 256, 256, 8, 0, 0, 2},
         {3000, 0, 0, 8, 512, 512, 8, 0, 0, 2},    {4096, 0, 0, 8, 512, 512, 8, 0, 0, 2},
         {4097, 0, 0, 8, 1024, 512, 8, 0, 0, 2},   {8192, 0, 0, 8, 1024, 512, 8, 0, 0, 2},
-        {1025, 0, 1, 16, 128, 128, 4, 0, 0, 2},   {2048, 0, 1, 16, 128, 128, 4, 0, 0, 2},
-        {3000, 0, 1, 16, 256, 256, 4, 0, 0, 2},   {4096, 0, 1, 16, 256, 256, 4, 0, 0, 2},
-        {4097, 0, 1, 16, 512, 512, 4, 0, 0, 2},   {8192, 0, 1, 16, 512, 512, 4, 0, 0, 2},
+        {1025, 0, 1, 16, 128, 128, 8, 0, 0, 2},   {2048, 0, 1, 16, 128, 128, 8, 0, 0, 2},
+        {3000, 0, 1, 16, 256, 256, 8, 0, 0, 2},   {4096, 0, 1, 16, 256, 256, 8, 0, 0, 2},
+        {4097, 0, 1, 16, 512, 512, 8, 0, 0, 2},   {8192, 0, 1, 16, 512, 512, 8, 0, 0, 2},
         /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
          * rolling L2 prefetch; 128 threads */
         {1, 1, 0, 8, 1, 128, 8, 0, 0, 0},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0},
@@ -620,7 +620,7 @@ static void test_rule(hb_context_t ctx)
             }
     /* Every plan is one a kernel is compiled for and a block can hold:
      * P = the power of two with P L >= m, at most 512 threads, one chunk a
-     * thread or two 8-row chunks, 16-row chunks 4 rows ahead, shared memory
+     * thread or two 8-row chunks, 4 or 8 rows ahead, shared memory
      * (reduced rows; 16 rows a thread: the stash) within the 112 KB the
      * launcher asks for. */
     int bad = 0;
@@ -644,7 +644,7 @@ static void test_rule(hb_context_t ctx)
                            (plan.threads == 128 || plan.threads == 256 || plan.threads == 512) &&
                            (plan.threads >= plan.chunks ||
                             (plan.rows == 8 && plan.chunks == 2 * plan.threads)) &&
-                           (plan.ahead == 4 || (plan.ahead == 8 && plan.rows == 8)) &&
+                           (plan.ahead == 4 || plan.ahead == 8) &&
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
                            plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
                            smem <= 112 * 1024;

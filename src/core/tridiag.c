@@ -196,8 +196,8 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * precision. Boundaries sit at powers of two, where the chunk count P
  * changes, so a shape between two measured points runs the kernel geometry
  * (P, G = threads / P) of the point above it. Every plan here is compiled:
- * 8-row chunks load 4 or 8 rows ahead (beyond P = 512, at m > 4096, two a
- * thread); 16-row chunks load 4 ahead. */
+ * chunks load 4 or 8 rows ahead; beyond P = 512 (m > 4096) 8-row chunks run
+ * two a thread. */
 static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
 {
     const int m = p->m;
@@ -217,9 +217,9 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
             plan->threads = 128;
             plan->ahead = 8;
         } else { /* fp32: 16-row chunks in blocks of P threads (128, 256; 512 above */
-            plan->rows = 16; /* 4096): 1.5-1.6x 8-row chunks in 512 (at 2048, 4096 */
-            plan->threads = 128; /* x 20,000); 8 rows ahead: 0.91-1.03x */
-            plan->ahead = 4;
+            plan->rows = 16; /* 4096), 8 rows ahead: 1.11-1.28x 4 rows ahead, 1.2-1.3x */
+            plan->threads = 128; /* 8-row chunks (2048..8192 x 20,000) */
+            plan->ahead = 8;
         }
     } else if (m <= 128) {
         if (p->precision == HB_FLOAT32) { /* 16-row chunks, G = 32 or 16, L2 prefetch */
@@ -260,7 +260,6 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.rows) plan->rows = t.rows;
     if (t.threads) plan->threads = t.threads;
     if (t.ahead) plan->ahead = t.ahead;
-    if (plan->rows == 16) plan->ahead = 4; /* the only 16-row kernel: 8 would spill */
     if (t.hint >= 0) plan->hint = t.hint;
     if (t.prefetch >= 0) plan->prefetch = t.prefetch;
     if (t.vector >= 0) plan->vector = t.vector;

@@ -455,6 +455,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
 PARTITION_KERNELS(8, 8, 1, 4)
 PARTITION_KERNELS(8, 8, 1, 8)
 PARTITION_KERNELS(16, 16, 1, 4)
+PARTITION_KERNELS(16, 16, 1, 8)
 PARTITION_KERNELS(8x2, 8, 2, 4)
 PARTITION_KERNELS(8x2, 8, 2, 8)
 
@@ -465,11 +466,10 @@ typedef void (*partition_kernel_t)(const gtsv_args_t);
      {partition_##SHAPE##_##AHEAD##_2_d, partition_##SHAPE##_##AHEAD##_2_s},                 \
      {partition_##SHAPE##_##AHEAD##_3_d, partition_##SHAPE##_##AHEAD##_3_s},                 \
      {partition_##SHAPE##_##AHEAD##_4_d, partition_##SHAPE##_##AHEAD##_4_s}}
-/* [shape: 8, 16, 8x2][ahead == 8][mode][is_float]; 16-row chunks load 4 rows
- * ahead (8 would spill under the 128-register bound of 512-thread blocks). */
+/* [shape: 8, 16, 8x2][ahead == 8][mode][is_float]. */
 static const partition_kernel_t partition_kernels[3][2][5][2] = {
     {PARTITION_ROW(8, 4), PARTITION_ROW(8, 8)},
-    {PARTITION_ROW(16, 4), PARTITION_ROW(16, 4)},
+    {PARTITION_ROW(16, 4), PARTITION_ROW(16, 8)},
     {PARTITION_ROW(8x2, 4), PARTITION_ROW(8x2, 8)}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */

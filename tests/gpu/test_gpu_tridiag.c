@@ -254,7 +254,9 @@ int main(void)
         "rows=16,prefetch=2,hint=1", "rows=8,ahead=4,vector=1,hint=0",
         "rows=8,ahead=8,vector=1,hint=0", "rows=16,vector=1,hint=0", "rows=16,vector=0,hint=0",
         "rows=8,ahead=4,vector=2,hint=0", "rows=8,ahead=8,vector=2",
-        "rows=16,vector=2,hint=0", "rows=16,vector=2,prefetch=2"};
+        "rows=16,vector=2,hint=0", "rows=16,vector=2,prefetch=2", "rows=16,ahead=8,hint=0",
+        "rows=16,ahead=8,hint=1", "rows=16,ahead=8,hint=2", "rows=16,ahead=8,vector=1",
+        "rows=16,ahead=8,vector=2"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
@@ -285,9 +287,8 @@ int main(void)
                        (strstr(tunings[k], "vector=1") == NULL || strstr(plan, "vector=1")) &&
                        (strstr(tunings[k], "vector=2") == NULL || strstr(plan, "vector=2")) &&
                        (strstr(tunings[k], "vector=0") == NULL || strstr(plan, "vector=0")) &&
-                       (rows16 ? strstr(plan, "ahead=4") != NULL
-                               : strstr(tunings[k], "ahead=8") == NULL ||
-                                     strstr(plan, "ahead=8") != NULL),
+                       (strstr(tunings[k], "ahead=8") == NULL || strstr(plan, "ahead=8")) &&
+                       (strstr(tunings[k], "ahead=4") == NULL || strstr(plan, "ahead=4")),
                    "tuning '%s', m = %d: plan '%s'", tunings[k], m, plan);
             for (int variable = 0; variable <= 1; ++variable)
                 for (int layout = 0; layout <= 1; ++layout)
