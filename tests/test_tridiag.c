@@ -567,8 +567,9 @@ static void test_rule(hb_context_t ctx)
     /* fp32 -1: both precisions */
     static const plan_case_t cases[] = {
         /* flat: 16-byte loads, 8 rows ahead; 8-row chunks, 128 threads up to
-         * m = 1024; then a block of P threads (one system): fp64 8-row chunks
-         * (two a thread above m = 4096), fp32 16-row chunks; x stored a warp's
+         * m = 1024; then a block for one system: fp64 8-row chunks, 256 threads
+         * (two chunks a thread above m = 2048), 512 above 4096; fp32 16-row
+         * chunks, P threads; x stored a warp's
          * spans at a time (vector 2) from m = 129 in fp64, m = 1025 in fp32 */
         {1, 0, -1, 8, 1, 128, 8, 0, 0, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1},
         {100, 0, -1, 8, 16, 128, 8, 0, 0, 1},     {128, 0, -1, 8, 16, 128, 8, 0, 0, 1},
@@ -577,7 +578,7 @@ static void test_rule(hb_context_t ctx)
         {512, 0, 0, 8, 64, 128, 8, 0, 0, 2},      {512, 0, 1, 8, 64, 128, 8, 0, 0, 1},
         {1024, 0, 0, 8, 128, 128, 8, 0, 0, 2},    {1024, 0, 1, 8, 128, 128, 8, 0, 0, 1},
         {1025, 0, 0, 8, 256, 256, 8, 0, 0, 2},    {2048, 0, 0, 8, 256, 256, 8, 0, 0, 2},
-        {3000, 0, 0, 8, 512, 512, 8, 0, 0, 2},    {4096, 0, 0, 8, 512, 512, 8, 0, 0, 2},
+        {3000, 0, 0, 8, 512, 256, 8, 0, 0, 2},    {4096, 0, 0, 8, 512, 256, 8, 0, 0, 2},
         {4097, 0, 0, 8, 1024, 512, 8, 0, 0, 2},   {8192, 0, 0, 8, 1024, 512, 8, 0, 0, 2},
         {1025, 0, 1, 16, 128, 128, 8, 0, 0, 2},   {2048, 0, 1, 16, 128, 128, 8, 0, 0, 2},
         {3000, 0, 1, 16, 256, 256, 8, 0, 0, 2},   {4096, 0, 1, 16, 256, 256, 8, 0, 0, 2},
@@ -663,6 +664,14 @@ static void test_rule(hb_context_t ctx)
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
           plan.hint == 1 && plan.prefetch == 2);
+    /* 8-row chunks run two a thread in blocks of P / 2; fewer threads are raised. */
+    CHECK_OK(hb_gtsv_set_tuning("rows=8,threads=128"));
+    p = plan_probe(2048, 0, HB_FLOAT32, 100);
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.rows == 8 && plan.chunks == 256 && plan.threads == 128);
+    p = plan_probe(8192, 1, HB_FLOAT32, 100);
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 512);
     CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1"));
     p = plan_probe(8192, 1, HB_FLOAT64, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));

@@ -196,8 +196,8 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * precision. Boundaries sit at powers of two, where the chunk count P
  * changes, so a shape between two measured points runs the kernel geometry
  * (P, G = threads / P) of the point above it. Every plan here is compiled:
- * chunks load 4 or 8 rows ahead; beyond P = 512 (m > 4096) 8-row chunks run
- * two a thread. */
+ * chunks load 4 or 8 rows ahead; 8-row chunks run two a thread in blocks of
+ * P / 2 threads (always beyond P = 512, m > 4096). */
 static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
 {
     const int m = p->m;
@@ -211,10 +211,11 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
         if ((p->precision == HB_FLOAT64 && m > 128) || m > 1024) plan->vector = 2;
         if (m <= 1024 || p->precision == HB_FLOAT64) {
             /* 8-row chunks, 8 rows ahead; 128 threads to m = 1024 (+4..10% over 256
-             * at m = 128..1024), then a block of P threads (one system; above 4096
-             * two chunks a thread): fp64 m = 2048..8192 1.09-1.23x 16-row chunks */
+             * at m = 128..1024), then a block of 256 threads for one system, a
+             * chunk a thread to m = 2048, two above (m = 4096: 1.06x 512 threads),
+             * 512 above 4096: fp64 m = 2048..8192 1.09-1.23x 16-row chunks */
             plan->rows = 8;
-            plan->threads = 128;
+            plan->threads = m <= 1024 ? 128 : m <= 4096 ? 256 : 512;
             plan->ahead = 8;
         } else { /* fp32: 16-row chunks in blocks of P threads (128, 256; 512 above */
             plan->rows = 16; /* 4096), 8 rows ahead: 1.11-1.28x 4 rows ahead, 1.2-1.3x */
@@ -264,8 +265,10 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.prefetch >= 0) plan->prefetch = t.prefetch;
     if (t.vector >= 0) plan->vector = t.vector;
     plan->chunks = hb_td_chunks_for(p->m, plan->rows);
-    /* A thread a chunk, or two (8-row chunks beyond 512 of them). */
-    const int fewest = plan->chunks < HB_TD_MAX_THREADS ? plan->chunks : HB_TD_MAX_THREADS;
+    /* A thread a chunk; 8-row chunks two a thread where the block has P / 2
+     * threads (always beyond 512 chunks). Fewer threads are raised to that. */
+    int fewest = plan->chunks < HB_TD_MAX_THREADS ? plan->chunks : HB_TD_MAX_THREADS;
+    if (plan->rows == 8 && plan->chunks >= 2) fewest = plan->chunks / 2;
     if (plan->threads < fewest) plan->threads = fewest;
     return HB_SUCCESS;
 }

@@ -256,7 +256,8 @@ int main(void)
         "rows=8,ahead=4,vector=2,hint=0", "rows=8,ahead=8,vector=2",
         "rows=16,vector=2,hint=0", "rows=16,vector=2,prefetch=2", "rows=16,ahead=8,hint=0",
         "rows=16,ahead=8,hint=1", "rows=16,ahead=8,hint=2", "rows=16,ahead=8,vector=1",
-        "rows=16,ahead=8,vector=2"};
+        "rows=16,ahead=8,vector=2", "rows=8,threads=128,hint=1",
+        "rows=8,ahead=8,threads=128,vector=2"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
