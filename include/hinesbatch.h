@@ -602,8 +602,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
 /*
  * Measurements only (bench tridiag --variants): overrides the CUDA partition
  * kernel's shape chosen by the rule, process-wide, not thread-safe. spec:
- * comma-separated rows=8|16 (rows per chunk, where the system fits: 8 only up
- * to m = 4096), threads=128|256|512 (block size), ahead=4|8 (rows of loads in
+ * comma-separated rows=8|16 (rows per chunk), threads=128|256|512 (block size;
+ * at least the chunks of a system, or half of them for 8-row chunks, which then
+ * run two a thread: a smaller value is raised), ahead=4|8 (rows of loads in
  * flight), hint=0|1|2 (loads plain, with an L2 prefetch of 128 or 256 bytes),
  * prefetch=0|1|2 (no L2 prefetch instructions, the whole chunk's lines asked of
  * L2 at the start, or the next `ahead` rows at each group of loads), vector=0|1|2

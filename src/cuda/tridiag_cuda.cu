@@ -3,7 +3,7 @@
  *
  * Kernels, each followed by its static launcher:
  *   partition  ours: each system cut into P chunks of L rows (L = 8 or 16), one
- *              thread a chunk, the chunk eliminated in registers
+ *              thread a chunk (or two 8-row chunks), the chunk eliminated in registers
  *              (hb_td_chunk_forward, hb_td_chunk_ends) down to two rows of a reduced system over
  *              the chunk ends; that system (2P rows) is solved in shared memory
  *              (one cyclic-reduction step, PCR on the P chunk ends, the starts by
@@ -17,7 +17,8 @@
  *
  * The partition kernel is compiled for every shape the plan (hb_gtsv_plan_t,
  * built by src/core/tridiag.c: the rule, or hb_gtsv_set_tuning) can ask for:
- * rows per chunk L (8, 16), rows of loads in flight (4 or 8; 4 for L = 16),
+ * rows per chunk L (8, 16) and chunks a thread (1; 2 for L = 8), rows of loads
+ * in flight (4 or 8),
  * load mode (plain, L2 prefetch hint 128 B or 256 B, flat 16-byte loads and
  * stores) and precision; L2 prefetch instructions are a run-time choice
  * (gtsv_args_t); the block size is a launch parameter (every partition kernel
