@@ -32,13 +32,13 @@
 
 /* PARTITION: each system is cut into chunks of L rows, solved by one CUDA
  * block of at most HB_TD_MAX_THREADS threads, one or two chunks a thread (two
- * only for 8-row chunks, at m > 4096): at most HB_TD_MAX_CHUNKS chunks. */
+ * only for 8-row chunks): at most HB_TD_MAX_CHUNKS chunks. */
 #define HB_TD_MAX_THREADS 512
 #define HB_TD_MAX_CHUNKS (2 * HB_TD_MAX_THREADS)
 #define HB_TD_MAX_PARTITION_M 8192
 
 /* Chunks of L rows per system of m rows: the power of two with P L >= m (the
- * reduced system then has 2P rows); more than HB_TD_MAX_CHUNKS when m > 512 L. */
+ * reduced system then has 2P rows); more than HB_TD_MAX_CHUNKS when m > 1024 L. */
 HB_TD_INLINE int hb_td_chunks_for(int m, int L)
 {
     int p = 1;
@@ -57,7 +57,7 @@ typedef struct hb_gtsv_plan_s {
     int rows;            /* PARTITION: L, rows per chunk (8 or 16) */
     int chunks;          /* PARTITION: P = hb_td_chunks_for(m, L) <= HB_TD_MAX_CHUNKS */
     int threads;         /* CUDA PARTITION: block size (128, 256 or 512; at least P, or
-                            P / 2 where P > 512: two 8-row chunks a thread) */
+                            for 8-row chunks P / 2: two chunks a thread) */
     int ahead;           /* CUDA PARTITION: rows of a chunk whose loads are in flight together */
     int hint;            /* CUDA PARTITION loads: 0 plain, 1 / 2: L2 prefetch of 128 / 256 B */
     int prefetch;        /* CUDA PARTITION: 0 none, 1 the chunk's lines asked of L2 at the
