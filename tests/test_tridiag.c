@@ -634,11 +634,9 @@ static void test_rule(hb_context_t ctx)
                 ++bad;
                 continue;
             }
-            /* Chunks a thread (C): reduced rows 8 C doubles; 16 rows a thread
-             * stash C (L - 2) more. */
-            const int C = plan.chunks > plan.threads ? 2 : 1;
-            const int stash = plan.rows * C == 16 ? C * (plan.rows - 2) : 0;
-            const size_t smem = (size_t)plan.threads * (8 * C + stash) * sizeof(double);
+            const int C = hb_td_chunks_per_thread(&plan);
+            const size_t smem =
+                (size_t)plan.threads * hb_td_partition_smem_doubles(plan.rows, C) * sizeof(double);
             const int ok = (plan.rows == 8 || plan.rows == 16) &&
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
                            plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&

@@ -68,6 +68,22 @@ typedef struct hb_gtsv_plan_s {
                             a time through shared memory */
 } hb_gtsv_plan_t;
 
+/* CUDA PARTITION: chunks a thread, 2 where the block has fewer threads than a
+ * system has chunks (8-row chunks only, threads = P / 2). */
+HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
+{
+    return plan->chunks > plan->threads ? 2 : 1;
+}
+
+/* CUDA PARTITION: shared memory of a block, in doubles a thread, for L-row
+ * chunks, C a thread: the reduced rows (4 values of 2 rows a chunk) and, where
+ * a thread holds 16 rows, the stash of their spike columns during the PCR
+ * (L - 2 a chunk). */
+HB_TD_INLINE int hb_td_partition_smem_doubles(int L, int C)
+{
+    return 8 * C + (L * C == 16 ? C * (L - 2) : 0);
+}
+
 /* Applies the identity and boundary rules to row i of a system of n rows. */
 HB_TD_INLINE void hb_td_fix_row(int i, int n, double *dl, double *d, double *du, double *b)
 {

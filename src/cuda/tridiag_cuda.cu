@@ -216,14 +216,6 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
     for (int c = 0; c < 4; ++c) out[c] = smem[c * rows + idx];
 }
 
-/* Shared memory of a partition block, in doubles a thread: the reduced rows
- * (4 values of 2 rows a chunk), and where a thread holds 16 rows, the stash
- * of their spike columns during the PCR (L - 2 a chunk). */
-__host__ __device__ constexpr int partition_smem_doubles(int L, int C)
-{
-    return 8 * C + (L * C == 16 ? C * (L - 2) : 0);
-}
-
 /* mode: loads plain (0), with the 128 B or 256 B L2 hint (1, 2), or 16 bytes
  * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise;
  * 4: the same, x stored a warp's contiguous spans at a time: store_slot).
@@ -552,11 +544,10 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         else
             thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
     } else {
-        /* C chunks a thread: two where a system has more chunks than a block threads. */
-        const int C = plan->chunks > plan->threads ? 2 : 1;
+        const int C = hb_td_chunks_per_thread(plan);
         const int threads = a->groups * a->chunks / C, blocks = ceil_div(a->count, a->groups);
         const int shape = C == 2 ? 2 : plan->rows == 16;
-        const int per_thread = partition_smem_doubles(plan->rows, C);
+        const int per_thread = hb_td_partition_smem_doubles(plan->rows, C);
         const size_t smem = (size_t)threads * per_thread * sizeof(double);
         /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
         const int mode = plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
