@@ -549,6 +549,7 @@ static void test_tuning(hb_context_t ctx)
  * bench/results/tridiag-variants-h100-2026-11-22.txt). */
 typedef struct {
     int m, interleaved, fp32, rows, chunks, threads, ahead, hint, prefetch, vector;
+    int cluster;
 } plan_case_t;
 
 static hb_gtsv_problem_t plan_probe(int m, int interleaved, hb_precision_t prec, int count)
@@ -571,30 +572,32 @@ static void test_rule(hb_context_t ctx)
          * (two chunks a thread above m = 2048), 512 above 4096; fp32 16-row
          * chunks, P threads; x stored a warp's
          * spans at a time (vector 2) from m = 129 in fp64, m = 1025 in fp32 */
-        {1, 0, -1, 8, 1, 128, 8, 0, 0, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1},
-        {100, 0, -1, 8, 16, 128, 8, 0, 0, 1},     {128, 0, -1, 8, 16, 128, 8, 0, 0, 1},
-        {129, 0, 0, 8, 32, 128, 8, 0, 0, 2},      {129, 0, 1, 8, 32, 128, 8, 0, 0, 1},
-        {256, 0, 0, 8, 32, 128, 8, 0, 0, 2},      {256, 0, 1, 8, 32, 128, 8, 0, 0, 1},
-        {512, 0, 0, 8, 64, 128, 8, 0, 0, 2},      {512, 0, 1, 8, 64, 128, 8, 0, 0, 1},
-        {1024, 0, 0, 8, 128, 128, 8, 0, 0, 2},    {1024, 0, 1, 8, 128, 128, 8, 0, 0, 1},
-        {1025, 0, 0, 8, 256, 256, 8, 0, 0, 2},    {2048, 0, 0, 8, 256, 256, 8, 0, 0, 2},
-        {3000, 0, 0, 8, 512, 256, 8, 0, 0, 2},    {4096, 0, 0, 8, 512, 256, 8, 0, 0, 2},
-        {4097, 0, 0, 8, 1024, 512, 8, 0, 0, 2},   {8192, 0, 0, 8, 1024, 512, 8, 0, 0, 2},
-        {1025, 0, 1, 16, 128, 128, 8, 0, 0, 2},   {2048, 0, 1, 16, 128, 128, 8, 0, 0, 2},
-        {3000, 0, 1, 16, 256, 256, 8, 0, 0, 2},   {4096, 0, 1, 16, 256, 256, 8, 0, 0, 2},
-        {4097, 0, 1, 16, 512, 512, 8, 0, 0, 2},   {8192, 0, 1, 16, 512, 512, 8, 0, 0, 2},
+        {1, 0, -1, 8, 1, 128, 8, 0, 0, 1, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1, 1},
+        {100, 0, -1, 8, 16, 128, 8, 0, 0, 1, 1},     {128, 0, -1, 8, 16, 128, 8, 0, 0, 1, 1},
+        {129, 0, 0, 8, 32, 128, 8, 0, 0, 2, 1},      {129, 0, 1, 8, 32, 128, 8, 0, 0, 1, 1},
+        {256, 0, 0, 8, 32, 128, 8, 0, 0, 2, 1},      {256, 0, 1, 8, 32, 128, 8, 0, 0, 1, 1},
+        {512, 0, 0, 8, 64, 128, 8, 0, 0, 2, 1},      {512, 0, 1, 8, 64, 128, 8, 0, 0, 1, 1},
+        {1024, 0, 0, 8, 128, 128, 8, 0, 0, 2, 1},    {1024, 0, 1, 8, 128, 128, 8, 0, 0, 1, 1},
+        {1025, 0, 0, 8, 256, 256, 8, 0, 0, 2, 1},    {2048, 0, 0, 8, 256, 256, 8, 0, 0, 2, 1},
+        {3000, 0, 0, 8, 512, 256, 8, 0, 0, 2, 1},    {4096, 0, 0, 8, 512, 256, 8, 0, 0, 2, 1},
+        {4097, 0, 0, 8, 1024, 512, 8, 0, 0, 2, 1},   {8192, 0, 0, 8, 1024, 512, 8, 0, 0, 2, 1},
+        {1025, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},   {2048, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},
+        {3000, 0, 1, 16, 256, 256, 8, 0, 0, 2, 1},   {4096, 0, 1, 16, 256, 256, 8, 0, 0, 2, 1},
+        {4097, 0, 1, 16, 512, 512, 8, 0, 0, 2, 1},   {8192, 0, 1, 16, 512, 512, 8, 0, 0, 2, 1},
         /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
          * rolling L2 prefetch; 128 threads */
-        {1, 1, 0, 8, 1, 128, 8, 0, 0, 0},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0},
-        {128, 1, 0, 8, 16, 128, 8, 0, 0, 0},      {1, 1, 1, 16, 1, 128, 4, 0, 2, 0},
-        {64, 1, 1, 16, 4, 128, 4, 0, 2, 0},       {128, 1, 1, 16, 8, 128, 4, 0, 2, 0},
+        {1, 1, 0, 8, 1, 128, 8, 0, 0, 0, 1},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0, 1},
+        {128, 1, 0, 8, 16, 128, 8, 0, 0, 0, 1},      {1, 1, 1, 16, 1, 128, 4, 0, 2, 0, 1},
+        {64, 1, 1, 16, 4, 128, 4, 0, 2, 0, 1},       {128, 1, 1, 16, 8, 128, 4, 0, 2, 0, 1},
         /* then 16-row chunks and the 128-byte L2 hint, 256 threads to m = 256,
-         * then 512; rolling L2 prefetch up to m = 1024 */
-        {129, 1, -1, 16, 16, 256, 4, 1, 2, 0},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0},
-        {257, 1, -1, 16, 32, 512, 4, 1, 2, 0},    {512, 1, -1, 16, 32, 512, 4, 1, 2, 0},
-        {1000, 1, -1, 16, 64, 512, 4, 1, 2, 0},   {1024, 1, -1, 16, 64, 512, 4, 1, 2, 0},
-        {1025, 1, -1, 16, 128, 512, 4, 1, 0, 0},  {2048, 1, -1, 16, 128, 512, 4, 1, 0, 0},
-        {4096, 1, -1, 16, 256, 512, 4, 1, 0, 0},  {8192, 1, -1, 16, 512, 512, 4, 1, 0, 0}};
+         * then 512; rolling L2 prefetch up to m = 1024; clusters of 8 blocks
+         * above m = 4096 */
+        {129, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},
+        {257, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},    {512, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},
+        {1000, 1, -1, 16, 64, 512, 4, 1, 2, 0, 1},   {1024, 1, -1, 16, 64, 512, 4, 1, 2, 0, 1},
+        {1025, 1, -1, 16, 128, 512, 4, 1, 0, 0, 1},  {2048, 1, -1, 16, 128, 512, 4, 1, 0, 0, 1},
+        {4096, 1, -1, 16, 256, 512, 4, 1, 0, 0, 1},  {4097, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8},
+        {8192, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8}};
     static const hb_precision_t precs[] = {HB_FLOAT64, HB_FLOAT32};
     static const int counts[] = {1, 200, 256000};
     CHECK_OK(hb_gtsv_set_tuning("")); /* the rule, whatever HB_GTSV_TUNING says */
@@ -609,19 +612,21 @@ static void test_rule(hb_context_t ctx)
                 CHECKF(plan.algo == HB_GTSV_ALGO_PARTITION && plan.rows == c->rows &&
                            plan.chunks == c->chunks && plan.threads == c->threads &&
                            plan.ahead == c->ahead && plan.hint == c->hint &&
-                           plan.prefetch == c->prefetch && plan.vector == c->vector,
+                           plan.prefetch == c->prefetch && plan.vector == c->vector &&
+                           plan.cluster == c->cluster,
                        "%s m = %d (%s, %d systems): rows=%d chunks=%d threads=%d ahead=%d "
-                       "hint=%d prefetch=%d vector=%d; expected rows=%d chunks=%d threads=%d "
-                       "ahead=%d hint=%d prefetch=%d vector=%d",
+                       "hint=%d prefetch=%d vector=%d cluster=%d; expected rows=%d chunks=%d "
+                       "threads=%d ahead=%d hint=%d prefetch=%d vector=%d cluster=%d",
                        c->interleaved ? "interleaved" : "flat", c->m,
                        precs[pi] == HB_FLOAT32 ? "fp32" : "fp64", counts[ci], plan.rows,
                        plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                       plan.vector, c->rows, c->chunks, c->threads, c->ahead, c->hint,
-                       c->prefetch, c->vector);
+                       plan.vector, plan.cluster, c->rows, c->chunks, c->threads, c->ahead,
+                       c->hint, c->prefetch, c->vector, c->cluster);
             }
     /* Every plan is one a kernel is compiled for and a block can hold:
      * P = the power of two with P L >= m, at most 512 threads, one chunk a
-     * thread or two 8-row chunks, 4 or 8 rows ahead, shared memory
+     * thread or two 8-row chunks (not in clusters; a cluster's K blocks hold
+     * P / K chunks of each system), 4 or 8 rows ahead, shared memory
      * (reduced rows; 16 rows a thread: the stash) within the 112 KB the
      * launcher asks for. */
     int bad = 0;
@@ -641,8 +646,14 @@ static void test_rule(hb_context_t ctx)
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
                            plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&
                            (plan.threads == 128 || plan.threads == 256 || plan.threads == 512) &&
-                           (plan.threads >= plan.chunks ||
-                            (plan.rows == 8 && plan.chunks == 2 * plan.threads)) &&
+                           (plan.cluster == 1 || plan.cluster == 2 || plan.cluster == 4 ||
+                            plan.cluster == 8 || plan.cluster == 16) &&
+                           plan.cluster <= plan.chunks &&
+                           (plan.cluster == 1
+                                ? (plan.threads >= plan.chunks && C == 1) ||
+                                      (plan.rows == 8 && plan.chunks == 2 * plan.threads &&
+                                       C == 2)
+                                : plan.threads >= plan.chunks / plan.cluster && C == 1) &&
                            (plan.ahead == 4 || plan.ahead == 8) &&
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
                            plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
@@ -650,10 +661,10 @@ static void test_rule(hb_context_t ctx)
             if (!ok && bad++ < 5)
                 fprintf(stderr,
                         "m = %d %s %s: invalid plan rows=%d chunks=%d threads=%d ahead=%d "
-                        "hint=%d prefetch=%d vector=%d\n",
+                        "hint=%d prefetch=%d vector=%d cluster=%d\n",
                         m, interleaved ? "interleaved" : "flat", kind & 2 ? "fp32" : "fp64",
                         plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint,
-                        plan.prefetch, plan.vector);
+                        plan.prefetch, plan.vector, plan.cluster);
         }
     CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
     /* The override goes field by field over the rule; threads at least P. */
@@ -667,14 +678,37 @@ static void test_rule(hb_context_t ctx)
     p = plan_probe(2048, 0, HB_FLOAT32, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 256 && plan.threads == 128);
+    p = plan_probe(8192, 0, HB_FLOAT32, 100);
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 512 && plan.cluster == 1 &&
+          hb_td_chunks_per_thread(&plan) == 2);
+    /* The rule's clusters stay under a tuning that does not name them: 128 chunks
+     * a block, one a thread. */
     p = plan_probe(8192, 1, HB_FLOAT32, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 512);
-    CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1"));
+    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 128 && plan.cluster == 8 &&
+          hb_td_chunks_per_thread(&plan) == 1);
+    /* Clusters of K blocks: P / K chunks a block, one a thread (threads raised to
+     * P / K), K no more than P. */
+    CHECK_OK(hb_gtsv_set_tuning("rows=16,threads=128,cluster=8"));
+    p = plan_probe(8192, 1, HB_FLOAT64, 100);
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.rows == 16 && plan.chunks == 512 && plan.threads == 128 && plan.cluster == 8 &&
+          hb_td_chunks_per_thread(&plan) == 1);
+    CHECK_OK(hb_gtsv_set_tuning("rows=8,threads=128,cluster=2"));
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 512 && plan.cluster == 2 &&
+          hb_td_chunks_per_thread(&plan) == 1);
+    CHECK_OK(hb_gtsv_set_tuning("rows=8,cluster=16"));
+    p = plan_probe(9, 0, HB_FLOAT32, 100);
+    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+    CHECK(plan.chunks == 2 && plan.cluster == 2 && hb_td_chunks_per_thread(&plan) == 1);
+    CHECK_ERR(hb_gtsv_set_tuning("cluster=3"), HB_ERR_INVALID_VALUE, "cluster=1|2|4|8|16");
+    CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1,cluster=1"));
     p = plan_probe(8192, 1, HB_FLOAT64, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 16 && plan.chunks == 512 && plan.threads == 512 && plan.hint == 0 &&
-          plan.prefetch == 2 && plan.vector == 1);
+          plan.prefetch == 2 && plan.vector == 1 && plan.cluster == 1);
     CHECK_OK(hb_gtsv_set_tuning(""));
     /* AUTO on the CPU is THOMAS; partition above m = 8192 and a NULL plan are refused. */
     p = plan_probe(512, 0, HB_FLOAT64, 100);

@@ -180,10 +180,10 @@ typedef struct {
     int have[N_COLS];
     timing_t t[N_COLS];
     hb_gtsv_algo_t algo_flat, algo_il;
-    char plan_flat[96], plan_il[96]; /* hb_gtsv_describe */
+    char plan_flat[128], plan_il[128]; /* hb_gtsv_describe */
     int var_have[MAX_VARIANTS][2];   /* --variants: [variant][interleaved] */
     timing_t var_t[MAX_VARIANTS][2];
-    char var_plan[MAX_VARIANTS][2][96];
+    char var_plan[MAX_VARIANTS][2][128];
 } point_t;
 
 static size_t esize_of(hb_precision_t prec)
@@ -354,7 +354,7 @@ static int run_point(hb_context_t ctx, const options_t *o, int m, long count,
     for (int k = 0; k < 3 && st == HB_SUCCESS; ++k) {
         if (!cuda && k == 2) break; /* on the CPU, AUTO is Thomas already */
         hb_gtsv_algo_t resolved;
-        char plan[96];
+        char plan[128];
         st = time_ours(ctx, m, count, prec, set, sets, ours[k].layout, ours[k].algo, x, secs,
                        o->repeats, &pt->t[ours[k].col], &resolved, plan, sizeof plan);
         if (st == HB_SUCCESS) {

@@ -44,7 +44,7 @@ static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_proble
 /* Process-wide override (0 = the rule's value), for measurements: set by
  * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
 typedef struct {
-    int rows, threads, ahead, hint, prefetch, vector;
+    int rows, threads, ahead, hint, prefetch, vector, cluster;
 } tuning_t;
 
 static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
@@ -69,7 +69,7 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
                      hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
-                     vector[] = {0, 1, 2};
+                     vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16};
     memset(t, 0, sizeof *t);
     t->hint = -1;
     t->prefetch = -1;
@@ -84,11 +84,13 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "prefetch=", 9) == 0)
             ok = parse_value(c + 9, prefetch, 3, &t->prefetch);
         else if (strncmp(c, "vector=", 7) == 0) ok = parse_value(c + 7, vector, 3, &t->vector);
+        else if (strncmp(c, "cluster=", 8) == 0)
+            ok = parse_value(c + 8, cluster, 5, &t->cluster);
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
                            "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
-                           "vector=0|1|2",
+                           "vector=0|1|2, cluster=1|2|4|8|16",
                            fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
@@ -204,6 +206,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->hint = 0;
     plan->prefetch = 0;
     plan->vector = 0;
+    plan->cluster = 1;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
         /* x written a warp's contiguous spans at a time: fp64 m = 256..8192 and fp32
@@ -234,12 +237,15 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
             plan->ahead = 8;
         }
     } else { /* 16-row chunks, the 128-byte L2 hint: G = 16 at m = 256 (256 threads), */
-        plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4, 2, 1 */
+        plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4, 2 */
         plan->threads = m <= 256 ? 256 : 512;
         plan->ahead = 4;
         plan->hint = 1;
         /* L2 prefetch instructions while G >= 8: 1.09-1.18x; at G <= 4 they lose a third */
         plan->prefetch = m <= 1024 ? 2 : 0;
+        /* m > 4096: clusters of 8 blocks share 8 systems (G = 1 would read a quarter of
+         * each sector): 1.3-1.9x at 8192 x 200..20,000; at 4096 x 2,000 they lose */
+        if (m > 4096) plan->cluster = 8;
     }
 }
 
@@ -264,11 +270,16 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.hint >= 0) plan->hint = t.hint;
     if (t.prefetch >= 0) plan->prefetch = t.prefetch;
     if (t.vector >= 0) plan->vector = t.vector;
+    if (t.cluster) plan->cluster = t.cluster;
     plan->chunks = hb_td_chunks_for(p->m, plan->rows);
+    /* A cluster's blocks hold P / K chunks of each system, at least one. */
+    if (plan->cluster > plan->chunks) plan->cluster = plan->chunks;
+    const int per_block = plan->chunks / plan->cluster;
     /* A thread a chunk; 8-row chunks two a thread where the block has P / 2
-     * threads (always beyond 512 chunks). Fewer threads are raised to that. */
-    int fewest = plan->chunks < HB_TD_MAX_THREADS ? plan->chunks : HB_TD_MAX_THREADS;
-    if (plan->rows == 8 && plan->chunks >= 2) fewest = plan->chunks / 2;
+     * threads (always beyond 512 chunks; never in clusters, where P / K <= 512).
+     * Fewer threads are raised to that. */
+    int fewest = per_block < HB_TD_MAX_THREADS ? per_block : HB_TD_MAX_THREADS;
+    if (plan->cluster == 1 && plan->rows == 8 && plan->chunks >= 2) fewest = plan->chunks / 2;
     if (plan->threads < fewest) plan->threads = fewest;
     return HB_SUCCESS;
 }
@@ -363,9 +374,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     else if (ctx->backend == HB_BACKEND_CUDA)
         snprintf(text, size,
                  "partition rows=%d chunks=%d threads=%d ahead=%d hint=%d prefetch=%d "
-                 "vector=%d",
+                 "vector=%d cluster=%d",
                  plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                 plan.vector);
+                 plan.vector, plan.cluster);
     else
         snprintf(text, size, "partition rows=%d chunks=%d", plan.rows, plan.chunks);
     return HB_SUCCESS;

@@ -66,13 +66,17 @@ typedef struct hb_gtsv_plan_s {
                             (replaces hint): 1 rows loaded and x stored 16 bytes at a time;
                             2 the same loads, and x written a warp's contiguous spans at
                             a time through shared memory */
+    int cluster;         /* CUDA PARTITION: K (1, 2, 4, 8, 16), the blocks of a cluster that
+                            share G systems, each eliminating P / K chunks of each and
+                            reading the others' reduced rows (distributed shared memory);
+                            K > 1: one chunk a thread, threads >= P / K */
 } hb_gtsv_plan_t;
 
 /* CUDA PARTITION: chunks a thread, 2 where the block has fewer threads than a
- * system has chunks (8-row chunks only, threads = P / 2). */
+ * system has chunks (8-row chunks only, threads = P / 2; never in clusters). */
 HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
 {
-    return plan->chunks > plan->threads ? 2 : 1;
+    return plan->cluster <= 1 && plan->chunks > plan->threads ? 2 : 1;
 }
 
 /* CUDA PARTITION: shared memory of a block, in doubles a thread, for L-row

@@ -30,32 +30,43 @@
     } while (0)
 
 /*
- * Lets `kernel` take up to `bytes` of dynamic shared memory on the current device. The
- * attribute is set once per kernel and device, to the most any launch asks (callers pass the
- * device's opt-in limit): the call costs microseconds of host time, which a small solve would
- * otherwise pay, between its timing events, on every launch.
+ * Sets a function attribute of `kernel` on the current device once (per kernel, attribute and
+ * device): the call costs microseconds of host time, which a small solve would otherwise pay,
+ * between its timing events, on every launch.
  */
-static inline cudaError_t hb_cuda_allow_smem(const void *kernel, size_t bytes)
+static inline cudaError_t hb_cuda_func_attribute_once(const void *kernel,
+                                                      enum cudaFuncAttribute attribute, int value)
 {
-    enum { SLOTS = 128 };
+    enum { SLOTS = 256 };
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static const void *kernels[SLOTS];
-    static int devices[SLOTS], used;
+    static int devices[SLOTS], attributes[SLOTS], used;
     int device = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err != cudaSuccess) return err;
     pthread_mutex_lock(&lock);
     int k = 0;
-    while (k < used && (kernels[k] != kernel || devices[k] != device)) ++k;
+    while (k < used &&
+           (kernels[k] != kernel || devices[k] != device || attributes[k] != (int)attribute))
+        ++k;
     if (k == used) {
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        err = cudaFuncSetAttribute(kernel, attribute, value);
         if (err == cudaSuccess && used < SLOTS) {
             kernels[used] = kernel;
-            devices[used++] = device;
+            devices[used] = device;
+            attributes[used++] = (int)attribute;
         }
     }
     pthread_mutex_unlock(&lock);
     return err;
+}
+
+/* Lets `kernel` take up to `bytes` of dynamic shared memory (callers pass the most any launch
+ * asks, the device's opt-in limit). */
+static inline cudaError_t hb_cuda_allow_smem(const void *kernel, size_t bytes)
+{
+    return hb_cuda_func_attribute_once(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)bytes);
 }
 
 #endif

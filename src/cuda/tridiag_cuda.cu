@@ -45,6 +45,8 @@ typedef struct {
     void *x;
     size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
     int chunks, groups;            /* partition: P chunks per system, G systems per block */
+    int cluster;                   /* partition: K blocks (a cluster) share G systems, block
+                                      rank r holding chunks [r P / K, (r + 1) P / K) */
     int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
     int prefetch;                  /* partition: 0 none, 1 the whole chunk into L2 at the
                                       start, 2 the next `ahead` rows at each load group */
@@ -202,18 +204,49 @@ __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int 
     hb_td_fix_row(i, n, dl, d, du, b);
 }
 
-/* Reduced row q (of N) of system g in shared memory; identity past the ends. */
-__device__ __forceinline__ void reduced_row(const double *smem, int rows, int idx, int q, int N,
-                                            double *out)
+/* Where reduced row q of a system lives in its block's shared memory (chunk q / 2 is
+ * the block's chunk (q / 2) mod PL, PL chunks of each of its G systems a block): even
+ * and odd rows in separate halves, each in chunk order (system fastest where threads
+ * are), so that every access of a warp, at any stride, reads adjacent doubles. */
+__device__ __forceinline__ int reduced_index(int q, int PL, int G, int g, int sys_fastest,
+                                             int clustered)
 {
-    if (q < 0 || q >= N) {
-        out[0] = 0.0;
-        out[1] = 1.0;
-        out[2] = 0.0;
-        out[3] = 0.0;
-        return;
-    }
-    for (int c = 0; c < 4; ++c) out[c] = smem[c * rows + idx];
+    const int chunk = clustered ? (q >> 1) & (PL - 1) : q >> 1;
+    return (q & 1) * (PL * G) + (sys_fastest ? chunk * G + g : g * PL + chunk);
+}
+
+/* A double of block `rank`'s shared memory, at the place of `local` in this block's
+ * (distributed shared memory: the blocks of a cluster see each other's). */
+__device__ __forceinline__ double load_cluster(const double *local, int rank)
+{
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(local);
+    unsigned remote;
+    double v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+    asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(remote) : "memory");
+    return v;
+}
+
+/* Every thread of the block (__syncthreads), or of the cluster, with its shared-memory
+ * writes visible to the others' reads after it. */
+__device__ __forceinline__ void block_sync(int clustered)
+{
+    if (clustered)
+        asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+                     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    else
+        __syncthreads();
+}
+
+/* Value v (a, b, c, d) of reduced row q (of N) of system g; the identity row past the
+ * ends. Clustered, the row lives in the shared memory of block (q / 2) / PL. */
+__device__ __forceinline__ double reduced_value(const double *smem, int rows, int q, int v, int N,
+                                                int PL, int G, int g, int sys_fastest,
+                                                int clustered)
+{
+    if (q < 0 || q >= N) return v == 1 ? 1.0 : 0.0;
+    const double *at = smem + v * rows + reduced_index(q, PL, G, g, sys_fastest, clustered);
+    return clustered ? load_cluster(at, (q >> 1) >> (__ffs(PL) - 1)) : *at;
 }
 
 /* mode: loads plain (0), with the 128 B or 256 B L2 hint (1, 2), or 16 bytes
@@ -221,19 +254,24 @@ __device__ __forceinline__ void reduced_row(const double *smem, int rows, int id
  * 4: the same, x stored a warp's contiguous spans at a time: store_slot).
  * C chunks a thread (1; 2 for 8-row chunks beyond 512 of them): thread j of a
  * system holds chunks j and j + P / C, so a warp's loads still cover
- * adjacent chunks, and its rows sit in registers [c L, c L + L). */
+ * adjacent chunks, and its rows sit in registers [c L, c L + L).
+ * clustered (C = 1): a cluster of K = a.cluster blocks solves G systems, block
+ * rank r eliminating chunks [r PL, (r + 1) PL) (PL = P / K); the reduced rows
+ * stay in the shared memory of the block that made them, and the others read
+ * them there. */
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L, const int C,
                                                const int ahead, const int mode,
-                                               const int is_float)
+                                               const int is_float, const int clustered)
 {
-    extern __shared__ double reduced[]; /* [4][G * 2P]: a, b, c, d of every reduced row;
-                                           16 rows a thread: then [C (L - 2)][threads],
+    extern __shared__ double reduced[]; /* [4][G * 2PL]: a, b, c, d of the block's reduced
+                                           rows; 16 rows a thread: then [C (L - 2)][threads],
                                            the stash */
-    const int P = a.chunks, T = P / C, G = a.groups, N = 2 * P, rows = G * N;
+    const int K = clustered ? a.cluster : 1, rank = clustered ? (int)blockIdx.x % K : 0;
+    const int P = a.chunks, PL = P / K, T = PL / C, G = a.groups, N = 2 * P, rows = 2 * G * PL;
     const int tid = threadIdx.x;
     const int g = a.sys_fastest ? tid % G : tid / T;
-    const int j = a.sys_fastest ? tid / G : tid % T;
-    const int s = blockIdx.x * G + g;
+    const int j = rank * PL + (a.sys_fastest ? tid / G : tid % T); /* the thread's first chunk */
+    const int s = (int)blockIdx.x / K * G + g;
     int n, touched;
     system_rows(a, s, &n, &touched);
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
@@ -254,12 +292,14 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     /* The reduced system (2P rows; chunk j owns rows 2j, 2j+1): one step of
      * cyclic reduction leaves the odd rows (chunk ends) a system of their own,
      * which PCR solves, one row a chunk; each chunk start then follows from its
-     * row. Even and odd rows are stored in separate halves, each in chunk order,
-     * so every access of a warp, at any stride, reads adjacent doubles:
-     * conflict-free (with a thread's two rows side by side each access took two
-     * wavefronts, and the PCR was bound by shared memory). */
-#define REDUCED_AT(q)                                                                        \
-    (((q) & 1) * (P * G) + (a.sys_fastest ? ((q) >> 1) * G + g : g * P + ((q) >> 1)))
+     * row. Stored conflict-free (reduced_index: with a thread's two rows side by
+     * side each access took two wavefronts, and the PCR was bound by shared
+     * memory); a thread writes only its own chunks' rows, in its own block. */
+#define REDUCED_AT(q) reduced_index((q), PL, G, g, a.sys_fastest, clustered)
+#define REDUCED_VALUE(q, v)                                                                  \
+    reduced_value(reduced, rows, (q), (v), N, PL, G, g, a.sys_fastest, clustered)
+#define REDUCED_ROW(q, out)                                                                  \
+    for (int v_ = 0; v_ < 4; ++v_) (out)[v_] = REDUCED_VALUE((q), v_)
     if (a.prefetch == 1)
         for (int c = 0; c < C; ++c)
             prefetch_rows(a, base, (j + c * T) * L, 0, L, touched, is_float);
@@ -314,12 +354,12 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     }
 
     /* The odd rows (chunk ends): one step of cyclic reduction, then PCR. */
-    __syncthreads();
+    block_sync(clustered);
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const int q1 = 2 * (j + c * T) + 1;
         double hi[4]; /* the next chunk's start; the even rows stay as they are */
-        reduced_row(reduced, rows, REDUCED_AT(q1 + 1), q1 + 1, N, hi);
+        REDUCED_ROW(q1 + 1, hi);
         hb_td_pcr_row(own + 8 * c + 4, own + 8 * c, hi, own + 8 * c + 4);
     }
     /* The odd rows' half is not read above, so the first write needs no barrier. */
@@ -328,31 +368,34 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         for (int c = 0; c < C; ++c)
             for (int v = 0; v < 4; ++v)
                 reduced[v * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 4 + v];
-        __syncthreads();
+        block_sync(clustered);
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             const int q1 = 2 * (j + c * T) + 1;
             double lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
-            reduced_row(reduced, rows, REDUCED_AT(q1 - stride), q1 - stride, N, lo);
-            reduced_row(reduced, rows, REDUCED_AT(q1 + stride), q1 + stride, N, hi);
+            REDUCED_ROW(q1 - stride, lo);
+            REDUCED_ROW(q1 + stride, hi);
             hb_td_pcr_row(own + 8 * c + 4, lo, hi, own + 8 * c + 4);
         }
-        __syncthreads();
+        block_sync(clustered);
     }
 #pragma unroll
     for (int c = 0; c < C; ++c) /* x at the chunk's end */
         reduced[3 * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 7];
-    __syncthreads();
+    block_sync(clustered);
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const int q1 = 2 * (j + c * T) + 1;
         double start[4]; /* read back: registers free during the PCR */
-        reduced_row(reduced, rows, REDUCED_AT(q1 - 1), q1 - 1, N, start);
-        own[8 * c + 3] = hb_td_reduced_start(
-            start, q1 >= 2 ? reduced[3 * rows + REDUCED_AT(q1 - 2)] : 0.0, own[8 * c + 7]);
+        REDUCED_ROW(q1 - 1, start);
+        /* x at the previous chunk's end (0 before the first) */
+        own[8 * c + 3] = hb_td_reduced_start(start, REDUCED_VALUE(q1 - 2, 3), own[8 * c + 7]);
     }
-    /* Mode 4 stages x in the reduced rows: every thread must have read them. */
-    if (mode == 4) __syncthreads();
+    /* Mode 4 stages x in the reduced rows: every thread must have read them. The
+     * cluster's blocks read each other's rows: none may leave before all have. */
+    if (mode == 4 || clustered) block_sync(clustered);
+#undef REDUCED_ROW
+#undef REDUCED_VALUE
 #undef REDUCED_AT
 
     if (L * C == 16) {
@@ -428,42 +471,51 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
  * Registers: at most 128, so that 512-thread blocks launch; one 8-row chunk
  * at most 96, five 128-thread blocks a multiprocessor (flat 16-byte stores
  * took them to 98 and four blocks). */
-#define PARTITION_KERNEL(SHAPE, L, C, AHEAD, MODE, PREC, IS_FLOAT)                           \
+#define PARTITION_KERNEL(SHAPE, L, C, AHEAD, MODE, PREC, IS_FLOAT, K, CLUSTERED)             \
     __global__ void __maxnreg__(L * C == 8 ? 96 : 128)                                       \
-        partition_##SHAPE##_##AHEAD##_##MODE##_##PREC(const gtsv_args_t a)                  \
+        partition_##SHAPE##_##AHEAD##_##MODE##_##PREC##K(const gtsv_args_t a)               \
     {                                                                                        \
-        partition_body(a, L, C, AHEAD, MODE, IS_FLOAT);                                      \
+        partition_body(a, L, C, AHEAD, MODE, IS_FLOAT, CLUSTERED);                           \
     }
-#define PARTITION_KERNELS(SHAPE, L, C, AHEAD)                                                \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, d, 0)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, s, 1)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, d, 0)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, s, 1)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, d, 0)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, s, 1)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, d, 0)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, s, 1)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, d, 0)                                            \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, 1)
-PARTITION_KERNELS(8, 8, 1, 4)
-PARTITION_KERNELS(8, 8, 1, 8)
-PARTITION_KERNELS(16, 16, 1, 4)
-PARTITION_KERNELS(16, 16, 1, 8)
-PARTITION_KERNELS(8x2, 8, 2, 4)
-PARTITION_KERNELS(8x2, 8, 2, 8)
+#define PARTITION_KERNELS(SHAPE, L, C, AHEAD, K, CLUSTERED)                                  \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, d, 0, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, s, 1, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, d, 0, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, s, 1, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, d, 0, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, s, 1, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, d, 0, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, s, 1, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, d, 0, K, CLUSTERED)                              \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, 1, K, CLUSTERED)
+PARTITION_KERNELS(8, 8, 1, 4, , 0)
+PARTITION_KERNELS(8, 8, 1, 8, , 0)
+PARTITION_KERNELS(16, 16, 1, 4, , 0)
+PARTITION_KERNELS(16, 16, 1, 8, , 0)
+PARTITION_KERNELS(8x2, 8, 2, 4, , 0)
+PARTITION_KERNELS(8x2, 8, 2, 8, , 0)
+/* Clustered (_k): one chunk a thread, 8 or 16 rows. */
+PARTITION_KERNELS(8, 8, 1, 4, _k, 1)
+PARTITION_KERNELS(8, 8, 1, 8, _k, 1)
+PARTITION_KERNELS(16, 16, 1, 4, _k, 1)
+PARTITION_KERNELS(16, 16, 1, 8, _k, 1)
 
 typedef void (*partition_kernel_t)(const gtsv_args_t);
-#define PARTITION_ROW(SHAPE, AHEAD)                                                          \
-    {{partition_##SHAPE##_##AHEAD##_0_d, partition_##SHAPE##_##AHEAD##_0_s},                 \
-     {partition_##SHAPE##_##AHEAD##_1_d, partition_##SHAPE##_##AHEAD##_1_s},                 \
-     {partition_##SHAPE##_##AHEAD##_2_d, partition_##SHAPE##_##AHEAD##_2_s},                 \
-     {partition_##SHAPE##_##AHEAD##_3_d, partition_##SHAPE##_##AHEAD##_3_s},                 \
-     {partition_##SHAPE##_##AHEAD##_4_d, partition_##SHAPE##_##AHEAD##_4_s}}
+#define PARTITION_ROW(SHAPE, AHEAD, K)                                                       \
+    {{partition_##SHAPE##_##AHEAD##_0_d##K, partition_##SHAPE##_##AHEAD##_0_s##K},           \
+     {partition_##SHAPE##_##AHEAD##_1_d##K, partition_##SHAPE##_##AHEAD##_1_s##K},           \
+     {partition_##SHAPE##_##AHEAD##_2_d##K, partition_##SHAPE##_##AHEAD##_2_s##K},           \
+     {partition_##SHAPE##_##AHEAD##_3_d##K, partition_##SHAPE##_##AHEAD##_3_s##K},           \
+     {partition_##SHAPE##_##AHEAD##_4_d##K, partition_##SHAPE##_##AHEAD##_4_s##K}}
 /* [shape: 8, 16, 8x2][ahead == 8][mode][is_float]. */
 static const partition_kernel_t partition_kernels[3][2][5][2] = {
-    {PARTITION_ROW(8, 4), PARTITION_ROW(8, 8)},
-    {PARTITION_ROW(16, 4), PARTITION_ROW(16, 8)},
-    {PARTITION_ROW(8x2, 4), PARTITION_ROW(8x2, 8)}};
+    {PARTITION_ROW(8, 4, ), PARTITION_ROW(8, 8, )},
+    {PARTITION_ROW(16, 4, ), PARTITION_ROW(16, 8, )},
+    {PARTITION_ROW(8x2, 4, ), PARTITION_ROW(8x2, 8, )}};
+/* [shape: 8, 16][ahead == 8][mode][is_float]. */
+static const partition_kernel_t partition_cluster_kernels[2][2][5][2] = {
+    {PARTITION_ROW(8, 4, _k), PARTITION_ROW(8, 8, _k)},
+    {PARTITION_ROW(16, 4, _k), PARTITION_ROW(16, 8, _k)}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
 __device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_float)
@@ -521,11 +573,13 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *p
     a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
     a.chunks = plan->chunks;
     a.prefetch = plan->prefetch;
-    /* G systems per block: the plan's block size (at least P), at least one
-     * system, no more systems than the batch has (rounded to a power of two). */
+    a.cluster = plan->cluster > 1 ? plan->cluster : 1;
+    /* G systems per block (per cluster of K blocks, each holding P / K chunks of
+     * each): the plan's block size (at least P / K), at least one system, no more
+     * systems than the batch has (rounded to a power of two). */
     int groups = 1;
     if (plan->algo == HB_GTSV_ALGO_PARTITION) {
-        groups = plan->threads / plan->chunks;
+        groups = plan->threads * a.cluster / plan->chunks;
         if (groups < 1) groups = 1;
         while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
     }
@@ -544,8 +598,8 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         else
             thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
     } else {
-        const int C = hb_td_chunks_per_thread(plan);
-        const int threads = a->groups * a->chunks / C, blocks = ceil_div(a->count, a->groups);
+        const int C = hb_td_chunks_per_thread(plan), K = a->cluster, PL = a->chunks / K;
+        const int threads = a->groups * PL / C, blocks = ceil_div(a->count, a->groups) * K;
         const int shape = C == 2 ? 2 : plan->rows == 16;
         const int per_thread = hb_td_partition_smem_doubles(plan->rows, C);
         const size_t smem = (size_t)threads * per_thread * sizeof(double);
@@ -555,18 +609,39 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
                          : plan->hint > 2                   ? 2
                                                             : plan->hint;
         const partition_kernel_t kernel =
-            partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
+            K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
+                  : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
         if (threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
-            a->chunks > C * plan->threads)
+            (K > 1 && C != 1) || PL * K != a->chunks || PL > C * plan->threads)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
-                           "of %d rows", threads, a->chunks, plan->rows);
+                           "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
         /* 16 rows a thread: up to 88 (one 16-row chunk) or 112 KB (two 8-row
          * chunks) of shared memory, above the 48 KB a launch gets without
          * asking: asked once per kernel and device for the most it can take. */
         if (plan->rows * C == 16)
             CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, (size_t)PARTITION_MAX_THREADS *
                                                                     per_thread * sizeof(double)));
-        kernel<<<blocks, threads, smem, stream>>>(*a);
+        if (K == 1) {
+            kernel<<<blocks, threads, smem, stream>>>(*a);
+        } else { /* clusters of K blocks (more than 8: a non-portable size, allowed) */
+            if (K > 8)
+                CUDA_CHECK(hb_cuda_func_attribute_once(
+                    (const void *)kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+            cudaLaunchConfig_t config = {};
+            cudaLaunchAttribute attribute = {};
+            attribute.id = cudaLaunchAttributeClusterDimension;
+            attribute.val.clusterDim.x = (unsigned)K;
+            attribute.val.clusterDim.y = 1;
+            attribute.val.clusterDim.z = 1;
+            config.gridDim = dim3((unsigned)blocks);
+            config.blockDim = dim3((unsigned)threads);
+            config.dynamicSmemBytes = smem;
+            config.stream = stream;
+            config.attrs = &attribute;
+            config.numAttrs = 1;
+            void *args[] = {(void *)a};
+            CUDA_CHECK(cudaLaunchKernelExC(&config, (const void *)kernel, args));
+        }
     }
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;

@@ -257,7 +257,10 @@ int main(void)
         "rows=16,vector=2,hint=0", "rows=16,vector=2,prefetch=2", "rows=16,ahead=8,hint=0",
         "rows=16,ahead=8,hint=1", "rows=16,ahead=8,hint=2", "rows=16,ahead=8,vector=1",
         "rows=16,ahead=8,vector=2", "rows=8,threads=128,hint=1",
-        "rows=8,ahead=8,threads=128,vector=2"};
+        "rows=8,ahead=8,threads=128,vector=2", "cluster=2", "rows=16,threads=256,cluster=4",
+        "rows=16,ahead=8,threads=512,cluster=16,vector=2", "rows=8,ahead=8,cluster=8,vector=2",
+        "rows=8,ahead=4,threads=128,cluster=16,hint=1", "rows=16,threads=128,cluster=8,hint=0",
+        "rows=8,threads=512,cluster=4,vector=1,prefetch=2"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
@@ -274,8 +277,17 @@ int main(void)
                                              .layout = HB_LAYOUT_INTERLEAVED,
                                              .batch_count = tuned_shapes[q][1],
                                              .batch_stride = tuned_shapes[q][1]};
-            char plan[128];
+            char plan[160];
             CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
+            /* clusters: the tuning's K (else the rule's: 8 above m = 4096), or P where
+             * a system has fewer chunks */
+            const char *kt = strstr(tunings[k], "cluster="), *kp = strstr(plan, "cluster=");
+            const char *pp = strstr(plan, "chunks=");
+            const int want_k = kt ? atoi(kt + 8) : m > 4096 ? 8 : 1;
+            const int got_k = kp ? atoi(kp + 8) : -1;
+            const int chunks = pp ? atoi(pp + 7) : -1;
+            CHECKF(got_k == (want_k < chunks ? want_k : chunks),
+                   "tuning '%s', m = %d: plan '%s'", tunings[k], m, plan);
             const int rows16 = strstr(tunings[k], "rows=16") != NULL ||
                                (strstr(tunings[k], "rows=8") == NULL && m > 128);
             CHECKF(strstr(plan, rows16 ? "rows=16" : "rows=8 ") != NULL &&
