@@ -10,6 +10,9 @@
  *              substitution), then every thread finishes its chunk from registers.
  *              Memory sees each input read once and x written once, and the
  *              parallelism is batch_count x P threads whatever the batch.
+ *              Clustered (_k): K blocks of a thread-block cluster share G
+ *              systems, each eliminating P / K chunks of each, and read each
+ *              other's reduced rows (distributed shared memory).
  *   thomas     the paper's cuThomasBatch: one thread per system; the forward
  *              sweep's (c', y') go to the workspace and are read back.
  * The arithmetic is src/cpu/tridiag_cpu.h's, shared with the CPU twin. float
@@ -18,7 +21,7 @@
  * The partition kernel is compiled for every shape the plan (hb_gtsv_plan_t,
  * built by src/core/tridiag.c: the rule, or hb_gtsv_set_tuning) can ask for:
  * rows per chunk L (8, 16) and chunks a thread (1; 2 for L = 8), rows of loads
- * in flight (4 or 8),
+ * in flight (4 or 8), clusters or not (one chunk a thread),
  * load mode (plain, L2 prefetch hint 128 B or 256 B, flat 16-byte loads and
  * stores) and precision; L2 prefetch instructions are a run-time choice
  * (gtsv_args_t); the block size is a launch parameter (every partition kernel
