@@ -591,12 +591,13 @@ static void test_rule(hb_context_t ctx)
         {64, 1, 1, 16, 4, 128, 4, 0, 2, 0, 1},       {128, 1, 1, 16, 8, 128, 4, 0, 2, 0, 1},
         /* then 16-row chunks and the 128-byte L2 hint, 256 threads to m = 256,
          * then 512; rolling L2 prefetch up to m = 1024; clusters of 8 blocks
-         * above m = 4096 */
+         * above m = 2048, of 256 threads to m = 4096 */
         {129, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},
         {257, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},    {512, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},
         {1000, 1, -1, 16, 64, 512, 4, 1, 2, 0, 1},   {1024, 1, -1, 16, 64, 512, 4, 1, 2, 0, 1},
         {1025, 1, -1, 16, 128, 512, 4, 1, 0, 0, 1},  {2048, 1, -1, 16, 128, 512, 4, 1, 0, 0, 1},
-        {4096, 1, -1, 16, 256, 512, 4, 1, 0, 0, 1},  {4097, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8},
+        {2049, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8}, {4096, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8},
+        {4097, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8},
         {8192, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8}};
     static const hb_precision_t precs[] = {HB_FLOAT64, HB_FLOAT32};
     static const int counts[] = {1, 200, 256000};
@@ -641,7 +642,8 @@ static void test_rule(hb_context_t ctx)
             }
             const int C = hb_td_chunks_per_thread(&plan);
             const size_t smem =
-                (size_t)plan.threads * hb_td_partition_smem_doubles(plan.rows, C) * sizeof(double);
+                (size_t)plan.threads * hb_td_partition_smem_doubles(plan.rows, C, plan.cluster) *
+                sizeof(double);
             const int ok = (plan.rows == 8 || plan.rows == 16) &&
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
                            plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&

@@ -237,15 +237,19 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
             plan->ahead = 8;
         }
     } else { /* 16-row chunks, the 128-byte L2 hint: G = 16 at m = 256 (256 threads), */
-        plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4, 2 */
+        plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4 */
         plan->threads = m <= 256 ? 256 : 512;
         plan->ahead = 4;
         plan->hint = 1;
         /* L2 prefetch instructions while G >= 8: 1.09-1.18x; at G <= 4 they lose a third */
         plan->prefetch = m <= 1024 ? 2 : 0;
-        /* m > 4096: clusters of 8 blocks share 8 systems (G = 1 would read a quarter of
-         * each sector): 1.3-1.9x at 8192 x 200..20,000; at 4096 x 2,000 they lose */
-        if (m > 4096) plan->cluster = 8;
+        /* m > 2048: clusters of 8 blocks share 8 systems (alone a block holds G = 2
+         * or 1, a quarter of each sector): 256 threads a block to m = 4096 (1.0-1.5x
+         * at x 200..20,000), 512 above (1.2-2.3x); at m <= 2048 they lose */
+        if (m > 2048) {
+            plan->cluster = 8;
+            plan->threads = m <= 4096 ? 256 : 512;
+        }
     }
 }
 

@@ -80,12 +80,12 @@ HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
 }
 
 /* CUDA PARTITION: shared memory of a block, in doubles a thread, for L-row
- * chunks, C a thread: the reduced rows (4 values of 2 rows a chunk) and, where
- * a thread holds 16 rows, the stash of their spike columns during the PCR
- * (L - 2 a chunk). */
-HB_TD_INLINE int hb_td_partition_smem_doubles(int L, int C)
+ * chunks, C a thread, clusters of K blocks: the reduced rows (4 values of 2 rows
+ * a chunk; in clusters a second buffer of the odd rows) and, where a thread holds
+ * 16 rows, the stash of their spike columns during the PCR (L - 2 a chunk). */
+HB_TD_INLINE int hb_td_partition_smem_doubles(int L, int C, int K)
 {
-    return 8 * C + (L * C == 16 ? C * (L - 2) : 0);
+    return (K > 1 ? 12 : 8) * C + (L * C == 16 ? C * (L - 2) : 0);
 }
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */

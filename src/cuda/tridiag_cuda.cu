@@ -209,13 +209,14 @@ __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int 
 
 /* Where reduced row q of a system lives in its block's shared memory (chunk q / 2 is
  * the block's chunk (q / 2) mod PL, PL chunks of each of its G systems a block): even
- * and odd rows in separate halves, each in chunk order (system fastest where threads
- * are), so that every access of a warp, at any stride, reads adjacent doubles. */
+ * and odd rows in separate parts, each in chunk order (system fastest where threads
+ * are), so that every access of a warp, at any stride, reads adjacent doubles.
+ * Clustered, the odd rows have two buffers (PCR steps alternate between them). */
 __device__ __forceinline__ int reduced_index(int q, int PL, int G, int g, int sys_fastest,
-                                             int clustered)
+                                             int clustered, int buffer)
 {
     const int chunk = clustered ? (q >> 1) & (PL - 1) : q >> 1;
-    return (q & 1) * (PL * G) + (sys_fastest ? chunk * G + g : g * PL + chunk);
+    return (q & 1) * (1 + buffer) * (PL * G) + (sys_fastest ? chunk * G + g : g * PL + chunk);
 }
 
 /* A double of block `rank`'s shared memory, at the place of `local` in this block's
@@ -245,10 +246,11 @@ __device__ __forceinline__ void block_sync(int clustered)
  * ends. Clustered, the row lives in the shared memory of block (q / 2) / PL. */
 __device__ __forceinline__ double reduced_value(const double *smem, int rows, int q, int v, int N,
                                                 int PL, int G, int g, int sys_fastest,
-                                                int clustered)
+                                                int clustered, int buffer)
 {
     if (q < 0 || q >= N) return v == 1 ? 1.0 : 0.0;
-    const double *at = smem + v * rows + reduced_index(q, PL, G, g, sys_fastest, clustered);
+    const double *at =
+        smem + v * rows + reduced_index(q, PL, G, g, sys_fastest, clustered, buffer);
     return clustered ? load_cluster(at, (q >> 1) >> (__ffs(PL) - 1)) : *at;
 }
 
@@ -266,11 +268,12 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
                                                const int ahead, const int mode,
                                                const int is_float, const int clustered)
 {
-    extern __shared__ double reduced[]; /* [4][G * 2PL]: a, b, c, d of the block's reduced
-                                           rows; 16 rows a thread: then [C (L - 2)][threads],
-                                           the stash */
+    extern __shared__ double reduced[]; /* [4][G * 2PL] (clustered [4][G * 3PL]): a, b, c, d
+                                           of the block's reduced rows; 16 rows a thread:
+                                           then [C (L - 2)][threads], the stash */
     const int K = clustered ? a.cluster : 1, rank = clustered ? (int)blockIdx.x % K : 0;
-    const int P = a.chunks, PL = P / K, T = PL / C, G = a.groups, N = 2 * P, rows = 2 * G * PL;
+    const int P = a.chunks, PL = P / K, T = PL / C, G = a.groups, N = 2 * P;
+    const int rows = (clustered ? 3 : 2) * G * PL;
     const int tid = threadIdx.x;
     const int g = a.sys_fastest ? tid % G : tid / T;
     const int j = rank * PL + (a.sys_fastest ? tid / G : tid % T); /* the thread's first chunk */
@@ -298,11 +301,11 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
      * row. Stored conflict-free (reduced_index: with a thread's two rows side by
      * side each access took two wavefronts, and the PCR was bound by shared
      * memory); a thread writes only its own chunks' rows, in its own block. */
-#define REDUCED_AT(q) reduced_index((q), PL, G, g, a.sys_fastest, clustered)
-#define REDUCED_VALUE(q, v)                                                                  \
-    reduced_value(reduced, rows, (q), (v), N, PL, G, g, a.sys_fastest, clustered)
-#define REDUCED_ROW(q, out)                                                                  \
-    for (int v_ = 0; v_ < 4; ++v_) (out)[v_] = REDUCED_VALUE((q), v_)
+#define REDUCED_AT(q, buffer) reduced_index((q), PL, G, g, a.sys_fastest, clustered, buffer)
+#define REDUCED_VALUE(q, v, buffer)                                                          \
+    reduced_value(reduced, rows, (q), (v), N, PL, G, g, a.sys_fastest, clustered, buffer)
+#define REDUCED_ROW(q, out, buffer)                                                          \
+    for (int v_ = 0; v_ < 4; ++v_) (out)[v_] = REDUCED_VALUE((q), v_, (buffer))
     if (a.prefetch == 1)
         for (int c = 0; c < C; ++c)
             prefetch_rows(a, base, (j + c * T) * L, 0, L, touched, is_float);
@@ -347,7 +350,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             hb_td_chunk_ends(L, ra + c * L, rb + c * L, rc + c * L, rr + c * L, own + 8 * c);
 #pragma unroll
             for (int v = 0; v < 4; ++v)
-                reduced[v * rows + REDUCED_AT(2 * (j + c * T))] = own[8 * c + v];
+                reduced[v * rows + REDUCED_AT(2 * (j + c * T), 0)] = own[8 * c + v];
             if (L * C == 16) {
 #pragma unroll
                 for (int q = 1; q < L - 1; ++q)
@@ -362,37 +365,46 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     for (int c = 0; c < C; ++c) {
         const int q1 = 2 * (j + c * T) + 1;
         double hi[4]; /* the next chunk's start; the even rows stay as they are */
-        REDUCED_ROW(q1 + 1, hi);
+        REDUCED_ROW(q1 + 1, hi, 0);
         hb_td_pcr_row(own + 8 * c + 4, own + 8 * c, hi, own + 8 * c + 4);
     }
-    /* The odd rows' half is not read above, so the first write needs no barrier. */
+    /* The odd rows are not read above, so the first write needs no barrier. A
+     * step's rows are read after one barrier and overwritten after the next; a
+     * cluster's barrier costs more than a block's, so there the steps alternate
+     * between two buffers of odd rows, and the second barrier goes: a buffer is
+     * written again two steps after it was read, with a barrier between. */
+    int buffer = 0;
     for (int stride = 2; stride < N; stride *= 2) {
 #pragma unroll
         for (int c = 0; c < C; ++c)
             for (int v = 0; v < 4; ++v)
-                reduced[v * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 4 + v];
+                reduced[v * rows + REDUCED_AT(2 * (j + c * T) + 1, buffer)] = own[8 * c + 4 + v];
         block_sync(clustered);
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             const int q1 = 2 * (j + c * T) + 1;
             double lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
-            REDUCED_ROW(q1 - stride, lo);
-            REDUCED_ROW(q1 + stride, hi);
+            REDUCED_ROW(q1 - stride, lo, buffer);
+            REDUCED_ROW(q1 + stride, hi, buffer);
             hb_td_pcr_row(own + 8 * c + 4, lo, hi, own + 8 * c + 4);
         }
-        block_sync(clustered);
+        if (clustered)
+            buffer ^= 1;
+        else
+            block_sync(0);
     }
 #pragma unroll
     for (int c = 0; c < C; ++c) /* x at the chunk's end */
-        reduced[3 * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 7];
+        reduced[3 * rows + REDUCED_AT(2 * (j + c * T) + 1, buffer)] = own[8 * c + 7];
     block_sync(clustered);
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const int q1 = 2 * (j + c * T) + 1;
         double start[4]; /* read back: registers free during the PCR */
-        REDUCED_ROW(q1 - 1, start);
+        REDUCED_ROW(q1 - 1, start, 0);
         /* x at the previous chunk's end (0 before the first) */
-        own[8 * c + 3] = hb_td_reduced_start(start, REDUCED_VALUE(q1 - 2, 3), own[8 * c + 7]);
+        own[8 * c + 3] =
+            hb_td_reduced_start(start, REDUCED_VALUE(q1 - 2, 3, buffer), own[8 * c + 7]);
     }
     /* Mode 4 stages x in the reduced rows: every thread must have read them. The
      * cluster's blocks read each other's rows: none may leave before all have. */
@@ -604,7 +616,7 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         const int C = hb_td_chunks_per_thread(plan), K = a->cluster, PL = a->chunks / K;
         const int threads = a->groups * PL / C, blocks = ceil_div(a->count, a->groups) * K;
         const int shape = C == 2 ? 2 : plan->rows == 16;
-        const int per_thread = hb_td_partition_smem_doubles(plan->rows, C);
+        const int per_thread = hb_td_partition_smem_doubles(plan->rows, C, K);
         const size_t smem = (size_t)threads * per_thread * sizeof(double);
         /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
         const int mode = plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
@@ -618,12 +630,11 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
             (K > 1 && C != 1) || PL * K != a->chunks || PL > C * plan->threads)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
                            "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
-        /* 16 rows a thread: up to 88 (one 16-row chunk) or 112 KB (two 8-row
-         * chunks) of shared memory, above the 48 KB a launch gets without
-         * asking: asked once per kernel and device for the most it can take. */
-        if (plan->rows * C == 16)
-            CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, (size_t)PARTITION_MAX_THREADS *
-                                                                    per_thread * sizeof(double)));
+        /* 16 rows a thread: up to 88 (one 16-row chunk), 104 (clustered) or 112 KB
+         * (two 8-row chunks) of shared memory, above the 48 KB a launch gets
+         * without asking: asked once per kernel and device for the most it can take. */
+        const size_t most = (size_t)PARTITION_MAX_THREADS * per_thread * sizeof(double);
+        if (most > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, most));
         if (K == 1) {
             kernel<<<blocks, threads, smem, stream>>>(*a);
         } else { /* clusters of K blocks (more than 8: a non-portable size, allowed) */
