@@ -1023,6 +1023,32 @@ static hb_status_t branched_plan(const hb_cuda_batch_t *b, const int *parent, in
     return HB_SUCCESS;
 }
 
+/* Plans the same teams again, `threads` threads a block and chains split from `split_rows`,
+ * and keeps that plan in *cur where it holds at least `min_per_sm` blocks a multiprocessor
+ * (and, with `need_items`, has split chains). A failed plan frees *cur. */
+static hb_status_t branched_replan(const hb_cuda_batch_t *b, const int *parent, int uniform,
+                                   int lanes, int threads, int stage_cost, int split_rows,
+                                   size_t optin, int need_items, int min_per_sm,
+                                   branched_config_t *cur)
+{
+    branched_config_t alt;
+    memset(&alt, 0, sizeof alt);
+    alt.threads = threads;
+    hb_status_t status = branched_plan(b, parent, uniform, lanes, threads, stage_cost,
+                                       split_rows, optin, &alt.plan, &alt.smem, &alt.per_sm);
+    if (status != HB_SUCCESS) {
+        hb_hines_branched_free(&cur->plan);
+        return status;
+    }
+    if ((!need_items || alt.plan.n_items > 0) && alt.per_sm >= min_per_sm) {
+        hb_hines_branched_free(&cur->plan);
+        *cur = alt;
+    } else {
+        hb_hines_branched_free(&alt.plan);
+    }
+    return HB_SUCCESS;
+}
+
 static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int uniform,
                                 int throughput, branched_config_t *cfg, long *best_rounds)
 {
@@ -1056,77 +1082,48 @@ static hb_status_t branched_try(const hb_cuda_batch_t *b, const int *parent, int
         if (threads_knob >= lanes && threads_knob <= BRANCHED_WIDE_THREADS &&
             threads_knob % lanes == 0)
             threads = threads_knob;
-        hb_hines_branched_t plan;
-        size_t smem = 0;
-        int per_sm = 0;
         const int split_rows =
             split_knob >= 0                                              ? split_knob
             : throughput || b->m < HB_BRANCHED_SPLIT_MIN_ROWS_LATENCY ? 0
                                                                          : HB_BRANCHED_SPLIT_ROWS;
+        branched_config_t cand;
+        memset(&cand, 0, sizeof cand);
+        cand.threads = threads;
         hb_status_t status = branched_plan(b, parent, uniform, lanes, threads, stage_cost,
-                                           split_rows, optin, &plan, &smem, &per_sm);
-        const int latency_bound = status == HB_SUCCESS && hb_branched_latency_bound(&plan, per_sm);
+                                           split_rows, optin, &cand.plan, &cand.smem,
+                                           &cand.per_sm);
+        const int latency_bound =
+            status == HB_SUCCESS && hb_branched_latency_bound(&cand.plan, cand.per_sm);
+        /* Split chains where they pay, if the plan still fits twice a multiprocessor. */
         if (status == HB_SUCCESS && split_knob < 0 && throughput &&
-            hb_branched_split_pays(&plan, per_sm)) {
-            hb_hines_branched_t split;
-            size_t split_smem = 0;
-            int split_per_sm = 0;
-            status = branched_plan(b, parent, uniform, lanes, threads, stage_cost,
-                                   HB_BRANCHED_SPLIT_ROWS, optin, &split, &split_smem,
-                                   &split_per_sm);
-            if (status == HB_SUCCESS && split.n_items > 0 && split_per_sm >= 2) {
-                hb_hines_branched_free(&plan);
-                plan = split;
-                smem = split_smem;
-                per_sm = split_per_sm;
-            } else if (status == HB_SUCCESS) {
-                hb_hines_branched_free(&split);
-            } else {
-                hb_hines_branched_free(&plan);
-            }
-        }
+            hb_branched_split_pays(&cand.plan, cand.per_sm))
+            status = branched_replan(b, parent, uniform, lanes, threads, stage_cost,
+                                     HB_BRANCHED_SPLIT_ROWS, optin, 1, 2, &cand);
         /* Wide blocks: a latency-bound plan gets twice the workers when the block still fits
          * as many times a multiprocessor (its teams on chip stay; the extra threads run the
          * stages' other tasks and the copies). */
-        if (status == HB_SUCCESS && throughput && latency_bound && !threads_knob) {
-            hb_hines_branched_t wide;
-            size_t wide_smem = 0;
-            int wide_per_sm = 0;
-            const int wide_threads = BRANCHED_WIDE_THREADS / lanes * lanes;
-            status = branched_plan(b, parent, uniform, lanes, wide_threads, stage_cost,
-                                   plan.n_items ? HB_BRANCHED_SPLIT_ROWS : split_rows, optin,
-                                   &wide, &wide_smem, &wide_per_sm);
-            if (status == HB_SUCCESS && wide_per_sm >= per_sm) {
-                hb_hines_branched_free(&plan);
-                plan = wide;
-                smem = wide_smem;
-                per_sm = wide_per_sm;
-                threads = wide_threads;
-            } else if (status == HB_SUCCESS) {
-                hb_hines_branched_free(&wide);
-            } else {
-                hb_hines_branched_free(&plan);
-            }
-        }
+        if (status == HB_SUCCESS && throughput && latency_bound && !threads_knob)
+            status = branched_replan(b, parent, uniform, lanes,
+                                     BRANCHED_WIDE_THREADS / lanes * lanes, stage_cost,
+                                     cand.plan.n_items ? HB_BRANCHED_SPLIT_ROWS : split_rows,
+                                     optin, 0, cand.per_sm, &cand);
         if (status != HB_SUCCESS) {
             hb_hines_branched_free(&cfg->plan);
             memset(cfg, 0, sizeof *cfg);
             return status;
         }
-        const long wave = (long)per_sm * sms;
-        const long rounds = per_sm > 0 ? (ceil_div(p0->count, lanes) + wave - 1) / wave : 0;
+        const long wave = (long)cand.per_sm * sms;
+        const long rounds =
+            cand.per_sm > 0 ? (ceil_div(p0->count, lanes) + wave - 1) / wave : 0;
         const int better =
-            throughput ? (long)lanes * per_sm > (long)cfg->plan.lanes * cfg->per_sm
+            throughput ? (long)lanes * cand.per_sm > (long)cfg->plan.lanes * cfg->per_sm
                        : !cfg->plan.lanes || rounds <= *best_rounds;
-        if (per_sm > 0 && better) {
+        if (cand.per_sm > 0 && better) {
             hb_hines_branched_free(&cfg->plan);
-            cfg->plan = plan;
-            cfg->threads = threads;
-            cfg->per_sm = per_sm;
-            cfg->smem = smem;
+            *cfg = cand;
             *best_rounds = rounds;
         } else {
-            hb_hines_branched_free(&plan);
+            hb_hines_branched_free(&cand.plan);
         }
     }
     return HB_SUCCESS;
