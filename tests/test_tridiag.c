@@ -570,8 +570,8 @@ static void test_rule(hb_context_t ctx)
         /* flat: 16-byte loads, 8 rows ahead; 8-row chunks, 128 threads up to
          * m = 1024; then a block for one system: fp64 8-row chunks, 256 threads
          * (two chunks a thread above m = 2048), 512 above 4096; fp32 16-row
-         * chunks, P threads; x stored a warp's
-         * spans at a time (vector 2) from m = 129 in fp64, m = 1025 in fp32 */
+         * chunks, P threads (rolling L2 prefetch above m = 2048); x stored a
+         * warp's spans at a time (vector 2) from m = 129 in fp64, m = 1025 in fp32 */
         {1, 0, -1, 8, 1, 128, 8, 0, 0, 1, 1},        {64, 0, -1, 8, 8, 128, 8, 0, 0, 1, 1},
         {100, 0, -1, 8, 16, 128, 8, 0, 0, 1, 1},     {128, 0, -1, 8, 16, 128, 8, 0, 0, 1, 1},
         {129, 0, 0, 8, 32, 128, 8, 0, 0, 2, 1},      {129, 0, 1, 8, 32, 128, 8, 0, 0, 1, 1},
@@ -582,8 +582,8 @@ static void test_rule(hb_context_t ctx)
         {3000, 0, 0, 8, 512, 256, 8, 0, 0, 2, 1},    {4096, 0, 0, 8, 512, 256, 8, 0, 0, 2, 1},
         {4097, 0, 0, 8, 1024, 512, 8, 0, 0, 2, 1},   {8192, 0, 0, 8, 1024, 512, 8, 0, 0, 2, 1},
         {1025, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},   {2048, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},
-        {3000, 0, 1, 16, 256, 256, 8, 0, 0, 2, 1},   {4096, 0, 1, 16, 256, 256, 8, 0, 0, 2, 1},
-        {4097, 0, 1, 16, 512, 512, 8, 0, 0, 2, 1},   {8192, 0, 1, 16, 512, 512, 8, 0, 0, 2, 1},
+        {3000, 0, 1, 16, 256, 256, 8, 0, 2, 2, 1},   {4096, 0, 1, 16, 256, 256, 8, 0, 2, 2, 1},
+        {4097, 0, 1, 16, 512, 512, 8, 0, 2, 2, 1},   {8192, 0, 1, 16, 512, 512, 8, 0, 2, 2, 1},
         /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
          * rolling L2 prefetch; 128 threads */
         {1, 1, 0, 8, 1, 128, 8, 0, 0, 0, 1},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0, 1},
