@@ -675,36 +675,31 @@ static void test_rule(hb_context_t ctx)
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
           plan.hint == 1 && plan.prefetch == 2);
-    /* 8-row chunks run two a thread in blocks of P / 2; fewer threads are raised. */
-    CHECK_OK(hb_gtsv_set_tuning("rows=8,threads=128"));
-    p = plan_probe(2048, 0, HB_FLOAT32, 100);
-    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.rows == 8 && plan.chunks == 256 && plan.threads == 128);
-    p = plan_probe(8192, 0, HB_FLOAT32, 100);
-    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 512 && plan.cluster == 1 &&
-          hb_td_chunks_per_thread(&plan) == 2);
-    /* The rule's clusters stay under a tuning that does not name them: 128 chunks
-     * a block, one a thread. */
-    p = plan_probe(8192, 1, HB_FLOAT32, 100);
-    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 128 && plan.cluster == 8 &&
-          hb_td_chunks_per_thread(&plan) == 1);
-    /* Clusters of K blocks: P / K chunks a block, one a thread (threads raised to
-     * P / K), K no more than P. */
-    CHECK_OK(hb_gtsv_set_tuning("rows=16,threads=128,cluster=8"));
-    p = plan_probe(8192, 1, HB_FLOAT64, 100);
-    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.rows == 16 && plan.chunks == 512 && plan.threads == 128 && plan.cluster == 8 &&
-          hb_td_chunks_per_thread(&plan) == 1);
-    CHECK_OK(hb_gtsv_set_tuning("rows=8,threads=128,cluster=2"));
-    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.rows == 8 && plan.chunks == 1024 && plan.threads == 512 && plan.cluster == 2 &&
-          hb_td_chunks_per_thread(&plan) == 1);
-    CHECK_OK(hb_gtsv_set_tuning("rows=8,cluster=16"));
-    p = plan_probe(9, 0, HB_FLOAT32, 100);
-    CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-    CHECK(plan.chunks == 2 && plan.cluster == 2 && hb_td_chunks_per_thread(&plan) == 1);
+    /* Chunks a thread and clusters: 8-row chunks run two a thread in blocks of
+     * P / 2 (fewer threads are raised); the rule's clusters stay under a tuning
+     * that does not name them; a cluster of K blocks holds P / K chunks a block,
+     * one a thread (threads raised to P / K), and K is at most P. */
+    static const struct {
+        const char *spec;
+        int m, interleaved, fp32, rows, chunks, threads, cluster, per_thread;
+    } overrides[] = {{"rows=8,threads=128", 2048, 0, 1, 8, 256, 128, 1, 2},
+                     {"rows=8,threads=128", 8192, 0, 1, 8, 1024, 512, 1, 2},
+                     {"rows=8,threads=128", 8192, 1, 1, 8, 1024, 128, 8, 1},
+                     {"rows=16,threads=128,cluster=8", 8192, 1, 0, 16, 512, 128, 8, 1},
+                     {"rows=8,threads=128,cluster=2", 8192, 1, 0, 8, 1024, 512, 2, 1},
+                     {"rows=8,cluster=16", 9, 0, 1, 8, 2, 128, 2, 1}};
+    for (size_t k = 0; k < sizeof overrides / sizeof *overrides; ++k) {
+        CHECK_OK(hb_gtsv_set_tuning(overrides[k].spec));
+        p = plan_probe(overrides[k].m, overrides[k].interleaved,
+                       overrides[k].fp32 ? HB_FLOAT32 : HB_FLOAT64, 100);
+        CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+        CHECKF(plan.rows == overrides[k].rows && plan.chunks == overrides[k].chunks &&
+                   plan.threads == overrides[k].threads && plan.cluster == overrides[k].cluster &&
+                   hb_td_chunks_per_thread(&plan) == overrides[k].per_thread,
+               "'%s', m = %d: rows=%d chunks=%d threads=%d cluster=%d, %d chunks a thread",
+               overrides[k].spec, overrides[k].m, plan.rows, plan.chunks, plan.threads,
+               plan.cluster, hb_td_chunks_per_thread(&plan));
+    }
     CHECK_ERR(hb_gtsv_set_tuning("cluster=3"), HB_ERR_INVALID_VALUE, "cluster=1|2|4|8|16");
     CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1,cluster=1"));
     p = plan_probe(8192, 1, HB_FLOAT64, 100);
