@@ -627,7 +627,7 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
             K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
                   : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
         if (threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
-            (K > 1 && C != 1) || PL * K != a->chunks || PL > C * plan->threads)
+            PL * K != a->chunks || PL > C * plan->threads)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
                            "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
         /* 16 rows a thread: up to 88 (one 16-row chunk), 104 (clustered) or 112 KB
