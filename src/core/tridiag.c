@@ -248,7 +248,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
         plan->prefetch = m <= 1024 ? 2 : 0;
         /* m > 2048: clusters of 8 blocks share 8 systems (alone a block holds G = 2
          * or 1, a quarter of each sector): 256 threads a block to m = 4096 (1.0-1.5x
-         * at x 200..20,000), 512 above (1.2-2.3x); at m <= 2048 they lose */
+         * at x 200..20,000), 512 above (1.5-2.3x); at m <= 2048 they lose */
         if (m > 2048) {
             plan->cluster = 8;
             plan->threads = m <= 4096 ? 256 : 512;
