@@ -584,18 +584,22 @@ static void test_rule(hb_context_t ctx)
         {1025, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},   {2048, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},
         {3000, 0, 1, 16, 256, 256, 8, 0, 2, 2, 1},   {4096, 0, 1, 16, 256, 256, 8, 0, 2, 2, 1},
         {4097, 0, 1, 16, 512, 512, 8, 0, 2, 2, 1},   {8192, 0, 1, 16, 512, 512, 8, 0, 2, 2, 1},
-        /* interleaved up to m = 128: fp64 8-row chunks; fp32 16-row chunks with
-         * rolling L2 prefetch; 128 threads */
+        /* interleaved up to m = 128: fp64 8-row chunks, 128 threads; fp32 16-row
+         * chunks with rolling L2 prefetch, 128 threads to m = 64, then 256 */
         {1, 1, 0, 8, 1, 128, 8, 0, 0, 0, 1},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0, 1},
         {128, 1, 0, 8, 16, 128, 8, 0, 0, 0, 1},      {1, 1, 1, 16, 1, 128, 4, 0, 2, 0, 1},
-        {64, 1, 1, 16, 4, 128, 4, 0, 2, 0, 1},       {128, 1, 1, 16, 8, 128, 4, 0, 2, 0, 1},
+        {64, 1, 1, 16, 4, 128, 4, 0, 2, 0, 1},       {65, 1, 1, 16, 8, 256, 4, 0, 2, 0, 1},
+        {128, 1, 1, 16, 8, 256, 4, 0, 2, 0, 1},
         /* then 16-row chunks and the 128-byte L2 hint, 256 threads to m = 256,
-         * then 512; rolling L2 prefetch up to m = 1024; clusters of 8 blocks
-         * above m = 2048, of 256 threads to m = 4096 */
+         * then 512; rolling L2 prefetch up to m = 1024; fp32 from m = 513 to 2048
+         * clusters of 4 blocks of 256 threads; both above m = 2048 clusters of 8,
+         * of 256 threads to m = 4096 */
         {129, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},
         {257, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},    {512, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},
-        {1000, 1, -1, 16, 64, 512, 4, 1, 2, 0, 1},   {1024, 1, -1, 16, 64, 512, 4, 1, 2, 0, 1},
-        {1025, 1, -1, 16, 128, 512, 4, 1, 0, 0, 1},  {2048, 1, -1, 16, 128, 512, 4, 1, 0, 0, 1},
+        {513, 1, 0, 16, 64, 512, 4, 1, 2, 0, 1},     {1024, 1, 0, 16, 64, 512, 4, 1, 2, 0, 1},
+        {1025, 1, 0, 16, 128, 512, 4, 1, 0, 0, 1},   {2048, 1, 0, 16, 128, 512, 4, 1, 0, 0, 1},
+        {513, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},     {1024, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},
+        {1025, 1, 1, 16, 128, 256, 4, 1, 0, 0, 4},   {2048, 1, 1, 16, 128, 256, 4, 1, 0, 0, 4},
         {2049, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8}, {4096, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8},
         {4097, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8},
         {8192, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8}};
@@ -642,8 +646,9 @@ static void test_rule(hb_context_t ctx)
             }
             const int C = hb_td_chunks_per_thread(&plan);
             const size_t smem =
-                (size_t)plan.threads * hb_td_partition_smem_doubles(plan.rows, C, plan.cluster) *
-                sizeof(double);
+                (size_t)plan.threads *
+                hb_td_partition_smem_bytes(plan.rows, C, plan.cluster,
+                                           kind & 2 ? (int)sizeof(float) : (int)sizeof(double));
             const int ok = (plan.rows == 8 || plan.rows == 16) &&
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
                            plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&

@@ -6,8 +6,9 @@
  * system), the forward sweep's (c', y') kept in a per-thread workspace.
  * PARTITION: the CUDA kernel's arithmetic (tridiag_cpu.h) with its threads run
  * one after another: the CI twin of the GPU solver.
- * Arithmetic is in double for both precisions; work units never share a
- * system, so the result does not depend on the thread count.
+ * THOMAS computes in double for both precisions, PARTITION in the data's (as
+ * the CUDA kernel does); work units never share a system, so the result does
+ * not depend on the thread count.
  */
 #include "tridiag_cpu.h"
 
@@ -119,61 +120,25 @@ static void thomas_unit(const job_t *job, int s0, int lanes, double *ws)
     }
 }
 
-/*
- * The CUDA PARTITION kernel for system s, its P chunk threads run in turn and
- * its PCR steps (on the chunk ends) double-buffered as the barriers make them
- * on the GPU.
- * ws holds 4 P L + 16 P doubles.
- */
-static void partition_unit(const job_t *job, int s, double *ws)
-{
-    const hb_gtsv_problem_t *p = job->p;
-    const int L = job->rows, P = job->chunks, N = 2 * P;
-    const int n = rows_of(p, s), touched = rows_touched(p, s);
-    double *a = ws, *b = a + (size_t)P * L, *c = b + (size_t)P * L, *r = c + (size_t)P * L;
-    double *red = r + (size_t)P * L, *next = red + (size_t)N * 4;
-    static const double identity[4] = {0.0, 1.0, 0.0, 0.0};
-    for (int i = 0; i < P * L; ++i)
-        load_row(job, s, 1, i, &n, &touched, &a[i], &b[i], &c[i], &r[i]);
-    for (int j = 0; j < P; ++j) {
-        const size_t o = (size_t)j * L;
-        for (int k = 1; k < L; ++k) hb_td_chunk_forward(k, a + o, b + o, c + o, r + o);
-        hb_td_chunk_ends(L, a + o, b + o, c + o, r + o, red + (size_t)j * 8);
-    }
-    /* Chunk j's reduced rows are red[8 j ..] (start) and red[8 j + 4 ..] (end). One
-     * cyclic-reduction step on the ends, PCR on them (end of chunk j: ends[4 j ..]),
-     * then the starts by substitution. */
-    double *ends = next, *ends_next = next + (size_t)P * 4;
-    for (int j = 0; j < P; ++j)
-        hb_td_pcr_row(red + (size_t)j * 8 + 4, red + (size_t)j * 8,
-                      j + 1 < P ? red + (size_t)(j + 1) * 8 : identity, ends + (size_t)j * 4);
-    for (int stride = 1; stride < P; stride *= 2) {
-        for (int j = 0; j < P; ++j) {
-            const double *lo = j - stride >= 0 ? ends + (size_t)(j - stride) * 4 : identity;
-            const double *hi = j + stride < P ? ends + (size_t)(j + stride) * 4 : identity;
-            hb_td_pcr_row(ends + (size_t)j * 4, lo, hi, ends_next + (size_t)j * 4);
-        }
-        double *t = ends;
-        ends = ends_next;
-        ends_next = t;
-    }
-    for (int j = 0; j < P; ++j) {
-        const size_t o = (size_t)j * L;
-        const double last = ends[(size_t)j * 4 + 3];
-        const double first = hb_td_reduced_start(red + (size_t)j * 8,
-                                                 j > 0 ? ends[(size_t)(j - 1) * 4 + 3] : 0.0, last);
-        hb_td_chunk_finish(L, a + o, c + o, r + o, first, last);
-    }
-    const size_t sys = (size_t)s * job->sys_stride;
-    for (int i = 0; i < p->m; ++i)
-        scatter(p->x, p->precision, sys + (size_t)i * job->row_stride, 0, 1, i, &touched, &r[i]);
-}
+/* partition_unit (double data) and partition_unit_f (float data). */
+#define HB_TD_FN(name) name
+#define real_t double
+#include "tridiag_partition_unit.h"
+#undef real_t
+#undef HB_TD_FN
+#define HB_TD_FN(name) name##_f
+#define real_t float
+#include "tridiag_partition_unit.h"
+#undef real_t
+#undef HB_TD_FN
 
 static void run_unit(const job_t *job, int w, double *ws)
 {
     const int s0 = w * job->lanes;
     const int left = job->p->batch_count - s0;
-    if (job->algo == HB_GTSV_ALGO_PARTITION)
+    if (job->algo == HB_GTSV_ALGO_PARTITION && job->p->precision == HB_FLOAT32)
+        partition_unit_f(job, s0, (float *)ws);
+    else if (job->algo == HB_GTSV_ALGO_PARTITION)
         partition_unit(job, s0, ws);
     else
         thomas_unit(job, s0, left < job->lanes ? left : job->lanes, ws);

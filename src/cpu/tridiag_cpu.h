@@ -79,112 +79,41 @@ HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
     return plan->cluster <= 1 && plan->chunks > plan->threads ? 2 : 1;
 }
 
-/* CUDA PARTITION: shared memory of a block, in doubles a thread, for L-row
- * chunks, C a thread, clusters of K blocks: the reduced rows (4 values of 2 rows
- * a chunk; in clusters a second buffer of the odd rows) and, where a thread holds
- * 16 rows, the stash of their spike columns during the PCR (L - 2 a chunk). */
-HB_TD_INLINE int hb_td_partition_smem_doubles(int L, int C, int K)
+/* CUDA PARTITION: shared memory of a block, in bytes a thread, for L-row chunks,
+ * C a thread, clusters of K blocks, values of `esize` bytes (the data's: the
+ * arithmetic is in its precision): the reduced rows (4 values of 2 rows a chunk;
+ * in clusters a second buffer of the odd rows) and, where a thread holds 16 rows,
+ * the stash of their spike columns during the PCR (L - 2 a chunk); at least the
+ * 64 bytes a thread through which `vector = 2` writes x. */
+HB_TD_INLINE int hb_td_partition_smem_bytes(int L, int C, int K, int esize)
 {
-    return (K > 1 ? 12 : 8) * C + (L * C == 16 ? C * (L - 2) : 0);
+    const int bytes = ((K > 1 ? 12 : 8) * C + (L * C == 16 ? C * (L - 2) : 0)) * esize;
+    return bytes > 64 ? bytes : 64;
 }
 
-/* Applies the identity and boundary rules to row i of a system of n rows. */
-HB_TD_INLINE void hb_td_fix_row(int i, int n, double *dl, double *d, double *du, double *b)
-{
-    if (i >= n) {
-        *dl = 0.0;
-        *d = 1.0;
-        *du = 0.0;
-        *b = 0.0;
-        return;
-    }
-    if (i == 0) *dl = 0.0;
-    if (i == n - 1) *du = 0.0;
+/* The PARTITION arithmetic (and the rows' identity and boundary rules), in the
+ * data's precision: double, and float (C: *_f; C++: overloads, with C++ linkage
+ * even where this header is included inside extern "C"). */
+#if defined(__cplusplus)
+extern "C++" {
+#endif
+#define HB_TD_FN(name) name
+#define real_t double
+#include "tridiag_arith.h"
+#undef real_t
+#undef HB_TD_FN
+#if defined(__cplusplus)
+#define HB_TD_FN(name) name
+#else
+#define HB_TD_FN(name) name##_f
+#endif
+#define real_t float
+#include "tridiag_arith.h"
+#undef real_t
+#undef HB_TD_FN
+#if defined(__cplusplus)
 }
-
-/*
- * One chunk of L >= 3 rows: a = dl, b = d, c = du, r = rhs on entry. Rows
- * k >= 1 are eliminated, in order (hb_td_chunk_forward(k) once row k is
- * loaded), into  a[k] x0 + x[k] + c[k] x[k+1] = r[k]  (x0 is the chunk's first
- * unknown); then hb_td_chunk_ends gives the chunk's two rows of the reduced
- * system over the chunk ends (x0 and x[L-1] of every chunk):
- *   red[0..3]: red0 x_last(prev chunk) + red1 x0 + red2 x[L-1] = red3
- *   red[4..7]: red4 x0 + red5 x[L-1] + red6 x_first(next chunk) = red7
- * with red1 = red5 = 1 (normalised for hb_td_pcr_row).
- */
-HB_TD_INLINE void hb_td_chunk_forward(int k, double *a, const double *b, double *c, double *r)
-{
-    if (k == 1) {
-        const double inv = 1.0 / b[1];
-        a[1] *= inv;
-        c[1] *= inv;
-        r[1] *= inv;
-        return;
-    }
-    const double inv = 1.0 / (b[k] - a[k] * c[k - 1]);
-    r[k] = (r[k] - a[k] * r[k - 1]) * inv;
-    a[k] = -a[k] * a[k - 1] * inv;
-    c[k] *= inv;
-}
-
-HB_TD_INLINE void hb_td_chunk_ends(int L, const double *a, const double *b, const double *c,
-                                   const double *r, double *red)
-{
-    /* x[1] = dd - aa x0 - cc x[L-1], by substitution from row L-2 down. */
-    double aa = a[L - 2], cc = c[L - 2], dd = r[L - 2];
-    HB_TD_UNROLL
-    for (int k = L - 3; k >= 1; --k) {
-        dd = r[k] - c[k] * dd;
-        aa = a[k] - c[k] * aa;
-        cc = -c[k] * cc;
-    }
-    const double inv = 1.0 / (b[0] - c[0] * aa); /* rows normalised: b = 1 */
-    red[0] = a[0] * inv;
-    red[1] = 1.0;
-    red[2] = -c[0] * cc * inv;
-    red[3] = (r[0] - c[0] * dd) * inv;
-    red[4] = a[L - 1];
-    red[5] = 1.0;
-    red[6] = c[L - 1];
-    red[7] = r[L - 1];
-}
-
-/* With the chunk's end values known, r[] becomes the chunk's solution. */
-HB_TD_INLINE void hb_td_chunk_finish(int L, const double *a, const double *c, double *r,
-                                     double x0, double xlast)
-{
-    r[L - 1] = xlast;
-    HB_TD_UNROLL
-    for (int k = L - 2; k >= 1; --k) r[k] = r[k] - a[k] * x0 - c[k] * r[k + 1];
-    r[0] = x0;
-}
-
-/*
- * One parallel-cyclic-reduction step of a reduced row (a, 1, c, d), rows kept
- * normalised (b = 1), with its neighbours `lo` and `hi` at the step's stride
- * ({0, 1, 0, 0} past the ends): one reciprocal per row and step. After
- * ceil(log2(N)) steps of strides 1, 2, 4, ... every row reads x = d. PARTITION
- * runs the first step on the odd rows only (one step of cyclic reduction: they
- * then form a system of their own), PCR on those, then hb_td_reduced_start.
- * out may be own (each input is read before the output that overwrites it).
- */
-HB_TD_INLINE void hb_td_pcr_row(const double *own, const double *lo, const double *hi,
-                                double *out)
-{
-    const double k1 = own[0], k2 = own[2];
-    const double inv = 1.0 / (1.0 - lo[2] * k1 - hi[0] * k2);
-    out[3] = (own[3] - lo[3] * k1 - hi[3] * k2) * inv;
-    out[0] = -lo[0] * k1 * inv;
-    out[2] = -hi[2] * k2 * inv;
-    out[1] = 1.0;
-}
-
-/* A chunk's first unknown from its (normalised) reduced row `start`, once the
- * previous chunk's last unknown and its own last are known. */
-HB_TD_INLINE double hb_td_reduced_start(const double *start, double prev_last, double last)
-{
-    return start[3] - start[0] * prev_last - start[2] * last;
-}
+#endif
 
 /* Thomas forward step: (cp, yp) of row i from row i-1's (cp, yp). */
 HB_TD_INLINE void hb_td_thomas_step(double dl, double d, double du, double b, double *cp,

@@ -15,8 +15,9 @@
  *              other's reduced rows (distributed shared memory).
  *   thomas     the paper's cuThomasBatch: one thread per system; the forward
  *              sweep's (c', y') go to the workspace and are read back.
- * The arithmetic is src/cpu/tridiag_cpu.h's, shared with the CPU twin. float
- * arrays are converted to double on load and back on store.
+ * The arithmetic is src/cpu/tridiag_cpu.h's, shared with the CPU twin: PARTITION
+ * computes in the data's precision (real_t, a template parameter), THOMAS in
+ * double (float arrays converted on load and back on store).
  *
  * The partition kernel is compiled for every shape the plan (hb_gtsv_plan_t,
  * built by src/core/tridiag.c: the rule, or hb_gtsv_set_tuning) can ask for:
@@ -60,28 +61,29 @@ typedef struct {
 /* Kernels                                                                  */
 /* ------------------------------------------------------------------------ */
 
-__device__ __forceinline__ double load(const void *a, size_t e, int is_float)
+/* Element e of an array of `storage` values, in `real_t` arithmetic. */
+template <typename storage, typename real_t>
+__device__ __forceinline__ real_t load(const void *a, size_t e)
 {
-    return is_float ? (double)((const float *)a)[e] : ((const double *)a)[e];
+    return (real_t)((const storage *)a)[e];
 }
 
-/* load() with an L2 prefetch-size hint (hint 1: 128 B, 2: 256 B): a miss
+/* A value with an L2 prefetch-size hint (hint 1: 128 B, 2: 256 B): a miss
  * fetches the whole 128/256-byte span from DRAM, so the neighbouring systems'
  * rows (interleaved layout, read by other blocks moments later) are in L2
  * when asked for. Coherent loads (not .nc): in place, x overwrites b. */
-__device__ __forceinline__ double load_hinted(const void *a, size_t e, int is_float, int hint)
+__device__ __forceinline__ float load_hint(const float *ptr, int hint)
 {
-    if (hint == 0) return load(a, e, is_float);
-    if (is_float) {
-        const float *ptr = (const float *)a + e;
-        float v;
-        if (hint == 1)
-            asm volatile("ld.global.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
-        else
-            asm volatile("ld.global.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
-        return (double)v;
-    }
-    const double *ptr = (const double *)a + e;
+    float v;
+    if (hint == 1)
+        asm volatile("ld.global.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
+    else
+        asm volatile("ld.global.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
+    return v;
+}
+
+__device__ __forceinline__ double load_hint(const double *ptr, int hint)
+{
     double v;
     if (hint == 1)
         asm volatile("ld.global.L2::128B.f64 %0, [%1];" : "=d"(v) : "l"(ptr));
@@ -90,12 +92,18 @@ __device__ __forceinline__ double load_hinted(const void *a, size_t e, int is_fl
     return v;
 }
 
-__device__ __forceinline__ void store(void *a, size_t e, double v, int is_float)
+/* load() with the hint (0: none). */
+template <typename storage, typename real_t>
+__device__ __forceinline__ real_t load_hinted(const void *a, size_t e, int hint)
 {
-    if (is_float)
-        ((float *)a)[e] = (float)v;
-    else
-        ((double *)a)[e] = v;
+    if (hint == 0) return load<storage, real_t>(a, e);
+    return (real_t)load_hint((const storage *)a + e, hint);
+}
+
+template <typename storage, typename real_t>
+__device__ __forceinline__ void store(void *a, size_t e, real_t v)
+{
+    ((storage *)a)[e] = (storage)v;
 }
 
 /* Asks L2 for the lines of rows [q0, q1) of this thread's chunk (rows from
@@ -103,10 +111,11 @@ __device__ __forceinline__ void store(void *a, size_t e, double v, int is_float)
  * then sees the chunk's requests at once and the loads below hit L2. In the
  * flat layout a chunk's rows share lines, so only a row that starts a line
  * (or the first) asks. */
+template <typename real_t>
 __device__ __forceinline__ void prefetch_rows(const gtsv_args_t &a, size_t base, int first,
-                                              int q0, int q1, int touched, int is_float)
+                                              int q0, int q1, int touched)
 {
-    const size_t esize = is_float ? sizeof(float) : sizeof(double);
+    const size_t esize = sizeof(real_t);
     const char *arrays[4] = {(const char *)a.dl, (const char *)a.d, (const char *)a.du,
                              (const char *)a.b};
 #pragma unroll
@@ -124,48 +133,40 @@ __device__ __forceinline__ void prefetch_rows(const gtsv_args_t &a, size_t base,
 }
 
 /* Element e of all four inputs starts on 16 bytes (flat vector loads). */
-__device__ __forceinline__ int aligned16(const gtsv_args_t &a, size_t e, int is_float)
+template <typename real_t>
+__device__ __forceinline__ int aligned16(const gtsv_args_t &a, size_t e)
 {
-    const size_t off = e * (is_float ? sizeof(float) : sizeof(double));
+    const size_t off = e * sizeof(real_t);
     return ((((size_t)a.dl + off) | ((size_t)a.d + off) | ((size_t)a.du + off) |
              ((size_t)a.b + off)) & 15) == 0;
 }
 
-/* 16 bytes from element e (aligned): 2 doubles or 4 floats into out[0..]. */
-__device__ __forceinline__ void load_vector(const void *array, size_t e, int is_float,
-                                            double *out)
+/* 16 bytes from element e (aligned): 4 floats or 2 doubles into out[0..]. */
+__device__ __forceinline__ void load_vector(const void *array, size_t e, float *out)
 {
-    if (is_float) {
-        const float4 v = *((const float4 *)((const float *)array + e));
-        out[0] = v.x;
-        out[1] = v.y;
-        out[2] = v.z;
-        out[3] = v.w;
-    } else {
-        const double2 v = *((const double2 *)((const double *)array + e));
-        out[0] = v.x;
-        out[1] = v.y;
-    }
+    const float4 v = *((const float4 *)((const float *)array + e));
+    out[0] = v.x;
+    out[1] = v.y;
+    out[2] = v.z;
+    out[3] = v.w;
 }
 
-/* 16 bytes to element e (aligned): 2 doubles or 4 floats from v[0..]. */
-__device__ __forceinline__ void store_vector(void *array, size_t e, int is_float,
-                                             const double *v)
+__device__ __forceinline__ void load_vector(const void *array, size_t e, double *out)
 {
-    if (is_float)
-        *((float4 *)((float *)array + e)) =
-            make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
-    else
-        *((double2 *)((double *)array + e)) = make_double2(v[0], v[1]);
+    const double2 v = *((const double2 *)((const double *)array + e));
+    out[0] = v.x;
+    out[1] = v.y;
 }
 
-/* 16 bytes of v (2 doubles, or 4 converted to float) to dst. */
-__device__ __forceinline__ void pack16(void *dst, const double *v, int is_float)
+/* 16 bytes of v (4 floats or 2 doubles) to dst (aligned). */
+__device__ __forceinline__ void pack16(void *dst, const float *v)
 {
-    if (is_float)
-        *(float4 *)dst = make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
-    else
-        *(double2 *)dst = make_double2(v[0], v[1]);
+    *(float4 *)dst = make_float4(v[0], v[1], v[2], v[3]);
+}
+
+__device__ __forceinline__ void pack16(void *dst, const double *v)
+{
+    *(double2 *)dst = make_double2(v[0], v[1]);
 }
 
 /* Mode 4 stores: a warp's 32 chunks are contiguous (flat layout, one system,
@@ -189,20 +190,21 @@ __device__ __forceinline__ void system_rows(const gtsv_args_t &a, int s, int *n,
 }
 
 /* Row i of a system into (dl, d, du, b), identity and boundary rules applied. */
+template <typename storage, typename real_t>
 __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int i, int n,
-                                         int touched, int is_float, int hint, double *dl,
-                                         double *d, double *du, double *b)
+                                         int touched, int hint, real_t *dl, real_t *d,
+                                         real_t *du, real_t *b)
 {
-    *dl = 0.0;
-    *d = 1.0;
-    *du = 0.0;
-    *b = 0.0;
+    *dl = 0;
+    *d = 1;
+    *du = 0;
+    *b = 0;
     if (i < touched) {
         const size_t e = base + (size_t)i * a.row_stride;
-        *dl = load_hinted(a.dl, e, is_float, hint);
-        *d = load_hinted(a.d, e, is_float, hint);
-        *du = load_hinted(a.du, e, is_float, hint);
-        *b = load_hinted(a.b, e, is_float, hint);
+        *dl = load_hinted<storage, real_t>(a.dl, e, hint);
+        *d = load_hinted<storage, real_t>(a.d, e, hint);
+        *du = load_hinted<storage, real_t>(a.du, e, hint);
+        *b = load_hinted<storage, real_t>(a.b, e, hint);
     }
     hb_td_fix_row(i, n, dl, d, du, b);
 }
@@ -219,15 +221,34 @@ __device__ __forceinline__ int reduced_index(int q, int PL, int G, int g, int sy
     return (q & 1) * (1 + buffer) * (PL * G) + (sys_fastest ? chunk * G + g : g * PL + chunk);
 }
 
-/* A double of block `rank`'s shared memory, at the place of `local` in this block's
- * (distributed shared memory: the blocks of a cluster see each other's). */
-__device__ __forceinline__ double load_cluster(const double *local, int rank)
+/* Where `local` of this block's shared memory is in block `rank`'s (distributed
+ * shared memory: the blocks of a cluster see each other's). */
+__device__ __forceinline__ unsigned cluster_address(const void *local, int rank)
 {
     const unsigned addr = (unsigned)__cvta_generic_to_shared(local);
     unsigned remote;
-    double v;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
-    asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(remote) : "memory");
+    return remote;
+}
+
+/* The value of block `rank`'s shared memory at the place of `local` in this block's. */
+__device__ __forceinline__ double load_cluster(const double *local, int rank)
+{
+    double v;
+    asm volatile("ld.shared::cluster.f64 %0, [%1];"
+                 : "=d"(v)
+                 : "r"(cluster_address(local, rank))
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ float load_cluster(const float *local, int rank)
+{
+    float v;
+    asm volatile("ld.shared::cluster.f32 %0, [%1];"
+                 : "=f"(v)
+                 : "r"(cluster_address(local, rank))
+                 : "memory");
     return v;
 }
 
@@ -244,12 +265,13 @@ __device__ __forceinline__ void block_sync(int clustered)
 
 /* Value v (a, b, c, d) of reduced row q (of N) of system g; the identity row past the
  * ends. Clustered, the row lives in the shared memory of block (q / 2) / PL. */
-__device__ __forceinline__ double reduced_value(const double *smem, int rows, int q, int v, int N,
+template <typename real_t>
+__device__ __forceinline__ real_t reduced_value(const real_t *smem, int rows, int q, int v, int N,
                                                 int PL, int G, int g, int sys_fastest,
                                                 int clustered, int buffer)
 {
-    if (q < 0 || q >= N) return v == 1 ? 1.0 : 0.0;
-    const double *at =
+    if (q < 0 || q >= N) return v == 1 ? (real_t)1 : (real_t)0;
+    const real_t *at =
         smem + v * rows + reduced_index(q, PL, G, g, sys_fastest, clustered, buffer);
     return clustered ? load_cluster(at, (q >> 1) >> (__ffs(PL) - 1)) : *at;
 }
@@ -264,13 +286,15 @@ __device__ __forceinline__ double reduced_value(const double *smem, int rows, in
  * rank r eliminating chunks [r PL, (r + 1) PL) (PL = P / K); the reduced rows
  * stay in the shared memory of the block that made them, and the others read
  * them there. */
+template <typename real_t>
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L, const int C,
                                                const int ahead, const int mode,
-                                               const int is_float, const int clustered)
+                                               const int clustered)
 {
-    extern __shared__ double reduced[]; /* [4][G * 2PL] (clustered [4][G * 3PL]): a, b, c, d
-                                           of the block's reduced rows; 16 rows a thread:
-                                           then [C (L - 2)][threads], the stash */
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    /* [4][G * 2PL] (clustered [4][G * 3PL]): a, b, c, d of the block's reduced rows;
+     * 16 rows a thread: then [C (L - 2)][threads], the stash */
+    real_t *reduced = (real_t *)smem_bytes;
     const int K = clustered ? a.cluster : 1, rank = clustered ? (int)blockIdx.x % K : 0;
     const int P = a.chunks, PL = P / K, T = PL / C, G = a.groups, N = 2 * P;
     const int rows = (clustered ? 3 : 2) * G * PL;
@@ -288,13 +312,13 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
      * 16 bytes in either precision; so are the T L rows between a thread's
      * chunks); else plain loads. */
     const int vector =
-        mode >= 3 && a.row_stride == 1 && aligned16(a, base + (size_t)j * L, is_float);
+        mode >= 3 && a.row_stride == 1 && aligned16<real_t>(a, base + (size_t)j * L);
     /* The chunks (16 rows at most) in registers, eliminated as they arrive; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
-    double ra[16], rb[16], rc[16], rr[16];
-    double own[16]; /* chunk c's two reduced rows: own[8 c ..] (start), own[8 c + 4 ..] (end) */
-    double *stash = reduced + 4 * rows;
+    real_t ra[16], rb[16], rc[16], rr[16];
+    real_t own[16]; /* chunk c's two reduced rows: own[8 c ..] (start), own[8 c + 4 ..] (end) */
+    real_t *stash = reduced + 4 * rows;
     /* The reduced system (2P rows; chunk j owns rows 2j, 2j+1): one step of
      * cyclic reduction leaves the odd rows (chunk ends) a system of their own,
      * which PCR solves, one row a chunk; each chunk start then follows from its
@@ -308,25 +332,25 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     for (int v_ = 0; v_ < 4; ++v_) (out)[v_] = REDUCED_VALUE((q), v_, (buffer))
     if (a.prefetch == 1)
         for (int c = 0; c < C; ++c)
-            prefetch_rows(a, base, (j + c * T) * L, 0, L, touched, is_float);
+            prefetch_rows<real_t>(a, base, (j + c * T) * L, 0, L, touched);
 #pragma unroll
     for (int k = 0; k < L * C; ++k) {
         const int c = k / L, kk = k % L, first = (j + c * T) * L;
         if (kk % ahead == 0) {
             if (a.prefetch == 2 && kk + ahead < L)
-                prefetch_rows(a, base, first, kk + ahead, min(kk + 2 * ahead, L), touched,
-                              is_float);
+                prefetch_rows<real_t>(a, base, first, kk + ahead, min(kk + 2 * ahead, L),
+                                      touched);
             if (vector && first + kk + ahead <= touched) {
                 /* Flat layout, a group of rows that exist and start on 16 bytes:
                  * 16-byte loads, 2 (double) or 4 (float) rows each. */
-                const int W = is_float ? 4 : 2;
+                const int W = 16 / sizeof(real_t);
 #pragma unroll
                 for (int q = kk; q < kk + ahead && q < L; q += W) {
                     const size_t e = base + (size_t)(first + q);
-                    load_vector(a.dl, e, is_float, &ra[c * L + q]);
-                    load_vector(a.d, e, is_float, &rb[c * L + q]);
-                    load_vector(a.du, e, is_float, &rc[c * L + q]);
-                    load_vector(a.b, e, is_float, &rr[c * L + q]);
+                    load_vector(a.dl, e, &ra[c * L + q]);
+                    load_vector(a.d, e, &rb[c * L + q]);
+                    load_vector(a.du, e, &rc[c * L + q]);
+                    load_vector(a.b, e, &rr[c * L + q]);
                 }
 #pragma unroll
                 for (int q = kk; q < kk + ahead && q < L; ++q)
@@ -335,8 +359,8 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             } else {
 #pragma unroll
                 for (int q = kk; q < kk + ahead && q < L; ++q)
-                    load_row(a, base, first + q, n, touched, is_float, hint, &ra[c * L + q],
-                             &rb[c * L + q], &rc[c * L + q], &rr[c * L + q]);
+                    load_row<real_t>(a, base, first + q, n, touched, hint, &ra[c * L + q],
+                                     &rb[c * L + q], &rc[c * L + q], &rr[c * L + q]);
             }
             asm volatile("" ::: "memory");
         }
@@ -364,7 +388,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const int q1 = 2 * (j + c * T) + 1;
-        double hi[4]; /* the next chunk's start; the even rows stay as they are */
+        real_t hi[4]; /* the next chunk's start; the even rows stay as they are */
         REDUCED_ROW(q1 + 1, hi, 0);
         hb_td_pcr_row(own + 8 * c + 4, own + 8 * c, hi, own + 8 * c + 4);
     }
@@ -383,7 +407,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             const int q1 = 2 * (j + c * T) + 1;
-            double lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
+            real_t lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
             REDUCED_ROW(q1 - stride, lo, buffer);
             REDUCED_ROW(q1 + stride, hi, buffer);
             hb_td_pcr_row(own + 8 * c + 4, lo, hi, own + 8 * c + 4);
@@ -400,7 +424,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const int q1 = 2 * (j + c * T) + 1;
-        double start[4]; /* read back: registers free during the PCR */
+        real_t start[4]; /* read back: registers free during the PCR */
         REDUCED_ROW(q1 - 1, start, 0);
         /* x at the previous chunk's end (0 before the first) */
         own[8 * c + 3] =
@@ -426,11 +450,11 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
                            own[8 * c + 7]);
     /* Flat 16-byte stores where x starts on 16 bytes too: a warp's scalar stores
      * would each write a few bytes of 32 sectors, which L2 then merges. */
-    const int esize = is_float ? (int)sizeof(float) : (int)sizeof(double);
+    const int esize = (int)sizeof(real_t);
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const int jc = j + c * T;
-        const double *xr = rr + c * L;
+        const real_t *xr = rr + c * L;
         const size_t first = base + (size_t)jc * L;
         const int x_aligned = ((size_t)a.x + first * esize) % 16 == 0;
         /* Mode 4: the warp writes contiguous spans (store_slot) where its 32 chunks
@@ -439,7 +463,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         if (mode == 4 &&
             __all_sync(0xffffffffu, vector && x_aligned && T >= 32 && jc * L + L <= touched)) {
             const int lane = threadIdx.x & 31;
-            char *slice = (char *)(reduced + (threadIdx.x & ~31) * 8); /* 64 bytes a thread */
+            char *slice = (char *)smem_bytes + (threadIdx.x & ~31) * 64; /* 64 bytes a thread */
             const int span = L * esize < 64 ? L * esize : 64;           /* bytes a round */
             const int units = span / 16;
             char *warp_x = (char *)a.x + (first - (size_t)lane * L) * esize;
@@ -448,7 +472,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
 #pragma unroll
                 for (int u = 0; u < units; ++u)
                     pack16(slice + 16 * store_slot(lane, u, units),
-                           &xr[(r * span + u * 16) / esize], is_float);
+                           &xr[(r * span + u * 16) / esize]);
                 __syncwarp();
 #pragma unroll
                 for (int i = 0; i < units; ++i) {
@@ -459,22 +483,23 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
                 __syncwarp();
             }
         } else if (vector && x_aligned) {
-            const int W = is_float ? 4 : 2;
+            const int W = 16 / sizeof(real_t);
 #pragma unroll
             for (int k = 0; k < L; k += W) {
                 if (jc * L + k + W <= touched) {
-                    store_vector(a.x, first + k, is_float, &xr[k]);
+                    pack16((real_t *)a.x + first + k, &xr[k]);
                 } else {
 #pragma unroll
                     for (int q = k; q < k + W; ++q)
-                        if (jc * L + q < touched) store(a.x, first + q, xr[q], is_float);
+                        if (jc * L + q < touched) store<real_t, real_t>(a.x, first + q, xr[q]);
                 }
             }
         } else {
 #pragma unroll
             for (int k = 0; k < L; ++k) {
                 const int i = jc * L + k;
-                if (i < touched) store(a.x, base + (size_t)i * a.row_stride, xr[k], is_float);
+                if (i < touched)
+                    store<real_t, real_t>(a.x, base + (size_t)i * a.row_stride, xr[k]);
             }
         }
     }
@@ -486,23 +511,23 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
  * Registers: at most 128, so that 512-thread blocks launch; one 8-row chunk
  * at most 96, five 128-thread blocks a multiprocessor (flat 16-byte stores
  * took them to 98 and four blocks). */
-#define PARTITION_KERNEL(SHAPE, L, C, AHEAD, MODE, PREC, IS_FLOAT, K, CLUSTERED)             \
+#define PARTITION_KERNEL(SHAPE, L, C, AHEAD, MODE, PREC, REAL, K, CLUSTERED)                 \
     __global__ void __maxnreg__(L * C == 8 ? 96 : 128)                                       \
         partition_##SHAPE##_##AHEAD##_##MODE##_##PREC##K(const gtsv_args_t a)               \
     {                                                                                        \
-        partition_body(a, L, C, AHEAD, MODE, IS_FLOAT, CLUSTERED);                           \
+        partition_body<REAL>(a, L, C, AHEAD, MODE, CLUSTERED);                               \
     }
 #define PARTITION_KERNELS(SHAPE, L, C, AHEAD, K, CLUSTERED)                                  \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, d, 0, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, s, 1, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, d, 0, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, s, 1, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, d, 0, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, s, 1, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, d, 0, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, s, 1, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, d, 0, K, CLUSTERED)                              \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, 1, K, CLUSTERED)
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, d, double, K, CLUSTERED)                         \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, s, float, K, CLUSTERED)                          \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, d, double, K, CLUSTERED)                         \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, s, float, K, CLUSTERED)                          \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, d, double, K, CLUSTERED)                         \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 2, s, float, K, CLUSTERED)                          \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, d, double, K, CLUSTERED)                         \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, s, float, K, CLUSTERED)                          \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, d, double, K, CLUSTERED)                         \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, float, K, CLUSTERED)
 PARTITION_KERNELS(8, 8, 1, 4, , 0)
 PARTITION_KERNELS(8, 8, 1, 8, , 0)
 PARTITION_KERNELS(16, 16, 1, 4, , 0)
@@ -533,7 +558,8 @@ static const partition_kernel_t partition_cluster_kernels[2][2][5][2] = {
     {PARTITION_ROW(16, 4, _k), PARTITION_ROW(16, 8, _k)}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
-__device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_float)
+template <typename storage>
+__device__ __forceinline__ void thomas_body(const gtsv_args_t &a)
 {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= a.count) return;
@@ -544,7 +570,7 @@ __device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_f
     double c = 0.0, y = 0.0;
     for (int i = 0; i < a.m; ++i) {
         double dl, d, du, b;
-        load_row(a, base, i, n, touched, is_float, 0, &dl, &d, &du, &b);
+        load_row<storage, double>(a, base, i, n, touched, 0, &dl, &d, &du, &b);
         hb_td_thomas_step(dl, d, du, b, &c, &y);
         cp[(size_t)i * a.count] = c;
         yp[(size_t)i * a.count] = y;
@@ -552,17 +578,17 @@ __device__ __forceinline__ void thomas_body(const gtsv_args_t &a, const int is_f
     double x = 0.0;
     for (int i = a.m - 1; i >= 0; --i) {
         x = yp[(size_t)i * a.count] - cp[(size_t)i * a.count] * x;
-        if (i < touched) store(a.x, base + (size_t)i * a.row_stride, x, is_float);
+        if (i < touched) store<storage, double>(a.x, base + (size_t)i * a.row_stride, x);
     }
 }
 
 __global__ void __launch_bounds__(THOMAS_THREADS) thomas_d(const gtsv_args_t a)
 {
-    thomas_body(a, 0);
+    thomas_body<double>(a);
 }
 __global__ void __launch_bounds__(THOMAS_THREADS) thomas_s(const gtsv_args_t a)
 {
-    thomas_body(a, 1);
+    thomas_body<float>(a);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -616,8 +642,9 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         const int C = hb_td_chunks_per_thread(plan), K = a->cluster, PL = a->chunks / K;
         const int threads = a->groups * PL / C, blocks = ceil_div(a->count, a->groups) * K;
         const int shape = C == 2 ? 2 : plan->rows == 16;
-        const int per_thread = hb_td_partition_smem_doubles(plan->rows, C, K);
-        const size_t smem = (size_t)threads * per_thread * sizeof(double);
+        const int per_thread = hb_td_partition_smem_bytes(
+            plan->rows, C, K, is_float ? (int)sizeof(float) : (int)sizeof(double));
+        const size_t smem = (size_t)threads * per_thread;
         /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
         const int mode = plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
                          : plan->hint < 0                   ? 0
@@ -633,7 +660,7 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         /* 16 rows a thread: up to 88 (one 16-row chunk), 104 (clustered) or 112 KB
          * (two 8-row chunks) of shared memory, above the 48 KB a launch gets
          * without asking: asked once per kernel and device for the most it can take. */
-        const size_t most = (size_t)PARTITION_MAX_THREADS * per_thread * sizeof(double);
+        const size_t most = (size_t)PARTITION_MAX_THREADS * per_thread;
         if (most > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, most));
         if (K == 1) {
             kernel<<<blocks, threads, smem, stream>>>(*a);

@@ -4,7 +4,7 @@
  *
  * Every CUDA algorithm (thomas, partition, auto), layout (flat, interleaved),
  * precision, fixed and variable sizes (No-Computing- and Computing-Padding),
- * in place or not, against the CPU sequential solver with the same algorithm
+ * in place or not, against the CPU solver with the same algorithm
  * (the CPU partition solver is the kernel's arithmetic run thread by thread):
  * every element of x, padding included (NaN where it must stay untouched, 0
  * where CP writes it). Inputs are fresh random diagonally dominant systems
@@ -120,11 +120,21 @@ static void release(hb_context_t gpu, case_t *c)
     if (c->dev_sizes) CHECK_OK(hb_device_free(gpu, c->dev_sizes));
 }
 
-/* Every element: both NaN, or within tolerance. Returns the count of mismatches. */
-static size_t compare(const void *gpu_x, const void *cpu_x, hb_precision_t prec, size_t n,
-                      double *worst)
+/* The largest difference seen, [fp32][partition], printed at the end. */
+static double worst_seen[2][2];
+
+/* Every element: both NaN, or within tolerance (relative to 1 + |x|). fp64: 1e-12.
+ * fp32: THOMAS computes in double on both sides, so x differs by the last
+ * rounding to float (4e-7); PARTITION computes in float, and the GPU's fused
+ * multiply-adds round differently from the CPU's separate operations (2e-5: the
+ * systems' diagonal dominance margin goes down to 0.05; the largest difference
+ * seen on the H100 was 6e-6).
+ * Returns the count of mismatches. */
+static size_t compare(const void *gpu_x, const void *cpu_x, hb_precision_t prec,
+                      hb_gtsv_algo_t algo, size_t n, double *worst)
 {
-    const double tol = prec == HB_FLOAT32 ? 4e-7 : 1e-12;
+    const int is_float = prec == HB_FLOAT32, partition = algo == HB_GTSV_ALGO_PARTITION;
+    const double tol = !is_float ? 1e-12 : partition ? 2e-5 : 4e-7;
     size_t bad = 0;
     *worst = 0.0;
     for (size_t e = 0; e < n; ++e) {
@@ -137,6 +147,7 @@ static size_t compare(const void *gpu_x, const void *cpu_x, hb_precision_t prec,
         if (err > *worst) *worst = err;
         bad += !(err <= tol);
     }
+    if (*worst > worst_seen[is_float][partition]) worst_seen[is_float][partition] = *worst;
     return bad;
 }
 
@@ -199,7 +210,7 @@ static void run_case(hb_context_t gpu, hb_context_t cpu, int m, int count, int v
                 if (buffer) CHECK_OK(hb_device_free(gpu, buffer));
                 /* In place the untouched padding of x is b's padding: NaN as well. */
                 double worst;
-                const size_t bad = compare(gpu_x, cpu_x, prec, c.n, &worst);
+                const size_t bad = compare(gpu_x, cpu_x, prec, resolved, c.n, &worst);
                 CHECKF(bad == 0,
                        "m=%d count=%d %s %s %s %s%s: %zu of %zu elements differ (worst %.3g)", m,
                        count, hb_layout_name(layout), prec == HB_FLOAT32 ? "float" : "double",
@@ -229,7 +240,10 @@ int main(void)
     rng_state = test_seed("test_gpu_tridiag");
     hb_context_t gpu = NULL, cpu = NULL;
     CHECK_OK(hb_context_create(&gpu, HB_BACKEND_CUDA));
-    CHECK_OK(hb_context_create(&cpu, HB_BACKEND_SEQ));
+    /* The CPU twin on every core where OpenMP is built in (its work units never
+     * share a system: the same results as sequential, in a fraction of the time). */
+    CHECK_OK(hb_context_create(
+        &cpu, hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ));
     if (!gpu || !cpu) return check_summary("test_gpu_tridiag");
     printf("device: %s\n", hb_context_device_name(gpu));
     static const int shapes[][2] = {{1, 5},     {2, 3},    {3, 40},   {8, 300},  {9, 33},
@@ -318,6 +332,9 @@ int main(void)
     hb_status_t st = hb_device_malloc(gpu, (size_t)1 << 50, &huge);
     CHECKF(st == HB_ERR_ALLOC && huge == NULL, "1 PiB allocation: %s (%s)", hb_status_name(st),
            hb_last_error());
+    printf("largest difference from the CPU twin, relative to 1 + |x|: fp64 thomas %.3g, "
+           "partition %.3g; fp32 thomas %.3g, partition %.3g\n",
+           worst_seen[0][0], worst_seen[0][1], worst_seen[1][0], worst_seen[1][1]);
     hb_context_destroy(gpu);
     hb_context_destroy(cpu);
     return check_summary("test_gpu_tridiag");
