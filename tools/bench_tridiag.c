@@ -12,9 +12,8 @@
  * unknown) over the time, also as a fraction of the device-to-device copy
  * bandwidth measured in the same run. --variants times our kernel under
  * several tunings (hb_gtsv_set_tuning) for A/B comparisons. Then the accuracy
- * sweep (fp64; Figure 12a:
- * error against a long-double CPU solution as m grows) and the device memory
- * each solver needs (Figure 12b).
+ * sweep in each precision asked for (Figure 12a: error against a long-double CPU
+ * solution as m grows) and the device memory each solver needs (Figure 12b).
  */
 #include <math.h>
 #include <stdint.h>
@@ -38,8 +37,8 @@ static const char usage[] =
     "both layouts beside cuSPARSE's gtsv2StridedBatch and gtsvInterleavedBatch\n"
     "(algo 0 and 1; D or S) when built with it; time (median of repeats),\n"
     "effective bandwidth (5 elements per unknown), percent of the copy bandwidth,\n"
-    "and the ratio of the best cuSPARSE time to ours. Then accuracy (fp64) against\n"
-    "a long-double CPU solution as m grows, and the device memory of each solver.\n"
+    "and the ratio of the best cuSPARSE time to ours. Then accuracy (each precision)\n"
+    "against a long-double CPU solution as m grows, and the device memory (fp64).\n"
     "\n"
     "  --backend B       cuda | omp | seq | best (default best)\n"
     "  --precision P     fp64 | fp32 | both (default both)\n"
@@ -116,16 +115,24 @@ static void free_set(hb_context_t ctx, set_t *s)
     }
 }
 
-/* Fresh random data into a set; host scratch: 8 arrays of n doubles (fp32:
- * converted in place, the arrays then hold floats). */
-static hb_status_t make_set(hb_context_t ctx, int m, long count, hb_precision_t prec,
-                            double *host, set_t *s)
+static void reference(int m, long count, const double *dl, const double *d, const double *du,
+                      const double *b, long double *x);
+
+/* Fresh random data into a set, diagonal dominance margins in [lo, hi]; host
+ * scratch: 8 arrays of n doubles (fp32: converted in place, the arrays then hold
+ * floats). ref (may be NULL): the long-double solution of the systems as the
+ * solvers see them (fp32: the coefficients rounded to float). */
+static hb_status_t make_set(hb_context_t ctx, int m, long count, hb_precision_t prec, double lo,
+                            double hi, double *host, long double *ref, set_t *s)
 {
     const size_t n = (size_t)m * (size_t)count;
     const size_t bytes = n * (prec == HB_FLOAT32 ? sizeof(float) : sizeof(double));
     hb_status_t st = HB_SUCCESS;
     memset(s, 0, sizeof *s);
-    fill(m, count, 0.05, 1.0, host, host + n, host + 2 * n, host + 3 * n);
+    fill(m, count, lo, hi, host, host + n, host + 2 * n, host + 3 * n);
+    if (prec == HB_FLOAT32)
+        for (size_t e = 0; e < 4 * n; ++e) host[e] = (double)(float)host[e];
+    if (ref) reference(m, count, host, host + n, host + 2 * n, host + 3 * n, ref);
     for (int k = 0; k < 4 && st == HB_SUCCESS; ++k) {
         interleave(m, count, host + (size_t)k * n, host + (size_t)(4 + k) * n);
         if (prec == HB_FLOAT32)
@@ -342,7 +349,7 @@ static int run_point(hb_context_t ctx, const options_t *o, int m, long count,
     int ok = host && set && secs;
     hb_status_t st = ok ? HB_SUCCESS : HB_ERR_ALLOC;
     for (int k = 0; k < sets && st == HB_SUCCESS; ++k)
-        st = make_set(ctx, m, count, prec, host, &set[k]);
+        st = make_set(ctx, m, count, prec, 0.05, 1.0, host, NULL, &set[k]);
     if (st == HB_SUCCESS) st = hb_device_malloc(ctx, bytes, &x);
     struct {
         int col;
@@ -461,10 +468,20 @@ static double max_error(int m, long count, const double *x, int interleaved, con
 
 enum { ACC_OURS_FLAT, ACC_OURS_IL, ACC_OURS_THOMAS, ACC_CS_STRIDED, ACC_CS_IL0, ACC_CS_IL1, N_ACC };
 
-static void accuracy(hb_context_t ctx, int m, long count, double errors[N_ACC], int have[N_ACC])
+/* x (n values of the precision, from the device) as doubles in out. */
+static void widen(const void *x, hb_precision_t prec, size_t n, double *out)
 {
-    const size_t n = (size_t)m * (size_t)count, bytes = n * sizeof(double);
-    double *host = malloc(9 * bytes);
+    if (prec == HB_FLOAT32)
+        for (size_t e = n; e-- > 0;) out[e] = ((const float *)x)[e]; /* backward: in place */
+    else if (x != out)
+        memcpy(out, x, n * sizeof(double));
+}
+
+static void accuracy(hb_context_t ctx, hb_precision_t prec, int m, long count,
+                     double errors[N_ACC], int have[N_ACC])
+{
+    const size_t n = (size_t)m * (size_t)count, bytes = n * esize_of(prec);
+    double *host = malloc(9 * n * sizeof(double));
     long double *ref = malloc(n * sizeof *ref);
     set_t set;
     void *x = NULL, *buffer = NULL;
@@ -472,16 +489,8 @@ static void accuracy(hb_context_t ctx, int m, long count, double errors[N_ACC], 
     memset(&set, 0, sizeof set);
     if (!host || !ref) goto done;
     /* Weakly dominant: |d| = (|dl| + |du|)(1 + [0.001, 0.01]), so errors grow visibly with m. */
-    fill(m, count, 0.001, 0.01, host, host + n, host + 2 * n, host + 3 * n);
-    reference(m, count, host, host + n, host + 2 * n, host + 3 * n, ref);
-    for (int k = 0; k < 4; ++k) interleave(m, count, host + (size_t)k * n, host + (size_t)(4 + k) * n);
+    if (make_set(ctx, m, count, prec, 0.001, 0.01, host, ref, &set) != HB_SUCCESS) goto done;
     double *out = host + 8 * n;
-    for (int k = 0; k < 4; ++k)
-        if (hb_device_malloc(ctx, bytes, &set.flat[k]) != HB_SUCCESS ||
-            hb_device_malloc(ctx, bytes, &set.il[k]) != HB_SUCCESS ||
-            hb_memcpy_to_device(ctx, set.flat[k], host + (size_t)k * n, bytes) != HB_SUCCESS ||
-            hb_memcpy_to_device(ctx, set.il[k], host + (size_t)(4 + k) * n, bytes) != HB_SUCCESS)
-            goto done;
     if (hb_device_malloc(ctx, bytes, &x) != HB_SUCCESS) goto done;
     static const struct {
         int col;
@@ -493,14 +502,24 @@ static void accuracy(hb_context_t ctx, int m, long count, double errors[N_ACC], 
     for (int k = 0; k < 3; ++k) {
         const int il = ours[k].layout == HB_LAYOUT_INTERLEAVED;
         void **a = il ? set.il : set.flat;
+        hb_gtsv_problem_t p = {.precision = prec,
+                               .algo = ours[k].algo,
+                               .m = m,
+                               .dl = a[0],
+                               .d = a[1],
+                               .du = a[2],
+                               .b = a[3],
+                               .x = x,
+                               .layout = ours[k].layout,
+                               .batch_count = (int)count,
+                               .batch_stride = il ? (int)count : m};
         size_t need = 0;
-        if (hb_dgtsv_batch_buffer_size(ctx, ours[k].algo, m, ours[k].layout, (int)count,
-                                       il ? (int)count : m, &need) != HB_SUCCESS)
-            continue;
+        if (hb_gtsv_buffer_size(ctx, &p, &need) != HB_SUCCESS) continue;
         if (need && hb_device_malloc(ctx, need, &buffer) != HB_SUCCESS) continue;
-        if (hb_dgtsv_batch(ctx, ours[k].algo, m, a[0], a[1], a[2], a[3], x, ours[k].layout,
-                           (int)count, il ? (int)count : m, 0, buffer) == HB_SUCCESS &&
+        p.buffer = buffer;
+        if (hb_gtsv_solve(ctx, &p) == HB_SUCCESS &&
             hb_memcpy_from_device(ctx, out, x, bytes) == HB_SUCCESS) {
+            widen(out, prec, n, out);
             errors[ours[k].col] = max_error(m, count, out, il, ref);
             have[ours[k].col] = 1;
         }
@@ -519,17 +538,18 @@ static void accuracy(hb_context_t ctx, int m, long count, double errors[N_ACC], 
             const int il = kinds[k] != CS_KIND_STRIDED;
             void *const *src = il ? set.il : set.flat;
             void *cbuf = NULL;
-            size_t cb = cs_buffer_size(h, kinds[k], HB_FLOAT64, m, count, w);
+            size_t cb = cs_buffer_size(h, kinds[k], prec, m, count, w);
             for (int q = 0; q < 4 && ok; ++q)
                 ok = cs_ok(CUSPARSE_STATUS_SUCCESS,
                            cudaMemcpy(w[q], src[q], bytes, cudaMemcpyDeviceToDevice), "copy");
             ok = ok && cb != (size_t)-1 &&
                  cs_ok(CUSPARSE_STATUS_SUCCESS, cudaMalloc(&cbuf, cb ? cb : 1), "cudaMalloc") &&
-                 cs_ok(cs_call(h, kinds[k], HB_FLOAT64, m, count, w, cbuf), cudaDeviceSynchronize(),
+                 cs_ok(cs_call(h, kinds[k], prec, m, count, w, cbuf), cudaDeviceSynchronize(),
                        "solve") &&
                  cs_ok(CUSPARSE_STATUS_SUCCESS,
                        cudaMemcpy(out, w[3], bytes, cudaMemcpyDeviceToHost), "copy");
             if (ok) {
+                widen(out, prec, n, out);
                 errors[ACC_CS_STRIDED + k] = max_error(m, count, out, il, ref);
                 have[ACC_CS_STRIDED + k] = 1;
             }
@@ -846,30 +866,35 @@ int cli_bench_tridiag(int argc, char **argv)
                    acc_count);
         else {
             printf("\naccuracy: largest relative 2-norm error of %ld weakly dominant systems "
-                   "(|d| = (|dl|+|du|)(1 + U[0.001, 0.01])) against long-double Thomas\n%5s",
-                   acc_count, "m");
+                   "(|d| = (|dl|+|du|)(1 + U[0.001, 0.01])) against long-double Thomas on the "
+                   "same coefficients (fp32: rounded to float)\n%4s %5s",
+                   acc_count, "prec", "m");
             for (int c = 0; c < N_ACC; ++c) printf(" %11s", acc_name[c]);
             printf("\n");
         }
-        for (int k = 0; k < 8; ++k) {
-            double err[N_ACC];
-            int have[N_ACC];
-            accuracy(ctx, acc_m[k], acc_count, err, have);
-            if (o.json) {
-                printf("%s\n    {\"m\": %d", k ? "," : "", acc_m[k]);
-                for (int c = 0; c < N_ACC; ++c)
-                    if (have[c]) printf(", \"%s\": %.3e", acc_key[c], err[c]);
-                printf("}");
-            } else {
-                printf("%5d", acc_m[k]);
-                for (int c = 0; c < N_ACC; ++c)
-                    if (have[c])
-                        printf(" %11.2e", err[c]);
-                    else
-                        printf(" %11s", "-");
-                printf("\n");
+        int rows = 0;
+        for (int pi = 0; pi < 2; ++pi)
+            for (int k = 0; k < 8 && (o.precisions & (1 << pi)); ++k) {
+                const hb_precision_t prec = pi ? HB_FLOAT32 : HB_FLOAT64;
+                double err[N_ACC];
+                int have[N_ACC];
+                accuracy(ctx, prec, acc_m[k], acc_count, err, have);
+                if (o.json) {
+                    printf("%s\n    {\"precision\": \"%s\", \"m\": %d", rows++ ? "," : "",
+                           prec_name(prec), acc_m[k]);
+                    for (int c = 0; c < N_ACC; ++c)
+                        if (have[c]) printf(", \"%s\": %.3e", acc_key[c], err[c]);
+                    printf("}");
+                } else {
+                    printf("%4s %5d", prec_name(prec), acc_m[k]);
+                    for (int c = 0; c < N_ACC; ++c)
+                        if (have[c])
+                            printf(" %11.2e", err[c]);
+                        else
+                            printf(" %11s", "-");
+                    printf("\n");
+                }
             }
-        }
         const long mem_count = 20000;
         if (o.json)
             printf("\n  ]}, \"memory\": {\"systems\": %ld, \"what\": \"device bytes: inputs, x "
