@@ -511,7 +511,10 @@ hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
  * dl, d, du and b are never written; x receives the solution. x must not
  * overlap the inputs, except with HB_GTSV_IN_PLACE, where x must equal b (the
  * right-hand side is overwritten by the solution, as cuSPARSE does).
- * float variants store float and compute in double (one rounding at the store).
+ * Arithmetic: PARTITION computes in the data's precision (float variants in
+ * float, as cuSPARSE's S routines); THOMAS computes in double for both (float
+ * variants: one rounding at the store), the choice for float data that needs
+ * more than float accuracy.
  * No pivoting: the matrices must be such that Gaussian elimination without
  * pivoting is stable (e.g. diagonally dominant). A zero pivot gives inf/NaN.
  */

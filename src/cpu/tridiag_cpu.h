@@ -5,7 +5,9 @@
  * functions that the CPU backends (tridiag_cpu.c) and the CUDA kernels
  * (src/cuda/tridiag_cuda.cu, where they become __device__ code kept in
  * registers) share, so the CPU PARTITION solve is the CUDA kernel's twin
- * step for step and CI tests the GPU's arithmetic.
+ * step for step and CI tests the GPU's arithmetic. PARTITION computes in the
+ * data's precision (tridiag_arith.h, included once per precision), THOMAS in
+ * double.
  *
  * Row i of a system of n rows: dl x[i-1] + d x[i] + du x[i+1] = b. Rows
  * i >= n (padding up to a chunk or to m_max) are identity rows with b = 0,
