@@ -198,6 +198,24 @@ static size_t esize_of(hb_precision_t prec)
     return prec == HB_FLOAT32 ? sizeof(float) : sizeof(double);
 }
 
+/* Set s as a problem of our solver, x separate, no workspace yet. */
+static hb_gtsv_problem_t problem_of(const set_t *s, int m, long count, hb_precision_t prec,
+                                    hb_layout_t layout, hb_gtsv_algo_t algo, void *x)
+{
+    void *const *a = layout == HB_LAYOUT_FLAT ? s->flat : s->il;
+    return (hb_gtsv_problem_t){.precision = prec,
+                               .algo = algo,
+                               .m = m,
+                               .dl = a[0],
+                               .d = a[1],
+                               .du = a[2],
+                               .b = a[3],
+                               .x = x,
+                               .layout = layout,
+                               .batch_count = (int)count,
+                               .batch_stride = layout == HB_LAYOUT_FLAT ? m : (int)count};
+}
+
 /* Ours: every set as a problem, rotated. */
 static hb_status_t time_ours(hb_context_t ctx, int m, long count, hb_precision_t prec,
                              set_t *sets, int n_sets, hb_layout_t layout, hb_gtsv_algo_t algo,
@@ -209,20 +227,7 @@ static hb_status_t time_ours(hb_context_t ctx, int m, long count, hb_precision_t
     void *buffer = NULL;
     size_t bytes = 0;
     hb_status_t st = HB_SUCCESS;
-    for (int k = 0; k < n_sets; ++k) {
-        void **a = layout == HB_LAYOUT_FLAT ? sets[k].flat : sets[k].il;
-        p[k] = (hb_gtsv_problem_t){.precision = prec,
-                                   .algo = algo,
-                                   .m = m,
-                                   .dl = a[0],
-                                   .d = a[1],
-                                   .du = a[2],
-                                   .b = a[3],
-                                   .x = x,
-                                   .layout = layout,
-                                   .batch_count = (int)count,
-                                   .batch_stride = layout == HB_LAYOUT_FLAT ? m : (int)count};
-    }
+    for (int k = 0; k < n_sets; ++k) p[k] = problem_of(&sets[k], m, count, prec, layout, algo, x);
     st = hb_gtsv_buffer_size(ctx, &p[0], &bytes);
     if (st == HB_SUCCESS && bytes) st = hb_device_malloc(ctx, bytes, &buffer);
     for (int k = 0; k < n_sets; ++k) p[k].buffer = buffer;
@@ -501,18 +506,7 @@ static void accuracy(hb_context_t ctx, hb_precision_t prec, int m, long count,
                  {ACC_OURS_THOMAS, HB_LAYOUT_INTERLEAVED, HB_GTSV_ALGO_THOMAS}};
     for (int k = 0; k < 3; ++k) {
         const int il = ours[k].layout == HB_LAYOUT_INTERLEAVED;
-        void **a = il ? set.il : set.flat;
-        hb_gtsv_problem_t p = {.precision = prec,
-                               .algo = ours[k].algo,
-                               .m = m,
-                               .dl = a[0],
-                               .d = a[1],
-                               .du = a[2],
-                               .b = a[3],
-                               .x = x,
-                               .layout = ours[k].layout,
-                               .batch_count = (int)count,
-                               .batch_stride = il ? (int)count : m};
+        hb_gtsv_problem_t p = problem_of(&set, m, count, prec, ours[k].layout, ours[k].algo, x);
         size_t need = 0;
         if (hb_gtsv_buffer_size(ctx, &p, &need) != HB_SUCCESS) continue;
         if (need && hb_device_malloc(ctx, need, &buffer) != HB_SUCCESS) continue;

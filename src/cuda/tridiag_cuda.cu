@@ -72,25 +72,23 @@ __device__ __forceinline__ real_t load(const void *a, size_t e)
  * fetches the whole 128/256-byte span from DRAM, so the neighbouring systems'
  * rows (interleaved layout, read by other blocks moments later) are in L2
  * when asked for. Coherent loads (not .nc): in place, x overwrites b. */
-__device__ __forceinline__ float load_hint(const float *ptr, int hint)
-{
-    float v;
-    if (hint == 1)
-        asm volatile("ld.global.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
-    else
-        asm volatile("ld.global.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(ptr));
-    return v;
-}
-
-__device__ __forceinline__ double load_hint(const double *ptr, int hint)
-{
-    double v;
-    if (hint == 1)
-        asm volatile("ld.global.L2::128B.f64 %0, [%1];" : "=d"(v) : "l"(ptr));
-    else
-        asm volatile("ld.global.L2::256B.f64 %0, [%1];" : "=d"(v) : "l"(ptr));
-    return v;
-}
+#define LOAD_HINT(T, PTX_TYPE, CONSTRAINT)                                                 \
+    __device__ __forceinline__ T load_hint(const T *ptr, int hint)                         \
+    {                                                                                      \
+        T v;                                                                               \
+        if (hint == 1)                                                                     \
+            asm volatile("ld.global.L2::128B." PTX_TYPE " %0, [%1];"                       \
+                         : "=" CONSTRAINT(v)                                               \
+                         : "l"(ptr));                                                      \
+        else                                                                               \
+            asm volatile("ld.global.L2::256B." PTX_TYPE " %0, [%1];"                       \
+                         : "=" CONSTRAINT(v)                                               \
+                         : "l"(ptr));                                                      \
+        return v;                                                                          \
+    }
+LOAD_HINT(float, "f32", "f")
+LOAD_HINT(double, "f64", "d")
+#undef LOAD_HINT
 
 /* load() with the hint (0: none). */
 template <typename storage, typename real_t>
@@ -231,26 +229,21 @@ __device__ __forceinline__ unsigned cluster_address(const void *local, int rank)
     return remote;
 }
 
-/* The value of block `rank`'s shared memory at the place of `local` in this block's. */
-__device__ __forceinline__ double load_cluster(const double *local, int rank)
-{
-    double v;
-    asm volatile("ld.shared::cluster.f64 %0, [%1];"
-                 : "=d"(v)
-                 : "r"(cluster_address(local, rank))
-                 : "memory");
-    return v;
-}
-
-__device__ __forceinline__ float load_cluster(const float *local, int rank)
-{
-    float v;
-    asm volatile("ld.shared::cluster.f32 %0, [%1];"
-                 : "=f"(v)
-                 : "r"(cluster_address(local, rank))
-                 : "memory");
-    return v;
-}
+/* The value of block `rank`'s shared memory at the place of `local` in this block's
+ * (one overload per precision: the PTX type and the register constraint). */
+#define LOAD_CLUSTER(T, PTX_TYPE, CONSTRAINT)                                              \
+    __device__ __forceinline__ T load_cluster(const T *local, int rank)                    \
+    {                                                                                      \
+        T v;                                                                               \
+        asm volatile("ld.shared::cluster." PTX_TYPE " %0, [%1];"                           \
+                     : "=" CONSTRAINT(v)                                                   \
+                     : "r"(cluster_address(local, rank))                                   \
+                     : "memory");                                                          \
+        return v;                                                                          \
+    }
+LOAD_CLUSTER(double, "f64", "d")
+LOAD_CLUSTER(float, "f32", "f")
+#undef LOAD_CLUSTER
 
 /* Every thread of the block (__syncthreads), or of the cluster, with its shared-memory
  * writes visible to the others' reads after it. */
