@@ -473,13 +473,18 @@ static double max_error(int m, long count, const double *x, int interleaved, con
 
 enum { ACC_OURS_FLAT, ACC_OURS_IL, ACC_OURS_THOMAS, ACC_CS_STRIDED, ACC_CS_IL0, ACC_CS_IL1, N_ACC };
 
-/* x (n values of the precision, from the device) as doubles in out. */
-static void widen(const void *x, hb_precision_t prec, size_t n, double *out)
+/* n values of the precision (as copied from the device) into n doubles, in place:
+ * fp32 backward, so that no float is overwritten before it is read (double e
+ * covers floats 2e and 2e + 1, both read already); bytes read with memcpy, not
+ * through a float lvalue of a double array. */
+static void widen(double *x, hb_precision_t prec, size_t n)
 {
-    if (prec == HB_FLOAT32)
-        for (size_t e = n; e-- > 0;) out[e] = ((const float *)x)[e]; /* backward: in place */
-    else if (x != out)
-        memcpy(out, x, n * sizeof(double));
+    if (prec != HB_FLOAT32) return;
+    for (size_t e = n; e-- > 0;) {
+        float v;
+        memcpy(&v, (const char *)x + e * sizeof v, sizeof v);
+        x[e] = v;
+    }
 }
 
 static void accuracy(hb_context_t ctx, hb_precision_t prec, int m, long count,
@@ -513,7 +518,7 @@ static void accuracy(hb_context_t ctx, hb_precision_t prec, int m, long count,
         p.buffer = buffer;
         if (hb_gtsv_solve(ctx, &p) == HB_SUCCESS &&
             hb_memcpy_from_device(ctx, out, x, bytes) == HB_SUCCESS) {
-            widen(out, prec, n, out);
+            widen(out, prec, n);
             errors[ours[k].col] = max_error(m, count, out, il, ref);
             have[ours[k].col] = 1;
         }
@@ -543,7 +548,7 @@ static void accuracy(hb_context_t ctx, hb_precision_t prec, int m, long count,
                  cs_ok(CUSPARSE_STATUS_SUCCESS,
                        cudaMemcpy(out, w[3], bytes, cudaMemcpyDeviceToHost), "copy");
             if (ok) {
-                widen(out, prec, n, out);
+                widen(out, prec, n);
                 errors[ACC_CS_STRIDED + k] = max_error(m, count, out, il, ref);
                 have[ACC_CS_STRIDED + k] = 1;
             }
