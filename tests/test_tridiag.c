@@ -482,11 +482,14 @@ static void test_helpers(hb_context_t ctx)
     free_batch(&t);
 }
 
-/* (8) Tunings: the rows override changes the CPU twin's chunks as the GPU's. */
+/* (8) Tunings: the rows and cluster overrides change the CPU twin's chunks and its
+ * reduced solve (clusters: per block, with spike columns) as the GPU's; cluster=16 on
+ * small systems gives blocks of one chunk. */
 static void test_tuning(hb_context_t ctx)
 {
     static const char *const specs[] = {"rows=16", "rows=8,threads=128,ahead=4,hint=1",
-                                        "hint=2,threads=512"};
+                                        "hint=2,threads=512", "cluster=16", "rows=8,cluster=4",
+                                        "cluster=2"};
     static const int shapes[][2] = {{5, 7},    {17, 9},   {100, 6}, {1000, 3},
                                     {2500, 2}, {4096, 2}, {5000, 2}, {8192, 2}};
     for (size_t k = 0; k < sizeof specs / sizeof *specs; ++k) {
@@ -517,11 +520,11 @@ static void test_tuning(hb_context_t ctx)
     free_arrays(&a);
     make_arrays(&a, &t, HB_LAYOUT_INTERLEAVED, HB_FLOAT64, 0);
     p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
-    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
-    CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text)); /* clusters change the arithmetic */
+    CHECKF(strcmp(text, "partition rows=16 chunks=256 cluster=8") == 0, "plan '%s'", text);
     CHECK_OK(hb_gtsv_set_tuning("rows=8"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
-    CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
+    CHECKF(strcmp(text, "partition rows=8 chunks=512 cluster=8") == 0, "plan '%s'", text);
     free_arrays(&a);
     free_batch(&t);
     make_batch(&t, 8192, 1, 0);
@@ -591,11 +594,12 @@ static void test_rule(hb_context_t ctx)
         {64, 1, 1, 16, 4, 128, 4, 0, 2, 0, 1},       {65, 1, 1, 16, 8, 256, 4, 0, 2, 0, 1},
         {128, 1, 1, 16, 8, 256, 4, 0, 2, 0, 1},
         /* then 16-row chunks and the 128-byte L2 hint, 256 threads to m = 256,
-         * then 512; rolling L2 prefetch up to m = 1024; fp32 from m = 513 to 2048
-         * clusters of 4 blocks of 256 threads; both above m = 2048 clusters of 8,
-         * of 256 threads to m = 4096 */
+         * then 512; rolling L2 prefetch up to m = 1024; fp64 from m = 257 to 512
+         * and fp32 from m = 513 to 2048 clusters of 4 blocks of 256 threads; both
+         * above m = 2048 clusters of 8, of 256 threads to m = 4096 */
         {129, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},
-        {257, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},    {512, 1, -1, 16, 32, 512, 4, 1, 2, 0, 1},
+        {257, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},     {512, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},
+        {257, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},     {512, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},
         {513, 1, 0, 16, 64, 512, 4, 1, 2, 0, 1},     {1024, 1, 0, 16, 64, 512, 4, 1, 2, 0, 1},
         {1025, 1, 0, 16, 128, 512, 4, 1, 0, 0, 1},   {2048, 1, 0, 16, 128, 512, 4, 1, 0, 0, 1},
         {513, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},     {1024, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},
@@ -645,10 +649,10 @@ static void test_rule(hb_context_t ctx)
                 continue;
             }
             const int C = hb_td_chunks_per_thread(&plan);
-            const size_t smem =
-                (size_t)plan.threads *
-                hb_td_partition_smem_bytes(plan.rows, C, plan.cluster,
-                                           kind & 2 ? (int)sizeof(float) : (int)sizeof(double));
+            const int G = plan.threads * plan.cluster / plan.chunks; /* systems a block */
+            const size_t smem = (size_t)hb_td_partition_smem(
+                plan.rows, C, plan.cluster, plan.threads, G > 0 ? G : 1,
+                kind & 2 ? (int)sizeof(float) : (int)sizeof(double));
             const int ok = (plan.rows == 8 || plan.rows == 16) &&
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
                            plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&
@@ -664,7 +668,7 @@ static void test_rule(hb_context_t ctx)
                            (plan.ahead == 4 || plan.ahead == 8) &&
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
                            plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
-                           smem <= 112 * 1024;
+                           smem <= HB_TD_MAX_SMEM;
             if (!ok && bad++ < 5)
                 fprintf(stderr,
                         "m = %d %s %s: invalid plan rows=%d chunks=%d threads=%d ahead=%d "
@@ -676,7 +680,7 @@ static void test_rule(hb_context_t ctx)
     CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
     /* The override goes field by field over the rule; threads at least P. */
     CHECK_OK(hb_gtsv_set_tuning("rows=8"));
-    hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT64, 100);
+    hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT32, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
           plan.hint == 1 && plan.prefetch == 2);

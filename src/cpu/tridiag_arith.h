@@ -89,17 +89,88 @@ HB_TD_INLINE void HB_TD_FN(hb_td_chunk_finish)(int L, const real_t *a, const rea
  * ceil(log2(N)) steps of strides 1, 2, 4, ... every row reads x = d. PARTITION
  * runs the first step on the odd rows only (one step of cyclic reduction: they
  * then form a system of their own), PCR on those, then hb_td_reduced_start.
- * out may be own (each input is read before the output that overwrites it).
+ * `columns` right-hand columns from index 3: 1 (d), or 3 in clusters (d and the
+ * two spike columns, below). out may be own (each input is read before the
+ * output that overwrites it).
  */
-HB_TD_INLINE void HB_TD_FN(hb_td_pcr_row)(const real_t *own, const real_t *lo,
-                                          const real_t *hi, real_t *out)
+HB_TD_INLINE void HB_TD_FN(hb_td_pcr_columns)(int columns, const real_t *own, const real_t *lo,
+                                              const real_t *hi, real_t *out)
 {
     const real_t k1 = own[0], k2 = own[2];
     const real_t inv = (real_t)1 / ((real_t)1 - lo[2] * k1 - hi[0] * k2);
-    out[3] = (own[3] - lo[3] * k1 - hi[3] * k2) * inv;
+    HB_TD_UNROLL
+    for (int q = 3; q < 3 + columns; ++q) out[q] = (own[q] - lo[q] * k1 - hi[q] * k2) * inv;
     out[0] = -lo[0] * k1 * inv;
     out[2] = -hi[2] * k2 * inv;
     out[1] = (real_t)1;
+}
+
+HB_TD_INLINE void HB_TD_FN(hb_td_pcr_row)(const real_t *own, const real_t *lo,
+                                          const real_t *hi, real_t *out)
+{
+    HB_TD_FN(hb_td_pcr_columns)(1, own, lo, hi, out);
+}
+
+/*
+ * Clusters (SPIKE-like): block r of K holds chunks [r PL, (r + 1) PL) of a
+ * system and solves its part of the reduced system alone. Its rows carry two
+ * more columns, for the two unknowns outside the block that they touch: x_L,
+ * the previous block's last chunk end, and x_R, the next block's first chunk
+ * start. A row is {a, 1, c, d, vl, vr}:
+ *   a x[i - s] + x[i] + c x[i + s] + vl x_L + vr x_R = d,
+ * and after the block's PCR (hb_td_pcr_columns with 3 columns) a chunk end
+ * reads x = d - vl x_L - vr x_R (hb_td_spike_value). The blocks then need only
+ * each other's two interface rows, for their first chunk start s_r and last
+ * chunk end e_r, {R, P, Q, Z, U, W}:
+ *   s_r + P e_{r-1} + Q s_{r+1} = R,   e_r + U e_{r-1} + W s_{r+1} = Z.
+ */
+HB_TD_INLINE real_t HB_TD_FN(hb_td_spike_value)(const real_t *row, real_t xl, real_t xr)
+{
+    return row[3] - row[4] * xl - row[5] * xr;
+}
+
+/* R, P, Q of the interface row of the block's first chunk start, from its start
+ * row {a, 1, c, d} (a on x_L) and its chunk end's solved row; Z, U, W are the
+ * last chunk end's solved row (d, vl, vr). */
+HB_TD_INLINE void HB_TD_FN(hb_td_interface_start)(const real_t *start, const real_t *end,
+                                                  real_t *out)
+{
+    out[0] = start[3] - start[2] * end[3];
+    out[1] = start[0] - start[2] * end[4];
+    out[2] = -start[2] * end[5];
+}
+
+/* The forward sweep over the K blocks' interface rows (value v of block r's row at
+ * rows[(6 r + v) stride]), in place: row r becomes {g1, g2, h1, h2} with
+ * s_r = g1 - h1 s_{r+1} and e_r = g2 - h2 s_{r+1}. */
+HB_TD_INLINE void HB_TD_FN(hb_td_interface_forward)(int K, real_t *rows, int stride)
+{
+    real_t g2 = (real_t)0, h2 = (real_t)0; /* e_{r-1} = g2 - h2 s_r */
+    for (int r = 0; r < K; ++r) {
+        real_t *row = rows + 6 * r * stride;
+        const real_t R = row[0], P = row[stride], Q = row[2 * stride];
+        const real_t Z = row[3 * stride], U = row[4 * stride], W = row[5 * stride];
+        const real_t inv = (real_t)1 / ((real_t)1 - P * h2);
+        const real_t g1 = (R - P * g2) * inv, h1 = Q * inv, uh = U * h2;
+        g2 = Z - U * g2 + uh * g1;
+        h2 = W + uh * h1;
+        row[0] = g1;
+        row[stride] = g2;
+        row[2 * stride] = h1;
+        row[3 * stride] = h2;
+    }
+}
+
+/* Then x_L (0 for the first block) and x_R (0 for the last) of block `rank`. */
+HB_TD_INLINE void HB_TD_FN(hb_td_interface_boundary)(int K, int rank, const real_t *rows,
+                                                     int stride, real_t *xl, real_t *xr)
+{
+    real_t s = (real_t)0; /* s_{r+1} */
+    for (int r = K - 1; r > rank; --r) s = rows[6 * r * stride] - rows[(6 * r + 2) * stride] * s;
+    *xr = s;
+    const real_t own = rows[6 * rank * stride] - rows[(6 * rank + 2) * stride] * s;
+    *xl = rank > 0 ? rows[(6 * rank - 5) * stride] - rows[(6 * rank - 3) * stride] * own
+                   : (real_t)0;
 }
 
 /* A chunk's first unknown from its (normalised) reduced row `start`, once the

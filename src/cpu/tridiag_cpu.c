@@ -31,6 +31,7 @@ typedef struct {
     const hb_gtsv_problem_t *p;
     hb_gtsv_algo_t algo;
     int rows, chunks;              /* PARTITION: L and P of the plan */
+    int cluster;                   /* PARTITION: K, the plan's blocks a system (clusters) */
     size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
     int lanes;                     /* systems per work unit */
     size_t workspace;              /* doubles per thread */
@@ -148,7 +149,8 @@ hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
                               const hb_gtsv_plan_t *plan)
 {
     const hb_gtsv_algo_t algo = plan->algo;
-    job_t job = {p, algo, plan->rows, plan->chunks, 0, 0, 1, 0};
+    job_t job = {p, algo, plan->rows, plan->chunks, plan->cluster > 1 ? plan->cluster : 1,
+                 0, 0, 1, 0};
     if (p->layout == HB_LAYOUT_INTERLEAVED) {
         job.sys_stride = 1;
         job.row_stride = (size_t)p->batch_stride;
@@ -158,7 +160,7 @@ hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
     }
     if (algo == HB_GTSV_ALGO_PARTITION) {
         const size_t P = (size_t)plan->chunks, L = (size_t)plan->rows;
-        job.workspace = 4 * P * L + 16 * P;
+        job.workspace = 4 * P * L + 26 * P;
     } else {
         job.lanes = p->layout == HB_LAYOUT_INTERLEAVED ? LANES : 1;
         job.workspace = 2 * (size_t)p->m * LANES;

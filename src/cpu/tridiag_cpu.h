@@ -81,16 +81,48 @@ HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
     return plan->cluster <= 1 && plan->chunks > plan->threads ? 2 : 1;
 }
 
-/* CUDA PARTITION: shared memory of a block, in bytes a thread, for L-row chunks,
- * C a thread, clusters of K blocks, values of `esize` bytes (the data's: the
- * arithmetic is in its precision): the reduced rows (4 values of 2 rows a chunk;
- * in clusters a second buffer of the odd rows) and, where a thread holds 16 rows,
- * the stash of their spike columns during the PCR (L - 2 a chunk); at least the
- * 64 bytes a thread through which `vector = 2` writes x. */
-HB_TD_INLINE int hb_td_partition_smem_bytes(int L, int C, int K, int esize)
+/* CUDA PARTITION in clusters: where a block's shared-memory areas start, in
+ * values of `esize` bytes, for `threads` threads (one L-row chunk each) holding G
+ * systems, K blocks a cluster: the chunk starts (3 values a chunk) from 0, later x
+ * at the chunk ends; the ends' rows (a, c, d and the two spike columns), two
+ * buffers of 5 values a chunk, from `ends`; with 16-row chunks the stash (14 a
+ * thread); the cluster's interface rows (6 K a system) and x_L, x_R (2 a system)
+ * from `copies`, in the ends' buffers where they fit (they are copied after the
+ * PCR), else past the stash; the block's own interface rows (6 a system), which
+ * the others read, from `own_rows`, past the first 64 bytes a thread (where
+ * `vector = 2` stages x); `total` values in all. */
+typedef struct {
+    int ends, copies, own_rows, total;
+} hb_td_cluster_layout_t;
+
+HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esize,
+                                       hb_td_cluster_layout_t *at)
 {
-    const int bytes = ((K > 1 ? 12 : 8) * C + (L * C == 16 ? C * (L - 2) : 0)) * esize;
-    return bytes > 64 ? bytes : 64;
+    const int copies = (6 * K + 2) * G, stash_end = (13 + (L == 16 ? L - 2 : 0)) * threads;
+    at->ends = 3 * threads;
+    at->copies = copies <= 10 * threads ? at->ends : stash_end;
+    const int past = copies <= 10 * threads ? stash_end : stash_end + copies;
+    const int staged = 64 * threads / esize;
+    at->own_rows = past > staged ? past : staged;
+    at->total = at->own_rows + 6 * G;
+}
+
+/* CUDA PARTITION: shared memory of a block in bytes, for L-row chunks, C a thread,
+ * clusters of K blocks, `threads` threads holding G systems, values of `esize`
+ * bytes (the data's: the arithmetic is in its precision). Without clusters: the
+ * reduced rows (4 values of 2 rows a chunk) and, where a thread holds 16 rows, the
+ * stash of their spike columns during the PCR (L - 2 a chunk); at least the 64
+ * bytes a thread through which `vector = 2` writes x. Clusters: above. */
+#define HB_TD_MAX_SMEM (112 * 1024) /* the most a plan may ask (the launcher allows it) */
+HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, int esize)
+{
+    if (K > 1) {
+        hb_td_cluster_layout_t at;
+        hb_td_cluster_layout(L, threads, G, K, esize, &at);
+        return at.total * esize;
+    }
+    const int bytes = (8 * C + (L * C == 16 ? C * (L - 2) : 0)) * esize;
+    return threads * (bytes > 64 ? bytes : 64);
 }
 
 /* The PARTITION arithmetic (and the rows' identity and boundary rules), in the

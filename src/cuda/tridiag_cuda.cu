@@ -207,16 +207,19 @@ __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int 
     hb_td_fix_row(i, n, dl, d, du, b);
 }
 
-/* Where reduced row q of a system lives in its block's shared memory (chunk q / 2 is
- * the block's chunk (q / 2) mod PL, PL chunks of each of its G systems a block): even
- * and odd rows in separate parts, each in chunk order (system fastest where threads
- * are), so that every access of a warp, at any stride, reads adjacent doubles.
- * Clustered, the odd rows have two buffers (PCR steps alternate between them). */
-__device__ __forceinline__ int reduced_index(int q, int PL, int G, int g, int sys_fastest,
-                                             int clustered, int buffer)
+/* Where chunk j of system g (of the block's G, PL chunks each) keeps a value in a
+ * shared-memory plane of G PL values: in chunk order, system fastest where threads
+ * are, so that every access of a warp, at any stride, reads adjacent values. */
+__device__ __forceinline__ int chunk_index(int j, int PL, int G, int g, int sys_fastest)
 {
-    const int chunk = clustered ? (q >> 1) & (PL - 1) : q >> 1;
-    return (q & 1) * (1 + buffer) * (PL * G) + (sys_fastest ? chunk * G + g : g * PL + chunk);
+    return sys_fastest ? j * G + g : g * PL + j;
+}
+
+/* Where reduced row q of a system lives in its block's shared memory: even and odd
+ * rows (chunk q / 2's start and end) in separate parts, each in chunk order. */
+__device__ __forceinline__ int reduced_index(int q, int PL, int G, int g, int sys_fastest)
+{
+    return (q & 1) * (PL * G) + chunk_index(q >> 1, PL, G, g, sys_fastest);
 }
 
 /* Where `local` of this block's shared memory is in block `rank`'s (distributed
@@ -245,28 +248,140 @@ LOAD_CLUSTER(double, "f64", "d")
 LOAD_CLUSTER(float, "f32", "f")
 #undef LOAD_CLUSTER
 
-/* Every thread of the block (__syncthreads), or of the cluster, with its shared-memory
- * writes visible to the others' reads after it. */
-__device__ __forceinline__ void block_sync(int clustered)
+/* Every thread of the cluster, its shared-memory writes visible to the others'
+ * reads after it; split in two, the arrival (after this block's last read of the
+ * others' shared memory) and the wait (before it leaves, so that its own shared
+ * memory outlives the others' reads). */
+__device__ __forceinline__ void cluster_sync()
 {
-    if (clustered)
-        asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-                     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-    else
-        __syncthreads();
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+                 "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_arrive()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_wait()
+{
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 /* Value v (a, b, c, d) of reduced row q (of N) of system g; the identity row past the
- * ends. Clustered, the row lives in the shared memory of block (q / 2) / PL. */
+ * ends. */
 template <typename real_t>
 __device__ __forceinline__ real_t reduced_value(const real_t *smem, int rows, int q, int v, int N,
-                                                int PL, int G, int g, int sys_fastest,
-                                                int clustered, int buffer)
+                                                int PL, int G, int g, int sys_fastest)
 {
     if (q < 0 || q >= N) return v == 1 ? (real_t)1 : (real_t)0;
-    const real_t *at =
-        smem + v * rows + reduced_index(q, PL, G, g, sys_fastest, clustered, buffer);
-    return clustered ? load_cluster(at, (q >> 1) >> (__ffs(PL) - 1)) : *at;
+    return smem[v * rows + reduced_index(q, PL, G, g, sys_fastest)];
+}
+
+/*
+ * Clusters: the reduced solve of block `rank` of K (chunks [rank PL, (rank + 1) PL)
+ * of each of G systems; this thread chunk rank PL + jl of system g) with the
+ * blocks meeting twice, not at every PCR step (tridiag_arith.h, "Clusters"). own[]
+ * holds the chunk's start row (own[0..3]) and end row (own[4..7]); on return own[3]
+ * and own[7] are x at the chunk's start and end. The start rows are already in
+ * S (planes a, c, d) and the block's threads past their barrier. Shared memory
+ * (hb_td_cluster_layout): S (later x at the chunk ends), E (the ends' rows: a, c,
+ * d, vl, vr; two buffers, so that a PCR step needs one barrier), X (the cluster's
+ * interface rows, then x_L and x_R a system), I (this block's interface rows,
+ * which the others read).
+ */
+template <typename real_t>
+__device__ __forceinline__ void cluster_reduced(real_t *smem, int K, int rank, int PL, int G,
+                                                int g, int jl, int sys_fastest, int L,
+                                                real_t *own)
+{
+    const int nt = G * PL, tid = threadIdx.x;
+    hb_td_cluster_layout_t at;
+    hb_td_cluster_layout(L, nt, G, K, (int)sizeof(real_t), &at);
+    real_t *S = smem, *E = smem + at.ends, *X = smem + at.copies, *I = smem + at.own_rows;
+#define AT(jj) chunk_index((jj), PL, G, g, sys_fastest)
+    /* The cyclic-reduction step: the end row takes in its own start and the next
+     * chunk's; outside the block, x_L and x_R go to the spike columns. */
+    real_t lo[6] = {own[0], 1, own[2], own[3], 0, 0};
+    real_t e[6] = {own[4], 1, own[6], own[7], 0, 0};
+    real_t hi[6] = {0, 1, 0, 0, 0, 0};
+    if (jl == 0) {
+        lo[4] = lo[0];
+        lo[0] = 0;
+    }
+    if (jl == PL - 1) {
+        e[5] = e[2];
+        e[2] = 0;
+    } else {
+        hi[0] = S[AT(jl + 1)];
+        hi[2] = S[nt + AT(jl + 1)];
+        hi[3] = S[2 * nt + AT(jl + 1)];
+    }
+    hb_td_pcr_columns(3, e, lo, hi, e);
+    /* PCR on the block's ends, block barriers only; a buffer is written again two
+     * steps after it was read, with a barrier between. */
+    for (int stride = 1; stride < PL; stride *= 2) {
+        E[AT(jl)] = e[0];
+        E[nt + AT(jl)] = e[2];
+        E[2 * nt + AT(jl)] = e[3];
+        E[3 * nt + AT(jl)] = e[4];
+        E[4 * nt + AT(jl)] = e[5];
+        __syncthreads();
+        real_t l6[6] = {0, 1, 0, 0, 0, 0}, h6[6] = {0, 1, 0, 0, 0, 0};
+        if (jl >= stride) {
+            const int q = AT(jl - stride);
+            l6[0] = E[q];
+            l6[2] = E[nt + q];
+            l6[3] = E[2 * nt + q];
+            l6[4] = E[3 * nt + q];
+            l6[5] = E[4 * nt + q];
+        }
+        if (jl + stride < PL) {
+            const int q = AT(jl + stride);
+            h6[0] = E[q];
+            h6[2] = E[nt + q];
+            h6[3] = E[2 * nt + q];
+            h6[4] = E[3 * nt + q];
+            h6[5] = E[4 * nt + q];
+        }
+        hb_td_pcr_columns(3, e, l6, h6, e);
+        E = E == smem + at.ends ? E + 5 * nt : smem + at.ends;
+    }
+    /* The block's interface rows, {R, P, Q, Z, U, W} a system, plane by plane. */
+    if (jl == 0) {
+        real_t rpq[3];
+        hb_td_interface_start(own, e, rpq);
+        I[g] = rpq[0];
+        I[G + g] = rpq[1];
+        I[2 * G + g] = rpq[2];
+    }
+    if (jl == PL - 1) {
+        I[3 * G + g] = e[3];
+        I[4 * G + g] = e[4];
+        I[5 * G + g] = e[5];
+    }
+    /* Every block's rows copied here (block r's value v of system g' at
+     * X[(6 r + v) G + g']), then solved, one thread a system. X may be E's buffers:
+     * the cluster barrier keeps it until every thread's PCR is done. */
+    cluster_sync();
+    for (int q = tid; q < 6 * G * K; q += nt) X[q] = load_cluster(I + q % (6 * G), q / (6 * G));
+    cluster_arrive();
+    __syncthreads();
+    if (tid < G) {
+        real_t xl, xr;
+        hb_td_interface_forward(K, X + tid, G);
+        hb_td_interface_boundary(K, rank, X + tid, G, &xl, &xr);
+        X[6 * G * K + tid] = xl;
+        X[6 * G * K + G + tid] = xr;
+    }
+    __syncthreads();
+    const real_t xl = X[6 * G * K + g], xr = X[6 * G * K + G + g];
+    const real_t last = hb_td_spike_value(e, xl, xr);
+    S[AT(jl)] = last; /* S was last read by the cyclic-reduction step */
+    __syncthreads();
+    own[3] = hb_td_reduced_start(own, jl > 0 ? S[AT(jl - 1)] : xl, last);
+    own[7] = last;
+#undef AT
 }
 
 /* mode: loads plain (0), with the 128 B or 256 B L2 hint (1, 2), or 16 bytes
@@ -276,21 +391,21 @@ __device__ __forceinline__ real_t reduced_value(const real_t *smem, int rows, in
  * system holds chunks j and j + P / C, so a warp's loads still cover
  * adjacent chunks, and its rows sit in registers [c L, c L + L).
  * clustered (C = 1): a cluster of K = a.cluster blocks solves G systems, block
- * rank r eliminating chunks [r PL, (r + 1) PL) (PL = P / K); the reduced rows
- * stay in the shared memory of the block that made them, and the others read
- * them there. */
+ * rank r eliminating chunks [r PL, (r + 1) PL) (PL = P / K) and solving its part
+ * of the reduced system alone, the blocks meeting twice (cluster_reduced). */
 template <typename real_t>
 __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L, const int C,
                                                const int ahead, const int mode,
                                                const int clustered)
 {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
-    /* [4][G * 2PL] (clustered [4][G * 3PL]): a, b, c, d of the block's reduced rows;
-     * 16 rows a thread: then [C (L - 2)][threads], the stash */
+    /* [4][G * 2PL]: a, b, c, d of the block's reduced rows (clustered: the areas of
+     * hb_td_cluster_layout, the same size); 16 rows a thread: then
+     * [C (L - 2)][threads], the stash */
     real_t *reduced = (real_t *)smem_bytes;
     const int K = clustered ? a.cluster : 1, rank = clustered ? (int)blockIdx.x % K : 0;
     const int P = a.chunks, PL = P / K, T = PL / C, G = a.groups, N = 2 * P;
-    const int rows = (clustered ? 3 : 2) * G * PL;
+    const int rows = 2 * G * PL;
     const int tid = threadIdx.x;
     const int g = a.sys_fastest ? tid % G : tid / T;
     const int j = rank * PL + (a.sys_fastest ? tid / G : tid % T); /* the thread's first chunk */
@@ -311,18 +426,17 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
      * hides latency without running out of registers. */
     real_t ra[16], rb[16], rc[16], rr[16];
     real_t own[16]; /* chunk c's two reduced rows: own[8 c ..] (start), own[8 c + 4 ..] (end) */
-    real_t *stash = reduced + 4 * rows;
+    /* past the reduced rows (clusters: past the ends' two buffers) */
+    real_t *stash = reduced + (clustered ? 13 * G * PL : 4 * rows);
     /* The reduced system (2P rows; chunk j owns rows 2j, 2j+1): one step of
      * cyclic reduction leaves the odd rows (chunk ends) a system of their own,
      * which PCR solves, one row a chunk; each chunk start then follows from its
      * row. Stored conflict-free (reduced_index: with a thread's two rows side by
      * side each access took two wavefronts, and the PCR was bound by shared
      * memory); a thread writes only its own chunks' rows, in its own block. */
-#define REDUCED_AT(q, buffer) reduced_index((q), PL, G, g, a.sys_fastest, clustered, buffer)
-#define REDUCED_VALUE(q, v, buffer)                                                          \
-    reduced_value(reduced, rows, (q), (v), N, PL, G, g, a.sys_fastest, clustered, buffer)
-#define REDUCED_ROW(q, out, buffer)                                                          \
-    for (int v_ = 0; v_ < 4; ++v_) (out)[v_] = REDUCED_VALUE((q), v_, (buffer))
+#define REDUCED_AT(q) reduced_index((q), PL, G, g, a.sys_fastest)
+#define REDUCED_VALUE(q, v) reduced_value(reduced, rows, (q), (v), N, PL, G, g, a.sys_fastest)
+#define REDUCED_ROW(q, out) for (int v_ = 0; v_ < 4; ++v_) (out)[v_] = REDUCED_VALUE((q), v_)
     if (a.prefetch == 1)
         for (int c = 0; c < C; ++c)
             prefetch_rows<real_t>(a, base, (j + c * T) * L, 0, L, touched);
@@ -365,9 +479,16 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
              * conflict-free), which keeps a thread's second chunk and the PCR
              * under 128 registers. */
             hb_td_chunk_ends(L, ra + c * L, rb + c * L, rc + c * L, rr + c * L, own + 8 * c);
+            if (clustered) { /* a, c, d (b = 1), planes of G PL */
+                const int q = chunk_index(j - rank * PL, PL, G, g, a.sys_fastest);
+                reduced[q] = own[0];
+                reduced[G * PL + q] = own[2];
+                reduced[2 * G * PL + q] = own[3];
+            } else {
 #pragma unroll
-            for (int v = 0; v < 4; ++v)
-                reduced[v * rows + REDUCED_AT(2 * (j + c * T), 0)] = own[8 * c + v];
+                for (int v = 0; v < 4; ++v)
+                    reduced[v * rows + REDUCED_AT(2 * (j + c * T))] = own[8 * c + v];
+            }
             if (L * C == 16) {
 #pragma unroll
                 for (int q = 1; q < L - 1; ++q)
@@ -376,56 +497,51 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         }
     }
 
-    /* The odd rows (chunk ends): one step of cyclic reduction, then PCR. */
-    block_sync(clustered);
-#pragma unroll
-    for (int c = 0; c < C; ++c) {
-        const int q1 = 2 * (j + c * T) + 1;
-        real_t hi[4]; /* the next chunk's start; the even rows stay as they are */
-        REDUCED_ROW(q1 + 1, hi, 0);
-        hb_td_pcr_row(own + 8 * c + 4, own + 8 * c, hi, own + 8 * c + 4);
-    }
-    /* The odd rows are not read above, so the first write needs no barrier. A
-     * step's rows are read after one barrier and overwritten after the next; a
-     * cluster's barrier costs more than a block's, so there the steps alternate
-     * between two buffers of odd rows, and the second barrier goes: a buffer is
-     * written again two steps after it was read, with a barrier between. */
-    int buffer = 0;
-    for (int stride = 2; stride < N; stride *= 2) {
-#pragma unroll
-        for (int c = 0; c < C; ++c)
-            for (int v = 0; v < 4; ++v)
-                reduced[v * rows + REDUCED_AT(2 * (j + c * T) + 1, buffer)] = own[8 * c + 4 + v];
-        block_sync(clustered);
+    __syncthreads();
+    if (clustered) {
+        cluster_reduced(reduced, K, rank, PL, G, g, j - rank * PL, a.sys_fastest, L, own);
+    } else {
+        /* The odd rows (chunk ends): one step of cyclic reduction, then PCR. */
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             const int q1 = 2 * (j + c * T) + 1;
-            real_t lo[4], hi[4]; /* the own row updates in place: shared memory holds the old one */
-            REDUCED_ROW(q1 - stride, lo, buffer);
-            REDUCED_ROW(q1 + stride, hi, buffer);
-            hb_td_pcr_row(own + 8 * c + 4, lo, hi, own + 8 * c + 4);
+            real_t hi[4]; /* the next chunk's start; the even rows stay as they are */
+            REDUCED_ROW(q1 + 1, hi);
+            hb_td_pcr_row(own + 8 * c + 4, own + 8 * c, hi, own + 8 * c + 4);
         }
-        if (clustered)
-            buffer ^= 1;
-        else
-            block_sync(0);
-    }
+        /* The odd rows are not read above, so the first write needs no barrier. A
+         * step's rows are read after one barrier and overwritten after the next. */
+        for (int stride = 2; stride < N; stride *= 2) {
 #pragma unroll
-    for (int c = 0; c < C; ++c) /* x at the chunk's end */
-        reduced[3 * rows + REDUCED_AT(2 * (j + c * T) + 1, buffer)] = own[8 * c + 7];
-    block_sync(clustered);
+            for (int c = 0; c < C; ++c)
+                for (int v = 0; v < 4; ++v)
+                    reduced[v * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 4 + v];
+            __syncthreads();
 #pragma unroll
-    for (int c = 0; c < C; ++c) {
-        const int q1 = 2 * (j + c * T) + 1;
-        real_t start[4]; /* read back: registers free during the PCR */
-        REDUCED_ROW(q1 - 1, start, 0);
-        /* x at the previous chunk's end (0 before the first) */
-        own[8 * c + 3] =
-            hb_td_reduced_start(start, REDUCED_VALUE(q1 - 2, 3, buffer), own[8 * c + 7]);
+            for (int c = 0; c < C; ++c) {
+                const int q1 = 2 * (j + c * T) + 1;
+                real_t lo[4], hi[4]; /* the own row updates in place: memory holds the old */
+                REDUCED_ROW(q1 - stride, lo);
+                REDUCED_ROW(q1 + stride, hi);
+                hb_td_pcr_row(own + 8 * c + 4, lo, hi, own + 8 * c + 4);
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c) /* x at the chunk's end */
+            reduced[3 * rows + REDUCED_AT(2 * (j + c * T) + 1)] = own[8 * c + 7];
+        __syncthreads();
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const int q1 = 2 * (j + c * T) + 1;
+            real_t start[4]; /* read back: registers free during the PCR */
+            REDUCED_ROW(q1 - 1, start);
+            /* x at the previous chunk's end (0 before the first) */
+            own[8 * c + 3] = hb_td_reduced_start(start, REDUCED_VALUE(q1 - 2, 3), own[8 * c + 7]);
+        }
     }
-    /* Mode 4 stages x in the reduced rows: every thread must have read them. The
-     * cluster's blocks read each other's rows: none may leave before all have. */
-    if (mode == 4 || clustered) block_sync(clustered);
+    /* Mode 4 stages x in the reduced rows: every thread must have read them. */
+    if (mode == 4) __syncthreads();
 #undef REDUCED_ROW
 #undef REDUCED_VALUE
 #undef REDUCED_AT
@@ -496,6 +612,8 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             }
         }
     }
+    /* The others may still read this block's interface rows (cluster_reduced). */
+    if (clustered) cluster_wait();
 }
 
 /* partition_<shape>_<ahead>_<mode>_<d|s>: every shape a plan can ask for
@@ -635,9 +753,9 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         const int C = hb_td_chunks_per_thread(plan), K = a->cluster, PL = a->chunks / K;
         const int threads = a->groups * PL / C, blocks = ceil_div(a->count, a->groups) * K;
         const int shape = C == 2 ? 2 : plan->rows == 16;
-        const int per_thread = hb_td_partition_smem_bytes(
-            plan->rows, C, K, is_float ? (int)sizeof(float) : (int)sizeof(double));
-        const size_t smem = (size_t)threads * per_thread;
+        const int esize = is_float ? (int)sizeof(float) : (int)sizeof(double);
+        const size_t smem =
+            (size_t)hb_td_partition_smem(plan->rows, C, K, threads, a->groups, esize);
         /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
         const int mode = plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
                          : plan->hint < 0                   ? 0
@@ -647,14 +765,13 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
             K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
                   : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
         if (threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
-            PL * K != a->chunks || PL > C * plan->threads)
+            PL * K != a->chunks || PL > C * plan->threads || smem > HB_TD_MAX_SMEM)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
                            "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
-        /* 16 rows a thread: up to 88 (one 16-row chunk), 104 (clustered) or 112 KB
+        /* 16 rows a thread: up to 88 (one 16-row chunk), 110 (clustered) or 112 KB
          * (two 8-row chunks) of shared memory, above the 48 KB a launch gets
-         * without asking: asked once per kernel and device for the most it can take. */
-        const size_t most = (size_t)PARTITION_MAX_THREADS * per_thread;
-        if (most > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, most));
+         * without asking: asked once per kernel and device for the most a plan takes. */
+        if (smem > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, HB_TD_MAX_SMEM));
         if (K == 1) {
             kernel<<<blocks, threads, smem, stream>>>(*a);
         } else { /* clusters of K blocks (more than 8: a non-portable size, allowed) */

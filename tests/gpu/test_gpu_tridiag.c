@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "cpu/tridiag_cpu.h" /* hb_td_partition_smem: the plan's cluster limit */
 #include "hinesbatch.h"
 #include "test_tridiag_common.h"
 #include "test_random.h"
@@ -296,11 +297,20 @@ int main(void)
             /* clusters: the tuning's K (else the rule's: 8 above m = 2048), or P where
              * a system has fewer chunks */
             const char *kt = strstr(tunings[k], "cluster="), *kp = strstr(plan, "cluster=");
-            const char *pp = strstr(plan, "chunks=");
+            const char *pp = strstr(plan, "chunks="), *tp = strstr(plan, "threads=");
+            const char *rp = strstr(plan, "rows=");
             const int want_k = kt ? atoi(kt + 8) : m > 2048 ? 8 : 1;
             const int got_k = kp ? atoi(kp + 8) : -1;
-            const int chunks = pp ? atoi(pp + 7) : -1;
-            CHECKF(got_k == (want_k < chunks ? want_k : chunks),
+            const int chunks = pp ? atoi(pp + 7) : -1, threads = tp ? atoi(tp + 8) : -1;
+            const int most_k = want_k < chunks ? want_k : chunks;
+            /* ... fewer where the cluster's interface rows would not fit the shared
+             * memory (the next K up does not, at the plan's threads) */
+            const int bigger = 2 * got_k, groups = threads * bigger / (chunks > 0 ? chunks : 1);
+            const int too_big =
+                rp && hb_td_partition_smem(atoi(rp + 5), 1, bigger, threads,
+                                           groups > 0 ? groups : 1,
+                                           (int)sizeof(double)) > HB_TD_MAX_SMEM;
+            CHECKF(got_k >= 1 && (got_k == most_k || (got_k < most_k && too_big)),
                    "tuning '%s', m = %d: plan '%s'", tunings[k], m, plan);
             const int rows16 = strstr(tunings[k], "rows=16") != NULL ||
                                (strstr(tunings[k], "rows=8") == NULL && m > 128);
