@@ -294,12 +294,12 @@ int main(void)
                                              .batch_stride = tuned_shapes[q][1]};
             char plan[160];
             CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
-            /* clusters: the tuning's K (else the rule's: 8 above m = 2048), or P where
-             * a system has fewer chunks */
+            /* clusters: the tuning's K (else the rule's, fp64: 4 at m = 257..512, 8
+             * above 2048), or P where a system has fewer chunks */
             const char *kt = strstr(tunings[k], "cluster="), *kp = strstr(plan, "cluster=");
             const char *pp = strstr(plan, "chunks="), *tp = strstr(plan, "threads=");
             const char *rp = strstr(plan, "rows=");
-            const int want_k = kt ? atoi(kt + 8) : m > 2048 ? 8 : 1;
+            const int want_k = kt ? atoi(kt + 8) : m > 2048 ? 8 : m > 256 && m <= 512 ? 4 : 1;
             const int got_k = kp ? atoi(kp + 8) : -1;
             const int chunks = pp ? atoi(pp + 7) : -1, threads = tp ? atoi(tp + 8) : -1;
             const int most_k = want_k < chunks ? want_k : chunks;
