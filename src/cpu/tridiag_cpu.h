@@ -51,7 +51,7 @@ HB_TD_INLINE int hb_td_chunks_for(int m, int L)
 /*
  * How a solve runs (src/core/tridiag.c builds it: the rule, by layout and m,
  * then the tuning override of hb_gtsv_set_tuning / HB_GTSV_TUNING). rows and chunks
- * fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead,
+ * (and cluster) fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead,
  * hint, prefetch and vector only shape the CUDA kernel.
  */
 typedef struct hb_gtsv_plan_s {
@@ -68,10 +68,12 @@ typedef struct hb_gtsv_plan_s {
                             (replaces hint): 1 rows loaded and x stored 16 bytes at a time;
                             2 the same loads, and x written a warp's contiguous spans at
                             a time through shared memory */
-    int cluster;         /* CUDA PARTITION: K (1, 2, 4, 8, 16), the blocks of a cluster that
+    int cluster;         /* PARTITION: K (1, 2, 4, 8, 16), the blocks of a CUDA cluster that
                             share G systems, each eliminating P / K chunks of each and
-                            reading the others' reduced rows (distributed shared memory);
-                            K > 1: one chunk a thread, threads >= P / K */
+                            solving its part of the reduced system alone, then the
+                            blocks' interface system (distributed shared memory); changes
+                            the arithmetic (the CPU twin follows it). K > 1: one chunk a
+                            thread, threads >= P / K */
 } hb_gtsv_plan_t;
 
 /* CUDA PARTITION: chunks a thread, 2 where the block has fewer threads than a

@@ -11,8 +11,10 @@
  *              Memory sees each input read once and x written once, and the
  *              parallelism is batch_count x P threads whatever the batch.
  *              Clustered (_k): K blocks of a thread-block cluster share G
- *              systems, each eliminating P / K chunks of each, and read each
- *              other's reduced rows (distributed shared memory).
+ *              systems, each eliminating P / K chunks of each and solving its
+ *              part of the reduced system alone (two spike columns); the
+ *              blocks then solve their interface rows, read from each other's
+ *              shared memory (cluster_reduced).
  *   thomas     the paper's cuThomasBatch: one thread per system; the forward
  *              sweep's (c', y') go to the workspace and are read back.
  * The arithmetic is src/cpu/tridiag_cpu.h's, shared with the CPU twin: PARTITION
