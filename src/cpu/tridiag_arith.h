@@ -124,6 +124,33 @@ HB_TD_INLINE void HB_TD_FN(hb_td_pcr_row)(const real_t *own, const real_t *lo,
  * chunk end e_r, {R, P, Q, Z, U, W}:
  *   s_r + P e_{r-1} + Q s_{r+1} = R,   e_r + U e_{r-1} + W s_{r+1} = Z.
  */
+/* The cyclic-reduction step of the end row of chunk jl (of the block's PL): the
+ * end row takes in its own chunk's start row and the next chunk's (`next`, read
+ * only where jl < PL - 1); the previous chunk's end (jl = 0) and the next chunk's
+ * start (jl = PL - 1) are outside the block, x_L and x_R, and go to the spike
+ * columns. start, end, next: {a, 1, c, d}; out: {a, 1, c, d, vl, vr}. */
+HB_TD_INLINE void HB_TD_FN(hb_td_cluster_end_row)(int jl, int PL, const real_t *start,
+                                                  const real_t *end, const real_t *next,
+                                                  real_t *out)
+{
+    real_t lo[6] = {start[0], (real_t)1, start[2], start[3], (real_t)0, (real_t)0};
+    real_t own[6] = {end[0], (real_t)1, end[2], end[3], (real_t)0, (real_t)0};
+    real_t hi[6] = {(real_t)0, (real_t)1, (real_t)0, (real_t)0, (real_t)0, (real_t)0};
+    if (jl == 0) {
+        lo[4] = lo[0];
+        lo[0] = (real_t)0;
+    }
+    if (jl == PL - 1) {
+        own[5] = own[2];
+        own[2] = (real_t)0;
+    } else {
+        hi[0] = next[0];
+        hi[2] = next[2];
+        hi[3] = next[3];
+    }
+    HB_TD_FN(hb_td_pcr_columns)(3, own, lo, hi, out);
+}
+
 HB_TD_INLINE real_t HB_TD_FN(hb_td_spike_value)(const real_t *row, real_t xl, real_t xr)
 {
     return row[3] - row[4] * xl - row[5] * xr;

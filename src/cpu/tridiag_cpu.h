@@ -88,22 +88,24 @@ HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
  * systems, K blocks a cluster: the chunk starts (3 values a chunk) from 0, later x
  * at the chunk ends; the ends' rows (a, c, d and the two spike columns), two
  * buffers of 5 values a chunk, from `ends`; with 16-row chunks the stash (14 a
- * thread); the cluster's interface rows (6 K a system) and x_L, x_R (2 a system)
+ * thread) from `stash`; the cluster's interface rows (6 K a system) and x_L, x_R (2 a system)
  * from `copies`, in the ends' buffers where they fit (they are copied after the
  * PCR), else past the stash; the block's own interface rows (6 a system), which
  * the others read, from `own_rows`, past the first 64 bytes a thread (where
  * `vector = 2` stages x); `total` values in all. */
 typedef struct {
-    int ends, copies, own_rows, total;
+    int ends, stash, copies, own_rows, total;
 } hb_td_cluster_layout_t;
 
 HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esize,
                                        hb_td_cluster_layout_t *at)
 {
-    const int copies = (6 * K + 2) * G, stash_end = (13 + (L == 16 ? L - 2 : 0)) * threads;
+    const int copies = (6 * K + 2) * G, in_ends = copies <= 10 * threads;
     at->ends = 3 * threads;
-    at->copies = copies <= 10 * threads ? at->ends : stash_end;
-    const int past = copies <= 10 * threads ? stash_end : stash_end + copies;
+    at->stash = at->ends + 10 * threads;
+    const int stash_end = at->stash + (L == 16 ? L - 2 : 0) * threads;
+    at->copies = in_ends ? at->ends : stash_end;
+    const int past = in_ends ? stash_end : stash_end + copies;
     const int staged = 64 * threads / esize;
     at->own_rows = past > staged ? past : staged;
     at->total = at->own_rows + 6 * G;

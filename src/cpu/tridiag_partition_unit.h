@@ -48,23 +48,9 @@ static void HB_TD_FN(cluster_reduced)(int K, int P, real_t *red, real_t *ws)
     real_t *ends = ws, *ends_next = ws + (size_t)P * 6, *rows = ws + (size_t)P * 12;
     for (int j = 0; j < P; ++j) { /* the cyclic-reduction step, within the block */
         const int jl = j % PL;
-        const real_t *st = red + (size_t)j * 8, *en = st + 4, *next_st = st + 8;
-        real_t lo[6] = {st[0], 1, st[2], st[3], 0, 0};
-        real_t own[6] = {en[0], 1, en[2], en[3], 0, 0};
-        real_t hi[6] = {0, 1, 0, 0, 0, 0};
-        if (jl == 0) { /* the previous chunk's end is x_L */
-            lo[4] = lo[0];
-            lo[0] = 0;
-        }
-        if (jl == PL - 1) { /* the next chunk's start is x_R */
-            own[5] = own[2];
-            own[2] = 0;
-        } else {
-            hi[0] = next_st[0];
-            hi[2] = next_st[2];
-            hi[3] = next_st[3];
-        }
-        HB_TD_FN(hb_td_pcr_columns)(3, own, lo, hi, ends + (size_t)j * 6);
+        const real_t *st = red + (size_t)j * 8;
+        HB_TD_FN(hb_td_cluster_end_row)(jl, PL, st, st + 4, jl + 1 < PL ? st + 8 : NULL,
+                                        ends + (size_t)j * 6);
     }
     for (int stride = 1; stride < PL; stride *= 2) {
         for (int j = 0; j < P; ++j) {

@@ -302,24 +302,14 @@ __device__ __forceinline__ void cluster_reduced(real_t *smem, int K, int rank, i
     hb_td_cluster_layout(L, nt, G, K, (int)sizeof(real_t), &at);
     real_t *S = smem, *E = smem + at.ends, *X = smem + at.copies, *I = smem + at.own_rows;
 #define AT(jj) chunk_index((jj), PL, G, g, sys_fastest)
-    /* The cyclic-reduction step: the end row takes in its own start and the next
-     * chunk's; outside the block, x_L and x_R go to the spike columns. */
-    real_t lo[6] = {own[0], 1, own[2], own[3], 0, 0};
-    real_t e[6] = {own[4], 1, own[6], own[7], 0, 0};
-    real_t hi[6] = {0, 1, 0, 0, 0, 0};
-    if (jl == 0) {
-        lo[4] = lo[0];
-        lo[0] = 0;
+    /* The cyclic-reduction step, with the next chunk's start (in the block). */
+    real_t e[6], next[4] = {0, 1, 0, 0};
+    if (jl + 1 < PL) {
+        next[0] = S[AT(jl + 1)];
+        next[2] = S[nt + AT(jl + 1)];
+        next[3] = S[2 * nt + AT(jl + 1)];
     }
-    if (jl == PL - 1) {
-        e[5] = e[2];
-        e[2] = 0;
-    } else {
-        hi[0] = S[AT(jl + 1)];
-        hi[2] = S[nt + AT(jl + 1)];
-        hi[3] = S[2 * nt + AT(jl + 1)];
-    }
-    hb_td_pcr_columns(3, e, lo, hi, e);
+    hb_td_cluster_end_row(jl, PL, own, own + 4, next, e);
     /* PCR on the block's ends, block barriers only; a buffer is written again two
      * steps after it was read, with a barrier between. */
     for (int stride = 1; stride < PL; stride *= 2) {
@@ -402,8 +392,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
 {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     /* [4][G * 2PL]: a, b, c, d of the block's reduced rows (clustered: the areas of
-     * hb_td_cluster_layout, the same size); 16 rows a thread: then
-     * [C (L - 2)][threads], the stash */
+     * hb_td_cluster_layout); 16 rows a thread: then [C (L - 2)][threads], the stash */
     real_t *reduced = (real_t *)smem_bytes;
     const int K = clustered ? a.cluster : 1, rank = clustered ? (int)blockIdx.x % K : 0;
     const int P = a.chunks, PL = P / K, T = PL / C, G = a.groups, N = 2 * P;
@@ -428,8 +417,9 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
      * hides latency without running out of registers. */
     real_t ra[16], rb[16], rc[16], rr[16];
     real_t own[16]; /* chunk c's two reduced rows: own[8 c ..] (start), own[8 c + 4 ..] (end) */
-    /* past the reduced rows (clusters: past the ends' two buffers) */
-    real_t *stash = reduced + (clustered ? 13 * G * PL : 4 * rows);
+    hb_td_cluster_layout_t at; /* clusters: where the areas start */
+    if (clustered) hb_td_cluster_layout(L, G * PL, G, K, (int)sizeof(real_t), &at);
+    real_t *stash = reduced + (clustered ? at.stash : 4 * rows);
     /* The reduced system (2P rows; chunk j owns rows 2j, 2j+1): one step of
      * cyclic reduction leaves the odd rows (chunk ends) a system of their own,
      * which PCR solves, one row a chunk; each chunk start then follows from its
