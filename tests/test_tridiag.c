@@ -545,6 +545,7 @@ static void test_tuning(hb_context_t ctx)
     CHECK_ERR(hb_gtsv_set_tuning("ahead=8x"), HB_ERR_INVALID_VALUE, "ahead=4|8");
     CHECK_ERR(hb_gtsv_set_tuning("prefetch=3"), HB_ERR_INVALID_VALUE, "prefetch=0|1|2");
     CHECK_ERR(hb_gtsv_set_tuning("vector=3"), HB_ERR_INVALID_VALUE, "vector=0|1|2");
+    CHECK_ERR(hb_gtsv_set_tuning("stage=2"), HB_ERR_INVALID_VALUE, "stage=0|1");
     CHECK_OK(hb_gtsv_set_tuning(NULL));
 }
 
@@ -587,21 +588,23 @@ static void test_rule(hb_context_t ctx)
         {1025, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},   {2048, 0, 1, 16, 128, 128, 8, 0, 0, 2, 1},
         {3000, 0, 1, 16, 256, 256, 8, 0, 2, 2, 1},   {4096, 0, 1, 16, 256, 256, 8, 0, 2, 2, 1},
         {4097, 0, 1, 16, 512, 512, 8, 0, 2, 2, 1},   {8192, 0, 1, 16, 512, 512, 8, 0, 2, 2, 1},
-        /* interleaved up to m = 128: fp64 8-row chunks, 128 threads; fp32 16-row
-         * chunks with rolling L2 prefetch, 128 threads to m = 64, then 256 */
-        {1, 1, 0, 8, 1, 128, 8, 0, 0, 0, 1},         {64, 1, 0, 8, 8, 128, 8, 0, 0, 0, 1},
-        {128, 1, 0, 8, 16, 128, 8, 0, 0, 0, 1},      {1, 1, 1, 16, 1, 128, 4, 0, 2, 0, 1},
+        /* interleaved (every m staged through shared memory) up to m = 128: fp64
+         * 8-row chunks, 256 threads; fp32 16-row chunks with rolling L2 prefetch,
+         * 128 threads to m = 64, then 256 */
+        {1, 1, 0, 8, 1, 256, 8, 0, 0, 0, 1},         {64, 1, 0, 8, 8, 256, 8, 0, 0, 0, 1},
+        {128, 1, 0, 8, 16, 256, 8, 0, 0, 0, 1},      {1, 1, 1, 16, 1, 128, 4, 0, 2, 0, 1},
         {64, 1, 1, 16, 4, 128, 4, 0, 2, 0, 1},       {65, 1, 1, 16, 8, 256, 4, 0, 2, 0, 1},
         {128, 1, 1, 16, 8, 256, 4, 0, 2, 0, 1},
         /* then 16-row chunks and the 128-byte L2 hint, 256 threads to m = 256,
          * then 512; rolling L2 prefetch up to m = 1024; fp64 from m = 257 to 512
-         * and fp32 from m = 513 to 2048 clusters of 4 blocks of 256 threads; both
-         * above m = 2048 clusters of 8, of 256 threads to m = 4096 */
+         * and fp32 from m = 513 to 2048 clusters of 4 blocks of 256 threads; fp64
+         * from m = 1025 and fp32 above m = 2048 clusters of 8, of 256 threads to
+         * m = 4096 */
         {129, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},
         {257, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},     {512, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},
         {257, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},     {512, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},
         {513, 1, 0, 16, 64, 512, 4, 1, 2, 0, 1},     {1024, 1, 0, 16, 64, 512, 4, 1, 2, 0, 1},
-        {1025, 1, 0, 16, 128, 512, 4, 1, 0, 0, 1},   {2048, 1, 0, 16, 128, 512, 4, 1, 0, 0, 1},
+        {1025, 1, 0, 16, 128, 256, 4, 1, 0, 0, 8},   {2048, 1, 0, 16, 128, 256, 4, 1, 0, 0, 8},
         {513, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},     {1024, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},
         {1025, 1, 1, 16, 128, 256, 4, 1, 0, 0, 4},   {2048, 1, 1, 16, 128, 256, 4, 1, 0, 0, 4},
         {2049, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8}, {4096, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8},
@@ -622,15 +625,16 @@ static void test_rule(hb_context_t ctx)
                            plan.chunks == c->chunks && plan.threads == c->threads &&
                            plan.ahead == c->ahead && plan.hint == c->hint &&
                            plan.prefetch == c->prefetch && plan.vector == c->vector &&
-                           plan.cluster == c->cluster,
+                           plan.cluster == c->cluster && plan.stage == c->interleaved,
                        "%s m = %d (%s, %d systems): rows=%d chunks=%d threads=%d ahead=%d "
-                       "hint=%d prefetch=%d vector=%d cluster=%d; expected rows=%d chunks=%d "
-                       "threads=%d ahead=%d hint=%d prefetch=%d vector=%d cluster=%d",
+                       "hint=%d prefetch=%d vector=%d cluster=%d stage=%d; expected rows=%d "
+                       "chunks=%d threads=%d ahead=%d hint=%d prefetch=%d vector=%d cluster=%d "
+                       "stage=%d",
                        c->interleaved ? "interleaved" : "flat", c->m,
                        precs[pi] == HB_FLOAT32 ? "fp32" : "fp64", counts[ci], plan.rows,
                        plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                       plan.vector, plan.cluster, c->rows, c->chunks, c->threads, c->ahead,
-                       c->hint, c->prefetch, c->vector, c->cluster);
+                       plan.vector, plan.cluster, plan.stage, c->rows, c->chunks, c->threads,
+                       c->ahead, c->hint, c->prefetch, c->vector, c->cluster, c->interleaved);
             }
     /* Every plan is one a kernel is compiled for and a block can hold:
      * P = the power of two with P L >= m, at most 512 threads, one chunk a
@@ -652,7 +656,8 @@ static void test_rule(hb_context_t ctx)
             const int G = plan.threads * plan.cluster / plan.chunks; /* systems a block */
             const size_t smem = (size_t)hb_td_partition_smem(
                 plan.rows, C, plan.cluster, plan.threads, G > 0 ? G : 1,
-                kind & 2 ? (int)sizeof(float) : (int)sizeof(double));
+                kind & 2 ? (int)sizeof(float) : (int)sizeof(double),
+                hb_td_stage_rows(&plan, C));
             const int ok = (plan.rows == 8 || plan.rows == 16) &&
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
                            plan.chunks <= HB_TD_MAX_CHUNKS && plan.chunks * plan.rows >= m &&
@@ -668,14 +673,15 @@ static void test_rule(hb_context_t ctx)
                            (plan.ahead == 4 || plan.ahead == 8) &&
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
                            plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
-                           smem <= HB_TD_MAX_SMEM;
+                           (plan.stage == 0 || (plan.stage == 1 && interleaved && C == 1)) &&
+                           smem <= (plan.stage ? HB_TD_MAX_SMEM_STAGED : HB_TD_MAX_SMEM);
             if (!ok && bad++ < 5)
                 fprintf(stderr,
                         "m = %d %s %s: invalid plan rows=%d chunks=%d threads=%d ahead=%d "
-                        "hint=%d prefetch=%d vector=%d cluster=%d\n",
+                        "hint=%d prefetch=%d vector=%d cluster=%d stage=%d\n",
                         m, interleaved ? "interleaved" : "flat", kind & 2 ? "fp32" : "fp64",
                         plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint,
-                        plan.prefetch, plan.vector, plan.cluster);
+                        plan.prefetch, plan.vector, plan.cluster, plan.stage);
         }
     CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
     /* The override goes field by field over the rule; threads at least P. */

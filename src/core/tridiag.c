@@ -44,7 +44,7 @@ static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_proble
 /* Process-wide override (0 = the rule's value), for measurements: set by
  * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
 typedef struct {
-    int rows, threads, ahead, hint, prefetch, vector, cluster;
+    int rows, threads, ahead, hint, prefetch, vector, cluster, stage;
 } tuning_t;
 
 static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
@@ -63,17 +63,18 @@ static int parse_value(const char *v, const int *allowed, int n, int *out)
     return 0;
 }
 
-/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0" (any subset, any order;
+/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1" (any subset, any order;
  * "" = none). */
 static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
                      hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
-                     vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16};
+                     vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16}, stage[] = {0, 1};
     memset(t, 0, sizeof *t);
     t->hint = -1;
     t->prefetch = -1;
     t->vector = -1;
+    t->stage = -1;
     const char *c = spec;
     while (c && *c) {
         int ok = 0;
@@ -86,11 +87,12 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "vector=", 7) == 0) ok = parse_value(c + 7, vector, 3, &t->vector);
         else if (strncmp(c, "cluster=", 8) == 0)
             ok = parse_value(c + 8, cluster, 5, &t->cluster);
+        else if (strncmp(c, "stage=", 6) == 0) ok = parse_value(c + 6, stage, 2, &t->stage);
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
                            "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
-                           "vector=0|1|2, cluster=1|2|4|8|16",
+                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1",
                            fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
@@ -207,6 +209,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->prefetch = 0;
     plan->vector = 0;
     plan->cluster = 1;
+    plan->stage = 0;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
         /* x written a warp's contiguous spans at a time: fp64 m = 256..8192 and fp32
@@ -229,18 +232,24 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
             if (m > 2048) plan->prefetch = 2;
         }
     } else if (m <= 128) {
+        /* Interleaved, every m: rows staged through shared memory (cp.async, about 2
+         * `ahead` rows in flight a thread, no registers held; 1.05-1.3x at m <= 512,
+         * 1.2-1.5x above: the loads into registers kept 4 rows in flight, and the
+         * multiprocessor, one or two blocks of 128 registers a thread, waited on them) */
+        plan->stage = 1;
         if (p->precision == HB_FLOAT32) { /* 16-row chunks, G = 32 (128-byte rows), L2 */
             plan->rows = 16; /* prefetch instructions: 1.2-1.3x (64, 128 x 256,000); */
             plan->threads = m <= 64 ? 128 : 256; /* 256 threads at m = 128: 1.09x 128 */
             plan->ahead = 4;
             plan->prefetch = 2;
-        } else { /* G = 16 (m = 64) or 8 (m = 128) systems a block */
-            plan->rows = 8;
-            plan->threads = 128;
+        } else { /* G = 32 (m = 64) or 16 (m = 128) systems a block: staged, 256 */
+            plan->rows = 8; /* threads: 1.06x 128 at 64 x 256,000 */
+            plan->threads = 256;
             plan->ahead = 8;
         }
     } else { /* 16-row chunks, the 128-byte L2 hint: G = 16 at m = 256 (256 threads), */
         plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4 */
+        plan->stage = 1;
         plan->threads = m <= 256 ? 256 : 512;
         plan->ahead = 4;
         plan->hint = 1;
@@ -248,10 +257,15 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
         plan->prefetch = m <= 1024 ? 2 : 0;
         /* m > 2048: clusters of 8 blocks share 8 systems (alone a block holds G = 2
          * or 1, a quarter of each sector): 256 threads a block to m = 4096 (1.0-1.5x
-         * at x 200..20,000), 512 above (1.5-2.3x); at m <= 2048 they lose */
+         * at x 200..20,000), 512 above (1.5-2.3x); unstaged, they lost at m <= 2048 */
         if (m > 2048) {
             plan->cluster = 8;
             plan->threads = m <= 4096 ? 256 : 512;
+        } else if (m > 1024 && p->precision == HB_FLOAT64) {
+            /* staged fp64: clusters of 8 blocks of 256 threads (G = 16) at m = 2048,
+             * 75% of copy against 54% for 512 threads alone (G = 4) */
+            plan->cluster = 8;
+            plan->threads = 256;
         } else if (m > 256 && m <= 512 && p->precision == HB_FLOAT64) {
             /* fp64: clusters of 4 blocks of 256 threads, G = 32 (the blocks meet
              * twice a solve: cluster_reduced): 1.13x at 512 x 256,000 */
@@ -289,6 +303,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.prefetch >= 0) plan->prefetch = t.prefetch;
     if (t.vector >= 0) plan->vector = t.vector;
     if (t.cluster) plan->cluster = t.cluster;
+    if (t.stage >= 0) plan->stage = t.stage;
     plan->chunks = hb_td_chunks_for(p->m, plan->rows);
     /* A cluster's blocks hold P / K chunks of each system, at least one. */
     if (plan->cluster > plan->chunks) plan->cluster = plan->chunks;
@@ -306,7 +321,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     while (plan->cluster > 1) {
         const int G = plan->threads * plan->cluster / plan->chunks;
         if (hb_td_partition_smem(plan->rows, 1, plan->cluster, plan->threads, G > 0 ? G : 1,
-                                 esize) <= HB_TD_MAX_SMEM)
+                                 esize, 0) <= HB_TD_MAX_SMEM)
             break;
         if (plan->threads > 128 && plan->threads / 2 >= plan->chunks / plan->cluster) {
             plan->threads /= 2;
@@ -315,6 +330,18 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
             const int least = plan->chunks / plan->cluster;
             if (plan->threads < least) plan->threads = least;
         }
+    }
+    /* Staging: interleaved, one chunk a thread (flat 16-byte loads need none); a ring
+     * too large for a block's shared memory takes 4 rows ahead, else no staging. */
+    if (p->layout != HB_LAYOUT_INTERLEAVED || hb_td_chunks_per_thread(plan) != 1)
+        plan->stage = 0;
+    for (int tries = 0; plan->stage && tries < 2; ++tries) {
+        const int G = plan->threads * plan->cluster / plan->chunks;
+        if (hb_td_partition_smem(plan->rows, 1, plan->cluster, plan->threads, G > 0 ? G : 1,
+                                 esize, hb_td_stage_rows(plan, 1)) <= HB_TD_MAX_SMEM_STAGED)
+            break;
+        if (plan->ahead > 4) plan->ahead = 4;
+        else plan->stage = 0;
     }
     return HB_SUCCESS;
 }
@@ -409,9 +436,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     else if (ctx->backend == HB_BACKEND_CUDA)
         snprintf(text, size,
                  "partition rows=%d chunks=%d threads=%d ahead=%d hint=%d prefetch=%d "
-                 "vector=%d cluster=%d",
+                 "vector=%d cluster=%d stage=%d",
                  plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                 plan.vector, plan.cluster);
+                 plan.vector, plan.cluster, plan.stage);
     else if (plan.cluster > 1) /* the blocks a system: they change the arithmetic */
         snprintf(text, size, "partition rows=%d chunks=%d cluster=%d", plan.rows, plan.chunks,
                  plan.cluster);

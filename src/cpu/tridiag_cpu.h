@@ -74,6 +74,10 @@ typedef struct hb_gtsv_plan_s {
                             blocks' interface system (distributed shared memory); changes
                             the arithmetic (the CPU twin follows it). K > 1: one chunk a
                             thread, threads >= P / K */
+    int stage;           /* CUDA PARTITION, interleaved layout, one chunk a thread: 1 rows
+                            copied into a ring of min(L, 2 ahead) rows a thread of shared
+                            memory by cp.async, about 2 ahead rows in flight without
+                            holding registers; 0 loads into registers */
 } hb_gtsv_plan_t;
 
 /* CUDA PARTITION: chunks a thread, 2 where the block has fewer threads than a
@@ -118,20 +122,37 @@ HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esi
  * stash of their spike columns during the PCR (L - 2 a chunk); at least the 64
  * bytes a thread through which `vector = 2` writes x. Clusters: above. */
 #define HB_TD_MAX_SMEM (112 * 1024) /* the most a plan may ask (the launcher allows it) */
-HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, int esize)
+#define HB_TD_MAX_SMEM_STAGED (227 * 1024) /* the same, staged plans: a block a multiprocessor */
+
+/* Rows of the cp.async ring of a staged plan (0: not staged). */
+HB_TD_INLINE int hb_td_stage_rows(const hb_gtsv_plan_t *plan, int C)
 {
+    if (!plan->stage || C != 1) return 0;
+    return plan->rows < 2 * plan->ahead ? plan->rows : 2 * plan->ahead;
+}
+
+/* Shared memory of a partition block [bytes]. A staged block's ring (ring rows of
+ * 4 values a thread) starts where the stash does (16-row chunks: a thread's stash
+ * is written after its last ring read) and may run over the areas used only after
+ * the loads (clusters: the ends' rows, the copies, the interface rows). */
+HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, int esize,
+                                      int ring)
+{
+    int total, stash; /* values */
     if (K > 1) {
         hb_td_cluster_layout_t at;
         hb_td_cluster_layout(L, threads, G, K, esize, &at);
-        return at.total * esize;
+        total = at.total;
+        stash = at.stash;
+    } else {
+        const int values = 8 * C + (L * C == 16 ? C * (L - 2) : 0);
+        total = threads * (values * esize > 64 ? values : 64 / esize);
+        stash = 8 * C * threads; /* past the reduced rows: 4 values of 2 rows a chunk */
     }
-    const int bytes = (8 * C + (L * C == 16 ? C * (L - 2) : 0)) * esize;
-    return threads * (bytes > 64 ? bytes : 64);
+    if (ring > 0 && stash + 4 * ring * threads > total) total = stash + 4 * ring * threads;
+    return total * esize;
 }
 
-/* The PARTITION arithmetic (and the rows' identity and boundary rules), in the
- * data's precision: double, and float (C: *_f; C++: overloads, with C++ linkage
- * even where this header is included inside extern "C"). */
 #if defined(__cplusplus)
 extern "C++" {
 #endif

@@ -26,7 +26,8 @@
  * rows per chunk L (8, 16) and chunks a thread (1; 2 for L = 8), rows of loads
  * in flight (4 or 8), clusters or not (one chunk a thread),
  * load mode (plain, L2 prefetch hint 128 B or 256 B, flat 16-byte loads and
- * stores) and precision; L2 prefetch instructions are a run-time choice
+ * stores, interleaved rows staged through shared memory by cp.async) and
+ * precision; L2 prefetch instructions are a run-time choice
  * (gtsv_args_t); the block size is a launch parameter (every partition kernel
  * has at most 128 registers, so 512-thread blocks launch; registers and spills
  * are in the build log: `--resource-usage`).
@@ -209,6 +210,56 @@ __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int 
     hb_td_fix_row(i, n, dl, d, du, b);
 }
 
+/* cp.async (staged plans): one value from global to shared memory without a
+ * register, with the L2 prefetch-size hint of load_hint (0: none). */
+template <typename real_t>
+__device__ __forceinline__ void copy_async(real_t *dst, const void *src, int hint)
+{
+    const unsigned to = (unsigned)__cvta_generic_to_shared(dst);
+    if (hint == 0)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(src),
+                     "n"(sizeof(real_t)));
+    else if (hint == 1)
+        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;" ::"r"(to), "l"(src),
+                     "n"(sizeof(real_t)));
+    else
+        asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], %2;" ::"r"(to), "l"(src),
+                     "n"(sizeof(real_t)));
+}
+
+__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;"); }
+
+/* Waits until at most `pending` of this thread's copy groups are in flight
+ * (`pending` folds to a constant in the unrolled loops: wait_group takes one). */
+__device__ __forceinline__ void copy_async_wait(int pending)
+{
+    switch (pending) {
+#define WAIT_CASE(N)                                                                       \
+    case N: asm volatile("cp.async.wait_group " #N ";" ::: "memory"); break;
+        WAIT_CASE(1) WAIT_CASE(2) WAIT_CASE(3) WAIT_CASE(4) WAIT_CASE(5) WAIT_CASE(6)
+        WAIT_CASE(7) WAIT_CASE(8) WAIT_CASE(9) WAIT_CASE(10) WAIT_CASE(11) WAIT_CASE(12)
+        WAIT_CASE(13) WAIT_CASE(14) WAIT_CASE(15)
+#undef WAIT_CASE
+    default: asm volatile("cp.async.wait_group 0;" ::: "memory");
+    }
+}
+
+/* Staged plans: row i (row q of the chunk) into ring slot q % R of this thread
+ * (4 values, one column a thread: [slot][value][thread]), rows past `touched` not
+ * copied. */
+template <typename real_t>
+__device__ __forceinline__ void stage_row(const gtsv_args_t &a, size_t base, int i, int touched,
+                                          int hint, real_t *slot)
+{
+    if (i >= touched) return;
+    const size_t e = (base + (size_t)i * a.row_stride) * sizeof(real_t);
+    const int T = blockDim.x;
+    copy_async(slot, (const char *)a.dl + e, hint);
+    copy_async(slot + T, (const char *)a.d + e, hint);
+    copy_async(slot + 2 * T, (const char *)a.du + e, hint);
+    copy_async(slot + 3 * T, (const char *)a.b + e, hint);
+}
+
 /* Where chunk j of system g (of the block's G, PL chunks each) keeps a value in a
  * shared-memory plane of G PL values: in chunk order, system fastest where threads
  * are, so that every access of a warp, at any stride, reads adjacent values. */
@@ -378,7 +429,9 @@ __device__ __forceinline__ void cluster_reduced(real_t *smem, int K, int rank, i
 
 /* mode: loads plain (0), with the 128 B or 256 B L2 hint (1, 2), or 16 bytes
  * at a time in the flat layout (3: rows start on 16 bytes; plain otherwise;
- * 4: the same, x stored a warp's contiguous spans at a time: store_slot).
+ * 4: the same, x stored a warp's contiguous spans at a time: store_slot), or
+ * staged (5, one chunk a thread: through a ring of shared memory by cp.async,
+ * with the 128 B hint; two chunks a thread load as mode 1).
  * C chunks a thread (1; 2 for 8-row chunks beyond 512 of them): thread j of a
  * system holds chunks j and j + P / C, so a warp's loads still cover
  * adjacent chunks, and its rows sit in registers [c L, c L + L).
@@ -405,13 +458,17 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     system_rows(a, s, &n, &touched);
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
 
-    const int hint = mode >= 3 ? 0 : mode;
+    /* Mode 5 (staged): rows come through a ring of R rows a thread in shared memory
+     * (cp.async, hint 1), about 2 `ahead` in flight at all times. */
+    const int staged = mode == 5 && C == 1;
+    const int R = L < 2 * ahead ? L : 2 * ahead;
+    const int hint = mode == 5 ? 1 : mode >= 3 ? 0 : mode;
     /* Flat 16-byte loads, by groups of `ahead` rows that exist: every group
      * starts on 16 bytes when the chunk does (ahead and L rows are multiples of
      * 16 bytes in either precision; so are the T L rows between a thread's
      * chunks); else plain loads. */
     const int vector =
-        mode >= 3 && a.row_stride == 1 && aligned16<real_t>(a, base + (size_t)j * L);
+        (mode == 3 || mode == 4) && a.row_stride == 1 && aligned16<real_t>(a, base + (size_t)j * L);
     /* The chunks (16 rows at most) in registers, eliminated as they arrive; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
@@ -432,10 +489,38 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     if (a.prefetch == 1)
         for (int c = 0; c < C; ++c)
             prefetch_rows<real_t>(a, base, (j + c * T) * L, 0, L, touched);
+    /* The ring starts at the stash, whose column a thread writes after its last
+     * ring read (hb_td_partition_smem). */
+    real_t *ring = stash + tid;
+    if (staged) {
+#pragma unroll
+        for (int q = 0; q < R; ++q) {
+            stage_row<real_t>(a, base, j * L + q, touched, hint, ring + 4 * q * blockDim.x);
+            copy_async_commit();
+        }
+    }
 #pragma unroll
     for (int k = 0; k < L * C; ++k) {
         const int c = k / L, kk = k % L, first = (j + c * T) * L;
-        if (kk % ahead == 0) {
+        if (staged) {
+            /* Row k is copy group k: R groups before the loop, one a row from k = 1 on
+             * (empty at the end). Its slot is refilled only after row k + 1's
+             * elimination has read every value of row k into registers and used
+             * them (row 0: at the next row's step, which waits on memory). */
+            copy_async_wait(k == 0 ? R - 1 : R - 2);
+            const real_t *slot = ring + 4 * (k % R) * blockDim.x;
+            ra[k] = 0;
+            rb[k] = 1;
+            rc[k] = 0;
+            rr[k] = 0;
+            if (first + kk < touched) {
+                ra[k] = slot[0];
+                rb[k] = slot[blockDim.x];
+                rc[k] = slot[2 * blockDim.x];
+                rr[k] = slot[3 * blockDim.x];
+            }
+            hb_td_fix_row(first + kk, n, &ra[k], &rb[k], &rc[k], &rr[k]);
+        } else if (kk % ahead == 0) {
             if (a.prefetch == 2 && kk + ahead < L)
                 prefetch_rows<real_t>(a, base, first, kk + ahead, min(kk + 2 * ahead, L),
                                       touched);
@@ -464,6 +549,12 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             asm volatile("" ::: "memory");
         }
         if (kk >= 1) hb_td_chunk_forward(kk, ra + c * L, rb + c * L, rc + c * L, rr + c * L);
+        if (staged && k >= 1) {
+            if (k - 1 + R < L)
+                stage_row<real_t>(a, base, first + k - 1 + R, touched, hint,
+                                  ring + 4 * ((k - 1) % R) * blockDim.x);
+            copy_async_commit();
+        }
         if (kk == L - 1) {
             /* The chunk's two reduced rows; its start goes to shared memory at once,
              * and with 16 rows a thread its spike column a'[1..L-2] waits out the
@@ -630,7 +721,9 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, d, double, K, CLUSTERED)                         \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, s, float, K, CLUSTERED)                          \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, d, double, K, CLUSTERED)                         \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, float, K, CLUSTERED)
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, float, K, CLUSTERED)                          \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 5, d, double, K, CLUSTERED)                         \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 5, s, float, K, CLUSTERED)
 PARTITION_KERNELS(8, 8, 1, 4, , 0)
 PARTITION_KERNELS(8, 8, 1, 8, , 0)
 PARTITION_KERNELS(16, 16, 1, 4, , 0)
@@ -649,14 +742,15 @@ typedef void (*partition_kernel_t)(const gtsv_args_t);
      {partition_##SHAPE##_##AHEAD##_1_d##K, partition_##SHAPE##_##AHEAD##_1_s##K},           \
      {partition_##SHAPE##_##AHEAD##_2_d##K, partition_##SHAPE##_##AHEAD##_2_s##K},           \
      {partition_##SHAPE##_##AHEAD##_3_d##K, partition_##SHAPE##_##AHEAD##_3_s##K},           \
-     {partition_##SHAPE##_##AHEAD##_4_d##K, partition_##SHAPE##_##AHEAD##_4_s##K}}
+     {partition_##SHAPE##_##AHEAD##_4_d##K, partition_##SHAPE##_##AHEAD##_4_s##K},           \
+     {partition_##SHAPE##_##AHEAD##_5_d##K, partition_##SHAPE##_##AHEAD##_5_s##K}}
 /* [shape: 8, 16, 8x2][ahead == 8][mode][is_float]. */
-static const partition_kernel_t partition_kernels[3][2][5][2] = {
+static const partition_kernel_t partition_kernels[3][2][6][2] = {
     {PARTITION_ROW(8, 4, ), PARTITION_ROW(8, 8, )},
     {PARTITION_ROW(16, 4, ), PARTITION_ROW(16, 8, )},
     {PARTITION_ROW(8x2, 4, ), PARTITION_ROW(8x2, 8, )}};
 /* [shape: 8, 16][ahead == 8][mode][is_float]. */
-static const partition_kernel_t partition_cluster_kernels[2][2][5][2] = {
+static const partition_kernel_t partition_cluster_kernels[2][2][6][2] = {
     {PARTITION_ROW(8, 4, _k), PARTITION_ROW(8, 8, _k)},
     {PARTITION_ROW(16, 4, _k), PARTITION_ROW(16, 8, _k)}};
 
@@ -746,24 +840,28 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         const int threads = a->groups * PL / C, blocks = ceil_div(a->count, a->groups) * K;
         const int shape = C == 2 ? 2 : plan->rows == 16;
         const int esize = is_float ? (int)sizeof(float) : (int)sizeof(double);
+        /* Staged (interleaved, one chunk a thread): rows through shared memory. */
+        const int ring = a->row_stride != 1 ? hb_td_stage_rows(plan, C) : 0;
         const size_t smem =
-            (size_t)hb_td_partition_smem(plan->rows, C, K, threads, a->groups, esize);
+            (size_t)hb_td_partition_smem(plan->rows, C, K, threads, a->groups, esize, ring);
+        const size_t most = ring ? HB_TD_MAX_SMEM_STAGED : HB_TD_MAX_SMEM;
         /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
-        const int mode = plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
-                         : plan->hint < 0                   ? 0
-                         : plan->hint > 2                   ? 2
-                                                            : plan->hint;
+        const int mode = ring                                 ? 5
+                         : plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
+                         : plan->hint < 0                     ? 0
+                         : plan->hint > 2                     ? 2
+                                                              : plan->hint;
         const partition_kernel_t kernel =
             K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
                   : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
         if (threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
-            PL * K != a->chunks || PL > C * plan->threads || smem > HB_TD_MAX_SMEM)
+            PL * K != a->chunks || PL > C * plan->threads || smem > most)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
                            "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
         /* 16 rows a thread: up to 88 (one 16-row chunk), 110 (clustered) or 112 KB
          * (two 8-row chunks) of shared memory, above the 48 KB a launch gets
          * without asking: asked once per kernel and device for the most a plan takes. */
-        if (smem > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, HB_TD_MAX_SMEM));
+        if (smem > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, most));
         if (K == 1) {
             kernel<<<blocks, threads, smem, stream>>>(*a);
         } else { /* clusters of K blocks (more than 8: a non-portable size, allowed) */

@@ -275,7 +275,10 @@ int main(void)
         "rows=8,ahead=8,threads=128,vector=2", "cluster=2", "rows=16,threads=256,cluster=4",
         "rows=16,ahead=8,threads=512,cluster=16,vector=2", "rows=8,ahead=8,cluster=8,vector=2",
         "rows=8,ahead=4,threads=128,cluster=16,hint=1", "rows=16,threads=128,cluster=8,hint=0",
-        "rows=8,threads=512,cluster=4,vector=1,prefetch=2"};
+        "rows=8,threads=512,cluster=4,vector=1,prefetch=2", "stage=1,rows=16",
+        "stage=1,rows=16,ahead=8", "stage=1,rows=8,ahead=4", "stage=1,rows=8,threads=128",
+        "stage=1,rows=16,threads=256,cluster=4", "stage=1,rows=16,ahead=8,cluster=8",
+        "stage=1,rows=8,ahead=8,cluster=16,hint=0", "stage=1,rows=16,threads=128,cluster=2"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
@@ -295,11 +298,14 @@ int main(void)
             char plan[160];
             CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
             /* clusters: the tuning's K (else the rule's, fp64: 4 at m = 257..512, 8
-             * above 2048), or P where a system has fewer chunks */
+             * above 1024), or P where a system has fewer chunks */
             const char *kt = strstr(tunings[k], "cluster="), *kp = strstr(plan, "cluster=");
             const char *pp = strstr(plan, "chunks="), *tp = strstr(plan, "threads=");
             const char *rp = strstr(plan, "rows=");
-            const int want_k = kt ? atoi(kt + 8) : m > 2048 ? 8 : m > 256 && m <= 512 ? 4 : 1;
+            const int want_k = kt                       ? atoi(kt + 8)
+                               : m > 1024                 ? 8
+                               : m > 256 && m <= 512      ? 4
+                                                          : 1;
             const int got_k = kp ? atoi(kp + 8) : -1;
             const int chunks = pp ? atoi(pp + 7) : -1, threads = tp ? atoi(tp + 8) : -1;
             const int most_k = want_k < chunks ? want_k : chunks;
@@ -309,7 +315,7 @@ int main(void)
             const int too_big =
                 rp && hb_td_partition_smem(atoi(rp + 5), 1, bigger, threads,
                                            groups > 0 ? groups : 1,
-                                           (int)sizeof(double)) > HB_TD_MAX_SMEM;
+                                           (int)sizeof(double), 0) > HB_TD_MAX_SMEM;
             CHECKF(got_k >= 1 && (got_k == most_k || (got_k < most_k && too_big)),
                    "tuning '%s', m = %d: plan '%s'", tunings[k], m, plan);
             const int rows16 = strstr(tunings[k], "rows=16") != NULL ||
@@ -324,7 +330,12 @@ int main(void)
                        (strstr(tunings[k], "vector=1") == NULL || strstr(plan, "vector=1")) &&
                        (strstr(tunings[k], "vector=2") == NULL || strstr(plan, "vector=2")) &&
                        (strstr(tunings[k], "vector=0") == NULL || strstr(plan, "vector=0")) &&
-                       (strstr(tunings[k], "ahead=8") == NULL || strstr(plan, "ahead=8")) &&
+                       /* staged: a ring too large for shared memory takes 4 rows ahead */
+                       (strstr(tunings[k], "ahead=8") == NULL || strstr(plan, "ahead=8") ||
+                        strstr(plan, "stage=1")) &&
+                       /* staged where a thread holds one chunk */
+                       (strstr(tunings[k], "stage=1") == NULL || strstr(plan, "stage=1") ||
+                        (chunks > threads && strstr(plan, "cluster=1"))) &&
                        (strstr(tunings[k], "ahead=4") == NULL || strstr(plan, "ahead=4")),
                    "tuning '%s', m = %d: plan '%s'", tunings[k], m, plan);
             for (int variable = 0; variable <= 1; ++variable)
