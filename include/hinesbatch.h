@@ -600,7 +600,7 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
                             hb_gtsv_algo_t *algo);
 /* The algorithm and, for partition, the kernel shape a solve of this problem
  * runs, as text ("partition rows=8 chunks=8 threads=256 ahead=8 hint=0 prefetch=0 vector=0
- * cluster=1"). */
+ * cluster=1 stage=1"). */
 hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem, char *text,
                              size_t size);
 /*
@@ -616,7 +616,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * in place of the hint; 2 the same loads, x written a warp's contiguous spans at
  * a time), cluster=1|2|4|8|16 (blocks of a thread-block cluster that share their
  * systems, each holding 1/K of every system's chunks, one a thread; lowered to the
- * chunks of a system where it has fewer);
+ * chunks of a system where it has fewer), stage=0|1 (interleaved layout, one chunk a
+ * thread: rows copied into shared memory by cp.async, a ring of 2 `ahead` rows a
+ * thread, with the 128-byte L2 hint; 0: loads into registers);
  * "" is the rule itself. Until a call, and after a call with NULL, the
  * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
  * rows also applies to the CPU partition solver (the GPU kernel's twin).
