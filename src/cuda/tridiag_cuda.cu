@@ -211,20 +211,13 @@ __device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int 
 }
 
 /* cp.async (staged plans): one value from global to shared memory without a
- * register, with the L2 prefetch-size hint of load_hint (0: none). */
+ * register, with the 128-byte L2 prefetch-size hint of load_hint. */
 template <typename real_t>
-__device__ __forceinline__ void copy_async(real_t *dst, const void *src, int hint)
+__device__ __forceinline__ void copy_async(real_t *dst, const void *src)
 {
     const unsigned to = (unsigned)__cvta_generic_to_shared(dst);
-    if (hint == 0)
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(src),
-                     "n"(sizeof(real_t)));
-    else if (hint == 1)
-        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;" ::"r"(to), "l"(src),
-                     "n"(sizeof(real_t)));
-    else
-        asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], %2;" ::"r"(to), "l"(src),
-                     "n"(sizeof(real_t)));
+    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;" ::"r"(to), "l"(src),
+                 "n"(sizeof(real_t)));
 }
 
 __device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;"); }
@@ -249,15 +242,15 @@ __device__ __forceinline__ void copy_async_wait(int pending)
  * copied. */
 template <typename real_t>
 __device__ __forceinline__ void stage_row(const gtsv_args_t &a, size_t base, int i, int touched,
-                                          int hint, real_t *slot)
+                                          real_t *slot)
 {
     if (i >= touched) return;
     const size_t e = (base + (size_t)i * a.row_stride) * sizeof(real_t);
     const int T = blockDim.x;
-    copy_async(slot, (const char *)a.dl + e, hint);
-    copy_async(slot + T, (const char *)a.d + e, hint);
-    copy_async(slot + 2 * T, (const char *)a.du + e, hint);
-    copy_async(slot + 3 * T, (const char *)a.b + e, hint);
+    copy_async(slot, (const char *)a.dl + e);
+    copy_async(slot + T, (const char *)a.d + e);
+    copy_async(slot + 2 * T, (const char *)a.du + e);
+    copy_async(slot + 3 * T, (const char *)a.b + e);
 }
 
 /* Where chunk j of system g (of the block's G, PL chunks each) keeps a value in a
@@ -459,7 +452,8 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
 
     /* Mode 5 (staged): rows come through a ring of R rows a thread in shared memory
-     * (cp.async, hint 1), about 2 `ahead` in flight at all times. */
+     * (cp.async, the 128-byte hint), about 2 `ahead` in flight at all times; two
+     * chunks a thread load with the hint's plain loads (mode 1's path). */
     const int staged = mode == 5 && C == 1;
     const int R = L < 2 * ahead ? L : 2 * ahead;
     const int hint = mode == 5 ? 1 : mode >= 3 ? 0 : mode;
@@ -495,7 +489,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     if (staged) {
 #pragma unroll
         for (int q = 0; q < R; ++q) {
-            stage_row<real_t>(a, base, j * L + q, touched, hint, ring + 4 * q * blockDim.x);
+            stage_row<real_t>(a, base, j * L + q, touched, ring + 4 * q * blockDim.x);
             copy_async_commit();
         }
     }
@@ -551,7 +545,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         if (kk >= 1) hb_td_chunk_forward(kk, ra + c * L, rb + c * L, rc + c * L, rr + c * L);
         if (staged && k >= 1) {
             if (k - 1 + R < L)
-                stage_row<real_t>(a, base, first + k - 1 + R, touched, hint,
+                stage_row<real_t>(a, base, first + k - 1 + R, touched,
                                   ring + 4 * ((k - 1) % R) * blockDim.x);
             copy_async_commit();
         }
