@@ -281,6 +281,14 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     }
 }
 
+/* Shared memory of a plan's block (one chunk a thread) with a ring of `ring` rows. */
+static int plan_smem(const hb_gtsv_plan_t *plan, int esize, int ring)
+{
+    const int G = plan->threads * plan->cluster / plan->chunks; /* systems a block */
+    return hb_td_partition_smem(plan->rows, 1, plan->cluster, plan->threads, G > 0 ? G : 1,
+                                esize, ring);
+}
+
 /* The plan of a solve whose shape is checked: the rule, then the override. */
 static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
                              const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
@@ -319,10 +327,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
      * plan may ask, fewer threads (down to 128, and P / K), else fewer blocks. */
     const int esize = p->precision == HB_FLOAT32 ? (int)sizeof(float) : (int)sizeof(double);
     while (plan->cluster > 1) {
-        const int G = plan->threads * plan->cluster / plan->chunks;
-        if (hb_td_partition_smem(plan->rows, 1, plan->cluster, plan->threads, G > 0 ? G : 1,
-                                 esize, 0) <= HB_TD_MAX_SMEM)
-            break;
+        if (plan_smem(plan, esize, 0) <= HB_TD_MAX_SMEM) break;
         if (plan->threads > 128 && plan->threads / 2 >= plan->chunks / plan->cluster) {
             plan->threads /= 2;
         } else {
@@ -336,10 +341,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (p->layout != HB_LAYOUT_INTERLEAVED || hb_td_chunks_per_thread(plan) != 1)
         plan->stage = 0;
     for (int tries = 0; plan->stage && tries < 2; ++tries) {
-        const int G = plan->threads * plan->cluster / plan->chunks;
-        if (hb_td_partition_smem(plan->rows, 1, plan->cluster, plan->threads, G > 0 ? G : 1,
-                                 esize, hb_td_stage_rows(plan, 1)) <= HB_TD_MAX_SMEM_STAGED)
-            break;
+        if (plan_smem(plan, esize, hb_td_stage_rows(plan, 1)) <= HB_TD_MAX_SMEM_STAGED) break;
         if (plan->ahead > 4) plan->ahead = 4;
         else plan->stage = 0;
     }

@@ -115,12 +115,6 @@ HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esi
     at->total = at->own_rows + 6 * G;
 }
 
-/* CUDA PARTITION: shared memory of a block in bytes, for L-row chunks, C a thread,
- * clusters of K blocks, `threads` threads holding G systems, values of `esize`
- * bytes (the data's: the arithmetic is in its precision). Without clusters: the
- * reduced rows (4 values of 2 rows a chunk) and, where a thread holds 16 rows, the
- * stash of their spike columns during the PCR (L - 2 a chunk); at least the 64
- * bytes a thread through which `vector = 2` writes x. Clusters: above. */
 #define HB_TD_MAX_SMEM (112 * 1024) /* the most a plan may ask (the launcher allows it) */
 #define HB_TD_MAX_SMEM_STAGED (227 * 1024) /* the same, staged plans: a block a multiprocessor */
 
@@ -131,10 +125,16 @@ HB_TD_INLINE int hb_td_stage_rows(const hb_gtsv_plan_t *plan, int C)
     return plan->rows < 2 * plan->ahead ? plan->rows : 2 * plan->ahead;
 }
 
-/* Shared memory of a partition block [bytes]. A staged block's ring (ring rows of
- * 4 values a thread) starts where the stash does (16-row chunks: a thread's stash
- * is written after its last ring read) and may run over the areas used only after
- * the loads (clusters: the ends' rows, the copies, the interface rows). */
+/* CUDA PARTITION: shared memory of a block in bytes, for L-row chunks, C a thread,
+ * clusters of K blocks, `threads` threads holding G systems, values of `esize`
+ * bytes (the data's: the arithmetic is in its precision). Without clusters: the
+ * reduced rows (4 values of 2 rows a chunk) and, where a thread holds 16 rows, the
+ * stash of their spike columns during the PCR (L - 2 a chunk); at least the 64
+ * bytes a thread through which `vector = 2` writes x. Clusters: above. A staged
+ * block's ring (`ring` rows of 4 values a thread) starts where the stash does (a
+ * thread writes its stash after its last ring read) and may run over the areas
+ * used only after the loads (clusters: the ends' rows, the copies, the interface
+ * rows). */
 HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, int esize,
                                       int ring)
 {
@@ -153,6 +153,9 @@ HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, i
     return total * esize;
 }
 
+/* The PARTITION arithmetic (and the rows' identity and boundary rules), in the
+ * data's precision: double, and float (C: *_f; C++: overloads, with C++ linkage
+ * even where this header is included inside extern "C"). */
 #if defined(__cplusplus)
 extern "C++" {
 #endif
