@@ -546,6 +546,7 @@ static void test_tuning(hb_context_t ctx)
     CHECK_ERR(hb_gtsv_set_tuning("prefetch=3"), HB_ERR_INVALID_VALUE, "prefetch=0|1|2");
     CHECK_ERR(hb_gtsv_set_tuning("vector=3"), HB_ERR_INVALID_VALUE, "vector=0|1|2");
     CHECK_ERR(hb_gtsv_set_tuning("stage=2"), HB_ERR_INVALID_VALUE, "stage=0|1");
+    CHECK_ERR(hb_gtsv_set_tuning("persist=2"), HB_ERR_INVALID_VALUE, "persist=0|1");
     CHECK_OK(hb_gtsv_set_tuning(NULL));
 }
 
@@ -599,7 +600,7 @@ static void test_rule(hb_context_t ctx)
          * then 512; rolling L2 prefetch up to m = 1024; fp64 from m = 257 to 512
          * and fp32 from m = 513 to 2048 clusters of 4 blocks of 256 threads; fp64
          * from m = 1025 and fp32 above m = 2048 clusters of 8, of 256 threads to
-         * m = 4096 */
+         * m = 4096; persistent grids above m = 256 (the table's check) */
         {129, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},
         {257, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},     {512, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},
         {257, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},     {512, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},
@@ -625,16 +626,18 @@ static void test_rule(hb_context_t ctx)
                            plan.chunks == c->chunks && plan.threads == c->threads &&
                            plan.ahead == c->ahead && plan.hint == c->hint &&
                            plan.prefetch == c->prefetch && plan.vector == c->vector &&
-                           plan.cluster == c->cluster && plan.stage == c->interleaved,
+                           plan.cluster == c->cluster && plan.stage == c->interleaved &&
+                           plan.persist == (c->interleaved && c->m > 256),
                        "%s m = %d (%s, %d systems): rows=%d chunks=%d threads=%d ahead=%d "
-                       "hint=%d prefetch=%d vector=%d cluster=%d stage=%d; expected rows=%d "
-                       "chunks=%d threads=%d ahead=%d hint=%d prefetch=%d vector=%d cluster=%d "
-                       "stage=%d",
+                       "hint=%d prefetch=%d vector=%d cluster=%d stage=%d persist=%d; expected "
+                       "rows=%d chunks=%d threads=%d ahead=%d hint=%d prefetch=%d vector=%d "
+                       "cluster=%d stage=%d persist=%d",
                        c->interleaved ? "interleaved" : "flat", c->m,
                        precs[pi] == HB_FLOAT32 ? "fp32" : "fp64", counts[ci], plan.rows,
                        plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                       plan.vector, plan.cluster, plan.stage, c->rows, c->chunks, c->threads,
-                       c->ahead, c->hint, c->prefetch, c->vector, c->cluster, c->interleaved);
+                       plan.vector, plan.cluster, plan.stage, plan.persist, c->rows, c->chunks,
+                       c->threads, c->ahead, c->hint, c->prefetch, c->vector, c->cluster,
+                       c->interleaved, c->interleaved && c->m > 256);
             }
     /* Every plan is one a kernel is compiled for and a block can hold:
      * P = the power of two with P L >= m, at most 512 threads, one chunk a
@@ -674,6 +677,7 @@ static void test_rule(hb_context_t ctx)
                            plan.hint >= 0 && plan.hint <= 2 && plan.prefetch >= 0 &&
                            plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
                            (plan.stage == 0 || (plan.stage == 1 && interleaved && C == 1)) &&
+                           (plan.persist == 0 || (plan.persist == 1 && plan.stage == 1)) &&
                            smem <= (plan.stage ? HB_TD_MAX_SMEM_STAGED : HB_TD_MAX_SMEM);
             if (!ok && bad++ < 5)
                 fprintf(stderr,

@@ -44,7 +44,7 @@ static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_proble
 /* Process-wide override (0 = the rule's value), for measurements: set by
  * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
 typedef struct {
-    int rows, threads, ahead, hint, prefetch, vector, cluster, stage;
+    int rows, threads, ahead, hint, prefetch, vector, cluster, stage, persist;
 } tuning_t;
 
 static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
@@ -63,18 +63,20 @@ static int parse_value(const char *v, const int *allowed, int n, int *out)
     return 0;
 }
 
-/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1" (any subset, any order;
- * "" = none). */
+/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1" (any subset,
+ * any order; "" = none). */
 static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
                      hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
-                     vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16}, stage[] = {0, 1};
+                     vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16}, stage[] = {0, 1},
+                     persist[] = {0, 1};
     memset(t, 0, sizeof *t);
     t->hint = -1;
     t->prefetch = -1;
     t->vector = -1;
     t->stage = -1;
+    t->persist = -1;
     const char *c = spec;
     while (c && *c) {
         int ok = 0;
@@ -88,11 +90,13 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "cluster=", 8) == 0)
             ok = parse_value(c + 8, cluster, 5, &t->cluster);
         else if (strncmp(c, "stage=", 6) == 0) ok = parse_value(c + 6, stage, 2, &t->stage);
+        else if (strncmp(c, "persist=", 8) == 0)
+            ok = parse_value(c + 8, persist, 2, &t->persist);
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
                            "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
-                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1",
+                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1, persist=0|1",
                            fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
@@ -210,6 +214,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->vector = 0;
     plan->cluster = 1;
     plan->stage = 0;
+    plan->persist = 0;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
         /* x written a warp's contiguous spans at a time: fp64 m = 256..8192 and fp32
@@ -250,6 +255,10 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     } else { /* 16-row chunks, the 128-byte L2 hint: G = 16 at m = 256 (256 threads), */
         plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4 */
         plan->stage = 1;
+        /* m > 256: persistent grids, blocks drawing tiles of systems and copying the
+         * next one's first rows during a reduced solve: 1.02-1.10x (fp64), 1.03-1.06x
+         * (fp32); at m <= 256 they lose 1-18% */
+        plan->persist = m > 256;
         plan->threads = m <= 256 ? 256 : 512;
         plan->ahead = 4;
         plan->hint = 1;
@@ -312,6 +321,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.vector >= 0) plan->vector = t.vector;
     if (t.cluster) plan->cluster = t.cluster;
     if (t.stage >= 0) plan->stage = t.stage;
+    if (t.persist >= 0) plan->persist = t.persist;
     plan->chunks = hb_td_chunks_for(p->m, plan->rows);
     /* A cluster's blocks hold P / K chunks of each system, at least one. */
     if (plan->cluster > plan->chunks) plan->cluster = plan->chunks;
@@ -345,6 +355,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
         if (plan->ahead > 4) plan->ahead = 4;
         else plan->stage = 0;
     }
+    if (!plan->stage) plan->persist = 0; /* persistent blocks prefetch through the ring */
     return HB_SUCCESS;
 }
 
@@ -438,9 +449,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     else if (ctx->backend == HB_BACKEND_CUDA)
         snprintf(text, size,
                  "partition rows=%d chunks=%d threads=%d ahead=%d hint=%d prefetch=%d "
-                 "vector=%d cluster=%d stage=%d",
+                 "vector=%d cluster=%d stage=%d persist=%d",
                  plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                 plan.vector, plan.cluster, plan.stage);
+                 plan.vector, plan.cluster, plan.stage, plan.persist);
     else if (plan.cluster > 1) /* the blocks a system: they change the arithmetic */
         snprintf(text, size, "partition rows=%d chunks=%d cluster=%d", plan.rows, plan.chunks,
                  plan.cluster);

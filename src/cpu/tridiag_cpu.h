@@ -78,6 +78,10 @@ typedef struct hb_gtsv_plan_s {
                             copied into a ring of min(L, 2 ahead) rows a thread of shared
                             memory by cp.async, about 2 ahead rows in flight without
                             holding registers; 0 loads into registers */
+    int persist;         /* CUDA PARTITION, staged: 1 as many blocks (clusters) as are resident
+                            at once, each solving tiles of G systems in turn and copying the
+                            next tile's first rows while it solves the reduced system of the
+                            current one; 0 a block (cluster) a tile */
 } hb_gtsv_plan_t;
 
 /* CUDA PARTITION: chunks a thread, 2 where the block has fewer threads than a
@@ -115,6 +119,7 @@ HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esi
     at->total = at->own_rows + 6 * G;
 }
 
+#define HB_TD_SLOT_BYTES 16 /* staged plans: the tiles a persistent block has drawn, last */
 #define HB_TD_MAX_SMEM (112 * 1024) /* the most a plan may ask (the launcher allows it) */
 #define HB_TD_MAX_SMEM_STAGED (227 * 1024) /* the same, staged plans: a block a multiprocessor */
 
@@ -123,6 +128,25 @@ HB_TD_INLINE int hb_td_stage_rows(const hb_gtsv_plan_t *plan, int C)
 {
     if (!plan->stage || C != 1) return 0;
     return plan->rows < 2 * plan->ahead ? plan->rows : 2 * plan->ahead;
+}
+
+/* Staged, persistent blocks: rows of the next tile a thread copies into its ring
+ * before the current tile's reduced solve, into the ring slots past every area
+ * that solve uses (hb_td_partition_smem's layout, in values from the stash; the
+ * ring's R rows of 4 values a thread start there): the stash, and with clusters
+ * the copies and the block's interface rows. */
+HB_TD_INLINE int hb_td_stage_prefetch_rows(int L, int K, int threads, int G, int esize, int R)
+{
+    int used; /* values past the stash's start in use during the reduced solve */
+    if (K > 1) {
+        hb_td_cluster_layout_t at;
+        hb_td_cluster_layout(L, threads, G, K, esize, &at);
+        used = at.total - at.stash;
+    } else {
+        used = (L == 16 ? L - 2 : 0) * threads;
+    }
+    const int first_free = (used + 4 * threads - 1) / (4 * threads);
+    return first_free < R ? R - first_free : 0;
 }
 
 /* CUDA PARTITION: shared memory of a block in bytes, for L-row chunks, C a thread,
@@ -134,7 +158,7 @@ HB_TD_INLINE int hb_td_stage_rows(const hb_gtsv_plan_t *plan, int C)
  * block's ring (`ring` rows of 4 values a thread) starts where the stash does (a
  * thread writes its stash after its last ring read) and may run over the areas
  * used only after the loads (clusters: the ends' rows, the copies, the interface
- * rows). */
+ * rows); then HB_TD_SLOT_BYTES for persistent grids. */
 HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, int esize,
                                       int ring)
 {
@@ -150,7 +174,7 @@ HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, i
         stash = 8 * C * threads; /* past the reduced rows: 4 values of 2 rows a chunk */
     }
     if (ring > 0 && stash + 4 * ring * threads > total) total = stash + 4 * ring * threads;
-    return total * esize;
+    return total * esize + (ring > 0 ? HB_TD_SLOT_BYTES : 0);
 }
 
 /* The PARTITION arithmetic (and the rows' identity and boundary rules), in the

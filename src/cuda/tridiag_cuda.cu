@@ -237,16 +237,27 @@ __device__ __forceinline__ void copy_async_wait(int pending)
     }
 }
 
+/* Persistent grids: tiles drawn so far in this launch (zeroed before each; launches
+ * of the library run in order on one stream, so no two use it at once). */
+__device__ unsigned int partition_tile_counter;
+
+/* x, which the compiler cannot see through (nor hoist what derives from it out of a loop). */
+__device__ __forceinline__ int opaque(unsigned x)
+{
+    int y;
+    asm volatile("mov.b32 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
+}
+
 /* Staged plans: row i (row q of the chunk) into ring slot q % R of this thread
  * (4 values, one column a thread: [slot][value][thread]), rows past `touched` not
  * copied. */
 template <typename real_t>
 __device__ __forceinline__ void stage_row(const gtsv_args_t &a, size_t base, int i, int touched,
-                                          real_t *slot)
+                                          real_t *slot, int T)
 {
     if (i >= touched) return;
     const size_t e = (base + (size_t)i * a.row_stride) * sizeof(real_t);
-    const int T = blockDim.x;
     copy_async(slot, (const char *)a.dl + e);
     copy_async(slot + T, (const char *)a.d + e);
     copy_async(slot + 2 * T, (const char *)a.du + e);
@@ -292,6 +303,7 @@ __device__ __forceinline__ unsigned cluster_address(const void *local, int rank)
     }
 LOAD_CLUSTER(double, "f64", "d")
 LOAD_CLUSTER(float, "f32", "f")
+LOAD_CLUSTER(int, "s32", "r")
 #undef LOAD_CLUSTER
 
 /* Every thread of the cluster, its shared-memory writes visible to the others'
@@ -339,9 +351,9 @@ __device__ __forceinline__ real_t reduced_value(const real_t *smem, int rows, in
 template <typename real_t>
 __device__ __forceinline__ void cluster_reduced(real_t *smem, int K, int rank, int PL, int G,
                                                 int g, int jl, int sys_fastest, int L,
-                                                real_t *own)
+                                                real_t *own, int tid)
 {
-    const int nt = G * PL, tid = threadIdx.x;
+    const int nt = G * PL;
     hb_td_cluster_layout_t at;
     hb_td_cluster_layout(L, nt, G, K, (int)sizeof(real_t), &at);
     real_t *S = smem, *E = smem + at.ends, *X = smem + at.copies, *I = smem + at.own_rows;
@@ -430,11 +442,18 @@ __device__ __forceinline__ void cluster_reduced(real_t *smem, int K, int rank, i
  * adjacent chunks, and its rows sit in registers [c L, c L + L).
  * clustered (C = 1): a cluster of K = a.cluster blocks solves G systems, block
  * rank r eliminating chunks [r PL, (r + 1) PL) (PL = P / K) and solving its part
- * of the reduced system alone, the blocks meeting twice (cluster_reduced). */
+ * of the reduced system alone, the blocks meeting twice (cluster_reduced).
+ * One tile: systems [tile G, tile G + G), the block's nth (from 0); next_tile: the block's
+ * next tile (in: the fixed second, for nth = 0; out: the next, drawn in a persistent
+ * grid); tid, nt: the thread index
+ * and block size; prefetched: rows of this tile in flight (in), of the next (out). */
 template <typename real_t>
-__device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L, const int C,
+__device__ __forceinline__ void partition_tile(const gtsv_args_t &a, const int L, const int C,
                                                const int ahead, const int mode,
-                                               const int clustered)
+                                               const int clustered, const int tile,
+                                               const int nth, int &next_tile,
+                                               const int persistent,
+                                               const int tid, const int nt, int &prefetched)
 {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     /* [4][G * 2PL]: a, b, c, d of the block's reduced rows (clustered: the areas of
@@ -443,34 +462,40 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     const int K = clustered ? a.cluster : 1, rank = clustered ? (int)blockIdx.x % K : 0;
     const int P = a.chunks, PL = P / K, T = PL / C, G = a.groups, N = 2 * P;
     const int rows = 2 * G * PL;
-    const int tid = threadIdx.x;
     const int g = a.sys_fastest ? tid % G : tid / T;
     const int j = rank * PL + (a.sys_fastest ? tid / G : tid % T); /* the thread's first chunk */
-    const int s = (int)blockIdx.x / K * G + g;
-    int n, touched;
-    system_rows(a, s, &n, &touched);
-    const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
-
     /* Mode 5 (staged): rows come through a ring of R rows a thread in shared memory
      * (cp.async, the 128-byte hint), about 2 `ahead` in flight at all times; two
      * chunks a thread load with the hint's plain loads (mode 1's path). */
     const int staged = mode == 5 && C == 1;
     const int R = L < 2 * ahead ? L : 2 * ahead;
     const int hint = mode == 5 ? 1 : mode >= 3 ? 0 : mode;
+    /* Persistent grids (staged): the next tile's first F rows go into ring slots
+     * R - F.., past what the reduced solve uses, before the current tile's reduced
+     * solve; that tile's row q then sits in slot (q + R - F) % R. */
+    const int F = staged ? hb_td_stage_prefetch_rows(L, K, G * PL, G, (int)sizeof(real_t), R) : 0;
+    hb_td_cluster_layout_t at; /* clusters: where the areas start */
+    if (clustered) hb_td_cluster_layout(L, G * PL, G, K, (int)sizeof(real_t), &at);
+    real_t *stash = reduced + (clustered ? at.stash : 4 * rows);
+    /* The ring starts at the stash, whose column a thread writes after its last
+     * ring read (hb_td_partition_smem). */
+    real_t *ring = stash + tid;
+    const int s = tile * G + g;
+    int n, touched;
+    system_rows(a, s, &n, &touched);
+    const size_t base = s < a.count ? (size_t)s * a.sys_stride : 0;
     /* Flat 16-byte loads, by groups of `ahead` rows that exist: every group
      * starts on 16 bytes when the chunk does (ahead and L rows are multiples of
      * 16 bytes in either precision; so are the T L rows between a thread's
      * chunks); else plain loads. */
     const int vector =
-        (mode == 3 || mode == 4) && a.row_stride == 1 && aligned16<real_t>(a, base + (size_t)j * L);
+        (mode == 3 || mode == 4) && a.row_stride == 1 &&
+        aligned16<real_t>(a, base + (size_t)j * L);
     /* The chunks (16 rows at most) in registers, eliminated as they arrive; the
      * compiler barrier keeps at most `ahead` rows of loads in flight, which
      * hides latency without running out of registers. */
     real_t ra[16], rb[16], rc[16], rr[16];
     real_t own[16]; /* chunk c's two reduced rows: own[8 c ..] (start), own[8 c + 4 ..] (end) */
-    hb_td_cluster_layout_t at; /* clusters: where the areas start */
-    if (clustered) hb_td_cluster_layout(L, G * PL, G, K, (int)sizeof(real_t), &at);
-    real_t *stash = reduced + (clustered ? at.stash : 4 * rows);
     /* The reduced system (2P rows; chunk j owns rows 2j, 2j+1): one step of
      * cyclic reduction leaves the odd rows (chunk ends) a system of their own,
      * which PCR solves, one row a chunk; each chunk start then follows from its
@@ -483,13 +508,30 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     if (a.prefetch == 1)
         for (int c = 0; c < C; ++c)
             prefetch_rows<real_t>(a, base, (j + c * T) * L, 0, L, touched);
-    /* The ring starts at the stash, whose column a thread writes after its last
-     * ring read (hb_td_partition_smem). */
-    real_t *ring = stash + tid;
+    const int off = (R - prefetched) & (R - 1); /* ring slot of the tile's row 0 */
+#define RING_SLOT(q) (ring + 4 * (((q) + off) & (R - 1)) * nt)
+    /* Later tiles: every thread is past its reads of the last tile's shared memory. */
+    if (nth > 0) __syncthreads();
+    if (persistent) {
+        /* The tiles drawn: two ints past the block's areas. */
+        int *slots = (int *)(smem_bytes + hb_td_partition_smem(L, 1, K, nt, G, (int)sizeof(real_t),
+                                                               R) -
+                             HB_TD_SLOT_BYTES);
+        /* Persistent grids: this tile's successor was drawn at the last tile's start
+         * (the barrier above, or with clusters the last tile's cluster barrier, made
+         * it visible; the others read cluster rank 0's); the one after it is drawn
+         * now, two ahead, so that it is known before this tile's reduced solve. */
+        if (nth > 0)
+            next_tile =
+                clustered ? load_cluster(slots + ((nth - 1) & 1), 0) : slots[(nth - 1) & 1];
+        if (rank == 0 && tid == 0)
+            slots[nth & 1] = 2 * ((int)gridDim.x / K) + (int)atomicAdd(&partition_tile_counter, 1u);
+    }
     if (staged) {
 #pragma unroll
         for (int q = 0; q < R; ++q) {
-            stage_row<real_t>(a, base, j * L + q, touched, ring + 4 * q * blockDim.x);
+            if (q < prefetched) continue;
+            stage_row<real_t>(a, base, j * L + q, touched, RING_SLOT(q), nt);
             copy_async_commit();
         }
     }
@@ -502,16 +544,16 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
              * elimination has read every value of row k into registers and used
              * them (row 0: at the next row's step, which waits on memory). */
             copy_async_wait(k == 0 ? R - 1 : R - 2);
-            const real_t *slot = ring + 4 * (k % R) * blockDim.x;
+            const real_t *slot = RING_SLOT(k);
             ra[k] = 0;
             rb[k] = 1;
             rc[k] = 0;
             rr[k] = 0;
             if (first + kk < touched) {
                 ra[k] = slot[0];
-                rb[k] = slot[blockDim.x];
-                rc[k] = slot[2 * blockDim.x];
-                rr[k] = slot[3 * blockDim.x];
+                rb[k] = slot[nt];
+                rc[k] = slot[2 * nt];
+                rr[k] = slot[3 * nt];
             }
             hb_td_fix_row(first + kk, n, &ra[k], &rb[k], &rc[k], &rr[k]);
         } else if (kk % ahead == 0) {
@@ -545,8 +587,8 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         if (kk >= 1) hb_td_chunk_forward(kk, ra + c * L, rb + c * L, rc + c * L, rr + c * L);
         if (staged && k >= 1) {
             if (k - 1 + R < L)
-                stage_row<real_t>(a, base, first + k - 1 + R, touched,
-                                  ring + 4 * ((k - 1) % R) * blockDim.x);
+                stage_row<real_t>(a, base, first + k - 1 + R, touched, RING_SLOT(k - 1),
+                                  nt);
             copy_async_commit();
         }
         if (kk == L - 1) {
@@ -569,14 +611,32 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             if (L * C == 16) {
 #pragma unroll
                 for (int q = 1; q < L - 1; ++q)
-                    stash[(c * (L - 2) + q - 1) * blockDim.x + tid] = ra[c * L + q];
+                    stash[(c * (L - 2) + q - 1) * nt + tid] = ra[c * L + q];
             }
         }
     }
 
+    /* Persistent blocks: the next tile's first F rows, while the reduced solve runs. */
+    prefetched = 0;
+    if (F > 0 && next_tile < (a.count + G - 1) / G) {
+        const int ns = next_tile * G + g;
+        int nn, ntouched;
+        system_rows(a, ns, &nn, &ntouched);
+        const size_t nbase = ns < a.count ? (size_t)ns * a.sys_stride : 0;
+#pragma unroll
+        for (int q = 0; q < R; ++q) {
+            if (q >= F) break;
+            stage_row<real_t>(a, nbase, j * L + q, ntouched, ring + 4 * (R - F + q) * nt,
+                              nt);
+            copy_async_commit();
+        }
+        prefetched = F;
+    }
+#undef RING_SLOT
+
     __syncthreads();
     if (clustered) {
-        cluster_reduced(reduced, K, rank, PL, G, g, j - rank * PL, a.sys_fastest, L, own);
+        cluster_reduced(reduced, K, rank, PL, G, g, j - rank * PL, a.sys_fastest, L, own, tid);
     } else {
         /* The odd rows (chunk ends): one step of cyclic reduction, then PCR. */
 #pragma unroll
@@ -614,11 +674,10 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
             real_t start[4]; /* read back: registers free during the PCR */
             REDUCED_ROW(q1 - 1, start);
             /* x at the previous chunk's end (0 before the first) */
-            own[8 * c + 3] = hb_td_reduced_start(start, REDUCED_VALUE(q1 - 2, 3), own[8 * c + 7]);
+            own[8 * c + 3] =
+                hb_td_reduced_start(start, REDUCED_VALUE(q1 - 2, 3), own[8 * c + 7]);
         }
     }
-    /* Mode 4 stages x in the reduced rows: every thread must have read them. */
-    if (mode == 4) __syncthreads();
 #undef REDUCED_ROW
 #undef REDUCED_VALUE
 #undef REDUCED_AT
@@ -628,8 +687,14 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
         for (int c = 0; c < C; ++c)
 #pragma unroll
             for (int k = 1; k < L - 1; ++k)
-                ra[c * L + k] = stash[(c * (L - 2) + k - 1) * blockDim.x + tid];
+                ra[c * L + k] = stash[(c * (L - 2) + k - 1) * nt + tid];
     }
+    /* Mode 4 stages x through the first 64 bytes a thread (16 values in fp32: past
+     * the reduced rows, into the stash, which starts 8 or 13 values a thread in), so
+     * every thread must have read both first. Until session 19 the stash was read
+     * after this barrier, and a warp's x could overwrite a slower warp's spike
+     * columns (flat fp32 16-row kernels; found by the GPU test's persistent shapes). */
+    if (mode == 4) __syncthreads();
 #pragma unroll
     for (int c = 0; c < C; ++c)
         hb_td_chunk_finish(L, ra + c * L, rc + c * L, rr + c * L, own[8 * c + 3],
@@ -691,6 +756,37 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     }
     /* The others may still read this block's interface rows (cluster_reduced). */
     if (clustered) cluster_wait();
+}
+
+/*
+ * The kernel body: a block (cluster) a tile of G systems; staged plans may run a
+ * persistent grid of fewer blocks than tiles, each taking tiles in turn (the ring
+ * carries the next tile's first rows across).
+ */
+template <typename real_t>
+__device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L, const int C,
+                                               const int ahead, const int mode,
+                                               const int clustered)
+{
+    const int K = clustered ? a.cluster : 1, first = (int)blockIdx.x / K;
+    int prefetched = 0; /* rows of the tile already in flight */
+    if (mode != 5) {
+        int none = -1;
+        partition_tile<real_t>(a, L, C, ahead, mode, clustered, first, 0, none, 0, threadIdx.x,
+                               blockDim.x, prefetched);
+        return;
+    }
+    const int tiles = (a.count + a.groups - 1) / a.groups, stride = (int)gridDim.x / K;
+    int following = first + stride; /* a block's first two tiles are fixed, then drawn */
+    for (int tile = first, nth = 0; tile < tiles; ++nth) {
+        /* The thread index and block size through an opaque copy: what derives from
+         * them (the ring's, the stash's addresses) is computed in each tile, not
+         * hoisted out of the loop into registers (which spilled hundreds of bytes). */
+        partition_tile<real_t>(a, L, C, ahead, mode, clustered, tile, nth, following,
+                               stride < tiles, opaque(threadIdx.x), opaque(blockDim.x),
+                               prefetched);
+        tile = following;
+    }
 }
 
 /* partition_<shape>_<ahead>_<mode>_<d|s>: every shape a plan can ask for
@@ -788,6 +884,75 @@ __global__ void __launch_bounds__(THOMAS_THREADS) thomas_s(const gtsv_args_t a)
 
 static int ceil_div(long a, long b) { return (int)((a + b - 1) / b); }
 
+/* A launch of `blocks` blocks in clusters of K (config points at attribute). */
+static void cluster_launch(cudaLaunchConfig_t *config, cudaLaunchAttribute *attribute, int K,
+                           int blocks, int threads, size_t smem, cudaStream_t stream)
+{
+    *config = cudaLaunchConfig_t{};
+    *attribute = cudaLaunchAttribute{};
+    attribute->id = cudaLaunchAttributeClusterDimension;
+    attribute->val.clusterDim.x = (unsigned)K;
+    attribute->val.clusterDim.y = 1;
+    attribute->val.clusterDim.z = 1;
+    config->gridDim = dim3((unsigned)blocks);
+    config->blockDim = dim3((unsigned)threads);
+    config->dynamicSmemBytes = smem;
+    config->stream = stream;
+    config->attrs = attribute;
+    config->numAttrs = 1;
+}
+
+/*
+ * Persistent grids: how many tiles (blocks, or clusters of K blocks) of `kernel` with
+ * `threads` threads and `smem` bytes run at once on the current device (at least 1).
+ * Asked once per kernel, shape and device: the occupancy calls cost host time that a
+ * small solve would pay at every launch.
+ */
+static cudaError_t resident_tiles(const void *kernel, int threads, size_t smem, int K,
+                                  int *tiles)
+{
+    enum { SLOTS = 256 };
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static const void *kernels[SLOTS];
+    static int devices[SLOTS], shapes[SLOTS][3], counts[SLOTS], used;
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    pthread_mutex_lock(&lock);
+    int k = 0;
+    while (k < used && (kernels[k] != kernel || devices[k] != device ||
+                        shapes[k][0] != threads || shapes[k][1] != (int)smem || shapes[k][2] != K))
+        ++k;
+    if (k < used) {
+        *tiles = counts[k];
+    } else {
+        int count = 0;
+        if (K == 1) {
+            int per_sm = 0, sms = 0;
+            err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+            if (err == cudaSuccess)
+                err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+            count = per_sm * sms;
+        } else {
+            cudaLaunchConfig_t config;
+            cudaLaunchAttribute attribute;
+            cluster_launch(&config, &attribute, K, K, threads, smem, 0);
+            err = cudaOccupancyMaxActiveClusters(&count, kernel, &config);
+        }
+        *tiles = count > 1 ? count : 1;
+        if (err == cudaSuccess && used < SLOTS) {
+            kernels[used] = kernel;
+            devices[used] = device;
+            shapes[used][0] = threads;
+            shapes[used][1] = (int)smem;
+            shapes[used][2] = K;
+            counts[used++] = *tiles;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return err;
+}
+
 static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *plan)
 {
     gtsv_args_t a;
@@ -831,7 +996,8 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
             thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
     } else {
         const int C = hb_td_chunks_per_thread(plan), K = a->cluster, PL = a->chunks / K;
-        const int threads = a->groups * PL / C, blocks = ceil_div(a->count, a->groups) * K;
+        const int threads = a->groups * PL / C, tiles = ceil_div(a->count, a->groups);
+        int blocks = tiles * K;
         const int shape = C == 2 ? 2 : plan->rows == 16;
         const int esize = is_float ? (int)sizeof(float) : (int)sizeof(double);
         /* Staged (interleaved, one chunk a thread): rows through shared memory. */
@@ -856,24 +1022,27 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
          * (two 8-row chunks) of shared memory, above the 48 KB a launch gets
          * without asking: asked once per kernel and device for the most a plan takes. */
         if (smem > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, most));
+        if (K > 8)
+            CUDA_CHECK(hb_cuda_func_attribute_once(
+                (const void *)kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        /* Persistent (staged plans): no more tiles at once than are resident, each
+         * block copying its next tile's first rows during a reduced solve. */
+        if (ring && plan->persist) {
+            int resident = 0;
+            CUDA_CHECK(resident_tiles((const void *)kernel, threads, smem, K, &resident));
+            if (resident < tiles) {
+                blocks = resident * K;
+                void *counter = NULL; /* the tiles drawn, from 0 */
+                CUDA_CHECK(cudaGetSymbolAddress(&counter, partition_tile_counter));
+                CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int), stream));
+            }
+        }
         if (K == 1) {
             kernel<<<blocks, threads, smem, stream>>>(*a);
         } else { /* clusters of K blocks (more than 8: a non-portable size, allowed) */
-            if (K > 8)
-                CUDA_CHECK(hb_cuda_func_attribute_once(
-                    (const void *)kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-            cudaLaunchConfig_t config = {};
-            cudaLaunchAttribute attribute = {};
-            attribute.id = cudaLaunchAttributeClusterDimension;
-            attribute.val.clusterDim.x = (unsigned)K;
-            attribute.val.clusterDim.y = 1;
-            attribute.val.clusterDim.z = 1;
-            config.gridDim = dim3((unsigned)blocks);
-            config.blockDim = dim3((unsigned)threads);
-            config.dynamicSmemBytes = smem;
-            config.stream = stream;
-            config.attrs = &attribute;
-            config.numAttrs = 1;
+            cudaLaunchConfig_t config;
+            cudaLaunchAttribute attribute;
+            cluster_launch(&config, &attribute, K, blocks, threads, smem, stream);
             void *args[] = {(void *)a};
             CUDA_CHECK(cudaLaunchKernelExC(&config, (const void *)kernel, args));
         }

@@ -17,7 +17,8 @@
  * no / whole-chunk / rolling L2 prefetch instructions, flat 16-byte loads
  * and stores, 128 / 256 / 512-thread blocks), each against the CPU twin under
  * the same tuning (the override is process-wide: the CPU partition then cuts the
- * same chunks), with the plan text checked.
+ * same chunks), with the plan text checked; and persistent grids of staged plans
+ * (blocks taking several tiles of systems in turn).
  */
 #include <math.h>
 #include <stdint.h>
@@ -247,6 +248,26 @@ int main(void)
         &cpu, hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ));
     if (!gpu || !cpu) return check_summary("test_gpu_tridiag");
     printf("device: %s\n", hb_context_device_name(gpu));
+    /* HB_TEST_CASE="m,count,variable,interleaved,fp32,trials[,tuning]": that case alone,
+     * `trials` times with fresh systems (to chase a rare failure). */
+    const char *only = getenv("HB_TEST_CASE");
+    if (only) {
+        int m, count, variable, interleaved, fp32, trials, used = 0;
+        CHECKF(sscanf(only, "%d,%d,%d,%d,%d,%d%n", &m, &count, &variable, &interleaved, &fp32,
+                      &trials, &used) == 6,
+               "HB_TEST_CASE '%s': expected m,count,variable,interleaved,fp32,trials[,tuning]",
+               only);
+        if (used > 0) {
+            if (only[used] == ',') CHECK_OK(hb_gtsv_set_tuning(only + used + 1));
+            for (int t = 0; t < trials; ++t)
+                run_case(gpu, cpu, m, count, variable,
+                         interleaved ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
+                         fp32 ? HB_FLOAT32 : HB_FLOAT64);
+        }
+        hb_context_destroy(gpu);
+        hb_context_destroy(cpu);
+        return check_summary("test_gpu_tridiag");
+    }
     static const int shapes[][2] = {{1, 5},     {2, 3},    {3, 40},   {8, 300},  {9, 33},
                                     {64, 257},  {100, 31}, {512, 70}, {1000, 9}, {1024, 20},
                                     {1025, 3},  {2048, 5}, {4096, 4}, {5000, 3}, {8192, 3},
@@ -295,7 +316,7 @@ int main(void)
                                              .layout = HB_LAYOUT_INTERLEAVED,
                                              .batch_count = tuned_shapes[q][1],
                                              .batch_stride = tuned_shapes[q][1]};
-            char plan[160];
+            char plan[192];
             CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
             /* clusters: the tuning's K (else the rule's, fp64: 4 at m = 257..512, 8
              * above 1024), or P where a system has fewer chunks */
@@ -342,6 +363,41 @@ int main(void)
                 for (int layout = 0; layout <= 1; ++layout)
                     for (int prec = 0; prec <= 1; ++prec)
                         run_case(gpu, cpu, m, tuned_shapes[q][1], variable,
+                                 layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
+                                 prec ? HB_FLOAT32 : HB_FLOAT64);
+        }
+    }
+    /* Persistent grids (staged plans): more tiles of G systems than resident blocks
+     * (clusters), so that a block solves several in turn and copies the next one's
+     * first rows during the current reduced solve; counts that leave the last tile
+     * partly empty. Unclustered and clustered, 8- and 16-row chunks, 4 and 8 ahead;
+     * and the same shapes with a block a tile. */
+    static const char *const persistent[] = {
+        "persist=1", "persist=1,stage=1,rows=8,ahead=8",
+        "persist=1,stage=1,rows=16,threads=256,cluster=4",
+        "persist=1,stage=1,rows=16,ahead=8,cluster=2", "persist=0"};
+    static const int persistent_shapes[][2] = {
+        {64, 20001}, {300, 3001}, {1024, 2001}, {2048, 301}, {8192, 129}};
+    for (size_t k = 0; k < sizeof persistent / sizeof *persistent; ++k) {
+        CHECK_OK(hb_gtsv_set_tuning(persistent[k]));
+        printf("tuning %s\n", persistent[k]);
+        for (size_t q = 0; q < sizeof persistent_shapes / sizeof *persistent_shapes; ++q) {
+            const int m = persistent_shapes[q][0], count = persistent_shapes[q][1];
+            const hb_gtsv_problem_t probe = {.precision = HB_FLOAT64,
+                                             .algo = HB_GTSV_ALGO_PARTITION,
+                                             .m = m,
+                                             .layout = HB_LAYOUT_INTERLEAVED,
+                                             .batch_count = count,
+                                             .batch_stride = count};
+            char plan[192];
+            CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
+            const int on = strstr(persistent[k], "persist=1") != NULL;
+            CHECKF(strstr(plan, on ? "stage=1 persist=1" : "stage=1 persist=0") != NULL,
+                   "tuning '%s', m = %d: plan '%s'", persistent[k], m, plan);
+            for (int variable = 0; variable <= 1; ++variable)
+                for (int layout = 0; layout <= 1; ++layout)
+                    for (int prec = 0; prec <= 1; ++prec)
+                        run_case(gpu, cpu, m, count, variable,
                                  layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
                                  prec ? HB_FLOAT32 : HB_FLOAT64);
         }
