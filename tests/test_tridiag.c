@@ -599,8 +599,9 @@ static void test_rule(hb_context_t ctx)
         /* then 16-row chunks and the 128-byte L2 hint, 256 threads to m = 256,
          * then 512; rolling L2 prefetch up to m = 1024; fp64 from m = 257 to 512
          * and fp32 from m = 513 to 2048 clusters of 4 blocks of 256 threads; fp64
-         * from m = 1025 and fp32 above m = 2048 clusters of 8, of 256 threads to
-         * m = 4096; persistent grids above m = 256 (the table's check) */
+         * from m = 1025 and fp32 above m = 2048 clusters of 8 (fp64 above 2048 of
+         * 512 threads, fp32 of 256 to m = 4096, then clusters of 16 of 256);
+         * persistent grids above m = 256 (the table's check) */
         {129, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},    {256, 1, -1, 16, 16, 256, 4, 1, 2, 0, 1},
         {257, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},     {512, 1, 0, 16, 32, 256, 4, 1, 2, 0, 4},
         {257, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},     {512, 1, 1, 16, 32, 512, 4, 1, 2, 0, 1},
@@ -608,9 +609,10 @@ static void test_rule(hb_context_t ctx)
         {1025, 1, 0, 16, 128, 256, 4, 1, 0, 0, 8},   {2048, 1, 0, 16, 128, 256, 4, 1, 0, 0, 8},
         {513, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},     {1024, 1, 1, 16, 64, 256, 4, 1, 2, 0, 4},
         {1025, 1, 1, 16, 128, 256, 4, 1, 0, 0, 4},   {2048, 1, 1, 16, 128, 256, 4, 1, 0, 0, 4},
-        {2049, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8}, {4096, 1, -1, 16, 256, 256, 4, 1, 0, 0, 8},
-        {4097, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8},
-        {8192, 1, -1, 16, 512, 512, 4, 1, 0, 0, 8}};
+        {2049, 1, 0, 16, 256, 512, 4, 1, 0, 0, 8},   {4096, 1, 0, 16, 256, 512, 4, 1, 0, 0, 8},
+        {4097, 1, 0, 16, 512, 512, 4, 1, 0, 0, 8},   {8192, 1, 0, 16, 512, 512, 4, 1, 0, 0, 8},
+        {2049, 1, 1, 16, 256, 256, 4, 1, 0, 0, 8},   {4096, 1, 1, 16, 256, 256, 4, 1, 0, 0, 8},
+        {4097, 1, 1, 16, 512, 256, 4, 1, 0, 0, 16},  {8192, 1, 1, 16, 512, 256, 4, 1, 0, 0, 16}};
     static const hb_precision_t precs[] = {HB_FLOAT64, HB_FLOAT32};
     static const int counts[] = {1, 200, 256000};
     CHECK_OK(hb_gtsv_set_tuning("")); /* the rule, whatever HB_GTSV_TUNING says */
@@ -703,7 +705,7 @@ static void test_rule(hb_context_t ctx)
         int m, interleaved, fp32, rows, chunks, threads, cluster, per_thread;
     } overrides[] = {{"rows=8,threads=128", 2048, 0, 1, 8, 256, 128, 1, 2},
                      {"rows=8,threads=128", 8192, 0, 1, 8, 1024, 512, 1, 2},
-                     {"rows=8,threads=128", 8192, 1, 1, 8, 1024, 128, 8, 1},
+                     {"rows=8,threads=128", 8192, 1, 1, 8, 1024, 128, 16, 1},
                      {"rows=16,threads=128,cluster=8", 8192, 1, 0, 16, 512, 128, 8, 1},
                      {"rows=8,threads=128,cluster=2", 8192, 1, 0, 8, 1024, 512, 2, 1},
                      {"rows=8,cluster=16", 9, 0, 1, 8, 2, 128, 2, 1}};

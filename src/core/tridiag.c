@@ -270,6 +270,15 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
         if (m > 2048) {
             plan->cluster = 8;
             plan->threads = m <= 4096 ? 256 : 512;
+            /* persistent (session 19): fp64 512 threads (G = 16) at m = 4096, 76 against
+             * 72% of copy; fp32 above 4096 clusters of 16 blocks of 256 threads (two
+             * blocks a multiprocessor, G = 8), 49 against 41% at 8192 x 20,000 */
+            if (p->precision == HB_FLOAT64) {
+                plan->threads = 512;
+            } else if (m > 4096) {
+                plan->cluster = 16;
+                plan->threads = 256;
+            }
         } else if (m > 1024 && p->precision == HB_FLOAT64) {
             /* staged fp64: clusters of 8 blocks of 256 threads (G = 16) at m = 2048,
              * 75% of copy against 54% for 512 threads alone (G = 4) */
