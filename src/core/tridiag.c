@@ -264,21 +264,14 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
         plan->hint = 1;
         /* L2 prefetch instructions while G >= 8: 1.09-1.18x; at G <= 4 they lose a third */
         plan->prefetch = m <= 1024 ? 2 : 0;
-        /* m > 2048: clusters of 8 blocks share 8 systems (alone a block holds G = 2
-         * or 1, a quarter of each sector): 256 threads a block to m = 4096 (1.0-1.5x
-         * at x 200..20,000), 512 above (1.5-2.3x); unstaged, they lost at m <= 2048 */
+        /* m > 2048: clusters share G systems (alone a block holds G = 2 or 1, a
+         * quarter of each sector; 1.5-2.3x). Persistent (session 19): fp64 clusters of
+         * 8 blocks of 512 threads (G = 16 at m = 4096: 76 against 72% of copy for
+         * 256), fp32 of 8 blocks of 256 to m = 4096, then of 16 blocks of 256 (two
+         * blocks a multiprocessor, G = 8: 49 against 41% at 8192 x 20,000 for 8 of 512) */
         if (m > 2048) {
-            plan->cluster = 8;
-            plan->threads = m <= 4096 ? 256 : 512;
-            /* persistent (session 19): fp64 512 threads (G = 16) at m = 4096, 76 against
-             * 72% of copy; fp32 above 4096 clusters of 16 blocks of 256 threads (two
-             * blocks a multiprocessor, G = 8), 49 against 41% at 8192 x 20,000 */
-            if (p->precision == HB_FLOAT64) {
-                plan->threads = 512;
-            } else if (m > 4096) {
-                plan->cluster = 16;
-                plan->threads = 256;
-            }
+            plan->cluster = p->precision == HB_FLOAT32 && m > 4096 ? 16 : 8;
+            plan->threads = p->precision == HB_FLOAT64 ? 512 : 256;
         } else if (m > 1024 && p->precision == HB_FLOAT64) {
             /* staged fp64: clusters of 8 blocks of 256 threads (G = 16) at m = 2048,
              * 75% of copy against 54% for 512 threads alone (G = 4) */
