@@ -794,9 +794,13 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
  * load mode is compiled in, so the interleaved kernels carry no flat path.
  * Registers: at most 128, so that 512-thread blocks launch; one 8-row chunk
  * at most 96, five 128-thread blocks a multiprocessor (flat 16-byte stores
- * took them to 98 and four blocks). */
+ * took them to 98 and four blocks); staged fp32 at most 80, three 256-thread
+ * blocks a multiprocessor (the clustered 16-row ones had 94-96, two blocks; 80
+ * spills 8-12 bytes and gave 1.06-1.16x at m = 1024..8192 x 20,000). */
+#define PARTITION_REGISTERS(L, C, MODE, REAL)                                                \
+    ((L) * (C) == 8 ? 96 : (MODE) == 5 && sizeof(REAL) == 4 ? 80 : 128)
 #define PARTITION_KERNEL(SHAPE, L, C, AHEAD, MODE, PREC, REAL, K, CLUSTERED)                 \
-    __global__ void __maxnreg__(L * C == 8 ? 96 : 128)                                       \
+    __global__ void __maxnreg__(PARTITION_REGISTERS(L, C, MODE, REAL))                       \
         partition_##SHAPE##_##AHEAD##_##MODE##_##PREC##K(const gtsv_args_t a)               \
     {                                                                                        \
         partition_body<REAL>(a, L, C, AHEAD, MODE, CLUSTERED);                               \
