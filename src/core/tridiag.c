@@ -268,8 +268,11 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
          * quarter of each sector; 1.5-2.3x). Persistent (session 19): fp64 clusters of
          * 8 blocks of 512 threads (G = 16 at m = 4096: 76 against 72% of copy for
          * 256), fp32 of 8 blocks of 256 to m = 4096, then of 16 blocks of 256 (two
-         * blocks a multiprocessor, G = 8: 49 against 41% at 8192 x 20,000 for 8 of 512) */
-        if (m > 2048) {
+         * blocks a multiprocessor, G = 8: 49 against 41% at 8192 x 20,000 for 8 of 512;
+         * three since session 20's 80-register cap: 56%). fp32 from m = 1025: clusters
+         * of 8 (G = 16 at m = 2048: 1.08x clusters of 4 under the cap, 66.9 against
+         * 61.9% at x 20,000, 1.04x at x 2,000) */
+        if (m > 2048 || (m > 1024 && p->precision == HB_FLOAT32)) {
             plan->cluster = p->precision == HB_FLOAT32 && m > 4096 ? 16 : 8;
             plan->threads = p->precision == HB_FLOAT64 ? 512 : 256;
         } else if (m > 1024 && p->precision == HB_FLOAT64) {
@@ -284,8 +287,8 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
             plan->threads = 256;
         } else if (m > 512 && p->precision == HB_FLOAT32) {
             /* fp32 (float arithmetic: fewer registers, more blocks a multiprocessor):
-             * clusters of 4 blocks of 256 threads, G = 16 at m = 1024 and 8 at 2048:
-             * 1.15x and 1.32x at x 20,000 (fp64 loses: 0.54-0.58x) */
+             * clusters of 4 blocks of 256 threads, G = 16 at m = 1024: 1.15x at
+             * x 20,000 (fp64 loses: 0.54-0.58x) */
             plan->cluster = 4;
             plan->threads = 256;
         }
