@@ -237,6 +237,30 @@ done:
     free_case(&c);
 }
 
+/* run_case for m x count in every combination: fixed and variable sizes, flat and
+ * interleaved, fp64 and fp32. */
+static void run_cases(hb_context_t gpu, hb_context_t cpu, int m, int count)
+{
+    for (int variable = 0; variable <= 1; ++variable)
+        for (int layout = 0; layout <= 1; ++layout)
+            for (int prec = 0; prec <= 1; ++prec)
+                run_case(gpu, cpu, m, count, variable,
+                         layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
+                         prec ? HB_FLOAT32 : HB_FLOAT64);
+}
+
+/* The plan text of an fp64 interleaved partition solve of m x count on the GPU. */
+static void describe_interleaved(hb_context_t gpu, int m, int count, char *plan, size_t size)
+{
+    const hb_gtsv_problem_t probe = {.precision = HB_FLOAT64,
+                                     .algo = HB_GTSV_ALGO_PARTITION,
+                                     .m = m,
+                                     .layout = HB_LAYOUT_INTERLEAVED,
+                                     .batch_count = count,
+                                     .batch_stride = count};
+    CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, size));
+}
+
 int main(void)
 {
     rng_state = test_seed("test_gpu_tridiag");
@@ -273,12 +297,7 @@ int main(void)
                                     {1025, 3},  {2048, 5}, {4096, 4}, {5000, 3}, {8192, 3},
                                     {9000, 2},  {256, 2560}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; ++k)
-        for (int variable = 0; variable <= 1; ++variable)
-            for (int layout = 0; layout <= 1; ++layout)
-                for (int prec = 0; prec <= 1; ++prec)
-                    run_case(gpu, cpu, shapes[k][0], shapes[k][1], variable,
-                             layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
-                             prec ? HB_FLOAT32 : HB_FLOAT64);
+        run_cases(gpu, cpu, shapes[k][0], shapes[k][1]);
     /* Every kernel variant: each (rows, ahead, hint) kernel in both precisions
      * (run_case covers both), and every block size. */
     static const char *const tunings[] = {
@@ -310,14 +329,8 @@ int main(void)
             /* The plan names the tuning (interleaved probe: the rule takes 16-row
              * chunks above m = 128; 8-row chunks at m = 8192 run two a thread). */
             const int m = tuned_shapes[q][0];
-            const hb_gtsv_problem_t probe = {.precision = HB_FLOAT64,
-                                             .algo = HB_GTSV_ALGO_PARTITION,
-                                             .m = m,
-                                             .layout = HB_LAYOUT_INTERLEAVED,
-                                             .batch_count = tuned_shapes[q][1],
-                                             .batch_stride = tuned_shapes[q][1]};
             char plan[192];
-            CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
+            describe_interleaved(gpu, m, tuned_shapes[q][1], plan, sizeof plan);
             /* clusters: the tuning's K (else the rule's, fp64: 4 at m = 257..512, 8
              * above 1024), or P where a system has fewer chunks */
             const char *kt = strstr(tunings[k], "cluster="), *kp = strstr(plan, "cluster=");
@@ -359,12 +372,7 @@ int main(void)
                         (chunks > threads && strstr(plan, "cluster=1"))) &&
                        (strstr(tunings[k], "ahead=4") == NULL || strstr(plan, "ahead=4")),
                    "tuning '%s', m = %d: plan '%s'", tunings[k], m, plan);
-            for (int variable = 0; variable <= 1; ++variable)
-                for (int layout = 0; layout <= 1; ++layout)
-                    for (int prec = 0; prec <= 1; ++prec)
-                        run_case(gpu, cpu, m, tuned_shapes[q][1], variable,
-                                 layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
-                                 prec ? HB_FLOAT32 : HB_FLOAT64);
+            run_cases(gpu, cpu, m, tuned_shapes[q][1]);
         }
     }
     /* Persistent grids (staged plans): more tiles of G systems than resident blocks
@@ -383,23 +391,12 @@ int main(void)
         printf("tuning %s\n", persistent[k]);
         for (size_t q = 0; q < sizeof persistent_shapes / sizeof *persistent_shapes; ++q) {
             const int m = persistent_shapes[q][0], count = persistent_shapes[q][1];
-            const hb_gtsv_problem_t probe = {.precision = HB_FLOAT64,
-                                             .algo = HB_GTSV_ALGO_PARTITION,
-                                             .m = m,
-                                             .layout = HB_LAYOUT_INTERLEAVED,
-                                             .batch_count = count,
-                                             .batch_stride = count};
             char plan[192];
-            CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
+            describe_interleaved(gpu, m, count, plan, sizeof plan);
             const int on = strstr(persistent[k], "persist=1") != NULL;
             CHECKF(strstr(plan, on ? "stage=1 persist=1" : "stage=1 persist=0") != NULL,
                    "tuning '%s', m = %d: plan '%s'", persistent[k], m, plan);
-            for (int variable = 0; variable <= 1; ++variable)
-                for (int layout = 0; layout <= 1; ++layout)
-                    for (int prec = 0; prec <= 1; ++prec)
-                        run_case(gpu, cpu, m, count, variable,
-                                 layout ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
-                                 prec ? HB_FLOAT32 : HB_FLOAT64);
+            run_cases(gpu, cpu, m, count);
         }
     }
     CHECK_OK(hb_gtsv_set_tuning(NULL));
