@@ -686,6 +686,70 @@ static void test_benchmark(void)
  * needs more than the small budget with one lane: tier 1), two of them the same size with
  * different trees, members interleaved, each with its own values.
  */
+/*
+ * A SHAPES plan of test_shapes's batch for `dev`: every team fits its tier's block (tier t:
+ * t + 1 blocks a multiprocessor), tiers in order, the 4,000-row chain alone in a block, team
+ * numbering and storage without gaps, node_index injective; at least `min_tiers` tiers, and
+ * whether some class must split its chains.
+ */
+static void check_shapes_plan(const hb_multi_t mb, const hb_multi_shapes_device_t dev,
+                              int min_tiers, int want_split)
+{
+    const hb_multi_shapes_t *s = mb->shapes;
+    CHECK(s != NULL);
+    if (!s) return;
+    int chain = 0, teams[HB_MULTI_SHAPES_TIERS] = {0}, tiers_seen = 0, split = 0;
+    size_t base = 0;
+    for (int q = 0; q < s->n_classes; ++q) {
+        const hb_multi_shape_t *k = &s->cls[q];
+        printf("  shapes class %d: %d rows, %d cells, %d lanes, %d a multiprocessor, "
+               "%zu bytes, cost %ld, %d split\n",
+               q, k->m, k->cells, k->lanes, k->tier + 1, k->bytes, k->plan.cost,
+               k->plan.n_items);
+        CHECKF(k->tier >= 0 && k->tier < HB_MULTI_SHAPES_TIERS &&
+                   (q == 0 || k->tier >= s->cls[q - 1].tier),
+               "shapes: class %d out of tier order", q);
+        CHECKF(k->team_first == teams[k->tier] && k->base == base,
+               "shapes: class %d starts at team %d, element %zu", q, k->team_first, k->base);
+        const size_t budget = dev.sm_bytes / (size_t)(k->tier + 1) - 1024;
+        CHECKF(k->bytes <= (budget < dev.block_bytes ? budget : dev.block_bytes) &&
+                   k->bytes == hb_branched_layout(k->m, k->plan.couplings, k->lanes,
+                                                  k->plan.words, 0).bytes,
+               "shapes: class %d: %zu bytes", q, k->bytes);
+        CHECKF(k->lanes >= 1 && k->lanes <= 16 && k->lanes <= k->cells &&
+                   k->plan.lanes == k->lanes && k->plan.workers == 256 / k->lanes,
+               "shapes: class %d (%d rows, %d cells): %d lanes, %d workers", q, k->m,
+               k->cells, k->lanes, k->plan.workers);
+        teams[k->tier] += (k->cells + k->lanes - 1) / k->lanes;
+        base += (size_t)((k->cells + k->lanes - 1) / k->lanes) * (size_t)k->lanes *
+                (size_t)k->m;
+        chain += k->tier == 0 && k->m == 4000 && k->lanes == 1;
+        tiers_seen |= 1 << k->tier;
+        split += k->plan.n_items > 0;
+        CHECKF(k->tier > 0 || k->plan.n_items == 0,
+               "shapes: class %d (one block a multiprocessor) split its chains", q);
+    }
+    /* the latency-bound ones (the chain of 300 rows) split their chains */
+    CHECKF((split >= 1) == want_split, "shapes: %d classes split chains", split);
+    CHECKF(chain == 1, "shapes: the 4,000-row chain is not alone in a block");
+    int tiers = 0;
+    for (int t = 0; t < HB_MULTI_SHAPES_TIERS; ++t) tiers += tiers_seen >> t & 1;
+    CHECKF(tiers >= min_tiers, "shapes: tiers seen %#x; expected %d or more", tiers_seen,
+           min_tiers);
+    for (int t = 0; t < HB_MULTI_SHAPES_TIERS; ++t)
+        CHECKF(s->tier_teams[t] == teams[t], "shapes: tier %d: %d teams, counted %d", t,
+               s->tier_teams[t], teams[t]);
+    CHECK(s->size == base);
+    unsigned char *used = calloc(s->size, 1);
+    int clash = 0;
+    for (size_t k = 0; k < mb->n_rows; ++k) {
+        if (s->node_index[k] >= s->size || used[s->node_index[k]]) clash++;
+        else used[s->node_index[k]] = 1;
+    }
+    CHECKF(clash == 0, "shapes: %d node indices out of range or shared", clash);
+    free(used);
+}
+
 static void test_shapes(void)
 {
     enum { TEMPLATES = 7 };
@@ -727,48 +791,30 @@ static void test_shapes(void)
             CHECK_OK(hb_multi_set(mb, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
         CHECK_OK(hb_multi_set_algorithm(mb, HB_MULTI_ALGO_SHAPES));
         CHECK_OK(hb_multi_solve(mb));
-        const hb_multi_shapes_t *s = mb->shapes;
-        CHECK(s != NULL);
-        if (s) {
-            /* lanes as the budget allows, tier 0 before tier 1, the 4,000-row chain in tier 1,
-             * team numbering and storage without gaps, node_index injective */
-            int tier1 = 0, teams[2] = {0, 0}, lanes_seen = 0, split = 0;
-            size_t base = 0;
-            for (int q = 0; q < s->n_classes; ++q) {
-                const hb_multi_shape_t *k = &s->cls[q];
-                CHECKF(q == 0 || k->tier >= s->cls[q - 1].tier, "shapes: class %d out of tier order", q);
-                CHECKF(k->team_first == teams[k->tier] && k->base == base,
-                       "shapes: class %d starts at team %d, element %zu", q, k->team_first, k->base);
-                CHECKF(k->bytes <= (k->tier ? s->large_bytes : s->small_bytes) &&
-                           k->bytes == hb_branched_layout(k->m, k->plan.couplings, k->lanes, k->plan.words, 0).bytes,
-                       "shapes: class %d: %zu bytes", q, k->bytes);
-                CHECKF(k->tier == 1 || k->lanes == 16 ||
-                           hb_branched_layout(k->m, 0, 2 * k->lanes, 0, 0).bytes > s->small_bytes ||
-                           k->lanes * 2 > 16,
-                       "shapes: class %d (%d rows) has %d lanes; more fit", q, k->m, k->lanes);
-                teams[k->tier] += (k->cells + k->lanes - 1) / k->lanes;
-                base += (size_t)((k->cells + k->lanes - 1) / k->lanes) * (size_t)k->lanes *
-                        (size_t)k->m;
-                tier1 += k->tier == 1 && k->m == 4000;
-                lanes_seen |= k->lanes;
-                split += k->plan.n_items > 0;
-                CHECKF(k->tier == 0 || k->plan.n_items == 0,
-                       "shapes: class %d (tier 1: one block a multiprocessor) split its chains", q);
-            }
-            /* the latency-bound ones (the chain of 300 rows) split their chains */
-            CHECKF(split >= 1, "shapes: %d classes split chains", split);
-            CHECKF(tier1 == 1, "shapes: the 4,000-row chain is not in tier 1");
-            CHECKF(lanes_seen & 16 && lanes_seen & 1, "shapes: lanes seen %#x", lanes_seen);
-            CHECK(s->size == base && s->tier_teams[0] == teams[0] && s->tier_teams[1] == teams[1]);
-            unsigned char *used = calloc(s->size, 1);
-            int clash = 0;
-            for (size_t k = 0; k < mb->n_rows; ++k) {
-                if (s->node_index[k] >= s->size || used[s->node_index[k]]) clash++;
-                else used[s->node_index[k]] = 1;
-            }
-            CHECKF(clash == 0, "shapes: %d node indices out of range or shared", clash);
-            free(used);
-        }
+        /* On the H100 the 4,000-row chain's team outlasts the rest: one launch (tier 0) does
+         * best. On one multiprocessor the batch fills the device: each class its own tier. */
+        check_shapes_plan(mb, HB_MULTI_SHAPES_CPU_DEVICE, 1, 0);
+        const hb_multi_shapes_device_t one_sm = {233472, 232448, 3, 1};
+        CHECK_OK(hb_multi_plan_shapes(mb, &one_sm, HB_MULTI_SHAPES_THREADS));
+        check_shapes_plan(mb, one_sm, 2, 1);
+        /* the time model: copies 2 x 300 / 30 = 20 half-rows; a period 100 + 20 (two blocks'
+         * copies, 40, are shorter); 5 teams take one period, 1,000 cells (500 teams) 500 / 264
+         * on 132 multiprocessors */
+        hb_multi_shape_t model = {0};
+        model.m = 300;
+        model.cells = 10;
+        model.lanes = 2;
+        model.tier = 1;
+        model.plan.cost = 100;
+        CHECKF(fabs(hb_multi_shapes_time(&model, 132) - 120.0) < 1e-9, "model: %g",
+               hb_multi_shapes_time(&model, 132));
+        model.cells = 1000;
+        CHECKF(fabs(hb_multi_shapes_time(&model, 132) - 120.0 * 500.0 / 264.0) < 1e-9,
+               "model: %g", hb_multi_shapes_time(&model, 132));
+        model.plan.cost = 10; /* copy-bound: two blocks' copies, 40, make the period */
+        model.cells = 10;
+        CHECKF(fabs(hb_multi_shapes_time(&model, 132) - 40.0) < 1e-9, "model: %g",
+               hb_multi_shapes_time(&model, 132));
         CHECK_OK(hb_multi_destroy(mb));
     }
     /* the whole check (accuracy, thread counts), then a small budget: fewer lanes, more tier 1 */
@@ -780,6 +826,20 @@ static void test_shapes(void)
     expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
                 "HB_MULTI_SHAPES_BYTES", "bad HB_MULTI_SHAPES_BYTES");
     unsetenv("HB_MULTI_SHAPES_BYTES");
+    /* every occupancy choice: each class its fastest (three tiers on one multiprocessor, here
+     * one launch), every class in one tier, the session-9 rule; a bad choice is an error */
+    static const char *const choices[] = {"-1", "0", "1", "2", "3"};
+    for (int q = 0; q < 5; ++q) {
+        char what[64];
+        snprintf(what, sizeof what, "shapes, HB_MULTI_SHAPES_CHOICE=%s", choices[q]);
+        setenv("HB_MULTI_SHAPES_CHOICE", choices[q], 1);
+        free(solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL, HB_MULTI_ALGO_SHAPES, 0,
+                              -1));
+    }
+    setenv("HB_MULTI_SHAPES_CHOICE", "4", 1);
+    expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
+                "HB_MULTI_SHAPES_CHOICE", "bad HB_MULTI_SHAPES_CHOICE");
+    unsetenv("HB_MULTI_SHAPES_CHOICE");
     /* chains split from 4 rows (chunks of 2), and none split */
     setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "4", 1);
     free(solve_multi_algo("shapes, chains split from 4 rows", HB_BACKEND_SEQ, 0, cells, n, NULL,

@@ -405,6 +405,8 @@ static int split_rows_ok(long v)
 
 static int shapes_bytes_ok(long v) { return v >= 1024; }
 
+static int shapes_choice_ok(long v) { return v >= -1 && v <= HB_MULTI_SHAPES_TIERS; }
+
 static int shapes_split_ok(long v)
 {
     return v == 0 || (v >= HB_BRANCHED_MIN_SPLIT_ROWS && v <= INT_MAX);
@@ -412,7 +414,8 @@ static int shapes_split_ok(long v)
 
 /* HB_MULTI_SPLIT_ROWS, else the default; HB_MULTI_SHAPES_BYTES: SHAPES's small shared-memory
  * budget (tests: few lanes, tier 1), else 0; HB_MULTI_SHAPES_SPLIT_ROWS: the chains SHAPES's
- * branched plans split (0: none), else -1 (SHAPES decides per class). */
+ * branched plans split (0: none), else -1 (SHAPES decides per class); HB_MULTI_SHAPES_CHOICE:
+ * SHAPES's occupancies (tests), else -2 (its time model decides). */
 static hb_status_t knobs_from_env(const char *fn, struct hb_multi *mb)
 {
     long v = 0;
@@ -430,7 +433,13 @@ static hb_status_t knobs_from_env(const char *fn, struct hb_multi *mb)
     snprintf(expected, sizeof expected, "0 (no split chains) or an integer >= %d",
              HB_BRANCHED_MIN_SPLIT_ROWS);
     status = env_integer(fn, "HB_MULTI_SHAPES_SPLIT_ROWS", shapes_split_ok, expected, &v, &set);
-    mb->shapes_split_rows = status == HB_SUCCESS && set ? (int)v : -1;
+    if (status != HB_SUCCESS) return status;
+    mb->shapes_split_rows = set ? (int)v : -1;
+    snprintf(expected, sizeof expected,
+             "-1 (each class its fastest), 0 to %d (a tier for all) or %d (the session-9 rule)",
+             HB_MULTI_SHAPES_TIERS - 1, HB_MULTI_SHAPES_TIERS);
+    status = env_integer(fn, "HB_MULTI_SHAPES_CHOICE", shapes_choice_ok, expected, &v, &set);
+    mb->shapes_choice = status == HB_SUCCESS && set ? (int)v : -2;
     return status;
 }
 
@@ -817,10 +826,10 @@ static hb_status_t sync_device(struct hb_multi *mb, hb_multi_algo_t algo)
                 return status;
         }
         if (algo == HB_MULTI_ALGO_SHAPES) {
-            size_t small = 0, large = 0;
-            hb_cuda_multi_shape_budgets(dev, &small, &large);
-            if ((status = hb_multi_plan_shapes(mb, small, large, HB_MULTI_SHAPES_THREADS)) !=
-                HB_SUCCESS)
+            hb_multi_shapes_device_t target;
+            if ((status = hb_cuda_multi_shape_device(dev, &target)) != HB_SUCCESS ||
+                (status = hb_multi_plan_shapes(mb, &target, HB_MULTI_SHAPES_THREADS)) !=
+                    HB_SUCCESS)
                 return status;
         }
         mb->device_layout = 0;
@@ -916,7 +925,7 @@ static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
         if ((status = hb_multi_plan_grouped(mb, rows, mb->split_rows)) != HB_SUCCESS) return status;
     }
     if (algo == HB_MULTI_ALGO_SHAPES &&
-        (status = hb_multi_plan_shapes(mb, HB_MULTI_SHAPES_CPU_BYTES, (size_t)-1,
+        (status = hb_multi_plan_shapes(mb, &HB_MULTI_SHAPES_CPU_DEVICE,
                                        HB_MULTI_SHAPES_THREADS)) != HB_SUCCESS)
         return status;
     /* SHAPES pads its teams (padding is never read, zeroed all the same) */

@@ -582,6 +582,10 @@ struct hb_multi {
     size_t shapes_bytes;      /* HB_MULTI_SHAPES_BYTES, 0 when unset */
     int shapes_split_rows;    /* SHAPES: chains this long or longer are split (0: none; -1: as
                                * hb_branched_split_pays says, HB_MULTI_SHAPES_SPLIT_ROWS unset) */
+    int shapes_choice;        /* HB_MULTI_SHAPES_CHOICE: -1 each class's fastest occupancy, t
+                               * every class in tier t (t + 1 blocks a multiprocessor),
+                               * HB_MULTI_SHAPES_TIERS the session-9 rule; -2 when unset (the
+                               * time model chooses) */
     struct hb_multi_shapes *shapes; /* SHAPES, planned at its first solve (NULL before) */
     size_t group_rows;        /* GROUPED: the group size it was planned for */
     int split_rows;           /* GROUPED: branches this long or longer are split (0: none) */

@@ -112,16 +112,16 @@ static int by_tier_rows(const void *a, const void *b)
 
 /* Class k's plan for `lanes` lanes: chains split from split_rows rows, or, when split_rows is
  * -1, chains of HB_MULTI_SPLIT_ROWS rows or more (GROUPED's default: on an H100, BRANCHED's 24
- * made Figure 6's cells, whose branches have up to 24 rows, 9% slower) when a tier-0 team (two
- * blocks a multiprocessor) is latency-bound without (hb_branched_split_pays) and still fits
- * `small`. */
+ * made Figure 6's cells, whose branches have up to 24 rows, 9% slower) when a team run
+ * `per_sm` blocks a multiprocessor is latency-bound without (hb_branched_split_pays: never
+ * with one block) and still fits `budget`. */
 static hb_status_t plan_lanes(hb_multi_shape_t *k, const int *parent, int lanes, int threads,
-                              int split_rows, size_t small)
+                              int split_rows, size_t budget, int per_sm)
 {
     hb_status_t status =
         hb_hines_branched_build(k->m, parent, lanes, threads / lanes, HB_BRANCHED_STAGE_COST,
                                 split_rows < 0 ? 0 : split_rows, &k->plan);
-    if (status != HB_SUCCESS || split_rows >= 0 || !hb_branched_split_pays(&k->plan, 2))
+    if (status != HB_SUCCESS || split_rows >= 0 || !hb_branched_split_pays(&k->plan, per_sm))
         return status;
     hb_hines_branched_t split;
     status = hb_hines_branched_build(k->m, parent, lanes, threads / lanes, HB_BRANCHED_STAGE_COST,
@@ -131,7 +131,7 @@ static hb_status_t plan_lanes(hb_multi_shape_t *k, const int *parent, int lanes,
         return status;
     }
     if (split.n_items > 0 &&
-        hb_branched_layout(k->m, split.couplings, lanes, split.words, 0).bytes <= small) {
+        hb_branched_layout(k->m, split.couplings, lanes, split.words, 0).bytes <= budget) {
         hb_hines_branched_free(&k->plan);
         k->plan = split;
     } else {
@@ -140,37 +140,115 @@ static hb_status_t plan_lanes(hb_multi_shape_t *k, const int *parent, int lanes,
     return HB_SUCCESS;
 }
 
-/* Lanes and plan of one class: the most lanes within `small`, else one lane within `large`
- * (one block a multiprocessor: chains split only when split_rows says so). */
-static hb_status_t plan_class(hb_multi_shape_t *k, const int *parent, size_t small, size_t large,
-                              int threads, int split_rows)
+double hb_multi_shapes_time(const hb_multi_shape_t *k, int sms)
 {
-    static const int lanes_tried[] = {16, 8, 4, 2, 1};
-    for (int q = 0; q < 5; ++q) {
-        const int lanes = lanes_tried[q];
-        if (hb_branched_layout(k->m, 0, lanes, 0, 0).bytes > small) continue; /* before planning */
-        hb_status_t status = plan_lanes(k, parent, lanes, threads, split_rows, small);
-        if (status != HB_SUCCESS) return status;
-        k->bytes = hb_branched_layout(k->m, k->plan.couplings, lanes, k->plan.words, 0).bytes;
-        if (k->bytes <= small) {
-            k->lanes = lanes;
-            k->tier = 0;
-            return HB_SUCCESS;
+    const double b = k->tier + 1, copy = HB_MULTI_SHAPES_COPY_PER_ROW * k->lanes * k->m;
+    const double own = (double)k->plan.cost + copy, shared = b * copy;
+    const double period = own > shared ? own : shared;
+    const double teams = (k->cells + k->lanes - 1) / k->lanes, periods = teams / (b * sms);
+    return period * (periods > 1.0 ? periods : 1.0);
+}
+
+/* The most lanes (at most 16, at most the class's cells, at least one worker each) whose
+ * team's arrays fit `budget` bytes; 0 when one lane does not. */
+static int most_lanes(const hb_multi_shape_t *k, size_t budget, int threads)
+{
+    int lanes = 0;
+    for (int L = 1; L <= 16 && L <= k->cells && L <= threads; ++L)
+        if (hb_branched_layout(k->m, 0, L, 0, 0).bytes <= budget) lanes = L;
+    return lanes;
+}
+
+/* A class's options: one per tier, and session 9's rule (RULE_OPTION: two blocks a
+ * multiprocessor, the most lanes of 16, 8, 4, 2, 1), kept as a choice of its own. */
+enum { RULE_OPTION = HB_MULTI_SHAPES_TIERS, SHAPE_OPTIONS };
+
+/* The options of one class: for each tier (per_sm = tier + 1 blocks a multiprocessor), the
+ * pair of lanes and plan whose team fits the block's budget (the multiprocessor's shared
+ * memory over per_sm, less the 1 KB each block reserves) with the least hb_multi_shapes_time;
+ * lanes 0 where none fits. Lanes tried: the most that fit, one fewer, and the largest power of
+ * two (the time falls with lanes, but not evenly: a plan's stages change with its workers, and
+ * the last team may be short). Where no tier fits one lane, option 0 is one lane in a block of
+ * its own (chains split only when split_rows says so), its tables read from memory when they
+ * do not fit beside the arrays. */
+static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
+                                const hb_multi_shapes_device_t *dev, size_t cap, int threads,
+                                int split_rows, hb_multi_shape_t option[SHAPE_OPTIONS])
+{
+    hb_multi_shape_t trial = *k;
+    int found = 0;
+    for (int tier = 0; tier < HB_MULTI_SHAPES_TIERS; ++tier) {
+        option[tier] = *k;
+        option[tier].lanes = 0;
+        const int per_sm = tier + 1;
+        if (per_sm > dev->max_per_sm) continue;
+        size_t budget = dev->sm_bytes / (size_t)per_sm;
+        budget = budget > 1024 ? budget - 1024 : 0;
+        if (budget > dev->block_bytes) budget = dev->block_bytes;
+        if (cap && budget > cap) budget = cap;
+        const int most = most_lanes(k, budget, threads);
+        int pow2 = 1;
+        while (2 * pow2 <= most) pow2 *= 2;
+        const int tried[3] = {most, most - 1, pow2};
+        double best_time = 0.0;
+        for (int q = 0; q < 3 && most > 0; ++q) {
+            const int lanes = tried[q];
+            if (lanes < 1 || (q == 2 && (lanes == most || lanes == most - 1))) continue;
+            hb_status_t status =
+                plan_lanes(&trial, parent, lanes, threads, split_rows, budget, per_sm);
+            if (status != HB_SUCCESS) return status;
+            trial.bytes =
+                hb_branched_layout(k->m, trial.plan.couplings, lanes, trial.plan.words, 0).bytes;
+            trial.lanes = lanes;
+            trial.tier = tier;
+            trial.global_tables = 0;
+            const double time = hb_multi_shapes_time(&trial, dev->sms);
+            if (trial.bytes <= budget && (!option[tier].lanes || time < best_time)) {
+                if (option[tier].lanes) hb_hines_branched_free(&option[tier].plan);
+                option[tier] = trial;
+                best_time = time;
+                found = 1;
+            } else {
+                hb_hines_branched_free(&trial.plan);
+            }
         }
-        hb_hines_branched_free(&k->plan);
     }
+    option[RULE_OPTION] = *k;
+    option[RULE_OPTION].lanes = 0;
+    for (int lanes = 16; found && dev->max_per_sm >= 2 && lanes >= 1; lanes /= 2) {
+        size_t budget = dev->sm_bytes / 2 - 1024;
+        if (budget > dev->block_bytes) budget = dev->block_bytes;
+        if (cap && budget > cap) budget = cap;
+        if (lanes > k->cells || hb_branched_layout(k->m, 0, lanes, 0, 0).bytes > budget) continue;
+        hb_status_t status = plan_lanes(&trial, parent, lanes, threads, split_rows, budget, 2);
+        if (status != HB_SUCCESS) return status;
+        trial.bytes =
+            hb_branched_layout(k->m, trial.plan.couplings, lanes, trial.plan.words, 0).bytes;
+        trial.lanes = lanes;
+        trial.tier = 1;
+        trial.global_tables = 0;
+        if (trial.bytes <= budget) {
+            option[RULE_OPTION] = trial;
+            break;
+        }
+        hb_hines_branched_free(&trial.plan);
+    }
+    if (found) return HB_SUCCESS;
+    hb_multi_shape_t *one = &option[0];
     hb_status_t status = hb_hines_branched_build(k->m, parent, 1, threads, HB_BRANCHED_STAGE_COST,
-                                                 split_rows < 0 ? 0 : split_rows, &k->plan);
+                                                 split_rows < 0 ? 0 : split_rows, &one->plan);
     if (status != HB_SUCCESS) return status;
-    k->bytes = hb_branched_layout(k->m, k->plan.couplings, 1, k->plan.words, 0).bytes;
-    k->lanes = 1;
-    k->tier = 1;
-    if (k->bytes > large) { /* the tables stay in memory */
-        k->global_tables = 1;
-        k->bytes = hb_branched_layout(k->m, k->plan.couplings, 1, 0, 0).bytes;
+    const size_t large = dev->block_bytes;
+    one->bytes = hb_branched_layout(k->m, one->plan.couplings, 1, one->plan.words, 0).bytes;
+    one->lanes = 1;
+    one->tier = 0;
+    if (one->bytes > large) { /* the tables stay in memory */
+        one->global_tables = 1;
+        one->bytes = hb_branched_layout(k->m, one->plan.couplings, 1, 0, 0).bytes;
     }
-    if (k->bytes > large) {
-        hb_hines_branched_free(&k->plan);
+    if (one->bytes > large) {
+        hb_hines_branched_free(&one->plan);
+        one->lanes = 0;
         return hb_fail(HB_ERR_NOT_SUPPORTED,
                        "hb_multi: shapes: a cell of %d rows takes %zu bytes of shared memory, "
                        "more than the %zu a block can have",
@@ -179,14 +257,116 @@ static hb_status_t plan_class(hb_multi_shape_t *k, const int *parent, size_t sma
     return HB_SUCCESS;
 }
 
-hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, size_t small_bytes, size_t large_bytes,
+/* The option a choice takes: `choice` -1, each class's fastest alone; 0 .. tiers - 1, that
+ * tier, or the nearest below it that the class fits; RULE_OPTION, session 9's rule where it
+ * fits (else as tier 1). */
+static const hb_multi_shape_t *pick(const hb_multi_shape_t option[SHAPE_OPTIONS], int choice,
+                                    int sms)
+{
+    if (choice == RULE_OPTION) {
+        if (option[RULE_OPTION].lanes) return &option[RULE_OPTION];
+        choice = 1;
+    }
+    const hb_multi_shape_t *best = NULL;
+    for (int t = HB_MULTI_SHAPES_TIERS - 1; t >= 0; --t) {
+        if (!option[t].lanes || (choice >= 0 && t > choice)) continue;
+        if (choice >= 0) return &option[t];
+        if (!best || hb_multi_shapes_time(&option[t], sms) < hb_multi_shapes_time(best, sms))
+            best = &option[t];
+    }
+    return best;
+}
+
+typedef struct {
+    const hb_multi_shape_t *o;
+    int index; /* the class's, for the launch order */
+} picked_t;
+
+static int by_launch_order(const void *a, const void *b)
+{
+    const picked_t *x = a, *y = b;
+    if (x->o->tier != y->o->tier) return x->o->tier < y->o->tier ? -1 : 1;
+    if (x->o->m != y->o->m) return x->o->m > y->o->m ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/*
+ * Modelled time of a choice over all classes, in half-row steps: the tiers' launches one after
+ * another, each as the kernel runs it: blocks per multiprocessor as its largest team allows
+ * (at most dev->max_per_sm), block b taking teams b, b + grid, ... class after class (larger
+ * cells first), each a period of hb_multi_shapes_time at those blocks, and a staging of the
+ * tables where a block enters a class (HB_MULTI_SHAPES_STAGE_COST + words x
+ * HB_MULTI_SHAPES_COPY_PER_ROW / 10: a word is a tenth of a row's 40 bytes). The launch takes
+ * its busiest block's time. -1 when out of memory.
+ */
+static double choice_time(hb_multi_shape_t (*option)[SHAPE_OPTIONS], int classes, int choice,
+                          const hb_multi_shapes_device_t *dev)
+{
+    picked_t *order = malloc((size_t)(classes ? classes : 1) * sizeof *order);
+    const int most_blocks = dev->max_per_sm * dev->sms;
+    double *busy = malloc((size_t)(most_blocks > 0 ? most_blocks : 1) * sizeof *busy);
+    int *in_class = malloc((size_t)(most_blocks > 0 ? most_blocks : 1) * sizeof *in_class);
+    if (!order || !busy || !in_class) {
+        free(order);
+        free(busy);
+        free(in_class);
+        return -1.0;
+    }
+    for (int k = 0; k < classes; ++k) {
+        order[k].o = pick(option[k], choice, dev->sms);
+        order[k].index = k;
+    }
+    qsort(order, (size_t)classes, sizeof *order, by_launch_order);
+    double time = 0.0;
+    for (int first = 0; first < classes;) {
+        const int tier = order[first].o->tier;
+        int end = first;
+        long teams = 0;
+        size_t bytes = 0;
+        for (; end < classes && order[end].o->tier == tier; ++end) {
+            const hb_multi_shape_t *o = order[end].o;
+            teams += (o->cells + o->lanes - 1) / o->lanes;
+            if (o->bytes > bytes) bytes = o->bytes;
+        }
+        int per_sm = (int)(dev->sm_bytes / (bytes + 1024));
+        if (per_sm > dev->max_per_sm) per_sm = dev->max_per_sm;
+        if (per_sm < 1) per_sm = 1;
+        const int grid = (long)per_sm * dev->sms < teams ? per_sm * dev->sms : (int)teams;
+        for (int b = 0; b < grid; ++b) {
+            busy[b] = 0.0;
+            in_class[b] = -1;
+        }
+        long team = 0;
+        for (int q = first; q < end; ++q) {
+            hb_multi_shape_t at = *order[q].o;
+            at.tier = per_sm - 1;
+            const double period = hb_multi_shapes_time(&at, 1 << 30); /* one period */
+            const double stage = HB_MULTI_SHAPES_STAGE_COST +
+                                 (double)at.plan.words * HB_MULTI_SHAPES_COPY_PER_ROW / 10.0;
+            for (int j = 0; j < (at.cells + at.lanes - 1) / at.lanes; ++j, ++team) {
+                const int b = (int)(team % grid);
+                if (in_class[b] != q) busy[b] += stage;
+                in_class[b] = q;
+                busy[b] += period;
+            }
+        }
+        double longest = 0.0;
+        for (int b = 0; b < grid; ++b)
+            if (busy[b] > longest) longest = busy[b];
+        time += longest;
+        first = end;
+    }
+    free(order);
+    free(busy);
+    free(in_class);
+    return time;
+}
+
+hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_device_t *dev,
                                  int threads)
 {
-    if (mb->shapes_bytes) small_bytes = mb->shapes_bytes;
-    if (small_bytes > large_bytes) small_bytes = large_bytes;
     hb_multi_shapes_t *s = mb->shapes;
-    if (s && s->small_bytes == small_bytes && s->large_bytes == large_bytes &&
-        s->threads == threads)
+    if (s && memcmp(&s->device, dev, sizeof *dev) == 0 && s->threads == threads)
         return HB_SUCCESS;
     if (s) {
         hb_multi_shapes_free(s);
@@ -198,9 +378,10 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, size_t small_bytes, size_t
     int *rep = malloc((size_t)classes * sizeof *rep);     /* a member of each class */
     int *where = malloc((size_t)classes * sizeof *where); /* class id -> index in s->cls */
     int *next = calloc((size_t)n, sizeof *next);          /* next member number of each class */
+    hb_multi_shape_t (*option)[SHAPE_OPTIONS] = calloc((size_t)classes, sizeof *option);
     s->cls = calloc((size_t)classes, sizeof *s->cls);
     s->node_index = malloc(mb->n_rows * sizeof *s->node_index);
-    if (!rep || !where || !next || !s->cls || !s->node_index) goto oom;
+    if (!rep || !where || !next || !option || !s->cls || !s->node_index) goto oom;
     s->n_classes = classes;
     for (int k = 0; k < classes; ++k) rep[k] = -1;
     for (int c = 0; c < n; ++c) {
@@ -214,13 +395,35 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, size_t small_bytes, size_t
     }
     for (int k = 0; k < classes; ++k) {
         s->cls[k].table_off = (size_t)rep[k]; /* the representative, until sorted */
-        if ((status = plan_class(&s->cls[k], mb->parent + mb->cell_first[rep[k]], small_bytes,
-                                 large_bytes, threads, mb->shapes_split_rows)) != HB_SUCCESS)
+        if ((status = plan_options(&s->cls[k], mb->parent + mb->cell_first[rep[k]], dev,
+                                   mb->shapes_bytes, threads, mb->shapes_split_rows,
+                                   option[k])) != HB_SUCCESS)
             goto fail;
+    }
+    /* each class's fastest option, or every class in one tier (as near as it fits): the
+     * least modelled time over the batch (a small batch pays a launch per tier) */
+    int choice = RULE_OPTION;
+    double least = choice_time(option, classes, RULE_OPTION, dev);
+    for (int c = -1; c < HB_MULTI_SHAPES_TIERS && least >= 0.0; ++c) {
+        const double time = choice_time(option, classes, c, dev);
+        if (time < 0.0) least = time;
+        if (time >= 0.0 && time < least) {
+            least = time;
+            choice = c;
+        }
+    }
+    if (least < 0.0) goto oom;
+    if (mb->shapes_choice != -2) choice = mb->shapes_choice;
+    for (int k = 0; k < classes; ++k) {
+        const hb_multi_shape_t *o = pick(option[k], choice, dev->sms);
+        s->cls[k] = *o;
+        for (int t = 0; t < SHAPE_OPTIONS; ++t)
+            if (&option[k][t] != o && option[k][t].lanes) hb_hines_branched_free(&option[k][t].plan);
+        memset(option[k], 0, sizeof option[k]);
     }
     qsort(s->cls, (size_t)classes, sizeof *s->cls, by_tier_rows);
     size_t base = 0, words = 0;
-    int teams[2] = {0, 0};
+    int teams[HB_MULTI_SHAPES_TIERS] = {0};
     for (int q = 0; q < classes; ++q) {
         hb_multi_shape_t *k = &s->cls[q];
         where[mb->shape[k->table_off]] = q;
@@ -234,8 +437,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, size_t small_bytes, size_t
         k->table_off = words;
         words += (k->plan.words + 3) & ~(size_t)3; /* each class's tables on 16 bytes */
     }
-    s->tier_teams[0] = teams[0];
-    s->tier_teams[1] = teams[1];
+    for (int t = 0; t < HB_MULTI_SHAPES_TIERS; ++t) s->tier_teams[t] = teams[t];
     s->size = base;
     s->words = words;
     if (!(s->tables = calloc(words ? words : 1, sizeof *s->tables))) goto oom;
@@ -249,8 +451,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, size_t small_bytes, size_t
                      first = k->base + (size_t)(j / k->lanes) * L * (size_t)k->m + (size_t)(j % k->lanes);
         for (int i = 0; i < mb->m[c]; ++i) s->node_index[mb->cell_first[c] + (size_t)i] = first + (size_t)i * L;
     }
-    s->small_bytes = small_bytes;
-    s->large_bytes = large_bytes;
+    s->device = *dev;
     s->threads = threads;
     goto done;
 oom:
@@ -260,6 +461,10 @@ fail:
     free(s);
     mb->shapes = NULL;
 done:
+    for (int k = 0; option && k < classes; ++k) /* what was planned and not taken (failures) */
+        for (int t = 0; t < SHAPE_OPTIONS; ++t)
+            if (option[k][t].lanes) hb_hines_branched_free(&option[k][t].plan);
+    free(option);
     free(rep);
     free(where);
     free(next);

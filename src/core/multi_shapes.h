@@ -8,11 +8,13 @@
  * Class k's storage starts at base and is block-interleaved by teams: member j's row i is
  *     base + (j / lanes) * lanes * m + i * lanes + j % lanes
  * so a team's rows are one contiguous range (the last team padded to `lanes` members).
- * Lanes: the most of 16, 8, 4, 2, 1 whose team fits `small_bytes` of shared memory (tier 0;
- * on an H100 two blocks a multiprocessor); a cell too large for one lane there takes one lane
- * within `large_bytes` (tier 1), its plan tables staged too when they fit, else read from
- * memory (global_tables). One CUDA launch per tier; a tier's classes are numbered by teams
- * (team_first), larger cells first.
+ * Occupancy per class: a class runs `per_sm` blocks a multiprocessor (1 to max_per_sm) with
+ * `lanes` (1 to 16) cells a team, the pair of the least modelled time (hb_multi_shapes_time):
+ * big cells trade lanes for blocks where their one lane leaves a block's shared memory half
+ * empty. A cell too large for one lane anywhere takes one lane in a block of its own, its plan
+ * tables staged too when they fit, else read from memory (global_tables). One CUDA launch per
+ * tier (the classes of one `per_sm`, tier = per_sm - 1, run first); a tier's classes are
+ * numbered by teams (team_first), larger cells first.
  */
 #ifndef HB_CORE_MULTI_SHAPES_H
 #define HB_CORE_MULTI_SHAPES_H
@@ -22,12 +24,40 @@
 #include "core/hines_branched.h"
 #include "core/multi.h"
 
+/* Blocks a multiprocessor a SHAPES launch may run: three 256-thread blocks of shapes_kernel's
+ * 80 registers fill an H100's 64 K. */
+#define HB_MULTI_SHAPES_TIERS 3
+/* Threads of a team's block, as the CUDA kernel's blocks. */
+#define HB_MULTI_SHAPES_THREADS 256
+/* The time model's copy of a row in and out, in the plan's cost unit (half-row steps): from
+ * session 15's H100 measurements of real cells (25,600: solve alone 549 us for 8,743
+ * half-rows a block, two blocks a multiprocessor, 63 ns each; loads and stores alone 317 us,
+ * 2.1 ns a row a multiprocessor): 1 / 30. */
+#define HB_MULTI_SHAPES_COPY_PER_ROW (1.0 / 30.0)
+/* The time model's staging of a class's tables by a block that enters it, beside the words'
+ * copy: one memory latency, about 1 us on an H100 (16 half-rows). */
+#define HB_MULTI_SHAPES_STAGE_COST 16.0
+
+/* The device SHAPES plans for. */
+typedef struct {
+    size_t sm_bytes;    /* shared memory of a multiprocessor [bytes] */
+    size_t block_bytes; /* the most one block may have (opt-in) [bytes] */
+    int max_per_sm;     /* blocks of HB_MULTI_SHAPES_THREADS a multiprocessor can run, at most
+                         * HB_MULTI_SHAPES_TIERS (registers) */
+    int sms;            /* multiprocessors */
+} hb_multi_shapes_device_t;
+
+/* The CPU twin plans for an H100 (228 KB a multiprocessor, 227 KB a block, three blocks, 132
+ * multiprocessors), so CI tests the plans the GPU runs. */
+#define HB_MULTI_SHAPES_CPU_DEVICE ((hb_multi_shapes_device_t){233472, 232448, 3, 132})
+
 typedef struct {
     int m;            /* rows of each member */
     int cells;        /* members */
     int lanes;        /* cells per team: the block of the class's layout */
-    int tier;         /* 0 or 1 */
-    int global_tables; /* tier 1: the tables stay in memory (the cell alone fills a block) */
+    int tier;         /* per_sm - 1: blocks of the class's launch a multiprocessor, less one */
+    int global_tables; /* one block a multiprocessor: the tables stay in memory (the cell alone
+                        * fills the block) */
     int team_first;   /* first team of the class within its tier */
     size_t base;      /* first element of its storage */
     size_t bytes;     /* shared memory one team takes (hb_branched_layout) [bytes] */
@@ -42,26 +72,31 @@ typedef struct hb_multi_shapes {
     size_t size;           /* elements per array, teams padded */
     int *tables;           /* every class's plan tables, class after class */
     size_t words;
-    int tier_classes[2];   /* classes of each tier */
-    int tier_teams[2];     /* teams of each tier */
-    size_t tier_bytes[2];  /* shared memory of a tier's largest team [bytes] */
-    size_t small_bytes, large_bytes; /* the budgets it was planned for [bytes] */
-    int threads;           /* lanes x workers of every team */
+    int tier_classes[HB_MULTI_SHAPES_TIERS]; /* classes of each tier */
+    int tier_teams[HB_MULTI_SHAPES_TIERS];   /* teams of each tier */
+    size_t tier_bytes[HB_MULTI_SHAPES_TIERS]; /* shared memory of a tier's largest team [bytes] */
+    hb_multi_shapes_device_t device;         /* what it was planned for */
+    int threads;           /* threads of every team's block (lanes x workers of a team, or up
+                            * to lanes - 1 more, idle) */
 } hb_multi_shapes_t;
-
-/* The CPU twin's small budget: an H100's, so CI plans as the GPU does [bytes]. */
-#define HB_MULTI_SHAPES_CPU_BYTES ((size_t)112 * 1024)
-/* Threads of a team (lanes x workers), as the CUDA kernel's blocks. */
-#define HB_MULTI_SHAPES_THREADS 256
 
 /* Classes of identical parent arrays: mb->shape[c], numbered in order of first appearance. */
 hb_status_t hb_multi_find_shapes(struct hb_multi *mb);
 /*
- * SHAPES's plan for the budgets (mb->shapes_bytes, from HB_MULTI_SHAPES_BYTES, replaces
- * small_bytes when set: tests), with `threads` / lanes workers per team; replaces mb->shapes
- * when the budgets differ. HB_ERR_NOT_SUPPORTED when a cell exceeds large_bytes with one lane.
+ * Modelled time of a class planned as *k (lanes, per_sm, plan cost), in half-row steps: a
+ * team's period is max(S + M, per_sm M), with S the plan's cost and M its copies in and out
+ * (lanes m rows, HB_MULTI_SHAPES_COPY_PER_ROW each; the per_sm blocks' copies share the
+ * multiprocessor's bandwidth, and a block's own copies do not overlap its solve); the class
+ * takes at least one period, and teams / (per_sm sms) of them when it fills the device.
  */
-hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, size_t small_bytes, size_t large_bytes,
+double hb_multi_shapes_time(const hb_multi_shape_t *k, int sms);
+/*
+ * SHAPES's plan for device `dev` (mb->shapes_bytes, from HB_MULTI_SHAPES_BYTES, caps every
+ * block's budget when set: tests), with `threads` / lanes workers per team; replaces
+ * mb->shapes when the device differs. HB_ERR_NOT_SUPPORTED when a cell exceeds
+ * dev->block_bytes with one lane.
+ */
+hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_device_t *dev,
                                  int threads);
 void hb_multi_shapes_free(hb_multi_shapes_t *shapes);
 

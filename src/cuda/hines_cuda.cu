@@ -568,12 +568,13 @@ __device__ __noinline__ void branched_stages_of(int m, int couplings, int lanes,
     const hb_branched_tables_t t = hb_branched_tables_at(
         m, GLOBAL_TABLES ? global_tables : (const int *)(team_smem + a.tables));
     const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, uniform, k);
+    const int idle = first >= workers; /* SHAPES: lanes need not divide the block */
     for (int s = 0; s < t.n_stages; ++s) {
-        hb_branched_eliminate_stage(&t, &v, s, first, workers, SPLIT);
+        if (!idle) hb_branched_eliminate_stage(&t, &v, s, first, workers, SPLIT);
         __syncthreads();
     }
     for (int s = t.n_stages - 1; s >= 0; --s) {
-        hb_branched_substitute_stage(&t, &v, s, first, workers, SPLIT);
+        if (!idle) hb_branched_substitute_stage(&t, &v, s, first, workers, SPLIT);
         __syncthreads();
     }
 }
@@ -625,7 +626,7 @@ __device__ __forceinline__ void branched_load(const hb_branched_layout_t *a, int
     const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, k);
     const size_t base = system_base(m, block, s0 + k < count ? s0 + k : s0), B = (size_t)block;
 #pragma unroll 4
-    for (int i = i0; i < m; i += workers)
+    for (int i = i0; i < m && i0 < workers; i += workers)
         branched_copy_row(&v, i, base + (size_t)i * B, uniform, u, l, d, rhs);
     cp_async_commit();
 }
@@ -659,7 +660,7 @@ __device__ __forceinline__ void branched_store(const hb_branched_layout_t *a, in
 {
     extern __shared__ double team_smem[];
     const int s = team * lanes + k;
-    if (s >= count) return;
+    if (s >= count || i0 >= workers) return; /* i0 >= workers: an idle thread (SHAPES) */
     const hb_branched_lane_t v = hb_branched_lane(team_smem, a, lanes, uniform, k);
     const size_t base = system_base(m, block, s), B = (size_t)block;
 #pragma unroll 4

@@ -84,8 +84,9 @@ struct hb_cuda_multi {
     /* LAYOUT_SHAPES: the classes of both tiers (tier 0 first) and their plan tables */
     hb_cuda_shape_t *shape_classes;
     int *shape_tables;
-    int shape_tier_classes[2], shape_tier_teams[2], shape_grid[2], shape_threads;
-    size_t shape_smem[2];
+    int shape_tier_classes[HB_MULTI_SHAPES_TIERS], shape_tier_teams[HB_MULTI_SHAPES_TIERS];
+    int shape_grid[HB_MULTI_SHAPES_TIERS], shape_threads;
+    size_t shape_smem[HB_MULTI_SHAPES_TIERS];
     /* host staging buffer for the mapped copies */
     double *stage;
     size_t stage_size;
@@ -403,13 +404,19 @@ fail:
     return status;
 }
 
-extern "C" void hb_cuda_multi_shape_budgets(const hb_cuda_multi_t *dm, size_t *small_bytes,
-                                            size_t *large_bytes)
+extern "C" hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm,
+                                                  hb_multi_shapes_device_t *out)
 {
-    /* two blocks a multiprocessor: each block also reserves 1 KB of the multiprocessor's */
-    *small_bytes = dm->smem_per_sm / 2 - 1024;
-    if (*small_bytes > dm->smem_optin) *small_bytes = dm->smem_optin;
-    *large_bytes = dm->smem_optin;
+    CUDA_CHECK(cudaSetDevice(dm->device));
+    int per_sm = 0; /* registers and threads decide it: a block of 1 KB of shared memory */
+    hb_status_t status =
+        hb_cuda_shapes_per_sm(HB_MULTI_SHAPES_THREADS, 1024, dm->smem_optin, &per_sm);
+    if (status != HB_SUCCESS) return status;
+    out->sm_bytes = dm->smem_per_sm;
+    out->block_bytes = dm->smem_optin;
+    out->max_per_sm = per_sm < HB_MULTI_SHAPES_TIERS ? per_sm : HB_MULTI_SHAPES_TIERS;
+    out->sms = dm->sm_count;
+    return HB_SUCCESS;
 }
 
 extern "C" hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
@@ -439,7 +446,7 @@ extern "C" hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
         goto fail;
     CUDA_TRY(status, cudaStreamSynchronize(dm->stream), fail);
     dm->shape_threads = s->threads;
-    for (int tier = 0; tier < 2; ++tier) {
+    for (int tier = 0; tier < HB_MULTI_SHAPES_TIERS; ++tier) {
         dm->shape_tier_classes[tier] = s->tier_classes[tier];
         dm->shape_tier_teams[tier] = s->tier_teams[tier];
         dm->shape_smem[tier] = s->tier_bytes[tier];
@@ -588,9 +595,9 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
             dm->cells, dm->m, dm->parent, dm->u, dm->l, dm->d, dm->rhs);
         break;
     case HB_MULTI_ALGO_SHAPES:
-        for (int tier = 0; tier < 2; ++tier) {
+        for (int tier = 0, first = 0; tier < HB_MULTI_SHAPES_TIERS;
+             first += dm->shape_tier_classes[tier++]) {
             if (!dm->shape_tier_teams[tier]) continue;
-            const int first = tier ? dm->shape_tier_classes[0] : 0;
             hb_status_t status = hb_cuda_shapes_launch(
                 dm->shape_classes + first, dm->shape_tier_classes[tier], dm->shape_tier_teams[tier],
                 dm->shape_grid[tier], dm->shape_threads, dm->shape_smem[tier], dm->shape_tables,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "core/multi.h"
+#include "core/multi_shapes.h"
 #include "hinesbatch.h"
 
 #ifdef __cplusplus
@@ -28,11 +29,9 @@ hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_
 /* PER_CELL layout: element (cell c, row i) at i * cells + c; parent interleaved the same way. */
 hb_status_t hb_cuda_multi_install_cells(hb_cuda_multi_t *dm, int cells, int max_m, const int *m,
                                         const int *parent);
-/* SHAPES (core/multi_shapes.h): the small budget (two blocks a multiprocessor) and the large
- * one (a block's opt-in limit) of a team's shared memory [bytes]. */
-struct hb_multi_shapes;
-void hb_cuda_multi_shape_budgets(const hb_cuda_multi_t *dm, size_t *small_bytes,
-                                 size_t *large_bytes);
+/* SHAPES (core/multi_shapes.h): what this device offers its blocks (shared memory, blocks of
+ * HB_MULTI_SHAPES_THREADS a multiprocessor as registers allow, multiprocessors). */
+hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm, hb_multi_shapes_device_t *out);
 /* SHAPES layout: the classes, their plan tables and the four arrays (s->size elements). */
 hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm, const struct hb_multi_shapes *s);
 /*

@@ -66,6 +66,10 @@ for t in "${tests[@]}"; do
     # chains split from 4 rows
     run_test multi test_gpu_multi_shapes16k "test_gpu_multi (shapes, 16 KB teams, split 4)" \
       HB_MULTI_SHAPES_BYTES=16384 HB_MULTI_SHAPES_SPLIT_ROWS=4
+    # SHAPES with each class at its fastest occupancy: up to three launches (1, 2 and 3 blocks
+    # a multiprocessor), lanes that need not divide the block (idle threads)
+    run_test multi test_gpu_multi_shapes_fastest "test_gpu_multi (shapes, each class's fastest)" \
+      HB_MULTI_SHAPES_CHOICE=-1
   fi
 done
 exit "$status"
