@@ -87,6 +87,9 @@ struct hb_cuda_multi {
     int shape_tier_classes[HB_MULTI_SHAPES_TIERS], shape_tier_teams[HB_MULTI_SHAPES_TIERS];
     int shape_grid[HB_MULTI_SHAPES_TIERS], shape_threads;
     size_t shape_smem[HB_MULTI_SHAPES_TIERS];
+    /* SHAPES's tiers side by side: a stream each beside `stream`, the fork and the joins */
+    cudaStream_t tier_stream[HB_MULTI_SHAPES_TIERS];
+    cudaEvent_t tier_fork, tier_done[HB_MULTI_SHAPES_TIERS];
     /* host staging buffer for the mapped copies */
     double *stage;
     size_t stage_size;
@@ -244,6 +247,13 @@ extern "C" hb_status_t hb_cuda_multi_create(hb_cuda_multi_t **out)
     CUDA_TRY(status, cudaSetDevice(dm->device), fail);
     CUDA_TRY(status, cudaGetDeviceProperties(&prop, dm->device), fail);
     CUDA_TRY(status, cudaStreamCreateWithFlags(&dm->stream, cudaStreamNonBlocking), fail);
+    CUDA_TRY(status, cudaEventCreateWithFlags(&dm->tier_fork, cudaEventDisableTiming), fail);
+    for (int t = 0; t < HB_MULTI_SHAPES_TIERS; ++t) {
+        CUDA_TRY(status, cudaStreamCreateWithFlags(&dm->tier_stream[t], cudaStreamNonBlocking),
+                 fail);
+        CUDA_TRY(status, cudaEventCreateWithFlags(&dm->tier_done[t], cudaEventDisableTiming),
+                 fail);
+    }
     dm->sm_count = prop.multiProcessorCount;
     dm->smem_optin = prop.sharedMemPerBlockOptin;
     dm->smem_per_sm = prop.sharedMemPerMultiprocessor;
@@ -260,6 +270,11 @@ extern "C" void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
     if (!dm) return;
     cudaSetDevice(dm->device);
     free_layout(dm);
+    for (int t = 0; t < HB_MULTI_SHAPES_TIERS; ++t) {
+        if (dm->tier_stream[t]) cudaStreamDestroy(dm->tier_stream[t]);
+        if (dm->tier_done[t]) cudaEventDestroy(dm->tier_done[t]);
+    }
+    if (dm->tier_fork) cudaEventDestroy(dm->tier_fork);
     if (dm->stream) cudaStreamDestroy(dm->stream);
     free(dm->stage);
     free(dm);
@@ -594,17 +609,31 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
         per_cell_kernel<<<blocks_for(dm->cells, CELL_THREADS), CELL_THREADS, 0, dm->stream>>>(
             dm->cells, dm->m, dm->parent, dm->u, dm->l, dm->d, dm->rhs);
         break;
-    case HB_MULTI_ALGO_SHAPES:
+    case HB_MULTI_ALGO_SHAPES: {
+        /* The tiers side by side: the first on `stream`, the others on streams of their own
+         * after it forks and joined back. Their classes are disjoint, and a launch's last
+         * teams then share the device with the next one's first instead of each launch
+         * ending in a tail of its own. */
+        int launched = 0;
+        CUDA_CHECK(cudaEventRecord(dm->tier_fork, dm->stream));
         for (int tier = 0, first = 0; tier < HB_MULTI_SHAPES_TIERS;
              first += dm->shape_tier_classes[tier++]) {
             if (!dm->shape_tier_teams[tier]) continue;
+            const cudaStream_t s = launched ? dm->tier_stream[tier] : dm->stream;
+            if (s != dm->stream) CUDA_CHECK(cudaStreamWaitEvent(s, dm->tier_fork, 0));
             hb_status_t status = hb_cuda_shapes_launch(
                 dm->shape_classes + first, dm->shape_tier_classes[tier], dm->shape_tier_teams[tier],
                 dm->shape_grid[tier], dm->shape_threads, dm->shape_smem[tier], dm->shape_tables,
-                dm->u, dm->l, dm->d, dm->rhs, dm->smem_optin, (void *)dm->stream);
+                dm->u, dm->l, dm->d, dm->rhs, dm->smem_optin, (void *)s);
             if (status != HB_SUCCESS) return status;
+            if (s != dm->stream) {
+                CUDA_CHECK(cudaEventRecord(dm->tier_done[tier], s));
+                CUDA_CHECK(cudaStreamWaitEvent(dm->stream, dm->tier_done[tier], 0));
+            }
+            ++launched;
         }
         break;
+    }
     default: return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi: unknown algorithm %d", (int)algo);
     }
     CUDA_CHECK(cudaGetLastError());
