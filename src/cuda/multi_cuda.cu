@@ -614,8 +614,10 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
          * after it forks and joined back. Their classes are disjoint, and a launch's last
          * teams then share the device with the next one's first instead of each launch
          * ending in a tail of its own. */
-        int launched = 0;
-        CUDA_CHECK(cudaEventRecord(dm->tier_fork, dm->stream));
+        int launched = 0, tiers = 0;
+        for (int tier = 0; tier < HB_MULTI_SHAPES_TIERS; ++tier)
+            tiers += dm->shape_tier_teams[tier] > 0;
+        if (tiers > 1) CUDA_CHECK(cudaEventRecord(dm->tier_fork, dm->stream));
         for (int tier = 0, first = 0; tier < HB_MULTI_SHAPES_TIERS;
              first += dm->shape_tier_classes[tier++]) {
             if (!dm->shape_tier_teams[tier]) continue;
