@@ -403,11 +403,12 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
     /* each class's fastest option, or every class in one tier (as near as it fits): the
      * least modelled time over the batch (a small batch pays a launch per tier) */
     int choice = RULE_OPTION;
-    double least = choice_time(option, classes, RULE_OPTION, dev);
+    const double rule = choice_time(option, classes, RULE_OPTION, dev);
+    double least = rule;
     for (int c = -1; c < HB_MULTI_SHAPES_TIERS && least >= 0.0; ++c) {
         const double time = choice_time(option, classes, c, dev);
         if (time < 0.0) least = time;
-        if (time >= 0.0 && time < least) {
+        if (time >= 0.0 && time < least && time < HB_MULTI_SHAPES_RULE_MARGIN * rule) {
             least = time;
             choice = c;
         }

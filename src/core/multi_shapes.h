@@ -37,6 +37,10 @@
 /* The time model's staging of a class's tables by a block that enters it, beside the words'
  * copy: one memory latency, about 1 us on an H100 (16 half-rows). */
 #define HB_MULTI_SHAPES_STAGE_COST 16.0
+/* Another choice replaces the session-9 rule only when the model gives it this fraction of the
+ * rule's time or less: on an H100 the model's gains came out at about half their size, and
+ * Figure 14 (4 levels, 25,600 cells) lost 10% where it foresaw 3% (docs/multi.md). */
+#define HB_MULTI_SHAPES_RULE_MARGIN 0.9
 
 /* The device SHAPES plans for. */
 typedef struct {
