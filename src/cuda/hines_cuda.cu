@@ -683,7 +683,7 @@ __device__ __forceinline__ void branched_store_load(
     const size_t B = (size_t)block, base = system_base(m, block, active ? s : team * lanes);
     const size_t base_next = system_base(m, block, s_next < count ? s_next : s0);
 #pragma unroll 4
-    for (int i = i0; i < m; i += workers) {
+    for (int i = i0; i < m && i0 < workers; i += workers) { /* i0 >= workers: idle (SHAPES) */
         double *dr = v.dr + i * v.dr_row;
         const double x = dr[1];
         if (active) rhs[base + (size_t)i * B] = x;
@@ -737,7 +737,7 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
                   const double *__restrict__ l, const double *__restrict__ d,
                   double *__restrict__ rhs)
 {
-    int c = -1;
+    int c = -1, loaded = -1; /* loaded: the team whose rows are already on their way in */
     hb_cuda_shape_t k = {};
     hb_branched_layout_t a = {};
     for (int team = blockIdx.x; team < teams; team += gridDim.x) {
@@ -753,8 +753,9 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
                                 k.global_tables ? 0 : k.words, NULL, NULL);
         }
         const int local = team - k.team_first;
-        branched_load(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, u + k.base, l + k.base,
-                      d + k.base, rhs + k.base);
+        if (loaded != team)
+            branched_load(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, u + k.base, l + k.base,
+                          d + k.base, rhs + k.base);
         CP_ASYNC_WAIT(0);
         __syncthreads();
         branched_stages(k.m, k.couplings, k.lanes, 0, k.words,
@@ -762,8 +763,19 @@ __global__ void __launch_bounds__(BRANCHED_THREADS)
         const int workers = blockDim.x / k.lanes;
         int lane, i0;
         hb_hines_branched_thread(threadIdx.x, k.lanes, workers, k.lanes, &lane, &i0);
-        branched_store(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, rhs + k.base, lane, i0,
-                       workers);
+        /* the block's next team in the same class: its rows go in as x goes out (a thread
+         * loads the slots it wrote back, so no barrier parts the two) */
+        const int after = team + (int)gridDim.x;
+        const int class_end = c + 1 < n_classes ? classes[c + 1].team_first : teams;
+        if (after < class_end) {
+            branched_store_load(&a, k.m, k.lanes, k.lanes, 0, local, after - k.team_first, k.cells,
+                                u + k.base, l + k.base, d + k.base, rhs + k.base, lane, i0,
+                                workers);
+            loaded = after;
+        } else {
+            branched_store(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, rhs + k.base, lane, i0,
+                           workers);
+        }
     }
 }
 
