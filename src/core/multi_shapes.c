@@ -160,7 +160,8 @@ static int most_lanes(const hb_multi_shape_t *k, size_t budget, int threads)
 }
 
 /* A class's options: one per tier, and session 9's rule (RULE_OPTION: two blocks a
- * multiprocessor, the most lanes of 16, 8, 4, 2, 1), kept as a choice of its own. */
+ * multiprocessor, the most lanes of 16, 8, 4, 2, 1; now at most the class's cells), kept as a
+ * choice of its own. */
 enum { RULE_OPTION = HB_MULTI_SHAPES_TIERS, SHAPE_OPTIONS };
 
 /* The options of one class: for each tier (per_sm = tier + 1 blocks a multiprocessor), the
