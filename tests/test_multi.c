@@ -796,6 +796,15 @@ static void test_shapes(void)
          * others two a multiprocessor). On one multiprocessor the batch fills the device:
          * the classes spread over the tiers. */
         check_shapes_plan(mb, HB_MULTI_SHAPES_CPU_DEVICE, 2, 1);
+        /* the rule: the most lanes of 16, 8, 4, 2, 1 within 113 KB (32 bytes a row and the
+         * tables): 700 rows 4, 300 rows 8, 40 and 1 rows 16, two blocks a multiprocessor */
+        for (int q = 0; mb->shapes && q < mb->shapes->n_classes; ++q) {
+            const hb_multi_shape_t *k = &mb->shapes->cls[q];
+            const int want = k->m == 700 ? 4 : k->m == 300 ? 8 : k->m <= 40 ? 16 : 0;
+            CHECKF(!want || (k->lanes == want && k->tier == 1),
+                   "shapes: the rule's class of %d rows: %d lanes, %d blocks; expected %d, 2",
+                   k->m, k->lanes, k->tier + 1, want);
+        }
         const hb_multi_shapes_device_t one_sm = {233472, 232448, 3, 1};
         CHECK_OK(hb_multi_plan_shapes(mb, &one_sm, HB_MULTI_SHAPES_THREADS));
         check_shapes_plan(mb, one_sm, 2, 1);

@@ -172,21 +172,50 @@ enum { RULE_OPTION = HB_MULTI_SHAPES_TIERS, SHAPE_OPTIONS };
  * the last team may be short). Where no tier fits one lane, option 0 is one lane in a block of
  * its own (chains split only when split_rows says so), its tables read from memory when they
  * do not fit beside the arrays. */
+/* The shared memory a block of a launch running per_sm blocks a multiprocessor may take: the
+ * multiprocessor's over per_sm, less the 1 KB each block reserves, at most a block's opt-in
+ * and `cap` (HB_MULTI_SHAPES_BYTES, 0: none). */
+static size_t block_budget(const hb_multi_shapes_device_t *dev, int per_sm, size_t cap)
+{
+    size_t budget = dev->sm_bytes / (size_t)per_sm;
+    budget = budget > 1024 ? budget - 1024 : 0;
+    if (budget > dev->block_bytes) budget = dev->block_bytes;
+    if (cap && budget > cap) budget = cap;
+    return budget;
+}
+
+/* *trial: class k planned for `lanes` lanes at per_sm blocks a multiprocessor (plan_lanes).
+ * *fits: its team fits `budget`; when it does not, its plan is freed. */
+static hb_status_t plan_trial(hb_multi_shape_t *trial, const hb_multi_shape_t *k,
+                              const int *parent, int lanes, int threads, int split_rows,
+                              size_t budget, int per_sm, int *fits)
+{
+    *trial = *k;
+    hb_status_t status = plan_lanes(trial, parent, lanes, threads, split_rows, budget, per_sm);
+    *fits = 0;
+    if (status != HB_SUCCESS) return status;
+    trial->bytes =
+        hb_branched_layout(k->m, trial->plan.couplings, lanes, trial->plan.words, 0).bytes;
+    trial->lanes = lanes;
+    trial->tier = per_sm - 1;
+    trial->global_tables = 0;
+    *fits = trial->bytes <= budget;
+    if (!*fits) hb_hines_branched_free(&trial->plan);
+    return HB_SUCCESS;
+}
+
 static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
                                 const hb_multi_shapes_device_t *dev, size_t cap, int threads,
                                 int split_rows, hb_multi_shape_t option[SHAPE_OPTIONS])
 {
-    hb_multi_shape_t trial = *k;
-    int found = 0;
+    hb_multi_shape_t trial;
+    int found = 0, fits = 0;
     for (int tier = 0; tier < HB_MULTI_SHAPES_TIERS; ++tier) {
         option[tier] = *k;
         option[tier].lanes = 0;
         const int per_sm = tier + 1;
         if (per_sm > dev->max_per_sm) continue;
-        size_t budget = dev->sm_bytes / (size_t)per_sm;
-        budget = budget > 1024 ? budget - 1024 : 0;
-        if (budget > dev->block_bytes) budget = dev->block_bytes;
-        if (cap && budget > cap) budget = cap;
+        const size_t budget = block_budget(dev, per_sm, cap);
         const int most = most_lanes(k, budget, threads);
         int pow2 = 1;
         while (2 * pow2 <= most) pow2 *= 2;
@@ -195,16 +224,12 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
         for (int q = 0; q < 3 && most > 0; ++q) {
             const int lanes = tried[q];
             if (lanes < 1 || (q == 2 && (lanes == most || lanes == most - 1))) continue;
-            hb_status_t status =
-                plan_lanes(&trial, parent, lanes, threads, split_rows, budget, per_sm);
+            hb_status_t status = plan_trial(&trial, k, parent, lanes, threads, split_rows,
+                                            budget, per_sm, &fits);
             if (status != HB_SUCCESS) return status;
-            trial.bytes =
-                hb_branched_layout(k->m, trial.plan.couplings, lanes, trial.plan.words, 0).bytes;
-            trial.lanes = lanes;
-            trial.tier = tier;
-            trial.global_tables = 0;
+            if (!fits) continue;
             const double time = hb_multi_shapes_time(&trial, dev->sms);
-            if (trial.bytes <= budget && (!option[tier].lanes || time < best_time)) {
+            if (!option[tier].lanes || time < best_time) {
                 if (option[tier].lanes) hb_hines_branched_free(&option[tier].plan);
                 option[tier] = trial;
                 best_time = time;
@@ -216,23 +241,15 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
     }
     option[RULE_OPTION] = *k;
     option[RULE_OPTION].lanes = 0;
-    for (int lanes = 16; found && dev->max_per_sm >= 2 && lanes >= 1; lanes /= 2) {
-        size_t budget = dev->sm_bytes / 2 - 1024;
-        if (budget > dev->block_bytes) budget = dev->block_bytes;
-        if (cap && budget > cap) budget = cap;
-        if (lanes > k->cells || hb_branched_layout(k->m, 0, lanes, 0, 0).bytes > budget) continue;
-        hb_status_t status = plan_lanes(&trial, parent, lanes, threads, split_rows, budget, 2);
+    const size_t rule_budget = block_budget(dev, 2, cap);
+    fits = 0;
+    for (int lanes = 16; found && dev->max_per_sm >= 2 && lanes >= 1 && !fits; lanes /= 2) {
+        if (lanes > k->cells || hb_branched_layout(k->m, 0, lanes, 0, 0).bytes > rule_budget)
+            continue;
+        hb_status_t status = plan_trial(&option[RULE_OPTION], k, parent, lanes, threads,
+                                        split_rows, rule_budget, 2, &fits);
         if (status != HB_SUCCESS) return status;
-        trial.bytes =
-            hb_branched_layout(k->m, trial.plan.couplings, lanes, trial.plan.words, 0).bytes;
-        trial.lanes = lanes;
-        trial.tier = 1;
-        trial.global_tables = 0;
-        if (trial.bytes <= budget) {
-            option[RULE_OPTION] = trial;
-            break;
-        }
-        hb_hines_branched_free(&trial.plan);
+        if (!fits) option[RULE_OPTION].lanes = 0;
     }
     if (found) return HB_SUCCESS;
     hb_multi_shape_t *one = &option[0];
