@@ -140,13 +140,19 @@ static hb_status_t plan_lanes(hb_multi_shape_t *k, const int *parent, int lanes,
     return HB_SUCCESS;
 }
 
+/* A team's period at per_sm blocks a multiprocessor (hb_multi_shapes_time). */
+static double team_period(const hb_multi_shape_t *k, int per_sm)
+{
+    const double copy = HB_MULTI_SHAPES_COPY_PER_ROW * k->lanes * k->m;
+    const double own = (double)k->plan.cost + copy, shared = per_sm * copy;
+    return own > shared ? own : shared;
+}
+
 double hb_multi_shapes_time(const hb_multi_shape_t *k, int sms)
 {
-    const double b = k->tier + 1, copy = HB_MULTI_SHAPES_COPY_PER_ROW * k->lanes * k->m;
-    const double own = (double)k->plan.cost + copy, shared = b * copy;
-    const double period = own > shared ? own : shared;
-    const double teams = (k->cells + k->lanes - 1) / k->lanes, periods = teams / (b * sms);
-    return period * (periods > 1.0 ? periods : 1.0);
+    const int b = k->tier + 1;
+    const double teams = (k->cells + k->lanes - 1) / k->lanes, periods = teams / ((double)b * sms);
+    return team_period(k, b) * (periods > 1.0 ? periods : 1.0);
 }
 
 /* The most lanes (at most 16, at most the class's cells, at least one worker each) whose
@@ -356,9 +362,8 @@ static double choice_time(hb_multi_shape_t (*option)[SHAPE_OPTIONS], int classes
         }
         long team = 0;
         for (int q = first; q < end; ++q) {
-            hb_multi_shape_t at = *order[q].o;
-            at.tier = per_sm - 1;
-            const double period = hb_multi_shapes_time(&at, 1 << 30); /* one period */
+            const hb_multi_shape_t at = *order[q].o;
+            const double period = team_period(&at, per_sm);
             const double stage = HB_MULTI_SHAPES_STAGE_COST +
                                  (double)at.plan.words * HB_MULTI_SHAPES_COPY_PER_ROW / 10.0;
             for (int j = 0; j < (at.cells + at.lanes - 1) / at.lanes; ++j, ++team) {
