@@ -720,8 +720,8 @@ static void check_shapes_plan(const hb_multi_t mb, const hb_multi_shapes_device_
                    k->plan.lanes == k->lanes && k->plan.workers == 256 / k->lanes,
                "shapes: class %d (%d rows, %d cells): %d lanes, %d workers", q, k->m,
                k->cells, k->lanes, k->plan.workers);
-        teams[k->tier] += (k->cells + k->lanes - 1) / k->lanes;
-        base += (size_t)((k->cells + k->lanes - 1) / k->lanes) * (size_t)k->lanes *
+        teams[k->tier] += hb_multi_shape_teams(k);
+        base += (size_t)hb_multi_shape_teams(k) * (size_t)k->lanes *
                 (size_t)k->m;
         chain += k->tier == 0 && k->m == 4000 && k->lanes == 1;
         tiers_seen |= 1 << k->tier;

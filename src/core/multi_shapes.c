@@ -151,7 +151,7 @@ static double team_period(const hb_multi_shape_t *k, int per_sm)
 double hb_multi_shapes_time(const hb_multi_shape_t *k, int sms)
 {
     const int b = k->tier + 1;
-    const double teams = (k->cells + k->lanes - 1) / k->lanes, periods = teams / ((double)b * sms);
+    const double periods = hb_multi_shape_teams(k) / ((double)b * sms);
     return team_period(k, b) * (periods > 1.0 ? periods : 1.0);
 }
 
@@ -318,7 +318,7 @@ static int by_launch_order(const void *a, const void *b)
  * Modelled time of a choice over all classes, in half-row steps: the tiers' launches one after
  * another, each as the kernel runs it: blocks per multiprocessor as its largest team allows
  * (at most dev->max_per_sm), block b taking teams b, b + grid, ... class after class (larger
- * cells first), each a period of hb_multi_shapes_time at those blocks, and a staging of the
+ * cells first), each a team_period at those blocks, and a staging of the
  * tables where a block enters a class (HB_MULTI_SHAPES_STAGE_COST + words x
  * HB_MULTI_SHAPES_COPY_PER_ROW / 10: a word is a tenth of a row's 40 bytes). The launch takes
  * its busiest block's time. -1 when out of memory.
@@ -349,7 +349,7 @@ static double choice_time(hb_multi_shape_t (*option)[SHAPE_OPTIONS], int classes
         size_t bytes = 0;
         for (; end < classes && order[end].o->tier == tier; ++end) {
             const hb_multi_shape_t *o = order[end].o;
-            teams += (o->cells + o->lanes - 1) / o->lanes;
+            teams += hb_multi_shape_teams(o);
             if (o->bytes > bytes) bytes = o->bytes;
         }
         int per_sm = (int)(dev->sm_bytes / (bytes + 1024));
@@ -362,11 +362,11 @@ static double choice_time(hb_multi_shape_t (*option)[SHAPE_OPTIONS], int classes
         }
         long team = 0;
         for (int q = first; q < end; ++q) {
-            const hb_multi_shape_t at = *order[q].o;
-            const double period = team_period(&at, per_sm);
+            const hb_multi_shape_t *at = order[q].o;
+            const double period = team_period(at, per_sm);
             const double stage = HB_MULTI_SHAPES_STAGE_COST +
-                                 (double)at.plan.words * HB_MULTI_SHAPES_COPY_PER_ROW / 10.0;
-            for (int j = 0; j < (at.cells + at.lanes - 1) / at.lanes; ++j, ++team) {
+                                 (double)at->plan.words * HB_MULTI_SHAPES_COPY_PER_ROW / 10.0;
+            for (int j = 0; j < hb_multi_shape_teams(at); ++j, ++team) {
                 const int b = (int)(team % grid);
                 if (in_class[b] != q) busy[b] += stage;
                 in_class[b] = q;
@@ -451,7 +451,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
     for (int q = 0; q < classes; ++q) {
         hb_multi_shape_t *k = &s->cls[q];
         where[mb->shape[k->table_off]] = q;
-        const int team_count = (k->cells + k->lanes - 1) / k->lanes;
+        const int team_count = hb_multi_shape_teams(k);
         k->team_first = teams[k->tier];
         teams[k->tier] += team_count;
         s->tier_classes[k->tier]++;

@@ -69,6 +69,12 @@ typedef struct {
     hb_hines_branched_t plan;
 } hb_multi_shape_t;
 
+/* Teams of class k: its cells in teams of k->lanes, the last one padded. */
+static inline int hb_multi_shape_teams(const hb_multi_shape_t *k)
+{
+    return (k->cells + k->lanes - 1) / k->lanes;
+}
+
 typedef struct hb_multi_shapes {
     int n_classes;
     hb_multi_shape_t *cls; /* tier 0 first, then tier 1 */

@@ -123,35 +123,28 @@ hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t 
     const int threads = omp_threads(ctx);
     size_t most = 16; /* bytes of the largest team's staging */
     int teams = 0;
-    for (int q = 0; q < s->n_classes; ++q) {
+    /* first_team[q]: class q's first team; its teams follow in order */
+    int *first_team = malloc(((size_t)s->n_classes + 1) * sizeof *first_team);
+    for (int q = 0; first_team && q < s->n_classes; ++q) {
         const hb_multi_shape_t *k = &s->cls[q];
         /* the twin stages the tables even where the GPU reads them from memory */
         const size_t bytes =
             hb_branched_layout(k->m, k->plan.couplings, k->lanes, k->plan.words, 0).bytes;
         if (bytes > most) most = bytes;
-        teams += (k->cells + k->lanes - 1) / k->lanes;
+        first_team[q] = teams;
+        teams += hb_multi_shape_teams(k);
     }
     most = (most + 15) & ~(size_t)15;
     double *stage = aligned_alloc(16, (size_t)threads * most);
     int *class_of = malloc(((size_t)teams + 1) * sizeof *class_of);
-    if (!stage || !class_of) {
+    if (!first_team || !stage || !class_of) {
+        free(first_team);
         free(stage);
         free(class_of);
         return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory staging shapes");
     }
     for (int q = 0, t = 0; q < s->n_classes; ++q)
         for (int j = 0; j < s->cls[q].cells; j += s->cls[q].lanes) class_of[t++] = q;
-    /* the classes' teams in order: a team's number within its class */
-    int *class_team = malloc(((size_t)s->n_classes + 1) * sizeof *class_team);
-    if (!class_team) {
-        free(stage);
-        free(class_of);
-        return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory staging shapes");
-    }
-    for (int q = 0, t = 0; q < s->n_classes; ++q) {
-        class_team[q] = t;
-        t += (s->cls[q].cells + s->cls[q].lanes - 1) / s->cls[q].lanes;
-    }
 #ifdef HB_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
 #endif
@@ -161,7 +154,7 @@ hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t 
         me = omp_get_thread_num();
 #endif
         const hb_multi_shape_t *k = &s->cls[class_of[t]];
-        const int team = t - class_team[class_of[t]];
+        const int team = t - first_team[class_of[t]];
         const int j = team * k->lanes, members = k->cells - j < k->lanes ? k->cells - j : k->lanes;
         const size_t off = k->base + (size_t)j * (size_t)k->m;
         /* one team: `members` systems, block-interleaved by `lanes` */
@@ -170,7 +163,7 @@ hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t 
     }
     free(stage);
     free(class_of);
-    free(class_team);
+    free(first_team);
     return HB_SUCCESS;
 }
 

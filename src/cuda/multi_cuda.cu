@@ -81,7 +81,7 @@ struct hb_cuda_multi {
     /* LAYOUT_CELLS */
     int cells, max_m;
     int *m, *parent;
-    /* LAYOUT_SHAPES: the classes of both tiers (tier 0 first) and their plan tables */
+    /* LAYOUT_SHAPES: the classes of every tier (tier 0 first) and their plan tables */
     hb_cuda_shape_t *shape_classes;
     int *shape_tables;
     int shape_tier_classes[HB_MULTI_SHAPES_TIERS], shape_tier_teams[HB_MULTI_SHAPES_TIERS];
