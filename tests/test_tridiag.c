@@ -547,6 +547,7 @@ static void test_tuning(hb_context_t ctx)
     CHECK_ERR(hb_gtsv_set_tuning("vector=3"), HB_ERR_INVALID_VALUE, "vector=0|1|2");
     CHECK_ERR(hb_gtsv_set_tuning("stage=2"), HB_ERR_INVALID_VALUE, "stage=0|1");
     CHECK_ERR(hb_gtsv_set_tuning("persist=2"), HB_ERR_INVALID_VALUE, "persist=0|1");
+    CHECK_ERR(hb_gtsv_set_tuning("pairs=2"), HB_ERR_INVALID_VALUE, "pairs=0|1");
     CHECK_OK(hb_gtsv_set_tuning(NULL));
 }
 
@@ -661,7 +662,7 @@ static void test_rule(hb_context_t ctx)
             const int G = plan.threads * plan.cluster / plan.chunks; /* systems a block */
             const size_t smem = (size_t)hb_td_partition_smem(
                 plan.rows, C, plan.cluster, plan.threads, G > 0 ? G : 1,
-                kind & 2 ? (int)sizeof(float) : (int)sizeof(double),
+                kind & 2 && !plan.pairs ? (int)sizeof(float) : (int)sizeof(double),
                 hb_td_stage_rows(&plan, C));
             const int ok = (plan.rows == 8 || plan.rows == 16) &&
                            plan.chunks == hb_td_chunks_for(m, plan.rows) &&
@@ -680,6 +681,8 @@ static void test_rule(hb_context_t ctx)
                            plan.prefetch <= 2 && plan.vector >= 0 && plan.vector <= 2 &&
                            (plan.stage == 0 || (plan.stage == 1 && interleaved && C == 1)) &&
                            (plan.persist == 0 || (plan.persist == 1 && plan.stage == 1)) &&
+                           (plan.pairs == 0 || (plan.pairs == 1 && plan.stage == 1 &&
+                                                (kind & 2))) &&
                            smem <= (plan.stage ? HB_TD_MAX_SMEM_STAGED : HB_TD_MAX_SMEM);
             if (!ok && bad++ < 5)
                 fprintf(stderr,
@@ -727,6 +730,25 @@ static void test_rule(hb_context_t ctx)
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 16 && plan.chunks == 512 && plan.threads == 512 && plan.hint == 0 &&
           plan.prefetch == 2 && plan.vector == 1 && plan.cluster == 1);
+    /* Pairs of fp32 systems a thread: interleaved fp32 staged plans only (fp64, flat
+     * and unstaged plans drop them). */
+    static const struct {
+        const char *spec;
+        int interleaved, fp32, pairs;
+    } pair_cases[] = {{"pairs=1", 1, 1, 1},         {"pairs=1", 1, 0, 0},
+                      {"pairs=1", 0, 1, 0},         {"pairs=1,stage=0", 1, 1, 0},
+                      {"pairs=0", 1, 1, 0}};
+    for (size_t k = 0; k < sizeof pair_cases / sizeof *pair_cases; ++k) {
+        CHECK_OK(hb_gtsv_set_tuning(pair_cases[k].spec));
+        for (int m = 64; m <= HB_TD_MAX_PARTITION_M; m *= 2) {
+            p = plan_probe(m, pair_cases[k].interleaved,
+                           pair_cases[k].fp32 ? HB_FLOAT32 : HB_FLOAT64, 100);
+            CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+            CHECKF(plan.pairs == pair_cases[k].pairs, "'%s', m = %d, %s %s: pairs=%d",
+                   pair_cases[k].spec, m, pair_cases[k].interleaved ? "interleaved" : "flat",
+                   pair_cases[k].fp32 ? "fp32" : "fp64", plan.pairs);
+        }
+    }
     CHECK_OK(hb_gtsv_set_tuning(""));
     /* AUTO on the CPU is THOMAS; partition above m = 8192 and a NULL plan are refused. */
     p = plan_probe(512, 0, HB_FLOAT64, 100);

@@ -44,7 +44,7 @@ static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_proble
 /* Process-wide override (0 = the rule's value), for measurements: set by
  * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
 typedef struct {
-    int rows, threads, ahead, hint, prefetch, vector, cluster, stage, persist;
+    int rows, threads, ahead, hint, prefetch, vector, cluster, stage, persist, pairs;
 } tuning_t;
 
 static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
@@ -63,20 +63,21 @@ static int parse_value(const char *v, const int *allowed, int n, int *out)
     return 0;
 }
 
-/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1" (any subset,
+/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1,pairs=1" (any subset,
  * any order; "" = none). */
 static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
                      hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
                      vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16}, stage[] = {0, 1},
-                     persist[] = {0, 1};
+                     persist[] = {0, 1}, pairs[] = {0, 1};
     memset(t, 0, sizeof *t);
     t->hint = -1;
     t->prefetch = -1;
     t->vector = -1;
     t->stage = -1;
     t->persist = -1;
+    t->pairs = -1;
     const char *c = spec;
     while (c && *c) {
         int ok = 0;
@@ -92,11 +93,12 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "stage=", 6) == 0) ok = parse_value(c + 6, stage, 2, &t->stage);
         else if (strncmp(c, "persist=", 8) == 0)
             ok = parse_value(c + 8, persist, 2, &t->persist);
+        else if (strncmp(c, "pairs=", 6) == 0) ok = parse_value(c + 6, pairs, 2, &t->pairs);
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
                            "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
-                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1, persist=0|1",
+                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1, persist=0|1, pairs=0|1",
                            fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
@@ -215,6 +217,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->cluster = 1;
     plan->stage = 0;
     plan->persist = 0;
+    plan->pairs = 0;
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
         /* x written a warp's contiguous spans at a time: fp64 m = 256..8192 and fp32
@@ -327,6 +330,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     if (t.cluster) plan->cluster = t.cluster;
     if (t.stage >= 0) plan->stage = t.stage;
     if (t.persist >= 0) plan->persist = t.persist;
+    if (t.pairs >= 0) plan->pairs = t.pairs;
     plan->chunks = hb_td_chunks_for(p->m, plan->rows);
     /* A cluster's blocks hold P / K chunks of each system, at least one. */
     if (plan->cluster > plan->chunks) plan->cluster = plan->chunks;
@@ -340,9 +344,11 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     /* Clusters: the shared memory grows with the cluster's interface rows (6 K
      * values a system, G = threads K / P systems); where it would pass the most a
      * plan may ask, fewer threads (down to 128, and P / K), else fewer blocks. */
+    /* Pairs of fp32 systems a thread: a value of 8 bytes, G counting pairs. */
+    if (p->precision != HB_FLOAT32 || p->layout != HB_LAYOUT_INTERLEAVED) plan->pairs = 0;
     const int esize = p->precision == HB_FLOAT32 ? (int)sizeof(float) : (int)sizeof(double);
     while (plan->cluster > 1) {
-        if (plan_smem(plan, esize, 0) <= HB_TD_MAX_SMEM) break;
+        if (plan_smem(plan, plan->pairs ? 2 * esize : esize, 0) <= HB_TD_MAX_SMEM) break;
         if (plan->threads > 128 && plan->threads / 2 >= plan->chunks / plan->cluster) {
             plan->threads /= 2;
         } else {
@@ -355,12 +361,15 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
      * too large for a block's shared memory takes 4 rows ahead, else no staging. */
     if (p->layout != HB_LAYOUT_INTERLEAVED || hb_td_chunks_per_thread(plan) != 1)
         plan->stage = 0;
-    for (int tries = 0; plan->stage && tries < 2; ++tries) {
-        if (plan_smem(plan, esize, hb_td_stage_rows(plan, 1)) <= HB_TD_MAX_SMEM_STAGED) break;
+    for (int tries = 0; plan->stage && tries < 3; ++tries) {
+        const int value = plan->pairs ? 2 * esize : esize;
+        if (plan_smem(plan, value, hb_td_stage_rows(plan, 1)) <= HB_TD_MAX_SMEM_STAGED) break;
         if (plan->ahead > 4) plan->ahead = 4;
+        else if (plan->pairs) plan->pairs = 0;
         else plan->stage = 0;
     }
-    if (!plan->stage) plan->persist = 0; /* persistent blocks prefetch through the ring */
+    /* Persistent blocks prefetch through the ring; pairs are staged kernels only. */
+    if (!plan->stage) plan->persist = plan->pairs = 0;
     return HB_SUCCESS;
 }
 
@@ -454,9 +463,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     else if (ctx->backend == HB_BACKEND_CUDA)
         snprintf(text, size,
                  "partition rows=%d chunks=%d threads=%d ahead=%d hint=%d prefetch=%d "
-                 "vector=%d cluster=%d stage=%d persist=%d",
+                 "vector=%d cluster=%d stage=%d persist=%d pairs=%d",
                  plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                 plan.vector, plan.cluster, plan.stage, plan.persist);
+                 plan.vector, plan.cluster, plan.stage, plan.persist, plan.pairs);
     else if (plan.cluster > 1) /* the blocks a system: they change the arithmetic */
         snprintf(text, size, "partition rows=%d chunks=%d cluster=%d", plan.rows, plan.chunks,
                  plan.cluster);

@@ -82,6 +82,13 @@ typedef struct hb_gtsv_plan_s {
                             at once, each solving tiles of G systems in turn and copying the
                             next tile's first rows while it solves the reduced system of the
                             current one; 0 a block (cluster) a tile */
+    int pairs;           /* CUDA PARTITION, fp32 interleaved, staged: 1 a thread solves two
+                            adjacent systems, a value a pair of floats (8-byte copies; G
+                            counts pairs: a block holds 2 G systems, the shared memory and
+                            registers of an fp64 block), each system's arithmetic that of
+                            one system a thread; where the count and stride are even, the
+                            arrays 8-byte aligned and the sizes fixed, else the kernel of
+                            one system a thread runs the same plan. 0 one a thread */
 } hb_gtsv_plan_t;
 
 /* CUDA PARTITION: chunks a thread, 2 where the block has fewer threads than a

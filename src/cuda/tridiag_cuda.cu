@@ -33,6 +33,7 @@
  * are in the build log: `--resource-usage`).
  */
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 extern "C" {
 #include "core/status.h"
@@ -40,6 +41,48 @@ extern "C" {
 #include "cpu/tridiag_cpu.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
+
+/*
+ * Two adjacent fp32 systems a thread (plan->pairs): a value is a pair of floats, 8
+ * bytes, and every operation is done on both halves, each what the one-system kernel
+ * does for its system. The PARTITION arithmetic (tridiag_arith.h) is compiled a third
+ * time for it, so a block holds twice the systems in the registers and shared memory
+ * of an fp64 block.
+ */
+struct __align__(8) hb_pair {
+    float x, y;
+    hb_pair() = default;
+    __host__ __device__ __forceinline__ hb_pair(float v) : x(v), y(v) {}
+    __host__ __device__ __forceinline__ hb_pair(float a, float b) : x(a), y(b) {}
+};
+__host__ __device__ __forceinline__ hb_pair operator+(hb_pair a, hb_pair b)
+{
+    return hb_pair(a.x + b.x, a.y + b.y);
+}
+__host__ __device__ __forceinline__ hb_pair operator-(hb_pair a, hb_pair b)
+{
+    return hb_pair(a.x - b.x, a.y - b.y);
+}
+__host__ __device__ __forceinline__ hb_pair operator*(hb_pair a, hb_pair b)
+{
+    return hb_pair(a.x * b.x, a.y * b.y);
+}
+__host__ __device__ __forceinline__ hb_pair operator/(hb_pair a, hb_pair b)
+{
+    return hb_pair(a.x / b.x, a.y / b.y);
+}
+__host__ __device__ __forceinline__ hb_pair operator-(hb_pair a) { return hb_pair(-a.x, -a.y); }
+__host__ __device__ __forceinline__ hb_pair &operator*=(hb_pair &a, hb_pair b)
+{
+    return a = a * b;
+}
+extern "C++" {
+#define HB_TD_FN(name) name
+#define real_t hb_pair
+#include "cpu/tridiag_arith.h"
+#undef real_t
+#undef HB_TD_FN
+}
 
 #define PARTITION_MAX_THREADS HB_TD_MAX_THREADS /* the largest partition block */
 #define THOMAS_THREADS 128
@@ -92,6 +135,20 @@ __device__ __forceinline__ real_t load(const void *a, size_t e)
 LOAD_HINT(float, "f32", "f")
 LOAD_HINT(double, "f64", "d")
 #undef LOAD_HINT
+
+__device__ __forceinline__ hb_pair load_hint(const hb_pair *ptr, int hint)
+{
+    hb_pair v;
+    if (hint == 1)
+        asm volatile("ld.global.L2::128B.v2.f32 {%0, %1}, [%2];"
+                     : "=f"(v.x), "=f"(v.y)
+                     : "l"(ptr));
+    else
+        asm volatile("ld.global.L2::256B.v2.f32 {%0, %1}, [%2];"
+                     : "=f"(v.x), "=f"(v.y)
+                     : "l"(ptr));
+    return v;
+}
 
 /* load() with the hint (0: none). */
 template <typename storage, typename real_t>
@@ -159,6 +216,13 @@ __device__ __forceinline__ void load_vector(const void *array, size_t e, double 
     out[1] = v.y;
 }
 
+__device__ __forceinline__ void load_vector(const void *array, size_t e, hb_pair *out)
+{
+    const float4 v = *((const float4 *)((const hb_pair *)array + e));
+    out[0] = hb_pair(v.x, v.y);
+    out[1] = hb_pair(v.z, v.w);
+}
+
 /* 16 bytes of v (4 floats or 2 doubles) to dst (aligned). */
 __device__ __forceinline__ void pack16(void *dst, const float *v)
 {
@@ -168,6 +232,11 @@ __device__ __forceinline__ void pack16(void *dst, const float *v)
 __device__ __forceinline__ void pack16(void *dst, const double *v)
 {
     *(double2 *)dst = make_double2(v[0], v[1]);
+}
+
+__device__ __forceinline__ void pack16(void *dst, const hb_pair *v)
+{
+    *(float4 *)dst = make_float4(v[0].x, v[0].y, v[1].x, v[1].y);
 }
 
 /* Mode 4 stores: a warp's 32 chunks are contiguous (flat layout, one system,
@@ -305,6 +374,16 @@ LOAD_CLUSTER(double, "f64", "d")
 LOAD_CLUSTER(float, "f32", "f")
 LOAD_CLUSTER(int, "s32", "r")
 #undef LOAD_CLUSTER
+
+__device__ __forceinline__ hb_pair load_cluster(const hb_pair *local, int rank)
+{
+    hb_pair v;
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];"
+                 : "=f"(v.x), "=f"(v.y)
+                 : "r"(cluster_address(local, rank))
+                 : "memory");
+    return v;
+}
 
 /* Every thread of the cluster, its shared-memory writes visible to the others'
  * reads after it; split in two, the arrival (after this block's last read of the
@@ -829,6 +908,15 @@ PARTITION_KERNELS(8, 8, 1, 4, _k, 1)
 PARTITION_KERNELS(8, 8, 1, 8, _k, 1)
 PARTITION_KERNELS(16, 16, 1, 4, _k, 1)
 PARTITION_KERNELS(16, 16, 1, 8, _k, 1)
+/* Pairs of fp32 systems a thread (_p): staged only, one chunk of 8 or 16 rows a thread,
+ * clustered or not. */
+#define PARTITION_PAIR_KERNELS(SHAPE, L, AHEAD)                                              \
+    PARTITION_KERNEL(SHAPE, L, 1, AHEAD, 5, p, hb_pair, , 0)                                 \
+    PARTITION_KERNEL(SHAPE, L, 1, AHEAD, 5, p, hb_pair, _k, 1)
+PARTITION_PAIR_KERNELS(8, 8, 4)
+PARTITION_PAIR_KERNELS(8, 8, 8)
+PARTITION_PAIR_KERNELS(16, 16, 4)
+PARTITION_PAIR_KERNELS(16, 16, 8)
 
 typedef void (*partition_kernel_t)(const gtsv_args_t);
 #define PARTITION_ROW(SHAPE, AHEAD, K)                                                       \
@@ -847,6 +935,10 @@ static const partition_kernel_t partition_kernels[3][2][6][2] = {
 static const partition_kernel_t partition_cluster_kernels[2][2][6][2] = {
     {PARTITION_ROW(8, 4, _k), PARTITION_ROW(8, 8, _k)},
     {PARTITION_ROW(16, 4, _k), PARTITION_ROW(16, 8, _k)}};
+/* [shape: 8, 16][ahead == 8][clustered]. */
+static const partition_kernel_t partition_pair_kernels[2][2][2] = {
+    {{partition_8_4_5_p, partition_8_4_5_p_k}, {partition_8_8_5_p, partition_8_8_5_p_k}},
+    {{partition_16_4_5_p, partition_16_4_5_p_k}, {partition_16_8_5_p, partition_16_8_5_p_k}}};
 
 /* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
 template <typename storage>
@@ -957,6 +1049,18 @@ static cudaError_t resident_tiles(const void *kernel, int threads, size_t smem, 
     return err;
 }
 
+/* G systems per block (per cluster of K blocks, each holding P / K chunks of each): the
+ * plan's block size (at least P / K), at least one system, no more systems than the
+ * batch has (rounded to a power of two). */
+static int plan_groups(const hb_gtsv_plan_t *plan, int count)
+{
+    const int K = plan->cluster > 1 ? plan->cluster : 1;
+    int groups = plan->threads * K / plan->chunks;
+    if (groups < 1) groups = 1;
+    while (groups > 1 && groups / 2 >= count) groups /= 2;
+    return groups;
+}
+
 static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *plan)
 {
     gtsv_args_t a;
@@ -975,23 +1079,35 @@ static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *p
     a.chunks = plan->chunks;
     a.prefetch = plan->prefetch;
     a.cluster = plan->cluster > 1 ? plan->cluster : 1;
-    /* G systems per block (per cluster of K blocks, each holding P / K chunks of
-     * each): the plan's block size (at least P / K), at least one system, no more
-     * systems than the batch has (rounded to a power of two). */
-    int groups = 1;
-    if (plan->algo == HB_GTSV_ALGO_PARTITION) {
-        groups = plan->threads * a.cluster / plan->chunks;
-        if (groups < 1) groups = 1;
-        while (groups > 1 && groups / 2 >= p->batch_count) groups /= 2;
-    }
-    a.groups = groups;
+    a.groups = plan->algo == HB_GTSV_ALGO_PARTITION ? plan_groups(plan, a.count) : 1;
     a.work = (double *)p->buffer;
     return a;
 }
 
-static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int is_float,
+/* Pairs (plan->pairs): the same solve as count / 2 systems of 8-byte values (two
+ * adjacent fp32 systems each), where the pairs lie whole on 8 bytes: an even count
+ * and stride, aligned arrays, one size for all (a pair's halves share their rows). */
+static int pairs_fit(const gtsv_args_t *a)
+{
+    const uintptr_t any = (uintptr_t)a->dl | (uintptr_t)a->d | (uintptr_t)a->du |
+                          (uintptr_t)a->b | (uintptr_t)a->x;
+    return a->sys_fastest && !a->sizes && a->count % 2 == 0 && a->row_stride % 2 == 0 &&
+           any % 8 == 0;
+}
+
+static gtsv_args_t pair_args(const gtsv_args_t *a, const hb_gtsv_plan_t *plan)
+{
+    gtsv_args_t q = *a;
+    q.count = a->count / 2;
+    q.row_stride = a->row_stride / 2;
+    q.groups = plan_groups(plan, q.count);
+    return q;
+}
+
+static hb_status_t launch(const gtsv_args_t *given, const hb_gtsv_plan_t *plan, int is_float,
                           cudaStream_t stream)
 {
+    const gtsv_args_t *a = given;
     if (plan->algo == HB_GTSV_ALGO_THOMAS) {
         const int blocks = ceil_div(a->count, THOMAS_THREADS);
         if (is_float)
@@ -999,13 +1115,19 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
         else
             thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
     } else {
-        const int C = hb_td_chunks_per_thread(plan), K = a->cluster, PL = a->chunks / K;
+        const int C = hb_td_chunks_per_thread(plan);
+        /* Staged (interleaved, one chunk a thread): rows through shared memory. */
+        const int ring = given->row_stride != 1 ? hb_td_stage_rows(plan, C) : 0;
+        /* Pairs of fp32 systems a thread where they fit; else one a thread, same plan. */
+        const int pairs = is_float && ring && plan->pairs && pairs_fit(given);
+        const gtsv_args_t paired = pairs ? pair_args(given, plan) : *given;
+        a = &paired;
+        const int K = a->cluster, PL = a->chunks / K;
         const int threads = a->groups * PL / C, tiles = ceil_div(a->count, a->groups);
         int blocks = tiles * K;
         const int shape = C == 2 ? 2 : plan->rows == 16;
-        const int esize = is_float ? (int)sizeof(float) : (int)sizeof(double);
-        /* Staged (interleaved, one chunk a thread): rows through shared memory. */
-        const int ring = a->row_stride != 1 ? hb_td_stage_rows(plan, C) : 0;
+        const int esize = pairs ? (int)sizeof(hb_pair)
+                          : is_float ? (int)sizeof(float) : (int)sizeof(double);
         const size_t smem =
             (size_t)hb_td_partition_smem(plan->rows, C, K, threads, a->groups, esize, ring);
         const size_t most = ring ? HB_TD_MAX_SMEM_STAGED : HB_TD_MAX_SMEM;
@@ -1016,8 +1138,9 @@ static hb_status_t launch(const gtsv_args_t *a, const hb_gtsv_plan_t *plan, int 
                          : plan->hint > 2                     ? 2
                                                               : plan->hint;
         const partition_kernel_t kernel =
-            K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
-                  : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
+            pairs   ? partition_pair_kernels[shape][plan->ahead == 8][K > 1]
+            : K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
+                    : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
         if (threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
             PL * K != a->chunks || PL > C * plan->threads || smem > most)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "

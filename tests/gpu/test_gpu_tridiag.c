@@ -41,12 +41,16 @@ typedef struct {
     int *dev_sizes;
 } case_t;
 
+/* The stride's excess over the count (interleaved) or m (flat): 0-2 at random, or this
+ * where it is 0 or more (the pairs' cases need even strides, and one odd). */
+static int stride_extra = -1;
+
 /* Host arrays of one case; padding (rows >= sizes[s], layout gaps) NaN. */
 static void make_case(case_t *c, int m, int count, int variable, hb_layout_t layout,
                       hb_precision_t prec)
 {
     memset(c, 0, sizeof *c);
-    const int extra = (int)(uniform() * 3.0);
+    const int extra = stride_extra >= 0 ? stride_extra : (int)(uniform() * 3.0);
     const int stride = (layout == HB_LAYOUT_INTERLEAVED ? count : m) + extra;
     c->esize = prec == HB_FLOAT32 ? sizeof(float) : sizeof(double);
     c->n = layout == HB_LAYOUT_INTERLEAVED ? (size_t)m * stride : (size_t)count * stride;
@@ -397,6 +401,38 @@ int main(void)
             CHECKF(strstr(plan, on ? "stage=1 persist=1" : "stage=1 persist=0") != NULL,
                    "tuning '%s', m = %d: plan '%s'", persistent[k], m, plan);
             run_cases(gpu, cpu, m, count);
+        }
+    }
+    /* Pairs of fp32 systems a thread (pairs=1): even counts and strides, so that the
+     * pair kernels run (alone and in clusters, 8- and 16-row chunks, 4 and 8 ahead,
+     * persistent and not, last tiles partly empty); then an odd stride and an odd
+     * count, and variable sizes, where the one-system kernels run the same plan. */
+    static const char *const paired[] = {
+        "pairs=1", "pairs=1,threads=256,cluster=4", "pairs=1,threads=512,cluster=8",
+        "pairs=1,rows=8,ahead=8", "pairs=1,ahead=8,cluster=2", "pairs=1,persist=0"};
+    static const int paired_shapes[][3] = {/* m, count, stride - count */
+                                           {64, 20002, 0},  {300, 3002, 2}, {1024, 2002, 0},
+                                           {2048, 302, 2},  {8192, 130, 0}, {512, 1000, 1},
+                                           {512, 1001, 0}};
+    for (size_t k = 0; k < sizeof paired / sizeof *paired; ++k) {
+        CHECK_OK(hb_gtsv_set_tuning(paired[k]));
+        printf("tuning %s\n", paired[k]);
+        for (size_t q = 0; q < sizeof paired_shapes / sizeof *paired_shapes; ++q) {
+            const int m = paired_shapes[q][0], count = paired_shapes[q][1];
+            const hb_gtsv_problem_t probe = {.precision = HB_FLOAT32,
+                                             .algo = HB_GTSV_ALGO_PARTITION,
+                                             .m = m,
+                                             .layout = HB_LAYOUT_INTERLEAVED,
+                                             .batch_count = count,
+                                             .batch_stride = count};
+            char plan[192];
+            CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
+            CHECKF(strstr(plan, "stage=1") && strstr(plan, "pairs=1"),
+                   "tuning '%s', m = %d: plan '%s'", paired[k], m, plan);
+            stride_extra = paired_shapes[q][2];
+            for (int variable = 0; variable <= 1; ++variable)
+                run_case(gpu, cpu, m, count, variable, HB_LAYOUT_INTERLEAVED, HB_FLOAT32);
+            stride_extra = -1;
         }
     }
     CHECK_OK(hb_gtsv_set_tuning(NULL));
