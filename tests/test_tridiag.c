@@ -615,7 +615,7 @@ static void test_rule(hb_context_t ctx)
         {2049, 1, 1, 16, 256, 256, 4, 1, 0, 0, 8},   {4096, 1, 1, 16, 256, 256, 4, 1, 0, 0, 8},
         {4097, 1, 1, 16, 512, 256, 4, 1, 0, 0, 16},  {8192, 1, 1, 16, 512, 256, 4, 1, 0, 0, 16}};
     static const hb_precision_t precs[] = {HB_FLOAT64, HB_FLOAT32};
-    static const int counts[] = {1, 200, 256000};
+    static const int counts[] = {1, 200, 256000}; /* fp32: 1 one system a thread */
     CHECK_OK(hb_gtsv_set_tuning("")); /* the rule, whatever HB_GTSV_TUNING says */
     hb_gtsv_plan_t plan;
     for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k)
@@ -625,6 +625,20 @@ static void test_rule(hb_context_t ctx)
                 if (c->fp32 >= 0 && c->fp32 != pi) continue;
                 const hb_gtsv_problem_t p = plan_probe(c->m, c->interleaved, precs[pi], counts[ci]);
                 CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+                /* fp32 interleaved with an even count (and stride) runs in pairs, and
+                 * above m = 128 in fp64's geometry: the fp64 row of the same m */
+                const int pairs = pi == 1 && c->interleaved && counts[ci] % 2 == 0;
+                if (pairs && c->m > 128 && c->fp32 == 1) {
+                    size_t w = 0;
+                    while (w < sizeof cases / sizeof *cases &&
+                           !(cases[w].m == c->m && cases[w].interleaved && cases[w].fp32 == 0))
+                        ++w;
+                    CHECKF(w < sizeof cases / sizeof *cases, "no fp64 row for m = %d", c->m);
+                    if (w < sizeof cases / sizeof *cases) c = &cases[w];
+                }
+                CHECKF(plan.pairs == pairs, "m = %d %s %s, %d systems: pairs=%d", c->m,
+                       c->interleaved ? "interleaved" : "flat", pi ? "fp32" : "fp64",
+                       counts[ci], plan.pairs);
                 CHECKF(plan.algo == HB_GTSV_ALGO_PARTITION && plan.rows == c->rows &&
                            plan.chunks == c->chunks && plan.threads == c->threads &&
                            plan.ahead == c->ahead && plan.hint == c->hint &&
@@ -695,7 +709,7 @@ static void test_rule(hb_context_t ctx)
     CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
     /* The override goes field by field over the rule; threads at least P. */
     CHECK_OK(hb_gtsv_set_tuning("rows=8"));
-    hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT32, 100);
+    hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT32, 101); /* odd: no pairs */
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
           plan.hint == 1 && plan.prefetch == 2);
@@ -715,7 +729,7 @@ static void test_rule(hb_context_t ctx)
     for (size_t k = 0; k < sizeof overrides / sizeof *overrides; ++k) {
         CHECK_OK(hb_gtsv_set_tuning(overrides[k].spec));
         p = plan_probe(overrides[k].m, overrides[k].interleaved,
-                       overrides[k].fp32 ? HB_FLOAT32 : HB_FLOAT64, 100);
+                       overrides[k].fp32 ? HB_FLOAT32 : HB_FLOAT64, 101);
         CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
         CHECKF(plan.rows == overrides[k].rows && plan.chunks == overrides[k].chunks &&
                    plan.threads == overrides[k].threads && plan.cluster == overrides[k].cluster &&

@@ -200,6 +200,16 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     return status;
 }
 
+/* Pairs of fp32 systems a thread (the plan's `pairs`): interleaved fp32 with an even
+ * count and stride and one size for all, so that every pair lies whole in 8 bytes (the
+ * launcher also checks the arrays' alignment, and else runs the same plan one system
+ * a thread). */
+static int pairs_fit(const hb_gtsv_problem_t *p)
+{
+    return p->precision == HB_FLOAT32 && p->layout == HB_LAYOUT_INTERLEAVED && !p->sizes &&
+           p->batch_count % 2 == 0 && p->batch_stride % 2 == 0;
+}
+
 /* The rule's plan for PARTITION: the best tuning of each measured shape of
  * the H100 variants runs (bench/results/tridiag-variants-h100-2026-11-22*.txt;
  * docs/tridiag.md, "The plan rule"), by layout, m and (interleaved m <= 128)
@@ -217,7 +227,9 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
     plan->cluster = 1;
     plan->stage = 0;
     plan->persist = 0;
-    plan->pairs = 0;
+    /* fp32 interleaved in pairs wherever they fit: 1.03-1.07x at m = 64, 128 x 256,000
+     * (bench/results/tridiag-variants-h100-2026-11-23g.txt), more above */
+    plan->pairs = pairs_fit(p);
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
         /* x written a warp's contiguous spans at a time: fp64 m = 256..8192 and fp32
@@ -257,6 +269,10 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
         }
     } else { /* 16-row chunks, the 128-byte L2 hint: G = 16 at m = 256 (256 threads), */
         plan->rows = 16; /* 16 and 8 at m = 512, 1024 (512 threads), then 4 */
+        /* Values of 8 bytes: fp64, and fp32 in pairs, which run fp64's geometry (G
+         * pairs a block: 1.05-1.26x the fp32 geometry alone at m = 256..8192; fp32
+         * without pairs keeps its own) */
+        const int wide = p->precision == HB_FLOAT64 || plan->pairs;
         plan->stage = 1;
         /* m > 256: persistent grids, blocks drawing tiles of systems and copying the
          * next one's first rows during a reduced solve: 1.02-1.10x (fp64), 1.03-1.06x
@@ -275,20 +291,20 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
          * three since session 20's 80-register cap: 56%). fp32 from m = 1025: clusters
          * of 8 (G = 16 at m = 2048: 1.08x clusters of 4 under the cap, 66.9 against
          * 61.9% at x 20,000, 1.04x at x 2,000) */
-        if (m > 2048 || (m > 1024 && p->precision == HB_FLOAT32)) {
-            plan->cluster = p->precision == HB_FLOAT32 && m > 4096 ? 16 : 8;
-            plan->threads = p->precision == HB_FLOAT64 ? 512 : 256;
-        } else if (m > 1024 && p->precision == HB_FLOAT64) {
+        if (m > 2048 || (m > 1024 && !wide)) {
+            plan->cluster = !wide && m > 4096 ? 16 : 8;
+            plan->threads = wide ? 512 : 256;
+        } else if (m > 1024 && wide) {
             /* staged fp64: clusters of 8 blocks of 256 threads (G = 16) at m = 2048,
              * 75% of copy against 54% for 512 threads alone (G = 4) */
             plan->cluster = 8;
             plan->threads = 256;
-        } else if (m > 256 && m <= 512 && p->precision == HB_FLOAT64) {
+        } else if (m > 256 && m <= 512 && wide) {
             /* fp64: clusters of 4 blocks of 256 threads, G = 32 (the blocks meet
              * twice a solve: cluster_reduced): 1.13x at 512 x 256,000 */
             plan->cluster = 4;
             plan->threads = 256;
-        } else if (m > 512 && p->precision == HB_FLOAT32) {
+        } else if (m > 512 && !wide) {
             /* fp32 (float arithmetic: fewer registers, more blocks a multiprocessor):
              * clusters of 4 blocks of 256 threads, G = 16 at m = 1024: 1.15x at
              * x 20,000 (fp64 loses: 0.54-0.58x) */
