@@ -600,7 +600,7 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
                             hb_gtsv_algo_t *algo);
 /* The algorithm and, for partition, the kernel shape a solve of this problem
  * runs, as text ("partition rows=8 chunks=8 threads=256 ahead=8 hint=0 prefetch=0 vector=0
- * cluster=1 stage=1 persist=0"). */
+ * cluster=1 stage=1 persist=0 pairs=0"). */
 hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem, char *text,
                              size_t size);
 /*
@@ -621,7 +621,9 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * thread, with the 128-byte L2 hint; 0: loads into registers), persist=0|1 (staged
  * plans: no more blocks than are resident at once, each drawing tiles of systems in
  * turn and copying the next tile's first rows during a reduced solve; 0: a block a
- * tile);
+ * tile), pairs=0|1 (staged fp32 interleaved plans: a thread solves two adjacent
+ * systems as 8-byte pairs of floats where the count and stride are even, the arrays
+ * 8-byte aligned and the sizes fixed; else one a thread, same plan);
  * "" is the rule itself. Until a call, and after a call with NULL, the
  * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
  * rows also applies to the CPU partition solver (the GPU kernel's twin).

@@ -299,9 +299,12 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
              * 75% of copy against 54% for 512 threads alone (G = 4) */
             plan->cluster = 8;
             plan->threads = 256;
-        } else if (m > 256 && m <= 512 && wide) {
+        } else if (m > 256 && m <= 512 && p->precision == HB_FLOAT64) {
             /* fp64: clusters of 4 blocks of 256 threads, G = 32 (the blocks meet
-             * twice a solve: cluster_reduced): 1.13x at 512 x 256,000 */
+             * twice a solve: cluster_reduced): 1.13x at 512 x 256,000; fp32 pairs
+             * run as fast in one block of 512 (91.5 against 92.1% of copy), without
+             * the interface solve's rounding (1.3e-5 against 3e-6 in the accuracy
+             * table, tridiag-h100-2026-11-23g) */
             plan->cluster = 4;
             plan->threads = 256;
         } else if (m > 512 && !wide) {
