@@ -68,7 +68,7 @@ static int parse_value(const char *v, const int *allowed, int n, int *out)
 static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
-                     hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2, 3},
+                     hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
                      vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16}, stage[] = {0, 1},
                      persist[] = {0, 1}, pairs[] = {0, 1};
     memset(t, 0, sizeof *t);
@@ -86,7 +86,7 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "ahead=", 6) == 0) ok = parse_value(c + 6, ahead, 2, &t->ahead);
         else if (strncmp(c, "hint=", 5) == 0) ok = parse_value(c + 5, hint, 3, &t->hint);
         else if (strncmp(c, "prefetch=", 9) == 0)
-            ok = parse_value(c + 9, prefetch, 4, &t->prefetch);
+            ok = parse_value(c + 9, prefetch, 3, &t->prefetch);
         else if (strncmp(c, "vector=", 7) == 0) ok = parse_value(c + 7, vector, 3, &t->vector);
         else if (strncmp(c, "cluster=", 8) == 0)
             ok = parse_value(c + 8, cluster, 5, &t->cluster);
@@ -97,7 +97,7 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
-                           "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2|3, "
+                           "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
                            "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1, persist=0|1, pairs=0|1",
                            fn, spec);
         c = strchr(c, ',');

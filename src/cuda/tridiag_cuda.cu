@@ -710,26 +710,6 @@ __device__ __forceinline__ void partition_tile(const gtsv_args_t &a, const int L
             copy_async_commit();
         }
         prefetched = F;
-        /* prefetch = 3: the next tile's other rows asked of L2 as well, one request a
-         * 32-byte sector (by the thread whose value starts it), so that memory stays
-         * busy through the reduced solve and the next tile's loads hit L2. */
-        if (a.prefetch == 3 && ns < a.count) {
-            const size_t esize = sizeof(real_t);
-            const char *arrays[4] = {(const char *)a.dl, (const char *)a.d, (const char *)a.du,
-                                     (const char *)a.b};
-#pragma unroll 1
-            for (int q = F; q < L; ++q) {
-                const int i = j * L + q;
-                if (i >= ntouched) break;
-                const size_t e = nbase + (size_t)i * a.row_stride;
-#pragma unroll
-                for (int c = 0; c < 4; ++c) {
-                    const char *ptr = arrays[c] + e * esize;
-                    if (((size_t)ptr & 31) < esize || g == 0)
-                        asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
-                }
-            }
-        }
     }
 #undef RING_SLOT
 
