@@ -415,6 +415,25 @@ __device__ __forceinline__ real_t reduced_value(const real_t *smem, int rows, in
     return smem[v * rows + reduced_index(q, PL, G, g, sys_fastest)];
 }
 
+/* A reduced row {a, 1, c, d}, by value. */
+template <typename real_t> struct row4 {
+    real_t v[4];
+};
+
+/* Clusters: the chunk start row at index q of S (planes a, c, d of nt values), read back
+ * where it is needed rather than held in registers through the reduced solve (the 8
+ * registers of an fp64 row were what the clustered fp64 kernels spilled). */
+template <typename real_t>
+__device__ __forceinline__ row4<real_t> start_row(const real_t *S, int q, int nt)
+{
+    row4<real_t> r;
+    r.v[0] = S[q];
+    r.v[1] = (real_t)1;
+    r.v[2] = S[nt + q];
+    r.v[3] = S[2 * nt + q];
+    return r;
+}
+
 /*
  * Clusters: the reduced solve of block `rank` of K (chunks [rank PL, (rank + 1) PL)
  * of each of G systems; this thread chunk rank PL + jl of system g) with the
@@ -477,7 +496,7 @@ __device__ __forceinline__ void cluster_reduced(real_t *smem, int K, int rank, i
     /* The block's interface rows, {R, P, Q, Z, U, W} a system, plane by plane. */
     if (jl == 0) {
         real_t rpq[3];
-        hb_td_interface_start(own, e, rpq);
+        hb_td_interface_start(start_row(S, AT(jl), nt).v, e, rpq);
         I[g] = rpq[0];
         I[G + g] = rpq[1];
         I[2 * G + g] = rpq[2];
@@ -504,9 +523,10 @@ __device__ __forceinline__ void cluster_reduced(real_t *smem, int K, int rank, i
     __syncthreads();
     const real_t xl = X[6 * G * K + g], xr = X[6 * G * K + G + g];
     const real_t last = hb_td_spike_value(e, xl, xr);
-    S[AT(jl)] = last; /* S was last read by the cyclic-reduction step */
+    const row4<real_t> start = start_row(S, AT(jl), nt); /* before x overwrites it */
+    S[AT(jl)] = last;
     __syncthreads();
-    own[3] = hb_td_reduced_start(own, jl > 0 ? S[AT(jl - 1)] : xl, last);
+    own[3] = hb_td_reduced_start(start.v, jl > 0 ? S[AT(jl - 1)] : xl, last);
     own[7] = last;
 #undef AT
 }
