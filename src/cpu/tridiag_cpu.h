@@ -98,6 +98,13 @@ HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
     return plan->cluster <= 1 && plan->chunks > plan->threads ? 2 : 1;
 }
 
+/* CUDA PARTITION: values a thread stashes in shared memory during the PCR, its chunks'
+ * spike columns a'[1..L-2], where it holds 16 rows (one 16-row chunk, two 8-row ones). */
+HB_TD_INLINE int hb_td_stash_values(int L, int C)
+{
+    return L * C == 16 ? C * (L - 2) : 0;
+}
+
 /* CUDA PARTITION in clusters: where a block's shared-memory areas start, in
  * values of `esize` bytes, for `threads` threads (one L-row chunk each) holding G
  * systems, K blocks a cluster: the chunk starts (3 values a chunk) from 0, later x
@@ -118,7 +125,7 @@ HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esi
     const int copies = (6 * K + 2) * G, in_ends = copies <= 10 * threads;
     at->ends = 3 * threads;
     at->stash = at->ends + 10 * threads;
-    const int stash_end = at->stash + (L == 16 ? L - 2 : 0) * threads;
+    const int stash_end = at->stash + hb_td_stash_values(L, 1) * threads;
     at->copies = in_ends ? at->ends : stash_end;
     const int past = in_ends ? stash_end : stash_end + copies;
     const int staged = 64 * threads / esize;
@@ -150,7 +157,7 @@ HB_TD_INLINE int hb_td_stage_prefetch_rows(int L, int K, int threads, int G, int
         hb_td_cluster_layout(L, threads, G, K, esize, &at);
         used = at.total - at.stash;
     } else {
-        used = (L == 16 ? L - 2 : 0) * threads;
+        used = hb_td_stash_values(L, 1) * threads;
     }
     const int first_free = (used + 4 * threads - 1) / (4 * threads);
     return first_free < R ? R - first_free : 0;
@@ -176,7 +183,7 @@ HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, i
         total = at.total;
         stash = at.stash;
     } else {
-        const int values = 8 * C + (L * C == 16 ? C * (L - 2) : 0);
+        const int values = 8 * C + hb_td_stash_values(L, C);
         total = threads * (values * esize > 64 ? values : 64 / esize);
         stash = 8 * C * threads; /* past the reduced rows: 4 values of 2 rows a chunk */
     }

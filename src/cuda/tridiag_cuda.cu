@@ -904,7 +904,7 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     {                                                                                        \
         partition_body<REAL>(a, L, C, AHEAD, MODE, CLUSTERED);                               \
     }
-#define PARTITION_KERNELS(SHAPE, L, C, AHEAD, K, CLUSTERED)                                  \
+#define PARTITION_UNSTAGED_KERNELS(SHAPE, L, C, AHEAD, K, CLUSTERED)                         \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, d, double, K, CLUSTERED)                         \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 0, s, float, K, CLUSTERED)                          \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 1, d, double, K, CLUSTERED)                         \
@@ -914,15 +914,18 @@ __device__ __forceinline__ void partition_body(const gtsv_args_t &a, const int L
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, d, double, K, CLUSTERED)                         \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 3, s, float, K, CLUSTERED)                          \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, d, double, K, CLUSTERED)                         \
-    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, float, K, CLUSTERED)                          \
+    PARTITION_KERNEL(SHAPE, L, C, AHEAD, 4, s, float, K, CLUSTERED)
+#define PARTITION_KERNELS(SHAPE, L, C, AHEAD, K, CLUSTERED)                                  \
+    PARTITION_UNSTAGED_KERNELS(SHAPE, L, C, AHEAD, K, CLUSTERED)                             \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 5, d, double, K, CLUSTERED)                         \
     PARTITION_KERNEL(SHAPE, L, C, AHEAD, 5, s, float, K, CLUSTERED)
 PARTITION_KERNELS(8, 8, 1, 4, , 0)
 PARTITION_KERNELS(8, 8, 1, 8, , 0)
 PARTITION_KERNELS(16, 16, 1, 4, , 0)
 PARTITION_KERNELS(16, 16, 1, 8, , 0)
-PARTITION_KERNELS(8x2, 8, 2, 4, , 0)
-PARTITION_KERNELS(8x2, 8, 2, 8, , 0)
+/* Two chunks a thread are never staged (hb_td_stage_rows): no mode 5. */
+PARTITION_UNSTAGED_KERNELS(8x2, 8, 2, 4, , 0)
+PARTITION_UNSTAGED_KERNELS(8x2, 8, 2, 8, , 0)
 /* Clustered (_k): one chunk a thread, 8 or 16 rows. */
 PARTITION_KERNELS(8, 8, 1, 4, _k, 1)
 PARTITION_KERNELS(8, 8, 1, 8, _k, 1)
@@ -939,18 +942,21 @@ PARTITION_PAIR_KERNELS(16, 16, 4)
 PARTITION_PAIR_KERNELS(16, 16, 8)
 
 typedef void (*partition_kernel_t)(const gtsv_args_t);
+#define PARTITION_UNSTAGED_ROW(SHAPE, AHEAD, K)                                              \
+    {partition_##SHAPE##_##AHEAD##_0_d##K, partition_##SHAPE##_##AHEAD##_0_s##K},            \
+        {partition_##SHAPE##_##AHEAD##_1_d##K, partition_##SHAPE##_##AHEAD##_1_s##K},        \
+        {partition_##SHAPE##_##AHEAD##_2_d##K, partition_##SHAPE##_##AHEAD##_2_s##K},        \
+        {partition_##SHAPE##_##AHEAD##_3_d##K, partition_##SHAPE##_##AHEAD##_3_s##K},        \
+        {partition_##SHAPE##_##AHEAD##_4_d##K, partition_##SHAPE##_##AHEAD##_4_s##K}
 #define PARTITION_ROW(SHAPE, AHEAD, K)                                                       \
-    {{partition_##SHAPE##_##AHEAD##_0_d##K, partition_##SHAPE##_##AHEAD##_0_s##K},           \
-     {partition_##SHAPE##_##AHEAD##_1_d##K, partition_##SHAPE##_##AHEAD##_1_s##K},           \
-     {partition_##SHAPE##_##AHEAD##_2_d##K, partition_##SHAPE##_##AHEAD##_2_s##K},           \
-     {partition_##SHAPE##_##AHEAD##_3_d##K, partition_##SHAPE##_##AHEAD##_3_s##K},           \
-     {partition_##SHAPE##_##AHEAD##_4_d##K, partition_##SHAPE##_##AHEAD##_4_s##K},           \
+    {PARTITION_UNSTAGED_ROW(SHAPE, AHEAD, K),                                                \
      {partition_##SHAPE##_##AHEAD##_5_d##K, partition_##SHAPE##_##AHEAD##_5_s##K}}
-/* [shape: 8, 16, 8x2][ahead == 8][mode][is_float]. */
+/* [shape: 8, 16, 8x2][ahead == 8][mode][is_float]; NULL: not compiled (8x2 staged). */
 static const partition_kernel_t partition_kernels[3][2][6][2] = {
     {PARTITION_ROW(8, 4, ), PARTITION_ROW(8, 8, )},
     {PARTITION_ROW(16, 4, ), PARTITION_ROW(16, 8, )},
-    {PARTITION_ROW(8x2, 4, ), PARTITION_ROW(8x2, 8, )}};
+    {{PARTITION_UNSTAGED_ROW(8x2, 4, ), {NULL, NULL}},
+     {PARTITION_UNSTAGED_ROW(8x2, 8, ), {NULL, NULL}}}};
 /* [shape: 8, 16][ahead == 8][mode][is_float]. */
 static const partition_kernel_t partition_cluster_kernels[2][2][6][2] = {
     {PARTITION_ROW(8, 4, _k), PARTITION_ROW(8, 8, _k)},
@@ -1161,7 +1167,7 @@ static hb_status_t launch(const gtsv_args_t *given, const hb_gtsv_plan_t *plan, 
             pairs   ? partition_pair_kernels[shape][plan->ahead == 8][K > 1]
             : K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
                     : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
-        if (threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
+        if (!kernel || threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
             PL * K != a->chunks || PL > C * plan->threads || smem > most)
             return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
                            "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
