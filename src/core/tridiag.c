@@ -63,8 +63,8 @@ static int parse_value(const char *v, const int *allowed, int n, int *out)
     return 0;
 }
 
-/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1,pairs=1" (any subset,
- * any order; "" = none). */
+/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1,pairs=1"
+ * (any subset, any order; "" = none). */
 static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
@@ -360,12 +360,12 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     int fewest = per_block < HB_TD_MAX_THREADS ? per_block : HB_TD_MAX_THREADS;
     if (plan->cluster == 1 && plan->rows == 8 && plan->chunks >= 2) fewest = plan->chunks / 2;
     if (plan->threads < fewest) plan->threads = fewest;
+    /* Pairs of fp32 systems a thread: values of 8 bytes, G counting pairs. */
+    if (p->precision != HB_FLOAT32 || p->layout != HB_LAYOUT_INTERLEAVED) plan->pairs = 0;
+    const int esize = p->precision == HB_FLOAT32 ? (int)sizeof(float) : (int)sizeof(double);
     /* Clusters: the shared memory grows with the cluster's interface rows (6 K
      * values a system, G = threads K / P systems); where it would pass the most a
      * plan may ask, fewer threads (down to 128, and P / K), else fewer blocks. */
-    /* Pairs of fp32 systems a thread: a value of 8 bytes, G counting pairs. */
-    if (p->precision != HB_FLOAT32 || p->layout != HB_LAYOUT_INTERLEAVED) plan->pairs = 0;
-    const int esize = p->precision == HB_FLOAT32 ? (int)sizeof(float) : (int)sizeof(double);
     while (plan->cluster > 1) {
         if (plan_smem(plan, plan->pairs ? 2 * esize : esize, 0) <= HB_TD_MAX_SMEM) break;
         if (plan->threads > 128 && plan->threads / 2 >= plan->chunks / plan->cluster) {

@@ -253,10 +253,11 @@ static void run_cases(hb_context_t gpu, hb_context_t cpu, int m, int count)
                          prec ? HB_FLOAT32 : HB_FLOAT64);
 }
 
-/* The plan text of an fp64 interleaved partition solve of m x count on the GPU. */
-static void describe_interleaved(hb_context_t gpu, int m, int count, char *plan, size_t size)
+/* The plan text of an interleaved partition solve of m x count on the GPU. */
+static void describe_interleaved(hb_context_t gpu, hb_precision_t prec, int m, int count,
+                                 char *plan, size_t size)
 {
-    const hb_gtsv_problem_t probe = {.precision = HB_FLOAT64,
+    const hb_gtsv_problem_t probe = {.precision = prec,
                                      .algo = HB_GTSV_ALGO_PARTITION,
                                      .m = m,
                                      .layout = HB_LAYOUT_INTERLEAVED,
@@ -334,7 +335,7 @@ int main(void)
              * chunks above m = 128; 8-row chunks at m = 8192 run two a thread). */
             const int m = tuned_shapes[q][0];
             char plan[192];
-            describe_interleaved(gpu, m, tuned_shapes[q][1], plan, sizeof plan);
+            describe_interleaved(gpu, HB_FLOAT64, m, tuned_shapes[q][1], plan, sizeof plan);
             /* clusters: the tuning's K (else the rule's, fp64: 4 at m = 257..512, 8
              * above 1024), or P where a system has fewer chunks */
             const char *kt = strstr(tunings[k], "cluster="), *kp = strstr(plan, "cluster=");
@@ -396,7 +397,7 @@ int main(void)
         for (size_t q = 0; q < sizeof persistent_shapes / sizeof *persistent_shapes; ++q) {
             const int m = persistent_shapes[q][0], count = persistent_shapes[q][1];
             char plan[192];
-            describe_interleaved(gpu, m, count, plan, sizeof plan);
+            describe_interleaved(gpu, HB_FLOAT64, m, count, plan, sizeof plan);
             const int on = strstr(persistent[k], "persist=1") != NULL;
             CHECKF(strstr(plan, on ? "stage=1 persist=1" : "stage=1 persist=0") != NULL,
                    "tuning '%s', m = %d: plan '%s'", persistent[k], m, plan);
@@ -419,14 +420,8 @@ int main(void)
         printf("tuning %s\n", paired[k]);
         for (size_t q = 0; q < sizeof paired_shapes / sizeof *paired_shapes; ++q) {
             const int m = paired_shapes[q][0], count = paired_shapes[q][1];
-            const hb_gtsv_problem_t probe = {.precision = HB_FLOAT32,
-                                             .algo = HB_GTSV_ALGO_PARTITION,
-                                             .m = m,
-                                             .layout = HB_LAYOUT_INTERLEAVED,
-                                             .batch_count = count,
-                                             .batch_stride = count};
             char plan[192];
-            CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, sizeof plan));
+            describe_interleaved(gpu, HB_FLOAT32, m, count, plan, sizeof plan);
             CHECKF(strstr(plan, "stage=1") && strstr(plan, "pairs=1"),
                    "tuning '%s', m = %d: plan '%s'", paired[k], m, plan);
             stride_extra = paired_shapes[q][2];
