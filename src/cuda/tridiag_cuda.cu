@@ -1133,7 +1133,14 @@ static gtsv_args_t pair_args(const gtsv_args_t *a, const hb_gtsv_plan_t *plan)
 static hb_status_t launch(const gtsv_args_t *given, const hb_gtsv_plan_t *plan, int is_float,
                           cudaStream_t stream)
 {
-    const gtsv_args_t *a = given;
+    /* Staged (interleaved, one chunk a thread): rows through shared memory. */
+    const int C = hb_td_chunks_per_thread(plan);
+    const int ring = plan->algo == HB_GTSV_ALGO_PARTITION && given->row_stride != 1
+                         ? hb_td_stage_rows(plan, C)
+                         : 0;
+    /* Pairs of fp32 systems a thread where they fit; else one a thread, same plan. */
+    const int pairs = is_float && ring && plan->pairs && pairs_fit(given);
+    const gtsv_args_t run = pairs ? pair_args(given, plan) : *given, *a = &run;
     if (plan->algo == HB_GTSV_ALGO_THOMAS) {
         const int blocks = ceil_div(a->count, THOMAS_THREADS);
         if (is_float)
@@ -1141,13 +1148,6 @@ static hb_status_t launch(const gtsv_args_t *given, const hb_gtsv_plan_t *plan, 
         else
             thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
     } else {
-        const int C = hb_td_chunks_per_thread(plan);
-        /* Staged (interleaved, one chunk a thread): rows through shared memory. */
-        const int ring = given->row_stride != 1 ? hb_td_stage_rows(plan, C) : 0;
-        /* Pairs of fp32 systems a thread where they fit; else one a thread, same plan. */
-        const int pairs = is_float && ring && plan->pairs && pairs_fit(given);
-        const gtsv_args_t paired = pairs ? pair_args(given, plan) : *given;
-        a = &paired;
         const int K = a->cluster, PL = a->chunks / K;
         const int threads = a->groups * PL / C, tiles = ceil_div(a->count, a->groups);
         int blocks = tiles * K;
