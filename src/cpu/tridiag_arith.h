@@ -5,8 +5,8 @@
  * functions: in C the float ones end in _f (hb_td_chunk_forward_f); in C++ (the
  * CUDA kernels) both are overloads of one name. No include guard: on purpose.
  */
-#if !defined(real_t) || !defined(HB_TD_FN)
-#error "tridiag_arith.h is included by tridiag_cpu.h, with real_t and HB_TD_FN defined"
+#if !defined(real_t) || !defined(HB_TD_FN) || !defined(HB_TD_INTERFACE_LOOP)
+#error "tridiag_arith.h is included by tridiag_cpu.h: real_t, HB_TD_FN, HB_TD_INTERFACE_LOOP"
 #endif
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */
@@ -173,6 +173,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_interface_start)(const real_t *start, const rea
 HB_TD_INLINE void HB_TD_FN(hb_td_interface_forward)(int K, real_t *rows, int stride)
 {
     real_t g2 = (real_t)0, h2 = (real_t)0; /* e_{r-1} = g2 - h2 s_r */
+    HB_TD_INTERFACE_LOOP /* unroll 1 or none, by precision: tridiag_cpu.h */
     for (int r = 0; r < K; ++r) {
         real_t *row = rows + 6 * r * stride;
         const real_t R = row[0], P = row[stride], Q = row[2 * stride];
@@ -193,6 +194,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_interface_boundary)(int K, int rank, const real
                                                      int stride, real_t *xl, real_t *xr)
 {
     real_t s = (real_t)0; /* s_{r+1} */
+    HB_TD_INTERFACE_LOOP
     for (int r = K - 1; r > rank; --r) s = rows[6 * r * stride] - rows[(6 * r + 2) * stride] * s;
     *xr = s;
     const real_t own = rows[6 * rank * stride] - rows[(6 * rank + 2) * stride] * s;

@@ -79,7 +79,9 @@ __host__ __device__ __forceinline__ hb_pair &operator*=(hb_pair &a, hb_pair b)
 extern "C++" {
 #define HB_TD_FN(name) name
 #define real_t hb_pair
+#define HB_TD_INTERFACE_LOOP
 #include "cpu/tridiag_arith.h"
+#undef HB_TD_INTERFACE_LOOP
 #undef real_t
 #undef HB_TD_FN
 }
