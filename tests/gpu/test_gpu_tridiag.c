@@ -266,6 +266,24 @@ static void describe_interleaved(hb_context_t gpu, hb_precision_t prec, int m, i
     CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, size));
 }
 
+/* Sets the tuning of the cases that follow (hb_gtsv_set_tuning), and says so. */
+static void use_tuning(const char *spec)
+{
+    CHECK_OK(hb_gtsv_set_tuning(spec));
+    printf("tuning %s\n", spec);
+}
+
+/* The interleaved partition plan of m x count under `tuning` names `want`, and `also`
+ * where given. */
+static void expect_plan(hb_context_t gpu, hb_precision_t prec, int m, int count,
+                        const char *tuning, const char *want, const char *also)
+{
+    char plan[192];
+    describe_interleaved(gpu, prec, m, count, plan, sizeof plan);
+    CHECKF(strstr(plan, want) && (!also || strstr(plan, also)),
+           "tuning '%s', m = %d: plan '%s'", tuning, m, plan);
+}
+
 int main(void)
 {
     rng_state = test_seed("test_gpu_tridiag");
@@ -328,8 +346,7 @@ int main(void)
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
     for (size_t k = 0; k < sizeof tunings / sizeof *tunings; ++k) {
-        CHECK_OK(hb_gtsv_set_tuning(tunings[k]));
-        printf("tuning %s\n", tunings[k]);
+        use_tuning(tunings[k]);
         for (size_t q = 0; q < sizeof tuned_shapes / sizeof *tuned_shapes; ++q) {
             /* The plan names the tuning (interleaved probe: the rule takes 16-row
              * chunks above m = 128; 8-row chunks at m = 8192 run two a thread). */
@@ -392,15 +409,12 @@ int main(void)
     static const int persistent_shapes[][2] = {
         {64, 20001}, {300, 3001}, {1024, 2001}, {2048, 301}, {8192, 129}};
     for (size_t k = 0; k < sizeof persistent / sizeof *persistent; ++k) {
-        CHECK_OK(hb_gtsv_set_tuning(persistent[k]));
-        printf("tuning %s\n", persistent[k]);
+        use_tuning(persistent[k]);
+        const int on = strstr(persistent[k], "persist=1") != NULL;
         for (size_t q = 0; q < sizeof persistent_shapes / sizeof *persistent_shapes; ++q) {
             const int m = persistent_shapes[q][0], count = persistent_shapes[q][1];
-            char plan[192];
-            describe_interleaved(gpu, HB_FLOAT64, m, count, plan, sizeof plan);
-            const int on = strstr(persistent[k], "persist=1") != NULL;
-            CHECKF(strstr(plan, on ? "stage=1 persist=1" : "stage=1 persist=0") != NULL,
-                   "tuning '%s', m = %d: plan '%s'", persistent[k], m, plan);
+            expect_plan(gpu, HB_FLOAT64, m, count, persistent[k],
+                        on ? "stage=1 persist=1" : "stage=1 persist=0", NULL);
             run_cases(gpu, cpu, m, count);
         }
     }
@@ -416,14 +430,10 @@ int main(void)
                                            {2048, 302, 2},  {8192, 130, 0}, {512, 1000, 1},
                                            {512, 1001, 0}};
     for (size_t k = 0; k < sizeof paired / sizeof *paired; ++k) {
-        CHECK_OK(hb_gtsv_set_tuning(paired[k]));
-        printf("tuning %s\n", paired[k]);
+        use_tuning(paired[k]);
         for (size_t q = 0; q < sizeof paired_shapes / sizeof *paired_shapes; ++q) {
             const int m = paired_shapes[q][0], count = paired_shapes[q][1];
-            char plan[192];
-            describe_interleaved(gpu, HB_FLOAT32, m, count, plan, sizeof plan);
-            CHECKF(strstr(plan, "stage=1") && strstr(plan, "pairs=1"),
-                   "tuning '%s', m = %d: plan '%s'", paired[k], m, plan);
+            expect_plan(gpu, HB_FLOAT32, m, count, paired[k], "stage=1", "pairs=1");
             stride_extra = paired_shapes[q][2];
             for (int variable = 0; variable <= 1; ++variable)
                 run_case(gpu, cpu, m, count, variable, HB_LAYOUT_INTERLEAVED, HB_FLOAT32);
