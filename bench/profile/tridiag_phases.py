@@ -1,36 +1,79 @@
-"""Summary of the per-block phase probe of bench/profile/tridiag-phases.patch.
+"""Summary of the per-tile phase probe of bench/profile/tridiag-phases.patch (session 24).
 
 On a GPU machine (docs/tridiag.md, "Known limits"):
     git apply bench/profile/tridiag-phases.patch   # then build (tests/gpu/configure.sh)
-    HB_TD_PHASES_FILE=/tmp/ph/ph build-dev/hinesbatch bench tridiag --no-cusparse \
-        --no-accuracy --precision fp64 --repeats 5 --points 2048x20000,8192x20000
-    python3 bench/profile/tridiag_phases.py /tmp/ph/ph
-Prints, per file (one per flat-layout point), the median cycles of a block's phases (load and
-forward elimination, PCR, finish and stores; thread 0's clock64) and, per multiprocessor, the
-mean number of blocks in flight and the share of time with at least one block loading.
+    HB_TD_PHASES=/tmp/ph-8192 build-dev/hinesbatch bench tridiag --no-cusparse --no-accuracy \
+        --precision fp64 --repeats 3 --points 8192x20000
+    python3 bench/profile/tridiag_phases.py /tmp/ph-8192
+The probe rewrites its file at every launch of a partition kernel, so it holds the last one
+(one point per file: one bench point per run, the layout of interest last; bench tridiag runs
+flat before interleaved). Each line: block, tile (nth of the block), multiprocessor, clocks of
+slots 2..7 after slot 1 (tile start), slot 1's clock. Prints, over tiles after each block's
+first, the median and quartiles of each phase in cycles and microseconds, its share of a tile,
+the gap between a block's tiles, and the blocks a multiprocessor held at once.
 Not part of the library: the probe is a measurement aid, kept out of the tree's kernels.
 """
-import sys, glob, statistics as st
-for fn in sorted(glob.glob(sys.argv[1] + "*")):
-    lines = open(fn).read().split("\n")
+import statistics as st
+import sys
+
+PHASES = [  # (name, from slot, to slot); slot 1 is 0
+    ("rows loaded, eliminated", 1, 2),
+    ("block PCR", 2, 3),
+    ("cluster barrier 1", 3, 4),
+    ("copies + interface solve", 4, 5),
+    ("back-substitution + stores", 5, 6),
+    ("cluster wait", 6, 7),
+    ("tile", 1, 7),
+]
+
+
+def quartiles(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 4], st.median(v), v[(3 * n) // 4]
+
+
+def main(path):
+    lines = open(path).read().splitlines()
     head = lines[0]
-    rows = [list(map(int, l.split())) for l in lines[1:] if l.strip()]
+    khz = int(head.split("clock_khz")[1])
+    tiles = {}
+    for line in lines[1:]:
+        f = list(map(int, line.split()))
+        block, nth, sm = f[0], f[1], f[2]
+        rel = {1: 0}
+        for slot, value in zip(range(2, 8), f[3:9]):
+            if value >= 0:
+                rel[slot] = value
+        tiles[(block, nth)] = (sm, f[9], rel)
+    print(f"{path}: {head}; {len(tiles)} tiles recorded")
+    later = [t for (b, n), t in tiles.items() if n > 0]
+    if not later:
+        later = list(tiles.values())
+    tile_med = st.median(t[2][7] for t in later if 7 in t[2]) if any(7 in t[2] for t in later) else 0
+    print(f"{'phase':30s} {'q1':>9s} {'median':>9s} {'q3':>9s} {'us':>8s} {'share':>6s}")
+    for name, a, b in PHASES:
+        v = [t[2][b] - t[2][a] for t in later if a in t[2] and b in t[2]]
+        if not v:
+            continue
+        q1, med, q3 = quartiles(v)
+        share = f"{100 * med / tile_med:5.1f}%" if tile_med else ""
+        print(f"{name:30s} {q1:9.0f} {med:9.0f} {q3:9.0f} {1e3 * med / khz:8.2f} {share:>6s}")
+    gaps = []
+    for (b, n), (sm, start, rel) in tiles.items():
+        nxt = tiles.get((b, n + 1))
+        if nxt and 7 in rel:
+            gaps.append(nxt[1] - (start + rel[7]))
+    if gaps:
+        q1, med, q3 = quartiles(gaps)
+        print(f"{'gap to the next tile':30s} {q1:9.0f} {med:9.0f} {q3:9.0f} {1e3 * med / khz:8.2f}")
     per_sm = {}
-    for r in rows:
-        per_sm.setdefault(r[0], []).append(r[1:])
-    ld = [r[2]-r[1] for r in rows]; pc = [r[3]-r[2] for r in rows]; fi = [r[4]-r[3] for r in rows]; tot=[r[4]-r[1] for r in rows]
-    conc=[]; loadfrac=[]; busy=[]; gaps=[]
-    for sm, bl in per_sm.items():
-        t0 = min(b[0] for b in bl); t1 = max(b[3] for b in bl); span = t1 - t0
-        conc.append(sum(b[3]-b[0] for b in bl) / span)
-        def union(iv):
-            iv = sorted(iv); tot = 0; cs, ce = iv[0]
-            for s_, e_ in iv[1:]:
-                if s_ > ce: tot += ce - cs; cs, ce = s_, e_
-                else: ce = max(ce, e_)
-            return tot + ce - cs
-        loadfrac.append(union([(b[0], b[1]) for b in bl]) / span)
-        busy.append(union([(b[0], b[3]) for b in bl]) / span)
-    print(f"{fn.split('/')[-1]} {head}: blocks {len(rows)}, SMs {len(per_sm)}")
-    print(f"  per block [cycles] median: load+forward {st.median(ld):.0f}, pcr {st.median(pc):.0f}, finish+store {st.median(fi):.0f}, total {st.median(tot):.0f}")
-    print(f"  per SM: blocks in flight (mean) {st.mean(conc):.2f}; time with >=1 block loading {100*st.mean(loadfrac):.1f}%; time with >=1 block {100*st.mean(busy):.1f}%")
+    for (b, n), (sm, start, rel) in tiles.items():
+        per_sm.setdefault(sm, set()).add(b)
+    print(f"multiprocessors {len(per_sm)}; blocks a multiprocessor (median) "
+          f"{st.median(len(v) for v in per_sm.values())}")
+
+
+if __name__ == "__main__":
+    for p in sys.argv[1:]:
+        main(p)
