@@ -16,18 +16,7 @@
  * Build: nvcc -arch=sm_90 -O3 -o interleaved_loads interleaved_loads.cu
  * Run:   ./interleaved_loads [m] [count] [repeats]
  */
-#include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));    \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+#include "probe_common.h"
 
 enum { THREADS = 256, ROWS = 16, RING = 8 };
 
@@ -185,15 +174,18 @@ __global__ void __launch_bounds__(THREADS) bulk_kernel(arrays A)
     }
 }
 
-static float median(float *v, int n)
+struct launch_args {
+    arrays A;
+    int path, blocks;
+    size_t smem;
+};
+
+static void launch_path(void *arg)
 {
-    for (int i = 1; i < n; ++i)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
-            float s = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = s;
-        }
-    return v[n / 2];
+    const launch_args *l = (const launch_args *)arg;
+    if (l->path == 0) direct_kernel<<<l->blocks, THREADS>>>(l->A);
+    if (l->path == 1) cpasync_kernel<<<l->blocks, THREADS, l->smem>>>(l->A);
+    if (l->path == 2) bulk_kernel<<<l->blocks, THREADS, l->smem>>>(l->A);
 }
 
 int main(int argc, char **argv)
@@ -201,29 +193,10 @@ int main(int argc, char **argv)
     const int m = argc > 1 ? atoi(argv[1]) : 2048;
     const int count = argc > 2 ? atoi(argv[2]) : 20000;
     const int repeats = argc > 3 ? atoi(argv[3]) : 10;
-    const size_t n = (size_t)m * count, bytes = n * sizeof(double);
+    const size_t bytes = (size_t)m * count * sizeof(double);
     double *buf[5];
-    for (int i = 0; i < 5; ++i) {
-        CHECK(cudaMalloc(&buf[i], bytes));
-        CHECK(cudaMemset(buf[i], 0x3f, bytes)); /* 0x3f3f...: about 4.4e-4, not zero */
-    }
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    float times[64];
-    /* copy bandwidth: 4 buffers' worth copied, read + written */
-    double *big;
-    CHECK(cudaMalloc(&big, 2 * bytes));
-    CHECK(cudaMemcpy(big, buf[0], bytes, cudaMemcpyDeviceToDevice));
-    for (int r = 0; r < repeats; ++r) {
-        CHECK(cudaEventRecord(e0));
-        CHECK(cudaMemcpy(big + n, buf[1], bytes, cudaMemcpyDeviceToDevice));
-        CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
-        CHECK(cudaEventElapsedTime(&times[r], e0, e1));
-    }
-    const double copy_bw = 2.0 * bytes / (median(times, repeats) * 1e-3);
-    CHECK(cudaFree(big));
+    probe_buffers(buf, bytes);
+    const double copy_bw = probe_copy_bandwidth(buf[1], bytes, repeats);
     printf("m %d, count %d, %d repeats (median); copy %.0f GB/s (read + written)\n", m, count,
            repeats, copy_bw / 1e9);
     printf("%-8s %3s %-6s %10s %8s %7s\n", "path", "G", "order", "us", "GB/s", "%copy");
@@ -235,7 +208,8 @@ int main(int argc, char **argv)
     for (int path = 0; path < 3; ++path)
         for (int gi = 0; gi < 4; ++gi)
             for (int order = 0; order < 2; ++order) {
-                arrays A;
+                launch_args l;
+                arrays &A = l.A;
                 for (int v = 0; v < 4; ++v) A.v[v] = buf[v];
                 A.x = buf[4];
                 A.pitch = count;
@@ -244,33 +218,18 @@ int main(int argc, char **argv)
                 A.G = Gs[gi];
                 A.row_fastest = order;
                 const int C = THREADS / A.G;
-                const int blocks = (count / A.G) * ((m + C * ROWS - 1) / (C * ROWS));
-                const size_t smem = path == 0 ? 0 : (size_t)RING * 4 * THREADS * 8;
-                for (int r = -2; r < repeats; ++r) {
-                    CHECK(cudaEventRecord(e0));
-                    if (path == 0) direct_kernel<<<blocks, THREADS>>>(A);
-                    if (path == 1) cpasync_kernel<<<blocks, THREADS, smem>>>(A);
-                    if (path == 2) bulk_kernel<<<blocks, THREADS, smem>>>(A);
-                    CHECK(cudaGetLastError());
-                    CHECK(cudaEventRecord(e1));
-                    CHECK(cudaEventSynchronize(e1));
-                    if (r >= 0) CHECK(cudaEventElapsedTime(&times[r], e0, e1));
-                }
-                /* check: x = 4 a (all four arrays hold the same bytes) where it was written */
-                double probe[2], a0;
+                l.path = path;
+                l.blocks = (count / A.G) * ((m + C * ROWS - 1) / (C * ROWS));
+                l.smem = path == 0 ? 0 : (size_t)RING * 4 * THREADS * 8;
+                const float t = probe_time(launch_path, &l, repeats);
                 const size_t at[2] = {(size_t)(m - 1) * count + (count / A.G) * A.G - 1, 0};
-                for (int i = 0; i < 2; ++i)
-                    CHECK(cudaMemcpy(&probe[i], buf[4] + at[i], 8, cudaMemcpyDeviceToHost));
-                CHECK(cudaMemcpy(&a0, buf[0], 8, cudaMemcpyDeviceToHost));
-                const int ok = probe[0] == 4 * a0 && probe[1] == 4 * a0;
-                CHECK(cudaMemset(buf[4], 0, bytes));
-                const float t = median(times, repeats);
+                const int ok = probe_x_is_four_a(buf, at, bytes);
                 const double bw = 40.0 * (double)m * (count / A.G) * A.G / (t * 1e-3);
                 printf("%-8s %3d %-6s %10.1f %8.0f %6.1f%%%s\n",
                        path == 0 ? "direct" : path == 1 ? "cpasync" : "bulk", A.G,
                        order ? "rows" : "tiles", t * 1e3, bw / 1e9, 100.0 * bw / copy_bw,
                        ok ? "" : "  WRONG");
             }
-    for (int i = 0; i < 5; ++i) CHECK(cudaFree(buf[i]));
+    probe_free(buf);
     return 0;
 }

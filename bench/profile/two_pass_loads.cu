@@ -24,18 +24,7 @@
  * Build: nvcc -arch=sm_90 -O3 -o two_pass_loads two_pass_loads.cu
  * Run:   ./two_pass_loads [count] [repeats]
  */
-#include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));    \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+#include "probe_common.h"
 
 enum { ROWS = 16, GROUP = 4 };
 enum { MODE_ONE, MODE_TWO, MODE_HINT };
@@ -126,15 +115,15 @@ __global__ void __launch_bounds__(1024) two_pass_kernel(arrays A)
     }
 }
 
-static float median(float *v, int n)
+struct launch_args {
+    cudaLaunchConfig_t cfg;
+    arrays A;
+};
+
+static void launch_clusters(void *arg)
 {
-    for (int i = 1; i < n; ++i)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
-            float s = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = s;
-        }
-    return v[n / 2];
+    const launch_args *l = (const launch_args *)arg;
+    CHECK(cudaLaunchKernelEx(&l->cfg, two_pass_kernel, l->A));
 }
 
 int main(int argc, char **argv)
@@ -142,27 +131,10 @@ int main(int argc, char **argv)
     const int count = argc > 1 ? atoi(argv[1]) : 20000;
     const int repeats = argc > 2 ? atoi(argv[2]) : 10;
     const int m_max = 8192;
-    const size_t n = (size_t)m_max * count, bytes = n * sizeof(double);
+    const size_t bytes = (size_t)m_max * count * sizeof(double);
     double *buf[5];
-    for (int i = 0; i < 5; ++i) {
-        CHECK(cudaMalloc(&buf[i], bytes));
-        CHECK(cudaMemset(buf[i], 0x3f, bytes)); /* 0x3f3f...: about 4.4e-4, not zero */
-    }
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    float times[64];
-    double *big;
-    CHECK(cudaMalloc(&big, 2 * bytes));
-    for (int r = 0; r < repeats; ++r) {
-        CHECK(cudaEventRecord(e0));
-        CHECK(cudaMemcpy(big + n, buf[1], bytes, cudaMemcpyDeviceToDevice));
-        CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
-        CHECK(cudaEventElapsedTime(&times[r], e0, e1));
-    }
-    const double copy_bw = 2.0 * bytes / (median(times, repeats) * 1e-3);
-    CHECK(cudaFree(big));
+    probe_buffers(buf, bytes);
+    const double copy_bw = probe_copy_bandwidth(buf[1], bytes, repeats);
     int l2 = 0;
     CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
     printf("count %d, %d repeats (median); copy %.0f GB/s (read + written); L2 %d MB\n", count,
@@ -171,6 +143,7 @@ int main(int argc, char **argv)
            "%copy", "clusters");
     CHECK(cudaFuncSetAttribute(two_pass_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     const int ms[] = {2048, 4096, 8192}, Gs[] = {8, 16, 32}, Ts[] = {256, 512, 1024};
+    const char *names[] = {"one", "two", "hint"};
     for (int mi = 0; mi < 3; ++mi)
         for (int gi = 0; gi < 3; ++gi)
             for (int ti = 0; ti < 3; ++ti) {
@@ -179,54 +152,41 @@ int main(int argc, char **argv)
                 const int K = m / (C * ROWS);
                 if (K > 16) continue;
                 for (int mode = 0; mode < 3; ++mode) {
-                    arrays A;
+                    launch_args l = {};
+                    arrays &A = l.A;
                     for (int v = 0; v < 4; ++v) A.v[v] = buf[v];
                     A.x = buf[4];
                     A.pitch = count;
                     A.m = m;
                     A.G = G;
                     A.mode = mode;
-                    cudaLaunchConfig_t cfg = {};
-                    cfg.gridDim = dim3((count / G) * K);
-                    cfg.blockDim = dim3(T);
                     cudaLaunchAttribute attr[1];
                     attr[0].id = cudaLaunchAttributeClusterDimension;
                     attr[0].val.clusterDim.x = K;
                     attr[0].val.clusterDim.y = 1;
                     attr[0].val.clusterDim.z = 1;
-                    cfg.attrs = attr;
-                    cfg.numAttrs = 1;
+                    l.cfg.gridDim = dim3((count / G) * K);
+                    l.cfg.blockDim = dim3(T);
+                    l.cfg.attrs = attr;
+                    l.cfg.numAttrs = 1;
                     int clusters = 0;
-                    if (cudaOccupancyMaxActiveClusters(&clusters, two_pass_kernel, &cfg) !=
+                    if (cudaOccupancyMaxActiveClusters(&clusters, two_pass_kernel, &l.cfg) !=
                             cudaSuccess ||
                         clusters == 0) {
                         cudaGetLastError();
                         printf("%5d %3d %5d %3d %-5s  (no cluster fits)\n", m, G, T, K,
-                               mode == 0 ? "one" : mode == 1 ? "two" : "hint");
+                               names[mode]);
                         continue;
                     }
-                    for (int r = -2; r < repeats; ++r) {
-                        CHECK(cudaEventRecord(e0));
-                        CHECK(cudaLaunchKernelEx(&cfg, two_pass_kernel, A));
-                        CHECK(cudaEventRecord(e1));
-                        CHECK(cudaEventSynchronize(e1));
-                        if (r >= 0) CHECK(cudaEventElapsedTime(&times[r], e0, e1));
-                    }
-                    /* check: x = 4 a (the four arrays hold the same bytes) where written */
-                    double probe[2], a0;
+                    const float t = probe_time(launch_clusters, &l, repeats);
                     const size_t at[2] = {(size_t)(m - 1) * count + (count / G) * G - 1, 0};
-                    for (int i = 0; i < 2; ++i)
-                        CHECK(cudaMemcpy(&probe[i], buf[4] + at[i], 8, cudaMemcpyDeviceToHost));
-                    CHECK(cudaMemcpy(&a0, buf[0], 8, cudaMemcpyDeviceToHost));
-                    const int ok = probe[0] == 4 * a0 && probe[1] == 4 * a0;
-                    CHECK(cudaMemset(buf[4], 0, bytes));
-                    const float ms_t = median(times, repeats);
-                    const double bw = 40.0 * (double)m * (count / G) * G / (ms_t * 1e-3);
+                    const int ok = probe_x_is_four_a(buf, at, bytes);
+                    const double bw = 40.0 * (double)m * (count / G) * G / (t * 1e-3);
                     printf("%5d %3d %5d %3d %-5s %10.1f %8.0f %6.1f%% %8d%s\n", m, G, T, K,
-                           mode == 0 ? "one" : mode == 1 ? "two" : "hint", ms_t * 1e3, bw / 1e9,
-                           100.0 * bw / copy_bw, clusters, ok ? "" : "  WRONG");
+                           names[mode], t * 1e3, bw / 1e9, 100.0 * bw / copy_bw, clusters,
+                           ok ? "" : "  WRONG");
                 }
             }
-    for (int i = 0; i < 5; ++i) CHECK(cudaFree(buf[i]));
+    probe_free(buf);
     return 0;
 }
