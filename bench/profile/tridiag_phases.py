@@ -50,7 +50,8 @@ def main(path):
     later = [t for (b, n), t in tiles.items() if n > 0]
     if not later:
         later = list(tiles.values())
-    tile_med = st.median(t[2][7] for t in later if 7 in t[2]) if any(7 in t[2] for t in later) else 0
+    ends = [t[2][7] for t in later if 7 in t[2]]
+    tile_med = st.median(ends) if ends else 0
     print(f"{'phase':30s} {'q1':>9s} {'median':>9s} {'q3':>9s} {'us':>8s} {'share':>6s}")
     for name, a, b in PHASES:
         v = [t[2][b] - t[2][a] for t in later if a in t[2] and b in t[2]]
