@@ -464,3 +464,67 @@ void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block
         }
     }
 }
+
+int hb_branched_stream_order(const hb_hines_branched_t *br, int *node, int *first)
+{
+    if (br->n_items > 0) return -1;
+    const hb_branched_tables_t t = hb_branched_tables_at(br->m, br->tables);
+    int e = 0;
+    for (int w = 0; w < br->workers; ++w) {
+        first[w] = e;
+        for (int s = 0; s < t.n_stages; ++s)
+            for (int q = t.stage_task[s] + w; q < t.stage_task[s + 1]; q += br->workers) {
+                for (int g = t.task_gather[q]; g < t.task_gather[q + 1]; ++g)
+                    node[e++] = t.gathers[g].child;
+                for (int j = t.task_op[q]; j < t.task_op[q + 1]; ++j) node[e++] = t.ops[j].row;
+            }
+    }
+    first[br->workers] = e;
+    return e;
+}
+
+int hb_hines_branched_solve_streamed(const hb_hines_branched_t *br, int members, const double *d,
+                                     double *rhs, const double *ul, const int *first,
+                                     double *stage)
+{
+    const int m = br->m, lanes = br->lanes, workers = br->workers, threads = lanes * workers;
+    if (workers > HB_BRANCHED_STREAM_WORKERS) return -1;
+    const hb_branched_layout_t a = hb_branched_layout_streamed(m, 0, lanes, br->words, threads);
+    int *tables = (int *)(stage + a.tables);
+    memcpy(tables, br->tables, br->words * sizeof *tables);
+    const hb_branched_tables_t t = hb_branched_tables_at(m, tables);
+    hb_branched_pair_t *rings = (hb_branched_pair_t *)(stage + a.ul);
+    const size_t L = (size_t)lanes;
+    for (int k = 0; k < lanes; ++k) {
+        const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, 1, k);
+        HB_BRANCHED_DR(&v, m) = HB_BRANCHED_DR(&v, m + 1) = (hb_branched_pair_t){0.0, 0.0};
+        const size_t lane = (size_t)(k < members ? k : 0);
+        for (int i = 0; i < m; ++i)
+            HB_BRANCHED_DR(&v, i) = (hb_branched_pair_t){d[(size_t)i * L + lane],
+                                                         rhs[(size_t)i * L + lane]};
+    }
+    int unread = 0;
+    hb_branched_stream_t st[HB_BRANCHED_STREAM_WORKERS];
+    for (int k = 0; k < lanes; ++k) {
+        const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, 1, k);
+        /* thread w lanes + k: lane k of worker w, its ring and its place in the stream */
+        for (int w = 0; w < workers; ++w) {
+            st[w].src = (const hb_branched_pair_t *)ul + (size_t)first[w] * L + (size_t)k;
+            st[w].stride = lanes;
+            st[w].end = first[w + 1] - first[w];
+            st[w].ring = rings + (size_t)w * L + (size_t)k;
+            st[w].ring_row = threads;
+            hb_branched_stream_start(&st[w]);
+        }
+        for (int s = 0; s < t.n_stages; ++s)
+            for (int w = 0; w < workers; ++w)
+                hb_branched_eliminate_stage_streamed(&t, &v, s, w, workers, &st[w]);
+        for (int w = 0; w < workers; ++w) unread += st[w].next != st[w].end;
+        for (int s = t.n_stages - 1; s >= 0; --s) hb_branched_substitute_stage(&t, &v, s, 0, 1, 0);
+    }
+    for (int k = 0; k < members; ++k) {
+        const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, 1, k);
+        for (int i = 0; i < m; ++i) rhs[(size_t)i * L + (size_t)k] = HB_BRANCHED_DR(&v, i).y;
+    }
+    return unread;
+}

@@ -448,6 +448,175 @@ HB_TD_INLINE void hb_branched_substitute_stage(const hb_branched_tables_t *t,
 }
 
 /*
+ * Streamed (u, l) (SHAPES, HB_MULTI_SHAPES_STREAM; docs/multi.md, "Streamed u and l"). A row's
+ * u and l are read only by its own elimination (and a gathered child's u by its parent's task),
+ * so they need not stay on chip for the whole team: each worker reads them, in the order its
+ * tasks use them, from a stream in memory, through a ring of HB_BRANCHED_RING pairs a thread.
+ * The team then keeps 16 bytes a row on chip (d, rhs, later c', y') instead of 32.
+ *
+ * A worker's stream: for every stage, its tasks (entries first, first + workers, ... of the
+ * stage's list), for every task the (u, l) of its gathers' children, then of its rows in op
+ * order (hb_branched_stream_order). A team's streams follow worker after worker; entry e of
+ * lane k is pair e * lanes + k, so a worker's lanes read one contiguous span an entry.
+ *
+ * The ring (one group of asynchronous copies an entry): entries 0 .. R - 2 are asked for when
+ * the team starts; reading entry r waits for its copy (at most R - 2 newer ones in flight) and
+ * then asks for entry r + R - 1, into the slot of entry r - 1, read one call before. Entries
+ * past the stream's end copy nothing (their group is empty). The CPU twin copies at once, so a
+ * slot refilled too early gives a wrong answer there as well.
+ */
+#ifndef HB_BRANCHED_RING /* -D for experiments */
+#define HB_BRANCHED_RING 8 /* slots a thread (a power of two, at least 2) */
+#endif
+
+typedef struct {
+    const hb_branched_pair_t *src; /* entry 0 of this thread's lane in its worker's stream */
+    int stride;                    /* pairs from one entry to the next: the team's lanes */
+    int end;                       /* entries of the worker's stream (0: an idle thread) */
+    int next;                      /* the next entry read */
+    hb_branched_pair_t *ring;      /* this thread's slot 0 */
+    int ring_row;                  /* pairs from one slot to the next: the block's threads */
+} hb_branched_stream_t;
+
+/* Entry e into its slot, when it exists; one copy group either way. */
+HB_TD_INLINE void hb_branched_stream_copy(const hb_branched_stream_t *st, int e)
+{
+    hb_branched_pair_t *slot = st->ring + (e & (HB_BRANCHED_RING - 1)) * st->ring_row;
+#if defined(__CUDA_ARCH__)
+    if (e < st->end) {
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(slot);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst),
+                     "l"(st->src + (size_t)e * st->stride)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#else
+    if (e < st->end) *slot = st->src[(size_t)e * st->stride];
+#endif
+}
+
+/* A team's start: entries 0 .. R - 2 asked for. */
+HB_TD_INLINE void hb_branched_stream_start(hb_branched_stream_t *st)
+{
+    st->next = 0;
+    for (int e = 0; e < HB_BRANCHED_RING - 1; ++e) hb_branched_stream_copy(st, e);
+}
+
+/* The next entry (u, l); entry next + R - 1 asked for in the slot of the one before. */
+HB_TD_INLINE hb_branched_pair_t hb_branched_stream_read(hb_branched_stream_t *st)
+{
+#if defined(__CUDA_ARCH__)
+    asm volatile("cp.async.wait_group %0;" ::"n"(HB_BRANCHED_RING - 2) : "memory");
+#endif
+    const hb_branched_pair_t p = st->ring[(st->next & (HB_BRANCHED_RING - 1)) * st->ring_row];
+    hb_branched_stream_copy(st, st->next + HB_BRANCHED_RING - 1);
+    ++st->next;
+    return p;
+}
+
+/*
+ * Task t's elimination with streamed (u, l): hb_branched_eliminate of a plan without split
+ * chains, its gathers' and rows' (u, l) read from the stream (rows past the task's end, which
+ * the loads two ahead stand in for, read nothing).
+ */
+HB_TD_INLINE void hb_branched_eliminate_streamed(const hb_branched_tables_t *t,
+                                                 const hb_branched_lane_t *v, int task, int sink,
+                                                 hb_branched_stream_t *st)
+{
+    for (int g = t->task_gather[task]; g < t->task_gather[task + 1]; ++g) {
+        const hb_branched_gather_t e = t->gathers[g];
+        const double uc = hb_branched_stream_read(st).x;
+        const hb_branched_pair_t c = HB_BRANCHED_DR(v, e.child);
+        hb_branched_pair_t r = HB_BRANCHED_DR(v, e.row);
+        r.x -= uc * c.x;
+        r.y -= uc * c.y;
+        HB_BRANCHED_DR(v, e.row) = r;
+    }
+    const int end = t->task_op[task + 1], last = end - 1;
+    int j = t->task_op[task];
+    hb_branched_op_t op = t->ops[j], op1 = t->ops[j + 1 < end ? j + 1 : last],
+                     op2 = t->ops[j + 2 < end ? j + 2 : last];
+    hb_branched_pair_t ul = hb_branched_stream_read(st), dr = HB_BRANCHED_DR(v, op.row);
+    hb_branched_pair_t ul1 = j + 1 < end ? hb_branched_stream_read(st) : ul,
+                       dr1 = HB_BRANCHED_DR(v, op1.row);
+    double carried_d = 0.0, carried_r = 0.0;
+    for (; j < end; ++j) {
+        const hb_branched_op_t op3 = t->ops[j + 3 < end ? j + 3 : last];
+        const int kind = op.parent & 3;
+        hb_branched_pair_t *p = &HB_BRANCHED_DR(v, kind & 2 ? sink : op.parent >> 2);
+        hb_branched_pair_t q = *p;
+        const double ull = kind == HB_BRANCHED_ROOT ? 0.0 : ul.x * ul.y; /* off the chain */
+        const double inv = hb_multi_rcp(dr.x - carried_d);
+        hb_branched_pair_t cy;
+        cy.x = kind == HB_BRANCHED_ROOT ? 0.0 : ul.y * inv;
+        cy.y = (dr.y - carried_r) * inv;
+        HB_BRANCHED_DR(v, op.row) = cy;
+        const double uc = ull * inv, uy = ul.x * cy.y;
+        q.x -= uc;
+        q.y -= uy;
+        *p = q;
+        carried_d = kind == HB_BRANCHED_CARRIED ? uc : 0.0;
+        carried_r = kind == HB_BRANCHED_CARRIED ? uy : 0.0;
+        const hb_branched_pair_t ul2 = j + 2 < end ? hb_branched_stream_read(st) : ul1;
+        const hb_branched_pair_t dr2 = HB_BRANCHED_DR(v, op2.row);
+        op = op1;
+        op1 = op2;
+        op2 = op3;
+        ul = ul1;
+        dr = dr1;
+        ul1 = ul2;
+        dr1 = dr2;
+    }
+}
+
+/* Stage s of the elimination with streamed (u, l), this worker's tasks (no items). */
+HB_TD_INLINE void hb_branched_eliminate_stage_streamed(const hb_branched_tables_t *t,
+                                                       const hb_branched_lane_t *v, int s,
+                                                       int first, int workers,
+                                                       hb_branched_stream_t *st)
+{
+    for (int q = t->stage_task[s] + first; q < t->stage_task[s + 1]; q += workers)
+        hb_branched_eliminate_streamed(t, v, q, t->m, st);
+}
+
+/*
+ * The streams of a plan without split chains: node[e] is the node whose (u, l) entry e of a
+ * team carries (a gather's child, or a row), worker w's entries are [first[w], first[w + 1]).
+ * node has m + n_gathers entries, first workers + 1. Returns the entries, or -1 for a plan
+ * with split chains (their items read (u, l) in both sweeps: not streamed).
+ */
+int hb_branched_stream_order(const hb_hines_branched_t *br, int *node, int *first);
+
+/*
+ * Where a block's data lie with streamed (u, l), in doubles from its shared memory's start:
+ * the team's (d, rhs) pairs as hb_branched_layout; then the rings, HB_BRANCHED_RING pairs of
+ * each of `threads` threads (slot-major: [slot][thread]); then the tables (words).
+ */
+HB_TD_INLINE hb_branched_layout_t hb_branched_layout_streamed(int m, int couplings, int lanes,
+                                                              size_t words, int threads)
+{
+    hb_branched_layout_t a;
+    a.ul = 2 * ((size_t)m + 2 + (size_t)couplings) * (size_t)lanes;
+    a.tables = a.ul + 2 * (size_t)HB_BRANCHED_RING * (size_t)threads;
+    a.bytes = 8 * a.tables + 4 * words;
+    return a;
+}
+
+/*
+ * CPU twin of a SHAPES team with streamed (u, l): `members` systems (at most br->lanes; the
+ * missing ones staged as copies of the first) block-interleaved by br->lanes in d and rhs, x
+ * written to rhs; ul the team's streams (pairs, hb_branched_stream_order's order, entries x
+ * lanes), first the workers' first entries. Every one of the lanes x workers threads keeps its
+ * own ring, as in the kernel. `stage`: hb_branched_layout_streamed(..., lanes x workers).bytes,
+ * 16-byte aligned. Returns the threads that did not read their stream to its end (0), or -1
+ * for more than HB_BRANCHED_STREAM_WORKERS workers.
+ */
+#define HB_BRANCHED_STREAM_WORKERS 256
+int hb_hines_branched_solve_streamed(const hb_hines_branched_t *br, int members, const double *d,
+                                     double *rhs, const double *ul, const int *first,
+                                     double *stage);
+
+/*
  * Thread t of a team's lanes x workers threads stages (and writes back) lane *k's rows
  * *i0, *i0 + workers, ... Within a layout block (block > 1) a warp's threads take adjacent
  * systems of a row, so its loads are contiguous; in a FLAT batch (block 1) adjacent rows
