@@ -96,6 +96,7 @@ expect_grep "$tmp/out" "own-ul" "bench hines help own-ul"
 expect_status 2 "bench hines own-ul parsed, then only nothing" -- "$bin" bench hines --own-ul --only no-such-kernel --cells 1
 expect_grep "$tmp/err" "matches no configuration" "bench hines own-ul reaches the only check"
 expect_status 2 "bench multi bad repeats" -- "$bin" bench multi --repeats x
+expect_status 2 "bench multi bad gpu configuration" -- "$bin" bench multi --gpu levels,bogus
 expect_status 2 "bench cell bad models" -- "$bin" bench cell --models nothing
 expect_status 2 "bench tridiag bad repeats" -- "$bin" bench tridiag --repeats 0
 expect_status 2 "bench unknown option" -- "$bin" bench hines --frobnicate

@@ -50,6 +50,8 @@ static const char usage[] =
     "  --seq-max ROWS      largest batch (rows) timed on one CPU thread; larger ones are\n"
     "                      extrapolated per row (default 4000000)\n"
     "  --no-cpu            skip the CPU configurations\n"
+    "  --gpu LIST          CUDA configurations, a subset of per-cell,levels,grouped,shapes,\n"
+    "                      auto,mono (default all)\n"
     "  --json              one JSON document instead of the table\n"
     "  --json-out FILE     also write the JSON document to FILE\n";
 
@@ -62,6 +64,7 @@ typedef struct {
     int repeats;
     long seq_max;
     int cpu, json;
+    int gpu; /* bit mask of the CUDA configurations (config_t.bit) */
     const char *json_out;
 } options_t;
 
@@ -292,17 +295,18 @@ typedef struct {
     hb_backend_t backend;
     hb_multi_algo_t algo;
     int mono; /* hb_batch of the first cell replicated, PER_THREAD interleaved */
+    int bit;  /* CUDA: its bit in --gpu (gpu_names) */
 } config_t;
 
 static const config_t configs[] = {
-    {"seq levels", HB_BACKEND_SEQ, HB_MULTI_ALGO_LEVELS, 0},
-    {"omp levels", HB_BACKEND_OMP, HB_MULTI_ALGO_LEVELS, 0},
-    {"cuda per-cell (paper Fig. 6)", HB_BACKEND_CUDA, HB_MULTI_ALGO_PER_CELL, 0},
-    {"cuda levels (paper sec. 4)", HB_BACKEND_CUDA, HB_MULTI_ALGO_LEVELS, 0},
-    {"cuda grouped (ours)", HB_BACKEND_CUDA, HB_MULTI_ALGO_GROUPED, 0},
-    {"cuda shapes (ours)", HB_BACKEND_CUDA, HB_MULTI_ALGO_SHAPES, 0},
-    {"cuda auto", HB_BACKEND_CUDA, HB_MULTI_ALGO_AUTO, 0},
-    {"cuda mono per-thread (paper)", HB_BACKEND_CUDA, HB_MULTI_ALGO_AUTO, 1},
+    {"seq levels", HB_BACKEND_SEQ, HB_MULTI_ALGO_LEVELS, 0, 0},
+    {"omp levels", HB_BACKEND_OMP, HB_MULTI_ALGO_LEVELS, 0, 0},
+    {"cuda per-cell (paper Fig. 6)", HB_BACKEND_CUDA, HB_MULTI_ALGO_PER_CELL, 0, 1},
+    {"cuda levels (paper sec. 4)", HB_BACKEND_CUDA, HB_MULTI_ALGO_LEVELS, 0, 2},
+    {"cuda grouped (ours)", HB_BACKEND_CUDA, HB_MULTI_ALGO_GROUPED, 0, 4},
+    {"cuda shapes (ours)", HB_BACKEND_CUDA, HB_MULTI_ALGO_SHAPES, 0, 8},
+    {"cuda auto", HB_BACKEND_CUDA, HB_MULTI_ALGO_AUTO, 0, 16},
+    {"cuda mono per-thread (paper)", HB_BACKEND_CUDA, HB_MULTI_ALGO_AUTO, 1, 32},
 };
 #define N_CONFIGS (int)(sizeof configs / sizeof *configs)
 
@@ -488,7 +492,7 @@ static int run_case(hb_context_t *ctx, const options_t *o, const workload_t *w, 
         }
         for (int k = 0; k < N_CONFIGS && status == HB_SUCCESS; ++k) {
             const config_t *cfg = &configs[k];
-            if (cfg->backend != (hb_backend_t)be) continue;
+            if (cfg->backend != (hb_backend_t)be || (cfg->bit && !(o->gpu & cfg->bit))) continue;
             if (cfg->mono && strcmp(w->part, "real") == 0) continue;
             timing_t tm = {0};
             status = cfg->mono ? time_mono(ctx[be], w, cells, o->repeats, t, &tm)
@@ -553,6 +557,10 @@ int cli_bench_multi(int argc, char **argv)
     o.repeats = 10;
     o.seq_max = 4000000;
     o.cpu = 1;
+    o.gpu = 63;
+    static const cli_choice_t gpu_names[] = {{"per-cell", 1}, {"levels", 2}, {"grouped", 4},
+                                             {"shapes", 8},   {"auto", 16},  {"mono", 32},
+                                             {NULL, 0}};
     static const cli_choice_t parts[] = {{"fig6", 1}, {"fig14", 2}, {"real", 4}, {NULL, 0}};
     static const cli_choice_t policies[] = {
         {"d-lambda", HB_CPOLICY_D_LAMBDA}, {"per-segment", HB_CPOLICY_PER_SEGMENT}, {NULL, 0}};
@@ -565,6 +573,7 @@ int cli_bench_multi(int argc, char **argv)
         CLI_INT_LIST("--fig6-cells", o.cells[0], MAX_LIST, &o.n_cells[0], 10000000L),
         CLI_INT_LIST("--fig14-cells", o.cells[1], MAX_LIST, &o.n_cells[1], 10000000L),
         CLI_NAME_SET("--parts", &o.parts, parts, "part"),
+        CLI_NAME_SET("--gpu", &o.gpu, gpu_names, "configuration"),
         CLI_CHOICE("--policy", &policy, policies),
         CLI_POSITIVE("--repeats", &o.repeats, 1000000000L),
         CLI_POSITIVE("--seq-max", &o.seq_max, 1000000000L),
