@@ -23,8 +23,8 @@ nvcc -arch=sm_90 -O3 -o /tmp/two_pass_loads bench/profile/two_pass_loads.cu \
 
 echo "== phases"
 rm -rf /tmp/hb-phases && mkdir -p /tmp/hb-phases
-git ls-files -z 2>/dev/null | tar --null -cf - -T - | tar -xf - -C /tmp/hb-phases \
-  || cp -r "$root"/. /tmp/hb-phases
+# the files as they are here (this may be a copy without .git, inside another checkout)
+tar --exclude=./build-dev --exclude=./.device-tree -cf - . | tar -xf - -C /tmp/hb-phases
 rm -rf /tmp/hb-phases/build-dev /tmp/hb-phases/.device-tree
 (cd /tmp/hb-phases && git apply "$root/bench/profile/tridiag-phases.patch" 2>/dev/null \
    || patch -p1 < "$root/bench/profile/tridiag-phases.patch") > "$out/patch.log" 2>&1 \
