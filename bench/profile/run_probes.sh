@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 out=${OUT:-out}
 mkdir -p "$out"
-debs=${1:-.device-data}
+debs=$(cd "${1:-.device-data}" 2>/dev/null && pwd || echo /nonexistent)
 { nvidia-smi --query-gpu=name,driver_version --format=csv; date -u; git rev-parse HEAD 2>/dev/null \
     || cat COMMIT 2>/dev/null; } > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
@@ -31,7 +31,7 @@ rm -rf /tmp/hb-phases/build-dev /tmp/hb-phases/.device-tree
   || { echo "the phases patch does not apply"; cat "$out/patch.log"; exit 1; }
 source tests/gpu/configure.sh
 for tree in "$root" /tmp/hb-phases; do
-  (cd "$tree" && hb_gpu_configure "$out" "$root/$debs" && \
+  (cd "$tree" && hb_gpu_configure "$out" "$debs" && \
    cmake --build build-dev -j "$(nproc)" --target hinesbatch_cli > "$out/build-$(basename "$tree").log" 2>&1) \
     || { echo "build failed in $tree"; tail -20 "$out/build-$(basename "$tree").log"; exit 1; }
 done
