@@ -245,20 +245,6 @@ static void check_repeatable(const char *what, const cell_t *cells, int n)
                    "%s: SHAPES with %d threads differs from SEQ", what, t);
             free(x);
         }
-    /* SHAPES with streamed u and l (no split chains, other lanes and plans): accurate (checked
-     * in solve_multi_algo), and the same bits with any thread count */
-    setenv("HB_MULTI_SHAPES_STREAM", "1", 1);
-    double *streamed = solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL,
-                                        HB_MULTI_ALGO_SHAPES, 0, -1);
-    if (hb_backend_available(HB_BACKEND_OMP)) {
-        double *x = solve_multi_algo(what, HB_BACKEND_OMP, 3, cells, n, NULL,
-                                     HB_MULTI_ALGO_SHAPES, 0, -1);
-        CHECKF(streamed && x && memcmp(streamed, x, bytes) == 0,
-               "%s: SHAPES streamed with 3 threads differs from SEQ", what);
-        free(x);
-    }
-    unsetenv("HB_MULTI_SHAPES_STREAM");
-    free(streamed);
     free(shapes);
     free(ref);
 }
@@ -727,8 +713,8 @@ static void check_shapes_plan(const hb_multi_t mb, const hb_multi_shapes_device_
                "shapes: class %d starts at team %d, element %zu", q, k->team_first, k->base);
         const size_t budget = dev.sm_bytes / (size_t)(k->tier + 1) - 1024;
         CHECKF(k->bytes <= (budget < dev.block_bytes ? budget : dev.block_bytes) &&
-                   k->bytes == hb_multi_shape_bytes(k->m, k->plan.couplings, k->lanes,
-                                                    k->plan.words, s->streamed, s->threads),
+                   k->bytes == hb_branched_layout(k->m, k->plan.couplings, k->lanes,
+                                                  k->plan.words, 0).bytes,
                "shapes: class %d: %zu bytes", q, k->bytes);
         CHECKF(k->lanes >= 1 && k->lanes <= 16 && k->lanes <= k->cells &&
                    k->plan.lanes == k->lanes && k->plan.workers == 256 / k->lanes,
@@ -762,59 +748,6 @@ static void check_shapes_plan(const hb_multi_t mb, const hb_multi_shapes_device_
     }
     CHECKF(clash == 0, "shapes: %d node indices out of range or shared", clash);
     free(used);
-}
-
-/*
- * Streamed SHAPES (HB_MULTI_SHAPES_STREAM=1): no class splits chains; each class's workers'
- * first entries rise from 0 to its entries (m + gathers); the streams of a team's lane come
- * from one cell of the class, carry every one of its rows, and the lanes of a full team are
- * different cells; the classes' streams follow each other without gaps.
- */
-static void check_streams(const hb_multi_t mb)
-{
-    const hb_multi_shapes_t *s = mb->shapes;
-    CHECK(s != NULL && s->streamed == 1);
-    if (!s) return;
-    size_t pairs = 0;
-    int bad = 0;
-    for (int q = 0; q < s->n_classes; ++q) {
-        const hb_multi_shape_t *k = &s->cls[q];
-        const int *first = s->tables + k->table_off + k->plan.words;
-        const int workers = k->plan.workers, E = k->entries, L = k->lanes;
-        CHECKF(k->plan.n_items == 0 && E == k->m + k->plan.tables[2] && first[0] == 0 &&
-                   first[workers] == E && k->stream_base == pairs,
-               "streams: class %d: %d items, %d entries for %d rows, first %d .. %d, base %zu",
-               q, k->plan.n_items, E, k->m, first[0], first[workers], k->stream_base);
-        for (int w = 0; w < workers; ++w) bad += first[w + 1] < first[w];
-        int *seen = calloc((size_t)k->m, sizeof *seen);
-        for (int t = 0; t < hb_multi_shape_teams(k); ++t) {
-            int prev_cell = -1;
-            for (int lane = 0; lane < L; ++lane) {
-                const size_t *at = s->stream_node + k->stream_base + (size_t)t * E * L + lane;
-                int cell = 0;
-                while (cell + 1 < mb->n_cells && mb->cell_first[cell + 1] <= at[0]) ++cell;
-                bad += mb->m[cell] != k->m;
-                for (int i = 0; i < k->m; ++i) seen[i] = 0;
-                for (int e = 0; e < E; ++e) {
-                    const size_t node = at[(size_t)e * L];
-                    if (node < mb->cell_first[cell] || node >= mb->cell_first[cell + 1]) {
-                        bad++;
-                        continue;
-                    }
-                    seen[node - mb->cell_first[cell]]++;
-                }
-                for (int i = 0; i < k->m; ++i) bad += seen[i] < 1;
-                if (t * L + lane < k->cells) {
-                    bad += cell == prev_cell;
-                    prev_cell = cell;
-                }
-            }
-        }
-        free(seen);
-        pairs += (size_t)hb_multi_shape_teams(k) * (size_t)L * (size_t)E;
-    }
-    CHECKF(bad == 0 && s->stream_pairs == pairs, "streams: %d faults; %zu pairs, counted %zu", bad,
-           s->stream_pairs, pairs);
 }
 
 static void test_shapes(void)
@@ -918,37 +851,6 @@ static void test_shapes(void)
     expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
                 "HB_MULTI_SHAPES_CHOICE", "bad HB_MULTI_SHAPES_CHOICE");
     unsetenv("HB_MULTI_SHAPES_CHOICE");
-    /* streamed u and l: the streams, 16 bytes a row on chip (the rings and tables besides),
-     * accuracy (solve_multi_algo); a bad value is an error */
-    setenv("HB_MULTI_SHAPES_STREAM", "1", 1);
-    CHECK_OK(hb_multi_create(ctx, n, m, parents, &mb));
-    if (mb) {
-        for (int c = 0; c < n; ++c)
-            CHECK_OK(hb_multi_set(mb, c, cells[c].u, cells[c].l, cells[c].d, cells[c].rhs));
-        CHECK_OK(hb_multi_set_algorithm(mb, HB_MULTI_ALGO_SHAPES));
-        CHECK_OK(hb_multi_solve(mb));
-        check_streams(mb);
-        for (int q = 0; mb->shapes && q < mb->shapes->n_classes; ++q) {
-            const hb_multi_shape_t *k = &mb->shapes->cls[q];
-            printf("  streamed class %d: %d rows, %d cells, %d lanes, %d a multiprocessor, "
-                   "%zu bytes\n", q, k->m, k->cells, k->lanes, k->tier + 1, k->bytes);
-            const hb_branched_layout_t a = hb_branched_layout_streamed(
-                k->m, 0, k->lanes, k->plan.words, mb->shapes->threads);
-            CHECKF(k->bytes == a.bytes && a.ul == 2 * ((size_t)k->m + 2) * (size_t)k->lanes,
-                   "streamed class %d: %zu bytes", q, k->bytes);
-        }
-        CHECK_OK(hb_multi_destroy(mb));
-    }
-    free(solve_multi_algo("shapes, streamed", HB_BACKEND_SEQ, 0, cells, n, NULL,
-                          HB_MULTI_ALGO_SHAPES, 0, -1));
-    setenv("HB_MULTI_SHAPES_BYTES", "16384", 1);
-    free(solve_multi_algo("shapes, streamed, 16 KB budget", HB_BACKEND_SEQ, 0, cells, n, NULL,
-                          HB_MULTI_ALGO_SHAPES, 0, -1));
-    unsetenv("HB_MULTI_SHAPES_BYTES");
-    setenv("HB_MULTI_SHAPES_STREAM", "2", 1);
-    expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
-                "HB_MULTI_SHAPES_STREAM", "bad HB_MULTI_SHAPES_STREAM");
-    unsetenv("HB_MULTI_SHAPES_STREAM");
     /* chains split from 4 rows (chunks of 2), and none split */
     setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "4", 1);
     free(solve_multi_algo("shapes, chains split from 4 rows", HB_BACKEND_SEQ, 0, cells, n, NULL,

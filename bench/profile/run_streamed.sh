@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root: issue 5's SHAPES with streamed u and l
-# (session 25; docs/multi.md, "Streamed u and l"), in one call (about 6 minutes on an H100, most of it the three builds):
+# (session 25; docs/multi.md, "Streamed u and l": measured, slower, not kept). The code is
+# bench/profile/multi-shapes-streamed.patch, applied here to a copy of the tree. One call
+# (about 4 minutes on an H100, most of it the three builds):
 #   1. build (Release, CUDA); registers and spills of shapes_kernel and its stage functions;
 #   2. test_gpu_multi with HB_MULTI_SHAPES_STREAM=1 (every cell of every batch against the CPU);
 #   3. bench multi --gpu shapes, staged then streamed, same binary, two rounds: real cells 256,
@@ -13,13 +15,19 @@ root=$(pwd)
 data=$(cd "${1:?usage: run_streamed.sh DATA_DIR [JANSSON_DEB_DIR]}" && pwd) || exit 2
 debs=$(cd "${2:-.device-data}" 2>/dev/null && pwd || echo /nonexistent)
 out=${OUT:-out}
-mkdir -p "$out"
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 { nvidia-smi --query-gpu=name,driver_version --format=csv; date -u; cat COMMIT 2>/dev/null \
     || git rev-parse HEAD 2>/dev/null; } > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
 source tests/gpu/configure.sh
 
-# the trees: this one, and copies whose ring has 4 and 16 slots
+# the trees: this one with the patch (streamed), and copies of that whose ring has 4 and 16 slots
+rm -rf /tmp/hb-streamed && mkdir -p /tmp/hb-streamed
+tar --exclude=./build-dev --exclude=./.device-tree -cf - . | tar -xf - -C /tmp/hb-streamed
+(cd /tmp/hb-streamed && git apply "$root/bench/profile/multi-shapes-streamed.patch") \
+  || { echo "the streamed patch does not apply"; exit 1; }
+root=/tmp/hb-streamed
+cd "$root"
 for ring in 4 16; do
   rm -rf "/tmp/hb-ring$ring" && mkdir -p "/tmp/hb-ring$ring"
   # the files as they are here (this may be a copy without .git, inside another checkout)

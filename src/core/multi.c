@@ -407,8 +407,6 @@ static int shapes_bytes_ok(long v) { return v >= 1024; }
 
 static int shapes_choice_ok(long v) { return v >= -1 && v <= HB_MULTI_SHAPES_TIERS; }
 
-static int shapes_stream_ok(long v) { return v == 0 || v == 1; }
-
 static int shapes_split_ok(long v)
 {
     return v == 0 || (v >= HB_BRANCHED_MIN_SPLIT_ROWS && v <= INT_MAX);
@@ -417,8 +415,7 @@ static int shapes_split_ok(long v)
 /* HB_MULTI_SPLIT_ROWS, else the default; HB_MULTI_SHAPES_BYTES: SHAPES's small shared-memory
  * budget (tests: few lanes, tier 1), else 0; HB_MULTI_SHAPES_SPLIT_ROWS: the chains SHAPES's
  * branched plans split (0: none), else -1 (SHAPES decides per class); HB_MULTI_SHAPES_CHOICE:
- * SHAPES's occupancies (tests), else -2 (its time model decides); HB_MULTI_SHAPES_STREAM:
- * SHAPES's u and l streamed (1) or staged with the team (0, the default). */
+ * SHAPES's occupancies (tests), else -2 (its time model decides). */
 static hb_status_t knobs_from_env(const char *fn, struct hb_multi *mb)
 {
     long v = 0;
@@ -442,11 +439,7 @@ static hb_status_t knobs_from_env(const char *fn, struct hb_multi *mb)
              "-1 (each class its fastest), 0 to %d (a tier for all) or %d (the session-9 rule)",
              HB_MULTI_SHAPES_TIERS - 1, HB_MULTI_SHAPES_TIERS);
     status = env_integer(fn, "HB_MULTI_SHAPES_CHOICE", shapes_choice_ok, expected, &v, &set);
-    if (status != HB_SUCCESS) return status;
-    mb->shapes_choice = set ? (int)v : -2;
-    status = env_integer(fn, "HB_MULTI_SHAPES_STREAM", shapes_stream_ok,
-                         "0 (u and l staged with the team) or 1 (streamed)", &v, &set);
-    mb->shapes_streamed = status == HB_SUCCESS && set ? (int)v : 0;
+    mb->shapes_choice = status == HB_SUCCESS && set ? (int)v : -2;
     return status;
 }
 
@@ -834,8 +827,7 @@ static hb_status_t sync_device(struct hb_multi *mb, hb_multi_algo_t algo)
         }
         if (algo == HB_MULTI_ALGO_SHAPES) {
             hb_multi_shapes_device_t target;
-            if ((status = hb_cuda_multi_shape_device(dev, mb->shapes_streamed, &target)) !=
-                    HB_SUCCESS ||
+            if ((status = hb_cuda_multi_shape_device(dev, &target)) != HB_SUCCESS ||
                 (status = hb_multi_plan_shapes(mb, &target, HB_MULTI_SHAPES_THREADS)) !=
                     HB_SUCCESS)
                 return status;

@@ -586,8 +586,6 @@ struct hb_multi {
                                * every class in tier t (t + 1 blocks a multiprocessor),
                                * HB_MULTI_SHAPES_TIERS the session-9 rule; -2 when unset (the
                                * time model chooses) */
-    int shapes_streamed;      /* HB_MULTI_SHAPES_STREAM: SHAPES reads u and l from a stream
-                               * (core/hines_branched.h, "Streamed (u, l)"); 0 when unset */
     struct hb_multi_shapes *shapes; /* SHAPES, planned at its first solve (NULL before) */
     size_t group_rows;        /* GROUPED: the group size it was planned for */
     int split_rows;           /* GROUPED: branches this long or longer are split (0: none) */

@@ -97,26 +97,8 @@ void hb_multi_shapes_free(hb_multi_shapes_t *s)
     for (int k = 0; k < s->n_classes && s->cls; ++k) hb_hines_branched_free(&s->cls[k].plan);
     free(s->cls);
     free(s->node_index);
-    free(s->stream_node);
     free(s->tables);
     memset(s, 0, sizeof *s);
-}
-
-size_t hb_multi_shape_bytes(int m, int couplings, int lanes, size_t words, int streamed,
-                            int threads)
-{
-    return streamed ? hb_branched_layout_streamed(m, couplings, lanes, words, threads).bytes
-                    : hb_branched_layout(m, couplings, lanes, words, 0).bytes;
-}
-
-void hb_multi_shapes_stream_fill(const hb_multi_shapes_t *s, const double *u, const double *l,
-                                 const size_t *where, double *ul)
-{
-    for (size_t e = 0; e < s->stream_pairs; ++e) {
-        const size_t at = where[s->stream_node[e]];
-        ul[2 * e] = u[at];
-        ul[2 * e + 1] = l[at];
-    }
 }
 
 /* Tier 0 first, then larger cells first, then first appearance. */
@@ -175,11 +157,11 @@ double hb_multi_shapes_time(const hb_multi_shape_t *k, int sms)
 
 /* The most lanes (at most 16, at most the class's cells, at least one worker each) whose
  * team's arrays fit `budget` bytes; 0 when one lane does not. */
-static int most_lanes(const hb_multi_shape_t *k, size_t budget, int threads, int streamed)
+static int most_lanes(const hb_multi_shape_t *k, size_t budget, int threads)
 {
     int lanes = 0;
     for (int L = 1; L <= 16 && L <= k->cells && L <= threads; ++L)
-        if (hb_multi_shape_bytes(k->m, 0, L, 0, streamed, threads) <= budget) lanes = L;
+        if (hb_branched_layout(k->m, 0, L, 0, 0).bytes <= budget) lanes = L;
     return lanes;
 }
 
@@ -212,14 +194,14 @@ static size_t block_budget(const hb_multi_shapes_device_t *dev, int per_sm, size
  * *fits: its team fits `budget`; when it does not, its plan is freed. */
 static hb_status_t plan_trial(hb_multi_shape_t *trial, const hb_multi_shape_t *k,
                               const int *parent, int lanes, int threads, int split_rows,
-                              int streamed, size_t budget, int per_sm, int *fits)
+                              size_t budget, int per_sm, int *fits)
 {
     *trial = *k;
     hb_status_t status = plan_lanes(trial, parent, lanes, threads, split_rows, budget, per_sm);
     *fits = 0;
     if (status != HB_SUCCESS) return status;
-    trial->bytes = hb_multi_shape_bytes(k->m, trial->plan.couplings, lanes, trial->plan.words,
-                                        streamed, threads);
+    trial->bytes =
+        hb_branched_layout(k->m, trial->plan.couplings, lanes, trial->plan.words, 0).bytes;
     trial->lanes = lanes;
     trial->tier = per_sm - 1;
     trial->global_tables = 0;
@@ -230,8 +212,7 @@ static hb_status_t plan_trial(hb_multi_shape_t *trial, const hb_multi_shape_t *k
 
 static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
                                 const hb_multi_shapes_device_t *dev, size_t cap, int threads,
-                                int split_rows, int streamed,
-                                hb_multi_shape_t option[SHAPE_OPTIONS])
+                                int split_rows, hb_multi_shape_t option[SHAPE_OPTIONS])
 {
     hb_multi_shape_t trial;
     int found = 0, fits = 0;
@@ -241,7 +222,7 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
         const int per_sm = tier + 1;
         if (per_sm > dev->max_per_sm) continue;
         const size_t budget = block_budget(dev, per_sm, cap);
-        const int most = most_lanes(k, budget, threads, streamed);
+        const int most = most_lanes(k, budget, threads);
         int pow2 = 1;
         while (2 * pow2 <= most) pow2 *= 2;
         const int tried[3] = {most, most - 1, pow2};
@@ -250,7 +231,7 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
             const int lanes = tried[q];
             if (lanes < 1 || (q == 2 && (lanes == most || lanes == most - 1))) continue;
             hb_status_t status = plan_trial(&trial, k, parent, lanes, threads, split_rows,
-                                            streamed, budget, per_sm, &fits);
+                                            budget, per_sm, &fits);
             if (status != HB_SUCCESS) return status;
             if (!fits) continue;
             const double time = hb_multi_shapes_time(&trial, dev->sms);
@@ -269,11 +250,10 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
     const size_t rule_budget = block_budget(dev, 2, cap);
     fits = 0;
     for (int lanes = 16; found && dev->max_per_sm >= 2 && lanes >= 1 && !fits; lanes /= 2) {
-        if (lanes > k->cells ||
-            hb_multi_shape_bytes(k->m, 0, lanes, 0, streamed, threads) > rule_budget)
+        if (lanes > k->cells || hb_branched_layout(k->m, 0, lanes, 0, 0).bytes > rule_budget)
             continue;
         hb_status_t status = plan_trial(&option[RULE_OPTION], k, parent, lanes, threads,
-                                        split_rows, streamed, rule_budget, 2, &fits);
+                                        split_rows, rule_budget, 2, &fits);
         if (status != HB_SUCCESS) return status;
         if (!fits) option[RULE_OPTION].lanes = 0;
     }
@@ -283,13 +263,12 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
                                                  split_rows < 0 ? 0 : split_rows, &one->plan);
     if (status != HB_SUCCESS) return status;
     const size_t large = dev->block_bytes;
-    one->bytes =
-        hb_multi_shape_bytes(k->m, one->plan.couplings, 1, one->plan.words, streamed, threads);
+    one->bytes = hb_branched_layout(k->m, one->plan.couplings, 1, one->plan.words, 0).bytes;
     one->lanes = 1;
     one->tier = 0;
     if (one->bytes > large) { /* the tables stay in memory */
         one->global_tables = 1;
-        one->bytes = hb_multi_shape_bytes(k->m, one->plan.couplings, 1, 0, streamed, threads);
+        one->bytes = hb_branched_layout(k->m, one->plan.couplings, 1, 0, 0).bytes;
     }
     if (one->bytes > large) {
         hb_hines_branched_free(&one->plan);
@@ -406,62 +385,6 @@ static double choice_time(hb_multi_shape_t (*option)[SHAPE_OPTIONS], int classes
     return time;
 }
 
-/*
- * Streamed: every class's streams (hb_branched_stream_order) and the workers' first entries
- * after its tables. Team j's lane k is member j lanes + k (the class's cells in batch order,
- * as node_index places them), or the team's first member where the last team is short.
- * where: class id -> index in s->cls.
- */
-static hb_status_t place_streams(const struct hb_multi *mb, hb_multi_shapes_t *s,
-                                 const int *where)
-{
-    const int n = mb->n_cells;
-    int *member = malloc((size_t)n * sizeof *member);           /* cells, class by class */
-    int *filled = calloc((size_t)s->n_classes, sizeof *filled); /* members placed so far */
-    int *start = malloc(((size_t)s->n_classes + 1) * sizeof *start);
-    int most = 1;
-    for (int q = 0; q < s->n_classes; ++q)
-        if (s->cls[q].entries > most) most = s->cls[q].entries;
-    int *node = malloc((size_t)most * sizeof *node);
-    if (!member || !filled || !start || !node) {
-        free(member);
-        free(filled);
-        free(start);
-        free(node);
-        return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory placing shapes' streams");
-    }
-    start[0] = 0;
-    for (int q = 0; q < s->n_classes; ++q) start[q + 1] = start[q] + s->cls[q].cells;
-    for (int c = 0; c < n; ++c) {
-        const int q = where[mb->shape[c]];
-        member[start[q] + filled[q]++] = c;
-    }
-    hb_status_t status = HB_SUCCESS;
-    for (int q = 0; q < s->n_classes && status == HB_SUCCESS; ++q) {
-        const hb_multi_shape_t *k = &s->cls[q];
-        int *first = s->tables + k->table_off + k->plan.words;
-        if (hb_branched_stream_order(&k->plan, node, first) != k->entries) {
-            status = hb_fail(HB_ERR_BACKEND, "hb_multi: shapes: class %d (%d rows): streams of "
-                             "%d entries; expected %d", q, k->m, first[k->plan.workers],
-                             k->entries);
-            break;
-        }
-        const size_t L = (size_t)k->lanes, E = (size_t)k->entries;
-        for (int t = 0; t < hb_multi_shape_teams(k); ++t)
-            for (size_t lane = 0; lane < L; ++lane) {
-                const size_t j = (size_t)t * L + lane;
-                const int cell = member[start[q] + (int)(j < (size_t)k->cells ? j : (size_t)t * L)];
-                size_t *to = s->stream_node + k->stream_base + (size_t)t * E * L + lane;
-                for (size_t e = 0; e < E; ++e) to[e * L] = mb->cell_first[cell] + (size_t)node[e];
-            }
-    }
-    free(member);
-    free(filled);
-    free(start);
-    free(node);
-    return status;
-}
-
 hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_device_t *dev,
                                  int threads)
 {
@@ -495,11 +418,9 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
     }
     for (int k = 0; k < classes; ++k) {
         s->cls[k].table_off = (size_t)rep[k]; /* the representative, until sorted */
-        /* streamed: no split chains (their items read u and l in both sweeps) */
         if ((status = plan_options(&s->cls[k], mb->parent + mb->cell_first[rep[k]], dev,
-                                   mb->shapes_bytes, threads,
-                                   mb->shapes_streamed ? 0 : mb->shapes_split_rows,
-                                   mb->shapes_streamed, option[k])) != HB_SUCCESS)
+                                   mb->shapes_bytes, threads, mb->shapes_split_rows,
+                                   option[k])) != HB_SUCCESS)
             goto fail;
     }
     /* each class's fastest option, or every class in one tier (as near as it fits): the
@@ -525,9 +446,8 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
         memset(option[k], 0, sizeof option[k]);
     }
     qsort(s->cls, (size_t)classes, sizeof *s->cls, by_tier_rows);
-    size_t base = 0, words = 0, pairs = 0;
+    size_t base = 0, words = 0;
     int teams[HB_MULTI_SHAPES_TIERS] = {0};
-    const int streamed = mb->shapes_streamed;
     for (int q = 0; q < classes; ++q) {
         hb_multi_shape_t *k = &s->cls[q];
         where[mb->shape[k->table_off]] = q;
@@ -539,11 +459,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
         k->base = base;
         base += (size_t)team_count * (size_t)k->lanes * (size_t)k->m;
         k->table_off = words;
-        const size_t own = k->plan.words + (streamed ? (size_t)k->plan.workers + 1 : 0);
-        words += (own + 3) & ~(size_t)3; /* each class's tables on 16 bytes */
-        k->entries = k->m + (streamed ? k->plan.tables[2] : 0); /* header: n_gathers */
-        k->stream_base = pairs;
-        if (streamed) pairs += (size_t)team_count * (size_t)k->lanes * (size_t)k->entries;
+        words += (k->plan.words + 3) & ~(size_t)3; /* each class's tables on 16 bytes */
     }
     for (int t = 0; t < HB_MULTI_SHAPES_TIERS; ++t) s->tier_teams[t] = teams[t];
     s->size = base;
@@ -552,10 +468,6 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
     for (int q = 0; q < classes; ++q)
         memcpy(s->tables + s->cls[q].table_off, s->cls[q].plan.tables,
                s->cls[q].plan.words * sizeof *s->tables);
-    s->streamed = streamed;
-    s->stream_pairs = pairs;
-    if (streamed && !(s->stream_node = malloc((pairs ? pairs : 1) * sizeof *s->stream_node)))
-        goto oom;
     for (int c = 0; c < n; ++c) {
         const hb_multi_shape_t *k = &s->cls[where[mb->shape[c]]];
         const int j = next[mb->shape[c]]++;
@@ -563,7 +475,6 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
                      first = k->base + (size_t)(j / k->lanes) * L * (size_t)k->m + (size_t)(j % k->lanes);
         for (int i = 0; i < mb->m[c]; ++i) s->node_index[mb->cell_first[c] + (size_t)i] = first + (size_t)i * L;
     }
-    if (streamed && (status = place_streams(mb, s, where)) != HB_SUCCESS) goto fail;
     s->device = *dev;
     s->threads = threads;
     goto done;

@@ -65,10 +65,7 @@ typedef struct {
     int team_first;   /* first team of the class within its tier */
     size_t base;      /* first element of its storage */
     size_t bytes;     /* shared memory one team takes (hb_branched_layout) [bytes] */
-    size_t table_off; /* first word of its plan's tables in hb_multi_shapes_t.tables (streamed:
-                       * the workers' first entries follow them, plan.workers + 1 words) */
-    size_t stream_base; /* streamed: first pair of its teams' (u, l) streams */
-    int entries;      /* streamed: entries of a team's streams (a lane's): m + the gathers */
+    size_t table_off; /* first word of its plan's tables in hb_multi_shapes_t.tables */
     hb_hines_branched_t plan;
 } hb_multi_shape_t;
 
@@ -91,22 +88,7 @@ typedef struct hb_multi_shapes {
     hb_multi_shapes_device_t device;         /* what it was planned for */
     int threads;           /* threads of every team's block (lanes x workers of a team, or up
                             * to lanes - 1 more, idle) */
-    int streamed;          /* u and l read from streams (core/hines_branched.h, "Streamed (u,
-                            * l)"), not staged: 16 bytes a row on chip; no split chains */
-    size_t stream_pairs;   /* streamed: (u, l) pairs of every class's streams */
-    size_t *stream_node;   /* streamed: [stream_pairs] the node (cell_first[c] + i) whose u and
-                            * l each pair carries */
 } hb_multi_shapes_t;
-
-/* Shared memory of a team of `lanes` cells of m rows whose plan has `couplings` and tables of
- * `words` words (0: read from memory), in a block of `threads`: hb_branched_layout, or with
- * streamed u and l hb_branched_layout_streamed [bytes]. */
-size_t hb_multi_shape_bytes(int m, int couplings, int lanes, size_t words, int streamed,
-                            int threads);
-/* Streamed: the streams of u and l (ul: 2 x stream_pairs doubles) from arrays in which node n
- * (cell_first[c] + i) is element where[n]. */
-void hb_multi_shapes_stream_fill(const hb_multi_shapes_t *s, const double *u, const double *l,
-                                 const size_t *where, double *ul);
 
 /* Classes of identical parent arrays: mb->shape[c], numbered in order of first appearance. */
 hb_status_t hb_multi_find_shapes(struct hb_multi *mb);

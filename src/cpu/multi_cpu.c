@@ -128,8 +128,8 @@ hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t 
     for (int q = 0; first_team && q < s->n_classes; ++q) {
         const hb_multi_shape_t *k = &s->cls[q];
         /* the twin stages the tables even where the GPU reads them from memory */
-        const size_t bytes = hb_multi_shape_bytes(k->m, k->plan.couplings, k->lanes,
-                                                  k->plan.words, s->streamed, s->threads);
+        const size_t bytes =
+            hb_branched_layout(k->m, k->plan.couplings, k->lanes, k->plan.words, 0).bytes;
         if (bytes > most) most = bytes;
         first_team[q] = teams;
         teams += hb_multi_shape_teams(k);
@@ -137,22 +137,16 @@ hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t 
     most = (most + 15) & ~(size_t)15;
     double *stage = aligned_alloc(16, (size_t)threads * most);
     int *class_of = malloc(((size_t)teams + 1) * sizeof *class_of);
-    /* streamed: the streams of u and l, from this layout's arrays (node_index) */
-    double *ul = s->streamed ? malloc((2 * s->stream_pairs + 2) * sizeof *ul) : NULL;
-    if (!first_team || !stage || !class_of || (s->streamed && !ul)) {
+    if (!first_team || !stage || !class_of) {
         free(first_team);
         free(stage);
         free(class_of);
-        free(ul);
         return hb_fail(HB_ERR_ALLOC, "hb_multi_solve: out of memory staging shapes");
     }
-    if (ul) hb_multi_shapes_stream_fill(s, u, l, s->node_index, ul);
-    int unread = 0;
     for (int q = 0, t = 0; q < s->n_classes; ++q)
         for (int j = 0; j < s->cls[q].cells; j += s->cls[q].lanes) class_of[t++] = q;
 #ifdef HB_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1) \
-    reduction(+ : unread)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
 #endif
     for (int t = 0; t < teams; ++t) {
         int me = 0;
@@ -163,26 +157,13 @@ hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t 
         const int team = t - first_team[class_of[t]];
         const int j = team * k->lanes, members = k->cells - j < k->lanes ? k->cells - j : k->lanes;
         const size_t off = k->base + (size_t)j * (size_t)k->m;
-        double *own = (double *)((char *)stage + (size_t)me * most);
-        if (ul) { /* one team: its streams and the workers' first entries */
-            const size_t at = k->stream_base + (size_t)team * (size_t)k->lanes * (size_t)k->entries;
-            const int left =
-                hb_hines_branched_solve_streamed(&k->plan, members, d + off, rhs + off, ul + 2 * at,
-                                                 s->tables + k->table_off + k->plan.words, own);
-            unread += left != 0;
-            continue;
-        }
         /* one team: `members` systems, block-interleaved by `lanes` */
         hb_hines_branched_solve(&k->plan, members, k->lanes, u + off, l + off, d + off,
-                                rhs + off, NULL, NULL, own);
+                                rhs + off, NULL, NULL, (double *)((char *)stage + (size_t)me * most));
     }
     free(stage);
     free(class_of);
     free(first_team);
-    free(ul);
-    if (unread)
-        return hb_fail(HB_ERR_BACKEND, "hb_multi_solve: shapes: %d teams did not read their "
-                       "streams of u and l to the end", unread);
     return HB_SUCCESS;
 }
 

@@ -68,24 +68,16 @@ typedef struct {
     int words, couplings; /* its branched plan (the tables' header has the counts) */
     int global_tables; /* its tables are read from memory, not staged (a cell too large) */
     size_t base, table_off; /* first element of its storage, first word of its tables */
-    /* streamed (u, l): entries of a team's streams (a lane's), the word of its tables where the
-     * workers' first entries start, its first pair in the streams */
-    int entries, stream_first;
-    size_t stream_base;
 } hb_cuda_shape_t;
 /* Blocks of `threads` threads and `smem` bytes a multiprocessor of the current device holds
- * (smem_optin: the device's opt-in limit, which the kernel is allowed), for the kernel that
- * stages u and l or (streamed) the one that streams them. */
-hb_status_t hb_cuda_shapes_per_sm(int threads, size_t smem, size_t smem_optin, int streamed,
-                                  int *per_sm);
+ * (smem_optin: the device's opt-in limit, which the kernel is allowed). */
+hb_status_t hb_cuda_shapes_per_sm(int threads, size_t smem, size_t smem_optin, int *per_sm);
 /* One tier's classes (a device array, `teams` teams in all) in `grid` blocks on `stream`
- * (a cudaStream_t); queued, not waited for. smem_optin: the device's opt-in limit. ul_stream:
- * the classes' streams of (u, l) pairs (core/hines_branched.h), or NULL: u and l staged. */
+ * (a cudaStream_t); queued, not waited for. smem_optin: the device's opt-in limit. */
 hb_status_t hb_cuda_shapes_launch(const hb_cuda_shape_t *classes, int n_classes, int teams,
                                   int grid, int threads, size_t smem, const int *tables,
                                   const double *u, const double *l, const double *d,
-                                  double *rhs, const double *ul_stream, size_t smem_optin,
-                                  void *stream);
+                                  double *rhs, size_t smem_optin, void *stream);
 hb_status_t hb_cuda_malloc(hb_cuda_context_t *ctx, size_t bytes, void **ptr);
 hb_status_t hb_cuda_free(hb_cuda_context_t *ctx, void *ptr);
 /* Copy host to device (to_device != 0) or device to host. */

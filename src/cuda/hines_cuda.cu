@@ -725,68 +725,21 @@ __global__ void __launch_bounds__(BRANCHED_WIDE_THREADS)
 }
 
 /*
- * SHAPES with streamed (u, l) (core/hines_branched.h, "Streamed (u, l)"): this thread's
- * stream of team `local` of class k started (entries 0 .. R - 2 asked for), the team's rows
- * awaited (they were asked for before those entries), then the stages; u and l come through the
- * thread's ring. The workers' first entries follow the class's tables in memory. Not inlined,
- * as branched_stages_of.
- */
-template <bool GLOBAL_TABLES>
-__device__ __noinline__ void shapes_stages_streamed(int m, int lanes, int words, int entries,
-                                                    int stream_first, size_t stream_base,
-                                                    int local, const int *__restrict__ class_tables,
-                                                    const double *__restrict__ ul_stream)
-{
-    extern __shared__ double team_smem[];
-    const hb_branched_layout_t a = hb_branched_layout_streamed(
-        m, 0, lanes, GLOBAL_TABLES ? 0 : (size_t)words, (int)blockDim.x);
-    const int lane = threadIdx.x % lanes, first = threadIdx.x / lanes, workers = blockDim.x / lanes;
-    const int idle = first >= workers; /* lanes need not divide the block */
-    const int *wf = class_tables + stream_first;
-    const int f0 = idle ? 0 : __ldg(wf + first), f1 = idle ? 0 : __ldg(wf + first + 1);
-    hb_branched_stream_t st;
-    st.src = (const hb_branched_pair_t *)ul_stream + stream_base +
-             ((size_t)local * (size_t)entries + (size_t)f0) * (size_t)lanes + (size_t)lane;
-    st.stride = lanes;
-    st.end = f1 - f0;
-    st.ring = (hb_branched_pair_t *)(team_smem + a.ul) + threadIdx.x;
-    st.ring_row = blockDim.x;
-    hb_branched_stream_start(&st);
-    CP_ASYNC_WAIT(HB_BRANCHED_RING - 1); /* the team's rows: older than the stream's groups */
-    __syncthreads();
-    const hb_branched_tables_t t = hb_branched_tables_at(
-        m, GLOBAL_TABLES ? class_tables : (const int *)(team_smem + a.tables));
-    const hb_branched_lane_t v = hb_branched_lane(team_smem, &a, lanes, 1, lane);
-    for (int s = 0; s < t.n_stages; ++s) {
-        if (!idle) hb_branched_eliminate_stage_streamed(&t, &v, s, first, workers, &st);
-        __syncthreads();
-    }
-    for (int s = t.n_stages - 1; s >= 0; --s) {
-        if (!idle) hb_branched_substitute_stage(&t, &v, s, first, workers, 0);
-        __syncthreads();
-    }
-}
-
-/*
  * SHAPES of mixed batches (core/multi_shapes.h): the classes of one tier, each a same-tree
  * batch with its own plan and lanes, in one launch. Teams are numbered class after class;
  * block k solves teams k, k + gridDim.x, ..., staging a class's tables when it enters the
  * class (teams rise, so at most once per class). A class's team is one contiguous range
- * (block = lanes); u and l are every cell's own: staged with the team, or with STREAMED read
- * from ul_stream through a ring (shapes_stages_streamed; the team's copies take d and rhs
- * only, as a uniform batch's).
+ * (block = lanes); u and l are every cell's own.
  */
-template <bool STREAMED>
-__global__ void __launch_bounds__(BRANCHED_THREADS, STREAMED ? 3 : 0) /* streamed: three blocks (80 registers), as the other */
+__global__ void __launch_bounds__(BRANCHED_THREADS)
     shapes_kernel(const hb_cuda_shape_t *__restrict__ classes, int n_classes, int teams,
                   const int *__restrict__ tables, const double *__restrict__ u,
                   const double *__restrict__ l, const double *__restrict__ d,
-                  double *__restrict__ rhs, const double *__restrict__ ul_stream)
+                  double *__restrict__ rhs)
 {
     int c = -1, loaded = -1; /* loaded: the team whose rows are already on their way in */
     hb_cuda_shape_t k = {};
     hb_branched_layout_t a = {};
-    const int uniform = STREAMED; /* streamed: the team's copies skip u and l */
     for (int team = blockIdx.x; team < teams; team += gridDim.x) {
         int next = c < 0 ? 0 : c;
         while (next + 1 < n_classes && classes[next + 1].team_first <= team) ++next;
@@ -794,32 +747,19 @@ __global__ void __launch_bounds__(BRANCHED_THREADS, STREAMED ? 3 : 0) /* streame
         if (next != c) {
             c = next;
             k = classes[c];
-            const size_t words = k.global_tables ? 0 : (size_t)k.words;
-            a = STREAMED ? hb_branched_layout_streamed(k.m, k.couplings, k.lanes, words,
-                                                       (int)blockDim.x)
-                         : hb_branched_layout(k.m, k.couplings, k.lanes, words, 0);
-            branched_stage_plan(&a, k.m, k.lanes, 0, tables + k.table_off, (int)words, NULL,
-                                NULL);
+            a = hb_branched_layout(k.m, k.couplings, k.lanes, k.global_tables ? 0 : (size_t)k.words,
+                                   0);
+            branched_stage_plan(&a, k.m, k.lanes, 0, tables + k.table_off,
+                                k.global_tables ? 0 : k.words, NULL, NULL);
         }
         const int local = team - k.team_first;
         if (loaded != team)
-            branched_load(&a, k.m, k.lanes, k.lanes, uniform, local, k.cells, u + k.base,
-                          l + k.base, d + k.base, rhs + k.base);
-        if (STREAMED) {
-            if (k.global_tables)
-                shapes_stages_streamed<true>(k.m, k.lanes, k.words, k.entries, k.stream_first,
-                                             k.stream_base, local, tables + k.table_off,
-                                             ul_stream);
-            else
-                shapes_stages_streamed<false>(k.m, k.lanes, k.words, k.entries, k.stream_first,
-                                              k.stream_base, local, tables + k.table_off,
-                                              ul_stream);
-        } else {
-            CP_ASYNC_WAIT(0);
-            __syncthreads();
-            branched_stages(k.m, k.couplings, k.lanes, 0, k.words,
-                            k.global_tables ? tables + k.table_off : NULL);
-        }
+            branched_load(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, u + k.base, l + k.base,
+                          d + k.base, rhs + k.base);
+        CP_ASYNC_WAIT(0);
+        __syncthreads();
+        branched_stages(k.m, k.couplings, k.lanes, 0, k.words,
+                        k.global_tables ? tables + k.table_off : NULL);
         const int workers = blockDim.x / k.lanes;
         int lane, i0;
         hb_hines_branched_thread(threadIdx.x, k.lanes, workers, k.lanes, &lane, &i0);
@@ -828,48 +768,38 @@ __global__ void __launch_bounds__(BRANCHED_THREADS, STREAMED ? 3 : 0) /* streame
         const int after = team + (int)gridDim.x;
         const int class_end = c + 1 < n_classes ? classes[c + 1].team_first : teams;
         if (after < class_end) {
-            branched_store_load(&a, k.m, k.lanes, k.lanes, uniform, local, after - k.team_first,
-                                k.cells, u + k.base, l + k.base, d + k.base, rhs + k.base, lane,
-                                i0, workers);
+            branched_store_load(&a, k.m, k.lanes, k.lanes, 0, local, after - k.team_first, k.cells,
+                                u + k.base, l + k.base, d + k.base, rhs + k.base, lane, i0,
+                                workers);
             loaded = after;
         } else {
-            branched_store(&a, k.m, k.lanes, k.lanes, uniform, local, k.cells, rhs + k.base, lane,
-                           i0, workers);
+            branched_store(&a, k.m, k.lanes, k.lanes, 0, local, k.cells, rhs + k.base, lane, i0,
+                           workers);
         }
     }
 }
 
 extern "C" hb_status_t hb_cuda_shapes_per_sm(int threads, size_t smem, size_t smem_optin,
-                                             int streamed, int *per_sm)
+                                             int *per_sm)
 {
     *per_sm = 0;
-    const void *kernel = streamed ? (const void *)shapes_kernel<true>
-                                  : (const void *)shapes_kernel<false>;
-    CUDA_CHECK(hb_cuda_allow_smem(kernel, smem_optin));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, smem));
+    CUDA_CHECK(hb_cuda_allow_smem((const void *)shapes_kernel, smem_optin));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, shapes_kernel, threads, smem));
     return HB_SUCCESS;
 }
 
 extern "C" hb_status_t hb_cuda_shapes_launch(const hb_cuda_shape_t *classes, int n_classes,
                                              int teams, int grid, int threads, size_t smem,
                                              const int *tables, const double *u, const double *l,
-                                             const double *d, double *rhs,
-                                             const double *ul_stream, size_t smem_optin,
+                                             const double *d, double *rhs, size_t smem_optin,
                                              void *stream)
 {
     if (threads < 1 || threads > BRANCHED_THREADS)
         return hb_fail(HB_ERR_INVALID_VALUE, "shapes: %d threads; expected 1 to %d", threads,
                        BRANCHED_THREADS);
-    const cudaStream_t s = (cudaStream_t)stream;
-    if (ul_stream) {
-        CUDA_CHECK(hb_cuda_allow_smem((const void *)shapes_kernel<true>, smem_optin));
-        shapes_kernel<true><<<grid, threads, smem, s>>>(classes, n_classes, teams, tables, u, l, d,
-                                                        rhs, ul_stream);
-    } else {
-        CUDA_CHECK(hb_cuda_allow_smem((const void *)shapes_kernel<false>, smem_optin));
-        shapes_kernel<false><<<grid, threads, smem, s>>>(classes, n_classes, teams, tables, u, l,
-                                                         d, rhs, NULL);
-    }
+    CUDA_CHECK(hb_cuda_allow_smem((const void *)shapes_kernel, smem_optin));
+    shapes_kernel<<<grid, threads, smem, (cudaStream_t)stream>>>(classes, n_classes, teams, tables,
+                                                                 u, l, d, rhs);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }

@@ -87,11 +87,6 @@ struct hb_cuda_multi {
     int shape_tier_classes[HB_MULTI_SHAPES_TIERS], shape_tier_teams[HB_MULTI_SHAPES_TIERS];
     int shape_grid[HB_MULTI_SHAPES_TIERS], shape_threads;
     size_t shape_smem[HB_MULTI_SHAPES_TIERS];
-    /* SHAPES with streamed u and l: the streams ((u, l) pairs) and, for each pair, the element
-     * of u and l it is gathered from after every upload */
-    double *ul_stream;
-    size_t *stream_src;
-    size_t stream_pairs;
     /* SHAPES's tiers side by side: a stream each beside `stream`, the fork and the joins */
     cudaStream_t tier_stream[HB_MULTI_SHAPES_TIERS];
     cudaEvent_t tier_fork, tier_done[HB_MULTI_SHAPES_TIERS];
@@ -103,15 +98,6 @@ struct hb_cuda_multi {
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
 /* ------------------------------------------------------------------------ */
-
-/* SHAPES, streamed: pair e of the streams from element src[e] of u and l (after an upload). */
-__global__ void gather_stream_kernel(size_t pairs, const size_t *__restrict__ src,
-                                     const double *__restrict__ u, const double *__restrict__ l,
-                                     double2 *__restrict__ ul)
-{
-    const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < pairs) ul[e] = make_double2(u[src[e]], l[src[e]]);
-}
 
 __global__ void __launch_bounds__(LEVEL_THREADS)
     level_eliminate_kernel(hb_multi_view_t view, int h)
@@ -238,13 +224,8 @@ static void free_layout(hb_cuda_multi_t *dm)
     cudaFree(dm->parent);
     cudaFree(dm->shape_classes);
     cudaFree(dm->shape_tables);
-    cudaFree(dm->ul_stream);
-    cudaFree(dm->stream_src);
     dm->shape_classes = NULL;
     dm->shape_tables = NULL;
-    dm->ul_stream = NULL;
-    dm->stream_src = NULL;
-    dm->stream_pairs = 0;
     cudaFree(dm->u);
     cudaFree(dm->l);
     cudaFree(dm->d);
@@ -438,13 +419,13 @@ fail:
     return status;
 }
 
-extern "C" hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm, int streamed,
+extern "C" hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm,
                                                   hb_multi_shapes_device_t *out)
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
     int per_sm = 0; /* registers and threads decide it: a block of 1 KB of shared memory */
     hb_status_t status =
-        hb_cuda_shapes_per_sm(HB_MULTI_SHAPES_THREADS, 1024, dm->smem_optin, streamed, &per_sm);
+        hb_cuda_shapes_per_sm(HB_MULTI_SHAPES_THREADS, 1024, dm->smem_optin, &per_sm);
     if (status != HB_SUCCESS) return status;
     out->sm_bytes = dm->smem_per_sm;
     out->block_bytes = dm->smem_optin;
@@ -472,29 +453,6 @@ extern "C" hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
         host[q].global_tables = k->global_tables;
         host[q].base = k->base;
         host[q].table_off = k->table_off;
-        host[q].entries = k->entries;
-        host[q].stream_first = (int)k->plan.words;
-        host[q].stream_base = k->stream_base;
-    }
-    if (s->streamed) { /* each pair's element of u and l, and room for the streams */
-        size_t *src = (size_t *)malloc((s->stream_pairs ? s->stream_pairs : 1) * sizeof *src);
-        if (!src) {
-            free(host);
-            return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory mapping %zu stream pairs",
-                           s->stream_pairs);
-        }
-        for (size_t e = 0; e < s->stream_pairs; ++e) src[e] = s->node_index[s->stream_node[e]];
-        status = COPY_TABLE(dm->stream_src, src, s->stream_pairs, dm->stream);
-        if (status == HB_SUCCESS) CUDA_TRY(status, cudaStreamSynchronize(dm->stream), streams);
-        if (status == HB_SUCCESS)
-            CUDA_TRY(status,
-                     cudaMalloc((void **)&dm->ul_stream,
-                                2 * (s->stream_pairs ? s->stream_pairs : 1) * sizeof(double)),
-                     streams);
-    streams:
-        free(src);
-        dm->stream_pairs = s->stream_pairs;
-        if (status != HB_SUCCESS) goto fail;
     }
     if ((status = COPY_TABLE(dm->shape_classes, host, (size_t)s->n_classes, dm->stream)) !=
             HB_SUCCESS ||
@@ -511,7 +469,7 @@ extern "C" hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
         if (!s->tier_teams[tier]) continue;
         int per_sm = 0;
         if ((status = hb_cuda_shapes_per_sm(s->threads, s->tier_bytes[tier], dm->smem_optin,
-                                            s->streamed, &per_sm)) !=
+                                            &per_sm)) !=
             HB_SUCCESS)
             goto fail;
         if (per_sm < 1) {
@@ -569,14 +527,6 @@ extern "C" hb_status_t hb_cuda_multi_upload(hb_cuda_multi_t *dm, size_t n, size_
         /* pageable source: the copy has read it when the call returns */
         CUDA_CHECK(cudaMemcpyAsync(dst[a], dm->stage, size * sizeof(double),
                                    cudaMemcpyHostToDevice, dm->stream));
-        CUDA_CHECK(cudaStreamSynchronize(dm->stream));
-    }
-    if (dm->layout == LAYOUT_SHAPES && dm->ul_stream && dm->stream_pairs) {
-        const int threads = 256;
-        const size_t blocks = (dm->stream_pairs + threads - 1) / threads;
-        gather_stream_kernel<<<(unsigned)blocks, threads, 0, dm->stream>>>(
-            dm->stream_pairs, dm->stream_src, dm->u, dm->l, (double2 *)dm->ul_stream);
-        CUDA_CHECK(cudaGetLastError());
         CUDA_CHECK(cudaStreamSynchronize(dm->stream));
     }
     return HB_SUCCESS;
@@ -676,7 +626,7 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
             hb_status_t status = hb_cuda_shapes_launch(
                 dm->shape_classes + first, dm->shape_tier_classes[tier], dm->shape_tier_teams[tier],
                 dm->shape_grid[tier], dm->shape_threads, dm->shape_smem[tier], dm->shape_tables,
-                dm->u, dm->l, dm->d, dm->rhs, dm->ul_stream, dm->smem_optin, (void *)s);
+                dm->u, dm->l, dm->d, dm->rhs, dm->smem_optin, (void *)s);
             if (status != HB_SUCCESS) return status;
             if (s != dm->stream) {
                 CUDA_CHECK(cudaEventRecord(dm->tier_done[tier], s));

@@ -30,12 +30,9 @@ hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_
 hb_status_t hb_cuda_multi_install_cells(hb_cuda_multi_t *dm, int cells, int max_m, const int *m,
                                         const int *parent);
 /* SHAPES (core/multi_shapes.h): what this device offers its blocks (shared memory, blocks of
- * HB_MULTI_SHAPES_THREADS a multiprocessor as registers allow for the kernel that stages or
- * streams u and l, multiprocessors). */
-hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm, int streamed,
-                                       hb_multi_shapes_device_t *out);
-/* SHAPES layout: the classes, their plan tables and the four arrays (s->size elements); with
- * streamed u and l also the streams, gathered from u and l at every upload. */
+ * HB_MULTI_SHAPES_THREADS a multiprocessor as registers allow, multiprocessors). */
+hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm, hb_multi_shapes_device_t *out);
+/* SHAPES layout: the classes, their plan tables and the four arrays (s->size elements). */
 hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm, const struct hb_multi_shapes *s);
 /*
  * Host copy (n host slots) <-> device arrays of `size` elements: host slot k is

@@ -70,12 +70,6 @@ for t in "${tests[@]}"; do
     # a multiprocessor), lanes that need not divide the block (idle threads)
     run_test multi test_gpu_multi_shapes_fastest "test_gpu_multi (shapes, each class's fastest)" \
       HB_MULTI_SHAPES_CHOICE=-1
-    # SHAPES with u and l streamed through a ring (16 bytes a row on chip), and with the 16 KB
-    # budget (no tier fits the rings: a lane in a block of its own)
-    run_test multi test_gpu_multi_streamed "test_gpu_multi (shapes, streamed u and l)" \
-      HB_MULTI_SHAPES_STREAM=1
-    run_test multi test_gpu_multi_streamed16k "test_gpu_multi (shapes, streamed, 16 KB teams)" \
-      HB_MULTI_SHAPES_STREAM=1 HB_MULTI_SHAPES_BYTES=16384
   fi
 done
 exit "$status"
