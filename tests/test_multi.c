@@ -564,6 +564,18 @@ static void test_fig14(void)
     }
     check_repeatable("figure 14 mixed", mixed, n);
     for (int c = 0; c < n; ++c) cell_free(&mixed[c]);
+    /* 256 cells of 4 levels with every chain of 16 rows or more split: SHAPES crashed planning
+     * them (session 25, on the H100 and in this twin). The split plans' couplings and tables
+     * did not fit the lanes tried for the session-9 rule and for tiers 0 and 1, and the rule's
+     * fallback took the nearest tier at or below 1 that had an option: none. */
+    cell_t *many = malloc(256 * sizeof *many);
+    for (int c = 0; c < 256; ++c) fig14_cell(&many[c], 4);
+    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "16", 1);
+    free(solve_multi_algo("figure 14, 4 levels, 256 cells, chains split from 16 rows",
+                          HB_BACKEND_SEQ, 0, many, 256, NULL, HB_MULTI_ALGO_SHAPES, 0, -1));
+    unsetenv("HB_MULTI_SHAPES_SPLIT_ROWS");
+    for (int c = 0; c < 256; ++c) cell_free(&many[c]);
+    free(many);
 }
 
 /* (5) Errors. */

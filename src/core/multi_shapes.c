@@ -244,6 +244,17 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
                 hb_hines_branched_free(&trial.plan);
             }
         }
+        /* a plan with split chains adds coupling nodes and tables that most_lanes does not
+         * count: where none of those lanes fits, the most that do */
+        for (int lanes = most - 2; lanes >= 1 && !option[tier].lanes; --lanes) {
+            hb_status_t status = plan_trial(&trial, k, parent, lanes, threads, split_rows,
+                                            budget, per_sm, &fits);
+            if (status != HB_SUCCESS) return status;
+            if (fits) {
+                option[tier] = trial;
+                found = 1;
+            }
+        }
     }
     option[RULE_OPTION] = *k;
     option[RULE_OPTION].lanes = 0;
@@ -298,6 +309,10 @@ static const hb_multi_shape_t *pick(const hb_multi_shape_t option[SHAPE_OPTIONS]
         if (!best || hb_multi_shapes_time(&option[t], sms) < hb_multi_shapes_time(best, sms))
             best = &option[t];
     }
+    /* the tier asked for, and those below it, have no option: the lowest that has one (every
+     * class has at least one option when planning gets here) */
+    for (int t = 0; !best && t < HB_MULTI_SHAPES_TIERS; ++t)
+        if (option[t].lanes) best = &option[t];
     return best;
 }
 
