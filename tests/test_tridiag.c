@@ -520,11 +520,12 @@ static void test_tuning(hb_context_t ctx)
     free_arrays(&a);
     make_arrays(&a, &t, HB_LAYOUT_INTERLEAVED, HB_FLOAT64, 0);
     p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
-    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text)); /* clusters change the arithmetic */
-    CHECKF(strcmp(text, "partition rows=16 chunks=256 cluster=8") == 0, "plan '%s'", text);
-    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    /* clusters change the arithmetic; a small batch takes 8-row chunks */
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=8 chunks=512 cluster=8") == 0, "plan '%s'", text);
+    CHECK_OK(hb_gtsv_set_tuning("small=0"));
+    CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
+    CHECKF(strcmp(text, "partition rows=16 chunks=256 cluster=8") == 0, "plan '%s'", text);
     free_arrays(&a);
     free_batch(&t);
     make_batch(&t, 8192, 1, 0);
@@ -567,6 +568,31 @@ static hb_gtsv_problem_t plan_probe(int m, int interleaved, hb_precision_t prec,
                                  .batch_count = count,
                                  .batch_stride = interleaved ? count : m};
     return p;
+}
+
+/* docs/tridiag.md, "Small batches": interleaved batches of at most this many rows. */
+#define SMALL_BATCH_ROWS 131072.0
+
+/* A small batch's plan is the large-batch plan (small=0) under rows=8,threads=128,pairs=0,
+ * field by field. */
+static void check_small_plan(hb_context_t ctx, const hb_gtsv_problem_t *p,
+                             const hb_gtsv_plan_t *plan)
+{
+    hb_gtsv_plan_t tuned;
+    CHECK_OK(hb_gtsv_set_tuning("rows=8,threads=128,pairs=0,small=0"));
+    CHECK_OK(hb_gtsv_make_plan(ctx, p, &tuned));
+    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECKF(plan->rows == 8 && plan->pairs == 0 && plan->rows == tuned.rows &&
+               plan->chunks == tuned.chunks && plan->threads == tuned.threads &&
+               plan->ahead == tuned.ahead && plan->hint == tuned.hint &&
+               plan->prefetch == tuned.prefetch && plan->vector == tuned.vector &&
+               plan->cluster == tuned.cluster && plan->stage == tuned.stage &&
+               plan->persist == tuned.persist && plan->pairs == tuned.pairs,
+           "interleaved m = %d (%s, %d systems), small batch: rows=%d chunks=%d threads=%d "
+           "cluster=%d pairs=%d; expected rows=8 chunks=%d threads=%d cluster=%d pairs=0",
+           p->m, p->precision == HB_FLOAT32 ? "fp32" : "fp64", p->batch_count, plan->rows,
+           plan->chunks, plan->threads, plan->cluster, plan->pairs, tuned.chunks,
+           tuned.threads, tuned.cluster);
 }
 
 static void test_rule(hb_context_t ctx)
@@ -625,6 +651,12 @@ static void test_rule(hb_context_t ctx)
                 if (c->fp32 >= 0 && c->fp32 != pi) continue;
                 const hb_gtsv_problem_t p = plan_probe(c->m, c->interleaved, precs[pi], counts[ci]);
                 CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+                if (c->interleaved && (double)c->m * counts[ci] <= SMALL_BATCH_ROWS) {
+                    /* small batches: the large-batch plan with 8-row chunks, 128
+                     * threads, one system a thread (checked below) */
+                    check_small_plan(ctx, &p, &plan);
+                    continue;
+                }
                 /* fp32 interleaved with an even count (and stride) runs in pairs, and
                  * above m = 128 in fp64's geometry (the fp64 row of the same m) but at
                  * m = 257..512, where it keeps its own (one block, no clusters) */
@@ -710,7 +742,7 @@ static void test_rule(hb_context_t ctx)
     CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
     /* The override goes field by field over the rule; threads at least P. */
     CHECK_OK(hb_gtsv_set_tuning("rows=8"));
-    hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT32, 101); /* odd: no pairs */
+    hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT32, 1001); /* odd: no pairs */
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
           plan.hint == 1 && plan.prefetch == 2);
@@ -764,6 +796,35 @@ static void test_rule(hb_context_t ctx)
                    pair_cases[k].fp32 ? "fp32" : "fp64", plan.pairs);
         }
     }
+    /* Small batches: the boundary, concrete plans, and the tuning's small=0|1. */
+    static const struct {
+        const char *spec;
+        int m, fp32, count, rows, chunks, threads, cluster, pairs;
+    } small_cases[] = {{"", 128, 1, 256, 8, 16, 128, 1, 0},
+                       {"", 512, 1, 256, 8, 64, 128, 1, 0},
+                       {"", 512, 1, 258, 16, 32, 512, 1, 1},
+                       {"", 512, 0, 258, 16, 32, 256, 4, 0},
+                       {"", 4096, 0, 32, 8, 512, 128, 8, 0},
+                       {"", 4096, 0, 33, 16, 256, 512, 8, 0},
+                       {"small=0", 128, 1, 256, 16, 8, 256, 1, 1},
+                       {"small=1", 64, 0, 256000, 8, 8, 128, 1, 0},
+                       {"small=1", 8192, 1, 20000, 8, 1024, 128, 8, 0},
+                       {"small=1", 8192, 1, 20001, 8, 1024, 128, 16, 0}};
+    for (size_t k = 0; k < sizeof small_cases / sizeof *small_cases; ++k) {
+        CHECK_OK(hb_gtsv_set_tuning(small_cases[k].spec));
+        p = plan_probe(small_cases[k].m, 1, small_cases[k].fp32 ? HB_FLOAT32 : HB_FLOAT64,
+                       small_cases[k].count);
+        CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+        CHECKF(plan.rows == small_cases[k].rows && plan.chunks == small_cases[k].chunks &&
+                   plan.threads == small_cases[k].threads &&
+                   plan.cluster == small_cases[k].cluster && plan.pairs == small_cases[k].pairs,
+               "'%s', interleaved m = %d %s x %d: rows=%d chunks=%d threads=%d cluster=%d "
+               "pairs=%d",
+               small_cases[k].spec, small_cases[k].m, small_cases[k].fp32 ? "fp32" : "fp64",
+               small_cases[k].count, plan.rows, plan.chunks, plan.threads, plan.cluster,
+               plan.pairs);
+    }
+    CHECK_ERR(hb_gtsv_set_tuning("small=2"), HB_ERR_INVALID_VALUE, "small=0|1");
     CHECK_OK(hb_gtsv_set_tuning(""));
     /* AUTO on the CPU is THOMAS; partition above m = 8192 and a NULL plan are refused. */
     p = plan_probe(512, 0, HB_FLOAT64, 100);

@@ -45,7 +45,8 @@ static const char usage[] =
     "  --repeats R       timed solves per configuration (default 20)\n"
     "  --max-unknowns N  skip grid points with m x systems > N (default: none on\n"
     "                    CUDA, 4,000,000 on the CPU)\n"
-    "  --points LIST     only these grid points, e.g. 64x256000,512x256000\n"
+    "  --points LIST     these points instead of the grid (any sizes, in order),\n"
+    "                    e.g. 64x256000,512x256000,300x1000\n"
     "  --variants LIST   also time ours under each tuning of LIST, ';'-separated\n"
     "                    hb_gtsv_set_tuning specs (e.g. 'hint=1;threads=128')\n"
     "  --no-cusparse     skip cuSPARSE (faster A/B runs of --variants)\n"
@@ -54,12 +55,15 @@ static const char usage[] =
     "  --json            one JSON document instead of the tables\n";
 
 #define MAX_VARIANTS 16
+#define MAX_POINTS 128
 typedef struct {
     hb_backend_t backend;
     int repeats, accuracy, json, cusparse;
     int precisions; /* bit 0: fp64, bit 1: fp32 */
     long max_unknowns;
-    const char *points; /* NULL: the whole grid */
+    int n_points; /* --points: these (m, systems) in order; 0: the paper's grid */
+    int point_m[MAX_POINTS];
+    long point_n[MAX_POINTS];
     int n_variants;
     char variant[MAX_VARIANTS][64];
     uint64_t seed;
@@ -696,29 +700,26 @@ static const char *const acc_key[N_ACC] = {"ours_flat", "ours_interleaved", "our
 static const char *const mem_key[5] = {"ours_auto", "ours_thomas", "cusparse_strided",
                                        "cusparse_interleaved_algo0", "cusparse_interleaved_algo1"};
 
-/* Is "MxN" in the comma-separated list (NULL: every point)? */
-static int point_selected(const char *list, int m, long count)
+/* --points: MxN[,MxN...], any sizes (the grid's or not), run in the order given. */
+static int parse_points(const char *command, const char *value, void *opts)
 {
-    for (const char *c = list; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
-        int pm = 0;
-        long pn = 0;
-        if (sscanf(c, "%dx%ld", &pm, &pn) == 2 && pm == m && pn == count) return 1;
-    }
-    return list == NULL;
-}
-
-/* --points: MxN[,MxN...], kept as given for point_selected. */
-static int parse_points(const char *command, const char *value, void *points)
-{
+    options_t *o = opts;
+    o->n_points = 0;
     for (const char *c = value; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL) {
-        int pm = 0;
+        int pm = 0, used = 0;
         long pn = 0;
-        if (sscanf(c, "%dx%ld", &pm, &pn) != 2 || pm < 1 || pn < 1) {
-            cli_fail(command, "--points '%s': expected MxN[,MxN...]", value);
+        if (sscanf(c, "%dx%ld%n", &pm, &pn, &used) != 2 || pm < 1 || pn < 1 ||
+            (c[used] != ',' && c[used] != '\0')) {
+            cli_fail(command, "--points '%s': expected MxN[,MxN...] with M, N >= 1", value);
             return 0;
         }
+        if (o->n_points == MAX_POINTS) {
+            cli_fail(command, "--points '%s': at most %d points", value, MAX_POINTS);
+            return 0;
+        }
+        o->point_m[o->n_points] = pm;
+        o->point_n[o->n_points++] = pn;
     }
-    *(const char **)points = value;
     return 1;
 }
 
@@ -760,7 +761,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->repeats = 20;
     o->cusparse = 1;
     o->precisions = 3;
-    o->points = NULL;
+    o->n_points = 0;
     o->n_variants = 0;
     o->accuracy = 1;
     o->json = 0;
@@ -771,7 +772,7 @@ static int parse_options(int argc, char **argv, options_t *o)
         CLI_FLAG("--no-accuracy", &o->accuracy, 0),
         CLI_FLAG("--no-cusparse", &o->cusparse, 0),
         CLI_CHOICE("--precision", &o->precisions, precisions),
-        CLI_CUSTOM("--points", parse_points, &o->points),
+        CLI_CUSTOM("--points", parse_points, o),
         CLI_CUSTOM("--variants", parse_variants, o),
         CLI_INT("--repeats", &o->repeats, 1, 1000, "1..1000"),
         CLI_INT("--max-unknowns", &o->max_unknowns, 1, 2000000000L, "1..2e9"),
@@ -833,27 +834,27 @@ int cli_bench_tridiag(int argc, char **argv)
     for (int pi = 0; pi < 2; ++pi) {
         if (!(o.precisions & (1 << pi))) continue;
         const hb_precision_t prec = pi ? HB_FLOAT32 : HB_FLOAT64;
-        for (int part = 0; part < 2; ++part)
-            for (int mi = 0; mi < 4; ++mi)
-                for (int ni = 0; ni < 4; ++ni) {
-                    const int m = part ? grid_large_m[mi] : grid_small_m[mi];
-                    const long count = part ? grid_large_n[ni] : grid_small_n[ni];
-                    if ((double)m * (double)count > (double)o.max_unknowns) continue;
-                    if (!point_selected(o.points, m, count)) continue;
-                    point_t *pt = malloc(sizeof *pt);
-                    if (!pt || !run_point(ctx, &o, m, count, prec, l2, pt)) {
-                        free(pt);
-                        ++failures;
-                        continue;
-                    }
-                    if (o.json)
-                        print_point_json(pt, &o, copy_bw, first);
-                    else
-                        print_point_text(pt, &o, copy_bw);
-                    free(pt);
-                    first = 0;
-                    fflush(stdout);
-                }
+        const int n = o.n_points ? o.n_points : 32; /* the grid: 2 parts x 4 m x 4 counts */
+        for (int k = 0; k < n; ++k) {
+            const int part = k / 16, mi = k / 4 % 4, ni = k % 4;
+            const int m = o.n_points ? o.point_m[k] : part ? grid_large_m[mi] : grid_small_m[mi];
+            const long count =
+                o.n_points ? o.point_n[k] : part ? grid_large_n[ni] : grid_small_n[ni];
+            if ((double)m * (double)count > (double)o.max_unknowns) continue;
+            point_t *pt = malloc(sizeof *pt);
+            if (!pt || !run_point(ctx, &o, m, count, prec, l2, pt)) {
+                free(pt);
+                ++failures;
+                continue;
+            }
+            if (o.json)
+                print_point_json(pt, &o, copy_bw, first);
+            else
+                print_point_text(pt, &o, copy_bw);
+            free(pt);
+            first = 0;
+            fflush(stdout);
+        }
     }
     if (o.json) printf("\n  ]");
     if (o.accuracy) {

@@ -45,6 +45,7 @@ static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_proble
  * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
 typedef struct {
     int rows, threads, ahead, hint, prefetch, vector, cluster, stage, persist, pairs;
+    int small; /* the small-batch plan: -1 the rule, 0 never, 1 always */
 } tuning_t;
 
 static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
@@ -63,14 +64,14 @@ static int parse_value(const char *v, const int *allowed, int n, int *out)
     return 0;
 }
 
-/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1,pairs=1"
+/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1,pairs=1,small=0"
  * (any subset, any order; "" = none). */
 static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
 {
     static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
                      hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
                      vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16}, stage[] = {0, 1},
-                     persist[] = {0, 1}, pairs[] = {0, 1};
+                     persist[] = {0, 1}, pairs[] = {0, 1}, small[] = {0, 1};
     memset(t, 0, sizeof *t);
     t->hint = -1;
     t->prefetch = -1;
@@ -78,6 +79,7 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
     t->stage = -1;
     t->persist = -1;
     t->pairs = -1;
+    t->small = -1;
     const char *c = spec;
     while (c && *c) {
         int ok = 0;
@@ -94,11 +96,13 @@ static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
         else if (strncmp(c, "persist=", 8) == 0)
             ok = parse_value(c + 8, persist, 2, &t->persist);
         else if (strncmp(c, "pairs=", 6) == 0) ok = parse_value(c + 6, pairs, 2, &t->pairs);
+        else if (strncmp(c, "small=", 6) == 0) ok = parse_value(c + 6, small, 2, &t->small);
         if (!ok)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "%s: tuning '%s': expected comma-separated rows=8|16, "
                            "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
-                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1, persist=0|1, pairs=0|1",
+                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1, persist=0|1, pairs=0|1, "
+                           "small=0|1",
                            fn, spec);
         c = strchr(c, ',');
         if (c) ++c;
@@ -200,6 +204,9 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     return status;
 }
 
+/* Interleaved batches of at most this many rows in all take the small-batch plan. */
+#define HB_TD_SMALL_BATCH_ROWS 131072.0
+
 /* Pairs of fp32 systems a thread (the plan's `pairs`): interleaved fp32 with an even
  * count and stride and one size for all, so that every pair lies whole in 8 bytes (the
  * launcher also checks the arrays' alignment, and else runs the same plan one system
@@ -218,7 +225,7 @@ static int pairs_fit(const hb_gtsv_problem_t *p)
  * (P, G = threads / P) of the point above it. Every plan here is compiled:
  * chunks load 4 or 8 rows ahead; 8-row chunks run two a thread in blocks of
  * P / 2 threads (always beyond P = 512, m > 4096). */
-static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
+static void rule_plan(const hb_gtsv_problem_t *p, int small, hb_gtsv_plan_t *plan)
 {
     const int m = p->m;
     plan->hint = 0;
@@ -315,6 +322,19 @@ static void rule_plan(const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
             plan->threads = 256;
         }
     }
+    /* Small interleaved batches (m x batch_count <= HB_TD_SMALL_BATCH_ROWS, or the tuning's
+     * small=1): the solve is a few microseconds of latency, and the plans above, built for
+     * G systems a block, leave most multiprocessors idle (fp32 in pairs at 128 x 256: 4
+     * blocks). 8-row chunks, 128 threads, one system a thread spread it over 4-16 times
+     * more blocks: 1.05-1.37x at m = 64..512 x 256 and 1024..4096 x 20 (both precisions;
+     * docs/tridiag.md, "Small batches"). */
+    if (p->layout == HB_LAYOUT_INTERLEAVED &&
+        (small > 0 ||
+         (small < 0 && (double)p->m * p->batch_count <= HB_TD_SMALL_BATCH_ROWS))) {
+        plan->rows = 8;
+        plan->threads = 128;
+        plan->pairs = 0;
+    }
 }
 
 /* Shared memory of a plan's block (one chunk a thread) with a ring of `ring` rows. */
@@ -332,7 +352,6 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     memset(plan, 0, sizeof *plan);
     plan->algo = resolve(ctx, p);
     if (plan->algo != HB_GTSV_ALGO_PARTITION) return HB_SUCCESS;
-    rule_plan(p, plan);
     tuning_t t;
     if (tuning_set) {
         t = tuning_override;
@@ -340,6 +359,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
         hb_status_t status = parse_tuning(fn, getenv("HB_GTSV_TUNING"), &t);
         if (status != HB_SUCCESS) return status;
     }
+    rule_plan(p, t.small, plan);
     if (t.rows) plan->rows = t.rows;
     if (t.threads) plan->threads = t.threads;
     if (t.ahead) plan->ahead = t.ahead;

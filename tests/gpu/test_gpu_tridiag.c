@@ -321,6 +321,16 @@ int main(void)
                                     {9000, 2},  {256, 2560}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; ++k)
         run_cases(gpu, cpu, shapes[k][0], shapes[k][1]);
+    /* Small interleaved batches (m x count <= 131,072): the rule's 8-row chunks, 128
+     * threads, one system a thread, beside clusters where the large plan has them. */
+    static const int small_shapes[][2] = {{128, 256}, {512, 256}, {1000, 131},
+                                          {4096, 20}, {8192, 16}};
+    for (size_t k = 0; k < sizeof small_shapes / sizeof *small_shapes; ++k) {
+        for (int fp32 = 0; fp32 <= 1; ++fp32)
+            expect_plan(gpu, fp32 ? HB_FLOAT32 : HB_FLOAT64, small_shapes[k][0],
+                        small_shapes[k][1], "(rule)", "rows=8 ", "threads=128");
+        run_cases(gpu, cpu, small_shapes[k][0], small_shapes[k][1]);
+    }
     /* Every kernel variant: each (rows, ahead, hint) kernel in both precisions
      * (run_case covers both), and every block size. */
     static const char *const tunings[] = {
@@ -346,7 +356,10 @@ int main(void)
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
     for (size_t k = 0; k < sizeof tunings / sizeof *tunings; ++k) {
-        use_tuning(tunings[k]);
+        /* over the large-batch rule (some shapes here are small batches) */
+        char spec[128];
+        snprintf(spec, sizeof spec, "%s,small=0", tunings[k]);
+        use_tuning(spec);
         for (size_t q = 0; q < sizeof tuned_shapes / sizeof *tuned_shapes; ++q) {
             /* The plan names the tuning (interleaved probe: the rule takes 16-row
              * chunks above m = 128; 8-row chunks at m = 8192 run two a thread). */
