@@ -570,8 +570,16 @@ static hb_gtsv_problem_t plan_probe(int m, int interleaved, hb_precision_t prec,
     return p;
 }
 
-/* docs/tridiag.md, "Small batches": interleaved batches of at most this many rows. */
-#define SMALL_BATCH_ROWS 131072.0
+/* docs/tridiag.md, "Small batches": interleaved batches of at most 131,072 rows take the
+ * small-batch plan; half that above m = 4096, twice that for fp32 to m = 512, never fp64 at
+ * m = 513..1024. */
+static int expect_small(int m, hb_precision_t precision, int count)
+{
+    const double rows = (double)m * count, limit = 131072.0;
+    if (precision == HB_FLOAT64 && m > 512 && m <= 1024) return 0;
+    if (m > 4096) return rows <= limit / 2;
+    return rows <= (precision == HB_FLOAT32 && m <= 512 ? 2 * limit : limit);
+}
 
 /* A small batch's plan is the large-batch plan (small=0) under rows=8,threads=128,pairs=0,
  * field by field. */
@@ -651,7 +659,7 @@ static void test_rule(hb_context_t ctx)
                 if (c->fp32 >= 0 && c->fp32 != pi) continue;
                 const hb_gtsv_problem_t p = plan_probe(c->m, c->interleaved, precs[pi], counts[ci]);
                 CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-                if (c->interleaved && (double)c->m * counts[ci] <= SMALL_BATCH_ROWS) {
+                if (c->interleaved && expect_small(c->m, precs[pi], counts[ci])) {
                     /* small batches: the large-batch plan with 8-row chunks, 128
                      * threads, one system a thread (checked below) */
                     check_small_plan(ctx, &p, &plan);
@@ -801,12 +809,20 @@ static void test_rule(hb_context_t ctx)
         const char *spec;
         int m, fp32, count, rows, chunks, threads, cluster, pairs;
     } small_cases[] = {{"", 128, 1, 256, 8, 16, 128, 1, 0},
-                       {"", 512, 1, 256, 8, 64, 128, 1, 0},
-                       {"", 512, 1, 258, 16, 32, 512, 1, 1},
+                       {"", 64, 1, 4096, 8, 8, 128, 1, 0},
+                       {"", 512, 1, 512, 8, 64, 128, 1, 0},
+                       {"", 512, 1, 514, 16, 32, 512, 1, 1},
+                       {"", 512, 0, 256, 8, 64, 128, 4, 0},
                        {"", 512, 0, 258, 16, 32, 256, 4, 0},
+                       {"", 1024, 1, 128, 8, 128, 128, 1, 0},
+                       {"", 1024, 1, 129, 16, 64, 256, 4, 0},
+                       {"", 1024, 0, 20, 16, 64, 512, 1, 0},
                        {"", 4096, 0, 32, 8, 512, 128, 8, 0},
                        {"", 4096, 0, 33, 16, 256, 512, 8, 0},
+                       {"", 8192, 0, 8, 8, 1024, 128, 8, 0},
+                       {"", 8192, 0, 9, 16, 512, 512, 8, 0},
                        {"small=0", 128, 1, 256, 16, 8, 256, 1, 1},
+                       {"small=1", 1024, 0, 20, 8, 128, 128, 1, 0},
                        {"small=1", 64, 0, 256000, 8, 8, 128, 1, 0},
                        {"small=1", 8192, 1, 20000, 8, 1024, 128, 8, 0},
                        {"small=1", 8192, 1, 20001, 8, 1024, 128, 16, 0}};

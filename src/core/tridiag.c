@@ -207,6 +207,21 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
 /* Interleaved batches of at most this many rows in all take the small-batch plan. */
 #define HB_TD_SMALL_BATCH_ROWS 131072.0
 
+/* Whether the rule gives an interleaved batch the small-batch plan: at most
+ * HB_TD_SMALL_BATCH_ROWS rows in all (about one 128-thread block a multiprocessor), half
+ * that above m = 4096 (8192 x 16 loses 1-9%), twice that for fp32 to m = 512 (1.06-1.19x
+ * at 262,144 rows), and never fp64 at m = 513..1024 (0.86-0.97x; its plan has no
+ * clusters, and 8-row chunks double each block's interface system).
+ * bench/results/tridiag-small-h100-2026-11-23k.txt */
+static int small_batch(const hb_gtsv_problem_t *p)
+{
+    const double rows = (double)p->m * p->batch_count;
+    if (p->precision == HB_FLOAT64 && p->m > 512 && p->m <= 1024) return 0;
+    if (p->m > 4096) return rows <= HB_TD_SMALL_BATCH_ROWS / 2;
+    if (p->precision == HB_FLOAT32 && p->m <= 512) return rows <= 2 * HB_TD_SMALL_BATCH_ROWS;
+    return rows <= HB_TD_SMALL_BATCH_ROWS;
+}
+
 /* Pairs of fp32 systems a thread (the plan's `pairs`): interleaved fp32 with an even
  * count and stride and one size for all, so that every pair lies whole in 8 bytes (the
  * launcher also checks the arrays' alignment, and else runs the same plan one system
@@ -322,15 +337,12 @@ static void rule_plan(const hb_gtsv_problem_t *p, int small, hb_gtsv_plan_t *pla
             plan->threads = 256;
         }
     }
-    /* Small interleaved batches (m x batch_count <= HB_TD_SMALL_BATCH_ROWS, or the tuning's
-     * small=1): the solve is a few microseconds of latency, and the plans above, built for
-     * G systems a block, leave most multiprocessors idle (fp32 in pairs at 128 x 256: 4
-     * blocks). 8-row chunks, 128 threads, one system a thread spread it over 4-16 times
-     * more blocks: 1.05-1.37x at m = 64..512 x 256 and 1024..4096 x 20 (both precisions;
-     * docs/tridiag.md, "Small batches"). */
-    if (p->layout == HB_LAYOUT_INTERLEAVED &&
-        (small > 0 ||
-         (small < 0 && (double)p->m * p->batch_count <= HB_TD_SMALL_BATCH_ROWS))) {
+    /* Small interleaved batches (small_batch, or the tuning's small=1): the solve is a few
+     * microseconds of latency, and the plans above, built for G systems a block, leave
+     * most multiprocessors idle (fp32 in pairs at 128 x 256: 4 blocks). 8-row chunks,
+     * 128 threads, one system a thread spread it over 4-16 times more blocks: 1.05-1.44x
+     * (docs/tridiag.md, "Small batches"). */
+    if (p->layout == HB_LAYOUT_INTERLEAVED && (small > 0 || (small < 0 && small_batch(p)))) {
         plan->rows = 8;
         plan->threads = 128;
         plan->pairs = 0;

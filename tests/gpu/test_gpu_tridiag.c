@@ -323,14 +323,21 @@ int main(void)
         run_cases(gpu, cpu, shapes[k][0], shapes[k][1]);
     /* Small interleaved batches (m x count <= 131,072): the rule's 8-row chunks, 128
      * threads, one system a thread, beside clusters where the large plan has them. */
-    static const int small_shapes[][2] = {{128, 256}, {512, 256}, {1000, 131},
-                                          {4096, 20}, {8192, 16}};
+    /* Small batches in both precisions under the rule (docs/tridiag.md, "Small
+     * batches"), and under small=1 where the rule keeps fp64's large-batch plan. */
+    static const int small_shapes[][2] = {{128, 256}, {512, 256}, {3000, 43},
+                                          {4096, 20}, {8192, 8}};
     for (size_t k = 0; k < sizeof small_shapes / sizeof *small_shapes; ++k) {
         for (int fp32 = 0; fp32 <= 1; ++fp32)
             expect_plan(gpu, fp32 ? HB_FLOAT32 : HB_FLOAT64, small_shapes[k][0],
                         small_shapes[k][1], "(rule)", "rows=8 ", "threads=128");
         run_cases(gpu, cpu, small_shapes[k][0], small_shapes[k][1]);
     }
+    expect_plan(gpu, HB_FLOAT64, 1000, 131, "(rule)", "rows=16 ", NULL);
+    use_tuning("small=1");
+    expect_plan(gpu, HB_FLOAT64, 1000, 131, "small=1", "rows=8 ", "threads=128");
+    run_cases(gpu, cpu, 1000, 131);
+    use_tuning("");
     /* Every kernel variant: each (rows, ahead, hint) kernel in both precisions
      * (run_case covers both), and every block size. */
     static const char *const tunings[] = {
