@@ -8,7 +8,9 @@
 #      beside cuSPARSE;
 #   3. a summary: per point the median over rounds of each plan's median, the ratio
 #      small=0 / small=1 with its range over rounds, and best cuSPARSE / the rule.
-# Output in $OUT (default ./out). Usage: bench/profile/run_small_batches.sh [JANSSON_DEB_DIR]
+# Output in $OUT (default ./out; the table in summary.txt). HB_COMMIT names the tree (the
+# device copy's .git may be older than its files).
+# Usage: bench/profile/run_small_batches.sh [JANSSON_DEB_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -16,7 +18,8 @@ mkdir -p "$out"
 debs=$(cd "${1:-.device-data}" 2>/dev/null && pwd || echo /nonexistent)
 rounds=${ROUNDS:-3}
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
-  git rev-parse HEAD 2>/dev/null || cat COMMIT 2>/dev/null; } 2>&1 | tr '\n' ' '
+  echo "${HB_COMMIT:-$(cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null)}"; } 2>&1 \
+  | tr '\n' ' '
 echo
 source tests/gpu/configure.sh
 hb_gpu_configure "$out" "$debs" > "$out/configure.log" 2>&1 \
@@ -42,7 +45,7 @@ for r in $(seq 1 "$rounds"); do
     --variants 'small=0;small=1' > "$out/small-$r.json" 2> "$out/small-$r.err" \
     || { echo "round $r failed"; tail -5 "$out/small-$r.err"; }
 done
-python3 - "$out" "$rounds" <<'PY'
+python3 - "$out" "$rounds" <<'PY' | tee "$out/summary.txt"
 import json, statistics as st, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 runs = [json.load(open(f"{out}/small-{r}.json")) for r in range(1, rounds + 1)]

@@ -211,7 +211,7 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
  * HB_TD_SMALL_BATCH_ROWS rows in all (about one 128-thread block a multiprocessor), half
  * that above m = 4096 (8192 x 16 loses 1-9%), twice that for fp32 to m = 512 (1.06-1.19x
  * at 262,144 rows), and never fp64 at m = 513..1024 (0.86-0.97x; its plan has no
- * clusters, and 8-row chunks double each block's interface system).
+ * clusters, and 8-row chunks double each block's interface system: not profiled).
  * bench/results/tridiag-small-h100-2026-11-23k.txt */
 static int small_batch(const hb_gtsv_problem_t *p)
 {
