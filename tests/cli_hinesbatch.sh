@@ -99,6 +99,10 @@ expect_status 2 "bench multi bad repeats" -- "$bin" bench multi --repeats x
 expect_status 2 "bench multi bad gpu configuration" -- "$bin" bench multi --gpu levels,bogus
 expect_status 2 "bench cell bad models" -- "$bin" bench cell --models nothing
 expect_status 2 "bench tridiag bad repeats" -- "$bin" bench tridiag --repeats 0
+expect_status 2 "bench tridiag zero points" -- "$bin" bench tridiag --points 64x0
+expect_grep "$tmp/err" "'64x0': expected MxN" "bench tridiag points message"
+expect_status 2 "bench tridiag bad points" -- "$bin" bench tridiag --points 64x10,abc
+expect_status 2 "bench tridiag trailing points" -- "$bin" bench tridiag --points 64x10x3
 expect_status 2 "bench unknown option" -- "$bin" bench hines --frobnicate
 # CUDA asked for where there is none: a clear refusal, not a crash; where there is one, it solves
 "$bin" solve --cells 40 --steps 2 --check --backend cuda --json >"$tmp/out" 2>"$tmp/err"
