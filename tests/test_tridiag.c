@@ -603,6 +603,34 @@ static void check_small_plan(hb_context_t ctx, const hb_gtsv_problem_t *p,
            tuned.threads, tuned.cluster);
 }
 
+/* A plan under a tuning: the problem (interleaved, fp32, count) and the fields expected. */
+typedef struct {
+    const char *spec;
+    int m, interleaved, fp32, count;
+    int rows, chunks, threads, cluster, per_thread, pairs;
+} tuned_case_t;
+
+static void check_tuned_plans(hb_context_t ctx, const tuned_case_t *cases, size_t n)
+{
+    hb_gtsv_plan_t plan;
+    for (size_t k = 0; k < n; ++k) {
+        const tuned_case_t *c = &cases[k];
+        CHECK_OK(hb_gtsv_set_tuning(c->spec));
+        const hb_gtsv_problem_t p =
+            plan_probe(c->m, c->interleaved, c->fp32 ? HB_FLOAT32 : HB_FLOAT64, c->count);
+        CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
+        CHECKF(plan.rows == c->rows && plan.chunks == c->chunks && plan.threads == c->threads &&
+                   plan.cluster == c->cluster &&
+                   hb_td_chunks_per_thread(&plan) == c->per_thread && plan.pairs == c->pairs,
+               "'%s', m = %d %s %s x %d: rows=%d chunks=%d threads=%d cluster=%d, %d chunks a "
+               "thread, pairs=%d",
+               c->spec, c->m, c->interleaved ? "interleaved" : "flat", c->fp32 ? "fp32" : "fp64",
+               c->count, plan.rows, plan.chunks, plan.threads, plan.cluster,
+               hb_td_chunks_per_thread(&plan), plan.pairs);
+    }
+    CHECK_OK(hb_gtsv_set_tuning(""));
+}
+
 static void test_rule(hb_context_t ctx)
 {
     /* fp32 -1: both precisions */
@@ -758,27 +786,14 @@ static void test_rule(hb_context_t ctx)
      * P / 2 (fewer threads are raised); the rule's clusters stay under a tuning
      * that does not name them; a cluster of K blocks holds P / K chunks a block,
      * one a thread (threads raised to P / K), and K is at most P. */
-    static const struct {
-        const char *spec;
-        int m, interleaved, fp32, rows, chunks, threads, cluster, per_thread;
-    } overrides[] = {{"rows=8,threads=128", 2048, 0, 1, 8, 256, 128, 1, 2},
-                     {"rows=8,threads=128", 8192, 0, 1, 8, 1024, 512, 1, 2},
-                     {"rows=8,threads=128", 8192, 1, 1, 8, 1024, 128, 16, 1},
-                     {"rows=16,threads=128,cluster=8", 8192, 1, 0, 16, 512, 128, 8, 1},
-                     {"rows=8,threads=128,cluster=2", 8192, 1, 0, 8, 1024, 512, 2, 1},
-                     {"rows=8,cluster=16", 9, 0, 1, 8, 2, 128, 2, 1}};
-    for (size_t k = 0; k < sizeof overrides / sizeof *overrides; ++k) {
-        CHECK_OK(hb_gtsv_set_tuning(overrides[k].spec));
-        p = plan_probe(overrides[k].m, overrides[k].interleaved,
-                       overrides[k].fp32 ? HB_FLOAT32 : HB_FLOAT64, 101);
-        CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-        CHECKF(plan.rows == overrides[k].rows && plan.chunks == overrides[k].chunks &&
-                   plan.threads == overrides[k].threads && plan.cluster == overrides[k].cluster &&
-                   hb_td_chunks_per_thread(&plan) == overrides[k].per_thread,
-               "'%s', m = %d: rows=%d chunks=%d threads=%d cluster=%d, %d chunks a thread",
-               overrides[k].spec, overrides[k].m, plan.rows, plan.chunks, plan.threads,
-               plan.cluster, hb_td_chunks_per_thread(&plan));
-    }
+    static const tuned_case_t overrides[] = {
+        {"rows=8,threads=128", 2048, 0, 1, 101, 8, 256, 128, 1, 2, 0},
+        {"rows=8,threads=128", 8192, 0, 1, 101, 8, 1024, 512, 1, 2, 0},
+        {"rows=8,threads=128", 8192, 1, 1, 101, 8, 1024, 128, 16, 1, 0},
+        {"rows=16,threads=128,cluster=8", 8192, 1, 0, 101, 16, 512, 128, 8, 1, 0},
+        {"rows=8,threads=128,cluster=2", 8192, 1, 0, 101, 8, 1024, 512, 2, 1, 0},
+        {"rows=8,cluster=16", 9, 0, 1, 101, 8, 2, 128, 2, 1, 0}};
+    check_tuned_plans(ctx, overrides, sizeof overrides / sizeof *overrides);
     CHECK_ERR(hb_gtsv_set_tuning("cluster=3"), HB_ERR_INVALID_VALUE, "cluster=1|2|4|8|16");
     CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1,cluster=1"));
     p = plan_probe(8192, 1, HB_FLOAT64, 100);
@@ -805,41 +820,26 @@ static void test_rule(hb_context_t ctx)
         }
     }
     /* Small batches: the boundary, concrete plans, and the tuning's small=0|1. */
-    static const struct {
-        const char *spec;
-        int m, fp32, count, rows, chunks, threads, cluster, pairs;
-    } small_cases[] = {{"", 128, 1, 256, 8, 16, 128, 1, 0},
-                       {"", 64, 1, 4096, 8, 8, 128, 1, 0},
-                       {"", 512, 1, 512, 8, 64, 128, 1, 0},
-                       {"", 512, 1, 514, 16, 32, 512, 1, 1},
-                       {"", 512, 0, 256, 8, 64, 128, 4, 0},
-                       {"", 512, 0, 258, 16, 32, 256, 4, 0},
-                       {"", 1024, 1, 128, 8, 128, 128, 1, 0},
-                       {"", 1024, 1, 129, 16, 64, 256, 4, 0},
-                       {"", 1024, 0, 20, 16, 64, 512, 1, 0},
-                       {"", 4096, 0, 32, 8, 512, 128, 8, 0},
-                       {"", 4096, 0, 33, 16, 256, 512, 8, 0},
-                       {"", 8192, 0, 8, 8, 1024, 128, 8, 0},
-                       {"", 8192, 0, 9, 16, 512, 512, 8, 0},
-                       {"small=0", 128, 1, 256, 16, 8, 256, 1, 1},
-                       {"small=1", 1024, 0, 20, 8, 128, 128, 1, 0},
-                       {"small=1", 64, 0, 256000, 8, 8, 128, 1, 0},
-                       {"small=1", 8192, 1, 20000, 8, 1024, 128, 8, 0},
-                       {"small=1", 8192, 1, 20001, 8, 1024, 128, 16, 0}};
-    for (size_t k = 0; k < sizeof small_cases / sizeof *small_cases; ++k) {
-        CHECK_OK(hb_gtsv_set_tuning(small_cases[k].spec));
-        p = plan_probe(small_cases[k].m, 1, small_cases[k].fp32 ? HB_FLOAT32 : HB_FLOAT64,
-                       small_cases[k].count);
-        CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
-        CHECKF(plan.rows == small_cases[k].rows && plan.chunks == small_cases[k].chunks &&
-                   plan.threads == small_cases[k].threads &&
-                   plan.cluster == small_cases[k].cluster && plan.pairs == small_cases[k].pairs,
-               "'%s', interleaved m = %d %s x %d: rows=%d chunks=%d threads=%d cluster=%d "
-               "pairs=%d",
-               small_cases[k].spec, small_cases[k].m, small_cases[k].fp32 ? "fp32" : "fp64",
-               small_cases[k].count, plan.rows, plan.chunks, plan.threads, plan.cluster,
-               plan.pairs);
-    }
+    static const tuned_case_t small_cases[] = {
+        {"", 128, 1, 1, 256, 8, 16, 128, 1, 1, 0},
+        {"", 64, 1, 1, 4096, 8, 8, 128, 1, 1, 0},
+        {"", 512, 1, 1, 512, 8, 64, 128, 1, 1, 0},
+        {"", 512, 1, 1, 514, 16, 32, 512, 1, 1, 1},
+        {"", 512, 1, 0, 256, 8, 64, 128, 4, 1, 0},
+        {"", 512, 1, 0, 258, 16, 32, 256, 4, 1, 0},
+        {"", 1024, 1, 1, 128, 8, 128, 128, 1, 1, 0},
+        {"", 1024, 1, 1, 129, 16, 64, 256, 4, 1, 0},
+        {"", 1024, 1, 0, 20, 16, 64, 512, 1, 1, 0},
+        {"", 4096, 1, 0, 32, 8, 512, 128, 8, 1, 0},
+        {"", 4096, 1, 0, 33, 16, 256, 512, 8, 1, 0},
+        {"", 8192, 1, 0, 8, 8, 1024, 128, 8, 1, 0},
+        {"", 8192, 1, 0, 9, 16, 512, 512, 8, 1, 0},
+        {"small=0", 128, 1, 1, 256, 16, 8, 256, 1, 1, 1},
+        {"small=1", 1024, 1, 0, 20, 8, 128, 128, 1, 1, 0},
+        {"small=1", 64, 1, 0, 256000, 8, 8, 128, 1, 1, 0},
+        {"small=1", 8192, 1, 1, 20000, 8, 1024, 128, 8, 1, 0},
+        {"small=1", 8192, 1, 1, 20001, 8, 1024, 128, 16, 1, 0}};
+    check_tuned_plans(ctx, small_cases, sizeof small_cases / sizeof *small_cases);
     CHECK_ERR(hb_gtsv_set_tuning("small=2"), HB_ERR_INVALID_VALUE, "small=0|1");
     CHECK_OK(hb_gtsv_set_tuning(""));
     /* AUTO on the CPU is THOMAS; partition above m = 8192 and a NULL plan are refused. */
