@@ -61,7 +61,7 @@ typedef struct {
     int repeats, accuracy, json, cusparse;
     int precisions; /* bit 0: fp64, bit 1: fp32 */
     long max_unknowns;
-    int n_points; /* --points: these (m, systems) in order; 0: the paper's grid */
+    int n_points; /* the (m, systems) run, in order: --points, else the paper's grid */
     int point_m[MAX_POINTS];
     long point_n[MAX_POINTS];
     int n_variants;
@@ -783,6 +783,13 @@ static int parse_options(int argc, char **argv, options_t *o)
                                          sizeof options / sizeof *options, argc, argv);
     o->backend = (hb_backend_t)backend;
     if (seed >= 0) o->seed = (uint64_t)seed;
+    if (o->n_points == 0) /* no --points: the paper's grid */
+        for (int part = 0; part < 2; ++part)
+            for (int mi = 0; mi < 4; ++mi)
+                for (int ni = 0; ni < 4; ++ni, ++o->n_points) {
+                    o->point_m[o->n_points] = part ? grid_large_m[mi] : grid_small_m[mi];
+                    o->point_n[o->n_points] = part ? grid_large_n[ni] : grid_small_n[ni];
+                }
     return parsed;
 }
 
@@ -834,12 +841,9 @@ int cli_bench_tridiag(int argc, char **argv)
     for (int pi = 0; pi < 2; ++pi) {
         if (!(o.precisions & (1 << pi))) continue;
         const hb_precision_t prec = pi ? HB_FLOAT32 : HB_FLOAT64;
-        const int n = o.n_points ? o.n_points : 32; /* the grid: 2 parts x 4 m x 4 counts */
-        for (int k = 0; k < n; ++k) {
-            const int part = k / 16, mi = k / 4 % 4, ni = k % 4;
-            const int m = o.n_points ? o.point_m[k] : part ? grid_large_m[mi] : grid_small_m[mi];
-            const long count =
-                o.n_points ? o.point_n[k] : part ? grid_large_n[ni] : grid_small_n[ni];
+        for (int k = 0; k < o.n_points; ++k) {
+            const int m = o.point_m[k];
+            const long count = o.point_n[k];
             if ((double)m * (double)count > (double)o.max_unknowns) continue;
             point_t *pt = malloc(sizeof *pt);
             if (!pt || !run_point(ctx, &o, m, count, prec, l2, pt)) {

@@ -340,7 +340,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, int small, hb_gtsv_plan_t *pla
     /* Small interleaved batches (small_batch, or the tuning's small=1): the solve is a few
      * microseconds of latency, and the plans above, built for G systems a block, leave
      * most multiprocessors idle (fp32 in pairs at 128 x 256: 4 blocks). 8-row chunks,
-     * 128 threads, one system a thread spread it over 4-16 times more blocks: 1.05-1.44x
+     * 128 threads, one system a thread spread it over 4-16 times more blocks: 1.00-1.47x
      * (docs/tridiag.md, "Small batches"). */
     if (p->layout == HB_LAYOUT_INTERLEAVED && (small > 0 || (small < 0 && small_batch(p)))) {
         plan->rows = 8;

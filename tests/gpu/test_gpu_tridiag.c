@@ -321,8 +321,6 @@ int main(void)
                                     {9000, 2},  {256, 2560}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; ++k)
         run_cases(gpu, cpu, shapes[k][0], shapes[k][1]);
-    /* Small interleaved batches (m x count <= 131,072): the rule's 8-row chunks, 128
-     * threads, one system a thread, beside clusters where the large plan has them. */
     /* Small batches in both precisions under the rule (docs/tridiag.md, "Small
      * batches"), and under small=1 where the rule keeps fp64's large-batch plan. */
     static const int small_shapes[][2] = {{128, 256}, {512, 256}, {3000, 43},
