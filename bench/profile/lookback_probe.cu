@@ -1,0 +1,449 @@
+/*
+ * A single-pass partition solve of interleaved tridiagonal systems spread over the whole
+ * GPU, with the reduced system passed between blocks through L2 (decoupled look-back and
+ * look-ahead), not through a cluster. A probe for issue 4 (docs/tridiag.md, "What bounds
+ * m >= 2048"): a cluster keeps a whole tile (G systems x m rows) on at most 16
+ * multiprocessors, 393 KB a multiprocessor for two tiles in flight at m = 8192. Here a
+ * block holds G systems x R rows (R << m) and the m / R blocks of a group of systems
+ * may run anywhere on the GPU, so a group's state is spread over all multiprocessors
+ * and several blocks a multiprocessor overlap one another's waits.
+ *
+ * A block: T = G * P threads, thread (g, p) = (t % G, t / G) holds rows [p L, p L + L) of
+ * its tile for system g in registers. Each chunk of L rows is solved with its two
+ * neighbouring unknowns left open: x_i = y_i + v_i xl + w_i xr. A segment's aggregate is
+ * its first and last row in that form (6 numbers); two adjacent aggregates compose into
+ * one (an associative operation, one division). The block composes its P chunks in shared
+ * memory, publishes the tile's aggregate (global memory, a flag a tile), then reads the
+ * aggregates of every tile before it and after it in the group (waiting on their flags),
+ * solves for its tile's two outside unknowns, then its chunks' ones, and writes x.
+ * Tiles are taken in order from an atomic counter; a block waits only on tiles of its own
+ * group, so no deadlock while m / R blocks fit on the GPU at once.
+ *
+ * Modes (a run prints each): 0 the whole solve, checked against a long-double Thomas solve of
+ * 7 systems; 1 each tile alone (no look-back: what the block folds cost); 2 each chunk alone
+ * (loads, a chunk's elimination, stores: the floor of a block that loads, works and leaves).
+ * Results and reading: bench/results/tridiag-lookback-h100-2026-11-23l.txt, docs/tridiag.md
+ * (session 27).
+ *
+ * Build: nvcc -arch=sm_90 -O3 -o lookback_probe lookback_probe.cu
+ * Run:   ./lookback_probe [count] [repeats]
+ */
+#include "probe_common.h"
+
+#include <math.h>
+#include <string.h>
+
+struct agg {
+    double yt, vt, wt; /* first row: x = yt + vt xl + wt xr */
+    double yb, vb, wb; /* last row */
+};
+
+/* A then B (B's first row follows A's last): the aggregate of both. */
+__host__ __device__ __forceinline__ agg compose(const agg &A, const agg &B)
+{
+    const double inv = 1.0 / (1.0 - A.wb * B.vt);
+    const double ya = (A.yb + A.wb * B.yt) * inv, va = A.vb * inv, wa = A.wb * B.wt * inv;
+    const double yb = B.yt + B.vt * ya, vb = B.vt * va, wb = B.vt * wa + B.wt;
+    agg r;
+    r.yt = A.yt + A.wt * yb;
+    r.vt = A.vt + A.wt * vb;
+    r.wt = A.wt * wb;
+    r.yb = B.yb + B.vb * ya;
+    r.vb = B.vb * va;
+    r.wb = B.vb * wa + B.wb;
+    return r;
+}
+
+/* The unknowns just outside a segment T, from the equations of its left neighbour
+ * (xl = yl + wl x_first) and right neighbour (xr = yr + vr x_last). */
+__device__ __forceinline__ void outside(double yl, double wl, const agg &T, double yr, double vr,
+                                        double *xl, double *xr)
+{
+    const double al = 1.0 - wl * T.vt, be = -wl * T.wt, e = yl + wl * T.yt;
+    const double ga = -vr * T.vb, de = 1.0 - vr * T.wb, f = yr + vr * T.yb;
+    const double inv = 1.0 / (al * de - be * ga);
+    *xl = (e * de - be * f) * inv;
+    *xr = (al * f - ga * e) * inv;
+}
+
+struct args {
+    const double *a, *b, *c, *d;
+    double *x;
+    long pitch; /* [values] between rows = systems */
+    int m, nk;  /* rows; tiles a group */
+    unsigned *counter, *flags;
+    double *aggs; /* [tile][6][G] */
+    int *error;
+    int mode; /* 0 whole solve; 1 tiles independent (no look-back); 2 chunks independent */
+};
+
+__device__ __forceinline__ void store_flag(unsigned *f, unsigned v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(f), "r"(v) : "memory");
+}
+
+template <int G>
+__device__ __forceinline__ agg read_agg(const args &A, long tile, int g)
+{
+    const double *p = A.aggs + tile * 6 * G + g;
+    agg r;
+    r.yt = __ldcg(p);
+    r.vt = __ldcg(p + G);
+    r.wt = __ldcg(p + 2 * G);
+    r.yb = __ldcg(p + 3 * G);
+    r.vb = __ldcg(p + 4 * G);
+    r.wb = __ldcg(p + 5 * G);
+    return r;
+}
+
+__device__ __forceinline__ unsigned peek_flag(const unsigned *f)
+{
+    unsigned v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(f) : "memory");
+    return v;
+}
+
+/* Wait until tiles [first, last) of the group at base have published; then an acquire
+ * fence, so that their aggregates are seen. Gives up (error flag) after about 4 s. */
+__device__ __forceinline__ void wait_flags(const args &A, long first, long last)
+{
+    long spins = 0;
+    for (;;) {
+        unsigned all = 1;
+        for (long k = first; k < last; ++k) all &= peek_flag(A.flags + k) != 0;
+        if (all) break;
+        __nanosleep(64);
+        if (++spins > (1L << 26)) {
+            atomicExch(A.error, 1);
+            break;
+        }
+    }
+    __threadfence();
+}
+
+/* Fold the aggregates of tiles [first, last) of the group into *out; 0 if none. */
+template <int G>
+__device__ __forceinline__ int fold_range(const args &A, long base, int first, int last, int g,
+                                          agg *out)
+{
+    if (first >= last) return 0;
+    wait_flags(A, base + first, base + last);
+    agg acc = read_agg<G>(A, base + first, g);
+    for (int k = first + 1; k < last; ++k) acc = compose(acc, read_agg<G>(A, base + k, g));
+    *out = acc;
+    return 1;
+}
+
+template <int G, int P, int L, int MINB>
+__global__ void __launch_bounds__(G *P, MINB) lookback_kernel(const args A)
+{
+    constexpr int R = P * L, H = P / 2, RIGHT = (32 / G < P) ? 32 / G : 1;
+    __shared__ int s_tile;
+    __shared__ agg s_chunk[P][G]; /* the chunks' aggregates, then the range folds' */
+    __shared__ double s_pre[3][P][G]; /* chunks before p in the tile: last row yb, vb, wb */
+    __shared__ double s_suf[3][P][G]; /* chunks after p: first row yt, vt, wt */
+    __shared__ int s_has[P][G];
+    __shared__ agg s_tile_agg[G];
+    __shared__ double s_out[2][G];
+
+    const int t = threadIdx.x, g = t % G, p = t / G;
+    if (t == 0) s_tile = (int)atomicAdd(A.counter, 1u);
+    __syncthreads();
+    const long tile = s_tile, group = tile / A.nk, base = group * A.nk;
+    const int k = (int)(tile - base);
+    const int row0 = k * R + p * L;
+    const long s = group * G + g;
+
+    double a[L], b[L], c[L], d[L];
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        const long e = (long)(row0 + j) * A.pitch + s;
+        a[j] = A.a[e];
+        b[j] = A.b[e];
+        c[j] = A.c[e];
+        d[j] = A.d[e];
+    }
+    if (row0 == 0) a[0] = 0;
+    if (row0 + L == A.m) c[L - 1] = 0;
+
+    /* forward: c' in c, d' in d, v' in a (w' is 0 above the last row) */
+    {
+        double inv = 1.0 / b[0];
+        c[0] *= inv;
+        d[0] *= inv;
+        a[0] = -a[0] * inv;
+#pragma unroll
+        for (int j = 1; j < L; ++j) {
+            inv = 1.0 / (b[j] - a[j] * c[j - 1]);
+            d[j] = (d[j] - a[j] * d[j - 1]) * inv;
+            const double vj = -a[j] * a[j - 1] * inv;
+            a[j] = vj;
+            c[j] = j == L - 1 ? -c[j] * inv : c[j] * inv; /* last row: w' */
+        }
+        if (L == 1) c[0] = -c[0];
+    }
+    /* backward: y in d, v in a, w in c */
+#pragma unroll
+    for (int j = L - 2; j >= 0; --j) {
+        d[j] -= c[j] * d[j + 1];
+        a[j] -= c[j] * a[j + 1];
+        c[j] = -c[j] * c[j + 1];
+    }
+    const agg mine = {d[0], a[0], c[0], d[L - 1], a[L - 1], c[L - 1]};
+    if (A.mode == 2) {
+#pragma unroll
+        for (int j = 0; j < L; ++j) A.x[(long)(row0 + j) * A.pitch + s] = d[j];
+        return;
+    }
+    s_chunk[p][g] = mine;
+    __syncthreads();
+    if (p == 0) { /* left fold: exclusive prefixes and the tile's aggregate */
+        s_pre[0][0][g] = 0;
+        s_pre[1][0][g] = 1; /* xl itself */
+        s_pre[2][0][g] = 0;
+        agg acc = s_chunk[0][g];
+        for (int q = 1; q < P; ++q) {
+            s_pre[0][q][g] = acc.yb;
+            s_pre[1][q][g] = acc.vb;
+            s_pre[2][q][g] = acc.wb;
+            acc = compose(acc, s_chunk[q][g]);
+        }
+        s_tile_agg[g] = acc;
+        double *out = A.aggs + tile * 6 * G + g;
+        out[0] = acc.yt;
+        out[G] = acc.vt;
+        out[2 * G] = acc.wt;
+        out[3 * G] = acc.yb;
+        out[4 * G] = acc.vb;
+        out[5 * G] = acc.wb;
+        __threadfence();
+    } else if (p == RIGHT) { /* right fold (another warp): exclusive suffixes */
+        s_suf[0][P - 1][g] = 0;
+        s_suf[1][P - 1][g] = 0;
+        s_suf[2][P - 1][g] = 1; /* xr itself */
+        agg acc = s_chunk[P - 1][g];
+        for (int q = P - 2; q >= 0; --q) {
+            s_suf[0][q][g] = acc.yt;
+            s_suf[1][q][g] = acc.vt;
+            s_suf[2][q][g] = acc.wt;
+            acc = compose(s_chunk[q][g], acc);
+        }
+    }
+    __syncthreads();
+    if (t == 0) store_flag(A.flags + tile, 1u);
+    agg (*s_part)[G] = s_chunk; /* free once both folds are done */
+
+    /* the group's tiles before k (threads p < H) and after k (p >= H), a range each */
+    {
+        const int q = p < H ? p : p - H;
+        const int lo = p < H ? 0 : k + 1, n = p < H ? k : A.nk - k - 1;
+        const int first = lo + (int)((long)n * q / H), last = lo + (int)((long)n * (q + 1) / H);
+        agg part;
+        s_has[p][g] = A.mode == 1 ? 0 : fold_range<G>(A, base, first, last, g, &part);
+        s_part[p][g] = part;
+    }
+    __syncthreads();
+    if (p == 0) {
+        double yl = 0, wl = 0, yr = 0, vr = 0;
+        int have = 0;
+        agg acc;
+        for (int q = 0; q < H; ++q)
+            if (s_has[q][g]) {
+                acc = have ? compose(acc, s_part[q][g]) : s_part[q][g];
+                have = 1;
+            }
+        if (have) {
+            yl = acc.yb;
+            wl = acc.wb;
+        }
+        have = 0;
+        for (int q = P - 1; q >= H; --q)
+            if (s_has[q][g]) {
+                acc = have ? compose(s_part[q][g], acc) : s_part[q][g];
+                have = 1;
+            }
+        if (have) {
+            yr = acc.yt;
+            vr = acc.vt;
+        }
+        double xl, xr;
+        outside(yl, wl, s_tile_agg[g], yr, vr, &xl, &xr);
+        s_out[0][g] = xl;
+        s_out[1][g] = xr;
+    }
+    __syncthreads();
+    {
+        const double XL = s_out[0][g], XR = s_out[1][g];
+        const double yl = s_pre[0][p][g] + s_pre[1][p][g] * XL, wl = s_pre[2][p][g];
+        const double yr = s_suf[0][p][g] + s_suf[2][p][g] * XR, vr = s_suf[1][p][g];
+        double xl, xr;
+        outside(yl, wl, mine, yr, vr, &xl, &xr);
+#pragma unroll
+        for (int j = 0; j < L; ++j) {
+            const long e = (long)(row0 + j) * A.pitch + s;
+            A.x[e] = d[j] + a[j] * xl + c[j] * xr;
+        }
+    }
+}
+
+/* ---- host ---- */
+
+__device__ __forceinline__ double hash01(unsigned long long z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* diagonally dominant: a, c in (-1, 0], b = margin + |a| + |c| + u, d in [-1, 1) */
+__global__ void fill(double *a, double *b, double *c, double *d, size_t n, unsigned long long seed,
+                     double margin)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const unsigned long long z = (seed + i) * 4;
+        const double av = -hash01(z), cv = -hash01(z + 1);
+        a[i] = av;
+        c[i] = cv;
+        b[i] = margin - av - cv + 0.5 * hash01(z + 2);
+        d[i] = 2 * hash01(z + 3) - 1;
+    }
+}
+
+struct launch_state {
+    args A;
+    void (*kernel)(args);
+    int blocks, threads;
+    size_t flag_bytes;
+};
+
+static void launch_lookback(void *arg)
+{
+    const launch_state *l = (const launch_state *)arg;
+    CHECK(cudaMemsetAsync(l->A.counter, 0, sizeof(unsigned)));
+    CHECK(cudaMemsetAsync(l->A.flags, 0, l->flag_bytes));
+    l->kernel<<<l->blocks, l->threads>>>(l->A);
+}
+
+/* Thomas in long double on one system, x compared; max |x - ref| / max |ref|. */
+static double check_system(const double *buf[5], long pitch, int m, long s)
+{
+    double *col[5];
+    for (int v = 0; v < 5; ++v) {
+        col[v] = (double *)malloc(sizeof(double) * m);
+        CHECK(cudaMemcpy2D(col[v], sizeof(double), buf[v] + s, pitch * sizeof(double),
+                           sizeof(double), m, cudaMemcpyDeviceToHost));
+    }
+    long double *cp = (long double *)malloc(sizeof(long double) * m);
+    long double *dp = (long double *)malloc(sizeof(long double) * m);
+    cp[0] = col[2][0] / (long double)col[1][0];
+    dp[0] = col[3][0] / (long double)col[1][0];
+    for (int i = 1; i < m; ++i) {
+        const long double den = col[1][i] - col[0][i] * cp[i - 1];
+        cp[i] = (i == m - 1 ? 0 : col[2][i]) / den;
+        dp[i] = (col[3][i] - col[0][i] * dp[i - 1]) / den;
+    }
+    long double x = dp[m - 1], err = 0, ref = 0;
+    for (int i = m - 1; i >= 0; --i) {
+        if (i < m - 1) x = dp[i] - cp[i] * x;
+        const long double e = fabsl(x - col[4][i]);
+        if (e > err || e != e) err = e;
+        if (fabsl(x) > ref) ref = fabsl(x);
+    }
+    for (int v = 0; v < 5; ++v) free(col[v]);
+    free(cp);
+    free(dp);
+    return (double)(err / ref);
+}
+
+template <int G, int P, int L, int MINB>
+static void run_config(double *buf[5], int m, int count, int repeats, double copy_bw, int seed,
+                       double margin, int mode)
+{
+    constexpr int R = P * L;
+    if (m % R || count % G) return;
+    launch_state l = {};
+    args &A = l.A;
+    A.a = buf[0];
+    A.b = buf[1];
+    A.c = buf[2];
+    A.d = buf[3];
+    A.x = buf[4];
+    A.pitch = count;
+    A.m = m;
+    A.nk = m / R;
+    const long tiles = (long)A.nk * (count / G);
+    l.flag_bytes = sizeof(unsigned) * tiles;
+    CHECK(cudaMalloc(&A.counter, sizeof(unsigned)));
+    CHECK(cudaMalloc(&A.flags, l.flag_bytes));
+    CHECK(cudaMalloc(&A.aggs, sizeof(double) * 6 * G * tiles));
+    CHECK(cudaMalloc(&A.error, sizeof(int)));
+    CHECK(cudaMemset(A.error, 0, sizeof(int)));
+    l.kernel = lookback_kernel<G, P, L, MINB>;
+    A.mode = mode;
+    l.blocks = (int)tiles;
+    l.threads = G * P;
+    int per_sm = 0, sms = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, l.kernel, l.threads, 0));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, l.kernel));
+    if (per_sm * sms < A.nk + 1) {
+        printf("%5d %3d %3d %3d  too few resident blocks (%d) for %d tiles a group\n", m, G, P,
+               L, per_sm * sms, A.nk);
+        return;
+    }
+    const size_t n = (size_t)m * count;
+    fill<<<1024, 256>>>(buf[0], buf[1], buf[2], buf[3], n, 1000003ull * seed, margin);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemset(buf[4], 0, n * sizeof(double)));
+    const float ms = probe_time(launch_lookback, &l, repeats);
+    int error = 0;
+    CHECK(cudaMemcpy(&error, A.error, sizeof(int), cudaMemcpyDeviceToHost));
+    double worst = 0;
+    const long picks[] = {0, 1, G - 1, G, count / 2 + 3, count - G, count - 1};
+    for (int i = 0; i < 7; ++i) {
+        const double e = check_system((const double **)buf, count, m, picks[i]);
+        if (e > worst || e != e) worst = e;
+    }
+    const double bw = 40.0 * (double)n / (ms * 1e-3);
+    printf("%5d %3d %3d %3d %d %4d %4d %3d %6.1f KB %8.1f %7.0f %6.1f%% %9.2e%s\n", m, G, P,
+           L, mode, A.nk, fa.numRegs, per_sm, fa.sharedSizeBytes / 1024.0, ms * 1e3, bw / 1e9,
+           100.0 * bw / copy_bw, worst, error ? "  TIMEOUT" : (worst < 1e-10 || mode ? "" : "  WRONG"));
+    CHECK(cudaFree(A.counter));
+    CHECK(cudaFree(A.flags));
+    CHECK(cudaFree(A.aggs));
+    CHECK(cudaFree(A.error));
+}
+
+int main(int argc, char **argv)
+{
+    const int count = argc > 1 ? atoi(argv[1]) : 20000;
+    const int repeats = argc > 2 ? atoi(argv[2]) : 10;
+    const double margin = argc > 3 ? atof(argv[3]) : 0.5;
+    const int m_max = 8192;
+    const size_t bytes = (size_t)m_max * count * sizeof(double);
+    double *buf[5];
+    probe_buffers(buf, bytes);
+    const double copy_bw = probe_copy_bandwidth(buf[1], bytes, repeats);
+    printf("count %d, %d repeats (median); copy %.0f GB/s (read + written); margin %.2f\n",
+           count, repeats, copy_bw / 1e9, margin);
+    printf("%5s %3s %3s %3s %s %4s %4s %3s %9s %8s %7s %7s %9s\n", "m", "G", "P", "L", "M", "nk",
+           "regs", "bps", "smem", "us", "GB/s", "%copy", "rel err");
+    const int ms[] = {1024, 2048, 4096, 8192};
+    int seed = 1;
+    for (int mi = 0; mi < 4; ++mi) {
+        const int m = ms[mi];
+        for (int mode = 0; mode < 3; ++mode) {
+            run_config<16, 16, 8, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
+            run_config<32, 8, 8, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
+            run_config<16, 8, 8, 4>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
+            run_config<16, 16, 4, 3>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
+            run_config<16, 16, 8, 3>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
+        }
+    }
+    probe_free(buf);
+    return 0;
+}
