@@ -2,8 +2,8 @@
  * What the standalone CUDA probes of bench/profile share (interleaved_loads.cu,
  * two_pass_loads.cu, lookback_probe.cu): the error check, the median, the five fp64
  * buffers of a probe (a, b, c, d filled with the same non-zero bytes, x), the copy
- * bandwidth they are
- * measured against, the timing of one launch after warm-ups, and the check x = 4 a.
+ * bandwidth they are measured against, the timing of one launch after warm-ups, and the
+ * check x = 4 a.
  */
 #ifndef HB_PROBE_COMMON_H
 #define HB_PROBE_COMMON_H
