@@ -31,6 +31,7 @@ echo "== GPU test"
 echo "test_gpu_tridiag exit $?"
 grep -E "FAIL|passed|largest difference" "$out/gpu-test.txt" | head -20
 
+# POINTS (m x systems, comma-separated) replaces the list below.
 points=64x256,64x512,64x1024,64x2048,64x2560,64x4096
 points+=,128x256,128x512,128x1024,128x2048,128x2560
 points+=,256x128,256x256,256x512,256x1024,256x2560
@@ -39,6 +40,7 @@ points+=,1024x20,1024x32,1024x64,1024x128,1024x200,1024x256
 points+=,2048x16,2048x20,2048x32,2048x64,2048x128,2048x200
 points+=,4096x8,4096x16,4096x20,4096x32,4096x64,4096x200
 points+=,8192x4,8192x8,8192x16,8192x20,8192x32,8192x200
+points=${POINTS:-$points}
 echo "== bench, $rounds rounds"
 for r in $(seq 1 "$rounds"); do
   ./build-dev/hinesbatch bench tridiag --json --no-accuracy --repeats 20 --points "$points" \
