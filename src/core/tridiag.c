@@ -210,14 +210,16 @@ hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
 /* Whether the rule gives an interleaved batch the small-batch plan: at most
  * HB_TD_SMALL_BATCH_ROWS rows in all (about one 128-thread block a multiprocessor), half
  * that above m = 4096 (8192 x 16 loses 1-9%), twice that for fp32 to m = 512 (1.06-1.19x
- * at 262,144 rows), and never fp64 at m = 513..1024 (0.86-0.97x; its plan has no
- * clusters, and 8-row chunks double each block's interface system: not profiled).
- * bench/results/tridiag-small-h100-2026-11-23k.txt */
+ * at 262,144 rows), three times for fp32 to m = 128 (1.05-1.10x at 327,680 and 393,216
+ * rows; 1.00-1.01x at 524,288), and never fp64 at m = 513..1024 (0.86-0.97x; its plan
+ * has no clusters, and 8-row chunks double each block's interface system: not
+ * profiled). bench/results/tridiag-small-h100-2026-11-23k.txt, -23l.txt */
 static int small_batch(const hb_gtsv_problem_t *p)
 {
     const double rows = (double)p->m * p->batch_count;
     if (p->precision == HB_FLOAT64 && p->m > 512 && p->m <= 1024) return 0;
     if (p->m > 4096) return rows <= HB_TD_SMALL_BATCH_ROWS / 2;
+    if (p->precision == HB_FLOAT32 && p->m <= 128) return rows <= 3 * HB_TD_SMALL_BATCH_ROWS;
     if (p->precision == HB_FLOAT32 && p->m <= 512) return rows <= 2 * HB_TD_SMALL_BATCH_ROWS;
     return rows <= HB_TD_SMALL_BATCH_ROWS;
 }
