@@ -16,14 +16,16 @@
  * memory, publishes the tile's aggregate (global memory, a flag a tile), then reads the
  * aggregates of every tile before it and after it in the group (waiting on their flags),
  * solves for its tile's two outside unknowns, then its chunks' ones, and writes x.
- * Tiles are taken in order from an atomic counter; a block waits only on tiles of its own
- * group, so no deadlock while m / R blocks fit on the GPU at once.
+ * Two kernels: lookback_kernel takes tiles in order from an atomic counter, a block a tile; a
+ * block waits only on tiles of its own group, so no deadlock while m / R blocks fit on the
+ * GPU at once. persistent_kernel runs every resident block (rounded down to whole groups),
+ * block i on tiles i, i + grid, ..., the next tile's rows loaded before this one is solved.
  *
  * Modes (a run prints each): 0 the whole solve, checked against a long-double Thomas solve of
  * 7 systems; 1 each tile alone (no look-back: what the block folds cost); 2 each chunk alone
  * (loads, a chunk's elimination, stores: the floor of a block that loads, works and leaves).
- * Results and reading: bench/results/tridiag-lookback-h100-2026-11-23l.txt, docs/tridiag.md
- * (session 27).
+ * Column KM: b (a block a tile) or p (persistent), then the mode. Results and reading:
+ * bench/results/tridiag-lookback-h100-2026-11-23l.txt, docs/tridiag.md (session 27).
  *
  * Build: nvcc -arch=sm_90 -O3 -o lookback_probe lookback_probe.cu
  * Run:   ./lookback_probe [count] [repeats]
@@ -134,27 +136,24 @@ __device__ __forceinline__ int fold_range(const args &A, long base, int first, i
     return 1;
 }
 
-template <int G, int P, int L, int MINB>
-__global__ void __launch_bounds__(G *P, MINB) lookback_kernel(const args A)
+template <int G, int P, int L> struct tile_smem {
+    agg chunk[P][G];      /* the chunks' aggregates, then the range folds' */
+    double pre[3][P][G];  /* chunks before p in the tile: last row yb, vb, wb */
+    double suf[3][P][G];  /* chunks after p: first row yt, vt, wt */
+    int has[P][G];
+    agg tile_agg[G];
+    double lr[4][G];      /* the group's equations left (yl, wl) and right (yr, vr) */
+};
+
+/* Thread (g, p)'s rows of a tile: L rows of system g from row k R + p L. */
+template <int G, int P, int L>
+__device__ __forceinline__ void load_tile(const args &A, long tile, double (&a)[L],
+                                          double (&b)[L], double (&c)[L], double (&d)[L])
 {
-    constexpr int R = P * L, H = P / 2, RIGHT = (32 / G < P) ? 32 / G : 1;
-    __shared__ int s_tile;
-    __shared__ agg s_chunk[P][G]; /* the chunks' aggregates, then the range folds' */
-    __shared__ double s_pre[3][P][G]; /* chunks before p in the tile: last row yb, vb, wb */
-    __shared__ double s_suf[3][P][G]; /* chunks after p: first row yt, vt, wt */
-    __shared__ int s_has[P][G];
-    __shared__ agg s_tile_agg[G];
-    __shared__ double s_out[2][G];
-
     const int t = threadIdx.x, g = t % G, p = t / G;
-    if (t == 0) s_tile = (int)atomicAdd(A.counter, 1u);
-    __syncthreads();
-    const long tile = s_tile, group = tile / A.nk, base = group * A.nk;
-    const int k = (int)(tile - base);
-    const int row0 = k * R + p * L;
+    const long group = tile / A.nk;
+    const int row0 = (int)(tile - group * A.nk) * P * L + p * L;
     const long s = group * G + g;
-
-    double a[L], b[L], c[L], d[L];
 #pragma unroll
     for (int j = 0; j < L; ++j) {
         const long e = (long)(row0 + j) * A.pitch + s;
@@ -163,6 +162,20 @@ __global__ void __launch_bounds__(G *P, MINB) lookback_kernel(const args A)
         c[j] = A.c[e];
         d[j] = A.d[e];
     }
+}
+
+/* The solve of a loaded tile, from the chunks' elimination to the stores of x. */
+template <int G, int P, int L>
+__device__ __forceinline__ void finish_tile(const args &A, long tile, tile_smem<G, P, L> &S,
+                                            double (&a)[L], double (&b)[L], double (&c)[L],
+                                            double (&d)[L])
+{
+    constexpr int R = P * L, H = P / 2, RIGHT = (32 / G < P) ? 32 / G : 1;
+    const int t = threadIdx.x, g = t % G, p = t / G;
+    const long group = tile / A.nk, base = group * A.nk;
+    const int k = (int)(tile - base);
+    const int row0 = k * R + p * L;
+    const long s = group * G + g;
     if (row0 == 0) a[0] = 0;
     if (row0 + L == A.m) c[L - 1] = 0;
 
@@ -195,20 +208,20 @@ __global__ void __launch_bounds__(G *P, MINB) lookback_kernel(const args A)
         for (int j = 0; j < L; ++j) A.x[(long)(row0 + j) * A.pitch + s] = d[j];
         return;
     }
-    s_chunk[p][g] = mine;
+    S.chunk[p][g] = mine;
     __syncthreads();
     if (p == 0) { /* left fold: exclusive prefixes and the tile's aggregate */
-        s_pre[0][0][g] = 0;
-        s_pre[1][0][g] = 1; /* xl itself */
-        s_pre[2][0][g] = 0;
-        agg acc = s_chunk[0][g];
+        S.pre[0][0][g] = 0;
+        S.pre[1][0][g] = 1; /* xl itself */
+        S.pre[2][0][g] = 0;
+        agg acc = S.chunk[0][g];
         for (int q = 1; q < P; ++q) {
-            s_pre[0][q][g] = acc.yb;
-            s_pre[1][q][g] = acc.vb;
-            s_pre[2][q][g] = acc.wb;
-            acc = compose(acc, s_chunk[q][g]);
+            S.pre[0][q][g] = acc.yb;
+            S.pre[1][q][g] = acc.vb;
+            S.pre[2][q][g] = acc.wb;
+            acc = compose(acc, S.chunk[q][g]);
         }
-        s_tile_agg[g] = acc;
+        S.tile_agg[g] = acc;
         double *out = A.aggs + tile * 6 * G + g;
         out[0] = acc.yt;
         out[G] = acc.vt;
@@ -218,70 +231,114 @@ __global__ void __launch_bounds__(G *P, MINB) lookback_kernel(const args A)
         out[5 * G] = acc.wb;
         __threadfence();
     } else if (p == RIGHT) { /* right fold (another warp): exclusive suffixes */
-        s_suf[0][P - 1][g] = 0;
-        s_suf[1][P - 1][g] = 0;
-        s_suf[2][P - 1][g] = 1; /* xr itself */
-        agg acc = s_chunk[P - 1][g];
+        S.suf[0][P - 1][g] = 0;
+        S.suf[1][P - 1][g] = 0;
+        S.suf[2][P - 1][g] = 1; /* xr itself */
+        agg acc = S.chunk[P - 1][g];
         for (int q = P - 2; q >= 0; --q) {
-            s_suf[0][q][g] = acc.yt;
-            s_suf[1][q][g] = acc.vt;
-            s_suf[2][q][g] = acc.wt;
-            acc = compose(s_chunk[q][g], acc);
+            S.suf[0][q][g] = acc.yt;
+            S.suf[1][q][g] = acc.vt;
+            S.suf[2][q][g] = acc.wt;
+            acc = compose(S.chunk[q][g], acc);
         }
     }
     __syncthreads();
     if (t == 0) store_flag(A.flags + tile, 1u);
-    agg (*s_part)[G] = s_chunk; /* free once both folds are done */
+    agg (*part)[G] = S.chunk; /* free once both folds are done */
 
     /* the group's tiles before k (threads p < H) and after k (p >= H), a range each */
     {
         const int q = p < H ? p : p - H;
         const int lo = p < H ? 0 : k + 1, n = p < H ? k : A.nk - k - 1;
         const int first = lo + (int)((long)n * q / H), last = lo + (int)((long)n * (q + 1) / H);
-        agg part;
-        s_has[p][g] = A.mode == 1 ? 0 : fold_range<G>(A, base, first, last, g, &part);
-        s_part[p][g] = part;
+        agg mine_part;
+        S.has[p][g] = A.mode == 1 ? 0 : fold_range<G>(A, base, first, last, g, &mine_part);
+        part[p][g] = mine_part;
     }
     __syncthreads();
-    if (p == 0) {
-        double yl = 0, wl = 0, yr = 0, vr = 0;
+    if (p == 0) { /* the tiles before, in order (a warp of its own from the right fold) */
+        double yl = 0, wl = 0;
         int have = 0;
         agg acc;
         for (int q = 0; q < H; ++q)
-            if (s_has[q][g]) {
-                acc = have ? compose(acc, s_part[q][g]) : s_part[q][g];
+            if (S.has[q][g]) {
+                acc = have ? compose(acc, part[q][g]) : part[q][g];
                 have = 1;
             }
         if (have) {
             yl = acc.yb;
             wl = acc.wb;
         }
-        have = 0;
+        S.lr[0][g] = yl;
+        S.lr[1][g] = wl;
+    } else if (p == RIGHT) { /* the tiles after */
+        double yr = 0, vr = 0;
+        int have = 0;
+        agg acc;
         for (int q = P - 1; q >= H; --q)
-            if (s_has[q][g]) {
-                acc = have ? compose(s_part[q][g], acc) : s_part[q][g];
+            if (S.has[q][g]) {
+                acc = have ? compose(part[q][g], acc) : part[q][g];
                 have = 1;
             }
         if (have) {
             yr = acc.yt;
             vr = acc.vt;
         }
-        double xl, xr;
-        outside(yl, wl, s_tile_agg[g], yr, vr, &xl, &xr);
-        s_out[0][g] = xl;
-        s_out[1][g] = xr;
+        S.lr[2][g] = yr;
+        S.lr[3][g] = vr;
     }
     __syncthreads();
     {
-        const double XL = s_out[0][g], XR = s_out[1][g];
-        const double yl = s_pre[0][p][g] + s_pre[1][p][g] * XL, wl = s_pre[2][p][g];
-        const double yr = s_suf[0][p][g] + s_suf[2][p][g] * XR, vr = s_suf[1][p][g];
+        double XL, XR; /* each thread solves its tile's 2 x 2 itself: no more barriers */
+        outside(S.lr[0][g], S.lr[1][g], S.tile_agg[g], S.lr[2][g], S.lr[3][g], &XL, &XR);
+        const double yl = S.pre[0][p][g] + S.pre[1][p][g] * XL, wl = S.pre[2][p][g];
+        const double yr = S.suf[0][p][g] + S.suf[2][p][g] * XR, vr = S.suf[1][p][g];
         double xl, xr;
         outside(yl, wl, mine, yr, vr, &xl, &xr);
 #pragma unroll
         for (int j = 0; j < L; ++j) {
             const long e = (long)(row0 + j) * A.pitch + s;
             A.x[e] = d[j] + a[j] * xl + c[j] * xr;
+        }
+    }
+}
+
+/* A block a tile, tiles in order from an atomic counter. */
+template <int G, int P, int L, int MINB>
+__global__ void __launch_bounds__(G *P, MINB) lookback_kernel(const args A)
+{
+    __shared__ tile_smem<G, P, L> S;
+    __shared__ int s_tile;
+    if (threadIdx.x == 0) s_tile = (int)atomicAdd(A.counter, 1u);
+    __syncthreads();
+    double a[L], b[L], c[L], d[L];
+    load_tile<G, P, L>(A, s_tile, a, b, c, d);
+    finish_tile<G, P, L>(A, s_tile, S, a, b, c, d);
+}
+
+/* Persistent blocks, tile blockIdx.x + i gridDim.x in round i, the next tile's rows loaded
+ * before this one's folds and waits. gridDim.x is a multiple of nk and every block is
+ * resident, so a group lies in one round and each block publishes before it waits. */
+template <int G, int P, int L, int MINB>
+__global__ void __launch_bounds__(G *P, MINB) persistent_kernel(const args A)
+{
+    __shared__ tile_smem<G, P, L> S;
+    const long tiles = (long)A.nk * (A.pitch / G);
+    long tile = blockIdx.x;
+    if (tile >= tiles) return;
+    double a[L], b[L], c[L], d[L];
+    load_tile<G, P, L>(A, tile, a, b, c, d);
+    for (; tile < tiles; tile += gridDim.x) {
+        double na[L], nb[L], nc[L], nd[L];
+        const long next = tile + gridDim.x;
+        if (next < tiles) load_tile<G, P, L>(A, next, na, nb, nc, nd);
+        finish_tile<G, P, L>(A, tile, S, a, b, c, d);
+#pragma unroll
+        for (int j = 0; j < L; ++j) {
+            a[j] = na[j];
+            b[j] = nb[j];
+            c[j] = nc[j];
+            d[j] = nd[j];
         }
     }
 }
@@ -360,7 +417,7 @@ static double check_system(const double *buf[5], long pitch, int m, long s)
 
 template <int G, int P, int L, int MINB>
 static void run_config(double *buf[5], int m, int count, int repeats, double copy_bw, int seed,
-                       double margin, int mode)
+                       double margin, int mode, int persist)
 {
     constexpr int R = P * L;
     if (m % R || count % G) return;
@@ -381,9 +438,8 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
     CHECK(cudaMalloc(&A.aggs, sizeof(double) * 6 * G * tiles));
     CHECK(cudaMalloc(&A.error, sizeof(int)));
     CHECK(cudaMemset(A.error, 0, sizeof(int)));
-    l.kernel = lookback_kernel<G, P, L, MINB>;
+    l.kernel = persist ? persistent_kernel<G, P, L, MINB> : lookback_kernel<G, P, L, MINB>;
     A.mode = mode;
-    l.blocks = (int)tiles;
     l.threads = G * P;
     int per_sm = 0, sms = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, l.kernel, l.threads, 0));
@@ -395,6 +451,9 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
                L, per_sm * sms, A.nk);
         return;
     }
+    /* persistent: every block resident, a whole number of groups a round */
+    const long round = (long)(per_sm * sms / A.nk) * A.nk;
+    l.blocks = (int)(persist && round < tiles ? round : tiles);
     const size_t n = (size_t)m * count;
     fill<<<1024, 256>>>(buf[0], buf[1], buf[2], buf[3], n, 1000003ull * seed, margin);
     CHECK(cudaGetLastError());
@@ -409,8 +468,8 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
         if (e > worst || e != e) worst = e;
     }
     const double bw = 40.0 * (double)n / (ms * 1e-3);
-    printf("%5d %3d %3d %3d %d %4d %4d %3d %6.1f KB %8.1f %7.0f %6.1f%% %9.2e%s\n", m, G, P,
-           L, mode, A.nk, fa.numRegs, per_sm, fa.sharedSizeBytes / 1024.0, ms * 1e3, bw / 1e9,
+    printf("%5d %3d %3d %3d %c%d %4d %4d %3d %6.1f KB %8.1f %7.0f %6.1f%% %9.2e%s\n", m, G, P,
+           L, persist ? 'p' : 'b', mode, A.nk, fa.numRegs, per_sm, fa.sharedSizeBytes / 1024.0, ms * 1e3, bw / 1e9,
            100.0 * bw / copy_bw, worst,
            error ? "  TIMEOUT" : (worst < 1e-10 || mode ? "" : "  WRONG"));
     CHECK(cudaFree(A.counter));
@@ -431,18 +490,20 @@ int main(int argc, char **argv)
     const double copy_bw = probe_copy_bandwidth(buf[1], bytes, repeats);
     printf("count %d, %d repeats (median); copy %.0f GB/s (read + written); margin %.2f\n",
            count, repeats, copy_bw / 1e9, margin);
-    printf("%5s %3s %3s %3s %s %4s %4s %3s %9s %8s %7s %7s %9s\n", "m", "G", "P", "L", "M", "nk",
+    printf("%5s %3s %3s %3s %s %4s %4s %3s %9s %8s %7s %7s %9s\n", "m", "G", "P", "L", "KM", "nk",
            "regs", "bps", "smem", "us", "GB/s", "%copy", "rel err");
     const int ms[] = {1024, 2048, 4096, 8192};
     int seed = 1;
     for (int mi = 0; mi < 4; ++mi) {
         const int m = ms[mi];
+        /* b: a block a tile; p: persistent */
+        run_config<16, 16, 8, 3>(buf, m, count, repeats, copy_bw, seed++, margin, 0, 0);
         for (int mode = 0; mode < 3; ++mode) {
-            run_config<16, 16, 8, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
-            run_config<32, 8, 8, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
-            run_config<16, 8, 8, 4>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
-            run_config<16, 16, 4, 3>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
-            run_config<16, 16, 8, 3>(buf, m, count, repeats, copy_bw, seed++, margin, mode);
+            run_config<16, 16, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
+            run_config<16, 16, 4, 3>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
+            run_config<16, 16, 8, 1>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
+            run_config<16, 8, 8, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
+            run_config<32, 8, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
         }
     }
     probe_free(buf);
