@@ -469,8 +469,8 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
     }
     const double bw = 40.0 * (double)n / (ms * 1e-3);
     printf("%5d %3d %3d %3d %c%d %4d %4d %3d %6.1f KB %8.1f %7.0f %6.1f%% %9.2e%s\n", m, G, P,
-           L, persist ? 'p' : 'b', mode, A.nk, fa.numRegs, per_sm, fa.sharedSizeBytes / 1024.0, ms * 1e3, bw / 1e9,
-           100.0 * bw / copy_bw, worst,
+           L, persist ? 'p' : 'b', mode, A.nk, fa.numRegs, per_sm, fa.sharedSizeBytes / 1024.0,
+           ms * 1e3, bw / 1e9, 100.0 * bw / copy_bw, worst,
            error ? "  TIMEOUT" : (worst < 1e-10 || mode ? "" : "  WRONG"));
     CHECK(cudaFree(A.counter));
     CHECK(cudaFree(A.flags));
