@@ -33,7 +33,6 @@
 #include "probe_common.h"
 
 #include <math.h>
-#include <string.h>
 
 struct agg {
     double yt, vt, wt; /* first row: x = yt + vt xl + wt xr */
@@ -134,6 +133,24 @@ __device__ __forceinline__ int fold_range(const args &A, long base, int first, i
     for (int k = first + 1; k < last; ++k) acc = compose(acc, read_agg<G>(A, base + k, g));
     *out = acc;
     return 1;
+}
+
+/* The range folds part[q][g] for q = from, from + step, .. up to (not) to, composed in row
+ * order (step -1: from the right); 0 if none of them holds a tile. */
+template <int G>
+__device__ __forceinline__ int fold_parts(const agg (*part)[G], const int (*has)[G], int from,
+                                          int to, int step, int g, agg *out)
+{
+    int have = 0;
+    agg acc;
+    for (int q = from; q != to; q += step)
+        if (has[q][g]) {
+            acc = !have ? part[q][g] : step > 0 ? compose(acc, part[q][g])
+                                                : compose(part[q][g], acc);
+            have = 1;
+        }
+    if (have) *out = acc;
+    return have;
 }
 
 template <int G, int P, int L> struct tile_smem {
@@ -256,36 +273,16 @@ __device__ __forceinline__ void finish_tile(const args &A, long tile, tile_smem<
         part[p][g] = mine_part;
     }
     __syncthreads();
-    if (p == 0) { /* the tiles before, in order (a warp of its own from the right fold) */
-        double yl = 0, wl = 0;
-        int have = 0;
+    if (p == 0) { /* the tiles before (a warp of its own from the right fold) */
         agg acc;
-        for (int q = 0; q < H; ++q)
-            if (S.has[q][g]) {
-                acc = have ? compose(acc, part[q][g]) : part[q][g];
-                have = 1;
-            }
-        if (have) {
-            yl = acc.yb;
-            wl = acc.wb;
-        }
-        S.lr[0][g] = yl;
-        S.lr[1][g] = wl;
+        const int have = fold_parts<G>(part, S.has, 0, H, 1, g, &acc);
+        S.lr[0][g] = have ? acc.yb : 0;
+        S.lr[1][g] = have ? acc.wb : 0;
     } else if (p == RIGHT) { /* the tiles after */
-        double yr = 0, vr = 0;
-        int have = 0;
         agg acc;
-        for (int q = P - 1; q >= H; --q)
-            if (S.has[q][g]) {
-                acc = have ? compose(part[q][g], acc) : part[q][g];
-                have = 1;
-            }
-        if (have) {
-            yr = acc.yt;
-            vr = acc.vt;
-        }
-        S.lr[2][g] = yr;
-        S.lr[3][g] = vr;
+        const int have = fold_parts<G>(part, S.has, P - 1, H - 1, -1, g, &acc);
+        S.lr[2][g] = have ? acc.yt : 0;
+        S.lr[3][g] = have ? acc.vt : 0;
     }
     __syncthreads();
     {
