@@ -33,6 +33,7 @@
 #include "probe_common.h"
 
 #include <math.h>
+#include <string.h>
 
 struct agg {
     double yt, vt, wt; /* first row: x = yt + vt xl + wt xr */
@@ -76,6 +77,10 @@ struct args {
     double *aggs; /* [tile][6][G] */
     int *error;
     int mode; /* 0 whole solve; 1 tiles independent (no look-back); 2 chunks independent */
+    /* reread_kernel only */
+    unsigned *group_count; /* tiles of a group past pass 1 */
+    double *bounds;        /* [tile][2][G]: the tile's outside unknowns xl, xr */
+    double *left;          /* [tile][2][G]: the group solve's left relations (scratch) */
 };
 
 __device__ __forceinline__ void store_flag(unsigned *f, unsigned v)
@@ -181,21 +186,14 @@ __device__ __forceinline__ void load_tile(const args &A, long tile, double (&a)[
     }
 }
 
-/* The solve of a loaded tile, from the chunks' elimination to the stores of x. */
-template <int G, int P, int L>
-__device__ __forceinline__ void finish_tile(const args &A, long tile, tile_smem<G, P, L> &S,
-                                            double (&a)[L], double (&b)[L], double (&c)[L],
-                                            double (&d)[L])
+/* The thread's chunk solved with both outside unknowns open: y in d, v in a, w in c; its
+ * aggregate returned. row0: the chunk's first row in its system. */
+template <int L>
+__device__ __forceinline__ agg chunk_sweeps(int row0, int m, double (&a)[L], double (&b)[L],
+                                            double (&c)[L], double (&d)[L])
 {
-    constexpr int R = P * L, H = P / 2, RIGHT = (32 / G < P) ? 32 / G : 1;
-    const int t = threadIdx.x, g = t % G, p = t / G;
-    const long group = tile / A.nk, base = group * A.nk;
-    const int k = (int)(tile - base);
-    const int row0 = k * R + p * L;
-    const long s = group * G + g;
     if (row0 == 0) a[0] = 0;
-    if (row0 + L == A.m) c[L - 1] = 0;
-
+    if (row0 + L == m) c[L - 1] = 0;
     /* forward: c' in c, d' in d, v' in a (w' is 0 above the last row) */
     {
         double inv = 1.0 / b[0];
@@ -219,15 +217,21 @@ __device__ __forceinline__ void finish_tile(const args &A, long tile, tile_smem<
         a[j] -= c[j] * a[j + 1];
         c[j] = -c[j] * c[j + 1];
     }
-    const agg mine = {d[0], a[0], c[0], d[L - 1], a[L - 1], c[L - 1]};
-    if (A.mode == 2) {
-#pragma unroll
-        for (int j = 0; j < L; ++j) A.x[(long)(row0 + j) * A.pitch + s] = d[j];
-        return;
-    }
+    const agg r = {d[0], a[0], c[0], d[L - 1], a[L - 1], c[L - 1]};
+    return r;
+}
+
+/* The block's P segments of each system (thread (g, p) gives segment p's aggregate) composed:
+ * S.pre[.][p][g] the segments before p (last row, in terms of the outside xl and p's first
+ * row), S.suf[.][p][g] those after p, S.tile_agg[g] all of them. Two barriers. */
+template <int G, int P, int L>
+__device__ __forceinline__ void block_folds(tile_smem<G, P, L> &S, const agg &mine)
+{
+    constexpr int RIGHT = (32 / G < P) ? 32 / G : 1;
+    const int t = threadIdx.x, g = t % G, p = t / G;
     S.chunk[p][g] = mine;
     __syncthreads();
-    if (p == 0) { /* left fold: exclusive prefixes and the tile's aggregate */
+    if (p == 0) { /* left fold: exclusive prefixes and the whole's aggregate */
         S.pre[0][0][g] = 0;
         S.pre[1][0][g] = 1; /* xl itself */
         S.pre[2][0][g] = 0;
@@ -239,14 +243,6 @@ __device__ __forceinline__ void finish_tile(const args &A, long tile, tile_smem<
             acc = compose(acc, S.chunk[q][g]);
         }
         S.tile_agg[g] = acc;
-        double *out = A.aggs + tile * 6 * G + g;
-        out[0] = acc.yt;
-        out[G] = acc.vt;
-        out[2 * G] = acc.wt;
-        out[3 * G] = acc.yb;
-        out[4 * G] = acc.vb;
-        out[5 * G] = acc.wb;
-        __threadfence();
     } else if (p == RIGHT) { /* right fold (another warp): exclusive suffixes */
         S.suf[0][P - 1][g] = 0;
         S.suf[1][P - 1][g] = 0;
@@ -259,6 +255,41 @@ __device__ __forceinline__ void finish_tile(const args &A, long tile, tile_smem<
             acc = compose(S.chunk[q][g], acc);
         }
     }
+    __syncthreads();
+}
+
+template <int G> __device__ __forceinline__ void publish_agg(const args &A, long tile, const agg &v)
+{
+    double *out = A.aggs + tile * 6 * G + threadIdx.x % G;
+    out[0] = v.yt;
+    out[G] = v.vt;
+    out[2 * G] = v.wt;
+    out[3 * G] = v.yb;
+    out[4 * G] = v.vb;
+    out[5 * G] = v.wb;
+    __threadfence();
+}
+
+/* The solve of a loaded tile, from the chunks' elimination to the stores of x. */
+template <int G, int P, int L>
+__device__ __forceinline__ void finish_tile(const args &A, long tile, tile_smem<G, P, L> &S,
+                                            double (&a)[L], double (&b)[L], double (&c)[L],
+                                            double (&d)[L])
+{
+    constexpr int R = P * L, H = P / 2, RIGHT = (32 / G < P) ? 32 / G : 1;
+    const int t = threadIdx.x, g = t % G, p = t / G;
+    const long group = tile / A.nk, base = group * A.nk;
+    const int k = (int)(tile - base);
+    const int row0 = k * R + p * L;
+    const long s = group * G + g;
+    const agg mine = chunk_sweeps<L>(row0, A.m, a, b, c, d);
+    if (A.mode == 2) {
+#pragma unroll
+        for (int j = 0; j < L; ++j) A.x[(long)(row0 + j) * A.pitch + s] = d[j];
+        return;
+    }
+    block_folds<G, P, L>(S, mine);
+    if (p == 0) publish_agg<G>(A, tile, S.tile_agg[g]);
     __syncthreads();
     if (t == 0) store_flag(A.flags + tile, 1u);
     agg (*part)[G] = S.chunk; /* free once both folds are done */
@@ -340,6 +371,199 @@ __global__ void __launch_bounds__(G *P, MINB) persistent_kernel(const args A)
     }
 }
 
+/* ---- reread: each tile read twice, the second time from L2 (bench/profile/reread_probe.cu) ----
+ *
+ * Persistent blocks, tile i + r grid in round r. Pass 1 of a tile: its rows loaded (L2
+ * evict_last), the chunks solved with their outside unknowns open, the block folds, the tile's
+ * aggregate published; the last tile of a group to arrive solves the group's reduced system
+ * (below) and raises the group's flag. Pass 2 of the previous round's tile: wait for its
+ * group's flag, its rows loaded again (evict_first: L2, if the round between them is small
+ * enough), each chunk solved by Thomas with its outside unknowns known, x stored (streaming).
+ * A block keeps 12 numbers a chunk between the passes, nothing a row. Modes: 0 whole solve;
+ * 1 no group solve and no wait (the passes alone); 2 the whole solve without L2 hints. */
+
+__device__ __forceinline__ double load_hinted(const double *p, unsigned long long policy,
+                                              int hinted)
+{
+    double v;
+    if (hinted)
+        asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(policy));
+    else
+        v = *p;
+    return v;
+}
+
+template <int G, int P, int L>
+__device__ __forceinline__ void load_tile_hinted(const args &A, long tile,
+                                                 unsigned long long policy, double (&a)[L],
+                                                 double (&b)[L], double (&c)[L], double (&d)[L])
+{
+    const int t = threadIdx.x, g = t % G, p = t / G;
+    const long group = tile / A.nk;
+    const int row0 = (int)(tile - group * A.nk) * P * L + p * L;
+    const long s = group * G + g;
+    const int hinted = A.mode != 2;
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        const long e = (long)(row0 + j) * A.pitch + s;
+        a[j] = load_hinted(A.a + e, policy, hinted);
+        b[j] = load_hinted(A.b + e, policy, hinted);
+        c[j] = load_hinted(A.c + e, policy, hinted);
+        d[j] = load_hinted(A.d + e, policy, hinted);
+    }
+}
+
+/* What a chunk keeps between the passes: the chunks before it in its tile (last row yb, vb,
+ * wb), those after it (first row yt, vt, wt), and its own aggregate. */
+struct carried {
+    double pre_y, pre_v, pre_w, suf_y, suf_v, suf_w;
+    agg mine;
+};
+
+/* The reduced system of the group: its nk tile aggregates (a system each) -> each tile's
+ * outside unknowns in A.bounds. Thread (g, p) walks tiles [k0, k1) of system g. */
+template <int G, int P, int L>
+__device__ void group_solve(const args &A, long group, tile_smem<G, P, L> &S)
+{
+    const int t = threadIdx.x, g = t % G, p = t / G, nk = A.nk;
+    const long base = group * nk;
+    const int k0 = (int)((long)nk * p / P), k1 = (int)((long)nk * (p + 1) / P);
+    __threadfence(); /* the other tiles' aggregates, published before their arrivals */
+    agg range = {0, 1, 0, 0, 0, 1}; /* an empty range: x_first = xl, x_last = xr */
+    int first = 1;
+    for (int k = k0; k < k1; ++k) {
+        const agg B = read_agg<G>(A, base + k, g);
+        range = first ? B : compose(range, B);
+        first = 0;
+    }
+    block_folds<G, P, L>(S, range);
+    /* the system's ends have no outside rows (a = 0 at its first row, c = 0 at its last),
+     * so the group's own xl and xr are 0 */
+    double ly = S.pre[0][p][g], lw = S.pre[2][p][g]; /* before tile k: x = ly + lw x_first(k) */
+    for (int k = k0; k < k1; ++k) {
+        double *out = A.left + (base + k) * 2 * G + g;
+        out[0] = ly;
+        out[G] = lw;
+        const agg B = read_agg<G>(A, base + k, g);
+        const agg before = {0, 0, 0, ly, 0, lw};
+        const agg r = compose(before, B);
+        ly = r.yb;
+        lw = r.wb;
+    }
+    double ry = S.suf[0][p][g], rv = S.suf[1][p][g]; /* after tile k: x = ry + rv x_last(k) */
+    for (int k = k1 - 1; k >= k0; --k) {
+        const agg B = read_agg<G>(A, base + k, g);
+        const double *in = A.left + (base + k) * 2 * G + g;
+        double xl, xr;
+        outside(in[0], in[G], B, ry, rv, &xl, &xr);
+        double *out = A.bounds + (base + k) * 2 * G + g;
+        out[0] = xl;
+        out[G] = xr;
+        const agg after = {ry, rv, 0, 0, 0, 0};
+        const agg r = compose(B, after);
+        ry = r.yt;
+        rv = r.vt;
+    }
+    __threadfence();
+    __syncthreads();
+    if (t == 0) store_flag(A.flags + group, 1u);
+}
+
+template <int G, int P, int L>
+__device__ __forceinline__ void reread_pass1(const args &A, long tile, tile_smem<G, P, L> &S,
+                                             int *s_last, unsigned long long keep, carried *out)
+{
+    const int t = threadIdx.x, g = t % G, p = t / G;
+    const long group = tile / A.nk;
+    const int row0 = (int)(tile - group * A.nk) * P * L + p * L;
+    double a[L], b[L], c[L], d[L];
+    load_tile_hinted<G, P, L>(A, tile, keep, a, b, c, d);
+    out->mine = chunk_sweeps<L>(row0, A.m, a, b, c, d);
+    block_folds<G, P, L>(S, out->mine);
+    out->pre_y = S.pre[0][p][g];
+    out->pre_v = S.pre[1][p][g];
+    out->pre_w = S.pre[2][p][g];
+    out->suf_y = S.suf[0][p][g];
+    out->suf_v = S.suf[1][p][g];
+    out->suf_w = S.suf[2][p][g];
+    if (A.mode == 1) return;
+    if (p == 0) publish_agg<G>(A, tile, S.tile_agg[g]);
+    __syncthreads();
+    if (t == 0) *s_last = atomicAdd(A.group_count + group, 1u) == (unsigned)A.nk - 1;
+    __syncthreads();
+    if (*s_last) group_solve<G, P, L>(A, group, S);
+}
+
+template <int G, int P, int L>
+__device__ __forceinline__ void reread_pass2(const args &A, long tile, const carried &k,
+                                             unsigned long long drop)
+{
+    const int t = threadIdx.x, g = t % G, p = t / G;
+    const long group = tile / A.nk;
+    const int row0 = (int)(tile - group * A.nk) * P * L + p * L;
+    const long s = group * G + g;
+    double XL = 0, XR = 0;
+    if (A.mode != 1) {
+        if (t == 0) {
+            long spins = 0;
+            while (!peek_flag(A.flags + group)) {
+                __nanosleep(32);
+                if (++spins > (1L << 26)) {
+                    atomicExch(A.error, 1);
+                    break;
+                }
+            }
+            __threadfence();
+        }
+        __syncthreads();
+        XL = __ldcg(A.bounds + tile * 2 * G + g);
+        XR = __ldcg(A.bounds + tile * 2 * G + G + g);
+    }
+    double xl, xr;
+    outside(k.pre_y + k.pre_v * XL, k.pre_w, k.mine, k.suf_y + k.suf_w * XR, k.suf_v, &xl, &xr);
+    double a[L], b[L], c[L], d[L];
+    load_tile_hinted<G, P, L>(A, tile, drop, a, b, c, d);
+    if (row0 == 0) a[0] = 0;
+    if (row0 + L == A.m) c[L - 1] = 0;
+    d[0] -= a[0] * xl;
+    d[L - 1] -= c[L - 1] * xr;
+    double inv = 1.0 / b[0];
+    c[0] *= inv;
+    d[0] *= inv;
+#pragma unroll
+    for (int j = 1; j < L; ++j) {
+        inv = 1.0 / (b[j] - a[j] * c[j - 1]);
+        c[j] *= inv;
+        d[j] = (d[j] - a[j] * d[j - 1]) * inv;
+    }
+#pragma unroll
+    for (int j = L - 2; j >= 0; --j) d[j] -= c[j] * d[j + 1];
+#pragma unroll
+    for (int j = 0; j < L; ++j) __stcs(A.x + (long)(row0 + j) * A.pitch + s, d[j]);
+}
+
+/* gridDim.x is a multiple of nk and every block is resident, so a group lies in one round;
+ * a block's pass 2 waits on the previous round, whose pass 1 every block has done. */
+template <int G, int P, int L, int MINB>
+__global__ void __launch_bounds__(G *P, MINB) reread_kernel(const args A)
+{
+    __shared__ tile_smem<G, P, L> S;
+    __shared__ int s_last;
+    const long tiles = (long)A.nk * (A.pitch / G);
+    unsigned long long keep, drop;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(drop));
+    carried before = {}, now = {};
+    long prev = -1;
+    for (long tile = blockIdx.x;; tile += gridDim.x) {
+        if (tile < tiles) reread_pass1<G, P, L>(A, tile, S, &s_last, keep, &now);
+        if (prev >= 0) reread_pass2<G, P, L>(A, prev, before, drop);
+        if (tile >= tiles) break;
+        before = now;
+        prev = tile;
+    }
+}
+
 /* ---- host ---- */
 
 __device__ __forceinline__ double hash01(unsigned long long z)
@@ -370,7 +594,7 @@ struct launch_state {
     args A;
     void (*kernel)(args);
     int blocks, threads;
-    size_t flag_bytes;
+    size_t flag_bytes, count_bytes;
 };
 
 static void launch_lookback(void *arg)
@@ -378,6 +602,7 @@ static void launch_lookback(void *arg)
     const launch_state *l = (const launch_state *)arg;
     CHECK(cudaMemsetAsync(l->A.counter, 0, sizeof(unsigned)));
     CHECK(cudaMemsetAsync(l->A.flags, 0, l->flag_bytes));
+    if (l->count_bytes) CHECK(cudaMemsetAsync(l->A.group_count, 0, l->count_bytes));
     l->kernel<<<l->blocks, l->threads>>>(l->A);
 }
 
@@ -414,7 +639,7 @@ static double check_system(const double *buf[5], long pitch, int m, long s)
 
 template <int G, int P, int L, int MINB>
 static void run_config(double *buf[5], int m, int count, int repeats, double copy_bw, int seed,
-                       double margin, int mode, int persist)
+                       double margin, int mode, char kind)
 {
     constexpr int R = P * L;
     if (m % R || count % G) return;
@@ -435,7 +660,16 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
     CHECK(cudaMalloc(&A.aggs, sizeof(double) * 6 * G * tiles));
     CHECK(cudaMalloc(&A.error, sizeof(int)));
     CHECK(cudaMemset(A.error, 0, sizeof(int)));
-    l.kernel = persist ? persistent_kernel<G, P, L, MINB> : lookback_kernel<G, P, L, MINB>;
+    l.kernel = kind == 'p'   ? persistent_kernel<G, P, L, MINB>
+               : kind == 'r' ? reread_kernel<G, P, L, MINB>
+                             : lookback_kernel<G, P, L, MINB>;
+    if (kind == 'r') {
+        if (A.nk < P) return; /* the group solve gives each thread at least one tile */
+        l.count_bytes = sizeof(unsigned) * (tiles / A.nk);
+        CHECK(cudaMalloc(&A.group_count, l.count_bytes));
+        CHECK(cudaMalloc(&A.bounds, sizeof(double) * 2 * G * tiles));
+        CHECK(cudaMalloc(&A.left, sizeof(double) * 2 * G * tiles));
+    }
     A.mode = mode;
     l.threads = G * P;
     int per_sm = 0, sms = 0;
@@ -448,9 +682,11 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
                L, per_sm * sms, A.nk);
         return;
     }
-    /* persistent: every block resident, a whole number of groups a round */
+    /* persistent: every block resident, a whole number of groups a round; reread: at most
+     * MINB blocks a multiprocessor (what lies between a tile's two reads) */
+    if (kind == 'r' && per_sm > MINB) per_sm = MINB;
     const long round = (long)(per_sm * sms / A.nk) * A.nk;
-    l.blocks = (int)(persist && round < tiles ? round : tiles);
+    l.blocks = (int)(kind != 'b' && round < tiles ? round : tiles);
     const size_t n = (size_t)m * count;
     fill<<<1024, 256>>>(buf[0], buf[1], buf[2], buf[3], n, 1000003ull * seed, margin);
     CHECK(cudaGetLastError());
@@ -465,14 +701,20 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
         if (e > worst || e != e) worst = e;
     }
     const double bw = 40.0 * (double)n / (ms * 1e-3);
+    const int exact = mode == 0 || (kind == 'r' && mode == 2);
     printf("%5d %3d %3d %3d %c%d %4d %4d %3d %6.1f KB %8.1f %7.0f %6.1f%% %9.2e%s\n", m, G, P,
-           L, persist ? 'p' : 'b', mode, A.nk, fa.numRegs, per_sm, fa.sharedSizeBytes / 1024.0,
+           L, kind, mode, A.nk, fa.numRegs, per_sm, fa.sharedSizeBytes / 1024.0,
            ms * 1e3, bw / 1e9, 100.0 * bw / copy_bw, worst,
-           error ? "  TIMEOUT" : (worst < 1e-10 || mode ? "" : "  WRONG"));
+           error ? "  TIMEOUT" : (worst < 1e-10 || !exact ? "" : "  WRONG"));
     CHECK(cudaFree(A.counter));
     CHECK(cudaFree(A.flags));
     CHECK(cudaFree(A.aggs));
     CHECK(cudaFree(A.error));
+    if (kind == 'r') {
+        CHECK(cudaFree(A.group_count));
+        CHECK(cudaFree(A.bounds));
+        CHECK(cudaFree(A.left));
+    }
 }
 
 int main(int argc, char **argv)
@@ -490,17 +732,28 @@ int main(int argc, char **argv)
     printf("%5s %3s %3s %3s %s %4s %4s %3s %9s %8s %7s %7s %9s\n", "m", "G", "P", "L", "KM", "nk",
            "regs", "bps", "smem", "us", "GB/s", "%copy", "rel err");
     const int ms[] = {1024, 2048, 4096, 8192};
+    const int reread = argc > 4 && !strcmp(argv[4], "reread");
     int seed = 1;
     for (int mi = 0; mi < 4; ++mi) {
         const int m = ms[mi];
+        if (reread) { /* r: reread (modes 0, 1, 2); p2: the persistent floor, for reference */
+            run_config<32, 8, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, 2, 'p');
+            for (int mode = 0; mode < 3; ++mode) {
+                run_config<32, 8, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'r');
+                run_config<32, 8, 2, 4>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'r');
+                run_config<32, 4, 4, 4>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'r');
+                run_config<16, 8, 4, 4>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'r');
+            }
+            continue;
+        }
         /* b: a block a tile; p: persistent */
-        run_config<16, 16, 8, 3>(buf, m, count, repeats, copy_bw, seed++, margin, 0, 0);
+        run_config<16, 16, 8, 3>(buf, m, count, repeats, copy_bw, seed++, margin, 0, 'b');
         for (int mode = 0; mode < 3; ++mode) {
-            run_config<16, 16, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
-            run_config<16, 16, 4, 3>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
-            run_config<16, 16, 8, 1>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
-            run_config<16, 8, 8, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
-            run_config<32, 8, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 1);
+            run_config<16, 16, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'p');
+            run_config<16, 16, 4, 3>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'p');
+            run_config<16, 16, 8, 1>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'p');
+            run_config<16, 8, 8, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'p');
+            run_config<32, 8, 4, 2>(buf, m, count, repeats, copy_bw, seed++, margin, mode, 'p');
         }
     }
     probe_free(buf);
