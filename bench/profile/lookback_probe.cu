@@ -21,14 +21,18 @@
  * GPU at once. persistent_kernel runs every resident block (rounded down to whole groups),
  * block i on tiles i, i + grid, ..., the next tile's rows loaded before this one is solved.
  *
+ * reread_kernel (session 28, `./lookback_probe 20000 10 0.5 reread`) reads each tile twice, the
+ * second time from L2, and keeps nothing a row between the passes (its comment, below).
  * Modes (a run prints each): 0 the whole solve, checked against a long-double Thomas solve of
  * 7 systems; 1 each tile alone (no look-back: what the block folds cost); 2 each chunk alone
  * (loads, a chunk's elimination, stores: the floor of a block that loads, works and leaves).
- * Column KM: b (a block a tile) or p (persistent), then the mode. Results and reading:
- * bench/results/tridiag-lookback-h100-2026-11-23l.txt, docs/tridiag.md (session 27).
+ * Column KM: b (a block a tile), p (persistent) or r (reread), then the mode. Results and
+ * reading: bench/results/tridiag-lookback-h100-2026-11-23l.txt (session 27; since then the
+ * tile's aggregate is published after the block folds' second barrier, one barrier more),
+ * tridiag-reread-h100-2026-11-23m.txt (reread); docs/tridiag.md (sessions 27 and 28).
  *
  * Build: nvcc -arch=sm_90 -O3 -o lookback_probe lookback_probe.cu
- * Run:   ./lookback_probe [count] [repeats]
+ * Run:   ./lookback_probe [count] [repeats] [margin] [reread]
  */
 #include "probe_common.h"
 
