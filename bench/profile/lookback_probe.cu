@@ -386,17 +386,6 @@ __global__ void __launch_bounds__(G *P, MINB) persistent_kernel(const args A)
  * A block keeps 12 numbers a chunk between the passes, nothing a row. Modes: 0 whole solve;
  * 1 no group solve and no wait (the passes alone); 2 the whole solve without L2 hints. */
 
-__device__ __forceinline__ double load_hinted(const double *p, unsigned long long policy,
-                                              int hinted)
-{
-    double v;
-    if (hinted)
-        asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(policy));
-    else
-        v = *p;
-    return v;
-}
-
 template <int G, int P, int L>
 __device__ __forceinline__ void load_tile_hinted(const args &A, long tile,
                                                  unsigned long long policy, double (&a)[L],
@@ -410,10 +399,10 @@ __device__ __forceinline__ void load_tile_hinted(const args &A, long tile,
 #pragma unroll
     for (int j = 0; j < L; ++j) {
         const long e = (long)(row0 + j) * A.pitch + s;
-        a[j] = load_hinted(A.a + e, policy, hinted);
-        b[j] = load_hinted(A.b + e, policy, hinted);
-        c[j] = load_hinted(A.c + e, policy, hinted);
-        d[j] = load_hinted(A.d + e, policy, hinted);
+        a[j] = probe_load(A.a + e, policy, hinted);
+        b[j] = probe_load(A.b + e, policy, hinted);
+        c[j] = probe_load(A.c + e, policy, hinted);
+        d[j] = probe_load(A.d + e, policy, hinted);
     }
 }
 
@@ -555,8 +544,7 @@ __global__ void __launch_bounds__(G *P, MINB) reread_kernel(const args A)
     __shared__ int s_last;
     const long tiles = (long)A.nk * (A.pitch / G);
     unsigned long long keep, drop;
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(drop));
+    probe_l2_policies(&keep, &drop);
     carried before = {}, now = {};
     long prev = -1;
     for (long tile = blockIdx.x;; tile += gridDim.x) {
@@ -723,14 +711,10 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
 
 int main(int argc, char **argv)
 {
-    const int count = argc > 1 ? atoi(argv[1]) : 20000;
-    const int repeats = argc > 2 ? atoi(argv[2]) : 10;
     const double margin = argc > 3 ? atof(argv[3]) : 0.5;
-    const int m_max = 8192;
-    const size_t bytes = (size_t)m_max * count * sizeof(double);
+    int count, repeats;
     double *buf[5];
-    probe_buffers(buf, bytes);
-    const double copy_bw = probe_copy_bandwidth(buf[1], bytes, repeats);
+    const double copy_bw = probe_start(argc, argv, 8192, buf, &count, &repeats);
     printf("count %d, %d repeats (median); copy %.0f GB/s (read + written); margin %.2f\n",
            count, repeats, copy_bw / 1e9, margin);
     printf("%5s %3s %3s %3s %s %4s %4s %3s %9s %8s %7s %7s %9s\n", "m", "G", "P", "L", "KM", "nk",

@@ -2,8 +2,8 @@
  * What the standalone CUDA probes of bench/profile share (interleaved_loads.cu,
  * two_pass_loads.cu, lookback_probe.cu): the error check, the median, the five fp64
  * buffers of a probe (a, b, c, d filled with the same non-zero bytes, x), the copy
- * bandwidth they are measured against, the timing of one launch after warm-ups, and the
- * check x = 4 a.
+ * bandwidth they are measured against, the timing of one launch after warm-ups, the
+ * check x = 4 a, the common start of a probe's main, and loads with an L2 eviction policy.
  */
 #ifndef HB_PROBE_COMMON_H
 #define HB_PROBE_COMMON_H
@@ -101,6 +101,46 @@ static int probe_x_is_four_a(double *buf[5], const size_t at[2], size_t bytes)
     CHECK(cudaMemcpy(&a0, buf[0], 8, cudaMemcpyDeviceToHost));
     CHECK(cudaMemset(buf[4], 0, bytes));
     return probe[0] == 4 * a0 && probe[1] == 4 * a0;
+}
+
+/* count (argv[1], default 20,000) and repeats (argv[2], default 10); the five buffers of
+ * m_max rows x count; returns the copy bandwidth [B/s] measured on them. */
+static double probe_start(int argc, char **argv, int m_max, double *buf[5], int *count,
+                          int *repeats)
+{
+    *count = argc > 1 ? atoi(argv[1]) : 20000;
+    *repeats = argc > 2 ? atoi(argv[2]) : 10;
+    const size_t bytes = (size_t)m_max * *count * sizeof(double);
+    probe_buffers(buf, bytes);
+    return probe_copy_bandwidth(buf[1], bytes, *repeats);
+}
+
+static int probe_l2_mb(void)
+{
+    int l2 = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    return l2 >> 20;
+}
+
+/* L2 policies for a line read twice: evict_last for the first read, evict_first for the
+ * second. */
+__device__ __forceinline__ void probe_l2_policies(unsigned long long *keep,
+                                                  unsigned long long *drop)
+{
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(*keep));
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(*drop));
+}
+
+/* A load with the L2 policy (hinted) or a plain one. */
+__device__ __forceinline__ double probe_load(const double *p, unsigned long long policy,
+                                             int hinted)
+{
+    double v;
+    if (hinted)
+        asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(policy));
+    else
+        asm volatile("ld.global.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
 }
 
 #endif

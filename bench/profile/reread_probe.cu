@@ -32,16 +32,6 @@ struct args {
     int Dq, hinted; /* reuse distance [quarter rounds]; L2 hints */
 };
 
-__device__ __forceinline__ double load(const double *p, unsigned long long policy, int hinted)
-{
-    double v;
-    if (hinted)
-        asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(policy));
-    else
-        asm volatile("ld.global.f64 %0, [%1];" : "=d"(v) : "l"(p));
-    return v;
-}
-
 /* hinted: a streaming store (.cs), so that x does not take L2 from the inputs */
 __device__ __forceinline__ void store(double *p, double v, int hinted)
 {
@@ -64,7 +54,7 @@ __device__ __forceinline__ void load_rows(const args &A, long tile, unsigned lon
 #pragma unroll
     for (int j = 0; j < L; ++j)
 #pragma unroll
-        for (int a = 0; a < 4; ++a) v[j][a] = load(A.v[a] + e + j * A.pitch, policy, A.hinted);
+        for (int a = 0; a < 4; ++a) v[j][a] = probe_load(A.v[a] + e + j * A.pitch, policy, A.hinted);
 #pragma unroll
     for (int j = 0; j < L; ++j) sum[j] = v[j][0] + v[j][1] + v[j][2] + v[j][3];
     *at = e;
@@ -75,10 +65,7 @@ __global__ void __launch_bounds__(G *P, MINB) reread_kernel(const args A)
 {
     const long tiles = (long)A.nk * (A.pitch / G), grid = gridDim.x;
     unsigned long long keep = 0, drop = 0;
-    if (A.hinted) {
-        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
-        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(drop));
-    }
+    if (A.hinted) probe_l2_policies(&keep, &drop);
     double carried = 0; /* what pass 1 leaves (a tile's aggregate, in a solve) */
 #pragma unroll 1
     for (long r = 0;; ++r) {
@@ -157,17 +144,11 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
 
 int main(int argc, char **argv)
 {
-    const int count = argc > 1 ? atoi(argv[1]) : 20000;
-    const int repeats = argc > 2 ? atoi(argv[2]) : 10;
-    const int m_max = 8192;
-    const size_t bytes = (size_t)m_max * count * sizeof(double);
+    int count, repeats;
     double *buf[5];
-    probe_buffers(buf, bytes);
-    const double copy_bw = probe_copy_bandwidth(buf[1], bytes, repeats);
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    const double copy_bw = probe_start(argc, argv, 8192, buf, &count, &repeats);
     printf("count %d, %d repeats (median); copy %.0f GB/s (read + written); L2 %d MB\n", count,
-           repeats, copy_bw / 1e9, l2 >> 20);
+           repeats, copy_bw / 1e9, probe_l2_mb());
     printf("%5s %3s %3s %3s %5s %4s %3s %5s %2s %5s %7s %8s %7s %7s\n", "m", "G", "P", "L", "T",
            "regs", "bps", "D", "h", "KB", "gap MB", "us", "GB/s", "%copy");
     const int Dqs[] = {-1, 0, 1, 2, 3, 4, 6, 8}; /* quarter rounds; -1: one pass */

@@ -55,16 +55,6 @@ __device__ __forceinline__ void cluster_barrier()
     asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
 }
 
-__device__ __forceinline__ double load(const double *p, unsigned long long policy, int hinted)
-{
-    double v;
-    if (hinted)
-        asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(policy));
-    else
-        asm volatile("ld.global.f64 %0, [%1];" : "=d"(v) : "l"(p));
-    return v;
-}
-
 /* rows [k, k + GROUP) of the thread's chunk: a + b + c + d each */
 __device__ __forceinline__ void load_group(const arrays &A, long at, unsigned long long policy,
                                            int hinted, double *sum)
@@ -73,7 +63,7 @@ __device__ __forceinline__ void load_group(const arrays &A, long at, unsigned lo
 #pragma unroll
     for (int q = 0; q < GROUP; ++q)
 #pragma unroll
-        for (int a = 0; a < 4; ++a) v[q][a] = load(A.v[a] + at + q * A.pitch, policy, hinted);
+        for (int a = 0; a < 4; ++a) v[q][a] = probe_load(A.v[a] + at + q * A.pitch, policy, hinted);
 #pragma unroll
     for (int q = 0; q < GROUP; ++q) sum[q] = v[q][0] + v[q][1] + v[q][2] + v[q][3];
 }
@@ -86,10 +76,7 @@ __global__ void __launch_bounds__(1024) two_pass_kernel(arrays A)
     const long base = (long)row0 * A.pitch + (long)tile * G + g;
     unsigned long long keep = 0, drop = 0;
     const int hinted = A.mode == MODE_HINT;
-    if (hinted) {
-        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
-        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(drop));
-    }
+    if (hinted) probe_l2_policies(&keep, &drop);
     double carried = 0; /* what pass 1 leaves a chunk (its reduced rows, in a solve) */
 #pragma unroll 1
     for (int k = 0; k < ROWS; k += GROUP) {
@@ -128,17 +115,13 @@ static void launch_clusters(void *arg)
 
 int main(int argc, char **argv)
 {
-    const int count = argc > 1 ? atoi(argv[1]) : 20000;
-    const int repeats = argc > 2 ? atoi(argv[2]) : 10;
     const int m_max = 8192;
-    const size_t bytes = (size_t)m_max * count * sizeof(double);
+    int count, repeats;
     double *buf[5];
-    probe_buffers(buf, bytes);
-    const double copy_bw = probe_copy_bandwidth(buf[1], bytes, repeats);
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    const double copy_bw = probe_start(argc, argv, m_max, buf, &count, &repeats);
+    const size_t bytes = (size_t)m_max * count * sizeof(double);
     printf("count %d, %d repeats (median); copy %.0f GB/s (read + written); L2 %d MB\n", count,
-           repeats, copy_bw / 1e9, l2 >> 20);
+           repeats, copy_bw / 1e9, probe_l2_mb());
     printf("%5s %3s %5s %3s %-5s %10s %8s %7s %8s\n", "m", "G", "T", "K", "mode", "us", "GB/s",
            "%copy", "clusters");
     CHECK(cudaFuncSetAttribute(two_pass_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
