@@ -422,13 +422,8 @@ __device__ void group_solve(const args &A, long group, tile_smem<G, P, L> &S)
     const long base = group * nk;
     const int k0 = (int)((long)nk * p / P), k1 = (int)((long)nk * (p + 1) / P);
     __threadfence(); /* the other tiles' aggregates, published before their arrivals */
-    agg range = {0, 1, 0, 0, 0, 1}; /* an empty range: x_first = xl, x_last = xr */
-    int first = 1;
-    for (int k = k0; k < k1; ++k) {
-        const agg B = read_agg<G>(A, base + k, g);
-        range = first ? B : compose(range, B);
-        first = 0;
-    }
+    agg range = read_agg<G>(A, base + k0, g); /* k0 < k1: nk >= P (run_config) */
+    for (int k = k0 + 1; k < k1; ++k) range = compose(range, read_agg<G>(A, base + k, g));
     block_folds<G, P, L>(S, range);
     /* the system's ends have no outside rows (a = 0 at its first row, c = 0 at its last),
      * so the group's own xl and xr are 0 */
@@ -497,17 +492,7 @@ __device__ __forceinline__ void reread_pass2(const args &A, long tile, const car
     const long s = group * G + g;
     double XL = 0, XR = 0;
     if (A.mode != 1) {
-        if (t == 0) {
-            long spins = 0;
-            while (!peek_flag(A.flags + group)) {
-                __nanosleep(32);
-                if (++spins > (1L << 26)) {
-                    atomicExch(A.error, 1);
-                    break;
-                }
-            }
-            __threadfence();
-        }
+        if (t == 0) wait_flags(A, group, group + 1); /* the group's flag, at A.flags[group] */
         __syncthreads();
         XL = __ldcg(A.bounds + tile * 2 * G + g);
         XR = __ldcg(A.bounds + tile * 2 * G + G + g);
@@ -646,33 +631,31 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
     A.m = m;
     A.nk = m / R;
     const long tiles = (long)A.nk * (count / G);
+    l.kernel = kind == 'p'   ? persistent_kernel<G, P, L, MINB>
+               : kind == 'r' ? reread_kernel<G, P, L, MINB>
+                             : lookback_kernel<G, P, L, MINB>;
+    if (kind == 'r' && A.nk < P) return; /* the group solve gives each thread a tile or more */
+    A.mode = mode;
+    l.threads = G * P;
+    int per_sm = 0, sms = 0;
+    cudaFuncAttributes fa;
+    probe_residency(l.kernel, l.threads, &per_sm, &sms, &fa);
+    if (per_sm * sms < A.nk + 1) {
+        printf("%5d %3d %3d %3d  too few resident blocks (%d) for %d tiles a group\n", m, G, P,
+               L, per_sm * sms, A.nk);
+        return;
+    }
     l.flag_bytes = sizeof(unsigned) * tiles;
     CHECK(cudaMalloc(&A.counter, sizeof(unsigned)));
     CHECK(cudaMalloc(&A.flags, l.flag_bytes));
     CHECK(cudaMalloc(&A.aggs, sizeof(double) * 6 * G * tiles));
     CHECK(cudaMalloc(&A.error, sizeof(int)));
     CHECK(cudaMemset(A.error, 0, sizeof(int)));
-    l.kernel = kind == 'p'   ? persistent_kernel<G, P, L, MINB>
-               : kind == 'r' ? reread_kernel<G, P, L, MINB>
-                             : lookback_kernel<G, P, L, MINB>;
     if (kind == 'r') {
-        if (A.nk < P) return; /* the group solve gives each thread at least one tile */
         l.count_bytes = sizeof(unsigned) * (tiles / A.nk);
         CHECK(cudaMalloc(&A.group_count, l.count_bytes));
         CHECK(cudaMalloc(&A.bounds, sizeof(double) * 2 * G * tiles));
         CHECK(cudaMalloc(&A.left, sizeof(double) * 2 * G * tiles));
-    }
-    A.mode = mode;
-    l.threads = G * P;
-    int per_sm = 0, sms = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, l.kernel, l.threads, 0));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    cudaFuncAttributes fa;
-    CHECK(cudaFuncGetAttributes(&fa, l.kernel));
-    if (per_sm * sms < A.nk + 1) {
-        printf("%5d %3d %3d %3d  too few resident blocks (%d) for %d tiles a group\n", m, G, P,
-               L, per_sm * sms, A.nk);
-        return;
     }
     /* persistent: every block resident, a whole number of groups a round; reread: at most
      * MINB blocks a multiprocessor (what lies between a tile's two reads) */

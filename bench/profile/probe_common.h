@@ -3,7 +3,8 @@
  * two_pass_loads.cu, lookback_probe.cu): the error check, the median, the five fp64
  * buffers of a probe (a, b, c, d filled with the same non-zero bytes, x), the copy
  * bandwidth they are measured against, the timing of one launch after warm-ups, the
- * check x = 4 a, the common start of a probe's main, and loads with an L2 eviction policy.
+ * check x = 4 a, the common start of a probe's main, the residency of a kernel, and loads
+ * with an L2 eviction policy.
  */
 #ifndef HB_PROBE_COMMON_H
 #define HB_PROBE_COMMON_H
@@ -113,6 +114,17 @@ static double probe_start(int argc, char **argv, int m_max, double *buf[5], int 
     const size_t bytes = (size_t)m_max * *count * sizeof(double);
     probe_buffers(buf, bytes);
     return probe_copy_bandwidth(buf[1], bytes, *repeats);
+}
+
+/* Blocks of `kernel` (at `threads`) that fit a multiprocessor, the multiprocessors, and the
+ * kernel's attributes (registers, static shared memory). */
+template <typename Kernel>
+static void probe_residency(Kernel kernel, int threads, int *per_sm, int *sms,
+                            cudaFuncAttributes *fa)
+{
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, 0));
+    CHECK(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, 0));
+    CHECK(cudaFuncGetAttributes(fa, kernel));
 }
 
 static int probe_l2_mb(void)

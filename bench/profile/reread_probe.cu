@@ -121,10 +121,8 @@ static void run_config(double *buf[5], int m, int count, int repeats, double cop
     l.kernel = reread_kernel<G, P, L, MINB>;
     l.threads = G * P;
     int per_sm = 0, sms = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, l.kernel, l.threads, 0));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     cudaFuncAttributes fa;
-    CHECK(cudaFuncGetAttributes(&fa, l.kernel));
+    probe_residency(l.kernel, l.threads, &per_sm, &sms, &fa);
     l.blocks = per_sm * sms;
     const double tile_mb = 32.0 * G * R / 1e6, n = (double)m * count;
     for (int i = 0; i < nD; ++i)
