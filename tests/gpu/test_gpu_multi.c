@@ -414,6 +414,16 @@ static void test_real(hb_context_t ctx, const char *dir, hb_cpolicy_t policy, in
     for (int f = 0; f < files; ++f) free(names[f]);
 }
 
+/* Whether `part` is in the comma list `parts` (NULL: every part). */
+static int wanted(const char *parts, const char *part)
+{
+    if (!parts) return 1;
+    const size_t len = strlen(part);
+    for (const char *at = strstr(parts, part); at; at = strstr(at + 1, part))
+        if ((at == parts || at[-1] == ',') && (at[len] == ',' || at[len] == '\0')) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -426,13 +436,31 @@ int main(int argc, char **argv)
     CHECK_OK(hb_context_create(&ctx, HB_BACKEND_CUDA));
     if (!ctx) return check_summary("gpu_multi");
     printf("device: %s\n", hb_context_device_name(ctx));
-    test_chains(ctx);
-    test_random(ctx);
-    test_fig14(ctx);
-    test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 36);
-    test_real(ctx, argv[1], HB_CPOLICY_PER_SEGMENT, 36);
+    /* HB_TEST_PARTS: a comma list of chains, random, fig14, real, many (default all), so
+     * that a slow run (compute-sanitizer: tests/gpu/run_sanitizer.sh) can take a part. */
+    const char *parts = getenv("HB_TEST_PARTS");
+    if (parts) {
+        static const char *const known[] = {"chains", "random", "fig14", "real", "many"};
+        char copy[128];
+        snprintf(copy, sizeof copy, "%s", parts);
+        for (char *save = NULL, *part = strtok_r(copy, ",", &save); part;
+             part = strtok_r(NULL, ",", &save)) {
+            int found = 0;
+            for (size_t k = 0; k < sizeof known / sizeof *known; ++k)
+                found |= strcmp(part, known[k]) == 0;
+            CHECKF(found, "HB_TEST_PARTS: unknown part '%s' (expected chains, random, fig14, "
+                   "real or many)", part);
+        }
+    }
+    if (wanted(parts, "chains")) test_chains(ctx);
+    if (wanted(parts, "random")) test_random(ctx);
+    if (wanted(parts, "fig14")) test_fig14(ctx);
+    if (wanted(parts, "real")) {
+        test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 36);
+        test_real(ctx, argv[1], HB_CPOLICY_PER_SEGMENT, 36);
+    }
     /* many rows: GROUPED's bandwidth grouping (3 blocks per multiprocessor) */
-    test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 2000);
+    if (wanted(parts, "many")) test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 2000);
     hb_context_destroy(ctx);
     return check_summary("gpu_multi");
 }
