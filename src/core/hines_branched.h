@@ -40,9 +40,10 @@
 
 /*
  * The staged team (hb_branched_layout): lane k's (d, rhs) of node i is a pair at
- * dr + 2 (i L + k), for nodes 0 .. m + 1 + couplings: node m is a sink that row updates with
- * nowhere to go are sent to (so the row loops never branch), node m + 1 a zero the root's
- * substitution reads as its parent's x, nodes m + 2 .. the coupling nodes of split chains
+ * dr + 2 (i L + k), for nodes 0 .. m + 1 + couplings: node m is a sink, a zero that row
+ * updates with nowhere to go read in place of a parent and never store to (so the row loops
+ * never branch), node m + 1 a zero the root's substitution reads as its parent's x, nodes
+ * m + 2 .. the coupling nodes of split chains
  * (the (u, l) of the separators' rows). Its (u, l) of node i is a pair at ul + 2 (i L + k)
  * for nodes 0 .. m - 1, or, when every system has the same u and l ("uniform"), one shared
  * pair at ul + 2 i. The tables name nodes; a lane's view turns them into addresses.
@@ -235,10 +236,12 @@ HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
 /*
  * Task t's elimination on one lane: gathers, then rows in order,
  *     c' = l / d', y' = (rhs - carried) / d', the parent's d -= u c', rhs -= u y'
- * with d' = d - carried. Without branches: the parent update goes to the sink (node m) when
- * the parent is not the task's, and also to memory when carried (harmless: the parent's inputs
- * were loaded before it, and its own stores overwrite it; a separator's coupling node was read
- * before it, and is not read again). Workers share the sink. `sink` is m.
+ * with d' = d - carried. Without branches: when the parent is not the task's, the update reads
+ * the sink (node m, a zero) and its store is predicated off. (The sink was once written by
+ * every worker of a lane at once, a race compute-sanitizer's racecheck reported thousands of
+ * times; the results never read it.) A carried update also goes to memory (harmless: the
+ * parent's inputs were loaded before it, and its own stores overwrite it; a separator's
+ * coupling node was read before it, and is not read again). `sink` is m.
  * Shared-memory latency is kept off the row's dependent chain: the parent's pair is read before
  * the chain (it is another node, and earlier rows' updates are stored), and the inputs of the
  * row two ahead are read after this row's stores (an in-task parent two rows up is final then;
@@ -279,7 +282,7 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_
         const double uc = ull * inv, uy = ul.x * cy.y;
         q.x -= uc;
         q.y -= uy;
-        *p = q;
+        if (!(kind & 2)) *p = q; /* HB_BRANCHED_LATER, _ROOT: the sink, not written */
         carried_d = kind == HB_BRANCHED_CARRIED ? uc : 0.0;
         carried_r = kind == HB_BRANCHED_CARRIED ? uy : 0.0;
         const hb_branched_pair_t ul2 = hb_branched_op_ul(v, op2, sink, split);
@@ -470,8 +473,8 @@ HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int bl
  * a kernel block stages them (hb_branched_layout; the tables, shared u and l, sink and zero
  * nodes once, then each team's rows with br->workers threads per lane, through
  * hb_hines_branched_thread), each lane solved stage by stage, x written to rhs. Any layout:
- * system s's row i at hb_block_base(m, block, s) + i block. u and l are every system's own, or, when cu and cl are given, the m values all systems share
- * (u and l are then not read). u, l, d are not written. A team's missing systems (count not a
+ * system s's row i at hb_block_base(m, block, s) + i block. u and l are every system's own,
+ * or, when cu and cl are given, the m values all systems share (u and l are then not read). u, l, d are not written. A team's missing systems (count not a
  * multiple of lanes) are staged as copies of its first. `stage`: layout.bytes, 16-byte aligned.
  */
 void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block,

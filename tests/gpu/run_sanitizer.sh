@@ -52,10 +52,11 @@ for run in "${runs[@]}"; do
   tool=${fields[0]} test=${fields[1]} vars=("${fields[@]:2}")
   args=("$data")
   [ "$test" = tridiag ] && args=()  # test_gpu_tridiag makes its own systems
-  sanitizer=(compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20)
+  sanitizer=(compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 200
+             --show-backtrace device)
   case $tool in
     memcheck) sanitizer+=(--leak-check full) ;;
-    racecheck) sanitizer+=(--racecheck-report hazard) ;;
+    racecheck) sanitizer+=(--racecheck-report analysis) ;;
     none) sanitizer=() ;;
   esac
   log="$out/$(echo "$run" | tr ':=,/' '____').log"
@@ -67,7 +68,11 @@ for run in "${runs[@]}"; do
   { echo "$run: exit $rc, $(( $(date +%s) - start )) s;" \
       "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')" \
       "$(grep -v "^=" "$log" | tail -1)"
-    [ "$rc" -eq 0 ] || grep -m 6 -E "^=========  *(Invalid|Error|Race|Barrier|Uninitialized|at |by )" "$log"
+    # where the reports point: source lines with their counts, thread numbers and offsets
+    # left out
+    [ "$rc" -eq 0 ] || grep -E "^=========" "$log" | grep -oE "[A-Za-z_]+ .* in [^ ]+:[0-9]+" |
+      sed -E 's/\([0-9]+,[0-9]+,[0-9]+\)//g; s/\+0x[0-9a-f]+//; s/at 0x[0-9a-f]+ //' |
+      sort | uniq -c | sort -rn | head -8
   } | tee -a "$out/summary.txt"
 done
 exit "$status"
