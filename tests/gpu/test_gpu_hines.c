@@ -222,7 +222,23 @@ int main(int argc, char **argv)
     static const char *files[] = {"v_e_purk2.CNG.swc", "HSN-fluoro01.CNG.swc", "c91662.swc",
                                   "morph_ca1_n120.swc", "Cha-F-200000.CNG.swc",
                                   "041018-zA.CNG.swc"};
-    static const int cell_counts[] = {1, 5, 33, 300, 2049};
+    /* HB_TEST_COUNTS: a comma list of cell counts instead (a slow run under
+     * compute-sanitizer: tests/gpu/run_sanitizer.sh) */
+    int cell_counts[8] = {1, 5, 33, 300, 2049}, n_counts = 5;
+    const char *counts = getenv("HB_TEST_COUNTS");
+    if (counts) {
+        n_counts = 0;
+        for (const char *at = counts; *at && n_counts < 8;) {
+            char *end = NULL;
+            const long c = strtol(at, &end, 10);
+            CHECKF(end != at && c >= 1 && c <= 100000 && (*end == ',' || *end == '\0'),
+                   "HB_TEST_COUNTS '%s': expected a comma list of cell counts", counts);
+            if (end == at || c < 1 || c > 100000 || (*end != ',' && *end != '\0')) break;
+            cell_counts[n_counts++] = (int)c;
+            at = *end ? end + 1 : end;
+        }
+        if (n_counts == 0) return check_summary("gpu_hines");
+    }
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", argv[1], files[f]);
@@ -236,7 +252,7 @@ int main(int argc, char **argv)
             hb_cable_t *cable = NULL;
             CHECK_OK(hb_cable_create(morph, &disc, &cable));
             if (!cable) continue;
-            for (size_t c = 0; c < sizeof cell_counts / sizeof *cell_counts; c++) {
+            for (int c = 0; c < n_counts; c++) {
                 problem_t p;
                 if (!make_problem(cable, cell_counts[c], (int)(c + f + (size_t)scheme) % 2, &p)) {
                     CHECK(!"out of host memory");
