@@ -211,6 +211,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_gpu_hines DATA_DIR\n");
         return 2;
     }
+    /* line by line: a run stopped by a time limit (run_sanitizer.sh) still shows its progress */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     rng_state = test_seed("test_gpu_hines");
 
     CHECKF(hb_backend_available(HB_BACKEND_CUDA), "no CUDA device: this test needs one");

@@ -286,6 +286,8 @@ static void expect_plan(hb_context_t gpu, hb_precision_t prec, int m, int count,
 
 int main(void)
 {
+    /* line by line: a run stopped by a time limit (run_sanitizer.sh) still shows its progress */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     rng_state = test_seed("test_gpu_tridiag");
     hb_context_t gpu = NULL, cpu = NULL;
     CHECK_OK(hb_context_create(&gpu, HB_BACKEND_CUDA));
