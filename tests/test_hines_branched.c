@@ -230,6 +230,18 @@ static int check_batch(const char *what, int m, const int *parent, const double 
             if (s >= count) padding &= r[j] == -3.0;
         }
         CHECKF(padding, "%s: layout padding written", where);
+        /* The sink (node m) and the zero node (m + 1) of every lane are only read, so they are
+         * still 0 (every worker of a lane once stored to the sink: a race on the GPU;
+         * docs/gpu.md, "Sink"). */
+        const hb_branched_layout_t a =
+            hb_branched_layout(m, br.couplings, lanes, br.words, uniform);
+        int zeros = 1;
+        for (int k = 0; k < lanes; ++k) {
+            const hb_branched_lane_t v = hb_branched_lane(stage, &a, lanes, uniform, k);
+            const hb_branched_pair_t sink = HB_BRANCHED_DR(&v, m), zero = HB_BRANCHED_DR(&v, m + 1);
+            zeros &= sink.x == 0.0 && sink.y == 0.0 && zero.x == 0.0 && zero.y == 0.0;
+        }
+        CHECKF(zeros, "%s: the sink or the zero node was written", where);
         free(stage);
     }
     hb_hines_branched_free(&br);

@@ -474,8 +474,9 @@ HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int bl
  * nodes once, then each team's rows with br->workers threads per lane, through
  * hb_hines_branched_thread), each lane solved stage by stage, x written to rhs. Any layout:
  * system s's row i at hb_block_base(m, block, s) + i block. u and l are every system's own,
- * or, when cu and cl are given, the m values all systems share (u and l are then not read). u, l, d are not written. A team's missing systems (count not a
- * multiple of lanes) are staged as copies of its first. `stage`: layout.bytes, 16-byte aligned.
+ * or, when cu and cl are given, the m values all systems share (u and l are then not read).
+ * u, l, d are not written. A team's missing systems (count not a multiple of lanes) are staged
+ * as copies of its first. `stage`: layout.bytes, 16-byte aligned.
  */
 void hb_hines_branched_solve(const hb_hines_branched_t *br, int count, int block,
                              const double *u, const double *l, const double *d, double *rhs,
