@@ -9,7 +9,7 @@
 #   RUN: TOOL:TEST[:VAR=VALUE...], TOOL one of memcheck racecheck synccheck initcheck (or
 #   none: the same build without the sanitizer), TEST
 #   one of hines tridiag multi sim; e.g. racecheck:multi:HB_TEST_PARTS=chains. Default: the
-#   list below, sized so that all of it runs in about eight minutes on an H100.
+#   list below, about 390 s of runs and a 65 s build on an H100 (one device call).
 # HB_SAN_TIMEOUT: seconds a run may take (default 300); one that takes longer fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,8 +18,21 @@ data=$(cd "$data" && pwd) || { echo "run_sanitizer.sh: no folder $1" >&2; exit 2
 shift
 runs=("$@")
 if [ "${#runs[@]}" -eq 0 ]; then
-  runs=(memcheck:multi:HB_TEST_PARTS=chains racecheck:multi:HB_TEST_PARTS=chains
-        synccheck:multi:HB_TEST_PARTS=chains initcheck:multi:HB_TEST_PARTS=chains)
+  # seconds each took on an H100 (bench/results/sanitizer-h100-2026-11-23.txt) in comments;
+  # racecheck takes 20-100x a plain run, so it sees parts of the hines and tridiag tests
+  runs=(memcheck:multi                                             # 19
+        racecheck:multi:HB_TEST_PARTS=chains                       # 18
+        racecheck:multi:HB_TEST_PARTS=random,fig14,real            # 97
+        synccheck:multi:HB_TEST_PARTS=chains,fig14,real            # 4
+        initcheck:multi:HB_TEST_PARTS=chains,random,fig14          # 12
+        memcheck:hines                                             # 45
+        synccheck:hines                                            # 30
+        racecheck:hines:HB_TEST_COUNTS=5                           # 122
+        initcheck:hines:HB_TEST_COUNTS=5,33                        # 14
+        memcheck:tridiag:HB_TEST_CASE=8192,20,0,1,0,1              # 1
+        memcheck:tridiag:HB_TEST_CASE=512,300,1,1,1,1              # 0
+        racecheck:tridiag:HB_TEST_CASE=8192,20,0,1,0,1             # 24
+        racecheck:tridiag:HB_TEST_CASE=512,300,1,1,1,1)            # 1
 fi
 out=${OUT:-out}
 mkdir -p "$out"
