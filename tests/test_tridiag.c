@@ -571,13 +571,14 @@ static hb_gtsv_problem_t plan_probe(int m, int interleaved, hb_precision_t prec,
 }
 
 /* docs/tridiag.md, "Small batches": interleaved batches of at most 131,072 rows take the
- * small-batch plan; half that above m = 4096, twice that for fp32 to m = 512, never fp64 at
- * m = 513..1024. */
+ * small-batch plan; half that above m = 4096, three times that for fp32 to m = 128, twice
+ * that for fp32 to m = 512, never fp64 at m = 513..1024. */
 static int expect_small(int m, hb_precision_t precision, int count)
 {
     const double rows = (double)m * count, limit = 131072.0;
     if (precision == HB_FLOAT64 && m > 512 && m <= 1024) return 0;
     if (m > 4096) return rows <= limit / 2;
+    if (precision == HB_FLOAT32 && m <= 128) return rows <= 3 * limit;
     return rows <= (precision == HB_FLOAT32 && m <= 512 ? 2 * limit : limit);
 }
 
