@@ -233,9 +233,9 @@ int main(int argc, char **argv)
         for (const char *at = counts; *at && n_counts < 8;) {
             char *end = NULL;
             const long c = strtol(at, &end, 10);
-            CHECKF(end != at && c >= 1 && c <= 100000 && (*end == ',' || *end == '\0'),
-                   "HB_TEST_COUNTS '%s': expected a comma list of cell counts", counts);
-            if (end == at || c < 1 || c > 100000 || (*end != ',' && *end != '\0')) break;
+            const int ok = end != at && c >= 1 && c <= 100000 && (*end == ',' || *end == '\0');
+            CHECKF(ok, "HB_TEST_COUNTS '%s': expected a comma list of cell counts", counts);
+            if (!ok) break;
             cell_counts[n_counts++] = (int)c;
             at = *end ? end + 1 : end;
         }

@@ -414,14 +414,27 @@ static void test_real(hb_context_t ctx, const char *dir, hb_cpolicy_t policy, in
     for (int f = 0; f < files; ++f) free(names[f]);
 }
 
-/* Whether `part` is in the comma list `parts` (NULL: every part). */
-static int wanted(const char *parts, const char *part)
+/* The parts of the test (HB_TEST_PARTS), a bit each. */
+static const char *const part_names[] = {"chains", "random", "fig14", "real", "many"};
+enum { PART_CHAINS = 1, PART_RANDOM = 2, PART_FIG14 = 4, PART_REAL = 8, PART_MANY = 16 };
+
+/* The bits of the comma list `list` (NULL: every part); an unknown name fails the test. */
+static unsigned parts_of(const char *list)
 {
-    if (!parts) return 1;
-    const size_t len = strlen(part);
-    for (const char *at = strstr(parts, part); at; at = strstr(at + 1, part))
-        if ((at == parts || at[-1] == ',') && (at[len] == ',' || at[len] == '\0')) return 1;
-    return 0;
+    const size_t n = sizeof part_names / sizeof *part_names;
+    if (!list) return (1u << n) - 1;
+    unsigned parts = 0;
+    for (const char *at = list; *at;) {
+        const size_t len = strcspn(at, ",");
+        size_t k = 0;
+        while (k < n && (strlen(part_names[k]) != len || strncmp(at, part_names[k], len) != 0))
+            ++k;
+        CHECKF(k < n, "HB_TEST_PARTS: unknown part '%.*s' (expected chains, random, fig14, real "
+               "or many)", (int)len, at);
+        if (k < n) parts |= 1u << k;
+        at += at[len] ? len + 1 : len;
+    }
+    return parts;
 }
 
 int main(int argc, char **argv)
@@ -432,37 +445,24 @@ int main(int argc, char **argv)
     }
     /* line by line: a run stopped by a time limit (run_sanitizer.sh) still shows its progress */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* HB_TEST_PARTS: a comma list of chains, random, fig14, real, many (default all), so
+     * that a slow run (compute-sanitizer: tests/gpu/run_sanitizer.sh) can take a part. */
+    const unsigned parts = parts_of(getenv("HB_TEST_PARTS"));
     rng_state = test_seed("test_gpu_multi");
     CHECKF(hb_backend_available(HB_BACKEND_CUDA), "no CUDA device: this test needs one");
     hb_context_t ctx = NULL;
     CHECK_OK(hb_context_create(&ctx, HB_BACKEND_CUDA));
     if (!ctx) return check_summary("gpu_multi");
     printf("device: %s\n", hb_context_device_name(ctx));
-    /* HB_TEST_PARTS: a comma list of chains, random, fig14, real, many (default all), so
-     * that a slow run (compute-sanitizer: tests/gpu/run_sanitizer.sh) can take a part. */
-    const char *parts = getenv("HB_TEST_PARTS");
-    if (parts) {
-        static const char *const known[] = {"chains", "random", "fig14", "real", "many"};
-        char copy[128];
-        snprintf(copy, sizeof copy, "%s", parts);
-        for (char *save = NULL, *part = strtok_r(copy, ",", &save); part;
-             part = strtok_r(NULL, ",", &save)) {
-            int found = 0;
-            for (size_t k = 0; k < sizeof known / sizeof *known; ++k)
-                found |= strcmp(part, known[k]) == 0;
-            CHECKF(found, "HB_TEST_PARTS: unknown part '%s' (expected chains, random, fig14, "
-                   "real or many)", part);
-        }
-    }
-    if (wanted(parts, "chains")) test_chains(ctx);
-    if (wanted(parts, "random")) test_random(ctx);
-    if (wanted(parts, "fig14")) test_fig14(ctx);
-    if (wanted(parts, "real")) {
+    if (parts & PART_CHAINS) test_chains(ctx);
+    if (parts & PART_RANDOM) test_random(ctx);
+    if (parts & PART_FIG14) test_fig14(ctx);
+    if (parts & PART_REAL) {
         test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 36);
         test_real(ctx, argv[1], HB_CPOLICY_PER_SEGMENT, 36);
     }
     /* many rows: GROUPED's bandwidth grouping (3 blocks per multiprocessor) */
-    if (wanted(parts, "many")) test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 2000);
+    if (parts & PART_MANY) test_real(ctx, argv[1], HB_CPOLICY_D_LAMBDA, 2000);
     hb_context_destroy(ctx);
     return check_summary("gpu_multi");
 }
