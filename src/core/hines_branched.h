@@ -237,11 +237,10 @@ HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
  * Task t's elimination on one lane: gathers, then rows in order,
  *     c' = l / d', y' = (rhs - carried) / d', the parent's d -= u c', rhs -= u y'
  * with d' = d - carried. Without branches: when the parent is not the task's, the update reads
- * the sink (node m, a zero) and its store is predicated off. (The sink was once written by
- * every worker of a lane at once, a race compute-sanitizer's racecheck reported thousands of
- * times; the results never read it.) A carried update also goes to memory (harmless: the
- * parent's inputs were loaded before it, and its own stores overwrite it; a separator's
- * coupling node was read before it, and is not read again). `sink` is m.
+ * the sink (node m, a zero) and its store is predicated off: every worker of a lane uses the
+ * sink, so a store there would be a race (docs/gpu.md, "Sink"). A carried update also goes to
+ * memory (harmless: the parent's inputs were loaded before it, and its own stores overwrite
+ * it; a separator's coupling node was read before it, and is not read again). `sink` is m.
  * Shared-memory latency is kept off the row's dependent chain: the parent's pair is read before
  * the chain (it is another node, and earlier rows' updates are stored), and the inputs of the
  * row two ahead are read after this row's stores (an in-task parent two rows up is final then;
