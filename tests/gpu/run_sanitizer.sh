@@ -8,8 +8,9 @@
 # Usage: tests/gpu/run_sanitizer.sh DATA_DIR [RUN...]
 #   RUN: TOOL:TEST[:VAR=VALUE...], TOOL one of memcheck racecheck synccheck initcheck (or
 #   none: the same build without the sanitizer), TEST
-#   one of hines tridiag multi sim; e.g. racecheck:multi:HB_TEST_PARTS=chains. Default: the
-#   list below, about 390 s of runs and a 65 s build on an H100 (one device call).
+#   one of hines tridiag multi sim; e.g. racecheck:multi:HB_TEST_PARTS=chains or
+#   memcheck:sim:HB_TEST_STEPS=400 (test_gpu_sim takes minutes at its 10,000 steps).
+#   Default: the list below, about 390 s of runs and a 65 s build on an H100 (one call).
 # HB_SAN_TIMEOUT: seconds a run may take (default 300); one that takes longer fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
