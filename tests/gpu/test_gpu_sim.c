@@ -173,6 +173,7 @@ static void compare(const char *what, hb_model_t **cells, const results_t *gpu,
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short by a timeout keeps its lines */
     if (argc != 2) {
         fprintf(stderr, "usage: test_gpu_sim DATA_DIR\n");
         return 2;
