@@ -304,6 +304,9 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_cuda_sim_desc_t *d)
         (st = upload(&s->spk_count, (const int *)NULL, np)) != HB_SUCCESS)
         return st;
     CUDA_CHECK(cudaMemset(s->spk_count, 0, (np ? np : 1) * sizeof(int)));
+    /* A drain copies whole rows of slots; those past a probe's count are never read, but
+     * are copied, so they hold defined bytes (compute-sanitizer's initcheck) */
+    CUDA_CHECK(cudaMemset(s->spk, 0, (np ? (size_t)s->spike_cap * np : 1) * sizeof(double)));
     s->h_rec = (double *)malloc(((size_t)s->sample_cap * np + 1) * sizeof(double));
     s->h_spk = (double *)malloc(((size_t)s->spike_cap * np + 1) * sizeof(double));
     s->h_count = (int *)calloc(np + 1, sizeof(int));
