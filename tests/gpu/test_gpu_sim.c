@@ -263,7 +263,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < nm; i++) hb_model_destroy(models[i]);
         for (int f = 0; f < N_FILES; f++) hb_morph_destroy(morphs[f]);
     }
-    const long enough = steps ? 1 : 1000;
-    CHECKF(total_spikes >= enough, "only %ld spikes in all: spiking is not covered", total_spikes);
+    const long more_than = steps ? 0 : 1000; /* a short run must still spike */
+    CHECKF(total_spikes > more_than, "only %ld spikes in all: spiking is not covered", total_spikes);
     return check_summary("test_gpu_sim");
 }
