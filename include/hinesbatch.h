@@ -47,6 +47,42 @@ const char *hb_status_name(hb_status_t status);
 const char *hb_last_error(void);
 
 /* ------------------------------------------------------------------------ */
+/* Contexts: where solves run (backend, threads, devices, memory).          */
+/* ------------------------------------------------------------------------ */
+typedef enum {
+    HB_BACKEND_SEQ = 0,  /* one CPU thread */
+    HB_BACKEND_OMP = 1,  /* OpenMP over the systems of a batch */
+    HB_BACKEND_CUDA = 2, /* NVIDIA GPUs (when built with CUDA) */
+    HB_BACKEND_BEST = 3  /* CUDA when a GPU is present, else OMP, else SEQ */
+} hb_backend_t;
+
+typedef struct hb_context hb_context_t;
+
+hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx);
+hb_status_t hb_context_destroy(hb_context_t *ctx);
+hb_backend_t hb_context_backend(const hb_context_t *ctx);
+/* Threads used by the OMP backend (0 = OpenMP's default). */
+hb_status_t hb_context_set_threads(hb_context_t *ctx, int threads);
+int hb_context_threads(const hb_context_t *ctx);
+const char *hb_backend_name(hb_backend_t backend);
+/* Non-zero when this build supports the backend (CUDA also needs a device). */
+int hb_backend_available(hb_backend_t backend);
+
+/* Visible CUDA devices a CUDA context spreads batches over (0 for CPU contexts). */
+int hb_context_devices(const hb_context_t *ctx);
+/* Name of device 0 ("cpu" for CPU contexts); valid while ctx lives. */
+const char *hb_context_device_name(const hb_context_t *ctx);
+
+/*
+ * Memory where the context's solvers read and write: device memory (device 0)
+ * for CUDA, host memory otherwise. Out of memory is HB_ERR_ALLOC.
+ */
+hb_status_t hb_device_malloc(hb_context_t *ctx, size_t bytes, void **ptr);
+hb_status_t hb_device_free(hb_context_t *ctx, void *ptr);
+hb_status_t hb_memcpy_to_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes);
+hb_status_t hb_memcpy_from_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes);
+
+/* ------------------------------------------------------------------------ */
 /* Morphology: SWC samples, validation, sections.                          */
 /* ------------------------------------------------------------------------ */
 typedef struct hb_morph hb_morph_t;
@@ -83,7 +119,7 @@ hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name
 /* Build a morphology from samples in any order (ids need not be contiguous). */
 hb_status_t hb_morph_from_samples(const hb_sample_t *samples, int count, const char *name,
                                   hb_morph_t **morph);
-void hb_morph_destroy(hb_morph_t *morph);
+hb_status_t hb_morph_destroy(hb_morph_t *morph);
 
 int hb_morph_warning_count(const hb_morph_t *morph);
 const char *hb_morph_warning(const hb_morph_t *morph, int index);
@@ -167,7 +203,7 @@ typedef struct {
 
 hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *options,
                             hb_cable_t **cable);
-void hb_cable_destroy(hb_cable_t *cable);
+hb_status_t hb_cable_destroy(hb_cable_t *cable);
 int hb_cable_size(const hb_cable_t *cable);         /* matrix rows (nodes) */
 int hb_cable_compartments(const hb_cable_t *cable); /* nodes with membrane */
 /* Hines-ordered parent array (parent[0] = -1, parent[i] < i). */
@@ -193,27 +229,8 @@ hb_status_t hb_cable_step_system(const hb_cable_t *cable, double dt_ms, const do
                                  double *rhs);
 
 /* ------------------------------------------------------------------------ */
-/* Backends and batched Hines solves.                                       */
+/* Batched Hines solves: same-morphology systems in one layout.             */
 /* ------------------------------------------------------------------------ */
-typedef enum {
-    HB_BACKEND_SEQ = 0,  /* one CPU thread */
-    HB_BACKEND_OMP = 1,  /* OpenMP over the systems of a batch */
-    HB_BACKEND_CUDA = 2, /* NVIDIA GPUs (when built with CUDA) */
-    HB_BACKEND_BEST = 3  /* CUDA when a GPU is present, else OMP, else SEQ */
-} hb_backend_t;
-
-typedef struct hb_context *hb_context_t;
-
-hb_status_t hb_context_create(hb_context_t *ctx, hb_backend_t backend);
-hb_status_t hb_context_destroy(hb_context_t ctx);
-hb_backend_t hb_context_backend(const hb_context_t ctx);
-/* Threads used by the OMP backend (0 = OpenMP's default). */
-hb_status_t hb_context_set_threads(hb_context_t ctx, int threads);
-int hb_context_threads(const hb_context_t ctx);
-const char *hb_backend_name(hb_backend_t backend);
-/* Non-zero when this build supports the backend (CUDA also needs a device). */
-int hb_backend_available(hb_backend_t backend);
-
 /*
  * Data layouts of a batch of `batch_count` systems of `m` rows (docs/layouts.md):
  *   FLAT         index(s, i) = s * m + i
@@ -247,37 +264,37 @@ hb_status_t hb_hines_matvec(int m, const int *parent, const double *u, const dou
  * Batched solve on host arrays laid out by `layout`; all systems share
  * `parent`. d is overwritten, rhs becomes the solution.
  */
-hb_status_t hb_hines_solve_batch(hb_context_t ctx, int m, const int *parent, const double *u,
+hb_status_t hb_hines_solve_batch(hb_context_t *ctx, int m, const int *parent, const double *u,
                                  const double *l, double *d, double *rhs, hb_layout_t layout,
                                  int block_size, int batch_count);
 
 /* A batch of same-morphology systems owned by the library. */
-typedef struct hb_batch *hb_batch_t;
+typedef struct hb_batch hb_batch_t;
 
-hb_status_t hb_batch_create(hb_context_t ctx, int m, const int *parent, int batch_count,
-                            hb_layout_t layout, int block_size, hb_batch_t *batch);
-hb_status_t hb_batch_destroy(hb_batch_t batch);
-int hb_batch_rows(const hb_batch_t batch);
-int hb_batch_count(const hb_batch_t batch);
-hb_layout_t hb_batch_layout(const hb_batch_t batch);
-int hb_batch_block_size(const hb_batch_t batch);
+hb_status_t hb_batch_create(hb_context_t *ctx, int m, const int *parent, int batch_count,
+                            hb_layout_t layout, int block_size, hb_batch_t **batch);
+hb_status_t hb_batch_destroy(hb_batch_t *batch);
+int hb_batch_rows(const hb_batch_t *batch);
+int hb_batch_count(const hb_batch_t *batch);
+hb_layout_t hb_batch_layout(const hb_batch_t *batch);
+int hb_batch_block_size(const hb_batch_t *batch);
 /* Copy system `system` in (natural row order m-vectors); NULL leaves an array as is. */
-hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const double *l,
+hb_status_t hb_batch_set(hb_batch_t *batch, int system, const double *u, const double *l,
                          const double *d, const double *rhs);
 /* Copy system `system` out; NULL skips an array. */
-hb_status_t hb_batch_get(const hb_batch_t batch, int system, double *u, double *l, double *d,
+hb_status_t hb_batch_get(const hb_batch_t *batch, int system, double *u, double *l, double *d,
                          double *rhs);
 /* Solve all systems: rhs becomes the solution; d's contents afterwards are
  * unspecified (the CPU kernels leave the eliminated diagonal, some GPU kernels
  * leave d untouched). */
-hb_status_t hb_batch_solve(hb_batch_t batch);
+hb_status_t hb_batch_solve(hb_batch_t *batch);
 /* Copy every system of src into dst (same m, parent and count; any layouts). */
-hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst);
+hb_status_t hb_batch_convert(const hb_batch_t *src, hb_batch_t *dst);
 /*
  * Host arrays in the batch's layout. For a CUDA batch these are the host copy:
  * the call first brings them up to date, and the next solve uploads them.
  */
-hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d,
+hb_status_t hb_batch_arrays(hb_batch_t *batch, double **u, double **l, double **d,
                             double **rhs);
 
 /*
@@ -297,30 +314,195 @@ typedef enum {
 } hb_hines_algo_t;
 
 const char *hb_hines_algo_name(hb_hines_algo_t algo);
-hb_status_t hb_batch_set_algorithm(hb_batch_t batch, hb_hines_algo_t algo);
-hb_hines_algo_t hb_batch_algorithm(const hb_batch_t batch);
+hb_status_t hb_batch_set_algorithm(hb_batch_t *batch, hb_hines_algo_t algo);
+hb_hines_algo_t hb_batch_algorithm(const hb_batch_t *batch);
 /* The kernel a solve of this batch runs (AUTO resolved); CPU backends: PER_THREAD. */
-hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t batch);
+hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t *batch);
+
+/* ------------------------------------------------------------------------ */
+/* Mixed-morphology batches: every cell cut into branches, the branches of  */
+/* all cells grouped by level and each level solved as one variable-size    */
+/* batch of tridiagonal systems (the paper's cuThomasVBatch; docs/multi.md). */
+/* ------------------------------------------------------------------------ */
+typedef struct hb_multi hb_multi_t;
 
 /*
- * Times `repeats` solves: before each, d and rhs are copied from `source` (same
- * shape and layout, same backend; not timed). seconds[k] receives solve k's time,
- * measured with CUDA events on the CUDA backend and a monotonic clock otherwise.
+ * A batch of n_cells systems of different shapes: cell c has m_per_cell[c]
+ * rows and the Hines-ordered parent array parents[c] (parent[0] = -1,
+ * 0 <= parent[i] < i), copied. The arrays start at zero. The context must
+ * outlive the batch; any backend (CUDA: device 0 of the context, data moved
+ * between host and device only by set, get and the first solve after them).
  */
-hb_status_t hb_batch_benchmark(hb_batch_t batch, const hb_batch_t source, int repeats,
-                               double *seconds);
+hb_status_t hb_multi_create(hb_context_t *ctx, int n_cells, const int *m_per_cell,
+                            const int *const *parents, hb_multi_t **multi);
+hb_status_t hb_multi_destroy(hb_multi_t *multi);
+
+typedef struct {
+    int cells;
+    size_t rows;         /* all cells together */
+    int branches;        /* all cells together */
+    int levels;          /* 1 + the largest branch height (docs/multi.md) */
+    int max_branch_rows; /* the longest branch */
+    int shapes;          /* distinct trees (parent arrays) among the cells */
+} hb_multi_info_t;
+
+hb_status_t hb_multi_info(const hb_multi_t *multi, hb_multi_info_t *info);
+/* Rows of cell `cell` (0 when the arguments are invalid). */
+int hb_multi_rows(const hb_multi_t *multi, int cell);
+/* Branches of level `level` (level 0: branches without child branches). */
+int hb_multi_level_branches(const hb_multi_t *multi, int level);
 
 /*
- * Measured copy bandwidth of the context's memory: a `bytes`-sized copy
- * (device to device on CUDA, memcpy on the CPU), median of `repeats`, counting
- * bytes read plus bytes written [bytes/s].
+ * Copy cell `cell`'s system in (natural row order, as hb_hines_solve takes it);
+ * NULL leaves an array as is. u[0] and l[0] are not used (stored as 0).
  */
-hb_status_t hb_context_copy_bandwidth(hb_context_t ctx, size_t bytes, int repeats,
-                                      double *bytes_per_second);
-/* Visible CUDA devices a CUDA context spreads batches over (0 for CPU contexts). */
-int hb_context_devices(const hb_context_t ctx);
-/* Name of device 0 ("cpu" for CPU contexts); valid while ctx lives. */
-const char *hb_context_device_name(const hb_context_t ctx);
+hb_status_t hb_multi_set(hb_multi_t *multi, int cell, const double *u, const double *l,
+                         const double *d, const double *rhs);
+/* Copy cell `cell` out; NULL skips an array. After a solve rhs is the solution
+ * and d's contents are unspecified (the elimination's factors on the CPU). */
+hb_status_t hb_multi_get(const hb_multi_t *multi, int cell, double *u, double *l, double *d,
+                         double *rhs);
+/* Solve every cell: rhs becomes the solution (d: see hb_multi_get). No atomics:
+ * the result is bitwise the same on every run and, on the CPU, for any thread
+ * count; set d and rhs again before the next solve. */
+hb_status_t hb_multi_solve(hb_multi_t *multi);
+
+/* Algorithms (docs/multi.md); every backend runs every one (the CPU runs the GPU kernels'
+ * arithmetic, in their order, on the host). */
+typedef enum {
+    HB_MULTI_ALGO_AUTO = 0,    /* CUDA: SHAPES when cells repeat their trees (8 a tree or more,
+                                  up to 4,000 rows each) and the batch is not a large one of few
+                                  levels; else GROUPED up to 2^22 rows, LEVELS beyond; CPU: LEVELS */
+    HB_MULTI_ALGO_LEVELS = 1,  /* the paper's: the levels of all cells in turn, leaves to root
+                                  and back, a thread per branch (CUDA: a launch per level) */
+    HB_MULTI_ALGO_GROUPED = 2, /* ours: cells sorted by the work on their critical path, longest
+                                  first, packed into groups; a CUDA block per group, staged in
+                                  shared memory, its levels separated by block barriers: one
+                                  launch, 40 bytes of memory traffic per row */
+    HB_MULTI_ALGO_PER_CELL = 3, /* the paper's Figure 6 baseline: one thread per cell, Algorithm 1,
+                                  cells interleaved row by row and padded to the largest */
+    HB_MULTI_ALGO_SHAPES = 4   /* ours: cells of the same tree (parent array) solved together as
+                                  same-morphology batches, teams of them staged on chip and their
+                                  serial subtrees shared out stage by stage; 40 bytes a row */
+} hb_multi_algo_t;
+
+const char *hb_multi_algo_name(hb_multi_algo_t algo);
+hb_status_t hb_multi_set_algorithm(hb_multi_t *multi, hb_multi_algo_t algo);
+hb_multi_algo_t hb_multi_algorithm(const hb_multi_t *multi);
+/* The algorithm a solve runs (AUTO resolved). */
+hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t *multi);
+
+/* ------------------------------------------------------------------------ */
+/* Batched tridiagonal solvers (cuSPARSE style; docs/tridiag.md).            */
+/* ------------------------------------------------------------------------ */
+/*
+ * Row i of system s reads  dl[i] x[i-1] + d[i] x[i] + du[i] x[i+1] = b[i];
+ * dl[0] and du[m-1] are ignored (as cuSPARSE). Element (s, i) of every array:
+ *   HB_LAYOUT_FLAT         s * batch_stride + i   (batch_stride >= m; cuSPARSE's
+ *                          gtsv2StridedBatch)
+ *   HB_LAYOUT_INTERLEAVED  i * batch_stride + s   (batch_stride >= batch_count;
+ *                          cuSPARSE's gtsvInterleavedBatch with batch_stride = batch_count)
+ * HB_LAYOUT_BLOCK is not supported here (HB_ERR_NOT_SUPPORTED).
+ *
+ * Pointers are host pointers for the CPU backends and device pointers (device
+ * 0 of the context) for the CUDA backend: hb_device_malloc and the copies below
+ * give such memory on any backend. Calls return when the solve is done.
+ *
+ * dl, d, du and b are never written; x receives the solution. x must not
+ * overlap the inputs, except with HB_GTSV_IN_PLACE, where x must equal b (the
+ * right-hand side is overwritten by the solution, as cuSPARSE does).
+ * Arithmetic: PARTITION computes in the data's precision (float variants in
+ * float, as cuSPARSE's S routines); THOMAS computes in double for both (float
+ * variants: one rounding at the store), the choice for float data that needs
+ * more than float accuracy.
+ * No pivoting: the matrices must be such that Gaussian elimination without
+ * pivoting is stable (e.g. diagonally dominant). A zero pivot gives inf/NaN.
+ */
+typedef enum {
+    HB_GTSV_ALGO_AUTO = 0,      /* the library's choice for the shape (docs/tridiag.md) */
+    HB_GTSV_ALGO_THOMAS = 1,    /* the paper's cuThomasBatch: one thread per system; c' in the buffer */
+    HB_GTSV_ALGO_PARTITION = 2  /* ours: each system cut into chunks held in registers, the
+                                   reduced system of chunk ends solved by PCR on chip */
+} hb_gtsv_algo_t;
+
+typedef enum { HB_FLOAT64 = 0, HB_FLOAT32 = 1 } hb_precision_t;
+
+/* Flags (bitwise or). */
+#define HB_GTSV_IN_PLACE 1u    /* x == b: the right-hand side is overwritten by the solution */
+#define HB_GTSV_PAD_COMPUTE 2u /* VBatch: Computing-Padding (the paper's CP): every system is
+                                  processed as m_max rows, rows >= sizes[s] read and replaced
+                                  by identity rows, x there set to 0. Without it: No-Computing-
+                                  Padding (NCP): rows >= sizes[s] are neither read nor written. */
+
+const char *hb_gtsv_algo_name(hb_gtsv_algo_t algo);
+
+/* Workspace (bytes, possibly 0) the solve below needs for this shape and algorithm. */
+hb_status_t hb_dgtsv_batch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m,
+                                       hb_layout_t layout, int batch_count, int batch_stride,
+                                       size_t *bytes);
+hb_status_t hb_sgtsv_batch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m,
+                                       hb_layout_t layout, int batch_count, int batch_stride,
+                                       size_t *bytes);
+/* ThomasBatch: batch_count systems of m rows. buffer: at least the bytes above (NULL if 0). */
+hb_status_t hb_dgtsv_batch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m, const double *dl,
+                           const double *d, const double *du, const double *b, double *x,
+                           hb_layout_t layout, int batch_count, int batch_stride,
+                           unsigned flags, void *buffer);
+hb_status_t hb_sgtsv_batch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m, const float *dl,
+                           const float *d, const float *du, const float *b, float *x,
+                           hb_layout_t layout, int batch_count, int batch_stride,
+                           unsigned flags, void *buffer);
+
+/*
+ * ThomasVBatch: system s has sizes[s] rows (1 <= sizes[s] <= m_max), stored in
+ * the layout of a batch of m_max rows (rows >= sizes[s] are padding). sizes is
+ * host memory for the CPU backends, device memory for CUDA (checked on the
+ * CPU backends; on CUDA a size outside 1..m_max is clamped to 0..m_max and a
+ * size of 0 leaves the system untouched). flags may add HB_GTSV_PAD_COMPUTE.
+ */
+hb_status_t hb_dgtsv_vbatch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max,
+                                        hb_layout_t layout, int batch_count, int batch_stride,
+                                        size_t *bytes);
+hb_status_t hb_sgtsv_vbatch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max,
+                                        hb_layout_t layout, int batch_count, int batch_stride,
+                                        size_t *bytes);
+hb_status_t hb_dgtsv_vbatch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+                            const double *dl, const double *d, const double *du,
+                            const double *b, double *x, hb_layout_t layout, int batch_count,
+                            int batch_stride, unsigned flags, void *buffer);
+hb_status_t hb_sgtsv_vbatch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+                            const float *dl, const float *d, const float *du, const float *b,
+                            float *x, hb_layout_t layout, int batch_count, int batch_stride,
+                            unsigned flags, void *buffer);
+
+/*
+ * Every argument of one solve in a struct: the functions above build one and
+ * call hb_gtsv_solve. sizes == NULL is ThomasBatch (every system m rows).
+ */
+typedef struct {
+    hb_precision_t precision;
+    hb_gtsv_algo_t algo;
+    int m;            /* rows (VBatch: m_max) */
+    const int *sizes; /* VBatch: rows of each system; NULL: all m */
+    const void *dl, *d, *du, *b;
+    void *x;
+    hb_layout_t layout;
+    int batch_count, batch_stride;
+    unsigned flags;
+    void *buffer;
+} hb_gtsv_problem_t;
+
+hb_status_t hb_gtsv_buffer_size(hb_context_t *ctx, const hb_gtsv_problem_t *problem,
+                                size_t *bytes);
+hb_status_t hb_gtsv_solve(hb_context_t *ctx, const hb_gtsv_problem_t *problem);
+/* The algorithm a solve of this problem runs (AUTO resolved); docs/tridiag.md gives the rule. */
+hb_status_t hb_gtsv_resolve(hb_context_t *ctx, const hb_gtsv_problem_t *problem,
+                            hb_gtsv_algo_t *algo);
+/* The algorithm and, for partition, the kernel shape a solve of this problem
+ * runs, as text ("partition rows=8 chunks=8 threads=256 ahead=8 hint=0 prefetch=0 vector=0
+ * cluster=1 stage=1 persist=0 pairs=0"). */
+hb_status_t hb_gtsv_describe(hb_context_t *ctx, const hb_gtsv_problem_t *problem, char *text,
+                             size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Simulation: cells with mechanisms, stimuli and probes, stepped in time   */
@@ -398,7 +580,7 @@ typedef struct hb_model hb_model_t;
 /* The morphology must outlive the model (locations are resolved through it). */
 hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *disc,
                             hb_model_t **model);
-void hb_model_destroy(hb_model_t *model);
+hb_status_t hb_model_destroy(hb_model_t *model);
 const hb_cable_t *hb_model_cable(const hb_model_t *model);
 /* The node holding a location (NEURON's rule in the NEURON scheme: x = 0 and
  * x = 1 are the section's end nodes, other x the segment containing x; vertex
@@ -460,7 +642,7 @@ typedef struct hb_sim hb_sim_t;
  */
 hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
                           hb_sim_t **sim);
-void hb_sim_destroy(hb_sim_t *sim);
+hb_status_t hb_sim_destroy(hb_sim_t *sim);
 /* NEURON's finitialize: t = 0, v = v_init, gates at steady state, records t = 0. */
 hb_status_t hb_sim_init(hb_sim_t *sim);
 /* `steps` time steps (recording samples and spikes). */
@@ -491,243 +673,6 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim);
 /* The same from JSON text; `name` is used in messages, `base_dir` resolves paths. */
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim);
-
-/* ------------------------------------------------------------------------ */
-/* Batched tridiagonal solvers (cuSPARSE style; docs/tridiag.md).            */
-/* ------------------------------------------------------------------------ */
-/*
- * Row i of system s reads  dl[i] x[i-1] + d[i] x[i] + du[i] x[i+1] = b[i];
- * dl[0] and du[m-1] are ignored (as cuSPARSE). Element (s, i) of every array:
- *   HB_LAYOUT_FLAT         s * batch_stride + i   (batch_stride >= m; cuSPARSE's
- *                          gtsv2StridedBatch)
- *   HB_LAYOUT_INTERLEAVED  i * batch_stride + s   (batch_stride >= batch_count;
- *                          cuSPARSE's gtsvInterleavedBatch with batch_stride = batch_count)
- * HB_LAYOUT_BLOCK is not supported here (HB_ERR_NOT_SUPPORTED).
- *
- * Pointers are host pointers for the CPU backends and device pointers (device
- * 0 of the context) for the CUDA backend: hb_device_malloc and the copies below
- * give such memory on any backend. Calls return when the solve is done.
- *
- * dl, d, du and b are never written; x receives the solution. x must not
- * overlap the inputs, except with HB_GTSV_IN_PLACE, where x must equal b (the
- * right-hand side is overwritten by the solution, as cuSPARSE does).
- * Arithmetic: PARTITION computes in the data's precision (float variants in
- * float, as cuSPARSE's S routines); THOMAS computes in double for both (float
- * variants: one rounding at the store), the choice for float data that needs
- * more than float accuracy.
- * No pivoting: the matrices must be such that Gaussian elimination without
- * pivoting is stable (e.g. diagonally dominant). A zero pivot gives inf/NaN.
- */
-typedef enum {
-    HB_GTSV_ALGO_AUTO = 0,      /* the library's choice for the shape (docs/tridiag.md) */
-    HB_GTSV_ALGO_THOMAS = 1,    /* the paper's cuThomasBatch: one thread per system; c' in the buffer */
-    HB_GTSV_ALGO_PARTITION = 2  /* ours: each system cut into chunks held in registers, the
-                                   reduced system of chunk ends solved by PCR on chip */
-} hb_gtsv_algo_t;
-
-typedef enum { HB_FLOAT64 = 0, HB_FLOAT32 = 1 } hb_precision_t;
-
-/* Flags (bitwise or). */
-#define HB_GTSV_IN_PLACE 1u    /* x == b: the right-hand side is overwritten by the solution */
-#define HB_GTSV_PAD_COMPUTE 2u /* VBatch: Computing-Padding (the paper's CP): every system is
-                                  processed as m_max rows, rows >= sizes[s] read and replaced
-                                  by identity rows, x there set to 0. Without it: No-Computing-
-                                  Padding (NCP): rows >= sizes[s] are neither read nor written. */
-
-const char *hb_gtsv_algo_name(hb_gtsv_algo_t algo);
-
-/* Workspace (bytes, possibly 0) the solve below needs for this shape and algorithm. */
-hb_status_t hb_dgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
-                                       hb_layout_t layout, int batch_count, int batch_stride,
-                                       size_t *bytes);
-hb_status_t hb_sgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
-                                       hb_layout_t layout, int batch_count, int batch_stride,
-                                       size_t *bytes);
-/* ThomasBatch: batch_count systems of m rows. buffer: at least the bytes above (NULL if 0). */
-hb_status_t hb_dgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const double *dl,
-                           const double *d, const double *du, const double *b, double *x,
-                           hb_layout_t layout, int batch_count, int batch_stride,
-                           unsigned flags, void *buffer);
-hb_status_t hb_sgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const float *dl,
-                           const float *d, const float *du, const float *b, float *x,
-                           hb_layout_t layout, int batch_count, int batch_stride,
-                           unsigned flags, void *buffer);
-
-/*
- * ThomasVBatch: system s has sizes[s] rows (1 <= sizes[s] <= m_max), stored in
- * the layout of a batch of m_max rows (rows >= sizes[s] are padding). sizes is
- * host memory for the CPU backends, device memory for CUDA (checked on the
- * CPU backends; on CUDA a size outside 1..m_max is clamped to 0..m_max and a
- * size of 0 leaves the system untouched). flags may add HB_GTSV_PAD_COMPUTE.
- */
-hb_status_t hb_dgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
-                                        hb_layout_t layout, int batch_count, int batch_stride,
-                                        size_t *bytes);
-hb_status_t hb_sgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
-                                        hb_layout_t layout, int batch_count, int batch_stride,
-                                        size_t *bytes);
-hb_status_t hb_dgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
-                            const double *dl, const double *d, const double *du,
-                            const double *b, double *x, hb_layout_t layout, int batch_count,
-                            int batch_stride, unsigned flags, void *buffer);
-hb_status_t hb_sgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
-                            const float *dl, const float *d, const float *du, const float *b,
-                            float *x, hb_layout_t layout, int batch_count, int batch_stride,
-                            unsigned flags, void *buffer);
-
-/*
- * Every argument of one solve in a struct: the functions above build one and
- * call hb_gtsv_solve. sizes == NULL is ThomasBatch (every system m rows).
- */
-typedef struct {
-    hb_precision_t precision;
-    hb_gtsv_algo_t algo;
-    int m;            /* rows (VBatch: m_max) */
-    const int *sizes; /* VBatch: rows of each system; NULL: all m */
-    const void *dl, *d, *du, *b;
-    void *x;
-    hb_layout_t layout;
-    int batch_count, batch_stride;
-    unsigned flags;
-    void *buffer;
-} hb_gtsv_problem_t;
-
-hb_status_t hb_gtsv_buffer_size(hb_context_t ctx, const hb_gtsv_problem_t *problem,
-                                size_t *bytes);
-hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem);
-/* The algorithm a solve of this problem runs (AUTO resolved); docs/tridiag.md gives the rule. */
-hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
-                            hb_gtsv_algo_t *algo);
-/* The algorithm and, for partition, the kernel shape a solve of this problem
- * runs, as text ("partition rows=8 chunks=8 threads=256 ahead=8 hint=0 prefetch=0 vector=0
- * cluster=1 stage=1 persist=0 pairs=0"). */
-hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem, char *text,
-                             size_t size);
-/*
- * Measurements only (bench tridiag --variants): overrides the CUDA partition
- * kernel's shape chosen by the rule, process-wide, not thread-safe. spec:
- * comma-separated rows=8|16 (rows per chunk), threads=128|256|512 (block size;
- * at least the chunks of a system, or half of them for 8-row chunks, which then
- * run two a thread: a smaller value is raised), ahead=4|8 (rows of loads in
- * flight), hint=0|1|2 (loads plain, with an L2 prefetch of 128 or 256 bytes),
- * prefetch=0|1|2 (no L2 prefetch instructions, the whole chunk's lines asked of
- * L2 at the start, or the next `ahead` rows at each group of loads), vector=0|1|2
- * (flat layout: 16-byte loads and stores where the chunk starts on 16 bytes,
- * in place of the hint; 2 the same loads, x written a warp's contiguous spans at
- * a time), cluster=1|2|4|8|16 (blocks of a thread-block cluster that share their
- * systems, each holding 1/K of every system's chunks, one a thread; lowered to the
- * chunks of a system where it has fewer), stage=0|1 (interleaved layout, one chunk a
- * thread: rows copied into shared memory by cp.async, a ring of 2 `ahead` rows a
- * thread, with the 128-byte L2 hint; 0: loads into registers), persist=0|1 (staged
- * plans: no more blocks than are resident at once, each drawing tiles of systems in
- * turn and copying the next tile's first rows during a reduced solve; 0: a block a
- * tile), pairs=0|1 (staged fp32 interleaved plans: a thread solves two adjacent
- * systems as 8-byte pairs of floats where the count and stride are even, the arrays
- * 8-byte aligned and the sizes fixed; else one a thread, same plan);
- * "" is the rule itself. Until a call, and after a call with NULL, the
- * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
- * rows also applies to the CPU partition solver (the GPU kernel's twin).
- * docs/tridiag.md.
- */
-hb_status_t hb_gtsv_set_tuning(const char *spec);
-/*
- * Times `repeats` solves after one untimed warm-up solve of each problem;
- * solve r runs problems[r % n_problems] (rotating input sets keeps them out of
- * cache). CUDA: each solve timed with CUDA events; CPU: a monotonic clock.
- * The problems must not be HB_GTSV_IN_PLACE (inputs must stay as they are).
- */
-hb_status_t hb_gtsv_benchmark(hb_context_t ctx, const hb_gtsv_problem_t *problems,
-                              int n_problems, int repeats, double *seconds);
-
-/*
- * Memory where the context's solvers read and write: device memory (device 0)
- * for CUDA, host memory otherwise. Out of memory is HB_ERR_ALLOC.
- */
-hb_status_t hb_device_malloc(hb_context_t ctx, size_t bytes, void **ptr);
-hb_status_t hb_device_free(hb_context_t ctx, void *ptr);
-hb_status_t hb_memcpy_to_device(hb_context_t ctx, void *dst, const void *src, size_t bytes);
-hb_status_t hb_memcpy_from_device(hb_context_t ctx, void *dst, const void *src, size_t bytes);
-
-
-/* ------------------------------------------------------------------------ */
-/* Mixed-morphology batches: every cell cut into branches, the branches of  */
-/* all cells grouped by level and each level solved as one variable-size    */
-/* batch of tridiagonal systems (the paper's cuThomasVBatch; docs/multi.md). */
-/* ------------------------------------------------------------------------ */
-typedef struct hb_multi *hb_multi_t;
-
-/*
- * A batch of n_cells systems of different shapes: cell c has m_per_cell[c]
- * rows and the Hines-ordered parent array parents[c] (parent[0] = -1,
- * 0 <= parent[i] < i), copied. The arrays start at zero. The context must
- * outlive the batch; any backend (CUDA: device 0 of the context, data moved
- * between host and device only by set, get and the first solve after them).
- */
-hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell,
-                            const int *const *parents, hb_multi_t *multi);
-hb_status_t hb_multi_destroy(hb_multi_t multi);
-
-typedef struct {
-    int cells;
-    size_t rows;         /* all cells together */
-    int branches;        /* all cells together */
-    int levels;          /* 1 + the largest branch height (docs/multi.md) */
-    int max_branch_rows; /* the longest branch */
-    int shapes;          /* distinct trees (parent arrays) among the cells */
-} hb_multi_info_t;
-
-hb_status_t hb_multi_info(const hb_multi_t multi, hb_multi_info_t *info);
-/* Rows of cell `cell` (0 when the arguments are invalid). */
-int hb_multi_rows(const hb_multi_t multi, int cell);
-/* Branches of level `level` (level 0: branches without child branches). */
-int hb_multi_level_branches(const hb_multi_t multi, int level);
-
-/*
- * Copy cell `cell`'s system in (natural row order, as hb_hines_solve takes it);
- * NULL leaves an array as is. u[0] and l[0] are not used (stored as 0).
- */
-hb_status_t hb_multi_set(hb_multi_t multi, int cell, const double *u, const double *l,
-                         const double *d, const double *rhs);
-/* Copy cell `cell` out; NULL skips an array. After a solve rhs is the solution
- * and d's contents are unspecified (the elimination's factors on the CPU). */
-hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l, double *d,
-                         double *rhs);
-/* Solve every cell: rhs becomes the solution (d: see hb_multi_get). No atomics:
- * the result is bitwise the same on every run and, on the CPU, for any thread
- * count; set d and rhs again before the next solve. */
-hb_status_t hb_multi_solve(hb_multi_t multi);
-
-/* Algorithms (docs/multi.md); every backend runs every one (the CPU runs the GPU kernels'
- * arithmetic, in their order, on the host). */
-typedef enum {
-    HB_MULTI_ALGO_AUTO = 0,    /* CUDA: SHAPES when cells repeat their trees (8 a tree or more,
-                                  up to 4,000 rows each) and the batch is not a large one of few
-                                  levels; else GROUPED up to 2^22 rows, LEVELS beyond; CPU: LEVELS */
-    HB_MULTI_ALGO_LEVELS = 1,  /* the paper's: the levels of all cells in turn, leaves to root
-                                  and back, a thread per branch (CUDA: a launch per level) */
-    HB_MULTI_ALGO_GROUPED = 2, /* ours: cells sorted by the work on their critical path, longest
-                                  first, packed into groups; a CUDA block per group, staged in
-                                  shared memory, its levels separated by block barriers: one
-                                  launch, 40 bytes of memory traffic per row */
-    HB_MULTI_ALGO_PER_CELL = 3, /* the paper's Figure 6 baseline: one thread per cell, Algorithm 1,
-                                  cells interleaved row by row and padded to the largest */
-    HB_MULTI_ALGO_SHAPES = 4   /* ours: cells of the same tree (parent array) solved together as
-                                  same-morphology batches, teams of them staged on chip and their
-                                  serial subtrees shared out stage by stage; 40 bytes a row */
-} hb_multi_algo_t;
-
-const char *hb_multi_algo_name(hb_multi_algo_t algo);
-hb_status_t hb_multi_set_algorithm(hb_multi_t multi, hb_multi_algo_t algo);
-hb_multi_algo_t hb_multi_algorithm(const hb_multi_t multi);
-/* The algorithm a solve runs (AUTO resolved). */
-hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi);
-/*
- * Times `repeats` solves after one warm-up: before each, d and rhs are restored
- * to what they held when the call began (not timed). seconds[k] receives solve
- * k's time (CUDA events on the CUDA backend, a monotonic clock otherwise).
- * Afterwards the batch holds the last solve's result.
- */
-hb_status_t hb_multi_benchmark(hb_multi_t multi, int repeats, double *seconds);
 
 #ifdef __cplusplus
 }

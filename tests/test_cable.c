@@ -300,10 +300,10 @@ static void check_batches(const hb_cable_t *c, const double *u, const double *l,
     double *out = malloc((size_t)m * sizeof *out);
     for (int backend = HB_BACKEND_SEQ; backend <= HB_BACKEND_OMP; backend++) {
         if (!hb_backend_available((hb_backend_t)backend)) continue;
-        hb_context_t ctx;
-        CHECK_OK(hb_context_create(&ctx, (hb_backend_t)backend));
+        hb_context_t *ctx;
+        CHECK_OK(hb_context_create((hb_backend_t)backend, &ctx));
         for (int layout = 0; layout < 3; layout++) {
-            hb_batch_t batch;
+            hb_batch_t *batch;
             CHECK_OK(hb_batch_create(ctx, m, parent, cells, (hb_layout_t)layout, 8, &batch));
             for (int s = 0; s < cells; s++) CHECK_OK(hb_batch_set(batch, s, u, l, d, rhs));
             CHECK_OK(hb_batch_solve(batch));

@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "test_data.h"
+#include "core/bench.h"
 #include "hinesbatch.h"
 #include "core/multi.h" /* hb_multi_plan_grouped: group sizes for the tests */
 #include "core/multi_shapes.h"
@@ -122,8 +123,8 @@ static double *solve_multi_algo(const char *what, hb_backend_t backend, int thre
                                 const cell_t *cells, int n, hb_multi_info_t *info,
                                 hb_multi_algo_t algo, size_t group_rows, int split_rows)
 {
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, backend));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(backend, &ctx));
     if (!ctx) return NULL;
     if (threads > 0) CHECK_OK(hb_context_set_threads(ctx, threads));
     int *m = malloc((size_t)n * sizeof *m);
@@ -134,7 +135,7 @@ static double *solve_multi_algo(const char *what, hb_backend_t backend, int thre
         parents[c] = cells[c].parent;
         total += (size_t)m[c];
     }
-    hb_multi_t mb = NULL;
+    hb_multi_t *mb = NULL;
     double *x = NULL;
     CHECK_OK(hb_multi_create(ctx, n, m, parents, &mb));
     if (mb) {
@@ -360,15 +361,15 @@ static double gpu_uniform(void)
 
 static void check_plans(const char *what, const cell_t *cells, int n, size_t h100_group_rows)
 {
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_SEQ, &ctx));
     int *m = malloc((size_t)n * sizeof *m);
     const int **parents = malloc((size_t)n * sizeof *parents);
     for (int c = 0; c < n; ++c) {
         m[c] = cells[c].m;
         parents[c] = cells[c].parent;
     }
-    hb_multi_t mb = NULL;
+    hb_multi_t *mb = NULL;
     CHECK_OK(hb_multi_create(ctx, n, m, parents, &mb));
     if (mb) {
         char why[256];
@@ -418,9 +419,9 @@ static void test_split_plan(void)
     for (int i = 1; i < 19; ++i) fork[i] = i == 10 ? 0 : i - 1;
     const int m[2] = {100, 19};
     const int *parents[2] = {chain, fork};
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
-    hb_multi_t mb = NULL;
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_SEQ, &ctx));
+    hb_multi_t *mb = NULL;
     CHECK_OK(hb_multi_create(ctx, 2, m, parents, &mb));
     if (!mb) return;
     CHECK(hb_multi_set_split_rows(mb, 3) == HB_ERR_INVALID_VALUE);
@@ -589,13 +590,13 @@ static void expect_fail(hb_status_t status, hb_status_t expected, const char *ne
 
 static void test_errors(void)
 {
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_SEQ, &ctx));
     const int good[] = {-1, 0, 1, 1}, bad_root[] = {0, 0, 1, 1}, bad_order[] = {-1, 0, 2, 1};
     const int m2[] = {4, 4}, m_zero[] = {4, 0};
     const int *ok2[] = {good, good}, *root2[] = {good, bad_root}, *order2[] = {good, bad_order};
     const int *null2[] = {good, NULL};
-    hb_multi_t mb = (hb_multi_t)&ctx; /* must be reset to NULL on failure */
+    hb_multi_t *mb = (hb_multi_t *)&ctx; /* must be reset to NULL on failure */
     expect_fail(hb_multi_create(ctx, 2, m2, ok2, NULL), HB_ERR_INVALID_VALUE, "multi is NULL",
                 "NULL out");
     expect_fail(hb_multi_create(NULL, 2, m2, ok2, &mb), HB_ERR_INVALID_VALUE, "ctx is NULL",
@@ -661,10 +662,10 @@ static void test_benchmark(void)
         m[c] = cells[c].m;
         parents[c] = cells[c].parent;
     }
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_SEQ, &ctx));
     for (int algo = HB_MULTI_ALGO_LEVELS; algo <= HB_MULTI_ALGO_SHAPES; ++algo) {
-        hb_multi_t a = NULL, b = NULL;
+        hb_multi_t *a = NULL, *b = NULL;
         CHECK_OK(hb_multi_create(ctx, 7, m, parents, &a));
         CHECK_OK(hb_multi_create(ctx, 7, m, parents, &b));
         if (!a || !b) break;
@@ -704,7 +705,7 @@ static void test_benchmark(void)
  * numbering and storage without gaps, node_index injective; at least `min_tiers` tiers, and
  * whether some class must split its chains.
  */
-static void check_shapes_plan(const hb_multi_t mb, const hb_multi_shapes_device_t dev,
+static void check_shapes_plan(const hb_multi_t *mb, const hb_multi_shapes_device_t dev,
                               int min_tiers, int want_split)
 {
     const hb_multi_shapes_t *s = mb->shapes;
@@ -783,9 +784,9 @@ static void test_shapes(void)
         m[c] = rows[t];
         parents[c] = cells[c].parent;
     }
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
-    hb_multi_t mb = NULL;
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_SEQ, &ctx));
+    hb_multi_t *mb = NULL;
     CHECK_OK(hb_multi_create(ctx, n, m, parents, &mb));
     if (mb) {
         hb_multi_info_t info;

@@ -378,7 +378,7 @@ static int matches_layout(layout_cfg_t c, const systems_t *s, const double *laid
 /* ------------------------------------------------------------------------ */
 
 /* hb_hines_solve_batch on caller-owned arrays laid out by the test. */
-static void check_solve_batch(hb_context_t ctx, layout_cfg_t c, const systems_t *s)
+static void check_solve_batch(hb_context_t *ctx, layout_cfg_t c, const systems_t *s)
 {
     double *u = lay_out(c, s, s->u), *l = lay_out(c, s, s->l);
     double *d = lay_out(c, s, s->d), *rhs = lay_out(c, s, s->rhs);
@@ -396,9 +396,9 @@ static void check_solve_batch(hb_context_t ctx, layout_cfg_t c, const systems_t 
 }
 
 /* The same through an hb_batch_t: set, solve, get; padding stays identity. */
-static void check_batch_object(hb_context_t ctx, layout_cfg_t c, const systems_t *s)
+static void check_batch_object(hb_context_t *ctx, layout_cfg_t c, const systems_t *s)
 {
-    hb_batch_t batch = NULL;
+    hb_batch_t *batch = NULL;
     CHECK_OK(hb_batch_create(ctx, s->m, s->parent, s->count, c.layout, c.bs, &batch));
     if (!batch) return;
     for (int k = 0; k < s->count; ++k) {
@@ -432,8 +432,8 @@ static void check_batch_object(hb_context_t ctx, layout_cfg_t c, const systems_t
 static void test_batched(hb_backend_t backend)
 {
     static const int rows[] = {1, 4, 37};
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, backend));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(backend, &ctx));
     if (!ctx) return;
     for (size_t r = 0; r < sizeof rows / sizeof *rows; ++r)
         for (int n = 0; n < N_BATCH_COUNTS; ++n) {
@@ -497,14 +497,14 @@ static void test_layout_index(void)
     CHECK(strcmp(hb_layout_name((hb_layout_t)7), "unknown") == 0);
 }
 
-static hb_batch_t batch_new(hb_context_t ctx, const systems_t *s, layout_cfg_t c)
+static hb_batch_t *batch_new(hb_context_t *ctx, const systems_t *s, layout_cfg_t c)
 {
-    hb_batch_t b = NULL;
+    hb_batch_t *b = NULL;
     CHECK_OK(hb_batch_create(ctx, s->m, s->parent, s->count, c.layout, c.bs, &b));
     return b;
 }
 
-static int batch_equals_systems(hb_batch_t b, const systems_t *s)
+static int batch_equals_systems(hb_batch_t *b, const systems_t *s)
 {
     double *v[4];
     int ok = 1;
@@ -520,7 +520,7 @@ static int batch_equals_systems(hb_batch_t b, const systems_t *s)
 }
 
 /* All four arrays of two same-configuration batches are bitwise equal (padding too). */
-static int batch_storage_equal(hb_batch_t a, hb_batch_t b, size_t size)
+static int batch_storage_equal(hb_batch_t *a, hb_batch_t *b, size_t size)
 {
     double *x[4], *y[4];
     CHECK_OK(hb_batch_arrays(a, &x[0], &x[1], &x[2], &x[3]));
@@ -530,14 +530,14 @@ static int batch_storage_equal(hb_batch_t a, hb_batch_t b, size_t size)
     return ok;
 }
 
-static void test_conversions(hb_context_t ctx)
+static void test_conversions(hb_context_t *ctx)
 {
     static const int counts[] = {1, 5, 65};
     for (size_t n = 0; n < sizeof counts / sizeof *counts; ++n) {
         systems_t s = systems_make(TREE_RANDOM, 6, counts[n]);
         for (int a = 0; a < N_LAYOUT_CFGS; ++a) {
             const layout_cfg_t ca = layout_cfgs[a];
-            hb_batch_t src = batch_new(ctx, &s, ca);
+            hb_batch_t *src = batch_new(ctx, &s, ca);
             if (!src) continue;
             CHECK(hb_batch_rows(src) == s.m && hb_batch_count(src) == s.count);
             CHECK(hb_batch_layout(src) == ca.layout);
@@ -549,7 +549,7 @@ static void test_conversions(hb_context_t ctx)
             CHECK(batch_equals_systems(src, &s));
             for (int b = 0; b < N_LAYOUT_CFGS; ++b) {
                 const layout_cfg_t cb = layout_cfgs[b];
-                hb_batch_t dst = batch_new(ctx, &s, cb), back = batch_new(ctx, &s, ca);
+                hb_batch_t *dst = batch_new(ctx, &s, cb), *back = batch_new(ctx, &s, ca);
                 CHECK_OK(hb_batch_convert(src, dst));
                 CHECKF(batch_equals_systems(dst, &s), "convert %s -> %s count=%d",
                        cfg_name(ca), cfg_name(cb), s.count);
@@ -578,7 +578,7 @@ static void test_conversions(hb_context_t ctx)
                "%s -> %s: \"%s\"", #call, hb_status_name(st_), hb_last_error());           \
     } while (0)
 
-static void test_errors(hb_context_t ctx)
+static void test_errors(hb_context_t *ctx)
 {
     enum { M = 10 };
     int parent[M];
@@ -625,7 +625,7 @@ static void test_errors(hb_context_t ctx)
     CHECK_ERR(hb_hines_solve_batch(ctx, M, parent, u, l, NULL, rhs, HB_LAYOUT_FLAT, 0, 1),
               HB_ERR_INVALID_VALUE, "NULL");
 
-    hb_batch_t b = (hb_batch_t)&b; /* must be reset to NULL on failure */
+    hb_batch_t *b = (hb_batch_t *)&b; /* must be reset to NULL on failure */
     CHECK_ERR(hb_batch_create(ctx, M, bad, 3, HB_LAYOUT_FLAT, 0, &b), HB_ERR_INVALID_VALUE,
               "parent[7]");
     CHECK(b == NULL);
@@ -657,7 +657,7 @@ static void test_errors(hb_context_t ctx)
     CHECK_OK(hb_batch_get(b, 1, u2, NULL, d2, NULL));
     CHECK(same_bits(M, u, u2) && same_bits(M, d, d2));
 
-    hb_batch_t other = NULL;
+    hb_batch_t *other = NULL;
     CHECK_OK(hb_batch_create(ctx, M - 1, parent, 3, HB_LAYOUT_FLAT, 0, &other));
     CHECK_ERR(hb_batch_convert(b, other), HB_ERR_INVALID_VALUE, "rows");
     hb_batch_destroy(other);
@@ -678,21 +678,21 @@ static void test_errors(hb_context_t ctx)
     const int big_m = 1 << 20;
     int *chain = xcalloc((size_t)big_m, sizeof *chain);
     make_tree(TREE_CHAIN, big_m, chain);
-    b = (hb_batch_t)&b;
+    b = (hb_batch_t *)&b;
     CHECK_ERR(hb_batch_create(ctx, big_m, chain, INT_MAX, HB_LAYOUT_BLOCK, 64, &b), HB_ERR_ALLOC,
               "out of memory");
     CHECK(b == NULL);
     free(chain);
     CHECK(hb_batch_rows(NULL) == 0 && hb_batch_count(NULL) == 0);
 
-    hb_context_t c = (hb_context_t)&c;
-    CHECK_ERR(hb_context_create(&c, (hb_backend_t)9), HB_ERR_INVALID_VALUE, "backend = 9");
+    hb_context_t *c = (hb_context_t *)&c;
+    CHECK_ERR(hb_context_create((hb_backend_t)9, &c), HB_ERR_INVALID_VALUE, "backend = 9");
     CHECK(c == NULL);
-    CHECK_ERR(hb_context_create(NULL, HB_BACKEND_SEQ), HB_ERR_INVALID_VALUE, "NULL");
+    CHECK_ERR(hb_context_create(HB_BACKEND_SEQ, NULL), HB_ERR_INVALID_VALUE, "NULL");
     if (!hb_backend_available(HB_BACKEND_CUDA))
-        CHECK_ERR(hb_context_create(&c, HB_BACKEND_CUDA), HB_ERR_NOT_SUPPORTED, "cuda");
+        CHECK_ERR(hb_context_create(HB_BACKEND_CUDA, &c), HB_ERR_NOT_SUPPORTED, "cuda");
     if (!hb_backend_available(HB_BACKEND_OMP))
-        CHECK_ERR(hb_context_create(&c, HB_BACKEND_OMP), HB_ERR_NOT_SUPPORTED, "OpenMP");
+        CHECK_ERR(hb_context_create(HB_BACKEND_OMP, &c), HB_ERR_NOT_SUPPORTED, "OpenMP");
     CHECK_ERR(hb_context_set_threads(ctx, -1), HB_ERR_INVALID_VALUE, "threads = -1");
     CHECK_ERR(hb_context_set_threads(NULL, 2), HB_ERR_INVALID_VALUE, "NULL");
     CHECK(hb_context_threads(NULL) == -1);
@@ -712,8 +712,8 @@ static void test_contexts(void)
     CHECK(hb_backend_available(HB_BACKEND_SEQ) && hb_backend_available(HB_BACKEND_BEST));
     CHECK(!hb_backend_available((hb_backend_t)9));
 
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_BEST));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_BEST, &ctx));
     const hb_backend_t best = hb_backend_available(HB_BACKEND_CUDA) ? HB_BACKEND_CUDA
                               : hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP
                                                                      : HB_BACKEND_SEQ;
@@ -732,8 +732,8 @@ static void test_threads(void)
         return;
     }
     static const int threads[] = {1, 2, 3, 0};
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_OMP));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_OMP, &ctx));
     if (!ctx) return;
     systems_t s = systems_make(TREE_RANDOM, 57, 200);
     for (size_t t = 0; t < sizeof threads / sizeof *threads; ++t) {
@@ -756,8 +756,8 @@ static void run_all(uint64_t seed)
     test_batched(HB_BACKEND_SEQ);
     if (hb_backend_available(HB_BACKEND_OMP)) test_batched(HB_BACKEND_OMP);
     test_layout_index();
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_SEQ));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_SEQ, &ctx));
     test_conversions(ctx);
     test_errors(ctx);
     hb_context_destroy(ctx);

@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "cpu/tridiag_cpu.h" /* hb_gtsv_make_plan, hb_gtsv_plan_t */
+#include "core/bench.h"
 #include "hinesbatch.h"
 #include "test_tridiag_common.h"
 
@@ -213,7 +214,7 @@ static double check_solution(const arrays_t *a, const batch_t *t, int cp, int *b
 static int same_bytes(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
 
 /* (1)-(4): every variant on one batch. */
-static void test_variants(hb_context_t ctx, int m, int count, int variable)
+static void test_variants(hb_context_t *ctx, int m, int count, int variable)
 {
     batch_t t;
     make_batch(&t, m, count, variable);
@@ -345,7 +346,7 @@ static int message_has(const char *needle)
                #call, hb_status_name(s_), hb_last_error(), #code, needle);                  \
     } while (0)
 
-static void test_errors(hb_context_t ctx)
+static void test_errors(hb_context_t *ctx)
 {
     batch_t t;
     make_batch(&t, 10, 4, 1);
@@ -424,8 +425,8 @@ static void test_errors(hb_context_t ctx)
 static void test_threads(void)
 {
     if (!hb_backend_available(HB_BACKEND_OMP)) return;
-    hb_context_t ctx;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_OMP));
+    hb_context_t *ctx;
+    CHECK_OK(hb_context_create(HB_BACKEND_OMP, &ctx));
     batch_t t;
     make_batch(&t, 300, 131, 1);
     for (int algo = HB_GTSV_ALGO_THOMAS; algo <= HB_GTSV_ALGO_PARTITION; ++algo)
@@ -453,7 +454,7 @@ static void test_threads(void)
 }
 
 /* (7) Memory helpers, algorithm rule and benchmark on a CPU context. */
-static void test_helpers(hb_context_t ctx)
+static void test_helpers(hb_context_t *ctx)
 {
     double host[16], back[16];
     for (int i = 0; i < 16; ++i) host[i] = uniform(-1, 1);
@@ -485,7 +486,7 @@ static void test_helpers(hb_context_t ctx)
 /* (8) Tunings: the rows and cluster overrides change the CPU twin's chunks and its
  * reduced solve (clusters: per block, with spike columns) as the GPU's; cluster=16 on
  * small systems gives blocks of one chunk. */
-static void test_tuning(hb_context_t ctx)
+static void test_tuning(hb_context_t *ctx)
 {
     static const char *const specs[] = {"rows=16", "rows=8,threads=128,ahead=4,hint=1",
                                         "hint=2,threads=512", "cluster=16", "rows=8,cluster=4",
@@ -584,7 +585,7 @@ static int expect_small(int m, hb_precision_t precision, int count)
 
 /* A small batch's plan is the large-batch plan (small=0) under rows=8,threads=128,pairs=0,
  * field by field. */
-static void check_small_plan(hb_context_t ctx, const hb_gtsv_problem_t *p,
+static void check_small_plan(hb_context_t *ctx, const hb_gtsv_problem_t *p,
                              const hb_gtsv_plan_t *plan)
 {
     hb_gtsv_plan_t tuned;
@@ -611,7 +612,7 @@ typedef struct {
     int rows, chunks, threads, cluster, per_thread, pairs;
 } tuned_case_t;
 
-static void check_tuned_plans(hb_context_t ctx, const tuned_case_t *cases, size_t n)
+static void check_tuned_plans(hb_context_t *ctx, const tuned_case_t *cases, size_t n)
 {
     hb_gtsv_plan_t plan;
     for (size_t k = 0; k < n; ++k) {
@@ -632,7 +633,7 @@ static void check_tuned_plans(hb_context_t ctx, const tuned_case_t *cases, size_
     CHECK_OK(hb_gtsv_set_tuning(""));
 }
 
-static void test_rule(hb_context_t ctx)
+static void test_rule(hb_context_t *ctx)
 {
     /* fp32 -1: both precisions */
     static const plan_case_t cases[] = {
@@ -867,8 +868,8 @@ static void run_all(void)
     static const hb_backend_t backends[] = {HB_BACKEND_SEQ, HB_BACKEND_OMP};
     for (int bi = 0; bi < 2; ++bi) {
         if (!hb_backend_available(backends[bi])) continue;
-        hb_context_t ctx;
-        CHECK_OK(hb_context_create(&ctx, backends[bi]));
+        hb_context_t *ctx;
+        CHECK_OK(hb_context_create(backends[bi], &ctx));
         for (size_t k = 0; k < sizeof shapes / sizeof *shapes; ++k)
             for (int variable = 0; variable <= 1; ++variable)
                 test_variants(ctx, shapes[k][0], shapes[k][1], variable);

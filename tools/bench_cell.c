@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/bench.h"
 #include "cli.h"
 
 /* Internal (src/sim/sim.h): the simulator engine's Hines solve alone. */
@@ -159,14 +160,14 @@ static stat_t time_steps(hb_model_t *model, long cells, hb_backend_t be, const o
 /* The library's batch Hines solve alone (hb_batch_benchmark; CPU: Block-
  * Interleaved, 8 cells a block, per-lane u and l, two divisions per row, as the
  * engine did before commit dcdd4f2; GPU: the library's kernel for the shape), from memory. */
-static stat_t time_solve(const hb_cable_t *cable, long cells, hb_context_t ctx, const options_t *o)
+static stat_t time_solve(const hb_cable_t *cable, long cells, hb_context_t *ctx, const options_t *o)
 {
     stat_t bad = {NAN, NAN, NAN, 0};
     const int m = hb_cable_size(cable);
     const int gpu = hb_context_backend(ctx) == HB_BACKEND_CUDA;
     const hb_layout_t layout = gpu ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_BLOCK;
     const int bs = gpu ? 1 : 8;
-    hb_batch_t batch = NULL, source = NULL;
+    hb_batch_t *batch = NULL, *source = NULL;
     double *t = malloc((size_t)o->repeats * sizeof *t);
     hb_status_t st = t ? HB_SUCCESS : HB_ERR_ALLOC;
     if (st == HB_SUCCESS)
@@ -378,11 +379,11 @@ int cli_bench_cell(int argc, char **argv)
     if (o.neuron_perf) o.neuron = 1; /* perf samples a NEURON run */
     const int omp = o.omp && hb_backend_available(HB_BACKEND_OMP);
     const int cuda = o.cuda && hb_backend_available(HB_BACKEND_CUDA);
-    hb_context_t seq_ctx = NULL, omp_ctx = NULL, gpu_ctx = NULL;
-    hb_status_t st = hb_context_create(&seq_ctx, HB_BACKEND_SEQ);
-    if (st == HB_SUCCESS && omp) st = hb_context_create(&omp_ctx, HB_BACKEND_OMP);
+    hb_context_t *seq_ctx = NULL, *omp_ctx = NULL, *gpu_ctx = NULL;
+    hb_status_t st = hb_context_create(HB_BACKEND_SEQ, &seq_ctx);
+    if (st == HB_SUCCESS && omp) st = hb_context_create(HB_BACKEND_OMP, &omp_ctx);
     if (st == HB_SUCCESS && omp && o.threads) st = hb_context_set_threads(omp_ctx, o.threads);
-    if (st == HB_SUCCESS && cuda) st = hb_context_create(&gpu_ctx, HB_BACKEND_CUDA);
+    if (st == HB_SUCCESS && cuda) st = hb_context_create(HB_BACKEND_CUDA, &gpu_ctx);
     if (st != HB_SUCCESS) return cli_fail_status(command, st);
 
     FILE *js = o.json ? stdout : NULL;

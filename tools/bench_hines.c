@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bench.h"
 #include "cli.h"
 
 static const char usage[] =
@@ -123,10 +124,10 @@ typedef struct {
 } timing_t;
 
 /* Times one configuration; returns non-zero (after a message) on failure. */
-static int time_config(hb_context_t ctx, const config_t *cfg, const hb_cable_t *cable, long cells,
+static int time_config(hb_context_t *ctx, const config_t *cfg, const hb_cable_t *cable, long cells,
                        int repeats, int own_ul, timing_t *out)
 {
-    hb_batch_t batch = NULL, source = NULL;
+    hb_batch_t *batch = NULL, *source = NULL;
     double *t = malloc((size_t)repeats * sizeof *t);
     const int m = hb_cable_size(cable);
     hb_status_t status = t ? HB_SUCCESS : HB_ERR_ALLOC;
@@ -248,15 +249,15 @@ int cli_bench_hines(int argc, char **argv)
         return cli_fail(command, "--only '%s' matches no configuration on this machine (see "
                         "--help; CUDA kernels need a GPU, CPU ones no --no-cpu)",
                         o.only ? o.only : "") + 1;
-    hb_context_t ctx[4] = {NULL, NULL, NULL, NULL};
+    hb_context_t *ctx[4] = {NULL, NULL, NULL, NULL};
     hb_status_t status = HB_SUCCESS;
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
         if ((be < 2 ? cpu : cuda) && hb_backend_available((hb_backend_t)be))
-            status = hb_context_create(&ctx[be], (hb_backend_t)be);
+            status = hb_context_create((hb_backend_t)be, &ctx[be]);
     if (status != HB_SUCCESS) return cli_fail_status(command, status);
 
     /* The copy bandwidth of the device that runs the kernels, in this run. */
-    hb_context_t main_ctx = ctx[HB_BACKEND_CUDA] ? ctx[HB_BACKEND_CUDA] : ctx[HB_BACKEND_OMP];
+    hb_context_t *main_ctx = ctx[HB_BACKEND_CUDA] ? ctx[HB_BACKEND_CUDA] : ctx[HB_BACKEND_OMP];
     if (!main_ctx) main_ctx = ctx[HB_BACKEND_SEQ];
     double copy_bw = 0.0;
     if (main_ctx &&

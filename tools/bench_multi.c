@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bench.h"
 #include "cli.h"
 #include "fig14_cells.h"
 
@@ -319,7 +320,7 @@ typedef struct {
 static int value_set(const workload_t *w, long c) { return (int)(c % w->kinds) * VALUE_SETS + (int)((c / w->kinds) % VALUE_SETS); }
 
 /* Max relative difference to hb_hines_solve over a few cells of a solved batch. */
-static double check_cells(hb_multi_t mb, const workload_t *w, long cells)
+static double check_cells(hb_multi_t *mb, const workload_t *w, long cells)
 {
     const long probe[3] = {0, cells / 2, cells - 1};
     double worst = 0.0;
@@ -349,7 +350,7 @@ static double check_cells(hb_multi_t mb, const workload_t *w, long cells)
     return worst;
 }
 
-static hb_status_t set_cells(hb_multi_t mb, const workload_t *w, long cells)
+static hb_status_t set_cells(hb_multi_t *mb, const workload_t *w, long cells)
 {
     hb_status_t status = HB_SUCCESS;
     for (long c = 0; c < cells && status == HB_SUCCESS; ++c) {
@@ -359,7 +360,7 @@ static hb_status_t set_cells(hb_multi_t mb, const workload_t *w, long cells)
     return status;
 }
 
-static hb_status_t time_multi(hb_multi_t mb, const workload_t *w, long cells, hb_multi_algo_t algo,
+static hb_status_t time_multi(hb_multi_t *mb, const workload_t *w, long cells, hb_multi_algo_t algo,
                               int repeats, double *t, timing_t *out)
 {
     hb_status_t status = set_cells(mb, w, cells); /* the inputs, whatever ran before */
@@ -371,10 +372,10 @@ static hb_status_t time_multi(hb_multi_t mb, const workload_t *w, long cells, hb
     return HB_SUCCESS;
 }
 
-static hb_status_t time_mono(hb_context_t ctx, const workload_t *w, long cells, int repeats,
+static hb_status_t time_mono(hb_context_t *ctx, const workload_t *w, long cells, int repeats,
                              double *t, timing_t *out)
 {
-    hb_batch_t batch = NULL, source = NULL;
+    hb_batch_t *batch = NULL, *source = NULL;
     const int m = w->m[0];
     hb_status_t status =
         hb_batch_create(ctx, m, w->parent[0], (int)cells, HB_LAYOUT_INTERLEAVED, 1, &source);
@@ -442,7 +443,7 @@ static void report(report_t *r, const workload_t *w, long cells, size_t rows, co
 }
 
 /* Every configuration on one workload and batch size; returns non-zero on a failure. */
-static int run_case(hb_context_t *ctx, const options_t *o, const workload_t *w, long cells,
+static int run_case(hb_context_t **ctx, const options_t *o, const workload_t *w, long cells,
                     report_t *r)
 {
     size_t rows = 0;
@@ -463,7 +464,7 @@ static int run_case(hb_context_t *ctx, const options_t *o, const workload_t *w, 
     int rc = 0, header = 0;
     for (int be = 0; be < 3 && rc == 0; ++be) {
         if (!ctx[be]) continue;
-        hb_multi_t mb = NULL;
+        hb_multi_t *mb = NULL;
         hb_status_t status = HB_SUCCESS;
         /* one thread: time up to seq_max rows, extrapolate per row beyond */
         long n = cells;
@@ -476,7 +477,7 @@ static int run_case(hb_context_t *ctx, const options_t *o, const workload_t *w, 
         if (status == HB_SUCCESS && !header) {
             status = hb_multi_info(mb, &info);
             if (n != cells) { /* the info of the whole batch */
-                hb_multi_t whole = NULL;
+                hb_multi_t *whole = NULL;
                 if (status == HB_SUCCESS) status = hb_multi_create(ctx[be], (int)cells, m, parents, &whole);
                 if (status == HB_SUCCESS) status = hb_multi_info(whole, &info);
                 hb_multi_destroy(whole);
@@ -584,13 +585,13 @@ int cli_bench_multi(int argc, char **argv)
     o.policy = (hb_cpolicy_t)policy;
     if (o.repeats > 1000) return cli_fail(command, "--repeats: at most 1000") + 1;
 
-    hb_context_t ctx[3] = {NULL, NULL, NULL};
+    hb_context_t *ctx[3] = {NULL, NULL, NULL};
     hb_status_t status = HB_SUCCESS;
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
         if ((be < 2 ? o.cpu : 1) && hb_backend_available((hb_backend_t)be))
-            status = hb_context_create(&ctx[be], (hb_backend_t)be);
+            status = hb_context_create((hb_backend_t)be, &ctx[be]);
     if (status != HB_SUCCESS) return cli_fail_status(command, status);
-    hb_context_t main_ctx = ctx[HB_BACKEND_CUDA]   ? ctx[HB_BACKEND_CUDA]
+    hb_context_t *main_ctx = ctx[HB_BACKEND_CUDA]   ? ctx[HB_BACKEND_CUDA]
                             : ctx[HB_BACKEND_OMP] ? ctx[HB_BACKEND_OMP]
                                                   : ctx[HB_BACKEND_SEQ];
     report_t r = {NULL, 1, 0.0, o.json};

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/bench.h"
 #include "cli.h"
 
 #ifdef HB_HAVE_CUSPARSE
@@ -105,12 +106,12 @@ typedef struct {
     void *flat[4], *il[4]; /* dl, d, du, b */
 } set_t;
 
-static hb_status_t dev_alloc(hb_context_t ctx, size_t bytes, void **p)
+static hb_status_t dev_alloc(hb_context_t *ctx, size_t bytes, void **p)
 {
     return hb_device_malloc(ctx, bytes, p);
 }
 
-static void free_set(hb_context_t ctx, set_t *s)
+static void free_set(hb_context_t *ctx, set_t *s)
 {
     for (int k = 0; k < 4; ++k) {
         if (s->flat[k]) hb_device_free(ctx, s->flat[k]);
@@ -126,7 +127,7 @@ static void reference(int m, long count, const double *dl, const double *d, cons
  * scratch: 8 arrays of n doubles (fp32: converted in place, the arrays then hold
  * floats). ref (may be NULL): the long-double solution of the systems as the
  * solvers see them (fp32: the coefficients rounded to float). */
-static hb_status_t make_set(hb_context_t ctx, int m, long count, hb_precision_t prec, double lo,
+static hb_status_t make_set(hb_context_t *ctx, int m, long count, hb_precision_t prec, double lo,
                             double hi, double *host, long double *ref, set_t *s)
 {
     const size_t n = (size_t)m * (size_t)count;
@@ -221,7 +222,7 @@ static hb_gtsv_problem_t problem_of(const set_t *s, int m, long count, hb_precis
 }
 
 /* Ours: every set as a problem, rotated. */
-static hb_status_t time_ours(hb_context_t ctx, int m, long count, hb_precision_t prec,
+static hb_status_t time_ours(hb_context_t *ctx, int m, long count, hb_precision_t prec,
                              set_t *sets, int n_sets, hb_layout_t layout, hb_gtsv_algo_t algo,
                              void *x, double *secs, int repeats, timing_t *out,
                              hb_gtsv_algo_t *resolved, char *plan, size_t plan_size)
@@ -337,7 +338,7 @@ static int time_cusparse(cusparseHandle_t h, cs_kind_t kind, hb_precision_t prec
 }
 #endif
 
-static int run_point(hb_context_t ctx, const options_t *o, int m, long count,
+static int run_point(hb_context_t *ctx, const options_t *o, int m, long count,
                      hb_precision_t prec, double l2_bytes, point_t *pt)
 {
     const size_t n = (size_t)m * (size_t)count, bytes = n * esize_of(prec);
@@ -491,7 +492,7 @@ static void widen(double *x, hb_precision_t prec, size_t n)
     }
 }
 
-static void accuracy(hb_context_t ctx, hb_precision_t prec, int m, long count,
+static void accuracy(hb_context_t *ctx, hb_precision_t prec, int m, long count,
                      double errors[N_ACC], int have[N_ACC])
 {
     const size_t n = (size_t)m * (size_t)count, bytes = n * esize_of(prec);
@@ -572,7 +573,7 @@ done:
 
 /* Device memory for `count` systems of m rows: inputs (4 arrays), x when
  * separate, and the workspace. cuSPARSE solves in place (x is b). */
-static void memory_row(hb_context_t ctx, int m, long count, double mb[5], int have[5])
+static void memory_row(hb_context_t *ctx, int m, long count, double mb[5], int have[5])
 {
     const double arrays = (double)m * (double)count * sizeof(double);
     size_t bytes = 0;
@@ -798,8 +799,8 @@ int cli_bench_tridiag(int argc, char **argv)
     options_t o;
     const int parsed = parse_options(argc, argv, &o);
     if (parsed != CLI_CONTINUE) return parsed;
-    hb_context_t ctx = NULL;
-    hb_status_t st = hb_context_create(&ctx, o.backend);
+    hb_context_t *ctx = NULL;
+    hb_status_t st = hb_context_create(o.backend, &ctx);
     if (st != HB_SUCCESS) return cli_fail_status("bench tridiag", st);
     const int cuda = hb_context_backend(ctx) == HB_BACKEND_CUDA;
     if (o.max_unknowns < 0) o.max_unknowns = cuda ? 2000000000L : 4000000L;

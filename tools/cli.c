@@ -373,7 +373,7 @@ double cli_uniform(uint64_t *state)
  * neighbours differ and nothing is zero, and filling 256,000 cells stays cheap. */
 #define FILL_DISTINCT 64
 
-hb_status_t cli_fill_batch(hb_batch_t batch, const hb_cable_t *cable, double dt_ms, uint64_t seed,
+hb_status_t cli_fill_batch(hb_batch_t *batch, const hb_cable_t *cable, double dt_ms, uint64_t seed,
                            int own_ul)
 {
     const int m = hb_cable_size(cable), n = hb_batch_count(batch);

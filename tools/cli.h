@@ -156,7 +156,7 @@ double cli_median(double *x, size_t n);
  * conductances (u and l) by its own factor in [0.8, 1.2], as cells of one tree with
  * different axial resistivities: no two neighbours share u and l.
  */
-hb_status_t cli_fill_batch(hb_batch_t batch, const hb_cable_t *cable, double dt_ms, uint64_t seed,
+hb_status_t cli_fill_batch(hb_batch_t *batch, const hb_cable_t *cable, double dt_ms, uint64_t seed,
                            int own_ul);
 /* xorshift64* in [0, 1): reproducible across platforms. */
 double cli_uniform(uint64_t *state);

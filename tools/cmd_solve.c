@@ -74,7 +74,7 @@ static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_opti
 }
 
 /* Largest ||A x - b|| / ||b|| over the systems; `original` holds A and b. */
-static hb_status_t max_residual(const hb_batch_t original, const hb_batch_t solved,
+static hb_status_t max_residual(const hb_batch_t *original, const hb_batch_t *solved,
                                 const int *parent, double *result)
 {
     int m = hb_batch_rows(original), n = hb_batch_count(original);
@@ -112,8 +112,8 @@ int cli_command_solve(int argc, char **argv)
 
     hb_morph_t *morph = NULL;
     hb_cable_t *cable = NULL;
-    hb_context_t ctx = NULL;
-    hb_batch_t batch = NULL, original = NULL;
+    hb_context_t *ctx = NULL;
+    hb_batch_t *batch = NULL, *original = NULL;
     double *times = NULL;
     hb_status_t status;
     if (cli_load_model("solve", o.morph_path, &m, &morph, &cable)) return 1;
@@ -123,7 +123,7 @@ int cli_command_solve(int argc, char **argv)
     int bs = o.layout == HB_LAYOUT_BLOCK ? (int)o.block_size : 1;
     double max_rel_residual = 0.0;
     rc = 1;
-    if ((status = hb_context_create(&ctx, o.backend)) != HB_SUCCESS) goto error;
+    if ((status = hb_context_create(o.backend, &ctx)) != HB_SUCCESS) goto error;
     if (o.threads > 0 && (status = hb_context_set_threads(ctx, (int)o.threads)) != HB_SUCCESS)
         goto error;
     if ((status = hb_batch_create(ctx, rows, parent, (int)o.cells, o.layout, bs, &batch)) !=

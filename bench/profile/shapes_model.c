@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     }
     hb_context_t ctx = NULL;
     hb_multi_t mb = NULL;
-    if (hb_context_create(&ctx, HB_BACKEND_SEQ) != HB_SUCCESS ||
+    if (hb_context_create(HB_BACKEND_SEQ, &ctx) != HB_SUCCESS ||
         hb_multi_create(ctx, n_cells, m, par, &mb) != HB_SUCCESS) {
         fprintf(stderr, "%s\n", hb_last_error());
         return 1;

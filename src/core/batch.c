@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bench.h"
 #include "context.h"
 #include "cpu/hines_cpu.h"
 #include "status.h"
@@ -21,7 +22,7 @@ static int array_bits(const void *u, const void *l, const void *d, const void *r
 }
 
 struct hb_batch {
-    hb_context_t ctx; /* borrowed: must outlive the batch */
+    hb_context_t *ctx; /* borrowed: must outlive the batch */
     int m, count;
     hb_layout_t layout;
     int block;   /* systems per block B (hines_cpu.h): 1 FLAT, count INTERLEAVED */
@@ -33,9 +34,11 @@ struct hb_batch {
     int device_newer; /* CUDA: NEWER_* bits of arrays changed on the devices */
 };
 
-/* CUDA: bring the host copy up to date. */
-static hb_status_t sync_host(struct hb_batch *b)
+/* CUDA: bring the host copy up to date. The host copy is a cache: reading a const batch may
+ * refresh it, so the cast below never writes an object defined const. */
+static hb_status_t sync_host(const struct hb_batch *cb)
 {
+    struct hb_batch *b = (struct hb_batch *)cb;
 #ifdef HB_HAVE_CUDA
     if (b->device && b->device_newer) {
         const int newer = b->device_newer;
@@ -53,9 +56,10 @@ static hb_status_t sync_host(struct hb_batch *b)
 }
 
 #ifdef HB_HAVE_CUDA
-/* CUDA: bring the devices up to date. */
-static hb_status_t sync_device(struct hb_batch *b)
+/* CUDA: bring the devices up to date (a const batch's device copy is a cache too). */
+static hb_status_t sync_device(const struct hb_batch *cb)
 {
+    struct hb_batch *b = (struct hb_batch *)cb;
     if (b->device && b->host_dirty) {
         /* only the arrays that changed: a time loop that sets d and rhs does not move u, l
          * again (nor re-check whether all systems share them) */
@@ -71,8 +75,8 @@ static hb_status_t sync_device(struct hb_batch *b)
 }
 #endif
 
-hb_status_t hb_batch_create(hb_context_t ctx, int m, const int *parent, int batch_count,
-                            hb_layout_t layout, int block_size, hb_batch_t *batch)
+hb_status_t hb_batch_create(hb_context_t *ctx, int m, const int *parent, int batch_count,
+                            hb_layout_t layout, int block_size, hb_batch_t **batch)
 {
     static const char fn[] = "hb_batch_create";
     hb_clear_error();
@@ -125,7 +129,7 @@ hb_status_t hb_batch_create(hb_context_t ctx, int m, const int *parent, int batc
     return HB_SUCCESS;
 }
 
-hb_status_t hb_batch_destroy(hb_batch_t batch)
+hb_status_t hb_batch_destroy(hb_batch_t *batch)
 {
     hb_clear_error();
     if (!batch) return HB_SUCCESS;
@@ -141,13 +145,13 @@ hb_status_t hb_batch_destroy(hb_batch_t batch)
     return HB_SUCCESS;
 }
 
-int hb_batch_rows(const hb_batch_t batch) { return batch ? batch->m : 0; }
-int hb_batch_count(const hb_batch_t batch) { return batch ? batch->count : 0; }
-hb_layout_t hb_batch_layout(const hb_batch_t batch)
+int hb_batch_rows(const hb_batch_t *batch) { return batch ? batch->m : 0; }
+int hb_batch_count(const hb_batch_t *batch) { return batch ? batch->count : 0; }
+hb_layout_t hb_batch_layout(const hb_batch_t *batch)
 {
     return batch ? batch->layout : (hb_layout_t)-1;
 }
-int hb_batch_block_size(const hb_batch_t batch) { return batch ? batch->block : 0; }
+int hb_batch_block_size(const hb_batch_t *batch) { return batch ? batch->block : 0; }
 
 static hb_status_t check_system(const char *fn, const struct hb_batch *batch, int system)
 {
@@ -175,7 +179,7 @@ static void gather(const struct hb_batch *b, int system, const double *from, dou
     copy_rows(b->m, from + hb_block_base(b->m, b->block, system), (size_t)b->block, to, 1);
 }
 
-hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const double *l,
+hb_status_t hb_batch_set(hb_batch_t *batch, int system, const double *u, const double *l,
                          const double *d, const double *rhs)
 {
     hb_clear_error();
@@ -190,7 +194,7 @@ hb_status_t hb_batch_set(hb_batch_t batch, int system, const double *u, const do
     return HB_SUCCESS;
 }
 
-hb_status_t hb_batch_get(const hb_batch_t batch, int system, double *u, double *l, double *d,
+hb_status_t hb_batch_get(const hb_batch_t *batch, int system, double *u, double *l, double *d,
                          double *rhs)
 {
     hb_clear_error();
@@ -204,7 +208,7 @@ hb_status_t hb_batch_get(const hb_batch_t batch, int system, double *u, double *
     return HB_SUCCESS;
 }
 
-hb_status_t hb_batch_solve(hb_batch_t batch)
+hb_status_t hb_batch_solve(hb_batch_t *batch)
 {
     hb_clear_error();
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_solve: batch is NULL");
@@ -229,7 +233,7 @@ static void convert_array(const struct hb_batch *src, const double *from,
                   to + hb_block_base(dst->m, dst->block, s), (size_t)dst->block);
 }
 
-hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst)
+hb_status_t hb_batch_convert(const hb_batch_t *src, hb_batch_t *dst)
 {
     static const char fn[] = "hb_batch_convert";
     hb_clear_error();
@@ -267,7 +271,7 @@ hb_status_t hb_batch_convert(const hb_batch_t src, hb_batch_t dst)
     return HB_SUCCESS;
 }
 
-hb_status_t hb_batch_arrays(hb_batch_t batch, double **u, double **l, double **d, double **rhs)
+hb_status_t hb_batch_arrays(hb_batch_t *batch, double **u, double **l, double **d, double **rhs)
 {
     hb_clear_error();
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_arrays: batch is NULL");
@@ -289,7 +293,7 @@ const char *hb_hines_algo_name(hb_hines_algo_t algo)
     return (int)algo >= 0 && algo <= HB_HINES_ALGO_BRANCHED ? names[algo] : "unknown";
 }
 
-hb_status_t hb_batch_set_algorithm(hb_batch_t batch, hb_hines_algo_t algo)
+hb_status_t hb_batch_set_algorithm(hb_batch_t *batch, hb_hines_algo_t algo)
 {
     hb_clear_error();
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_set_algorithm: batch is NULL");
@@ -300,12 +304,12 @@ hb_status_t hb_batch_set_algorithm(hb_batch_t batch, hb_hines_algo_t algo)
     return HB_SUCCESS;
 }
 
-hb_hines_algo_t hb_batch_algorithm(const hb_batch_t batch)
+hb_hines_algo_t hb_batch_algorithm(const hb_batch_t *batch)
 {
     return batch ? batch->algo : HB_HINES_ALGO_AUTO;
 }
 
-hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t batch)
+hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t *batch)
 {
 #ifdef HB_HAVE_CUDA
     if (batch && batch->device)
@@ -315,7 +319,7 @@ hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t batch)
     return HB_HINES_ALGO_PER_THREAD;
 }
 
-hb_status_t hb_batch_benchmark(hb_batch_t batch, const hb_batch_t source, int repeats,
+hb_status_t hb_batch_benchmark(hb_batch_t *batch, const hb_batch_t *source, int repeats,
                                double *seconds)
 {
     static const char fn[] = "hb_batch_benchmark";

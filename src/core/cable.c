@@ -412,12 +412,13 @@ done:
     return HB_SUCCESS;
 }
 
-void hb_cable_destroy(hb_cable_t *cable)
+hb_status_t hb_cable_destroy(hb_cable_t *cable)
 {
-    if (!cable) return;
+    if (!cable) return HB_SUCCESS;
     free(cable->parent);
     free(cable->nodes);
     free(cable);
+    return HB_SUCCESS;
 }
 
 int hb_cable_size(const hb_cable_t *cable) { return cable ? cable->n_nodes : 0; }

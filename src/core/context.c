@@ -1,3 +1,4 @@
+#include "core/bench.h"
 #include "context.h"
 
 #ifdef HB_HAVE_OPENMP
@@ -53,7 +54,7 @@ static hb_backend_t resolve_best(void)
     return HB_BACKEND_SEQ;
 }
 
-hb_status_t hb_context_create(hb_context_t *ctx, hb_backend_t backend)
+hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx)
 {
     hb_clear_error();
     if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "hb_context_create: ctx is NULL");
@@ -85,7 +86,7 @@ hb_status_t hb_context_create(hb_context_t *ctx, hb_backend_t backend)
     return HB_SUCCESS;
 }
 
-hb_status_t hb_context_destroy(hb_context_t ctx)
+hb_status_t hb_context_destroy(hb_context_t *ctx)
 {
     hb_clear_error();
 #ifdef HB_HAVE_CUDA
@@ -95,12 +96,12 @@ hb_status_t hb_context_destroy(hb_context_t ctx)
     return HB_SUCCESS;
 }
 
-hb_backend_t hb_context_backend(const hb_context_t ctx)
+hb_backend_t hb_context_backend(const hb_context_t *ctx)
 {
     return ctx ? ctx->backend : (hb_backend_t)-1;
 }
 
-hb_status_t hb_context_set_threads(hb_context_t ctx, int threads)
+hb_status_t hb_context_set_threads(hb_context_t *ctx, int threads)
 {
     hb_clear_error();
     if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "hb_context_set_threads: ctx is NULL");
@@ -113,7 +114,7 @@ hb_status_t hb_context_set_threads(hb_context_t ctx, int threads)
 }
 
 /* The threads a solve will use: the set count, else OpenMP's default (1 for SEQ). */
-int hb_context_threads(const hb_context_t ctx)
+int hb_context_threads(const hb_context_t *ctx)
 {
     if (!ctx) return -1;
     if (ctx->backend != HB_BACKEND_OMP) return 1;
@@ -123,7 +124,7 @@ int hb_context_threads(const hb_context_t ctx)
     return ctx->threads;
 }
 
-int hb_context_devices(const hb_context_t ctx)
+int hb_context_devices(const hb_context_t *ctx)
 {
 #ifdef HB_HAVE_CUDA
     if (ctx && ctx->backend == HB_BACKEND_CUDA)
@@ -133,7 +134,7 @@ int hb_context_devices(const hb_context_t ctx)
     return 0;
 }
 
-const char *hb_context_device_name(const hb_context_t ctx)
+const char *hb_context_device_name(const hb_context_t *ctx)
 {
 #ifdef HB_HAVE_CUDA
     if (ctx && ctx->backend == HB_BACKEND_CUDA)
@@ -155,7 +156,7 @@ static double median_of(double *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-hb_status_t hb_context_copy_bandwidth(hb_context_t ctx, size_t bytes, int repeats,
+hb_status_t hb_context_copy_bandwidth(hb_context_t *ctx, size_t bytes, int repeats,
                                       double *bytes_per_second)
 {
     static const char fn[] = "hb_context_copy_bandwidth";

@@ -742,9 +742,9 @@ hb_status_t hb_morph_from_samples(const hb_sample_t *samples, int count, const c
     return HB_SUCCESS;
 }
 
-void hb_morph_destroy(hb_morph_t *morph)
+hb_status_t hb_morph_destroy(hb_morph_t *morph)
 {
-    if (!morph) return;
+    if (!morph) return HB_SUCCESS;
     for (int i = 0; i < morph->n_sections; i++) {
         free(morph->sections[i].sample);
         free(morph->sections[i].arc);
@@ -757,6 +757,7 @@ void hb_morph_destroy(hb_morph_t *morph)
     free(morph->parent);
     free(morph->name);
     free(morph);
+    return HB_SUCCESS;
 }
 
 int hb_morph_warning_count(const hb_morph_t *morph) { return morph ? morph->n_warnings : 0; }

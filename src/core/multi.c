@@ -5,6 +5,7 @@
  * (LEVELS: the same, GROUPED: its plan's, PER_CELL: interleaved cell by cell,
  * padded to the largest cell) and moves data only at set, get and solve.
  */
+#include "core/bench.h"
 #include "multi.h"
 
 #include <errno.h>
@@ -22,7 +23,7 @@
 #include "cuda/multi_cuda.h"
 #endif
 
-static hb_status_t sync_host(struct hb_multi *mb);
+static hb_status_t sync_host(const struct hb_multi *mb);
 
 /* One branch while planning: ids are per cell in top-node order (parents first). */
 typedef struct {
@@ -98,7 +99,7 @@ static hb_status_t plan_splits(hb_multi_plan_t *p, int split_rows)
     return HB_SUCCESS;
 }
 
-static void multi_free(hb_multi_t mb)
+static void multi_free(hb_multi_t *mb)
 {
     if (!mb) return;
 #ifdef HB_HAVE_CUDA
@@ -649,8 +650,8 @@ done:
 }
 #undef PLAN_FAIL
 
-hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell,
-                            const int *const *parents, hb_multi_t *multi)
+hb_status_t hb_multi_create(hb_context_t *ctx, int n_cells, const int *m_per_cell,
+                            const int *const *parents, hb_multi_t **multi)
 {
     static const char fn[] = "hb_multi_create";
     hb_clear_error();
@@ -662,7 +663,7 @@ hb_status_t hb_multi_create(hb_context_t ctx, int n_cells, const int *m_per_cell
     hb_status_t status = check_cells(fn, n_cells, m_per_cell, parents, &n_rows, &max_m);
     if (status != HB_SUCCESS) return status;
 
-    hb_multi_t mb = calloc(1, sizeof *mb);
+    hb_multi_t *mb = calloc(1, sizeof *mb);
     if (!mb) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
     mb->ctx = ctx;
     mb->n_cells = n_cells;
@@ -728,14 +729,14 @@ done:
     return status;
 }
 
-hb_status_t hb_multi_destroy(hb_multi_t multi)
+hb_status_t hb_multi_destroy(hb_multi_t *multi)
 {
     hb_clear_error();
     multi_free(multi);
     return HB_SUCCESS;
 }
 
-hb_status_t hb_multi_info(const hb_multi_t multi, hb_multi_info_t *info)
+hb_status_t hb_multi_info(const hb_multi_t *multi, hb_multi_info_t *info)
 {
     hb_clear_error();
     if (!multi || !info)
@@ -749,18 +750,18 @@ hb_status_t hb_multi_info(const hb_multi_t multi, hb_multi_info_t *info)
     return HB_SUCCESS;
 }
 
-int hb_multi_rows(const hb_multi_t multi, int cell)
+int hb_multi_rows(const hb_multi_t *multi, int cell)
 {
     return multi && cell >= 0 && cell < multi->n_cells ? multi->m[cell] : 0;
 }
 
-int hb_multi_level_branches(const hb_multi_t multi, int level)
+int hb_multi_level_branches(const hb_multi_t *multi, int level)
 {
     if (!multi || level < 0 || level >= multi->levels.max_levels) return 0;
     return multi->levels.level_branch[level + 1] - multi->levels.level_branch[level];
 }
 
-static hb_status_t check_cell(const char *fn, const hb_multi_t multi, int cell)
+static hb_status_t check_cell(const char *fn, const hb_multi_t *multi, int cell)
 {
     if (!multi) return hb_fail(HB_ERR_INVALID_VALUE, "%s: multi is NULL", fn);
     if (cell < 0 || cell >= multi->n_cells)
@@ -794,8 +795,11 @@ static size_t *device_map(const struct hb_multi *mb, hb_multi_algo_t algo, size_
 }
 
 /* Brings the host copy up to date. */
-static hb_status_t sync_host(struct hb_multi *mb)
+/* The host copy is a cache: reading a const batch may refresh it (the cast never writes an
+ * object defined const). */
+static hb_status_t sync_host(const struct hb_multi *cmb)
 {
+    struct hb_multi *mb = (struct hb_multi *)cmb;
     if (!mb->device || !mb->device_newer) return HB_SUCCESS;
     size_t size = 0;
     size_t *map = device_map(mb, (hb_multi_algo_t)mb->device_layout, &size);
@@ -866,14 +870,14 @@ static hb_status_t sync_device(struct hb_multi *mb, hb_multi_algo_t algo)
     return status;
 }
 #else
-static hb_status_t sync_host(struct hb_multi *mb)
+static hb_status_t sync_host(const struct hb_multi *mb)
 {
     (void)mb;
     return HB_SUCCESS;
 }
 #endif
 
-hb_status_t hb_multi_set(hb_multi_t multi, int cell, const double *u, const double *l,
+hb_status_t hb_multi_set(hb_multi_t *multi, int cell, const double *u, const double *l,
                          const double *d, const double *rhs)
 {
     hb_clear_error();
@@ -895,7 +899,7 @@ hb_status_t hb_multi_set(hb_multi_t multi, int cell, const double *u, const doub
     return HB_SUCCESS;
 }
 
-hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l, double *d,
+hb_status_t hb_multi_get(const hb_multi_t *multi, int cell, double *u, double *l, double *d,
                          double *rhs)
 {
     hb_clear_error();
@@ -916,7 +920,7 @@ hb_status_t hb_multi_get(const hb_multi_t multi, int cell, double *u, double *l,
 #define CPU_GROUP_ROWS 2048
 
 /* CPU twins of GROUPED, SHAPES and PER_CELL: the host copy permuted to their layout and back. */
-static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
+static hb_status_t cpu_solve_permuted(hb_multi_t *mb, hb_multi_algo_t algo)
 {
     const size_t n = mb->n_rows;
     hb_status_t status = HB_SUCCESS;
@@ -961,7 +965,7 @@ static hb_status_t cpu_solve_permuted(hb_multi_t mb, hb_multi_algo_t algo)
     return status;
 }
 
-static hb_status_t solve_once(hb_multi_t multi, hb_multi_algo_t algo)
+static hb_status_t solve_once(hb_multi_t *multi, hb_multi_algo_t algo)
 {
 #ifdef HB_HAVE_CUDA
     if (multi->device) {
@@ -983,7 +987,7 @@ static hb_status_t solve_once(hb_multi_t multi, hb_multi_algo_t algo)
     return cpu_solve_permuted(multi, algo);
 }
 
-hb_status_t hb_multi_solve(hb_multi_t multi)
+hb_status_t hb_multi_solve(hb_multi_t *multi)
 {
     hb_clear_error();
     if (!multi) return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi_solve: multi is NULL");
@@ -996,7 +1000,7 @@ const char *hb_multi_algo_name(hb_multi_algo_t algo)
     return (int)algo >= 0 && algo <= HB_MULTI_ALGO_SHAPES ? names[algo] : "unknown";
 }
 
-hb_status_t hb_multi_set_algorithm(hb_multi_t multi, hb_multi_algo_t algo)
+hb_status_t hb_multi_set_algorithm(hb_multi_t *multi, hb_multi_algo_t algo)
 {
     hb_clear_error();
     if (!multi) return hb_fail(HB_ERR_INVALID_VALUE, "hb_multi_set_algorithm: multi is NULL");
@@ -1007,12 +1011,12 @@ hb_status_t hb_multi_set_algorithm(hb_multi_t multi, hb_multi_algo_t algo)
     return HB_SUCCESS;
 }
 
-hb_multi_algo_t hb_multi_algorithm(const hb_multi_t multi)
+hb_multi_algo_t hb_multi_algorithm(const hb_multi_t *multi)
 {
     return multi ? multi->algo : HB_MULTI_ALGO_AUTO;
 }
 
-hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi)
+hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t *multi)
 {
     if (!multi) return HB_MULTI_ALGO_AUTO;
     if (multi->algo != HB_MULTI_ALGO_AUTO) return multi->algo;
@@ -1028,7 +1032,7 @@ hb_multi_algo_t hb_multi_resolved_algorithm(const hb_multi_t multi)
     return multi->n_rows <= limit ? HB_MULTI_ALGO_GROUPED : HB_MULTI_ALGO_LEVELS;
 }
 
-hb_status_t hb_multi_benchmark(hb_multi_t multi, int repeats, double *seconds)
+hb_status_t hb_multi_benchmark(hb_multi_t *multi, int repeats, double *seconds)
 {
     static const char fn[] = "hb_multi_benchmark";
     hb_clear_error();

@@ -567,7 +567,7 @@ HB_TD_INLINE void hb_multi_cell_solve(int m, const int *parent, size_t stride, c
 enum { HB_MULTI_NEWER_D = 1, HB_MULTI_NEWER_RHS = 2 };
 
 struct hb_multi {
-    hb_context_t ctx; /* borrowed: must outlive the batch */
+    hb_context_t *ctx; /* borrowed: must outlive the batch */
     int n_cells;
     int *m;              /* [n_cells] rows per cell */
     size_t *cell_first;  /* [n_cells + 1] first node of each cell */
@@ -635,14 +635,14 @@ int hb_multi_plan_check(const struct hb_multi *mb, const hb_multi_plan_t *plan, 
                         size_t why_len);
 
 /* CPU backends. LEVELS: level by level (OpenMP over a level's branches). */
-void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *view);
+void hb_multi_cpu_solve(hb_context_t *ctx, const hb_multi_view_t *view);
 /* One group's view alone, as a CUDA block solves it: split chunks, levels, chunk interiors. */
 void hb_multi_cpu_solve_view(const hb_multi_view_t *view);
 /* GROUPED twin: every group of `plan` on arrays in its layout (OpenMP over groups). */
-hb_status_t hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *plan,
+hb_status_t hb_multi_cpu_solve_grouped(hb_context_t *ctx, const hb_multi_plan_t *plan,
                                        const double *u, double *l, double *d, double *rhs);
 /* PER_CELL twin: cell c's rows in natural order at u + first[c] etc. (OpenMP over cells). */
-void hb_multi_cpu_solve_cells(hb_context_t ctx, int n_cells, const int *m, const size_t *first,
+void hb_multi_cpu_solve_cells(hb_context_t *ctx, int n_cells, const int *m, const size_t *first,
                               const int *parent, const double *u, const double *l, double *d,
                               double *rhs);
 

@@ -111,7 +111,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
 void hb_multi_shapes_free(hb_multi_shapes_t *shapes);
 
 /* CPU twin: every team of every class (OpenMP over teams) on arrays in the SHAPES layout. */
-hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t *shapes,
+hb_status_t hb_multi_cpu_solve_shapes(hb_context_t *ctx, const hb_multi_shapes_t *shapes,
                                       const double *u, const double *l, const double *d,
                                       double *rhs);
 

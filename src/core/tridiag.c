@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bench.h"
 #include "context.h"
 #include "cpu/tridiag_cpu.h"
 #include "status.h"
@@ -182,7 +183,7 @@ static size_t required_bytes(const struct hb_context *ctx, const hb_gtsv_problem
     return 0;
 }
 
-hb_status_t hb_gtsv_buffer_size(hb_context_t ctx, const hb_gtsv_problem_t *problem, size_t *bytes)
+hb_status_t hb_gtsv_buffer_size(hb_context_t *ctx, const hb_gtsv_problem_t *problem, size_t *bytes)
 {
     static const char fn[] = "hb_gtsv_buffer_size";
     hb_clear_error();
@@ -193,7 +194,7 @@ hb_status_t hb_gtsv_buffer_size(hb_context_t ctx, const hb_gtsv_problem_t *probl
     return status;
 }
 
-hb_status_t hb_gtsv_resolve(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+hb_status_t hb_gtsv_resolve(hb_context_t *ctx, const hb_gtsv_problem_t *problem,
                             hb_gtsv_algo_t *algo)
 {
     static const char fn[] = "hb_gtsv_resolve";
@@ -426,7 +427,7 @@ static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
     return HB_SUCCESS;
 }
 
-hb_status_t hb_gtsv_make_plan(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+hb_status_t hb_gtsv_make_plan(hb_context_t *ctx, const hb_gtsv_problem_t *problem,
                               hb_gtsv_plan_t *plan)
 {
     static const char fn[] = "hb_gtsv_make_plan";
@@ -500,7 +501,7 @@ static hb_status_t dispatch(struct hb_context *ctx, const hb_gtsv_problem_t *p)
     return hb_gtsv_cpu_solve(ctx, p, &plan);
 }
 
-hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem, char *text,
+hb_status_t hb_gtsv_describe(hb_context_t *ctx, const hb_gtsv_problem_t *problem, char *text,
                              size_t size)
 {
     static const char fn[] = "hb_gtsv_describe";
@@ -527,7 +528,7 @@ hb_status_t hb_gtsv_describe(hb_context_t ctx, const hb_gtsv_problem_t *problem,
     return HB_SUCCESS;
 }
 
-hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem)
+hb_status_t hb_gtsv_solve(hb_context_t *ctx, const hb_gtsv_problem_t *problem)
 {
     hb_clear_error();
     hb_status_t status = check_solve("hb_gtsv_solve", ctx, problem);
@@ -536,7 +537,7 @@ hb_status_t hb_gtsv_solve(hb_context_t ctx, const hb_gtsv_problem_t *problem)
 
 /* ---- the cuSPARSE-style entry points: one problem each ---- */
 
-static hb_status_t shape_bytes(hb_context_t ctx, hb_precision_t precision, hb_gtsv_algo_t algo,
+static hb_status_t shape_bytes(hb_context_t *ctx, hb_precision_t precision, hb_gtsv_algo_t algo,
                                int m, int vbatch, hb_layout_t layout, int batch_count,
                                int batch_stride, size_t *bytes)
 {
@@ -551,28 +552,28 @@ static hb_status_t shape_bytes(hb_context_t ctx, hb_precision_t precision, hb_gt
     return hb_gtsv_buffer_size(ctx, &p, bytes);
 }
 
-hb_status_t hb_dgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
+hb_status_t hb_dgtsv_batch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m,
                                        hb_layout_t layout, int batch_count, int batch_stride,
                                        size_t *bytes)
 {
     return shape_bytes(ctx, HB_FLOAT64, algo, m, 0, layout, batch_count, batch_stride, bytes);
 }
 
-hb_status_t hb_sgtsv_batch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m,
+hb_status_t hb_sgtsv_batch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m,
                                        hb_layout_t layout, int batch_count, int batch_stride,
                                        size_t *bytes)
 {
     return shape_bytes(ctx, HB_FLOAT32, algo, m, 0, layout, batch_count, batch_stride, bytes);
 }
 
-hb_status_t hb_dgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
+hb_status_t hb_dgtsv_vbatch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max,
                                         hb_layout_t layout, int batch_count, int batch_stride,
                                         size_t *bytes)
 {
     return shape_bytes(ctx, HB_FLOAT64, algo, m_max, 1, layout, batch_count, batch_stride, bytes);
 }
 
-hb_status_t hb_sgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max,
+hb_status_t hb_sgtsv_vbatch_buffer_size(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max,
                                         hb_layout_t layout, int batch_count, int batch_stride,
                                         size_t *bytes)
 {
@@ -580,7 +581,7 @@ hb_status_t hb_sgtsv_vbatch_buffer_size(hb_context_t ctx, hb_gtsv_algo_t algo, i
 }
 
 /* Builds the problem of one cuSPARSE-style call and solves it. */
-static hb_status_t solve_args(hb_context_t ctx, hb_precision_t precision, hb_gtsv_algo_t algo,
+static hb_status_t solve_args(hb_context_t *ctx, hb_precision_t precision, hb_gtsv_algo_t algo,
                               int m, const int *sizes, const void *dl, const void *d,
                               const void *du, const void *b, void *x, hb_layout_t layout,
                               int batch_count, int batch_stride, unsigned flags, void *buffer)
@@ -602,7 +603,7 @@ static hb_status_t solve_args(hb_context_t ctx, hb_precision_t precision, hb_gts
     return hb_gtsv_solve(ctx, &p);
 }
 
-hb_status_t hb_dgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const double *dl,
+hb_status_t hb_dgtsv_batch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m, const double *dl,
                            const double *d, const double *du, const double *b, double *x,
                            hb_layout_t layout, int batch_count, int batch_stride,
                            unsigned flags, void *buffer)
@@ -611,7 +612,7 @@ hb_status_t hb_dgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const d
                       batch_stride, flags, buffer);
 }
 
-hb_status_t hb_sgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const float *dl,
+hb_status_t hb_sgtsv_batch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m, const float *dl,
                            const float *d, const float *du, const float *b, float *x,
                            hb_layout_t layout, int batch_count, int batch_stride,
                            unsigned flags, void *buffer)
@@ -620,7 +621,7 @@ hb_status_t hb_sgtsv_batch(hb_context_t ctx, hb_gtsv_algo_t algo, int m, const f
                       batch_stride, flags, buffer);
 }
 
-hb_status_t hb_dgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+hb_status_t hb_dgtsv_vbatch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
                             const double *dl, const double *d, const double *du,
                             const double *b, double *x, hb_layout_t layout, int batch_count,
                             int batch_stride, unsigned flags, void *buffer)
@@ -631,7 +632,7 @@ hb_status_t hb_dgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, co
                       batch_stride, flags, buffer);
 }
 
-hb_status_t hb_sgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
+hb_status_t hb_sgtsv_vbatch(hb_context_t *ctx, hb_gtsv_algo_t algo, int m_max, const int *sizes,
                             const float *dl, const float *d, const float *du, const float *b,
                             float *x, hb_layout_t layout, int batch_count, int batch_stride,
                             unsigned flags, void *buffer)
@@ -644,7 +645,7 @@ hb_status_t hb_sgtsv_vbatch(hb_context_t ctx, hb_gtsv_algo_t algo, int m_max, co
 
 /* ---- timing ---- */
 
-hb_status_t hb_gtsv_benchmark(hb_context_t ctx, const hb_gtsv_problem_t *problems,
+hb_status_t hb_gtsv_benchmark(hb_context_t *ctx, const hb_gtsv_problem_t *problems,
                               int n_problems, int repeats, double *seconds)
 {
     static const char fn[] = "hb_gtsv_benchmark";
@@ -689,7 +690,7 @@ hb_status_t hb_gtsv_benchmark(hb_context_t ctx, const hb_gtsv_problem_t *problem
 
 /* ---- memory of the context's backend ---- */
 
-hb_status_t hb_device_malloc(hb_context_t ctx, size_t bytes, void **ptr)
+hb_status_t hb_device_malloc(hb_context_t *ctx, size_t bytes, void **ptr)
 {
     static const char fn[] = "hb_device_malloc";
     hb_clear_error();
@@ -704,7 +705,7 @@ hb_status_t hb_device_malloc(hb_context_t ctx, size_t bytes, void **ptr)
     return *ptr ? HB_SUCCESS : hb_fail(HB_ERR_ALLOC, "%s: out of memory for %zu bytes", fn, bytes);
 }
 
-hb_status_t hb_device_free(hb_context_t ctx, void *ptr)
+hb_status_t hb_device_free(hb_context_t *ctx, void *ptr)
 {
     hb_clear_error();
     if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "hb_device_free: ctx is NULL");
@@ -715,7 +716,7 @@ hb_status_t hb_device_free(hb_context_t ctx, void *ptr)
     return HB_SUCCESS;
 }
 
-static hb_status_t copy(const char *fn, hb_context_t ctx, void *dst, const void *src,
+static hb_status_t copy(const char *fn, hb_context_t *ctx, void *dst, const void *src,
                         size_t bytes, int to_device)
 {
     hb_clear_error();
@@ -732,12 +733,12 @@ static hb_status_t copy(const char *fn, hb_context_t ctx, void *dst, const void 
     return HB_SUCCESS;
 }
 
-hb_status_t hb_memcpy_to_device(hb_context_t ctx, void *dst, const void *src, size_t bytes)
+hb_status_t hb_memcpy_to_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes)
 {
     return copy("hb_memcpy_to_device", ctx, dst, src, bytes, 1);
 }
 
-hb_status_t hb_memcpy_from_device(hb_context_t ctx, void *dst, const void *src, size_t bytes)
+hb_status_t hb_memcpy_from_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes)
 {
     return copy("hb_memcpy_from_device", ctx, dst, src, bytes, 0);
 }

@@ -104,7 +104,7 @@ static void solve_unit(const batch_job_t *job, int w)
                    job->l + base, job->d + base, job->rhs + base);
 }
 
-hb_status_t hb_hines_solve_batch(hb_context_t ctx, int m, const int *parent, const double *u,
+hb_status_t hb_hines_solve_batch(hb_context_t *ctx, int m, const int *parent, const double *u,
                                  const double *l, double *d, double *rhs, hb_layout_t layout,
                                  int block_size, int batch_count)
 {

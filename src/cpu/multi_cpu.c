@@ -32,7 +32,7 @@ static void run_level(const hb_multi_view_t *v, int h, branch_fn fn)
     for (int b = v->level_branch[h]; b < v->level_branch[h + 1]; ++b) fn(v, h, b);
 }
 
-static int omp_threads(hb_context_t ctx)
+static int omp_threads(hb_context_t *ctx)
 {
 #ifdef HB_HAVE_OPENMP
     if (ctx->backend == HB_BACKEND_OMP) return ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
@@ -42,7 +42,7 @@ static int omp_threads(hb_context_t ctx)
     return 1;
 }
 
-void hb_multi_cpu_solve(hb_context_t ctx, const hb_multi_view_t *v)
+void hb_multi_cpu_solve(hb_context_t *ctx, const hb_multi_view_t *v)
 {
 #ifdef HB_HAVE_OPENMP
     const int threads = omp_threads(ctx);
@@ -90,7 +90,7 @@ static void solve_group(const hb_multi_plan_t *p, int g, const double *u, double
     hb_multi_cpu_solve_view(&v);
 }
 
-hb_status_t hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *p,
+hb_status_t hb_multi_cpu_solve_grouped(hb_context_t *ctx, const hb_multi_plan_t *p,
                                        const double *u, double *l, double *d, double *rhs)
 {
     const int threads = omp_threads(ctx);
@@ -116,7 +116,7 @@ hb_status_t hb_multi_cpu_solve_grouped(hb_context_t ctx, const hb_multi_plan_t *
     return HB_SUCCESS;
 }
 
-hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t *s,
+hb_status_t hb_multi_cpu_solve_shapes(hb_context_t *ctx, const hb_multi_shapes_t *s,
                                       const double *u, const double *l, const double *d,
                                       double *rhs)
 {
@@ -167,7 +167,7 @@ hb_status_t hb_multi_cpu_solve_shapes(hb_context_t ctx, const hb_multi_shapes_t 
     return HB_SUCCESS;
 }
 
-void hb_multi_cpu_solve_cells(hb_context_t ctx, int n_cells, const int *m, const size_t *first,
+void hb_multi_cpu_solve_cells(hb_context_t *ctx, int n_cells, const int *m, const size_t *first,
                               const int *parent, const double *u, const double *l, double *d,
                               double *rhs)
 {

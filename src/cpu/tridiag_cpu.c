@@ -145,7 +145,7 @@ static void run_unit(const job_t *job, int w, double *ws)
         thomas_unit(job, s0, left < job->lanes ? left : job->lanes, ws);
 }
 
-hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
+hb_status_t hb_gtsv_cpu_solve(hb_context_t *ctx, const hb_gtsv_problem_t *p,
                               const hb_gtsv_plan_t *plan)
 {
     const hb_gtsv_algo_t algo = plan->algo;

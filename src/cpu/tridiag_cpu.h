@@ -236,14 +236,14 @@ HB_TD_INLINE void hb_td_thomas_step(double dl, double d, double du, double b, do
 
 /* ---- CPU backends (tridiag_cpu.c); arguments already checked ---- */
 
-hb_status_t hb_gtsv_cpu_solve(hb_context_t ctx, const hb_gtsv_problem_t *p,
+hb_status_t hb_gtsv_cpu_solve(hb_context_t *ctx, const hb_gtsv_problem_t *p,
                               const hb_gtsv_plan_t *plan);
 
 /* ---- src/core/tridiag.c ---- */
 
 /* The plan hb_gtsv_solve runs for a problem (the rule, then the tuning
  * override; shape checked as by hb_gtsv_describe, data pointers unused). */
-hb_status_t hb_gtsv_make_plan(hb_context_t ctx, const hb_gtsv_problem_t *problem,
+hb_status_t hb_gtsv_make_plan(hb_context_t *ctx, const hb_gtsv_problem_t *problem,
                               hb_gtsv_plan_t *plan);
 
 #endif

@@ -152,9 +152,9 @@ hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *
     return HB_SUCCESS;
 }
 
-void hb_model_destroy(hb_model_t *model)
+hb_status_t hb_model_destroy(hb_model_t *model)
 {
-    if (!model) return;
+    if (!model) return HB_SUCCESS;
     for (int p = 0; p < model->n_probes; p++) free(model->probes[p].name);
     free(model->probes);
     free(model->iclamps);
@@ -165,6 +165,7 @@ void hb_model_destroy(hb_model_t *model)
     free(model->hh);
     hb_cable_destroy(model->cable);
     free(model);
+    return HB_SUCCESS;
 }
 
 const hb_cable_t *hb_model_cable(const hb_model_t *model) { return model ? model->cable : NULL; }

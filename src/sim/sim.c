@@ -65,7 +65,7 @@ struct hb_sim {
     size_t scratch_size; /* per thread: d and rhs of one block */
     double *scratch;
     hb_hh_table_t table;
-    hb_context_t ctx;
+    hb_context_t *ctx;
     hb_backend_t backend; /* resolved */
     int n_probes;
     hb_probe_t *probes;   /* nodes local to the cell, names owned */
@@ -595,7 +595,7 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     s->cells = malloc((size_t)n_cells * sizeof *s->cells);
     if (!s->cells) status = hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
     else memcpy(s->cells, cells, (size_t)n_cells * sizeof *s->cells);
-    if (status == HB_SUCCESS) status = hb_context_create(&s->ctx, options->backend);
+    if (status == HB_SUCCESS) status = hb_context_create(options->backend, &s->ctx);
     if (status == HB_SUCCESS) {
         s->backend = hb_context_backend(s->ctx);
         if (s->backend == HB_BACKEND_OMP && options->threads > 0)
@@ -619,9 +619,9 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     return HB_SUCCESS;
 }
 
-void hb_sim_destroy(hb_sim_t *sim)
+hb_status_t hb_sim_destroy(hb_sim_t *sim)
 {
-    if (!sim) return;
+    if (!sim) return HB_SUCCESS;
 #ifdef HB_HAVE_CUDA
     hb_cuda_sim_destroy(sim->gpu);
 #endif
@@ -650,6 +650,7 @@ void hb_sim_destroy(hb_sim_t *sim)
     if (sim->ctx) hb_context_destroy(sim->ctx);
     hb_sim_owned_free(&sim->owned);
     free(sim);
+    return HB_SUCCESS;
 }
 
 static double probe_v(const hb_sim_t *sim, int p)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "core/bench.h"
 #include "hinesbatch.h"
 #include "test_random.h"
 
@@ -83,7 +84,7 @@ static void free_problem(problem_t *p)
 }
 
 /* max over systems of ||x - x_cpu||_inf / ||x_cpu||_inf, checked < 1e-12. */
-static double compare(const problem_t *p, hb_batch_t batch, const char *what)
+static double compare(const problem_t *p, hb_batch_t *batch, const char *what)
 {
     double *x = malloc((size_t)p->m * sizeof *x), worst = 0.0;
     for (int s = 0; s < p->cells; s++) {
@@ -104,7 +105,7 @@ static double compare(const problem_t *p, hb_batch_t batch, const char *what)
     return worst;
 }
 
-static void run_algorithms(hb_context_t ctx, const problem_t *p, const char *name)
+static void run_algorithms(hb_context_t *ctx, const problem_t *p, const char *name)
 {
     static const struct {
         hb_layout_t layout;
@@ -112,7 +113,7 @@ static void run_algorithms(hb_context_t ctx, const problem_t *p, const char *nam
     } layouts[] = {{HB_LAYOUT_FLAT, 1},   {HB_LAYOUT_INTERLEAVED, 1}, {HB_LAYOUT_BLOCK, 32},
                    {HB_LAYOUT_BLOCK, 64}, {HB_LAYOUT_BLOCK, 7},       {HB_LAYOUT_BLOCK, 128}};
     for (size_t k = 0; k < sizeof layouts / sizeof *layouts; k++) {
-        hb_batch_t batch, source;
+        hb_batch_t *batch, *source;
         CHECK_OK(hb_batch_create(ctx, p->m, p->parent, p->cells, layouts[k].layout, layouts[k].bs,
                                  &source));
         CHECK_OK(hb_batch_create(ctx, p->m, p->parent, p->cells, layouts[k].layout, layouts[k].bs,
@@ -172,7 +173,7 @@ static void run_algorithms(hb_context_t ctx, const problem_t *p, const char *nam
 }
 
 /* The raw host-array entry point on CUDA, against the CPU. */
-static void run_host_arrays(hb_context_t ctx, const problem_t *p)
+static void run_host_arrays(hb_context_t *ctx, const problem_t *p)
 {
     const int n = p->cells, m = p->m;
     size_t size = hb_layout_size(HB_LAYOUT_INTERLEAVED, m, n, 1);
@@ -216,8 +217,8 @@ int main(int argc, char **argv)
     rng_state = test_seed("test_gpu_hines");
 
     CHECKF(hb_backend_available(HB_BACKEND_CUDA), "no CUDA device: this test needs one");
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_CUDA));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_CUDA, &ctx));
     if (!ctx) return check_summary("gpu_hines");
     printf("device: %s, %d visible\n", hb_context_device_name(ctx), hb_context_devices(ctx));
 
@@ -271,7 +272,7 @@ int main(int argc, char **argv)
     /* A kernel the layout cannot take is refused with a reason. */
     {
         int parent[3] = {-1, 0, 1};
-        hb_batch_t batch;
+        hb_batch_t *batch;
         CHECK_OK(hb_batch_create(ctx, 3, parent, 10, HB_LAYOUT_FLAT, 1, &batch));
         CHECK_OK(hb_batch_set_algorithm(batch, HB_HINES_ALGO_BLOCK_SHARED));
         CHECK(hb_batch_solve(batch) == HB_ERR_NOT_SUPPORTED);

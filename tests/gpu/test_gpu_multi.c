@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "fig14_cells.h" /* tools/ */
+#include "core/bench.h"
 #include "hinesbatch.h"
 #include "test_random.h"
 
@@ -149,7 +150,7 @@ static void cell_copy(batch_t *b, int to, int from)
 }
 
 /* Results of one solve, cell after cell (caller frees). NaN-poisoned before reading. */
-static double *read_solution(hb_multi_t mb, const batch_t *b)
+static double *read_solution(hb_multi_t *mb, const batch_t *b)
 {
     double *x = malloc(b->rows * sizeof *x);
     size_t off = 0;
@@ -185,7 +186,7 @@ static double compare(const batch_t *b, const double *x, const char *what)
     return worst;
 }
 
-static void set_all(hb_multi_t mb, const batch_t *b)
+static void set_all(hb_multi_t *mb, const batch_t *b)
 {
     for (int c = 0; c < b->n; ++c)
         CHECK_OK(hb_multi_set(mb, c, b->u[c], b->l[c], b->d[c], b->rhs[c]));
@@ -202,9 +203,9 @@ static hb_multi_algo_t auto_expected(const hb_multi_info_t *info, int max_m)
 }
 
 /* Every algorithm on one batch. */
-static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
+static void run_batch(hb_context_t *ctx, const batch_t *b, const char *name)
 {
-    hb_multi_t mb = NULL;
+    hb_multi_t *mb = NULL;
     CHECK_OK(hb_multi_create(ctx, b->n, b->m, (const int *const *)b->parent, &mb));
     if (!mb) return;
     hb_multi_info_t info;
@@ -289,7 +290,7 @@ static void run_batch(hb_context_t ctx, const batch_t *b, const char *name)
     CHECK_OK(hb_multi_destroy(mb));
 }
 
-static void test_random(hb_context_t ctx)
+static void test_random(hb_context_t *ctx)
 {
     static const int sizes[] = {1, 2, 3, 5, 17, 64, 200, 1000, 5000};
     for (int round = 0; round < 4; ++round) {
@@ -320,7 +321,7 @@ static void test_random(hb_context_t ctx)
  * what CUDA 13.0's ptxas once miscompiled in GROUPED (chains of 1,001-2,000 rows solved
  * wrongly or faulting; multi_cuda.cu, grouped_levels).
  */
-static void test_chains(hb_context_t ctx)
+static void test_chains(hb_context_t *ctx)
 {
     static const int lengths[] = {1001, 1500, 2000, 4000};
     for (int k = 0; k < 5; ++k) {
@@ -343,7 +344,7 @@ static void test_chains(hb_context_t ctx)
     }
 }
 
-static void test_fig14(hb_context_t ctx)
+static void test_fig14(hb_context_t *ctx)
 {
     batch_t b;
     batch_init(&b, 3 * 700);
@@ -363,7 +364,7 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* Every real cell (whole and cut to half) once, then cycled to `cycled` cells. */
-static void test_real(hb_context_t ctx, const char *dir, hb_cpolicy_t policy, int cycled)
+static void test_real(hb_context_t *ctx, const char *dir, hb_cpolicy_t policy, int cycled)
 {
     DIR *dp = opendir(dir);
     CHECKF(dp != NULL, "cannot open %s", dir);
@@ -450,8 +451,8 @@ int main(int argc, char **argv)
     const unsigned parts = parts_of(getenv("HB_TEST_PARTS"));
     rng_state = test_seed("test_gpu_multi");
     CHECKF(hb_backend_available(HB_BACKEND_CUDA), "no CUDA device: this test needs one");
-    hb_context_t ctx = NULL;
-    CHECK_OK(hb_context_create(&ctx, HB_BACKEND_CUDA));
+    hb_context_t *ctx = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_CUDA, &ctx));
     if (!ctx) return check_summary("gpu_multi");
     printf("device: %s\n", hb_context_device_name(ctx));
     if (parts & PART_CHAINS) test_chains(ctx);

@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "cpu/tridiag_cpu.h" /* hb_td_partition_smem: the plan's cluster limit */
+#include "core/bench.h"
 #include "hinesbatch.h"
 #include "test_tridiag_common.h"
 #include "test_random.h"
@@ -97,7 +98,7 @@ static void free_case(case_t *c)
     free(c->p.x);
 }
 
-static int upload(hb_context_t gpu, case_t *c)
+static int upload(hb_context_t *gpu, case_t *c)
 {
     const void *host[5] = {c->p.dl, c->p.d, c->p.du, c->p.b, c->p.x};
     const size_t bytes = c->n * c->esize;
@@ -119,7 +120,7 @@ static int upload(hb_context_t gpu, case_t *c)
     return 1;
 }
 
-static void release(hb_context_t gpu, case_t *c)
+static void release(hb_context_t *gpu, case_t *c)
 {
     for (int k = 0; k < 5; ++k)
         if (c->dev[k]) CHECK_OK(hb_device_free(gpu, c->dev[k]));
@@ -157,7 +158,7 @@ static size_t compare(const void *gpu_x, const void *cpu_x, hb_precision_t prec,
     return bad;
 }
 
-static void run_case(hb_context_t gpu, hb_context_t cpu, int m, int count, int variable,
+static void run_case(hb_context_t *gpu, hb_context_t *cpu, int m, int count, int variable,
                      hb_layout_t layout, hb_precision_t prec)
 {
     case_t c;
@@ -243,7 +244,7 @@ done:
 
 /* run_case for m x count in every combination: fixed and variable sizes, flat and
  * interleaved, fp64 and fp32. */
-static void run_cases(hb_context_t gpu, hb_context_t cpu, int m, int count)
+static void run_cases(hb_context_t *gpu, hb_context_t *cpu, int m, int count)
 {
     for (int variable = 0; variable <= 1; ++variable)
         for (int layout = 0; layout <= 1; ++layout)
@@ -254,7 +255,7 @@ static void run_cases(hb_context_t gpu, hb_context_t cpu, int m, int count)
 }
 
 /* The plan text of an interleaved partition solve of m x count on the GPU. */
-static void describe_interleaved(hb_context_t gpu, hb_precision_t prec, int m, int count,
+static void describe_interleaved(hb_context_t *gpu, hb_precision_t prec, int m, int count,
                                  char *plan, size_t size)
 {
     const hb_gtsv_problem_t probe = {.precision = prec,
@@ -275,7 +276,7 @@ static void use_tuning(const char *spec)
 
 /* The interleaved partition plan of m x count under `tuning` names `want`, and `also`
  * where given. */
-static void expect_plan(hb_context_t gpu, hb_precision_t prec, int m, int count,
+static void expect_plan(hb_context_t *gpu, hb_precision_t prec, int m, int count,
                         const char *tuning, const char *want, const char *also)
 {
     char plan[192];
@@ -289,12 +290,11 @@ int main(void)
     /* line by line: a run stopped by a time limit (run_sanitizer.sh) still shows its progress */
     setvbuf(stdout, NULL, _IOLBF, 0);
     rng_state = test_seed("test_gpu_tridiag");
-    hb_context_t gpu = NULL, cpu = NULL;
-    CHECK_OK(hb_context_create(&gpu, HB_BACKEND_CUDA));
+    hb_context_t *gpu = NULL, *cpu = NULL;
+    CHECK_OK(hb_context_create(HB_BACKEND_CUDA, &gpu));
     /* The CPU twin on every core where OpenMP is built in (its work units never
      * share a system: the same results as sequential, in a fraction of the time). */
-    CHECK_OK(hb_context_create(
-        &cpu, hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ));
+    CHECK_OK(hb_context_create(hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ, &cpu));
     if (!gpu || !cpu) return check_summary("test_gpu_tridiag");
     printf("device: %s\n", hb_context_device_name(gpu));
     /* HB_TEST_CASE="m,count,variable,interleaved,fp32,trials[,tuning]": that case alone,
