@@ -5,7 +5,7 @@
 #include "core/bench.h"
 #include "context.h"
 #include "cpu/hines_cpu.h"
-#include "status.h"
+#include "common/status.h"
 
 #ifdef HB_HAVE_CUDA
 #include "cuda/backend_cuda.h"

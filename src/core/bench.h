@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "backend/tuning.h"
 #include "hinesbatch.h"
 
 /*
@@ -69,5 +70,16 @@ hb_status_t hb_gtsv_benchmark(hb_context_t *ctx, const hb_gtsv_problem_t *proble
  * Afterwards the batch holds the last solve's result.
  */
 hb_status_t hb_multi_benchmark(hb_multi_t *multi, int repeats, double *seconds);
+
+/*
+ * Measurement overrides of the kernels' shapes on this context (docs/tuning.md): a
+ * comma-separated list of key=value, "" or NULL for the library's rules. A bad key or value
+ * is HB_ERR_INVALID_VALUE naming it and what it takes; the context's tuning is then unchanged.
+ * Batches read it when they are made, tridiagonal solves at each solve.
+ */
+hb_status_t hb_context_set_tuning(hb_context_t *ctx, const char *spec);
+/* The rules' tuning (every override unset), and the parser behind the call above. */
+void hb_tuning_default(hb_tuning_t *tuning);
+hb_status_t hb_tuning_parse(const char *spec, hb_tuning_t *tuning);
 
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "morphology.h"
-#include "status.h"
+#include "common/status.h"
 
 #define HB_PI 3.14159265358979323846
 /* NEURON's nominal area for rows of zero-area nodes [um^2]. */

@@ -1,18 +1,10 @@
-#include "core/bench.h"
-#include "context.h"
-
-#ifdef HB_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "core/context.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "status.h"
-
-#ifdef HB_HAVE_CUDA
-#include "cuda/backend_cuda.h"
-#endif
+#include "common/status.h"
+#include "core/bench.h"
+#include "registry/registry.h"
 
 static int backend_valid(hb_backend_t backend)
 {
@@ -27,24 +19,7 @@ const char *hb_backend_name(hb_backend_t backend)
 
 int hb_backend_available(hb_backend_t backend)
 {
-    switch (backend) {
-    case HB_BACKEND_SEQ:
-    case HB_BACKEND_BEST: /* always resolves to something */
-        return 1;
-    case HB_BACKEND_OMP:
-#ifdef HB_HAVE_OPENMP
-        return 1;
-#else
-        return 0;
-#endif
-    case HB_BACKEND_CUDA:
-#ifdef HB_HAVE_CUDA
-        return hb_cuda_device_available();
-#else
-        return 0;
-#endif
-    }
-    return 0;
+    return backend_valid(backend) && hb_registry_available(backend);
 }
 
 static hb_backend_t resolve_best(void)
@@ -63,7 +38,8 @@ hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx)
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "hb_context_create: backend = %d is not an hb_backend_t", (int)backend);
     if (backend == HB_BACKEND_BEST) backend = resolve_best();
-    if (!hb_backend_available(backend))
+    const hb_backend_ops_t *ops = hb_registry_ops(backend);
+    if (!ops)
         return hb_fail(HB_ERR_NOT_SUPPORTED,
                        "hb_context_create: backend '%s' is not available (%s)",
                        hb_backend_name(backend),
@@ -73,15 +49,13 @@ hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx)
     struct hb_context *c = calloc(1, sizeof *c);
     if (!c) return hb_fail(HB_ERR_ALLOC, "hb_context_create: out of memory");
     c->backend = backend;
-#ifdef HB_HAVE_CUDA
-    if (backend == HB_BACKEND_CUDA) {
-        hb_status_t status = hb_cuda_context_create((hb_cuda_context_t **)&c->device);
-        if (status != HB_SUCCESS) {
-            free(c);
-            return status;
-        }
+    c->ops = ops;
+    hb_tuning_default(&c->tuning);
+    hb_status_t status = ops->device->context_create(&c->device);
+    if (status != HB_SUCCESS) {
+        free(c);
+        return status;
     }
-#endif
     *ctx = c;
     return HB_SUCCESS;
 }
@@ -89,9 +63,8 @@ hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx)
 hb_status_t hb_context_destroy(hb_context_t *ctx)
 {
     hb_clear_error();
-#ifdef HB_HAVE_CUDA
-    if (ctx) hb_cuda_context_destroy((hb_cuda_context_t *)ctx->device);
-#endif
+    if (!ctx) return HB_SUCCESS;
+    ctx->ops->device->context_destroy(ctx->device);
     free(ctx);
     return HB_SUCCESS;
 }
@@ -118,42 +91,18 @@ int hb_context_threads(const hb_context_t *ctx)
 {
     if (!ctx) return -1;
     if (ctx->backend != HB_BACKEND_OMP) return 1;
-#ifdef HB_HAVE_OPENMP
-    if (ctx->threads == 0) return omp_get_max_threads();
-#endif
+    if (ctx->threads == 0) return ctx->ops->device->default_threads();
     return ctx->threads;
 }
 
 int hb_context_devices(const hb_context_t *ctx)
 {
-#ifdef HB_HAVE_CUDA
-    if (ctx && ctx->backend == HB_BACKEND_CUDA)
-        return hb_cuda_context_devices((const hb_cuda_context_t *)ctx->device);
-#endif
-    (void)ctx;
-    return 0;
+    return ctx ? ctx->ops->device->devices(ctx->device) : 0;
 }
 
 const char *hb_context_device_name(const hb_context_t *ctx)
 {
-#ifdef HB_HAVE_CUDA
-    if (ctx && ctx->backend == HB_BACKEND_CUDA)
-        return hb_cuda_context_device_name((const hb_cuda_context_t *)ctx->device);
-#endif
-    (void)ctx;
-    return "cpu";
-}
-
-/* Median of a few timings (sorted in place). */
-static double median_of(double *t, int n)
-{
-    for (int i = 1; i < n; ++i)
-        for (int j = i; j > 0 && t[j] < t[j - 1]; --j) {
-            double x = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = x;
-        }
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    return ctx ? ctx->ops->device->device_name(ctx->device) : "cpu";
 }
 
 hb_status_t hb_context_copy_bandwidth(hb_context_t *ctx, size_t bytes, int repeats,
@@ -165,31 +114,44 @@ hb_status_t hb_context_copy_bandwidth(hb_context_t *ctx, size_t bytes, int repea
     if (bytes < 1024 || repeats < 1 || repeats > 1000)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: %zu bytes, %d repeats; expected >= 1024 bytes "
                        "and 1..1000 repeats", fn, bytes, repeats);
-#ifdef HB_HAVE_CUDA
-    if (ctx->backend == HB_BACKEND_CUDA)
-        return hb_cuda_copy_bandwidth((hb_cuda_context_t *)ctx->device, bytes, repeats,
-                                      bytes_per_second);
-#endif
-    char *a = malloc(bytes), *b = malloc(bytes);
-    double *t = malloc((size_t)repeats * sizeof *t);
-    if (!a || !b || !t) {
-        free(a);
-        free(b);
-        free(t);
-        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %zu bytes", fn, bytes);
-    }
-    memset(a, 0x3f, bytes);
-    memset(b, 0, bytes);
-    for (int k = -1; k < repeats; ++k) {
-        double t0 = hb_clock_seconds();
-        memcpy(b, a, bytes);
-        double dt = hb_clock_seconds() - t0;
-        if (k >= 0) t[k] = dt;
-        a[k & 1023] ^= b[bytes - 1]; /* keep the copies observable */
-    }
-    *bytes_per_second = 2.0 * (double)bytes / median_of(t, repeats);
-    free(a);
-    free(b);
-    free(t);
-    return HB_SUCCESS;
+    return ctx->ops->device->copy_bandwidth(ctx->device, bytes, repeats, bytes_per_second);
+}
+
+/* ---- memory of the context's backend ---- */
+
+hb_status_t hb_device_malloc(hb_context_t *ctx, size_t bytes, void **ptr)
+{
+    static const char fn[] = "hb_device_malloc";
+    hb_clear_error();
+    if (!ctx || !ptr) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx and ptr must not be NULL", fn);
+    *ptr = NULL;
+    if (bytes == 0) return hb_fail(HB_ERR_INVALID_VALUE, "%s: bytes = 0", fn);
+    return ctx->ops->device->alloc(ctx->device, bytes, ptr);
+}
+
+hb_status_t hb_device_free(hb_context_t *ctx, void *ptr)
+{
+    hb_clear_error();
+    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "hb_device_free: ctx is NULL");
+    return ctx->ops->device->release(ctx->device, ptr);
+}
+
+static hb_status_t copy(const char *fn, hb_context_t *ctx, void *dst, const void *src,
+                        size_t bytes, int to_device)
+{
+    hb_clear_error();
+    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx is NULL", fn);
+    if (bytes == 0) return HB_SUCCESS;
+    if (!dst || !src) return hb_fail(HB_ERR_INVALID_VALUE, "%s: dst and src must not be NULL", fn);
+    return ctx->ops->device->copy(ctx->device, dst, src, bytes, to_device);
+}
+
+hb_status_t hb_memcpy_to_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes)
+{
+    return copy("hb_memcpy_to_device", ctx, dst, src, bytes, 1);
+}
+
+hb_status_t hb_memcpy_from_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes)
+{
+    return copy("hb_memcpy_from_device", ctx, dst, src, bytes, 0);
 }

@@ -1,17 +1,11 @@
 /*
- * Internal view of an execution context. Backends read it; a CUDA backend
- * extends it through `device` (its own state) rather than a second struct.
+ * The core's view of a context: struct hb_context is the seam's (backend/backend.h), its
+ * backend's tables come from the registry.
  */
 #ifndef HB_CORE_CONTEXT_H
 #define HB_CORE_CONTEXT_H
 
+#include "backend/backend.h"
 #include "hinesbatch.h"
-
-struct hb_context {
-    hb_backend_t backend; /* resolved at create: never HB_BACKEND_BEST */
-    int threads;          /* OMP backend: 0 = OpenMP's default */
-    void *device;         /* CUDA backend state; NULL for the CPU backends */
-};
-
 
 #endif

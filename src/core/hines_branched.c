@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/hines_branched.h"
-#include "core/status.h"
+#include "common/status.h"
 #include "cpu/hines_cpu.h"
 
 /* Root of x's set, with path halving. */

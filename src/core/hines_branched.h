@@ -171,7 +171,7 @@ typedef struct {
     size_t bytes;  /* all of it */
 } hb_branched_layout_t;
 
-HB_TD_INLINE hb_branched_layout_t hb_branched_layout(int m, int couplings, int lanes, size_t words,
+HB_HOSTDEV hb_branched_layout_t hb_branched_layout(int m, int couplings, int lanes, size_t words,
                                                      int uniform)
 {
     hb_branched_layout_t a;
@@ -183,7 +183,7 @@ HB_TD_INLINE hb_branched_layout_t hb_branched_layout(int m, int couplings, int l
 }
 
 /* Lane k's view of a block's staged data `smem`. */
-HB_TD_INLINE hb_branched_lane_t hb_branched_lane(double *smem, const hb_branched_layout_t *a,
+HB_HOSTDEV hb_branched_lane_t hb_branched_lane(double *smem, const hb_branched_layout_t *a,
                                                  int lanes, int uniform, int k)
 {
     hb_branched_lane_t v;
@@ -205,7 +205,7 @@ typedef struct {
 
 #define HB_BRANCHED_HEADER 4 /* words: n_stages, n_tasks, n_gathers, n_items */
 
-HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, const int *tables)
+HB_HOSTDEV hb_branched_tables_t hb_branched_tables_at(int m, const int *tables)
 {
     hb_branched_tables_t t;
     const int n_stages = tables[0], n_tasks = tables[1], n_gathers = tables[2], n_items = tables[3];
@@ -224,7 +224,7 @@ HB_TD_INLINE hb_branched_tables_t hb_branched_tables_at(int m, const int *tables
 
 /* Lane v's (u, l) for op `op`: with `split` (a plan with split chains), a separator's from its
  * coupling node, else the row's own. */
-HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
+HB_HOSTDEV hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
                                                   hb_branched_op_t op, int m, int split)
 {
     if (!split) return HB_BRANCHED_UL(v, op.row);
@@ -247,7 +247,7 @@ HB_TD_INLINE hb_branched_pair_t hb_branched_op_ul(const hb_branched_lane_t *v,
  * the row between carries its update), the ops three ahead. The last row stands in for rows
  * past the end.
  */
-HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+HB_HOSTDEV void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                         int task, int sink, int split)
 {
     for (int g = t->task_gather[task]; g < t->task_gather[task + 1]; ++g) {
@@ -303,7 +303,7 @@ HB_TD_INLINE void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_
  * c' is 0). x replaces y'. Without branches; the row two ahead is read after this row's store
  * (its parent may be this row), the ops three ahead.
  */
-HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t,
+HB_HOSTDEV void hb_branched_substitute(const hb_branched_tables_t *t,
                                          const hb_branched_lane_t *v, int task)
 {
     const int begin = t->task_op[task];
@@ -338,7 +338,7 @@ HB_TD_INLINE void hb_branched_substitute(const hb_branched_tables_t *t,
  * B's (.x), the upper separator's coefficient in S's row to S's (.y). Items of one stage touch
  * disjoint words.
  */
-HB_TD_INLINE void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+HB_HOSTDEV void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                      int q)
 {
     const hb_branched_item_t it = t->items[q];
@@ -386,7 +386,7 @@ HB_TD_INLINE void hb_branched_reduce(const hb_branched_tables_t *t, const hb_bra
  * below S solved from x_B and x_S (the separators' x, known now), a Thomas sweep up with
  * u_B x_B moved to the right-hand side and back down. x replaces the chunk's rhs.
  */
-HB_TD_INLINE void hb_branched_finish(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
+HB_HOSTDEV void hb_branched_finish(const hb_branched_tables_t *t, const hb_branched_lane_t *v,
                                      int q)
 {
     const hb_branched_item_t it = t->items[q];
@@ -418,14 +418,14 @@ HB_TD_INLINE void hb_branched_finish(const hb_branched_tables_t *t, const hb_bra
  * without items: on an H100 the separators' load and the items' code, present in the same
  * function, made plans without split chains 2-20% slower (docs/gpu.md, "Split chains").
  */
-HB_TD_INLINE int hb_branched_first_item(const hb_branched_tables_t *t, int s, int first,
+HB_HOSTDEV int hb_branched_first_item(const hb_branched_tables_t *t, int s, int first,
                                         int workers)
 {
     const int tasks = t->stage_task[s + 1] - t->stage_task[s];
     return ((first - tasks) % workers + workers) % workers;
 }
 
-HB_TD_INLINE void hb_branched_eliminate_stage(const hb_branched_tables_t *t,
+HB_HOSTDEV void hb_branched_eliminate_stage(const hb_branched_tables_t *t,
                                               const hb_branched_lane_t *v, int s, int first,
                                               int workers, int split)
 {
@@ -437,7 +437,7 @@ HB_TD_INLINE void hb_branched_eliminate_stage(const hb_branched_tables_t *t,
         hb_branched_reduce(t, v, q);
 }
 
-HB_TD_INLINE void hb_branched_substitute_stage(const hb_branched_tables_t *t,
+HB_HOSTDEV void hb_branched_substitute_stage(const hb_branched_tables_t *t,
                                                const hb_branched_lane_t *v, int s, int first,
                                                int workers, int split)
 {
@@ -455,7 +455,7 @@ HB_TD_INLINE void hb_branched_substitute_stage(const hb_branched_tables_t *t,
  * systems of a row, so its loads are contiguous; in a FLAT batch (block 1) adjacent rows
  * of one system. One division per thread, none per element.
  */
-HB_TD_INLINE void hb_hines_branched_thread(int t, int lanes, int workers, int block, int *k,
+HB_HOSTDEV void hb_hines_branched_thread(int t, int lanes, int workers, int block, int *k,
                                            int *i0)
 {
     if (block > 1) {

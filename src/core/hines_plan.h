@@ -21,21 +21,17 @@
 
 #include "hinesbatch.h"
 
-#if defined(__CUDACC__)
-#define HB_PLAN_INLINE static __host__ __device__ __forceinline__
-#else
-#define HB_PLAN_INLINE static inline
-#endif
+#include "common/hostdev.h"
 
 /* A row's code: bit 0 carried (parent = row - 1), bit 1 first contribution to
  * its parent's slot, bits 2-11 its own slot, bits 12-21 its parent's slot. */
 #define HB_PLAN_NO_SLOT 0x3ff
 #define HB_PLAN_MAX_SLOTS 1023
 
-HB_PLAN_INLINE int hb_plan_carried(int code) { return code & 1; }
-HB_PLAN_INLINE int hb_plan_first(int code) { return (code >> 1) & 1; }
-HB_PLAN_INLINE int hb_plan_own_slot(int code) { return (code >> 2) & 0x3ff; }
-HB_PLAN_INLINE int hb_plan_parent_slot(int code) { return (code >> 12) & 0x3ff; }
+HB_HOSTDEV int hb_plan_carried(int code) { return code & 1; }
+HB_HOSTDEV int hb_plan_first(int code) { return (code >> 1) & 1; }
+HB_HOSTDEV int hb_plan_own_slot(int code) { return (code >> 2) & 0x3ff; }
+HB_HOSTDEV int hb_plan_parent_slot(int code) { return (code >> 12) & 0x3ff; }
 
 typedef struct {
     int m;
@@ -50,7 +46,7 @@ void hb_hines_plan_free(hb_hines_plan_t *plan);
 /* Backward step of row i >= 1. (acc_d, acc_r): the row's slot (0 when none);
  * (carry_d, carry_r): child i + 1's contribution when carried, else 0.
  * Returns a, b and the contribution (cd, cr) to the parent. */
-HB_PLAN_INLINE void hb_plan_backward_row(double u, double l, double d, double rhs, double acc_d,
+HB_HOSTDEV void hb_plan_backward_row(double u, double l, double d, double rhs, double acc_d,
                                          double acc_r, double carry_d, double carry_r, double *a,
                                          double *b, double *cd, double *cr)
 {
@@ -62,7 +58,7 @@ HB_PLAN_INLINE void hb_plan_backward_row(double u, double l, double d, double rh
 }
 
 /* Row 0: its solution. */
-HB_PLAN_INLINE double hb_plan_root(double d, double rhs, double acc_d, double acc_r, double carry_d,
+HB_HOSTDEV double hb_plan_root(double d, double rhs, double acc_d, double acc_r, double carry_d,
                                    double carry_r)
 {
     return (rhs + acc_r + carry_r) / (d + acc_d + carry_d);

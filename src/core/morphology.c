@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "morphology.h"
-#include "status.h"
+#include "common/status.h"
 
 #define HB_PI 3.14159265358979323846
 #define SOMA_TYPE 1

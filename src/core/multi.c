@@ -17,7 +17,7 @@
 #include "context.h"
 #include "core/multi_shapes.h"
 #include "cpu/hines_cpu.h"
-#include "status.h"
+#include "common/status.h"
 
 #ifdef HB_HAVE_CUDA
 #include "cuda/multi_cuda.h"

@@ -19,7 +19,7 @@
  * whole batch, one group in global memory, or one group staged on chip.
  *
  * The per-branch arithmetic lives here once, as inline functions a CUDA
- * kernel shares (HB_TD_INLINE from tridiag_cpu.h): elimination is the Thomas
+ * kernel shares (HB_HOSTDEV from tridiag_cpu.h): elimination is the Thomas
  * forward sweep (hb_td_thomas_step) up the branch, its deepest row first
  * updated by the already-eliminated top rows of its child branches;
  * substitution is Thomas' backward sweep started from the parent node's x.
@@ -83,7 +83,7 @@ typedef struct {
 } hb_multi_plan_t;
 
 /* Group g's view; the four arrays are set by the caller (group-local slots). */
-HB_TD_INLINE hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g)
+HB_HOSTDEV hb_multi_view_t hb_multi_group_view(const hb_multi_plan_t *p, int g)
 {
     hb_multi_view_t v;
     v.n_levels = p->level_off[g + 1] - p->level_off[g] - 1;
@@ -122,7 +122,7 @@ typedef struct {
     int splits;   /* split_level, split_branch */
 } hb_multi_dims_t;
 
-HB_TD_INLINE hb_multi_dims_t hb_multi_group_dims(const hb_multi_plan_t *p, int g)
+HB_HOSTDEV hb_multi_dims_t hb_multi_group_dims(const hb_multi_plan_t *p, int g)
 {
     hb_multi_dims_t t;
     const int *lb = p->level_branch + p->level_off[g];
@@ -136,7 +136,7 @@ HB_TD_INLINE hb_multi_dims_t hb_multi_group_dims(const hb_multi_plan_t *p, int g
 
 /* Bytes of the staged tables: the size_t ones (row_base, child_top, parent_slot), then the int
  * ones (rows, child_ptr, level_branch, level_row, split_level, split_branch). */
-HB_TD_INLINE size_t hb_multi_table_bytes(const hb_multi_dims_t *t)
+HB_HOSTDEV size_t hb_multi_table_bytes(const hb_multi_dims_t *t)
 {
     return 8 * ((size_t)t->entries + (size_t)t->children + (size_t)t->branches) +
            4 * (2 * (size_t)t->branches + 1 + 2 * ((size_t)t->levels + 1) + 2 * (size_t)t->splits);
@@ -148,7 +148,7 @@ typedef struct {
     int *rows, *child_ptr, *level_branch, *level_row, *split_level, *split_branch;
 } hb_multi_tables_t;
 
-HB_TD_INLINE hb_multi_tables_t hb_multi_tables_at(const hb_multi_dims_t *t, void *tables)
+HB_HOSTDEV hb_multi_tables_t hb_multi_tables_at(const hb_multi_dims_t *t, void *tables)
 {
     hb_multi_tables_t s;
     s.row_base = (size_t *)tables;
@@ -165,7 +165,7 @@ HB_TD_INLINE hb_multi_tables_t hb_multi_tables_at(const hb_multi_dims_t *t, void
 
 /* Group g's tables to `tables` (8-byte aligned), entries first, first + stride, ... (a CUDA
  * block's threads share the copy out). */
-HB_TD_INLINE void hb_multi_stage_tables(const hb_multi_plan_t *p, int g, const hb_multi_dims_t *t,
+HB_HOSTDEV void hb_multi_stage_tables(const hb_multi_plan_t *p, int g, const hb_multi_dims_t *t,
                                         void *tables, int first, int stride)
 {
     const int b0 = p->level_branch[p->level_off[g]], c0 = p->child_ptr[b0];
@@ -193,7 +193,7 @@ HB_TD_INLINE void hb_multi_stage_tables(const hb_multi_plan_t *p, int g, const h
 
 /* The view of a group whose tables hb_multi_stage_tables wrote at `tables`; the arrays
  * (group-local slots) are the caller's. */
-HB_TD_INLINE hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int split_rows,
+HB_HOSTDEV hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int split_rows,
                                                   const void *tables, const double *u, double *l,
                                                   double *d, double *rhs)
 {
@@ -221,7 +221,7 @@ HB_TD_INLINE hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int 
 /* 1/x. On the GPU a division is a slow subroutine on a branch's critical path: there the
  * hardware estimate refined once to about 1 ulp (as the Hines kernels' fast_rcp); the CPU
  * divides, so its results are those of hb_td_thomas_step. */
-HB_TD_INLINE double hb_multi_rcp(double x)
+HB_HOSTDEV double hb_multi_rcp(double x)
 {
 #if defined(__CUDA_ARCH__)
     double y;
@@ -235,7 +235,7 @@ HB_TD_INLINE double hb_multi_rcp(double x)
 }
 
 /* hb_td_thomas_step through hb_multi_rcp. */
-HB_TD_INLINE void hb_multi_step(double dl, double d, double du, double b, double *cp, double *yp)
+HB_HOSTDEV void hb_multi_step(double dl, double d, double du, double b, double *cp, double *yp)
 {
     const double inv = hb_multi_rcp(d - dl * *cp);
     *yp = (b - dl * *yp) * inv;
@@ -248,7 +248,7 @@ typedef struct {
     size_t off;
 } hb_multi_rows_t;
 
-HB_TD_INLINE hb_multi_rows_t hb_multi_branch_rows(const hb_multi_view_t *v, int h, int b)
+HB_HOSTDEV hb_multi_rows_t hb_multi_branch_rows(const hb_multi_view_t *v, int h, int b)
 {
     hb_multi_rows_t w;
     w.rb = v->row_base + v->level_row[h];
@@ -257,7 +257,7 @@ HB_TD_INLINE hb_multi_rows_t hb_multi_branch_rows(const hb_multi_view_t *v, int 
 }
 
 /* Slot of row r of branch b, which lies in level h. */
-HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
+HB_HOSTDEV size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
 {
     const hb_multi_rows_t w = hb_multi_branch_rows(v, h, b);
     return w.rb[r] + w.off;
@@ -270,7 +270,7 @@ HB_TD_INLINE size_t hb_multi_slot(const hb_multi_view_t *v, int h, int b, int r)
  * row's stores, so their latency hides behind the row's arithmetic. Returns the
  * last row's (c', y') through cp, y.
  */
-HB_TD_INLINE void hb_multi_sweep(const hb_multi_view_t *v, hb_multi_rows_t w, int r0, int end,
+HB_HOSTDEV void hb_multi_sweep(const hb_multi_view_t *v, hb_multi_rows_t w, int r0, int end,
                                  double dl, double dd, double bb, double *cp, double *y)
 {
     size_t s = w.rb[r0] + w.off, s_next = r0 + 1 < end ? w.rb[r0 + 1] + w.off : s;
@@ -303,7 +303,7 @@ HB_TD_INLINE void hb_multi_sweep(const hb_multi_view_t *v, hb_multi_rows_t w, in
  * x stored in rhs. Rows go in blocks of four whose loads are issued before the previous
  * block's stores (the chain itself is one multiply-add a row).
  */
-HB_TD_INLINE void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int top, double x)
+HB_HOSTDEV void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int top, double x)
 {
     enum { W = 4 };
     size_t s[W] = {0}, s_n[W] = {0};
@@ -311,20 +311,20 @@ HB_TD_INLINE void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int
     /* The first pass stores nothing (its block lies above top) and loads the first block. */
     for (int r = top + W; r >= 0; r -= W) {
         const int next = r - W;
-        HB_TD_UNROLL
+        HB_UNROLL
         for (int k = 0; k < W; ++k)
             if (next - k >= 0) {
                 s_n[k] = w.rb[next - k] + w.off;
                 y_n[k] = v->rhs[s_n[k]];
                 c_n[k] = v->d[s_n[k]];
             }
-        HB_TD_UNROLL
+        HB_UNROLL
         for (int k = 0; k < W; ++k)
             if (r - k >= 0 && r - k <= top) {
                 x = y[k] - c[k] * x;
                 v->rhs[s[k]] = x;
             }
-        HB_TD_UNROLL
+        HB_UNROLL
         for (int k = 0; k < W; ++k) {
             s[k] = s_n[k];
             y[k] = y_n[k];
@@ -347,21 +347,21 @@ HB_TD_INLINE void hb_multi_back(const hb_multi_view_t *v, hb_multi_rows_t w, int
  * last level (hb_multi_chunk_finish): no other branch reads them, since child
  * branches hang from row 0.
  */
-HB_TD_INLINE int hb_multi_chunk_rows(int n)
+HB_HOSTDEV int hb_multi_chunk_rows(int n)
 {
     int L = 2;
     while ((L + 1) * (L + 1) <= n) ++L;
     return L;
 }
 
-HB_TD_INLINE int hb_multi_chunks(const hb_multi_view_t *v, int b)
+HB_HOSTDEV int hb_multi_chunks(const hb_multi_view_t *v, int b)
 {
     const int n = v->rows[b];
     return v->split_rows > 0 && n >= v->split_rows ? n / hb_multi_chunk_rows(n) : 1;
 }
 
 /* Top row of chunk j of a branch of n rows in `chunks` chunks of L rows. */
-HB_TD_INLINE int hb_multi_chunk_top(int L, int n, int chunks, int j)
+HB_HOSTDEV int hb_multi_chunk_top(int L, int n, int chunks, int j)
 {
     return j == chunks - 1 ? n - 1 : (j + 1) * L - 1;
 }
@@ -373,7 +373,7 @@ HB_TD_INLINE int hb_multi_chunk_top(int L, int n, int chunks, int j)
  * the bottom row as x_r0 = A + B T_j + C T_{j-1}, stored in its slots (rhs :=
  * A, d := B, l := C). u is only read.
  */
-HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int b, int j)
+HB_HOSTDEV void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int b, int j)
 {
     const int n = v->rows[b], L = hb_multi_chunk_rows(n), r0 = j * L;
     const int top = hb_multi_chunk_top(L, n, n / L, j);
@@ -407,7 +407,7 @@ HB_TD_INLINE void hb_multi_chunk_eliminate(const hb_multi_view_t *v, int h, int 
 }
 
 /* Interior rows of chunk j >= 1, the tops solved: x from the top down, x_r0 from A, B, C. */
-HB_TD_INLINE void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, int j)
+HB_HOSTDEV void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, int j)
 {
     const int n = v->rows[b], L = hb_multi_chunk_rows(n), r0 = j * L;
     const int top = hb_multi_chunk_top(L, n, n / L, j);
@@ -428,7 +428,7 @@ HB_TD_INLINE void hb_multi_chunk_finish(const hb_multi_view_t *v, int h, int b, 
  * first, first + stride, ... (a thread's share): eliminated (finish = 0),
  * before the levels, or finished (finish = 1), after them.
  */
-HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int stride, int finish)
+HB_HOSTDEV void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int stride, int finish)
 {
     int task = 0, next = first;
     for (int i = 0; i < v->n_split; ++i) {
@@ -449,7 +449,7 @@ HB_TD_INLINE void hb_multi_chunk_pass(const hb_multi_view_t *v, int first, int s
  * tops, whose rows hold the tops' c', y' afterwards (the last one, the
  * branch top's, is what the parent branch reads, as unsplit).
  */
-HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
+HB_HOSTDEV void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
 {
     const int chunks = hb_multi_chunks(v, b), n = v->rows[b];
     const int L = chunks > 1 ? hb_multi_chunk_rows(n) : n; /* rows of the bottom chunk */
@@ -489,7 +489,7 @@ HB_TD_INLINE void hb_multi_eliminate(const hb_multi_view_t *v, int h, int b)
 }
 
 /* Substitution of branch b (level h), its parent node already solved. */
-HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
+HB_HOSTDEV void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
 {
     const size_t p = v->parent_slot[b];
     double x = p == HB_MULTI_NO_PARENT ? 0.0 : v->rhs[p];
@@ -518,7 +518,7 @@ HB_TD_INLINE void hb_multi_substitute(const hb_multi_view_t *v, int h, int b)
  * whose row i (and parent[i]) lies at i * stride: the paper's one thread per
  * cell, on a batch interleaved cell by cell (stride = cells).
  */
-HB_TD_INLINE void hb_multi_cell_solve(int m, const int *parent, size_t stride, const double *u,
+HB_HOSTDEV void hb_multi_cell_solve(int m, const int *parent, size_t stride, const double *u,
                                       const double *l, double *d, double *rhs)
 {
     for (int i = m - 1; i > 0; --i) {

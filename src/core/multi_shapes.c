@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 /* FNV-1a over a parent array: equal arrays give equal keys. */
 static uint64_t tree_key(const int *parent, int m)

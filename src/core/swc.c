@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "morphology.h"
-#include "status.h"
+#include "common/status.h"
 
 #define SWC_FIELDS 7
 #define DEFAULT_MAX_TYPE 19 /* MorphIO's largest SWC type */

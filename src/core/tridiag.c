@@ -11,7 +11,7 @@
 #include "core/bench.h"
 #include "context.h"
 #include "cpu/tridiag_cpu.h"
-#include "status.h"
+#include "common/status.h"
 
 #ifdef HB_HAVE_CUDA
 #include "cuda/backend_cuda.h"
@@ -686,59 +686,4 @@ hb_status_t hb_gtsv_benchmark(hb_context_t *ctx, const hb_gtsv_problem_t *proble
         if (status != HB_SUCCESS) return status;
     }
     return HB_SUCCESS;
-}
-
-/* ---- memory of the context's backend ---- */
-
-hb_status_t hb_device_malloc(hb_context_t *ctx, size_t bytes, void **ptr)
-{
-    static const char fn[] = "hb_device_malloc";
-    hb_clear_error();
-    if (!ctx || !ptr) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx and ptr must not be NULL", fn);
-    *ptr = NULL;
-    if (bytes == 0) return hb_fail(HB_ERR_INVALID_VALUE, "%s: bytes = 0", fn);
-#ifdef HB_HAVE_CUDA
-    if (ctx->backend == HB_BACKEND_CUDA)
-        return hb_cuda_malloc((hb_cuda_context_t *)ctx->device, bytes, ptr);
-#endif
-    *ptr = malloc(bytes);
-    return *ptr ? HB_SUCCESS : hb_fail(HB_ERR_ALLOC, "%s: out of memory for %zu bytes", fn, bytes);
-}
-
-hb_status_t hb_device_free(hb_context_t *ctx, void *ptr)
-{
-    hb_clear_error();
-    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "hb_device_free: ctx is NULL");
-#ifdef HB_HAVE_CUDA
-    if (ctx->backend == HB_BACKEND_CUDA) return hb_cuda_free((hb_cuda_context_t *)ctx->device, ptr);
-#endif
-    free(ptr);
-    return HB_SUCCESS;
-}
-
-static hb_status_t copy(const char *fn, hb_context_t *ctx, void *dst, const void *src,
-                        size_t bytes, int to_device)
-{
-    hb_clear_error();
-    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx is NULL", fn);
-    if (bytes == 0) return HB_SUCCESS;
-    if (!dst || !src) return hb_fail(HB_ERR_INVALID_VALUE, "%s: dst and src must not be NULL", fn);
-#ifdef HB_HAVE_CUDA
-    if (ctx->backend == HB_BACKEND_CUDA)
-        return hb_cuda_memcpy((hb_cuda_context_t *)ctx->device, dst, src, bytes, to_device);
-#else
-    (void)to_device;
-#endif
-    memmove(dst, src, bytes);
-    return HB_SUCCESS;
-}
-
-hb_status_t hb_memcpy_to_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes)
-{
-    return copy("hb_memcpy_to_device", ctx, dst, src, bytes, 1);
-}
-
-hb_status_t hb_memcpy_from_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes)
-{
-    return copy("hb_memcpy_from_device", ctx, dst, src, bytes, 0);
 }

@@ -2,7 +2,7 @@
 #include "hines_lanes.h"
 
 #include "core/context.h"
-#include "core/status.h"
+#include "common/status.h"
 
 #ifdef HB_HAVE_CUDA
 #include "cuda/backend_cuda.h"

@@ -12,32 +12,14 @@
 
 #include <stddef.h>
 
-#ifdef __CUDACC__
-#define HB_HOSTDEV __host__ __device__
-#define HB_RESTRICT __restrict__
-#define HB_SIMD
-#else
-#if defined(__GNUC__)
-/* Inlined into their caller, so that the lane count is a constant there and the
- * callers' target clones (AVX2) cover them. */
-#define HB_HOSTDEV __attribute__((always_inline))
-#else
-#define HB_HOSTDEV
-#endif
-#define HB_RESTRICT restrict
-#ifdef HB_HAVE_OPENMP
-#define HB_SIMD _Pragma("omp simd")
-#else
-#define HB_SIMD
-#endif
-#endif
+#include "common/hostdev.h"
 
 /*
  * One row of each sweep over a run of lanes. Separate functions so that the
  * rows (the same array at different offsets) are restrict-qualified
  * parameters: that is what lets the lane loop vectorise without OpenMP.
  */
-static inline HB_HOSTDEV void hb_hines_eliminate_row(size_t lanes, const double *HB_RESTRICT u_i,
+HB_HOSTDEV void hb_hines_eliminate_row(size_t lanes, const double *HB_RESTRICT u_i,
                                                      const double *HB_RESTRICT l_i,
                                                      const double *HB_RESTRICT d_i,
                                                      const double *HB_RESTRICT rhs_i,
@@ -52,7 +34,7 @@ static inline HB_HOSTDEV void hb_hines_eliminate_row(size_t lanes, const double 
     }
 }
 
-static inline HB_HOSTDEV void hb_hines_substitute_row(size_t lanes, const double *HB_RESTRICT l_i,
+HB_HOSTDEV void hb_hines_substitute_row(size_t lanes, const double *HB_RESTRICT l_i,
                                                       const double *HB_RESTRICT d_i,
                                                       const double *HB_RESTRICT rhs_p,
                                                       double *HB_RESTRICT rhs_i)
@@ -70,7 +52,7 @@ static inline HB_HOSTDEV void hb_hines_substitute_row(size_t lanes, const double
  * are trusted. No pivot check: cable matrices are diagonally dominant, so the
  * eliminated diagonal never reaches zero; other matrices get inf/NaN results.
  */
-static inline HB_HOSTDEV void hb_hines_lanes_inline(int m, const int *HB_RESTRICT parent,
+HB_HOSTDEV void hb_hines_lanes_inline(int m, const int *HB_RESTRICT parent,
                                                     size_t row_stride, size_t lanes,
                                                     const double *HB_RESTRICT u,
                                                     const double *HB_RESTRICT l,
@@ -102,7 +84,7 @@ static inline HB_HOSTDEV void hb_hines_lanes_inline(int m, const int *HB_RESTRIC
  * constants (the step is inlined), so the lane loops vectorise either way.
  * On return d holds 1/d of the eliminated diagonal and rhs the solution.
  */
-static inline HB_HOSTDEV void hb_hines_recip_eliminate_row(size_t lanes, size_t ul_lane,
+HB_HOSTDEV void hb_hines_recip_eliminate_row(size_t lanes, size_t ul_lane,
                                                            double u_i_0, double l_i_0,
                                                            const double *HB_RESTRICT u_i,
                                                            const double *HB_RESTRICT l_i,
@@ -121,7 +103,7 @@ static inline HB_HOSTDEV void hb_hines_recip_eliminate_row(size_t lanes, size_t 
     }
 }
 
-static inline HB_HOSTDEV void hb_hines_recip_substitute_row(size_t lanes, size_t ul_lane,
+HB_HOSTDEV void hb_hines_recip_substitute_row(size_t lanes, size_t ul_lane,
                                                             double l_i_0,
                                                             const double *HB_RESTRICT l_i,
                                                             const double *HB_RESTRICT r_i,
@@ -136,7 +118,7 @@ static inline HB_HOSTDEV void hb_hines_recip_substitute_row(size_t lanes, size_t
 }
 
 /* The root row (no parent): r = 1 / d_0, rhs_0 = rhs_0 r, d_0 = r. */
-static inline HB_HOSTDEV void hb_hines_recip_root(size_t lanes, double *HB_RESTRICT d,
+HB_HOSTDEV void hb_hines_recip_root(size_t lanes, double *HB_RESTRICT d,
                                                   double *HB_RESTRICT rhs)
 {
     HB_SIMD
@@ -147,7 +129,7 @@ static inline HB_HOSTDEV void hb_hines_recip_root(size_t lanes, double *HB_RESTR
     }
 }
 
-static inline HB_HOSTDEV void hb_hines_recip_lanes_inline(int m, const int *HB_RESTRICT parent,
+HB_HOSTDEV void hb_hines_recip_lanes_inline(int m, const int *HB_RESTRICT parent,
                                                           size_t row_stride, size_t lanes,
                                                           const double *HB_RESTRICT u,
                                                           const double *HB_RESTRICT l,

@@ -16,7 +16,7 @@
 
 #include "core/context.h"
 #include "core/multi_shapes.h"
-#include "core/status.h"
+#include "common/status.h"
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>

@@ -10,7 +10,7 @@
 #endif
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */
-HB_TD_INLINE void HB_TD_FN(hb_td_fix_row)(int i, int n, real_t *dl, real_t *d, real_t *du,
+HB_HOSTDEV void HB_TD_FN(hb_td_fix_row)(int i, int n, real_t *dl, real_t *d, real_t *du,
                                           real_t *b)
 {
     if (i >= n) {
@@ -34,7 +34,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_fix_row)(int i, int n, real_t *dl, real_t *d, r
  *   red[4..7]: red4 x0 + red5 x[L-1] + red6 x_first(next chunk) = red7
  * with red1 = red5 = 1 (normalised for hb_td_pcr_row).
  */
-HB_TD_INLINE void HB_TD_FN(hb_td_chunk_forward)(int k, real_t *a, const real_t *b, real_t *c,
+HB_HOSTDEV void HB_TD_FN(hb_td_chunk_forward)(int k, real_t *a, const real_t *b, real_t *c,
                                                 real_t *r)
 {
     if (k == 1) {
@@ -50,12 +50,12 @@ HB_TD_INLINE void HB_TD_FN(hb_td_chunk_forward)(int k, real_t *a, const real_t *
     c[k] *= inv;
 }
 
-HB_TD_INLINE void HB_TD_FN(hb_td_chunk_ends)(int L, const real_t *a, const real_t *b,
+HB_HOSTDEV void HB_TD_FN(hb_td_chunk_ends)(int L, const real_t *a, const real_t *b,
                                              const real_t *c, const real_t *r, real_t *red)
 {
     /* x[1] = dd - aa x0 - cc x[L-1], by substitution from row L-2 down. */
     real_t aa = a[L - 2], cc = c[L - 2], dd = r[L - 2];
-    HB_TD_UNROLL
+    HB_UNROLL
     for (int k = L - 3; k >= 1; --k) {
         dd = r[k] - c[k] * dd;
         aa = a[k] - c[k] * aa;
@@ -73,11 +73,11 @@ HB_TD_INLINE void HB_TD_FN(hb_td_chunk_ends)(int L, const real_t *a, const real_
 }
 
 /* With the chunk's end values known, r[] becomes the chunk's solution. */
-HB_TD_INLINE void HB_TD_FN(hb_td_chunk_finish)(int L, const real_t *a, const real_t *c,
+HB_HOSTDEV void HB_TD_FN(hb_td_chunk_finish)(int L, const real_t *a, const real_t *c,
                                                real_t *r, real_t x0, real_t xlast)
 {
     r[L - 1] = xlast;
-    HB_TD_UNROLL
+    HB_UNROLL
     for (int k = L - 2; k >= 1; --k) r[k] = r[k] - a[k] * x0 - c[k] * r[k + 1];
     r[0] = x0;
 }
@@ -93,19 +93,19 @@ HB_TD_INLINE void HB_TD_FN(hb_td_chunk_finish)(int L, const real_t *a, const rea
  * two spike columns, below). out may be own (each input is read before the
  * output that overwrites it).
  */
-HB_TD_INLINE void HB_TD_FN(hb_td_pcr_columns)(int columns, const real_t *own, const real_t *lo,
+HB_HOSTDEV void HB_TD_FN(hb_td_pcr_columns)(int columns, const real_t *own, const real_t *lo,
                                               const real_t *hi, real_t *out)
 {
     const real_t k1 = own[0], k2 = own[2];
     const real_t inv = (real_t)1 / ((real_t)1 - lo[2] * k1 - hi[0] * k2);
-    HB_TD_UNROLL
+    HB_UNROLL
     for (int q = 3; q < 3 + columns; ++q) out[q] = (own[q] - lo[q] * k1 - hi[q] * k2) * inv;
     out[0] = -lo[0] * k1 * inv;
     out[2] = -hi[2] * k2 * inv;
     out[1] = (real_t)1;
 }
 
-HB_TD_INLINE void HB_TD_FN(hb_td_pcr_row)(const real_t *own, const real_t *lo,
+HB_HOSTDEV void HB_TD_FN(hb_td_pcr_row)(const real_t *own, const real_t *lo,
                                           const real_t *hi, real_t *out)
 {
     HB_TD_FN(hb_td_pcr_columns)(1, own, lo, hi, out);
@@ -129,7 +129,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_pcr_row)(const real_t *own, const real_t *lo,
  * only where jl < PL - 1); the previous chunk's end (jl = 0) and the next chunk's
  * start (jl = PL - 1) are outside the block, x_L and x_R, and go to the spike
  * columns. start, end, next: {a, 1, c, d}; out: {a, 1, c, d, vl, vr}. */
-HB_TD_INLINE void HB_TD_FN(hb_td_cluster_end_row)(int jl, int PL, const real_t *start,
+HB_HOSTDEV void HB_TD_FN(hb_td_cluster_end_row)(int jl, int PL, const real_t *start,
                                                   const real_t *end, const real_t *next,
                                                   real_t *out)
 {
@@ -151,7 +151,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_cluster_end_row)(int jl, int PL, const real_t *
     HB_TD_FN(hb_td_pcr_columns)(3, own, lo, hi, out);
 }
 
-HB_TD_INLINE real_t HB_TD_FN(hb_td_spike_value)(const real_t *row, real_t xl, real_t xr)
+HB_HOSTDEV real_t HB_TD_FN(hb_td_spike_value)(const real_t *row, real_t xl, real_t xr)
 {
     return row[3] - row[4] * xl - row[5] * xr;
 }
@@ -159,7 +159,7 @@ HB_TD_INLINE real_t HB_TD_FN(hb_td_spike_value)(const real_t *row, real_t xl, re
 /* R, P, Q of the interface row of the block's first chunk start, from its start
  * row {a, 1, c, d} (a on x_L) and its chunk end's solved row; Z, U, W are the
  * last chunk end's solved row (d, vl, vr). */
-HB_TD_INLINE void HB_TD_FN(hb_td_interface_start)(const real_t *start, const real_t *end,
+HB_HOSTDEV void HB_TD_FN(hb_td_interface_start)(const real_t *start, const real_t *end,
                                                   real_t *out)
 {
     out[0] = start[3] - start[2] * end[3];
@@ -170,7 +170,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_interface_start)(const real_t *start, const rea
 /* The forward sweep over the K blocks' interface rows (value v of block r's row at
  * rows[(6 r + v) stride]), in place: row r becomes {g1, g2, h1, h2} with
  * s_r = g1 - h1 s_{r+1} and e_r = g2 - h2 s_{r+1}. */
-HB_TD_INLINE void HB_TD_FN(hb_td_interface_forward)(int K, real_t *rows, int stride)
+HB_HOSTDEV void HB_TD_FN(hb_td_interface_forward)(int K, real_t *rows, int stride)
 {
     real_t g2 = (real_t)0, h2 = (real_t)0; /* e_{r-1} = g2 - h2 s_r */
     HB_TD_INTERFACE_LOOP /* unroll 1 or none, by precision: tridiag_cpu.h */
@@ -190,7 +190,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_interface_forward)(int K, real_t *rows, int str
 }
 
 /* Then x_L (0 for the first block) and x_R (0 for the last) of block `rank`. */
-HB_TD_INLINE void HB_TD_FN(hb_td_interface_boundary)(int K, int rank, const real_t *rows,
+HB_HOSTDEV void HB_TD_FN(hb_td_interface_boundary)(int K, int rank, const real_t *rows,
                                                      int stride, real_t *xl, real_t *xr)
 {
     real_t s = (real_t)0; /* s_{r+1} */
@@ -204,7 +204,7 @@ HB_TD_INLINE void HB_TD_FN(hb_td_interface_boundary)(int K, int rank, const real
 
 /* A chunk's first unknown from its (normalised) reduced row `start`, once the
  * previous chunk's last unknown and its own last are known. */
-HB_TD_INLINE real_t HB_TD_FN(hb_td_reduced_start)(const real_t *start, real_t prev_last,
+HB_HOSTDEV real_t HB_TD_FN(hb_td_reduced_start)(const real_t *start, real_t prev_last,
                                                    real_t last)
 {
     return start[3] - start[0] * prev_last - start[2] * last;

@@ -16,13 +16,10 @@
 #include <string.h>
 
 #include "core/context.h"
-#include "core/status.h"
+#include "common/status.h"
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
-#define HB_SIMD _Pragma("omp simd")
-#else
-#define HB_SIMD
 #endif
 
 enum { LANES = 64 }; /* INTERLEAVED systems per THOMAS work unit */

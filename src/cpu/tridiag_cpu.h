@@ -20,20 +20,7 @@
 
 #include "hinesbatch.h"
 
-#if defined(__CUDACC__)
-#define HB_TD_INLINE static __host__ __device__ __forceinline__
-#if defined(__CUDA_ARCH__)
-#define HB_TD_UNROLL _Pragma("unroll")
-#define HB_TD_ROLLED _Pragma("unroll 1")
-#else
-#define HB_TD_UNROLL
-#define HB_TD_ROLLED
-#endif
-#else
-#define HB_TD_INLINE static inline
-#define HB_TD_UNROLL
-#define HB_TD_ROLLED
-#endif
+#include "common/hostdev.h"
 
 /* PARTITION: each system is cut into chunks of L rows, solved by one CUDA
  * block of at most HB_TD_MAX_THREADS threads, one or two chunks a thread (two
@@ -44,7 +31,7 @@
 
 /* Chunks of L rows per system of m rows: the power of two with P L >= m (the
  * reduced system then has 2P rows); more than HB_TD_MAX_CHUNKS when m > 1024 L. */
-HB_TD_INLINE int hb_td_chunks_for(int m, int L)
+HB_HOSTDEV int hb_td_chunks_for(int m, int L)
 {
     int p = 1;
     while (p * L < m) p *= 2;
@@ -96,14 +83,14 @@ typedef struct hb_gtsv_plan_s {
 
 /* CUDA PARTITION: chunks a thread, 2 where the block has fewer threads than a
  * system has chunks (8-row chunks only, threads = P / 2; never in clusters). */
-HB_TD_INLINE int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
+HB_HOSTDEV int hb_td_chunks_per_thread(const hb_gtsv_plan_t *plan)
 {
     return plan->cluster <= 1 && plan->chunks > plan->threads ? 2 : 1;
 }
 
 /* CUDA PARTITION: values a thread stashes in shared memory during the PCR, its chunks'
  * spike columns a'[1..L-2], where it holds 16 rows (one 16-row chunk, two 8-row ones). */
-HB_TD_INLINE int hb_td_stash_values(int L, int C)
+HB_HOSTDEV int hb_td_stash_values(int L, int C)
 {
     return L * C == 16 ? C * (L - 2) : 0;
 }
@@ -122,7 +109,7 @@ typedef struct {
     int ends, stash, copies, own_rows, total;
 } hb_td_cluster_layout_t;
 
-HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esize,
+HB_HOSTDEV void hb_td_cluster_layout(int L, int threads, int G, int K, int esize,
                                        hb_td_cluster_layout_t *at)
 {
     const int copies = (6 * K + 2) * G, in_ends = copies <= 10 * threads;
@@ -141,7 +128,7 @@ HB_TD_INLINE void hb_td_cluster_layout(int L, int threads, int G, int K, int esi
 #define HB_TD_MAX_SMEM_STAGED (227 * 1024) /* the same, staged plans: a block a multiprocessor */
 
 /* Rows of the cp.async ring of a staged plan (0: not staged). */
-HB_TD_INLINE int hb_td_stage_rows(const hb_gtsv_plan_t *plan, int C)
+HB_HOSTDEV int hb_td_stage_rows(const hb_gtsv_plan_t *plan, int C)
 {
     if (!plan->stage || C != 1) return 0;
     return plan->rows < 2 * plan->ahead ? plan->rows : 2 * plan->ahead;
@@ -152,7 +139,7 @@ HB_TD_INLINE int hb_td_stage_rows(const hb_gtsv_plan_t *plan, int C)
  * that solve uses (hb_td_partition_smem's layout, in values from the stash; the
  * ring's R rows of 4 values a thread start there): the stash, and with clusters
  * the copies and the block's interface rows. */
-HB_TD_INLINE int hb_td_stage_prefetch_rows(int L, int K, int threads, int G, int esize, int R)
+HB_HOSTDEV int hb_td_stage_prefetch_rows(int L, int K, int threads, int G, int esize, int R)
 {
     int used; /* values past the stash's start in use during the reduced solve */
     if (K > 1) {
@@ -176,7 +163,7 @@ HB_TD_INLINE int hb_td_stage_prefetch_rows(int L, int K, int threads, int G, int
  * thread writes its stash after its last ring read) and may run over the areas
  * used only after the loads (clusters: the ends' rows, the copies, the interface
  * rows); then HB_TD_SLOT_BYTES for persistent grids. */
-HB_TD_INLINE int hb_td_partition_smem(int L, int C, int K, int threads, int G, int esize,
+HB_HOSTDEV int hb_td_partition_smem(int L, int C, int K, int threads, int G, int esize,
                                       int ring)
 {
     int total, stash; /* values */
@@ -205,7 +192,7 @@ extern "C++" {
 /* The interface sweep's loops not unrolled in fp64: unrolled, their registers made the
  * clustered fp64 kernels spill 24 bytes (16 rolled) and run 1-4% slower (session 23);
  * rolled, the fp32 pair kernels spill instead (3-9% slower), so fp32 keeps them. */
-#define HB_TD_INTERFACE_LOOP HB_TD_ROLLED
+#define HB_TD_INTERFACE_LOOP HB_ROLLED
 #include "tridiag_arith.h"
 #undef HB_TD_INTERFACE_LOOP
 #undef real_t
@@ -226,7 +213,7 @@ extern "C++" {
 #endif
 
 /* Thomas forward step: (cp, yp) of row i from row i-1's (cp, yp). */
-HB_TD_INLINE void hb_td_thomas_step(double dl, double d, double du, double b, double *cp,
+HB_HOSTDEV void hb_td_thomas_step(double dl, double d, double du, double b, double *cp,
                                     double *yp)
 {
     const double inv = 1.0 / (d - dl * *cp);

@@ -27,7 +27,7 @@
 extern "C" {
 #include "core/hines_branched.h"
 #include "core/hines_plan.h"
-#include "core/status.h"
+#include "common/status.h"
 }
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"

@@ -22,7 +22,7 @@
 extern "C" {
 #include "core/multi.h"
 #include "core/multi_shapes.h"
-#include "core/status.h"
+#include "common/status.h"
 }
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"

@@ -22,7 +22,7 @@
 #include <string.h>
 
 extern "C" {
-#include "core/status.h"
+#include "common/status.h"
 }
 #include "cuda/cuda_check.h"
 #include "cuda/sim_cuda.h"

@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 extern "C" {
-#include "core/status.h"
+#include "common/status.h"
 }
 #include "cpu/tridiag_cpu.h"
 #include "cuda/backend_cuda.h"

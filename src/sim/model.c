@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/morphology.h"
-#include "core/status.h"
+#include "common/status.h"
 #include "sim/sim.h"
 
 /* ---- sections to samples ---- */

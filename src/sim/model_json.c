@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "common/status.h"
 #include "sim/sim.h"
 
 #define PATH_MAX_LEN 256

@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "core/context.h"
-#include "core/status.h"
+#include "common/status.h"
 #include "sim/sim.h"
 
 #ifdef HB_HAVE_OPENMP

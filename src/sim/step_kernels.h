@@ -11,7 +11,7 @@
  * in the same order: the GPU (compiled without FMA contraction) reproduces the
  * CPU bit for bit.
  *
- * Plain C11 and CUDA C (HB_HOSTDEV from src/cpu/hines_lanes.h).
+ * Plain C11 and CUDA C (HB_HOSTDEV from src/common/hostdev.h).
  */
 #ifndef HB_SIM_STEP_KERNELS_H
 #define HB_SIM_STEP_KERNELS_H
@@ -48,7 +48,7 @@ enum { HB_HH_GNABAR, HB_HH_GKBAR, HB_HH_GL, HB_HH_EL, HB_HH_ENA, HB_HH_EK, HB_HH
 /* ------------------------------------------------------------------------ */
 /* exp, vectorisable: no table, no library call, no branch                   */
 /* ------------------------------------------------------------------------ */
-static inline HB_HOSTDEV uint64_t hb_double_bits(double x)
+HB_HOSTDEV uint64_t hb_double_bits(double x)
 {
 #ifdef __CUDA_ARCH__
     return (uint64_t)__double_as_longlong(x);
@@ -59,7 +59,7 @@ static inline HB_HOSTDEV uint64_t hb_double_bits(double x)
 #endif
 }
 
-static inline HB_HOSTDEV double hb_bits_double(uint64_t u)
+HB_HOSTDEV double hb_bits_double(uint64_t u)
 {
 #ifdef __CUDA_ARCH__
     return __longlong_as_double((long long)u);
@@ -88,7 +88,7 @@ static inline HB_HOSTDEV double hb_bits_double(uint64_t u)
  * the 1.5 * 2^52 trick, which needs no rounding instruction. Overflow gives
  * +inf, x below -745.14 gives 0, NaN stays NaN.
  */
-static inline HB_HOSTDEV double hb_exp(double x)
+HB_HOSTDEV double hb_exp(double x)
 {
     const double shift = 6755399441055744.0; /* 1.5 * 2^52 */
     const uint64_t shift_bits = 0x4338000000000000ULL;
@@ -121,14 +121,14 @@ static inline HB_HOSTDEV double hb_exp(double x)
 /* hh.mod                                                                   */
 /* ------------------------------------------------------------------------ */
 /* vtrap(x, y): x / (exp(x/y) - 1) with the removable singularity. */
-static inline HB_HOSTDEV double hb_vtrap(double x, double y)
+HB_HOSTDEV double hb_vtrap(double x, double y)
 {
     return fabs(x / y) < 1e-6 ? y * (1.0 - x / y / 2.0) : x / (hb_exp(x / y) - 1.0);
 }
 
 /* hh.mod's rates at v [mV]: steady states (m, h, n) and time constants [ms];
  * q10 = 3^((celsius - 6.3) / 10). */
-static inline HB_HOSTDEV void hb_hh_formulas(double v, double q10, double inf[3], double tau[3])
+HB_HOSTDEV void hb_hh_formulas(double v, double q10, double inf[3], double tau[3])
 {
     double alpha[3], beta[3];
     alpha[0] = 0.1 * hb_vtrap(-(v + 40.0), 10.0); /* m */
@@ -149,7 +149,7 @@ static inline HB_HOSTDEV void hb_hh_formulas(double v, double q10, double inf[3]
  * ntau, HB_HH_TABLE_STRIDE entries each): linear interpolation, clamped to the
  * ends as NEURON does; NaN reads the first entry (and then propagates through v).
  */
-static inline HB_HOSTDEV void hb_hh_table_lookup(const double *table, double v, double inf[3],
+HB_HOSTDEV void hb_hh_table_lookup(const double *table, double v, double inf[3],
                                                  double tau[3])
 {
     const double xi = (HB_HH_TABLE_N - 1) / (HB_HH_TABLE_MAX - HB_HH_TABLE_MIN) *
@@ -222,7 +222,7 @@ typedef struct {
 /* Constants are read at c[k * cl]: cl = 1 per lane, cl = 0 one value for all
  * lanes (shared groups; the callers pass a constant, so either way the lane
  * loop is vector code). */
-static inline HB_HOSTDEV void hb_step_pas_row(int lanes, int cl, const double *HB_RESTRICT v,
+HB_HOSTDEV void hb_step_pas_row(int lanes, int cl, const double *HB_RESTRICT v,
                                               const double *HB_RESTRICT g,
                                               const double *HB_RESTRICT e,
                                               double *HB_RESTRICT d, double *HB_RESTRICT rhs)
@@ -236,7 +236,7 @@ static inline HB_HOSTDEV void hb_step_pas_row(int lanes, int cl, const double *H
 
 /* hh's currents at one node: conductance added to d, current to rhs.
  * Parameter q of lane k at par[q * pq + k * cl]. */
-static inline HB_HOSTDEV void hb_step_hh_row(int lanes, int width, int pq, int cl,
+HB_HOSTDEV void hb_step_hh_row(int lanes, int width, int pq, int cl,
                                              const double *HB_RESTRICT v,
                                              const double *HB_RESTRICT par,
                                              const double *HB_RESTRICT s,
@@ -258,7 +258,7 @@ static inline HB_HOSTDEV void hb_step_hh_row(int lanes, int width, int pq, int c
 
 /* Pass B, one row i >= 1: finish the row (d = cm/dt + g, rhs = -i), then the
  * axial terms with the parent row p (already finished, p < i). */
-static inline HB_HOSTDEV void hb_step_axial_row(int lanes, int cl, const double *HB_RESTRICT cfac,
+HB_HOSTDEV void hb_step_axial_row(int lanes, int cl, const double *HB_RESTRICT cfac,
                                                 const double *HB_RESTRICT u,
                                                 const double *HB_RESTRICT l,
                                                 const double *HB_RESTRICT v_i,
@@ -277,7 +277,7 @@ static inline HB_HOSTDEV void hb_step_axial_row(int lanes, int cl, const double 
     }
 }
 
-static inline HB_HOSTDEV void hb_step_root_row(int lanes, int cl, const double *HB_RESTRICT cfac,
+HB_HOSTDEV void hb_step_root_row(int lanes, int cl, const double *HB_RESTRICT cfac,
                                                double *HB_RESTRICT d, double *HB_RESTRICT rhs)
 {
     HB_SIMD
@@ -287,7 +287,7 @@ static inline HB_HOSTDEV void hb_step_root_row(int lanes, int cl, const double *
     }
 }
 
-static inline HB_HOSTDEV void hb_step_update_row(int lanes, double factor,
+HB_HOSTDEV void hb_step_update_row(int lanes, double factor,
                                                  const double *HB_RESTRICT dv,
                                                  double *HB_RESTRICT v)
 {
@@ -298,7 +298,7 @@ static inline HB_HOSTDEV void hb_step_update_row(int lanes, double factor,
 /* cnexp at one hh node with the new v: s += (1 - exp(-dt / tau)) (inf - s).
  * The rates first (table gathers, lane by lane), then the update of all lanes
  * (exp and division: vector code). lanes <= HB_SIM_CPU_LANES. */
-static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *p,
+HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *p,
                                                 const double *HB_RESTRICT v,
                                                 double *HB_RESTRICT s)
 {
@@ -327,7 +327,7 @@ static inline HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_s
  * A fixed row's parent diagonal is only updated when the parent is not fixed
  * (a fixed parent's 1 / d is already known).
  */
-static inline HB_HOSTDEV void hb_step_solve_fixed(int m, const int *HB_RESTRICT parent, size_t w,
+HB_HOSTDEV void hb_step_solve_fixed(int m, const int *HB_RESTRICT parent, size_t w,
                                                   int lanes, const double *HB_RESTRICT u,
                                                   const double *HB_RESTRICT l,
                                                   const unsigned char *HB_RESTRICT fixed,
@@ -416,7 +416,7 @@ static inline void hb_step_factor_fixed(int m, const int *parent, const double *
  * hb_cable_step_system on g and i summed as pas + hh, then the solve above;
  * shared and per-lane groups give the same bits.
  */
-static inline HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
+HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
                                             int block, int lane0, int lanes, int width,
                                             int shared, double *d, double *rhs)
 {
@@ -484,7 +484,7 @@ static inline HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_s
  * *t_spike set: t (NEURON's NetCon rule) or, with `interpolate`, the linear
  * crossing within the step (v0: v after the previous step).
  */
-static inline HB_HOSTDEV int hb_spike_test(double v, double v0, double threshold,
+HB_HOSTDEV int hb_spike_test(double v, double v0, double threshold,
                                            unsigned char *above, double t, double dt,
                                            int interpolate, double *t_spike)
 {

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "status.h"
+#include "common/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

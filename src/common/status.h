@@ -1,6 +1,6 @@
 /* Internal error reporting: every failing call records a detailed message. */
-#ifndef HB_CORE_STATUS_H
-#define HB_CORE_STATUS_H
+#ifndef HB_COMMON_STATUS_H
+#define HB_COMMON_STATUS_H
 
 #include "hinesbatch.h"
 

@@ -1,0 +1,37 @@
+/*
+ * The one marker for arithmetic that the CPU backend and the CUDA kernels share (src/common/):
+ * HB_HOSTDEV makes a function a host and device inline in CUDA C, and a host inline in C11,
+ * always inlined so that constants of the caller (lane counts, widths) reach its loops and
+ * the callers' target clones cover it. Loop pragmas and restrict follow the same split.
+ */
+#ifndef HB_COMMON_HOSTDEV_H
+#define HB_COMMON_HOSTDEV_H
+
+#if defined(__CUDACC__)
+#define HB_HOSTDEV static __host__ __device__ __forceinline__
+#define HB_RESTRICT __restrict__
+#define HB_SIMD
+#if defined(__CUDA_ARCH__)
+#define HB_UNROLL _Pragma("unroll")
+#define HB_ROLLED _Pragma("unroll 1")
+#else
+#define HB_UNROLL
+#define HB_ROLLED
+#endif
+#else
+#if defined(__GNUC__)
+#define HB_HOSTDEV static inline __attribute__((always_inline))
+#else
+#define HB_HOSTDEV static inline
+#endif
+#define HB_RESTRICT restrict
+#define HB_UNROLL
+#define HB_ROLLED
+#ifdef HB_HAVE_OPENMP
+#define HB_SIMD _Pragma("omp simd")
+#else
+#define HB_SIMD
+#endif
+#endif
+
+#endif

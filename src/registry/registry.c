@@ -1,0 +1,49 @@
+/*
+ * The backends this build has. The only file that tests HB_HAVE_CUDA, HB_HAVE_MPI and
+ * HB_HAVE_OPENMP to choose between implementations (OpenMP pragmas inside the CPU backend
+ * aside): the core asks here, and each backend's tables are named only here.
+ */
+#include <stddef.h>
+
+#include "registry/registry.h"
+
+static const hb_backend_ops_t cpu_backend = {
+    .device = &hb_cpu_device_ops,
+};
+
+#ifdef HB_HAVE_CUDA
+static const hb_backend_ops_t cuda_backend = {
+    .device = &hb_cuda_device_ops,
+};
+#endif
+
+int hb_registry_available(hb_backend_t backend)
+{
+    switch (backend) {
+    case HB_BACKEND_SEQ:
+    case HB_BACKEND_BEST: /* always resolves to something */
+        return 1;
+    case HB_BACKEND_OMP:
+#ifdef HB_HAVE_OPENMP
+        return 1;
+#else
+        return 0;
+#endif
+    case HB_BACKEND_CUDA:
+#ifdef HB_HAVE_CUDA
+        return cuda_backend.device->available();
+#else
+        return 0;
+#endif
+    }
+    return 0;
+}
+
+const hb_backend_ops_t *hb_registry_ops(hb_backend_t backend)
+{
+    if (backend == HB_BACKEND_BEST || !hb_registry_available(backend)) return NULL;
+#ifdef HB_HAVE_CUDA
+    if (backend == HB_BACKEND_CUDA) return &cuda_backend;
+#endif
+    return &cpu_backend;
+}
