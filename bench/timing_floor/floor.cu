@@ -1,6 +1,6 @@
 /*
- * Timing floor of the benchmark harness (bench/results/hines-h100-2026-11-22c.md): CUDA events
- * around one kernel launch, as hb_batch_benchmark times a solve, median of 200. Build and run on
+ * Timing floor of the benchmark harness (docs/gpu.md, "Speed"; bench/results/timing-floor-h100.txt):
+ * CUDA events around one kernel launch, as hb_batch_benchmark times a solve, median of 200. Build and run on
  * the GPU machine: nvcc -O2 -arch=sm_90 bench/timing_floor/floor.cu -o floor && ./floor
  */
 #include <cuda_runtime.h>

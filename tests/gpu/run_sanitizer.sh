@@ -19,7 +19,7 @@ data=$(cd "$data" && pwd) || { echo "run_sanitizer.sh: no folder $1" >&2; exit 2
 shift
 runs=("$@")
 if [ "${#runs[@]}" -eq 0 ]; then
-  # seconds each took on an H100 (bench/results/sanitizer-h100-2026-11-23.txt) in comments;
+  # seconds each took on an H100 (bench/results/sanitizer-h100.txt) in comments;
   # racecheck takes 20-100x a plain run, so it sees parts of the hines and tridiag tests.
   # Not in the default: test_gpu_sim at HB_TEST_STEPS=240 takes 402 s under memcheck, 373 s
   # under initcheck (a device call each), 50 s under racecheck and about 20 s under synccheck
