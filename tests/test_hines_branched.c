@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/hines_branched.h"
+#include "common/hines_branched.h"
 #include "cpu/hines_cpu.h"
 #include "hinesbatch.h"
 #include "test_random.h"

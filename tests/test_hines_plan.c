@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/hines_plan.h"
+#include "common/hines_plan.h"
 #include "hinesbatch.h"
 #include "test_random.h"
 #include "test_real_systems.h"

@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "cpu/tridiag_cpu.h" /* hb_gtsv_make_plan, hb_gtsv_plan_t */
+#include "common/tridiag.h" /* hb_gtsv_make_plan, hb_gtsv_plan_t */
 #include "core/bench.h"
 #include "hinesbatch.h"
 #include "test_tridiag_common.h"

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/bench.h"
-#include "context.h"
+#include "core/context.h"
 #include "cpu/hines_cpu.h"
 #include "common/status.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "morphology.h"
+#include "core/morphology.h"
 #include "common/status.h"
 
 #define HB_PI 3.14159265358979323846

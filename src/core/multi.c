@@ -6,7 +6,7 @@
  * padded to the largest cell) and moves data only at set, get and solve.
  */
 #include "core/bench.h"
-#include "multi.h"
+#include "core/multi.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "core/context.h"
 #include "core/multi_shapes.h"
 #include "cpu/hines_cpu.h"
 #include "common/status.h"

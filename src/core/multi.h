@@ -31,7 +31,8 @@
 
 #include <stddef.h>
 
-#include "cpu/tridiag_cpu.h"
+#include "common/rcp.h"
+#include "common/tridiag.h"
 #include "hinesbatch.h"
 
 #define HB_MULTI_NO_PARENT ((size_t)-1)
@@ -218,21 +219,8 @@ HB_HOSTDEV hb_multi_view_t hb_multi_staged_view(const hb_multi_dims_t *t, int sp
     return v;
 }
 
-/* 1/x. On the GPU a division is a slow subroutine on a branch's critical path: there the
- * hardware estimate refined once to about 1 ulp (as the Hines kernels' fast_rcp); the CPU
- * divides, so its results are those of hb_td_thomas_step. */
-HB_HOSTDEV double hb_multi_rcp(double x)
-{
-#if defined(__CUDA_ARCH__)
-    double y;
-    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
-    double e = fma(-x, y, 1.0);
-    e = fma(e, e, e);
-    return fma(y, e, y);
-#else
-    return 1.0 / x;
-#endif
-}
+/* 1/x: hb_rcp (common/rcp.h), the name this file's kernels have used. */
+#define hb_multi_rcp hb_rcp
 
 /* hb_td_thomas_step through hb_multi_rcp. */
 HB_HOSTDEV void hb_multi_step(double dl, double d, double du, double b, double *cp, double *yp)

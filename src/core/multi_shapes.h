@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "core/hines_branched.h"
+#include "common/hines_branched.h"
 #include "core/multi.h"
 
 /* Blocks a multiprocessor a SHAPES launch may run: three 256-thread blocks of shapes_kernel's

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "morphology.h"
+#include "core/morphology.h"
 #include "common/status.h"
 
 #define SWC_FIELDS 7

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "core/bench.h"
-#include "context.h"
-#include "cpu/tridiag_cpu.h"
+#include "core/context.h"
+#include "common/tridiag.h"
 #include "common/status.h"
 
 #ifdef HB_HAVE_CUDA

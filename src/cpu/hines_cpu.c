@@ -1,5 +1,5 @@
-#include "hines_cpu.h"
-#include "hines_lanes.h"
+#include "cpu/hines_cpu.h"
+#include "common/hines_lanes.h"
 
 #include "core/context.h"
 #include "common/status.h"

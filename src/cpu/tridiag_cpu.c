@@ -10,7 +10,7 @@
  * the CUDA kernel does); work units never share a system, so the result does
  * not depend on the thread count.
  */
-#include "tridiag_cpu.h"
+#include "common/tridiag.h"
 
 #include <stdlib.h>
 #include <string.h>

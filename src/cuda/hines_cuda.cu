@@ -25,8 +25,8 @@
 #include <string.h>
 
 extern "C" {
-#include "core/hines_branched.h"
-#include "core/hines_plan.h"
+#include "common/hines_branched.h"
+#include "common/hines_plan.h"
 #include "common/status.h"
 }
 #include "cuda/backend_cuda.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "cuda/backend_cuda.h"
-#include "sim/step_kernels.h"
+#include "common/sim_step.h"
 
 #ifdef __cplusplus
 extern "C" {

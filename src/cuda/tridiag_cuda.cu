@@ -38,7 +38,7 @@
 extern "C" {
 #include "common/status.h"
 }
-#include "cpu/tridiag_cpu.h"
+#include "common/tridiag.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
 
@@ -80,7 +80,7 @@ extern "C++" {
 #define HB_TD_FN(name) name
 #define real_t hb_pair
 #define HB_TD_INTERFACE_LOOP
-#include "cpu/tridiag_arith.h"
+#include "common/tridiag_arith.h"
 #undef HB_TD_INTERFACE_LOOP
 #undef real_t
 #undef HB_TD_FN

@@ -6,7 +6,7 @@
 #define HB_SIM_SIM_H
 
 #include "hinesbatch.h"
-#include "sim/step_kernels.h"
+#include "common/sim_step.h"
 
 typedef struct {
     int use_table;

@@ -31,12 +31,13 @@
  * of n rows takes about 2 sqrt(2 n) steps of a worker instead of n, for about twice the work
  * on its chunks.
  */
-#ifndef HB_CORE_HINES_BRANCHED_H
-#define HB_CORE_HINES_BRANCHED_H
+#ifndef HB_COMMON_HINES_BRANCHED_H
+#define HB_COMMON_HINES_BRANCHED_H
 
 #include <stddef.h>
 
-#include "core/multi.h" /* hb_multi_rcp */
+#include "common/rcp.h"
+#include "hinesbatch.h"
 
 /*
  * The staged team (hb_branched_layout): lane k's (d, rhs) of node i is a pair at
@@ -273,7 +274,7 @@ HB_HOSTDEV void hb_branched_eliminate(const hb_branched_tables_t *t, const hb_br
         hb_branched_pair_t *p = &HB_BRANCHED_DR(v, kind & 2 ? sink : op.parent >> 2);
         hb_branched_pair_t q = *p;
         const double ull = kind == HB_BRANCHED_ROOT ? 0.0 : ul.x * ul.y; /* off the chain */
-        const double inv = hb_multi_rcp(dr.x - carried_d);
+        const double inv = hb_rcp(dr.x - carried_d);
         hb_branched_pair_t cy;
         cy.x = kind == HB_BRANCHED_ROOT ? 0.0 : ul.y * inv;
         cy.y = (dr.y - carried_r) * inv;
@@ -348,7 +349,7 @@ HB_HOSTDEV void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branc
         for (int j = it.below_first; j < it.below_end; ++j) {
             const int r = t->ops[j].row;
             const hb_branched_pair_t ul = HB_BRANCHED_UL(v, r), dr = HB_BRANCHED_DR(v, r);
-            const double inv = hb_multi_rcp(dr.x - cd);
+            const double inv = hb_rcp(dr.x - cd);
             const double c = ul.y * inv, y = (dr.y - cr) * inv, a = spike * inv;
             cd = ul.x * c;
             cr = ul.x * y;
@@ -364,7 +365,7 @@ HB_HOSTDEV void hb_branched_reduce(const hb_branched_tables_t *t, const hb_branc
             const hb_branched_pair_t dr = HB_BRANCHED_DR(v, t->ops[j].row);
             const hb_branched_pair_t under =
                 HB_BRANCHED_UL(v, j > it.above_first ? t->ops[j - 1].row : it.sep);
-            const double inv = hb_multi_rcp(dr.x - ed);
+            const double inv = hb_rcp(dr.x - ed);
             const double g = (dr.y - er) * inv, e = under.x * inv;
             h *= inv;
             ed = under.y * e;
@@ -395,7 +396,7 @@ HB_HOSTDEV void hb_branched_finish(const hb_branched_tables_t *t, const hb_branc
         const int r = t->ops[j].row;
         const hb_branched_pair_t ul = HB_BRANCHED_UL(v, r);
         hb_branched_pair_t dr = HB_BRANCHED_DR(v, r);
-        const double inv = hb_multi_rcp(dr.x - cd);
+        const double inv = hb_rcp(dr.x - cd);
         dr.x = ul.y * inv;
         dr.y = (dr.y - cr) * inv;
         HB_BRANCHED_DR(v, r) = dr;

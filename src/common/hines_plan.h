@@ -16,8 +16,8 @@
  *   a = R / D,  b = l / D            (kept for the substitution x = a - b x_p)
  *   contribution to the parent: (-u b, -u a)
  */
-#ifndef HB_CORE_HINES_PLAN_H
-#define HB_CORE_HINES_PLAN_H
+#ifndef HB_COMMON_HINES_PLAN_H
+#define HB_COMMON_HINES_PLAN_H
 
 #include "hinesbatch.h"
 

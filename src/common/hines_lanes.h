@@ -7,8 +7,8 @@
  *
  * Plain C11 and CUDA C: HB_HOSTDEV marks functions for both.
  */
-#ifndef HB_CPU_HINES_LANES_H
-#define HB_CPU_HINES_LANES_H
+#ifndef HB_COMMON_HINES_LANES_H
+#define HB_COMMON_HINES_LANES_H
 
 #include <stddef.h>
 

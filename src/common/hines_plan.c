@@ -1,6 +1,6 @@
 #include <stdlib.h>
 
-#include "core/hines_plan.h"
+#include "common/hines_plan.h"
 #include "common/status.h"
 
 hb_status_t hb_hines_plan_build(int m, const int *parent, hb_hines_plan_t *plan)

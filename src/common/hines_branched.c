@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hines_branched.h"
+#include "common/hines_branched.h"
 #include "common/status.h"
 #include "cpu/hines_cpu.h"
 

@@ -13,8 +13,8 @@
  * i >= n (padding up to a chunk or to m_max) are identity rows with b = 0,
  * so they decouple and solve to 0; dl of row 0 and du of row n-1 are zero.
  */
-#ifndef HB_CPU_TRIDIAG_CPU_H
-#define HB_CPU_TRIDIAG_CPU_H
+#ifndef HB_COMMON_TRIDIAG_H
+#define HB_COMMON_TRIDIAG_H
 
 #include <stddef.h>
 
@@ -193,7 +193,7 @@ extern "C++" {
  * clustered fp64 kernels spill 24 bytes (16 rolled) and run 1-4% slower (session 23);
  * rolled, the fp32 pair kernels spill instead (3-9% slower), so fp32 keeps them. */
 #define HB_TD_INTERFACE_LOOP HB_ROLLED
-#include "tridiag_arith.h"
+#include "common/tridiag_arith.h"
 #undef HB_TD_INTERFACE_LOOP
 #undef real_t
 #undef HB_TD_FN
@@ -204,7 +204,7 @@ extern "C++" {
 #endif
 #define real_t float
 #define HB_TD_INTERFACE_LOOP
-#include "tridiag_arith.h"
+#include "common/tridiag_arith.h"
 #undef HB_TD_INTERFACE_LOOP
 #undef real_t
 #undef HB_TD_FN

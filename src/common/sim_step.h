@@ -13,15 +13,15 @@
  *
  * Plain C11 and CUDA C (HB_HOSTDEV from src/common/hostdev.h).
  */
-#ifndef HB_SIM_STEP_KERNELS_H
-#define HB_SIM_STEP_KERNELS_H
+#ifndef HB_COMMON_SIM_STEP_H
+#define HB_COMMON_SIM_STEP_H
 
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu/hines_lanes.h"
+#include "common/hines_lanes.h"
 
 /* Lanes per block: CPU (four AVX2 vectors: four independent chains in the
  * solve's latency-bound row recurrences; a block's d and rhs, 16 x 16 bytes a
