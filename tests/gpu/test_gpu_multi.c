@@ -440,6 +440,10 @@ static unsigned parts_of(const char *list)
 
 int main(int argc, char **argv)
 {
+    if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: test_gpu_multi DATA_DIR\n");
         return 2;
