@@ -12,13 +12,13 @@
 
 #define HB_CUDA_MAX_DEVICES 16
 
-#define BRANCHED_WIDE_THREADS 512 /* its wide blocks, for latency-bound plans (docs/gpu.md) */
-
 struct hb_cuda_context {
     int devices;
     int id[HB_CUDA_MAX_DEVICES];
     cudaStream_t stream[HB_CUDA_MAX_DEVICES];
     int sm_count[HB_CUDA_MAX_DEVICES];
     size_t smem_optin[HB_CUDA_MAX_DEVICES]; /* largest dynamic shared memory per block [bytes] */
+    char name[256];
+};
 
 #endif

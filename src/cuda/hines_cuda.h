@@ -3,19 +3,23 @@
  * and launchers share it. A batch is split over the context's devices by system ranges.
  *
  * Kernels (docs/gpu.md), one family a file, each with its launcher:
- *   per_thread    (hines_paper.cu) the paper's kernel: one thread per system; Flat, Full-Interleaved
- *                 and Block-Interleaved are the same code with B systems per block
- *   block_shared  the paper's Block-Shared: BLOCK layout, rhs staged in shared memory
- *   staged        ours for few systems: one warp per system, the system copied to
- *                 shared memory, eliminated there with register-carried chains
- *   streamed      ours for many systems: a warp solves 32 (16, 8) adjacent systems; inputs
- *                 stream once through a cp.async ring, intermediates stay on chip,
- *                 so memory sees each input read once and the solution written once
- *   pipelined     ours for many systems: a thread per system with a row plan
- *   branched      ours for few systems: a block per team of adjacent systems staged on
- *                 chip, the tree's subtrees shared out stage by stage (common/hines_branched.h)
+ *   hines_paper.cu      per_thread, the paper's kernel: one thread per system (Flat, Full- and
+ *                       Block-Interleaved are the same code with B systems per block), and
+ *                       block_shared, the paper's Block-Shared: BLOCK layout, rhs in shared memory
+ *   hines_staged.cu     ours for few systems: one warp per system, the system copied to
+ *                       shared memory, eliminated there with register-carried chains
+ *   hines_streamed.cu   ours for many systems: a warp solves 32 (16, 8) adjacent systems; inputs
+ *                       stream once through a cp.async ring, intermediates stay on chip,
+ *                       so memory sees each input read once and the solution written once
+ *   hines_pipelined.cu  ours for many systems: a thread per system with a row plan
+ *   hines_branched.cu   ours for few systems and many: a block per team of adjacent systems
+ *                       staged on chip, the tree's subtrees shared out stage by stage
+ *                       (common/hines_branched.h); and SHAPES of mixed batches
+ * The batch (hines_batch.cu) makes them, chooses one (AUTO) and launches it on every part.
  *
  * Element (s, i) of a part (a device's range of systems) is at
+ * (s / B) * m * B + i * B + s % B (docs/layouts.md).
+ */
 #ifndef HB_CUDA_HINES_CUDA_H
 #define HB_CUDA_HINES_CUDA_H
 
@@ -29,8 +33,6 @@ extern "C" {
 }
 #include "cuda/context_cuda.h"
 #include "cuda/hines_batch_cuda.h"
-
-};
 
 typedef struct {
     int device;     /* index into the context's devices */
