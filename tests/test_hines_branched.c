@@ -13,7 +13,7 @@
 
 #include "check.h"
 #include "common/hines_branched.h"
-#include "cpu/hines_cpu.h"
+#include "common/layout.h"
 #include "hinesbatch.h"
 #include "test_random.h"
 #include "test_real_systems.h"

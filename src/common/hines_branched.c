@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "common/hines_branched.h"
+#include "common/layout.h"
 #include "common/status.h"
-#include "cpu/hines_cpu.h"
 
 /* Root of x's set, with path halving. */
 static int dsu_find(int *up, int x)

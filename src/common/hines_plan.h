@@ -1,6 +1,6 @@
 /*
  * Internal: the row plan of the PIPELINED Hines kernel (docs/gpu.md) and the
- * arithmetic of one row, shared by the CUDA kernel (src/cuda/hines_cuda.cu)
+ * arithmetic of one row, shared by the CUDA kernel (src/cuda/hines_pipelined.cu)
  * and its CPU twin (hb_hines_plan_solve, tested in CI).
  *
  * One thread eliminates one system from row m - 1 down to 0 and substitutes

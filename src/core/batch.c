@@ -2,16 +2,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Same-morphology batches (hb_batch_*): the host copy here, the backend's own copy (its state,
+ * e.g. on the devices) through ctx->ops->hines (backend/hines_ops.h). */
+#include "backend/hines_ops.h"
+#include "common/layout.h"
+#include "common/status.h"
 #include "core/bench.h"
 #include "core/context.h"
-#include "cpu/hines_cpu.h"
-#include "common/status.h"
+#include "core/hines.h"
 
-#ifdef HB_HAVE_CUDA
-#include "cuda/backend_cuda.h"
-#endif
-
-/* Bits of a CUDA batch's arrays: held newer by the devices (device_newer) or by the
+/* Bits of a batch's arrays: held newer by the backend's state (device_newer) or by the
  * host copy (host_dirty). */
 enum { NEWER_U = 1, NEWER_L = 2, NEWER_D = 4, NEWER_RHS = 8, NEWER_ALL = 15 };
 
@@ -25,38 +25,42 @@ struct hb_batch {
     hb_context_t *ctx; /* borrowed: must outlive the batch */
     int m, count;
     hb_layout_t layout;
-    int block;   /* systems per block B (hines_cpu.h): 1 FLAT, count INTERLEAVED */
+    int block;   /* systems per block B (common/layout.h): 1 FLAT, count INTERLEAVED */
     int *parent; /* copy, shared by all systems */
-    double *u, *l, *d, *rhs; /* hb_layout_size elements each; the host copy on CUDA */
+    double *u, *l, *d, *rhs; /* hb_layout_size elements each; the host copy */
     hb_hines_algo_t algo;
-    void *device;     /* hb_cuda_batch_t for the CUDA backend, else NULL */
-    int host_dirty;   /* CUDA: NEWER_* bits of host arrays changed since the last upload */
-    int device_newer; /* CUDA: NEWER_* bits of arrays changed on the devices */
+    const struct hb_hines_ops *ops; /* the context's backend */
+    void *device;     /* the backend's state (CUDA: the device copy); NULL: the host copy */
+    int host_dirty;   /* NEWER_* bits of host arrays changed since the last upload */
+    int device_newer; /* NEWER_* bits of arrays changed in the backend's state */
 };
 
-/* CUDA: bring the host copy up to date. The host copy is a cache: reading a const batch may
+/* The batch as the backend sees it. */
+static hb_hines_host_t host_view(const struct hb_batch *b)
+{
+    const hb_hines_host_t h = {b->ctx, b->m, b->count, b->layout, b->block,
+                               b->parent, b->u, b->l, b->d, b->rhs};
+    return h;
+}
+
+/* Bring the host copy up to date. The host copy is a cache: reading a const batch may
  * refresh it, so the cast below never writes an object defined const. */
 static hb_status_t sync_host(const struct hb_batch *cb)
 {
     struct hb_batch *b = (struct hb_batch *)cb;
-#ifdef HB_HAVE_CUDA
     if (b->device && b->device_newer) {
         const int newer = b->device_newer;
-        hb_status_t status = hb_cuda_batch_download(
-            (hb_cuda_batch_t *)b->device, newer & NEWER_U ? b->u : NULL,
+        hb_status_t status = b->ops->download(
+            b->device, newer & NEWER_U ? b->u : NULL,
             newer & NEWER_L ? b->l : NULL, newer & NEWER_D ? b->d : NULL,
             newer & NEWER_RHS ? b->rhs : NULL);
         if (status != HB_SUCCESS) return status;
         b->device_newer = 0;
     }
-#else
-    (void)b;
-#endif
     return HB_SUCCESS;
 }
 
-#ifdef HB_HAVE_CUDA
-/* CUDA: bring the devices up to date (a const batch's device copy is a cache too). */
+/* Bring the backend's state up to date (a const batch's state is a cache too). */
 static hb_status_t sync_device(const struct hb_batch *cb)
 {
     struct hb_batch *b = (struct hb_batch *)cb;
@@ -64,8 +68,8 @@ static hb_status_t sync_device(const struct hb_batch *cb)
         /* only the arrays that changed: a time loop that sets d and rhs does not move u, l
          * again (nor re-check whether all systems share them) */
         const int dirty = b->host_dirty;
-        hb_status_t status = hb_cuda_batch_upload(
-            (hb_cuda_batch_t *)b->device, dirty & NEWER_U ? b->u : NULL,
+        hb_status_t status = b->ops->upload(
+            b->device, dirty & NEWER_U ? b->u : NULL,
             dirty & NEWER_L ? b->l : NULL, dirty & NEWER_D ? b->d : NULL,
             dirty & NEWER_RHS ? b->rhs : NULL);
         if (status != HB_SUCCESS) return status;
@@ -73,7 +77,6 @@ static hb_status_t sync_device(const struct hb_batch *cb)
     }
     return HB_SUCCESS;
 }
-#endif
 
 hb_status_t hb_batch_create(hb_context_t *ctx, int m, const int *parent, int batch_count,
                             hb_layout_t layout, int block_size, hb_batch_t **batch)
@@ -106,17 +109,14 @@ hb_status_t hb_batch_create(hb_context_t *ctx, int m, const int *parent, int bat
                        "per array)", fn, batch_count, m, size);
     }
     memcpy(b->parent, parent, (size_t)m * sizeof *parent);
-#ifdef HB_HAVE_CUDA
-    if (ctx->backend == HB_BACKEND_CUDA) {
-        status = hb_cuda_batch_create((hb_cuda_context_t *)ctx->device, m, parent, batch_count,
-                                      layout, b->block, (hb_cuda_batch_t **)&b->device);
-        if (status != HB_SUCCESS) {
-            hb_batch_destroy(b);
-            return status;
-        }
-        b->host_dirty = NEWER_ALL;
+    b->ops = ctx->ops->hines;
+    const hb_hines_host_t host = host_view(b);
+    status = b->ops->create(&host, &ctx->tuning, &b->device);
+    if (status != HB_SUCCESS) {
+        hb_batch_destroy(b);
+        return status;
     }
-#endif
+    if (b->device) b->host_dirty = NEWER_ALL;
     /* Padding systems complete the last block as identity rows: d = 1. */
     const int used = batch_count % b->block;
     if (used) {
@@ -133,9 +133,7 @@ hb_status_t hb_batch_destroy(hb_batch_t *batch)
 {
     hb_clear_error();
     if (!batch) return HB_SUCCESS;
-#ifdef HB_HAVE_CUDA
-    hb_cuda_batch_destroy((hb_cuda_batch_t *)batch->device);
-#endif
+    if (batch->device) batch->ops->destroy(batch->device);
     free(batch->parent);
     free(batch->u);
     free(batch->l);
@@ -212,17 +210,11 @@ hb_status_t hb_batch_solve(hb_batch_t *batch)
 {
     hb_clear_error();
     if (!batch) return hb_fail(HB_ERR_INVALID_VALUE, "hb_batch_solve: batch is NULL");
-#ifdef HB_HAVE_CUDA
-    if (batch->device) {
-        hb_status_t status = sync_device(batch);
-        if (status == HB_SUCCESS)
-            status = hb_cuda_batch_solve((hb_cuda_batch_t *)batch->device, batch->algo);
-        batch->device_newer |= NEWER_D | NEWER_RHS;
-        return status;
-    }
-#endif
-    return hb_hines_solve_batch(batch->ctx, batch->m, batch->parent, batch->u, batch->l,
-                                batch->d, batch->rhs, batch->layout, batch->block, batch->count);
+    hb_status_t status = sync_device(batch);
+    const hb_hines_host_t host = host_view(batch);
+    if (status == HB_SUCCESS) status = batch->ops->solve(&host, batch->device, batch->algo);
+    if (batch->device) batch->device_newer |= NEWER_D | NEWER_RHS;
+    return status;
 }
 
 static void convert_array(const struct hb_batch *src, const double *from,
@@ -249,17 +241,14 @@ hb_status_t hb_batch_convert(const hb_batch_t *src, hb_batch_t *dst)
                            i, src->parent[i], dst->parent[i]);
     if (src == dst) return HB_SUCCESS;
     hb_status_t status;
-#ifdef HB_HAVE_CUDA
     if (src->device && dst->device && src->ctx == dst->ctx && src->layout == dst->layout &&
         src->block == dst->block) {
         if ((status = sync_device(src)) != HB_SUCCESS) return status;
-        status = hb_cuda_batch_copy((hb_cuda_batch_t *)dst->device,
-                                    (const hb_cuda_batch_t *)src->device);
+        status = dst->ops->copy(dst->device, src->device);
         dst->host_dirty = 0;
         dst->device_newer = NEWER_ALL;
         return status;
     }
-#endif
     /* Every real system of dst is overwritten; its padding is identity already. */
     if ((status = sync_host(src)) != HB_SUCCESS) return status;
     dst->device_newer = 0;
@@ -311,12 +300,8 @@ hb_hines_algo_t hb_batch_algorithm(const hb_batch_t *batch)
 
 hb_hines_algo_t hb_batch_resolved_algorithm(const hb_batch_t *batch)
 {
-#ifdef HB_HAVE_CUDA
-    if (batch && batch->device)
-        return hb_cuda_batch_resolve((const hb_cuda_batch_t *)batch->device, batch->algo);
-#endif
-    (void)batch;
-    return HB_HINES_ALGO_PER_THREAD;
+    if (!batch) return HB_HINES_ALGO_PER_THREAD;
+    return batch->ops->resolve(batch->device, batch->algo);
 }
 
 hb_status_t hb_batch_benchmark(hb_batch_t *batch, const hb_batch_t *source, int repeats,
@@ -332,28 +317,12 @@ hb_status_t hb_batch_benchmark(hb_batch_t *batch, const hb_batch_t *source, int 
         batch->block != source->block)
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "%s: source must be another batch of the same context, shape and layout", fn);
-    hb_status_t status = HB_SUCCESS;
-#ifdef HB_HAVE_CUDA
-    if (batch->device) {
-        if ((status = sync_device(batch)) != HB_SUCCESS || (status = sync_device(source)) != HB_SUCCESS)
-            return status;
-        status = hb_cuda_batch_benchmark((hb_cuda_batch_t *)batch->device,
-                                         (const hb_cuda_batch_t *)source->device, batch->algo,
-                                         repeats, seconds);
-        batch->device_newer |= NEWER_D | NEWER_RHS;
+    hb_status_t status;
+    if ((status = sync_device(batch)) != HB_SUCCESS || (status = sync_device(source)) != HB_SUCCESS)
         return status;
-    }
-#endif
-    const size_t bytes = hb_layout_size(batch->layout, batch->m, batch->count,
-                                        batch->block) * sizeof(double);
-    for (int r = -1; r < repeats && status == HB_SUCCESS; ++r) { /* one warm-up */
-        memcpy(batch->d, source->d, bytes);
-        memcpy(batch->rhs, source->rhs, bytes);
-        double t0 = hb_clock_seconds();
-        status = hb_hines_solve_batch(batch->ctx, batch->m, batch->parent, batch->u, batch->l,
-                                      batch->d, batch->rhs, batch->layout, batch->block,
-                                      batch->count);
-        if (r >= 0) seconds[r] = hb_clock_seconds() - t0;
-    }
+    const hb_hines_host_t host = host_view(batch), from = host_view(source);
+    status = batch->ops->benchmark(&host, batch->device, &from, source->device, batch->algo,
+                                   repeats, seconds);
+    if (batch->device) batch->device_newer |= NEWER_D | NEWER_RHS;
     return status;
 }

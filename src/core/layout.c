@@ -1,6 +1,6 @@
 #include <stdint.h>
 
-#include "cpu/hines_cpu.h"
+#include "common/layout.h"
 
 const char *hb_layout_name(hb_layout_t layout)
 {
@@ -10,17 +10,6 @@ const char *hb_layout_name(hb_layout_t layout)
     case HB_LAYOUT_BLOCK: return "block";
     }
     return "unknown";
-}
-
-int hb_layout_block(hb_layout_t layout, int batch_count, int block_size)
-{
-    if (batch_count < 1) return 0;
-    switch (layout) {
-    case HB_LAYOUT_FLAT: return 1;
-    case HB_LAYOUT_INTERLEAVED: return batch_count;
-    case HB_LAYOUT_BLOCK: return block_size >= 1 ? block_size : 0;
-    }
-    return 0;
 }
 
 /* 0 for invalid arguments or when the size does not fit in size_t. */

@@ -16,7 +16,7 @@
 
 #include "core/context.h"
 #include "core/multi_shapes.h"
-#include "cpu/hines_cpu.h"
+#include "core/hines.h"
 #include "common/status.h"
 
 #ifdef HB_HAVE_CUDA

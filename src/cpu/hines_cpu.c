@@ -1,12 +1,12 @@
-#include "cpu/hines_cpu.h"
+/* The CPU backend of Hines batches (backend/hines_ops.h): the batch's host arrays are its data
+ * (no state of its own), solved by hb_hines_lanes over runs of lanes, with OpenMP on OMP. */
+#include <string.h>
+
+#include "backend/hines_ops.h"
 #include "common/hines_lanes.h"
-
-#include "core/context.h"
+#include "common/layout.h"
 #include "common/status.h"
-
-#ifdef HB_HAVE_CUDA
-#include "cuda/backend_cuda.h"
-#endif
+#include "cpu/hines_cpu.h"
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
@@ -15,75 +15,11 @@
 /* INTERLEAVED work unit for the OMP backend: 64 lanes = 8 cache lines a row. */
 enum { INTERLEAVED_CHUNK = 64 };
 
-hb_status_t hb_check_tree(const char *fn, int m, const int *parent)
-{
-    if (m < 1) return hb_fail(HB_ERR_INVALID_VALUE, "%s: m = %d; expected m >= 1", fn, m);
-    if (!parent) return hb_fail(HB_ERR_INVALID_VALUE, "%s: parent is NULL", fn);
-    if (parent[0] != -1)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: parent[0] = %d; expected -1 (root)", fn,
-                       parent[0]);
-    for (int i = 1; i < m; ++i)
-        if (parent[i] < 0 || parent[i] >= i)
-            return hb_fail(HB_ERR_INVALID_VALUE,
-                           "%s: parent[%d] = %d; expected 0 <= parent[i] < i (Hines order)", fn,
-                           i, parent[i]);
-    return HB_SUCCESS;
-}
-
-hb_status_t hb_check_batch(const char *fn, int m, const int *parent, int batch_count,
-                           hb_layout_t layout, int block_size)
-{
-    hb_status_t status = hb_check_tree(fn, m, parent);
-    if (status != HB_SUCCESS) return status;
-    if (batch_count < 1)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: batch_count = %d; expected >= 1", fn,
-                       batch_count);
-    if (layout != HB_LAYOUT_FLAT && layout != HB_LAYOUT_INTERLEAVED && layout != HB_LAYOUT_BLOCK)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: layout = %d is not an hb_layout_t", fn,
-                       (int)layout);
-    if (layout == HB_LAYOUT_BLOCK && block_size < 1)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: block_size = %d; expected >= 1 for %s", fn,
-                       block_size, hb_layout_name(layout));
-    if (hb_layout_size(layout, m, batch_count, block_size) == 0)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %d systems of %d rows do not fit in memory",
-                       fn, batch_count, m);
-    return HB_SUCCESS;
-}
-
 void hb_hines_lanes(int m, const int *restrict parent, size_t row_stride, size_t lanes,
                     const double *restrict u, const double *restrict l, double *restrict d,
                     double *restrict rhs)
 {
     hb_hines_lanes_inline(m, parent, row_stride, lanes, u, l, d, rhs);
-}
-
-hb_status_t hb_hines_solve(int m, const int *parent, const double *u, const double *l,
-                           double *d, double *rhs)
-{
-    hb_clear_error();
-    hb_status_t status = hb_check_tree("hb_hines_solve", m, parent);
-    if (status != HB_SUCCESS) return status;
-    if (!u || !l || !d || !rhs)
-        return hb_fail(HB_ERR_INVALID_VALUE, "hb_hines_solve: u, l, d and rhs must not be NULL");
-    hb_hines_lanes(m, parent, 1, 1, u, l, d, rhs);
-    return HB_SUCCESS;
-}
-
-hb_status_t hb_hines_matvec(int m, const int *parent, const double *u, const double *l,
-                            const double *d, const double *x, double *y)
-{
-    hb_clear_error();
-    hb_status_t status = hb_check_tree("hb_hines_matvec", m, parent);
-    if (status != HB_SUCCESS) return status;
-    if (!u || !l || !d || !x || !y)
-        return hb_fail(HB_ERR_INVALID_VALUE, "hb_hines_matvec: u, l, d, x and y must not be NULL");
-    if (x == y) return hb_fail(HB_ERR_INVALID_VALUE, "hb_hines_matvec: x and y must not alias");
-    for (int i = 0; i < m; ++i) y[i] = d[i] * x[i];
-    for (int i = 1; i < m; ++i) {
-        y[i] += l[i] * x[parent[i]];
-        y[parent[i]] += u[i] * x[i];
-    }
-    return HB_SUCCESS;
 }
 
 /* A batch solve: work unit w covers systems [w * chunk, min((w + 1) * chunk, count)). */
@@ -104,43 +40,20 @@ static void solve_unit(const batch_job_t *job, int w)
                    job->l + base, job->d + base, job->rhs + base);
 }
 
-hb_status_t hb_hines_solve_batch(hb_context_t *ctx, int m, const int *parent, const double *u,
-                                 const double *l, double *d, double *rhs, hb_layout_t layout,
-                                 int block_size, int batch_count)
+/* The batch's host arrays in place; SEQ and OMP alike ignore `algo` (one kernel). */
+static hb_status_t cpu_solve(const hb_hines_host_t *h, void *state, hb_hines_algo_t algo)
 {
-    static const char fn[] = "hb_hines_solve_batch";
-    hb_clear_error();
-    if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "%s: ctx is NULL", fn);
-    hb_status_t status = hb_check_batch(fn, m, parent, batch_count, layout, block_size);
-    if (status != HB_SUCCESS) return status;
-    if (!u || !l || !d || !rhs)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: u, l, d and rhs must not be NULL", fn);
-    if (ctx->backend == HB_BACKEND_CUDA) {
-#ifdef HB_HAVE_CUDA
-        /* Host arrays: copy in, solve with the library's choice of kernel, copy back. */
-        hb_cuda_batch_t *dev = NULL;
-        const int block = hb_layout_block(layout, batch_count, block_size);
-        status = hb_cuda_batch_create((hb_cuda_context_t *)ctx->device, m, parent, batch_count,
-                                      layout, block, &dev);
-        if (status == HB_SUCCESS) status = hb_cuda_batch_upload(dev, u, l, d, rhs);
-        if (status == HB_SUCCESS) status = hb_cuda_batch_solve(dev, HB_HINES_ALGO_AUTO);
-        if (status == HB_SUCCESS) status = hb_cuda_batch_download(dev, NULL, NULL, d, rhs);
-        hb_cuda_batch_destroy(dev);
-        return status;
-#else
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: built without CUDA", fn);
-#endif
-    }
-
-    batch_job_t job = {m, batch_count, 0, 0, parent, u, l, d, rhs};
-    job.block = hb_layout_block(layout, batch_count, block_size);
-    job.chunk = layout == HB_LAYOUT_INTERLEAVED && job.block > INTERLEAVED_CHUNK
+    (void)state;
+    (void)algo;
+    batch_job_t job = {h->m, h->count, 0, 0, h->parent, h->u, h->l, h->d, h->rhs};
+    job.block = h->block;
+    job.chunk = h->layout == HB_LAYOUT_INTERLEAVED && job.block > INTERLEAVED_CHUNK
                     ? INTERLEAVED_CHUNK
                     : job.block;
-    const int units = (int)(((size_t)batch_count + (size_t)job.chunk - 1) / (size_t)job.chunk);
+    const int units = (int)(((size_t)h->count + (size_t)job.chunk - 1) / (size_t)job.chunk);
 #ifdef HB_HAVE_OPENMP
-    if (ctx->backend == HB_BACKEND_OMP) {
-        const int threads = ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
+    if (h->ctx->backend == HB_BACKEND_OMP) {
+        const int threads = h->ctx->threads > 0 ? h->ctx->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int w = 0; w < units; ++w) solve_unit(&job, w);
         return HB_SUCCESS;
@@ -149,3 +62,70 @@ hb_status_t hb_hines_solve_batch(hb_context_t *ctx, int m, const int *parent, co
     for (int w = 0; w < units; ++w) solve_unit(&job, w);
     return HB_SUCCESS;
 }
+
+static hb_status_t cpu_create(const hb_hines_host_t *host, const hb_tuning_t *tuning,
+                              void **state)
+{
+    (void)host;
+    (void)tuning;
+    *state = NULL; /* the host arrays are the data */
+    return HB_SUCCESS;
+}
+
+static void cpu_destroy(void *state) { (void)state; }
+
+/* Never called (no state); the host copy is already current. */
+static hb_status_t cpu_upload(void *state, const double *u, const double *l, const double *d,
+                              const double *rhs)
+{
+    (void)state, (void)u, (void)l, (void)d, (void)rhs;
+    return HB_SUCCESS;
+}
+
+static hb_status_t cpu_download(void *state, double *u, double *l, double *d, double *rhs)
+{
+    (void)state, (void)u, (void)l, (void)d, (void)rhs;
+    return HB_SUCCESS;
+}
+
+static hb_status_t cpu_copy(void *dst, const void *src)
+{
+    (void)dst, (void)src;
+    return HB_SUCCESS;
+}
+
+static hb_hines_algo_t cpu_resolve(const void *state, hb_hines_algo_t algo)
+{
+    (void)state;
+    (void)algo;
+    return HB_HINES_ALGO_PER_THREAD;
+}
+
+static hb_status_t cpu_benchmark(const hb_hines_host_t *batch, void *state,
+                                 const hb_hines_host_t *source, const void *source_state,
+                                 hb_hines_algo_t algo, int repeats, double *seconds)
+{
+    (void)source_state;
+    hb_status_t status = HB_SUCCESS;
+    const size_t bytes = hb_layout_size(batch->layout, batch->m, batch->count,
+                                        batch->block) * sizeof(double);
+    for (int r = -1; r < repeats && status == HB_SUCCESS; ++r) { /* one warm-up */
+        memcpy(batch->d, source->d, bytes);
+        memcpy(batch->rhs, source->rhs, bytes);
+        double t0 = hb_clock_seconds();
+        status = cpu_solve(batch, state, algo);
+        if (r >= 0) seconds[r] = hb_clock_seconds() - t0;
+    }
+    return status;
+}
+
+const struct hb_hines_ops hb_cpu_hines_ops = {
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .upload = cpu_upload,
+    .download = cpu_download,
+    .resolve = cpu_resolve,
+    .solve = cpu_solve,
+    .copy = cpu_copy,
+    .benchmark = cpu_benchmark,
+};

@@ -1,4 +1,4 @@
-/* The CUDA backend's device (backend/backend.h) over its context (cuda/backend_cuda.h). */
+/* The CUDA backend's device (backend/backend.h) over its context (cuda/context_cuda.cu). */
 #include "backend/backend.h"
 #include "cuda/backend_cuda.h"
 

@@ -5,15 +5,18 @@
  */
 #include <stddef.h>
 
+#include "backend/hines_ops.h"
 #include "registry/registry.h"
 
 static const hb_backend_ops_t cpu_backend = {
     .device = &hb_cpu_device_ops,
+    .hines = &hb_cpu_hines_ops,
 };
 
 #ifdef HB_HAVE_CUDA
 static const hb_backend_ops_t cuda_backend = {
     .device = &hb_cuda_device_ops,
+    .hines = &hb_cuda_hines_ops,
 };
 #endif
 

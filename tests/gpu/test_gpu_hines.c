@@ -225,6 +225,13 @@ int main(int argc, char **argv)
     CHECK_OK(hb_context_create(HB_BACKEND_CUDA, &ctx));
     if (!ctx) return check_summary("gpu_hines");
     printf("device: %s, %d visible\n", hb_context_device_name(ctx), hb_context_devices(ctx));
+    /* HB_TEST_TUNING: measurement overrides of the kernels' shapes on this context (docs/tuning.md;
+     * tests/gpu/run_all.sh runs the branched kernel with branched.lanes=32,... this way) */
+    const char *tuning = getenv("HB_TEST_TUNING");
+    if (tuning) {
+        CHECK_OK(hb_context_set_tuning(ctx, tuning));
+        printf("tuning: %s\n", tuning);
+    }
 
     static const char *files[] = {"v_e_purk2.CNG.swc", "HSN-fluoro01.CNG.swc", "c91662.swc",
                                   "morph_ca1_n120.swc", "Cha-F-200000.CNG.swc",
