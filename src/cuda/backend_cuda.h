@@ -49,19 +49,6 @@ hb_status_t hb_cuda_batch_copy(hb_cuda_batch_t *dst, const hb_cuda_batch_t *src)
 hb_status_t hb_cuda_batch_benchmark(hb_cuda_batch_t *batch, const hb_cuda_batch_t *src,
                                     hb_hines_algo_t algo, int repeats, double *seconds);
 
-/* ------------------------------------------------------------------------ */
-/* Batched tridiagonal solves (src/cuda/tridiag_cuda.cu): device 0, pointers */
-/* are device pointers; arguments checked by src/core/tridiag.c.            */
-/* ------------------------------------------------------------------------ */
-/* Solve as `plan` says (src/cpu/tridiag_cpu.h's hb_gtsv_plan_t: the resolved
- * algorithm and the partition kernel's shape); returns when done. */
-struct hb_gtsv_plan_s;
-hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
-                               const struct hb_gtsv_plan_s *plan);
-/* One warm-up solve of each problem, then `repeats` solves timed with events. */
-hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *problems,
-                                   const struct hb_gtsv_plan_s *plans, int n_problems,
-                                   int repeats, double *seconds);
 /* SHAPES of mixed batches (core/multi_shapes.h): one class as the kernel reads it. */
 typedef struct {
     int m, lanes, cells, team_first; /* team_first: first team of the class in its tier */

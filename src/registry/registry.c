@@ -7,13 +7,17 @@
 
 #include "registry/registry.h"
 
+#include "backend/gtsv_ops.h"
+
 static const hb_backend_ops_t cpu_backend = {
     .device = &hb_cpu_device_ops,
+    .gtsv = &hb_cpu_gtsv_ops,
 };
 
 #ifdef HB_HAVE_CUDA
 static const hb_backend_ops_t cuda_backend = {
     .device = &hb_cuda_device_ops,
+    .gtsv = &hb_cuda_gtsv_ops,
 };
 #endif
 
