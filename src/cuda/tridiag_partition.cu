@@ -630,7 +630,7 @@ __device__ __forceinline__ void partition_tile(const gtsv_args_t &a, const int L
     }
     /* Mode 4 stages x through the first 64 bytes a thread (16 values in fp32: past
      * the reduced rows, into the stash, which starts 8 or 13 values a thread in), so
-     * every thread must have read both first. Until session 19 the stash was read
+     * every thread must have read both first. When the stash was once read
      * after this barrier, and a warp's x could overwrite a slower warp's spike
      * columns (flat fp32 16-row kernels; found by the GPU test's persistent shapes). */
     if (mode == 4) __syncthreads();
