@@ -9,7 +9,7 @@
  *     NaN there) and Computing-Padding (x padding set to 0); (4) in-place;
  *     (5) errors and their messages; (6) OMP results independent of the
  *     thread count (bitwise); (7) memory helpers and the benchmark helper;
- *     (8) the tuning override (hb_gtsv_set_tuning): the partition arithmetic
+ *     (8) the tuning override (hb_context_set_tuning, gtsv.*): the partition arithmetic
  *     with 16-row chunks for small m and 8-row chunks up to m = 4096 (what the
  *     CUDA kernels run under those tunings), the plan text, refusals;
  *     (9) the rule's plans (hb_gtsv_make_plan): the table of docs/tridiag.md
@@ -25,7 +25,8 @@
 #include <time.h>
 
 #include "check.h"
-#include "common/tridiag.h" /* hb_gtsv_make_plan, hb_gtsv_plan_t */
+#include "common/tridiag.h" /* hb_gtsv_plan_t, hb_td_* */
+#include "core/tridiag.h"  /* hb_gtsv_make_plan */
 #include "core/bench.h"
 #include "hinesbatch.h"
 #include "test_tridiag_common.h"
@@ -488,13 +489,16 @@ static void test_helpers(hb_context_t *ctx)
  * small systems gives blocks of one chunk. */
 static void test_tuning(hb_context_t *ctx)
 {
-    static const char *const specs[] = {"rows=16", "rows=8,threads=128,ahead=4,hint=1",
-                                        "hint=2,threads=512", "cluster=16", "rows=8,cluster=4",
-                                        "cluster=2"};
+    static const char *const specs[] = {"gtsv.rows=16",
+                                        "gtsv.rows=8,gtsv.threads=128,gtsv.ahead=4,gtsv.hint=1",
+                                        "gtsv.hint=2,gtsv.threads=512",
+                                        "gtsv.cluster=16",
+                                        "gtsv.rows=8,gtsv.cluster=4",
+                                        "gtsv.cluster=2"};
     static const int shapes[][2] = {{5, 7},    {17, 9},   {100, 6}, {1000, 3},
                                     {2500, 2}, {4096, 2}, {5000, 2}, {8192, 2}};
     for (size_t k = 0; k < sizeof specs / sizeof *specs; ++k) {
-        CHECK_OK(hb_gtsv_set_tuning(specs[k]));
+        CHECK_OK(hb_context_set_tuning(ctx, specs[k]));
         for (size_t q = 0; q < sizeof shapes / sizeof *shapes; ++q)
             for (int variable = 0; variable <= 1; ++variable)
                 test_variants(ctx, shapes[q][0], shapes[q][1], variable);
@@ -506,13 +510,13 @@ static void test_tuning(hb_context_t *ctx)
     make_arrays(&a, &t, HB_LAYOUT_FLAT, HB_FLOAT64, 0);
     hb_gtsv_problem_t p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
     char text[128];
-    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    CHECK_OK(hb_context_set_tuning(ctx, "gtsv.rows=8"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
-    CHECK_OK(hb_gtsv_set_tuning("rows=16"));
+    CHECK_OK(hb_context_set_tuning(ctx, "gtsv.rows=16"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=16 chunks=256") == 0, "plan '%s'", text);
-    CHECK_OK(hb_gtsv_set_tuning("")); /* the rule: fp64 flat, 8-row chunks */
+    CHECK_OK(hb_context_set_tuning(ctx, "")); /* the rule: fp64 flat, 8-row chunks */
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=8 chunks=512") == 0, "plan '%s'", text);
     p.algo = HB_GTSV_ALGO_AUTO;
@@ -524,7 +528,7 @@ static void test_tuning(hb_context_t *ctx)
     /* clusters change the arithmetic; a small batch takes 8-row chunks */
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=8 chunks=512 cluster=8") == 0, "plan '%s'", text);
-    CHECK_OK(hb_gtsv_set_tuning("small=0"));
+    CHECK_OK(hb_context_set_tuning(ctx, "gtsv.small=0"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=16 chunks=256 cluster=8") == 0, "plan '%s'", text);
     free_arrays(&a);
@@ -532,7 +536,8 @@ static void test_tuning(hb_context_t *ctx)
     make_batch(&t, 8192, 1, 0);
     make_arrays(&a, &t, HB_LAYOUT_FLAT, HB_FLOAT64, 0);
     p = problem_of(&a, &t, HB_GTSV_ALGO_PARTITION, 0, 0);
-    CHECK_OK(hb_gtsv_set_tuning("rows=8")); /* two 8-row chunks a thread on the GPU */
+    /* two 8-row chunks a thread on the GPU */
+    CHECK_OK(hb_context_set_tuning(ctx, "gtsv.rows=8"));
     CHECK_OK(hb_gtsv_describe(ctx, &p, text, sizeof text));
     CHECKF(strcmp(text, "partition rows=8 chunks=1024") == 0, "plan '%s'", text);
     CHECK_OK(hb_gtsv_solve(ctx, &p));
@@ -542,19 +547,24 @@ static void test_tuning(hb_context_t *ctx)
     free_arrays(&a);
     free_batch(&t);
     /* Refusals name the syntax; a refused spec leaves the tuning as it was. */
-    CHECK_ERR(hb_gtsv_set_tuning("rows=4"), HB_ERR_INVALID_VALUE, "rows=8|16");
-    CHECK_ERR(hb_gtsv_set_tuning("threads=256,speed=9"), HB_ERR_INVALID_VALUE, "hint=0|1|2");
-    CHECK_ERR(hb_gtsv_set_tuning("ahead=8x"), HB_ERR_INVALID_VALUE, "ahead=4|8");
-    CHECK_ERR(hb_gtsv_set_tuning("prefetch=3"), HB_ERR_INVALID_VALUE, "prefetch=0|1|2");
-    CHECK_ERR(hb_gtsv_set_tuning("vector=3"), HB_ERR_INVALID_VALUE, "vector=0|1|2");
-    CHECK_ERR(hb_gtsv_set_tuning("stage=2"), HB_ERR_INVALID_VALUE, "stage=0|1");
-    CHECK_ERR(hb_gtsv_set_tuning("persist=2"), HB_ERR_INVALID_VALUE, "persist=0|1");
-    CHECK_ERR(hb_gtsv_set_tuning("pairs=2"), HB_ERR_INVALID_VALUE, "pairs=0|1");
-    CHECK_OK(hb_gtsv_set_tuning(NULL));
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.rows=4"), HB_ERR_INVALID_VALUE,
+              "expected 8 or 16");
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.threads=256,gtsv.speed=9"), HB_ERR_INVALID_VALUE,
+              "docs/tuning.md");
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.ahead=8x"), HB_ERR_INVALID_VALUE,
+              "expected 4 or 8");
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.prefetch=3"), HB_ERR_INVALID_VALUE,
+              "gtsv.prefetch = '3'");
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.vector=3"), HB_ERR_INVALID_VALUE,
+              "gtsv.vector = '3'");
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.stage=2"), HB_ERR_INVALID_VALUE, "gtsv.stage = '2'");
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.persist=2"), HB_ERR_INVALID_VALUE,
+              "gtsv.persist = '2'");
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.pairs=2"), HB_ERR_INVALID_VALUE, "gtsv.pairs = '2'");
+    CHECK_OK(hb_context_set_tuning(ctx, NULL));
 }
 
-/* (9) The rule (docs/tridiag.md, "The plan rule";
- * bench/results/tridiag-variants-h100-2026-11-22.txt). */
+/* (9) The rule (docs/tridiag.md, "The plan rule"; docs/design-notes.md, "Tridiagonal"). */
 typedef struct {
     int m, interleaved, fp32, rows, chunks, threads, ahead, hint, prefetch, vector;
     int cluster;
@@ -589,9 +599,10 @@ static void check_small_plan(hb_context_t *ctx, const hb_gtsv_problem_t *p,
                              const hb_gtsv_plan_t *plan)
 {
     hb_gtsv_plan_t tuned;
-    CHECK_OK(hb_gtsv_set_tuning("rows=8,threads=128,pairs=0,small=0"));
+    CHECK_OK(
+        hb_context_set_tuning(ctx, "gtsv.rows=8,gtsv.threads=128,gtsv.pairs=0,gtsv.small=0"));
     CHECK_OK(hb_gtsv_make_plan(ctx, p, &tuned));
-    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_context_set_tuning(ctx, ""));
     CHECKF(plan->rows == 8 && plan->pairs == 0 && plan->rows == tuned.rows &&
                plan->chunks == tuned.chunks && plan->threads == tuned.threads &&
                plan->ahead == tuned.ahead && plan->hint == tuned.hint &&
@@ -617,7 +628,7 @@ static void check_tuned_plans(hb_context_t *ctx, const tuned_case_t *cases, size
     hb_gtsv_plan_t plan;
     for (size_t k = 0; k < n; ++k) {
         const tuned_case_t *c = &cases[k];
-        CHECK_OK(hb_gtsv_set_tuning(c->spec));
+        CHECK_OK(hb_context_set_tuning(ctx, c->spec));
         const hb_gtsv_problem_t p =
             plan_probe(c->m, c->interleaved, c->fp32 ? HB_FLOAT32 : HB_FLOAT64, c->count);
         CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
@@ -630,7 +641,7 @@ static void check_tuned_plans(hb_context_t *ctx, const tuned_case_t *cases, size
                c->count, plan.rows, plan.chunks, plan.threads, plan.cluster,
                hb_td_chunks_per_thread(&plan), plan.pairs);
     }
-    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_OK(hb_context_set_tuning(ctx, ""));
 }
 
 static void test_rule(hb_context_t *ctx)
@@ -680,7 +691,7 @@ static void test_rule(hb_context_t *ctx)
         {4097, 1, 1, 16, 512, 256, 4, 1, 0, 0, 16},  {8192, 1, 1, 16, 512, 256, 4, 1, 0, 0, 16}};
     static const hb_precision_t precs[] = {HB_FLOAT64, HB_FLOAT32};
     static const int counts[] = {1, 200, 256000}; /* fp32: 1 one system a thread */
-    CHECK_OK(hb_gtsv_set_tuning("")); /* the rule, whatever HB_GTSV_TUNING says */
+    CHECK_OK(hb_context_set_tuning(ctx, "")); /* the rule */
     hb_gtsv_plan_t plan;
     for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k)
         for (int pi = 0; pi < 2; ++pi)
@@ -779,7 +790,7 @@ static void test_rule(hb_context_t *ctx)
         }
     CHECKF(bad == 0, "%d invalid plans for m = 1..%d", bad, HB_TD_MAX_PARTITION_M);
     /* The override goes field by field over the rule; threads at least P. */
-    CHECK_OK(hb_gtsv_set_tuning("rows=8"));
+    CHECK_OK(hb_context_set_tuning(ctx, "gtsv.rows=8"));
     hb_gtsv_problem_t p = plan_probe(512, 1, HB_FLOAT32, 1001); /* odd: no pairs */
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 8 && plan.chunks == 64 && plan.threads == 512 && plan.ahead == 4 &&
@@ -789,15 +800,19 @@ static void test_rule(hb_context_t *ctx)
      * that does not name them; a cluster of K blocks holds P / K chunks a block,
      * one a thread (threads raised to P / K), and K is at most P. */
     static const tuned_case_t overrides[] = {
-        {"rows=8,threads=128", 2048, 0, 1, 101, 8, 256, 128, 1, 2, 0},
-        {"rows=8,threads=128", 8192, 0, 1, 101, 8, 1024, 512, 1, 2, 0},
-        {"rows=8,threads=128", 8192, 1, 1, 101, 8, 1024, 128, 16, 1, 0},
-        {"rows=16,threads=128,cluster=8", 8192, 1, 0, 101, 16, 512, 128, 8, 1, 0},
-        {"rows=8,threads=128,cluster=2", 8192, 1, 0, 101, 8, 1024, 512, 2, 1, 0},
-        {"rows=8,cluster=16", 9, 0, 1, 101, 8, 2, 128, 2, 1, 0}};
+        {"gtsv.rows=8,gtsv.threads=128", 2048, 0, 1, 101, 8, 256, 128, 1, 2, 0},
+        {"gtsv.rows=8,gtsv.threads=128", 8192, 0, 1, 101, 8, 1024, 512, 1, 2, 0},
+        {"gtsv.rows=8,gtsv.threads=128", 8192, 1, 1, 101, 8, 1024, 128, 16, 1, 0},
+        {"gtsv.rows=16,gtsv.threads=128,gtsv.cluster=8", 8192, 1, 0, 101, 16, 512, 128, 8, 1,
+         0},
+        {"gtsv.rows=8,gtsv.threads=128,gtsv.cluster=2", 8192, 1, 0, 101, 8, 1024, 512, 2, 1,
+         0},
+        {"gtsv.rows=8,gtsv.cluster=16", 9, 0, 1, 101, 8, 2, 128, 2, 1, 0}};
     check_tuned_plans(ctx, overrides, sizeof overrides / sizeof *overrides);
-    CHECK_ERR(hb_gtsv_set_tuning("cluster=3"), HB_ERR_INVALID_VALUE, "cluster=1|2|4|8|16");
-    CHECK_OK(hb_gtsv_set_tuning("threads=128,hint=0,prefetch=2,vector=1,cluster=1"));
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.cluster=3"), HB_ERR_INVALID_VALUE,
+              "expected 1, 2, 4, 8 or 16");
+    CHECK_OK(hb_context_set_tuning(
+        ctx, "gtsv.threads=128,gtsv.hint=0,gtsv.prefetch=2,gtsv.vector=1,gtsv.cluster=1"));
     p = plan_probe(8192, 1, HB_FLOAT64, 100);
     CHECK_OK(hb_gtsv_make_plan(ctx, &p, &plan));
     CHECK(plan.rows == 16 && plan.chunks == 512 && plan.threads == 512 && plan.hint == 0 &&
@@ -807,11 +822,11 @@ static void test_rule(hb_context_t *ctx)
     static const struct {
         const char *spec;
         int interleaved, fp32, pairs;
-    } pair_cases[] = {{"pairs=1", 1, 1, 1},         {"pairs=1", 1, 0, 0},
-                      {"pairs=1", 0, 1, 0},         {"pairs=1,stage=0", 1, 1, 0},
-                      {"pairs=0", 1, 1, 0}};
+    } pair_cases[] = {{"gtsv.pairs=1", 1, 1, 1},    {"gtsv.pairs=1", 1, 0, 0},
+                      {"gtsv.pairs=1", 0, 1, 0},    {"gtsv.pairs=1,gtsv.stage=0", 1, 1, 0},
+                      {"gtsv.pairs=0", 1, 1, 0}};
     for (size_t k = 0; k < sizeof pair_cases / sizeof *pair_cases; ++k) {
-        CHECK_OK(hb_gtsv_set_tuning(pair_cases[k].spec));
+        CHECK_OK(hb_context_set_tuning(ctx, pair_cases[k].spec));
         for (int m = 64; m <= HB_TD_MAX_PARTITION_M; m *= 2) {
             p = plan_probe(m, pair_cases[k].interleaved,
                            pair_cases[k].fp32 ? HB_FLOAT32 : HB_FLOAT64, 100);
@@ -841,14 +856,15 @@ static void test_rule(hb_context_t *ctx)
         {"", 4096, 1, 0, 33, 16, 256, 512, 8, 1, 0},
         {"", 8192, 1, 0, 8, 8, 1024, 128, 8, 1, 0},
         {"", 8192, 1, 0, 9, 16, 512, 512, 8, 1, 0},
-        {"small=0", 128, 1, 1, 256, 16, 8, 256, 1, 1, 1},
-        {"small=1", 1024, 1, 0, 20, 8, 128, 128, 1, 1, 0},
-        {"small=1", 64, 1, 0, 256000, 8, 8, 128, 1, 1, 0},
-        {"small=1", 8192, 1, 1, 20000, 8, 1024, 128, 8, 1, 0},
-        {"small=1", 8192, 1, 1, 20001, 8, 1024, 128, 16, 1, 0}};
+        {"gtsv.small=0", 128, 1, 1, 256, 16, 8, 256, 1, 1, 1},
+        {"gtsv.small=1", 1024, 1, 0, 20, 8, 128, 128, 1, 1, 0},
+        {"gtsv.small=1", 64, 1, 0, 256000, 8, 8, 128, 1, 1, 0},
+        {"gtsv.small=1", 8192, 1, 1, 20000, 8, 1024, 128, 8, 1, 0},
+        {"gtsv.small=1", 8192, 1, 1, 20001, 8, 1024, 128, 16, 1, 0}};
     check_tuned_plans(ctx, small_cases, sizeof small_cases / sizeof *small_cases);
-    CHECK_ERR(hb_gtsv_set_tuning("small=2"), HB_ERR_INVALID_VALUE, "small=0|1");
-    CHECK_OK(hb_gtsv_set_tuning(""));
+    CHECK_ERR(hb_context_set_tuning(ctx, "gtsv.small=2"), HB_ERR_INVALID_VALUE,
+              "gtsv.small = '2'");
+    CHECK_OK(hb_context_set_tuning(ctx, ""));
     /* AUTO on the CPU is THOMAS; partition above m = 8192 and a NULL plan are refused. */
     p = plan_probe(512, 0, HB_FLOAT64, 100);
     p.algo = HB_GTSV_ALGO_AUTO;
@@ -857,7 +873,7 @@ static void test_rule(hb_context_t *ctx)
     p = plan_probe(HB_TD_MAX_PARTITION_M + 1, 0, HB_FLOAT64, 3);
     CHECK_ERR(hb_gtsv_make_plan(ctx, &p, &plan), HB_ERR_NOT_SUPPORTED, "m <= 8192");
     CHECK_ERR(hb_gtsv_make_plan(ctx, &p, NULL), HB_ERR_INVALID_VALUE, "plan is NULL");
-    CHECK_OK(hb_gtsv_set_tuning(NULL));
+    CHECK_OK(hb_context_set_tuning(ctx, NULL));
 }
 
 static void run_all(void)

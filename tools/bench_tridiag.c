@@ -11,7 +11,7 @@
  * is the minimum traffic (dl, d, du, b read and x written: 5 elements per
  * unknown) over the time, also as a fraction of the device-to-device copy
  * bandwidth measured in the same run. --variants times our kernel under
- * several tunings (hb_gtsv_set_tuning) for A/B comparisons. Then the accuracy
+ * several tunings (hb_context_set_tuning) for A/B comparisons. Then the accuracy
  * sweep in each precision asked for (Figure 12a: error against a long-double CPU
  * solution as m grows) and the device memory each solver needs (Figure 12b).
  */
@@ -49,7 +49,8 @@ static const char usage[] =
     "  --points LIST     these points instead of the grid (any sizes, in order),\n"
     "                    e.g. 64x256000,512x256000,300x1000\n"
     "  --variants LIST   also time ours under each tuning of LIST, ';'-separated\n"
-    "                    hb_gtsv_set_tuning specs (e.g. 'hint=1;threads=128')\n"
+    "                    tuning specs (docs/tuning.md; e.g.\n"
+    "                    'gtsv.hint=1;gtsv.threads=128,gtsv.ahead=4')\n"
     "  --no-cusparse     skip cuSPARSE (faster A/B runs of --variants)\n"
     "  --seed S          random seed (default: the time)\n"
     "  --no-accuracy     skip the accuracy and memory tables\n"
@@ -66,7 +67,7 @@ typedef struct {
     int point_m[MAX_POINTS];
     long point_n[MAX_POINTS];
     int n_variants;
-    char variant[MAX_VARIANTS][64];
+    char variant[MAX_VARIANTS][128];
     uint64_t seed;
 } options_t;
 
@@ -388,7 +389,7 @@ static int run_point(hb_context_t *ctx, const options_t *o, int m, long count,
     }
     /* --variants: our AUTO solve under each tuning, both layouts. */
     for (int v = 0; v < o->n_variants && st == HB_SUCCESS; ++v) {
-        st = hb_gtsv_set_tuning(o->variant[v]);
+        st = hb_context_set_tuning(ctx, o->variant[v]);
         for (int il = 0; il < 2 && st == HB_SUCCESS; ++il) {
             hb_gtsv_algo_t resolved;
             st = time_ours(ctx, m, count, prec, set, sets,
@@ -397,7 +398,7 @@ static int run_point(hb_context_t *ctx, const options_t *o, int m, long count,
                            sizeof pt->var_plan[v][il]);
             pt->var_have[v][il] = st == HB_SUCCESS;
         }
-        hb_gtsv_set_tuning(NULL);
+        hb_context_set_tuning(ctx, NULL);
     }
 #ifdef HB_HAVE_CUSPARSE
     if (st == HB_SUCCESS && cuda && o->cusparse) {
@@ -724,7 +725,7 @@ static int parse_points(const char *command, const char *value, void *opts)
     return 1;
 }
 
-/* --variants: ';'-separated tunings, each checked by setting it (the default is set back). */
+/* --variants: ';'-separated tunings, each checked by parsing it. */
 static int parse_variants(const char *command, const char *value, void *options)
 {
     options_t *o = options;
@@ -739,14 +740,14 @@ static int parse_variants(const char *command, const char *value, void *options)
         }
         memcpy(o->variant[o->n_variants], c, len);
         o->variant[o->n_variants][len] = '\0';
-        if (hb_gtsv_set_tuning(o->variant[o->n_variants]) != HB_SUCCESS) {
+        hb_tuning_t tuning;
+        if (hb_tuning_parse(o->variant[o->n_variants], &tuning) != HB_SUCCESS) {
             cli_fail(command, "--variants: %s", hb_last_error());
             return 0;
         }
         ++o->n_variants;
         c = end ? end + 1 : NULL;
     }
-    hb_gtsv_set_tuning(NULL);
     return 1;
 }
 

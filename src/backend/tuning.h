@@ -8,6 +8,13 @@
 #define HB_BACKEND_TUNING_H
 
 /* The CUDA partition kernel of tridiagonal solves (0 or -1: the rule's value). */
+/* Applied field by field over the rule's plan, at each solve (src/core/tridiag.c): threads
+ * are raised to a system's chunks (half of them for 8-row chunks, two a thread); a cluster
+ * is lowered to the chunks, and fewer threads or blocks where its shared memory would not
+ * fit; stage needs interleaved rows and one chunk a thread; persist and pairs need stage,
+ * pairs also fp32 with an even count and stride, 8-byte aligned arrays and fixed sizes
+ * (else one system a thread, same plan). rows and cluster change the arithmetic, so the
+ * CPU's partition solve (the kernel's twin) follows them too. docs/tridiag.md. */
 typedef struct {
     int rows;     /* rows per chunk: 8, 16 (0) */
     int threads;  /* block size: 128, 256, 512 (0) */

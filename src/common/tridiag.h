@@ -2,8 +2,8 @@
  * Internal: batched tridiagonal solves (hb_gtsv_*), docs/tridiag.md.
  *
  * The arithmetic of both algorithms lives here once, as small inline
- * functions that the CPU backends (tridiag_cpu.c) and the CUDA kernels
- * (src/cuda/tridiag_cuda.cu, where they become __device__ code kept in
+ * functions that the CPU backend (src/cpu/tridiag_cpu.c) and the CUDA kernels
+ * (src/cuda/tridiag_*.cu, where they become __device__ code kept in
  * registers) share, so the CPU PARTITION solve is the CUDA kernel's twin
  * step for step and CI tests the GPU's arithmetic. PARTITION computes in the
  * data's precision (tridiag_arith.h, included once per precision), THOMAS in
@@ -40,7 +40,7 @@ HB_HOSTDEV int hb_td_chunks_for(int m, int L)
 
 /*
  * How a solve runs (src/core/tridiag.c builds it: the rule, by layout and m,
- * then the tuning override of hb_gtsv_set_tuning / HB_GTSV_TUNING). rows and chunks
+ * then the context's tuning, backend/tuning.h's hb_gtsv_tuning_t). rows and chunks
  * (and cluster) fix the PARTITION arithmetic (the CPU twin uses them too); threads, ahead,
  * hint, prefetch and vector only shape the CUDA kernel.
  */
@@ -190,7 +190,7 @@ extern "C++" {
 #define HB_TD_FN(name) name
 #define real_t double
 /* The interface sweep's loops not unrolled in fp64: unrolled, their registers made the
- * clustered fp64 kernels spill 24 bytes (16 rolled) and run 1-4% slower (session 23);
+ * clustered fp64 kernels spill 24 bytes (16 rolled) and run 1-4% slower;
  * rolled, the fp32 pair kernels spill instead (3-9% slower), so fp32 keeps them. */
 #define HB_TD_INTERFACE_LOOP HB_ROLLED
 #include "common/tridiag_arith.h"
@@ -220,17 +220,5 @@ HB_HOSTDEV void hb_td_thomas_step(double dl, double d, double du, double b, doub
     *yp = (b - dl * *yp) * inv;
     *cp = du * inv;
 }
-
-/* ---- CPU backends (tridiag_cpu.c); arguments already checked ---- */
-
-hb_status_t hb_gtsv_cpu_solve(hb_context_t *ctx, const hb_gtsv_problem_t *p,
-                              const hb_gtsv_plan_t *plan);
-
-/* ---- src/core/tridiag.c ---- */
-
-/* The plan hb_gtsv_solve runs for a problem (the rule, then the tuning
- * override; shape checked as by hb_gtsv_describe, data pointers unused). */
-hb_status_t hb_gtsv_make_plan(hb_context_t *ctx, const hb_gtsv_problem_t *problem,
-                              hb_gtsv_plan_t *plan);
 
 #endif

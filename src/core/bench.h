@@ -27,34 +27,6 @@ hb_status_t hb_context_copy_bandwidth(hb_context_t *ctx, size_t bytes, int repea
                                       double *bytes_per_second);
 
 /*
- * Measurements only (bench tridiag --variants): overrides the CUDA partition
- * kernel's shape chosen by the rule, process-wide, not thread-safe. spec:
- * comma-separated rows=8|16 (rows per chunk), threads=128|256|512 (block size;
- * at least the chunks of a system, or half of them for 8-row chunks, which then
- * run two a thread: a smaller value is raised), ahead=4|8 (rows of loads in
- * flight), hint=0|1|2 (loads plain, with an L2 prefetch of 128 or 256 bytes),
- * prefetch=0|1|2 (no L2 prefetch instructions, the whole chunk's lines asked of
- * L2 at the start, or the next `ahead` rows at each group of loads), vector=0|1|2
- * (flat layout: 16-byte loads and stores where the chunk starts on 16 bytes,
- * in place of the hint; 2 the same loads, x written a warp's contiguous spans at
- * a time), cluster=1|2|4|8|16 (blocks of a thread-block cluster that share their
- * systems, each holding 1/K of every system's chunks, one a thread; lowered to the
- * chunks of a system where it has fewer), stage=0|1 (interleaved layout, one chunk a
- * thread: rows copied into shared memory by cp.async, a ring of 2 `ahead` rows a
- * thread, with the 128-byte L2 hint; 0: loads into registers), persist=0|1 (staged
- * plans: no more blocks than are resident at once, each drawing tiles of systems in
- * turn and copying the next tile's first rows during a reduced solve; 0: a block a
- * tile), pairs=0|1 (staged fp32 interleaved plans: a thread solves two adjacent
- * systems as 8-byte pairs of floats where the count and stride are even, the arrays
- * 8-byte aligned and the sizes fixed; else one a thread, same plan);
- * "" is the rule itself. Until a call, and after a call with NULL, the
- * environment variable HB_GTSV_TUNING (same syntax) is read at each solve.
- * rows also applies to the CPU partition solver (the GPU kernel's twin).
- * docs/tridiag.md.
- */
-hb_status_t hb_gtsv_set_tuning(const char *spec);
-
-/*
  * Times `repeats` solves after one untimed warm-up solve of each problem;
  * solve r runs problems[r % n_problems] (rotating input sets keeps them out of
  * cache). CUDA: each solve timed with CUDA events; CPU: a monotonic clock.

@@ -1,21 +1,20 @@
 /*
- * Batched tridiagonal solves (hb_gtsv_*): argument checks, the algorithm
- * rule, dispatch to the CPU (src/cpu/tridiag_cpu.c) or CUDA
- * (src/cuda/tridiag_cuda.cu) backend, and backend memory helpers.
+ * Batched tridiagonal solves (hb_gtsv_*), the backend-neutral facade: argument checks, the
+ * algorithm rule, the plan (the rule, then the context's tuning), then the backend's
+ * table (backend/gtsv_ops.h: src/cpu/tridiag_cpu.c, src/cuda/tridiag_solve.cu).
  */
+#include "core/tridiag.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/gtsv_ops.h"
+#include "common/status.h"
+#include "common/tridiag.h"
 #include "core/bench.h"
 #include "core/context.h"
-#include "common/tridiag.h"
-#include "common/status.h"
-
-#ifdef HB_HAVE_CUDA
-#include "cuda/backend_cuda.h"
-#endif
 
 const char *hb_gtsv_algo_name(hb_gtsv_algo_t algo)
 {
@@ -36,90 +35,8 @@ static size_t element_size(hb_precision_t precision)
 static hb_gtsv_algo_t resolve(const struct hb_context *ctx, const hb_gtsv_problem_t *p)
 {
     if (p->algo != HB_GTSV_ALGO_AUTO) return p->algo;
-    if (ctx->backend != HB_BACKEND_CUDA) return HB_GTSV_ALGO_THOMAS;
+    if (!ctx->ops->gtsv->auto_partition) return HB_GTSV_ALGO_THOMAS;
     return p->m <= HB_TD_MAX_PARTITION_M ? HB_GTSV_ALGO_PARTITION : HB_GTSV_ALGO_THOMAS;
-}
-
-/* ---- the partition kernel's shape: rule, then the tuning override ---- */
-
-/* Process-wide override (0 = the rule's value), for measurements: set by
- * hb_gtsv_set_tuning, else read from HB_GTSV_TUNING at each solve. */
-typedef struct {
-    int rows, threads, ahead, hint, prefetch, vector, cluster, stage, persist, pairs;
-    int small; /* the small-batch plan: -1 the rule, 0 never, 1 always */
-} tuning_t;
-
-static int tuning_set;     /* hb_gtsv_set_tuning was called with a spec */
-static tuning_t tuning_override;
-
-static int parse_value(const char *v, const int *allowed, int n, int *out)
-{
-    char *end;
-    const long x = strtol(v, &end, 10);
-    if (end == v || (*end != '\0' && *end != ',')) return 0;
-    for (int k = 0; k < n; ++k)
-        if (x == allowed[k]) {
-            *out = (int)x;
-            return 1;
-        }
-    return 0;
-}
-
-/* "rows=16,threads=256,ahead=4,hint=1,prefetch=1,vector=0,stage=1,persist=1,pairs=1,small=0"
- * (any subset, any order; "" = none). */
-static hb_status_t parse_tuning(const char *fn, const char *spec, tuning_t *t)
-{
-    static const int rows[] = {8, 16}, threads[] = {128, 256, 512}, ahead[] = {4, 8},
-                     hint[] = {0, 1, 2}, prefetch[] = {0, 1, 2},
-                     vector[] = {0, 1, 2}, cluster[] = {1, 2, 4, 8, 16}, stage[] = {0, 1},
-                     persist[] = {0, 1}, pairs[] = {0, 1}, small[] = {0, 1};
-    memset(t, 0, sizeof *t);
-    t->hint = -1;
-    t->prefetch = -1;
-    t->vector = -1;
-    t->stage = -1;
-    t->persist = -1;
-    t->pairs = -1;
-    t->small = -1;
-    const char *c = spec;
-    while (c && *c) {
-        int ok = 0;
-        if (strncmp(c, "rows=", 5) == 0) ok = parse_value(c + 5, rows, 2, &t->rows);
-        else if (strncmp(c, "threads=", 8) == 0) ok = parse_value(c + 8, threads, 3, &t->threads);
-        else if (strncmp(c, "ahead=", 6) == 0) ok = parse_value(c + 6, ahead, 2, &t->ahead);
-        else if (strncmp(c, "hint=", 5) == 0) ok = parse_value(c + 5, hint, 3, &t->hint);
-        else if (strncmp(c, "prefetch=", 9) == 0)
-            ok = parse_value(c + 9, prefetch, 3, &t->prefetch);
-        else if (strncmp(c, "vector=", 7) == 0) ok = parse_value(c + 7, vector, 3, &t->vector);
-        else if (strncmp(c, "cluster=", 8) == 0)
-            ok = parse_value(c + 8, cluster, 5, &t->cluster);
-        else if (strncmp(c, "stage=", 6) == 0) ok = parse_value(c + 6, stage, 2, &t->stage);
-        else if (strncmp(c, "persist=", 8) == 0)
-            ok = parse_value(c + 8, persist, 2, &t->persist);
-        else if (strncmp(c, "pairs=", 6) == 0) ok = parse_value(c + 6, pairs, 2, &t->pairs);
-        else if (strncmp(c, "small=", 6) == 0) ok = parse_value(c + 6, small, 2, &t->small);
-        if (!ok)
-            return hb_fail(HB_ERR_INVALID_VALUE,
-                           "%s: tuning '%s': expected comma-separated rows=8|16, "
-                           "threads=128|256|512, ahead=4|8, hint=0|1|2, prefetch=0|1|2, "
-                           "vector=0|1|2, cluster=1|2|4|8|16, stage=0|1, persist=0|1, pairs=0|1, "
-                           "small=0|1",
-                           fn, spec);
-        c = strchr(c, ',');
-        if (c) ++c;
-    }
-    return HB_SUCCESS;
-}
-
-hb_status_t hb_gtsv_set_tuning(const char *spec)
-{
-    hb_clear_error();
-    tuning_t t;
-    hb_status_t status = parse_tuning("hb_gtsv_set_tuning", spec ? spec : "", &t);
-    if (status != HB_SUCCESS) return status;
-    tuning_set = spec != NULL;
-    tuning_override = t;
-    return HB_SUCCESS;
 }
 
 /* Elements one array spans (last element + 1). */
@@ -174,13 +91,10 @@ static hb_status_t check_shape(const char *fn, const struct hb_context *ctx,
     return HB_SUCCESS;
 }
 
+/* The caller's buffer: the backend's (CUDA THOMAS keeps the forward sweep there). */
 static size_t required_bytes(const struct hb_context *ctx, const hb_gtsv_problem_t *p)
 {
-    /* CUDA THOMAS keeps the forward sweep's (c', y') in double; CPU workspaces
-     * are the library's own (per thread, tridiag_cpu.c). */
-    if (ctx->backend == HB_BACKEND_CUDA && resolve(ctx, p) == HB_GTSV_ALGO_THOMAS)
-        return 2 * (size_t)p->m * (size_t)p->batch_count * sizeof(double);
-    return 0;
+    return ctx->ops->gtsv->buffer_bytes(p, resolve(ctx, p));
 }
 
 hb_status_t hb_gtsv_buffer_size(hb_context_t *ctx, const hb_gtsv_problem_t *problem, size_t *bytes)
@@ -214,7 +128,7 @@ hb_status_t hb_gtsv_resolve(hb_context_t *ctx, const hb_gtsv_problem_t *problem,
  * at 262,144 rows), three times for fp32 to m = 128 (1.05-1.10x at 327,680 and 393,216
  * rows; 1.00-1.01x at 524,288), and never fp64 at m = 513..1024 (0.86-0.97x; its plan
  * has no clusters, and 8-row chunks double each block's interface system: not
- * profiled). bench/results/tridiag-small-h100-2026-11-23k.txt, -23l.txt */
+ * profiled). docs/tridiag.md, "Small batches" */
 static int small_batch(const hb_gtsv_problem_t *p)
 {
     const double rows = (double)p->m * p->batch_count;
@@ -236,8 +150,8 @@ static int pairs_fit(const hb_gtsv_problem_t *p)
 }
 
 /* The rule's plan for PARTITION: the best tuning of each measured shape of
- * the H100 variants runs (bench/results/tridiag-variants-h100-2026-11-22*.txt;
- * docs/tridiag.md, "The plan rule"), by layout, m and (interleaved m <= 128)
+ * the H100 variants runs (docs/design-notes.md, "Tridiagonal"; docs/tridiag.md,
+ * "The plan rule"), by layout, m and (interleaved m <= 128)
  * precision. Boundaries sit at powers of two, where the chunk count P
  * changes, so a shape between two measured points runs the kernel geometry
  * (P, G = threads / P) of the point above it. Every plan here is compiled:
@@ -253,7 +167,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, int small, hb_gtsv_plan_t *pla
     plan->stage = 0;
     plan->persist = 0;
     /* fp32 interleaved in pairs wherever they fit: 1.03-1.07x at m = 64, 128 x 256,000
-     * (bench/results/tridiag-variants-h100-2026-11-23g.txt), more above */
+     * (docs/design-notes.md, "Tridiagonal"), more above */
     plan->pairs = pairs_fit(p);
     if (p->layout != HB_LAYOUT_INTERLEAVED) {
         plan->vector = 1; /* 16-byte loads and stores: 1.15-1.6x at every measured point */
@@ -309,11 +223,11 @@ static void rule_plan(const hb_gtsv_problem_t *p, int small, hb_gtsv_plan_t *pla
         /* L2 prefetch instructions while G >= 8: 1.09-1.18x; at G <= 4 they lose a third */
         plan->prefetch = m <= 1024 ? 2 : 0;
         /* m > 2048: clusters share G systems (alone a block holds G = 2 or 1, a
-         * quarter of each sector; 1.5-2.3x). Persistent (session 19): fp64 clusters of
+         * quarter of each sector; 1.5-2.3x). Persistent: fp64 clusters of
          * 8 blocks of 512 threads (G = 16 at m = 4096: 76 against 72% of copy for
          * 256), fp32 of 8 blocks of 256 to m = 4096, then of 16 blocks of 256 (two
          * blocks a multiprocessor, G = 8: 49 against 41% at 8192 x 20,000 for 8 of 512;
-         * three since session 20's 80-register cap: 56%). fp32 from m = 1025: clusters
+         * three under the 80-register cap: 56%). fp32 from m = 1025: clusters
          * of 8 (G = 16 at m = 2048: 1.08x clusters of 4 under the cap, 66.9 against
          * 61.9% at x 20,000, 1.04x at x 2,000) */
         if (m > 2048 || (m > 1024 && !wide)) {
@@ -329,7 +243,7 @@ static void rule_plan(const hb_gtsv_problem_t *p, int small, hb_gtsv_plan_t *pla
              * twice a solve: cluster_reduced): 1.13x at 512 x 256,000; fp32 pairs
              * run as fast in one block of 512 (91.5 against 92.1% of copy), without
              * the interface solve's rounding (1.3e-5 against 3e-6 in the accuracy
-             * table, tridiag-h100-2026-11-23g) */
+             * table: docs/tridiag.md, "Accuracy") */
             plan->cluster = 4;
             plan->threads = 256;
         } else if (m > 512 && !wide) {
@@ -360,20 +274,15 @@ static int plan_smem(const hb_gtsv_plan_t *plan, int esize, int ring)
                                 esize, ring);
 }
 
-/* The plan of a solve whose shape is checked: the rule, then the override. */
-static hb_status_t make_plan(const char *fn, const struct hb_context *ctx,
-                             const hb_gtsv_problem_t *p, hb_gtsv_plan_t *plan)
+/* The plan of a solve whose shape is checked: the rule, then the context's tuning
+ * (backend/tuning.h: 0 or -1 leave the rule's value). */
+static hb_status_t make_plan(const struct hb_context *ctx, const hb_gtsv_problem_t *p,
+                             hb_gtsv_plan_t *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->algo = resolve(ctx, p);
     if (plan->algo != HB_GTSV_ALGO_PARTITION) return HB_SUCCESS;
-    tuning_t t;
-    if (tuning_set) {
-        t = tuning_override;
-    } else {
-        hb_status_t status = parse_tuning(fn, getenv("HB_GTSV_TUNING"), &t);
-        if (status != HB_SUCCESS) return status;
-    }
+    const hb_gtsv_tuning_t t = ctx->tuning.gtsv;
     rule_plan(p, t.small, plan);
     if (t.rows) plan->rows = t.rows;
     if (t.threads) plan->threads = t.threads;
@@ -434,7 +343,7 @@ hb_status_t hb_gtsv_make_plan(hb_context_t *ctx, const hb_gtsv_problem_t *proble
     hb_clear_error();
     if (!plan) return hb_fail(HB_ERR_INVALID_VALUE, "%s: plan is NULL", fn);
     hb_status_t status = check_shape(fn, ctx, problem);
-    if (status == HB_SUCCESS) status = make_plan(fn, ctx, problem, plan);
+    if (status == HB_SUCCESS) status = make_plan(ctx, problem, plan);
     return status;
 }
 
@@ -477,7 +386,7 @@ static hb_status_t check_solve(const char *fn, const struct hb_context *ctx,
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "%s: buffer is NULL; this solve needs %zu bytes (hb_gtsv_buffer_size)", fn,
                        required_bytes(ctx, p));
-    if (p->sizes && ctx->backend != HB_BACKEND_CUDA)
+    if (p->sizes && ctx->ops->gtsv->host_arrays) /* device sizes: not readable here */
         for (int s = 0; s < p->batch_count; ++s)
             if (p->sizes[s] < 1 || p->sizes[s] > p->m)
                 return hb_fail(HB_ERR_INVALID_VALUE,
@@ -489,16 +398,9 @@ static hb_status_t check_solve(const char *fn, const struct hb_context *ctx,
 static hb_status_t dispatch(struct hb_context *ctx, const hb_gtsv_problem_t *p)
 {
     hb_gtsv_plan_t plan;
-    hb_status_t status = make_plan("hb_gtsv_solve", ctx, p, &plan);
+    hb_status_t status = make_plan(ctx, p, &plan);
     if (status != HB_SUCCESS) return status;
-    if (ctx->backend == HB_BACKEND_CUDA) {
-#ifdef HB_HAVE_CUDA
-        return hb_cuda_gtsv_solve((hb_cuda_context_t *)ctx->device, p, &plan);
-#else
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "hb_gtsv: built without CUDA");
-#endif
-    }
-    return hb_gtsv_cpu_solve(ctx, p, &plan);
+    return ctx->ops->gtsv->solve(ctx->device, hb_context_threads(ctx), p, &plan);
 }
 
 hb_status_t hb_gtsv_describe(hb_context_t *ctx, const hb_gtsv_problem_t *problem, char *text,
@@ -510,21 +412,12 @@ hb_status_t hb_gtsv_describe(hb_context_t *ctx, const hb_gtsv_problem_t *problem
     text[0] = '\0';
     hb_status_t status = check_shape(fn, ctx, problem);
     hb_gtsv_plan_t plan;
-    if (status == HB_SUCCESS) status = make_plan(fn, ctx, problem, &plan);
+    if (status == HB_SUCCESS) status = make_plan(ctx, problem, &plan);
     if (status != HB_SUCCESS) return status;
     if (plan.algo != HB_GTSV_ALGO_PARTITION)
         snprintf(text, size, "%s", hb_gtsv_algo_name(plan.algo));
-    else if (ctx->backend == HB_BACKEND_CUDA)
-        snprintf(text, size,
-                 "partition rows=%d chunks=%d threads=%d ahead=%d hint=%d prefetch=%d "
-                 "vector=%d cluster=%d stage=%d persist=%d pairs=%d",
-                 plan.rows, plan.chunks, plan.threads, plan.ahead, plan.hint, plan.prefetch,
-                 plan.vector, plan.cluster, plan.stage, plan.persist, plan.pairs);
-    else if (plan.cluster > 1) /* the blocks a system: they change the arithmetic */
-        snprintf(text, size, "partition rows=%d chunks=%d cluster=%d", plan.rows, plan.chunks,
-                 plan.cluster);
     else
-        snprintf(text, size, "partition rows=%d chunks=%d", plan.rows, plan.chunks);
+        ctx->ops->gtsv->describe(&plan, text, size);
     return HB_SUCCESS;
 }
 
@@ -661,29 +554,14 @@ hb_status_t hb_gtsv_benchmark(hb_context_t *ctx, const hb_gtsv_problem_t *proble
                            "%s: problem %d is HB_GTSV_IN_PLACE; a benchmark needs its inputs "
                            "kept intact", fn, k);
     }
-#ifdef HB_HAVE_CUDA
-    if (ctx->backend == HB_BACKEND_CUDA) {
-        hb_gtsv_plan_t *plans = malloc((size_t)n_problems * sizeof *plans);
-        if (!plans) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
-        hb_status_t status = HB_SUCCESS;
-        for (int k = 0; k < n_problems && status == HB_SUCCESS; ++k)
-            status = make_plan(fn, ctx, &problems[k], &plans[k]);
-        if (status == HB_SUCCESS)
-            status = hb_cuda_gtsv_benchmark((hb_cuda_context_t *)ctx->device, problems, plans,
-                                            n_problems, repeats, seconds);
-        free(plans);
-        return status;
-    }
-#endif
-    for (int k = 0; k < n_problems; ++k) {
-        hb_status_t status = dispatch(ctx, &problems[k]);
-        if (status != HB_SUCCESS) return status;
-    }
-    for (int r = 0; r < repeats; ++r) {
-        const double t0 = hb_clock_seconds();
-        hb_status_t status = dispatch(ctx, &problems[r % n_problems]);
-        seconds[r] = hb_clock_seconds() - t0;
-        if (status != HB_SUCCESS) return status;
-    }
-    return HB_SUCCESS;
+    hb_gtsv_plan_t *plans = malloc((size_t)n_problems * sizeof *plans);
+    if (!plans) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+    hb_status_t status = HB_SUCCESS;
+    for (int k = 0; k < n_problems && status == HB_SUCCESS; ++k)
+        status = make_plan(ctx, &problems[k], &plans[k]);
+    if (status == HB_SUCCESS)
+        status = ctx->ops->gtsv->benchmark(ctx->device, hb_context_threads(ctx), problems,
+                                           plans, n_problems, repeats, seconds);
+    free(plans);
+    return status;
 }

@@ -4,19 +4,21 @@
  * THOMAS: one routine for both layouts solves a run of systems in lockstep
  * (INTERLEAVED: 64 adjacent systems, the lane loop vectorised; FLAT: one
  * system), the forward sweep's (c', y') kept in a per-thread workspace.
- * PARTITION: the CUDA kernel's arithmetic (tridiag_cpu.h) with its threads run
+ * PARTITION: the CUDA kernel's arithmetic (common/tridiag.h) with its threads run
  * one after another: the CI twin of the GPU solver.
  * THOMAS computes in double for both precisions, PARTITION in the data's (as
  * the CUDA kernel does); work units never share a system, so the result does
  * not depend on the thread count.
  */
-#include "common/tridiag.h"
+#include "cpu/tridiag_cpu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/context.h"
+#include "backend/gtsv_ops.h"
 #include "common/status.h"
+#include "common/tridiag.h"
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
@@ -142,7 +144,7 @@ static void run_unit(const job_t *job, int w, double *ws)
         thomas_unit(job, s0, left < job->lanes ? left : job->lanes, ws);
 }
 
-hb_status_t hb_gtsv_cpu_solve(hb_context_t *ctx, const hb_gtsv_problem_t *p,
+hb_status_t hb_gtsv_cpu_solve(int threads, const hb_gtsv_problem_t *p,
                               const hb_gtsv_plan_t *plan)
 {
     const hb_gtsv_algo_t algo = plan->algo;
@@ -163,7 +165,6 @@ hb_status_t hb_gtsv_cpu_solve(hb_context_t *ctx, const hb_gtsv_problem_t *p,
         job.workspace = 2 * (size_t)p->m * LANES;
     }
     const int units = (int)(((size_t)p->batch_count + (size_t)job.lanes - 1) / (size_t)job.lanes);
-    int threads = hb_context_threads(ctx);
     if (threads < 1) threads = 1;
     if (threads > units) threads = units;
     double *ws = malloc((size_t)threads * job.workspace * sizeof *ws);
@@ -171,7 +172,7 @@ hb_status_t hb_gtsv_cpu_solve(hb_context_t *ctx, const hb_gtsv_problem_t *p,
         return hb_fail(HB_ERR_ALLOC, "hb_gtsv: out of memory for a %zu-byte CPU workspace",
                        (size_t)threads * job.workspace * sizeof *ws);
 #ifdef HB_HAVE_OPENMP
-    if (ctx->backend == HB_BACKEND_OMP && threads > 1) {
+    if (threads > 1) { /* OMP: SEQ contexts run 1 thread */
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int w = 0; w < units; ++w)
             run_unit(&job, w, ws + (size_t)omp_get_thread_num() * job.workspace);
@@ -183,3 +184,60 @@ hb_status_t hb_gtsv_cpu_solve(hb_context_t *ctx, const hb_gtsv_problem_t *p,
     free(ws);
     return HB_SUCCESS;
 }
+
+/* ---- the backend's table (backend/gtsv_ops.h) ---- */
+
+/* The CPU's workspaces are its own (per thread, above): no caller's buffer. */
+static size_t cpu_buffer_bytes(const hb_gtsv_problem_t *p, hb_gtsv_algo_t algo)
+{
+    (void)p;
+    (void)algo;
+    return 0;
+}
+
+/* rows and chunks fix the arithmetic, and clusters (the blocks a system) change it; the
+ * kernel's other fields do not touch the CPU twin. */
+static void cpu_describe(const hb_gtsv_plan_t *plan, char *text, size_t size)
+{
+    if (plan->cluster > 1)
+        snprintf(text, size, "partition rows=%d chunks=%d cluster=%d", plan->rows,
+                 plan->chunks, plan->cluster);
+    else
+        snprintf(text, size, "partition rows=%d chunks=%d", plan->rows, plan->chunks);
+}
+
+static hb_status_t cpu_solve(void *device, int threads, const hb_gtsv_problem_t *p,
+                             const hb_gtsv_plan_t *plan)
+{
+    (void)device;
+    return hb_gtsv_cpu_solve(threads, p, plan);
+}
+
+/* Each solve timed with a monotonic clock. */
+static hb_status_t cpu_benchmark(void *device, int threads, const hb_gtsv_problem_t *problems,
+                                 const hb_gtsv_plan_t *plans, int n_problems, int repeats,
+                                 double *seconds)
+{
+    (void)device;
+    for (int k = 0; k < n_problems; ++k) {
+        hb_status_t status = hb_gtsv_cpu_solve(threads, &problems[k], &plans[k]);
+        if (status != HB_SUCCESS) return status;
+    }
+    for (int r = 0; r < repeats; ++r) {
+        const int k = r % n_problems;
+        const double t0 = hb_clock_seconds();
+        hb_status_t status = hb_gtsv_cpu_solve(threads, &problems[k], &plans[k]);
+        seconds[r] = hb_clock_seconds() - t0;
+        if (status != HB_SUCCESS) return status;
+    }
+    return HB_SUCCESS;
+}
+
+const struct hb_gtsv_ops hb_cpu_gtsv_ops = {
+    .auto_partition = 0,
+    .host_arrays = 1,
+    .buffer_bytes = cpu_buffer_bytes,
+    .describe = cpu_describe,
+    .solve = cpu_solve,
+    .benchmark = cpu_benchmark,
+};

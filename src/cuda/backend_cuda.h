@@ -1,6 +1,6 @@
 /*
  * The CUDA backend's plain C declarations (no CUDA headers) for its own files: the context
- * (cuda/context_cuda.cu; its struct in cuda/context_cuda.h), device memory, tridiagonal solves;
+ * (cuda/context_cuda.cu; its struct in cuda/context_cuda.h) and device memory (cuda/memory_cuda.cu);
  * SHAPES through cuda/hines_branched_cuda.h. Only compiled when HB_HAVE_CUDA is defined.
  */
 #ifndef HB_CUDA_BACKEND_CUDA_H
@@ -28,19 +28,6 @@ const char *hb_cuda_context_device_name(const hb_cuda_context_t *ctx);
 hb_status_t hb_cuda_copy_bandwidth(hb_cuda_context_t *ctx, size_t bytes, int repeats,
                                    double *bytes_per_second);
 
-/* ------------------------------------------------------------------------ */
-/* Batched tridiagonal solves (src/cuda/tridiag_cuda.cu): device 0, pointers */
-/* are device pointers; arguments checked by src/core/tridiag.c.            */
-/* ------------------------------------------------------------------------ */
-/* Solve as `plan` says (src/cpu/tridiag_cpu.h's hb_gtsv_plan_t: the resolved
- * algorithm and the partition kernel's shape); returns when done. */
-struct hb_gtsv_plan_s;
-hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
-                               const struct hb_gtsv_plan_s *plan);
-/* One warm-up solve of each problem, then `repeats` solves timed with events. */
-hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *problems,
-                                   const struct hb_gtsv_plan_s *plans, int n_problems,
-                                   int repeats, double *seconds);
 hb_status_t hb_cuda_malloc(hb_cuda_context_t *ctx, size_t bytes, void **ptr);
 hb_status_t hb_cuda_free(hb_cuda_context_t *ctx, void *ptr);
 /* Copy host to device (to_device != 0) or device to host. */

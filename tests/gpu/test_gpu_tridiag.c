@@ -12,11 +12,11 @@
  * solve; every library call's status is checked (the library checks every
  * CUDA return code and reports it as a status). Public API only.
  *
- * Then every partition kernel the tunings can select (hb_gtsv_set_tuning:
+ * Then every partition kernel the tunings can select (hb_context_set_tuning, gtsv.*:
  * rows 8 / 16, loads 4 / 8 rows ahead, plain / L2-prefetch-hinted loads,
  * no / whole-chunk / rolling L2 prefetch instructions, flat 16-byte loads
  * and stores, 128 / 256 / 512-thread blocks), each against the CPU twin under
- * the same tuning (the override is process-wide: the CPU partition then cuts the
+ * the same tuning (set on both contexts: the CPU partition then cuts the
  * same chunks), with the plan text checked; and persistent grids of staged plans
  * (blocks taking several tiles of systems in turn).
  */
@@ -267,10 +267,15 @@ static void describe_interleaved(hb_context_t *gpu, hb_precision_t prec, int m, 
     CHECK_OK(hb_gtsv_describe(gpu, &probe, plan, size));
 }
 
-/* Sets the tuning of the cases that follow (hb_gtsv_set_tuning), and says so. */
+/* The two contexts every case runs on: the GPU and its CPU twin. */
+static hb_context_t *gpu_ctx, *cpu_ctx;
+
+/* Sets the tuning of the cases that follow on both contexts (the CPU twin then cuts the
+ * same chunks), and says so. */
 static void use_tuning(const char *spec)
 {
-    CHECK_OK(hb_gtsv_set_tuning(spec));
+    CHECK_OK(hb_context_set_tuning(gpu_ctx, spec));
+    CHECK_OK(hb_context_set_tuning(cpu_ctx, spec));
     printf("tuning %s\n", spec);
 }
 
@@ -300,8 +305,15 @@ int main(void)
      * share a system: the same results as sequential, in a fraction of the time). */
     CHECK_OK(hb_context_create(hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ, &cpu));
     if (!gpu || !cpu) return check_summary("test_gpu_tridiag");
+    gpu_ctx = gpu;
+    cpu_ctx = cpu;
     printf("device: %s\n", hb_context_device_name(gpu));
-    /* HB_TEST_CASE="m,count,variable,interleaved,fp32,trials[,tuning]": that case alone,
+    /* HB_TEST_TUNING="gtsv.rows=16,...": the tuning of the cases before the first
+     * use_tuning (the rule's cases, or HB_TEST_CASE's), on both contexts. */
+    const char *tuning = getenv("HB_TEST_TUNING");
+    if (tuning) use_tuning(tuning);
+    /* HB_TEST_CASE="m,count,variable,interleaved,fp32,trials[,tuning]" (tuning: gtsv.* keys,
+     * e.g. 512,300,1,1,1,1,gtsv.rows=8,gtsv.cluster=4): that case alone,
      * `trials` times with fresh systems (to chase a rare failure). */
     const char *only = getenv("HB_TEST_CASE");
     if (only) {
@@ -311,7 +323,7 @@ int main(void)
                "HB_TEST_CASE '%s': expected m,count,variable,interleaved,fp32,trials[,tuning]",
                only);
         if (used > 0) {
-            if (only[used] == ',') CHECK_OK(hb_gtsv_set_tuning(only + used + 1));
+            if (only[used] == ',') use_tuning(only + used + 1);
             for (int t = 0; t < trials; ++t)
                 run_case(gpu, cpu, m, count, variable,
                          interleaved ? HB_LAYOUT_INTERLEAVED : HB_LAYOUT_FLAT,
@@ -338,38 +350,49 @@ int main(void)
         run_cases(gpu, cpu, small_shapes[k][0], small_shapes[k][1]);
     }
     expect_plan(gpu, HB_FLOAT64, 1000, 131, "(rule)", "rows=16 ", NULL);
-    use_tuning("small=1");
-    expect_plan(gpu, HB_FLOAT64, 1000, 131, "small=1", "rows=8 ", "threads=128");
+    use_tuning("gtsv.small=1");
+    expect_plan(gpu, HB_FLOAT64, 1000, 131, "gtsv.small=1", "rows=8 ", "threads=128");
     run_cases(gpu, cpu, 1000, 131);
     use_tuning("");
     /* Every kernel variant: each (rows, ahead, hint) kernel in both precisions
      * (run_case covers both), and every block size. */
     static const char *const tunings[] = {
-        "rows=8,ahead=4,hint=0",  "rows=8,ahead=8,hint=0",   "rows=8,ahead=4,hint=1",
-        "rows=8,ahead=8,hint=1",  "rows=8,ahead=4,hint=2",   "rows=8,ahead=8,hint=2",
-        "rows=16,hint=0",         "rows=16,hint=1",          "rows=16,hint=2",
-        "threads=128",            "threads=512",             "rows=16,threads=128",
-        "rows=8,prefetch=1",      "rows=8,ahead=4,prefetch=2", "rows=16,prefetch=1",
-        "rows=16,prefetch=2,hint=1", "rows=8,ahead=4,vector=1,hint=0",
-        "rows=8,ahead=8,vector=1,hint=0", "rows=16,vector=1,hint=0", "rows=16,vector=0,hint=0",
-        "rows=8,ahead=4,vector=2,hint=0", "rows=8,ahead=8,vector=2",
-        "rows=16,vector=2,hint=0", "rows=16,vector=2,prefetch=2", "rows=16,ahead=8,hint=0",
-        "rows=16,ahead=8,hint=1", "rows=16,ahead=8,hint=2", "rows=16,ahead=8,vector=1",
-        "rows=16,ahead=8,vector=2", "rows=8,threads=128,hint=1",
-        "rows=8,ahead=8,threads=128,vector=2", "cluster=2", "rows=16,threads=256,cluster=4",
-        "rows=16,ahead=8,threads=512,cluster=16,vector=2", "rows=8,ahead=8,cluster=8,vector=2",
-        "rows=8,ahead=4,threads=128,cluster=16,hint=1", "rows=16,threads=128,cluster=8,hint=0",
-        "rows=8,threads=512,cluster=4,vector=1,prefetch=2", "stage=1,rows=16",
-        "stage=1,rows=16,ahead=8", "stage=1,rows=8,ahead=4", "stage=1,rows=8,threads=128",
-        "stage=1,rows=16,threads=256,cluster=4", "stage=1,rows=16,ahead=8,cluster=8",
-        "stage=1,rows=8,ahead=8,cluster=16,hint=0", "stage=1,rows=16,threads=128,cluster=2"};
+        "gtsv.rows=8,gtsv.ahead=4,gtsv.hint=0", "gtsv.rows=8,gtsv.ahead=8,gtsv.hint=0",
+        "gtsv.rows=8,gtsv.ahead=4,gtsv.hint=1", "gtsv.rows=8,gtsv.ahead=8,gtsv.hint=1",
+        "gtsv.rows=8,gtsv.ahead=4,gtsv.hint=2", "gtsv.rows=8,gtsv.ahead=8,gtsv.hint=2",
+        "gtsv.rows=16,gtsv.hint=0", "gtsv.rows=16,gtsv.hint=1", "gtsv.rows=16,gtsv.hint=2",
+        "gtsv.threads=128", "gtsv.threads=512", "gtsv.rows=16,gtsv.threads=128",
+        "gtsv.rows=8,gtsv.prefetch=1", "gtsv.rows=8,gtsv.ahead=4,gtsv.prefetch=2",
+        "gtsv.rows=16,gtsv.prefetch=1", "gtsv.rows=16,gtsv.prefetch=2,gtsv.hint=1",
+        "gtsv.rows=8,gtsv.ahead=4,gtsv.vector=1,gtsv.hint=0",
+        "gtsv.rows=8,gtsv.ahead=8,gtsv.vector=1,gtsv.hint=0",
+        "gtsv.rows=16,gtsv.vector=1,gtsv.hint=0", "gtsv.rows=16,gtsv.vector=0,gtsv.hint=0",
+        "gtsv.rows=8,gtsv.ahead=4,gtsv.vector=2,gtsv.hint=0",
+        "gtsv.rows=8,gtsv.ahead=8,gtsv.vector=2", "gtsv.rows=16,gtsv.vector=2,gtsv.hint=0",
+        "gtsv.rows=16,gtsv.vector=2,gtsv.prefetch=2", "gtsv.rows=16,gtsv.ahead=8,gtsv.hint=0",
+        "gtsv.rows=16,gtsv.ahead=8,gtsv.hint=1", "gtsv.rows=16,gtsv.ahead=8,gtsv.hint=2",
+        "gtsv.rows=16,gtsv.ahead=8,gtsv.vector=1", "gtsv.rows=16,gtsv.ahead=8,gtsv.vector=2",
+        "gtsv.rows=8,gtsv.threads=128,gtsv.hint=1",
+        "gtsv.rows=8,gtsv.ahead=8,gtsv.threads=128,gtsv.vector=2", "gtsv.cluster=2",
+        "gtsv.rows=16,gtsv.threads=256,gtsv.cluster=4",
+        "gtsv.rows=16,gtsv.ahead=8,gtsv.threads=512,gtsv.cluster=16,gtsv.vector=2",
+        "gtsv.rows=8,gtsv.ahead=8,gtsv.cluster=8,gtsv.vector=2",
+        "gtsv.rows=8,gtsv.ahead=4,gtsv.threads=128,gtsv.cluster=16,gtsv.hint=1",
+        "gtsv.rows=16,gtsv.threads=128,gtsv.cluster=8,gtsv.hint=0",
+        "gtsv.rows=8,gtsv.threads=512,gtsv.cluster=4,gtsv.vector=1,gtsv.prefetch=2",
+        "gtsv.stage=1,gtsv.rows=16", "gtsv.stage=1,gtsv.rows=16,gtsv.ahead=8",
+        "gtsv.stage=1,gtsv.rows=8,gtsv.ahead=4", "gtsv.stage=1,gtsv.rows=8,gtsv.threads=128",
+        "gtsv.stage=1,gtsv.rows=16,gtsv.threads=256,gtsv.cluster=4",
+        "gtsv.stage=1,gtsv.rows=16,gtsv.ahead=8,gtsv.cluster=8",
+        "gtsv.stage=1,gtsv.rows=8,gtsv.ahead=8,gtsv.cluster=16,gtsv.hint=0",
+        "gtsv.stage=1,gtsv.rows=16,gtsv.threads=128,gtsv.cluster=2"};
     static const int tuned_shapes[][2] = {{9, 33},  {100, 31}, {512, 70}, {1025, 3},
                                           {4096, 3}, {8192, 2}, {256, 600},
                                           {64, 20001}, {300, 3001}}; /* many blocks */
     for (size_t k = 0; k < sizeof tunings / sizeof *tunings; ++k) {
         /* over the large-batch rule (some shapes here are small batches) */
         char spec[128];
-        snprintf(spec, sizeof spec, "%s,small=0", tunings[k]);
+        snprintf(spec, sizeof spec, "%s,gtsv.small=0", tunings[k]);
         use_tuning(spec);
         for (size_t q = 0; q < sizeof tuned_shapes / sizeof *tuned_shapes; ++q) {
             /* The plan names the tuning (interleaved probe: the rule takes 16-row
@@ -427,14 +450,14 @@ int main(void)
      * partly empty. Unclustered and clustered, 8- and 16-row chunks, 4 and 8 ahead;
      * and the same shapes with a block a tile. */
     static const char *const persistent[] = {
-        "persist=1", "persist=1,stage=1,rows=8,ahead=8",
-        "persist=1,stage=1,rows=16,threads=256,cluster=4",
-        "persist=1,stage=1,rows=16,ahead=8,cluster=2", "persist=0"};
+        "gtsv.persist=1", "gtsv.persist=1,gtsv.stage=1,gtsv.rows=8,gtsv.ahead=8",
+        "gtsv.persist=1,gtsv.stage=1,gtsv.rows=16,gtsv.threads=256,gtsv.cluster=4",
+        "gtsv.persist=1,gtsv.stage=1,gtsv.rows=16,gtsv.ahead=8,gtsv.cluster=2", "gtsv.persist=0"};
     static const int persistent_shapes[][2] = {
         {64, 20001}, {300, 3001}, {1024, 2001}, {2048, 301}, {8192, 129}};
     for (size_t k = 0; k < sizeof persistent / sizeof *persistent; ++k) {
         use_tuning(persistent[k]);
-        const int on = strstr(persistent[k], "persist=1") != NULL;
+        const int on = strstr(persistent[k], "gtsv.persist=1") != NULL;
         for (size_t q = 0; q < sizeof persistent_shapes / sizeof *persistent_shapes; ++q) {
             const int m = persistent_shapes[q][0], count = persistent_shapes[q][1];
             expect_plan(gpu, HB_FLOAT64, m, count, persistent[k],
@@ -447,8 +470,9 @@ int main(void)
      * persistent and not, last tiles partly empty); then an odd stride and an odd
      * count, and variable sizes, where the one-system kernels run the same plan. */
     static const char *const paired[] = {
-        "pairs=1", "pairs=1,threads=256,cluster=4", "pairs=1,threads=512,cluster=8",
-        "pairs=1,rows=8,ahead=8", "pairs=1,ahead=8,cluster=2", "pairs=1,persist=0"};
+        "gtsv.pairs=1", "gtsv.pairs=1,gtsv.threads=256,gtsv.cluster=4",
+        "gtsv.pairs=1,gtsv.threads=512,gtsv.cluster=8", "gtsv.pairs=1,gtsv.rows=8,gtsv.ahead=8",
+        "gtsv.pairs=1,gtsv.ahead=8,gtsv.cluster=2", "gtsv.pairs=1,gtsv.persist=0"};
     static const int paired_shapes[][3] = {/* m, count, stride - count */
                                            {64, 20002, 0},  {300, 3002, 2}, {1024, 2002, 0},
                                            {2048, 302, 2},  {8192, 130, 0}, {512, 1000, 1},
@@ -464,7 +488,8 @@ int main(void)
             stride_extra = -1;
         }
     }
-    CHECK_OK(hb_gtsv_set_tuning(NULL));
+    CHECK_OK(hb_context_set_tuning(gpu, NULL));
+    CHECK_OK(hb_context_set_tuning(cpu, NULL));
 
     /* Errors reach the caller with a message: a CUDA allocation far too large. */
     void *huge = NULL;

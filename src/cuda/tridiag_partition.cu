@@ -1,28 +1,21 @@
 /*
- * CUDA backend: batched tridiagonal solves (hb_gtsv_*), docs/tridiag.md.
+ * CUDA PARTITION kernels of batched tridiagonal solves (docs/tridiag.md), and their
+ * launcher: each system cut into P chunks of L rows (L = 8 or 16), one
+ * thread a chunk (or two 8-row chunks), the chunk eliminated in registers
+ * (hb_td_chunk_forward, hb_td_chunk_ends) down to two rows of a reduced system over
+ * the chunk ends; that system (2P rows) is solved in shared memory
+ * (one cyclic-reduction step, PCR on the P chunk ends, the starts by
+ * substitution), then every thread finishes its chunk from registers.
+ * Memory sees each input read once and x written once, and the
+ * parallelism is batch_count x P threads whatever the batch.
+ * Clustered (_k): K blocks of a thread-block cluster share G
+ * systems, each eliminating P / K chunks of each and solving its
+ * part of the reduced system alone (two spike columns); the
+ * blocks then solve their interface rows, read from each other's
+ * shared memory (cluster_reduced).
  *
- * Kernels, each followed by its static launcher:
- *   partition  ours: each system cut into P chunks of L rows (L = 8 or 16), one
- *              thread a chunk (or two 8-row chunks), the chunk eliminated in registers
- *              (hb_td_chunk_forward, hb_td_chunk_ends) down to two rows of a reduced system over
- *              the chunk ends; that system (2P rows) is solved in shared memory
- *              (one cyclic-reduction step, PCR on the P chunk ends, the starts by
- *              substitution), then every thread finishes its chunk from registers.
- *              Memory sees each input read once and x written once, and the
- *              parallelism is batch_count x P threads whatever the batch.
- *              Clustered (_k): K blocks of a thread-block cluster share G
- *              systems, each eliminating P / K chunks of each and solving its
- *              part of the reduced system alone (two spike columns); the
- *              blocks then solve their interface rows, read from each other's
- *              shared memory (cluster_reduced).
- *   thomas     the paper's cuThomasBatch: one thread per system; the forward
- *              sweep's (c', y') go to the workspace and are read back.
- * The arithmetic is src/cpu/tridiag_cpu.h's, shared with the CPU twin: PARTITION
- * computes in the data's precision (real_t, a template parameter), THOMAS in
- * double (float arrays converted on load and back on store).
- *
- * The partition kernel is compiled for every shape the plan (hb_gtsv_plan_t,
- * built by src/core/tridiag.c: the rule, or hb_gtsv_set_tuning) can ask for:
+ * The kernel is compiled for every shape the plan (hb_gtsv_plan_t,
+ * built by src/core/tridiag.c: the rule, or the context's tuning) can ask for:
  * rows per chunk L (8, 16) and chunks a thread (1; 2 for L = 8), rows of loads
  * in flight (4 or 8), clusters or not (one chunk a thread),
  * load mode (plain, L2 prefetch hint 128 B or 256 B, flat 16-byte loads and
@@ -32,139 +25,14 @@
  * has at most 128 registers, so 512-thread blocks launch; registers and spills
  * are in the build log: `--resource-usage`).
  */
-#include <cuda_runtime.h>
-#include <stdint.h>
-
-extern "C" {
-#include "common/status.h"
-}
-#include "common/tridiag.h"
-#include "cuda/backend_cuda.h"
-#include "cuda/cuda_check.h"
-
-/*
- * Two adjacent fp32 systems a thread (plan->pairs): a value is a pair of floats, 8
- * bytes, and every operation is done on both halves, each what the one-system kernel
- * does for its system. The PARTITION arithmetic (tridiag_arith.h) is compiled a third
- * time for it, so a block holds twice the systems in the registers and shared memory
- * of an fp64 block.
- */
-struct __align__(8) hb_pair {
-    float x, y;
-    hb_pair() = default;
-    __host__ __device__ __forceinline__ hb_pair(float v) : x(v), y(v) {}
-    __host__ __device__ __forceinline__ hb_pair(float a, float b) : x(a), y(b) {}
-};
-__host__ __device__ __forceinline__ hb_pair operator+(hb_pair a, hb_pair b)
-{
-    return hb_pair(a.x + b.x, a.y + b.y);
-}
-__host__ __device__ __forceinline__ hb_pair operator-(hb_pair a, hb_pair b)
-{
-    return hb_pair(a.x - b.x, a.y - b.y);
-}
-__host__ __device__ __forceinline__ hb_pair operator*(hb_pair a, hb_pair b)
-{
-    return hb_pair(a.x * b.x, a.y * b.y);
-}
-__host__ __device__ __forceinline__ hb_pair operator/(hb_pair a, hb_pair b)
-{
-    return hb_pair(a.x / b.x, a.y / b.y);
-}
-__host__ __device__ __forceinline__ hb_pair operator-(hb_pair a) { return hb_pair(-a.x, -a.y); }
-__host__ __device__ __forceinline__ hb_pair &operator*=(hb_pair &a, hb_pair b)
-{
-    return a = a * b;
-}
-extern "C++" {
-#define HB_TD_FN(name) name
-#define real_t hb_pair
-#define HB_TD_INTERFACE_LOOP
-#include "common/tridiag_arith.h"
-#undef HB_TD_INTERFACE_LOOP
-#undef real_t
-#undef HB_TD_FN
-}
+#include "cuda/tridiag_cuda.h"
 
 #define PARTITION_MAX_THREADS HB_TD_MAX_THREADS /* the largest partition block */
-#define THOMAS_THREADS 128
-
-typedef struct {
-    int m, count;
-    int touch_all;  /* Computing-Padding: rows up to m are read and written */
-    const int *sizes; /* device; NULL: every system has m rows */
-    const void *dl, *d, *du, *b;
-    void *x;
-    size_t sys_stride, row_stride; /* element (s, i) at s * sys_stride + i * row_stride */
-    int chunks, groups;            /* partition: P chunks per system, G systems per block */
-    int cluster;                   /* partition: K blocks (a cluster) share G systems, block
-                                      rank r holding chunks [r P / K, (r + 1) P / K) */
-    int sys_fastest;               /* partition: thread t is system t % G, chunk t / G */
-    int prefetch;                  /* partition: 0 none, 1 the whole chunk into L2 at the
-                                      start, 2 the next `ahead` rows at each load group */
-    double *work;                  /* thomas: (c', y'), 2 m count doubles */
-} gtsv_args_t;
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Element e of an array of `storage` values, in `real_t` arithmetic. */
-template <typename storage, typename real_t>
-__device__ __forceinline__ real_t load(const void *a, size_t e)
-{
-    return (real_t)((const storage *)a)[e];
-}
-
-/* A value with an L2 prefetch-size hint (hint 1: 128 B, 2: 256 B): a miss
- * fetches the whole 128/256-byte span from DRAM, so the neighbouring systems'
- * rows (interleaved layout, read by other blocks moments later) are in L2
- * when asked for. Coherent loads (not .nc): in place, x overwrites b. */
-#define LOAD_HINT(T, PTX_TYPE, CONSTRAINT)                                                 \
-    __device__ __forceinline__ T load_hint(const T *ptr, int hint)                         \
-    {                                                                                      \
-        T v;                                                                               \
-        if (hint == 1)                                                                     \
-            asm volatile("ld.global.L2::128B." PTX_TYPE " %0, [%1];"                       \
-                         : "=" CONSTRAINT(v)                                               \
-                         : "l"(ptr));                                                      \
-        else                                                                               \
-            asm volatile("ld.global.L2::256B." PTX_TYPE " %0, [%1];"                       \
-                         : "=" CONSTRAINT(v)                                               \
-                         : "l"(ptr));                                                      \
-        return v;                                                                          \
-    }
-LOAD_HINT(float, "f32", "f")
-LOAD_HINT(double, "f64", "d")
-#undef LOAD_HINT
-
-__device__ __forceinline__ hb_pair load_hint(const hb_pair *ptr, int hint)
-{
-    hb_pair v;
-    if (hint == 1)
-        asm volatile("ld.global.L2::128B.v2.f32 {%0, %1}, [%2];"
-                     : "=f"(v.x), "=f"(v.y)
-                     : "l"(ptr));
-    else
-        asm volatile("ld.global.L2::256B.v2.f32 {%0, %1}, [%2];"
-                     : "=f"(v.x), "=f"(v.y)
-                     : "l"(ptr));
-    return v;
-}
-
-/* load() with the hint (0: none). */
-template <typename storage, typename real_t>
-__device__ __forceinline__ real_t load_hinted(const void *a, size_t e, int hint)
-{
-    if (hint == 0) return load<storage, real_t>(a, e);
-    return (real_t)load_hint((const storage *)a + e, hint);
-}
-
-template <typename storage, typename real_t>
-__device__ __forceinline__ void store(void *a, size_t e, real_t v)
-{
-    ((storage *)a)[e] = (storage)v;
-}
 
 /* Asks L2 for the lines of rows [q0, q1) of this thread's chunk (rows from
  * `first`), one request per array and 128-byte line, without a register: DRAM
@@ -249,36 +117,6 @@ __device__ __forceinline__ void pack16(void *dst, const hb_pair *v)
 __device__ __forceinline__ int store_slot(int t, int u, int units)
 {
     return units == 4 ? t * 4 + (u ^ ((t >> 1) & 3)) : t * 2 + (u ^ ((t >> 2) & 1));
-}
-
-/* Rows of system s and rows read/written (0 for threads past the batch). */
-__device__ __forceinline__ void system_rows(const gtsv_args_t &a, int s, int *n, int *touched)
-{
-    *n = 0;
-    *touched = 0;
-    if (s >= a.count) return;
-    *n = a.sizes ? min(max(a.sizes[s], 0), a.m) : a.m;
-    *touched = a.touch_all ? a.m : *n;
-}
-
-/* Row i of a system into (dl, d, du, b), identity and boundary rules applied. */
-template <typename storage, typename real_t>
-__device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int i, int n,
-                                         int touched, int hint, real_t *dl, real_t *d,
-                                         real_t *du, real_t *b)
-{
-    *dl = 0;
-    *d = 1;
-    *du = 0;
-    *b = 0;
-    if (i < touched) {
-        const size_t e = base + (size_t)i * a.row_stride;
-        *dl = load_hinted<storage, real_t>(a.dl, e, hint);
-        *d = load_hinted<storage, real_t>(a.d, e, hint);
-        *du = load_hinted<storage, real_t>(a.du, e, hint);
-        *b = load_hinted<storage, real_t>(a.b, e, hint);
-    }
-    hb_td_fix_row(i, n, dl, d, du, b);
 }
 
 /* cp.async (staged plans): one value from global to shared memory without a
@@ -792,7 +630,7 @@ __device__ __forceinline__ void partition_tile(const gtsv_args_t &a, const int L
     }
     /* Mode 4 stages x through the first 64 bytes a thread (16 values in fp32: past
      * the reduced rows, into the stash, which starts 8 or 13 values a thread in), so
-     * every thread must have read both first. Until session 19 the stash was read
+     * every thread must have read both first. When the stash was once read
      * after this barrier, and a warp's x could overwrite a slower warp's spike
      * columns (flat fp32 16-row kernels; found by the GPU test's persistent shapes). */
     if (mode == 4) __syncthreads();
@@ -968,45 +806,9 @@ static const partition_kernel_t partition_pair_kernels[2][2][2] = {
     {{partition_8_4_5_p, partition_8_4_5_p_k}, {partition_8_8_5_p, partition_8_8_5_p_k}},
     {{partition_16_4_5_p, partition_16_4_5_p_k}, {partition_16_8_5_p, partition_16_8_5_p_k}}};
 
-/* The paper's cuThomasBatch: one thread per system, (c', y') through memory. */
-template <typename storage>
-__device__ __forceinline__ void thomas_body(const gtsv_args_t &a)
-{
-    const int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= a.count) return;
-    int n, touched;
-    system_rows(a, s, &n, &touched);
-    const size_t base = (size_t)s * a.sys_stride, plane = (size_t)a.m * (size_t)a.count;
-    double *cp = a.work + s, *yp = a.work + plane + s; /* row i at i * count: coalesced */
-    double c = 0.0, y = 0.0;
-    for (int i = 0; i < a.m; ++i) {
-        double dl, d, du, b;
-        load_row<storage, double>(a, base, i, n, touched, 0, &dl, &d, &du, &b);
-        hb_td_thomas_step(dl, d, du, b, &c, &y);
-        cp[(size_t)i * a.count] = c;
-        yp[(size_t)i * a.count] = y;
-    }
-    double x = 0.0;
-    for (int i = a.m - 1; i >= 0; --i) {
-        x = yp[(size_t)i * a.count] - cp[(size_t)i * a.count] * x;
-        if (i < touched) store<storage, double>(a.x, base + (size_t)i * a.row_stride, x);
-    }
-}
-
-__global__ void __launch_bounds__(THOMAS_THREADS) thomas_d(const gtsv_args_t a)
-{
-    thomas_body<double>(a);
-}
-__global__ void __launch_bounds__(THOMAS_THREADS) thomas_s(const gtsv_args_t a)
-{
-    thomas_body<float>(a);
-}
-
 /* ------------------------------------------------------------------------ */
-/* Shape rule and launchers                                                 */
+/* Launcher                                                                 */
 /* ------------------------------------------------------------------------ */
-
-static int ceil_div(long a, long b) { return (int)((a + b - 1) / b); }
 
 /* A launch of `blocks` blocks in clusters of K (config points at attribute). */
 static void cluster_launch(cudaLaunchConfig_t *config, cudaLaunchAttribute *attribute, int K,
@@ -1077,40 +879,6 @@ static cudaError_t resident_tiles(const void *kernel, int threads, size_t smem, 
     return err;
 }
 
-/* G systems per block (per cluster of K blocks, each holding P / K chunks of each): the
- * plan's block size (at least P / K), at least one system, no more systems than the
- * batch has (rounded to a power of two). */
-static int plan_groups(const hb_gtsv_plan_t *plan, int count)
-{
-    const int K = plan->cluster > 1 ? plan->cluster : 1;
-    int groups = plan->threads * K / plan->chunks;
-    if (groups < 1) groups = 1;
-    while (groups > 1 && groups / 2 >= count) groups /= 2;
-    return groups;
-}
-
-static gtsv_args_t make_args(const hb_gtsv_problem_t *p, const hb_gtsv_plan_t *plan)
-{
-    gtsv_args_t a;
-    a.m = p->m;
-    a.count = p->batch_count;
-    a.touch_all = !p->sizes || (p->flags & HB_GTSV_PAD_COMPUTE);
-    a.sizes = p->sizes;
-    a.dl = p->dl;
-    a.d = p->d;
-    a.du = p->du;
-    a.b = p->b;
-    a.x = p->x;
-    a.sys_fastest = p->layout == HB_LAYOUT_INTERLEAVED;
-    a.sys_stride = a.sys_fastest ? 1 : (size_t)p->batch_stride;
-    a.row_stride = a.sys_fastest ? (size_t)p->batch_stride : 1;
-    a.chunks = plan->chunks;
-    a.prefetch = plan->prefetch;
-    a.cluster = plan->cluster > 1 ? plan->cluster : 1;
-    a.groups = plan->algo == HB_GTSV_ALGO_PARTITION ? plan_groups(plan, a.count) : 1;
-    a.work = (double *)p->buffer;
-    return a;
-}
 
 /* Pairs (plan->pairs): the same solve as count / 2 systems of 8-byte values (two
  * adjacent fp32 systems each), where the pairs lie whole on 8 bytes: an even count
@@ -1131,9 +899,8 @@ static gtsv_args_t pair_args(const gtsv_args_t *a, const hb_gtsv_plan_t *plan)
     q.groups = plan_groups(plan, q.count);
     return q;
 }
-
-static hb_status_t launch(const gtsv_args_t *given, const hb_gtsv_plan_t *plan, int is_float,
-                          cudaStream_t stream)
+hb_status_t hb_cuda_gtsv_partition(const gtsv_args_t *given, const hb_gtsv_plan_t *plan,
+                                   int is_float, cudaStream_t stream)
 {
     /* Staged (interleaved, one chunk a thread): rows through shared memory. */
     const int C = hb_td_chunks_per_thread(plan);
@@ -1143,141 +910,57 @@ static hb_status_t launch(const gtsv_args_t *given, const hb_gtsv_plan_t *plan, 
     /* Pairs of fp32 systems a thread where they fit; else one a thread, same plan. */
     const int pairs = is_float && ring && plan->pairs && pairs_fit(given);
     const gtsv_args_t run = pairs ? pair_args(given, plan) : *given, *a = &run;
-    if (plan->algo == HB_GTSV_ALGO_THOMAS) {
-        const int blocks = ceil_div(a->count, THOMAS_THREADS);
-        if (is_float)
-            thomas_s<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
-        else
-            thomas_d<<<blocks, THOMAS_THREADS, 0, stream>>>(*a);
-    } else {
-        const int K = a->cluster, PL = a->chunks / K;
-        const int threads = a->groups * PL / C, tiles = ceil_div(a->count, a->groups);
-        int blocks = tiles * K;
-        const int shape = C == 2 ? 2 : plan->rows == 16;
-        const int esize = pairs ? (int)sizeof(hb_pair)
-                          : is_float ? (int)sizeof(float) : (int)sizeof(double);
-        const size_t smem =
-            (size_t)hb_td_partition_smem(plan->rows, C, K, threads, a->groups, esize, ring);
-        const size_t most = ring ? HB_TD_MAX_SMEM_STAGED : HB_TD_MAX_SMEM;
-        /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
-        const int mode = ring                                 ? 5
-                         : plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
-                         : plan->hint < 0                     ? 0
-                         : plan->hint > 2                     ? 2
-                                                              : plan->hint;
-        const partition_kernel_t kernel =
-            pairs   ? partition_pair_kernels[shape][plan->ahead == 8][K > 1]
-            : K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
-                    : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
-        if (!kernel || threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
-            PL * K != a->chunks || PL > C * plan->threads || smem > most)
-            return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
-                           "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
-        /* 16 rows a thread: up to 88 (one 16-row chunk), 110 (clustered) or 112 KB
-         * (two 8-row chunks) of shared memory, above the 48 KB a launch gets
-         * without asking: asked once per kernel and device for the most a plan takes. */
-        if (smem > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, most));
-        if (K > 8)
-            CUDA_CHECK(hb_cuda_func_attribute_once(
-                (const void *)kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        /* Persistent (staged plans): no more tiles at once than are resident, each
-         * block copying its next tile's first rows during a reduced solve. */
-        if (ring && plan->persist) {
-            int resident = 0;
-            CUDA_CHECK(resident_tiles((const void *)kernel, threads, smem, K, &resident));
-            if (resident < tiles) {
-                blocks = resident * K;
-                void *counter = NULL; /* the tiles drawn, from 0 */
-                CUDA_CHECK(cudaGetSymbolAddress(&counter, partition_tile_counter));
-                CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int), stream));
-            }
+    const int K = a->cluster, PL = a->chunks / K;
+    const int threads = a->groups * PL / C, tiles = ceil_div(a->count, a->groups);
+    int blocks = tiles * K;
+    const int shape = C == 2 ? 2 : plan->rows == 16;
+    const int esize = pairs ? (int)sizeof(hb_pair)
+                      : is_float ? (int)sizeof(float) : (int)sizeof(double);
+    const size_t smem =
+        (size_t)hb_td_partition_smem(plan->rows, C, K, threads, a->groups, esize, ring);
+    const size_t most = ring ? HB_TD_MAX_SMEM_STAGED : HB_TD_MAX_SMEM;
+    /* Load mode: 16-byte loads (flat layout, plan->vector) replace the hint. */
+    const int mode = ring                                 ? 5
+                     : plan->vector && a->row_stride == 1 ? (plan->vector == 2 ? 4 : 3)
+                     : plan->hint < 0                     ? 0
+                     : plan->hint > 2                     ? 2
+                                                          : plan->hint;
+    const partition_kernel_t kernel =
+        pairs   ? partition_pair_kernels[shape][plan->ahead == 8][K > 1]
+        : K > 1 ? partition_cluster_kernels[shape][plan->ahead == 8][mode][is_float != 0]
+                : partition_kernels[shape][plan->ahead == 8][mode][is_float != 0];
+    if (!kernel || threads > PARTITION_MAX_THREADS || (C == 2 && plan->rows != 8) ||
+        PL * K != a->chunks || PL > C * plan->threads || smem > most)
+        return hb_fail(HB_ERR_BACKEND, "hb_gtsv: a partition block of %d threads, %d chunks "
+                       "of %d rows, clusters of %d", threads, a->chunks, plan->rows, K);
+    /* 16 rows a thread: up to 88 (one 16-row chunk), 110 (clustered) or 112 KB
+     * (two 8-row chunks) of shared memory, above the 48 KB a launch gets
+     * without asking: asked once per kernel and device for the most a plan takes. */
+    if (smem > 48 * 1024) CUDA_CHECK(hb_cuda_allow_smem((const void *)kernel, most));
+    if (K > 8)
+        CUDA_CHECK(hb_cuda_func_attribute_once(
+            (const void *)kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    /* Persistent (staged plans): no more tiles at once than are resident, each
+     * block copying its next tile's first rows during a reduced solve. */
+    if (ring && plan->persist) {
+        int resident = 0;
+        CUDA_CHECK(resident_tiles((const void *)kernel, threads, smem, K, &resident));
+        if (resident < tiles) {
+            blocks = resident * K;
+            void *counter = NULL; /* the tiles drawn, from 0 */
+            CUDA_CHECK(cudaGetSymbolAddress(&counter, partition_tile_counter));
+            CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int), stream));
         }
-        if (K == 1) {
-            kernel<<<blocks, threads, smem, stream>>>(*a);
-        } else { /* clusters of K blocks (more than 8: a non-portable size, allowed) */
-            cudaLaunchConfig_t config;
-            cudaLaunchAttribute attribute;
-            cluster_launch(&config, &attribute, K, blocks, threads, smem, stream);
-            void *args[] = {(void *)a};
-            CUDA_CHECK(cudaLaunchKernelExC(&config, (const void *)kernel, args));
-        }
+    }
+    if (K == 1) {
+        kernel<<<blocks, threads, smem, stream>>>(*a);
+    } else { /* clusters of K blocks (more than 8: a non-portable size, allowed) */
+        cudaLaunchConfig_t config;
+        cudaLaunchAttribute attribute;
+        cluster_launch(&config, &attribute, K, blocks, threads, smem, stream);
+        void *args[] = {(void *)a};
+        CUDA_CHECK(cudaLaunchKernelExC(&config, (const void *)kernel, args));
     }
     CUDA_CHECK(cudaGetLastError());
-    return HB_SUCCESS;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Entry points                                                             */
-/* ------------------------------------------------------------------------ */
-
-extern "C" hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
-                                          const hb_gtsv_plan_t *plan)
-{
-    (void)ctx;
-    CUDA_CHECK(cudaSetDevice(0));
-    const gtsv_args_t a = make_args(p, plan);
-    hb_status_t status = launch(&a, plan, p->precision == HB_FLOAT32, 0);
-    if (status != HB_SUCCESS) return status;
-    CUDA_CHECK(cudaStreamSynchronize(0));
-    return HB_SUCCESS;
-}
-
-extern "C" hb_status_t hb_cuda_gtsv_benchmark(hb_cuda_context_t *ctx,
-                                              const hb_gtsv_problem_t *problems,
-                                              const hb_gtsv_plan_t *plans, int n_problems,
-                                              int repeats, double *seconds)
-{
-    (void)ctx;
-    CUDA_CHECK(cudaSetDevice(0));
-    hb_status_t status = HB_SUCCESS;
-    cudaEvent_t start = NULL, stop = NULL;
-    CUDA_TRY(status, cudaEventCreate(&start), done);
-    CUDA_TRY(status, cudaEventCreate(&stop), done);
-    for (int k = 0; k < n_problems && status == HB_SUCCESS; ++k) { /* warm-up */
-        const gtsv_args_t a = make_args(&problems[k], &plans[k]);
-        status = launch(&a, &plans[k], problems[k].precision == HB_FLOAT32, 0);
-    }
-    CUDA_TRY(status, cudaStreamSynchronize(0), done);
-    for (int r = 0; r < repeats && status == HB_SUCCESS; ++r) {
-        const int k = r % n_problems;
-        const gtsv_args_t a = make_args(&problems[k], &plans[k]);
-        float ms = 0.0f;
-        CUDA_TRY(status, cudaEventRecord(start, 0), done);
-        status = launch(&a, &plans[k], problems[k].precision == HB_FLOAT32, 0);
-        CUDA_TRY(status, cudaEventRecord(stop, 0), done);
-        CUDA_TRY(status, cudaEventSynchronize(stop), done);
-        CUDA_TRY(status, cudaEventElapsedTime(&ms, start, stop), done);
-        seconds[r] = 1e-3 * (double)ms;
-    }
-done:
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-    return status;
-}
-
-extern "C" hb_status_t hb_cuda_malloc(hb_cuda_context_t *ctx, size_t bytes, void **ptr)
-{
-    (void)ctx;
-    CUDA_CHECK(cudaSetDevice(0));
-    CUDA_CHECK(cudaMalloc(ptr, bytes));
-    return HB_SUCCESS;
-}
-
-extern "C" hb_status_t hb_cuda_free(hb_cuda_context_t *ctx, void *ptr)
-{
-    (void)ctx;
-    if (!ptr) return HB_SUCCESS;
-    CUDA_CHECK(cudaSetDevice(0));
-    CUDA_CHECK(cudaFree(ptr));
-    return HB_SUCCESS;
-}
-
-extern "C" hb_status_t hb_cuda_memcpy(hb_cuda_context_t *ctx, void *dst, const void *src,
-                                      size_t bytes, int to_device)
-{
-    (void)ctx;
-    CUDA_CHECK(cudaSetDevice(0));
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes,
-                          to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
     return HB_SUCCESS;
 }
