@@ -6,14 +6,17 @@
 #include <stddef.h>
 
 #include "registry/registry.h"
+#include "backend/multi_ops.h"
 
 static const hb_backend_ops_t cpu_backend = {
     .device = &hb_cpu_device_ops,
+    .multi = &hb_cpu_multi_ops,
 };
 
 #ifdef HB_HAVE_CUDA
 static const hb_backend_ops_t cuda_backend = {
     .device = &hb_cuda_device_ops,
+    .multi = &hb_cuda_multi_ops,
 };
 #endif
 
