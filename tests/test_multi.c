@@ -11,7 +11,6 @@
  *     mix cells larger than a GPU group with small ones (hb_multi_plan_check);
  * (8) SHAPES: classes of identical trees, lanes and tiers, layout, accuracy and repeatability.
  */
-#define _POSIX_C_SOURCE 200112L /* setenv */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +22,6 @@
 #include "core/bench.h"
 #include "hinesbatch.h"
 #include "core/multi.h" /* hb_multi_plan_grouped: group sizes for the tests */
-#include "core/multi_shapes.h"
 #include "fig14_cells.h" /* tools/ */
 
 static uint64_t rng_state = 0x5eed0005u;
@@ -119,6 +117,9 @@ static void compare_cell(const cell_t *c, const double *x, double *rel_diff, dou
  * Solves the cells as one multi batch; checks every cell against hb_hines_solve
  * and returns the solutions, concatenated (caller frees), or NULL.
  */
+/* The tuning (hb_context_set_tuning) of the contexts solve_multi_algo makes; NULL: none. */
+static const char *tuning = NULL;
+
 static double *solve_multi_algo(const char *what, hb_backend_t backend, int threads,
                                 const cell_t *cells, int n, hb_multi_info_t *info,
                                 hb_multi_algo_t algo, size_t group_rows, int split_rows)
@@ -127,6 +128,7 @@ static double *solve_multi_algo(const char *what, hb_backend_t backend, int thre
     CHECK_OK(hb_context_create(backend, &ctx));
     if (!ctx) return NULL;
     if (threads > 0) CHECK_OK(hb_context_set_threads(ctx, threads));
+    if (tuning) CHECK_OK(hb_context_set_tuning(ctx, tuning));
     int *m = malloc((size_t)n * sizeof *m);
     const int **parents = malloc((size_t)n * sizeof *parents);
     size_t total = 0;
@@ -450,17 +452,16 @@ static void test_split_plan(void)
         for (int b = 0; b < mb->grouped->n_branches; ++b) CHECK(hb_multi_chunks(&v, b) == 1);
     }
     CHECK_OK(hb_multi_destroy(mb));
-    /* the environment's split: a bad value is an error naming the variable; a good one taken */
-    setenv("HB_MULTI_SPLIT_ROWS", "2", 1);
+    /* the tuning's split: a bad value is an error naming the key; a good one taken */
     mb = NULL;
-    CHECK(hb_multi_create(ctx, 2, m, parents, &mb) == HB_ERR_INVALID_VALUE && !mb);
-    CHECK(strstr(hb_last_error(), "HB_MULTI_SPLIT_ROWS") != NULL);
-    setenv("HB_MULTI_SPLIT_ROWS", "8x", 1);
-    CHECK(hb_multi_create(ctx, 2, m, parents, &mb) == HB_ERR_INVALID_VALUE && !mb);
-    setenv("HB_MULTI_SPLIT_ROWS", "8", 1);
+    CHECK(hb_context_set_tuning(ctx, "multi.split_rows=2") == HB_ERR_INVALID_VALUE);
+    CHECK(strstr(hb_last_error(), "multi.split_rows") != NULL);
+    CHECK(hb_context_set_tuning(ctx, "multi.split_rows=8x") == HB_ERR_INVALID_VALUE);
+    CHECK(strstr(hb_last_error(), "multi.split_rows") != NULL);
+    CHECK_OK(hb_context_set_tuning(ctx, "multi.split_rows=8"));
     CHECK_OK(hb_multi_create(ctx, 2, m, parents, &mb));
     if (mb) CHECK(mb->split_rows == 8);
-    unsetenv("HB_MULTI_SPLIT_ROWS");
+    CHECK_OK(hb_context_set_tuning(ctx, NULL));
     CHECK_OK(hb_multi_destroy(mb));
     CHECK_OK(hb_context_destroy(ctx));
 }
@@ -565,16 +566,16 @@ static void test_fig14(void)
     }
     check_repeatable("figure 14 mixed", mixed, n);
     for (int c = 0; c < n; ++c) cell_free(&mixed[c]);
-    /* 256 cells of 4 levels with every chain of 16 rows or more split: SHAPES crashed planning
-     * them (session 25, on the H100 and in this twin). The split plans' couplings and tables
-     * did not fit the lanes tried for the session-9 rule and for tiers 0 and 1, and the rule's
+    /* 256 cells of 4 levels with every chain of 16 rows or more split: SHAPES once crashed
+     * planning them (on the H100 and in this twin). The split plans' couplings and tables
+     * did not fit the lanes tried for the fixed rule and for tiers 0 and 1, and the rule's
      * fallback took the nearest tier at or below 1 that had an option: none. */
     cell_t *many = malloc(256 * sizeof *many);
     for (int c = 0; c < 256; ++c) fig14_cell(&many[c], 4);
-    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "16", 1);
+    tuning = "multi.shapes_split_rows=16";
     free(solve_multi_algo("figure 14, 4 levels, 256 cells, chains split from 16 rows",
                           HB_BACKEND_SEQ, 0, many, 256, NULL, HB_MULTI_ALGO_SHAPES, 0, -1));
-    unsetenv("HB_MULTI_SHAPES_SPLIT_ROWS");
+    tuning = NULL;
     for (int c = 0; c < 256; ++c) cell_free(&many[c]);
     free(many);
 }
@@ -805,7 +806,7 @@ static void test_shapes(void)
         CHECK_OK(hb_multi_set_algorithm(mb, HB_MULTI_ALGO_SHAPES));
         CHECK_OK(hb_multi_solve(mb));
         /* On the H100 the 4,000-row chain's team outlasts the rest: no choice is 10% faster
-         * than the session-9 rule (the 2,500- and 4,000-row cells in blocks of their own, the
+         * than the fixed rule (the 2,500- and 4,000-row cells in blocks of their own, the
          * others two a multiprocessor). On one multiprocessor the batch fills the device:
          * the classes spread over the tiers. */
         check_shapes_plan(mb, HB_MULTI_SHAPES_CPU_DEVICE, 2, 1);
@@ -843,38 +844,36 @@ static void test_shapes(void)
     }
     /* the whole check (accuracy, thread counts), then a small budget: fewer lanes, more tier 1 */
     check_repeatable("shapes batch", cells, n);
-    setenv("HB_MULTI_SHAPES_BYTES", "16384", 1);
+    tuning = "multi.shapes_bytes=16384";
     free(solve_multi_algo("shapes, 16 KB budget", HB_BACKEND_SEQ, 0, cells, n, NULL,
                           HB_MULTI_ALGO_SHAPES, 0, -1));
-    setenv("HB_MULTI_SHAPES_BYTES", "12x", 1);
-    expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
-                "HB_MULTI_SHAPES_BYTES", "bad HB_MULTI_SHAPES_BYTES");
-    unsetenv("HB_MULTI_SHAPES_BYTES");
+    tuning = NULL;
+    expect_fail(hb_context_set_tuning(ctx, "multi.shapes_bytes=12x"), HB_ERR_INVALID_VALUE,
+                "multi.shapes_bytes", "bad multi.shapes_bytes");
     /* every occupancy choice: each class its fastest (three tiers on one multiprocessor, here
-     * one launch), every class in one tier, the session-9 rule; a bad choice is an error */
+     * one launch), every class in one tier, the fixed rule; a bad choice is an error */
     static const char *const choices[] = {"-1", "0", "1", "2", "3"};
     for (int q = 0; q < 5; ++q) {
-        char what[64];
-        snprintf(what, sizeof what, "shapes, HB_MULTI_SHAPES_CHOICE=%s", choices[q]);
-        setenv("HB_MULTI_SHAPES_CHOICE", choices[q], 1);
+        char what[64], spec[64];
+        snprintf(what, sizeof what, "shapes, multi.shapes_choice=%s", choices[q]);
+        snprintf(spec, sizeof spec, "multi.shapes_choice=%s", choices[q]);
+        tuning = spec;
         free(solve_multi_algo(what, HB_BACKEND_SEQ, 0, cells, n, NULL, HB_MULTI_ALGO_SHAPES, 0,
                               -1));
     }
-    setenv("HB_MULTI_SHAPES_CHOICE", "4", 1);
-    expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
-                "HB_MULTI_SHAPES_CHOICE", "bad HB_MULTI_SHAPES_CHOICE");
-    unsetenv("HB_MULTI_SHAPES_CHOICE");
+    tuning = NULL;
+    expect_fail(hb_context_set_tuning(ctx, "multi.shapes_choice=4"), HB_ERR_INVALID_VALUE,
+                "multi.shapes_choice", "bad multi.shapes_choice");
     /* chains split from 4 rows (chunks of 2), and none split */
-    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "4", 1);
+    tuning = "multi.shapes_split_rows=4";
     free(solve_multi_algo("shapes, chains split from 4 rows", HB_BACKEND_SEQ, 0, cells, n, NULL,
                           HB_MULTI_ALGO_SHAPES, 0, -1));
-    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "0", 1);
+    tuning = "multi.shapes_split_rows=0";
     free(solve_multi_algo("shapes, no split chains", HB_BACKEND_SEQ, 0, cells, n, NULL,
                           HB_MULTI_ALGO_SHAPES, 0, -1));
-    setenv("HB_MULTI_SHAPES_SPLIT_ROWS", "3", 1);
-    expect_fail(hb_multi_create(ctx, n, m, parents, &mb), HB_ERR_INVALID_VALUE,
-                "HB_MULTI_SHAPES_SPLIT_ROWS", "bad HB_MULTI_SHAPES_SPLIT_ROWS");
-    unsetenv("HB_MULTI_SHAPES_SPLIT_ROWS");
+    tuning = NULL;
+    expect_fail(hb_context_set_tuning(ctx, "multi.shapes_split_rows=3"), HB_ERR_INVALID_VALUE,
+                "multi.shapes_split_rows", "bad multi.shapes_split_rows");
     CHECK_OK(hb_context_destroy(ctx));
     for (int c = 0; c < n; ++c) cell_free(&cells[c]);
     for (int t = 0; t < TEMPLATES; ++t) cell_free(&tpl[t]);

@@ -53,6 +53,8 @@ static const char usage[] =
     "  --no-cpu            skip the CPU configurations\n"
     "  --gpu LIST          CUDA configurations, a subset of per-cell,levels,grouped,shapes,\n"
     "                      auto,mono (default all)\n"
+    "  --tuning SPEC       hb_context_set_tuning on every context, e.g.\n"
+    "                      multi.shapes_choice=-1 (docs/tuning.md)\n"
     "  --json              one JSON document instead of the table\n"
     "  --json-out FILE     also write the JSON document to FILE\n";
 
@@ -67,6 +69,7 @@ typedef struct {
     int cpu, json;
     int gpu; /* bit mask of the CUDA configurations (config_t.bit) */
     const char *json_out;
+    const char *tuning; /* hb_context_set_tuning on every context (NULL: none) */
 } options_t;
 
 /* Distinct trees and VALUE_SETS value sets each; cell c is kind c % kinds, set (c / kinds) % VALUE_SETS. */
@@ -570,6 +573,7 @@ int cli_bench_multi(int argc, char **argv)
         CLI_FLAG("--no-cpu", &o.cpu, 0),
         CLI_STRING("--json-out", &o.json_out),
         CLI_STRING("--data", &o.data),
+        CLI_STRING("--tuning", &o.tuning),
         CLI_INT_LIST("--cells", o.cells[2], MAX_LIST, &o.n_cells[2], 10000000L),
         CLI_INT_LIST("--fig6-cells", o.cells[0], MAX_LIST, &o.n_cells[0], 10000000L),
         CLI_INT_LIST("--fig14-cells", o.cells[1], MAX_LIST, &o.n_cells[1], 10000000L),
@@ -589,7 +593,8 @@ int cli_bench_multi(int argc, char **argv)
     hb_status_t status = HB_SUCCESS;
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
         if ((be < 2 ? o.cpu : 1) && hb_backend_available((hb_backend_t)be))
-            status = hb_context_create((hb_backend_t)be, &ctx[be]);
+            if ((status = hb_context_create((hb_backend_t)be, &ctx[be])) == HB_SUCCESS && o.tuning)
+                status = hb_context_set_tuning(ctx[be], o.tuning);
     if (status != HB_SUCCESS) return cli_fail_status(command, status);
     hb_context_t *main_ctx = ctx[HB_BACKEND_CUDA]   ? ctx[HB_BACKEND_CUDA]
                             : ctx[HB_BACKEND_OMP] ? ctx[HB_BACKEND_OMP]

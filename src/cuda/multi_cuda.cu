@@ -10,8 +10,8 @@
  *                                        block's shared memory runs in global memory.
  *   per_cell                             PER_CELL, the paper's Figure 6 baseline: a thread per
  *                                        cell, Algorithm 1, cells interleaved row by row
- * Every kernel calls the inline per-branch (per-cell) functions of core/multi.h, the ones the
- * CPU backends run, so CI tests this arithmetic; no atomics: a branch reads finished levels
+ * Every kernel calls the inline per-branch (per-cell) functions of common/multi_arith.h, the
+ * ones the CPU backends run, so CI tests this arithmetic; no atomics: a branch reads finished levels
  * and writes only its own slots, so every run gives the same bits.
  */
 #include <cuda_runtime.h>
@@ -20,13 +20,19 @@
 #include <string.h>
 
 extern "C" {
-#include "core/multi.h"
-#include "core/multi_shapes.h"
+#include "backend/multi_ops.h"
+#include "common/multi_arith.h"
+#include "common/multi_shapes.h"
 #include "common/status.h"
 }
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
-#include "cuda/multi_cuda.h"
+
+/* A batch's state on the device (hb_cuda_multi_ops): device 0, a stream of its own, one
+ * layout at a time (the algorithm's); the core maps its host copy onto it at upload and
+ * download. */
+typedef struct hb_cuda_multi hb_cuda_multi_t;
+static void hb_cuda_multi_destroy(hb_cuda_multi_t *dm);
 
 #define LEVEL_THREADS 128
 #define GROUP_THREADS 256
@@ -236,7 +242,7 @@ static void free_layout(hb_cuda_multi_t *dm)
     dm->size = 0;
 }
 
-extern "C" hb_status_t hb_cuda_multi_create(hb_cuda_multi_t **out)
+static hb_status_t hb_cuda_multi_create(hb_cuda_multi_t **out)
 {
     *out = NULL;
     hb_cuda_multi_t *dm = (hb_cuda_multi_t *)calloc(1, sizeof *dm);
@@ -265,7 +271,7 @@ fail:
     return status;
 }
 
-extern "C" void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
+static void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
 {
     if (!dm) return;
     cudaSetDevice(dm->device);
@@ -286,16 +292,13 @@ extern "C" void hb_cuda_multi_destroy(hb_cuda_multi_t *dm)
  * loads while others compute. GROUP_ROW_BYTES a row leaves room for the staged
  * tables (32 bytes of arrays, up to 8 of row table, 28 per branch: real cells
  * have about one branch per 4 rows, Figure 6's bushiest one per 2); a group whose
- * tables do not fit after all runs from global memory. HB_MULTI_ROW_BYTES
- * overrides it (experiments). Fewer rows: two groups per multiprocessor, any
- * group that fits staged.
+ * tables do not fit after all runs from global memory. Fewer rows: two
+ * groups per multiprocessor, any group that fits staged.
  */
 #define GROUP_ROW_BYTES 56
-extern "C" size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows,
-                                           int *saturated)
+static size_t hb_cuda_multi_group_rows(hb_cuda_multi_t *dm, size_t total_rows, int *saturated)
 {
-    const char *knob = getenv("HB_MULTI_ROW_BYTES");
-    const size_t row_bytes = knob && atoi(knob) >= 32 ? (size_t)atoi(knob) : GROUP_ROW_BYTES;
+    const size_t row_bytes = GROUP_ROW_BYTES;
     const size_t third = dm->smem_optin / 3, rows_third = third / row_bytes;
     *saturated = total_rows >= (size_t)dm->sm_count * GROUP_BLOCKS_PER_SM * rows_third;
     if (*saturated) {
@@ -368,7 +371,7 @@ static hb_status_t plan_upload(const hb_multi_plan_t *p, hb_multi_plan_t *q, cud
     return status;
 }
 
-extern "C" hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_t *p)
+static hb_status_t hb_cuda_multi_install_plan(hb_cuda_multi_t *dm, const hb_multi_plan_t *p)
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
     free_layout(dm);
@@ -398,7 +401,7 @@ fail:
     return status;
 }
 
-extern "C" hb_status_t hb_cuda_multi_install_cells(hb_cuda_multi_t *dm, int cells, int max_m,
+static hb_status_t hb_cuda_multi_install_cells(hb_cuda_multi_t *dm, int cells, int max_m,
                                                    const int *m, const int *parent)
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
@@ -419,7 +422,7 @@ fail:
     return status;
 }
 
-extern "C" hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm,
+static hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm,
                                                   hb_multi_shapes_device_t *out)
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
@@ -434,7 +437,7 @@ extern "C" hb_status_t hb_cuda_multi_shape_device(hb_cuda_multi_t *dm,
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
+static hb_status_t hb_cuda_multi_install_shapes(hb_cuda_multi_t *dm,
                                                     const struct hb_multi_shapes *s)
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
@@ -512,7 +515,7 @@ static hb_status_t check_installed(const hb_cuda_multi_t *dm, size_t size)
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_multi_upload(hb_cuda_multi_t *dm, size_t n, size_t size,
+static hb_status_t hb_cuda_multi_upload(hb_cuda_multi_t *dm, size_t n, size_t size,
                                             const size_t *map, const double *u, const double *l,
                                             const double *d, const double *rhs)
 {
@@ -532,7 +535,7 @@ extern "C" hb_status_t hb_cuda_multi_upload(hb_cuda_multi_t *dm, size_t n, size_
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_multi_download(hb_cuda_multi_t *dm, size_t n, size_t size,
+static hb_status_t hb_cuda_multi_download(hb_cuda_multi_t *dm, size_t n, size_t size,
                                               const size_t *map, double *d, double *rhs)
 {
     hb_status_t status = check_installed(dm, size);
@@ -642,7 +645,7 @@ static hb_status_t launch(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_multi_solve(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
+static hb_status_t hb_cuda_multi_solve(hb_cuda_multi_t *dm, hb_multi_algo_t algo)
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
     hb_status_t status = launch(dm, algo);
@@ -650,7 +653,7 @@ extern "C" hb_status_t hb_cuda_multi_solve(hb_cuda_multi_t *dm, hb_multi_algo_t 
     return status;
 }
 
-extern "C" hb_status_t hb_cuda_multi_benchmark(hb_cuda_multi_t *dm, hb_multi_algo_t algo,
+static hb_status_t hb_cuda_multi_benchmark(hb_cuda_multi_t *dm, hb_multi_algo_t algo,
                                                int repeats, double *seconds)
 {
     CUDA_CHECK(cudaSetDevice(dm->device));
@@ -686,3 +689,76 @@ done:
     cudaFree(r0);
     return status;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The table (backend/multi_ops.h)                                          */
+/* ------------------------------------------------------------------------ */
+
+static hb_status_t cuda_create(hb_context_t *ctx, void **state)
+{
+    (void)ctx;
+    return hb_cuda_multi_create((hb_cuda_multi_t **)state);
+}
+
+static void cuda_destroy(void *state) { hb_cuda_multi_destroy((hb_cuda_multi_t *)state); }
+
+static size_t cuda_group_rows(void *state, size_t total_rows, size_t planned, int *saturated)
+{
+    (void)planned; /* the device's own rule */
+    return hb_cuda_multi_group_rows((hb_cuda_multi_t *)state, total_rows, saturated);
+}
+
+static hb_status_t cuda_shape_device(void *state, hb_multi_shapes_device_t *out)
+{
+    return hb_cuda_multi_shape_device((hb_cuda_multi_t *)state, out);
+}
+
+static hb_status_t cuda_install_plan(void *state, const hb_multi_plan_t *plan)
+{
+    return hb_cuda_multi_install_plan((hb_cuda_multi_t *)state, plan);
+}
+
+static hb_status_t cuda_install_cells(void *state, int cells, int max_m, const int *m,
+                                      const int *parent)
+{
+    return hb_cuda_multi_install_cells((hb_cuda_multi_t *)state, cells, max_m, m, parent);
+}
+
+static hb_status_t cuda_install_shapes(void *state, const hb_multi_shapes_t *s)
+{
+    return hb_cuda_multi_install_shapes((hb_cuda_multi_t *)state, s);
+}
+
+static hb_status_t cuda_upload(void *state, size_t n, size_t size, const size_t *map,
+                               const double *u, const double *l, const double *d,
+                               const double *rhs)
+{
+    return hb_cuda_multi_upload((hb_cuda_multi_t *)state, n, size, map, u, l, d, rhs);
+}
+
+static hb_status_t cuda_download(void *state, size_t n, size_t size, const size_t *map,
+                                 double *d, double *rhs)
+{
+    return hb_cuda_multi_download((hb_cuda_multi_t *)state, n, size, map, d, rhs);
+}
+
+/* The device holds the installed layout's data: host is not read. */
+static hb_status_t cuda_solve(void *state, const hb_multi_host_t *host, hb_multi_algo_t algo)
+{
+    (void)host;
+    return hb_cuda_multi_solve((hb_cuda_multi_t *)state, algo);
+}
+
+static hb_status_t cuda_benchmark(void *state, const hb_multi_host_t *host, hb_multi_algo_t algo,
+                                  int repeats, double *seconds)
+{
+    (void)host;
+    return hb_cuda_multi_benchmark((hb_cuda_multi_t *)state, algo, repeats, seconds);
+}
+
+/* In the order of struct hb_multi_ops (C++17 has no designated initializers). */
+extern "C" const struct hb_multi_ops hb_cuda_multi_ops = {
+    cuda_create,        cuda_destroy,      cuda_group_rows, cuda_shape_device,
+    cuda_install_plan,  cuda_install_cells, cuda_install_shapes, cuda_upload,
+    cuda_download,      cuda_solve,        cuda_benchmark,
+};

@@ -7,12 +7,14 @@
 
 #include "backend/gtsv_ops.h"
 #include "backend/hines_ops.h"
+#include "backend/multi_ops.h"
 #include "registry/registry.h"
 
 static const hb_backend_ops_t cpu_backend = {
     .device = &hb_cpu_device_ops,
     .hines = &hb_cpu_hines_ops,
     .gtsv = &hb_cpu_gtsv_ops,
+    .multi = &hb_cpu_multi_ops,
 };
 
 #ifdef HB_HAVE_CUDA
@@ -20,6 +22,7 @@ static const hb_backend_ops_t cuda_backend = {
     .device = &hb_cuda_device_ops,
     .hines = &hb_cuda_hines_ops,
     .gtsv = &hb_cuda_gtsv_ops,
+    .multi = &hb_cuda_multi_ops,
 };
 #endif
 

@@ -16,6 +16,9 @@
  * is checked (the library checks every CUDA return code).
  *
  * Usage: test_gpu_multi DATA_DIR   (a folder of .swc files)
+ * HB_TEST_TUNING: hb_context_set_tuning's spec for the CUDA context (e.g.
+ * multi.shapes_bytes=16384,multi.shapes_split_rows=4), read here: the library reads no
+ * environment.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -458,6 +461,11 @@ int main(int argc, char **argv)
     hb_context_t *ctx = NULL;
     CHECK_OK(hb_context_create(HB_BACKEND_CUDA, &ctx));
     if (!ctx) return check_summary("gpu_multi");
+    const char *tuning = getenv("HB_TEST_TUNING");
+    if (tuning && *tuning) {
+        CHECK_OK(hb_context_set_tuning(ctx, tuning));
+        printf("tuning: %s\n", tuning);
+    }
     printf("device: %s\n", hb_context_device_name(ctx));
     if (parts & PART_CHAINS) test_chains(ctx);
     if (parts & PART_RANDOM) test_random(ctx);

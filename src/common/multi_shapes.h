@@ -1,7 +1,7 @@
 /*
- * Internal: SHAPES, ours, for mixed batches (docs/multi.md): cells grouped by their tree
+ * SHAPES, ours, for mixed batches (docs/multi.md): cells grouped by their tree
  * (identical parent arrays: the same topology, while u, l, d and rhs may all differ), each
- * class solved as a same-morphology batch by issue 3's branched plan (core/hines_branched.h):
+ * class solved as a same-morphology batch by the branched plan (common/hines_branched.h):
  * teams of `lanes` cells of one class staged on chip, the tree's serial subtrees shared out
  * stage by stage, only x written back.
  *
@@ -16,13 +16,14 @@
  * tier (the classes of one `per_sm`, tier = per_sm - 1, run first); a tier's classes are
  * numbered by teams (team_first), larger cells first.
  */
-#ifndef HB_CORE_MULTI_SHAPES_H
-#define HB_CORE_MULTI_SHAPES_H
+#ifndef HB_COMMON_MULTI_SHAPES_H
+#define HB_COMMON_MULTI_SHAPES_H
 
 #include <stddef.h>
 
 #include "common/hines_branched.h"
-#include "core/multi.h"
+#include "common/hostdev.h"
+#include "common/multi_plan.h"
 
 /* Blocks a multiprocessor a SHAPES launch may run: three 256-thread blocks of shapes_kernel's
  * 80 registers fill an H100's 64 K. */
@@ -30,16 +31,16 @@
 /* Threads of a team's block, as the CUDA kernel's blocks. */
 #define HB_MULTI_SHAPES_THREADS 256
 /* The time model's copy of a row in and out, in the plan's cost unit (half-row steps): from
- * session 15's H100 measurements of real cells (25,600: solve alone 549 us for 8,743
+ * H100 measurements of real cells (25,600: solve alone 549 us for 8,743
  * half-rows a block, two blocks a multiprocessor, 63 ns each; loads and stores alone 317 us,
  * 2.1 ns a row a multiprocessor): 1 / 30. */
 #define HB_MULTI_SHAPES_COPY_PER_ROW (1.0 / 30.0)
 /* The time model's staging of a class's tables by a block that enters it, beside the words'
  * copy: one memory latency, about 1 us on an H100 (16 half-rows). */
 #define HB_MULTI_SHAPES_STAGE_COST 16.0
-/* Another choice replaces the session-9 rule only when the model gives it this fraction of the
+/* Another choice replaces the fixed rule only when the model gives it this fraction of the
  * rule's time or less: on an H100 the model's gains came out at about half their size, and
- * Figure 14 (4 levels, 25,600 cells) lost 10% where it foresaw 3% (docs/multi.md). */
+ * Figure 14 (4 levels, 25,600 cells) lost 10% where it foresaw 3% (docs/design-notes.md "Mixed batches"). */
 #define HB_MULTI_SHAPES_RULE_MARGIN 0.9
 
 /* The device SHAPES plans for. */
@@ -70,7 +71,7 @@ typedef struct {
 } hb_multi_shape_t;
 
 /* Teams of class k: its cells in teams of k->lanes, the last one padded. */
-static inline int hb_multi_shape_teams(const hb_multi_shape_t *k)
+HB_HOSTDEV int hb_multi_shape_teams(const hb_multi_shape_t *k)
 {
     return (k->cells + k->lanes - 1) / k->lanes;
 }
@@ -90,8 +91,9 @@ typedef struct hb_multi_shapes {
                             * to lanes - 1 more, idle) */
 } hb_multi_shapes_t;
 
-/* Classes of identical parent arrays: mb->shape[c], numbered in order of first appearance. */
-hb_status_t hb_multi_find_shapes(struct hb_multi *mb);
+/* Classes of identical parent arrays: shape[c] ([n_cells]), numbered in order of first
+ * appearance; *n_shapes of them. */
+hb_status_t hb_multi_find_shapes(const hb_multi_cells_t *cells, int *shape, int *n_shapes);
 /*
  * Modelled time of a class planned as *k (lanes, per_sm, plan cost), in half-row steps: a
  * team's period is max(S + M, per_sm M), with S the plan's cost and M its copies in and out
@@ -100,19 +102,24 @@ hb_status_t hb_multi_find_shapes(struct hb_multi *mb);
  * takes at least one period, and teams / (per_sm sms) of them when it fills the device.
  */
 double hb_multi_shapes_time(const hb_multi_shape_t *k, int sms);
+/* The tuning SHAPES plans with (backend/tuning.h's multi.shapes_*). */
+typedef struct {
+    size_t bytes;   /* caps every block's shared memory [bytes] (0: none; tests) */
+    int split_rows; /* chains this long or longer are split (0: none; -1: as
+                     * hb_branched_split_pays says) */
+    int choice;     /* -1 each class's fastest occupancy, t every class in tier t (t + 1 blocks
+                     * a multiprocessor), HB_MULTI_SHAPES_TIERS the fixed rule; -2: the time
+                     * model chooses */
+} hb_multi_shapes_knobs_t;
 /*
- * SHAPES's plan for device `dev` (mb->shapes_bytes, from HB_MULTI_SHAPES_BYTES, caps every
- * block's budget when set: tests), with `threads` / lanes workers per team; replaces
- * mb->shapes when the device differs. HB_ERR_NOT_SUPPORTED when a cell exceeds
- * dev->block_bytes with one lane.
+ * SHAPES's plan of the cells, whose classes are shape[] (hb_multi_find_shapes), for device
+ * `dev`, with `threads` / lanes workers per team, into *s (built anew; freed on failure).
+ * HB_ERR_NOT_SUPPORTED when a cell exceeds dev->block_bytes with one lane.
  */
-hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_device_t *dev,
-                                 int threads);
+hb_status_t hb_multi_shapes_plan(const hb_multi_cells_t *cells, const int *shape, int n_shapes,
+                                 const hb_multi_shapes_knobs_t *knobs,
+                                 const hb_multi_shapes_device_t *dev, int threads,
+                                 hb_multi_shapes_t *s);
 void hb_multi_shapes_free(hb_multi_shapes_t *shapes);
-
-/* CPU twin: every team of every class (OpenMP over teams) on arrays in the SHAPES layout. */
-hb_status_t hb_multi_cpu_solve_shapes(hb_context_t *ctx, const hb_multi_shapes_t *shapes,
-                                      const double *u, const double *l, const double *d,
-                                      double *rhs);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * SHAPES of mixed batches (core/multi_shapes.h, docs/multi.md): classes of cells with the
+ * SHAPES of mixed batches (common/multi_shapes.h, docs/multi.md): classes of cells with the
  * same tree, their layout and their branched plans.
  */
-#include "core/multi_shapes.h"
+#include "common/multi_shapes.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,22 +34,20 @@ static int by_key(const void *a, const void *b)
     return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
-static int same_tree(const struct hb_multi *mb, int a, int b)
+static int same_tree(const hb_multi_cells_t *mb, int a, int b)
 {
     return mb->m[a] == mb->m[b] &&
            memcmp(mb->parent + mb->cell_first[a], mb->parent + mb->cell_first[b],
                   (size_t)mb->m[a] * sizeof *mb->parent) == 0;
 }
 
-hb_status_t hb_multi_find_shapes(struct hb_multi *mb)
+hb_status_t hb_multi_find_shapes(const hb_multi_cells_t *mb, int *shape, int *n_shapes)
 {
     const int n = mb->n_cells;
     shape_key_t *keys = malloc((size_t)n * sizeof *keys);
     int *rep = malloc((size_t)n * sizeof *rep); /* representative cell of each class so far */
     int *first_seen = malloc((size_t)n * sizeof *first_seen);
-    free(mb->shape);
-    mb->shape = malloc((size_t)n * sizeof *mb->shape);
-    if (!keys || !rep || !first_seen || !mb->shape) {
+    if (!keys || !rep || !first_seen) {
         free(keys);
         free(rep);
         free(first_seen);
@@ -73,7 +71,7 @@ hb_status_t hb_multi_find_shapes(struct hb_multi *mb)
             int k = run_first;
             while (k < classes && !same_tree(mb, rep[k], c)) ++k;
             if (k == classes) rep[classes++] = c;
-            mb->shape[c] = k;
+            shape[c] = k;
         }
         r = end;
     }
@@ -81,10 +79,10 @@ hb_status_t hb_multi_find_shapes(struct hb_multi *mb)
     for (int k = 0; k < classes; ++k) first_seen[k] = -1;
     int next = 0;
     for (int c = 0; c < n; ++c) {
-        if (first_seen[mb->shape[c]] < 0) first_seen[mb->shape[c]] = next++;
-        mb->shape[c] = first_seen[mb->shape[c]];
+        if (first_seen[shape[c]] < 0) first_seen[shape[c]] = next++;
+        shape[c] = first_seen[shape[c]];
     }
-    mb->n_shapes = classes;
+    *n_shapes = classes;
     free(keys);
     free(rep);
     free(first_seen);
@@ -165,7 +163,7 @@ static int most_lanes(const hb_multi_shape_t *k, size_t budget, int threads)
     return lanes;
 }
 
-/* A class's options: one per tier, and session 9's rule (RULE_OPTION: two blocks a
+/* A class's options: one per tier, and the fixed rule (RULE_OPTION: two blocks a
  * multiprocessor, the most lanes of 16, 8, 4, 2, 1; now at most the class's cells), kept as a
  * choice of its own. */
 enum { RULE_OPTION = HB_MULTI_SHAPES_TIERS, SHAPE_OPTIONS };
@@ -293,7 +291,7 @@ static hb_status_t plan_options(const hb_multi_shape_t *k, const int *parent,
 }
 
 /* The option a choice takes: `choice` -1, each class's fastest alone; 0 .. tiers - 1, that
- * tier, or the nearest below it that the class fits; RULE_OPTION, session 9's rule where it
+ * tier, or the nearest below it that the class fits; RULE_OPTION, the fixed rule where it
  * fits (else as tier 1). */
 static const hb_multi_shape_t *pick(const hb_multi_shape_t option[SHAPE_OPTIONS], int choice,
                                     int sms)
@@ -400,18 +398,13 @@ static double choice_time(hb_multi_shape_t (*option)[SHAPE_OPTIONS], int classes
     return time;
 }
 
-hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_device_t *dev,
-                                 int threads)
+hb_status_t hb_multi_shapes_plan(const hb_multi_cells_t *mb, const int *shape, int n_shapes,
+                                 const hb_multi_shapes_knobs_t *knobs,
+                                 const hb_multi_shapes_device_t *dev, int threads,
+                                 hb_multi_shapes_t *s)
 {
-    hb_multi_shapes_t *s = mb->shapes;
-    if (s && memcmp(&s->device, dev, sizeof *dev) == 0 && s->threads == threads)
-        return HB_SUCCESS;
-    if (s) {
-        hb_multi_shapes_free(s);
-    } else if (!(s = mb->shapes = calloc(1, sizeof *s))) {
-        return hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory planning shapes");
-    }
-    const int n = mb->n_cells, classes = mb->n_shapes;
+    memset(s, 0, sizeof *s);
+    const int n = mb->n_cells, classes = n_shapes;
     hb_status_t status = HB_SUCCESS;
     int *rep = malloc((size_t)classes * sizeof *rep);     /* a member of each class */
     int *where = malloc((size_t)classes * sizeof *where); /* class id -> index in s->cls */
@@ -423,7 +416,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
     s->n_classes = classes;
     for (int k = 0; k < classes; ++k) rep[k] = -1;
     for (int c = 0; c < n; ++c) {
-        const int k = mb->shape[c];
+        const int k = shape[c];
         if (rep[k] < 0) {
             rep[k] = c;
             s->cls[k].m = mb->m[c];
@@ -434,7 +427,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
     for (int k = 0; k < classes; ++k) {
         s->cls[k].table_off = (size_t)rep[k]; /* the representative, until sorted */
         if ((status = plan_options(&s->cls[k], mb->parent + mb->cell_first[rep[k]], dev,
-                                   mb->shapes_bytes, threads, mb->shapes_split_rows,
+                                   knobs->bytes, threads, knobs->split_rows,
                                    option[k])) != HB_SUCCESS)
             goto fail;
     }
@@ -452,7 +445,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
         }
     }
     if (least < 0.0) goto oom;
-    if (mb->shapes_choice != -2) choice = mb->shapes_choice;
+    if (knobs->choice != -2) choice = knobs->choice;
     for (int k = 0; k < classes; ++k) {
         const hb_multi_shape_t *o = pick(option[k], choice, dev->sms);
         s->cls[k] = *o;
@@ -465,7 +458,7 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
     int teams[HB_MULTI_SHAPES_TIERS] = {0};
     for (int q = 0; q < classes; ++q) {
         hb_multi_shape_t *k = &s->cls[q];
-        where[mb->shape[k->table_off]] = q;
+        where[shape[k->table_off]] = q;
         const int team_count = hb_multi_shape_teams(k);
         k->team_first = teams[k->tier];
         teams[k->tier] += team_count;
@@ -484,8 +477,8 @@ hb_status_t hb_multi_plan_shapes(struct hb_multi *mb, const hb_multi_shapes_devi
         memcpy(s->tables + s->cls[q].table_off, s->cls[q].plan.tables,
                s->cls[q].plan.words * sizeof *s->tables);
     for (int c = 0; c < n; ++c) {
-        const hb_multi_shape_t *k = &s->cls[where[mb->shape[c]]];
-        const int j = next[mb->shape[c]]++;
+        const hb_multi_shape_t *k = &s->cls[where[shape[c]]];
+        const int j = next[shape[c]]++;
         const size_t L = (size_t)k->lanes,
                      first = k->base + (size_t)(j / k->lanes) * L * (size_t)k->m + (size_t)(j % k->lanes);
         for (int i = 0; i < mb->m[c]; ++i) s->node_index[mb->cell_first[c] + (size_t)i] = first + (size_t)i * L;
@@ -497,8 +490,6 @@ oom:
     status = hb_fail(HB_ERR_ALLOC, "hb_multi: out of memory planning shapes for %d cells", n);
 fail:
     hb_multi_shapes_free(s);
-    free(s);
-    mb->shapes = NULL;
 done:
     for (int k = 0; option && k < classes; ++k) /* what was planned and not taken (failures) */
         for (int t = 0; t < SHAPE_OPTIONS; ++t)
