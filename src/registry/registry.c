@@ -6,14 +6,17 @@
 #include <stddef.h>
 
 #include "registry/registry.h"
+#include "backend/sim_ops.h"
 
 static const hb_backend_ops_t cpu_backend = {
     .device = &hb_cpu_device_ops,
+    .sim = &hb_cpu_sim_ops,
 };
 
 #ifdef HB_HAVE_CUDA
 static const hb_backend_ops_t cuda_backend = {
     .device = &hb_cuda_device_ops,
+    .sim = &hb_cuda_sim_ops,
 };
 #endif
 
