@@ -44,6 +44,9 @@ typedef hb_status_t (*hb_sim_sink_t)(void *user, int n_samples, const long *samp
                                      const double *spikes);
 
 struct hb_sim_ops {
+    /* 1: the engine steps the description's host v and hh_state in place (CPU); 0: it keeps
+     * its own copy (CUDA), and the host arrays are stale after set_state. */
+    int steps_in_place;
     /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
     int (*block_width)(int count);
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */

@@ -205,6 +205,12 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
         status = sim->ops->set_state(sim->engine, g, sim->groups[g].v, sim->groups[g].hh_state);
     if (status == HB_SUCCESS) status = sim->ops->set_probes(sim->engine, sim->above, sim->v_prev);
+    if (!sim->ops->steps_in_place) /* a stale host copy is poisoned: only get_v reads it */
+        for (int g = 0; g < sim->n_groups; g++) {
+            group_t *gr = &sim->groups[g];
+            const size_t size = (size_t)gr->k.blocks * (size_t)gr->k.width * (size_t)gr->k.m;
+            for (size_t i = 0; i < size; i++) gr->v[i] = NAN;
+        }
     if (status != HB_SUCCESS) return status;
     sim->initialised = 1;
     return HB_SUCCESS;
