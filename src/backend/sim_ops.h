@@ -19,7 +19,10 @@
 extern "C" {
 #endif
 
-/* A simulation as an engine is made from: host arrays, borrowed for the engine's life. */
+/*
+ * A simulation as an engine is made from. The groups' host arrays and the table are borrowed
+ * for the engine's life (the CPU steps v and hh_state in place); the rest is copied at create.
+ */
 typedef struct {
     int n_groups;
     const hb_step_group_t *groups; /* host arrays, width from block_width (d, rhs unused) */
