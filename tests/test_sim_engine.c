@@ -1,5 +1,5 @@
 /*
- * The simulator's fused, Block-Interleaved engine (src/sim/step_kernels.h)
+ * The simulator's fused, Block-Interleaved engine (src/common/sim_step.h)
  * against a straightforward reference step written here from the public
  * pieces (hb_cable_step_system, hb_hines_solve) one cell at a time, the way
  * the first simulator did it. Many cells of several real morphologies,

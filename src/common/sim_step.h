@@ -202,7 +202,7 @@ typedef struct {
     const hb_stim_pulse_t *pulses;
     /* Shared groups on the CPU (else NULL): rows whose subtree has no hh node have
      * the same eliminated diagonal every step (cm/dt, pas and the axial terms are
-     * constant), so its factors are computed once (src/sim/sim.c, factor_fixed_rows)
+     * constant), so its factors are computed once (src/sim/sim_layout.c, factor_fixed_rows)
      * and the step's solve skips their divisions: 1 / d (r), the parent's diagonal
      * update (u l) r (c), the rhs factor u r (f), per row. Same bits as computing
      * them each step. */

@@ -2,7 +2,7 @@
  * The simulator on the GPU: the whole time step in device kernels.
  *
  *   step_kernel   one thread per cell (lane) of a group: hb_step_lanes from
- *                 src/sim/step_kernels.h with lanes = 1, i.e. the CPU's fused step
+ *                 src/common/sim_step.h with lanes = 1, i.e. the CPU's fused step
  *                 (currents, assembly, Hines solve, v update, gates) for that cell.
  *                 Groups are Block-Interleaved with a warp's 32 cells per block, so
  *                 every access of a warp is one contiguous 256-byte row.
@@ -254,7 +254,7 @@ static int chunk_steps(int n_probes, long sample_every)
     return chunk;
 }
 
-static hb_status_t create(hb_cuda_sim_t *s, const hb_cuda_sim_desc_t *d)
+static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
 {
     hb_status_t st;
     CUDA_CHECK(cudaSetDevice(0));
@@ -316,7 +316,7 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_cuda_sim_desc_t *d)
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_cuda_sim_desc_t *desc,
+extern "C" hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc,
                                           hb_cuda_sim_t **out)
 {
     if (!ctx || !desc || !out) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_create: NULL argument");
@@ -358,7 +358,7 @@ extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned c
 }
 
 /* Copies a finished chunk to the host and hands it to the sink. */
-static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, hb_cuda_sim_sink_t sink, void *user)
+static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, hb_sim_sink_t sink, void *user)
 {
     const size_t np = (size_t)s->n_probes;
     if (np) {
@@ -384,7 +384,7 @@ static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, hb_cuda_sim_sink_t sin
 }
 
 extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long steps,
-                                           hb_cuda_sim_sink_t sink, void *user)
+                                           hb_sim_sink_t sink, void *user)
 {
     if (!s || !sink || steps < 0) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_advance: bad argument");
     CUDA_CHECK(cudaSetDevice(0));

@@ -8,6 +8,7 @@
 #include "backend/gtsv_ops.h"
 #include "backend/hines_ops.h"
 #include "backend/multi_ops.h"
+#include "backend/sim_ops.h"
 #include "registry/registry.h"
 
 static const hb_backend_ops_t cpu_backend = {
@@ -15,6 +16,7 @@ static const hb_backend_ops_t cpu_backend = {
     .hines = &hb_cpu_hines_ops,
     .gtsv = &hb_cpu_gtsv_ops,
     .multi = &hb_cpu_multi_ops,
+    .sim = &hb_cpu_sim_ops,
 };
 
 #ifdef HB_HAVE_CUDA
@@ -23,6 +25,7 @@ static const hb_backend_ops_t cuda_backend = {
     .hines = &hb_cuda_hines_ops,
     .gtsv = &hb_cuda_gtsv_ops,
     .multi = &hb_cuda_multi_ops,
+    .sim = &hb_cuda_sim_ops,
 };
 #endif
 

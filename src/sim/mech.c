@@ -1,7 +1,7 @@
 /*
  * Membrane mechanisms as NEURON 8.2 defines them: pas and hh.mod (rates with
  * vtrap, q10 = 3^((celsius - 6.3)/10), TABLE over -100..100 mV in 1 mV steps).
- * The formulas and the table lookup are in step_kernels.h (shared with the GPU).
+ * The formulas and the table lookup are in src/common/sim_step.h (shared with the GPU).
  */
 #include <math.h>
 #include <string.h>

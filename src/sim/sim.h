@@ -13,7 +13,7 @@ typedef struct {
     double celsius; /* [degC] */
     double q10;     /* 3^((celsius - 6.3) / 10) */
     /* minf, hinf, ninf, mtau, htau, ntau [ms]: HB_HH_TABLE_STRIDE entries each
-     * (hb_hh_table_lookup in step_kernels.h) */
+     * (hb_hh_table_lookup in common/sim_step.h) */
     double table[6 * HB_HH_TABLE_STRIDE];
 } hb_hh_table_t;
 

@@ -13,7 +13,7 @@
  * by the max norm of the elementwise relative difference |gpu - cpu| / |cpu|
  * (mV, never near 0 here), which must be <= 1e-9; and spike times, which must be
  * equal (same count, same values). The engine runs the same operations on both
- * (src/sim/step_kernels.h, FMA contraction off on the GPU), so 0 is expected.
+ * (src/common/sim_step.h, FMA contraction off on the GPU), so 0 is expected.
  * A second run covers Crank-Nicolson, hh's formulas and interpolated spike
  * times (2,000 steps), advanced in uneven pieces.
  *

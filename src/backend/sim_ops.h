@@ -1,0 +1,83 @@
+/*
+ * The simulator's seam (backend/backend.h): what src/sim/ needs of a backend to step cells.
+ * src/sim/ lays the cells out (groups of one matrix shape, Block-Interleaved, the step's
+ * hb_step_group_t of common/sim_step.h), sets the initial state, and keeps what was recorded;
+ * a backend's engine holds the state and runs the fused step (common/sim_step.h) and the
+ * probes (spike tests, samples). The CPU engine steps the host arrays of the description in
+ * place; the CUDA engine copies them to the device and keeps the state there.
+ */
+#ifndef HB_BACKEND_SIM_OPS_H
+#define HB_BACKEND_SIM_OPS_H
+
+#include <stddef.h>
+
+#include "backend/backend.h"
+#include "common/sim_step.h"
+#include "hinesbatch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A simulation as an engine is made from. The groups' host arrays and the table are borrowed
+ * for the engine's life (the CPU steps v and hh_state in place); the rest is copied at create.
+ */
+typedef struct {
+    int n_groups;
+    const hb_step_group_t *groups; /* host arrays, width from block_width (d, rhs unused) */
+    const double *table;           /* hh table (6 * HB_HH_TABLE_STRIDE) or NULL: formulas */
+    double q10, dt, factor;        /* as hb_step_params_t; dt [ms] */
+    int n_probes;
+    const int *probe_group;        /* per probe: group */
+    const size_t *probe_index;     /* per probe: element of the group's v */
+    const unsigned char *probe_detect;
+    const double *probe_threshold; /* [mV] */
+    int interpolate;               /* spike times interpolated within the step */
+    long sample_every;             /* record every this many steps */
+} hb_sim_desc_t;
+
+/*
+ * What the engine recorded over a chunk of steps: n_samples rows of n_probes voltages [mV]
+ * (row r taken after step sample_step[r]), and per probe spike_count[p] spike times [ms],
+ * spike c of probe p at spikes[c * n_probes + p]. A chunk with nothing may be skipped.
+ */
+typedef hb_status_t (*hb_sim_sink_t)(void *user, int n_samples, const long *sample_step,
+                                     const double *samples, const int *spike_count,
+                                     const double *spikes);
+
+struct hb_sim_ops {
+    /* 1: the engine steps the description's host v and hh_state in place (CPU); 0: it keeps
+     * its own copy (CUDA), and the host arrays are stale after set_state. */
+    int steps_in_place;
+    /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
+    int (*block_width)(int count);
+    /* An engine for `desc` on the context's backend (threads, device); errors recorded. */
+    hb_status_t (*create)(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine);
+    void (*destroy)(void *engine);
+    /* State of group g from host arrays in the group's layout: v [mV] and hh states. */
+    hb_status_t (*set_state)(void *engine, int g, const double *v, const double *hh_state);
+    /* Probe state: above threshold, v [mV] after the last step. */
+    hb_status_t (*set_probes)(void *engine, const unsigned char *above, const double *v_prev);
+    /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets the
+     * recordings chunk by chunk, in step order. Returns when the last chunk is delivered. */
+    hb_status_t (*advance)(void *engine, long step0, long steps, hb_sim_sink_t sink, void *user);
+    /* count elements of group g's v from element `first`, to host `dst`. */
+    hb_status_t (*get_v)(void *engine, int g, size_t first, size_t count, double *dst);
+    /*
+     * The fused step's Hines solve alone (hb_sim_solve_benchmark, src/sim/sim.h): `cells`
+     * copies of one matrix (d, rhs: m each; u, l shared), seconds[r] of `repeats` solves after
+     * a warm-up. NULL where the backend has none (CUDA).
+     */
+    hb_status_t (*solve_benchmark)(int m, const int *parent, const double *u, const double *l,
+                                   const double *d, const double *rhs, int cells, int in_cache,
+                                   int repeats, double *seconds);
+};
+
+extern const struct hb_sim_ops hb_cpu_sim_ops;
+extern const struct hb_sim_ops hb_cuda_sim_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,369 @@
+/*
+ * The simulator's CPU engine (backend/sim_ops.h): the fused step (common/sim_step.h) one
+ * block at a time while the block is in cache, OpenMP spreading the blocks over the cores,
+ * on the host arrays of the layout (stepped in place); spike tests and samples after every
+ * step. Compiled with -fno-trapping-math (CMakeLists.txt): FP exceptions are never inspected,
+ * so GCC may turn the selects of hb_exp into vector code; values unchanged.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef HB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "backend/sim_ops.h"
+#include "common/status.h"
+
+typedef struct {
+    const hb_context_t *ctx; /* backend (SEQ, OMP) and threads */
+    int n_groups;
+    hb_step_group_t *groups; /* the layout's host arrays, stepped in place */
+    int total_blocks;
+    int *block_group, *block_index; /* per block of all groups */
+    int threads;         /* CPU threads stepping blocks */
+    size_t scratch_size; /* per thread: d and rhs of one block */
+    double *scratch;
+    const double *table;
+    double q10, dt, factor;
+    int n_probes, interpolate;
+    long sample_every;
+    int *probe_group;
+    size_t *probe_index;
+    unsigned char *detect, *above;
+    double *threshold, *v_prev;
+    double *row, *spikes; /* per probe: the step's sample and spike */
+    int *spike_count;     /* per probe: 0 or 1 this step */
+} cpu_sim_t;
+
+/* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight). */
+static int cpu_block_width(int count)
+{
+    int W = HB_SIM_CPU_LANES;
+    while (W > 1 && W / 2 >= count) W /= 2;
+    return W;
+}
+
+/* One block with the lane count a constant: the lane loops become vector code
+ * (with GCC on x86-64 also an AVX2 clone, picked at load time where the CPU has
+ * it; without FMA contraction, so the results are the same bits). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block,
+                       double *scratch)
+{
+    double *d = scratch, *rhs = scratch + (size_t)g->m * (size_t)g->width;
+    switch (g->width * 2 + (g->shared != 0)) {
+#if HB_SIM_CPU_LANES == 16
+    case 33: hb_step_lanes(g, p, block, 0, 16, 16, 1, d, rhs); break;
+    case 32: hb_step_lanes(g, p, block, 0, 16, 16, 0, d, rhs); break;
+#endif
+    case 17: hb_step_lanes(g, p, block, 0, 8, 8, 1, d, rhs); break;
+    case 16: hb_step_lanes(g, p, block, 0, 8, 8, 0, d, rhs); break;
+    case 9: hb_step_lanes(g, p, block, 0, 4, 4, 1, d, rhs); break;
+    case 8: hb_step_lanes(g, p, block, 0, 4, 4, 0, d, rhs); break;
+    case 5: hb_step_lanes(g, p, block, 0, 2, 2, 1, d, rhs); break;
+    case 4: hb_step_lanes(g, p, block, 0, 2, 2, 0, d, rhs); break;
+    case 3: hb_step_lanes(g, p, block, 0, 1, 1, 1, d, rhs); break;
+    default: hb_step_lanes(g, p, block, 0, 1, 1, 0, d, rhs); break;
+    }
+}
+
+/* The step's solve of one block of HB_SIM_CPU_LANES lanes, shared u and l (the
+ * same code and clones as step_block). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void solve_block(int m, const int *parent, const double *u, const double *l, double *d,
+                        double *rhs)
+{
+    hb_hines_recip_lanes_inline(m, parent, HB_SIM_CPU_LANES, HB_SIM_CPU_LANES, u, l, 1, 0, d,
+                                rhs);
+}
+
+/* The same with every row's factors given (a matrix that is the same every step). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void solve_block_fixed(int m, const int *parent, const double *u, const double *l,
+                              const unsigned char *fixed, const double *fr, const double *fc,
+                              const double *ff, double *d, double *rhs)
+{
+    hb_step_solve_fixed(m, parent, HB_SIM_CPU_LANES, HB_SIM_CPU_LANES, u, l, fixed, fr, fc, ff, d,
+                        rhs);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static hb_status_t cpu_solve_benchmark(int m, const int *parent, const double *u, const double *l,
+                                       const double *d1, const double *r1, int cells,
+                                       int in_cache, int repeats, double *seconds)
+{
+    const int W = HB_SIM_CPU_LANES;
+    const int blocks = (cells + W - 1) / W;
+    const size_t bsize = (size_t)m * (size_t)W, size = (size_t)blocks * bsize;
+    double *src_d = malloc(size * sizeof *src_d), *src_r = malloc(size * sizeof *src_r);
+    double *d = malloc(size * sizeof *d), *rhs = malloc(size * sizeof *rhs);
+    double *buf = malloc(2 * bsize * sizeof *buf);
+    double *fac = malloc(3 * (size_t)m * sizeof *fac), *dw = malloc((size_t)m * sizeof *dw);
+    unsigned char *fixed = malloc((size_t)m);
+    hb_status_t st = HB_SUCCESS;
+    if (!src_d || !src_r || !d || !rhs || !buf || !fac || !dw || !fixed)
+        st = hb_fail(HB_ERR_ALLOC, "hb_sim_solve_benchmark: out of memory");
+    if (st == HB_SUCCESS) { /* every lane the model's matrix, right-hand sides differ */
+        for (size_t b = 0; b < (size_t)blocks; b++)
+            for (size_t i = 0; i < (size_t)m; i++)
+                for (size_t k = 0; k < (size_t)W; k++) {
+                    const size_t e = b * bsize + i * (size_t)W + k;
+                    src_d[e] = d1[i];
+                    src_r[e] = r1[i] * (1.0 + 1e-3 * (double)((b * (size_t)W + k) % 97));
+                }
+        double *bd = buf, *br = buf + bsize;
+        /* in_cache 2: every row's factors computed once, as the layout's factor_fixed_rows */
+        double *fr = fac, *fc = fac + m, *ff = fac + 2 * (size_t)m;
+        if (in_cache == 2) {
+            memcpy(dw, d1, (size_t)m * sizeof *dw);
+            memset(fixed, 1, (size_t)m);
+            hb_step_factor_fixed(m, parent, u, l, fixed, dw, fr, fc, ff);
+        }
+        for (int r = -1; r < repeats; r++) { /* one warm-up */
+            double t = 0.0;
+            if (in_cache) {
+                for (size_t b = 0; b < (size_t)blocks; b++) {
+                    memcpy(bd, src_d + b * bsize, bsize * sizeof *bd);
+                    memcpy(br, src_r + b * bsize, bsize * sizeof *br);
+                    const double t0 = now_seconds();
+                    if (in_cache == 2)
+                        solve_block_fixed(m, parent, u, l, fixed, fr, fc, ff, bd, br);
+                    else
+                        solve_block(m, parent, u, l, bd, br);
+                    t += now_seconds() - t0;
+                }
+            } else {
+                memcpy(d, src_d, size * sizeof *d);
+                memcpy(rhs, src_r, size * sizeof *rhs);
+                const double t0 = now_seconds();
+                for (size_t b = 0; b < (size_t)blocks; b++)
+                    solve_block(m, parent, u, l, d + b * bsize, rhs + b * bsize);
+                t = now_seconds() - t0;
+            }
+            if (r >= 0) seconds[r] = t;
+        }
+    }
+    free(src_d);
+    free(src_r);
+    free(d);
+    free(rhs);
+    free(buf);
+    free(fac);
+    free(dw);
+    free(fixed);
+    return st;
+}
+
+/* Steps 1-5 on every block; step: steps done before this one. */
+static void cpu_step(cpu_sim_t *sim, long step)
+{
+    const hb_step_params_t p = {sim->dt, sim->factor, ((double)step + 0.5) * sim->dt, sim->table,
+                                sim->q10};
+    const int n = sim->total_blocks;
+#ifdef HB_HAVE_OPENMP
+    if (sim->ctx->backend == HB_BACKEND_OMP) {
+        const int threads = sim->ctx->threads > 0 ? sim->ctx->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int b = 0; b < n; b++) {
+            const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
+            step_block(&sim->groups[sim->block_group[b]], &p, sim->block_index[b],
+                       sim->scratch + (size_t)t * sim->scratch_size);
+        }
+        return;
+    }
+#endif
+    for (int b = 0; b < n; b++)
+        step_block(&sim->groups[sim->block_group[b]], &p, sim->block_index[b], sim->scratch);
+}
+
+static void cpu_destroy(void *engine)
+{
+    cpu_sim_t *s = engine;
+    if (!s) return;
+    free(s->groups);
+    free(s->block_group);
+    free(s->block_index);
+    free(s->scratch);
+    free(s->probe_group);
+    free(s->probe_index);
+    free(s->detect);
+    free(s->above);
+    free(s->threshold);
+    free(s->v_prev);
+    free(s->row);
+    free(s->spikes);
+    free(s->spike_count);
+    free(s);
+}
+
+#define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
+
+/* Blocks of all groups in order; the matrix (d, rhs) of one block per thread: it never
+ * leaves the cache. */
+static hb_status_t make_blocks(cpu_sim_t *s)
+{
+    for (int g = 0; g < s->n_groups; g++) s->total_blocks += s->groups[g].blocks;
+    if (!ALLOC(s->block_group, s->total_blocks) || !ALLOC(s->block_index, s->total_blocks))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int g = 0, n = 0; g < s->n_groups; g++)
+        for (int b = 0; b < s->groups[g].blocks; b++, n++) {
+            s->block_group[n] = g;
+            s->block_index[n] = b;
+        }
+    s->threads = 1;
+#ifdef HB_HAVE_OPENMP
+    if (s->ctx->backend == HB_BACKEND_OMP)
+        s->threads = s->ctx->threads > 0 ? s->ctx->threads : omp_get_max_threads();
+#endif
+    size_t most = 1;
+    for (int g = 0; g < s->n_groups; g++) {
+        const size_t n = (size_t)s->groups[g].m * (size_t)s->groups[g].width;
+        most = n > most ? n : most;
+    }
+    s->scratch_size = 2 * most;
+    if (!(s->scratch = malloc((size_t)s->threads * s->scratch_size * sizeof(double))))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    return HB_SUCCESS;
+}
+
+static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
+{
+    const int np = d->n_probes;
+    s->n_groups = d->n_groups;
+    s->table = d->table;
+    s->q10 = d->q10;
+    s->dt = d->dt;
+    s->factor = d->factor;
+    s->n_probes = np;
+    s->interpolate = d->interpolate;
+    s->sample_every = d->sample_every;
+    if (!ALLOC(s->groups, d->n_groups) || !ALLOC(s->probe_group, np) ||
+        !ALLOC(s->probe_index, np) || !ALLOC(s->detect, np) || !ALLOC(s->above, np) ||
+        !ALLOC(s->threshold, np) || !ALLOC(s->v_prev, np) || !ALLOC(s->row, np) ||
+        !ALLOC(s->spikes, np) || !ALLOC(s->spike_count, np))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    memcpy(s->groups, d->groups, (size_t)d->n_groups * sizeof *s->groups);
+    for (int p = 0; p < np; p++) {
+        s->probe_group[p] = d->probe_group[p];
+        s->probe_index[p] = d->probe_index[p];
+        s->detect[p] = d->probe_detect[p];
+        s->threshold[p] = d->probe_threshold[p];
+    }
+    return make_blocks(s);
+}
+
+static hb_status_t cpu_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
+{
+    if (!ctx || !desc || !engine) return hb_fail(HB_ERR_INVALID_VALUE, "simulation: NULL argument");
+    *engine = NULL;
+    cpu_sim_t *s = calloc(1, sizeof *s);
+    if (!s) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    s->ctx = ctx;
+    hb_status_t st = create(s, desc);
+    if (st != HB_SUCCESS) {
+        cpu_destroy(s);
+        return st;
+    }
+    *engine = s;
+    return HB_SUCCESS;
+}
+
+static size_t group_size(const hb_step_group_t *k)
+{
+    return (size_t)k->blocks * (size_t)k->width * (size_t)k->m;
+}
+
+static hb_status_t cpu_set_state(void *engine, int g, const double *v, const double *hh_state)
+{
+    cpu_sim_t *s = engine;
+    if (!s || g < 0 || g >= s->n_groups || !v || !hh_state)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: set_state: bad argument");
+    const hb_step_group_t *k = &s->groups[g];
+    const size_t hh = (size_t)k->blocks * (size_t)k->width * (size_t)k->n_hh * 3;
+    if (v != k->v) memcpy(k->v, v, group_size(k) * sizeof *v);
+    if (hh && hh_state != k->hh_state) memcpy(k->hh_state, hh_state, hh * sizeof *hh_state);
+    return HB_SUCCESS;
+}
+
+static hb_status_t cpu_set_probes(void *engine, const unsigned char *above, const double *v_prev)
+{
+    cpu_sim_t *s = engine;
+    if (!s || !above || !v_prev)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: set_probes: NULL argument");
+    memcpy(s->above, above, (size_t)s->n_probes);
+    memcpy(s->v_prev, v_prev, (size_t)s->n_probes * sizeof *v_prev);
+    return HB_SUCCESS;
+}
+
+/* After each step: the probes' spike tests and, on sampling steps, their voltages; one chunk
+ * per step that recorded something. */
+static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
+                               void *user)
+{
+    cpu_sim_t *s = engine;
+    if (!s || !sink || steps < 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: advance: bad argument");
+    for (long k = 0; k < steps; k++) {
+        const long step = step0 + k + 1; /* steps done after this one */
+        cpu_step(s, step - 1);
+        const double t = (double)step * s->dt;
+        const int sample = step % s->sample_every == 0;
+        int spiked = 0;
+        for (int p = 0; p < s->n_probes; p++) {
+            const double v = s->groups[s->probe_group[p]].v[s->probe_index[p]], v0 = s->v_prev[p];
+            s->v_prev[p] = v;
+            double ts;
+            s->spike_count[p] = 0;
+            if (s->detect[p] && hb_spike_test(v, v0, s->threshold[p], &s->above[p], t, s->dt,
+                                              s->interpolate, &ts)) {
+                s->spikes[p] = ts;
+                s->spike_count[p] = 1;
+                spiked = 1;
+            }
+            s->row[p] = v;
+        }
+        if (sample || spiked) {
+            hb_status_t st = sink(user, sample, &step, s->row, s->spike_count, s->spikes);
+            if (st != HB_SUCCESS) return st;
+        }
+    }
+    return HB_SUCCESS;
+}
+
+static hb_status_t cpu_get_v(void *engine, int g, size_t first, size_t count, double *dst)
+{
+    cpu_sim_t *s = engine;
+    if (!s || g < 0 || g >= s->n_groups || !dst || first + count > group_size(&s->groups[g]))
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: get_v: bad argument");
+    const double *src = s->groups[g].v + first;
+    if (dst != src) memcpy(dst, src, count * sizeof *dst);
+    return HB_SUCCESS;
+}
+
+const struct hb_sim_ops hb_cpu_sim_ops = {
+    .steps_in_place = 1,
+    .block_width = cpu_block_width,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .set_state = cpu_set_state,
+    .set_probes = cpu_set_probes,
+    .advance = cpu_advance,
+    .get_v = cpu_get_v,
+    .solve_benchmark = cpu_solve_benchmark,
+};

@@ -1,0 +1,54 @@
+/* The CUDA backend's simulator engine (backend/sim_ops.h) over src/cuda/sim_cuda.cu. */
+#include "backend/sim_ops.h"
+#include "cuda/sim_cuda.h"
+
+/* A warp per layout block: every access of a warp is one contiguous row. */
+static int cuda_block_width(int count)
+{
+    (void)count;
+    return HB_SIM_GPU_LANES;
+}
+
+static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
+{
+    hb_cuda_sim_t *s = NULL;
+    hb_status_t status =
+        hb_cuda_sim_create(ctx ? (hb_cuda_context_t *)ctx->device : NULL, desc, &s);
+    *engine = s;
+    return status;
+}
+
+static void cuda_destroy(void *engine) { hb_cuda_sim_destroy((hb_cuda_sim_t *)engine); }
+
+static hb_status_t cuda_set_state(void *engine, int g, const double *v, const double *hh_state)
+{
+    return hb_cuda_sim_set_state((hb_cuda_sim_t *)engine, g, v, hh_state);
+}
+
+static hb_status_t cuda_set_probes(void *engine, const unsigned char *above, const double *v_prev)
+{
+    return hb_cuda_sim_set_probes((hb_cuda_sim_t *)engine, above, v_prev);
+}
+
+static hb_status_t cuda_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
+                                void *user)
+{
+    return hb_cuda_sim_advance((hb_cuda_sim_t *)engine, step0, steps, sink, user);
+}
+
+static hb_status_t cuda_get_v(void *engine, int g, size_t first, size_t count, double *dst)
+{
+    return hb_cuda_sim_get_v((hb_cuda_sim_t *)engine, g, first, count, dst);
+}
+
+const struct hb_sim_ops hb_cuda_sim_ops = {
+    .steps_in_place = 0,
+    .block_width = cuda_block_width,
+    .create = cuda_create,
+    .destroy = cuda_destroy,
+    .set_state = cuda_set_state,
+    .set_probes = cuda_set_probes,
+    .advance = cuda_advance,
+    .get_v = cuda_get_v,
+    .solve_benchmark = NULL,
+};

@@ -1,0 +1,79 @@
+/*
+ * The simulation object shared by the files of the simulator's engine front (src/sim/):
+ * sim.c (the hb_sim_* life cycle and the advance loop), sim_layout.c (cells grouped into
+ * Block-Interleaved blocks) and sim_record.c (probes, samples, spikes, CSV). The step itself
+ * runs in a backend's engine (backend/sim_ops.h).
+ */
+#ifndef HB_SIM_SIM_ENGINE_H
+#define HB_SIM_SIM_ENGINE_H
+
+#include <stddef.h>
+
+#include "backend/sim_ops.h"
+#include "sim/sim.h"
+
+typedef struct {
+    hb_step_group_t k;   /* what the step reads and writes (host arrays) */
+    int *cells;          /* simulation cell of each slot (count) */
+    int *parent, *hh_node;
+    double *v, *u, *l, *cfac, *pas_g, *pas_e, *hh_par, *hh_state;
+    unsigned char *fixed_row; /* shared groups: see hb_step_group_t */
+    double *fixed;            /* 3 m: r, c, f */
+    int *site_start;
+    hb_stim_site_t *sites;
+    hb_stim_pulse_t *pulses;
+} group_t;
+
+typedef struct {
+    double *data;
+    int count, capacity;
+} series_t;
+
+struct hb_sim {
+    hb_sim_options_t opt;
+    int n_cells;
+    hb_model_t **cells; /* borrowed (or owned through `owned`) */
+    int *offset;        /* first node of each cell in vbuf; offset[n_cells] = all nodes */
+    int *group_of, *slot_of; /* per cell */
+    int n_groups;
+    group_t *groups;
+    hb_hh_table_t table;
+    hb_context_t *ctx;
+    const struct hb_sim_ops *ops; /* the context's backend's engine */
+    void *engine;                 /* its state */
+    int n_probes;
+    hb_probe_t *probes;   /* nodes local to the cell, names owned */
+    int *probe_group;
+    size_t *probe_index;  /* element of the group's v */
+    unsigned char *above; /* per probe: v was above threshold (at init) */
+    double *v_prev;       /* per probe, for interpolated spike times (at init) */
+    series_t times;
+    series_t *traces; /* per probe */
+    series_t *spikes; /* per probe */
+    double *vbuf;     /* hb_sim_voltages: cell by cell */
+    long step, sample_every;
+    int initialised;
+    hb_sim_owned_t owned;
+};
+
+/* sim_layout.c: the groups of the cells in the ops' block widths; their constants filled,
+ * state left for hb_sim_init. */
+hb_status_t hb_sim_make_groups(hb_sim_t *sim);
+void hb_sim_free_groups(hb_sim_t *sim);
+/* Group and element of every probe's node (after hb_sim_make_groups). */
+void hb_sim_locate_probes(hb_sim_t *sim);
+
+/* sim_record.c */
+/* Probes of all cells (cell order), the voltage buffer. */
+hb_status_t hb_sim_gather(hb_sim_t *sim);
+void hb_sim_free_records(hb_sim_t *sim);
+/* Time and every probe's v now, from the host layout. */
+hb_status_t hb_sim_record_sample(hb_sim_t *sim);
+/* An engine's recordings (hb_sim_sink_t; user: the hb_sim_t). */
+hb_status_t hb_sim_record_sink(void *user, int n_samples, const long *sample_step,
+                               const double *samples, const int *spike_count,
+                               const double *spikes);
+/* Empties the recordings; each probe's threshold state from the host layout (hb_sim_init). */
+void hb_sim_reset_records(hb_sim_t *sim);
+
+#endif

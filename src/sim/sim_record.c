@@ -1,0 +1,202 @@
+/*
+ * The simulator's recordings: the probes of all cells, the sampled voltages and the spike
+ * times an engine reports (hb_sim_sink_t), the hb_sim_* queries on them, and their CSV files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "sim/sim_engine.h"
+
+static int series_push(series_t *s, double x)
+{
+    if (s->count == s->capacity) {
+        int cap = s->capacity ? 2 * s->capacity : 64;
+        double *p = realloc(s->data, (size_t)cap * sizeof *p);
+        if (!p) return 0;
+        s->data = p;
+        s->capacity = cap;
+    }
+    s->data[s->count++] = x;
+    return 1;
+}
+
+/* Probes of all cells (cell order), the voltage buffer. */
+hb_status_t hb_sim_gather(hb_sim_t *sim)
+{
+    int n_probes = 0;
+    sim->offset = malloc(((size_t)sim->n_cells + 1) * sizeof *sim->offset);
+    if (!sim->offset) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    long total = 0;
+    for (int c = 0; c < sim->n_cells; c++) {
+        const hb_model_t *md = sim->cells[c];
+        sim->offset[c] = (int)total;
+        total += md->m;
+        n_probes += md->n_probes;
+        if (total > 0x7fffffffL)
+            return hb_fail(HB_ERR_INVALID_VALUE, "simulation: more than 2^31 nodes in all");
+    }
+    sim->offset[sim->n_cells] = (int)total;
+    const size_t n = (size_t)total;
+    sim->vbuf = calloc(n, sizeof *sim->vbuf);
+    sim->probes = calloc((size_t)n_probes + 1, sizeof *sim->probes);
+    sim->probe_group = calloc((size_t)n_probes + 1, sizeof *sim->probe_group);
+    sim->probe_index = calloc((size_t)n_probes + 1, sizeof *sim->probe_index);
+    sim->above = calloc((size_t)n_probes + 1, 1);
+    sim->v_prev = calloc((size_t)n_probes + 1, sizeof *sim->v_prev);
+    sim->traces = calloc((size_t)n_probes + 1, sizeof *sim->traces);
+    sim->spikes = calloc((size_t)n_probes + 1, sizeof *sim->spikes);
+    if (!sim->vbuf || !sim->probes || !sim->probe_group || !sim->probe_index || !sim->above ||
+        !sim->v_prev || !sim->traces || !sim->spikes)
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu nodes", n);
+    for (int c = 0; c < sim->n_cells; c++) {
+        const hb_model_t *md = sim->cells[c];
+        for (int k = 0; k < md->n_probes; k++) {
+            const hb_probe_t *p = &md->probes[k];
+            size_t len = strlen(p->name) + 24;
+            hb_probe_t *q = &sim->probes[sim->n_probes];
+            *q = *p;
+            if (!(q->name = malloc(len)))
+                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+            sim->n_probes++;
+            if (sim->n_cells == 1) snprintf(q->name, len, "%s", p->name);
+            else snprintf(q->name, len, "c%d.%s", c, p->name);
+        }
+    }
+    return HB_SUCCESS;
+}
+
+void hb_sim_free_records(hb_sim_t *sim)
+{
+    for (int p = 0; p < sim->n_probes; p++) {
+        free(sim->probes[p].name);
+        if (sim->traces) free(sim->traces[p].data);
+        if (sim->spikes) free(sim->spikes[p].data);
+    }
+    free(sim->probes);
+    free(sim->probe_group);
+    free(sim->probe_index);
+    free(sim->traces);
+    free(sim->spikes);
+    free(sim->times.data);
+    free(sim->above);
+    free(sim->v_prev);
+    free(sim->vbuf);
+    free(sim->offset);
+}
+
+static double probe_v(const hb_sim_t *sim, int p)
+{
+    return sim->groups[sim->probe_group[p]].v[sim->probe_index[p]];
+}
+
+hb_status_t hb_sim_record_sample(hb_sim_t *sim)
+{
+    if (!series_push(&sim->times, (double)sim->step * sim->opt.dt_ms))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+    for (int p = 0; p < sim->n_probes; p++)
+        if (!series_push(&sim->traces[p], probe_v(sim, p)))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+    return HB_SUCCESS;
+}
+
+void hb_sim_reset_records(hb_sim_t *sim)
+{
+    sim->times.count = 0;
+    for (int p = 0; p < sim->n_probes; p++) {
+        const hb_probe_t *pr = &sim->probes[p];
+        sim->traces[p].count = 0;
+        sim->spikes[p].count = 0;
+        sim->above[p] = probe_v(sim, p) > pr->threshold_mv;
+        sim->v_prev[p] = probe_v(sim, p);
+    }
+}
+
+/* What an engine recorded over a chunk of steps. */
+hb_status_t hb_sim_record_sink(void *user, int n_samples, const long *sample_step,
+                               const double *samples, const int *spike_count,
+                               const double *spikes)
+{
+    hb_sim_t *sim = user;
+    for (int r = 0; r < n_samples; r++) {
+        if (!series_push(&sim->times, (double)sample_step[r] * sim->opt.dt_ms))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+        for (int p = 0; p < sim->n_probes; p++)
+            if (!series_push(&sim->traces[p], samples[(size_t)r * (size_t)sim->n_probes + (size_t)p]))
+                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+    }
+    for (int p = 0; p < sim->n_probes; p++)
+        for (int c = 0; c < spike_count[p]; c++)
+            if (!series_push(&sim->spikes[p], spikes[(size_t)c * (size_t)sim->n_probes + (size_t)p]))
+                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording spikes");
+    return HB_SUCCESS;
+}
+
+int hb_sim_probe_count(const hb_sim_t *sim) { return sim ? sim->n_probes : 0; }
+
+const char *hb_sim_probe_name(const hb_sim_t *sim, int probe)
+{
+    return sim && probe >= 0 && probe < sim->n_probes ? sim->probes[probe].name : NULL;
+}
+
+hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *count)
+{
+    if (!sim || !t || !count) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_sample_times: NULL argument");
+    *t = sim->times.data;
+    *count = sim->times.count;
+    return HB_SUCCESS;
+}
+
+static hb_status_t probe_series(const hb_sim_t *sim, int probe, const series_t *all,
+                                const double **x, int *count)
+{
+    if (!sim || !x || !count) return hb_fail(HB_ERR_INVALID_VALUE, "probe query: NULL argument");
+    if (probe < 0 || probe >= sim->n_probes)
+        return hb_fail(HB_ERR_INVALID_VALUE, "probe %d; expected 0..%d", probe, sim->n_probes - 1);
+    *x = all[probe].data;
+    *count = all[probe].count;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_probe_trace(const hb_sim_t *sim, int probe, const double **v, int *count)
+{
+    return probe_series(sim, probe, sim ? sim->traces : NULL, v, count);
+}
+
+hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int *count)
+{
+    return probe_series(sim, probe, sim ? sim->spikes : NULL, t, count);
+}
+
+static FILE *open_in(const char *dir, const char *file, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, file);
+    return fopen(path, "w");
+}
+
+hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir)
+{
+    hb_clear_error();
+    if (!sim || !dir) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_write_csv: NULL argument");
+    char path[4096];
+    FILE *f = open_in(dir, "probes.csv", path, sizeof path);
+    if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open for writing", path);
+    fputs("t_ms", f);
+    for (int p = 0; p < sim->n_probes; p++) fprintf(f, ",%s", sim->probes[p].name);
+    fputc('\n', f);
+    for (int k = 0; k < sim->times.count; k++) {
+        fprintf(f, "%.10g", sim->times.data[k]);
+        for (int p = 0; p < sim->n_probes; p++) fprintf(f, ",%.17g", sim->traces[p].data[k]);
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0) return hb_fail(HB_ERR_IO, "%s: write failed", path);
+    if (!(f = open_in(dir, "spikes.csv", path, sizeof path)))
+        return hb_fail(HB_ERR_IO, "%s: cannot open for writing", path);
+    fputs("probe,t_ms\n", f);
+    for (int p = 0; p < sim->n_probes; p++)
+        for (int k = 0; k < sim->spikes[p].count; k++)
+            fprintf(f, "%s,%.12g\n", sim->probes[p].name, sim->spikes[p].data[k]);
+    if (fclose(f) != 0) return hb_fail(HB_ERR_IO, "%s: write failed", path);
+    return HB_SUCCESS;
+}
