@@ -1,5 +1,5 @@
 /*
- * The BRANCHED kernel's plan and CPU twin (src/core/hines_branched.h): the
+ * The BRANCHED kernel's plan and CPU twin (src/common/hines_branched.h): the
  * schedule is sound (check_plan), and the twin solves every system of a
  * same-morphology batch like hb_hines_solve, for FLAT, INTERLEAVED and BLOCK
  * layouts, teams of 1 to 32 lanes with partial last teams, stage costs from

@@ -1,5 +1,5 @@
 /*
- * The PIPELINED kernel's row plan (src/core/hines_plan.h) and its CPU twin:
+ * The PIPELINED kernel's row plan (src/common/hines_plan.h) and its CPU twin:
  * slot live ranges never overlap and their count is the smallest possible;
  * the twin solves like hb_hines_solve on random trees and real cells, for
  * every split between the on-chip tail and the scratch, and leaves u, l, d

@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "common/tridiag.h" /* hb_gtsv_plan_t, hb_td_* */
+#include "common/tridiag_plan.h" /* hb_gtsv_plan_t, hb_td_* */
 #include "core/tridiag.h"  /* hb_gtsv_make_plan */
 #include "core/bench.h"
 #include "hinesbatch.h"

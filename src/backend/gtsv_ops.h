@@ -1,6 +1,6 @@
 /*
  * Batched tridiagonal solves (hb_gtsv_*): what src/core/tridiag.c needs of a backend. The
- * core checks the arguments, resolves AUTO and builds the plan (common/tridiag.h's
+ * core checks the arguments, resolves AUTO and builds the plan (common/tridiag_plan.h's
  * hb_gtsv_plan_t: the rule, then ctx->tuning.gtsv); a backend runs it. Problems hold the
  * backend's memory (CUDA: device pointers, sizes included).
  */
@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "backend/backend.h"
-#include "common/tridiag.h"
+#include "common/tridiag_plan.h"
 #include "hinesbatch.h"
 
 #ifdef __cplusplus

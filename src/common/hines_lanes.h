@@ -71,7 +71,7 @@ HB_HOSTDEV void hb_hines_lanes_inline(int m, const int *HB_RESTRICT parent,
 }
 
 /*
- * The simulator's solve (src/sim/step_kernels.h): Algorithm 1 with one division
+ * The simulator's solve (src/common/sim_step.h): Algorithm 1 with one division
  * per row. The elimination stores 1/d (the eliminated diagonal's reciprocal)
  * in d, the substitution multiplies by it:
  *   r = 1 / d_i;  d_p -= (u_i l_i) r;  rhs_p -= (u_i r) rhs_i;  d_i = r

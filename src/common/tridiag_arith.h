@@ -1,13 +1,13 @@
 /*
- * Internal: the PARTITION arithmetic of common/tridiag.h, written once for
- * both precisions. common/tridiag.h includes this file twice (the CUDA backend a third
+ * Internal: the PARTITION arithmetic of common/tridiag_plan.h, written once for
+ * both precisions. common/tridiag_plan.h includes this file twice (the CUDA backend a third
  * time, for pairs of floats), with real_t (the type of
  * the arithmetic, the data's own) double and float and HB_TD_FN naming the
  * functions: in C the float ones end in _f (hb_td_chunk_forward_f); in C++ (the
  * CUDA kernels) both are overloads of one name. No include guard: on purpose.
  */
 #if !defined(real_t) || !defined(HB_TD_FN) || !defined(HB_TD_INTERFACE_LOOP)
-#error "tridiag_arith.h is included by common/tridiag.h: real_t, HB_TD_FN, HB_TD_INTERFACE_LOOP"
+#error "tridiag_arith.h is included by common/tridiag_plan.h: real_t, HB_TD_FN, HB_TD_INTERFACE_LOOP"
 #endif
 
 /* Applies the identity and boundary rules to row i of a system of n rows. */
@@ -174,7 +174,7 @@ HB_HOSTDEV void HB_TD_FN(hb_td_interface_start)(const real_t *start, const real_
 HB_HOSTDEV void HB_TD_FN(hb_td_interface_forward)(int K, real_t *rows, int stride)
 {
     real_t g2 = (real_t)0, h2 = (real_t)0; /* e_{r-1} = g2 - h2 s_r */
-    HB_TD_INTERFACE_LOOP /* unroll 1 or none, by precision: common/tridiag.h */
+    HB_TD_INTERFACE_LOOP /* unroll 1 or none, by precision: common/tridiag_plan.h */
     for (int r = 0; r < K; ++r) {
         real_t *row = rows + 6 * r * stride;
         const real_t R = row[0], P = row[stride], Q = row[2 * stride];

@@ -12,7 +12,7 @@
 
 #include "backend/gtsv_ops.h"
 #include "common/status.h"
-#include "common/tridiag.h"
+#include "common/tridiag_plan.h"
 #include "core/bench.h"
 #include "core/context.h"
 

@@ -5,7 +5,7 @@
 #ifndef HB_CORE_TRIDIAG_H
 #define HB_CORE_TRIDIAG_H
 
-#include "common/tridiag.h"
+#include "common/tridiag_plan.h"
 #include "hinesbatch.h"
 
 /* The plan hb_gtsv_solve runs for a problem (the rule, then the context's tuning, read at

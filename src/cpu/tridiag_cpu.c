@@ -4,7 +4,7 @@
  * THOMAS: one routine for both layouts solves a run of systems in lockstep
  * (INTERLEAVED: 64 adjacent systems, the lane loop vectorised; FLAT: one
  * system), the forward sweep's (c', y') kept in a per-thread workspace.
- * PARTITION: the CUDA kernel's arithmetic (common/tridiag.h) with its threads run
+ * PARTITION: the CUDA kernel's arithmetic (common/tridiag_plan.h) with its threads run
  * one after another: the CI twin of the GPU solver.
  * THOMAS computes in double for both precisions, PARTITION in the data's (as
  * the CUDA kernel does); work units never share a system, so the result does
@@ -18,7 +18,7 @@
 
 #include "backend/gtsv_ops.h"
 #include "common/status.h"
-#include "common/tridiag.h"
+#include "common/tridiag_plan.h"
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>

@@ -5,7 +5,7 @@
 #ifndef HB_CPU_TRIDIAG_CPU_H
 #define HB_CPU_TRIDIAG_CPU_H
 
-#include "common/tridiag.h"
+#include "common/tridiag_plan.h"
 #include "hinesbatch.h"
 
 /* Solves as `plan` says on `threads` OpenMP threads (1: sequential); returns when done. */

@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(BRANCHED_WIDE_THREADS)
 }
 
 /*
- * SHAPES of mixed batches (core/multi_shapes.h): the classes of one tier, each a same-tree
+ * SHAPES of mixed batches (common/multi_shapes.h): the classes of one tier, each a same-tree
  * batch with its own plan and lanes, in one launch. Teams are numbered class after class;
  * block k solves teams k, k + gridDim.x, ..., staging a class's tables when it enters the
  * class (teams rise, so at most once per class). A class's team is one contiguous range

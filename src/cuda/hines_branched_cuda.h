@@ -1,5 +1,5 @@
 /*
- * SHAPES of mixed batches (core/multi_shapes.h) run on the branched kernel's stages
+ * SHAPES of mixed batches (common/multi_shapes.h) run on the branched kernel's stages
  * (cuda/hines_branched.cu): the launch the mixed batches' CUDA backend calls. Plain C.
  */
 #ifndef HB_CUDA_HINES_BRANCHED_CUDA_H

@@ -18,7 +18,7 @@ __device__ __forceinline__ void discard_l2_line(const void *line)
 
 /*
  * Ours for many systems: one thread per system, the row plan of
- * core/hines_plan.h (the CPU twin is hb_hines_plan_solve). Each thread keeps
+ * common/hines_plan.h (the CPU twin is hb_hines_plan_solve). Each thread keeps
  * PIPE_PREFETCH rows of loads in flight; u and l are read once per row for the
  * whole batch when every system shares them (UNIFORM); the child i + 1's
  * contribution stays in registers and other children's pass through `slots`

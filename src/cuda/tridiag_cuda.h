@@ -5,7 +5,7 @@
  *                         system in shared memory; clustered, staged, persistent, pairs)
  *   tridiag_thomas.cu     THOMAS (the paper's cuThomasBatch, one thread a system)
  *   tridiag_solve.cu      the entry points (solve, benchmark) and hb_cuda_gtsv_ops
- * The arithmetic is common/tridiag.h's, shared with the CPU twin: PARTITION computes in
+ * The arithmetic is common/tridiag_plan.h's, shared with the CPU twin: PARTITION computes in
  * the data's precision (real_t, a template parameter), THOMAS in double (float arrays
  * converted on load and back on store). Device pointers throughout; device 0.
  */
@@ -19,7 +19,7 @@ extern "C" {
 #include "common/status.h"
 }
 #include "backend/gtsv_ops.h"
-#include "common/tridiag.h"
+#include "common/tridiag_plan.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/cuda_check.h"
 
@@ -89,7 +89,7 @@ typedef struct {
 
 /* Element e of an array of `storage` values, in `real_t` arithmetic. */
 template <typename storage, typename real_t>
-__device__ __forceinline__ real_t load(const void *a, size_t e)
+__device__ __forceinline__ real_t gtsv_load(const void *a, size_t e)
 {
     return (real_t)((const storage *)a)[e];
 }
@@ -130,11 +130,11 @@ __device__ __forceinline__ hb_pair load_hint(const hb_pair *ptr, int hint)
     return v;
 }
 
-/* load() with the hint (0: none). */
+/* gtsv_load() with the hint (0: none). */
 template <typename storage, typename real_t>
 __device__ __forceinline__ real_t load_hinted(const void *a, size_t e, int hint)
 {
-    if (hint == 0) return load<storage, real_t>(a, e);
+    if (hint == 0) return gtsv_load<storage, real_t>(a, e);
     return (real_t)load_hint((const storage *)a + e, hint);
 }
 
@@ -156,7 +156,7 @@ __device__ __forceinline__ void system_rows(const gtsv_args_t &a, int s, int *n,
 
 /* Row i of a system into (dl, d, du, b), identity and boundary rules applied. */
 template <typename storage, typename real_t>
-__device__ __forceinline__ void load_row(const gtsv_args_t &a, size_t base, int i, int n,
+__device__ __forceinline__ void gtsv_load_row(const gtsv_args_t &a, size_t base, int i, int n,
                                          int touched, int hint, real_t *dl, real_t *d,
                                          real_t *du, real_t *b)
 {
@@ -195,7 +195,7 @@ hb_status_t hb_cuda_gtsv_partition(const gtsv_args_t *given, const hb_gtsv_plan_
                                    int is_float, cudaStream_t stream);
 
 /* The entry points behind hb_cuda_gtsv_ops (tridiag_solve.cu): arguments checked by
- * src/core/tridiag.c, the plan its (common/tridiag.h). */
+ * src/core/tridiag.c, the plan its (common/tridiag_plan.h). */
 extern "C" hb_status_t hb_cuda_gtsv_solve(hb_cuda_context_t *ctx, const hb_gtsv_problem_t *p,
                                           const hb_gtsv_plan_t *plan);
 /* One warm-up solve of each problem, then `repeats` solves timed with events. */

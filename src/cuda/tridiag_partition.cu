@@ -518,7 +518,7 @@ __device__ __forceinline__ void partition_tile(const gtsv_args_t &a, const int L
             } else {
 #pragma unroll
                 for (int q = kk; q < kk + ahead && q < L; ++q)
-                    load_row<real_t>(a, base, first + q, n, touched, hint, &ra[c * L + q],
+                    gtsv_load_row<real_t>(a, base, first + q, n, touched, hint, &ra[c * L + q],
                                      &rb[c * L + q], &rc[c * L + q], &rr[c * L + q]);
             }
             asm volatile("" ::: "memory");

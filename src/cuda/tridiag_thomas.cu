@@ -21,7 +21,7 @@ __device__ __forceinline__ void thomas_body(const gtsv_args_t &a)
     double c = 0.0, y = 0.0;
     for (int i = 0; i < a.m; ++i) {
         double dl, d, du, b;
-        load_row<storage, double>(a, base, i, n, touched, 0, &dl, &d, &du, &b);
+        gtsv_load_row<storage, double>(a, base, i, n, touched, 0, &dl, &d, &du, &b);
         hb_td_thomas_step(dl, d, du, b, &c, &y);
         cp[(size_t)i * a.count] = c;
         yp[(size_t)i * a.count] = y;

@@ -57,24 +57,22 @@ for t in "${tests[@]}"; do
     # split from 4 rows, 3 blocks (each solves many teams in turn)
     run_test hines test_gpu_hines_branched \
       "test_gpu_hines (branched 32 lanes, stage cost 0, split 4, 3 blocks)" \
-      HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 HB_BRANCHED_BLOCKS=3 \
-      HB_BRANCHED_SPLIT_ROWS=4
+      HB_TEST_TUNING=branched.lanes=32,branched.threads=64,branched.stage_cost=0,branched.blocks=3,branched.split_rows=4
     # and teams of 20 (not a power of two; a warp holds parts of two workers), 160 threads,
     # the whole tree one serial task, no split chains, 5 blocks
     run_test hines test_gpu_hines_branched20 \
       "test_gpu_hines (branched 20 lanes, one stage, no split, 5 blocks)" \
-      HB_BRANCHED_LANES=20 HB_BRANCHED_THREADS=160 HB_BRANCHED_STAGE_COST=100000 \
-      HB_BRANCHED_BLOCKS=5 HB_BRANCHED_SPLIT_ROWS=0
+      HB_TEST_TUNING=branched.lanes=20,branched.threads=160,branched.stage_cost=100000,branched.blocks=5,branched.split_rows=0
   fi
   if [ "$t" = multi ]; then
     # SHAPES with a 16 KB budget per team: fewer lanes, most classes in tier 1 (one lane);
     # chains split from 4 rows
     run_test multi test_gpu_multi_shapes16k "test_gpu_multi (shapes, 16 KB teams, split 4)" \
-      HB_MULTI_SHAPES_BYTES=16384 HB_MULTI_SHAPES_SPLIT_ROWS=4
+      HB_TEST_TUNING=multi.shapes_bytes=16384,multi.shapes_split_rows=4
     # SHAPES with each class at its fastest occupancy: up to three launches (1, 2 and 3 blocks
     # a multiprocessor), lanes that need not divide the block (idle threads)
     run_test multi test_gpu_multi_shapes_fastest "test_gpu_multi (shapes, each class's fastest)" \
-      HB_MULTI_SHAPES_CHOICE=-1
+      HB_TEST_TUNING=multi.shapes_choice=-1
   fi
 done
 exit "$status"

@@ -20,8 +20,7 @@ grep -v "rel diff" "$out/test_gpu_hines.log" | tail -20
 # The branched kernel again with 32-system teams, 64 threads and a stage per node height (the
 # most stages, tasks and gathers; its default picks the team size and fewer stages) and 3
 # blocks, each solving many teams in turn.
-HB_BRANCHED_LANES=32 HB_BRANCHED_THREADS=64 HB_BRANCHED_STAGE_COST=0 \
-  HB_BRANCHED_BLOCKS=3 \
+HB_TEST_TUNING=branched.lanes=32,branched.threads=64,branched.stage_cost=0,branched.blocks=3 \
   ./build-dev/test_gpu_hines "$data" > "$out/test_gpu_hines_branched.log" 2>&1 || status=1
 grep -v "rel diff" "$out/test_gpu_hines_branched.log" | tail -3
 if [ "$#" -gt 0 ]; then

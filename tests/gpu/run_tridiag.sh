@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-out}
 mkdir -p "$out"
 mode=grid
-variants="hint=1;hint=2;ahead=4;threads=128;threads=512;rows=16;rows=8;threads=128,ahead=4;rows=16,hint=1"
+variants="gtsv.hint=1;gtsv.hint=2;gtsv.ahead=4;gtsv.threads=128;gtsv.threads=512;gtsv.rows=16;gtsv.rows=8;gtsv.threads=128,gtsv.ahead=4;gtsv.rows=16,gtsv.hint=1"
 if [[ ${1:-} == --variants ]]; then
   mode=variants
   shift

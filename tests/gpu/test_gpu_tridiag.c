@@ -28,7 +28,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "common/tridiag.h" /* hb_td_partition_smem: the plan's cluster limit */
+#include "common/tridiag_plan.h" /* hb_td_partition_smem: the plan's cluster limit */
 #include "core/bench.h"
 #include "hinesbatch.h"
 #include "test_tridiag_common.h"

@@ -13,8 +13,8 @@
  * i >= n (padding up to a chunk or to m_max) are identity rows with b = 0,
  * so they decouple and solve to 0; dl of row 0 and du of row n-1 are zero.
  */
-#ifndef HB_COMMON_TRIDIAG_H
-#define HB_COMMON_TRIDIAG_H
+#ifndef HB_COMMON_TRIDIAG_PLAN_H
+#define HB_COMMON_TRIDIAG_PLAN_H
 
 #include <stddef.h>
 
