@@ -236,8 +236,8 @@ static hb_status_t make_blocks(cpu_sim_t *s)
         const size_t n = (size_t)s->groups[g].m * (size_t)s->groups[g].width;
         most = n > most ? n : most;
     }
-    s->scratch_size = 2 * most;
-    if (!(s->scratch = malloc((size_t)s->threads * s->scratch_size * sizeof(double))))
+    s->scratch_size = (2 * most + 7) & ~(size_t)7; /* each thread's on a cache line of its own */
+    if (!(s->scratch = aligned_alloc(64, (size_t)s->threads * s->scratch_size * sizeof(double))))
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     return HB_SUCCESS;
 }
