@@ -28,14 +28,8 @@ static const struct hb_multi_ops *ops_of(const struct hb_multi *mb)
 /* The cells as the planners read them. */
 static hb_multi_cells_t cells_of(const struct hb_multi *mb)
 {
-    hb_multi_cells_t c;
-    c.n_cells = mb->n_cells;
-    c.m = mb->m;
-    c.cell_first = mb->cell_first;
-    c.parent = mb->parent;
-    c.n_rows = mb->n_rows;
-    c.max_m = mb->max_m;
-    return c;
+    return (hb_multi_cells_t){.n_cells = mb->n_cells, .m = mb->m, .cell_first = mb->cell_first,
+                              .parent = mb->parent, .n_rows = mb->n_rows, .max_m = mb->max_m};
 }
 
 static void multi_free(hb_multi_t *mb)
@@ -408,17 +402,9 @@ hb_status_t hb_multi_get(const hb_multi_t *multi, int cell, double *u, double *l
 /* The batch as the backend's solve reads it. */
 static hb_multi_host_t host_of(struct hb_multi *mb)
 {
-    hb_multi_host_t h;
-    h.ctx = mb->ctx;
-    h.cells = cells_of(mb);
-    h.levels = &mb->levels;
-    h.grouped = mb->grouped;
-    h.shapes = mb->shapes;
-    h.u = mb->u;
-    h.l = mb->l;
-    h.d = mb->d;
-    h.rhs = mb->rhs;
-    return h;
+    return (hb_multi_host_t){.ctx = mb->ctx, .cells = cells_of(mb), .levels = &mb->levels,
+                             .grouped = mb->grouped, .shapes = mb->shapes, .u = mb->u,
+                             .l = mb->l, .d = mb->d, .rhs = mb->rhs};
 }
 
 static hb_status_t solve_once(hb_multi_t *multi, hb_multi_algo_t algo)
