@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hinesbatch.h"
 
@@ -31,5 +32,19 @@ static inline double get(const void *a, hb_precision_t p, size_t e)
 {
     return p == HB_FLOAT32 ? (double)((const float *)a)[e] : ((const double *)a)[e];
 }
+
+/* The last error message contains needle. */
+static inline int message_has(const char *needle)
+{
+    return strstr(hb_last_error(), needle) != NULL;
+}
+
+/* call returns code with a message containing needle (uses check.h's CHECKF). */
+#define CHECK_ERR(call, code, needle)                                                       \
+    do {                                                                                    \
+        hb_status_t s_ = (call);                                                            \
+        CHECKF(s_ == (code) && message_has(needle), "%s -> %s '%s' (expected %s with '%s')", \
+               #call, hb_status_name(s_), hb_last_error(), #code, needle);                  \
+    } while (0)
 
 #endif

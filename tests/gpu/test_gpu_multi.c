@@ -1,6 +1,7 @@
 /*
  * GPU test of mixed-morphology batches (hb_multi_* on CUDA; CI has no GPU and
- * runs the CPU twins of the same arithmetic in tests/test_multi.c).
+ * runs the CPU twins of the same arithmetic in tests/test_multi.c and
+ * tests/test_multi_plan.c).
  *
  * Every algorithm (AUTO, LEVELS, GROUPED, PER_CELL, SHAPES) on: random mixed batches
  * of random trees, the Figure 14 binary-tree cells, every real morphology of

@@ -1,6 +1,7 @@
 /*
  * GPU test of the batched tridiagonal solvers (run on a machine with a CUDA
- * device; CI has none and runs the CPU twins in tests/test_tridiag.c).
+ * device; CI has none and runs the CPU twins in tests/test_tridiag.c and
+ * tests/test_tridiag_plan.c).
  *
  * Every CUDA algorithm (thomas, partition, auto), layout (flat, interleaved),
  * precision, fixed and variable sizes (No-Computing- and Computing-Padding),
