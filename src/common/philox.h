@@ -65,11 +65,12 @@ HB_HOSTDEV hb_philox_ctr_t hb_philox_draw(uint64_t seed, uint32_t gid, uint32_t 
     return hb_philox4x32(c, k);
 }
 
-/* A double uniform in (0, 1) from two words: 53 bits, never 0 or 1. */
+/* A double uniform in (0, 1) from two words: 52 bits and a half, so never 0 or 1 (with 53
+ * bits the largest value would round to 1). */
 HB_HOSTDEV double hb_philox_uniform(uint32_t hi, uint32_t lo)
 {
-    const uint64_t bits = (((uint64_t)hi << 32) | lo) >> 11; /* 53 bits */
-    return ((double)bits + 0.5) * (1.0 / 9007199254740992.0);
+    const uint64_t bits = (((uint64_t)hi << 32) | lo) >> 12;
+    return ((double)bits + 0.5) * (1.0 / 4503599627370496.0);
 }
 
 /* An integer uniform in [0, n) from one 64-bit draw (n >= 1), by Lemire's multiply-shift:
