@@ -83,6 +83,26 @@ hb_status_t hb_memcpy_to_device(hb_context_t *ctx, void *dst, const void *src, s
 hb_status_t hb_memcpy_from_device(hb_context_t *ctx, void *dst, const void *src, size_t bytes);
 
 /* ------------------------------------------------------------------------ */
+/* Communicators: the ranks a network is spread over (serial or MPI).       */
+/* ------------------------------------------------------------------------ */
+typedef enum {
+    HB_COMM_SERIAL = 0, /* one rank */
+    HB_COMM_MPI = 1,    /* MPI_COMM_WORLD (when built with MPI); MPI is initialised if the
+                           program has not done it, and finalised by hb_comm_destroy then */
+    HB_COMM_BEST = 2    /* MPI when built with it, else serial */
+} hb_comm_kind_t;
+
+typedef struct hb_comm hb_comm_t;
+
+/* Non-zero when this build has the kind. */
+int hb_comm_available(hb_comm_kind_t kind);
+hb_status_t hb_comm_create(hb_comm_kind_t kind, hb_comm_t **comm);
+hb_status_t hb_comm_destroy(hb_comm_t *comm);
+const char *hb_comm_name(const hb_comm_t *comm); /* "serial", "mpi" */
+int hb_comm_rank(const hb_comm_t *comm);
+int hb_comm_size(const hb_comm_t *comm);
+
+/* ------------------------------------------------------------------------ */
 /* Morphology: SWC samples, validation, sections.                          */
 /* ------------------------------------------------------------------------ */
 typedef struct hb_morph hb_morph_t;

@@ -59,3 +59,18 @@ const hb_backend_ops_t *hb_registry_ops(hb_backend_t backend)
 #endif
     return &cpu_backend;
 }
+
+const struct hb_comm_ops *hb_registry_comm(hb_comm_kind_t kind)
+{
+    switch (kind) {
+    case HB_COMM_SERIAL: return &hb_serial_comm_ops;
+    case HB_COMM_MPI:
+    case HB_COMM_BEST:
+#ifdef HB_HAVE_MPI
+        return &hb_mpi_comm_ops;
+#else
+        return kind == HB_COMM_BEST ? &hb_serial_comm_ops : NULL;
+#endif
+    }
+    return NULL;
+}
