@@ -624,6 +624,28 @@ typedef struct {
 hb_status_t hb_model_add_probe(hb_model_t *model, const hb_probe_spec_t *probe, int *index);
 int hb_model_probe_count(const hb_model_t *model);
 
+/* Synapses: point processes at a node (NEURON's expsyn.mod and exp2syn.mod). An event of
+ * weight w [uS] adds w to g (ExpSyn) or w * factor to A and B (Exp2Syn, g = B - A peaking at w);
+ * the current g (v - e) [nA] enters the node's row. States by cnexp: x -= (1 - exp(-dt/tau)) x. */
+typedef enum { HB_SYN_EXP = 0, HB_SYN_EXP2 = 1 } hb_syn_kind_t;
+
+typedef struct {
+    hb_syn_kind_t kind;
+    double tau_ms;  /* ExpSyn: decay [ms] (NEURON's default 0.1) */
+    double tau1_ms; /* Exp2Syn: rise [ms] (0.1); tau1 < tau2 */
+    double tau2_ms; /* Exp2Syn: decay [ms] (10) */
+    double e_mv;    /* reversal potential [mV] (0) */
+} hb_synapse_t;
+
+/* NEURON's defaults for `kind`. */
+void hb_synapse_default(hb_syn_kind_t kind, hb_synapse_t *syn);
+const char *hb_synapse_name(hb_syn_kind_t kind);
+/* A synapse at a location (a node with membrane); *index (may be NULL) receives its index
+ * within the model, the target a connection names. */
+hb_status_t hb_model_add_synapse(hb_model_t *model, const hb_location_t *where,
+                                 const hb_synapse_t *syn, int *index);
+int hb_model_synapse_count(const hb_model_t *model);
+
 typedef enum {
     HB_METHOD_EULER = 0, /* backward Euler, NEURON's secondorder = 0 (default) */
     HB_METHOD_CN = 1     /* Crank-Nicolson, NEURON's secondorder = 1 */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common/hines_lanes.h"
+#include "hinesbatch.h"
 
 /* Lanes per block: CPU (four AVX2 vectors: four independent chains in the
  * solve's latency-bound row recurrences; a block's d and rhs, 16 x 16 bytes a
@@ -179,6 +180,16 @@ typedef struct {
     double del_ms, dur_ms, amp_na;
 } hb_stim_pulse_t;
 
+/* One synapse of one cell (hb_model_add_synapse): its row, and the constants of its step. */
+typedef struct {
+    int node;              /* matrix node */
+    int kind;              /* HB_SYN_EXP or HB_SYN_EXP2 */
+    double area_um2;       /* the row's membrane area: [nA] -> [mA/cm^2] */
+    double e;              /* reversal [mV] */
+    double decay1, decay2; /* cnexp: 1 - exp(-dt/tau) of g (ExpSyn); of A (tau1), B (tau2) */
+    double factor;         /* Exp2Syn: an event adds weight * factor to A and B; ExpSyn 1 */
+} hb_syn_site_t;
+
 /* Pointers are host memory on the CPU and device memory in a kernel. */
 typedef struct {
     int m, width, count, blocks; /* nodes, lanes per block, cells, blocks */
@@ -200,6 +211,11 @@ typedef struct {
     const int *site_start;       /* blocks * width + 1: stimulus sites of each slot */
     const hb_stim_site_t *sites;
     const hb_stim_pulse_t *pulses;
+    /* Synapses (NULL: none): slot s has syns[syn_start[s] .. syn_start[s + 1]), synapse q's
+     * state at syn_state[2 q]: g [uS] (ExpSyn), or A, B [uS] (Exp2Syn, g = B - A). */
+    const int *syn_start;
+    const hb_syn_site_t *syns;
+    double *syn_state;
     /* Shared groups on the CPU (else NULL): rows whose subtree has no hh node have
      * the same eliminated diagonal every step (cm/dt, pas and the axial terms are
      * constant), so its factors are computed once (src/sim/sim_layout.c, factor_fixed_rows)
@@ -398,6 +414,40 @@ static inline void hb_step_factor_fixed(int m, const int *parent, const double *
     }
 }
 
+/* A synapse's conductance [uS] from its state. */
+HB_HOSTDEV double hb_syn_conductance(const hb_syn_site_t *syn, const double *state)
+{
+    return syn->kind == HB_SYN_EXP2 ? state[1] - state[0] : state[0];
+}
+
+/* Pass H for a synapse (element `at` of the block's rows): its current g (v - e) [nA] and
+ * conductance, as densities of its row, into rhs (still +i) and d. */
+HB_HOSTDEV void hb_step_synapse_current(const hb_syn_site_t *syn, const double *state,
+                                        size_t at, const double *v, double *d, double *rhs)
+{
+    const double g = hb_syn_conductance(syn, state), scale = 1e2 / syn->area_um2;
+    rhs[at] += g * (v[at] - syn->e) * scale;
+    d[at] += g * scale;
+}
+
+/* Pass G for a synapse: cnexp with the new v, x += (1 - exp(-dt/tau)) (0 - x). */
+HB_HOSTDEV void hb_step_synapse_decay(const hb_syn_site_t *syn, double *state)
+{
+    state[0] += syn->decay1 * (0.0 - state[0]);
+    if (syn->kind == HB_SYN_EXP2) state[1] += syn->decay2 * (0.0 - state[1]);
+}
+
+/* An event of weight w [uS] (NEURON's NET_RECEIVE). */
+HB_HOSTDEV void hb_syn_receive(const hb_syn_site_t *syn, double *state, double w)
+{
+    if (syn->kind == HB_SYN_EXP2) {
+        state[0] += w * syn->factor;
+        state[1] += w * syn->factor;
+    } else {
+        state[0] += w;
+    }
+}
+
 /*
  * One whole step (NEURON's fixed step, docs/sim-engine.md) of lanes
  * lane0 .. lane0 + lanes - 1 of block `block`; `width` must equal g->width
@@ -408,10 +458,11 @@ static inline void hb_step_factor_fixed(int m, const int *parent, const double *
  *   A  pas: d = g, rhs = i at v(t)            (per row)
  *   H  hh:  d += g_hh, rhs += i_hh             (per hh node)
  *   S  IClamps at t + dt/2: rhs -= amp/area    (per site; rhs is still +i)
+ *   Y  synapses: rhs += g (v - e)/area, d += g/area (per synapse)
  *   B  d = cm/dt + d, rhs = -rhs, axial terms  (per row, root first)
  *   .  Hines solve (hb_hines_recip_lanes_inline, one division per row): rhs = dv
  *   C  v += factor dv                          (per row)
- *   G  gates with the new v                    (per hh node)
+ *   G  gates with the new v                    (per hh node), synapse states (cnexp)
  * The order of the floating-point operations of every node is that of
  * hb_cable_step_system on g and i summed as pas + hh, then the solve above;
  * shared and per-lane groups give the same bits.
@@ -458,6 +509,13 @@ HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *
             rhs[(size_t)site->node * w + (size_t)k] -= inj * 1e2 / site->area_um2;
         }
     }
+    if (g->syn_start)
+        for (int k = 0; k < lanes; k++) {
+            const int slot = block * width + lane0 + k;
+            for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
+                hb_step_synapse_current(&g->syns[q], g->syn_state + 2 * (size_t)q,
+                                        (size_t)g->syns[q].node * w + (size_t)k, v, d, rhs);
+        }
     hb_step_root_row(lanes, cl, cfac, d, rhs);
     for (int i = 1; i < m; i++) {
         const size_t r = (size_t)i * w, pr = (size_t)parent[i] * w, c = (size_t)i * crow;
@@ -476,6 +534,11 @@ HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *
     for (int j = 0; j < g->n_hh; j++)
         hb_step_gates_row(lanes, width, p, v + (size_t)g->hh_node[j] * w,
                           g->hh_state + (hh_base + (size_t)j) * 3 * w + (size_t)lane0);
+    if (g->syn_start) {
+        const int first = block * width + lane0;
+        for (int q = g->syn_start[first]; q < g->syn_start[first + lanes]; q++)
+            hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);
+    }
 }
 
 /*

@@ -146,6 +146,10 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->u = k->l = k->cfac = k->pas_g = k->pas_e = k->hh_par = NULL;
     k->sites = NULL;
     k->pulses = NULL;
+    /* no synapses on the device yet: the simulator refuses them on this backend */
+    k->syn_start = NULL;
+    k->syns = NULL;
+    k->syn_state = NULL;
     /* the device factors every row each step (same bits as the CPU's fixed rows) */
     k->fixed_row = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;

@@ -158,6 +158,7 @@ hb_status_t hb_model_destroy(hb_model_t *model)
     for (int p = 0; p < model->n_probes; p++) free(model->probes[p].name);
     free(model->probes);
     free(model->iclamps);
+    free(model->synapses);
     free(model->has_pas);
     free(model->has_hh);
     free(model->pas_g);
@@ -349,6 +350,58 @@ hb_status_t hb_model_add_iclamp(hb_model_t *model, const hb_location_t *where, d
     model->iclamps[model->n_iclamps++] = (hb_iclamp_t){node, del_ms, dur_ms, amp_na};
     return HB_SUCCESS;
 }
+
+void hb_synapse_default(hb_syn_kind_t kind, hb_synapse_t *syn)
+{
+    if (!syn) return;
+    *syn = (hb_synapse_t){kind, 0.1, 0.1, 10.0, 0.0};
+}
+
+const char *hb_synapse_name(hb_syn_kind_t kind)
+{
+    return kind == HB_SYN_EXP ? "ExpSyn" : kind == HB_SYN_EXP2 ? "Exp2Syn" : "unknown";
+}
+
+hb_status_t hb_model_add_synapse(hb_model_t *model, const hb_location_t *where,
+                                 const hb_synapse_t *syn, int *index)
+{
+    static const char fn[] = "hb_model_add_synapse";
+    hb_clear_error();
+    if (!model || !where || !syn) return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", fn);
+    if (syn->kind == HB_SYN_EXP) {
+        if (!(syn->tau_ms > 0.0) || !isfinite(syn->tau_ms))
+            return hb_fail(HB_ERR_INVALID_VALUE, "ExpSyn: tau %g ms; expected a finite tau > 0",
+                           syn->tau_ms);
+    } else if (syn->kind == HB_SYN_EXP2) {
+        if (!(syn->tau1_ms > 0.0) || !(syn->tau2_ms > syn->tau1_ms) || !isfinite(syn->tau2_ms))
+            return hb_fail(HB_ERR_INVALID_VALUE,
+                           "Exp2Syn: tau1 %g ms, tau2 %g ms; expected 0 < tau1 < tau2, finite",
+                           syn->tau1_ms, syn->tau2_ms);
+    } else {
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: kind %d is not an hb_syn_kind_t", fn,
+                       (int)syn->kind);
+    }
+    if (!isfinite(syn->e_mv))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: e %g mV; expected a finite reversal potential",
+                       hb_synapse_name(syn->kind), syn->e_mv);
+    int node;
+    hb_status_t status = hb_model_locate(model, where, &node);
+    if (status != HB_SUCCESS) return status;
+    hb_node_info_t info;
+    hb_cable_node(model->cable, node, &info);
+    if (!(info.area_um2 > 0.0))
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: node %d has no membrane (a zero-area node); expected a location "
+                       "inside a segment", hb_synapse_name(syn->kind), node);
+    if (!grow((void **)&model->synapses, model->n_synapses, &model->cap_synapses,
+              sizeof *model->synapses))
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+    if (index) *index = model->n_synapses;
+    model->synapses[model->n_synapses++] = (hb_model_synapse_t){node, *syn};
+    return HB_SUCCESS;
+}
+
+int hb_model_synapse_count(const hb_model_t *model) { return model ? model->n_synapses : 0; }
 
 hb_status_t hb_model_add_probe(hb_model_t *model, const hb_probe_spec_t *probe, int *index)
 {

@@ -152,6 +152,13 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     if (status == HB_SUCCESS && !s->ops)
         status = hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' has no simulator",
                          hb_backend_name(hb_context_backend(s->ctx)));
+    /* synapses are stepped on the host's arrays (the device engine has no synapses yet) */
+    for (int c = 0; c < n_cells && status == HB_SUCCESS && !s->ops->steps_in_place; c++)
+        if (cells[c]->n_synapses)
+            status = hb_fail(HB_ERR_NOT_SUPPORTED,
+                             "simulation: cell %d has synapses, which backend '%s' does not "
+                             "step; expected backend seq or omp", c,
+                             hb_backend_name(hb_context_backend(s->ctx)));
     hb_hh_table_init(&s->table, options->celsius, options->hh_table);
     if (status == HB_SUCCESS) status = hb_sim_gather(s);
     if (status == HB_SUCCESS) status = hb_sim_make_groups(s);
@@ -180,6 +187,18 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     return HB_SUCCESS;
 }
 
+hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
+{
+    if (!sim || cell < 0 || cell >= sim->n_cells || synapse < 0 ||
+        synapse >= sim->cells[cell]->n_synapses)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event for cell %d, synapse %d: no such "
+                       "synapse", cell, synapse);
+    const hb_syn_site_t *site;
+    double *state = hb_sim_synapse_state(sim, cell, synapse, &site);
+    hb_syn_receive(site, state, weight);
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_sim_init(hb_sim_t *sim)
 {
     hb_clear_error();
@@ -197,6 +216,8 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
             for (int x = 0; x < 3; x++)
                 gr->hh_state[((b * (size_t)gr->k.n_hh + q) * 3 + (size_t)x) * w + k] = inf[x];
         }
+        if (gr->syn_state) /* NEURON's INITIAL: g = 0 (A = B = 0) */
+            memset(gr->syn_state, 0, 2 * (size_t)gr->syn_start[slots] * sizeof *gr->syn_state);
     }
     sim->step = 0;
     hb_sim_reset_records(sim);

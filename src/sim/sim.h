@@ -33,6 +33,11 @@ typedef struct {
     double threshold_mv; /* [mV] */
 } hb_probe_t;
 
+typedef struct {
+    int node;
+    hb_synapse_t syn;
+} hb_model_synapse_t;
+
 struct hb_model {
     const hb_morph_t *morph; /* borrowed */
     hb_cable_t *cable;
@@ -46,6 +51,8 @@ struct hb_model {
     hb_iclamp_t *iclamps;
     int n_probes, cap_probes;
     hb_probe_t *probes;
+    int n_synapses, cap_synapses;
+    hb_model_synapse_t *synapses;
 };
 
 /* Things a simulation frees on destroy (what the JSON loader built). */
@@ -58,6 +65,10 @@ typedef struct {
 void hb_sim_owned_free(hb_sim_owned_t *owned);
 /* Hands `owned` to the simulation (on success the simulation frees it). */
 void hb_sim_adopt(hb_sim_t *sim, hb_sim_owned_t *owned);
+
+/* An event of weight w [uS] at synapse `synapse` of cell `cell`, now (NEURON's NET_RECEIVE):
+ * for the network engine, between steps; the CPU engines step the host state in place. */
+hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight);
 
 /* Groups whose constants are stored once per node (copies of one model,
  * hb_step_group_t.shared); for tests. */

@@ -22,6 +22,9 @@ typedef struct {
     int *site_start;
     hb_stim_site_t *sites;
     hb_stim_pulse_t *pulses;
+    int *syn_start;      /* NULL when no cell of the group has a synapse */
+    hb_syn_site_t *syns;
+    double *syn_state;
 } group_t;
 
 typedef struct {
@@ -62,6 +65,9 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim);
 void hb_sim_free_groups(hb_sim_t *sim);
 /* Group and element of every probe's node (after hb_sim_make_groups). */
 void hb_sim_locate_probes(hb_sim_t *sim);
+
+/* The state of synapse `synapse` of cell `cell` (2 values), and its site. */
+double *hb_sim_synapse_state(hb_sim_t *sim, int cell, int synapse, const hb_syn_site_t **site);
 
 /* sim_record.c */
 /* Probes of all cells (cell order), the voltage buffer. */

@@ -8,6 +8,7 @@
  * factor_fixed_rows runs the step's own row functions (common/sim_step.h): compiled with the
  * CPU step's flags (CMakeLists.txt), so its factors are the bits the step would compute.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,10 @@ static hb_status_t factor_fixed_rows(group_t *gr)
     const int *parent = k->parent;
     memset(fixed, 1, (size_t)m);
     for (int j = 0; j < k->n_hh; j++) fixed[k->hh_node[j]] = 0;
+    /* a synapse's conductance changes the row every step, in any lane */
+    if (k->syn_start)
+        for (int q = 0; q < k->syn_start[(size_t)k->blocks * (size_t)k->width]; q++)
+            fixed[k->syns[q].node] = 0;
     for (int i = m - 1; i > 0; i--)
         if (!fixed[i]) fixed[parent[i]] = 0;
     for (int i = 0; i < m; i++)
@@ -121,6 +126,41 @@ static hb_status_t factor_fixed_rows(group_t *gr)
     return HB_SUCCESS;
 }
 
+/* The step's constants of a synapse: its row's area and the cnexp factors for dt [ms]. */
+static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *ms, double dt,
+                                hb_syn_site_t *site)
+{
+    hb_node_info_t info;
+    hb_status_t status = hb_cable_node(md->cable, ms->node, &info);
+    if (status != HB_SUCCESS) return status;
+    const hb_synapse_t *syn = &ms->syn;
+    site->node = ms->node;
+    site->kind = (int)syn->kind;
+    site->area_um2 = info.area_um2;
+    site->e = syn->e_mv;
+    if (syn->kind == HB_SYN_EXP2) {
+        /* NEURON's exp2syn.mod: g = B - A peaks at the weight, at t_peak after an event */
+        const double t1 = syn->tau1_ms, t2 = syn->tau2_ms;
+        const double t_peak = (t1 * t2) / (t2 - t1) * log(t2 / t1);
+        site->factor = 1.0 / (-exp(-t_peak / t1) + exp(-t_peak / t2));
+        site->decay1 = 1.0 - exp(-dt / t1);
+        site->decay2 = 1.0 - exp(-dt / t2);
+    } else {
+        site->factor = 1.0;
+        site->decay1 = 1.0 - exp(-dt / syn->tau_ms);
+        site->decay2 = 0.0;
+    }
+    return HB_SUCCESS;
+}
+
+double *hb_sim_synapse_state(hb_sim_t *sim, int cell, int synapse, const hb_syn_site_t **site)
+{
+    group_t *gr = &sim->groups[sim->group_of[cell]];
+    const int q = gr->syn_start[sim->slot_of[cell]] + synapse;
+    if (site) *site = &gr->syns[q];
+    return gr->syn_state + 2 * (size_t)q;
+}
+
 /* Storage of one group: constants filled, state left for hb_sim_init. */
 static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
 {
@@ -138,11 +178,12 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     k->n_hh = 0;
     for (int j = 0; j < m; j++) k->n_hh += first->has_hh[j];
     const size_t hh = slots * (size_t)k->n_hh;
-    int n_sites = 0, n_pulses = 0;
+    int n_sites = 0, n_pulses = 0, n_syns = 0;
     for (int q = 0; q < k->count; q++) {
         const hb_model_t *md = sim->cells[gr->cells[q]];
         n_pulses += md->n_iclamps;
         n_sites += md->n_iclamps; /* at most */
+        n_syns += md->n_synapses;
     }
     int ok = ALLOC(gr->parent, m) && ALLOC(gr->hh_node, k->n_hh) && ALLOC(gr->v, size) &&
              ALLOC(gr->u, size) && ALLOC(gr->l, size) && ALLOC(gr->cfac, size) &&
@@ -150,6 +191,9 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
              ALLOC(gr->hh_par, hh * HB_HH_NPAR) && ALLOC(gr->hh_state, hh * 3) &&
              ALLOC(gr->site_start, slots + 1) && ALLOC(gr->sites, n_sites) &&
              ALLOC(gr->pulses, n_pulses);
+    if (ok && n_syns)
+        ok = ALLOC(gr->syn_start, slots + 1) && ALLOC(gr->syns, n_syns) &&
+             ALLOC(gr->syn_state, 2 * (size_t)n_syns);
     double *u = NULL, *l = NULL;
     if (ok) ok = ALLOC(u, m) && ALLOC(l, m);
     if (!ok) {
@@ -164,10 +208,11 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     const int cn = sim->opt.method == HB_METHOD_CN;
     const double dt = cn ? 0.5 * sim->opt.dt_ms : sim->opt.dt_ms;
     hb_status_t status = HB_SUCCESS;
-    n_sites = n_pulses = 0;
+    n_sites = n_pulses = n_syns = 0;
     for (size_t s = 0; s < slots && status == HB_SUCCESS; s++) {
         const size_t base = (s / (size_t)W) * (size_t)m * (size_t)W + s % (size_t)W;
         gr->site_start[s] = n_sites;
+        if (gr->syn_start) gr->syn_start[s] = n_syns;
         if (s >= (size_t)k->count) { /* padding: identity rows (d = 1, rhs = 0) */
             for (int i = 0; i < m; i++) gr->cfac[base + (size_t)i * W] = 1.0;
             continue;
@@ -213,8 +258,11 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
                         md->iclamps[b].del_ms, md->iclamps[b].dur_ms, md->iclamps[b].amp_na};
             site->count = n_pulses - site->first;
         }
+        for (int q = 0; q < md->n_synapses && status == HB_SUCCESS; q++)
+            status = synapse_site(md, &md->synapses[q], sim->opt.dt_ms, &gr->syns[n_syns++]);
     }
     gr->site_start[slots] = n_sites;
+    if (gr->syn_start) gr->syn_start[slots] = n_syns;
     free(u);
     free(l);
     if (status == HB_SUCCESS) share_constants(gr);
@@ -232,6 +280,9 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     k->site_start = gr->site_start;
     k->sites = gr->sites;
     k->pulses = gr->pulses;
+    k->syn_start = gr->syn_start;
+    k->syns = gr->syns;
+    k->syn_state = gr->syn_state;
     if (status == HB_SUCCESS) status = factor_fixed_rows(gr);
     return status;
 }
@@ -309,6 +360,9 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->site_start);
         free(gr->sites);
         free(gr->pulses);
+        free(gr->syn_start);
+        free(gr->syns);
+        free(gr->syn_state);
     }
     free(sim->groups);
     sim->groups = NULL;
