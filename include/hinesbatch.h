@@ -12,6 +12,7 @@
 #define HINESBATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -715,6 +716,80 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim);
 /* The same from JSON text; `name` is used in messages, `base_dir` resolves paths. */
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim);
+
+/* ------------------------------------------------------------------------ */
+/* Networks: cells with global ids (gids), spike detectors, synapses, and    */
+/* connections with delays, spread over ranks (docs/network.md).             */
+/* ------------------------------------------------------------------------ */
+/* One spike: the source's gid and its time. */
+typedef struct {
+    double time_ms; /* [ms] */
+    uint32_t gid;
+    uint32_t unused; /* 0 (16 bytes: the unit of exchange) */
+} hb_spike_t;
+
+/* A connection ending on a cell: a spike of `source` at t reaches synapse `synapse` of the
+ * cell at t + delay, adding `weight` (NEURON's NetCon). */
+typedef struct {
+    uint32_t source;
+    int synapse;      /* index among the target model's synapses */
+    double weight_us; /* [uS], finite */
+    double delay_ms;  /* [ms], >= dt */
+} hb_connection_t;
+
+/* A cell without a morphology that emits spikes (NEURON's NetStim): spike k at
+ * start + the sum of k intervals, `number` of them; each interval is
+ * (1 - noise) * interval + noise * an exponential draw of mean `interval`, from a
+ * counter-based stream keyed by (seed, gid), so every rank draws the same. */
+typedef struct {
+    double start_ms;    /* [ms] >= 0 */
+    double interval_ms; /* [ms] > 0 */
+    long number;        /* spikes, >= 0 */
+    double noise;       /* 0 (regular) .. 1 (Poisson) */
+    uint64_t seed;
+} hb_spike_source_t;
+
+typedef enum { HB_CELL_CABLE = 0, HB_CELL_SOURCE = 1 } hb_cell_kind_t;
+
+/*
+ * What a network is, asked gid by gid (Arbor's recipe): each rank asks only for the cells it
+ * owns and the connections that end on them, so no rank holds the whole network. A cable
+ * cell's model (the recipe keeps it alive while the network lives; many gids may share one)
+ * carries its synapses; its first probe with spike detection is its spike detector
+ * (NEURON's NetCon threshold at that place), and a model without one emits no spikes.
+ */
+typedef struct {
+    uint32_t n_cells; /* gids 0 .. n_cells - 1 */
+    void *user;
+    hb_cell_kind_t (*kind)(void *user, uint32_t gid);
+    hb_model_t *(*cable)(void *user, uint32_t gid);
+    hb_status_t (*source)(void *user, uint32_t gid, hb_spike_source_t *source);
+    /* The connections ending on gid: with out == NULL only *count; else up to *count of
+     * them (the count asked before). */
+    hb_status_t (*connections_on)(void *user, uint32_t gid, hb_connection_t *out, int *count);
+} hb_recipe_t;
+
+typedef struct hb_net hb_net_t;
+
+/*
+ * A network on `comm` (this rank's share of the gids, in contiguous blocks). Options as a
+ * simulation's (dt, t_stop, temperature, backend seq or omp, threads); probes record only
+ * spikes. Checks every connection that ends on this rank's cells (source gid, synapse,
+ * finite weight, delay >= dt) and fails naming the first bad one. The smallest delay of the
+ * whole network is the epoch: spikes are exchanged once per epoch.
+ */
+hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
+                          const hb_sim_options_t *options, hb_net_t **net);
+hb_status_t hb_net_destroy(hb_net_t *net);
+/* Runs from t = 0 (NEURON's finitialize) to t_stop. */
+hb_status_t hb_net_run(hb_net_t *net);
+/* Every spike of the network so far (each rank holds all of them), ordered by time, then
+ * gid; valid until the next call on the network. */
+hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
+/* Cells of this rank; the smallest delay [ms] and the steps of an epoch. */
+int hb_net_local_cells(const hb_net_t *net);
+double hb_net_min_delay(const hb_net_t *net);
+int hb_net_epoch_steps(const hb_net_t *net);
 
 #ifdef __cplusplus
 }

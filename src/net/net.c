@@ -1,0 +1,259 @@
+/*
+ * Building a network on one rank (hb_net_create): the rank's block of gids asked of the
+ * recipe, its cable cells in one simulation, the connections that end on them, checked and
+ * sorted by source; the smallest delay of the whole network (an all-reduce) sets the epoch.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "net/net_engine.h"
+
+static int compare_conn(const void *a, const void *b)
+{
+    const hb_net_conn_t *x = a, *y = b;
+    if (x->source != y->source) return x->source < y->source ? -1 : 1;
+    if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
+    if (x->synapse != y->synapse) return x->synapse < y->synapse ? -1 : 1;
+    if (x->weight != y->weight) return x->weight < y->weight ? -1 : 1;
+    return (x->delay > y->delay) - (x->delay < y->delay);
+}
+
+/* The recipe's connections of local cable cell c, checked, appended to net->conns. */
+static hb_status_t add_connections(hb_net_t *net, int c, double *min_delay)
+{
+    static const char fn[] = "hb_net_create";
+    const uint32_t gid = net->cable_gid[c];
+    int count = 0;
+    hb_status_t status = net->recipe.connections_on(net->recipe.user, gid, NULL, &count);
+    if (status != HB_SUCCESS) return status;
+    if (count < 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u: %d connections; expected >= 0", fn,
+                       gid, count);
+    if (count == 0) return HB_SUCCESS;
+    hb_connection_t *in = malloc((size_t)count * sizeof *in);
+    hb_net_conn_t *grown = realloc(net->conns, (net->n_conns + (size_t)count) * sizeof *grown);
+    if (!in || !grown) {
+        free(in);
+        if (grown) net->conns = grown;
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the connections of gid %u", fn, gid);
+    }
+    net->conns = grown;
+    int got = count;
+    status = net->recipe.connections_on(net->recipe.user, gid, in, &got);
+    if (status == HB_SUCCESS && got != count)
+        status = hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u: the recipe gave %d connections after "
+                         "counting %d", fn, gid, got, count);
+    const int n_syn = hb_model_synapse_count(net->models[c]);
+    for (int k = 0; k < count && status == HB_SUCCESS; k++) {
+        const hb_connection_t *e = &in[k];
+        if (e->source >= net->recipe.n_cells)
+            status = hb_fail(HB_ERR_INVALID_VALUE, "connection %d of gid %u: source gid %u does "
+                             "not exist (the network has gids 0 to %u)", k, gid, e->source,
+                             net->recipe.n_cells - 1);
+        else if (e->synapse < 0 || e->synapse >= n_syn)
+            status = hb_fail(HB_ERR_INVALID_VALUE, "connection %d of gid %u (from gid %u): "
+                             "synapse %d does not exist (the cell has %d)", k, gid, e->source,
+                             e->synapse, n_syn);
+        else if (!isfinite(e->weight_us))
+            status = hb_fail(HB_ERR_INVALID_VALUE, "connection %d of gid %u (from gid %u): weight "
+                             "%g uS; expected a finite weight", k, gid, e->source, e->weight_us);
+        else if (!(e->delay_ms >= net->opt.dt_ms) || !isfinite(e->delay_ms))
+            status = hb_fail(HB_ERR_INVALID_VALUE, "connection %d of gid %u (from gid %u): delay "
+                             "%g ms; expected a finite delay of at least one step (dt = %g ms)",
+                             k, gid, e->source, e->delay_ms, net->opt.dt_ms);
+        else {
+            net->conns[net->n_conns++] =
+                (hb_net_conn_t){e->source, c, e->synapse, e->weight_us, e->delay_ms};
+            if (e->delay_ms < *min_delay) *min_delay = e->delay_ms;
+        }
+    }
+    free(in);
+    return status;
+}
+
+static hb_status_t check_recipe(const hb_recipe_t *r)
+{
+    if (!r->kind || !r->connections_on)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: the recipe needs kind and "
+                       "connections_on");
+    if (r->n_cells == 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: the network has no cells; expected "
+                       "n_cells >= 1");
+    return HB_SUCCESS;
+}
+
+/* This rank's gids: contiguous blocks, the first n_cells % size ranks one more. */
+static void my_block(uint32_t n, int rank, int size, uint32_t *first, uint32_t *end)
+{
+    const uint32_t base = n / (uint32_t)size, extra = n % (uint32_t)size, r = (uint32_t)rank;
+    *first = r * base + (r < extra ? r : extra);
+    *end = *first + base + (r < extra ? 1 : 0);
+}
+
+/* This rank's cells and the connections that end on them (no collective: a failure here is
+ * agreed on by all ranks afterwards). */
+static hb_status_t build_local(hb_net_t *net)
+{
+    static const char fn[] = "hb_net_create";
+    const hb_recipe_t *r = &net->recipe;
+    const uint32_t n = net->end - net->first;
+    net->cable_gid = malloc(((size_t)n + 1) * sizeof *net->cable_gid);
+    net->models = malloc(((size_t)n + 1) * sizeof *net->models);
+    net->sources = calloc((size_t)n + 1, sizeof *net->sources);
+    net->counts = malloc((size_t)net->comm->size * sizeof *net->counts);
+    net->displs = malloc((size_t)net->comm->size * sizeof *net->displs);
+    if (!net->cable_gid || !net->models || !net->sources || !net->counts || !net->displs)
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %u cells", fn, n);
+    hb_status_t status = HB_SUCCESS;
+    for (uint32_t gid = net->first; gid < net->end && status == HB_SUCCESS; gid++) {
+        const hb_cell_kind_t kind = r->kind(r->user, gid);
+        if (kind == HB_CELL_CABLE) {
+            hb_model_t *model = r->cable ? r->cable(r->user, gid) : NULL;
+            if (!model)
+                return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u is a cable cell without a "
+                               "model", fn, gid);
+            net->cable_gid[net->n_cable] = gid;
+            net->models[net->n_cable++] = model;
+        } else if (kind == HB_CELL_SOURCE) {
+            hb_net_source_t *src = &net->sources[net->n_sources];
+            src->gid = gid;
+            status = r->source ? r->source(r->user, gid, &src->p)
+                               : hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u is a spike source, "
+                                         "and the recipe has no source()", fn, gid);
+            const hb_spike_source_t *p = &src->p;
+            if (status == HB_SUCCESS &&
+                (!(p->start_ms >= 0.0) || !(p->interval_ms > 0.0) || p->number < 0 ||
+                 !(p->noise >= 0.0 && p->noise <= 1.0) || !isfinite(p->start_ms + p->interval_ms)))
+                status = hb_fail(HB_ERR_INVALID_VALUE, "spike source gid %u: start %g ms, "
+                                 "interval %g ms, number %ld, noise %g; expected start >= 0, "
+                                 "interval > 0, number >= 0, 0 <= noise <= 1", gid, p->start_ms,
+                                 p->interval_ms, p->number, p->noise);
+            net->n_sources++;
+        } else {
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u: kind %d is not an "
+                           "hb_cell_kind_t", fn, gid, (int)kind);
+        }
+    }
+    net->min_delay = INFINITY;
+    for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++)
+        status = add_connections(net, c, &net->min_delay);
+    return status;
+}
+
+/* After the collectives: the epoch, the detectors, the simulation. */
+static hb_status_t build_engine(hb_net_t *net)
+{
+    static const char fn[] = "hb_net_create";
+    hb_status_t status = HB_SUCCESS;
+    if (net->n_conns) qsort(net->conns, net->n_conns, sizeof *net->conns, compare_conn);
+    net->total_steps = (long)ceil(net->opt.t_stop_ms / net->opt.dt_ms - 1e-9);
+    /* An epoch no longer than the smallest delay: a spike's events reach the next epoch. */
+    const double steps = isfinite(net->min_delay) ? floor(net->min_delay / net->opt.dt_ms + 1e-9)
+                                                  : (double)net->total_steps;
+    net->epoch_steps = steps < 1.0 ? 1 : steps > 1e6 ? 1000000 : (int)steps;
+    /* Cable cells: one simulation; each one's first detecting probe is its detector. */
+    net->detector = calloc((size_t)net->n_cable + 1, sizeof *net->detector);
+    net->seen = calloc((size_t)net->n_cable + 1, sizeof *net->seen);
+    if (!net->detector || !net->seen) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
+    for (int c = 0, probes = 0; c < net->n_cable; c++) {
+        const hb_model_t *md = net->models[c];
+        net->detector[c] = -1;
+        for (int p = 0; p < md->n_probes && net->detector[c] < 0; p++)
+            if (md->probes[p].detect_spikes) net->detector[c] = probes + p;
+        probes += md->n_probes;
+    }
+    if (net->n_cable) {
+        hb_sim_options_t o = net->opt;
+        o.sample_dt_ms = o.dt_ms * (double)(net->total_steps > 0 ? net->total_steps : 1);
+        status = hb_sim_create(net->models, net->n_cable, &o, &net->sim);
+    }
+    return status;
+}
+
+/* Every rank calls this with its own status: a failure anywhere fails everywhere (no rank is
+ * left waiting in a collective), with the failing rank's own message kept there. */
+static hb_status_t agree(hb_net_t *net, hb_status_t status)
+{
+    char message[1024];
+    snprintf(message, sizeof message, "%s", hb_last_error());
+    double failed[1] = {status != HB_SUCCESS};
+    const hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, failed, 1,
+                                                         HB_REDUCE_MAX);
+    if (status != HB_SUCCESS) return hb_fail(status, "%s", message);
+    if (agreed != HB_SUCCESS) return agreed;
+    if (failed[0] > 0.0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: another rank failed to build its "
+                       "part of the network (its message is on that rank)");
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
+                          const hb_sim_options_t *options, hb_net_t **out)
+{
+    hb_clear_error();
+    if (!out) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: net is NULL");
+    *out = NULL;
+    if (!recipe || !comm || !options)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: NULL argument");
+    hb_status_t status = check_recipe(recipe);
+    if (status != HB_SUCCESS) return status;
+    if (!(options->dt_ms > 0.0) || !(options->t_stop_ms >= 0.0) ||
+        !isfinite(options->t_stop_ms / options->dt_ms) || options->t_stop_ms / options->dt_ms > 1e12)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: dt %g ms, t_stop %g ms; expected "
+                       "dt > 0, t_stop >= 0 and at most 1e12 steps", options->dt_ms,
+                       options->t_stop_ms);
+    hb_net_t *net = calloc(1, sizeof *net);
+    if (!net) return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory");
+    net->recipe = *recipe;
+    net->comm = comm;
+    net->opt = *options;
+    my_block(recipe->n_cells, comm->rank, comm->size, &net->first, &net->end);
+    status = agree(net, build_local(net));
+    if (status == HB_SUCCESS) { /* the smallest delay of the whole network */
+        double v[1] = {net->min_delay};
+        status = comm->ops->allreduce(comm->state, v, 1, HB_REDUCE_MIN);
+        net->min_delay = v[0];
+    }
+    if (status == HB_SUCCESS) status = agree(net, build_engine(net));
+    if (status != HB_SUCCESS) {
+        hb_net_destroy(net);
+        return status;
+    }
+    *out = net;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_net_destroy(hb_net_t *net)
+{
+    if (!net) return HB_SUCCESS;
+    hb_sim_destroy(net->sim);
+    free(net->cable_gid);
+    free(net->models);
+    free(net->detector);
+    free(net->seen);
+    free(net->sources);
+    free(net->conns);
+    free(net->pending);
+    free(net->local);
+    free(net->spikes);
+    free(net->counts);
+    free(net->displs);
+    free(net);
+    return HB_SUCCESS;
+}
+
+int hb_net_local_cells(const hb_net_t *net) { return net ? (int)(net->end - net->first) : 0; }
+double hb_net_min_delay(const hb_net_t *net) { return net ? net->min_delay : NAN; }
+int hb_net_epoch_steps(const hb_net_t *net) { return net ? net->epoch_steps : 0; }
+
+hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count)
+{
+    hb_clear_error();
+    if (!net || !spikes || !count) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_spikes: NULL argument");
+    *spikes = net->spikes;
+    *count = net->n_spikes;
+    return HB_SUCCESS;
+}

@@ -1,0 +1,72 @@
+/*
+ * The network engine (src/net/): this rank's cells in one simulation (src/sim/), the
+ * connections that end on them sorted by source, events waiting for their step, and the
+ * spikes of the network. net.c builds it from a recipe; net_run.c runs the epochs.
+ */
+#ifndef HB_NET_NET_ENGINE_H
+#define HB_NET_NET_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/comm_ops.h"
+#include "hinesbatch.h"
+#include "sim/sim.h"
+
+/* A connection as this rank keeps it: ends on local cable cell `cell`. */
+typedef struct {
+    uint32_t source;
+    int cell, synapse;
+    double weight; /* [uS] */
+    double delay;  /* [ms] */
+} hb_net_conn_t;
+
+/* An event waiting for the step that delivers it. */
+typedef struct {
+    long step; /* delivered at the start of this step */
+    int cell, synapse;
+    double time;   /* [ms] spike time + delay */
+    double weight; /* [uS] */
+} hb_net_event_t;
+
+/* A spike source of this rank (NetStim) and where its stream stands. */
+typedef struct {
+    uint32_t gid;
+    hb_spike_source_t p;
+    long emitted;   /* spikes so far */
+    double next_ms; /* the next spike's time */
+} hb_net_source_t;
+
+struct hb_net {
+    hb_recipe_t recipe;
+    hb_comm_t *comm;
+    hb_sim_options_t opt;
+    uint32_t first, end; /* this rank's gids: [first, end) */
+    int n_cable;
+    uint32_t *cable_gid; /* per local cable cell */
+    hb_model_t **models;
+    int *detector;       /* per local cable cell: the simulation's probe, or -1 */
+    int *seen;           /* per local cable cell: its detector's spikes already taken */
+    int n_sources;
+    hb_net_source_t *sources;
+    hb_sim_t *sim;       /* NULL when this rank has no cable cell */
+    size_t n_conns;
+    hb_net_conn_t *conns; /* sorted by (source, cell, synapse, weight, delay) */
+    size_t n_pending, cap_pending;
+    hb_net_event_t *pending;
+    size_t n_local, cap_local; /* this epoch's spikes of this rank */
+    hb_spike_t *local;
+    size_t n_spikes, cap_spikes; /* every spike, ordered by (time, gid) */
+    hb_spike_t *spikes;
+    int *counts, *displs;        /* per rank, for the exchange */
+    double min_delay;            /* [ms] */
+    int epoch_steps;
+    long total_steps, step;
+};
+
+/* net_run.c: the spikes of a source up to (not including) t_end [ms] into the local buffer. */
+hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end);
+/* The source's first spike time (NetStim's INITIAL). */
+void hb_net_source_reset(hb_net_source_t *src);
+
+#endif

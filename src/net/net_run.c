@@ -1,0 +1,215 @@
+/*
+ * Running a network (hb_net_run): epochs of at most the smallest delay. Within an epoch each
+ * step first delivers the events due then (NEURON's rule: at the start of the step whose
+ * midpoint is not before the event), then steps every local cell; detectors' spikes and the
+ * spike sources' fill this rank's buffer. At the epoch's end every rank's spikes are gathered
+ * on every rank (MPI_Allgather of the counts, MPI_Allgatherv of the spikes), ordered by
+ * (time, gid), and turned into events through the connections that end here. Events of one
+ * step are delivered ordered by (cell, synapse, time, weight): the same order on any rank and
+ * thread count, so the same sums and the same spikes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/philox.h"
+#include "common/status.h"
+#include "net/net_engine.h"
+
+enum { STREAM_SOURCE_INTERVALS = 1 }; /* Philox stream of the spike sources' draws */
+
+static int compare_event(const void *a, const void *b)
+{
+    const hb_net_event_t *x = a, *y = b;
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
+    if (x->synapse != y->synapse) return x->synapse < y->synapse ? -1 : 1;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    return (x->weight > y->weight) - (x->weight < y->weight);
+}
+
+static int compare_spike(const void *a, const void *b)
+{
+    const hb_spike_t *x = a, *y = b;
+    if (x->time_ms != y->time_ms) return x->time_ms < y->time_ms ? -1 : 1;
+    return (x->gid > y->gid) - (x->gid < y->gid);
+}
+
+/* Room for `more` items in a growing array. */
+static int reserve(void **items, size_t count, size_t *capacity, size_t more, size_t size)
+{
+    if (count + more <= *capacity) return 1;
+    size_t cap = *capacity ? *capacity : 64;
+    while (cap < count + more) cap *= 2;
+    void *p = realloc(*items, cap * size);
+    if (!p) return 0;
+    *items = p;
+    *capacity = cap;
+    return 1;
+}
+
+static hb_status_t push_local(hb_net_t *net, double t, uint32_t gid)
+{
+    if (!reserve((void **)&net->local, net->n_local, &net->cap_local, 1, sizeof *net->local))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for spikes");
+    net->local[net->n_local++] = (hb_spike_t){t, gid, 0};
+    return HB_SUCCESS;
+}
+
+/* NetStim's invl(): (1 - noise) mean + noise * an exponential draw of that mean. */
+static double interval(const hb_net_source_t *src, long k)
+{
+    const hb_spike_source_t *p = &src->p;
+    if (p->noise == 0.0) return p->interval_ms;
+    const hb_philox_ctr_t d = hb_philox_draw(p->seed, src->gid, STREAM_SOURCE_INTERVALS,
+                                             (uint64_t)k);
+    const double u = hb_philox_uniform(d.v[0], d.v[1]);
+    return (1.0 - p->noise) * p->interval_ms + p->noise * p->interval_ms * -log(u);
+}
+
+void hb_net_source_reset(hb_net_source_t *src)
+{
+    src->emitted = 0;
+    /* NetStim's INITIAL: the first spike at start + invl - interval (1 - noise), not < 0 */
+    const double first = src->p.start_ms + interval(src, 0) - src->p.interval_ms * (1.0 - src->p.noise);
+    src->next_ms = first > 0.0 ? first : 0.0;
+}
+
+hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end)
+{
+    while (src->emitted < src->p.number && src->next_ms < t_end) {
+        hb_status_t status = push_local(net, src->next_ms, src->gid);
+        if (status != HB_SUCCESS) return status;
+        src->emitted++;
+        src->next_ms += interval(src, src->emitted);
+    }
+    return HB_SUCCESS;
+}
+
+/* Gathers every rank's spikes of the epoch, in order, after net->spikes. */
+static hb_status_t exchange(hb_net_t *net, size_t *first_new, size_t *n_new)
+{
+    hb_comm_t *comm = net->comm;
+    if (net->n_local > (size_t)0x7fffffff)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch on one rank",
+                       net->n_local);
+    hb_status_t status = comm->ops->allgather_int(comm->state, (int)net->n_local, net->counts);
+    if (status != HB_SUCCESS) return status;
+    size_t total = 0;
+    for (int r = 0; r < comm->size; r++) {
+        net->displs[r] = (int)total;
+        total += (size_t)net->counts[r];
+    }
+    if (total > (size_t)0x7fffffff)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", total);
+    if (!reserve((void **)&net->spikes, net->n_spikes, &net->cap_spikes, total + 1,
+                 sizeof *net->spikes))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", net->n_spikes + total);
+    status = comm->ops->allgatherv(comm->state, net->local, (int)net->n_local,
+                                   net->spikes + net->n_spikes, net->counts, net->displs,
+                                   sizeof *net->spikes);
+    if (status != HB_SUCCESS) return status;
+    if (total) qsort(net->spikes + net->n_spikes, total, sizeof *net->spikes, compare_spike);
+    *first_new = net->n_spikes;
+    *n_new = total;
+    net->n_spikes += total;
+    net->n_local = 0;
+    return HB_SUCCESS;
+}
+
+/* The events of the new spikes: every connection from their sources that ends here. */
+static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
+{
+    const double dt = net->opt.dt_ms;
+    for (size_t k = first; k < first + n; k++) {
+        const hb_spike_t *sp = &net->spikes[k];
+        size_t lo = 0, hi = net->n_conns; /* first connection with source >= gid */
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (net->conns[mid].source < sp->gid) lo = mid + 1;
+            else hi = mid;
+        }
+        for (size_t c = lo; c < net->n_conns && net->conns[c].source == sp->gid; c++) {
+            const hb_net_conn_t *e = &net->conns[c];
+            const double t = sp->time_ms + e->delay;
+            const long step = (long)ceil(t / dt - 0.5);
+            if (step >= net->total_steps) continue;
+            if (!reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
+                         sizeof *net->pending))
+                return hb_fail(HB_ERR_ALLOC, "network: out of memory for events");
+            net->pending[net->n_pending++] = (hb_net_event_t){step, e->cell, e->synapse, t,
+                                                              e->weight};
+        }
+    }
+    return HB_SUCCESS;
+}
+
+/* Local steps [s0, s1): events due, one step of every cell, detectors read. */
+static hb_status_t integrate(hb_net_t *net, long s0, long s1)
+{
+    if (net->n_pending) qsort(net->pending, net->n_pending, sizeof *net->pending, compare_event);
+    size_t next = 0;
+    hb_status_t status = HB_SUCCESS;
+    for (long n = s0; n < s1 && status == HB_SUCCESS; n++) {
+        for (; next < net->n_pending && net->pending[next].step <= n && status == HB_SUCCESS;
+             next++) {
+            const hb_net_event_t *ev = &net->pending[next];
+            if (ev->step < n)
+                return hb_fail(HB_ERR_BACKEND, "network: an event for step %ld came at step %ld "
+                               "(epoch of %d steps, smallest delay %g ms)", ev->step, n,
+                               net->epoch_steps, net->min_delay);
+            status = hb_sim_deliver(net->sim, ev->cell, ev->synapse, ev->weight);
+        }
+        if (status == HB_SUCCESS) status = hb_sim_advance(net->sim, 1);
+        for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++) {
+            if (net->detector[c] < 0) continue;
+            const double *t;
+            int count;
+            status = hb_sim_spikes(net->sim, net->detector[c], &t, &count);
+            for (; net->seen[c] < count && status == HB_SUCCESS; net->seen[c]++)
+                status = push_local(net, t[net->seen[c]], net->cable_gid[c]);
+        }
+    }
+    /* the delivered events leave the queue */
+    if (next) {
+        memmove(net->pending, net->pending + next, (net->n_pending - next) * sizeof *net->pending);
+        net->n_pending -= next;
+    }
+    return status;
+}
+
+hb_status_t hb_net_run(hb_net_t *net)
+{
+    hb_clear_error();
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_run: net is NULL");
+    hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
+    net->n_spikes = net->n_local = net->n_pending = 0;
+    if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
+    for (int s = 0; s < net->n_sources; s++) hb_net_source_reset(&net->sources[s]);
+    const double dt = net->opt.dt_ms;
+    for (long s0 = 0; s0 < net->total_steps || s0 == 0; s0 += net->epoch_steps) {
+        long s1 = s0 + net->epoch_steps;
+        if (s1 > net->total_steps) s1 = net->total_steps;
+        if (status == HB_SUCCESS && net->sim) status = integrate(net, s0, s1);
+        for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
+            status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * dt);
+        /* Every rank takes part in every exchange, a failing one with no spikes, so that no
+         * rank waits for ever; the failure is then agreed on. */
+        if (status != HB_SUCCESS) net->n_local = 0;
+        size_t first = 0, n = 0;
+        const hb_status_t ex = exchange(net, &first, &n);
+        if (status == HB_SUCCESS) status = ex;
+        if (status == HB_SUCCESS) status = make_events(net, first, n);
+        double failed[1] = {status != HB_SUCCESS};
+        const hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, failed, 1,
+                                                             HB_REDUCE_MAX);
+        if (status != HB_SUCCESS) return status;
+        if (agreed != HB_SUCCESS) return agreed;
+        if (failed[0] > 0.0)
+            return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed at t = %g ms",
+                           (double)s0 * dt);
+        net->step = s1;
+        if (s1 >= net->total_steps) break;
+    }
+    return HB_SUCCESS;
+}

@@ -1,0 +1,314 @@
+/*
+ * Networks (src/net/): a ring of ball-and-stick cells kicked by a spike source, against a lone
+ * cell given the same event by hand; a random network of Exp2Syn cells driven by Poisson
+ * sources, whose spikes must be bitwise the same on any rank count and thread count; every
+ * malformed connection refused by name. ctest runs it on 1 rank and, with MPI, on 3 and 4
+ * (test_net_mpi3, test_net_mpi4): each rank then also runs the whole network alone.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+#include "sim_common.h"
+
+#define RING 8
+#define RING_DELAY 5.0
+#define RING_WEIGHT 0.02
+
+/* Ball and stick: soma hh (L = diam = 12.6157), dendrite pas (200 x 1 um, nseg 5); an ExpSyn
+ * (tau 2, e 0) or Exp2Syn (0.5, 3) at the soma; detector soma(0.5) at -10 mV. */
+typedef struct {
+    hb_morph_t *morph;
+    hb_model_t *model;
+} cell_t;
+
+static int cell_make(cell_t *c, hb_syn_kind_t kind)
+{
+    const hb_section_spec_t secs[2] = {{"soma", -1, 0.0, 12.6157, 12.6157, 1},
+                                       {"dend", 0, 1.0, 200.0, 1.0, 3}};
+    int map[2];
+    c->model = sections_model(secs, 2, 5, 100.0, 1.0, &c->morph, map);
+    if (!c->model) return 0;
+    hb_mech_t hh, pas;
+    hb_mech_default(HB_MECH_HH, &hh);
+    hb_mech_default(HB_MECH_PAS, &pas);
+    pas.e_pas = -65.0;
+    CHECK_OK(hb_model_insert(c->model, 1, &hh));
+    CHECK_OK(hb_model_insert(c->model, 3, &pas));
+    hb_synapse_t syn;
+    hb_synapse_default(kind, &syn);
+    syn.tau_ms = 2.0;
+    syn.tau1_ms = 0.5;
+    syn.tau2_ms = 3.0;
+    const hb_location_t soma = at_section(map[0], 0.5);
+    CHECK_OK(hb_model_add_synapse(c->model, &soma, &syn, NULL));
+    add_probe(c->model, soma, "soma", 1, -10.0);
+    return 1;
+}
+
+static void cell_free(cell_t *c)
+{
+    hb_model_destroy(c->model);
+    hb_morph_destroy(c->morph);
+}
+
+/* ---- the ring: gids 0..RING-1 cells, gid RING a source firing once at 1 ms into cell 0 */
+
+typedef struct {
+    hb_model_t *model;
+    int bad; /* 0: none; 1 unknown source; 2 synapse; 3 NaN weight; 4 delay < dt */
+} ring_t;
+
+static hb_cell_kind_t ring_kind(void *user, uint32_t gid)
+{
+    (void)user;
+    return gid < RING ? HB_CELL_CABLE : HB_CELL_SOURCE;
+}
+
+static hb_model_t *ring_cable(void *user, uint32_t gid)
+{
+    (void)gid;
+    return ((ring_t *)user)->model;
+}
+
+static hb_status_t ring_source(void *user, uint32_t gid, hb_spike_source_t *s)
+{
+    (void)user;
+    (void)gid;
+    *s = (hb_spike_source_t){1.0, 10.0, 1, 0.0, 0};
+    return HB_SUCCESS;
+}
+
+static hb_status_t ring_connections(void *user, uint32_t gid, hb_connection_t *out, int *count)
+{
+    const ring_t *r = user;
+    const int n = gid == 0 ? 2 : 1;
+    if (!out) {
+        *count = n;
+        return HB_SUCCESS;
+    }
+    out[0] = (hb_connection_t){gid == 0 ? RING - 1 : gid - 1, 0, RING_WEIGHT, RING_DELAY};
+    if (gid == 0) out[1] = (hb_connection_t){RING, 0, RING_WEIGHT, RING_DELAY};
+    if (gid == 3) {
+        if (r->bad == 1) out[0].source = 1000;
+        if (r->bad == 2) out[0].synapse = 1;
+        if (r->bad == 3) out[0].weight_us = NAN;
+        if (r->bad == 4) out[0].delay_ms = 0.01;
+    }
+    return HB_SUCCESS;
+}
+
+static hb_recipe_t ring_recipe(ring_t *r)
+{
+    return (hb_recipe_t){RING + 1, r, ring_kind, ring_cable, ring_source, ring_connections};
+}
+
+static hb_sim_options_t net_options(double t_stop, hb_backend_t backend, int threads)
+{
+    hb_sim_options_t o = sim_options(0.025, t_stop, 0.0);
+    o.backend = backend;
+    o.threads = threads;
+    return o;
+}
+
+static void test_ring(hb_comm_t *comm)
+{
+    cell_t cell;
+    if (!cell_make(&cell, HB_SYN_EXP)) return;
+    ring_t r = {cell.model, 0};
+    const hb_recipe_t recipe = ring_recipe(&r);
+    const hb_sim_options_t opt = net_options(100.0, HB_BACKEND_SEQ, 0);
+    hb_net_t *net = NULL;
+    CHECK_OK(hb_net_create(&recipe, comm, &opt, &net));
+    if (!net) goto out;
+    CHECK(hb_net_min_delay(net) == RING_DELAY && hb_net_epoch_steps(net) == 200);
+    CHECK_OK(hb_net_run(net));
+    const hb_spike_t *sp;
+    size_t n;
+    CHECK_OK(hb_net_spikes(net, &sp, &n));
+    /* the source at 1 ms, then the cells in ring order, lap after lap */
+    CHECKF(n > 2 * RING, "ring: %zu spikes", n);
+    CHECK(n > 0 && sp[0].gid == RING && sp[0].time_ms == 1.0);
+    int order_ok = 1, times_ok = 1;
+    for (size_t k = 1; k < n; k++) {
+        order_ok &= sp[k].gid == (uint32_t)((k - 1) % RING);
+        times_ok &= sp[k].time_ms > sp[k - 1].time_ms + RING_DELAY;
+    }
+    CHECK(order_ok && times_ok);
+    /* cell 0 alone, given the kick by hand at its step, spikes at the ring's time */
+    hb_sim_t *sim = NULL;
+    hb_sim_options_t one = opt;
+    one.t_stop_ms = 20.0;
+    CHECK_OK(hb_sim_create(&cell.model, 1, &one, &sim));
+    if (sim && n > 1) {
+        CHECK_OK(hb_sim_init(sim));
+        const long at = (long)ceil((1.0 + RING_DELAY) / 0.025 - 0.5);
+        CHECK_OK(hb_sim_advance(sim, at));
+        CHECK_OK(hb_sim_deliver(sim, 0, 0, RING_WEIGHT));
+        CHECK_OK(hb_sim_advance(sim, 800 - at));
+        const double *t;
+        int count;
+        CHECK_OK(hb_sim_spikes(sim, 0, &t, &count));
+        CHECKF(count == 1 && t[0] == sp[1].time_ms, "lone cell: %d spikes, first %g; ring %g",
+               count, count ? t[0] : -1.0, sp[1].time_ms);
+        if (hb_comm_rank(comm) == 0)
+            printf("ring of %d: %zu spikes in 100 ms, lap %.3f ms\n", RING, n,
+                   sp[1 + RING].time_ms - sp[1].time_ms);
+    }
+    hb_sim_destroy(sim);
+    /* malformed connections: each names itself; every rank fails */
+    static const char *const what[] = {"", "source gid 1000 does not exist",
+                                       "synapse 1 does not exist", "weight nan",
+                                       "delay 0.01 ms"};
+    for (int bad = 1; bad <= 4; bad++) {
+        r.bad = bad;
+        hb_net_t *broken = NULL;
+        const hb_status_t st = hb_net_create(&recipe, comm, &opt, &broken);
+        CHECK(st == HB_ERR_INVALID_VALUE && broken == NULL);
+        const int owner = hb_comm_size(comm) == 1 || strstr(hb_last_error(), "gid 3") != NULL;
+        CHECKF(!owner || strstr(hb_last_error(), what[bad]), "bad %d: %s", bad, hb_last_error());
+    }
+    r.bad = 0;
+    hb_recipe_t empty = recipe;
+    empty.n_cells = 0;
+    hb_net_t *none = NULL;
+    CHECK(hb_net_create(&empty, comm, &opt, &none) == HB_ERR_INVALID_VALUE && !none);
+out:
+    hb_net_destroy(net);
+    cell_free(&cell);
+}
+
+/* ---- a random network: N cells, each with IN_DEGREE inputs drawn from all gids; the last
+ * SOURCES gids Poisson sources (noise 1, 20 Hz) */
+
+#define N_CELLS 48
+#define SOURCES 8
+#define IN_DEGREE 6
+
+typedef struct {
+    hb_model_t *model;
+} random_t;
+
+static hb_cell_kind_t random_kind(void *user, uint32_t gid)
+{
+    (void)user;
+    return gid < N_CELLS ? HB_CELL_CABLE : HB_CELL_SOURCE;
+}
+
+static hb_model_t *random_cable(void *user, uint32_t gid)
+{
+    (void)gid;
+    return ((random_t *)user)->model;
+}
+
+static hb_status_t random_source(void *user, uint32_t gid, hb_spike_source_t *s)
+{
+    (void)user;
+    (void)gid;
+    *s = (hb_spike_source_t){2.0, 50.0, 1000, 1.0, 12345};
+    return HB_SUCCESS;
+}
+
+/* A small integer hash: the test's own fixed connectivity. */
+static uint32_t mix(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+static hb_status_t random_connections(void *user, uint32_t gid, hb_connection_t *out, int *count)
+{
+    (void)user;
+    if (!out) {
+        *count = IN_DEGREE;
+        return HB_SUCCESS;
+    }
+    for (int k = 0; k < IN_DEGREE; k++) {
+        const uint32_t h = mix(gid * 977u + (uint32_t)k * 131u + 7u);
+        uint32_t src = h % (N_CELLS + SOURCES - 1);
+        if (src >= gid) src++; /* no self-connection */
+        const double w = src >= N_CELLS ? 0.004 : 0.0015 + 0.001 * (double)(h % 7);
+        const double delay = 1.0 + 0.025 * (double)(h % 120);
+        out[k] = (hb_connection_t){src, 0, w, delay};
+    }
+    return HB_SUCCESS;
+}
+
+/* The network's spikes on `comm` with `backend`, copied (caller frees); NULL on failure. */
+static hb_spike_t *random_run(hb_comm_t *comm, hb_backend_t backend, int threads, size_t *n)
+{
+    cell_t cell;
+    *n = 0;
+    if (!cell_make(&cell, HB_SYN_EXP2)) return NULL;
+    random_t r = {cell.model};
+    const hb_recipe_t recipe = {N_CELLS + SOURCES, &r, random_kind, random_cable, random_source,
+                                random_connections};
+    const hb_sim_options_t opt = net_options(200.0, backend, threads);
+    hb_net_t *net = NULL;
+    hb_spike_t *copy = NULL;
+    CHECK_OK(hb_net_create(&recipe, comm, &opt, &net));
+    if (net && hb_net_run(net) == HB_SUCCESS) {
+        const hb_spike_t *sp;
+        CHECK_OK(hb_net_spikes(net, &sp, n));
+        copy = check_malloc((*n + 1) * sizeof *copy);
+        memcpy(copy, sp, *n * sizeof *copy);
+    } else if (net) {
+        CHECKF(0, "random network: %s", hb_last_error());
+    }
+    hb_net_destroy(net);
+    cell_free(&cell);
+    return copy;
+}
+
+static void test_random(hb_comm_t *comm, hb_comm_t *alone)
+{
+    size_t n = 0, n_ref = 0;
+    hb_spike_t *spikes = random_run(comm, HB_BACKEND_SEQ, 0, &n);
+    hb_spike_t *ref = random_run(alone, HB_BACKEND_SEQ, 0, &n_ref);
+    if (!spikes || !ref) goto out;
+    size_t cells = 0;
+    for (size_t k = 0; k < n; k++) cells += spikes[k].gid < N_CELLS;
+    CHECKF(cells > 20 && n - cells > 20, "random network: %zu cell spikes, %zu source spikes",
+           cells, n - cells);
+    CHECKF(n == n_ref && memcmp(spikes, ref, n * sizeof *spikes) == 0,
+           "%d ranks: %zu spikes, alone %zu: not bitwise the same", hb_comm_size(comm), n, n_ref);
+    int ordered = 1;
+    for (size_t k = 1; k < n; k++)
+        ordered &= spikes[k - 1].time_ms < spikes[k].time_ms ||
+                   (spikes[k - 1].time_ms == spikes[k].time_ms && spikes[k - 1].gid < spikes[k].gid);
+    CHECK(ordered);
+    if (hb_backend_available(HB_BACKEND_OMP)) {
+        size_t n_omp = 0;
+        hb_spike_t *omp = random_run(comm, HB_BACKEND_OMP, 2, &n_omp);
+        CHECKF(omp && n_omp == n && memcmp(omp, spikes, n * sizeof *omp) == 0,
+               "OMP (2 threads) differs from one thread");
+        free(omp);
+    }
+    if (hb_comm_rank(comm) == 0)
+        printf("random network of %d cells and %d sources on %d ranks: %zu spikes (%zu of "
+               "cells), bitwise those of one rank\n", N_CELLS, SOURCES, hb_comm_size(comm), n,
+               cells);
+out:
+    free(spikes);
+    free(ref);
+}
+
+int main(void)
+{
+    hb_comm_t *comm = NULL, *alone = NULL;
+    CHECK_OK(hb_comm_create(HB_COMM_BEST, &comm));
+    CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &alone));
+    if (!comm || !alone) return check_summary("test_net");
+    test_ring(comm);
+    test_random(comm, alone);
+    const int rank = hb_comm_rank(comm);
+    hb_comm_destroy(alone);
+    hb_comm_destroy(comm);
+    if (rank != 0) return check_failed ? 1 : 0;
+    return check_summary("test_net");
+}
