@@ -781,6 +781,10 @@ typedef struct hb_net hb_net_t;
 hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
                           const hb_sim_options_t *options, hb_net_t **net);
 hb_status_t hb_net_destroy(hb_net_t *net);
+/* A network from a JSON file (docs/network.md): a model file's options and cells (gids in
+ * order, copies included), then "network": spike sources, explicit connections and builders
+ * (ring, random). The network owns what it loaded. */
+hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net);
 /* Runs from t = 0 (NEURON's finitialize) to t_stop. */
 hb_status_t hb_net_run(hb_net_t *net);
 /* Every spike of the network so far (each rank holds all of them), ordered by time, then

@@ -241,6 +241,7 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->spikes);
     free(net->counts);
     free(net->displs);
+    if (net->owned_free) net->owned_free(net->owned);
     free(net);
     return HB_SUCCESS;
 }

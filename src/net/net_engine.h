@@ -59,6 +59,8 @@ struct hb_net {
     size_t n_spikes, cap_spikes; /* every spike, ordered by (time, gid) */
     hb_spike_t *spikes;
     int *counts, *displs;        /* per rank, for the exchange */
+    void *owned;                 /* what the recipe reads (a loaded file), freed with the net */
+    void (*owned_free)(void *);
     double min_delay;            /* [ms] */
     int epoch_steps;
     long total_steps, step;

@@ -13,144 +13,11 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "sim/json_util.h"
 #include "sim/sim.h"
 
-#define PATH_MAX_LEN 256
-
-typedef struct {
-    const char *file;     /* name used in messages */
-    const char *base_dir; /* directory that relative paths start from */
-    hb_sim_owned_t owned; /* morphologies and models built so far */
-} loader_t;
-
-static const char *kind_of(const json_t *j)
-{
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
-
-static hb_status_t fail_at(const loader_t *ld, const char *path, const char *fmt, ...)
-    HB_PRINTF(3, 4);
-
-static hb_status_t fail_at(const loader_t *ld, const char *path, const char *fmt, ...)
-{
-    char what[768];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(what, sizeof what, fmt, args);
-    va_end(args);
-    return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s: %s", ld->file, path, what);
-}
-
-/* Marks a cut path ("...") when snprintf ran out of room. */
-static void mark_cut(char *out, int written)
-{
-    if (written < 0 || written >= PATH_MAX_LEN) memcpy(out + PATH_MAX_LEN - 4, "...", 4);
-}
-
-/* "cells[0]" + ".mechanisms" etc. */
-static void join(char *out, const char *path, const char *key)
-{
-    mark_cut(out, snprintf(out, PATH_MAX_LEN, "%s%s%s", path, path[0] ? "." : "", key));
-}
-
-static void join_index(char *out, const char *path, size_t index)
-{
-    mark_cut(out, snprintf(out, PATH_MAX_LEN, "%s[%zu]", path, index));
-}
-
-/* Every key of `obj` must be in the NULL-terminated list `allowed`. */
-static hb_status_t check_keys(const loader_t *ld, const char *path, const json_t *obj,
-                              const char *const *allowed)
-{
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        int known = 0;
-        for (const char *const *a = allowed; *a && !known; a++) known = strcmp(key, *a) == 0;
-        if (!known) {
-            char list[512] = "";
-            for (const char *const *a = allowed; *a; a++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
-            char at[PATH_MAX_LEN];
-            join(at, path, key);
-            return fail_at(ld, at, "unknown key; expected one of: %s", list);
-        }
-    }
-    return HB_SUCCESS;
-}
-
-static hb_status_t need_object(const loader_t *ld, const char *path, const json_t *j)
-{
-    if (!json_is_object(j)) return fail_at(ld, path, "expected an object, found %s", kind_of(j));
-    return HB_SUCCESS;
-}
-
-enum { OPTIONAL = 0, REQUIRED = 1 };
-typedef enum { ANY, POSITIVE, NON_NEGATIVE } range_t;
-
-/* obj[key] as a finite number in `range`; *out keeps its value when optional and absent. */
-static hb_status_t get_number(const loader_t *ld, const char *path, const json_t *obj,
-                              const char *key, int required, range_t range, double *out)
-{
-    char at[PATH_MAX_LEN];
-    join(at, path, key);
-    const json_t *j = json_object_get(obj, key);
-    static const char *const expect[] = {"a number", "a number > 0", "a number >= 0"};
-    if (!j) return required ? fail_at(ld, at, "missing; expected %s", expect[range]) : HB_SUCCESS;
-    if (!json_is_number(j)) return fail_at(ld, at, "expected %s, found %s", expect[range], kind_of(j));
-    double x = json_number_value(j);
-    if (!isfinite(x) || (range == POSITIVE && !(x > 0.0)) || (range == NON_NEGATIVE && !(x >= 0.0)))
-        return fail_at(ld, at, "expected %s, found %g", expect[range], x);
-    *out = x;
-    return HB_SUCCESS;
-}
-
-/* obj[key] as an integer in [lo, hi]. */
-static hb_status_t get_int(const loader_t *ld, const char *path, const json_t *obj, const char *key,
-                           long lo, long hi, long *out)
-{
-    char at[PATH_MAX_LEN];
-    join(at, path, key);
-    const json_t *j = json_object_get(obj, key);
-    if (!j) return HB_SUCCESS;
-    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
-        return fail_at(ld, at, "expected an integer from %ld to %ld, found %s", lo, hi,
-                       json_is_integer(j) ? "a number outside" : kind_of(j));
-    *out = (long)json_integer_value(j);
-    return HB_SUCCESS;
-}
-
-/* obj[key] as one of `names` (NULL-terminated); *out is its index. */
-static hb_status_t get_choice(const loader_t *ld, const char *path, const json_t *obj,
-                              const char *key, const char *const *names, int *out)
-{
-    char at[PATH_MAX_LEN], list[256] = "";
-    join(at, path, key);
-    const json_t *j = json_object_get(obj, key);
-    if (!j) return HB_SUCCESS;
-    for (int k = 0; names[k]; k++) {
-        if (json_is_string(j) && strcmp(json_string_value(j), names[k]) == 0) {
-            *out = k;
-            return HB_SUCCESS;
-        }
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", k ? ", " : "", names[k]);
-    }
-    if (json_is_string(j)) return fail_at(ld, at, "expected one of %s, found \"%s\"", list, json_string_value(j));
-    return fail_at(ld, at, "expected one of %s, found %s", list, kind_of(j));
-}
-
 /* A region: "all", "soma", "axon", "dend", "basal", "apical" or an SWC type code. */
-static hb_status_t parse_region(const loader_t *ld, const char *path, const json_t *j, int *type)
+static hb_status_t parse_region(const hb_json_loader_t *ld, const char *path, const json_t *j, int *type)
 {
     static const struct { const char *name; int type; } names[] = {
         {"all", HB_REGION_ALL}, {"soma", 1}, {"axon", 2}, {"dend", 3}, {"basal", 3}, {"apical", 4}};
@@ -164,10 +31,10 @@ static hb_status_t parse_region(const loader_t *ld, const char *path, const json
                 *type = names[k].type;
                 return HB_SUCCESS;
             }
-    return fail_at(ld, path,
+    return hb_json_fail(ld, path,
                    "expected a region: \"all\", \"soma\", \"axon\", \"dend\", \"basal\", \"apical\" "
                    "or an SWC type 0..%d, found %s",
-                   HB_SWC_TYPES - 1, json_is_string(j) ? json_string_value(j) : kind_of(j));
+                   HB_SWC_TYPES - 1, json_is_string(j) ? json_string_value(j) : hb_json_kind(j));
 }
 
 /* ---- geometry ---- */
@@ -186,23 +53,23 @@ static void geometry_free(geometry_t *g)
     free(g->map);
 }
 
-static hb_status_t section_type(const loader_t *ld, const char *path, const json_t *sec, int *type)
+static hb_status_t section_type(const hb_json_loader_t *ld, const char *path, const json_t *sec, int *type)
 {
     const json_t *j = json_object_get(sec, "type");
     if (!j) return HB_SUCCESS;
-    char at[PATH_MAX_LEN];
-    join(at, path, "type");
+    char at[HB_JSON_PATH];
+    hb_json_join(at, path, "type");
     hb_status_t status = parse_region(ld, at, j, type);
-    if (status == HB_SUCCESS && *type < 0) return fail_at(ld, at, "expected one region, found \"all\"");
+    if (status == HB_SUCCESS && *type < 0) return hb_json_fail(ld, at, "expected one region, found \"all\"");
     return status;
 }
 
-static hb_status_t parse_sections(loader_t *ld, const char *path, const json_t *list, geometry_t *g)
+static hb_status_t parse_sections(hb_json_loader_t *ld, const char *path, const json_t *list, geometry_t *g)
 {
     static const char *const keys[] = {"name", "parent", "parent_x", "length", "diam", "type", NULL};
     if (!json_is_array(list) || json_array_size(list) == 0)
-        return fail_at(ld, path, "expected a non-empty array of sections, found %s",
-                       json_is_array(list) ? "an empty array" : kind_of(list));
+        return hb_json_fail(ld, path, "expected a non-empty array of sections, found %s",
+                       json_is_array(list) ? "an empty array" : hb_json_kind(list));
     const int n = (int)json_array_size(list);
     hb_section_spec_t *specs = calloc((size_t)n, sizeof *specs);
     g->names = calloc((size_t)n, sizeof *g->names);
@@ -214,19 +81,19 @@ static hb_status_t parse_sections(loader_t *ld, const char *path, const json_t *
     g->n_specs = n;
     hb_status_t status = HB_SUCCESS;
     for (int i = 0; i < n && status == HB_SUCCESS; i++) {
-        char at[PATH_MAX_LEN], key[PATH_MAX_LEN];
-        join_index(at, path, (size_t)i);
+        char at[HB_JSON_PATH], key[HB_JSON_PATH];
+        hb_json_join_index(at, path, (size_t)i);
         const json_t *sec = json_array_get(list, (size_t)i);
-        if ((status = need_object(ld, at, sec)) != HB_SUCCESS ||
-            (status = check_keys(ld, at, sec, keys)) != HB_SUCCESS)
+        if ((status = hb_json_need_object(ld, at, sec)) != HB_SUCCESS ||
+            (status = hb_json_check_keys(ld, at, sec, keys)) != HB_SUCCESS)
             break;
         hb_section_spec_t *s = &specs[i];
         const json_t *name = json_object_get(sec, "name");
         char fallback[32];
         snprintf(fallback, sizeof fallback, "%d", i);
         if (name && !json_is_string(name)) {
-            join(key, at, "name");
-            status = fail_at(ld, key, "expected a string, found %s", kind_of(name));
+            hb_json_join(key, at, "name");
+            status = hb_json_fail(ld, key, "expected a string, found %s", hb_json_kind(name));
             break;
         }
         const char *nm = name ? json_string_value(name) : fallback;
@@ -240,9 +107,9 @@ static hb_status_t parse_sections(loader_t *ld, const char *path, const json_t *
         s->parent_x = 1.0;
         s->parent = -1;
         const json_t *parent = json_object_get(sec, "parent");
-        join(key, at, "parent");
+        hb_json_join(key, at, "parent");
         if (i == 0 && parent && !json_is_null(parent)) {
-            status = fail_at(ld, key, "expected null: the first section is the root");
+            status = hb_json_fail(ld, key, "expected null: the first section is the root");
             break;
         }
         if (i > 0) {
@@ -254,22 +121,22 @@ static hb_status_t parse_sections(loader_t *ld, const char *path, const json_t *
                 s->parent = (int)json_integer_value(parent);
             }
             if (s->parent < 0) {
-                status = fail_at(ld, key, "expected the name or index of an earlier section, found %s%s%s",
+                status = hb_json_fail(ld, key, "expected the name or index of an earlier section, found %s%s%s",
                                  json_is_string(parent) ? "\"" : "",
                                  json_is_string(parent) ? json_string_value(parent)
-                                                        : parent ? kind_of(parent) : "nothing",
+                                                        : parent ? hb_json_kind(parent) : "nothing",
                                  json_is_string(parent) ? "\"" : "");
                 break;
             }
         }
-        if ((status = get_number(ld, at, sec, "parent_x", OPTIONAL, NON_NEGATIVE, &s->parent_x)) ||
-            (status = get_number(ld, at, sec, "length", REQUIRED, POSITIVE, &s->length_um)) ||
-            (status = get_number(ld, at, sec, "diam", REQUIRED, POSITIVE, &s->diam_um)) ||
+        if ((status = hb_json_number(ld, at, sec, "parent_x", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &s->parent_x)) ||
+            (status = hb_json_number(ld, at, sec, "length", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s->length_um)) ||
+            (status = hb_json_number(ld, at, sec, "diam", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s->diam_um)) ||
             (status = section_type(ld, at, sec, &s->swc_type)))
             break;
         if (i > 0 && s->parent_x != 1.0 && !(s->parent_x == 0.0 && s->parent == 0)) {
-            join(key, at, "parent_x");
-            status = fail_at(ld, key, "expected 1 (or 0 on the root section), found %g", s->parent_x);
+            hb_json_join(key, at, "parent_x");
+            status = hb_json_fail(ld, key, "expected 1 (or 0 on the root section), found %g", s->parent_x);
         }
     }
     if (status == HB_SUCCESS) {
@@ -285,34 +152,34 @@ static hb_status_t parse_sections(loader_t *ld, const char *path, const json_t *
 }
 
 /* "morphology" (SWC path), "cable" or "sections": exactly one. */
-static hb_status_t parse_geometry(loader_t *ld, const char *path, const json_t *cell, geometry_t *g)
+static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const json_t *cell, geometry_t *g)
 {
     const json_t *swc = json_object_get(cell, "morphology"), *cable = json_object_get(cell, "cable"),
                  *secs = json_object_get(cell, "sections");
-    char at[PATH_MAX_LEN];
+    char at[HB_JSON_PATH];
     if (!!swc + !!cable + !!secs != 1)
-        return fail_at(ld, path, "expected exactly one of \"morphology\" (an SWC file), \"cable\" "
+        return hb_json_fail(ld, path, "expected exactly one of \"morphology\" (an SWC file), \"cable\" "
                                  "or \"sections\", found %d",
                        !!swc + !!cable + !!secs);
     if (secs) {
-        join(at, path, "sections");
+        hb_json_join(at, path, "sections");
         return parse_sections(ld, at, secs, g);
     }
     if (cable) {
         static const char *const keys[] = {"length", "diam", "type", NULL};
         hb_section_spec_t s = {"cable", -1, 0.0, 0.0, 0.0, 3};
         hb_status_t status;
-        join(at, path, "cable");
-        if ((status = need_object(ld, at, cable)) || (status = check_keys(ld, at, cable, keys)) ||
-            (status = get_number(ld, at, cable, "length", REQUIRED, POSITIVE, &s.length_um)) ||
-            (status = get_number(ld, at, cable, "diam", REQUIRED, POSITIVE, &s.diam_um)) ||
+        hb_json_join(at, path, "cable");
+        if ((status = hb_json_need_object(ld, at, cable)) || (status = hb_json_check_keys(ld, at, cable, keys)) ||
+            (status = hb_json_number(ld, at, cable, "length", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s.length_um)) ||
+            (status = hb_json_number(ld, at, cable, "diam", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s.diam_um)) ||
             (status = section_type(ld, at, cable, &s.swc_type)))
             return status;
         return hb_model_build_sections(&s, 1, ld->file, &g->morph, NULL);
     }
-    join(at, path, "morphology");
+    hb_json_join(at, path, "morphology");
     if (!json_is_string(swc))
-        return fail_at(ld, at, "expected the path of an SWC file, found %s", kind_of(swc));
+        return hb_json_fail(ld, at, "expected the path of an SWC file, found %s", hb_json_kind(swc));
     const char *file = json_string_value(swc);
     char full[4096];
     if (file[0] == '/' || !ld->base_dir || !ld->base_dir[0]) snprintf(full, sizeof full, "%s", file);
@@ -321,7 +188,7 @@ static hb_status_t parse_geometry(loader_t *ld, const char *path, const json_t *
     hb_swc_options_default(&swc_opt);
     int units = 0;
     static const char *const unit_names[] = {"um", "nm", NULL};
-    hb_status_t status = get_choice(ld, path, cell, "units", unit_names, &units);
+    hb_status_t status = hb_json_choice(ld, path, cell, "units", unit_names, &units);
     if (status != HB_SUCCESS) return status;
     swc_opt.units = units ? HB_UNITS_NM : HB_UNITS_UM;
     status = hb_morph_load_swc(full, &swc_opt, &g->morph);
@@ -335,7 +202,7 @@ static hb_status_t parse_geometry(loader_t *ld, const char *path, const json_t *
 
 /* ---- discretisation and regions ---- */
 
-static hb_status_t parse_discretization(const loader_t *ld, const char *path, const json_t *cell,
+static hb_status_t parse_discretization(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                         hb_discretization_t *disc)
 {
     static const char *const keys[] = {"policy", "nseg", "max_length", "d_lambda", "frequency", "scheme", NULL};
@@ -346,22 +213,22 @@ static hb_status_t parse_discretization(const loader_t *ld, const char *path, co
     disc->count = 1;
     disc->scheme = HB_SCHEME_NEURON;
     hb_status_t status;
-    if ((status = get_number(ld, path, cell, "Ra", OPTIONAL, POSITIVE, &disc->ra_ohm_cm)) ||
-        (status = get_number(ld, path, cell, "cm", OPTIONAL, POSITIVE, &disc->cm_uf_cm2)))
+    if ((status = hb_json_number(ld, path, cell, "Ra", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->ra_ohm_cm)) ||
+        (status = hb_json_number(ld, path, cell, "cm", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->cm_uf_cm2)))
         return status;
     const json_t *d = json_object_get(cell, "discretization");
-    char at[PATH_MAX_LEN];
-    join(at, path, "discretization");
+    char at[HB_JSON_PATH];
+    hb_json_join(at, path, "discretization");
     if (!d) return HB_SUCCESS;
-    if ((status = need_object(ld, at, d)) || (status = check_keys(ld, at, d, keys))) return status;
+    if ((status = hb_json_need_object(ld, at, d)) || (status = hb_json_check_keys(ld, at, d, keys))) return status;
     int policy = 0, scheme = 1;
     long nseg = disc->count;
-    if ((status = get_choice(ld, at, d, "policy", policies, &policy)) ||
-        (status = get_choice(ld, at, d, "scheme", schemes, &scheme)) ||
-        (status = get_int(ld, at, d, "nseg", 1, 1000000, &nseg)) ||
-        (status = get_number(ld, at, d, "max_length", OPTIONAL, POSITIVE, &disc->max_length_um)) ||
-        (status = get_number(ld, at, d, "d_lambda", OPTIONAL, POSITIVE, &disc->d_lambda)) ||
-        (status = get_number(ld, at, d, "frequency", OPTIONAL, POSITIVE, &disc->frequency_hz)))
+    if ((status = hb_json_choice(ld, at, d, "policy", policies, &policy)) ||
+        (status = hb_json_choice(ld, at, d, "scheme", schemes, &scheme)) ||
+        (status = hb_json_int(ld, at, d, "nseg", 1, 1000000, &nseg)) ||
+        (status = hb_json_number(ld, at, d, "max_length", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->max_length_um)) ||
+        (status = hb_json_number(ld, at, d, "d_lambda", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->d_lambda)) ||
+        (status = hb_json_number(ld, at, d, "frequency", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->frequency_hz)))
         return status;
     static const hb_cpolicy_t policy_of[] = {HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_D_LAMBDA,
                                              HB_CPOLICY_PER_SEGMENT};
@@ -372,31 +239,31 @@ static hb_status_t parse_discretization(const loader_t *ld, const char *path, co
 }
 
 /* "regions": [{"region": R, "Ra": .., "cm": .., "nseg": ..}] into per-type overrides. */
-static hb_status_t parse_regions(const loader_t *ld, const char *path, const json_t *cell,
+static hb_status_t parse_regions(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                  hb_discretization_t *disc)
 {
     static const char *const keys[] = {"region", "Ra", "cm", "nseg", NULL};
     const json_t *list = json_object_get(cell, "regions");
-    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
-    join(at, path, "regions");
+    char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
+    hb_json_join(at, path, "regions");
     if (!list) return HB_SUCCESS;
-    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    if (!json_is_array(list)) return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
     size_t i;
     const json_t *r;
     hb_status_t status;
     json_array_foreach(list, i, r) {
-        join_index(item, at, i);
-        if ((status = need_object(ld, item, r)) || (status = check_keys(ld, item, r, keys))) return status;
+        hb_json_join_index(item, at, i);
+        if ((status = hb_json_need_object(ld, item, r)) || (status = hb_json_check_keys(ld, item, r, keys))) return status;
         int type = 0;
-        join(key, item, "region");
+        hb_json_join(key, item, "region");
         const json_t *name = json_object_get(r, "region");
-        if (!name) return fail_at(ld, key, "missing; expected a region name or SWC type");
+        if (!name) return hb_json_fail(ld, key, "missing; expected a region name or SWC type");
         if ((status = parse_region(ld, key, name, &type))) return status;
         double ra = 0.0, cm = 0.0;
         long nseg = 0;
-        if ((status = get_number(ld, item, r, "Ra", OPTIONAL, POSITIVE, &ra)) ||
-            (status = get_number(ld, item, r, "cm", OPTIONAL, POSITIVE, &cm)) ||
-            (status = get_int(ld, item, r, "nseg", 1, 1000000, &nseg)))
+        if ((status = hb_json_number(ld, item, r, "Ra", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &ra)) ||
+            (status = hb_json_number(ld, item, r, "cm", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &cm)) ||
+            (status = hb_json_int(ld, item, r, "nseg", 1, 1000000, &nseg)))
             return status;
         for (int t = 0; t < HB_SWC_TYPES; t++) {
             if (type != HB_REGION_ALL && t != type) continue;
@@ -410,58 +277,58 @@ static hb_status_t parse_regions(const loader_t *ld, const char *path, const jso
 
 /* ---- mechanisms, stimuli, probes ---- */
 
-static hb_status_t parse_mechanisms(const loader_t *ld, const char *path, const json_t *cell,
+static hb_status_t parse_mechanisms(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                     hb_model_t *model)
 {
     static const char *const pas_keys[] = {"name", "region", "g", "e", NULL};
     static const char *const hh_keys[] = {"name", "region", "gnabar", "gkbar", "gl", "el", "ena", "ek", NULL};
     const json_t *list = json_object_get(cell, "mechanisms");
-    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
-    join(at, path, "mechanisms");
+    char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
+    hb_json_join(at, path, "mechanisms");
     if (!list) return HB_SUCCESS;
-    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    if (!json_is_array(list)) return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
     size_t i;
     const json_t *mj;
     hb_status_t status;
     json_array_foreach(list, i, mj) {
-        join_index(item, at, i);
-        if ((status = need_object(ld, item, mj))) return status;
+        hb_json_join_index(item, at, i);
+        if ((status = hb_json_need_object(ld, item, mj))) return status;
         const json_t *name = json_object_get(mj, "name");
-        join(key, item, "name");
+        hb_json_join(key, item, "name");
         hb_mech_t mech;
         if (json_is_string(name) && strcmp(json_string_value(name), "pas") == 0) {
             hb_mech_default(HB_MECH_PAS, &mech);
-            if ((status = check_keys(ld, item, mj, pas_keys)) ||
-                (status = get_number(ld, item, mj, "g", OPTIONAL, NON_NEGATIVE, &mech.g_pas)) ||
-                (status = get_number(ld, item, mj, "e", OPTIONAL, ANY, &mech.e_pas)))
+            if ((status = hb_json_check_keys(ld, item, mj, pas_keys)) ||
+                (status = hb_json_number(ld, item, mj, "g", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.g_pas)) ||
+                (status = hb_json_number(ld, item, mj, "e", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.e_pas)))
                 return status;
         } else if (json_is_string(name) && strcmp(json_string_value(name), "hh") == 0) {
             hb_mech_default(HB_MECH_HH, &mech);
-            if ((status = check_keys(ld, item, mj, hh_keys)) ||
-                (status = get_number(ld, item, mj, "gnabar", OPTIONAL, NON_NEGATIVE, &mech.gnabar)) ||
-                (status = get_number(ld, item, mj, "gkbar", OPTIONAL, NON_NEGATIVE, &mech.gkbar)) ||
-                (status = get_number(ld, item, mj, "gl", OPTIONAL, NON_NEGATIVE, &mech.gl)) ||
-                (status = get_number(ld, item, mj, "el", OPTIONAL, ANY, &mech.el)) ||
-                (status = get_number(ld, item, mj, "ena", OPTIONAL, ANY, &mech.ena)) ||
-                (status = get_number(ld, item, mj, "ek", OPTIONAL, ANY, &mech.ek)))
+            if ((status = hb_json_check_keys(ld, item, mj, hh_keys)) ||
+                (status = hb_json_number(ld, item, mj, "gnabar", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.gnabar)) ||
+                (status = hb_json_number(ld, item, mj, "gkbar", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.gkbar)) ||
+                (status = hb_json_number(ld, item, mj, "gl", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.gl)) ||
+                (status = hb_json_number(ld, item, mj, "el", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.el)) ||
+                (status = hb_json_number(ld, item, mj, "ena", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.ena)) ||
+                (status = hb_json_number(ld, item, mj, "ek", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.ek)))
                 return status;
         } else if (json_is_string(name)) {
-            return fail_at(ld, key, "unknown mechanism \"%s\"; expected \"pas\" or \"hh\"",
+            return hb_json_fail(ld, key, "unknown mechanism \"%s\"; expected \"pas\" or \"hh\"",
                            json_string_value(name));
         } else {
-            return fail_at(ld, key, "%s; expected \"pas\" or \"hh\"",
-                           name ? kind_of(name) : "missing");
+            return hb_json_fail(ld, key, "%s; expected \"pas\" or \"hh\"",
+                           name ? hb_json_kind(name) : "missing");
         }
         int type = HB_REGION_ALL;
         const json_t *region = json_object_get(mj, "region");
-        join(key, item, "region");
+        hb_json_join(key, item, "region");
         if (region && (status = parse_region(ld, key, region, &type))) return status;
         if ((status = hb_model_insert(model, type, &mech))) return status;
     }
     return HB_SUCCESS;
 }
 
-static hb_status_t parse_location(const loader_t *ld, const char *path, const json_t *j,
+static hb_status_t parse_location(const hb_json_loader_t *ld, const char *path, const json_t *j,
                                   const geometry_t *g, hb_location_t *loc)
 {
     static const char *const keys_section[] = {"section", "x", NULL};
@@ -470,18 +337,18 @@ static hb_status_t parse_location(const loader_t *ld, const char *path, const js
     memset(loc, 0, sizeof *loc);
     const char *expect = "expected \"soma\", {\"sample\": ID}, {\"section\": NAME or INDEX, \"x\": 0..1} "
                          "or {\"node\": INDEX}";
-    char key[PATH_MAX_LEN];
+    char key[HB_JSON_PATH];
     hb_status_t status;
     if (json_is_string(j) && strcmp(json_string_value(j), "soma") == 0) {
         loc->kind = HB_LOC_SOMA;
         return HB_SUCCESS;
     }
-    if (!json_is_object(j)) return fail_at(ld, path, "%s, found %s", expect, kind_of(j));
+    if (!json_is_object(j)) return hb_json_fail(ld, path, "%s, found %s", expect, hb_json_kind(j));
     const json_t *sec = json_object_get(j, "section");
     if (json_object_get(j, "sample")) {
         long id = 0;
-        if ((status = check_keys(ld, path, j, keys_sample)) ||
-            (status = get_int(ld, path, j, "sample", 0, 0x7fffffffL, &id)))
+        if ((status = hb_json_check_keys(ld, path, j, keys_sample)) ||
+            (status = hb_json_int(ld, path, j, "sample", 0, 0x7fffffffL, &id)))
             return status;
         loc->kind = HB_LOC_SAMPLE;
         loc->sample = id;
@@ -489,39 +356,39 @@ static hb_status_t parse_location(const loader_t *ld, const char *path, const js
     }
     if (json_object_get(j, "node")) {
         long node = 0;
-        if ((status = check_keys(ld, path, j, keys_node)) ||
-            (status = get_int(ld, path, j, "node", 0, 0x7fffffffL, &node)))
+        if ((status = hb_json_check_keys(ld, path, j, keys_node)) ||
+            (status = hb_json_int(ld, path, j, "node", 0, 0x7fffffffL, &node)))
             return status;
         loc->kind = HB_LOC_NODE;
         loc->node = (int)node;
         return HB_SUCCESS;
     }
-    if (!sec) return fail_at(ld, path, "%s", expect);
-    if ((status = check_keys(ld, path, j, keys_section))) return status;
+    if (!sec) return hb_json_fail(ld, path, "%s", expect);
+    if ((status = hb_json_check_keys(ld, path, j, keys_section))) return status;
     loc->kind = HB_LOC_SECTION;
     loc->x = 0.5;
-    join(key, path, "section");
+    hb_json_join(key, path, "section");
     loc->section = -1;
     if (json_is_string(sec)) {
         for (int k = 0; k < g->n_specs && loc->section < 0; k++)
             if (strcmp(g->names[k], json_string_value(sec)) == 0) loc->section = g->map[k];
         if (loc->section < 0)
-            return fail_at(ld, key, "no section named \"%s\"", json_string_value(sec));
+            return hb_json_fail(ld, key, "no section named \"%s\"", json_string_value(sec));
     } else if (json_is_integer(sec) && json_integer_value(sec) >= 0 &&
                (g->n_specs == 0 || json_integer_value(sec) < g->n_specs)) {
         long s = (long)json_integer_value(sec);
         loc->section = g->n_specs ? g->map[s] : (int)(s > 0x7fffffffL ? -1 : s);
     } else {
-        return fail_at(ld, key, "expected a section name or index, found %s", kind_of(sec));
+        return hb_json_fail(ld, key, "expected a section name or index, found %s", hb_json_kind(sec));
     }
-    join(key, path, "x");
-    status = get_number(ld, path, j, "x", OPTIONAL, NON_NEGATIVE, &loc->x);
-    if (status == HB_SUCCESS && loc->x > 1.0) return fail_at(ld, key, "expected 0..1, found %g", loc->x);
+    hb_json_join(key, path, "x");
+    status = hb_json_number(ld, path, j, "x", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &loc->x);
+    if (status == HB_SUCCESS && loc->x > 1.0) return hb_json_fail(ld, key, "expected 0..1, found %g", loc->x);
     return status;
 }
 
 /* Library errors about a location get the key path in front. */
-static hb_status_t located(const loader_t *ld, const char *path, hb_status_t status)
+static hb_status_t located(const hb_json_loader_t *ld, const char *path, hb_status_t status)
 {
     if (status == HB_SUCCESS) return status;
     char msg[768];
@@ -529,32 +396,32 @@ static hb_status_t located(const loader_t *ld, const char *path, hb_status_t sta
     return hb_fail(status, "%s: %s: %s", ld->file, path, msg);
 }
 
-static hb_status_t parse_stimuli(const loader_t *ld, const char *path, const json_t *cell,
+static hb_status_t parse_stimuli(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                  const geometry_t *g, hb_model_t *model)
 {
     static const char *const keys[] = {"type", "at", "del", "dur", "amp", NULL};
     static const char *const types[] = {"iclamp", NULL};
     const json_t *list = json_object_get(cell, "stimuli");
-    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
-    join(at, path, "stimuli");
+    char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
+    hb_json_join(at, path, "stimuli");
     if (!list) return HB_SUCCESS;
-    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    if (!json_is_array(list)) return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
     size_t i;
     const json_t *sj;
     hb_status_t status;
     json_array_foreach(list, i, sj) {
-        join_index(item, at, i);
+        hb_json_join_index(item, at, i);
         int type = 0;
         double del = 0.0, dur = 0.0, amp = 0.0;
         hb_location_t loc;
-        join(key, item, "at");
-        if ((status = need_object(ld, item, sj)) || (status = check_keys(ld, item, sj, keys)) ||
-            (status = get_choice(ld, item, sj, "type", types, &type)) ||
-            (status = get_number(ld, item, sj, "del", REQUIRED, NON_NEGATIVE, &del)) ||
-            (status = get_number(ld, item, sj, "dur", REQUIRED, NON_NEGATIVE, &dur)) ||
-            (status = get_number(ld, item, sj, "amp", REQUIRED, ANY, &amp)))
+        hb_json_join(key, item, "at");
+        if ((status = hb_json_need_object(ld, item, sj)) || (status = hb_json_check_keys(ld, item, sj, keys)) ||
+            (status = hb_json_choice(ld, item, sj, "type", types, &type)) ||
+            (status = hb_json_number(ld, item, sj, "del", HB_JSON_REQUIRED, HB_JSON_NON_NEGATIVE, &del)) ||
+            (status = hb_json_number(ld, item, sj, "dur", HB_JSON_REQUIRED, HB_JSON_NON_NEGATIVE, &dur)) ||
+            (status = hb_json_number(ld, item, sj, "amp", HB_JSON_REQUIRED, HB_JSON_ANY, &amp)))
             return status;
-        if (!json_object_get(sj, "at")) return fail_at(ld, key, "missing; expected a location");
+        if (!json_object_get(sj, "at")) return hb_json_fail(ld, key, "missing; expected a location");
         if ((status = parse_location(ld, key, json_object_get(sj, "at"), g, &loc)) ||
             (status = located(ld, key, hb_model_add_iclamp(model, &loc, del, dur, amp))))
             return status;
@@ -562,39 +429,82 @@ static hb_status_t parse_stimuli(const loader_t *ld, const char *path, const jso
     return HB_SUCCESS;
 }
 
-static hb_status_t parse_probes(const loader_t *ld, const char *path, const json_t *cell,
+static hb_status_t parse_probes(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                 const geometry_t *g, hb_model_t *model)
 {
     static const char *const keys[] = {"name", "at", "spike_threshold", NULL};
     const json_t *list = json_object_get(cell, "probes");
-    char at[PATH_MAX_LEN], item[PATH_MAX_LEN], key[PATH_MAX_LEN];
-    join(at, path, "probes");
+    char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
+    hb_json_join(at, path, "probes");
     if (!list) return HB_SUCCESS;
-    if (!json_is_array(list)) return fail_at(ld, at, "expected an array, found %s", kind_of(list));
+    if (!json_is_array(list)) return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
     size_t i;
     const json_t *pj;
     hb_status_t status;
     json_array_foreach(list, i, pj) {
-        join_index(item, at, i);
+        hb_json_join_index(item, at, i);
         hb_probe_spec_t spec;
         memset(&spec, 0, sizeof spec);
-        if ((status = need_object(ld, item, pj)) || (status = check_keys(ld, item, pj, keys))) return status;
+        if ((status = hb_json_need_object(ld, item, pj)) || (status = hb_json_check_keys(ld, item, pj, keys))) return status;
         const json_t *name = json_object_get(pj, "name");
-        join(key, item, "name");
+        hb_json_join(key, item, "name");
         if (name && !json_is_string(name))
-            return fail_at(ld, key, "expected a string, found %s", kind_of(name));
+            return hb_json_fail(ld, key, "expected a string, found %s", hb_json_kind(name));
         if (name && (strchr(json_string_value(name), ',') || strchr(json_string_value(name), '\n')))
-            return fail_at(ld, key, "expected a name without commas or line breaks (a CSV column)");
+            return hb_json_fail(ld, key, "expected a name without commas or line breaks (a CSV column)");
         spec.name = name ? json_string_value(name) : NULL;
         if (json_object_get(pj, "spike_threshold")) {
             spec.detect_spikes = 1;
-            if ((status = get_number(ld, item, pj, "spike_threshold", REQUIRED, ANY, &spec.threshold_mv)))
+            if ((status = hb_json_number(ld, item, pj, "spike_threshold", HB_JSON_REQUIRED, HB_JSON_ANY, &spec.threshold_mv)))
                 return status;
         }
-        join(key, item, "at");
-        if (!json_object_get(pj, "at")) return fail_at(ld, key, "missing; expected a location");
+        hb_json_join(key, item, "at");
+        if (!json_object_get(pj, "at")) return hb_json_fail(ld, key, "missing; expected a location");
         if ((status = parse_location(ld, key, json_object_get(pj, "at"), g, &spec.where)) ||
             (status = located(ld, key, hb_model_add_probe(model, &spec, NULL))))
+            return status;
+    }
+    return HB_SUCCESS;
+}
+
+/* "synapses": [{"type": "expsyn" | "exp2syn", "at": LOCATION, "tau", "tau1", "tau2", "e"}],
+ * in file order: synapse k of the cell is a connection's "synapse": k. */
+static hb_status_t parse_synapses(const hb_json_loader_t *ld, const char *path, const json_t *cell,
+                                  const geometry_t *g, hb_model_t *model)
+{
+    static const char *const keys[] = {"type", "at", "tau", "tau1", "tau2", "e", NULL};
+    static const char *const types[] = {"expsyn", "exp2syn", NULL};
+    const json_t *list = json_object_get(cell, "synapses");
+    char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
+    hb_json_join(at, path, "synapses");
+    if (!list) return HB_SUCCESS;
+    if (!json_is_array(list))
+        return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
+    size_t i;
+    const json_t *sj;
+    hb_status_t status;
+    json_array_foreach(list, i, sj) {
+        hb_json_join_index(item, at, i);
+        int type = 0;
+        hb_synapse_t syn;
+        hb_location_t loc;
+        hb_json_join(key, item, "at");
+        if ((status = hb_json_need_object(ld, item, sj)) ||
+            (status = hb_json_check_keys(ld, item, sj, keys)) ||
+            (status = hb_json_choice(ld, item, sj, "type", types, &type)))
+            return status;
+        hb_synapse_default(type ? HB_SYN_EXP2 : HB_SYN_EXP, &syn);
+        if ((status = hb_json_number(ld, item, sj, "tau", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
+                                     &syn.tau_ms)) ||
+            (status = hb_json_number(ld, item, sj, "tau1", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
+                                     &syn.tau1_ms)) ||
+            (status = hb_json_number(ld, item, sj, "tau2", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
+                                     &syn.tau2_ms)) ||
+            (status = hb_json_number(ld, item, sj, "e", HB_JSON_OPTIONAL, HB_JSON_ANY, &syn.e_mv)))
+            return status;
+        if (!json_object_get(sj, "at")) return hb_json_fail(ld, key, "missing; expected a location");
+        if ((status = parse_location(ld, key, json_object_get(sj, "at"), g, &loc)) ||
+            (status = located(ld, item, hb_model_add_synapse(model, &loc, &syn, NULL))))
             return status;
     }
     return HB_SUCCESS;
@@ -611,23 +521,23 @@ static int own(void ***items, int *count, void *item)
 }
 
 /* One entry of "cells": appends `count` copies to cells[]. */
-static hb_status_t parse_cell(loader_t *ld, const char *path, const json_t *cell,
+hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                               hb_model_t ***cells, int *n_cells)
 {
     static const char *const keys[] = {"name", "count", "morphology", "units", "cable", "sections",
                                        "discretization", "Ra", "cm", "regions", "mechanisms",
-                                       "stimuli", "probes", NULL};
+                                       "stimuli", "probes", "synapses", NULL};
     hb_status_t status;
-    if ((status = need_object(ld, path, cell)) || (status = check_keys(ld, path, cell, keys))) return status;
+    if ((status = hb_json_need_object(ld, path, cell)) || (status = hb_json_check_keys(ld, path, cell, keys))) return status;
     const json_t *name = json_object_get(cell, "name");
     if (name && !json_is_string(name)) {
-        char key[PATH_MAX_LEN];
-        join(key, path, "name");
-        return fail_at(ld, key, "expected a string, found %s", kind_of(name));
+        char key[HB_JSON_PATH];
+        hb_json_join(key, path, "name");
+        return hb_json_fail(ld, key, "expected a string, found %s", hb_json_kind(name));
     }
     long count = 1;
     hb_discretization_t disc;
-    if ((status = get_int(ld, path, cell, "count", 1, 1000000, &count)) ||
+    if ((status = hb_json_int(ld, path, cell, "count", 1, 1000000, &count)) ||
         (status = parse_discretization(ld, path, cell, &disc)) ||
         (status = parse_regions(ld, path, cell, &disc)))
         return status;
@@ -645,8 +555,9 @@ static hb_status_t parse_cell(loader_t *ld, const char *path, const json_t *cell
         status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
     }
     if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, model)) == HB_SUCCESS &&
-        (status = parse_stimuli(ld, path, cell, &g, model)) == HB_SUCCESS)
-        status = parse_probes(ld, path, cell, &g, model);
+        (status = parse_stimuli(ld, path, cell, &g, model)) == HB_SUCCESS &&
+        (status = parse_probes(ld, path, cell, &g, model)) == HB_SUCCESS)
+        status = parse_synapses(ld, path, cell, &g, model);
     geometry_free(&g);
     if (status != HB_SUCCESS) return status;
     hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
@@ -656,7 +567,7 @@ static hb_status_t parse_cell(loader_t *ld, const char *path, const json_t *cell
     return HB_SUCCESS;
 }
 
-static hb_status_t parse_options(const loader_t *ld, const json_t *root, hb_sim_options_t *opt)
+hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root, hb_sim_options_t *opt)
 {
     static const char *const methods[] = {"euler", "cn", NULL};
     static const char *const rules[] = {"step", "interpolate", NULL};
@@ -664,18 +575,18 @@ static hb_status_t parse_options(const loader_t *ld, const json_t *root, hb_sim_
     hb_sim_options_default(opt);
     int method = 0, rule = 0, backend = 0;
     hb_status_t status;
-    if ((status = get_number(ld, "", root, "t_stop", REQUIRED, NON_NEGATIVE, &opt->t_stop_ms)) ||
-        (status = get_number(ld, "", root, "dt", OPTIONAL, POSITIVE, &opt->dt_ms)) ||
-        (status = get_number(ld, "", root, "v_init", OPTIONAL, ANY, &opt->v_init_mv)) ||
-        (status = get_number(ld, "", root, "celsius", OPTIONAL, ANY, &opt->celsius)) ||
-        (status = get_number(ld, "", root, "sample_dt", OPTIONAL, NON_NEGATIVE, &opt->sample_dt_ms)) ||
-        (status = get_choice(ld, "", root, "method", methods, &method)) ||
-        (status = get_choice(ld, "", root, "spike_time", rules, &rule)) ||
-        (status = get_choice(ld, "", root, "backend", backends, &backend)))
+    if ((status = hb_json_number(ld, "", root, "t_stop", HB_JSON_REQUIRED, HB_JSON_NON_NEGATIVE, &opt->t_stop_ms)) ||
+        (status = hb_json_number(ld, "", root, "dt", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &opt->dt_ms)) ||
+        (status = hb_json_number(ld, "", root, "v_init", HB_JSON_OPTIONAL, HB_JSON_ANY, &opt->v_init_mv)) ||
+        (status = hb_json_number(ld, "", root, "celsius", HB_JSON_OPTIONAL, HB_JSON_ANY, &opt->celsius)) ||
+        (status = hb_json_number(ld, "", root, "sample_dt", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &opt->sample_dt_ms)) ||
+        (status = hb_json_choice(ld, "", root, "method", methods, &method)) ||
+        (status = hb_json_choice(ld, "", root, "spike_time", rules, &rule)) ||
+        (status = hb_json_choice(ld, "", root, "backend", backends, &backend)))
         return status;
     const json_t *table = json_object_get(root, "hh_table");
     if (table && !json_is_boolean(table))
-        return fail_at(ld, "hh_table", "expected true or false, found %s", kind_of(table));
+        return hb_json_fail(ld, "hh_table", "expected true or false, found %s", hb_json_kind(table));
     opt->hh_table = table ? json_is_true(table) : 1;
     opt->method = method ? HB_METHOD_CN : HB_METHOD_EULER;
     opt->spike_time = rule ? HB_SPIKE_INTERPOLATE : HB_SPIKE_STEP;
@@ -683,29 +594,29 @@ static hb_status_t parse_options(const loader_t *ld, const json_t *root, hb_sim_
     return HB_SUCCESS;
 }
 
-static hb_status_t load(loader_t *ld, const json_t *root, hb_sim_t **sim)
+static hb_status_t load(hb_json_loader_t *ld, const json_t *root, hb_sim_t **sim)
 {
     static const char *const keys[] = {"t_stop", "dt", "v_init", "celsius", "sample_dt", "method",
                                        "spike_time", "backend", "hh_table", "cells", NULL};
     hb_status_t status;
     if (!json_is_object(root))
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: expected an object at the top, found %s", ld->file,
-                       kind_of(root));
-    if ((status = check_keys(ld, "", root, keys))) return status;
+                       hb_json_kind(root));
+    if ((status = hb_json_check_keys(ld, "", root, keys))) return status;
     hb_sim_options_t opt;
-    if ((status = parse_options(ld, root, &opt))) return status;
+    if ((status = hb_sim_json_options(ld, root, &opt))) return status;
     const json_t *cells = json_object_get(root, "cells");
     if (!json_is_array(cells) || json_array_size(cells) == 0)
-        return fail_at(ld, "cells", "expected a non-empty array of cells, found %s",
-                       !cells ? "nothing" : json_is_array(cells) ? "an empty array" : kind_of(cells));
+        return hb_json_fail(ld, "cells", "expected a non-empty array of cells, found %s",
+                       !cells ? "nothing" : json_is_array(cells) ? "an empty array" : hb_json_kind(cells));
     hb_model_t **list = NULL;
     int n = 0;
     size_t i;
     const json_t *cell;
     json_array_foreach(cells, i, cell) {
-        char at[PATH_MAX_LEN];
-        join_index(at, "cells", i);
-        if ((status = parse_cell(ld, at, cell, &list, &n)) != HB_SUCCESS) break;
+        char at[HB_JSON_PATH];
+        hb_json_join_index(at, "cells", i);
+        if ((status = hb_sim_json_cell(ld, at, cell, &list, &n)) != HB_SUCCESS) break;
     }
     if (status == HB_SUCCESS) status = hb_sim_create(list, n, &opt, sim);
     if (status == HB_SUCCESS) hb_sim_adopt(*sim, &ld->owned);
@@ -713,7 +624,7 @@ static hb_status_t load(loader_t *ld, const json_t *root, hb_sim_t **sim)
     return status;
 }
 
-static hb_status_t finish(loader_t *ld, json_t *root, const json_error_t *err, hb_sim_t **sim)
+static hb_status_t finish(hb_json_loader_t *ld, json_t *root, const json_error_t *err, hb_sim_t **sim)
 {
     hb_status_t status;
     if (!root) {
@@ -733,7 +644,7 @@ hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: sim is NULL");
     *sim = NULL;
     if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: text is NULL");
-    loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}};
+    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}};
     json_error_t err;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     return finish(&ld, root, &err, sim);
@@ -752,7 +663,7 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim)
     else snprintf(dir, sizeof dir, ".");
     FILE *f = fopen(path, "rb");
     if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    loader_t ld = {path, dir, {0, 0, NULL, NULL}};
+    hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL}};
     json_error_t err;
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
     fclose(f);

@@ -1,0 +1,128 @@
+/* The JSON loaders' shared helpers (sim/json_util.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/json_util.h"
+
+const char *hb_json_kind(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+hb_status_t hb_json_fail(const hb_json_loader_t *ld, const char *path, const char *fmt, ...)
+{
+    char what[768];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(what, sizeof what, fmt, args);
+    va_end(args);
+    return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s: %s", ld->file, path, what);
+}
+
+/* Marks a cut path ("...") when snprintf ran out of room. */
+static void mark_cut(char *out, int written)
+{
+    if (written < 0 || written >= HB_JSON_PATH) memcpy(out + HB_JSON_PATH - 4, "...", 4);
+}
+
+/* "cells[0]" + ".mechanisms" etc. */
+void hb_json_join(char *out, const char *path, const char *key)
+{
+    mark_cut(out, snprintf(out, HB_JSON_PATH, "%s%s%s", path, path[0] ? "." : "", key));
+}
+
+void hb_json_join_index(char *out, const char *path, size_t index)
+{
+    mark_cut(out, snprintf(out, HB_JSON_PATH, "%s[%zu]", path, index));
+}
+
+/* Every key of `obj` must be in the NULL-terminated list `allowed`. */
+hb_status_t hb_json_check_keys(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                              const char *const *allowed)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        int known = 0;
+        for (const char *const *a = allowed; *a && !known; a++) known = strcmp(key, *a) == 0;
+        if (!known) {
+            char list[512] = "";
+            for (const char *const *a = allowed; *a; a++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+            char at[HB_JSON_PATH];
+            hb_json_join(at, path, key);
+            return hb_json_fail(ld, at, "unknown key; expected one of: %s", list);
+        }
+    }
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_json_need_object(const hb_json_loader_t *ld, const char *path, const json_t *j)
+{
+    if (!json_is_object(j)) return hb_json_fail(ld, path, "expected an object, found %s", hb_json_kind(j));
+    return HB_SUCCESS;
+}
+
+
+/* obj[key] as a finite number in `range`; *out keeps its value when optional and absent. */
+hb_status_t hb_json_number(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                              const char *key, int required, hb_json_range_t range, double *out)
+{
+    char at[HB_JSON_PATH];
+    hb_json_join(at, path, key);
+    const json_t *j = json_object_get(obj, key);
+    static const char *const expect[] = {"a number", "a number > 0", "a number >= 0"};
+    if (!j) return required ? hb_json_fail(ld, at, "missing; expected %s", expect[range]) : HB_SUCCESS;
+    if (!json_is_number(j)) return hb_json_fail(ld, at, "expected %s, found %s", expect[range], hb_json_kind(j));
+    double x = json_number_value(j);
+    if (!isfinite(x) || (range == HB_JSON_POSITIVE && !(x > 0.0)) || (range == HB_JSON_NON_NEGATIVE && !(x >= 0.0)))
+        return hb_json_fail(ld, at, "expected %s, found %g", expect[range], x);
+    *out = x;
+    return HB_SUCCESS;
+}
+
+/* obj[key] as an integer in [lo, hi]. */
+hb_status_t hb_json_int(const hb_json_loader_t *ld, const char *path, const json_t *obj, const char *key,
+                           long lo, long hi, long *out)
+{
+    char at[HB_JSON_PATH];
+    hb_json_join(at, path, key);
+    const json_t *j = json_object_get(obj, key);
+    if (!j) return HB_SUCCESS;
+    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
+        return hb_json_fail(ld, at, "expected an integer from %ld to %ld, found %s", lo, hi,
+                       json_is_integer(j) ? "a number outside" : hb_json_kind(j));
+    *out = (long)json_integer_value(j);
+    return HB_SUCCESS;
+}
+
+/* obj[key] as one of `names` (NULL-terminated); *out is its index. */
+hb_status_t hb_json_choice(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                              const char *key, const char *const *names, int *out)
+{
+    char at[HB_JSON_PATH], list[256] = "";
+    hb_json_join(at, path, key);
+    const json_t *j = json_object_get(obj, key);
+    if (!j) return HB_SUCCESS;
+    for (int k = 0; names[k]; k++) {
+        if (json_is_string(j) && strcmp(json_string_value(j), names[k]) == 0) {
+            *out = k;
+            return HB_SUCCESS;
+        }
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", k ? ", " : "", names[k]);
+    }
+    if (json_is_string(j)) return hb_json_fail(ld, at, "expected one of %s, found \"%s\"", list, json_string_value(j));
+    return hb_json_fail(ld, at, "expected one of %s, found %s", list, hb_json_kind(j));
+}

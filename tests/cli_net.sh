@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# hinesbatch run on network files: the example ring network's spikes (format, order, the
+# rings' timing), the same spikes on 2 and 3 MPI ranks, an unwritable output directory refused
+# before the run, and malformed networks refused by key path. Usage: cli_net.sh HINESBATCH DATA
+set -u
+bin=$1
+examples=$(cd "$(dirname "$0")/../examples" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib_cli.sh"
+
+expect_status 0 "ring network" -- "$bin" run "$examples/ring_network.json" -o "$tmp/one"
+expect_grep "$tmp/out" "network, 1 rank, min delay 1 ms" "summary"
+spikes=$tmp/one/spikes.dat
+# 'gid time' lines, ordered by time then gid; the four kicks at 1 ms first
+awk 'NF != 2 || $1 !~ /^[0-9]+$/ { exit 1 }
+     NR > 1 && ($2 < t || ($2 == t && $1 <= g)) { exit 1 } { t = $2; g = $1 }' "$spikes" && ok ||
+    bad "spikes.dat is not 'gid time' ordered by time, then gid"
+[ "$(head -4 "$spikes" | tr '\n' ' ')" = "64 1 65 1 66 1 67 1 " ] && ok || bad "the kicks: $(head -4 "$spikes")"
+# each ring's first cell fires after its kick (1 ms + 1 ms delay), then every cell of the ring
+# in order, 5 ms apart plus the time to fire
+for first in 0 16 32 48; do
+    awk -v f=$first '$1 >= f && $1 < f + 16 { n++; if (n <= 16 && $1 != f + n - 1) bad = 1 }
+                     END { exit bad || n < 17 }' "$spikes" && ok || bad "ring from gid $first out of order"
+done
+
+# The same spikes on 2 and 3 ranks (Open MPI as root, oversubscribed).
+if command -v mpirun > /dev/null; then
+    for n in 2 3; do
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+            OMPI_MCA_mpi_yield_when_idle=1 \
+            expect_status 0 "ring network on $n ranks" -- mpirun -np $n "$bin" run \
+            "$examples/ring_network.json" -o "$tmp/r$n" --quiet
+        cmp -s "$spikes" "$tmp/r$n/spikes.dat" && ok || bad "$n ranks: spikes.dat differs from 1 rank"
+    done
+fi
+
+# An output directory that cannot be written: refused before the run.
+touch "$tmp/file"
+expect_status 1 "unwritable output" -- "$bin" run "$examples/ring_network.json" -o "$tmp/file/out"
+expect_grep "$tmp/err" "cannot create the output directory" "unwritable output message"
+
+# Malformed networks: exit 1, the key path or the connection named.
+net() { # FILE NETWORK-JSON
+    sed -e '/"network": {/,$d' "$examples/ring_network.json" > "$1"
+    printf '  "network": %s\n}\n' "$2" >> "$1"
+}
+net "$tmp/deg.json" '{"random": [{"targets": [0, 64], "sources": [0, 64], "in_degree": 64, "weight": 0, "delay": 5}]}'
+expect_status 1 "in-degree too large" -- "$bin" run "$tmp/deg.json" -o "$tmp/x"
+expect_grep "$tmp/err" "network.random\[0\].in_degree: 64 distinct sources asked of 63 candidates" "in-degree message"
+net "$tmp/gid.json" '{"connections": [{"source": 99, "target": 0, "weight": 0.1, "delay": 5}]}'
+expect_status 1 "unknown source gid" -- "$bin" run "$tmp/gid.json" -o "$tmp/x"
+expect_grep "$tmp/err" "network.connections\[0\].source: expected an integer from 0 to 63" "source gid message"
+net "$tmp/syn.json" '{"connections": [{"source": 1, "target": 0, "synapse": 5, "weight": 0.1, "delay": 5}]}'
+expect_status 1 "unknown synapse" -- "$bin" run "$tmp/syn.json" -o "$tmp/x"
+expect_grep "$tmp/err" "connection 0 of gid 0 (from gid 1): synapse 5 does not exist (the cell has 2)" "synapse message"
+net "$tmp/delay.json" '{"connections": [{"source": 1, "target": 0, "weight": 0.1, "delay": 0.01}]}'
+expect_status 1 "delay below dt" -- "$bin" run "$tmp/delay.json" -o "$tmp/x"
+expect_grep "$tmp/err" "delay 0.01 ms; expected a finite delay of at least one step (dt = 0.025 ms)" "delay message"
+net "$tmp/key.json" '{"rings": []}'
+expect_status 1 "unknown key" -- "$bin" run "$tmp/key.json" -o "$tmp/x"
+expect_grep "$tmp/err" "network.rings: unknown key; expected one of: sources, connections, ring, random" "unknown key message"
+printf '{"t_stop": 10, "cells": [], "network": {}}' > "$tmp/empty.json"
+expect_status 1 "no cells" -- "$bin" run "$tmp/empty.json" -o "$tmp/x"
+expect_grep "$tmp/err" "no cells and no sources" "no cells message"
+[ ! -e "$tmp/x/spikes.dat" ] && ok || bad "spikes written for a bad network"
+
+echo "cli_net: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
