@@ -785,8 +785,34 @@ hb_status_t hb_net_destroy(hb_net_t *net);
  * order, copies included), then "network": spike sources, explicit connections and builders
  * (ring, random). The network owns what it loaded. */
 hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net);
-/* Runs from t = 0 (NEURON's finitialize) to t_stop. */
+/* t = 0 (NEURON's finitialize): states, spike sources, no spikes, no events. */
+hb_status_t hb_net_init(hb_net_t *net);
+/* Whole epochs until t >= t_ms (or t_stop): a caller may write the spikes between calls. Every
+ * rank must ask for the same t. After a failure, hb_net_init before the next advance. */
+hb_status_t hb_net_advance(hb_net_t *net, double t_ms);
+/* hb_net_init, then hb_net_advance to t_stop. */
 hb_status_t hb_net_run(hb_net_t *net);
+double hb_net_time(const hb_net_t *net);      /* [ms] */
+double hb_net_stop_time(const hb_net_t *net); /* t_stop [ms] */
+double hb_net_dt(const hb_net_t *net);        /* [ms] */
+
+/* Wall time per phase on this rank since hb_net_init [s]. */
+typedef struct {
+    double build_s;    /* hb_net_create: recipe, connections, simulation */
+    double init_s;     /* hb_net_init */
+    double update_s;   /* the cells' steps */
+    double detect_s;   /* reading the detectors */
+    double deliver_s;  /* events: made from spikes, delivered to synapses */
+    double exchange_s; /* gathering the spikes of all ranks, waiting for them included */
+    uint32_t local_cells;
+    size_t local_connections;
+    size_t spikes;     /* of the whole network */
+    long max_rss_kb;   /* the process's peak resident memory [KiB] (0 where unknown) */
+} hb_net_stats_t;
+
+hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);
+/* Every rank's (collective): per_rank[r] for each rank r of the communicator. */
+hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 /* Every spike of the network so far (each rank holds all of them), ordered by time, then
  * gid; valid until the next call on the network. */
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);

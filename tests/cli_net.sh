@@ -11,6 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 expect_status 0 "ring network" -- "$bin" run "$examples/ring_network.json" -o "$tmp/one"
 expect_grep "$tmp/out" "network, 1 rank, min delay 1 ms" "summary"
+expect_grep "$tmp/one/summary.json" '"ranks": 1, "cells": 68, "spikes": 140' "summary.json totals"
+expect_grep "$tmp/one/summary.json" '"update_s": [0-9.]*, "detect_s"' "summary.json phases"
 spikes=$tmp/one/spikes.dat
 # 'gid time' lines, ordered by time then gid; the four kicks at 1 ms first
 awk 'NF != 2 || $1 !~ /^[0-9]+$/ { exit 1 }
@@ -24,14 +26,16 @@ for first in 0 16 32 48; do
                      END { exit bad || n < 17 }' "$spikes" && ok || bad "ring from gid $first out of order"
 done
 
-# The same spikes on 2 and 3 ranks (Open MPI as root, oversubscribed).
-if command -v mpirun > /dev/null; then
+# The same spikes on 2 and 3 ranks (Open MPI as root, oversubscribed), where this build has MPI.
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
     for n in 2 3; do
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
             OMPI_MCA_mpi_yield_when_idle=1 \
             expect_status 0 "ring network on $n ranks" -- mpirun -np $n "$bin" run \
             "$examples/ring_network.json" -o "$tmp/r$n" --quiet
         cmp -s "$spikes" "$tmp/r$n/spikes.dat" && ok || bad "$n ranks: spikes.dat differs from 1 rank"
+        expect_grep "$tmp/r$n/summary.json" "\"ranks\": $n" "summary.json on $n ranks"
     done
 fi
 

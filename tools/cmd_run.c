@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <math.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -20,7 +23,11 @@ static const char usage_run[] =
     "A file with a \"network\" object is a network (docs/network.md): its cells, spike\n"
     "sources and connections run on all ranks of the MPI job (mpirun) or alone, and\n"
     "rank 0 writes\n"
-    "  DIR/spikes.dat   'gid time' lines ordered by time, then gid (NEURON's out.dat)\n"
+    "  DIR/spikes.dat   'gid time' lines ordered by time, then gid (NEURON's out.dat),\n"
+    "                   written as the run goes\n"
+    "  DIR/summary.json cells, spikes, wall time, memory per cell, and every rank's time\n"
+    "                   per phase (build, init, update, detect, deliver, exchange)\n"
+    "with a progress line on a terminal (stderr),\n"
     "and prints a summary. Morphology paths are relative to the model file. The output\n"
     "directory is created and checked before the simulation starts.\n"
     "\n"
@@ -65,6 +72,58 @@ static int is_network(const char *path)
     return yes;
 }
 
+/* Every rank's phases into DIR/summary.json (rank 0 writes). */
+static int write_summary(const char *path, const char *model, hb_net_t *net, hb_comm_t *comm,
+                         double wall_s, const hb_sim_options_t *opt)
+{
+    const int size = hb_comm_size(comm);
+    hb_net_stats_t *all = malloc((size_t)size * sizeof *all);
+    if (!all) return cli_fail("run", "out of memory");
+    hb_status_t status = hb_net_stats_all(net, all);
+    int rc = 0;
+    if (status != HB_SUCCESS) rc = cli_fail_status("run", status);
+    FILE *f = rc == 0 && hb_comm_rank(comm) == 0 ? fopen(path, "w") : NULL;
+    if (rc == 0 && hb_comm_rank(comm) == 0 && !f)
+        rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    if (f) {
+        size_t cells = 0;
+        long rss = 0;
+        for (int r = 0; r < size; r++) {
+            cells += all[r].local_cells;
+            rss += all[r].max_rss_kb;
+        }
+        fprintf(f, "{\"model\": \"%s\", \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
+                "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
+                "\"wall_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n \"per_rank\": [", model, size,
+                cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
+                hb_net_epoch_steps(net), wall_s, cells ? (double)rss / (double)cells : 0.0);
+        for (int r = 0; r < size; r++) {
+            const hb_net_stats_t *a = &all[r];
+            fprintf(f, "%s\n  {\"rank\": %d, \"cells\": %u, \"connections\": %zu, "
+                    "\"build_s\": %.6f, \"init_s\": %.6f, \"update_s\": %.6f, \"detect_s\": %.6f, "
+                    "\"deliver_s\": %.6f, \"exchange_s\": %.6f, \"max_rss_kib\": %ld}",
+                    r ? "," : "", r, a->local_cells, a->local_connections, a->build_s, a->init_s,
+                    a->update_s, a->detect_s, a->deliver_s, a->exchange_s, a->max_rss_kb);
+        }
+        fprintf(f, "\n]}\n");
+        if (fclose(f) != 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    }
+    free(all);
+    return rc;
+}
+
+/* Spikes [*written, n) appended: a run cut short keeps what it computed. */
+static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written)
+{
+    const hb_spike_t *spikes;
+    size_t n;
+    hb_net_spikes(net, &spikes, &n);
+    for (; *written < n; ++*written)
+        fprintf(f, "%u %.10g\n", spikes[*written].gid, spikes[*written].time_ms);
+    if (fflush(f) != 0) return cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    return 0;
+}
+
 static int run_network(const char *model, const char *out, int quiet)
 {
     hb_comm_t *comm = NULL;
@@ -72,31 +131,53 @@ static int run_network(const char *model, const char *out, int quiet)
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
     const int rank = hb_comm_rank(comm);
     hb_net_t *net = NULL;
+    FILE *f = NULL;
+    char path[4200], summary[4200];
+    snprintf(path, sizeof path, "%s/spikes.dat", out);
+    snprintf(summary, sizeof summary, "%s/summary.json", out);
     int rc = check_output(out); /* on every rank: all fail alike, none left in a collective */
     if (rc == 0) status = hb_net_load_json(model, comm, &net);
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
-    const double start = cli_now_seconds();
-    if (rc == 0 && (status = hb_net_run(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
-    const double seconds = cli_now_seconds() - start;
-    if (rc == 0 && rank == 0) {
-        const hb_spike_t *spikes;
-        size_t n;
-        hb_net_spikes(net, &spikes, &n);
-        char path[4200];
-        snprintf(path, sizeof path, "%s/spikes.dat", out);
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
-        } else {
-            for (size_t k = 0; k < n; k++) fprintf(f, "%u %.10g\n", spikes[k].gid, spikes[k].time_ms);
-            if (fclose(f) != 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
-        }
-        if (rc == 0 && !quiet)
-            printf("%s: network, %d rank%s, min delay %g ms (epochs of %d steps): %zu spikes in "
-                   "%.3f s\nwrote %s\n", model, hb_comm_size(comm),
-                   hb_comm_size(comm) == 1 ? "" : "s", hb_net_min_delay(net),
-                   hb_net_epoch_steps(net), n, seconds, path);
+    if (rc == 0 && rank == 0 && !(f = fopen(path, "w")))
+        rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    hb_sim_options_t opt;
+    memset(&opt, 0, sizeof opt);
+    if (rc == 0) {
+        status = hb_net_init(net);
+        if (status != HB_SUCCESS) rc = cli_fail_status("run", status);
     }
+    const double start = cli_now_seconds();
+    const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
+    size_t written = 0;
+    double t_stop = 0.0;
+    if (rc == 0) {
+        t_stop = hb_net_stop_time(net);
+        opt.t_stop_ms = t_stop;
+        opt.dt_ms = hb_net_dt(net);
+    }
+    /* chunks of about 1% of the run, whole epochs: progress and spikes on disk as it goes */
+    const double chunk = fmax(t_stop / 100.0, hb_net_epoch_steps(net) * opt.dt_ms);
+    while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
+        if ((status = hb_net_advance(net, hb_net_time(net) + chunk)) != HB_SUCCESS) {
+            rc = cli_fail_status("run", status);
+            break;
+        }
+        if (f) rc = write_spikes(f, path, net, &written);
+        if (progress) {
+            const double wall = cli_now_seconds() - start, t = hb_net_time(net);
+            fprintf(stderr, "\r  t = %.1f / %.1f ms, %.1f s, %.1f ms/s, ETA %.0f s   ", t, t_stop,
+                    wall, wall > 0 ? t / wall : 0.0, t > 0 ? wall * (t_stop - t) / t : 0.0);
+        }
+    }
+    if (progress) fputc('\n', stderr);
+    const double seconds = cli_now_seconds() - start;
+    if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, &opt);
+    if (rc == 0 && rank == 0 && !quiet)
+        printf("%s: network, %d rank%s, min delay %g ms (epochs of %d steps): %zu spikes in "
+               "%.3f s\nwrote %s and %s\n", model, hb_comm_size(comm),
+               hb_comm_size(comm) == 1 ? "" : "s", hb_net_min_delay(net), hb_net_epoch_steps(net),
+               written, seconds, path, summary);
     hb_net_destroy(net);
     hb_comm_destroy(comm);
     return rc;

@@ -16,7 +16,7 @@ typedef struct {
 static const command_t commands[] = {
     {"info", cli_command_info, "describe a morphology and its compartments"},
     {"solve", cli_command_solve, "solve a batch of Hines systems built from a morphology"},
-    {"run", cli_command_run, "simulate a JSON model file (cells, mechanisms, stimuli, probes)"},
+    {"run", cli_command_run, "simulate a JSON model file: cells, or a network (mpirun for ranks)"},
     {"bench", cli_command_bench, "benchmarks against the paper, peers and the hardware"},
 };
 
@@ -42,7 +42,12 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(name, "--version") == 0) {
-        printf("hinesbatch %d.%d.%d\n", HB_VERSION_MAJOR, HB_VERSION_MINOR, HB_VERSION_PATCH);
+        /* and what this build can use: backends and the MPI communicator */
+        printf("hinesbatch %d.%d.%d (backends: seq%s%s; communicators: serial%s)\n",
+               HB_VERSION_MAJOR, HB_VERSION_MINOR, HB_VERSION_PATCH,
+               hb_backend_available(HB_BACKEND_OMP) ? ", omp" : "",
+               hb_backend_available(HB_BACKEND_CUDA) ? ", cuda" : "",
+               hb_comm_available(HB_COMM_MPI) ? ", mpi" : "");
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -207,6 +207,7 @@ hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
                        options->t_stop_ms);
     hb_net_t *net = calloc(1, sizeof *net);
     if (!net) return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory");
+    const double t0 = hb_clock_seconds();
     net->recipe = *recipe;
     net->comm = comm;
     net->opt = *options;
@@ -222,6 +223,7 @@ hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
         hb_net_destroy(net);
         return status;
     }
+    net->build_s = hb_clock_seconds() - t0;
     *out = net;
     return HB_SUCCESS;
 }

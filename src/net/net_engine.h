@@ -61,6 +61,9 @@ struct hb_net {
     int *counts, *displs;        /* per rank, for the exchange */
     void *owned;                 /* what the recipe reads (a loaded file), freed with the net */
     void (*owned_free)(void *);
+    hb_net_stats_t stats;        /* this run's, on this rank */
+    double build_s;              /* hb_net_create's time [s] */
+    int initialised;
     double min_delay;            /* [ms] */
     int epoch_steps;
     long total_steps, step;

@@ -8,9 +8,11 @@
  * step are delivered ordered by (cell, synapse, time, weight): the same order on any rank and
  * thread count, so the same sums and the same spikes.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common/philox.h"
 #include "common/status.h"
@@ -87,18 +89,26 @@ hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_e
 }
 
 /* Gathers every rank's spikes of the epoch, in order, after net->spikes. */
-static hb_status_t exchange(hb_net_t *net, size_t *first_new, size_t *n_new)
+static hb_status_t exchange(hb_net_t *net, int failing, size_t *first_new, size_t *n_new,
+                            int *failed)
 {
     hb_comm_t *comm = net->comm;
-    if (net->n_local > (size_t)0x7fffffff)
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch on one rank",
-                       net->n_local);
-    hb_status_t status = comm->ops->allgather_int(comm->state, (int)net->n_local, net->counts);
+    *failed = 0;
+    if (net->n_local > (size_t)0x7fffffff) failing = 1;
+    /* the counts carry the failures: -1 from a rank that failed */
+    hb_status_t status = comm->ops->allgather_int(comm->state, failing ? -1 : (int)net->n_local,
+                                                  net->counts);
     if (status != HB_SUCCESS) return status;
     size_t total = 0;
     for (int r = 0; r < comm->size; r++) {
+        *failed |= net->counts[r] < 0;
+        if (net->counts[r] < 0) net->counts[r] = 0;
         net->displs[r] = (int)total;
         total += (size_t)net->counts[r];
+    }
+    if (*failed) {
+        net->n_local = 0;
+        return HB_SUCCESS;
     }
     if (total > (size_t)0x7fffffff)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", total);
@@ -151,6 +161,7 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
     size_t next = 0;
     hb_status_t status = HB_SUCCESS;
     for (long n = s0; n < s1 && status == HB_SUCCESS; n++) {
+        const double t0 = hb_clock_seconds();
         for (; next < net->n_pending && net->pending[next].step <= n && status == HB_SUCCESS;
              next++) {
             const hb_net_event_t *ev = &net->pending[next];
@@ -160,7 +171,11 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
                                net->epoch_steps, net->min_delay);
             status = hb_sim_deliver(net->sim, ev->cell, ev->synapse, ev->weight);
         }
+        net->stats.deliver_s += hb_clock_seconds() - t0;
+        const double t1 = hb_clock_seconds();
         if (status == HB_SUCCESS) status = hb_sim_advance(net->sim, 1);
+        const double t2 = hb_clock_seconds();
+        net->stats.update_s += t2 - t1;
         for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++) {
             if (net->detector[c] < 0) continue;
             const double *t;
@@ -169,6 +184,7 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
             for (; net->seen[c] < count && status == HB_SUCCESS; net->seen[c]++)
                 status = push_local(net, t[net->seen[c]], net->cable_gid[c]);
         }
+        net->stats.detect_s += hb_clock_seconds() - t2;
     }
     /* the delivered events leave the queue */
     if (next) {
@@ -178,38 +194,104 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
     return status;
 }
 
-hb_status_t hb_net_run(hb_net_t *net)
+hb_status_t hb_net_init(hb_net_t *net)
 {
     hb_clear_error();
-    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_run: net is NULL");
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_init: net is NULL");
+    const double t0 = hb_clock_seconds();
     hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
     net->n_spikes = net->n_local = net->n_pending = 0;
+    net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
     for (int s = 0; s < net->n_sources; s++) hb_net_source_reset(&net->sources[s]);
+    memset(&net->stats, 0, sizeof net->stats);
+    net->stats.build_s = net->build_s;
+    net->stats.init_s = hb_clock_seconds() - t0;
+    net->initialised = status == HB_SUCCESS;
+    return status;
+}
+
+/* One epoch [s0, s1) and its exchange. A failing rank still takes part in the exchange, with
+ * a count of -1, so that no rank waits for ever and every rank learns of the failure. */
+static hb_status_t epoch(hb_net_t *net, long s0, long s1)
+{
     const double dt = net->opt.dt_ms;
-    for (long s0 = 0; s0 < net->total_steps || s0 == 0; s0 += net->epoch_steps) {
-        long s1 = s0 + net->epoch_steps;
+    hb_status_t status = HB_SUCCESS;
+    if (net->sim) status = integrate(net, s0, s1);
+    for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
+        status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * dt);
+    size_t first = 0, n = 0;
+    int failed = 0;
+    double t = hb_clock_seconds();
+    const hb_status_t ex = exchange(net, status != HB_SUCCESS, &first, &n, &failed);
+    net->stats.exchange_s += hb_clock_seconds() - t;
+    if (status != HB_SUCCESS) return status;
+    if (ex != HB_SUCCESS) return ex;
+    if (failed)
+        return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed between t = %g and %g ms",
+                       (double)s0 * dt, (double)s1 * dt);
+    t = hb_clock_seconds();
+    status = make_events(net, first, n);
+    net->stats.deliver_s += hb_clock_seconds() - t;
+    net->step = s1;
+    return status;
+}
+
+hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
+{
+    hb_clear_error();
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_advance: net is NULL");
+    if (!net->initialised) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_advance: call "
+                                          "hb_net_init first");
+    if (!(t_ms >= 0.0)) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_advance: t = %g ms", t_ms);
+    /* whole epochs up to t (every rank the same), never past t_stop */
+    long until = (long)ceil(t_ms / net->opt.dt_ms - 1e-9);
+    if (until > net->total_steps) until = net->total_steps;
+    hb_status_t status = HB_SUCCESS;
+    while (net->step < until && status == HB_SUCCESS) {
+        long s1 = net->step + net->epoch_steps;
         if (s1 > net->total_steps) s1 = net->total_steps;
-        if (status == HB_SUCCESS && net->sim) status = integrate(net, s0, s1);
-        for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
-            status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * dt);
-        /* Every rank takes part in every exchange, a failing one with no spikes, so that no
-         * rank waits for ever; the failure is then agreed on. */
-        if (status != HB_SUCCESS) net->n_local = 0;
-        size_t first = 0, n = 0;
-        const hb_status_t ex = exchange(net, &first, &n);
-        if (status == HB_SUCCESS) status = ex;
-        if (status == HB_SUCCESS) status = make_events(net, first, n);
-        double failed[1] = {status != HB_SUCCESS};
-        const hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, failed, 1,
-                                                             HB_REDUCE_MAX);
-        if (status != HB_SUCCESS) return status;
-        if (agreed != HB_SUCCESS) return agreed;
-        if (failed[0] > 0.0)
-            return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed at t = %g ms",
-                           (double)s0 * dt);
-        net->step = s1;
-        if (s1 >= net->total_steps) break;
+        status = epoch(net, net->step, s1);
     }
+    if (status != HB_SUCCESS) net->initialised = 0; /* a failed run must start again */
+    return status;
+}
+
+hb_status_t hb_net_run(hb_net_t *net)
+{
+    hb_status_t status = hb_net_init(net);
+    return status == HB_SUCCESS ? hb_net_advance(net, net->opt.t_stop_ms) : status;
+}
+
+double hb_net_time(const hb_net_t *net) { return net ? (double)net->step * net->opt.dt_ms : NAN; }
+double hb_net_stop_time(const hb_net_t *net) { return net ? net->opt.t_stop_ms : NAN; }
+double hb_net_dt(const hb_net_t *net) { return net ? net->opt.dt_ms : NAN; }
+
+hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats)
+{
+    hb_clear_error();
+    if (!net || !stats) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_stats: NULL argument");
+    *stats = net->stats;
+    stats->local_cells = net->end - net->first;
+    stats->local_connections = net->n_conns;
+    stats->spikes = net->n_spikes;
+    struct rusage use;
+    stats->max_rss_kb = getrusage(RUSAGE_SELF, &use) == 0 ? use.ru_maxrss : 0;
     return HB_SUCCESS;
+}
+
+hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank)
+{
+    hb_clear_error();
+    if (!net || !per_rank) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_stats_all: NULL argument");
+    hb_net_stats_t mine;
+    hb_status_t status = hb_net_stats(net, &mine);
+    if (status != HB_SUCCESS) return status;
+    const hb_comm_t *comm = net->comm;
+    for (int r = 0; r < comm->size; r++) {
+        net->counts[r] = 1;
+        net->displs[r] = r;
+    }
+    return comm->ops->allgatherv(comm->state, &mine, 1, per_rank, net->counts, net->displs,
+                                 sizeof mine);
 }
