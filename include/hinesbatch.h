@@ -816,6 +816,11 @@ hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 /* Every spike of the network so far (each rank holds all of them), ordered by time, then
  * gid; valid until the next call on the network. */
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
+/* Overlap (the default where the smallest delay is at least 2 dt): the spikes of an epoch are
+ * exchanged (MPI_Iallgatherv) while the next epoch is integrated, with epochs of half the
+ * smallest delay; else epochs of the whole delay and a blocking exchange. The spikes are the
+ * same either way. Call before hb_net_init; returns whether overlap is on. */
+int hb_net_set_overlap(hb_net_t *net, int overlap);
 /* Cells of this rank; the smallest delay [ms] and the steps of an epoch. */
 int hb_net_local_cells(const hb_net_t *net);
 double hb_net_min_delay(const hb_net_t *net);

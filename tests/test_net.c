@@ -122,7 +122,9 @@ static void test_ring(hb_comm_t *comm)
     hb_net_t *net = NULL;
     CHECK_OK(hb_net_create(&recipe, comm, &opt, &net));
     if (!net) goto out;
-    CHECK(hb_net_min_delay(net) == RING_DELAY && hb_net_epoch_steps(net) == 200);
+    CHECKF(hb_net_min_delay(net) == RING_DELAY && hb_net_epoch_steps(net) == 100,
+           "min delay %g, epoch %d steps (overlap: half the delay)", hb_net_min_delay(net),
+           hb_net_epoch_steps(net));
     CHECK_OK(hb_net_run(net));
     const hb_spike_t *sp;
     size_t n;
@@ -240,7 +242,8 @@ static hb_status_t random_connections(void *user, uint32_t gid, hb_connection_t 
 }
 
 /* The network's spikes on `comm` with `backend`, copied (caller frees); NULL on failure. */
-static hb_spike_t *random_run(hb_comm_t *comm, hb_backend_t backend, int threads, size_t *n)
+static hb_spike_t *random_run(hb_comm_t *comm, hb_backend_t backend, int threads, int overlap,
+                              size_t *n)
 {
     cell_t cell;
     *n = 0;
@@ -252,6 +255,14 @@ static hb_spike_t *random_run(hb_comm_t *comm, hb_backend_t backend, int threads
     hb_net_t *net = NULL;
     hb_spike_t *copy = NULL;
     CHECK_OK(hb_net_create(&recipe, comm, &opt, &net));
+    if (net) {
+        CHECK(hb_net_set_overlap(net, overlap) == overlap);
+        const int whole = (int)floor(hb_net_min_delay(net) / 0.025 + 1e-9);
+        CHECKF(hb_net_min_delay(net) >= 1.0 &&
+                   hb_net_epoch_steps(net) == (overlap ? whole / 2 : whole),
+               "overlap %d: epoch %d steps, smallest delay %g ms", overlap,
+               hb_net_epoch_steps(net), hb_net_min_delay(net));
+    }
     if (net && hb_net_run(net) == HB_SUCCESS) {
         const hb_spike_t *sp;
         CHECK_OK(hb_net_spikes(net, &sp, n));
@@ -268,8 +279,8 @@ static hb_spike_t *random_run(hb_comm_t *comm, hb_backend_t backend, int threads
 static void test_random(hb_comm_t *comm, hb_comm_t *alone)
 {
     size_t n = 0, n_ref = 0;
-    hb_spike_t *spikes = random_run(comm, HB_BACKEND_SEQ, 0, &n);
-    hb_spike_t *ref = random_run(alone, HB_BACKEND_SEQ, 0, &n_ref);
+    hb_spike_t *spikes = random_run(comm, HB_BACKEND_SEQ, 0, 1, &n);
+    hb_spike_t *ref = random_run(alone, HB_BACKEND_SEQ, 0, 0, &n_ref);
     if (!spikes || !ref) goto out;
     size_t cells = 0;
     for (size_t k = 0; k < n; k++) cells += spikes[k].gid < N_CELLS;
@@ -284,15 +295,15 @@ static void test_random(hb_comm_t *comm, hb_comm_t *alone)
     CHECK(ordered);
     if (hb_backend_available(HB_BACKEND_OMP)) {
         size_t n_omp = 0;
-        hb_spike_t *omp = random_run(comm, HB_BACKEND_OMP, 2, &n_omp);
+        hb_spike_t *omp = random_run(comm, HB_BACKEND_OMP, 2, 1, &n_omp);
         CHECKF(omp && n_omp == n && memcmp(omp, spikes, n * sizeof *omp) == 0,
                "OMP (2 threads) differs from one thread");
         free(omp);
     }
     if (hb_comm_rank(comm) == 0)
-        printf("random network of %d cells and %d sources on %d ranks: %zu spikes (%zu of "
-               "cells), bitwise those of one rank\n", N_CELLS, SOURCES, hb_comm_size(comm), n,
-               cells);
+        printf("random network of %d cells and %d sources on %d ranks (overlapped exchange): "
+               "%zu spikes (%zu of cells), bitwise those of one rank (blocking)\n", N_CELLS,
+               SOURCES, hb_comm_size(comm), n, cells);
 out:
     free(spikes);
     free(ref);

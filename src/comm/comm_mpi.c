@@ -139,6 +139,15 @@ static hb_status_t mpi_wait(void *state, void *request)
     return rc == MPI_SUCCESS ? HB_SUCCESS : mpi_fail("MPI_Wait", rc);
 }
 
+static hb_status_t mpi_progress(void *state, void *request)
+{
+    (void)state;
+    mpi_request_t *r = request;
+    int done = 0;
+    if (r) MPI_CHECK(MPI_Test(&r->request, &done, MPI_STATUS_IGNORE));
+    return HB_SUCCESS;
+}
+
 static hb_status_t mpi_allreduce(void *state, double *values, int n, hb_reduce_t op)
 {
     mpi_state_t *s = state;
@@ -163,6 +172,7 @@ const struct hb_comm_ops hb_mpi_comm_ops = {
     .allgatherv = mpi_allgatherv,
     .iallgatherv = mpi_iallgatherv,
     .wait = mpi_wait,
+    .progress = mpi_progress,
     .allreduce = mpi_allreduce,
     .barrier = mpi_barrier,
 };

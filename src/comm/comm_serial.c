@@ -54,6 +54,13 @@ static hb_status_t serial_wait(void *state, void *request)
     return HB_SUCCESS;
 }
 
+static hb_status_t serial_progress(void *state, void *request)
+{
+    (void)state;
+    (void)request;
+    return HB_SUCCESS;
+}
+
 static hb_status_t serial_allreduce(void *state, double *values, int n, hb_reduce_t op)
 {
     (void)state;
@@ -78,6 +85,7 @@ const struct hb_comm_ops hb_serial_comm_ops = {
     .allgatherv = serial_allgatherv,
     .iallgatherv = serial_iallgatherv,
     .wait = serial_wait,
+    .progress = serial_progress,
     .allreduce = serial_allreduce,
     .barrier = serial_barrier,
 };

@@ -153,7 +153,11 @@ static hb_status_t build_engine(hb_net_t *net)
     /* An epoch no longer than the smallest delay: a spike's events reach the next epoch. */
     const double steps = isfinite(net->min_delay) ? floor(net->min_delay / net->opt.dt_ms + 1e-9)
                                                   : (double)net->total_steps;
-    net->epoch_steps = steps < 1.0 ? 1 : steps > 1e6 ? 1000000 : (int)steps;
+    net->epoch_blocking = steps < 1.0 ? 1 : steps > 1e6 ? 1000000 : (int)steps;
+    /* Overlapping the exchange of an epoch with the next one needs epochs of half the delay:
+     * a spike's events then land two epochs on. */
+    net->epoch_overlap = net->epoch_blocking / 2;
+    hb_net_set_overlap(net, 1);
     /* Cable cells: one simulation; each one's first detecting probe is its detector. */
     net->detector = calloc((size_t)net->n_cable + 1, sizeof *net->detector);
     net->seen = calloc((size_t)net->n_cable + 1, sizeof *net->seen);
@@ -243,6 +247,9 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->spikes);
     free(net->counts);
     free(net->displs);
+    if (net->in_flight) net->comm->ops->wait(net->comm->state, net->request);
+    free(net->sending);
+    free(net->incoming);
     if (net->owned_free) net->owned_free(net->owned);
     free(net);
     return HB_SUCCESS;
@@ -251,6 +258,14 @@ hb_status_t hb_net_destroy(hb_net_t *net)
 int hb_net_local_cells(const hb_net_t *net) { return net ? (int)(net->end - net->first) : 0; }
 double hb_net_min_delay(const hb_net_t *net) { return net ? net->min_delay : NAN; }
 int hb_net_epoch_steps(const hb_net_t *net) { return net ? net->epoch_steps : 0; }
+
+int hb_net_set_overlap(hb_net_t *net, int overlap)
+{
+    if (!net || net->in_flight) return net ? net->overlap : 0;
+    net->overlap = overlap && net->epoch_overlap >= 1;
+    net->epoch_steps = net->overlap ? net->epoch_overlap : net->epoch_blocking;
+    return net->overlap;
+}
 
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count)
 {

@@ -59,6 +59,13 @@ struct hb_net {
     size_t n_spikes, cap_spikes; /* every spike, ordered by (time, gid) */
     hb_spike_t *spikes;
     int *counts, *displs;        /* per rank, for the exchange */
+    /* The exchange in flight (overlap): this rank's spikes sent, all ranks' received. */
+    hb_spike_t *sending, *incoming;
+    size_t cap_sending, cap_incoming, n_incoming;
+    void *request;
+    int in_flight;
+    int overlap;                 /* exchange of epoch k during epoch k + 1 (half epochs) */
+    int epoch_blocking, epoch_overlap; /* epoch steps: min delay, its half (0: too short) */
     void *owned;                 /* what the recipe reads (a loaded file), freed with the net */
     void (*owned_free)(void *);
     hb_net_stats_t stats;        /* this run's, on this rank */
@@ -69,7 +76,7 @@ struct hb_net {
     long total_steps, step;
 };
 
-/* net_run.c: the spikes of a source up to (not including) t_end [ms] into the local buffer. */
+/* net_run.c: the spikes of a source up to t_end [ms] into the local buffer. */
 hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end);
 /* The source's first spike time (NetStim's INITIAL). */
 void hb_net_source_reset(hb_net_source_t *src);

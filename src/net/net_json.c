@@ -209,8 +209,8 @@ static hb_status_t parse_sources(json_net_t *r, const json_t *list, const char *
     json_array_foreach(list, i, sj) {
         char item[HB_JSON_PATH];
         hb_json_join_index(item, path, i);
-        long count = 1, number = 1, seed = 0;
-        hb_spike_source_t s = {0.0, 10.0, 1, 0.0, 0};
+        long count = 1, number = 10, seed = 0; /* NetStim's defaults: start 50, interval 10 */
+        hb_spike_source_t s = {50.0, 10.0, 10, 0.0, 0};
         if ((status = hb_json_need_object(ld, item, sj)) ||
             (status = hb_json_check_keys(ld, item, sj, keys)) ||
             (status = hb_json_int(ld, item, sj, "count", 1, 100000000L, &count)) ||
@@ -315,6 +315,11 @@ static hb_status_t parse_builders(json_net_t *r, const json_t *list, const char 
             (status = delays(ld, item, bj, &b.delay_min, &b.delay_max)))
             return status;
         b.synapse = (int)synapse;
+        if (!random && b.delay_max != b.delay_min) {
+            char key[HB_JSON_PATH];
+            hb_json_join(key, item, "delay");
+            return hb_json_fail(ld, key, "expected a number (a ring's delay is one value)");
+        }
         if (!random) {
             if ((status = hb_json_int(ld, item, bj, "first", 0, (long)r->n_cable - 1, &first)) ||
                 (status = hb_json_int(ld, item, bj, "count", 2, (long)r->n_cable, &count)))

@@ -3,8 +3,9 @@
  * step first delivers the events due then (NEURON's rule: at the start of the step whose
  * midpoint is not before the event), then steps every local cell; detectors' spikes and the
  * spike sources' fill this rank's buffer. At the epoch's end every rank's spikes are gathered
- * on every rank (MPI_Allgather of the counts, MPI_Allgatherv of the spikes), ordered by
- * (time, gid), and turned into events through the connections that end here. Events of one
+ * on every rank (MPI_Allgather of the counts, MPI_Iallgatherv of the spikes, which overlaps
+ * the next epoch where epochs are half the smallest delay), ordered by (time, gid), and turned
+ * into events through the connections that end here. Events of one
  * step are delivered ordered by (cell, synapse, time, weight): the same order on any rank and
  * thread count, so the same sums and the same spikes.
  */
@@ -79,7 +80,7 @@ void hb_net_source_reset(hb_net_source_t *src)
 
 hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end)
 {
-    while (src->emitted < src->p.number && src->next_ms < t_end) {
+    while (src->emitted < src->p.number && src->next_ms <= t_end) {
         hb_status_t status = push_local(net, src->next_ms, src->gid);
         if (status != HB_SUCCESS) return status;
         src->emitted++;
@@ -88,14 +89,15 @@ hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_e
     return HB_SUCCESS;
 }
 
-/* Gathers every rank's spikes of the epoch, in order, after net->spikes. */
-static hb_status_t exchange(hb_net_t *net, int failing, size_t *first_new, size_t *n_new,
-                            int *failed)
+/* Starts gathering every rank's spikes of the epoch just ended: the counts (MPI_Allgather,
+ * which also carries failures: -1 from a rank that failed), then the spikes
+ * (MPI_Iallgatherv) into net->incoming, from a copy, so that the next epoch may fill
+ * net->local meanwhile. */
+static hb_status_t exchange_start(hb_net_t *net, int failing, int *failed)
 {
     hb_comm_t *comm = net->comm;
     *failed = 0;
     if (net->n_local > (size_t)0x7fffffff) failing = 1;
-    /* the counts carry the failures: -1 from a rank that failed */
     hb_status_t status = comm->ops->allgather_int(comm->state, failing ? -1 : (int)net->n_local,
                                                   net->counts);
     if (status != HB_SUCCESS) return status;
@@ -112,18 +114,41 @@ static hb_status_t exchange(hb_net_t *net, int failing, size_t *first_new, size_
     }
     if (total > (size_t)0x7fffffff)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", total);
+    if (!reserve((void **)&net->incoming, 0, &net->cap_incoming, total + 1, sizeof *net->incoming) ||
+        !reserve((void **)&net->sending, 0, &net->cap_sending, net->n_local + 1,
+                 sizeof *net->sending))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", total);
+    if (net->n_local) memcpy(net->sending, net->local, net->n_local * sizeof *net->sending);
+    status = comm->ops->iallgatherv(comm->state, net->sending, (int)net->n_local, net->incoming,
+                                    net->counts, net->displs, sizeof *net->incoming,
+                                    &net->request);
+    if (status != HB_SUCCESS) return status;
+    net->n_incoming = total;
+    net->in_flight = 1;
+    net->n_local = 0;
+    return HB_SUCCESS;
+}
+
+/* Waits for the exchange in flight; its spikes, ordered by (time, gid), after net->spikes. */
+static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_new)
+{
+    *first_new = net->n_spikes;
+    *n_new = 0;
+    if (!net->in_flight) return HB_SUCCESS;
+    net->in_flight = 0;
+    hb_status_t status = net->comm->ops->wait(net->comm->state, net->request);
+    net->request = NULL;
+    if (status != HB_SUCCESS) return status;
+    const size_t total = net->n_incoming;
     if (!reserve((void **)&net->spikes, net->n_spikes, &net->cap_spikes, total + 1,
                  sizeof *net->spikes))
         return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", net->n_spikes + total);
-    status = comm->ops->allgatherv(comm->state, net->local, (int)net->n_local,
-                                   net->spikes + net->n_spikes, net->counts, net->displs,
-                                   sizeof *net->spikes);
-    if (status != HB_SUCCESS) return status;
-    if (total) qsort(net->spikes + net->n_spikes, total, sizeof *net->spikes, compare_spike);
-    *first_new = net->n_spikes;
+    if (total) {
+        qsort(net->incoming, total, sizeof *net->incoming, compare_spike);
+        memcpy(net->spikes + net->n_spikes, net->incoming, total * sizeof *net->spikes);
+    }
     *n_new = total;
     net->n_spikes += total;
-    net->n_local = 0;
     return HB_SUCCESS;
 }
 
@@ -174,6 +199,8 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
         net->stats.deliver_s += hb_clock_seconds() - t0;
         const double t1 = hb_clock_seconds();
         if (status == HB_SUCCESS) status = hb_sim_advance(net->sim, 1);
+        if (status == HB_SUCCESS && net->in_flight) /* the exchange moves on meanwhile */
+            status = net->comm->ops->progress(net->comm->state, net->request);
         const double t2 = hb_clock_seconds();
         net->stats.update_s += t2 - t1;
         for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++) {
@@ -200,6 +227,10 @@ hb_status_t hb_net_init(hb_net_t *net)
     if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_init: net is NULL");
     const double t0 = hb_clock_seconds();
     hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
+    if (net->in_flight) { /* a failed run's exchange */
+        net->comm->ops->wait(net->comm->state, net->request);
+        net->in_flight = 0;
+    }
     net->n_spikes = net->n_local = net->n_pending = 0;
     net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
@@ -211,8 +242,27 @@ hb_status_t hb_net_init(hb_net_t *net)
     return status;
 }
 
-/* One epoch [s0, s1) and its exchange. A failing rank still takes part in the exchange, with
- * a count of -1, so that no rank waits for ever and every rank learns of the failure. */
+/* Finishes the exchange in flight and makes its events. */
+static hb_status_t collect(hb_net_t *net)
+{
+    size_t first = 0, n = 0;
+    double t = hb_clock_seconds();
+    hb_status_t status = exchange_finish(net, &first, &n);
+    net->stats.exchange_s += hb_clock_seconds() - t;
+    t = hb_clock_seconds();
+    if (status == HB_SUCCESS) status = make_events(net, first, n);
+    net->stats.deliver_s += hb_clock_seconds() - t;
+    return status;
+}
+
+/*
+ * One epoch [s0, s1): its steps, its sources' spikes (times in (s0 dt, s1 dt], t = 0 in the
+ * first), then the exchange. Blocking: this epoch's exchange, finished at once (its events
+ * reach the next epoch or later). Overlap: the previous epoch's exchange, which ran during
+ * these steps, is finished, and this one's started (its events reach two epochs on: epochs
+ * are half the smallest delay). A failing rank still takes part, with a count of -1, so that
+ * no rank waits for ever and every rank learns of the failure.
+ */
 static hb_status_t epoch(hb_net_t *net, long s0, long s1)
 {
     const double dt = net->opt.dt_ms;
@@ -220,19 +270,20 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
     if (net->sim) status = integrate(net, s0, s1);
     for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
         status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * dt);
-    size_t first = 0, n = 0;
+    if (net->overlap) {
+        const hb_status_t st = collect(net);
+        if (status == HB_SUCCESS) status = st;
+    }
     int failed = 0;
     double t = hb_clock_seconds();
-    const hb_status_t ex = exchange(net, status != HB_SUCCESS, &first, &n, &failed);
+    const hb_status_t ex = exchange_start(net, status != HB_SUCCESS, &failed);
     net->stats.exchange_s += hb_clock_seconds() - t;
     if (status != HB_SUCCESS) return status;
     if (ex != HB_SUCCESS) return ex;
     if (failed)
         return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed between t = %g and %g ms",
                        (double)s0 * dt, (double)s1 * dt);
-    t = hb_clock_seconds();
-    status = make_events(net, first, n);
-    net->stats.deliver_s += hb_clock_seconds() - t;
+    if (!net->overlap) status = collect(net);
     net->step = s1;
     return status;
 }
@@ -253,6 +304,8 @@ hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
         if (s1 > net->total_steps) s1 = net->total_steps;
         status = epoch(net, net->step, s1);
     }
+    /* the last epoch's spikes in hand before returning (every rank ends the same epoch) */
+    if (status == HB_SUCCESS) status = collect(net);
     if (status != HB_SUCCESS) net->initialised = 0; /* a failed run must start again */
     return status;
 }

@@ -494,6 +494,15 @@ static hb_status_t parse_synapses(const hb_json_loader_t *ld, const char *path, 
             (status = hb_json_choice(ld, item, sj, "type", types, &type)))
             return status;
         hb_synapse_default(type ? HB_SYN_EXP2 : HB_SYN_EXP, &syn);
+        /* each type its own time constants: a key of the other type is a mistake */
+        const char *foreign = type ? (json_object_get(sj, "tau") ? "tau" : NULL)
+                                   : json_object_get(sj, "tau1") ? "tau1"
+                                   : json_object_get(sj, "tau2") ? "tau2" : NULL;
+        if (foreign) {
+            hb_json_join(key, item, foreign);
+            return hb_json_fail(ld, key, "not a key of %s; expected %s", type ? "exp2syn" : "expsyn",
+                                type ? "tau1 and tau2" : "tau");
+        }
         if ((status = hb_json_number(ld, item, sj, "tau", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
                                      &syn.tau_ms)) ||
             (status = hb_json_number(ld, item, sj, "tau1", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
