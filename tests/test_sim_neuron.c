@@ -7,6 +7,7 @@
  */
 #include <jansson.h>
 
+#include "neuron_spikes.h"
 #include "sim_common.h"
 
 #define SPIKE_TOL_MS 0.05
@@ -20,23 +21,6 @@ static json_t *load_json(const char *file)
     json_t *root = json_load_file(path, 0, &err);
     CHECKF(root && json_is_array(root), "%s: %s (line %d)", path, err.text, err.line);
     return root;
-}
-
-/* Largest |ours - NEURON's| over the spikes; counts must agree (else INFINITY). */
-static double spike_diff(const hb_sim_t *sim, int probe, const json_t *want)
-{
-    const double *t;
-    int n;
-    CHECK_OK(hb_sim_spikes(sim, probe, &t, &n));
-    if (n != (int)json_array_size(want)) {
-        CHECKF(0, "probe %s: %d spikes, NEURON %d", hb_sim_probe_name(sim, probe), n,
-               (int)json_array_size(want));
-        return INFINITY;
-    }
-    double worst = 0.0;
-    for (int k = 0; k < n; k++)
-        worst = fmax(worst, fabs(t[k] - json_number_value(json_array_get(want, (size_t)k))));
-    return worst;
 }
 
 typedef struct {

@@ -7,6 +7,7 @@
  */
 #include <jansson.h>
 
+#include "neuron_spikes.h"
 #include "sim/sim.h"
 #include "sim_common.h"
 
@@ -14,23 +15,6 @@
 
 static const double event_ms[3] = {10.0, 20.0, 40.0};
 #define WEIGHT_US 0.04
-
-/* Largest |ours - NEURON's| over the spikes of probe p; the counts must agree. */
-static double spike_diff(const hb_sim_t *sim, int probe, const json_t *want)
-{
-    const double *t;
-    int n;
-    CHECK_OK(hb_sim_spikes(sim, probe, &t, &n));
-    if (n != (int)json_array_size(want)) {
-        CHECKF(0, "probe %s: %d spikes, NEURON %d", hb_sim_probe_name(sim, probe), n,
-               (int)json_array_size(want));
-        return INFINITY;
-    }
-    double worst = 0.0;
-    for (int k = 0; k < n; k++)
-        worst = fmax(worst, fabs(t[k] - json_number_value(json_array_get(want, (size_t)k))));
-    return worst;
-}
 
 /* One row of a reference file: our spike times against NEURON's. */
 static double run_row(const hb_synapse_t *syn, int nseg, double dt, const json_t *meas)

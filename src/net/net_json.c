@@ -436,16 +436,9 @@ hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net)
     *net = NULL;
     if (!path || !comm) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load_json: NULL argument");
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    else snprintf(dir, sizeof dir, ".");
-    FILE *f = fopen(path, "rb");
-    if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    json_error_t err;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
-    fclose(f);
-    if (!root) return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    json_t *root = NULL;
+    hb_status_t status = hb_json_load_file(path, dir, sizeof dir, &root);
+    if (status != HB_SUCCESS) return status;
     json_net_t *r = calloc(1, sizeof *r);
     if (!r) {
         json_decref(root);
@@ -454,7 +447,7 @@ hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net)
     r->ld.file = path;
     r->ld.base_dir = dir;
     hb_sim_options_t opt;
-    hb_status_t status = load(r, root, &opt);
+    status = load(r, root, &opt);
     json_decref(root);
     r->ld.base_dir = NULL; /* dir is this frame's */
     if (status == HB_SUCCESS) {

@@ -1,4 +1,5 @@
 /* The JSON loaders' shared helpers (sim/json_util.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,4 +126,30 @@ hb_status_t hb_json_choice(const hb_json_loader_t *ld, const char *path, const j
     }
     if (json_is_string(j)) return hb_json_fail(ld, at, "expected one of %s, found \"%s\"", list, json_string_value(j));
     return hb_json_fail(ld, at, "expected one of %s, found %s", list, hb_json_kind(j));
+}
+
+hb_status_t hb_json_array(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                          const char *key, char *at, const json_t **list)
+{
+    hb_json_join(at, path, key);
+    *list = json_object_get(obj, key);
+    if (*list && !json_is_array(*list))
+        return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(*list));
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_json_load_file(const char *path, char *dir, size_t dir_size, json_t **root)
+{
+    *root = NULL;
+    snprintf(dir, dir_size, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, dir_size, ".");
+    FILE *f = fopen(path, "rb");
+    if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    json_error_t err;
+    *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
+    fclose(f);
+    if (!*root) return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    return HB_SUCCESS;
 }

@@ -43,6 +43,12 @@ hb_status_t hb_json_int(const hb_json_loader_t *ld, const char *path, const json
 hb_status_t hb_json_choice(const hb_json_loader_t *ld, const char *path, const json_t *obj,
                            const char *key, const char *const *names, int *out);
 
+/* obj[key] as an array, or NULL when absent (HB_SUCCESS); *at receives the key's path. */
+hb_status_t hb_json_array(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                          const char *key, char *at, const json_t **list);
+/* Reads a JSON file; *dir receives its folder (relative paths start there). */
+hb_status_t hb_json_load_file(const char *path, char *dir, size_t dir_size, json_t **root);
+
 /* model_json.c, for the network loader: a model file's options, and one entry of "cells"
  * (its `count` copies appended to cells[]; the models owned by ld). */
 hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root,

@@ -401,14 +401,12 @@ static hb_status_t parse_stimuli(const hb_json_loader_t *ld, const char *path, c
 {
     static const char *const keys[] = {"type", "at", "del", "dur", "amp", NULL};
     static const char *const types[] = {"iclamp", NULL};
-    const json_t *list = json_object_get(cell, "stimuli");
+    const json_t *list;
     char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
-    hb_json_join(at, path, "stimuli");
-    if (!list) return HB_SUCCESS;
-    if (!json_is_array(list)) return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
+    hb_status_t status = hb_json_array(ld, path, cell, "stimuli", at, &list);
+    if (status != HB_SUCCESS || !list) return status;
     size_t i;
     const json_t *sj;
-    hb_status_t status;
     json_array_foreach(list, i, sj) {
         hb_json_join_index(item, at, i);
         int type = 0;
@@ -433,14 +431,12 @@ static hb_status_t parse_probes(const hb_json_loader_t *ld, const char *path, co
                                 const geometry_t *g, hb_model_t *model)
 {
     static const char *const keys[] = {"name", "at", "spike_threshold", NULL};
-    const json_t *list = json_object_get(cell, "probes");
+    const json_t *list;
     char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
-    hb_json_join(at, path, "probes");
-    if (!list) return HB_SUCCESS;
-    if (!json_is_array(list)) return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
+    hb_status_t status = hb_json_array(ld, path, cell, "probes", at, &list);
+    if (status != HB_SUCCESS || !list) return status;
     size_t i;
     const json_t *pj;
-    hb_status_t status;
     json_array_foreach(list, i, pj) {
         hb_json_join_index(item, at, i);
         hb_probe_spec_t spec;
@@ -474,15 +470,12 @@ static hb_status_t parse_synapses(const hb_json_loader_t *ld, const char *path, 
 {
     static const char *const keys[] = {"type", "at", "tau", "tau1", "tau2", "e", NULL};
     static const char *const types[] = {"expsyn", "exp2syn", NULL};
-    const json_t *list = json_object_get(cell, "synapses");
+    const json_t *list;
     char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
-    hb_json_join(at, path, "synapses");
-    if (!list) return HB_SUCCESS;
-    if (!json_is_array(list))
-        return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(list));
+    hb_status_t status = hb_json_array(ld, path, cell, "synapses", at, &list);
+    if (status != HB_SUCCESS || !list) return status;
     size_t i;
     const json_t *sj;
-    hb_status_t status;
     json_array_foreach(list, i, sj) {
         hb_json_join_index(item, at, i);
         int type = 0;
@@ -666,15 +659,11 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim)
     *sim = NULL;
     if (!path) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_load_json: path is NULL");
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    else snprintf(dir, sizeof dir, ".");
-    FILE *f = fopen(path, "rb");
-    if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    json_t *root = NULL;
+    hb_status_t status = hb_json_load_file(path, dir, sizeof dir, &root);
+    if (status != HB_SUCCESS) return status;
     hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL}};
     json_error_t err;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
-    fclose(f);
+    memset(&err, 0, sizeof err);
     return finish(&ld, root, &err, sim);
 }
