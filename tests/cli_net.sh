@@ -28,7 +28,8 @@ done
 
 # The same spikes on 2 and 3 ranks (Open MPI as root, oversubscribed), where this build has MPI.
 expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+cp "$tmp/out" "$tmp/version"
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/version"; then
     for n in 2 3; do
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
             OMPI_MCA_mpi_yield_when_idle=1 \
@@ -37,6 +38,20 @@ if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/o
         cmp -s "$spikes" "$tmp/r$n/spikes.dat" && ok || bad "$n ranks: spikes.dat differs from 1 rank"
         expect_grep "$tmp/r$n/summary.json" "\"ranks\": $n" "summary.json on $n ranks"
     done
+fi
+
+# More ranks than gids: the ranks without cells take part in every exchange (idle ranks).
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/version"; then
+    sed -e 's/"count": 64,/"count": 2,/' -e '/"network": {/,$d' "$examples/ring_network.json" > "$tmp/tiny.json"
+    printf '  "network": {"sources": [{"start": 1, "number": 1}], "connections": [%s, %s]}\n}\n' \
+        '{"source": 2, "target": 0, "weight": 0.05, "delay": 1}' \
+        '{"source": 0, "target": 1, "weight": 0.05, "delay": 2}' >> "$tmp/tiny.json"
+    expect_status 0 "3 gids alone" -- "$bin" run "$tmp/tiny.json" -o "$tmp/tiny1" --quiet
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        OMPI_MCA_mpi_yield_when_idle=1 \
+        expect_status 0 "3 gids on 5 ranks" -- mpirun -np 5 "$bin" run "$tmp/tiny.json" -o "$tmp/tiny5" --quiet
+    [ "$(cat "$tmp/tiny1/spikes.dat" | tr '\n' ' ')" = "2 1 0 2.95 1 5.9 " ] && ok || bad "3 gids: $(cat "$tmp/tiny1/spikes.dat")"
+    cmp -s "$tmp/tiny1/spikes.dat" "$tmp/tiny5/spikes.dat" && ok || bad "5 ranks, 3 gids: spikes differ"
 fi
 
 # An output directory that cannot be written: refused before the run.
