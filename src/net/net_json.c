@@ -440,7 +440,7 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
                                        "event-weight", "depth", "branch-probs", "compartments",
                                        "lengths", "synapses", "complex", "stdp", "name",
                                        "record", "spikes", "cpu-group-size", "gpu-group-size",
-                                       "prefer-gpu", "bind-threads", NULL};
+                                       "prefer-gpu", "bind-threads", "event-freq", NULL};
     static const char path[] = "network.busyring";
     hb_json_loader_t *ld = &r->ld;
     hb_busyring_t *p = &r->br;
