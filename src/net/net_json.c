@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/philox.h"
+#include "net/net_busyring.h"
 #include "net/net_engine.h"
 #include "sim/json_util.h"
 
@@ -43,6 +44,11 @@ typedef struct {
     unsigned char *taken; /* scratch of the random builders: a byte per source, */
     uint32_t *picked;     /* the sources picked */
     size_t taken_size, picked_size;
+    int busyring;           /* Arbor's busyring benchmark (net_busyring.c) instead of cells */
+    hb_busyring_t br;
+    hb_morph_t **br_morph;  /* per cell gid, built when the rank first asks for it */
+    hb_model_t **br_model;
+    double kick_delay;      /* [ms] from a ring's source (gid N + ring) to its first cell */
 } json_net_t;
 
 static void json_net_free(void *p)
@@ -56,6 +62,13 @@ static void json_net_free(void *p)
     free(r->builders);
     free(r->taken);
     free(r->picked);
+    if (r->br_model)
+        for (uint32_t g = 0; g < r->n_cable; g++) {
+            hb_model_destroy(r->br_model[g]);
+            hb_morph_destroy(r->br_morph[g]);
+        }
+    free(r->br_model);
+    free(r->br_morph);
     free(r);
 }
 
@@ -67,7 +80,12 @@ static hb_cell_kind_t jn_kind(void *user, uint32_t gid)
 static hb_model_t *jn_cable(void *user, uint32_t gid)
 {
     json_net_t *r = user;
-    return gid < r->n_cable ? r->cable[gid] : NULL;
+    if (gid >= r->n_cable) return NULL;
+    if (!r->busyring) return r->cable[gid];
+    if (!r->br_model[gid] &&
+        hb_busyring_cell(&r->br, gid, &r->br_morph[gid], &r->br_model[gid]) != HB_SUCCESS)
+        return NULL;
+    return r->br_model[gid];
 }
 
 static hb_status_t jn_source(void *user, uint32_t gid, hb_spike_source_t *s)
@@ -110,6 +128,22 @@ static void random_sources(json_net_t *r, const builder_t *b, uint32_t gid, uint
 static hb_status_t jn_connections(void *user, uint32_t gid, hb_connection_t *out, int *count)
 {
     json_net_t *r = user;
+    if (r->busyring) { /* Arbor's connections, then a ring's kick (its first cell) */
+        const int kick = gid % r->br.ring_size == 0;
+        const int n = (int)r->br.synapses + kick;
+        if (!out) {
+            *count = n;
+            return HB_SUCCESS;
+        }
+        if (*count < n) return hb_fail(HB_ERR_INVALID_VALUE, "network: room for %d connections "
+                                       "of gid %u, expected %d", *count, gid, n);
+        hb_busyring_connections(&r->br, gid, out);
+        if (kick)
+            out[n - 1] = (hb_connection_t){r->n_cable + gid / r->br.ring_size, 0,
+                                           (double)r->br.event_weight, r->kick_delay};
+        *count = n;
+        return HB_SUCCESS;
+    }
     size_t lo = 0, hi = r->n_explicit; /* the explicit connections of gid */
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
@@ -368,14 +402,154 @@ static hb_status_t parse_builders(json_net_t *r, const json_t *list, const char 
     return HB_SUCCESS;
 }
 
+/* obj[key]: [a, b] of numbers (integers >= 1 when `integer`), each > 0 when `positive`. */
+static hb_status_t pair(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                        const char *key, int integer, int positive, double out[2])
+{
+    char at[HB_JSON_PATH];
+    hb_json_join(at, path, key);
+    const json_t *j = json_object_get(obj, key);
+    if (!j) return HB_SUCCESS;
+    int ok = json_is_array(j) && json_array_size(j) == 2;
+    for (size_t k = 0; ok && k < 2; k++) {
+        const json_t *e = json_array_get(j, k);
+        if (integer) {
+            ok = json_is_integer(e) && json_integer_value(e) >= 1 &&
+                 json_integer_value(e) <= 1000000;
+            if (ok) out[k] = (double)json_integer_value(e);
+        } else {
+            ok = json_is_number(e) && isfinite(json_number_value(e)) &&
+                 (!positive || json_number_value(e) > 0.0);
+            if (ok) out[k] = json_number_value(e);
+        }
+    }
+    if (!ok)
+        return hb_json_fail(ld, at, "expected [level 0, last level]: two %s", integer
+                            ? "integers from 1 to 1000000" : positive ? "numbers > 0" : "numbers");
+    return HB_SUCCESS;
+}
+
+/* "busyring": Arbor's busyring benchmark with Arbor's keys and defaults; gids 0..N-1 the
+ * cells, N + r a spike source kicking ring r (its one spike reaches the ring's first cell at
+ * 1 ms). "duration" and "dt" are the run's t_stop and dt (a file's t_stop and dt, if given,
+ * must be the same). */
+static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_t *bj,
+                                  hb_sim_options_t *opt)
+{
+    static const char *const keys[] = {"num-cells", "ring-size", "min-delay", "duration", "dt",
+                                       "event-weight", "depth", "branch-probs", "compartments",
+                                       "lengths", "synapses", "complex", "stdp", "name",
+                                       "record", "spikes", "cpu-group-size", "gpu-group-size",
+                                       "prefer-gpu", "bind-threads", "event-freq", NULL};
+    static const char path[] = "network.busyring";
+    hb_json_loader_t *ld = &r->ld;
+    hb_busyring_t *p = &r->br;
+    hb_busyring_default(p);
+    hb_status_t status;
+    char at[HB_JSON_PATH];
+    if ((status = hb_json_need_object(ld, path, bj)) ||
+        (status = hb_json_check_keys(ld, path, bj, keys)))
+        return status;
+    for (int k = 0; k < 2; k++) { /* Arbor's complex and stdp cells are not built */
+        const char *key = k ? "stdp" : "complex";
+        const json_t *j = json_object_get(bj, key);
+        hb_json_join(at, path, key);
+        if (j && !json_is_false(j))
+            return hb_json_fail(ld, at, "expected false (only Arbor's simple hh/pas cells are "
+                                "built)");
+    }
+    long num_cells = p->num_cells, ring_size = p->ring_size, depth = p->depth,
+         synapses = p->synapses;
+    double min_delay = p->min_delay, weight = p->event_weight, duration = 200.0, dt = opt->dt_ms;
+    double probs[2] = {p->branch_probs[0], p->branch_probs[1]};
+    double comps[2] = {p->compartments[0], p->compartments[1]};
+    double lengths[2] = {p->lengths[0], p->lengths[1]};
+    if ((status = hb_json_int(ld, path, bj, "num-cells", 2, 0x7ffffffeL, &num_cells)) ||
+        (status = hb_json_int(ld, path, bj, "ring-size", 1, 0x7ffffffeL, &ring_size)) ||
+        (status = hb_json_number(ld, path, bj, "min-delay", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
+                                 &min_delay)) ||
+        (status = hb_json_number(ld, path, bj, "duration", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
+                                 &duration)) ||
+        (status = hb_json_number(ld, path, bj, "dt", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &dt)) ||
+        (status = hb_json_number(ld, path, bj, "event-weight", HB_JSON_OPTIONAL, HB_JSON_ANY,
+                                 &weight)) ||
+        (status = hb_json_int(ld, path, bj, "depth", 0, 30, &depth)) ||
+        (status = hb_json_int(ld, path, bj, "synapses", 1, 0x7ffffffeL, &synapses)))
+        return status;
+    hb_json_join(at, path, "depth");
+    if (depth == 1)
+        return hb_json_fail(ld, at, "expected 0 (soma only) or 2 to 30 (Arbor's interpolation "
+                            "by level divides by depth - 1)");
+    if (depth >= 2 && ((status = pair(ld, path, bj, "branch-probs", 0, 0, probs)) ||
+                       (status = pair(ld, path, bj, "compartments", 1, 1, comps)) ||
+                       (status = pair(ld, path, bj, "lengths", 0, 1, lengths))))
+        return status;
+    hb_json_join(at, path, "event-weight");
+    if (!isfinite((float)weight)) return hb_json_fail(ld, at, "expected a finite weight [uS]");
+    /* duration and dt: the run's; a file's t_stop and dt must agree */
+    static const char *const run_keys[2][2] = {{"duration", "t_stop"}, {"dt", "dt"}};
+    double *const run_vals[2] = {&duration, &dt};
+    double *const opt_vals[2] = {&opt->t_stop_ms, &opt->dt_ms};
+    for (int k = 0; k < 2; k++) {
+        const int mine = json_object_get(bj, run_keys[k][0]) != NULL;
+        const int file = json_object_get(root, run_keys[k][1]) != NULL;
+        hb_json_join(at, path, run_keys[k][0]);
+        if (mine && file && *run_vals[k] != *opt_vals[k])
+            return hb_json_fail(ld, at, "%g, but the file's \"%s\" is %g; expected the same (or "
+                                "only one of them)", *run_vals[k], run_keys[k][1], *opt_vals[k]);
+        if (!file) *opt_vals[k] = *run_vals[k];
+    }
+    if (!json_object_get(root, "hh_table")) opt->hh_table = 0; /* Arbor computes the rates */
+    const double delay = (double)(float)min_delay;
+    hb_json_join(at, path, "min-delay");
+    if (!(delay >= opt->dt_ms))
+        return hb_json_fail(ld, at, "%g ms; expected at least one step (dt = %g ms)", min_delay,
+                            opt->dt_ms);
+    /* the kick: an event at 1 ms on each ring's first cell, from a source's spike */
+    double kick_start = 0.0;
+    r->kick_delay = 1.0;
+    if (delay <= 1.0) {
+        kick_start = 1.0 - delay;
+        r->kick_delay = delay;
+    }
+    if (!(r->kick_delay >= opt->dt_ms))
+        return hb_json_fail(ld, path, "dt %g ms; expected at most 1 ms (the kick at 1 ms)",
+                            opt->dt_ms);
+    p->num_cells = (uint32_t)num_cells;
+    p->ring_size = (uint32_t)ring_size;
+    p->min_delay = min_delay;
+    p->event_weight = (float)weight;
+    p->depth = (int)depth;
+    p->synapses = (uint32_t)synapses;
+    for (int k = 0; k < 2; k++) {
+        p->branch_probs[k] = probs[k];
+        p->compartments[k] = (unsigned)comps[k];
+        p->lengths[k] = lengths[k];
+    }
+    const uint32_t rings = (p->num_cells + p->ring_size - 1) / p->ring_size;
+    r->n_cable = p->num_cells;
+    r->n_sources = rings;
+    r->sources = malloc((size_t)rings * sizeof *r->sources);
+    r->br_model = calloc(p->num_cells, sizeof *r->br_model);
+    r->br_morph = calloc(p->num_cells, sizeof *r->br_morph);
+    if (!r->sources || !r->br_model || !r->br_morph)
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %u cells", ld->file, p->num_cells);
+    for (uint32_t k = 0; k < rings; k++)
+        r->sources[k] = (hb_spike_source_t){kick_start, 1.0, 1, 0.0, 0};
+    r->busyring = 1;
+    return HB_SUCCESS;
+}
+
 static hb_status_t parse_network(json_net_t *r, const json_t *net)
 {
-    static const char *const keys[] = {"sources", "connections", "ring", "random", NULL};
+    static const char *const keys[] = {"sources", "connections", "ring", "random", "busyring",
+                                       NULL};
     hb_json_loader_t *ld = &r->ld;
     hb_status_t status;
     if ((status = hb_json_need_object(ld, "network", net)) ||
         (status = hb_json_check_keys(ld, "network", net, keys)))
         return status;
+    if (json_object_get(net, "busyring")) return HB_SUCCESS; /* load() parses it */
     const char *lists[4] = {"sources", "connections", "ring", "random"};
     for (int k = 0; k < 4; k++) {
         const json_t *l = json_object_get(net, lists[k]);
@@ -406,9 +580,21 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
     if (!json_is_object(root))
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: expected an object at the top, found %s",
                        ld->file, hb_json_kind(root));
-    if ((status = hb_json_check_keys(ld, "", root, keys)) ||
-        (status = hb_sim_json_options(ld, root, opt)))
-        return status;
+    if ((status = hb_json_check_keys(ld, "", root, keys))) return status;
+    const json_t *nj = json_object_get(root, "network");
+    if (json_is_object(nj) && json_object_get(nj, "busyring") && !json_object_get(root, "t_stop")) {
+        /* busyring's "duration" (or its default) stands for t_stop: parse_busyring sets it */
+        json_t *copy = json_copy((json_t *)root);
+        if (!copy || json_object_set_new(copy, "t_stop", json_real(200.0))) {
+            json_decref(copy);
+            return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+        }
+        status = hb_sim_json_options(ld, copy, opt);
+        json_decref(copy);
+    } else {
+        status = hb_sim_json_options(ld, root, opt);
+    }
+    if (status) return status;
     const json_t *cells = json_object_get(root, "cells"), *net = json_object_get(root, "network");
     if (cells && !json_is_array(cells))
         return hb_json_fail(ld, "cells", "expected an array of cells, found %s", hb_json_kind(cells));
@@ -424,6 +610,21 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
     if (!net) return hb_json_fail(ld, "network", "missing; expected an object (a model file "
                                   "without it is for hinesbatch run's cells alone)");
     status = parse_network(r, net);
+    const json_t *busy = json_is_object(net) ? json_object_get(net, "busyring") : NULL;
+    if (status == HB_SUCCESS && busy) {
+        static const char *const others[] = {"sources", "connections", "ring", "random"};
+        if (cells)
+            return hb_json_fail(ld, "cells", "a busyring network builds its own cells; expected "
+                                "no \"cells\"");
+        for (int k = 0; k < 4; k++)
+            if (json_object_get(net, others[k])) {
+                char at[HB_JSON_PATH];
+                hb_json_join(at, "network", others[k]);
+                return hb_json_fail(ld, at, "a busyring network is the benchmark alone; "
+                                    "expected only \"busyring\"");
+            }
+        status = parse_busyring(r, root, busy, opt);
+    }
     if (status == HB_SUCCESS && r->n_cable + r->n_sources == 0)
         status = hb_json_fail(ld, "cells", "no cells and no sources; expected at least one gid");
     return status;
