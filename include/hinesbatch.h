@@ -749,6 +749,13 @@ typedef struct {
     uint64_t seed;
 } hb_spike_source_t;
 
+/* An event given to a synapse at a time, with no spike behind it (a stimulus). */
+typedef struct {
+    int synapse;      /* index among the cell's synapses */
+    double time_ms;   /* [ms] >= 0; delivered by the events' rule (docs/network.md) */
+    double weight_us; /* [uS], finite */
+} hb_event_t;
+
 typedef enum { HB_CELL_CABLE = 0, HB_CELL_SOURCE = 1 } hb_cell_kind_t;
 
 /*
@@ -767,6 +774,9 @@ typedef struct {
     /* The connections ending on gid: with out == NULL only *count; else up to *count of
      * them (the count asked before). */
     hb_status_t (*connections_on)(void *user, uint32_t gid, hb_connection_t *out, int *count);
+    /* Optional (NULL: none): events put on cable cell gid's synapses at hb_net_init, without
+     * a source or a delay (Arbor's event generators); asked as connections_on is. */
+    hb_status_t (*events_on)(void *user, uint32_t gid, hb_event_t *out, int *count);
 } hb_recipe_t;
 
 typedef struct hb_net hb_net_t;

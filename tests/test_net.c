@@ -58,6 +58,7 @@ static void cell_free(cell_t *c)
 typedef struct {
     hb_model_t *model;
     int bad; /* 0: none; 1 unknown source; 2 synapse; 3 NaN weight; 4 delay < dt */
+    int no_source; /* the kick comes as an event instead (no gid RING) */
 } ring_t;
 
 static hb_cell_kind_t ring_kind(void *user, uint32_t gid)
@@ -83,13 +84,13 @@ static hb_status_t ring_source(void *user, uint32_t gid, hb_spike_source_t *s)
 static hb_status_t ring_connections(void *user, uint32_t gid, hb_connection_t *out, int *count)
 {
     const ring_t *r = user;
-    const int n = gid == 0 ? 2 : 1;
+    const int n = gid == 0 && !r->no_source ? 2 : 1;
     if (!out) {
         *count = n;
         return HB_SUCCESS;
     }
     out[0] = (hb_connection_t){gid == 0 ? RING - 1 : gid - 1, 0, RING_WEIGHT, RING_DELAY};
-    if (gid == 0) out[1] = (hb_connection_t){RING, 0, RING_WEIGHT, RING_DELAY};
+    if (n == 2) out[1] = (hb_connection_t){RING, 0, RING_WEIGHT, RING_DELAY};
     if (gid == 3) {
         if (r->bad == 1) out[0].source = 1000;
         if (r->bad == 2) out[0].synapse = 1;
@@ -99,9 +100,21 @@ static hb_status_t ring_connections(void *user, uint32_t gid, hb_connection_t *o
     return HB_SUCCESS;
 }
 
+/* An event generator: gid 0 gets `n` events (synapse `synapse`) at 1 ms. */
+static int event_synapse = 0;
+static hb_status_t ring_events(void *user, uint32_t gid, hb_event_t *out, int *count)
+{
+    (void)user;
+    const int n = gid == 0 ? 1 : 0;
+    if (out && *count >= n && n) out[0] = (hb_event_t){event_synapse, 1.0 + RING_DELAY, RING_WEIGHT};
+    *count = n;
+    return HB_SUCCESS;
+}
+
 static hb_recipe_t ring_recipe(ring_t *r)
 {
-    return (hb_recipe_t){RING + 1, r, ring_kind, ring_cable, ring_source, ring_connections};
+    return (hb_recipe_t){RING + 1,         r,    ring_kind, ring_cable, ring_source,
+                         ring_connections, NULL};
 }
 
 static hb_sim_options_t net_options(double t_stop, hb_backend_t backend, int threads)
@@ -116,7 +129,7 @@ static void test_ring(hb_comm_t *comm)
 {
     cell_t cell;
     if (!cell_make(&cell, HB_SYN_EXP)) return;
-    ring_t r = {cell.model, 0};
+    ring_t r = {cell.model, 0, 0};
     const hb_recipe_t recipe = ring_recipe(&r);
     const hb_sim_options_t opt = net_options(100.0, HB_BACKEND_SEQ, 0);
     hb_net_t *net = NULL;
@@ -172,6 +185,28 @@ static void test_ring(hb_comm_t *comm)
         CHECKF(!owner || strstr(hb_last_error(), what[bad]), "bad %d: %s", bad, hb_last_error());
     }
     r.bad = 0;
+    /* the kick as an event (no source): the same spikes of the cells */
+    hb_recipe_t kicked = recipe;
+    kicked.n_cells = RING; /* no source gid */
+    kicked.events_on = ring_events;
+    r.no_source = 1;
+    hb_net_t *ev = NULL;
+    CHECK_OK(hb_net_create(&kicked, comm, &opt, &ev));
+    if (ev && hb_net_run(ev) == HB_SUCCESS && net) {
+        const hb_spike_t *a, *b;
+        size_t na, nb;
+        hb_net_spikes(net, &a, &na);
+        hb_net_spikes(ev, &b, &nb);
+        CHECKF(nb + 1 == na && na > 0 && memcmp(a + 1, b, nb * sizeof *b) == 0,
+               "kick as an event: %zu spikes, as a source %zu (less its own)", nb, na);
+    }
+    event_synapse = 3; /* no such synapse: refused at init, on every rank */
+    CHECK(ev && hb_net_init(ev) == HB_ERR_INVALID_VALUE);
+    const int owner = hb_comm_rank(comm) == 0;
+    CHECKF(!owner || strstr(hb_last_error(), "event 0 of gid 0: synapse 3"), "%s", hb_last_error());
+    event_synapse = 0;
+    r.no_source = 0;
+    hb_net_destroy(ev);
     hb_recipe_t empty = recipe;
     empty.n_cells = 0;
     hb_net_t *none = NULL;
@@ -250,7 +285,7 @@ static hb_spike_t *random_run(hb_comm_t *comm, hb_backend_t backend, int threads
     if (!cell_make(&cell, HB_SYN_EXP2)) return NULL;
     random_t r = {cell.model};
     const hb_recipe_t recipe = {N_CELLS + SOURCES, &r, random_kind, random_cable, random_source,
-                                random_connections};
+                                random_connections, NULL};
     const hb_sim_options_t opt = net_options(200.0, backend, threads);
     hb_net_t *net = NULL;
     hb_spike_t *copy = NULL;

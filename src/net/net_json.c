@@ -48,7 +48,6 @@ typedef struct {
     hb_busyring_t br;
     hb_morph_t **br_morph;  /* per cell gid, built when the rank first asks for it */
     hb_model_t **br_model;
-    double kick_delay;      /* [ms] from a ring's source (gid N + ring) to its first cell */
 } json_net_t;
 
 static void json_net_free(void *p)
@@ -125,12 +124,21 @@ static void random_sources(json_net_t *r, const builder_t *b, uint32_t gid, uint
     qsort(out, m, sizeof *out, compare_u32);
 }
 
+/* Busyring's kick (Arbor's event generator): an event at 1 ms on each ring's first cell. */
+static hb_status_t jn_events(void *user, uint32_t gid, hb_event_t *out, int *count)
+{
+    json_net_t *r = user;
+    const int n = r->busyring && gid % r->br.ring_size == 0;
+    if (out && *count >= n && n) out[0] = (hb_event_t){0, 1.0, (double)r->br.event_weight};
+    *count = n;
+    return HB_SUCCESS;
+}
+
 static hb_status_t jn_connections(void *user, uint32_t gid, hb_connection_t *out, int *count)
 {
     json_net_t *r = user;
-    if (r->busyring) { /* Arbor's connections, then a ring's kick (its first cell) */
-        const int kick = gid % r->br.ring_size == 0;
-        const int n = (int)r->br.synapses + kick;
+    if (r->busyring) { /* Arbor's connections */
+        const int n = (int)r->br.synapses;
         if (!out) {
             *count = n;
             return HB_SUCCESS;
@@ -138,9 +146,6 @@ static hb_status_t jn_connections(void *user, uint32_t gid, hb_connection_t *out
         if (*count < n) return hb_fail(HB_ERR_INVALID_VALUE, "network: room for %d connections "
                                        "of gid %u, expected %d", *count, gid, n);
         hb_busyring_connections(&r->br, gid, out);
-        if (kick)
-            out[n - 1] = (hb_connection_t){r->n_cable + gid / r->br.ring_size, 0,
-                                           (double)r->br.event_weight, r->kick_delay};
         *count = n;
         return HB_SUCCESS;
     }
@@ -430,8 +435,7 @@ static hb_status_t pair(const hb_json_loader_t *ld, const char *path, const json
 }
 
 /* "busyring": Arbor's busyring benchmark with Arbor's keys and defaults; gids 0..N-1 the
- * cells, N + r a spike source kicking ring r (its one spike reaches the ring's first cell at
- * 1 ms). "duration" and "dt" are the run's t_stop and dt (a file's t_stop and dt, if given,
+ * cells, each ring's first cell kicked by an event at 1 ms (jn_events). "duration" and "dt" are the run's t_stop and dt (a file's t_stop and dt, if given,
  * must be the same). */
 static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_t *bj,
                                   hb_sim_options_t *opt)
@@ -505,16 +509,6 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
     if (!(delay >= opt->dt_ms))
         return hb_json_fail(ld, at, "%g ms; expected at least one step (dt = %g ms)", min_delay,
                             opt->dt_ms);
-    /* the kick: an event at 1 ms on each ring's first cell, from a source's spike */
-    double kick_start = 0.0;
-    r->kick_delay = 1.0;
-    if (delay <= 1.0) {
-        kick_start = 1.0 - delay;
-        r->kick_delay = delay;
-    }
-    if (!(r->kick_delay >= opt->dt_ms))
-        return hb_json_fail(ld, path, "dt %g ms; expected at most 1 ms (the kick at 1 ms)",
-                            opt->dt_ms);
     p->num_cells = (uint32_t)num_cells;
     p->ring_size = (uint32_t)ring_size;
     p->min_delay = min_delay;
@@ -526,16 +520,11 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
         p->compartments[k] = (unsigned)comps[k];
         p->lengths[k] = lengths[k];
     }
-    const uint32_t rings = (p->num_cells + p->ring_size - 1) / p->ring_size;
     r->n_cable = p->num_cells;
-    r->n_sources = rings;
-    r->sources = malloc((size_t)rings * sizeof *r->sources);
     r->br_model = calloc(p->num_cells, sizeof *r->br_model);
     r->br_morph = calloc(p->num_cells, sizeof *r->br_morph);
-    if (!r->sources || !r->br_model || !r->br_morph)
+    if (!r->br_model || !r->br_morph)
         return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %u cells", ld->file, p->num_cells);
-    for (uint32_t k = 0; k < rings; k++)
-        r->sources[k] = (hb_spike_source_t){kick_start, 1.0, 1, 0.0, 0};
     r->busyring = 1;
     return HB_SUCCESS;
 }
@@ -653,7 +642,7 @@ hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net)
     r->ld.base_dir = NULL; /* dir is this frame's */
     if (status == HB_SUCCESS) {
         const hb_recipe_t recipe = {r->n_cable + r->n_sources, r, jn_kind, jn_cable, jn_source,
-                                    jn_connections};
+                                    jn_connections, jn_events};
         status = hb_net_create(&recipe, comm, &opt, net);
     }
     if (status != HB_SUCCESS) {

@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -221,6 +222,49 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
     return status;
 }
 
+/* The recipe's events of this rank's cells, queued (hb_net_init). */
+static hb_status_t generated_events(hb_net_t *net)
+{
+    if (!net->recipe.events_on) return HB_SUCCESS;
+    const double dt = net->opt.dt_ms;
+    for (int c = 0; c < net->n_cable; c++) {
+        const uint32_t gid = net->cable_gid[c];
+        int count = 0;
+        hb_status_t status = net->recipe.events_on(net->recipe.user, gid, NULL, &count);
+        if (status != HB_SUCCESS || count <= 0) {
+            if (status == HB_SUCCESS && count < 0)
+                status = hb_fail(HB_ERR_INVALID_VALUE, "hb_net_init: gid %u: %d events; "
+                                 "expected >= 0", gid, count);
+            if (status != HB_SUCCESS) return status;
+            continue;
+        }
+        hb_event_t *ev = malloc((size_t)count * sizeof *ev);
+        if (!ev || !reserve((void **)&net->pending, net->n_pending, &net->cap_pending,
+                            (size_t)count, sizeof *net->pending)) {
+            free(ev);
+            return hb_fail(HB_ERR_ALLOC, "hb_net_init: out of memory for the events of gid %u", gid);
+        }
+        int got = count;
+        status = net->recipe.events_on(net->recipe.user, gid, ev, &got);
+        const int n_syn = hb_model_synapse_count(net->models[c]);
+        for (int k = 0; k < got && k < count && status == HB_SUCCESS; k++) {
+            if (ev[k].synapse < 0 || ev[k].synapse >= n_syn || !isfinite(ev[k].weight_us) ||
+                !(ev[k].time_ms >= 0.0) || !isfinite(ev[k].time_ms))
+                status = hb_fail(HB_ERR_INVALID_VALUE, "event %d of gid %u: synapse %d, time %g "
+                                 "ms, weight %g uS; expected a synapse of the cell (it has %d), "
+                                 "a time >= 0 and a finite weight", k, gid, ev[k].synapse,
+                                 ev[k].time_ms, ev[k].weight_us, n_syn);
+            const long step = (long)ceil(ev[k].time_ms / dt - 0.5);
+            if (status == HB_SUCCESS && step < net->total_steps)
+                net->pending[net->n_pending++] = (hb_net_event_t){step, c, ev[k].synapse,
+                                                                  ev[k].time_ms, ev[k].weight_us};
+        }
+        free(ev);
+        if (status != HB_SUCCESS) return status;
+    }
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_net_init(hb_net_t *net)
 {
     hb_clear_error();
@@ -235,6 +279,17 @@ hb_status_t hb_net_init(hb_net_t *net)
     net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
     for (int s = 0; s < net->n_sources; s++) hb_net_source_reset(&net->sources[s]);
+    if (status == HB_SUCCESS) status = generated_events(net);
+    /* every rank must agree before the first exchange */
+    double failed[1] = {status != HB_SUCCESS};
+    char message[1024];
+    snprintf(message, sizeof message, "%s", hb_last_error());
+    const hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, failed, 1,
+                                                         HB_REDUCE_MAX);
+    if (status != HB_SUCCESS) hb_fail(status, "%s", message);
+    else if (agreed != HB_SUCCESS) status = agreed;
+    else if (failed[0] > 0.0)
+        status = hb_fail(HB_ERR_INVALID_VALUE, "hb_net_init: another rank failed");
     memset(&net->stats, 0, sizeof net->stats);
     net->stats.build_s = net->build_s;
     net->stats.init_s = hb_clock_seconds() - t0;
