@@ -821,6 +821,21 @@ typedef struct {
 } hb_net_stats_t;
 
 hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);
+
+/* This rank's timeline (the paper's traces): per epoch, the intervals "integrate" (the steps,
+ * events delivered, detectors read, sources), "exchange wait" (finishing the exchange in
+ * flight), "events" (spikes into events) and "exchange start" (the counts and the start of
+ * the spikes' all-gather); times [s] from hb_net_init's start, `step` the epoch's first. */
+typedef struct {
+    const char *name;
+    double begin_s, end_s;
+    long step;
+} hb_trace_event_t;
+
+/* Records up to max_events intervals from the next hb_net_init (0: off, the default); returns
+ * the room it got. */
+size_t hb_net_set_trace(hb_net_t *net, size_t max_events);
+hb_status_t hb_net_trace(const hb_net_t *net, const hb_trace_event_t **events, size_t *count);
 /* Every rank's (collective): per_rank[r] for each rank r of the communicator. */
 hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 /* Every spike of the network so far (each rank holds all of them), ordered by time, then

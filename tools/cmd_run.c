@@ -13,7 +13,7 @@
 #include "cli.h"
 
 static const char usage_run[] =
-    "usage: hinesbatch run MODEL.json [-o DIR] [--quiet]\n"
+    "usage: hinesbatch run MODEL.json [-o DIR] [--quiet] [--trace]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
@@ -27,12 +27,16 @@ static const char usage_run[] =
     "                   written as the run goes\n"
     "  DIR/summary.json cells, spikes, wall time, memory per cell, and every rank's time\n"
     "                   per phase (build, init, update, detect, deliver, exchange)\n"
+    "  DIR/trace.RANK.json with --trace: each rank's timeline per epoch (integrate,\n"
+    "                   exchange wait, events, exchange start) as Chrome trace events\n"
+    "                   (Perfetto, chrome://tracing)\n"
     "with a progress line on a terminal (stderr),\n"
     "and prints a summary. Morphology paths are relative to the model file. The output\n"
     "directory is created and checked before the simulation starts.\n"
     "\n"
     "  -o, --output DIR  output directory, created if missing (default: .)\n"
-    "  --quiet           no summary\n";
+    "  --quiet           no summary\n"
+    "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n";
 
 /* mkdir -p */
 static int make_dirs(const char *dir)
@@ -112,6 +116,25 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
     return rc;
 }
 
+/* This rank's timeline as Chrome trace events: DIR/trace.RANK.json. */
+static int write_trace(const char *out, hb_net_t *net, int rank)
+{
+    const hb_trace_event_t *ev;
+    size_t n;
+    hb_net_trace(net, &ev, &n);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/trace.%d.json", out, rank);
+    FILE *f = fopen(path, "w");
+    if (!f) return cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    fprintf(f, "{\"traceEvents\": [");
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, "%s\n{\"name\": \"%s\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, "
+                "\"tid\": 0, \"args\": {\"step\": %ld}}", k ? "," : "", ev[k].name, ev[k].begin_s * 1e6,
+                (ev[k].end_s - ev[k].begin_s) * 1e6, rank, ev[k].step);
+    fprintf(f, "\n], \"displayTimeUnit\": \"ms\"}\n");
+    return fclose(f) == 0 ? 0 : cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+}
+
 /* Spikes [*written, n) appended: a run cut short keeps what it computed. */
 static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written)
 {
@@ -124,7 +147,7 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
     return 0;
 }
 
-static int run_network(const char *model, const char *out, int quiet)
+static int run_network(const char *model, const char *out, int quiet, int tracing)
 {
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
@@ -143,7 +166,9 @@ static int run_network(const char *model, const char *out, int quiet)
     hb_sim_options_t opt;
     memset(&opt, 0, sizeof opt);
     if (rc == 0) {
-        status = hb_net_init(net);
+        if (tracing && hb_net_set_trace(net, 1000000) == 0)
+            rc = cli_fail("run", "out of memory for the trace");
+        status = rc == 0 ? hb_net_init(net) : HB_SUCCESS;
         if (status != HB_SUCCESS) rc = cli_fail_status("run", status);
     }
     const double start = cli_now_seconds();
@@ -173,6 +198,7 @@ static int run_network(const char *model, const char *out, int quiet)
     const double seconds = cli_now_seconds() - start;
     if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, &opt);
+    if (rc == 0 && tracing) rc = write_trace(out, net, rank);
     if (rc == 0 && rank == 0 && !quiet)
         printf("%s: network, %d rank%s, min delay %g ms (epochs of %d steps): %zu spikes in "
                "%.3f s\nwrote %s and %s\n", model, hb_comm_size(comm),
@@ -186,8 +212,9 @@ static int run_network(const char *model, const char *out, int quiet)
 int cli_command_run(int argc, char **argv)
 {
     const char *model = NULL, *out = ".";
-    int quiet = 0;
+    int quiet = 0, tracing = 0;
     const cli_option_t options[] = {
+        CLI_FLAG("--trace", &tracing, 1),
         CLI_STRING("-o", &out),
         CLI_STRING("--output", &out),
         CLI_FLAG("--quiet", &quiet, 1),
@@ -196,7 +223,7 @@ int cli_command_run(int argc, char **argv)
     const int parsed = cli_parse_options("run", usage_run, options,
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
-    if (is_network(model)) return run_network(model, out, quiet);
+    if (is_network(model)) return run_network(model, out, quiet, tracing);
     if (check_output(out) != 0) return 1;
     hb_sim_t *sim = NULL;
     hb_status_t status = hb_sim_load_json(model, &sim);

@@ -249,6 +249,7 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->displs);
     if (net->in_flight) net->comm->ops->wait(net->comm->state, net->request);
     free(net->sending);
+    free(net->trace);
     free(net->incoming);
     if (net->owned_free) net->owned_free(net->owned);
     free(net);

@@ -69,6 +69,9 @@ struct hb_net {
     void *owned;                 /* what the recipe reads (a loaded file), freed with the net */
     void (*owned_free)(void *);
     hb_net_stats_t stats;        /* this run's, on this rank */
+    hb_trace_event_t *trace;     /* the timeline (hb_net_set_trace): room for max_trace */
+    size_t n_trace, max_trace;
+    double t_origin;             /* hb_net_init's start [s], the timeline's zero */
     double build_s;              /* hb_net_create's time [s] */
     int initialised;
     double min_delay;            /* [ms] */

@@ -293,20 +293,33 @@ hb_status_t hb_net_init(hb_net_t *net)
     memset(&net->stats, 0, sizeof net->stats);
     net->stats.build_s = net->build_s;
     net->stats.init_s = hb_clock_seconds() - t0;
+    net->t_origin = t0;
+    net->n_trace = 0;
     net->initialised = status == HB_SUCCESS;
     return status;
+}
+
+/* One interval of the timeline (hb_net_set_trace), if recording and room is left. */
+static void trace(hb_net_t *net, const char *name, double begin, double end)
+{
+    if (net->n_trace >= net->max_trace) return;
+    net->trace[net->n_trace++] = (hb_trace_event_t){name, begin - net->t_origin,
+                                                    end - net->t_origin, net->step};
 }
 
 /* Finishes the exchange in flight and makes its events. */
 static hb_status_t collect(hb_net_t *net)
 {
     size_t first = 0, n = 0;
-    double t = hb_clock_seconds();
+    const double t0 = hb_clock_seconds();
     hb_status_t status = exchange_finish(net, &first, &n);
-    net->stats.exchange_s += hb_clock_seconds() - t;
-    t = hb_clock_seconds();
+    const double t1 = hb_clock_seconds();
     if (status == HB_SUCCESS) status = make_events(net, first, n);
-    net->stats.deliver_s += hb_clock_seconds() - t;
+    const double t2 = hb_clock_seconds();
+    net->stats.exchange_s += t1 - t0;
+    net->stats.deliver_s += t2 - t1;
+    trace(net, "exchange wait", t0, t1);
+    trace(net, "events", t1, t2);
     return status;
 }
 
@@ -322,9 +335,11 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
 {
     const double dt = net->opt.dt_ms;
     hb_status_t status = HB_SUCCESS;
+    const double t_begin = hb_clock_seconds();
     if (net->sim) status = integrate(net, s0, s1);
     for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
         status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * dt);
+    trace(net, "integrate", t_begin, hb_clock_seconds());
     if (net->overlap) {
         const hb_status_t st = collect(net);
         if (status == HB_SUCCESS) status = st;
@@ -333,6 +348,7 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
     double t = hb_clock_seconds();
     const hb_status_t ex = exchange_start(net, status != HB_SUCCESS, &failed);
     net->stats.exchange_s += hb_clock_seconds() - t;
+    trace(net, "exchange start", t, hb_clock_seconds());
     if (status != HB_SUCCESS) return status;
     if (ex != HB_SUCCESS) return ex;
     if (failed)
@@ -372,6 +388,27 @@ hb_status_t hb_net_run(hb_net_t *net)
 }
 
 double hb_net_time(const hb_net_t *net) { return net ? (double)net->step * net->opt.dt_ms : NAN; }
+size_t hb_net_set_trace(hb_net_t *net, size_t max_events)
+{
+    if (!net) return 0;
+    hb_trace_event_t *p = max_events ? realloc(net->trace, max_events * sizeof *p) : NULL;
+    if (max_events && !p) return net->max_trace;
+    if (!max_events) free(net->trace);
+    net->trace = p;
+    net->max_trace = max_events;
+    net->n_trace = 0;
+    return max_events;
+}
+
+hb_status_t hb_net_trace(const hb_net_t *net, const hb_trace_event_t **events, size_t *count)
+{
+    hb_clear_error();
+    if (!net || !events || !count) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_trace: NULL argument");
+    *events = net->trace;
+    *count = net->n_trace;
+    return HB_SUCCESS;
+}
+
 double hb_net_stop_time(const hb_net_t *net) { return net ? net->opt.t_stop_ms : NAN; }
 double hb_net_dt(const hb_net_t *net) { return net ? net->opt.dt_ms : NAN; }
 
