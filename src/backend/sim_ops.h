@@ -50,6 +50,9 @@ struct hb_sim_ops {
     /* 1: the engine steps the description's host v and hh_state in place (CPU); 0: it keeps
      * its own copy (CUDA), and the host arrays are stale after set_state. */
     int steps_in_place;
+    /* 1: the step runs the groups' synapses (syn_start, syns, syn_state) and events reach
+     * them in the host state; 0: cells with synapses are refused. */
+    int synapses;
     /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
     int (*block_width)(int count);
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */

@@ -43,6 +43,7 @@ static hb_status_t cuda_get_v(void *engine, int g, size_t first, size_t count, d
 
 const struct hb_sim_ops hb_cuda_sim_ops = {
     .steps_in_place = 0,
+    .synapses = 0,
     .block_width = cuda_block_width,
     .create = cuda_create,
     .destroy = cuda_destroy,

@@ -34,13 +34,11 @@ static hb_status_t add_connections(hb_net_t *net, int c, double *min_delay)
                        gid, count);
     if (count == 0) return HB_SUCCESS;
     hb_connection_t *in = malloc((size_t)count * sizeof *in);
-    hb_net_conn_t *grown = realloc(net->conns, (net->n_conns + (size_t)count) * sizeof *grown);
-    if (!in || !grown) {
+    if (!in || !hb_net_reserve((void **)&net->conns, net->n_conns, &net->cap_conns,
+                               (size_t)count, sizeof *net->conns)) {
         free(in);
-        if (grown) net->conns = grown;
         return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the connections of gid %u", fn, gid);
     }
-    net->conns = grown;
     int got = count;
     status = net->recipe.connections_on(net->recipe.user, gid, in, &got);
     if (status == HB_SUCCESS && got != count)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "backend/comm_ops.h"
 #include "hinesbatch.h"
@@ -50,7 +51,7 @@ struct hb_net {
     int n_sources;
     hb_net_source_t *sources;
     hb_sim_t *sim;       /* NULL when this rank has no cable cell */
-    size_t n_conns;
+    size_t n_conns, cap_conns;
     hb_net_conn_t *conns; /* sorted by (source, cell, synapse, weight, delay) */
     size_t n_pending, cap_pending;
     hb_net_event_t *pending;
@@ -59,7 +60,8 @@ struct hb_net {
     size_t n_spikes, cap_spikes; /* every spike, ordered by (time, gid) */
     hb_spike_t *spikes;
     int *counts, *displs;        /* per rank, for the exchange */
-    /* The exchange in flight (overlap): this rank's spikes sent, all ranks' received. */
+    /* The exchange in flight (overlap): this rank's spikes sent (the epoch's buffer, swapped
+     * with `local`, which the next epoch fills meanwhile), all ranks' received. */
     hb_spike_t *sending, *incoming;
     size_t cap_sending, cap_incoming, n_incoming;
     void *request;
@@ -78,6 +80,21 @@ struct hb_net {
     int epoch_steps;
     long total_steps, step;
 };
+
+/* Room for `more` items after `count` in a growing array (capacity doubled); 0 when out of
+ * memory, the array unchanged. */
+static inline int hb_net_reserve(void **items, size_t count, size_t *capacity, size_t more,
+                                 size_t size)
+{
+    if (count + more <= *capacity) return 1;
+    size_t cap = *capacity ? *capacity : 64;
+    while (cap < count + more) cap *= 2;
+    void *p = realloc(*items, cap * size);
+    if (!p) return 0;
+    *items = p;
+    *capacity = cap;
+    return 1;
+}
 
 /* net_run.c: the spikes of a source up to t_end [ms] into the local buffer. */
 hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end);

@@ -39,22 +39,9 @@ static int compare_spike(const void *a, const void *b)
     return (x->gid > y->gid) - (x->gid < y->gid);
 }
 
-/* Room for `more` items in a growing array. */
-static int reserve(void **items, size_t count, size_t *capacity, size_t more, size_t size)
-{
-    if (count + more <= *capacity) return 1;
-    size_t cap = *capacity ? *capacity : 64;
-    while (cap < count + more) cap *= 2;
-    void *p = realloc(*items, cap * size);
-    if (!p) return 0;
-    *items = p;
-    *capacity = cap;
-    return 1;
-}
-
 static hb_status_t push_local(hb_net_t *net, double t, uint32_t gid)
 {
-    if (!reserve((void **)&net->local, net->n_local, &net->cap_local, 1, sizeof *net->local))
+    if (!hb_net_reserve((void **)&net->local, net->n_local, &net->cap_local, 1, sizeof *net->local))
         return hb_fail(HB_ERR_ALLOC, "network: out of memory for spikes");
     net->local[net->n_local++] = (hb_spike_t){t, gid, 0};
     return HB_SUCCESS;
@@ -92,8 +79,8 @@ hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_e
 
 /* Starts gathering every rank's spikes of the epoch just ended: the counts (MPI_Allgather,
  * which also carries failures: -1 from a rank that failed), then the spikes
- * (MPI_Iallgatherv) into net->incoming, from a copy, so that the next epoch may fill
- * net->local meanwhile. */
+ * (MPI_Iallgatherv) into net->incoming, sent from the epoch's buffer while the next epoch
+ * fills the other one. */
 static hb_status_t exchange_start(hb_net_t *net, int failing, int *failed)
 {
     hb_comm_t *comm = net->comm;
@@ -115,11 +102,17 @@ static hb_status_t exchange_start(hb_net_t *net, int failing, int *failed)
     }
     if (total > (size_t)0x7fffffff)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", total);
-    if (!reserve((void **)&net->incoming, 0, &net->cap_incoming, total + 1, sizeof *net->incoming) ||
-        !reserve((void **)&net->sending, 0, &net->cap_sending, net->n_local + 1,
-                 sizeof *net->sending))
+    if (!hb_net_reserve((void **)&net->incoming, 0, &net->cap_incoming, total + 1,
+                        sizeof *net->incoming))
         return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", total);
-    if (net->n_local) memcpy(net->sending, net->local, net->n_local * sizeof *net->sending);
+    /* double buffer: the epoch's spikes are sent from where they are, the next epoch fills
+     * the other buffer */
+    hb_spike_t *const filled = net->local;
+    const size_t filled_cap = net->cap_local;
+    net->local = net->sending;
+    net->cap_local = net->cap_sending;
+    net->sending = filled;
+    net->cap_sending = filled_cap;
     status = comm->ops->iallgatherv(comm->state, net->sending, (int)net->n_local, net->incoming,
                                     net->counts, net->displs, sizeof *net->incoming,
                                     &net->request);
@@ -141,7 +134,7 @@ static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_n
     net->request = NULL;
     if (status != HB_SUCCESS) return status;
     const size_t total = net->n_incoming;
-    if (!reserve((void **)&net->spikes, net->n_spikes, &net->cap_spikes, total + 1,
+    if (!hb_net_reserve((void **)&net->spikes, net->n_spikes, &net->cap_spikes, total + 1,
                  sizeof *net->spikes))
         return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", net->n_spikes + total);
     if (total) {
@@ -170,7 +163,7 @@ static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
             const double t = sp->time_ms + e->delay;
             const long step = (long)ceil(t / dt - 0.5);
             if (step >= net->total_steps) continue;
-            if (!reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
+            if (!hb_net_reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
                          sizeof *net->pending))
                 return hb_fail(HB_ERR_ALLOC, "network: out of memory for events");
             net->pending[net->n_pending++] = (hb_net_event_t){step, e->cell, e->synapse, t,
@@ -239,7 +232,7 @@ static hb_status_t generated_events(hb_net_t *net)
             continue;
         }
         hb_event_t *ev = malloc((size_t)count * sizeof *ev);
-        if (!ev || !reserve((void **)&net->pending, net->n_pending, &net->cap_pending,
+        if (!ev || !hb_net_reserve((void **)&net->pending, net->n_pending, &net->cap_pending,
                             (size_t)count, sizeof *net->pending)) {
             free(ev);
             return hb_fail(HB_ERR_ALLOC, "hb_net_init: out of memory for the events of gid %u", gid);

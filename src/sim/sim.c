@@ -152,8 +152,7 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     if (status == HB_SUCCESS && !s->ops)
         status = hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' has no simulator",
                          hb_backend_name(hb_context_backend(s->ctx)));
-    /* synapses are stepped on the host's arrays (the device engine has no synapses yet) */
-    for (int c = 0; c < n_cells && status == HB_SUCCESS && !s->ops->steps_in_place; c++)
+    for (int c = 0; c < n_cells && status == HB_SUCCESS && !s->ops->synapses; c++)
         if (cells[c]->n_synapses)
             status = hb_fail(HB_ERR_NOT_SUPPORTED,
                              "simulation: cell %d has synapses, which backend '%s' does not "
