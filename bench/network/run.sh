@@ -20,7 +20,6 @@ CORES=${CORES:-$(nproc)}
 TSTOP=${TSTOP:-2.5}
 mkdir -p "$out"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 log() { echo "== $*" | tee -a "$out/log.txt"; }
 
 # ranks threads file name [extra run args]: one hinesbatch run, its summary kept as name.json
@@ -28,8 +27,8 @@ hb_run() {
   local ranks=$1 threads=$2 file=$3 name=$4
   shift 4
   rm -rf "$work/o"
-  OMP_NUM_THREADS=$threads OMP_PROC_BIND=close OMP_PLACES=cores \
-    $MPIRUN -np "$ranks" --bind-to none "$HB" run "$file" -o "$work/o" --quiet "$@" \
+  OMP_NUM_THREADS=$threads \
+    $MPIRUN -np "$ranks" --bind-to "$([ "$threads" = 1 ] && echo core || echo none)" "$HB" run "$file" -o "$work/o" --quiet "$@" \
     > "$work/run.log" 2>&1 || { cat "$work/run.log"; return 1; }
   cp "$work/o/summary.json" "$out/$name.json"
   [ -f "$work/o/trace.0.json" ] && cp "$work/o"/trace.*.json "$out/" 2>/dev/null
@@ -101,6 +100,10 @@ scaling() {
   "$PY" "$here/paper_network.py" "$big" "$TSTOP" "$work/b.json" --builder
   for r in $CORES $((CORES / 4)); do [ "$r" -ge 1 ] || continue; hb_run "$r" 1 "$work/b.json" "strong_${big}_${r}"; done
 }
+
+# one file back from machines that return few files
+bundle() { tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"; }
+trap 'rm -rf "$work"; bundle' EXIT
 
 case $what in
   peers) peers ;;

@@ -193,8 +193,9 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event for cell %d, synapse %d: no such "
                        "synapse", cell, synapse);
     const hb_syn_site_t *site;
-    double *state = hb_sim_synapse_state(sim, cell, synapse, &site);
-    hb_syn_receive(site, state, weight);
+    size_t stride = 1;
+    double *state = hb_sim_synapse_state(sim, cell, synapse, &site, &stride);
+    hb_syn_receive(site, state, stride, weight);
     return HB_SUCCESS;
 }
 
@@ -216,7 +217,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
                 gr->hh_state[((b * (size_t)gr->k.n_hh + q) * 3 + (size_t)x) * w + k] = inf[x];
         }
         if (gr->syn_state) /* NEURON's INITIAL: g = 0 (A = B = 0) */
-            memset(gr->syn_state, 0, 2 * (size_t)gr->syn_start[slots] * sizeof *gr->syn_state);
+            memset(gr->syn_state, 0, gr->n_syn_state * sizeof *gr->syn_state);
     }
     sim->step = 0;
     hb_sim_reset_records(sim);
