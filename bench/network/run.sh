@@ -55,7 +55,8 @@ peers() {
   taskset -c 0 "$PY" "$here/arbor_net.py" "$work/net.json" --threads 1 \
     --spikes "$out/arbor.spikes" > "$out/arbor_1core.json" 2> "$work/arb.err" || tail -5 "$work/arb.err"
   log "Arbor 1 core: $(cat "$out/arbor_1core.json")"
-  "$PY" "$here/compare_spikes.py" "$out/hb_1core.spikes" "$out/neuron.spikes" > "$out/compare_neuron.json"
+  "$PY" "$here/compare_spikes.py" "$out/hb_1core.spikes" "$out/neuron.spikes" --t-stop "$t" \
+    > "$out/compare_neuron.json"
   "$PY" "$here/compare_spikes.py" "$out/hb_1core.spikes" "$out/arbor.spikes" > "$out/compare_arbor.json"
   log "vs NEURON: $(cat "$out/compare_neuron.json")"
   log "vs Arbor: $(cat "$out/compare_arbor.json")"
