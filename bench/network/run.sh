@@ -3,6 +3,7 @@
 # Arbor in the same run, and hinesbatch's MPI + OpenMP scaling (bench/README.md, "network").
 #
 #   bench/network/run.sh peers   OUTDIR   one core each, then all cores (Arbor, hinesbatch)
+#   bench/network/run.sh busyring OUTDIR  Arbor's busyring: hinesbatch and Arbor, 1 and all cores
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
 # Environment: HB (the hinesbatch binary, default build/hinesbatch), MPIRUN (default
@@ -70,6 +71,34 @@ peers() {
   log "Arbor ${CORES} threads: $(cat "$out/arbor_${CORES}threads.json")"
 }
 
+# Arbor's busyring (the reference parameters of ../shared/data/reference/arbor-busyring) on
+# one core and on all: hinesbatch against Arbor re-created in Python (arbor_busyring.py)
+busyring() {
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local t=${BUSYRING_TSTOP:-10}
+  log "busyring: $ref, $t ms, $(date -u +%FT%TZ)"
+  "$PY" - "$ref" "$t" "$work/br.json" <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["duration"] = float(sys.argv[2])
+keep = ["num-cells", "ring-size", "min-delay", "duration", "dt", "event-weight", "depth",
+        "branch-probs", "compartments", "lengths", "synapses"]
+json.dump({"network": {"busyring": {k: p[k] for k in keep if k in p}}}, open(sys.argv[3], "w"))
+PYEOF
+  rm -rf "$work/ob"
+  taskset -c 0 "$HB" run "$work/br.json" -o "$work/ob" --quiet > /dev/null
+  cp "$work/ob/summary.json" "$out/busyring_hb_1core.json"
+  cp "$work/ob/spikes.dat" "$out/busyring_hb.spikes"
+  log "busyring hinesbatch 1 core: $(head -c 300 "$out/busyring_hb_1core.json" | tr -d '\n')"
+  taskset -c 0 "$PY" "$here/arbor_busyring.py" "$work/br.json" --threads 1 \
+    --spikes "$out/busyring_arbor.spikes" > "$out/busyring_arbor_1core.json"
+  log "busyring Arbor 1 core: $(cat "$out/busyring_arbor_1core.json")"
+  hb_run "$CORES" 1 "$work/br.json" "busyring_hb_${CORES}ranks"
+  "$PY" "$here/arbor_busyring.py" "$work/br.json" --threads "$CORES" \
+    > "$out/busyring_arbor_${CORES}threads.json"
+  log "busyring Arbor $CORES threads: $(cat "$out/busyring_arbor_${CORES}threads.json")"
+}
+
 scaling() {
   local per=${WEAK_CELLS:-1000} strong=${STRONG_CELLS:-16000} big=${BIG_CELLS:-100000}
   log "scaling: $(date -u +%FT%TZ), t_stop $TSTOP ms, $CORES cores"
@@ -108,6 +137,7 @@ trap 'rm -rf "$work"; bundle' EXIT
 
 case $what in
   peers) peers ;;
+  busyring) busyring ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|scaling OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|scaling OUTDIR" >&2; exit 2 ;;
 esac
