@@ -184,7 +184,7 @@ typedef struct {
 typedef struct {
     int node;              /* matrix node */
     int kind;              /* HB_SYN_EXP or HB_SYN_EXP2 */
-    double area_um2;       /* the row's membrane area: [nA] -> [mA/cm^2] */
+    double scale;          /* 1e2 / the row's membrane area [um^2]: [nA] -> [mA/cm^2] */
     double e;              /* reversal [mV] */
     double decay1, decay2; /* cnexp: 1 - exp(-dt/tau) of g (ExpSyn); of A (tau1), B (tau2) */
     double factor;         /* Exp2Syn: an event adds weight * factor to A and B; ExpSyn 1 */
@@ -425,9 +425,9 @@ HB_HOSTDEV double hb_syn_conductance(const hb_syn_site_t *syn, const double *sta
 HB_HOSTDEV void hb_step_synapse_current(const hb_syn_site_t *syn, const double *state,
                                         size_t at, const double *v, double *d, double *rhs)
 {
-    const double g = hb_syn_conductance(syn, state), scale = 1e2 / syn->area_um2;
-    rhs[at] += g * (v[at] - syn->e) * scale;
-    d[at] += g * scale;
+    const double g = hb_syn_conductance(syn, state);
+    rhs[at] += g * (v[at] - syn->e) * syn->scale;
+    d[at] += g * syn->scale;
 }
 
 /* Pass G for a synapse: cnexp with the new v, x += (1 - exp(-dt/tau)) (0 - x). */

@@ -126,7 +126,7 @@ static hb_status_t factor_fixed_rows(group_t *gr)
     return HB_SUCCESS;
 }
 
-/* The step's constants of a synapse: its row's area and the cnexp factors for dt [ms]. */
+/* The step's constants of a synapse: its row's density factor and the cnexp factors for dt [ms]. */
 static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *ms, double dt,
                                 hb_syn_site_t *site)
 {
@@ -136,7 +136,7 @@ static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *
     const hb_synapse_t *syn = &ms->syn;
     site->node = ms->node;
     site->kind = (int)syn->kind;
-    site->area_um2 = info.area_um2;
+    site->scale = 1e2 / info.area_um2; /* once, not per step: the same bits */
     site->e = syn->e_mv;
     if (syn->kind == HB_SYN_EXP2) {
         /* NEURON's exp2syn.mod: g = B - A peaks at the weight, at t_peak after an event */
