@@ -550,7 +550,7 @@ static void test_size_limits(void)
     opt.count = 100;
     opt.max_rows = 100;
     expect_refused(m, &opt, HB_ERR_MORPHOLOGY,
-                   "short: 101 matrix rows (101 compartments in 1 sections) under the fixed "
+                   "short: 101 matrix rows (101 compartments in 1 section) under the fixed "
                    "policy");
     expect_refused(m, &opt, HB_ERR_MORPHOLOGY, "expected at most max_rows = 100 rows");
     opt.max_rows = 101;

@@ -457,11 +457,12 @@ static hb_status_t plan_cable(const hb_morph_t *morph, const hb_discretization_t
     if (rows > max_rows) {
         const double bytes = rows * (double)(sizeof(hb_node_info_t) + sizeof(int));
         return hb_fail(HB_ERR_MORPHOLOGY,
-                       "%s: %.0f matrix rows (%.0f compartments in %d sections) under the %s "
+                       "%s: %.0f matrix rows (%.0f compartments in %d section%s) under the %s "
                        "policy, %.3g MB for the cable alone; expected at most max_rows = %.0f "
                        "rows (hb_discretization_t.max_rows)",
                        morph->name, rows, compartments, morph->n_sections,
-                       policy_name(opt->policy), bytes * 1e-6, max_rows);
+                       morph->n_sections == 1 ? "" : "s", policy_name(opt->policy), bytes * 1e-6,
+                       max_rows);
     }
     *rows_out = (int)rows;
     return HB_SUCCESS;
