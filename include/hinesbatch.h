@@ -678,7 +678,8 @@ typedef struct {
     hb_backend_t backend; /* where the steps run (HB_BACKEND_SEQ): SEQ one core, OMP all
                              cores, CUDA the GPU (state on the device), BEST CUDA when a
                              device is present, else OMP */
-    int threads;          /* HB_BACKEND_OMP: threads (0, default: OpenMP's default) */
+    int threads;          /* HB_BACKEND_OMP: threads, 0..HB_MAX_THREADS (0, default:
+                             OpenMP's default) */
 } hb_sim_options_t;
 
 void hb_sim_options_default(hb_sim_options_t *options);
