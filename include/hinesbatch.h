@@ -63,7 +63,9 @@ hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx);
 hb_status_t hb_context_destroy(hb_context_t *ctx);
 hb_backend_t hb_context_backend(const hb_context_t *ctx);
 /* Threads used by the OMP backend (0 = OpenMP's default). */
-hb_status_t hb_context_set_threads(hb_context_t *ctx, int threads);
+/* Most threads a context (or a simulation) may be given: more only exhausts the host. */
+#define HB_MAX_THREADS 1024
+hb_status_t hb_context_set_threads(hb_context_t *ctx, int threads); /* 0..HB_MAX_THREADS */
 int hb_context_threads(const hb_context_t *ctx);
 const char *hb_backend_name(hb_backend_t backend);
 /* Non-zero when this build supports the backend (CUDA also needs a device). */
@@ -198,7 +200,13 @@ typedef struct {
     /* Per SWC type: compartments per section, overriding the policy (0 = the policy's);
      * NEURON models set nseg per section, e.g. soma 1, dendrites 11. */
     int count_by_type[HB_SWC_TYPES];
+    /* Largest cable accepted, in matrix rows (0 = HB_DEFAULT_MAX_ROWS): a bigger one is
+     * refused, with its size, before anything is allocated. */
+    int max_rows;
 } hb_discretization_t;
+
+/* Default hb_discretization_t.max_rows: 5x a million-sample chain cut per segment. */
+#define HB_DEFAULT_MAX_ROWS 5000000
 
 void hb_discretization_default(hb_discretization_t *options);
 
@@ -670,7 +678,8 @@ typedef struct {
     hb_backend_t backend; /* where the steps run (HB_BACKEND_SEQ): SEQ one core, OMP all
                              cores, CUDA the GPU (state on the device), BEST CUDA when a
                              device is present, else OMP */
-    int threads;          /* HB_BACKEND_OMP: threads (0, default: OpenMP's default) */
+    int threads;          /* HB_BACKEND_OMP: threads, 0..HB_MAX_THREADS (0, default:
+                             OpenMP's default) */
 } hb_sim_options_t;
 
 void hb_sim_options_default(hb_sim_options_t *options);

@@ -70,9 +70,9 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: unknown method %d", (int)o->method);
     if (o->spike_time != HB_SPIKE_STEP && o->spike_time != HB_SPIKE_INTERPOLATE)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: unknown spike time rule %d", (int)o->spike_time);
-    if (o->threads < 0)
-        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: threads = %d; expected >= 0 (0: all)",
-                       o->threads);
+    if (o->threads < 0 || o->threads > HB_MAX_THREADS)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: threads = %d; expected 0..%d (0: all)",
+                       o->threads, HB_MAX_THREADS);
     if (!(o->sample_dt_ms >= 0.0) || !isfinite(o->sample_dt_ms))
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: sample_dt = %g ms; expected >= 0",
                        o->sample_dt_ms);
