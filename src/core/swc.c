@@ -51,6 +51,8 @@ void hb_swc_options_default(hb_swc_options_t *options)
     if (!options) return;
     options->units = HB_UNITS_UM;
     options->max_type = DEFAULT_MAX_TYPE;
+    options->sections = HB_SECTIONS_HINESBATCH;
+    options->keep_zero_radius = 0;
 }
 
 /* ---- fields ---- */
@@ -336,7 +338,7 @@ hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_parse_swc: %s: text is NULL", name);
     reader_t r = {name, 0, options, NULL, 0, 0};
     st = read_samples(&r, text, length);
-    if (st == HB_SUCCESS) st = hb_morph_from_samples(r.samples, r.count, name, morph);
+    if (st == HB_SUCCESS) st = hb_morph_build(r.samples, r.count, name, options, morph);
     free(r.samples);
     return st;
 }
@@ -409,7 +411,7 @@ hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
     reader_t r = {path, 0, options, NULL, 0, 0};
     st = read_samples(&r, text, length);
     free(text); /* before building: the text is the largest buffer */
-    if (st == HB_SUCCESS) st = hb_morph_from_samples(r.samples, r.count, path, morph);
+    if (st == HB_SUCCESS) st = hb_morph_build(r.samples, r.count, path, options, morph);
     free(r.samples);
     return st;
 }

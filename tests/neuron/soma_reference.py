@@ -150,6 +150,8 @@ def load(text):
 
 def set_nseg(secs, sphere, policy):
     for k, sec in enumerate(secs):
+        sec.Ra = 100  # lambda_f reads Ra and cm
+        sec.cm = 1
         if policy == "per-segment":
             n = sum(1 for i in range(1, sec.n3d()) if sec.arc3d(i) > sec.arc3d(i - 1))
             sec.nseg = 1 if (k == 0 and sphere) or n < 1 else n
@@ -272,6 +274,8 @@ def main():
     real = [("l22", "l22.CNG.swc"), ("ca1_n120", "morph_ca1_n120.swc"), ("l5pc", "morph_l5pc_with_axon.swc")]
     made = [("contour", CONTOUR), ("zero", ZERO), ("soma3", SOMA3)]
     for name, text in made:
+        with open(os.path.join(OUT, name + ".swc"), "w") as f:
+            f.write(text)
         n = write_matrix(name, text, "per-segment")
         print(name, "matrix rows", n, "trace", write_trace(name, text, "per-segment"))
     for name, file in real:
