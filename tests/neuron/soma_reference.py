@@ -130,7 +130,8 @@ def load(text):
     gui = h.Import3d_GUI(swc, 0)
     gui.instantiate(None)
     os.unlink(name)
-    secs = list(h.allsec())
+    secs = list(h.allsec())  # TYPE order; the root section goes first
+    secs.sort(key=lambda sec: h.SectionRef(sec=sec).has_parent())
     # instantiate() names the sections TYPE[k], k counting per type in swc.sections order (what
     # chk_valid kept); the last raw point of each is the SWC sample ending it.
     kept = [swc.sections.o(i) for i in range(int(swc.sections.count()))]
