@@ -46,5 +46,40 @@ expect_status 1 "Import3d id order" -- "$bin" info "$tmp/order.swc" --scheme neu
 expect_grep "$tmp/err" "order.swc:2: sample 2 has parent 3, a larger id" "id order message"
 expect_status 0 "own rules take any order" -- "$bin" info "$tmp/order.swc" --scheme neuron --sections hinesbatch
 
+# hinesbatch run (NEURON scheme by default): hh soma, IClamp 2 nA on l22's 10-point soma gives
+# NEURON's soma trace (tests/reference/neuron-soma/l22_trace.txt); hinesbatch's own section rules
+# do not (the issue: several mV).
+ref=$(cd "$(dirname "$0")/reference/neuron-soma" && pwd)/l22_trace.txt
+model() { # RULE
+    cat <<JSON
+{"t_stop": 20, "dt": 0.025, "sample_dt": 0.25,
+ "cells": [{"morphology": "$cell", "section_rule": "$1",
+            "discretization": {"policy": "per-segment", "scheme": "neuron"}, "Ra": 100, "cm": 1,
+            "mechanisms": [{"name": "pas", "region": "all", "g": 1e-4, "e": -65},
+                           {"name": "hh", "region": "soma"}],
+            "stimuli": [{"type": "iclamp", "at": {"section": 0, "x": 0.5}, "del": 1, "dur": 1e9, "amp": 2}],
+            "probes": [{"name": "soma", "at": {"section": 0, "x": 0.5}}]}]}
+JSON
+}
+worst() { # PROBES_CSV: max |v - NEURON| over the samples
+    awk -F'[ ,]' 'NR == FNR { if ($1 !~ /^#/) v[sprintf("%.3f", $1)] = $2; next }
+        FNR > 1 { d = $2 - v[sprintf("%.3f", $1)]; if (d < 0) d = -d; if (d > m) m = d; n++ }
+        END { printf "%d %.3g\n", n, m }' "$ref" "$1"
+}
+model import3d > "$tmp/import3d.json"
+expect_status 0 "run, Import3d sections" -- "$bin" run "$tmp/import3d.json" -o "$tmp/i3d"
+read -r n diff <<< "$(worst "$tmp/i3d/probes.csv")"
+[ "$n" -eq 81 ] && awk -v d="$diff" 'BEGIN { exit !(d < 1e-3) }' && ok ||
+    bad "run with Import3d sections: $n samples, max |v - NEURON| $diff mV (expected 81, < 1e-3)"
+model hinesbatch > "$tmp/own.json"
+expect_status 0 "run, own sections" -- "$bin" run "$tmp/own.json" -o "$tmp/own"
+read -r n diff <<< "$(worst "$tmp/own/probes.csv")"
+awk -v d="$diff" 'BEGIN { exit !(d > 1) }' && ok ||
+    bad "run with hinesbatch's sections: max |v - NEURON| $diff mV (expected > 1 mV)"
+sed 's/"import3d"/"neuron"/' "$tmp/import3d.json" > "$tmp/bad.json"
+expect_status 1 "bad section_rule" -- "$bin" run "$tmp/bad.json" -o "$tmp/bad"
+expect_grep "$tmp/err" 'cells\[0\].section_rule: expected one of "hinesbatch", "import3d", found "neuron"' \
+    "section_rule message"
+
 echo "cli_neuron_soma: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
