@@ -42,11 +42,14 @@ typedef struct {
     int n_sec;
 } i3_t;
 
-static const hb_morph_t *sort_morph; /* qsort has no context argument */
+typedef struct {
+    long id;
+    int index;
+} id_index_t;
 
 static int by_id(const void *a, const void *b)
 {
-    long ia = sort_morph->samples[*(const int *)a].id, ib = sort_morph->samples[*(const int *)b].id;
+    long ia = ((const id_index_t *)a)->id, ib = ((const id_index_t *)b)->id;
     return (ia > ib) - (ia < ib);
 }
 
@@ -116,12 +119,12 @@ static int sectionify(i3_t *t)
             t->nchild[i] = 1;
     /* A section ends at every point whose nchild is not exactly 1 (sec2point). */
     int si = 0, end = 0;
-    while (t->nchild[end] == 1) end++; /* the last point ends a section: nchild 0 */
+    while (end + 1 < n && t->nchild[end] == 1) end++; /* the last point has no child */
     t->point2sec[0] = 0;
     for (int i = 1; i < n; i++) {
         if (i > end) {
             si++;
-            for (end = i; t->nchild[end] == 1;) end++;
+            for (end = i; end + 1 < n && t->nchild[end] == 1;) end++;
         }
         t->point2sec[i] = si;
     }
@@ -176,36 +179,38 @@ static void mksection(i3_t *t, int isec, int first, int end)
 }
 
 /* Import3d_GUI chk_valid: one-point sections and two-point sections of zero length go; their
- * children take their place. */
+ * children take their place (rm0len, resolved in one pass: parents come first). */
 static hb_status_t chk_valid(i3_t *t)
 {
-    hb_status_t st = HB_SUCCESS;
-    for (int i = t->n_sec - 1; i >= 1 && st == HB_SUCCESS; i--) {
+    int removed = 0;
+    const hb_sample_t *first_end = NULL;
+    for (int i = t->n_sec - 1; i >= 1; i--) {
         i3_section_t *sec = &t->sec[i];
-        int own = sec->n_raw - sec->first, gone = 0;
-        if (own <= 1) {
-            gone = 1;
-        } else if (own == 2) {
+        int own = sec->n_raw - sec->first;
+        if (own == 2) {
             const hb_sample_t *a = sec->first ? pt(t, sec->id) : pt(t, t->pix[sec->id]);
             const hb_sample_t *b = sec->first ? pt(t, sec->id + 1) : pt(t, sec->id);
             /* hoc's Vector.eq: equal within 1e-9 */
-            gone = fabs(a->x - b->x) <= 1e-9 && fabs(a->y - b->y) <= 1e-9 &&
-                   fabs(a->z - b->z) <= 1e-9;
+            sec->removed = fabs(a->x - b->x) <= 1e-9 && fabs(a->y - b->y) <= 1e-9 &&
+                           fabs(a->z - b->z) <= 1e-9;
+        } else {
+            sec->removed = own <= 1;
         }
-        if (!gone) continue;
-        sec->removed = 1;
-        for (int j = i + 1; j < t->n_sec; j++)
-            if (t->sec[j].parent == i) {
-                t->sec[j].parent = sec->parent;
-                t->sec[j].parentx = sec->parentx;
-            }
-        const hb_sample_t *end = pt(t, sec->id + sec->n_raw - 2);
-        st = hb_morph_warn((hb_morph_t *)t->m, end->line,
-                           "Import3d: the %s section ending at sample %ld is removed, as NEURON's "
-                           "Import3d removes it; its children attach to its parent",
-                           own <= 1 ? "one-point" : "zero-length two-point", end->id);
+        if (sec->removed && removed++ == 0) first_end = pt(t, sec->id + sec->n_raw - 2);
     }
-    return st;
+    for (int j = 1; j < t->n_sec; j++) {
+        const i3_section_t *p = &t->sec[t->sec[j].parent];
+        if (p->removed) {
+            t->sec[j].parentx = p->parentx;
+            t->sec[j].parent = p->parent;
+        }
+    }
+    if (removed == 0) return HB_SUCCESS;
+    return hb_morph_warn((hb_morph_t *)t->m, first_end->line,
+                         "Import3d: %d section%s of one point or of two coincident points (first: "
+                         "the one ending at sample %ld) removed, as NEURON's Import3d removes them; "
+                         "their children attach where they attached",
+                         removed, removed == 1 ? "" : "s", first_end->id);
 }
 
 static int alloc_section_points(hb_section_t *s, int n)
@@ -289,7 +294,7 @@ hb_status_t hb_import3d_sections(hb_morph_t *m)
     t.m = m;
     t.n = m->n_samples;
     size_t n = (size_t)t.n;
-    t.order = malloc(n * sizeof *t.order);
+    t.order = calloc(n, sizeof *t.order);
     t.pix = malloc(n * sizeof *t.pix);
     t.nchild = calloc(n, sizeof *t.nchild);
     t.nchild_soma = calloc(n, sizeof *t.nchild_soma);
@@ -302,9 +307,15 @@ hb_status_t hb_import3d_sections(hb_morph_t *m)
         st = hb_fail(HB_ERR_ALLOC, "%s: out of memory building Import3d sections", m->name);
         goto done;
     }
-    for (int i = 0; i < t.n; i++) t.order[i] = i;
-    sort_morph = m;
-    qsort(t.order, n, sizeof *t.order, by_id);
+    id_index_t *ids = malloc(n * sizeof *ids);
+    if (!ids) {
+        st = hb_fail(HB_ERR_ALLOC, "%s: out of memory building Import3d sections", m->name);
+        goto done;
+    }
+    for (int i = 0; i < t.n; i++) ids[i] = (id_index_t){m->samples[i].id, i};
+    qsort(ids, n, sizeof *ids, by_id); /* ids are unique */
+    for (int i = 0; i < t.n; i++) t.order[i] = ids[i].index;
+    free(ids);
     for (int i = 0; i < t.n; i++) rank[t.order[i]] = i;
     for (int i = 0; i < t.n; i++) {
         int p = m->parent[t.order[i]];

@@ -99,6 +99,19 @@ SOMA3 = """# hand-made 3-point soma, not a sphere
 """
 
 
+# removed: Import3d's chk_valid removes a one-point stem (a wire from a root with two soma
+# children) and a stem of two coincident points, whose children take its place.
+REMOVED = """# hand-made cell with sections Import3d removes
+1 1 0 0 0 4 -1
+2 1 0 4 0 3 1
+3 1 0 -4 0 3 1
+4 3 5 0 0 1 1
+5 3 0 4 0 1 2
+6 3 0 12 0 1 5
+7 3 3 12 0 0.75 5
+8 3 6 20 0 0.5 7
+"""
+
 def quantize(path):
     """The SWC text on the grid: x, y, z to 1/8 um, radius to 1/16 um (at least 1/16)."""
     lines = []
@@ -273,7 +286,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     morph = os.path.join(DATA, "morphologies")
     real = [("l22", "l22.CNG.swc"), ("ca1_n120", "morph_ca1_n120.swc"), ("l5pc", "morph_l5pc_with_axon.swc")]
-    made = [("contour", CONTOUR), ("zero", ZERO), ("soma3", SOMA3)]
+    made = [("contour", CONTOUR), ("zero", ZERO), ("soma3", SOMA3), ("removed", REMOVED)]
     for name, text in made:
         with open(os.path.join(OUT, name + ".swc"), "w") as f:
             f.write(text)
