@@ -394,6 +394,14 @@ static void test_errors(void)
     CHECK_OK(cable_of(order, HB_SECTIONS_HINESBATCH, 0, HB_SCHEME_NEURON, HB_CPOLICY_PER_SEGMENT, NULL));
     check_error(cable_of(order, HB_SECTIONS_IMPORT3D, 0, HB_SCHEME_NEURON, HB_CPOLICY_PER_SEGMENT, NULL),
                 HB_ERR_MORPHOLOGY, "cell.swc:2: sample 2 has parent 3, a larger id");
+    /* A one-point stem: removed with a warning, as NEURON's Import3d removes it. */
+    hb_morph_t *morph = load_cell("removed", NULL, 0, HB_SECTIONS_IMPORT3D, 0);
+    CHECKF(morph && hb_morph_warning_count(morph) == 1 &&
+               strstr(hb_morph_warning(morph, 0), "removed.swc:5: Import3d: 1 section of one point or "
+                                                  "of two coincident points (first: the one ending at "
+                                                  "sample 4) removed") != NULL,
+           "warning: %s", morph && hb_morph_warning_count(morph) ? hb_morph_warning(morph, 0) : "none");
+    hb_morph_destroy(morph);
     check_error(cable_of(zero, 7, 0, HB_SCHEME_NEURON, HB_CPOLICY_PER_SEGMENT, NULL), HB_ERR_INVALID_VALUE,
                 "section rule 7");
     check_error(cable_of(zero, HB_SECTIONS_IMPORT3D, 2, HB_SCHEME_NEURON, HB_CPOLICY_PER_SEGMENT, NULL),
@@ -402,8 +410,8 @@ static void test_errors(void)
 
 int main(void)
 {
-    test_errors();
     find_ref_dir();
+    test_errors();
     test_matrix("contour", NULL, HB_CPOLICY_PER_SEGMENT, 0);
     test_matrix("soma3", NULL, HB_CPOLICY_PER_SEGMENT, 0);
     test_matrix("zero", NULL, HB_CPOLICY_PER_SEGMENT, 1);
