@@ -348,12 +348,14 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
             if ((prev = add_node(b, &info)) < 0) goto oom;
             *start_node = prev;
         }
-        for (int j = 0; j < n; j++) {
+        for (int j = 0, k = 1; j < n; j++) {
+            const double centre = 0.5 * (s[j] + s[j + 1]);
+            while (k + 1 < sec->n_points && sec->arc[k] < centre) k++; /* sample_at, resumed */
             info.parent = prev;
             info.kind = HB_NODE_COMPARTMENT;
             info.x = (j + 0.5) / n;
             info.area_um2 = seg_area[j];
-            info.sample_id = sample_at(morph, sec, 0.5 * (s[j] + s[j + 1]));
+            info.sample_id = point_id(morph, sec, k);
             info.r_axial_mohm = j == 0 ? rleft[0] : rright[j - 1] + rleft[j];
             if ((prev = add_node(b, &info)) < 0) goto oom;
             if (j == (int)(0.5 * n)) *centre_node = prev;
