@@ -31,8 +31,9 @@ struct hb_comm_ops {
                                const int *counts, const int *displs, size_t elem_bytes,
                                void **request);
     hb_status_t (*wait)(void *state, void *request);
-    /* Lets a started collective progress (MPI_Test); never waits. */
-    hb_status_t (*progress)(void *state, void *request);
+    /* Lets a started collective progress (MPI_Test); never waits. *done: 1 when it has
+     * completed (wait then returns at once). */
+    hb_status_t (*progress)(void *state, void *request, int *done);
     /* values[0..n) reduced over all ranks in place. */
     hb_status_t (*allreduce)(void *state, double *values, int n, hb_reduce_t op);
     hb_status_t (*barrier)(void *state);

@@ -139,12 +139,12 @@ static hb_status_t mpi_wait(void *state, void *request)
     return rc == MPI_SUCCESS ? HB_SUCCESS : mpi_fail("MPI_Wait", rc);
 }
 
-static hb_status_t mpi_progress(void *state, void *request)
+static hb_status_t mpi_progress(void *state, void *request, int *done)
 {
     (void)state;
     mpi_request_t *r = request;
-    int done = 0;
-    if (r) MPI_CHECK(MPI_Test(&r->request, &done, MPI_STATUS_IGNORE));
+    *done = 1;
+    if (r) MPI_CHECK(MPI_Test(&r->request, done, MPI_STATUS_IGNORE));
     return HB_SUCCESS;
 }
 

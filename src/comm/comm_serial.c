@@ -54,10 +54,11 @@ static hb_status_t serial_wait(void *state, void *request)
     return HB_SUCCESS;
 }
 
-static hb_status_t serial_progress(void *state, void *request)
+static hb_status_t serial_progress(void *state, void *request, int *done)
 {
     (void)state;
     (void)request;
+    *done = 1;
     return HB_SUCCESS;
 }
 

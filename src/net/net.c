@@ -103,8 +103,16 @@ static hb_status_t build_local(hb_net_t *net)
     net->sources = calloc((size_t)n + 1, sizeof *net->sources);
     net->counts = malloc((size_t)net->comm->size * sizeof *net->counts);
     net->displs = malloc((size_t)net->comm->size * sizeof *net->displs);
-    if (!net->cable_gid || !net->models || !net->sources || !net->counts || !net->displs)
+    net->count_in = malloc((size_t)net->comm->size * sizeof *net->count_in);
+    net->ones = malloc((size_t)net->comm->size * sizeof *net->ones);
+    net->iota = malloc((size_t)net->comm->size * sizeof *net->iota);
+    if (!net->cable_gid || !net->models || !net->sources || !net->counts || !net->displs ||
+        !net->count_in || !net->ones || !net->iota)
         return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %u cells", fn, n);
+    for (int k = 0; k < net->comm->size; k++) {
+        net->ones[k] = 1;
+        net->iota[k] = k;
+    }
     hb_status_t status = HB_SUCCESS;
     for (uint32_t gid = net->first; gid < net->end && status == HB_SUCCESS; gid++) {
         const hb_cell_kind_t kind = r->kind(r->user, gid);
@@ -233,6 +241,7 @@ hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
 hb_status_t hb_net_destroy(hb_net_t *net)
 {
     if (!net) return HB_SUCCESS;
+    hb_net_exchange_abandon(net); /* before its buffers go */
     hb_sim_destroy(net->sim);
     free(net->cable_gid);
     free(net->models);
@@ -245,7 +254,9 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->spikes);
     free(net->counts);
     free(net->displs);
-    if (net->in_flight) net->comm->ops->wait(net->comm->state, net->request);
+    free(net->count_in);
+    free(net->ones);
+    free(net->iota);
     free(net->sending);
     free(net->trace);
     free(net->incoming);

@@ -64,7 +64,12 @@ struct hb_net {
      * with `local`, which the next epoch fills meanwhile), all ranks' received. */
     hb_spike_t *sending, *incoming;
     size_t cap_sending, cap_incoming, n_incoming;
-    void *request;
+    void *request;               /* the spikes' all-gather */
+    void *count_request;         /* the counts' all-gather */
+    int stage;                   /* exchange_stage_t */
+    int my_count;                /* this rank's count sent (-1: it failed) */
+    int *count_in, *ones, *iota; /* per rank: counts received; 1s and 0..size-1 to gather them */
+    int exchange_failed;         /* a rank sent -1 */
     int in_flight;
     int overlap;                 /* hb_net_overlap_t: exchange of epoch k during epoch k + 1 */
     size_t n_sending;            /* HB_NET_TASKS: the spikes of `sending` still to exchange */
@@ -81,6 +86,9 @@ struct hb_net {
     int epoch_steps;
     long total_steps, step;
 };
+
+/* Where the exchange in flight stands (net_run.c). */
+typedef enum { EXCHANGE_NONE, EXCHANGE_COUNTS, EXCHANGE_SPIKES, EXCHANGE_DONE } exchange_stage_t;
 
 /* Room for `more` items after `count` in a growing array (capacity doubled); 0 when out of
  * memory, the array unchanged. */
@@ -99,6 +107,8 @@ static inline int hb_net_reserve(void **items, size_t count, size_t *capacity, s
 
 /* net_run.c: the spikes of a source up to t_end [ms] into the local buffer. */
 hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end);
+/* A failed run's exchange in flight, waited for (no collective left behind). */
+void hb_net_exchange_abandon(hb_net_t *net);
 /* The source's first spike time (NetStim's INITIAL). */
 void hb_net_source_reset(hb_net_source_t *src);
 

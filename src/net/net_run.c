@@ -81,62 +81,100 @@ hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_e
     return HB_SUCCESS;
 }
 
-/* Starts gathering every rank's spikes of the epoch just ended: the counts (MPI_Allgather,
- * which also carries failures: -1 from a rank that failed), then the spikes
- * (MPI_Iallgatherv) into net->incoming, sent from the epoch's buffer while the next epoch
- * fills the other one. */
-static hb_status_t exchange_start(hb_net_t *net, int failing, int *failed)
+/*
+ * The exchange of an epoch, without waiting (HB_NET_BLOCKING and HB_NET_IALLGATHERV): the
+ * epoch's buffer becomes the one sent (the next epoch fills the other), then two stages, each
+ * a non-blocking collective so that no rank waits for another at an epoch's end: the counts
+ * (an MPI_Iallgatherv of one int a rank, -1 from a rank that failed), and, once they have
+ * arrived (checked after each step, exchange_progress), the spikes (MPI_Iallgatherv into
+ * net->incoming). exchange_finish waits for what is left.
+ */
+static hb_status_t exchange_start(hb_net_t *net, int failing)
 {
     hb_comm_t *comm = net->comm;
-    *failed = 0;
-    if (net->n_local > (size_t)0x7fffffff) failing = 1;
-    hb_status_t status = comm->ops->allgather_int(comm->state, failing ? -1 : (int)net->n_local,
-                                                  net->counts);
-    if (status != HB_SUCCESS) return status;
-    size_t total = 0;
-    for (int r = 0; r < comm->size; r++) {
-        *failed |= net->counts[r] < 0;
-        if (net->counts[r] < 0) net->counts[r] = 0;
-        net->displs[r] = (int)total;
-        total += (size_t)net->counts[r];
-    }
-    if (*failed) {
-        net->n_local = 0;
-        return HB_SUCCESS;
-    }
-    if (total > (size_t)0x7fffffff)
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", total);
-    if (!hb_net_reserve((void **)&net->incoming, 0, &net->cap_incoming, total + 1,
-                        sizeof *net->incoming))
-        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", total);
-    /* double buffer: the epoch's spikes are sent from where they are, the next epoch fills
-     * the other buffer */
     hb_spike_t *const filled = net->local;
     const size_t filled_cap = net->cap_local;
     net->local = net->sending;
     net->cap_local = net->cap_sending;
     net->sending = filled;
     net->cap_sending = filled_cap;
-    status = comm->ops->iallgatherv(comm->state, net->sending, (int)net->n_local, net->incoming,
+    net->n_sending = net->n_local;
+    net->n_local = 0;
+    net->my_count = failing || net->n_sending > (size_t)0x7fffffff ? -1 : (int)net->n_sending;
+    hb_status_t status = comm->ops->iallgatherv(comm->state, &net->my_count, 1, net->count_in,
+                                                net->ones, net->iota, sizeof(int),
+                                                &net->count_request);
+    if (status != HB_SUCCESS) return status;
+    net->stage = EXCHANGE_COUNTS;
+    net->in_flight = 1;
+    return HB_SUCCESS;
+}
+
+/* The counts have arrived: the spikes' all-gather starts (none if a rank failed). */
+static hb_status_t exchange_spikes(hb_net_t *net)
+{
+    hb_comm_t *comm = net->comm;
+    hb_status_t status = comm->ops->wait(comm->state, net->count_request);
+    net->count_request = NULL;
+    if (status != HB_SUCCESS) return status;
+    size_t total = 0;
+    net->exchange_failed = 0;
+    for (int r = 0; r < comm->size; r++) {
+        net->counts[r] = net->count_in[r];
+        net->exchange_failed |= net->counts[r] < 0;
+        if (net->counts[r] < 0) net->counts[r] = 0;
+        net->displs[r] = (int)total;
+        total += (size_t)net->counts[r];
+    }
+    net->n_incoming = 0;
+    net->stage = EXCHANGE_DONE;
+    if (net->exchange_failed) return HB_SUCCESS; /* every rank sees the same counts */
+    if (total > (size_t)0x7fffffff)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", total);
+    if (!hb_net_reserve((void **)&net->incoming, 0, &net->cap_incoming, total + 1,
+                        sizeof *net->incoming))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", total);
+    status = comm->ops->iallgatherv(comm->state, net->sending, (int)net->n_sending, net->incoming,
                                     net->counts, net->displs, sizeof *net->incoming,
                                     &net->request);
     if (status != HB_SUCCESS) return status;
     net->n_incoming = total;
-    net->in_flight = 1;
-    net->n_local = 0;
+    net->stage = EXCHANGE_SPIKES;
     return HB_SUCCESS;
 }
 
-/* Waits for the exchange in flight; its spikes, ordered by (time, gid), after net->spikes. */
+/* After a step: the exchange in flight moves on (MPI_Test), never waiting. */
+static hb_status_t exchange_progress(hb_net_t *net)
+{
+    int done = 0;
+    hb_status_t status = HB_SUCCESS;
+    if (net->stage == EXCHANGE_COUNTS) {
+        status = net->comm->ops->progress(net->comm->state, net->count_request, &done);
+        if (status == HB_SUCCESS && done) status = exchange_spikes(net);
+    } else if (net->stage == EXCHANGE_SPIKES) {
+        status = net->comm->ops->progress(net->comm->state, net->request, &done);
+    }
+    return status;
+}
+
+/* Waits for the exchange in flight; its spikes, ordered by (time, gid), after net->spikes. A
+ * rank that failed makes every rank fail here. */
 static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_new)
 {
     *first_new = net->n_spikes;
     *n_new = 0;
     if (!net->in_flight) return HB_SUCCESS;
+    hb_status_t status = HB_SUCCESS;
+    if (net->stage == EXCHANGE_COUNTS) status = exchange_spikes(net);
+    if (status == HB_SUCCESS && net->stage == EXCHANGE_SPIKES) {
+        status = net->comm->ops->wait(net->comm->state, net->request);
+        net->request = NULL;
+    }
     net->in_flight = 0;
-    hb_status_t status = net->comm->ops->wait(net->comm->state, net->request);
-    net->request = NULL;
+    net->stage = EXCHANGE_NONE;
     if (status != HB_SUCCESS) return status;
+    if (net->exchange_failed)
+        return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed");
     const size_t total = net->n_incoming;
     if (!hb_net_reserve((void **)&net->spikes, net->n_spikes, &net->cap_spikes, total + 1,
                  sizeof *net->spikes))
@@ -148,6 +186,27 @@ static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_n
     *n_new = total;
     net->n_spikes += total;
     return HB_SUCCESS;
+}
+
+/* A failed run's exchange: waited for, so that no collective is left behind. */
+void hb_net_exchange_abandon(hb_net_t *net)
+{
+    if (!net->in_flight) return;
+    if (net->stage == EXCHANGE_COUNTS) {
+        net->comm->ops->wait(net->comm->state, net->count_request);
+        net->count_request = NULL;
+        net->exchange_failed = 0;
+        for (int r = 0; r < net->comm->size; r++) net->exchange_failed |= net->count_in[r] < 0;
+        /* the others post the spikes' all-gather unless someone failed: so must this rank */
+        if (!net->exchange_failed && exchange_spikes(net) == HB_SUCCESS &&
+            net->stage == EXCHANGE_SPIKES)
+            net->comm->ops->wait(net->comm->state, net->request);
+    } else if (net->stage == EXCHANGE_SPIKES) {
+        net->comm->ops->wait(net->comm->state, net->request);
+    }
+    net->request = NULL;
+    net->in_flight = 0;
+    net->stage = EXCHANGE_NONE;
 }
 
 /* HB_NET_TASKS: gathers every rank's spikes of net->sending (the epoch before) into
@@ -229,7 +288,7 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
         const double t1 = hb_clock_seconds();
         if (status == HB_SUCCESS) status = hb_sim_advance(net->sim, 1);
         if (status == HB_SUCCESS && net->in_flight) /* the exchange moves on meanwhile */
-            status = net->comm->ops->progress(net->comm->state, net->request);
+            status = exchange_progress(net);
         const double t2 = hb_clock_seconds();
         net->stats.update_s += t2 - t1;
         for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++) {
@@ -299,10 +358,7 @@ hb_status_t hb_net_init(hb_net_t *net)
     if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_init: net is NULL");
     const double t0 = hb_clock_seconds();
     hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
-    if (net->in_flight) { /* a failed run's exchange */
-        net->comm->ops->wait(net->comm->state, net->request);
-        net->in_flight = 0;
-    }
+    hb_net_exchange_abandon(net); /* a failed run's exchange */
     net->n_spikes = net->n_local = net->n_pending = net->n_sending = 0;
     net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
@@ -368,21 +424,20 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
     for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
         status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * dt);
     trace(net, "integrate", t_begin, hb_clock_seconds());
-    if (net->overlap) {
+    if (net->overlap == HB_NET_IALLGATHERV) {
         const hb_status_t st = collect(net);
         if (status == HB_SUCCESS) status = st;
     }
-    int failed = 0;
     double t = hb_clock_seconds();
-    const hb_status_t ex = exchange_start(net, status != HB_SUCCESS, &failed);
+    const hb_status_t ex = exchange_start(net, status != HB_SUCCESS);
     net->stats.exchange_s += hb_clock_seconds() - t;
     trace(net, "exchange start", t, hb_clock_seconds());
-    if (status != HB_SUCCESS) return status;
+    if (status != HB_SUCCESS) {
+        hb_net_exchange_abandon(net); /* the others learn of it from this count of -1 */
+        return status;
+    }
     if (ex != HB_SUCCESS) return ex;
-    if (failed)
-        return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed between t = %g and %g ms",
-                       (double)s0 * dt, (double)s1 * dt);
-    if (!net->overlap) status = collect(net);
+    if (net->overlap == HB_NET_BLOCKING) status = collect(net);
     net->step = s1;
     return status;
 }
