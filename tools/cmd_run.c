@@ -443,7 +443,7 @@ static int write_cell_summary(const char *dir, const char *model, hb_sim_t *sim,
     if (root && error) json_object_set_new(root, "error", json_string(error));
     char path[4200];
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    const int failed = !root || json_dump_file(root, path, JSON_INDENT(1)) != 0;
+    const int failed = !root || json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(15)) != 0;
     json_decref(root);
     return failed ? cli_fail("run", "%s: cannot write", path) : 0;
 }
