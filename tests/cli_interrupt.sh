@@ -91,6 +91,37 @@ t=$(grep -o '"t_ms": [0-9.]*' "$tmp/netint/summary.json" | cut -d' ' -f2)
 awk -v t="$t" 'BEGIN { k = t / 0.5; exit !(t > 0 && t < 1000 && k == int(k)) }' && ok ||
     bad "network stopped at t = $t ms, not an epoch's end before t_stop"
 
+# The same on 2 MPI ranks, where this build has MPI, with the signal sent to rank 1 alone: the
+# ranks agree after each epoch, so rank 0 stops too, at the same epoch, and says so.
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+    dir=$tmp/mpi
+    mkdir -p "$dir"
+    mkfifo "$dir/spikes.dat"
+    mpirun -np 2 "$bin" run "$tmp/net.json" -o "$dir" --quiet 2>"$dir/stderr" &
+    pid=$!
+    exec 3<"$dir/spikes.dat"
+    : > "$dir/got"
+    for _ in $(seq 20); do IFS= read -r line <&3 && printf '%s\n' "$line" >> "$dir/got"; done
+    rank1=""
+    for p in $(pgrep -P "$pid"); do
+        tr '\0' '\n' < "/proc/$p/environ" | grep -qx "OMPI_COMM_WORLD_RANK=1" && rank1=$p
+    done
+    [ -n "$rank1" ] && kill -INT "$rank1"
+    cat <&3 >> "$dir/got"
+    exec 3<&-
+    wait "$pid"
+    status=$?
+    [ -n "$rank1" ] && ok || bad "2 ranks: rank 1's process not found"
+    [ "$status" -eq 130 ] && ok || bad "2 ranks, SIGINT to rank 1: exit $status, expected 130"
+    prefix "$dir/got" "$tmp/netfull/spikes.dat" "2 ranks: spikes.dat after SIGINT to rank 1"
+    expect_grep "$dir/summary.json" '"ranks": 2, ' "2 ranks: summary"
+    expect_grep "$dir/summary.json" '"status": "interrupted", "signal": "SIGINT"' "2 ranks: interrupted"
+    expect_grep "$dir/stderr" "stopped by SIGINT" "2 ranks: rank 0 says it stopped"
+fi
+
 # ---- a state that turns NaN (hh's formulas at -1e6 nA into a 1 nm cable): exit 1, the cell,
 # node and time; the rows before the check written, the summary marked failed
 cat > "$tmp/nan.json" <<'EOF'
