@@ -139,6 +139,14 @@ static hb_status_t create_engine(hb_sim_t *sim)
     return status;
 }
 
+/* The machine's memory [bytes] (0 where unknown); asked once per simulation, not per advance
+ * (a network advances one step at a time). */
+static double physical_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
 hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
                           hb_sim_t **sim)
 {
@@ -156,6 +164,7 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     if (!s) return hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
     s->opt = *options;
     s->sample_every = every;
+    s->memory_bytes = physical_memory();
     s->n_cells = n_cells;
     s->cells = malloc((size_t)n_cells * sizeof *s->cells);
     if (!s->cells) status = hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
@@ -305,13 +314,6 @@ void hb_sim_label_cells(hb_sim_t *sim, const char *label, const uint32_t *ids)
     sim->cell_ids = ids;
 }
 
-/* The machine's memory [bytes] (0 where unknown). */
-static double physical_memory(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
-}
-
 /* What `steps` more steps would record in memory must fit: the counts are ints and the bytes
  * the machine's memory (spikes, which depend on the run, are checked as they come). */
 static hb_status_t check_recording(const hb_sim_t *sim, long steps)
@@ -320,7 +322,7 @@ static hb_status_t check_recording(const hb_sim_t *sim, long steps)
     const double samples = (double)sim->times.count +
                            (double)((sim->step + steps) / every - sim->step / every);
     const double bytes = samples * (double)(sim->n_probes + 1) * sizeof(double);
-    const double memory = physical_memory();
+    const double memory = sim->memory_bytes;
     if (samples <= (double)INT_MAX && (memory == 0.0 || bytes <= memory)) return HB_SUCCESS;
     return hb_fail(HB_ERR_ALLOC, "simulation: %.0f samples of %d probe%s and the time (%.3g bytes) "
                    "would be recorded in memory; at most %d samples fit, in %.3g bytes of memory "
