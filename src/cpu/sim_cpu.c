@@ -7,7 +7,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -179,30 +178,39 @@ static int block_cells(const hb_step_group_t *g, int b)
     return rest < g->width ? rest : g->width;
 }
 
-/* 1 when a voltage of the block's cells is NaN or infinite (all exponent bits set): one pass
- * over v while the block is still in cache, integer tests only, so it is vector code. */
+/* 1 when a voltage of lanes 0 .. cells - 1 is NaN or infinite: v * 0 is 0 for a finite v and
+ * NaN otherwise, summed lane by lane (the lane loop of constant length W, so vector code). */
+static inline int nonfinite_lanes(const double *v, size_t m, int W, int cells)
+{
+    double acc[HB_SIM_CPU_LANES] = {0.0};
+    for (size_t i = 0; i < m; i++) {
+        const double *row = v + i * (size_t)W;
+        HB_SIMD
+        for (int k = 0; k < W; k++) acc[k] += row[k] * 0.0;
+    }
+    int bad = 0;
+    for (int k = 0; k < cells && k < W; k++) bad |= acc[k] != 0.0; /* NaN: unequal to anything */
+    return bad;
+}
+
+/* The check of block b of group g, while the block is still in cache after its step. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static int block_nonfinite(const hb_step_group_t *g, int b)
 {
-    const uint64_t ones = 0x7ff0000000000000ULL;
-    const size_t w = (size_t)g->width, m = (size_t)g->m;
-    const double *v = g->v + (size_t)b * m * w;
+    const size_t m = (size_t)g->m;
+    const double *v = g->v + (size_t)b * m * (size_t)g->width;
     const int cells = block_cells(g, b);
-    uint64_t bad = 0;
-    if (cells == g->width) {
-        for (size_t e = 0; e < m * w; e++) {
-            uint64_t bits;
-            memcpy(&bits, &v[e], sizeof bits);
-            bad |= (uint64_t)((bits & ones) == ones);
-        }
-    } else {
-        for (size_t i = 0; i < m; i++)
-            for (size_t k = 0; k < (size_t)cells; k++) {
-                uint64_t bits;
-                memcpy(&bits, &v[i * w + k], sizeof bits);
-                bad |= (uint64_t)((bits & ones) == ones);
-            }
+    switch (g->width) {
+#if HB_SIM_CPU_LANES == 16
+    case 16: return nonfinite_lanes(v, m, 16, cells);
+#endif
+    case 8: return nonfinite_lanes(v, m, 8, cells);
+    case 4: return nonfinite_lanes(v, m, 4, cells);
+    case 2: return nonfinite_lanes(v, m, 2, cells);
+    default: return nonfinite_lanes(v, m, 1, cells);
     }
-    return bad != 0;
 }
 
 /* Steps 1-5 on every block; step: steps done before this one. check: then the voltages of
