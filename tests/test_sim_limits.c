@@ -378,6 +378,10 @@ static void test_names(void)
     snprintf(text, sizeof text, "%s], \"probes\": [{\"name\": \"a\\\"b\", \"at\": \"soma\"}]}]}", head);
     refused("a quote", text, "cells[0].probes[0].name: expected a name without commas, quotes or "
                              "line breaks (a CSV column), found \"a\"b\"");
+    /* a section index past the morphology's, even past an int: said as given */
+    refused("section 2^40", "{\"t_stop\": 1, \"cells\": [{\"cable\": {\"length\": 10, \"diam\": 1}, "
+            "\"probes\": [{\"at\": {\"section\": 1099511627776}}]}]}",
+            "cells[0].probes[0].at.section: expected a section index from 0 to 0, found 1099511627776");
     /* the API: the same name twice refused; commas and quotes quoted in the CSV header */
     hb_morph_t *morph = NULL;
     const hb_section_spec_t soma = {"soma", -1, 0.0, 10.0, 10.0, 1};

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "core/morphology.h"
 #include "sim/json_util.h"
 #include "sim/sim.h"
 
@@ -382,10 +383,15 @@ static hb_status_t parse_location(const hb_json_loader_t *ld, const char *path, 
             if (strcmp(g->names[k], json_string_value(sec)) == 0) loc->section = g->map[k];
         if (loc->section < 0)
             return hb_json_fail(ld, key, "no section named \"%s\"", json_string_value(sec));
-    } else if (json_is_integer(sec) && json_integer_value(sec) >= 0 &&
-               (g->n_specs == 0 || json_integer_value(sec) < g->n_specs)) {
-        long s = (long)json_integer_value(sec);
-        loc->section = g->n_specs ? g->map[s] : (int)(s > 0x7fffffffL ? -1 : s);
+    } else if (json_is_integer(sec)) {
+        /* an index of the file's sections, or of the morphology's (SWC): in range before any
+         * conversion to int */
+        const json_int_t s = json_integer_value(sec);
+        const int n = g->n_specs ? g->n_specs : g->morph->n_sections;
+        if (s < 0 || s >= n)
+            return hb_json_fail(ld, key, "expected a section index from 0 to %d, found %" JSON_INTEGER_FORMAT,
+                                n - 1, s);
+        loc->section = g->n_specs ? g->map[s] : (int)s;
     } else {
         return hb_json_fail(ld, key, "expected a section name or index, found %s", hb_json_kind(sec));
     }
