@@ -34,7 +34,8 @@ extern "C" {
     X(HB_ERR_MORPHOLOGY, "invalid morphology")                                \
     X(HB_ERR_NOT_SUPPORTED, "not supported by this build or backend")         \
     X(HB_ERR_ZERO_PIVOT, "zero pivot in elimination")                         \
-    X(HB_ERR_BACKEND, "backend failure")
+    X(HB_ERR_BACKEND, "backend failure")                                     \
+    X(HB_ERR_NONFINITE, "the state became NaN or infinite")
 
 #define HB_STATUS_ENUM_ENTRY(name, text) name,
 typedef enum { HB_STATUS_LIST(HB_STATUS_ENUM_ENTRY) HB_STATUS_COUNT } hb_status_t;
@@ -104,6 +105,9 @@ hb_status_t hb_comm_destroy(hb_comm_t *comm);
 const char *hb_comm_name(const hb_comm_t *comm); /* "serial", "mpi" */
 int hb_comm_rank(const hb_comm_t *comm);
 int hb_comm_size(const hb_comm_t *comm);
+/* The largest `value` of all ranks into *max (collective: every rank calls it; MPI_Allreduce).
+ * A program agrees this way on a decision each rank takes alone, e.g. to stop a run. */
+hb_status_t hb_comm_max(hb_comm_t *comm, int value, int *max);
 
 /* ------------------------------------------------------------------------ */
 /* Morphology: SWC samples, validation, sections.                          */
@@ -679,6 +683,9 @@ typedef enum {
     HB_SPIKE_INTERPOLATE = 1 /* linear interpolation of the crossing within that step */
 } hb_spike_time_t;
 
+/* Options of a simulation; the accepted ranges are in docs/model.md, section 6 (a run of more
+ * than HB_SIM_MAX_STEPS steps is refused). */
+#define HB_SIM_MAX_STEPS 1000000000000L
 typedef struct {
     double dt_ms;        /* time step [ms] (0.025) */
     double t_stop_ms;    /* end time [ms] (5) */
@@ -711,10 +718,24 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
 hb_status_t hb_sim_destroy(hb_sim_t *sim);
 /* NEURON's finitialize: t = 0, v = v_init, gates at steady state, records t = 0. */
 hb_status_t hb_sim_init(hb_sim_t *sim);
-/* `steps` time steps (recording samples and spikes). */
+/*
+ * `steps` time steps, recording samples and spikes in memory: refused up front (HB_ERR_ALLOC,
+ * with the estimate) when what they would record cannot fit (more than 2^31 - 1 samples or
+ * spikes of a probe, or more bytes than the machine's memory); a caller that writes the
+ * recordings out as it goes calls hb_sim_clear_records between advances. Every
+ * HB_SIM_CHECK_STEPS steps, and at t_stop, the voltages are checked: a NaN or infinity stops
+ * the run with HB_ERR_NONFINITE naming the cell, node, section and time (what was recorded up
+ * to then is kept); the simulation then needs hb_sim_init again.
+ */
 hb_status_t hb_sim_advance(hb_sim_t *sim, long steps);
-/* hb_sim_init, then steps until t_stop. */
+#define HB_SIM_CHECK_STEPS 64
+/* hb_sim_init, then hb_sim_steps steps (until t_stop). */
 hb_status_t hb_sim_run(hb_sim_t *sim);
+/* The steps hb_sim_run takes: ceil(t_stop / dt), NEURON's while (t < tstop). */
+long hb_sim_steps(const hb_sim_t *sim);
+/* Forgets the samples and spikes recorded so far (a caller that streams them to files keeps
+ * its memory bounded); the probes' spike detection goes on unchanged. */
+hb_status_t hb_sim_clear_records(hb_sim_t *sim);
 double hb_sim_time(const hb_sim_t *sim); /* [ms] */
 hb_status_t hb_sim_options(const hb_sim_t *sim, hb_sim_options_t *options);
 int hb_sim_cell_count(const hb_sim_t *sim);
@@ -728,7 +749,9 @@ hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *coun
 hb_status_t hb_sim_probe_trace(const hb_sim_t *sim, int probe, const double **v, int *count);
 /* Spike times [ms] at a probe with spike detection (count 0 otherwise). */
 hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int *count);
-/* DIR/probes.csv (t_ms, one column per probe) and DIR/spikes.csv (probe,t_ms). */
+/* DIR/probes.csv (t_ms, one column per probe) and DIR/spikes.csv (probe,t_ms; in time order,
+ * probes in order at equal times). A name with a comma, quote or line break is quoted as
+ * RFC 4180 says. */
 hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir);
 
 /*

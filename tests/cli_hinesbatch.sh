@@ -112,7 +112,7 @@ expect_grep "$tmp/err" "point.swc:1: all 2 samples are at one point" "run on coi
 cp "$data/morphologies/simple.swc" "$tmp/simple.swc"
 printf '{"t_stop": 1, "cells": [{"morphology": "simple.swc", "probes": [{"at": {"section": 1099511627776, "x": 0.5}}]}]}' >"$tmp/sec40.json"
 expect_status 1 "section index 2^40" -- "$bin" run "$tmp/sec40.json" -o "$tmp/run-sec40"
-expect_grep "$tmp/err" "probes\[0\].at.section: section 1099511627776; expected 0..6" "section index 2^40 message"
+expect_grep "$tmp/err" "probes\[0\].at.section: expected a section index from 0 to 6, found 1099511627776" "section index 2^40 message"
 # sizes: compartments under a nanometre, more rows than --max-rows, a star of 100,000 stems
 # whose d-lambda rule asks for 5.9 million rows (refused before the cable is allocated)
 expect_status 1 "nanometre compartments" -- "$bin" info "$tmp/simple.swc" --nseg 100000

@@ -143,10 +143,10 @@ static void test_errors(void)
     expect_error("wrong type (gnabar)",
                  CELL_HEAD "\"mechanisms\": [{\"name\": \"pas\"}, {\"name\": \"hh\", \"gnabar\": \"0.12\"}]}]}",
                  HB_ERR_INVALID_VALUE,
-                 "model.json: cells[0].mechanisms[1].gnabar: expected a number >= 0, found a string", NULL);
+                 "model.json: cells[0].mechanisms[1].gnabar: expected a number from 0 to 1000 [S/cm2], found a string", NULL);
     expect_error("negative g",
                  CELL_HEAD "\"mechanisms\": [{\"name\": \"pas\", \"g\": -1}]}]}", HB_ERR_INVALID_VALUE,
-                 "cells[0].mechanisms[0].g: expected a number >= 0, found -1", NULL);
+                 "cells[0].mechanisms[0].g: expected a number from 0 to 1000 [S/cm2], found -1", NULL);
     expect_error("unknown mechanism", CELL_HEAD "\"mechanisms\": [{\"name\": \"kdr\"}]}]}",
                  HB_ERR_INVALID_VALUE,
                  "cells[0].mechanisms[0].name: unknown mechanism \"kdr\"; expected \"pas\" or \"hh\"", NULL);
@@ -178,7 +178,7 @@ static void test_errors(void)
                  "\"sooma\"");
     expect_error("section length",
                  "{\"t_stop\": 1, \"cells\": [{\"sections\": [{\"name\": \"soma\", \"diam\": 10}]}]}",
-                 HB_ERR_INVALID_VALUE, "cells[0].sections[0].length: missing; expected a number > 0", NULL);
+                 HB_ERR_INVALID_VALUE, "cells[0].sections[0].length: missing; expected a number from 0.001 to 1e+07 [um]", NULL);
     expect_error("nseg", CELL_HEAD "\"discretization\": {\"nseg\": 0}}]}", HB_ERR_INVALID_VALUE,
                  "cells[0].discretization.nseg: expected an integer from 1 to 1000000", NULL);
     expect_error("count", CELL_HEAD "\"count\": 2.5}]}", HB_ERR_INVALID_VALUE,

@@ -347,7 +347,7 @@ static void test_errors(void)
           strstr(hb_last_error(), "x = 0.5"));
     const hb_section_spec_t thin[1] = {{"a", -1, 0.0, 10.0, 0.0, 1}};
     CHECK(hb_model_build_sections(thin, 1, "thin", &morph, NULL) == HB_ERR_INVALID_VALUE &&
-          strstr(hb_last_error(), "diam 0"));
+          strstr(hb_last_error(), "diam = 0 um"));
     /* options, mechanisms, stimuli */
     hb_model_t *model = pas_soma(0.001, -70.0, 1.0, &morph);
     if (!model) return;

@@ -321,7 +321,7 @@ static void test_geometry_limits(void)
     expect_error("1 1 0 0 0 5 -1\n2 3 0 -2e8 0 1 1\n", HB_ERR_MORPHOLOGY,
                  "sample 2 has y = -2e+08 um", 2);
     expect_error("1 1 0 0 0 5 -1\n2 3 10 0 0 1e308 1\n", HB_ERR_MORPHOLOGY,
-                 "sample 2 has radius 1e+308 um; expected 0 (repaired) or 0.001 to 10000 um", 2);
+                 "sample 2 has radius 1e+308 um; expected 0 (repaired) or 0.0005 to 50000 um", 2);
     expect_error("1 1 0 0 0 5 -1\n2 3 10 0 0 1e-320 1\n3 3 20 0 0 1e-320 2\n",
                  HB_ERR_MORPHOLOGY, "sample 2 has radius", 2);
     expect_error("1 1 0 0 0 5 -1\n2 3 10 0 0 1e-300 1\n3 3 20 0 0 1e-300 2\n",
@@ -335,10 +335,10 @@ static void test_geometry_limits(void)
     hb_swc_options_t o;
     hb_swc_options_default(&o);
     o.units = HB_UNITS_NM;
-    const char *nm = "1 1 0 0 0 5000 -1\n2 3 10000 0 0 0.5 1\n";
-    expect_error_n(nm, strlen(nm), &o, HB_ERR_MORPHOLOGY, "sample 2 has radius 0.0005 um", 2);
+    const char *nm = "1 1 0 0 0 5000 -1\n2 3 10000 0 0 0.25 1\n";
+    expect_error_n(nm, strlen(nm), &o, HB_ERR_MORPHOLOGY, "sample 2 has radius 0.00025 um", 2);
     /* At the limits: accepted. */
-    hb_morph_t *m = parse("1 1 0 0 0 1e4 -1\n2 3 1e8 0 0 0.001 1\n3 3 1e8 0.001 0 0.001 2\n");
+    hb_morph_t *m = parse("1 1 0 0 0 5e4 -1\n2 3 1e8 0 0 0.0005 1\n3 3 1e8 0.001 0 0.0005 2\n");
     hb_morph_destroy(m);
     /* The API applies the same limits. */
     hb_sample_t s[2] = {{1, 1, 0, 0, 0, 5, -1, 0}, {2, 3, 1e300, 0, 0, 1, 1, 0}};

@@ -1,6 +1,7 @@
 /* hinesbatch run: a simulation described by a JSON model file (docs/model.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
@@ -17,9 +18,12 @@ static const char usage_run[] =
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
-    "method) with NEURON's fixed-step scheme, then writes\n"
+    "method) with NEURON's fixed-step scheme, and writes as the run goes\n"
     "  DIR/probes.csv   t_ms and one column of voltages [mV] per probe\n"
-    "  DIR/spikes.csv   probe,t_ms: threshold crossings of probes with spike_threshold\n"
+    "  DIR/spikes.csv   probe,t_ms: threshold crossings of probes with spike_threshold,\n"
+    "                   in time order\n"
+    "  DIR/summary.json cells, probes, samples, spikes, the time reached, wall time and\n"
+    "                   status (completed, interrupted or failed, with the message)\n"
     "A file with a \"network\" object is a network (docs/network.md): its cells, spike\n"
     "sources and connections run on all ranks of the MPI job (mpirun) or alone, and\n"
     "rank 0 writes\n"
@@ -34,9 +38,47 @@ static const char usage_run[] =
     "and prints a summary. Morphology paths are relative to the model file. The output\n"
     "directory is created and checked before the simulation starts.\n"
     "\n"
+    "SIGINT (Ctrl-C) or SIGTERM stops a run at the next sample boundary (a network: the\n"
+    "next epoch, on every rank alike) with what was computed written out and the summary\n"
+    "marked interrupted; the exit status is then 130 or 143. A NaN or infinite voltage\n"
+    "stops a run with the cell, place and time, and exit status 1.\n"
+    "\n"
     "  -o, --output DIR  output directory, created if missing (default: .)\n"
     "  --quiet           no summary\n"
     "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n";
+
+/* The signal that asked the run to stop (0: none). Set by the handler alone; read between
+ * chunks of the run, so that a run stops at a boundary with its outputs whole. */
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+/* SIGINT and SIGTERM set stop_signal while a run goes (installed = 1), or act as before. */
+static void catch_signals(int installed)
+{
+    static struct sigaction old_int, old_term;
+    static int caught = 0;
+    if (installed == caught) return;
+    caught = installed;
+    if (installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART; /* a write in progress completes */
+        stop_signal = 0;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+    } else {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
+}
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
 
 /* mkdir -p */
 static int make_dirs(const char *dir)
@@ -76,9 +118,10 @@ static int is_network(const char *path)
     return yes;
 }
 
-/* Every rank's phases into DIR/summary.json (rank 0 writes). */
+/* Every rank's phases into DIR/summary.json (rank 0 writes); signal: what stopped the run
+ * before t_stop (0: it completed). */
 static int write_summary(const char *path, const char *model, hb_net_t *net, hb_comm_t *comm,
-                         double wall_s, const hb_sim_options_t *opt)
+                         double wall_s, const hb_sim_options_t *opt, int signal)
 {
     const int size = hb_comm_size(comm);
     hb_net_stats_t *all = malloc((size_t)size * sizeof *all);
@@ -96,11 +139,19 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
             cells += all[r].local_cells;
             rss += all[r].max_rss_kb;
         }
-        fprintf(f, "{\"model\": \"%s\", \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
+        json_t *name = json_string(model);
+        char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
+        fprintf(f, "{\"model\": %s, \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
                 "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
-                "\"wall_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n \"per_rank\": [", model, size,
+                "\"wall_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n \"t_ms\": %.10g, "
+                "\"status\": \"%s\"%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
                 cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
-                hb_net_epoch_steps(net), wall_s, cells ? (double)rss / (double)cells : 0.0);
+                hb_net_epoch_steps(net), wall_s, cells ? (double)rss / (double)cells : 0.0,
+                hb_net_time(net), signal ? "interrupted" : "completed",
+                signal ? ", \"signal\": \"" : "", signal ? signal_name(signal) : "",
+                signal ? "\"" : "");
+        free(quoted);
+        json_decref(name);
         for (int r = 0; r < size; r++) {
             const hb_net_stats_t *a = &all[r];
             fprintf(f, "%s\n  {\"rank\": %d, \"cells\": %u, \"connections\": %zu, "
@@ -147,6 +198,18 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
     return 0;
 }
 
+/* A rank's own failure (rc != 0) made every rank's, before the next collective: no rank is
+ * left waiting in one. */
+enum { FAILED = 1 << 16 }; /* above any signal number */
+
+static int agree_failure(hb_comm_t *comm, int rc)
+{
+    int any = 0;
+    if (hb_comm_max(comm, rc ? FAILED : 0, &any) != HB_SUCCESS) return cli_fail_status("run", HB_ERR_BACKEND);
+    if (any && !rc) rc = cli_fail("run", "another rank failed (its message is on that rank)");
+    return rc;
+}
+
 static int run_network(const char *model, const char *out, int quiet, int tracing)
 {
     hb_comm_t *comm = NULL;
@@ -163,14 +226,14 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
     if (rc == 0 && rank == 0 && !(f = fopen(path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    if (net) rc = agree_failure(comm, rc); /* (a failed load is agreed by the library) */
     hb_sim_options_t opt;
     memset(&opt, 0, sizeof opt);
-    if (rc == 0) {
-        if (tracing && hb_net_set_trace(net, 1000000) == 0)
-            rc = cli_fail("run", "out of memory for the trace");
-        status = rc == 0 ? hb_net_init(net) : HB_SUCCESS;
-        if (status != HB_SUCCESS) rc = cli_fail_status("run", status);
+    if (rc == 0 && tracing) {
+        if (hb_net_set_trace(net, 1000000) == 0) rc = cli_fail("run", "out of memory for the trace");
+        rc = agree_failure(comm, rc);
     }
+    if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
     size_t written = 0;
@@ -180,16 +243,32 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         opt.t_stop_ms = t_stop;
         opt.dt_ms = hb_net_dt(net);
     }
-    /* chunks of about 1% of the run, whole epochs: progress and spikes on disk as it goes */
-    const double chunk = fmax(t_stop / 100.0, hb_net_epoch_steps(net) * opt.dt_ms);
+    /* Epoch by epoch: spikes on disk as the run goes, and a signal seen at the next epoch's end.
+     * Ranks see signals at different times: they agree (the largest signal number of any rank)
+     * after every epoch, so all stop at the same one. */
+    const double chunk = hb_net_epoch_steps(net) * opt.dt_ms;
+    int stopped = 0, agreed = rc != 0; /* agreed: every rank failed alike, or none ran */
+    double shown = 0.0;
+    if (rc == 0) catch_signals(1);
     while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
         if ((status = hb_net_advance(net, hb_net_time(net) + chunk)) != HB_SUCCESS) {
-            rc = cli_fail_status("run", status);
+            rc = cli_fail_status("run", status); /* on every rank (the library agrees) */
+            agreed = 1;
             break;
         }
         if (f) rc = write_spikes(f, path, net, &written);
-        if (progress) {
-            const double wall = cli_now_seconds() - start, t = hb_net_time(net);
+        if ((status = hb_comm_max(comm, rc ? FAILED : (int)stop_signal, &stopped)) != HB_SUCCESS) {
+            rc = cli_fail_status("run", status);
+            agreed = 1;
+            break;
+        }
+        if (stopped >= FAILED && rc == 0)
+            rc = cli_fail("run", "another rank failed (its message is on that rank)");
+        if (rc == 0 && stopped && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) break;
+        stopped = 0;
+        const double wall = cli_now_seconds() - start, t = hb_net_time(net);
+        if (progress && wall - shown >= 0.2) { /* a few lines a second */
+            shown = wall;
             fprintf(stderr, "\r  t = %.1f / %.1f ms, %.1f s, %.1f ms/s, ETA %.0f s   ", t, t_stop,
                     wall, wall > 0 ? t / wall : 0.0, t > 0 ? wall * (t_stop - t) / t : 0.0);
         }
@@ -197,15 +276,235 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     if (progress) fputc('\n', stderr);
     const double seconds = cli_now_seconds() - start;
     if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
-    if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, &opt);
+    if (!agreed) rc = agree_failure(comm, rc);
+    if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, &opt, stopped);
     if (rc == 0 && tracing) rc = write_trace(out, net, rank);
-    if (rc == 0 && rank == 0 && !quiet)
+    catch_signals(0);
+    if (rc == 0 && stopped) {
+        if (rank == 0)
+            fprintf(stderr, "hinesbatch run: %s: stopped by %s at t = %g ms of %g ms; wrote what "
+                    "was computed\n", model, signal_name(stopped), hb_net_time(net), t_stop);
+        rc = 128 + stopped;
+    } else if (rc == 0 && rank == 0 && !quiet)
         printf("%s: network, %d rank%s, min delay %g ms (epochs of %d steps): %zu spikes in "
                "%.3f s\nwrote %s and %s\n", model, hb_comm_size(comm),
                hb_comm_size(comm) == 1 ? "" : "s", hb_net_min_delay(net), hb_net_epoch_steps(net),
                written, seconds, path, summary);
     hb_net_destroy(net);
     hb_comm_destroy(comm);
+    return rc;
+}
+
+/* A CSV field (RFC 4180, as hb_sim_write_csv): quoted when it holds a comma, quote or line
+ * break. */
+static void put_field(FILE *f, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *text; text++) {
+        if (*text == '"') fputc('"', f);
+        fputc(*text, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct {
+    double t;
+    int probe;
+} spike_at_t;
+
+static int compare_spike(const void *a, const void *b)
+{
+    const spike_at_t *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->probe > y->probe) - (x->probe < y->probe);
+}
+
+/* A cell run's outputs, written as it goes. */
+typedef struct {
+    FILE *probes, *spikes;
+    char probes_path[4200], spikes_path[4200];
+    long samples;
+    long *spike_count; /* per probe */
+    double *first;     /* per probe: the first spike [ms] */
+    const double **trace; /* per probe: its samples of the chunk */
+    spike_at_t *order; /* a chunk's spikes, to sort */
+    size_t order_cap;
+} stream_t;
+
+static int stream_open(stream_t *o, const char *dir, hb_sim_t *sim)
+{
+    const int n = hb_sim_probe_count(sim);
+    snprintf(o->probes_path, sizeof o->probes_path, "%s/probes.csv", dir);
+    snprintf(o->spikes_path, sizeof o->spikes_path, "%s/spikes.csv", dir);
+    o->spike_count = calloc((size_t)n + 1, sizeof *o->spike_count);
+    o->first = calloc((size_t)n + 1, sizeof *o->first);
+    o->trace = calloc((size_t)n + 1, sizeof *o->trace);
+    if (!o->spike_count || !o->first || !o->trace) return cli_fail("run", "out of memory");
+    if (!(o->probes = fopen(o->probes_path, "w")))
+        return cli_fail("run", "%s: cannot write: %s", o->probes_path, strerror(errno));
+    if (!(o->spikes = fopen(o->spikes_path, "w")))
+        return cli_fail("run", "%s: cannot write: %s", o->spikes_path, strerror(errno));
+    fputs("t_ms", o->probes);
+    for (int p = 0; p < n; p++) {
+        fputc(',', o->probes);
+        put_field(o->probes, hb_sim_probe_name(sim, p));
+    }
+    fputc('\n', o->probes);
+    fputs("probe,t_ms\n", o->spikes);
+    return 0;
+}
+
+/* What the simulation recorded since the last call, appended (the chunk's spikes in time
+ * order, probes in order at equal times), flushed, and forgotten by the simulation. */
+static int stream_write(stream_t *o, hb_sim_t *sim)
+{
+    const int n = hb_sim_probe_count(sim);
+    const double *t;
+    int rows, count;
+    hb_sim_sample_times(sim, &t, &rows);
+    for (int p = 0; p < n; p++) hb_sim_probe_trace(sim, p, &o->trace[p], &count);
+    for (int r = 0; r < rows; r++) {
+        fprintf(o->probes, "%.10g", t[r]);
+        for (int p = 0; p < n; p++) fprintf(o->probes, ",%.17g", o->trace[p][r]);
+        fputc('\n', o->probes);
+    }
+    o->samples += rows;
+    size_t total = 0;
+    for (int p = 0; p < n; p++) {
+        hb_sim_spikes(sim, p, &t, &count);
+        total += (size_t)count;
+    }
+    if (total > o->order_cap) {
+        spike_at_t *grown = realloc(o->order, total * sizeof *grown);
+        if (!grown) return cli_fail("run", "out of memory for %zu spikes", total);
+        o->order = grown;
+        o->order_cap = total;
+    }
+    total = 0;
+    for (int p = 0; p < n; p++) {
+        hb_sim_spikes(sim, p, &t, &count);
+        if (count && !o->spike_count[p]) o->first[p] = t[0];
+        o->spike_count[p] += count;
+        for (int k = 0; k < count; k++) o->order[total++] = (spike_at_t){t[k], p};
+    }
+    if (total) qsort(o->order, total, sizeof *o->order, compare_spike);
+    for (size_t k = 0; k < total; k++) {
+        put_field(o->spikes, hb_sim_probe_name(sim, o->order[k].probe));
+        fprintf(o->spikes, ",%.12g\n", o->order[k].t);
+    }
+    hb_sim_clear_records(sim);
+    if (fflush(o->probes) != 0 || ferror(o->probes))
+        return cli_fail("run", "%s: cannot write: %s", o->probes_path, strerror(errno));
+    if (fflush(o->spikes) != 0 || ferror(o->spikes))
+        return cli_fail("run", "%s: cannot write: %s", o->spikes_path, strerror(errno));
+    return 0;
+}
+
+/* The files closed (the counts kept for the summary). */
+static int stream_close(stream_t *o)
+{
+    int rc = 0;
+    if (o->probes && fclose(o->probes) != 0)
+        rc = cli_fail("run", "%s: cannot write: %s", o->probes_path, strerror(errno));
+    if (o->spikes && fclose(o->spikes) != 0)
+        rc = cli_fail("run", "%s: cannot write: %s", o->spikes_path, strerror(errno));
+    o->probes = o->spikes = NULL;
+    return rc;
+}
+
+static void stream_free(stream_t *o)
+{
+    free(o->spike_count);
+    free(o->first);
+    free((void *)o->trace);
+    free(o->order);
+    memset(o, 0, sizeof *o);
+}
+
+/* DIR/summary.json of a cell run: what it computed, and how it ended. */
+static int write_cell_summary(const char *dir, const char *model, hb_sim_t *sim,
+                              const stream_t *o, double wall_s, const char *status,
+                              const char *error)
+{
+    hb_sim_options_t opt;
+    hb_sim_options(sim, &opt);
+    long spikes = 0;
+    for (int p = 0; p < hb_sim_probe_count(sim); p++) spikes += o->spike_count[p];
+    json_t *root = json_pack("{s:s, s:i, s:i, s:f, s:f, s:f, s:I, s:I, s:f, s:s}", "model", model,
+                             "cells", hb_sim_cell_count(sim), "probes", hb_sim_probe_count(sim),
+                             "t_stop_ms", opt.t_stop_ms, "dt_ms", opt.dt_ms, "t_ms",
+                             hb_sim_time(sim), "samples", (json_int_t)o->samples, "spikes",
+                             (json_int_t)spikes, "wall_s", wall_s, "status", status);
+    if (root && stop_signal) json_object_set_new(root, "signal", json_string(signal_name(stop_signal)));
+    if (root && error) json_object_set_new(root, "error", json_string(error));
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    const int failed = !root || json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(15)) != 0;
+    json_decref(root);
+    return failed ? cli_fail("run", "%s: cannot write", path) : 0;
+}
+
+/* Steps per chunk of a cell run: whole samples, at least HB_SIM_CHECK_STEPS steps (a signal
+ * is seen at the chunk's end: the next sample boundary when samples are that far apart). */
+static long chunk_steps(const hb_sim_options_t *opt)
+{
+    const long every = opt->sample_dt_ms > 0.0 ? lround(opt->sample_dt_ms / opt->dt_ms) : 1;
+    return every >= HB_SIM_CHECK_STEPS ? every : (HB_SIM_CHECK_STEPS + every - 1) / every * every;
+}
+
+static int run_cells(const char *model, const char *out, int quiet)
+{
+    if (check_output(out) != 0) return 1;
+    hb_sim_t *sim = NULL;
+    hb_status_t status = hb_sim_load_json(model, &sim);
+    if (status != HB_SUCCESS) return cli_fail_status("run", status);
+    hb_sim_options_t opt;
+    hb_sim_options(sim, &opt);
+    stream_t o;
+    memset(&o, 0, sizeof o);
+    int rc = stream_open(&o, out, sim);
+    catch_signals(1);
+    const double start = cli_now_seconds();
+    char error[1024] = "";
+    if (rc == 0 && (status = hb_sim_init(sim)) != HB_SUCCESS) rc = cli_fail_status("run", status);
+    if (rc == 0) rc = stream_write(&o, sim);
+    const long total = hb_sim_steps(sim), chunk = chunk_steps(&opt);
+    for (long done = 0; rc == 0 && done < total && !stop_signal; done += chunk) {
+        status = hb_sim_advance(sim, total - done < chunk ? total - done : chunk);
+        if (status != HB_SUCCESS) snprintf(error, sizeof error, "%s", hb_last_error());
+        rc = stream_write(&o, sim); /* what was computed, up to a failure too */
+        if (status != HB_SUCCESS) rc = cli_fail("run", "%s (%s)", error, hb_status_string(status));
+    }
+    const double seconds = cli_now_seconds() - start;
+    const int interrupted = rc == 0 && stop_signal != 0 &&
+                            hb_sim_time(sim) < opt.t_stop_ms - 0.5 * opt.dt_ms;
+    if (stream_close(&o) != 0 && rc == 0) rc = 1;
+    const char *how = error[0] ? "failed" : interrupted ? "interrupted" : rc ? "" : "completed";
+    if (how[0] && write_cell_summary(out, model, sim, &o, seconds, how, error[0] ? error : NULL) != 0)
+        rc = 1;
+    if (interrupted) {
+        fprintf(stderr, "hinesbatch run: %s: stopped by %s at t = %g ms of %g ms; wrote what was "
+                "computed\n", model, signal_name(stop_signal), hb_sim_time(sim), opt.t_stop_ms);
+        rc = 128 + stop_signal;
+    } else if (rc == 0 && !quiet) {
+        printf("%s: %d cell%s, %d probe%s, t = 0..%g ms, dt %g ms (%s), %ld samples, %.3f s\n", model,
+               hb_sim_cell_count(sim), hb_sim_cell_count(sim) == 1 ? "" : "s",
+               hb_sim_probe_count(sim), hb_sim_probe_count(sim) == 1 ? "" : "s", hb_sim_time(sim),
+               opt.dt_ms, opt.method == HB_METHOD_CN ? "Crank-Nicolson" : "backward Euler", o.samples,
+               seconds);
+        for (int p = 0; p < hb_sim_probe_count(sim); p++)
+            if (o.spike_count[p])
+                printf("  %s: %ld spike%s, first at %.4f ms\n", hb_sim_probe_name(sim, p),
+                       o.spike_count[p], o.spike_count[p] == 1 ? "" : "s", o.first[p]);
+        printf("wrote %s/probes.csv, %s/spikes.csv and %s/summary.json\n", out, out, out);
+    }
+    catch_signals(0);
+    stream_free(&o);
+    hb_sim_destroy(sim);
     return rc;
 }
 
@@ -224,39 +523,5 @@ int cli_command_run(int argc, char **argv)
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
     if (is_network(model)) return run_network(model, out, quiet, tracing);
-    if (check_output(out) != 0) return 1;
-    hb_sim_t *sim = NULL;
-    hb_status_t status = hb_sim_load_json(model, &sim);
-    if (status != HB_SUCCESS) return cli_fail_status("run", status);
-    hb_sim_options_t opt;
-    hb_sim_options(sim, &opt);
-    const double start = cli_now_seconds();
-    status = hb_sim_run(sim);
-    const double seconds = cli_now_seconds() - start;
-    int rc = 0;
-    if (status != HB_SUCCESS) {
-        rc = cli_fail_status("run", status);
-    } else if ((status = hb_sim_write_csv(sim, out)) != HB_SUCCESS) {
-        rc = cli_fail_status("run", status);
-    } else if (!quiet) {
-        const double *t;
-        int samples;
-        hb_sim_sample_times(sim, &t, &samples);
-        printf("%s: %d cell%s, %d probe%s, t = 0..%g ms, dt %g ms (%s), %d samples, %.3f s\n", model,
-               hb_sim_cell_count(sim), hb_sim_cell_count(sim) == 1 ? "" : "s",
-               hb_sim_probe_count(sim), hb_sim_probe_count(sim) == 1 ? "" : "s", hb_sim_time(sim),
-               opt.dt_ms, opt.method == HB_METHOD_CN ? "Crank-Nicolson" : "backward Euler", samples,
-               seconds);
-        for (int p = 0; p < hb_sim_probe_count(sim); p++) {
-            const double *spikes;
-            int n;
-            hb_sim_spikes(sim, p, &spikes, &n);
-            if (n == 0) continue;
-            printf("  %s: %d spike%s, first at %.4f ms\n", hb_sim_probe_name(sim, p), n, n == 1 ? "" : "s",
-                   spikes[0]);
-        }
-        printf("wrote %s/probes.csv and %s/spikes.csv\n", out, out);
-    }
-    hb_sim_destroy(sim);
-    return rc;
+    return run_cells(model, out, quiet);
 }

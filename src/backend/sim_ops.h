@@ -35,7 +35,18 @@ typedef struct {
     const double *probe_threshold; /* [mV] */
     int interpolate;               /* spike times interpolated within the step */
     long sample_every;             /* record every this many steps */
+    long check_every;              /* check the voltages after every step that is a multiple
+                                      of this (HB_SIM_CHECK_STEPS) */
+    long check_last;               /* and after this step (the run's last, at t_stop) */
 } hb_sim_desc_t;
+
+/* The first non-finite voltage a check found: the check's step (steps done), the group, and
+ * the cell's slot in the group and its node (the smallest slot, then node, of the group with
+ * the smallest index). Lanes past the group's cells (padding) are never reported. */
+typedef struct {
+    long step;
+    int group, slot, node;
+} hb_sim_fault_t;
 
 /*
  * What the engine recorded over a chunk of steps: n_samples rows of n_probes voltages [mV]
@@ -63,8 +74,13 @@ struct hb_sim_ops {
     /* Probe state: above threshold, v [mV] after the last step. */
     hb_status_t (*set_probes)(void *engine, const unsigned char *above, const double *v_prev);
     /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets the
-     * recordings chunk by chunk, in step order. Returns when the last chunk is delivered. */
-    hb_status_t (*advance)(void *engine, long step0, long steps, hb_sim_sink_t sink, void *user);
+     * recordings chunk by chunk, in step order. Returns when the last chunk is delivered.
+     * After each step that is a multiple of check_every, and after step check_last, the
+     * voltages are checked: at a NaN or
+     * infinity it fills *fault and returns HB_ERR_NONFINITE (no message) once the sink has
+     * had the recordings up to and including that step, and none after it. */
+    hb_status_t (*advance)(void *engine, long step0, long steps, hb_sim_sink_t sink, void *user,
+                           hb_sim_fault_t *fault);
     /* count elements of group g's v from element `first`, to host `dst`. */
     hb_status_t (*get_v)(void *engine, int g, size_t first, size_t count, double *dst);
     /*

@@ -46,3 +46,13 @@ hb_status_t hb_comm_destroy(hb_comm_t *comm)
 const char *hb_comm_name(const hb_comm_t *comm) { return comm ? comm->ops->name : "none"; }
 int hb_comm_rank(const hb_comm_t *comm) { return comm ? comm->rank : -1; }
 int hb_comm_size(const hb_comm_t *comm) { return comm ? comm->size : 0; }
+
+hb_status_t hb_comm_max(hb_comm_t *comm, int value, int *max)
+{
+    hb_clear_error();
+    if (!comm || !max) return hb_fail(HB_ERR_INVALID_VALUE, "hb_comm_max: NULL argument");
+    double v[1] = {(double)value}; /* an int is exact in a double */
+    hb_status_t status = comm->ops->allreduce(comm->state, v, 1, HB_REDUCE_MAX);
+    if (status == HB_SUCCESS) *max = (int)v[0];
+    return status;
+}

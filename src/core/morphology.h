@@ -13,8 +13,8 @@
  * physical and the cable arithmetic would overflow or underflow.
  */
 #define HB_MORPH_MAX_COORDINATE_UM 1e8 /* |x|, |y|, |z| [um] (100 m) */
-#define HB_MORPH_MIN_RADIUS_UM 1e-3    /* smallest positive radius [um] (1 nm) */
-#define HB_MORPH_MAX_RADIUS_UM 1e4     /* largest radius [um] (1 cm) */
+#define HB_MORPH_MIN_RADIUS_UM 5e-4    /* smallest positive radius [um]: a 1 nm diameter, as model files */
+#define HB_MORPH_MAX_RADIUS_UM 5e4     /* largest radius [um]: a 10 cm diameter, as model files */
 /* Shortest non-zero distance between a sample and the point before it on its
  * section, and shortest compartment [um] (1 nm). */
 #define HB_MORPH_MIN_LENGTH_UM 1e-3

@@ -30,7 +30,8 @@ typedef struct {
     const double *table;
     double q10, dt, factor;
     int n_probes, interpolate;
-    long sample_every;
+    long sample_every, check_every, check_last;
+    unsigned char *bad; /* per block: a non-finite voltage at the last check */
     int *probe_group;
     size_t *probe_index;
     unsigned char *detect, *above;
@@ -170,8 +171,51 @@ static hb_status_t cpu_solve_benchmark(int m, const int *parent, const double *u
     return st;
 }
 
-/* Steps 1-5 on every block; step: steps done before this one. */
-static void cpu_step(cpu_sim_t *sim, long step)
+/* Cells (lanes) of block b of group g: the last block's padding lanes are not cells. */
+static int block_cells(const hb_step_group_t *g, int b)
+{
+    const int rest = g->count - b * g->width;
+    return rest < g->width ? rest : g->width;
+}
+
+/* 1 when a voltage of lanes 0 .. cells - 1 is NaN or infinite: v * 0 is 0 for a finite v and
+ * NaN otherwise, summed lane by lane (the lane loop of constant length W, so vector code). */
+static inline int nonfinite_lanes(const double *v, size_t m, int W, int cells)
+{
+    double acc[HB_SIM_CPU_LANES] = {0.0};
+    for (size_t i = 0; i < m; i++) {
+        const double *row = v + i * (size_t)W;
+        HB_SIMD
+        for (int k = 0; k < W; k++) acc[k] += row[k] * 0.0;
+    }
+    int bad = 0;
+    for (int k = 0; k < cells && k < W; k++) bad |= acc[k] != 0.0; /* NaN: unequal to anything */
+    return bad;
+}
+
+/* The check of block b of group g, while the block is still in cache after its step. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static int block_nonfinite(const hb_step_group_t *g, int b)
+{
+    const size_t m = (size_t)g->m;
+    const double *v = g->v + (size_t)b * m * (size_t)g->width;
+    const int cells = block_cells(g, b);
+    switch (g->width) {
+#if HB_SIM_CPU_LANES == 16
+    case 16: return nonfinite_lanes(v, m, 16, cells);
+#endif
+    case 8: return nonfinite_lanes(v, m, 8, cells);
+    case 4: return nonfinite_lanes(v, m, 4, cells);
+    case 2: return nonfinite_lanes(v, m, 2, cells);
+    default: return nonfinite_lanes(v, m, 1, cells);
+    }
+}
+
+/* Steps 1-5 on every block; step: steps done before this one. check: then the voltages of
+ * each block, right after its step, into sim->bad. */
+static void cpu_step(cpu_sim_t *sim, long step, int check)
 {
     const hb_step_params_t p = {sim->dt, sim->factor, ((double)step + 0.5) * sim->dt, sim->table,
                                 sim->q10};
@@ -193,14 +237,38 @@ static void cpu_step(cpu_sim_t *sim, long step)
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int b = 0; b < n; b++) {
             const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
-            step_block(&sim->groups[sim->block_group[b]], &p, sim->block_index[b],
-                       sim->scratch + (size_t)t * sim->scratch_size);
+            const hb_step_group_t *g = &sim->groups[sim->block_group[b]];
+            step_block(g, &p, sim->block_index[b], sim->scratch + (size_t)t * sim->scratch_size);
+            if (check) sim->bad[b] = (unsigned char)block_nonfinite(g, sim->block_index[b]);
         }
         return;
     }
 #endif
-    for (int b = 0; b < n; b++)
-        step_block(&sim->groups[sim->block_group[b]], &p, sim->block_index[b], sim->scratch);
+    for (int b = 0; b < n; b++) {
+        const hb_step_group_t *g = &sim->groups[sim->block_group[b]];
+        step_block(g, &p, sim->block_index[b], sim->scratch);
+        if (check) sim->bad[b] = (unsigned char)block_nonfinite(g, sim->block_index[b]);
+    }
+}
+
+/* After a check: the first non-finite voltage (first flagged block, then its smallest cell,
+ * then node), or 0 when every block was finite. */
+static int first_fault(const cpu_sim_t *sim, long step, hb_sim_fault_t *fault)
+{
+    for (int b = 0; b < sim->total_blocks; b++) {
+        if (!sim->bad[b]) continue;
+        const hb_step_group_t *g = &sim->groups[sim->block_group[b]];
+        const int block = sim->block_index[b], cells = block_cells(g, block);
+        const size_t w = (size_t)g->width;
+        const double *v = g->v + (size_t)block * (size_t)g->m * w;
+        for (int k = 0; k < cells; k++)
+            for (int i = 0; i < g->m; i++)
+                if (!isfinite(v[(size_t)i * w + (size_t)k])) {
+                    *fault = (hb_sim_fault_t){step, sim->block_group[b], block * g->width + k, i};
+                    return 1;
+                }
+    }
+    return 0;
 }
 
 static void cpu_destroy(void *engine)
@@ -210,6 +278,7 @@ static void cpu_destroy(void *engine)
     free(s->groups);
     free(s->block_group);
     free(s->block_index);
+    free(s->bad);
     free(s->scratch);
     free(s->probe_group);
     free(s->probe_index);
@@ -230,7 +299,8 @@ static void cpu_destroy(void *engine)
 static hb_status_t make_blocks(cpu_sim_t *s)
 {
     for (int g = 0; g < s->n_groups; g++) s->total_blocks += s->groups[g].blocks;
-    if (!ALLOC(s->block_group, s->total_blocks) || !ALLOC(s->block_index, s->total_blocks))
+    if (!ALLOC(s->block_group, s->total_blocks) || !ALLOC(s->block_index, s->total_blocks) ||
+        !ALLOC(s->bad, s->total_blocks))
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     for (int g = 0, n = 0; g < s->n_groups; g++)
         for (int b = 0; b < s->groups[g].blocks; b++, n++) {
@@ -264,6 +334,8 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
     s->n_probes = np;
     s->interpolate = d->interpolate;
     s->sample_every = d->sample_every;
+    s->check_every = d->check_every > 0 ? d->check_every : 1;
+    s->check_last = d->check_last;
     if (!ALLOC(s->groups, d->n_groups) || !ALLOC(s->probe_group, np) ||
         !ALLOC(s->probe_index, np) || !ALLOC(s->detect, np) || !ALLOC(s->above, np) ||
         !ALLOC(s->threshold, np) || !ALLOC(s->v_prev, np) || !ALLOC(s->row, np) ||
@@ -325,14 +397,15 @@ static hb_status_t cpu_set_probes(void *engine, const unsigned char *above, cons
 /* After each step: the probes' spike tests and, on sampling steps, their voltages; one chunk
  * per step that recorded something. */
 static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
-                               void *user)
+                               void *user, hb_sim_fault_t *fault)
 {
     cpu_sim_t *s = engine;
-    if (!s || !sink || steps < 0)
+    if (!s || !sink || steps < 0 || !fault)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: advance: bad argument");
     for (long k = 0; k < steps; k++) {
         const long step = step0 + k + 1; /* steps done after this one */
-        cpu_step(s, step - 1);
+        const int check = step % s->check_every == 0 || step == s->check_last;
+        cpu_step(s, step - 1, check);
         const double t = (double)step * s->dt;
         const int sample = step % s->sample_every == 0;
         int spiked = 0;
@@ -353,6 +426,7 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
             hb_status_t st = sink(user, sample, &step, s->row, s->spike_count, s->spikes);
             if (st != HB_SUCCESS) return st;
         }
+        if (check && first_fault(s, step, fault)) return HB_ERR_NONFINITE;
     }
     return HB_SUCCESS;
 }

@@ -8,6 +8,10 @@
  *                 every access of a warp is one contiguous 256-byte row.
  *   probe_kernel  one thread per probe: spike detection (hb_spike_test) and, on
  *                 sampling steps, the recorded voltage.
+ *   check_kernel  every check_every steps and at the run's last, one thread per
+ *                 element of a group's v: the first NaN or infinity of the group's cells
+ *                 (atomicMin of a key ordered by check, cell, node), read back with the
+ *                 chunk's results.
  *
  * Per step the host only launches kernels (one per group, one for the probes) on
  * one stream; it copies results back once per chunk of steps. A chunk is short
@@ -31,6 +35,8 @@ extern "C" {
 #define PROBE_THREADS 256
 #define CHUNK_MAX 4096                      /* steps per chunk, at most */
 #define CHUNK_BUDGET ((size_t)64 << 20)     /* bytes of sample rows + spike slots */
+#define CHECK_SHIFT 52                      /* a fault key: check << 52 | slot * m + node */
+#define NO_FAULT 0xffffffffffffffffULL
 
 typedef struct {
     hb_step_group_t k; /* device pointers */
@@ -46,7 +52,10 @@ struct hb_cuda_sim {
     double *table; /* device, or NULL: formulas */
     double q10, dt, factor;
     int n_probes, interpolate;
-    long sample_every;
+    long sample_every, check_every, check_last;
+    unsigned long long *fault; /* per group: the smallest fault key (NO_FAULT: none) */
+    unsigned long long *h_fault;
+    long *h_check_step;        /* per check of the chunk: its step (steps done) */
     double **group_v; /* device array of the groups' v */
     int *probe_group;
     size_t *probe_index;
@@ -99,6 +108,19 @@ __global__ void probe_kernel(int n, double *const *group_v, const int *probe_gro
     if (rec_row) rec_row[p] = v;
 }
 
+/* A NaN or infinity among the group's cells: key (check << CHECK_SHIFT) | (slot m + node), the
+ * smallest kept, so the chunk's first failing check names its smallest cell, then node. */
+__global__ void check_kernel(hb_step_group_t g, unsigned long long check,
+                             unsigned long long *fault)
+{
+    const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t w = HB_SIM_GPU_LANES, m = (size_t)g.m;
+    if (e >= (size_t)g.blocks * m * w || isfinite(g.v[e])) return;
+    const size_t block = e / (m * w), node = e % (m * w) / w, slot = block * w + e % w;
+    if (slot >= (size_t)g.count) return;
+    atomicMin(fault, (check << CHECK_SHIFT) | (unsigned long long)(slot * m + node));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Launchers                                                                */
 /* ------------------------------------------------------------------------ */
@@ -108,6 +130,16 @@ static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const 
     const long threads = (long)g->k.blocks * HB_SIM_GPU_LANES;
     const unsigned grid = (unsigned)((threads + STEP_THREADS - 1) / STEP_THREADS);
     step_kernel<<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+static hb_status_t launch_check(const hb_cuda_sim_t *s, int g, int check)
+{
+    const dgroup_t *dg = &s->groups[g];
+    const unsigned grid = (unsigned)((dg->size + PROBE_THREADS - 1) / PROBE_THREADS);
+    check_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(dg->k, (unsigned long long)check,
+                                                        s->fault + g);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
@@ -239,6 +271,9 @@ extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
     cudaFree(s->rec);
     cudaFree(s->spk);
     cudaFree(s->spk_count);
+    cudaFree(s->fault);
+    free(s->h_fault);
+    free(s->h_check_step);
     free(s->h_rec);
     free(s->h_spk);
     free(s->h_count);
@@ -272,6 +307,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     s->n_probes = d->n_probes;
     s->interpolate = d->interpolate;
     s->sample_every = d->sample_every;
+    s->check_every = d->check_every > 0 ? d->check_every : 1;
+    s->check_last = d->check_last;
     if (!(s->groups = (dgroup_t *)calloc((size_t)d->n_groups, sizeof *s->groups)))
         return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
     double **views = (double **)calloc((size_t)d->n_groups, sizeof *views);
@@ -285,6 +322,11 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
         if ((st = upload_group(&s->groups[g], &d->groups[g])) != HB_SUCCESS) {
             free(views);
             return st;
+        }
+        if ((s->groups[g].size >> CHECK_SHIFT) != 0) { /* the fault key's room */
+            free(views);
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: group %d has %zu elements; "
+                           "expected fewer than 2^%d", g, s->groups[g].size, CHECK_SHIFT);
         }
         views[g] = s->groups[g].k.v;
     }
@@ -316,7 +358,14 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     s->h_spk = (double *)malloc(((size_t)s->spike_cap * np + 1) * sizeof(double));
     s->h_count = (int *)calloc(np + 1, sizeof(int));
     s->h_sample_step = (long *)malloc(((size_t)s->sample_cap + 1) * sizeof(long));
-    if (!s->h_rec || !s->h_spk || !s->h_count || !s->h_sample_step)
+    /* at most CHUNK_MAX checks a chunk: their numbers fit the key's 64 - CHECK_SHIFT bits */
+    s->h_check_step = (long *)malloc(((size_t)s->chunk + 1) * sizeof(long));
+    s->h_fault = (unsigned long long *)malloc(((size_t)d->n_groups + 1) * sizeof *s->h_fault);
+    if ((st = upload(&s->fault, (const unsigned long long *)NULL, (size_t)d->n_groups)) != HB_SUCCESS)
+        return st;
+    CUDA_CHECK(cudaMemset(s->fault, 0xff, (size_t)d->n_groups * sizeof *s->fault));
+    if (!s->h_rec || !s->h_spk || !s->h_count || !s->h_sample_step || !s->h_check_step ||
+        !s->h_fault)
         return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory for %zu probes", np);
     return HB_SUCCESS;
 }
@@ -355,6 +404,7 @@ extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned c
 {
     if (!s || !above || !v_prev) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_probes: NULL argument");
     const size_t np = (size_t)s->n_probes;
+    CUDA_CHECK(cudaMemset(s->fault, 0xff, (size_t)s->n_groups * sizeof *s->fault));
     if (!np) return HB_SUCCESS;
     CUDA_CHECK(cudaMemcpy(s->above, above, np, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(s->v_prev, v_prev, np * sizeof(double), cudaMemcpyHostToDevice));
@@ -362,10 +412,35 @@ extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned c
     return HB_SUCCESS;
 }
 
-/* Copies a finished chunk to the host and hands it to the sink. */
-static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, hb_sim_sink_t sink, void *user)
+/* The chunk's first fault (h_fault, after a drain's copy): 1 and *fault when a check found a
+ * non-finite voltage; the earliest check, then the smallest group, cell and node. */
+static int chunk_fault(const hb_cuda_sim_t *s, hb_sim_fault_t *fault)
+{
+    int best = -1;
+    for (int g = 0; g < s->n_groups; g++)
+        if (s->h_fault[g] != NO_FAULT &&
+            (best < 0 || (s->h_fault[g] >> CHECK_SHIFT) < (s->h_fault[best] >> CHECK_SHIFT)))
+            best = g;
+    if (best < 0) return 0;
+    const unsigned long long key = s->h_fault[best];
+    const unsigned long long where = key & ((1ULL << CHECK_SHIFT) - 1);
+    const unsigned long long m = (unsigned long long)s->groups[best].k.m;
+    fault->step = s->h_check_step[key >> CHECK_SHIFT];
+    fault->group = best;
+    fault->slot = (int)(where / m);
+    fault->node = (int)(where % m);
+    return 1;
+}
+
+/* Copies a finished chunk to the host and hands it to the sink; at a fault only what was
+ * recorded up to its step, then HB_ERR_NONFINITE. */
+static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, int n_checks, hb_sim_sink_t sink,
+                         void *user, hb_sim_fault_t *fault)
 {
     const size_t np = (size_t)s->n_probes;
+    if (n_checks)
+        CUDA_CHECK(cudaMemcpyAsync(s->h_fault, s->fault, (size_t)s->n_groups * sizeof *s->fault,
+                                   cudaMemcpyDeviceToHost, s->stream));
     if (np) {
         CUDA_CHECK(cudaMemcpyAsync(s->h_count, s->spk_count, np * sizeof(int),
                                    cudaMemcpyDeviceToHost, s->stream));
@@ -385,13 +460,24 @@ static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, hb_sim_sink_t sink, vo
         CUDA_CHECK(cudaMemsetAsync(s->spk_count, 0, np * sizeof(int), s->stream));
         CUDA_CHECK(cudaStreamSynchronize(s->stream));
     }
-    return sink(user, n_samples, s->h_sample_step, s->h_rec, s->h_count, s->h_spk);
+    const int failed = n_checks && chunk_fault(s, fault);
+    if (failed) { /* nothing recorded after the fault's step */
+        const double t = (double)fault->step * s->dt;
+        while (n_samples > 0 && s->h_sample_step[n_samples - 1] > fault->step) n_samples--;
+        for (size_t p = 0; p < np; p++)
+            while (s->h_count[p] > 0 && s->h_spk[(size_t)(s->h_count[p] - 1) * np + p] > t)
+                s->h_count[p]--;
+    }
+    const hb_status_t st = sink(user, n_samples, s->h_sample_step, s->h_rec, s->h_count, s->h_spk);
+    return st != HB_SUCCESS ? st : failed ? HB_ERR_NONFINITE : HB_SUCCESS;
 }
 
 extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long steps,
-                                           hb_sim_sink_t sink, void *user)
+                                           hb_sim_sink_t sink, void *user,
+                                           hb_sim_fault_t *fault)
 {
-    if (!s || !sink || steps < 0) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_advance: bad argument");
+    if (!s || !sink || steps < 0 || !fault)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_advance: bad argument");
     CUDA_CHECK(cudaSetDevice(0));
     hb_status_t st = HB_SUCCESS;
     hb_step_params_t p;
@@ -401,12 +487,18 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
     p.q10 = s->q10;
     for (long done = 0; done < steps && st == HB_SUCCESS;) {
         const long k = steps - done < s->chunk ? steps - done : s->chunk;
-        int n_samples = 0;
+        int n_samples = 0, n_checks = 0;
         for (long j = 0; j < k && st == HB_SUCCESS; j++) {
             const long step = step0 + done + j; /* steps done before this one */
             p.t_mid = ((double)step + 0.5) * s->dt;
             for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
                 st = launch_step(s, &s->groups[g], &p);
+            if ((step + 1) % s->check_every == 0 || step + 1 == s->check_last) {
+                s->h_check_step[n_checks] = step + 1;
+                for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
+                    st = launch_check(s, g, n_checks);
+                n_checks++;
+            }
             double *row = NULL;
             if ((step + 1) % s->sample_every == 0) {
                 s->h_sample_step[n_samples] = step + 1;
@@ -416,7 +508,7 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
             if (st == HB_SUCCESS && s->n_probes)
                 st = launch_probes(s, (double)(step + 1) * s->dt, row);
         }
-        if (st == HB_SUCCESS) st = drain(s, n_samples, sink, user);
+        if (st == HB_SUCCESS) st = drain(s, n_samples, n_checks, sink, user, fault);
         done += k;
     }
     return st;

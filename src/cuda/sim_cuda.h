@@ -30,9 +30,10 @@ hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *sim, const unsigned char *abov
                                    const double *v_prev);
 
 /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets
- * each chunk's results. Returns when the last chunk is delivered. */
+ * each chunk's results. Returns when the last chunk is delivered, or at a
+ * non-finite voltage HB_ERR_NONFINITE with *fault (backend/sim_ops.h). */
 hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *sim, long step0, long steps,
-                                hb_sim_sink_t sink, void *user);
+                                hb_sim_sink_t sink, void *user, hb_sim_fault_t *fault);
 /* count elements of group g's v from element `first`, to host `dst`. */
 hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *sim, int g, size_t first, size_t count,
                               double *dst);

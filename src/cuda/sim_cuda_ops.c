@@ -31,9 +31,9 @@ static hb_status_t cuda_set_probes(void *engine, const unsigned char *above, con
 }
 
 static hb_status_t cuda_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
-                                void *user)
+                                void *user, hb_sim_fault_t *fault)
 {
-    return hb_cuda_sim_advance((hb_cuda_sim_t *)engine, step0, steps, sink, user);
+    return hb_cuda_sim_advance((hb_cuda_sim_t *)engine, step0, steps, sink, user, fault);
 }
 
 static hb_status_t cuda_get_v(void *engine, int g, size_t first, size_t count, double *dst)

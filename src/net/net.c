@@ -179,6 +179,7 @@ static hb_status_t build_engine(hb_net_t *net)
         hb_sim_options_t o = net->opt;
         o.sample_dt_ms = o.dt_ms * (double)(net->total_steps > 0 ? net->total_steps : 1);
         status = hb_sim_create(net->models, net->n_cable, &o, &net->sim);
+        if (status == HB_SUCCESS) hb_sim_label_cells(net->sim, "gid", net->cable_gid);
     }
     return status;
 }

@@ -94,6 +94,21 @@ hb_status_t hb_json_number(const hb_json_loader_t *ld, const char *path, const j
     return HB_SUCCESS;
 }
 
+hb_status_t hb_json_limited(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                            const char *key, int required, const hb_limit_t *limit, double *out)
+{
+    char at[HB_JSON_PATH], expect[128];
+    hb_json_join(at, path, key);
+    hb_limit_expect(limit, expect, sizeof expect);
+    const json_t *j = json_object_get(obj, key);
+    if (!j) return required ? hb_json_fail(ld, at, "missing; expected %s", expect) : HB_SUCCESS;
+    if (!json_is_number(j)) return hb_json_fail(ld, at, "expected %s, found %s", expect, hb_json_kind(j));
+    const double x = json_number_value(j);
+    if (!hb_limit_ok(limit, x)) return hb_json_fail(ld, at, "expected %s, found %g", expect, x);
+    *out = x;
+    return HB_SUCCESS;
+}
+
 /* obj[key] as an integer in [lo, hi]. */
 hb_status_t hb_json_int(const hb_json_loader_t *ld, const char *path, const json_t *obj, const char *key,
                            long lo, long hi, long *out)

@@ -36,6 +36,9 @@ hb_status_t hb_json_need_object(const hb_json_loader_t *ld, const char *path, co
 /* obj[key] as a finite number in `range`; *out keeps its value when optional and absent. */
 hb_status_t hb_json_number(const hb_json_loader_t *ld, const char *path, const json_t *obj,
                            const char *key, int required, hb_json_range_t range, double *out);
+/* obj[key] as a number within a parameter's accepted range (sim/sim.h, docs/model.md). */
+hb_status_t hb_json_limited(const hb_json_loader_t *ld, const char *path, const json_t *obj,
+                            const char *key, int required, const hb_limit_t *limit, double *out);
 /* obj[key] as an integer in [lo, hi] (absent: *out unchanged). */
 hb_status_t hb_json_int(const hb_json_loader_t *ld, const char *path, const json_t *obj,
                         const char *key, long lo, long hi, long *out);

@@ -11,6 +11,36 @@
 #include "common/status.h"
 #include "sim/sim.h"
 
+/* ---- the accepted ranges (docs/model.md, section 6) ---- */
+
+const hb_limit_t hb_limit_ra = {"Ra", 1e-3, 1e9, 0, "ohm cm"};
+const hb_limit_t hb_limit_cm = {"cm", 1e-3, 1e3, 0, "uF/cm2"};
+const hb_limit_t hb_limit_length = {"length", 1e-3, 1e7, 0, "um"};
+const hb_limit_t hb_limit_diam = {"diam", 1e-3, 1e5, 0, "um"};
+const hb_limit_t hb_limit_celsius = {"celsius", -273.15, 100.0, 0, "degC"};
+const hb_limit_t hb_limit_potential = {"potential", -1e3, 1e3, 0, "mV"};
+const hb_limit_t hb_limit_conductance = {"conductance", 0.0, 1e3, 0, "S/cm2"};
+const hb_limit_t hb_limit_amp = {"amp", -1e6, 1e6, 0, "nA"};
+
+int hb_limit_ok(const hb_limit_t *l, double x)
+{
+    return (l->lo_open ? x > l->lo : x >= l->lo) && x <= l->hi;
+}
+
+void hb_limit_expect(const hb_limit_t *l, char *out, size_t size)
+{
+    if (l->lo_open) snprintf(out, size, "a number > %g and <= %g [%s]", l->lo, l->hi, l->unit);
+    else snprintf(out, size, "a number from %g to %g [%s]", l->lo, l->hi, l->unit);
+}
+
+hb_status_t hb_limit_check(const hb_limit_t *l, double x, const char *context)
+{
+    if (hb_limit_ok(l, x)) return HB_SUCCESS;
+    char expect[128];
+    hb_limit_expect(l, expect, sizeof expect);
+    return hb_fail(HB_ERR_INVALID_VALUE, "%s = %g %s; expected %s", context, x, l->unit, expect);
+}
+
 /* ---- sections to samples ---- */
 
 static hb_status_t check_section_spec(const hb_section_spec_t *s, int i, const char *name)
@@ -26,11 +56,13 @@ static hb_status_t check_section_spec(const hb_section_spec_t *s, int i, const c
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "%s: section %d '%s' attaches at x = %g; expected 1 (or 0 on the root)",
                        name, i, sn, s->parent_x);
-    if (!(s->length_um > 0.0) || !isfinite(s->length_um) || !(s->diam_um > 0.0) ||
-        !isfinite(s->diam_um))
-        return hb_fail(HB_ERR_INVALID_VALUE,
-                       "%s: section %d '%s' has length %g um, diam %g um; expected both > 0",
-                       name, i, sn, s->length_um, s->diam_um);
+    char length[512], diam[512];
+    snprintf(length, sizeof length, "%s: section %d '%s': length", name, i, sn);
+    snprintf(diam, sizeof diam, "%s: section %d '%s': diam", name, i, sn);
+    hb_status_t status;
+    if ((status = hb_limit_check(&hb_limit_length, s->length_um, length)) != HB_SUCCESS ||
+        (status = hb_limit_check(&hb_limit_diam, s->diam_um, diam)) != HB_SUCCESS)
+        return status;
     if (s->swc_type < 0 || s->swc_type >= HB_SWC_TYPES)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: section %d '%s' has type %d; expected 0..%d",
                        name, i, sn, s->swc_type, HB_SWC_TYPES - 1);
@@ -128,9 +160,23 @@ hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *
     *model = NULL;
     if (!morph || !disc)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_create: morphology or options is NULL");
+    hb_status_t status;
+    if ((status = hb_limit_check(&hb_limit_ra, disc->ra_ohm_cm, "hb_model_create: Ra")) != HB_SUCCESS ||
+        (status = hb_limit_check(&hb_limit_cm, disc->cm_uf_cm2, "hb_model_create: cm")) != HB_SUCCESS)
+        return status;
+    for (int t = 0; t < HB_SWC_TYPES; t++) { /* 0: unset */
+        char ra[64], cm[64];
+        snprintf(ra, sizeof ra, "hb_model_create: Ra of region %d", t);
+        snprintf(cm, sizeof cm, "hb_model_create: cm of region %d", t);
+        if ((disc->ra_by_type[t] != 0.0 &&
+             (status = hb_limit_check(&hb_limit_ra, disc->ra_by_type[t], ra)) != HB_SUCCESS) ||
+            (disc->cm_by_type[t] != 0.0 &&
+             (status = hb_limit_check(&hb_limit_cm, disc->cm_by_type[t], cm)) != HB_SUCCESS))
+            return status;
+    }
     hb_model_t *md = calloc(1, sizeof *md);
     if (!md) return hb_fail(HB_ERR_ALLOC, "hb_model_create: out of memory");
-    hb_status_t status = hb_cable_create(morph, disc, &md->cable);
+    status = hb_cable_create(morph, disc, &md->cable);
     if (status != HB_SUCCESS) {
         free(md);
         return status;
@@ -279,11 +325,19 @@ static hb_status_t check_mech(const hb_mech_t *m)
 {
     const double g[] = {m->g_pas, m->gnabar, m->gkbar, m->gl};
     const double e[] = {m->e_pas, m->el, m->ena, m->ek};
-    for (int k = 0; k < 4; k++)
-        if (!(g[k] >= 0.0) || !isfinite(g[k]) || !isfinite(e[k]))
-            return hb_fail(HB_ERR_INVALID_VALUE,
-                           "%s: conductances must be finite and >= 0 [S/cm2], potentials finite [mV]",
-                           hb_mech_name(m->kind));
+    static const char *const gname[] = {"g_pas", "gnabar", "gkbar", "gl"};
+    static const char *const ename[] = {"e_pas", "el", "ena", "ek"};
+    const int first = m->kind == HB_MECH_PAS ? 0 : 1, last = m->kind == HB_MECH_PAS ? 1 : 4;
+    for (int k = first; k < last; k++) {
+        char context[64];
+        snprintf(context, sizeof context, "%s: %s", hb_mech_name(m->kind), gname[k]);
+        hb_status_t status = hb_limit_check(&hb_limit_conductance, g[k], context);
+        if (status == HB_SUCCESS) {
+            snprintf(context, sizeof context, "%s: %s", hb_mech_name(m->kind), ename[k]);
+            status = hb_limit_check(&hb_limit_potential, e[k], context);
+        }
+        if (status != HB_SUCCESS) return status;
+    }
     return HB_SUCCESS;
 }
 
@@ -338,12 +392,13 @@ hb_status_t hb_model_add_iclamp(hb_model_t *model, const hb_location_t *where, d
 {
     hb_clear_error();
     if (!model || !where) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_add_iclamp: NULL argument");
-    if (!(del_ms >= 0.0) || !(dur_ms >= 0.0) || !isfinite(amp_na) || isnan(del_ms + dur_ms))
+    if (!(del_ms >= 0.0) || !(dur_ms >= 0.0) || isnan(del_ms + dur_ms))
         return hb_fail(HB_ERR_INVALID_VALUE,
-                       "IClamp: del %g ms, dur %g ms, amp %g nA; expected del >= 0, dur >= 0, finite amp",
-                       del_ms, dur_ms, amp_na);
+                       "IClamp: del %g ms, dur %g ms; expected del >= 0, dur >= 0", del_ms, dur_ms);
+    hb_status_t status = hb_limit_check(&hb_limit_amp, amp_na, "IClamp: amp");
+    if (status != HB_SUCCESS) return status;
     int node;
-    hb_status_t status = hb_model_locate(model, where, &node);
+    status = hb_model_locate(model, where, &node);
     if (status != HB_SUCCESS) return status;
     if (!grow((void **)&model->iclamps, model->n_iclamps, &model->cap_iclamps, sizeof *model->iclamps))
         return hb_fail(HB_ERR_ALLOC, "IClamp: out of memory");
@@ -381,11 +436,12 @@ hb_status_t hb_model_add_synapse(hb_model_t *model, const hb_location_t *where,
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: kind %d is not an hb_syn_kind_t", fn,
                        (int)syn->kind);
     }
-    if (!isfinite(syn->e_mv))
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: e %g mV; expected a finite reversal potential",
-                       hb_synapse_name(syn->kind), syn->e_mv);
+    char context[64];
+    snprintf(context, sizeof context, "%s: e", hb_synapse_name(syn->kind));
+    hb_status_t status = hb_limit_check(&hb_limit_potential, syn->e_mv, context);
+    if (status != HB_SUCCESS) return status;
     int node;
-    hb_status_t status = hb_model_locate(model, where, &node);
+    status = hb_model_locate(model, where, &node);
     if (status != HB_SUCCESS) return status;
     hb_node_info_t info;
     hb_cable_node(model->cable, node, &info);
@@ -416,6 +472,11 @@ hb_status_t hb_model_add_probe(hb_model_t *model, const hb_probe_spec_t *probe, 
     char fallback[32];
     snprintf(fallback, sizeof fallback, "v%d", model->n_probes);
     const char *name = probe->name ? probe->name : fallback;
+    /* a column each: a name twice would make two columns no reader can tell apart */
+    for (int p = 0; p < model->n_probes; p++)
+        if (strcmp(model->probes[p].name, name) == 0)
+            return hb_fail(HB_ERR_INVALID_VALUE, "probe: the name \"%s\" is taken by probe %d; "
+                           "expected a name of its own", name, p);
     char *copy = malloc(strlen(name) + 1);
     if (!copy || !grow((void **)&model->probes, model->n_probes, &model->cap_probes, sizeof *model->probes)) {
         free(copy);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "core/morphology.h"
 #include "sim/json_util.h"
 #include "sim/sim.h"
 
@@ -97,6 +98,14 @@ static hb_status_t parse_sections(hb_json_loader_t *ld, const char *path, const 
             break;
         }
         const char *nm = name ? json_string_value(name) : fallback;
+        for (int k = 0; k < i; k++) /* locations name sections: each name must say which */
+            if (strcmp(g->names[k], nm) == 0) {
+                hb_json_join(key, at, "name");
+                status = hb_json_fail(ld, name ? key : at, "the name \"%s\" is taken by %s[%d]; "
+                                      "expected a name of its own", nm, path, k);
+                break;
+            }
+        if (status != HB_SUCCESS) break;
         if (!(g->names[i] = malloc(strlen(nm) + 1))) {
             status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
             break;
@@ -130,8 +139,8 @@ static hb_status_t parse_sections(hb_json_loader_t *ld, const char *path, const 
             }
         }
         if ((status = hb_json_number(ld, at, sec, "parent_x", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &s->parent_x)) ||
-            (status = hb_json_number(ld, at, sec, "length", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s->length_um)) ||
-            (status = hb_json_number(ld, at, sec, "diam", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s->diam_um)) ||
+            (status = hb_json_limited(ld, at, sec, "length", HB_JSON_REQUIRED, &hb_limit_length, &s->length_um)) ||
+            (status = hb_json_limited(ld, at, sec, "diam", HB_JSON_REQUIRED, &hb_limit_diam, &s->diam_um)) ||
             (status = section_type(ld, at, sec, &s->swc_type)))
             break;
         if (i > 0 && s->parent_x != 1.0 && !(s->parent_x == 0.0 && s->parent == 0)) {
@@ -172,8 +181,8 @@ static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const 
         hb_status_t status;
         hb_json_join(at, path, "cable");
         if ((status = hb_json_need_object(ld, at, cable)) || (status = hb_json_check_keys(ld, at, cable, keys)) ||
-            (status = hb_json_number(ld, at, cable, "length", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s.length_um)) ||
-            (status = hb_json_number(ld, at, cable, "diam", HB_JSON_REQUIRED, HB_JSON_POSITIVE, &s.diam_um)) ||
+            (status = hb_json_limited(ld, at, cable, "length", HB_JSON_REQUIRED, &hb_limit_length, &s.length_um)) ||
+            (status = hb_json_limited(ld, at, cable, "diam", HB_JSON_REQUIRED, &hb_limit_diam, &s.diam_um)) ||
             (status = section_type(ld, at, cable, &s.swc_type)))
             return status;
         return hb_model_build_sections(&s, 1, ld->file, &g->morph, NULL);
@@ -222,8 +231,8 @@ static hb_status_t parse_discretization(const hb_json_loader_t *ld, const char *
     disc->count = 1;
     disc->scheme = HB_SCHEME_NEURON;
     hb_status_t status;
-    if ((status = hb_json_number(ld, path, cell, "Ra", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->ra_ohm_cm)) ||
-        (status = hb_json_number(ld, path, cell, "cm", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->cm_uf_cm2)))
+    if ((status = hb_json_limited(ld, path, cell, "Ra", HB_JSON_OPTIONAL, &hb_limit_ra, &disc->ra_ohm_cm)) ||
+        (status = hb_json_limited(ld, path, cell, "cm", HB_JSON_OPTIONAL, &hb_limit_cm, &disc->cm_uf_cm2)))
         return status;
     const json_t *d = json_object_get(cell, "discretization");
     char at[HB_JSON_PATH];
@@ -270,8 +279,8 @@ static hb_status_t parse_regions(const hb_json_loader_t *ld, const char *path, c
         if ((status = parse_region(ld, key, name, &type))) return status;
         double ra = 0.0, cm = 0.0;
         long nseg = 0;
-        if ((status = hb_json_number(ld, item, r, "Ra", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &ra)) ||
-            (status = hb_json_number(ld, item, r, "cm", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &cm)) ||
+        if ((status = hb_json_limited(ld, item, r, "Ra", HB_JSON_OPTIONAL, &hb_limit_ra, &ra)) ||
+            (status = hb_json_limited(ld, item, r, "cm", HB_JSON_OPTIONAL, &hb_limit_cm, &cm)) ||
             (status = hb_json_int(ld, item, r, "nseg", 1, 1000000, &nseg)))
             return status;
         for (int t = 0; t < HB_SWC_TYPES; t++) {
@@ -308,18 +317,18 @@ static hb_status_t parse_mechanisms(const hb_json_loader_t *ld, const char *path
         if (json_is_string(name) && strcmp(json_string_value(name), "pas") == 0) {
             hb_mech_default(HB_MECH_PAS, &mech);
             if ((status = hb_json_check_keys(ld, item, mj, pas_keys)) ||
-                (status = hb_json_number(ld, item, mj, "g", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.g_pas)) ||
-                (status = hb_json_number(ld, item, mj, "e", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.e_pas)))
+                (status = hb_json_limited(ld, item, mj, "g", HB_JSON_OPTIONAL, &hb_limit_conductance, &mech.g_pas)) ||
+                (status = hb_json_limited(ld, item, mj, "e", HB_JSON_OPTIONAL, &hb_limit_potential, &mech.e_pas)))
                 return status;
         } else if (json_is_string(name) && strcmp(json_string_value(name), "hh") == 0) {
             hb_mech_default(HB_MECH_HH, &mech);
             if ((status = hb_json_check_keys(ld, item, mj, hh_keys)) ||
-                (status = hb_json_number(ld, item, mj, "gnabar", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.gnabar)) ||
-                (status = hb_json_number(ld, item, mj, "gkbar", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.gkbar)) ||
-                (status = hb_json_number(ld, item, mj, "gl", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &mech.gl)) ||
-                (status = hb_json_number(ld, item, mj, "el", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.el)) ||
-                (status = hb_json_number(ld, item, mj, "ena", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.ena)) ||
-                (status = hb_json_number(ld, item, mj, "ek", HB_JSON_OPTIONAL, HB_JSON_ANY, &mech.ek)))
+                (status = hb_json_limited(ld, item, mj, "gnabar", HB_JSON_OPTIONAL, &hb_limit_conductance, &mech.gnabar)) ||
+                (status = hb_json_limited(ld, item, mj, "gkbar", HB_JSON_OPTIONAL, &hb_limit_conductance, &mech.gkbar)) ||
+                (status = hb_json_limited(ld, item, mj, "gl", HB_JSON_OPTIONAL, &hb_limit_conductance, &mech.gl)) ||
+                (status = hb_json_limited(ld, item, mj, "el", HB_JSON_OPTIONAL, &hb_limit_potential, &mech.el)) ||
+                (status = hb_json_limited(ld, item, mj, "ena", HB_JSON_OPTIONAL, &hb_limit_potential, &mech.ena)) ||
+                (status = hb_json_limited(ld, item, mj, "ek", HB_JSON_OPTIONAL, &hb_limit_potential, &mech.ek)))
                 return status;
         } else if (json_is_string(name)) {
             return hb_json_fail(ld, key, "unknown mechanism \"%s\"; expected \"pas\" or \"hh\"",
@@ -383,14 +392,14 @@ static hb_status_t parse_location(const hb_json_loader_t *ld, const char *path, 
             if (strcmp(g->names[k], json_string_value(sec)) == 0) loc->section = g->map[k];
         if (loc->section < 0)
             return hb_json_fail(ld, key, "no section named \"%s\"", json_string_value(sec));
-    } else if (json_is_integer(sec) && json_integer_value(sec) >= 0 &&
-               (g->n_specs == 0 || json_integer_value(sec) < g->n_specs)) {
-        json_int_t s = json_integer_value(sec);
-        hb_morph_stats_t ms = {0};
-        hb_morph_stats(g->morph, &ms);
-        if (s >= ms.sections) /* checked before it is narrowed to an int */
-            return hb_json_fail(ld, key, "section %" JSON_INTEGER_FORMAT "; expected 0..%d", s,
-                                ms.sections - 1);
+    } else if (json_is_integer(sec)) {
+        /* an index of the file's sections, or of the morphology's (SWC): in range before any
+         * conversion to int */
+        const json_int_t s = json_integer_value(sec);
+        const int n = g->n_specs ? g->n_specs : g->morph->n_sections;
+        if (s < 0 || s >= n)
+            return hb_json_fail(ld, key, "expected a section index from 0 to %d, found %" JSON_INTEGER_FORMAT,
+                                n - 1, s);
         loc->section = g->n_specs ? g->map[s] : (int)s;
     } else {
         return hb_json_fail(ld, key, "expected a section name or index, found %s", hb_json_kind(sec));
@@ -431,7 +440,7 @@ static hb_status_t parse_stimuli(const hb_json_loader_t *ld, const char *path, c
             (status = hb_json_choice(ld, item, sj, "type", types, &type)) ||
             (status = hb_json_number(ld, item, sj, "del", HB_JSON_REQUIRED, HB_JSON_NON_NEGATIVE, &del)) ||
             (status = hb_json_number(ld, item, sj, "dur", HB_JSON_REQUIRED, HB_JSON_NON_NEGATIVE, &dur)) ||
-            (status = hb_json_number(ld, item, sj, "amp", HB_JSON_REQUIRED, HB_JSON_ANY, &amp)))
+            (status = hb_json_limited(ld, item, sj, "amp", HB_JSON_REQUIRED, &hb_limit_amp, &amp)))
             return status;
         if (!json_object_get(sj, "at")) return hb_json_fail(ld, key, "missing; expected a location");
         if ((status = parse_location(ld, key, json_object_get(sj, "at"), g, &loc)) ||
@@ -460,9 +469,17 @@ static hb_status_t parse_probes(const hb_json_loader_t *ld, const char *path, co
         hb_json_join(key, item, "name");
         if (name && !json_is_string(name))
             return hb_json_fail(ld, key, "expected a string, found %s", hb_json_kind(name));
-        if (name && (strchr(json_string_value(name), ',') || strchr(json_string_value(name), '\n')))
-            return hb_json_fail(ld, key, "expected a name without commas or line breaks (a CSV column)");
+        if (name && strpbrk(json_string_value(name), ",\"\r\n"))
+            return hb_json_fail(ld, key, "expected a name without commas, quotes or line breaks "
+                                "(a CSV column), found \"%s\"", json_string_value(name));
         spec.name = name ? json_string_value(name) : NULL;
+        char fallback[32]; /* hb_model_add_probe's name for a probe without one */
+        snprintf(fallback, sizeof fallback, "v%d", model->n_probes);
+        const char *nm = name ? json_string_value(name) : fallback;
+        for (int p = 0; p < model->n_probes; p++)
+            if (strcmp(model->probes[p].name, nm) == 0)
+                return hb_json_fail(ld, name ? key : item, "the name \"%s\" is taken by %s[%d]; "
+                                    "expected a name of its own (a CSV column)", nm, at, p);
         if (json_object_get(pj, "spike_threshold")) {
             spec.detect_spikes = 1;
             if ((status = hb_json_number(ld, item, pj, "spike_threshold", HB_JSON_REQUIRED, HB_JSON_ANY, &spec.threshold_mv)))
@@ -516,7 +533,7 @@ static hb_status_t parse_synapses(const hb_json_loader_t *ld, const char *path, 
                                      &syn.tau1_ms)) ||
             (status = hb_json_number(ld, item, sj, "tau2", HB_JSON_OPTIONAL, HB_JSON_POSITIVE,
                                      &syn.tau2_ms)) ||
-            (status = hb_json_number(ld, item, sj, "e", HB_JSON_OPTIONAL, HB_JSON_ANY, &syn.e_mv)))
+            (status = hb_json_limited(ld, item, sj, "e", HB_JSON_OPTIONAL, &hb_limit_potential, &syn.e_mv)))
             return status;
         if (!json_object_get(sj, "at")) return hb_json_fail(ld, key, "missing; expected a location");
         if ((status = parse_location(ld, key, json_object_get(sj, "at"), g, &loc)) ||
@@ -594,13 +611,22 @@ hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root, 
     hb_status_t status;
     if ((status = hb_json_number(ld, "", root, "t_stop", HB_JSON_REQUIRED, HB_JSON_NON_NEGATIVE, &opt->t_stop_ms)) ||
         (status = hb_json_number(ld, "", root, "dt", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &opt->dt_ms)) ||
-        (status = hb_json_number(ld, "", root, "v_init", HB_JSON_OPTIONAL, HB_JSON_ANY, &opt->v_init_mv)) ||
-        (status = hb_json_number(ld, "", root, "celsius", HB_JSON_OPTIONAL, HB_JSON_ANY, &opt->celsius)) ||
+        (status = hb_json_limited(ld, "", root, "v_init", HB_JSON_OPTIONAL, &hb_limit_potential, &opt->v_init_mv)) ||
+        (status = hb_json_limited(ld, "", root, "celsius", HB_JSON_OPTIONAL, &hb_limit_celsius, &opt->celsius)) ||
         (status = hb_json_number(ld, "", root, "sample_dt", HB_JSON_OPTIONAL, HB_JSON_NON_NEGATIVE, &opt->sample_dt_ms)) ||
         (status = hb_json_choice(ld, "", root, "method", methods, &method)) ||
         (status = hb_json_choice(ld, "", root, "spike_time", rules, &rule)) ||
         (status = hb_json_choice(ld, "", root, "backend", backends, &backend)))
         return status;
+    /* the step count fits a long only up to HB_SIM_MAX_STEPS (checked as doubles) */
+    const double steps = opt->t_stop_ms / opt->dt_ms, every = opt->sample_dt_ms / opt->dt_ms;
+    if (!(steps <= (double)HB_SIM_MAX_STEPS))
+        return hb_json_fail(ld, "t_stop", "%g ms at dt = %g ms is %.3g steps; expected at most %.0e "
+                            "steps", opt->t_stop_ms, opt->dt_ms, steps, (double)HB_SIM_MAX_STEPS);
+    if (!(every <= (double)HB_SIM_MAX_STEPS))
+        return hb_json_fail(ld, "sample_dt", "%g ms at dt = %g ms is %.3g steps; expected at most "
+                            "%.0e steps", opt->sample_dt_ms, opt->dt_ms, every,
+                            (double)HB_SIM_MAX_STEPS);
     const json_t *table = json_object_get(root, "hh_table");
     if (table && !json_is_boolean(table))
         return hb_json_fail(ld, "hh_table", "expected true or false, found %s", hb_json_kind(table));

@@ -17,9 +17,13 @@
  * the hb_sim_* life cycle, initial state and the advance loop; the recordings
  * are in src/sim/sim_record.c.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/status.h"
 #include "core/context.h"
@@ -63,9 +67,16 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: dt = %g ms; expected > 0", o->dt_ms);
     if (!(o->t_stop_ms >= 0.0) || !isfinite(o->t_stop_ms))
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: t_stop = %g ms; expected >= 0", o->t_stop_ms);
-    if (!isfinite(o->v_init_mv) || !isfinite(o->celsius))
-        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: v_init %g mV, celsius %g; expected finite",
-                       o->v_init_mv, o->celsius);
+    /* checked as doubles: the step count is converted to a long only once it fits */
+    const double steps = o->t_stop_ms / o->dt_ms;
+    if (!(steps <= (double)HB_SIM_MAX_STEPS))
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: t_stop = %g ms at dt = %g ms is %.3g "
+                       "steps; expected at most %.0e (HB_SIM_MAX_STEPS)", o->t_stop_ms, o->dt_ms,
+                       steps, (double)HB_SIM_MAX_STEPS);
+    hb_status_t status;
+    if ((status = hb_limit_check(&hb_limit_potential, o->v_init_mv, "simulation: v_init")) != HB_SUCCESS ||
+        (status = hb_limit_check(&hb_limit_celsius, o->celsius, "simulation: celsius")) != HB_SUCCESS)
+        return status;
     if (o->method != HB_METHOD_EULER && o->method != HB_METHOD_CN)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: unknown method %d", (int)o->method);
     if (o->spike_time != HB_SPIKE_STEP && o->spike_time != HB_SPIKE_INTERPOLATE)
@@ -77,6 +88,10 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: sample_dt = %g ms; expected >= 0",
                        o->sample_dt_ms);
     const double ratio = o->sample_dt_ms / o->dt_ms;
+    if (!(ratio <= (double)HB_SIM_MAX_STEPS)) /* before lround: beyond a long it is undefined */
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: sample_dt = %g ms is %.3g steps of dt = "
+                       "%g ms; expected at most %.0e", o->sample_dt_ms, ratio, o->dt_ms,
+                       (double)HB_SIM_MAX_STEPS);
     const long every = o->sample_dt_ms == 0.0 ? 1 : lround(ratio);
     if (o->sample_dt_ms > 0.0 && (every < 1 || fabs(ratio - (double)every) > 1e-6 * ratio))
         return hb_fail(HB_ERR_INVALID_VALUE,
@@ -105,6 +120,8 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.probe_index = sim->probe_index;
     desc.interpolate = sim->opt.spike_time == HB_SPIKE_INTERPOLATE;
     desc.sample_every = sim->sample_every;
+    desc.check_every = HB_SIM_CHECK_STEPS;
+    desc.check_last = hb_sim_steps(sim);
     unsigned char *detect = calloc((size_t)sim->n_probes + 1, 1);
     double *threshold = calloc((size_t)sim->n_probes + 1, sizeof *threshold);
     hb_status_t status = HB_SUCCESS;
@@ -120,6 +137,14 @@ static hb_status_t create_engine(hb_sim_t *sim)
     free(threshold);
     free(views);
     return status;
+}
+
+/* The machine's memory [bytes] (0 where unknown); asked once per simulation, not per advance
+ * (a network advances one step at a time). */
+static double physical_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
 hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
@@ -139,6 +164,7 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     if (!s) return hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
     s->opt = *options;
     s->sample_every = every;
+    s->memory_bytes = physical_memory();
     s->n_cells = n_cells;
     s->cells = malloc((size_t)n_cells * sizeof *s->cells);
     if (!s->cells) status = hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
@@ -220,6 +246,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
             memset(gr->syn_state, 0, gr->n_syn_state * sizeof *gr->syn_state);
     }
     sim->step = 0;
+    sim->failed = 0;
     hb_sim_reset_records(sim);
     hb_status_t status = hb_sim_record_sample(sim);
     /* the state to the engine (the CPU's steps these arrays in place) */
@@ -281,6 +308,55 @@ hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt
     return st;
 }
 
+void hb_sim_label_cells(hb_sim_t *sim, const char *label, const uint32_t *ids)
+{
+    if (!sim) return;
+    sim->cell_label = label;
+    sim->cell_ids = ids;
+}
+
+/* What `steps` more steps would record in memory must fit: the counts are ints and the bytes
+ * the machine's memory (spikes, which depend on the run, are checked as they come). */
+static hb_status_t check_recording(const hb_sim_t *sim, long steps)
+{
+    const long every = sim->sample_every;
+    const double samples = (double)sim->times.count +
+                           (double)((sim->step + steps) / every - sim->step / every);
+    const double bytes = samples * (double)(sim->n_probes + 1) * sizeof(double);
+    const double memory = sim->memory_bytes;
+    if (samples <= (double)INT_MAX && (memory == 0.0 || bytes <= memory)) return HB_SUCCESS;
+    return hb_fail(HB_ERR_ALLOC, "simulation: %.0f samples of %d probe%s and the time (%.3g bytes) "
+                   "would be recorded in memory; at most %d samples fit, in %.3g bytes of memory "
+                   "here: record less (sample_dt) or write the samples out as the run goes "
+                   "(hb_sim_clear_records between advances, as hinesbatch run does)", samples,
+                   sim->n_probes, sim->n_probes == 1 ? "" : "s", bytes, INT_MAX, memory);
+}
+
+/* HB_ERR_NONFINITE naming the cell, node, section and time of an engine's fault. */
+static hb_status_t fault_message(hb_sim_t *sim, const hb_sim_fault_t *f)
+{
+    const group_t *gr = &sim->groups[f->group];
+    const int cell = gr->cells[f->slot];
+    const size_t w = (size_t)gr->k.width, m = (size_t)gr->k.m;
+    const size_t e = (size_t)f->slot / w * m * w + (size_t)f->node * w + (size_t)f->slot % w;
+    sim->ops->get_v(sim->engine, f->group, e, 1, &gr->v[e]);
+    const double v = gr->v[e];
+    hb_node_info_t info;
+    memset(&info, 0, sizeof info);
+    hb_cable_node(sim->cells[cell]->cable, f->node, &info);
+    char who[64];
+    if (sim->cell_ids) snprintf(who, sizeof who, "%s %u", sim->cell_label, sim->cell_ids[cell]);
+    else snprintf(who, sizeof who, "cell %d", cell);
+    const long before = (f->step - 1) / HB_SIM_CHECK_STEPS * HB_SIM_CHECK_STEPS; /* last check */
+    char value[32];
+    if (isnan(v)) snprintf(value, sizeof value, "nan"); /* not "-nan" */
+    else snprintf(value, sizeof value, "%g", v);
+    return hb_fail(HB_ERR_NONFINITE, "simulation: v = %s mV in %s, node %d (section %d, x = %.4g) "
+                   "at t = %.10g ms (finite at t = %.10g ms); a parameter or dt drives the cell out "
+                   "of range", value, who, f->node, info.section, info.x,
+                   (double)f->step * sim->opt.dt_ms, (double)before * sim->opt.dt_ms);
+}
+
 hb_status_t hb_sim_advance(hb_sim_t *sim, long steps)
 {
     hb_clear_error();
@@ -290,18 +366,38 @@ hb_status_t hb_sim_advance(hb_sim_t *sim, long steps)
         hb_status_t status = hb_sim_init(sim);
         if (status != HB_SUCCESS) return status;
     }
-    hb_status_t status = sim->ops->advance(sim->engine, sim->step, steps, hb_sim_record_sink, sim);
+    if (sim->failed)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_advance: the simulation stopped at a "
+                       "non-finite state at t = %g ms; hb_sim_init starts it again",
+                       hb_sim_time(sim));
+    if (steps > HB_SIM_MAX_STEPS - sim->step)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_advance: %ld steps after %ld; expected at most "
+                       "%ld in all (HB_SIM_MAX_STEPS)", steps, sim->step, HB_SIM_MAX_STEPS);
+    hb_status_t status = check_recording(sim, steps);
+    if (status != HB_SUCCESS) return status;
+    hb_sim_fault_t fault;
+    memset(&fault, 0, sizeof fault);
+    status = sim->ops->advance(sim->engine, sim->step, steps, hb_sim_record_sink, sim, &fault);
     if (status == HB_SUCCESS) sim->step += steps;
+    if (status == HB_ERR_NONFINITE) {
+        sim->step = fault.step;
+        sim->failed = 1;
+        status = fault_message(sim, &fault);
+    }
     return status;
+}
+
+long hb_sim_steps(const hb_sim_t *sim)
+{
+    /* NEURON's run: steps while t < tstop (up to rounding); at most HB_SIM_MAX_STEPS */
+    return sim ? (long)ceil(sim->opt.t_stop_ms / sim->opt.dt_ms - 1e-9) : 0;
 }
 
 hb_status_t hb_sim_run(hb_sim_t *sim)
 {
     hb_status_t status = hb_sim_init(sim);
     if (status != HB_SUCCESS) return status;
-    /* NEURON's run: steps while t < tstop (up to rounding). */
-    long steps = (long)ceil(sim->opt.t_stop_ms / sim->opt.dt_ms - 1e-9);
-    return hb_sim_advance(sim, steps);
+    return hb_sim_advance(sim, hb_sim_steps(sim));
 }
 
 double hb_sim_time(const hb_sim_t *sim) { return sim ? (double)sim->step * sim->opt.dt_ms : 0.0; }

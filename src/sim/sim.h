@@ -8,6 +8,27 @@
 #include "hinesbatch.h"
 #include "common/sim_step.h"
 
+/*
+ * The accepted range of a model parameter (docs/model.md, section 6): outside it a value means
+ * nothing physical, and far outside it the step's arithmetic leaves the doubles (inf, NaN).
+ * The model API refuses such values; the JSON loader says so with the key path.
+ */
+typedef struct {
+    const char *what; /* "Ra", ... */
+    double lo, hi;
+    int lo_open;      /* 1: lo itself is refused (x > lo) */
+    const char *unit; /* "ohm cm", ... */
+} hb_limit_t;
+
+extern const hb_limit_t hb_limit_ra, hb_limit_cm, hb_limit_length, hb_limit_diam,
+    hb_limit_celsius, hb_limit_potential, hb_limit_conductance, hb_limit_amp;
+
+int hb_limit_ok(const hb_limit_t *limit, double x);
+/* "a number from -1000 to 1000 [mV]": what a message expects (out: 96 bytes at least). */
+void hb_limit_expect(const hb_limit_t *limit, char *out, size_t size);
+/* HB_ERR_INVALID_VALUE "CONTEXT: WHAT = x UNIT; expected ..." unless hb_limit_ok. */
+hb_status_t hb_limit_check(const hb_limit_t *limit, double x, const char *context);
+
 typedef struct {
     int use_table;
     double celsius; /* [degC] */
@@ -69,6 +90,10 @@ void hb_sim_adopt(hb_sim_t *sim, hb_sim_owned_t *owned);
 /* An event of weight w [uS] at synapse `synapse` of cell `cell`, now (NEURON's NET_RECEIVE):
  * for the network engine, between steps; the CPU engines step the host state in place. */
 hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight);
+
+/* Cells named "LABEL ID" in messages (a network: "gid 42") instead of "cell INDEX"; ids
+ * (n_cells of them) are borrowed for the simulation's life. */
+void hb_sim_label_cells(hb_sim_t *sim, const char *label, const uint32_t *ids);
 
 /* Groups whose constants are stored once per node (copies of one model,
  * hb_step_group_t.shared); for tests. */

@@ -57,6 +57,10 @@ struct hb_sim {
     double *vbuf;     /* hb_sim_voltages: cell by cell */
     long step, sample_every;
     int initialised;
+    int failed;             /* stopped at a non-finite state: hb_sim_init before stepping on */
+    double memory_bytes;    /* the machine's memory (0: unknown): what recordings may take */
+    const char *cell_label; /* with cell_ids: cells named "LABEL ID" in messages */
+    const uint32_t *cell_ids;
     hb_sim_owned_t owned;
 };
 

@@ -2,6 +2,7 @@
  * The simulator's recordings: the probes of all cells, the sampled voltages and the spike
  * times an engine reports (hb_sim_sink_t), the hb_sim_* queries on them, and their CSV files.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,12 @@
 #include "common/status.h"
 #include "sim/sim_engine.h"
 
+/* 0 when out of memory or full (counts are ints: at most INT_MAX values). */
 static int series_push(series_t *s, double x)
 {
     if (s->count == s->capacity) {
-        int cap = s->capacity ? 2 * s->capacity : 64;
+        if (s->capacity == INT_MAX) return 0;
+        int cap = !s->capacity ? 64 : s->capacity > INT_MAX / 2 ? INT_MAX : 2 * s->capacity;
         double *p = realloc(s->data, (size_t)cap * sizeof *p);
         if (!p) return 0;
         s->data = p;
@@ -91,13 +94,27 @@ static double probe_v(const hb_sim_t *sim, int p)
     return sim->groups[sim->probe_group[p]].v[sim->probe_index[p]];
 }
 
+static hb_status_t full(const char *what, const series_t *s)
+{
+    return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording %s (%d held; at most %d: "
+                   "hb_sim_clear_records once they are written out)", what, s->count, INT_MAX);
+}
+
 hb_status_t hb_sim_record_sample(hb_sim_t *sim)
 {
     if (!series_push(&sim->times, (double)sim->step * sim->opt.dt_ms))
-        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+        return full("samples", &sim->times);
     for (int p = 0; p < sim->n_probes; p++)
-        if (!series_push(&sim->traces[p], probe_v(sim, p)))
-            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+        if (!series_push(&sim->traces[p], probe_v(sim, p))) return full("samples", &sim->traces[p]);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_clear_records(hb_sim_t *sim)
+{
+    hb_clear_error();
+    if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_clear_records: sim is NULL");
+    sim->times.count = 0;
+    for (int p = 0; p < sim->n_probes; p++) sim->traces[p].count = sim->spikes[p].count = 0;
     return HB_SUCCESS;
 }
 
@@ -121,15 +138,15 @@ hb_status_t hb_sim_record_sink(void *user, int n_samples, const long *sample_ste
     hb_sim_t *sim = user;
     for (int r = 0; r < n_samples; r++) {
         if (!series_push(&sim->times, (double)sample_step[r] * sim->opt.dt_ms))
-            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+            return full("samples", &sim->times);
         for (int p = 0; p < sim->n_probes; p++)
             if (!series_push(&sim->traces[p], samples[(size_t)r * (size_t)sim->n_probes + (size_t)p]))
-                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording samples");
+                return full("samples", &sim->traces[p]);
     }
     for (int p = 0; p < sim->n_probes; p++)
         for (int c = 0; c < spike_count[p]; c++)
             if (!series_push(&sim->spikes[p], spikes[(size_t)c * (size_t)sim->n_probes + (size_t)p]))
-                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording spikes");
+                return full("spikes", &sim->spikes[p]);
     return HB_SUCCESS;
 }
 
@@ -175,6 +192,54 @@ static FILE *open_in(const char *dir, const char *file, char *path, size_t size)
     return fopen(path, "w");
 }
 
+/* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line
+ * break. */
+static void put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct {
+    double t;
+    int probe;
+} spike_at_t;
+
+static int compare_spike(const void *a, const void *b)
+{
+    const spike_at_t *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->probe > y->probe) - (x->probe < y->probe);
+}
+
+/* Spikes of all probes in time order, probes in order at equal times (the order in which a
+ * run streams them); 0 when out of memory. */
+static int put_spikes(FILE *f, const hb_sim_t *sim)
+{
+    size_t n = 0;
+    for (int p = 0; p < sim->n_probes; p++) n += (size_t)sim->spikes[p].count;
+    spike_at_t *all = malloc((n + 1) * sizeof *all);
+    if (!all) return 0;
+    n = 0;
+    for (int p = 0; p < sim->n_probes; p++)
+        for (int k = 0; k < sim->spikes[p].count; k++) all[n++] = (spike_at_t){sim->spikes[p].data[k], p};
+    qsort(all, n, sizeof *all, compare_spike);
+    for (size_t k = 0; k < n; k++) {
+        put_field(f, sim->probes[all[k].probe].name);
+        fprintf(f, ",%.12g\n", all[k].t);
+    }
+    free(all);
+    return 1;
+}
+
 hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir)
 {
     hb_clear_error();
@@ -183,7 +248,10 @@ hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir)
     FILE *f = open_in(dir, "probes.csv", path, sizeof path);
     if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open for writing", path);
     fputs("t_ms", f);
-    for (int p = 0; p < sim->n_probes; p++) fprintf(f, ",%s", sim->probes[p].name);
+    for (int p = 0; p < sim->n_probes; p++) {
+        fputc(',', f);
+        put_field(f, sim->probes[p].name);
+    }
     fputc('\n', f);
     for (int k = 0; k < sim->times.count; k++) {
         fprintf(f, "%.10g", sim->times.data[k]);
@@ -194,9 +262,7 @@ hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir)
     if (!(f = open_in(dir, "spikes.csv", path, sizeof path)))
         return hb_fail(HB_ERR_IO, "%s: cannot open for writing", path);
     fputs("probe,t_ms\n", f);
-    for (int p = 0; p < sim->n_probes; p++)
-        for (int k = 0; k < sim->spikes[p].count; k++)
-            fprintf(f, "%s,%.12g\n", sim->probes[p].name, sim->spikes[p].data[k]);
-    if (fclose(f) != 0) return hb_fail(HB_ERR_IO, "%s: write failed", path);
+    const int broken = !put_spikes(f, sim) || ferror(f) != 0;
+    if (fclose(f) != 0 || broken) return hb_fail(HB_ERR_IO, "%s: write failed", path);
     return HB_SUCCESS;
 }
