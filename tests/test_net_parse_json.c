@@ -11,27 +11,27 @@
 #include "hinesbatch.h"
 
 /* Two ball-and-stick cells in a ring (cell 0 kicked by a source) and one SWC cell whose path
- * is relative (`%s`: the morphology's path). */
-static const char *const net_text =
-    "{\"t_stop\": 40, \"dt\": 0.025,\n"
-    " \"cells\": [\n"
-    "  {\"name\": \"bs\", \"count\": 2,\n"
-    "   \"sections\": [{\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157,"
-    " \"type\": \"soma\"},\n"
-    "                {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200,"
-    " \"diam\": 1, \"type\": \"dend\"}],\n"
-    "   \"mechanisms\": [{\"name\": \"hh\", \"region\": \"soma\"}, {\"name\": \"pas\", \"region\":"
-    " \"dend\"}],\n"
-    "   \"synapses\": [{\"type\": \"expsyn\", \"at\": \"soma\", \"tau\": 2, \"e\": 0}],\n"
-    "   \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -10}]},\n"
-    "  {\"name\": \"swc\", \"morphology\": \"%s\", \"mechanisms\": [{\"name\": \"pas\","
-    " \"region\": \"all\"}]}],\n"
-    " \"network\": {\n"
-    "  \"sources\": [{\"name\": \"kick\", \"count\": 1, \"start\": 1, \"interval\": 50,"
-    " \"number\": 1}],\n"
-    "  \"ring\": [{\"first\": 0, \"count\": 2, \"synapse\": 0, \"weight\": 0.05, \"delay\": 5}],\n"
-    "  \"connections\": [{\"source\": 3, \"target\": 0, \"synapse\": 0, \"weight\": 0.05,"
-    " \"delay\": 1}]}}\n";
+ * is relative (`%s`: the morphology's path); a literal, for the format checks. */
+#define NET_TEXT \
+    "{\"t_stop\": 40, \"dt\": 0.025,\n" \
+    " \"cells\": [\n" \
+    "  {\"name\": \"bs\", \"count\": 2,\n" \
+    "   \"sections\": [{\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157," \
+    " \"type\": \"soma\"},\n" \
+    "                {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200," \
+    " \"diam\": 1, \"type\": \"dend\"}],\n" \
+    "   \"mechanisms\": [{\"name\": \"hh\", \"region\": \"soma\"}, {\"name\": \"pas\", \"region\":" \
+    " \"dend\"}],\n" \
+    "   \"synapses\": [{\"type\": \"expsyn\", \"at\": \"soma\", \"tau\": 2, \"e\": 0}],\n" \
+    "   \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -10}]},\n" \
+    "  {\"name\": \"swc\", \"morphology\": \"%s\", \"mechanisms\": [{\"name\": \"pas\"," \
+    " \"region\": \"all\"}]}],\n" \
+    " \"network\": {\n" \
+    "  \"sources\": [{\"name\": \"kick\", \"count\": 1, \"start\": 1, \"interval\": 50," \
+    " \"number\": 1}],\n" \
+    "  \"ring\": [{\"first\": 0, \"count\": 2, \"synapse\": 0, \"weight\": 0.05, \"delay\": 5}],\n" \
+    "  \"connections\": [{\"source\": 3, \"target\": 0, \"synapse\": 0, \"weight\": 0.05," \
+    " \"delay\": 1}]}}\n"
 
 static const char *const swc_rel = "morphologies/ball_and_stick.swc";
 
@@ -49,7 +49,7 @@ static hb_spike_t *run(hb_net_t *net, size_t *count)
 int main(void)
 {
     char text[4096];
-    snprintf(text, sizeof text, net_text, swc_rel);
+    snprintf(text, sizeof text, NET_TEXT, swc_rel);
     hb_comm_t *comm = NULL;
     CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &comm));
 
@@ -69,7 +69,7 @@ int main(void)
     char text_abs[4096], dir[] = "/tmp/hb_test_net_parse_XXXXXX", path[4096];
     char swc_abs[2048];
     snprintf(swc_abs, sizeof swc_abs, "%s/%s", HB_DATA_DIR, swc_rel);
-    snprintf(text_abs, sizeof text_abs, net_text, swc_abs);
+    snprintf(text_abs, sizeof text_abs, NET_TEXT, swc_abs);
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/net.json", dir);
     FILE *f = fopen(path, "w");
