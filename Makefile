@@ -10,7 +10,7 @@ DEBIAN_PACKAGES := cmake make gcc libc6-dev libjansson-dev pkg-config libopenmpi
 
 run: build
 	./$(BUILD)/hinesbatch solve --cells 10000 --steps 20 --check
-	./$(BUILD)/hinesbatch run examples/ring_network.json -o $(BUILD)/ring_network
+	./$(BUILD)/hinesbatch run examples/busyring_small.json -o $(BUILD)/busyring
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -63,7 +63,9 @@ hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx);
 hb_status_t hb_context_destroy(hb_context_t *ctx);
 hb_backend_t hb_context_backend(const hb_context_t *ctx);
 /* Threads used by the OMP backend (0 = OpenMP's default). */
-hb_status_t hb_context_set_threads(hb_context_t *ctx, int threads);
+/* Most threads a context (or a simulation) may be given: more only exhausts the host. */
+#define HB_MAX_THREADS 1024
+hb_status_t hb_context_set_threads(hb_context_t *ctx, int threads); /* 0..HB_MAX_THREADS */
 int hb_context_threads(const hb_context_t *ctx);
 const char *hb_backend_name(hb_backend_t backend);
 /* Non-zero when this build supports the backend (CUDA also needs a device). */
@@ -198,7 +200,13 @@ typedef struct {
     /* Per SWC type: compartments per section, overriding the policy (0 = the policy's);
      * NEURON models set nseg per section, e.g. soma 1, dendrites 11. */
     int count_by_type[HB_SWC_TYPES];
+    /* Largest cable accepted, in matrix rows (0 = HB_DEFAULT_MAX_ROWS): a bigger one is
+     * refused, with its size, before anything is allocated. */
+    int max_rows;
 } hb_discretization_t;
+
+/* Default hb_discretization_t.max_rows: 5x a million-sample chain cut per segment. */
+#define HB_DEFAULT_MAX_ROWS 5000000
 
 void hb_discretization_default(hb_discretization_t *options);
 
@@ -670,7 +678,8 @@ typedef struct {
     hb_backend_t backend; /* where the steps run (HB_BACKEND_SEQ): SEQ one core, OMP all
                              cores, CUDA the GPU (state on the device), BEST CUDA when a
                              device is present, else OMP */
-    int threads;          /* HB_BACKEND_OMP: threads (0, default: OpenMP's default) */
+    int threads;          /* HB_BACKEND_OMP: threads, 0..HB_MAX_THREADS (0, default:
+                             OpenMP's default) */
 } hb_sim_options_t;
 
 void hb_sim_options_default(hb_sim_options_t *options);
@@ -845,10 +854,19 @@ hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 /* Every spike of the network so far (each rank holds all of them), ordered by time, then
  * gid; valid until the next call on the network. */
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
-/* Overlap (the default where the smallest delay is at least 2 dt): the spikes of an epoch are
- * exchanged (MPI_Iallgatherv) while the next epoch is integrated, with epochs of half the
- * smallest delay; else epochs of the whole delay and a blocking exchange. The spikes are the
- * same either way. Call before hb_net_init; returns whether overlap is on. */
+/* How an epoch's spikes are exchanged (docs/network.md, "The exchange"). The overlapped ones
+ * need the smallest delay to be at least 2 dt (epochs of half of it); the spikes are the same
+ * in every mode. */
+typedef enum {
+    HB_NET_BLOCKING = 0,    /* epochs of the whole smallest delay, exchanged at each end */
+    HB_NET_IALLGATHERV = 1, /* the default: MPI_Iallgatherv during the next epoch's steps */
+    HB_NET_TASKS = 2        /* the paper's Algorithm 2: OpenMP tasks, the blocking exchange on
+                             * the master thread while the others step the next epoch's cells
+                             * (backend omp; with one thread the two run one after the other) */
+} hb_net_overlap_t;
+
+/* Call before hb_net_init; returns the mode in effect (HB_NET_BLOCKING where the smallest
+ * delay is below 2 dt). */
 int hb_net_set_overlap(hb_net_t *net, int overlap);
 /* Cells of this rank; the smallest delay [ms] and the steps of an epoch. */
 int hb_net_local_cells(const hb_net_t *net);

@@ -80,6 +80,74 @@ expect_status 2 "solve stray argument" -- "$bin" solve stray.swc
 expect_status 1 "solve bad morph" -- "$bin" solve --morph "$data/morphologies-bad/morphio_inline_cyclic_self_parent.swc"
 expect_grep "$tmp/err" "own parent" "self parent message"
 
+# Issue 44, bad input: every command refuses, with the file and line, what would give a
+# NaN, an overflow, a crash or unbounded work. Without sanitizers (which reserve terabytes
+# of address space) the big-input cases also run under a 1 GB address-space cap: a buffer
+# the size of the input, or 4 GB allocated before a check, fails the test.
+if ldd "$bin" 2>/dev/null | grep -q 'lib[at]san'; then capped() { "$@"; }; else
+    capped() { (ulimit -v 1000000 && exec "$@"); }; fi
+printf '1 3 0 0 0 1 -1\n2 3 0 0 0 1 1\n' >"$tmp/point.swc"
+printf '1 1 0 0 0 5 -1\n2 3 10 0 0 1 1\n3 3 1e308 0 0 1 2\n' >"$tmp/far.swc"
+printf '1 1 0 0 0 5 -1\n2 3 10 0 0 1e308 1\n' >"$tmp/fat.swc"
+printf '1 1 0 0 0 5 -1\n2 3 10 0 0 1e-320 1\n3 3 20 0 0 1e-320 2\n' >"$tmp/thin.swc"
+printf '1 1 0 0 0 5 -1\n2 3 10 0 0 1e-300 1\n3 3 20 0 0 1e-300 2\n' >"$tmp/thin300.swc"
+printf '1 3 0 0 0 1 -1\n2 3 1e-7 0 0 1 1\n3 3 10 0 0 1 2\n' >"$tmp/close.swc"
+for scheme in vertex neuron; do
+    for f in point:1:"all 2 samples are at one point" far:3:"x = 1e+308 um" \
+             fat:2:"radius 1e+308 um" thin:2:"radius 9.99989e-321 um" \
+             thin300:2:"radius 1e-300 um" close:2:"1e-07 um from sample 1"; do
+        name=${f%%:*} rest=${f#*:} line=${rest%%:*} what=${rest#*:}
+        for cmd in info solve; do
+            if [ $cmd = info ]; then args="$tmp/$name.swc"; else args="--morph $tmp/$name.swc --cells 2 --steps 1 --check"; fi
+            expect_status 1 "$cmd $name $scheme" -- capped "$bin" $cmd $args --scheme $scheme
+            expect_grep "$tmp/err" "$name.swc:$line: .*$what" "$cmd $name $scheme message"
+        done
+    done
+done
+# run builds its cables through the same library
+printf '{"t_stop": 1, "cells": [{"morphology": "point.swc"}]}' >"$tmp/point.json"
+expect_status 1 "run on coincident samples" -- "$bin" run "$tmp/point.json" -o "$tmp/run-point"
+expect_grep "$tmp/err" "point.swc:1: all 2 samples are at one point" "run on coincident samples message"
+# a section index beyond int is named as given, not as -1
+cp "$data/morphologies/simple.swc" "$tmp/simple.swc"
+printf '{"t_stop": 1, "cells": [{"morphology": "simple.swc", "probes": [{"at": {"section": 1099511627776, "x": 0.5}}]}]}' >"$tmp/sec40.json"
+expect_status 1 "section index 2^40" -- "$bin" run "$tmp/sec40.json" -o "$tmp/run-sec40"
+expect_grep "$tmp/err" "probes\[0\].at.section: section 1099511627776; expected 0..6" "section index 2^40 message"
+# sizes: compartments under a nanometre, more rows than --max-rows, a star of 100,000 stems
+# whose d-lambda rule asks for 5.9 million rows (refused before the cable is allocated)
+expect_status 1 "nanometre compartments" -- "$bin" info "$tmp/simple.swc" --nseg 100000
+expect_grep "$tmp/err" "simple.swc:[0-9]*: section 1 (5 um long) would be cut into 1e+05 compartments of 5e-05 um" "nanometre message"
+expect_status 1 "max-rows" -- "$bin" info "$tmp/simple.swc" --max-rows 6
+expect_grep "$tmp/err" "simple.swc: 7 matrix rows (7 compartments in 7 sections) under the d-lambda policy" "max-rows message"
+expect_status 0 "max-rows at the size" -- "$bin" info "$tmp/simple.swc" --max-rows 7
+expect_status 2 "max-rows zero" -- "$bin" info "$tmp/simple.swc" --max-rows 0
+awk 'BEGIN { print "1 1 0 0 0 5 -1"; for (i = 2; i <= 100001; i++) printf "%d 3 %d %d 10 0.5 1\n", i, i % 1000, int(i / 1000) * 30 }' >"$tmp/star.swc"
+expect_status 1 "star of 100,000 stems" -- capped "$bin" info "$tmp/star.swc"
+expect_grep "$tmp/err" "star.swc: 5880467 matrix rows .* in 100001 sections) under the d-lambda policy, .* MB for the cable alone; expected at most max_rows = 5000000 rows" "star message"
+# streamed input: a 2 GB NUL-filled file (sparse) and /dev/zero fail at once, at line 1
+: >"$tmp/zeros.swc" && truncate -s 2G "$tmp/zeros.swc"
+expect_status 1 "NUL-filled file" -- capped "$bin" info "$tmp/zeros.swc"
+expect_grep "$tmp/err" "zeros.swc:1: byte 0x00 at column 1" "NUL-filled file message"
+rm -f "$tmp/zeros.swc"
+expect_status 1 "/dev/zero" -- capped "$bin" info /dev/zero
+expect_grep "$tmp/err" "/dev/zero:1: byte 0x00 at column 1" "/dev/zero message"
+# threads: capped, with the cap in the message (100,000 crashed libgomp)
+expect_status 2 "solve threads 100000" -- "$bin" solve --threads 100000 --cells 4
+expect_grep "$tmp/err" "--threads '100000': expected an integer 0..1024 (the cap on threads)" "threads cap message"
+expect_status 0 "solve threads at the cap" -- "$bin" solve --threads 1024 --cells 4 --steps 1 --backend seq
+expect_status 2 "bench cell threads 100000" -- "$bin" bench cell --threads 100000
+# integers and numbers: the whole argument, nothing around it
+for v in " 5" "5 " "+ 5" "0x10" "5e0" ""; do
+    expect_status 2 "solve cells '$v'" -- "$bin" solve --cells "$v"
+done
+for v in " 0.025" "0.025 " "0x1p-5" "inf" "nan" "1e-400"; do
+    expect_status 2 "solve dt '$v'" -- "$bin" solve --dt "$v"
+done
+expect_status 2 "bench hines cells list with a blank" -- "$bin" bench hines --cells "256, 512"
+# bench hines checks its inputs before allocating contexts and 2 GiB of bandwidth buffers
+expect_status 1 "bench hines missing data" -- capped "$bin" bench hines --data /nonexistent
+expect_grep "$tmp/err" "/nonexistent/morph_ca1_n120.swc: cannot open" "bench hines missing data message"
+
 # bench: help, and an unknown benchmark refused
 expect_status 0 "bench help" -- "$bin" bench --help
 expect_grep "$tmp/out" "hines" "bench lists hines"

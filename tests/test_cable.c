@@ -11,6 +11,8 @@
 
 #define PI 3.14159265358979323846
 
+static int close_rel(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
+
 /* A straight cable of one or more pieces along x, samples of type 3. */
 static hb_morph_t *cable_morph(int pieces, double length, double r0, double r1)
 {
@@ -451,8 +453,166 @@ static void test_region_parameters(void)
     hb_morph_destroy(m);
 }
 
+/*
+ * A chain of a million samples (1 um apart, radius 1 um), cut by d-lambda and per
+ * segment in both schemes: the discretiser is linear, so this takes seconds. The
+ * totals are a cylinder's closed forms: area 2 pi r L, path resistance Ra L / (pi r^2).
+ */
+static void test_million_chain(void)
+{
+    const int n = 1000000;
+    const double r = 1.0, ra = 100.0, length = n - 1.0;
+    hb_sample_t *s = malloc((size_t)n * sizeof *s);
+    CHECK(s != NULL);
+    if (!s) return;
+    for (int i = 0; i < n; i++) s[i] = (hb_sample_t){i + 1, 3, i, 0, 0, r, i == 0 ? -1 : i, 0};
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_from_samples(s, n, "chain", &m));
+    free(s);
+    if (!m) return;
+    /* NEURON's d_lambda rule on a uniform cylinder (d = 2r everywhere). */
+    const double lambda_f =
+        sqrt(4.0 * r) / (sqrt(2.0) * 1e-5 * sqrt(4.0 * PI * 100.0 * ra * 1.0));
+    const double q = (length / (0.1 * lambda_f) + 0.9) / 2.0;
+    const int d_lambda_n = (int)floor(q) * 2 + 1;
+    CHECKF(q - floor(q) > 1e-6 && q - floor(q) < 1.0 - 1e-6, "q = %.9f is at a step", q);
+    for (int scheme = 0; scheme < 2; scheme++) {
+        for (int per_segment = 0; per_segment < 2; per_segment++) {
+            hb_discretization_t opt;
+            hb_discretization_default(&opt);
+            opt.scheme = (hb_scheme_t)scheme;
+            opt.policy = per_segment ? HB_CPOLICY_PER_SEGMENT : HB_CPOLICY_D_LAMBDA;
+            opt.ra_ohm_cm = ra;
+            const int pieces = per_segment ? n - 1 : d_lambda_n;
+            hb_cable_t *c = NULL;
+            CHECK_OK(hb_cable_create(m, &opt, &c));
+            if (!c) continue;
+            const int vertex = scheme == HB_SCHEME_VERTEX;
+            CHECKF(hb_cable_size(c) == pieces + (vertex ? 1 : 2) &&
+                       hb_cable_compartments(c) == pieces + vertex,
+                   "scheme %d per-segment %d: %d rows, %d compartments for %d pieces", scheme,
+                   per_segment, hb_cable_size(c), hb_cable_compartments(c), pieces);
+            double area = 0.0, resistance = 0.0;
+            hb_node_info_t info;
+            for (int i = 0; i < hb_cable_size(c); i++) {
+                hb_cable_node(c, i, &info);
+                area += info.area_um2;
+                if (i > 0) resistance += info.r_axial_mohm; /* one path: every node on it */
+            }
+            CHECKF(close_rel(area, 2.0 * PI * r * length, 1e-9),
+                   "scheme %d per-segment %d: area %.12g, expected %.12g", scheme, per_segment,
+                   area, 2.0 * PI * r * length);
+            const double expected = ra * length / (PI * r * r) * 1e-2;
+            CHECKF(close_rel(resistance, expected, 1e-9),
+                   "scheme %d per-segment %d: resistance %.12g, expected %.12g", scheme,
+                   per_segment, resistance, expected);
+            hb_cable_destroy(c);
+        }
+    }
+    hb_morph_destroy(m);
+}
+
+/* hb_cable_create must fail with `status` and a message holding `what`. */
+static void expect_refused(const hb_morph_t *m, const hb_discretization_t *opt,
+                           hb_status_t status, const char *what)
+{
+    hb_cable_t *c = (hb_cable_t *)&c;
+    hb_status_t st = hb_cable_create(m, opt, &c);
+    CHECKF(st == status && c == NULL, "got %s (%s), expected %s", hb_status_name(st),
+           hb_last_error(), hb_status_name(status));
+    CHECKF(strstr(hb_last_error(), what) != NULL, "message '%s' lacks '%s'", hb_last_error(),
+           what);
+    if (st == HB_SUCCESS) hb_cable_destroy(c);
+}
+
+/* The size is planned and checked before anything is allocated. */
+static void test_size_limits(void)
+{
+    /* A 10 um cable whose samples came from lines 5 and 6 of "short". */
+    hb_sample_t s[] = {{1, 3, 0, 0, 0, 1, -1, 5}, {2, 3, 10, 0, 0, 1, 1, 6}};
+    hb_morph_t *m = NULL;
+    CHECK_OK(hb_morph_from_samples(s, 2, "short", &m));
+    hb_discretization_t opt;
+    hb_discretization_default(&opt);
+    CHECK(opt.max_rows == HB_DEFAULT_MAX_ROWS);
+    opt.policy = HB_CPOLICY_FIXED;
+    /* Compartments shorter than a nanometre. */
+    opt.count = 1000000;
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY,
+                   "short:6: section 0 (10 um long) would be cut into 1e+06 compartments of "
+                   "1e-05 um under the fixed policy");
+    opt.count = 5000;
+    hb_cable_t *c = NULL;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    CHECK(hb_cable_size(c) == 5001);
+    hb_cable_destroy(c);
+    /* More rows than max_rows: refused with the estimate; exactly max_rows is fine. */
+    opt.count = 100;
+    opt.max_rows = 100;
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY,
+                   "short: 101 matrix rows (101 compartments in 1 section) under the fixed "
+                   "policy");
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY, "expected at most max_rows = 100 rows");
+    opt.max_rows = 101;
+    c = NULL;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    hb_cable_destroy(c);
+    opt.max_rows = 0; /* the default */
+    c = NULL;
+    CHECK_OK(hb_cable_create(m, &opt, &c));
+    hb_cable_destroy(c);
+    opt.max_rows = -1;
+    expect_refused(m, &opt, HB_ERR_INVALID_VALUE, "max_rows = -1");
+    /* d_lambda of 1e-300: an astronomical count, refused before any allocation (it was
+     * capped at 1e7 compartments, 700 MB, before). */
+    hb_discretization_default(&opt);
+    opt.d_lambda = 1e-300;
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY, "under the d-lambda policy");
+    opt.frequency_hz = 1e300;
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY, "would be cut into");
+    hb_morph_destroy(m);
+
+    /* A 100 m cable of radius 1 nm, at the geometry limits: d-lambda asks for ~8e7
+     * compartments, refused with the estimate. */
+    hb_sample_t thin[] = {{1, 1, 0, 0, 0, 5, -1, 1}, {2, 3, 1e8, 0, 0, 0.001, 1, 2}};
+    CHECK_OK(hb_morph_from_samples(thin, 2, "thin", &m));
+    hb_discretization_default(&opt);
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY, "thin:2: section 1 (1e+08 um long)");
+    hb_morph_destroy(m);
+
+    /* A star of 100 stems: the rows of all sections count. */
+    hb_sample_t star[101];
+    star[0] = (hb_sample_t){1, 1, 0, 0, 0, 5, -1, 1};
+    for (int k = 1; k <= 100; k++)
+        star[k] = (hb_sample_t){k + 1, 3, 100.0 * cos(k), 100.0 * sin(k), 0, 1, 1, k + 1};
+    CHECK_OK(hb_morph_from_samples(star, 101, "star", &m));
+    hb_discretization_default(&opt);
+    opt.policy = HB_CPOLICY_FIXED;
+    opt.count = 10;
+    opt.max_rows = 1000;
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY,
+                   "star: 1001 matrix rows (1001 compartments in 101 sections)");
+    opt.scheme = HB_SCHEME_NEURON;
+    expect_refused(m, &opt, HB_ERR_MORPHOLOGY,
+                   "star: 1112 matrix rows (1010 compartments in 101 sections)");
+    hb_morph_destroy(m);
+
+    /* Two coincident samples, no soma sphere: no membrane, a singular matrix. */
+    hb_sample_t point[] = {{1, 3, 0, 0, 0, 1, -1, 1}, {2, 3, 0, 0, 0, 1, 1, 2}};
+    CHECK_OK(hb_morph_from_samples(point, 2, "point", &m));
+    for (int scheme = 0; scheme < 2; scheme++) {
+        hb_discretization_default(&opt);
+        opt.scheme = (hb_scheme_t)scheme;
+        expect_refused(m, &opt, HB_ERR_MORPHOLOGY,
+                       "point:1: all 2 samples are at one point and there is no soma sphere");
+    }
+    hb_morph_destroy(m);
+}
+
 int main(void)
 {
+    test_size_limits();
+    test_million_chain();
     test_region_parameters();
     test_steady_state(HB_SCHEME_VERTEX, 1000);
     test_steady_state(HB_SCHEME_VERTEX, 50);

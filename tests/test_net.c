@@ -314,8 +314,14 @@ static hb_spike_t *random_run(hb_comm_t *comm, hb_backend_t backend, int threads
 static void test_random(hb_comm_t *comm, hb_comm_t *alone)
 {
     size_t n = 0, n_ref = 0;
-    hb_spike_t *spikes = random_run(comm, HB_BACKEND_SEQ, 0, 1, &n);
-    hb_spike_t *ref = random_run(alone, HB_BACKEND_SEQ, 0, 0, &n_ref);
+    hb_spike_t *spikes = random_run(comm, HB_BACKEND_SEQ, 0, HB_NET_IALLGATHERV, &n);
+    hb_spike_t *ref = random_run(alone, HB_BACKEND_SEQ, 0, HB_NET_BLOCKING, &n_ref);
+    size_t n_seq_tasks = 0; /* tasks mode on one thread: exchange, then steps */
+    hb_spike_t *seq_tasks = random_run(comm, HB_BACKEND_SEQ, 0, HB_NET_TASKS, &n_seq_tasks);
+    CHECKF(seq_tasks && ref && n_seq_tasks == n_ref &&
+               memcmp(seq_tasks, ref, n_ref * sizeof *ref) == 0,
+           "tasks mode on one thread differs from the blocking exchange");
+    free(seq_tasks);
     if (!spikes || !ref) goto out;
     size_t cells = 0;
     for (size_t k = 0; k < n; k++) cells += spikes[k].gid < N_CELLS;
@@ -334,6 +340,12 @@ static void test_random(hb_comm_t *comm, hb_comm_t *alone)
         CHECKF(omp && n_omp == n && memcmp(omp, spikes, n * sizeof *omp) == 0,
                "OMP (2 threads) differs from one thread");
         free(omp);
+        /* the paper's OpenMP tasks: the exchange on the master, the steps in tasks */
+        size_t n_tasks = 0;
+        hb_spike_t *tasks = random_run(comm, HB_BACKEND_OMP, 2, HB_NET_TASKS, &n_tasks);
+        CHECKF(tasks && n_tasks == n && memcmp(tasks, spikes, n * sizeof *tasks) == 0,
+               "OpenMP tasks (2 threads) differ from one thread");
+        free(tasks);
     }
     if (hb_comm_rank(comm) == 0)
         printf("random network of %d cells and %d sources on %d ranks (overlapped exchange): "

@@ -138,6 +138,83 @@ static void bad_input(void)
     hb_morph_destroy(morph);
 }
 
+/* A model of the ball and stick with an ExpSyn and an Exp2Syn (reversal e_exp2 [mV]). */
+static hb_model_t *two_synapses(double e_exp2, hb_morph_t **morph)
+{
+    const hb_section_spec_t secs[2] = {{"soma", -1, 0.0, 12.6157, 12.6157, 1},
+                                       {"dend", 0, 1.0, 200.0, 1.0, 3}};
+    int map[2];
+    hb_model_t *model = sections_model(secs, 2, 9, 100.0, 1.0, morph, map);
+    if (!model) return NULL;
+    hb_mech_t hh, pas;
+    hb_mech_default(HB_MECH_HH, &hh);
+    hb_mech_default(HB_MECH_PAS, &pas);
+    hb_synapse_t exp, exp2;
+    hb_synapse_default(HB_SYN_EXP, &exp);
+    exp.tau_ms = 2.0;
+    hb_synapse_default(HB_SYN_EXP2, &exp2);
+    exp2.tau1_ms = 0.5;
+    exp2.tau2_ms = 3.0;
+    exp2.e_mv = e_exp2;
+    const hb_location_t a = at_section(map[1], 0.3), b = at_section(map[0], 0.5);
+    CHECK_OK(hb_model_insert(model, 1, &hh));
+    CHECK_OK(hb_model_insert(model, 3, &pas));
+    CHECK_OK(hb_model_add_synapse(model, &a, &exp, NULL));
+    CHECK_OK(hb_model_add_synapse(model, &b, &exp2, NULL));
+    return model;
+}
+
+/* Voltages of cells 0, 2, 4 after events on both synapses (weights by cell). */
+static int run_five(hb_model_t *const *cells, double *out, int m)
+{
+    hb_sim_options_t opt = sim_options(0.025, 20.0, 20.0);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(cells, 5, &opt, &sim));
+    if (!sim) return 0;
+    CHECK_OK(hb_sim_init(sim));
+    for (long n = 0; n < 800; n++) {
+        if (n % 100 == 3)
+            for (int c = 0; c < 5; c += 2) {
+                CHECK_OK(hb_sim_deliver(sim, c, 0, 0.01 * (c + 1)));
+                CHECK_OK(hb_sim_deliver(sim, c, 1, 0.004 * (c + 2)));
+            }
+        CHECK_OK(hb_sim_advance(sim, 1));
+    }
+    for (int c = 0; c < 5; c += 2) {
+        const double *v = NULL;
+        CHECK_OK(hb_sim_voltages(sim, c, &v));
+        if (v) memcpy(out + (size_t)(c / 2) * (size_t)m, v, (size_t)m * sizeof *v);
+    }
+    hb_sim_destroy(sim);
+    return 1;
+}
+
+/* Copies with the same synapses step them as vectors over the lanes (lane-interleaved
+ * state); a group whose cells differ keeps the state per cell. Both give the same bits. */
+static void state_layouts(void)
+{
+    hb_morph_t *ma = NULL, *mb = NULL;
+    hb_model_t *a = two_synapses(-80.0, &ma), *b = two_synapses(-70.0, &mb);
+    if (!a || !b) goto out;
+    const int m = hb_cable_size(hb_model_cable(a));
+    double *same = check_malloc(3 * (size_t)m * sizeof *same);
+    double *mixed = check_malloc(3 * (size_t)m * sizeof *mixed);
+    hb_model_t *const copies[5] = {a, a, a, a, a}, *const alternating[5] = {a, b, a, b, a};
+    if (run_five(copies, same, m) && run_five(alternating, mixed, m)) {
+        CHECK(memcmp(same, mixed, 3 * (size_t)m * sizeof *same) == 0);
+        double rise = 0.0; /* the events did something */
+        for (int i = 0; i < 3 * m; i++) rise = fmax(rise, same[i] + 65.0);
+        CHECKF(rise > 1.0, "the events moved v by %g mV at most", rise);
+    }
+    free(same);
+    free(mixed);
+out:
+    hb_model_destroy(a);
+    hb_model_destroy(b);
+    hb_morph_destroy(ma);
+    hb_morph_destroy(mb);
+}
+
 int main(void)
 {
     hb_synapse_t exp, exp2;
@@ -149,5 +226,6 @@ int main(void)
     reference("simple_exp_synapse.json", &exp);
     reference("simple_exp2_synapse.json", &exp2);
     bad_input();
+    state_layouts();
     return check_summary("test_sim_synapse");
 }

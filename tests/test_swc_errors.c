@@ -3,12 +3,15 @@
  * outcome we promise in docs/swc.md, numbers and fields, options and I/O errors, tree errors,
  * garbage and NUL bytes, huge lines. Valid input: test_swc.c.
  */
-#define _POSIX_C_SOURCE 200809L /* opendir */
+#define _POSIX_C_SOURCE 200809L /* opendir, mkstemp, fork */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "core/morphology.h"
@@ -210,6 +213,33 @@ static void test_numbers(void)
     o.max_type = 19;
     m = parse_n(t5, strlen(t5), &o);
     hb_morph_destroy(m);
+    /* Integer fields are exact or refused, whatever their form: no rounding through a
+     * double beyond 2^53, no fraction dropped. */
+    m = parse("9007199254740993e0 1 0 0 0 1 -1\n1.8014398509481985e16 3 0 0 1 1 "
+              "9007199254740993.000\n");
+    if (m) {
+        CHECKF(m->samples[0].id == 9007199254740993L && m->samples[1].id == 18014398509481985L &&
+                   m->samples[1].parent == 9007199254740993L,
+               "ids %ld %ld parent %ld", m->samples[0].id, m->samples[1].id, m->samples[1].parent);
+        hb_morph_destroy(m);
+    }
+    m = parse("5e2 1 0 0 0 1 -1\n.6e3 3 0 0 1 1 50000e-2\n");
+    if (m) {
+        CHECK(m->samples[0].id == 500 && m->samples[1].id == 600 && m->samples[1].parent == 500);
+        hb_morph_destroy(m);
+    }
+    expect_error("4503599627370496.5e0 1 0 0 0 1 -1\n", HB_ERR_PARSE,
+                 "field 1 (id) is '4503599627370496.5e0', expected an integer", 1);
+    expect_error("1 1 0 0 0 1 -1\n2 3 0 0 1 1 1.0000000000000000001\n", HB_ERR_PARSE,
+                 "field 7 (parent)", 2);
+    expect_error("9.3e18 1 0 0 0 1 -1\n", HB_ERR_PARSE, "(out of range)", 1);
+    expect_error("1e99999999999 1 0 0 0 1 -1\n", HB_ERR_PARSE, "(out of range)", 1);
+    expect_error("1e 1 0 0 0 1 -1\n", HB_ERR_PARSE, "field 1 (id) is '1e'", 1);
+    m = parse("0e99999999999 1 0 0 0 1 -1\n1 3 0 0 1 1 0.0e-5\n");
+    if (m) {
+        CHECK(m->samples[0].id == 0 && m->samples[1].parent == 0);
+        hb_morph_destroy(m);
+    }
     /* A quoted garbage field is escaped and shortened. */
     char big[200];
     memset(big, 'x', sizeof big);
@@ -283,6 +313,171 @@ static void test_tree_errors(void)
                  "all 2 samples have radius 0", 1);
 }
 
+/* Geometry outside the documented limits: refused at load, with the line. */
+static void test_geometry_limits(void)
+{
+    expect_error("1 1 0 0 0 5 -1\n2 3 10 0 0 1 1\n3 3 1e308 0 0 1 2\n", HB_ERR_MORPHOLOGY,
+                 "sample 3 has x = 1e+308 um; expected a finite coordinate within +-1e+08 um", 3);
+    expect_error("1 1 0 0 0 5 -1\n2 3 0 -2e8 0 1 1\n", HB_ERR_MORPHOLOGY,
+                 "sample 2 has y = -2e+08 um", 2);
+    expect_error("1 1 0 0 0 5 -1\n2 3 10 0 0 1e308 1\n", HB_ERR_MORPHOLOGY,
+                 "sample 2 has radius 1e+308 um; expected 0 (repaired) or 0.001 to 10000 um", 2);
+    expect_error("1 1 0 0 0 5 -1\n2 3 10 0 0 1e-320 1\n3 3 20 0 0 1e-320 2\n",
+                 HB_ERR_MORPHOLOGY, "sample 2 has radius", 2);
+    expect_error("1 1 0 0 0 5 -1\n2 3 10 0 0 1e-300 1\n3 3 20 0 0 1e-300 2\n",
+                 HB_ERR_MORPHOLOGY, "sample 2 has radius 1e-300 um", 2);
+    /* Two samples a micrometre apart are fine; a nanometre apart is the least. */
+    expect_error("1 3 0 0 0 1 -1\n2 3 10 0 0 1 1\n3 3 10.0000001 0 0 1 2\n",
+                 HB_ERR_MORPHOLOGY, "sample 3 is 1e-07 um from sample 2; expected 0", 3);
+    expect_error("1 3 0 0 0 1 -1\n2 3 1e-160 0 0 1 1\n3 3 5 0 0 1 2\n", HB_ERR_MORPHOLOGY,
+                 "um from sample 1; expected 0 (the same point) or at least 0.001 um", 2);
+    /* In nanometres the limits apply after the conversion. */
+    hb_swc_options_t o;
+    hb_swc_options_default(&o);
+    o.units = HB_UNITS_NM;
+    const char *nm = "1 1 0 0 0 5000 -1\n2 3 10000 0 0 0.5 1\n";
+    expect_error_n(nm, strlen(nm), &o, HB_ERR_MORPHOLOGY, "sample 2 has radius 0.0005 um", 2);
+    /* At the limits: accepted. */
+    hb_morph_t *m = parse("1 1 0 0 0 1e4 -1\n2 3 1e8 0 0 0.001 1\n3 3 1e8 0.001 0 0.001 2\n");
+    hb_morph_destroy(m);
+    /* The API applies the same limits. */
+    hb_sample_t s[2] = {{1, 1, 0, 0, 0, 5, -1, 0}, {2, 3, 1e300, 0, 0, 1, 1, 0}};
+    CHECK(hb_morph_from_samples(s, 2, "api", &m) == HB_ERR_MORPHOLOGY && m == NULL);
+    CHECKF(strstr(hb_last_error(), "api: sample 2 has x = 1e+300 um") != NULL, "%s",
+           hb_last_error());
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streaming files: bounded memory, the first bad line, CRLF across chunks. */
+/* ------------------------------------------------------------------------ */
+
+/* Writes `length` bytes of `text` to a new temporary file; returns its path in `path`. */
+static int write_temp(char *path, const char *text, size_t length)
+{
+    strcpy(path, "/tmp/hb_swc_stream_XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) return 0;
+    FILE *f = fdopen(fd, "wb");
+    int ok = f && fwrite(text, 1, length, f) == length;
+    if (f) ok &= fclose(f) == 0;
+    return ok;
+}
+
+static void expect_load_error(const char *path, const char *shown, hb_status_t status,
+                              const char *what, long line)
+{
+    hb_morph_t *m = (hb_morph_t *)&m;
+    hb_status_t st = hb_morph_load_swc(path, NULL, &m);
+    const char *msg = hb_last_error();
+    CHECKF(st == status && m == NULL, "%s: got %s (%s)", shown, hb_status_name(st), msg);
+    CHECKF(strstr(msg, what) != NULL, "%s: message '%s' lacks '%s'", shown, msg, what);
+    CHECKF(names_location(msg, path, line), "%s: message '%s' lacks line %ld", shown, msg, line);
+    if (st == HB_SUCCESS) hb_morph_destroy(m);
+}
+
+/*
+ * A 2 GiB NUL-filled file (sparse: no disk used) and /dev/zero, loaded in a child whose
+ * address space is capped at 256 MiB more than it has: a reader that buffers the file
+ * runs out of memory (or is killed) instead of reporting the NUL byte of line 1. The
+ * sanitizers reserve terabytes of address space, so there the cap is left out and only
+ * the messages are checked.
+ */
+static void test_big_binary(void)
+{
+    char sparse[64];
+    CHECK(write_temp(sparse, "", 0) && truncate(sparse, (off_t)2 << 30) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+        struct rlimit lim;
+        FILE *f = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        if (f && fscanf(f, "%lu", &pages) != 1) pages = 0;
+        if (f) fclose(f);
+        lim.rlim_cur = lim.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (256ul << 20);
+        setrlimit(RLIMIT_AS, &lim);
+#endif
+        int ok = 1;
+        const char *paths[2] = {sparse, "/dev/zero"};
+        for (int k = 0; k < 2; k++) {
+            hb_morph_t *m = NULL;
+            hb_status_t st = hb_morph_load_swc(paths[k], NULL, &m);
+            char want[128];
+            snprintf(want, sizeof want, "%s:1: byte 0x00 at column 1", paths[k]);
+            int this_ok = st == HB_ERR_PARSE && m == NULL && strstr(hb_last_error(), want);
+            if (!this_ok)
+                fprintf(stderr, "%s: %s (%s)\n", paths[k], hb_status_name(st), hb_last_error());
+            ok &= this_ok;
+        }
+        _exit(ok ? 0 : 1);
+    }
+    int wstatus = 0;
+    CHECK(waitpid(pid, &wstatus, 0) == pid);
+    CHECKF(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0,
+           "2 GiB of NULs and /dev/zero: the child %s %d",
+           WIFEXITED(wstatus) ? "exited with" : "died of signal",
+           WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus));
+    remove(sparse);
+}
+
+static void test_streaming(void)
+{
+    char path[64];
+    /* 64 MiB of NUL bytes: the first chunk fails, at line 1 column 1. */
+    size_t big = (size_t)64 << 20;
+    char *text = calloc(big, 1);
+    CHECK(text && write_temp(path, text, big));
+    expect_load_error(path, "NUL file", HB_ERR_PARSE, "byte 0x00 at column 1", 1);
+    remove(path);
+    /* Valid lines, then 64 MiB of NULs on line 3. */
+    memcpy(text, "1 1 0 0 0 1 -1\n2 3 0 0 1 1 1\n", 30);
+    CHECK(write_temp(path, text, big));
+    expect_load_error(path, "NULs after samples", HB_ERR_PARSE, "byte 0x00 at column 1", 3);
+    remove(path);
+    /* A line of 20 MiB without a line break: refused at the 16 MiB line limit. */
+    size_t long_line = (size_t)20 << 20;
+    memset(text, '7', long_line);
+    CHECK(write_temp(path, text, long_line));
+    expect_load_error(path, "long line", HB_ERR_PARSE, "line longer than 16777216 bytes", 1);
+    remove(path);
+    /* CRLF split across the 64 KiB read chunks: each CRLF is one line break. The first
+     * line is a comment ending at byte 65535 (CR) and 65536 (LF). */
+    size_t len = 0;
+    text[len++] = '#';
+    while (len < 65535) text[len++] = 'c';
+    for (int k = 1; k <= 20000; k++)
+        len += (size_t)sprintf(text + len, "\r\n%d 3 %d 0 0 1 %d", k, k, k == 1 ? -1 : k - 1);
+    len += (size_t)sprintf(text + len, "\r\n20001 3 0 0 0 1 77777\r\n");
+    CHECK(text[65535] == '\r' && text[65536] == '\n');
+    CHECK(write_temp(path, text, len));
+    expect_load_error(path, "CRLF across chunks", HB_ERR_MORPHOLOGY,
+                      "parent 77777 of sample 20001 does not exist", 20002);
+    /* Without the bad last line: the file loads, as the same text parsed in memory does. */
+    len -= strlen("20001 3 0 0 0 1 77777\r\n");
+    CHECK(write_temp(path, text, len));
+    hb_morph_t *loaded = NULL, *parsed = NULL;
+    CHECK_OK(hb_morph_load_swc(path, NULL, &loaded));
+    CHECK_OK(hb_morph_parse_swc(text, len, path, NULL, &parsed));
+    if (loaded && parsed) {
+        int same = loaded->n_samples == parsed->n_samples && loaded->n_samples == 20000;
+        for (int k = 0; same && k < loaded->n_samples; k++) {
+            const hb_sample_t *a = &loaded->samples[k], *b = &parsed->samples[k];
+            same = a->id == b->id && a->type == b->type && a->x == b->x && a->y == b->y &&
+                   a->z == b->z && a->radius == b->radius && a->parent == b->parent &&
+                   a->line == b->line;
+        }
+        CHECKF(same, "streamed and in-memory samples differ (%d, %d samples)",
+               loaded->n_samples, parsed->n_samples);
+        CHECK(loaded->samples[loaded->n_samples - 1].line == 20001);
+    }
+    hb_morph_destroy(loaded);
+    hb_morph_destroy(parsed);
+    remove(path);
+    free(text);
+    test_big_binary();
+}
+
 /* ------------------------------------------------------------------------ */
 /* Garbage, NUL bytes, huge lines.                                           */
 /* ------------------------------------------------------------------------ */
@@ -351,6 +546,8 @@ int main(void)
     test_numbers();
     test_options_and_io();
     test_tree_errors();
+    test_geometry_limits();
+    test_streaming();
     test_garbage();
     test_huge_lines();
     return check_summary("swc_errors");

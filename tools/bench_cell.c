@@ -43,7 +43,8 @@ static const char usage[] =
     "  --gpu-cells N      cells per GPU run (default 65536)\n"
     "  --steps S          steps per timed run (default 100)\n"
     "  --repeats R        timed runs (default 5)\n"
-    "  --threads T        OpenMP threads for 'all cores' (default: OpenMP's default)\n"
+    "  --threads T        OpenMP threads for 'all cores', at most " CLI_STR(HB_MAX_THREADS) "\n"
+    "                     (default: OpenMP's default)\n"
     "  --no-omp           skip the all-cores runs\n"
     "  --no-cuda          skip the GPU\n"
     "  --neuron           run NEURON on the same models (bench/neuron_cell.py)\n"
@@ -371,7 +372,8 @@ int cli_bench_cell(int argc, char **argv)
         CLI_POSITIVE("--neuron-cells", &o.neuron_cells, 100000000L),
         CLI_POSITIVE("--steps", &o.steps, 100000000L),
         CLI_POSITIVE("--repeats", &o.repeats, 100000000L),
-        CLI_POSITIVE("--threads", &o.threads, 100000000L),
+        CLI_INT("--threads", &o.threads, 1, HB_MAX_THREADS,
+                "an integer 1.." CLI_STR(HB_MAX_THREADS) " (the cap on threads)"),
     };
     const int parsed = cli_parse_options(command, usage, options, sizeof options / sizeof *options,
                                          argc, argv);

@@ -249,24 +249,41 @@ int cli_bench_hines(int argc, char **argv)
         return cli_fail(command, "--only '%s' matches no configuration on this machine (see "
                         "--help; CUDA kernels need a GPU, CPU ones no --no-cpu)",
                         o.only ? o.only : "") + 1;
-    hb_context_t *ctx[4] = {NULL, NULL, NULL, NULL};
+    /* The inputs first: a bad --data fails before the contexts and the 2 GiB of the
+     * bandwidth measurement are allocated. */
+    hb_morph_t *morph[N_SPECS] = {NULL}, *piece[N_SPECS] = {NULL};
+    hb_cable_t *cable[N_SPECS] = {NULL};
+    hb_morph_stats_t stats[N_SPECS];
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
     hb_status_t status = HB_SUCCESS;
+    for (int k = 0; k < N_SPECS && status == HB_SUCCESS; k++) {
+        if (!(o.morph_mask & (1 << k))) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", o.data, specs[k].file);
+        if ((status = hb_morph_load_swc(path, NULL, &morph[k])) == HB_SUCCESS &&
+            (status = cut_to_rows(morph[k], specs[k].rows, &disc, &piece[k], &cable[k])) ==
+                HB_SUCCESS)
+            status = hb_morph_stats(piece[k], &stats[k]);
+    }
+    hb_context_t *ctx[4] = {NULL, NULL, NULL, NULL};
     for (int be = 0; be < 3 && status == HB_SUCCESS; be++)
         if ((be < 2 ? cpu : cuda) && hb_backend_available((hb_backend_t)be))
             status = hb_context_create((hb_backend_t)be, &ctx[be]);
-    if (status != HB_SUCCESS) return cli_fail_status(command, status);
+    int rc = status != HB_SUCCESS ? cli_fail_status(command, status) : 0;
 
     /* The copy bandwidth of the device that runs the kernels, in this run. */
     hb_context_t *main_ctx = ctx[HB_BACKEND_CUDA] ? ctx[HB_BACKEND_CUDA] : ctx[HB_BACKEND_OMP];
     if (!main_ctx) main_ctx = ctx[HB_BACKEND_SEQ];
     double copy_bw = 0.0;
-    if (main_ctx &&
+    if (rc == 0 && main_ctx &&
         (status = hb_context_copy_bandwidth(main_ctx, (size_t)1 << 31, 10, &copy_bw)) != HB_SUCCESS)
-        return cli_fail_status(command, status);
-
+        rc = cli_fail_status(command, status);
     FILE *js = o.json ? stdout : NULL;
-    if (o.json_out && !(js = fopen(o.json_out, "w")))
-        return cli_fail(command, "cannot write %s", o.json_out);
+    if (rc == 0 && o.json_out && !(js = fopen(o.json_out, "w")))
+        rc = cli_fail(command, "cannot write %s", o.json_out);
+    if (rc != 0) goto done;
     if (js) {
         fprintf(js, "{\"device\": ");
         cli_json_string(js, main_ctx ? hb_context_device_name(main_ctx) : "none");
@@ -282,26 +299,11 @@ int cli_bench_hines(int argc, char **argv)
                ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0, o.repeats,
                o.own_ul ? "each cell's own" : "shared by the identical cells");
     }
-    int first = 1, rc = 0;
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    int first = 1;
     for (int k = 0; k < N_SPECS && rc == 0; k++) {
         if (!(o.morph_mask & (1 << k))) continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", o.data, specs[k].file);
-        hb_morph_t *morph = NULL, *piece = NULL;
-        hb_cable_t *cable = NULL;
-        hb_morph_stats_t st;
-        if ((status = hb_morph_load_swc(path, NULL, &morph)) != HB_SUCCESS ||
-            (status = cut_to_rows(morph, specs[k].rows, &disc, &piece, &cable)) != HB_SUCCESS ||
-            (status = hb_morph_stats(piece, &st)) != HB_SUCCESS) {
-            rc = cli_fail_status(command, status);
-            hb_morph_destroy(morph);
-            hb_morph_destroy(piece);
-            break;
-        }
-        const int m = hb_cable_size(cable);
+        const hb_morph_stats_t st = stats[k];
+        const int m = hb_cable_size(cable[k]);
         if (!o.json)
             printf("\n%s: %d rows, %d branches (paper: %d rows, %d branches), cut from %s\n",
                    specs[k].name, m, st.sections, specs[k].rows, specs[k].paper_branches,
@@ -317,7 +319,7 @@ int cli_bench_hines(int argc, char **argv)
                 timing_t tm;
                 long timed_cells = cells;
                 if (cfg[j].backend == HB_BACKEND_SEQ && cells > o.seq_max) timed_cells = o.seq_max;
-                if (time_config(ctx[cfg[j].backend], &cfg[j], cable, timed_cells, o.repeats,
+                if (time_config(ctx[cfg[j].backend], &cfg[j], cable[k], timed_cells, o.repeats,
                                 o.own_ul, &tm)) {
                     if (cfg[j].backend != HB_BACKEND_CUDA) rc = 1;
                     continue; /* a kernel the shape does not fit: reported, skipped */
@@ -359,15 +361,18 @@ int cli_bench_hines(int argc, char **argv)
                 fflush(stdout);
             }
         }
-        hb_cable_destroy(cable);
-        hb_morph_destroy(piece);
-        hb_morph_destroy(morph);
     }
     if (js) {
         fprintf(js, "\n]}\n");
         if (js != stdout) fclose(js);
     }
+done:
     for (int be = 0; be < 3; be++)
         if (ctx[be]) hb_context_destroy(ctx[be]);
+    for (int k = 0; k < N_SPECS; k++) {
+        hb_cable_destroy(cable[k]);
+        hb_morph_destroy(piece[k]);
+        hb_morph_destroy(morph[k]);
+    }
     return rc;
 }

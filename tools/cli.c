@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@ const char cli_usage_discretisation[] =
     "                    | neuron (NEURON's nodes: segment centres and zero-area ends)\n"
     "  --ra OHM_CM       axial resistivity [ohm cm] (default 100)\n"
     "  --cm UF_CM2       membrane capacitance [uF/cm^2] (default 1)\n"
-    "  --units U         um (default) | nm: units of the SWC coordinates and radii\n";
+    "  --units U         um (default) | nm: units of the SWC coordinates and radii\n"
+    "  --max-rows N      refuse a cell of more matrix rows (default 5000000)\n";
 
 int cli_fail(const char *command, const char *fmt, ...)
 {
@@ -43,9 +45,20 @@ int cli_fail_status(const char *command, hb_status_t status)
 
 /* ---- argument parsing ---- */
 
+/* Only the characters of a decimal number: strtol and strtod would skip leading
+ * white space (" 5") and strtod would take hex, inf and nan. */
+static int decimal_text(const char *text, const char *allowed)
+{
+    if (!*text) return 0;
+    for (const char *p = text; *p; p++)
+        if (!strchr(allowed, *p)) return 0;
+    return 1;
+}
+
 int cli_parse_int(const char *text, long lo, long hi, long *out)
 {
     char *end;
+    if (!decimal_text(text, "0123456789+-")) return 0;
     errno = 0;
     long value = strtol(text, &end, 10);
     if (errno || end == text || *end || value < lo || value > hi) return 0;
@@ -56,6 +69,7 @@ int cli_parse_int(const char *text, long lo, long hi, long *out)
 int cli_parse_double(const char *text, double lo, double *out)
 {
     char *end;
+    if (!decimal_text(text, "0123456789+-.eE")) return 0;
     errno = 0;
     double value = strtod(text, &end);
     if (errno || end == text || *end || !isfinite(value) || !(value > lo)) return 0;
@@ -250,6 +264,13 @@ int cli_parse_model_option(cli_args_t *a, void *model)
         }
         m->disc.count = (int)n;
         m->disc.policy = HB_CPOLICY_FIXED;
+    } else if (strcmp(opt, "--max-rows") == 0) {
+        if (!(value = cli_option_value(a))) return -1;
+        if (!cli_parse_int(value, 1, INT_MAX, &n)) {
+            cli_fail(a->command, "--max-rows '%s': expected an integer 1..%d", value, INT_MAX);
+            return -1;
+        }
+        m->disc.max_rows = (int)n;
     } else if (strcmp(opt, "--max-length") == 0 || strcmp(opt, "--d-lambda") == 0 ||
                strcmp(opt, "--frequency") == 0 || strcmp(opt, "--ra") == 0 ||
                strcmp(opt, "--cm") == 0) {

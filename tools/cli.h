@@ -14,6 +14,10 @@
 #define CLI_PRINTF(a, b)
 #endif
 
+/* A macro's value as a string literal ("1024" for HB_MAX_THREADS). */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+
 extern const char hb_default_swc_name[];
 extern const unsigned char hb_default_swc[];
 extern const size_t hb_default_swc_length;

@@ -19,7 +19,8 @@ static const char usage_solve[] =
     "  --layout L        flat | interleaved (default) | block\n"
     "  --block-size BS   systems per block for --layout block (default 32)\n"
     "  --backend B       seq | omp (default: omp when built with OpenMP, else seq)\n"
-    "  --threads T       OpenMP threads (default: OpenMP's default, OMP_NUM_THREADS)\n"
+    "  --threads T       OpenMP threads, at most " CLI_STR(HB_MAX_THREADS) " (default: OpenMP's\n"
+    "                    default, OMP_NUM_THREADS)\n"
     "  --steps K         solves to time (default 10)\n"
     "  --dt MS           time step of the system [ms] (default 0.025)\n"
     "  --seed S          seed of the voltages (default 1)\n"
@@ -60,7 +61,8 @@ static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_opti
         CLI_CHOICE("--backend", &backend, backends),
         CLI_INT("--cells", &o->cells, 1, 100000000L, "an integer 1..100000000"),
         CLI_INT("--block-size", &o->block_size, 1, 100000000L, "an integer 1..100000000"),
-        CLI_INT("--threads", &o->threads, 0, 100000000L, "an integer 0..100000000"),
+        CLI_INT("--threads", &o->threads, 0, HB_MAX_THREADS,
+                "an integer 0.." CLI_STR(HB_MAX_THREADS) " (the cap on threads)"),
         CLI_INT("--steps", &o->steps, 1, 100000000L, "an integer 1..100000000"),
         CLI_INT("--seed", &o->seed, 0, 100000000L, "an integer 0..100000000"),
         CLI_CUSTOM("--dt", parse_dt, &o->dt),
@@ -147,6 +149,11 @@ int cli_command_solve(int argc, char **argv)
     if (o.check && (status = max_residual(original, batch, parent, &max_rel_residual)) !=
                        HB_SUCCESS)
         goto error;
+    if (o.check && !isfinite(max_rel_residual)) { /* never print a NaN residual with exit 0 */
+        cli_fail("solve", "the residual is %g: the system is singular or overflows; expected a "
+                 "finite residual", max_rel_residual);
+        goto done;
+    }
 
     double median = cli_median(times, (size_t)o.steps); /* sorts times */
     int compartments = hb_cable_compartments(cable);

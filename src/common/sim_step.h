@@ -184,7 +184,7 @@ typedef struct {
 typedef struct {
     int node;              /* matrix node */
     int kind;              /* HB_SYN_EXP or HB_SYN_EXP2 */
-    double area_um2;       /* the row's membrane area: [nA] -> [mA/cm^2] */
+    double scale;          /* 1e2 / the row's membrane area [um^2]: [nA] -> [mA/cm^2] */
     double e;              /* reversal [mV] */
     double decay1, decay2; /* cnexp: 1 - exp(-dt/tau) of g (ExpSyn); of A (tau1), B (tau2) */
     double factor;         /* Exp2Syn: an event adds weight * factor to A and B; ExpSyn 1 */
@@ -211,11 +211,17 @@ typedef struct {
     const int *site_start;       /* blocks * width + 1: stimulus sites of each slot */
     const hb_stim_site_t *sites;
     const hb_stim_pulse_t *pulses;
-    /* Synapses (NULL: none): slot s has syns[syn_start[s] .. syn_start[s + 1]), synapse q's
-     * state at syn_state[2 q]: g [uS] (ExpSyn), or A, B [uS] (Exp2Syn, g = B - A). */
+    /* Synapses (NULL: none): slot s has syns[syn_start[s] .. syn_start[s + 1]). State:
+     * g [uS] (ExpSyn), or A, B [uS] (Exp2Syn, g = B - A). syn_lanes 0: synapse q's state at
+     * syn_state[2 q], q = syn_start[s] + the cell's index. syn_lanes > 0: every cell of the
+     * group has the same syn_lanes sites (those of slot 0, syns[0 .. syn_lanes)), so a
+     * block's synapses are stepped as vectors over its lanes, the state lane-interleaved:
+     * synapse q of lane k of block b at syn_state[((b syn_lanes + q) 2 + j) width + k],
+     * j = 0 (g, A), 1 (B). Both orders add into a row's d and rhs in the same order. */
     const int *syn_start;
     const hb_syn_site_t *syns;
     double *syn_state;
+    int syn_lanes;
     /* Shared groups on the CPU (else NULL): rows whose subtree has no hh node have
      * the same eliminated diagonal every step (cm/dt, pas and the axial terms are
      * constant), so its factors are computed once (src/sim/sim_layout.c, factor_fixed_rows)
@@ -425,9 +431,9 @@ HB_HOSTDEV double hb_syn_conductance(const hb_syn_site_t *syn, const double *sta
 HB_HOSTDEV void hb_step_synapse_current(const hb_syn_site_t *syn, const double *state,
                                         size_t at, const double *v, double *d, double *rhs)
 {
-    const double g = hb_syn_conductance(syn, state), scale = 1e2 / syn->area_um2;
-    rhs[at] += g * (v[at] - syn->e) * scale;
-    d[at] += g * scale;
+    const double g = hb_syn_conductance(syn, state);
+    rhs[at] += g * (v[at] - syn->e) * syn->scale;
+    d[at] += g * syn->scale;
 }
 
 /* Pass G for a synapse: cnexp with the new v, x += (1 - exp(-dt/tau)) (0 - x). */
@@ -437,12 +443,13 @@ HB_HOSTDEV void hb_step_synapse_decay(const hb_syn_site_t *syn, double *state)
     if (syn->kind == HB_SYN_EXP2) state[1] += syn->decay2 * (0.0 - state[1]);
 }
 
-/* An event of weight w [uS] (NEURON's NET_RECEIVE). */
-HB_HOSTDEV void hb_syn_receive(const hb_syn_site_t *syn, double *state, double w)
+/* An event of weight w [uS] (NEURON's NET_RECEIVE); the state's second value (Exp2Syn's B)
+ * `stride` after its first. */
+HB_HOSTDEV void hb_syn_receive(const hb_syn_site_t *syn, double *state, size_t stride, double w)
 {
     if (syn->kind == HB_SYN_EXP2) {
         state[0] += w * syn->factor;
-        state[1] += w * syn->factor;
+        state[stride] += w * syn->factor;
     } else {
         state[0] += w;
     }
@@ -509,7 +516,26 @@ HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *
             rhs[(size_t)site->node * w + (size_t)k] -= inj * 1e2 / site->area_um2;
         }
     }
-    if (g->syn_start)
+    if (g->syn_start && g->syn_lanes) {
+        const int nq = g->syn_lanes;
+        double *st = g->syn_state + (size_t)block * (size_t)nq * 2 * w + (size_t)lane0;
+        for (int q = 0; q < nq; q++) {
+            const hb_syn_site_t *syn = &g->syns[q];
+            const size_t r = (size_t)syn->node * w;
+            const double *a = st + (size_t)q * 2 * w, *b = a + w, e = syn->e, scale = syn->scale;
+            if (syn->kind == HB_SYN_EXP2)
+                for (int k = 0; k < lanes; k++) {
+                    const double gk = b[k] - a[k];
+                    rhs[r + (size_t)k] += gk * (v[r + (size_t)k] - e) * scale;
+                    d[r + (size_t)k] += gk * scale;
+                }
+            else
+                for (int k = 0; k < lanes; k++) {
+                    rhs[r + (size_t)k] += a[k] * (v[r + (size_t)k] - e) * scale;
+                    d[r + (size_t)k] += a[k] * scale;
+                }
+        }
+    } else if (g->syn_start)
         for (int k = 0; k < lanes; k++) {
             const int slot = block * width + lane0 + k;
             for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
@@ -534,7 +560,18 @@ HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *
     for (int j = 0; j < g->n_hh; j++)
         hb_step_gates_row(lanes, width, p, v + (size_t)g->hh_node[j] * w,
                           g->hh_state + (hh_base + (size_t)j) * 3 * w + (size_t)lane0);
-    if (g->syn_start) {
+    if (g->syn_start && g->syn_lanes) {
+        const int nq = g->syn_lanes;
+        double *st = g->syn_state + (size_t)block * (size_t)nq * 2 * w + (size_t)lane0;
+        for (int q = 0; q < nq; q++) {
+            const hb_syn_site_t *syn = &g->syns[q];
+            double *a = st + (size_t)q * 2 * w, *b = a + w;
+            const double k1 = syn->decay1, k2 = syn->decay2;
+            for (int k = 0; k < lanes; k++) a[k] += k1 * (0.0 - a[k]);
+            if (syn->kind == HB_SYN_EXP2)
+                for (int k = 0; k < lanes; k++) b[k] += k2 * (0.0 - b[k]);
+        }
+    } else if (g->syn_start) {
         const int first = block * width + lane0;
         for (int q = g->syn_start[first]; q < g->syn_start[first + lanes]; q++)
             hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);

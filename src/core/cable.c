@@ -10,6 +10,7 @@
  * (frustums). See docs/discretisation.md.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ void hb_discretization_default(hb_discretization_t *options)
     options->frequency_hz = 100.0;
     options->ra_ohm_cm = 100.0;
     options->cm_uf_cm2 = 1.0;
+    options->max_rows = HB_DEFAULT_MAX_ROWS;
 }
 
 /* Ra [ohm cm] and cm [uF/cm^2] of a section's region. */
@@ -67,16 +69,31 @@ static double radius_at(const hb_section_t *sec, int k, double s)
     return sec->radius[k] + t * (sec->radius[k + 1] - sec->radius[k]);
 }
 
+/* First piece k (between points k and k + 1) with arc[k + 1] >= s, or the last piece. */
+static int first_piece_reaching(const hb_section_t *sec, double s)
+{
+    int lo = 0, hi = sec->n_points - 2;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sec->arc[mid + 1] >= s) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
 /*
  * Lateral frustum area [um^2] and axial resistance factor
- * integral ds / (pi r^2) [1/um] over arc positions [a, b].
+ * integral ds / (pi r^2) [1/um] over arc positions [a, b]. Only the pieces
+ * that overlap [a, b] are visited (found by bisection), so cutting a section
+ * into compartments is linear in its points and compartments.
  */
 static void integrate(const hb_section_t *sec, double a, double b, double *area,
                       double *resistance_factor)
 {
     double total_area = 0.0, total_factor = 0.0;
-    for (int k = 0; k + 1 < sec->n_points; k++) {
+    for (int k = first_piece_reaching(sec, a); k + 1 < sec->n_points; k++) {
         double s0 = sec->arc[k], s1 = sec->arc[k + 1];
+        if (s0 >= b) break; /* this piece and all later ones lie past b */
         double lo = a > s0 ? a : s0, hi = b < s1 ? b : s1;
         if (hi < lo || (hi == lo && s1 > s0)) continue;
         if (s1 == s0 && !(a <= s0 && s0 < b)) continue; /* count a step once */
@@ -111,34 +128,55 @@ static int nonzero_pieces(const hb_section_t *sec)
     return n;
 }
 
-/* Piece boundaries of one section; returns the piece count (>= 1) or -1. */
-static int section_boundaries(const hb_section_t *sec, const hb_discretization_t *opt,
-                              double **out)
+/*
+ * Compartments of a section under the policy, as a double: with extreme
+ * geometry or options it may be huge (or not finite), and it is checked
+ * against the limits before anything is allocated.
+ */
+static double section_count(const hb_section_t *sec, const hb_discretization_t *opt)
 {
-    int n;
-    int at_samples = 0;
+    double n;
     const int type_count =
         sec->type >= 0 && sec->type < HB_SWC_TYPES ? opt->count_by_type[sec->type] : 0;
     switch (type_count > 0 ? HB_CPOLICY_FIXED : opt->policy) {
     case HB_CPOLICY_FIXED: n = type_count > 0 ? type_count : opt->count; break;
-    case HB_CPOLICY_MAX_LENGTH: {
-        double q = ceil(sec->length / opt->max_length_um);
-        n = q > 1e7 ? 10000000 : (int)q;
+    case HB_CPOLICY_MAX_LENGTH: n = ceil(sec->length / opt->max_length_um); break;
+    case HB_CPOLICY_D_LAMBDA:
+        n = floor((sec->length / (opt->d_lambda * lambda_f(sec, opt)) + 0.9) / 2.0) * 2.0 + 1.0;
         break;
+    case HB_CPOLICY_PER_SEGMENT: n = sec->is_sphere ? 1 : nonzero_pieces(sec); break;
+    default: n = NAN; break;
     }
-    case HB_CPOLICY_D_LAMBDA: {
-        double q = (sec->length / (opt->d_lambda * lambda_f(sec, opt)) + 0.9) / 2.0;
-        n = q > 5e6 ? 10000001 : (int)q * 2 + 1;
-        break;
-    }
-    case HB_CPOLICY_PER_SEGMENT:
-        n = sec->is_sphere ? 1 : nonzero_pieces(sec);
-        /* NEURON's per-3d-segment rule keeps equal lengths; ours cuts at samples. */
-        at_samples = opt->scheme == HB_SCHEME_VERTEX && !sec->is_sphere;
-        break;
-    default: return -1;
-    }
-    if (n < 1) n = 1;
+    return n < 1.0 ? 1.0 : n; /* NaN stays NaN */
+}
+
+/* Matrix rows a section adds with n compartments (see build_section). */
+static double section_rows(const hb_section_t *sec, double n, const hb_discretization_t *opt)
+{
+    const int root = sec->parent < 0;
+    if (sec->length <= 0.0) return root;
+    if (opt->scheme == HB_SCHEME_NEURON) return n + 1.0 + root;
+    return sec->is_sphere ? 1.0 : n + root;
+}
+
+/* The same rows, counting only those with membrane. */
+static double section_compartments(const hb_section_t *sec, double n,
+                                   const hb_discretization_t *opt)
+{
+    if (sec->length <= 0.0) return 0.0;
+    if (opt->scheme == HB_SCHEME_NEURON) return n;
+    return sec->is_sphere ? 1.0 : n + (sec->parent < 0);
+}
+
+/* Piece boundaries of a section cut into n pieces; -1 when out of memory. */
+static int section_boundaries(const hb_section_t *sec, const hb_discretization_t *opt, int n,
+                              double **out)
+{
+    /* NEURON's per-3d-segment rule keeps equal lengths; ours cuts at samples. */
+    const int at_samples =
+        opt->policy == HB_CPOLICY_PER_SEGMENT && opt->scheme == HB_SCHEME_VERTEX &&
+        !sec->is_sphere &&
+        !(sec->type >= 0 && sec->type < HB_SWC_TYPES && opt->count_by_type[sec->type] > 0);
     double *s = malloc((size_t)(n + 1) * sizeof *s);
     if (!s) return -1;
     if (at_samples) {
@@ -158,8 +196,7 @@ static int section_boundaries(const hb_section_t *sec, const hb_discretization_t
 /* SWC id of the sample ending the piece that holds arc position s. */
 static long sample_at(const hb_morph_t *morph, const hb_section_t *sec, double s)
 {
-    int k = 1;
-    while (k + 1 < sec->n_points && sec->arc[k] < s) k++;
+    int k = first_piece_reaching(sec, s) + 1; /* the first point k >= 1 with arc[k] >= s */
     int index = sec->sample[k];
     if (index < 0) index = 0; /* sphere soma: the root sample */
     return morph->samples[index].id;
@@ -175,13 +212,7 @@ typedef struct {
 static int add_node(builder_t *b, const hb_node_info_t *info)
 {
     hb_cable_t *c = b->cable;
-    if (c->n_nodes == b->capacity) {
-        int cap = b->capacity ? 2 * b->capacity : 64;
-        hb_node_info_t *nodes = realloc(c->nodes, (size_t)cap * sizeof *nodes);
-        if (!nodes) return -1;
-        c->nodes = nodes;
-        b->capacity = cap;
-    }
+    if (c->n_nodes == b->capacity) return -1; /* plan_cable counts every node: never */
     c->nodes[c->n_nodes] = *info;
     if (info->kind == HB_NODE_COMPARTMENT) c->n_compartments++;
     return c->n_nodes++;
@@ -209,6 +240,10 @@ static hb_status_t check_options(const hb_discretization_t *opt)
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "discretisation: SWC type %d has Ra %g, cm %g; expected >= 0 (0: default)",
                            t, opt->ra_by_type[t], opt->cm_by_type[t]);
+    if (opt->max_rows < 0)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "discretisation: max_rows = %d; expected > 0 (0: the default, %d)",
+                       opt->max_rows, HB_DEFAULT_MAX_ROWS);
     switch (opt->policy) {
     case HB_CPOLICY_FIXED:
         if (opt->count < 1 || opt->count > 1000000)
@@ -241,11 +276,12 @@ static hb_status_t check_options(const hb_discretization_t *opt)
  * Nodes of one section. attach: node the section hangs from (-1 for the root
  * section). end_node receives the node its x = 1 children attach to,
  * centre_node the node holding x = 0.5 (where a sphere's children attach),
- * start_node the node at x = 0 (only the root section has one).
+ * start_node the node at x = 0 (only the root section has one). count: its
+ * compartments, as planned (plan_cable).
  */
 static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int index,
-                                 const hb_discretization_t *opt, int attach, int *end_node,
-                                 int *centre_node, int *start_node)
+                                 const hb_discretization_t *opt, int count, int attach,
+                                 int *end_node, int *centre_node, int *start_node)
 {
     const hb_section_t *sec = &morph->sections[index];
     hb_cable_t *c = b->cable;
@@ -273,7 +309,7 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
         *end_node = *centre_node = *start_node = root;
         return HB_SUCCESS;
     }
-    int n = section_boundaries(sec, opt, &s);
+    int n = section_boundaries(sec, opt, count, &s);
     if (n < 0) return hb_fail(HB_ERR_ALLOC, "out of memory cutting section %d", index);
     int prev = attach;
 
@@ -356,6 +392,82 @@ oom:
     return hb_fail(HB_ERR_ALLOC, "out of memory building compartments");
 }
 
+static const char *policy_name(hb_cpolicy_t policy)
+{
+    switch (policy) {
+    case HB_CPOLICY_FIXED: return "fixed";
+    case HB_CPOLICY_MAX_LENGTH: return "max-length";
+    case HB_CPOLICY_D_LAMBDA: return "d-lambda";
+    case HB_CPOLICY_PER_SEGMENT: return "per-segment";
+    }
+    return "unknown";
+}
+
+/* Line of a section's first own sample (the root's for a sphere), for messages. */
+static long section_line(const hb_morph_t *morph, const hb_section_t *sec)
+{
+    int k = sec->n_points > 1 ? sec->sample[1] : sec->sample[0];
+    return morph->samples[k < 0 ? 0 : k].line;
+}
+
+/* "NAME:LINE: " or "NAME: " for samples that did not come from a file. */
+static void located(char *buf, size_t size, const hb_morph_t *morph, long line)
+{
+    if (line > 0) snprintf(buf, size, "%s:%ld: ", morph->name, line);
+    else snprintf(buf, size, "%s: ", morph->name);
+}
+
+/*
+ * Compartments per section (count) and the size of the whole cable, checked
+ * before anything is allocated: every compartment at least
+ * HB_MORPH_MIN_LENGTH_UM long, at most max_rows rows, and some membrane.
+ */
+static hb_status_t plan_cable(const hb_morph_t *morph, const hb_discretization_t *opt,
+                              int *count, int *rows_out)
+{
+    const double max_rows = opt->max_rows > 0 ? opt->max_rows : HB_DEFAULT_MAX_ROWS;
+    double rows = 0.0, compartments = 0.0;
+    char at[512];
+    for (int i = 0; i < morph->n_sections; i++) {
+        const hb_section_t *sec = &morph->sections[i];
+        double n = section_count(sec, opt);
+        double piece = sec->length / n;
+        int one_node = opt->scheme == HB_SCHEME_VERTEX && sec->is_sphere;
+        if (sec->length > 0.0 && !one_node && !(n <= max_rows && piece >= HB_MORPH_MIN_LENGTH_UM)) {
+            located(at, sizeof at, morph, section_line(morph, sec));
+            return hb_fail(HB_ERR_MORPHOLOGY,
+                           "%ssection %d (%g um long) would be cut into %.3g compartments of "
+                           "%.3g um under the %s policy; expected at most max_rows = %.0f "
+                           "compartments of at least %g um (choose a coarser discretisation)",
+                           at, i, sec->length, n, piece, policy_name(opt->policy), max_rows,
+                           HB_MORPH_MIN_LENGTH_UM);
+        }
+        count[i] = one_node || sec->length <= 0.0 ? 1 : (int)n;
+        rows += section_rows(sec, count[i], opt);
+        compartments += section_compartments(sec, count[i], opt);
+    }
+    if (compartments == 0.0) {
+        located(at, sizeof at, morph, morph->samples[0].line);
+        return hb_fail(HB_ERR_MORPHOLOGY,
+                       "%sall %d samples are at one point and there is no soma sphere, so the "
+                       "cell has no membrane; expected samples at distinct points (or a "
+                       "single type-1 root)",
+                       at, morph->n_samples);
+    }
+    if (rows > max_rows) {
+        const double bytes = rows * (double)(sizeof(hb_node_info_t) + sizeof(int));
+        return hb_fail(HB_ERR_MORPHOLOGY,
+                       "%s: %.0f matrix rows (%.0f compartments in %d section%s) under the %s "
+                       "policy, %.3g MB for the cable alone; expected at most max_rows = %.0f "
+                       "rows (hb_discretization_t.max_rows)",
+                       morph->name, rows, compartments, morph->n_sections,
+                       morph->n_sections == 1 ? "" : "s", policy_name(opt->policy), bytes * 1e-6,
+                       max_rows);
+    }
+    *rows_out = (int)rows;
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *options,
                             hb_cable_t **cable)
 {
@@ -369,14 +481,25 @@ hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *
     if (morph->n_sections < 1)
         return hb_fail(HB_ERR_MORPHOLOGY, "%s: no sections", morph->name);
 
-    builder_t b = {calloc(1, sizeof(hb_cable_t)), 0};
-    int *end_node = malloc((size_t)morph->n_sections * sizeof *end_node);
-    int *centre_node = malloc((size_t)morph->n_sections * sizeof *centre_node);
-    int *start_node = malloc((size_t)morph->n_sections * sizeof *start_node);
-    if (!b.cable || !end_node || !centre_node || !start_node) {
+    const size_t n_sections = (size_t)morph->n_sections;
+    builder_t b = {NULL, 0};
+    int *end_node = malloc(n_sections * sizeof *end_node);
+    int *centre_node = malloc(n_sections * sizeof *centre_node);
+    int *start_node = malloc(n_sections * sizeof *start_node);
+    int *count = malloc(n_sections * sizeof *count);
+    int rows = 0;
+    if (!end_node || !centre_node || !start_node || !count) {
         status = hb_fail(HB_ERR_ALLOC, "out of memory building compartments");
         goto done;
     }
+    if ((status = plan_cable(morph, options, count, &rows)) != HB_SUCCESS) goto done;
+    b.cable = calloc(1, sizeof(hb_cable_t));
+    if (b.cable) b.cable->nodes = malloc((size_t)rows * sizeof *b.cable->nodes);
+    if (!b.cable || !b.cable->nodes) {
+        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory for %d matrix rows", morph->name, rows);
+        goto done;
+    }
+    b.capacity = rows;
     for (int i = 0; i < morph->n_sections && status == HB_SUCCESS; i++) {
         const hb_section_t *sec = &morph->sections[i];
         int attach = -1;
@@ -386,11 +509,9 @@ hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *
                      : sec->parent_x < 1.0 ? centre_node[p]
                                            : end_node[p];
         }
-        status = build_section(&b, morph, i, options, attach, &end_node[i], &centre_node[i],
-                               &start_node[i]);
+        status = build_section(&b, morph, i, options, count[i], attach, &end_node[i],
+                               &centre_node[i], &start_node[i]);
     }
-    if (status == HB_SUCCESS && b.cable->n_nodes == 0)
-        status = hb_fail(HB_ERR_MORPHOLOGY, "%s: the cell has zero length", morph->name);
     if (status == HB_SUCCESS) {
         hb_cable_t *c = b.cable;
         c->parent = malloc((size_t)c->n_nodes * sizeof *c->parent);
@@ -404,6 +525,7 @@ done:
     free(end_node);
     free(centre_node);
     free(start_node);
+    free(count);
     if (status != HB_SUCCESS) {
         hb_cable_destroy(b.cable);
         return status;

@@ -78,10 +78,11 @@ hb_status_t hb_context_set_threads(hb_context_t *ctx, int threads)
 {
     hb_clear_error();
     if (!ctx) return hb_fail(HB_ERR_INVALID_VALUE, "hb_context_set_threads: ctx is NULL");
-    if (threads < 0)
+    if (threads < 0 || threads > HB_MAX_THREADS)
         return hb_fail(HB_ERR_INVALID_VALUE,
-                       "hb_context_set_threads: threads = %d; expected >= 0 (0 = OpenMP default)",
-                       threads);
+                       "hb_context_set_threads: threads = %d; expected 0..%d (0 = OpenMP "
+                       "default; %d is the cap)",
+                       threads, HB_MAX_THREADS, HB_MAX_THREADS);
     ctx->threads = threads;
     return HB_SUCCESS;
 }

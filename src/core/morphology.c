@@ -152,14 +152,18 @@ static hb_status_t check_values(const builder_t *b)
         if (s->type < 0)
             return fail_at(b, HB_ERR_MORPHOLOGY, s->line,
                            "sample %ld has type %d; expected a type >= 0", s->id, s->type);
-        if (!isfinite(s->x) || !isfinite(s->y) || !isfinite(s->z))
+        const double xyz[3] = {s->x, s->y, s->z};
+        for (int c = 0; c < 3; c++)
+            if (!(fabs(xyz[c]) <= HB_MORPH_MAX_COORDINATE_UM))
+                return fail_at(b, HB_ERR_MORPHOLOGY, s->line,
+                               "sample %ld has %c = %g um; expected a finite coordinate within "
+                               "+-%g um",
+                               s->id, "xyz"[c], xyz[c], HB_MORPH_MAX_COORDINATE_UM);
+        if (!(s->radius == 0.0 || (s->radius >= HB_MORPH_MIN_RADIUS_UM &&
+                                   s->radius <= HB_MORPH_MAX_RADIUS_UM)))
             return fail_at(b, HB_ERR_MORPHOLOGY, s->line,
-                           "sample %ld has a non-finite position; expected finite x, y, z",
-                           s->id);
-        if (!isfinite(s->radius) || s->radius < 0.0)
-            return fail_at(b, HB_ERR_MORPHOLOGY, s->line,
-                           "sample %ld has radius %g; expected a finite radius >= 0", s->id,
-                           s->radius);
+                           "sample %ld has radius %g um; expected 0 (repaired) or %g to %g um",
+                           s->id, s->radius, HB_MORPH_MIN_RADIUS_UM, HB_MORPH_MAX_RADIUS_UM);
     }
     return HB_SUCCESS;
 }
@@ -633,8 +637,18 @@ static hb_status_t make_section(builder_t *b, int index, int first)
         b->section_of[k] = index;
     }
     sec->arc[0] = 0.0;
-    for (j = 1; j < sec->n_points; j++)
-        sec->arc[j] = sec->arc[j - 1] + distance(&smp[sec->sample[j - 1]], &smp[sec->sample[j]]);
+    for (j = 1; j < sec->n_points; j++) {
+        const hb_sample_t *from = &smp[sec->sample[j - 1]], *to = &smp[sec->sample[j]];
+        double d = distance(from, to);
+        /* Coincident points are a zero-length piece; points a hair apart would give
+         * a conductance that overflows. */
+        if (d > 0.0 && d < HB_MORPH_MIN_LENGTH_UM)
+            return fail_at(b, HB_ERR_MORPHOLOGY, to->line,
+                           "sample %ld is %g um from sample %ld; expected 0 (the same point) or "
+                           "at least %g um",
+                           to->id, d, from->id, HB_MORPH_MIN_LENGTH_UM);
+        sec->arc[j] = sec->arc[j - 1] + d;
+    }
     sec->length = sec->arc[sec->n_points - 1];
     return HB_SUCCESS;
 }

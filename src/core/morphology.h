@@ -8,6 +8,17 @@
 
 #include "hinesbatch.h"
 
+/*
+ * Geometry limits (docs/swc.md, "Limits"): outside them a cell is not
+ * physical and the cable arithmetic would overflow or underflow.
+ */
+#define HB_MORPH_MAX_COORDINATE_UM 1e8 /* |x|, |y|, |z| [um] (100 m) */
+#define HB_MORPH_MIN_RADIUS_UM 1e-3    /* smallest positive radius [um] (1 nm) */
+#define HB_MORPH_MAX_RADIUS_UM 1e4     /* largest radius [um] (1 cm) */
+/* Shortest non-zero distance between a sample and the point before it on its
+ * section, and shortest compartment [um] (1 nm). */
+#define HB_MORPH_MIN_LENGTH_UM 1e-3
+
 /* An unbranched piece of the tree: a polyline of frustums. */
 typedef struct {
     int parent;          /* parent section index, -1 for the root section */

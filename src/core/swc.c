@@ -21,13 +21,13 @@
 
 #define SWC_FIELDS 7
 #define DEFAULT_MAX_TYPE 19 /* MorphIO's largest SWC type */
-/* Largest integer that an exponent-form field ("1.0e+003") still holds exactly. */
-#define EXACT_INTEGER_LIMIT 9007199254740992.0 /* 2^53 */
 /* Characters of a bad field quoted in a message. */
 #define QUOTE_MAX 40
 /* Tokens up to this length are parsed from a stack copy. */
 #define TOKEN_STACK 128
 #define READ_CHUNK ((size_t)1 << 16)
+/* Longest line of a file (the streaming reader holds one line). */
+#define MAX_LINE_BYTES (16 << 20)
 
 static const char *const field_names[SWC_FIELDS] = {"id", "type", "x", "y",
                                                     "z", "radius", "parent"};
@@ -107,37 +107,73 @@ static number_status_t parse_double(const token_t *t, double *value)
     return st;
 }
 
-/* An integer field: plain digits ("12", "-1") or an integral number in
- * exponent form ("1.0000000e+000", as the TREES toolbox writes). */
+/* Exponents beyond this are saturated: they only decide zero or out of range. */
+#define EXPONENT_CLAMP 100000000L
+
+/*
+ * An integer field: plain digits ("12", "-1") or an integral number in
+ * decimal or exponent form ("1.0000000e+000", as the TREES toolbox writes).
+ * Decided on the digits, not through a double, so that every accepted value
+ * is exact: "9007199254740993e0" is 9007199254740993, "1.5" and
+ * "4503599627370496.5" are not integers, and anything beyond `long` is out of
+ * range.
+ */
 static number_status_t parse_integer(const token_t *t, long *value)
 {
-    size_t sign = t->length > 0 && (t->begin[0] == '-' || t->begin[0] == '+');
-    size_t digits = 0;
-    while (sign + digits < t->length && t->begin[sign + digits] >= '0' &&
-           t->begin[sign + digits] <= '9')
-        digits++;
-    if (digits > 0 && sign + digits == t->length) {
-        /* Exact: accumulate with an overflow check instead of strtol, which
-         * would need a NUL-terminated copy. */
-        int negative = t->begin[0] == '-';
-        unsigned long magnitude_max = (unsigned long)LONG_MAX + (negative ? 1ul : 0ul);
-        unsigned long acc = 0;
-        for (size_t i = sign; i < t->length; i++) {
-            unsigned d = (unsigned)(t->begin[i] - '0');
-            if (acc > (magnitude_max - d) / 10) return NUM_RANGE;
-            acc = acc * 10 + d;
-        }
-        if (!negative) *value = (long)acc;
-        else if (acc > (unsigned long)LONG_MAX) *value = LONG_MIN;
-        else *value = -(long)acc;
-        return NUM_OK;
+    const char *p = t->begin, *end = t->begin + t->length;
+    int negative = p < end && *p == '-';
+    if (p < end && (*p == '-' || *p == '+')) p++;
+    const char *digits = p;
+    size_t before_point = 0, n_digits = 0;
+    while (p < end && *p >= '0' && *p <= '9') p++, before_point++;
+    const char *point = NULL;
+    if (p < end && *p == '.') {
+        point = p++;
+        while (p < end && *p >= '0' && *p <= '9') p++;
     }
-    double v;
-    number_status_t st = parse_double(t, &v);
-    if (st != NUM_OK) return st;
-    if (v != floor(v)) return NUM_BAD;
-    if (fabs(v) > EXACT_INTEGER_LIMIT) return NUM_RANGE;
-    *value = (long)v;
+    const char *mantissa_end = p;
+    n_digits = (size_t)(mantissa_end - digits) - (point != NULL);
+    if (n_digits == 0) return NUM_BAD;
+    long exponent = 0;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        int exp_negative = p < end && *p == '-';
+        if (p < end && (*p == '-' || *p == '+')) p++;
+        if (p == end) return NUM_BAD;
+        for (; p < end && *p >= '0' && *p <= '9'; p++)
+            if (exponent < EXPONENT_CLAMP) exponent = exponent * 10 + (*p - '0');
+        if (exp_negative) exponent = -exponent;
+    }
+    if (p != end) return NUM_BAD;
+    /* Digit k (0-based, the point skipped) is an integer digit when
+     * k < before_point + exponent, else a fractional one, which must be 0. */
+    long long integer_digits = (long long)(before_point < (size_t)EXPONENT_CLAMP
+                                               ? before_point
+                                               : (size_t)EXPONENT_CLAMP) +
+                               exponent;
+    unsigned long magnitude_max = (unsigned long)LONG_MAX + (negative ? 1ul : 0ul);
+    unsigned long acc = 0;
+    int range = 0;
+    long long k = 0;
+    for (const char *q = digits; q < mantissa_end; q++) {
+        if (q == point) continue;
+        unsigned d = (unsigned)(*q - '0');
+        if (k++ >= integer_digits) {
+            if (d != 0) return NUM_BAD;
+            continue;
+        }
+        if (acc > (magnitude_max - d) / 10) range = 1;
+        else acc = acc * 10 + d;
+    }
+    /* Trailing zeros of the exponent: at most 20 before any non-zero value overflows. */
+    for (; k < integer_digits && acc != 0 && !range; k++) {
+        if (acc > magnitude_max / 10) range = 1;
+        else acc *= 10;
+    }
+    if (range) return NUM_RANGE;
+    if (!negative) *value = (long)acc;
+    else if (acc > (unsigned long)LONG_MAX) *value = LONG_MIN;
+    else *value = -(long)acc;
     return NUM_OK;
 }
 
@@ -269,24 +305,45 @@ static hb_status_t check_bytes(const reader_t *r, const char *begin, const char 
     return HB_SUCCESS;
 }
 
-static hb_status_t parse_text(reader_t *r, const char *text, size_t length)
+/* One line [p, line_end) without its line break. */
+static hb_status_t parse_one_line(reader_t *r, const char *p, const char *line_end)
+{
+    const char *hash = memchr(p, '#', (size_t)(line_end - p));
+    const char *data_end = hash ? hash : line_end;
+    hb_status_t st = check_bytes(r, p, data_end, line_end);
+    return st == HB_SUCCESS ? parse_line(r, p, data_end) : st;
+}
+
+/*
+ * Parses the complete lines of [text, text + length) and returns how many
+ * bytes they took (line breaks included). With `final`, the rest is a last
+ * line without a break; otherwise it stays for the next call, and so does a
+ * CR at the very end (it may be the first half of a CRLF).
+ */
+static hb_status_t parse_lines(reader_t *r, const char *text, size_t length, int final,
+                               size_t *used)
 {
     const char *p = text, *end = text + length;
-    r->line = 1;
-    while (p < end) {
+    hb_status_t st = HB_SUCCESS;
+    while (p < end && st == HB_SUCCESS) {
         /* The line ends at LF, CR or the end; CRLF counts once. */
         const char *line_end = p;
         while (line_end < end && *line_end != '\n' && *line_end != '\r') line_end++;
-        const char *hash = memchr(p, '#', (size_t)(line_end - p));
-        const char *data_end = hash ? hash : line_end;
-        hb_status_t st = check_bytes(r, p, data_end, line_end);
-        if (st == HB_SUCCESS) st = parse_line(r, p, data_end);
-        if (st != HB_SUCCESS) return st;
+        if (!final && (line_end == end || (*line_end == '\r' && line_end + 1 == end))) break;
+        st = parse_one_line(r, p, line_end);
         p = line_end;
         if (p < end && *p++ == '\r' && p < end && *p == '\n') p++; /* CRLF */
         r->line++;
     }
-    return HB_SUCCESS;
+    *used = (size_t)(p - text);
+    return st;
+}
+
+static hb_status_t parse_text(reader_t *r, const char *text, size_t length)
+{
+    size_t used;
+    r->line = 1;
+    return parse_lines(r, text, length, 1, &used);
 }
 
 /* ---- public API ---- */
@@ -302,15 +359,13 @@ static hb_status_t check_options(const char *name, const hb_swc_options_t *optio
     return HB_SUCCESS;
 }
 
-/* Text to samples, with the arguments already checked. */
-static hb_status_t read_samples(reader_t *r, const char *text, size_t length)
+/* A file or text without a single sample is an error. */
+static hb_status_t need_samples(const reader_t *r)
 {
-    hb_status_t st = parse_text(r, text ? text : "", length);
-    if (st == HB_SUCCESS && r->count == 0)
-        st = hb_fail(HB_ERR_PARSE,
-                     "%s: no samples; expected lines of 7 fields (id type x y z radius parent)",
-                     r->name);
-    return st;
+    if (r->count > 0) return HB_SUCCESS;
+    return hb_fail(HB_ERR_PARSE,
+                   "%s: no samples; expected lines of 7 fields (id type x y z radius parent)",
+                   r->name);
 }
 
 /* Common argument checks; fills *options with defaults when NULL. */
@@ -335,60 +390,66 @@ hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name
     if (!text && length > 0)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_parse_swc: %s: text is NULL", name);
     reader_t r = {name, 0, options, NULL, 0, 0};
-    st = read_samples(&r, text, length);
+    st = parse_text(&r, text ? text : "", length);
+    if (st == HB_SUCCESS) st = need_samples(&r);
     if (st == HB_SUCCESS) st = hb_morph_from_samples(r.samples, r.count, name, morph);
     free(r.samples);
     return st;
 }
 
-/* Reads a whole file (any size the memory allows; works for pipes too). */
-static hb_status_t read_file(const char *path, char **text, size_t *length)
+/*
+ * Streams a file through the parser a chunk at a time (works for pipes and
+ * devices too), so that memory holds the samples and one line, never the
+ * file. A line still incomplete is checked for bad bytes as it arrives:
+ * binary data (a NUL-filled file, /dev/zero) fails within the first chunk.
+ */
+static hb_status_t parse_file(reader_t *r, FILE *f)
 {
-    *text = NULL;
-    *length = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t size = 0, capacity = 0;
-    char *buf = NULL;
-    hb_status_t st = HB_SUCCESS;
-    /* A regular file's size (a hint: special files may report anything)
-     * saves growing the buffer. It is used only once a first chunk has been
-     * read, so a directory fails on reading, not on a huge allocation. */
-    long hint = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (hint < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        clearerr(f);
-        hint = 0;
-    }
-    for (;;) {
-        if (size == capacity) {
-            size_t doubled = capacity ? capacity * 2 : READ_CHUNK;
-            size_t grown = capacity && (size_t)hint >= capacity ? (size_t)hint + 1 : doubled;
-            char *more = grown > capacity ? realloc(buf, grown) : NULL;
-            if (!more && grown != doubled && doubled > capacity) /* a bad hint */
-                more = realloc(buf, grown = doubled);
+    char *buf = malloc(READ_CHUNK);
+    size_t capacity = READ_CHUNK, filled = 0;
+    hb_status_t st = buf ? HB_SUCCESS
+                         : hb_fail(HB_ERR_ALLOC, "%s: out of memory for the read buffer", r->name);
+    r->line = 1;
+    for (int eof = 0; st == HB_SUCCESS && !eof;) {
+        if (filled == capacity) { /* one line fills the buffer */
+            if (capacity >= MAX_LINE_BYTES) {
+                st = hb_fail(HB_ERR_PARSE,
+                             "%s:%ld: line longer than %d bytes; expected SWC lines (is this "
+                             "a text file?)",
+                             r->name, r->line, MAX_LINE_BYTES);
+                break;
+            }
+            char *more = realloc(buf, capacity * 2);
             if (!more) {
-                st = hb_fail(HB_ERR_ALLOC, "%s: out of memory reading the file (%zu bytes so far)",
-                             path, size);
+                st = hb_fail(HB_ERR_ALLOC, "%s:%ld: out of memory for a line of %zu bytes",
+                             r->name, r->line, capacity);
                 break;
             }
             buf = more;
-            capacity = grown;
+            capacity *= 2;
         }
-        size_t got = fread(buf + size, 1, capacity - size, f);
-        size += got;
+        size_t got = fread(buf + filled, 1, capacity - filled, f);
         if (got == 0) {
-            if (ferror(f)) st = hb_fail(HB_ERR_IO, "%s: read error: %s", path, strerror(errno));
-            break;
+            if (ferror(f)) {
+                st = hb_fail(HB_ERR_IO, "%s: read error: %s", r->name, strerror(errno));
+                break;
+            }
+            eof = 1;
+        }
+        filled += got;
+        size_t used;
+        st = parse_lines(r, buf, filled, eof, &used);
+        memmove(buf, buf + used, filled - used);
+        filled -= used;
+        /* The incomplete line (without a CR that may start a CRLF): bad bytes so far. */
+        size_t tail = filled - (filled > 0 && buf[filled - 1] == '\r');
+        if (st == HB_SUCCESS && tail > 0) {
+            const char *hash = memchr(buf, '#', tail);
+            st = check_bytes(r, buf, hash ? hash : buf + tail, buf + tail);
         }
     }
-    fclose(f);
-    if (st != HB_SUCCESS) {
-        free(buf);
-        return st;
-    }
-    *text = buf;
-    *length = size;
-    return HB_SUCCESS;
+    free(buf);
+    return st;
 }
 
 hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
@@ -402,13 +463,12 @@ hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
     }
     hb_status_t st = check_call("hb_morph_load_swc", morph, path, &options, &defaults);
     if (st != HB_SUCCESS) return st;
-    char *text;
-    size_t length;
-    st = read_file(path, &text, &length);
-    if (st != HB_SUCCESS) return st;
+    FILE *f = fopen(path, "rb");
+    if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     reader_t r = {path, 0, options, NULL, 0, 0};
-    st = read_samples(&r, text, length);
-    free(text); /* before building: the text is the largest buffer */
+    st = parse_file(&r, f);
+    fclose(f);
+    if (st == HB_SUCCESS) st = need_samples(&r);
     if (st == HB_SUCCESS) st = hb_morph_from_samples(r.samples, r.count, path, morph);
     free(r.samples);
     return st;

@@ -177,6 +177,17 @@ static void cpu_step(cpu_sim_t *sim, long step)
                                 sim->q10};
     const int n = sim->total_blocks;
 #ifdef HB_HAVE_OPENMP
+    if (sim->ctx->backend == HB_BACKEND_OMP && omp_in_parallel()) {
+        /* inside a network's task region (HB_NET_TASKS): a task per block, for the team's
+         * threads that are not exchanging spikes; the team is at most sim->threads */
+#pragma omp taskloop grainsize(1)
+        for (int b = 0; b < n; b++) {
+            const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
+            step_block(&sim->groups[sim->block_group[b]], &p, sim->block_index[b],
+                       sim->scratch + (size_t)t * sim->scratch_size);
+        }
+        return;
+    }
     if (sim->ctx->backend == HB_BACKEND_OMP) {
         const int threads = sim->ctx->threads > 0 ? sim->ctx->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(threads)

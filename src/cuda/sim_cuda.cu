@@ -150,6 +150,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->syn_start = NULL;
     k->syns = NULL;
     k->syn_state = NULL;
+    k->syn_lanes = 0;
     /* the device factors every row each step (same bits as the CPU's fixed rows) */
     k->fixed_row = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;

@@ -155,7 +155,7 @@ static hb_status_t build_engine(hb_net_t *net)
     /* Overlapping the exchange of an epoch with the next one needs epochs of half the delay:
      * a spike's events then land two epochs on. */
     net->epoch_overlap = net->epoch_blocking / 2;
-    hb_net_set_overlap(net, 1);
+    hb_net_set_overlap(net, HB_NET_IALLGATHERV);
     /* Cable cells: one simulation; each one's first detecting probe is its detector. */
     net->detector = calloc((size_t)net->n_cable + 1, sizeof *net->detector);
     net->seen = calloc((size_t)net->n_cable + 1, sizeof *net->seen);
@@ -261,7 +261,8 @@ int hb_net_epoch_steps(const hb_net_t *net) { return net ? net->epoch_steps : 0;
 int hb_net_set_overlap(hb_net_t *net, int overlap)
 {
     if (!net || net->in_flight) return net ? net->overlap : 0;
-    net->overlap = overlap && net->epoch_overlap >= 1;
+    const int known = overlap == HB_NET_IALLGATHERV || overlap == HB_NET_TASKS;
+    net->overlap = known && net->epoch_overlap >= 1 ? overlap : HB_NET_BLOCKING;
     net->epoch_steps = net->overlap ? net->epoch_overlap : net->epoch_blocking;
     return net->overlap;
 }

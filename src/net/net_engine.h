@@ -66,7 +66,8 @@ struct hb_net {
     size_t cap_sending, cap_incoming, n_incoming;
     void *request;
     int in_flight;
-    int overlap;                 /* exchange of epoch k during epoch k + 1 (half epochs) */
+    int overlap;                 /* hb_net_overlap_t: exchange of epoch k during epoch k + 1 */
+    size_t n_sending;            /* HB_NET_TASKS: the spikes of `sending` still to exchange */
     int epoch_blocking, epoch_overlap; /* epoch steps: min delay, its half (0: too short) */
     void *owned;                 /* what the recipe reads (a loaded file), freed with the net */
     void (*owned_free)(void *);

@@ -26,7 +26,7 @@ typedef struct {
 typedef struct {
     uint32_t first, count; /* targets (ring: also the sources) */
     uint32_t src_first, src_count; /* random */
-    int synapse, in_degree;
+    int synapse, in_degree; /* synapse -1: "each", the q-th source to synapse q */
     double weight, delay_min, delay_max; /* [uS], [ms] */
     uint64_t seed;
     int random;
@@ -44,6 +44,7 @@ typedef struct {
     unsigned char *taken; /* scratch of the random builders: a byte per source, */
     uint32_t *picked;     /* the sources picked */
     size_t taken_size, picked_size;
+    int exchange;           /* network.exchange: hb_net_overlap_t */
     int busyring;           /* Arbor's busyring benchmark (net_busyring.c) instead of cells */
     hb_busyring_t br;
     hb_morph_t **br_morph;  /* per cell gid, built when the rank first asks for it */
@@ -188,7 +189,8 @@ static hb_status_t jn_connections(void *user, uint32_t gid, hb_connection_t *out
                                                          (uint64_t)q);
                 delay += (b->delay_max - b->delay_min) * hb_philox_uniform(d.v[0], d.v[1]);
             }
-            out[m++] = (hb_connection_t){r->picked[q], b->synapse, b->weight, delay};
+            out[m++] = (hb_connection_t){r->picked[q], b->synapse < 0 ? q : b->synapse,
+                                         b->weight, delay};
         }
     }
     *count = m;
@@ -346,14 +348,24 @@ static hb_status_t parse_builders(json_net_t *r, const json_t *list, const char 
         memset(&b, 0, sizeof b);
         b.random = random;
         long synapse = 0, first = 0, count = 0, in_degree = 0, seed = 0;
+        const json_t *each = json_object_get(bj, "synapse");
+        const int to_each = random && json_is_string(each) &&
+                            strcmp(json_string_value(each), "each") == 0;
         if ((status = hb_json_need_object(ld, item, bj)) ||
             (status = hb_json_check_keys(ld, item, bj, random ? random_keys : ring_keys)) ||
-            (status = hb_json_int(ld, item, bj, "synapse", 0, 0x7fffffffL, &synapse)) ||
+            (!to_each &&
+             (status = hb_json_int(ld, item, bj, "synapse", 0, 0x7fffffffL, &synapse))) ||
             (status = hb_json_number(ld, item, bj, "weight", HB_JSON_REQUIRED, HB_JSON_ANY,
                                      &b.weight)) ||
             (status = delays(ld, item, bj, &b.delay_min, &b.delay_max)))
             return status;
-        b.synapse = (int)synapse;
+        if (random && json_is_string(each) && !to_each) {
+            char key[HB_JSON_PATH];
+            hb_json_join(key, item, "synapse");
+            return hb_json_fail(ld, key, "expected a synapse index or \"each\", found \"%s\"",
+                                json_string_value(each));
+        }
+        b.synapse = to_each ? -1 : (int)synapse;
         if (!random && b.delay_max != b.delay_min) {
             char key[HB_JSON_PATH];
             hb_json_join(key, item, "delay");
@@ -532,12 +544,25 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
 static hb_status_t parse_network(json_net_t *r, const json_t *net)
 {
     static const char *const keys[] = {"sources", "connections", "ring", "random", "busyring",
-                                       NULL};
+                                       "exchange", NULL};
+    static const char *const modes[] = {"blocking", "iallgatherv", "tasks"}; /* hb_net_overlap_t */
     hb_json_loader_t *ld = &r->ld;
     hb_status_t status;
     if ((status = hb_json_need_object(ld, "network", net)) ||
         (status = hb_json_check_keys(ld, "network", net, keys)))
         return status;
+    r->exchange = HB_NET_IALLGATHERV;
+    const json_t *ex = json_object_get(net, "exchange");
+    if (ex) {
+        int found = -1;
+        for (int k = 0; k < 3; k++)
+            if (json_is_string(ex) && strcmp(json_string_value(ex), modes[k]) == 0) found = k;
+        if (found < 0)
+            return hb_json_fail(ld, "network.exchange", "expected \"blocking\", \"iallgatherv\" "
+                                "or \"tasks\", found %s", json_is_string(ex) ? json_string_value(ex)
+                                                                       : hb_json_kind(ex));
+        r->exchange = found;
+    }
     if (json_object_get(net, "busyring")) return HB_SUCCESS; /* load() parses it */
     const char *lists[4] = {"sources", "connections", "ring", "random"};
     for (int k = 0; k < 4; k++) {
@@ -647,6 +672,7 @@ static hb_status_t from_root(json_t *root, const char *file, const char *dir, hb
     }
     (*net)->owned = r;
     (*net)->owned_free = json_net_free;
+    hb_net_set_overlap(*net, r->exchange);
     return HB_SUCCESS;
 }
 

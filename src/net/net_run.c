@@ -16,6 +16,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#ifdef HB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 #include "common/philox.h"
 #include "common/status.h"
 #include "net/net_engine.h"
@@ -146,6 +150,37 @@ static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_n
     return HB_SUCCESS;
 }
 
+/* HB_NET_TASKS: gathers every rank's spikes of net->sending (the epoch before) into
+ * net->incoming, blocking (MPI_Allgather of the counts, MPI_Allgatherv of the spikes). Runs on
+ * the master thread while a task steps the cells, so it touches nothing the steps use. */
+static hb_status_t exchange_blocking(hb_net_t *net, int failing, int *failed, size_t *total)
+{
+    hb_comm_t *comm = net->comm;
+    *failed = 0;
+    *total = 0;
+    if (net->n_sending > (size_t)0x7fffffff) failing = 1;
+    hb_status_t status = comm->ops->allgather_int(comm->state, failing ? -1 : (int)net->n_sending,
+                                                  net->counts);
+    if (status != HB_SUCCESS) return status;
+    size_t n = 0;
+    for (int r = 0; r < comm->size; r++) {
+        *failed |= net->counts[r] < 0;
+        if (net->counts[r] < 0) net->counts[r] = 0;
+        net->displs[r] = (int)n;
+        n += (size_t)net->counts[r];
+    }
+    if (*failed) return HB_SUCCESS;
+    if (n > (size_t)0x7fffffff)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", n);
+    if (!hb_net_reserve((void **)&net->incoming, 0, &net->cap_incoming, n + 1,
+                        sizeof *net->incoming))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", n);
+    status = comm->ops->allgatherv(comm->state, net->sending, (int)net->n_sending, net->incoming,
+                                   net->counts, net->displs, sizeof *net->incoming);
+    *total = n;
+    return status;
+}
+
 /* The events of the new spikes: every connection from their sources that ends here. */
 static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
 {
@@ -268,7 +303,7 @@ hb_status_t hb_net_init(hb_net_t *net)
         net->comm->ops->wait(net->comm->state, net->request);
         net->in_flight = 0;
     }
-    net->n_spikes = net->n_local = net->n_pending = 0;
+    net->n_spikes = net->n_local = net->n_pending = net->n_sending = 0;
     net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
     for (int s = 0; s < net->n_sources; s++) hb_net_source_reset(&net->sources[s]);
@@ -352,6 +387,121 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
     return status;
 }
 
+/* HB_NET_TASKS, the received spikes (net->incoming) after net->spikes, and their events. */
+static hb_status_t take_incoming(hb_net_t *net, size_t total)
+{
+    const size_t first = net->n_spikes;
+    if (!hb_net_reserve((void **)&net->spikes, net->n_spikes, &net->cap_spikes, total + 1,
+                        sizeof *net->spikes))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", net->n_spikes + total);
+    if (total) {
+        qsort(net->incoming, total, sizeof *net->incoming, compare_spike);
+        memcpy(net->spikes + net->n_spikes, net->incoming, total * sizeof *net->spikes);
+    }
+    net->n_spikes += total;
+    return make_events(net, first, total);
+}
+
+/* The epoch's steps and its sources' spikes (HB_NET_TASKS: run as a task). */
+static hb_status_t integrate_epoch(hb_net_t *net, long s0, long s1)
+{
+    hb_status_t status = net->sim ? integrate(net, s0, s1) : HB_SUCCESS;
+    for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
+        status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * net->opt.dt_ms);
+    return status;
+}
+
+/*
+ * HB_NET_TASKS (the paper's Algorithm 2): one OpenMP task steps the epoch's cells (its steps
+ * make a task per layout block, src/cpu/sim_cpu.c), while the master thread gathers the
+ * previous epoch's spikes with the blocking collectives; then the master makes their events
+ * (due two epochs on at the earliest) and the epoch's spikes become the next one's to send.
+ * MPI is called by the master thread alone (MPI_THREAD_FUNNELED suffices). Errors are
+ * thread-local, so the task's message is carried back.
+ */
+static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
+{
+    const double dt = net->opt.dt_ms;
+    hb_status_t steps = HB_SUCCESS, ex = HB_SUCCESS;
+    char message[1024] = "";
+    double t_steps[2] = {0.0, 0.0}, t_ex[2] = {0.0, 0.0};
+    int failed = 0;
+    size_t total = 0;
+    const int exchange = s0 > 0; /* epoch 0 has nothing before it */
+#ifdef HB_HAVE_OPENMP
+    int threads = net->opt.backend == HB_BACKEND_OMP
+                      ? (net->opt.threads > 0 ? net->opt.threads : omp_get_max_threads()) : 1;
+    if (threads < 2 || !net->sim) threads = 1;
+#pragma omp parallel num_threads(threads)
+#pragma omp master
+    {
+#pragma omp task shared(steps, message, t_steps)
+        {
+            t_steps[0] = hb_clock_seconds();
+            steps = integrate_epoch(net, s0, s1);
+            if (steps != HB_SUCCESS) snprintf(message, sizeof message, "%s", hb_last_error());
+            t_steps[1] = hb_clock_seconds();
+        }
+        t_ex[0] = hb_clock_seconds();
+        if (exchange) ex = exchange_blocking(net, 0, &failed, &total);
+        t_ex[1] = hb_clock_seconds();
+#pragma omp taskwait
+    }
+#else
+    t_ex[0] = hb_clock_seconds();
+    if (exchange) ex = exchange_blocking(net, 0, &failed, &total);
+    t_ex[1] = t_steps[0] = hb_clock_seconds();
+    steps = integrate_epoch(net, s0, s1);
+    if (steps != HB_SUCCESS) snprintf(message, sizeof message, "%s", hb_last_error());
+    t_steps[1] = hb_clock_seconds();
+#endif
+    trace(net, "integrate", t_steps[0], t_steps[1]);
+    trace(net, "exchange", t_ex[0], t_ex[1]);
+    net->stats.exchange_s += t_ex[1] - t_ex[0];
+    if (steps != HB_SUCCESS) {
+        /* the other ranks learn of it at the next exchange: -1 as this rank's count */
+        if (exchange && ex == HB_SUCCESS && !failed) take_incoming(net, total);
+        int other = 0;
+        size_t n = 0;
+        exchange_blocking(net, 1, &other, &n);
+        return hb_fail(steps, "%s", message);
+    }
+    if (ex != HB_SUCCESS) return ex;
+    if (failed)
+        return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed before t = %g ms",
+                       (double)s0 * dt);
+    const double t0 = hb_clock_seconds();
+    hb_status_t status = exchange ? take_incoming(net, total) : HB_SUCCESS;
+    net->stats.deliver_s += hb_clock_seconds() - t0;
+    trace(net, "events", t0, hb_clock_seconds());
+    /* this epoch's spikes are the next one's to send; the old buffer is filled next */
+    hb_spike_t *const filled = net->local;
+    const size_t filled_cap = net->cap_local;
+    net->local = net->sending;
+    net->cap_local = net->cap_sending;
+    net->sending = filled;
+    net->cap_sending = filled_cap;
+    net->n_sending = net->n_local;
+    net->n_local = 0;
+    net->step = s1;
+    return status;
+}
+
+/* HB_NET_TASKS: the last epoch's spikes, exchanged at once. */
+static hb_status_t finish_tasks(hb_net_t *net)
+{
+    int failed = 0;
+    size_t total = 0;
+    const double t0 = hb_clock_seconds();
+    hb_status_t status = exchange_blocking(net, 0, &failed, &total);
+    net->stats.exchange_s += hb_clock_seconds() - t0;
+    if (status == HB_SUCCESS && failed)
+        status = hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed");
+    if (status == HB_SUCCESS) status = take_incoming(net, total);
+    net->n_sending = 0;
+    return status;
+}
+
 hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
 {
     hb_clear_error();
@@ -366,10 +516,12 @@ hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
     while (net->step < until && status == HB_SUCCESS) {
         long s1 = net->step + net->epoch_steps;
         if (s1 > net->total_steps) s1 = net->total_steps;
-        status = epoch(net, net->step, s1);
+        status = net->overlap == HB_NET_TASKS ? epoch_tasks(net, net->step, s1)
+                                              : epoch(net, net->step, s1);
     }
     /* the last epoch's spikes in hand before returning (every rank ends the same epoch) */
-    if (status == HB_SUCCESS) status = collect(net);
+    if (status == HB_SUCCESS)
+        status = net->overlap == HB_NET_TASKS ? finish_tasks(net) : collect(net);
     if (status != HB_SUCCESS) net->initialised = 0; /* a failed run must start again */
     return status;
 }

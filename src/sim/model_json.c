@@ -376,8 +376,13 @@ static hb_status_t parse_location(const hb_json_loader_t *ld, const char *path, 
             return hb_json_fail(ld, key, "no section named \"%s\"", json_string_value(sec));
     } else if (json_is_integer(sec) && json_integer_value(sec) >= 0 &&
                (g->n_specs == 0 || json_integer_value(sec) < g->n_specs)) {
-        long s = (long)json_integer_value(sec);
-        loc->section = g->n_specs ? g->map[s] : (int)(s > 0x7fffffffL ? -1 : s);
+        json_int_t s = json_integer_value(sec);
+        hb_morph_stats_t ms = {0};
+        hb_morph_stats(g->morph, &ms);
+        if (s >= ms.sections) /* checked before it is narrowed to an int */
+            return hb_json_fail(ld, key, "section %" JSON_INTEGER_FORMAT "; expected 0..%d", s,
+                                ms.sections - 1);
+        loc->section = g->n_specs ? g->map[s] : (int)s;
     } else {
         return hb_json_fail(ld, key, "expected a section name or index, found %s", hb_json_kind(sec));
     }

@@ -70,9 +70,9 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: unknown method %d", (int)o->method);
     if (o->spike_time != HB_SPIKE_STEP && o->spike_time != HB_SPIKE_INTERPOLATE)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: unknown spike time rule %d", (int)o->spike_time);
-    if (o->threads < 0)
-        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: threads = %d; expected >= 0 (0: all)",
-                       o->threads);
+    if (o->threads < 0 || o->threads > HB_MAX_THREADS)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: threads = %d; expected 0..%d (0: all)",
+                       o->threads, HB_MAX_THREADS);
     if (!(o->sample_dt_ms >= 0.0) || !isfinite(o->sample_dt_ms))
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: sample_dt = %g ms; expected >= 0",
                        o->sample_dt_ms);
@@ -193,8 +193,9 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event for cell %d, synapse %d: no such "
                        "synapse", cell, synapse);
     const hb_syn_site_t *site;
-    double *state = hb_sim_synapse_state(sim, cell, synapse, &site);
-    hb_syn_receive(site, state, weight);
+    size_t stride = 1;
+    double *state = hb_sim_synapse_state(sim, cell, synapse, &site, &stride);
+    hb_syn_receive(site, state, stride, weight);
     return HB_SUCCESS;
 }
 
@@ -216,7 +217,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
                 gr->hh_state[((b * (size_t)gr->k.n_hh + q) * 3 + (size_t)x) * w + k] = inf[x];
         }
         if (gr->syn_state) /* NEURON's INITIAL: g = 0 (A = B = 0) */
-            memset(gr->syn_state, 0, 2 * (size_t)gr->syn_start[slots] * sizeof *gr->syn_state);
+            memset(gr->syn_state, 0, gr->n_syn_state * sizeof *gr->syn_state);
     }
     sim->step = 0;
     hb_sim_reset_records(sim);

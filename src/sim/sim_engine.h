@@ -25,6 +25,7 @@ typedef struct {
     int *syn_start;      /* NULL when no cell of the group has a synapse */
     hb_syn_site_t *syns;
     double *syn_state;
+    size_t n_syn_state;  /* values in syn_state */
 } group_t;
 
 typedef struct {
@@ -66,8 +67,10 @@ void hb_sim_free_groups(hb_sim_t *sim);
 /* Group and element of every probe's node (after hb_sim_make_groups). */
 void hb_sim_locate_probes(hb_sim_t *sim);
 
-/* The state of synapse `synapse` of cell `cell` (2 values), and its site. */
-double *hb_sim_synapse_state(hb_sim_t *sim, int cell, int synapse, const hb_syn_site_t **site);
+/* The state of synapse `synapse` of cell `cell` (2 values, the second `*stride` after the
+ * first), and its site. */
+double *hb_sim_synapse_state(hb_sim_t *sim, int cell, int synapse, const hb_syn_site_t **site,
+                             size_t *stride);
 
 /* sim_record.c */
 /* Probes of all cells (cell order), the voltage buffer. */

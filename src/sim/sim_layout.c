@@ -126,7 +126,7 @@ static hb_status_t factor_fixed_rows(group_t *gr)
     return HB_SUCCESS;
 }
 
-/* The step's constants of a synapse: its row's area and the cnexp factors for dt [ms]. */
+/* The step's constants of a synapse: its row's density factor and the cnexp factors for dt [ms]. */
 static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *ms, double dt,
                                 hb_syn_site_t *site)
 {
@@ -136,7 +136,7 @@ static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *
     const hb_synapse_t *syn = &ms->syn;
     site->node = ms->node;
     site->kind = (int)syn->kind;
-    site->area_um2 = info.area_um2;
+    site->scale = 1e2 / info.area_um2; /* once, not per step: the same bits */
     site->e = syn->e_mv;
     if (syn->kind == HB_SYN_EXP2) {
         /* NEURON's exp2syn.mod: g = B - A peaks at the weight, at t_peak after an event */
@@ -153,12 +153,33 @@ static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *
     return HB_SUCCESS;
 }
 
-double *hb_sim_synapse_state(hb_sim_t *sim, int cell, int synapse, const hb_syn_site_t **site)
+double *hb_sim_synapse_state(hb_sim_t *sim, int cell, int synapse, const hb_syn_site_t **site,
+                              size_t *stride)
 {
     group_t *gr = &sim->groups[sim->group_of[cell]];
-    const int q = gr->syn_start[sim->slot_of[cell]] + synapse;
-    if (site) *site = &gr->syns[q];
-    return gr->syn_state + 2 * (size_t)q;
+    const hb_step_group_t *k = &gr->k;
+    const int slot = sim->slot_of[cell];
+    if (site) *site = &gr->syns[gr->syn_start[slot] + synapse];
+    if (k->syn_lanes) { /* lane-interleaved (hb_step_group_t) */
+        const size_t w = (size_t)k->width, block = (size_t)slot / w, lane = (size_t)slot % w;
+        if (stride) *stride = w;
+        return gr->syn_state + ((block * (size_t)k->syn_lanes + (size_t)synapse) * 2) * w + lane;
+    }
+    if (stride) *stride = 1;
+    return gr->syn_state + 2 * (size_t)(gr->syn_start[slot] + synapse);
+}
+
+/* Every cell of the group with the same synapse sites: the lane-interleaved state. */
+static int same_synapses(const group_t *gr)
+{
+    const hb_step_group_t *k = &gr->k;
+    const int nq = gr->syn_start[1] - gr->syn_start[0];
+    if (nq < 1) return 0;
+    for (int s = 1; s < k->count; s++)
+        if (gr->syn_start[s + 1] - gr->syn_start[s] != nq ||
+            memcmp(&gr->syns[gr->syn_start[s]], gr->syns, (size_t)nq * sizeof *gr->syns) != 0)
+            return 0;
+    return 1;
 }
 
 /* Storage of one group: constants filled, state left for hb_sim_init. */
@@ -178,13 +199,16 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     k->n_hh = 0;
     for (int j = 0; j < m; j++) k->n_hh += first->has_hh[j];
     const size_t hh = slots * (size_t)k->n_hh;
-    int n_sites = 0, n_pulses = 0, n_syns = 0;
+    int n_sites = 0, n_pulses = 0, n_syns = 0, most_syns = 0;
     for (int q = 0; q < k->count; q++) {
         const hb_model_t *md = sim->cells[gr->cells[q]];
         n_pulses += md->n_iclamps;
         n_sites += md->n_iclamps; /* at most */
         n_syns += md->n_synapses;
+        most_syns = md->n_synapses > most_syns ? md->n_synapses : most_syns;
     }
+    /* room for either state layout: per slot, or lane-interleaved with padding lanes */
+    gr->n_syn_state = 2 * slots * (size_t)most_syns;
     int ok = ALLOC(gr->parent, m) && ALLOC(gr->hh_node, k->n_hh) && ALLOC(gr->v, size) &&
              ALLOC(gr->u, size) && ALLOC(gr->l, size) && ALLOC(gr->cfac, size) &&
              ALLOC(gr->pas_g, size) && ALLOC(gr->pas_e, size) &&
@@ -193,7 +217,7 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
              ALLOC(gr->pulses, n_pulses);
     if (ok && n_syns)
         ok = ALLOC(gr->syn_start, slots + 1) && ALLOC(gr->syns, n_syns) &&
-             ALLOC(gr->syn_state, 2 * (size_t)n_syns);
+             ALLOC(gr->syn_state, gr->n_syn_state);
     double *u = NULL, *l = NULL;
     if (ok) ok = ALLOC(u, m) && ALLOC(l, m);
     if (!ok) {
@@ -283,6 +307,8 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     k->syn_start = gr->syn_start;
     k->syns = gr->syns;
     k->syn_state = gr->syn_state;
+    k->syn_lanes = status == HB_SUCCESS && gr->syn_start && same_synapses(gr)
+                       ? gr->syn_start[1] - gr->syn_start[0] : 0;
     if (status == HB_SUCCESS) status = factor_fixed_rows(gr);
     return status;
 }

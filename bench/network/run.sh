@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# bench/network: the seed paper's network (paper_network.py) on hinesbatch against NEURON and
+# Arbor in the same run, and hinesbatch's MPI + OpenMP scaling (bench/README.md, "network").
+#
+#   bench/network/run.sh peers   OUTDIR   one core each, then all cores (Arbor, hinesbatch)
+#   bench/network/run.sh busyring OUTDIR  Arbor's busyring: hinesbatch and Arbor, 1 and all cores
+#   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
+#                                         exchange modes, a trace, the no-exchange bound
+# Environment: HB (the hinesbatch binary, default build/hinesbatch), MPIRUN (default
+# "mpirun --allow-run-as-root"), PY (a python3 with `neuron` and `arbor`), CORES (nproc),
+# PEER_CELLS (1000), PEER_TSTOP (25 ms), WEAK_CELLS (1000 per rank), STRONG_CELLS (16000),
+# BIG_CELLS (100000), TSTOP (2.5 ms: the paper's 10 global x 10 local steps).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+what=${1:?peers or scaling}
+out=${2:?output directory}
+HB=${HB:-build/hinesbatch}
+MPIRUN=${MPIRUN:-mpirun --allow-run-as-root}
+PY=${PY:-python3}
+CORES=${CORES:-$(nproc)}
+TSTOP=${TSTOP:-2.5}
+mkdir -p "$out"
+work=$(mktemp -d)
+log() { echo "== $*" | tee -a "$out/log.txt"; }
+
+# ranks threads file name [extra run args]: one hinesbatch run, its summary kept as name.json
+hb_run() {
+  local ranks=$1 threads=$2 file=$3 name=$4
+  shift 4
+  rm -rf "$work/o"
+  OMP_NUM_THREADS=$threads \
+    $MPIRUN -np "$ranks" --bind-to "$([ "$threads" = 1 ] && echo core || echo none)" "$HB" run "$file" -o "$work/o" --quiet "$@" \
+    > "$work/run.log" 2>&1 || { cat "$work/run.log"; return 1; }
+  cp "$work/o/summary.json" "$out/$name.json"
+  [ -f "$work/o/trace.0.json" ] && cp "$work/o"/trace.*.json "$out/" 2>/dev/null
+  [ "$name" = "${KEEP_SPIKES:-}" ] && cp "$work/o/spikes.dat" "$out/$name.spikes"
+  log "$name: $(head -c 400 "$out/$name.json" | tr -d '\n' | sed 's/"per_rank.*//')"
+}
+
+peers() {
+  local n=${PEER_CELLS:-1000} t=${PEER_TSTOP:-25}
+  log "peers: $n cells, $t ms, $(date -u +%FT%TZ), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
+  "$PY" "$here/paper_network.py" "$n" "$t" "$work/net.json"
+  "$PY" "$here/paper_network.py" "$n" "$t" "$work/net_omp.json" --backend omp
+  "$PY" "$here/paper_network.py" "$n" "$t" "$work/net_tasks.json" --backend omp --exchange tasks
+  # one core each
+  rm -rf "$work/o1"
+  /usr/bin/time -f "%e s %M KiB" taskset -c 0 "$HB" run "$work/net.json" -o "$work/o1" --quiet \
+    2> "$out/hb_1core.time"
+  cp "$work/o1/summary.json" "$out/hb_1core.json"
+  cp "$work/o1/spikes.dat" "$out/hb_1core.spikes"
+  log "hinesbatch 1 core: $(head -c 300 "$out/hb_1core.json" | tr -d '\n')"
+  taskset -c 0 "$PY" "$here/neuron_net.py" "$work/net.json" --spikes "$out/neuron.spikes" \
+    > "$out/neuron_1core.json" 2> "$work/nrn.err" || tail -5 "$work/nrn.err"
+  log "NEURON 1 core: $(cat "$out/neuron_1core.json")"
+  taskset -c 0 "$PY" "$here/arbor_net.py" "$work/net.json" --threads 1 \
+    --spikes "$out/arbor.spikes" > "$out/arbor_1core.json" 2> "$work/arb.err" || tail -5 "$work/arb.err"
+  log "Arbor 1 core: $(cat "$out/arbor_1core.json")"
+  "$PY" "$here/compare_spikes.py" "$out/hb_1core.spikes" "$out/neuron.spikes" --t-stop "$t" \
+    > "$out/compare_neuron.json"
+  "$PY" "$here/compare_spikes.py" "$out/hb_1core.spikes" "$out/arbor.spikes" > "$out/compare_arbor.json"
+  log "vs NEURON: $(cat "$out/compare_neuron.json")"
+  log "vs Arbor: $(cat "$out/compare_arbor.json")"
+  # all cores
+  KEEP_SPIKES=hb_${CORES}ranks hb_run "$CORES" 1 "$work/net.json" "hb_${CORES}ranks"
+  hb_run 1 "$CORES" "$work/net_omp.json" "hb_1rank_${CORES}threads"
+  hb_run 1 "$CORES" "$work/net_tasks.json" "hb_1rank_${CORES}threads_tasks"
+  cmp "$out/hb_1core.spikes" "$out/hb_${CORES}ranks.spikes" && log "spikes: ${CORES} ranks = 1 core, bitwise"
+  "$PY" "$here/arbor_net.py" "$work/net.json" --threads "$CORES" > "$out/arbor_${CORES}threads.json" \
+    2> "$work/arb.err" || tail -5 "$work/arb.err"
+  log "Arbor ${CORES} threads: $(cat "$out/arbor_${CORES}threads.json")"
+}
+
+# Arbor's busyring (the reference parameters of ../shared/data/reference/arbor-busyring) on
+# one core and on all: hinesbatch against Arbor re-created in Python (arbor_busyring.py)
+busyring() {
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local t=${BUSYRING_TSTOP:-10}
+  log "busyring: $ref, $t ms, $(date -u +%FT%TZ)"
+  "$PY" - "$ref" "$t" "$work/br.json" <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["duration"] = float(sys.argv[2])
+keep = ["num-cells", "ring-size", "min-delay", "duration", "dt", "event-weight", "depth",
+        "branch-probs", "compartments", "lengths", "synapses"]
+json.dump({"network": {"busyring": {k: p[k] for k in keep if k in p}}}, open(sys.argv[3], "w"))
+PYEOF
+  rm -rf "$work/ob"
+  taskset -c 0 "$HB" run "$work/br.json" -o "$work/ob" --quiet > /dev/null
+  cp "$work/ob/summary.json" "$out/busyring_hb_1core.json"
+  cp "$work/ob/spikes.dat" "$out/busyring_hb.spikes"
+  log "busyring hinesbatch 1 core: $(head -c 300 "$out/busyring_hb_1core.json" | tr -d '\n')"
+  taskset -c 0 "$PY" "$here/arbor_busyring.py" "$work/br.json" --threads 1 \
+    --spikes "$out/busyring_arbor.spikes" > "$out/busyring_arbor_1core.json"
+  log "busyring Arbor 1 core: $(cat "$out/busyring_arbor_1core.json")"
+  hb_run "$CORES" 1 "$work/br.json" "busyring_hb_${CORES}ranks"
+  "$PY" "$here/arbor_busyring.py" "$work/br.json" --threads "$CORES" \
+    > "$out/busyring_arbor_${CORES}threads.json"
+  log "busyring Arbor $CORES threads: $(cat "$out/busyring_arbor_${CORES}threads.json")"
+}
+
+scaling() {
+  local per=${WEAK_CELLS:-1000} strong=${STRONG_CELLS:-16000} big=${BIG_CELLS:-100000}
+  log "scaling: $(date -u +%FT%TZ), t_stop $TSTOP ms, $CORES cores"
+  local r=1 list=""
+  while [ "$r" -le "$CORES" ]; do list="$list $r"; r=$((r * 2)); done
+  for r in $list; do  # weak: per cells a rank, one thread each
+    "$PY" "$here/paper_network.py" $((per * r)) "$TSTOP" "$work/w.json" --builder
+    hb_run "$r" 1 "$work/w.json" "weak_${r}"
+  done
+  # the bound without exchange: CORES independent single-rank runs of `per` cells at once
+  "$PY" "$here/paper_network.py" "$per" "$TSTOP" "$work/w1.json" --builder
+  for k in $(seq 1 "$CORES"); do
+    OMP_NUM_THREADS=1 taskset -c $((k - 1)) "$HB" run "$work/w1.json" -o "$work/alone$k" --quiet \
+      > /dev/null 2>&1 &
+  done
+  wait
+  cat "$work"/alone*/summary.json | grep -o '"update_s": [0-9.e-]*' > "$out/alone_update.txt"
+  log "no exchange, $CORES at once: $(tr '\n' ' ' < "$out/alone_update.txt")"
+  "$PY" "$here/paper_network.py" "$strong" "$TSTOP" "$work/s.json" --builder
+  for r in $list; do hb_run "$r" 1 "$work/s.json" "strong_${strong}_${r}"; done
+  # MPI x OpenMP on all cores: the Iallgatherv exchange against the paper's tasks
+  for ex in iallgatherv tasks; do
+    "$PY" "$here/paper_network.py" "$strong" "$TSTOP" "$work/m.json" --builder --backend omp --exchange $ex
+    for r in $list; do hb_run "$r" $((CORES / r)) "$work/m.json" "hybrid_${ex}_${r}x$((CORES / r))"; done
+  done
+  # the trace of one run: the weak run on all cores
+  "$PY" "$here/paper_network.py" $((per * CORES)) "$TSTOP" "$work/w.json" --builder
+  hb_run "$CORES" 1 "$work/w.json" "trace_weak_${CORES}" --trace
+  "$PY" "$here/paper_network.py" "$big" "$TSTOP" "$work/b.json" --builder
+  for r in $CORES $((CORES / 4)); do [ "$r" -ge 1 ] || continue; hb_run "$r" 1 "$work/b.json" "strong_${big}_${r}"; done
+}
+
+# one file back from machines that return few files
+bundle() { tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"; }
+trap 'rm -rf "$work"; bundle' EXIT
+
+case $what in
+  peers) peers ;;
+  busyring) busyring ;;
+  scaling) scaling ;;
+  *) echo "usage: $0 peers|busyring|scaling OUTDIR" >&2; exit 2 ;;
+esac
