@@ -74,6 +74,7 @@ typedef struct {
     double ra_by_type[20];
     double cm_by_type[20];
     int count_by_type[20];
+    int max_rows;
 } hb_discretization_t;
 void hb_discretization_default(hb_discretization_t *options);
 typedef struct hb_cable hb_cable_t;
