@@ -233,7 +233,7 @@ class Model:
             self.data = json.loads(json.dumps(source.data))
             self.name, self.base_dir = source.name, source.base_dir
         elif isinstance(source, dict):
-            self.data = json.loads(json.dumps(source, allow_nan=False))
+            self.data = json.loads(json.dumps(source, allow_nan=False, default=_plain))
             self.name = "model"
             self.base_dir = os.path.abspath(base_dir if base_dir is not None else os.curdir)
         elif isinstance(source, (str, os.PathLike)):
@@ -268,6 +268,13 @@ class Model:
     def __repr__(self):
         kind = "network" if self.is_network else "cells"
         return f"<hinesbatch.Model {self.name!r} ({kind})>"
+
+
+def _plain(value):
+    """numpy values in a model dict as JSON's (arrays as lists)."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"a model holds {type(value).__name__} {value!r}, which JSON cannot")
 
 
 def _loads(text, name):

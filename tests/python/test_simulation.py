@@ -69,6 +69,13 @@ def test_dict_text_and_file_agree(hb, ball_and_stick):
     from_dict = hb.run(json.loads(text)).trace("soma")
     from_text = hb.run(hb.Model.from_json(text)).trace("soma")
     assert np.array_equal(from_file, from_dict) and np.array_equal(from_file, from_text)
+    # numpy values in a dict are JSON's numbers and lists
+    data = json.loads(text)
+    data["t_stop"] = np.float64(data["t_stop"])
+    data["cells"][0]["stimuli"][0]["amp"] = np.array(data["cells"][0]["stimuli"][0]["amp"])
+    assert np.array_equal(hb.run(data).trace("soma"), from_file)
+    with pytest.raises(TypeError, match="which JSON cannot"):
+        hb.Model({"t_stop": object()})
 
 
 def test_morphology_paths_from_the_file_or_base_dir(hb, root, tmp_path, monkeypatch):
