@@ -125,9 +125,23 @@ typedef enum {
     HB_UNITS_NM = 1  /* nanometres, converted to micrometres on load */
 } hb_length_units_t;
 
+/* How samples become sections (docs/swc.md). */
+typedef enum {
+    /* A section at every branch and type change; a stem starts at its branch sample with that
+     * sample's radius; a 1-point or 3-point soma is a sphere (default). */
+    HB_SECTIONS_HINESBATCH = 0,
+    /* NEURON's Import3d (read_swc.hoc, Import3d_GUI.instantiate) rule for rule: a multi-point soma
+     * stays one section, stems attach at its 0, 0.5 or 1 end with their own first diameter, ids
+     * give the order. With HB_SCHEME_NEURON it reproduces NEURON's matrices. */
+    HB_SECTIONS_IMPORT3D = 1
+} hb_sections_rule_t;
+
 typedef struct {
     hb_length_units_t units;
     int max_type;  /* largest accepted SWC type code (default 19, as MorphIO) */
+    hb_sections_rule_t sections; /* HB_SECTIONS_HINESBATCH (default) or HB_SECTIONS_IMPORT3D */
+    int keep_zero_radius; /* 0 (default): a radius 0 takes its parent's; 1: kept, as NEURON
+                             keeps it (HB_SCHEME_NEURON only; axial resistance ~1e15 Mohm) */
 } hb_swc_options_t;
 
 void hb_swc_options_default(hb_swc_options_t *options);

@@ -1,6 +1,8 @@
 /*
  * NEURON-compatible mode against NEURON 8.2's own Hines matrices and passive
- * traces (../shared/data/reference/neuron-matrix/, one segment per SWC segment).
+ * traces (../shared/data/reference/neuron-matrix/, one segment per SWC segment), with
+ * hinesbatch's section rules and with Import3d's (test_neuron_soma.c covers the somas where
+ * they differ).
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,11 +58,17 @@ static double max_abs(const double *x, int n)
     return m;
 }
 
+/* How the SWC file becomes sections: on a one-point soma both rules give NEURON's sections. */
+static hb_sections_rule_t rule = HB_SECTIONS_HINESBATCH;
+
 static hb_cable_t *neuron_cable(const char *name, hb_morph_t **morph)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/reference/neuron-matrix/%s.swc", HB_DATA_DIR, name);
-    CHECK_OK(hb_morph_load_swc(path, NULL, morph));
+    hb_swc_options_t swc;
+    hb_swc_options_default(&swc);
+    swc.sections = rule;
+    CHECK_OK(hb_morph_load_swc(path, &swc, morph));
     if (!*morph) return NULL;
     hb_discretization_t opt;
     hb_discretization_default(&opt);
@@ -282,9 +290,12 @@ out:
 
 int main(void)
 {
-    test_matrix("small", 27, 19);
-    test_matrix("cell300", 339, 309);
-    test_passive_trace("small");
-    test_passive_trace("cell300");
+    for (int k = 0; k < 2; k++) {
+        rule = k == 0 ? HB_SECTIONS_HINESBATCH : HB_SECTIONS_IMPORT3D;
+        test_matrix("small", 27, 19);
+        test_matrix("cell300", 339, 309);
+        test_passive_trace("small");
+        test_passive_trace("cell300");
+    }
     return check_summary("neuron_matrix");
 }

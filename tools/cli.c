@@ -24,7 +24,11 @@ const char cli_usage_discretisation[] =
     "  --ra OHM_CM       axial resistivity [ohm cm] (default 100)\n"
     "  --cm UF_CM2       membrane capacitance [uF/cm^2] (default 1)\n"
     "  --units U         um (default) | nm: units of the SWC coordinates and radii\n"
-    "  --max-rows N      refuse a cell of more matrix rows (default 5000000)\n";
+    "  --max-rows N      refuse a cell of more matrix rows (default 5000000)\n"
+    "  --sections R      hinesbatch | import3d (NEURON's Import3d: multi-point somas, stems);\n"
+    "                    default import3d with --scheme neuron, else hinesbatch\n"
+    "  --zero-radius Z   repair (default: a radius 0 takes its parent's) | keep (NEURON's;\n"
+    "                    --scheme neuron only)\n";
 
 int cli_fail(const char *command, const char *fmt, ...)
 {
@@ -308,6 +312,23 @@ int cli_parse_model_option(cli_args_t *a, void *model)
             cli_fail(a->command, "--units '%s': expected um or nm", value);
             return -1;
         }
+    } else if (strcmp(opt, "--sections") == 0) {
+        if (!(value = cli_option_value(a))) return -1;
+        if (strcmp(value, "hinesbatch") == 0) m->swc.sections = HB_SECTIONS_HINESBATCH;
+        else if (strcmp(value, "import3d") == 0) m->swc.sections = HB_SECTIONS_IMPORT3D;
+        else {
+            cli_fail(a->command, "--sections '%s': expected hinesbatch or import3d", value);
+            return -1;
+        }
+        m->sections_set = 1;
+    } else if (strcmp(opt, "--zero-radius") == 0) {
+        if (!(value = cli_option_value(a))) return -1;
+        if (strcmp(value, "repair") == 0) m->swc.keep_zero_radius = 0;
+        else if (strcmp(value, "keep") == 0) m->swc.keep_zero_radius = 1;
+        else {
+            cli_fail(a->command, "--zero-radius '%s': expected repair or keep", value);
+            return -1;
+        }
     } else {
         return 0;
     }
@@ -318,6 +339,7 @@ void cli_model_options_default(cli_model_options_t *m)
 {
     hb_discretization_default(&m->disc);
     hb_swc_options_default(&m->swc);
+    m->sections_set = 0;
 }
 
 /* Loads the morphology (file or built-in), prints its warnings and builds the cable. */
@@ -325,11 +347,13 @@ int cli_load_model(const char *command, const char *path, const cli_model_option
                       hb_morph_t **morph, hb_cable_t **cable)
 {
     hb_status_t status;
+    hb_swc_options_t swc = m->swc;
+    if (!m->sections_set && m->disc.scheme == HB_SCHEME_NEURON) swc.sections = HB_SECTIONS_IMPORT3D;
     if (path)
-        status = hb_morph_load_swc(path, &m->swc, morph);
+        status = hb_morph_load_swc(path, &swc, morph);
     else
         status = hb_morph_parse_swc((const char *)hb_default_swc, hb_default_swc_length,
-                                    hb_default_swc_name, &m->swc, morph);
+                                    hb_default_swc_name, &swc, morph);
     if (status != HB_SUCCESS) return cli_fail_status(command, status);
     for (int i = 0; i < hb_morph_warning_count(*morph); i++)
         fprintf(stderr, "%s %s: warning: %s\n", program, command, hb_morph_warning(*morph, i));

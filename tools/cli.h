@@ -135,6 +135,7 @@ int cli_parse_options(const char *command, const char *usage, const cli_option_t
 typedef struct {
     hb_discretization_t disc;
     hb_swc_options_t swc;
+    int sections_set; /* --sections given; else --scheme neuron reads SWC as Import3d does */
 } cli_model_options_t;
 
 void cli_model_options_default(cli_model_options_t *m);

@@ -107,6 +107,57 @@ static void integrate(const hb_section_t *sec, double a, double b, double *area,
     *resistance_factor = total_factor;
 }
 
+/*
+ * NEURON's diam_from_list (nrnoc/treeset.cpp) for the n equal segments of a section: per segment
+ * its area [um^2] and the axial resistances of its left and right halves [Mohm]. NEURON's own cuts
+ * (3-D points, half-segment points) and floors (a piece shorter than 1e-15 um counts 1e-15 um; a
+ * diameter product of 0 counts 1e-15, so a kept zero radius gives ~1e15 per piece) are kept.
+ */
+static void neuron_segments(const hb_section_t *sec, int n, double ra, double *area,
+                            double *rleft, double *rright)
+{
+    const int npt = sec->n_points;
+    const double *arc = sec->arc;
+    const double ds = arc[npt - 1] / (double)n;
+    int j = 0;
+    double x1 = arc[0], y1 = fabs(2.0 * sec->radius[0]);
+    for (int inode = 0; inode < n; inode++) {
+        double si = (double)inode * ds, sum_area = 0.0;
+        for (int ihalf = 0; ihalf < 2; ihalf++) {
+            double ri = 0.0, sip = si + ds / 2.0;
+            for (;;) {
+                int jp = j + 1, jnext;
+                double xj = arc[j], xjp = arc[jp], x2, y2;
+                if (xjp > sip || jp == npt - 1) {
+                    double frac = fabs(xjp - xj) < 1e-10 ? 1.0 : (sip - xj) / (xjp - xj);
+                    x2 = sip;
+                    y2 = (1.0 - frac) * fabs(2.0 * sec->radius[j]) + frac * fabs(2.0 * sec->radius[jp]);
+                    jnext = j;
+                } else {
+                    x2 = xjp;
+                    y2 = fabs(2.0 * sec->radius[jp]);
+                    jnext = jp;
+                }
+                double delta = x2 - x1;
+                if (delta < 1e-15) delta = 1e-15;
+                double temp = y2 * y1 / delta;
+                if (temp == 0.0) temp = 1e-15;
+                ri += 1.0 / temp;
+                temp = 0.5 * (y2 - y1);
+                temp = sqrt(delta * delta + temp * temp);
+                sum_area += (y2 + y1) * temp;
+                x1 = x2;
+                y1 = y2;
+                if (j == jnext) break;
+                j = jnext;
+            }
+            *(ihalf == 0 ? &rleft[inode] : &rright[inode]) = ri * ra / HB_PI * (4.0 * 0.01);
+            si = sip;
+        }
+        area[inode] = sum_area * 0.5 * HB_PI;
+    }
+}
+
 /* NEURON's lambda_f(frequency) of a polyline [um] (nrn/share/lib/hoc/stdlib). */
 static double lambda_f(const hb_section_t *sec, const hb_discretization_t *opt)
 {
@@ -202,6 +253,12 @@ static long sample_at(const hb_morph_t *morph, const hb_section_t *sec, double s
     return morph->samples[index].id;
 }
 
+/* SWC id of point k of a section (a sphere's virtual points: the root's). */
+static long point_id(const hb_morph_t *morph, const hb_section_t *sec, int k)
+{
+    return morph->samples[sec->sample[k] < 0 ? 0 : sec->sample[k]].id;
+}
+
 /* ---- node list construction ---- */
 
 typedef struct {
@@ -285,7 +342,7 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
 {
     const hb_section_t *sec = &morph->sections[index];
     hb_cable_t *c = b->cable;
-    double *s = NULL;
+    double *s = NULL, *seg = NULL; /* boundaries; NEURON scheme: per-segment geometry */
     double area, factor;
     hb_node_info_t info;
 
@@ -314,6 +371,11 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
     int prev = attach;
 
     if (opt->scheme == HB_SCHEME_NEURON) {
+        /* NEURON's geometry (neuron_segments); children at 0.5 hang from node_index(0.5). */
+        seg = malloc((size_t)n * 3 * sizeof *seg);
+        if (!seg) goto oom;
+        double *seg_area = seg, *rleft = seg + n, *rright = seg + 2 * n;
+        neuron_segments(sec, n, ra, seg_area, rleft, rright);
         if (attach < 0) { /* root section: zero-area x = 0 node */
             info.parent = -1;
             info.kind = HB_NODE_ROOT_END;
@@ -322,27 +384,24 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
             if ((prev = add_node(b, &info)) < 0) goto oom;
             *start_node = prev;
         }
-        for (int j = 0; j < n; j++) {
-            double centre = 0.5 * (s[j] + s[j + 1]);
-            double from = j == 0 ? 0.0 : 0.5 * (s[j - 1] + s[j]);
-            integrate(sec, s[j], s[j + 1], &info.area_um2, &factor);
-            integrate(sec, from, centre, &area, &factor);
+        for (int j = 0, k = 1; j < n; j++) {
+            const double centre = 0.5 * (s[j] + s[j + 1]);
+            while (k + 1 < sec->n_points && sec->arc[k] < centre) k++; /* sample_at, resumed */
             info.parent = prev;
             info.kind = HB_NODE_COMPARTMENT;
-            info.x = centre / sec->length;
-            info.sample_id = sample_at(morph, sec, centre);
-            info.r_axial_mohm = ra * factor * 1e-2;
+            info.x = (j + 0.5) / n;
+            info.area_um2 = seg_area[j];
+            info.sample_id = point_id(morph, sec, k);
+            info.r_axial_mohm = j == 0 ? rleft[0] : rright[j - 1] + rleft[j];
             if ((prev = add_node(b, &info)) < 0) goto oom;
-            if (j == 0 || (s[j] <= 0.5 * sec->length && 0.5 * sec->length < s[j + 1]))
-                *centre_node = prev;
+            if (j == (int)(0.5 * n)) *centre_node = prev;
         }
-        integrate(sec, 0.5 * (s[n - 1] + s[n]), sec->length, &area, &factor);
         info.parent = prev;
         info.kind = HB_NODE_SECTION_END;
         info.x = 1.0;
         info.area_um2 = 0.0;
-        info.sample_id = sample_at(morph, sec, sec->length);
-        info.r_axial_mohm = ra * factor * 1e-2;
+        info.sample_id = point_id(morph, sec, sec->n_points - 1); /* after any zero-length piece */
+        info.r_axial_mohm = rright[n - 1];
         if ((prev = add_node(b, &info)) < 0) goto oom;
         *end_node = prev;
     } else if (sec->is_sphere) {
@@ -386,9 +445,11 @@ static hb_status_t build_section(builder_t *b, const hb_morph_t *morph, int inde
         *end_node = prev;
     }
     free(s);
+    free(seg);
     return HB_SUCCESS;
 oom:
     free(s);
+    free(seg);
     return hb_fail(HB_ERR_ALLOC, "out of memory building compartments");
 }
 
@@ -468,6 +529,48 @@ static hb_status_t plan_cable(const hb_morph_t *morph, const hb_discretization_t
     return HB_SUCCESS;
 }
 
+/*
+ * Zero radii kept as NEURON keeps them (hb_swc_options_t.keep_zero_radius): only NEURON's scheme
+ * has NEURON's resistance floor for them, and where NEURON stops (lambda_f at a zero diameter
+ * other than a section's last) the discretisation refuses.
+ */
+static hb_status_t check_zero_radii(const hb_morph_t *morph, const hb_discretization_t *opt)
+{
+    for (int i = 0; i < morph->n_sections; i++) {
+        const hb_section_t *sec = &morph->sections[i];
+        const int fixed = sec->type >= 0 && sec->type < HB_SWC_TYPES && opt->count_by_type[sec->type] > 0;
+        for (int k = 0; k < sec->n_points; k++) {
+            if (sec->radius[k] > 0.0) continue;
+            if (opt->scheme != HB_SCHEME_NEURON)
+                return hb_fail(HB_ERR_MORPHOLOGY,
+                               "%s: sample %ld has radius 0 (kept: keep_zero_radius); the vertex "
+                               "scheme needs positive radii; expected HB_SCHEME_NEURON "
+                               "(--scheme neuron) or repaired radii",
+                               morph->name, point_id(morph, sec, k));
+            if (opt->policy == HB_CPOLICY_D_LAMBDA && !fixed && k + 1 < sec->n_points)
+                return hb_fail(HB_ERR_MORPHOLOGY,
+                               "%s: sample %ld has radius 0 (kept) and is not the end of its "
+                               "section; the d_lambda rule, as NEURON's lambda_f (\"0 diameter for "
+                               "3d point\"), needs a diameter there; expected another policy or "
+                               "repaired radii",
+                               morph->name, point_id(morph, sec, k));
+        }
+    }
+    return HB_SUCCESS;
+}
+
+/* A compartment without membrane (kept zero radii over a whole segment): NEURON divides by it. */
+static hb_status_t check_areas(const hb_morph_t *morph, const hb_cable_t *c)
+{
+    for (int i = 0; i < c->n_nodes; i++)
+        if (c->nodes[i].kind == HB_NODE_COMPARTMENT && !(c->nodes[i].area_um2 > 0.0))
+            return hb_fail(HB_ERR_MORPHOLOGY,
+                           "%s: the compartment at x = %g of section %d (sample %ld) has no membrane "
+                           "area (radius 0 throughout); expected positive radii there",
+                           morph->name, c->nodes[i].x, c->nodes[i].section, c->nodes[i].sample_id);
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *options,
                             hb_cable_t **cable)
 {
@@ -480,6 +583,8 @@ hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *
     if (status != HB_SUCCESS) return status;
     if (morph->n_sections < 1)
         return hb_fail(HB_ERR_MORPHOLOGY, "%s: no sections", morph->name);
+    if (morph->keep_zero_radius && (status = check_zero_radii(morph, options)) != HB_SUCCESS)
+        return status;
 
     const size_t n_sections = (size_t)morph->n_sections;
     builder_t b = {NULL, 0};
@@ -512,6 +617,9 @@ hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *
         status = build_section(&b, morph, i, options, count[i], attach, &end_node[i],
                                &centre_node[i], &start_node[i]);
     }
+    if (status == HB_SUCCESS && b.cable->n_nodes == 0)
+        status = hb_fail(HB_ERR_MORPHOLOGY, "%s: the cell has zero length", morph->name);
+    if (status == HB_SUCCESS && morph->keep_zero_radius) status = check_areas(morph, b.cable);
     if (status == HB_SUCCESS) {
         hb_cable_t *c = b.cable;
         c->parent = malloc((size_t)c->n_nodes * sizeof *c->parent);

@@ -128,6 +128,20 @@ static hb_status_t warn_at(builder_t *b, long line, const char *format, ...)
     return HB_SUCCESS;
 }
 
+hb_status_t hb_morph_warn(hb_morph_t *m, long line, const char *format, ...)
+{
+    builder_t b;
+    memset(&b, 0, sizeof b);
+    b.m = m;
+    b.name = m->name;
+    char buf[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return warn_at(&b, line, "%s", buf);
+}
+
 /* Where a sample is, for messages naming a second sample: "line 12" or "entry 4". */
 static const char *where(char *buf, size_t size, const hb_sample_t *s, int input_index)
 {
@@ -469,6 +483,10 @@ static hb_status_t repair_radii(builder_t *b)
     if (zeros == n)
         return fail_at(b, HB_ERR_MORPHOLOGY, b->in[first].line,
                        "all %d samples have radius 0; expected at least one positive radius", n);
+    if (b->m->keep_zero_radius)
+        return warn_at(b, b->in[first].line,
+                       "%d sample%s radius 0 (first: sample %ld); kept, as NEURON keeps it",
+                       zeros, zeros == 1 ? " has" : "s have", b->in[first].id);
     if (smp[0].radius == 0.0) {
         int *queue = alloc_array((size_t)n, sizeof *queue);
         if (!queue) return out_of_memory(b);
@@ -706,6 +724,7 @@ static hb_status_t build(builder_t *b)
     if (st == HB_SUCCESS) st = check_soma_connected(b);
     if (st == HB_SUCCESS) st = store_sorted(b);
     if (st == HB_SUCCESS) st = repair_radii(b);
+    if (st == HB_SUCCESS && b->m->rule == HB_SECTIONS_IMPORT3D) return hb_import3d_sections(b->m);
     if (st == HB_SUCCESS) st = classify_soma(b);
     if (st == HB_SUCCESS) st = build_effective_tree(b);
     if (st == HB_SUCCESS) st = build_sections(b);
@@ -715,10 +734,24 @@ static hb_status_t build(builder_t *b)
 hb_status_t hb_morph_from_samples(const hb_sample_t *samples, int count, const char *name,
                                   hb_morph_t **morph)
 {
+    return hb_morph_build(samples, count, name, NULL, morph);
+}
+
+hb_status_t hb_morph_build(const hb_sample_t *samples, int count, const char *name,
+                           const hb_swc_options_t *options, hb_morph_t **morph)
+{
     hb_clear_error();
     if (!morph) return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_from_samples: morph is NULL");
     *morph = NULL;
     if (!name) name = "<samples>";
+    if (options && options->sections != HB_SECTIONS_HINESBATCH &&
+        options->sections != HB_SECTIONS_IMPORT3D)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: section rule %d; expected HB_SECTIONS_HINESBATCH or HB_SECTIONS_IMPORT3D",
+                       name, (int)options->sections);
+    if (options && options->keep_zero_radius != 0 && options->keep_zero_radius != 1)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: keep_zero_radius %d; expected 0 or 1", name,
+                       options->keep_zero_radius);
     if (count < 0 || (count > 0 && !samples))
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "hb_morph_from_samples: %s: count %d with samples %s; expected "
@@ -735,7 +768,11 @@ hb_status_t hb_morph_from_samples(const hb_sample_t *samples, int count, const c
     b.name = name;
     b.m = calloc(1, sizeof *b.m);
     size_t name_len = strlen(name) + 1;
-    if (b.m) b.m->name = malloc(name_len);
+    if (b.m) {
+        b.m->name = malloc(name_len);
+        b.m->rule = options ? options->sections : HB_SECTIONS_HINESBATCH;
+        b.m->keep_zero_radius = options ? options->keep_zero_radius : 0;
+    }
     b.by_id = alloc_array((size_t)count, sizeof *b.by_id);
     b.in_parent = alloc_array((size_t)count, sizeof *b.in_parent);
     b.rank = alloc_array((size_t)count, sizeof *b.rank);
@@ -827,7 +864,11 @@ hb_status_t hb_morph_cut(const hb_morph_t *morph, int samples, hb_morph_t **piec
     char *name = malloc(len);
     if (!name) return hb_fail(HB_ERR_ALLOC, "hb_morph_cut: out of memory");
     snprintf(name, len, "%s (first %d samples)", morph->name, samples);
-    hb_status_t status = hb_morph_from_samples(morph->samples, samples, name, piece);
+    hb_swc_options_t options;
+    hb_swc_options_default(&options);
+    options.sections = morph->rule;
+    options.keep_zero_radius = morph->keep_zero_radius;
+    hb_status_t status = hb_morph_build(morph->samples, samples, name, &options, piece);
     free(name);
     return status;
 }

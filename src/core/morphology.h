@@ -35,7 +35,7 @@ typedef struct {
                             which start at their own first sample; -1 for the
                             two virtual points of a sphere */
     double *arc;         /* per point: arc length from the section start [um] */
-    double *radius;      /* per point [um], > 0 */
+    double *radius;      /* per point [um], > 0 (>= 0 when zero radii are kept) */
     double length;       /* arc[n_points - 1] [um] */
     int branch_order;    /* soma sections and stems 0, +1 per branch point */
     int n_children;
@@ -45,13 +45,30 @@ struct hb_morph {
     char *name;          /* file name or caller-given name */
     int n_samples;
     hb_sample_t *samples; /* topologically sorted: parent index < own index;
-                             radii repaired (no zero radius) */
+                             radii repaired (no zero radius) unless kept */
     int *parent;         /* per sample: parent sample index, -1 for the root */
     int n_sections;
     hb_section_t *sections; /* topologically sorted: parent < own index;
                                section 0 is the root section */
     int n_warnings;
     char **warnings;     /* "file:line: what" */
+    hb_sections_rule_t rule; /* how the sections were cut from the samples */
+    int keep_zero_radius;    /* radius-0 samples kept as they are */
 };
+
+/* hb_morph_from_samples with the section rule and zero-radius choice of `options`
+ * (NULL: the defaults); units and max_type belong to the reader and are ignored. */
+hb_status_t hb_morph_build(const hb_sample_t *samples, int count, const char *name,
+                           const hb_swc_options_t *options, hb_morph_t **morph);
+
+/* NEURON's Import3d sections of m's samples (import3d.c); fills m->sections. */
+hb_status_t hb_import3d_sections(hb_morph_t *m);
+
+/* Appends the warning "NAME:LINE: text" (line 0: "NAME: text"). */
+hb_status_t hb_morph_warn(hb_morph_t *m, long line, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #endif

@@ -51,6 +51,8 @@ void hb_swc_options_default(hb_swc_options_t *options)
     if (!options) return;
     options->units = HB_UNITS_UM;
     options->max_type = DEFAULT_MAX_TYPE;
+    options->sections = HB_SECTIONS_HINESBATCH;
+    options->keep_zero_radius = 0;
 }
 
 /* ---- fields ---- */
@@ -392,7 +394,7 @@ hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name
     reader_t r = {name, 0, options, NULL, 0, 0};
     st = parse_text(&r, text ? text : "", length);
     if (st == HB_SUCCESS) st = need_samples(&r);
-    if (st == HB_SUCCESS) st = hb_morph_from_samples(r.samples, r.count, name, morph);
+    if (st == HB_SUCCESS) st = hb_morph_build(r.samples, r.count, name, options, morph);
     free(r.samples);
     return st;
 }
@@ -469,7 +471,7 @@ hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
     st = parse_file(&r, f);
     fclose(f);
     if (st == HB_SUCCESS) st = need_samples(&r);
-    if (st == HB_SUCCESS) st = hb_morph_from_samples(r.samples, r.count, path, morph);
+    if (st == HB_SUCCESS) st = hb_morph_build(r.samples, r.count, path, options, morph);
     free(r.samples);
     return st;
 }

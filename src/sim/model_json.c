@@ -152,7 +152,8 @@ static hb_status_t parse_sections(hb_json_loader_t *ld, const char *path, const 
 }
 
 /* "morphology" (SWC path), "cable" or "sections": exactly one. */
-static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const json_t *cell, geometry_t *g)
+static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const json_t *cell,
+                                  hb_scheme_t scheme, geometry_t *g)
 {
     const json_t *swc = json_object_get(cell, "morphology"), *cable = json_object_get(cell, "cable"),
                  *secs = json_object_get(cell, "sections");
@@ -191,6 +192,14 @@ static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const 
     hb_status_t status = hb_json_choice(ld, path, cell, "units", unit_names, &units);
     if (status != HB_SUCCESS) return status;
     swc_opt.units = units ? HB_UNITS_NM : HB_UNITS_UM;
+    /* NEURON's scheme reads the file as NEURON's Import3d does (docs/discretisation.md). */
+    static const char *const rules[] = {"hinesbatch", "import3d", NULL}, *const zero[] = {"repair", "keep", NULL};
+    int rule = scheme == HB_SCHEME_NEURON, keep = 0;
+    if ((status = hb_json_choice(ld, path, cell, "section_rule", rules, &rule)) ||
+        (status = hb_json_choice(ld, path, cell, "zero_radius", zero, &keep)))
+        return status;
+    swc_opt.sections = rule ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
+    swc_opt.keep_zero_radius = keep;
     status = hb_morph_load_swc(full, &swc_opt, &g->morph);
     if (status != HB_SUCCESS) {
         char msg[768];
@@ -531,9 +540,10 @@ static int own(void ***items, int *count, void *item)
 hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                               hb_model_t ***cells, int *n_cells)
 {
-    static const char *const keys[] = {"name", "count", "morphology", "units", "cable", "sections",
-                                       "discretization", "Ra", "cm", "regions", "mechanisms",
-                                       "stimuli", "probes", "synapses", NULL};
+    static const char *const keys[] = {"name", "count", "morphology", "units", "section_rule",
+                                       "zero_radius", "cable", "sections", "discretization", "Ra",
+                                       "cm", "regions", "mechanisms", "stimuli", "probes",
+                                       "synapses", NULL};
     hb_status_t status;
     if ((status = hb_json_need_object(ld, path, cell)) || (status = hb_json_check_keys(ld, path, cell, keys))) return status;
     const json_t *name = json_object_get(cell, "name");
@@ -551,7 +561,7 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
     geometry_t g;
     memset(&g, 0, sizeof g);
     hb_model_t *model = NULL;
-    status = parse_geometry(ld, path, cell, &g);
+    status = parse_geometry(ld, path, cell, disc.scheme, &g);
     if (g.morph && !own((void ***)&ld->owned.morphs, &ld->owned.n_morphs, g.morph)) {
         hb_morph_destroy(g.morph);
         status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
