@@ -38,6 +38,8 @@ _COMMS = {"serial": 0, "mpi": 1, "best": 2}
 _POLICIES = {"fixed": 0, "max-length": 1, "d-lambda": 2, "per-segment": 3}
 _SCHEMES = {"vertex": 0, "neuron": 1}
 _UNITS = {"um": 0, "nm": 1}
+_SECTIONS = {"hinesbatch": 0, "import3d": 1}
+_ZERO_RADIUS = {"repair": 0, "keep": 1}
 
 
 class HinesbatchError(RuntimeError):
@@ -128,7 +130,7 @@ class Cable:
     `compartments` of them with membrane, `parent` (Hines order, parent[i] < i)."""
 
     def __init__(self, morphology, policy="d-lambda", nseg=None, max_length=None, d_lambda=None,
-                 frequency=None, scheme="vertex", ra=None, cm=None):
+                 frequency=None, scheme="vertex", ra=None, cm=None, max_rows=None):
         lib = _lib()
         disc = ffi.new("hb_discretization_t *")
         lib.hb_discretization_default(disc)
@@ -140,6 +142,8 @@ class Cable:
         disc.scheme = _choice("scheme", scheme, _SCHEMES)
         if nseg is not None:
             disc.count = int(nseg)
+        if max_rows is not None:
+            disc.max_rows = int(max_rows)
         for field, value in (("max_length_um", max_length), ("d_lambda", d_lambda),
                              ("frequency_hz", frequency), ("ra_ohm_cm", ra), ("cm_uf_cm2", cm)):
             if value is not None:
@@ -161,16 +165,22 @@ class Cable:
 
 
 class Morphology:
-    """An SWC morphology (hb_morph_t). `Morphology(path, units="um")` reads a file,
-    `Morphology.from_text(text, name)` SWC text; a bad file raises HinesbatchError naming the
-    file and line. Attributes: points, sections, terminals, max_branch_order, length [um],
-    area [um^2], warnings (usable oddities, one string each)."""
+    """An SWC morphology (hb_morph_t). `Morphology(path, units="um", sections="hinesbatch",
+    zero_radius="repair")` reads a file, `Morphology.from_text(text, name, ...)` SWC text; a bad
+    file raises HinesbatchError naming the file and line. `sections`: "hinesbatch" or
+    "import3d" (NEURON's Import3d rules; with discretize(scheme="neuron"), NEURON's matrices);
+    `zero_radius`: "repair" or "keep" (NEURON's; scheme "neuron" only), as the CLI's options.
+    Attributes: points, sections, terminals, max_branch_order, length [um], area [um^2],
+    warnings (usable oddities, one string each)."""
 
-    def __init__(self, path, units="um", *, _swc_text=None):
+    def __init__(self, path, units="um", sections="hinesbatch", zero_radius="repair", *,
+                 _swc_text=None):
         lib = _lib()
         options = ffi.new("hb_swc_options_t *")
         lib.hb_swc_options_default(options)
         options.units = _choice("units", units, _UNITS)
+        options.sections = _choice("sections", sections, _SECTIONS)
+        options.keep_zero_radius = _choice("zero_radius", zero_radius, _ZERO_RADIUS)
         out = ffi.new("hb_morph_t **")
         self.name = os.fspath(path)
         if _swc_text is None:
@@ -191,13 +201,15 @@ class Morphology:
                          for i in range(lib.hb_morph_warning_count(self._ptr))]
 
     @classmethod
-    def from_text(cls, text, name="swc", units="um"):
-        return cls(name, units, _swc_text=text)
+    def from_text(cls, text, name="swc", units="um", sections="hinesbatch",
+                  zero_radius="repair"):
+        return cls(name, units, sections, zero_radius, _swc_text=text)
 
     def discretize(self, policy="d-lambda", **options):
         """The compartments under a rule (a Cable): policy "d-lambda" (default), "fixed"
         (nseg=N), "max-length" (max_length=UM) or "per-segment"; d_lambda, frequency [Hz],
-        scheme ("vertex" or "neuron"), ra [ohm cm], cm [uF/cm^2]; as `hinesbatch info`."""
+        scheme ("vertex" or "neuron"), ra [ohm cm], cm [uF/cm^2], max_rows (the largest cable
+        accepted); as `hinesbatch info`."""
         return Cable(self, policy, **options)
 
     def info(self, **options):

@@ -35,9 +35,12 @@ int hb_comm_size(const hb_comm_t *comm);
 
 typedef struct hb_morph hb_morph_t;
 typedef enum { HB_UNITS_UM = 0, HB_UNITS_NM = 1 } hb_length_units_t;
+typedef enum { HB_SECTIONS_HINESBATCH = 0, HB_SECTIONS_IMPORT3D = 1 } hb_sections_rule_t;
 typedef struct {
     hb_length_units_t units;
     int max_type;
+    hb_sections_rule_t sections;
+    int keep_zero_radius;
 } hb_swc_options_t;
 void hb_swc_options_default(hb_swc_options_t *options);
 hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,

@@ -11,7 +11,10 @@ from conftest import run_cli
 CASES = [
     ("HSN-fluoro01.CNG.swc", [], {}),
     ("v_e_purk2.CNG.swc", ["--policy", "fixed", "--nseg", "3", "--scheme", "neuron"],
-     {"policy": "fixed", "nseg": 3, "scheme": "neuron"}),
+     {"policy": "fixed", "nseg": 3, "scheme": "neuron", "sections": "import3d"}),
+    ("C040600B3.CNG.swc", ["--scheme", "neuron", "--sections", "hinesbatch", "--zero-radius",
+                           "keep"],
+     {"scheme": "neuron", "sections": "hinesbatch", "zero_radius": "keep"}),
     ("720575940661205633.swc", ["--units", "nm", "--max-length", "5"],
      {"units": "nm", "max_length": 5}),
     ("l22.CNG.swc", ["--d-lambda", "0.3", "--frequency", "50", "--ra", "150", "--cm", "0.8"],
@@ -24,8 +27,8 @@ CASES = [
 def test_info_matches_the_cli(hb, cli, data, name, args, options):
     path = os.path.join(data, "morphologies", name)
     want = json.loads(run_cli(cli, "info", path, "--json", *args))
-    units = options.pop("units", "um")
-    got = hb.Morphology(path, units=units).info(**options)
+    load = {k: options.pop(k) for k in ("units", "sections", "zero_radius") if k in options}
+    got = hb.Morphology(path, **load).info(**options)
     for key in ("points", "sections", "terminals", "max_branch_order", "compartments", "rows",
                 "warnings"):
         assert got[key] == want[key], key
@@ -82,6 +85,10 @@ def test_bad_options(hb, data):
         hb.Morphology(os.path.join(data, "morphologies", "ball_and_stick.swc"), units="mm")
     with pytest.raises(hb.HinesbatchError):
         cell.discretize(nseg=0)
+    with pytest.raises(hb.HinesbatchError, match="rows"):
+        cell.discretize(policy="fixed", nseg=50, max_rows=10)
+    with pytest.raises(ValueError, match="sections 'neuron'"):
+        hb.Morphology(os.path.join(data, "morphologies", "ball_and_stick.swc"), sections="neuron")
 
 
 def test_backends(hb):
