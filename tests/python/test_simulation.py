@@ -85,8 +85,8 @@ def test_morphology_paths_from_the_file_or_base_dir(hb, root, tmp_path, monkeypa
     model.data["t_stop"] = 5
     sim = hb.run(model)  # ../data/... from examples/
     assert sim.cell_count == 2
-    as_dict = hb.Model(model.data)  # relative to the working directory: not found
     monkeypatch.chdir(tmp_path)
+    as_dict = hb.Model(model.data)  # relative to the working directory (empty): not found
     with pytest.raises(hb.HinesbatchError) as err:
         hb.run(as_dict)
     assert "cells[0].morphology" in str(err.value) and err.value.status == "HB_ERR_IO"
