@@ -841,6 +841,10 @@ hb_status_t hb_net_destroy(hb_net_t *net);
  * order, copies included), then "network": spike sources, explicit connections and builders
  * (ring, random). The network owns what it loaded. */
 hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net);
+/* The same from JSON text; `name` is used in messages, `base_dir` resolves morphology paths
+ * (NULL: the working directory). */
+hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
+                              const char *base_dir, hb_comm_t *comm, hb_net_t **net);
 /* t = 0 (NEURON's finitialize): states, spike sources, no spikes, no events. */
 hb_status_t hb_net_init(hb_net_t *net);
 /* Whole epochs until t >= t_ms (or t_stop): a caller may write the spikes between calls. Every

@@ -644,6 +644,38 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
     return status;
 }
 
+/* The network of a parsed file (root is released); `file` names it in messages, `dir` resolves
+ * its relative paths; neither is kept. */
+static hb_status_t from_root(json_t *root, const char *file, const char *dir, hb_comm_t *comm,
+                             hb_net_t **net)
+{
+    json_net_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        json_decref(root);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", file);
+    }
+    r->ld.file = file;
+    r->ld.base_dir = dir;
+    hb_sim_options_t opt;
+    hb_status_t status = load(r, root, &opt);
+    json_decref(root);
+    r->ld.base_dir = NULL; /* the caller's */
+    if (status == HB_SUCCESS) {
+        const hb_recipe_t recipe = {r->n_cable + r->n_sources, r, jn_kind, jn_cable, jn_source,
+                                    jn_connections, jn_events};
+        status = hb_net_create(&recipe, comm, &opt, net);
+    }
+    r->ld.file = NULL; /* the caller's too */
+    if (status != HB_SUCCESS) {
+        json_net_free(r);
+        return status;
+    }
+    (*net)->owned = r;
+    (*net)->owned_free = json_net_free;
+    hb_net_set_overlap(*net, r->exchange);
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net)
 {
     hb_clear_error();
@@ -654,28 +686,19 @@ hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net)
     json_t *root = NULL;
     hb_status_t status = hb_json_load_file(path, dir, sizeof dir, &root);
     if (status != HB_SUCCESS) return status;
-    json_net_t *r = calloc(1, sizeof *r);
-    if (!r) {
-        json_decref(root);
-        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", path);
-    }
-    r->ld.file = path;
-    r->ld.base_dir = dir;
-    hb_sim_options_t opt;
-    status = load(r, root, &opt);
-    json_decref(root);
-    r->ld.base_dir = NULL; /* dir is this frame's */
-    if (status == HB_SUCCESS) {
-        const hb_recipe_t recipe = {r->n_cable + r->n_sources, r, jn_kind, jn_cable, jn_source,
-                                    jn_connections, jn_events};
-        status = hb_net_create(&recipe, comm, &opt, net);
-    }
-    if (status != HB_SUCCESS) {
-        json_net_free(r);
-        return status;
-    }
-    (*net)->owned = r;
-    (*net)->owned_free = json_net_free;
-    hb_net_set_overlap(*net, r->exchange);
-    return HB_SUCCESS;
+    return from_root(root, path, dir, comm, net);
+}
+
+hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
+                              const char *base_dir, hb_comm_t *comm, hb_net_t **net)
+{
+    hb_clear_error();
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_parse_json: net is NULL");
+    *net = NULL;
+    if (!text || !comm) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_parse_json: NULL argument");
+    if (!name) name = "network";
+    json_error_t err;
+    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
+    if (!root) return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", name, err.line, err.column, err.text);
+    return from_root(root, name, base_dir, comm, net);
 }

@@ -1,0 +1,532 @@
+"""hinesbatch for Python (docs/python.md): morphologies, cell and network models from dicts or
+JSON files, simulations on any backend, spikes as numpy structured arrays (gid, time) and
+traces as numpy arrays that read the library's own memory.
+
+    import hinesbatch as hb
+    cell = hb.Morphology("cell.swc")
+    print(cell.points, cell.sections, cell.area, cell.discretize().compartments)
+    sim = hb.run("examples/ball_and_stick.json", backend="omp")
+    t, v = sim.sample_times, sim.trace("soma")
+    net = hb.run("examples/ring_network.json")
+    print(net.spikes[:5])                 # [(gid, time), ...] by time, then gid
+"""
+
+import json
+import os
+import re
+import weakref
+
+import numpy as np
+
+from . import _ffi
+from ._ffi import ffi
+
+__version__ = "0.1.0"
+__all__ = [
+    "HinesbatchError", "Morphology", "Cable", "Model", "Simulation", "Network", "run",
+    "load_library", "library_path", "backends", "SPIKE_DTYPE", "__version__",
+]
+
+# A spike: the source cell's gid (a cell simulation: the cell's index) and its time [ms].
+SPIKE_DTYPE = np.dtype([("gid", "<u4"), ("time", "<f8")])
+# hb_spike_t as it lies in the library's memory (16 bytes).
+_C_SPIKE_DTYPE = np.dtype({"names": ["time", "gid"], "formats": ["<f8", "<u4"],
+                           "offsets": [0, 8], "itemsize": 16})
+
+_BACKENDS = {"seq": 0, "omp": 1, "cuda": 2, "best": 3}
+_COMMS = {"serial": 0, "mpi": 1, "best": 2}
+_POLICIES = {"fixed": 0, "max-length": 1, "d-lambda": 2, "per-segment": 3}
+_SCHEMES = {"vertex": 0, "neuron": 1}
+_UNITS = {"um": 0, "nm": 1}
+_SECTIONS = {"hinesbatch": 0, "import3d": 1}
+_ZERO_RADIUS = {"repair": 0, "keep": 1}
+
+
+class HinesbatchError(RuntimeError):
+    """A failing library call: `status` is its status name (e.g. "HB_ERR_PARSE"), the message
+    the library's (file, line or JSON key path, what was wrong and what was expected)."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+def _lib():
+    return _ffi.load()
+
+
+def _text(cstring):
+    return ffi.string(cstring).decode("utf-8", "replace") if cstring != ffi.NULL else ""
+
+
+def _check(status):
+    if status != 0:
+        lib = _lib()
+        message = _text(lib.hb_last_error()) or _text(lib.hb_status_string(status))
+        raise HinesbatchError(_text(lib.hb_status_name(status)), message)
+
+
+def _choice(what, value, choices):
+    if value not in choices:
+        raise ValueError(f"{what} {value!r}: expected one of {', '.join(map(repr, choices))}")
+    return choices[value]
+
+
+def load_library(path=None):
+    """Load the shared library from `path` (before any other call), or find it: the library an
+    installed copy of this package belongs to, else libhinesbatch.so.0 on the loader's path.
+    Returns the path loaded."""
+    _ffi.load(path)
+    return _ffi.path()
+
+
+def library_path():
+    """The shared library in use (loaded on first use)."""
+    return _ffi.path()
+
+
+def backends():
+    """The backends this build and machine offer, of "seq", "omp", "cuda"."""
+    lib = _lib()
+    return [name for name, kind in _BACKENDS.items()
+            if name != "best" and lib.hb_backend_available(kind)]
+
+
+class _Memory:
+    """Memory of a library object seen by numpy: the array's base, keeping the owner alive."""
+
+    def __init__(self, owner, pointer, count, dtype):
+        self.owner = owner
+        self.__array_interface__ = {
+            "shape": (count,), "typestr": dtype.str, "descr": dtype.descr, "version": 3,
+            "data": (int(ffi.cast("uintptr_t", pointer)), True),  # read-only
+        }
+
+
+def _view(owner, pointer, count, dtype=np.dtype("<f8"), views=None):
+    """A read-only array over `count` items at `pointer`, no copy; `views` (a WeakSet) learns
+    of it, so that the owner can tell whether an array still reads its memory."""
+    if count == 0 or pointer == ffi.NULL:
+        return np.empty(0, dtype)
+    memory = _Memory(owner, pointer, count, dtype)
+    if views is not None:
+        views.add(memory)
+    return np.asarray(memory)
+
+
+def _sorted_spikes(gids, times):
+    out = np.empty(len(times), SPIKE_DTYPE)
+    out["gid"] = gids
+    out["time"] = times
+    return out[np.lexsort((out["gid"], out["time"]))]
+
+
+# ---------------------------------------------------------------------------------------------
+# Morphologies and compartments
+
+
+class Cable:
+    """The compartments of a morphology under one rule (hb_cable_t): `rows` matrix rows,
+    `compartments` of them with membrane, `parent` (Hines order, parent[i] < i)."""
+
+    def __init__(self, morphology, policy="d-lambda", nseg=None, max_length=None, d_lambda=None,
+                 frequency=None, scheme="vertex", ra=None, cm=None, max_rows=None):
+        lib = _lib()
+        disc = ffi.new("hb_discretization_t *")
+        lib.hb_discretization_default(disc)
+        if nseg is not None and policy == "d-lambda":
+            policy = "fixed"  # as the CLI's --nseg
+        if max_length is not None and policy == "d-lambda":
+            policy = "max-length"
+        disc.policy = _choice("policy", policy, _POLICIES)
+        disc.scheme = _choice("scheme", scheme, _SCHEMES)
+        if nseg is not None:
+            disc.count = int(nseg)
+        if max_rows is not None:
+            disc.max_rows = int(max_rows)
+        for field, value in (("max_length_um", max_length), ("d_lambda", d_lambda),
+                             ("frequency_hz", frequency), ("ra_ohm_cm", ra), ("cm_uf_cm2", cm)):
+            if value is not None:
+                setattr(disc, field, float(value))
+        out = ffi.new("hb_cable_t **")
+        _check(lib.hb_cable_create(morphology._ptr, disc, out))
+        self._ptr = ffi.gc(out[0], lib.hb_cable_destroy)
+        self.morphology = morphology
+        self.rows = lib.hb_cable_size(self._ptr)
+        self.compartments = lib.hb_cable_compartments(self._ptr)
+
+    @property
+    def parent(self):
+        """Parent node of each node (-1 for node 0), int32, read-only, no copy."""
+        return _view(self, _lib().hb_cable_parent(self._ptr), self.rows, np.dtype("<i4"))
+
+    def __repr__(self):
+        return f"<hinesbatch.Cable {self.rows} rows, {self.compartments} compartments>"
+
+
+class Morphology:
+    """An SWC morphology (hb_morph_t). `Morphology(path, units="um", sections="hinesbatch",
+    zero_radius="repair")` reads a file, `Morphology.from_text(text, name, ...)` SWC text; a bad
+    file raises HinesbatchError naming the file and line. `sections`: "hinesbatch" or
+    "import3d" (NEURON's Import3d rules; with discretize(scheme="neuron"), NEURON's matrices);
+    `zero_radius`: "repair" or "keep" (NEURON's; scheme "neuron" only), as the CLI's options.
+    Attributes: points, sections, terminals, max_branch_order, length [um], area [um^2],
+    warnings (usable oddities, one string each)."""
+
+    def __init__(self, path, units="um", sections="hinesbatch", zero_radius="repair", *,
+                 _swc_text=None):
+        lib = _lib()
+        options = ffi.new("hb_swc_options_t *")
+        lib.hb_swc_options_default(options)
+        options.units = _choice("units", units, _UNITS)
+        options.sections = _choice("sections", sections, _SECTIONS)
+        options.keep_zero_radius = _choice("zero_radius", zero_radius, _ZERO_RADIUS)
+        out = ffi.new("hb_morph_t **")
+        self.name = os.fspath(path)
+        if _swc_text is None:
+            _check(lib.hb_morph_load_swc(os.fsencode(path), options, out))
+        else:
+            data = _swc_text.encode() if isinstance(_swc_text, str) else bytes(_swc_text)
+            _check(lib.hb_morph_parse_swc(data, len(data), self.name.encode(), options, out))
+        self._ptr = ffi.gc(out[0], lib.hb_morph_destroy)
+        stats = ffi.new("hb_morph_stats_t *")
+        _check(lib.hb_morph_stats(self._ptr, stats))
+        self.points = stats.points
+        self.sections = stats.sections
+        self.terminals = stats.terminals
+        self.max_branch_order = stats.max_branch_order
+        self.length = stats.length_um
+        self.area = stats.area_um2
+        self.warnings = [_text(lib.hb_morph_warning(self._ptr, i))
+                         for i in range(lib.hb_morph_warning_count(self._ptr))]
+
+    @classmethod
+    def from_text(cls, text, name="swc", units="um", sections="hinesbatch",
+                  zero_radius="repair"):
+        return cls(name, units, sections, zero_radius, _swc_text=text)
+
+    def discretize(self, policy="d-lambda", **options):
+        """The compartments under a rule (a Cable): policy "d-lambda" (default), "fixed"
+        (nseg=N), "max-length" (max_length=UM) or "per-segment"; d_lambda, frequency [Hz],
+        scheme ("vertex" or "neuron"), ra [ohm cm], cm [uF/cm^2], max_rows (the largest cable
+        accepted); as `hinesbatch info`."""
+        return Cable(self, policy, **options)
+
+    def info(self, **options):
+        """What `hinesbatch info --json` prints, as a dict (discretize's options)."""
+        cable = self.discretize(**options)
+        return {"file": self.name, "points": self.points, "sections": self.sections,
+                "terminals": self.terminals, "max_branch_order": self.max_branch_order,
+                "length_um": self.length, "area_um2": self.area,
+                "compartments": cable.compartments, "rows": cable.rows,
+                "warnings": len(self.warnings)}
+
+    def __repr__(self):
+        return (f"<hinesbatch.Morphology {self.name!r}: {self.points} points, "
+                f"{self.sections} sections>")
+
+
+# ---------------------------------------------------------------------------------------------
+# Models, simulations and networks
+
+
+class Model:
+    """A model file's content (docs/model.md, docs/network.md): options, "cells", and for a
+    network "network". From a dict, a JSON file's path or JSON text:
+
+        Model({"t_stop": 50, "cells": [...]})       # paths relative to base_dir (default: .)
+        Model("examples/ball_and_stick.json")       # paths relative to the file
+        Model.from_json(text, base_dir=".")
+
+    `model.data` is the dict (edit it freely; the library checks it when it runs)."""
+
+    def __init__(self, source, base_dir=None):
+        if isinstance(source, Model):
+            self.data = json.loads(json.dumps(source.data))
+            self.name, self.base_dir = source.name, source.base_dir
+        elif isinstance(source, dict):
+            self.data = json.loads(json.dumps(source, allow_nan=False, default=_plain))
+            self.name = "model"
+            self.base_dir = os.path.abspath(base_dir if base_dir is not None else os.curdir)
+        elif isinstance(source, (str, os.PathLike)):
+            path = os.fspath(source)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.name = path
+            self.base_dir = os.path.abspath(
+                base_dir if base_dir is not None else os.path.dirname(path) or os.curdir)
+            self.data = _loads(text, path)
+        else:
+            raise TypeError(f"Model({type(source).__name__}): expected a dict, a path or a Model")
+
+    @classmethod
+    def from_json(cls, text, base_dir=None, name="model"):
+        model = cls({}, base_dir)
+        model.data = _loads(text, name)
+        model.name = name
+        return model
+
+    @property
+    def is_network(self):
+        """Whether the model has a "network" object (run as a Network, else a Simulation)."""
+        return "network" in self.data
+
+    def to_json(self, **overrides):
+        """The model as JSON text, with top-level keys replaced (None leaves a key as is)."""
+        data = dict(self.data)
+        data.update({k: v for k, v in overrides.items() if v is not None})
+        return json.dumps(data, allow_nan=False)
+
+    def __repr__(self):
+        kind = "network" if self.is_network else "cells"
+        return f"<hinesbatch.Model {self.name!r} ({kind})>"
+
+
+def _plain(value):
+    """numpy values in a model dict as JSON's (arrays as lists)."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"a model holds {type(value).__name__} {value!r}, which JSON cannot")
+
+
+def _loads(text, name):
+    """JSON text to a dict; duplicate keys are refused as the library refuses them."""
+    def pairs(items):
+        out = {}
+        for key, value in items:
+            if key in out:
+                raise ValueError(f"{name}: duplicate key {key!r}")
+            out[key] = value
+        return out
+    try:
+        data = json.loads(text, object_pairs_hook=pairs)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{name}:{err.lineno}:{err.colno}: {err.msg}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{name}: expected an object at the top, found {type(data).__name__}")
+    return data
+
+
+def _as_model(model):
+    return model if isinstance(model, Model) else Model(model)
+
+
+class _Stepped:
+    """What Simulation and Network share: arrays handed out read the library's memory, so
+    stepping on (which may move it) is refused while any of them is alive."""
+
+    def _may_step(self):
+        alive = len(self._views)
+        if alive:
+            raise RuntimeError(
+                f"hinesbatch: {alive} array(s) from this {type(self).__name__.lower()} still read "
+                "its recorded samples, which stepping on may move; copy them (numpy.array(x)) "
+                "or delete them first")
+
+
+class Simulation(_Stepped):
+    """Cells (a model without "network") stepped as NEURON does (hb_sim_t). `backend`
+    ("seq", "omp", "cuda", "best") and `t_stop` [ms] override the model's.
+
+        sim = Simulation(model).run()
+        sim.sample_times, sim.trace("soma"), sim.spikes
+    """
+
+    def __init__(self, model, backend=None, t_stop=None):
+        model = _as_model(model)
+        if model.is_network:
+            raise ValueError(f"{model.name}: a network model (it has \"network\"); use Network")
+        if backend is not None:
+            _choice("backend", backend, _BACKENDS)
+        lib = _lib()
+        text = model.to_json(backend=backend, t_stop=t_stop).encode()
+        out = ffi.new("hb_sim_t **")
+        _check(lib.hb_sim_parse_json(text, len(text), model.name.encode(),
+                                     model.base_dir.encode(), out))
+        self._ptr = ffi.gc(out[0], lib.hb_sim_destroy)
+        self._views = weakref.WeakSet()
+        self.model = model
+        options = ffi.new("hb_sim_options_t *")
+        _check(lib.hb_sim_options(self._ptr, options))
+        self.dt = options.dt_ms
+        self.t_stop = options.t_stop_ms
+        self.backend = _text(lib.hb_backend_name(options.backend))
+        self.cell_count = lib.hb_sim_cell_count(self._ptr)
+        self.probe_names = [_text(lib.hb_sim_probe_name(self._ptr, p))
+                            for p in range(lib.hb_sim_probe_count(self._ptr))]
+
+    def run(self):
+        """From t = 0 (NEURON's finitialize) to t_stop; returns the simulation."""
+        self._may_step()
+        _check(_lib().hb_sim_run(self._ptr))
+        return self
+
+    def init(self):
+        """t = 0: v_init, gates at steady state, the first sample."""
+        self._may_step()
+        _check(_lib().hb_sim_init(self._ptr))
+        return self
+
+    def advance(self, steps):
+        """`steps` time steps of dt."""
+        self._may_step()
+        _check(_lib().hb_sim_advance(self._ptr, int(steps)))
+        return self
+
+    @property
+    def time(self):
+        """[ms]"""
+        return _lib().hb_sim_time(self._ptr)
+
+    def _probe(self, probe):
+        if isinstance(probe, str):
+            try:
+                return self.probe_names.index(probe)
+            except ValueError:
+                raise KeyError(f"probe {probe!r}: expected one of {self.probe_names}") from None
+        if not 0 <= probe < len(self.probe_names):
+            raise IndexError(f"probe {probe}: expected 0..{len(self.probe_names) - 1}")
+        return probe
+
+    @property
+    def sample_times(self):
+        """Sample times [ms] (read-only, no copy)."""
+        t, n = ffi.new("const double **"), ffi.new("int *")
+        _check(_lib().hb_sim_sample_times(self._ptr, t, n))
+        return _view(self, t[0], n[0], views=self._views)
+
+    def trace(self, probe):
+        """A probe's samples [mV] by name or index (read-only, no copy)."""
+        v, n = ffi.new("const double **"), ffi.new("int *")
+        _check(_lib().hb_sim_probe_trace(self._ptr, self._probe(probe), v, n))
+        return _view(self, v[0], n[0], views=self._views)
+
+    @property
+    def traces(self):
+        """Every probe's samples: {name: array} (views, as trace)."""
+        return {name: self.trace(i) for i, name in enumerate(self.probe_names)}
+
+    def spike_times(self, probe):
+        """A spike-detecting probe's spike times [ms] (a copy)."""
+        t, n = ffi.new("const double **"), ffi.new("int *")
+        _check(_lib().hb_sim_spikes(self._ptr, self._probe(probe), t, n))
+        return np.array(_view(self, t[0], n[0]))
+
+    def _probe_cell(self, name):
+        if self.cell_count == 1:
+            return 0
+        match = re.match(r"c(\d+)\.", name)  # "c<cell>.<probe>" with several cells
+        return int(match.group(1)) if match else 0
+
+    @property
+    def spikes(self):
+        """Spikes of every spike-detecting probe: (gid, time [ms]) with gid the cell's index,
+        ordered by time, then gid."""
+        gids, times = [], []
+        for p, name in enumerate(self.probe_names):
+            t = self.spike_times(p)
+            gids.append(np.full(len(t), self._probe_cell(name), "<u4"))
+            times.append(t)
+        if not times:
+            return np.empty(0, SPIKE_DTYPE)
+        return _sorted_spikes(np.concatenate(gids), np.concatenate(times))
+
+    def __repr__(self):
+        return (f"<hinesbatch.Simulation {self.model.name!r}: {self.cell_count} cells, "
+                f"t = {self.time} ms of {self.t_stop}>")
+
+
+class Network(_Stepped):
+    """A network (a model with "network", hb_net_t) on a communicator: "serial" (default),
+    "mpi" (every rank of the MPI job runs this, as `hinesbatch run` under mpirun), "best".
+    `backend` ("seq" or "omp") and `t_stop` [ms] override the model's.
+
+        net = Network(model).run()
+        net.spikes                     # every spike of the network, (gid, time) by time, gid
+    """
+
+    def __init__(self, model, backend=None, t_stop=None, comm="serial"):
+        model = _as_model(model)
+        if not model.is_network:
+            raise ValueError(f"{model.name}: no \"network\" object; use Simulation")
+        if backend is not None:
+            _choice("backend", backend, _BACKENDS)
+        lib = _lib()
+        kind = _choice("comm", comm, _COMMS)
+        out_comm = ffi.new("hb_comm_t **")
+        _check(lib.hb_comm_create(kind, out_comm))
+        self._comm = ffi.gc(out_comm[0], lib.hb_comm_destroy)
+        text = model.to_json(backend=backend, t_stop=t_stop).encode()
+        out = ffi.new("hb_net_t **")
+        _check(lib.hb_net_parse_json(text, len(text), model.name.encode(),
+                                     model.base_dir.encode(), self._comm, out))
+        # The network first, then its communicator (MPI is finalised with it).
+        net, comm_ptr = out[0], self._comm
+        self._ptr = ffi.gc(net, lambda p: (lib.hb_net_destroy(p), comm_ptr))
+        self._views = weakref.WeakSet()
+        self.model = model
+        self.comm = _text(lib.hb_comm_name(self._comm))
+        self.rank = lib.hb_comm_rank(self._comm)
+        self.size = lib.hb_comm_size(self._comm)
+        self.dt = lib.hb_net_dt(self._ptr)
+        self.t_stop = lib.hb_net_stop_time(self._ptr)
+        self.min_delay = lib.hb_net_min_delay(self._ptr)
+        self.local_cells = lib.hb_net_local_cells(self._ptr)
+
+    def run(self):
+        """From t = 0 to t_stop; returns the network."""
+        self._may_step()
+        lib = _lib()
+        _check(lib.hb_net_init(self._ptr))
+        _check(lib.hb_net_advance(self._ptr, self.t_stop))
+        return self
+
+    def init(self):
+        self._may_step()
+        _check(_lib().hb_net_init(self._ptr))
+        return self
+
+    def advance(self, t_ms):
+        """Whole epochs until t >= t_ms (or t_stop); every rank must ask for the same t."""
+        self._may_step()
+        _check(_lib().hb_net_advance(self._ptr, float(t_ms)))
+        return self
+
+    @property
+    def time(self):
+        """[ms]"""
+        return _lib().hb_net_time(self._ptr)
+
+    @property
+    def spikes(self):
+        """Every spike of the network so far (each rank has all): (gid, time [ms]), ordered by
+        time, then gid (a copy; the library's list moves as the network steps)."""
+        s, n = ffi.new("const hb_spike_t **"), ffi.new("size_t *")
+        _check(_lib().hb_net_spikes(self._ptr, s, n))
+        raw = _view(self, s[0], n[0], _C_SPIKE_DTYPE)
+        out = np.empty(len(raw), SPIKE_DTYPE)
+        out["gid"] = raw["gid"]
+        out["time"] = raw["time"]
+        return out
+
+    @property
+    def stats(self):
+        """This rank's wall time per phase since init [s] and counts (hb_net_stats_t)."""
+        st = ffi.new("hb_net_stats_t *")
+        _check(_lib().hb_net_stats(self._ptr, st))
+        return {name: getattr(st, name) for name, _ in ffi.typeof(st[0]).fields}
+
+    def __repr__(self):
+        return (f"<hinesbatch.Network {self.model.name!r}: {self.local_cells} cells on rank "
+                f"{self.rank} of {self.size}, t = {self.time} ms of {self.t_stop}>")
+
+
+def run(model, backend=None, t_stop=None, comm="serial"):
+    """Run a model (a Model, a dict, or a JSON file's path) from 0 to t_stop: a Network when it
+    has "network" (on `comm`), else a Simulation; returns it, run."""
+    model = _as_model(model)
+    if model.is_network:
+        return Network(model, backend, t_stop, comm).run()
+    if comm != "serial":
+        raise ValueError(f"comm {comm!r}: cell simulations run on one rank; expected 'serial'")
+    return Simulation(model, backend, t_stop).run()

@@ -1,0 +1,206 @@
+"""The C API through cffi's ABI mode: declarations copied from include/hinesbatch.h (the part
+this module calls; tests/python/test_cdef.py checks them against the header) and the shared
+library, found once, on first use."""
+
+import os
+
+import cffi
+
+# Copied from include/hinesbatch.h, in its order; enums with their values spelt out where the
+# header computes them (HB_STATUS_LIST). Keep in step with the header (test_cdef.py says where).
+CDEF = """
+typedef enum {
+    HB_SUCCESS, HB_ERR_INVALID_VALUE, HB_ERR_ALLOC, HB_ERR_IO, HB_ERR_PARSE,
+    HB_ERR_MORPHOLOGY, HB_ERR_NOT_SUPPORTED, HB_ERR_ZERO_PIVOT, HB_ERR_BACKEND,
+    HB_STATUS_COUNT
+} hb_status_t;
+const char *hb_status_string(hb_status_t status);
+const char *hb_status_name(hb_status_t status);
+const char *hb_last_error(void);
+
+typedef enum {
+    HB_BACKEND_SEQ = 0, HB_BACKEND_OMP = 1, HB_BACKEND_CUDA = 2, HB_BACKEND_BEST = 3
+} hb_backend_t;
+const char *hb_backend_name(hb_backend_t backend);
+int hb_backend_available(hb_backend_t backend);
+
+typedef enum { HB_COMM_SERIAL = 0, HB_COMM_MPI = 1, HB_COMM_BEST = 2 } hb_comm_kind_t;
+typedef struct hb_comm hb_comm_t;
+int hb_comm_available(hb_comm_kind_t kind);
+hb_status_t hb_comm_create(hb_comm_kind_t kind, hb_comm_t **comm);
+hb_status_t hb_comm_destroy(hb_comm_t *comm);
+const char *hb_comm_name(const hb_comm_t *comm);
+int hb_comm_rank(const hb_comm_t *comm);
+int hb_comm_size(const hb_comm_t *comm);
+
+typedef struct hb_morph hb_morph_t;
+typedef enum { HB_UNITS_UM = 0, HB_UNITS_NM = 1 } hb_length_units_t;
+typedef enum { HB_SECTIONS_HINESBATCH = 0, HB_SECTIONS_IMPORT3D = 1 } hb_sections_rule_t;
+typedef struct {
+    hb_length_units_t units;
+    int max_type;
+    hb_sections_rule_t sections;
+    int keep_zero_radius;
+} hb_swc_options_t;
+void hb_swc_options_default(hb_swc_options_t *options);
+hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
+                              hb_morph_t **morph);
+hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name,
+                               const hb_swc_options_t *options, hb_morph_t **morph);
+hb_status_t hb_morph_destroy(hb_morph_t *morph);
+int hb_morph_warning_count(const hb_morph_t *morph);
+const char *hb_morph_warning(const hb_morph_t *morph, int index);
+typedef struct {
+    int points;
+    int sections;
+    int terminals;
+    int max_branch_order;
+    double length_um;
+    double area_um2;
+} hb_morph_stats_t;
+hb_status_t hb_morph_stats(const hb_morph_t *morph, hb_morph_stats_t *stats);
+
+typedef enum {
+    HB_CPOLICY_FIXED = 0, HB_CPOLICY_MAX_LENGTH = 1, HB_CPOLICY_D_LAMBDA = 2,
+    HB_CPOLICY_PER_SEGMENT = 3
+} hb_cpolicy_t;
+typedef enum { HB_SCHEME_VERTEX = 0, HB_SCHEME_NEURON = 1 } hb_scheme_t;
+typedef struct {
+    hb_cpolicy_t policy;
+    hb_scheme_t scheme;
+    int count;
+    double max_length_um;
+    double d_lambda;
+    double frequency_hz;
+    double ra_ohm_cm;
+    double cm_uf_cm2;
+    double ra_by_type[20];
+    double cm_by_type[20];
+    int count_by_type[20];
+    int max_rows;
+} hb_discretization_t;
+void hb_discretization_default(hb_discretization_t *options);
+typedef struct hb_cable hb_cable_t;
+hb_status_t hb_cable_create(const hb_morph_t *morph, const hb_discretization_t *options,
+                            hb_cable_t **cable);
+hb_status_t hb_cable_destroy(hb_cable_t *cable);
+int hb_cable_size(const hb_cable_t *cable);
+int hb_cable_compartments(const hb_cable_t *cable);
+const int *hb_cable_parent(const hb_cable_t *cable);
+
+typedef enum { HB_METHOD_EULER = 0, HB_METHOD_CN = 1 } hb_method_t;
+typedef enum { HB_SPIKE_STEP = 0, HB_SPIKE_INTERPOLATE = 1 } hb_spike_time_t;
+typedef struct {
+    double dt_ms;
+    double t_stop_ms;
+    double v_init_mv;
+    double celsius;
+    double sample_dt_ms;
+    hb_method_t method;
+    hb_spike_time_t spike_time;
+    int hh_table;
+    hb_backend_t backend;
+    int threads;
+} hb_sim_options_t;
+typedef struct hb_sim hb_sim_t;
+hb_status_t hb_sim_destroy(hb_sim_t *sim);
+hb_status_t hb_sim_init(hb_sim_t *sim);
+hb_status_t hb_sim_advance(hb_sim_t *sim, long steps);
+hb_status_t hb_sim_run(hb_sim_t *sim);
+double hb_sim_time(const hb_sim_t *sim);
+hb_status_t hb_sim_options(const hb_sim_t *sim, hb_sim_options_t *options);
+int hb_sim_cell_count(const hb_sim_t *sim);
+int hb_sim_probe_count(const hb_sim_t *sim);
+const char *hb_sim_probe_name(const hb_sim_t *sim, int probe);
+hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *count);
+hb_status_t hb_sim_probe_trace(const hb_sim_t *sim, int probe, const double **v, int *count);
+hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int *count);
+hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
+                              const char *base_dir, hb_sim_t **sim);
+
+typedef struct {
+    double time_ms;
+    uint32_t gid;
+    uint32_t unused;
+} hb_spike_t;
+typedef struct hb_net hb_net_t;
+hb_status_t hb_net_destroy(hb_net_t *net);
+hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
+                              const char *base_dir, hb_comm_t *comm, hb_net_t **net);
+hb_status_t hb_net_init(hb_net_t *net);
+hb_status_t hb_net_advance(hb_net_t *net, double t_ms);
+double hb_net_time(const hb_net_t *net);
+double hb_net_stop_time(const hb_net_t *net);
+double hb_net_dt(const hb_net_t *net);
+typedef struct {
+    double build_s;
+    double init_s;
+    double update_s;
+    double detect_s;
+    double deliver_s;
+    double exchange_s;
+    uint32_t local_cells;
+    size_t local_connections;
+    size_t spikes;
+    long max_rss_kb;
+} hb_net_stats_t;
+hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);
+hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
+int hb_net_local_cells(const hb_net_t *net);
+double hb_net_min_delay(const hb_net_t *net);
+"""
+
+ffi = cffi.FFI()
+ffi.cdef(CDEF)
+
+# The name the dynamic loader knows (its soname): LD_LIBRARY_PATH, ldconfig's folders.
+SONAME = "libhinesbatch.so.0"
+
+_lib = None
+_path = None
+
+
+def _candidates():
+    """Where to look when no path was given: the library an installed copy of this package
+    was installed with (_install.py, written by CMake at installation), then the loader's
+    search by soname."""
+    out = []
+    try:
+        from . import _install  # noqa: PLC0415 (absent in the source tree and from pip)
+    except ImportError:
+        _install = None
+    if _install is not None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        out.append(os.path.normpath(os.path.join(here, _install.LIBRARY)))
+    out.append(SONAME)
+    return out
+
+
+def load(path=None):
+    """Load the shared library (once). `path`: a file to load instead of the search."""
+    global _lib, _path
+    if _lib is not None:
+        if path is not None and os.path.abspath(path) != os.path.abspath(_path):
+            raise RuntimeError(
+                f"hinesbatch: the library is already loaded from {_path}; "
+                f"load_library({path!r}) must come before any other call")
+        return _lib
+    tried = []
+    for candidate in [path] if path is not None else _candidates():
+        try:
+            _lib = ffi.dlopen(candidate)
+        except OSError as err:
+            tried.append(f"{candidate}: {err}")
+            continue
+        _path = candidate
+        return _lib
+    raise OSError(
+        "hinesbatch: cannot load the shared library; tried\n  " + "\n  ".join(tried) +
+        "\n(install hinesbatch with `cmake --install`, put its lib folder on LD_LIBRARY_PATH, "
+        "or call hinesbatch.load_library(PATH))")
+
+
+def path():
+    """The library loaded (as given to the loader), loading it if needed."""
+    load()
+    return _path
