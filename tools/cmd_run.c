@@ -38,8 +38,9 @@ static const char usage_run[] =
     "and prints a summary. Morphology paths are relative to the model file. The output\n"
     "directory is created and checked before the simulation starts.\n"
     "\n"
-    "SIGINT (Ctrl-C) or SIGTERM stops a run at the next sample boundary (a network: the\n"
-    "next epoch, on every rank alike) with what was computed written out and the summary\n"
+    "SIGINT (Ctrl-C) or SIGTERM stops a run at the next sample boundary (a network: at the\n"
+    "end of the chunk of epochs under way, about 1 percent of t_stop, on every rank\n"
+    "alike) with what was computed written out and the summary\n"
     "marked interrupted; the exit status is then 130 or 143. A NaN or infinite voltage\n"
     "stops a run with the cell, place and time, and exit status 1.\n"
     "\n"
@@ -243,10 +244,13 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         opt.t_stop_ms = t_stop;
         opt.dt_ms = hb_net_dt(net);
     }
-    /* Epoch by epoch: spikes on disk as the run goes, and a signal seen at the next epoch's end.
-     * Ranks see signals at different times: they agree (the largest signal number of any rank)
-     * after every epoch, so all stop at the same one. */
-    const double chunk = hb_net_epoch_steps(net) * opt.dt_ms;
+    /* In chunks of whole epochs, about 1 % of t_stop each: spikes on disk as the run goes, and
+     * a signal seen at the chunk's end. Ranks see signals at different times: they agree (the
+     * largest signal number of any rank) after every chunk, so all stop at the same one. Not
+     * after every epoch: hb_net_advance finishes the exchange in flight before it returns, and
+     * the agreement is a collective, so epoch-sized chunks would undo the overlap. */
+    const double epoch = hb_net_epoch_steps(net) * opt.dt_ms;
+    const double chunk = epoch * fmax(1.0, floor(0.01 * t_stop / epoch));
     int stopped = 0, agreed = rc != 0; /* agreed: every rank failed alike, or none ran */
     double shown = 0.0;
     if (rc == 0) catch_signals(1);
