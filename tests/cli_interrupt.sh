@@ -20,7 +20,7 @@ interrupt() {
     local sig=$1 model=$2 dir=$3 file=$4
     mkdir -p "$dir"
     mkfifo "$dir/$file"
-    "$bin" run "$model" -o "$dir" --quiet 2>"$dir/stderr" &
+    "$bin" run "$model" -o "$dir" --quiet --traces wide 2>"$dir/stderr" &
     local pid=$!
     exec 3<"$dir/$file"
     : > "$dir/$file.got"
@@ -46,7 +46,7 @@ prefix() {
 
 # ---- a cell run: 1 s of the ball and stick, 10,001 samples, 60 spikes per probe
 sed -e 's/"t_stop": 100,/"t_stop": 1000,/' "$examples/ball_and_stick.json" > "$tmp/bs.json"
-expect_status 0 "cell run, uninterrupted" -- "$bin" run "$tmp/bs.json" -o "$tmp/full" --quiet
+expect_status 0 "cell run, uninterrupted" -- "$bin" run "$tmp/bs.json" -o "$tmp/full" --quiet --traces wide
 expect_grep "$tmp/full/summary.json" '"status": "completed"' "completed summary"
 expect_grep "$tmp/full/summary.json" '"samples": 10001' "completed summary samples"
 
@@ -131,7 +131,7 @@ cat > "$tmp/nan.json" <<'EOF'
    "stimuli": [{"type": "iclamp", "at": {"section": 0, "x": 0.5}, "del": 1, "dur": 100, "amp": -1e6}],
    "probes": [{"name": "v", "at": {"section": 0, "x": 0.5}}]}]}
 EOF
-expect_status 1 "NaN state" -- "$bin" run "$tmp/nan.json" -o "$tmp/nan"
+expect_status 1 "NaN state" -- "$bin" run "$tmp/nan.json" -o "$tmp/nan" --traces wide
 expect_grep "$tmp/err" "simulation: v = nan mV in cell 0, node [0-9]* (section 0, x = [0-9.]*) at t = 1.6 ms (finite at t = 0 ms)" "NaN message"
 expect_grep "$tmp/err" "NaN or infinite" "NaN status"
 expect_grep "$tmp/nan/summary.json" '"status": "failed"' "failed summary"

@@ -67,12 +67,12 @@ worst() { # PROBES_CSV: max |v - NEURON| over the samples
         END { printf "%d %.3g\n", n, m }' "$ref" "$1"
 }
 model import3d > "$tmp/import3d.json"
-expect_status 0 "run, Import3d sections" -- "$bin" run "$tmp/import3d.json" -o "$tmp/i3d"
+expect_status 0 "run, Import3d sections" -- "$bin" run "$tmp/import3d.json" -o "$tmp/i3d" --traces wide
 read -r n diff <<< "$(worst "$tmp/i3d/probes.csv")"
 [ "$n" -eq 81 ] && awk -v d="$diff" 'BEGIN { exit !(d < 1e-3) }' && ok ||
     bad "run with Import3d sections: $n samples, max |v - NEURON| $diff mV (expected 81, < 1e-3)"
 model hinesbatch > "$tmp/own.json"
-expect_status 0 "run, own sections" -- "$bin" run "$tmp/own.json" -o "$tmp/own"
+expect_status 0 "run, own sections" -- "$bin" run "$tmp/own.json" -o "$tmp/own" --traces wide
 read -r n diff <<< "$(worst "$tmp/own/probes.csv")"
 awk -v d="$diff" 'BEGIN { exit !(d > 1) }' && ok ||
     bad "run with hinesbatch's sections: max |v - NEURON| $diff mV (expected > 1 mV)"

@@ -14,14 +14,17 @@
 #include "cli.h"
 
 static const char usage_run[] =
-    "usage: hinesbatch run MODEL.json [-o DIR] [--quiet] [--trace]\n"
+    "usage: hinesbatch run MODEL.json [-o DIR] [--traces long|wide|none] [--quiet] [--trace]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
     "method) with NEURON's fixed-step scheme, and writes as the run goes\n"
-    "  DIR/probes.csv   t_ms and one column of voltages [mV] per probe\n"
-    "  DIR/spikes.csv   probe,t_ms: threshold crossings of probes with spike_threshold,\n"
-    "                   in time order\n"
+    "  DIR/traces.csv   gid,probe,t_ms,v_mv: one row per probe and sample (the cell's\n"
+    "                   index, the probe's name, 6 significant digits of v)\n"
+    "  DIR/spikes.dat   'gid time' lines ordered by time, then gid: each cell's spikes\n"
+    "                   at its first probe with spike_threshold (NEURON's out.dat)\n"
+    "  DIR/spikes.csv   probe,t_ms: threshold crossings of every probe with\n"
+    "                   spike_threshold, in time order\n"
     "  DIR/summary.json cells, probes, samples, spikes, the time reached, wall time and\n"
     "                   status (completed, interrupted or failed, with the message)\n"
     "A file with a \"network\" object is a network (docs/network.md): its cells, spike\n"
@@ -45,6 +48,8 @@ static const char usage_run[] =
     "stops a run with the cell, place and time, and exit status 1.\n"
     "\n"
     "  -o, --output DIR  output directory, created if missing (default: .)\n"
+    "  --traces FORMAT   cells: long (default, traces.csv), wide (DIR/probes.csv: t_ms and\n"
+    "                    one column per probe, 17 significant digits) or none\n"
     "  --quiet           no summary\n"
     "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n";
 
@@ -327,43 +332,123 @@ static int compare_spike(const void *a, const void *b)
     return (x->probe > y->probe) - (x->probe < y->probe);
 }
 
+/* How a cell run writes its traces. */
+typedef enum { TRACES_LONG, TRACES_WIDE, TRACES_NONE } traces_t;
+
 /* A cell run's outputs, written as it goes. */
 typedef struct {
-    FILE *probes, *spikes;
-    char probes_path[4200], spikes_path[4200];
+    traces_t format;
+    FILE *traces, *spikes, *spikes_dat;
+    char traces_path[4200], spikes_path[4200], dat_path[4200];
     long samples;
     long *spike_count; /* per probe */
     double *first;     /* per probe: the first spike [ms] */
     const double **trace; /* per probe: its samples of the chunk */
+    int *gid;          /* per probe: its cell's index */
+    const char **short_name; /* per probe: its name without "c<cell>." */
+    unsigned char *source; /* per probe: its cell's spike source (spikes.dat) */
     spike_at_t *order; /* a chunk's spikes, to sort */
     size_t order_cap;
 } stream_t;
 
-static int stream_open(stream_t *o, const char *dir, hb_sim_t *sim)
+/* Each cell's spike source: its first probe with "spike_threshold" (the probe a network's
+ * cell detects its spikes at). The simulation lists probes cell by cell in file order, copies
+ * included, each cell's in its file order; the file has been loaded, so it is well formed. */
+static int mark_sources(stream_t *o, const char *model, int n_probes)
 {
-    const int n = hb_sim_probe_count(sim);
-    snprintf(o->probes_path, sizeof o->probes_path, "%s/probes.csv", dir);
-    snprintf(o->spikes_path, sizeof o->spikes_path, "%s/spikes.csv", dir);
+    json_error_t err;
+    json_t *root = json_load_file(model, 0, &err);
+    json_t *cells = root ? json_object_get(root, "cells") : NULL;
+    int p = 0;
+    for (size_t c = 0; c < json_array_size(cells); c++) {
+        json_t *cell = json_array_get(cells, c), *count = json_object_get(cell, "count");
+        json_t *probes = json_object_get(cell, "probes");
+        const json_int_t copies = json_is_integer(count) ? json_integer_value(count) : 1;
+        for (json_int_t k = 0; k < copies; k++) {
+            int found = 0;
+            for (size_t q = 0; q < json_array_size(probes) && p < n_probes; q++, p++)
+                if (!found && json_object_get(json_array_get(probes, q), "spike_threshold"))
+                    found = o->source[p] = 1;
+        }
+    }
+    json_decref(root);
+    return p == n_probes ? 0 : cli_fail("run", "%s: probes do not match the model's", model);
+}
+
+static FILE *open_output(char *path, size_t size, const char *dir, const char *file)
+{
+    snprintf(path, size, "%s/%s", dir, file);
+    FILE *f = fopen(path, "w");
+    if (!f) cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+static int stream_open(stream_t *o, const char *dir, const char *model, hb_sim_t *sim)
+{
+    const int n = hb_sim_probe_count(sim), several = hb_sim_cell_count(sim) > 1;
     o->spike_count = calloc((size_t)n + 1, sizeof *o->spike_count);
     o->first = calloc((size_t)n + 1, sizeof *o->first);
     o->trace = calloc((size_t)n + 1, sizeof *o->trace);
-    if (!o->spike_count || !o->first || !o->trace) return cli_fail("run", "out of memory");
-    if (!(o->probes = fopen(o->probes_path, "w")))
-        return cli_fail("run", "%s: cannot write: %s", o->probes_path, strerror(errno));
-    if (!(o->spikes = fopen(o->spikes_path, "w")))
-        return cli_fail("run", "%s: cannot write: %s", o->spikes_path, strerror(errno));
-    fputs("t_ms", o->probes);
-    for (int p = 0; p < n; p++) {
-        fputc(',', o->probes);
-        put_field(o->probes, hb_sim_probe_name(sim, p));
+    o->gid = calloc((size_t)n + 1, sizeof *o->gid);
+    o->short_name = calloc((size_t)n + 1, sizeof *o->short_name);
+    o->source = calloc((size_t)n + 1, 1);
+    if (!o->spike_count || !o->first || !o->trace || !o->gid || !o->short_name || !o->source)
+        return cli_fail("run", "out of memory");
+    for (int p = 0; p < n; p++) { /* "c<cell>.<probe>" with several cells */
+        const char *name = hb_sim_probe_name(sim, p), *dot = strchr(name, '.');
+        o->gid[p] = several ? atoi(name + 1) : 0;
+        o->short_name[p] = several && dot ? dot + 1 : name;
     }
-    fputc('\n', o->probes);
+    if (mark_sources(o, model, n) != 0) return 1;
+    if (o->format == TRACES_LONG) {
+        if (!(o->traces = open_output(o->traces_path, sizeof o->traces_path, dir, "traces.csv")))
+            return 1;
+        fputs("gid,probe,t_ms,v_mv\n", o->traces);
+    } else if (o->format == TRACES_WIDE) {
+        if (!(o->traces = open_output(o->traces_path, sizeof o->traces_path, dir, "probes.csv")))
+            return 1;
+        fputs("t_ms", o->traces);
+        for (int p = 0; p < n; p++) {
+            fputc(',', o->traces);
+            put_field(o->traces, hb_sim_probe_name(sim, p));
+        }
+        fputc('\n', o->traces);
+    }
+    if (!(o->spikes = open_output(o->spikes_path, sizeof o->spikes_path, dir, "spikes.csv")) ||
+        !(o->spikes_dat = open_output(o->dat_path, sizeof o->dat_path, dir, "spikes.dat")))
+        return 1;
     fputs("probe,t_ms\n", o->spikes);
     return 0;
 }
 
+static int flush_output(FILE *f, const char *path)
+{
+    if (!f) return 0;
+    return fflush(f) != 0 || ferror(f) ? cli_fail("run", "%s: cannot write: %s", path, strerror(errno)) : 0;
+}
+
+/* A chunk's samples: long rows (6 significant digits of v: 0.1 uV at -65 mV, a third of the
+ * bytes of 17) or wide ones (the simulation's doubles exactly). */
+static void write_samples(stream_t *o, int n, const double *t, int rows)
+{
+    for (int r = 0; r < rows; r++) {
+        if (o->format == TRACES_LONG) {
+            for (int p = 0; p < n; p++) {
+                fprintf(o->traces, "%d,", o->gid[p]);
+                put_field(o->traces, o->short_name[p]);
+                fprintf(o->traces, ",%.10g,%.6g\n", t[r], o->trace[p][r]);
+            }
+        } else if (o->format == TRACES_WIDE) {
+            fprintf(o->traces, "%.10g", t[r]);
+            for (int p = 0; p < n; p++) fprintf(o->traces, ",%.17g", o->trace[p][r]);
+            fputc('\n', o->traces);
+        }
+    }
+}
+
 /* What the simulation recorded since the last call, appended (the chunk's spikes in time
- * order, probes in order at equal times), flushed, and forgotten by the simulation. */
+ * order, probes in order at equal times: chunks follow each other in time, so the files are
+ * in time order too), flushed, and forgotten by the simulation. */
 static int stream_write(stream_t *o, hb_sim_t *sim)
 {
     const int n = hb_sim_probe_count(sim);
@@ -371,11 +456,7 @@ static int stream_write(stream_t *o, hb_sim_t *sim)
     int rows, count;
     hb_sim_sample_times(sim, &t, &rows);
     for (int p = 0; p < n; p++) hb_sim_probe_trace(sim, p, &o->trace[p], &count);
-    for (int r = 0; r < rows; r++) {
-        fprintf(o->probes, "%.10g", t[r]);
-        for (int p = 0; p < n; p++) fprintf(o->probes, ",%.17g", o->trace[p][r]);
-        fputc('\n', o->probes);
-    }
+    write_samples(o, n, t, rows);
     o->samples += rows;
     size_t total = 0;
     for (int p = 0; p < n; p++) {
@@ -395,36 +476,46 @@ static int stream_write(stream_t *o, hb_sim_t *sim)
         o->spike_count[p] += count;
         for (int k = 0; k < count; k++) o->order[total++] = (spike_at_t){t[k], p};
     }
+    /* Probes are cell by cell, so probe order at equal times is gid order. */
     if (total) qsort(o->order, total, sizeof *o->order, compare_spike);
     for (size_t k = 0; k < total; k++) {
-        put_field(o->spikes, hb_sim_probe_name(sim, o->order[k].probe));
+        const int p = o->order[k].probe;
+        put_field(o->spikes, hb_sim_probe_name(sim, p));
         fprintf(o->spikes, ",%.12g\n", o->order[k].t);
+        if (o->source[p]) fprintf(o->spikes_dat, "%d %.10g\n", o->gid[p], o->order[k].t);
     }
     hb_sim_clear_records(sim);
-    if (fflush(o->probes) != 0 || ferror(o->probes))
-        return cli_fail("run", "%s: cannot write: %s", o->probes_path, strerror(errno));
-    if (fflush(o->spikes) != 0 || ferror(o->spikes))
-        return cli_fail("run", "%s: cannot write: %s", o->spikes_path, strerror(errno));
+    if (flush_output(o->traces, o->traces_path) || flush_output(o->spikes, o->spikes_path) ||
+        flush_output(o->spikes_dat, o->dat_path))
+        return 1;
     return 0;
+}
+
+static int close_output(FILE **f, const char *path)
+{
+    const int failed = *f && fclose(*f) != 0;
+    *f = NULL;
+    return failed ? cli_fail("run", "%s: cannot write: %s", path, strerror(errno)) : 0;
 }
 
 /* The files closed (the counts kept for the summary). */
 static int stream_close(stream_t *o)
 {
-    int rc = 0;
-    if (o->probes && fclose(o->probes) != 0)
-        rc = cli_fail("run", "%s: cannot write: %s", o->probes_path, strerror(errno));
-    if (o->spikes && fclose(o->spikes) != 0)
-        rc = cli_fail("run", "%s: cannot write: %s", o->spikes_path, strerror(errno));
-    o->probes = o->spikes = NULL;
+    int rc = close_output(&o->traces, o->traces_path);
+    rc |= close_output(&o->spikes, o->spikes_path);
+    rc |= close_output(&o->spikes_dat, o->dat_path);
     return rc;
 }
 
 static void stream_free(stream_t *o)
 {
+    stream_close(o);
     free(o->spike_count);
     free(o->first);
     free((void *)o->trace);
+    free(o->gid);
+    free((void *)o->short_name);
+    free(o->source);
     free(o->order);
     memset(o, 0, sizeof *o);
 }
@@ -460,7 +551,7 @@ static long chunk_steps(const hb_sim_options_t *opt)
     return every >= HB_SIM_CHECK_STEPS ? every : (HB_SIM_CHECK_STEPS + every - 1) / every * every;
 }
 
-static int run_cells(const char *model, const char *out, int quiet)
+static int run_cells(const char *model, const char *out, int quiet, traces_t traces)
 {
     if (check_output(out) != 0) return 1;
     hb_sim_t *sim = NULL;
@@ -470,7 +561,8 @@ static int run_cells(const char *model, const char *out, int quiet)
     hb_sim_options(sim, &opt);
     stream_t o;
     memset(&o, 0, sizeof o);
-    int rc = stream_open(&o, out, sim);
+    o.format = traces;
+    int rc = stream_open(&o, out, model, sim);
     catch_signals(1);
     const double start = cli_now_seconds();
     char error[1024] = "";
@@ -504,7 +596,9 @@ static int run_cells(const char *model, const char *out, int quiet)
             if (o.spike_count[p])
                 printf("  %s: %ld spike%s, first at %.4f ms\n", hb_sim_probe_name(sim, p),
                        o.spike_count[p], o.spike_count[p] == 1 ? "" : "s", o.first[p]);
-        printf("wrote %s/probes.csv, %s/spikes.csv and %s/summary.json\n", out, out, out);
+        printf("wrote %s%s%s/spikes.dat, %s/spikes.csv and %s/summary.json\n",
+               o.format == TRACES_NONE ? "" : o.traces_path,
+               o.format == TRACES_NONE ? "" : ", ", out, out, out);
     }
     catch_signals(0);
     stream_free(&o);
@@ -514,18 +608,25 @@ static int run_cells(const char *model, const char *out, int quiet)
 
 int cli_command_run(int argc, char **argv)
 {
-    const char *model = NULL, *out = ".";
+    const char *model = NULL, *out = ".", *traces = "long";
     int quiet = 0, tracing = 0;
     const cli_option_t options[] = {
         CLI_FLAG("--trace", &tracing, 1),
         CLI_STRING("-o", &out),
         CLI_STRING("--output", &out),
         CLI_FLAG("--quiet", &quiet, 1),
+        CLI_STRING("--traces", &traces),
         CLI_POSITIONAL("model file", &model),
     };
     const int parsed = cli_parse_options("run", usage_run, options,
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
+    const int format = !strcmp(traces, "long") ? TRACES_LONG : !strcmp(traces, "wide")
+                       ? TRACES_WIDE : !strcmp(traces, "none") ? TRACES_NONE : -1;
+    if (format < 0) {
+        fprintf(stderr, "hinesbatch run: --traces %s: expected long, wide or none\n", traces);
+        return 2;
+    }
     if (is_network(model)) return run_network(model, out, quiet, tracing);
-    return run_cells(model, out, quiet);
+    return run_cells(model, out, quiet, (traces_t)format);
 }

@@ -12,7 +12,7 @@ from conftest import run_cli
 
 
 def read_cli_run(cli, model, out):
-    run_cli(cli, "run", model, "-o", out, "--quiet")
+    run_cli(cli, "run", model, "-o", out, "--quiet", "--traces", "wide")
     with open(os.path.join(out, "probes.csv"), encoding="utf-8") as f:
         rows = list(csv.reader(f))
     columns = {name: np.array([float(r[i]) for r in rows[1:]]) for i, name in enumerate(rows[0])}
