@@ -87,6 +87,21 @@ hb_status_t hb_cable_destroy(hb_cable_t *cable);
 int hb_cable_size(const hb_cable_t *cable);
 int hb_cable_compartments(const hb_cable_t *cable);
 const int *hb_cable_parent(const hb_cable_t *cable);
+typedef enum {
+    HB_NODE_ROOT_END = 0, HB_NODE_COMPARTMENT = 1, HB_NODE_SECTION_END = 2
+} hb_node_kind_t;
+typedef struct {
+    int parent;
+    hb_node_kind_t kind;
+    int section;
+    double x;
+    long sample_id;
+    int swc_type;
+    double area_um2;
+    double r_axial_mohm;
+    double cm_uf_cm2;
+} hb_node_info_t;
+hb_status_t hb_cable_node(const hb_cable_t *cable, int node, hb_node_info_t *info);
 
 typedef enum { HB_METHOD_EULER = 0, HB_METHOD_CN = 1 } hb_method_t;
 typedef enum { HB_SPIKE_STEP = 0, HB_SPIKE_INTERPOLATE = 1 } hb_spike_time_t;
@@ -110,6 +125,7 @@ hb_status_t hb_sim_run(hb_sim_t *sim);
 double hb_sim_time(const hb_sim_t *sim);
 hb_status_t hb_sim_options(const hb_sim_t *sim, hb_sim_options_t *options);
 int hb_sim_cell_count(const hb_sim_t *sim);
+hb_status_t hb_sim_voltages(const hb_sim_t *sim, int cell, const double **v);
 int hb_sim_probe_count(const hb_sim_t *sim);
 const char *hb_sim_probe_name(const hb_sim_t *sim, int probe);
 hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *count);

@@ -1,0 +1,187 @@
+"""hinesbatch.plot: each plot is written as a PNG of the figure's size with something drawn on
+it, from the module's objects and from what `hinesbatch run` writes; bad inputs are errors that
+name the file and line or key; `python -m hinesbatch.plot` and the example work end to end."""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, run_cli
+
+pytest.importorskip("matplotlib", reason="python3-matplotlib is not installed")
+from hinesbatch import plot  # noqa: E402
+
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+def png(path, size):
+    """The file is a PNG of `size` (width, height) pixels with at least `colours` colours."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path}: not a PNG"
+    assert head[12:16] == b"IHDR"
+    assert struct.unpack(">II", head[16:24]) == size
+    assert os.path.getsize(path) > 8000, f"{path}: {os.path.getsize(path)} bytes, a blank figure?"
+    import matplotlib.image
+    pixels = matplotlib.image.imread(path)
+    return len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0))
+
+
+@pytest.fixture(scope="module")
+def ring_run(cli, tmp_path_factory):
+    out = tmp_path_factory.mktemp("ring")
+    run_cli(cli, "run", os.path.join(EXAMPLES, "ring_network.json"), "-o", str(out), "--quiet")
+    return out
+
+
+@pytest.fixture(scope="module")
+def cell_run(cli, tmp_path_factory):
+    out = tmp_path_factory.mktemp("bs")
+    run_cli(cli, "run", os.path.join(EXAMPLES, "ball_and_stick.json"), "-o", str(out), "--quiet")
+    run_cli(cli, "run", os.path.join(EXAMPLES, "ball_and_stick.json"), "-o", str(out / "wide"),
+            "--quiet", "--traces", "wide")
+    return out
+
+
+def hsn_model(data, **extra):
+    cell = {"morphology": os.path.join(data, "morphologies", "HSN-fluoro01.CNG.swc"),
+            "discretization": {"policy": "d-lambda"}, "mechanisms": [{"name": "hh"}],
+            "stimuli": [{"type": "iclamp", "at": "soma", "del": 1, "dur": 3, "amp": 2}]}
+    cell.update(extra)
+    return {"t_stop": 4, "cells": [cell]}
+
+
+def test_raster_from_a_network_and_from_spikes_dat(hb, ring_run, tmp_path):
+    net = hb.run(os.path.join(EXAMPLES, "ring_network.json"))
+    assert plot.raster(net, tmp_path / "a.png") == str(tmp_path / "a.png")
+    png(tmp_path / "a.png", (800, 450))
+    spikes = plot.read_spikes(ring_run / "spikes.dat")
+    np.testing.assert_array_equal(spikes["gid"], net.spikes["gid"])
+    np.testing.assert_allclose(spikes["time"], net.spikes["time"], rtol=1e-9)
+    plot.raster(str(ring_run / "spikes.dat"), str(tmp_path / "b.png"))
+    png(tmp_path / "b.png", (800, 450))
+
+
+def test_traces_from_files_and_a_simulation(hb, cell_run, tmp_path):
+    long = plot.read_traces(cell_run / "traces.csv")
+    wide = plot.read_traces(cell_run / "wide" / "probes.csv")
+    assert list(long) == list(wide) == ["soma", "dend_mid", "dend_tip"]
+    for name in long:
+        np.testing.assert_allclose(long[name][0], wide[name][0])
+        np.testing.assert_allclose(long[name][1], wide[name][1], rtol=1e-5)  # 6 digits
+    sim = hb.run(os.path.join(EXAMPLES, "ball_and_stick.json"))
+    for i, source in enumerate([cell_run / "traces.csv", cell_run / "wide" / "probes.csv", sim]):
+        out = tmp_path / f"t{i}.png"
+        plot.traces(source, out)
+        assert png(out, (800, 450)) > 20  # three coloured lines, a legend
+    plot.traces(sim, tmp_path / "soma.png", probes=["soma"])
+    png(tmp_path / "soma.png", (800, 450))
+    with pytest.raises(KeyError, match="no probe 'axon'"):
+        plot.traces(sim, tmp_path / "x.png", probes=["axon"])
+
+
+def test_morphology_by_type_and_by_voltage(hb, data, tmp_path):
+    swc = os.path.join(data, "morphologies", "HSN-fluoro01.CNG.swc")
+    plot.morphology(swc, tmp_path / "type.png", plane="xz")
+    png(tmp_path / "type.png", (700, 700))
+    plot.morphology(hsn_model(data), tmp_path / "v.png", time=3)
+    assert png(tmp_path / "v.png", (700, 700)) > 50  # a colour map, not one colour
+    # the voltages drawn are the simulation's: the stimulated soma is the most depolarised
+    swc_path, units, v, t = plot.cell_voltages(hsn_model(data), 0, 3)
+    assert t == pytest.approx(3) and units == "um"
+    samples = plot._read_swc(swc_path, units)
+    soma_ids = samples["id"][samples["type"] == 1]
+    values = np.array(list(v.values()))
+    assert len(v) > 100 and np.all(np.isfinite(values))
+    assert max(v[int(s)] for s in soma_ids if int(s) in v) == pytest.approx(values.max(), abs=0.5)
+    assert values.max() - values.min() > 0.5  # a gradient along the cell
+
+
+def test_morphology_checks_the_cable_it_rebuilds(hb, data, tmp_path):
+    # nseg per region and the vertex scheme: rebuilt the library's way (else an error)
+    model = hsn_model(data, discretization={"policy": "fixed", "nseg": 3, "scheme": "vertex"},
+                      regions=[{"region": "dend", "nseg": 5}])
+    plot.morphology(model, tmp_path / "v.png", time=2)
+    png(tmp_path / "v.png", (700, 700))
+
+
+def test_phases_from_summary(ring_run, tmp_path):
+    plot.phases(ring_run / "summary.json", tmp_path / "p.png")
+    png(tmp_path / "p.png", (800, 450))
+    summary = json.loads((ring_run / "summary.json").read_text())
+    first = summary["per_rank"][0]
+    summary["per_rank"] = [dict(first, rank=r, update_s=first["update_s"] * (1 + r / 10))
+                           for r in range(12)]
+    plot.phases(summary, tmp_path / "p12.png")  # many ranks: mean and range
+    png(tmp_path / "p12.png", (800, 450))
+
+
+def test_bad_inputs(hb, data, cell_run, tmp_path):
+    bad = tmp_path / "spikes.dat"
+    bad.write_text("0 1.5\n3 x\n")
+    with pytest.raises(ValueError, match=r"spikes.dat:2: expected 'gid time'"):
+        plot.raster(bad, tmp_path / "r.png")
+    bad.write_text("t,v\n1,2\n")
+    with pytest.raises(ValueError, match=r"spikes.dat:1: expected the header 'gid,probe"):
+        plot.traces(bad, tmp_path / "t.png")
+    bad.write_text("gid,probe,t_ms,v_mv\n0,soma,0,-65\n0,soma,0.1\n")
+    with pytest.raises(ValueError, match=r"spikes.dat:3: expected 4 fields"):
+        plot.traces(bad, tmp_path / "t.png")
+    with pytest.raises(ValueError, match=r"summary.json: per_rank: missing; expected a network"):
+        plot.phases(cell_run / "summary.json", tmp_path / "p.png")
+    with pytest.raises(hb.HinesbatchError, match=r"arbor_bad4_duplicate_id.swc:\d+:"):
+        plot.morphology(os.path.join(data, "morphologies-bad", "arbor_bad4_duplicate_id.swc"),
+                        tmp_path / "m.png")
+    with pytest.raises(ValueError, match=r"cells\[0\]: no \"morphology\""):
+        plot.morphology(os.path.join(EXAMPLES, "ball_and_stick.json"), tmp_path / "m.png")
+    with pytest.raises(ValueError, match=r"a network; the morphology plot runs cell models"):
+        plot.morphology(os.path.join(EXAMPLES, "ring_network.json"), tmp_path / "m.png")
+    with pytest.raises(ValueError, match=r"m.jpg: expected a file name ending in .png"):
+        plot.raster(cell_run / "spikes.dat", tmp_path / "m.jpg")
+    with pytest.raises(FileNotFoundError):
+        plot.raster(tmp_path / "none.dat", tmp_path / "r.png")
+    for name in ("r.png", "t.png", "p.png", "m.png"):
+        assert not (tmp_path / name).exists()
+
+
+def module_env(hb):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return env
+
+
+def test_command_line(hb, ring_run, tmp_path):
+    base = [sys.executable, "-m", "hinesbatch.plot", "--library", hb.library_path()]
+    done = subprocess.run(base + ["raster", str(ring_run / "spikes.dat"), "-o",
+                                  str(tmp_path / "r.png")], capture_output=True, text=True,
+                          env=module_env(hb), check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"wrote {tmp_path / 'r.png'}"
+    png(tmp_path / "r.png", (800, 450))
+    done = subprocess.run(base + ["phases", str(tmp_path / "none.json"), "-o",
+                                  str(tmp_path / "p.png")], capture_output=True, text=True,
+                          env=module_env(hb), check=False)
+    assert done.returncode == 1
+    assert done.stderr.startswith("hinesbatch.plot: ") and "none.json: No such file" in done.stderr
+    done = subprocess.run(base + ["bars", "x"], capture_output=True, text=True,
+                          env=module_env(hb), check=False)
+    assert done.returncode == 2 and "invalid choice: 'bars'" in done.stderr
+
+
+def test_the_example(hb, data, tmp_path):
+    """examples/plot_cell.py: an SWC file to a PNG in five lines."""
+    script = os.path.join(EXAMPLES, "plot_cell.py")
+    with open(script, encoding="utf-8") as f:
+        code = [line for line in f.read().split('"""')[2].splitlines() if line.strip()]
+    assert len(code) <= 6  # five statements, one over two lines
+    env = module_env(hb)
+    env["LD_LIBRARY_PATH"] = os.path.dirname(os.path.abspath(hb.library_path()))
+    done = subprocess.run([sys.executable, script,
+                           os.path.join(data, "morphologies", "v_e_moto1.CNG.swc"),
+                           str(tmp_path / "cell.png")], capture_output=True, text=True,
+                          env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert png(tmp_path / "cell.png", (700, 700)) > 50
