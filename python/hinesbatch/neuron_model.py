@@ -1,0 +1,257 @@
+"""A hinesbatch model file built and run in NEURON (`from neuron import h`), for
+hinesbatch.compare: the same cells (sections or a cable, nseg, Ra, cm, pas and hh, IClamps,
+ExpSyn and Exp2Syn), probes and spike detectors, and for a network its NetStims and NetCons.
+
+Supported: cells given as "sections" or "cable" under NEURON's scheme ("fixed" or "d-lambda"
+nseg), locations "soma", {"section", "x"}; networks with explicit connections, ring builders,
+regular sources, and random builders of weight 0 (their events change nothing, so they are
+left out). Anything else raises ValueError naming the key. NEURON's settings: fixed step,
+secondorder 0 (or 1 for "cn"), usetable_hh as "hh_table", finitialize(v_init), then
+ceil(t_stop / dt) fadvance calls, the steps hinesbatch takes.
+"""
+
+import math
+
+import numpy as np
+
+REGIONS = {"soma": 1, "axon": 2, "dend": 3, "basal": 3, "apical": 4}
+HH_PARAMS = {"gnabar", "gkbar", "gl", "el"}  # hh.mod's; ena and ek are the ions'
+
+
+def _region(value, where):
+    if isinstance(value, int):
+        return value
+    if value == "all":
+        return "all"
+    if value not in REGIONS:
+        raise ValueError(f"{where}: region {value!r}: expected one of {sorted(REGIONS)}, "
+                         "an SWC type or \"all\"")
+    return REGIONS[value]
+
+
+def _lambda_f(sec, freq):
+    """NEURON's lambda_f (stdlib.hoc) for a cylinder [um]."""
+    return 1e5 * math.sqrt(sec.diam / (4 * math.pi * freq * sec.Ra * sec.cm))
+
+
+class _Cell:
+    """One cell of the model in NEURON: sections by name and index, synapses, probe segments."""
+
+    def __init__(self, h, spec, where, gid):
+        self.sections, self.by_name, self.types = [], {}, []
+        if "morphology" in spec:
+            raise ValueError(f"{where}.morphology: SWC cells are not built in NEURON here; "
+                             "expected \"sections\" or \"cable\"")
+        disc = spec.get("discretization", {})
+        if disc.get("scheme", "neuron") != "neuron":
+            raise ValueError(f"{where}.discretization.scheme: NEURON has its own scheme only; "
+                             "expected \"neuron\"")
+        policy = disc.get("policy", "fixed")
+        if policy not in ("fixed", "d-lambda"):
+            raise ValueError(f"{where}.discretization.policy: {policy!r}: expected \"fixed\" or "
+                             "\"d-lambda\" (NEURON's rules)")
+        if "cable" in spec:
+            c = spec["cable"]
+            specs = [{"name": "cable", "length": c["length"], "diam": c["diam"],
+                      "type": c.get("type", "dend")}]
+        else:
+            specs = spec["sections"]
+        for i, s in enumerate(specs):
+            name = s.get("name", str(i))
+            sec = h.Section(name=f"c{gid}_{name}")
+            sec.L, sec.diam = s["length"], s["diam"]
+            typ = _region(s.get("type", "soma" if i == 0 else "dend"), f"{where}.sections[{i}]")
+            parent = s.get("parent")
+            if parent is not None:
+                p = self.by_name[parent] if isinstance(parent, str) else self.sections[parent]
+                sec.connect(p(s.get("parent_x", 1)), 0)
+            self.sections.append(sec)
+            self.types.append(typ)
+            self.by_name[name] = sec
+        nseg = {}
+        for sec, typ in zip(self.sections, self.types):
+            sec.Ra, sec.cm = spec.get("Ra", 100), spec.get("cm", 1)
+            for k, r in enumerate(spec.get("regions", [])):
+                if _region(r["region"], f"{where}.regions[{k}]") in (typ, "all"):
+                    sec.Ra, sec.cm = r.get("Ra", sec.Ra), r.get("cm", sec.cm)
+                    if "nseg" in r:
+                        nseg[sec.name()] = r["nseg"]
+        for sec in self.sections:
+            if sec.name() in nseg:
+                sec.nseg = nseg[sec.name()]
+            elif policy == "d-lambda":  # stdlib.hoc's geom_nseg
+                d_lambda, freq = disc.get("d_lambda", 0.1), disc.get("frequency", 100)
+                sec.nseg = int((sec.L / (d_lambda * _lambda_f(sec, freq)) + 0.9) / 2) * 2 + 1
+            else:
+                sec.nseg = disc.get("nseg", 1)
+        for k, mech in enumerate(spec.get("mechanisms", [])):
+            name = mech["name"]
+            if name not in ("pas", "hh"):
+                raise ValueError(f"{where}.mechanisms[{k}].name: {name!r}: expected pas or hh")
+            region = _region(mech.get("region", "all"), f"{where}.mechanisms[{k}]")
+            for sec, typ in zip(self.sections, self.types):
+                if region not in (typ, "all"):
+                    continue
+                sec.insert(name)
+                for key, value in mech.items():
+                    if key in ("name", "region"):
+                        continue
+                    if name == "hh" and key not in HH_PARAMS:
+                        setattr(sec, key, value)  # ena, ek
+                    else:
+                        setattr(sec, f"{key}_{name}", value)
+        self.synapses = []
+        for k, sy in enumerate(spec.get("synapses", [])):
+            seg = self.segment(sy["at"], f"{where}.synapses[{k}].at")
+            if sy.get("type", "expsyn") == "expsyn":
+                p = h.ExpSyn(seg)
+                p.tau = sy.get("tau", p.tau)
+            else:
+                p = h.Exp2Syn(seg)
+                p.tau1, p.tau2 = sy.get("tau1", p.tau1), sy.get("tau2", p.tau2)
+            p.e = sy.get("e", p.e)
+            self.synapses.append(p)
+        self.stimuli = []
+        for k, st in enumerate(spec.get("stimuli", [])):
+            clamp = h.IClamp(self.segment(st["at"], f"{where}.stimuli[{k}].at"))
+            clamp.delay, clamp.dur, clamp.amp = st["del"], st["dur"], st["amp"]
+            self.stimuli.append(clamp)
+        self.probes = [(p.get("name", f"v{k}"), self.segment(p["at"], f"{where}.probes[{k}].at"),
+                        p.get("spike_threshold")) for k, p in enumerate(spec.get("probes", []))]
+
+    def segment(self, at, where):
+        if at == "soma":
+            for sec, typ in zip(self.sections, self.types):
+                if typ == 1:
+                    return sec(0.5)
+            raise ValueError(f"{where}: \"soma\": the cell has no section of type soma")
+        if isinstance(at, dict) and "section" in at and set(at) <= {"section", "x"}:
+            s = at["section"]
+            sec = self.by_name.get(s) if isinstance(s, str) else self.sections[s]
+            if sec is None:
+                raise ValueError(f"{where}.section: no section named {s!r}")
+            return sec(at.get("x", 0.5))
+        raise ValueError(f"{where}: {at!r}: expected \"soma\" or {{\"section\", \"x\"}} here")
+
+
+def _cells(h, model):
+    out = []
+    for k, spec in enumerate(model.get("cells", [])):
+        for _ in range(spec.get("count", 1)):
+            out.append(_Cell(h, spec, f"cells[{k}]", len(out)))
+    return out
+
+
+def _connections(network, n_cells):
+    """Explicit connections, then the ring builders' (docs/network.md, section 9)."""
+    conns = [dict(c) for c in network.get("connections", [])]
+    for r in network.get("ring", []):
+        first, count = r.get("first", 0), r["count"]
+        for i in range(count):
+            conns.append({"source": first + (i - 1) % count, "target": first + i,
+                          "synapse": r.get("synapse", 0), "weight": r["weight"],
+                          "delay": r["delay"]})
+    for k, r in enumerate(network.get("random", [])):
+        if r["weight"] != 0:
+            raise ValueError(f"network.random[{k}].weight: {r['weight']}: NEURON cannot draw "
+                             "hinesbatch's random connections; expected 0 (no effect) or "
+                             "explicit \"connections\"")
+    if "busyring" in network:
+        raise ValueError("network.busyring: not built in NEURON here; expected cells, sources "
+                         "and connections")
+    return conns
+
+
+def run(model):
+    """Build and run the model (a dict, as a model file holds) in NEURON. Returns a dict:
+    "t" sample times [ms]; "traces" {probe name: v [mV]} (hinesbatch's names: "c<cell>.<probe>"
+    with several cells; cell models only); "probe_spikes" {probe name: times [ms]} (probes with
+    spike_threshold); "spikes" (gid, time) pairs by time, then gid: each cell's first detecting
+    probe's, then the sources'; "version", "t_end"."""
+    from neuron import h
+    h.load_file("stdrun.hoc")
+    network = model.get("network")
+    dt = model.get("dt", 0.025)
+    h.cvode_active(0)
+    h.secondorder = 0 if model.get("method", "euler") == "euler" else 1
+    h.dt = dt
+    h.celsius = model.get("celsius", 6.3)
+    h.usetable_hh = 1 if model.get("hh_table", True) else 0
+    cells = _cells(h, model)
+    several = len(cells) > 1
+    keep, traces, probe_spikes, records = [], {}, {}, []
+    tvec = h.Vector()
+    tvec.record(h._ref_t)
+    for gid, cell in enumerate(cells):
+        source = None
+        for name, seg, threshold in cell.probes:
+            label = f"c{gid}.{name}" if several else name
+            if network is None:
+                vec = h.Vector()
+                vec.record(seg._ref_v)
+                traces[label] = vec
+            if threshold is None:
+                continue
+            if source is None:  # recorded with its gid below (one record per detector)
+                source = (seg, threshold, label)
+                continue
+            times = h.Vector()
+            nc = h.NetCon(seg._ref_v, None, sec=seg.sec)
+            nc.threshold = threshold
+            nc.record(times)
+            keep.append(nc)
+            probe_spikes[label] = times
+        records.append(source)
+    sources = []  # per gid: a function making a NetCon from it to a target
+    for gid, src in enumerate(records):
+        def from_cell(target, src=src, gid=gid):
+            if src is None:
+                raise ValueError(f"gid {gid}: a connection's source without a probe with "
+                                 "spike_threshold")
+            nc = h.NetCon(src[0]._ref_v, target, sec=src[0].sec)
+            nc.threshold = src[1]
+            return nc
+        sources.append(from_cell)
+    for k, s in enumerate((network or {}).get("sources", [])):
+        if s.get("noise", 0):
+            raise ValueError(f"network.sources[{k}].noise: NEURON's random streams are not "
+                             "hinesbatch's; expected 0")
+        for _ in range(s.get("count", 1)):
+            ns = h.NetStim()
+            ns.start, ns.interval = s.get("start", 50), s.get("interval", 10)
+            ns.number, ns.noise = s.get("number", 10), 0
+            keep.append(ns)
+            sources.append(lambda target, ns=ns: h.NetCon(ns, target))
+    spike_t, spike_gid = h.Vector(), h.Vector()
+    for gid, make in enumerate(sources):
+        if gid < len(cells) and records[gid] is None:
+            continue
+        nc = make(None)
+        nc.record(spike_t, spike_gid, gid)
+        keep.append(nc)
+    if network is not None:
+        for c in _connections(network, len(cells)):
+            nc = sources[c["source"]](cells[c["target"]].synapses[c.get("synapse", 0)])
+            nc.weight[0], nc.delay = c["weight"], c["delay"]
+            keep.append(nc)
+    steps = math.ceil(model["t_stop"] / dt - 1e-9)
+    h.finitialize(model.get("v_init", -65))
+    for _ in range(steps):
+        h.fadvance()
+    every = max(1, round(model.get("sample_dt", 0) / dt)) if model.get("sample_dt") else 1
+    t = np.array(tvec.to_python())[::every]
+    spikes = sorted(zip(spike_t.to_python(), (int(g) for g in spike_gid.to_python())))
+    probe_spikes = {name: np.array(v.to_python()) for name, v in probe_spikes.items()}
+    for gid, src in enumerate(records):
+        if src is not None:
+            probe_spikes[src[2]] = np.array([t for t, g in spikes if g == gid])
+    import neuron
+    return {
+        "t": t,
+        "traces": {name: np.array(v.to_python())[::every] for name, v in traces.items()},
+        "probe_spikes": {name: probe_spikes[name] for name in sorted(
+            probe_spikes, key=lambda n: list(traces).index(n) if n in traces else 0)},
+        "spikes": [(g, s) for s, g in spikes],
+        "version": neuron.__version__,
+        "t_end": h.t,
+    }

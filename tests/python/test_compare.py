@@ -1,0 +1,81 @@
+"""hinesbatch.compare: the ball and stick and the ring network run in hinesbatch and NEURON
+agree to rounding (traces and every spike), the differences are measured (an interpolated spike
+time moves them within a step), the PNG is written, and what NEURON cannot be given is an error
+naming the key. Skipped when NEURON is not importable."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+pytest.importorskip("matplotlib", reason="python3-matplotlib is not installed")
+pytest.importorskip("neuron", reason="NEURON's Python module is not installed (python3-neuron)")
+from hinesbatch import compare  # noqa: E402
+from test_plot import png  # noqa: E402
+
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+def test_ball_and_stick(hb, tmp_path):
+    result = compare.compare(os.path.join(EXAMPLES, "ball_and_stick.json"), tmp_path / "c.png")
+    assert set(result["traces"]) == {"soma", "dend_mid", "dend_tip"}
+    assert max(result["traces"].values()) < 1e-6  # mV: the same arithmetic, to rounding
+    assert result["spikes"] == {p: (6, 6, pytest.approx(0, abs=1e-6))
+                                for p in ("soma", "dend_mid", "dend_tip")}
+    assert png(tmp_path / "c.png", (900, 700)) > 20
+
+
+def test_ring_network(hb, tmp_path):
+    result = compare.compare(os.path.join(EXAMPLES, "ring_network.json"), tmp_path / "r.png")
+    counts = {gid: (ours, theirs) for gid, (ours, theirs, _) in result["spikes"].items()}
+    assert sum(o for o, _ in counts.values()) == 140
+    assert all(o == t for o, t in counts.values()), counts
+    assert result["worst_spike"][1] < 1e-6
+    png(tmp_path / "r.png", (900, 450))
+
+
+def test_differences_are_measured(hb, tmp_path):
+    """Interpolated spike times (hinesbatch) against NEURON's step times: earlier by less
+    than a step, and reported."""
+    model = hb.Model(os.path.join(EXAMPLES, "ball_and_stick.json"))
+    model.data.update(spike_time="interpolate", t_stop=30)
+    result = compare.compare(model, tmp_path / "i.png")
+    source, worst, _ = result["worst_spike"]
+    assert 1e-4 < worst < model.data["dt"]
+    assert "largest |t difference|" in compare.report(result)
+
+
+def run_module(hb, *args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return subprocess.run([sys.executable, "-m", "hinesbatch.compare", "--library",
+                           hb.library_path(), *args], capture_output=True, text=True, env=env,
+                          check=False)
+
+
+def test_command_line(hb, tmp_path):
+    done = run_module(hb, os.path.join(EXAMPLES, "ball_and_stick.json"), "--t-stop", "30",
+                      "-o", str(tmp_path / "c.png"))
+    assert done.returncode == 0, done.stderr
+    assert "traces: largest |v difference|" in done.stdout
+    assert "spikes: 6 hinesbatch, 6 NEURON" in done.stdout  # 2 spikes a probe by 30 ms
+    assert f"wrote {tmp_path / 'c.png'}" in done.stdout
+    png(tmp_path / "c.png", (900, 700))
+
+
+def test_what_neuron_is_not_given(hb, data, tmp_path):
+    swc = {"t_stop": 5, "cells": [{"morphology": os.path.join(data, "morphologies",
+                                                               "ball_and_stick.swc")}]}
+    (tmp_path / "swc.json").write_text(json.dumps(swc))
+    done = run_module(hb, str(tmp_path / "swc.json"), "-o", str(tmp_path / "x.png"))
+    assert done.returncode == 1
+    assert "cells[0].morphology: SWC cells are not built in NEURON here" in done.stderr
+    ring = json.loads(open(os.path.join(EXAMPLES, "ring_network.json")).read())
+    ring["network"]["random"][0]["weight"] = 0.01
+    (tmp_path / "ring.json").write_text(json.dumps(ring))
+    done = run_module(hb, str(tmp_path / "ring.json"), "-o", str(tmp_path / "x.png"))
+    assert done.returncode == 1
+    assert "network.random[0].weight: 0.01: NEURON cannot draw" in done.stderr
+    assert not (tmp_path / "x.png").exists()
