@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 DEBIAN_PACKAGES := cmake make gcc libc6-dev libjansson-dev pkg-config libopenmpi-dev openmpi-bin \
                    python3-numpy python3-cffi python3-pytest python3-pip \
-                   python3-matplotlib
+                   python3-matplotlib libhdf5-dev python3-h5py
 
 .PHONY: run test build deps sanitize clean
 

@@ -101,6 +101,16 @@ rows=$(wc -l < "$tmp/c64/traces.csv")
 [ "$rows" -eq $((64 * 8001 + 1)) ] && [ "$bytes" -lt 16000000 ] && ok ||
     bad "64 cells x 200 ms: traces.csv $rows rows, $bytes bytes (expected 512065 rows, < 16 MB)"
 
+# --sonata: spikes.h5 (an HDF5 file; its content: tests/python/test_sonata.py), or where the
+# build has no HDF5 an error before the run.
+if "$bin" run "$examples/ball_and_stick.json" -o "$tmp/h5" --sonata --quiet 2> "$tmp/h5err"; then
+    [ "$(head -c 8 "$tmp/h5/spikes.h5" | od -An -c | tr -d ' ')" = '211HDF\r\n032\n' ] && ok ||
+        bad "--sonata: spikes.h5 is not an HDF5 file"
+else
+    grep -q -- "--sonata: this build has no HDF5" "$tmp/h5err" && [ ! -e "$tmp/h5/spikes.dat" ] && ok ||
+        bad "--sonata failed: $(cat "$tmp/h5err")"
+fi
+
 # Errors: exit 1 with the key path; usage errors exit 2.
 expect_status 2 "no model" -- "$bin" run
 expect_grep "$tmp/err" "no model file given" "no model message"

@@ -12,9 +12,11 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "sonata/sonata.h"
 
 static const char usage_run[] =
-    "usage: hinesbatch run MODEL.json [-o DIR] [--traces long|wide|none] [--quiet] [--trace]\n"
+    "usage: hinesbatch run MODEL.json [-o DIR] [--traces long|wide|none] [--sonata] [--quiet]\n"
+    "                      [--trace]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
@@ -50,6 +52,9 @@ static const char usage_run[] =
     "  -o, --output DIR  output directory, created if missing (default: .)\n"
     "  --traces FORMAT   cells: long (default, traces.csv), wide (DIR/probes.csv: t_ms and\n"
     "                    one column per probe, 17 significant digits) or none\n"
+    "  --sonata          also DIR/spikes.h5: spikes.dat's spikes in SONATA's HDF5 layout\n"
+    "                    (/spikes/default/timestamps [ms], node_ids; sorting by_time),\n"
+    "                    written at the end; builds with HDF5 only\n"
     "  --quiet           no summary\n"
     "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n";
 
@@ -216,7 +221,28 @@ static int agree_failure(hb_comm_t *comm, int rc)
     return rc;
 }
 
-static int run_network(const char *model, const char *out, int quiet, int tracing)
+/* DIR/spikes.h5 of a network: every spike (each rank holds them all; rank 0 writes). */
+static int write_network_sonata(const char *out, hb_net_t *net)
+{
+    const hb_spike_t *spikes;
+    size_t n;
+    hb_net_spikes(net, &spikes, &n);
+    uint64_t *gid = malloc((n + 1) * sizeof *gid);
+    double *t = malloc((n + 1) * sizeof *t);
+    int rc = gid && t ? 0 : cli_fail("run", "out of memory for %zu spikes", n);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        gid[k] = spikes[k].gid;
+        t[k] = spikes[k].time_ms;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/spikes.h5", out);
+    if (rc == 0) rc = cli_sonata_write_spikes(path, "default", n, gid, t);
+    free(gid);
+    free(t);
+    return rc;
+}
+
+static int run_network(const char *model, const char *out, int quiet, int tracing, int sonata)
 {
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
@@ -287,6 +313,7 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (!agreed) rc = agree_failure(comm, rc);
     if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, &opt, stopped);
+    if (rc == 0 && sonata && rank == 0) rc = write_network_sonata(out, net);
     if (rc == 0 && tracing) rc = write_trace(out, net, rank);
     catch_signals(0);
     if (rc == 0 && stopped) {
@@ -296,9 +323,10 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         rc = 128 + stopped;
     } else if (rc == 0 && rank == 0 && !quiet)
         printf("%s: network, %d rank%s, min delay %g ms (epochs of %d steps): %zu spikes in "
-               "%.3f s\nwrote %s and %s\n", model, hb_comm_size(comm),
+               "%.3f s\nwrote %s%s%s%s and %s\n", model, hb_comm_size(comm),
                hb_comm_size(comm) == 1 ? "" : "s", hb_net_min_delay(net), hb_net_epoch_steps(net),
-               written, seconds, path, summary);
+               written, seconds, path, sonata ? ", " : "", sonata ? out : "",
+               sonata ? "/spikes.h5" : "", summary);
     hb_net_destroy(net);
     hb_comm_destroy(comm);
     return rc;
@@ -349,7 +377,28 @@ typedef struct {
     unsigned char *source; /* per probe: its cell's spike source (spikes.dat) */
     spike_at_t *order; /* a chunk's spikes, to sort */
     size_t order_cap;
+    int sonata;         /* keep spikes.dat's spikes for spikes.h5 */
+    uint64_t *h5_gid;   /* spikes.dat's spikes so far */
+    double *h5_time;    /* [ms] */
+    size_t h5_count, h5_cap;
 } stream_t;
+
+/* One of spikes.dat's spikes kept for spikes.h5; 0 on success. */
+static int keep_spike(stream_t *o, int gid, double t)
+{
+    if (o->h5_count == o->h5_cap) {
+        const size_t cap = o->h5_cap ? 2 * o->h5_cap : 1024;
+        uint64_t *g = realloc(o->h5_gid, cap * sizeof *g);
+        if (g) o->h5_gid = g;
+        double *x = g ? realloc(o->h5_time, cap * sizeof *x) : NULL;
+        if (!x) return cli_fail("run", "out of memory for %zu spikes", cap);
+        o->h5_time = x;
+        o->h5_cap = cap;
+    }
+    o->h5_gid[o->h5_count] = (uint64_t)gid;
+    o->h5_time[o->h5_count++] = t;
+    return 0;
+}
 
 /* Each cell's spike source: its first probe with "spike_threshold" (the probe a network's
  * cell detects its spikes at). The simulation lists probes cell by cell in file order, copies
@@ -482,7 +531,9 @@ static int stream_write(stream_t *o, hb_sim_t *sim)
         const int p = o->order[k].probe;
         put_field(o->spikes, hb_sim_probe_name(sim, p));
         fprintf(o->spikes, ",%.12g\n", o->order[k].t);
-        if (o->source[p]) fprintf(o->spikes_dat, "%d %.10g\n", o->gid[p], o->order[k].t);
+        if (!o->source[p]) continue;
+        fprintf(o->spikes_dat, "%d %.10g\n", o->gid[p], o->order[k].t);
+        if (o->sonata && keep_spike(o, o->gid[p], o->order[k].t) != 0) return 1;
     }
     hb_sim_clear_records(sim);
     if (flush_output(o->traces, o->traces_path) || flush_output(o->spikes, o->spikes_path) ||
@@ -517,6 +568,8 @@ static void stream_free(stream_t *o)
     free((void *)o->short_name);
     free(o->source);
     free(o->order);
+    free(o->h5_gid);
+    free(o->h5_time);
     memset(o, 0, sizeof *o);
 }
 
@@ -551,7 +604,7 @@ static long chunk_steps(const hb_sim_options_t *opt)
     return every >= HB_SIM_CHECK_STEPS ? every : (HB_SIM_CHECK_STEPS + every - 1) / every * every;
 }
 
-static int run_cells(const char *model, const char *out, int quiet, traces_t traces)
+static int run_cells(const char *model, const char *out, int quiet, traces_t traces, int sonata)
 {
     if (check_output(out) != 0) return 1;
     hb_sim_t *sim = NULL;
@@ -562,6 +615,7 @@ static int run_cells(const char *model, const char *out, int quiet, traces_t tra
     stream_t o;
     memset(&o, 0, sizeof o);
     o.format = traces;
+    o.sonata = sonata;
     int rc = stream_open(&o, out, model, sim);
     catch_signals(1);
     const double start = cli_now_seconds();
@@ -579,6 +633,11 @@ static int run_cells(const char *model, const char *out, int quiet, traces_t tra
     const int interrupted = rc == 0 && stop_signal != 0 &&
                             hb_sim_time(sim) < opt.t_stop_ms - 0.5 * opt.dt_ms;
     if (stream_close(&o) != 0 && rc == 0) rc = 1;
+    if (sonata && (rc == 0 || error[0])) { /* what was computed, as the text files */
+        char path[4200];
+        snprintf(path, sizeof path, "%s/spikes.h5", out);
+        if (cli_sonata_write_spikes(path, "default", o.h5_count, o.h5_gid, o.h5_time) != 0) rc = 1;
+    }
     const char *how = error[0] ? "failed" : interrupted ? "interrupted" : rc ? "" : "completed";
     if (how[0] && write_cell_summary(out, model, sim, &o, seconds, how, error[0] ? error : NULL) != 0)
         rc = 1;
@@ -596,9 +655,9 @@ static int run_cells(const char *model, const char *out, int quiet, traces_t tra
             if (o.spike_count[p])
                 printf("  %s: %ld spike%s, first at %.4f ms\n", hb_sim_probe_name(sim, p),
                        o.spike_count[p], o.spike_count[p] == 1 ? "" : "s", o.first[p]);
-        printf("wrote %s%s%s/spikes.dat, %s/spikes.csv and %s/summary.json\n",
-               o.format == TRACES_NONE ? "" : o.traces_path,
-               o.format == TRACES_NONE ? "" : ", ", out, out, out);
+        printf("wrote %s%s%s/spikes.dat, %s/spikes.csv%s%s%s and %s/summary.json\n",
+               o.format == TRACES_NONE ? "" : o.traces_path, o.format == TRACES_NONE ? "" : ", ",
+               out, out, sonata ? ", " : "", sonata ? out : "", sonata ? "/spikes.h5" : "", out);
     }
     catch_signals(0);
     stream_free(&o);
@@ -609,12 +668,13 @@ static int run_cells(const char *model, const char *out, int quiet, traces_t tra
 int cli_command_run(int argc, char **argv)
 {
     const char *model = NULL, *out = ".", *traces = "long";
-    int quiet = 0, tracing = 0;
+    int quiet = 0, tracing = 0, sonata = 0;
     const cli_option_t options[] = {
         CLI_FLAG("--trace", &tracing, 1),
         CLI_STRING("-o", &out),
         CLI_STRING("--output", &out),
         CLI_FLAG("--quiet", &quiet, 1),
+        CLI_FLAG("--sonata", &sonata, 1),
         CLI_STRING("--traces", &traces),
         CLI_POSITIONAL("model file", &model),
     };
@@ -627,6 +687,9 @@ int cli_command_run(int argc, char **argv)
         fprintf(stderr, "hinesbatch run: --traces %s: expected long, wide or none\n", traces);
         return 2;
     }
-    if (is_network(model)) return run_network(model, out, quiet, tracing);
-    return run_cells(model, out, quiet, (traces_t)format);
+    if (sonata && !cli_sonata_available())
+        return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
+                        "configure again)");
+    if (is_network(model)) return run_network(model, out, quiet, tracing, sonata);
+    return run_cells(model, out, quiet, (traces_t)format, sonata);
 }
