@@ -43,7 +43,7 @@ def compare(model, out="compare.png", t_stop=None, max_traces=6):
     if t_stop is not None:
         model.data["t_stop"] = float(t_stop)
     run = hb.run(model)
-    ref = neuron_model.run(model.data)
+    ref = neuron_model.run(model.data, model.base_dir)
     result = {"neuron": ref["version"], "traces": {}, "spikes": {}, "worst_v": None,
               "worst_spike": None, "model": model.name, "t_stop": run.t_stop,
               "network": model.is_network}
@@ -112,12 +112,15 @@ def _draw(run, ref, result, model, out, max_traces):
         if points:
             y, x = zip(*points)
             ax.scatter(x, y, label=label, **style)
+    if not ours and not theirs:
+        ax.text(0.5, 0.5, "no spikes", transform=ax.transAxes, ha="center", va="center")
     if not model.is_network and sources:
         ax.set_yticks(range(len(sources)), [str(s) for s in sources])
     ax.set_ylabel("gid" if model.is_network else "probe")
     ax.set_xlabel("t [ms]")
     ax.set_xlim(0, run.t_stop)
-    ax.legend(fontsize="small", loc="upper right")
+    if ours or theirs:
+        ax.legend(fontsize="small", loc="upper right")
     worst = result["worst_spike"]
     ax.set_title(f"spikes: {sum(v[0] for v in result['spikes'].values())} hinesbatch, "
                  f"{sum(v[1] for v in result['spikes'].values())} NEURON {result['neuron']}"

@@ -2,8 +2,10 @@
 hinesbatch.compare: the same cells (sections or a cable, nseg, Ra, cm, pas and hh, IClamps,
 ExpSyn and Exp2Syn), probes and spike detectors, and for a network its NetStims and NetCons.
 
-Supported: cells given as "sections" or "cable" under NEURON's scheme ("fixed" or "d-lambda"
-nseg), locations "soma", {"section", "x"}; networks with explicit connections, ring builders,
+Supported: cells given as "sections" or "cable" (locations "soma", {"section", "x"}) or as
+SWC files read by Import3d (locations "soma" and section 0, the root), under NEURON's scheme
+(nseg "fixed", per region, "d-lambda" by stdlib.hoc's rule, for SWC cells "per-segment": one
+segment per pair of 3-D points); networks with explicit connections, ring builders,
 regular sources, and random builders of weight 0 (their events change nothing, so they are
 left out). Anything else raises ValueError naming the key. NEURON's settings: fixed step,
 secondorder 0 (or 1 for "cn"), usetable_hh as "hh_table", finitialize(v_init), then
@@ -29,28 +31,28 @@ def _region(value, where):
     return REGIONS[value]
 
 
-def _lambda_f(sec, freq):
-    """NEURON's lambda_f (stdlib.hoc) for a cylinder [um]."""
-    return 1e5 * math.sqrt(sec.diam / (4 * math.pi * freq * sec.Ra * sec.cm))
+# Import3d's section names and the SWC types they stand for.
+_IMPORT3D_TYPES = {"soma": 1, "axon": 2, "dend": 3, "apic": 4}
 
 
 class _Cell:
     """One cell of the model in NEURON: sections by name and index, synapses, probe segments."""
 
-    def __init__(self, h, spec, where, gid):
-        self.sections, self.by_name, self.types = [], {}, []
-        if "morphology" in spec:
-            raise ValueError(f"{where}.morphology: SWC cells are not built in NEURON here; "
-                             "expected \"sections\" or \"cable\"")
+    def __init__(self, h, spec, where, gid, base_dir):
+        self.sections, self.by_name, self.types, self.swc = [], {}, [], "morphology" in spec
         disc = spec.get("discretization", {})
         if disc.get("scheme", "neuron") != "neuron":
             raise ValueError(f"{where}.discretization.scheme: NEURON has its own scheme only; "
                              "expected \"neuron\"")
         policy = disc.get("policy", "fixed")
-        if policy not in ("fixed", "d-lambda"):
-            raise ValueError(f"{where}.discretization.policy: {policy!r}: expected \"fixed\" or "
-                             "\"d-lambda\" (NEURON's rules)")
-        if "cable" in spec:
+        if policy not in ("fixed", "d-lambda", "per-segment") or (
+                policy == "per-segment" and not self.swc):
+            raise ValueError(f"{where}.discretization.policy: {policy!r}: expected \"fixed\", "
+                             "\"d-lambda\" or for SWC cells \"per-segment\" (NEURON's rules)")
+        if self.swc:
+            self._load_swc(h, spec, where, base_dir)
+            specs = []
+        elif "cable" in spec:
             c = spec["cable"]
             specs = [{"name": "cable", "length": c["length"], "diam": c["diam"],
                       "type": c.get("type", "dend")}]
@@ -81,7 +83,10 @@ class _Cell:
                 sec.nseg = nseg[sec.name()]
             elif policy == "d-lambda":  # stdlib.hoc's geom_nseg
                 d_lambda, freq = disc.get("d_lambda", 0.1), disc.get("frequency", 100)
-                sec.nseg = int((sec.L / (d_lambda * _lambda_f(sec, freq)) + 0.9) / 2) * 2 + 1
+                lam = h.lambda_f(freq, sec=sec)
+                sec.nseg = int((sec.L / (d_lambda * lam) + 0.9) / 2) * 2 + 1
+            elif policy == "per-segment":  # one segment per pair of 3-D points
+                sec.nseg = max(1, int(sec.n3d()) - 1)
             else:
                 sec.nseg = disc.get("nseg", 1)
         for k, mech in enumerate(spec.get("mechanisms", [])):
@@ -119,7 +124,31 @@ class _Cell:
         self.probes = [(p.get("name", f"v{k}"), self.segment(p["at"], f"{where}.probes[{k}].at"),
                         p.get("spike_threshold")) for k, p in enumerate(spec.get("probes", []))]
 
+    def _load_swc(self, h, spec, where, base_dir):
+        """NEURON's way with SWC: Import3d_SWC_read, then Import3d_GUI.instantiate."""
+        import os
+        if spec.get("section_rule", "import3d") != "import3d" or spec.get("units", "um") != "um":
+            raise ValueError(f"{where}: NEURON reads SWC files with Import3d in um; expected "
+                             "\"section_rule\": \"import3d\" and \"units\": \"um\"")
+        h.load_file("import3d.hoc")
+        reader = h.Import3d_SWC_read()
+        reader.quiet = 1
+        reader.input(os.path.join(base_dir, spec["morphology"]))
+        self._i3d = h.Import3d_GUI(reader, 0)
+        self._i3d.instantiate(self)  # self.soma, self.dend, ..., self.all
+        for sec in self.all:
+            kind = sec.name().rsplit(".", 1)[-1].split("[")[0]
+            self.sections.append(sec)
+            self.types.append(_IMPORT3D_TYPES.get(kind, 3))
+        self.root = h.SectionRef(sec=self.sections[0]).root
+
     def segment(self, at, where):
+        if self.swc and isinstance(at, dict) and at.get("section") == 0 and set(at) <= {
+                "section", "x"}:
+            return self.root(at.get("x", 0.5))  # section 0: the root, as hinesbatch's Import3d
+        if self.swc and at != "soma":
+            raise ValueError(f"{where}: {at!r}: on an SWC cell NEURON is given \"soma\" or "
+                             "{\"section\": 0, \"x\"} (the root) only")
         if at == "soma":
             for sec, typ in zip(self.sections, self.types):
                 if typ == 1:
@@ -134,11 +163,11 @@ class _Cell:
         raise ValueError(f"{where}: {at!r}: expected \"soma\" or {{\"section\", \"x\"}} here")
 
 
-def _cells(h, model):
+def _cells(h, model, base_dir):
     out = []
     for k, spec in enumerate(model.get("cells", [])):
         for _ in range(spec.get("count", 1)):
-            out.append(_Cell(h, spec, f"cells[{k}]", len(out)))
+            out.append(_Cell(h, spec, f"cells[{k}]", len(out), base_dir))
     return out
 
 
@@ -162,8 +191,9 @@ def _connections(network, n_cells):
     return conns
 
 
-def run(model):
-    """Build and run the model (a dict, as a model file holds) in NEURON. Returns a dict:
+def run(model, base_dir="."):
+    """Build and run the model (a dict, as a model file holds; SWC paths relative to base_dir)
+    in NEURON. Returns a dict:
     "t" sample times [ms]; "traces" {probe name: v [mV]} (hinesbatch's names: "c<cell>.<probe>"
     with several cells; cell models only); "probe_spikes" {probe name: times [ms]} (probes with
     spike_threshold); "spikes" (gid, time) pairs by time, then gid: each cell's first detecting
@@ -177,7 +207,7 @@ def run(model):
     h.dt = dt
     h.celsius = model.get("celsius", 6.3)
     h.usetable_hh = 1 if model.get("hh_table", True) else 0
-    cells = _cells(h, model)
+    cells = _cells(h, model, base_dir)
     several = len(cells) > 1
     keep, traces, probe_spikes, records = [], {}, {}, []
     tvec = h.Vector()

@@ -1,5 +1,6 @@
 """hinesbatch.compare: the ball and stick and the ring network run in hinesbatch and NEURON
-agree to rounding (traces and every spike), the differences are measured (an interpolated spike
+agree to rounding (traces and every spike), an SWC cell through Import3d to NEURON's single
+precision, the differences are measured (an interpolated spike
 time moves them within a step), the PNG is written, and what NEURON cannot be given is an error
 naming the key. Skipped when NEURON is not importable."""
 import json
@@ -65,13 +66,30 @@ def test_command_line(hb, tmp_path):
     png(tmp_path / "c.png", (900, 700))
 
 
+def test_swc_cell(hb, data, tmp_path):
+    """l22's 10-point soma through Import3d on both sides (tests/cli_neuron_soma.sh's model)."""
+    model = {"t_stop": 20, "sample_dt": 0.25, "cells": [{
+        "morphology": os.path.join(data, "morphologies", "l22.CNG.swc"),
+        "discretization": {"policy": "per-segment"},
+        "mechanisms": [{"name": "pas", "g": 1e-4, "e": -65}, {"name": "hh", "region": "soma"}],
+        "stimuli": [{"type": "iclamp", "at": {"section": 0}, "del": 1, "dur": 1e9, "amp": 2}],
+        "probes": [{"name": "root", "at": {"section": 0, "x": 0.5}, "spike_threshold": 0},
+                   {"name": "soma", "at": "soma"}]}]}
+    result = compare.compare(model, tmp_path / "l22.png")
+    assert 0 < max(result["traces"].values()) < 1e-3  # mV; NEURON's 3-D points are floats
+    assert result["spikes"]["root"][:2] == (1, 1) and result["worst_spike"][1] < 1e-6
+    png(tmp_path / "l22.png", (900, 700))
+
+
 def test_what_neuron_is_not_given(hb, data, tmp_path):
     swc = {"t_stop": 5, "cells": [{"morphology": os.path.join(data, "morphologies",
-                                                               "ball_and_stick.swc")}]}
+                                                               "ball_and_stick.swc"),
+                                   "probes": [{"at": {"section": 1, "x": 0.5}}]}]}
     (tmp_path / "swc.json").write_text(json.dumps(swc))
     done = run_module(hb, str(tmp_path / "swc.json"), "-o", str(tmp_path / "x.png"))
     assert done.returncode == 1
-    assert "cells[0].morphology: SWC cells are not built in NEURON here" in done.stderr
+    assert "cells[0].probes[0].at: {'section': 1, 'x': 0.5}: on an SWC cell NEURON is given" \
+        in done.stderr
     ring = json.loads(open(os.path.join(EXAMPLES, "ring_network.json")).read())
     ring["network"]["random"][0]["weight"] = 0.01
     (tmp_path / "ring.json").write_text(json.dumps(ring))
