@@ -893,17 +893,19 @@ hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
 /* How an epoch's spikes are exchanged (docs/network.md, "The exchange"). The overlapped ones
  * need the smallest delay to be at least 2 dt (epochs of half of it); the spikes are the same
- * in every mode. */
+ * in every mode. The default is the one measured fastest (bench/results/network-xeon16.md). */
 typedef enum {
-    HB_NET_BLOCKING = 0,    /* epochs of the whole smallest delay, exchanged at each end */
-    HB_NET_IALLGATHERV = 1, /* the default: MPI_Iallgatherv during the next epoch's steps */
+    HB_NET_BLOCKING = 0,    /* the default: epochs of the whole smallest delay, exchanged at
+                             * each end */
+    HB_NET_IALLGATHERV = 1, /* non-blocking all-gathers (counts, then spikes) during the next
+                             * epoch's steps */
     HB_NET_TASKS = 2        /* the paper's Algorithm 2: OpenMP tasks, the blocking exchange on
                              * the master thread while the others step the next epoch's cells
                              * (backend omp; with one thread the two run one after the other) */
 } hb_net_overlap_t;
 
 /* Call before hb_net_init; returns the mode in effect (HB_NET_BLOCKING where the smallest
- * delay is below 2 dt). */
+ * delay is below 2 dt, or for an unknown mode). */
 int hb_net_set_overlap(hb_net_t *net, int overlap);
 /* Cells of this rank; the smallest delay [ms] and the steps of an epoch. */
 int hb_net_local_cells(const hb_net_t *net);

@@ -137,7 +137,7 @@ static hb_spike_t *run_file(const char *text, hb_comm_t *comm, size_t *n)
     CHECK_OK(hb_net_load_json(path, comm, &net));
     /* the kick is an event, not a connection: the smallest delay stays min-delay (5 ms) */
     if (net)
-        CHECKF(hb_net_min_delay(net) == 5.0 && hb_net_epoch_steps(net) == 100,
+        CHECKF(hb_net_min_delay(net) == 5.0 && hb_net_epoch_steps(net) == 200,
                "smallest delay %g ms, epochs of %d steps", hb_net_min_delay(net),
                hb_net_epoch_steps(net));
     if (net && hb_net_run(net) == HB_SUCCESS) {

@@ -119,8 +119,8 @@ scaling() {
   log "no exchange, $CORES at once: $(tr '\n' ' ' < "$out/alone_update.txt")"
   "$PY" "$here/paper_network.py" "$strong" "$TSTOP" "$work/s.json" --builder
   for r in $list; do hb_run "$r" 1 "$work/s.json" "strong_${strong}_${r}"; done
-  # MPI x OpenMP on all cores: the Iallgatherv exchange against the paper's tasks
-  for ex in iallgatherv tasks; do
+  # MPI x OpenMP on all cores: the three exchange modes
+  for ex in blocking iallgatherv tasks; do
     "$PY" "$here/paper_network.py" "$strong" "$TSTOP" "$work/m.json" --builder --backend omp --exchange $ex
     for r in $list; do hb_run "$r" $((CORES / r)) "$work/m.json" "hybrid_${ex}_${r}x$((CORES / r))"; done
   done

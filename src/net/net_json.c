@@ -551,7 +551,7 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
     if ((status = hb_json_need_object(ld, "network", net)) ||
         (status = hb_json_check_keys(ld, "network", net, keys)))
         return status;
-    r->exchange = HB_NET_IALLGATHERV;
+    r->exchange = HB_NET_BLOCKING;
     const json_t *ex = json_object_get(net, "exchange");
     if (ex) {
         int found = -1;
