@@ -36,13 +36,6 @@ typedef struct {
     int check, json;
 } solve_options_t;
 
-static int parse_dt(const char *command, const char *value, void *dt)
-{
-    if (cli_parse_double(value, 0.0, dt)) return 1;
-    cli_fail(command, "--dt '%s': expected a positive number [ms]", value);
-    return 0;
-}
-
 /* CLI_CONTINUE, or the exit status (0 after --help, 2 after an error message). */
 static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_options_t *m)
 {
@@ -65,7 +58,7 @@ static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_opti
                 "an integer 0.." CLI_STR(HB_MAX_THREADS) " (the cap on threads)"),
         CLI_INT("--steps", &o->steps, 1, 100000000L, "an integer 1..100000000"),
         CLI_INT("--seed", &o->seed, 0, 100000000L, "an integer 0..100000000"),
-        CLI_CUSTOM("--dt", parse_dt, &o->dt),
+        CLI_DOUBLE("--dt", &o->dt, 0, "a positive number [ms]"),
         CLI_MODEL_OPTIONS(m),
     };
     const int parsed = cli_parse_options("solve", usage_solve, options,
