@@ -440,6 +440,59 @@ int cli_parse_model_option(const char *command, const char *opt, const char *val
     return 1;
 }
 
+int cli_parse_backend_override(const char *command, const char *value, void *overrides)
+{
+    static const char *const names[] = {"seq", "omp", "cuda", "best", NULL};
+    static const hb_backend_t values[] = {HB_BACKEND_SEQ, HB_BACKEND_OMP, HB_BACKEND_CUDA,
+                                          HB_BACKEND_BEST};
+    hb_sim_overrides_t *o = overrides;
+    const int k = model_choice(command, "--backend", value, names, "seq, omp, cuda or best");
+    if (k < 0) return 0;
+    o->options.backend = values[k];
+    o->set |= HB_SIM_SET_BACKEND;
+    return 1;
+}
+
+int cli_parse_threads_override(const char *command, const char *value, void *overrides)
+{
+    hb_sim_overrides_t *o = overrides;
+    long n;
+    if (!cli_parse_int(value, 0, HB_MAX_THREADS, &n)) {
+        cli_fail(command, "--threads '%s': expected an integer 0..%d (the cap on threads; 0: "
+                 "OpenMP's default)", value, HB_MAX_THREADS);
+        return 0;
+    }
+    o->options.threads = (int)n;
+    o->set |= HB_SIM_SET_THREADS;
+    return 1;
+}
+
+int cli_parse_t_stop_override(const char *command, const char *value, void *overrides)
+{
+    hb_sim_overrides_t *o = overrides;
+    double x;
+    if (!cli_parse_double(value, -HUGE_VAL, &x) || !(x >= 0.0)) {
+        cli_fail(command, "--t-stop '%s': expected a number >= 0 [ms]", value);
+        return 0;
+    }
+    o->options.t_stop_ms = x;
+    o->set |= HB_SIM_SET_T_STOP;
+    return 1;
+}
+
+int cli_parse_dt_override(const char *command, const char *value, void *overrides)
+{
+    hb_sim_overrides_t *o = overrides;
+    double x;
+    if (!cli_parse_double(value, 0.0, &x)) {
+        cli_fail(command, "--dt '%s': expected a positive number [ms]", value);
+        return 0;
+    }
+    o->options.dt_ms = x;
+    o->set |= HB_SIM_SET_DT;
+    return 1;
+}
+
 void cli_model_options_default(cli_model_options_t *m)
 {
     hb_discretization_default(&m->disc);

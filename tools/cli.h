@@ -131,6 +131,13 @@ typedef struct {
     int sections_set; /* --sections given; else --scheme neuron reads SWC as Import3d does */
 } cli_model_options_t;
 
+/* CLI_CUSTOM parsers of run's --backend, --threads, --t-stop and --dt into an
+ * hb_sim_overrides_t (the value, and its HB_SIM_SET_* bit). */
+int cli_parse_backend_override(const char *command, const char *value, void *overrides);
+int cli_parse_threads_override(const char *command, const char *value, void *overrides);
+int cli_parse_t_stop_override(const char *command, const char *value, void *overrides);
+int cli_parse_dt_override(const char *command, const char *value, void *overrides);
+
 void cli_model_options_default(cli_model_options_t *m);
 /* The compartment options' names ("--policy", ...), NULL-terminated; each takes a value. */
 extern const char *const cli_model_option_names[];
