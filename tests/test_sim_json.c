@@ -138,6 +138,26 @@ static void test_errors(void)
                  "method: expected one of \"euler\", \"cn\", found \"rk4\"", NULL);
     expect_error("unknown top key", "{\"t_stop\": 1, \"tstop\": 5, \"cells\": []}", HB_ERR_INVALID_VALUE,
                  "model.json: tstop: unknown key; expected one of: t_stop", NULL);
+    /* a misspelt key: the nearest allowed one (edit distance, case-insensitive, NEURON's
+     * names), or where a known key belongs */
+    expect_error("did you mean t_stop", "{\"tstop\": 5, \"cells\": []}", HB_ERR_INVALID_VALUE,
+                 "tstop: unknown key; expected one of: t_stop", "; did you mean \"t_stop\"?");
+    expect_error("did you mean celsius", "{\"t_stop\": 1, \"temperature\": 6.3, \"cells\": []}",
+                 HB_ERR_INVALID_VALUE, "temperature: unknown key", "did you mean \"celsius\"?");
+    expect_error("did you mean Ra", CELL_HEAD "\"ra\": 100}]}", HB_ERR_INVALID_VALUE,
+                 "cells[0].ra: unknown key", "did you mean \"Ra\"?");
+    expect_error("did you mean mechanisms", CELL_HEAD "\"mechansims\": []}]}", HB_ERR_INVALID_VALUE,
+                 "cells[0].mechansims: unknown key", "did you mean \"mechanisms\"?");
+    expect_error("did you mean dur",
+                 CELL_HEAD "\"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"duration\": 1}]}]}",
+                 HB_ERR_INVALID_VALUE, "stimuli[0].duration: unknown key", "did you mean \"dur\"?");
+    expect_error("nseg misplaced", "{\"t_stop\": 1, \"nseg\": 3, \"cells\": []}",
+                 HB_ERR_INVALID_VALUE, "nseg: unknown key",
+                 "\"nseg\" belongs in a cell's \"discretization\" or one of its \"regions\"");
+    expect_error("nothing near", "{\"t_stop\": 1, \"zzzz\": 3, \"cells\": []}",
+                 HB_ERR_INVALID_VALUE, "zzzz: unknown key; expected one of: ", "hh_table, cells");
+    CHECKF(!strstr(hb_last_error(), "did you mean") && !strstr(hb_last_error(), "belongs"),
+           "no suggestion expected: %s", hb_last_error());
     expect_error("no geometry", "{\"t_stop\": 1, \"cells\": [{}]}", HB_ERR_INVALID_VALUE,
                  "cells[0]: expected exactly one of \"morphology\"", NULL);
     expect_error("wrong type (gnabar)",
