@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 static const char *program = "hinesbatch";
 
 const char cli_usage_discretisation[] =
@@ -522,6 +524,57 @@ int cli_load_model(const char *command, const char *path, const cli_model_option
         return cli_fail_status(command, status);
     }
     return 0;
+}
+
+/* The member `key` of a cell as one of two names: 0, 1, or `fallback` when absent or else. */
+static int cell_choice(const json_t *cell, const char *key, const char *zero, const char *one,
+                       int fallback)
+{
+    const char *v = json_string_value(json_object_get(cell, key));
+    return !v ? fallback : strcmp(v, one) == 0 ? 1 : strcmp(v, zero) == 0 ? 0 : fallback;
+}
+
+void cli_warn_morphologies(const char *command, const char *model)
+{
+    json_error_t err;
+    json_t *root = json_load_file(model, 0, &err);
+    const json_t *cells = json_object_get(root, "cells");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", model);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[1] = '\0';
+    else dir[0] = '\0';
+    for (size_t i = 0; i < json_array_size(cells); i++) {
+        const json_t *cell = json_array_get(cells, i);
+        const char *file = json_string_value(json_object_get(cell, "morphology"));
+        if (!file) continue;
+        int seen = 0; /* a file named by several cells alike warns once */
+        for (size_t j = 0; j < i && !seen; j++) {
+            const json_t *other = json_array_get(cells, j);
+            const char *f = json_string_value(json_object_get(other, "morphology"));
+            seen = f && strcmp(f, file) == 0 && json_equal(json_object_get(other, "units"),
+                                                           json_object_get(cell, "units"));
+        }
+        if (seen) continue;
+        char path[8200];
+        snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
+        /* as the model loader reads it: NEURON's scheme (Import3d's sections) unless "vertex" */
+        const json_t *disc = json_object_get(cell, "discretization");
+        const int neuron = cell_choice(disc, "scheme", "vertex", "neuron", 1);
+        hb_swc_options_t swc;
+        hb_swc_options_default(&swc);
+        swc.units = cell_choice(cell, "units", "um", "nm", 0) ? HB_UNITS_NM : HB_UNITS_UM;
+        swc.sections = cell_choice(cell, "section_rule", "hinesbatch", "import3d", neuron)
+                           ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
+        swc.keep_zero_radius = cell_choice(cell, "zero_radius", "repair", "keep", 0);
+        hb_morph_t *morph = NULL;
+        if (hb_morph_load_swc(path, &swc, &morph) != HB_SUCCESS) continue; /* the loader says */
+        for (int k = 0; k < hb_morph_warning_count(morph); k++)
+            fprintf(stderr, "%s %s: warning: %s: cells[%zu].morphology: %s\n", program, command,
+                    model, i, hb_morph_warning(morph, k));
+        hb_morph_destroy(morph);
+    }
+    json_decref(root);
 }
 
 void cli_json_string(FILE *out, const char *s)

@@ -150,6 +150,10 @@ int cli_parse_model_option(const char *command, const char *option, const char *
 int cli_load_model(const char *command, const char *path, const cli_model_options_t *m,
                    hb_morph_t **morph, hb_cable_t **cable);
 
+/* The warnings of the SWC files a model file's cells name (as its loader reads them: units,
+ * section rule, zero radii), on stderr; files that fail to load are left to the loader. */
+void cli_warn_morphologies(const char *command, const char *model);
+
 void cli_json_string(FILE *out, const char *s);
 /* A number, or null when it is not finite (JSON has no NaN). */
 void cli_json_number(FILE *out, double x);

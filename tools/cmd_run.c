@@ -235,6 +235,7 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     snprintf(path, sizeof path, "%s/spikes.dat", out);
     snprintf(summary, sizeof summary, "%s/summary.json", out);
     int rc = check_output(out); /* on every rank: all fail alike, none left in a collective */
+    if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
     if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
     if (rc == 0 && rank == 0 && !(f = fopen(path, "w")))
@@ -476,6 +477,7 @@ static int run_cells(const char *model, const char *out, int quiet)
 {
     if (check_output(out) != 0) return 1;
     hb_sim_t *sim = NULL;
+    cli_warn_morphologies("run", model);
     hb_status_t status = hb_sim_load_json_with(model, &overrides, &sim);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
     hb_sim_options_t opt;
