@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -33,9 +34,21 @@ const char cli_usage_discretisation[] =
     "  --zero-radius Z   repair (default: a radius 0 takes its parent's) | keep (NEURON's;\n"
     "                    --scheme neuron only)\n";
 
+/* A progress line is on the terminal: erased before a message (cli_fail) or more output. */
+static int progress_dirty = 0;
+
+static void erase_progress(void)
+{
+    if (!progress_dirty) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    progress_dirty = 0;
+}
+
 int cli_fail(const char *command, const char *fmt, ...)
 {
     va_list args;
+    erase_progress();
     fprintf(stderr, "%s %s: ", program, command);
     va_start(args, fmt);
     vfprintf(stderr, fmt, args);
@@ -600,6 +613,41 @@ double cli_now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_progress_begin(cli_progress_t *p, const char *command, const char *unit)
+{
+    p->on = isatty(STDERR_FILENO);
+    p->command = command;
+    p->unit = unit;
+    p->start = cli_now_seconds();
+    p->shown = -1.0;
+    p->done = p->total = 0.0;
+}
+
+void cli_progress_redraw(cli_progress_t *p) { cli_progress_show(p, p->done, p->total, 1); }
+
+
+
+void cli_progress_show(cli_progress_t *p, double done, double total, int force)
+{
+    if (!p->on) return;
+    const double now = cli_now_seconds(), wall = now - p->start;
+    if (!force && p->shown >= 0.0 && now - p->shown < 0.2) return; /* a few lines a second */
+    p->shown = now;
+    p->done = done;
+    p->total = total;
+    fprintf(stderr, "\r\033[K%s %s: %g / %g %s, %.1f s", program, p->command, done, total,
+            p->unit, wall);
+    if (done > 0 && done < total) fprintf(stderr, ", ETA %.0f s", wall * (total - done) / done);
+    fflush(stderr);
+    progress_dirty = 1;
+}
+
+void cli_progress_clear(cli_progress_t *p)
+{
+    (void)p;
+    erase_progress();
 }
 
 static int compare_doubles(const void *x, const void *y)

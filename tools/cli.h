@@ -158,6 +158,23 @@ void cli_json_string(FILE *out, const char *s);
 /* A number, or null when it is not finite (JSON has no NaN). */
 void cli_json_number(FILE *out, double x);
 double cli_now_seconds(void);
+
+/* A progress line on stderr while it is a terminal (nothing otherwise): "hinesbatch solve:
+ * 3 / 20 solves, 1.2 s, ETA 7 s", rewritten in place. */
+typedef struct {
+    int on;              /* stderr is a terminal */
+    const char *command; /* "solve", "bench hines" */
+    const char *unit;    /* what is counted: "solves", "cases" */
+    double start, shown; /* [s] cli_now_seconds at the start and at the last line */
+    double done, total;  /* the last line's counts */
+} cli_progress_t;
+void cli_progress_begin(cli_progress_t *p, const char *command, const char *unit);
+/* done of total; at most five lines a second unless `force`. */
+void cli_progress_show(cli_progress_t *p, double done, double total, int force);
+/* The last line again (after cli_progress_clear, before more work). */
+void cli_progress_redraw(cli_progress_t *p);
+/* Erases the line (before output on stdout, and at the end; cli_fail erases it too). */
+void cli_progress_clear(cli_progress_t *p);
 /* Sorts `x` and returns its median. */
 double cli_median(double *x, size_t n);
 /*

@@ -133,12 +133,16 @@ int cli_command_solve(int argc, char **argv)
         goto error;
     }
     /* Each solve starts from the freshly assembled system (restoring it is not timed). */
+    cli_progress_t progress;
+    cli_progress_begin(&progress, "solve", "solves");
     for (long k = 0; k < o.steps; k++) {
+        cli_progress_show(&progress, (double)k, (double)o.steps, 0);
         if ((status = hb_batch_convert(original, batch)) != HB_SUCCESS) goto error;
         double t0 = cli_now_seconds();
         if ((status = hb_batch_solve(batch)) != HB_SUCCESS) goto error;
         times[k] = cli_now_seconds() - t0;
     }
+    cli_progress_clear(&progress);
     if (o.check && (status = max_residual(original, batch, parent, &max_rel_residual)) !=
                        HB_SUCCESS)
         goto error;
