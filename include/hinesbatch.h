@@ -763,6 +763,23 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim);
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim);
 
+/* Options that replace a model file's own when it is loaded (hinesbatch run --t-stop ...):
+ * the fields named in `set` (HB_SIM_SET_* bits) take their values from `options`, the others
+ * stay the file's. A busyring network's "duration" and "dt" give way to them too. */
+enum {
+    HB_SIM_SET_DT = 1 << 0,      /* options.dt_ms [ms] > 0 */
+    HB_SIM_SET_T_STOP = 1 << 1,  /* options.t_stop_ms [ms] >= 0 */
+    HB_SIM_SET_BACKEND = 1 << 2, /* options.backend */
+    HB_SIM_SET_THREADS = 1 << 3  /* options.threads, 0..HB_MAX_THREADS */
+};
+typedef struct {
+    unsigned set; /* HB_SIM_SET_* bits */
+    hb_sim_options_t options;
+} hb_sim_overrides_t;
+/* hb_sim_load_json with `overrides` (NULL: none); a value out of range fails naming it. */
+hb_status_t hb_sim_load_json_with(const char *path, const hb_sim_overrides_t *overrides,
+                                  hb_sim_t **sim);
+
 /* ------------------------------------------------------------------------ */
 /* Networks: cells with global ids (gids), spike detectors, synapses, and    */
 /* connections with delays, spread over ranks (docs/network.md).             */
@@ -841,6 +858,9 @@ hb_status_t hb_net_destroy(hb_net_t *net);
  * order, copies included), then "network": spike sources, explicit connections and builders
  * (ring, random). The network owns what it loaded. */
 hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net);
+/* hb_net_load_json with `overrides` (NULL: none), as hb_sim_load_json_with. */
+hb_status_t hb_net_load_json_with(const char *path, const hb_sim_overrides_t *overrides,
+                                  hb_comm_t *comm, hb_net_t **net);
 /* The same from JSON text; `name` is used in messages, `base_dir` resolves morphology paths
  * (NULL: the working directory). */
 hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
