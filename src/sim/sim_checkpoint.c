@@ -161,9 +161,9 @@ hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char
     const long here = ftell(f);
     if (here >= 0 && fseek(f, 0, SEEK_END) == 0) {
         const long end = ftell(f);
-        if (end >= 0 && (uint64_t)(end - here) < length + 8)
-            return hb_fail(HB_ERR_PARSE, "%s: truncated: %ld bytes after the header; the "
-                           "checkpoint has %llu", name, end - here,
+        if (end >= here && ((uint64_t)(end - here) < 8 || length > (uint64_t)(end - here) - 8))
+            return hb_fail(HB_ERR_PARSE, "%s: truncated: %ld bytes after the header; its "
+                           "payload and checksum take %llu", name, end - here,
                            (unsigned long long)length + 8);
         if (fseek(f, here, SEEK_SET) != 0)
             return hb_fail(HB_ERR_IO, "%s: cannot read", name);
