@@ -12,10 +12,12 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "run_checkpoint.h"
 
 static const char usage_run[] =
     "usage: hinesbatch run MODEL.json [-o DIR] [--quiet] [--trace] [--backend B]\n"
-    "                      [--threads T] [--t-stop MS] [--dt MS]\n"
+    "                      [--threads T] [--t-stop MS] [--dt MS] [--checkpoint-every T]\n"
+    "                      [--restart PATH]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
@@ -55,7 +57,18 @@ static const char usage_run[] =
     "  --t-stop MS       end time [ms], in place of the file's \"t_stop\" (a busyring's\n"
     "                    \"duration\")\n"
     "  --dt MS           time step [ms], in place of the file's \"dt\" (a multiple of it\n"
-    "                    must still be \"sample_dt\")\n";
+    "                    must still be \"sample_dt\")\n"
+    "  --checkpoint-every T\n"
+    "                    every T ms of simulated time (rounded up to whole steps, and for a\n"
+    "                    network to whole epochs), write the whole state to\n"
+    "                    DIR/checkpoint.RANK.bin (atomically: a temporary file, fsync, rename;\n"
+    "                    each replaces the last)\n"
+    "  --restart PATH    continue from a checkpoint (a file, or a directory holding\n"
+    "                    checkpoint.RANK.bin) of a run of the same model file on as many\n"
+    "                    ranks: the outputs in DIR are cut back to the checkpoint and continued,\n"
+    "                    the same bits as an uninterrupted run's. A truncated or corrupt\n"
+    "                    checkpoint, or one of another model, is refused before anything runs\n"
+    "                    (docs/checkpoint.md)\n";
 
 /* The file's options that the command line replaces (--backend, --threads, --t-stop, --dt). */
 static hb_sim_overrides_t overrides;
@@ -223,7 +236,44 @@ static int agree_failure(hb_comm_t *comm, int rc)
     return rc;
 }
 
-static int run_network(const char *model, const char *out, int quiet, int tracing)
+/* Steps of the network so far, and the step of time t [ms]. */
+static long net_step(const hb_net_t *net) { return lround(hb_net_time(net) / hb_net_dt(net)); }
+static long net_step_of(const hb_net_t *net, double t_ms)
+{
+    return (long)ceil(t_ms / hb_net_dt(net) - 1e-9);
+}
+
+/* Where the next chunk ends [ms]: `chunk` on, or the next checkpoint (whole epochs). */
+static double net_chunk_end(const run_ckpt_t *ckpt, const hb_net_t *net, double chunk)
+{
+    if (ckpt->every_steps <= 0) return hb_net_time(net) + chunk;
+    const long step = net_step(net), n = lround(chunk / hb_net_dt(net));
+    return (double)(step + run_ckpt_limit(ckpt, step, n)) * hb_net_dt(net);
+}
+
+/* --restart: every rank's checkpoint loaded (collective), then rank 0's spikes.dat rewritten
+ * with the spikes up to it. */
+static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, FILE **out,
+                       const char *out_path, size_t *written)
+{
+    char path[4300];
+    FILE *f = NULL;
+    int rc = run_ckpt_open(ckpt, 1, &f, path, sizeof path, NULL);
+    if ((rc = agree_failure(comm, rc)) != 0) {
+        if (f) fclose(f);
+        return rc;
+    }
+    hb_status_t status = hb_net_load(net, f, path);
+    fclose(f);
+    if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
+    if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
+        rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
+    if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written);
+    return agree_failure(comm, rc);
+}
+
+static int run_network(const char *model, const char *out, int quiet, int tracing,
+                       run_ckpt_t *ckpt)
 {
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
@@ -238,8 +288,14 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
     if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
-    if (rc == 0 && rank == 0 && !(f = fopen(path, "w")))
+    /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
+    if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    if (rc == 0) {
+        ckpt->rank = rank;
+        ckpt->ranks = hb_comm_size(comm);
+        rc = run_ckpt_prepare(ckpt, hb_net_dt(net), hb_net_epoch_steps(net));
+    }
     if (net) rc = agree_failure(comm, rc); /* (a failed load is agreed by the library) */
     hb_sim_options_t opt;
     memset(&opt, 0, sizeof opt);
@@ -247,10 +303,11 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         if (hb_net_set_trace(net, 1000000) == 0) rc = cli_fail("run", "out of memory for the trace");
         rc = agree_failure(comm, rc);
     }
-    if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
+    size_t written = 0;
+    if (rc == 0 && ckpt->restart) rc = net_restart(ckpt, net, comm, &f, path, &written);
+    else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
-    size_t written = 0;
     double t_stop = 0.0;
     if (rc == 0) {
         t_stop = hb_net_stop_time(net);
@@ -268,12 +325,14 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     double shown = 0.0;
     if (rc == 0) catch_signals(1);
     while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
-        if ((status = hb_net_advance(net, hb_net_time(net) + chunk)) != HB_SUCCESS) {
+        if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, chunk))) != HB_SUCCESS) {
             rc = cli_fail_status("run", status); /* on every rank (the library agrees) */
             agreed = 1;
             break;
         }
         if (f) rc = write_spikes(f, path, net, &written);
+        if (rc == 0 && run_ckpt_due(ckpt, net_step(net), net_step_of(net, t_stop)))
+            rc = run_ckpt_save(ckpt, NULL, NULL, net);
         if ((status = hb_comm_max(comm, rc ? FAILED : (int)stop_signal, &stopped)) != HB_SUCCESS) {
             rc = cli_fail_status("run", status);
             agreed = 1;
@@ -473,7 +532,81 @@ static long chunk_steps(const hb_sim_options_t *opt)
     return every >= HB_SIM_CHECK_STEPS ? every : (HB_SIM_CHECK_STEPS + every - 1) / every * every;
 }
 
-static int run_cells(const char *model, const char *out, int quiet)
+/* A cell run's checkpoint after `step` when one is due: where its outputs stand (just
+ * flushed), then the simulation. */
+static int cell_checkpoint(const run_ckpt_t *ckpt, long step, long total, stream_t *o,
+                           const hb_sim_t *sim)
+{
+    if (!run_ckpt_due(ckpt, step, total)) return 0;
+    run_ckpt_cells_t at = {o->samples, hb_sim_probe_count(sim), o->spike_count, o->first,
+                           ftell(o->probes), ftell(o->spikes)};
+    if (at.probes_bytes < 0 || at.spikes_bytes < 0)
+        return cli_fail("run", "%s: cannot tell the position: %s", o->probes_path, strerror(errno));
+    return run_ckpt_save(ckpt, &at, sim, NULL);
+}
+
+/* FILE opened for appending after its first `bytes` bytes (what follows is cut off). */
+static FILE *reopen_at(const char *path, long bytes)
+{
+    FILE *f = fopen(path, "r+");
+    if (!f) {
+        cli_fail("run", "%s: cannot open to continue it: %s (a restart continues the outputs of "
+                 "the checkpointed run in the same directory)", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || st.st_size < bytes) {
+        cli_fail("run", "%s: %lld bytes; the checkpoint's run had written %ld: expected the "
+                 "outputs of the checkpointed run", path, (long long)st.st_size, bytes);
+        fclose(f);
+        return NULL;
+    }
+    if (ftruncate(fileno(f), (off_t)bytes) != 0 || fseek(f, bytes, SEEK_SET) != 0) {
+        cli_fail("run", "%s: cannot cut back to %ld bytes: %s", path, bytes, strerror(errno));
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* --restart of a cell run: the simulation's state loaded (checked before any output is
+ * touched), then its outputs cut back to where they stood at the checkpoint. */
+static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, const char *dir)
+{
+    char path[4300];
+    FILE *f = NULL;
+    run_ckpt_cells_t at;
+    memset(&at, 0, sizeof at);
+    int rc = run_ckpt_open(ckpt, 0, &f, path, sizeof path, &at);
+    const int n = hb_sim_probe_count(sim);
+    if (rc == 0 && at.n_probes != n)
+        rc = cli_fail("run", "%s: a run of %d probes; this one has %d", path, at.n_probes, n);
+    if (rc == 0) {
+        const hb_status_t status = hb_sim_load(sim, f, path);
+        if (status != HB_SUCCESS) rc = cli_fail_status("run", status);
+    }
+    if (f) fclose(f);
+    if (rc == 0) {
+        snprintf(o->probes_path, sizeof o->probes_path, "%s/probes.csv", dir);
+        snprintf(o->spikes_path, sizeof o->spikes_path, "%s/spikes.csv", dir);
+        o->spike_count = calloc((size_t)n + 1, sizeof *o->spike_count);
+        o->first = calloc((size_t)n + 1, sizeof *o->first);
+        o->trace = calloc((size_t)n + 1, sizeof *o->trace);
+        if (!o->spike_count || !o->first || !o->trace) rc = cli_fail("run", "out of memory");
+    }
+    if (rc == 0 && (!(o->probes = reopen_at(o->probes_path, at.probes_bytes)) ||
+                    !(o->spikes = reopen_at(o->spikes_path, at.spikes_bytes))))
+        rc = 1;
+    if (rc == 0) {
+        o->samples = at.samples;
+        memcpy(o->spike_count, at.spike_count, (size_t)n * sizeof *o->spike_count);
+        memcpy(o->first, at.first, (size_t)n * sizeof *o->first);
+    }
+    run_ckpt_cells_free(&at);
+    return rc;
+}
+
+static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *ckpt)
 {
     if (check_output(out) != 0) return 1;
     hb_sim_t *sim = NULL;
@@ -484,18 +617,24 @@ static int run_cells(const char *model, const char *out, int quiet)
     hb_sim_options(sim, &opt);
     stream_t o;
     memset(&o, 0, sizeof o);
-    int rc = stream_open(&o, out, sim);
+    ckpt->ranks = 1;
+    int rc = run_ckpt_prepare(ckpt, opt.dt_ms, 0);
+    if (rc == 0) rc = ckpt->restart ? cell_restart(ckpt, sim, &o, out) : stream_open(&o, out, sim);
     catch_signals(1);
     const double start = cli_now_seconds();
     char error[1024] = "";
-    if (rc == 0 && (status = hb_sim_init(sim)) != HB_SUCCESS) rc = cli_fail_status("run", status);
-    if (rc == 0) rc = stream_write(&o, sim);
+    if (rc == 0 && !ckpt->restart && (status = hb_sim_init(sim)) != HB_SUCCESS)
+        rc = cli_fail_status("run", status);
+    if (rc == 0 && !ckpt->restart) rc = stream_write(&o, sim);
     const long total = hb_sim_steps(sim), chunk = chunk_steps(&opt);
-    for (long done = 0; rc == 0 && done < total && !stop_signal; done += chunk) {
-        status = hb_sim_advance(sim, total - done < chunk ? total - done : chunk);
+    for (long done = lround(hb_sim_time(sim) / opt.dt_ms); rc == 0 && done < total && !stop_signal;) {
+        const long n = run_ckpt_limit(ckpt, done, total - done < chunk ? total - done : chunk);
+        status = hb_sim_advance(sim, n);
         if (status != HB_SUCCESS) snprintf(error, sizeof error, "%s", hb_last_error());
         rc = stream_write(&o, sim); /* what was computed, up to a failure too */
         if (status != HB_SUCCESS) rc = cli_fail("run", "%s (%s)", error, hb_status_string(status));
+        done += n;
+        if (rc == 0) rc = cell_checkpoint(ckpt, done, total, &o, sim);
     }
     const double seconds = cli_now_seconds() - start;
     const int interrupted = rc == 0 && stop_signal != 0 &&
@@ -526,12 +665,23 @@ static int run_cells(const char *model, const char *out, int quiet)
     return rc;
 }
 
+static int parse_every(const char *command, const char *value, void *every_ms)
+{
+    if (cli_parse_double(value, 0.0, every_ms)) return 1;
+    cli_fail(command, "--checkpoint-every '%s': expected a positive time [ms]", value);
+    return 0;
+}
+
 int cli_command_run(int argc, char **argv)
 {
     const char *model = NULL, *out = ".";
     int quiet = 0, tracing = 0;
+    run_ckpt_t ckpt;
+    memset(&ckpt, 0, sizeof ckpt);
     const cli_option_t options[] = {
         CLI_FLAG("--trace", &tracing, 1),
+        CLI_CUSTOM("--checkpoint-every", parse_every, &ckpt.every_ms),
+        CLI_STRING("--restart", &ckpt.restart),
         CLI_STRING("-o", &out),
         CLI_STRING("--output", &out),
         CLI_FLAG("--quiet", &quiet, 1),
@@ -544,6 +694,8 @@ int cli_command_run(int argc, char **argv)
     const int parsed = cli_parse_options("run", usage_run, options,
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
-    if (is_network(model)) return run_network(model, out, quiet, tracing);
-    return run_cells(model, out, quiet);
+    ckpt.out = out;
+    ckpt.model = model;
+    if (is_network(model)) return run_network(model, out, quiet, tracing, &ckpt);
+    return run_cells(model, out, quiet, &ckpt);
 }
