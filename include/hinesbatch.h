@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -755,6 +756,20 @@ hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int 
 hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir);
 
 /*
+ * Checkpoints (docs/checkpoint.md): the whole state of an initialised simulation (voltages,
+ * gates, synapse states, the probes' spike detection, the step, and what is recorded and not
+ * cleared) as one record written at `file`'s position; `name` (NULL: "checkpoint") names it in
+ * messages. The caller makes the file atomic (a temporary file, fflush, fsync, rename, as
+ * hinesbatch run does). hb_sim_load reads such a record into a simulation created from the same
+ * models and options (checked: a fingerprint of both, HB_ERR_INVALID_VALUE otherwise), instead
+ * of hb_sim_init; a truncated or corrupt record (a checksum) is refused with HB_ERR_PARSE before
+ * anything changes. The steps after a load are the same bits as an uninterrupted run's. Only
+ * the CPU engine (backend seq or omp): HB_ERR_NOT_SUPPORTED on CUDA.
+ */
+hb_status_t hb_sim_save(const hb_sim_t *sim, FILE *file, const char *name);
+hb_status_t hb_sim_load(hb_sim_t *sim, FILE *file, const char *name);
+
+/*
  * A whole simulation from a JSON model file (docs/model.md); morphology paths
  * are relative to the file. The simulation owns the cells it loaded.
  */
@@ -911,6 +926,19 @@ hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 /* Every spike of the network so far (each rank holds all of them), ordered by time, then
  * gid; valid until the next call on the network. */
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
+/*
+ * Checkpoints of a network (docs/checkpoint.md): this rank's state after hb_net_init or an
+ * hb_net_advance (an epoch boundary, no exchange in flight): its cells' simulation
+ * (hb_sim_save's record), the events waiting, the spike sources' streams, the spikes so far
+ * and the time; one record per rank, at `file`'s position (the caller makes it atomic).
+ * hb_net_load, instead of hb_net_init, restores it into a network built from the same recipe,
+ * options and rank count (a fingerprint of this rank's cells, connections and sources is
+ * checked). Collective: every rank loads its own record, and all fail if one does (its
+ * message on that rank), or if the ranks' records are of different times. The spikes that
+ * follow are the same bits as an uninterrupted run's.
+ */
+hb_status_t hb_net_save(const hb_net_t *net, FILE *file, const char *name);
+hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name);
 /* How an epoch's spikes are exchanged (docs/network.md, "The exchange"). The overlapped ones
  * need the smallest delay to be at least 2 dt (epochs of half of it); the spikes are the same
  * in every mode. The default is the one measured fastest (bench/results/network-xeon16.md). */

@@ -12,17 +12,18 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "run_checkpoint.h"
 #include "sonata/sonata.h"
 
 static const char usage_run[] =
     "usage: hinesbatch run MODEL.json [-o DIR] [--traces long|wide|none] [--sonata] [--quiet]\n"
     "                      [--trace] [--backend B] [--threads T] [--t-stop MS] [--dt MS]\n"
+    "                      [--checkpoint-every T] [--restart PATH]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
     "method) with NEURON's fixed-step scheme, and writes as the run goes\n"
-    "  DIR/traces.csv   gid,probe,t_ms,v_mv: one row per probe and sample (the cell's\n"
-    "                   index, the probe's name, 6 significant digits of v)\n"
+    "  DIR/traces.csv   gid,probe,t_ms,v_mv: a row per probe and sample, 6 digits of v\n"
     "  DIR/spikes.dat   'gid time' lines ordered by time, then gid: each cell's spikes\n"
     "                   at its first probe with spike_threshold (NEURON's out.dat)\n"
     "  DIR/spikes.csv   probe,t_ms: threshold crossings of every probe with\n"
@@ -53,8 +54,7 @@ static const char usage_run[] =
     "  --traces FORMAT   cells: long (default, traces.csv), wide (DIR/probes.csv: t_ms and\n"
     "                    one column per probe, 17 significant digits) or none\n"
     "  --sonata          also DIR/spikes.h5: spikes.dat's spikes in SONATA's HDF5 layout\n"
-    "                    (/spikes/default/timestamps [ms], node_ids; sorting by_time),\n"
-    "                    written at the end; builds with HDF5 only\n"
+    "                    (builds with HDF5)\n"
     "  --quiet           no summary\n"
     "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n"
     "  --backend B       seq | omp | cuda | best: where the steps run, in place of the\n"
@@ -64,7 +64,18 @@ static const char usage_run[] =
     "  --t-stop MS       end time [ms], in place of the file's \"t_stop\" (a busyring's\n"
     "                    \"duration\")\n"
     "  --dt MS           time step [ms], in place of the file's \"dt\" (a multiple of it\n"
-    "                    must still be \"sample_dt\")\n";
+    "                    must still be \"sample_dt\")\n"
+    "  --checkpoint-every T\n"
+    "                    every T ms of simulated time (rounded up to whole steps, and for a\n"
+    "                    network to whole epochs), write the whole state to\n"
+    "                    DIR/checkpoint.RANK.bin (atomically: a temporary file, fsync, rename;\n"
+    "                    each replaces the last)\n"
+    "  --restart PATH    continue from a checkpoint (a file, or a directory holding\n"
+    "                    checkpoint.RANK.bin) of a run of the same model file on as many\n"
+    "                    ranks: the outputs in DIR are cut back to the checkpoint and continued,\n"
+    "                    the same bits as an uninterrupted run's. A truncated or corrupt\n"
+    "                    checkpoint, or one of another model, is refused before anything runs\n"
+    "                    (docs/checkpoint.md)\n";
 
 /* The file's options that the command line replaces (--backend, --threads, --t-stop, --dt). */
 static hb_sim_overrides_t overrides;
@@ -232,6 +243,42 @@ static int agree_failure(hb_comm_t *comm, int rc)
     return rc;
 }
 
+/* Steps of the network so far, and the step of time t [ms]. */
+static long net_step(const hb_net_t *net) { return lround(hb_net_time(net) / hb_net_dt(net)); }
+static long net_step_of(const hb_net_t *net, double t_ms)
+{
+    return (long)ceil(t_ms / hb_net_dt(net) - 1e-9);
+}
+
+/* Where the next chunk ends [ms]: `chunk` on, or the next checkpoint (whole epochs). */
+static double net_chunk_end(const run_ckpt_t *ckpt, const hb_net_t *net, double chunk)
+{
+    if (ckpt->every_steps <= 0) return hb_net_time(net) + chunk;
+    const long step = net_step(net), n = lround(chunk / hb_net_dt(net));
+    return (double)(step + run_ckpt_limit(ckpt, step, n)) * hb_net_dt(net);
+}
+
+/* --restart: every rank's checkpoint loaded (collective), then rank 0's spikes.dat rewritten
+ * with the spikes up to it. */
+static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, FILE **out,
+                       const char *out_path, size_t *written)
+{
+    char path[4300];
+    FILE *f = NULL;
+    int rc = run_ckpt_open(ckpt, 1, &f, path, sizeof path, NULL);
+    if ((rc = agree_failure(comm, rc)) != 0) {
+        if (f) fclose(f);
+        return rc;
+    }
+    hb_status_t status = hb_net_load(net, f, path);
+    fclose(f);
+    if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
+    if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
+        rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
+    if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written);
+    return agree_failure(comm, rc);
+}
+
 /* DIR/spikes.h5 of a network: every spike (each rank holds them all; rank 0 writes). */
 static int write_network_sonata(const char *out, hb_net_t *net)
 {
@@ -253,7 +300,8 @@ static int write_network_sonata(const char *out, hb_net_t *net)
     return rc;
 }
 
-static int run_network(const char *model, const char *out, int quiet, int tracing, int sonata)
+static int run_network(const char *model, const char *out, int quiet, int tracing,
+                       run_ckpt_t *ckpt, int sonata)
 {
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
@@ -268,8 +316,14 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
     if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
-    if (rc == 0 && rank == 0 && !(f = fopen(path, "w")))
+    /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
+    if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    if (rc == 0) {
+        ckpt->rank = rank;
+        ckpt->ranks = hb_comm_size(comm);
+        rc = run_ckpt_prepare(ckpt, hb_net_dt(net), hb_net_epoch_steps(net));
+    }
     if (net) rc = agree_failure(comm, rc); /* (a failed load is agreed by the library) */
     hb_sim_options_t opt;
     memset(&opt, 0, sizeof opt);
@@ -277,10 +331,11 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         if (hb_net_set_trace(net, 1000000) == 0) rc = cli_fail("run", "out of memory for the trace");
         rc = agree_failure(comm, rc);
     }
-    if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
+    size_t written = 0;
+    if (rc == 0 && ckpt->restart) rc = net_restart(ckpt, net, comm, &f, path, &written);
+    else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
-    size_t written = 0;
     double t_stop = 0.0;
     if (rc == 0) {
         t_stop = hb_net_stop_time(net);
@@ -298,12 +353,14 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     double shown = 0.0;
     if (rc == 0) catch_signals(1);
     while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
-        if ((status = hb_net_advance(net, hb_net_time(net) + chunk)) != HB_SUCCESS) {
+        if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, chunk))) != HB_SUCCESS) {
             rc = cli_fail_status("run", status); /* on every rank (the library agrees) */
             agreed = 1;
             break;
         }
         if (f) rc = write_spikes(f, path, net, &written);
+        if (rc == 0 && run_ckpt_due(ckpt, net_step(net), net_step_of(net, t_stop)))
+            rc = run_ckpt_save(ckpt, NULL, NULL, net);
         if ((status = hb_comm_max(comm, rc ? FAILED : (int)stop_signal, &stopped)) != HB_SUCCESS) {
             rc = cli_fail_status("run", status);
             agreed = 1;
@@ -444,9 +501,14 @@ static FILE *open_output(char *path, size_t size, const char *dir, const char *f
     return f;
 }
 
-static int stream_open(stream_t *o, const char *dir, const char *model, hb_sim_t *sim)
+/* The paths, per-probe tables and spike sources of a cell run's outputs. */
+static int stream_setup(stream_t *o, const char *dir, const char *model, hb_sim_t *sim)
 {
     const int n = hb_sim_probe_count(sim), several = hb_sim_cell_count(sim) > 1;
+    snprintf(o->traces_path, sizeof o->traces_path, "%s/%s", dir,
+             o->format == TRACES_WIDE ? "probes.csv" : "traces.csv");
+    snprintf(o->spikes_path, sizeof o->spikes_path, "%s/spikes.csv", dir);
+    snprintf(o->dat_path, sizeof o->dat_path, "%s/spikes.dat", dir);
     o->spike_count = calloc((size_t)n + 1, sizeof *o->spike_count);
     o->first = calloc((size_t)n + 1, sizeof *o->first);
     o->trace = calloc((size_t)n + 1, sizeof *o->trace);
@@ -460,7 +522,14 @@ static int stream_open(stream_t *o, const char *dir, const char *model, hb_sim_t
         o->gid[p] = several ? atoi(name + 1) : 0;
         o->short_name[p] = several && dot ? dot + 1 : name;
     }
-    if (mark_sources(o, model, n) != 0) return 1;
+    return mark_sources(o, model, n);
+}
+
+/* The outputs of a run from t = 0: new files with their headers. */
+static int stream_open(stream_t *o, const char *dir, const char *model, hb_sim_t *sim)
+{
+    const int n = hb_sim_probe_count(sim);
+    if (stream_setup(o, dir, model, sim) != 0) return 1;
     if (o->format == TRACES_LONG) {
         if (!(o->traces = open_output(o->traces_path, sizeof o->traces_path, dir, "traces.csv")))
             return 1;
@@ -616,7 +685,90 @@ static long chunk_steps(const hb_sim_options_t *opt)
     return every >= HB_SIM_CHECK_STEPS ? every : (HB_SIM_CHECK_STEPS + every - 1) / every * every;
 }
 
-static int run_cells(const char *model, const char *out, int quiet, traces_t traces, int sonata)
+/* A cell run's checkpoint after `step` when one is due: where its outputs stand (just
+ * flushed), then the simulation. */
+static int cell_checkpoint(const run_ckpt_t *ckpt, long step, long total, stream_t *o,
+                           const hb_sim_t *sim)
+{
+    if (!run_ckpt_due(ckpt, step, total)) return 0;
+    run_ckpt_cells_t at = {o->samples, hb_sim_probe_count(sim), o->spike_count, o->first,
+                           o->traces ? ftell(o->traces) : 0, ftell(o->spikes),
+                           ftell(o->spikes_dat), (int)o->format};
+    if (at.probes_bytes < 0 || at.spikes_bytes < 0 || at.dat_bytes < 0)
+        return cli_fail("run", "%s: cannot tell the position: %s", o->spikes_path, strerror(errno));
+    return run_ckpt_save(ckpt, &at, sim, NULL);
+}
+
+/* FILE opened for appending after its first `bytes` bytes (what follows is cut off). */
+static FILE *reopen_at(const char *path, long bytes)
+{
+    FILE *f = fopen(path, "r+");
+    if (!f) {
+        cli_fail("run", "%s: cannot open to continue it: %s (a restart continues the outputs of "
+                 "the checkpointed run in the same directory)", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || st.st_size < bytes) {
+        cli_fail("run", "%s: %lld bytes; the checkpoint's run had written %ld: expected the "
+                 "outputs of the checkpointed run", path, (long long)st.st_size, bytes);
+        fclose(f);
+        return NULL;
+    }
+    if (ftruncate(fileno(f), (off_t)bytes) != 0 || fseek(f, bytes, SEEK_SET) != 0) {
+        cli_fail("run", "%s: cannot cut back to %ld bytes: %s", path, bytes, strerror(errno));
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* --restart of a cell run: the simulation's state loaded (checked before any output is
+ * touched), then its outputs cut back to where they stood at the checkpoint. */
+static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, const char *dir,
+                        const char *model)
+{
+    static const char *const formats[] = {"long", "wide", "none"};
+    char path[4300];
+    FILE *f = NULL;
+    run_ckpt_cells_t at;
+    memset(&at, 0, sizeof at);
+    int rc = run_ckpt_open(ckpt, 0, &f, path, sizeof path, &at);
+    const int n = hb_sim_probe_count(sim);
+    if (rc == 0 && at.n_probes != n)
+        rc = cli_fail("run", "%s: a run of %d probes; this one has %d", path, at.n_probes, n);
+    if (rc == 0 && at.traces_format != (int)o->format)
+        rc = cli_fail("run", "%s: a run with --traces %s; this one has --traces %s", path,
+                      at.traces_format >= 0 && at.traces_format <= 2 ? formats[at.traces_format]
+                                                                     : "?", formats[o->format]);
+    if (rc == 0) {
+        const hb_status_t status = hb_sim_load(sim, f, path);
+        if (status != HB_SUCCESS) rc = cli_fail_status("run", status);
+    }
+    if (f) fclose(f);
+    if (rc == 0) rc = stream_setup(o, dir, model, sim);
+    if (rc == 0 && ((o->format != TRACES_NONE && !(o->traces = reopen_at(o->traces_path, at.probes_bytes))) ||
+                    !(o->spikes = reopen_at(o->spikes_path, at.spikes_bytes)) ||
+                    !(o->spikes_dat = reopen_at(o->dat_path, at.dat_bytes))))
+        rc = 1;
+    if (rc == 0 && o->sonata) { /* spikes.h5 gets the spikes before the checkpoint too */
+        FILE *r = fopen(o->dat_path, "r");
+        int gid;
+        double t;
+        while (r && rc == 0 && fscanf(r, "%d %lf", &gid, &t) == 2) rc = keep_spike(o, gid, t);
+        if (r) fclose(r);
+    }
+    if (rc == 0) {
+        o->samples = at.samples;
+        memcpy(o->spike_count, at.spike_count, (size_t)n * sizeof *o->spike_count);
+        memcpy(o->first, at.first, (size_t)n * sizeof *o->first);
+    }
+    run_ckpt_cells_free(&at);
+    return rc;
+}
+
+static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *ckpt,
+                     traces_t traces, int sonata)
 {
     if (check_output(out) != 0) return 1;
     hb_sim_t *sim = NULL;
@@ -629,18 +781,25 @@ static int run_cells(const char *model, const char *out, int quiet, traces_t tra
     memset(&o, 0, sizeof o);
     o.format = traces;
     o.sonata = sonata;
-    int rc = stream_open(&o, out, model, sim);
+    ckpt->ranks = 1;
+    int rc = run_ckpt_prepare(ckpt, opt.dt_ms, 0);
+    if (rc == 0) rc = ckpt->restart ? cell_restart(ckpt, sim, &o, out, model)
+                                : stream_open(&o, out, model, sim);
     catch_signals(1);
     const double start = cli_now_seconds();
     char error[1024] = "";
-    if (rc == 0 && (status = hb_sim_init(sim)) != HB_SUCCESS) rc = cli_fail_status("run", status);
-    if (rc == 0) rc = stream_write(&o, sim);
+    if (rc == 0 && !ckpt->restart && (status = hb_sim_init(sim)) != HB_SUCCESS)
+        rc = cli_fail_status("run", status);
+    if (rc == 0 && !ckpt->restart) rc = stream_write(&o, sim);
     const long total = hb_sim_steps(sim), chunk = chunk_steps(&opt);
-    for (long done = 0; rc == 0 && done < total && !stop_signal; done += chunk) {
-        status = hb_sim_advance(sim, total - done < chunk ? total - done : chunk);
+    for (long done = lround(hb_sim_time(sim) / opt.dt_ms); rc == 0 && done < total && !stop_signal;) {
+        const long n = run_ckpt_limit(ckpt, done, total - done < chunk ? total - done : chunk);
+        status = hb_sim_advance(sim, n);
         if (status != HB_SUCCESS) snprintf(error, sizeof error, "%s", hb_last_error());
         rc = stream_write(&o, sim); /* what was computed, up to a failure too */
         if (status != HB_SUCCESS) rc = cli_fail("run", "%s (%s)", error, hb_status_string(status));
+        done += n;
+        if (rc == 0) rc = cell_checkpoint(ckpt, done, total, &o, sim);
     }
     const double seconds = cli_now_seconds() - start;
     const int interrupted = rc == 0 && stop_signal != 0 &&
@@ -678,12 +837,23 @@ static int run_cells(const char *model, const char *out, int quiet, traces_t tra
     return rc;
 }
 
+static int parse_every(const char *command, const char *value, void *every_ms)
+{
+    if (cli_parse_double(value, 0.0, every_ms)) return 1;
+    cli_fail(command, "--checkpoint-every '%s': expected a positive time [ms]", value);
+    return 0;
+}
+
 int cli_command_run(int argc, char **argv)
 {
     const char *model = NULL, *out = ".", *traces = "long";
     int quiet = 0, tracing = 0, sonata = 0;
+    run_ckpt_t ckpt;
+    memset(&ckpt, 0, sizeof ckpt);
     const cli_option_t options[] = {
         CLI_FLAG("--trace", &tracing, 1),
+        CLI_CUSTOM("--checkpoint-every", parse_every, &ckpt.every_ms),
+        CLI_STRING("--restart", &ckpt.restart),
         CLI_STRING("-o", &out),
         CLI_STRING("--output", &out),
         CLI_FLAG("--quiet", &quiet, 1),
@@ -698,6 +868,8 @@ int cli_command_run(int argc, char **argv)
     const int parsed = cli_parse_options("run", usage_run, options,
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
+    ckpt.out = out;
+    ckpt.model = model;
     const int format = !strcmp(traces, "long") ? TRACES_LONG : !strcmp(traces, "wide")
                        ? TRACES_WIDE : !strcmp(traces, "none") ? TRACES_NONE : -1;
     if (format < 0) {
@@ -707,6 +879,6 @@ int cli_command_run(int argc, char **argv)
     if (sonata && !cli_sonata_available())
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
-    if (is_network(model)) return run_network(model, out, quiet, tracing, sonata);
-    return run_cells(model, out, quiet, (traces_t)format, sonata);
+    if (is_network(model)) return run_network(model, out, quiet, tracing, &ckpt, sonata);
+    return run_cells(model, out, quiet, &ckpt, (traces_t)format, sonata);
 }

@@ -73,6 +73,8 @@ struct hb_sim_ops {
     hb_status_t (*set_state)(void *engine, int g, const double *v, const double *hh_state);
     /* Probe state: above threshold, v [mV] after the last step. */
     hb_status_t (*set_probes)(void *engine, const unsigned char *above, const double *v_prev);
+    /* The same back to the host (checkpoints); NULL where the backend has none (CUDA). */
+    hb_status_t (*get_probes)(void *engine, unsigned char *above, double *v_prev);
     /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets the
      * recordings chunk by chunk, in step order. Returns when the last chunk is delivered.
      * After each step that is a multiple of check_every, and after step check_last, the

@@ -514,6 +514,16 @@ static hb_status_t cpu_set_probes(void *engine, const unsigned char *above, cons
     return HB_SUCCESS;
 }
 
+static hb_status_t cpu_get_probes(void *engine, unsigned char *above, double *v_prev)
+{
+    cpu_sim_t *s = engine;
+    if (!s || !above || !v_prev)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: get_probes: NULL argument");
+    memcpy(above, s->above, (size_t)s->n_probes);
+    memcpy(v_prev, s->v_prev, (size_t)s->n_probes * sizeof *v_prev);
+    return HB_SUCCESS;
+}
+
 /* After each step: the probes' spike tests and, on sampling steps, their voltages; one chunk
  * per step that recorded something. */
 static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
@@ -569,6 +579,7 @@ const struct hb_sim_ops hb_cpu_sim_ops = {
     .destroy = cpu_destroy,
     .set_state = cpu_set_state,
     .set_probes = cpu_set_probes,
+    .get_probes = cpu_get_probes,
     .advance = cpu_advance,
     .get_v = cpu_get_v,
     .solve_benchmark = cpu_solve_benchmark,

@@ -1,0 +1,257 @@
+/*
+ * Checkpoints of a network (hb_net_save, hb_net_load; docs/checkpoint.md), one record per
+ * rank. They are taken between advances: hb_net_advance finishes the exchange in flight before
+ * it returns, so the state is then this rank's simulation, the events waiting (which hold all
+ * that past spikes will still cause), the spike sources' streams (spikes emitted and the next
+ * one's time: the draws are counter-based, so the count is the stream's position), each
+ * detector's spikes taken, every spike so far (hb_net_spikes) and the step.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "net/net_engine.h"
+#include "sim/checkpoint.h"
+
+/* This rank's share of the network: what its state means. */
+static uint64_t fingerprint(const hb_net_t *net)
+{
+    uint64_t h = hb_ckpt_hash_i64(HB_CKPT_HASH0, net->comm->size);
+    h = hb_ckpt_hash_i64(h, net->comm->rank);
+    h = hb_ckpt_hash_i64(h, net->first);
+    h = hb_ckpt_hash_i64(h, net->end);
+    h = hb_ckpt_hash_i64(h, net->n_cable);
+    h = hb_ckpt_hash_i64(h, net->total_steps);
+    h = hb_ckpt_hash_i64(h, net->epoch_steps);
+    h = hb_ckpt_hash_f64(h, net->min_delay);
+    h = hb_ckpt_hash_f64(h, net->opt.dt_ms);
+    for (int c = 0; c < net->n_cable; c++) {
+        h = hb_ckpt_hash_i64(h, net->cable_gid[c]);
+        h = hb_ckpt_hash_i64(h, net->detector[c]);
+    }
+    for (int s = 0; s < net->n_sources; s++) {
+        const hb_net_source_t *src = &net->sources[s];
+        h = hb_ckpt_hash_i64(h, src->gid);
+        h = hb_ckpt_hash_f64(h, src->p.start_ms);
+        h = hb_ckpt_hash_f64(h, src->p.interval_ms);
+        h = hb_ckpt_hash_i64(h, src->p.number);
+        h = hb_ckpt_hash_f64(h, src->p.noise);
+        h = hb_ckpt_hash_i64(h, (int64_t)src->p.seed);
+    }
+    h = hb_ckpt_hash_i64(h, (int64_t)net->n_conns);
+    for (size_t k = 0; k < net->n_conns; k++) {
+        const hb_net_conn_t *e = &net->conns[k];
+        h = hb_ckpt_hash_i64(h, ((int64_t)e->source << 32) ^ ((int64_t)e->cell << 12) ^ e->synapse);
+        h = hb_ckpt_hash_f64(h, e->weight);
+        h = hb_ckpt_hash_f64(h, e->delay);
+    }
+    return h;
+}
+
+static hb_status_t put_state(const hb_net_t *net, hb_ckpt_buf_t *b, const char *name)
+{
+    if (!net->initialised)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: the network is not initialised (or its run "
+                       "failed); a checkpoint holds one after hb_net_init or hb_net_advance", name);
+    if (net->in_flight || net->n_local)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: an exchange is under way; a checkpoint is "
+                       "taken between advances", name);
+    hb_ckpt_put_u64(b, fingerprint(net));
+    hb_ckpt_put_i64(b, net->comm->size);
+    hb_ckpt_put_i64(b, net->comm->rank);
+    hb_ckpt_put_i64(b, net->n_cable);
+    hb_ckpt_put_i64(b, net->n_sources);
+    hb_ckpt_put_i64(b, net->step);
+    for (int c = 0; c < net->n_cable; c++) hb_ckpt_put_i64(b, net->seen[c]);
+    for (int s = 0; s < net->n_sources; s++) {
+        hb_ckpt_put_i64(b, net->sources[s].emitted);
+        hb_ckpt_put_f64(b, net->sources[s].next_ms);
+    }
+    hb_ckpt_put_u64(b, net->n_pending);
+    for (size_t k = 0; k < net->n_pending; k++) {
+        const hb_net_event_t *ev = &net->pending[k];
+        hb_ckpt_put_i64(b, ev->step);
+        hb_ckpt_put_i64(b, ev->cell);
+        hb_ckpt_put_i64(b, ev->synapse);
+        hb_ckpt_put_f64(b, ev->time);
+        hb_ckpt_put_f64(b, ev->weight);
+    }
+    hb_ckpt_put_u64(b, net->n_spikes);
+    for (size_t k = 0; k < net->n_spikes; k++) {
+        hb_ckpt_put_f64(b, net->spikes[k].time_ms);
+        hb_ckpt_put_u64(b, net->spikes[k].gid);
+    }
+    hb_ckpt_put_i64(b, net->sim != NULL);
+    return net->sim ? hb_sim_checkpoint_put(net->sim, b, name) : HB_SUCCESS;
+}
+
+hb_status_t hb_net_save(const hb_net_t *net, FILE *file, const char *name)
+{
+    hb_clear_error();
+    if (!name) name = "checkpoint";
+    if (!net || !file) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_save: NULL argument");
+    hb_ckpt_buf_t b;
+    memset(&b, 0, sizeof b);
+    hb_status_t status = put_state(net, &b, name);
+    if (status == HB_SUCCESS) status = hb_ckpt_write(file, name, HB_CKPT_NET, &b);
+    hb_ckpt_buf_free(&b);
+    return status;
+}
+
+/* Reads this rank's record (nothing of the network changed yet but the arrays' room); *step:
+ * its step. */
+static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, long *step)
+{
+    const uint64_t print = hb_ckpt_get_u64(in);
+    const int64_t size = hb_ckpt_get_i64(in), rank = hb_ckpt_get_i64(in);
+    const int64_t cable = hb_ckpt_get_i64(in), sources = hb_ckpt_get_i64(in);
+    const int64_t at = hb_ckpt_get_i64(in);
+    if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the network's record ends early", name);
+    if (size != net->comm->size || rank != net->comm->rank)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: the checkpoint of rank %lld of %lld; this is "
+                       "rank %d of %d: expected the same rank count, and each rank its own file",
+                       name, (long long)rank, (long long)size, net->comm->rank, net->comm->size);
+    if (cable != net->n_cable || sources != net->n_sources)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of %lld cable cells and %lld "
+                       "sources on this rank; here %d and %d: expected a checkpoint of the same "
+                       "network", name, (long long)cable, (long long)sources, net->n_cable,
+                       net->n_sources);
+    const uint64_t mine = fingerprint(net);
+    if (print != mine)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of another network (fingerprint "
+                       "%016llx; this rank's %016llx): expected one written by the same cells, "
+                       "connections, sources, dt and t_stop on as many ranks", name,
+                       (unsigned long long)print, (unsigned long long)mine);
+    if (at < 0 || at > net->total_steps)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: step %lld; expected 0..%ld", name,
+                       (long long)at, net->total_steps);
+    *step = (long)at;
+    int *seen = calloc((size_t)net->n_cable + 1, sizeof *seen);
+    hb_net_source_t *src = malloc(((size_t)net->n_sources + 1) * sizeof *src);
+    if (!seen || !src) {
+        free(seen);
+        free(src);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+    }
+    for (int c = 0; c < net->n_cable; c++) {
+        const int64_t n = hb_ckpt_get_i64(in);
+        seen[c] = n >= 0 && n <= 0x7fffffff ? (int)n : -1;
+        if (seen[c] < 0) in->bad = 1;
+    }
+    if (net->n_sources) memcpy(src, net->sources, (size_t)net->n_sources * sizeof *src);
+    for (int s = 0; s < net->n_sources; s++) {
+        src[s].emitted = (long)hb_ckpt_get_i64(in);
+        src[s].next_ms = hb_ckpt_get_f64(in);
+        if (src[s].emitted < 0 || src[s].emitted > src[s].p.number || isnan(src[s].next_ms))
+            in->bad = 1;
+    }
+    const uint64_t pending = hb_ckpt_get_u64(in);
+    hb_status_t status = HB_SUCCESS;
+    if (in->bad || pending > (in->size - in->pos) / 40)
+        status = hb_fail(HB_ERR_PARSE, "%s: the network's record is cut short or holds bad "
+                         "counts", name);
+    if (status == HB_SUCCESS &&
+        !hb_net_reserve((void **)&net->pending, 0, &net->cap_pending, (size_t)pending + 1,
+                        sizeof *net->pending))
+        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory for %llu events", name,
+                         (unsigned long long)pending);
+    for (size_t k = 0; k < pending && status == HB_SUCCESS; k++) {
+        hb_net_event_t ev;
+        ev.step = (long)hb_ckpt_get_i64(in);
+        const int64_t cell = hb_ckpt_get_i64(in), syn = hb_ckpt_get_i64(in);
+        ev.time = hb_ckpt_get_f64(in);
+        ev.weight = hb_ckpt_get_f64(in);
+        if (cell < 0 || cell >= net->n_cable || syn < 0 ||
+            syn >= hb_model_synapse_count(net->models[cell]) || ev.step < at)
+            status = hb_fail(HB_ERR_PARSE, "%s: event %zu: cell %lld, synapse %lld, step %ld; "
+                             "expected a synapse of this rank's cells, due at step %lld or "
+                             "later", name, k, (long long)cell, (long long)syn, ev.step,
+                             (long long)at);
+        ev.cell = (int)cell;
+        ev.synapse = (int)syn;
+        net->pending[k] = ev;
+    }
+    const uint64_t spikes = status == HB_SUCCESS ? hb_ckpt_get_u64(in) : 0;
+    if (status == HB_SUCCESS && (in->bad || spikes > (in->size - in->pos) / 16))
+        status = hb_fail(HB_ERR_PARSE, "%s: the spikes are cut short", name);
+    if (status == HB_SUCCESS &&
+        !hb_net_reserve((void **)&net->spikes, 0, &net->cap_spikes, (size_t)spikes + 1,
+                        sizeof *net->spikes))
+        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory for %llu spikes", name,
+                         (unsigned long long)spikes);
+    for (size_t k = 0; k < spikes && status == HB_SUCCESS; k++) {
+        const double t = hb_ckpt_get_f64(in);
+        const uint64_t gid = hb_ckpt_get_u64(in);
+        net->spikes[k] = (hb_spike_t){t, (uint32_t)gid, 0};
+    }
+    const int64_t has_sim = status == HB_SUCCESS ? hb_ckpt_get_i64(in) : 0;
+    if (status == HB_SUCCESS && (in->bad || has_sim != (net->sim != NULL)))
+        status = hb_fail(HB_ERR_PARSE, "%s: the network's record is cut short", name);
+    if (status == HB_SUCCESS && net->sim) status = hb_sim_checkpoint_get(net->sim, in, name);
+    if (status == HB_SUCCESS && in->pos != in->size)
+        status = hb_fail(HB_ERR_PARSE, "%s: %zu bytes after the network's state", name,
+                         in->size - in->pos);
+    if (status == HB_SUCCESS) {
+        net->n_pending = (size_t)pending;
+        net->n_spikes = (size_t)spikes;
+        if (net->n_cable) memcpy(net->seen, seen, (size_t)net->n_cable * sizeof *seen);
+        if (net->n_sources) memcpy(net->sources, src, (size_t)net->n_sources * sizeof *src);
+        net->step = (long)at;
+    }
+    free(seen);
+    free(src);
+    return status;
+}
+
+hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
+{
+    hb_clear_error();
+    if (!name) name = "checkpoint";
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: net is NULL");
+    hb_net_exchange_abandon(net); /* a failed run's exchange */
+    net->initialised = 0;
+    net->n_local = net->n_sending = net->n_pending = net->n_spikes = 0;
+    const double t0 = hb_clock_seconds();
+    unsigned char *data = NULL;
+    size_t size = 0;
+    long step = -1;
+    hb_status_t status = file ? hb_ckpt_read(file, name, HB_CKPT_NET, &data, &size)
+                              : hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: file is NULL");
+    if (status == HB_SUCCESS) {
+        hb_ckpt_in_t in = {data, size, 0, 0};
+        status = get_state(net, &in, name, &step);
+    }
+    free(data);
+    /* every rank must agree (as hb_net_init), and be at the same step */
+    double v[3] = {status != HB_SUCCESS, status == HB_SUCCESS ? (double)step : -HUGE_VAL,
+                   status == HB_SUCCESS ? -(double)step : -HUGE_VAL};
+    char message[1024];
+    snprintf(message, sizeof message, "%s", hb_last_error());
+    const hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, v, 3, HB_REDUCE_MAX);
+    if (status != HB_SUCCESS) hb_fail(status, "%s", message);
+    else if (agreed != HB_SUCCESS) status = agreed;
+    else if (v[0] > 0.0)
+        status = hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: another rank's checkpoint was "
+                         "refused (its message is on that rank)");
+    else if (v[1] != -v[2])
+        status = hb_fail(HB_ERR_INVALID_VALUE, "%s: the ranks' checkpoints are of different "
+                         "times (t = %g ms here, from %g to %g ms on all): expected one set, "
+                         "written together", name, (double)step * net->opt.dt_ms,
+                         -v[2] * net->opt.dt_ms, v[1] * net->opt.dt_ms);
+    if (status != HB_SUCCESS) {
+        snprintf(message, sizeof message, "%s", hb_last_error());
+        net->n_pending = net->n_spikes = 0;
+        net->step = 0;
+        if (net->sim) hb_sim_init(net->sim); /* nothing half restored stays */
+        return hb_fail(status, "%s", message);
+    }
+    memset(&net->stats, 0, sizeof net->stats);
+    net->stats.build_s = net->build_s;
+    net->stats.init_s = hb_clock_seconds() - t0;
+    net->t_origin = t0;
+    net->n_trace = 0;
+    net->initialised = 1;
+    return HB_SUCCESS;
+}

@@ -1,0 +1,63 @@
+/*
+ * Checkpoint files (docs/checkpoint.md): a versioned binary record, a header (magic, version,
+ * byte-order check, the sizes of the C types), a payload of fixed-width values in this
+ * machine's byte order, and a checksum. A payload is built in memory (hb_ckpt_buf_t), written
+ * in one piece, and read back whole before any state changes (hb_ckpt_in_t), so a truncated or
+ * corrupt file is refused before anything runs. Shared by the simulation (sim_checkpoint.c),
+ * the network (net/net_checkpoint.c) and the CLI's own record.
+ */
+#ifndef HB_SIM_CHECKPOINT_H
+#define HB_SIM_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hinesbatch.h"
+
+/* What a record holds. */
+enum { HB_CKPT_SIM = 1, HB_CKPT_NET = 2 };
+
+typedef struct {
+    unsigned char *data;
+    size_t size, capacity;
+    int failed; /* out of memory */
+} hb_ckpt_buf_t;
+
+void hb_ckpt_put(hb_ckpt_buf_t *b, const void *p, size_t n);
+void hb_ckpt_put_u64(hb_ckpt_buf_t *b, uint64_t x);
+void hb_ckpt_put_i64(hb_ckpt_buf_t *b, int64_t x);
+void hb_ckpt_put_f64(hb_ckpt_buf_t *b, double x);
+void hb_ckpt_buf_free(hb_ckpt_buf_t *b);
+
+typedef struct {
+    const unsigned char *data;
+    size_t size, pos;
+    int bad; /* read past the end */
+} hb_ckpt_in_t;
+
+/* 0 once a read went past the end (then every value reads as 0). */
+int hb_ckpt_get(hb_ckpt_in_t *in, void *p, size_t n);
+uint64_t hb_ckpt_get_u64(hb_ckpt_in_t *in);
+int64_t hb_ckpt_get_i64(hb_ckpt_in_t *in);
+double hb_ckpt_get_f64(hb_ckpt_in_t *in);
+
+/* FNV-1a, 64 bits: the checksum and the fingerprints. Start with HB_CKPT_HASH0. */
+#define HB_CKPT_HASH0 0xcbf29ce484222325ULL
+uint64_t hb_ckpt_hash(uint64_t h, const void *p, size_t n);
+uint64_t hb_ckpt_hash_f64(uint64_t h, double x);
+uint64_t hb_ckpt_hash_i64(uint64_t h, int64_t x);
+
+/* Header, payload and checksum to f (the caller makes the file atomic); `name` in messages. */
+hb_status_t hb_ckpt_write(FILE *f, const char *name, uint32_t kind, const hb_ckpt_buf_t *b);
+/* The record of `kind` at f's position, checked (header, length, checksum) and read whole into
+ * *data (freed by the caller); f left after it. */
+hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char **data,
+                         size_t *size);
+
+/* sim_checkpoint.c: a simulation's state into a payload, and back (after the fingerprint
+ * matched); used by the network's record too. */
+hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const char *name);
+hb_status_t hb_sim_checkpoint_get(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name);
+
+#endif

@@ -1,0 +1,492 @@
+/*
+ * Checkpoints of a simulation (hb_sim_save, hb_sim_load; format in docs/checkpoint.md) and the
+ * record format every checkpoint shares (sim/checkpoint.h). The state saved is all a step
+ * reads: each group's v, hh gates and synapse states (padding lanes included), the probes'
+ * spike-detection state (above threshold, v after the last step), the step count, and what
+ * was recorded and not yet cleared. Restored into a simulation built from the same models and
+ * options (a fingerprint of both is checked), the steps that follow are the same bits as an
+ * uninterrupted run's.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "sim/checkpoint.h"
+#include "sim/sim_engine.h"
+
+/* ---- the record ---- */
+
+static const char magic[8] = {'H', 'B', 'C', 'K', 'P', 'T', '\r', '\n'};
+enum { VERSION = 1, HEADER_SIZE = 32 };
+static const uint32_t byte_order = 0x01020304u;
+
+void hb_ckpt_put(hb_ckpt_buf_t *b, const void *p, size_t n)
+{
+    if (b->failed || n == 0) return;
+    if (b->size + n > b->capacity) {
+        size_t cap = b->capacity ? b->capacity : 4096;
+        while (cap < b->size + n) cap *= 2;
+        unsigned char *q = realloc(b->data, cap);
+        if (!q) {
+            b->failed = 1;
+            return;
+        }
+        b->data = q;
+        b->capacity = cap;
+    }
+    memcpy(b->data + b->size, p, n);
+    b->size += n;
+}
+
+void hb_ckpt_put_u64(hb_ckpt_buf_t *b, uint64_t x) { hb_ckpt_put(b, &x, sizeof x); }
+void hb_ckpt_put_i64(hb_ckpt_buf_t *b, int64_t x) { hb_ckpt_put(b, &x, sizeof x); }
+void hb_ckpt_put_f64(hb_ckpt_buf_t *b, double x) { hb_ckpt_put(b, &x, sizeof x); }
+
+void hb_ckpt_buf_free(hb_ckpt_buf_t *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+int hb_ckpt_get(hb_ckpt_in_t *in, void *p, size_t n)
+{
+    if (n == 0) return !in->bad;
+    if (in->bad || n > in->size - in->pos) {
+        in->bad = 1;
+        memset(p, 0, n);
+        return 0;
+    }
+    memcpy(p, in->data + in->pos, n);
+    in->pos += n;
+    return 1;
+}
+
+uint64_t hb_ckpt_get_u64(hb_ckpt_in_t *in)
+{
+    uint64_t x;
+    hb_ckpt_get(in, &x, sizeof x);
+    return x;
+}
+
+int64_t hb_ckpt_get_i64(hb_ckpt_in_t *in)
+{
+    int64_t x;
+    hb_ckpt_get(in, &x, sizeof x);
+    return x;
+}
+
+double hb_ckpt_get_f64(hb_ckpt_in_t *in)
+{
+    double x;
+    hb_ckpt_get(in, &x, sizeof x);
+    return x;
+}
+
+uint64_t hb_ckpt_hash(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+uint64_t hb_ckpt_hash_f64(uint64_t h, double x) { return hb_ckpt_hash(h, &x, sizeof x); }
+uint64_t hb_ckpt_hash_i64(uint64_t h, int64_t x) { return hb_ckpt_hash(h, &x, sizeof x); }
+
+static const char *kind_name(uint32_t kind)
+{
+    return kind == HB_CKPT_SIM ? "simulation" : kind == HB_CKPT_NET ? "network" : "unknown";
+}
+
+/* magic[8], version u32, byte order u32, sizes of double, int, long, size_t (u8 each), kind
+ * u32, payload length u64; the payload; FNV-1a of header and payload, u64. */
+static void header(unsigned char h[HEADER_SIZE], uint32_t kind, uint64_t length)
+{
+    const uint32_t version = VERSION;
+    memset(h, 0, HEADER_SIZE);
+    memcpy(h, magic, 8);
+    memcpy(h + 8, &version, 4);
+    memcpy(h + 12, &byte_order, 4);
+    h[16] = (unsigned char)sizeof(double);
+    h[17] = (unsigned char)sizeof(int);
+    h[18] = (unsigned char)sizeof(long);
+    h[19] = (unsigned char)sizeof(size_t);
+    memcpy(h + 20, &kind, 4);
+    memcpy(h + 24, &length, 8);
+}
+
+hb_status_t hb_ckpt_write(FILE *f, const char *name, uint32_t kind, const hb_ckpt_buf_t *b)
+{
+    if (b->failed) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the checkpoint", name);
+    unsigned char h[HEADER_SIZE];
+    header(h, kind, (uint64_t)b->size);
+    uint64_t sum = hb_ckpt_hash(hb_ckpt_hash(HB_CKPT_HASH0, h, sizeof h), b->data, b->size);
+    if (fwrite(h, 1, sizeof h, f) != sizeof h || (b->size && fwrite(b->data, 1, b->size, f) != b->size) ||
+        fwrite(&sum, sizeof sum, 1, f) != 1)
+        return hb_fail(HB_ERR_IO, "%s: cannot write the checkpoint", name);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char **data,
+                         size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    unsigned char h[HEADER_SIZE], want[HEADER_SIZE];
+    const size_t got = fread(h, 1, sizeof h, f);
+    if (got < 8 || memcmp(h, magic, 8) != 0)
+        return hb_fail(HB_ERR_PARSE, "%s: not a hinesbatch checkpoint (%s)", name,
+                       got < 8 ? "shorter than its header" : "no HBCKPT magic at the start");
+    if (got < sizeof h)
+        return hb_fail(HB_ERR_PARSE, "%s: truncated: %zu of the header's %d bytes", name, got,
+                       HEADER_SIZE);
+    uint32_t version, order, k;
+    uint64_t length;
+    memcpy(&version, h + 8, 4);
+    memcpy(&order, h + 12, 4);
+    memcpy(&k, h + 20, 4);
+    memcpy(&length, h + 24, 8);
+    header(want, kind, length);
+    if (version != VERSION)
+        return hb_fail(HB_ERR_PARSE, "%s: checkpoint format version %u; expected %d", name,
+                       version, VERSION);
+    if (order != byte_order || memcmp(h + 16, want + 16, 4) != 0)
+        return hb_fail(HB_ERR_PARSE, "%s: written on a machine of another byte order or type "
+                       "sizes; expected this machine's", name);
+    if (k != kind)
+        return hb_fail(HB_ERR_PARSE, "%s: a %s checkpoint; expected a %s checkpoint", name,
+                       kind_name(k), kind_name(kind));
+    /* the length is checked against what is there before anything that size is allocated */
+    const long here = ftell(f);
+    if (here >= 0 && fseek(f, 0, SEEK_END) == 0) {
+        const long end = ftell(f);
+        if (end >= here && ((uint64_t)(end - here) < 8 || length > (uint64_t)(end - here) - 8))
+            return hb_fail(HB_ERR_PARSE, "%s: truncated: %ld bytes after the header; its "
+                           "payload and checksum take %llu", name, end - here,
+                           (unsigned long long)length + 8);
+        if (fseek(f, here, SEEK_SET) != 0)
+            return hb_fail(HB_ERR_IO, "%s: cannot read", name);
+    }
+    if (length > (uint64_t)SIZE_MAX - 1)
+        return hb_fail(HB_ERR_PARSE, "%s: a payload of %llu bytes", name, (unsigned long long)length);
+    unsigned char *p = malloc((size_t)length + 1);
+    if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %llu bytes", name,
+                           (unsigned long long)length);
+    uint64_t sum = 0;
+    const size_t read = fread(p, 1, (size_t)length, f);
+    if (read != (size_t)length || fread(&sum, sizeof sum, 1, f) != 1) {
+        free(p);
+        return hb_fail(HB_ERR_PARSE, "%s: truncated: %zu of the payload's %llu bytes and its "
+                       "checksum", name, read, (unsigned long long)length);
+    }
+    const uint64_t mine = hb_ckpt_hash(hb_ckpt_hash(HB_CKPT_HASH0, h, sizeof h), p, (size_t)length);
+    if (mine != sum) {
+        free(p);
+        return hb_fail(HB_ERR_PARSE, "%s: corrupt: checksum %016llx, the content's %016llx", name,
+                       (unsigned long long)sum, (unsigned long long)mine);
+    }
+    *data = p;
+    *size = (size_t)length;
+    return HB_SUCCESS;
+}
+
+/* ---- the simulation ---- */
+
+/* Models and options: what the state means. The backend and threads are not in it (the steps
+ * are the same bits on any); the layout's sizes are checked apart. */
+static uint64_t model_digest(const hb_model_t *md)
+{
+    uint64_t h = hb_ckpt_hash_i64(HB_CKPT_HASH0, md->m);
+    const int *parent = hb_cable_parent(md->cable);
+    for (int i = 0; i < md->m; i++) {
+        hb_node_info_t info;
+        memset(&info, 0, sizeof info);
+        hb_cable_node(md->cable, i, &info);
+        h = hb_ckpt_hash_i64(h, parent ? parent[i] : -1);
+        h = hb_ckpt_hash_f64(h, info.area_um2);
+        h = hb_ckpt_hash_f64(h, info.r_axial_mohm);
+        h = hb_ckpt_hash_f64(h, info.cm_uf_cm2);
+        h = hb_ckpt_hash_i64(h, md->has_pas[i] * 2 + md->has_hh[i]);
+        h = hb_ckpt_hash_f64(h, md->pas_g[i]);
+        h = hb_ckpt_hash_f64(h, md->pas_e[i]);
+        for (int q = 0; q < HB_HH_NPAR; q++)
+            h = hb_ckpt_hash_f64(h, md->hh[(size_t)i * HB_HH_NPAR + (size_t)q]);
+    }
+    for (int k = 0; k < md->n_iclamps; k++) {
+        const hb_iclamp_t *c = &md->iclamps[k];
+        h = hb_ckpt_hash_i64(h, c->node);
+        h = hb_ckpt_hash_f64(h, c->del_ms);
+        h = hb_ckpt_hash_f64(h, c->dur_ms);
+        h = hb_ckpt_hash_f64(h, c->amp_na);
+    }
+    for (int k = 0; k < md->n_probes; k++) {
+        const hb_probe_t *p = &md->probes[k];
+        h = hb_ckpt_hash_i64(h, p->node);
+        h = hb_ckpt_hash_i64(h, p->detect_spikes);
+        h = hb_ckpt_hash_f64(h, p->threshold_mv);
+        h = hb_ckpt_hash(h, p->name, strlen(p->name) + 1);
+    }
+    for (int k = 0; k < md->n_synapses; k++) {
+        const hb_model_synapse_t *s = &md->synapses[k];
+        h = hb_ckpt_hash_i64(h, s->node);
+        h = hb_ckpt_hash_i64(h, s->syn.kind);
+        h = hb_ckpt_hash_f64(h, s->syn.tau_ms);
+        h = hb_ckpt_hash_f64(h, s->syn.tau1_ms);
+        h = hb_ckpt_hash_f64(h, s->syn.tau2_ms);
+        h = hb_ckpt_hash_f64(h, s->syn.e_mv);
+    }
+    return hb_ckpt_hash_i64(h, ((int64_t)md->n_iclamps << 40) + ((int64_t)md->n_probes << 20) +
+                                   md->n_synapses);
+}
+
+static uint64_t fingerprint(const hb_sim_t *sim)
+{
+    const hb_sim_options_t *o = &sim->opt;
+    uint64_t h = hb_ckpt_hash_f64(HB_CKPT_HASH0, o->dt_ms);
+    h = hb_ckpt_hash_f64(h, o->t_stop_ms);
+    h = hb_ckpt_hash_f64(h, o->v_init_mv);
+    h = hb_ckpt_hash_f64(h, o->celsius);
+    h = hb_ckpt_hash_f64(h, o->sample_dt_ms);
+    h = hb_ckpt_hash_i64(h, o->method);
+    h = hb_ckpt_hash_i64(h, o->spike_time);
+    h = hb_ckpt_hash_i64(h, o->hh_table != 0);
+    h = hb_ckpt_hash_i64(h, sim->n_cells);
+    uint64_t digest = 0;
+    for (int c = 0; c < sim->n_cells; c++) { /* copies of one model: digested once */
+        if (c == 0 || sim->cells[c] != sim->cells[c - 1]) digest = model_digest(sim->cells[c]);
+        h = hb_ckpt_hash_i64(h, (int64_t)digest);
+    }
+    return h;
+}
+
+static size_t hh_size(const group_t *gr)
+{
+    return (size_t)gr->k.blocks * (size_t)gr->k.width * (size_t)gr->k.n_hh * 3;
+}
+
+static size_t v_size(const group_t *gr)
+{
+    return (size_t)gr->k.blocks * (size_t)gr->k.width * (size_t)gr->k.m;
+}
+
+static void put_series(hb_ckpt_buf_t *b, const series_t *s)
+{
+    hb_ckpt_put_i64(b, s->count);
+    hb_ckpt_put(b, s->data, (size_t)s->count * sizeof *s->data);
+}
+
+/* The engine must be one whose state can be read back (the CPU's). */
+static hb_status_t check_engine(const hb_sim_t *sim, const char *name)
+{
+    if (sim->ops->steps_in_place && sim->ops->get_probes) return HB_SUCCESS;
+    return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints need the CPU engine (backend seq or "
+                   "omp); backend '%s' keeps its state on the device", name,
+                   hb_backend_name(hb_context_backend(sim->ctx)));
+}
+
+hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const char *name)
+{
+    hb_status_t status = check_engine(sim, name);
+    if (status != HB_SUCCESS) return status;
+    if (!sim->initialised || sim->failed)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: the simulation is %s; a checkpoint holds one "
+                       "after hb_sim_init", name, sim->failed ? "stopped at a non-finite state"
+                                                             : "not initialised");
+    hb_ckpt_put_u64(b, fingerprint(sim));
+    hb_ckpt_put_i64(b, sim->n_cells);
+    hb_ckpt_put_i64(b, sim->n_groups);
+    hb_ckpt_put_i64(b, sim->n_probes);
+    for (int g = 0; g < sim->n_groups; g++) {
+        const hb_step_group_t *k = &sim->groups[g].k;
+        const int64_t dims[6] = {k->m, k->width, k->count, k->blocks, k->n_hh,
+                                 (int64_t)sim->groups[g].n_syn_state};
+        hb_ckpt_put(b, dims, sizeof dims);
+    }
+    hb_ckpt_put_i64(b, sim->step);
+    for (int g = 0; g < sim->n_groups; g++) {
+        const group_t *gr = &sim->groups[g];
+        hb_ckpt_put(b, gr->v, v_size(gr) * sizeof *gr->v);
+        hb_ckpt_put(b, gr->hh_state, hh_size(gr) * sizeof *gr->hh_state);
+        hb_ckpt_put(b, gr->syn_state, gr->n_syn_state * sizeof *gr->syn_state);
+    }
+    unsigned char *above = calloc((size_t)sim->n_probes + 1, 1);
+    double *v_prev = calloc((size_t)sim->n_probes + 1, sizeof *v_prev);
+    if (!above || !v_prev) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+    if (status == HB_SUCCESS) status = sim->ops->get_probes(sim->engine, above, v_prev);
+    if (status == HB_SUCCESS) {
+        hb_ckpt_put(b, above, (size_t)sim->n_probes);
+        hb_ckpt_put(b, v_prev, (size_t)sim->n_probes * sizeof *v_prev);
+        put_series(b, &sim->times);
+        for (int p = 0; p < sim->n_probes; p++) {
+            put_series(b, &sim->traces[p]);
+            put_series(b, &sim->spikes[p]);
+        }
+    }
+    free(above);
+    free(v_prev);
+    return status;
+}
+
+/* A series of at most `most` values at in's position: its count (-1: bad) and values. */
+static int64_t get_series(hb_ckpt_in_t *in, int64_t most, const unsigned char **values)
+{
+    const int64_t n = hb_ckpt_get_i64(in);
+    if (in->bad || n < 0 || n > most || (uint64_t)n > (in->size - in->pos) / sizeof(double))
+        return -1;
+    *values = in->data + in->pos;
+    in->pos += (size_t)n * sizeof(double);
+    return n;
+}
+
+static hb_status_t set_series(series_t *s, int64_t n, const unsigned char *values,
+                              const char *name)
+{
+    if (n > s->capacity) {
+        double *p = realloc(s->data, (size_t)n * sizeof *p);
+        if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %lld recorded values", name,
+                               (long long)n);
+        s->data = p;
+        s->capacity = (int)n;
+    }
+    if (n) memcpy(s->data, values, (size_t)n * sizeof *s->data);
+    s->count = (int)n;
+    return HB_SUCCESS;
+}
+
+/* Reads the state at in's position; apply 0: only checks it (sizes, fingerprint), 1: sets it. */
+static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, int apply)
+{
+    const uint64_t print = hb_ckpt_get_u64(in);
+    const int64_t cells = hb_ckpt_get_i64(in), groups = hb_ckpt_get_i64(in);
+    const int64_t probes = hb_ckpt_get_i64(in);
+    if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    if (cells != sim->n_cells || groups != sim->n_groups || probes != sim->n_probes)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of %lld cells in %lld groups with "
+                       "%lld probes; this simulation has %d cells in %d groups with %d probes: "
+                       "expected a checkpoint of the same model", name, (long long)cells,
+                       (long long)groups, (long long)probes, sim->n_cells, sim->n_groups,
+                       sim->n_probes);
+    const uint64_t mine = fingerprint(sim);
+    if (print != mine)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of another model or other options "
+                       "(fingerprint %016llx; this simulation's %016llx): expected one written "
+                       "by a simulation of the same cells, dt, t_stop, v_init, celsius, "
+                       "sample_dt, method and spike rule", name, (unsigned long long)print,
+                       (unsigned long long)mine);
+    for (int g = 0; g < sim->n_groups; g++) {
+        const group_t *gr = &sim->groups[g];
+        const hb_step_group_t *k = &gr->k;
+        int64_t dims[6];
+        hb_ckpt_get(in, dims, sizeof dims);
+        if (dims[0] != k->m || dims[1] != k->width || dims[2] != k->count ||
+            dims[3] != k->blocks || dims[4] != k->n_hh || dims[5] != (int64_t)gr->n_syn_state)
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d of the checkpoint is laid out "
+                           "differently (%lld nodes, %lld lanes, %lld cells); here %d nodes, %d "
+                           "lanes, %d cells: expected a checkpoint of this build's CPU engine",
+                           name, g, (long long)dims[0], (long long)dims[1], (long long)dims[2],
+                           k->m, k->width, k->count);
+    }
+    const int64_t step = hb_ckpt_get_i64(in);
+    const long steps = hb_sim_steps(sim);
+    if (!in->bad && (step < 0 || step > steps))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: step %lld; expected 0..%ld", name,
+                       (long long)step, steps);
+    for (int g = 0; g < sim->n_groups; g++) {
+        group_t *gr = &sim->groups[g];
+        double *dst[3] = {gr->v, gr->hh_state, gr->syn_state};
+        const size_t n[3] = {v_size(gr), hh_size(gr), gr->n_syn_state};
+        for (int a = 0; a < 3; a++) {
+            if (apply) hb_ckpt_get(in, dst[a], n[a] * sizeof(double));
+            else if (n[a] > (in->size - in->pos) / sizeof(double)) in->bad = 1;
+            else in->pos += n[a] * sizeof(double);
+        }
+    }
+    if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    const unsigned char *above = in->data + in->pos;
+    in->pos += (size_t)sim->n_probes;
+    const unsigned char *v_prev = in->data + in->pos;
+    in->pos += (size_t)sim->n_probes * sizeof(double);
+    if (in->pos > in->size) in->bad = 1;
+    const unsigned char *values = NULL;
+    const int64_t samples = in->bad ? -1 : get_series(in, INT_MAX, &values);
+    hb_status_t status = HB_SUCCESS;
+    if (samples < 0) return hb_fail(HB_ERR_PARSE, "%s: the recorded samples are cut short", name);
+    if (apply) status = set_series(&sim->times, samples, values, name);
+    for (int p = 0; p < sim->n_probes && status == HB_SUCCESS; p++) {
+        const int64_t n = get_series(in, samples, &values);
+        if (n != samples)
+            return hb_fail(HB_ERR_PARSE, "%s: probe %d's samples: %lld; expected %lld", name, p,
+                           (long long)n, (long long)samples);
+        if (apply) status = set_series(&sim->traces[p], n, values, name);
+        const int64_t spikes = get_series(in, INT_MAX, &values);
+        if (spikes < 0) return hb_fail(HB_ERR_PARSE, "%s: probe %d's spikes are cut short", name, p);
+        if (apply && status == HB_SUCCESS) status = set_series(&sim->spikes[p], spikes, values, name);
+    }
+    if (status != HB_SUCCESS || !apply) return status;
+    unsigned char *a = malloc((size_t)sim->n_probes + 1);
+    double *vp = malloc(((size_t)sim->n_probes + 1) * sizeof *vp);
+    if (!a || !vp) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+    if (status == HB_SUCCESS) {
+        memcpy(a, above, (size_t)sim->n_probes);
+        memcpy(vp, v_prev, (size_t)sim->n_probes * sizeof *vp);
+        memcpy(sim->above, a, (size_t)sim->n_probes);
+        memcpy(sim->v_prev, vp, (size_t)sim->n_probes * sizeof *vp);
+    }
+    for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
+        status = sim->ops->set_state(sim->engine, g, sim->groups[g].v, sim->groups[g].hh_state);
+    if (status == HB_SUCCESS) status = sim->ops->set_probes(sim->engine, a, vp);
+    free(a);
+    free(vp);
+    if (status == HB_SUCCESS) {
+        sim->step = (long)step;
+        sim->failed = 0;
+        sim->initialised = 1;
+    }
+    return status;
+}
+
+hb_status_t hb_sim_checkpoint_get(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name)
+{
+    hb_status_t status = check_engine(sim, name);
+    if (status != HB_SUCCESS) return status;
+    hb_ckpt_in_t probe = *in;
+    status = get_state(sim, &probe, name, 0);
+    if (status != HB_SUCCESS) return status;
+    status = get_state(sim, in, name, 1);
+    if (status != HB_SUCCESS) sim->initialised = 0; /* half restored: hb_sim_init first */
+    return status;
+}
+
+hb_status_t hb_sim_save(const hb_sim_t *sim, FILE *file, const char *name)
+{
+    hb_clear_error();
+    if (!name) name = "checkpoint";
+    if (!sim || !file) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_save: NULL argument");
+    hb_ckpt_buf_t b;
+    memset(&b, 0, sizeof b);
+    hb_status_t status = hb_sim_checkpoint_put(sim, &b, name);
+    if (status == HB_SUCCESS) status = hb_ckpt_write(file, name, HB_CKPT_SIM, &b);
+    hb_ckpt_buf_free(&b);
+    return status;
+}
+
+hb_status_t hb_sim_load(hb_sim_t *sim, FILE *file, const char *name)
+{
+    hb_clear_error();
+    if (!name) name = "checkpoint";
+    if (!sim || !file) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_load: NULL argument");
+    hb_status_t status = check_engine(sim, name);
+    if (status != HB_SUCCESS) return status;
+    unsigned char *data = NULL;
+    size_t size = 0;
+    status = hb_ckpt_read(file, name, HB_CKPT_SIM, &data, &size);
+    if (status != HB_SUCCESS) return status;
+    hb_ckpt_in_t in = {data, size, 0, 0};
+    status = hb_sim_checkpoint_get(sim, &in, name);
+    if (status == HB_SUCCESS && in.pos != size)
+        status = hb_fail(HB_ERR_PARSE, "%s: %zu bytes after the simulation's state", name,
+                         size - in.pos);
+    free(data);
+    return status;
+}

@@ -1,0 +1,259 @@
+/*
+ * Checkpoints (hb_sim_save/load, hb_net_save/load): a run stopped half-way, saved, loaded into
+ * a fresh simulation or network and finished has the same bits (traces, spikes) as one that
+ * ran through; a truncated, corrupt or foreign checkpoint is refused before anything changes.
+ * Runs on any rank count (the MPI list runs it on 2).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+
+/* Two copies of a ball and stick (hh soma, pas dendrite, an IClamp each, one with an ExpSyn),
+ * interpolated spike times; %s: extra options. */
+static const char cell_json[] =
+    "{\"t_stop\": %g, \"dt\": 0.025, \"sample_dt\": 0.05, \"spike_time\": \"interpolate\", %s"
+    " \"cells\": [{\"name\": \"bs\", \"count\": 3, \"sections\": ["
+    "  {\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157, \"type\": \"soma\"},"
+    "  {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200, \"diam\": 1, \"type\": \"dend\"}],"
+    " \"Ra\": 100, \"regions\": [{\"region\": \"soma\", \"nseg\": 1}, {\"region\": \"dend\", \"nseg\": 11}],"
+    " \"mechanisms\": [{\"name\": \"hh\", \"region\": \"soma\"},"
+    "  {\"name\": \"pas\", \"region\": \"dend\", \"g\": 0.001, \"e\": -65}],"
+    " \"stimuli\": [{\"type\": \"iclamp\", \"at\": {\"section\": \"dend\", \"x\": 1}, \"del\": 5,"
+    "  \"dur\": 80, \"amp\": %g}],"
+    " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0},"
+    "  {\"name\": \"tip\", \"at\": {\"section\": \"dend\", \"x\": 1}}]}]}";
+
+static hb_sim_t *make_sim(double t_stop, double amp, const char *extra)
+{
+    char text[4096];
+    snprintf(text, sizeof text, cell_json, t_stop, extra, amp);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_parse_json(text, strlen(text), "checkpoint test", NULL, &sim));
+    return sim;
+}
+
+/* The same samples and spikes, bit for bit, of every probe. */
+static int same_records(const hb_sim_t *a, const hb_sim_t *b)
+{
+    const double *x, *y;
+    int n, m;
+    hb_sim_sample_times(a, &x, &n);
+    hb_sim_sample_times(b, &y, &m);
+    if (n != m || (n && memcmp(x, y, (size_t)n * sizeof *x) != 0)) return 0;
+    for (int p = 0; p < hb_sim_probe_count(a); p++) {
+        hb_sim_probe_trace(a, p, &x, &n);
+        hb_sim_probe_trace(b, p, &y, &m);
+        if (n != m || (n && memcmp(x, y, (size_t)n * sizeof *x) != 0)) return 0;
+        hb_sim_spikes(a, p, &x, &n);
+        hb_sim_spikes(b, p, &y, &m);
+        if (n != m || (n && memcmp(x, y, (size_t)n * sizeof *x) != 0)) return 0;
+    }
+    return 1;
+}
+
+/* A file's bytes (rewound). */
+static unsigned char *slurp(FILE *f, long *size)
+{
+    fseek(f, 0, SEEK_END);
+    *size = ftell(f);
+    rewind(f);
+    unsigned char *p = check_malloc((size_t)*size + 1);
+    CHECK(fread(p, 1, (size_t)*size, f) == (size_t)*size);
+    rewind(f);
+    return p;
+}
+
+static FILE *with_bytes(const unsigned char *p, long size)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    CHECK(fwrite(p, 1, (size_t)size, f) == (size_t)size);
+    rewind(f);
+    return f;
+}
+
+static void test_sim(void)
+{
+    const long steps = 4000; /* 100 ms */
+    hb_sim_t *whole = make_sim(100.0, 0.3, ""), *first = make_sim(100.0, 0.3, "");
+    CHECK_OK(hb_sim_run(whole));
+    int spikes = 0;
+    const double *t;
+    hb_sim_spikes(whole, 0, &t, &spikes);
+    CHECKF(spikes >= 3, "%d spikes: the test needs a few", spikes);
+
+    /* half-way (not a sample boundary, mid-spike-train), saved, loaded elsewhere */
+    CHECK_OK(hb_sim_init(first));
+    CHECK_OK(hb_sim_advance(first, 1601));
+    FILE *f = tmpfile();
+    CHECK_OK(hb_sim_save(first, f, "first"));
+    CHECK_OK(hb_sim_advance(first, steps - 1601));
+    CHECK(same_records(whole, first));
+    long size = 0;
+    unsigned char *bytes = slurp(f, &size);
+    CHECK(size > 1000);
+
+    hb_sim_t *second = make_sim(100.0, 0.3, "");
+    CHECK_OK(hb_sim_load(second, f, "first"));
+    CHECKF(fabs(hb_sim_time(second) - 1601 * 0.025) < 1e-12, "t = %g", hb_sim_time(second));
+    CHECK_OK(hb_sim_advance(second, steps - 1601));
+    CHECK(same_records(whole, second)); /* records since the save were carried along */
+    fclose(f);
+
+    /* refused: truncated (at several places), corrupt, another model, other options */
+    hb_sim_t *victim = make_sim(100.0, 0.3, "");
+    CHECK_OK(hb_sim_init(victim));
+    CHECK_OK(hb_sim_advance(victim, 10));
+    const long cuts[] = {0, 5, 20, 40, size / 2, size - 1};
+    for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+        f = with_bytes(bytes, cuts[k]);
+        const hb_status_t st = hb_sim_load(victim, f, "cut.bin");
+        CHECKF(st == HB_ERR_PARSE, "cut at %ld: %s", cuts[k], hb_status_name(st));
+        CHECKF(strstr(hb_last_error(), "cut.bin") &&
+                   (strstr(hb_last_error(), "truncated") || strstr(hb_last_error(), "not a hinesbatch")),
+               "cut at %ld: %s", cuts[k], hb_last_error());
+        fclose(f);
+    }
+    for (long at = 40; at < size; at += size / 7) { /* one bit flipped */
+        bytes[at] ^= 0x10;
+        f = with_bytes(bytes, size);
+        const hb_status_t st = hb_sim_load(victim, f, "flip.bin");
+        CHECKF(st == HB_ERR_PARSE && strstr(hb_last_error(), "corrupt"), "bit at %ld: %s", at,
+               hb_last_error());
+        bytes[at] ^= 0x10;
+        fclose(f);
+    }
+    CHECKF(fabs(hb_sim_time(victim) - 10 * 0.025) < 1e-12, "a refused load changed the time");
+    CHECK_OK(hb_sim_advance(victim, 1)); /* and the simulation goes on */
+
+    hb_sim_t *other = make_sim(100.0, 0.31, ""); /* another IClamp amplitude */
+    f = with_bytes(bytes, size);
+    hb_status_t st = hb_sim_load(other, f, "x.bin");
+    CHECKF(st == HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "another model"), "%s",
+           hb_last_error());
+    fclose(f);
+    hb_sim_destroy(other);
+    other = make_sim(120.0, 0.3, ""); /* another t_stop */
+    f = with_bytes(bytes, size);
+    st = hb_sim_load(other, f, "x.bin");
+    CHECKF(st == HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "other options"), "%s",
+           hb_last_error());
+    fclose(f);
+    hb_sim_destroy(other);
+
+    /* an uninitialised simulation has nothing to save */
+    other = make_sim(100.0, 0.3, "");
+    f = tmpfile();
+    CHECK(hb_sim_save(other, f, NULL) == HB_ERR_INVALID_VALUE);
+    fclose(f);
+    hb_sim_destroy(other);
+
+    free(bytes);
+    hb_sim_destroy(victim);
+    hb_sim_destroy(whole);
+    hb_sim_destroy(first);
+    hb_sim_destroy(second);
+}
+
+/* A ring of 16 ball and sticks kicked by noisy NetStims (Poisson draws), 4 of them. */
+static const char net_json[] =
+    "{\"t_stop\": 120, \"dt\": 0.025, \"cells\": [{\"name\": \"bs\", \"count\": 16, \"sections\": ["
+    "  {\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157, \"type\": \"soma\"},"
+    "  {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200, \"diam\": 1, \"type\": \"dend\"}],"
+    " \"Ra\": 100, \"regions\": [{\"region\": \"soma\", \"nseg\": 1}, {\"region\": \"dend\", \"nseg\": 5}],"
+    " \"mechanisms\": [{\"name\": \"hh\", \"region\": \"soma\"},"
+    "  {\"name\": \"pas\", \"region\": \"dend\", \"g\": 0.001, \"e\": -65}],"
+    " \"synapses\": [{\"type\": \"expsyn\", \"at\": {\"section\": \"dend\", \"x\": 0.5}, \"tau\": 2, \"e\": 0},"
+    "  {\"type\": \"exp2syn\", \"at\": \"soma\", \"tau1\": 0.5, \"tau2\": 3, \"e\": 0}],"
+    " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -10}]}],"
+    " \"network\": {\"sources\": [{\"name\": \"kick\", \"count\": 4, \"start\": 1, \"interval\": 8,"
+    "  \"number\": 40, \"noise\": 0.7, \"seed\": %d}],"
+    "  \"ring\": [{\"first\": 0, \"count\": 16, \"synapse\": 0, \"weight\": 0.05, \"delay\": 4}],"
+    "  \"connections\": [{\"source\": 16, \"target\": 0, \"synapse\": 1, \"weight\": 0.02, \"delay\": 1},"
+    "   {\"source\": 17, \"target\": 5, \"synapse\": 1, \"weight\": 0.02, \"delay\": 1.5},"
+    "   {\"source\": 18, \"target\": 9, \"synapse\": 1, \"weight\": 0.02, \"delay\": 2},"
+    "   {\"source\": 19, \"target\": 13, \"synapse\": 1, \"weight\": 0.02, \"delay\": 3}]}}";
+
+static hb_net_t *make_net(hb_comm_t *comm, int seed, int overlap)
+{
+    char text[4096];
+    snprintf(text, sizeof text, net_json, seed);
+    hb_net_t *net = NULL;
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "checkpoint net", NULL, comm, &net));
+    if (net) hb_net_set_overlap(net, overlap);
+    return net;
+}
+
+static int same_spikes(const hb_net_t *a, const hb_net_t *b)
+{
+    const hb_spike_t *x, *y;
+    size_t n, m;
+    hb_net_spikes(a, &x, &n);
+    hb_net_spikes(b, &y, &m);
+    return n == m && (n == 0 || memcmp(x, y, n * sizeof *x) == 0);
+}
+
+static void test_net(hb_comm_t *comm, int overlap)
+{
+    hb_net_t *whole = make_net(comm, 3, overlap), *first = make_net(comm, 3, overlap);
+    if (!whole || !first) return;
+    CHECK_OK(hb_net_run(whole));
+    const hb_spike_t *s;
+    size_t n;
+    hb_net_spikes(whole, &s, &n);
+    CHECKF(n > 60, "%zu spikes: the test needs activity", n);
+
+    CHECK_OK(hb_net_init(first));
+    CHECK_OK(hb_net_advance(first, 47.3));
+    FILE *f = tmpfile();
+    CHECK_OK(hb_net_save(first, f, "net"));
+    const double t_saved = hb_net_time(first);
+    CHECK_OK(hb_net_advance(first, 120.0));
+    CHECK(same_spikes(whole, first));
+
+    hb_net_t *second = make_net(comm, 3, overlap);
+    rewind(f);
+    CHECK_OK(hb_net_load(second, f, "net"));
+    CHECKF(hb_net_time(second) == t_saved, "t = %g; saved at %g", hb_net_time(second), t_saved);
+    CHECK_OK(hb_net_advance(second, 120.0));
+    CHECKF(same_spikes(whole, second), "overlap %d: the restored run's spikes differ", overlap);
+
+    /* another network (another seed of the sources) is refused on every rank (a rank whose
+     * share did not change learns it from the others) */
+    hb_net_t *other = make_net(comm, 4, overlap);
+    rewind(f);
+    const hb_status_t st = hb_net_load(other, f, "net");
+    CHECKF(st == HB_ERR_INVALID_VALUE && (strstr(hb_last_error(), "another network") ||
+                                          strstr(hb_last_error(), "another rank")),
+           "%s", hb_last_error());
+    CHECK(hb_net_advance(other, 10.0) == HB_ERR_INVALID_VALUE); /* not initialised */
+    /* a truncated one on one rank: every rank refuses */
+    long size = 0;
+    unsigned char *bytes = slurp(f, &size);
+    const int rank = hb_comm_rank(comm), ranks = hb_comm_size(comm);
+    FILE *g = with_bytes(bytes, rank == ranks - 1 ? size - 9 : size);
+    const hb_status_t cut = hb_net_load(second, g, "cut");
+    CHECKF(cut != HB_SUCCESS, "a truncated checkpoint on rank %d was accepted", ranks - 1);
+    if (rank == ranks - 1) CHECKF(strstr(hb_last_error(), "truncated"), "%s", hb_last_error());
+    else CHECKF(strstr(hb_last_error(), "another rank"), "%s", hb_last_error());
+    fclose(g);
+    free(bytes);
+    fclose(f);
+    hb_net_destroy(other);
+    hb_net_destroy(whole);
+    hb_net_destroy(first);
+    hb_net_destroy(second);
+}
+
+int main(void)
+{
+    hb_comm_t *comm = NULL;
+    CHECK_OK(hb_comm_create(HB_COMM_BEST, &comm));
+    test_sim();
+    for (int overlap = HB_NET_BLOCKING; overlap <= HB_NET_TASKS; overlap++) test_net(comm, overlap);
+    hb_comm_destroy(comm);
+    return check_summary("checkpoint");
+}
