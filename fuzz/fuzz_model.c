@@ -12,6 +12,12 @@
 
 #include "hinesbatch.h"
 
+/* Every failure says what was wrong: an empty message is a finding too. */
+static void no_silent_failure(void)
+{
+    if (hb_last_error()[0] == '\0') __builtin_trap();
+}
+
 #define FUZZ_STEPS (2 * HB_SIM_CHECK_STEPS + 1)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -22,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (hb_sim_parse_json((const char *)data, size, "fuzz.json", HB_FUZZ_MORPH_DIR, &sim) !=
         HB_SUCCESS) {
         if (sim != NULL) __builtin_trap(); /* on error nothing is returned */
-        (void)hb_last_error();
+        no_silent_failure();
         return 0;
     }
     long steps = hb_sim_steps(sim);
@@ -40,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)hb_sim_spikes(sim, p, &v, &n);
         }
     } else {
-        (void)hb_last_error();
+        no_silent_failure();
     }
     hb_sim_destroy(sim);
     return 0;

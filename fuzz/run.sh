@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target of BUILD_DIR/fuzz for SECONDS (default 60) from the seed corpora
 # in fuzz/corpus (copied: the repository's seeds stay as they are). A crash, a leak, an input
-# slower than TIMEOUT seconds or one using more than 2 GB fails the run; its input is left in
+# slower than 60 seconds or one using more than 2 GB fails the run; its input is left in
 # WORK_DIR/<target>/ as crash-*, leak-*, timeout-* or oom-*, to be replayed with
 # `BUILD_DIR/fuzz/<target> FILE`.
 #   fuzz/run.sh BUILD_DIR [SECONDS] [WORK_DIR]
@@ -10,7 +10,7 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR [SECONDS] [WORK_DIR]}
 seconds=${2:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 work=${3:-$build/fuzz-work}
-timeout_s=20
+timeout_s=60
 failed=0
 for target in swc model net; do
   exe=$build/fuzz/fuzz_$target
