@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target of BUILD_DIR/fuzz for SECONDS (default 60) from the seed corpora
 # in fuzz/corpus (copied: the repository's seeds stay as they are). A crash, a leak, an input
-# slower than 60 seconds or one using more than 2 GB fails the run; its input is left in
+# slower than 120 seconds or one using more than 3 GB fails the run; its input is left in
 # WORK_DIR/<target>/ as crash-*, leak-*, timeout-* or oom-*, to be replayed with
 # `BUILD_DIR/fuzz/<target> FILE`.
 #   fuzz/run.sh BUILD_DIR [SECONDS] [WORK_DIR]
@@ -10,7 +10,7 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR [SECONDS] [WORK_DIR]}
 seconds=${2:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 work=${3:-$build/fuzz-work}
-timeout_s=60
+timeout_s=120
 failed=0
 for target in swc model net; do
   exe=$build/fuzz/fuzz_$target
@@ -21,7 +21,7 @@ for target in swc model net; do
   dict=()
   [ "$target" = swc ] || dict=(-dict="$here/json.dict")
   echo "== fuzz_$target: $seconds s"
-  if ! "$exe" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb=2048 \
+  if ! "$exe" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb=3072 \
        -print_final_stats=1 -artifact_prefix="$dir/" "${dict[@]}" "$dir/corpus" \
        > "$dir/log" 2>&1; then
     echo "fuzz_$target FAILED (log: $dir/log):" >&2

@@ -2,8 +2,10 @@
  * Regressions for what the fuzzers of fuzz/ found (docs/reliability.md, "Fuzzing"): each input
  * as the fuzzer reported it, or cut down to its cause, and the behaviour fixed in the library.
  */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hinesbatch.h"
@@ -51,6 +53,50 @@ static void test_busyring_memory(void)
            "message \"%s\"", hb_last_error());
     hb_net_destroy(net);
     hb_comm_destroy(comm);
+}
+
+/* A busyring of depth 30 with every branch taken (2^30 branches a cell) generated its samples
+ * until memory ran out (4 GB in 10 s under an 8 GB limit, else OOM-killed): a cell now stops at
+ * HB_DEFAULT_MAX_ROWS samples, refused by key before any cell is built. */
+static void test_busyring_depth(void)
+{
+    static const char text[] = "{\"dt\": 0.025, \"network\": {\"busyring\": {\"num-cells\": 2, "
+                               "\"depth\": 30, \"branch-probs\": [1, 1], \"duration\": 1}}}";
+    hb_comm_t *comm = NULL;
+    CHECK(hb_comm_create(HB_COMM_SERIAL, &comm) == HB_SUCCESS);
+    hb_net_t *net = NULL;
+    const hb_status_t status = hb_net_parse_json(text, strlen(text), "deep.json", NULL, comm, &net);
+    CHECKF(status == HB_ERR_INVALID_VALUE && net == NULL, "status %s", hb_status_name(status));
+    CHECKF(strstr(hb_last_error(), "deep.json: network.busyring: ") &&
+               strstr(hb_last_error(), "more than 5000000 samples"),
+           "message \"%s\"", hb_last_error());
+    hb_net_destroy(net);
+    hb_comm_destroy(comm);
+}
+
+/* A million copies of a 1,001-row cable (1e9 nodes, under the 2^31 limit) were allocated until
+ * memory ran out; their state (at least 48 bytes a node, 48 GB) is now refused up front where
+ * the machine has less memory. */
+static void test_sim_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const double memory = (double)pages * (double)page;
+    if (!(pages > 0 && page > 0 && memory < 45e9)) {
+        printf("test_sim_memory: %.3g GB of memory, enough for the state: not refused here\n",
+               memory / 1e9);
+        return;
+    }
+    static const char text[] =
+        "{\"t_stop\": 0.05, \"dt\": 0.025, \"cells\": [{\"count\": 1000000, \"cable\": "
+        "{\"length\": 1000, \"diam\": 1}, \"discretization\": {\"policy\": \"fixed\", "
+        "\"nseg\": 1000}}]}";
+    hb_sim_t *sim = NULL;
+    const hb_status_t status = hb_sim_parse_json(text, strlen(text), "copies.json", ".", &sim);
+    CHECKF(status == HB_ERR_ALLOC && sim == NULL, "status %s", hb_status_name(status));
+    CHECKF(strstr(hb_last_error(), "1002000000 nodes in 1000000 cells need at least") &&
+               strstr(hb_last_error(), "memory"),
+           "message \"%s\"", hb_last_error());
+    hb_sim_destroy(sim);
 }
 
 /* A recipe whose cable() fails: its message is kept after hb_net_create's own. */
@@ -105,5 +151,7 @@ int main(void)
     test_message_survives_cleanup();
     test_busyring_memory();
     test_recipe_message();
+    test_busyring_depth();
+    test_sim_memory();
     return check_summary("test_fuzz_findings");
 }

@@ -543,7 +543,11 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
      * the machine's memory, estimated from cell 0's rows (the others differ a little). */
     hb_morph_t *morph0 = NULL;
     hb_model_t *model0 = NULL;
-    if ((status = hb_busyring_cell(p, 0, &morph0, &model0)) != HB_SUCCESS) return status;
+    if ((status = hb_busyring_cell(p, 0, &morph0, &model0)) != HB_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hb_last_error());
+        return hb_json_fail(ld, path, "%s", why);
+    }
     const int rows0 = model0->m;
     hb_model_destroy(model0);
     hb_morph_destroy(morph0);
