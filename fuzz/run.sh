@@ -28,7 +28,7 @@ for target in swc model net; do
     tail -n 40 "$dir/log" >&2
     failed=1
   fi
-  grep -E '^(stat::number_of_executed_units|stat::new_units_added|stat::peak_rss_mb)|^#[0-9]+ +DONE' \
+  grep -E '^(stat::number_of_executed_units|stat::new_units_added|stat::peak_rss_mb)|^#[0-9]+[[:space:]]+DONE' \
        "$dir/log" || true
 done
 exit $failed
