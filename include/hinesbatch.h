@@ -763,6 +763,23 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim);
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim);
 
+/* Options that replace a model file's own when it is loaded (hinesbatch run --t-stop ...):
+ * the fields named in `set` (HB_SIM_SET_* bits) take their values from `options`, the others
+ * stay the file's. A busyring network's "duration" and "dt" give way to them too. */
+enum {
+    HB_SIM_SET_DT = 1 << 0,      /* options.dt_ms [ms] > 0 */
+    HB_SIM_SET_T_STOP = 1 << 1,  /* options.t_stop_ms [ms] >= 0 */
+    HB_SIM_SET_BACKEND = 1 << 2, /* options.backend */
+    HB_SIM_SET_THREADS = 1 << 3  /* options.threads, 0..HB_MAX_THREADS */
+};
+typedef struct {
+    unsigned set; /* HB_SIM_SET_* bits */
+    hb_sim_options_t options;
+} hb_sim_overrides_t;
+/* hb_sim_load_json with `overrides` (NULL: none); a value out of range fails naming it. */
+hb_status_t hb_sim_load_json_with(const char *path, const hb_sim_overrides_t *overrides,
+                                  hb_sim_t **sim);
+
 /* ------------------------------------------------------------------------ */
 /* Networks: cells with global ids (gids), spike detectors, synapses, and    */
 /* connections with delays, spread over ranks (docs/network.md).             */
@@ -841,6 +858,9 @@ hb_status_t hb_net_destroy(hb_net_t *net);
  * order, copies included), then "network": spike sources, explicit connections and builders
  * (ring, random). The network owns what it loaded. */
 hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net);
+/* hb_net_load_json with `overrides` (NULL: none), as hb_sim_load_json_with. */
+hb_status_t hb_net_load_json_with(const char *path, const hb_sim_overrides_t *overrides,
+                                  hb_comm_t *comm, hb_net_t **net);
 /* The same from JSON text; `name` is used in messages, `base_dir` resolves morphology paths
  * (NULL: the working directory). */
 hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
@@ -893,17 +913,19 @@ hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
 /* How an epoch's spikes are exchanged (docs/network.md, "The exchange"). The overlapped ones
  * need the smallest delay to be at least 2 dt (epochs of half of it); the spikes are the same
- * in every mode. */
+ * in every mode. The default is the one measured fastest (bench/results/network-xeon16.md). */
 typedef enum {
-    HB_NET_BLOCKING = 0,    /* epochs of the whole smallest delay, exchanged at each end */
-    HB_NET_IALLGATHERV = 1, /* the default: MPI_Iallgatherv during the next epoch's steps */
+    HB_NET_BLOCKING = 0,    /* the default: epochs of the whole smallest delay, exchanged at
+                             * each end */
+    HB_NET_IALLGATHERV = 1, /* non-blocking all-gathers (counts, then spikes) during the next
+                             * epoch's steps */
     HB_NET_TASKS = 2        /* the paper's Algorithm 2: OpenMP tasks, the blocking exchange on
                              * the master thread while the others step the next epoch's cells
                              * (backend omp; with one thread the two run one after the other) */
 } hb_net_overlap_t;
 
 /* Call before hb_net_init; returns the mode in effect (HB_NET_BLOCKING where the smallest
- * delay is below 2 dt). */
+ * delay is below 2 dt, or for an unknown mode). */
 int hb_net_set_overlap(hb_net_t *net, int overlap);
 /* Cells of this rank; the smallest delay [ms] and the steps of an epoch. */
 int hb_net_local_cells(const hb_net_t *net);

@@ -31,6 +31,7 @@ for f in "$libdir/libhinesbatch.so" "$libdir/libhinesbatch.so.0" "$libdir/libhin
          "$libdir/cmake/hinesbatch/hinesbatch-config-version.cmake" \
          "$libdir/pkgconfig/hinesbatch.pc" share/doc/hinesbatch/README.md \
          share/doc/hinesbatch/docs/python.md share/doc/hinesbatch/examples/solve_cell.c \
+         share/man/man1/hinesbatch.1 \
          "$pydir/hinesbatch/__init__.py" "$pydir/hinesbatch/_install.py"; do
     [ -e "$prefix/$f" ] && ok || bad "not installed: $f"
 done

@@ -86,13 +86,13 @@ prefix "$tmp/netint/spikes.dat.got" "$tmp/netfull/spikes.dat" "spikes.dat after 
 expect_grep "$tmp/netint/summary.json" '"status": "interrupted", "signal": "SIGINT"' "network summary"
 got=$(wc -l < "$tmp/netint/spikes.dat.got")
 expect_grep "$tmp/netint/summary.json" "\"spikes\": $got," "network summary counts the spikes written"
-# it stopped at an epoch's end (epochs of 20 steps, 0.5 ms)
+# it stopped at an epoch's end (epochs of 40 steps, 1 ms; chunks of 10 of them)
 t=$(grep -o '"t_ms": [0-9.]*' "$tmp/netint/summary.json" | cut -d' ' -f2)
-awk -v t="$t" 'BEGIN { k = t / 0.5; exit !(t > 0 && t < 1000 && k == int(k)) }' && ok ||
+awk -v t="$t" 'BEGIN { k = t / 1.0; exit !(t > 0 && t < 1000 && k == int(k)) }' && ok ||
     bad "network stopped at t = $t ms, not an epoch's end before t_stop"
 
 # The same on 2 MPI ranks, where this build has MPI, with the signal sent to rank 1 alone: the
-# ranks agree after each epoch, so rank 0 stops too, at the same epoch, and says so.
+# ranks agree after each chunk of epochs, so rank 0 stops too, at the same epoch, and says so.
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \

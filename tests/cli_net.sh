@@ -17,7 +17,7 @@ spikes=$tmp/one/spikes.dat
 expect_status 0 "ring network, traced" -- "$bin" run "$examples/ring_network.json" -o "$tmp/traced" --trace --quiet
 expect_grep "$tmp/traced/trace.0.json" '^{"name": "integrate", "ph": "X", "ts": [0-9.]*, "dur": [0-9.]*, "pid": 0' "trace events"
 n=$(grep -c '"name": "integrate"' "$tmp/traced/trace.0.json")
-[ "$n" -eq 400 ] && ok || bad "trace: $n epochs integrated, expected 400 (200 ms in epochs of 0.5 ms)"
+[ "$n" -eq 200 ] && ok || bad "trace: $n epochs integrated, expected 200 (200 ms in epochs of 1 ms)"
 cmp -s "$spikes" "$tmp/traced/spikes.dat" && ok || bad "tracing changed the spikes"
 # 'gid time' lines, ordered by time then gid; the four kicks at 1 ms first
 awk 'NF != 2 || $1 !~ /^[0-9]+$/ { exit 1 }

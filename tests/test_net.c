@@ -135,8 +135,8 @@ static void test_ring(hb_comm_t *comm)
     hb_net_t *net = NULL;
     CHECK_OK(hb_net_create(&recipe, comm, &opt, &net));
     if (!net) goto out;
-    CHECKF(hb_net_min_delay(net) == RING_DELAY && hb_net_epoch_steps(net) == 100,
-           "min delay %g, epoch %d steps (overlap: half the delay)", hb_net_min_delay(net),
+    CHECKF(hb_net_min_delay(net) == RING_DELAY && hb_net_epoch_steps(net) == 200,
+           "min delay %g, epoch %d steps (blocking, the default: the delay)", hb_net_min_delay(net),
            hb_net_epoch_steps(net));
     CHECK_OK(hb_net_run(net));
     const hb_spike_t *sp;

@@ -2,7 +2,10 @@
  * Model files (JSON): a valid file reproduces NEURON's spike times, and each
  * kind of bad input is refused with the key path and what was expected.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "sim_common.h"
 
@@ -138,6 +141,26 @@ static void test_errors(void)
                  "method: expected one of \"euler\", \"cn\", found \"rk4\"", NULL);
     expect_error("unknown top key", "{\"t_stop\": 1, \"tstop\": 5, \"cells\": []}", HB_ERR_INVALID_VALUE,
                  "model.json: tstop: unknown key; expected one of: t_stop", NULL);
+    /* a misspelt key: the nearest allowed one (edit distance, case-insensitive, NEURON's
+     * names), or where a known key belongs */
+    expect_error("did you mean t_stop", "{\"tstop\": 5, \"cells\": []}", HB_ERR_INVALID_VALUE,
+                 "tstop: unknown key; expected one of: t_stop", "; did you mean \"t_stop\"?");
+    expect_error("did you mean celsius", "{\"t_stop\": 1, \"temperature\": 6.3, \"cells\": []}",
+                 HB_ERR_INVALID_VALUE, "temperature: unknown key", "did you mean \"celsius\"?");
+    expect_error("did you mean Ra", CELL_HEAD "\"ra\": 100}]}", HB_ERR_INVALID_VALUE,
+                 "cells[0].ra: unknown key", "did you mean \"Ra\"?");
+    expect_error("did you mean mechanisms", CELL_HEAD "\"mechansims\": []}]}", HB_ERR_INVALID_VALUE,
+                 "cells[0].mechansims: unknown key", "did you mean \"mechanisms\"?");
+    expect_error("did you mean dur",
+                 CELL_HEAD "\"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"duration\": 1}]}]}",
+                 HB_ERR_INVALID_VALUE, "stimuli[0].duration: unknown key", "did you mean \"dur\"?");
+    expect_error("nseg misplaced", "{\"t_stop\": 1, \"nseg\": 3, \"cells\": []}",
+                 HB_ERR_INVALID_VALUE, "nseg: unknown key",
+                 "\"nseg\" belongs in a cell's \"discretization\" or one of its \"regions\"");
+    expect_error("nothing near", "{\"t_stop\": 1, \"zzzz\": 3, \"cells\": []}",
+                 HB_ERR_INVALID_VALUE, "zzzz: unknown key; expected one of: ", "hh_table, cells");
+    CHECKF(!strstr(hb_last_error(), "did you mean") && !strstr(hb_last_error(), "belongs"),
+           "no suggestion expected: %s", hb_last_error());
     expect_error("no geometry", "{\"t_stop\": 1, \"cells\": [{}]}", HB_ERR_INVALID_VALUE,
                  "cells[0]: expected exactly one of \"morphology\"", NULL);
     expect_error("wrong type (gnabar)",
@@ -192,9 +215,86 @@ static void test_errors(void)
           strstr(hb_last_error(), "/no/such/model.json: cannot open"));
 }
 
+/* `text` written to a temporary file; its path in `path` (the caller removes it). */
+static int write_temp(const char *text, char *path, size_t size)
+{
+    snprintf(path, size, "/tmp/hb_test_overrides_XXXXXX");
+    const int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) return 0;
+    const int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+/* hb_sim_load_json_with / hb_net_load_json_with: the overrides replace the file's options,
+ * the others stay, and a bad override is refused naming it. */
+static void test_overrides(void)
+{
+    char path[64];
+    CHECK(write_temp("{\"t_stop\": 5, \"dt\": 0.025, \"celsius\": 20, \"backend\": \"omp\", "
+                     "\"cells\": [{\"cable\": {\"length\": 100, \"diam\": 1}}]}", path, sizeof path));
+    hb_sim_overrides_t ov;
+    memset(&ov, 0, sizeof ov);
+    ov.set = HB_SIM_SET_T_STOP | HB_SIM_SET_DT | HB_SIM_SET_BACKEND | HB_SIM_SET_THREADS;
+    ov.options.t_stop_ms = 2.0;
+    ov.options.dt_ms = 0.05;
+    ov.options.backend = HB_BACKEND_SEQ;
+    ov.options.threads = 3;
+    hb_sim_t *sim = NULL;
+    hb_sim_options_t o;
+    CHECK_OK(hb_sim_load_json_with(path, &ov, &sim));
+    if (sim) {
+        CHECK_OK(hb_sim_options(sim, &o));
+        CHECKF(o.t_stop_ms == 2.0 && o.dt_ms == 0.05 && o.celsius == 20.0 &&
+               o.backend == HB_BACKEND_SEQ && o.threads == 3 && hb_sim_steps(sim) == 40,
+               "t_stop %g dt %g celsius %g backend %d threads %d steps %ld", o.t_stop_ms,
+               o.dt_ms, o.celsius, (int)o.backend, o.threads, hb_sim_steps(sim));
+        hb_sim_destroy(sim);
+        sim = NULL;
+    }
+    ov.set = HB_SIM_SET_DT; /* the rest the file's */
+    CHECK_OK(hb_sim_load_json_with(path, &ov, &sim));
+    if (sim) {
+        CHECK_OK(hb_sim_options(sim, &o));
+        CHECK(o.t_stop_ms == 5.0 && o.dt_ms == 0.05 && o.backend == HB_BACKEND_OMP);
+        hb_sim_destroy(sim);
+        sim = NULL;
+    }
+    ov.set = HB_SIM_SET_T_STOP;
+    ov.options.t_stop_ms = -1.0;
+    CHECK(hb_sim_load_json_with(path, &ov, &sim) == HB_ERR_INVALID_VALUE && !sim &&
+          strstr(hb_last_error(), "t_stop override -1 ms; expected a finite number >= 0"));
+    ov.set = HB_SIM_SET_THREADS;
+    ov.options.threads = HB_MAX_THREADS + 1;
+    CHECK(hb_sim_load_json_with(path, &ov, &sim) == HB_ERR_INVALID_VALUE && !sim &&
+          strstr(hb_last_error(), "threads override"));
+    ov.set = 1u << 9;
+    CHECK(hb_sim_load_json_with(path, &ov, &sim) == HB_ERR_INVALID_VALUE && !sim &&
+          strstr(hb_last_error(), "expected HB_SIM_SET_* bits"));
+    remove(path);
+
+    /* a busyring's duration and a file's t_stop that disagree: an error, unless overridden */
+    CHECK(write_temp("{\"t_stop\": 100, \"network\": {\"busyring\": {\"num-cells\": 4, "
+                     "\"ring-size\": 2, \"duration\": 50, \"depth\": 0}}}", path, sizeof path));
+    hb_comm_t *comm = NULL;
+    hb_net_t *net = NULL;
+    CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &comm));
+    CHECK(hb_net_load_json_with(path, NULL, comm, &net) == HB_ERR_INVALID_VALUE && !net &&
+          strstr(hb_last_error(), "network.busyring.duration: 50"));
+    ov.set = HB_SIM_SET_T_STOP;
+    ov.options.t_stop_ms = 10.0;
+    CHECK_OK(hb_net_load_json_with(path, &ov, comm, &net));
+    CHECKF(net && hb_net_stop_time(net) == 10.0, "network t_stop %g",
+           net ? hb_net_stop_time(net) : -1.0);
+    hb_net_destroy(net);
+    hb_comm_destroy(comm);
+    remove(path);
+}
+
 int main(void)
 {
     test_valid();
     test_errors();
+    test_overrides();
     return check_summary("sim_json");
 }

@@ -174,6 +174,12 @@ static void test_good_file(const good_file_t *g)
     CHECK_OK(hb_morph_stats(m, &st));
     CHECKF(st.points == g->pts, "%s: points %d, SOURCES.md says %d", g->file, st.points, g->pts);
     check_invariants(m);
+    /* only the FlyWire skeleton (nanometres) looks too large for a neuron in um */
+    int said_nm = 0;
+    for (int k = 0; k < hb_morph_warning_count(m); k++)
+        said_nm |= strstr(hb_morph_warning(m, k), "nanometres") != NULL;
+    CHECKF(said_nm == (strcmp(g->file, "720575940661205633.swc") == 0), "%s: nanometre warning %d",
+           g->file, said_nm);
 
     raw_t w;
     CHECKF(raw_load(path, &w) == 0, "%s: raw read", g->file);
@@ -254,6 +260,14 @@ static void test_units(void)
            sb.length_um, sa.length_um);
     CHECK(close_to(sb.area_um2 * 1e6, sa.area_um2, 1e-12));
     CHECK(close_to(b->samples[0].radius, 1.467, 1e-12)); /* root radius 1467 nm */
+    /* read in um, its sizes say nm (a warning that says so); read in nm, nothing of it */
+    int said_nm = 0;
+    for (int k = 0; k < hb_morph_warning_count(a); k++)
+        said_nm += strstr(hb_morph_warning(a, k), "nanometres") != NULL &&
+                   strstr(hb_morph_warning(a, k), "units nm") != NULL;
+    CHECKF(said_nm == 1, "um: %d warnings about nanometres", said_nm);
+    for (int k = 0; k < hb_morph_warning_count(b); k++)
+        CHECKF(!strstr(hb_morph_warning(b, k), "nanometres"), "nm: %s", hb_morph_warning(b, k));
 done:
     hb_morph_destroy(a);
     hb_morph_destroy(b);

@@ -406,10 +406,14 @@ int cli_bench_cell(int argc, char **argv)
                o.repeats, o.steps, o.cells, o.gpu_cells,
                gpu_ctx ? hb_context_device_name(gpu_ctx) : "none", threads,
                o.neuron ? "; NEURON: the same model, default and cache_efficient node order" : "");
-    int rc = 0, first = 1;
+    int rc = 0, first = 1, n_models = 0, done = 0;
+    for (int k = 0; k < N_SPECS; k++) n_models += o.mask >> k & 1;
+    cli_progress_t progress;
+    cli_progress_begin(&progress, command, "models");
     for (int k = 0; k < N_SPECS && rc == 0; k++) {
         if (!(o.mask & (1 << k))) continue;
         const model_spec_t *sp = &specs[k];
+        cli_progress_show(&progress, done++, n_models, 1);
         hb_morph_t *morph = NULL;
         hb_model_t *model = NULL;
         if ((rc = build_model(&o, sp, &morph, &model)) != 0) {
@@ -463,6 +467,7 @@ int cli_bench_cell(int argc, char **argv)
         snprintf(few_cache, sizeof few_cache, "  in the step's buffer, %ld cells", o.neuron_cells);
         snprintf(few_batch, sizeof few_batch, "  library batch solve, %ld cells", o.neuron_cells);
         if (!s_seq.ok || !v_seq.ok || !c_seq.ok) rc = 1;
+        cli_progress_clear(&progress);
         if (!o.json) {
             printf("\n%s: %s, %s, %d compartments (%d matrix rows)\n", sp->name, sp->file,
                    sp->what, comps, rows);

@@ -299,7 +299,10 @@ int cli_bench_hines(int argc, char **argv)
                ctx[HB_BACKEND_OMP] ? hb_context_threads(ctx[HB_BACKEND_OMP]) : 0, o.repeats,
                o.own_ul ? "each cell's own" : "shared by the identical cells");
     }
-    int first = 1;
+    int first = 1, cases = 0, done = 0;
+    for (int k = 0; k < N_SPECS; k++) cases += (o.morph_mask >> k & 1) * o.n_cells * n_cfg;
+    cli_progress_t progress;
+    cli_progress_begin(&progress, command, "cases");
     for (int k = 0; k < N_SPECS && rc == 0; k++) {
         if (!(o.morph_mask & (1 << k))) continue;
         const hb_morph_stats_t st = stats[k];
@@ -319,8 +322,11 @@ int cli_bench_hines(int argc, char **argv)
                 timing_t tm;
                 long timed_cells = cells;
                 if (cfg[j].backend == HB_BACKEND_SEQ && cells > o.seq_max) timed_cells = o.seq_max;
-                if (time_config(ctx[cfg[j].backend], &cfg[j], cable[k], timed_cells, o.repeats,
-                                o.own_ul, &tm)) {
+                cli_progress_show(&progress, done++, cases, 1);
+                const int failed = time_config(ctx[cfg[j].backend], &cfg[j], cable[k], timed_cells, o.repeats,
+                                o.own_ul, &tm);
+                cli_progress_clear(&progress);
+                if (failed) {
                     if (cfg[j].backend != HB_BACKEND_CUDA) rc = 1;
                     continue; /* a kernel the shape does not fit: reported, skipped */
                 }

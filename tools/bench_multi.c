@@ -447,7 +447,7 @@ static void report(report_t *r, const workload_t *w, long cells, size_t rows, co
 
 /* Every configuration on one workload and batch size; returns non-zero on a failure. */
 static int run_case(hb_context_t **ctx, const options_t *o, const workload_t *w, long cells,
-                    report_t *r)
+                    report_t *r, cli_progress_t *progress)
 {
     size_t rows = 0;
     int *m = malloc((size_t)cells * sizeof *m);
@@ -477,6 +477,7 @@ static int run_case(hb_context_t **ctx, const options_t *o, const workload_t *w,
             if (n < 1) n = 1;
         }
         status = hb_multi_create(ctx[be], (int)n, m, parents, &mb);
+        cli_progress_clear(progress);
         if (status == HB_SUCCESS && !header) {
             status = hb_multi_info(mb, &info);
             if (n != cells) { /* the info of the whole batch */
@@ -499,8 +500,10 @@ static int run_case(hb_context_t **ctx, const options_t *o, const workload_t *w,
             if (cfg->backend != (hb_backend_t)be || (cfg->bit && !(o->gpu & cfg->bit))) continue;
             if (cfg->mono && strcmp(w->part, "real") == 0) continue;
             timing_t tm = {0};
+            cli_progress_redraw(progress);
             status = cfg->mono ? time_mono(ctx[be], w, cells, o->repeats, t, &tm)
                                : time_multi(mb, w, n, cfg->algo, o->repeats, t, &tm);
+            cli_progress_clear(progress);
             if (status == HB_ERR_NOT_SUPPORTED && !cfg->mono) { /* SHAPES: cells too large */
                 if (!r->json) printf("    %-30s not run: %s\n", cfg->label, hb_last_error());
                 status = HB_SUCCESS;
@@ -625,7 +628,11 @@ int cli_bench_multi(int argc, char **argv)
                "threads %d; %d repeats; 40 bytes per row; DHS anchor %.3f ns per row\n",
                hb_context_device_name(main_ctx), r.copy_bw * 1e-12, threads, o.repeats,
                DHS_NS_PER_ROW);
-    int rc = 0;
+    int rc = 0, cases = 0, done = 0;
+    for (int part = 0; part < 3; ++part)
+        cases += (o.parts >> part & 1) * (part == 0 ? 2 : part == 1 ? 3 : 1) * o.n_cells[part];
+    cli_progress_t progress;
+    cli_progress_begin(&progress, command, "cases");
     for (int part = 0; part < 3 && rc == 0; ++part) {
         if (!(o.parts & (1 << part))) continue;
         const int variants = part == 0 ? 2 : part == 1 ? 3 : 1;
@@ -638,8 +645,10 @@ int cli_bench_multi(int argc, char **argv)
             if (!ok) {
                 rc = cli_fail(command, "cannot build the %s workload", part == 2 ? "real" : "figure");
             }
-            for (int c = 0; c < o.n_cells[part] && rc == 0; ++c)
-                rc = run_case(ctx, &o, &w, o.cells[part][c], &r);
+            for (int c = 0; c < o.n_cells[part] && rc == 0; ++c) {
+                cli_progress_show(&progress, done++, cases, 1);
+                rc = run_case(ctx, &o, &w, o.cells[part][c], &r, &progress);
+            }
             workload_free(&w);
         }
     }

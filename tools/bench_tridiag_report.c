@@ -292,7 +292,10 @@ int cli_bench_tridiag(int argc, char **argv)
         for (int c = 0; c < N_COLS; ++c) printf(" %21s", col_name[c]);
         printf(" %6s %6s\n", "r.flat", "r.il");
     }
-    int first = 1, failures = 0;
+    int first = 1, failures = 0, points = 0, done = 0;
+    for (int pi = 0; pi < 2; ++pi) points += (o.precisions >> pi & 1) * o.n_points;
+    cli_progress_t progress;
+    cli_progress_begin(&progress, "bench tridiag", "points");
     for (int pi = 0; pi < 2; ++pi) {
         if (!(o.precisions & (1 << pi))) continue;
         const hb_precision_t prec = pi ? HB_FLOAT32 : HB_FLOAT64;
@@ -301,7 +304,10 @@ int cli_bench_tridiag(int argc, char **argv)
             const long count = o.point_n[k];
             if ((double)m * (double)count > (double)o.max_unknowns) continue;
             point_t *pt = malloc(sizeof *pt);
-            if (!pt || !bench_tridiag_run_point(ctx, &o, m, count, prec, l2, pt)) {
+            cli_progress_show(&progress, done++, points, 1);
+            const int ran = pt && bench_tridiag_run_point(ctx, &o, m, count, prec, l2, pt);
+            cli_progress_clear(&progress);
+            if (!ran) {
                 free(pt);
                 ++failures;
                 continue;

@@ -3,12 +3,16 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
 
 static const char *program = "hinesbatch";
 
@@ -30,9 +34,21 @@ const char cli_usage_discretisation[] =
     "  --zero-radius Z   repair (default: a radius 0 takes its parent's) | keep (NEURON's;\n"
     "                    --scheme neuron only)\n";
 
+/* A progress line is on the terminal: erased before a message (cli_fail) or more output. */
+static int progress_dirty = 0;
+
+static void erase_progress(void)
+{
+    if (!progress_dirty) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    progress_dirty = 0;
+}
+
 int cli_fail(const char *command, const char *fmt, ...)
 {
     va_list args;
+    erase_progress();
     fprintf(stderr, "%s %s: ", program, command);
     va_start(args, fmt);
     vfprintf(stderr, fmt, args);
@@ -81,16 +97,6 @@ int cli_parse_double(const char *text, double lo, double *out)
     return 1;
 }
 
-
-/* The value following option argv[i]; NULL (after an error message) if missing. */
-const char *cli_option_value(cli_args_t *a)
-{
-    if (a->i + 1 >= a->argc) {
-        cli_fail(a->command, "option %s needs a value", a->argv[a->i]);
-        return NULL;
-    }
-    return a->argv[++a->i];
-}
 
 /* "a, b or c": the names of `choices`, for error messages. */
 static void describe_choices(const cli_choice_t *choices, char *out, size_t size)
@@ -171,118 +177,264 @@ static int store_option(const char *command, const cli_option_t *opt, const char
             *(int *)opt->dest |= choice->value;
         }
         return 1;
+    case CLI_OPT_DOUBLE:
+        if (!cli_parse_double(value, (double)opt->min, opt->dest)) {
+            cli_fail(command, "%s '%s': expected %s", opt->name, value, opt->expected);
+            return 0;
+        }
+        return 1;
     case CLI_OPT_CUSTOM:
         return opt->parse(command, value, opt->dest);
-    case CLI_OPT_OTHER:
+    case CLI_OPT_MODEL:
     case CLI_OPT_POSITIONAL:
         break; /* no name: cli_parse_options sees to them */
     }
     return 0;
 }
 
-/* An argument that no option names: 1 taken by an OTHER parser or as the positional
- * argument (into *positional), 0 unknown, -1 after an error message. */
-static int take_other(cli_args_t *a, const cli_option_t *options, size_t n_options,
-                      const char **positional)
+/* One getopt_long entry's meaning: a table entry, and for CLI_OPT_MODEL the compartment
+ * option's name. */
+typedef struct {
+    const cli_option_t *opt;
+    const char *name; /* "--policy", "-o" */
+} slot_t;
+
+/* getopt_long's `val` of slot k (above any character of a short option). */
+#define SLOT_VAL(k) (256 + (int)(k))
+
+/* The slots and getopt_long's tables of `options`; NULL-free arrays the caller frees. */
+static int build_tables(const cli_option_t *options, size_t n_options, slot_t **slots_out,
+                        struct option **longs_out, char **shorts_out, size_t *n_slots)
 {
-    const char *arg = a->argv[a->i];
+    size_t room = 2; /* --help and its end marker */
     for (size_t k = 0; k < n_options; k++) {
-        int used = options[k].kind == CLI_OPT_OTHER ? options[k].other(a, options[k].dest) : 0;
-        if (used) return used;
+        if (options[k].kind == CLI_OPT_MODEL)
+            for (const char *const *m = cli_model_option_names; *m; m++) room++;
+        else if (options[k].name)
+            room++;
     }
-    if (arg[0] == '-' && arg[1]) return 0; /* an option ("-" alone is not) */
+    slot_t *slots = calloc(room, sizeof *slots);
+    struct option *longs = calloc(room, sizeof *longs);
+    char *shorts = calloc(2 * room + 8, 1);
+    if (!slots || !longs || !shorts) {
+        free(slots);
+        free(longs);
+        free(shorts);
+        return 0;
+    }
+    /* '-': arguments that are no option come back in order (code 1), whatever the
+     * environment says; ':': a missing value is told apart from an unknown option */
+    size_t n = 0, nl = 0, ns = (size_t)sprintf(shorts, "-:h");
     for (size_t k = 0; k < n_options; k++) {
-        if (options[k].kind != CLI_OPT_POSITIONAL) continue;
-        if (*positional) {
-            cli_fail(a->command, "more than one %s given ('%s' and '%s')", options[k].item,
-                     *positional, arg);
-            return -1;
+        const cli_option_t *o = &options[k];
+        for (const char *const *m = cli_model_option_names; o->kind == CLI_OPT_MODEL && *m; m++)
+            slots[n++] = (slot_t){o, *m};
+        if (o->kind != CLI_OPT_MODEL && o->name) slots[n++] = (slot_t){o, o->name};
+    }
+    for (size_t k = 0; k < n; k++) {
+        const char *name = slots[k].name;
+        const int has_value = slots[k].opt->kind != CLI_OPT_FLAG;
+        if (name[0] == '-' && name[1] == '-') {
+            longs[nl++] = (struct option){name + 2, has_value ? required_argument : no_argument,
+                                          NULL, SLOT_VAL(k)};
+        } else { /* "-o": getopt_long returns the character itself */
+            shorts[ns++] = name[1];
+            if (has_value) shorts[ns++] = ':';
         }
-        *positional = arg;
-        return 1;
     }
-    return 0;
+    longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+    *slots_out = slots;
+    *longs_out = longs;
+    *shorts_out = shorts;
+    *n_slots = n;
+    return 1;
+}
+
+/* The slot of getopt_long's code c (a SLOT_VAL or a short option's character); NULL if none. */
+static const slot_t *find_slot(const slot_t *slots, size_t n, int c)
+{
+    if (c >= SLOT_VAL(0) && (size_t)(c - SLOT_VAL(0)) < n) return &slots[c - SLOT_VAL(0)];
+    for (size_t k = 0; k < n; k++)
+        if (slots[k].name[0] == '-' && slots[k].name[1] == c && !slots[k].name[2]) return &slots[k];
+    return NULL;
+}
+
+/* The message for a long option getopt_long refused: unknown, or an ambiguous prefix. */
+static void refused(const char *command, const char *arg, const slot_t *slots, size_t n)
+{
+    if (arg[0] == '-' && arg[1] == '-') {
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        const size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        char matches[512] = "";
+        int count = 0;
+        for (size_t k = 0; k < n && len > 0; k++) {
+            const char *s = slots[k].name;
+            if (s[1] != '-' || strncmp(s + 2, name, len) != 0) continue;
+            count++;
+            snprintf(matches + strlen(matches), sizeof matches - strlen(matches), "%s%s",
+                     count > 1 ? ", " : "", s);
+        }
+        if (count > 1) {
+            cli_fail(command, "option '--%.*s' is ambiguous: %s (see --help)", (int)len, name,
+                     matches);
+            return;
+        }
+    }
+    cli_fail(command, "unknown argument '%s' (see --help)", arg);
 }
 
 int cli_parse_options(const char *command, const char *usage, const cli_option_t *options,
                       size_t n_options, int argc, char **argv)
 {
-    cli_args_t a = {command, argc, argv, 1};
-    const char *positional = NULL;
-    for (; a.i < argc; a.i++) {
-        const char *arg = argv[a.i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    slot_t *slots;
+    struct option *longs;
+    char *shorts;
+    size_t n;
+    if (!build_tables(options, n_options, &slots, &longs, &shorts, &n)) {
+        cli_fail(command, "out of memory");
+        return 2;
+    }
+    const char *positional = NULL, *positional_item = NULL;
+    const char **positional_dest = NULL;
+    for (size_t k = 0; k < n_options; k++)
+        if (options[k].kind == CLI_OPT_POSITIONAL) {
+            positional_item = options[k].item;
+            positional_dest = options[k].dest;
+        }
+    int rc = CLI_CONTINUE, c;
+    opterr = 0;
+    optind = 0; /* glibc: start afresh (a process may parse more than once) */
+    while (rc == CLI_CONTINUE && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        const slot_t *slot = find_slot(slots, n, c);
+        if (c == 'h' && !slot) {
             fputs(usage, stdout);
             for (size_t k = 0; k < n_options; k++)
                 if (options[k].help) printf("\n%s", options[k].help);
-            return 0;
+            rc = 0;
+        } else if (c == 1) { /* an argument that is no option */
+            if (!positional_dest) {
+                cli_fail(command, "unknown argument '%s' (see --help)", optarg);
+                rc = 2;
+            } else if (positional) {
+                cli_fail(command, "more than one %s given ('%s' and '%s')", positional_item,
+                         positional, optarg);
+                rc = 2;
+            } else {
+                positional = optarg;
+            }
+        } else if (c == ':') {
+            const slot_t *s = find_slot(slots, n, optopt);
+            cli_fail(command, "option %s needs a value", s ? s->name : argv[optind - 1]);
+            rc = 2;
+        } else if (c == '?') {
+            const slot_t *s = optopt ? find_slot(slots, n, optopt) : NULL;
+            if (s && s->opt->kind == CLI_OPT_FLAG) /* "--json=1" */
+                cli_fail(command, "option %s takes no value (given '%s')", s->name,
+                         strchr(argv[optind - 1], '=') ? strchr(argv[optind - 1], '=') + 1 : "");
+            else if (optopt > 0 && optopt < 256)
+                cli_fail(command, "unknown argument '-%c' (see --help)", optopt);
+            else
+                refused(command, argv[optind - 1], slots, n);
+            rc = 2;
+        } else if (!slot) {
+            cli_fail(command, "unknown argument (see --help)");
+            rc = 2;
+        } else if (slot->opt->kind == CLI_OPT_MODEL) {
+            if (!cli_parse_model_option(command, slot->name, optarg, slot->opt->dest)) rc = 2;
+        } else if (!store_option(command, slot->opt, optarg)) {
+            rc = 2;
         }
-        const cli_option_t *opt = NULL;
-        for (size_t k = 0; k < n_options && !opt; k++)
-            if (options[k].name && strcmp(arg, options[k].name) == 0) opt = &options[k];
-        if (!opt) {
-            const int used = take_other(&a, options, n_options, &positional);
-            if (used < 0) return 2;
-            if (used) continue;
-            cli_fail(command, "unknown argument '%s' (see --help)", arg);
-            return 2;
-        }
-        const char *value = NULL;
-        if (opt->kind != CLI_OPT_FLAG && !(value = cli_option_value(&a))) return 2;
-        if (!store_option(command, opt, value)) return 2;
     }
-    for (size_t k = 0; k < n_options; k++) {
-        if (options[k].kind != CLI_OPT_POSITIONAL) continue;
+    /* after "--": arguments that are no options */
+    for (; rc == CLI_CONTINUE && optind < argc; optind++) {
+        if (!positional_dest) {
+            cli_fail(command, "unknown argument '%s' (see --help)", argv[optind]);
+            rc = 2;
+        } else if (positional) {
+            cli_fail(command, "more than one %s given ('%s' and '%s')", positional_item,
+                     positional, argv[optind]);
+            rc = 2;
+        } else {
+            positional = argv[optind];
+        }
+    }
+    if (rc == CLI_CONTINUE && positional_dest) {
         if (!positional) {
-            cli_fail(command, "no %s given (see --help)", options[k].item);
-            return 2;
+            cli_fail(command, "no %s given (see --help)", positional_item);
+            rc = 2;
+        } else {
+            *positional_dest = positional;
         }
-        *(const char **)options[k].dest = positional;
     }
-    return CLI_CONTINUE;
+    free(slots);
+    free(longs);
+    free(shorts);
+    return rc;
 }
 
+const char *const cli_model_option_names[] = {
+    "--policy", "--nseg", "--max-length", "--d-lambda", "--frequency", "--scheme", "--ra",
+    "--cm", "--units", "--max-rows", "--sections", "--zero-radius", NULL};
 
-/* Parses one discretisation option at argv[i]: 1 used, 0 not ours, -1 error. */
-int cli_parse_model_option(cli_args_t *a, void *model)
+/* value as one of the names "a|b|c" (in hb's enum order): its index, or -1 after a message. */
+static int model_choice(const char *command, const char *option, const char *value,
+                        const char *const *names, const char *expected)
 {
-    cli_model_options_t *m = model;
-    const char *opt = a->argv[a->i], *value;
+    for (int k = 0; names[k]; k++)
+        if (strcmp(value, names[k]) == 0) return k;
+    cli_fail(command, "%s '%s': expected %s", option, value, expected);
+    return -1;
+}
+
+int cli_parse_model_option(const char *command, const char *opt, const char *value,
+                           cli_model_options_t *m)
+{
+    static const char *const policies[] = {"d-lambda", "fixed", "max-length", "per-segment", NULL};
+    static const hb_cpolicy_t policy_values[] = {
+        HB_CPOLICY_D_LAMBDA, HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_PER_SEGMENT};
+    static const char *const schemes[] = {"vertex", "neuron", NULL};
+    static const char *const units[] = {"um", "nm", NULL};
+    static const char *const sections[] = {"hinesbatch", "import3d", NULL};
+    static const char *const zero[] = {"repair", "keep", NULL};
     long n;
+    int k;
     if (strcmp(opt, "--policy") == 0) {
-        if (!(value = cli_option_value(a))) return -1;
-        if (strcmp(value, "d-lambda") == 0) m->disc.policy = HB_CPOLICY_D_LAMBDA;
-        else if (strcmp(value, "fixed") == 0) m->disc.policy = HB_CPOLICY_FIXED;
-        else if (strcmp(value, "max-length") == 0) m->disc.policy = HB_CPOLICY_MAX_LENGTH;
-        else if (strcmp(value, "per-segment") == 0) m->disc.policy = HB_CPOLICY_PER_SEGMENT;
-        else {
-            cli_fail(a->command, "--policy '%s': expected d-lambda, fixed, max-length or per-segment",
-                 value);
-            return -1;
-        }
+        if ((k = model_choice(command, opt, value, policies,
+                              "d-lambda, fixed, max-length or per-segment")) < 0)
+            return 0;
+        m->disc.policy = policy_values[k];
     } else if (strcmp(opt, "--nseg") == 0) {
-        if (!(value = cli_option_value(a))) return -1;
         if (!cli_parse_int(value, 1, 1000000, &n)) {
-            cli_fail(a->command, "--nseg '%s': expected an integer 1..1000000", value);
-            return -1;
+            cli_fail(command, "--nseg '%s': expected an integer 1..1000000", value);
+            return 0;
         }
         m->disc.count = (int)n;
         m->disc.policy = HB_CPOLICY_FIXED;
     } else if (strcmp(opt, "--max-rows") == 0) {
-        if (!(value = cli_option_value(a))) return -1;
         if (!cli_parse_int(value, 1, INT_MAX, &n)) {
-            cli_fail(a->command, "--max-rows '%s': expected an integer 1..%d", value, INT_MAX);
-            return -1;
+            cli_fail(command, "--max-rows '%s': expected an integer 1..%d", value, INT_MAX);
+            return 0;
         }
         m->disc.max_rows = (int)n;
-    } else if (strcmp(opt, "--max-length") == 0 || strcmp(opt, "--d-lambda") == 0 ||
-               strcmp(opt, "--frequency") == 0 || strcmp(opt, "--ra") == 0 ||
-               strcmp(opt, "--cm") == 0) {
+    } else if (strcmp(opt, "--scheme") == 0) {
+        if ((k = model_choice(command, opt, value, schemes, "vertex or neuron")) < 0) return 0;
+        m->disc.scheme = k ? HB_SCHEME_NEURON : HB_SCHEME_VERTEX;
+    } else if (strcmp(opt, "--units") == 0) {
+        if ((k = model_choice(command, opt, value, units, "um or nm")) < 0) return 0;
+        m->swc.units = k ? HB_UNITS_NM : HB_UNITS_UM;
+    } else if (strcmp(opt, "--sections") == 0) {
+        if ((k = model_choice(command, opt, value, sections, "hinesbatch or import3d")) < 0)
+            return 0;
+        m->swc.sections = k ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
+        m->sections_set = 1;
+    } else if (strcmp(opt, "--zero-radius") == 0) {
+        if ((k = model_choice(command, opt, value, zero, "repair or keep")) < 0) return 0;
+        m->swc.keep_zero_radius = k;
+    } else { /* the positive numbers */
         double x;
-        if (!(value = cli_option_value(a))) return -1;
         if (!cli_parse_double(value, 0.0, &x)) {
-            cli_fail(a->command, "%s '%s': expected a positive number", opt, value);
-            return -1;
+            cli_fail(command, "%s '%s': expected a positive number", opt, value);
+            return 0;
         }
         if (strcmp(opt, "--max-length") == 0) {
             m->disc.max_length_um = x;
@@ -293,45 +445,66 @@ int cli_parse_model_option(cli_args_t *a, void *model)
             m->disc.frequency_hz = x;
         } else if (strcmp(opt, "--ra") == 0) {
             m->disc.ra_ohm_cm = x;
-        } else {
+        } else if (strcmp(opt, "--cm") == 0) {
             m->disc.cm_uf_cm2 = x;
+        } else {
+            cli_fail(command, "%s: not a compartment option", opt);
+            return 0;
         }
-    } else if (strcmp(opt, "--scheme") == 0) {
-        if (!(value = cli_option_value(a))) return -1;
-        if (strcmp(value, "vertex") == 0) m->disc.scheme = HB_SCHEME_VERTEX;
-        else if (strcmp(value, "neuron") == 0) m->disc.scheme = HB_SCHEME_NEURON;
-        else {
-            cli_fail(a->command, "--scheme '%s': expected vertex or neuron", value);
-            return -1;
-        }
-    } else if (strcmp(opt, "--units") == 0) {
-        if (!(value = cli_option_value(a))) return -1;
-        if (strcmp(value, "um") == 0) m->swc.units = HB_UNITS_UM;
-        else if (strcmp(value, "nm") == 0) m->swc.units = HB_UNITS_NM;
-        else {
-            cli_fail(a->command, "--units '%s': expected um or nm", value);
-            return -1;
-        }
-    } else if (strcmp(opt, "--sections") == 0) {
-        if (!(value = cli_option_value(a))) return -1;
-        if (strcmp(value, "hinesbatch") == 0) m->swc.sections = HB_SECTIONS_HINESBATCH;
-        else if (strcmp(value, "import3d") == 0) m->swc.sections = HB_SECTIONS_IMPORT3D;
-        else {
-            cli_fail(a->command, "--sections '%s': expected hinesbatch or import3d", value);
-            return -1;
-        }
-        m->sections_set = 1;
-    } else if (strcmp(opt, "--zero-radius") == 0) {
-        if (!(value = cli_option_value(a))) return -1;
-        if (strcmp(value, "repair") == 0) m->swc.keep_zero_radius = 0;
-        else if (strcmp(value, "keep") == 0) m->swc.keep_zero_radius = 1;
-        else {
-            cli_fail(a->command, "--zero-radius '%s': expected repair or keep", value);
-            return -1;
-        }
-    } else {
+    }
+    return 1;
+}
+
+int cli_parse_backend_override(const char *command, const char *value, void *overrides)
+{
+    static const char *const names[] = {"seq", "omp", "cuda", "best", NULL};
+    static const hb_backend_t values[] = {HB_BACKEND_SEQ, HB_BACKEND_OMP, HB_BACKEND_CUDA,
+                                          HB_BACKEND_BEST};
+    hb_sim_overrides_t *o = overrides;
+    const int k = model_choice(command, "--backend", value, names, "seq, omp, cuda or best");
+    if (k < 0) return 0;
+    o->options.backend = values[k];
+    o->set |= HB_SIM_SET_BACKEND;
+    return 1;
+}
+
+int cli_parse_threads_override(const char *command, const char *value, void *overrides)
+{
+    hb_sim_overrides_t *o = overrides;
+    long n;
+    if (!cli_parse_int(value, 0, HB_MAX_THREADS, &n)) {
+        cli_fail(command, "--threads '%s': expected an integer 0..%d (the cap on threads; 0: "
+                 "OpenMP's default)", value, HB_MAX_THREADS);
         return 0;
     }
+    o->options.threads = (int)n;
+    o->set |= HB_SIM_SET_THREADS;
+    return 1;
+}
+
+int cli_parse_t_stop_override(const char *command, const char *value, void *overrides)
+{
+    hb_sim_overrides_t *o = overrides;
+    double x;
+    if (!cli_parse_double(value, -HUGE_VAL, &x) || !(x >= 0.0)) {
+        cli_fail(command, "--t-stop '%s': expected a number >= 0 [ms]", value);
+        return 0;
+    }
+    o->options.t_stop_ms = x;
+    o->set |= HB_SIM_SET_T_STOP;
+    return 1;
+}
+
+int cli_parse_dt_override(const char *command, const char *value, void *overrides)
+{
+    hb_sim_overrides_t *o = overrides;
+    double x;
+    if (!cli_parse_double(value, 0.0, &x)) {
+        cli_fail(command, "--dt '%s': expected a positive number [ms]", value);
+        return 0;
+    }
+    o->options.dt_ms = x;
+    o->set |= HB_SIM_SET_DT;
     return 1;
 }
 
@@ -366,6 +539,57 @@ int cli_load_model(const char *command, const char *path, const cli_model_option
     return 0;
 }
 
+/* The member `key` of a cell as one of two names: 0, 1, or `fallback` when absent or else. */
+static int cell_choice(const json_t *cell, const char *key, const char *zero, const char *one,
+                       int fallback)
+{
+    const char *v = json_string_value(json_object_get(cell, key));
+    return !v ? fallback : strcmp(v, one) == 0 ? 1 : strcmp(v, zero) == 0 ? 0 : fallback;
+}
+
+void cli_warn_morphologies(const char *command, const char *model)
+{
+    json_error_t err;
+    json_t *root = json_load_file(model, 0, &err);
+    const json_t *cells = json_object_get(root, "cells");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", model);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[1] = '\0';
+    else dir[0] = '\0';
+    for (size_t i = 0; i < json_array_size(cells); i++) {
+        const json_t *cell = json_array_get(cells, i);
+        const char *file = json_string_value(json_object_get(cell, "morphology"));
+        if (!file) continue;
+        int seen = 0; /* a file named by several cells alike warns once */
+        for (size_t j = 0; j < i && !seen; j++) {
+            const json_t *other = json_array_get(cells, j);
+            const char *f = json_string_value(json_object_get(other, "morphology"));
+            seen = f && strcmp(f, file) == 0 && json_equal(json_object_get(other, "units"),
+                                                           json_object_get(cell, "units"));
+        }
+        if (seen) continue;
+        char path[8200];
+        snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
+        /* as the model loader reads it: NEURON's scheme (Import3d's sections) unless "vertex" */
+        const json_t *disc = json_object_get(cell, "discretization");
+        const int neuron = cell_choice(disc, "scheme", "vertex", "neuron", 1);
+        hb_swc_options_t swc;
+        hb_swc_options_default(&swc);
+        swc.units = cell_choice(cell, "units", "um", "nm", 0) ? HB_UNITS_NM : HB_UNITS_UM;
+        swc.sections = cell_choice(cell, "section_rule", "hinesbatch", "import3d", neuron)
+                           ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
+        swc.keep_zero_radius = cell_choice(cell, "zero_radius", "repair", "keep", 0);
+        hb_morph_t *morph = NULL;
+        if (hb_morph_load_swc(path, &swc, &morph) != HB_SUCCESS) continue; /* the loader says */
+        for (int k = 0; k < hb_morph_warning_count(morph); k++)
+            fprintf(stderr, "%s %s: warning: %s: cells[%zu].morphology: %s\n", program, command,
+                    model, i, hb_morph_warning(morph, k));
+        hb_morph_destroy(morph);
+    }
+    json_decref(root);
+}
+
 void cli_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -389,6 +613,41 @@ double cli_now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_progress_begin(cli_progress_t *p, const char *command, const char *unit)
+{
+    p->on = isatty(STDERR_FILENO);
+    p->command = command;
+    p->unit = unit;
+    p->start = cli_now_seconds();
+    p->shown = -1.0;
+    p->done = p->total = 0.0;
+}
+
+void cli_progress_redraw(cli_progress_t *p) { cli_progress_show(p, p->done, p->total, 1); }
+
+
+
+void cli_progress_show(cli_progress_t *p, double done, double total, int force)
+{
+    if (!p->on) return;
+    const double now = cli_now_seconds(), wall = now - p->start;
+    if (!force && p->shown >= 0.0 && now - p->shown < 0.2) return; /* a few lines a second */
+    p->shown = now;
+    p->done = done;
+    p->total = total;
+    fprintf(stderr, "\r\033[K%s %s: %g / %g %s, %.1f s", program, p->command, done, total,
+            p->unit, wall);
+    if (done > 0 && done < total) fprintf(stderr, ", ETA %.0f s", wall * (total - done) / done);
+    fflush(stderr);
+    progress_dirty = 1;
+}
+
+void cli_progress_clear(cli_progress_t *p)
+{
+    (void)p;
+    erase_progress();
 }
 
 static int compare_doubles(const void *x, const void *y)

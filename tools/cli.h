@@ -34,16 +34,6 @@ int cli_parse_int(const char *text, long lo, long hi, long *out);
 /* Whole-string finite number > lo; 1 on success. */
 int cli_parse_double(const char *text, double lo, double *out);
 
-typedef struct {
-    const char *command;
-    int argc;
-    char **argv;
-    int i;
-} cli_args_t;
-
-/* The value after option argv[i] (advancing i); NULL after an error message. */
-const char *cli_option_value(cli_args_t *a);
-
 /* ---- table-driven options (every subcommand) ---- */
 
 typedef enum {
@@ -55,10 +45,12 @@ typedef enum {
     CLI_OPT_CHOICE,   /* one name of `choices`: its value into an int */
     CLI_OPT_NAME_SET, /* comma-separated names of `choices`: their values or-ed into an int */
     CLI_OPT_CUSTOM,   /* parse(command, value, dest) */
-    /* The two kinds below have no name: they see the arguments that no option names. */
-    CLI_OPT_OTHER,     /* other(args, dest) on each such argument, before POSITIONAL */
-    CLI_OPT_POSITIONAL /* the one such argument not starting with '-' ("-" is one) into a
-                          const char *; required; `item` names it in errors ("model file").
+    CLI_OPT_DOUBLE,   /* a finite number > min into a double (cli_parse_double) */
+    /* The two kinds below have no name of their own. */
+    CLI_OPT_MODEL,     /* the compartment options (cli_model_option_names) into a
+                          cli_model_options_t */
+    CLI_OPT_POSITIONAL /* the one argument that is no option ("-" is one) into a const
+                          char *; required; `item` names it in errors ("model file").
                           At most one per table. */
 } cli_option_kind_t;
 
@@ -70,11 +62,11 @@ typedef struct {
 
 /* One option; write them with the CLI_* macros below, which check dest's type. */
 typedef struct {
-    const char *name; /* "--repeats" */
+    const char *name; /* "--repeats" (a value as "--repeats 5" or "--repeats=5"), or "-o" */
     cli_option_kind_t kind;
     void *dest;
-    long min, max;               /* INT, LONG, INT_LIST */
-    const char *expected;        /* INT, LONG: what a bad value is told ("1..1000") */
+    long min, max;               /* INT, LONG, INT_LIST; DOUBLE: min the exclusive bound */
+    const char *expected;        /* INT, LONG, DOUBLE: what a bad value is told ("1..1000") */
     int flag_value;              /* FLAG */
     int *count;                  /* INT_LIST: how many integers were given */
     int capacity;                /* INT_LIST: room at dest */
@@ -82,9 +74,6 @@ typedef struct {
     const char *item;            /* NAME_SET: what one name is, for errors ("model"); POSITIONAL */
     /* CUSTOM: 1, or 0 after an error message */
     int (*parse)(const char *command, const char *value, void *dest);
-    /* OTHER, on args->argv[args->i]: 1 used (its values taken with cli_option_value),
-     * 0 not one of its own, -1 after an error message */
-    int (*other)(cli_args_t *args, void *dest);
     const char *help; /* any kind: printed by --help after the usage and a blank line */
 } cli_option_t;
 
@@ -112,22 +101,26 @@ typedef struct {
      .choices = (list), .item = (what)}
 #define CLI_CUSTOM(option, parser, target)                                               \
     {.name = (option), .kind = CLI_OPT_CUSTOM, .dest = (target), .parse = (parser)}
-#define CLI_OTHER(parser, target, help_text)                                             \
-    {.kind = CLI_OPT_OTHER, .dest = (target), .other = (parser), .help = (help_text)}
+/* target: double *; a finite number > lo */
+#define CLI_DOUBLE(option, target, lo, expected_text)                                    \
+    {.name = (option), .kind = CLI_OPT_DOUBLE, .dest = CLI_DEST_(double, target),          \
+     .min = (lo), .expected = (expected_text)}
 #define CLI_POSITIONAL(what, target)                                                     \
     {.kind = CLI_OPT_POSITIONAL, .dest = CLI_DEST_(const char *, target), .item = (what)}
 /* The compartment options (cli_parse_model_option) into a cli_model_options_t *. */
 #define CLI_MODEL_OPTIONS(target)                                                        \
-    CLI_OTHER(cli_parse_model_option, CLI_DEST_(cli_model_options_t, target),            \
-              cli_usage_discretisation)
+    {.kind = CLI_OPT_MODEL, .dest = CLI_DEST_(cli_model_options_t, target),                \
+     .help = cli_usage_discretisation}
 
 /* cli_parse_options' result when the command should go on. */
 #define CLI_CONTINUE (-1)
 /*
- * Parses argv[1..argc-1] against `options`, in order (--help and -h print `usage`
- * and the entries' help to stdout). Returns CLI_CONTINUE, or the exit status: 0
- * after the usage, 2 after an error message (unknown argument, missing or bad
- * value, a POSITIONAL missing or given twice).
+ * Parses argv[1..argc-1] against `options` with getopt_long, in order: "--name value",
+ * "--name=value", "-o value", "-oVALUE", a unique prefix of a long name, and "--" before
+ * arguments that are not options (--help and -h print `usage` and the entries' help to
+ * stdout). Returns CLI_CONTINUE, or the exit status: 0 after the usage, 2 after an error
+ * message (unknown or ambiguous option, missing or bad value, a value given to a flag, a
+ * POSITIONAL missing or given twice).
  */
 int cli_parse_options(const char *command, const char *usage, const cli_option_t *options,
                       size_t n_options, int argc, char **argv);
@@ -138,19 +131,50 @@ typedef struct {
     int sections_set; /* --sections given; else --scheme neuron reads SWC as Import3d does */
 } cli_model_options_t;
 
+/* CLI_CUSTOM parsers of run's --backend, --threads, --t-stop and --dt into an
+ * hb_sim_overrides_t (the value, and its HB_SIM_SET_* bit). */
+int cli_parse_backend_override(const char *command, const char *value, void *overrides);
+int cli_parse_threads_override(const char *command, const char *value, void *overrides);
+int cli_parse_t_stop_override(const char *command, const char *value, void *overrides);
+int cli_parse_dt_override(const char *command, const char *value, void *overrides);
+
 void cli_model_options_default(cli_model_options_t *m);
-/* One compartment option at argv[i] into the cli_model_options_t `model`: 1 used,
- * 0 not one, -1 error (reported). A CLI_OPT_OTHER parser: see CLI_MODEL_OPTIONS. */
-int cli_parse_model_option(cli_args_t *a, void *model);
+/* The compartment options' names ("--policy", ...), NULL-terminated; each takes a value. */
+extern const char *const cli_model_option_names[];
+/* One compartment option (`option` one of cli_model_option_names) into `m`: 1, or 0 after
+ * an error message. */
+int cli_parse_model_option(const char *command, const char *option, const char *value,
+                           cli_model_options_t *m);
 /* Loads FILE (or the built-in cell when path is NULL), prints warnings, builds the
  * cable; returns 0 or 1 after an error message. */
 int cli_load_model(const char *command, const char *path, const cli_model_options_t *m,
                    hb_morph_t **morph, hb_cable_t **cable);
 
+/* The warnings of the SWC files a model file's cells name (as its loader reads them: units,
+ * section rule, zero radii), on stderr; files that fail to load are left to the loader. */
+void cli_warn_morphologies(const char *command, const char *model);
+
 void cli_json_string(FILE *out, const char *s);
 /* A number, or null when it is not finite (JSON has no NaN). */
 void cli_json_number(FILE *out, double x);
 double cli_now_seconds(void);
+
+/* A progress line on stderr while it is a terminal (nothing otherwise): "hinesbatch solve:
+ * 3 / 20 solves, 1.2 s, ETA 7 s", rewritten in place. */
+typedef struct {
+    int on;              /* stderr is a terminal */
+    const char *command; /* "solve", "bench hines" */
+    const char *unit;    /* what is counted: "solves", "cases" */
+    double start, shown; /* [s] cli_now_seconds at the start and at the last line */
+    double done, total;  /* the last line's counts */
+} cli_progress_t;
+void cli_progress_begin(cli_progress_t *p, const char *command, const char *unit);
+/* done of total; at most five lines a second unless `force`. */
+void cli_progress_show(cli_progress_t *p, double done, double total, int force);
+/* The last line again (after cli_progress_clear, before more work). */
+void cli_progress_redraw(cli_progress_t *p);
+/* Erases the line (before output on stdout, and at the end; cli_fail erases it too). */
+void cli_progress_clear(cli_progress_t *p);
 /* Sorts `x` and returns its median. */
 double cli_median(double *x, size_t n);
 /*

@@ -14,7 +14,8 @@
 #include "cli.h"
 
 static const char usage_run[] =
-    "usage: hinesbatch run MODEL.json [-o DIR] [--quiet] [--trace]\n"
+    "usage: hinesbatch run MODEL.json [-o DIR] [--quiet] [--trace] [--backend B]\n"
+    "                      [--threads T] [--t-stop MS] [--dt MS]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
@@ -46,7 +47,18 @@ static const char usage_run[] =
     "\n"
     "  -o, --output DIR  output directory, created if missing (default: .)\n"
     "  --quiet           no summary\n"
-    "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n";
+    "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n"
+    "  --backend B       seq | omp | cuda | best: where the steps run, in place of the\n"
+    "                    file's \"backend\" (networks: seq or omp)\n"
+    "  --threads T       OpenMP threads of --backend omp, 0.." CLI_STR(HB_MAX_THREADS) " (default 0:\n"
+    "                    OpenMP's default, OMP_NUM_THREADS)\n"
+    "  --t-stop MS       end time [ms], in place of the file's \"t_stop\" (a busyring's\n"
+    "                    \"duration\")\n"
+    "  --dt MS           time step [ms], in place of the file's \"dt\" (a multiple of it\n"
+    "                    must still be \"sample_dt\")\n";
+
+/* The file's options that the command line replaces (--backend, --threads, --t-stop, --dt). */
+static hb_sim_overrides_t overrides;
 
 /* The signal that asked the run to stop (0: none). Set by the handler alone; read between
  * chunks of the run, so that a run stops at a boundary with its outputs whole. */
@@ -223,7 +235,8 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     snprintf(path, sizeof path, "%s/spikes.dat", out);
     snprintf(summary, sizeof summary, "%s/summary.json", out);
     int rc = check_output(out); /* on every rank: all fail alike, none left in a collective */
-    if (rc == 0) status = hb_net_load_json(model, comm, &net);
+    if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
+    if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
     if (rc == 0 && rank == 0 && !(f = fopen(path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
@@ -464,7 +477,8 @@ static int run_cells(const char *model, const char *out, int quiet)
 {
     if (check_output(out) != 0) return 1;
     hb_sim_t *sim = NULL;
-    hb_status_t status = hb_sim_load_json(model, &sim);
+    cli_warn_morphologies("run", model);
+    hb_status_t status = hb_sim_load_json_with(model, &overrides, &sim);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
     hb_sim_options_t opt;
     hb_sim_options(sim, &opt);
@@ -521,6 +535,10 @@ int cli_command_run(int argc, char **argv)
         CLI_STRING("-o", &out),
         CLI_STRING("--output", &out),
         CLI_FLAG("--quiet", &quiet, 1),
+        CLI_CUSTOM("--backend", cli_parse_backend_override, &overrides),
+        CLI_CUSTOM("--threads", cli_parse_threads_override, &overrides),
+        CLI_CUSTOM("--t-stop", cli_parse_t_stop_override, &overrides),
+        CLI_CUSTOM("--dt", cli_parse_dt_override, &overrides),
         CLI_POSITIONAL("model file", &model),
     };
     const int parsed = cli_parse_options("run", usage_run, options,

@@ -18,7 +18,8 @@ static const char usage_solve[] =
     "  --cells N         systems in the batch (default 1000)\n"
     "  --layout L        flat | interleaved (default) | block\n"
     "  --block-size BS   systems per block for --layout block (default 32)\n"
-    "  --backend B       seq | omp (default: omp when built with OpenMP, else seq)\n"
+    "  --backend B       seq | omp | cuda | best (default: omp when built with OpenMP,\n"
+    "                    else seq)\n"
     "  --threads T       OpenMP threads, at most " CLI_STR(HB_MAX_THREADS) " (default: OpenMP's\n"
     "                    default, OMP_NUM_THREADS)\n"
     "  --steps K         solves to time (default 10)\n"
@@ -35,13 +36,6 @@ typedef struct {
     hb_backend_t backend;
     int check, json;
 } solve_options_t;
-
-static int parse_dt(const char *command, const char *value, void *dt)
-{
-    if (cli_parse_double(value, 0.0, dt)) return 1;
-    cli_fail(command, "--dt '%s': expected a positive number [ms]", value);
-    return 0;
-}
 
 /* CLI_CONTINUE, or the exit status (0 after --help, 2 after an error message). */
 static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_options_t *m)
@@ -65,7 +59,7 @@ static int parse_solve(int argc, char **argv, solve_options_t *o, cli_model_opti
                 "an integer 0.." CLI_STR(HB_MAX_THREADS) " (the cap on threads)"),
         CLI_INT("--steps", &o->steps, 1, 100000000L, "an integer 1..100000000"),
         CLI_INT("--seed", &o->seed, 0, 100000000L, "an integer 0..100000000"),
-        CLI_CUSTOM("--dt", parse_dt, &o->dt),
+        CLI_DOUBLE("--dt", &o->dt, 0, "a positive number [ms]"),
         CLI_MODEL_OPTIONS(m),
     };
     const int parsed = cli_parse_options("solve", usage_solve, options,
@@ -140,12 +134,16 @@ int cli_command_solve(int argc, char **argv)
         goto error;
     }
     /* Each solve starts from the freshly assembled system (restoring it is not timed). */
+    cli_progress_t progress;
+    cli_progress_begin(&progress, "solve", "solves");
     for (long k = 0; k < o.steps; k++) {
+        cli_progress_show(&progress, (double)k, (double)o.steps, 0);
         if ((status = hb_batch_convert(original, batch)) != HB_SUCCESS) goto error;
         double t0 = cli_now_seconds();
         if ((status = hb_batch_solve(batch)) != HB_SUCCESS) goto error;
         times[k] = cli_now_seconds() - t0;
     }
+    cli_progress_clear(&progress);
     if (o.check && (status = max_residual(original, batch, parent, &max_rel_residual)) !=
                        HB_SUCCESS)
         goto error;

@@ -24,7 +24,7 @@ cells stays small; each rank then builds only the connections that end on its ce
 file is for hinesbatch alone (NEURON and Arbor read listed connections).
 
 usage: paper_network.py CELLS T_STOP OUT.json [--seed S] [--in-degree K] [--builder]
-       [--backend seq|omp] [--exchange blocking|iallgatherv|tasks]
+       [--backend seq|omp] [--exchange blocking|iallgatherv|tasks] (default: the library's, blocking)
 """
 import argparse
 import json
@@ -114,7 +114,7 @@ def main():
     ap.add_argument("--in-degree", type=int, default=500)
     ap.add_argument("--builder", action="store_true")
     ap.add_argument("--backend", default="seq")
-    ap.add_argument("--exchange", default="iallgatherv")
+    ap.add_argument("--exchange", default="blocking")
     a = ap.parse_args()
     m = (builder_model if a.builder else model)(a.cells, a.t_stop, a.seed, a.in_degree)
     m["backend"] = a.backend

@@ -4,6 +4,7 @@
 #
 #   bench/network/run.sh peers   OUTDIR   one core each, then all cores (Arbor, hinesbatch)
 #   bench/network/run.sh busyring OUTDIR  Arbor's busyring: hinesbatch and Arbor, 1 and all cores
+#   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
 # Environment: HB (the hinesbatch binary, default build/hinesbatch), MPIRUN (default
@@ -119,8 +120,8 @@ scaling() {
   log "no exchange, $CORES at once: $(tr '\n' ' ' < "$out/alone_update.txt")"
   "$PY" "$here/paper_network.py" "$strong" "$TSTOP" "$work/s.json" --builder
   for r in $list; do hb_run "$r" 1 "$work/s.json" "strong_${strong}_${r}"; done
-  # MPI x OpenMP on all cores: the Iallgatherv exchange against the paper's tasks
-  for ex in iallgatherv tasks; do
+  # MPI x OpenMP on all cores: the three exchange modes
+  for ex in blocking iallgatherv tasks; do
     "$PY" "$here/paper_network.py" "$strong" "$TSTOP" "$work/m.json" --builder --backend omp --exchange $ex
     for r in $list; do hb_run "$r" $((CORES / r)) "$work/m.json" "hybrid_${ex}_${r}x$((CORES / r))"; done
   done
@@ -135,9 +136,25 @@ scaling() {
 bundle() { tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"; }
 trap 'rm -rf "$work"; bundle' EXIT
 
+# the three exchange modes in turn, ROUNDS rounds, on 16 x 1, 4 x 4 and 2 x 8 (ranks x threads)
+exchange() {
+  local n=${STRONG_CELLS:-16000}
+  for ex in iallgatherv tasks blocking; do
+    "$PY" "$here/paper_network.py" "$n" "$TSTOP" "$work/x_$ex.json" --builder --backend omp --exchange $ex
+  done
+  for round in $(seq 1 "${ROUNDS:-3}"); do
+    for rt in "${CORES}x1" "$((CORES / 4))x4" "$((CORES / 8))x8"; do
+      for ex in iallgatherv tasks blocking; do
+        hb_run "${rt%x*}" "${rt#*x}" "$work/x_$ex.json" "exchange_${round}_${rt}_${ex}"
+      done
+    done
+  done
+}
+
 case $what in
   peers) peers ;;
+  exchange) exchange ;;
   busyring) busyring ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|scaling OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|exchange|scaling OUTDIR" >&2; exit 2 ;;
 esac

@@ -474,9 +474,10 @@ HB_HOSTDEV void hb_syn_receive(const hb_syn_site_t *syn, double *state, size_t s
  * hb_cable_step_system on g and i summed as pas + hh, then the solve above;
  * shared and per-lane groups give the same bits.
  */
-HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
-                                            int block, int lane0, int lanes, int width,
-                                            int shared, double *d, double *rhs)
+/* Passes A to B of hb_step_lanes: the block's matrix assembled in d and rhs. */
+HB_HOSTDEV void hb_step_lanes_assemble(const hb_step_group_t *g, const hb_step_params_t *p,
+                                       int block, int lane0, int lanes, int width, int shared,
+                                       double *d, double *rhs)
 {
     const int m = g->m;
     const size_t base = (size_t)block * (size_t)m * (size_t)width + (size_t)lane0;
@@ -489,6 +490,7 @@ HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *
     const double *pg = g->pas_g + cbase, *pe = g->pas_e + cbase;
     const int *parent = g->parent;
     const size_t hh_base = (size_t)block * (size_t)g->n_hh;
+
 
     for (int i = 0; i < m; i++) {
         const size_t r = (size_t)i * w, c = (size_t)i * crow;
@@ -548,11 +550,36 @@ HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *
         hb_step_axial_row(lanes, cl, cfac + c, u + c, l + c, v + r, v + pr, d + r, rhs + r,
                           d + pr, rhs + pr);
     }
+}
+
+/* The solve of hb_step_lanes: rhs = dv. */
+HB_HOSTDEV void hb_step_lanes_solve(const hb_step_group_t *g, int block, int lane0, int lanes,
+                                    int width, int shared, double *d, double *rhs)
+{
+    const int m = g->m;
+    const size_t base = (size_t)block * (size_t)m * (size_t)width + (size_t)lane0;
+    const size_t w = (size_t)width;
+    const int cl = shared ? 0 : 1;
+    const size_t cbase = shared ? 0 : base, crow = shared ? 1 : w;
+    const double *u = g->u + cbase, *l = g->l + cbase;
+    const int *parent = g->parent;
     if (shared && g->fixed_row)
         hb_step_solve_fixed(m, parent, w, lanes, u, l, g->fixed_row, g->fixed_r, g->fixed_c,
                             g->fixed_f, d, rhs);
     else
         hb_hines_recip_lanes_inline(m, parent, w, (size_t)lanes, u, l, crow, (size_t)cl, d, rhs);
+}
+
+/* Passes C and G of hb_step_lanes: v += factor dv, then gates and synapse states. */
+HB_HOSTDEV void hb_step_lanes_update(const hb_step_group_t *g, const hb_step_params_t *p,
+                                     int block, int lane0, int lanes, int width,
+                                     const double *rhs)
+{
+    const int m = g->m;
+    const size_t base = (size_t)block * (size_t)m * (size_t)width + (size_t)lane0;
+    const size_t w = (size_t)width;
+    double *v = g->v + base;
+    const size_t hh_base = (size_t)block * (size_t)g->n_hh;
     for (int i = 0; i < m; i++) {
         const size_t r = (size_t)i * w;
         hb_step_update_row(lanes, p->factor, rhs + r, v + r);
@@ -576,6 +603,15 @@ HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *
         for (int q = g->syn_start[first]; q < g->syn_start[first + lanes]; q++)
             hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);
     }
+}
+
+HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
+                                            int block, int lane0, int lanes, int width,
+                                            int shared, double *d, double *rhs)
+{
+    hb_step_lanes_assemble(g, p, block, lane0, lanes, width, shared, d, rhs);
+    hb_step_lanes_solve(g, block, lane0, lanes, width, shared, d, rhs);
+    hb_step_lanes_update(g, p, block, lane0, lanes, width, rhs);
 }
 
 /*

@@ -348,6 +348,64 @@ static hb_status_t parse_text(reader_t *r, const char *text, size_t length)
     return parse_lines(r, text, length, 1, &used);
 }
 
+/* ---- plausibility ---- */
+
+/* A neuron spans at most a few mm and its neurites are a few um thick: a file read in um
+ * that spans more than 10 cm, or whose neurites' median radius exceeds 50 um, is most likely
+ * in nm (FlyWire, EM skeletons). */
+#define NM_EXTENT_UM 1e5
+#define NM_MEDIAN_RADIUS_UM 50.0
+
+static int compare_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A warning when the sizes of a morphology read in um say nanometres. */
+static hb_status_t warn_if_nanometres(hb_morph_t *m)
+{
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    double *radii = malloc((size_t)m->n_samples * sizeof *radii);
+    if (!radii) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", m->name);
+    int n = 0;
+    for (int i = 0; i < m->n_samples; i++) {
+        const hb_sample_t *s = &m->samples[i];
+        const double p[3] = {s->x, s->y, s->z};
+        for (int k = 0; k < 3; k++) {
+            if (p[k] < lo[k]) lo[k] = p[k];
+            if (p[k] > hi[k]) hi[k] = p[k];
+        }
+        if (s->type != 1) radii[n++] = s->radius; /* neurites: a soma may be large */
+    }
+    double extent = 0.0, median = 0.0;
+    for (int k = 0; k < 3; k++) extent += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    extent = sqrt(extent);
+    if (n > 0) {
+        qsort(radii, (size_t)n, sizeof *radii, compare_double);
+        median = n % 2 ? radii[n / 2] : 0.5 * (radii[n / 2 - 1] + radii[n / 2]);
+    }
+    free(radii);
+    if (!(extent > NM_EXTENT_UM) && !(median > NM_MEDIAN_RADIUS_UM)) return HB_SUCCESS;
+    return hb_morph_warn(m, 0, "spans %.4g um with a median neurite radius of %.3g um, but a "
+                         "neuron spans at most a few mm and its neurites are a few um thick: are "
+                         "the coordinates in nanometres? Then read the file with units nm "
+                         "(hinesbatch --units nm; a model file's cell: \"units\": \"nm\")",
+                         extent, median);
+}
+
+/* hb_morph_build, then the plausibility warning of units um. */
+static hb_status_t build(const reader_t *r, const char *name, const hb_swc_options_t *options,
+                         hb_morph_t **morph)
+{
+    hb_status_t st = hb_morph_build(r->samples, r->count, name, options, morph);
+    if (st == HB_SUCCESS && options->units == HB_UNITS_UM && (st = warn_if_nanometres(*morph))) {
+        hb_morph_destroy(*morph);
+        *morph = NULL;
+    }
+    return st;
+}
+
 /* ---- public API ---- */
 
 static hb_status_t check_options(const char *name, const hb_swc_options_t *options)
@@ -394,7 +452,7 @@ hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name
     reader_t r = {name, 0, options, NULL, 0, 0};
     st = parse_text(&r, text ? text : "", length);
     if (st == HB_SUCCESS) st = need_samples(&r);
-    if (st == HB_SUCCESS) st = hb_morph_build(r.samples, r.count, name, options, morph);
+    if (st == HB_SUCCESS) st = build(&r, name, options, morph);
     free(r.samples);
     return st;
 }
@@ -471,7 +529,7 @@ hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
     st = parse_file(&r, f);
     fclose(f);
     if (st == HB_SUCCESS) st = need_samples(&r);
-    if (st == HB_SUCCESS) st = hb_morph_build(r.samples, r.count, path, options, morph);
+    if (st == HB_SUCCESS) st = build(&r, path, options, morph);
     free(r.samples);
     return st;
 }

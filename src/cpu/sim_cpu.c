@@ -24,6 +24,10 @@ typedef struct {
     hb_step_group_t *groups; /* the layout's host arrays, stepped in place */
     int total_blocks;
     int *block_group, *block_index; /* per block of all groups */
+    /* Work items: a block, or up to INTERLEAVE consecutive one-lane blocks (cells of their own
+     * shape) whose solves are interleaved; item i is blocks item_first[i] .. + item_count[i]. */
+    int n_items;
+    int *item_first, *item_count;
     int threads;         /* CPU threads stepping blocks */
     size_t scratch_size; /* per thread: d and rhs of one block */
     double *scratch;
@@ -72,6 +76,90 @@ static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int 
     case 3: hb_step_lanes(g, p, block, 0, 1, 1, 1, d, rhs); break;
     default: hb_step_lanes(g, p, block, 0, 1, 1, 0, d, rhs); break;
     }
+}
+
+/*
+ * Cells of their own shape (one-lane blocks: busyring's random trees) have no lanes to
+ * vectorise over, and each row of their solve waits for the row before (latency, not
+ * throughput). Up to INTERLEAVE of them are stepped together: each assembled on its own, then
+ * their solves row by row in turn, so that the core overlaps the independent chains, then
+ * each updated. Every cell's operations are those of hb_step_lanes in the same order: the same
+ * bits.
+ */
+enum { INTERLEAVE = 4 }; /* 4 and 8 measured alike (busyring, one core) */
+
+/* A one-lane block that can join an interleaved item: shared constants, fixed rows known. */
+static int interleavable(const hb_step_group_t *g)
+{
+    return g->width == 1 && g->shared && g->fixed_row != NULL;
+}
+
+static inline void solve_interleaved(int n, const hb_step_group_t *const *g, double *const *d,
+                                     double *const *rhs)
+{
+    /* each cell's arrays in locals: the row loop reads no struct */
+    const int *par[INTERLEAVE];
+    const unsigned char *fix[INTERLEAVE];
+    const double *fr[INTERLEAVE], *fc[INTERLEAVE], *ff[INTERLEAVE], *u[INTERLEAVE], *l[INTERLEAVE];
+    int m[INTERLEAVE], most = 0;
+    for (int k = 0; k < n; k++) {
+        par[k] = g[k]->parent;
+        fix[k] = g[k]->fixed_row;
+        fr[k] = g[k]->fixed_r;
+        fc[k] = g[k]->fixed_c;
+        ff[k] = g[k]->fixed_f;
+        u[k] = g[k]->u;
+        l[k] = g[k]->l;
+        m[k] = g[k]->m;
+        most = m[k] > most ? m[k] : most;
+    }
+    for (int t = 1; t < most; t++) /* row m - t of each cell: m - 1 down to 1 */
+        for (int k = 0; k < n; k++) {
+            const int i = m[k] - t;
+            if (i < 1) continue;
+            const int pi = par[k][i];
+            double *dk = d[k], *rk = rhs[k];
+            if (fix[k][i]) {
+                if (!fix[k][pi]) dk[pi] -= fc[k][i];
+                rk[pi] -= ff[k][i] * rk[i];
+            } else {
+                hb_hines_recip_eliminate_row(1, 0, u[k][i], l[k][i], u[k] + i, l[k] + i, dk + i,
+                                             rk + i, dk + pi, rk + pi);
+            }
+        }
+    for (int k = 0; k < n; k++) {
+        if (fix[k][0]) rhs[k][0] = rhs[k][0] * fr[k][0];
+        else hb_hines_recip_root(1, d[k], rhs[k]);
+    }
+    for (int i = 1; i < most; i++)
+        for (int k = 0; k < n; k++) {
+            if (i >= m[k]) continue;
+            const int pi = par[k][i];
+            double *rk = rhs[k];
+            if (fix[k][i])
+                rk[i] = (rk[i] - l[k][i] * rk[pi]) * fr[k][i];
+            else
+                hb_hines_recip_substitute_row(1, 0, l[k][i], l[k] + i, d[k] + i, rk + pi, rk + i);
+        }
+}
+
+/* An item of n interleaved one-lane blocks (block index blk[k] of group g[k]). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void step_interleaved(int n, const hb_step_group_t *const *g, const int *blk,
+                             const hb_step_params_t *p, double *scratch)
+{
+    double *d[INTERLEAVE] = {NULL}, *rhs[INTERLEAVE] = {NULL};
+    size_t at = 0;
+    for (int k = 0; k < n; k++) {
+        d[k] = scratch + at;
+        rhs[k] = d[k] + g[k]->m;
+        at += 2 * (size_t)g[k]->m;
+        hb_step_lanes_assemble(g[k], p, blk[k], 0, 1, 1, 1, d[k], rhs[k]);
+    }
+    solve_interleaved(n, g, d, rhs);
+    for (int k = 0; k < n; k++) hb_step_lanes_update(g[k], p, blk[k], 0, 1, 1, rhs[k]);
 }
 
 /* The step's solve of one block of HB_SIM_CPU_LANES lanes, shared u and l (the
@@ -213,42 +301,57 @@ static int block_nonfinite(const hb_step_group_t *g, int b)
     }
 }
 
+/* Work item `item` (a block, or interleaved one-lane blocks); check: then its blocks'
+ * voltages, right after their step, into sim->bad. */
+static void step_item(cpu_sim_t *sim, int item, const hb_step_params_t *p, double *scratch,
+                      int check)
+{
+    const int first = sim->item_first[item], n = sim->item_count[item];
+    if (n == 1) {
+        step_block(&sim->groups[sim->block_group[first]], p, sim->block_index[first], scratch);
+    } else {
+        const hb_step_group_t *g[INTERLEAVE];
+        int blk[INTERLEAVE];
+        for (int k = 0; k < n; k++) {
+            g[k] = &sim->groups[sim->block_group[first + k]];
+            blk[k] = sim->block_index[first + k];
+        }
+        step_interleaved(n, g, blk, p, scratch);
+    }
+    for (int b = first; check && b < first + n; b++)
+        sim->bad[b] = (unsigned char)block_nonfinite(&sim->groups[sim->block_group[b]],
+                                                     sim->block_index[b]);
+}
+
 /* Steps 1-5 on every block; step: steps done before this one. check: then the voltages of
  * each block, right after its step, into sim->bad. */
 static void cpu_step(cpu_sim_t *sim, long step, int check)
 {
     const hb_step_params_t p = {sim->dt, sim->factor, ((double)step + 0.5) * sim->dt, sim->table,
                                 sim->q10};
-    const int n = sim->total_blocks;
+    const int n = sim->n_items;
 #ifdef HB_HAVE_OPENMP
     if (sim->ctx->backend == HB_BACKEND_OMP && omp_in_parallel()) {
-        /* inside a network's task region (HB_NET_TASKS): a task per block, for the team's
+        /* inside a network's task region (HB_NET_TASKS): a task per item, for the team's
          * threads that are not exchanging spikes; the team is at most sim->threads */
 #pragma omp taskloop grainsize(1)
-        for (int b = 0; b < n; b++) {
+        for (int i = 0; i < n; i++) {
             const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
-            step_block(&sim->groups[sim->block_group[b]], &p, sim->block_index[b],
-                       sim->scratch + (size_t)t * sim->scratch_size);
+            step_item(sim, i, &p, sim->scratch + (size_t)t * sim->scratch_size, check);
         }
         return;
     }
     if (sim->ctx->backend == HB_BACKEND_OMP) {
         const int threads = sim->ctx->threads > 0 ? sim->ctx->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (int b = 0; b < n; b++) {
+        for (int i = 0; i < n; i++) {
             const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
-            const hb_step_group_t *g = &sim->groups[sim->block_group[b]];
-            step_block(g, &p, sim->block_index[b], sim->scratch + (size_t)t * sim->scratch_size);
-            if (check) sim->bad[b] = (unsigned char)block_nonfinite(g, sim->block_index[b]);
+            step_item(sim, i, &p, sim->scratch + (size_t)t * sim->scratch_size, check);
         }
         return;
     }
 #endif
-    for (int b = 0; b < n; b++) {
-        const hb_step_group_t *g = &sim->groups[sim->block_group[b]];
-        step_block(g, &p, sim->block_index[b], sim->scratch);
-        if (check) sim->bad[b] = (unsigned char)block_nonfinite(g, sim->block_index[b]);
-    }
+    for (int i = 0; i < n; i++) step_item(sim, i, &p, sim->scratch, check);
 }
 
 /* After a check: the first non-finite voltage (first flagged block, then its smallest cell,
@@ -278,6 +381,8 @@ static void cpu_destroy(void *engine)
     free(s->groups);
     free(s->block_group);
     free(s->block_index);
+    free(s->item_first);
+    free(s->item_count);
     free(s->bad);
     free(s->scratch);
     free(s->probe_group);
@@ -316,6 +421,21 @@ static hb_status_t make_blocks(cpu_sim_t *s)
     for (int g = 0; g < s->n_groups; g++) {
         const size_t n = (size_t)s->groups[g].m * (size_t)s->groups[g].width;
         most = n > most ? n : most;
+    }
+    /* work items: runs of up to INTERLEAVE interleavable one-lane blocks, else single blocks */
+    if (!ALLOC(s->item_first, s->total_blocks) || !ALLOC(s->item_count, s->total_blocks))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int b = 0; b < s->total_blocks;) {
+        int n = 1;
+        size_t rows = (size_t)s->groups[s->block_group[b]].m;
+        if (interleavable(&s->groups[s->block_group[b]]))
+            while (n < INTERLEAVE && b + n < s->total_blocks &&
+                   interleavable(&s->groups[s->block_group[b + n]]))
+                rows += (size_t)s->groups[s->block_group[b + n++]].m;
+        most = rows > most ? rows : most; /* an item's d and rhs, one after the other */
+        s->item_first[s->n_items] = b;
+        s->item_count[s->n_items++] = n;
+        b += n;
     }
     s->scratch_size = (2 * most + 7) & ~(size_t)7; /* each thread's on a cache line of its own */
     if (!(s->scratch = aligned_alloc(64, (size_t)s->threads * s->scratch_size * sizeof(double))))

@@ -166,7 +166,7 @@ static hb_status_t build_engine(hb_net_t *net)
     /* Overlapping the exchange of an epoch with the next one needs epochs of half the delay:
      * a spike's events then land two epochs on. */
     net->epoch_overlap = net->epoch_blocking / 2;
-    hb_net_set_overlap(net, HB_NET_IALLGATHERV);
+    hb_net_set_overlap(net, HB_NET_BLOCKING); /* measured fastest: docs/network.md */
     /* Cable cells: one simulation; each one's first detecting probe is its detector. */
     net->detector = calloc((size_t)net->n_cable + 1, sizeof *net->detector);
     net->seen = calloc((size_t)net->n_cable + 1, sizeof *net->seen);

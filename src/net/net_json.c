@@ -509,11 +509,14 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
         return status;
     hb_json_join(at, path, "event-weight");
     if (!isfinite((float)weight)) return hb_json_fail(ld, at, "expected a finite weight [uS]");
-    /* duration and dt: the run's; a file's t_stop and dt must agree */
+    /* duration and dt: the run's; a file's t_stop and dt must agree (an override wins over
+     * both) */
     static const char *const run_keys[2][2] = {{"duration", "t_stop"}, {"dt", "dt"}};
     double *const run_vals[2] = {&duration, &dt};
     double *const opt_vals[2] = {&opt->t_stop_ms, &opt->dt_ms};
     for (int k = 0; k < 2; k++) {
+        const unsigned set_bit = k ? HB_SIM_SET_DT : HB_SIM_SET_T_STOP;
+        if (ld->overrides && (ld->overrides->set & set_bit)) continue; /* the caller's wins */
         const int mine = json_object_get(bj, run_keys[k][0]) != NULL;
         const int file = json_object_get(root, run_keys[k][1]) != NULL;
         hb_json_join(at, path, run_keys[k][0]);
@@ -582,7 +585,7 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
     if ((status = hb_json_need_object(ld, "network", net)) ||
         (status = hb_json_check_keys(ld, "network", net, keys)))
         return status;
-    r->exchange = HB_NET_IALLGATHERV;
+    r->exchange = HB_NET_BLOCKING;
     const json_t *ex = json_object_get(net, "exchange");
     if (ex) {
         int found = -1;
@@ -677,8 +680,8 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
 
 /* The network of a parsed file (root is released); `file` names it in messages, `dir` resolves
  * its relative paths; neither is kept. */
-static hb_status_t from_root(json_t *root, const char *file, const char *dir, hb_comm_t *comm,
-                             hb_net_t **net)
+static hb_status_t from_root(json_t *root, const char *file, const char *dir,
+                             const hb_sim_overrides_t *overrides, hb_comm_t *comm, hb_net_t **net)
 {
     json_net_t *r = calloc(1, sizeof *r);
     if (!r) {
@@ -688,10 +691,12 @@ static hb_status_t from_root(json_t *root, const char *file, const char *dir, hb
     r->ld.file = file;
     r->ld.base_dir = dir;
     r->ranks = hb_comm_size(comm);
+    r->ld.overrides = overrides;
     hb_sim_options_t opt;
     hb_status_t status = load(r, root, &opt);
     json_decref(root);
     r->ld.base_dir = NULL; /* the caller's */
+    r->ld.overrides = NULL;
     if (status == HB_SUCCESS) {
         const hb_recipe_t recipe = {r->n_cable + r->n_sources, r, jn_kind, jn_cable, jn_source,
                                     jn_connections, jn_events};
@@ -710,6 +715,12 @@ static hb_status_t from_root(json_t *root, const char *file, const char *dir, hb
 
 hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net)
 {
+    return hb_net_load_json_with(path, NULL, comm, net);
+}
+
+hb_status_t hb_net_load_json_with(const char *path, const hb_sim_overrides_t *overrides,
+                                  hb_comm_t *comm, hb_net_t **net)
+{
     hb_clear_error();
     if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load_json: net is NULL");
     *net = NULL;
@@ -718,7 +729,7 @@ hb_status_t hb_net_load_json(const char *path, hb_comm_t *comm, hb_net_t **net)
     json_t *root = NULL;
     hb_status_t status = hb_json_load_file(path, dir, sizeof dir, &root);
     if (status != HB_SUCCESS) return status;
-    return from_root(root, path, dir, comm, net);
+    return from_root(root, path, dir, overrides, comm, net);
 }
 
 hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
@@ -732,5 +743,5 @@ hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
     json_error_t err;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     if (!root) return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", name, err.line, err.column, err.text);
-    return from_root(root, name, base_dir, comm, net);
+    return from_root(root, name, base_dir, NULL, comm, net);
 }

@@ -49,6 +49,85 @@ void hb_json_join_index(char *out, const char *path, size_t index)
     mark_cut(out, snprintf(out, HB_JSON_PATH, "%s[%zu]", path, index));
 }
 
+/* What model files of other simulators call an option (NEURON's tstop, v_init), or names a
+ * user guesses, with the key we use; a suggestion only where that key is allowed. */
+static const char *const aliases[][2] = {
+    {"tstop", "t_stop"},         {"duration", "t_stop"},   {"tend", "t_stop"},
+    {"t_end", "t_stop"},         {"v_rest", "v_init"},     {"vrest", "v_init"},
+    {"v0", "v_init"},            {"vinit", "v_init"},      {"temperature", "celsius"},
+    {"temp", "celsius"},         {"secondorder", "method"}, {"delay", "del"},
+    {"duration", "dur"},         {"amplitude", "amp"},     {"threshold", "spike_threshold"},
+    {"diameter", "diam"},        {"l", "length"},          {"e_pas", "e"},
+    {"g_pas", "g"},              {"gnabar_hh", "gnabar"},
+    {"gkbar_hh", "gkbar"},       {"gl_hh", "gl"},          {"el_hh", "el"},
+    {"morph", "morphology"},     {"swc", "morphology"},    {"file", "morphology"},
+};
+
+/* Keys a user puts in the wrong place: where they belong, when `allowed` lacks them. */
+static const char *const elsewhere[][2] = {
+    {"nseg", "a cell's \"discretization\" or one of its \"regions\""},
+    {"Ra", "a cell or one of its \"regions\""},
+    {"cm", "a cell or one of its \"regions\""},
+    {"t_stop", "the top level of the file"},
+    {"dt", "the top level of the file"},
+    {"v_init", "the top level of the file"},
+    {"celsius", "the top level of the file"},
+    {"morphology", "a cell (an entry of \"cells\")"},
+};
+
+static int lower(int c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; }
+
+static int same_name(const char *a, const char *b)
+{
+    for (; *a && lower(*a) == lower(*b); a++, b++) continue;
+    return *a == *b;
+}
+
+/* Case-insensitive edit distance with adjacent transpositions (optimal string alignment);
+ * names longer than 63 characters count as far from everything. */
+static int edit_distance(const char *a, const char *b)
+{
+    enum { ROOM = 64 };
+    const size_t n = strlen(a), m = strlen(b);
+    if (n >= ROOM || m >= ROOM) return ROOM;
+    int d[ROOM][ROOM];
+    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            const int cost = lower(a[i - 1]) != lower(b[j - 1]);
+            int best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < best) best = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+                lower(a[i - 2]) == lower(b[j - 1]) && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+/* The allowed key a misspelt `key` most likely meant (an alias, else the nearest within 2
+ * edits and less than half the key's length), or NULL. */
+static const char *nearest_key(const char *key, const char *const *allowed)
+{
+    for (size_t k = 0; k < sizeof aliases / sizeof *aliases; k++)
+        if (same_name(key, aliases[k][0]))
+            for (const char *const *a = allowed; *a; a++)
+                if (strcmp(*a, aliases[k][1]) == 0) return *a;
+    const char *best = NULL;
+    int best_d = 3;
+    const int len = (int)strlen(key);
+    for (const char *const *a = allowed; *a; a++) {
+        const int d = edit_distance(key, *a);
+        if (d < best_d && 2 * d < len) {
+            best = *a;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
 /* Every key of `obj` must be in the NULL-terminated list `allowed`. */
 hb_status_t hb_json_check_keys(const hb_json_loader_t *ld, const char *path, const json_t *obj,
                               const char *const *allowed)
@@ -59,12 +138,17 @@ hb_status_t hb_json_check_keys(const hb_json_loader_t *ld, const char *path, con
         int known = 0;
         for (const char *const *a = allowed; *a && !known; a++) known = strcmp(key, *a) == 0;
         if (!known) {
-            char list[512] = "";
+            char list[512] = "", hint[160] = "";
             for (const char *const *a = allowed; *a; a++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+            const char *near = nearest_key(key, allowed);
+            if (near) snprintf(hint, sizeof hint, "; did you mean \"%s\"?", near);
+            for (size_t k = 0; !near && k < sizeof elsewhere / sizeof *elsewhere; k++)
+                if (strcmp(key, elsewhere[k][0]) == 0)
+                    snprintf(hint, sizeof hint, "; \"%s\" belongs in %s", key, elsewhere[k][1]);
             char at[HB_JSON_PATH];
             hb_json_join(at, path, key);
-            return hb_json_fail(ld, at, "unknown key; expected one of: %s", list);
+            return hb_json_fail(ld, at, "unknown key; expected one of: %s%s", list, hint);
         }
     }
     return HB_SUCCESS;

@@ -16,6 +16,7 @@ typedef struct {
     const char *file;     /* name used in messages */
     const char *base_dir; /* directory that relative paths start from */
     hb_sim_owned_t owned; /* morphologies and models built so far */
+    const hb_sim_overrides_t *overrides; /* what replaces the file's options (NULL: none) */
 } hb_json_loader_t;
 
 enum { HB_JSON_OPTIONAL = 0, HB_JSON_REQUIRED = 1 };
@@ -52,7 +53,8 @@ hb_status_t hb_json_array(const hb_json_loader_t *ld, const char *path, const js
 /* Reads a JSON file; *dir receives its folder (relative paths start there). */
 hb_status_t hb_json_load_file(const char *path, char *dir, size_t dir_size, json_t **root);
 
-/* model_json.c, for the network loader: a model file's options, and one entry of "cells"
+/* model_json.c, for the network loader: a model file's options (the loader's overrides
+ * applied), and one entry of "cells"
  * (its `count` copies appended to cells[]; the models owned by ld). */
 hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root,
                                 hb_sim_options_t *opt);

@@ -601,6 +601,43 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
     return HB_SUCCESS;
 }
 
+/* Whether the loader's overrides replace any of the options in `bits`. */
+static int overridden(const hb_json_loader_t *ld, unsigned bits)
+{
+    return ld->overrides && (ld->overrides->set & bits);
+}
+
+/* The caller's overrides replace the file's options, checked as the file's would be (the
+ * backend once the file's is read). */
+static hb_status_t apply_overrides(const hb_json_loader_t *ld, hb_sim_options_t *opt)
+{
+    const hb_sim_overrides_t *o = ld->overrides;
+    if (!o) return HB_SUCCESS;
+    const hb_sim_options_t *v = &o->options;
+    if (o->set & ~(unsigned)(HB_SIM_SET_DT | HB_SIM_SET_T_STOP | HB_SIM_SET_BACKEND |
+                             HB_SIM_SET_THREADS))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: overrides: set = 0x%x; expected HB_SIM_SET_* "
+                       "bits", ld->file, o->set);
+    if ((o->set & HB_SIM_SET_DT) && !(isfinite(v->dt_ms) && v->dt_ms > 0.0))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: dt override %g ms; expected a finite number "
+                       "> 0", ld->file, v->dt_ms);
+    if ((o->set & HB_SIM_SET_T_STOP) && !(isfinite(v->t_stop_ms) && v->t_stop_ms >= 0.0))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: t_stop override %g ms; expected a finite "
+                       "number >= 0", ld->file, v->t_stop_ms);
+    if ((o->set & HB_SIM_SET_BACKEND) &&
+        !(v->backend == HB_BACKEND_SEQ || v->backend == HB_BACKEND_OMP ||
+          v->backend == HB_BACKEND_CUDA || v->backend == HB_BACKEND_BEST))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: backend override %d; expected an "
+                       "hb_backend_t", ld->file, (int)v->backend);
+    if ((o->set & HB_SIM_SET_THREADS) && (v->threads < 0 || v->threads > HB_MAX_THREADS))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: threads override %d; expected 0..%d",
+                       ld->file, v->threads, HB_MAX_THREADS);
+    if (o->set & HB_SIM_SET_DT) opt->dt_ms = v->dt_ms;
+    if (o->set & HB_SIM_SET_T_STOP) opt->t_stop_ms = v->t_stop_ms;
+    if (o->set & HB_SIM_SET_THREADS) opt->threads = v->threads;
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root, hb_sim_options_t *opt)
 {
     static const char *const methods[] = {"euler", "cn", NULL};
@@ -618,10 +655,12 @@ hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root, 
         (status = hb_json_choice(ld, "", root, "spike_time", rules, &rule)) ||
         (status = hb_json_choice(ld, "", root, "backend", backends, &backend)))
         return status;
+    if ((status = apply_overrides(ld, opt))) return status;
     /* the step count fits a long only up to HB_SIM_MAX_STEPS (checked as doubles) */
     const double steps = opt->t_stop_ms / opt->dt_ms, every = opt->sample_dt_ms / opt->dt_ms;
     if (!(steps <= (double)HB_SIM_MAX_STEPS))
-        return hb_json_fail(ld, "t_stop", "%g ms at dt = %g ms is %.3g steps; expected at most %.0e "
+        return hb_json_fail(ld, overridden(ld, HB_SIM_SET_T_STOP | HB_SIM_SET_DT) ?
+                            "t_stop (with the overrides)" : "t_stop", "%g ms at dt = %g ms is %.3g steps; expected at most %.0e "
                             "steps", opt->t_stop_ms, opt->dt_ms, steps, (double)HB_SIM_MAX_STEPS);
     if (!(every <= (double)HB_SIM_MAX_STEPS))
         return hb_json_fail(ld, "sample_dt", "%g ms at dt = %g ms is %.3g steps; expected at most "
@@ -634,6 +673,7 @@ hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root, 
     opt->method = method ? HB_METHOD_CN : HB_METHOD_EULER;
     opt->spike_time = rule ? HB_SPIKE_INTERPOLATE : HB_SPIKE_STEP;
     opt->backend = (hb_backend_t)backend; /* in hb_backend_t's order */
+    if (overridden(ld, HB_SIM_SET_BACKEND)) opt->backend = ld->overrides->options.backend;
     return HB_SUCCESS;
 }
 
@@ -687,13 +727,19 @@ hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: sim is NULL");
     *sim = NULL;
     if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: text is NULL");
-    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}};
+    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}, NULL};
     json_error_t err;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     return finish(&ld, root, &err, sim);
 }
 
 hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim)
+{
+    return hb_sim_load_json_with(path, NULL, sim);
+}
+
+hb_status_t hb_sim_load_json_with(const char *path, const hb_sim_overrides_t *overrides,
+                                  hb_sim_t **sim)
 {
     hb_clear_error();
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_load_json: sim is NULL");
@@ -703,7 +749,7 @@ hb_status_t hb_sim_load_json(const char *path, hb_sim_t **sim)
     json_t *root = NULL;
     hb_status_t status = hb_json_load_file(path, dir, sizeof dir, &root);
     if (status != HB_SUCCESS) return status;
-    hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL}};
+    hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL}, overrides};
     json_error_t err;
     memset(&err, 0, sizeof err);
     return finish(&ld, root, &err, sim);
