@@ -7,7 +7,7 @@ DEBIAN_PACKAGES := cmake make gcc libc6-dev libjansson-dev pkg-config libopenmpi
                    python3-numpy python3-cffi python3-pytest python3-pip \
                    python3-matplotlib libhdf5-dev python3-h5py
 
-.PHONY: run test build deps sanitize clean
+.PHONY: run test build deps sanitize fuzz clean
 
 run: build
 	./$(BUILD)/hinesbatch solve --cells 10000 --steps 20 --check
@@ -26,6 +26,15 @@ sanitize: deps
 	cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DHB_SANITIZE=ON -DHB_CUDA=OFF -DHB_MPI=OFF $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-sanitize -j $(JOBS)
 	cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# The libFuzzer targets (fuzz/, docs/reliability.md), FUZZ_SECONDS each from the seed corpora;
+# needs clang. A crash, leak, slow or oversized input fails it (its input in $(BUILD)-fuzz/fuzz-work).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cmake -S . -B $(BUILD)-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release -DHB_FUZZ=ON -DHB_CUDA=OFF -DHB_MPI=OFF -DHB_OPENMP=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_targets
+	rm -rf $(BUILD)-fuzz/fuzz-work
+	fuzz/run.sh $(BUILD)-fuzz $(FUZZ_SECONDS)
 
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do \

@@ -131,7 +131,8 @@ hb_status_t hb_batch_create(hb_context_t *ctx, int m, const int *parent, int bat
 
 hb_status_t hb_batch_destroy(hb_batch_t *batch)
 {
-    hb_clear_error();
+    /* No hb_clear_error: a destroy cannot fail, and it runs on failure paths (a create
+     * that fails half-way), whose message must survive it. */
     if (!batch) return HB_SUCCESS;
     if (batch->device) batch->ops->destroy(batch->device);
     free(batch->parent);

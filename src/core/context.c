@@ -62,7 +62,8 @@ hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx)
 
 hb_status_t hb_context_destroy(hb_context_t *ctx)
 {
-    hb_clear_error();
+    /* No hb_clear_error: a destroy cannot fail, and it runs on failure paths (a create
+     * that fails half-way), whose message must survive it. */
     if (!ctx) return HB_SUCCESS;
     ctx->ops->device->context_destroy(ctx->device);
     free(ctx);

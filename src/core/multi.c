@@ -212,7 +212,8 @@ done:
 
 hb_status_t hb_multi_destroy(hb_multi_t *multi)
 {
-    hb_clear_error();
+    /* No hb_clear_error: a destroy cannot fail, and it runs on failure paths (a create
+     * that fails half-way), whose message must survive it. */
     multi_free(multi);
     return HB_SUCCESS;
 }

@@ -118,9 +118,12 @@ static hb_status_t build_local(hb_net_t *net)
         const hb_cell_kind_t kind = r->kind(r->user, gid);
         if (kind == HB_CELL_CABLE) {
             hb_model_t *model = r->cable ? r->cable(r->user, gid) : NULL;
-            if (!model)
+            if (!model) { /* the recipe's own message, where it left one, says why */
+                char why[512];
+                snprintf(why, sizeof why, "%s", hb_last_error());
                 return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u is a cable cell without a "
-                               "model", fn, gid);
+                               "model%s%s", fn, gid, why[0] ? ": " : "", why);
+            }
             net->cable_gid[net->n_cable] = gid;
             net->models[net->n_cable++] = model;
         } else if (kind == HB_CELL_SOURCE) {

@@ -130,6 +130,15 @@ hb_status_t hb_busyring_samples(const hb_busyring_t *p, uint32_t gid, hb_sample_
                 if (!(hb_mt_canonical(&gen) < bp)) continue;
                 const double dz = len / nc;
                 long parent = cur[b];
+                if (n + nc > (size_t)HB_DEFAULT_MAX_ROWS) { /* 2^depth branches: stop early */
+                    free(s);
+                    free(cur);
+                    free(next);
+                    return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u has more than %d samples "
+                                   "by level %d of depth %d; expected at most HB_DEFAULT_MAX_ROWS "
+                                   "(fewer levels, smaller branch-probs or fewer compartments)",
+                                   fn, gid, HB_DEFAULT_MAX_ROWS, i + 1, p->depth);
+                }
                 if (n + nc > cap) {
                     while (n + nc > cap) cap *= 2;
                     hb_sample_t *t = realloc(s, cap * sizeof *s);
