@@ -89,9 +89,9 @@ hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_e
  * arrived (checked after each step, exchange_progress), the spikes (MPI_Iallgatherv into
  * net->incoming). exchange_finish waits for what is left.
  */
-static hb_status_t exchange_start(hb_net_t *net, int failing)
+/* The epoch's buffer becomes the one sent; the next epoch fills the other. */
+static void swap_sending(hb_net_t *net)
 {
-    hb_comm_t *comm = net->comm;
     hb_spike_t *const filled = net->local;
     const size_t filled_cap = net->cap_local;
     net->local = net->sending;
@@ -100,6 +100,12 @@ static hb_status_t exchange_start(hb_net_t *net, int failing)
     net->cap_sending = filled_cap;
     net->n_sending = net->n_local;
     net->n_local = 0;
+}
+
+/* The first stage for the spikes of net->sending: the counts' all-gather, started. */
+static hb_status_t post_counts(hb_net_t *net, int failing)
+{
+    hb_comm_t *comm = net->comm;
     net->my_count = failing || net->n_sending > (size_t)0x7fffffff ? -1 : (int)net->n_sending;
     hb_status_t status = comm->ops->iallgatherv(comm->state, &net->my_count, 1, net->count_in,
                                                 net->ones, net->iota, sizeof(int),
@@ -108,6 +114,12 @@ static hb_status_t exchange_start(hb_net_t *net, int failing)
     net->stage = EXCHANGE_COUNTS;
     net->in_flight = 1;
     return HB_SUCCESS;
+}
+
+static hb_status_t exchange_start(hb_net_t *net, int failing)
+{
+    swap_sending(net);
+    return post_counts(net, failing);
 }
 
 /* The counts have arrived: the spikes' all-gather starts (none if a rank failed). */
@@ -209,37 +221,6 @@ void hb_net_exchange_abandon(hb_net_t *net)
     net->stage = EXCHANGE_NONE;
 }
 
-/* HB_NET_TASKS: gathers every rank's spikes of net->sending (the epoch before) into
- * net->incoming, blocking (MPI_Allgather of the counts, MPI_Allgatherv of the spikes). Runs on
- * the master thread while a task steps the cells, so it touches nothing the steps use. */
-static hb_status_t exchange_blocking(hb_net_t *net, int failing, int *failed, size_t *total)
-{
-    hb_comm_t *comm = net->comm;
-    *failed = 0;
-    *total = 0;
-    if (net->n_sending > (size_t)0x7fffffff) failing = 1;
-    hb_status_t status = comm->ops->allgather_int(comm->state, failing ? -1 : (int)net->n_sending,
-                                                  net->counts);
-    if (status != HB_SUCCESS) return status;
-    size_t n = 0;
-    for (int r = 0; r < comm->size; r++) {
-        *failed |= net->counts[r] < 0;
-        if (net->counts[r] < 0) net->counts[r] = 0;
-        net->displs[r] = (int)n;
-        n += (size_t)net->counts[r];
-    }
-    if (*failed) return HB_SUCCESS;
-    if (n > (size_t)0x7fffffff)
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "network: %zu spikes in one epoch", n);
-    if (!hb_net_reserve((void **)&net->incoming, 0, &net->cap_incoming, n + 1,
-                        sizeof *net->incoming))
-        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", n);
-    status = comm->ops->allgatherv(comm->state, net->sending, (int)net->n_sending, net->incoming,
-                                   net->counts, net->displs, sizeof *net->incoming);
-    *total = n;
-    return status;
-}
-
 /* The events of the new spikes: every connection from their sources that ends here. */
 static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
 {
@@ -287,7 +268,9 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
         net->stats.deliver_s += hb_clock_seconds() - t0;
         const double t1 = hb_clock_seconds();
         if (status == HB_SUCCESS) status = hb_sim_advance(net->sim, 1);
-        if (status == HB_SUCCESS && net->in_flight) /* the exchange moves on meanwhile */
+        /* the Iallgatherv exchange moves on meanwhile (the tasks mode's master thread waits
+         * on its own: MPI from its thread alone) */
+        if (status == HB_SUCCESS && net->in_flight && net->overlap == HB_NET_IALLGATHERV)
             status = exchange_progress(net);
         const double t2 = hb_clock_seconds();
         net->stats.update_s += t2 - t1;
@@ -442,21 +425,6 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
     return status;
 }
 
-/* HB_NET_TASKS, the received spikes (net->incoming) after net->spikes, and their events. */
-static hb_status_t take_incoming(hb_net_t *net, size_t total)
-{
-    const size_t first = net->n_spikes;
-    if (!hb_net_reserve((void **)&net->spikes, net->n_spikes, &net->cap_spikes, total + 1,
-                        sizeof *net->spikes))
-        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu spikes", net->n_spikes + total);
-    if (total) {
-        qsort(net->incoming, total, sizeof *net->incoming, compare_spike);
-        memcpy(net->spikes + net->n_spikes, net->incoming, total * sizeof *net->spikes);
-    }
-    net->n_spikes += total;
-    return make_events(net, first, total);
-}
-
 /* The epoch's steps and its sources' spikes (HB_NET_TASKS: run as a task). */
 static hb_status_t integrate_epoch(hb_net_t *net, long s0, long s1)
 {
@@ -468,20 +436,19 @@ static hb_status_t integrate_epoch(hb_net_t *net, long s0, long s1)
 
 /*
  * HB_NET_TASKS (the paper's Algorithm 2): one OpenMP task steps the epoch's cells (its steps
- * make a task per layout block, src/cpu/sim_cpu.c), while the master thread gathers the
- * previous epoch's spikes with the blocking collectives; then the master makes their events
- * (due two epochs on at the earliest) and the epoch's spikes become the next one's to send.
- * MPI is called by the master thread alone (MPI_THREAD_FUNNELED suffices). Errors are
- * thread-local, so the task's message is carried back.
+ * make a task per layout block, src/cpu/sim_cpu.c), while the master thread exchanges the
+ * previous epoch's spikes, waiting for each stage (the same two all-gathers as the other
+ * modes, exchange_finish appending the spikes, which the steps do not read); then the master
+ * makes their events (due two epochs on at the earliest) and the epoch's spikes become the
+ * next one's to send. MPI is called by the master thread alone (MPI_THREAD_FUNNELED
+ * suffices). Errors are thread-local, so the task's message is carried back.
  */
 static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
 {
-    const double dt = net->opt.dt_ms;
     hb_status_t steps = HB_SUCCESS, ex = HB_SUCCESS;
     char message[1024] = "";
     double t_steps[2] = {0.0, 0.0}, t_ex[2] = {0.0, 0.0};
-    int failed = 0;
-    size_t total = 0;
+    size_t first = 0, n_new = 0;
     const int exchange = s0 > 0; /* epoch 0 has nothing before it */
 #ifdef HB_HAVE_OPENMP
     int threads = net->opt.backend == HB_BACKEND_OMP
@@ -498,13 +465,15 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
             t_steps[1] = hb_clock_seconds();
         }
         t_ex[0] = hb_clock_seconds();
-        if (exchange) ex = exchange_blocking(net, 0, &failed, &total);
+        if (exchange && (ex = post_counts(net, 0)) == HB_SUCCESS)
+            ex = exchange_finish(net, &first, &n_new);
         t_ex[1] = hb_clock_seconds();
 #pragma omp taskwait
     }
 #else
     t_ex[0] = hb_clock_seconds();
-    if (exchange) ex = exchange_blocking(net, 0, &failed, &total);
+    if (exchange && (ex = post_counts(net, 0)) == HB_SUCCESS)
+        ex = exchange_finish(net, &first, &n_new);
     t_ex[1] = t_steps[0] = hb_clock_seconds();
     steps = integrate_epoch(net, s0, s1);
     if (steps != HB_SUCCESS) snprintf(message, sizeof message, "%s", hb_last_error());
@@ -514,30 +483,17 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
     trace(net, "exchange", t_ex[0], t_ex[1]);
     net->stats.exchange_s += t_ex[1] - t_ex[0];
     if (steps != HB_SUCCESS) {
-        /* the other ranks learn of it at the next exchange: -1 as this rank's count */
-        if (exchange && ex == HB_SUCCESS && !failed) take_incoming(net, total);
-        int other = 0;
-        size_t n = 0;
-        exchange_blocking(net, 1, &other, &n);
+        /* the other ranks learn of it at their next exchange: -1 as this rank's count */
+        swap_sending(net);
+        if (post_counts(net, 1) == HB_SUCCESS) hb_net_exchange_abandon(net);
         return hb_fail(steps, "%s", message);
     }
     if (ex != HB_SUCCESS) return ex;
-    if (failed)
-        return hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed before t = %g ms",
-                       (double)s0 * dt);
     const double t0 = hb_clock_seconds();
-    hb_status_t status = exchange ? take_incoming(net, total) : HB_SUCCESS;
+    const hb_status_t status = make_events(net, first, n_new);
     net->stats.deliver_s += hb_clock_seconds() - t0;
     trace(net, "events", t0, hb_clock_seconds());
-    /* this epoch's spikes are the next one's to send; the old buffer is filled next */
-    hb_spike_t *const filled = net->local;
-    const size_t filled_cap = net->cap_local;
-    net->local = net->sending;
-    net->cap_local = net->cap_sending;
-    net->sending = filled;
-    net->cap_sending = filled_cap;
-    net->n_sending = net->n_local;
-    net->n_local = 0;
+    swap_sending(net);
     net->step = s1;
     return status;
 }
@@ -545,14 +501,8 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
 /* HB_NET_TASKS: the last epoch's spikes, exchanged at once. */
 static hb_status_t finish_tasks(hb_net_t *net)
 {
-    int failed = 0;
-    size_t total = 0;
-    const double t0 = hb_clock_seconds();
-    hb_status_t status = exchange_blocking(net, 0, &failed, &total);
-    net->stats.exchange_s += hb_clock_seconds() - t0;
-    if (status == HB_SUCCESS && failed)
-        status = hb_fail(HB_ERR_BACKEND, "hb_net_run: another rank failed");
-    if (status == HB_SUCCESS) status = take_incoming(net, total);
+    hb_status_t status = post_counts(net, 0);
+    if (status == HB_SUCCESS) status = collect(net);
     net->n_sending = 0;
     return status;
 }
