@@ -20,6 +20,8 @@ import arbor as A
 import numpy as np
 from arbor import units as U
 
+from arbor_net import simulate  # the same run and spike file as for listed networks
+
 DEFAULTS = {"num-cells": 5000, "ring-size": 5, "min-delay": 5.0, "duration": 200.0,
             "dt": 0.025, "event-weight": 0.05, "depth": 5, "branch-probs": [1.0, 0.5],
             "compartments": [20, 2], "lengths": [200.0, 20.0], "synapses": 1}
@@ -152,22 +154,12 @@ def main():
     t_stop = m.get("t_stop", p["duration"])
     t0 = time.time()
     rec = Busyring(p)
-    ctx = A.context(threads=a.threads)
-    sim = A.simulation(rec, ctx, A.partition_load_balance(rec, ctx))
-    sim.record(A.spike_recording.all)
-    t1 = time.time()
-    sim.run(t_stop * U.ms, dt * U.ms)
-    t2 = time.time()
-    spikes = sorted((float(t), int(src[0])) for src, t in sim.spikes())
-    if a.spikes:
-        with open(a.spikes, "w") as f:
-            for t, g in spikes:
-                f.write("%d %.17g\n" % (g, t))
-    steps = math.ceil(t_stop / dt - 1e-9)
+    made = time.time() - t0
+    spikes, build_s, run_s, steps = simulate(rec, a.threads, t_stop, dt, a.spikes)
     print(json.dumps({"peer": "arbor " + A.__version__, "threads": a.threads,
                       "cells": p["num-cells"], "cvs": rec.n_cv, "steps": steps,
-                      "spikes": len(spikes), "build_s": t1 - t0, "run_s": t2 - t1,
-                      "ns_per_cv_step": (t2 - t1) * 1e9 / (rec.n_cv * steps)}))
+                      "spikes": len(spikes), "build_s": made + build_s, "run_s": run_s,
+                      "ns_per_cv_step": run_s * 1e9 / (rec.n_cv * steps)}))
 
 
 if __name__ == "__main__":
