@@ -347,8 +347,68 @@ HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *
  * fixed rows (hb_step_group_t.fixed_row) bring their factors: the same
  * operations on the same values, so the same bits, without those rows' divisions.
  * A fixed row's parent diagonal is only updated when the parent is not fixed
- * (a fixed parent's 1 / d is already known).
+ * (a fixed parent's 1 / d is already known). Its rows one by one below (the CPU engine also
+ * interleaves them over cells), then the whole solve.
  */
+/* Its elimination of row i (elements from `row`, its parent p's from `prow`). */
+HB_HOSTDEV void hb_step_fixed_eliminate(int i, int p, size_t row, size_t prow, int lanes,
+                                        const double *HB_RESTRICT u,
+                                        const double *HB_RESTRICT l,
+                                        const unsigned char *HB_RESTRICT fixed,
+                                        const double *HB_RESTRICT fc,
+                                        const double *HB_RESTRICT ff, double *HB_RESTRICT d,
+                                        double *HB_RESTRICT rhs)
+{
+    if (fixed[i]) {
+        const double c = fc[i], f = ff[i];
+        double *HB_RESTRICT rhs_p = rhs + prow;
+        const double *HB_RESTRICT rhs_i = rhs + row;
+        if (!fixed[p]) {
+            double *HB_RESTRICT d_p = d + prow;
+            HB_SIMD
+            for (int k = 0; k < lanes; ++k) d_p[k] -= c;
+        }
+        HB_SIMD
+        for (int k = 0; k < lanes; ++k) rhs_p[k] -= f * rhs_i[k];
+    } else {
+        hb_hines_recip_eliminate_row((size_t)lanes, 0, u[i], l[i], u + i, l + i, d + row,
+                                     rhs + row, d + prow, rhs + prow);
+    }
+}
+
+/* Its root row. */
+HB_HOSTDEV void hb_step_fixed_root(int lanes, const unsigned char *HB_RESTRICT fixed,
+                                   const double *HB_RESTRICT fr, double *HB_RESTRICT d,
+                                   double *HB_RESTRICT rhs)
+{
+    if (fixed[0]) {
+        const double r = fr[0];
+        HB_SIMD
+        for (int k = 0; k < lanes; ++k) rhs[k] = rhs[k] * r;
+    } else {
+        hb_hines_recip_root((size_t)lanes, d, rhs);
+    }
+}
+
+/* Its substitution of row i. */
+HB_HOSTDEV void hb_step_fixed_substitute(int i, size_t row, size_t prow, int lanes,
+                                         const double *HB_RESTRICT l,
+                                         const unsigned char *HB_RESTRICT fixed,
+                                         const double *HB_RESTRICT fr,
+                                         const double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    const double li = l[i];
+    const double *HB_RESTRICT rhs_p = rhs + prow;
+    double *HB_RESTRICT rhs_i = rhs + row;
+    if (fixed[i]) {
+        const double r = fr[i];
+        HB_SIMD
+        for (int k = 0; k < lanes; ++k) rhs_i[k] = (rhs_i[k] - li * rhs_p[k]) * r;
+    } else {
+        hb_hines_recip_substitute_row((size_t)lanes, 0, li, l + i, d + row, rhs_p, rhs_i);
+    }
+}
+
 HB_HOSTDEV void hb_step_solve_fixed(int m, const int *HB_RESTRICT parent, size_t w,
                                                   int lanes, const double *HB_RESTRICT u,
                                                   const double *HB_RESTRICT l,
@@ -358,45 +418,13 @@ HB_HOSTDEV void hb_step_solve_fixed(int m, const int *HB_RESTRICT parent, size_t
                                                   const double *HB_RESTRICT ff,
                                                   double *HB_RESTRICT d, double *HB_RESTRICT rhs)
 {
-    for (int i = m - 1; i > 0; --i) {
-        const int p = parent[i];
-        const size_t row = (size_t)i * w, prow = (size_t)p * w;
-        if (fixed[i]) {
-            const double c = fc[i], f = ff[i];
-            double *HB_RESTRICT rhs_p = rhs + prow;
-            const double *HB_RESTRICT rhs_i = rhs + row;
-            if (!fixed[p]) {
-                double *HB_RESTRICT d_p = d + prow;
-                HB_SIMD
-                for (int k = 0; k < lanes; ++k) d_p[k] -= c;
-            }
-            HB_SIMD
-            for (int k = 0; k < lanes; ++k) rhs_p[k] -= f * rhs_i[k];
-        } else {
-            hb_hines_recip_eliminate_row((size_t)lanes, 0, u[i], l[i], u + i, l + i, d + row,
-                                         rhs + row, d + prow, rhs + prow);
-        }
-    }
-    if (fixed[0]) {
-        const double r = fr[0];
-        HB_SIMD
-        for (int k = 0; k < lanes; ++k) rhs[k] = rhs[k] * r;
-    } else {
-        hb_hines_recip_root((size_t)lanes, d, rhs);
-    }
-    for (int i = 1; i < m; ++i) {
-        const size_t row = (size_t)i * w, prow = (size_t)parent[i] * w;
-        const double li = l[i];
-        const double *HB_RESTRICT rhs_p = rhs + prow;
-        double *HB_RESTRICT rhs_i = rhs + row;
-        if (fixed[i]) {
-            const double r = fr[i];
-            HB_SIMD
-            for (int k = 0; k < lanes; ++k) rhs_i[k] = (rhs_i[k] - li * rhs_p[k]) * r;
-        } else {
-            hb_hines_recip_substitute_row((size_t)lanes, 0, li, l + i, d + row, rhs_p, rhs_i);
-        }
-    }
+    for (int i = m - 1; i > 0; --i)
+        hb_step_fixed_eliminate(i, parent[i], (size_t)i * w, (size_t)parent[i] * w, lanes, u, l,
+                                fixed, fc, ff, d, rhs);
+    hb_step_fixed_root(lanes, fixed, fr, d, rhs);
+    for (int i = 1; i < m; ++i)
+        hb_step_fixed_substitute(i, (size_t)i * w, (size_t)parent[i] * w, lanes, l, fixed, fr, d,
+                                 rhs);
 }
 
 /*
