@@ -204,18 +204,9 @@ static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_n
 void hb_net_exchange_abandon(hb_net_t *net)
 {
     if (!net->in_flight) return;
-    if (net->stage == EXCHANGE_COUNTS) {
-        net->comm->ops->wait(net->comm->state, net->count_request);
-        net->count_request = NULL;
-        net->exchange_failed = 0;
-        for (int r = 0; r < net->comm->size; r++) net->exchange_failed |= net->count_in[r] < 0;
-        /* the others post the spikes' all-gather unless someone failed: so must this rank */
-        if (!net->exchange_failed && exchange_spikes(net) == HB_SUCCESS &&
-            net->stage == EXCHANGE_SPIKES)
-            net->comm->ops->wait(net->comm->state, net->request);
-    } else if (net->stage == EXCHANGE_SPIKES) {
-        net->comm->ops->wait(net->comm->state, net->request);
-    }
+    /* the others post the spikes' all-gather unless someone failed: so must this rank */
+    if (net->stage == EXCHANGE_COUNTS) exchange_spikes(net);
+    if (net->stage == EXCHANGE_SPIKES) net->comm->ops->wait(net->comm->state, net->request);
     net->request = NULL;
     net->in_flight = 0;
     net->stage = EXCHANGE_NONE;
