@@ -53,6 +53,19 @@ typedef struct {
  * (row r taken after step sample_step[r]), and per probe spike_count[p] spike times [ms],
  * spike c of probe p at spikes[c * n_probes + p]. A chunk with nothing may be skipped.
  */
+/*
+ * An event as an engine delivers it (hb_sim_queue_events, src/sim/sim.h): at the start of step
+ * `step` (steps done before it), before that step's update, the weight is added to the state
+ * of synapse site `site` of group `group` (hb_syn_receive): its first value at element `state`
+ * of the group's syn_state, its second `stride` after.
+ */
+typedef struct {
+    long step;
+    int group, site;
+    size_t state, stride;
+    double weight; /* [uS] */
+} hb_sim_engine_event_t;
+
 typedef hb_status_t (*hb_sim_sink_t)(void *user, int n_samples, const long *sample_step,
                                      const double *samples, const int *spike_count,
                                      const double *spikes);
@@ -61,20 +74,25 @@ struct hb_sim_ops {
     /* 1: the engine steps the description's host v and hh_state in place (CPU); 0: it keeps
      * its own copy (CUDA), and the host arrays are stale after set_state. */
     int steps_in_place;
-    /* 1: the step runs the groups' synapses (syn_start, syns, syn_state) and events reach
-     * them in the host state; 0: cells with synapses are refused. */
+    /* 1: the step runs the groups' synapses (syn_start, syns, syn_state), events reach them
+     * through queue_events; 0: cells with synapses are refused. */
     int synapses;
     /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
     int (*block_width)(int count);
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */
     hb_status_t (*create)(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine);
     void (*destroy)(void *engine);
-    /* State of group g from host arrays in the group's layout: v [mV] and hh states. */
+    /* State of group g from host arrays in the group's layout: v [mV] and hh states; the
+     * synapse states from the description's group (its syn_state, borrowed). */
     hb_status_t (*set_state)(void *engine, int g, const double *v, const double *hh_state);
     /* Probe state: above threshold, v [mV] after the last step. */
     hb_status_t (*set_probes)(void *engine, const unsigned char *above, const double *v_prev);
     /* The same back to the host (checkpoints); NULL where the backend has none (CUDA). */
     hb_status_t (*get_probes)(void *engine, unsigned char *above, double *v_prev);
+    /* Events for the coming advances, ordered by step and, within a step, in delivery order
+     * (copied): they replace any still waiting, and each advance delivers those of its
+     * steps, each at the start of its step. NULL where the backend has no synapses. */
+    hb_status_t (*queue_events)(void *engine, size_t n, const hb_sim_engine_event_t *events);
     /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets the
      * recordings chunk by chunk, in step order. Returns when the last chunk is delivered.
      * After each step that is a multiple of check_every, and after step check_last, the

@@ -42,6 +42,8 @@ typedef struct {
     double *threshold, *v_prev;
     double *row, *spikes; /* per probe: the step's sample and spike */
     int *spike_count;     /* per probe: 0 or 1 this step */
+    hb_sim_engine_event_t *events; /* queued (queue_events): events[next_event ..) wait */
+    size_t n_events, next_event, cap_events;
 } cpu_sim_t;
 
 /* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight). */
@@ -380,6 +382,7 @@ static void cpu_destroy(void *engine)
     free(s->row);
     free(s->spikes);
     free(s->spike_count);
+    free(s->events);
     free(s);
 }
 
@@ -510,6 +513,32 @@ static hb_status_t cpu_get_probes(void *engine, unsigned char *above, double *v_
     return HB_SUCCESS;
 }
 
+static hb_status_t cpu_queue_events(void *engine, size_t n, const hb_sim_engine_event_t *events)
+{
+    cpu_sim_t *s = engine;
+    if (!s || (n && !events)) return hb_fail(HB_ERR_INVALID_VALUE, "simulation: queue_events: bad argument");
+    if (n > s->cap_events) {
+        hb_sim_engine_event_t *p = realloc(s->events, n * sizeof *p);
+        if (!p) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu events", n);
+        s->events = p;
+        s->cap_events = n;
+    }
+    if (n) memcpy(s->events, events, n * sizeof *events);
+    s->n_events = n;
+    s->next_event = 0;
+    return HB_SUCCESS;
+}
+
+/* The queued events of step `step` (steps done before it), in their order. */
+static void deliver_events(cpu_sim_t *s, long step)
+{
+    for (; s->next_event < s->n_events && s->events[s->next_event].step <= step; s->next_event++) {
+        const hb_sim_engine_event_t *e = &s->events[s->next_event];
+        const hb_step_group_t *g = &s->groups[e->group];
+        hb_syn_receive(&g->syns[e->site], g->syn_state + e->state, e->stride, e->weight);
+    }
+}
+
 /* After each step: the probes' spike tests and, on sampling steps, their voltages; one chunk
  * per step that recorded something. */
 static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
@@ -521,6 +550,7 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
     for (long k = 0; k < steps; k++) {
         const long step = step0 + k + 1; /* steps done after this one */
         const int check = step % s->check_every == 0 || step == s->check_last;
+        deliver_events(s, step - 1);
         cpu_step(s, step - 1, check);
         const double t = (double)step * s->dt;
         const int sample = step % s->sample_every == 0;
@@ -566,6 +596,7 @@ const struct hb_sim_ops hb_cpu_sim_ops = {
     .set_state = cpu_set_state,
     .set_probes = cpu_set_probes,
     .get_probes = cpu_get_probes,
+    .queue_events = cpu_queue_events,
     .advance = cpu_advance,
     .get_v = cpu_get_v,
     .solve_benchmark = cpu_solve_benchmark,

@@ -42,6 +42,8 @@ typedef struct {
     hb_step_group_t k; /* device pointers */
     size_t size;       /* elements of v, d, rhs, ... */
     size_t hh;         /* hh instances (slots x hh nodes) */
+    size_t syn_values; /* elements of syn_state */
+    const double *host_syn_state; /* the description's (set_state copies it) */
 } dgroup_t;
 
 struct hb_cuda_sim {
@@ -57,6 +59,11 @@ struct hb_cuda_sim {
     unsigned long long *h_fault;
     long *h_check_step;        /* per check of the chunk: its step (steps done) */
     double **group_v; /* device array of the groups' v */
+    double **group_syn_state;       /* device arrays of the groups' synapse states, sites */
+    hb_syn_site_t **group_syns;
+    hb_sim_engine_event_t *events;  /* queued (queue_events), device; steps also on the host */
+    long *h_event_step;
+    size_t n_events, next_event, cap_events;
     int *probe_group;
     size_t *probe_index;
     unsigned char *probe_detect, *above;
@@ -108,6 +115,20 @@ __global__ void probe_kernel(int n, double *const *group_v, const int *probe_gro
     if (rec_row) rec_row[p] = v;
 }
 
+/* The events of one step, in their order: a run of events at one synapse (consecutive, the
+ * queue's order) is added by the run's first thread, one after another, as the CPU does. */
+__global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
+                               hb_syn_site_t *const *syns, double *const *state)
+{
+    const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int g = ev[e].group;
+    const size_t at = ev[e].state;
+    if (e > 0 && ev[e - 1].group == g && ev[e - 1].state == at) return;
+    for (long k = e; k < n && ev[k].group == g && ev[k].state == at; k++)
+        hb_syn_receive(&syns[g][ev[k].site], state[g] + at, ev[k].stride, ev[k].weight);
+}
+
 /* A NaN or infinity among the group's cells: key (check << CHECK_SHIFT) | (slot m + node), the
  * smallest kept, so the chunk's first failing check names its smallest cell, then node. */
 __global__ void check_kernel(hb_step_group_t g, unsigned long long check,
@@ -140,6 +161,15 @@ static hb_status_t launch_check(const hb_cuda_sim_t *s, int g, int check)
     const unsigned grid = (unsigned)((dg->size + PROBE_THREADS - 1) / PROBE_THREADS);
     check_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(dg->k, (unsigned long long)check,
                                                         s->fault + g);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+static hb_status_t launch_deliver(const hb_cuda_sim_t *s, size_t first, size_t count)
+{
+    const unsigned grid = (unsigned)((count + PROBE_THREADS - 1) / PROBE_THREADS);
+    deliver_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(s->events + first, (long)count,
+                                                          s->group_syns, s->group_syn_state);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
@@ -178,11 +208,9 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->u = k->l = k->cfac = k->pas_g = k->pas_e = k->hh_par = NULL;
     k->sites = NULL;
     k->pulses = NULL;
-    /* no synapses on the device yet: the simulator refuses them on this backend */
     k->syn_start = NULL;
     k->syns = NULL;
     k->syn_state = NULL;
-    k->syn_lanes = 0;
     /* the device factors every row each step (same bits as the CPU's fixed rows) */
     k->fixed_row = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
@@ -193,6 +221,18 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     const size_t csize = h->shared ? (size_t)h->m : dg->size;
     const size_t psize = (h->shared ? (size_t)h->n_hh : dg->hh) * HB_HH_NPAR;
     const size_t n_sites = (size_t)h->site_start[slots];
+    /* synapse states: 2 values a synapse, room for the most synapses of a slot in every slot
+     * (either layout of hb_step_group_t) */
+    size_t n_syns = 0, most_syns = 0;
+    if (h->syn_start) {
+        n_syns = (size_t)h->syn_start[slots];
+        for (size_t q = 0; q < slots; q++) {
+            const size_t c = (size_t)(h->syn_start[q + 1] - h->syn_start[q]);
+            most_syns = c > most_syns ? c : most_syns;
+        }
+    }
+    dg->syn_values = 2 * slots * most_syns;
+    dg->host_syn_state = h->syn_state;
     size_t n_pulses = 0;
     for (size_t q = 0; q < n_sites; q++) n_pulses += (size_t)h->sites[q].count;
     hb_status_t st;
@@ -230,6 +270,15 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     UP(k->d, (const double *)NULL, dg->size);
     UP(k->rhs, (const double *)NULL, dg->size);
     UP(k->hh_state, (const double *)NULL, dg->hh * 3);
+    if (h->syn_start) {
+        int *syn_start;
+        hb_syn_site_t *syns;
+        UP(syn_start, h->syn_start, slots + 1);
+        k->syn_start = syn_start;
+        UP(syns, h->syns, n_syns);
+        k->syns = syns;
+        UP(k->syn_state, h->syn_state, dg->syn_values);
+    }
 #undef UP
     return HB_SUCCESS;
 }
@@ -252,6 +301,9 @@ static void free_group(dgroup_t *dg)
     cudaFree(k->d);
     cudaFree(k->rhs);
     cudaFree(k->hh_state);
+    cudaFree((void *)k->syn_start);
+    cudaFree((void *)k->syns);
+    cudaFree(k->syn_state);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
@@ -262,6 +314,10 @@ extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
     free(s->groups);
     cudaFree(s->table);
     cudaFree(s->group_v);
+    cudaFree(s->group_syn_state);
+    cudaFree(s->group_syns);
+    cudaFree(s->events);
+    free(s->h_event_step);
     cudaFree(s->probe_group);
     cudaFree(s->probe_index);
     cudaFree(s->probe_detect);
@@ -311,27 +367,43 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     s->check_last = d->check_last;
     if (!(s->groups = (dgroup_t *)calloc((size_t)d->n_groups, sizeof *s->groups)))
         return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
-    double **views = (double **)calloc((size_t)d->n_groups, sizeof *views);
-    if (!views) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    double **views = (double **)calloc((size_t)d->n_groups * 2 + 1, sizeof *views);
+    hb_syn_site_t **sites = (hb_syn_site_t **)calloc((size_t)d->n_groups + 1, sizeof *sites);
+    if (!views || !sites) {
+        free(views);
+        free(sites);
+        return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    }
+    double **syn_views = views + d->n_groups;
     for (int g = 0; g < d->n_groups; g++) {
         if (d->groups[g].width != HB_SIM_GPU_LANES) {
             free(views);
+            free(sites);
             return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: group %d has %d lanes per block; "
                            "expected %d", g, d->groups[g].width, HB_SIM_GPU_LANES);
         }
         if ((st = upload_group(&s->groups[g], &d->groups[g])) != HB_SUCCESS) {
             free(views);
+            free(sites);
             return st;
         }
         if ((s->groups[g].size >> CHECK_SHIFT) != 0) { /* the fault key's room */
             free(views);
+            free(sites);
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: group %d has %zu elements; "
                            "expected fewer than 2^%d", g, s->groups[g].size, CHECK_SHIFT);
         }
         views[g] = s->groups[g].k.v;
+        syn_views[g] = s->groups[g].k.syn_state;
+        sites[g] = (hb_syn_site_t *)s->groups[g].k.syns;
     }
     st = upload(&s->group_v, (double *const *)views, (size_t)d->n_groups);
+    if (st == HB_SUCCESS)
+        st = upload(&s->group_syn_state, (double *const *)syn_views, (size_t)d->n_groups);
+    if (st == HB_SUCCESS)
+        st = upload(&s->group_syns, (hb_syn_site_t *const *)sites, (size_t)d->n_groups);
     free(views);
+    free(sites);
     if (st != HB_SUCCESS) return st;
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
         return st;
@@ -396,6 +468,38 @@ extern "C" hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *s, int g, const doub
     if (dg->hh)
         CUDA_CHECK(cudaMemcpy(dg->k.hh_state, hh_state, dg->hh * 3 * sizeof(double),
                               cudaMemcpyHostToDevice));
+    if (dg->syn_values)
+        CUDA_CHECK(cudaMemcpy(dg->k.syn_state, dg->host_syn_state,
+                              dg->syn_values * sizeof(double), cudaMemcpyHostToDevice));
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_sim_queue_events(hb_cuda_sim_t *s, size_t n,
+                                                const hb_sim_engine_event_t *events)
+{
+    if (!s || (n && !events)) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_queue_events: bad argument");
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* no kernel reads the old ones */
+    if (n > s->cap_events) {
+        long *steps = (long *)realloc(s->h_event_step, n * sizeof *steps);
+        if (!steps) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory for %zu events", n);
+        s->h_event_step = steps;
+        cudaFree(s->events);
+        s->events = NULL;
+        s->cap_events = 0;
+        if (cudaMalloc((void **)&s->events, n * sizeof *s->events) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of device memory for %zu events", n);
+        }
+        s->cap_events = n;
+    }
+    for (size_t k = 0; k < n; k++) s->h_event_step[k] = events[k].step;
+    if (n)
+        CUDA_CHECK(cudaMemcpyAsync(s->events, events, n * sizeof *events, cudaMemcpyHostToDevice,
+                                   s->stream));
+    CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* `events` is the caller's */
+    s->n_events = n;
+    s->next_event = 0;
     return HB_SUCCESS;
 }
 
@@ -491,6 +595,10 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
         for (long j = 0; j < k && st == HB_SUCCESS; j++) {
             const long step = step0 + done + j; /* steps done before this one */
             p.t_mid = ((double)step + 0.5) * s->dt;
+            size_t first = s->next_event;
+            while (s->next_event < s->n_events && s->h_event_step[s->next_event] <= step)
+                s->next_event++;
+            if (s->next_event > first) st = launch_deliver(s, first, s->next_event - first);
             for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
                 st = launch_step(s, &s->groups[g], &p);
             if ((step + 1) % s->check_every == 0 || step + 1 == s->check_last) {

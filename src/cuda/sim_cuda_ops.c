@@ -30,6 +30,11 @@ static hb_status_t cuda_set_probes(void *engine, const unsigned char *above, con
     return hb_cuda_sim_set_probes((hb_cuda_sim_t *)engine, above, v_prev);
 }
 
+static hb_status_t cuda_queue_events(void *engine, size_t n, const hb_sim_engine_event_t *events)
+{
+    return hb_cuda_sim_queue_events((hb_cuda_sim_t *)engine, n, events);
+}
+
 static hb_status_t cuda_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
                                 void *user, hb_sim_fault_t *fault)
 {
@@ -43,12 +48,13 @@ static hb_status_t cuda_get_v(void *engine, int g, size_t first, size_t count, d
 
 const struct hb_sim_ops hb_cuda_sim_ops = {
     .steps_in_place = 0,
-    .synapses = 0,
+    .synapses = 1,
     .block_width = cuda_block_width,
     .create = cuda_create,
     .destroy = cuda_destroy,
     .set_state = cuda_set_state,
     .set_probes = cuda_set_probes,
+    .queue_events = cuda_queue_events,
     .advance = cuda_advance,
     .get_v = cuda_get_v,
     .solve_benchmark = NULL,

@@ -254,6 +254,7 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->sources);
     free(net->conns);
     free(net->pending);
+    free(net->due);
     free(net->local);
     free(net->spikes);
     free(net->counts);

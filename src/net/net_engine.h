@@ -55,6 +55,8 @@ struct hb_net {
     hb_net_conn_t *conns; /* sorted by (source, cell, synapse, weight, delay) */
     size_t n_pending, cap_pending;
     hb_net_event_t *pending;
+    size_t cap_due;
+    hb_sim_event_t *due;  /* an epoch's events as the simulation takes them */
     size_t n_local, cap_local; /* this epoch's spikes of this rank */
     hb_spike_t *local;
     size_t n_spikes, cap_spikes; /* every spike, ordered by (time, gid) */

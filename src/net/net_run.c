@@ -239,47 +239,59 @@ static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
     return HB_SUCCESS;
 }
 
-/* Local steps [s0, s1): events due, one step of every cell, detectors read. */
+/* The detectors' new spikes into this rank's buffer. */
+static hb_status_t detect(hb_net_t *net)
+{
+    hb_status_t status = HB_SUCCESS;
+    for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++) {
+        if (net->detector[c] < 0) continue;
+        const double *t;
+        int count;
+        status = hb_sim_spikes(net->sim, net->detector[c], &t, &count);
+        for (; net->seen[c] < count && status == HB_SUCCESS; net->seen[c]++)
+            status = push_local(net, t[net->seen[c]], net->cable_gid[c]);
+    }
+    return status;
+}
+
+/*
+ * Local steps [s0, s1): the events due in them handed to the simulation at once (its engine
+ * delivers each at the start of its step; on the GPU they are copied once), the steps, then
+ * the detectors' spikes. The Iallgatherv mode steps one step at a time, moving its exchange
+ * on in between (the tasks mode's master thread waits on its own: MPI from its thread alone).
+ */
 static hb_status_t integrate(hb_net_t *net, long s0, long s1)
 {
     if (net->n_pending) qsort(net->pending, net->n_pending, sizeof *net->pending, compare_event);
-    size_t next = 0;
-    hb_status_t status = HB_SUCCESS;
-    for (long n = s0; n < s1 && status == HB_SUCCESS; n++) {
-        const double t0 = hb_clock_seconds();
-        for (; next < net->n_pending && net->pending[next].step <= n && status == HB_SUCCESS;
-             next++) {
-            const hb_net_event_t *ev = &net->pending[next];
-            if (ev->step < n)
-                return hb_fail(HB_ERR_BACKEND, "network: an event for step %ld came at step %ld "
-                               "(epoch of %d steps, smallest delay %g ms)", ev->step, n,
-                               net->epoch_steps, net->min_delay);
-            status = hb_sim_deliver(net->sim, ev->cell, ev->synapse, ev->weight);
-        }
-        net->stats.deliver_s += hb_clock_seconds() - t0;
-        const double t1 = hb_clock_seconds();
-        if (status == HB_SUCCESS) status = hb_sim_advance(net->sim, 1);
-        /* the Iallgatherv exchange moves on meanwhile (the tasks mode's master thread waits
-         * on its own: MPI from its thread alone) */
+    const double t0 = hb_clock_seconds();
+    size_t due = 0;
+    while (due < net->n_pending && net->pending[due].step < s1) due++;
+    if (due && net->pending[0].step < s0)
+        return hb_fail(HB_ERR_BACKEND, "network: an event for step %ld came at step %ld "
+                       "(epoch of %d steps, smallest delay %g ms)", net->pending[0].step, s0,
+                       net->epoch_steps, net->min_delay);
+    if (!hb_net_reserve((void **)&net->due, 0, &net->cap_due, due, sizeof *net->due))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", due);
+    for (size_t k = 0; k < due; k++) {
+        const hb_net_event_t *ev = &net->pending[k];
+        net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->weight};
+    }
+    hb_status_t status = hb_sim_queue_events(net->sim, due, net->due);
+    /* the delivered events leave the queue */
+    memmove(net->pending, net->pending + due, (net->n_pending - due) * sizeof *net->pending);
+    net->n_pending -= due;
+    const double t1 = hb_clock_seconds();
+    net->stats.deliver_s += t1 - t0;
+    const long stride = net->overlap == HB_NET_IALLGATHERV && net->in_flight ? 1 : s1 - s0;
+    for (long n = s0; n < s1 && status == HB_SUCCESS; n += stride) {
+        status = hb_sim_advance(net->sim, stride < s1 - n ? stride : s1 - n);
         if (status == HB_SUCCESS && net->in_flight && net->overlap == HB_NET_IALLGATHERV)
             status = exchange_progress(net);
-        const double t2 = hb_clock_seconds();
-        net->stats.update_s += t2 - t1;
-        for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++) {
-            if (net->detector[c] < 0) continue;
-            const double *t;
-            int count;
-            status = hb_sim_spikes(net->sim, net->detector[c], &t, &count);
-            for (; net->seen[c] < count && status == HB_SUCCESS; net->seen[c]++)
-                status = push_local(net, t[net->seen[c]], net->cable_gid[c]);
-        }
-        net->stats.detect_s += hb_clock_seconds() - t2;
     }
-    /* the delivered events leave the queue */
-    if (next) {
-        memmove(net->pending, net->pending + next, (net->n_pending - next) * sizeof *net->pending);
-        net->n_pending -= next;
-    }
+    const double t2 = hb_clock_seconds();
+    net->stats.update_s += t2 - t1;
+    if (status == HB_SUCCESS) status = detect(net);
+    net->stats.detect_s += hb_clock_seconds() - t2;
     return status;
 }
 

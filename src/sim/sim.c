@@ -208,6 +208,7 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     free(sim->cells);
     if (sim->ctx) hb_context_destroy(sim->ctx);
     hb_sim_owned_free(&sim->owned);
+    free(sim->events);
     free(sim);
     return HB_SUCCESS;
 }
@@ -218,11 +219,54 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         synapse >= sim->cells[cell]->n_synapses)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event for cell %d, synapse %d: no such "
                        "synapse", cell, synapse);
+    if (!sim->ops->steps_in_place)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' keeps its state on the "
+                       "device; events go through hb_sim_queue_events",
+                       hb_backend_name(hb_context_backend(sim->ctx)));
     const hb_syn_site_t *site;
     size_t stride = 1;
     double *state = hb_sim_synapse_state(sim, cell, synapse, &site, &stride);
     hb_syn_receive(site, state, stride, weight);
     return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_queue_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events)
+{
+    if (!sim || (n && !events))
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_queue_events: NULL argument");
+    if (!sim->ops->queue_events)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' takes no events",
+                       hb_backend_name(hb_context_backend(sim->ctx)));
+    if (n > sim->cap_events) {
+        hb_sim_engine_event_t *p = realloc(sim->events, n * sizeof *p);
+        if (!p) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu events", n);
+        sim->events = p;
+        sim->cap_events = n;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const hb_sim_event_t *e = &events[k];
+        if (e->cell < 0 || e->cell >= sim->n_cells || e->synapse < 0 ||
+            e->synapse >= sim->cells[e->cell]->n_synapses)
+            return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event %zu for cell %d, synapse %d: "
+                           "no such synapse", k, e->cell, e->synapse);
+        const hb_sim_event_t *b = k ? &events[k - 1] : NULL; /* the one before */
+        if (e->step < sim->step || (b && (e->step < b->step ||
+                                          (e->step == b->step && (e->cell < b->cell ||
+                                           (e->cell == b->cell && e->synapse < b->synapse))))))
+            return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event %zu (step %ld, cell %d, "
+                           "synapse %d) after %ld steps done; expected events ordered by step, "
+                           "cell and synapse, none past", k, e->step, e->cell, e->synapse,
+                           sim->step);
+        const hb_syn_site_t *site;
+        size_t stride = 1;
+        const double *state = hb_sim_synapse_state(sim, e->cell, e->synapse, &site, &stride);
+        const group_t *gr = &sim->groups[sim->group_of[e->cell]];
+        sim->events[k] = (hb_sim_engine_event_t){e->step, sim->group_of[e->cell],
+                                                 (int)(site - gr->syns),
+                                                 (size_t)(state - gr->syn_state), stride,
+                                                 e->weight};
+    }
+    return sim->ops->queue_events(sim->engine, n, sim->events);
 }
 
 hb_status_t hb_sim_init(hb_sim_t *sim)
@@ -253,6 +297,8 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
         status = sim->ops->set_state(sim->engine, g, sim->groups[g].v, sim->groups[g].hh_state);
     if (status == HB_SUCCESS) status = sim->ops->set_probes(sim->engine, sim->above, sim->v_prev);
+    if (status == HB_SUCCESS && sim->ops->queue_events) /* no event of an earlier run */
+        status = sim->ops->queue_events(sim->engine, 0, NULL);
     if (!sim->ops->steps_in_place) /* a stale host copy is poisoned: only get_v reads it */
         for (int g = 0; g < sim->n_groups; g++) {
             group_t *gr = &sim->groups[g];

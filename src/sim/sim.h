@@ -87,9 +87,22 @@ void hb_sim_owned_free(hb_sim_owned_t *owned);
 /* Hands `owned` to the simulation (on success the simulation frees it). */
 void hb_sim_adopt(hb_sim_t *sim, hb_sim_owned_t *owned);
 
-/* An event of weight w [uS] at synapse `synapse` of cell `cell`, now (NEURON's NET_RECEIVE):
- * for the network engine, between steps; the CPU engines step the host state in place. */
+/* An event of weight w [uS] at synapse `synapse` of cell `cell`, now (NEURON's NET_RECEIVE),
+ * into the host state: for engines that step it in place (steps_in_place), between steps. */
 hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight);
+
+/* An event for hb_sim_queue_events: at the start of step `step` (steps done before it). */
+typedef struct {
+    long step;
+    int cell, synapse;
+    double weight; /* [uS] */
+} hb_sim_event_t;
+
+/* Events for the coming hb_sim_advance calls, ordered by step and, within a step, by cell
+ * and synapse, each synapse's in delivery order (the network's: time, weight); steps not
+ * before the steps done. They replace any still waiting; each advance delivers those of its steps, at the
+ * start of each, in the engine (on the GPU: copied once, delivered by the device). */
+hb_status_t hb_sim_queue_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events);
 
 /* Cells named "LABEL ID" in messages (a network: "gid 42") instead of "cell INDEX"; ids
  * (n_cells of them) are borrowed for the simulation's life. */

@@ -62,6 +62,8 @@ struct hb_sim {
     const char *cell_label; /* with cell_ids: cells named "LABEL ID" in messages */
     const uint32_t *cell_ids;
     hb_sim_owned_t owned;
+    hb_sim_engine_event_t *events; /* hb_sim_queue_events' buffer */
+    size_t cap_events;
 };
 
 /* sim_layout.c: the groups of the cells in the ops' block widths; their constants filled,

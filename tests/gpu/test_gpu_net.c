@@ -1,0 +1,114 @@
+/*
+ * GPU test of networks (tests/gpu/run_all.sh net on a machine with a CUDA device; CI has
+ * none and runs the CPU side of the same engine in tests/test_net*.c).
+ *
+ * Each network file given is loaded twice, with the backend overridden: on the CPU (omp,
+ * bitwise seq's) and on the GPU (cuda: the cells' steps, synapse states, event delivery and
+ * spike detection on the device; events copied once per epoch). The spikes must be bitwise
+ * the same: the same count, and every (time, gid) equal in the run's (time, gid) order. The
+ * networks cover ExpSyn and Exp2Syn, several synapses a cell, identical cells (the
+ * synapse states lane-interleaved) and cells of their own shapes (busyring), spike sources
+ * and delays of many steps. A network that does not spike fails the test (nothing would be
+ * compared). Every library call's status is checked; the library checks every CUDA return
+ * code. Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
+ *
+ * Usage: test_gpu_net NETWORK.json...
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The network's spikes on `backend` (copied to *out, count *n); 0 on a failed call. */
+static int run(const char *path, hb_backend_t backend, hb_spike_t **out, size_t *n,
+               double *seconds)
+{
+    *out = NULL;
+    *n = 0;
+    hb_comm_t *comm = NULL;
+    hb_net_t *net = NULL;
+    hb_sim_overrides_t ov;
+    memset(&ov, 0, sizeof ov);
+    hb_sim_options_default(&ov.options);
+    ov.set = HB_SIM_SET_BACKEND;
+    ov.options.backend = backend;
+    int ok = 0;
+    hb_status_t st = hb_comm_create(HB_COMM_SERIAL, &comm);
+    CHECK_OK(st);
+    if (st == HB_SUCCESS) {
+        st = hb_net_load_json_with(path, &ov, comm, &net);
+        CHECKF(st == HB_SUCCESS, "%s on %s: %s", path, hb_backend_name(backend), hb_last_error());
+    }
+    if (net) {
+        const double t0 = now_s();
+        st = hb_net_run(net);
+        *seconds = now_s() - t0;
+        CHECKF(st == HB_SUCCESS, "%s on %s: %s", path, hb_backend_name(backend), hb_last_error());
+        const hb_spike_t *sp = NULL;
+        size_t count = 0;
+        if (st == HB_SUCCESS) {
+            CHECK_OK(hb_net_spikes(net, &sp, &count));
+            *out = check_malloc((count + 1) * sizeof **out);
+            if (count) memcpy(*out, sp, count * sizeof *sp);
+            *n = count;
+            ok = 1;
+        }
+    }
+    hb_net_destroy(net);
+    hb_comm_destroy(comm);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_gpu_net NETWORK.json...\n");
+        return 2;
+    }
+    const hb_backend_t cpu = hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
+    for (int a = 1; a < argc; a++) {
+        hb_spike_t *ref = NULL, *gpu = NULL;
+        size_t n_ref = 0, n_gpu = 0;
+        double t_cpu = 0.0, t_gpu = 0.0;
+        const int ok = run(argv[a], cpu, &ref, &n_ref, &t_cpu) &&
+                       run(argv[a], HB_BACKEND_CUDA, &gpu, &n_gpu, &t_gpu);
+        if (ok) {
+            CHECKF(n_ref > 0, "%s: no spike on the CPU: nothing compared", argv[a]);
+            CHECKF(n_gpu == n_ref, "%s: %zu spikes on the GPU, %zu on the CPU", argv[a], n_gpu,
+                   n_ref);
+            size_t first_diff = n_ref;
+            for (size_t k = 0; k < n_ref && k < n_gpu && first_diff == n_ref; k++)
+                if (memcmp(&ref[k].time_ms, &gpu[k].time_ms, sizeof ref[k].time_ms) != 0 ||
+                    ref[k].gid != gpu[k].gid)
+                    first_diff = k;
+            CHECKF(first_diff == n_ref, "%s: spike %zu differs: GPU gid %u at %.17g ms, CPU "
+                   "gid %u at %.17g ms", argv[a], first_diff,
+                   first_diff < n_gpu ? gpu[first_diff].gid : 0u,
+                   first_diff < n_gpu ? gpu[first_diff].time_ms : 0.0,
+                   first_diff < n_ref ? ref[first_diff].gid : 0u,
+                   first_diff < n_ref ? ref[first_diff].time_ms : 0.0);
+            printf("%s: %zu spikes, bitwise %s; CPU (%s) %.3f s, GPU %.3f s\n", argv[a], n_ref,
+                   first_diff == n_ref && n_gpu == n_ref ? "equal" : "DIFFERENT",
+                   hb_backend_name(cpu), t_cpu, t_gpu);
+        }
+        free(ref);
+        free(gpu);
+    }
+    return check_summary("test_gpu_net");
+}
