@@ -239,11 +239,21 @@ typedef struct {
      * states as in other groups. Slot s steps its lane_m[s] rows and lane_hh[s] hh instances
      * (0 and 0: a padding lane); the rows and instances past them are padding (u = l = 0,
      * cfac = 1, parent 0, hh parameters 0), which the step never reads or writes. Synapses:
-     * per slot (syn_lanes 0). fixed_row and fixed_r, _c, _f (CPU): per element, in the layout. */
+     * per slot (syn_lanes 0). fixed_row and fixed_r (CPU): per element, in the layout; the
+     * factors c and f computed from them as hb_step_factor_fixed does (fixed_c, fixed_f NULL). */
     int mixed;
     const size_t *block_start; /* blocks + 1 */
     const size_t *hh_start;    /* blocks + 1 */
     const int *lane_m, *lane_hh; /* blocks * width */
+    /* Mixed groups on the CPU (else NULL): element e's pas_g and pas_e are
+     * pas_table[2 pas_index[e]] and pas_table[2 pas_index[e] + 1] (one byte streamed, not 16;
+     * NULL where the group has more than 256 pairs). */
+    const unsigned char *pas_index;
+    const double *pas_table;
+    /* Mixed groups on the CPU (else NULL): row i of block b (byte block_start[b] / width + i)
+     * is 1 where every lane has that row, fixed, with parent i - 1, itself fixed: the row's
+     * axial terms and solve are then the same operations on contiguous lanes (vector code). */
+    const unsigned char *chain_row;
 } hb_step_group_t;
 
 /* Element of (row 0, lane 0) of block b (b = blocks: the elements of v). */
@@ -730,17 +740,17 @@ HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_p
 
 /* The solve's rows of one lane of a mixed block (elements r and its parent's pr from the lane's
  * row 0): hb_hines_recip_* or, where fixed (may be NULL) marks the row, hb_step_fixed_*'s
- * operations with the factors kept per element. */
+ * operations, 1 / d kept per element (fr) and the other factors computed from it as
+ * hb_step_factor_fixed does: the same bits. */
 HB_HOSTDEV void hb_step_mixed_eliminate(size_t r, size_t pr, const double *HB_RESTRICT u,
                                         const double *HB_RESTRICT l,
                                         const unsigned char *HB_RESTRICT fixed,
-                                        const double *HB_RESTRICT fc,
-                                        const double *HB_RESTRICT ff, double *HB_RESTRICT d,
+                                        const double *HB_RESTRICT fr, double *HB_RESTRICT d,
                                         double *HB_RESTRICT rhs)
 {
-    if (fixed && fixed[r]) {
-        if (!fixed[pr]) d[pr] -= fc[r];
-        rhs[pr] -= ff[r] * rhs[r];
+    if (fixed && fixed[r]) { /* c = (u l) r, f = u r: hb_step_factor_fixed's */
+        if (!fixed[pr]) d[pr] -= (u[r] * l[r]) * fr[r];
+        rhs[pr] -= (u[r] * fr[r]) * rhs[r];
     } else {
         hb_hines_recip_eliminate_row(1, 1, 0.0, 0.0, u + r, l + r, d + r, rhs + r, d + pr,
                                      rhs + pr);
@@ -773,12 +783,11 @@ HB_HOSTDEV void hb_step_mixed_solve(const hb_step_group_t *g, int block, int lan
     const double *u = g->u + base, *l = g->l + base;
     const int *parent = g->parent + base;
     const unsigned char *fixed = g->fixed_row ? g->fixed_row + base : NULL;
-    const double *fr = fixed ? g->fixed_r + base : NULL, *fc = fixed ? g->fixed_c + base : NULL;
-    const double *ff = fixed ? g->fixed_f + base : NULL;
+    const double *fr = fixed ? g->fixed_r + base : NULL;
     if (m < 1) return;
     for (int i = m - 1; i > 0; --i) {
         const size_t r = (size_t)i * w;
-        hb_step_mixed_eliminate(r, (size_t)parent[r] * w, u, l, fixed, fc, ff, d, rhs);
+        hb_step_mixed_eliminate(r, (size_t)parent[r] * w, u, l, fixed, fr, d, rhs);
     }
     hb_step_mixed_root(fixed, fr, d, rhs);
     for (int i = 1; i < m; ++i) {

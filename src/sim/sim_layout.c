@@ -152,7 +152,7 @@ static hb_status_t factor_mixed_rows(group_t *gr)
     const size_t W = (size_t)k->width, size = gr->block_start[k->blocks];
     const int M = k->m;
     unsigned char *fixed = malloc(size + 1), *fx = malloc((size_t)M + 1);
-    double *f = malloc((3 * size + 1) * sizeof *f);
+    double *f = malloc((size + 1) * sizeof *f);
     double *buf = malloc((8 * (size_t)M + 1) * sizeof *buf);
     int *par = malloc(((size_t)M + 1) * sizeof *par);
     hb_status_t status = HB_SUCCESS;
@@ -160,7 +160,7 @@ static hb_status_t factor_mixed_rows(group_t *gr)
         status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     if (status == HB_SUCCESS) {
         memset(fixed, 0, size);
-        memset(f, 0, 3 * size * sizeof *f);
+        memset(f, 0, size * sizeof *f);
     }
     double *u = buf, *l = buf + M, *cfac = buf + 2 * (size_t)M, *pg = buf + 3 * (size_t)M;
     double *pe = buf + 4 * (size_t)M, *fr = buf + 5 * (size_t)M, *fc = buf + 6 * (size_t)M;
@@ -187,8 +187,6 @@ static hb_status_t factor_mixed_rows(group_t *gr)
             const size_t e = base + (size_t)i * W;
             fixed[e] = fx[i];
             f[e] = fr[i];
-            f[size + e] = fc[i];
-            f[2 * size + e] = ff[i];
         }
     }
     free(fx);
@@ -203,8 +201,75 @@ static hb_status_t factor_mixed_rows(group_t *gr)
     gr->fixed = f;
     k->fixed_row = fixed;
     k->fixed_r = f;
-    k->fixed_c = f + size;
-    k->fixed_f = f + 2 * size;
+    k->fixed_c = k->fixed_f = NULL; /* from u, l and fixed_r (hb_step_mixed_eliminate) */
+    return HB_SUCCESS;
+}
+
+/* Mixed groups: the rows every lane of a block has, fixed, as a child of the row before, itself
+ * fixed (hb_step_group_t.chain_row). */
+static hb_status_t find_chains(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t W = (size_t)k->width;
+    unsigned char *chain = calloc(gr->block_start[k->blocks] / W + 1, 1);
+    if (!chain) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int b = 0; b < k->blocks; b++) {
+        const size_t first = gr->block_start[b];
+        const int rows = hb_step_block_rows(k, b);
+        for (int i = 1; i < rows; i++) {
+            int all = 1;
+            for (size_t q = 0; q < W && all; q++) {
+                const size_t e = first + (size_t)i * W + q;
+                all = i < k->lane_m[(size_t)b * W + q] && gr->parent[e] == i - 1 &&
+                      gr->fixed_row[e] && gr->fixed_row[e - W];
+            }
+            chain[first / W + (size_t)i] = (unsigned char)all;
+        }
+    }
+    gr->chain_row = chain;
+    k->chain_row = chain;
+    return HB_SUCCESS;
+}
+
+/* Mixed groups: the (pas_g, pas_e) pairs of the group's elements as indices into a table of
+ * the distinct pairs (bitwise), when there are at most 256 of them. */
+static hb_status_t index_pas(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t size = gr->block_start[k->blocks];
+    double *tab = malloc(2 * 256 * sizeof *tab);
+    unsigned char *index = malloc(size + 1);
+    if (!tab || !index) {
+        free(tab);
+        free(index);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
+    int n = 0;
+    for (size_t e = 0; e < size; e++) {
+        int j = n - 1; /* the last pair found first: runs of one value */
+        if (e > 0 && same_bits(&tab[2 * index[e - 1]], &gr->pas_g[e]) &&
+            same_bits(&tab[2 * index[e - 1] + 1], &gr->pas_e[e]))
+            j = index[e - 1];
+        else
+            for (; j >= 0; j--)
+                if (same_bits(&tab[2 * j], &gr->pas_g[e]) && same_bits(&tab[2 * j + 1], &gr->pas_e[e]))
+                    break;
+        if (j < 0) {
+            if (n == 256) { /* too many: the step reads pas_g and pas_e */
+                free(tab);
+                free(index);
+                return HB_SUCCESS;
+            }
+            tab[2 * n] = gr->pas_g[e];
+            tab[2 * n + 1] = gr->pas_e[e];
+            j = n++;
+        }
+        index[e] = (unsigned char)j;
+    }
+    gr->pas_index = index;
+    gr->pas_table = tab;
+    k->pas_index = index;
+    k->pas_table = tab;
     return HB_SUCCESS;
 }
 
@@ -505,6 +570,8 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     publish(gr);
     k->syn_lanes = 0;
     if (status == HB_SUCCESS) status = factor_mixed_rows(gr);
+    if (status == HB_SUCCESS) status = index_pas(gr);
+    if (status == HB_SUCCESS) status = find_chains(gr);
     return status;
 }
 
@@ -630,6 +697,9 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->hh_start);
         free(gr->lane_m);
         free(gr->lane_hh);
+        free(gr->pas_index);
+        free(gr->pas_table);
+        free(gr->chain_row);
     }
     free(sim->groups);
     sim->groups = NULL;
