@@ -3,7 +3,9 @@
  *
  * Cells of one group (same matrix shape, same hh nodes) are stored
  * Block-Interleaved: blocks of `width` lanes (cells), element (node i, lane k)
- * of block b at b * m * width + i * width + k (docs/layouts.md). The CPU runs
+ * of block b at b * m * width + i * width + k (docs/layouts.md); the blocks of a
+ * mixed group hold cells of different shapes, each block its own rows and start
+ * (hb_step_group_t.mixed, hb_step_mixed_lane). The CPU runs
  * hb_step_lanes on a whole block (lanes = width, a compile-time constant, so
  * every lane loop becomes vector instructions) while the block is in cache;
  * the CUDA kernel (src/cuda/sim_cuda.cu) runs it with one thread per lane

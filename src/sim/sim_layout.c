@@ -2,8 +2,10 @@
  * The simulator's layout: cells with the same matrix shape and the same hh nodes form a
  * group, stored Block-Interleaved in blocks of the backend's width (hb_sim_ops.block_width:
  * HB_SIM_CPU_LANES or fewer on the CPU, a warp on the GPU); the constants of copies of one
- * model are kept once per node, and the fixed rows of such groups factored once. Host
- * arrays, which the CPU engine steps in place and the CUDA engine copies.
+ * model are kept once per node, and the fixed rows of such groups factored once. The cells
+ * that would each be a group of one form one mixed group (hb_sim_ops.mixed_width lanes a
+ * block, docs/layouts.md), their fixed rows factored per lane. Host arrays, which the CPU
+ * engine steps in place and the CUDA engine copies.
  *
  * factor_fixed_rows runs the step's own row functions (common/sim_step.h): compiled with the
  * CPU step's flags (CMakeLists.txt), so its factors are the bits the step would compute.
