@@ -30,6 +30,7 @@ extern "C" {
 }
 #include "cuda/cuda_check.h"
 #include "cuda/sim_cuda.h"
+#include "cuda/sim_events_cuda.h"
 
 #define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
 #define PROBE_THREADS 256
@@ -61,9 +62,7 @@ struct hb_cuda_sim {
     double **group_v; /* device array of the groups' v */
     double **group_syn_state;       /* device arrays of the groups' synapse states, sites */
     hb_syn_site_t **group_syns;
-    hb_sim_engine_event_t *events;  /* queued (queue_events), device; steps also on the host */
-    long *h_event_step;
-    size_t n_events, next_event, cap_events;
+    hb_cuda_events_t *events;       /* the network's events (sim_events.cu) */
     int *probe_group;
     size_t *probe_index;
     unsigned char *probe_detect, *above;
@@ -115,20 +114,6 @@ __global__ void probe_kernel(int n, double *const *group_v, const int *probe_gro
     if (rec_row) rec_row[p] = v;
 }
 
-/* The events of one step, in their order: a run of events at one synapse (consecutive, the
- * queue's order) is added by the run's first thread, one after another, as the CPU does. */
-__global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
-                               hb_syn_site_t *const *syns, double *const *state)
-{
-    const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= n) return;
-    const int g = ev[e].group;
-    const size_t at = ev[e].state;
-    if (e > 0 && ev[e - 1].group == g && ev[e - 1].state == at) return;
-    for (long k = e; k < n && ev[k].group == g && ev[k].state == at; k++)
-        hb_syn_receive(&syns[g][ev[k].site], state[g] + at, ev[k].stride, ev[k].weight);
-}
-
 /* A NaN or infinity among the group's cells: key (check << CHECK_SHIFT) | (slot m + node), the
  * smallest kept, so the chunk's first failing check names its smallest cell, then node. */
 __global__ void check_kernel(hb_step_group_t g, unsigned long long check,
@@ -161,15 +146,6 @@ static hb_status_t launch_check(const hb_cuda_sim_t *s, int g, int check)
     const unsigned grid = (unsigned)((dg->size + PROBE_THREADS - 1) / PROBE_THREADS);
     check_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(dg->k, (unsigned long long)check,
                                                         s->fault + g);
-    CUDA_CHECK(cudaGetLastError());
-    return HB_SUCCESS;
-}
-
-static hb_status_t launch_deliver(const hb_cuda_sim_t *s, size_t first, size_t count)
-{
-    const unsigned grid = (unsigned)((count + PROBE_THREADS - 1) / PROBE_THREADS);
-    deliver_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(s->events + first, (long)count,
-                                                          s->group_syns, s->group_syn_state);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
@@ -316,8 +292,7 @@ extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
     cudaFree(s->group_v);
     cudaFree(s->group_syn_state);
     cudaFree(s->group_syns);
-    cudaFree(s->events);
-    free(s->h_event_step);
+    hb_cuda_events_destroy(s->events);
     cudaFree(s->probe_group);
     cudaFree(s->probe_index);
     cudaFree(s->probe_detect);
@@ -405,6 +380,9 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     free(views);
     free(sites);
     if (st != HB_SUCCESS) return st;
+    if ((st = hb_cuda_events_create(s->stream, d->n_targets, d->targets, s->group_syns,
+                                    s->group_syn_state, d->dt, &s->events)) != HB_SUCCESS)
+        return st;
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
         return st;
     const size_t np = (size_t)d->n_probes;
@@ -474,35 +452,6 @@ extern "C" hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *s, int g, const doub
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_sim_queue_events(hb_cuda_sim_t *s, size_t n,
-                                                const hb_sim_engine_event_t *events)
-{
-    if (!s || (n && !events)) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_queue_events: bad argument");
-    CUDA_CHECK(cudaSetDevice(0));
-    CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* no kernel reads the old ones */
-    if (n > s->cap_events) {
-        long *steps = (long *)realloc(s->h_event_step, n * sizeof *steps);
-        if (!steps) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory for %zu events", n);
-        s->h_event_step = steps;
-        cudaFree(s->events);
-        s->events = NULL;
-        s->cap_events = 0;
-        if (cudaMalloc((void **)&s->events, n * sizeof *s->events) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of device memory for %zu events", n);
-        }
-        s->cap_events = n;
-    }
-    for (size_t k = 0; k < n; k++) s->h_event_step[k] = events[k].step;
-    if (n)
-        CUDA_CHECK(cudaMemcpyAsync(s->events, events, n * sizeof *events, cudaMemcpyHostToDevice,
-                                   s->stream));
-    CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* `events` is the caller's */
-    s->n_events = n;
-    s->next_event = 0;
-    return HB_SUCCESS;
-}
-
 extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned char *above,
                                               const double *v_prev)
 {
@@ -515,6 +464,8 @@ extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned c
     CUDA_CHECK(cudaMemset(s->spk_count, 0, np * sizeof(int)));
     return HB_SUCCESS;
 }
+
+extern "C" hb_cuda_events_t *hb_cuda_sim_events(hb_cuda_sim_t *s) { return s->events; }
 
 /* The chunk's first fault (h_fault, after a drain's copy): 1 and *fault when a check found a
  * non-finite voltage; the earliest check, then the smallest group, cell and node. */
@@ -595,10 +546,7 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
         for (long j = 0; j < k && st == HB_SUCCESS; j++) {
             const long step = step0 + done + j; /* steps done before this one */
             p.t_mid = ((double)step + 0.5) * s->dt;
-            size_t first = s->next_event;
-            while (s->next_event < s->n_events && s->h_event_step[s->next_event] <= step)
-                s->next_event++;
-            if (s->next_event > first) st = launch_deliver(s, first, s->next_event - first);
+            st = hb_cuda_events_deliver(s->events, step);
             for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
                 st = launch_step(s, &s->groups[g], &p);
             if ((step + 1) % s->check_every == 0 || step + 1 == s->check_last) {
