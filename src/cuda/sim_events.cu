@@ -468,9 +468,11 @@ extern "C" hb_status_t hb_cuda_events_due(hb_cuda_events_t *ev, long step_begin,
     if ((st = RESERVE(ev->queue, ev->cap_queue, n_due, 0, "events")) != HB_SUCCESS) return st;
     if ((st = RESERVE(ev->pool2, ev->cap_pool2, n - n_due + 1, 0, "events")) != HB_SUCCESS)
         return st;
-    split_kernel<<<blocks_for(kept), EVENT_THREADS, 0, ev->stream>>>(
-        ev->pool, (long)kept, ev->index_sorted, (long)n_due, ev->queue, ev->pool2);
-    CUDA_CHECK(cudaGetLastError());
+    if (kept) { /* none when every waiting event was dropped */
+        split_kernel<<<blocks_for(kept), EVENT_THREADS, 0, ev->stream>>>(
+            ev->pool, (long)kept, ev->index_sorted, (long)n_due, ev->queue, ev->pool2);
+        CUDA_CHECK(cudaGetLastError());
+    }
     const long steps = step_end - step_begin;
     if ((st = reserve_offsets(ev, steps)) != HB_SUCCESS) return st;
     offsets_kernel<<<blocks_for((unsigned long long)steps + 1), EVENT_THREADS, 0, ev->stream>>>(

@@ -49,7 +49,9 @@ struct hb_net {
     size_t n_conns, cap_conns;
     hb_net_conn_t *conns; /* sorted by (source, cell, synapse, weight, delay) */
     size_t n_pending, cap_pending;
-    hb_net_event_t *pending;
+    hb_net_event_t *pending;  /* sorted (compare_event) up to n_sorted, new events after */
+    size_t n_sorted, cap_merged;
+    hb_net_event_t *merged;   /* the merge's room */
     size_t cap_due;
     hb_sim_event_t *due;  /* an epoch's events as the simulation takes them */
     int engine_conns;     /* the connections are the engine's (hb_sim_makes_events) */

@@ -264,9 +264,31 @@ static hb_status_t detect(hb_net_t *net)
 }
 
 /* The pending events of steps before s1 (sorted) to the simulation, out of the queue. */
+/* The pending events in order: the new ones sorted, then merged with the sorted rest (which
+ * a sort of all of them each epoch would sort again and again). */
+static hb_status_t sort_pending(hb_net_t *net)
+{
+    const size_t old = net->n_sorted <= net->n_pending ? net->n_sorted : 0, n = net->n_pending;
+    hb_net_event_t *p = net->pending;
+    if (n > old) qsort(p + old, n - old, sizeof *p, compare_event);
+    if (old && n > old && compare_event(&p[old - 1], &p[old]) > 0) {
+        if (!hb_net_reserve((void **)&net->merged, 0, &net->cap_merged, n, sizeof *p))
+            return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", n);
+        hb_net_event_t *out = net->merged;
+        size_t a = 0, b = old, k = 0;
+        while (a < old && b < n) out[k++] = compare_event(&p[b], &p[a]) < 0 ? p[b++] : p[a++];
+        while (a < old) out[k++] = p[a++];
+        while (b < n) out[k++] = p[b++];
+        memcpy(p, out, n * sizeof *p);
+    }
+    net->n_sorted = n;
+    return HB_SUCCESS;
+}
+
 static hb_status_t queue_due(hb_net_t *net, long s0, long s1)
 {
-    if (net->n_pending) qsort(net->pending, net->n_pending, sizeof *net->pending, compare_event);
+    hb_status_t status = sort_pending(net);
+    if (status != HB_SUCCESS) return status;
     size_t due = 0;
     while (due < net->n_pending && net->pending[due].step < s1) due++;
     if (due && net->pending[0].step < s0)
@@ -279,10 +301,11 @@ static hb_status_t queue_due(hb_net_t *net, long s0, long s1)
         const hb_net_event_t *ev = &net->pending[k];
         net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->time, ev->weight};
     }
-    const hb_status_t status = hb_sim_queue_events(net->sim, due, net->due);
+    status = hb_sim_queue_events(net->sim, due, net->due);
     /* the delivered events leave the queue */
     memmove(net->pending, net->pending + due, (net->n_pending - due) * sizeof *net->pending);
     net->n_pending -= due;
+    net->n_sorted = net->n_pending;
     return status;
 }
 
@@ -386,7 +409,7 @@ hb_status_t hb_net_init(hb_net_t *net)
     const double t0 = hb_clock_seconds();
     hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
     hb_net_exchange_abandon(net); /* a failed run's exchange */
-    net->n_spikes = net->n_local = net->n_pending = net->n_sending = 0;
+    net->n_spikes = net->n_local = net->n_pending = net->n_sending = net->n_sorted = 0;
     net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
     for (int s = 0; s < net->n_sources; s++) hb_net_source_reset(&net->sources[s]);
