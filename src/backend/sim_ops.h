@@ -100,6 +100,9 @@ struct hb_sim_ops {
     int synapses;
     /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
     int (*block_width)(int count);
+    /* Lanes per block of a mixed group (hb_step_group_t.mixed: the cells that would each be a
+     * group of one, packed together); 0: no mixed groups, each such cell a group of its own. */
+    int mixed_width;
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */
     hb_status_t (*create)(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine);
     void (*destroy)(void *engine);

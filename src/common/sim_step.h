@@ -230,7 +230,52 @@ typedef struct {
      * them each step. */
     const unsigned char *fixed_row; /* m: 1 for such a row */
     const double *fixed_r, *fixed_c, *fixed_f; /* m each */
+    /* Mixed groups (mixed 1; else 0 and these NULL): the `width` lanes of a block hold cells of
+     * different shapes (docs/layouts.md). Block b has (block_start[b + 1] - block_start[b]) /
+     * width rows, element (row i, lane k) at block_start[b] + i width + k in v, d, rhs, the
+     * constants (per lane: shared 0) and `parent` (each lane's parents, its own Hines order);
+     * m is the largest block's rows. Its hh instances are hh_start[b] .. hh_start[b + 1] (n_hh:
+     * the most of a block), instance j's node of lane k at hh_node[j width + k], parameters and
+     * states as in other groups. Slot s steps its lane_m[s] rows and lane_hh[s] hh instances
+     * (0 and 0: a padding lane); the rows and instances past them are padding (u = l = 0,
+     * cfac = 1, parent 0, hh parameters 0), which the step never reads or writes. Synapses:
+     * per slot (syn_lanes 0). fixed_row and fixed_r, _c, _f (CPU): per element, in the layout. */
+    int mixed;
+    const size_t *block_start; /* blocks + 1 */
+    const size_t *hh_start;    /* blocks + 1 */
+    const int *lane_m, *lane_hh; /* blocks * width */
 } hb_step_group_t;
+
+/* Element of (row 0, lane 0) of block b (b = blocks: the elements of v). */
+HB_HOSTDEV size_t hb_step_block_base(const hb_step_group_t *g, int b)
+{
+    return g->mixed ? g->block_start[b] : (size_t)b * (size_t)g->m * (size_t)g->width;
+}
+
+/* Rows of block b. */
+HB_HOSTDEV int hb_step_block_rows(const hb_step_group_t *g, int b)
+{
+    return g->mixed ? (int)((g->block_start[b + 1] - g->block_start[b]) / (size_t)g->width) : g->m;
+}
+
+/* First hh instance of block b (b = blocks: all instances; hh_state holds 3 width each). */
+HB_HOSTDEV size_t hb_step_hh_base(const hb_step_group_t *g, int b)
+{
+    return g->mixed ? g->hh_start[b] : (size_t)b * (size_t)g->n_hh;
+}
+
+/* Element of node `node` of slot `slot`. */
+HB_HOSTDEV size_t hb_step_element(const hb_step_group_t *g, int slot, int node)
+{
+    const int w = g->width;
+    return hb_step_block_base(g, slot / w) + (size_t)node * (size_t)w + (size_t)(slot % w);
+}
+
+/* Rows of the cell in slot `slot`. */
+HB_HOSTDEV int hb_step_slot_rows(const hb_step_group_t *g, int slot)
+{
+    return g->mixed ? g->lane_m[slot] : g->m;
+}
 
 typedef struct {
     double dt;           /* [ms]: cnexp */
@@ -633,10 +678,153 @@ HB_HOSTDEV void hb_step_lanes_update(const hb_step_group_t *g, const hb_step_par
     }
 }
 
+/*
+ * One lane of a mixed block (hb_step_group_t.mixed): hb_step_lanes' passes for the cell in slot
+ * block * width + lane, on its own rows (lane_m), parents and hh instances; d and rhs point at
+ * the lane's row 0 of the block's scratch (row stride width). Every operation on the cell's
+ * values is the one hb_step_lanes performs on it in a group of its own, in the same order, so
+ * the bits do not depend on which cells share its block (tests/test_sim_mixed.c). A padding
+ * lane does nothing.
+ */
+HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_params_t *p,
+                                       int block, int lane, double *d, double *rhs)
+{
+    const size_t w = (size_t)g->width, base = g->block_start[block] + (size_t)lane;
+    const int slot = block * g->width + lane, m = g->lane_m[slot];
+    double *v = g->v + base;
+    const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
+    const double *pg = g->pas_g + base, *pe = g->pas_e + base;
+    const int *parent = g->parent + base;
+    const size_t hh0 = g->hh_start[block];
+    if (m < 1) return;
+    for (int i = 0; i < m; i++) {
+        const size_t r = (size_t)i * w;
+        hb_step_pas_row(1, 1, v + r, pg + r, pe + r, d + r, rhs + r);
+    }
+    for (int j = 0; j < g->lane_hh[slot]; j++) {
+        const size_t inst = hh0 + (size_t)j, r = (size_t)g->hh_node[inst * w + (size_t)lane] * w;
+        hb_step_hh_row(1, (int)w, (int)w, 1, v + r, g->hh_par + inst * HB_HH_NPAR * w + (size_t)lane,
+                       g->hh_state + inst * 3 * w + (size_t)lane, d + r, rhs + r);
+    }
+    for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
+        const hb_stim_site_t *site = &g->sites[q];
+        double inj = 0.0; /* [nA] */
+        for (int c = site->first; c < site->first + site->count; c++) {
+            const hb_stim_pulse_t *pulse = &g->pulses[c];
+            if (p->t_mid >= pulse->del_ms && p->t_mid < pulse->del_ms + pulse->dur_ms)
+                inj += pulse->amp_na;
+        }
+        rhs[(size_t)site->node * w] -= inj * 1e2 / site->area_um2;
+    }
+    if (g->syn_start)
+        for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
+            hb_step_synapse_current(&g->syns[q], g->syn_state + 2 * (size_t)q,
+                                    (size_t)g->syns[q].node * w, v, d, rhs);
+    hb_step_root_row(1, 1, cfac, d, rhs);
+    for (int i = 1; i < m; i++) {
+        const size_t r = (size_t)i * w, pr = (size_t)parent[r] * w;
+        hb_step_axial_row(1, 1, cfac + r, u + r, l + r, v + r, v + pr, d + r, rhs + r, d + pr,
+                          rhs + pr);
+    }
+}
+
+/* The solve's rows of one lane of a mixed block (elements r and its parent's pr from the lane's
+ * row 0): hb_hines_recip_* or, where fixed (may be NULL) marks the row, hb_step_fixed_*'s
+ * operations with the factors kept per element. */
+HB_HOSTDEV void hb_step_mixed_eliminate(size_t r, size_t pr, const double *HB_RESTRICT u,
+                                        const double *HB_RESTRICT l,
+                                        const unsigned char *HB_RESTRICT fixed,
+                                        const double *HB_RESTRICT fc,
+                                        const double *HB_RESTRICT ff, double *HB_RESTRICT d,
+                                        double *HB_RESTRICT rhs)
+{
+    if (fixed && fixed[r]) {
+        if (!fixed[pr]) d[pr] -= fc[r];
+        rhs[pr] -= ff[r] * rhs[r];
+    } else {
+        hb_hines_recip_eliminate_row(1, 1, 0.0, 0.0, u + r, l + r, d + r, rhs + r, d + pr,
+                                     rhs + pr);
+    }
+}
+
+HB_HOSTDEV void hb_step_mixed_root(const unsigned char *HB_RESTRICT fixed,
+                                   const double *HB_RESTRICT fr, double *HB_RESTRICT d,
+                                   double *HB_RESTRICT rhs)
+{
+    if (fixed && fixed[0]) rhs[0] = rhs[0] * fr[0];
+    else hb_hines_recip_root(1, d, rhs);
+}
+
+HB_HOSTDEV void hb_step_mixed_substitute(size_t r, size_t pr, const double *HB_RESTRICT l,
+                                         const unsigned char *HB_RESTRICT fixed,
+                                         const double *HB_RESTRICT fr,
+                                         const double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    if (fixed && fixed[r]) rhs[r] = (rhs[r] - l[r] * rhs[pr]) * fr[r];
+    else hb_hines_recip_substitute_row(1, 1, 0.0, l + r, d + r, rhs + pr, rhs + r);
+}
+
+/* The lane's solve: rhs = dv. */
+HB_HOSTDEV void hb_step_mixed_solve(const hb_step_group_t *g, int block, int lane, double *d,
+                                    double *rhs)
+{
+    const size_t w = (size_t)g->width, base = g->block_start[block] + (size_t)lane;
+    const int m = g->lane_m[block * g->width + lane];
+    const double *u = g->u + base, *l = g->l + base;
+    const int *parent = g->parent + base;
+    const unsigned char *fixed = g->fixed_row ? g->fixed_row + base : NULL;
+    const double *fr = fixed ? g->fixed_r + base : NULL, *fc = fixed ? g->fixed_c + base : NULL;
+    const double *ff = fixed ? g->fixed_f + base : NULL;
+    if (m < 1) return;
+    for (int i = m - 1; i > 0; --i) {
+        const size_t r = (size_t)i * w;
+        hb_step_mixed_eliminate(r, (size_t)parent[r] * w, u, l, fixed, fc, ff, d, rhs);
+    }
+    hb_step_mixed_root(fixed, fr, d, rhs);
+    for (int i = 1; i < m; ++i) {
+        const size_t r = (size_t)i * w;
+        hb_step_mixed_substitute(r, (size_t)parent[r] * w, l, fixed, fr, d, rhs);
+    }
+}
+
+/* The lane's v += factor dv, gates and synapse states. */
+HB_HOSTDEV void hb_step_mixed_update(const hb_step_group_t *g, const hb_step_params_t *p,
+                                     int block, int lane, const double *rhs)
+{
+    const size_t w = (size_t)g->width, base = g->block_start[block] + (size_t)lane;
+    const int slot = block * g->width + lane, m = g->lane_m[slot];
+    double *v = g->v + base;
+    const size_t hh0 = g->hh_start[block];
+    for (int i = 0; i < m; i++) {
+        const size_t r = (size_t)i * w;
+        hb_step_update_row(1, p->factor, rhs + r, v + r);
+    }
+    for (int j = 0; j < g->lane_hh[slot]; j++) {
+        const size_t inst = hh0 + (size_t)j;
+        hb_step_gates_row(1, (int)w, p, v + (size_t)g->hh_node[inst * w + (size_t)lane] * w,
+                          g->hh_state + inst * 3 * w + (size_t)lane);
+    }
+    if (g->syn_start)
+        for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
+            hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);
+}
+
+HB_HOSTDEV void hb_step_mixed_lane(const hb_step_group_t *g, const hb_step_params_t *p,
+                                   int block, int lane, double *d, double *rhs)
+{
+    hb_step_mixed_assemble(g, p, block, lane, d, rhs);
+    hb_step_mixed_solve(g, block, lane, d, rhs);
+    hb_step_mixed_update(g, p, block, lane, rhs);
+}
+
 HB_HOSTDEV void hb_step_lanes(const hb_step_group_t *g, const hb_step_params_t *p,
                                             int block, int lane0, int lanes, int width,
                                             int shared, double *d, double *rhs)
 {
+    if (g->mixed) { /* each lane on its own rows */
+        for (int k = 0; k < lanes; k++) hb_step_mixed_lane(g, p, block, lane0 + k, d + k, rhs + k);
+        return;
+    }
     hb_step_lanes_assemble(g, p, block, lane0, lanes, width, shared, d, rhs);
     hb_step_lanes_solve(g, block, lane0, lanes, width, shared, d, rhs);
     hb_step_lanes_update(g, p, block, lane0, lanes, width, rhs);

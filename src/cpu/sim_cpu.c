@@ -47,12 +47,61 @@ typedef struct {
     size_t n_events, next_event, cap_events;
 } cpu_sim_t;
 
+/* Lanes of a mixed block: chains the solve interleaves. */
+enum { MIXED_LANES = 4 };
+
 /* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight). */
 static int cpu_block_width(int count)
 {
     int W = HB_SIM_CPU_LANES;
     while (W > 1 && W / 2 >= count) W /= 2;
     return W;
+}
+
+/*
+ * A block of a mixed group (cells of different shapes, hb_step_group_t.mixed): each lane
+ * assembled on its own rows, then the lanes' solves row by row in turn (each lane's rows in its
+ * own order), so that the core overlaps the lanes' independent chains, then each lane updated.
+ * Every cell's operations are hb_step_mixed_lane's, which are those of a group of its own.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int block,
+                       double *scratch)
+{
+    const int W = g->width;
+    const size_t w = (size_t)W, base = g->block_start[block];
+    double *d = scratch, *rhs = scratch + (size_t)hb_step_block_rows(g, block) * w;
+    const int *lm = g->lane_m + (size_t)block * w;
+    int most = 0;
+    for (int k = 0; k < W; k++) {
+        hb_step_mixed_assemble(g, p, block, k, d + k, rhs + k);
+        most = lm[k] > most ? lm[k] : most;
+    }
+    const int *par = g->parent + base;
+    const double *u = g->u + base, *l = g->l + base;
+    const unsigned char *fixed = g->fixed_row ? g->fixed_row + base : NULL;
+    const double *fr = fixed ? g->fixed_r + base : NULL, *fc = fixed ? g->fixed_c + base : NULL;
+    const double *ff = fixed ? g->fixed_f + base : NULL;
+    for (int t = 1; t < most; t++) /* row lm[k] - t of each lane: its last row down to 1 */
+        for (int k = 0; k < W; k++) {
+            const int i = lm[k] - t;
+            if (i < 1) continue;
+            const size_t r = (size_t)i * w + (size_t)k;
+            hb_step_mixed_eliminate(r, (size_t)par[r] * w + (size_t)k, u, l, fixed, fc, ff, d,
+                                    rhs);
+        }
+    for (int k = 0; k < W; k++)
+        if (lm[k] > 0)
+            hb_step_mixed_root(fixed ? fixed + k : NULL, fixed ? fr + k : NULL, d + k, rhs + k);
+    for (int i = 1; i < most; i++)
+        for (int k = 0; k < W; k++) {
+            if (i >= lm[k]) continue;
+            const size_t r = (size_t)i * w + (size_t)k;
+            hb_step_mixed_substitute(r, (size_t)par[r] * w + (size_t)k, l, fixed, fr, d, rhs);
+        }
+    for (int k = 0; k < W; k++) hb_step_mixed_update(g, p, block, k, rhs + k);
 }
 
 /* One block with the lane count a constant: the lane loops become vector code
@@ -65,6 +114,10 @@ static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int 
                        double *scratch)
 {
     double *d = scratch, *rhs = scratch + (size_t)g->m * (size_t)g->width;
+    if (g->mixed) {
+        step_mixed(g, p, block, scratch);
+        return;
+    }
     switch (g->width * 2 + (g->shared != 0)) {
 #if HB_SIM_CPU_LANES == 16
     case 33: hb_step_lanes(g, p, block, 0, 16, 16, 1, d, rhs); break;
@@ -276,8 +329,8 @@ __attribute__((target_clones("avx2", "default")))
 #endif
 static int block_nonfinite(const hb_step_group_t *g, int b)
 {
-    const size_t m = (size_t)g->m;
-    const double *v = g->v + (size_t)b * m * (size_t)g->width;
+    const size_t m = (size_t)hb_step_block_rows(g, b);
+    const double *v = g->v + hb_step_block_base(g, b);
     const int cells = block_cells(g, b);
     switch (g->width) {
 #if HB_SIM_CPU_LANES == 16
@@ -352,9 +405,9 @@ static int first_fault(const cpu_sim_t *sim, long step, hb_sim_fault_t *fault)
         const hb_step_group_t *g = &sim->groups[sim->block_group[b]];
         const int block = sim->block_index[b], cells = block_cells(g, block);
         const size_t w = (size_t)g->width;
-        const double *v = g->v + (size_t)block * (size_t)g->m * w;
+        const double *v = g->v + hb_step_block_base(g, block);
         for (int k = 0; k < cells; k++)
-            for (int i = 0; i < g->m; i++)
+            for (int i = 0; i < hb_step_slot_rows(g, block * g->width + k); i++)
                 if (!isfinite(v[(size_t)i * w + (size_t)k])) {
                     *fault = (hb_sim_fault_t){step, sim->block_group[b], block * g->width + k, i};
                     return 1;
@@ -481,7 +534,7 @@ static hb_status_t cpu_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void
 
 static size_t group_size(const hb_step_group_t *k)
 {
-    return (size_t)k->blocks * (size_t)k->width * (size_t)k->m;
+    return hb_step_block_base(k, k->blocks);
 }
 
 static hb_status_t cpu_set_state(void *engine, int g, const double *v, const double *hh_state)
@@ -490,7 +543,7 @@ static hb_status_t cpu_set_state(void *engine, int g, const double *v, const dou
     if (!s || g < 0 || g >= s->n_groups || !v || !hh_state)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: set_state: bad argument");
     const hb_step_group_t *k = &s->groups[g];
-    const size_t hh = (size_t)k->blocks * (size_t)k->width * (size_t)k->n_hh * 3;
+    const size_t hh = hb_step_hh_base(k, k->blocks) * (size_t)k->width * 3;
     if (v != k->v) memcpy(k->v, v, group_size(k) * sizeof *v);
     if (hh && hh_state != k->hh_state) memcpy(k->hh_state, hh_state, hh * sizeof *hh_state);
     return HB_SUCCESS;
@@ -595,6 +648,7 @@ const struct hb_sim_ops hb_cpu_sim_ops = {
     .steps_in_place = 1,
     .synapses = 1,
     .block_width = cpu_block_width,
+    .mixed_width = MIXED_LANES,
     .create = cpu_create,
     .destroy = cpu_destroy,
     .set_state = cpu_set_state,

@@ -85,7 +85,7 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
     const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     const int block = (int)(t / HB_SIM_GPU_LANES), lane = (int)(t % HB_SIM_GPU_LANES);
     if (block >= g.blocks) return;
-    const size_t base = (size_t)block * (size_t)g.m * HB_SIM_GPU_LANES + (size_t)lane;
+    const size_t base = hb_step_block_base(&g, block) + (size_t)lane;
     /* Shared constants (copies of one model): every thread of a warp reads the
      * same address, one broadcast; the branch is uniform over the grid. */
     if (g.shared)

@@ -355,15 +355,12 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     hb_hh_table_rates(&sim->table, sim->opt.v_init_mv, inf, tau);
     for (int g = 0; g < sim->n_groups; g++) {
         group_t *gr = &sim->groups[g];
-        const size_t slots = (size_t)gr->k.blocks * (size_t)gr->k.width;
-        const size_t size = slots * (size_t)gr->k.m, hh = slots * (size_t)gr->k.n_hh;
+        const size_t size = hb_step_block_base(&gr->k, gr->k.blocks);
+        const size_t hh = hb_step_hh_base(&gr->k, gr->k.blocks), w = (size_t)gr->k.width;
         for (size_t i = 0; i < size; i++) gr->v[i] = sim->opt.v_init_mv;
-        for (size_t j = 0; j < hh; j++) { /* instance j: block b, node q, lane k */
-            const size_t w = (size_t)gr->k.width, b = j / (w * (size_t)gr->k.n_hh);
-            const size_t rest = j % (w * (size_t)gr->k.n_hh), q = rest / w, k = rest % w;
-            for (int x = 0; x < 3; x++)
-                gr->hh_state[((b * (size_t)gr->k.n_hh + q) * 3 + (size_t)x) * w + k] = inf[x];
-        }
+        for (size_t j = 0; j < hh; j++) /* instance j's states, lanes of w */
+            for (size_t x = 0; x < 3; x++)
+                for (size_t k = 0; k < w; k++) gr->hh_state[(j * 3 + x) * w + k] = inf[x];
         if (gr->syn_state) /* NEURON's INITIAL: g = 0 (A = B = 0) */
             memset(gr->syn_state, 0, gr->n_syn_state * sizeof *gr->syn_state);
     }
@@ -381,7 +378,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     if (!sim->ops->steps_in_place) /* a stale host copy is poisoned: only get_v reads it */
         for (int g = 0; g < sim->n_groups; g++) {
             group_t *gr = &sim->groups[g];
-            const size_t size = (size_t)gr->k.blocks * (size_t)gr->k.width * (size_t)gr->k.m;
+            const size_t size = hb_step_block_base(&gr->k, gr->k.blocks);
             for (size_t i = 0; i < size; i++) gr->v[i] = NAN;
         }
     if (status != HB_SUCCESS) return status;
@@ -462,8 +459,7 @@ static hb_status_t fault_message(hb_sim_t *sim, const hb_sim_fault_t *f)
 {
     const group_t *gr = &sim->groups[f->group];
     const int cell = gr->cells[f->slot];
-    const size_t w = (size_t)gr->k.width, m = (size_t)gr->k.m;
-    const size_t e = (size_t)f->slot / w * m * w + (size_t)f->node * w + (size_t)f->slot % w;
+    const size_t e = hb_step_element(&gr->k, f->slot, f->node);
     sim->ops->get_v(sim->engine, f->group, e, 1, &gr->v[e]);
     const double v = gr->v[e];
     hb_node_info_t info;
@@ -544,12 +540,14 @@ hb_status_t hb_sim_voltages(const hb_sim_t *sim, int cell, const double **v)
                        sim->n_cells - 1);
     /* Gathered from the group's interleaved storage into the cell's slice of vbuf. */
     const group_t *gr = &sim->groups[sim->group_of[cell]];
-    const size_t slot = (size_t)sim->slot_of[cell], w = (size_t)gr->k.width, m = (size_t)gr->k.m;
-    const size_t base = (slot / w) * m * w + slot % w;
+    const int slot = sim->slot_of[cell], block = slot / gr->k.width;
+    const size_t w = (size_t)gr->k.width, m = (size_t)hb_step_slot_rows(&gr->k, slot);
+    const size_t first = hb_step_block_base(&gr->k, block), base = first + (size_t)slot % w;
     double *out = sim->vbuf + sim->offset[cell];
     /* the cell's block from the engine, then the cell's lane */
-    hb_status_t status = sim->ops->get_v(sim->engine, sim->group_of[cell], base - slot % w, m * w,
-                                         gr->v + (base - slot % w));
+    hb_status_t status = sim->ops->get_v(sim->engine, sim->group_of[cell], first,
+                                         (size_t)hb_step_block_rows(&gr->k, block) * w,
+                                         gr->v + first);
     if (status != HB_SUCCESS) return status;
     for (size_t i = 0; i < m; i++) out[i] = gr->v[base + i * w];
     *v = out;

@@ -262,12 +262,25 @@ static uint64_t fingerprint(const hb_sim_t *sim)
 
 static size_t hh_size(const group_t *gr)
 {
-    return (size_t)gr->k.blocks * (size_t)gr->k.width * (size_t)gr->k.n_hh * 3;
+    return hb_step_hh_base(&gr->k, gr->k.blocks) * (size_t)gr->k.width * 3;
 }
 
 static size_t v_size(const group_t *gr)
 {
-    return (size_t)gr->k.blocks * (size_t)gr->k.width * (size_t)gr->k.m;
+    return hb_step_block_base(&gr->k, gr->k.blocks);
+}
+
+/* The layout's sizes of group g: rows (a mixed group's: minus all its blocks' rows), lanes,
+ * cells, blocks, hh instances of a block (mixed: of all blocks), synapse state values. */
+static void group_dims(const group_t *gr, int64_t dims[6])
+{
+    const hb_step_group_t *k = &gr->k;
+    dims[0] = k->mixed ? -(int64_t)(v_size(gr) / (size_t)k->width) : k->m;
+    dims[1] = k->width;
+    dims[2] = k->count;
+    dims[3] = k->blocks;
+    dims[4] = k->mixed ? (int64_t)hb_step_hh_base(k, k->blocks) : k->n_hh;
+    dims[5] = (int64_t)gr->n_syn_state;
 }
 
 static void put_series(hb_ckpt_buf_t *b, const series_t *s)
@@ -298,9 +311,8 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
     hb_ckpt_put_i64(b, sim->n_groups);
     hb_ckpt_put_i64(b, sim->n_probes);
     for (int g = 0; g < sim->n_groups; g++) {
-        const hb_step_group_t *k = &sim->groups[g].k;
-        const int64_t dims[6] = {k->m, k->width, k->count, k->blocks, k->n_hh,
-                                 (int64_t)sim->groups[g].n_syn_state};
+        int64_t dims[6];
+        group_dims(&sim->groups[g], dims);
         hb_ckpt_put(b, dims, sizeof dims);
     }
     hb_ckpt_put_i64(b, sim->step);
@@ -377,10 +389,10 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
     for (int g = 0; g < sim->n_groups; g++) {
         const group_t *gr = &sim->groups[g];
         const hb_step_group_t *k = &gr->k;
-        int64_t dims[6];
+        int64_t dims[6], here[6];
         hb_ckpt_get(in, dims, sizeof dims);
-        if (dims[0] != k->m || dims[1] != k->width || dims[2] != k->count ||
-            dims[3] != k->blocks || dims[4] != k->n_hh || dims[5] != (int64_t)gr->n_syn_state)
+        group_dims(gr, here);
+        if (memcmp(dims, here, sizeof dims) != 0)
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d of the checkpoint is laid out "
                            "differently (%lld nodes, %lld lanes, %lld cells); here %d nodes, %d "
                            "lanes, %d cells: expected a checkpoint of this build's CPU engine",

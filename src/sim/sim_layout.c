@@ -71,12 +71,43 @@ static void share_constants(group_t *gr)
     compact(gr->hh_par, n, W);
 }
 
+/* The rows of a cell (one lane, contiguous: m each) whose subtree has no hh node and no
+ * synapse (fixed: 1 for them, from the hh and synapse rows marked 0), and their factors, from
+ * the step's own row functions (v = 0: only d matters), eliminated as
+ * hb_hines_recip_eliminate_row does. */
+static hb_status_t factor_rows(int m, const int *parent, const double *u, const double *l,
+                               const double *cfac, const double *pas_g, const double *pas_e,
+                               unsigned char *fixed, double *fr, double *fc, double *ff)
+{
+    double *d = malloc((size_t)m * sizeof *d), *rhs = malloc((size_t)m * sizeof *rhs);
+    double *v0 = calloc((size_t)m, sizeof *v0);
+    if (!d || !rhs || !v0) {
+        free(d);
+        free(rhs);
+        free(v0);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
+    for (int i = m - 1; i > 0; i--)
+        if (!fixed[i]) fixed[parent[i]] = 0;
+    for (int i = 0; i < m; i++)
+        hb_step_pas_row(1, 0, v0 + i, pas_g + i, pas_e + i, d + i, rhs + i);
+    hb_step_root_row(1, 0, cfac, d, rhs);
+    for (int i = 1; i < m; i++) {
+        const int p = parent[i];
+        hb_step_axial_row(1, 0, cfac + i, u + i, l + i, v0 + i, v0 + p, d + i, rhs + i, d + p,
+                          rhs + p);
+    }
+    hb_step_factor_fixed(m, parent, u, l, fixed, d, fr, fc, ff);
+    free(d);
+    free(rhs);
+    free(v0);
+    return HB_SUCCESS;
+}
+
 /*
- * Shared groups: the factors of the rows whose subtree has no hh node, from the
- * step's own row functions on one lane (v = 0: only d matters), eliminated as
- * hb_hines_recip_eliminate_row does. The step then skips their divisions and
- * gets the same bits (tests/test_sim_engine.c compares the step with a per-cell
- * reference; tests/gpu/test_gpu_sim.c with the GPU, which factors every row).
+ * Shared groups: the factors of the rows whose subtree has no hh node (factor_rows). The step
+ * then skips their divisions and gets the same bits (tests/test_sim_engine.c compares the step
+ * with a per-cell reference; tests/gpu/test_gpu_sim.c with the GPU, which factors every row).
  */
 static hb_status_t factor_fixed_rows(group_t *gr)
 {
@@ -85,44 +116,95 @@ static hb_status_t factor_fixed_rows(group_t *gr)
     if (!k->shared) return HB_SUCCESS;
     unsigned char *fixed = malloc((size_t)m);
     double *f = malloc(3 * (size_t)m * sizeof *f);
-    double *d = malloc((size_t)m * sizeof *d), *rhs = malloc((size_t)m * sizeof *rhs);
-    double *v0 = calloc((size_t)m, sizeof *v0);
-    if (!fixed || !f || !d || !rhs || !v0) {
+    if (!fixed || !f) {
         free(fixed);
         free(f);
-        free(d);
-        free(rhs);
-        free(v0);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
-    const int *parent = k->parent;
     memset(fixed, 1, (size_t)m);
     for (int j = 0; j < k->n_hh; j++) fixed[k->hh_node[j]] = 0;
     /* a synapse's conductance changes the row every step, in any lane */
     if (k->syn_start)
         for (int q = 0; q < k->syn_start[(size_t)k->blocks * (size_t)k->width]; q++)
             fixed[k->syns[q].node] = 0;
-    for (int i = m - 1; i > 0; i--)
-        if (!fixed[i]) fixed[parent[i]] = 0;
-    for (int i = 0; i < m; i++)
-        hb_step_pas_row(1, 0, v0 + i, k->pas_g + i, k->pas_e + i, d + i, rhs + i);
-    hb_step_root_row(1, 0, k->cfac, d, rhs);
-    for (int i = 1; i < m; i++) {
-        const int p = parent[i];
-        hb_step_axial_row(1, 0, k->cfac + i, k->u + i, k->l + i, v0 + i, v0 + p, d + i, rhs + i,
-                          d + p, rhs + p);
-    }
     double *fr = f, *fc = f + m, *ff = f + 2 * (size_t)m;
-    hb_step_factor_fixed(m, parent, k->u, k->l, fixed, d, fr, fc, ff);
-    free(d);
-    free(rhs);
-    free(v0);
+    hb_status_t status = factor_rows(m, k->parent, k->u, k->l, k->cfac, k->pas_g, k->pas_e,
+                                     fixed, fr, fc, ff);
+    if (status != HB_SUCCESS) {
+        free(fixed);
+        free(f);
+        return status;
+    }
     gr->fixed_row = fixed;
     gr->fixed = f;
     k->fixed_row = fixed;
     k->fixed_r = fr;
     k->fixed_c = fc;
     k->fixed_f = ff;
+    return HB_SUCCESS;
+}
+
+/* Mixed groups: each lane's fixed rows and factors (factor_rows on the lane's constants), kept
+ * per element in the layout. */
+static hb_status_t factor_mixed_rows(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t W = (size_t)k->width, size = gr->block_start[k->blocks];
+    const int M = k->m;
+    unsigned char *fixed = malloc(size + 1), *fx = malloc((size_t)M + 1);
+    double *f = malloc((3 * size + 1) * sizeof *f);
+    double *buf = malloc((8 * (size_t)M + 1) * sizeof *buf);
+    int *par = malloc(((size_t)M + 1) * sizeof *par);
+    hb_status_t status = HB_SUCCESS;
+    if (!fixed || !fx || !f || !buf || !par)
+        status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    if (status == HB_SUCCESS) {
+        memset(fixed, 0, size);
+        memset(f, 0, 3 * size * sizeof *f);
+    }
+    double *u = buf, *l = buf + M, *cfac = buf + 2 * (size_t)M, *pg = buf + 3 * (size_t)M;
+    double *pe = buf + 4 * (size_t)M, *fr = buf + 5 * (size_t)M, *fc = buf + 6 * (size_t)M;
+    double *ff = buf + 7 * (size_t)M;
+    for (int s = 0; s < k->count && status == HB_SUCCESS; s++) {
+        const int m = k->lane_m[s];
+        const size_t base = hb_step_element(k, s, 0), hh0 = gr->hh_start[s / (int)W];
+        for (int i = 0; i < m; i++) {
+            const size_t e = base + (size_t)i * W;
+            par[i] = gr->parent[e];
+            u[i] = gr->u[e];
+            l[i] = gr->l[e];
+            cfac[i] = gr->cfac[e];
+            pg[i] = gr->pas_g[e];
+            pe[i] = gr->pas_e[e];
+        }
+        memset(fx, 1, (size_t)m);
+        for (int j = 0; j < k->lane_hh[s]; j++)
+            fx[gr->hh_node[(hh0 + (size_t)j) * W + (size_t)s % W]] = 0;
+        if (k->syn_start)
+            for (int q = k->syn_start[s]; q < k->syn_start[s + 1]; q++) fx[k->syns[q].node] = 0;
+        status = factor_rows(m, par, u, l, cfac, pg, pe, fx, fr, fc, ff);
+        for (int i = 0; i < m && status == HB_SUCCESS; i++) {
+            const size_t e = base + (size_t)i * W;
+            fixed[e] = fx[i];
+            f[e] = fr[i];
+            f[size + e] = fc[i];
+            f[2 * size + e] = ff[i];
+        }
+    }
+    free(fx);
+    free(buf);
+    free(par);
+    if (status != HB_SUCCESS) {
+        free(fixed);
+        free(f);
+        return status;
+    }
+    gr->fixed_row = fixed;
+    gr->fixed = f;
+    k->fixed_row = fixed;
+    k->fixed_r = f;
+    k->fixed_c = f + size;
+    k->fixed_f = f + 2 * size;
     return HB_SUCCESS;
 }
 
@@ -182,7 +264,107 @@ static int same_synapses(const group_t *gr)
     return 1;
 }
 
-/* Storage of one group: constants filled, state left for hb_sim_init. */
+/* The constants, stimuli and synapses of the cell in slot s: its row i at element
+ * base + i width, its hh instance j at hh0 + j (lane s % width); the group's running counts of
+ * stimulus sites, pulses and synapses in n[0 .. 2]. u, l: scratch of the cell's rows. */
+static hb_status_t fill_cell(hb_sim_t *sim, group_t *gr, size_t s, size_t base, size_t hh0,
+                             double dt, int n[3], double *u, double *l)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t W = (size_t)k->width, lane = s % W;
+    const int c = gr->cells[s];
+    const hb_model_t *md = sim->cells[c];
+    const int m = hb_cable_size(md->cable);
+    const int *parent = hb_cable_parent(md->cable);
+    sim->group_of[c] = (int)(gr - sim->groups);
+    sim->slot_of[c] = (int)s;
+    hb_status_t status = hb_cable_offdiag(md->cable, u, l);
+    if (status != HB_SUCCESS) return status;
+    for (int i = 0, j = 0; i < m; i++) {
+        const size_t e = base + (size_t)i * W;
+        hb_node_info_t node;
+        if ((status = hb_cable_node(md->cable, i, &node)) != HB_SUCCESS) return status;
+        gr->u[e] = u[i];
+        gr->l[e] = l[i];
+        gr->cfac[e] = node.area_um2 > 0.0 ? 1e-3 * node.cm_uf_cm2 / dt : 0.0;
+        if (k->mixed) gr->parent[e] = i > 0 ? parent[i] : 0;
+        if (md->has_pas[i]) {
+            gr->pas_g[e] = md->pas_g[i];
+            gr->pas_e[e] = md->pas_e[i];
+        }
+        if (md->has_hh[i]) { /* instance hh0 + j, lane s % W */
+            const size_t inst = hh0 + (size_t)j++;
+            if (k->mixed) gr->hh_node[inst * W + lane] = i;
+            for (int q = 0; q < HB_HH_NPAR; q++)
+                gr->hh_par[(inst * HB_HH_NPAR + (size_t)q) * W + lane] =
+                    md->hh[(size_t)i * HB_HH_NPAR + q];
+        }
+    }
+    /* IClamps grouped by node (model order kept within a node). */
+    for (int a = 0; a < md->n_iclamps; a++) {
+        const int node = md->iclamps[a].node;
+        int seen = 0;
+        for (int b = 0; b < a; b++) seen |= md->iclamps[b].node == node;
+        if (seen) continue;
+        hb_node_info_t info;
+        if ((status = hb_cable_node(md->cable, node, &info)) != HB_SUCCESS) return status;
+        hb_stim_site_t *site = &gr->sites[n[0]++];
+        site->node = node;
+        site->first = n[1];
+        site->area_um2 = info.area_um2 > 0.0 ? info.area_um2 : HB_ZERO_AREA_ROW_UM2;
+        for (int b = a; b < md->n_iclamps; b++)
+            if (md->iclamps[b].node == node)
+                gr->pulses[n[1]++] = (hb_stim_pulse_t){
+                    md->iclamps[b].del_ms, md->iclamps[b].dur_ms, md->iclamps[b].amp_na};
+        site->count = n[1] - site->first;
+    }
+    for (int q = 0; q < md->n_synapses && status == HB_SUCCESS; q++)
+        status = synapse_site(md, &md->synapses[q], sim->opt.dt_ms, &gr->syns[n[2]++]);
+    return status;
+}
+
+/* The step's view of the group's arrays. */
+static void publish(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    k->parent = gr->parent;
+    k->hh_node = gr->hh_node;
+    k->v = gr->v;
+    k->d = k->rhs = NULL; /* CPU: per-thread scratch; GPU: device arrays */
+    k->u = gr->u;
+    k->l = gr->l;
+    k->cfac = gr->cfac;
+    k->pas_g = gr->pas_g;
+    k->pas_e = gr->pas_e;
+    k->hh_par = gr->hh_par;
+    k->hh_state = gr->hh_state;
+    k->site_start = gr->site_start;
+    k->sites = gr->sites;
+    k->pulses = gr->pulses;
+    k->syn_start = gr->syn_start;
+    k->syns = gr->syns;
+    k->syn_state = gr->syn_state;
+    k->block_start = gr->block_start;
+    k->hh_start = gr->hh_start;
+    k->lane_m = gr->lane_m;
+    k->lane_hh = gr->lane_hh;
+}
+
+/* Stimulus sites (at most), pulses and synapses of the group's cells; the most synapses of one. */
+static void count_inputs(const hb_sim_t *sim, const group_t *gr, int *sites, int *pulses,
+                         int *syns, int *most_syns)
+{
+    *sites = *pulses = *syns = *most_syns = 0;
+    for (int q = 0; q < gr->k.count; q++) {
+        const hb_model_t *md = sim->cells[gr->cells[q]];
+        *pulses += md->n_iclamps;
+        *sites += md->n_iclamps;
+        *syns += md->n_synapses;
+        *most_syns = md->n_synapses > *most_syns ? md->n_synapses : *most_syns;
+    }
+}
+
+/* Storage of one group of one shape: constants filled, state left for hb_sim_init. */
 static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
 {
     hb_step_group_t *k = &gr->k;
@@ -199,14 +381,8 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     k->n_hh = 0;
     for (int j = 0; j < m; j++) k->n_hh += first->has_hh[j];
     const size_t hh = slots * (size_t)k->n_hh;
-    int n_sites = 0, n_pulses = 0, n_syns = 0, most_syns = 0;
-    for (int q = 0; q < k->count; q++) {
-        const hb_model_t *md = sim->cells[gr->cells[q]];
-        n_pulses += md->n_iclamps;
-        n_sites += md->n_iclamps; /* at most */
-        n_syns += md->n_synapses;
-        most_syns = md->n_synapses > most_syns ? md->n_synapses : most_syns;
-    }
+    int n_sites, n_pulses, n_syns, most_syns;
+    count_inputs(sim, gr, &n_sites, &n_pulses, &n_syns, &most_syns);
     /* room for either state layout: per slot, or lane-interleaved with padding lanes */
     gr->n_syn_state = 2 * slots * (size_t)most_syns;
     int ok = ALLOC(gr->parent, m) && ALLOC(gr->hh_node, k->n_hh) && ALLOC(gr->v, size) &&
@@ -232,85 +408,116 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     const int cn = sim->opt.method == HB_METHOD_CN;
     const double dt = cn ? 0.5 * sim->opt.dt_ms : sim->opt.dt_ms;
     hb_status_t status = HB_SUCCESS;
-    n_sites = n_pulses = n_syns = 0;
+    int n[3] = {0, 0, 0};
     for (size_t s = 0; s < slots && status == HB_SUCCESS; s++) {
         const size_t base = (s / (size_t)W) * (size_t)m * (size_t)W + s % (size_t)W;
-        gr->site_start[s] = n_sites;
-        if (gr->syn_start) gr->syn_start[s] = n_syns;
+        gr->site_start[s] = n[0];
+        if (gr->syn_start) gr->syn_start[s] = n[2];
         if (s >= (size_t)k->count) { /* padding: identity rows (d = 1, rhs = 0) */
             for (int i = 0; i < m; i++) gr->cfac[base + (size_t)i * W] = 1.0;
             continue;
         }
-        const int c = gr->cells[s];
-        const hb_model_t *md = sim->cells[c];
-        sim->group_of[c] = (int)(gr - sim->groups);
-        sim->slot_of[c] = (int)s;
-        if ((status = hb_cable_offdiag(md->cable, u, l)) != HB_SUCCESS) break;
-        for (int i = 0, j = 0; i < m; i++) {
-            const size_t e = base + (size_t)i * W;
-            hb_node_info_t node;
-            if ((status = hb_cable_node(md->cable, i, &node)) != HB_SUCCESS) break;
-            gr->u[e] = u[i];
-            gr->l[e] = l[i];
-            gr->cfac[e] = node.area_um2 > 0.0 ? 1e-3 * node.cm_uf_cm2 / dt : 0.0;
-            if (md->has_pas[i]) {
-                gr->pas_g[e] = md->pas_g[i];
-                gr->pas_e[e] = md->pas_e[i];
-            }
-            if (md->has_hh[i]) { /* instance (block, j), lane s % W */
-                const size_t inst = (s / (size_t)W) * (size_t)k->n_hh + (size_t)j++;
-                for (int q = 0; q < HB_HH_NPAR; q++)
-                    gr->hh_par[(inst * HB_HH_NPAR + (size_t)q) * W + s % (size_t)W] =
-                        md->hh[(size_t)i * HB_HH_NPAR + q];
-            }
-        }
-        /* IClamps grouped by node (model order kept within a node). */
-        for (int a = 0; a < md->n_iclamps && status == HB_SUCCESS; a++) {
-            const int node = md->iclamps[a].node;
-            int seen = 0;
-            for (int b = 0; b < a; b++) seen |= md->iclamps[b].node == node;
-            if (seen) continue;
-            hb_node_info_t info;
-            if ((status = hb_cable_node(md->cable, node, &info)) != HB_SUCCESS) break;
-            hb_stim_site_t *site = &gr->sites[n_sites++];
-            site->node = node;
-            site->first = n_pulses;
-            site->area_um2 = info.area_um2 > 0.0 ? info.area_um2 : HB_ZERO_AREA_ROW_UM2;
-            for (int b = a; b < md->n_iclamps; b++)
-                if (md->iclamps[b].node == node)
-                    gr->pulses[n_pulses++] = (hb_stim_pulse_t){
-                        md->iclamps[b].del_ms, md->iclamps[b].dur_ms, md->iclamps[b].amp_na};
-            site->count = n_pulses - site->first;
-        }
-        for (int q = 0; q < md->n_synapses && status == HB_SUCCESS; q++)
-            status = synapse_site(md, &md->synapses[q], sim->opt.dt_ms, &gr->syns[n_syns++]);
+        status = fill_cell(sim, gr, s, base, (s / (size_t)W) * (size_t)k->n_hh, dt, n, u, l);
     }
-    gr->site_start[slots] = n_sites;
-    if (gr->syn_start) gr->syn_start[slots] = n_syns;
+    gr->site_start[slots] = n[0];
+    if (gr->syn_start) gr->syn_start[slots] = n[2];
     free(u);
     free(l);
     if (status == HB_SUCCESS) share_constants(gr);
-    k->parent = gr->parent;
-    k->hh_node = gr->hh_node;
-    k->v = gr->v;
-    k->d = k->rhs = NULL; /* CPU: per-thread scratch; GPU: device arrays */
-    k->u = gr->u;
-    k->l = gr->l;
-    k->cfac = gr->cfac;
-    k->pas_g = gr->pas_g;
-    k->pas_e = gr->pas_e;
-    k->hh_par = gr->hh_par;
-    k->hh_state = gr->hh_state;
-    k->site_start = gr->site_start;
-    k->sites = gr->sites;
-    k->pulses = gr->pulses;
-    k->syn_start = gr->syn_start;
-    k->syns = gr->syns;
-    k->syn_state = gr->syn_state;
+    publish(gr);
     k->syn_lanes = status == HB_SUCCESS && gr->syn_start && same_synapses(gr)
                        ? gr->syn_start[1] - gr->syn_start[0] : 0;
     if (status == HB_SUCCESS) status = factor_fixed_rows(gr);
     return status;
+}
+
+/*
+ * Storage of a mixed group (hb_step_group_t.mixed): its cells (sorted by rows) `width` to a
+ * block, each block as many rows as its largest cell and as many hh instances as the cell with
+ * the most; padding rows, instances and lanes decoupled (cfac 1, the rest 0).
+ */
+static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const int W = sim->ops->mixed_width;
+    k->width = W;
+    k->shared = 0;
+    k->blocks = (k->count + W - 1) / W;
+    const size_t slots = (size_t)k->blocks * (size_t)W;
+    if (!ALLOC(gr->block_start, k->blocks + 1) || !ALLOC(gr->hh_start, k->blocks + 1) ||
+        !ALLOC(gr->lane_m, slots) || !ALLOC(gr->lane_hh, slots))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d cells", k->count);
+    k->m = k->n_hh = 0;
+    for (int b = 0; b < k->blocks; b++) {
+        int rows = 0, hh = 0;
+        for (int s = b * W; s < (b + 1) * W && s < k->count; s++) {
+            const hb_model_t *md = sim->cells[gr->cells[s]];
+            gr->lane_m[s] = hb_cable_size(md->cable);
+            for (int i = 0; i < gr->lane_m[s]; i++) gr->lane_hh[s] += md->has_hh[i];
+            rows = gr->lane_m[s] > rows ? gr->lane_m[s] : rows;
+            hh = gr->lane_hh[s] > hh ? gr->lane_hh[s] : hh;
+        }
+        if ((size_t)rows * (size_t)W > ((size_t)-1 / sizeof(double)) / 16 - gr->block_start[b])
+            return hb_fail(HB_ERR_ALLOC, "simulation: %d cells do not fit in memory", k->count);
+        gr->block_start[b + 1] = gr->block_start[b] + (size_t)rows * (size_t)W;
+        gr->hh_start[b + 1] = gr->hh_start[b] + (size_t)hh;
+        k->m = rows > k->m ? rows : k->m;
+        k->n_hh = hh > k->n_hh ? hh : k->n_hh;
+    }
+    const size_t size = gr->block_start[k->blocks], hh = gr->hh_start[k->blocks] * (size_t)W;
+    int n_sites, n_pulses, n_syns, most_syns;
+    count_inputs(sim, gr, &n_sites, &n_pulses, &n_syns, &most_syns);
+    gr->n_syn_state = 2 * (size_t)n_syns; /* per slot */
+    int ok = ALLOC(gr->parent, size) && ALLOC(gr->hh_node, hh) && ALLOC(gr->v, size) &&
+             ALLOC(gr->u, size) && ALLOC(gr->l, size) && ALLOC(gr->cfac, size) &&
+             ALLOC(gr->pas_g, size) && ALLOC(gr->pas_e, size) &&
+             ALLOC(gr->hh_par, hh * HB_HH_NPAR) && ALLOC(gr->hh_state, hh * 3) &&
+             ALLOC(gr->site_start, slots + 1) && ALLOC(gr->sites, n_sites) &&
+             ALLOC(gr->pulses, n_pulses);
+    if (ok && n_syns)
+        ok = ALLOC(gr->syn_start, slots + 1) && ALLOC(gr->syns, n_syns) &&
+             ALLOC(gr->syn_state, gr->n_syn_state);
+    double *u = NULL, *l = NULL;
+    if (ok) ok = ALLOC(u, k->m) && ALLOC(l, k->m);
+    if (!ok) {
+        free(u);
+        free(l);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d cells of up to %d nodes",
+                       k->count, k->m);
+    }
+    for (size_t e = 0; e < size; e++) gr->cfac[e] = 1.0; /* padding: d = 1 */
+    const int cn = sim->opt.method == HB_METHOD_CN;
+    const double dt = cn ? 0.5 * sim->opt.dt_ms : sim->opt.dt_ms;
+    hb_status_t status = HB_SUCCESS;
+    int n[3] = {0, 0, 0};
+    for (size_t s = 0; s < slots && status == HB_SUCCESS; s++) {
+        gr->site_start[s] = n[0];
+        if (gr->syn_start) gr->syn_start[s] = n[2];
+        if (s >= (size_t)k->count) continue;
+        const size_t b = s / (size_t)W;
+        status = fill_cell(sim, gr, s, gr->block_start[b] + s % (size_t)W, gr->hh_start[b], dt, n,
+                           u, l);
+    }
+    gr->site_start[slots] = n[0];
+    if (gr->syn_start) gr->syn_start[slots] = n[2];
+    free(u);
+    free(l);
+    publish(gr);
+    k->syn_lanes = 0;
+    if (status == HB_SUCCESS) status = factor_mixed_rows(gr);
+    return status;
+}
+
+/* A cell of a mixed group: sorted by rows, then index (the order of gids). */
+typedef struct {
+    int rows, cell;
+} mixed_key_t;
+
+static int by_rows(const void *a, const void *b)
+{
+    const mixed_key_t *x = a, *y = b;
+    if (x->rows != y->rows) return x->rows < y->rows ? -1 : 1;
+    return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
 hb_status_t hb_sim_make_groups(hb_sim_t *sim)
@@ -336,6 +543,26 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
         sim->group_of[c] = g;
         sim->groups[g].k.count++;
     }
+    /* Cells that would each be a group of one: one mixed group, after the others. */
+    int singles = 0;
+    for (int g = 0; g < sim->n_groups; g++) singles += sim->groups[g].k.count == 1;
+    if (sim->ops->mixed_width > 0 && singles >= 2) {
+        int *to = first, n = 0; /* first's cells are no longer needed: the new group numbers */
+        for (int g = 0; g < sim->n_groups; g++)
+            if (sim->groups[g].k.count > 1) {
+                to[g] = n;
+                sim->groups[n++] = sim->groups[g];
+            } else {
+                to[g] = -1;
+            }
+        for (int g = 0; g < sim->n_groups; g++)
+            if (to[g] < 0) to[g] = n;
+        memset(&sim->groups[n], 0, sizeof sim->groups[n]);
+        sim->groups[n].k.mixed = 1;
+        sim->groups[n].k.count = singles;
+        sim->n_groups = n + 1;
+        for (int c = 0; c < sim->n_cells; c++) sim->group_of[c] = to[sim->group_of[c]];
+    }
     free(first);
     for (int g = 0; g < sim->n_groups; g++) {
         group_t *gr = &sim->groups[g];
@@ -347,9 +574,21 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
         group_t *gr = &sim->groups[sim->group_of[c]];
         gr->cells[gr->k.count++] = c;
     }
+    group_t *mixed = &sim->groups[sim->n_groups - 1];
+    if (mixed->k.mixed) { /* neighbours of similar size */
+        mixed_key_t *key = malloc((size_t)mixed->k.count * sizeof *key);
+        if (!key) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        for (int s = 0; s < mixed->k.count; s++)
+            key[s] = (mixed_key_t){hb_cable_size(sim->cells[mixed->cells[s]]->cable),
+                                   mixed->cells[s]};
+        qsort(key, (size_t)mixed->k.count, sizeof *key, by_rows);
+        for (int s = 0; s < mixed->k.count; s++) mixed->cells[s] = key[s].cell;
+        free(key);
+    }
     hb_status_t status = HB_SUCCESS;
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
-        status = fill_group(sim, &sim->groups[g]);
+        status = sim->groups[g].k.mixed ? fill_mixed(sim, &sim->groups[g])
+                                        : fill_group(sim, &sim->groups[g]);
     return status;
 }
 
@@ -357,11 +596,9 @@ void hb_sim_locate_probes(hb_sim_t *sim)
 {
     for (int c = 0, p = 0; c < sim->n_cells; c++) {
         const group_t *gr = &sim->groups[sim->group_of[c]];
-        const size_t slot = (size_t)sim->slot_of[c], w = (size_t)gr->k.width;
-        const size_t base = (slot / w) * (size_t)gr->k.m * w + slot % w;
         for (int k = 0; k < sim->cells[c]->n_probes; k++, p++) {
             sim->probe_group[p] = sim->group_of[c];
-            sim->probe_index[p] = base + (size_t)sim->probes[p].node * w;
+            sim->probe_index[p] = hb_step_element(&gr->k, sim->slot_of[c], sim->probes[p].node);
         }
     }
 }
@@ -389,6 +626,10 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->syn_start);
         free(gr->syns);
         free(gr->syn_state);
+        free(gr->block_start);
+        free(gr->hh_start);
+        free(gr->lane_m);
+        free(gr->lane_hh);
     }
     free(sim->groups);
     sim->groups = NULL;

@@ -1,0 +1,284 @@
+/*
+ * Mixed groups (docs/layouts.md): cells of different shapes packed into one Block-Interleaved
+ * block, each lane on its own rows, parents and hh nodes. A cell's results must be bitwise the
+ * same whether it shares a block with other cells or is simulated alone (a group of one lane):
+ * that is what makes a network's spikes independent of how cells are spread over ranks.
+ *
+ * Cells: Arbor's busyring random trees (every one its own shape and size: blocks with padding
+ * rows, a last block with padding lanes), some with hh on half the dendrites too (lanes with
+ * different hh counts), IClamps at the soma and a dendrite, an Exp2Syn beside the ExpSyn,
+ * events through the engine's queue; one of them three times (a group of its own shape). Compared after every chunk: v of every node, hh and synapse states, spike times, for
+ * backward Euler and Crank-Nicolson. Then: a non-finite voltage named at its real cell and
+ * node, and a checkpoint of a mixed simulation resumed to the same bits.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hinesbatch.h"
+#include "net/net_busyring.h"
+#include "sim/sim_engine.h"
+#include "sim_common.h"
+
+#define N_TREES 11 /* cells of their own shape */
+#define N_CELLS (N_TREES + 2)
+#define STEPS 800
+#define CHUNK 100
+
+typedef struct {
+    hb_morph_t *morph[N_TREES];
+    hb_model_t *model[N_TREES];
+    hb_model_t *cells[N_CELLS]; /* the trees, then tree 4 twice more */
+} cells_t;
+
+static void make_cells(cells_t *c)
+{
+    memset(c, 0, sizeof *c);
+    hb_busyring_t p;
+    hb_busyring_default(&p);
+    p.depth = 4;
+    for (int t = 0; t < N_TREES; t++) {
+        CHECK_OK(hb_busyring_cell(&p, (uint32_t)(3 * t + 1), &c->morph[t], &c->model[t]));
+        hb_model_t *md = c->model[t];
+        if (!md) continue;
+        const int m = hb_cable_size(hb_model_cable(md));
+        if (t % 3 == 1) { /* hh on the odd levels' dendrites too */
+            hb_mech_t hh;
+            hb_mech_default(HB_MECH_HH, &hh);
+            hh.gnabar = 0.05 + 0.01 * t;
+            CHECK_OK(hb_model_insert(md, 4, &hh));
+        }
+        const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+        const hb_location_t mid = {HB_LOC_NODE, 0, 0, 0.0, m / 2};
+        int last = m - 1; /* the last node with membrane */
+        hb_node_info_t info;
+        while (last > 0 && hb_cable_node(hb_model_cable(md), last, &info) == HB_SUCCESS &&
+               !(info.area_um2 > 0.0))
+            last--;
+        const hb_location_t leaf = {HB_LOC_NODE, 0, 0, 0.0, last};
+        if (t % 2 == 0) {
+            CHECK_OK(hb_model_add_iclamp(md, &soma, 1.0 + 0.5 * t, 2.0, 0.8));
+            CHECK_OK(hb_model_add_iclamp(md, &mid, 3.0, 5.0, 0.3 + 0.05 * t));
+            CHECK_OK(hb_model_add_iclamp(md, &mid, 4.0, 1.0, -0.1));
+        }
+        if (t % 3 != 0) {
+            hb_synapse_t syn;
+            hb_synapse_default(HB_SYN_EXP2, &syn);
+            syn.tau1_ms = 0.5;
+            syn.tau2_ms = 3.0;
+            CHECK_OK(hb_model_add_synapse(md, &leaf, &syn, NULL));
+        }
+        const hb_probe_spec_t probe = {mid, "mid", 1, -30.0};
+        CHECK_OK(hb_model_add_probe(md, &probe, NULL));
+        c->cells[t] = md;
+    }
+    c->cells[N_TREES] = c->cells[N_TREES + 1] = c->model[4];
+}
+
+static void free_cells(cells_t *c)
+{
+    for (int t = 0; t < N_TREES; t++) {
+        hb_model_destroy(c->model[t]);
+        hb_morph_destroy(c->morph[t]);
+    }
+}
+
+/* Events of every cell's synapses (cell index `cell` in a simulation of one: 0). */
+static size_t make_events(cells_t *c, int only, hb_sim_event_t *ev)
+{
+    static const long steps[3] = {20, 150, 300};
+    size_t n = 0;
+    for (int s = 0; s < 3; s++)
+        for (int cell = 0; cell < N_CELLS; cell++) {
+            if (only >= 0 && cell != only) continue;
+            for (int q = 0; q < hb_model_synapse_count(c->cells[cell]); q++)
+                ev[n++] = (hb_sim_event_t){steps[s] + cell, only >= 0 ? 0 : cell, q,
+                                           q == 0 ? 0.08 + 0.01 * s : 0.02};
+        }
+    return n;
+}
+
+/* A cell's state: v of its nodes, hh states, synapse states (values written to out; count). */
+static size_t cell_state(hb_sim_t *sim, int cell, double *out)
+{
+    const double *v = NULL;
+    size_t n = 0;
+    CHECK_OK(hb_sim_voltages(sim, cell, &v));
+    const int m = sim->offset[cell + 1] - sim->offset[cell];
+    for (int i = 0; v && i < m; i++) out[n++] = v[i];
+    const group_t *gr = &sim->groups[sim->group_of[cell]];
+    const hb_step_group_t *k = &gr->k;
+    const int slot = sim->slot_of[cell], w = k->width;
+    const int n_hh = k->mixed ? k->lane_hh[slot] : k->n_hh;
+    const size_t inst = hb_step_hh_base(k, slot / w);
+    for (int j = 0; j < n_hh; j++)
+        for (int x = 0; x < 3; x++)
+            out[n++] = k->hh_state[((inst + (size_t)j) * 3 + (size_t)x) * (size_t)w +
+                                   (size_t)(slot % w)];
+    for (int q = 0; q < sim->cells[cell]->n_synapses; q++) {
+        size_t stride = 1;
+        const double *st = hb_sim_synapse_state(sim, cell, q, NULL, &stride);
+        out[n++] = st[0];
+        out[n++] = st[stride];
+    }
+    return n;
+}
+
+#define MAX_STATE 4096
+
+static void test_bits(hb_method_t method)
+{
+    cells_t c;
+    make_cells(&c);
+    hb_sim_options_t opt = sim_options(0.025, STEPS * 0.025, 0.025 * CHUNK);
+    opt.method = method;
+    hb_sim_t *mixed = NULL, *alone[N_CELLS] = {NULL};
+    hb_sim_event_t ev[3 * N_CELLS * 2];
+    double *a = check_malloc(MAX_STATE * sizeof *a), *b = check_malloc(MAX_STATE * sizeof *b);
+    CHECK_OK(hb_sim_create(c.cells, N_CELLS, &opt, &mixed));
+    for (int cell = 0; cell < N_CELLS; cell++)
+        CHECK_OK(hb_sim_create(&c.cells[cell], 1, &opt, &alone[cell]));
+    if (!mixed) goto out;
+    /* the layout: the copies a group of their own, the trees one mixed group of several
+     * blocks, rows and hh counts differing within a block, padding lanes at the end */
+    const group_t *mg = &mixed->groups[mixed->n_groups - 1];
+    const hb_step_group_t *k = &mg->k;
+    CHECKF(mixed->n_groups == 2 && !mixed->groups[0].k.mixed && mixed->groups[0].k.count == 3 &&
+               k->mixed && k->count == N_TREES - 1 && k->width > 1 && k->blocks > 1 &&
+               k->count % k->width != 0,
+           "%d groups; the last: mixed %d, %d cells, %d lanes, %d blocks", mixed->n_groups,
+           k->mixed, k->count, k->width, k->blocks);
+    int rows_differ = 0, hh_differ = 0;
+    for (int s = 1; s < k->count; s++) {
+        if (s % k->width == 0) continue;
+        rows_differ |= k->lane_m[s] != k->lane_m[s - 1];
+        hh_differ |= k->lane_hh[s] != k->lane_hh[s - 1];
+    }
+    for (int s = 1; s < k->count; s++) /* sorted by rows */
+        CHECKF(k->lane_m[s] >= k->lane_m[s - 1], "slot %d: %d rows after %d", s, k->lane_m[s],
+               k->lane_m[s - 1]);
+    CHECK(rows_differ && hh_differ);
+    CHECK_OK(hb_sim_init(mixed));
+    size_t n = make_events(&c, -1, ev);
+    CHECK_OK(hb_sim_queue_events(mixed, n, ev));
+    for (int cell = 0; cell < N_CELLS; cell++) {
+        if (!alone[cell]) goto out;
+        CHECK_OK(hb_sim_init(alone[cell]));
+        n = make_events(&c, cell, ev);
+        CHECK_OK(hb_sim_queue_events(alone[cell], n, ev));
+    }
+    int spikes = 0;
+    for (long done = 0; done < STEPS; done += CHUNK) {
+        CHECK_OK(hb_sim_advance(mixed, CHUNK));
+        for (int cell = 0; cell < N_CELLS; cell++) {
+            CHECK_OK(hb_sim_advance(alone[cell], CHUNK));
+            const size_t na = cell_state(mixed, cell, a), nb = cell_state(alone[cell], 0, b);
+            CHECKF(na == nb && na > 0 && memcmp(a, b, na * sizeof *a) == 0,
+                   "%s, cell %d after %ld steps: %zu state values in a mixed block, %zu alone, "
+                   "not bitwise the same", method == HB_METHOD_CN ? "CN" : "BE", cell,
+                   done + CHUNK, na, nb);
+        }
+    }
+    /* spike times: the probes of each cell (cell order in the mixed simulation) */
+    for (int cell = 0, p = 0; cell < N_CELLS; cell++)
+        for (int q = 0; q < alone[cell]->n_probes; q++, p++) {
+            const series_t *x = &mixed->spikes[p], *y = &alone[cell]->spikes[q];
+            spikes += x->count;
+            CHECKF(x->count == y->count &&
+                       memcmp(x->data, y->data, (size_t)x->count * sizeof *x->data) == 0,
+                   "cell %d probe %d: %d spikes in a mixed block, %d alone", cell, q, x->count,
+                   y->count);
+        }
+    CHECKF(spikes >= N_CELLS, "%d spikes", spikes);
+    printf("%s: %d cells (%d in a mixed group of %d blocks of %d lanes), %d steps: v, hh and "
+           "synapse states and %d spikes bitwise those of each cell alone\n",
+           method == HB_METHOD_CN ? "Crank-Nicolson" : "backward Euler", N_CELLS, k->count,
+           k->blocks, k->width, STEPS, spikes);
+out:
+    free(a);
+    free(b);
+    hb_sim_destroy(mixed);
+    for (int cell = 0; cell < N_CELLS; cell++) hb_sim_destroy(alone[cell]);
+    free_cells(&c);
+}
+
+/* A NaN in one lane's last node: reported at that cell (not a neighbour, not padding). */
+static void test_fault(void)
+{
+    cells_t c;
+    make_cells(&c);
+    hb_sim_options_t opt = sim_options(0.025, 10.0, 10.0);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(c.cells, N_TREES, &opt, &sim));
+    if (!sim) goto out;
+    CHECK_OK(hb_sim_init(sim));
+    const group_t *gr = &sim->groups[0];
+    CHECK(sim->n_groups == 1 && gr->k.mixed);
+    const int cell = gr->cells[gr->k.width + 1]; /* block 1, lane 1 */
+    const int slot = sim->slot_of[cell], rows = gr->k.lane_m[slot];
+    CHECK(rows < hb_step_block_rows(&gr->k, 1) || gr->k.lane_m[slot + 1] > rows);
+    gr->v[hb_step_element(&gr->k, slot, rows - 1)] = NAN;
+    CHECK(hb_sim_advance(sim, HB_SIM_CHECK_STEPS) == HB_ERR_NONFINITE);
+    char want[64];
+    snprintf(want, sizeof want, "in cell %d, node ", cell);
+    const char *msg = hb_last_error(), *at = strstr(msg, want);
+    const int node = at ? atoi(at + strlen(want)) : -1;
+    CHECKF(at && node >= 0 && node < rows, "expected \"%s\" and a node below %d: %s", want, rows,
+           msg);
+    printf("a NaN in cell %d (slot %d of a mixed group): %s\n", cell, slot, msg);
+out:
+    hb_sim_destroy(sim);
+    free_cells(&c);
+}
+
+/* A checkpoint of a mixed simulation resumes to the bits of the uninterrupted run. */
+static void test_checkpoint(void)
+{
+    cells_t c;
+    make_cells(&c);
+    hb_sim_options_t opt = sim_options(0.025, 10.0, 1.0);
+    hb_sim_t *sim = NULL;
+    hb_sim_event_t ev[3 * N_CELLS * 2];
+    double *a = check_malloc(MAX_STATE * N_CELLS * sizeof *a);
+    double *b = check_malloc(MAX_STATE * N_CELLS * sizeof *b);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    CHECK_OK(hb_sim_create(c.cells, N_CELLS, &opt, &sim));
+    if (!sim || !f) goto out;
+    CHECK_OK(hb_sim_init(sim));
+    CHECK_OK(hb_sim_advance(sim, 150));
+    CHECK_OK(hb_sim_save(sim, f, "mixed.ckpt"));
+    size_t na = 0, nb = 0;
+    const size_t n = make_events(&c, -1, ev);
+    size_t later = 0; /* the events still to come */
+    while (later < n && ev[later].step < 150) later++;
+    CHECK_OK(hb_sim_queue_events(sim, n - later, ev + later));
+    CHECK_OK(hb_sim_advance(sim, 200));
+    for (int cell = 0; cell < N_CELLS; cell++) na += cell_state(sim, cell, a + na);
+    rewind(f);
+    CHECK_OK(hb_sim_load(sim, f, "mixed.ckpt"));
+    CHECK(hb_sim_time(sim) == 150 * 0.025);
+    CHECK_OK(hb_sim_queue_events(sim, n - later, ev + later));
+    CHECK_OK(hb_sim_advance(sim, 200));
+    for (int cell = 0; cell < N_CELLS; cell++) nb += cell_state(sim, cell, b + nb);
+    CHECKF(na == nb && memcmp(a, b, na * sizeof *a) == 0,
+           "resumed from a checkpoint: %zu state values, uninterrupted %zu: not the same bits", nb,
+           na);
+out:
+    if (f) fclose(f);
+    free(a);
+    free(b);
+    hb_sim_destroy(sim);
+    free_cells(&c);
+}
+
+int main(void)
+{
+    test_bits(HB_METHOD_EULER);
+    test_bits(HB_METHOD_CN);
+    test_fault();
+    test_checkpoint();
+    return check_summary("test_sim_mixed");
+}
