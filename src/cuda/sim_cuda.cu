@@ -116,14 +116,28 @@ __global__ void probe_kernel(int n, double *const *group_v, const int *probe_gro
 
 /* A NaN or infinity among the group's cells: key (check << CHECK_SHIFT) | (slot m + node), the
  * smallest kept, so the chunk's first failing check names its smallest cell, then node. */
-__global__ void check_kernel(hb_step_group_t g, unsigned long long check,
+__global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long check,
                              unsigned long long *fault)
 {
     const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t w = HB_SIM_GPU_LANES, m = (size_t)g.m;
-    if (e >= (size_t)g.blocks * m * w || isfinite(g.v[e])) return;
-    const size_t block = e / (m * w), node = e % (m * w) / w, slot = block * w + e % w;
-    if (slot >= (size_t)g.count) return;
+    if (e >= size || isfinite(g.v[e])) return;
+    size_t block, node;
+    if (g.mixed) { /* the block whose elements hold e, and its rows' node */
+        size_t lo = 0, hi = (size_t)g.blocks;
+        while (hi - lo > 1) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (g.block_start[mid] <= e) lo = mid;
+            else hi = mid;
+        }
+        block = lo;
+        node = (e - g.block_start[block]) / w;
+    } else {
+        block = e / (m * w);
+        node = e % (m * w) / w;
+    }
+    const size_t slot = block * w + e % w;
+    if (slot >= (size_t)g.count || (g.mixed && node >= (size_t)g.lane_m[slot])) return;
     atomicMin(fault, (check << CHECK_SHIFT) | (unsigned long long)(slot * m + node));
 }
 
@@ -144,8 +158,8 @@ static hb_status_t launch_check(const hb_cuda_sim_t *s, int g, int check)
 {
     const dgroup_t *dg = &s->groups[g];
     const unsigned grid = (unsigned)((dg->size + PROBE_THREADS - 1) / PROBE_THREADS);
-    check_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(dg->k, (unsigned long long)check,
-                                                        s->fault + g);
+    check_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(dg->k, dg->size,
+                                                        (unsigned long long)check, s->fault + g);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
@@ -180,6 +194,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     hb_step_group_t *k = &dg->k;
     *k = *h;
     k->parent = k->hh_node = k->site_start = NULL;
+    k->block_start = k->hh_start = NULL;
+    k->lane_m = k->lane_hh = NULL;
     k->v = k->d = k->rhs = k->hh_state = NULL;
     k->u = k->l = k->cfac = k->pas_g = k->pas_e = k->hh_par = NULL;
     k->sites = NULL;
@@ -191,23 +207,16 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->fixed_row = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
-    dg->size = slots * (size_t)h->m;
-    dg->hh = slots * (size_t)h->n_hh;
+    /* a mixed group's blocks have their own rows and hh instances (hb_step_group_t) */
+    dg->size = h->mixed ? h->block_start[h->blocks] : slots * (size_t)h->m;
+    dg->hh = h->mixed ? h->hh_start[h->blocks] * (size_t)h->width : slots * (size_t)h->n_hh;
     /* Constants: once per node for shared groups (hb_step_group_t), else per lane. */
     const size_t csize = h->shared ? (size_t)h->m : dg->size;
     const size_t psize = (h->shared ? (size_t)h->n_hh : dg->hh) * HB_HH_NPAR;
     const size_t n_sites = (size_t)h->site_start[slots];
-    /* synapse states: 2 values a synapse, room for the most synapses of a slot in every slot
-     * (either layout of hb_step_group_t) */
-    size_t n_syns = 0, most_syns = 0;
-    if (h->syn_start) {
-        n_syns = (size_t)h->syn_start[slots];
-        for (size_t q = 0; q < slots; q++) {
-            const size_t c = (size_t)(h->syn_start[q + 1] - h->syn_start[q]);
-            most_syns = c > most_syns ? c : most_syns;
-        }
-    }
-    dg->syn_values = 2 * slots * most_syns;
+    /* synapse states: 2 values a synapse (either layout of hb_step_group_t) */
+    const size_t n_syns = h->syn_start ? (size_t)h->syn_start[slots] : 0;
+    dg->syn_values = h->syn_lanes ? 2 * slots * (size_t)h->syn_lanes : 2 * n_syns;
     dg->host_syn_state = h->syn_state;
     size_t n_pulses = 0;
     for (size_t q = 0; q < n_sites; q++) n_pulses += (size_t)h->sites[q].count;
@@ -220,10 +229,22 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     do {                                                                                   \
         if ((st = upload(&var, src, n)) != HB_SUCCESS) return st;                          \
     } while (0)
-    UP(parent, h->parent, (size_t)h->m);
+    UP(parent, h->parent, h->mixed ? dg->size : (size_t)h->m);
     k->parent = parent;
-    UP(hh_node, h->hh_node, (size_t)h->n_hh);
+    UP(hh_node, h->hh_node, h->mixed ? dg->hh : (size_t)h->n_hh);
     k->hh_node = hh_node;
+    if (h->mixed) {
+        size_t *block_start, *hh_start;
+        int *lane_m, *lane_hh;
+        UP(block_start, h->block_start, (size_t)h->blocks + 1);
+        k->block_start = block_start;
+        UP(hh_start, h->hh_start, (size_t)h->blocks + 1);
+        k->hh_start = hh_start;
+        UP(lane_m, h->lane_m, slots);
+        k->lane_m = lane_m;
+        UP(lane_hh, h->lane_hh, slots);
+        k->lane_hh = lane_hh;
+    }
     UP(site_start, h->site_start, slots + 1);
     k->site_start = site_start;
     UP(sites, h->sites, n_sites);
@@ -277,6 +298,10 @@ static void free_group(dgroup_t *dg)
     cudaFree(k->d);
     cudaFree(k->rhs);
     cudaFree(k->hh_state);
+    cudaFree((void *)k->block_start);
+    cudaFree((void *)k->hh_start);
+    cudaFree((void *)k->lane_m);
+    cudaFree((void *)k->lane_hh);
     cudaFree((void *)k->syn_start);
     cudaFree((void *)k->syns);
     cudaFree(k->syn_state);
@@ -362,7 +387,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
             free(sites);
             return st;
         }
-        if ((s->groups[g].size >> CHECK_SHIFT) != 0) { /* the fault key's room */
+        const hb_step_group_t *kg = &s->groups[g].k; /* the fault key's room: slot m + node */
+        if ((((size_t)kg->blocks * HB_SIM_GPU_LANES * (size_t)kg->m) >> CHECK_SHIFT) != 0) {
             free(views);
             free(sites);
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: group %d has %zu elements; "

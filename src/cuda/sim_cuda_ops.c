@@ -78,6 +78,7 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .steps_in_place = 0,
     .synapses = 1,
     .block_width = cuda_block_width,
+    .mixed_width = HB_SIM_GPU_LANES, /* a warp of cells of their own shapes */
     .create = cuda_create,
     .destroy = cuda_destroy,
     .set_state = cuda_set_state,
