@@ -489,9 +489,9 @@ def phases(source, out, title=None):
 # The command line
 
 
-def main(argv=None):
+def main(argv=None, prog="python -m hinesbatch.plot"):
     parser = argparse.ArgumentParser(
-        prog="python -m hinesbatch.plot",
+        prog=prog,
         description="Plots of hinesbatch runs as PNG files. INPUT is a model file (.json: run "
                     "first) or what `hinesbatch run` wrote.")
     parser.add_argument("--library", help="the libhinesbatch.so to load (default: found)")
