@@ -172,12 +172,13 @@ static int put_mapping(cli_report_t *r, hid_t mapping, const uint64_t *gid,
     return failed || r->time < 0 || write_time(r) || put_text(r->time, "units", "ms");
 }
 
-/* The data set: [0][n] frames, growing along the first dimension in chunks of at most 1 MiB
- * (HDF5's default chunk cache). */
+/* The data set: [0][n] frames, growing along the first dimension in chunks of 256 KiB at most
+ * (65536 floats): a quarter of HDF5's default chunk cache, so a chunk that an append fills in
+ * part stays there for the next. */
 static hid_t create_data(hid_t pop, size_t n)
 {
     const hsize_t cols = n == 0 ? 1 : n < 65536 ? n : 65536;
-    hsize_t rows = 262144 / cols;
+    hsize_t rows = 65536 / cols;
     if (rows < 1) rows = 1;
     if (rows > 4096) rows = 4096;
     hsize_t dims[2] = {0, n}, max[2] = {H5S_UNLIMITED, n == 0 ? H5S_UNLIMITED : n};
