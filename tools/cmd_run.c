@@ -604,7 +604,8 @@ static int write_samples(stream_t *o, int n, const double *t, int rows)
             o->frames_cap = need;
         }
         for (int r = 0; r < rows; r++)
-            for (int p = 0; p < n; p++) o->frames[(size_t)r * (size_t)n + (size_t)p] = (float)o->trace[p][r];
+            for (int p = 0; p < n; p++)
+                o->frames[(size_t)r * (size_t)n + (size_t)p] = (float)o->trace[p][r];
         return cli_report_append(o->report, (size_t)rows, o->frames);
     }
     for (int r = 0; r < rows; r++) {
@@ -920,8 +921,8 @@ int cli_command_run(int argc, char **argv)
         CLI_CUSTOM("--threads", cli_parse_threads_override, &overrides),
         CLI_CUSTOM("--t-stop", cli_parse_t_stop_override, &overrides),
         CLI_CUSTOM("--dt", cli_parse_dt_override, &overrides),
-        {.kind = CLI_OPT_POSITIONAL, .dest = CLI_DEST_(const char *, &model), .item = "model file",
-         .help = usage_run_options},
+        {.kind = CLI_OPT_POSITIONAL, .dest = CLI_DEST_(const char *, &model),
+         .item = "model file", .help = usage_run_options},
     };
     const int parsed = cli_parse_options("run", usage_run, options,
                                          sizeof options / sizeof *options, argc, argv);

@@ -5,15 +5,16 @@ per phase (docs/python.md).
     import hinesbatch as hb
     from hinesbatch import plot
     plot.raster(hb.run("examples/ring_network.json"), "raster.png")
-    plot.traces("out", "traces.png")        # out/traces.h5 (or traces.csv, probes.csv), a Simulation
+    plot.traces("out", "traces.png")      # out/traces.h5 (traces.csv, probes.csv), a Simulation
     plot.morphology("cell.swc", "cell.png")                  # coloured by SWC type
     plot.morphology("model.json", "v.png", time=12.5)        # coloured by v at 12.5 ms
     plot.phases("out/summary.json", "phases.png")
 
 From the shell: python -m hinesbatch.plot {raster,traces,morphology,phases} INPUT -o OUT.png
 (python -m hinesbatch.plot --help; `hinesbatch plot` runs it). INPUT may be the output
-directory of `hinesbatch run`: its spikes.dat, traces file or summary.json is read. Every function returns the path it wrote; bad input raises
-ValueError (or OSError, HinesbatchError) with the file and line or key at fault.
+directory of `hinesbatch run`: its spikes.dat, traces file or summary.json is read. Every
+function returns the path it wrote; bad input raises ValueError (or OSError, HinesbatchError)
+with the file and line or key at fault.
 """
 
 import argparse
