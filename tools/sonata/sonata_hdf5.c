@@ -11,6 +11,27 @@
 
 int cli_sonata_available(void) { return 1; }
 
+/* File access: HDF5's file locks, but a file system without locks (some NFS and Lustre
+ * mounts) is no reason to fail. H5P_DEFAULT where the library predates the choice. */
+static hid_t file_access(void)
+{
+#if H5_VERSION_GE(1, 10, 7)
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_file_locking(fapl, 1, 1) < 0) {
+        H5Pclose(fapl);
+        return H5P_DEFAULT;
+    }
+    return fapl < 0 ? H5P_DEFAULT : fapl;
+#else
+    return H5P_DEFAULT;
+#endif
+}
+
+static void close_access(hid_t fapl)
+{
+    if (fapl != H5P_DEFAULT) H5Pclose(fapl);
+}
+
 /* A scalar attribute of `type` on `object`; 0 on success. */
 static int put_attribute(hid_t object, const char *name, hid_t type, const void *value)
 {
@@ -56,7 +77,9 @@ int cli_sonata_write_spikes(const char *path, const char *population, size_t n,
                             const uint64_t *node_ids, const double *times_ms)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our message, not HDF5's error stack */
-    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t fapl = file_access();
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    close_access(fapl);
     if (file < 0) return cli_fail("run", "%s: cannot create the HDF5 file", path);
     hid_t spikes = put_sonata_root(file) ? -1 : H5Gcreate2(file, "spikes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t pop = spikes < 0 ? -1 : H5Gcreate2(spikes, population, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -207,7 +230,9 @@ int cli_report_create(const char *path, const char *population, size_t n, const 
     if (!r) return cli_fail("run", "out of memory");
     r->start = start_ms;
     r->dt = dt_ms;
-    r->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t fapl = file_access();
+    r->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    close_access(fapl);
     if (r->file < 0) {
         report_free(r);
         return cli_fail("run", "%s: cannot create the HDF5 file", path);
@@ -238,7 +263,9 @@ int cli_report_reopen(const char *path, const char *population, size_t n, long f
     *out = NULL;
     cli_report_t *r = report_new(path, n);
     if (!r) return cli_fail("run", "out of memory");
-    r->file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t fapl = file_access();
+    r->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+    close_access(fapl);
     if (r->file < 0) {
         report_free(r);
         return cli_fail("run", "%s: cannot open to continue it: not there, or not an HDF5 file "
