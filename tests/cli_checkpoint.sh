@@ -34,8 +34,8 @@ same "$tmp/a/probes.csv" "$tmp/c/probes.csv" "cell restart: probes.csv"
 same "$tmp/a/spikes.csv" "$tmp/c/spikes.csv" "cell restart: spikes.csv"
 same "$tmp/a/spikes.dat" "$tmp/c/spikes.dat" "cell restart: spikes.dat"
 # the traces' format is the checkpointed run's
-refused "another --traces" "a run with --traces wide; this one has --traces long" -- \
-    "$bin" run "$cells" -o "$tmp/c" --quiet --restart "$tmp/b/checkpoint.0.bin"
+refused "another --traces" "a run with --traces wide; this one has --traces csv" -- \
+    "$bin" run "$cells" -o "$tmp/c" --quiet --traces csv --restart "$tmp/b/checkpoint.0.bin"
 expect_grep "$tmp/c/summary.json" '"samples": 1001' "cell restart: samples in the summary"
 expect_grep "$tmp/c/summary.json" '"spikes": 18' "cell restart: spikes in the summary"
 # outputs cut short after the checkpoint (a run killed then): continued all the same

@@ -121,6 +121,16 @@ else
     expect_status 0 "python from the prefix" -- env -u LD_LIBRARY_PATH PYTHONPATH="$prefix/$pydir" \
         "$python" -c "$probe" "$swc"
     expect_grep "$tmp/out" "^$lib/libhinesbatch\.so\.0 $rows$" "python from the prefix: library and rows"
+    # the installed CLI's plot runs the installed module, which finds the installed library
+    # (the source tree's copy would not: it has no _install.py, and the loader's path is unset)
+    if "$python" -c 'import matplotlib' 2>/dev/null; then
+        expect_status 0 "installed hinesbatch plot" -- env -u LD_LIBRARY_PATH -u PYTHONPATH \
+            PATH="$(dirname "$python"):$PATH" "$prefix/bin/hinesbatch" plot raster \
+            "$src/examples/ring_network.json" -o "$tmp/raster.png"
+        expect_grep "$tmp/out" "^wrote $tmp/raster.png$" "installed hinesbatch plot: the PNG"
+    else
+        bad "$python has no matplotlib (Debian: python3-matplotlib) for hinesbatch plot"
+    fi
     # pip install of python/ (no network: the build backend and dependencies are the system's);
     # the copy pip installed finds the library through the dynamic loader's path.
     if "$python" -m pip --version >/dev/null 2>&1; then

@@ -15,10 +15,12 @@ expect_status 0 "command list" -- "$bin" --help
 expect_grep "$tmp/out" "run " "run listed"
 
 # Ball and stick (NEURON's validation model, nseg 11 at dt 0.025): outputs and summary.
-expect_status 0 "ball and stick" -- "$bin" run "$examples/ball_and_stick.json" -o "$tmp/bs/nested"
+expect_status 0 "ball and stick" -- "$bin" run "$examples/ball_and_stick.json" -o "$tmp/bs/nested" --traces csv
 expect_grep "$tmp/out" "1 cell, 3 probes" "summary"
 expect_grep "$tmp/out" "soma: 6 spikes" "spike summary"
-# Traces in the long format by default: gid,probe,t_ms,v_mv, a row per probe and sample.
+[ ! -e "$tmp/bs/nested/traces.h5" ] && ok || bad "traces.h5 written with --traces csv"
+# --traces csv: the long format, gid,probe,t_ms,v_mv, a row per probe and sample (the
+# default, traces.h5 or its fallback: tests/cli_traces.sh).
 head -1 "$tmp/bs/nested/traces.csv" > "$tmp/header"
 expect_grep "$tmp/header" "^gid,probe,t_ms,v_mv$" "traces.csv header"
 rows=$(wc -l < "$tmp/bs/nested/traces.csv")
@@ -51,8 +53,8 @@ awk -F, 'NR == FNR { if (FNR > 1) w[$1] = $2; next } FNR > 1 && $2 == "soma" {
 expect_status 0 "no traces" -- "$bin" run "$examples/ball_and_stick.json" -o "$tmp/bsn" --traces none --quiet
 [ ! -e "$tmp/bsn/traces.csv" ] && [ ! -e "$tmp/bsn/probes.csv" ] && [ -s "$tmp/bsn/spikes.dat" ] && ok ||
     bad "--traces none: traces written, or no spikes.dat"
-expect_status 2 "bad --traces" -- "$bin" run "$examples/ball_and_stick.json" -o "$tmp/bsx" --traces csv
-expect_grep "$tmp/err" "\-\-traces csv: expected long, wide or none" "bad --traces message"
+expect_status 2 "bad --traces" -- "$bin" run "$examples/ball_and_stick.json" -o "$tmp/bsx" --traces long
+expect_grep "$tmp/err" "\-\-traces long: expected h5, csv, wide or none" "bad --traces message"
 expect_grep "$tmp/bs/nested/spikes.csv" "^probe,t_ms$" "spikes.csv header"
 # Every probe spikes 6 times; the soma's first spike precedes the dendrite's (the wave
 # starts at the clamp, but the soma fires first: its hh drives the dendrite).
@@ -85,17 +87,18 @@ awk -v a="$last" -v b="$ref" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 0
     bad "rallpack1 v(x=1, 250 ms) = $last mV, analytic $ref mV"
 
 # A population of SWC cells (morphology path relative to the model file).
-expect_status 0 "population" -- "$bin" run "$examples/hsn_population.json" -o "$tmp/pop"
+expect_status 0 "population" -- "$bin" run "$examples/hsn_population.json" -o "$tmp/pop" --traces csv
 expect_grep "$tmp/out" "16 cells, 32 probes" "population summary"
 expect_grep "$tmp/pop/traces.csv" "^15,s100,30,-" "probes of copies by gid and name"
 # spikes.dat: by time, then gid; every cell's soma spikes (16 cells x 3)
 sort -s -k2,2g -k1,1n "$tmp/pop/spikes.dat" | cmp -s - "$tmp/pop/spikes.dat" && ok || bad "spikes.dat not ordered by time, then gid"
 [ "$(wc -l < "$tmp/pop/spikes.dat")" -eq 48 ] && [ "$(cut -d' ' -f1 "$tmp/pop/spikes.dat" | sort -un | wc -l)" -eq 16 ] &&
     ok || bad "spikes.dat: expected 48 spikes of 16 gids"
-# A 64-cell, 200 ms run sampled every step: traces.csv well under 20 MB (12 MB).
+# A 64-cell, 200 ms run sampled every step, one probe a cell: traces.csv well under 20 MB
+# (12 MB; the default traces.h5 of two probes a cell: tests/cli_traces.sh).
 awk '/"network"/ { exit } { print }' "$examples/ring_network.json" | sed -e '$ s/,$//' > "$tmp/c64.json"
 printf '}\n' >> "$tmp/c64.json"
-expect_status 0 "64 cells, 200 ms" -- "$bin" run "$tmp/c64.json" -o "$tmp/c64" --quiet
+expect_status 0 "64 cells, 200 ms" -- "$bin" run "$tmp/c64.json" -o "$tmp/c64" --quiet --traces csv
 bytes=$(wc -c < "$tmp/c64/traces.csv")
 rows=$(wc -l < "$tmp/c64/traces.csv")
 [ "$rows" -eq $((64 * 8001 + 1)) ] && [ "$bytes" -lt 16000000 ] && ok ||

@@ -171,6 +171,26 @@ static void test_ring(hb_comm_t *comm)
             printf("ring of %d: %zu spikes in 100 ms, lap %.3f ms\n", RING, n,
                    sp[1 + RING].time_ms - sp[1].time_ms);
     }
+    /* the same kick queued ahead (hb_sim_queue_events, as the network hands over an epoch's
+     * events): the same spike; events out of order or past are refused */
+    if (sim && n > 1) {
+        CHECK_OK(hb_sim_init(sim));
+        const long at = (long)ceil((1.0 + RING_DELAY) / 0.025 - 0.5);
+        const hb_sim_event_t kick[2] = {{at, 0, 0, 1.0 + RING_DELAY, RING_WEIGHT},
+                                        {at - 1, 0, 0, 1.0, RING_WEIGHT}};
+        CHECK(hb_sim_queue_events(sim, 2, kick) == HB_ERR_INVALID_VALUE &&
+              strstr(hb_last_error(), "ordered by step"));
+        CHECK_OK(hb_sim_queue_events(sim, 1, kick));
+        CHECK_OK(hb_sim_advance(sim, 800));
+        const double *t;
+        int count;
+        CHECK_OK(hb_sim_spikes(sim, 0, &t, &count));
+        CHECKF(count == 1 && t[0] == sp[1].time_ms, "queued kick: %d spikes, first %g; ring %g",
+               count, count ? t[0] : -1.0, sp[1].time_ms);
+        CHECK(hb_sim_queue_events(sim, 1, kick) == HB_ERR_INVALID_VALUE); /* step past */
+        CHECK(hb_sim_makes_events(sim) == 0 &&
+              hb_sim_add_spikes(sim, 0, NULL) == HB_ERR_NOT_SUPPORTED);
+    }
     hb_sim_destroy(sim);
     /* malformed connections: each names itself; every rank fails */
     static const char *const what[] = {"", "source gid 1000 does not exist",

@@ -95,6 +95,7 @@ static size_t make_events(cells_t *c, int only, hb_sim_event_t *ev)
             if (only >= 0 && cell != only) continue;
             for (int q = 0; q < hb_model_synapse_count(c->cells[cell]); q++)
                 ev[n++] = (hb_sim_event_t){steps[s] + cell, only >= 0 ? 0 : cell, q,
+                                           0.025 * (double)(steps[s] + cell),
                                            q == 0 ? 0.08 + 0.01 * s : 0.02};
         }
     return n;

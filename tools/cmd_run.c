@@ -16,14 +16,16 @@
 #include "sonata/sonata.h"
 
 static const char usage_run[] =
-    "usage: hinesbatch run MODEL.json [-o DIR] [--traces long|wide|none] [--sonata] [--quiet]\n"
+    "usage: hinesbatch run MODEL.json [-o DIR] [--traces h5|csv|wide|none] [--sonata] [--quiet]\n"
     "                      [--trace] [--backend B] [--threads T] [--t-stop MS] [--dt MS]\n"
     "                      [--checkpoint-every T] [--restart PATH]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
     "method) with NEURON's fixed-step scheme, and writes as the run goes\n"
-    "  DIR/traces.csv   gid,probe,t_ms,v_mv: a row per probe and sample, 6 digits of v\n"
+    "  DIR/traces.h5    v of every probe and sample as a SONATA report (HDF5, float32:\n"
+    "                   /report/default/data [samples][probes], mapping/node_ids the gids);\n"
+    "                   a build without HDF5 writes DIR/traces.csv instead, and says so\n"
     "  DIR/spikes.dat   'gid time' lines ordered by time, then gid: each cell's spikes\n"
     "                   at its first probe with spike_threshold (NEURON's out.dat)\n"
     "  DIR/spikes.csv   probe,t_ms: threshold crossings of every probe with\n"
@@ -48,11 +50,15 @@ static const char usage_run[] =
     "end of the chunk of epochs under way, about 1 percent of t_stop, on every rank\n"
     "alike) with what was computed written out and the summary\n"
     "marked interrupted; the exit status is then 130 or 143. A NaN or infinite voltage\n"
-    "stops a run with the cell, place and time, and exit status 1.\n"
-    "\n"
+    "stops a run with the cell, place and time, and exit status 1.\n";
+
+/* The options, printed after usage_run and a blank line (one string is at most 4095 bytes). */
+static const char usage_run_options[] =
     "  -o, --output DIR  output directory, created if missing (default: .)\n"
-    "  --traces FORMAT   cells: long (default, traces.csv), wide (DIR/probes.csv: t_ms and\n"
-    "                    one column per probe, 17 significant digits) or none\n"
+    "  --traces FORMAT   cells: h5 (DIR/traces.h5, the default in a build with HDF5), csv\n"
+    "                    (DIR/traces.csv: gid,probe,t_ms,v_mv, a row per probe and sample, 6\n"
+    "                    digits of v; the default without HDF5), wide (DIR/probes.csv: t_ms\n"
+    "                    and one column per probe, 17 digits) or none\n"
     "  --sonata          also DIR/spikes.h5: spikes.dat's spikes in SONATA's HDF5 layout\n"
     "                    (builds with HDF5)\n"
     "  --quiet           no summary\n"
@@ -429,13 +435,18 @@ static int compare_spike(const void *a, const void *b)
     return (x->probe > y->probe) - (x->probe < y->probe);
 }
 
-/* How a cell run writes its traces. */
-typedef enum { TRACES_LONG, TRACES_WIDE, TRACES_NONE } traces_t;
+/* How a cell run writes its traces (the values are the checkpoint's record of it). */
+typedef enum { TRACES_CSV, TRACES_WIDE, TRACES_NONE, TRACES_H5 } traces_t;
+static const char *const traces_names[] = {"csv", "wide", "none", "h5"};
 
 /* A cell run's outputs, written as it goes. */
 typedef struct {
     traces_t format;
     FILE *traces, *spikes, *spikes_dat;
+    cli_report_t *report; /* traces.h5 */
+    float *frames;        /* a chunk's samples for traces.h5, [rows][probes] */
+    size_t frames_cap;
+    uint32_t *element;    /* per probe: its index among its cell's probes (traces.h5) */
     char traces_path[4200], spikes_path[4200], dat_path[4200];
     long samples;
     long *spike_count; /* per probe */
@@ -506,7 +517,8 @@ static int stream_setup(stream_t *o, const char *dir, const char *model, hb_sim_
 {
     const int n = hb_sim_probe_count(sim), several = hb_sim_cell_count(sim) > 1;
     snprintf(o->traces_path, sizeof o->traces_path, "%s/%s", dir,
-             o->format == TRACES_WIDE ? "probes.csv" : "traces.csv");
+             o->format == TRACES_WIDE ? "probes.csv" : o->format == TRACES_H5 ? "traces.h5"
+                                                                               : "traces.csv");
     snprintf(o->spikes_path, sizeof o->spikes_path, "%s/spikes.csv", dir);
     snprintf(o->dat_path, sizeof o->dat_path, "%s/spikes.dat", dir);
     o->spike_count = calloc((size_t)n + 1, sizeof *o->spike_count);
@@ -515,14 +527,34 @@ static int stream_setup(stream_t *o, const char *dir, const char *model, hb_sim_
     o->gid = calloc((size_t)n + 1, sizeof *o->gid);
     o->short_name = calloc((size_t)n + 1, sizeof *o->short_name);
     o->source = calloc((size_t)n + 1, 1);
-    if (!o->spike_count || !o->first || !o->trace || !o->gid || !o->short_name || !o->source)
+    o->element = calloc((size_t)n + 1, sizeof *o->element);
+    if (!o->spike_count || !o->first || !o->trace || !o->gid || !o->short_name || !o->source ||
+        !o->element)
         return cli_fail("run", "out of memory");
     for (int p = 0; p < n; p++) { /* "c<cell>.<probe>" with several cells */
         const char *name = hb_sim_probe_name(sim, p), *dot = strchr(name, '.');
         o->gid[p] = several ? atoi(name + 1) : 0;
         o->short_name[p] = several && dot ? dot + 1 : name;
+        o->element[p] = p > 0 && o->gid[p] == o->gid[p - 1] ? o->element[p - 1] + 1 : 0;
     }
     return mark_sources(o, model, n);
+}
+
+/* traces.h5 created: a SONATA report of every probe (element ids: the probe's index among
+ * its cell's probes; probes are cell by cell, so the gids increase), one frame per sample. */
+static int open_report(stream_t *o, hb_sim_t *sim)
+{
+    const int n = hb_sim_probe_count(sim);
+    hb_sim_options_t opt;
+    hb_sim_options(sim, &opt);
+    const long every = opt.sample_dt_ms > 0.0 ? lround(opt.sample_dt_ms / opt.dt_ms) : 1;
+    uint64_t *gid = malloc(((size_t)n + 1) * sizeof *gid);
+    if (!gid) return cli_fail("run", "out of memory");
+    for (int p = 0; p < n; p++) gid[p] = (uint64_t)o->gid[p];
+    const int rc = cli_report_create(o->traces_path, "default", (size_t)n, gid, o->element,
+                                     o->short_name, 0.0, (double)every * opt.dt_ms, &o->report);
+    free(gid);
+    return rc;
 }
 
 /* The outputs of a run from t = 0: new files with their headers. */
@@ -530,7 +562,8 @@ static int stream_open(stream_t *o, const char *dir, const char *model, hb_sim_t
 {
     const int n = hb_sim_probe_count(sim);
     if (stream_setup(o, dir, model, sim) != 0) return 1;
-    if (o->format == TRACES_LONG) {
+    if (o->format == TRACES_H5 && open_report(o, sim) != 0) return 1;
+    if (o->format == TRACES_CSV) {
         if (!(o->traces = open_output(o->traces_path, sizeof o->traces_path, dir, "traces.csv")))
             return 1;
         fputs("gid,probe,t_ms,v_mv\n", o->traces);
@@ -557,12 +590,26 @@ static int flush_output(FILE *f, const char *path)
     return fflush(f) != 0 || ferror(f) ? cli_fail("run", "%s: cannot write: %s", path, strerror(errno)) : 0;
 }
 
-/* A chunk's samples: long rows (6 significant digits of v: 0.1 uV at -65 mV, a third of the
- * bytes of 17) or wide ones (the simulation's doubles exactly). */
-static void write_samples(stream_t *o, int n, const double *t, int rows)
+/* A chunk's samples: traces.h5's frames (float32), long rows (6 significant digits of v:
+ * 0.1 uV at -65 mV, a third of the bytes of 17) or wide ones (the simulation's doubles
+ * exactly). 0, or 1 after the message. */
+static int write_samples(stream_t *o, int n, const double *t, int rows)
 {
+    if (o->format == TRACES_H5) {
+        const size_t need = (size_t)rows * (size_t)n;
+        if (need > o->frames_cap) {
+            float *grown = realloc(o->frames, need * sizeof *grown);
+            if (!grown) return cli_fail("run", "out of memory for %zu samples", need);
+            o->frames = grown;
+            o->frames_cap = need;
+        }
+        for (int r = 0; r < rows; r++)
+            for (int p = 0; p < n; p++)
+                o->frames[(size_t)r * (size_t)n + (size_t)p] = (float)o->trace[p][r];
+        return cli_report_append(o->report, (size_t)rows, o->frames);
+    }
     for (int r = 0; r < rows; r++) {
-        if (o->format == TRACES_LONG) {
+        if (o->format == TRACES_CSV) {
             for (int p = 0; p < n; p++) {
                 fprintf(o->traces, "%d,", o->gid[p]);
                 put_field(o->traces, o->short_name[p]);
@@ -574,6 +621,7 @@ static void write_samples(stream_t *o, int n, const double *t, int rows)
             fputc('\n', o->traces);
         }
     }
+    return 0;
 }
 
 /* What the simulation recorded since the last call, appended (the chunk's spikes in time
@@ -586,7 +634,7 @@ static int stream_write(stream_t *o, hb_sim_t *sim)
     int rows, count;
     hb_sim_sample_times(sim, &t, &rows);
     for (int p = 0; p < n; p++) hb_sim_probe_trace(sim, p, &o->trace[p], &count);
-    write_samples(o, n, t, rows);
+    if (write_samples(o, n, t, rows) != 0) return 1;
     o->samples += rows;
     size_t total = 0;
     for (int p = 0; p < n; p++) {
@@ -634,6 +682,8 @@ static int close_output(FILE **f, const char *path)
 static int stream_close(stream_t *o)
 {
     int rc = close_output(&o->traces, o->traces_path);
+    rc |= cli_report_close(o->report);
+    o->report = NULL;
     rc |= close_output(&o->spikes, o->spikes_path);
     rc |= close_output(&o->spikes_dat, o->dat_path);
     return rc;
@@ -651,6 +701,8 @@ static void stream_free(stream_t *o)
     free(o->order);
     free(o->h5_gid);
     free(o->h5_time);
+    free(o->frames);
+    free(o->element);
     memset(o, 0, sizeof *o);
 }
 
@@ -728,7 +780,6 @@ static FILE *reopen_at(const char *path, long bytes)
 static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, const char *dir,
                         const char *model)
 {
-    static const char *const formats[] = {"long", "wide", "none"};
     char path[4300];
     FILE *f = NULL;
     run_ckpt_cells_t at;
@@ -739,15 +790,18 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
         rc = cli_fail("run", "%s: a run of %d probes; this one has %d", path, at.n_probes, n);
     if (rc == 0 && at.traces_format != (int)o->format)
         rc = cli_fail("run", "%s: a run with --traces %s; this one has --traces %s", path,
-                      at.traces_format >= 0 && at.traces_format <= 2 ? formats[at.traces_format]
-                                                                     : "?", formats[o->format]);
+                      at.traces_format >= 0 && at.traces_format <= TRACES_H5
+                          ? traces_names[at.traces_format] : "?", traces_names[o->format]);
     if (rc == 0) {
         const hb_status_t status = hb_sim_load(sim, f, path);
         if (status != HB_SUCCESS) rc = cli_fail_status("run", status);
     }
     if (f) fclose(f);
     if (rc == 0) rc = stream_setup(o, dir, model, sim);
-    if (rc == 0 && ((o->format != TRACES_NONE && !(o->traces = reopen_at(o->traces_path, at.probes_bytes))) ||
+    if (rc == 0 && o->format == TRACES_H5)
+        rc = cli_report_reopen(o->traces_path, "default", (size_t)n, at.samples, &o->report);
+    if (rc == 0 && (((o->format == TRACES_CSV || o->format == TRACES_WIDE) &&
+                     !(o->traces = reopen_at(o->traces_path, at.probes_bytes))) ||
                     !(o->spikes = reopen_at(o->spikes_path, at.spikes_bytes)) ||
                     !(o->spikes_dat = reopen_at(o->dat_path, at.dat_bytes))))
         rc = 1;
@@ -767,10 +821,14 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
     return rc;
 }
 
+/* notice: the traces' format is the default one (a build without HDF5 says why not h5). */
 static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *ckpt,
-                     traces_t traces, int sonata)
+                     traces_t traces, int notice, int sonata)
 {
     if (check_output(out) != 0) return 1;
+    if (notice && traces == TRACES_CSV && !quiet)
+        fprintf(stderr, "hinesbatch run: traces in %s/traces.csv: this build has no HDF5 for "
+                "traces.h5 (Debian: libhdf5-dev, then configure again)\n", out);
     hb_sim_t *sim = NULL;
     cli_warn_morphologies("run", model);
     hb_status_t status = hb_sim_load_json_with(model, &overrides, &sim);
@@ -846,7 +904,7 @@ static int parse_every(const char *command, const char *value, void *every_ms)
 
 int cli_command_run(int argc, char **argv)
 {
-    const char *model = NULL, *out = ".", *traces = "long";
+    const char *model = NULL, *out = ".", *traces = NULL;
     int quiet = 0, tracing = 0, sonata = 0;
     run_ckpt_t ckpt;
     memset(&ckpt, 0, sizeof ckpt);
@@ -863,22 +921,29 @@ int cli_command_run(int argc, char **argv)
         CLI_CUSTOM("--threads", cli_parse_threads_override, &overrides),
         CLI_CUSTOM("--t-stop", cli_parse_t_stop_override, &overrides),
         CLI_CUSTOM("--dt", cli_parse_dt_override, &overrides),
-        CLI_POSITIONAL("model file", &model),
+        {.kind = CLI_OPT_POSITIONAL, .dest = CLI_DEST_(const char *, &model),
+         .item = "model file", .help = usage_run_options},
     };
     const int parsed = cli_parse_options("run", usage_run, options,
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
     ckpt.out = out;
     ckpt.model = model;
-    const int format = !strcmp(traces, "long") ? TRACES_LONG : !strcmp(traces, "wide")
-                       ? TRACES_WIDE : !strcmp(traces, "none") ? TRACES_NONE : -1;
+    const int defaulted = traces == NULL;
+    if (defaulted) traces = cli_sonata_available() ? "h5" : "csv";
+    int format = -1;
+    for (int k = 0; k <= TRACES_H5; k++)
+        if (!strcmp(traces, traces_names[k])) format = k;
     if (format < 0) {
-        fprintf(stderr, "hinesbatch run: --traces %s: expected long, wide or none\n", traces);
+        fprintf(stderr, "hinesbatch run: --traces %s: expected h5, csv, wide or none\n", traces);
         return 2;
     }
+    if (format == TRACES_H5 && !cli_sonata_available())
+        return cli_fail("run", "--traces h5: this build has no HDF5 (Debian: libhdf5-dev, then "
+                        "configure again)");
     if (sonata && !cli_sonata_available())
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
     if (is_network(model)) return run_network(model, out, quiet, tracing, &ckpt, sonata);
-    return run_cells(model, out, quiet, &ckpt, (traces_t)format, sonata);
+    return run_cells(model, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
 }

@@ -2,10 +2,18 @@
  * hinesbatch command-line tool. Uses only the public API (include/hinesbatch.h).
  * Each command lives in its own file (tools/cmd_*.c) and is listed below.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "sonata/sonata.h"
+
+static int command_plot(int argc, char **argv);
 
 typedef struct {
     const char *name;
@@ -18,7 +26,76 @@ static const command_t commands[] = {
     {"solve", cli_command_solve, "solve a batch of Hines systems built from a morphology"},
     {"run", cli_command_run, "simulate a JSON model file: cells, or a network (mpirun for ranks)"},
     {"bench", cli_command_bench, "benchmarks against the paper, peers and the hardware"},
+    {"plot", command_plot, "PNG plots of a run's outputs or a model (python3 -m hinesbatch.plot)"},
 };
+
+/* The Python module's folders, tried in order: the installed one (relative to the binary's
+ * folder), then the source tree's (a build tree's binary). CMakeLists.txt sets both. */
+#ifndef HB_PYTHON_FROM_BIN
+#define HB_PYTHON_FROM_BIN "../lib/python3/site-packages"
+#endif
+#ifndef HB_PYTHON_SOURCE_DIR
+#define HB_PYTHON_SOURCE_DIR ""
+#endif
+
+/* Imports hinesbatch.plot or says what is missing, then runs its command line. */
+static const char plot_bootstrap[] =
+    "import sys\n"
+    "try:\n"
+    "    from hinesbatch import plot\n"
+    "except ImportError as err:\n"
+    "    sys.exit(f'hinesbatch plot: {sys.executable} cannot import hinesbatch.plot ({err}); '\n"
+    "             'it needs the module (python/ of the source tree, or the installed one) and '\n"
+    "             'Debian\\'s python3-numpy, python3-cffi and python3-matplotlib')\n"
+    "sys.exit(plot.main(sys.argv[1:], prog='hinesbatch plot'))\n";
+
+/* PYTHONPATH and LD_LIBRARY_PATH with `dir` in front; 0 on success. */
+static int prepend(const char *variable, const char *dir)
+{
+    const char *old = getenv(variable);
+    char value[8192];
+    const int n = old && old[0] ? snprintf(value, sizeof value, "%s:%s", dir, old)
+                                : snprintf(value, sizeof value, "%s", dir);
+    return n < 0 || n >= (int)sizeof value ? -1 : setenv(variable, value, 1);
+}
+
+/* hinesbatch plot ARGS: python3 -m hinesbatch.plot ARGS, with this installation's or build
+ * tree's module and shared library found for it. */
+static int command_plot(int argc, char **argv)
+{
+    char exe[PATH_MAX], dir[PATH_MAX + 64], path[2 * PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    const char *const modules[] = {HB_PYTHON_FROM_BIN, HB_PYTHON_SOURCE_DIR};
+    for (size_t k = 0; k < sizeof modules / sizeof *modules; k++) {
+        if (!modules[k][0]) continue;
+        snprintf(dir, sizeof dir, "%s%s%s", modules[k][0] == '/' ? "" : exe,
+                 modules[k][0] == '/' ? "" : "/", modules[k]);
+        snprintf(path, sizeof path, "%s/hinesbatch/plot.py", dir);
+        if (access(path, R_OK) == 0) {
+            if (prepend("PYTHONPATH", dir) != 0) return cli_fail("plot", "PYTHONPATH: too long");
+            break;
+        }
+    }
+    snprintf(path, sizeof path, "%s/libhinesbatch.so.0", exe); /* a build tree's library */
+    if (exe[0] && access(path, R_OK) == 0 && prepend("LD_LIBRARY_PATH", exe) != 0)
+        return cli_fail("plot", "LD_LIBRARY_PATH: too long");
+    char **args = calloc((size_t)argc + 4, sizeof *args);
+    if (!args) return cli_fail("plot", "out of memory");
+    args[0] = "python3";
+    args[1] = "-c";
+    args[2] = (char *)plot_bootstrap;
+    for (int k = 1; k < argc; k++) args[k + 2] = argv[k];
+    fflush(NULL);
+    execvp("python3", args);
+    const int error = errno;
+    free(args);
+    return cli_fail("plot", "cannot run python3: %s (the plots are drawn by Python: Debian's "
+                    "python3 with python3-numpy, python3-cffi and python3-matplotlib)",
+                    strerror(error));
+}
 
 static void usage(FILE *out)
 {
@@ -44,12 +121,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(name, "--version") == 0) {
-        /* and what this build can use: backends and the MPI communicator */
-        printf("hinesbatch %d.%d.%d (backends: seq%s%s; communicators: serial%s)\n",
-               HB_VERSION_MAJOR, HB_VERSION_MINOR, HB_VERSION_PATCH,
+        /* and what this build can use: backends, the MPI communicator, HDF5 files */
+        printf("hinesbatch %d.%d.%d (backends: seq%s%s; communicators: serial%s; "
+               "outputs: csv%s)\n", HB_VERSION_MAJOR, HB_VERSION_MINOR, HB_VERSION_PATCH,
                hb_backend_available(HB_BACKEND_OMP) ? ", omp" : "",
                hb_backend_available(HB_BACKEND_CUDA) ? ", cuda" : "",
-               hb_comm_available(HB_COMM_MPI) ? ", mpi" : "");
+               hb_comm_available(HB_COMM_MPI) ? ", mpi" : "",
+               cli_sonata_available() ? ", hdf5" : "");
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -23,9 +23,9 @@ typedef struct {
     int n_probes;
     long *spike_count; /* per probe */
     double *first;     /* per probe: the first spike [ms] */
-    long probes_bytes, spikes_bytes; /* the traces file (0: none), spikes.csv */
+    long probes_bytes, spikes_bytes; /* the text traces file (0: none, or traces.h5), spikes.csv */
     long dat_bytes;    /* spikes.dat */
-    int traces_format; /* the run's --traces: 0 long, 1 wide, 2 none */
+    int traces_format; /* the run's --traces: 0 csv, 1 wide, 2 none, 3 h5 */
 } run_ckpt_cells_t;
 
 /* The model file's hash and the interval in steps (epoch_steps 0: a cell run). 0, or 1 after

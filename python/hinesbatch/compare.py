@@ -3,6 +3,11 @@ largest differences printed (docs/python.md).
 
     python -m hinesbatch.compare examples/ball_and_stick.json -o compare.png
     python -m hinesbatch.compare examples/ring_network.json --t-stop 100
+    python -m hinesbatch.compare examples/ball_and_stick.json --outputs out   # `hinesbatch run`'s
+
+With --outputs DIR, hinesbatch's side is what `hinesbatch run MODEL.json -o DIR` wrote (any
+backend, a GPU's too): its traces (traces.h5, traces.csv or probes.csv) and spikes.csv for
+cells, spikes.dat for a network; without it the model runs here through the library.
 
 Needs NEURON's Python module (Debian: python3-neuron; /usr/bin/python3) and matplotlib. The
 NEURON model is built from the file by hinesbatch.neuron_model (what it supports is listed
@@ -11,15 +16,64 @@ there). Exit status: 0 when both ran (the differences are reported, not judged),
 """
 
 import argparse
+import csv
+import json
 import os
 import sys
 
 import numpy as np
 
 import hinesbatch as hb
+from hinesbatch import plot
 from hinesbatch.plot import _check_png, _figure, _save
 
 __all__ = ["compare", "main"]
+
+
+class Outputs:
+    """What `hinesbatch run` wrote in a directory, read as compare reads a run: probe_names,
+    sample_times, trace(name) and spike_times(name) of a cell model (the library's probe
+    names: "c<gid>.<probe>" with several cells), spikes (SPIKE_DTYPE) of a network, and t_stop
+    (the time the run reached, summary.json's t_ms)."""
+
+    def __init__(self, folder, network):
+        folder = os.fspath(folder)
+        summary_path = os.path.join(folder, "summary.json")
+        try:
+            with open(summary_path, encoding="utf-8") as f:
+                summary = json.load(f)
+            self.t_stop = float(summary["t_ms"])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{summary_path}: expected the summary of `hinesbatch run` with "
+                             f"\"t_ms\" ({err})") from None
+        if network:
+            self.spikes = plot.read_spikes(os.path.join(folder, "spikes.dat"))
+            return
+        several = int(summary.get("cells", 1)) > 1
+        self._traces = {}
+        for name, (t, v) in plot.read_traces(folder).items():
+            # traces.h5 and traces.csv name them "<gid>.<probe>", probes.csv as the library
+            self._traces[f"c{name}" if several and name[:1].isdigit() else name] = v
+            self.sample_times = t
+        self.probe_names = list(self._traces)
+        self._spikes = {}
+        path = os.path.join(folder, "spikes.csv")
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = csv.reader(f)
+            if next(rows, None) != ["probe", "t_ms"]:
+                raise ValueError(f"{path}:1: expected the header 'probe,t_ms'")
+            for number, row in enumerate(rows, 2):
+                if len(row) != 2:
+                    raise ValueError(f"{path}:{number}: expected 2 fields (probe,t_ms), found "
+                                     f"{len(row)}")
+                self._spikes.setdefault(row[0], []).append(
+                    plot._number(path, number, row[1], "t_ms"))
+
+    def trace(self, name):
+        return self._traces[name]
+
+    def spike_times(self, name):
+        return np.array(self._spikes.get(name, []))
 
 
 def _pair_spikes(a, b):
@@ -32,8 +86,9 @@ def _pair_spikes(a, b):
     return n, float(d.max()), int(d.argmax())
 
 
-def compare(model, out="compare.png", t_stop=None, max_traces=6):
-    """Run `model` (a path, dict or Model) in hinesbatch and NEURON, draw both in `out`; returns
+def compare(model, out="compare.png", t_stop=None, max_traces=6, outputs=None):
+    """Run `model` (a path, dict or Model) in hinesbatch (or read what `hinesbatch run` wrote
+    in the directory `outputs`) and NEURON, draw both in `out`; returns
     a dict of the differences: "traces" {probe: largest |v difference| [mV]}, "spikes" {source:
     (hinesbatch's count, NEURON's count, largest |t difference| of the pairs [ms])}, "worst_v"
     (probe, mV, t ms), "worst_spike" (source, ms, spike index), "neuron" (its version)."""
@@ -42,7 +97,7 @@ def compare(model, out="compare.png", t_stop=None, max_traces=6):
     model = hb.Model(model)
     if t_stop is not None:
         model.data["t_stop"] = float(t_stop)
-    run = hb.run(model)
+    run = hb.run(model) if outputs is None else Outputs(outputs, model.is_network)
     ref = neuron_model.run(model.data, model.base_dir)
     result = {"neuron": ref["version"], "traces": {}, "spikes": {}, "worst_v": None,
               "worst_spike": None, "model": model.name, "t_stop": run.t_stop,
@@ -73,6 +128,10 @@ def compare(model, out="compare.png", t_stop=None, max_traces=6):
             raise RuntimeError(f"{model.name}: the sample times differ ({t[n - 1]} and "
                                f"{ref['t'][n - 1]} ms): a sampling rule not reproduced")
         for name in run.probe_names:
+            if name not in ref["traces"]:
+                raise ValueError(f"{model.name}: the outputs' probe {name!r} is not the model's "
+                                 f"(expected one of {sorted(ref['traces'])}): another model's "
+                                 "outputs?")
             d = np.abs(np.array(run.trace(name))[:n] - ref["traces"][name][:n])
             worst = float(d.max()) if n else 0.0
             result["traces"][name] = worst
@@ -160,6 +219,9 @@ def main(argv=None):
     parser.add_argument("model", help="a model file (docs/model.md, docs/network.md)")
     parser.add_argument("-o", "--output", default="compare.png", help="the PNG (compare.png)")
     parser.add_argument("--t-stop", type=float, help="[ms] instead of the file's t_stop")
+    parser.add_argument("--outputs", metavar="DIR",
+                        help="compare what `hinesbatch run MODEL -o DIR` wrote instead of "
+                             "running the model here")
     parser.add_argument("--library", help="the libhinesbatch.so to load (default: found)")
     args = parser.parse_args(argv)
     try:
@@ -171,7 +233,7 @@ def main(argv=None):
     try:
         if args.library:
             hb.load_library(args.library)
-        result = compare(args.model, args.output, args.t_stop)
+        result = compare(args.model, args.output, args.t_stop, outputs=args.outputs)
     except (OSError, ValueError, KeyError, IndexError, RuntimeError, ImportError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         if isinstance(err, OSError) and err.filename and err.strerror:

@@ -5,14 +5,16 @@ per phase (docs/python.md).
     import hinesbatch as hb
     from hinesbatch import plot
     plot.raster(hb.run("examples/ring_network.json"), "raster.png")
-    plot.traces("out/traces.csv", "traces.png")              # or probes.csv, or a Simulation
+    plot.traces("out", "traces.png")      # out/traces.h5 (traces.csv, probes.csv), a Simulation
     plot.morphology("cell.swc", "cell.png")                  # coloured by SWC type
     plot.morphology("model.json", "v.png", time=12.5)        # coloured by v at 12.5 ms
     plot.phases("out/summary.json", "phases.png")
 
 From the shell: python -m hinesbatch.plot {raster,traces,morphology,phases} INPUT -o OUT.png
-(python -m hinesbatch.plot --help). Every function returns the path it wrote; bad input raises
-ValueError (or OSError, HinesbatchError) with the file and line or key at fault.
+(python -m hinesbatch.plot --help; `hinesbatch plot` runs it). INPUT may be the output
+directory of `hinesbatch run`: its spikes.dat, traces file or summary.json is read. Every
+function returns the path it wrote; bad input raises ValueError (or OSError, HinesbatchError)
+with the file and line or key at fault.
 """
 
 import argparse
@@ -29,7 +31,7 @@ from hinesbatch import _ffi
 from hinesbatch._ffi import ffi
 
 __all__ = ["raster", "traces", "morphology", "phases", "read_spikes", "read_traces",
-           "read_summary", "cell_voltages", "main"]
+           "read_report", "read_summary", "cell_voltages", "main"]
 
 PHASES = ("build", "init", "update", "detect", "deliver", "exchange")
 # SWC type codes and the colours a morphology without voltages is drawn in.
@@ -72,9 +74,92 @@ def _is_model(source):
 # ---------------------------------------------------------------------------------------------
 # Reading what `hinesbatch run` writes
 
+# The traces files of an output directory, in the order they are looked for.
+TRACE_FILES = ("traces.h5", "traces.csv", "probes.csv")
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _in_directory(path, names, what):
+    """`path` itself, or where it is a directory (a run's outputs) the first of `names` in it."""
+    if not os.path.isdir(path):
+        return path
+    for name in names:
+        if os.path.exists(os.path.join(path, name)):
+            return os.path.join(path, name)
+    raise ValueError(f"{os.fspath(path)}: no {' or '.join(names)} in this directory (expected "
+                     f"the outputs of `hinesbatch run` with {what})")
+
+
+def _is_hdf5(path):
+    with open(path, "rb") as f:
+        return f.read(8) == _HDF5_SIGNATURE
+
+
+def _h5py():
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError("reading HDF5 files (traces.h5) needs h5py (Debian: python3-h5py)") \
+            from None
+    return h5py
+
+
+def read_report(path):
+    """A SONATA report (traces.h5; /report/<population>/data and mapping, as NEURON's and
+    CoreNEURON's reports) as a list of columns, one per element: dicts with "population",
+    "gid", "element" (its element id), "name" (mapping/element_names where the file has it,
+    else the element id), "t" [ms] and "v" (the data's units, mV for traces.h5)."""
+    h5py = _h5py()
+    path = os.fspath(path)
+    columns = []
+    with h5py.File(path, "r") as f:
+        report = f.get("report")
+        if not isinstance(report, h5py.Group) or not len(report):
+            raise ValueError(f"{path}: /report: missing; expected a SONATA report (traces.h5)")
+        for pop in report:
+            where = f"{path}: /report/{pop}"
+            group = report[pop]
+            try:
+                data = group["data"]
+                mapping = group["mapping"]
+                nodes = mapping["node_ids"][()]
+                pointers = mapping["index_pointers"][()].astype(np.int64)
+                elements = mapping["element_ids"][()]
+                start, stop, dt = (float(x) for x in mapping["time"][()])
+            except (KeyError, ValueError, TypeError) as err:
+                raise ValueError(f"{where}: expected data and mapping/node_ids, index_pointers, "
+                                 f"element_ids and time ({err})") from None
+            if data.ndim != 2:
+                raise ValueError(f"{where}/data: {data.ndim} dimensions; expected 2 "
+                                 "[frames][elements]")
+            frames, n = data.shape
+            if (len(pointers) != len(nodes) + 1 or len(elements) != n or
+                    (len(pointers) and (pointers[0] != 0 or pointers[-1] != n or
+                                        np.any(np.diff(pointers) < 0)))):
+                raise ValueError(f"{where}/mapping: {len(nodes)} node_ids, {len(pointers)} "
+                                 f"index_pointers, {len(elements)} element_ids for {n} columns; "
+                                 "expected index_pointers of node_ids + 1 entries from 0 to the "
+                                 "column count, and an element id per column")
+            expected = int(round((stop - start) / dt)) if dt > 0 else -1
+            if expected != frames:
+                raise ValueError(f"{where}/mapping/time: [{start:g}, {stop:g}) by {dt:g} ms is "
+                                 f"{expected} frames; data has {frames}")
+            names = mapping["element_names"][()] if "element_names" in mapping else elements
+            names = [x.decode() if isinstance(x, bytes) else str(x) for x in names]
+            gids = np.repeat(nodes, np.diff(pointers))
+            t = start + dt * np.arange(frames)
+            values = data[()].astype(np.float64)
+            for k in range(n):
+                columns.append({"population": pop, "gid": int(gids[k]),
+                                "element": int(elements[k]), "name": names[k], "t": t,
+                                "v": values[:, k]})
+    return columns
+
 
 def read_spikes(path):
-    """A `gid time` file (spikes.dat, NEURON's out.dat) as a SPIKE_DTYPE array, in file order."""
+    """A `gid time` file (spikes.dat, NEURON's out.dat; or a run's output directory) as a
+    SPIKE_DTYPE array, in file order."""
+    path = _in_directory(path, ["spikes.dat"], "spikes")
     gids, times = [], []
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -106,9 +191,18 @@ def _number(path, number, text, what):
 
 
 def read_traces(path):
-    """traces.csv (`gid,probe,t_ms,v_mv`, the long format) or probes.csv (`t_ms,<probe>,...`,
-    `--traces wide`) as {name: (t [ms], v [mV])}; names "<gid>.<probe>" when the long file
-    holds several gids, else the probe's."""
+    """traces.h5 (a SONATA report, the default), traces.csv (`gid,probe,t_ms,v_mv`, the long
+    format, `--traces csv`) or probes.csv (`t_ms,<probe>,...`, `--traces wide`), or a run's
+    output directory holding one of them, as {name: (t [ms], v [mV])}; names "<gid>.<probe>"
+    when the file holds several gids, else the probe's."""
+    path = _in_directory(path, TRACE_FILES, "traces")
+    if _is_hdf5(path):
+        columns = read_report(path)
+        several = len({(c["population"], c["gid"]) for c in columns}) > 1
+        pops = len({c["population"] for c in columns}) > 1
+        return {(f"{c['population']}/" if pops else "") +
+                (f"{c['gid']}.{c['name']}" if several else c["name"]): (c["t"], c["v"])
+                for c in columns}
     with open(path, encoding="utf-8", newline="") as f:
         rows = csv.reader(f)
         header = next(rows, None)
@@ -138,11 +232,14 @@ def read_traces(path):
             t = np.array(columns[0])
             return {name: (t, np.array(v)) for name, v in zip(header[1:], columns[1:])}
     raise ValueError(f"{path}:1: expected the header 'gid,probe,t_ms,v_mv' (traces.csv) or "
-                     f"'t_ms,<probe>,...' (probes.csv), found {','.join(header or [])!r}")
+                     f"'t_ms,<probe>,...' (probes.csv), or an HDF5 file (traces.h5), found "
+                     f"{','.join(header or [])!r}")
 
 
 def read_summary(path):
-    """A network run's summary.json, checked for what the phase chart reads."""
+    """A network run's summary.json (or its output directory), checked for what the phase
+    chart reads."""
+    path = _in_directory(path, ["summary.json"], "a summary")
     with open(path, encoding="utf-8") as f:
         try:
             summary = json.load(f)
@@ -210,8 +307,9 @@ def _traces_of(source):
 
 
 def traces(source, out, probes=None, title=None):
-    """Voltage traces against time: from a run Simulation, a cell model (run first) or a
-    traces.csv / probes.csv file; `probes` names the ones to draw (default: all)."""
+    """Voltage traces against time: from a run Simulation, a cell model (run first), a
+    traces.h5 / traces.csv / probes.csv file or a run's output directory; `probes` names the
+    ones to draw (default: all)."""
     out = _check_png(out)
     series, name = _traces_of(source)
     if probes is not None:
@@ -489,16 +587,17 @@ def phases(source, out, title=None):
 # The command line
 
 
-def main(argv=None):
+def main(argv=None, prog="python -m hinesbatch.plot"):
     parser = argparse.ArgumentParser(
-        prog="python -m hinesbatch.plot",
+        prog=prog,
         description="Plots of hinesbatch runs as PNG files. INPUT is a model file (.json: run "
                     "first) or what `hinesbatch run` wrote.")
     parser.add_argument("--library", help="the libhinesbatch.so to load (default: found)")
     sub = parser.add_subparsers(dest="kind", required=True)
-    p = sub.add_parser("raster", help="spike raster from spikes.dat or a model")
+    p = sub.add_parser("raster", help="spike raster from spikes.dat, a run's directory or a model")
     p.add_argument("input")
-    p = sub.add_parser("traces", help="voltage traces from traces.csv, probes.csv or a model")
+    p = sub.add_parser("traces", help="voltage traces from traces.h5, traces.csv, probes.csv, "
+                                      "a run's directory or a model")
     p.add_argument("input")
     p.add_argument("--probe", action="append", help="a probe to draw (repeat; default: all)")
     p = sub.add_parser("morphology", help="an SWC file, or a model's cell coloured by v")
@@ -507,7 +606,8 @@ def main(argv=None):
     p.add_argument("--cell", type=int, default=0, help="the model's cell (default 0)")
     p.add_argument("--plane", choices=sorted(_PLANES), default="xy")
     p.add_argument("--units", choices=["um", "nm"], default="um", help="an SWC file's units")
-    p = sub.add_parser("phases", help="a network run's summary.json: wall time per phase")
+    p = sub.add_parser("phases", help="a network run's summary.json (or directory): wall time "
+                                      "per phase")
     p.add_argument("input")
     for p in sub.choices.values():
         p.add_argument("-o", "--output", help="the PNG to write (default: KIND.png)")

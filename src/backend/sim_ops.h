@@ -10,14 +10,46 @@
 #define HB_BACKEND_SIM_OPS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend/backend.h"
+#include "common/event_order.h"
 #include "common/sim_step.h"
 #include "hinesbatch.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * A synapse as events reach it (a target): site `site` of group `group`, its state's first
+ * value at element `state` of the group's syn_state and its second `stride` after
+ * (hb_syn_receive). src/sim numbers the targets cell by cell, synapse by synapse.
+ */
+typedef struct {
+    int group, site;
+    size_t state, stride;
+} hb_sim_target_t;
+
+/*
+ * An event: at the start of step `step` (steps done before it), before that step's update,
+ * its weight is added to its target's state. Events of one step at one target are added in
+ * the order of (time, weight): the same sums on every backend.
+ */
+typedef struct {
+    long step;
+    int target;
+    double time;   /* [ms]: the spike's time plus the delay */
+    double weight; /* [uS] */
+} hb_sim_engine_event_t;
+
+/* A connection as an engine expands spikes through it (expand_spikes). */
+typedef struct {
+    uint32_t source; /* gid */
+    int target;
+    double weight; /* [uS] */
+    double delay;  /* [ms] */
+} hb_sim_engine_conn_t;
 
 /*
  * A simulation as an engine is made from. The groups' host arrays and the table are borrowed
@@ -38,6 +70,8 @@ typedef struct {
     long check_every;              /* check the voltages after every step that is a multiple
                                       of this (HB_SIM_CHECK_STEPS) */
     long check_last;               /* and after this step (the run's last, at t_stop) */
+    int n_targets;
+    const hb_sim_target_t *targets; /* the synapses events reach */
 } hb_sim_desc_t;
 
 /* The first non-finite voltage a check found: the check's step (steps done), the group, and
@@ -53,19 +87,6 @@ typedef struct {
  * (row r taken after step sample_step[r]), and per probe spike_count[p] spike times [ms],
  * spike c of probe p at spikes[c * n_probes + p]. A chunk with nothing may be skipped.
  */
-/*
- * An event as an engine delivers it (hb_sim_queue_events, src/sim/sim.h): at the start of step
- * `step` (steps done before it), before that step's update, the weight is added to the state
- * of synapse site `site` of group `group` (hb_syn_receive): its first value at element `state`
- * of the group's syn_state, its second `stride` after.
- */
-typedef struct {
-    long step;
-    int group, site;
-    size_t state, stride;
-    double weight; /* [uS] */
-} hb_sim_engine_event_t;
-
 typedef hb_status_t (*hb_sim_sink_t)(void *user, int n_samples, const long *sample_step,
                                      const double *samples, const int *spike_count,
                                      const double *spikes);
@@ -92,10 +113,23 @@ struct hb_sim_ops {
     hb_status_t (*set_probes)(void *engine, const unsigned char *above, const double *v_prev);
     /* The same back to the host (checkpoints); NULL where the backend has none (CUDA). */
     hb_status_t (*get_probes)(void *engine, unsigned char *above, double *v_prev);
-    /* Events for the coming advances, ordered by step and, within a step, in delivery order
-     * (copied): they replace any still waiting, and each advance delivers those of its
-     * steps, each at the start of its step. NULL where the backend has no synapses. */
+    /* Events for the coming advances, ordered by step, then target (copied): they replace
+     * any still queued, and each advance delivers those of its steps, each at the start of
+     * its step. */
     hb_status_t (*queue_events)(void *engine, size_t n, const hb_sim_engine_event_t *events);
+    /*
+     * Events made by the engine itself (NULL where the network makes them on the host, CPU):
+     * the connections (sorted by source) through which add_spikes expands spikes into events
+     * of steps before step_limit; events added as they are (add_events); and queue_due, which
+     * makes the waiting events of the steps before step_end the queue (as queue_events), in
+     * its order. clear_events drops every waiting event (a new run).
+     */
+    hb_status_t (*set_connections)(void *engine, size_t n, const hb_sim_engine_conn_t *conns,
+                                   long step_limit);
+    hb_status_t (*add_spikes)(void *engine, size_t n, const hb_spike_t *spikes);
+    hb_status_t (*add_events)(void *engine, size_t n, const hb_sim_engine_event_t *events);
+    hb_status_t (*queue_due)(void *engine, long step_begin, long step_end);
+    hb_status_t (*clear_events)(void *engine);
     /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets the
      * recordings chunk by chunk, in step order. Returns when the last chunk is delivered.
      * After each step that is a multiple of check_every, and after step check_last, the

@@ -42,6 +42,7 @@ typedef struct {
     double *threshold, *v_prev;
     double *row, *spikes; /* per probe: the step's sample and spike */
     int *spike_count;     /* per probe: 0 or 1 this step */
+    hb_sim_target_t *targets;      /* the synapses events reach */
     hb_sim_engine_event_t *events; /* queued (queue_events): events[next_event ..) wait */
     size_t n_events, next_event, cap_events;
 } cpu_sim_t;
@@ -593,6 +594,7 @@ static void cpu_destroy(void *engine)
     free(s->spikes);
     free(s->spike_count);
     free(s->events);
+    free(s->targets);
     free(s);
 }
 
@@ -658,8 +660,9 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
     if (!ALLOC(s->groups, d->n_groups) || !ALLOC(s->probe_group, np) ||
         !ALLOC(s->probe_index, np) || !ALLOC(s->detect, np) || !ALLOC(s->above, np) ||
         !ALLOC(s->threshold, np) || !ALLOC(s->v_prev, np) || !ALLOC(s->row, np) ||
-        !ALLOC(s->spikes, np) || !ALLOC(s->spike_count, np))
+        !ALLOC(s->spikes, np) || !ALLOC(s->spike_count, np) || !ALLOC(s->targets, d->n_targets))
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    if (d->n_targets) memcpy(s->targets, d->targets, (size_t)d->n_targets * sizeof *s->targets);
     memcpy(s->groups, d->groups, (size_t)d->n_groups * sizeof *s->groups);
     for (int p = 0; p < np; p++) {
         s->probe_group[p] = d->probe_group[p];
@@ -744,8 +747,9 @@ static void deliver_events(cpu_sim_t *s, long step)
 {
     for (; s->next_event < s->n_events && s->events[s->next_event].step <= step; s->next_event++) {
         const hb_sim_engine_event_t *e = &s->events[s->next_event];
-        const hb_step_group_t *g = &s->groups[e->group];
-        hb_syn_receive(&g->syns[e->site], g->syn_state + e->state, e->stride, e->weight);
+        const hb_sim_target_t *t = &s->targets[e->target];
+        const hb_step_group_t *g = &s->groups[t->group];
+        hb_syn_receive(&g->syns[t->site], g->syn_state + t->state, t->stride, e->weight);
     }
 }
 

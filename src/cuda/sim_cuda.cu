@@ -30,6 +30,7 @@ extern "C" {
 }
 #include "cuda/cuda_check.h"
 #include "cuda/sim_cuda.h"
+#include "cuda/sim_events_cuda.h"
 
 #define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
 #define PROBE_THREADS 256
@@ -61,9 +62,7 @@ struct hb_cuda_sim {
     double **group_v; /* device array of the groups' v */
     double **group_syn_state;       /* device arrays of the groups' synapse states, sites */
     hb_syn_site_t **group_syns;
-    hb_sim_engine_event_t *events;  /* queued (queue_events), device; steps also on the host */
-    long *h_event_step;
-    size_t n_events, next_event, cap_events;
+    hb_cuda_events_t *events;       /* the network's events (sim_events.cu) */
     int *probe_group;
     size_t *probe_index;
     unsigned char *probe_detect, *above;
@@ -115,30 +114,30 @@ __global__ void probe_kernel(int n, double *const *group_v, const int *probe_gro
     if (rec_row) rec_row[p] = v;
 }
 
-/* The events of one step, in their order: a run of events at one synapse (consecutive, the
- * queue's order) is added by the run's first thread, one after another, as the CPU does. */
-__global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
-                               hb_syn_site_t *const *syns, double *const *state)
-{
-    const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= n) return;
-    const int g = ev[e].group;
-    const size_t at = ev[e].state;
-    if (e > 0 && ev[e - 1].group == g && ev[e - 1].state == at) return;
-    for (long k = e; k < n && ev[k].group == g && ev[k].state == at; k++)
-        hb_syn_receive(&syns[g][ev[k].site], state[g] + at, ev[k].stride, ev[k].weight);
-}
-
 /* A NaN or infinity among the group's cells: key (check << CHECK_SHIFT) | (slot m + node), the
  * smallest kept, so the chunk's first failing check names its smallest cell, then node. */
-__global__ void check_kernel(hb_step_group_t g, unsigned long long check,
+__global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long check,
                              unsigned long long *fault)
 {
     const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t w = HB_SIM_GPU_LANES, m = (size_t)g.m;
-    if (e >= (size_t)g.blocks * m * w || isfinite(g.v[e])) return;
-    const size_t block = e / (m * w), node = e % (m * w) / w, slot = block * w + e % w;
-    if (slot >= (size_t)g.count) return;
+    if (e >= size || isfinite(g.v[e])) return;
+    size_t block, node;
+    if (g.mixed) { /* the block whose elements hold e, and its rows' node */
+        size_t lo = 0, hi = (size_t)g.blocks;
+        while (hi - lo > 1) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (g.block_start[mid] <= e) lo = mid;
+            else hi = mid;
+        }
+        block = lo;
+        node = (e - g.block_start[block]) / w;
+    } else {
+        block = e / (m * w);
+        node = e % (m * w) / w;
+    }
+    const size_t slot = block * w + e % w;
+    if (slot >= (size_t)g.count || (g.mixed && node >= (size_t)g.lane_m[slot])) return;
     atomicMin(fault, (check << CHECK_SHIFT) | (unsigned long long)(slot * m + node));
 }
 
@@ -159,17 +158,8 @@ static hb_status_t launch_check(const hb_cuda_sim_t *s, int g, int check)
 {
     const dgroup_t *dg = &s->groups[g];
     const unsigned grid = (unsigned)((dg->size + PROBE_THREADS - 1) / PROBE_THREADS);
-    check_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(dg->k, (unsigned long long)check,
-                                                        s->fault + g);
-    CUDA_CHECK(cudaGetLastError());
-    return HB_SUCCESS;
-}
-
-static hb_status_t launch_deliver(const hb_cuda_sim_t *s, size_t first, size_t count)
-{
-    const unsigned grid = (unsigned)((count + PROBE_THREADS - 1) / PROBE_THREADS);
-    deliver_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(s->events + first, (long)count,
-                                                          s->group_syns, s->group_syn_state);
+    check_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(dg->k, dg->size,
+                                                        (unsigned long long)check, s->fault + g);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
@@ -204,6 +194,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     hb_step_group_t *k = &dg->k;
     *k = *h;
     k->parent = k->hh_node = k->site_start = NULL;
+    k->block_start = k->hh_start = NULL;
+    k->lane_m = k->lane_hh = NULL;
     k->v = k->d = k->rhs = k->hh_state = NULL;
     k->u = k->l = k->cfac = k->pas_g = k->pas_e = k->hh_par = NULL;
     k->sites = NULL;
@@ -215,23 +207,16 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->fixed_row = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
-    dg->size = slots * (size_t)h->m;
-    dg->hh = slots * (size_t)h->n_hh;
+    /* a mixed group's blocks have their own rows and hh instances (hb_step_group_t) */
+    dg->size = h->mixed ? h->block_start[h->blocks] : slots * (size_t)h->m;
+    dg->hh = h->mixed ? h->hh_start[h->blocks] * (size_t)h->width : slots * (size_t)h->n_hh;
     /* Constants: once per node for shared groups (hb_step_group_t), else per lane. */
     const size_t csize = h->shared ? (size_t)h->m : dg->size;
     const size_t psize = (h->shared ? (size_t)h->n_hh : dg->hh) * HB_HH_NPAR;
     const size_t n_sites = (size_t)h->site_start[slots];
-    /* synapse states: 2 values a synapse, room for the most synapses of a slot in every slot
-     * (either layout of hb_step_group_t) */
-    size_t n_syns = 0, most_syns = 0;
-    if (h->syn_start) {
-        n_syns = (size_t)h->syn_start[slots];
-        for (size_t q = 0; q < slots; q++) {
-            const size_t c = (size_t)(h->syn_start[q + 1] - h->syn_start[q]);
-            most_syns = c > most_syns ? c : most_syns;
-        }
-    }
-    dg->syn_values = 2 * slots * most_syns;
+    /* synapse states: 2 values a synapse (either layout of hb_step_group_t) */
+    const size_t n_syns = h->syn_start ? (size_t)h->syn_start[slots] : 0;
+    dg->syn_values = h->syn_lanes ? 2 * slots * (size_t)h->syn_lanes : 2 * n_syns;
     dg->host_syn_state = h->syn_state;
     size_t n_pulses = 0;
     for (size_t q = 0; q < n_sites; q++) n_pulses += (size_t)h->sites[q].count;
@@ -244,10 +229,22 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     do {                                                                                   \
         if ((st = upload(&var, src, n)) != HB_SUCCESS) return st;                          \
     } while (0)
-    UP(parent, h->parent, (size_t)h->m);
+    UP(parent, h->parent, h->mixed ? dg->size : (size_t)h->m);
     k->parent = parent;
-    UP(hh_node, h->hh_node, (size_t)h->n_hh);
+    UP(hh_node, h->hh_node, h->mixed ? dg->hh : (size_t)h->n_hh);
     k->hh_node = hh_node;
+    if (h->mixed) {
+        size_t *block_start, *hh_start;
+        int *lane_m, *lane_hh;
+        UP(block_start, h->block_start, (size_t)h->blocks + 1);
+        k->block_start = block_start;
+        UP(hh_start, h->hh_start, (size_t)h->blocks + 1);
+        k->hh_start = hh_start;
+        UP(lane_m, h->lane_m, slots);
+        k->lane_m = lane_m;
+        UP(lane_hh, h->lane_hh, slots);
+        k->lane_hh = lane_hh;
+    }
     UP(site_start, h->site_start, slots + 1);
     k->site_start = site_start;
     UP(sites, h->sites, n_sites);
@@ -301,6 +298,10 @@ static void free_group(dgroup_t *dg)
     cudaFree(k->d);
     cudaFree(k->rhs);
     cudaFree(k->hh_state);
+    cudaFree((void *)k->block_start);
+    cudaFree((void *)k->hh_start);
+    cudaFree((void *)k->lane_m);
+    cudaFree((void *)k->lane_hh);
     cudaFree((void *)k->syn_start);
     cudaFree((void *)k->syns);
     cudaFree(k->syn_state);
@@ -316,8 +317,7 @@ extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
     cudaFree(s->group_v);
     cudaFree(s->group_syn_state);
     cudaFree(s->group_syns);
-    cudaFree(s->events);
-    free(s->h_event_step);
+    hb_cuda_events_destroy(s->events);
     cudaFree(s->probe_group);
     cudaFree(s->probe_index);
     cudaFree(s->probe_detect);
@@ -387,7 +387,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
             free(sites);
             return st;
         }
-        if ((s->groups[g].size >> CHECK_SHIFT) != 0) { /* the fault key's room */
+        const hb_step_group_t *kg = &s->groups[g].k; /* the fault key's room: slot m + node */
+        if ((((size_t)kg->blocks * HB_SIM_GPU_LANES * (size_t)kg->m) >> CHECK_SHIFT) != 0) {
             free(views);
             free(sites);
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: group %d has %zu elements; "
@@ -405,6 +406,9 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     free(views);
     free(sites);
     if (st != HB_SUCCESS) return st;
+    if ((st = hb_cuda_events_create(s->stream, d->n_targets, d->targets, s->group_syns,
+                                    s->group_syn_state, d->dt, &s->events)) != HB_SUCCESS)
+        return st;
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
         return st;
     const size_t np = (size_t)d->n_probes;
@@ -474,35 +478,6 @@ extern "C" hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *s, int g, const doub
     return HB_SUCCESS;
 }
 
-extern "C" hb_status_t hb_cuda_sim_queue_events(hb_cuda_sim_t *s, size_t n,
-                                                const hb_sim_engine_event_t *events)
-{
-    if (!s || (n && !events)) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_queue_events: bad argument");
-    CUDA_CHECK(cudaSetDevice(0));
-    CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* no kernel reads the old ones */
-    if (n > s->cap_events) {
-        long *steps = (long *)realloc(s->h_event_step, n * sizeof *steps);
-        if (!steps) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory for %zu events", n);
-        s->h_event_step = steps;
-        cudaFree(s->events);
-        s->events = NULL;
-        s->cap_events = 0;
-        if (cudaMalloc((void **)&s->events, n * sizeof *s->events) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of device memory for %zu events", n);
-        }
-        s->cap_events = n;
-    }
-    for (size_t k = 0; k < n; k++) s->h_event_step[k] = events[k].step;
-    if (n)
-        CUDA_CHECK(cudaMemcpyAsync(s->events, events, n * sizeof *events, cudaMemcpyHostToDevice,
-                                   s->stream));
-    CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* `events` is the caller's */
-    s->n_events = n;
-    s->next_event = 0;
-    return HB_SUCCESS;
-}
-
 extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned char *above,
                                               const double *v_prev)
 {
@@ -515,6 +490,8 @@ extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned c
     CUDA_CHECK(cudaMemset(s->spk_count, 0, np * sizeof(int)));
     return HB_SUCCESS;
 }
+
+extern "C" hb_cuda_events_t *hb_cuda_sim_events(hb_cuda_sim_t *s) { return s->events; }
 
 /* The chunk's first fault (h_fault, after a drain's copy): 1 and *fault when a check found a
  * non-finite voltage; the earliest check, then the smallest group, cell and node. */
@@ -595,10 +572,7 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
         for (long j = 0; j < k && st == HB_SUCCESS; j++) {
             const long step = step0 + done + j; /* steps done before this one */
             p.t_mid = ((double)step + 0.5) * s->dt;
-            size_t first = s->next_event;
-            while (s->next_event < s->n_events && s->h_event_step[s->next_event] <= step)
-                s->next_event++;
-            if (s->next_event > first) st = launch_deliver(s, first, s->next_event - first);
+            st = hb_cuda_events_deliver(s->events, step);
             for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
                 st = launch_step(s, &s->groups[g], &p);
             if ((step + 1) % s->check_every == 0 || step + 1 == s->check_last) {

@@ -29,9 +29,9 @@ hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *sim, int g, const double *v,
 hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *sim, const unsigned char *above,
                                    const double *v_prev);
 
-/* Events for the coming advances (backend/sim_ops.h queue_events), copied to the device once. */
-hb_status_t hb_cuda_sim_queue_events(hb_cuda_sim_t *sim, size_t n,
-                                     const hb_sim_engine_event_t *events);
+/* Its network events (sim_events_cuda.h), delivered at the start of each step. */
+struct hb_cuda_events;
+struct hb_cuda_events *hb_cuda_sim_events(hb_cuda_sim_t *sim);
 
 /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets
  * each chunk's results. Returns when the last chunk is delivered, or at a

@@ -1,6 +1,7 @@
 /* The CUDA backend's simulator engine (backend/sim_ops.h) over src/cuda/sim_cuda.cu. */
 #include "backend/sim_ops.h"
 #include "cuda/sim_cuda.h"
+#include "cuda/sim_events_cuda.h"
 
 /* A warp per layout block: every access of a warp is one contiguous row. */
 static int cuda_block_width(int count)
@@ -32,7 +33,34 @@ static hb_status_t cuda_set_probes(void *engine, const unsigned char *above, con
 
 static hb_status_t cuda_queue_events(void *engine, size_t n, const hb_sim_engine_event_t *events)
 {
-    return hb_cuda_sim_queue_events((hb_cuda_sim_t *)engine, n, events);
+    return hb_cuda_events_queue(hb_cuda_sim_events((hb_cuda_sim_t *)engine), n, events);
+}
+
+static hb_status_t cuda_set_connections(void *engine, size_t n, const hb_sim_engine_conn_t *conns,
+                                        long step_limit)
+{
+    return hb_cuda_events_set_connections(hb_cuda_sim_events((hb_cuda_sim_t *)engine), n, conns,
+                                          step_limit);
+}
+
+static hb_status_t cuda_add_spikes(void *engine, size_t n, const hb_spike_t *spikes)
+{
+    return hb_cuda_events_add_spikes(hb_cuda_sim_events((hb_cuda_sim_t *)engine), n, spikes);
+}
+
+static hb_status_t cuda_add_events(void *engine, size_t n, const hb_sim_engine_event_t *events)
+{
+    return hb_cuda_events_add(hb_cuda_sim_events((hb_cuda_sim_t *)engine), n, events);
+}
+
+static hb_status_t cuda_queue_due(void *engine, long step_begin, long step_end)
+{
+    return hb_cuda_events_due(hb_cuda_sim_events((hb_cuda_sim_t *)engine), step_begin, step_end);
+}
+
+static hb_status_t cuda_clear_events(void *engine)
+{
+    return hb_cuda_events_clear(hb_cuda_sim_events((hb_cuda_sim_t *)engine));
 }
 
 static hb_status_t cuda_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
@@ -50,11 +78,17 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .steps_in_place = 0,
     .synapses = 1,
     .block_width = cuda_block_width,
+    .mixed_width = HB_SIM_GPU_LANES, /* a warp of cells of their own shapes */
     .create = cuda_create,
     .destroy = cuda_destroy,
     .set_state = cuda_set_state,
     .set_probes = cuda_set_probes,
     .queue_events = cuda_queue_events,
+    .set_connections = cuda_set_connections,
+    .add_spikes = cuda_add_spikes,
+    .add_events = cuda_add_events,
+    .queue_due = cuda_queue_due,
+    .clear_events = cuda_clear_events,
     .advance = cuda_advance,
     .get_v = cuda_get_v,
     .solve_benchmark = NULL,

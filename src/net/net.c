@@ -255,6 +255,7 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->conns);
     free(net->pending);
     free(net->due);
+    free(net->merged);
     free(net->local);
     free(net->spikes);
     free(net->counts);

@@ -195,6 +195,7 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
                          in->size - in->pos);
     if (status == HB_SUCCESS) {
         net->n_pending = (size_t)pending;
+        net->n_sorted = 0;
         net->n_spikes = (size_t)spikes;
         if (net->n_cable) memcpy(net->seen, seen, (size_t)net->n_cable * sizeof *seen);
         if (net->n_sources) memcpy(net->sources, src, (size_t)net->n_sources * sizeof *src);
@@ -212,7 +213,7 @@ hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
     if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: net is NULL");
     hb_net_exchange_abandon(net); /* a failed run's exchange */
     net->initialised = 0;
-    net->n_local = net->n_sending = net->n_pending = net->n_spikes = 0;
+    net->n_local = net->n_sending = net->n_pending = net->n_spikes = net->n_sorted = 0;
     const double t0 = hb_clock_seconds();
     unsigned char *data = NULL;
     size_t size = 0;
@@ -242,7 +243,7 @@ hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
                          -v[2] * net->opt.dt_ms, v[1] * net->opt.dt_ms);
     if (status != HB_SUCCESS) {
         snprintf(message, sizeof message, "%s", hb_last_error());
-        net->n_pending = net->n_spikes = 0;
+        net->n_pending = net->n_spikes = net->n_sorted = 0;
         net->step = 0;
         if (net->sim) hb_sim_init(net->sim); /* nothing half restored stays */
         return hb_fail(status, "%s", message);

@@ -15,12 +15,7 @@
 #include "sim/sim.h"
 
 /* A connection as this rank keeps it: ends on local cable cell `cell`. */
-typedef struct {
-    uint32_t source;
-    int cell, synapse;
-    double weight; /* [uS] */
-    double delay;  /* [ms] */
-} hb_net_conn_t;
+typedef hb_sim_connection_t hb_net_conn_t;
 
 /* An event waiting for the step that delivers it. */
 typedef struct {
@@ -54,9 +49,12 @@ struct hb_net {
     size_t n_conns, cap_conns;
     hb_net_conn_t *conns; /* sorted by (source, cell, synapse, weight, delay) */
     size_t n_pending, cap_pending;
-    hb_net_event_t *pending;
+    hb_net_event_t *pending;  /* sorted (compare_event) up to n_sorted, new events after */
+    size_t n_sorted, cap_merged;
+    hb_net_event_t *merged;   /* the merge's room */
     size_t cap_due;
     hb_sim_event_t *due;  /* an epoch's events as the simulation takes them */
+    int engine_conns;     /* the connections are the engine's (hb_sim_makes_events) */
     size_t n_local, cap_local; /* this epoch's spikes of this rank */
     hb_spike_t *local;
     size_t n_spikes, cap_spikes; /* every spike, ordered by (time, gid) */

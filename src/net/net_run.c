@@ -20,6 +20,7 @@
 #include <omp.h>
 #endif
 
+#include "common/event_order.h"
 #include "common/philox.h"
 #include "common/status.h"
 #include "net/net_engine.h"
@@ -227,7 +228,7 @@ static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
         for (size_t c = lo; c < net->n_conns && net->conns[c].source == sp->gid; c++) {
             const hb_net_conn_t *e = &net->conns[c];
             const double t = sp->time_ms + e->delay;
-            const long step = (long)ceil(t / dt - 0.5);
+            const long step = hb_event_step(t, dt);
             if (step >= net->total_steps) continue;
             if (!hb_net_reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
                          sizeof *net->pending))
@@ -237,6 +238,14 @@ static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
         }
     }
     return HB_SUCCESS;
+}
+
+/* The events of the new spikes: made here, or by the simulation's engine (the GPU). */
+static hb_status_t spike_events(hb_net_t *net, size_t first, size_t n)
+{
+    if (net->sim && hb_sim_makes_events(net->sim))
+        return hb_sim_add_spikes(net->sim, n, net->spikes + first);
+    return make_events(net, first, n);
 }
 
 /* The detectors' new spikes into this rank's buffer. */
@@ -254,16 +263,32 @@ static hb_status_t detect(hb_net_t *net)
     return status;
 }
 
-/*
- * Local steps [s0, s1): the events due in them handed to the simulation at once (its engine
- * delivers each at the start of its step; on the GPU they are copied once), the steps, then
- * the detectors' spikes. The Iallgatherv mode steps one step at a time, moving its exchange
- * on in between (the tasks mode's master thread waits on its own: MPI from its thread alone).
- */
-static hb_status_t integrate(hb_net_t *net, long s0, long s1)
+/* The pending events of steps before s1 (sorted) to the simulation, out of the queue. */
+/* The pending events in order: the new ones sorted, then merged with the sorted rest (which
+ * a sort of all of them each epoch would sort again and again). */
+static hb_status_t sort_pending(hb_net_t *net)
 {
-    if (net->n_pending) qsort(net->pending, net->n_pending, sizeof *net->pending, compare_event);
-    const double t0 = hb_clock_seconds();
+    const size_t old = net->n_sorted <= net->n_pending ? net->n_sorted : 0, n = net->n_pending;
+    hb_net_event_t *p = net->pending;
+    if (n > old) qsort(p + old, n - old, sizeof *p, compare_event);
+    if (old && n > old && compare_event(&p[old - 1], &p[old]) > 0) {
+        if (!hb_net_reserve((void **)&net->merged, 0, &net->cap_merged, n, sizeof *p))
+            return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", n);
+        hb_net_event_t *out = net->merged;
+        size_t a = 0, b = old, k = 0;
+        while (a < old && b < n) out[k++] = compare_event(&p[b], &p[a]) < 0 ? p[b++] : p[a++];
+        while (a < old) out[k++] = p[a++];
+        while (b < n) out[k++] = p[b++];
+        memcpy(p, out, n * sizeof *p);
+    }
+    net->n_sorted = n;
+    return HB_SUCCESS;
+}
+
+static hb_status_t queue_due(hb_net_t *net, long s0, long s1)
+{
+    hb_status_t status = sort_pending(net);
+    if (status != HB_SUCCESS) return status;
     size_t due = 0;
     while (due < net->n_pending && net->pending[due].step < s1) due++;
     if (due && net->pending[0].step < s0)
@@ -274,12 +299,28 @@ static hb_status_t integrate(hb_net_t *net, long s0, long s1)
         return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", due);
     for (size_t k = 0; k < due; k++) {
         const hb_net_event_t *ev = &net->pending[k];
-        net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->weight};
+        net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->time, ev->weight};
     }
-    hb_status_t status = hb_sim_queue_events(net->sim, due, net->due);
+    status = hb_sim_queue_events(net->sim, due, net->due);
     /* the delivered events leave the queue */
     memmove(net->pending, net->pending + due, (net->n_pending - due) * sizeof *net->pending);
     net->n_pending -= due;
+    net->n_sorted = net->n_pending;
+    return status;
+}
+
+/*
+ * Local steps [s0, s1): the events due in them handed to the simulation at once (its engine
+ * delivers each at the start of its step; the GPU's engine makes and orders them itself),
+ * the steps, then the detectors' spikes. The Iallgatherv mode steps one step at a time,
+ * moving its exchange on in between (the tasks mode's master thread waits on its own: MPI
+ * from its thread alone).
+ */
+static hb_status_t integrate(hb_net_t *net, long s0, long s1)
+{
+    const double t0 = hb_clock_seconds();
+    hb_status_t status = hb_sim_makes_events(net->sim) ? hb_sim_queue_due(net->sim, s1)
+                                                       : queue_due(net, s0, s1);
     const double t1 = hb_clock_seconds();
     net->stats.deliver_s += t1 - t0;
     const long stride = net->overlap == HB_NET_IALLGATHERV && net->in_flight ? 1 : s1 - s0;
@@ -327,7 +368,7 @@ static hb_status_t generated_events(hb_net_t *net)
                                  "ms, weight %g uS; expected a synapse of the cell (it has %d), "
                                  "a time >= 0 and a finite weight", k, gid, ev[k].synapse,
                                  ev[k].time_ms, ev[k].weight_us, n_syn);
-            const long step = (long)ceil(ev[k].time_ms / dt - 0.5);
+            const long step = hb_event_step(ev[k].time_ms, dt);
             if (status == HB_SUCCESS && step < net->total_steps)
                 net->pending[net->n_pending++] = (hb_net_event_t){step, c, ev[k].synapse,
                                                                   ev[k].time_ms, ev[k].weight_us};
@@ -338,6 +379,29 @@ static hb_status_t generated_events(hb_net_t *net)
     return HB_SUCCESS;
 }
 
+/* An engine that makes its events (the GPU) gets the connections (once) and the recipe's
+ * events (hb_net_init, after generated_events); nothing stays pending here. */
+static hb_status_t engine_events(hb_net_t *net)
+{
+    if (!net->sim || !hb_sim_makes_events(net->sim)) return HB_SUCCESS;
+    hb_status_t status = HB_SUCCESS;
+    if (!net->engine_conns) {
+        status = hb_sim_set_connections(net->sim, net->n_conns, net->conns, net->total_steps);
+        net->engine_conns = status == HB_SUCCESS;
+    }
+    if (status == HB_SUCCESS && net->n_pending) {
+        if (!hb_net_reserve((void **)&net->due, 0, &net->cap_due, net->n_pending, sizeof *net->due))
+            return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", net->n_pending);
+        for (size_t k = 0; k < net->n_pending; k++) {
+            const hb_net_event_t *ev = &net->pending[k];
+            net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->time, ev->weight};
+        }
+        status = hb_sim_add_events(net->sim, net->n_pending, net->due);
+        net->n_pending = 0;
+    }
+    return status;
+}
+
 hb_status_t hb_net_init(hb_net_t *net)
 {
     hb_clear_error();
@@ -345,11 +409,12 @@ hb_status_t hb_net_init(hb_net_t *net)
     const double t0 = hb_clock_seconds();
     hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
     hb_net_exchange_abandon(net); /* a failed run's exchange */
-    net->n_spikes = net->n_local = net->n_pending = net->n_sending = 0;
+    net->n_spikes = net->n_local = net->n_pending = net->n_sending = net->n_sorted = 0;
     net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
     for (int s = 0; s < net->n_sources; s++) hb_net_source_reset(&net->sources[s]);
     if (status == HB_SUCCESS) status = generated_events(net);
+    if (status == HB_SUCCESS) status = engine_events(net);
     /* every rank must agree before the first exchange */
     double failed[1] = {status != HB_SUCCESS};
     char message[1024];
@@ -384,7 +449,7 @@ static hb_status_t collect(hb_net_t *net)
     const double t0 = hb_clock_seconds();
     hb_status_t status = exchange_finish(net, &first, &n);
     const double t1 = hb_clock_seconds();
-    if (status == HB_SUCCESS) status = make_events(net, first, n);
+    if (status == HB_SUCCESS) status = spike_events(net, first, n);
     const double t2 = hb_clock_seconds();
     net->stats.exchange_s += t1 - t0;
     net->stats.deliver_s += t2 - t1;
@@ -493,7 +558,7 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
     }
     if (ex != HB_SUCCESS) return ex;
     const double t0 = hb_clock_seconds();
-    const hb_status_t status = make_events(net, first, n_new);
+    const hb_status_t status = spike_events(net, first, n_new);
     net->stats.deliver_s += hb_clock_seconds() - t0;
     trace(net, "events", t0, hb_clock_seconds());
     swap_sending(net);

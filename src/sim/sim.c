@@ -132,6 +132,30 @@ static hb_status_t create_engine(hb_sim_t *sim)
     }
     desc.probe_detect = detect;
     desc.probe_threshold = threshold;
+    /* the synapses events reach, cell by cell */
+    sim->target_first = malloc(((size_t)sim->n_cells + 1) * sizeof *sim->target_first);
+    if (!sim->target_first) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    int n_targets = 0;
+    for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++) {
+        sim->target_first[c] = n_targets;
+        n_targets += sim->cells[c]->n_synapses;
+    }
+    if (status == HB_SUCCESS) {
+        sim->target_first[sim->n_cells] = n_targets;
+        sim->targets = malloc(((size_t)n_targets + 1) * sizeof *sim->targets);
+        if (!sim->targets) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
+    for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++)
+        for (int q = 0; q < sim->cells[c]->n_synapses; q++) {
+            const hb_syn_site_t *site;
+            size_t stride = 1;
+            const double *state = hb_sim_synapse_state(sim, c, q, &site, &stride);
+            const group_t *gr = &sim->groups[sim->group_of[c]];
+            sim->targets[sim->target_first[c] + q] = (hb_sim_target_t){
+                sim->group_of[c], (int)(site - gr->syns), (size_t)(state - gr->syn_state), stride};
+        }
+    desc.n_targets = n_targets;
+    desc.targets = sim->targets;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
@@ -209,6 +233,8 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     if (sim->ctx) hb_context_destroy(sim->ctx);
     hb_sim_owned_free(&sim->owned);
     free(sim->events);
+    free(sim->target_first);
+    free(sim->targets);
     free(sim);
     return HB_SUCCESS;
 }
@@ -230,13 +256,11 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
     return HB_SUCCESS;
 }
 
-hb_status_t hb_sim_queue_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events)
+/* Events in the engine's form (targets); checked as hb_sim_queue_events says when `ordered`. */
+static hb_status_t engine_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events,
+                                 int ordered)
 {
-    if (!sim || (n && !events))
-        return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_queue_events: NULL argument");
-    if (!sim->ops->queue_events)
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' takes no events",
-                       hb_backend_name(hb_context_backend(sim->ctx)));
+    if (!sim || (n && !events)) return hb_fail(HB_ERR_INVALID_VALUE, "simulation: events: NULL argument");
     if (n > sim->cap_events) {
         hb_sim_engine_event_t *p = realloc(sim->events, n * sizeof *p);
         if (!p) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu events", n);
@@ -250,23 +274,77 @@ hb_status_t hb_sim_queue_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *e
             return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event %zu for cell %d, synapse %d: "
                            "no such synapse", k, e->cell, e->synapse);
         const hb_sim_event_t *b = k ? &events[k - 1] : NULL; /* the one before */
-        if (e->step < sim->step || (b && (e->step < b->step ||
-                                          (e->step == b->step && (e->cell < b->cell ||
-                                           (e->cell == b->cell && e->synapse < b->synapse))))))
+        if (e->step < sim->step ||
+            (ordered && b && (e->step < b->step ||
+                              (e->step == b->step && (e->cell < b->cell ||
+                               (e->cell == b->cell && e->synapse < b->synapse))))))
             return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event %zu (step %ld, cell %d, "
                            "synapse %d) after %ld steps done; expected events ordered by step, "
                            "cell and synapse, none past", k, e->step, e->cell, e->synapse,
                            sim->step);
-        const hb_syn_site_t *site;
-        size_t stride = 1;
-        const double *state = hb_sim_synapse_state(sim, e->cell, e->synapse, &site, &stride);
-        const group_t *gr = &sim->groups[sim->group_of[e->cell]];
-        sim->events[k] = (hb_sim_engine_event_t){e->step, sim->group_of[e->cell],
-                                                 (int)(site - gr->syns),
-                                                 (size_t)(state - gr->syn_state), stride,
-                                                 e->weight};
+        sim->events[k] = (hb_sim_engine_event_t){e->step, sim->target_first[e->cell] + e->synapse,
+                                                 e->time, e->weight};
     }
-    return sim->ops->queue_events(sim->engine, n, sim->events);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_queue_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events)
+{
+    hb_status_t status = engine_events(sim, n, events, 1);
+    return status == HB_SUCCESS ? sim->ops->queue_events(sim->engine, n, sim->events) : status;
+}
+
+int hb_sim_makes_events(const hb_sim_t *sim) { return sim && sim->ops->add_spikes != NULL; }
+
+static hb_status_t makes_events(const hb_sim_t *sim, const char *fn)
+{
+    if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "%s: sim is NULL", fn);
+    if (!hb_sim_makes_events(sim))
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: backend '%s' makes no events of its own", fn,
+                       hb_backend_name(hb_context_backend(sim->ctx)));
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connection_t *conns,
+                                   long step_limit)
+{
+    hb_status_t status = makes_events(sim, "hb_sim_set_connections");
+    if (status != HB_SUCCESS) return status;
+    hb_sim_engine_conn_t *c = malloc((n + 1) * sizeof *c);
+    if (!c) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu connections", n);
+    for (size_t k = 0; k < n && status == HB_SUCCESS; k++) {
+        const hb_sim_connection_t *x = &conns[k];
+        if (x->cell < 0 || x->cell >= sim->n_cells || x->synapse < 0 ||
+            x->synapse >= sim->cells[x->cell]->n_synapses || (k && x->source < conns[k - 1].source))
+            status = hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
+                             "(source %u, cell %d, synapse %d): expected a synapse of the "
+                             "simulation, sources in order", k, x->source, x->cell, x->synapse);
+        else
+            c[k] = (hb_sim_engine_conn_t){x->source, sim->target_first[x->cell] + x->synapse,
+                                          x->weight, x->delay};
+    }
+    if (status == HB_SUCCESS) status = sim->ops->set_connections(sim->engine, n, c, step_limit);
+    free(c);
+    return status;
+}
+
+hb_status_t hb_sim_add_spikes(hb_sim_t *sim, size_t n, const hb_spike_t *spikes)
+{
+    hb_status_t status = makes_events(sim, "hb_sim_add_spikes");
+    return status == HB_SUCCESS ? sim->ops->add_spikes(sim->engine, n, spikes) : status;
+}
+
+hb_status_t hb_sim_add_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events)
+{
+    hb_status_t status = makes_events(sim, "hb_sim_add_events");
+    if (status == HB_SUCCESS) status = engine_events(sim, n, events, 0);
+    return status == HB_SUCCESS ? sim->ops->add_events(sim->engine, n, sim->events) : status;
+}
+
+hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end)
+{
+    hb_status_t status = makes_events(sim, "hb_sim_queue_due");
+    return status == HB_SUCCESS ? sim->ops->queue_due(sim->engine, sim->step, step_end) : status;
 }
 
 hb_status_t hb_sim_init(hb_sim_t *sim)
@@ -294,8 +372,9 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
         status = sim->ops->set_state(sim->engine, g, sim->groups[g].v, sim->groups[g].hh_state);
     if (status == HB_SUCCESS) status = sim->ops->set_probes(sim->engine, sim->above, sim->v_prev);
-    if (status == HB_SUCCESS && sim->ops->queue_events) /* no event of an earlier run */
-        status = sim->ops->queue_events(sim->engine, 0, NULL);
+    if (status == HB_SUCCESS) /* no event of an earlier run */
+        status = sim->ops->clear_events ? sim->ops->clear_events(sim->engine)
+                                        : sim->ops->queue_events(sim->engine, 0, NULL);
     if (!sim->ops->steps_in_place) /* a stale host copy is poisoned: only get_v reads it */
         for (int g = 0; g < sim->n_groups; g++) {
             group_t *gr = &sim->groups[g];

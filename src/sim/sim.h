@@ -91,18 +91,42 @@ void hb_sim_adopt(hb_sim_t *sim, hb_sim_owned_t *owned);
  * into the host state: for engines that step it in place (steps_in_place), between steps. */
 hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight);
 
-/* An event for hb_sim_queue_events: at the start of step `step` (steps done before it). */
+/* An event: at the start of step `step` (steps done before it; hb_event_step of its time). */
 typedef struct {
     long step;
     int cell, synapse;
+    double time;   /* [ms] */
     double weight; /* [uS] */
 } hb_sim_event_t;
 
-/* Events for the coming hb_sim_advance calls, ordered by step and, within a step, by cell
- * and synapse, each synapse's in delivery order (the network's: time, weight); steps not
- * before the steps done. They replace any still waiting; each advance delivers those of its steps, at the
- * start of each, in the engine (on the GPU: copied once, delivered by the device). */
+/* Events for the coming hb_sim_advance calls, ordered by step, then cell and synapse, each
+ * synapse's by (time, weight) (the network's order); steps not before the steps done. They
+ * replace any still queued; each advance delivers those of its steps, at the start of each,
+ * in the engine (on the GPU: copied once, delivered by the device). */
 hb_status_t hb_sim_queue_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events);
+
+/* A connection ending on cell `cell` of the simulation. */
+typedef struct {
+    uint32_t source; /* gid */
+    int cell, synapse;
+    double weight; /* [uS] */
+    double delay;  /* [ms] */
+} hb_sim_connection_t;
+
+/*
+ * Engines that make events themselves (the GPU): 1 when the simulation's engine does. Then
+ * the network hands it the connections once (sorted by source; events of steps from
+ * step_limit on are never delivered), every exchanged spike (hb_sim_add_spikes: expanded
+ * through the connections on the device) and its own events (hb_sim_add_events, any order),
+ * and before each epoch hb_sim_queue_due makes the events of the steps before step_end the
+ * queue, ordered as hb_sim_queue_events wants them. hb_sim_init drops the waiting events.
+ */
+int hb_sim_makes_events(const hb_sim_t *sim);
+hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connection_t *conns,
+                                   long step_limit);
+hb_status_t hb_sim_add_spikes(hb_sim_t *sim, size_t n, const hb_spike_t *spikes);
+hb_status_t hb_sim_add_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events);
+hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end);
 
 /* Cells named "LABEL ID" in messages (a network: "gid 42") instead of "cell INDEX"; ids
  * (n_cells of them) are borrowed for the simulation's life. */

@@ -49,6 +49,37 @@ def test_differences_are_measured(hb, tmp_path):
     assert "largest |t difference|" in compare.report(result)
 
 
+def test_a_runs_outputs(hb, cli, tmp_path):
+    """--outputs: what `hinesbatch run` wrote (its default traces file: traces.h5, float32,
+    or traces.csv's 6 digits) against NEURON, for cells and a network."""
+    from conftest import run_cli
+    with open(os.path.join(EXAMPLES, "ball_and_stick.json"), encoding="utf-8") as f:
+        data = json.load(f)
+    data["cells"][0]["count"] = 3  # probes "c<gid>.<probe>"
+    model = str(tmp_path / "three.json")
+    with open(model, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    run_cli(cli, "run", model, "-o", str(tmp_path / "pop"), "--quiet", "--t-stop", "20")
+    if (tmp_path / "pop" / "traces.h5").exists():
+        pytest.importorskip("h5py", reason="python3-h5py is not installed")
+    result = compare.compare(model, tmp_path / "p.png", t_stop=20, outputs=tmp_path / "pop")
+    direct = compare.compare(model, tmp_path / "q.png", t_stop=20)
+    assert list(result["traces"]) == list(direct["traces"]) and len(result["traces"]) == 9
+    assert list(result["traces"])[3] == "c1.soma"
+    assert direct["worst_v"][1] < 1e-6
+    assert result["worst_v"][1] < direct["worst_v"][1] + 1e-3  # float32 or 6 digits of v
+    assert {k: v[:2] for k, v in result["spikes"].items()} == \
+        {k: v[:2] for k, v in direct["spikes"].items()}
+    assert result["worst_spike"][1] < 1e-6  # spikes.csv: 12 digits
+    ring = os.path.join(EXAMPLES, "ring_network.json")
+    run_cli(cli, "run", ring, "-o", str(tmp_path / "ring"), "--quiet")
+    result = compare.compare(ring, tmp_path / "r.png", outputs=tmp_path / "ring")
+    assert sum(ours for ours, _, _ in result["spikes"].values()) == 140
+    assert result["worst_spike"][1] < 1e-6
+    with pytest.raises(ValueError, match=r"summary.json: expected the summary of `hinesbatch run`"):
+        compare.compare(model, tmp_path / "x.png", outputs=tmp_path)
+
+
 def run_module(hb, *args):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     return subprocess.run([sys.executable, "-m", "hinesbatch.compare", "--library",

@@ -40,11 +40,21 @@ def ring_run(cli, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cell_run(cli, tmp_path_factory):
+    """The ball and stick's outputs: the default traces (traces.h5, or traces.csv in a build
+    without HDF5) in the folder, csv/traces.csv and wide/probes.csv below it."""
     out = tmp_path_factory.mktemp("bs")
-    run_cli(cli, "run", os.path.join(EXAMPLES, "ball_and_stick.json"), "-o", str(out), "--quiet")
-    run_cli(cli, "run", os.path.join(EXAMPLES, "ball_and_stick.json"), "-o", str(out / "wide"),
-            "--quiet", "--traces", "wide")
+    model = os.path.join(EXAMPLES, "ball_and_stick.json")
+    run_cli(cli, "run", model, "-o", str(out), "--quiet")
+    for kind in ("csv", "wide"):
+        run_cli(cli, "run", model, "-o", str(out / kind), "--quiet", "--traces", kind)
     return out
+
+
+def has_h5(cli):
+    """Whether this build writes traces.h5 (`hinesbatch --version`'s outputs)."""
+    done = subprocess.run([cli, "--version"], capture_output=True, text=True, check=True)
+    assert "outputs: csv" in done.stdout
+    return "outputs: csv, hdf5" in done.stdout
 
 
 def hsn_model(data, **extra):
@@ -66,15 +76,27 @@ def test_raster_from_a_network_and_from_spikes_dat(hb, ring_run, tmp_path):
     png(tmp_path / "b.png", (800, 450))
 
 
-def test_traces_from_files_and_a_simulation(hb, cell_run, tmp_path):
-    long = plot.read_traces(cell_run / "traces.csv")
+def test_traces_from_files_and_a_simulation(hb, cli, cell_run, tmp_path):
+    long = plot.read_traces(cell_run / "csv" / "traces.csv")
     wide = plot.read_traces(cell_run / "wide" / "probes.csv")
     assert list(long) == list(wide) == ["soma", "dend_mid", "dend_tip"]
     for name in long:
         np.testing.assert_allclose(long[name][0], wide[name][0])
         np.testing.assert_allclose(long[name][1], wide[name][1], rtol=1e-5)  # 6 digits
+    default = "traces.h5" if has_h5(cli) else "traces.csv"
+    other = {"traces.h5": "traces.csv", "traces.csv": "traces.h5"}[default]
+    assert (cell_run / default).exists() and not (cell_run / other).exists()
+    if default == "traces.h5":
+        pytest.importorskip("h5py", reason="python3-h5py is not installed")
+    # a directory: its default traces file
+    folder = plot.read_traces(cell_run)
+    assert list(folder) == list(wide)
+    for name in folder:
+        np.testing.assert_allclose(folder[name][0], wide[name][0], rtol=1e-12)
+        np.testing.assert_allclose(folder[name][1], wide[name][1], rtol=1e-5)
     sim = hb.run(os.path.join(EXAMPLES, "ball_and_stick.json"))
-    for i, source in enumerate([cell_run / "traces.csv", cell_run / "wide" / "probes.csv", sim]):
+    for i, source in enumerate([cell_run / "csv" / "traces.csv", cell_run / "wide" / "probes.csv",
+                                cell_run, sim]):
         out = tmp_path / f"t{i}.png"
         plot.traces(source, out)
         assert png(out, (800, 450)) > 20  # three coloured lines, a legend
@@ -82,6 +104,63 @@ def test_traces_from_files_and_a_simulation(hb, cell_run, tmp_path):
     png(tmp_path / "soma.png", (800, 450))
     with pytest.raises(KeyError, match="no probe 'axon'"):
         plot.traces(sim, tmp_path / "x.png", probes=["axon"])
+
+
+def test_traces_h5_is_a_sonata_report(cli, tmp_path):
+    """traces.h5 of several cells: read_report's columns and read_traces's names are the CSV
+    files' (gid and probe), the values probes.csv's as float32."""
+    if not has_h5(cli):
+        pytest.skip("this build has no HDF5 (traces.csv instead: tests/cli_traces.sh)")
+    pytest.importorskip("h5py", reason="python3-h5py is not installed")
+    model = os.path.join(EXAMPLES, "hsn_population.json")
+    run_cli(cli, "run", model, "-o", str(tmp_path), "--quiet", "--t-stop", "5")
+    run_cli(cli, "run", model, "-o", str(tmp_path / "wide"), "--quiet", "--t-stop", "5",
+            "--traces", "wide")
+    run_cli(cli, "run", model, "-o", str(tmp_path / "csv"), "--quiet", "--t-stop", "5",
+            "--traces", "csv")
+    columns = plot.read_report(tmp_path / "traces.h5")
+    assert len(columns) == 32
+    assert [c["gid"] for c in columns] == [g for g in range(16) for _ in range(2)]
+    assert [c["element"] for c in columns] == [0, 1] * 16
+    wide = plot.read_traces(tmp_path / "wide" / "probes.csv")  # "c<gid>.<probe>"
+    assert [f"c{c['gid']}.{c['name']}" for c in columns] == list(wide)
+    for c, (t, v) in zip(columns, wide.values()):
+        np.testing.assert_allclose(c["t"], t, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(c["v"], v.astype(np.float32))
+    assert list(plot.read_traces(tmp_path)) == list(plot.read_traces(tmp_path / "csv"))
+
+
+def test_a_report_of_another_writer(tmp_path):
+    """A SONATA report without element_names (CoreNEURON's): element ids name the columns;
+    a layout that does not add up is an error naming the file and dataset."""
+    h5py = pytest.importorskip("h5py", reason="python3-h5py is not installed")
+    path = tmp_path / "soma.h5"
+    with h5py.File(path, "w") as f:
+        pop = f.create_group("report/All")
+        pop["data"] = np.arange(12, dtype=np.float32).reshape(4, 3)
+        pop["mapping/node_ids"] = np.array([7, 9], dtype=np.uint64)
+        pop["mapping/index_pointers"] = np.array([0, 1, 3], dtype=np.uint64)
+        pop["mapping/element_ids"] = np.array([0, 0, 1], dtype=np.uint32)
+        pop["mapping/time"] = np.array([10.0, 10.4, 0.1])
+    series = plot.read_traces(path)
+    assert list(series) == ["7.0", "9.0", "9.1"]
+    np.testing.assert_allclose(series["9.1"][0], [10.0, 10.1, 10.2, 10.3])
+    np.testing.assert_array_equal(series["9.1"][1], [2, 5, 8, 11])
+    with h5py.File(path, "a") as f:
+        f["report/All/mapping/time"][1] = 10.6
+    with pytest.raises(ValueError, match=r"soma.h5: /report/All/mapping/time: .* is 6 frames; "
+                                         r"data has 4"):
+        plot.read_traces(path)
+    with h5py.File(path, "a") as f:
+        del f["report/All/mapping/index_pointers"]
+        f["report/All/mapping/index_pointers"] = np.array([0, 1], dtype=np.uint64)
+    with pytest.raises(ValueError, match=r"soma.h5: /report/All/mapping: 2 node_ids, 2 "
+                                         r"index_pointers"):
+        plot.read_traces(path)
+    with h5py.File(path, "w") as f:
+        f["x"] = 1
+    with pytest.raises(ValueError, match=r"soma.h5: /report: missing; expected a SONATA report"):
+        plot.read_traces(path)
 
 
 def test_morphology_by_type_and_by_voltage(hb, data, tmp_path):
@@ -144,6 +223,11 @@ def test_bad_inputs(hb, data, cell_run, tmp_path):
         plot.raster(cell_run / "spikes.dat", tmp_path / "m.jpg")
     with pytest.raises(FileNotFoundError):
         plot.raster(tmp_path / "none.dat", tmp_path / "r.png")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match=r"empty: no traces.h5 or traces.csv or probes.csv in "
+                                         r"this directory \(expected the outputs of `hinesbatch "
+                                         r"run` with traces\)"):
+        plot.traces(tmp_path / "empty", tmp_path / "t.png")
     for name in ("r.png", "t.png", "p.png", "m.png"):
         assert not (tmp_path / name).exists()
 

@@ -1,0 +1,517 @@
+/*
+ * A network's events on the GPU (sim_events_cuda.h says what and why).
+ *
+ *   count_kernel    one thread per exchanged spike: its source's connections (a binary
+ *                   search of the connection table, sorted by source)
+ *   expand_kernel   one thread per event: which spike and connection it is (a binary search
+ *                   of the counts' exclusive sum), its time and step (hb_event_step), appended
+ *                   to the pool of waiting events
+ *   key_kernel      per waiting event: due before the epoch's end or not; the key
+ *                   (step - step_begin) << 40 | target of a due one, then NOT_DUE, then
+ *                   NEVER (at or past the run's last step: dropped)
+ *   (CUB's radix sort of the keys, stable: the waiting ones keep their order)
+ *   split_kernel    the due ones, sorted, become the queue; the rest the new pool
+ *   offsets_kernel  per step of the epoch: its first event in the queue, copied to the host
+ *   deliver_kernel  per step: one thread per target with events, which adds them in
+ *                   (time, weight) order (hb_event_before), as the CPU's sorted queue does
+ *
+ * Compiled with -fmad=false (CMakeLists.txt): an event's weight times Exp2Syn's factor is the
+ * CPU's product, not a fused one.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+extern "C" {
+#include "common/status.h"
+}
+#include "cuda/cuda_check.h"
+#include "cuda/sim_events_cuda.h"
+
+#define EVENT_THREADS 256
+#define KEY_SHIFT 40 /* a due event's key: step offset above, target below */
+#define NOT_DUE 0xfffffffffffffffeULL /* waits for a later epoch */
+#define NEVER 0xffffffffffffffffULL   /* at or past the step limit: dropped */
+
+struct hb_cuda_events {
+    cudaStream_t stream;
+    double dt;
+    int n_targets;
+    hb_sim_target_t *targets; /* device */
+    hb_syn_site_t *const *group_syns;
+    double *const *group_state;
+    /* connections, sorted by source */
+    size_t n_conns;
+    uint32_t *conn_source;
+    hb_sim_engine_conn_t *conns;
+    long step_limit;
+    /* waiting events (pool, pool2: the next pool) and the queue */
+    hb_sim_engine_event_t *pool, *pool2, *queue;
+    size_t n_pool, cap_pool, cap_pool2, n_queue, cap_queue;
+    unsigned long long *keys, *keys_sorted;
+    unsigned *index, *index_sorted;
+    size_t cap_keys;
+    unsigned long long *counted; /* device: due and dropped events (key_kernel) */
+    char *cub_temp;
+    size_t cap_cub;
+    /* the queue's steps: queue_step0 .. + queue_steps, step r's events from h_off[r] */
+    long queue_step0;
+    long queue_steps;
+    long *off, *h_off;
+    size_t cap_off;
+    /* spikes being expanded */
+    hb_spike_t *spikes;
+    size_t *first;
+    unsigned long long *counts, *offsets;
+    size_t cap_spikes;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The first element of a (ascending, n) not below x. */
+__device__ static size_t first_not_below(const uint32_t *a, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)a[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+__global__ void count_kernel(const hb_spike_t *spikes, long n, const uint32_t *source,
+                             size_t n_conns, size_t *first, unsigned long long *count)
+{
+    const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint64_t gid = spikes[i].gid;
+    const size_t lo = first_not_below(source, n_conns, gid);
+    first[i] = lo;
+    count[i] = first_not_below(source, n_conns, gid + 1) - lo;
+}
+
+__global__ void expand_kernel(const hb_spike_t *spikes, long n, const unsigned long long *offsets,
+                              const size_t *first, const hb_sim_engine_conn_t *conns, double dt,
+                              unsigned long long total, hb_sim_engine_event_t *out)
+{
+    const unsigned long long e = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= total) return;
+    long lo = 0, hi = n; /* the last spike whose offset is <= e */
+    while (hi - lo > 1) {
+        const long mid = lo + (hi - lo) / 2;
+        if (offsets[mid] <= e) lo = mid;
+        else hi = mid;
+    }
+    const hb_sim_engine_conn_t c = conns[first[lo] + (size_t)(e - offsets[lo])];
+    const double t = spikes[lo].time_ms + c.delay;
+    hb_sim_engine_event_t ev;
+    ev.step = hb_event_step(t, dt);
+    ev.target = c.target;
+    ev.time = t;
+    ev.weight = c.weight;
+    out[e] = ev;
+}
+
+/* counted[0]: due events, counted[1]: dropped ones */
+__global__ void key_kernel(const hb_sim_engine_event_t *pool, long n, long step_begin,
+                           long step_end, long step_limit, unsigned long long *keys,
+                           unsigned *index, unsigned long long *counted)
+{
+    const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const long step = pool[e].step;
+    const unsigned long long r = (unsigned long long)(step > step_begin ? step - step_begin : 0);
+    index[e] = (unsigned)e;
+    if (step >= step_limit) {
+        keys[e] = NEVER;
+        atomicAdd(&counted[1], 1ULL);
+    } else if (step < step_end) {
+        keys[e] = (r << KEY_SHIFT) | (unsigned long long)(unsigned)pool[e].target;
+        atomicAdd(&counted[0], 1ULL);
+    } else {
+        keys[e] = NOT_DUE;
+    }
+}
+
+__global__ void split_kernel(const hb_sim_engine_event_t *pool, long n, const unsigned *index,
+                             long n_due, hb_sim_engine_event_t *queue,
+                             hb_sim_engine_event_t *rest)
+{
+    const long j = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) return;
+    const hb_sim_engine_event_t ev = pool[index[j]];
+    if (j < n_due) queue[j] = ev;
+    else rest[j - n_due] = ev;
+}
+
+__global__ void offsets_kernel(const hb_sim_engine_event_t *queue, long n, long step0,
+                               long steps, long *off)
+{
+    const long r = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r > steps) return;
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        const long mid = lo + (hi - lo) / 2;
+        if (queue[mid].step < step0 + r) lo = mid + 1;
+        else hi = mid;
+    }
+    off[r] = lo;
+}
+
+/* (time, weight, position) order: a before b */
+__device__ static int event_before(const hb_sim_engine_event_t *ev, long a, long b)
+{
+    if (hb_event_before(ev[a].time, ev[a].weight, ev[b].time, ev[b].weight)) return 1;
+    if (hb_event_before(ev[b].time, ev[b].weight, ev[a].time, ev[a].weight)) return 0;
+    return a < b;
+}
+
+__global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
+                               const hb_sim_target_t *targets, hb_syn_site_t *const *syns,
+                               double *const *state)
+{
+    const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int target = ev[e].target;
+    if (e > 0 && ev[e - 1].target == target) return; /* the run's first thread adds it */
+    long end = e + 1;
+    int in_order = 1;
+    for (; end < n && ev[end].target == target; end++)
+        if (event_before(ev, end, end - 1)) in_order = 0;
+    const hb_sim_target_t t = targets[target];
+    const hb_syn_site_t *site = &syns[t.group][t.site];
+    double *st = state[t.group] + t.state;
+    if (in_order) {
+        for (long k = e; k < end; k++) hb_syn_receive(site, st, t.stride, ev[k].weight);
+        return;
+    }
+    long last = -1; /* a run out of order (the host's queue never is): the next smallest */
+    for (long done = e; done < end; done++) {
+        long best = -1;
+        for (long j = e; j < end; j++)
+            if ((last < 0 || event_before(ev, last, j)) && (best < 0 || event_before(ev, j, best)))
+                best = j;
+        hb_syn_receive(site, st, t.stride, ev[best].weight);
+        last = best;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static unsigned blocks_for(unsigned long long n)
+{
+    return (unsigned)((n + EVENT_THREADS - 1) / EVENT_THREADS);
+}
+
+/* Room for `need` elements of `size` bytes in device array *p (capacity *cap), the first
+ * `keep` copied over when it grows (doubling). */
+static hb_status_t reserve(void **p, size_t *cap, size_t need, size_t size, size_t keep,
+                           cudaStream_t stream, const char *what)
+{
+    if (need <= *cap) return HB_SUCCESS;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    void *q = NULL;
+    if (cudaMalloc(&q, c * size) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of device memory for %zu %s", need, what);
+    }
+    if (keep) {
+        if (cudaMemcpyAsync(q, *p, keep * size, cudaMemcpyDeviceToDevice, stream) != cudaSuccess ||
+            cudaStreamSynchronize(stream) != cudaSuccess) {
+            cudaFree(q);
+            return hb_fail(HB_ERR_BACKEND, "GPU network: CUDA: %s", cudaGetErrorString(cudaGetLastError()));
+        }
+    }
+    cudaFree(*p);
+    *p = q;
+    *cap = c;
+    return HB_SUCCESS;
+}
+
+#define RESERVE(ptr, cap, need, keep, what) \
+    reserve((void **)&(ptr), &(cap), (need), sizeof *(ptr), (keep), ev->stream, (what))
+
+extern "C" hb_status_t hb_cuda_events_create(void *stream, int n_targets,
+                                             const hb_sim_target_t *targets,
+                                             hb_syn_site_t *const *group_syns,
+                                             double *const *group_state, double dt,
+                                             hb_cuda_events_t **out)
+{
+    *out = NULL;
+    hb_cuda_events_t *ev = (hb_cuda_events_t *)calloc(1, sizeof *ev);
+    if (!ev) return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
+    ev->stream = (cudaStream_t)stream;
+    ev->dt = dt;
+    ev->n_targets = n_targets;
+    ev->group_syns = group_syns;
+    ev->group_state = group_state;
+    hb_status_t st = HB_SUCCESS;
+    if (cudaMalloc((void **)&ev->targets, ((size_t)n_targets + 1) * sizeof *ev->targets) != cudaSuccess ||
+        cudaMalloc((void **)&ev->counted, 2 * sizeof *ev->counted) != cudaSuccess) {
+        (void)cudaGetLastError();
+        st = hb_fail(HB_ERR_ALLOC, "GPU network: out of device memory for %d synapses", n_targets);
+    }
+    if (st == HB_SUCCESS && n_targets &&
+        cudaMemcpy(ev->targets, targets, (size_t)n_targets * sizeof *targets,
+                   cudaMemcpyHostToDevice) != cudaSuccess)
+        st = hb_fail(HB_ERR_BACKEND, "GPU network: CUDA: %s", cudaGetErrorString(cudaGetLastError()));
+    if (st != HB_SUCCESS) {
+        hb_cuda_events_destroy(ev);
+        return st;
+    }
+    *out = ev;
+    return HB_SUCCESS;
+}
+
+extern "C" void hb_cuda_events_destroy(hb_cuda_events_t *ev)
+{
+    if (!ev) return;
+    cudaFree(ev->targets);
+    cudaFree(ev->conn_source);
+    cudaFree(ev->conns);
+    cudaFree(ev->pool);
+    cudaFree(ev->pool2);
+    cudaFree(ev->queue);
+    cudaFree(ev->keys);
+    cudaFree(ev->keys_sorted);
+    cudaFree(ev->index);
+    cudaFree(ev->index_sorted);
+    cudaFree(ev->counted);
+    cudaFree(ev->cub_temp);
+    cudaFree(ev->off);
+    free(ev->h_off);
+    cudaFree(ev->spikes);
+    cudaFree(ev->first);
+    cudaFree(ev->counts);
+    cudaFree(ev->offsets);
+    free(ev);
+}
+
+/* Room for the offsets of `steps` steps, device and host. */
+static hb_status_t reserve_offsets(hb_cuda_events_t *ev, long steps)
+{
+    const size_t need = (size_t)steps + 1;
+    if (need <= ev->cap_off) return HB_SUCCESS;
+    size_t cap = ev->cap_off;
+    hb_status_t st = RESERVE(ev->off, cap, need, 0, "step offsets");
+    if (st != HB_SUCCESS) return st;
+    long *h = (long *)realloc(ev->h_off, cap * sizeof *h);
+    if (!h) return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %zu step offsets", need);
+    ev->h_off = h;
+    ev->cap_off = cap;
+    return HB_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                             */
+/* ------------------------------------------------------------------------ */
+
+extern "C" hb_status_t hb_cuda_events_queue(hb_cuda_events_t *ev, size_t n,
+                                            const hb_sim_engine_event_t *events)
+{
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no kernel reads the old queue */
+    ev->n_queue = 0;
+    ev->queue_steps = 0;
+    if (!n) return HB_SUCCESS;
+    hb_status_t st = RESERVE(ev->queue, ev->cap_queue, n, 0, "events");
+    if (st != HB_SUCCESS) return st;
+    const long step0 = events[0].step, steps = events[n - 1].step - step0 + 1;
+    if ((st = reserve_offsets(ev, steps)) != HB_SUCCESS) return st;
+    size_t k = 0; /* the host's queue is ordered by step: its offsets here */
+    for (long r = 0; r <= steps; r++) {
+        while (k < n && events[k].step < step0 + r) k++;
+        ev->h_off[r] = (long)k;
+    }
+    CUDA_CHECK(cudaMemcpyAsync(ev->queue, events, n * sizeof *events, cudaMemcpyHostToDevice,
+                               ev->stream));
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* `events` is the caller's */
+    ev->n_queue = n;
+    ev->queue_step0 = step0;
+    ev->queue_steps = steps;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_events_set_connections(hb_cuda_events_t *ev, size_t n,
+                                                      const hb_sim_engine_conn_t *conns,
+                                                      long step_limit)
+{
+    cudaFree(ev->conn_source);
+    cudaFree(ev->conns);
+    ev->conn_source = NULL;
+    ev->conns = NULL;
+    ev->n_conns = 0;
+    ev->step_limit = step_limit;
+    uint32_t *source = (uint32_t *)malloc((n + 1) * sizeof *source);
+    if (!source) return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %zu connections", n);
+    for (size_t k = 0; k < n; k++) source[k] = conns[k].source;
+    hb_status_t st = HB_SUCCESS;
+    if (cudaMalloc((void **)&ev->conn_source, (n + 1) * sizeof *source) != cudaSuccess ||
+        cudaMalloc((void **)&ev->conns, (n + 1) * sizeof *conns) != cudaSuccess) {
+        (void)cudaGetLastError();
+        st = hb_fail(HB_ERR_ALLOC, "GPU network: out of device memory for %zu connections", n);
+    }
+    if (st == HB_SUCCESS && n &&
+        (cudaMemcpy(ev->conn_source, source, n * sizeof *source, cudaMemcpyHostToDevice) != cudaSuccess ||
+         cudaMemcpy(ev->conns, conns, n * sizeof *conns, cudaMemcpyHostToDevice) != cudaSuccess))
+        st = hb_fail(HB_ERR_BACKEND, "GPU network: CUDA: %s", cudaGetErrorString(cudaGetLastError()));
+    free(source);
+    if (st == HB_SUCCESS) ev->n_conns = n;
+    return st;
+}
+
+extern "C" hb_status_t hb_cuda_events_add_spikes(hb_cuda_events_t *ev, size_t n,
+                                                 const hb_spike_t *spikes)
+{
+    if (!n || !ev->n_conns) return HB_SUCCESS;
+    hb_status_t st;
+    size_t cap = ev->cap_spikes;
+    if ((st = RESERVE(ev->spikes, cap, n + 1, 0, "spikes")) != HB_SUCCESS) return st;
+    cap = ev->cap_spikes;
+    if ((st = RESERVE(ev->first, cap, n + 1, 0, "spikes")) != HB_SUCCESS) return st;
+    cap = ev->cap_spikes;
+    if ((st = RESERVE(ev->counts, cap, n + 1, 0, "spikes")) != HB_SUCCESS) return st;
+    cap = ev->cap_spikes;
+    if ((st = RESERVE(ev->offsets, cap, n + 1, 0, "spikes")) != HB_SUCCESS) return st;
+    ev->cap_spikes = cap;
+    CUDA_CHECK(cudaMemcpyAsync(ev->spikes, spikes, n * sizeof *spikes, cudaMemcpyHostToDevice,
+                               ev->stream));
+    CUDA_CHECK(cudaMemsetAsync(ev->counts + n, 0, sizeof *ev->counts, ev->stream));
+    count_kernel<<<blocks_for(n), EVENT_THREADS, 0, ev->stream>>>(
+        ev->spikes, (long)n, ev->conn_source, ev->n_conns, ev->first, ev->counts);
+    CUDA_CHECK(cudaGetLastError());
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, ev->counts, ev->offsets, (int)(n + 1),
+                                             ev->stream));
+    if ((st = RESERVE(ev->cub_temp, ev->cap_cub, bytes, 0, "scan bytes")) != HB_SUCCESS)
+        return st;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ev->cub_temp, bytes, ev->counts, ev->offsets,
+                                             (int)(n + 1), ev->stream));
+    unsigned long long total = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&total, ev->offsets + n, sizeof total, cudaMemcpyDeviceToHost,
+                               ev->stream));
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* and `spikes` is the caller's again */
+    if (!total) return HB_SUCCESS;
+    if (ev->n_pool + total >= 0x7fffffffULL)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU network: %zu events waiting; expected fewer "
+                       "than 2^31", ev->n_pool + (size_t)total);
+    if ((st = RESERVE(ev->pool, ev->cap_pool, ev->n_pool + total, ev->n_pool, "events")) != HB_SUCCESS)
+        return st;
+    expand_kernel<<<blocks_for(total), EVENT_THREADS, 0, ev->stream>>>(
+        ev->spikes, (long)n, ev->offsets, ev->first, ev->conns, ev->dt, total,
+        ev->pool + ev->n_pool);
+    CUDA_CHECK(cudaGetLastError());
+    ev->n_pool += (size_t)total;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_events_add(hb_cuda_events_t *ev, size_t n,
+                                          const hb_sim_engine_event_t *events)
+{
+    if (!n) return HB_SUCCESS;
+    if (ev->n_pool + n >= 0x7fffffffULL)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU network: %zu events waiting; expected fewer "
+                       "than 2^31", ev->n_pool + n);
+    hb_status_t st = RESERVE(ev->pool, ev->cap_pool, ev->n_pool + n, ev->n_pool, "events");
+    if (st != HB_SUCCESS) return st;
+    CUDA_CHECK(cudaMemcpyAsync(ev->pool + ev->n_pool, events, n * sizeof *events,
+                               cudaMemcpyHostToDevice, ev->stream));
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream));
+    ev->n_pool += n;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_events_due(hb_cuda_events_t *ev, long step_begin, long step_end)
+{
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no kernel reads the old queue */
+    ev->n_queue = 0;
+    ev->queue_steps = 0;
+    const size_t n = ev->n_pool;
+    if (!n || step_end <= step_begin) return HB_SUCCESS;
+    hb_status_t st;
+    size_t cap = ev->cap_keys;
+    if ((st = RESERVE(ev->keys, cap, n, 0, "event keys")) != HB_SUCCESS) return st;
+    cap = ev->cap_keys;
+    if ((st = RESERVE(ev->keys_sorted, cap, n, 0, "event keys")) != HB_SUCCESS) return st;
+    cap = ev->cap_keys;
+    if ((st = RESERVE(ev->index, cap, n, 0, "event keys")) != HB_SUCCESS) return st;
+    cap = ev->cap_keys;
+    if ((st = RESERVE(ev->index_sorted, cap, n, 0, "event keys")) != HB_SUCCESS) return st;
+    ev->cap_keys = cap;
+    CUDA_CHECK(cudaMemsetAsync(ev->counted, 0, 2 * sizeof *ev->counted, ev->stream));
+    key_kernel<<<blocks_for(n), EVENT_THREADS, 0, ev->stream>>>(
+        ev->pool, (long)n, step_begin, step_end, ev->step_limit, ev->keys, ev->index, ev->counted);
+    CUDA_CHECK(cudaGetLastError());
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, bytes, ev->keys, ev->keys_sorted, ev->index,
+                                               ev->index_sorted, (int)n, 0, 64, ev->stream));
+    if ((st = RESERVE(ev->cub_temp, ev->cap_cub, bytes, 0, "sort bytes")) != HB_SUCCESS)
+        return st;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ev->cub_temp, bytes, ev->keys, ev->keys_sorted,
+                                               ev->index, ev->index_sorted, (int)n, 0, 64,
+                                               ev->stream));
+    unsigned long long counted[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpyAsync(counted, ev->counted, sizeof counted, cudaMemcpyDeviceToHost,
+                               ev->stream));
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream));
+    const unsigned long long n_due = counted[0], kept = n - counted[1];
+    if (!n_due && kept == n) return HB_SUCCESS;
+    if ((st = RESERVE(ev->queue, ev->cap_queue, n_due, 0, "events")) != HB_SUCCESS) return st;
+    if ((st = RESERVE(ev->pool2, ev->cap_pool2, n - n_due + 1, 0, "events")) != HB_SUCCESS)
+        return st;
+    if (kept) { /* none when every waiting event was dropped */
+        split_kernel<<<blocks_for(kept), EVENT_THREADS, 0, ev->stream>>>(
+            ev->pool, (long)kept, ev->index_sorted, (long)n_due, ev->queue, ev->pool2);
+        CUDA_CHECK(cudaGetLastError());
+    }
+    const long steps = step_end - step_begin;
+    if ((st = reserve_offsets(ev, steps)) != HB_SUCCESS) return st;
+    offsets_kernel<<<blocks_for((unsigned long long)steps + 1), EVENT_THREADS, 0, ev->stream>>>(
+        ev->queue, (long)n_due, step_begin, steps, ev->off);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpyAsync(ev->h_off, ev->off, ((size_t)steps + 1) * sizeof *ev->h_off,
+                               cudaMemcpyDeviceToHost, ev->stream));
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream));
+    /* the rest is the pool now */
+    hb_sim_engine_event_t *p = ev->pool;
+    const size_t cap_p = ev->cap_pool;
+    ev->pool = ev->pool2;
+    ev->cap_pool = ev->cap_pool2;
+    ev->pool2 = p;
+    ev->cap_pool2 = cap_p;
+    ev->n_pool = (size_t)(kept - n_due);
+    ev->n_queue = (size_t)n_due;
+    ev->queue_step0 = step_begin;
+    ev->queue_steps = steps;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev)
+{
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream));
+    ev->n_pool = 0;
+    ev->n_queue = 0;
+    ev->queue_steps = 0;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step)
+{
+    const long r = step - ev->queue_step0;
+    if (!ev->n_queue || r < 0 || r >= ev->queue_steps) return HB_SUCCESS;
+    const long first = ev->h_off[r], count = ev->h_off[r + 1] - first;
+    if (count <= 0) return HB_SUCCESS;
+    deliver_kernel<<<blocks_for((unsigned long long)count), EVENT_THREADS, 0, ev->stream>>>(
+        ev->queue + first, count, ev->targets, ev->group_syns, ev->group_state);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}

@@ -1,0 +1,44 @@
+/*
+ * A network's events on the GPU (src/cuda/sim_events.cu), for the simulator's GPU engine
+ * (sim_cuda.cu): the connections kept on the device, sorted by source; each epoch's
+ * exchanged spikes copied once and expanded through them into events; the events of the
+ * coming epoch selected and ordered by (step, target) on the device, and delivered at the
+ * start of each step by a kernel that adds each target's events in (time, weight) order
+ * (common/event_order.h): the CPU's sums, bit for bit. Only spikes cross PCIe, and per epoch
+ * the step offsets of its events (a few hundred bytes). Plain C interface, no CUDA headers.
+ */
+#ifndef HB_CUDA_SIM_EVENTS_CUDA_H
+#define HB_CUDA_SIM_EVENTS_CUDA_H
+
+#include <stddef.h>
+
+#include "backend/sim_ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hb_cuda_events hb_cuda_events_t;
+
+/* Events of `n_targets` synapses (host table, copied) whose sites and states are the groups'
+ * (device arrays of the groups' device pointers, borrowed), on `stream` (a cudaStream_t). */
+hb_status_t hb_cuda_events_create(void *stream, int n_targets, const hb_sim_target_t *targets,
+                                  hb_syn_site_t *const *group_syns, double *const *group_state,
+                                  double dt, hb_cuda_events_t **out);
+void hb_cuda_events_destroy(hb_cuda_events_t *ev);
+/* backend/sim_ops.h's queue_events, set_connections, add_spikes, add_events, queue_due and
+ * clear_events. */
+hb_status_t hb_cuda_events_queue(hb_cuda_events_t *ev, size_t n, const hb_sim_engine_event_t *events);
+hb_status_t hb_cuda_events_set_connections(hb_cuda_events_t *ev, size_t n,
+                                           const hb_sim_engine_conn_t *conns, long step_limit);
+hb_status_t hb_cuda_events_add_spikes(hb_cuda_events_t *ev, size_t n, const hb_spike_t *spikes);
+hb_status_t hb_cuda_events_add(hb_cuda_events_t *ev, size_t n, const hb_sim_engine_event_t *events);
+hb_status_t hb_cuda_events_due(hb_cuda_events_t *ev, long step_begin, long step_end);
+hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev);
+/* Launches the delivery of the queued events of step `step` (steps done before it), if any. */
+hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
