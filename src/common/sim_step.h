@@ -247,11 +247,11 @@ typedef struct {
     const size_t *block_start; /* blocks + 1 */
     const size_t *hh_start;    /* blocks + 1 */
     const int *lane_m, *lane_hh; /* blocks * width */
-    /* Mixed groups on the CPU (else NULL): element e's pas_g and pas_e are
-     * pas_table[2 pas_index[e]] and pas_table[2 pas_index[e] + 1] (one byte streamed, not 16;
-     * NULL where the group has more than 256 pairs). */
-    const unsigned char *pas_index;
-    const double *pas_table;
+    /* Mixed groups on the CPU (else NULL): element e's u, l, pas_g and pas_e are
+     * row_table[4 row_index[e] + 0 .. 3] (one byte streamed, not 32; NULL where the group has
+     * more than 256 such quadruples). */
+    const unsigned char *row_index;
+    const double *row_table;
     /* Mixed groups on the CPU (else NULL): row i of block b (byte block_start[b] / width + i)
      * is 1 where every lane has that row, fixed, with parent i - 1, itself fixed: the row's
      * axial terms and solve are then the same operations on contiguous lanes (vector code). */
@@ -715,7 +715,8 @@ HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_p
     }
     for (int j = 0; j < g->lane_hh[slot]; j++) {
         const size_t inst = hh0 + (size_t)j, r = (size_t)g->hh_node[inst * w + (size_t)lane] * w;
-        hb_step_hh_row(1, (int)w, (int)w, 1, v + r, g->hh_par + inst * HB_HH_NPAR * w + (size_t)lane,
+        hb_step_hh_row(1, (int)w, (int)w, 1, v + r,
+                       g->hh_par + inst * HB_HH_NPAR * w + (size_t)lane,
                        g->hh_state + inst * 3 * w + (size_t)lane, d + r, rhs + r);
     }
     for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {

@@ -62,10 +62,12 @@ static int cpu_block_width(int count)
 /*
  * A block of a mixed group (cells of different shapes, hb_step_group_t.mixed), its W lanes
  * row by row: pas and the update as vectors over the block's rows (padding rows compute
- * d = rhs = 0 in their scratch and keep v: pas_g, pas_e 0), the lanes' axial terms and solves
- * row by row in turn (each lane's rows in its own order), so that the core overlaps the
- * lanes' independent chains. Every cell's values see hb_step_mixed_lane's operations in its
- * order, those of a group of its own (tests/test_sim_mixed.c). The diagonal of a fixed row
+ * d = rhs = 0 in their scratch and keep v: pas_g, pas_e 0), u and l copied from the group's
+ * table into the scratch on the way (row_index: a byte a row streamed instead of 32); the
+ * lanes' axial terms and solves row by row in turn (each lane's rows in its own order), so
+ * that the core overlaps the lanes' independent chains. Every cell's values see
+ * hb_step_mixed_lane's operations in its order, those of a group of its own
+ * (tests/test_sim_mixed.c). The diagonal of a fixed row
  * is never read (its factors are known): the axial pass leaves it, updating only a parent
  * that is not fixed.
  */
@@ -80,14 +82,16 @@ HB_HOSTDEV void prefetch_row(const hb_step_group_t *g, size_t e, const int W)
 {
     if ((e * sizeof(double)) % 64 < (size_t)W * sizeof(double)) {
         HB_PREFETCH(g->v + e);
-        HB_PREFETCH(g->u + e);
-        HB_PREFETCH(g->l + e);
         HB_PREFETCH(g->fixed_r + e);
+        if (!g->row_index) {
+            HB_PREFETCH(g->u + e);
+            HB_PREFETCH(g->l + e);
+        }
     }
     if ((e * sizeof(int)) % 64 < (size_t)W * sizeof(int)) HB_PREFETCH(g->parent + e);
     if (e % 64 < (size_t)W) {
         HB_PREFETCH(g->fixed_row + e);
-        if (g->pas_index) HB_PREFETCH(g->pas_index + e);
+        if (g->row_index) HB_PREFETCH(g->row_index + e);
     }
 }
 
@@ -106,14 +110,19 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
     const unsigned char *fixed = g->fixed_row + base;
     const double *fr = g->fixed_r + base;
     const unsigned char *chain = g->chain_row + base / w;
-    if (g->pas_index) { /* hb_step_pas_row on the table's values */
-        const unsigned char *pi = g->pas_index + base;
-        const double *tab = g->pas_table;
+    if (g->row_index) { /* u and l from the table into the scratch; pas (hb_step_pas_row) */
+        const unsigned char *ix = g->row_index + base;
+        const double *tab = g->row_table;
+        double *ub = rhs + (size_t)rows * w, *lb = ub + (size_t)rows * w;
         for (size_t e = 0; e < (size_t)rows * w; e++) {
-            const double gk = tab[2 * (size_t)pi[e]], ek = tab[2 * (size_t)pi[e] + 1];
-            d[e] = gk;
-            rhs[e] = gk * (v[e] - ek);
+            const double *t = tab + 4 * (size_t)ix[e];
+            ub[e] = t[0];
+            lb[e] = t[1];
+            d[e] = t[2];
+            rhs[e] = t[2] * (v[e] - t[3]);
         }
+        u = ub;
+        l = lb;
     } else {
         for (int i = 0; i < rows; i++) {
             const size_t r = (size_t)i * w;
@@ -620,7 +629,9 @@ static hb_status_t make_blocks(cpu_sim_t *s)
 #endif
     size_t most = 1;
     for (int g = 0; g < s->n_groups; g++) {
-        const size_t n = (size_t)s->groups[g].m * (size_t)s->groups[g].width;
+        /* a mixed block's scratch also holds its u and l (step_mixed_lanes) */
+        const size_t n = (size_t)s->groups[g].m * (size_t)s->groups[g].width *
+                         (s->groups[g].mixed ? 2 : 1);
         most = n > most ? n : most;
     }
     /* work items: runs of up to INTERLEAVE interleavable one-lane blocks, else single blocks */

@@ -21,8 +21,8 @@ typedef struct {
     double *fixed;            /* 3 m: r, c, f (mixed: r of every element) */
     size_t *block_start, *hh_start; /* mixed groups: see hb_step_group_t */
     int *lane_m, *lane_hh;
-    unsigned char *pas_index;
-    double *pas_table;
+    unsigned char *row_index; /* mixed groups: see hb_step_group_t */
+    double *row_table;
     unsigned char *chain_row;
     int *site_start;
     hb_stim_site_t *sites;

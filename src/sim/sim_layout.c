@@ -233,13 +233,14 @@ static hb_status_t find_chains(group_t *gr)
     return HB_SUCCESS;
 }
 
-/* Mixed groups: the (pas_g, pas_e) pairs of the group's elements as indices into a table of
- * the distinct pairs (bitwise), when there are at most 256 of them. */
-static hb_status_t index_pas(group_t *gr)
+/* Mixed groups: the (u, l, pas_g, pas_e) of the group's elements as indices into a table of
+ * the distinct quadruples (bitwise), when there are at most 256 of them (busyring's random
+ * trees: a few dozen, the branches' geometries). */
+static hb_status_t index_rows(group_t *gr)
 {
     hb_step_group_t *k = &gr->k;
     const size_t size = gr->block_start[k->blocks];
-    double *tab = malloc(2 * 256 * sizeof *tab);
+    double *tab = malloc(4 * 256 * sizeof *tab);
     unsigned char *index = malloc(size + 1);
     if (!tab || !index) {
         free(tab);
@@ -248,30 +249,26 @@ static hb_status_t index_pas(group_t *gr)
     }
     int n = 0;
     for (size_t e = 0; e < size; e++) {
-        int j = n - 1; /* the last pair found first: runs of one value */
-        if (e > 0 && same_bits(&tab[2 * index[e - 1]], &gr->pas_g[e]) &&
-            same_bits(&tab[2 * index[e - 1] + 1], &gr->pas_e[e]))
-            j = index[e - 1];
-        else
-            for (; j >= 0; j--)
-                if (same_bits(&tab[2 * j], &gr->pas_g[e]) && same_bits(&tab[2 * j + 1], &gr->pas_e[e]))
-                    break;
+        const double x[4] = {gr->u[e], gr->l[e], gr->pas_g[e], gr->pas_e[e]};
+        int j = e > 0 ? index[e - 1] : -1; /* runs of one quadruple first */
+        if (j < 0 || memcmp(&tab[4 * j], x, sizeof x) != 0)
+            for (j = n - 1; j >= 0; j--)
+                if (memcmp(&tab[4 * j], x, sizeof x) == 0) break;
         if (j < 0) {
-            if (n == 256) { /* too many: the step reads pas_g and pas_e */
+            if (n == 256) { /* too many: the step reads the arrays */
                 free(tab);
                 free(index);
                 return HB_SUCCESS;
             }
-            tab[2 * n] = gr->pas_g[e];
-            tab[2 * n + 1] = gr->pas_e[e];
+            memcpy(&tab[4 * n], x, sizeof x);
             j = n++;
         }
         index[e] = (unsigned char)j;
     }
-    gr->pas_index = index;
-    gr->pas_table = tab;
-    k->pas_index = index;
-    k->pas_table = tab;
+    gr->row_index = index;
+    gr->row_table = tab;
+    k->row_index = index;
+    k->row_table = tab;
     return HB_SUCCESS;
 }
 
@@ -572,7 +569,7 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     publish(gr);
     k->syn_lanes = 0;
     if (status == HB_SUCCESS) status = factor_mixed_rows(gr);
-    if (status == HB_SUCCESS) status = index_pas(gr);
+    if (status == HB_SUCCESS) status = index_rows(gr);
     if (status == HB_SUCCESS) status = find_chains(gr);
     return status;
 }
@@ -699,8 +696,8 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->hh_start);
         free(gr->lane_m);
         free(gr->lane_hh);
-        free(gr->pas_index);
-        free(gr->pas_table);
+        free(gr->row_index);
+        free(gr->row_table);
         free(gr->chain_row);
     }
     free(sim->groups);
