@@ -111,15 +111,18 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
     const double *fr = g->fixed_r + base;
     const unsigned char *chain = g->chain_row + base / w;
     if (g->row_index) { /* u and l from the table into the scratch; pas (hb_step_pas_row) */
-        const unsigned char *ix = g->row_index + base;
-        const double *tab = g->row_table;
-        double *ub = rhs + (size_t)rows * w, *lb = ub + (size_t)rows * w;
-        for (size_t e = 0; e < (size_t)rows * w; e++) {
-            const double *t = tab + 4 * (size_t)ix[e];
-            ub[e] = t[0];
-            lb[e] = t[1];
-            d[e] = t[2];
-            rhs[e] = t[2] * (v[e] - t[3]);
+        const unsigned char *HB_RESTRICT ix = g->row_index + base;
+        const double *HB_RESTRICT tab = g->row_table, *HB_RESTRICT vv = v;
+        double *HB_RESTRICT ub = rhs + (size_t)rows * w, *HB_RESTRICT lb = ub + (size_t)rows * w;
+        double *HB_RESTRICT dd = d, *HB_RESTRICT rr = rhs;
+        const int n = rows * W;
+        HB_SIMD
+        for (int e = 0; e < n; e++) {
+            const int t = 4 * (int)ix[e];
+            ub[e] = tab[t];
+            lb[e] = tab[t + 1];
+            dd[e] = tab[t + 2];
+            rr[e] = tab[t + 2] * (vv[e] - tab[t + 3]);
         }
         u = ub;
         l = lb;
