@@ -7,18 +7,24 @@ first segment is the frustum from the soma's radius), one segment per sample (ns
 branch's segments), soma hh (the file's hh_table, default false: usetable_hh 0), dendrites
 pas (0.001 S/cm2, -70 mV), Ra 100, cm 1, 6.3 C, v_init -65 mV; an ExpSyn (tau 2 ms, e 0) at
 soma(0.5); the detector soma(0) at 10 mV; the ring connection and synapses - 1 zero-weight
-ones (pc.gid_connect); each ring's first cell an event at 1 ms (NetCon.event), no NetStim.
+ones (pc.gid_connect); each ring's first cell the kick, an event of weight event-weight at
+1 ms (a NetStim firing at 0 through a NetCon of delay 1 ms, which CoreNEURON's input keeps;
+its spike has no gid and is not recorded).
 
 Run like NEURON's ringtest: ParallelContext, gids round-robin over ranks, fixed step,
 cvode.cache_efficient(1), pc.set_maxstep(10) (the epoch is the network's smallest delay),
 pc.psolve(t_stop). Rank 0 prints one JSON line (psolve's time alone, barrier to barrier, as
 run_s) and, with --spikes, writes 'gid time' lines sorted by time, then gid.
 
-usage: [mpirun -n R] neuron_busyring.py NET.json [--spikes OUT] [--swc DIR [--cells K]]
-  --swc DIR   also write the first K gids (default 4) as DIR/gid.swc (hinesbatch's samples)
-              and print, per gid, NEURON's segments and membrane area [um2]: compare with
-              `hinesbatch info DIR/gid.swc --policy per-segment --scheme neuron
-              --sections hinesbatch --json` (bench/network/README.md)
+usage: [mpirun -n R] neuron_busyring.py NET.json [--spikes OUT]
+       neuron_busyring.py NET.json --swc DIR [--cells K]
+       [mpirun -n R] neuron_busyring.py NET.json --coreneuron DIR
+  --swc DIR         no run: write the first K gids (default 4) as DIR/gid.swc (the builder's
+                    samples) and print, per gid, NEURON's segments and membrane area [um2], to
+                    compare with `hinesbatch info DIR/gid.swc --policy per-segment --scheme
+                    neuron --sections hinesbatch --json` (run.sh neuron-busyring does)
+  --coreneuron DIR  no run: write the network as CoreNEURON's input (pc.nrnbbcore_write) for
+                    nrniv-core (bench/network/README.md, "CoreNEURON GPU")
 """
 import argparse
 import json
@@ -93,6 +99,17 @@ def main():
     elif hh_table:  # the neuron-gpu wheel's hh has no TABLE: it always computes the rates
         raise SystemExit("%s: hh_table true, but this NEURON's hh has no table" % a.net)
 
+    if a.swc:  # the first gids' samples and NEURON's discretisation of them; no network
+        os.makedirs(a.swc, exist_ok=True)
+        for gid in range(RANK, min(a.cells, n), NHOST):
+            with open(os.path.join(a.swc, "%d.swc" % gid), "w") as f:
+                f.write(B.swc(p, gid))
+            c = Cell(p, gid)
+            print(json.dumps({"gid": gid, "sections": len(c.all()),
+                              "compartments": c.segments(), "area_um2": c.area()}))
+        end()
+        return
+
     t0 = time.time()
     cells, keep = {}, []
     for gid in range(RANK, n, NHOST):  # round-robin
@@ -120,16 +137,6 @@ def main():
     h.finitialize(-65)
     pc.barrier()
     build_s = time.time() - t0
-
-    if a.swc:
-        os.makedirs(a.swc, exist_ok=True)
-        for gid in range(min(a.cells, n)):
-            if gid in cells:
-                with open(os.path.join(a.swc, "%d.swc" % gid), "w") as f:
-                    f.write(B.swc(p, gid))
-                print(json.dumps({"gid": gid, "sections": len(cells[gid].all()),
-                                  "compartments": cells[gid].segments(),
-                                  "area_um2": cells[gid].area()}), file=sys.stderr)
 
     if a.coreneuron:  # the model as CoreNEURON's input files, for nrniv-core; no run here
         pc.nrnbbcore_write(a.coreneuron)
@@ -169,8 +176,8 @@ def main():
 
 def end():
     pc.barrier()
-    if NHOST > 1:
-        h.quit()  # MPI_Finalize, so that mpirun sees every rank end well
+    sys.stdout.flush()
+    h.quit()  # MPI_Finalize where MPI was started, so that mpirun sees every rank end well
 
 
 if __name__ == "__main__":

