@@ -129,3 +129,45 @@ def swc(p, gid):
             par = len(rows)
         ends.append(par)
     return "\n".join(rows) + "\n"
+
+
+def write_listing(p, dt, t_stop, path, part=0, parts=1):
+    """The gids g with g % parts == part, with their branches and connections as numbers, for
+    coreneuron_busyring.hoc (NEURON without Python; rank r reads part r): 'cells dt t_stop
+    kick_weight kick_ms gids', then per gid 'gid branches kicked', a line 'level parent nc
+    length z0' per branch, 'connections', a line 'source weight delay' per connection.
+    Doubles in %.17g, read back exactly."""
+    gids = range(part, p["num-cells"], parts)
+    with open(path, "w") as f:
+        f.write("%d %.17g %.17g %.17g %.17g %d\n" % (p["num-cells"], dt, t_stop,
+                                                     kick_weight(p), KICK_MS, len(gids)))
+        for gid in gids:
+            br = branches(p, gid)
+            f.write("%d %d %d\n" % (gid, len(br), kicked(p, gid)))
+            for level, parent, nc, length, z0 in br:
+                f.write("%d %d %d %.17g %.17g\n" % (level, parent, nc, length, z0))
+            conns = connections(p, gid)
+            f.write("%d\n" % len(conns))
+            f.write("".join("%d %.17g %.17g\n" % c for c in conns))
+
+
+def main():
+    import argparse
+    import multiprocessing
+    ap = argparse.ArgumentParser(description="the listing of a busyring file for "
+                                 "coreneuron_busyring.hoc: PREFIX.0 .. PREFIX.(parts-1)")
+    ap.add_argument("net")
+    ap.add_argument("prefix")
+    ap.add_argument("--parts", type=int, default=1, help="one for each rank of the writer")
+    ap.add_argument("--jobs", type=int, default=1, help="processes drawing the parts")
+    a = ap.parse_args()
+    p, dt, t_stop, hh_table = load(a.net)
+    if hh_table:
+        raise SystemExit("%s: hh_table true; the neuron-gpu wheel's hh has no table" % a.net)
+    with multiprocessing.Pool(a.jobs) as pool:
+        pool.starmap(write_listing, [(p, dt, t_stop, "%s.%d" % (a.prefix, r), r, a.parts)
+                                     for r in range(a.parts)])
+
+
+if __name__ == "__main__":
+    main()
