@@ -210,11 +210,17 @@ coreneuron() {
     dt=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["network"]["busyring"].get("dt", 0.025))' "$file")
     local t0=$SECONDS
     "$PY" "$here/busyring_draws.py" "$file" "$work/lst" --parts "$CORES" --jobs "$CORES"
+    local hoc=(-nopython -c 'strdef listing, outdir' -c "listing = \"$work/lst\""
+               -c "outdir = \"$work/cnd\"" -c "nparts = $CORES" "$here/coreneuron_busyring.hoc")
     rm -rf "$work/cnd"
-    NEURONHOME=$cn/neuron/.data/share/nrn $MPIRUN -np "$CORES" --bind-to core "$bin/nrniv" -mpi \
-      -nopython -c 'strdef listing, outdir' -c "listing = \"$work/lst\"" \
-      -c "outdir = \"$work/cnd\"" -c "nparts = $CORES" "$here/coreneuron_busyring.hoc" \
-      < /dev/null > "$work/w.out" 2>&1 || { tail -20 "$work/w.out"; return 1; }
+    if ! NEURONHOME=$cn/neuron/.data/share/nrn $MPIRUN -np "$CORES" --bind-to core \
+         "$bin/nrniv" -mpi "${hoc[@]}" < /dev/null > "$work/w.out" 2>&1; then
+      # this NEURON's MPI shim against the host's MPI failed: one process reads every part
+      log "coreneuron input over $CORES ranks failed ($(tail -3 "$work/w.out" | tr '\n' ' ')); one process"
+      rm -rf "$work/cnd"
+      NEURONHOME=$cn/neuron/.data/share/nrn "$bin/nrniv" "${hoc[@]}" < /dev/null > "$work/w.out" 2>&1 \
+        || { tail -20 "$work/w.out"; return 1; }
+    fi
     rm -f "$work"/lst.*
     log "coreneuron input, $n cells, $((SECONDS - t0)) s, $(du -sh "$work/cnd" | cut -f1): $(grep '^{' "$work/w.out")"
     local hb=hb_${CORES}ranks_$n
