@@ -61,6 +61,9 @@ def load(path):
         m = json.load(f)
     p = dict(DEFAULTS)
     p.update(m["network"]["busyring"])
+    for k in ("complex", "stdp"):  # as hinesbatch: only the simple cell, without STDP
+        if p.get(k):
+            raise SystemExit("%s: network.busyring.%s: only false is built" % (path, k))
     dt = m.get("dt", p["dt"])
     t_stop = m.get("t_stop", p["duration"])
     return p, dt, t_stop, bool(m.get("hh_table", False))
