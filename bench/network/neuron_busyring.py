@@ -113,8 +113,10 @@ def main():
     t0 = time.time()
     cells, keep = {}, []
     for gid in range(RANK, n, NHOST):  # round-robin
-        c = Cell(p, gid)
-        cells[gid] = c
+        cells[gid] = Cell(p, gid)
+    # the detectors once every section exists: NEURON updates the pointers to v of all of them
+    # at each change of the tree, so that detectors made cell by cell cost n^2
+    for gid, c in cells.items():
         pc.set_gid2node(gid, RANK)
         det = h.NetCon(c.soma(0)._ref_v, None, sec=c.soma)
         det.threshold = 10
