@@ -303,8 +303,10 @@ static hb_status_t queue_due(hb_net_t *net, long s0, long s1)
     }
     status = hb_sim_queue_events(net->sim, due, net->due);
     /* the delivered events leave the queue */
-    memmove(net->pending, net->pending + due, (net->n_pending - due) * sizeof *net->pending);
-    net->n_pending -= due;
+    if (due) {
+        memmove(net->pending, net->pending + due, (net->n_pending - due) * sizeof *net->pending);
+        net->n_pending -= due;
+    }
     net->n_sorted = net->n_pending;
     return status;
 }
