@@ -7,7 +7,8 @@
  * Cells: Arbor's busyring random trees (every one its own shape and size: blocks with padding
  * rows, a last block with padding lanes), some with hh on half the dendrites too (lanes with
  * different hh counts), IClamps at the soma and a dendrite, an Exp2Syn beside the ExpSyn,
- * events through the engine's queue; one of them three times (a group of its own shape). Compared after every chunk: v of every node, hh and synapse states, spike times, for
+ * events through the engine's queue; one of them three times (a group of its own shape).
+ * Compared after every chunk: v of every node, hh and synapse states, spike times, for
  * backward Euler and Crank-Nicolson. Then: a non-finite voltage named at its real cell and
  * node, and a checkpoint of a mixed simulation resumed to the same bits.
  */

@@ -3,7 +3,9 @@
  *
  * Cells of one group (same matrix shape, same hh nodes) are stored
  * Block-Interleaved: blocks of `width` lanes (cells), element (node i, lane k)
- * of block b at b * m * width + i * width + k (docs/layouts.md). The CPU runs
+ * of block b at b * m * width + i * width + k (docs/layouts.md); the blocks of a
+ * mixed group hold cells of different shapes, each block its own rows and start
+ * (hb_step_group_t.mixed, hb_step_mixed_lane). The CPU runs
  * hb_step_lanes on a whole block (lanes = width, a compile-time constant, so
  * every lane loop becomes vector instructions) while the block is in cache;
  * the CUDA kernel (src/cuda/sim_cuda.cu) runs it with one thread per lane
@@ -239,11 +241,21 @@ typedef struct {
      * states as in other groups. Slot s steps its lane_m[s] rows and lane_hh[s] hh instances
      * (0 and 0: a padding lane); the rows and instances past them are padding (u = l = 0,
      * cfac = 1, parent 0, hh parameters 0), which the step never reads or writes. Synapses:
-     * per slot (syn_lanes 0). fixed_row and fixed_r, _c, _f (CPU): per element, in the layout. */
+     * per slot (syn_lanes 0). fixed_row and fixed_r (CPU): per element, in the layout; the
+     * factors c and f computed from them as hb_step_factor_fixed does (fixed_c, fixed_f NULL). */
     int mixed;
     const size_t *block_start; /* blocks + 1 */
     const size_t *hh_start;    /* blocks + 1 */
     const int *lane_m, *lane_hh; /* blocks * width */
+    /* Mixed groups on the CPU (else NULL): element e's u, l, pas_g and pas_e are
+     * row_table[4 row_index[e] + 0 .. 3] (one byte streamed, not 32; NULL where the group has
+     * more than 256 such quadruples). */
+    const unsigned char *row_index;
+    const double *row_table;
+    /* Mixed groups on the CPU (else NULL): row i of block b (byte block_start[b] / width + i)
+     * is 1 where every lane has that row, fixed, with parent i - 1, itself fixed: the row's
+     * axial terms and solve are then the same operations on contiguous lanes (vector code). */
+    const unsigned char *chain_row;
 } hb_step_group_t;
 
 /* Element of (row 0, lane 0) of block b (b = blocks: the elements of v). */
@@ -703,7 +715,8 @@ HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_p
     }
     for (int j = 0; j < g->lane_hh[slot]; j++) {
         const size_t inst = hh0 + (size_t)j, r = (size_t)g->hh_node[inst * w + (size_t)lane] * w;
-        hb_step_hh_row(1, (int)w, (int)w, 1, v + r, g->hh_par + inst * HB_HH_NPAR * w + (size_t)lane,
+        hb_step_hh_row(1, (int)w, (int)w, 1, v + r,
+                       g->hh_par + inst * HB_HH_NPAR * w + (size_t)lane,
                        g->hh_state + inst * 3 * w + (size_t)lane, d + r, rhs + r);
     }
     for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
@@ -730,17 +743,17 @@ HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_p
 
 /* The solve's rows of one lane of a mixed block (elements r and its parent's pr from the lane's
  * row 0): hb_hines_recip_* or, where fixed (may be NULL) marks the row, hb_step_fixed_*'s
- * operations with the factors kept per element. */
+ * operations, 1 / d kept per element (fr) and the other factors computed from it as
+ * hb_step_factor_fixed does: the same bits. */
 HB_HOSTDEV void hb_step_mixed_eliminate(size_t r, size_t pr, const double *HB_RESTRICT u,
                                         const double *HB_RESTRICT l,
                                         const unsigned char *HB_RESTRICT fixed,
-                                        const double *HB_RESTRICT fc,
-                                        const double *HB_RESTRICT ff, double *HB_RESTRICT d,
+                                        const double *HB_RESTRICT fr, double *HB_RESTRICT d,
                                         double *HB_RESTRICT rhs)
 {
-    if (fixed && fixed[r]) {
-        if (!fixed[pr]) d[pr] -= fc[r];
-        rhs[pr] -= ff[r] * rhs[r];
+    if (fixed && fixed[r]) { /* c = (u l) r, f = u r: hb_step_factor_fixed's */
+        if (!fixed[pr]) d[pr] -= (u[r] * l[r]) * fr[r];
+        rhs[pr] -= (u[r] * fr[r]) * rhs[r];
     } else {
         hb_hines_recip_eliminate_row(1, 1, 0.0, 0.0, u + r, l + r, d + r, rhs + r, d + pr,
                                      rhs + pr);
@@ -773,12 +786,11 @@ HB_HOSTDEV void hb_step_mixed_solve(const hb_step_group_t *g, int block, int lan
     const double *u = g->u + base, *l = g->l + base;
     const int *parent = g->parent + base;
     const unsigned char *fixed = g->fixed_row ? g->fixed_row + base : NULL;
-    const double *fr = fixed ? g->fixed_r + base : NULL, *fc = fixed ? g->fixed_c + base : NULL;
-    const double *ff = fixed ? g->fixed_f + base : NULL;
+    const double *fr = fixed ? g->fixed_r + base : NULL;
     if (m < 1) return;
     for (int i = m - 1; i > 0; --i) {
         const size_t r = (size_t)i * w;
-        hb_step_mixed_eliminate(r, (size_t)parent[r] * w, u, l, fixed, fc, ff, d, rhs);
+        hb_step_mixed_eliminate(r, (size_t)parent[r] * w, u, l, fixed, fr, d, rhs);
     }
     hb_step_mixed_root(fixed, fr, d, rhs);
     for (int i = 1; i < m; ++i) {

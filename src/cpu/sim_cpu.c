@@ -47,8 +47,9 @@ typedef struct {
     size_t n_events, next_event, cap_events;
 } cpu_sim_t;
 
-/* Lanes of a mixed block: chains the solve interleaves. */
-enum { MIXED_LANES = 4 };
+/* Lanes of a mixed block (busyring, one core, against 4 and 16: 0.91x and 0.70x their time):
+ * two AVX2 vectors a row, two independent recurrences in the solve's chain rows. */
+enum { MIXED_LANES = 8 };
 
 /* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight). */
 static int cpu_block_width(int count)
@@ -59,49 +60,214 @@ static int cpu_block_width(int count)
 }
 
 /*
- * A block of a mixed group (cells of different shapes, hb_step_group_t.mixed): each lane
- * assembled on its own rows, then the lanes' solves row by row in turn (each lane's rows in its
- * own order), so that the core overlaps the lanes' independent chains, then each lane updated.
- * Every cell's operations are hb_step_mixed_lane's, which are those of a group of its own.
+ * A block of a mixed group (cells of different shapes, hb_step_group_t.mixed), its W lanes
+ * row by row: pas and the update as vectors over the block's rows (padding rows compute
+ * d = rhs = 0 in their scratch and keep v: pas_g, pas_e 0), u and l copied from the group's
+ * table into the scratch on the way (row_index: a byte a row streamed instead of 32); the
+ * lanes' axial terms and solves row by row in turn (each lane's rows in its own order), so
+ * that the core overlaps the lanes' independent chains. Every cell's values see
+ * hb_step_mixed_lane's operations in its order, those of a group of its own
+ * (tests/test_sim_mixed.c). The diagonal of a fixed row
+ * is never read (its factors are known): the axial pass leaves it, updating only a parent
+ * that is not fixed.
  */
+/* The streamed arrays of a mixed block's row at element e, W lanes: a prefetch per cache
+ * line they start. */
+#if defined(__GNUC__)
+#define HB_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+#else
+#define HB_PREFETCH(p) ((void)(p))
+#endif
+HB_HOSTDEV void prefetch_row(const hb_step_group_t *g, size_t e, const int W)
+{
+    if ((e * sizeof(double)) % 64 < (size_t)W * sizeof(double)) {
+        HB_PREFETCH(g->v + e);
+        HB_PREFETCH(g->fixed_r + e);
+        if (!g->row_index) {
+            HB_PREFETCH(g->u + e);
+            HB_PREFETCH(g->l + e);
+        }
+    }
+    if ((e * sizeof(int)) % 64 < (size_t)W * sizeof(int)) HB_PREFETCH(g->parent + e);
+    if (e % 64 < (size_t)W) {
+        HB_PREFETCH(g->fixed_row + e);
+        if (g->row_index) HB_PREFETCH(g->row_index + e);
+    }
+}
+
+HB_HOSTDEV void
+step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
+                 double *scratch, const int W)
+{
+    const size_t w = (size_t)W, base = g->block_start[block];
+    const int rows = hb_step_block_rows(g, block);
+    double *d = scratch, *rhs = scratch + (size_t)rows * w;
+    const int *lm = g->lane_m + (size_t)block * w;
+    double *v = g->v + base;
+    const int *par = g->parent + base;
+    const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
+    const double *pg = g->pas_g + base, *pe = g->pas_e + base;
+    const unsigned char *fixed = g->fixed_row + base;
+    const double *fr = g->fixed_r + base;
+    const unsigned char *chain = g->chain_row + base / w;
+    if (g->row_index) { /* u and l from the table into the scratch; pas (hb_step_pas_row) */
+        const unsigned char *ix = g->row_index + base;
+        const double *tab = g->row_table;
+        double *ub = rhs + (size_t)rows * w, *lb = ub + (size_t)rows * w;
+        for (size_t e = 0; e < (size_t)rows * w; e++) {
+            const double *t = tab + 4 * (size_t)ix[e];
+            ub[e] = t[0];
+            lb[e] = t[1];
+            d[e] = t[2];
+            rhs[e] = t[2] * (v[e] - t[3]);
+        }
+        u = ub;
+        l = lb;
+    } else {
+        for (int i = 0; i < rows; i++) {
+            const size_t r = (size_t)i * w;
+            hb_step_pas_row(W, 1, v + r, pg + r, pe + r, d + r, rhs + r);
+        }
+    }
+    const size_t hh0 = g->hh_start[block];
+    for (int k = 0; k < W; k++) {
+        const int slot = block * W + k;
+        for (int j = 0; j < g->lane_hh[slot]; j++) {
+            const size_t inst = hh0 + (size_t)j;
+            const size_t r = (size_t)g->hh_node[inst * w + (size_t)k] * w + (size_t)k;
+            hb_step_hh_row(1, W, W, 1, v + r, g->hh_par + inst * HB_HH_NPAR * w + (size_t)k,
+                           g->hh_state + inst * 3 * w + (size_t)k, d + r, rhs + r);
+        }
+        for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
+            const hb_stim_site_t *site = &g->sites[q];
+            double inj = 0.0; /* [nA] */
+            for (int c = site->first; c < site->first + site->count; c++) {
+                const hb_stim_pulse_t *pulse = &g->pulses[c];
+                if (p->t_mid >= pulse->del_ms && p->t_mid < pulse->del_ms + pulse->dur_ms)
+                    inj += pulse->amp_na;
+            }
+            rhs[(size_t)site->node * w + (size_t)k] -= inj * 1e2 / site->area_um2;
+        }
+        if (g->syn_start)
+            for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
+                hb_step_synapse_current(&g->syns[q], g->syn_state + 2 * (size_t)q,
+                                        (size_t)g->syns[q].node * w + (size_t)k, v, d, rhs);
+    }
+    hb_step_root_row(W, 1, cfac, d, rhs);
+    int most = 0;
+    for (int k = 0; k < W; k++) most = lm[k] > most ? lm[k] : most;
+    /* the next block's streams into the cache while this one computes (its rows from memory
+     * would stall the row loops below, which look only a few rows ahead) */
+    const int next_rows = block + 1 < g->blocks ? hb_step_block_rows(g, block + 1) : 0;
+    const size_t nb = next_rows ? g->block_start[block + 1] : 0;
+    const int per = most > 1 ? (next_rows + most - 2) / (most - 1) : 0; /* rows per axial row */
+    for (int i = 1; i < most; i++) {
+        for (int j = (i - 1) * per; j < i * per && j < next_rows; j++)
+            prefetch_row(g, nb + (size_t)j * w, W);
+        if (chain[i]) { /* the fixed rows' terms below, as vectors */
+            const size_t r = (size_t)i * w;
+            const double *HB_RESTRICT vi = v + r, *HB_RESTRICT vp = v + r - w;
+            const double *HB_RESTRICT ui = u + r, *HB_RESTRICT li = l + r;
+            double *HB_RESTRICT ri = rhs + r, *HB_RESTRICT rp = rhs + r - w;
+            HB_SIMD
+            for (int k = 0; k < W; k++) {
+                const double dv = vp[k] - vi[k];
+                const double x = (0.0 - ri[k]) - li[k] * dv;
+                rp[k] += ui[k] * dv;
+                ri[k] = x;
+            }
+            continue;
+        }
+        for (int k = 0; k < W; k++) {
+            if (i >= lm[k]) continue;
+            const size_t r = (size_t)i * w + (size_t)k, pr = (size_t)par[r] * w + (size_t)k;
+            if (fixed[r]) { /* hb_step_axial_row without d_i */
+                const double dv = v[pr] - v[r];
+                const double x = (0.0 - rhs[r]) - l[r] * dv;
+                rhs[pr] += u[r] * dv;
+                if (!fixed[pr]) d[pr] -= u[r];
+                rhs[r] = x;
+            } else {
+                hb_step_axial_row(1, 1, cfac + r, u + r, l + r, v + r, v + pr, d + r, rhs + r,
+                                  d + pr, rhs + pr);
+            }
+        }
+    }
+    /* The chain rows' solve keeps the row just finished in registers (cur, valid after a chain
+     * row: it changed its parent last), off the store-to-load path of the recurrence. */
+    double cur[HB_SIM_CPU_LANES];
+    int have = 0;
+    for (int i = most - 1; i > 0; i--) { /* each lane's rows from its last down to 1 */
+        if (chain[i]) {
+            const size_t r = (size_t)i * w;
+            const double *HB_RESTRICT ui = u + r, *HB_RESTRICT fi = fr + r;
+            const double *HB_RESTRICT ri = have ? cur : rhs + r;
+            double *HB_RESTRICT rp = rhs + r - w;
+            double next[HB_SIM_CPU_LANES];
+            HB_SIMD
+            for (int k = 0; k < W; k++) next[k] = rp[k] - (ui[k] * fi[k]) * ri[k];
+            for (int k = 0; k < W; k++) rp[k] = cur[k] = next[k];
+            have = 1;
+            continue;
+        }
+        have = 0;
+        for (int k = 0; k < W; k++) {
+            if (i >= lm[k]) continue;
+            const size_t r = (size_t)i * w + (size_t)k;
+            hb_step_mixed_eliminate(r, (size_t)par[r] * w + (size_t)k, u, l, fixed, fr, d, rhs);
+        }
+    }
+    for (int k = 0; k < W; k++)
+        if (lm[k] > 0) hb_step_mixed_root(fixed + k, fr + k, d + k, rhs + k);
+    have = 0;
+    for (int i = 1; i < most; i++) {
+        if (chain[i]) {
+            const size_t r = (size_t)i * w;
+            const double *HB_RESTRICT li = l + r, *HB_RESTRICT fi = fr + r;
+            const double *HB_RESTRICT rp = have ? cur : rhs + r - w;
+            double *HB_RESTRICT ri = rhs + r;
+            double next[HB_SIM_CPU_LANES];
+            HB_SIMD
+            for (int k = 0; k < W; k++) next[k] = (ri[k] - li[k] * rp[k]) * fi[k];
+            for (int k = 0; k < W; k++) ri[k] = cur[k] = next[k];
+            have = 1;
+            continue;
+        }
+        have = 0;
+        for (int k = 0; k < W; k++) {
+            if (i >= lm[k]) continue;
+            const size_t r = (size_t)i * w + (size_t)k;
+            hb_step_mixed_substitute(r, (size_t)par[r] * w + (size_t)k, l, fixed, fr, d, rhs);
+        }
+    }
+    for (int i = 0; i < rows; i++) {
+        const size_t r = (size_t)i * w;
+        hb_step_update_row(W, p->factor, rhs + r, v + r);
+    }
+    for (int k = 0; k < W; k++) {
+        const int slot = block * W + k;
+        for (int j = 0; j < g->lane_hh[slot]; j++) {
+            const size_t inst = hh0 + (size_t)j;
+            hb_step_gates_row(1, W, p, v + (size_t)g->hh_node[inst * w + (size_t)k] * w + (size_t)k,
+                              g->hh_state + inst * 3 * w + (size_t)k);
+        }
+        if (g->syn_start)
+            for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
+                hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);
+    }
+}
+
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int block,
                        double *scratch)
 {
-    const int W = g->width;
-    const size_t w = (size_t)W, base = g->block_start[block];
-    double *d = scratch, *rhs = scratch + (size_t)hb_step_block_rows(g, block) * w;
-    const int *lm = g->lane_m + (size_t)block * w;
-    int most = 0;
-    for (int k = 0; k < W; k++) {
-        hb_step_mixed_assemble(g, p, block, k, d + k, rhs + k);
-        most = lm[k] > most ? lm[k] : most;
+    switch (g->width) {
+    case 8: step_mixed_lanes(g, p, block, scratch, 8); break;
+    case 4: step_mixed_lanes(g, p, block, scratch, 4); break;
+    default: step_mixed_lanes(g, p, block, scratch, 2); break;
     }
-    const int *par = g->parent + base;
-    const double *u = g->u + base, *l = g->l + base;
-    const unsigned char *fixed = g->fixed_row ? g->fixed_row + base : NULL;
-    const double *fr = fixed ? g->fixed_r + base : NULL, *fc = fixed ? g->fixed_c + base : NULL;
-    const double *ff = fixed ? g->fixed_f + base : NULL;
-    for (int t = 1; t < most; t++) /* row lm[k] - t of each lane: its last row down to 1 */
-        for (int k = 0; k < W; k++) {
-            const int i = lm[k] - t;
-            if (i < 1) continue;
-            const size_t r = (size_t)i * w + (size_t)k;
-            hb_step_mixed_eliminate(r, (size_t)par[r] * w + (size_t)k, u, l, fixed, fc, ff, d,
-                                    rhs);
-        }
-    for (int k = 0; k < W; k++)
-        if (lm[k] > 0)
-            hb_step_mixed_root(fixed ? fixed + k : NULL, fixed ? fr + k : NULL, d + k, rhs + k);
-    for (int i = 1; i < most; i++)
-        for (int k = 0; k < W; k++) {
-            if (i >= lm[k]) continue;
-            const size_t r = (size_t)i * w + (size_t)k;
-            hb_step_mixed_substitute(r, (size_t)par[r] * w + (size_t)k, l, fixed, fr, d, rhs);
-        }
-    for (int k = 0; k < W; k++) hb_step_mixed_update(g, p, block, k, rhs + k);
 }
 
 /* One block with the lane count a constant: the lane loops become vector code
@@ -463,7 +629,9 @@ static hb_status_t make_blocks(cpu_sim_t *s)
 #endif
     size_t most = 1;
     for (int g = 0; g < s->n_groups; g++) {
-        const size_t n = (size_t)s->groups[g].m * (size_t)s->groups[g].width;
+        /* a mixed block's scratch also holds its u and l (step_mixed_lanes) */
+        const size_t n = (size_t)s->groups[g].m * (size_t)s->groups[g].width *
+                         (s->groups[g].mixed ? 2 : 1);
         most = n > most ? n : most;
     }
     /* work items: runs of up to INTERLEAVE interleavable one-lane blocks, else single blocks */

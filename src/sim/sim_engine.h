@@ -18,9 +18,12 @@ typedef struct {
     int *parent, *hh_node;
     double *v, *u, *l, *cfac, *pas_g, *pas_e, *hh_par, *hh_state;
     unsigned char *fixed_row; /* shared groups: see hb_step_group_t */
-    double *fixed;            /* 3 m (mixed: 3 elements of v): r, c, f */
+    double *fixed;            /* 3 m: r, c, f (mixed: r of every element) */
     size_t *block_start, *hh_start; /* mixed groups: see hb_step_group_t */
     int *lane_m, *lane_hh;
+    unsigned char *row_index; /* mixed groups: see hb_step_group_t */
+    double *row_table;
+    unsigned char *chain_row;
     int *site_start;
     hb_stim_site_t *sites;
     hb_stim_pulse_t *pulses;

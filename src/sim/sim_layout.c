@@ -2,8 +2,10 @@
  * The simulator's layout: cells with the same matrix shape and the same hh nodes form a
  * group, stored Block-Interleaved in blocks of the backend's width (hb_sim_ops.block_width:
  * HB_SIM_CPU_LANES or fewer on the CPU, a warp on the GPU); the constants of copies of one
- * model are kept once per node, and the fixed rows of such groups factored once. Host
- * arrays, which the CPU engine steps in place and the CUDA engine copies.
+ * model are kept once per node, and the fixed rows of such groups factored once. The cells
+ * that would each be a group of one form one mixed group (hb_sim_ops.mixed_width lanes a
+ * block, docs/layouts.md), their fixed rows factored per lane. Host arrays, which the CPU
+ * engine steps in place and the CUDA engine copies.
  *
  * factor_fixed_rows runs the step's own row functions (common/sim_step.h): compiled with the
  * CPU step's flags (CMakeLists.txt), so its factors are the bits the step would compute.
@@ -152,7 +154,7 @@ static hb_status_t factor_mixed_rows(group_t *gr)
     const size_t W = (size_t)k->width, size = gr->block_start[k->blocks];
     const int M = k->m;
     unsigned char *fixed = malloc(size + 1), *fx = malloc((size_t)M + 1);
-    double *f = malloc((3 * size + 1) * sizeof *f);
+    double *f = malloc((size + 1) * sizeof *f);
     double *buf = malloc((8 * (size_t)M + 1) * sizeof *buf);
     int *par = malloc(((size_t)M + 1) * sizeof *par);
     hb_status_t status = HB_SUCCESS;
@@ -160,7 +162,7 @@ static hb_status_t factor_mixed_rows(group_t *gr)
         status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     if (status == HB_SUCCESS) {
         memset(fixed, 0, size);
-        memset(f, 0, 3 * size * sizeof *f);
+        memset(f, 0, size * sizeof *f);
     }
     double *u = buf, *l = buf + M, *cfac = buf + 2 * (size_t)M, *pg = buf + 3 * (size_t)M;
     double *pe = buf + 4 * (size_t)M, *fr = buf + 5 * (size_t)M, *fc = buf + 6 * (size_t)M;
@@ -187,8 +189,6 @@ static hb_status_t factor_mixed_rows(group_t *gr)
             const size_t e = base + (size_t)i * W;
             fixed[e] = fx[i];
             f[e] = fr[i];
-            f[size + e] = fc[i];
-            f[2 * size + e] = ff[i];
         }
     }
     free(fx);
@@ -203,8 +203,72 @@ static hb_status_t factor_mixed_rows(group_t *gr)
     gr->fixed = f;
     k->fixed_row = fixed;
     k->fixed_r = f;
-    k->fixed_c = f + size;
-    k->fixed_f = f + 2 * size;
+    k->fixed_c = k->fixed_f = NULL; /* from u, l and fixed_r (hb_step_mixed_eliminate) */
+    return HB_SUCCESS;
+}
+
+/* Mixed groups: the rows every lane of a block has, fixed, as a child of the row before, itself
+ * fixed (hb_step_group_t.chain_row). */
+static hb_status_t find_chains(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t W = (size_t)k->width;
+    unsigned char *chain = calloc(gr->block_start[k->blocks] / W + 1, 1);
+    if (!chain) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int b = 0; b < k->blocks; b++) {
+        const size_t first = gr->block_start[b];
+        const int rows = hb_step_block_rows(k, b);
+        for (int i = 1; i < rows; i++) {
+            int all = 1;
+            for (size_t q = 0; q < W && all; q++) {
+                const size_t e = first + (size_t)i * W + q;
+                all = i < k->lane_m[(size_t)b * W + q] && gr->parent[e] == i - 1 &&
+                      gr->fixed_row[e] && gr->fixed_row[e - W];
+            }
+            chain[first / W + (size_t)i] = (unsigned char)all;
+        }
+    }
+    gr->chain_row = chain;
+    k->chain_row = chain;
+    return HB_SUCCESS;
+}
+
+/* Mixed groups: the (u, l, pas_g, pas_e) of the group's elements as indices into a table of
+ * the distinct quadruples (bitwise), when there are at most 256 of them (busyring's random
+ * trees: a few dozen, the branches' geometries). */
+static hb_status_t index_rows(group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t size = gr->block_start[k->blocks];
+    double *tab = malloc(4 * 256 * sizeof *tab);
+    unsigned char *index = malloc(size + 1);
+    if (!tab || !index) {
+        free(tab);
+        free(index);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
+    int n = 0;
+    for (size_t e = 0; e < size; e++) {
+        const double x[4] = {gr->u[e], gr->l[e], gr->pas_g[e], gr->pas_e[e]};
+        int j = e > 0 ? index[e - 1] : -1; /* runs of one quadruple first */
+        if (j < 0 || memcmp(&tab[4 * j], x, sizeof x) != 0)
+            for (j = n - 1; j >= 0; j--)
+                if (memcmp(&tab[4 * j], x, sizeof x) == 0) break;
+        if (j < 0) {
+            if (n == 256) { /* too many: the step reads the arrays */
+                free(tab);
+                free(index);
+                return HB_SUCCESS;
+            }
+            memcpy(&tab[4 * n], x, sizeof x);
+            j = n++;
+        }
+        index[e] = (unsigned char)j;
+    }
+    gr->row_index = index;
+    gr->row_table = tab;
+    k->row_index = index;
+    k->row_table = tab;
     return HB_SUCCESS;
 }
 
@@ -505,6 +569,8 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     publish(gr);
     k->syn_lanes = 0;
     if (status == HB_SUCCESS) status = factor_mixed_rows(gr);
+    if (status == HB_SUCCESS) status = index_rows(gr);
+    if (status == HB_SUCCESS) status = find_chains(gr);
     return status;
 }
 
@@ -630,6 +696,9 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->hh_start);
         free(gr->lane_m);
         free(gr->lane_hh);
+        free(gr->row_index);
+        free(gr->row_table);
+        free(gr->chain_row);
     }
     free(sim->groups);
     sim->groups = NULL;
