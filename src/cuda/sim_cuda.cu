@@ -206,6 +206,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->syn_state = NULL;
     /* the device factors every row each step (same bits as the CPU's fixed rows) */
     k->fixed_row = NULL;
+    k->row_index = k->chain_row = NULL; /* the CPU engine's packing of mixed groups */
+    k->row_table = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
     /* a mixed group's blocks have their own rows and hh instances (hb_step_group_t) */
