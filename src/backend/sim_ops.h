@@ -72,6 +72,7 @@ typedef struct {
     long check_last;               /* and after this step (the run's last, at t_stop) */
     int n_targets;
     const hb_sim_target_t *targets; /* the synapses events reach */
+    int device;                     /* the context's device to run on (GPUs) */
 } hb_sim_desc_t;
 
 /* The first non-finite voltage a check found: the check's step (steps done), the group, and

@@ -48,6 +48,7 @@ typedef struct {
 } dgroup_t;
 
 struct hb_cuda_sim {
+    int device; /* the CUDA device it runs on (set at every entry) */
     cudaStream_t stream;
     int stream_made;
     int n_groups;
@@ -205,6 +206,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->syn_state = NULL;
     /* the device factors every row each step (same bits as the CPU's fixed rows) */
     k->fixed_row = NULL;
+    k->row_index = k->chain_row = NULL; /* the CPU engine's packing of mixed groups */
+    k->row_table = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
     /* a mixed group's blocks have their own rows and hh instances (hb_step_group_t) */
@@ -310,6 +313,7 @@ static void free_group(dgroup_t *dg)
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
 {
     if (!s) return;
+    cudaSetDevice(s->device);
     if (s->groups)
         for (int g = 0; g < s->n_groups; g++) free_group(&s->groups[g]);
     free(s->groups);
@@ -353,7 +357,8 @@ static int chunk_steps(int n_probes, long sample_every)
 static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
 {
     hb_status_t st;
-    CUDA_CHECK(cudaSetDevice(0));
+    s->device = d->device;
+    CUDA_CHECK(cudaSetDevice(s->device));
     CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     s->stream_made = 1;
     s->n_groups = d->n_groups;
@@ -467,6 +472,7 @@ extern "C" hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *s, int g, const doub
 {
     if (!s || g < 0 || g >= s->n_groups || !v || !hh_state)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_state: bad argument");
+    CUDA_CHECK(cudaSetDevice(s->device));
     const dgroup_t *dg = &s->groups[g];
     CUDA_CHECK(cudaMemcpy(dg->k.v, v, dg->size * sizeof(double), cudaMemcpyHostToDevice));
     if (dg->hh)
@@ -482,6 +488,7 @@ extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned c
                                               const double *v_prev)
 {
     if (!s || !above || !v_prev) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_probes: NULL argument");
+    CUDA_CHECK(cudaSetDevice(s->device));
     const size_t np = (size_t)s->n_probes;
     CUDA_CHECK(cudaMemset(s->fault, 0xff, (size_t)s->n_groups * sizeof *s->fault));
     if (!np) return HB_SUCCESS;
@@ -491,7 +498,10 @@ extern "C" hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *s, const unsigned c
     return HB_SUCCESS;
 }
 
-extern "C" hb_cuda_events_t *hb_cuda_sim_events(hb_cuda_sim_t *s) { return s->events; }
+extern "C" hb_cuda_events_t *hb_cuda_sim_events(hb_cuda_sim_t *s)
+{
+    return cudaSetDevice(s->device) == cudaSuccess ? s->events : NULL;
+}
 
 /* The chunk's first fault (h_fault, after a drain's copy): 1 and *fault when a check found a
  * non-finite voltage; the earliest check, then the smallest group, cell and node. */
@@ -559,7 +569,7 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
 {
     if (!s || !sink || steps < 0 || !fault)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_advance: bad argument");
-    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaSetDevice(s->device));
     hb_status_t st = HB_SUCCESS;
     hb_step_params_t p;
     p.dt = s->dt;
@@ -601,6 +611,7 @@ extern "C" hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *s, int g, size_t first, 
 {
     if (!s || g < 0 || g >= s->n_groups || !dst || first + count > s->groups[g].size)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_get_v: bad argument");
+    CUDA_CHECK(cudaSetDevice(s->device));
     CUDA_CHECK(cudaStreamSynchronize(s->stream));
     CUDA_CHECK(cudaMemcpy(dst, s->groups[g].k.v + first, count * sizeof(double),
                           cudaMemcpyDeviceToHost));

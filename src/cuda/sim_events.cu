@@ -319,6 +319,7 @@ static hb_status_t reserve_offsets(hb_cuda_events_t *ev, long steps)
 extern "C" hb_status_t hb_cuda_events_queue(hb_cuda_events_t *ev, size_t n,
                                             const hb_sim_engine_event_t *events)
 {
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no kernel reads the old queue */
     ev->n_queue = 0;
     ev->queue_steps = 0;
@@ -345,6 +346,7 @@ extern "C" hb_status_t hb_cuda_events_set_connections(hb_cuda_events_t *ev, size
                                                       const hb_sim_engine_conn_t *conns,
                                                       long step_limit)
 {
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     cudaFree(ev->conn_source);
     cudaFree(ev->conns);
     ev->conn_source = NULL;
@@ -372,6 +374,7 @@ extern "C" hb_status_t hb_cuda_events_set_connections(hb_cuda_events_t *ev, size
 extern "C" hb_status_t hb_cuda_events_add_spikes(hb_cuda_events_t *ev, size_t n,
                                                  const hb_spike_t *spikes)
 {
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     if (!n || !ev->n_conns) return HB_SUCCESS;
     hb_status_t st;
     size_t cap = ev->cap_spikes;
@@ -417,6 +420,7 @@ extern "C" hb_status_t hb_cuda_events_add_spikes(hb_cuda_events_t *ev, size_t n,
 extern "C" hb_status_t hb_cuda_events_add(hb_cuda_events_t *ev, size_t n,
                                           const hb_sim_engine_event_t *events)
 {
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     if (!n) return HB_SUCCESS;
     if (ev->n_pool + n >= 0x7fffffffULL)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU network: %zu events waiting; expected fewer "
@@ -432,6 +436,7 @@ extern "C" hb_status_t hb_cuda_events_add(hb_cuda_events_t *ev, size_t n,
 
 extern "C" hb_status_t hb_cuda_events_due(hb_cuda_events_t *ev, long step_begin, long step_end)
 {
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no kernel reads the old queue */
     ev->n_queue = 0;
     ev->queue_steps = 0;
@@ -497,6 +502,7 @@ extern "C" hb_status_t hb_cuda_events_due(hb_cuda_events_t *ev, long step_begin,
 
 extern "C" hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev)
 {
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     CUDA_CHECK(cudaStreamSynchronize(ev->stream));
     ev->n_pool = 0;
     ev->n_queue = 0;
@@ -506,6 +512,7 @@ extern "C" hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev)
 
 extern "C" hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step)
 {
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     const long r = step - ev->queue_step0;
     if (!ev->n_queue || r < 0 || r >= ev->queue_steps) return HB_SUCCESS;
     const long first = ev->h_off[r], count = ev->h_off[r + 1] - first;

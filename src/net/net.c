@@ -3,10 +3,12 @@
  * recipe, its cable cells in one simulation, the connections that end on them, checked and
  * sorted by source; the smallest delay of the whole network (an all-reduce) sets the epoch.
  */
+#define _POSIX_C_SOURCE 200809L /* gethostname */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/status.h"
 #include "net/net_engine.h"
@@ -181,9 +183,37 @@ static hb_status_t build_engine(hb_net_t *net)
     if (net->n_cable) {
         hb_sim_options_t o = net->opt;
         o.sample_dt_ms = o.dt_ms * (double)(net->total_steps > 0 ? net->total_steps : 1);
-        status = hb_sim_create(net->models, net->n_cable, &o, &net->sim);
+        status = hb_sim_create_on(net->models, net->n_cable, &o, net->local_rank, &net->sim);
         if (status == HB_SUCCESS) hb_sim_label_cells(net->sim, "gid", net->cable_gid);
     }
+    return status;
+}
+
+/* This rank's index among the ranks of its host (their names gathered): its GPU. */
+static hb_status_t find_local_rank(hb_net_t *net)
+{
+    enum { NAME = 64 };
+    hb_comm_t *comm = net->comm;
+    char mine[NAME];
+    memset(mine, 0, sizeof mine);
+    if (gethostname(mine, NAME - 1) != 0) snprintf(mine, sizeof mine, "?");
+    char *all = calloc((size_t)comm->size, NAME);
+    int *counts = calloc((size_t)comm->size, sizeof *counts);
+    int *displs = calloc((size_t)comm->size, sizeof *displs);
+    hb_status_t status = HB_SUCCESS;
+    if (!all || !counts || !displs) status = hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory");
+    for (int r = 0; r < comm->size && status == HB_SUCCESS; r++) {
+        counts[r] = NAME;
+        displs[r] = r * NAME;
+    }
+    if (status == HB_SUCCESS)
+        status = comm->ops->allgatherv(comm->state, mine, NAME, all, counts, displs, 1);
+    net->local_rank = 0;
+    for (int r = 0; r < comm->rank && status == HB_SUCCESS; r++)
+        net->local_rank += memcmp(all + (size_t)r * NAME, mine, NAME) == 0;
+    free(all);
+    free(counts);
+    free(displs);
     return status;
 }
 
@@ -232,6 +262,7 @@ hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
         status = comm->ops->allreduce(comm->state, v, 1, HB_REDUCE_MIN);
         net->min_delay = v[0];
     }
+    if (status == HB_SUCCESS) status = find_local_rank(net);
     if (status == HB_SUCCESS) status = agree(net, build_engine(net));
     if (status != HB_SUCCESS) {
         hb_net_destroy(net);

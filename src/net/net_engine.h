@@ -38,6 +38,7 @@ struct hb_net {
     hb_comm_t *comm;
     hb_sim_options_t opt;
     uint32_t first, end; /* this rank's gids: [first, end) */
+    int local_rank;      /* among the ranks of this host: its GPU */
     int n_cable;
     uint32_t *cable_gid; /* per local cable cell */
     hb_model_t **models;

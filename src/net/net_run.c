@@ -303,8 +303,10 @@ static hb_status_t queue_due(hb_net_t *net, long s0, long s1)
     }
     status = hb_sim_queue_events(net->sim, due, net->due);
     /* the delivered events leave the queue */
-    memmove(net->pending, net->pending + due, (net->n_pending - due) * sizeof *net->pending);
-    net->n_pending -= due;
+    if (due) {
+        memmove(net->pending, net->pending + due, (net->n_pending - due) * sizeof *net->pending);
+        net->n_pending -= due;
+    }
     net->n_sorted = net->n_pending;
     return status;
 }
@@ -519,8 +521,11 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
     size_t first = 0, n_new = 0;
     const int exchange = s0 > 0; /* epoch 0 has nothing before it */
 #ifdef HB_HAVE_OPENMP
+    /* omp: the team steps the blocks; cuda: one thread drives the GPU while the master
+     * exchanges (the engine is called from the task alone until the taskwait) */
     int threads = net->opt.backend == HB_BACKEND_OMP
-                      ? (net->opt.threads > 0 ? net->opt.threads : omp_get_max_threads()) : 1;
+                      ? (net->opt.threads > 0 ? net->opt.threads : omp_get_max_threads())
+                      : (net->opt.backend == HB_BACKEND_CUDA ? 2 : 1);
     if (threads < 2 || !net->sim) threads = 1;
 #pragma omp parallel num_threads(threads)
 #pragma omp master

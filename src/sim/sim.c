@@ -155,6 +155,8 @@ static hb_status_t create_engine(hb_sim_t *sim)
                 sim->group_of[c], (int)(site - gr->syns), (size_t)(state - gr->syn_state), stride};
         }
     desc.n_targets = n_targets;
+    const int devices = hb_context_devices(sim->ctx);
+    desc.device = devices > 0 ? sim->device % devices : 0;
     desc.targets = sim->targets;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
@@ -174,6 +176,12 @@ static double physical_memory(void)
 hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
                           hb_sim_t **sim)
 {
+    return hb_sim_create_on(cells, n_cells, options, 0, sim);
+}
+
+hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
+                             const hb_sim_options_t *options, int device, hb_sim_t **sim)
+{
     hb_clear_error();
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_create: sim is NULL");
     *sim = NULL;
@@ -187,6 +195,7 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     hb_sim_t *s = calloc(1, sizeof *s);
     if (!s) return hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
     s->opt = *options;
+    s->device = device > 0 ? device : 0;
     s->sample_every = every;
     s->memory_bytes = physical_memory();
     s->n_cells = n_cells;

@@ -128,6 +128,11 @@ hb_status_t hb_sim_add_spikes(hb_sim_t *sim, size_t n, const hb_spike_t *spikes)
 hb_status_t hb_sim_add_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events);
 hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end);
 
+/* hb_sim_create on the backend's device `device` modulo its devices (GPUs; a network gives
+ * each rank of a node its own). */
+hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
+                             const hb_sim_options_t *options, int device, hb_sim_t **sim);
+
 /* Cells named "LABEL ID" in messages (a network: "gid 42") instead of "cell INDEX"; ids
  * (n_cells of them) are borrowed for the simulation's life. */
 void hb_sim_label_cells(hb_sim_t *sim, const char *label, const uint32_t *ids);

@@ -67,6 +67,7 @@ struct hb_sim {
     const char *cell_label; /* with cell_ids: cells named "LABEL ID" in messages */
     const uint32_t *cell_ids;
     hb_sim_owned_t owned;
+    int device;              /* hb_sim_create_on's (modulo the devices: the engine's) */
     int *target_first;       /* per cell: its first synapse's target (n_cells + 1) */
     hb_sim_target_t *targets; /* the engine's targets: every cell's synapses */
     hb_sim_engine_event_t *events; /* hb_sim_queue_events' buffer */
