@@ -277,8 +277,74 @@ out:
     free_cells(&c);
 }
 
+/* The GPU's step of a mixed group, on the host: hb_step_lanes one lane at a time (lanes 1, d
+ * and rhs in the layout), the group's CPU-only packing (fixed rows, row table, chains) left
+ * out as the CUDA upload leaves it (src/cuda/sim_cuda.cu). It must give the CPU engine's bits:
+ * this is the CPU twin of the device's mixed-group step (tests/gpu/test_gpu_net.c compares
+ * the device itself). */
+static void test_device_path(void)
+{
+    cells_t c;
+    make_cells(&c);
+    const long steps = 300;
+    hb_sim_options_t opt = sim_options(0.025, (double)steps * 0.025, 0.025 * 100);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(c.cells, N_CELLS, &opt, &sim));
+    if (!sim || !sim->groups[sim->n_groups - 1].k.mixed) {
+        CHECK(sim && sim->groups[sim->n_groups - 1].k.mixed);
+        hb_sim_destroy(sim);
+        free_cells(&c);
+        return;
+    }
+    CHECK_OK(hb_sim_init(sim));
+    const group_t *gr = &sim->groups[sim->n_groups - 1];
+    const hb_step_group_t *k = &gr->k;
+    const size_t size = k->block_start[k->blocks], hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
+    hb_step_group_t g = *k;
+    double *v = check_malloc(size * sizeof *v), *d = check_malloc(size * sizeof *d);
+    double *rhs = check_malloc(size * sizeof *rhs), *hs = check_malloc((hh + 1) * sizeof *hs);
+    double *ss = check_malloc((gr->n_syn_state + 1) * sizeof *ss);
+    memcpy(v, k->v, size * sizeof *v);
+    memcpy(hs, k->hh_state, hh * sizeof *hs);
+    if (gr->n_syn_state) memcpy(ss, k->syn_state, gr->n_syn_state * sizeof *ss);
+    g.v = v;
+    g.hh_state = hs;
+    g.syn_state = gr->n_syn_state ? ss : NULL;
+    g.fixed_row = NULL;
+    g.fixed_r = g.fixed_c = g.fixed_f = NULL;
+    g.row_index = g.chain_row = NULL;
+    g.row_table = NULL;
+    CHECK_OK(hb_sim_advance(sim, steps));
+    hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
+                          sim->table.q10};
+    for (long n = 0; n < steps; n++) {
+        p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+        for (int b = 0; b < k->blocks; b++)
+            for (int lane = 0; lane < k->width; lane++) {
+                const size_t base = k->block_start[b] + (size_t)lane;
+                hb_step_lanes(&g, &p, b, lane, 1, k->width, 0, d + base, rhs + base);
+            }
+    }
+    CHECKF(memcmp(v, k->v, size * sizeof *v) == 0 && memcmp(hs, k->hh_state, hh * sizeof *hs) == 0 &&
+               (!gr->n_syn_state ||
+                memcmp(ss, k->syn_state, gr->n_syn_state * sizeof *ss) == 0),
+           "the device's per-lane step of a mixed group differs from the CPU engine's after "
+           "%ld steps", steps);
+    int spiking = 0; /* the IClamps drove the cells */
+    for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+    CHECKF(spiking > 0, "no spike in %ld steps: nothing happened to compare", steps);
+    free(v);
+    free(d);
+    free(rhs);
+    free(hs);
+    free(ss);
+    hb_sim_destroy(sim);
+    free_cells(&c);
+}
+
 int main(void)
 {
+    test_device_path();
     test_bits(HB_METHOD_EULER);
     test_bits(HB_METHOD_CN);
     test_fault();
