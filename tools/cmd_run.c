@@ -64,7 +64,7 @@ static const char usage_run_options[] =
     "  --quiet           no summary\n"
     "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n"
     "  --backend B       seq | omp | cuda | best: where the steps run, in place of the\n"
-    "                    file's \"backend\" (networks: seq or omp)\n"
+    "                    file's \"backend\" (networks too)\n"
     "  --threads T       OpenMP threads of --backend omp, 0.." CLI_STR(HB_MAX_THREADS) " (default 0:\n"
     "                    OpenMP's default, OMP_NUM_THREADS)\n"
     "  --t-stop MS       end time [ms], in place of the file's \"t_stop\" (a busyring's\n"
