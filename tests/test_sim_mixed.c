@@ -10,7 +10,9 @@
  * events through the engine's queue; one of them three times (a group of its own shape).
  * Compared after every chunk: v of every node, hh and synapse states, spike times, for
  * backward Euler and Crank-Nicolson. Then: a non-finite voltage named at its real cell and
- * node, and a checkpoint of a mixed simulation resumed to the same bits.
+ * node, and a checkpoint of a mixed simulation resumed to the same bits. Also: nine real
+ * morphologies in one mixed group (more distinct row constants than the CPU's table holds),
+ * and the GPU's per-lane step of a mixed group run on the host against the CPU engine.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "hinesbatch.h"
 #include "net/net_busyring.h"
 #include "sim/sim_engine.h"
+#include "sim_cells.h"
 #include "sim_common.h"
 
 #define N_TREES 11 /* cells of their own shape */
@@ -342,8 +345,60 @@ static void test_device_path(void)
     free_cells(&c);
 }
 
+/* Real morphologies (../shared/data), each its own shape: a mixed group with more distinct
+ * (u, l, g_pas, e_pas) quadruples than the CPU's row table holds, so the step reads the arrays
+ * themselves (row_index NULL); the bits are each cell's alone all the same. */
+static void test_real_cells(void)
+{
+    static const char *const files[] = {"c91662.swc", "l22.CNG.swc", "1220882a.CNG.swc",
+                                        "pyramidal.swc", "C040600B3.CNG.swc",
+                                        "single_cell_allen.swc", "041018-zA.CNG.swc",
+                                        "HSN-fluoro01.CNG.swc", "v_e_moto1.CNG.swc"};
+    enum { N = sizeof files / sizeof *files, BIG = 1 << 18 };
+    hb_morph_t *morph[N] = {NULL};
+    hb_model_t *model[N] = {NULL};
+    hb_sim_t *all = NULL, *alone[N] = {NULL};
+    double *a = check_malloc(BIG * sizeof *a), *b = check_malloc(BIG * sizeof *b);
+    int ok = 1;
+    for (int f = 0; f < N && ok; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
+        CHECK_OK(hb_morph_load_swc(path, NULL, &morph[f]));
+        model[f] = morph[f] ? sim_cells_make(morph[f], SIM_CELL_HH_SOMA, f % 3) : NULL;
+        ok = model[f] != NULL;
+    }
+    const hb_sim_options_t opt = sim_options(0.025, 400 * 0.025, 0.025 * 100);
+    if (ok) CHECK_OK(hb_sim_create(model, N, &opt, &all));
+    for (int f = 0; f < N && all; f++) CHECK_OK(hb_sim_create(&model[f], 1, &opt, &alone[f]));
+    if (all) {
+        const hb_step_group_t *k = &all->groups[all->n_groups - 1].k;
+        CHECKF(all->n_groups == 1 && k->mixed && k->count == N && k->row_index == NULL,
+               "%d groups; mixed %d, %d cells, row table %s", all->n_groups, k->mixed,
+               k->count, k->row_index ? "used" : "not used");
+        CHECK_OK(hb_sim_run(all));
+        for (int f = 0; f < N && alone[f]; f++) {
+            CHECK_OK(hb_sim_run(alone[f]));
+            const size_t na = cell_state(all, f, a), nb = cell_state(alone[f], 0, b);
+            CHECKF(na == nb && na > 0 && na < BIG && memcmp(a, b, na * sizeof *a) == 0,
+                   "%s: %zu state values in the mixed group, %zu alone, not bitwise the same",
+                   files[f], na, nb);
+        }
+        printf("real cells: %d morphologies in one mixed group without the row table, 400 "
+               "steps: bitwise each cell alone\n", N);
+    }
+    for (int f = 0; f < N; f++) {
+        hb_sim_destroy(alone[f]);
+        hb_model_destroy(model[f]);
+        hb_morph_destroy(morph[f]);
+    }
+    hb_sim_destroy(all);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
+    test_real_cells();
     test_device_path();
     test_bits(HB_METHOD_EULER);
     test_bits(HB_METHOD_CN);
