@@ -16,6 +16,7 @@
 #include "check.h"
 #include "hinesbatch.h"
 #include "net/net_busyring.h"
+#include "net/net_engine.h"
 #include "sim/sim.h"
 
 static void test_rng(void)
@@ -152,6 +153,35 @@ static hb_spike_t *run_file(const char *text, hb_comm_t *comm, size_t *n)
     hb_net_destroy(net);
     remove(path);
     return copy;
+}
+
+/* The connections kept sorted by (source, cell, synapse, weight, delay) (the radix sort of
+ * net.c): 700 cells of 20 connections each, sources past 255 (two digits of the sort). */
+static void test_conn_order(hb_comm_t *alone)
+{
+    const char *path = write_file("{\"t_stop\": 1, \"network\": {\"busyring\": {\"num-cells\": "
+                                  "700, \"ring-size\": 4, \"depth\": 0, \"synapses\": 20}}}");
+    hb_net_t *net = NULL;
+    CHECK_OK(hb_net_load_json(path, alone, &net));
+    if (net) {
+        size_t bad = 0, high = 0;
+        for (size_t k = 1; k < net->n_conns; k++) {
+            const hb_net_conn_t *x = &net->conns[k - 1], *y = &net->conns[k];
+            const int after =
+                x->source != y->source ? x->source > y->source
+                : x->cell != y->cell   ? x->cell > y->cell
+                : x->synapse != y->synapse ? x->synapse > y->synapse
+                : x->weight != y->weight   ? x->weight > y->weight
+                                           : x->delay > y->delay;
+            bad += (size_t)after;
+            high += y->source > 255;
+        }
+        CHECKF(net->n_conns == 700 * 20 && bad == 0 && high > 0,
+               "%zu connections, %zu out of order, %zu from gids above 255", net->n_conns, bad,
+               high);
+    }
+    hb_net_destroy(net);
+    remove(path);
 }
 
 static void test_run(hb_comm_t *comm, hb_comm_t *alone)
@@ -310,6 +340,7 @@ int main(void)
     test_interleaved();
     test_run(comm, alone);
     test_errors(alone);
+    test_conn_order(alone);
     hb_comm_destroy(alone);
     hb_comm_destroy(comm);
     if (rank != 0) return check_failed ? 1 : 0;

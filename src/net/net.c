@@ -23,11 +23,53 @@ static int compare_conn(const void *a, const void *b)
     return (x->delay > y->delay) - (x->delay < y->delay);
 }
 
-/* The recipe's connections of local cable cell c, checked, appended to net->conns. */
+/* Within one cell: (synapse, weight, delay). */
+static int compare_in_cell(const void *a, const void *b)
+{
+    const hb_net_conn_t *x = a, *y = b;
+    if (x->synapse != y->synapse) return x->synapse < y->synapse ? -1 : 1;
+    if (x->weight != y->weight) return x->weight < y->weight ? -1 : 1;
+    return (x->delay > y->delay) - (x->delay < y->delay);
+}
+
+/*
+ * The connections in compare_conn's order. They come cell by cell (cells ascending), each
+ * cell's sorted by add_connections (compare_in_cell), so a stable sort by source alone gives
+ * (source, cell, synapse, weight, delay): an LSD radix sort of the 32-bit source, 8 bits a
+ * pass (a general sort of 65 million connections took a quarter of a busyring's build).
+ */
+static hb_status_t sort_connections(hb_net_t *net)
+{
+    const size_t n = net->n_conns;
+    if (n < 2) return HB_SUCCESS;
+    hb_net_conn_t *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) { /* no room for the radix sort's copy: the general sort, in place */
+        qsort(net->conns, n, sizeof *net->conns, compare_conn);
+        return HB_SUCCESS;
+    }
+    hb_net_conn_t *from = net->conns, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t k = 0; k < n; k++) count[((from[k].source >> shift) & 0xffu) + 1]++;
+        if (count[((from[0].source >> shift) & 0xffu) + 1] == n) continue; /* one digit: as is */
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (size_t k = 0; k < n; k++) to[count[(from[k].source >> shift) & 0xffu]++] = from[k];
+        hb_net_conn_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != net->conns) memcpy(net->conns, from, n * sizeof *from);
+    free(tmp);
+    return HB_SUCCESS;
+}
+
+/* The recipe's connections of local cable cell c, checked, appended to net->conns (sorted by
+ * compare_in_cell). */
 static hb_status_t add_connections(hb_net_t *net, int c, double *min_delay)
 {
     static const char fn[] = "hb_net_create";
     const uint32_t gid = net->cable_gid[c];
+    const size_t first = net->n_conns; /* this cell's connections start here */
     int count = 0;
     hb_status_t status = net->recipe.connections_on(net->recipe.user, gid, NULL, &count);
     if (status != HB_SUCCESS) return status;
@@ -71,6 +113,8 @@ static hb_status_t add_connections(hb_net_t *net, int c, double *min_delay)
         }
     }
     free(in);
+    if (status == HB_SUCCESS && net->n_conns > first)
+        qsort(net->conns + first, net->n_conns - first, sizeof *net->conns, compare_in_cell);
     return status;
 }
 
@@ -159,7 +203,7 @@ static hb_status_t build_engine(hb_net_t *net)
 {
     static const char fn[] = "hb_net_create";
     hb_status_t status = HB_SUCCESS;
-    if (net->n_conns) qsort(net->conns, net->n_conns, sizeof *net->conns, compare_conn);
+    status = sort_connections(net);
     net->total_steps = (long)ceil(net->opt.t_stop_ms / net->opt.dt_ms - 1e-9);
     /* An epoch no longer than the smallest delay: a spike's events reach the next epoch. */
     const double steps = isfinite(net->min_delay) ? floor(net->min_delay / net->opt.dt_ms + 1e-9)
