@@ -521,6 +521,33 @@ HB_HOSTDEV void hb_step_synapse_current(const hb_syn_site_t *syn, const double *
     d[at] += g * syn->scale;
 }
 
+/* Pass S for the cell in slot `slot`: its IClamps at t + dt/2 into rhs (still +i). rhs points
+ * at the slot's row 0 (row stride w). */
+HB_HOSTDEV void hb_step_slot_stimuli(const hb_step_group_t *g, const hb_step_params_t *p,
+                                     int slot, size_t w, double *rhs)
+{
+    for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
+        const hb_stim_site_t *site = &g->sites[q];
+        double inj = 0.0; /* [nA] */
+        for (int c = site->first; c < site->first + site->count; c++) {
+            const hb_stim_pulse_t *pulse = &g->pulses[c];
+            if (p->t_mid >= pulse->del_ms && p->t_mid < pulse->del_ms + pulse->dur_ms)
+                inj += pulse->amp_na;
+        }
+        rhs[(size_t)site->node * w] -= inj * 1e2 / site->area_um2;
+    }
+}
+
+/* Pass Y for the cell in slot `slot`, its synapses' state per slot (syn_lanes 0); v, d and rhs
+ * point at the slot's row 0 (row stride w). */
+HB_HOSTDEV void hb_step_slot_synapses(const hb_step_group_t *g, int slot, size_t w,
+                                      const double *v, double *d, double *rhs)
+{
+    for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
+        hb_step_synapse_current(&g->syns[q], g->syn_state + 2 * (size_t)q,
+                                (size_t)g->syns[q].node * w, v, d, rhs);
+}
+
 /* Pass G for a synapse: cnexp with the new v, x += (1 - exp(-dt/tau)) (0 - x). */
 HB_HOSTDEV void hb_step_synapse_decay(const hb_syn_site_t *syn, double *state)
 {
@@ -590,19 +617,8 @@ HB_HOSTDEV void hb_step_lanes_assemble(const hb_step_group_t *g, const hb_step_p
                        g->hh_state + (hh_base + (size_t)j) * 3 * w + (size_t)lane0, d + r,
                        rhs + r);
     }
-    for (int k = 0; k < lanes; k++) {
-        const int slot = block * width + lane0 + k;
-        for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
-            const hb_stim_site_t *site = &g->sites[q];
-            double inj = 0.0; /* [nA] */
-            for (int c = site->first; c < site->first + site->count; c++) {
-                const hb_stim_pulse_t *pulse = &g->pulses[c];
-                if (p->t_mid >= pulse->del_ms && p->t_mid < pulse->del_ms + pulse->dur_ms)
-                    inj += pulse->amp_na;
-            }
-            rhs[(size_t)site->node * w + (size_t)k] -= inj * 1e2 / site->area_um2;
-        }
-    }
+    for (int k = 0; k < lanes; k++)
+        hb_step_slot_stimuli(g, p, block * width + lane0 + k, w, rhs + k);
     if (g->syn_start && g->syn_lanes) {
         const int nq = g->syn_lanes;
         double *st = g->syn_state + (size_t)block * (size_t)nq * 2 * w + (size_t)lane0;
@@ -623,12 +639,8 @@ HB_HOSTDEV void hb_step_lanes_assemble(const hb_step_group_t *g, const hb_step_p
                 }
         }
     } else if (g->syn_start)
-        for (int k = 0; k < lanes; k++) {
-            const int slot = block * width + lane0 + k;
-            for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
-                hb_step_synapse_current(&g->syns[q], g->syn_state + 2 * (size_t)q,
-                                        (size_t)g->syns[q].node * w + (size_t)k, v, d, rhs);
-        }
+        for (int k = 0; k < lanes; k++)
+            hb_step_slot_synapses(g, block * width + lane0 + k, w, v + k, d + k, rhs + k);
     hb_step_root_row(lanes, cl, cfac, d, rhs);
     for (int i = 1; i < m; i++) {
         const size_t r = (size_t)i * w, pr = (size_t)parent[i] * w, c = (size_t)i * crow;
@@ -719,20 +731,8 @@ HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_p
                        g->hh_par + inst * HB_HH_NPAR * w + (size_t)lane,
                        g->hh_state + inst * 3 * w + (size_t)lane, d + r, rhs + r);
     }
-    for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
-        const hb_stim_site_t *site = &g->sites[q];
-        double inj = 0.0; /* [nA] */
-        for (int c = site->first; c < site->first + site->count; c++) {
-            const hb_stim_pulse_t *pulse = &g->pulses[c];
-            if (p->t_mid >= pulse->del_ms && p->t_mid < pulse->del_ms + pulse->dur_ms)
-                inj += pulse->amp_na;
-        }
-        rhs[(size_t)site->node * w] -= inj * 1e2 / site->area_um2;
-    }
-    if (g->syn_start)
-        for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
-            hb_step_synapse_current(&g->syns[q], g->syn_state + 2 * (size_t)q,
-                                    (size_t)g->syns[q].node * w, v, d, rhs);
+    hb_step_slot_stimuli(g, p, slot, w, rhs);
+    if (g->syn_start) hb_step_slot_synapses(g, slot, w, v, d, rhs);
     hb_step_root_row(1, 1, cfac, d, rhs);
     for (int i = 1; i < m; i++) {
         const size_t r = (size_t)i * w, pr = (size_t)parent[r] * w;

@@ -141,20 +141,8 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             hb_step_hh_row(1, W, W, 1, v + r, g->hh_par + inst * HB_HH_NPAR * w + (size_t)k,
                            g->hh_state + inst * 3 * w + (size_t)k, d + r, rhs + r);
         }
-        for (int q = g->site_start[slot]; q < g->site_start[slot + 1]; q++) {
-            const hb_stim_site_t *site = &g->sites[q];
-            double inj = 0.0; /* [nA] */
-            for (int c = site->first; c < site->first + site->count; c++) {
-                const hb_stim_pulse_t *pulse = &g->pulses[c];
-                if (p->t_mid >= pulse->del_ms && p->t_mid < pulse->del_ms + pulse->dur_ms)
-                    inj += pulse->amp_na;
-            }
-            rhs[(size_t)site->node * w + (size_t)k] -= inj * 1e2 / site->area_um2;
-        }
-        if (g->syn_start)
-            for (int q = g->syn_start[slot]; q < g->syn_start[slot + 1]; q++)
-                hb_step_synapse_current(&g->syns[q], g->syn_state + 2 * (size_t)q,
-                                        (size_t)g->syns[q].node * w + (size_t)k, v, d, rhs);
+        hb_step_slot_stimuli(g, p, slot, w, rhs + k);
+        if (g->syn_start) hb_step_slot_synapses(g, slot, w, v + k, d + k, rhs + k);
     }
     hb_step_root_row(W, 1, cfac, d, rhs);
     int most = 0;

@@ -285,6 +285,18 @@ static hb_status_t sort_pending(hb_net_t *net)
     return HB_SUCCESS;
 }
 
+/* The first n pending events in net->due, as the simulation takes them. */
+static hb_status_t sim_events(hb_net_t *net, size_t n)
+{
+    if (!hb_net_reserve((void **)&net->due, 0, &net->cap_due, n, sizeof *net->due))
+        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", n);
+    for (size_t k = 0; k < n; k++) {
+        const hb_net_event_t *ev = &net->pending[k];
+        net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->time, ev->weight};
+    }
+    return HB_SUCCESS;
+}
+
 static hb_status_t queue_due(hb_net_t *net, long s0, long s1)
 {
     hb_status_t status = sort_pending(net);
@@ -295,12 +307,7 @@ static hb_status_t queue_due(hb_net_t *net, long s0, long s1)
         return hb_fail(HB_ERR_BACKEND, "network: an event for step %ld came at step %ld "
                        "(epoch of %d steps, smallest delay %g ms)", net->pending[0].step, s0,
                        net->epoch_steps, net->min_delay);
-    if (!hb_net_reserve((void **)&net->due, 0, &net->cap_due, due, sizeof *net->due))
-        return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", due);
-    for (size_t k = 0; k < due; k++) {
-        const hb_net_event_t *ev = &net->pending[k];
-        net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->time, ev->weight};
-    }
+    if ((status = sim_events(net, due)) != HB_SUCCESS) return status;
     status = hb_sim_queue_events(net->sim, due, net->due);
     /* the delivered events leave the queue */
     if (due) {
@@ -392,12 +399,7 @@ static hb_status_t engine_events(hb_net_t *net)
         net->engine_conns = status == HB_SUCCESS;
     }
     if (status == HB_SUCCESS && net->n_pending) {
-        if (!hb_net_reserve((void **)&net->due, 0, &net->cap_due, net->n_pending, sizeof *net->due))
-            return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", net->n_pending);
-        for (size_t k = 0; k < net->n_pending; k++) {
-            const hb_net_event_t *ev = &net->pending[k];
-            net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->time, ev->weight};
-        }
+        if ((status = sim_events(net, net->n_pending)) != HB_SUCCESS) return status;
         status = hb_sim_add_events(net->sim, net->n_pending, net->due);
         net->n_pending = 0;
     }
