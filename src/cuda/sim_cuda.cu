@@ -1,11 +1,14 @@
 /*
  * The simulator on the GPU: the whole time step in device kernels.
  *
- *   step_kernel   one thread per cell (lane) of a group: hb_step_lanes from
+ *   step_kernel   one thread per cell (lane) of a group of one shape: hb_step_lanes from
  *                 src/common/sim_step.h with lanes = 1, i.e. the CPU's fused step
  *                 (currents, assembly, Hines solve, v update, gates) for that cell.
  *                 Groups are Block-Interleaved with a warp's 32 cells per block, so
  *                 every access of a warp is one contiguous 256-byte row.
+ *   tree_step_kernel  one warp per cell of a mixed group (cells of their own shapes, one
+ *                 to a block): the same step in phases over the cell's rows and chains
+ *                 (src/common/sim_tree.h).
  *   probe_kernel  one thread per probe: spike detection (hb_spike_test) and, on
  *                 sampling steps, the recorded voltage.
  *   check_kernel  every check_every steps and at the run's last, one thread per
