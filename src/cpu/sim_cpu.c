@@ -28,6 +28,9 @@ typedef struct {
      * shape) whose solves are interleaved; item i is blocks item_first[i] .. + item_count[i]. */
     int n_items;
     int *item_first, *item_count;
+    /* Per group: mixed groups' gather rows (step_mixed_lanes), a byte per row as chain_row;
+     * else NULL. */
+    unsigned char **gather_row;
     int threads;         /* CPU threads stepping blocks */
     size_t scratch_size; /* per thread: d and rhs of one block */
     double *scratch;
@@ -97,7 +100,7 @@ HB_HOSTDEV void prefetch_row(const hb_step_group_t *g, size_t e, const int W)
 
 HB_HOSTDEV void
 step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
-                 double *scratch, const int W)
+                 const unsigned char *gather_row, double *scratch, const int W)
 {
     const size_t w = (size_t)W, base = g->block_start[block];
     const int rows = hb_step_block_rows(g, block);
@@ -109,7 +112,7 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
     const double *pg = g->pas_g + base, *pe = g->pas_e + base;
     const unsigned char *fixed = g->fixed_row + base;
     const double *fr = g->fixed_r + base;
-    const unsigned char *chain = g->chain_row + base / w;
+    const unsigned char *chain = g->chain_row + base / w, *gath = gather_row + base / w;
     if (g->row_index) { /* u and l from the table into the scratch; pas (hb_step_pas_row) */
         const unsigned char *HB_RESTRICT ix = g->row_index + base;
         const double *HB_RESTRICT tab = g->row_table, *HB_RESTRICT vv = v;
@@ -169,6 +172,21 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             }
             continue;
         }
+        if (gath[i]) { /* the same on each lane's parent: no two lanes share one */
+            const size_t r = (size_t)i * w;
+            const int *HB_RESTRICT pi = par + r;
+            const double *HB_RESTRICT vi = v + r, *HB_RESTRICT ui = u + r, *HB_RESTRICT li = l + r;
+            double *HB_RESTRICT ri = rhs + r;
+            HB_SIMD
+            for (int k = 0; k < W; k++) {
+                const size_t pr = (size_t)pi[k] * w + (size_t)k;
+                const double dv = v[pr] - vi[k];
+                const double x = (0.0 - ri[k]) - li[k] * dv;
+                rhs[pr] += ui[k] * dv;
+                ri[k] = x;
+            }
+            continue;
+        }
         for (int k = 0; k < W; k++) {
             if (i >= lm[k]) continue;
             const size_t r = (size_t)i * w + (size_t)k, pr = (size_t)par[r] * w + (size_t)k;
@@ -202,6 +220,17 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
+        if (gath[i]) {
+            const size_t r = (size_t)i * w;
+            const int *HB_RESTRICT pi = par + r;
+            const double *HB_RESTRICT ui = u + r, *HB_RESTRICT fi = fr + r, *HB_RESTRICT ri = rhs + r;
+            HB_SIMD
+            for (int k = 0; k < W; k++) {
+                const size_t pr = (size_t)pi[k] * w + (size_t)k;
+                rhs[pr] -= (ui[k] * fi[k]) * ri[k];
+            }
+            continue;
+        }
         for (int k = 0; k < W; k++) {
             if (i >= lm[k]) continue;
             const size_t r = (size_t)i * w + (size_t)k;
@@ -225,6 +254,16 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
+        if (gath[i]) {
+            const size_t r = (size_t)i * w;
+            const int *HB_RESTRICT pi = par + r;
+            const double *HB_RESTRICT li = l + r, *HB_RESTRICT fi = fr + r;
+            double *HB_RESTRICT ri = rhs + r;
+            HB_SIMD
+            for (int k = 0; k < W; k++)
+                ri[k] = (ri[k] - li[k] * rhs[(size_t)pi[k] * w + (size_t)k]) * fi[k];
+            continue;
+        }
         for (int k = 0; k < W; k++) {
             if (i >= lm[k]) continue;
             const size_t r = (size_t)i * w + (size_t)k;
@@ -252,12 +291,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int block,
-                       double *scratch)
+                       const unsigned char *gather_row, double *scratch)
 {
     switch (g->width) {
-    case 8: step_mixed_lanes(g, p, block, scratch, 8); break;
-    case 4: step_mixed_lanes(g, p, block, scratch, 4); break;
-    default: step_mixed_lanes(g, p, block, scratch, 2); break;
+    case 8: step_mixed_lanes(g, p, block, gather_row, scratch, 8); break;
+    case 4: step_mixed_lanes(g, p, block, gather_row, scratch, 4); break;
+    default: step_mixed_lanes(g, p, block, gather_row, scratch, 2); break;
     }
 }
 
@@ -268,11 +307,11 @@ static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int 
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block,
-                       double *scratch)
+                       const unsigned char *gather_row, double *scratch)
 {
     double *d = scratch, *rhs = scratch + (size_t)g->m * (size_t)g->width;
     if (g->mixed) {
-        step_mixed(g, p, block, scratch);
+        step_mixed(g, p, block, gather_row, scratch);
         return;
     }
     switch (g->width * 2 + (g->shared != 0)) {
@@ -507,7 +546,8 @@ static void step_item(cpu_sim_t *sim, int item, const hb_step_params_t *p, doubl
 {
     const int first = sim->item_first[item], n = sim->item_count[item];
     if (n == 1) {
-        step_block(&sim->groups[sim->block_group[first]], p, sim->block_index[first], scratch);
+        const int gi = sim->block_group[first];
+        step_block(&sim->groups[gi], p, sim->block_index[first], sim->gather_row[gi], scratch);
     } else {
         const hb_step_group_t *g[INTERLEAVE];
         int blk[INTERLEAVE];
@@ -577,6 +617,8 @@ static void cpu_destroy(void *engine)
 {
     cpu_sim_t *s = engine;
     if (!s) return;
+    for (int g = 0; s->gather_row && g < s->n_groups; g++) free(s->gather_row[g]);
+    free(s->gather_row);
     free(s->groups);
     free(s->block_group);
     free(s->block_index);
@@ -599,6 +641,34 @@ static void cpu_destroy(void *engine)
 }
 
 #define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
+
+/* The gather rows of each mixed group (cpu_sim_t.gather_row): rows that are not chain rows
+ * where every lane has the row, fixed, with a fixed parent. */
+static hb_status_t make_gather_rows(cpu_sim_t *s)
+{
+    if (!ALLOC(s->gather_row, s->n_groups))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int g = 0; g < s->n_groups; g++) {
+        const hb_step_group_t *k = &s->groups[g];
+        if (!k->mixed) continue;
+        const size_t W = (size_t)k->width;
+        if (!ALLOC(s->gather_row[g], k->block_start[k->blocks] / W))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        for (int b = 0; b < k->blocks; b++) {
+            const size_t first = k->block_start[b];
+            for (int i = 1; i < hb_step_block_rows(k, b); i++) {
+                int all = !k->chain_row[first / W + (size_t)i];
+                for (size_t q = 0; q < W && all; q++) {
+                    const size_t e = first + (size_t)i * W + q;
+                    all = i < k->lane_m[(size_t)b * W + q] && k->fixed_row[e] &&
+                          k->fixed_row[first + (size_t)k->parent[e] * W + q];
+                }
+                s->gather_row[g][first / W + (size_t)i] = (unsigned char)all;
+            }
+        }
+    }
+    return HB_SUCCESS;
+}
 
 /* Blocks of all groups in order; the matrix (d, rhs) of one block per thread: it never
  * leaves the cache. */
@@ -672,7 +742,8 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
         s->detect[p] = d->probe_detect[p];
         s->threshold[p] = d->probe_threshold[p];
     }
-    return make_blocks(s);
+    hb_status_t st = make_gather_rows(s);
+    return st == HB_SUCCESS ? make_blocks(s) : st;
 }
 
 static hb_status_t cpu_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
