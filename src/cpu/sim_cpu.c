@@ -98,6 +98,59 @@ HB_HOSTDEV void prefetch_row(const hb_step_group_t *g, size_t e, const int W)
     }
 }
 
+/* Elements 0 .. n - 1 of a mixed block from the group's row table (hb_step_group_t.row_index):
+ * u, l, and pas (hb_step_pas_row: d = g, rhs = g (v - e)). Each element's quadruple is one
+ * 32-byte load, four of them transposed into vectors (where the compiler has vector
+ * extensions; a compiler's own vectorisation gathers each value with a scalar load). */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+typedef double hb_v4d __attribute__((vector_size(32)));
+#define HB_SHUF __builtin_shufflevector
+HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB_RESTRICT tab,
+                           const double *HB_RESTRICT v, int n, double *HB_RESTRICT u,
+                           double *HB_RESTRICT l, double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    int e = 0;
+    for (; e + 4 <= n; e += 4) {
+        hb_v4d q0, q1, q2, q3, x;
+        memcpy(&q0, tab + 4 * (int)ix[e], sizeof q0); /* u l g e of element e */
+        memcpy(&q1, tab + 4 * (int)ix[e + 1], sizeof q1);
+        memcpy(&q2, tab + 4 * (int)ix[e + 2], sizeof q2);
+        memcpy(&q3, tab + 4 * (int)ix[e + 3], sizeof q3);
+        memcpy(&x, v + e, sizeof x);
+        const hb_v4d t0 = HB_SHUF(q0, q1, 0, 4, 2, 6), t1 = HB_SHUF(q0, q1, 1, 5, 3, 7);
+        const hb_v4d t2 = HB_SHUF(q2, q3, 0, 4, 2, 6), t3 = HB_SHUF(q2, q3, 1, 5, 3, 7);
+        const hb_v4d uu = HB_SHUF(t0, t2, 0, 1, 4, 5), gg = HB_SHUF(t0, t2, 2, 3, 6, 7);
+        const hb_v4d ll = HB_SHUF(t1, t3, 0, 1, 4, 5), ee = HB_SHUF(t1, t3, 2, 3, 6, 7);
+        const hb_v4d rr = gg * (x - ee);
+        memcpy(u + e, &uu, sizeof uu);
+        memcpy(l + e, &ll, sizeof ll);
+        memcpy(d + e, &gg, sizeof gg);
+        memcpy(rhs + e, &rr, sizeof rr);
+    }
+    for (; e < n; e++) {
+        const double *q = tab + 4 * (int)ix[e];
+        u[e] = q[0];
+        l[e] = q[1];
+        d[e] = q[2];
+        rhs[e] = q[2] * (v[e] - q[3]);
+    }
+}
+#undef HB_SHUF
+#else
+HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB_RESTRICT tab,
+                           const double *HB_RESTRICT v, int n, double *HB_RESTRICT u,
+                           double *HB_RESTRICT l, double *HB_RESTRICT d, double *HB_RESTRICT rhs)
+{
+    for (int e = 0; e < n; e++) {
+        const double *q = tab + 4 * (int)ix[e];
+        u[e] = q[0];
+        l[e] = q[1];
+        d[e] = q[2];
+        rhs[e] = q[2] * (v[e] - q[3]);
+    }
+}
+#endif
+
 HB_HOSTDEV void
 step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
                  const unsigned char *gather_row, double *scratch, const int W)
@@ -114,19 +167,8 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
     const double *fr = g->fixed_r + base;
     const unsigned char *chain = g->chain_row + base / w, *gath = gather_row + base / w;
     if (g->row_index) { /* u and l from the table into the scratch; pas (hb_step_pas_row) */
-        const unsigned char *HB_RESTRICT ix = g->row_index + base;
-        const double *HB_RESTRICT tab = g->row_table, *HB_RESTRICT vv = v;
-        double *HB_RESTRICT ub = rhs + (size_t)rows * w, *HB_RESTRICT lb = ub + (size_t)rows * w;
-        double *HB_RESTRICT dd = d, *HB_RESTRICT rr = rhs;
-        const int n = rows * W;
-        HB_SIMD
-        for (int e = 0; e < n; e++) {
-            const int t = 4 * (int)ix[e];
-            ub[e] = tab[t];
-            lb[e] = tab[t + 1];
-            dd[e] = tab[t + 2];
-            rr[e] = tab[t + 2] * (vv[e] - tab[t + 3]);
-        }
+        double *ub = rhs + (size_t)rows * w, *lb = ub + (size_t)rows * w;
+        table_rows(g->row_index + base, g->row_table, v, rows * W, ub, lb, d, rhs);
         u = ub;
         l = lb;
     } else {
