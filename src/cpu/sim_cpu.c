@@ -68,11 +68,13 @@ static int cpu_block_width(int count)
  * d = rhs = 0 in their scratch and keep v: pas_g, pas_e 0), u and l copied from the group's
  * table into the scratch on the way (row_index: a byte a row streamed instead of 32); the
  * lanes' axial terms and solves row by row in turn (each lane's rows in its own order), so
- * that the core overlaps the lanes' independent chains. Every cell's values see
- * hb_step_mixed_lane's operations in its order, those of a group of its own
- * (tests/test_sim_mixed.c). The diagonal of a fixed row
- * is never read (its factors are known): the axial pass leaves it, updating only a parent
- * that is not fixed.
+ * that the core overlaps the lanes' independent chains. Rows come in three kinds: chain rows
+ * (hb_step_group_t.chain_row) as vectors; gather rows (cpu_sim_t.gather_row: every lane has the
+ * row, fixed, with a fixed parent of its own) as one branch-free loop over the lanes, each lane
+ * reading and writing its parent's element (no two lanes share one); the rest lane by lane.
+ * Every cell's values see hb_step_mixed_lane's operations in its order, those of a group of
+ * its own (tests/test_sim_mixed.c). The diagonal of a fixed row is never read (its factors
+ * are known): the axial pass leaves it, updating only a parent that is not fixed.
  */
 /* The streamed arrays of a mixed block's row at element e, W lanes: a prefetch per cache
  * line they start. */
