@@ -69,6 +69,11 @@ fi
 touch "$tmp/file"
 expect_status 1 "unwritable output" -- "$bin" run "$examples/ring_network.json" -o "$tmp/file/out"
 expect_grep "$tmp/err" "cannot create the output directory" "unwritable output message"
+# --traces asks for voltage traces, which a network run does not write: refused, not ignored
+expect_status 2 "network with --traces csv" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tr" --traces csv
+expect_grep "$tmp/err" "expected --traces none or no --traces" "network --traces message"
+[ ! -e "$tmp/tr/spikes.dat" ] && ok || bad "network with --traces csv ran"
+expect_status 0 "network with --traces none" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tn" --traces none --quiet
 
 # Malformed networks: exit 1, the key path or the connection named.
 net() { # FILE NETWORK-JSON

@@ -58,7 +58,8 @@ static const char usage_run_options[] =
     "  --traces FORMAT   cells: h5 (DIR/traces.h5, the default in a build with HDF5), csv\n"
     "                    (DIR/traces.csv: gid,probe,t_ms,v_mv, a row per probe and sample, 6\n"
     "                    digits of v; the default without HDF5), wide (DIR/probes.csv: t_ms\n"
-    "                    and one column per probe, 17 digits) or none\n"
+    "                    and one column per probe, 17 digits) or none (networks: none\n"
+    "                    only; they write spikes)\n"
     "  --sonata          also DIR/spikes.h5: spikes.dat's spikes in SONATA's HDF5 layout\n"
     "                    (builds with HDF5)\n"
     "  --quiet           no summary\n"
@@ -952,6 +953,14 @@ int cli_command_run(int argc, char **argv)
     if (sonata && !cli_sonata_available())
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
-    if (is_network(model)) return run_network(model, out, quiet, tracing, &ckpt, sonata);
+    if (is_network(model)) {
+        if (!defaulted && format != TRACES_NONE) { /* accepted and ignored would mislead */
+            fprintf(stderr, "hinesbatch run: %s: --traces %s: a network run writes its spikes "
+                    "(spikes.dat), not voltage traces; expected --traces none or no --traces\n",
+                    model, traces);
+            return 2;
+        }
+        return run_network(model, out, quiet, tracing, &ckpt, sonata);
+    }
     return run_cells(model, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
 }
