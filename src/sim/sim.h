@@ -133,6 +133,30 @@ hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end);
 hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
                              const hb_sim_options_t *options, int device, hb_sim_t **sim);
 
+/*
+ * Cells asked one at a time, for a simulation that keeps none of them (a network's own
+ * builder, whose every cell has its own model): `get` builds cell `cell`'s model (NULL on
+ * failure, with hb_last_error's message), `put` releases it. A simulation asks for each cell
+ * twice while it is created (its sizes, then its constants) and again only for a fault's
+ * message and a checkpoint's fingerprint, so that at most a few models (one per thread) live
+ * at once. thread_safe: get and put may run for different cells on several threads at once.
+ */
+typedef struct {
+    void *user;
+    hb_model_t *(*get)(void *user, int cell);
+    void (*put)(void *user, int cell, hb_model_t *model);
+    int thread_safe;
+} hb_sim_cell_source_t;
+
+hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
+                               const hb_sim_options_t *options, int device, hb_sim_t **sim);
+
+/* Synapses of cell `cell` (0 when out of range). */
+int hb_sim_cell_synapses(const hb_sim_t *sim, int cell);
+/* Cell `cell`'s first probe that detects spikes, as a probe index of the whole simulation
+ * (cell order), or -1. */
+int hb_sim_cell_detector(const hb_sim_t *sim, int cell);
+
 /* Cells named "LABEL ID" in messages (a network: "gid 42") instead of "cell INDEX"; ids
  * (n_cells of them) are borrowed for the simulation's life. */
 void hb_sim_label_cells(hb_sim_t *sim, const char *label, const uint32_t *ids);
