@@ -267,7 +267,7 @@ hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
     s->source = *source;
     s->build_threads = 1;
 #ifdef HB_HAVE_OPENMP
-    if (source->thread_safe)
+    if (source->thread_safe) /* checked above: 0 .. HB_MAX_THREADS */
         s->build_threads = options->threads > 0 ? options->threads : omp_get_max_threads();
 #endif
     if (source->get == array_get) { /* the caller's models, kept for the simulation's life */

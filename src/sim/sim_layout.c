@@ -47,7 +47,7 @@ static hb_status_t survey_cell(void *ctx, int c)
 {
     hb_sim_t *sim = ctx;
     const hb_model_t *md = hb_sim_cell_get(sim, c);
-    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "simulation: cell %d: %s", c, hb_last_error());
+    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error()) /* the source names the cell */;
     hb_sim_cell_info_t *in = &sim->info[c];
     in->m = hb_cable_size(md->cable);
     in->n_hh = 0;
@@ -445,7 +445,7 @@ static hb_status_t fill_slot(void *ctx, int s)
     group_t *gr = job->gr;
     const int c = gr->cells[s];
     const hb_model_t *md = hb_sim_cell_get(job->sim, c);
-    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "simulation: cell %d: %s", c, hb_last_error());
+    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error()) /* the source names the cell */;
     const size_t m = (size_t)hb_cable_size(md->cable);
     double *u = malloc((m + 1) * sizeof *u), *l = malloc((m + 1) * sizeof *l);
     int n[3] = {gr->site_start[s], job->first_pulse[s], gr->syn_start ? gr->syn_start[s] : 0};
@@ -559,8 +559,7 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     if (!ok || !first) {
         free(base);
         free(hh0);
-        return ok ? hb_fail(HB_ERR_INVALID_VALUE, "simulation: cell %d: %s", gr->cells[0],
-                            hb_last_error())
+        return ok ? hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error())
                   : hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d cells of %d nodes",
                             k->count, m);
     }
@@ -680,8 +679,7 @@ static hb_status_t same_cells(const hb_sim_t *sim, int a, int b, int *same)
     const hb_model_t *y = x ? hb_sim_cell_get(sim, b) : NULL;
     hb_status_t status = HB_SUCCESS;
     if (!x || !y)
-        status = hb_fail(HB_ERR_INVALID_VALUE, "simulation: cell %d: %s", x ? b : a,
-                         hb_last_error());
+        status = hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
     else
         *same = same_group(x, y);
     hb_sim_cell_put(sim, b, y);
