@@ -76,6 +76,11 @@ struct hb_model {
     hb_model_synapse_t *synapses;
 };
 
+/* Models alive in the process now (hb_model_create less hb_model_destroy); *peak (may be NULL)
+ * the most alive at once since the last reset_peak (which starts it at now). For tests of
+ * what a build keeps. */
+long hb_model_live(int reset_peak, long *peak);
+
 /* Things a simulation frees on destroy (what the JSON loader built). */
 typedef struct {
     int n_models, n_morphs;
