@@ -189,28 +189,29 @@ static hb_status_t factor_fixed_rows(group_t *gr)
 }
 
 /* Mixed groups: each lane's fixed rows and factors (factor_rows on the lane's constants), kept
- * per element in the layout. */
-static hb_status_t factor_mixed_rows(group_t *gr)
+ * per element in the layout, lanes on the build's threads. */
+typedef struct {
+    group_t *gr;
+    unsigned char *fixed;
+    double *f;
+} factor_job_t;
+
+static hb_status_t factor_lane(void *ctx, int s)
 {
+    const factor_job_t *job = ctx;
+    group_t *gr = job->gr;
     hb_step_group_t *k = &gr->k;
-    const size_t W = (size_t)k->width, size = gr->block_start[k->blocks];
-    const int M = k->m;
-    unsigned char *fixed = malloc(size + 1), *fx = malloc((size_t)M + 1);
-    double *f = malloc((size + 1) * sizeof *f);
-    double *buf = malloc((8 * (size_t)M + 1) * sizeof *buf);
-    int *par = malloc(((size_t)M + 1) * sizeof *par);
+    const size_t W = (size_t)k->width;
+    const int m = k->lane_m[s];
+    unsigned char *fx = malloc((size_t)m + 1);
+    double *buf = malloc((8 * (size_t)m + 1) * sizeof *buf);
+    int *par = malloc(((size_t)m + 1) * sizeof *par);
     hb_status_t status = HB_SUCCESS;
-    if (!fixed || !fx || !f || !buf || !par)
-        status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    if (!fx || !buf || !par) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    double *u = buf, *l = buf + m, *cfac = buf + 2 * (size_t)m, *pg = buf + 3 * (size_t)m;
+    double *pe = buf + 4 * (size_t)m, *fr = buf + 5 * (size_t)m, *fc = buf + 6 * (size_t)m;
+    double *ff = buf + 7 * (size_t)m;
     if (status == HB_SUCCESS) {
-        memset(fixed, 0, size);
-        memset(f, 0, size * sizeof *f);
-    }
-    double *u = buf, *l = buf + M, *cfac = buf + 2 * (size_t)M, *pg = buf + 3 * (size_t)M;
-    double *pe = buf + 4 * (size_t)M, *fr = buf + 5 * (size_t)M, *fc = buf + 6 * (size_t)M;
-    double *ff = buf + 7 * (size_t)M;
-    for (int s = 0; s < k->count && status == HB_SUCCESS; s++) {
-        const int m = k->lane_m[s];
         const size_t base = hb_step_element(k, s, 0), hh0 = gr->hh_start[s / (int)W];
         for (int i = 0; i < m; i++) {
             const size_t e = base + (size_t)i * W;
@@ -229,13 +230,26 @@ static hb_status_t factor_mixed_rows(group_t *gr)
         status = factor_rows(m, par, u, l, cfac, pg, pe, fx, fr, fc, ff);
         for (int i = 0; i < m && status == HB_SUCCESS; i++) {
             const size_t e = base + (size_t)i * W;
-            fixed[e] = fx[i];
-            f[e] = fr[i];
+            job->fixed[e] = fx[i];
+            job->f[e] = fr[i];
         }
     }
     free(fx);
     free(buf);
     free(par);
+    return status;
+}
+
+static hb_status_t factor_mixed_rows(const hb_sim_t *sim, group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t size = gr->block_start[k->blocks];
+    unsigned char *fixed = calloc(size + 1, 1);
+    double *f = calloc(size + 1, sizeof *f);
+    hb_status_t status = HB_SUCCESS;
+    if (!fixed || !f) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    factor_job_t job = {gr, fixed, f};
+    if (status == HB_SUCCESS) status = hb_sim_for_each(sim, k->count, factor_lane, &job);
     if (status != HB_SUCCESS) {
         free(fixed);
         free(f);
@@ -289,13 +303,24 @@ static hb_status_t index_rows(group_t *gr)
         free(index);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
+    enum { SLOTS = 1024 }; /* the table's entries by a hash of their bits: open addressing */
+    short slot[SLOTS];
+    memset(slot, 0xff, sizeof slot);
     int n = 0;
     for (size_t e = 0; e < size; e++) {
         const double x[4] = {gr->u[e], gr->l[e], gr->pas_g[e], gr->pas_e[e]};
         int j = e > 0 ? index[e - 1] : -1; /* runs of one quadruple first */
-        if (j < 0 || memcmp(&tab[4 * j], x, sizeof x) != 0)
-            for (j = n - 1; j >= 0; j--)
-                if (memcmp(&tab[4 * j], x, sizeof x) == 0) break;
+        if (j >= 0 && memcmp(&tab[4 * j], x, sizeof x) == 0) {
+            index[e] = (unsigned char)j;
+            continue;
+        }
+        uint64_t bits[4], h = 0;
+        memcpy(bits, x, sizeof bits);
+        for (int q = 0; q < 4; q++) h = (h ^ bits[q]) * 0x9e3779b97f4a7c15u;
+        size_t at = (size_t)(h >> 54) & (SLOTS - 1);
+        while (slot[at] >= 0 && memcmp(&tab[4 * slot[at]], x, sizeof x) != 0)
+            at = (at + 1) & (SLOTS - 1);
+        j = slot[at];
         if (j < 0) {
             if (n == 256) { /* too many: the step reads the arrays */
                 free(tab);
@@ -303,6 +328,7 @@ static hb_status_t index_rows(group_t *gr)
                 return HB_SUCCESS;
             }
             memcpy(&tab[4 * n], x, sizeof x);
+            slot[at] = (short)n;
             j = n++;
         }
         index[e] = (unsigned char)j;
@@ -653,7 +679,7 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     free(hh0);
     publish(gr);
     k->syn_lanes = 0;
-    if (status == HB_SUCCESS) status = factor_mixed_rows(gr);
+    if (status == HB_SUCCESS) status = factor_mixed_rows(sim, gr);
     if (status == HB_SUCCESS) status = index_rows(gr);
     if (status == HB_SUCCESS) status = find_chains(gr);
     if (status == HB_SUCCESS && gr->row_index && sim->ops->steps_in_place) {
