@@ -43,9 +43,16 @@ static uint64_t shape_hash(const hb_model_t *md)
     return h;
 }
 
+/* A copy of the cell before it (the same model): surveyed once. */
+static int repeats(const hb_sim_t *sim, int c)
+{
+    return sim->cells && c > 0 && sim->cells[c] == sim->cells[c - 1];
+}
+
 static hb_status_t survey_cell(void *ctx, int c)
 {
     hb_sim_t *sim = ctx;
+    if (repeats(sim, c)) return HB_SUCCESS; /* copied after */
     const hb_model_t *md = hb_sim_cell_get(sim, c);
     if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error()) /* the source names the cell */;
     hb_sim_cell_info_t *in = &sim->info[c];
@@ -68,7 +75,10 @@ static hb_status_t survey_cell(void *ctx, int c)
 
 hb_status_t hb_sim_survey(hb_sim_t *sim)
 {
-    return hb_sim_for_each(sim, sim->n_cells, survey_cell, sim);
+    const hb_status_t status = hb_sim_for_each(sim, sim->n_cells, survey_cell, sim);
+    for (int c = 1; c < sim->n_cells && status == HB_SUCCESS; c++)
+        if (repeats(sim, c)) sim->info[c] = sim->info[c - 1];
+    return status;
 }
 
 /* n values of every real slot (stride `row` between nodes, lanes of `W`, blocks
