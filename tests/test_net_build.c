@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/status.h"
 #include "hinesbatch.h"
 #include "net/net_engine.h"
 #include "sim/sim.h"
@@ -67,8 +68,8 @@ static void result_free(result_t *r)
 /* The network of `text` built on `threads` (0: OpenMP's default) and run: its connections
  * and spikes; live_after and peak: models alive once built, and the most alive at once while
  * building, over those alive before. */
-static int build_and_run(const char *text, int threads, result_t *out, long *live_after,
-                         long *peak)
+static int build_and_run_with(const char *text, int threads, result_t *out, long *live_after,
+                              long *peak, int expect_ok)
 {
     memset(out, 0, sizeof *out);
     char path[] = "/tmp/hb_test_net_build_XXXXXX";
@@ -88,7 +89,8 @@ static int build_and_run(const char *text, int threads, result_t *out, long *liv
     ov.options.threads = threads;
     const long before = hb_model_live(1, NULL);
     hb_net_t *net = NULL;
-    CHECK_OK(hb_net_load_json_with(path, &ov, comm, &net));
+    const hb_status_t status = hb_net_load_json_with(path, &ov, comm, &net);
+    if (expect_ok) CHECK_OK(status);
     unlink(path);
     long most = 0;
     *live_after = hb_model_live(0, &most) - before;
@@ -106,9 +108,24 @@ static int build_and_run(const char *text, int threads, result_t *out, long *liv
         out->spikes = check_malloc((n + 1) * sizeof *out->spikes);
         if (n) memcpy(out->spikes, s, n * sizeof *s);
     }
+    char message[1024]; /* the failure's, past the cleanup */
+    snprintf(message, sizeof message, "%s", hb_last_error());
     hb_net_destroy(net);
     hb_comm_destroy(comm);
+    if (!ok) hb_fail(status, "%s", message);
     return ok;
+}
+
+static int build_and_run(const char *text, int threads, result_t *out, long *live_after,
+                         long *peak)
+{
+    return build_and_run_with(text, threads, out, live_after, peak, 1);
+}
+
+static int build_and_run_quiet(const char *text, int threads, result_t *out, long *live_after,
+                               long *peak)
+{
+    return build_and_run_with(text, threads, out, live_after, peak, 0);
 }
 
 /* Field by field (a connection has padding), the doubles bitwise. */
@@ -170,9 +187,40 @@ static void test_threads(const char *what, const char *text, int releases)
     result_free(&dflt);
 }
 
+/* Two bad connections (gid 30: no synapse 5; gid 10: a delay below dt): the message names
+ * gid 10's, the first in gid order, on any thread count. */
+static void test_first_failure(void)
+{
+    const char *bad_from = strstr(rings, "\"connections\": [");
+    CHECK(bad_from != NULL);
+    if (!bad_from) return;
+    const size_t head = (size_t)(bad_from - rings) + strlen("\"connections\": [");
+    static const char extra[] =
+        "{\"source\": 3, \"target\": 30, \"synapse\": 5, \"weight\": 0.01, \"delay\": 2},"
+        "{\"source\": 4, \"target\": 10, \"weight\": 0.01, \"delay\": 0.01},";
+    char *text = check_malloc(sizeof rings + sizeof extra);
+    memcpy(text, rings, head);
+    memcpy(text + head, extra, sizeof extra - 1);
+    strcpy(text + head + sizeof extra - 1, rings + head);
+    char first[1024] = "";
+    for (int threads = 1; threads <= 2; threads++) {
+        result_t r;
+        long live, peak;
+        CHECK(!build_and_run_quiet(text, threads, &r, &live, &peak));
+        if (threads == 1) snprintf(first, sizeof first, "%s", hb_last_error());
+        CHECKF(strstr(hb_last_error(), "of gid 10 (from gid 4): delay 0.01 ms") != NULL,
+               "%d thread(s): \"%s\"", threads, hb_last_error());
+        CHECKF(strcmp(first, hb_last_error()) == 0, "1 thread: \"%s\", %d: \"%s\"", first,
+               threads, hb_last_error());
+        result_free(&r);
+    }
+    free(text);
+}
+
 int main(void)
 {
     test_threads("busyring", busyring, 1);
     test_threads("rings and random", rings, 0);
+    test_first_failure();
     return check_summary("net_build");
 }

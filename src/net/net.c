@@ -59,6 +59,9 @@ static hb_status_t for_each(int threads, int n, hb_status_t (*fn)(void *ctx, int
 #pragma omp critical(hb_net_for_each)
 #endif
         if (i < first) {
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic write
+#endif
             first = i;
             status = st;
             snprintf(message, sizeof message, "%s", hb_last_error());

@@ -220,6 +220,9 @@ hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *
 #pragma omp critical(hb_sim_for_each)
 #endif
         if (i < first) {
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic write
+#endif
             first = i;
             status = st;
             snprintf(message, sizeof message, "%s", hb_last_error());
