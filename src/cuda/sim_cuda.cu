@@ -1,11 +1,14 @@
 /*
  * The simulator on the GPU: the whole time step in device kernels.
  *
- *   step_kernel   one thread per cell (lane) of a group: hb_step_lanes from
+ *   step_kernel   one thread per cell (lane) of a group of one shape: hb_step_lanes from
  *                 src/common/sim_step.h with lanes = 1, i.e. the CPU's fused step
  *                 (currents, assembly, Hines solve, v update, gates) for that cell.
  *                 Groups are Block-Interleaved with a warp's 32 cells per block, so
  *                 every access of a warp is one contiguous 256-byte row.
+ *   tree_step_kernel  one warp per cell of a mixed group (cells of their own shapes, one
+ *                 to a block): the same step in phases over the cell's rows and chains
+ *                 (src/common/sim_tree.h).
  *   probe_kernel  one thread per probe: spike detection (hb_spike_test) and, on
  *                 sampling steps, the recorded voltage.
  *   check_kernel  every check_every steps and at the run's last, one thread per
@@ -31,8 +34,13 @@ extern "C" {
 #include "cuda/cuda_check.h"
 #include "cuda/sim_cuda.h"
 #include "cuda/sim_events_cuda.h"
+#include "common/sim_tree.h"
 
 #define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
+#define TREE_WARPS 4     /* tree_step_kernel: cells a thread block, one warp each */
+#ifndef TREE_MIN_BLOCKS
+#define TREE_MIN_BLOCKS 8 /* its blocks an SM at least: 64 registers a thread */
+#endif
 #define PROBE_THREADS 256
 #define CHUNK_MAX 4096                      /* steps per chunk, at most */
 #define CHUNK_BUDGET ((size_t)64 << 20)     /* bytes of sample rows + spike slots */
@@ -41,6 +49,7 @@ extern "C" {
 
 typedef struct {
     hb_step_group_t k; /* device pointers */
+    hb_sim_tree_t tree; /* mixed groups: the plan of tree_step_kernel (device pointers) */
     size_t size;       /* elements of v, d, rhs, ... */
     size_t hh;         /* hh instances (slots x hh nodes) */
     size_t syn_values; /* elements of syn_state */
@@ -95,6 +104,45 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
         hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, 0, g.d + base, g.rhs + base);
 }
 
+/* A mixed group: one warp steps one cell (slot), its rows spread over the lanes phase by
+ * phase (src/common/sim_tree.h); __syncwarp orders the phases and the levels. Kept plain:
+ * a copy of the row table in shared memory, with the row stride made a constant, ran 4x
+ * slower on the H100 (not analysed further). */
+__global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
+tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
+{
+    const int slot = (int)blockIdx.x * TREE_WARPS + (int)(threadIdx.x / 32);
+    const int lane = (int)(threadIdx.x % 32);
+    if (slot >= g.count) return; /* the whole warp */
+    const hb_tree_cell_t c = hb_tree_cell(&g, slot);
+    double *d = g.d, *rhs = g.rhs;
+    for (int i = lane; i < c.m; i += 32) hb_tree_pas(&g, &t, c, i, d, rhs);
+    __syncwarp();
+    const int n_hh = g.lane_hh[slot];
+    for (int j = lane; j < n_hh; j += 32) hb_tree_hh(&g, slot, c, j, d, rhs);
+    __syncwarp();
+    if (lane == 0) hb_tree_inputs(&g, &p, slot, c, d, rhs);
+    __syncwarp();
+    for (int i = lane; i < c.m; i += 32) hb_tree_axial(&g, &t, c, i, d, rhs);
+    __syncwarp();
+    const int *bound = t.level_bound + t.level_first[slot], first = t.chain_first[slot];
+    const int levels = t.level_first[slot + 1] - t.level_first[slot] - 1;
+    for (int L = 0; L < levels; L++) {
+        for (int k = bound[L] + lane; k < bound[L + 1]; k += 32)
+            hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
+        __syncwarp();
+    }
+    for (int L = levels - 1; L >= 0; L--) {
+        for (int k = bound[L] + lane; k < bound[L + 1]; k += 32)
+            hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+        __syncwarp();
+    }
+    for (int j = lane; j < n_hh; j += 32) hb_tree_gates(&g, &p, slot, c, j);
+    if (g.syn_start)
+        for (int q = g.syn_start[slot] + lane; q < g.syn_start[slot + 1]; q += 32)
+            hb_tree_synapse(&g, q);
+}
+
 __global__ void probe_kernel(int n, double *const *group_v, const int *probe_group,
                              const size_t *probe_index, const unsigned char *detect,
                              const double *threshold, unsigned char *above, double *v_prev,
@@ -121,7 +169,7 @@ __global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long 
                              unsigned long long *fault)
 {
     const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const size_t w = HB_SIM_GPU_LANES, m = (size_t)g.m;
+    const size_t w = (size_t)g.width, m = (size_t)g.m;
     if (e >= size || isfinite(g.v[e])) return;
     size_t block, node;
     if (g.mixed) { /* the block whose elements hold e, and its rows' node */
@@ -148,6 +196,12 @@ __global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long 
 
 static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const hb_step_params_t *p)
 {
+    if (g->k.mixed) {
+        const unsigned grid = (unsigned)((g->k.count + TREE_WARPS - 1) / TREE_WARPS);
+        tree_step_kernel<<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
+        CUDA_CHECK(cudaGetLastError());
+        return HB_SUCCESS;
+    }
     const long threads = (long)g->k.blocks * HB_SIM_GPU_LANES;
     const unsigned grid = (unsigned)((threads + STEP_THREADS - 1) / STEP_THREADS);
     step_kernel<<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
@@ -247,6 +301,37 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         k->lane_m = lane_m;
         UP(lane_hh, h->lane_hh, slots);
         k->lane_hh = lane_hh;
+        hb_sim_tree_plan_t plan;
+        if ((st = hb_sim_tree_plan(h, &plan)) != HB_SUCCESS) return st;
+        int *child_start = NULL, *child = NULL, *chain_first = NULL, *chain_top = NULL,
+            *chain_end = NULL, *level_first = NULL, *level_bound = NULL;
+        unsigned char *shape = NULL, *row_index = NULL;
+        double *row_table = NULL;
+        if ((st = upload(&child_start, plan.child_start, plan.size)) == HB_SUCCESS &&
+            (st = upload(&child, plan.child, plan.size)) == HB_SUCCESS &&
+            (st = upload(&shape, plan.shape, plan.size)) == HB_SUCCESS &&
+            (st = upload(&chain_first, plan.chain_first, plan.slots + 1)) == HB_SUCCESS &&
+            (st = upload(&chain_top, plan.chain_top, plan.chains)) == HB_SUCCESS &&
+            (st = upload(&chain_end, plan.chain_end, plan.chains)) == HB_SUCCESS &&
+            (st = upload(&level_first, plan.level_first, plan.slots + 1)) == HB_SUCCESS)
+            st = upload(&level_bound, plan.level_bound, plan.bounds);
+        if (st == HB_SUCCESS && h->row_index) { /* constants by a one-byte index */
+            if ((st = upload(&row_index, h->row_index, dg->size)) == HB_SUCCESS)
+                st = upload(&row_table, h->row_table, 4 * 256);
+            k->row_index = row_index;
+            k->row_table = row_table;
+        }
+        dg->tree = plan.k;
+        dg->tree.child_start = child_start;
+        dg->tree.child = child;
+        dg->tree.shape = shape;
+        dg->tree.chain_first = chain_first;
+        dg->tree.chain_top = chain_top;
+        dg->tree.chain_end = chain_end;
+        dg->tree.level_first = level_first;
+        dg->tree.level_bound = level_bound;
+        hb_sim_tree_free(&plan);
+        if (st != HB_SUCCESS) return st;
     }
     UP(site_start, h->site_start, slots + 1);
     k->site_start = site_start;
@@ -308,6 +393,16 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)k->syn_start);
     cudaFree((void *)k->syns);
     cudaFree(k->syn_state);
+    cudaFree((void *)dg->tree.child_start);
+    cudaFree((void *)dg->tree.child);
+    cudaFree((void *)dg->tree.shape);
+    cudaFree((void *)k->row_index);
+    cudaFree((void *)k->row_table);
+    cudaFree((void *)dg->tree.chain_first);
+    cudaFree((void *)dg->tree.chain_top);
+    cudaFree((void *)dg->tree.chain_end);
+    cudaFree((void *)dg->tree.level_first);
+    cudaFree((void *)dg->tree.level_bound);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
@@ -381,7 +476,7 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     }
     double **syn_views = views + d->n_groups;
     for (int g = 0; g < d->n_groups; g++) {
-        if (d->groups[g].width != HB_SIM_GPU_LANES) {
+        if (!d->groups[g].mixed && d->groups[g].width != HB_SIM_GPU_LANES) {
             free(views);
             free(sites);
             return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: group %d has %d lanes per block; "
@@ -393,7 +488,7 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
             return st;
         }
         const hb_step_group_t *kg = &s->groups[g].k; /* the fault key's room: slot m + node */
-        if ((((size_t)kg->blocks * HB_SIM_GPU_LANES * (size_t)kg->m) >> CHECK_SHIFT) != 0) {
+        if ((((size_t)kg->blocks * (size_t)kg->width * (size_t)kg->m) >> CHECK_SHIFT) != 0) {
             free(views);
             free(sites);
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: group %d has %zu elements; "

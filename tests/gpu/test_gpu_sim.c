@@ -226,7 +226,7 @@ int main(int argc, char **argv)
                 hb_model_t **cells = malloc((size_t)n * sizeof *cells);
                 if (!cells) return 1;
                 for (int i = 0; i < n; i++) cells[i] = variants[i % VARIANTS];
-                results_t gpu, cpu;
+                results_t gpu = {0}, cpu = {0}; /* cpu stays unrun when gpu fails */
                 char what[256];
                 snprintf(what, sizeof what, "%s %s %s%s, %ld steps", files[f], sim_cell_kinds[k],
                          configs[c].method == HB_METHOD_CN ? "CN" : "BE",
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
         }
         for (int r = 0; r < 3; r++)
             for (int i = 0; i < nm; i++) cells[n++] = models[i];
-        results_t gpu, cpu;
+        results_t gpu = {0}, cpu = {0}; /* cpu stays unrun when gpu fails */
         char what[64];
         snprintf(what, sizeof what, "mixed groups, BE, %ld steps", mixed.steps);
         if (run(cells, n, &mixed, HB_BACKEND_CUDA, &gpu) && run(cells, n, &mixed, cpu_be, &cpu))

@@ -1,0 +1,288 @@
+/*
+ * The step of a mixed group with parallelism inside each cell (the GPU's: one warp a cell,
+ * src/cuda/sim_cuda.cu). hb_step_mixed_lane walks a cell's rows in order, one thread a cell;
+ * here each phase of the step is split by rows, and a row *gathers* what its children would
+ * have added to it, in the order the row-ordered step adds them:
+ *
+ *   assembly   rows with inputs (hh, IClamps, synapses): pas; then hh (every instance at
+ *              once), then the cell's IClamps and synapses (one thread, their order); then
+ *              every row at once: pas (rows without inputs), its own axial terms
+ *              ((cfac + d) - l, (0 - rhs) - l dv), then its children's (d -= u_c,
+ *              rhs += u_c (v - v_c)) in ascending child order, as the row loop (ascending)
+ *              adds them;
+ *   eliminate  chains (runs of rows each with one child, the next row) by height, leaves
+ *              first, a chain's rows from its end up: each row its children's
+ *              (d -= (u_c l_c) r_c, rhs -= (u_c r_c) rhs_c) in descending child order, as
+ *              the backward loop adds them, then its own r = 1 / d kept in d (the root: rhs
+ *              r too);
+ *   substitute chains by height, the root's first, each from its top down:
+ *              dv = (rhs - l dv_parent) r, and v += factor dv in the same pass;
+ *   update     every hh instance and synapse, with the new v.
+ *
+ * Each value sees the same floating-point operations in the same order as in
+ * hb_step_mixed_lane, so the bits are the same (tests/test_sim_mixed.c runs this step on the
+ * host, rows and chains of a phase in reverse order, against the CPU engine). Chains of one
+ * level, and rows of the other phases, touch disjoint values: any order or parallelism among
+ * them is exact.
+ *
+ * The plan (hb_sim_tree_t, made on the host by hb_sim_tree_plan) is per element in the
+ * group's layout: element (row i, lane k) of block b at block_start[b] + i width + k.
+ */
+#ifndef HB_COMMON_SIM_TREE_H
+#define HB_COMMON_SIM_TREE_H
+
+#include <stddef.h>
+
+#include "common/hostdev.h"
+#include "common/sim_step.h"
+#include "common/status.h"
+
+/* A row's shape (hb_sim_tree_t.shape): what the step reads of its neighbours. */
+#define HB_TREE_INPUT 1 /* an hh instance, IClamp or synapse: pas done before those */
+#define HB_TREE_NEXT 2  /* one child, the next row */
+#define HB_TREE_LEAF 4  /* no child */
+#define HB_TREE_PREV 8  /* its parent is the previous row */
+
+/* Pointers are host memory on the CPU and device memory in a kernel. */
+typedef struct {
+    /* Per element: row i's children are child[c] (ascending), c from child_start[i] to
+     * child_start[i + 1] (the cell's last row: to lane_m - 1), each c an element of the same
+     * lane (row c stored as element base + c width); their values are row numbers. */
+    const int *child_start;
+    const int *child;
+    const unsigned char *shape; /* per element: HB_TREE_* */
+    /* Chains: runs of rows top .. end where each row but the end has one child, the next
+     * row (parent[j] = j - 1 inside). Slot s has chains chain_first[s] .. chain_first[s + 1] - 1,
+     * by height (chains whose end has no child 0; a chain one more than its highest child
+     * chain), then top. Level L of slot s: its chains chain_first[s] + bound[L] ..
+     * chain_first[s] + bound[L + 1] - 1, bound = level_bound + level_first[s] (levels + 1
+     * entries a slot; none for padding lanes). */
+    const int *chain_first;
+    const int *chain_top, *chain_end;
+    const int *level_first;
+    const int *level_bound;
+    int most_levels; /* of any slot */
+} hb_sim_tree_t;
+
+/* Host arrays of a plan (hb_sim_tree_plan), freed by hb_sim_tree_free. */
+typedef struct {
+    hb_sim_tree_t k;
+    int *child_start, *child, *chain_first, *chain_top, *chain_end, *level_first, *level_bound;
+    unsigned char *shape;
+    size_t size;   /* elements of child_start, child and shape */
+    size_t slots;  /* chain_first and level_first have slots + 1 */
+    size_t chains; /* elements of chain_top and chain_end */
+    size_t bounds; /* elements of level_bound */
+} hb_sim_tree_plan_t;
+
+#ifdef __cplusplus /* the CUDA files call them */
+extern "C" {
+#endif
+/* The plan of mixed group g (g->mixed, host arrays). */
+hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan);
+void hb_sim_tree_free(hb_sim_tree_plan_t *plan);
+#ifdef __cplusplus
+}
+#endif
+
+/* Where a slot's rows are: element of row 0, row stride, rows. */
+typedef struct {
+    size_t base, w;
+    int m;
+} hb_tree_cell_t;
+
+HB_HOSTDEV hb_tree_cell_t hb_tree_cell(const hb_step_group_t *g, int slot)
+{
+    const int b = slot / g->width;
+    hb_tree_cell_t c;
+    c.w = (size_t)g->width;
+    c.base = g->block_start[b] + (size_t)(slot % g->width);
+    c.m = g->lane_m[slot];
+    return c;
+}
+
+/* Children of row i: [*c0, *c1) of t->child (positions; elements base + c w). */
+HB_HOSTDEV void hb_tree_children(const hb_sim_tree_t *t, hb_tree_cell_t c, int i, int *c0, int *c1)
+{
+    *c0 = t->child_start[c.base + (size_t)i * c.w];
+    *c1 = i + 1 < c.m ? t->child_start[c.base + (size_t)(i + 1) * c.w] : c.m - 1;
+}
+
+/* A row's constants: from the group's one-byte table where it has one (row_index), else the
+ * arrays; the same values either way. */
+HB_HOSTDEV double hb_tree_u(const hb_step_group_t *g, size_t e)
+{
+    return g->row_index ? g->row_table[4 * (size_t)g->row_index[e]] : g->u[e];
+}
+HB_HOSTDEV double hb_tree_l(const hb_step_group_t *g, size_t e)
+{
+    return g->row_index ? g->row_table[4 * (size_t)g->row_index[e] + 1] : g->l[e];
+}
+HB_HOSTDEV double hb_tree_pas_g(const hb_step_group_t *g, size_t e)
+{
+    return g->row_index ? g->row_table[4 * (size_t)g->row_index[e] + 2] : g->pas_g[e];
+}
+HB_HOSTDEV double hb_tree_pas_e(const hb_step_group_t *g, size_t e)
+{
+    return g->row_index ? g->row_table[4 * (size_t)g->row_index[e] + 3] : g->pas_e[e];
+}
+
+/* Assembly, per input row (HB_TREE_INPUT): pas into d and rhs (hb_step_pas_row's operations);
+ * d and rhs in the group's layout (from element 0). The other rows' pas is done by
+ * hb_tree_axial. */
+HB_HOSTDEV void hb_tree_pas(const hb_step_group_t *g, const hb_sim_tree_t *t, hb_tree_cell_t c,
+                            int i, double *d, double *rhs)
+{
+    const size_t e = c.base + (size_t)i * c.w;
+    if (!(t->shape[e] & HB_TREE_INPUT)) return;
+    const double pg = hb_tree_pas_g(g, e);
+    d[e] = pg;
+    rhs[e] = pg * (g->v[e] - hb_tree_pas_e(g, e));
+}
+
+/* Assembly, per hh instance j of the slot. */
+HB_HOSTDEV void hb_tree_hh(const hb_step_group_t *g, int slot, hb_tree_cell_t c, int j, double *d,
+                           double *rhs)
+{
+    const size_t lane = (size_t)(slot % g->width);
+    const size_t inst = g->hh_start[slot / g->width] + (size_t)j;
+    const size_t e = c.base + (size_t)g->hh_node[inst * c.w + lane] * c.w;
+    hb_step_hh_row(1, (int)c.w, (int)c.w, 1, g->v + e, g->hh_par + inst * HB_HH_NPAR * c.w + lane,
+                   g->hh_state + inst * 3 * c.w + lane, d + e, rhs + e);
+}
+
+/* Assembly, per slot (one thread): IClamps, then synapses, in their order. */
+HB_HOSTDEV void hb_tree_inputs(const hb_step_group_t *g, const hb_step_params_t *p, int slot,
+                               hb_tree_cell_t c, double *d, double *rhs)
+{
+    hb_step_slot_stimuli(g, p, slot, c.w, rhs + c.base);
+    if (g->syn_start) hb_step_slot_synapses(g, slot, c.w, g->v + c.base, d + c.base, rhs + c.base);
+}
+
+/* Assembly, per row: pas unless done before (input rows), its own axial terms, then its
+ * children's, ascending (hb_step_axial_row's and hb_step_root_row's operations). */
+HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                              hb_tree_cell_t c, int i, double *d, double *rhs)
+{
+    const size_t w = c.w, e = c.base + (size_t)i * w;
+    const double *v = g->v;
+    const unsigned shape = t->shape[e];
+    const double vi = v[e];
+    double di, ri;
+    if (shape & HB_TREE_INPUT) {
+        di = d[e];
+        ri = rhs[e];
+    } else {
+        di = hb_tree_pas_g(g, e);
+        ri = di * (vi - hb_tree_pas_e(g, e));
+    }
+    if (i == 0) {
+        di = g->cfac[e] + di;
+        ri = 0.0 - ri;
+    } else {
+        const size_t pe = shape & HB_TREE_PREV ? e - w : c.base + (size_t)g->parent[e] * w;
+        const double li = hb_tree_l(g, e), dv = v[pe] - vi;
+        ri = (0.0 - ri) - li * dv;
+        di = (g->cfac[e] + di) - li;
+    }
+    if (shape & HB_TREE_NEXT) {
+        const size_t ce = e + w;
+        const double uc = hb_tree_u(g, ce);
+        ri += uc * (vi - v[ce]);
+        di -= uc;
+    } else if (!(shape & HB_TREE_LEAF)) {
+        int c0, c1;
+        hb_tree_children(t, c, i, &c0, &c1);
+        for (int k = c0; k < c1; k++) {
+            const size_t ce = c.base + (size_t)t->child[c.base + (size_t)k * w] * w;
+            const double uc = hb_tree_u(g, ce);
+            ri += uc * (vi - v[ce]);
+            di -= uc;
+        }
+    }
+    d[e] = di;
+    rhs[e] = ri;
+}
+
+/* Elimination of a chain (its end's child chains done): each row its children's terms, in
+ * descending order (the end's from the lists, the others' only child the next row, carried
+ * in registers), then its own reciprocal r = 1 / d kept in d: hb_hines_recip_eliminate_row's
+ * and hb_hines_recip_root's operations. */
+HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                                  hb_tree_cell_t c, int chain, double *d, double *rhs)
+{
+    const size_t w = c.w;
+    const int top = t->chain_top[chain], end = t->chain_end[chain];
+    size_t e = c.base + (size_t)end * w;
+    double di = d[e], ri = rhs[e];
+    if (!(t->shape[e] & HB_TREE_LEAF)) {
+        int c0, c1;
+        hb_tree_children(t, c, end, &c0, &c1);
+        for (int k = c1 - 1; k >= c0; k--) {
+            const size_t ce = c.base + (size_t)t->child[c.base + (size_t)k * w] * w;
+            const double uc = hb_tree_u(g, ce), rc = d[ce];
+            di -= (uc * hb_tree_l(g, ce)) * rc;
+            ri -= (uc * rc) * rhs[ce];
+        }
+    }
+    double r = 1.0 / di;
+    d[e] = r;
+    rhs[e] = end == 0 ? ri * r : ri;
+    for (int j = end - 1; j >= top; j--) { /* its one child: row j + 1 (element e) */
+        const double uc = hb_tree_u(g, e), lc = hb_tree_l(g, e), rc = r, rhs_c = ri;
+        e -= w;
+        di = d[e];
+        ri = rhs[e];
+        di -= (uc * lc) * rc;
+        ri -= (uc * rc) * rhs_c;
+        r = 1.0 / di;
+        d[e] = r;
+        rhs[e] = j == 0 ? ri * r : ri;
+    }
+}
+
+/* Substitution of a chain (its parent row done), top down: dv = (rhs - l dv_parent) r, the
+ * parent's carried in a register, then v += factor dv (hb_step_update_row's operation); the
+ * root's dv is its elimination's. Only the chain's end keeps its dv in rhs (its child chains
+ * read it). */
+HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                                   const hb_step_params_t *p, hb_tree_cell_t c, int chain,
+                                   const double *d, double *rhs)
+{
+    const size_t w = c.w;
+    const int top = t->chain_top[chain], end = t->chain_end[chain];
+    size_t e = c.base + (size_t)top * w;
+    double *v = g->v, dv;
+    int j = top;
+    if (top == 0) {
+        dv = rhs[e];
+        v[e] += p->factor * dv;
+        j = 1;
+        e += w;
+    } else {
+        dv = rhs[c.base + (size_t)g->parent[e] * w];
+    }
+    for (; j <= end; j++, e += w) {
+        dv = (rhs[e] - hb_tree_l(g, e) * dv) * d[e];
+        v[e] += p->factor * dv;
+    }
+    if (end > 0) rhs[e - w] = dv;
+}
+
+/* Update, per hh instance j of the slot (after every row's v). */
+HB_HOSTDEV void hb_tree_gates(const hb_step_group_t *g, const hb_step_params_t *p, int slot,
+                              hb_tree_cell_t c, int j)
+{
+    const size_t lane = (size_t)(slot % g->width);
+    const size_t inst = g->hh_start[slot / g->width] + (size_t)j;
+    hb_step_gates_row(1, (int)c.w, p, g->v + c.base + (size_t)g->hh_node[inst * c.w + lane] * c.w,
+                      g->hh_state + inst * 3 * c.w + lane);
+}
+
+/* Update, per synapse q of the slot (k-th: q = syn_start[slot] + k). */
+HB_HOSTDEV void hb_tree_synapse(const hb_step_group_t *g, int q)
+{
+    hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);
+}
+
+#endif
