@@ -419,10 +419,23 @@ static void test_tree_path(void)
     }
     for (size_t q = 0; q < plan.chains; q++) longer |= plan.chain_end[q] > plan.chain_top[q];
     CHECK(plan.k.most_levels > 2 && wide && longer);
-    /* two copies: constants by the group's row table (if it has one) and from the arrays */
+    /* two copies: constants by the group's row table (if it has one) and from the arrays (the
+     * GPU's; the CPU keeps a tabled group's only in the table: unpacked here) */
     hb_step_group_t g[2] = {*k, *k};
     double *v[2], *hs[2], *ss[2];
     double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+    double *tab[4] = {NULL, NULL, NULL, NULL};
+    if (k->row_index) {
+        CHECK(!k->u && !k->l && !k->pas_g && !k->pas_e); /* one copy, not two */
+        for (int q = 0; q < 4; q++) {
+            tab[q] = check_malloc((size + 1) * sizeof *tab[q]);
+            for (size_t e = 0; e < size; e++) tab[q][e] = k->row_table[4 * k->row_index[e] + q];
+        }
+        g[1].u = tab[0];
+        g[1].l = tab[1];
+        g[1].pas_g = tab[2];
+        g[1].pas_e = tab[3];
+    }
     g[1].row_index = NULL;
     g[1].row_table = NULL;
     for (int x = 0; x < 2; x++) {
@@ -458,6 +471,7 @@ static void test_tree_path(void)
     for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
     CHECKF(spiking > 0, "no spike in %ld steps: nothing happened to compare", steps);
     hb_sim_tree_free(&plan);
+    for (int q = 0; q < 4; q++) free(tab[q]);
     free(d);
     free(rhs);
     hb_sim_destroy(sim);
