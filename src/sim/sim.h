@@ -142,9 +142,10 @@ hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
  * Cells asked one at a time, for a simulation that keeps none of them (a network's own
  * builder, whose every cell has its own model): `get` builds cell `cell`'s model (NULL on
  * failure, with hb_last_error's message), `put` releases it. A simulation asks for each cell
- * twice while it is created (its sizes, then its constants) and again only for a fault's
- * message and a checkpoint's fingerprint, so that at most a few models (one per thread) live
- * at once. thread_safe: get and put may run for different cells on several threads at once.
+ * twice while it is created (its sizes, then its constants; once more, with the cell it may
+ * share a group with, where their shapes' hashes match) and again only for a fault's message
+ * and a checkpoint's fingerprint, so that at most a few models (one per thread) live at once.
+ * thread_safe: get and put may run for different cells on several threads at once.
  */
 typedef struct {
     void *user;
