@@ -369,7 +369,7 @@ static hb_status_t generated_events(hb_net_t *net)
         }
         int got = count;
         status = net->recipe.events_on(net->recipe.user, gid, ev, &got);
-        const int n_syn = hb_model_synapse_count(net->models[c]);
+        const int n_syn = hb_sim_cell_synapses(net->sim, c);
         for (int k = 0; k < got && k < count && status == HB_SUCCESS; k++) {
             if (ev[k].synapse < 0 || ev[k].synapse >= n_syn || !isfinite(ev[k].weight_us) ||
                 !(ev[k].time_ms >= 0.0) || !isfinite(ev[k].time_ms))
