@@ -438,17 +438,6 @@ static void test_tree_path(void)
     }
     g[1].row_index = NULL;
     g[1].row_table = NULL;
-    double *tab[4] = {NULL, NULL, NULL, NULL}; /* the arrays, where the CPU keeps only the table */
-    if (k->row_index && !k->u) {
-        for (int q = 0; q < 4; q++) {
-            tab[q] = check_malloc((size + 1) * sizeof *tab[q]);
-            for (size_t e = 0; e < size; e++) tab[q][e] = k->row_table[4 * k->row_index[e] + q];
-        }
-        g[1].u = tab[0];
-        g[1].l = tab[1];
-        g[1].pas_g = tab[2];
-        g[1].pas_e = tab[3];
-    }
     for (int x = 0; x < 2; x++) {
         v[x] = check_malloc(size * sizeof *v[x]);
         hs[x] = check_malloc((hh + 1) * sizeof *hs[x]);
