@@ -899,6 +899,7 @@ typedef struct {
     double detect_s;   /* reading the detectors */
     double deliver_s;  /* events: made from spikes, delivered to synapses */
     double exchange_s; /* gathering the spikes of all ranks, waiting for them included */
+    double exchange_wait_s; /* the part of exchange_s that no step overlapped: the rank waited */
     uint32_t local_cells;
     size_t local_connections;
     size_t spikes;     /* of the whole network */

@@ -14,13 +14,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 
-# interrupt SIGNAL MODEL DIR FILE: runs MODEL into DIR with DIR/FILE a pipe, reads 20 lines of
-# it, sends SIGNAL, reads the rest into DIR/FILE.got; the exit status into $status.
+# interrupt SIGNAL MODEL DIR FILE TRACES: runs MODEL into DIR (--traces TRACES) with DIR/FILE a
+# pipe, reads 20 lines of it, sends SIGNAL, reads the rest into DIR/FILE.got; the exit status
+# into $status.
 interrupt() {
-    local sig=$1 model=$2 dir=$3 file=$4
+    local sig=$1 model=$2 dir=$3 file=$4 traces=$5
     mkdir -p "$dir"
     mkfifo "$dir/$file"
-    "$bin" run "$model" -o "$dir" --quiet --traces wide 2>"$dir/stderr" &
+    "$bin" run "$model" -o "$dir" --quiet --traces "$traces" 2>"$dir/stderr" &
     local pid=$!
     exec 3<"$dir/$file"
     : > "$dir/$file.got"
@@ -50,7 +51,7 @@ expect_status 0 "cell run, uninterrupted" -- "$bin" run "$tmp/bs.json" -o "$tmp/
 expect_grep "$tmp/full/summary.json" '"status": "completed"' "completed summary"
 expect_grep "$tmp/full/summary.json" '"samples": 10001' "completed summary samples"
 
-interrupt INT "$tmp/bs.json" "$tmp/int" probes.csv
+interrupt INT "$tmp/bs.json" "$tmp/int" probes.csv wide
 [ "$status" -eq 130 ] && ok || bad "SIGINT: exit $status, expected 130"
 expect_grep "$tmp/int/stderr" "stopped by SIGINT at t = " "SIGINT message"
 prefix "$tmp/int/probes.csv.got" "$tmp/full/probes.csv" "probes.csv after SIGINT"
@@ -68,7 +69,7 @@ t=$(grep -o '"t_ms": [0-9.e+-]*' "$tmp/int/summary.json" | cut -d' ' -f2)
 awk -v a="$t" -v b="$last" 'BEGIN { exit !(a == b && a > 0 && a < 1000) }' && ok ||
     bad "summary time $t ms, last row's $last ms"
 
-interrupt TERM "$tmp/bs.json" "$tmp/term" probes.csv
+interrupt TERM "$tmp/bs.json" "$tmp/term" probes.csv wide
 [ "$status" -eq 143 ] && ok || bad "SIGTERM: exit $status, expected 143"
 prefix "$tmp/term/probes.csv.got" "$tmp/full/probes.csv" "probes.csv after SIGTERM"
 expect_grep "$tmp/term/summary.json" '"signal": "SIGTERM"' "summary names SIGTERM"
@@ -80,7 +81,7 @@ sed -e 's/"t_stop": 200/"t_stop": 1000/' \
 expect_status 0 "network, uninterrupted" -- "$bin" run "$tmp/net.json" -o "$tmp/netfull" --quiet
 expect_grep "$tmp/netfull/summary.json" '"spikes": 400676' "network spikes"
 expect_grep "$tmp/netfull/summary.json" '"status": "completed"' "network completed summary"
-interrupt INT "$tmp/net.json" "$tmp/netint" spikes.dat
+interrupt INT "$tmp/net.json" "$tmp/netint" spikes.dat none
 [ "$status" -eq 130 ] && ok || bad "network SIGINT: exit $status, expected 130"
 prefix "$tmp/netint/spikes.dat.got" "$tmp/netfull/spikes.dat" "spikes.dat after SIGINT"
 expect_grep "$tmp/netint/summary.json" '"status": "interrupted", "signal": "SIGINT"' "network summary"

@@ -13,6 +13,8 @@ expect_status 0 "ring network" -- "$bin" run "$examples/ring_network.json" -o "$
 expect_grep "$tmp/out" "network, 1 rank, min delay 1 ms" "summary"
 expect_grep "$tmp/one/summary.json" '"ranks": 1, "cells": 68, "spikes": 140' "summary.json totals"
 expect_grep "$tmp/one/summary.json" '"update_s": [0-9.]*, "detect_s"' "summary.json phases"
+expect_grep "$tmp/one/summary.json" '"exchange_wait_s": [0-9.]*, "max_rss_kib"' "summary.json exchange wait"
+expect_grep "$tmp/one/summary.json" '"output_s": [0-9.]*, "memory_kib_per_cell"' "summary.json output"
 spikes=$tmp/one/spikes.dat
 expect_status 0 "ring network, traced" -- "$bin" run "$examples/ring_network.json" -o "$tmp/traced" --trace --quiet
 expect_grep "$tmp/traced/trace.0.json" '^{"name": "integrate", "ph": "X", "ts": [0-9.]*, "dur": [0-9.]*, "pid": 0' "trace events"
@@ -42,6 +44,10 @@ if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/v
             "$examples/ring_network.json" -o "$tmp/r$n" --quiet
         cmp -s "$spikes" "$tmp/r$n/spikes.dat" && ok || bad "$n ranks: spikes.dat differs from 1 rank"
         expect_grep "$tmp/r$n/summary.json" "\"ranks\": $n" "summary.json on $n ranks"
+        # the wait is a part of the exchange on every rank
+        awk -F'"exchange_s": |, "exchange_wait_s": |, "max_rss' '/"exchange_wait_s"/ {
+                 if ($3 + 0 > $2 + 1e-6) bad = 1; n++ } END { exit bad || n != '"$n"' }' \
+            "$tmp/r$n/summary.json" && ok || bad "$n ranks: an exchange wait longer than its exchange"
     done
 fi
 
@@ -63,6 +69,11 @@ fi
 touch "$tmp/file"
 expect_status 1 "unwritable output" -- "$bin" run "$examples/ring_network.json" -o "$tmp/file/out"
 expect_grep "$tmp/err" "cannot create the output directory" "unwritable output message"
+# --traces asks for voltage traces, which a network run does not write: refused, not ignored
+expect_status 2 "network with --traces csv" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tr" --traces csv
+expect_grep "$tmp/err" "expected --traces none or no --traces" "network --traces message"
+[ ! -e "$tmp/tr/spikes.dat" ] && ok || bad "network with --traces csv ran"
+expect_status 0 "network with --traces none" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tn" --traces none --quiet
 
 # Malformed networks: exit 1, the key path or the connection named.
 net() { # FILE NETWORK-JSON

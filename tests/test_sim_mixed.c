@@ -315,6 +315,20 @@ static void test_device_path(void)
     g.v = v;
     g.hh_state = hs;
     g.syn_state = gr->n_syn_state ? ss : NULL;
+    /* the CPU keeps a tabled group's u, l, pas_g and pas_e only in its row table: the device's
+     * arrays, unpacked */
+    double *tab[4] = {NULL, NULL, NULL, NULL};
+    if (k->row_index) {
+        CHECK(!k->u && !k->l && !k->pas_g && !k->pas_e); /* one copy, not two */
+        for (int q = 0; q < 4; q++) {
+            tab[q] = check_malloc((size + 1) * sizeof *tab[q]);
+            for (size_t e = 0; e < size; e++) tab[q][e] = k->row_table[4 * k->row_index[e] + q];
+        }
+        g.u = tab[0];
+        g.l = tab[1];
+        g.pas_g = tab[2];
+        g.pas_e = tab[3];
+    }
     g.fixed_row = NULL;
     g.fixed_r = g.fixed_c = g.fixed_f = NULL;
     g.row_index = g.chain_row = NULL;
@@ -338,6 +352,7 @@ static void test_device_path(void)
     int spiking = 0; /* the IClamps drove the cells */
     for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
     CHECKF(spiking > 0, "no spike in %ld steps: nothing happened to compare", steps);
+    for (int q = 0; q < 4; q++) free(tab[q]);
     free(v);
     free(d);
     free(rhs);
@@ -404,14 +419,14 @@ static void test_tree_path(void)
     }
     for (size_t q = 0; q < plan.chains; q++) longer |= plan.chain_end[q] > plan.chain_top[q];
     CHECK(plan.k.most_levels > 2 && wide && longer);
-    /* two copies: constants by the group's row table (if it has one) and from the arrays */
+    /* two copies: constants by the group's row table (if it has one) and from the arrays (the
+     * GPU's; the CPU keeps a tabled group's only in the table: unpacked here) */
     hb_step_group_t g[2] = {*k, *k};
     double *v[2], *hs[2], *ss[2];
     double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
-    g[1].row_index = NULL;
-    g[1].row_table = NULL;
-    double *tab[4] = {NULL, NULL, NULL, NULL}; /* the arrays, where the CPU keeps only the table */
-    if (k->row_index && !k->u) {
+    double *tab[4] = {NULL, NULL, NULL, NULL};
+    if (k->row_index) {
+        CHECK(!k->u && !k->l && !k->pas_g && !k->pas_e); /* one copy, not two */
         for (int q = 0; q < 4; q++) {
             tab[q] = check_malloc((size + 1) * sizeof *tab[q]);
             for (size_t e = 0; e < size; e++) tab[q][e] = k->row_table[4 * k->row_index[e] + q];
@@ -421,6 +436,8 @@ static void test_tree_path(void)
         g[1].pas_g = tab[2];
         g[1].pas_e = tab[3];
     }
+    g[1].row_index = NULL;
+    g[1].row_table = NULL;
     for (int x = 0; x < 2; x++) {
         v[x] = check_malloc(size * sizeof *v[x]);
         hs[x] = check_malloc((hh + 1) * sizeof *hs[x]);

@@ -58,7 +58,8 @@ static const char usage_run_options[] =
     "  --traces FORMAT   cells: h5 (DIR/traces.h5, the default in a build with HDF5), csv\n"
     "                    (DIR/traces.csv: gid,probe,t_ms,v_mv, a row per probe and sample, 6\n"
     "                    digits of v; the default without HDF5), wide (DIR/probes.csv: t_ms\n"
-    "                    and one column per probe, 17 digits) or none\n"
+    "                    and one column per probe, 17 digits) or none (networks: none\n"
+    "                    only; they write spikes)\n"
     "  --sonata          also DIR/spikes.h5: spikes.dat's spikes in SONATA's HDF5 layout\n"
     "                    (builds with HDF5)\n"
     "  --quiet           no summary\n"
@@ -160,7 +161,7 @@ static int is_network(const char *path)
 /* Every rank's phases into DIR/summary.json (rank 0 writes); signal: what stopped the run
  * before t_stop (0: it completed). */
 static int write_summary(const char *path, const char *model, hb_net_t *net, hb_comm_t *comm,
-                         double wall_s, const hb_sim_options_t *opt, int signal)
+                         double wall_s, double output_s, const hb_sim_options_t *opt, int signal)
 {
     const int size = hb_comm_size(comm);
     hb_net_stats_t *all = malloc((size_t)size * sizeof *all);
@@ -182,10 +183,12 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
         char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
         fprintf(f, "{\"model\": %s, \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
                 "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
-                "\"wall_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n \"t_ms\": %.10g, "
+                "\"wall_s\": %.6f, \"output_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n "
+                "\"t_ms\": %.10g, "
                 "\"status\": \"%s\"%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
                 cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
-                hb_net_epoch_steps(net), wall_s, cells ? (double)rss / (double)cells : 0.0,
+                hb_net_epoch_steps(net), wall_s, output_s,
+                cells ? (double)rss / (double)cells : 0.0,
                 hb_net_time(net), signal ? "interrupted" : "completed",
                 signal ? ", \"signal\": \"" : "", signal ? signal_name(signal) : "",
                 signal ? "\"" : "");
@@ -195,9 +198,11 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
             const hb_net_stats_t *a = &all[r];
             fprintf(f, "%s\n  {\"rank\": %d, \"cells\": %u, \"connections\": %zu, "
                     "\"build_s\": %.6f, \"init_s\": %.6f, \"update_s\": %.6f, \"detect_s\": %.6f, "
-                    "\"deliver_s\": %.6f, \"exchange_s\": %.6f, \"max_rss_kib\": %ld}",
+                    "\"deliver_s\": %.6f, \"exchange_s\": %.6f, \"exchange_wait_s\": %.6f, "
+                    "\"max_rss_kib\": %ld}",
                     r ? "," : "", r, a->local_cells, a->local_connections, a->build_s, a->init_s,
-                    a->update_s, a->detect_s, a->deliver_s, a->exchange_s, a->max_rss_kb);
+                    a->update_s, a->detect_s, a->deliver_s, a->exchange_s, a->exchange_wait_s,
+                    a->max_rss_kb);
         }
         fprintf(f, "\n]}\n");
         if (fclose(f) != 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
@@ -356,7 +361,7 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     const double epoch = hb_net_epoch_steps(net) * opt.dt_ms;
     const double chunk = epoch * fmax(1.0, floor(0.01 * t_stop / epoch));
     int stopped = 0, agreed = rc != 0; /* agreed: every rank failed alike, or none ran */
-    double shown = 0.0;
+    double shown = 0.0, output_s = 0.0; /* output_s: spikes.dat written as the run goes */
     if (rc == 0) catch_signals(1);
     while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
         if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, chunk))) != HB_SUCCESS) {
@@ -364,7 +369,11 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
             agreed = 1;
             break;
         }
-        if (f) rc = write_spikes(f, path, net, &written);
+        if (f) {
+            const double t_out = cli_now_seconds();
+            rc = write_spikes(f, path, net, &written);
+            output_s += cli_now_seconds() - t_out;
+        }
         if (rc == 0 && run_ckpt_due(ckpt, net_step(net), net_step_of(net, t_stop)))
             rc = run_ckpt_save(ckpt, NULL, NULL, net);
         if ((status = hb_comm_max(comm, rc ? FAILED : (int)stop_signal, &stopped)) != HB_SUCCESS) {
@@ -387,7 +396,7 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     const double seconds = cli_now_seconds() - start;
     if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (!agreed) rc = agree_failure(comm, rc);
-    if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, &opt, stopped);
+    if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, output_s, &opt, stopped);
     if (rc == 0 && sonata && rank == 0) rc = write_network_sonata(out, net);
     if (rc == 0 && tracing) rc = write_trace(out, net, rank);
     catch_signals(0);
@@ -944,6 +953,14 @@ int cli_command_run(int argc, char **argv)
     if (sonata && !cli_sonata_available())
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
-    if (is_network(model)) return run_network(model, out, quiet, tracing, &ckpt, sonata);
+    if (is_network(model)) {
+        if (!defaulted && format != TRACES_NONE) { /* accepted and ignored would mislead */
+            fprintf(stderr, "hinesbatch run: %s: --traces %s: a network run writes its spikes "
+                    "(spikes.dat), not voltage traces; expected --traces none or no --traces\n",
+                    model, traces);
+            return 2;
+        }
+        return run_network(model, out, quiet, tracing, &ckpt, sonata);
+    }
     return run_cells(model, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
 }

@@ -155,6 +155,7 @@ typedef struct {
     double detect_s;
     double deliver_s;
     double exchange_s;
+    double exchange_wait_s;
     uint32_t local_cells;
     size_t local_connections;
     size_t spikes;

@@ -339,15 +339,17 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->sites = sites;
     UP(pulses, h->pulses, n_pulses);
     k->pulses = pulses;
-    UP(u, h->u, csize);
+    /* a mixed group with a row table: the tree step reads u, l, pas_g, pas_e from it alone */
+    const size_t tsize = h->mixed && h->row_index ? 0 : csize;
+    UP(u, tsize ? h->u : NULL, tsize);
     k->u = u;
-    UP(l, h->l, csize);
+    UP(l, tsize ? h->l : NULL, tsize);
     k->l = l;
     UP(cfac, h->cfac, csize);
     k->cfac = cfac;
-    UP(pas_g, h->pas_g, csize);
+    UP(pas_g, tsize ? h->pas_g : NULL, tsize);
     k->pas_g = pas_g;
-    UP(pas_e, h->pas_e, csize);
+    UP(pas_e, tsize ? h->pas_e : NULL, tsize);
     k->pas_e = pas_e;
     UP(hh_par, h->hh_par, psize);
     k->hh_par = hh_par;

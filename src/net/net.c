@@ -13,6 +13,10 @@
 #include "common/status.h"
 #include "net/net_engine.h"
 
+#ifdef HB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 static int compare_conn(const void *a, const void *b)
 {
     const hb_net_conn_t *x = a, *y = b;
@@ -32,63 +36,149 @@ static int compare_in_cell(const void *a, const void *b)
     return (x->delay > y->delay) - (x->delay < y->delay);
 }
 
+/* fn(ctx, i) for i in [0, n) on `threads` threads (each once, any order): the status of the
+ * smallest failing i, with its message (the same failure as one thread in order would see). */
+static hb_status_t for_each(int threads, int n, hb_status_t (*fn)(void *ctx, int i), void *ctx)
+{
+    int first = n;
+    hb_status_t status = HB_SUCCESS;
+    char message[1024] = "";
+#ifdef HB_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
+#endif
+    for (int i = 0; i < n; i++) {
+        int skip;
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic read
+#endif
+        skip = first;
+        if (skip < i) continue; /* a smaller i failed already */
+        const hb_status_t st = fn(ctx, i);
+        if (st == HB_SUCCESS) continue;
+#ifdef HB_HAVE_OPENMP
+#pragma omp critical(hb_net_for_each)
+#endif
+        if (i < first) {
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic write
+#endif
+            first = i;
+            status = st;
+            snprintf(message, sizeof message, "%s", hb_last_error());
+        }
+    }
+    (void)threads;
+    return status == HB_SUCCESS ? HB_SUCCESS : hb_fail(status, "%s", message);
+}
+
 /*
  * The connections in compare_conn's order. They come cell by cell (cells ascending), each
  * cell's sorted by add_connections (compare_in_cell), so a stable sort by source alone gives
  * (source, cell, synapse, weight, delay): an LSD radix sort of the 32-bit source, 8 bits a
- * pass (a general sort of 65 million connections took a quarter of a busyring's build).
+ * pass (a general sort of 65 million connections took a quarter of a busyring's build), each
+ * pass over `threads` contiguous chunks: chunk t's items of digit d go after every chunk's
+ * items of smaller digits and chunk 0 .. t - 1's of digit d, so the order is the serial one.
  */
 static hb_status_t sort_connections(hb_net_t *net)
 {
     const size_t n = net->n_conns;
     if (n < 2) return HB_SUCCESS;
+    int threads = net->build_threads;
+    if ((size_t)threads > n / 65536 + 1) threads = (int)(n / 65536 + 1); /* chunks worth it */
     hb_net_conn_t *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) { /* no room for the radix sort's copy: the general sort, in place */
+    size_t(*count)[256] = calloc((size_t)threads, sizeof *count);
+    if (!tmp || !count) { /* no room for the radix sort's copy: the general sort, in place */
+        free(tmp);
+        free(count);
         qsort(net->conns, n, sizeof *net->conns, compare_conn);
         return HB_SUCCESS;
     }
     hb_net_conn_t *from = net->conns, *to = tmp;
     for (int shift = 0; shift < 32; shift += 8) {
-        size_t count[257] = {0};
-        for (size_t k = 0; k < n; k++) count[((from[k].source >> shift) & 0xffu) + 1]++;
-        if (count[((from[0].source >> shift) & 0xffu) + 1] == n) continue; /* one digit: as is */
-        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-        for (size_t k = 0; k < n; k++) to[count[(from[k].source >> shift) & 0xffu]++] = from[k];
+        int one_digit = 1; /* every source has the same digit here: the pass changes nothing */
+        const uint32_t d0 = (from[0].source >> shift) & 0xffu;
+#ifdef HB_HAVE_OPENMP
+#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(&& : one_digit)
+#endif
+        for (int t = 0; t < threads; t++) {
+            const size_t a = n / (size_t)threads * (size_t)t;
+            const size_t b = t == threads - 1 ? n : n / (size_t)threads * (size_t)(t + 1);
+            memset(count[t], 0, sizeof count[t]);
+            for (size_t k = a; k < b; k++) {
+                const uint32_t d = (from[k].source >> shift) & 0xffu;
+                count[t][d]++;
+                one_digit = one_digit && d == d0;
+            }
+        }
+        if (one_digit) continue;
+        size_t at = 0; /* the chunks' starts per digit */
+        for (int d = 0; d < 256; d++)
+            for (int t = 0; t < threads; t++) {
+                const size_t c = count[t][d];
+                count[t][d] = at;
+                at += c;
+            }
+#ifdef HB_HAVE_OPENMP
+#pragma omp parallel for num_threads(threads) if (threads > 1)
+#endif
+        for (int t = 0; t < threads; t++) {
+            const size_t a = n / (size_t)threads * (size_t)t;
+            const size_t b = t == threads - 1 ? n : n / (size_t)threads * (size_t)(t + 1);
+            size_t *c = count[t];
+            for (size_t k = a; k < b; k++) to[c[(from[k].source >> shift) & 0xffu]++] = from[k];
+        }
         hb_net_conn_t *t = from;
         from = to;
         to = t;
     }
     if (from != net->conns) memcpy(net->conns, from, n * sizeof *from);
     free(tmp);
+    free(count);
     return HB_SUCCESS;
 }
 
-/* The recipe's connections of local cable cell c, checked, appended to net->conns (sorted by
- * compare_in_cell). */
-static hb_status_t add_connections(hb_net_t *net, int c, double *min_delay)
+/* The connections of local cable cell c: counted first (first[c], the room), then fetched
+ * into their room, checked and sorted by compare_in_cell; min_delay per cell. */
+typedef struct {
+    hb_net_t *net;
+    size_t *first;     /* per cell: its first connection (n_cable + 1) */
+    double *min_delay; /* per cell [ms] */
+} conn_job_t;
+
+static hb_status_t count_connections(void *ctx, int c)
 {
     static const char fn[] = "hb_net_create";
+    const conn_job_t *job = ctx;
+    hb_net_t *net = job->net;
     const uint32_t gid = net->cable_gid[c];
-    const size_t first = net->n_conns; /* this cell's connections start here */
     int count = 0;
     hb_status_t status = net->recipe.connections_on(net->recipe.user, gid, NULL, &count);
     if (status != HB_SUCCESS) return status;
     if (count < 0)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u: %d connections; expected >= 0", fn,
                        gid, count);
+    job->first[c] = (size_t)count;
+    return HB_SUCCESS;
+}
+
+static hb_status_t add_connections(void *ctx, int c)
+{
+    static const char fn[] = "hb_net_create";
+    const conn_job_t *job = ctx;
+    hb_net_t *net = job->net;
+    const uint32_t gid = net->cable_gid[c];
+    const size_t first = job->first[c];
+    const int count = (int)(job->first[c + 1] - first);
+    job->min_delay[c] = INFINITY;
     if (count == 0) return HB_SUCCESS;
     hb_connection_t *in = malloc((size_t)count * sizeof *in);
-    if (!in || !hb_net_reserve((void **)&net->conns, net->n_conns, &net->cap_conns,
-                               (size_t)count, sizeof *net->conns)) {
-        free(in);
-        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the connections of gid %u", fn, gid);
-    }
+    if (!in) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the connections of gid %u", fn, gid);
     int got = count;
-    status = net->recipe.connections_on(net->recipe.user, gid, in, &got);
+    hb_status_t status = net->recipe.connections_on(net->recipe.user, gid, in, &got);
     if (status == HB_SUCCESS && got != count)
         status = hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u: the recipe gave %d connections after "
                          "counting %d", fn, gid, got, count);
-    const int n_syn = hb_model_synapse_count(net->models[c]);
+    const int n_syn = hb_sim_cell_synapses(net->sim, c);
     for (int k = 0; k < count && status == HB_SUCCESS; k++) {
         const hb_connection_t *e = &in[k];
         if (e->source >= net->recipe.n_cells)
@@ -107,14 +197,50 @@ static hb_status_t add_connections(hb_net_t *net, int c, double *min_delay)
                              "%g ms; expected a finite delay of at least one step (dt = %g ms)",
                              k, gid, e->source, e->delay_ms, net->opt.dt_ms);
         else {
-            net->conns[net->n_conns++] =
+            net->conns[first + (size_t)k] =
                 (hb_net_conn_t){e->source, c, e->synapse, e->weight_us, e->delay_ms};
-            if (e->delay_ms < *min_delay) *min_delay = e->delay_ms;
+            if (e->delay_ms < job->min_delay[c]) job->min_delay[c] = e->delay_ms;
         }
     }
     free(in);
-    if (status == HB_SUCCESS && net->n_conns > first)
-        qsort(net->conns + first, net->n_conns - first, sizeof *net->conns, compare_in_cell);
+    if (status == HB_SUCCESS)
+        qsort(net->conns + first, (size_t)count, sizeof *net->conns, compare_in_cell);
+    return status;
+}
+
+/* Every local cable cell's connections, in cell order, in an array of their exact size. */
+static hb_status_t build_connections(hb_net_t *net)
+{
+    const int n = net->n_cable;
+    size_t *first = calloc((size_t)n + 1, sizeof *first);
+    double *min_delay = malloc(((size_t)n + 1) * sizeof *min_delay);
+    if (!first || !min_delay) {
+        free(first);
+        free(min_delay);
+        return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory for %d cells", n);
+    }
+    conn_job_t job = {net, first, min_delay};
+    hb_status_t status = for_each(net->build_threads, n, count_connections, &job);
+    size_t total = 0; /* counts to starts */
+    for (int c = 0; c < n && status == HB_SUCCESS; c++) {
+        const size_t k = first[c];
+        first[c] = total;
+        total += k;
+    }
+    first[n] = total;
+    if (status == HB_SUCCESS && total > 0) {
+        net->conns = malloc(total * sizeof *net->conns);
+        if (!net->conns)
+            status = hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory for %zu connections "
+                             "(%zu bytes)", total, total * sizeof *net->conns);
+        else
+            net->n_conns = net->cap_conns = total;
+    }
+    if (status == HB_SUCCESS) status = for_each(net->build_threads, n, add_connections, &job);
+    for (int c = 0; c < n && status == HB_SUCCESS; c++) /* a minimum: any order, the same */
+        if (min_delay[c] < net->min_delay) net->min_delay = min_delay[c];
+    free(first);
+    free(min_delay);
     return status;
 }
 
@@ -137,23 +263,66 @@ static void my_block(uint32_t n, int rank, int size, uint32_t *first, uint32_t *
     *end = *first + base + (r < extra ? 1 : 0);
 }
 
-/* This rank's cells and the connections that end on them (no collective: a failure here is
- * agreed on by all ranks afterwards). */
+/* The simulation's cells from the recipe, one at a time (a builder that releases them). */
+static hb_model_t *recipe_get(void *user, int c)
+{
+    const hb_net_t *net = user;
+    const uint32_t gid = net->cable_gid[c];
+    hb_model_t *model = net->recipe.cable(net->recipe.user, gid);
+    if (!model) { /* the recipe's own message, where it left one, says why */
+        char why[512];
+        snprintf(why, sizeof why, "%s", hb_last_error());
+        hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: gid %u is a cable cell without a model%s%s",
+                gid, why[0] ? ": " : "", why);
+    }
+    return model;
+}
+
+static void recipe_put(void *user, int c, hb_model_t *model)
+{
+    const hb_net_t *net = user;
+    net->builder.release(net->recipe.user, net->cable_gid[c], model);
+}
+
+/* This rank's cells in one simulation: its detectors its cells' first detecting probes. */
+static hb_status_t build_sim(hb_net_t *net)
+{
+    hb_sim_options_t o = net->opt;
+    o.sample_dt_ms = o.dt_ms * (double)(net->total_steps > 0 ? net->total_steps : 1);
+    hb_status_t status;
+    if (net->builder.release) {
+        const hb_sim_cell_source_t source = {net, recipe_get, recipe_put,
+                                             net->builder.thread_safe};
+        status = hb_sim_create_from(&source, net->n_cable, &o, net->local_rank, &net->sim);
+    } else {
+        status = hb_sim_create_on(net->models, net->n_cable, &o, net->local_rank, &net->sim);
+    }
+    if (status != HB_SUCCESS) return status;
+    hb_sim_label_cells(net->sim, "gid", net->cable_gid);
+    net->detector = calloc((size_t)net->n_cable + 1, sizeof *net->detector);
+    net->seen = calloc((size_t)net->n_cable + 1, sizeof *net->seen);
+    if (!net->detector || !net->seen) return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory");
+    for (int c = 0; c < net->n_cable; c++) net->detector[c] = hb_sim_cell_detector(net->sim, c);
+    return HB_SUCCESS;
+}
+
+/* This rank's cells, their simulation and the connections that end on them (no collective:
+ * a failure here is agreed on by all ranks afterwards). */
 static hb_status_t build_local(hb_net_t *net)
 {
     static const char fn[] = "hb_net_create";
     const hb_recipe_t *r = &net->recipe;
     const uint32_t n = net->end - net->first;
     net->cable_gid = malloc(((size_t)n + 1) * sizeof *net->cable_gid);
-    net->models = malloc(((size_t)n + 1) * sizeof *net->models);
+    if (!net->builder.release) net->models = malloc(((size_t)n + 1) * sizeof *net->models);
     net->sources = calloc((size_t)n + 1, sizeof *net->sources);
     net->counts = malloc((size_t)net->comm->size * sizeof *net->counts);
     net->displs = malloc((size_t)net->comm->size * sizeof *net->displs);
     net->count_in = malloc((size_t)net->comm->size * sizeof *net->count_in);
     net->ones = malloc((size_t)net->comm->size * sizeof *net->ones);
     net->iota = malloc((size_t)net->comm->size * sizeof *net->iota);
-    if (!net->cable_gid || !net->models || !net->sources || !net->counts || !net->displs ||
-        !net->count_in || !net->ones || !net->iota)
+    if (!net->cable_gid || (!net->builder.release && !net->models) || !net->sources ||
+        !net->counts || !net->displs || !net->count_in || !net->ones || !net->iota)
         return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %u cells", fn, n);
     for (int k = 0; k < net->comm->size; k++) {
         net->ones[k] = 1;
@@ -163,15 +332,20 @@ static hb_status_t build_local(hb_net_t *net)
     for (uint32_t gid = net->first; gid < net->end && status == HB_SUCCESS; gid++) {
         const hb_cell_kind_t kind = r->kind(r->user, gid);
         if (kind == HB_CELL_CABLE) {
-            hb_model_t *model = r->cable ? r->cable(r->user, gid) : NULL;
-            if (!model) { /* the recipe's own message, where it left one, says why */
-                char why[512];
-                snprintf(why, sizeof why, "%s", hb_last_error());
+            if (!r->cable)
                 return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u is a cable cell without a "
-                               "model%s%s", fn, gid, why[0] ? ": " : "", why);
+                               "model: the recipe has no cable()", fn, gid);
+            if (!net->builder.release) { /* the recipe's models, kept */
+                hb_model_t *model = r->cable(r->user, gid);
+                if (!model) { /* the recipe's own message, where it left one, says why */
+                    char why[512];
+                    snprintf(why, sizeof why, "%s", hb_last_error());
+                    return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u is a cable cell without a "
+                                   "model%s%s", fn, gid, why[0] ? ": " : "", why);
+                }
+                net->models[net->n_cable] = model;
             }
-            net->cable_gid[net->n_cable] = gid;
-            net->models[net->n_cable++] = model;
+            net->cable_gid[net->n_cable++] = gid;
         } else if (kind == HB_CELL_SOURCE) {
             hb_net_source_t *src = &net->sources[net->n_sources];
             src->gid = gid;
@@ -193,18 +367,18 @@ static hb_status_t build_local(hb_net_t *net)
         }
     }
     net->min_delay = INFINITY;
-    for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++)
-        status = add_connections(net, c, &net->min_delay);
+    net->total_steps = (long)ceil(net->opt.t_stop_ms / net->opt.dt_ms - 1e-9);
+    /* the simulation first: it knows each cell's synapses, which the connections are checked
+     * against, and with a releasing builder no model outlives it */
+    if (status == HB_SUCCESS && net->n_cable) status = build_sim(net);
+    if (status == HB_SUCCESS) status = build_connections(net);
     return status;
 }
 
-/* After the collectives: the epoch, the detectors, the simulation. */
+/* After the collectives: the connections' order, the epoch. */
 static hb_status_t build_engine(hb_net_t *net)
 {
-    static const char fn[] = "hb_net_create";
-    hb_status_t status = HB_SUCCESS;
-    status = sort_connections(net);
-    net->total_steps = (long)ceil(net->opt.t_stop_ms / net->opt.dt_ms - 1e-9);
+    hb_status_t status = sort_connections(net);
     /* An epoch no longer than the smallest delay: a spike's events reach the next epoch. */
     const double steps = isfinite(net->min_delay) ? floor(net->min_delay / net->opt.dt_ms + 1e-9)
                                                   : (double)net->total_steps;
@@ -213,23 +387,6 @@ static hb_status_t build_engine(hb_net_t *net)
      * a spike's events then land two epochs on. */
     net->epoch_overlap = net->epoch_blocking / 2;
     hb_net_set_overlap(net, HB_NET_BLOCKING); /* measured fastest: docs/network.md */
-    /* Cable cells: one simulation; each one's first detecting probe is its detector. */
-    net->detector = calloc((size_t)net->n_cable + 1, sizeof *net->detector);
-    net->seen = calloc((size_t)net->n_cable + 1, sizeof *net->seen);
-    if (!net->detector || !net->seen) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
-    for (int c = 0, probes = 0; c < net->n_cable; c++) {
-        const hb_model_t *md = net->models[c];
-        net->detector[c] = -1;
-        for (int p = 0; p < md->n_probes && net->detector[c] < 0; p++)
-            if (md->probes[p].detect_spikes) net->detector[c] = probes + p;
-        probes += md->n_probes;
-    }
-    if (net->n_cable) {
-        hb_sim_options_t o = net->opt;
-        o.sample_dt_ms = o.dt_ms * (double)(net->total_steps > 0 ? net->total_steps : 1);
-        status = hb_sim_create_on(net->models, net->n_cable, &o, net->local_rank, &net->sim);
-        if (status == HB_SUCCESS) hb_sim_label_cells(net->sim, "gid", net->cable_gid);
-    }
     return status;
 }
 
@@ -281,6 +438,12 @@ static hb_status_t agree(hb_net_t *net, hb_status_t status)
 hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
                           const hb_sim_options_t *options, hb_net_t **out)
 {
+    return hb_net_create_with(recipe, NULL, comm, options, out);
+}
+
+hb_status_t hb_net_create_with(const hb_recipe_t *recipe, const hb_net_builder_t *builder,
+                               hb_comm_t *comm, const hb_sim_options_t *options, hb_net_t **out)
+{
     hb_clear_error();
     if (!out) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: net is NULL");
     *out = NULL;
@@ -299,14 +462,21 @@ hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
     net->recipe = *recipe;
     net->comm = comm;
     net->opt = *options;
+    if (builder) net->builder = *builder;
+    net->build_threads = 1;
+#ifdef HB_HAVE_OPENMP
+    if (net->builder.thread_safe) /* options->threads is checked with the simulation */
+        net->build_threads = options->threads > 0 && options->threads <= HB_MAX_THREADS
+                                 ? options->threads : omp_get_max_threads();
+#endif
     my_block(recipe->n_cells, comm->rank, comm->size, &net->first, &net->end);
-    status = agree(net, build_local(net));
+    status = find_local_rank(net); /* the simulation's GPU */
+    if (status == HB_SUCCESS) status = agree(net, build_local(net));
     if (status == HB_SUCCESS) { /* the smallest delay of the whole network */
         double v[1] = {net->min_delay};
         status = comm->ops->allreduce(comm->state, v, 1, HB_REDUCE_MIN);
         net->min_delay = v[0];
     }
-    if (status == HB_SUCCESS) status = find_local_rank(net);
     if (status == HB_SUCCESS) status = agree(net, build_engine(net));
     if (status != HB_SUCCESS) {
         hb_net_destroy(net);

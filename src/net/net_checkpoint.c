@@ -164,7 +164,7 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
         ev.time = hb_ckpt_get_f64(in);
         ev.weight = hb_ckpt_get_f64(in);
         if (cell < 0 || cell >= net->n_cable || syn < 0 ||
-            syn >= hb_model_synapse_count(net->models[cell]) || ev.step < at)
+            syn >= hb_sim_cell_synapses(net->sim, cell) || ev.step < at)
             status = hb_fail(HB_ERR_PARSE, "%s: event %zu: cell %lld, synapse %lld, step %ld; "
                              "expected a synapse of this rank's cells, due at step %lld or "
                              "later", name, k, (long long)cell, (long long)syn, ev.step,

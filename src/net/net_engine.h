@@ -25,6 +25,24 @@ typedef struct {
     double weight; /* [uS] */
 } hb_net_event_t;
 
+/*
+ * What a recipe of the library's own (a network file, net_json.c) tells hb_net_create_with
+ * beyond hb_recipe_t. release: each `cable` call builds a fresh model, which the network
+ * hands back here after use, keeping none (the simulation asks for a cell again only for a
+ * fault's message or a checkpoint's fingerprint); NULL: the recipe's models outlive the
+ * network, which keeps pointers to them. thread_safe: cable, connections_on and release may
+ * run for different gids on several threads at once (the build's threads: the options'
+ * `threads`, else OpenMP's default).
+ */
+typedef struct {
+    void (*release)(void *user, uint32_t gid, hb_model_t *model);
+    int thread_safe;
+} hb_net_builder_t;
+
+/* hb_net_create with a builder's promises (NULL: none, hb_net_create's). */
+hb_status_t hb_net_create_with(const hb_recipe_t *recipe, const hb_net_builder_t *builder,
+                               hb_comm_t *comm, const hb_sim_options_t *options, hb_net_t **out);
+
 /* A spike source of this rank (NetStim) and where its stream stands. */
 typedef struct {
     uint32_t gid;
@@ -39,9 +57,11 @@ struct hb_net {
     hb_sim_options_t opt;
     uint32_t first, end; /* this rank's gids: [first, end) */
     int local_rank;      /* among the ranks of this host: its GPU */
+    hb_net_builder_t builder;
+    int build_threads;   /* threads that build this rank's part (1 unless thread_safe) */
     int n_cable;
     uint32_t *cable_gid; /* per local cable cell */
-    hb_model_t **models;
+    hb_model_t **models; /* per local cable cell, the recipe's; NULL with builder.release */
     int *detector;       /* per local cable cell: the simulation's probe, or -1 */
     int *seen;           /* per local cable cell: its detector's spikes already taken */
     int n_sources;

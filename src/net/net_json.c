@@ -43,20 +43,20 @@ typedef struct {
     size_t n_explicit;
     builder_t *builders;
     int n_builders;
-    unsigned char *taken; /* scratch of the random builders: a byte per source, */
-    uint32_t *picked;     /* the sources picked */
-    size_t taken_size, picked_size;
     int exchange;           /* network.exchange: hb_net_overlap_t */
     int busyring;           /* Arbor's busyring benchmark (net_busyring.c) instead of cells */
-    hb_busyring_t br;
-    hb_morph_t **br_morph;  /* per cell gid, built when the rank first asks for it */
-    hb_model_t **br_model;
+    hb_busyring_t br;       /* each cell's model built when asked, released after use */
     int ranks;              /* the communicator's size: a rank builds its share of the cells */
 } json_net_t;
 
-/* Memory of a busyring cell per matrix row, its own morphology, cable and model and its share
- * of the simulation [bytes] (measured: 73 KB for Arbor's default cell of 235 rows). */
-#define HB_BUSYRING_ROW_BYTES 300.0
+/* Peak memory of a busyring cell [bytes]: its share of the simulation while it is built, per
+ * matrix row, and after it (a mixed group's arrays, the row table's copies freed) beside its
+ * connections and their sort's copy, per connection. Measured: 14 KiB a cell of Arbor's
+ * default cell (depth 5, 1 connection), 104 KiB a cell of depth 10 with 1,001 connections
+ * (1,847 rows on average). */
+#define HB_BUSYRING_ROW_BYTES 64.0
+#define HB_BUSYRING_ROW_BYTES_BUILT 32.0
+#define HB_BUSYRING_CONNECTION_BYTES 64.0
 
 static void json_net_free(void *p)
 {
@@ -67,15 +67,6 @@ static void json_net_free(void *p)
     free(r->sources);
     free(r->explicit_conns);
     free(r->builders);
-    free(r->taken);
-    free(r->picked);
-    if (r->br_model)
-        for (uint32_t g = 0; g < r->n_cable; g++) {
-            hb_model_destroy(r->br_model[g]);
-            hb_morph_destroy(r->br_morph[g]);
-        }
-    free(r->br_model);
-    free(r->br_morph);
     free(r);
 }
 
@@ -89,10 +80,21 @@ static hb_model_t *jn_cable(void *user, uint32_t gid)
     json_net_t *r = user;
     if (gid >= r->n_cable) return NULL;
     if (!r->busyring) return r->cable[gid];
-    if (!r->br_model[gid] &&
-        hb_busyring_cell(&r->br, gid, &r->br_morph[gid], &r->br_model[gid]) != HB_SUCCESS)
-        return NULL;
-    return r->br_model[gid];
+    hb_morph_t *morph = NULL;
+    hb_model_t *model = NULL;
+    if (hb_busyring_cell(&r->br, gid, &morph, &model) != HB_SUCCESS) return NULL;
+    /* the model's cable and tables are all a simulation reads; the morphology only placed its
+     * synapse and probe */
+    hb_morph_destroy(morph);
+    model->morph = NULL;
+    return model;
+}
+
+/* A busyring cell's model, after use (the file's own models live as long as the network). */
+static void jn_release(void *user, uint32_t gid, hb_model_t *model)
+{
+    (void)gid;
+    if (((json_net_t *)user)->busyring) hb_model_destroy(model);
 }
 
 static hb_status_t jn_source(void *user, uint32_t gid, hb_spike_source_t *s)
@@ -109,27 +111,42 @@ static int compare_u32(const void *a, const void *b)
 }
 
 /* Random builder: in_degree distinct sources of [src_first, src_first + src_count) without
- * the target itself (Floyd's sampling on the target's stream), in ascending gid order. */
-static void random_sources(json_net_t *r, const builder_t *b, uint32_t gid, uint32_t *out)
+ * the target itself (Floyd's sampling on the target's stream), in ascending gid order. The
+ * candidates taken are kept in a hash set of the call's own (O(in_degree) a gid, and any
+ * thread may build any gid); out (in_degree) receives them. */
+static hb_status_t random_sources(const builder_t *b, uint32_t gid, uint32_t *out)
 {
     const int self = gid >= b->src_first && gid - b->src_first < b->src_count;
     const uint32_t n = b->src_count - (uint32_t)self; /* candidates, self left out */
     const uint32_t k = (uint32_t)b->in_degree;
-    memset(r->taken, 0, n);
+    size_t size = 16;
+    while (size < 2 * (size_t)k) size *= 2;
+    uint32_t *set = malloc(size * sizeof *set); /* candidate + 1, 0 empty */
+    if (!set) return hb_fail(HB_ERR_ALLOC, "network: out of memory for the sources of gid %u", gid);
+    memset(set, 0, size * sizeof *set);
+    uint32_t m = 0;
     for (uint32_t j = n - k, draw = 0; j < n; j++, draw++) {
         const hb_philox_ctr_t d = hb_philox_draw(b->seed, gid, STREAM_RANDOM_SOURCES, draw);
         uint32_t t = (uint32_t)hb_philox_below(d.v[0], d.v[1], (uint64_t)j + 1);
-        if (r->taken[t]) t = j;
-        r->taken[t] = 1;
-    }
-    uint32_t m = 0;
-    for (uint32_t t = 0; t < n; t++)
-        if (r->taken[t]) {
-            uint32_t src = b->src_first + t;
-            if (self && src >= gid) src++;
-            out[m++] = src;
+        for (int pass = 0; pass < 2; pass++) { /* t, or j when t is taken (j never is) */
+            size_t h = ((uint64_t)t * 0x9e3779b97f4a7c15u >> 20) & (size - 1);
+            while (set[h] && set[h] != t + 1) h = (h + 1) & (size - 1);
+            if (!set[h]) {
+                set[h] = t + 1;
+                break;
+            }
+            t = j;
         }
+        out[m++] = t;
+    }
+    free(set);
     qsort(out, m, sizeof *out, compare_u32);
+    for (uint32_t q = 0; q < m; q++) { /* candidates to gids, ascending still */
+        uint32_t src = b->src_first + out[q];
+        if (self && src >= gid) src++;
+        out[q] = src;
+    }
+    return HB_SUCCESS;
 }
 
 /* Busyring's kick (Arbor's event generator): an event at 1 ms on each ring's first cell. */
@@ -188,7 +205,14 @@ static hb_status_t jn_connections(void *user, uint32_t gid, hb_connection_t *out
             out[m++] = (hb_connection_t){prev, b->synapse, b->weight, b->delay_min};
             continue;
         }
-        random_sources(r, b, gid, r->picked);
+        uint32_t *picked = malloc(((size_t)b->in_degree + 1) * sizeof *picked);
+        const hb_status_t status = picked ? random_sources(b, gid, picked)
+                                          : hb_fail(HB_ERR_ALLOC, "network: out of memory for "
+                                                    "the sources of gid %u", gid);
+        if (status != HB_SUCCESS) {
+            free(picked);
+            return status;
+        }
         for (int q = 0; q < b->in_degree; q++) {
             double delay = b->delay_min;
             if (b->delay_max > b->delay_min) {
@@ -196,9 +220,10 @@ static hb_status_t jn_connections(void *user, uint32_t gid, hb_connection_t *out
                                                          (uint64_t)q);
                 delay += (b->delay_max - b->delay_min) * hb_philox_uniform(d.v[0], d.v[1]);
             }
-            out[m++] = (hb_connection_t){r->picked[q], b->synapse < 0 ? q : b->synapse,
+            out[m++] = (hb_connection_t){picked[q], b->synapse < 0 ? q : b->synapse,
                                          b->weight, delay};
         }
+        free(picked);
     }
     *count = m;
     return HB_SUCCESS;
@@ -405,18 +430,6 @@ static hb_status_t parse_builders(json_net_t *r, const json_t *list, const char 
             }
             b.in_degree = (int)in_degree;
             b.seed = (uint64_t)seed;
-            if (b.src_count > r->taken_size) {
-                unsigned char *t = realloc(r->taken, b.src_count);
-                if (!t) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-                r->taken = t;
-                r->taken_size = b.src_count;
-            }
-            if ((size_t)in_degree > r->picked_size) {
-                uint32_t *p = realloc(r->picked, (size_t)in_degree * sizeof *p);
-                if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-                r->picked = p;
-                r->picked_size = (size_t)in_degree;
-            }
         }
         builder_t *grown = realloc(r->builders, ((size_t)r->n_builders + 1) * sizeof *grown);
         if (!grown) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
@@ -556,21 +569,20 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
     hb_morph_destroy(morph0);
     const int ranks = r->ranks > 0 ? r->ranks : 1;
     const double share = ceil((double)p->num_cells / ranks);
-    const double bytes = share * rows0 * HB_BUSYRING_ROW_BYTES;
+    const double built = rows0 * HB_BUSYRING_ROW_BYTES_BUILT +
+                         (double)p->synapses * HB_BUSYRING_CONNECTION_BYTES;
+    const double bytes = share * fmax(rows0 * HB_BUSYRING_ROW_BYTES, built);
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
     if (memory > 0.0 && bytes > memory) {
         hb_json_join(at, path, "num-cells");
-        return hb_json_fail(ld, at, "%u cells of about %d rows (cell 0's) need about %.3g GB on "
-                            "each of %d rank(s), more than this machine's memory (%.3g GB); "
-                            "expected fewer cells, smaller cells or more ranks", p->num_cells,
-                            rows0, bytes / 1e9, ranks, memory / 1e9);
+        return hb_json_fail(ld, at, "%u cells of about %d rows (cell 0's), %u connections a "
+                            "cell, need about %.3g GB on each of %d rank(s), more than this "
+                            "machine's memory (%.3g GB); expected fewer cells, smaller cells or "
+                            "more ranks", p->num_cells, rows0, p->synapses, bytes / 1e9, ranks,
+                            memory / 1e9);
     }
     r->n_cable = p->num_cells;
-    r->br_model = calloc(p->num_cells, sizeof *r->br_model);
-    r->br_morph = calloc(p->num_cells, sizeof *r->br_morph);
-    if (!r->br_model || !r->br_morph)
-        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %u cells", ld->file, p->num_cells);
     r->busyring = 1;
     return HB_SUCCESS;
 }
@@ -700,7 +712,10 @@ static hb_status_t from_root(json_t *root, const char *file, const char *dir,
     if (status == HB_SUCCESS) {
         const hb_recipe_t recipe = {r->n_cable + r->n_sources, r, jn_kind, jn_cable, jn_source,
                                     jn_connections, jn_events};
-        status = hb_net_create(&recipe, comm, &opt, net);
+        /* every callback a pure function of the gid (the file's models only read); a busyring's
+         * models built per call */
+        const hb_net_builder_t builder = {r->busyring ? jn_release : NULL, 1};
+        status = hb_net_create_with(&recipe, &builder, comm, &opt, net);
     }
     r->ld.file = NULL; /* the caller's too */
     if (status != HB_SUCCESS) {

@@ -369,7 +369,7 @@ static hb_status_t generated_events(hb_net_t *net)
         }
         int got = count;
         status = net->recipe.events_on(net->recipe.user, gid, ev, &got);
-        const int n_syn = hb_model_synapse_count(net->models[c]);
+        const int n_syn = hb_sim_cell_synapses(net->sim, c);
         for (int k = 0; k < got && k < count && status == HB_SUCCESS; k++) {
             if (ev[k].synapse < 0 || ev[k].synapse >= n_syn || !isfinite(ev[k].weight_us) ||
                 !(ev[k].time_ms >= 0.0) || !isfinite(ev[k].time_ms))
@@ -456,6 +456,7 @@ static hb_status_t collect(hb_net_t *net)
     if (status == HB_SUCCESS) status = spike_events(net, first, n);
     const double t2 = hb_clock_seconds();
     net->stats.exchange_s += t1 - t0;
+    net->stats.exchange_wait_s += t1 - t0; /* nothing else runs while it is finished */
     net->stats.deliver_s += t2 - t1;
     trace(net, "exchange wait", t0, t1);
     trace(net, "events", t1, t2);
@@ -557,6 +558,10 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
     trace(net, "integrate", t_steps[0], t_steps[1]);
     trace(net, "exchange", t_ex[0], t_ex[1]);
     net->stats.exchange_s += t_ex[1] - t_ex[0];
+    /* waited for: what the exchange took past the steps' end (the whole of it when the steps
+     * did not run beside it) */
+    const double overlapped_until = t_steps[1] > t_ex[0] ? t_steps[1] : t_ex[0];
+    if (t_ex[1] > overlapped_until) net->stats.exchange_wait_s += t_ex[1] - overlapped_until;
     if (steps != HB_SUCCESS) {
         /* the other ranks learn of it at their next exchange: -1 as this rank's count */
         swap_sending(net);

@@ -3,6 +3,7 @@
  * region, IClamps and probes at locations; and geometry given as sections.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,24 @@ done:
 
 /* ---- the model ---- */
 
+/* Models alive now and the most since the last reset (hb_model_live). */
+static _Atomic long live_models, peak_models;
+
+long hb_model_live(int reset_peak, long *peak)
+{
+    if (reset_peak) atomic_store(&peak_models, atomic_load(&live_models));
+    if (peak) *peak = atomic_load(&peak_models);
+    return atomic_load(&live_models);
+}
+
+static void count_model(long change)
+{
+    const long now = atomic_fetch_add(&live_models, change) + change;
+    long most = atomic_load(&peak_models);
+    while (now > most && !atomic_compare_exchange_weak(&peak_models, &most, now)) {
+    }
+}
+
 hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *disc,
                             hb_model_t **model)
 {
@@ -181,6 +200,7 @@ hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *
         free(md);
         return status;
     }
+    count_model(1);
     md->morph = morph;
     md->scheme = disc->scheme;
     md->m = hb_cable_size(md->cable);
@@ -212,6 +232,7 @@ hb_status_t hb_model_destroy(hb_model_t *model)
     free(model->hh);
     hb_cable_destroy(model->cable);
     free(model);
+    count_model(-1);
     return HB_SUCCESS;
 }
 

@@ -30,6 +30,10 @@
 #include "registry/registry.h"
 #include "sim/sim_engine.h"
 
+#ifdef HB_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 void hb_sim_options_default(hb_sim_options_t *o)
 {
     if (!o) return;
@@ -138,7 +142,7 @@ static hb_status_t create_engine(hb_sim_t *sim)
     int n_targets = 0;
     for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++) {
         sim->target_first[c] = n_targets;
-        n_targets += sim->cells[c]->n_synapses;
+        n_targets += sim->info[c].n_synapses;
     }
     if (status == HB_SUCCESS) {
         sim->target_first[sim->n_cells] = n_targets;
@@ -146,7 +150,7 @@ static hb_status_t create_engine(hb_sim_t *sim)
         if (!sim->targets) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
     for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++)
-        for (int q = 0; q < sim->cells[c]->n_synapses; q++) {
+        for (int q = 0; q < sim->info[c].n_synapses; q++) {
             const hb_syn_site_t *site;
             size_t stride = 1;
             const double *state = hb_sim_synapse_state(sim, c, q, &site, &stride);
@@ -179,16 +183,80 @@ hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_op
     return hb_sim_create_on(cells, n_cells, options, 0, sim);
 }
 
+static hb_model_t *array_get(void *user, int cell) { return ((hb_model_t *const *)user)[cell]; }
+
+const hb_model_t *hb_sim_cell_get(const hb_sim_t *sim, int c)
+{
+    if (sim->cells) return sim->cells[c];
+    return sim->source.get(sim->source.user, c);
+}
+
+void hb_sim_cell_put(const hb_sim_t *sim, int c, const hb_model_t *model)
+{
+    if (!sim->cells && model && sim->source.put)
+        sim->source.put(sim->source.user, c, (hb_model_t *)model);
+}
+
+hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *ctx, int i),
+                            void *ctx)
+{
+    int first = n; /* the smallest failing i */
+    hb_status_t status = HB_SUCCESS;
+    char message[1024] = "";
+#ifdef HB_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(sim->build_threads) \
+    if (sim->build_threads > 1)
+#endif
+    for (int i = 0; i < n; i++) {
+        int skip;
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic read
+#endif
+        skip = first;
+        if (skip < i) continue; /* a smaller i failed already */
+        const hb_status_t st = fn(ctx, i);
+        if (st == HB_SUCCESS) continue;
+#ifdef HB_HAVE_OPENMP
+#pragma omp critical(hb_sim_for_each)
+#endif
+        if (i < first) {
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic write
+#endif
+            first = i;
+            status = st;
+            snprintf(message, sizeof message, "%s", hb_last_error());
+        }
+    }
+    return status == HB_SUCCESS ? HB_SUCCESS : hb_fail(status, "%s", message);
+}
+
 hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
                              const hb_sim_options_t *options, int device, hb_sim_t **sim)
+{
+    if (sim) *sim = NULL;
+    if (!cells || n_cells < 1 || !options) {
+        hb_clear_error();
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_create: expected at least one cell and options");
+    }
+    for (int c = 0; c < n_cells; c++)
+        if (!cells[c]) {
+            hb_clear_error();
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_create: cell %d is NULL", c);
+        }
+    /* models only read: any thread may read any of them */
+    const hb_sim_cell_source_t source = {(void *)cells, array_get, NULL, 1};
+    return hb_sim_create_from(&source, n_cells, options, device, sim);
+}
+
+hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
+                               const hb_sim_options_t *options, int device, hb_sim_t **sim)
 {
     hb_clear_error();
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_create: sim is NULL");
     *sim = NULL;
-    if (!cells || n_cells < 1 || !options)
+    if (!source || !source->get || n_cells < 1 || !options)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_create: expected at least one cell and options");
-    for (int c = 0; c < n_cells; c++)
-        if (!cells[c]) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_create: cell %d is NULL", c);
     long every;
     hb_status_t status = check_options(options, &every);
     if (status != HB_SUCCESS) return status;
@@ -199,9 +267,19 @@ hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
     s->sample_every = every;
     s->memory_bytes = physical_memory();
     s->n_cells = n_cells;
-    s->cells = malloc((size_t)n_cells * sizeof *s->cells);
-    if (!s->cells) status = hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
-    else memcpy(s->cells, cells, (size_t)n_cells * sizeof *s->cells);
+    s->source = *source;
+    s->build_threads = 1;
+#ifdef HB_HAVE_OPENMP
+    if (source->thread_safe) /* checked above: 0 .. HB_MAX_THREADS */
+        s->build_threads = options->threads > 0 ? options->threads : omp_get_max_threads();
+#endif
+    if (source->get == array_get) { /* the caller's models, kept for the simulation's life */
+        s->cells = malloc((size_t)n_cells * sizeof *s->cells);
+        if (!s->cells) status = hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
+        else memcpy(s->cells, source->user, (size_t)n_cells * sizeof *s->cells);
+    }
+    s->info = calloc((size_t)n_cells, sizeof *s->info);
+    if (!s->info) status = hb_fail(HB_ERR_ALLOC, "hb_sim_create: out of memory");
     if (status == HB_SUCCESS) status = hb_context_create(options->backend, &s->ctx);
     if (status == HB_SUCCESS) {
         s->ops = s->ctx->ops->sim;
@@ -211,8 +289,9 @@ hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
     if (status == HB_SUCCESS && !s->ops)
         status = hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' has no simulator",
                          hb_backend_name(hb_context_backend(s->ctx)));
+    if (status == HB_SUCCESS) status = hb_sim_survey(s);
     for (int c = 0; c < n_cells && status == HB_SUCCESS && !s->ops->synapses; c++)
-        if (cells[c]->n_synapses)
+        if (s->info[c].n_synapses)
             status = hb_fail(HB_ERR_NOT_SUPPORTED,
                              "simulation: cell %d has synapses, which backend '%s' does not "
                              "step; expected backend seq or omp", c,
@@ -230,6 +309,19 @@ hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
     return HB_SUCCESS;
 }
 
+int hb_sim_cell_synapses(const hb_sim_t *sim, int cell)
+{
+    return sim && cell >= 0 && cell < sim->n_cells ? sim->info[cell].n_synapses : 0;
+}
+
+int hb_sim_cell_detector(const hb_sim_t *sim, int cell)
+{
+    if (!sim || cell < 0 || cell >= sim->n_cells) return -1;
+    for (int p = sim->probe_first[cell]; p < sim->probe_first[cell + 1]; p++)
+        if (sim->probes[p].detect_spikes) return p;
+    return -1;
+}
+
 hb_status_t hb_sim_destroy(hb_sim_t *sim)
 {
     if (!sim) return HB_SUCCESS;
@@ -239,6 +331,7 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     free(sim->slot_of);
     hb_sim_free_records(sim);
     free(sim->cells);
+    free(sim->info);
     if (sim->ctx) hb_context_destroy(sim->ctx);
     hb_sim_owned_free(&sim->owned);
     free(sim->events);
@@ -251,7 +344,7 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
 hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
 {
     if (!sim || cell < 0 || cell >= sim->n_cells || synapse < 0 ||
-        synapse >= sim->cells[cell]->n_synapses)
+        synapse >= sim->info[cell].n_synapses)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event for cell %d, synapse %d: no such "
                        "synapse", cell, synapse);
     if (!sim->ops->steps_in_place)
@@ -279,7 +372,7 @@ static hb_status_t engine_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *
     for (size_t k = 0; k < n; k++) {
         const hb_sim_event_t *e = &events[k];
         if (e->cell < 0 || e->cell >= sim->n_cells || e->synapse < 0 ||
-            e->synapse >= sim->cells[e->cell]->n_synapses)
+            e->synapse >= sim->info[e->cell].n_synapses)
             return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event %zu for cell %d, synapse %d: "
                            "no such synapse", k, e->cell, e->synapse);
         const hb_sim_event_t *b = k ? &events[k - 1] : NULL; /* the one before */
@@ -324,7 +417,7 @@ hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connect
     for (size_t k = 0; k < n && status == HB_SUCCESS; k++) {
         const hb_sim_connection_t *x = &conns[k];
         if (x->cell < 0 || x->cell >= sim->n_cells || x->synapse < 0 ||
-            x->synapse >= sim->cells[x->cell]->n_synapses || (k && x->source < conns[k - 1].source))
+            x->synapse >= sim->info[x->cell].n_synapses || (k && x->source < conns[k - 1].source))
             status = hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
                              "(source %u, cell %d, synapse %d): expected a synapse of the "
                              "simulation, sources in order", k, x->source, x->cell, x->synapse);
@@ -473,7 +566,11 @@ static hb_status_t fault_message(hb_sim_t *sim, const hb_sim_fault_t *f)
     const double v = gr->v[e];
     hb_node_info_t info;
     memset(&info, 0, sizeof info);
-    hb_cable_node(sim->cells[cell]->cable, f->node, &info);
+    char where[96] = "";
+    const hb_model_t *md = hb_sim_cell_get(sim, cell); /* a source's: built again */
+    if (md && hb_cable_node(md->cable, f->node, &info) == HB_SUCCESS)
+        snprintf(where, sizeof where, " (section %d, x = %.4g)", info.section, info.x);
+    hb_sim_cell_put(sim, cell, md);
     char who[64];
     if (sim->cell_ids) snprintf(who, sizeof who, "%s %u", sim->cell_label, sim->cell_ids[cell]);
     else snprintf(who, sizeof who, "cell %d", cell);
@@ -481,9 +578,9 @@ static hb_status_t fault_message(hb_sim_t *sim, const hb_sim_fault_t *f)
     char value[32];
     if (isnan(v)) snprintf(value, sizeof value, "nan"); /* not "-nan" */
     else snprintf(value, sizeof value, "%g", v);
-    return hb_fail(HB_ERR_NONFINITE, "simulation: v = %s mV in %s, node %d (section %d, x = %.4g) "
+    return hb_fail(HB_ERR_NONFINITE, "simulation: v = %s mV in %s, node %d%s "
                    "at t = %.10g ms (finite at t = %.10g ms); a parameter or dt drives the cell out "
-                   "of range", value, who, f->node, info.section, info.x,
+                   "of range", value, who, f->node, where,
                    (double)f->step * sim->opt.dt_ms, (double)before * sim->opt.dt_ms);
 }
 

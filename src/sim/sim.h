@@ -76,6 +76,11 @@ struct hb_model {
     hb_model_synapse_t *synapses;
 };
 
+/* Models alive in the process now (hb_model_create less hb_model_destroy); *peak (may be NULL)
+ * the most alive at once since the last reset_peak (which starts it at now). For tests of
+ * what a build keeps. */
+long hb_model_live(int reset_peak, long *peak);
+
 /* Things a simulation frees on destroy (what the JSON loader built). */
 typedef struct {
     int n_models, n_morphs;
@@ -132,6 +137,31 @@ hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end);
  * each rank of a node its own). */
 hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
                              const hb_sim_options_t *options, int device, hb_sim_t **sim);
+
+/*
+ * Cells asked one at a time, for a simulation that keeps none of them (a network's own
+ * builder, whose every cell has its own model): `get` builds cell `cell`'s model (NULL on
+ * failure, with hb_last_error's message), `put` releases it. A simulation asks for each cell
+ * twice while it is created (its sizes, then its constants; once more, with the cell it may
+ * share a group with, where their shapes' hashes match) and again only for a fault's message
+ * and a checkpoint's fingerprint, so that at most a few models (one per thread) live at once.
+ * thread_safe: get and put may run for different cells on several threads at once.
+ */
+typedef struct {
+    void *user;
+    hb_model_t *(*get)(void *user, int cell);
+    void (*put)(void *user, int cell, hb_model_t *model);
+    int thread_safe;
+} hb_sim_cell_source_t;
+
+hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
+                               const hb_sim_options_t *options, int device, hb_sim_t **sim);
+
+/* Synapses of cell `cell` (0 when out of range). */
+int hb_sim_cell_synapses(const hb_sim_t *sim, int cell);
+/* Cell `cell`'s first probe that detects spikes, as a probe index of the whole simulation
+ * (cell order), or -1. */
+int hb_sim_cell_detector(const hb_sim_t *sim, int cell);
 
 /* Cells named "LABEL ID" in messages (a network: "gid 42") instead of "cell INDEX"; ids
  * (n_cells of them) are borrowed for the simulation's life. */

@@ -253,9 +253,14 @@ static uint64_t fingerprint(const hb_sim_t *sim)
     h = hb_ckpt_hash_i64(h, o->hh_table != 0);
     h = hb_ckpt_hash_i64(h, sim->n_cells);
     uint64_t digest = 0;
+    const hb_model_t *prev = NULL;
     for (int c = 0; c < sim->n_cells; c++) { /* copies of one model: digested once */
-        if (c == 0 || sim->cells[c] != sim->cells[c - 1]) digest = model_digest(sim->cells[c]);
+        const hb_model_t *md = hb_sim_cell_get(sim, c); /* a source's: built again */
+        if (!md) return 0; /* no checkpoint matches (the source's message set) */
+        if (md != prev) digest = model_digest(md);
         h = hb_ckpt_hash_i64(h, (int64_t)digest);
+        hb_sim_cell_put(sim, c, md);
+        prev = sim->cells ? md : NULL; /* a released model's address may come again */
     }
     return h;
 }

@@ -8,6 +8,7 @@
 #define HB_SIM_SIM_ENGINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend/sim_ops.h"
 #include "sim/sim.h"
@@ -38,10 +39,21 @@ typedef struct {
     int count, capacity;
 } series_t;
 
+/* What the simulation keeps of a cell's model: its sizes, and its shape's hash (matrix shape
+ * and hh nodes) to find cells of one group. */
+typedef struct {
+    int m, n_hh, n_probes, n_synapses, n_iclamps, n_sites; /* n_sites: IClamp nodes */
+    uint64_t shape;
+} hb_sim_cell_info_t;
+
 struct hb_sim {
     hb_sim_options_t opt;
     int n_cells;
-    hb_model_t **cells; /* borrowed (or owned through `owned`) */
+    hb_model_t **cells; /* borrowed (or owned through `owned`); NULL when from `source` */
+    hb_sim_cell_source_t source; /* the cells' models (hb_sim_create_from) */
+    int build_threads;  /* threads that build the layout (1 unless source.thread_safe) */
+    hb_sim_cell_info_t *info; /* per cell */
+    int *probe_first;   /* per cell: its first probe (n_cells + 1) */
     int *offset;        /* first node of each cell in vbuf; offset[n_cells] = all nodes */
     int *group_of, *slot_of; /* per cell */
     int n_groups;
@@ -74,6 +86,18 @@ struct hb_sim {
     size_t cap_events;
 };
 
+/* Cell c's model from the simulation's cells or source, and its release (NULL: failed, the
+ * message set). */
+const hb_model_t *hb_sim_cell_get(const hb_sim_t *sim, int c);
+void hb_sim_cell_put(const hb_sim_t *sim, int c, const hb_model_t *model);
+
+/* fn(ctx, i) for i in [0, n), on sim->build_threads threads (each i once, in any order); the
+ * status of the smallest failing i, with its message. */
+hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *ctx, int i),
+                            void *ctx);
+
+/* sim_layout.c: every cell's hb_sim_cell_info_t (the models asked once each). */
+hb_status_t hb_sim_survey(hb_sim_t *sim);
 /* sim_layout.c: the groups of the cells in the ops' block widths; their constants filled,
  * state left for hb_sim_init. */
 hb_status_t hb_sim_make_groups(hb_sim_t *sim);
@@ -87,8 +111,11 @@ double *hb_sim_synapse_state(hb_sim_t *sim, int cell, int synapse, const hb_syn_
                              size_t *stride);
 
 /* sim_record.c */
-/* Probes of all cells (cell order), the voltage buffer. */
+/* Room for the probes of all cells (cell order; each cell's copied as its group is filled,
+ * hb_sim_copy_probes), the voltage buffer. */
 hb_status_t hb_sim_gather(hb_sim_t *sim);
+/* Cell c's probes into the simulation's (named "cC.NAME" where there are several cells). */
+hb_status_t hb_sim_copy_probes(hb_sim_t *sim, int c, const hb_model_t *md);
 void hb_sim_free_records(hb_sim_t *sim);
 /* Time and every probe's v now, from the host layout. */
 hb_status_t hb_sim_record_sample(hb_sim_t *sim);

@@ -29,6 +29,58 @@ static int same_group(const hb_model_t *a, const hb_model_t *b)
 
 #define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
 
+/* The shape's hash: rows, parents and hh nodes (same_group's), mixed word by word. */
+static uint64_t shape_hash(const hb_model_t *md)
+{
+    const int m = hb_cable_size(md->cable);
+    const int *parent = hb_cable_parent(md->cable);
+    uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)m;
+    for (int i = 0; i < m; i++) {
+        h ^= (uint64_t)(uint32_t)parent[i] << 1 | md->has_hh[i];
+        h *= 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+/* A copy of the cell before it (the same model): surveyed once. */
+static int repeats(const hb_sim_t *sim, int c)
+{
+    return sim->cells && c > 0 && sim->cells[c] == sim->cells[c - 1];
+}
+
+static hb_status_t survey_cell(void *ctx, int c)
+{
+    hb_sim_t *sim = ctx;
+    if (repeats(sim, c)) return HB_SUCCESS; /* copied after */
+    const hb_model_t *md = hb_sim_cell_get(sim, c);
+    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error()) /* the source names the cell */;
+    hb_sim_cell_info_t *in = &sim->info[c];
+    in->m = hb_cable_size(md->cable);
+    in->n_hh = 0;
+    for (int i = 0; i < in->m; i++) in->n_hh += md->has_hh[i];
+    in->n_probes = md->n_probes;
+    in->n_synapses = md->n_synapses;
+    in->n_iclamps = md->n_iclamps;
+    in->n_sites = 0;
+    for (int a = 0; a < md->n_iclamps; a++) { /* distinct nodes, as fill_cell groups them */
+        int seen = 0;
+        for (int b = 0; b < a; b++) seen |= md->iclamps[b].node == md->iclamps[a].node;
+        in->n_sites += !seen;
+    }
+    in->shape = shape_hash(md);
+    hb_sim_cell_put(sim, c, md);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_survey(hb_sim_t *sim)
+{
+    const hb_status_t status = hb_sim_for_each(sim, sim->n_cells, survey_cell, sim);
+    for (int c = 1; c < sim->n_cells && status == HB_SUCCESS; c++)
+        if (repeats(sim, c)) sim->info[c] = sim->info[c - 1];
+    return status;
+}
+
 /* n values of every real slot (stride `row` between nodes, lanes of `W`, blocks
  * of `block` values) bitwise equal to slot 0's: then they move to the front,
  * n values, one per node (the array keeps its allocation). */
@@ -147,28 +199,29 @@ static hb_status_t factor_fixed_rows(group_t *gr)
 }
 
 /* Mixed groups: each lane's fixed rows and factors (factor_rows on the lane's constants), kept
- * per element in the layout. */
-static hb_status_t factor_mixed_rows(group_t *gr)
+ * per element in the layout, lanes on the build's threads. */
+typedef struct {
+    group_t *gr;
+    unsigned char *fixed;
+    double *f;
+} factor_job_t;
+
+static hb_status_t factor_lane(void *ctx, int s)
 {
+    const factor_job_t *job = ctx;
+    group_t *gr = job->gr;
     hb_step_group_t *k = &gr->k;
-    const size_t W = (size_t)k->width, size = gr->block_start[k->blocks];
-    const int M = k->m;
-    unsigned char *fixed = malloc(size + 1), *fx = malloc((size_t)M + 1);
-    double *f = malloc((size + 1) * sizeof *f);
-    double *buf = malloc((8 * (size_t)M + 1) * sizeof *buf);
-    int *par = malloc(((size_t)M + 1) * sizeof *par);
+    const size_t W = (size_t)k->width;
+    const int m = k->lane_m[s];
+    unsigned char *fx = malloc((size_t)m + 1);
+    double *buf = malloc((8 * (size_t)m + 1) * sizeof *buf);
+    int *par = malloc(((size_t)m + 1) * sizeof *par);
     hb_status_t status = HB_SUCCESS;
-    if (!fixed || !fx || !f || !buf || !par)
-        status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    if (!fx || !buf || !par) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    double *u = buf, *l = buf + m, *cfac = buf + 2 * (size_t)m, *pg = buf + 3 * (size_t)m;
+    double *pe = buf + 4 * (size_t)m, *fr = buf + 5 * (size_t)m, *fc = buf + 6 * (size_t)m;
+    double *ff = buf + 7 * (size_t)m;
     if (status == HB_SUCCESS) {
-        memset(fixed, 0, size);
-        memset(f, 0, size * sizeof *f);
-    }
-    double *u = buf, *l = buf + M, *cfac = buf + 2 * (size_t)M, *pg = buf + 3 * (size_t)M;
-    double *pe = buf + 4 * (size_t)M, *fr = buf + 5 * (size_t)M, *fc = buf + 6 * (size_t)M;
-    double *ff = buf + 7 * (size_t)M;
-    for (int s = 0; s < k->count && status == HB_SUCCESS; s++) {
-        const int m = k->lane_m[s];
         const size_t base = hb_step_element(k, s, 0), hh0 = gr->hh_start[s / (int)W];
         for (int i = 0; i < m; i++) {
             const size_t e = base + (size_t)i * W;
@@ -187,13 +240,26 @@ static hb_status_t factor_mixed_rows(group_t *gr)
         status = factor_rows(m, par, u, l, cfac, pg, pe, fx, fr, fc, ff);
         for (int i = 0; i < m && status == HB_SUCCESS; i++) {
             const size_t e = base + (size_t)i * W;
-            fixed[e] = fx[i];
-            f[e] = fr[i];
+            job->fixed[e] = fx[i];
+            job->f[e] = fr[i];
         }
     }
     free(fx);
     free(buf);
     free(par);
+    return status;
+}
+
+static hb_status_t factor_mixed_rows(const hb_sim_t *sim, group_t *gr)
+{
+    hb_step_group_t *k = &gr->k;
+    const size_t size = gr->block_start[k->blocks];
+    unsigned char *fixed = calloc(size + 1, 1);
+    double *f = calloc(size + 1, sizeof *f);
+    hb_status_t status = HB_SUCCESS;
+    if (!fixed || !f) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    factor_job_t job = {gr, fixed, f};
+    if (status == HB_SUCCESS) status = hb_sim_for_each(sim, k->count, factor_lane, &job);
     if (status != HB_SUCCESS) {
         free(fixed);
         free(f);
@@ -247,13 +313,24 @@ static hb_status_t index_rows(group_t *gr)
         free(index);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
+    enum { SLOTS = 1024 }; /* the table's entries by a hash of their bits: open addressing */
+    short slot[SLOTS];
+    memset(slot, 0xff, sizeof slot);
     int n = 0;
     for (size_t e = 0; e < size; e++) {
         const double x[4] = {gr->u[e], gr->l[e], gr->pas_g[e], gr->pas_e[e]};
         int j = e > 0 ? index[e - 1] : -1; /* runs of one quadruple first */
-        if (j < 0 || memcmp(&tab[4 * j], x, sizeof x) != 0)
-            for (j = n - 1; j >= 0; j--)
-                if (memcmp(&tab[4 * j], x, sizeof x) == 0) break;
+        if (j >= 0 && memcmp(&tab[4 * j], x, sizeof x) == 0) {
+            index[e] = (unsigned char)j;
+            continue;
+        }
+        uint64_t bits[4], h = 0;
+        memcpy(bits, x, sizeof bits);
+        for (int q = 0; q < 4; q++) h = (h ^ bits[q]) * 0x9e3779b97f4a7c15u;
+        size_t at = (size_t)(h >> 54) & (SLOTS - 1);
+        while (slot[at] >= 0 && memcmp(&tab[4 * slot[at]], x, sizeof x) != 0)
+            at = (at + 1) & (SLOTS - 1);
+        j = slot[at];
         if (j < 0) {
             if (n == 256) { /* too many: the step reads the arrays */
                 free(tab);
@@ -261,6 +338,7 @@ static hb_status_t index_rows(group_t *gr)
                 return HB_SUCCESS;
             }
             memcpy(&tab[4 * n], x, sizeof x);
+            slot[at] = (short)n;
             j = n++;
         }
         index[e] = (unsigned char)j;
@@ -328,21 +406,21 @@ static int same_synapses(const group_t *gr)
     return 1;
 }
 
-/* The constants, stimuli and synapses of the cell in slot s: its row i at element
- * base + i width, its hh instance j at hh0 + j (lane s % width); the group's running counts of
- * stimulus sites, pulses and synapses in n[0 .. 2]. u, l: scratch of the cell's rows. */
-static hb_status_t fill_cell(hb_sim_t *sim, group_t *gr, size_t s, size_t base, size_t hh0,
-                             double dt, int n[3], double *u, double *l)
+/* The constants, stimuli, synapses and probes of model md in slot s: its row i at element
+ * base + i width, its hh instance j at hh0 + j (lane s % width); its first stimulus site,
+ * pulse and synapse of the group at n[0 .. 2]. u, l: scratch of the cell's rows. */
+static hb_status_t fill_model(hb_sim_t *sim, group_t *gr, const hb_model_t *md, size_t s,
+                              size_t base, size_t hh0, double dt, int n[3], double *u, double *l)
 {
     hb_step_group_t *k = &gr->k;
     const size_t W = (size_t)k->width, lane = s % W;
     const int c = gr->cells[s];
-    const hb_model_t *md = sim->cells[c];
     const int m = hb_cable_size(md->cable);
     const int *parent = hb_cable_parent(md->cable);
     sim->group_of[c] = (int)(gr - sim->groups);
     sim->slot_of[c] = (int)s;
-    hb_status_t status = hb_cable_offdiag(md->cable, u, l);
+    hb_status_t status = hb_sim_copy_probes(sim, c, md);
+    if (status == HB_SUCCESS) status = hb_cable_offdiag(md->cable, u, l);
     if (status != HB_SUCCESS) return status;
     for (int i = 0, j = 0; i < m; i++) {
         const size_t e = base + (size_t)i * W;
@@ -387,6 +465,61 @@ static hb_status_t fill_cell(hb_sim_t *sim, group_t *gr, size_t s, size_t base, 
     return status;
 }
 
+/* A group's slots filled, on the simulation's build threads: slot s at base[s] (element) and
+ * hh0[s] (hh instance), its first site, pulse and synapse from the counts of the slots before. */
+typedef struct {
+    hb_sim_t *sim;
+    group_t *gr;
+    const size_t *base, *hh0;
+    const int *first_pulse;
+    double dt;
+} fill_job_t;
+
+static hb_status_t fill_slot(void *ctx, int s)
+{
+    const fill_job_t *job = ctx;
+    group_t *gr = job->gr;
+    const int c = gr->cells[s];
+    const hb_model_t *md = hb_sim_cell_get(job->sim, c);
+    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error()) /* the source names the cell */;
+    const size_t m = (size_t)hb_cable_size(md->cable);
+    double *u = malloc((m + 1) * sizeof *u), *l = malloc((m + 1) * sizeof *l);
+    int n[3] = {gr->site_start[s], job->first_pulse[s], gr->syn_start ? gr->syn_start[s] : 0};
+    hb_status_t status = u && l ? fill_model(job->sim, gr, md, (size_t)s, job->base[s],
+                                             job->hh0[s], job->dt, n, u, l)
+                                : hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    free(u);
+    free(l);
+    hb_sim_cell_put(job->sim, c, md);
+    return status;
+}
+
+/* The slots' first stimulus sites and synapses (site_start, syn_start) and pulses, then every
+ * real slot filled. */
+static hb_status_t fill_slots(hb_sim_t *sim, group_t *gr, size_t slots, const size_t *base,
+                              const size_t *hh0, double dt)
+{
+    int *first_pulse = malloc((slots + 1) * sizeof *first_pulse);
+    if (!first_pulse) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    int n[3] = {0, 0, 0};
+    for (size_t s = 0; s < slots; s++) {
+        gr->site_start[s] = n[0];
+        first_pulse[s] = n[1];
+        if (gr->syn_start) gr->syn_start[s] = n[2];
+        if (s >= (size_t)gr->k.count) continue;
+        const hb_sim_cell_info_t *in = &sim->info[gr->cells[s]];
+        n[0] += in->n_sites;
+        n[1] += in->n_iclamps;
+        n[2] += in->n_synapses;
+    }
+    gr->site_start[slots] = n[0];
+    if (gr->syn_start) gr->syn_start[slots] = n[2];
+    const fill_job_t job = {sim, gr, base, hh0, first_pulse, dt};
+    hb_status_t status = hb_sim_for_each(sim, gr->k.count, fill_slot, (void *)&job);
+    free(first_pulse);
+    return status;
+}
+
 /* The step's view of the group's arrays. */
 static void publish(group_t *gr)
 {
@@ -420,11 +553,11 @@ static void count_inputs(const hb_sim_t *sim, const group_t *gr, int *sites, int
 {
     *sites = *pulses = *syns = *most_syns = 0;
     for (int q = 0; q < gr->k.count; q++) {
-        const hb_model_t *md = sim->cells[gr->cells[q]];
-        *pulses += md->n_iclamps;
-        *sites += md->n_iclamps;
-        *syns += md->n_synapses;
-        *most_syns = md->n_synapses > *most_syns ? md->n_synapses : *most_syns;
+        const hb_sim_cell_info_t *in = &sim->info[gr->cells[q]];
+        *pulses += in->n_iclamps;
+        *sites += in->n_sites;
+        *syns += in->n_synapses;
+        *most_syns = in->n_synapses > *most_syns ? in->n_synapses : *most_syns;
     }
 }
 
@@ -435,15 +568,13 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     /* the backend's lanes per block for this many cells */
     const int W = sim->ops->block_width(k->count);
     const int m = k->m;
-    const hb_model_t *first = sim->cells[gr->cells[0]];
     k->width = W;
     k->blocks = (k->count + W - 1) / W;
     const size_t slots = (size_t)k->blocks * (size_t)W, size = slots * (size_t)m;
     if ((size_t)m > ((size_t)-1 / sizeof(double)) / slots / 16)
         return hb_fail(HB_ERR_ALLOC, "simulation: %d cells of %d nodes do not fit in memory",
                        k->count, m);
-    k->n_hh = 0;
-    for (int j = 0; j < m; j++) k->n_hh += first->has_hh[j];
+    k->n_hh = sim->info[gr->cells[0]].n_hh;
     const size_t hh = slots * (size_t)k->n_hh;
     int n_sites, n_pulses, n_syns, most_syns;
     count_inputs(sim, gr, &n_sites, &n_pulses, &n_syns, &most_syns);
@@ -458,35 +589,31 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     if (ok && n_syns)
         ok = ALLOC(gr->syn_start, slots + 1) && ALLOC(gr->syns, n_syns) &&
              ALLOC(gr->syn_state, gr->n_syn_state);
-    double *u = NULL, *l = NULL;
-    if (ok) ok = ALLOC(u, m) && ALLOC(l, m);
-    if (!ok) {
-        free(u);
-        free(l);
-        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d cells of %d nodes",
-                       k->count, m);
+    size_t *base = NULL, *hh0 = NULL;
+    if (ok) ok = ALLOC(base, slots) && ALLOC(hh0, slots);
+    const hb_model_t *first = ok ? hb_sim_cell_get(sim, gr->cells[0]) : NULL;
+    if (!ok || !first) {
+        free(base);
+        free(hh0);
+        return ok ? hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error())
+                  : hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d cells of %d nodes",
+                            k->count, m);
     }
     memcpy(gr->parent, hb_cable_parent(first->cable), (size_t)m * sizeof(int));
     for (int j = 0, n = 0; j < m; j++)
         if (first->has_hh[j]) gr->hh_node[n++] = j;
+    hb_sim_cell_put(sim, gr->cells[0], first);
     const int cn = sim->opt.method == HB_METHOD_CN;
     const double dt = cn ? 0.5 * sim->opt.dt_ms : sim->opt.dt_ms;
-    hb_status_t status = HB_SUCCESS;
-    int n[3] = {0, 0, 0};
-    for (size_t s = 0; s < slots && status == HB_SUCCESS; s++) {
-        const size_t base = (s / (size_t)W) * (size_t)m * (size_t)W + s % (size_t)W;
-        gr->site_start[s] = n[0];
-        if (gr->syn_start) gr->syn_start[s] = n[2];
-        if (s >= (size_t)k->count) { /* padding: identity rows (d = 1, rhs = 0) */
-            for (int i = 0; i < m; i++) gr->cfac[base + (size_t)i * W] = 1.0;
-            continue;
-        }
-        status = fill_cell(sim, gr, s, base, (s / (size_t)W) * (size_t)k->n_hh, dt, n, u, l);
+    for (size_t s = 0; s < slots; s++) {
+        base[s] = (s / (size_t)W) * (size_t)m * (size_t)W + s % (size_t)W;
+        hh0[s] = (s / (size_t)W) * (size_t)k->n_hh;
+        if (s >= (size_t)k->count) /* padding: identity rows (d = 1, rhs = 0) */
+            for (int i = 0; i < m; i++) gr->cfac[base[s] + (size_t)i * W] = 1.0;
     }
-    gr->site_start[slots] = n[0];
-    if (gr->syn_start) gr->syn_start[slots] = n[2];
-    free(u);
-    free(l);
+    hb_status_t status = fill_slots(sim, gr, slots, base, hh0, dt);
+    free(base);
+    free(hh0);
     if (status == HB_SUCCESS) share_constants(gr);
     publish(gr);
     k->syn_lanes = status == HB_SUCCESS && gr->syn_start && same_synapses(gr)
@@ -515,9 +642,9 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     for (int b = 0; b < k->blocks; b++) {
         int rows = 0, hh = 0;
         for (int s = b * W; s < (b + 1) * W && s < k->count; s++) {
-            const hb_model_t *md = sim->cells[gr->cells[s]];
-            gr->lane_m[s] = hb_cable_size(md->cable);
-            for (int i = 0; i < gr->lane_m[s]; i++) gr->lane_hh[s] += md->has_hh[i];
+            const hb_sim_cell_info_t *in = &sim->info[gr->cells[s]];
+            gr->lane_m[s] = in->m;
+            gr->lane_hh[s] = in->n_hh;
             rows = gr->lane_m[s] > rows ? gr->lane_m[s] : rows;
             hh = gr->lane_hh[s] > hh ? gr->lane_hh[s] : hh;
         }
@@ -541,36 +668,41 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     if (ok && n_syns)
         ok = ALLOC(gr->syn_start, slots + 1) && ALLOC(gr->syns, n_syns) &&
              ALLOC(gr->syn_state, gr->n_syn_state);
-    double *u = NULL, *l = NULL;
-    if (ok) ok = ALLOC(u, k->m) && ALLOC(l, k->m);
+    size_t *base = NULL, *hh0 = NULL;
+    if (ok) ok = ALLOC(base, slots) && ALLOC(hh0, slots);
     if (!ok) {
-        free(u);
-        free(l);
+        free(base);
+        free(hh0);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d cells of up to %d nodes",
                        k->count, k->m);
     }
     for (size_t e = 0; e < size; e++) gr->cfac[e] = 1.0; /* padding: d = 1 */
     const int cn = sim->opt.method == HB_METHOD_CN;
     const double dt = cn ? 0.5 * sim->opt.dt_ms : sim->opt.dt_ms;
-    hb_status_t status = HB_SUCCESS;
-    int n[3] = {0, 0, 0};
-    for (size_t s = 0; s < slots && status == HB_SUCCESS; s++) {
-        gr->site_start[s] = n[0];
-        if (gr->syn_start) gr->syn_start[s] = n[2];
-        if (s >= (size_t)k->count) continue;
+    for (size_t s = 0; s < slots; s++) {
         const size_t b = s / (size_t)W;
-        status = fill_cell(sim, gr, s, gr->block_start[b] + s % (size_t)W, gr->hh_start[b], dt, n,
-                           u, l);
+        base[s] = gr->block_start[b] + s % (size_t)W;
+        hh0[s] = gr->hh_start[b];
     }
-    gr->site_start[slots] = n[0];
-    if (gr->syn_start) gr->syn_start[slots] = n[2];
-    free(u);
-    free(l);
+    hb_status_t status = fill_slots(sim, gr, slots, base, hh0, dt);
+    free(base);
+    free(hh0);
     publish(gr);
     k->syn_lanes = 0;
-    if (status == HB_SUCCESS) status = factor_mixed_rows(gr);
+    if (status == HB_SUCCESS) status = factor_mixed_rows(sim, gr);
     if (status == HB_SUCCESS) status = index_rows(gr);
     if (status == HB_SUCCESS) status = find_chains(gr);
+    if (status == HB_SUCCESS && gr->row_index && sim->ops->steps_in_place) {
+        /* The CPU's engine reads a tabled group's u, l, pas_g and pas_e through row_index
+         * alone: the arrays are a second copy of the table (half the group's bytes). An engine
+         * with a state of its own (the GPU's) copies them when it is created. */
+        double **dup[4] = {&gr->u, &gr->l, &gr->pas_g, &gr->pas_e};
+        for (int q = 0; q < 4; q++) {
+            free(*dup[q]);
+            *dup[q] = NULL;
+        }
+        k->u = k->l = k->pas_g = k->pas_e = NULL;
+    }
     return status;
 }
 
@@ -586,6 +718,62 @@ static int by_rows(const void *a, const void *b)
     return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
+/* Cells a and b of one group (same_group on their models; with a source, each built again). */
+static hb_status_t same_cells(const hb_sim_t *sim, int a, int b, int *same)
+{
+    *same = 0;
+    const hb_model_t *x = hb_sim_cell_get(sim, a);
+    const hb_model_t *y = x ? hb_sim_cell_get(sim, b) : NULL;
+    hb_status_t status = HB_SUCCESS;
+    if (!x || !y)
+        status = hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
+    else
+        *same = same_group(x, y);
+    hb_sim_cell_put(sim, b, y);
+    hb_sim_cell_put(sim, a, x);
+    return status;
+}
+
+/* Each cell's group (group_of, groups' m and count): the first group of the same shape in
+ * cell order, else a new one (first: its first cell). The shape hashes find the candidates in
+ * a table (one pass, not a search of every group), compared exactly. */
+static hb_status_t find_groups(hb_sim_t *sim, int *first)
+{
+    size_t size = 64;
+    while (size < 2 * (size_t)sim->n_cells) size *= 2;
+    int *table = malloc(size * sizeof *table); /* open addressing: a group, or -1 */
+    if (!table) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    memset(table, 0xff, size * sizeof *table);
+    hb_status_t status = HB_SUCCESS;
+    for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++) {
+        const hb_sim_cell_info_t *in = &sim->info[c];
+        size_t h = (size_t)(in->shape ^ in->shape >> 29) & (size - 1);
+        int g = -1;
+        for (; table[h] >= 0; h = (h + 1) & (size - 1)) { /* the same hash: compared */
+            const int k = table[h];
+            const hb_sim_cell_info_t *o = &sim->info[first[k]];
+            if (o->shape != in->shape || o->m != in->m) continue;
+            int same = 0;
+            status = same_cells(sim, first[k], c, &same);
+            if (status != HB_SUCCESS || same) {
+                g = k;
+                break;
+            }
+        }
+        if (status != HB_SUCCESS) break;
+        if (g < 0) {
+            first[sim->n_groups] = c;
+            g = sim->n_groups++;
+            table[h] = g; /* the empty slot the probe ended on */
+            sim->groups[g].k.m = in->m;
+        }
+        sim->group_of[c] = g;
+        sim->groups[g].k.count++;
+    }
+    free(table);
+    return status;
+}
+
 hb_status_t hb_sim_make_groups(hb_sim_t *sim)
 {
     if (sim->n_cells < 1) return hb_fail(HB_ERR_INVALID_VALUE, "simulation: no cells");
@@ -597,17 +785,10 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
         free(first);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
-    for (int c = 0; c < sim->n_cells; c++) {
-        int g = -1;
-        for (int k = 0; k < sim->n_groups && g < 0; k++)
-            if (same_group(sim->cells[first[k]], sim->cells[c])) g = k;
-        if (g < 0) {
-            first[sim->n_groups] = c;
-            g = sim->n_groups++;
-            sim->groups[g].k.m = hb_cable_size(sim->cells[c]->cable);
-        }
-        sim->group_of[c] = g;
-        sim->groups[g].k.count++;
+    hb_status_t status = find_groups(sim, first);
+    if (status != HB_SUCCESS) {
+        free(first);
+        return status;
     }
     /* Cells that would each be a group of one: one mixed group, after the others. */
     int singles = 0;
@@ -645,13 +826,11 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
         mixed_key_t *key = malloc((size_t)mixed->k.count * sizeof *key);
         if (!key) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
         for (int s = 0; s < mixed->k.count; s++)
-            key[s] = (mixed_key_t){hb_cable_size(sim->cells[mixed->cells[s]]->cable),
-                                   mixed->cells[s]};
+            key[s] = (mixed_key_t){sim->info[mixed->cells[s]].m, mixed->cells[s]};
         qsort(key, (size_t)mixed->k.count, sizeof *key, by_rows);
         for (int s = 0; s < mixed->k.count; s++) mixed->cells[s] = key[s].cell;
         free(key);
     }
-    hb_status_t status = HB_SUCCESS;
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
         status = sim->groups[g].k.mixed ? fill_mixed(sim, &sim->groups[g])
                                         : fill_group(sim, &sim->groups[g]);
@@ -662,7 +841,7 @@ void hb_sim_locate_probes(hb_sim_t *sim)
 {
     for (int c = 0, p = 0; c < sim->n_cells; c++) {
         const group_t *gr = &sim->groups[sim->group_of[c]];
-        for (int k = 0; k < sim->cells[c]->n_probes; k++, p++) {
+        for (int k = 0; k < sim->info[c].n_probes; k++, p++) {
             sim->probe_group[p] = sim->group_of[c];
             sim->probe_index[p] = hb_step_element(&gr->k, sim->slot_of[c], sim->probes[p].node);
         }

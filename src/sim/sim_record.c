@@ -28,22 +28,27 @@ static int series_push(series_t *s, double x)
 /* Least memory of a simulation per node [bytes]. */
 #define HB_SIM_NODE_BYTES 48
 
-/* Probes of all cells (cell order), the voltage buffer. */
+/* Room for the probes of all cells (cell order), the voltage buffer. */
 hb_status_t hb_sim_gather(hb_sim_t *sim)
 {
     int n_probes = 0;
     sim->offset = malloc(((size_t)sim->n_cells + 1) * sizeof *sim->offset);
-    if (!sim->offset) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    sim->probe_first = malloc(((size_t)sim->n_cells + 1) * sizeof *sim->probe_first);
+    if (!sim->offset || !sim->probe_first) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     long total = 0;
     for (int c = 0; c < sim->n_cells; c++) {
-        const hb_model_t *md = sim->cells[c];
+        const hb_sim_cell_info_t *in = &sim->info[c];
         sim->offset[c] = (int)total;
-        total += md->m;
-        n_probes += md->n_probes;
+        sim->probe_first[c] = n_probes;
+        total += in->m;
+        if (in->n_probes > 0x7fffffff - n_probes)
+            return hb_fail(HB_ERR_INVALID_VALUE, "simulation: more than 2^31 probes in all");
+        n_probes += in->n_probes;
         if (total > 0x7fffffffL)
             return hb_fail(HB_ERR_INVALID_VALUE, "simulation: more than 2^31 nodes in all");
     }
     sim->offset[sim->n_cells] = (int)total;
+    sim->probe_first[sim->n_cells] = n_probes;
     /* The state (voltages, matrix, gates) costs at least HB_SIM_NODE_BYTES a node (measured: 48
      * with pas, 100 with hh): refused up front where even that cannot fit. */
     const double need = (double)total * HB_SIM_NODE_BYTES;
@@ -53,7 +58,7 @@ hb_status_t hb_sim_gather(hb_sim_t *sim)
                        "fewer or smaller cells", total, sim->n_cells, need / 1e9,
                        HB_SIM_NODE_BYTES, sim->memory_bytes / 1e9);
     const size_t n = (size_t)total;
-    sim->vbuf = calloc(n, sizeof *sim->vbuf);
+    sim->vbuf = calloc(n, sizeof *sim->vbuf); /* pages touched only by hb_sim_voltages */
     sim->probes = calloc((size_t)n_probes + 1, sizeof *sim->probes);
     sim->probe_group = calloc((size_t)n_probes + 1, sizeof *sim->probe_group);
     sim->probe_index = calloc((size_t)n_probes + 1, sizeof *sim->probe_index);
@@ -64,19 +69,20 @@ hb_status_t hb_sim_gather(hb_sim_t *sim)
     if (!sim->vbuf || !sim->probes || !sim->probe_group || !sim->probe_index || !sim->above ||
         !sim->v_prev || !sim->traces || !sim->spikes)
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu nodes", n);
-    for (int c = 0; c < sim->n_cells; c++) {
-        const hb_model_t *md = sim->cells[c];
-        for (int k = 0; k < md->n_probes; k++) {
-            const hb_probe_t *p = &md->probes[k];
-            size_t len = strlen(p->name) + 24;
-            hb_probe_t *q = &sim->probes[sim->n_probes];
-            *q = *p;
-            if (!(q->name = malloc(len)))
-                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
-            sim->n_probes++;
-            if (sim->n_cells == 1) snprintf(q->name, len, "%s", p->name);
-            else snprintf(q->name, len, "c%d.%s", c, p->name);
-        }
+    sim->n_probes = n_probes;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_copy_probes(hb_sim_t *sim, int c, const hb_model_t *md)
+{
+    for (int k = 0; k < md->n_probes; k++) {
+        const hb_probe_t *p = &md->probes[k];
+        const size_t len = strlen(p->name) + 24;
+        hb_probe_t *q = &sim->probes[sim->probe_first[c] + k];
+        *q = *p;
+        if (!(q->name = malloc(len))) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        if (sim->n_cells == 1) snprintf(q->name, len, "%s", p->name);
+        else snprintf(q->name, len, "c%d.%s", c, p->name);
     }
     return HB_SUCCESS;
 }
@@ -98,6 +104,7 @@ void hb_sim_free_records(hb_sim_t *sim)
     free(sim->v_prev);
     free(sim->vbuf);
     free(sim->offset);
+    free(sim->probe_first);
 }
 
 static double probe_v(const hb_sim_t *sim, int p)

@@ -63,8 +63,10 @@ def test_stats(hb, root):
     net = hb.run(os.path.join(root, "examples", "ring_network.json"))
     stats = net.stats
     assert stats["local_cells"] == 68 and stats["local_connections"] > 68
-    for phase in ("build_s", "init_s", "update_s", "detect_s", "deliver_s", "exchange_s"):
+    for phase in ("build_s", "init_s", "update_s", "detect_s", "deliver_s", "exchange_s",
+                  "exchange_wait_s"):
         assert stats[phase] >= 0
+    assert stats["exchange_wait_s"] <= stats["exchange_s"]
 
 
 def test_errors_name_the_key(hb, root):
