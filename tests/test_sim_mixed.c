@@ -282,26 +282,53 @@ out:
     free_cells(&c);
 }
 
-/* The GPU's step of a mixed group, on the host: hb_step_lanes one lane at a time (lanes 1, d
- * and rhs in the layout), the group's CPU-only packing (fixed rows, row table, chains) left
- * out as the CUDA upload leaves it (src/cuda/sim_cuda.cu). It must give the CPU engine's bits:
- * this is the CPU twin of the device's mixed-group step (tests/gpu/test_gpu_net.c compares
- * the device itself). */
+/* A simulation of make_cells' cells, its last group mixed, initialised; NULL (a failed check)
+ * where it is not. */
+static hb_sim_t *mixed_sim(cells_t *c, const hb_sim_options_t *opt)
+{
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(c->cells, N_CELLS, opt, &sim));
+    if (!sim || !sim->groups[sim->n_groups - 1].k.mixed) {
+        CHECK(sim && sim->groups[sim->n_groups - 1].k.mixed);
+        hb_sim_destroy(sim);
+        return NULL;
+    }
+    CHECK_OK(hb_sim_init(sim));
+    return sim;
+}
+
+/* The CPU keeps a tabled mixed group's u, l, pas_g and pas_e only in its row table; the
+ * device's steps read arrays: unpacked into tab (freed by the caller) and set in g. */
+static void unpack_table(const hb_step_group_t *k, size_t size, double *tab[4],
+                         hb_step_group_t *g)
+{
+    if (!k->row_index) return;
+    CHECK(!k->u && !k->l && !k->pas_g && !k->pas_e); /* one copy, not two */
+    for (int q = 0; q < 4; q++) {
+        tab[q] = check_malloc((size + 1) * sizeof *tab[q]);
+        for (size_t e = 0; e < size; e++) tab[q][e] = k->row_table[4 * k->row_index[e] + q];
+    }
+    g->u = tab[0];
+    g->l = tab[1];
+    g->pas_g = tab[2];
+    g->pas_e = tab[3];
+}
+
+/* A mixed group's step by its definition, on the host: hb_step_lanes one lane at a time
+ * (hb_step_mixed_lane, lanes 1, d and rhs in the layout), the group's CPU-only packing (fixed
+ * rows, row table, chains) left out. The CPU engine's blocks and the GPU's tree step
+ * (test_tree_path) must both give its bits. */
 static void test_device_path(void)
 {
     cells_t c;
     make_cells(&c);
     const long steps = 300;
     hb_sim_options_t opt = sim_options(0.025, (double)steps * 0.025, 0.025 * 100);
-    hb_sim_t *sim = NULL;
-    CHECK_OK(hb_sim_create(c.cells, N_CELLS, &opt, &sim));
-    if (!sim || !sim->groups[sim->n_groups - 1].k.mixed) {
-        CHECK(sim && sim->groups[sim->n_groups - 1].k.mixed);
-        hb_sim_destroy(sim);
+    hb_sim_t *sim = mixed_sim(&c, &opt);
+    if (!sim) {
         free_cells(&c);
         return;
     }
-    CHECK_OK(hb_sim_init(sim));
     const group_t *gr = &sim->groups[sim->n_groups - 1];
     const hb_step_group_t *k = &gr->k;
     const size_t size = k->block_start[k->blocks], hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
@@ -318,17 +345,7 @@ static void test_device_path(void)
     /* the CPU keeps a tabled group's u, l, pas_g and pas_e only in its row table: the device's
      * arrays, unpacked */
     double *tab[4] = {NULL, NULL, NULL, NULL};
-    if (k->row_index) {
-        CHECK(!k->u && !k->l && !k->pas_g && !k->pas_e); /* one copy, not two */
-        for (int q = 0; q < 4; q++) {
-            tab[q] = check_malloc((size + 1) * sizeof *tab[q]);
-            for (size_t e = 0; e < size; e++) tab[q][e] = k->row_table[4 * k->row_index[e] + q];
-        }
-        g.u = tab[0];
-        g.l = tab[1];
-        g.pas_g = tab[2];
-        g.pas_e = tab[3];
-    }
+    unpack_table(k, size, tab, &g);
     g.fixed_row = NULL;
     g.fixed_r = g.fixed_c = g.fixed_f = NULL;
     g.row_index = g.chain_row = NULL;
@@ -396,15 +413,11 @@ static void test_tree_path(void)
     make_cells(&c);
     const long steps = 300;
     hb_sim_options_t opt = sim_options(0.025, (double)steps * 0.025, 0.025 * 100);
-    hb_sim_t *sim = NULL;
-    CHECK_OK(hb_sim_create(c.cells, N_CELLS, &opt, &sim));
-    if (!sim || !sim->groups[sim->n_groups - 1].k.mixed) {
-        CHECK(sim && sim->groups[sim->n_groups - 1].k.mixed);
-        hb_sim_destroy(sim);
+    hb_sim_t *sim = mixed_sim(&c, &opt);
+    if (!sim) {
         free_cells(&c);
         return;
     }
-    CHECK_OK(hb_sim_init(sim));
     group_t *gr = &sim->groups[sim->n_groups - 1];
     const hb_step_group_t *k = &gr->k;
     CHECK(gr->n_syn_state > 0);
@@ -425,17 +438,7 @@ static void test_tree_path(void)
     double *v[2], *hs[2], *ss[2];
     double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
     double *tab[4] = {NULL, NULL, NULL, NULL};
-    if (k->row_index) {
-        CHECK(!k->u && !k->l && !k->pas_g && !k->pas_e); /* one copy, not two */
-        for (int q = 0; q < 4; q++) {
-            tab[q] = check_malloc((size + 1) * sizeof *tab[q]);
-            for (size_t e = 0; e < size; e++) tab[q][e] = k->row_table[4 * k->row_index[e] + q];
-        }
-        g[1].u = tab[0];
-        g[1].l = tab[1];
-        g[1].pas_g = tab[2];
-        g[1].pas_e = tab[3];
-    }
+    unpack_table(k, size, tab, &g[1]);
     g[1].row_index = NULL;
     g[1].row_table = NULL;
     for (int x = 0; x < 2; x++) {

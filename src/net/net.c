@@ -36,41 +36,6 @@ static int compare_in_cell(const void *a, const void *b)
     return (x->delay > y->delay) - (x->delay < y->delay);
 }
 
-/* fn(ctx, i) for i in [0, n) on `threads` threads (each once, any order): the status of the
- * smallest failing i, with its message (the same failure as one thread in order would see). */
-static hb_status_t for_each(int threads, int n, hb_status_t (*fn)(void *ctx, int i), void *ctx)
-{
-    int first = n;
-    hb_status_t status = HB_SUCCESS;
-    char message[1024] = "";
-#ifdef HB_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
-#endif
-    for (int i = 0; i < n; i++) {
-        int skip;
-#ifdef HB_HAVE_OPENMP
-#pragma omp atomic read
-#endif
-        skip = first;
-        if (skip < i) continue; /* a smaller i failed already */
-        const hb_status_t st = fn(ctx, i);
-        if (st == HB_SUCCESS) continue;
-#ifdef HB_HAVE_OPENMP
-#pragma omp critical(hb_net_for_each)
-#endif
-        if (i < first) {
-#ifdef HB_HAVE_OPENMP
-#pragma omp atomic write
-#endif
-            first = i;
-            status = st;
-            snprintf(message, sizeof message, "%s", hb_last_error());
-        }
-    }
-    (void)threads;
-    return status == HB_SUCCESS ? HB_SUCCESS : hb_fail(status, "%s", message);
-}
-
 /*
  * The connections in compare_conn's order. They come cell by cell (cells ascending), each
  * cell's sorted by add_connections (compare_in_cell), so a stable sort by source alone gives
@@ -220,7 +185,7 @@ static hb_status_t build_connections(hb_net_t *net)
         return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory for %d cells", n);
     }
     conn_job_t job = {net, first, min_delay};
-    hb_status_t status = for_each(net->build_threads, n, count_connections, &job);
+    hb_status_t status = hb_for_each_first(net->build_threads, n, count_connections, &job);
     size_t total = 0; /* counts to starts */
     for (int c = 0; c < n && status == HB_SUCCESS; c++) {
         const size_t k = first[c];
@@ -236,7 +201,7 @@ static hb_status_t build_connections(hb_net_t *net)
         else
             net->n_conns = net->cap_conns = total;
     }
-    if (status == HB_SUCCESS) status = for_each(net->build_threads, n, add_connections, &job);
+    if (status == HB_SUCCESS) status = hb_for_each_first(net->build_threads, n, add_connections, &job);
     for (int c = 0; c < n && status == HB_SUCCESS; c++) /* a minimum: any order, the same */
         if (min_delay[c] < net->min_delay) net->min_delay = min_delay[c];
     free(first);

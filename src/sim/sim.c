@@ -197,15 +197,13 @@ void hb_sim_cell_put(const hb_sim_t *sim, int c, const hb_model_t *model)
         sim->source.put(sim->source.user, c, (hb_model_t *)model);
 }
 
-hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *ctx, int i),
-                            void *ctx)
+hb_status_t hb_for_each_first(int threads, int n, hb_status_t (*fn)(void *ctx, int i), void *ctx)
 {
     int first = n; /* the smallest failing i */
     hb_status_t status = HB_SUCCESS;
     char message[1024] = "";
 #ifdef HB_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(sim->build_threads) \
-    if (sim->build_threads > 1)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
 #endif
     for (int i = 0; i < n; i++) {
         int skip;
@@ -217,7 +215,7 @@ hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *
         const hb_status_t st = fn(ctx, i);
         if (st == HB_SUCCESS) continue;
 #ifdef HB_HAVE_OPENMP
-#pragma omp critical(hb_sim_for_each)
+#pragma omp critical(hb_for_each_first)
 #endif
         if (i < first) {
 #ifdef HB_HAVE_OPENMP
@@ -228,7 +226,14 @@ hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *
             snprintf(message, sizeof message, "%s", hb_last_error());
         }
     }
+    (void)threads;
     return status == HB_SUCCESS ? HB_SUCCESS : hb_fail(status, "%s", message);
+}
+
+hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *ctx, int i),
+                            void *ctx)
+{
+    return hb_for_each_first(sim->build_threads, n, fn, ctx);
 }
 
 hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,

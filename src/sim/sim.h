@@ -186,4 +186,9 @@ int hb_sim_shared_groups(const hb_sim_t *sim);
 hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt_ms,
                                    int in_cache, int repeats, double *seconds);
 
+/* fn(ctx, i) for i in [0, n), on `threads` threads (each i once, in any order); the status of
+ * the smallest failing i, with its message: the failure one thread in order would see (the
+ * builds of simulations and networks). */
+hb_status_t hb_for_each_first(int threads, int n, hb_status_t (*fn)(void *ctx, int i), void *ctx);
+
 #endif

@@ -91,8 +91,7 @@ struct hb_sim {
 const hb_model_t *hb_sim_cell_get(const hb_sim_t *sim, int c);
 void hb_sim_cell_put(const hb_sim_t *sim, int c, const hb_model_t *model);
 
-/* fn(ctx, i) for i in [0, n), on sim->build_threads threads (each i once, in any order); the
- * status of the smallest failing i, with its message. */
+/* hb_for_each_first (sim.h) on sim->build_threads threads. */
 hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *ctx, int i),
                             void *ctx);
 
