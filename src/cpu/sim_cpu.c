@@ -138,6 +138,70 @@ HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB
     }
 }
 #undef HB_SHUF
+#define HB_CHAIN_RUNS 1
+/* 32-byte loads and stores through memcpy (no vector passed by value: the ABI differs with and
+ * without AVX) */
+#define LOAD4(x, p) memcpy(&(x), (p), sizeof(hb_v4d))
+#define STORE4(p, x) memcpy((p), &(x), sizeof(hb_v4d))
+
+/* A run of chain rows (parent i - 1 on every lane) from row i down, W 4 or 8: the elimination
+ * (hb_step_mixed_eliminate's rhs_p -= (u_i f_i) rhs_i) with the row just finished carried in
+ * registers, not reloaded from the store it made. Returns the first row below the run. */
+HB_HOSTDEV int chain_eliminate(const unsigned char *chain, const double *HB_RESTRICT u,
+                               const double *HB_RESTRICT fr, double *HB_RESTRICT rhs, int i,
+                               const int W)
+{
+    const size_t w = (size_t)W;
+    hb_v4d x0, x1, p, a, b;
+    LOAD4(x0, rhs + (size_t)i * w);
+    x1 = x0;
+    if (W == 8) LOAD4(x1, rhs + (size_t)i * w + 4);
+    for (; i > 0 && chain[i]; i--) {
+        const size_t r = (size_t)i * w;
+        LOAD4(p, rhs + r - w);
+        LOAD4(a, u + r);
+        LOAD4(b, fr + r);
+        x0 = p - (a * b) * x0;
+        STORE4(rhs + r - w, x0);
+        if (W == 8) {
+            LOAD4(p, rhs + r - w + 4);
+            LOAD4(a, u + r + 4);
+            LOAD4(b, fr + r + 4);
+            x1 = p - (a * b) * x1;
+            STORE4(rhs + r - w + 4, x1);
+        }
+    }
+    return i;
+}
+
+/* The substitution of a run of chain rows from row i up (rhs_i = (rhs_i - l_i rhs_p) f_i), the
+ * parent's value in registers. Returns the first row past the run (or most). */
+HB_HOSTDEV int chain_substitute(const unsigned char *chain, const double *HB_RESTRICT l,
+                                const double *HB_RESTRICT fr, double *HB_RESTRICT rhs, int i,
+                                int most, const int W)
+{
+    const size_t w = (size_t)W;
+    hb_v4d x0, x1, c, a, b;
+    LOAD4(x0, rhs + (size_t)(i - 1) * w);
+    x1 = x0;
+    if (W == 8) LOAD4(x1, rhs + (size_t)(i - 1) * w + 4);
+    for (; i < most && chain[i]; i++) {
+        const size_t r = (size_t)i * w;
+        LOAD4(c, rhs + r);
+        LOAD4(a, l + r);
+        LOAD4(b, fr + r);
+        x0 = (c - a * x0) * b;
+        STORE4(rhs + r, x0);
+        if (W == 8) {
+            LOAD4(c, rhs + r + 4);
+            LOAD4(a, l + r + 4);
+            LOAD4(b, fr + r + 4);
+            x1 = (c - a * x1) * b;
+            STORE4(rhs + r + 4, x1);
+        }
+    }
+    return i;
+}
 #else
 HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB_RESTRICT tab,
                            const double *HB_RESTRICT v, int n, double *HB_RESTRICT u,
@@ -251,6 +315,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
     double cur[HB_SIM_CPU_LANES];
     int have = 0;
     for (int i = most - 1; i > 0; i--) { /* each lane's rows from its last down to 1 */
+#ifdef HB_CHAIN_RUNS
+        if (chain[i] && W % 4 == 0) {
+            i = chain_eliminate(chain, u, fr, rhs, i, W) + 1;
+            continue;
+        }
+#endif
         if (chain[i]) {
             const size_t r = (size_t)i * w;
             const double *HB_RESTRICT ui = u + r, *HB_RESTRICT fi = fr + r;
@@ -285,6 +355,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
         if (lm[k] > 0) hb_step_mixed_root(fixed + k, fr + k, d + k, rhs + k);
     have = 0;
     for (int i = 1; i < most; i++) {
+#ifdef HB_CHAIN_RUNS
+        if (chain[i] && W % 4 == 0) {
+            i = chain_substitute(chain, l, fr, rhs, i, most, W) - 1;
+            continue;
+        }
+#endif
         if (chain[i]) {
             const size_t r = (size_t)i * w;
             const double *HB_RESTRICT li = l + r, *HB_RESTRICT fi = fr + r;
