@@ -202,6 +202,73 @@ HB_HOSTDEV int chain_substitute(const unsigned char *chain, const double *HB_RES
     }
     return i;
 }
+
+/* Gather rows (cpu_sim_t.gather_row), W 4 or 8, four lanes a vector: each lane's parent element
+ * loaded into a vector, the arithmetic as vectors, the parents' results stored back one by one
+ * (no two lanes share a parent). hb_step_mixed_lane's operations, in its order, on every lane. */
+#define GATHER4(a, p) (hb_v4d){(a)[(p)[0]], (a)[(p)[1]], (a)[(p)[2]], (a)[(p)[3]]}
+#define SCATTER4(a, p, x)                                                                       \
+    do {                                                                                        \
+        (a)[(p)[0]] = (x)[0];                                                                   \
+        (a)[(p)[1]] = (x)[1];                                                                   \
+        (a)[(p)[2]] = (x)[2];                                                                   \
+        (a)[(p)[3]] = (x)[3];                                                                   \
+    } while (0)
+
+/* the parents' elements of lanes q .. q + 3 of row r */
+HB_HOSTDEV void parent_elements(const int *par, size_t r, int q, const int W, size_t pe[4])
+{
+    for (int k = 0; k < 4; k++) pe[k] = (size_t)par[r + (size_t)(q + k)] * (size_t)W + (size_t)(q + k);
+}
+
+HB_HOSTDEV void gather_axial(const int *par, const double *v, const double *u, const double *l,
+                             double *rhs, size_t r, const int W)
+{
+    for (int q = 0; q < W; q += 4) {
+        size_t pe[4];
+        parent_elements(par, r, q, W, pe);
+        hb_v4d vi, ui, li, ri;
+        LOAD4(vi, v + r + q);
+        LOAD4(ui, u + r + q);
+        LOAD4(li, l + r + q);
+        LOAD4(ri, rhs + r + q);
+        const hb_v4d dv = GATHER4(v, pe) - vi;
+        const hb_v4d x = (0.0 - ri) - li * dv;
+        const hb_v4d np = GATHER4(rhs, pe) + ui * dv;
+        SCATTER4(rhs, pe, np);
+        STORE4(rhs + r + q, x);
+    }
+}
+
+HB_HOSTDEV void gather_eliminate(const int *par, const double *u, const double *fr, double *rhs,
+                                 size_t r, const int W)
+{
+    for (int q = 0; q < W; q += 4) {
+        size_t pe[4];
+        parent_elements(par, r, q, W, pe);
+        hb_v4d ui, fi, ri;
+        LOAD4(ui, u + r + q);
+        LOAD4(fi, fr + r + q);
+        LOAD4(ri, rhs + r + q);
+        const hb_v4d np = GATHER4(rhs, pe) - (ui * fi) * ri;
+        SCATTER4(rhs, pe, np);
+    }
+}
+
+HB_HOSTDEV void gather_substitute(const int *par, const double *l, const double *fr, double *rhs,
+                                  size_t r, const int W)
+{
+    for (int q = 0; q < W; q += 4) {
+        size_t pe[4];
+        parent_elements(par, r, q, W, pe);
+        hb_v4d li, fi, ri;
+        LOAD4(li, l + r + q);
+        LOAD4(fi, fr + r + q);
+        LOAD4(ri, rhs + r + q);
+        const hb_v4d x = (ri - li * GATHER4(rhs, pe)) * fi;
+        STORE4(rhs + r + q, x);
+    }
+}
 #else
 HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB_RESTRICT tab,
                            const double *HB_RESTRICT v, int n, double *HB_RESTRICT u,
@@ -280,6 +347,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             }
             continue;
         }
+#ifdef HB_CHAIN_RUNS
+        if (gath[i] && W % 4 == 0) {
+            gather_axial(par, v, u, l, rhs, (size_t)i * w, W);
+            continue;
+        }
+#endif
         if (gath[i]) { /* the same on each lane's parent: no two lanes share one */
             const size_t r = (size_t)i * w;
             const int *HB_RESTRICT pi = par + r;
@@ -334,6 +407,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
+#ifdef HB_CHAIN_RUNS
+        if (gath[i] && W % 4 == 0) {
+            gather_eliminate(par, u, fr, rhs, (size_t)i * w, W);
+            continue;
+        }
+#endif
         if (gath[i]) {
             const size_t r = (size_t)i * w;
             const int *HB_RESTRICT pi = par + r;
@@ -374,6 +453,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
+#ifdef HB_CHAIN_RUNS
+        if (gath[i] && W % 4 == 0) {
+            gather_substitute(par, l, fr, rhs, (size_t)i * w, W);
+            continue;
+        }
+#endif
         if (gath[i]) {
             const size_t r = (size_t)i * w;
             const int *HB_RESTRICT pi = par + r;
