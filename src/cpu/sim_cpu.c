@@ -69,9 +69,10 @@ static int cpu_block_width(int count)
  * table into the scratch on the way (row_index: a byte a row streamed instead of 32); the
  * lanes' axial terms and solves row by row in turn (each lane's rows in its own order), so
  * that the core overlaps the lanes' independent chains. Rows come in three kinds: chain rows
- * (hb_step_group_t.chain_row) as vectors; gather rows (cpu_sim_t.gather_row: every lane has the
- * row, fixed, with a fixed parent of its own) as one branch-free loop over the lanes, each lane
- * reading and writing its parent's element (no two lanes share one); the rest lane by lane.
+ * (hb_step_group_t.chain_row) as vectors, the solve a run of them at a time (chain_eliminate,
+ * chain_substitute); gather rows (cpu_sim_t.gather_row: every lane has the row, fixed, with a
+ * fixed parent of its own) branch-free, each lane reading and writing its parent's element (no
+ * two lanes share one), four lanes a vector (gather_axial and the others); the rest lane by lane.
  * Every cell's values see hb_step_mixed_lane's operations in its order, those of a group of
  * its own (tests/test_sim_mixed.c). The diagonal of a fixed row is never read (its factors
  * are known): the axial pass leaves it, updating only a parent that is not fixed.
@@ -138,7 +139,8 @@ HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB
     }
 }
 #undef HB_SHUF
-#define HB_CHAIN_RUNS 1
+/* the chain runs and the gather rows as 4-wide vectors (W 4 or 8) */
+#define HB_V4D_ROWS 1
 /* 32-byte loads and stores through memcpy (no vector passed by value: the ABI differs with and
  * without AVX) */
 #define LOAD4(x, p) memcpy(&(x), (p), sizeof(hb_v4d))
@@ -347,7 +349,7 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             }
             continue;
         }
-#ifdef HB_CHAIN_RUNS
+#ifdef HB_V4D_ROWS
         if (gath[i] && W % 4 == 0) {
             gather_axial(par, v, u, l, rhs, (size_t)i * w, W);
             continue;
@@ -383,12 +385,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             }
         }
     }
-    /* The chain rows' solve keeps the row just finished in registers (cur, valid after a chain
-     * row: it changed its parent last), off the store-to-load path of the recurrence. */
+    /* Two lanes (no 4-wide vector): the chain rows' solve row by row, the row just finished in
+     * cur (valid after a chain row: it changed its parent last). */
     double cur[HB_SIM_CPU_LANES];
     int have = 0;
     for (int i = most - 1; i > 0; i--) { /* each lane's rows from its last down to 1 */
-#ifdef HB_CHAIN_RUNS
+#ifdef HB_V4D_ROWS
         if (chain[i] && W % 4 == 0) {
             i = chain_eliminate(chain, u, fr, rhs, i, W) + 1;
             continue;
@@ -407,7 +409,7 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
-#ifdef HB_CHAIN_RUNS
+#ifdef HB_V4D_ROWS
         if (gath[i] && W % 4 == 0) {
             gather_eliminate(par, u, fr, rhs, (size_t)i * w, W);
             continue;
@@ -434,7 +436,7 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
         if (lm[k] > 0) hb_step_mixed_root(fixed + k, fr + k, d + k, rhs + k);
     have = 0;
     for (int i = 1; i < most; i++) {
-#ifdef HB_CHAIN_RUNS
+#ifdef HB_V4D_ROWS
         if (chain[i] && W % 4 == 0) {
             i = chain_substitute(chain, l, fr, rhs, i, most, W) - 1;
             continue;
@@ -453,7 +455,7 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
-#ifdef HB_CHAIN_RUNS
+#ifdef HB_V4D_ROWS
         if (gath[i] && W % 4 == 0) {
             gather_substitute(par, l, fr, rhs, (size_t)i * w, W);
             continue;
