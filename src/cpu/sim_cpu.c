@@ -220,7 +220,8 @@ HB_HOSTDEV int chain_substitute(const unsigned char *chain, const double *HB_RES
 /* the parents' elements of lanes q .. q + 3 of row r */
 HB_HOSTDEV void parent_elements(const int *par, size_t r, int q, const int W, size_t pe[4])
 {
-    for (int k = 0; k < 4; k++) pe[k] = (size_t)par[r + (size_t)(q + k)] * (size_t)W + (size_t)(q + k);
+    for (int k = 0; k < 4; k++)
+        pe[k] = (size_t)par[r + (size_t)(q + k)] * (size_t)W + (size_t)(q + k);
 }
 
 HB_HOSTDEV void gather_axial(const int *par, const double *v, const double *u, const double *l,
@@ -385,8 +386,8 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             }
         }
     }
-    /* Two lanes (no 4-wide vector): the chain rows' solve row by row, the row just finished in
-     * cur (valid after a chain row: it changed its parent last). */
+    /* Without the 4-wide rows (two lanes, or no vector extensions): the chain rows' solve row by
+     * row, the row just finished in cur (valid after a chain row: it changed its parent last). */
     double cur[HB_SIM_CPU_LANES];
     int have = 0;
     for (int i = most - 1; i > 0; i--) { /* each lane's rows from its last down to 1 */
