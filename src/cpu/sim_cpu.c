@@ -69,9 +69,10 @@ static int cpu_block_width(int count)
  * table into the scratch on the way (row_index: a byte a row streamed instead of 32); the
  * lanes' axial terms and solves row by row in turn (each lane's rows in its own order), so
  * that the core overlaps the lanes' independent chains. Rows come in three kinds: chain rows
- * (hb_step_group_t.chain_row) as vectors; gather rows (cpu_sim_t.gather_row: every lane has the
- * row, fixed, with a fixed parent of its own) as one branch-free loop over the lanes, each lane
- * reading and writing its parent's element (no two lanes share one); the rest lane by lane.
+ * (hb_step_group_t.chain_row) as vectors, the solve a run of them at a time (chain_eliminate,
+ * chain_substitute); gather rows (cpu_sim_t.gather_row: every lane has the row, fixed, with a
+ * fixed parent of its own) branch-free, each lane reading and writing its parent's element (no
+ * two lanes share one), four lanes a vector (gather_axial and the others); the rest lane by lane.
  * Every cell's values see hb_step_mixed_lane's operations in its order, those of a group of
  * its own (tests/test_sim_mixed.c). The diagonal of a fixed row is never read (its factors
  * are known): the axial pass leaves it, updating only a parent that is not fixed.
@@ -138,6 +139,139 @@ HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB
     }
 }
 #undef HB_SHUF
+/* the chain runs and the gather rows as 4-wide vectors (W 4 or 8) */
+#define HB_V4D_ROWS 1
+/* 32-byte loads and stores through memcpy (no vector passed by value: the ABI differs with and
+ * without AVX) */
+#define LOAD4(x, p) memcpy(&(x), (p), sizeof(hb_v4d))
+#define STORE4(p, x) memcpy((p), &(x), sizeof(hb_v4d))
+
+/* A run of chain rows (parent i - 1 on every lane) from row i down, W 4 or 8: the elimination
+ * (hb_step_mixed_eliminate's rhs_p -= (u_i f_i) rhs_i) with the row just finished carried in
+ * registers, not reloaded from the store it made. Returns the first row below the run. */
+HB_HOSTDEV int chain_eliminate(const unsigned char *chain, const double *HB_RESTRICT u,
+                               const double *HB_RESTRICT fr, double *HB_RESTRICT rhs, int i,
+                               const int W)
+{
+    const size_t w = (size_t)W;
+    hb_v4d x0, x1, p, a, b;
+    LOAD4(x0, rhs + (size_t)i * w);
+    x1 = x0;
+    if (W == 8) LOAD4(x1, rhs + (size_t)i * w + 4);
+    for (; i > 0 && chain[i]; i--) {
+        const size_t r = (size_t)i * w;
+        LOAD4(p, rhs + r - w);
+        LOAD4(a, u + r);
+        LOAD4(b, fr + r);
+        x0 = p - (a * b) * x0;
+        STORE4(rhs + r - w, x0);
+        if (W == 8) {
+            LOAD4(p, rhs + r - w + 4);
+            LOAD4(a, u + r + 4);
+            LOAD4(b, fr + r + 4);
+            x1 = p - (a * b) * x1;
+            STORE4(rhs + r - w + 4, x1);
+        }
+    }
+    return i;
+}
+
+/* The substitution of a run of chain rows from row i up (rhs_i = (rhs_i - l_i rhs_p) f_i), the
+ * parent's value in registers. Returns the first row past the run (or most). */
+HB_HOSTDEV int chain_substitute(const unsigned char *chain, const double *HB_RESTRICT l,
+                                const double *HB_RESTRICT fr, double *HB_RESTRICT rhs, int i,
+                                int most, const int W)
+{
+    const size_t w = (size_t)W;
+    hb_v4d x0, x1, c, a, b;
+    LOAD4(x0, rhs + (size_t)(i - 1) * w);
+    x1 = x0;
+    if (W == 8) LOAD4(x1, rhs + (size_t)(i - 1) * w + 4);
+    for (; i < most && chain[i]; i++) {
+        const size_t r = (size_t)i * w;
+        LOAD4(c, rhs + r);
+        LOAD4(a, l + r);
+        LOAD4(b, fr + r);
+        x0 = (c - a * x0) * b;
+        STORE4(rhs + r, x0);
+        if (W == 8) {
+            LOAD4(c, rhs + r + 4);
+            LOAD4(a, l + r + 4);
+            LOAD4(b, fr + r + 4);
+            x1 = (c - a * x1) * b;
+            STORE4(rhs + r + 4, x1);
+        }
+    }
+    return i;
+}
+
+/* Gather rows (cpu_sim_t.gather_row), W 4 or 8, four lanes a vector: each lane's parent element
+ * loaded into a vector, the arithmetic as vectors, the parents' results stored back one by one
+ * (no two lanes share a parent). hb_step_mixed_lane's operations, in its order, on every lane. */
+#define GATHER4(a, p) (hb_v4d){(a)[(p)[0]], (a)[(p)[1]], (a)[(p)[2]], (a)[(p)[3]]}
+#define SCATTER4(a, p, x)                                                                       \
+    do {                                                                                        \
+        (a)[(p)[0]] = (x)[0];                                                                   \
+        (a)[(p)[1]] = (x)[1];                                                                   \
+        (a)[(p)[2]] = (x)[2];                                                                   \
+        (a)[(p)[3]] = (x)[3];                                                                   \
+    } while (0)
+
+/* the parents' elements of lanes q .. q + 3 of row r */
+HB_HOSTDEV void parent_elements(const int *par, size_t r, int q, const int W, size_t pe[4])
+{
+    for (int k = 0; k < 4; k++)
+        pe[k] = (size_t)par[r + (size_t)(q + k)] * (size_t)W + (size_t)(q + k);
+}
+
+HB_HOSTDEV void gather_axial(const int *par, const double *v, const double *u, const double *l,
+                             double *rhs, size_t r, const int W)
+{
+    for (int q = 0; q < W; q += 4) {
+        size_t pe[4];
+        parent_elements(par, r, q, W, pe);
+        hb_v4d vi, ui, li, ri;
+        LOAD4(vi, v + r + q);
+        LOAD4(ui, u + r + q);
+        LOAD4(li, l + r + q);
+        LOAD4(ri, rhs + r + q);
+        const hb_v4d dv = GATHER4(v, pe) - vi;
+        const hb_v4d x = (0.0 - ri) - li * dv;
+        const hb_v4d np = GATHER4(rhs, pe) + ui * dv;
+        SCATTER4(rhs, pe, np);
+        STORE4(rhs + r + q, x);
+    }
+}
+
+HB_HOSTDEV void gather_eliminate(const int *par, const double *u, const double *fr, double *rhs,
+                                 size_t r, const int W)
+{
+    for (int q = 0; q < W; q += 4) {
+        size_t pe[4];
+        parent_elements(par, r, q, W, pe);
+        hb_v4d ui, fi, ri;
+        LOAD4(ui, u + r + q);
+        LOAD4(fi, fr + r + q);
+        LOAD4(ri, rhs + r + q);
+        const hb_v4d np = GATHER4(rhs, pe) - (ui * fi) * ri;
+        SCATTER4(rhs, pe, np);
+    }
+}
+
+HB_HOSTDEV void gather_substitute(const int *par, const double *l, const double *fr, double *rhs,
+                                  size_t r, const int W)
+{
+    for (int q = 0; q < W; q += 4) {
+        size_t pe[4];
+        parent_elements(par, r, q, W, pe);
+        hb_v4d li, fi, ri;
+        LOAD4(li, l + r + q);
+        LOAD4(fi, fr + r + q);
+        LOAD4(ri, rhs + r + q);
+        const hb_v4d x = (ri - li * GATHER4(rhs, pe)) * fi;
+        STORE4(rhs + r + q, x);
+    }
+}
 #else
 HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB_RESTRICT tab,
                            const double *HB_RESTRICT v, int n, double *HB_RESTRICT u,
@@ -216,6 +350,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             }
             continue;
         }
+#ifdef HB_V4D_ROWS
+        if (gath[i] && W % 4 == 0) {
+            gather_axial(par, v, u, l, rhs, (size_t)i * w, W);
+            continue;
+        }
+#endif
         if (gath[i]) { /* the same on each lane's parent: no two lanes share one */
             const size_t r = (size_t)i * w;
             const int *HB_RESTRICT pi = par + r;
@@ -246,11 +386,17 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             }
         }
     }
-    /* The chain rows' solve keeps the row just finished in registers (cur, valid after a chain
-     * row: it changed its parent last), off the store-to-load path of the recurrence. */
+    /* Without the 4-wide rows (two lanes, or no vector extensions): the chain rows' solve row by
+     * row, the row just finished in cur (valid after a chain row: it changed its parent last). */
     double cur[HB_SIM_CPU_LANES];
     int have = 0;
     for (int i = most - 1; i > 0; i--) { /* each lane's rows from its last down to 1 */
+#ifdef HB_V4D_ROWS
+        if (chain[i] && W % 4 == 0) {
+            i = chain_eliminate(chain, u, fr, rhs, i, W) + 1;
+            continue;
+        }
+#endif
         if (chain[i]) {
             const size_t r = (size_t)i * w;
             const double *HB_RESTRICT ui = u + r, *HB_RESTRICT fi = fr + r;
@@ -264,6 +410,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
+#ifdef HB_V4D_ROWS
+        if (gath[i] && W % 4 == 0) {
+            gather_eliminate(par, u, fr, rhs, (size_t)i * w, W);
+            continue;
+        }
+#endif
         if (gath[i]) {
             const size_t r = (size_t)i * w;
             const int *HB_RESTRICT pi = par + r;
@@ -285,6 +437,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
         if (lm[k] > 0) hb_step_mixed_root(fixed + k, fr + k, d + k, rhs + k);
     have = 0;
     for (int i = 1; i < most; i++) {
+#ifdef HB_V4D_ROWS
+        if (chain[i] && W % 4 == 0) {
+            i = chain_substitute(chain, l, fr, rhs, i, most, W) - 1;
+            continue;
+        }
+#endif
         if (chain[i]) {
             const size_t r = (size_t)i * w;
             const double *HB_RESTRICT li = l + r, *HB_RESTRICT fi = fr + r;
@@ -298,6 +456,12 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
             continue;
         }
         have = 0;
+#ifdef HB_V4D_ROWS
+        if (gath[i] && W % 4 == 0) {
+            gather_substitute(par, l, fr, rhs, (size_t)i * w, W);
+            continue;
+        }
+#endif
         if (gath[i]) {
             const size_t r = (size_t)i * w;
             const int *HB_RESTRICT pi = par + r;
