@@ -297,8 +297,11 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
     const int *lm = g->lane_m + (size_t)block * w;
     double *v = g->v + base;
     const int *par = g->parent + base;
-    const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
-    const double *pg = g->pas_g + base, *pe = g->pas_e + base;
+    /* a tabled group keeps u, l, pas_g and pas_e in its row table alone (NULL arrays) */
+    const double *u = g->u ? g->u + base : NULL, *l = g->l ? g->l + base : NULL;
+    const double *cfac = g->cfac + base;
+    const double *pg = g->pas_g ? g->pas_g + base : NULL;
+    const double *pe = g->pas_e ? g->pas_e + base : NULL;
     const unsigned char *fixed = g->fixed_row + base;
     const double *fr = g->fixed_r + base;
     const unsigned char *chain = g->chain_row + base / w, *gath = gather_row + base / w;
