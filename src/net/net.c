@@ -300,17 +300,12 @@ static hb_status_t build_local(hb_net_t *net)
             if (!r->cable)
                 return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u is a cable cell without a "
                                "model: the recipe has no cable()", fn, gid);
-            if (!net->builder.release) { /* the recipe's models, kept */
-                hb_model_t *model = r->cable(r->user, gid);
-                if (!model) { /* the recipe's own message, where it left one, says why */
-                    char why[512];
-                    snprintf(why, sizeof why, "%s", hb_last_error());
-                    return hb_fail(HB_ERR_INVALID_VALUE, "%s: gid %u is a cable cell without a "
-                                   "model%s%s", fn, gid, why[0] ? ": " : "", why);
-                }
-                net->models[net->n_cable] = model;
-            }
-            net->cable_gid[net->n_cable++] = gid;
+            net->cable_gid[net->n_cable] = gid;
+            /* the recipe's models, kept (recipe_get records why one is missing) */
+            if (!net->builder.release &&
+                !(net->models[net->n_cable] = recipe_get(net, net->n_cable)))
+                return HB_ERR_INVALID_VALUE;
+            net->n_cable++;
         } else if (kind == HB_CELL_SOURCE) {
             hb_net_source_t *src = &net->sources[net->n_sources];
             src->gid = gid;
