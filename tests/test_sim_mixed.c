@@ -387,19 +387,20 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
 {
     for (int slot = 0; slot < g->count; slot++) {
         const hb_tree_cell_t c = hb_tree_cell(g, slot);
+        double *dc = d + c.base, *rc = rhs + c.base; /* the cell's rows */
         const int n_hh = g->lane_hh[slot];
-        for (int i = c.m - 1; i >= 0; i--) hb_tree_pas(g, t, c, i, d, rhs);
-        for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, d, rhs);
-        hb_tree_inputs(g, p, slot, c, d, rhs);
-        for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, d, rhs);
+        for (int i = c.m - 1; i >= 0; i--) hb_tree_pas(g, t, c, i, dc, rc);
+        for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, dc, rc);
+        hb_tree_inputs(g, p, slot, c, dc, rc);
+        for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
         const int *bound = t->level_bound + t->level_first[slot], first = t->chain_first[slot];
         const int levels = t->level_first[slot + 1] - t->level_first[slot] - 1;
         for (int L = 0; L < levels; L++)
             for (int k = bound[L + 1] - 1; k >= bound[L]; k--)
-                hb_tree_eliminate(g, t, c, first + k, d, rhs);
+                hb_tree_eliminate(g, t, c, first + k, dc, rc);
         for (int L = levels - 1; L >= 0; L--)
             for (int k = bound[L + 1] - 1; k >= bound[L]; k--)
-                hb_tree_substitute(g, t, p, c, first + k, d, rhs);
+                hb_tree_substitute(g, t, p, c, first + k, dc, rc);
         for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
         if (g->syn_start)
             for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)

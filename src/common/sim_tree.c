@@ -91,6 +91,7 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
             unsigned char shape = kids[i] == 0 ? HB_TREE_LEAF : 0;
             if (kids[i] == 1 && i + 1 < m && AT(g->parent, i + 1) == i) shape |= HB_TREE_NEXT;
             if (i > 0 && AT(g->parent, i) == i - 1) shape |= HB_TREE_PREV;
+            if (g->fixed_row && g->fixed_r && AT(g->fixed_row, i)) shape |= HB_TREE_FIXED;
             AT(plan->shape, i) |= shape;
         }
         /* chains, their heights (a chain's parent chain precedes it) */

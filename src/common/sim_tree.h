@@ -42,6 +42,7 @@
 #define HB_TREE_NEXT 2  /* one child, the next row */
 #define HB_TREE_LEAF 4  /* no child */
 #define HB_TREE_PREV 8  /* its parent is the previous row */
+#define HB_TREE_FIXED 16 /* its eliminated diagonal is constant: 1 / d is the group's fixed_r */
 
 /* Pointers are host memory on the CPU and device memory in a kernel. */
 typedef struct {
@@ -127,17 +128,19 @@ HB_HOSTDEV double hb_tree_pas_e(const hb_step_group_t *g, size_t e)
     return g->row_index ? g->row_table[4 * (size_t)g->row_index[e] + 3] : g->pas_e[e];
 }
 
-/* Assembly, per input row (HB_TREE_INPUT): pas into d and rhs (hb_step_pas_row's operations);
- * d and rhs in the group's layout (from element 0). The other rows' pas is done by
- * hb_tree_axial. */
+/* In the phases below, d and rhs are the cell's own: row i at [i w] (the GPU keeps them in
+ * shared memory, the host and large cells in the group's arrays from the cell's row 0). */
+
+/* Assembly, per input row (HB_TREE_INPUT): pas into d and rhs (hb_step_pas_row's operations).
+ * The other rows' pas is done by hb_tree_axial. */
 HB_HOSTDEV void hb_tree_pas(const hb_step_group_t *g, const hb_sim_tree_t *t, hb_tree_cell_t c,
                             int i, double *d, double *rhs)
 {
     const size_t e = c.base + (size_t)i * c.w;
     if (!(t->shape[e] & HB_TREE_INPUT)) return;
     const double pg = hb_tree_pas_g(g, e);
-    d[e] = pg;
-    rhs[e] = pg * (g->v[e] - hb_tree_pas_e(g, e));
+    d[(size_t)i * c.w] = pg;
+    rhs[(size_t)i * c.w] = pg * (g->v[e] - hb_tree_pas_e(g, e));
 }
 
 /* Assembly, per hh instance j of the slot. */
@@ -146,17 +149,18 @@ HB_HOSTDEV void hb_tree_hh(const hb_step_group_t *g, int slot, hb_tree_cell_t c,
 {
     const size_t lane = (size_t)(slot % g->width);
     const size_t inst = g->hh_start[slot / g->width] + (size_t)j;
-    const size_t e = c.base + (size_t)g->hh_node[inst * c.w + lane] * c.w;
-    hb_step_hh_row(1, (int)c.w, (int)c.w, 1, g->v + e, g->hh_par + inst * HB_HH_NPAR * c.w + lane,
-                   g->hh_state + inst * 3 * c.w + lane, d + e, rhs + e);
+    const size_t r = (size_t)g->hh_node[inst * c.w + lane] * c.w;
+    hb_step_hh_row(1, (int)c.w, (int)c.w, 1, g->v + c.base + r,
+                   g->hh_par + inst * HB_HH_NPAR * c.w + lane, g->hh_state + inst * 3 * c.w + lane,
+                   d + r, rhs + r);
 }
 
 /* Assembly, per slot (one thread): IClamps, then synapses, in their order. */
 HB_HOSTDEV void hb_tree_inputs(const hb_step_group_t *g, const hb_step_params_t *p, int slot,
                                hb_tree_cell_t c, double *d, double *rhs)
 {
-    hb_step_slot_stimuli(g, p, slot, c.w, rhs + c.base);
-    if (g->syn_start) hb_step_slot_synapses(g, slot, c.w, g->v + c.base, d + c.base, rhs + c.base);
+    hb_step_slot_stimuli(g, p, slot, c.w, rhs);
+    if (g->syn_start) hb_step_slot_synapses(g, slot, c.w, g->v + c.base, d, rhs);
 }
 
 /* Assembly, per row: pas unless done before (input rows), its own axial terms, then its
@@ -170,8 +174,8 @@ HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
     const double vi = v[e];
     double di, ri;
     if (shape & HB_TREE_INPUT) {
-        di = d[e];
-        ri = rhs[e];
+        di = d[(size_t)i * w];
+        ri = rhs[(size_t)i * w];
     } else {
         di = hb_tree_pas_g(g, e);
         ri = di * (vi - hb_tree_pas_e(g, e));
@@ -200,73 +204,133 @@ HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
             di -= uc;
         }
     }
-    d[e] = di;
-    rhs[e] = ri;
+    if (!(shape & HB_TREE_FIXED)) d[(size_t)i * w] = di; /* else never read */
+    rhs[(size_t)i * w] = ri;
+}
+
+#ifndef HB_TREE_BLOCK
+#define HB_TREE_BLOCK 2 /* rows a chain loop loads before it computes them */
+#endif
+
+/* Row i's reciprocal pivot where it is fixed (HB_TREE_FIXED; else d[i w], computed this step). */
+HB_HOSTDEV double hb_tree_r(const hb_step_group_t *g, const hb_sim_tree_t *t, hb_tree_cell_t c,
+                            int i, const double *d)
+{
+    const size_t e = c.base + (size_t)i * c.w;
+    return t->shape[e] & HB_TREE_FIXED ? g->fixed_r[e] : d[(size_t)i * c.w];
 }
 
 /* Elimination of a chain (its end's child chains done): each row its children's terms, in
  * descending order (the end's from the lists, the others' only child the next row, carried
  * in registers), then its own reciprocal r = 1 / d kept in d: hb_hines_recip_eliminate_row's
- * and hb_hines_recip_root's operations. */
+ * and hb_hines_recip_root's operations. A fixed row (HB_TREE_FIXED: no hh or synapse below
+ * it) has its r from the group's fixed_r, the bits the division gives (the CPU's factors), so
+ * its d is neither updated nor divided, and the recurrence is rhs's alone. Rows after the end
+ * are taken HB_TREE_BLOCK at a time, their loads before the recurrence. */
 HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t *t,
                                   hb_tree_cell_t c, int chain, double *d, double *rhs)
 {
     const size_t w = c.w;
     const int top = t->chain_top[chain], end = t->chain_end[chain];
-    size_t e = c.base + (size_t)end * w;
-    double di = d[e], ri = rhs[e];
-    if (!(t->shape[e] & HB_TREE_LEAF)) {
+    const size_t e = c.base + (size_t)end * w;
+    const unsigned shape = t->shape[e];
+    const int fixed = (shape & HB_TREE_FIXED) != 0;
+    double di = fixed ? 0.0 : d[(size_t)end * w], ri = rhs[(size_t)end * w];
+    if (!(shape & HB_TREE_LEAF)) {
         int c0, c1;
         hb_tree_children(t, c, end, &c0, &c1);
         for (int k = c1 - 1; k >= c0; k--) {
-            const size_t ce = c.base + (size_t)t->child[c.base + (size_t)k * w] * w;
-            const double uc = hb_tree_u(g, ce), rc = d[ce];
-            di -= (uc * hb_tree_l(g, ce)) * rc;
-            ri -= (uc * rc) * rhs[ce];
+            const int cr = t->child[c.base + (size_t)k * w];
+            const size_t ce = c.base + (size_t)cr * w;
+            const double uc = hb_tree_u(g, ce), rc = hb_tree_r(g, t, c, cr, d);
+            if (!fixed) di -= (uc * hb_tree_l(g, ce)) * rc;
+            ri -= (uc * rc) * rhs[(size_t)cr * w];
         }
     }
-    double r = 1.0 / di;
-    d[e] = r;
-    rhs[e] = end == 0 ? ri * r : ri;
-    for (int j = end - 1; j >= top; j--) { /* its one child: row j + 1 (element e) */
-        const double uc = hb_tree_u(g, e), lc = hb_tree_l(g, e), rc = r, rhs_c = ri;
-        e -= w;
-        di = d[e];
-        ri = rhs[e];
-        di -= (uc * lc) * rc;
-        ri -= (uc * rc) * rhs_c;
+    double r;
+    if (fixed) {
+        r = g->fixed_r[e];
+    } else {
         r = 1.0 / di;
-        d[e] = r;
-        rhs[e] = j == 0 ? ri * r : ri;
+        d[(size_t)end * w] = r;
+    }
+    rhs[(size_t)end * w] = end == 0 ? ri * r : ri;
+    double u_c = hb_tree_u(g, e), l_c = hb_tree_l(g, e); /* the child of the next row up */
+    for (int j = end - 1; j >= top; j -= HB_TREE_BLOCK) {
+        const int n = j - top + 1 < HB_TREE_BLOCK ? j - top + 1 : HB_TREE_BLOCK;
+        double dr[HB_TREE_BLOCK] = {0}, rr[HB_TREE_BLOCK] = {0}, ul[HB_TREE_BLOCK] = {0},
+               uu[HB_TREE_BLOCK] = {0};
+        int fx[HB_TREE_BLOCK] = {0};
+        HB_UNROLL
+        for (int k = 0; k < HB_TREE_BLOCK; k++) {
+            if (k >= n) break;
+            const size_t row = (size_t)(j - k) * w, ei = c.base + row;
+            fx[k] = (t->shape[ei] & HB_TREE_FIXED) != 0;
+            dr[k] = fx[k] ? g->fixed_r[ei] : d[row]; /* fixed: r itself */
+            rr[k] = rhs[row];
+            ul[k] = u_c * l_c;
+            uu[k] = u_c;
+            u_c = hb_tree_u(g, ei);
+            l_c = hb_tree_l(g, ei);
+        }
+        HB_UNROLL
+        for (int k = 0; k < HB_TREE_BLOCK; k++) {
+            if (k >= n) break;
+            const double rc = r, rhs_c = ri;
+            const size_t row = (size_t)(j - k) * w;
+            ri = rr[k] - (uu[k] * rc) * rhs_c;
+            if (fx[k]) {
+                r = dr[k];
+            } else {
+                di = dr[k] - ul[k] * rc;
+                r = 1.0 / di;
+                d[row] = r;
+            }
+            rhs[row] = j - k == 0 ? ri * r : ri;
+        }
     }
 }
 
 /* Substitution of a chain (its parent row done), top down: dv = (rhs - l dv_parent) r, the
  * parent's carried in a register, then v += factor dv (hb_step_update_row's operation); the
- * root's dv is its elimination's. Only the chain's end keeps its dv in rhs (its child chains
- * read it). */
+ * root's dv is its elimination's. Rows HB_TREE_BLOCK at a time, loads first. Only the chain's
+ * end keeps its dv in rhs (its child chains read it). */
 HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t *t,
                                    const hb_step_params_t *p, hb_tree_cell_t c, int chain,
                                    const double *d, double *rhs)
 {
     const size_t w = c.w;
     const int top = t->chain_top[chain], end = t->chain_end[chain];
-    size_t e = c.base + (size_t)top * w;
-    double *v = g->v, dv;
+    double *v = g->v + c.base, dv;
     int j = top;
     if (top == 0) {
-        dv = rhs[e];
-        v[e] += p->factor * dv;
+        dv = rhs[0];
+        v[0] += p->factor * dv;
         j = 1;
-        e += w;
     } else {
-        dv = rhs[c.base + (size_t)g->parent[e] * w];
+        dv = rhs[(size_t)g->parent[c.base + (size_t)top * w] * w];
     }
-    for (; j <= end; j++, e += w) {
-        dv = (rhs[e] - hb_tree_l(g, e) * dv) * d[e];
-        v[e] += p->factor * dv;
+    for (; j <= end; j += HB_TREE_BLOCK) {
+        const int n = end - j + 1 < HB_TREE_BLOCK ? end - j + 1 : HB_TREE_BLOCK;
+        double rr[HB_TREE_BLOCK] = {0}, lr[HB_TREE_BLOCK] = {0}, dr[HB_TREE_BLOCK] = {0},
+               vr[HB_TREE_BLOCK] = {0};
+        HB_UNROLL
+        for (int k = 0; k < HB_TREE_BLOCK; k++) {
+            if (k >= n) break;
+            const size_t row = (size_t)(j + k) * w;
+            rr[k] = rhs[row];
+            lr[k] = hb_tree_l(g, c.base + row);
+            dr[k] = hb_tree_r(g, t, c, j + k, d);
+            vr[k] = v[row];
+        }
+        HB_UNROLL
+        for (int k = 0; k < HB_TREE_BLOCK; k++) {
+            if (k >= n) break;
+            dv = (rr[k] - lr[k] * dv) * dr[k];
+            v[(size_t)(j + k) * w] = vr[k] + p->factor * dv;
+        }
     }
-    if (end > 0) rhs[e - w] = dv;
+    if (end > 0) rhs[(size_t)end * w] = dv;
 }
 
 /* Update, per hh instance j of the slot (after every row's v). */

@@ -38,9 +38,7 @@ extern "C" {
 
 #define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
 #define TREE_WARPS 4     /* tree_step_kernel: cells a thread block, one warp each */
-#ifndef TREE_MIN_BLOCKS
 #define TREE_MIN_BLOCKS 8 /* its blocks an SM at least: 64 registers a thread */
-#endif
 #define PROBE_THREADS 256
 #define CHUNK_MAX 4096                      /* steps per chunk, at most */
 #define CHUNK_BUDGET ((size_t)64 << 20)     /* bytes of sample rows + spike slots */
@@ -114,8 +112,9 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     const int slot = (int)blockIdx.x * TREE_WARPS + (int)(threadIdx.x / 32);
     const int lane = (int)(threadIdx.x % 32);
     if (slot >= g.count) return; /* the whole warp */
-    const hb_tree_cell_t c = hb_tree_cell(&g, slot);
-    double *d = g.d, *rhs = g.rhs;
+    hb_tree_cell_t c = hb_tree_cell(&g, slot);
+    c.w = 1; /* a cell's rows contiguous (checked at upload): the row stride a constant */
+    double *d = g.d + c.base, *rhs = g.rhs + c.base;
     for (int i = lane; i < c.m; i += 32) hb_tree_pas(&g, &t, c, i, d, rhs);
     __syncwarp();
     const int n_hh = g.lane_hh[slot];
@@ -258,7 +257,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->syn_start = NULL;
     k->syns = NULL;
     k->syn_state = NULL;
-    /* the device factors every row each step (same bits as the CPU's fixed rows) */
+    /* the device factors every row of a shared group each step (same bits as the CPU's
+     * fixed rows); a mixed group's fixed rows take their factors (fixed_r, uploaded below) */
     k->fixed_row = NULL;
     k->row_index = k->chain_row = NULL; /* the CPU engine's packing of mixed groups */
     k->row_table = NULL;
@@ -291,6 +291,9 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     UP(hh_node, h->hh_node, h->mixed ? dg->hh : (size_t)h->n_hh);
     k->hh_node = hh_node;
     if (h->mixed) {
+        if (h->width != 1) /* tree_step_kernel's rows are contiguous (sim_cuda_ops.c) */
+            return hb_fail(HB_ERR_BACKEND, "cuda sim: a mixed group of width %d; expected 1",
+                           h->width);
         size_t *block_start, *hh_start;
         int *lane_m, *lane_hh;
         UP(block_start, h->block_start, (size_t)h->blocks + 1);
@@ -332,6 +335,11 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         dg->tree.level_bound = level_bound;
         hb_sim_tree_free(&plan);
         if (st != HB_SUCCESS) return st;
+        if (h->fixed_row && h->fixed_r) { /* the fixed rows' factors (HB_TREE_FIXED) */
+            double *fixed_r;
+            UP(fixed_r, h->fixed_r, dg->size);
+            k->fixed_r = fixed_r;
+        }
     }
     UP(site_start, h->site_start, slots + 1);
     k->site_start = site_start;
@@ -400,6 +408,7 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.shape);
     cudaFree((void *)k->row_index);
     cudaFree((void *)k->row_table);
+    cudaFree((void *)k->fixed_r);
     cudaFree((void *)dg->tree.chain_first);
     cudaFree((void *)dg->tree.chain_top);
     cudaFree((void *)dg->tree.chain_end);
