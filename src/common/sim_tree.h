@@ -208,9 +208,7 @@ HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
     rhs[(size_t)i * w] = ri;
 }
 
-#ifndef HB_TREE_BLOCK
-#define HB_TREE_BLOCK 2 /* rows a chain loop loads before it computes them */
-#endif
+#define HB_TREE_BLOCK 2 /* rows a chain loop loads before it computes them (1, 3: slower) */
 
 /* Row i's reciprocal pivot where it is fixed (HB_TREE_FIXED; else d[i w], computed this step). */
 HB_HOSTDEV double hb_tree_r(const hb_step_group_t *g, const hb_sim_tree_t *t, hb_tree_cell_t c,
