@@ -692,10 +692,10 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     if (status == HB_SUCCESS) status = factor_mixed_rows(sim, gr);
     if (status == HB_SUCCESS) status = index_rows(gr);
     if (status == HB_SUCCESS) status = find_chains(gr);
-    if (status == HB_SUCCESS && gr->row_index && sim->ops->steps_in_place) {
-        /* The CPU's engine reads a tabled group's u, l, pas_g and pas_e through row_index
-         * alone: the arrays are a second copy of the table (half the group's bytes). An engine
-         * with a state of its own (the GPU's) copies them when it is created. */
+    if (status == HB_SUCCESS && gr->row_index) {
+        /* Both engines read a tabled group's u, l, pas_g and pas_e through row_index alone
+         * (the GPU's copies the table): the arrays are a second copy of it (half the group's
+         * bytes). */
         double **dup[4] = {&gr->u, &gr->l, &gr->pas_g, &gr->pas_e};
         for (int q = 0; q < 4; q++) {
             free(*dup[q]);
