@@ -128,8 +128,8 @@ HB_HOSTDEV double hb_tree_pas_e(const hb_step_group_t *g, size_t e)
     return g->row_index ? g->row_table[4 * (size_t)g->row_index[e] + 3] : g->pas_e[e];
 }
 
-/* In the phases below, d and rhs are the cell's own: row i at [i w] (the GPU keeps them in
- * shared memory, the host and large cells in the group's arrays from the cell's row 0). */
+/* In the phases below, d and rhs are the cell's own: row i at [i w] (the group's arrays from
+ * the cell's row 0). */
 
 /* Assembly, per input row (HB_TREE_INPUT): pas into d and rhs (hb_step_pas_row's operations).
  * The other rows' pas is done by hb_tree_axial. */
