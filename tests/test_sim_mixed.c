@@ -380,7 +380,7 @@ static void test_device_path(void)
 }
 
 /* The GPU's tree step (src/common/sim_tree.h: a warp a cell, rows in parallel phase by phase)
- * run on the host, each phase's and level's rows in reverse order, against the CPU engine;
+ * run on the host, each phase's and round's rows in reverse order, against the CPU engine;
  * synapses conducting (their states set before the run) so their terms count. */
 static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
                       const hb_step_params_t *p, double *d, double *rhs)
@@ -393,18 +393,58 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
         for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, dc, rc);
         hb_tree_inputs(g, p, slot, c, dc, rc);
         for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
-        const int *bound = t->level_bound + t->level_first[slot], first = t->chain_first[slot];
-        const int levels = t->level_first[slot + 1] - t->level_first[slot] - 1;
-        for (int L = 0; L < levels; L++)
-            for (int k = bound[L + 1] - 1; k >= bound[L]; k--)
+        const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
+        const int rounds = t->round_first[slot + 1] - t->round_first[slot] - 1;
+        for (int r = 0; r < rounds; r++)
+            for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
                 hb_tree_eliminate(g, t, c, first + k, dc, rc);
-        for (int L = levels - 1; L >= 0; L--)
-            for (int k = bound[L + 1] - 1; k >= bound[L]; k--)
+        for (int r = rounds - 1; r >= 0; r--)
+            for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
                 hb_tree_substitute(g, t, p, c, first + k, dc, rc);
         for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
         if (g->syn_start)
             for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
                 hb_tree_synapse(g, q);
+    }
+}
+
+/* The plan's rounds (sim_tree.h): each slot's rows in exactly one chain (each row but the end
+ * with one child, the next row), every round of 1 to HB_TREE_ROUND chains, a chain's child
+ * chains in earlier rounds. *widest: chains in the widest round; *most: rounds of a cell. */
+static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *plan, int *widest,
+                         int *most)
+{
+    const size_t w = (size_t)k->width;
+    *widest = *most = 0;
+    for (int s = 0; s < k->count; s++) {
+        const hb_tree_cell_t c = hb_tree_cell(k, s);
+        const int *bound = plan->round_bound + plan->round_first[s], first = plan->chain_first[s];
+        const int rounds = plan->round_first[s + 1] - plan->round_first[s] - 1;
+        int *round = check_malloc(3 * ((size_t)c.m + 1) * sizeof *round);
+        int *chain = round + c.m + 1, *kids = chain + c.m + 1;
+        for (int i = 0; i < c.m; i++) round[i] = chain[i] = -1, kids[i] = 0;
+        for (int i = 1; i < c.m; i++) kids[k->parent[c.base + (size_t)i * w]]++;
+        int ok = rounds >= 1 && bound[0] == 0 && first + bound[rounds] == plan->chain_first[s + 1];
+        for (int r = 0; r < rounds && ok; r++) {
+            const int n = bound[r + 1] - bound[r];
+            ok = n >= 1 && n <= HB_TREE_ROUND;
+            *widest = n > *widest ? n : *widest;
+            for (int q = first + bound[r]; q < first + bound[r + 1] && ok; q++)
+                for (int i = plan->chain_top[q]; i <= plan->chain_end[q] && ok; i++) {
+                    ok = i >= 0 && i < c.m && round[i] < 0 &&
+                         (i == plan->chain_end[q] ||
+                          (kids[i] == 1 && k->parent[c.base + (size_t)(i + 1) * w] == i));
+                    if (ok) round[i] = r, chain[i] = q;
+                }
+        }
+        for (int i = 1; i < c.m && ok; i++) { /* a row's parent: in its chain, or a later round */
+            const int pr = k->parent[c.base + (size_t)i * w];
+            ok = round[i] >= 0 && (pr == i - 1 && kids[pr] == 1 ? chain[pr] == chain[i]
+                                                                 : round[pr] > round[i]);
+        }
+        CHECKF(ok && (c.m < 1 || round[0] >= 0), "slot %d: the plan's rounds are not a schedule of its chains", s);
+        *most = rounds > *most ? rounds : *most;
+        free(round);
     }
 }
 
@@ -426,13 +466,10 @@ static void test_tree_path(void)
     const size_t size = k->block_start[k->blocks], hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
     hb_sim_tree_plan_t plan;
     CHECK_OK(hb_sim_tree_plan(k, &plan));
-    int wide = 0, longer = 0; /* a level of several chains, a chain of several rows */
-    for (int s = 0; s < k->count; s++) {
-        const int *bound = plan.level_bound + plan.level_first[s];
-        wide = bound[1] - bound[0] > 1 ? 1 : wide;
-    }
+    int wide = 0, longer = 0, most = 0; /* a round of several chains, a chain of several rows */
+    check_rounds(k, &plan, &wide, &most);
     for (size_t q = 0; q < plan.chains; q++) longer |= plan.chain_end[q] > plan.chain_top[q];
-    CHECK(plan.k.most_levels > 2 && wide && longer);
+    CHECKF(most > 2 && wide > 1 && longer, "rounds: at most %d a cell, %d chains in the widest", most, wide);
     /* two copies: constants by the group's row table (if it has one) and from the arrays (the
      * GPU's; the CPU keeps a tabled group's only in the table: unpacked here) */
     hb_step_group_t g[2] = {*k, *k};
@@ -512,6 +549,12 @@ static void test_real_cells(void)
         CHECKF(all->n_groups == 1 && k->mixed && k->count == N && k->row_index == NULL,
                "%d groups; mixed %d, %d cells, row table %s", all->n_groups, k->mixed,
                k->count, k->row_index ? "used" : "not used");
+        hb_sim_tree_plan_t plan; /* the GPU's rounds: some full (busier trees than busyring's) */
+        CHECK_OK(hb_sim_tree_plan(k, &plan));
+        int widest = 0, most = 0;
+        check_rounds(k, &plan, &widest, &most);
+        CHECKF(widest == HB_TREE_ROUND, "real cells: the widest round has %d chains", widest);
+        hb_sim_tree_free(&plan);
         CHECK_OK(hb_sim_run(all));
         for (int f = 0; f < N && alone[f]; f++) {
             CHECK_OK(hb_sim_run(alone[f]));

@@ -1,4 +1,5 @@
-/* The plan of hb_sim_tree_t: children lists, chains and their levels, from each lane's parents. */
+/* The plan of hb_sim_tree_t: children lists, shapes, chains and their rounds, from each lane's
+ * parents. */
 #include "common/sim_tree.h"
 
 #include <stdlib.h>
@@ -12,8 +13,8 @@ void hb_sim_tree_free(hb_sim_tree_plan_t *plan)
     free(plan->chain_first);
     free(plan->chain_top);
     free(plan->chain_end);
-    free(plan->level_first);
-    free(plan->level_bound);
+    free(plan->round_first);
+    free(plan->round_bound);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -32,6 +33,66 @@ static int find_chains(const int *parent, size_t base, size_t w, int m, const in
     return n;
 }
 
+/* A ready chain goes before another: more rows from its top to the root (`path`), then the
+ * lower index. */
+static int before(const int *path, int a, int b)
+{
+    return path[a] > path[b] || (path[a] == path[b] && a < b);
+}
+
+/* Binary heap of ready chains, the first by `before` at heap[0]. */
+static void heap_push(int *heap, int *size, const int *path, int k)
+{
+    int i = (*size)++;
+    while (i > 0 && before(path, k, heap[(i - 1) / 2])) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = k;
+}
+
+static int heap_pop(int *heap, int *size, const int *path)
+{
+    const int top = heap[0], last = heap[--*size];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *size) break;
+        if (c + 1 < *size && before(path, heap[c + 1], heap[c])) c++;
+        if (!before(path, heap[c], last)) break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    if (*size > 0) heap[i] = last;
+    return top;
+}
+
+/*
+ * The rounds of one lane's n chains (parent chain par[k], rows to the root path[k]; a chain's
+ * parent precedes it): list scheduling, each round up to HB_TREE_ROUND chains whose child
+ * chains are all in earlier rounds, those with the longest path to the root first (the
+ * critical path). Chains in round order into order[], round r's at bound[r] .. bound[r + 1] - 1;
+ * returns the rounds. Scratch: pending, heap (n each).
+ */
+static int schedule_rounds(int n, const int *par, const int *path, int *pending, int *heap,
+                           int *order, int *bound)
+{
+    int size = 0, placed = 0, rounds = 0;
+    for (int k = 0; k < n; k++) pending[k] = 0;
+    for (int k = 1; k < n; k++) pending[par[k]]++;
+    for (int k = 0; k < n; k++)
+        if (pending[k] == 0) heap_push(heap, &size, path, k);
+    while (placed < n) {
+        bound[rounds++] = placed;
+        const int first = placed;
+        while (size > 0 && placed - first < HB_TREE_ROUND) order[placed++] = heap_pop(heap, &size, path);
+        for (int q = first; q < placed; q++) /* parents ready from the next round */
+            if (order[q] > 0 && --pending[par[order[q]]] == 0) heap_push(heap, &size, path, par[order[q]]);
+    }
+    bound[rounds] = n;
+    return rounds;
+}
+
 hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
 {
     memset(plan, 0, sizeof *plan);
@@ -43,29 +104,29 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
     plan->slots = slots;
     size_t rows = 0;
     for (size_t s = 0; s < slots; s++) rows += (size_t)g->lane_m[s];
-    /* scratch a lane: kids, of, height, top, end, count (chains <= rows) */
-    int *scratch = malloc(6 * (m_most + 2) * sizeof *scratch);
+    /* scratch a lane: kids, of, top, end, par, path, order, count (chains <= rows) */
+    int *scratch = malloc(8 * (m_most + 2) * sizeof *scratch);
     plan->child_start = calloc(size ? size : 1, sizeof *plan->child_start);
     plan->child = calloc(size ? size : 1, sizeof *plan->child);
     plan->shape = calloc(size ? size : 1, 1);
     plan->chain_first = calloc(slots + 1, sizeof *plan->chain_first);
     plan->chain_top = malloc((rows ? rows : 1) * sizeof *plan->chain_top);
     plan->chain_end = malloc((rows ? rows : 1) * sizeof *plan->chain_end);
-    plan->level_first = calloc(slots + 1, sizeof *plan->level_first);
-    plan->level_bound = malloc((rows + slots + 1) * sizeof *plan->level_bound);
+    plan->round_first = calloc(slots + 1, sizeof *plan->round_first);
+    plan->round_bound = malloc((rows + slots + 1) * sizeof *plan->round_bound);
     if (!scratch || !plan->child_start || !plan->child || !plan->shape || !plan->chain_first ||
-        !plan->chain_top || !plan->chain_end || !plan->level_first || !plan->level_bound) {
+        !plan->chain_top || !plan->chain_end || !plan->round_first || !plan->round_bound) {
         free(scratch);
         hb_sim_tree_free(plan);
         return hb_fail(HB_ERR_ALLOC, "tree plan: out of memory for %zu elements", size);
     }
-    int *kids = scratch, *of = kids + m_most + 2, *height = of + m_most + 2;
-    int *top = height + m_most + 2, *end = top + m_most + 2, *count = end + m_most + 2;
+    int *kids = scratch, *of = kids + m_most + 2, *top = of + m_most + 2;
+    int *end = top + m_most + 2, *par = end + m_most + 2, *path = par + m_most + 2;
+    int *order = path + m_most + 2, *count = order + m_most + 2;
     size_t nc = 0, nb = 0;
-    int most = 0;
     for (size_t s = 0; s < slots; s++) {
         plan->chain_first[s] = (int)nc;
-        plan->level_first[s] = (int)nb;
+        plan->round_first[s] = (int)nb;
         const size_t base = g->block_start[s / w] + s % w;
         const int m = g->lane_m[s];
         if (m < 1) continue; /* a padding lane */
@@ -94,31 +155,26 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
             if (g->fixed_row && g->fixed_r && AT(g->fixed_row, i)) shape |= HB_TREE_FIXED;
             AT(plan->shape, i) |= shape;
         }
-        /* chains, their heights (a chain's parent chain precedes it) */
+        /* chains, their parents (a chain's parent precedes it), rows to the root, rounds
+         * (kids and of reused as scratch) */
         const int n = find_chains(g->parent, base, w, m, kids, top, end, of);
-        for (int k = 0; k < n; k++) height[k] = 0;
-        for (int k = n - 1; k > 0; k--) {
-            const int p = of[AT(g->parent, top[k])];
-            if (height[k] + 1 > height[p]) height[p] = height[k] + 1;
+        par[0] = -1;
+        path[0] = end[0] + 1;
+        for (int k = 1; k < n; k++) {
+            par[k] = of[AT(g->parent, top[k])];
+            path[k] = path[par[k]] + end[k] - top[k] + 1;
         }
-        const int levels = height[0] + 1;
-        most = levels > most ? levels : most;
-        /* chains by height, then top (counting sort) */
-        memset(count, 0, (size_t)(levels + 1) * sizeof *count);
-        for (int k = 0; k < n; k++) count[height[k] + 1]++;
-        for (int L = 0; L < levels; L++) count[L + 1] += count[L];
-        for (int L = 0; L <= levels; L++) plan->level_bound[nb + (size_t)L] = count[L];
-        for (int k = 0; k < n; k++) {
-            const size_t at = nc + (size_t)count[height[k]]++;
-            plan->chain_top[at] = top[k];
-            plan->chain_end[at] = end[k];
+        const int rounds = schedule_rounds(n, par, path, kids, of, order, plan->round_bound + nb);
+        for (int q = 0; q < n; q++) {
+            plan->chain_top[nc + (size_t)q] = top[order[q]];
+            plan->chain_end[nc + (size_t)q] = end[order[q]];
         }
 #undef AT
         nc += (size_t)n;
-        nb += (size_t)levels + 1;
+        nb += (size_t)rounds + 1;
     }
     plan->chain_first[slots] = (int)nc;
-    plan->level_first[slots] = (int)nb;
+    plan->round_first[slots] = (int)nb;
     plan->chains = nc;
     plan->bounds = nb;
     free(scratch);
@@ -132,8 +188,7 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
     plan->k.chain_first = plan->chain_first;
     plan->k.chain_top = plan->chain_top;
     plan->k.chain_end = plan->chain_end;
-    plan->k.level_first = plan->level_first;
-    plan->k.level_bound = plan->level_bound;
-    plan->k.most_levels = most;
+    plan->k.round_first = plan->round_first;
+    plan->k.round_bound = plan->round_bound;
     return HB_SUCCESS;
 }

@@ -10,19 +10,20 @@
  *              ((cfac + d) - l, (0 - rhs) - l dv), then its children's (d -= u_c,
  *              rhs += u_c (v - v_c)) in ascending child order, as the row loop (ascending)
  *              adds them;
- *   eliminate  chains (runs of rows each with one child, the next row) by height, leaves
- *              first, a chain's rows from its end up: each row its children's
+ *   eliminate  chains (runs of rows each with one child, the next row) in rounds, each
+ *              chain's child chains in earlier rounds, a chain's rows from its end up: each
+ *              row its children's
  *              (d -= (u_c l_c) r_c, rhs -= (u_c r_c) rhs_c) in descending child order, as
  *              the backward loop adds them, then its own r = 1 / d kept in d (the root: rhs
  *              r too);
- *   substitute chains by height, the root's first, each from its top down:
+ *   substitute chains by round, the last round (the root's) first, each from its top down:
  *              dv = (rhs - l dv_parent) r, and v += factor dv in the same pass;
  *   update     every hh instance and synapse, with the new v.
  *
  * Each value sees the same floating-point operations in the same order as in
  * hb_step_mixed_lane, so the bits are the same (tests/test_sim_mixed.c runs this step on the
  * host, rows and chains of a phase in reverse order, against the CPU engine). Chains of one
- * level, and rows of the other phases, touch disjoint values: any order or parallelism among
+ * round, and rows of the other phases, touch disjoint values: any order or parallelism among
  * them is exact.
  *
  * The plan (hb_sim_tree_t, made on the host by hb_sim_tree_plan) is per element in the
@@ -53,27 +54,29 @@ typedef struct {
     const int *child;
     const unsigned char *shape; /* per element: HB_TREE_* */
     /* Chains: runs of rows top .. end where each row but the end has one child, the next
-     * row (parent[j] = j - 1 inside). Slot s has chains chain_first[s] .. chain_first[s + 1] - 1,
-     * by height (chains whose end has no child 0; a chain one more than its highest child
-     * chain), then top. Level L of slot s: its chains chain_first[s] + bound[L] ..
-     * chain_first[s] + bound[L + 1] - 1, bound = level_bound + level_first[s] (levels + 1
-     * entries a slot; none for padding lanes). */
+     * row (parent[j] = j - 1 inside). Slot s has chains chain_first[s] .. chain_first[s + 1] - 1
+     * in rounds: round r of slot s has chains chain_first[s] + bound[r] ..
+     * chain_first[s] + bound[r + 1] - 1, bound = round_bound + round_first[s] (rounds + 1
+     * entries a slot; none for padding lanes), at most HB_TREE_ROUND, each with its child
+     * chains in earlier rounds. The rounds are list scheduling, the chains with the most rows
+     * to the root first: the elimination's critical path. */
     const int *chain_first;
     const int *chain_top, *chain_end;
-    const int *level_first;
-    const int *level_bound;
-    int most_levels; /* of any slot */
+    const int *round_first;
+    const int *round_bound;
 } hb_sim_tree_t;
+
+#define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes */
 
 /* Host arrays of a plan (hb_sim_tree_plan), freed by hb_sim_tree_free. */
 typedef struct {
     hb_sim_tree_t k;
-    int *child_start, *child, *chain_first, *chain_top, *chain_end, *level_first, *level_bound;
+    int *child_start, *child, *chain_first, *chain_top, *chain_end, *round_first, *round_bound;
     unsigned char *shape;
     size_t size;   /* elements of child_start, child and shape */
-    size_t slots;  /* chain_first and level_first have slots + 1 */
+    size_t slots;  /* chain_first and round_first have slots + 1 */
     size_t chains; /* elements of chain_top and chain_end */
-    size_t bounds; /* elements of level_bound */
+    size_t bounds; /* elements of round_bound */
 } hb_sim_tree_plan_t;
 
 #ifdef __cplusplus /* the CUDA files call them */

@@ -124,16 +124,16 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     __syncwarp();
     for (int i = lane; i < c.m; i += 32) hb_tree_axial(&g, &t, c, i, d, rhs);
     __syncwarp();
-    const int *bound = t.level_bound + t.level_first[slot], first = t.chain_first[slot];
-    const int levels = t.level_first[slot + 1] - t.level_first[slot] - 1;
-    for (int L = 0; L < levels; L++) {
-        for (int k = bound[L] + lane; k < bound[L + 1]; k += 32)
-            hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
+    const int *bound = t.round_bound + t.round_first[slot], first = t.chain_first[slot];
+    const int rounds = t.round_first[slot + 1] - t.round_first[slot] - 1;
+    for (int r = 0; r < rounds; r++) { /* at most HB_TREE_ROUND chains: one a lane */
+        const int k = bound[r] + lane;
+        if (k < bound[r + 1]) hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
         __syncwarp();
     }
-    for (int L = levels - 1; L >= 0; L--) {
-        for (int k = bound[L] + lane; k < bound[L + 1]; k += 32)
-            hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+    for (int r = rounds - 1; r >= 0; r--) {
+        const int k = bound[r] + lane;
+        if (k < bound[r + 1]) hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
         __syncwarp();
     }
     for (int j = lane; j < n_hh; j += 32) hb_tree_gates(&g, &p, slot, c, j);
@@ -307,7 +307,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         hb_sim_tree_plan_t plan;
         if ((st = hb_sim_tree_plan(h, &plan)) != HB_SUCCESS) return st;
         int *child_start = NULL, *child = NULL, *chain_first = NULL, *chain_top = NULL,
-            *chain_end = NULL, *level_first = NULL, *level_bound = NULL;
+            *chain_end = NULL, *round_first = NULL, *round_bound = NULL;
         unsigned char *shape = NULL, *row_index = NULL;
         double *row_table = NULL;
         if ((st = upload(&child_start, plan.child_start, plan.size)) == HB_SUCCESS &&
@@ -316,8 +316,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
             (st = upload(&chain_first, plan.chain_first, plan.slots + 1)) == HB_SUCCESS &&
             (st = upload(&chain_top, plan.chain_top, plan.chains)) == HB_SUCCESS &&
             (st = upload(&chain_end, plan.chain_end, plan.chains)) == HB_SUCCESS &&
-            (st = upload(&level_first, plan.level_first, plan.slots + 1)) == HB_SUCCESS)
-            st = upload(&level_bound, plan.level_bound, plan.bounds);
+            (st = upload(&round_first, plan.round_first, plan.slots + 1)) == HB_SUCCESS)
+            st = upload(&round_bound, plan.round_bound, plan.bounds);
         if (st == HB_SUCCESS && h->row_index) { /* constants by a one-byte index */
             if ((st = upload(&row_index, h->row_index, dg->size)) == HB_SUCCESS)
                 st = upload(&row_table, h->row_table, 4 * 256);
@@ -331,8 +331,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         dg->tree.chain_first = chain_first;
         dg->tree.chain_top = chain_top;
         dg->tree.chain_end = chain_end;
-        dg->tree.level_first = level_first;
-        dg->tree.level_bound = level_bound;
+        dg->tree.round_first = round_first;
+        dg->tree.round_bound = round_bound;
         hb_sim_tree_free(&plan);
         if (st != HB_SUCCESS) return st;
         if (h->fixed_row && h->fixed_r) { /* the fixed rows' factors (HB_TREE_FIXED) */
@@ -412,8 +412,8 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.chain_first);
     cudaFree((void *)dg->tree.chain_top);
     cudaFree((void *)dg->tree.chain_end);
-    cudaFree((void *)dg->tree.level_first);
-    cudaFree((void *)dg->tree.level_bound);
+    cudaFree((void *)dg->tree.round_first);
+    cudaFree((void *)dg->tree.round_bound);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
