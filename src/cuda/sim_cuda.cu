@@ -24,6 +24,7 @@
  * contraction, so the GPU performs exactly the CPU's operations.
  */
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,32 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
         hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, 0, g.d + base, g.rhs + base);
 }
 
+static_assert(HB_TREE_ROUND == 32, "a round's chains are a warp's lanes");
+
+/* Asks L2 for the 128-byte lines of [a, b] (bytes): no register waits for them. */
+__device__ __forceinline__ void prefetch_lines(const void *a, const void *b)
+{
+    const char *p = (const char *)((uintptr_t)a & ~(uintptr_t)127), *q = (const char *)b;
+    for (; p <= q; p += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/* The lines a chain's elimination (or substitution: v too) reads, asked for at once: its loop
+ * takes its rows two at a time, so it would otherwise wait for each line in turn. */
+__device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                                               hb_tree_cell_t c, int chain, const double *d,
+                                               const double *rhs, int substitute)
+{
+    const int top = t->chain_top[chain], end = t->chain_end[chain];
+    const size_t e0 = c.base + (size_t)top, e1 = c.base + (size_t)end;
+    prefetch_lines(rhs + top, rhs + end);
+    if (t->shape[e1] & HB_TREE_FIXED) prefetch_lines(g->fixed_r + e0, g->fixed_r + e1);
+    if (!(t->shape[e0] & HB_TREE_FIXED)) prefetch_lines(d + top, d + end); /* not all fixed */
+    if (g->row_index) prefetch_lines(g->row_index + e0, g->row_index + e1);
+    if (substitute) prefetch_lines(g->v + e0, g->v + e1);
+}
+
 /* A mixed group: one warp steps one cell (slot), its rows spread over the lanes phase by
- * phase (src/common/sim_tree.h); __syncwarp orders the phases and the levels. Kept plain:
+ * phase (src/common/sim_tree.h); __syncwarp orders the phases and the rounds. Kept plain:
  * a copy of the row table in shared memory, with the row stride made a constant, ran 4x
  * slower on the H100 (not analysed further). */
 __global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
@@ -122,18 +147,33 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     __syncwarp();
     if (lane == 0) hb_tree_inputs(&g, &p, slot, c, d, rhs);
     __syncwarp();
-    for (int i = lane; i < c.m; i += 32) hb_tree_axial(&g, &t, c, i, d, rhs);
+    for (int i = lane; i < c.m; i += 32) {
+        if (i + 32 < c.m) { /* the next rows' lines, while these rows wait for theirs */
+            const size_t e = c.base + (size_t)(i + 32);
+            prefetch_lines(g.v + e, g.v + e);
+            prefetch_lines(g.cfac + e, g.cfac + e);
+            prefetch_lines(t.shape + e, t.shape + e);
+            if (g.row_index) prefetch_lines(g.row_index + e, g.row_index + e);
+        }
+        hb_tree_axial(&g, &t, c, i, d, rhs);
+    }
     __syncwarp();
     const int *bound = t.round_bound + t.round_first[slot], first = t.chain_first[slot];
     const int rounds = t.round_first[slot + 1] - t.round_first[slot] - 1;
     for (int r = 0; r < rounds; r++) { /* at most HB_TREE_ROUND chains: one a lane */
         const int k = bound[r] + lane;
-        if (k < bound[r + 1]) hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
+        if (k < bound[r + 1]) {
+            prefetch_chain(&g, &t, c, first + k, d, rhs, 0);
+            hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
+        }
         __syncwarp();
     }
     for (int r = rounds - 1; r >= 0; r--) {
         const int k = bound[r] + lane;
-        if (k < bound[r + 1]) hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+        if (k < bound[r + 1]) {
+            prefetch_chain(&g, &t, c, first + k, d, rhs, 1);
+            hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+        }
         __syncwarp();
     }
     for (int j = lane; j < n_hh; j += 32) hb_tree_gates(&g, &p, slot, c, j);
