@@ -22,6 +22,10 @@ extern "C" {
 #define HB_VERSION_MAJOR 0
 #define HB_VERSION_MINOR 1
 #define HB_VERSION_PATCH 0
+/* The header's version as one number; hb_version() gives the library's (they differ when a
+ * program was compiled against another release than the one it runs with). */
+#define HB_VERSION (HB_VERSION_MAJOR * 10000 + HB_VERSION_MINOR * 100 + HB_VERSION_PATCH)
+int hb_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Status codes: one X-macro list yields the enum and its strings.          */

@@ -94,6 +94,8 @@ done
 export PKG_CONFIG_PATH=$lib/pkgconfig
 expect_status 0 "pkg-config --modversion" -- pkg-config --modversion hinesbatch
 expect_grep "$tmp/out" "^0\.1\.0$" "pkg-config version"
+expect_status 0 "installed --version" -- "$prefix/bin/hinesbatch" --version
+expect_grep "$tmp/out" "^hinesbatch 0\.1\.0 " "the installed CLI's version (the library's)"
 # shellcheck disable=SC2046,SC2086
 expect_status 0 "pkg-config shared link" -- "$cc" $flags "$src/examples/solve_cell.c" \
     $(pkg-config --cflags --libs hinesbatch) -Wl,-rpath,"$lib" -o "$tmp/pc-shared"

@@ -709,6 +709,8 @@ static void test_contexts(void)
     static const char *const names[] = {"seq", "omp", "cuda", "best"};
     for (int k = 0; k < 4; ++k) CHECK(strcmp(hb_backend_name(all[k]), names[k]) == 0);
     CHECK(strcmp(hb_backend_name((hb_backend_t)9), "unknown") == 0);
+    CHECKF(hb_version() == HB_VERSION && HB_VERSION >= 100, "the library's version %d, the "
+           "header's %d", hb_version(), HB_VERSION);
     CHECK(hb_backend_available(HB_BACKEND_SEQ) && hb_backend_available(HB_BACKEND_BEST));
     CHECK(!hb_backend_available((hb_backend_t)9));
 

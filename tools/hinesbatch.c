@@ -122,8 +122,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(name, "--version") == 0) {
         /* and what this build can use: backends, the MPI communicator, HDF5 files */
+        const int v = hb_version(); /* the library's, which may not be the header's */
         printf("hinesbatch %d.%d.%d (backends: seq%s%s; communicators: serial%s; "
-               "outputs: csv%s)\n", HB_VERSION_MAJOR, HB_VERSION_MINOR, HB_VERSION_PATCH,
+               "outputs: csv%s)\n", v / 10000, v / 100 % 100, v % 100,
                hb_backend_available(HB_BACKEND_OMP) ? ", omp" : "",
                hb_backend_available(HB_BACKEND_CUDA) ? ", cuda" : "",
                hb_comm_available(HB_COMM_MPI) ? ", mpi" : "",

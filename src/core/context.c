@@ -6,6 +6,11 @@
 #include "core/bench.h"
 #include "registry/registry.h"
 
+int hb_version(void)
+{
+    return HB_VERSION;
+}
+
 static int backend_valid(hb_backend_t backend)
 {
     return (int)backend >= HB_BACKEND_SEQ && backend <= HB_BACKEND_BEST;
