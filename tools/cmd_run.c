@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "run_checkpoint.h"
+#include "sim/csv_write.h"
 #include "sonata/sonata.h"
 
 static const char usage_run[] =
@@ -416,34 +417,6 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     return rc;
 }
 
-/* A CSV field (RFC 4180, as hb_sim_write_csv): quoted when it holds a comma, quote or line
- * break. */
-static void put_field(FILE *f, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *text; text++) {
-        if (*text == '"') fputc('"', f);
-        fputc(*text, f);
-    }
-    fputc('"', f);
-}
-
-typedef struct {
-    double t;
-    int probe;
-} spike_at_t;
-
-static int compare_spike(const void *a, const void *b)
-{
-    const spike_at_t *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return (x->probe > y->probe) - (x->probe < y->probe);
-}
-
 /* How a cell run writes its traces (the values are the checkpoint's record of it). */
 typedef enum { TRACES_CSV, TRACES_WIDE, TRACES_NONE, TRACES_H5 } traces_t;
 static const char *const traces_names[] = {"csv", "wide", "none", "h5"};
@@ -464,7 +437,7 @@ typedef struct {
     int *gid;          /* per probe: its cell's index */
     const char **short_name; /* per probe: its name without "c<cell>." */
     unsigned char *source; /* per probe: its cell's spike source (spikes.dat) */
-    spike_at_t *order; /* a chunk's spikes, to sort */
+    hb_spike_at_t *order; /* a chunk's spikes, to sort */
     size_t order_cap;
     int sonata;         /* keep spikes.dat's spikes for spikes.h5 */
     uint64_t *h5_gid;   /* spikes.dat's spikes so far */
@@ -582,7 +555,7 @@ static int stream_open(stream_t *o, const char *dir, const char *model, hb_sim_t
         fputs("t_ms", o->traces);
         for (int p = 0; p < n; p++) {
             fputc(',', o->traces);
-            put_field(o->traces, hb_sim_probe_name(sim, p));
+            hb_csv_put_field(o->traces, hb_sim_probe_name(sim, p));
         }
         fputc('\n', o->traces);
     }
@@ -621,7 +594,7 @@ static int write_samples(stream_t *o, int n, const double *t, int rows)
         if (o->format == TRACES_CSV) {
             for (int p = 0; p < n; p++) {
                 fprintf(o->traces, "%d,", o->gid[p]);
-                put_field(o->traces, o->short_name[p]);
+                hb_csv_put_field(o->traces, o->short_name[p]);
                 fprintf(o->traces, ",%.10g,%.6g\n", t[r], o->trace[p][r]);
             }
         } else if (o->format == TRACES_WIDE) {
@@ -651,7 +624,7 @@ static int stream_write(stream_t *o, hb_sim_t *sim)
         total += (size_t)count;
     }
     if (total > o->order_cap) {
-        spike_at_t *grown = realloc(o->order, total * sizeof *grown);
+        hb_spike_at_t *grown = realloc(o->order, total * sizeof *grown);
         if (!grown) return cli_fail("run", "out of memory for %zu spikes", total);
         o->order = grown;
         o->order_cap = total;
@@ -661,13 +634,13 @@ static int stream_write(stream_t *o, hb_sim_t *sim)
         hb_sim_spikes(sim, p, &t, &count);
         if (count && !o->spike_count[p]) o->first[p] = t[0];
         o->spike_count[p] += count;
-        for (int k = 0; k < count; k++) o->order[total++] = (spike_at_t){t[k], p};
+        for (int k = 0; k < count; k++) o->order[total++] = (hb_spike_at_t){t[k], p};
     }
     /* Probes are cell by cell, so probe order at equal times is gid order. */
-    if (total) qsort(o->order, total, sizeof *o->order, compare_spike);
+    if (total) qsort(o->order, total, sizeof *o->order, hb_spike_at_compare);
     for (size_t k = 0; k < total; k++) {
         const int p = o->order[k].probe;
-        put_field(o->spikes, hb_sim_probe_name(sim, p));
+        hb_csv_put_field(o->spikes, hb_sim_probe_name(sim, p));
         fprintf(o->spikes, ",%.12g\n", o->order[k].t);
         if (!o->source[p]) continue;
         fprintf(o->spikes_dat, "%d %.10g\n", o->gid[p], o->order[k].t);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "sim/csv_write.h"
 #include "sim/sim_engine.h"
 
 /* 0 when out of memory or full (counts are ints: at most INT_MAX values). */
@@ -210,48 +211,21 @@ static FILE *open_in(const char *dir, const char *file, char *path, size_t size)
     return fopen(path, "w");
 }
 
-/* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line
- * break. */
-static void put_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-typedef struct {
-    double t;
-    int probe;
-} spike_at_t;
-
-static int compare_spike(const void *a, const void *b)
-{
-    const spike_at_t *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return (x->probe > y->probe) - (x->probe < y->probe);
-}
-
 /* Spikes of all probes in time order, probes in order at equal times (the order in which a
  * run streams them); 0 when out of memory. */
 static int put_spikes(FILE *f, const hb_sim_t *sim)
 {
     size_t n = 0;
     for (int p = 0; p < sim->n_probes; p++) n += (size_t)sim->spikes[p].count;
-    spike_at_t *all = malloc((n + 1) * sizeof *all);
+    hb_spike_at_t *all = malloc((n + 1) * sizeof *all);
     if (!all) return 0;
     n = 0;
     for (int p = 0; p < sim->n_probes; p++)
-        for (int k = 0; k < sim->spikes[p].count; k++) all[n++] = (spike_at_t){sim->spikes[p].data[k], p};
-    qsort(all, n, sizeof *all, compare_spike);
+        for (int k = 0; k < sim->spikes[p].count; k++)
+            all[n++] = (hb_spike_at_t){sim->spikes[p].data[k], p};
+    qsort(all, n, sizeof *all, hb_spike_at_compare);
     for (size_t k = 0; k < n; k++) {
-        put_field(f, sim->probes[all[k].probe].name);
+        hb_csv_put_field(f, sim->probes[all[k].probe].name);
         fprintf(f, ",%.12g\n", all[k].t);
     }
     free(all);
@@ -268,7 +242,7 @@ hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir)
     fputs("t_ms", f);
     for (int p = 0; p < sim->n_probes; p++) {
         fputc(',', f);
-        put_field(f, sim->probes[p].name);
+        hb_csv_put_field(f, sim->probes[p].name);
     }
     fputc('\n', f);
     for (int k = 0; k < sim->times.count; k++) {
