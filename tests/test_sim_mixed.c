@@ -442,7 +442,8 @@ static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *pla
             ok = round[i] >= 0 && (pr == i - 1 && kids[pr] == 1 ? chain[pr] == chain[i]
                                                                  : round[pr] > round[i]);
         }
-        CHECKF(ok && (c.m < 1 || round[0] >= 0), "slot %d: the plan's rounds are not a schedule of its chains", s);
+        CHECKF(ok && (c.m < 1 || round[0] >= 0),
+               "slot %d: the plan's rounds are not a schedule of its chains", s);
         *most = rounds > *most ? rounds : *most;
         free(round);
     }
@@ -469,7 +470,8 @@ static void test_tree_path(void)
     int wide = 0, longer = 0, most = 0; /* a round of several chains, a chain of several rows */
     check_rounds(k, &plan, &wide, &most);
     for (size_t q = 0; q < plan.chains; q++) longer |= plan.chain_end[q] > plan.chain_top[q];
-    CHECKF(most > 2 && wide > 1 && longer, "rounds: at most %d a cell, %d chains in the widest", most, wide);
+    CHECKF(most > 2 && wide > 1 && longer, "rounds: at most %d a cell, %d chains in the widest",
+           most, wide);
     /* two copies: constants by the group's row table (if it has one) and from the arrays (the
      * GPU's; the CPU keeps a tabled group's only in the table: unpacked here) */
     hb_step_group_t g[2] = {*k, *k};

@@ -85,9 +85,11 @@ static int schedule_rounds(int n, const int *par, const int *path, int *pending,
     while (placed < n) {
         bound[rounds++] = placed;
         const int first = placed;
-        while (size > 0 && placed - first < HB_TREE_ROUND) order[placed++] = heap_pop(heap, &size, path);
+        while (size > 0 && placed - first < HB_TREE_ROUND)
+            order[placed++] = heap_pop(heap, &size, path);
         for (int q = first; q < placed; q++) /* parents ready from the next round */
-            if (order[q] > 0 && --pending[par[order[q]]] == 0) heap_push(heap, &size, path, par[order[q]]);
+            if (order[q] > 0 && --pending[par[order[q]]] == 0)
+                heap_push(heap, &size, path, par[order[q]]);
     }
     bound[rounds] = n;
     return rounds;
