@@ -21,7 +21,7 @@ import numpy as np
 from . import _ffi
 from ._ffi import ffi
 
-__version__ = "0.1.0"
+__version__ = _ffi.VERSION
 __all__ = [
     "HinesbatchError", "Morphology", "Cable", "Model", "Simulation", "Network", "run",
     "load_library", "library_path", "backends", "SPIKE_DTYPE", "__version__",

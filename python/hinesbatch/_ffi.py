@@ -9,6 +9,7 @@ import cffi
 # Copied from include/hinesbatch.h, in its order; enums with their values spelt out where the
 # header computes them (HB_STATUS_LIST). Keep in step with the header (test_cdef.py says where).
 CDEF = """
+int hb_version(void);
 typedef enum {
     HB_SUCCESS, HB_ERR_INVALID_VALUE, HB_ERR_ALLOC, HB_ERR_IO, HB_ERR_PARSE,
     HB_ERR_MORPHOLOGY, HB_ERR_NOT_SUPPORTED, HB_ERR_ZERO_PIVOT, HB_ERR_BACKEND, HB_ERR_NONFINITE,
@@ -173,6 +174,8 @@ ffi.cdef(CDEF)
 # The name the dynamic loader knows (its soname): LD_LIBRARY_PATH, ldconfig's folders.
 SONAME = "libhinesbatch.so.0"
 
+VERSION = "0.1.0"  # this package's, which must be the library's (hb_version)
+
 _lib = None
 _path = None
 
@@ -193,6 +196,21 @@ def _candidates():
     return out
 
 
+def check_version(lib, where):
+    """The library's version against this package's: a library of another release has other
+    structs and functions, so it is refused before any call."""
+    major, minor, patch = (int(x) for x in VERSION.split("."))
+    try:
+        got = lib.hb_version()
+    except AttributeError:  # a release before hb_version
+        got = None
+    if got != major * 10000 + minor * 100 + patch:
+        have = "no hb_version()" if got is None else \
+            f"version {got // 10000}.{got // 100 % 100}.{got % 100}"
+        raise RuntimeError(f"hinesbatch: {where} has {have}; this Python package is {VERSION} "
+                           "and needs the library of the same release")
+
+
 def load(path=None):
     """Load the shared library (once). `path`: a file to load instead of the search."""
     global _lib, _path
@@ -209,6 +227,12 @@ def load(path=None):
         except OSError as err:
             tried.append(f"{candidate}: {err}")
             continue
+        try:
+            check_version(_lib, candidate)
+        except RuntimeError:
+            ffi.dlclose(_lib)
+            _lib = None
+            raise
         _path = candidate
         return _lib
     raise OSError(

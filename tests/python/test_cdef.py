@@ -84,3 +84,29 @@ def test_every_declared_function_is_exported(hb):
     for kind, name in module_declarations():
         if kind == "function":
             assert getattr(lib, name) is not None
+
+
+def test_the_library_is_this_packages_release(hb, root):
+    lib = _ffi.load()
+    major, minor, patch = (int(x) for x in hb.__version__.split("."))
+    assert lib.hb_version() == major * 10000 + minor * 100 + patch
+    with open(os.path.join(root, "python", "pyproject.toml"), encoding="utf-8") as f:
+        assert re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1) == hb.__version__
+
+
+def test_a_library_of_another_release_is_refused():
+    class Other:  # what check_version reads of a loaded library
+        def __init__(self, version):
+            self.version = version
+
+        def hb_version(self):
+            return self.version
+
+    major, minor, patch = (int(x) for x in _ffi.VERSION.split("."))
+    this = major * 10000 + minor * 100 + patch
+    _ffi.check_version(Other(this), "this")
+    for version in (this + 1, this + 100, this + 10000):
+        with pytest.raises(RuntimeError, match=r"libx\.so has version .*this Python package is"):
+            _ffi.check_version(Other(version), "libx.so")
+    with pytest.raises(RuntimeError, match="no hb_version"):
+        _ffi.check_version(object(), "libold.so")
