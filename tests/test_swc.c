@@ -540,8 +540,26 @@ static void test_shuffled(void)
     for (int t = 0; t < 16; t++) {
         int n = 50 + (int)(rng_next() % 3000), soma = somas[t % 4];
         hb_sample_t *s = random_tree(n, soma);
-        hb_morph_t *a = NULL, *b = NULL, *c = NULL;
+        hb_morph_t *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
         CHECK_OK(hb_morph_from_samples(s, n, "tree", &a));
+        /* the same samples with consecutive ids: 1000 + k for random_tree's 5 + 3 k (found by
+         * index, not bisection), then 1000 + the sample's index (increasing: not sorted) */
+        hb_sample_t *r = malloc((size_t)n * sizeof *r);
+        int *at = malloc((size_t)n * sizeof *at); /* k -> index */
+        for (int i = 0; i < n; i++) at[(s[i].id - 5) / 3] = i;
+        for (int i = 0; i < n; i++) {
+            r[i] = s[i];
+            r[i].id = 1000 + (s[i].id - 5) / 3;
+            r[i].parent = s[i].parent < 0 ? -1 : 1000 + (s[i].parent - 5) / 3;
+        }
+        CHECK_OK(hb_morph_from_samples(r, n, "consecutive ids", &d));
+        for (int i = 0; i < n; i++) {
+            r[i].id = 1000 + i;
+            r[i].parent = s[i].parent < 0 ? -1 : 1000 + at[(s[i].parent - 5) / 3];
+        }
+        CHECK_OK(hb_morph_from_samples(r, n, "increasing ids", &e));
+        free(r);
+        free(at);
         for (int i = n - 1; i > 0; i--) {
             int j = (int)(rng_next() % (uint64_t)(i + 1));
             hb_sample_t tmp = s[i];
@@ -564,11 +582,17 @@ static void test_shuffled(void)
             check_invariants(b);
             compare_stats(what, a, b);
             compare_stats(what, a, c);
+            if (d && e) {
+                compare_stats(what, a, d);
+                compare_stats(what, a, e);
+            }
             CHECK(soma != 3 || (a->sections[0].is_sphere && b->sections[0].is_sphere));
         }
         hb_morph_destroy(a);
         hb_morph_destroy(b);
         hb_morph_destroy(c);
+        hb_morph_destroy(d);
+        hb_morph_destroy(e);
         free(text);
         free(s);
     }

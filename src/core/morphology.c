@@ -40,6 +40,7 @@ typedef struct {
     hb_morph_t *m;    /* result under construction */
 
     id_entry_t *by_id; /* sorted by (id, input index) */
+    int dense;         /* by_id's ids consecutive: find_id indexes instead of bisecting */
     int *in_parent;    /* input -> parent input index, -1 for the root */
     int root;          /* input index of the root */
     int *rank;         /* input -> sorted */
@@ -191,14 +192,19 @@ static int compare_ids(const void *pa, const void *pb)
     return (a->index > b->index) - (a->index < b->index); /* equal ids: file order */
 }
 
-/* Sorts the ids and rejects duplicates. */
+/* Sorts the ids and rejects duplicates. Ids already increasing (generated cells, most files)
+ * need no sort, and consecutive ones no search. */
 static hb_status_t index_ids(builder_t *b)
 {
+    int increasing = 1;
     for (int i = 0; i < b->n; i++) {
         b->by_id[i].id = b->in[i].id;
         b->by_id[i].index = i;
+        increasing &= i == 0 || b->in[i].id > b->in[i - 1].id;
     }
-    qsort(b->by_id, (size_t)b->n, sizeof *b->by_id, compare_ids);
+    if (!increasing) qsort(b->by_id, (size_t)b->n, sizeof *b->by_id, compare_ids);
+    b->dense = b->n > 0 && (unsigned long)b->by_id[b->n - 1].id - (unsigned long)b->by_id[0].id ==
+                               (unsigned long)(b->n - 1);
     for (int j = 1; j < b->n; j++) {
         int first = b->by_id[j - 1].index, second = b->by_id[j].index;
         if (b->by_id[j - 1].id == b->by_id[j].id) {
@@ -214,6 +220,9 @@ static hb_status_t index_ids(builder_t *b)
 /* Input index of the sample with this id, or -1. */
 static int find_id(const builder_t *b, long id)
 {
+    if (b->dense) /* ids by_id[0].id .. by_id[0].id + n - 1, each once */
+        return id < b->by_id[0].id || id > b->by_id[b->n - 1].id
+                   ? -1 : b->by_id[(unsigned long)id - (unsigned long)b->by_id[0].id].index;
     int lo = 0, hi = b->n - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
