@@ -36,6 +36,44 @@ static int compare_in_cell(const void *a, const void *b)
     return (x->delay > y->delay) - (x->delay < y->delay);
 }
 
+static int in_cell_before(const hb_net_conn_t *x, const hb_net_conn_t *y)
+{
+    return compare_in_cell(x, y) < 0;
+}
+
+/* A cell's connections by compare_in_cell, stably (as glibc's qsort, a merge sort, left them):
+ * runs of 8 by insertion, then merges, the comparison inlined (qsort's call a comparison was
+ * a seventh of a busyring's build). scratch: n elements. */
+static void sort_in_cell(hb_net_conn_t *a, size_t n, hb_net_conn_t *scratch)
+{
+    enum { RUN = 8 };
+    for (size_t lo = 0; lo < n; lo += RUN) {
+        const size_t hi = lo + RUN < n ? lo + RUN : n;
+        for (size_t i = lo + 1; i < hi; i++) {
+            const hb_net_conn_t x = a[i];
+            size_t j = i;
+            for (; j > lo && in_cell_before(&x, &a[j - 1]); j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
+    hb_net_conn_t *from = a, *to = scratch;
+    for (size_t width = RUN; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            const size_t mid = lo + width < n ? lo + width : n;
+            const size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) /* ties: the left run's first (stable) */
+                to[k++] = in_cell_before(&from[j], &from[i]) ? from[j++] : from[i++];
+            while (i < mid) to[k++] = from[i++];
+            while (j < hi) to[k++] = from[j++];
+        }
+        hb_net_conn_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != a) memcpy(a, from, n * sizeof *a);
+}
+
 /*
  * The connections in compare_conn's order. They come cell by cell (cells ascending), each
  * cell's sorted by add_connections (compare_in_cell), so a stable sort by source alone gives
@@ -136,7 +174,9 @@ static hb_status_t add_connections(void *ctx, int c)
     const int count = (int)(job->first[c + 1] - first);
     job->min_delay[c] = INFINITY;
     if (count == 0) return HB_SUCCESS;
-    hb_connection_t *in = malloc((size_t)count * sizeof *in);
+    /* the recipe's connections, then the sort's scratch (a connection is the larger) */
+    hb_connection_t *in = malloc((size_t)count * (sizeof *in > sizeof *net->conns
+                                                  ? sizeof *in : sizeof *net->conns));
     if (!in) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the connections of gid %u", fn, gid);
     int got = count;
     hb_status_t status = net->recipe.connections_on(net->recipe.user, gid, in, &got);
@@ -167,9 +207,8 @@ static hb_status_t add_connections(void *ctx, int c)
             if (e->delay_ms < job->min_delay[c]) job->min_delay[c] = e->delay_ms;
         }
     }
+    if (status == HB_SUCCESS) sort_in_cell(net->conns + first, (size_t)count, (hb_net_conn_t *)in);
     free(in);
-    if (status == HB_SUCCESS)
-        qsort(net->conns + first, (size_t)count, sizeof *net->conns, compare_in_cell);
     return status;
 }
 
