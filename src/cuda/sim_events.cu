@@ -86,6 +86,13 @@ __device__ static size_t first_not_below(const uint32_t *a, size_t n, uint64_t x
     return lo;
 }
 
+/* The connections' sources, apart: what count_kernel bisects. */
+__global__ void source_kernel(const hb_sim_engine_conn_t *conns, size_t n, uint32_t *source)
+{
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) source[k] = conns[k].source;
+}
+
 __global__ void count_kernel(const hb_spike_t *spikes, long n, const uint32_t *source,
                              size_t n_conns, size_t *first, unsigned long long *count)
 {
@@ -353,20 +360,24 @@ extern "C" hb_status_t hb_cuda_events_set_connections(hb_cuda_events_t *ev, size
     ev->conns = NULL;
     ev->n_conns = 0;
     ev->step_limit = step_limit;
-    uint32_t *source = (uint32_t *)malloc((n + 1) * sizeof *source);
-    if (!source) return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %zu connections", n);
-    for (size_t k = 0; k < n; k++) source[k] = conns[k].source;
     hb_status_t st = HB_SUCCESS;
-    if (cudaMalloc((void **)&ev->conn_source, (n + 1) * sizeof *source) != cudaSuccess ||
+    if (cudaMalloc((void **)&ev->conn_source, (n + 1) * sizeof *ev->conn_source) != cudaSuccess ||
         cudaMalloc((void **)&ev->conns, (n + 1) * sizeof *conns) != cudaSuccess) {
         (void)cudaGetLastError();
         st = hb_fail(HB_ERR_ALLOC, "GPU network: out of device memory for %zu connections", n);
     }
-    if (st == HB_SUCCESS && n &&
-        (cudaMemcpy(ev->conn_source, source, n * sizeof *source, cudaMemcpyHostToDevice) != cudaSuccess ||
-         cudaMemcpy(ev->conns, conns, n * sizeof *conns, cudaMemcpyHostToDevice) != cudaSuccess))
-        st = hb_fail(HB_ERR_BACKEND, "GPU network: CUDA: %s", cudaGetErrorString(cudaGetLastError()));
-    free(source);
+    if (st == HB_SUCCESS && n) { /* the sources split off on the device, not on one host thread */
+        cudaError_t e = cudaMemcpyAsync(ev->conns, conns, n * sizeof *conns,
+                                        cudaMemcpyHostToDevice, ev->stream);
+        if (e == cudaSuccess) {
+            source_kernel<<<(unsigned)((n + 255) / 256), 256, 0, ev->stream>>>(ev->conns, n,
+                                                                              ev->conn_source);
+            e = cudaGetLastError();
+        }
+        if (e == cudaSuccess) e = cudaStreamSynchronize(ev->stream);
+        if (e != cudaSuccess)
+            st = hb_fail(HB_ERR_BACKEND, "GPU network: CUDA: %s", cudaGetErrorString(e));
+    }
     if (st == HB_SUCCESS) ev->n_conns = n;
     return st;
 }

@@ -412,24 +412,48 @@ static hb_status_t makes_events(const hb_sim_t *sim, const char *fn)
     return HB_SUCCESS;
 }
 
+/* hb_sim_set_connections' conversion, a chunk of CONN_CHUNK connections a call. */
+#define CONN_CHUNK ((size_t)1 << 20)
+typedef struct {
+    const hb_sim_t *sim;
+    size_t n;
+    const hb_sim_connection_t *conns;
+    hb_sim_engine_conn_t *out;
+} conn_job_t;
+
+static hb_status_t convert_connections(void *ctx, int chunk)
+{
+    const conn_job_t *job = ctx;
+    const hb_sim_t *sim = job->sim;
+    const size_t end = (size_t)chunk * CONN_CHUNK + CONN_CHUNK < job->n
+                           ? (size_t)chunk * CONN_CHUNK + CONN_CHUNK : job->n;
+    for (size_t k = (size_t)chunk * CONN_CHUNK; k < end; k++) {
+        const hb_sim_connection_t *x = &job->conns[k];
+        if (x->cell < 0 || x->cell >= sim->n_cells || x->synapse < 0 ||
+            x->synapse >= sim->info[x->cell].n_synapses ||
+            (k && x->source < job->conns[k - 1].source))
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
+                           "(source %u, cell %d, synapse %d): expected a synapse of the "
+                           "simulation, sources in order", k, x->source, x->cell, x->synapse);
+        job->out[k] = (hb_sim_engine_conn_t){x->source, sim->target_first[x->cell] + x->synapse,
+                                             x->weight, x->delay};
+    }
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connection_t *conns,
                                    long step_limit)
 {
     hb_status_t status = makes_events(sim, "hb_sim_set_connections");
     if (status != HB_SUCCESS) return status;
+    if (n / CONN_CHUNK >= (size_t)INT_MAX)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "hb_sim_set_connections: %zu connections; expected "
+                       "fewer than %zu", n, (size_t)INT_MAX * CONN_CHUNK);
     hb_sim_engine_conn_t *c = malloc((n + 1) * sizeof *c);
     if (!c) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu connections", n);
-    for (size_t k = 0; k < n && status == HB_SUCCESS; k++) {
-        const hb_sim_connection_t *x = &conns[k];
-        if (x->cell < 0 || x->cell >= sim->n_cells || x->synapse < 0 ||
-            x->synapse >= sim->info[x->cell].n_synapses || (k && x->source < conns[k - 1].source))
-            status = hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
-                             "(source %u, cell %d, synapse %d): expected a synapse of the "
-                             "simulation, sources in order", k, x->source, x->cell, x->synapse);
-        else
-            c[k] = (hb_sim_engine_conn_t){x->source, sim->target_first[x->cell] + x->synapse,
-                                          x->weight, x->delay};
-    }
+    conn_job_t job = {sim, n, conns, c}; /* the first bad connection's message, as in order */
+    status = hb_sim_for_each(sim, (int)((n + CONN_CHUNK - 1) / CONN_CHUNK), convert_connections,
+                             &job);
     if (status == HB_SUCCESS) status = sim->ops->set_connections(sim->engine, n, c, step_limit);
     free(c);
     return status;
@@ -454,6 +478,33 @@ hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end)
     return status == HB_SUCCESS ? sim->ops->queue_due(sim->engine, sim->step, step_end) : status;
 }
 
+/* a[0 .. n) = value, a chunk of FILL_CHUNK elements a call (hb_sim_init's arrays: hundreds
+ * of millions of rows at 262,144 busyring cells). */
+#define FILL_CHUNK ((size_t)1 << 22)
+typedef struct {
+    double *a;
+    size_t n;
+    double value;
+} fill_job_t;
+
+static hb_status_t fill_chunk(void *ctx, int chunk)
+{
+    const fill_job_t *job = ctx;
+    const size_t first = (size_t)chunk * FILL_CHUNK;
+    const size_t end = first + FILL_CHUNK < job->n ? first + FILL_CHUNK : job->n;
+    for (size_t i = first; i < end; i++) job->a[i] = job->value;
+    return HB_SUCCESS;
+}
+
+static void fill(const hb_sim_t *sim, double *a, size_t n, double value)
+{
+    fill_job_t job = {a, n, value};
+    if (n / FILL_CHUNK < (size_t)INT_MAX)
+        (void)hb_sim_for_each(sim, (int)((n + FILL_CHUNK - 1) / FILL_CHUNK), fill_chunk, &job);
+    else
+        for (size_t i = 0; i < n; i++) a[i] = value;
+}
+
 hb_status_t hb_sim_init(hb_sim_t *sim)
 {
     hb_clear_error();
@@ -464,7 +515,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
         group_t *gr = &sim->groups[g];
         const size_t size = hb_step_block_base(&gr->k, gr->k.blocks);
         const size_t hh = hb_step_hh_base(&gr->k, gr->k.blocks), w = (size_t)gr->k.width;
-        for (size_t i = 0; i < size; i++) gr->v[i] = sim->opt.v_init_mv;
+        fill(sim, gr->v, size, sim->opt.v_init_mv);
         for (size_t j = 0; j < hh; j++) /* instance j's states, lanes of w */
             for (size_t x = 0; x < 3; x++)
                 for (size_t k = 0; k < w; k++) gr->hh_state[(j * 3 + x) * w + k] = inf[x];
@@ -485,8 +536,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     if (!sim->ops->steps_in_place) /* a stale host copy is poisoned: only get_v reads it */
         for (int g = 0; g < sim->n_groups; g++) {
             group_t *gr = &sim->groups[g];
-            const size_t size = hb_step_block_base(&gr->k, gr->k.blocks);
-            for (size_t i = 0; i < size; i++) gr->v[i] = NAN;
+            fill(sim, gr->v, hb_step_block_base(&gr->k, gr->k.blocks), NAN);
         }
     if (status != HB_SUCCESS) return status;
     sim->initialised = 1;
