@@ -11,7 +11,9 @@
  * synapse states lane-interleaved) and cells of their own shapes (busyring), spike sources
  * and delays of many steps. A network that does not spike fails the test (nothing would be
  * compared). Every library call's status is checked; the library checks every CUDA return
- * code. Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
+ * code. Also: connections handed to the GPU engine with bad ones among millions name the
+ * first bad one, as a check in order would (the check runs in chunks on the build threads).
+ * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json...
  */
@@ -23,6 +25,8 @@
 
 #include "check.h"
 #include "hinesbatch.h"
+#include "sim/sim.h"
+#include "sim_common.h"
 
 static double now_s(void)
 {
@@ -73,6 +77,52 @@ static int run(const char *path, hb_backend_t backend, int tasks, hb_spike_t **o
     return ok;
 }
 
+/* Connections of a one-synapse GPU simulation, several chunks of them (hb_sim_set_connections
+ * converts 2^20 a chunk), bad at `bad[0..2]`: the message names bad[0], the first. */
+static void bad_connections(void)
+{
+    const hb_section_spec_t secs[2] = {{"soma", -1, 0.0, 12.6157, 12.6157, 1},
+                                       {"dend", 0, 1.0, 200.0, 1.0, 3}};
+    hb_morph_t *morph = NULL;
+    int map[2];
+    hb_model_t *model = sections_model(secs, 2, 3, 100.0, 1.0, &morph, map);
+    hb_sim_t *sim = NULL;
+    hb_synapse_t syn;
+    hb_synapse_default(HB_SYN_EXP, &syn);
+    const hb_location_t mid = at_section(map[1], 0.5);
+    if (model) CHECK_OK(hb_model_add_synapse(model, &mid, &syn, NULL));
+    hb_sim_options_t opt = sim_options(0.025, 1.0, 0.0);
+    opt.backend = HB_BACKEND_CUDA;
+    if (model) CHECK_OK(hb_sim_create(&model, 1, &opt, &sim));
+    const size_t n = ((size_t)3 << 20) + 7;
+    hb_sim_connection_t *c = check_malloc(n * sizeof *c);
+    for (size_t k = 0; k < n; k++)
+        c[k] = (hb_sim_connection_t){(uint32_t)(k / 3), 0, 0, 0.01, 1.0};
+    if (sim) {
+        CHECK(hb_sim_makes_events(sim));
+        CHECK_OK(hb_sim_set_connections(sim, n, c, 40));
+        const size_t bad[3] = {1600001, 2700000, n - 1};
+        c[bad[2]].source = 0; /* out of order */
+        c[bad[1]].synapse = 1; /* the cell has one synapse */
+        c[bad[0]].cell = 1; /* the simulation has one cell */
+        CHECK(hb_sim_set_connections(sim, n, c, 40) == HB_ERR_INVALID_VALUE);
+        CHECKF(strstr(hb_last_error(), "connection 1600001 (source 533333, cell 1, synapse 0)"),
+               "first bad connection: %s", hb_last_error());
+        c[bad[0]].cell = 0;
+        CHECK(hb_sim_set_connections(sim, n, c, 40) == HB_ERR_INVALID_VALUE);
+        CHECKF(strstr(hb_last_error(), "connection 2700000 (source 900000, cell 0, synapse 1)"),
+               "second bad connection: %s", hb_last_error());
+        c[bad[1]].synapse = 0;
+        CHECK(hb_sim_set_connections(sim, n, c, 40) == HB_ERR_INVALID_VALUE);
+        CHECKF(strstr(hb_last_error(), "connection 3145734 (source 0,"), "out of order: %s",
+               hb_last_error());
+    }
+    free(c);
+    hb_sim_destroy(sim);
+    hb_model_destroy(model);
+    hb_morph_destroy(morph);
+}
+
 int main(int argc, char **argv)
 {
     if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
@@ -84,6 +134,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_gpu_net NETWORK.json...\n");
         return 2;
     }
+    bad_connections();
     const hb_backend_t cpu = hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
     for (int a = 1; a < argc; a++) {
         hb_spike_t *ref = NULL;
