@@ -42,7 +42,7 @@ run_test() {
   shift 3
   [ "$name" = tridiag ] && args=()  # test_gpu_tridiag makes its own systems
   [ "$name" = net ] && args=(tests/reference/net_ring.json tests/reference/net_random.json
-                             examples/busyring_small.json tests/gpu/net_synapses.json)
+                             examples/busyring_small.json tests/gpu/net_synapses.json "$data")
   start=$(date +%s)
   env "$@" ./build-dev/test_gpu_$name "${args[@]}" > "$out/$log.log" 2>&1
   rc=$?

@@ -11,20 +11,26 @@
  * synapse states lane-interleaved) and cells of their own shapes (busyring), spike sources
  * and delays of many steps. A network that does not spike fails the test (nothing would be
  * compared). Every library call's status is checked; the library checks every CUDA return
- * code. Also: connections handed to the GPU engine with bad ones among millions name the
+ * code. A folder among the arguments stands for the network of its SWC files
+ * (tests/net_morphologies.h: one cell each, mixed groups, a ring of connections; its CPU side
+ * is test_net_morphologies). Also: connections handed to the GPU engine with bad ones among
+ * millions name the
  * first bad one, as a check in order would (the check runs in chunks on the build threads).
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
- * Usage: test_gpu_net NETWORK.json...
+ * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hinesbatch.h"
+#include "net_morphologies.h"
 #include "sim/sim.h"
 #include "sim_common.h"
 
@@ -131,23 +137,38 @@ int main(int argc, char **argv)
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: test_gpu_net NETWORK.json...\n");
+        fprintf(stderr, "usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...\n");
         return 2;
     }
     bad_connections();
     const hb_backend_t cpu = hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
+    char dir[] = "/tmp/hb_gpu_netXXXXXX", generated[64];
+    if (!mkdtemp(dir)) {
+        CHECKF(0, "cannot make a temporary folder");
+        return check_summary("test_gpu_net");
+    }
     for (int a = 1; a < argc; a++) {
+        struct stat info;
+        const char *path = argv[a];
+        if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) { /* its SWC files' network */
+            snprintf(generated, sizeof generated, "%s/net%d.json", dir, a);
+            const int cells = net_morphologies_write(argv[a], generated, 0.01);
+            CHECKF(cells > 0, "%s: no SWC file to make a network of", argv[a]);
+            if (!cells) continue;
+            printf("%s: a network of its %d SWC files (%s)\n", argv[a], cells, generated);
+            path = generated;
+        }
         hb_spike_t *ref = NULL;
         size_t n_ref = 0;
         double t_cpu = 0.0;
-        const int ok = run(argv[a], cpu, 0, &ref, &n_ref, &t_cpu);
+        const int ok = run(path, cpu, 0, &ref, &n_ref, &t_cpu);
         for (int tasks = 0; tasks < 2 && ok; tasks++) {
             hb_spike_t *gpu = NULL;
             size_t n_gpu = 0;
             double t_gpu = 0.0;
-            if (!run(argv[a], HB_BACKEND_CUDA, tasks, &gpu, &n_gpu, &t_gpu)) continue;
-            CHECKF(n_ref > 0, "%s: no spike on the CPU: nothing compared", argv[a]);
-            CHECKF(n_gpu == n_ref, "%s: %zu spikes on the GPU, %zu on the CPU", argv[a], n_gpu,
+            if (!run(path, HB_BACKEND_CUDA, tasks, &gpu, &n_gpu, &t_gpu)) continue;
+            CHECKF(n_ref > 0, "%s: no spike on the CPU: nothing compared", path);
+            CHECKF(n_gpu == n_ref, "%s: %zu spikes on the GPU, %zu on the CPU", path, n_gpu,
                    n_ref);
             size_t first_diff = n_ref;
             for (size_t k = 0; k < n_ref && k < n_gpu && first_diff == n_ref; k++)
@@ -155,17 +176,22 @@ int main(int argc, char **argv)
                     ref[k].gid != gpu[k].gid)
                     first_diff = k;
             CHECKF(first_diff == n_ref, "%s: spike %zu differs: GPU gid %u at %.17g ms, CPU "
-                   "gid %u at %.17g ms", argv[a], first_diff,
+                   "gid %u at %.17g ms", path, first_diff,
                    first_diff < n_gpu ? gpu[first_diff].gid : 0u,
                    first_diff < n_gpu ? gpu[first_diff].time_ms : 0.0,
                    first_diff < n_ref ? ref[first_diff].gid : 0u,
                    first_diff < n_ref ? ref[first_diff].time_ms : 0.0);
-            printf("%s: %zu spikes, bitwise %s; CPU (%s) %.3f s, GPU%s %.3f s\n", argv[a], n_ref,
+            printf("%s: %zu spikes, bitwise %s; CPU (%s) %.3f s, GPU%s %.3f s\n", path, n_ref,
                    first_diff == n_ref && n_gpu == n_ref ? "equal" : "DIFFERENT",
                    hb_backend_name(cpu), t_cpu, tasks ? " (tasks exchange)" : "", t_gpu);
             free(gpu);
         }
         free(ref);
     }
+    for (int a = 1; a < argc; a++) { /* every generated file */
+        snprintf(generated, sizeof generated, "%s/net%d.json", dir, a);
+        unlink(generated);
+    }
+    rmdir(dir);
     return check_summary("test_gpu_net");
 }
