@@ -8,6 +8,10 @@
 #                                         beside hinesbatch on the same files, 1 and CORES ranks
 #   bench/network/run.sh coreneuron OUTDIR  busyring in CoreNEURON's GPU build (CORENRN_PACK, from
 #                                         coreneuron_pack.sh) beside hinesbatch's spikes
+#   bench/network/run.sh gpu-busyring OUTDIR  busyring on one GPU at GPU_CELLS sizes, then
+#                                         GPU_PEER_CELLS cells on CORES ranks of hinesbatch
+#                                         (spikes bitwise the GPU's?) and of NEURON (NRN_RUNS
+#                                         runs, spikes compared): network-gpu-h100.md
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
@@ -16,7 +20,9 @@
 # PEER_CELLS (1000), PEER_TSTOP (25 ms), WEAK_CELLS (1000 per rank), STRONG_CELLS (16000),
 # BIG_CELLS (100000), TSTOP (2.5 ms: the paper's 10 global x 10 local steps); neuron-busyring:
 # BUSYRING_REF, BR_CELLS (1024), BR_TSTOP (10 ms), BR_BIG_CELLS (none; e.g. "16384 65536": CORES
-# ranks only); coreneuron: the same, CORENRN_PACK, CN_ARGS (--gpu), CN_PERMUTE ("1 2").
+# ranks only); coreneuron: the same, CORENRN_PACK, CN_ARGS (--gpu), CN_PERMUTE ("1 2");
+# gpu-busyring: BUSYRING_REF, BR_TSTOP, GPU_CELLS ("1024 4096 16384 65536 262144"),
+# GPU_PEER_CELLS (16384), NRN_RUNS (2), GPU_BACKEND (cuda; another backend tries the script).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 what=${1:?peers or scaling}
@@ -294,6 +300,40 @@ scaling() {
   for r in $CORES $((CORES / 4)); do [ "$r" -ge 1 ] || continue; hb_run "$r" 1 "$work/b.json" "strong_${big}_${r}"; done
 }
 
+# busyring on one GPU (GPU_BACKEND, default cuda) at each of GPU_CELLS, BR_TSTOP ms: the
+# summaries kept as gpu_N.json; then GPU_PEER_CELLS cells on CORES ranks of hinesbatch (its
+# spikes against the GPU's, bitwise) and NRN_RUNS runs of NEURON on CORES ranks (spikes
+# compared with compare_spikes.py): the numbers of bench/results/network-gpu-h100.md.
+gpu_busyring() {
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local t=${BR_TSTOP:-10} peer=${GPU_PEER_CELLS:-16384} backend=${GPU_BACKEND:-cuda} n r
+  nrn_mpi_lib
+  log "gpu-busyring: $ref, $t ms, backend $backend, $CORES cores, $(date -u +%FT%TZ)," \
+    "$(nvidia-smi -L 2>/dev/null | head -1), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
+  for n in ${GPU_CELLS:-1024 4096 16384 65536 262144} $peer; do
+    [ -f "$out/gpu_$n.json" ] && continue # the peer size once
+    busyring_file "$ref" "$n" "$t" "$work/br_$n.json"
+    rm -rf "$work/g"
+    "$HB" run "$work/br_$n.json" --backend="$backend" -o "$work/g" --traces=none --quiet \
+      > "$work/g.log" 2>&1 || { cat "$work/g.log"; return 1; }
+    cp "$work/g/summary.json" "$out/gpu_$n.json"
+    [ "$n" = "$peer" ] && cp "$work/g/spikes.dat" "$out/gpu_$n.spikes"
+    log "$backend, $n cells: $("$PY" -c 'import json, sys; s = json.load(open(sys.argv[1])); r = s["per_rank"][0]; print("spikes", s["spikes"], "update_s", r["update_s"], "build_s", r["build_s"], "init_s", r.get("init_s"), "KiB/cell", s.get("memory_kib_per_cell"))' "$out/gpu_$n.json")"
+  done
+  KEEP_SPIKES=hb_${CORES}ranks_$peer hb_run "$CORES" 1 "$work/br_$peer.json" "hb_${CORES}ranks_$peer"
+  if cmp -s "$out/gpu_$peer.spikes" "$out/hb_${CORES}ranks_$peer.spikes"; then
+    log "$peer cells: the GPU's spikes bitwise those of $CORES ranks"
+  else
+    log "$peer cells: the GPU's spikes DIFFER from those of $CORES ranks"
+  fi
+  for r in $(seq 1 "${NRN_RUNS:-2}"); do
+    nrn_busyring "$CORES" "$work/br_$peer.json" "neuron_${CORES}ranks_${peer}_$r"
+    "$PY" "$here/compare_spikes.py" "$out/gpu_$peer.spikes" "$out/neuron_${CORES}ranks_${peer}_$r.spikes" \
+      --t-stop "$t" > "$out/compare_gpu_neuron_${peer}_$r.json"
+    log "GPU vs NEURON, run $r: $(cat "$out/compare_gpu_neuron_${peer}_$r.json")"
+  done
+}
+
 # one file back from machines that return few files
 bundle() { tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"; }
 trap 'rm -rf "$work"; bundle' EXIT
@@ -318,7 +358,8 @@ case $what in
   exchange) exchange ;;
   busyring) busyring ;;
   neuron-busyring) neuron_busyring ;;
+  gpu-busyring) gpu_busyring ;;
   coreneuron) coreneuron ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|neuron-busyring|coreneuron|exchange|scaling OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|coreneuron|exchange|scaling OUTDIR" >&2; exit 2 ;;
 esac
