@@ -312,6 +312,10 @@ static void unpack_table(const hb_step_group_t *k, size_t size, double *tab[4],
     g->l = tab[1];
     g->pas_g = tab[2];
     g->pas_e = tab[3];
+    int same = 1; /* the tree step's cfac by the index: the CPU's array, bitwise */
+    for (size_t e = 0; e < size && same; e++)
+        same = memcmp(&k->cfac_table[k->row_index[e]], &k->cfac[e], sizeof(double)) == 0;
+    CHECKF(same, "a row's cfac in the row table differs from the group's");
 }
 
 /* A mixed group's step by its definition, on the host: hb_step_lanes one lane at a time

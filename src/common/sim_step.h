@@ -247,11 +247,13 @@ typedef struct {
     const size_t *block_start; /* blocks + 1 */
     const size_t *hh_start;    /* blocks + 1 */
     const int *lane_m, *lane_hh; /* blocks * width */
-    /* Mixed groups on the CPU (else NULL): element e's u, l, pas_g and pas_e are
+    /* Mixed groups (else NULL): element e's u, l, pas_g and pas_e are
      * row_table[4 row_index[e] + 0 .. 3] (one byte streamed, not 32; NULL where the group has
-     * more than 256 such quadruples). */
+     * more than 256 such quintuples with cfac), and its cfac is cfac_table[row_index[e]] (the
+     * tree step's; the CPU's block step streams cfac with v). */
     const unsigned char *row_index;
     const double *row_table;
+    const double *cfac_table; /* 256 [mA/cm^2/mV] */
     /* Mixed groups on the CPU (else NULL): row i of block b (byte block_start[b] / width + i)
      * is 1 where every lane has that row, fixed, with parent i - 1, itself fixed: the row's
      * axial terms and solve are then the same operations on contiguous lanes (vector code). */

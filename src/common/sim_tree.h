@@ -130,6 +130,10 @@ HB_HOSTDEV double hb_tree_pas_e(const hb_step_group_t *g, size_t e)
 {
     return g->row_index ? g->row_table[4 * (size_t)g->row_index[e] + 3] : g->pas_e[e];
 }
+HB_HOSTDEV double hb_tree_cfac(const hb_step_group_t *g, size_t e)
+{
+    return g->row_index ? g->cfac_table[g->row_index[e]] : g->cfac[e];
+}
 
 /* In the phases below, d and rhs are the cell's own: row i at [i w] (the group's arrays from
  * the cell's row 0). */
@@ -184,13 +188,13 @@ HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
         ri = di * (vi - hb_tree_pas_e(g, e));
     }
     if (i == 0) {
-        di = g->cfac[e] + di;
+        di = hb_tree_cfac(g, e) + di;
         ri = 0.0 - ri;
     } else {
         const size_t pe = shape & HB_TREE_PREV ? e - w : c.base + (size_t)g->parent[e] * w;
         const double li = hb_tree_l(g, e), dv = v[pe] - vi;
         ri = (0.0 - ri) - li * dv;
-        di = (g->cfac[e] + di) - li;
+        di = (hb_tree_cfac(g, e) + di) - li;
     }
     if (shape & HB_TREE_NEXT) {
         const size_t ce = e + w;

@@ -162,7 +162,7 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
         if (i + 32 < c.m) { /* the next rows' lines, while these rows wait for theirs */
             const size_t e = c.base + (size_t)(i + 32);
             prefetch_line(g.v + e);
-            prefetch_line(g.cfac + e);
+            if (!g.row_index) prefetch_line(g.cfac + e);
             prefetch_line(t.shape + e);
             if (g.row_index) prefetch_line(g.row_index + e);
         }
@@ -312,7 +312,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
      * fixed rows); a mixed group's fixed rows take their factors (fixed_r, uploaded below) */
     k->fixed_row = NULL;
     k->row_index = k->chain_row = NULL; /* the CPU engine's packing of mixed groups */
-    k->row_table = NULL;
+    k->row_table = k->cfac_table = NULL;
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
     /* a mixed group's blocks have their own rows and hh instances (hb_step_group_t) */
@@ -360,7 +360,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         int *child_start = NULL, *child = NULL, *chain_first = NULL, *chain_top = NULL,
             *chain_end = NULL, *round_first = NULL, *round_bound = NULL;
         unsigned char *shape = NULL, *row_index = NULL;
-        double *row_table = NULL;
+        double *row_table = NULL, *cfac_table = NULL;
         if ((st = upload(&child_start, plan.child_start, plan.size)) == HB_SUCCESS &&
             (st = upload(&child, plan.child, plan.size)) == HB_SUCCESS &&
             (st = upload(&shape, plan.shape, plan.size)) == HB_SUCCESS &&
@@ -370,10 +370,12 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
             (st = upload(&round_first, plan.round_first, plan.slots + 1)) == HB_SUCCESS)
             st = upload(&round_bound, plan.round_bound, plan.bounds);
         if (st == HB_SUCCESS && h->row_index) { /* constants by a one-byte index */
-            if ((st = upload(&row_index, h->row_index, dg->size)) == HB_SUCCESS)
-                st = upload(&row_table, h->row_table, 4 * 256);
+            if ((st = upload(&row_index, h->row_index, dg->size)) == HB_SUCCESS &&
+                (st = upload(&row_table, h->row_table, 4 * 256)) == HB_SUCCESS)
+                st = upload(&cfac_table, h->cfac_table, 256);
             k->row_index = row_index;
             k->row_table = row_table;
+            k->cfac_table = cfac_table;
         }
         dg->tree = plan.k;
         dg->tree.child_start = child_start;
@@ -398,13 +400,14 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     k->sites = sites;
     UP(pulses, h->pulses, n_pulses);
     k->pulses = pulses;
-    /* a mixed group with a row table: the tree step reads u, l, pas_g, pas_e from it alone */
+    /* a mixed group with a row table: the tree step reads u, l, pas_g, pas_e and cfac from it
+     * alone */
     const size_t tsize = h->mixed && h->row_index ? 0 : csize;
     UP(u, tsize ? h->u : NULL, tsize);
     k->u = u;
     UP(l, tsize ? h->l : NULL, tsize);
     k->l = l;
-    UP(cfac, h->cfac, csize);
+    UP(cfac, tsize ? h->cfac : NULL, tsize);
     k->cfac = cfac;
     UP(pas_g, tsize ? h->pas_g : NULL, tsize);
     k->pas_g = pas_g;
@@ -459,6 +462,7 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.shape);
     cudaFree((void *)k->row_index);
     cudaFree((void *)k->row_table);
+    cudaFree((void *)k->cfac_table);
     cudaFree((void *)k->fixed_r);
     cudaFree((void *)dg->tree.chain_first);
     cudaFree((void *)dg->tree.chain_top);

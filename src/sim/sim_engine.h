@@ -23,7 +23,7 @@ typedef struct {
     size_t *block_start, *hh_start; /* mixed groups: see hb_step_group_t */
     int *lane_m, *lane_hh;
     unsigned char *row_index; /* mixed groups: see hb_step_group_t */
-    double *row_table;
+    double *row_table, *cfac_table;
     unsigned char *chain_row;
     int *site_start;
     hb_stim_site_t *sites;

@@ -299,17 +299,19 @@ static hb_status_t find_chains(group_t *gr)
     return HB_SUCCESS;
 }
 
-/* Mixed groups: the (u, l, pas_g, pas_e) of the group's elements as indices into a table of
- * the distinct quadruples (bitwise), when there are at most 256 of them (busyring's random
- * trees: a few dozen, the branches' geometries). */
+/* Mixed groups: the (u, l, pas_g, pas_e, cfac) of the group's elements as indices into a table
+ * of the distinct quintuples (bitwise), when there are at most 256 of them (busyring's random
+ * trees: a few dozen, the branches' geometries): row_table the first four of each, cfac_table
+ * the fifth. */
 static hb_status_t index_rows(group_t *gr)
 {
     hb_step_group_t *k = &gr->k;
     const size_t size = gr->block_start[k->blocks];
-    double *tab = malloc(4 * 256 * sizeof *tab);
+    double *tab = malloc(4 * 256 * sizeof *tab), *ctab = malloc(256 * sizeof *ctab);
     unsigned char *index = malloc(size + 1);
-    if (!tab || !index) {
+    if (!tab || !ctab || !index) {
         free(tab);
+        free(ctab);
         free(index);
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
@@ -318,26 +320,30 @@ static hb_status_t index_rows(group_t *gr)
     memset(slot, 0xff, sizeof slot);
     int n = 0;
     for (size_t e = 0; e < size; e++) {
-        const double x[4] = {gr->u[e], gr->l[e], gr->pas_g[e], gr->pas_e[e]};
-        int j = e > 0 ? index[e - 1] : -1; /* runs of one quadruple first */
-        if (j >= 0 && memcmp(&tab[4 * j], x, sizeof x) == 0) {
+        const double x[4] = {gr->u[e], gr->l[e], gr->pas_g[e], gr->pas_e[e]}, c = gr->cfac[e];
+        int j = e > 0 ? index[e - 1] : -1; /* runs of one quintuple first */
+        if (j >= 0 && memcmp(&tab[4 * j], x, sizeof x) == 0 && memcmp(&ctab[j], &c, sizeof c) == 0) {
             index[e] = (unsigned char)j;
             continue;
         }
-        uint64_t bits[4], h = 0;
-        memcpy(bits, x, sizeof bits);
-        for (int q = 0; q < 4; q++) h = (h ^ bits[q]) * 0x9e3779b97f4a7c15u;
+        uint64_t bits[5], h = 0;
+        memcpy(bits, x, sizeof x);
+        memcpy(&bits[4], &c, sizeof c);
+        for (int q = 0; q < 5; q++) h = (h ^ bits[q]) * 0x9e3779b97f4a7c15u;
         size_t at = (size_t)(h >> 54) & (SLOTS - 1);
-        while (slot[at] >= 0 && memcmp(&tab[4 * slot[at]], x, sizeof x) != 0)
+        while (slot[at] >= 0 && (memcmp(&tab[4 * slot[at]], x, sizeof x) != 0 ||
+                                 memcmp(&ctab[slot[at]], &c, sizeof c) != 0))
             at = (at + 1) & (SLOTS - 1);
         j = slot[at];
         if (j < 0) {
             if (n == 256) { /* too many: the step reads the arrays */
                 free(tab);
+                free(ctab);
                 free(index);
                 return HB_SUCCESS;
             }
             memcpy(&tab[4 * n], x, sizeof x);
+            ctab[n] = c;
             slot[at] = (short)n;
             j = n++;
         }
@@ -345,8 +351,10 @@ static hb_status_t index_rows(group_t *gr)
     }
     gr->row_index = index;
     gr->row_table = tab;
+    gr->cfac_table = ctab;
     k->row_index = index;
     k->row_table = tab;
+    k->cfac_table = ctab;
     return HB_SUCCESS;
 }
 
@@ -877,6 +885,7 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->lane_hh);
         free(gr->row_index);
         free(gr->row_table);
+        free(gr->cfac_table);
         free(gr->chain_row);
     }
     free(sim->groups);
