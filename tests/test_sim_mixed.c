@@ -393,7 +393,8 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
         const hb_tree_cell_t c = hb_tree_cell(g, slot);
         double *dc = d + c.base, *rc = rhs + c.base; /* the cell's rows */
         const int n_hh = g->lane_hh[slot];
-        for (int i = c.m - 1; i >= 0; i--) hb_tree_pas(g, t, c, i, dc, rc);
+        for (int q = t->input_first[slot + 1] - 1; q >= t->input_first[slot]; q--)
+            hb_tree_pas(g, t, c, t->input_row[q], dc, rc);
         for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, dc, rc);
         hb_tree_inputs(g, p, slot, c, dc, rc);
         for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
@@ -449,6 +450,13 @@ static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *pla
         CHECKF(ok && (c.m < 1 || round[0] >= 0),
                "slot %d: the plan's rounds are not a schedule of its chains", s);
         *most = rounds > *most ? rounds : *most;
+        /* the input rows' list: exactly the rows shaped HB_TREE_INPUT, ascending */
+        int q = plan->input_first[s], listed = 1;
+        for (int i = 0; i < c.m && listed; i++)
+            if (plan->shape[c.base + (size_t)i * w] & HB_TREE_INPUT)
+                listed = q < plan->input_first[s + 1] && plan->input_row[q++] == i;
+        CHECKF(listed && q == plan->input_first[s + 1],
+               "slot %d: the plan's input rows are not its rows with an input", s);
         free(round);
     }
 }

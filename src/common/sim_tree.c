@@ -15,6 +15,8 @@ void hb_sim_tree_free(hb_sim_tree_plan_t *plan)
     free(plan->chain_end);
     free(plan->round_first);
     free(plan->round_bound);
+    free(plan->input_first);
+    free(plan->input_row);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -116,8 +118,11 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
     plan->chain_end = malloc((rows ? rows : 1) * sizeof *plan->chain_end);
     plan->round_first = calloc(slots + 1, sizeof *plan->round_first);
     plan->round_bound = malloc((rows + slots + 1) * sizeof *plan->round_bound);
+    plan->input_first = calloc(slots + 1, sizeof *plan->input_first);
+    plan->input_row = malloc((rows ? rows : 1) * sizeof *plan->input_row);
     if (!scratch || !plan->child_start || !plan->child || !plan->shape || !plan->chain_first ||
-        !plan->chain_top || !plan->chain_end || !plan->round_first || !plan->round_bound) {
+        !plan->chain_top || !plan->chain_end || !plan->round_first || !plan->round_bound ||
+        !plan->input_first || !plan->input_row) {
         free(scratch);
         hb_sim_tree_free(plan);
         return hb_fail(HB_ERR_ALLOC, "tree plan: out of memory for %zu elements", size);
@@ -125,10 +130,11 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
     int *kids = scratch, *of = kids + m_most + 2, *top = of + m_most + 2;
     int *end = top + m_most + 2, *par = end + m_most + 2, *path = par + m_most + 2;
     int *order = path + m_most + 2, *count = order + m_most + 2;
-    size_t nc = 0, nb = 0;
+    size_t nc = 0, nb = 0, ni = 0;
     for (size_t s = 0; s < slots; s++) {
         plan->chain_first[s] = (int)nc;
         plan->round_first[s] = (int)nb;
+        plan->input_first[s] = (int)ni;
         const size_t base = g->block_start[s / w] + s % w;
         const int m = g->lane_m[s];
         if (m < 1) continue; /* a padding lane */
@@ -156,6 +162,7 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
             if (i > 0 && AT(g->parent, i) == i - 1) shape |= HB_TREE_PREV;
             if (g->fixed_row && g->fixed_r && AT(g->fixed_row, i)) shape |= HB_TREE_FIXED;
             AT(plan->shape, i) |= shape;
+            if (AT(plan->shape, i) & HB_TREE_INPUT) plan->input_row[ni++] = i;
         }
         /* chains, their parents (a chain's parent precedes it), rows to the root, rounds
          * (kids and of reused as scratch) */
@@ -177,12 +184,16 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
     }
     plan->chain_first[slots] = (int)nc;
     plan->round_first[slots] = (int)nb;
+    plan->input_first[slots] = (int)ni;
+    plan->inputs = ni;
     plan->chains = nc;
     plan->bounds = nb;
     free(scratch);
-    if (nb > (size_t)0x7fffffff || nc > (size_t)0x7fffffff) {
+    if (nb > (size_t)0x7fffffff || nc > (size_t)0x7fffffff || ni > (size_t)0x7fffffff) {
         hb_sim_tree_free(plan);
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "tree plan: %zu chains; expected fewer than 2^31", nc);
+        return hb_fail(HB_ERR_NOT_SUPPORTED,
+                       "tree plan: %zu chains, %zu bounds, %zu input rows; expected each fewer "
+                       "than 2^31", nc, nb, ni);
     }
     plan->k.child_start = plan->child_start;
     plan->k.child = plan->child;
@@ -192,5 +203,7 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
     plan->k.chain_end = plan->chain_end;
     plan->k.round_first = plan->round_first;
     plan->k.round_bound = plan->round_bound;
+    plan->k.input_first = plan->input_first;
+    plan->k.input_row = plan->input_row;
     return HB_SUCCESS;
 }

@@ -64,6 +64,10 @@ typedef struct {
     const int *chain_top, *chain_end;
     const int *round_first;
     const int *round_bound;
+    /* Slot s's rows with an input (HB_TREE_INPUT), ascending: input_row[input_first[s] ..
+     * input_first[s + 1] - 1] (the assembly's pas before the inputs visits only them). */
+    const int *input_first;
+    const int *input_row;
 } hb_sim_tree_t;
 
 #define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes */
@@ -72,11 +76,13 @@ typedef struct {
 typedef struct {
     hb_sim_tree_t k;
     int *child_start, *child, *chain_first, *chain_top, *chain_end, *round_first, *round_bound;
+    int *input_first, *input_row;
     unsigned char *shape;
     size_t size;   /* elements of child_start, child and shape */
     size_t slots;  /* chain_first and round_first have slots + 1 */
     size_t chains; /* elements of chain_top and chain_end */
     size_t bounds; /* elements of round_bound */
+    size_t inputs; /* elements of input_row */
 } hb_sim_tree_plan_t;
 
 #ifdef __cplusplus /* the CUDA files call them */

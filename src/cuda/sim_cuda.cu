@@ -151,7 +151,8 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     hb_tree_cell_t c = hb_tree_cell(&g, slot);
     c.w = 1; /* a cell's rows contiguous (checked at upload): the row stride a constant */
     double *d = g.d + c.base, *rhs = g.rhs + c.base;
-    for (int i = lane; i < c.m; i += 32) hb_tree_pas(&g, &t, c, i, d, rhs);
+    for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += 32)
+        hb_tree_pas(&g, &t, c, t.input_row[q], d, rhs);
     __syncwarp();
     const int n_hh = g.lane_hh[slot];
     for (int j = lane; j < n_hh; j += 32) hb_tree_hh(&g, slot, c, j, d, rhs);
@@ -358,7 +359,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         hb_sim_tree_plan_t plan;
         if ((st = hb_sim_tree_plan(h, &plan)) != HB_SUCCESS) return st;
         int *child_start = NULL, *child = NULL, *chain_first = NULL, *chain_top = NULL,
-            *chain_end = NULL, *round_first = NULL, *round_bound = NULL;
+            *chain_end = NULL, *round_first = NULL, *round_bound = NULL, *input_first = NULL,
+            *input_row = NULL;
         unsigned char *shape = NULL, *row_index = NULL;
         double *row_table = NULL, *cfac_table = NULL;
         if ((st = upload(&child_start, plan.child_start, plan.size)) == HB_SUCCESS &&
@@ -367,7 +369,9 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
             (st = upload(&chain_first, plan.chain_first, plan.slots + 1)) == HB_SUCCESS &&
             (st = upload(&chain_top, plan.chain_top, plan.chains)) == HB_SUCCESS &&
             (st = upload(&chain_end, plan.chain_end, plan.chains)) == HB_SUCCESS &&
-            (st = upload(&round_first, plan.round_first, plan.slots + 1)) == HB_SUCCESS)
+            (st = upload(&round_first, plan.round_first, plan.slots + 1)) == HB_SUCCESS &&
+            (st = upload(&input_first, plan.input_first, plan.slots + 1)) == HB_SUCCESS &&
+            (st = upload(&input_row, plan.input_row, plan.inputs)) == HB_SUCCESS)
             st = upload(&round_bound, plan.round_bound, plan.bounds);
         if (st == HB_SUCCESS && h->row_index) { /* constants by a one-byte index */
             if ((st = upload(&row_index, h->row_index, dg->size)) == HB_SUCCESS &&
@@ -386,6 +390,8 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         dg->tree.chain_end = chain_end;
         dg->tree.round_first = round_first;
         dg->tree.round_bound = round_bound;
+        dg->tree.input_first = input_first;
+        dg->tree.input_row = input_row;
         hb_sim_tree_free(&plan);
         if (st != HB_SUCCESS) return st;
         if (h->fixed_row && h->fixed_r) { /* the fixed rows' factors (HB_TREE_FIXED) */
@@ -469,6 +475,8 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.chain_end);
     cudaFree((void *)dg->tree.round_first);
     cudaFree((void *)dg->tree.round_bound);
+    cudaFree((void *)dg->tree.input_first);
+    cudaFree((void *)dg->tree.input_row);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
