@@ -14,19 +14,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int net_morph_name_order(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Writes the network of the SWC files of `dir` (absolute paths) to `path`, connections of
- * weight `weight_us` [µS]. Returns its cells, 0 if the folder has no SWC file or a file cannot
- * be written. */
-static inline int net_morphologies_write(const char *dir, const char *path, double weight_us)
+/* Writes the network of the SWC files of `folder` to `path`, connections of weight
+ * `weight_us` [µS]. The file names the SWC files by absolute paths: a network file's relative
+ * paths are resolved from its own folder, not the caller's working one. Returns its cells, 0 if
+ * the folder has no SWC file or a file cannot be written. */
+static inline int net_morphologies_write(const char *folder, const char *path, double weight_us)
 {
-    DIR *d = opendir(dir);
-    if (!d) return 0;
+    char cwd[4096], *dir = NULL;
+    if (folder[0] == '/' || getcwd(cwd, sizeof cwd)) {
+        const size_t size = strlen(folder) + (folder[0] == '/' ? 1 : strlen(cwd) + 2);
+        if ((dir = malloc(size)) != NULL)
+            snprintf(dir, size, "%s%s%s", folder[0] == '/' ? "" : cwd, folder[0] == '/' ? "" : "/",
+                     folder);
+    }
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d) {
+        free(dir);
+        return 0;
+    }
     char **names = NULL;
     int n = 0, cap = 0;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
@@ -69,6 +81,7 @@ static inline int net_morphologies_write(const char *dir, const char *path, doub
     const int ok = f && fclose(f) == 0;
     for (int c = 0; c < n; c++) free(names[c]);
     free(names);
+    free(dir);
     return ok ? n : 0;
 }
 
