@@ -12,6 +12,10 @@
 #                                         GPU_PEER_CELLS cells on CORES ranks of hinesbatch
 #                                         (spikes bitwise the GPU's?) and of NEURON (NRN_RUNS
 #                                         runs, spikes compared): network-gpu-h100.md
+#   bench/network/run.sh gpu-scaling OUTDIR  busyring with one rank a GPU on 1, 2, 4 .. GPUS
+#                                         GPUs: weak and strong scaling, both exchange modes,
+#                                         spikes bitwise 1 GPU's (and CPU_RANKS CPU ranks'):
+#                                         network-gpu-4xh200.md
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
@@ -22,7 +26,9 @@
 # BUSYRING_REF, BR_CELLS (1024), BR_TSTOP (10 ms), BR_BIG_CELLS (none; e.g. "16384 65536": CORES
 # ranks only); coreneuron: the same, CORENRN_PACK, CN_ARGS (--gpu), CN_PERMUTE ("1 2");
 # gpu-busyring: BUSYRING_REF, BR_TSTOP, GPU_CELLS ("1024 4096 16384 65536 262144"),
-# GPU_PEER_CELLS (16384), NRN_RUNS (2), GPU_BACKEND (cuda; another backend tries the script).
+# GPU_PEER_CELLS (16384), NRN_RUNS (2), GPU_BACKEND (cuda; another backend tries the script);
+# gpu-scaling: BUSYRING_REF, BR_TSTOP, GPUS (4), GPU_WEAK_CELLS (16384 a GPU), GPU_STRONG_CELLS
+# (16384), CPU_RANKS (0: none), GPU_BACKEND.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 what=${1:?peers or scaling}
@@ -121,7 +127,10 @@ p["num-cells"] = int(sys.argv[2])
 p["duration"] = float(sys.argv[3])
 keep = ["num-cells", "ring-size", "min-delay", "duration", "dt", "event-weight", "depth",
         "branch-probs", "compartments", "lengths", "synapses"]
-json.dump({"network": {"busyring": {k: p[k] for k in keep if k in p}}}, open(sys.argv[4], "w"))
+net = {"busyring": {k: p[k] for k in keep if k in p}}
+if len(sys.argv) > 5:
+    net["exchange"] = sys.argv[5]
+json.dump({"network": net}, open(sys.argv[4], "w"))
 PYEOF
 }
 
@@ -334,6 +343,80 @@ gpu_busyring() {
   done
 }
 
+# busyring REF cells exchange ranks name: one run with one rank a GPU, its summary and spikes
+# kept as name.json and name.spikes, its phases logged (the slowest rank's update, every
+# rank's delivery and exchange)
+gpu_rank_run() {
+  local file=$work/gs_$2_$3.json
+  [ -f "$file" ] || busyring_file "$1" "$2" "${BR_TSTOP:-10}" "$file" "$3"
+  rm -rf "$work/o"
+  $MPIRUN -np "$4" --bind-to none "$HB" run "$file" --backend="${GPU_BACKEND:-cuda}" -o "$work/o" \
+    --traces=none --quiet > "$work/run.log" 2>&1 || { cat "$work/run.log"; return 1; }
+  cp "$work/o/summary.json" "$out/$5.json"
+  cp "$work/o/spikes.dat" "$out/$5.spikes"
+  log "$5: $("$PY" -c 'import json, sys
+s = json.load(open(sys.argv[1])); r = s["per_rank"]
+span = lambda k: "%.3f-%.3f" % (min(x[k] for x in r), max(x[k] for x in r))
+print("ranks", s["ranks"], "cells", s["cells"], "spikes", s["spikes"], "update_s",
+      max(x["update_s"] for x in r), "deliver_s", span("deliver_s"), "exchange_s",
+      span("exchange_s"), "build_s", max(x["build_s"] for x in r))' "$out/$5.json")"
+}
+
+# the update of a run's slowest rank
+slowest_update() {
+  "$PY" -c 'import json, sys; print(max(r["update_s"] for r in json.load(open(sys.argv[1]))["per_rank"]))' "$1"
+}
+
+# busyring with one MPI rank a GPU on 1, 2, 4 .. GPUS GPUs: weak scaling (GPU_WEAK_CELLS a
+# GPU; the 1-GPU run of each size too, for its spikes), strong scaling (GPU_STRONG_CELLS),
+# the tasks exchange beside blocking on GPUS GPUs, and the largest weak size on CPU_RANKS
+# ranks of the host's cores if set; every run's spikes against the 1-GPU run's of its size,
+# bitwise (cmp): the numbers of bench/results/network-gpu-4xh200.md.
+gpu_scaling() {
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local gpus=${GPUS:-4} weak=${GPU_WEAK_CELLS:-16384} strong=${GPU_STRONG_CELLS:-16384}
+  local list="" g n t1 tg
+  for ((g = 1; g <= gpus; g *= 2)); do list="$list $g"; done
+  log "gpu-scaling: $ref, ${BR_TSTOP:-10} ms, GPUs:$list, $(date -u +%FT%TZ)," \
+    "$(nvidia-smi -L 2>/dev/null | wc -l) GPUs seen: $(nvidia-smi -L 2>/dev/null | head -1)"
+  same() { # name reference
+    if cmp -s "$out/$1.spikes" "$out/$2.spikes"; then log "$1: spikes bitwise $2's"
+    else log "$1: spikes DIFFER from $2's"; fi
+  }
+  for g in $list; do # weak
+    n=$((weak * g))
+    gpu_rank_run "$ref" "$n" blocking 1 "gpu1_$n" || return 1
+    [ "$g" = 1 ] && continue
+    gpu_rank_run "$ref" "$n" blocking "$g" "weak_gpu${g}_$n" || return 1
+    same "weak_gpu${g}_$n" "gpu1_$n"
+  done
+  [ -f "$out/gpu1_$strong.json" ] || gpu_rank_run "$ref" "$strong" blocking 1 "gpu1_$strong" || return 1
+  for g in $list; do # strong
+    [ "$g" = 1 ] && continue
+    gpu_rank_run "$ref" "$strong" blocking "$g" "strong_gpu${g}_$strong" || return 1
+    same "strong_gpu${g}_$strong" "gpu1_$strong"
+  done
+  n=$((weak * ${list##* }))
+  gpu_rank_run "$ref" "$n" tasks "${list##* }" "tasks_gpu${list##* }_$n" || return 1
+  same "tasks_gpu${list##* }_$n" "gpu1_$n"
+  t1=$(slowest_update "$out/gpu1_$weak.json")
+  for g in $list; do
+    [ "$g" = 1 ] && continue
+    tg=$(slowest_update "$out/weak_gpu${g}_$((weak * g)).json")
+    log "weak, $g GPUs: efficiency $("$PY" -c "print('%.1f %%' % (100 * $t1 / $tg))")"
+  done
+  t1=$(slowest_update "$out/gpu1_$strong.json")
+  for g in $list; do
+    [ "$g" = 1 ] && continue
+    tg=$(slowest_update "$out/strong_gpu${g}_$strong.json")
+    log "strong, $g GPUs: speed-up $("$PY" -c "print('%.2f, efficiency %.1f %%' % ($t1 / $tg, 100 * $t1 / ($g * $tg)))")"
+  done
+  if [ "${CPU_RANKS:-0}" -gt 0 ]; then
+    KEEP_SPIKES=cpu_${CPU_RANKS}ranks_$n hb_run "$CPU_RANKS" 1 "$work/gs_${n}_blocking.json" "cpu_${CPU_RANKS}ranks_$n"
+    same "cpu_${CPU_RANKS}ranks_$n" "gpu1_$n"
+  fi
+}
+
 # one file back from machines that return few files
 bundle() { tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"; }
 trap 'rm -rf "$work"; bundle' EXIT
@@ -359,7 +442,8 @@ case $what in
   busyring) busyring ;;
   neuron-busyring) neuron_busyring ;;
   gpu-busyring) gpu_busyring ;;
+  gpu-scaling) gpu_scaling ;;
   coreneuron) coreneuron ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|coreneuron|exchange|scaling OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|coreneuron|exchange|scaling OUTDIR" >&2; exit 2 ;;
 esac
