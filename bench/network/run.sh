@@ -11,7 +11,8 @@
 #   bench/network/run.sh gpu-busyring OUTDIR  busyring on one GPU at GPU_CELLS sizes, then
 #                                         GPU_PEER_CELLS cells on CORES ranks of hinesbatch
 #                                         (spikes bitwise the GPU's?) and of NEURON (NRN_RUNS
-#                                         runs, spikes compared): network-gpu-h100.md
+#                                         runs, spikes compared) and of Arbor (ARB_CELLS):
+#                                         network-gpu-h100.md
 #   bench/network/run.sh gpu-scaling OUTDIR  busyring with one rank a GPU on 1, 2, 4 .. GPUS
 #                                         GPUs: weak and strong scaling, both exchange modes,
 #                                         spikes bitwise 1 GPU's (and CPU_RANKS CPU ranks'):
@@ -26,7 +27,9 @@
 # BUSYRING_REF, BR_CELLS (1024), BR_TSTOP (10 ms), BR_BIG_CELLS (none; e.g. "16384 65536": CORES
 # ranks only); coreneuron: the same, CORENRN_PACK, CN_ARGS (--gpu), CN_PERMUTE ("1 2");
 # gpu-busyring: BUSYRING_REF, BR_TSTOP, GPU_CELLS ("1024 4096 16384 65536 262144"),
-# GPU_PEER_CELLS (16384), NRN_RUNS (2), GPU_BACKEND (cuda; another backend tries the script);
+# GPU_PEER_CELLS (16384), NRN_RUNS (2), ARB_CELLS (none; e.g. "1024 4096": Arbor on CORES
+# threads at those sizes, spikes compared with the GPU's of each size in GPU_CELLS), GPU_BACKEND
+# (cuda; another backend tries the script);
 # gpu-scaling: BUSYRING_REF, BR_TSTOP, GPUS (4), GPU_WEAK_CELLS (16384 a GPU), GPU_STRONG_CELLS
 # (16384), CPU_RANKS (0: none), GPU_BACKEND.
 set -uo pipefail
@@ -326,7 +329,7 @@ gpu_busyring() {
     "$HB" run "$work/br_$n.json" --backend="$backend" -o "$work/g" --traces=none --quiet \
       > "$work/g.log" 2>&1 || { cat "$work/g.log"; return 1; }
     cp "$work/g/summary.json" "$out/gpu_$n.json"
-    [ "$n" = "$peer" ] && cp "$work/g/spikes.dat" "$out/gpu_$n.spikes"
+    case " $peer ${ARB_CELLS:-} " in *" $n "*) cp "$work/g/spikes.dat" "$out/gpu_$n.spikes" ;; esac
     log "$backend, $n cells: $("$PY" -c 'import json, sys; s = json.load(open(sys.argv[1])); r = s["per_rank"][0]; print("spikes", s["spikes"], "update_s", r["update_s"], "build_s", r["build_s"], "init_s", r.get("init_s"), "KiB/cell", s.get("memory_kib_per_cell"))' "$out/gpu_$n.json")"
   done
   KEEP_SPIKES=hb_${CORES}ranks_$peer hb_run "$CORES" 1 "$work/br_$peer.json" "hb_${CORES}ranks_$peer"
@@ -340,6 +343,17 @@ gpu_busyring() {
     "$PY" "$here/compare_spikes.py" "$out/gpu_$peer.spikes" "$out/neuron_${CORES}ranks_${peer}_$r.spikes" \
       --t-stop "$t" > "$out/compare_gpu_neuron_${peer}_$r.json"
     log "GPU vs NEURON, run $r: $(cat "$out/compare_gpu_neuron_${peer}_$r.json")"
+  done
+  for n in ${ARB_CELLS:-}; do # Arbor on CORES threads (its CVs are not NEURON's: close spikes)
+    [ -f "$work/br_$n.json" ] || busyring_file "$ref" "$n" "$t" "$work/br_$n.json"
+    "$PY" "$here/arbor_busyring.py" "$work/br_$n.json" --threads "$CORES" \
+      --spikes "$out/arbor_${CORES}threads_$n.spikes" > "$out/arbor_${CORES}threads_$n.json" \
+      2> "$work/arb.err" || tail -5 "$work/arb.err"
+    log "Arbor $CORES threads, $n cells: $(cat "$out/arbor_${CORES}threads_$n.json")"
+    [ -f "$out/gpu_$n.spikes" ] || continue
+    "$PY" "$here/compare_spikes.py" "$out/gpu_$n.spikes" "$out/arbor_${CORES}threads_$n.spikes" \
+      --t-stop "$t" > "$out/compare_gpu_arbor_$n.json"
+    log "GPU vs Arbor, $n cells: $(cat "$out/compare_gpu_arbor_$n.json")"
   done
 }
 
