@@ -10,68 +10,45 @@
 #ifndef HB_TESTS_NET_MORPHOLOGIES_H
 #define HB_TESTS_NET_MORPHOLOGIES_H
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int net_morph_name_order(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+#include "test_data.h"
 
 /* Writes the network of the SWC files of `folder` to `path`, connections of weight
  * `weight_us` [µS]. The file names the SWC files by absolute paths: a network file's relative
- * paths are resolved from its own folder, not the caller's working one. Returns its cells, 0 if
- * the folder has no SWC file or a file cannot be written. */
+ * paths are resolved from its own folder, not the caller's working one. Files whose path would
+ * need escaping in JSON are left out. Returns its cells, 0 if the folder has no such SWC file
+ * or a file cannot be written. */
 static inline int net_morphologies_write(const char *folder, const char *path, double weight_us)
 {
-    char cwd[4096], *dir = NULL;
-    if (folder[0] == '/' || getcwd(cwd, sizeof cwd)) {
-        const size_t size = strlen(folder) + (folder[0] == '/' ? 1 : strlen(cwd) + 2);
-        if ((dir = malloc(size)) != NULL)
-            snprintf(dir, size, "%s%s%s", folder[0] == '/' ? "" : cwd, folder[0] == '/' ? "" : "/",
-                     folder);
-    }
-    DIR *d = dir ? opendir(dir) : NULL;
-    if (!d) {
-        free(dir);
-        return 0;
-    }
-    char **names = NULL;
-    int n = 0, cap = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        const size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".swc") != 0 || strchr(e->d_name, '"') ||
-            strchr(e->d_name, '\\'))
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            char **grown = realloc(names, (size_t)cap * sizeof *names);
-            if (!grown) break;
-            names = grown;
-        }
-        names[n] = malloc(len + 1);
-        if (!names[n]) break;
-        memcpy(names[n++], e->d_name, len + 1);
-    }
-    closedir(d);
-    FILE *f = n > 0 && !strchr(dir, '"') && !strchr(dir, '\\') ? fopen(path, "w") : NULL;
+    const int absolute = folder[0] == '/';
+    char cwd[TEST_PATH_MAX] = "", dir[TEST_PATH_MAX];
+    if (!absolute && !getcwd(cwd, sizeof cwd)) return 0;
+    const int written = snprintf(dir, sizeof dir, "%s%s%s", cwd, absolute ? "" : "/", folder);
+    char(*paths)[TEST_PATH_MAX] = malloc(TEST_MAX_SWC * sizeof *paths);
+    const int found = written > 0 && written < (int)sizeof dir && paths
+                          ? test_swc_files_in(dir, paths) : -1;
+    int n = 0; /* the files kept, moved to the front */
+    for (int k = 0; k < found; k++)
+        if (!strchr(paths[k], '"') && !strchr(paths[k], '\\'))
+            memmove(paths[n++], paths[k], TEST_PATH_MAX);
+    FILE *f = n > 0 ? fopen(path, "w") : NULL;
     if (f) {
-        qsort(names, (size_t)n, sizeof *names, net_morph_name_order);
         static const char *const at = "{\"section\": 0, \"x\": 0.5}";
         fprintf(f, "{\"t_stop\": 40, \"dt\": 0.025, \"cells\": [\n");
         for (int c = 0; c < n; c++)
             fprintf(f,
-                    " {\"name\": \"cell%d\", \"count\": 1, \"morphology\": \"%s/%s\", "
+                    " {\"name\": \"cell%d\", \"count\": 1, \"morphology\": \"%s\", "
                     "\"section_rule\": \"hinesbatch\", \"discretization\": {\"policy\": "
                     "\"d-lambda\", \"d_lambda\": 0.1, \"frequency\": 100}, \"mechanisms\": "
                     "[{\"name\": \"hh\", \"region\": \"all\"}], \"synapses\": [{\"type\": "
                     "\"expsyn\", \"at\": %s, \"tau\": 2, \"e\": 0}], \"stimuli\": [{\"type\": "
                     "\"iclamp\", \"at\": %s, \"del\": 1, \"dur\": 30, \"amp\": 2}], \"probes\": "
                     "[{\"name\": \"spike\", \"at\": %s, \"spike_threshold\": -10}]}%s\n",
-                    c, dir, names[c], at, at, at, c + 1 < n ? "," : "");
+                    c, paths[c], at, at, at, c + 1 < n ? "," : "");
         fprintf(f, "], \"network\": {\"connections\": [\n");
         for (int c = 0; c < n; c++)
             fprintf(f, " {\"source\": %d, \"target\": %d, \"synapse\": 0, \"weight\": %.17g, "
@@ -79,9 +56,7 @@ static inline int net_morphologies_write(const char *folder, const char *path, d
         fprintf(f, "]}}\n");
     }
     const int ok = f && fclose(f) == 0;
-    for (int c = 0; c < n; c++) free(names[c]);
-    free(names);
-    free(dir);
+    free(paths);
     return ok ? n : 0;
 }
 

@@ -16,13 +16,11 @@ static int test_compare_paths(const void *a, const void *b)
 }
 
 /*
- * Full paths of HB_DATA_DIR/morphologies/ *.swc, sorted (readdir's order is
- * unspecified); returns their count, or -1 when the folder cannot be opened.
+ * Full paths of dir_path/ *.swc, sorted (readdir's order is unspecified); returns
+ * their count, or -1 when the folder cannot be opened.
  */
-static inline int test_swc_files(char paths[TEST_MAX_SWC][TEST_PATH_MAX])
+static inline int test_swc_files_in(const char *dir_path, char paths[TEST_MAX_SWC][TEST_PATH_MAX])
 {
-    char dir_path[TEST_PATH_MAX];
-    snprintf(dir_path, sizeof dir_path, "%s/morphologies", HB_DATA_DIR);
     DIR *dir = opendir(dir_path);
     if (!dir) return -1;
     int n = 0;
@@ -36,6 +34,14 @@ static inline int test_swc_files(char paths[TEST_MAX_SWC][TEST_PATH_MAX])
     closedir(dir);
     qsort(paths, (size_t)n, TEST_PATH_MAX, test_compare_paths);
     return n;
+}
+
+/* The same for HB_DATA_DIR/morphologies, the shared data's real morphologies. */
+static inline int test_swc_files(char paths[TEST_MAX_SWC][TEST_PATH_MAX])
+{
+    char dir_path[TEST_PATH_MAX];
+    snprintf(dir_path, sizeof dir_path, "%s/morphologies", HB_DATA_DIR);
+    return test_swc_files_in(dir_path, paths);
 }
 
 /* The file name part of a path. */

@@ -14,8 +14,8 @@
  * code. A folder among the arguments stands for the network of its SWC files
  * (tests/net_morphologies.h: one cell each, mixed groups, a ring of connections; its CPU side
  * is test_net_morphologies). Also: connections handed to the GPU engine with bad ones among
- * millions name the
- * first bad one, as a check in order would (the check runs in chunks on the build threads).
+ * millions name the first bad one, as a check in order would (the check runs in chunks on the
+ * build threads).
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
