@@ -299,6 +299,12 @@ static hb_status_t find_chains(group_t *gr)
     return HB_SUCCESS;
 }
 
+/* Entry j of index_rows' tables is the quintuple (x, c), bitwise. */
+static int same_row(const double *tab, const double *ctab, int j, const double x[4], double c)
+{
+    return memcmp(&tab[4 * j], x, 4 * sizeof *x) == 0 && memcmp(&ctab[j], &c, sizeof c) == 0;
+}
+
 /* Mixed groups: the (u, l, pas_g, pas_e, cfac) of the group's elements as indices into a table
  * of the distinct quintuples (bitwise), when there are at most 256 of them (busyring's random
  * trees: a few dozen, the branches' geometries): row_table the first four of each, cfac_table
@@ -322,7 +328,7 @@ static hb_status_t index_rows(group_t *gr)
     for (size_t e = 0; e < size; e++) {
         const double x[4] = {gr->u[e], gr->l[e], gr->pas_g[e], gr->pas_e[e]}, c = gr->cfac[e];
         int j = e > 0 ? index[e - 1] : -1; /* runs of one quintuple first */
-        if (j >= 0 && memcmp(&tab[4 * j], x, sizeof x) == 0 && memcmp(&ctab[j], &c, sizeof c) == 0) {
+        if (j >= 0 && same_row(tab, ctab, j, x, c)) {
             index[e] = (unsigned char)j;
             continue;
         }
@@ -331,9 +337,7 @@ static hb_status_t index_rows(group_t *gr)
         memcpy(&bits[4], &c, sizeof c);
         for (int q = 0; q < 5; q++) h = (h ^ bits[q]) * 0x9e3779b97f4a7c15u;
         size_t at = (size_t)(h >> 54) & (SLOTS - 1);
-        while (slot[at] >= 0 && (memcmp(&tab[4 * slot[at]], x, sizeof x) != 0 ||
-                                 memcmp(&ctab[slot[at]], &c, sizeof c) != 0))
-            at = (at + 1) & (SLOTS - 1);
+        while (slot[at] >= 0 && !same_row(tab, ctab, slot[at], x, c)) at = (at + 1) & (SLOTS - 1);
         j = slot[at];
         if (j < 0) {
             if (n == 256) { /* too many: the step reads the arrays */
