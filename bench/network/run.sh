@@ -99,14 +99,7 @@ busyring() {
   local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
   local t=${BUSYRING_TSTOP:-10}
   log "busyring: $ref, $t ms, $(date -u +%FT%TZ)"
-  "$PY" - "$ref" "$t" "$work/br.json" <<'PYEOF'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["duration"] = float(sys.argv[2])
-keep = ["num-cells", "ring-size", "min-delay", "duration", "dt", "event-weight", "depth",
-        "branch-probs", "compartments", "lengths", "synapses"]
-json.dump({"network": {"busyring": {k: p[k] for k in keep if k in p}}}, open(sys.argv[3], "w"))
-PYEOF
+  busyring_file "$ref" "" "$t" "$work/br.json"
   rm -rf "$work/ob"
   taskset -c 0 "$HB" run "$work/br.json" -o "$work/ob" --quiet > /dev/null
   cp "$work/ob/summary.json" "$out/busyring_hb_1core.json"
@@ -121,12 +114,14 @@ PYEOF
   log "busyring Arbor $CORES threads: $(cat "$out/busyring_arbor_${CORES}threads.json")"
 }
 
-# busyring_file REF CELLS T_STOP OUT: the reference's parameters with CELLS cells and T_STOP
+# busyring_file REF CELLS T_STOP OUT [EXCHANGE]: the reference's parameters with CELLS cells
+# (empty: the reference's count) and T_STOP, and the exchange mode if given
 busyring_file() {
   "$PY" - "$@" <<'PYEOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
-p["num-cells"] = int(sys.argv[2])
+if sys.argv[2]:
+    p["num-cells"] = int(sys.argv[2])
 p["duration"] = float(sys.argv[3])
 keep = ["num-cells", "ring-size", "min-delay", "duration", "dt", "event-weight", "depth",
         "branch-probs", "compartments", "lengths", "synapses"]
