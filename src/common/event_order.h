@@ -9,9 +9,18 @@
 
 #include "common/hostdev.h"
 
+/* A step past any run (runs have at most 1e12 steps): an event there is never delivered. */
+#define HB_EVENT_STEP_NEVER 4611686018427387904L /* 2^62 */
+
 /* The step at whose start an event at t [ms] is delivered: NEURON's rule, the first step
- * whose midpoint is not before t. */
-HB_HOSTDEV long hb_event_step(double t, double dt) { return (long)ceil(t / dt - 0.5); }
+ * whose midpoint is not before t. A time too far for a long step (a delay of 1e308 ms) gives
+ * HB_EVENT_STEP_NEVER, past t_stop, so the event is dropped by the rule for such events,
+ * never a step that overflowed (not a number: the same). */
+HB_HOSTDEV long hb_event_step(double t, double dt)
+{
+    const double step = ceil(t / dt - 0.5);
+    return step < 4611686018427387904.0 ? (long)step : HB_EVENT_STEP_NEVER;
+}
 
 /* Events of one step at one synapse are added in the order of (time, weight): 1 when event
  * (t1, w1) comes before (t2, w2), 0 when after or alike (alike events add the same bits in

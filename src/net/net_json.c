@@ -22,6 +22,7 @@ enum { STREAM_RANDOM_SOURCES = 2, STREAM_RANDOM_DELAYS = 3 };
 
 typedef struct {
     uint32_t target;
+    uint32_t order; /* its place in the file: the sort's tie-break, so a target's keep it */
     hb_connection_t c;
 } explicit_t;
 
@@ -57,6 +58,28 @@ typedef struct {
 #define HB_BUSYRING_ROW_BYTES 64.0
 #define HB_BUSYRING_ROW_BYTES_BUILT 32.0
 #define HB_BUSYRING_CONNECTION_BYTES 64.0
+
+/* Memory of the machine [bytes] (0: unknown): what an estimate is held against. */
+static double machine_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+}
+
+/* A file's gids and connections on the ranks (hb_net_create's blocks: the first n % size
+ * ranks one gid more). */
+static uint32_t block_first(uint32_t n, int rank, int size)
+{
+    const uint32_t base = n / (uint32_t)size, extra = n % (uint32_t)size, r = (uint32_t)rank;
+    return r * base + (r < extra ? r : extra);
+}
+
+static int rank_of(uint32_t gid, uint32_t n, int size)
+{
+    const uint32_t base = n / (uint32_t)size, extra = n % (uint32_t)size;
+    const uint64_t big = (uint64_t)extra * (base + 1u); /* gids of the ranks with one more */
+    return gid < big ? (int)(gid / (base + 1u)) : (int)(extra + (gid - big) / base);
+}
 
 static void json_net_free(void *p)
 {
@@ -316,7 +339,8 @@ static hb_status_t parse_sources(json_net_t *r, const json_t *list, const char *
 static int compare_explicit(const void *a, const void *b)
 {
     const explicit_t *x = a, *y = b;
-    return (x->target > y->target) - (x->target < y->target);
+    if (x->target != y->target) return x->target < y->target ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
 }
 
 static hb_status_t parse_connections(json_net_t *r, const json_t *list, const char *path,
@@ -324,6 +348,9 @@ static hb_status_t parse_connections(json_net_t *r, const json_t *list, const ch
 {
     static const char *const keys[] = {"source", "target", "synapse", "weight", "delay", NULL};
     hb_json_loader_t *ld = &r->ld;
+    if (json_array_size(list) > 0xffffffffu)
+        return hb_json_fail(ld, path, "%zu connections; expected at most 2^32 - 1",
+                            json_array_size(list));
     r->explicit_conns = calloc(json_array_size(list) + 1, sizeof *r->explicit_conns);
     if (!r->explicit_conns) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
     size_t i;
@@ -349,17 +376,15 @@ static hb_status_t parse_connections(json_net_t *r, const json_t *list, const ch
             return hb_json_fail(ld, key, "missing; expected a gid (%s)", source < 0
                                 ? "any cell or source" : "a cell with synapses");
         }
-        r->explicit_conns[r->n_explicit++] =
-            (explicit_t){(uint32_t)target, {(uint32_t)source, (int)synapse, weight, delay}};
+        r->explicit_conns[r->n_explicit] =
+            (explicit_t){(uint32_t)target, (uint32_t)r->n_explicit,
+                         {(uint32_t)source, (int)synapse, weight, delay}};
+        r->n_explicit++;
     }
-    /* stable: a target's connections keep the file's order */
-    for (size_t a = 1; a < r->n_explicit; a++)
-        for (size_t b = a; b > 0 && compare_explicit(&r->explicit_conns[b - 1],
-                                                     &r->explicit_conns[b]) > 0; b--) {
-            const explicit_t t = r->explicit_conns[b];
-            r->explicit_conns[b] = r->explicit_conns[b - 1];
-            r->explicit_conns[b - 1] = t;
-        }
+    /* by target, a target's connections in the file's order (the order breaks ties: a stable
+     * result from qsort, O(n log n)) */
+    if (r->n_explicit > 1)
+        qsort(r->explicit_conns, r->n_explicit, sizeof *r->explicit_conns, compare_explicit);
     return HB_SUCCESS;
 }
 
@@ -520,6 +545,10 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
                        (status = pair(ld, path, bj, "compartments", 1, 1, comps)) ||
                        (status = pair(ld, path, bj, "lengths", 0, 1, lengths))))
         return status;
+    hb_json_join(at, path, "branch-probs");
+    if (!(probs[0] >= 0.0 && probs[0] <= 1.0 && probs[1] >= 0.0 && probs[1] <= 1.0))
+        return hb_json_fail(ld, at, "[%g, %g]; expected two probabilities from 0 to 1 (a "
+                            "branch's chance at level 0 and at the last level)", probs[0], probs[1]);
     hb_json_join(at, path, "event-weight");
     if (!isfinite((float)weight)) return hb_json_fail(ld, at, "expected a finite weight [uS]");
     /* duration and dt: the run's; a file's t_stop and dt must agree (an override wins over
@@ -572,8 +601,7 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
     const double built = rows0 * HB_BUSYRING_ROW_BYTES_BUILT +
                          (double)p->synapses * HB_BUSYRING_CONNECTION_BYTES;
     const double bytes = share * fmax(rows0 * HB_BUSYRING_ROW_BYTES, built);
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    const double memory = machine_memory();
     if (memory > 0.0 && bytes > memory) {
         hb_json_join(at, path, "num-cells");
         return hb_json_fail(ld, at, "%u cells of about %d rows (cell 0's), %u connections a "
@@ -627,6 +655,71 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
         (status = parse_builders(r, json_object_get(net, "ring"), "network.ring", 0, n)) ||
         (status = parse_builders(r, json_object_get(net, "random"), "network.random", 1, n)))
         return status;
+    return HB_SUCCESS;
+}
+
+/*
+ * A file's network, before it is built (busyring has its own, parse_busyring): refused when
+ * the largest rank's share cannot fit in the machine's memory. A rank holds, per gid of its
+ * block, the engine's arrays (HB_NET_GID_BYTES); per cable cell, its simulation's rows (as a
+ * busyring cell's); per connection ending on its cells, the connection and the sort's copy;
+ * and the whole file's tables (a model pointer per cell, a source per source gid, the
+ * explicit connections). The ranks' blocks are hb_net_create's, so every rank finds the same
+ * answer.
+ */
+#define HB_NET_GID_BYTES (sizeof(uint32_t) + sizeof(hb_model_t *) + sizeof(hb_net_source_t) + \
+                          2 * sizeof(int))
+#define HB_NET_CONNECTION_BYTES (2.0 * sizeof(hb_net_conn_t))
+
+static hb_status_t check_memory(json_net_t *r)
+{
+    const uint32_t n = r->n_cable + r->n_sources;
+    const int ranks = r->ranks > 0 ? r->ranks : 1;
+    double *rows = calloc((size_t)ranks, sizeof *rows), *conns = calloc((size_t)ranks, sizeof *conns);
+    if (!rows || !conns) {
+        free(rows);
+        free(conns);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", r->ld.file);
+    }
+    for (int k = 0; k < ranks; k++) { /* each rank's cells' rows and connections */
+        const uint32_t first = block_first(n, k, ranks), end = block_first(n, k + 1, ranks);
+        for (uint32_t g = first; g < end && g < r->n_cable; g++) rows[k] += r->cable[g]->m;
+        for (int b = 0; b < r->n_builders; b++) {
+            const builder_t *bu = &r->builders[b];
+            const uint32_t lo = bu->first > first ? bu->first : first;
+            const uint32_t hi = bu->first + bu->count < end ? bu->first + bu->count : end;
+            if (hi > lo) conns[k] += (double)(hi - lo) * (bu->random ? bu->in_degree : 1);
+        }
+    }
+    for (size_t e = 0; e < r->n_explicit; e++)
+        conns[rank_of(r->explicit_conns[e].target, n, ranks)] += 1.0;
+    const double whole = (double)r->n_cable * sizeof(hb_model_t *) +
+                         (double)r->n_sources * sizeof(hb_spike_source_t) +
+                         (double)r->n_explicit * sizeof(explicit_t);
+    int worst = 0;
+    double bytes = 0.0;
+    for (int k = 0; k < ranks; k++) {
+        const double gids = (double)(block_first(n, k + 1, ranks) - block_first(n, k, ranks));
+        const double b = whole + gids * (double)HB_NET_GID_BYTES +
+                         rows[k] * HB_BUSYRING_ROW_BYTES + conns[k] * HB_NET_CONNECTION_BYTES;
+        if (b > bytes) {
+            bytes = b;
+            worst = k;
+        }
+    }
+    const double worst_conns = conns[worst], worst_rows = rows[worst];
+    free(rows);
+    free(conns);
+    const uint32_t first = block_first(n, worst, ranks), end = block_first(n, worst + 1, ranks);
+    const uint32_t cells = end < r->n_cable ? end - first : first < r->n_cable ? r->n_cable - first : 0;
+    const double memory = machine_memory();
+    if (memory > 0.0 && bytes > memory)
+        return hb_json_fail(&r->ld, "network", "the largest of %d rank(s)' shares, %u cells (%.4g "
+                            "rows) and %u spike sources with %.4g connections, needs about %.3g "
+                            "GB, more than this machine's memory (%.3g GB); expected fewer cells "
+                            "or connections (a random builder's in_degree), or more ranks", ranks,
+                            cells, worst_rows, end - first - cells, worst_conns, bytes / 1e9,
+                            memory / 1e9);
     return HB_SUCCESS;
 }
 
@@ -687,6 +780,7 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
     }
     if (status == HB_SUCCESS && r->n_cable + r->n_sources == 0)
         status = hb_json_fail(ld, "cells", "no cells and no sources; expected at least one gid");
+    if (status == HB_SUCCESS && !r->busyring) status = check_memory(r);
     return status;
 }
 

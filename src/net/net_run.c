@@ -594,9 +594,10 @@ hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
     if (!net->initialised) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_advance: call "
                                           "hb_net_init first");
     if (!(t_ms >= 0.0)) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_advance: t = %g ms", t_ms);
-    /* whole epochs up to t (every rank the same), never past t_stop */
-    long until = (long)ceil(t_ms / net->opt.dt_ms - 1e-9);
-    if (until > net->total_steps) until = net->total_steps;
+    /* whole epochs up to t (every rank the same), never past t_stop: a t past it (+inf too)
+     * runs to t_stop, its steps compared as doubles (a long would overflow) */
+    const double steps = ceil(t_ms / net->opt.dt_ms - 1e-9);
+    const long until = steps < (double)net->total_steps ? (long)steps : net->total_steps;
     hb_status_t status = HB_SUCCESS;
     while (net->step < until && status == HB_SUCCESS) {
         long s1 = net->step + net->epoch_steps;
