@@ -928,9 +928,17 @@ size_t hb_net_set_trace(hb_net_t *net, size_t max_events);
 hb_status_t hb_net_trace(const hb_net_t *net, const hb_trace_event_t **events, size_t *count);
 /* Every rank's (collective): per_rank[r] for each rank r of the communicator. */
 hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
-/* Every spike of the network so far (each rank holds all of them), ordered by time, then
- * gid; valid until the next call on the network. */
+/* The spikes the network holds (each rank holds all of them), ordered by time, then gid:
+ * every spike so far, or (hb_net_set_keep_spikes 0) those of the last hb_net_advance; valid
+ * until the next call on the network. hb_net_stats' `spikes` counts every spike. */
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
+/* keep 1 (the default): the network holds every spike of the run; 0: each hb_net_advance
+ * lets the previous one's go, so that a caller who writes them after each advance runs in
+ * memory bounded for any t_stop (a checkpoint then holds only the last advance's). Call
+ * before hb_net_init: its estimate of the spike sources' spikes (refused, HB_ERR_ALLOC, when
+ * more than the machine's memory) counts the whole run's when kept, one epoch's when not.
+ * Returns the setting in effect. */
+int hb_net_set_keep_spikes(hb_net_t *net, int keep);
 /*
  * Checkpoints of a network (docs/checkpoint.md): this rank's state after hb_net_init or an
  * hb_net_advance (an epoch boundary, no exchange in flight): its cells' simulation

@@ -4,7 +4,8 @@
  * t_stop; hb_net_advance past t_stop (1e300 ms, +inf) runs to t_stop; explicit connections
  * in any file order give a target's connections in file order and the same spikes; a random
  * builder too large for the machine and a busyring's branch-probs outside 0..1 are refused
- * up front by name.
+ * up front by name; spikes let go after each advance are the same as those kept, and spike
+ * sources whose spikes cannot fit are refused before the run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -204,6 +205,75 @@ static void branch_probs(hb_comm_t *comm)
     hb_net_destroy(net);
 }
 
+/* Defect 4: spikes let go after each advance (hb_net_set_keep_spikes 0) are the kept run's,
+ * advance by advance, and the network holds no more than an advance's; sources whose spikes
+ * cannot fit are refused before the run. */
+static void spikes_let_go(hb_comm_t *comm)
+{
+    /* the ring and 20 Poisson sources of 400 spikes each into cell 0 */
+    char text[8192];
+    snprintf(text, sizeof text, RING, "",
+             ", \"random\": [{\"targets\": [0, 1], \"sources\": [3, 20], \"in_degree\": 5,"
+             " \"weight\": 0.0001, \"delay\": 1, \"seed\": 2}]");
+    char *more = strstr(text, "\"sources\": [{\"start\": 1, \"number\": 1}]");
+    CHECK(more != NULL);
+    if (!more) return;
+    char head[8192];
+    snprintf(head, sizeof head, "%.*s\"sources\": [{\"start\": 1, \"number\": 1}, {\"count\": "
+             "20, \"start\": 0, \"interval\": 0.07, \"number\": 400, \"noise\": 1, "
+             "\"seed\": 9}]%s", (int)(more - text), text,
+             more + strlen("\"sources\": [{\"start\": 1, \"number\": 1}]"));
+    size_t n_ref = 0;
+    hb_net_t *net = parse(comm, head, HB_SUCCESS);
+    hb_spike_t *ref = run_spikes(net, &n_ref);
+    CHECK(net == NULL || hb_net_set_keep_spikes(net, 1) == 1); /* the default */
+    hb_net_destroy(net);
+    CHECKF(n_ref > 5000, "%zu spikes", n_ref);
+    net = parse(comm, head, HB_SUCCESS);
+    if (!net || !ref) {
+        hb_net_destroy(net);
+        free(ref);
+        return;
+    }
+    CHECK(hb_net_set_keep_spikes(net, 0) == 0);
+    CHECK_OK(hb_net_init(net));
+    size_t at = 0, most = 0;
+    int same = 1;
+    for (double t = 1.0; t <= 30.0; t += 1.0) {
+        CHECK_OK(hb_net_advance(net, t));
+        const hb_spike_t *s = NULL;
+        size_t n = 0;
+        CHECK_OK(hb_net_spikes(net, &s, &n));
+        same = same && at + n <= n_ref && (n == 0 || memcmp(s, ref + at, n * sizeof *s) == 0);
+        at += n;
+        if (n > most) most = n;
+        hb_net_stats_t st;
+        CHECK_OK(hb_net_stats(net, &st));
+        same = same && st.spikes == at;
+    }
+    CHECKF(same && at == n_ref, "%zu spikes in advances of 1 ms, %zu in one run", at, n_ref);
+    CHECKF(net->cap_spikes <= 2 * most + 64 && net->cap_spikes < n_ref, "room for %zu spikes "
+           "held, at most %zu in an advance, %zu in the run", net->cap_spikes, most, n_ref);
+    hb_net_destroy(net);
+    free(ref);
+
+    /* a million sources of 1e9 spikes each, 1e15 spikes before t_stop: refused by
+     * hb_net_init whether kept or not (a single epoch: no connection) */
+    const char *flood = "{\"t_stop\": 1000000, \"dt\": 0.025, \"network\": {\"sources\": "
+                        "[{\"count\": 1000000, \"start\": 0, \"interval\": 0.001, "
+                        "\"number\": 1000000000}]}}";
+    for (int keep = 0; keep < 2; keep++) {
+        net = parse(comm, flood, HB_SUCCESS);
+        if (!net) continue;
+        hb_net_set_keep_spikes(net, keep);
+        const hb_status_t status = hb_net_init(net);
+        CHECKF(status == HB_ERR_ALLOC && strstr(hb_last_error(), "1e+15 spikes") &&
+               strstr(hb_last_error(), "machine's memory"), "keep %d: %s: %s", keep,
+               hb_status_name(status), hb_last_error());
+        hb_net_destroy(net);
+    }
+}
+
 int main(void)
 {
     hb_comm_t *comm = NULL;
@@ -213,6 +283,7 @@ int main(void)
     explicit_order(comm);
     random_too_big(comm);
     branch_probs(comm);
+    spikes_let_go(comm);
     CHECK_OK(hb_comm_destroy(comm));
     return check_summary("net_limits");
 }

@@ -231,14 +231,19 @@ static int write_trace(const char *out, hb_net_t *net, int rank)
     return fclose(f) == 0 ? 0 : cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
 }
 
-/* Spikes [*written, n) appended: a run cut short keeps what it computed. */
+/* The spikes after the first *written of the run appended: a run cut short keeps what it
+ * computed. The network holds the run's last n of its stats' count (all of them, or the last
+ * advance's: hb_net_set_keep_spikes). */
 static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written)
 {
     const hb_spike_t *spikes;
     size_t n;
     hb_net_spikes(net, &spikes, &n);
-    for (; *written < n; ++*written)
-        fprintf(f, "%u %.10g\n", spikes[*written].gid, spikes[*written].time_ms);
+    hb_net_stats_t stats;
+    if (hb_net_stats(net, &stats) != HB_SUCCESS || stats.spikes < n || *written < stats.spikes - n)
+        return cli_fail("run", "%s: spikes of the run lost before they were written", path);
+    for (size_t k = *written - (stats.spikes - n); k < n; k++, ++*written)
+        fprintf(f, "%u %.10g\n", spikes[k].gid, spikes[k].time_ms);
     if (fflush(f) != 0) return cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     return 0;
 }
@@ -343,6 +348,9 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         if (hb_net_set_trace(net, 1000000) == 0) rc = cli_fail("run", "out of memory for the trace");
         rc = agree_failure(comm, rc);
     }
+    /* the spikes of a chunk are written and let go, so memory stays bounded for any t_stop,
+     * unless spikes.h5 or a checkpoint (which holds every spike so far) needs them all */
+    if (rc == 0) hb_net_set_keep_spikes(net, sonata || ckpt->every_ms > 0.0);
     size_t written = 0;
     if (rc == 0 && ckpt->restart) rc = net_restart(ckpt, net, comm, &f, path, &written);
     else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);

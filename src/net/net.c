@@ -378,9 +378,11 @@ static hb_status_t build_local(hb_net_t *net)
 static hb_status_t build_engine(hb_net_t *net)
 {
     hb_status_t status = sort_connections(net);
-    /* An epoch no longer than the smallest delay: a spike's events reach the next epoch. */
+    /* An epoch no longer than the smallest delay: a spike's events reach the next epoch.
+     * Without a connection, a hundredth of the run: spikes still go out (and are let go,
+     * hb_net_set_keep_spikes) epoch by epoch, not all at the end. */
     const double steps = isfinite(net->min_delay) ? floor(net->min_delay / net->opt.dt_ms + 1e-9)
-                                                  : (double)net->total_steps;
+                                                  : ceil((double)net->total_steps / 100.0);
     net->epoch_blocking = steps < 1.0 ? 1 : steps > 1e6 ? 1000000 : (int)steps;
     /* Overlapping the exchange of an epoch with the next one needs epochs of half the delay:
      * a spike's events then land two epochs on. */
@@ -463,6 +465,7 @@ hb_status_t hb_net_create_with(const hb_recipe_t *recipe, const hb_net_builder_t
     net->opt = *options;
     if (builder) net->builder = *builder;
     net->build_threads = 1;
+    net->keep_spikes = 1;
 #ifdef HB_HAVE_OPENMP
     if (net->builder.thread_safe) /* options->threads is checked with the simulation */
         net->build_threads = options->threads > 0 && options->threads <= HB_MAX_THREADS
@@ -526,6 +529,13 @@ int hb_net_set_overlap(hb_net_t *net, int overlap)
     net->overlap = known && net->epoch_overlap >= 1 ? overlap : HB_NET_BLOCKING;
     net->epoch_steps = net->overlap ? net->epoch_overlap : net->epoch_blocking;
     return net->overlap;
+}
+
+int hb_net_set_keep_spikes(hb_net_t *net, int keep)
+{
+    if (!net) return 0;
+    if (!net->in_flight) net->keep_spikes = keep != 0;
+    return net->keep_spikes;
 }
 
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count)

@@ -214,6 +214,8 @@ hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
     hb_net_exchange_abandon(net); /* a failed run's exchange */
     net->initialised = 0;
     net->n_local = net->n_sending = net->n_pending = net->n_spikes = net->n_sorted = 0;
+    net->n_forgotten = 0;
+    net->sources_next_ms = -INFINITY; /* the restored streams: scanned at the next epoch */
     const double t0 = hb_clock_seconds();
     unsigned char *data = NULL;
     size_t size = 0;

@@ -66,6 +66,7 @@ struct hb_net {
     int *seen;           /* per local cable cell: its detector's spikes already taken */
     int n_sources;
     hb_net_source_t *sources;
+    double sources_next_ms;  /* the earliest next spike of any source [ms] (-inf: not known) */
     hb_sim_t *sim;       /* NULL when this rank has no cable cell */
     size_t n_conns, cap_conns;
     hb_net_conn_t *conns; /* sorted by (source, cell, synapse, weight, delay) */
@@ -78,8 +79,11 @@ struct hb_net {
     int engine_conns;     /* the connections are the engine's (hb_sim_makes_events) */
     size_t n_local, cap_local; /* this epoch's spikes of this rank */
     hb_spike_t *local;
-    size_t n_spikes, cap_spikes; /* every spike, ordered by (time, gid) */
+    size_t n_spikes, cap_spikes; /* the spikes held, ordered by (time, gid): every spike, or
+                                  * (keep_spikes 0) the last advance's */
     hb_spike_t *spikes;
+    int keep_spikes;             /* hb_net_set_keep_spikes: 1 (the default) every spike */
+    size_t n_forgotten;          /* spikes no longer held (keep_spikes 0), for the count */
     int *counts, *displs;        /* per rank, for the exchange */
     /* The exchange in flight (overlap): this rank's spikes sent (the epoch's buffer, swapped
      * with `local`, which the next epoch fills meanwhile), all ranks' received. */

@@ -39,7 +39,9 @@ typedef struct {
     hb_json_loader_t ld; /* owns the models */
     hb_model_t **cable;  /* per cable gid */
     uint32_t n_cable, n_sources;
-    hb_spike_source_t *sources; /* per source gid (after the cable gids) */
+    hb_spike_source_t *sources; /* per item of "sources" (its copies share it) */
+    uint32_t *source_first;     /* per item: its first source (gid - n_cable) */
+    size_t n_source_items;
     explicit_t *explicit_conns; /* sorted by target, then file order */
     size_t n_explicit;
     builder_t *builders;
@@ -88,6 +90,7 @@ static void json_net_free(void *p)
     hb_sim_owned_free(&r->ld.owned);
     free(r->cable);
     free(r->sources);
+    free(r->source_first);
     free(r->explicit_conns);
     free(r->builders);
     free(r);
@@ -123,7 +126,14 @@ static void jn_release(void *user, uint32_t gid, hb_model_t *model)
 static hb_status_t jn_source(void *user, uint32_t gid, hb_spike_source_t *s)
 {
     json_net_t *r = user;
-    *s = r->sources[gid - r->n_cable];
+    const uint32_t k = gid - r->n_cable;
+    size_t lo = 0, hi = r->n_source_items; /* the last item whose first is <= k */
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (r->source_first[mid] <= k) lo = mid;
+        else hi = mid;
+    }
+    *s = r->sources[lo];
     return HB_SUCCESS;
 }
 
@@ -328,10 +338,15 @@ static hb_status_t parse_sources(json_net_t *r, const json_t *list, const char *
         s.seed = (uint64_t)seed;
         if ((uint64_t)r->n_sources + (uint64_t)count + r->n_cable > 0xfffffffeu)
             return hb_json_fail(ld, item, "too many gids (at most 2^32 - 1)");
-        hb_spike_source_t *p = realloc(r->sources, (r->n_sources + (size_t)count) * sizeof *p);
-        if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-        r->sources = p;
-        for (long k = 0; k < count; k++) r->sources[r->n_sources++] = s;
+        hb_spike_source_t *p = realloc(r->sources, (r->n_source_items + 1) * sizeof *p);
+        if (p) r->sources = p;
+        uint32_t *first = p ? realloc(r->source_first, (r->n_source_items + 1) * sizeof *first)
+                            : NULL;
+        if (!first) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+        r->source_first = first;
+        r->sources[r->n_source_items] = s;
+        r->source_first[r->n_source_items++] = r->n_sources;
+        r->n_sources += (uint32_t)count;
     }
     return HB_SUCCESS;
 }
@@ -694,7 +709,7 @@ static hb_status_t check_memory(json_net_t *r)
     for (size_t e = 0; e < r->n_explicit; e++)
         conns[rank_of(r->explicit_conns[e].target, n, ranks)] += 1.0;
     const double whole = (double)r->n_cable * sizeof(hb_model_t *) +
-                         (double)r->n_sources * sizeof(hb_spike_source_t) +
+                         (double)r->n_source_items * sizeof(hb_spike_source_t) +
                          (double)r->n_explicit * sizeof(explicit_t);
     int worst = 0;
     double bytes = 0.0;

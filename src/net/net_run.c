@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
@@ -80,6 +81,22 @@ hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_e
         src->next_ms += interval(src, src->emitted);
     }
     return HB_SUCCESS;
+}
+
+/* Every source's spikes up to t_end; none scanned while the earliest next spike is later
+ * (a million quiet sources cost nothing an epoch). */
+static hb_status_t sources_spikes(hb_net_t *net, double t_end)
+{
+    if (net->sources_next_ms > t_end) return HB_SUCCESS;
+    double next = INFINITY;
+    hb_status_t status = HB_SUCCESS;
+    for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++) {
+        hb_net_source_t *src = &net->sources[s];
+        status = hb_net_source_spikes(net, src, t_end);
+        if (src->emitted < src->p.number && src->next_ms < next) next = src->next_ms;
+    }
+    net->sources_next_ms = status == HB_SUCCESS ? next : -INFINITY;
+    return status;
 }
 
 /*
@@ -406,6 +423,50 @@ static hb_status_t engine_events(hb_net_t *net)
     return status;
 }
 
+/* The spike sources' spikes before t_stop on this rank: each source's number, or as many
+ * of its (mean) intervals as fit between its start and t_stop, if fewer. */
+static double source_spikes(const hb_net_t *net)
+{
+    double total = 0.0;
+    for (int s = 0; s < net->n_sources; s++) {
+        const hb_spike_source_t *p = &net->sources[s].p;
+        const double first = p->noise == 0.0 ? p->start_ms : fmax(0.0, p->start_ms - p->interval_ms);
+        const double fit = first <= net->opt.t_stop_ms
+                               ? floor((net->opt.t_stop_ms - first) / p->interval_ms) + 1.0 : 0.0;
+        total += fmin((double)p->number, fit);
+    }
+    return total;
+}
+
+/*
+ * The spikes' memory, before the run, on every rank alike (their sum is every rank's): each
+ * rank holds every spike, HB_NET_SPIKE_BYTES each (the array, grown by doubling), the whole
+ * run's when kept (hb_net_set_keep_spikes), else at least one epoch's in the exchange's three
+ * buffers (this rank's, the one sent, all ranks'). The detectors' spikes are not known before
+ * the run; the sources' are. Refused when more than the machine's memory, with the estimate.
+ */
+#define HB_NET_SPIKE_BYTES 32.0
+static hb_status_t check_spike_memory(const hb_net_t *net, double source_total)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    const double epochs = net->total_steps > 0
+                              ? ceil((double)net->total_steps / net->epoch_steps) : 1.0;
+    const double held = net->keep_spikes ? source_total : source_total / epochs;
+    const double bytes = net->keep_spikes ? held * HB_NET_SPIKE_BYTES
+                                          : held * 3.0 * sizeof(hb_spike_t);
+    if (memory > 0.0 && bytes > memory)
+        return hb_fail(HB_ERR_ALLOC, "hb_net_init: the spike sources emit about %.4g spikes "
+                       "before t_stop (%g ms); every rank holds %s (%.4g spikes, about %.3g GB), "
+                       "more than this machine's memory (%.3g GB); expected fewer sources or "
+                       "spikes (count, number, interval), a shorter t_stop%s", source_total,
+                       net->opt.t_stop_ms, net->keep_spikes ? "them all" : "an epoch's",
+                       held, bytes / 1e9, memory / 1e9, net->keep_spikes
+                       ? ", or a run that streams them (hb_net_set_keep_spikes 0; hinesbatch "
+                         "run without --sonata or checkpoints)" : "");
+    return HB_SUCCESS;
+}
+
 hb_status_t hb_net_init(hb_net_t *net)
 {
     hb_clear_error();
@@ -414,21 +475,27 @@ hb_status_t hb_net_init(hb_net_t *net)
     hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
     hb_net_exchange_abandon(net); /* a failed run's exchange */
     net->n_spikes = net->n_local = net->n_pending = net->n_sending = net->n_sorted = 0;
+    net->n_forgotten = 0;
     net->step = 0;
     if (net->n_cable) memset(net->seen, 0, (size_t)net->n_cable * sizeof *net->seen);
     for (int s = 0; s < net->n_sources; s++) hb_net_source_reset(&net->sources[s]);
+    net->sources_next_ms = -INFINITY; /* not known: the first epoch scans them */
     if (status == HB_SUCCESS) status = generated_events(net);
     if (status == HB_SUCCESS) status = engine_events(net);
-    /* every rank must agree before the first exchange */
-    double failed[1] = {status != HB_SUCCESS};
+    /* every rank must agree before the first exchange; the spike sources' spikes counted on
+     * the way (every rank the same sum) */
+    double failed[1] = {status != HB_SUCCESS}, spikes[1] = {source_spikes(net)};
     char message[1024];
     snprintf(message, sizeof message, "%s", hb_last_error());
-    const hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, failed, 1,
-                                                         HB_REDUCE_MAX);
+    hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, failed, 1, HB_REDUCE_MAX);
+    if (agreed == HB_SUCCESS)
+        agreed = net->comm->ops->allreduce(net->comm->state, spikes, 1, HB_REDUCE_SUM);
     if (status != HB_SUCCESS) hb_fail(status, "%s", message);
     else if (agreed != HB_SUCCESS) status = agreed;
     else if (failed[0] > 0.0)
         status = hb_fail(HB_ERR_INVALID_VALUE, "hb_net_init: another rank failed");
+    else
+        status = check_spike_memory(net, spikes[0]);
     memset(&net->stats, 0, sizeof net->stats);
     net->stats.build_s = net->build_s;
     net->stats.init_s = hb_clock_seconds() - t0;
@@ -477,8 +544,7 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
     hb_status_t status = HB_SUCCESS;
     const double t_begin = hb_clock_seconds();
     if (net->sim) status = integrate(net, s0, s1);
-    for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
-        status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * dt);
+    if (status == HB_SUCCESS) status = sources_spikes(net, (double)s1 * dt);
     trace(net, "integrate", t_begin, hb_clock_seconds());
     if (net->overlap == HB_NET_IALLGATHERV) {
         const hb_status_t st = collect(net);
@@ -502,8 +568,7 @@ static hb_status_t epoch(hb_net_t *net, long s0, long s1)
 static hb_status_t integrate_epoch(hb_net_t *net, long s0, long s1)
 {
     hb_status_t status = net->sim ? integrate(net, s0, s1) : HB_SUCCESS;
-    for (int s = 0; s < net->n_sources && status == HB_SUCCESS; s++)
-        status = hb_net_source_spikes(net, &net->sources[s], (double)s1 * net->opt.dt_ms);
+    if (status == HB_SUCCESS) status = sources_spikes(net, (double)s1 * net->opt.dt_ms);
     return status;
 }
 
@@ -599,6 +664,10 @@ hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
     const double steps = ceil(t_ms / net->opt.dt_ms - 1e-9);
     const long until = steps < (double)net->total_steps ? (long)steps : net->total_steps;
     hb_status_t status = HB_SUCCESS;
+    if (!net->keep_spikes) { /* the previous advance's spikes go (the caller has them) */
+        net->n_forgotten += net->n_spikes;
+        net->n_spikes = 0;
+    }
     while (net->step < until && status == HB_SUCCESS) {
         long s1 = net->step + net->epoch_steps;
         if (s1 > net->total_steps) s1 = net->total_steps;
@@ -650,7 +719,7 @@ hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats)
     *stats = net->stats;
     stats->local_cells = net->end - net->first;
     stats->local_connections = net->n_conns;
-    stats->spikes = net->n_spikes;
+    stats->spikes = net->n_forgotten + net->n_spikes;
     struct rusage use;
     stats->max_rss_kb = getrusage(RUSAGE_SELF, &use) == 0 ? use.ru_maxrss : 0;
     return HB_SUCCESS;
