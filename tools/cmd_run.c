@@ -48,10 +48,11 @@ static const char usage_run[] =
     "directory is created and checked before the simulation starts.\n"
     "\n"
     "SIGINT (Ctrl-C) or SIGTERM stops a run at the next sample boundary (a network: at the\n"
-    "end of the chunk of epochs under way, about 1 percent of t_stop, on every rank\n"
+    "end of the chunk of epochs under way, about 0.25 s of wall time, on every rank\n"
     "alike) with what was computed written out and the summary\n"
     "marked interrupted; the exit status is then 130 or 143. A NaN or infinite voltage\n"
-    "stops a run with the cell, place and time, and exit status 1.\n";
+    "stops a run with the cell, place and time, and exit status 1; a failed run's\n"
+    "summary is marked failed, with the message, beside what was computed.\n";
 
 /* The options, printed after usage_run and a blank line (one string is at most 4095 bytes). */
 static const char usage_run_options[] =
@@ -159,10 +160,12 @@ static int is_network(const char *path)
     return yes;
 }
 
-/* Every rank's phases into DIR/summary.json (rank 0 writes); signal: what stopped the run
- * before t_stop (0: it completed). */
+/* Every rank's phases into DIR/summary.json (rank 0 writes, collective); error: the run failed
+ * with this message (NULL: it did not); signal: what stopped it before t_stop (0: it
+ * completed). */
 static int write_summary(const char *path, const char *model, hb_net_t *net, hb_comm_t *comm,
-                         double wall_s, double output_s, const hb_sim_options_t *opt, int signal)
+                         double wall_s, double output_s, const hb_sim_options_t *opt, int signal,
+                         const char *error)
 {
     const int size = hb_comm_size(comm);
     hb_net_stats_t *all = malloc((size_t)size * sizeof *all);
@@ -180,21 +183,25 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
             cells += all[r].local_cells;
             rss += all[r].max_rss_kb;
         }
-        json_t *name = json_string(model);
+        json_t *name = json_string(model), *why = error ? json_string(error) : NULL;
         char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
+        char *message = why ? json_dumps(why, JSON_ENCODE_ANY) : NULL;
         fprintf(f, "{\"model\": %s, \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
                 "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
                 "\"wall_s\": %.6f, \"output_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n "
                 "\"t_ms\": %.10g, "
-                "\"status\": \"%s\"%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
+                "\"status\": \"%s\"%s%s%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
                 cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
                 hb_net_epoch_steps(net), wall_s, output_s,
                 cells ? (double)rss / (double)cells : 0.0,
-                hb_net_time(net), signal ? "interrupted" : "completed",
-                signal ? ", \"signal\": \"" : "", signal ? signal_name(signal) : "",
-                signal ? "\"" : "");
+                hb_net_time(net), error ? "failed" : signal ? "interrupted" : "completed",
+                signal && !error ? ", \"signal\": \"" : "",
+                signal && !error ? signal_name(signal) : "", signal && !error ? "\"" : "",
+                error ? ", \"error\": " : "", error ? (message ? message : "\"?\"") : "");
         free(quoted);
+        free(message);
         json_decref(name);
+        json_decref(why);
         for (int r = 0; r < size; r++) {
             const hb_net_stats_t *a = &all[r];
             fprintf(f, "%s\n  {\"rank\": %d, \"cells\": %u, \"connections\": %zu, "
@@ -231,20 +238,59 @@ static int write_trace(const char *out, hb_net_t *net, int rank)
     return fclose(f) == 0 ? 0 : cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
 }
 
-/* The spikes after the first *written of the run appended: a run cut short keeps what it
- * computed. The network holds the run's last n of its stats' count (all of them, or the last
- * advance's: hb_net_set_keep_spikes). */
-static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written)
+/* All of text[0, n) to fd; 0, or -1 with errno. */
+static int write_all(int fd, const char *text, size_t n)
+{
+    while (n > 0) {
+        const ssize_t w = write(fd, text, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = ENOSPC;
+            return -1;
+        }
+        text += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The spikes after the first *written of the run appended to spikes.dat (written through its
+ * descriptor alone, 64 KiB at a time): a run cut short keeps what it computed. The network
+ * holds the run's last n of its stats' count (all of them, or the last advance's:
+ * hb_net_set_keep_spikes). A write that fails (a full disk) is cut back to where the chunk
+ * began, so the file ends with a whole line; error: the message. */
+static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written, char *error,
+                        size_t error_size)
 {
     const hb_spike_t *spikes;
     size_t n;
     hb_net_spikes(net, &spikes, &n);
     hb_net_stats_t stats;
-    if (hb_net_stats(net, &stats) != HB_SUCCESS || stats.spikes < n || *written < stats.spikes - n)
-        return cli_fail("run", "%s: spikes of the run lost before they were written", path);
-    for (size_t k = *written - (stats.spikes - n); k < n; k++, ++*written)
-        fprintf(f, "%u %.10g\n", spikes[k].gid, spikes[k].time_ms);
-    if (fflush(f) != 0) return cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    if (hb_net_stats(net, &stats) != HB_SUCCESS || stats.spikes < n || *written < stats.spikes - n) {
+        snprintf(error, error_size, "%s: spikes of the run lost before they were written", path);
+        return cli_fail("run", "%s", error);
+    }
+    const int fd = fileno(f);
+    const off_t whole = lseek(fd, 0, SEEK_CUR); /* the file so far: whole lines */
+    char text[65536];
+    size_t used = 0;
+    int failed = 0;
+    for (size_t k = *written - (stats.spikes - n); k < n && !failed; k++) {
+        used += (size_t)snprintf(text + used, sizeof text - used, "%u %.10g\n", spikes[k].gid,
+                                 spikes[k].time_ms);
+        if (sizeof text - used < 64 || k + 1 == n) { /* room for a line is left: 30 bytes */
+            failed = write_all(fd, text, used) != 0;
+            used = 0;
+        }
+    }
+    if (failed) {
+        const int why = errno;
+        if (whole >= 0 && ftruncate(fd, whole) == 0) lseek(fd, whole, SEEK_SET);
+        snprintf(error, error_size, "%s: cannot write: %s (it keeps the %zu spikes written before)",
+                 path, strerror(why), *written);
+        return cli_fail("run", "%s", error);
+    }
+    *written = stats.spikes;
     return 0;
 }
 
@@ -259,6 +305,9 @@ static int agree_failure(hb_comm_t *comm, int rc)
     if (any && !rc) rc = cli_fail("run", "another rank failed (its message is on that rank)");
     return rc;
 }
+
+/* A network run's chunks take about this much wall time [s]: a signal is seen within it. */
+#define CHUNK_WALL_S 0.25
 
 /* Steps of the network so far, and the step of time t [ms]. */
 static long net_step(const hb_net_t *net) { return lround(hb_net_time(net) / hb_net_dt(net)); }
@@ -278,7 +327,7 @@ static double net_chunk_end(const run_ckpt_t *ckpt, const hb_net_t *net, double 
 /* --restart: every rank's checkpoint loaded (collective), then rank 0's spikes.dat rewritten
  * with the spikes up to it. */
 static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, FILE **out,
-                       const char *out_path, size_t *written)
+                       const char *out_path, size_t *written, char *error, size_t error_size)
 {
     char path[4300];
     FILE *f = NULL;
@@ -292,7 +341,7 @@ static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, F
     if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
     if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
-    if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written);
+    if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written, error, error_size);
     return agree_failure(comm, rc);
 }
 
@@ -352,48 +401,70 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
      * unless spikes.h5 or a checkpoint (which holds every spike so far) needs them all */
     if (rc == 0) hb_net_set_keep_spikes(net, sonata || ckpt->every_ms > 0.0);
     size_t written = 0;
-    if (rc == 0 && ckpt->restart) rc = net_restart(ckpt, net, comm, &f, path, &written);
-    else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
+    char error[1024] = ""; /* why the run failed, for summary.json */
+    const int ran = rc == 0; /* from here on a failure is the run's, written in summary.json */
+    if (rc == 0 && ckpt->restart)
+        rc = net_restart(ckpt, net, comm, &f, path, &written, error, sizeof error);
+    else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) {
+        snprintf(error, sizeof error, "%s", hb_last_error());
+        rc = cli_fail_status("run", status);
+    }
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
-    double t_stop = 0.0;
+    double t_stop = net ? hb_net_stop_time(net) : 0.0;
     if (rc == 0) {
-        t_stop = hb_net_stop_time(net);
         opt.t_stop_ms = t_stop;
         opt.dt_ms = hb_net_dt(net);
     }
-    /* In chunks of whole epochs, about 1 % of t_stop each: spikes on disk as the run goes, and
-     * a signal seen at the chunk's end. Ranks see signals at different times: they agree (the
-     * largest signal number of any rank) after every chunk, so all stop at the same one. Not
-     * after every epoch: hb_net_advance finishes the exchange in flight before it returns, and
-     * the agreement is a collective, so epoch-sized chunks would undo the overlap. */
+    /* In chunks of whole epochs: spikes on disk as the run goes, and a signal seen at the
+     * chunk's end. Ranks see signals at different times: they agree (the largest signal number
+     * of any rank) after every chunk, so all stop at the same one. A chunk is sized to take
+     * about CHUNK_WALL_S of wall time on the slowest rank (the ranks agree on it too), from one
+     * epoch up to about 1 % of t_stop: a signal is honoured within about that, however long
+     * the run. Not an epoch each: hb_net_advance finishes the exchange in flight before it
+     * returns, and the agreement is a collective, so epoch-sized chunks would undo the
+     * overlap. The chunks change no spike. */
     const double epoch = hb_net_epoch_steps(net) * opt.dt_ms;
-    const double chunk = epoch * fmax(1.0, floor(0.01 * t_stop / epoch));
+    const double most_epochs = fmax(1.0, floor(0.01 * t_stop / epoch));
+    double epochs = 1.0; /* in the next chunk */
     int stopped = 0, agreed = rc != 0; /* agreed: every rank failed alike, or none ran */
     double shown = 0.0, output_s = 0.0; /* output_s: spikes.dat written as the run goes */
     if (rc == 0) catch_signals(1);
     while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
-        if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, chunk))) != HB_SUCCESS) {
+        const double chunk_start = cli_now_seconds();
+        if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, epochs * epoch))) != HB_SUCCESS) {
+            snprintf(error, sizeof error, "%s", hb_last_error());
             rc = cli_fail_status("run", status); /* on every rank (the library agrees) */
             agreed = 1;
             break;
         }
         if (f) {
             const double t_out = cli_now_seconds();
-            rc = write_spikes(f, path, net, &written);
+            rc = write_spikes(f, path, net, &written, error, sizeof error);
             output_s += cli_now_seconds() - t_out;
         }
         if (rc == 0 && run_ckpt_due(ckpt, net_step(net), net_step_of(net, t_stop)))
             rc = run_ckpt_save(ckpt, NULL, NULL, net);
-        if ((status = hb_comm_max(comm, rc ? FAILED : (int)stop_signal, &stopped)) != HB_SUCCESS) {
+        if (rc && !error[0]) snprintf(error, sizeof error, "a checkpoint could not be written");
+        /* the signal, and the chunk's wall time on the slowest rank [ms] */
+        const long took = lround(fmin(1e4, (cli_now_seconds() - chunk_start) * 1e3));
+        int agreed_value = 0;
+        if ((status = hb_comm_max(comm, (rc ? FAILED : (int)stop_signal), &stopped)) != HB_SUCCESS ||
+            (status = hb_comm_max(comm, (int)took, &agreed_value)) != HB_SUCCESS) {
+            snprintf(error, sizeof error, "%s", hb_last_error());
             rc = cli_fail_status("run", status);
             agreed = 1;
             break;
         }
-        if (stopped >= FAILED && rc == 0)
-            rc = cli_fail("run", "another rank failed (its message is on that rank)");
+        if (stopped >= FAILED && rc == 0) {
+            snprintf(error, sizeof error, "another rank failed (its message is on that rank)");
+            rc = cli_fail("run", "%s", error);
+        }
         if (rc == 0 && stopped && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) break;
         stopped = 0;
+        /* the next chunk: about CHUNK_WALL_S, at most twice this one */
+        const double scaled = floor(epochs * CHUNK_WALL_S * 1e3 / fmax(1.0, (double)agreed_value));
+        epochs = fmax(1.0, fmin(fmin(most_epochs, 2.0 * epochs), scaled));
         const double wall = cli_now_seconds() - start, t = hb_net_time(net);
         if (progress && wall - shown >= 0.2) { /* a few lines a second */
             shown = wall;
@@ -405,7 +476,14 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     const double seconds = cli_now_seconds() - start;
     if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (!agreed) rc = agree_failure(comm, rc);
-    if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, output_s, &opt, stopped);
+    if (rc != 0 && ran) { /* every rank here: the failure is agreed; what was computed stays */
+        if (!error[0]) snprintf(error, sizeof error, "another rank failed (its message is on that rank)");
+        if (write_summary(summary, model, net, comm, seconds, output_s, &opt, 0, error) == 0 &&
+            rank == 0)
+            fprintf(stderr, "hinesbatch run: %s: failed at t = %g ms of %g ms; %s and %s keep what "
+                    "was computed\n", model, hb_net_time(net), t_stop, path, summary);
+    }
+    if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, output_s, &opt, stopped, NULL);
     if (rc == 0 && sonata && rank == 0) rc = write_network_sonata(out, net);
     if (rc == 0 && tracing) rc = write_trace(out, net, rank);
     catch_signals(0);
