@@ -40,7 +40,8 @@ int hb_version(void);
     X(HB_ERR_NOT_SUPPORTED, "not supported by this build or backend")         \
     X(HB_ERR_ZERO_PIVOT, "zero pivot in elimination")                         \
     X(HB_ERR_BACKEND, "backend failure")                                     \
-    X(HB_ERR_NONFINITE, "the state became NaN or infinite")
+    X(HB_ERR_NONFINITE, "the state became NaN or infinite")                   \
+    X(HB_ERR_INTERRUPTED, "interrupted")
 
 #define HB_STATUS_ENUM_ENTRY(name, text) name,
 typedef enum { HB_STATUS_LIST(HB_STATUS_ENUM_ENTRY) HB_STATUS_COUNT } hb_status_t;
@@ -52,6 +53,14 @@ const char *hb_status_string(hb_status_t status);
 const char *hb_status_name(hb_status_t status);
 /* Detailed message of the last failing call on this thread ("" if none). */
 const char *hb_last_error(void);
+/* Long builds (hb_net_create and the network loaders, hb_sim_create and the model loaders:
+ * their loops over cells and connections) call `fn` now and then, at most about ten times a
+ * second and from one thread at a time, with what they are doing (a phase name), `done` of
+ * its `total` items. A non-zero return stops the build, which then fails with
+ * HB_ERR_INTERRUPTED (a signal handler's flag, read here, makes a build interruptible).
+ * Process-wide; NULL (the default) for none. */
+typedef int (*hb_progress_fn)(void *user, const char *what, long done, long total);
+void hb_set_progress(hb_progress_fn fn, void *user);
 
 /* ------------------------------------------------------------------------ */
 /* Contexts: where solves run (backend, threads, devices, memory).          */

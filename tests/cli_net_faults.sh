@@ -2,8 +2,9 @@
 # hinesbatch run of a network that fails keeps its outputs whole (issue 56): a state that turns
 # NaN, spikes.dat on a full device (/dev/full) and spikes.dat past the file size limit (a disk
 # filling up mid-run) each exit 1 with summary.json marked failed and the message, and
-# spikes.dat ends with a whole line, the spikes written before the failure. Usage:
-# cli_net_faults.sh HINESBATCH DATA
+# spikes.dat ends with a whole line, the spikes written before the failure. SIGINT while the
+# network is built stops the build with summary.json marked interrupted; a long build shows
+# a progress line on a terminal. Usage: cli_net_faults.sh HINESBATCH DATA
 set -u
 bin=$1
 tmp=$(mktemp -d)
@@ -56,6 +57,37 @@ awk 'NF != 2 || $1 !~ /^[0-9]+$/ { exit 1 }' "$tmp/big/spikes.dat" && ok ||
 # the lines are those of the run's start: the sources' first spikes, 1,000 at 0.1234567 ms
 [ "$(head -2 "$tmp/big/spikes.dat" | tr '\n' ' ')" = "0 0.1234567 1 0.1234567 " ] && ok ||
     bad "size limit: spikes.dat starts $(head -2 "$tmp/big/spikes.dat")"
+
+# ---- SIGINT while a busyring of 40,000 cells is built: the build stops (within a tenth of a
+# second of the next cell), summary.json says so, exit 130. Sent once the run catches SIGINT
+# (bit 1 of /proc/PID/status's SigCgt), a fifth of a second into the build.
+examples=$(cd "$(dirname "$0")/../examples" && pwd)
+sed 's/"num-cells": 256/"num-cells": 40000/' "$examples/busyring_small.json" > "$tmp/ring.json"
+"$bin" run "$tmp/ring.json" -o "$tmp/built" --t-stop 1 > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+for _ in $(seq 600); do
+    mask=$(awk '/^SigCgt/ { print $2 }' "/proc/$pid/status" 2> /dev/null)
+    [ -n "$mask" ] && [ $((0x$mask & 2)) -ne 0 ] && break
+    sleep 0.01
+done
+sleep 0.2
+kill -INT "$pid"
+wait "$pid"
+status=$?
+[ "$status" -eq 130 ] && ok || bad "SIGINT while built: exit $status, expected 130"
+expect_grep "$tmp/built/summary.json" '"status": "interrupted", "signal": "SIGINT", "phase": "build"' "SIGINT while built: summary"
+expect_grep "$tmp/err" "stopped by SIGINT while the model was built" "SIGINT while built: message"
+
+# ---- on a terminal (script's pseudo-terminal), a long build shows a progress line on stderr
+if command -v script > /dev/null && command -v pgrep > /dev/null; then
+    script -qfec "$bin run $tmp/ring.json -o $tmp/shown --t-stop 1" "$tmp/pty" > /dev/null &
+    spid=$!
+    for _ in $(seq 600); do grep -q "building: " "$tmp/pty" 2> /dev/null && break; sleep 0.05; done
+    expect_grep "$tmp/pty" "building: cells [a-z]* [0-9]* / 40000, [0-9.]* s" "build progress line"
+    child=$(pgrep -P "$spid" | head -1)
+    [ -n "$child" ] && kill -INT "$child"
+    wait "$spid"
+fi
 
 echo "cli_net_faults: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -122,6 +122,64 @@ static const char *signal_name(int sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+/* hb_set_progress's hook while a model is built: a signal stops the build; on a terminal
+ * (rank 0, not --quiet) a progress line with the phase, how far, and the time so far. */
+typedef struct {
+    int show;
+    double start, shown; /* [s] */
+} build_progress_t;
+
+static int build_progress(void *user, const char *what, long done, long total)
+{
+    build_progress_t *p = user;
+    const double now = cli_now_seconds();
+    if (p->show && now - p->start >= 0.5 && now - p->shown >= 0.2) { /* a long build only */
+        p->shown = now;
+        fprintf(stderr, "\r\033[K  building: %s %ld / %ld, %.1f s", what, done, total,
+                now - p->start);
+        fflush(stderr);
+    }
+    return stop_signal != 0;
+}
+
+/* The hook from here to build_done (the progress line erased then). */
+static void build_watch(build_progress_t *p, int show)
+{
+    p->show = show;
+    p->start = cli_now_seconds();
+    p->shown = 0.0;
+    hb_set_progress(build_progress, p);
+}
+
+static void build_done(build_progress_t *p)
+{
+    hb_set_progress(NULL, NULL);
+    if (p->shown > 0.0) fputs("\r\033[K", stderr);
+}
+
+/* A run stopped by a signal while its model was built: DIR/summary.json says so (rank 0), the
+ * exit status is 128 + the signal (SIGINT's on a rank that learnt of another's). */
+static int build_interrupted(const char *out, const char *model, int rank)
+{
+    const int sig = stop_signal ? (int)stop_signal : SIGINT;
+    if (rank != 0) return 128 + sig;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    json_t *name = json_string(model);
+    char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "{\"model\": %s, \"t_ms\": 0, \"status\": \"interrupted\", \"signal\": "
+                "\"%s\", \"phase\": \"build\"}\n", quoted ? quoted : "null", signal_name(sig));
+        if (fclose(f) != 0) f = NULL;
+    }
+    free(quoted);
+    json_decref(name);
+    fprintf(stderr, "hinesbatch run: %s: stopped by %s while the model was built; nothing was "
+            "computed%s\n", model, signal_name(sig), f ? "" : " (summary.json not written)");
+    return 128 + sig;
+}
+
 /* mkdir -p */
 static int make_dirs(const char *dir)
 {
@@ -380,7 +438,17 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     snprintf(summary, sizeof summary, "%s/summary.json", out);
     int rc = check_output(out); /* on every rank: all fail alike, none left in a collective */
     if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
+    if (rc == 0) catch_signals(1); /* the build is interruptible too */
+    build_progress_t building;
+    build_watch(&building, rank == 0 && !quiet && isatty(STDERR_FILENO));
     if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
+    build_done(&building);
+    /* every rank fails alike: the library's build agrees on an interruption */
+    if (rc == 0 && status == HB_ERR_INTERRUPTED) {
+        catch_signals(0);
+        hb_comm_destroy(comm);
+        return build_interrupted(out, model, rank);
+    }
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
     /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
     if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
@@ -429,7 +497,6 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     double epochs = 1.0; /* in the next chunk */
     int stopped = 0, agreed = rc != 0; /* agreed: every rank failed alike, or none ran */
     double shown = 0.0, output_s = 0.0; /* output_s: spikes.dat written as the run goes */
-    if (rc == 0) catch_signals(1);
     while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
         const double chunk_start = cli_now_seconds();
         if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, epochs * epoch))) != HB_SUCCESS) {
@@ -899,8 +966,19 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
                 "traces.h5 (Debian: libhdf5-dev, then configure again)\n", out);
     hb_sim_t *sim = NULL;
     cli_warn_morphologies("run", model);
+    catch_signals(1); /* the build is interruptible too */
+    build_progress_t building;
+    build_watch(&building, !quiet && isatty(STDERR_FILENO));
     hb_status_t status = hb_sim_load_json_with(model, &overrides, &sim);
-    if (status != HB_SUCCESS) return cli_fail_status("run", status);
+    build_done(&building);
+    if (status == HB_ERR_INTERRUPTED) {
+        catch_signals(0);
+        return build_interrupted(out, model, 0);
+    }
+    if (status != HB_SUCCESS) {
+        catch_signals(0);
+        return cli_fail_status("run", status);
+    }
     hb_sim_options_t opt;
     hb_sim_options(sim, &opt);
     stream_t o;

@@ -13,7 +13,7 @@ int hb_version(void);
 typedef enum {
     HB_SUCCESS, HB_ERR_INVALID_VALUE, HB_ERR_ALLOC, HB_ERR_IO, HB_ERR_PARSE,
     HB_ERR_MORPHOLOGY, HB_ERR_NOT_SUPPORTED, HB_ERR_ZERO_PIVOT, HB_ERR_BACKEND, HB_ERR_NONFINITE,
-    HB_STATUS_COUNT
+    HB_ERR_INTERRUPTED, HB_STATUS_COUNT
 } hb_status_t;
 const char *hb_status_string(hb_status_t status);
 const char *hb_status_name(hb_status_t status);

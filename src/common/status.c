@@ -37,6 +37,22 @@ hb_status_t hb_fail(hb_status_t status, const char *format, ...)
     return status;
 }
 
+static hb_progress_fn progress_fn; /* set between builds, read during them */
+static void *progress_user;
+
+void hb_set_progress(hb_progress_fn fn, void *user)
+{
+    progress_fn = fn;
+    progress_user = user;
+}
+
+int hb_progress_watched(void) { return progress_fn != NULL; }
+
+int hb_progress_report(const char *what, long done, long total)
+{
+    return progress_fn ? progress_fn(progress_user, what, done, total) : 0;
+}
+
 double hb_clock_seconds(void)
 {
     struct timespec ts;

@@ -15,6 +15,10 @@ hb_status_t hb_fail(hb_status_t status, const char *format, ...) HB_PRINTF(2, 3)
 /* Clear the message (called on entry by functions that can fail). */
 void hb_clear_error(void);
 
+/* The hook of hb_set_progress: set or not, and a report to it (non-zero: stop). */
+int hb_progress_watched(void);
+int hb_progress_report(const char *what, long done, long total);
+
 /* Monotonic wall clock [s]. */
 double hb_clock_seconds(void);
 

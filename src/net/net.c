@@ -224,7 +224,8 @@ static hb_status_t build_connections(hb_net_t *net)
         return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory for %d cells", n);
     }
     conn_job_t job = {net, first, min_delay};
-    hb_status_t status = hb_for_each_first(net->build_threads, n, count_connections, &job);
+    hb_status_t status = hb_for_each_first(net->build_threads, n, "cells' connections counted",
+                                           count_connections, &job);
     size_t total = 0; /* counts to starts */
     for (int c = 0; c < n && status == HB_SUCCESS; c++) {
         const size_t k = first[c];
@@ -240,7 +241,8 @@ static hb_status_t build_connections(hb_net_t *net)
         else
             net->n_conns = net->cap_conns = total;
     }
-    if (status == HB_SUCCESS) status = hb_for_each_first(net->build_threads, n, add_connections, &job);
+    if (status == HB_SUCCESS)
+        status = hb_for_each_first(net->build_threads, n, "cells connected", add_connections, &job);
     for (int c = 0; c < n && status == HB_SUCCESS; c++) /* a minimum: any order, the same */
         if (min_delay[c] < net->min_delay) net->min_delay = min_delay[c];
     free(first);
@@ -425,11 +427,14 @@ static hb_status_t agree(hb_net_t *net, hb_status_t status)
 {
     char message[1024];
     snprintf(message, sizeof message, "%s", hb_last_error());
-    double failed[1] = {status != HB_SUCCESS};
+    /* 2: interrupted (hb_set_progress), which every rank then reports as such */
+    double failed[1] = {status == HB_ERR_INTERRUPTED ? 2.0 : status != HB_SUCCESS};
     const hb_status_t agreed = net->comm->ops->allreduce(net->comm->state, failed, 1,
                                                          HB_REDUCE_MAX);
     if (status != HB_SUCCESS) return hb_fail(status, "%s", message);
     if (agreed != HB_SUCCESS) return agreed;
+    if (failed[0] > 1.0)
+        return hb_fail(HB_ERR_INTERRUPTED, "hb_net_create: another rank's build was interrupted");
     if (failed[0] > 0.0)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_create: another rank failed to build its "
                        "part of the network (its message is on that rank)");

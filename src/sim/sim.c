@@ -197,11 +197,16 @@ void hb_sim_cell_put(const hb_sim_t *sim, int c, const hb_model_t *model)
         sim->source.put(sim->source.user, c, (hb_model_t *)model);
 }
 
-hb_status_t hb_for_each_first(int threads, int n, hb_status_t (*fn)(void *ctx, int i), void *ctx)
+hb_status_t hb_for_each_first(int threads, int n, const char *what,
+                              hb_status_t (*fn)(void *ctx, int i), void *ctx)
 {
-    int first = n; /* the smallest failing i */
+    int first = n; /* the smallest failing i; -1 once interrupted */
     hb_status_t status = HB_SUCCESS;
     char message[1024] = "";
+    /* hb_set_progress's hook: told how far, by the first thread, every 0.1 s at most */
+    const int watched = what && hb_progress_watched();
+    double reported = watched ? hb_clock_seconds() : 0.0;
+    long done = 0;
 #ifdef HB_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
 #endif
@@ -213,6 +218,35 @@ hb_status_t hb_for_each_first(int threads, int n, hb_status_t (*fn)(void *ctx, i
         skip = first;
         if (skip < i) continue; /* a smaller i failed already */
         const hb_status_t st = fn(ctx, i);
+        if (st == HB_SUCCESS && watched) {
+            long now_done;
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic capture
+#endif
+            now_done = ++done;
+            int lead = 1;
+#ifdef HB_HAVE_OPENMP
+            lead = omp_get_thread_num() == 0;
+#endif
+            const double now = lead ? hb_clock_seconds() : 0.0;
+            if (lead && now - reported >= 0.1) {
+                reported = now;
+                if (hb_progress_report(what, now_done, n)) {
+#ifdef HB_HAVE_OPENMP
+#pragma omp critical(hb_for_each_first)
+#endif
+                    {
+#ifdef HB_HAVE_OPENMP
+#pragma omp atomic write
+#endif
+                        first = -1;
+                        status = HB_ERR_INTERRUPTED;
+                        snprintf(message, sizeof message, "interrupted while building (%s: %ld "
+                                 "of %d)", what, now_done, n);
+                    }
+                }
+            }
+        }
         if (st == HB_SUCCESS) continue;
 #ifdef HB_HAVE_OPENMP
 #pragma omp critical(hb_for_each_first)
@@ -230,10 +264,10 @@ hb_status_t hb_for_each_first(int threads, int n, hb_status_t (*fn)(void *ctx, i
     return status == HB_SUCCESS ? HB_SUCCESS : hb_fail(status, "%s", message);
 }
 
-hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *ctx, int i),
-                            void *ctx)
+hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, const char *what,
+                            hb_status_t (*fn)(void *ctx, int i), void *ctx)
 {
-    return hb_for_each_first(sim->build_threads, n, fn, ctx);
+    return hb_for_each_first(sim->build_threads, n, what, fn, ctx);
 }
 
 hb_status_t hb_sim_create_on(hb_model_t *const *cells, int n_cells,
@@ -452,8 +486,8 @@ hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connect
     hb_sim_engine_conn_t *c = malloc((n + 1) * sizeof *c);
     if (!c) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu connections", n);
     conn_job_t job = {sim, n, conns, c}; /* the first bad connection's message, as in order */
-    status = hb_sim_for_each(sim, (int)((n + CONN_CHUNK - 1) / CONN_CHUNK), convert_connections,
-                             &job);
+    status = hb_sim_for_each(sim, (int)((n + CONN_CHUNK - 1) / CONN_CHUNK), "connection chunks",
+                             convert_connections, &job);
     if (status == HB_SUCCESS) status = sim->ops->set_connections(sim->engine, n, c, step_limit);
     free(c);
     return status;
@@ -500,7 +534,8 @@ static void fill(const hb_sim_t *sim, double *a, size_t n, double value)
 {
     fill_job_t job = {a, n, value};
     if (n / FILL_CHUNK < (size_t)INT_MAX)
-        (void)hb_sim_for_each(sim, (int)((n + FILL_CHUNK - 1) / FILL_CHUNK), fill_chunk, &job);
+        (void)hb_sim_for_each(sim, (int)((n + FILL_CHUNK - 1) / FILL_CHUNK), NULL, fill_chunk,
+                              &job); /* not watched: it must finish */
     else
         for (size_t i = 0; i < n; i++) a[i] = value;
 }

@@ -188,7 +188,10 @@ hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt
 
 /* fn(ctx, i) for i in [0, n), on `threads` threads (each i once, in any order); the status of
  * the smallest failing i, with its message: the failure one thread in order would see (the
- * builds of simulations and networks). */
-hb_status_t hb_for_each_first(int threads, int n, hb_status_t (*fn)(void *ctx, int i), void *ctx);
+ * builds of simulations and networks). `what` names the items for hb_set_progress's hook,
+ * told how far the loop is; when it asks to stop, the items not begun are skipped and the
+ * loop fails with HB_ERR_INTERRUPTED. A loop that must finish passes NULL: not watched. */
+hb_status_t hb_for_each_first(int threads, int n, const char *what,
+                              hb_status_t (*fn)(void *ctx, int i), void *ctx);
 
 #endif

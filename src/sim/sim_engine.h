@@ -92,8 +92,8 @@ const hb_model_t *hb_sim_cell_get(const hb_sim_t *sim, int c);
 void hb_sim_cell_put(const hb_sim_t *sim, int c, const hb_model_t *model);
 
 /* hb_for_each_first (sim.h) on sim->build_threads threads. */
-hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, hb_status_t (*fn)(void *ctx, int i),
-                            void *ctx);
+hb_status_t hb_sim_for_each(const hb_sim_t *sim, int n, const char *what,
+                            hb_status_t (*fn)(void *ctx, int i), void *ctx);
 
 /* sim_layout.c: every cell's hb_sim_cell_info_t (the models asked once each). */
 hb_status_t hb_sim_survey(hb_sim_t *sim);

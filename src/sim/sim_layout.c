@@ -75,7 +75,8 @@ static hb_status_t survey_cell(void *ctx, int c)
 
 hb_status_t hb_sim_survey(hb_sim_t *sim)
 {
-    const hb_status_t status = hb_sim_for_each(sim, sim->n_cells, survey_cell, sim);
+    const hb_status_t status = hb_sim_for_each(sim, sim->n_cells, "cells surveyed", survey_cell,
+                                               sim);
     for (int c = 1; c < sim->n_cells && status == HB_SUCCESS; c++)
         if (repeats(sim, c)) sim->info[c] = sim->info[c - 1];
     return status;
@@ -259,7 +260,8 @@ static hb_status_t factor_mixed_rows(const hb_sim_t *sim, group_t *gr)
     hb_status_t status = HB_SUCCESS;
     if (!fixed || !f) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     factor_job_t job = {gr, fixed, f};
-    if (status == HB_SUCCESS) status = hb_sim_for_each(sim, k->count, factor_lane, &job);
+    if (status == HB_SUCCESS)
+        status = hb_sim_for_each(sim, k->count, "lanes factored", factor_lane, &job);
     if (status != HB_SUCCESS) {
         free(fixed);
         free(f);
@@ -527,7 +529,7 @@ static hb_status_t fill_slots(hb_sim_t *sim, group_t *gr, size_t slots, const si
     gr->site_start[slots] = n[0];
     if (gr->syn_start) gr->syn_start[slots] = n[2];
     const fill_job_t job = {sim, gr, base, hh0, first_pulse, dt};
-    hb_status_t status = hb_sim_for_each(sim, gr->k.count, fill_slot, (void *)&job);
+    hb_status_t status = hb_sim_for_each(sim, gr->k.count, "cells built", fill_slot, (void *)&job);
     free(first_pulse);
     return status;
 }
