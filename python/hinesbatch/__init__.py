@@ -11,9 +11,13 @@ traces as numpy arrays that read the library's own memory.
     print(net.spikes[:5])                 # [(gid, time), ...] by time, then gid
 """
 
+import contextlib
 import json
+import math
 import os
 import re
+import signal
+import threading
 import weakref
 
 import numpy as np
@@ -23,7 +27,7 @@ from ._ffi import ffi
 
 __version__ = _ffi.VERSION
 __all__ = [
-    "HinesbatchError", "Morphology", "Cable", "Model", "Simulation", "Network", "run",
+    "HinesbatchError", "Interrupted", "Morphology", "Cable", "Model", "Simulation", "Network", "run",
     "load_library", "library_path", "backends", "SPIKE_DTYPE", "__version__",
 ]
 
@@ -40,6 +44,30 @@ _SCHEMES = {"vertex": 0, "neuron": 1}
 _UNITS = {"um": 0, "nm": 1}
 _SECTIONS = {"hinesbatch": 0, "import3d": 1}
 _ZERO_RADIUS = {"repair": 0, "keep": 1}
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped a network's run() at the end of a chunk: `result` is the
+    network, which keeps what was computed (its `time`, `spikes` and `stats` up to there)."""
+
+    def __init__(self, result):
+        super().__init__(f"stopped by SIGINT at t = {result.time} ms of {result.t_stop} ms; "
+                         "the exception's `result` keeps what was computed")
+        self.result = result
+
+
+@contextlib.contextmanager
+def _sigint_caught(caught):
+    """SIGINT appends to `caught` instead of raising, in the main thread (elsewhere Python
+    cannot take the signal, and it stays as it was)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class HinesbatchError(RuntimeError):
@@ -474,11 +502,24 @@ class Network(_Stepped):
         self.local_cells = lib.hb_net_local_cells(self._ptr)
 
     def run(self):
-        """From t = 0 to t_stop; returns the network."""
+        """From t = 0 to t_stop; returns the network. It advances in chunks of whole epochs,
+        about 1 % of t_stop each: Ctrl-C (SIGINT) stops it at the end of the chunk under way,
+        every rank at the same one, and raises Interrupted (a KeyboardInterrupt) whose
+        `result` is this network, with what was computed."""
         self._may_step()
         lib = _lib()
         _check(lib.hb_net_init(self._ptr))
-        _check(lib.hb_net_advance(self._ptr, self.t_stop))
+        epoch = lib.hb_net_epoch_steps(self._ptr) * self.dt
+        chunk = epoch * max(1.0, math.floor(0.01 * self.t_stop / epoch))
+        caught = []
+        stop = ffi.new("int *")
+        with _sigint_caught(caught):
+            while self.time < self.t_stop - 0.5 * self.dt:
+                _check(lib.hb_net_advance(self._ptr, self.time + chunk))
+                # the ranks agree on a signal caught by any of them, so all stop together
+                _check(lib.hb_comm_max(self._comm, 1 if caught else 0, stop))
+                if stop[0] and self.time < self.t_stop - 0.5 * self.dt:
+                    raise Interrupted(self)
         return self
 
     def init(self):

@@ -33,6 +33,7 @@ hb_status_t hb_comm_destroy(hb_comm_t *comm);
 const char *hb_comm_name(const hb_comm_t *comm);
 int hb_comm_rank(const hb_comm_t *comm);
 int hb_comm_size(const hb_comm_t *comm);
+hb_status_t hb_comm_max(hb_comm_t *comm, int value, int *max);
 
 typedef struct hb_morph hb_morph_t;
 typedef enum { HB_UNITS_UM = 0, HB_UNITS_NM = 1 } hb_length_units_t;
@@ -166,6 +167,7 @@ hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
 int hb_net_local_cells(const hb_net_t *net);
 double hb_net_min_delay(const hb_net_t *net);
+int hb_net_epoch_steps(const hb_net_t *net);
 """
 
 ffi = cffi.FFI()

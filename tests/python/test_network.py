@@ -1,6 +1,9 @@
 """Networks from Python: the spikes of `hinesbatch run` (spikes.dat) for the example networks,
-from a file and from a dict, on seq and omp; stepping by epochs; stats; errors with the key."""
+from a file and from a dict, on seq and omp; stepping by epochs; stats; errors with the key;
+Ctrl-C during run() keeps what was computed."""
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -79,3 +82,38 @@ def test_errors_name_the_key(hb, root):
         hb.Network({"t_stop": 1, "cells": []})
     with pytest.raises(ValueError, match="comm 'tcp'"):
         hb.run(model, comm="tcp")
+
+
+# SIGINT to the process 0.5 s into run() of the ring network for 100 s (the run would take many
+# seconds): it stops at the end of the chunk under way and raises Interrupted, whose `result`
+# keeps the spikes up to there.
+INTERRUPTED_RUN = """
+import os, signal, sys, threading
+sys.path.insert(0, sys.argv[1])
+import hinesbatch as hb
+hb.load_library(sys.argv[2])
+net = hb.Network(sys.argv[3], t_stop=100000)
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    net.run()
+except hb.Interrupted as e:
+    assert e.result is net
+    print(net.time, len(net.spikes), net.stats["spikes"])
+    sys.exit(0)
+sys.exit(3)
+"""
+
+
+def test_ctrl_c_keeps_what_was_computed(hb, root, request):
+    path = os.path.join(root, "examples", "ring_network.json")
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_RUN, os.path.join(root, "python"),
+                           hb.library_path(), path], capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    t, n, counted = done.stdout.split()
+    t, n = float(t), int(n)
+    assert 0 < t < 100000 and n == int(counted) > 0
+    # what it kept: the spikes of a run stepped to the same time
+    net = hb.Network(path, t_stop=100000).init().advance(t)
+    assert net.time == t
+    assert len(net.spikes) == n
