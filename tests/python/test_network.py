@@ -1,6 +1,7 @@
 """Networks from Python: the spikes of `hinesbatch run` (spikes.dat) for the example networks,
 from a file and from a dict, on seq and omp; stepping by epochs; stats; errors with the key;
 Ctrl-C during run() keeps what was computed."""
+import hashlib
 import os
 import subprocess
 import sys
@@ -88,7 +89,7 @@ def test_errors_name_the_key(hb, root):
 # seconds): it stops at the end of the chunk under way and raises Interrupted, whose `result`
 # keeps the spikes up to there.
 INTERRUPTED_RUN = """
-import os, signal, sys, threading
+import hashlib, os, signal, sys, threading
 sys.path.insert(0, sys.argv[1])
 import hinesbatch as hb
 hb.load_library(sys.argv[2])
@@ -98,7 +99,8 @@ try:
     net.run()
 except hb.Interrupted as e:
     assert e.result is net
-    print(net.time, len(net.spikes), net.stats["spikes"])
+    print(net.time, len(net.spikes), net.stats["spikes"],
+          hashlib.sha256(net.spikes.tobytes()).hexdigest())
     sys.exit(0)
 sys.exit(3)
 """
@@ -110,10 +112,11 @@ def test_ctrl_c_keeps_what_was_computed(hb, root, request):
                            hb.library_path(), path], capture_output=True, text=True,
                           timeout=600, check=False)
     assert done.returncode == 0, done.stderr
-    t, n, counted = done.stdout.split()
+    t, n, counted, digest = done.stdout.split()
     t, n = float(t), int(n)
     assert 0 < t < 100000 and n == int(counted) > 0
     # what it kept: the spikes of a run stepped to the same time
     net = hb.Network(path, t_stop=100000).init().advance(t)
     assert net.time == t
     assert len(net.spikes) == n
+    assert hashlib.sha256(net.spikes.tobytes()).hexdigest() == digest
