@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 static const char *program = "hinesbatch";
+char **cli_argv = NULL;
 
 const char cli_usage_discretisation[] =
     "compartments (shared by info and solve):\n"

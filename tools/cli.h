@@ -23,6 +23,8 @@ extern const unsigned char hb_default_swc[];
 extern const size_t hb_default_swc_length;
 
 extern const char cli_usage_discretisation[];
+/* main's argv (NULL-terminated), for a command that runs the program again (run_threads.h). */
+extern char **cli_argv;
 
 /* "hinesbatch COMMAND: message" on stderr; returns 1. */
 int cli_fail(const char *command, const char *fmt, ...) CLI_PRINTF(2, 3);

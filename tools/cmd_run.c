@@ -1,6 +1,7 @@
 /* hinesbatch run: a simulation described by a JSON model file (docs/model.md). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity (and POSIX 2008) */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "run_checkpoint.h"
+#include "run_threads.h"
 #include "sim/csv_write.h"
 #include "sonata/sonata.h"
 
@@ -178,6 +180,61 @@ static int build_interrupted(const char *out, const char *model, int rank)
     fprintf(stderr, "hinesbatch run: %s: stopped by %s while the model was built; nothing was "
             "computed%s\n", model, signal_name(sig), f ? "" : " (summary.json not written)");
     return 128 + sig;
+}
+
+/* This host's ranks of the MPI job (Open MPI's or MPICH's launcher says; 1 without one). */
+static int host_ranks(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    for (int k = 0; k < 2; k++) {
+        const char *v = getenv(names[k]);
+        const long n = v ? strtol(v, NULL, 10) : 0;
+        if (n >= 1 && n <= 1 << 20) return (int)n;
+    }
+    return 1;
+}
+
+static int is_rank0(void)
+{
+    const char *v = getenv("OMPI_COMM_WORLD_RANK");
+    if (!v) v = getenv("PMI_RANK");
+    return !v || strcmp(v, "0") == 0;
+}
+
+/*
+ * OpenMP threads against this host's cores (tools/run_threads.h): threads that outnumber them
+ * wait passively. OpenMP reads OMP_WAIT_POLICY when it is loaded, before main, so the program
+ * runs itself again (execv of /proc/self/exe, before any MPI or OpenMP call) with it set, and
+ * says so on stderr (rank 0). A user's OMP_WAIT_POLICY is kept.
+ */
+static void plan_threads(int quiet)
+{
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const int cores = online > 0 && online < 1 << 20 ? (int)online : 1;
+    cpu_set_t set;
+    const int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : cores;
+    int asked = overrides.set & HB_SIM_SET_THREADS ? overrides.options.threads : 0;
+    const char *omp = getenv("OMP_NUM_THREADS");
+    if (asked == 0 && omp) asked = (int)strtol(omp, NULL, 10); /* its first level's count */
+    const char *policy = getenv("OMP_WAIT_POLICY");
+    const int ranks = host_ranks();
+    const run_threads_t plan = run_threads_plan(cores, ranks, usable, asked, policy != NULL);
+    if (plan.passive && cli_argv && setenv("OMP_WAIT_POLICY", "passive", 1) == 0) {
+        fflush(NULL);
+        execv("/proc/self/exe", cli_argv); /* returns only on failure: on, spinning */
+        unsetenv("OMP_WAIT_POLICY");
+        policy = NULL;
+    }
+    if (plan.over && is_rank0() && !quiet)
+        fprintf(stderr, "hinesbatch run: %d OpenMP threads (%d rank(s) x %d) on this host's %d "
+                "cores: %s\n", plan.total, ranks, plan.total / ranks, cores,
+                policy ? (strcmp(policy, "passive") == 0
+                              ? "they wait passively (OMP_WAIT_POLICY=passive)"
+                              : "OMP_WAIT_POLICY is set, and kept: waiting actively, they may "
+                                "run many times slower; fewer ranks or threads (--threads) "
+                                "would not share cores")
+                       : "they share the cores, waiting actively (running again with "
+                         "OMP_WAIT_POLICY=passive failed)");
 }
 
 /* mkdir -p */
@@ -1090,6 +1147,7 @@ int cli_command_run(int argc, char **argv)
     if (sonata && !cli_sonata_available())
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
+    plan_threads(quiet);
     if (is_network(model)) {
         if (!defaulted && format != TRACES_NONE) { /* accepted and ignored would mislead */
             fprintf(stderr, "hinesbatch run: %s: --traces %s: a network run writes its spikes "

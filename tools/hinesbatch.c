@@ -111,6 +111,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    cli_argv = argv;
     if (argc < 2) {
         usage(stderr);
         return 2;
