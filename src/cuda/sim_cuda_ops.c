@@ -15,12 +15,11 @@ static int cuda_block_width(int count)
  * cell walks every row in turn, so with few cells the step is the latency of the largest
  * cell's rows, one after the other: a warp a cell wins until the copies are enough to keep
  * the device's warps busy (docs/sim-engine.md, "Copies on the GPU": measured on the H200). */
-enum { MIXED_COPIES_MAX = 32768 };
+enum { MIXED_COPIES_MAX = 65536, MIXED_COPIES_ROWS = 32 };
 
 static int cuda_mixed_copies(int count, int rows)
 {
-    (void)rows;
-    return count <= MIXED_COPIES_MAX;
+    return count <= MIXED_COPIES_MAX && rows >= MIXED_COPIES_ROWS;
 }
 
 static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
