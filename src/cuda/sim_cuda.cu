@@ -83,6 +83,7 @@ struct hb_cuda_sim {
     double *h_rec, *h_spk;
     int *h_count;
     long *h_sample_step;
+    size_t device_bytes; /* device memory taken by create and the connections [bytes] */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -718,7 +719,14 @@ extern "C" hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_d
     *out = NULL;
     hb_cuda_sim_t *s = (hb_cuda_sim_t *)calloc(1, sizeof *s);
     if (!s) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    size_t free0 = 0, free1 = 0, total = 0;
+    const int measured = cudaSetDevice(desc->device) == cudaSuccess &&
+                         cudaMemGetInfo(&free0, &total) == cudaSuccess;
     hb_status_t st = create(s, desc);
+    /* what the device gave it (its allocations, at the device's granularity) */
+    if (st == HB_SUCCESS && measured && cudaMemGetInfo(&free1, &total) == cudaSuccess &&
+        free1 < free0)
+        s->device_bytes = free0 - free1;
     if (st != HB_SUCCESS) {
         hb_cuda_sim_destroy(s);
         return st;
@@ -876,4 +884,20 @@ extern "C" hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *s, int g, size_t first, 
     CUDA_CHECK(cudaMemcpy(dst, s->groups[g].k.v + first, count * sizeof(double),
                           cudaMemcpyDeviceToHost));
     return HB_SUCCESS;
+}
+
+extern "C" size_t hb_cuda_sim_device_bytes(const hb_cuda_sim_t *s) { return s ? s->device_bytes : 0; }
+
+extern "C" hb_status_t hb_cuda_sim_set_connections(hb_cuda_sim_t *s, size_t n,
+                                                   const hb_sim_engine_conn_t *conns,
+                                                   long step_limit)
+{
+    size_t free0 = 0, free1 = 0, total = 0;
+    const int measured = cudaSetDevice(s->device) == cudaSuccess &&
+                         cudaMemGetInfo(&free0, &total) == cudaSuccess;
+    const hb_status_t st = hb_cuda_events_set_connections(s->events, n, conns, step_limit);
+    if (st == HB_SUCCESS && measured && cudaMemGetInfo(&free1, &total) == cudaSuccess &&
+        free1 < free0)
+        s->device_bytes += free0 - free1;
+    return st;
 }
