@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "core/bench.h"
 #include "run_checkpoint.h"
 #include "run_threads.h"
 #include "sim/csv_write.h"
@@ -21,7 +22,7 @@
 static const char usage_run[] =
     "usage: hinesbatch run MODEL.json [-o DIR] [--traces h5|csv|wide|none] [--sonata] [--quiet]\n"
     "                      [--trace] [--backend B] [--threads T] [--t-stop MS] [--dt MS]\n"
-    "                      [--checkpoint-every T] [--restart PATH]\n"
+    "                      [--checkpoint-every T] [--restart PATH] [--tuning SPEC]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
@@ -86,7 +87,9 @@ static const char usage_run_options[] =
     "                    ranks: the outputs in DIR are cut back to the checkpoint and continued,\n"
     "                    the same bits as an uninterrupted run's. A truncated or corrupt\n"
     "                    checkpoint, or one of another model, is refused before anything runs\n"
-    "                    (docs/checkpoint.md)\n";
+    "                    (docs/checkpoint.md)\n"
+    "  --tuning SPEC     measurement overrides of the engine's rules (docs/tuning.md), e.g.\n"
+    "                    sim.mixed_copies=64; the results are the same bits\n";
 
 /* The file's options that the command line replaces (--backend, --threads, --t-stop, --dt). */
 static hb_sim_overrides_t overrides;
@@ -292,11 +295,12 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
     if (rc == 0 && hb_comm_rank(comm) == 0 && !f)
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (f) {
-        size_t cells = 0;
+        size_t cells = 0, device = 0;
         long rss = 0;
         for (int r = 0; r < size; r++) {
             cells += all[r].local_cells;
             rss += all[r].max_rss_kb;
+            device += all[r].device_bytes;
         }
         json_t *name = json_string(model), *why = error ? json_string(error) : NULL;
         char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
@@ -304,12 +308,13 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
         fprintf(f, "{\"model\": %s, \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
                 "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
                 "\"wall_s\": %.6f, \"output_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n "
-                "\"t_ms\": %.10g, "
+                "\"device_kib_per_cell\": %.3f, \"t_ms\": %.10g, "
                 "\"status\": \"%s\"%s%s%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
                 cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
                 hb_net_epoch_steps(net), wall_s, output_s,
                 cells ? (double)rss / (double)cells : 0.0,
-                hb_net_time(net), error ? "failed" : signal ? "interrupted" : "completed",
+                cells ? (double)device / 1024.0 / (double)cells : 0.0, hb_net_time(net),
+                error ? "failed" : signal ? "interrupted" : "completed",
                 signal && !error ? ", \"signal\": \"" : "",
                 signal && !error ? signal_name(signal) : "", signal && !error ? "\"" : "",
                 error ? ", \"error\": " : "", error ? (message ? message : "\"?\"") : "");
@@ -322,10 +327,10 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
             fprintf(f, "%s\n  {\"rank\": %d, \"cells\": %u, \"connections\": %zu, "
                     "\"build_s\": %.6f, \"init_s\": %.6f, \"update_s\": %.6f, \"detect_s\": %.6f, "
                     "\"deliver_s\": %.6f, \"exchange_s\": %.6f, \"exchange_wait_s\": %.6f, "
-                    "\"max_rss_kib\": %ld}",
+                    "\"max_rss_kib\": %ld, \"device_kib\": %.1f}",
                     r ? "," : "", r, a->local_cells, a->local_connections, a->build_s, a->init_s,
                     a->update_s, a->detect_s, a->deliver_s, a->exchange_s, a->exchange_wait_s,
-                    a->max_rss_kb);
+                    a->max_rss_kb, (double)a->device_bytes / 1024.0);
         }
         fprintf(f, "\n]}\n");
         if (fclose(f) != 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
@@ -1098,6 +1103,14 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
     return rc;
 }
 
+static int parse_tuning(const char *command, const char *value, void *unused)
+{
+    (void)unused;
+    if (hb_set_default_tuning(value) == HB_SUCCESS) return 1;
+    cli_fail(command, "--tuning: %s", hb_last_error());
+    return 0;
+}
+
 static int parse_every(const char *command, const char *value, void *every_ms)
 {
     if (cli_parse_double(value, 0.0, every_ms)) return 1;
@@ -1124,6 +1137,7 @@ int cli_command_run(int argc, char **argv)
         CLI_CUSTOM("--threads", cli_parse_threads_override, &overrides),
         CLI_CUSTOM("--t-stop", cli_parse_t_stop_override, &overrides),
         CLI_CUSTOM("--dt", cli_parse_dt_override, &overrides),
+        CLI_CUSTOM("--tuning", parse_tuning, NULL),
         {.kind = CLI_OPT_POSITIONAL, .dest = CLI_DEST_(const char *, &model),
          .item = "model file", .help = usage_run_options},
     };
