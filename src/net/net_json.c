@@ -5,13 +5,12 @@
  * fixed in-degree drawn from Philox streams keyed by the seed and the target's gid), so that a
  * rank asks only for what ends on its cells.
  */
-#define _POSIX_C_SOURCE 200809L /* sysconf */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/philox.h"
 #include "net/net_busyring.h"
@@ -60,13 +59,6 @@ typedef struct {
 #define HB_BUSYRING_ROW_BYTES 64.0
 #define HB_BUSYRING_ROW_BYTES_BUILT 32.0
 #define HB_BUSYRING_CONNECTION_BYTES 64.0
-
-/* Memory of the machine [bytes] (0: unknown): what an estimate is held against. */
-static double machine_memory(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
-}
 
 /* A file's gids and connections on the ranks (hb_net_create's blocks: the first n % size
  * ranks one gid more). */
@@ -616,7 +608,7 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
     const double built = rows0 * HB_BUSYRING_ROW_BYTES_BUILT +
                          (double)p->synapses * HB_BUSYRING_CONNECTION_BYTES;
     const double bytes = share * fmax(rows0 * HB_BUSYRING_ROW_BYTES, built);
-    const double memory = machine_memory();
+    const double memory = hb_physical_memory();
     if (memory > 0.0 && bytes > memory) {
         hb_json_join(at, path, "num-cells");
         return hb_json_fail(ld, at, "%u cells of about %d rows (cell 0's), %u connections a "
@@ -727,7 +719,7 @@ static hb_status_t check_memory(json_net_t *r)
     free(conns);
     const uint32_t first = block_first(n, worst, ranks), end = block_first(n, worst + 1, ranks);
     const uint32_t cells = end < r->n_cable ? end - first : first < r->n_cable ? r->n_cable - first : 0;
-    const double memory = machine_memory();
+    const double memory = hb_physical_memory();
     if (memory > 0.0 && bytes > memory)
         return hb_json_fail(&r->ld, "network", "the largest of %d rank(s)' shares, %u cells (%.4g "
                             "rows) and %u spike sources with %.4g connections, needs about %.3g "

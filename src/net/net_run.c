@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #ifdef HB_HAVE_OPENMP
 #include <omp.h>
@@ -448,8 +447,7 @@ static double source_spikes(const hb_net_t *net)
 #define HB_NET_SPIKE_BYTES 32.0
 static hb_status_t check_spike_memory(const hb_net_t *net, double source_total)
 {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    const double memory = hb_physical_memory();
     const double epochs = net->total_steps > 0
                               ? ceil((double)net->total_steps / net->epoch_steps) : 1.0;
     const double held = net->keep_spikes ? source_total : source_total / epochs;

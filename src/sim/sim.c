@@ -169,9 +169,7 @@ static hb_status_t create_engine(hb_sim_t *sim)
     return status;
 }
 
-/* The machine's memory [bytes] (0 where unknown); asked once per simulation, not per advance
- * (a network advances one step at a time). */
-static double physical_memory(void)
+double hb_physical_memory(void)
 {
     const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
@@ -304,7 +302,7 @@ hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
     s->opt = *options;
     s->device = device > 0 ? device : 0;
     s->sample_every = every;
-    s->memory_bytes = physical_memory();
+    s->memory_bytes = hb_physical_memory();
     s->n_cells = n_cells;
     s->source = *source;
     s->build_threads = 1;

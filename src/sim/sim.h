@@ -189,6 +189,10 @@ int hb_sim_shared_groups(const hb_sim_t *sim);
 hb_status_t hb_sim_solve_benchmark(const hb_cable_t *cable, int cells, double dt_ms,
                                    int in_cache, int repeats, double *seconds);
 
+/* The machine's memory [bytes] (0 where unknown), which up-front estimates are held against;
+ * asked once per simulation or network, not per advance. */
+double hb_physical_memory(void);
+
 /* fn(ctx, i) for i in [0, n), on `threads` threads (each i once, in any order); the status of
  * the smallest failing i, with its message: the failure one thread in order would see (the
  * builds of simulations and networks). `what` names the items for hb_set_progress's hook,
