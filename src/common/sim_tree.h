@@ -101,8 +101,8 @@ extern "C" {
 hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan);
 /* plan->cbase (and plan->k.cbase): each slot of g its first slot with the same rows, the same
  * bits in every constant and plan array that the step reads by cbase (a copy of one model),
- * else its own; *templates (may be NULL) the slots that are their own. Hashes find the
- * candidates, compared exactly. */
+ * else its own; *templates (may be NULL) the slots that are their own. Only slots of one
+ * shape (g->shape_class) are candidates, found by hashes and compared exactly. */
 hb_status_t hb_sim_tree_share(const hb_step_group_t *g, hb_sim_tree_plan_t *plan,
                               size_t *templates);
 void hb_sim_tree_free(hb_sim_tree_plan_t *plan);

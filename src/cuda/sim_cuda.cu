@@ -436,6 +436,7 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
     k->fixed_row = NULL;
     k->row_index = k->chain_row = NULL; /* the CPU engine's packing of mixed groups */
     k->row_table = k->cfac_table = NULL;
+    k->shape_class = NULL; /* the host's: which slots may share constants */
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
     /* a mixed group's blocks have their own rows and hh instances (hb_step_group_t) */
