@@ -32,12 +32,13 @@
 # gpu-busyring: BUSYRING_REF, BR_TSTOP, GPU_CELLS ("1024 4096 16384 65536 262144"),
 # GPU_PEER_CELLS (16384), NRN_RUNS (2), ARB_CELLS (none; e.g. "1024 4096": Arbor on CORES
 # threads at those sizes, spikes compared with the GPU's of each size in GPU_CELLS), GPU_BACKEND
-# (cuda; another backend tries the script);
+# (cuda; another backend tries the script), BR_BEST (none; e.g. "1024 16384": those sizes with
+# --backend=best too, its choice logged);
 # gpu-scaling: BUSYRING_REF, BR_TSTOP, GPUS (4), GPU_WEAK_CELLS (16384 a GPU), GPU_STRONG_CELLS
 # (16384), CPU_RANKS (0: none), GPU_BACKEND;
 # real: REAL_CELLS ("8 64 1024 8192 65536"), REAL_TSTOP (20 ms), REAL_ONE_CORE ("8 64 1024
 # 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
-# (none: sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
+# ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
 # ../shared/data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
 # GPU_BACKEND.
 set -uo pipefail
@@ -341,6 +342,14 @@ gpu_busyring() {
   else
     log "$peer cells: the GPU's spikes DIFFER from those of $CORES ranks"
   fi
+  for n in ${BR_BEST:-}; do # --backend=best: its choice, against the GPU's run of that size
+    [ -f "$work/br_$n.json" ] || busyring_file "$ref" "$n" "$t" "$work/br_$n.json"
+    rm -rf "$work/b"
+    "$HB" run "$work/br_$n.json" --backend=best -o "$work/b" --traces=none --quiet \
+      > "$work/b.log" 2>&1 || { cat "$work/b.log"; return 1; }
+    cp "$work/b/summary.json" "$out/best_$n.json"
+    log "best, $n cells: $(grep -o '"backend_choice": {[^}]*}' "$out/best_$n.json"), wall_s $(grep -o '"wall_s": [0-9.]*' "$out/best_$n.json"), update_s $(slowest_update "$out/best_$n.json")"
+  done
   for r in $(seq 1 "${NRN_RUNS:-2}"); do
     nrn_busyring "$CORES" "$work/br_$peer.json" "neuron_${CORES}ranks_${peer}_$r"
     "$PY" "$here/compare_spikes.py" "$out/gpu_$peer.spikes" "$out/neuron_${CORES}ranks_${peer}_$r.spikes" \
@@ -506,13 +515,13 @@ PYEOF
       cmp -s "$work/o1/spikes.dat" "$out/$name.spikes" || log "$n cells: 1 core's spikes DIFFER from $CORES ranks'"
       log "hb_1core_$n: $(head -c 400 "$out/hb_1core_$n.json" | tr -d '\n' | sed 's/"per_rank.*//')" ;;
     esac
-    case " ${REAL_BEST-} " in *" $n "*)
+    case " ${REAL_BEST-8 64 1024 8192} " in *" $n "*)
       rm -rf "$work/ob"
       "$HB" run "$out/real_$n.json" --backend=best -o "$work/ob" --traces=none --quiet \
         > "$work/ob.log" 2>&1 || { cat "$work/ob.log"; return 1; }
       cp "$work/ob/summary.json" "$out/best_$n.json"
       cmp -s "$work/ob/spikes.dat" "$out/$name.spikes" || log "$n cells: best's spikes DIFFER from $CORES ranks'"
-      log "best_$n: $(grep -o '"backend_choice": {[^}]*}' "$out/best_$n.json"), update_s $(slowest_update "$out/best_$n.json")" ;;
+      log "best_$n: $(grep -o '"backend_choice": {[^}]*}' "$out/best_$n.json"), wall_s $(grep -o '"wall_s": [0-9.]*' "$out/best_$n.json"), update_s $(slowest_update "$out/best_$n.json")" ;;
     esac
     case " ${REAL_NRN-1024 8192} " in *" $n "*)
       $MPIRUN -np "$CORES" --bind-to core "$PY" "$here/neuron_real.py" "$out/real_$n.json" \

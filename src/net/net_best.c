@@ -2,13 +2,14 @@
  * "backend": "best" for a network (hb_net_create): one core, all cores or the GPU, chosen by a
  * trial on this run's own cells. Each candidate builds the simulation of a sample of the
  * rank's cells (every cell up to the sample's size: 16 a thread on the CPU, 32 to 1,024, and
- * 4,096 on the GPU; else cells spread evenly over the rank's list), steps it until the steps take 10 ms (or 64 steps), and the run is predicted as
- * (build + step x steps) x cells / sample, the slowest rank's prediction (an all-reduce, so
- * every rank chooses alike). One core is tried first: where its predicted run is under
- * HB_BEST_TINY_S, nothing else is (the trials would cost what they could save). The GPU is
- * tried only where the cheaper CPU candidate's
- * prediction is at least HB_BEST_GPU_TRIAL_S: below that its context and copies cannot win
- * back much. Results do not depend on the choice (the same spikes on every backend).
+ * 4,096 on the GPU; else cells spread evenly over the rank's list) and times calls of 2, 4,
+ * 8 ... steps until one takes 10 ms (or 64 steps; a step: the least time a call took a step);
+ * the run is predicted as (build + step x steps) x cells / sample, the slowest
+ * rank's prediction (an all-reduce, so every rank chooses alike). One core is tried first:
+ * where its predicted run is under HB_BEST_TINY_S, nothing else is (the trials would cost what
+ * they could save). The GPU is tried only where the cheaper CPU candidate's prediction is at
+ * least HB_BEST_GPU_TRIAL_S: below that its context and copies cannot win back much. Results
+ * do not depend on the choice (the same spikes on every backend).
  */
 #include <math.h>
 #include <stdio.h>
@@ -96,12 +97,16 @@ static double trial(hb_net_t *net, hb_backend_t b, int threads, int cap, int *sa
     if (status == HB_SUCCESS) status = hb_sim_init(sim);
     if (status == HB_SUCCESS) status = hb_sim_advance(sim, 1); /* first-touch, kernel loads */
     const double build = hb_clock_seconds() - t0;
+    /* calls of 2, 4, 8 ... steps until one takes TRIAL_STEPS_S: a step is the least time a
+     * step of a call took (a call's own cost spread over its steps; a call that other work
+     * on the machine delayed does not count) */
     double step = INFINITY;
-    for (long k = 1; status == HB_SUCCESS && k <= MAX_TRIAL_STEPS; k *= 2) {
+    for (long k = 2; status == HB_SUCCESS && k <= MAX_TRIAL_STEPS; k *= 2) {
         const double t1 = hb_clock_seconds();
         status = hb_sim_advance(sim, k);
-        step = (hb_clock_seconds() - t1) / (double)k;
-        if (step * (double)k >= TRIAL_STEPS_S) break;
+        const double took = hb_clock_seconds() - t1;
+        if (took / (double)k < step) step = took / (double)k;
+        if (took >= TRIAL_STEPS_S) break;
     }
     hb_sim_destroy(sim);
     hb_clear_error();
