@@ -77,8 +77,8 @@ static double injected_cost(hb_backend_t b)
     return 0.0;
 }
 
-/* One candidate's trial on this rank: its predicted run [s] (INFINITY where it failed; 0 with
- * no cable cell here). */
+/* One candidate's trial on this rank, `threads` the options' (the build's; omp's steps'): its
+ * predicted run [s] (INFINITY where it failed; 0 with no cable cell here). */
 static double trial(hb_net_t *net, hb_backend_t b, int threads, int cap, int *sampled)
 {
     *sampled = 0;
@@ -136,7 +136,7 @@ hb_status_t hb_net_choose_backend(hb_net_t *net)
     const double t0 = hb_clock_seconds();
     int cap = SAMPLE_PER_THREAD * threads;
     cap = cap < 32 ? 32 : cap > 1024 ? 1024 : cap;
-    p[SEQ] = trial(net, HB_BACKEND_SEQ, 1, cap, &sampled[SEQ]);
+    p[SEQ] = trial(net, HB_BACKEND_SEQ, net->opt.threads, cap, &sampled[SEQ]);
     /* the slowest rank's predictions: every rank chooses alike */
     hb_status_t status = net->comm->ops->allreduce(net->comm->state, p, 1, HB_REDUCE_MAX);
     if (status != HB_SUCCESS) return status;
