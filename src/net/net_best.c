@@ -1,15 +1,15 @@
 /*
  * "backend": "best" for a network (hb_net_create): one core, all cores or the GPU, chosen by a
  * trial on this run's own cells. Each candidate builds the simulation of a sample of the
- * rank's cells (every cell up to the sample's size: 16 a thread on the CPU, 32 to 1,024, and
- * 2,048 on the GPU; else cells spread evenly over the rank's list) and times calls of 2, 4,
- * 8 ... steps until one takes 10 ms (or 64 steps; a step: the least time a call took a step);
- * the run is predicted as (build + step x steps) x cells / sample, the slowest
- * rank's prediction (an all-reduce, so every rank chooses alike). One core is tried first:
- * where its predicted run is under HB_BEST_TINY_S, nothing else is (the trials would cost what
- * they could save). The GPU is tried only where the cheaper CPU candidate's prediction is at
- * least HB_BEST_GPU_TRIAL_S: below that its context and copies cannot win back much. Results
- * do not depend on the choice (the same spikes on every backend).
+ * rank's cells (every cell up to the sample's size: 32 on one thread, 16 a thread on all
+ * threads (32 to 1,024), 2,048 on the GPU; else cells spread evenly over the rank's list) and
+ * times calls of 2, 4, 8 ... steps until one takes 10 ms (or 64 steps; a step: the least time
+ * a call took a step); the run is predicted as (build + step x steps) x cells / sample, the
+ * slowest rank's prediction (an all-reduce, so every rank chooses alike). One thread is tried
+ * first: where its predicted run is under HB_BEST_TINY_S, nothing else is (the trials would
+ * cost what they could save). The GPU is tried only where the cheaper CPU candidate's
+ * prediction is at least HB_BEST_GPU_TRIAL_S: below that its context and copies cannot win
+ * back much. Results do not depend on the choice (the same spikes on every backend).
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +24,8 @@
 #endif
 
 enum {
-    SAMPLE_PER_THREAD = 16, /* a CPU trial's cells a thread (at least 32, at most 1024) */
+    SAMPLE_SEQ = 32,        /* one thread's trial: its time is linear in the cells */
+    SAMPLE_PER_THREAD = 16, /* all threads': cells a thread (at least 32, at most 1024) */
     SAMPLE_GPU = 2048, /* a GPU trial's: the GPU needs cells in flight to show its throughput */
     MAX_TRIAL_STEPS = 64
 };
@@ -140,7 +141,7 @@ hb_status_t hb_net_choose_backend(hb_net_t *net)
     const double t0 = hb_clock_seconds();
     int cap = SAMPLE_PER_THREAD * threads;
     cap = cap < 32 ? 32 : cap > 1024 ? 1024 : cap;
-    p[SEQ] = trial(net, HB_BACKEND_SEQ, net->opt.threads, cap, &sampled[SEQ]);
+    p[SEQ] = trial(net, HB_BACKEND_SEQ, net->opt.threads, SAMPLE_SEQ, &sampled[SEQ]);
     /* the slowest rank's predictions: every rank chooses alike */
     hb_status_t status = net->comm->ops->allreduce(net->comm->state, p, 1, HB_REDUCE_MAX);
     if (status != HB_SUCCESS) return status;
