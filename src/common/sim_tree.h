@@ -74,6 +74,8 @@ typedef struct {
      * same bits in all of them (hb_sim_tree_share), so the GPU keeps them once per model.
      * v, d, rhs and the inputs stay the slot's own. */
     const size_t *cbase;
+    /* The order warps take the slots: warp q steps slot order[q] (NULL: slot q). */
+    const int *order;
 } hb_sim_tree_t;
 
 #define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes */
