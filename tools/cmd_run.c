@@ -149,14 +149,73 @@ static int check_output(const char *dir)
     return 0;
 }
 
-/* A file with a top-level "network" object is a network file. */
-static int is_network(const char *path)
+/* The model file, read once (a pipe or a FIFO can be read only once, and a file could change
+ * between reads): the library parses its text, the CLI reads its own things from root. */
+typedef struct {
+    const char *path;   /* as given: names it in messages */
+    char *text;         /* its bytes, NUL-terminated */
+    size_t length;      /* [bytes] */
+    json_t *root;       /* the text parsed */
+    char dir[4096];     /* its folder: relative paths start there */
+} model_file_t;
+
+/* This process's rank in an MPI launch (mpirun, srun) before MPI is started, 0 otherwise: only
+ * rank 0 reports a model file that cannot be read or parsed, the same on every rank. */
+static int launcher_rank(void)
 {
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (int k = 0; k < 3; k++) {
+        const char *v = getenv(names[k]);
+        if (v && *v) return atoi(v);
+    }
+    return 0;
+}
+
+static int model_read(const char *path, model_file_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->path = path;
+    snprintf(m->dir, sizeof m->dir, "%s", path);
+    char *slash = strrchr(m->dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(m->dir, sizeof m->dir, ".");
+    const hb_status_t status = hb_model_file_read(path, &m->text, &m->length);
+    if (status != HB_SUCCESS) return launcher_rank() == 0 ? cli_fail_status("run", status) : 1;
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    const int yes = root && json_is_object(root) && json_object_get(root, "network") != NULL;
-    json_decref(root);
-    return yes;
+    m->root = json_loadb(m->text, m->length, JSON_REJECT_DUPLICATES, &err);
+    if (!m->root)
+        return launcher_rank() == 0 ? cli_fail("run", "%s:%d:%d: %s (%s)", path, err.line, err.column,
+                                               err.text, hb_status_string(HB_ERR_PARSE))
+                                    : 1;
+    return 0;
+}
+
+static void model_free(model_file_t *m)
+{
+    json_decref(m->root);
+    hb_model_text_free(m->text);
+}
+
+/* A file with a top-level "network" object is a network file. */
+static int is_network(const model_file_t *m)
+{
+    return json_is_object(m->root) && json_object_get(m->root, "network") != NULL;
+}
+
+/* A network that failed to load, on every rank (a file's error is the same on all of them, a
+ * failure while building is agreed by the library): the lowest rank with a message of its own
+ * prints it, the others none. */
+static int report_load_failure(hb_comm_t *comm, hb_status_t status)
+{
+    char message[1024];
+    snprintf(message, sizeof message, "%s", hb_last_error()[0] ? hb_last_error() : "failed");
+    const int size = hb_comm_size(comm), rank = hb_comm_rank(comm);
+    const int own = strstr(message, "another rank failed") == NULL;
+    int first = own ? size - rank : 0;
+    if (hb_comm_max(comm, own ? size - rank : 0, &first) != HB_SUCCESS) first = size - rank;
+    if (own && first == size - rank)
+        cli_fail("run", "%s (%s)", message, hb_status_string(status));
+    return 1;
 }
 
 /* Every rank's phases into DIR/summary.json (rank 0 writes); signal: what stopped the run
@@ -312,9 +371,10 @@ static int write_network_sonata(const char *out, hb_net_t *net)
     return rc;
 }
 
-static int run_network(const char *model, const char *out, int quiet, int tracing,
+static int run_network(const model_file_t *m, const char *out, int quiet, int tracing,
                        run_ckpt_t *ckpt, int sonata)
 {
+    const char *model = m->path;
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
@@ -325,9 +385,10 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     snprintf(path, sizeof path, "%s/spikes.dat", out);
     snprintf(summary, sizeof summary, "%s/summary.json", out);
     int rc = check_output(out); /* on every rank: all fail alike, none left in a collective */
-    if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
-    if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
-    if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
+    if (rc == 0 && rank == 0) cli_warn_morphologies("run", model, m->root);
+    if (rc == 0)
+        status = hb_net_parse_json_with(m->text, m->length, model, m->dir, &overrides, comm, &net);
+    if (rc == 0 && status != HB_SUCCESS) rc = report_load_failure(comm, status);
     /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
     if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
@@ -443,6 +504,7 @@ typedef struct {
     uint64_t *h5_gid;   /* spikes.dat's spikes so far */
     double *h5_time;    /* [ms] */
     size_t h5_count, h5_cap;
+    const json_t *model_root; /* the model file, parsed */
 } stream_t;
 
 /* One of spikes.dat's spikes kept for spikes.h5; 0 on success. */
@@ -467,13 +529,11 @@ static int keep_spike(stream_t *o, int gid, double t)
  * included, each cell's in its file order; the file has been loaded, so it is well formed. */
 static int mark_sources(stream_t *o, const char *model, int n_probes)
 {
-    json_error_t err;
-    json_t *root = json_load_file(model, 0, &err);
-    json_t *cells = root ? json_object_get(root, "cells") : NULL;
+    const json_t *cells = json_object_get(o->model_root, "cells");
     int p = 0;
     for (size_t c = 0; c < json_array_size(cells); c++) {
-        json_t *cell = json_array_get(cells, c), *count = json_object_get(cell, "count");
-        json_t *probes = json_object_get(cell, "probes");
+        const json_t *cell = json_array_get(cells, c), *count = json_object_get(cell, "count");
+        const json_t *probes = json_object_get(cell, "probes");
         const json_int_t copies = json_is_integer(count) ? json_integer_value(count) : 1;
         for (json_int_t k = 0; k < copies; k++) {
             int found = 0;
@@ -482,7 +542,6 @@ static int mark_sources(stream_t *o, const char *model, int n_probes)
                     found = o->source[p] = 1;
         }
     }
-    json_decref(root);
     return p == n_probes ? 0 : cli_fail("run", "%s: probes do not match the model's", model);
 }
 
@@ -804,16 +863,17 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
 }
 
 /* notice: the traces' format is the default one (a build without HDF5 says why not h5). */
-static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *ckpt,
+static int run_cells(const model_file_t *m, const char *out, int quiet, run_ckpt_t *ckpt,
                      traces_t traces, int notice, int sonata)
 {
+    const char *model = m->path;
     if (check_output(out) != 0) return 1;
     if (notice && traces == TRACES_CSV && !quiet)
         fprintf(stderr, "hinesbatch run: traces in %s/traces.csv: this build has no HDF5 for "
                 "traces.h5 (Debian: libhdf5-dev, then configure again)\n", out);
     hb_sim_t *sim = NULL;
-    cli_warn_morphologies("run", model);
-    hb_status_t status = hb_sim_load_json_with(model, &overrides, &sim);
+    cli_warn_morphologies("run", model, m->root);
+    hb_status_t status = hb_sim_parse_json_with(m->text, m->length, model, m->dir, &overrides, &sim);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
     hb_sim_options_t opt;
     hb_sim_options(sim, &opt);
@@ -821,6 +881,7 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
     memset(&o, 0, sizeof o);
     o.format = traces;
     o.sonata = sonata;
+    o.model_root = m->root;
     ckpt->ranks = 1;
     int rc = run_ckpt_prepare(ckpt, opt.dt_ms, 0);
     if (rc == 0) rc = ckpt->restart ? cell_restart(ckpt, sim, &o, out, model)
@@ -911,6 +972,7 @@ int cli_command_run(int argc, char **argv)
     if (parsed != CLI_CONTINUE) return parsed;
     ckpt.out = out;
     ckpt.model = model;
+    if (cli_output_name_fits("run", out) != 0) return 1;
     const int defaulted = traces == NULL;
     if (defaulted) traces = cli_sonata_available() ? "h5" : "csv";
     int format = -1;
@@ -926,14 +988,26 @@ int cli_command_run(int argc, char **argv)
     if (sonata && !cli_sonata_available())
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
-    if (is_network(model)) {
+    model_file_t m;
+    if (model_read(model, &m) != 0) {
+        model_free(&m);
+        return 1;
+    }
+    ckpt.text = m.text;
+    ckpt.length = m.length;
+    int rc;
+    if (is_network(&m)) {
         if (!defaulted && format != TRACES_NONE) { /* accepted and ignored would mislead */
             fprintf(stderr, "hinesbatch run: %s: --traces %s: a network run writes its spikes "
                     "(spikes.dat), not voltage traces; expected --traces none or no --traces\n",
                     model, traces);
+            model_free(&m);
             return 2;
         }
-        return run_network(model, out, quiet, tracing, &ckpt, sonata);
+        rc = run_network(&m, out, quiet, tracing, &ckpt, sonata);
+    } else {
+        rc = run_cells(&m, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
     }
-    return run_cells(model, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
+    model_free(&m);
+    return rc;
 }
