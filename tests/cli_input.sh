@@ -34,6 +34,16 @@ expect_status 0 "cells, same file" -- timeout 60 "$bin" run "$cells" -o "$tmp/fr
 cmp -s "$tmp/fr/traces.csv" "$tmp/fc/traces.csv" && ok || bad "cells through a FIFO: other traces"
 expect_status 0 "restart from the FIFO's checkpoint, by the file" -- timeout 60 "$bin" run "$cells" -o "$tmp/fc" --quiet --traces csv --restart "$tmp/fc"
 
+# docs/network.md shows the run's own words: its example's first line, the default exchange
+docs=$(dirname "$0")/../docs/network.md
+expect_status 0 "ring network, printed" -- timeout 60 "$bin" run "$net" -o "$tmp/printed"
+line=$(head -1 "$tmp/out" | sed "s|^$examples/|examples/|; s| spikes in .*||")
+grep -qF "$line" "$docs" && ok || bad "docs/network.md lacks the run's line '$line'"
+grep -q '^| `exchange` | .* | `"blocking"` |$' "$docs" && ok ||
+    bad "docs/network.md: the exchange's default is not blocking (net_json.c: HB_NET_BLOCKING)"
+grep -q 'r->exchange = HB_NET_BLOCKING;' "$(dirname "$0")/../src/net/net_json.c" && ok ||
+    bad "net_json.c's default exchange changed: update docs/network.md and this test"
+
 # what is not a model file, named as what it is
 expect_status 1 "a directory" -- timeout 10 "$bin" run "$tmp" -o "$tmp/o"
 expect_grep "$tmp/err" "$tmp: is a directory; expected a model file" "directory: message"

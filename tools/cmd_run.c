@@ -160,7 +160,8 @@ typedef struct {
 } model_file_t;
 
 /* This process's rank in an MPI launch (mpirun, srun) before MPI is started, 0 otherwise: only
- * rank 0 reports a model file that cannot be read or parsed, the same on every rank. */
+ * rank 0 reports a model file that cannot be read or parsed, the same on every rank (a file
+ * that only some ranks cannot read is reported by rank 0 alone too, when it is one of them). */
 static int launcher_rank(void)
 {
     static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
@@ -169,6 +170,15 @@ static int launcher_rank(void)
         if (v && *v) return atoi(v);
     }
     return 0;
+}
+
+/* A model file's failure before MPI is started: rank 0 reports it; the others, which have
+ * the same file, wait a moment first, as the launcher ends the job when one rank exits. */
+static int model_fail(void)
+{
+    if (launcher_rank() == 0) return 0;
+    sleep(1);
+    return 1;
 }
 
 static int model_read(const char *path, model_file_t *m)
@@ -180,13 +190,12 @@ static int model_read(const char *path, model_file_t *m)
     if (slash) *slash = '\0';
     else snprintf(m->dir, sizeof m->dir, ".");
     const hb_status_t status = hb_model_file_read(path, &m->text, &m->length);
-    if (status != HB_SUCCESS) return launcher_rank() == 0 ? cli_fail_status("run", status) : 1;
+    if (status != HB_SUCCESS) return model_fail() ? 1 : cli_fail_status("run", status);
     json_error_t err;
     m->root = json_loadb(m->text, m->length, JSON_REJECT_DUPLICATES, &err);
     if (!m->root)
-        return launcher_rank() == 0 ? cli_fail("run", "%s:%d:%d: %s (%s)", path, err.line, err.column,
-                                               err.text, hb_status_string(HB_ERR_PARSE))
-                                    : 1;
+        return model_fail() ? 1 : cli_fail("run", "%s:%d:%d: %s (%s)", path, err.line, err.column,
+                                           err.text, hb_status_string(HB_ERR_PARSE));
     return 0;
 }
 
@@ -215,6 +224,9 @@ static int report_load_failure(hb_comm_t *comm, hb_status_t status)
     if (hb_comm_max(comm, own ? size - rank : 0, &first) != HB_SUCCESS) first = size - rank;
     if (own && first == size - rank)
         cli_fail("run", "%s (%s)", message, hb_status_string(status));
+    fflush(stderr);
+    int done;
+    hb_comm_max(comm, 0, &done); /* printed before any rank exits (the launcher ends the job) */
     return 1;
 }
 
