@@ -205,6 +205,16 @@ static void model_free(model_file_t *m)
     hb_model_text_free(m->text);
 }
 
+/* The library's message of a failure of the model's, named by its file when the message does
+ * not name it already (a connection's check, a state that became NaN, a backend). */
+static int model_fail_status(const char *model, const char *message, hb_status_t status)
+{
+    if (!message[0]) message = "failed";
+    if (strncmp(message, model, strlen(model)) == 0)
+        return cli_fail("run", "%s (%s)", message, hb_status_string(status));
+    return cli_fail("run", "%s: %s (%s)", model, message, hb_status_string(status));
+}
+
 /* A file with a top-level "network" object is a network file. */
 static int is_network(const model_file_t *m)
 {
@@ -214,7 +224,7 @@ static int is_network(const model_file_t *m)
 /* A network that failed to load, on every rank (a file's error is the same on all of them, a
  * failure while building is agreed by the library): the lowest rank with a message of its own
  * prints it, the others none. */
-static int report_load_failure(hb_comm_t *comm, hb_status_t status)
+static int report_load_failure(const char *model, hb_comm_t *comm, hb_status_t status)
 {
     char message[1024];
     snprintf(message, sizeof message, "%s", hb_last_error()[0] ? hb_last_error() : "failed");
@@ -222,8 +232,7 @@ static int report_load_failure(hb_comm_t *comm, hb_status_t status)
     const int own = strstr(message, "another rank failed") == NULL;
     int first = own ? size - rank : 0;
     if (hb_comm_max(comm, own ? size - rank : 0, &first) != HB_SUCCESS) first = size - rank;
-    if (own && first == size - rank)
-        cli_fail("run", "%s (%s)", message, hb_status_string(status));
+    if (own && first == size - rank) model_fail_status(model, message, status);
     fflush(stderr);
     int done;
     hb_comm_max(comm, 0, &done); /* printed before any rank exits (the launcher ends the job) */
@@ -251,14 +260,16 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
             cells += all[r].local_cells;
             rss += all[r].max_rss_kb;
         }
+        char min_delay[32] = "null"; /* no connection: none (JSON has no infinity) */
+        if (isfinite(hb_net_min_delay(net))) snprintf(min_delay, sizeof min_delay, "%g", hb_net_min_delay(net));
         json_t *name = json_string(model);
         char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
         fprintf(f, "{\"model\": %s, \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
-                "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
+                "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %s, \"epoch_steps\": %d, "
                 "\"wall_s\": %.6f, \"output_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n "
                 "\"t_ms\": %.10g, "
                 "\"status\": \"%s\"%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
-                cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
+                cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, min_delay,
                 hb_net_epoch_steps(net), wall_s, output_s,
                 cells ? (double)rss / (double)cells : 0.0,
                 hb_net_time(net), signal ? "interrupted" : "completed",
@@ -400,7 +411,7 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
     if (rc == 0 && rank == 0) cli_warn_morphologies("run", model, m->root);
     if (rc == 0)
         status = hb_net_parse_json_with(m->text, m->length, model, m->dir, &overrides, comm, &net);
-    if (rc == 0 && status != HB_SUCCESS) rc = report_load_failure(comm, status);
+    if (rc == 0 && status != HB_SUCCESS) rc = report_load_failure(model, comm, status);
     /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
     if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
@@ -418,7 +429,8 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
     }
     size_t written = 0;
     if (rc == 0 && ckpt->restart) rc = net_restart(ckpt, net, comm, &f, path, &written);
-    else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
+    else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS)
+        rc = model_fail_status(model, hb_last_error(), status);
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
     double t_stop = 0.0;
@@ -439,7 +451,7 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
     if (rc == 0) catch_signals(1);
     while (rc == 0 && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
         if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, chunk))) != HB_SUCCESS) {
-            rc = cli_fail_status("run", status); /* on every rank (the library agrees) */
+            rc = model_fail_status(model, hb_last_error(), status); /* every rank (agreed) */
             agreed = 1;
             break;
         }
@@ -804,6 +816,23 @@ static int cell_checkpoint(const run_ckpt_t *ckpt, long step, long total, stream
     return run_ckpt_save(ckpt, &at, sim, NULL);
 }
 
+/* The lines in the first `bytes` bytes of a file (-1: it cannot be read, or is shorter). */
+static long lines_in(const char *path, long bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    long lines = 0, left = bytes;
+    char buf[65536];
+    while (left > 0) {
+        const size_t got = fread(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf, f);
+        if (got == 0) break;
+        for (size_t i = 0; i < got; i++) lines += buf[i] == '\n';
+        left -= (long)got;
+    }
+    fclose(f);
+    return left > 0 ? -1 : lines;
+}
+
 /* FILE opened for appending after its first `bytes` bytes (what follows is cut off). */
 static FILE *reopen_at(const char *path, long bytes)
 {
@@ -851,6 +880,15 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
     }
     if (f) fclose(f);
     if (rc == 0) rc = stream_setup(o, dir, model, sim);
+    if (rc == 0) { /* the record's spike counts are those of spikes.csv (its header, a line each) */
+        long total = 0;
+        for (int p = 0; p < n; p++) total += at.spike_count[p];
+        const long lines = lines_in(o->spikes_path, at.spikes_bytes);
+        if (lines >= 0 && lines != total + (at.spikes_bytes > 0))
+            rc = cli_fail("run", "%s: %ld spikes in its record, %ld in the first %ld bytes of %s: "
+                          "expected the same (a checkpoint of the run that wrote them)", path,
+                          total, lines - (at.spikes_bytes > 0), at.spikes_bytes, o->spikes_path);
+    }
     if (rc == 0 && o->format == TRACES_H5)
         rc = cli_report_reopen(o->traces_path, "default", (size_t)n, at.samples, &o->report);
     if (rc == 0 && (((o->format == TRACES_CSV || o->format == TRACES_WIDE) &&
@@ -886,7 +924,7 @@ static int run_cells(const model_file_t *m, const char *out, int quiet, run_ckpt
     hb_sim_t *sim = NULL;
     cli_warn_morphologies("run", model, m->root);
     hb_status_t status = hb_sim_parse_json_with(m->text, m->length, model, m->dir, &overrides, &sim);
-    if (status != HB_SUCCESS) return cli_fail_status("run", status);
+    if (status != HB_SUCCESS) return model_fail_status(model, hb_last_error(), status);
     hb_sim_options_t opt;
     hb_sim_options(sim, &opt);
     stream_t o;
@@ -902,7 +940,7 @@ static int run_cells(const model_file_t *m, const char *out, int quiet, run_ckpt
     const double start = cli_now_seconds();
     char error[1024] = "";
     if (rc == 0 && !ckpt->restart && (status = hb_sim_init(sim)) != HB_SUCCESS)
-        rc = cli_fail_status("run", status);
+        rc = model_fail_status(model, hb_last_error(), status);
     if (rc == 0 && !ckpt->restart) rc = stream_write(&o, sim);
     const long total = hb_sim_steps(sim), chunk = chunk_steps(&opt);
     for (long done = lround(hb_sim_time(sim) / opt.dt_ms); rc == 0 && done < total && !stop_signal;) {
@@ -910,7 +948,7 @@ static int run_cells(const model_file_t *m, const char *out, int quiet, run_ckpt
         status = hb_sim_advance(sim, n);
         if (status != HB_SUCCESS) snprintf(error, sizeof error, "%s", hb_last_error());
         rc = stream_write(&o, sim); /* what was computed, up to a failure too */
-        if (status != HB_SUCCESS) rc = cli_fail("run", "%s (%s)", error, hb_status_string(status));
+        if (status != HB_SUCCESS) rc = model_fail_status(model, error, status);
         done += n;
         if (rc == 0) rc = cell_checkpoint(ckpt, done, total, &o, sim);
     }

@@ -258,7 +258,8 @@ int run_ckpt_open(const run_ckpt_t *c, int network, FILE **f, char *path, size_t
                 int bad = samples < 0 || samples > 0x7fffffff || bytes[3] < 0 || bytes[3] > 3;
                 for (int k = 0; k < 3; k++) bad |= bytes[k] < 0;
                 for (int64_t q = 0; q < n; q++)
-                    bad |= cells->spike_count[q] < 0 || !isfinite(cells->first[q]) ||
+                    bad |= cells->spike_count[q] < 0 || cells->spike_count[q] > 0x7fffffff ||
+                           !isfinite(cells->first[q]) ||
                            cells->first[q] < 0.0;
                 if (bad)
                     rc = refuse(f, path, "corrupt: its run record holds a negative count or "
