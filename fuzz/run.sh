@@ -12,14 +12,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${3:-$build/fuzz-work}
 timeout_s=120
 failed=0
-for target in swc model net; do
+for target in swc model net checkpoint; do
   exe=$build/fuzz/fuzz_$target
   [ -x "$exe" ] || { echo "fuzz/run.sh: $exe not built (cmake -DHB_FUZZ=ON)" >&2; exit 1; }
   dir=$work/$target
   mkdir -p "$dir/corpus"
   cp -n "$here/corpus/$target"/* "$dir/corpus/"
   dict=()
-  [ "$target" = swc ] || dict=(-dict="$here/json.dict")
+  case $target in
+    swc) ;;
+    checkpoint) export HB_FUZZ_WRITE_SEEDS=$dir/corpus ;; # this build's checkpoints as seeds too
+    *) dict=(-dict="$here/json.dict") ;;
+  esac
   echo "== fuzz_$target: $seconds s"
   if ! "$exe" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb=3072 \
        -print_final_stats=1 -artifact_prefix="$dir/" "${dict[@]}" "$dir/corpus" \

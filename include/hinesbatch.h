@@ -783,6 +783,16 @@ hb_status_t hb_sim_save(const hb_sim_t *sim, FILE *file, const char *name);
 hb_status_t hb_sim_load(hb_sim_t *sim, FILE *file, const char *name);
 
 /*
+ * A model or network file's text, read once (docs/reliability.md): a regular file of at most
+ * HB_MODEL_MAX_BYTES, or a pipe (a FIFO, a shell's <(...)) read to its end within that bound;
+ * a directory, a device, a larger file or one with a NUL byte is refused naming the file.
+ * *text ends with a NUL past *length; release it with hb_model_text_free.
+ */
+#define HB_MODEL_MAX_BYTES ((size_t)1 << 30) /* [bytes] 1 GiB */
+hb_status_t hb_model_file_read(const char *path, char **text, size_t *length);
+hb_status_t hb_model_text_free(char *text);
+
+/*
  * A whole simulation from a JSON model file (docs/model.md); morphology paths
  * are relative to the file. The simulation owns the cells it loaded.
  */
@@ -807,6 +817,10 @@ typedef struct {
 /* hb_sim_load_json with `overrides` (NULL: none); a value out of range fails naming it. */
 hb_status_t hb_sim_load_json_with(const char *path, const hb_sim_overrides_t *overrides,
                                   hb_sim_t **sim);
+/* hb_sim_parse_json with `overrides` (NULL: none). */
+hb_status_t hb_sim_parse_json_with(const char *text, size_t length, const char *name,
+                                   const char *base_dir, const hb_sim_overrides_t *overrides,
+                                   hb_sim_t **sim);
 
 /* ------------------------------------------------------------------------ */
 /* Networks: cells with global ids (gids), spike detectors, synapses, and    */
@@ -893,6 +907,10 @@ hb_status_t hb_net_load_json_with(const char *path, const hb_sim_overrides_t *ov
  * (NULL: the working directory). */
 hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_comm_t *comm, hb_net_t **net);
+/* hb_net_parse_json with `overrides` (NULL: none). */
+hb_status_t hb_net_parse_json_with(const char *text, size_t length, const char *name,
+                                   const char *base_dir, const hb_sim_overrides_t *overrides,
+                                   hb_comm_t *comm, hb_net_t **net);
 /* t = 0 (NEURON's finitialize): states, spike sources, no spikes, no events. */
 hb_status_t hb_net_init(hb_net_t *net);
 /* Whole epochs until t >= t_ms (or t_stop): a caller may write the spikes between calls. Every

@@ -136,9 +136,14 @@ else
     # pip install of python/ (no network: the build backend and dependencies are the system's);
     # the copy pip installed finds the library through the dynamic loader's path.
     if "$python" -m pip --version >/dev/null 2>&1; then
-        cp -r "$src/python" "$tmp/python-src"  # pip builds in place: not in the source tree
+        cp -r "$src/python" "$tmp/python-src"  # a copy of the checkout's folder, to compare
         expect_status 0 "pip install ./python" -- "$python" -m pip install --quiet --no-deps \
             --no-build-isolation --no-index --target "$tmp/pip" "$tmp/python-src"
+        # the build backend (python/_build_backend) builds in a copy: nothing written in place
+        (cd "$src/python" && find . -name __pycache__ -prune -o -print | sort) > "$tmp/before"
+        (cd "$tmp/python-src" && find . -name __pycache__ -prune -o -print | sort) > "$tmp/after"
+        diff "$tmp/before" "$tmp/after" > "$tmp/written" && ok ||
+            bad "pip install ./python wrote into the folder: $(grep '^>' "$tmp/written" | head -5 | tr '\n' ' ')"
         expect_status 0 "python after pip install" -- env LD_LIBRARY_PATH="$lib" \
             PYTHONPATH="$tmp/pip" "$python" -c "$probe" "$swc"
         expect_grep "$tmp/out" "^libhinesbatch\.so\.0 $rows$" "python after pip install"

@@ -291,10 +291,50 @@ static void test_overrides(void)
     remove(path);
 }
 
+/* hb_model_file_read: the text once, whole and NUL-terminated; what is no model file refused
+ * by name; hb_*_parse_json_with applies overrides as the _load_ forms do. */
+static void test_file_read(void)
+{
+    char path[64];
+    const char *model = "{\"t_stop\": 5, \"cells\": [{\"cable\": {\"length\": 100, \"diam\": 1}}]}";
+    CHECK(write_temp(model, path, sizeof path));
+    char *text = NULL;
+    size_t length = 0;
+    CHECK_OK(hb_model_file_read(path, &text, &length));
+    CHECK(text && length == strlen(model) && memcmp(text, model, length) == 0 && text[length] == 0);
+    hb_sim_overrides_t ov;
+    memset(&ov, 0, sizeof ov);
+    ov.set = HB_SIM_SET_T_STOP;
+    ov.options.t_stop_ms = 2.0;
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_parse_json_with(text, length, "m.json", ".", &ov, &sim));
+    CHECK(sim && hb_sim_steps(sim) == 80);
+    hb_sim_destroy(sim);
+    hb_model_text_free(text);
+    remove(path);
+    text = (char *)path; /* set to NULL on failure */
+    CHECK(hb_model_file_read("/tmp", &text, &length) == HB_ERR_IO && !text && length == 0 &&
+          strstr(hb_last_error(), "/tmp: is a directory; expected a model file"));
+    CHECK(hb_model_file_read("/dev/zero", &text, &length) == HB_ERR_IO && !text &&
+          strstr(hb_last_error(), "/dev/zero: a character device"));
+    CHECK(hb_model_file_read("/no/such.json", &text, &length) == HB_ERR_IO &&
+          strstr(hb_last_error(), "/no/such.json: cannot open"));
+    CHECK(write_temp("{\"t_stop\": 5}", path, sizeof path));
+    FILE *f = fopen(path, "ab");
+    CHECK(f && fputc('\0', f) == 0 && fclose(f) == 0);
+    CHECK(hb_model_file_read(path, &text, &length) == HB_ERR_PARSE && !text &&
+          strstr(hb_last_error(), "a NUL byte at offset 13"));
+    CHECK(hb_sim_load_json(path, &sim) == HB_ERR_PARSE && !sim); /* the loaders read it so too */
+    remove(path);
+    CHECK(hb_model_file_read(NULL, &text, &length) == HB_ERR_INVALID_VALUE);
+    CHECK(hb_model_text_free(NULL) == HB_SUCCESS);
+}
+
 int main(void)
 {
     test_valid();
     test_errors();
     test_overrides();
+    test_file_read();
     return check_summary("sim_json");
 }

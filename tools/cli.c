@@ -548,10 +548,8 @@ static int cell_choice(const json_t *cell, const char *key, const char *zero, co
     return !v ? fallback : strcmp(v, one) == 0 ? 1 : strcmp(v, zero) == 0 ? 0 : fallback;
 }
 
-void cli_warn_morphologies(const char *command, const char *model)
+void cli_warn_morphologies(const char *command, const char *model, const json_t *root)
 {
-    json_error_t err;
-    json_t *root = json_load_file(model, 0, &err);
     const json_t *cells = json_object_get(root, "cells");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", model);
@@ -588,7 +586,6 @@ void cli_warn_morphologies(const char *command, const char *model)
                     model, i, hb_morph_warning(morph, k));
         hb_morph_destroy(morph);
     }
-    json_decref(root);
 }
 
 void cli_json_string(FILE *out, const char *s)
@@ -713,4 +710,14 @@ hb_status_t cli_fill_batch(hb_batch_t *batch, const hb_cable_t *cable, double dt
     }
     free(buf);
     return status;
+}
+
+int cli_output_name_fits(const char *command, const char *dir)
+{
+    /* the longest name made in it: "/checkpoint.RANK.bin.tmp" and the like, within 4200 bytes */
+    enum { ROOM = 4096 };
+    const size_t n = strlen(dir);
+    if (n <= ROOM) return 0;
+    return cli_fail(command, "-o: an output directory name of %zu bytes, too long; expected at "
+                    "most %d bytes", n, ROOM);
 }

@@ -154,7 +154,11 @@ int cli_load_model(const char *command, const char *path, const cli_model_option
 
 /* The warnings of the SWC files a model file's cells name (as its loader reads them: units,
  * section rule, zero radii), on stderr; files that fail to load are left to the loader. */
-void cli_warn_morphologies(const char *command, const char *model);
+struct json_t;
+void cli_warn_morphologies(const char *command, const char *model, const struct json_t *root);
+/* An output directory's name within the room of the paths made in it ("NAME/spikes.dat"):
+ * 0, or 1 after a message with the limit. */
+int cli_output_name_fits(const char *command, const char *dir);
 
 void cli_json_string(FILE *out, const char *s);
 /* A number, or null when it is not finite (JSON has no NaN). */

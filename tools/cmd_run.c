@@ -270,14 +270,94 @@ static int check_output(const char *dir)
     return 0;
 }
 
-/* A file with a top-level "network" object is a network file. */
-static int is_network(const char *path)
+/* The model file, read once (a pipe or a FIFO can be read only once, and a file could change
+ * between reads): the library parses its text, the CLI reads its own things from root. */
+typedef struct {
+    const char *path;   /* as given: names it in messages */
+    char *text;         /* its bytes, NUL-terminated */
+    size_t length;      /* [bytes] */
+    json_t *root;       /* the text parsed */
+    char dir[4096];     /* its folder: relative paths start there */
+} model_file_t;
+
+/* This process's rank in an MPI launch (mpirun, srun) before MPI is started, 0 otherwise: only
+ * rank 0 reports a model file that cannot be read or parsed, the same on every rank (a file
+ * that only some ranks cannot read is reported by rank 0 alone too, when it is one of them). */
+static int launcher_rank(void)
 {
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (int k = 0; k < 3; k++) {
+        const char *v = getenv(names[k]);
+        if (v && *v) return atoi(v);
+    }
+    return 0;
+}
+
+/* A model file's failure before MPI is started: rank 0 reports it; the others, which have
+ * the same file, wait a moment first, as the launcher ends the job when one rank exits. */
+static int model_fail(void)
+{
+    if (launcher_rank() == 0) return 0;
+    sleep(1);
+    return 1;
+}
+
+static int model_read(const char *path, model_file_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->path = path;
+    snprintf(m->dir, sizeof m->dir, "%s", path);
+    char *slash = strrchr(m->dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(m->dir, sizeof m->dir, ".");
+    const hb_status_t status = hb_model_file_read(path, &m->text, &m->length);
+    if (status != HB_SUCCESS) return model_fail() ? 1 : cli_fail_status("run", status);
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    const int yes = root && json_is_object(root) && json_object_get(root, "network") != NULL;
-    json_decref(root);
-    return yes;
+    m->root = json_loadb(m->text, m->length, JSON_REJECT_DUPLICATES, &err);
+    if (!m->root)
+        return model_fail() ? 1 : cli_fail("run", "%s:%d:%d: %s (%s)", path, err.line, err.column,
+                                           err.text, hb_status_string(HB_ERR_PARSE));
+    return 0;
+}
+
+static void model_free(model_file_t *m)
+{
+    json_decref(m->root);
+    hb_model_text_free(m->text);
+}
+
+/* The library's message of a failure of the model's, named by its file when the message does
+ * not name it already (a connection's check, a state that became NaN, a backend). */
+static int model_fail_status(const char *model, const char *message, hb_status_t status)
+{
+    if (!message[0]) message = "failed";
+    if (strncmp(message, model, strlen(model)) == 0)
+        return cli_fail("run", "%s (%s)", message, hb_status_string(status));
+    return cli_fail("run", "%s: %s (%s)", model, message, hb_status_string(status));
+}
+
+/* A file with a top-level "network" object is a network file. */
+static int is_network(const model_file_t *m)
+{
+    return json_is_object(m->root) && json_object_get(m->root, "network") != NULL;
+}
+
+/* A network that failed to load, on every rank (a file's error is the same on all of them, a
+ * failure while building is agreed by the library): the lowest rank with a message of its own
+ * prints it, the others none. */
+static int report_load_failure(const char *model, hb_comm_t *comm, hb_status_t status)
+{
+    char message[1024];
+    snprintf(message, sizeof message, "%s", hb_last_error()[0] ? hb_last_error() : "failed");
+    const int size = hb_comm_size(comm), rank = hb_comm_rank(comm);
+    const int own = strstr(message, "another rank failed") == NULL;
+    int first = own ? size - rank : 0;
+    if (hb_comm_max(comm, own ? size - rank : 0, &first) != HB_SUCCESS) first = size - rank;
+    if (own && first == size - rank) model_fail_status(model, message, status);
+    fflush(stderr);
+    int done;
+    hb_comm_max(comm, 0, &done); /* printed before any rank exits (the launcher ends the job) */
+    return 1;
 }
 
 /* Every rank's phases into DIR/summary.json (rank 0 writes, collective); error: the run failed
@@ -304,15 +384,17 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
             rss += all[r].max_rss_kb;
             device += all[r].device_bytes;
         }
+        char min_delay[32] = "null"; /* no connection: none (JSON has no infinity) */
+        if (isfinite(hb_net_min_delay(net))) snprintf(min_delay, sizeof min_delay, "%g", hb_net_min_delay(net));
         json_t *name = json_string(model), *why = error ? json_string(error) : NULL;
         char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
         char *message = why ? json_dumps(why, JSON_ENCODE_ANY) : NULL;
         fprintf(f, "{\"model\": %s, \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
-                "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
+                "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %s, \"epoch_steps\": %d, "
                 "\"wall_s\": %.6f, \"output_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n "
                 "\"device_kib_per_cell\": %.3f, \"t_ms\": %.10g, "
                 "\"status\": \"%s\"%s%s%s%s%s,\n", quoted ? quoted : "null", size,
-                cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
+                cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, min_delay,
                 hb_net_epoch_steps(net), wall_s, output_s,
                 cells ? (double)rss / (double)cells : 0.0,
                 cells ? (double)device / 1024.0 / (double)cells : 0.0, hb_net_time(net),
@@ -500,9 +582,10 @@ static int write_network_sonata(const char *out, hb_net_t *net)
     return rc;
 }
 
-static int run_network(const char *model, const char *out, int quiet, int tracing,
+static int run_network(const model_file_t *m, const char *out, int quiet, int tracing,
                        run_ckpt_t *ckpt, int sonata)
 {
+    const char *model = m->path;
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
@@ -513,11 +596,12 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     snprintf(path, sizeof path, "%s/spikes.dat", out);
     snprintf(summary, sizeof summary, "%s/summary.json", out);
     int rc = check_output(out); /* on every rank: all fail alike, none left in a collective */
-    if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
+    if (rc == 0 && rank == 0) cli_warn_morphologies("run", model, m->root);
     if (rc == 0) catch_signals(1); /* the build is interruptible too */
     build_progress_t building;
     build_watch(&building, rank == 0 && !quiet && isatty(STDERR_FILENO));
-    if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
+    if (rc == 0)
+        status = hb_net_parse_json_with(m->text, m->length, model, m->dir, &overrides, comm, &net);
     build_done(&building);
     /* every rank fails alike: the library's build agrees on an interruption */
     if (rc == 0 && status == HB_ERR_INTERRUPTED) {
@@ -525,7 +609,7 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         hb_comm_destroy(comm);
         return build_interrupted(out, model, rank);
     }
-    if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
+    if (rc == 0 && status != HB_SUCCESS) rc = report_load_failure(model, comm, status);
     const char *reason = "";
     if (rc == 0 && rank == 0 && hb_net_backend(net, NULL, &reason) == HB_SUCCESS && reason[0])
         fprintf(stderr, "hinesbatch run: backend best: %s\n", reason);
@@ -554,7 +638,7 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         rc = net_restart(ckpt, net, comm, &f, path, &written, error, sizeof error);
     else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) {
         snprintf(error, sizeof error, "%s", hb_last_error());
-        rc = cli_fail_status("run", status);
+        rc = model_fail_status(model, error, status);
     }
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
@@ -580,7 +664,7 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         const double chunk_start = cli_now_seconds();
         if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, epochs * epoch))) != HB_SUCCESS) {
             snprintf(error, sizeof error, "%s", hb_last_error());
-            rc = cli_fail_status("run", status); /* on every rank (the library agrees) */
+            rc = model_fail_status(model, error, status); /* on every rank (the library agrees) */
             agreed = 1;
             break;
         }
@@ -675,6 +759,7 @@ typedef struct {
     uint64_t *h5_gid;   /* spikes.dat's spikes so far */
     double *h5_time;    /* [ms] */
     size_t h5_count, h5_cap;
+    const json_t *model_root; /* the model file, parsed */
 } stream_t;
 
 /* One of spikes.dat's spikes kept for spikes.h5; 0 on success. */
@@ -699,13 +784,11 @@ static int keep_spike(stream_t *o, int gid, double t)
  * included, each cell's in its file order; the file has been loaded, so it is well formed. */
 static int mark_sources(stream_t *o, const char *model, int n_probes)
 {
-    json_error_t err;
-    json_t *root = json_load_file(model, 0, &err);
-    json_t *cells = root ? json_object_get(root, "cells") : NULL;
+    const json_t *cells = json_object_get(o->model_root, "cells");
     int p = 0;
     for (size_t c = 0; c < json_array_size(cells); c++) {
-        json_t *cell = json_array_get(cells, c), *count = json_object_get(cell, "count");
-        json_t *probes = json_object_get(cell, "probes");
+        const json_t *cell = json_array_get(cells, c), *count = json_object_get(cell, "count");
+        const json_t *probes = json_object_get(cell, "probes");
         const json_int_t copies = json_is_integer(count) ? json_integer_value(count) : 1;
         for (json_int_t k = 0; k < copies; k++) {
             int found = 0;
@@ -714,7 +797,6 @@ static int mark_sources(stream_t *o, const char *model, int n_probes)
                     found = o->source[p] = 1;
         }
     }
-    json_decref(root);
     return p == n_probes ? 0 : cli_fail("run", "%s: probes do not match the model's", model);
 }
 
@@ -965,6 +1047,23 @@ static int cell_checkpoint(const run_ckpt_t *ckpt, long step, long total, stream
     return run_ckpt_save(ckpt, &at, sim, NULL);
 }
 
+/* The lines in the first `bytes` bytes of a file (-1: it cannot be read, or is shorter). */
+static long lines_in(const char *path, long bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    long lines = 0, left = bytes;
+    char buf[65536];
+    while (left > 0) {
+        const size_t got = fread(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf, f);
+        if (got == 0) break;
+        for (size_t i = 0; i < got; i++) lines += buf[i] == '\n';
+        left -= (long)got;
+    }
+    fclose(f);
+    return left > 0 ? -1 : lines;
+}
+
 /* FILE opened for appending after its first `bytes` bytes (what follows is cut off). */
 static FILE *reopen_at(const char *path, long bytes)
 {
@@ -1012,6 +1111,15 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
     }
     if (f) fclose(f);
     if (rc == 0) rc = stream_setup(o, dir, model, sim);
+    if (rc == 0) { /* the record's spike counts are those of spikes.csv (its header, a line each) */
+        long total = 0;
+        for (int p = 0; p < n; p++) total += at.spike_count[p];
+        const long lines = lines_in(o->spikes_path, at.spikes_bytes);
+        if (lines >= 0 && lines != total + (at.spikes_bytes > 0))
+            rc = cli_fail("run", "%s: %ld spikes in its record, %ld in the first %ld bytes of %s: "
+                          "expected the same (a checkpoint of the run that wrote them)", path,
+                          total, lines - (at.spikes_bytes > 0), at.spikes_bytes, o->spikes_path);
+    }
     if (rc == 0 && o->format == TRACES_H5)
         rc = cli_report_reopen(o->traces_path, "default", (size_t)n, at.samples, &o->report);
     if (rc == 0 && (((o->format == TRACES_CSV || o->format == TRACES_WIDE) &&
@@ -1036,19 +1144,21 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
 }
 
 /* notice: the traces' format is the default one (a build without HDF5 says why not h5). */
-static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *ckpt,
+static int run_cells(const model_file_t *m, const char *out, int quiet, run_ckpt_t *ckpt,
                      traces_t traces, int notice, int sonata)
 {
+    const char *model = m->path;
     if (check_output(out) != 0) return 1;
     if (notice && traces == TRACES_CSV && !quiet)
         fprintf(stderr, "hinesbatch run: traces in %s/traces.csv: this build has no HDF5 for "
                 "traces.h5 (Debian: libhdf5-dev, then configure again)\n", out);
     hb_sim_t *sim = NULL;
-    cli_warn_morphologies("run", model);
+    cli_warn_morphologies("run", model, m->root);
     catch_signals(1); /* the build is interruptible too */
     build_progress_t building;
     build_watch(&building, !quiet && isatty(STDERR_FILENO));
-    hb_status_t status = hb_sim_load_json_with(model, &overrides, &sim);
+    hb_status_t status =
+        hb_sim_parse_json_with(m->text, m->length, model, m->dir, &overrides, &sim);
     build_done(&building);
     if (status == HB_ERR_INTERRUPTED) {
         catch_signals(0);
@@ -1056,7 +1166,7 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
     }
     if (status != HB_SUCCESS) {
         catch_signals(0);
-        return cli_fail_status("run", status);
+        return model_fail_status(model, hb_last_error(), status);
     }
     hb_sim_options_t opt;
     hb_sim_options(sim, &opt);
@@ -1064,6 +1174,7 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
     memset(&o, 0, sizeof o);
     o.format = traces;
     o.sonata = sonata;
+    o.model_root = m->root;
     ckpt->ranks = 1;
     int rc = run_ckpt_prepare(ckpt, opt.dt_ms, 0);
     if (rc == 0) rc = ckpt->restart ? cell_restart(ckpt, sim, &o, out, model)
@@ -1072,7 +1183,7 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
     const double start = cli_now_seconds();
     char error[1024] = "";
     if (rc == 0 && !ckpt->restart && (status = hb_sim_init(sim)) != HB_SUCCESS)
-        rc = cli_fail_status("run", status);
+        rc = model_fail_status(model, hb_last_error(), status);
     if (rc == 0 && !ckpt->restart) rc = stream_write(&o, sim);
     const long total = hb_sim_steps(sim), chunk = chunk_steps(&opt);
     for (long done = lround(hb_sim_time(sim) / opt.dt_ms); rc == 0 && done < total && !stop_signal;) {
@@ -1080,7 +1191,7 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
         status = hb_sim_advance(sim, n);
         if (status != HB_SUCCESS) snprintf(error, sizeof error, "%s", hb_last_error());
         rc = stream_write(&o, sim); /* what was computed, up to a failure too */
-        if (status != HB_SUCCESS) rc = cli_fail("run", "%s (%s)", error, hb_status_string(status));
+        if (status != HB_SUCCESS) rc = model_fail_status(model, error, status);
         done += n;
         if (rc == 0) rc = cell_checkpoint(ckpt, done, total, &o, sim);
     }
@@ -1163,6 +1274,7 @@ int cli_command_run(int argc, char **argv)
     if (parsed != CLI_CONTINUE) return parsed;
     ckpt.out = out;
     ckpt.model = model;
+    if (cli_output_name_fits("run", out) != 0) return 1;
     const int defaulted = traces == NULL;
     if (defaulted) traces = cli_sonata_available() ? "h5" : "csv";
     int format = -1;
@@ -1178,15 +1290,27 @@ int cli_command_run(int argc, char **argv)
     if (sonata && !cli_sonata_available())
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
-    plan_threads(quiet);
-    if (is_network(model)) {
+    plan_threads(quiet); /* before the model is read: it may run the command again */
+    model_file_t m;
+    if (model_read(model, &m) != 0) {
+        model_free(&m);
+        return 1;
+    }
+    ckpt.text = m.text;
+    ckpt.length = m.length;
+    int rc;
+    if (is_network(&m)) {
         if (!defaulted && format != TRACES_NONE) { /* accepted and ignored would mislead */
             fprintf(stderr, "hinesbatch run: %s: --traces %s: a network run writes its spikes "
                     "(spikes.dat), not voltage traces; expected --traces none or no --traces\n",
                     model, traces);
+            model_free(&m);
             return 2;
         }
-        return run_network(model, out, quiet, tracing, &ckpt, sonata);
+        rc = run_network(&m, out, quiet, tracing, &ckpt, sonata);
+    } else {
+        rc = run_cells(&m, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
     }
-    return run_cells(model, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
+    model_free(&m);
+    return rc;
 }

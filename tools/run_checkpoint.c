@@ -31,16 +31,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 int run_ckpt_prepare(run_ckpt_t *c, double dt_ms, int epoch_steps)
 {
-    FILE *f = fopen(c->model, "rb");
-    if (!f) return cli_fail("run", "%s: cannot read: %s", c->model, strerror(errno));
-    uint64_t h = 0xcbf29ce484222325ULL;
-    unsigned char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv(h, buf, n);
-    const int bad = ferror(f);
-    fclose(f);
-    if (bad) return cli_fail("run", "%s: cannot read", c->model);
-    c->model_hash = h;
+    c->model_hash = fnv(0xcbf29ce484222325ULL, c->text, c->length); /* the text that runs */
     c->every_steps = 0;
     if (c->every_ms > 0.0) {
         /* whole steps, and for a network whole epochs (checkpoints fall between advances) */
@@ -191,6 +182,10 @@ int run_ckpt_open(const run_ckpt_t *c, int network, FILE **f, char *path, size_t
                         "their checkpoint.RANK.bin files", c->restart, c->ranks);
     }
     if (!(*f = fopen(path, "rb"))) return cli_fail("run", "%s: cannot read: %s", path, strerror(errno));
+    if (fstat(fileno(*f), &st) != 0 || !S_ISREG(st.st_mode))
+        return refuse(f, path, S_ISDIR(st.st_mode) ? "a directory; expected a checkpoint file "
+                      "(checkpoint.RANK.bin) or the directory that holds them"
+                      : "not a regular file; expected a checkpoint file (checkpoint.RANK.bin)");
     unsigned char h[24];
     uint32_t version, order;
     uint64_t length, sum;
@@ -259,6 +254,16 @@ int run_ckpt_open(const run_ckpt_t *c, int network, FILE **f, char *path, size_t
                 cells->spikes_bytes = (long)bytes[1];
                 cells->dat_bytes = (long)bytes[2];
                 cells->traces_format = (int)bytes[3];
+                /* the record's values, checked as a file's: what the outputs held then */
+                int bad = samples < 0 || samples > 0x7fffffff || bytes[3] < 0 || bytes[3] > 3;
+                for (int k = 0; k < 3; k++) bad |= bytes[k] < 0;
+                for (int64_t q = 0; q < n; q++)
+                    bad |= cells->spike_count[q] < 0 || cells->spike_count[q] > 0x7fffffff ||
+                           !isfinite(cells->first[q]) ||
+                           cells->first[q] < 0.0;
+                if (bad)
+                    rc = refuse(f, path, "corrupt: its run record holds a negative count or "
+                                "size, a non-finite time or an unknown traces format");
             }
         }
     }

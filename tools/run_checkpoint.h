@@ -12,6 +12,8 @@ typedef struct {
     const char *restart; /* --restart PATH (NULL: none) */
     const char *out;     /* output directory: checkpoints go to OUT/checkpoint.RANK.bin */
     const char *model;   /* the model file */
+    const char *text;    /* its content, read once */
+    size_t length;       /* [bytes] */
     uint64_t model_hash; /* of its content */
     long every_steps;    /* the interval [steps]: whole epochs for a network */
     int rank, ranks;

@@ -278,8 +278,7 @@ class Model:
             self.base_dir = os.path.abspath(base_dir if base_dir is not None else os.curdir)
         elif isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            text = _read_model_file(path)
             self.name = path
             self.base_dir = os.path.abspath(
                 base_dir if base_dir is not None else os.path.dirname(path) or os.curdir)
@@ -308,6 +307,23 @@ class Model:
     def __repr__(self):
         kind = "network" if self.is_network else "cells"
         return f"<hinesbatch.Model {self.name!r} ({kind})>"
+
+
+def _read_model_file(path):
+    """A model file's text through the library's bounded reader (hb_model_file_read): read
+    once, at most HB_MODEL_MAX_BYTES, a directory, a device or a NUL byte refused by name, as
+    hinesbatch run refuses them."""
+    lib = _lib()
+    text, length = ffi.new("char **"), ffi.new("size_t *")
+    _check(lib.hb_model_file_read(os.fsencode(path), text, length))
+    try:
+        data = ffi.unpack(text[0], length[0])
+    finally:
+        lib.hb_model_text_free(text[0])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: byte {err.start} is not UTF-8; expected JSON text") from None
 
 
 def _plain(value):

@@ -133,6 +133,8 @@ const char *hb_sim_probe_name(const hb_sim_t *sim, int probe);
 hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *count);
 hb_status_t hb_sim_probe_trace(const hb_sim_t *sim, int probe, const double **v, int *count);
 hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int *count);
+hb_status_t hb_model_file_read(const char *path, char **text, size_t *length);
+hb_status_t hb_model_text_free(char *text);
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim);
 

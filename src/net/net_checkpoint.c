@@ -141,15 +141,22 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
         if (seen[c] < 0) in->bad = 1;
     }
     if (net->n_sources) memcpy(src, net->sources, (size_t)net->n_sources * sizeof *src);
+    int bad_source = -1;
     for (int s = 0; s < net->n_sources; s++) {
         src[s].emitted = (long)hb_ckpt_get_i64(in);
         src[s].next_ms = hb_ckpt_get_f64(in);
-        if (src[s].emitted < 0 || src[s].emitted > src[s].p.number || isnan(src[s].next_ms))
-            in->bad = 1;
+        if ((src[s].emitted < 0 || src[s].emitted > src[s].p.number || isnan(src[s].next_ms) ||
+             src[s].next_ms < 0.0) && bad_source < 0)
+            bad_source = s;
     }
     const uint64_t pending = hb_ckpt_get_u64(in);
     hb_status_t status = HB_SUCCESS;
-    if (in->bad || pending > (in->size - in->pos) / 40)
+    if (bad_source >= 0 && !in->bad)
+        status = hb_fail(HB_ERR_PARSE, "%s: source gid %u: %ld spikes emitted, the next at %g ms; "
+                         "expected 0..%ld emitted and a next time of at least 0", name,
+                         src[bad_source].gid, src[bad_source].emitted, src[bad_source].next_ms,
+                         src[bad_source].p.number);
+    else if (in->bad || pending > (in->size - in->pos) / 40)
         status = hb_fail(HB_ERR_PARSE, "%s: the network's record is cut short or holds bad "
                          "counts", name);
     if (status == HB_SUCCESS &&
@@ -169,6 +176,9 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
                              "expected a synapse of this rank's cells, due at step %lld or "
                              "later", name, k, (long long)cell, (long long)syn, ev.step,
                              (long long)at);
+        else if (!isfinite(ev.time) || ev.time < 0.0 || !isfinite(ev.weight))
+            status = hb_fail(HB_ERR_PARSE, "%s: event %zu: time %g ms, weight %g uS; expected "
+                             "finite numbers, the time at least 0", name, k, ev.time, ev.weight);
         ev.cell = (int)cell;
         ev.synapse = (int)syn;
         net->pending[k] = ev;
@@ -181,15 +191,40 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
                         sizeof *net->spikes))
         status = hb_fail(HB_ERR_ALLOC, "%s: out of memory for %llu spikes", name,
                          (unsigned long long)spikes);
+    /* every spike so far: finite times in [0, t], gids of the network, in (time, gid) order,
+     * as the run keeps them (spikes.dat is written from them) */
+    const double t_at = (double)at * net->opt.dt_ms, t_hi = t_at + 0.5 * net->opt.dt_ms;
     for (size_t k = 0; k < spikes && status == HB_SUCCESS; k++) {
         const double t = hb_ckpt_get_f64(in);
         const uint64_t gid = hb_ckpt_get_u64(in);
+        const hb_spike_t *before = k ? &net->spikes[k - 1] : NULL;
+        if (!isfinite(t) || t < 0.0 || t > t_hi || gid >= net->recipe.n_cells)
+            status = hb_fail(HB_ERR_PARSE, "%s: spike %zu: gid %llu at %g ms; expected a gid "
+                             "below %u at a finite time in [0, %g] ms (the checkpoint's t)", name,
+                             k, (unsigned long long)gid, t, net->recipe.n_cells, t_at);
+        else if (before && (t < before->time_ms || (t == before->time_ms && gid < before->gid)))
+            status = hb_fail(HB_ERR_PARSE, "%s: spike %zu: gid %llu at %g ms comes after gid %u "
+                             "at %g ms; expected the spikes in (time, gid) order", name, k,
+                             (unsigned long long)gid, t, before->gid, before->time_ms);
         net->spikes[k] = (hb_spike_t){t, (uint32_t)gid, 0};
     }
     const int64_t has_sim = status == HB_SUCCESS ? hb_ckpt_get_i64(in) : 0;
     if (status == HB_SUCCESS && (in->bad || has_sim != (net->sim != NULL)))
         status = hb_fail(HB_ERR_PARSE, "%s: the network's record is cut short", name);
     if (status == HB_SUCCESS && net->sim) status = hb_sim_checkpoint_get(net->sim, in, name);
+    if (status == HB_SUCCESS && net->sim && fabs(hb_sim_time(net->sim) - t_at) > 0.5 * net->opt.dt_ms)
+        status = hb_fail(HB_ERR_PARSE, "%s: the cells are at t = %g ms, the network at %g ms; "
+                         "expected one time", name, hb_sim_time(net->sim), t_at);
+    /* each detector's spikes taken: no more than its probe recorded */
+    for (int c = 0; c < net->n_cable && status == HB_SUCCESS; c++) {
+        int count = 0;
+        const double *times;
+        if (net->detector[c] >= 0) hb_sim_spikes(net->sim, net->detector[c], &times, &count);
+        if (seen[c] > count)
+            status = hb_fail(HB_ERR_PARSE, "%s: cell %u: %d of its spikes taken; its detector "
+                             "recorded %d: expected at most that", name, net->cable_gid[c],
+                             seen[c], count);
+    }
     if (status == HB_SUCCESS && in->pos != in->size)
         status = hb_fail(HB_ERR_PARSE, "%s: %zu bytes after the network's state", name,
                          in->size - in->pos);

@@ -856,6 +856,13 @@ hb_status_t hb_net_load_json_with(const char *path, const hb_sim_overrides_t *ov
 hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_comm_t *comm, hb_net_t **net)
 {
+    return hb_net_parse_json_with(text, length, name, base_dir, NULL, comm, net);
+}
+
+hb_status_t hb_net_parse_json_with(const char *text, size_t length, const char *name,
+                                   const char *base_dir, const hb_sim_overrides_t *overrides,
+                                   hb_comm_t *comm, hb_net_t **net)
+{
     hb_clear_error();
     if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_parse_json: net is NULL");
     *net = NULL;
@@ -864,5 +871,5 @@ hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
     json_error_t err;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     if (!root) return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", name, err.line, err.column, err.text);
-    return from_root(root, name, base_dir, NULL, comm, net);
+    return from_root(root, name, base_dir, overrides, comm, net);
 }

@@ -1,7 +1,11 @@
 /* The JSON loaders' shared helpers (sim/json_util.h). */
+#define _POSIX_C_SOURCE 200809L /* fstat, fileno */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -237,18 +241,112 @@ hb_status_t hb_json_array(const hb_json_loader_t *ld, const char *path, const js
     return HB_SUCCESS;
 }
 
-hb_status_t hb_json_load_file(const char *path, char *dir, size_t dir_size, json_t **root)
+/* The folder of `path` (relative paths in the file start there). */
+static void folder_of(const char *path, char *dir, size_t dir_size)
 {
-    *root = NULL;
     snprintf(dir, dir_size, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     else snprintf(dir, dir_size, ".");
+}
+
+static const char *file_kind(mode_t mode)
+{
+    return S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+         : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+hb_status_t hb_model_file_read(const char *path, char **text, size_t *length)
+{
+    hb_clear_error();
+    if (!text || !length || !path)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_file_read: NULL argument");
+    *text = NULL;
+    *length = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return hb_fail(HB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    json_error_t err;
-    *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        fclose(f);
+        return hb_fail(HB_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    }
+    /* A pipe (a FIFO, `<(...)`, stdin) is read as it comes, once; a device is refused before
+     * a byte is read: /dev/zero or /dev/urandom would never end. */
+    if (S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return hb_fail(HB_ERR_IO, "%s: is a directory; expected a model file (JSON)", path);
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        fclose(f);
+        return hb_fail(HB_ERR_IO, "%s: %s; expected a model file (JSON text: a regular file or "
+                       "a pipe)", path, file_kind(st.st_mode));
+    }
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > HB_MODEL_MAX_BYTES) {
+        fclose(f);
+        return hb_fail(HB_ERR_IO, "%s: %jd bytes, too large; expected a model file of at most "
+                       "%zu bytes (HB_MODEL_MAX_BYTES)", path, (intmax_t)st.st_size,
+                       (size_t)HB_MODEL_MAX_BYTES);
+    }
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    hb_status_t status = buf ? HB_SUCCESS : hb_fail(HB_ERR_ALLOC, "%s: out of memory", path);
+    while (status == HB_SUCCESS) {
+        if (n == cap) { /* a pipe, or a file that grew: double, up to the limit and one byte */
+            const size_t more = cap > HB_MODEL_MAX_BYTES / 2 ? HB_MODEL_MAX_BYTES + 1 : 2 * cap;
+            char *grown = realloc(buf, more + 1);
+            if (!grown) {
+                status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", path);
+                break;
+            }
+            buf = grown;
+            cap = more;
+        }
+        const size_t want = cap - n, got = fread(buf + n, 1, want, f);
+        const char *nul = memchr(buf + n, '\0', got);
+        if (nul) {
+            status = hb_fail(HB_ERR_PARSE, "%s: a NUL byte at offset %zu: binary, not JSON text; "
+                             "expected a model file", path, (size_t)(nul - buf));
+            break;
+        }
+        n += got;
+        if (n > HB_MODEL_MAX_BYTES) {
+            status = hb_fail(HB_ERR_IO, "%s: more than %zu bytes, too large; expected a model "
+                             "file of at most that (HB_MODEL_MAX_BYTES)", path,
+                             (size_t)HB_MODEL_MAX_BYTES);
+            break;
+        }
+        if (got < want) break; /* the end, or an error (below) */
+    }
+    if (status == HB_SUCCESS && ferror(f))
+        status = hb_fail(HB_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
     fclose(f);
+    if (status != HB_SUCCESS) {
+        free(buf);
+        return status;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *length = n;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_model_text_free(char *text)
+{
+    free(text);
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_json_load_file(const char *path, char *dir, size_t dir_size, json_t **root)
+{
+    *root = NULL;
+    folder_of(path, dir, dir_size);
+    char *text = NULL;
+    size_t length = 0;
+    hb_status_t status = hb_model_file_read(path, &text, &length);
+    if (status != HB_SUCCESS) return status;
+    json_error_t err;
+    *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
+    free(text);
     if (!*root) return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", path, err.line, err.column, err.text);
     return HB_SUCCESS;
 }

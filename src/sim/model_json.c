@@ -723,11 +723,18 @@ static hb_status_t finish(hb_json_loader_t *ld, json_t *root, const json_error_t
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_sim_t **sim)
 {
+    return hb_sim_parse_json_with(text, length, name, base_dir, NULL, sim);
+}
+
+hb_status_t hb_sim_parse_json_with(const char *text, size_t length, const char *name,
+                                   const char *base_dir, const hb_sim_overrides_t *overrides,
+                                   hb_sim_t **sim)
+{
     hb_clear_error();
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: sim is NULL");
     *sim = NULL;
     if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: text is NULL");
-    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}, NULL};
+    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}, overrides};
     json_error_t err;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     return finish(&ld, root, &err, sim);

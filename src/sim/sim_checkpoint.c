@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,6 +357,22 @@ static int64_t get_series(hb_ckpt_in_t *in, int64_t most, const unsigned char **
     return n;
 }
 
+/* Values read from a record are checked as a file's would be: the checksum only says the bytes
+ * are the ones written, not that whoever wrote them wrote sense. The first of n doubles at p
+ * that is not finite, or (ordered) smaller than the one before it, or outside [lo, hi]: its
+ * index, or -1 when all are good. */
+static int64_t bad_value(const unsigned char *p, int64_t n, int ordered, double lo, double hi)
+{
+    double before = -HUGE_VAL;
+    for (int64_t k = 0; k < n; k++) {
+        double x;
+        memcpy(&x, p + (size_t)k * sizeof x, sizeof x);
+        if (!isfinite(x) || x < lo || x > hi || (ordered && x < before)) return k;
+        before = x;
+    }
+    return -1;
+}
+
 static hb_status_t set_series(series_t *s, int64_t n, const unsigned char *values,
                               const char *name)
 {
@@ -414,9 +431,17 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
         double *dst[3] = {gr->v, gr->hh_state, gr->syn_state};
         const size_t n[3] = {v_size(gr), hh_size(gr), gr->n_syn_state};
         for (int a = 0; a < 3; a++) {
+            static const char *const what[3] = {"voltage", "hh gate", "synapse state"};
             if (apply) hb_ckpt_get(in, dst[a], n[a] * sizeof(double));
             else if (n[a] > (in->size - in->pos) / sizeof(double)) in->bad = 1;
-            else in->pos += n[a] * sizeof(double);
+            else {
+                const int64_t k = bad_value(in->data + in->pos, (int64_t)n[a], 0, -HUGE_VAL, HUGE_VAL);
+                if (k >= 0)
+                    return hb_fail(HB_ERR_PARSE, "%s: group %d's %s %lld is not a finite number; "
+                                   "expected a state the run could have reached", name, g,
+                                   what[a], (long long)k);
+                in->pos += n[a] * sizeof(double);
+            }
         }
     }
     if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
@@ -425,19 +450,45 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
     const unsigned char *v_prev = in->data + in->pos;
     in->pos += (size_t)sim->n_probes * sizeof(double);
     if (in->pos > in->size) in->bad = 1;
+    if (!in->bad) {
+        for (int p = 0; p < sim->n_probes; p++)
+            if (above[p] > 1)
+                return hb_fail(HB_ERR_PARSE, "%s: probe %d's threshold state is %d; expected 0 "
+                               "or 1", name, p, above[p]);
+        const int64_t k = bad_value(v_prev, sim->n_probes, 0, -HUGE_VAL, HUGE_VAL);
+        if (k >= 0)
+            return hb_fail(HB_ERR_PARSE, "%s: probe %lld's last voltage is not a finite number",
+                           name, (long long)k);
+    }
+    /* what was recorded lies in [0, t] of the checkpoint's step, in time order */
+    const double t = (double)step * sim->opt.dt_ms, t_hi = t + 0.5 * sim->opt.dt_ms;
     const unsigned char *values = NULL;
     const int64_t samples = in->bad ? -1 : get_series(in, INT_MAX, &values);
     hb_status_t status = HB_SUCCESS;
     if (samples < 0) return hb_fail(HB_ERR_PARSE, "%s: the recorded samples are cut short", name);
+    if (samples > step / (sim->sample_every > 0 ? sim->sample_every : 1) + 2) /* and t_stop */
+        return hb_fail(HB_ERR_PARSE, "%s: %lld samples recorded by step %lld; expected at most "
+                       "one every %ld steps", name, (long long)samples, (long long)step,
+                       sim->sample_every);
+    int64_t k = bad_value(values, samples, 1, 0.0, t_hi);
+    if (k >= 0)
+        return hb_fail(HB_ERR_PARSE, "%s: sample time %lld is not finite, out of order or outside "
+                       "[0, %g] ms (the checkpoint's t)", name, (long long)k, t);
     if (apply) status = set_series(&sim->times, samples, values, name);
     for (int p = 0; p < sim->n_probes && status == HB_SUCCESS; p++) {
         const int64_t n = get_series(in, samples, &values);
         if (n != samples)
             return hb_fail(HB_ERR_PARSE, "%s: probe %d's samples: %lld; expected %lld", name, p,
                            (long long)n, (long long)samples);
+        if ((k = bad_value(values, n, 0, -HUGE_VAL, HUGE_VAL)) >= 0)
+            return hb_fail(HB_ERR_PARSE, "%s: probe %d's sample %lld is not a finite number", name,
+                           p, (long long)k);
         if (apply) status = set_series(&sim->traces[p], n, values, name);
         const int64_t spikes = get_series(in, INT_MAX, &values);
         if (spikes < 0) return hb_fail(HB_ERR_PARSE, "%s: probe %d's spikes are cut short", name, p);
+        if ((k = bad_value(values, spikes, 1, 0.0, t_hi)) >= 0)
+            return hb_fail(HB_ERR_PARSE, "%s: probe %d's spike %lld is not finite, out of order or "
+                           "outside [0, %g] ms (the checkpoint's t)", name, p, (long long)k, t);
         if (apply && status == HB_SUCCESS) status = set_series(&sim->spikes[p], spikes, values, name);
     }
     if (status != HB_SUCCESS || !apply) return status;

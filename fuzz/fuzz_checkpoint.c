@@ -1,0 +1,181 @@
+/*
+ * libFuzzer target: bytes as a checkpoint file -> hb_net_load into a small network, or
+ * hb_sim_load into a small simulation (docs/checkpoint.md), then a few more steps.
+ *
+ * The first byte chooses: bit 0, the network (1) or the simulation (0); bit 1, whether the
+ * harness recomputes the record's FNV-1a checksum first (as a forger would), so that mutations
+ * reach the checks of the values themselves rather than stop at the checksum. The rest is the
+ * file. A load that succeeds must leave a state the run can go on from: spikes finite, of the
+ * network's gids, in (time, gid) order and no later than t; a load that fails must say why and
+ * leave the network or simulation usable after hb_net_init / hb_sim_init.
+ *
+ * HB_FUZZ_WRITE_SEEDS=DIR (environment) writes checkpoints of both, with each first byte, to
+ * DIR at start-up: fuzz/run.sh seeds the corpus with them, so the seeds follow the format.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hinesbatch.h"
+
+static const char model_cells[] =
+    "{\"t_stop\": 20, \"dt\": 0.025, \"sample_dt\": 0.5, \"cells\": [{\"name\": \"b\", \"count\": 2,"
+    " \"sections\": [{\"name\": \"soma\", \"parent\": null, \"length\": 10, \"diam\": 10, \"type\": \"soma\"},"
+    " {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 100, \"diam\": 1, \"type\": \"dend\"}],"
+    " \"regions\": [{\"region\": \"dend\", \"nseg\": 3}],"
+    " \"mechanisms\": [{\"name\": \"hh\", \"region\": \"soma\"}, {\"name\": \"pas\", \"region\": \"dend\"}],"
+    " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 1, \"dur\": 15, \"amp\": 0.3}],"
+    " \"synapses\": [{\"type\": \"expsyn\", \"at\": \"soma\", \"tau\": 2, \"e\": 0}],"
+    " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -20},"
+    " {\"name\": \"dend\", \"at\": {\"section\": \"dend\", \"x\": 0.5}}]}]";
+
+static const char network_tail[] =
+    ", \"network\": {\"sources\": [{\"name\": \"kick\", \"count\": 2, \"start\": 0.5, \"interval\": 2,"
+    " \"number\": 6, \"noise\": 0.5, \"seed\": 7}],"
+    " \"connections\": [{\"source\": 2, \"target\": 0, \"weight\": 0.5, \"delay\": 0.5},"
+    " {\"source\": 3, \"target\": 1, \"weight\": 0.5, \"delay\": 1}],"
+    " \"ring\": [{\"first\": 0, \"count\": 2, \"weight\": 0.2, \"delay\": 2}]}}";
+
+static hb_comm_t *comm;
+static hb_net_t *net;
+static hb_sim_t *sim;
+
+static void must(hb_status_t status)
+{
+    if (status != HB_SUCCESS) {
+        fprintf(stderr, "fuzz_checkpoint: %s\n", hb_last_error());
+        abort();
+    }
+}
+
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The record's checksum recomputed in place (header 32 bytes, payload, checksum 8 bytes). */
+static void reseal(unsigned char *file, size_t size)
+{
+    uint64_t length;
+    if (size < 40) return;
+    memcpy(&length, file + 24, 8);
+    if (length > size - 40) return;
+    const uint64_t sum = fnv(0xcbf29ce484222325ULL, file, 32 + (size_t)length);
+    memcpy(file + 32 + length, &sum, 8);
+}
+
+static void write_seeds(const char *dir)
+{
+    for (int which = 0; which < 2; which++) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        if (!f) abort();
+        if (which) {
+            must(hb_net_init(net));
+            must(hb_net_advance(net, 8.0));
+            must(hb_net_save(net, f, "seed"));
+        } else {
+            must(hb_sim_init(sim));
+            must(hb_sim_advance(sim, 320));
+            must(hb_sim_save(sim, f, "seed"));
+        }
+        fclose(f);
+        for (int sealed = 0; sealed < 2; sealed++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s%s.bin", dir, which ? "net" : "sim",
+                     sealed ? "_resealed" : "");
+            FILE *out = fopen(path, "wb");
+            if (!out) abort();
+            const unsigned char first = (unsigned char)(which | (sealed << 1));
+            fwrite(&first, 1, 1, out);
+            fwrite(buf, 1, size, out);
+            fclose(out);
+        }
+        free(buf);
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    char text[sizeof model_cells + sizeof network_tail + 2];
+    snprintf(text, sizeof text, "%s}", model_cells);
+    must(hb_sim_parse_json(text, strlen(text), "cells.json", ".", &sim));
+    snprintf(text, sizeof text, "%s%s", model_cells, network_tail);
+    must(hb_comm_create(HB_COMM_SERIAL, &comm));
+    must(hb_net_parse_json(text, strlen(text), "net.json", ".", comm, &net));
+    const char *dir = getenv("HB_FUZZ_WRITE_SEEDS");
+    if (dir) write_seeds(dir);
+    return 0;
+}
+
+/* After a successful load: the state is one the run can go on from. */
+static void check_net(void)
+{
+    const hb_spike_t *spikes = NULL;
+    size_t count = 0;
+    hb_net_stats_t stats;
+    if (hb_net_spikes(net, &spikes, &count) != HB_SUCCESS || hb_net_stats(net, &stats) != HB_SUCCESS)
+        __builtin_trap();
+    const double t = hb_net_time(net);
+    for (size_t i = 0; i < count; i++) {
+        if (!isfinite(spikes[i].time_ms) || spikes[i].time_ms < 0.0 ||
+            spikes[i].time_ms > t + hb_net_dt(net) || spikes[i].gid >= 4)
+            __builtin_trap();
+        if (i && (spikes[i].time_ms < spikes[i - 1].time_ms ||
+                  (spikes[i].time_ms == spikes[i - 1].time_ms && spikes[i].gid < spikes[i - 1].gid)))
+            __builtin_trap();
+    }
+    /* a little further: the restored events, sources and cells step on */
+    if (hb_net_advance(net, t + 2.0) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
+}
+
+static void check_sim(void)
+{
+    for (int p = 0; p < hb_sim_probe_count(sim); p++) {
+        const double *times;
+        int count;
+        if (hb_sim_spikes(sim, p, &times, &count) != HB_SUCCESS) __builtin_trap();
+        for (int i = 0; i < count; i++)
+            if (!isfinite(times[i]) || times[i] < 0.0 || times[i] > hb_sim_time(sim) + 0.025 ||
+                (i && times[i] < times[i - 1]))
+                __builtin_trap();
+    }
+    if (hb_sim_advance(sim, 8) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1) return 0;
+    const int which = data[0] & 1, sealed = data[0] & 2;
+    unsigned char *file = malloc(size); /* the file's bytes, resealed in a copy */
+    if (!file) return 0;
+    memcpy(file, data + 1, size - 1);
+    if (sealed) reseal(file, size - 1);
+    FILE *f = fmemopen(file, size - 1 ? size - 1 : 1, "rb");
+    if (!f) abort();
+    if (size == 1) fgetc(f); /* an empty file: fmemopen needs a byte of room */
+    const hb_status_t status = which ? hb_net_load(net, f, "fuzz.ckpt") : hb_sim_load(sim, f, "fuzz.ckpt");
+    fclose(f);
+    free(file);
+    if (status != HB_SUCCESS) {
+        if (hb_last_error()[0] == '\0') __builtin_trap(); /* every refusal says why */
+        /* and leaves something usable */
+        if (which) must(hb_net_init(net));
+        else must(hb_sim_init(sim));
+        return 0;
+    }
+    if (which) check_net();
+    else check_sim();
+    return 0;
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Forges a field of a hinesbatch run checkpoint (docs/checkpoint.md) and recomputes every
+FNV-1a checksum, as an attacker would: what the reader must then refuse is the value, not the
+checksum. Usage: ckpt_forge.py IN OUT CASE (cases: see FORGERIES); exit 2 when the checkpoint
+lacks what CASE changes (e.g. no spikes yet)."""
+import math
+import struct
+import sys
+
+H0, PRIME, MASK = 0xcbf29ce484222325, 0x100000001b3, (1 << 64) - 1
+
+
+def fnv(data, h=H0):
+    for c in data:
+        h = ((h ^ c) * PRIME) & MASK
+    return h
+
+
+def split(blob):
+    """The run's record and the library's record: (header, payload) each, in file order."""
+    n = struct.unpack_from("<Q", blob, 16)[0]
+    run = (blob[:24], bytearray(blob[24:24 + n]))
+    at = 24 + n + 8
+    m = struct.unpack_from("<Q", blob, at + 24)[0]
+    lib = (blob[at:at + 32], bytearray(blob[at + 32:at + 32 + m]))
+    return run, lib
+
+
+def join(run, lib):
+    out = bytearray()
+    for head, payload in (run, lib):
+        out += head + payload + struct.pack("<Q", fnv(payload, fnv(head)))
+    return bytes(out)
+
+
+def net_layout(p):
+    """Offsets in a network payload: spikes' start and count, events' start and count, the
+    sources' start and count, the simulation's start (or None)."""
+    cable, sources = struct.unpack_from("<qq", p, 24)
+    at = 48 + 8 * cable
+    src_at = at
+    at += 16 * sources
+    pending = struct.unpack_from("<Q", p, at)[0]
+    ev_at = at + 8
+    at = ev_at + 40 * pending
+    spikes = struct.unpack_from("<Q", p, at)[0]
+    sp_at = at + 8
+    at = sp_at + 16 * spikes
+    has_sim = struct.unpack_from("<q", p, at)[0]
+    return {"cable": cable, "seen": 48, "src": src_at, "sources": sources, "ev": ev_at,
+            "events": pending, "sp": sp_at, "spikes": spikes, "sim": at + 8 if has_sim else None}
+
+
+def sim_layout(p, at):
+    """Offsets in a simulation payload from `at`: group 0's first voltage and the step."""
+    groups = struct.unpack_from("<q", p, at + 16)[0]
+    step_at = at + 32 + 48 * groups
+    return {"step": step_at, "v": step_at + 8}
+
+
+def forge(blob, case):
+    run, lib = split(blob)
+    p = lib[1]
+    net = lib[0][20:24] == struct.pack("<I", 2)
+    if not net and case not in ("voltage-nan", "cells-count-negative"):
+        sys.exit(2)  # a cell run's checkpoint has no network
+    if net:
+        L = net_layout(p)
+        sim_at = L["sim"]
+    else:
+        sim_at = 0
+    def spike(k, t=None, gid=None):
+        if L["spikes"] <= k:
+            sys.exit(2)
+        off = L["sp"] + 16 * k
+        if t is not None:
+            struct.pack_into("<d", p, off, t)
+        if gid is not None:
+            struct.pack_into("<Q", p, off + 8, gid)
+    if case == "spike-nan":
+        spike(0, t=math.nan)
+    elif case == "spike-inf":
+        spike(0, t=math.inf)
+    elif case == "spike-negative":
+        spike(0, t=-1.0)
+    elif case == "spike-future":
+        spike(L["spikes"] - 1, t=1e9)
+    elif case == "spike-gid-max":
+        spike(0, gid=4294967295)
+    elif case == "spike-gid-2e40":
+        spike(0, gid=1 << 40)
+    elif case == "spike-order":
+        if L["spikes"] < 2:
+            sys.exit(2)
+        a, b = bytes(p[L["sp"]:L["sp"] + 16]), bytes(p[L["sp"] + 16:L["sp"] + 32])
+        if a[:8] == b[:8]:  # same time: make the first later than the second
+            struct.pack_into("<d", p, L["sp"], struct.unpack("<d", b[:8])[0] + 0.5)
+        else:
+            p[L["sp"]:L["sp"] + 16], p[L["sp"] + 16:L["sp"] + 32] = b, a
+    elif case == "event-nan":
+        if L["events"] < 1:
+            sys.exit(2)
+        struct.pack_into("<d", p, L["ev"] + 32, math.nan)
+    elif case == "source-next-negative":
+        if L["sources"] < 1:
+            sys.exit(2)
+        struct.pack_into("<d", p, L["src"] + 8, -5.0)
+    elif case == "seen-too-many":
+        if L["cable"] < 1:
+            sys.exit(2)
+        struct.pack_into("<q", p, L["seen"], 1 << 30)
+    elif case == "voltage-nan":
+        if sim_at is None:
+            sys.exit(2)
+        struct.pack_into("<d", p, sim_layout(p, sim_at)["v"], math.nan)
+    elif case == "cells-count-negative":
+        if net:
+            sys.exit(2)
+        struct.pack_into("<q", run[1], 24 + 16, -3)  # probe 0's spike count
+    else:
+        sys.exit(f"unknown case {case}")
+    return join(run, lib)
+
+
+FORGERIES = ["spike-nan", "spike-inf", "spike-negative", "spike-future", "spike-gid-max",
+             "spike-gid-2e40", "spike-order", "event-nan", "source-next-negative",
+             "seen-too-many", "voltage-nan", "cells-count-negative"]
+
+if __name__ == "__main__":
+    src, dst, case = sys.argv[1:4]
+    with open(src, "rb") as f:
+        blob = f.read()
+    out = forge(blob, case)
+    with open(dst, "wb") as f:
+        f.write(out)
