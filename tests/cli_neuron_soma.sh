@@ -81,5 +81,20 @@ expect_status 1 "bad section_rule" -- "$bin" run "$tmp/bad.json" -o "$tmp/bad"
 expect_grep "$tmp/err" 'cells\[0\].section_rule: expected one of "hinesbatch", "import3d", found "neuron"' \
     "section_rule message"
 
+# A soma of two branches (the root sample with a chain of soma samples each way): the model
+# file's own keys (hh on region "soma", the clamp and probe at "soma", d-lambda) give NEURON's
+# traces and spikes with hh in every soma section (tests/reference/neuron-soma/twobranch_trace.txt,
+# tests/neuron/twobranch_reference.py); hh in the root section alone moves the soma 34 mV.
+tb=$(cd "$(dirname "$0")/reference/neuron-soma" && pwd)
+expect_status 0 "run, a soma of two branches" -- "$bin" run "$tb/twobranch.json" -o "$tmp/tb" --traces wide
+read -r n diff <<< "$(awk -F'[ ,]' 'NR == FNR { if ($1 !~ /^#/) for (k = 2; k <= 4; k++) v[sprintf("%.3f", $1), k] = $k; next }
+    FNR > 1 { for (k = 2; k <= 4; k++) { d = $k - v[sprintf("%.3f", $1), k]; if (d < 0) d = -d; if (d > m) m = d }; n++ }
+    END { printf "%d %.3g\n", n, m }' "$tb/twobranch_trace.txt" "$tmp/tb/probes.csv")"
+[ "$n" -eq 161 ] && awk -v d="$diff" 'BEGIN { exit !(d < 1e-3) }' && ok ||
+    bad "a soma of two branches: $n samples, max |v - NEURON| $diff mV (expected 161, < 1e-3)"
+want=$(sed -n 's/^# spikes[^:]*: //p' "$tb/twobranch_trace.txt")
+got=$(awk '!/^#/ { printf "%s%.6f", (NR > 2 ? " " : ""), $2 }' "$tmp/tb/spikes.dat")
+[ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "a soma of two branches: spikes '$got', NEURON '$want'"
+
 echo "cli_neuron_soma: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
