@@ -94,6 +94,8 @@ expect_status 1 "network --backend cuda" -- "$bin" run "$ring" -o "$tmp/r3" --ba
 # ---- did you mean: misspelt commands and options ----
 expect_status 2 "rnu" -- "$bin" rnu "$model"
 expect_grep "$tmp/err" "unknown command 'rnu'; did you mean 'run'?" "rnu message"
+expect_status 2 "bench hnies" -- "$bin" bench hnies
+expect_grep "$tmp/err" "unknown benchmark 'hnies'; did you mean 'hines'?" "hnies message"
 expect_status 2 "--tstop" -- "$bin" run "$model" -o "$tmp/x" --tstop 5
 expect_grep "$tmp/err" "unknown option '--tstop'; did you mean '--t-stop'?" "--tstop message"
 expect_status 2 "--tarces=h5" -- "$bin" run "$model" -o "$tmp/x" --tarces=h5
