@@ -908,6 +908,7 @@ typedef struct {
     size_t local_connections;
     size_t spikes;     /* of the whole network */
     long max_rss_kb;   /* the process's peak resident memory [KiB] (0 where unknown) */
+    size_t device_bytes; /* device memory this rank's engine took [bytes] (0: a CPU engine) */
 } hb_net_stats_t;
 
 hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);
@@ -965,6 +966,10 @@ int hb_net_set_overlap(hb_net_t *net, int overlap);
 int hb_net_local_cells(const hb_net_t *net);
 double hb_net_min_delay(const hb_net_t *net);
 int hb_net_epoch_steps(const hb_net_t *net);
+/* The backend the cells step on (`backend`: never HB_BACKEND_BEST) and, where the options
+ * asked for HB_BACKEND_BEST, what was chosen and why (`reason`, owned by the network; "" when
+ * the backend was named). Either pointer may be NULL. */
+hb_status_t hb_net_backend(const hb_net_t *net, hb_backend_t *backend, const char **reason);
 
 #ifdef __cplusplus
 }
