@@ -39,7 +39,7 @@
 # real: REAL_CELLS ("8 64 1024 8192 65536"), REAL_TSTOP (20 ms), REAL_ONE_CORE ("8 64 1024
 # 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
 # ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
-# ../shared/data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
+# data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
 # GPU_BACKEND.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -452,7 +452,7 @@ gpu_scaling() {
 # of `hinesbatch bench hines`, or REAL_COPY_BPS); one line a size at the end (summary.txt).
 real() {
   local sizes=${REAL_CELLS:-8 64 1024 8192 65536} t=${REAL_TSTOP:-20} backend=${GPU_BACKEND:-cuda}
-  local data=${REAL_DATA:-$here/../../../shared/data/morphologies} n f name bps
+  local data=${REAL_DATA:-$here/../../data/morphologies} n f name bps
   nrn_mpi_lib
   log "real: $data, $t ms, backend $backend, $CORES cores, $(date -u +%FT%TZ)," \
     "$(nvidia-smi -L 2>/dev/null | head -1), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
