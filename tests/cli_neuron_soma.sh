@@ -81,5 +81,32 @@ expect_status 1 "bad section_rule" -- "$bin" run "$tmp/bad.json" -o "$tmp/bad"
 expect_grep "$tmp/err" 'cells\[0\].section_rule: expected one of "hinesbatch", "import3d", found "neuron"' \
     "section_rule message"
 
+# A soma of two branches (the root sample with a chain of soma samples each way): the model
+# file's own keys (hh on region "soma", the clamp and probe at "soma", d-lambda) give NEURON's
+# traces and spikes with hh in every soma section (tests/reference/neuron-soma/twobranch_trace.txt,
+# tests/neuron/twobranch_reference.py); hh in the root section alone moves the soma 34 mV. On
+# every backend this build has a device for (cuda on a GPU machine), one cell, 3 copies and 200.
+tb=$(cd "$(dirname "$0")/reference/neuron-soma" && pwd)
+want=$(sed -n 's/^# spikes[^:]*: //p' "$tb/twobranch_trace.txt")
+expect_status 0 "version" -- "$bin" --version
+backends=$(sed -n 's/.*(backends: \([^;]*\);.*/\1/p' "$tmp/out" | tr -d ',')
+for be in $backends; do
+    for count in 1 3 200; do
+        sed -e "s|\"twobranch.swc\"|\"$tb/twobranch.swc\", \"count\": $count|" "$tb/twobranch.json" > "$tmp/tb.json"
+        what="a soma of two branches, $be, $count cell(s)"
+        expect_status 0 "$what" -- "$bin" run "$tmp/tb.json" -o "$tmp/tb" --traces wide --backend "$be"
+        # every column against NEURON's probe of the same name (soma, root, end)
+        read -r n diff <<< "$(awk -F'[ ,]' 'NR == FNR { if ($1 !~ /^#/) for (k = 2; k <= 4; k++) v[sprintf("%.3f", $1), k] = $k; next }
+            FNR > 1 { for (k = 2; k <= NF; k++) { d = $k - v[sprintf("%.3f", $1), (k - 2) % 3 + 2]; if (d < 0) d = -d; if (d > m) m = d }; n++ }
+            END { printf "%d %.3g\n", n, m }' "$tb/twobranch_trace.txt" "$tmp/tb/probes.csv")"
+        [ "$n" -eq 161 ] && awk -v d="$diff" 'BEGIN { exit !(d < 1e-3) }' && ok ||
+            bad "$what: $n samples, max |v - NEURON| $diff mV (expected 161, < 1e-3)"
+        for gid in 0 $((count - 1)); do
+            got=$(awk -v g=$gid '!/^#/ && $1 == g { printf "%s%.6f", (n++ ? " " : ""), $2 }' "$tmp/tb/spikes.dat")
+            [ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "$what: gid $gid spikes '$got', NEURON '$want'"
+        done
+    done
+done
+
 echo "cli_neuron_soma: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

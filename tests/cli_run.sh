@@ -31,11 +31,13 @@ rows=$(wc -l < "$tmp/bs/nested/traces.csv")
 awk -F, 'NR > 1 { v = $4; sub(/^-/, "", v); sub(/\./, "", v); sub(/^0+/, "", v); if (length(v) > 6) bad = 1 }
     END { exit bad }' "$tmp/bs/nested/traces.csv" && ok || bad "traces.csv: v with more than 6 digits"
 [ ! -e "$tmp/bs/nested/probes.csv" ] && ok || bad "probes.csv written without --traces wide"
-# spikes.dat: 'gid time', the cell's spikes at its first probe with spike_threshold (soma)
-[ "$(awk '{print $2}' "$tmp/bs/nested/spikes.dat" | tr '\n' ' ')" = \
+# spikes.dat: '# gid t_ms', then 'gid time' lines: the cell's spikes at its first probe with
+# spike_threshold (soma)
+[ "$(head -1 "$tmp/bs/nested/spikes.dat")" = "# gid t_ms" ] && ok || bad "spikes.dat: no '# gid t_ms' first line"
+[ "$(awk 'NR > 1 {print $2}' "$tmp/bs/nested/spikes.dat" | tr '\n' ' ')" = \
   "$(grep '^soma,' "$tmp/bs/nested/spikes.csv" | cut -d, -f2 | tr '\n' ' ')" ] && ok ||
     bad "spikes.dat times differ from the soma probe's"
-[ "$(awk '$1 != 0' "$tmp/bs/nested/spikes.dat" | wc -l)" -eq 0 ] && [ "$(wc -l < "$tmp/bs/nested/spikes.dat")" -eq 6 ] &&
+[ "$(awk 'NR > 1 && $1 != 0' "$tmp/bs/nested/spikes.dat" | wc -l)" -eq 0 ] && [ "$(wc -l < "$tmp/bs/nested/spikes.dat")" -eq 7 ] &&
     ok || bad "spikes.dat: expected 6 lines of gid 0"
 # The wide format behind --traces wide: probes.csv as before, 17 digits.
 expect_status 0 "ball and stick, wide traces" -- "$bin" run "$examples/ball_and_stick.json" -o "$tmp/bsw" --traces wide --quiet
@@ -89,10 +91,13 @@ awk -v a="$last" -v b="$ref" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 0
 # A population of SWC cells (morphology path relative to the model file).
 expect_status 0 "population" -- "$bin" run "$examples/hsn_population.json" -o "$tmp/pop" --traces csv
 expect_grep "$tmp/out" "16 cells, 32 probes" "population summary"
+# more than 10 probes spiked: one line of totals, not a line per probe
+expect_grep "$tmp/out" "^  [0-9]* spikes at [0-9]* of 32 probes, the first at [0-9.]* ms (c[0-9]*\.[a-z0-9]*); per probe in .*/spikes.csv" "many probes: totals"
+[ "$(wc -l < "$tmp/out")" -eq 3 ] && ok || bad "population: $(wc -l < "$tmp/out") lines on stdout, expected 3: $(head -5 "$tmp/out")"
 expect_grep "$tmp/pop/traces.csv" "^15,s100,30,-" "probes of copies by gid and name"
 # spikes.dat: by time, then gid; every cell's soma spikes (16 cells x 3)
-sort -s -k2,2g -k1,1n "$tmp/pop/spikes.dat" | cmp -s - "$tmp/pop/spikes.dat" && ok || bad "spikes.dat not ordered by time, then gid"
-[ "$(wc -l < "$tmp/pop/spikes.dat")" -eq 48 ] && [ "$(cut -d' ' -f1 "$tmp/pop/spikes.dat" | sort -un | wc -l)" -eq 16 ] &&
+sed 1d "$tmp/pop/spikes.dat" | sort -s -k2,2g -k1,1n | cmp -s - <(sed 1d "$tmp/pop/spikes.dat") && ok || bad "spikes.dat not ordered by time, then gid"
+[ "$(wc -l < "$tmp/pop/spikes.dat")" -eq 49 ] && [ "$(sed 1d "$tmp/pop/spikes.dat" | cut -d' ' -f1 | sort -un | wc -l)" -eq 16 ] &&
     ok || bad "spikes.dat: expected 48 spikes of 16 gids"
 # A 64-cell, 200 ms run sampled every step, one probe a cell: traces.csv well under 20 MB
 # (12 MB; the default traces.h5 of two probes a cell: tests/cli_traces.sh).

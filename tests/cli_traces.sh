@@ -106,7 +106,7 @@ fi
 # hinesbatch plot: python3 -m hinesbatch.plot on a run's directory (its default traces file)
 if "$python" -c 'import numpy, cffi, matplotlib' 2> "$tmp/pyerr"; then
     pybin=$(dirname "$python")
-    expect_status 0 "plot traces of a directory" -- env PATH="$pybin:$PATH" "$bin" plot traces "$tmp/def" --probe 0.soma --probe 63.dend -o "$tmp/t.png"
+    expect_status 0 "plot traces of a directory" -- env PATH="$pybin:$PATH" "$bin" plot traces "$tmp/def" --probe c0.soma --probe c63.dend -o "$tmp/t.png"
     expect_grep "$tmp/out" "^wrote $tmp/t.png$" "plot: wrote"
     [ "$(head -c 4 "$tmp/t.png" | od -An -c | tr -d ' ')" = '211PNG' ] && ok || bad "plot: no PNG"
     expect_status 2 "plot, a bad kind" -- env PATH="$pybin:$PATH" "$bin" plot bars x
@@ -120,8 +120,16 @@ if "$python" -c 'import numpy, cffi, matplotlib' 2> "$tmp/pyerr"; then
 else
     bad "hinesbatch plot needs $python with numpy, cffi and matplotlib (make deps installs them): $(cat "$tmp/pyerr")"
 fi
-expect_status 1 "plot, no python3" -- env PATH="$tmp/none" "$bin" plot traces "$tmp/def"
+expect_status 1 "plot, no python3" -- env -u HINESBATCH_PYTHON PATH="$tmp/none" "$bin" plot traces "$tmp/def"
 expect_grep "$tmp/err" "hinesbatch plot: cannot run python3: No such file or directory" "plot: no python3 message"
+# HINESBATCH_PYTHON picks the interpreter, not the first python3 on PATH
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/picked"\n' "$tmp" > "$tmp/mypython"
+chmod +x "$tmp/mypython"
+expect_status 0 "plot, HINESBATCH_PYTHON" -- env HINESBATCH_PYTHON="$tmp/mypython" PATH="$tmp/none" "$bin" plot raster "$tmp/def"
+[ "$(head -1 "$tmp/picked" 2>/dev/null)" = "-c" ] && [ "$(tail -2 "$tmp/picked" | tr '\n' ' ')" = "raster $tmp/def " ] &&
+    ok || bad "HINESBATCH_PYTHON was not run with the plot's arguments"
+expect_status 1 "plot, a missing HINESBATCH_PYTHON" -- env HINESBATCH_PYTHON="$tmp/none/py" "$bin" plot raster "$tmp/def"
+expect_grep "$tmp/err" "hinesbatch plot: cannot run $tmp/none/py (HINESBATCH_PYTHON): No such file or directory" "plot: HINESBATCH_PYTHON message"
 
 echo "cli_traces: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,6 @@
 /*
  * NEURON's spike times (a JSON array) against a simulation's: for the tests that compare with
- * ../shared/data/reference/ (test_sim_neuron, test_sim_synapse).
+ * data/reference/ (test_sim_neuron, test_sim_synapse).
  */
 #ifndef HB_TESTS_NEURON_SPIKES_H
 #define HB_TESTS_NEURON_SPIKES_H

@@ -1,5 +1,5 @@
 /*
- * A network of the real morphologies of ../shared/data/morphologies (tests/net_morphologies.h:
+ * A network of the real morphologies of data/morphologies (tests/net_morphologies.h:
  * one cell of each SWC file, hh everywhere, an ExpSyn each, connections in a ring), the file
  * tests/gpu/test_gpu_net runs on the GPU against the CPU. Here, on the CPU: the cells share a
  * mixed group; most of them spike; the ring's events change the spikes (a run with weight 0

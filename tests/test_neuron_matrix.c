@@ -1,6 +1,6 @@
 /*
  * NEURON-compatible mode against NEURON 8.2's own Hines matrices and passive
- * traces (../shared/data/reference/neuron-matrix/, one segment per SWC segment), with
+ * traces (data/reference/neuron-matrix/, one segment per SWC segment), with
  * hinesbatch's section rules and with Import3d's (test_neuron_soma.c covers the somas where
  * they differ).
  */

@@ -37,7 +37,7 @@
 #include "sim_cells.h"
 
 #ifndef HB_DATA_DIR
-#define HB_DATA_DIR "../shared/data"
+#define HB_DATA_DIR "data"
 #endif
 
 /* ---- hb_exp ---- */

@@ -534,7 +534,7 @@ static void test_tree_path(void)
     free_cells(&c);
 }
 
-/* Real morphologies (../shared/data), each its own shape: a mixed group with more distinct
+/* Real morphologies (data), each its own shape: a mixed group with more distinct
  * (u, l, g_pas, e_pas) quadruples than the CPU's row table holds, so the step reads the arrays
  * themselves (row_index NULL); the bits are each cell's alone all the same. */
 static void test_real_cells(void)

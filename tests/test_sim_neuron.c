@@ -1,5 +1,5 @@
 /*
- * The simulator against NEURON's own results (../shared/data/reference/):
+ * The simulator against NEURON's own results (data/reference/):
  *   neuron-arbor-validation-2016/ soma, ball_and_stick, ball_and_3stick: spike times;
  *   neuron-matrix/{small,cell300}_trace_hh.txt: HH soma + pas, traces and spike times;
  *   neuron-connect-dend/cell3soma.dat.ref: HH soma with two passive dendrites, trace.

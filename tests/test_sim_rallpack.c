@@ -1,6 +1,6 @@
 /*
  * The Rallpacks (Bhalla, Bilitch & Bower 1992) against their reference traces
- * (../shared/data/reference/rallpack/): t [s], V [V], sampled every 50 us.
+ * (data/reference/rallpack/): t [s], V [V], sampled every 50 us.
  *   1: passive cable vs the analytic solution; NSuite's criterion and convergence.
  *   2: passive binary tree (1023 branches) vs the equivalent-cylinder solution.
  *   3: HH axon vs NEURON's 1 us run: RMS and spike times.

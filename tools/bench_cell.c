@@ -37,7 +37,7 @@ static const char usage[] =
     "in the soma and cells with hh everywhere (HSN-fluoro01, 446 compartments); one\n"
     "CPU thread, all cores (OpenMP), the GPU. NEURON as the peer with --neuron.\n"
     "\n"
-    "  --data DIR         folder with the .swc files (default ../shared/data/morphologies)\n"
+    "  --data DIR         folder with the .swc files (default data/morphologies)\n"
     "  --models LIST      passive,hh-soma,hh-all (default all)\n"
     "  --cells N          cells per CPU run (default 2048: several times the caches)\n"
     "  --gpu-cells N      cells per GPU run (default 65536)\n"
@@ -344,7 +344,7 @@ int cli_bench_cell(int argc, char **argv)
     static const char command[] = "bench cell";
     options_t o;
     memset(&o, 0, sizeof o);
-    o.data = "../shared/data/morphologies";
+    o.data = "data/morphologies";
     o.mask = (1 << N_SPECS) - 1;
     o.cells = 2048;
     o.gpu_cells = 65536;

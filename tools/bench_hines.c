@@ -27,7 +27,7 @@ static const char usage[] =
     "CUDA kernels; time per solve, speedups and effective bandwidth.\n"
     "\n"
     "  --data DIR        folder with v_e_purk2.CNG.swc and morph_ca1_n120.swc\n"
-    "                    (default ../shared/data/morphologies)\n"
+    "                    (default data/morphologies)\n"
     "  --cells LIST      batch sizes (default 256,2560,25600,256000)\n"
     "  --morphs LIST     subset of small-low,small-high,medium-low,medium-high,\n"
     "                    big-low,big-high (default all)\n"
@@ -210,7 +210,7 @@ int cli_bench_hines(int argc, char **argv)
     static const char command[] = "bench hines";
     options_t o;
     memset(&o, 0, sizeof o);
-    o.data = "../shared/data/morphologies";
+    o.data = "data/morphologies";
     long defaults[] = {256, 2560, 25600, 256000};
     memcpy(o.cells, defaults, sizeof defaults);
     o.n_cells = 4;

@@ -41,7 +41,7 @@ static const char usage[] =
     "time per solve, effective bandwidth (40 bytes per row) against a device copy,\n"
     "ns per row against DeepDendrite's DHS (0.104 ns per compartment), ratios.\n"
     "\n"
-    "  --data DIR          folder of .swc files (default ../shared/data/morphologies)\n"
+    "  --data DIR          folder of .swc files (default data/morphologies)\n"
     "  --parts LIST        subset of fig6,fig14,real (default all)\n"
     "  --cells LIST        real cells per batch (default 256,2560,25600)\n"
     "  --fig6-cells LIST   (default 256,2560,25600)\n"
@@ -550,7 +550,7 @@ int cli_bench_multi(int argc, char **argv)
     static const char command[] = "bench multi";
     options_t o;
     memset(&o, 0, sizeof o);
-    o.data = "../shared/data/morphologies";
+    o.data = "data/morphologies";
     static const long fig6_default[] = {256, 2560, 25600}, fig14_default[] = {256, 2560, 25600, 256000},
                       real_default[] = {256, 2560, 25600};
     memcpy(o.cells[0], fig6_default, sizeof fig6_default);

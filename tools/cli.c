@@ -14,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "common/nearest_name.h"
+
 static const char *program = "hinesbatch";
 char **cli_argv = NULL;
 
@@ -278,6 +280,20 @@ static void refused(const char *command, const char *arg, const slot_t *slots, s
         if (count > 1) {
             cli_fail(command, "option '--%.*s' is ambiguous: %s (see --help)", (int)len, name,
                      matches);
+            return;
+        }
+        /* "did you mean": the nearest long option, as for a model file's keys */
+        const char **names = calloc(n + 1, sizeof *names);
+        size_t n_names = 0;
+        for (size_t k = 0; names && k < n; k++)
+            if (slots[k].name[1] == '-') names[n_names++] = slots[k].name + 2;
+        char given[64];
+        snprintf(given, sizeof given, "%.*s", (int)(len < 60 ? len : 60), name);
+        const char *near = names ? hb_nearest_name(given, names) : NULL;
+        free(names);
+        if (near) {
+            cli_fail(command, "unknown option '--%s'; did you mean '--%s'? (see --help)", given,
+                     near);
             return;
         }
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/nearest_name.h"
 
 typedef struct {
     const char *name;
@@ -37,6 +38,13 @@ int cli_command_bench(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof benches / sizeof *benches; i++)
         if (strcmp(argv[1], benches[i].name) == 0) return benches[i].run(argc - 1, argv + 1);
+    const char *names[sizeof benches / sizeof *benches + 1] = {NULL};
+    for (size_t i = 0; i < sizeof benches / sizeof *benches; i++) names[i] = benches[i].name;
+    const char *near = hb_nearest_name(argv[1], names);
+    if (near) {
+        cli_fail("bench", "unknown benchmark '%s'; did you mean '%s'?", argv[1], near);
+        return 2;
+    }
     cli_fail("bench", "unknown benchmark '%s'", argv[1]);
     usage(stderr);
     return 2;

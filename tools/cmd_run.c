@@ -30,8 +30,9 @@ static const char usage_run[] =
     "  DIR/traces.h5    v of every probe and sample as a SONATA report (HDF5, float32:\n"
     "                   /report/default/data [samples][probes], mapping/node_ids the gids);\n"
     "                   a build without HDF5 writes DIR/traces.csv instead, and says so\n"
-    "  DIR/spikes.dat   'gid time' lines ordered by time, then gid: each cell's spikes\n"
-    "                   at its first probe with spike_threshold (NEURON's out.dat)\n"
+    "  DIR/spikes.dat   '# gid t_ms', then 'gid time' lines ordered by time, then gid:\n"
+    "                   each cell's spikes at its first probe with spike_threshold\n"
+    "                   (gid first, unlike NEURON's out.dat)\n"
     "  DIR/spikes.csv   probe,t_ms: threshold crossings of every probe with\n"
     "                   spike_threshold, in time order\n"
     "  DIR/summary.json cells, probes, samples, spikes, the time reached, wall time and\n"
@@ -39,7 +40,7 @@ static const char usage_run[] =
     "A file with a \"network\" object is a network (docs/network.md): its cells, spike\n"
     "sources and connections run on all ranks of the MPI job (mpirun) or alone, and\n"
     "rank 0 writes\n"
-    "  DIR/spikes.dat   'gid time' lines ordered by time, then gid (NEURON's out.dat),\n"
+    "  DIR/spikes.dat   '# gid t_ms', then 'gid time' lines ordered by time, then gid,\n"
     "                   written as the run goes\n"
     "  DIR/summary.json cells, spikes, wall time, memory per cell, and every rank's time\n"
     "                   per phase (build, init, update, detect, deliver, exchange)\n"
@@ -454,6 +455,10 @@ static int write_trace(const char *out, hb_net_t *net, int rank)
     return fclose(f) == 0 ? 0 : cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
 }
 
+/* spikes.dat's first line: its column order, which is not NEURON's out.dat (t gid) but the
+ * gid first (docs/model.md says why); np.loadtxt, awk '!/^#/' and `plot` skip it. */
+static const char spikes_dat_header[] = "# gid t_ms\n";
+
 /* All of text[0, n) to fd; 0, or -1 with errno. */
 static int write_all(int fd, const char *text, size_t n)
 {
@@ -557,6 +562,8 @@ static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, F
     if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
     if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
+    if (rc == 0 && *out && write_all(fileno(*out), spikes_dat_header, sizeof spikes_dat_header - 1))
+        rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
     if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written, error, error_size);
     return agree_failure(comm, rc);
 }
@@ -615,6 +622,9 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
         fprintf(stderr, "hinesbatch run: backend best: %s\n", reason);
     /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
     if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
+        rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    /* through the descriptor, as write_spikes writes (no FILE buffer to flush in between) */
+    if (f && write_all(fileno(f), spikes_dat_header, sizeof spikes_dat_header - 1) != 0)
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (rc == 0) {
         ckpt->rank = rank;
@@ -877,6 +887,7 @@ static int stream_open(stream_t *o, const char *dir, const char *model, hb_sim_t
         !(o->spikes_dat = open_output(o->dat_path, sizeof o->dat_path, dir, "spikes.dat")))
         return 1;
     fputs("probe,t_ms\n", o->spikes);
+    fputs(spikes_dat_header, o->spikes_dat);
     return 0;
 }
 
@@ -1000,6 +1011,32 @@ static void stream_free(stream_t *o)
     free(o->frames);
     free(o->element);
     memset(o, 0, sizeof *o);
+}
+
+/* The spikes of a cell run on stdout: a line per probe that spiked, or, past a screenful of
+ * them, one line of totals (spikes.csv has them per probe). */
+enum { PROBE_LINES_MAX = 10 };
+
+static void print_probe_spikes(hb_sim_t *sim, const stream_t *o, const char *out)
+{
+    const int n = hb_sim_probe_count(sim);
+    int spiked = 0, first = -1;
+    long spikes = 0;
+    for (int p = 0; p < n; p++) {
+        if (!o->spike_count[p]) continue;
+        spiked++;
+        spikes += o->spike_count[p];
+        if (first < 0 || o->first[p] < o->first[first]) first = p;
+    }
+    if (spiked > PROBE_LINES_MAX) {
+        printf("  %ld spikes at %d of %d probes, the first at %.4f ms (%s); per probe in "
+               "%s/spikes.csv\n", spikes, spiked, n, o->first[first], hb_sim_probe_name(sim, first), out);
+        return;
+    }
+    for (int p = 0; p < n; p++)
+        if (o->spike_count[p])
+            printf("  %s: %ld spike%s, first at %.4f ms\n", hb_sim_probe_name(sim, p),
+                   o->spike_count[p], o->spike_count[p] == 1 ? "" : "s", o->first[p]);
 }
 
 /* DIR/summary.json of a cell run: what it computed, and how it ended. */
@@ -1129,9 +1166,11 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
         rc = 1;
     if (rc == 0 && o->sonata) { /* spikes.h5 gets the spikes before the checkpoint too */
         FILE *r = fopen(o->dat_path, "r");
+        char line[128];
         int gid;
         double t;
-        while (r && rc == 0 && fscanf(r, "%d %lf", &gid, &t) == 2) rc = keep_spike(o, gid, t);
+        while (r && rc == 0 && fgets(line, sizeof line, r))
+            if (line[0] != '#' && sscanf(line, "%d %lf", &gid, &t) == 2) rc = keep_spike(o, gid, t);
         if (r) fclose(r);
     }
     if (rc == 0) {
@@ -1217,10 +1256,7 @@ static int run_cells(const model_file_t *m, const char *out, int quiet, run_ckpt
                hb_sim_probe_count(sim), hb_sim_probe_count(sim) == 1 ? "" : "s", hb_sim_time(sim),
                opt.dt_ms, opt.method == HB_METHOD_CN ? "Crank-Nicolson" : "backward Euler", o.samples,
                seconds);
-        for (int p = 0; p < hb_sim_probe_count(sim); p++)
-            if (o.spike_count[p])
-                printf("  %s: %ld spike%s, first at %.4f ms\n", hb_sim_probe_name(sim, p),
-                       o.spike_count[p], o.spike_count[p] == 1 ? "" : "s", o.first[p]);
+        print_probe_spikes(sim, &o, out);
         printf("wrote %s%s%s/spikes.dat, %s/spikes.csv%s%s%s and %s/summary.json\n",
                o.format == TRACES_NONE ? "" : o.traces_path, o.format == TRACES_NONE ? "" : ", ",
                out, out, sonata ? ", " : "", sonata ? out : "", sonata ? "/spikes.h5" : "", out);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/nearest_name.h"
 #include "sonata/sonata.h"
 
 static int command_plot(int argc, char **argv);
@@ -84,17 +85,21 @@ static int command_plot(int argc, char **argv)
         return cli_fail("plot", "LD_LIBRARY_PATH: too long");
     char **args = calloc((size_t)argc + 4, sizeof *args);
     if (!args) return cli_fail("plot", "out of memory");
-    args[0] = "python3";
+    /* HINESBATCH_PYTHON: the interpreter (a path, or a name looked up in PATH) */
+    const char *chosen = getenv("HINESBATCH_PYTHON");
+    const char *python = chosen && chosen[0] ? chosen : "python3";
+    args[0] = (char *)python;
     args[1] = "-c";
     args[2] = (char *)plot_bootstrap;
     for (int k = 1; k < argc; k++) args[k + 2] = argv[k];
     fflush(NULL);
-    execvp("python3", args);
+    execvp(python, args);
     const int error = errno;
     free(args);
-    return cli_fail("plot", "cannot run python3: %s (the plots are drawn by Python: Debian's "
-                    "python3 with python3-numpy, python3-cffi and python3-matplotlib)",
-                    strerror(error));
+    return cli_fail("plot", "cannot run %s%s: %s (the plots are drawn by Python: Debian's "
+                    "python3 with python3-numpy, python3-cffi and python3-matplotlib; "
+                    "HINESBATCH_PYTHON names another)", python,
+                    python == chosen ? " (HINESBATCH_PYTHON)" : "", strerror(error));
 }
 
 static void usage(FILE *out)
@@ -134,6 +139,13 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    const char *names[sizeof commands / sizeof *commands + 1] = {NULL};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) names[i] = commands[i].name;
+    const char *near = hb_nearest_name(name, names);
+    if (near) {
+        fprintf(stderr, "hinesbatch: unknown command '%s'; did you mean '%s'?\n", name, near);
+        return 2;
+    }
     fprintf(stderr, "hinesbatch: unknown command '%s'\n\n", name);
     usage(stderr);
     return 2;

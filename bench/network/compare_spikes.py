@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compare two spike files ('gid time' lines): the same spikes to the time step?
+"""Compare two spike files ('gid time' lines; '#' lines, such as spikes.dat's '# gid t_ms'
+header, skipped): the same spikes to the time step?
 
 Each spike is taken as (gid, step) with step = round(t / dt) (NEURON records t + 1e-10 at a
 step's end; hinesbatch t). Prints one JSON line: counts, spikes in only one file, the largest
@@ -20,6 +21,8 @@ def read(path):
     out = []
     with open(path) as f:
         for line in f:
+            if line.startswith("#"):
+                continue
             g, t = line.split()
             out.append((int(g), float(t)))
     return out

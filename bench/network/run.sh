@@ -39,7 +39,7 @@
 # real: REAL_CELLS ("8 64 1024 8192 65536"), REAL_TSTOP (20 ms), REAL_ONE_CORE ("8 64 1024
 # 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
 # ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
-# ../shared/data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
+# data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
 # GPU_BACKEND.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -102,10 +102,10 @@ peers() {
   log "Arbor ${CORES} threads: $(cat "$out/arbor_${CORES}threads.json")"
 }
 
-# Arbor's busyring (the reference parameters of ../shared/data/reference/arbor-busyring) on
+# Arbor's busyring (the reference parameters of data/reference/arbor-busyring) on
 # one core and on all: hinesbatch against Arbor re-created in Python (arbor_busyring.py)
 busyring() {
-  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local ref=${BUSYRING_REF:-data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
   local t=${BUSYRING_TSTOP:-10}
   log "busyring: $ref, $t ms, $(date -u +%FT%TZ)"
   busyring_file "$ref" "" "$t" "$work/br.json"
@@ -170,7 +170,7 @@ nrn_busyring() {
 # hinesbatch's one-core (or CORES-rank) run, the compartments of the first gids with `info`.
 # The network files are kept in OUT (the GPU runs take the same ones).
 neuron_busyring() {
-  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local ref=${BUSYRING_REF:-data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
   local n=${BR_CELLS:-1024} t=${BR_TSTOP:-10}
   nrn_mpi_lib
   log "neuron-busyring: $ref, $n cells, $t ms, $CORES cores, $(date -u +%FT%TZ), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
@@ -224,7 +224,7 @@ PYEOF
 # reading the input or copying it to the GPU) and the whole process.
 coreneuron() {
   local pack=${CORENRN_PACK:?CORENRN_PACK: the .tar.xz of bench/network/coreneuron_pack.sh}
-  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local ref=${BUSYRING_REF:-data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
   local t=${BR_TSTOP:-10} cn=$work/cn n perm dt
   mkdir -p "$cn"
   tar xJf "$pack" -C "$cn"
@@ -321,7 +321,7 @@ scaling() {
 # spikes against the GPU's, bitwise) and NRN_RUNS runs of NEURON on CORES ranks (spikes
 # compared with compare_spikes.py): the numbers of bench/results/network-gpu-h100.md.
 gpu_busyring() {
-  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local ref=${BUSYRING_REF:-data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
   local t=${BR_TSTOP:-10} peer=${GPU_PEER_CELLS:-16384} backend=${GPU_BACKEND:-cuda} n r
   nrn_mpi_lib
   log "gpu-busyring: $ref, $t ms, backend $backend, $CORES cores, $(date -u +%FT%TZ)," \
@@ -399,7 +399,7 @@ slowest_update() {
 # ranks of the host's cores if set; every run's spikes against the 1-GPU run's of its size,
 # bitwise (cmp): the numbers of bench/results/network-gpu-4xh200.md.
 gpu_scaling() {
-  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local ref=${BUSYRING_REF:-data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
   local gpus=${GPUS:-4} weak=${GPU_WEAK_CELLS:-16384} strong=${GPU_STRONG_CELLS:-16384}
   local list="" g n t1 tg
   for ((g = 1; g <= gpus; g *= 2)); do list="$list $g"; done
@@ -452,7 +452,7 @@ gpu_scaling() {
 # of `hinesbatch bench hines`, or REAL_COPY_BPS); one line a size at the end (summary.txt).
 real() {
   local sizes=${REAL_CELLS:-8 64 1024 8192 65536} t=${REAL_TSTOP:-20} backend=${GPU_BACKEND:-cuda}
-  local data=${REAL_DATA:-$here/../../../shared/data/morphologies} n f name bps
+  local data=${REAL_DATA:-$here/../../data/morphologies} n f name bps
   nrn_mpi_lib
   log "real: $data, $t ms, backend $backend, $CORES cores, $(date -u +%FT%TZ)," \
     "$(nvidia-smi -L 2>/dev/null | head -1), $(lscpu | grep 'Model name' | sed 's/  */ /g')"

@@ -49,11 +49,9 @@ class Outputs:
         if network:
             self.spikes = plot.read_spikes(os.path.join(folder, "spikes.dat"))
             return
-        several = int(summary.get("cells", 1)) > 1
         self._traces = {}
-        for name, (t, v) in plot.read_traces(folder).items():
-            # traces.h5 and traces.csv name them "<gid>.<probe>", probes.csv as the library
-            self._traces[f"c{name}" if several and name[:1].isdigit() else name] = v
+        for name, (t, v) in plot.read_traces(folder).items():  # the library's probe names
+            self._traces[name] = v
             self.sample_times = t
         self.probe_names = list(self._traces)
         self._spikes = {}

@@ -51,6 +51,13 @@ def _figure(width=8.0, height=4.5):
     return fig
 
 
+def _legend(ax, **kwargs):
+    """The legend beside the axes, right of them, never over the data (constrained layout
+    makes room for it)."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                     fontsize="small", **kwargs)
+
+
 def _check_png(path):
     path = os.fspath(path)
     if not path.lower().endswith(".png"):
@@ -157,8 +164,9 @@ def read_report(path):
 
 
 def read_spikes(path):
-    """A `gid time` file (spikes.dat, NEURON's out.dat; or a run's output directory) as a
-    SPIKE_DTYPE array, in file order."""
+    """A `gid time` file (spikes.dat, whose first line `# gid t_ms` says so; or a run's
+    output directory) as a SPIKE_DTYPE array, in file order. `#` lines are skipped. NEURON's
+    out.dat is `time gid`: swap its columns first."""
     path = _in_directory(path, ["spikes.dat"], "spikes")
     gids, times = [], []
     with open(path, encoding="utf-8") as f:
@@ -193,15 +201,16 @@ def _number(path, number, text, what):
 def read_traces(path):
     """traces.h5 (a SONATA report, the default), traces.csv (`gid,probe,t_ms,v_mv`, the long
     format, `--traces csv`) or probes.csv (`t_ms,<probe>,...`, `--traces wide`), or a run's
-    output directory holding one of them, as {name: (t [ms], v [mV])}; names "<gid>.<probe>"
-    when the file holds several gids, else the probe's."""
+    output directory holding one of them, as {name: (t [ms], v [mV])}; names "c<gid>.<probe>"
+    when the file holds several gids, else the probe's: the library's probe names, as in
+    probes.csv, summary.json and Simulation.probe_names."""
     path = _in_directory(path, TRACE_FILES, "traces")
     if _is_hdf5(path):
         columns = read_report(path)
         several = len({(c["population"], c["gid"]) for c in columns}) > 1
         pops = len({c["population"] for c in columns}) > 1
         return {(f"{c['population']}/" if pops else "") +
-                (f"{c['gid']}.{c['name']}" if several else c["name"]): (c["t"], c["v"])
+                (f"c{c['gid']}.{c['name']}" if several else c["name"]): (c["t"], c["v"])
                 for c in columns}
     with open(path, encoding="utf-8", newline="") as f:
         rows = csv.reader(f)
@@ -219,7 +228,7 @@ def read_traces(path):
                 series[key][0].append(t)
                 series[key][1].append(v)
             several = len({gid for gid, _ in series}) > 1
-            return {(f"{gid}.{probe}" if several else probe): (np.array(t), np.array(v))
+            return {(f"c{gid}.{probe}" if several else probe): (np.array(t), np.array(v))
                     for (gid, probe), (t, v) in series.items()}
         if header and header[0] == "t_ms" and len(header) > 1:
             columns = [[] for _ in header]
@@ -262,31 +271,53 @@ def read_summary(path):
 # Spikes and traces
 
 
+def _run_t_stop(path):
+    """t_stop [ms] of the run whose output `path` is (its summary.json beside it), or None."""
+    folder = path if os.path.isdir(path) else os.path.dirname(os.fspath(path))
+    try:
+        with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
+            t_stop = json.load(f).get("t_stop_ms")
+        return float(t_stop) if t_stop is not None and float(t_stop) > 0 else None
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
 def _spikes_of(source):
+    """The spikes, a name for them and the run's t_stop [ms] (None where unknown)."""
     if isinstance(source, np.ndarray):
         if source.dtype.names is None or not {"gid", "time"} <= set(source.dtype.names):
             raise ValueError("spikes: expected a structured array with fields gid and time "
                              "(hinesbatch.SPIKE_DTYPE)")
-        return source, "spikes"
+        return source, "spikes", None
     if isinstance(source, (hb.Simulation, hb.Network)):
-        return source.spikes, source.model.name
+        return source.spikes, source.model.name, source.t_stop
     if _is_model(source):
         run = hb.run(source)
-        return run.spikes, run.model.name
-    return read_spikes(source), os.fspath(source)
+        return run.spikes, run.model.name, run.t_stop
+    return read_spikes(source), os.fspath(source), _run_t_stop(source)
 
 
-def raster(source, out, title=None):
+def raster(source, out, title=None, t_stop=None):
     """A spike raster (time against gid): from spikes (a SPIKE_DTYPE array), a run Simulation or
-    Network, a model (dict, Model or .json path: run first) or a `gid time` file."""
+    Network, a model (dict, Model or .json path: run first) or a `gid time` file. The time axis
+    spans the run, [0, t_stop] (`t_stop` [ms], default the run's: its summary.json beside a
+    file; else the last spike), the gid axis whole gids."""
     out = _check_png(out)
-    spikes, name = _spikes_of(source)
+    spikes, name, run_t_stop = _spikes_of(source)
+    t_end = t_stop if t_stop is not None else run_t_stop
+    if t_end is None:
+        t_end = float(spikes["time"].max()) if len(spikes) else 1.0
     fig = _figure()
     ax = fig.add_subplot()
     ax.scatter(spikes["time"], spikes["gid"], s=25, marker="|", linewidths=1.0, color="black")
     ax.set_xlabel("t [ms]")
     ax.set_ylabel("gid")
+    ax.set_xlim(0.0, t_end if t_end > 0 else 1.0)
+    from matplotlib.ticker import MaxNLocator
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     gids = np.unique(spikes["gid"])
+    if len(gids):
+        ax.set_ylim(float(gids[0]) - 0.5, float(gids[-1]) + 0.5)
     ax.set_title(title or f"{os.path.basename(name)}: {len(spikes)} spikes, {len(gids)} gids")
     if len(spikes) == 0:
         ax.text(0.5, 0.5, "no spikes", transform=ax.transAxes, ha="center", va="center")
@@ -327,7 +358,7 @@ def traces(source, out, probes=None, title=None):
     ax.set_ylabel("v [mV]")
     ax.set_title(title or f"{os.path.basename(name)}: {len(series)} trace(s)")
     if len(series) <= 12:
-        ax.legend(loc="upper right", fontsize="small")
+        _legend(ax)
     return _save(fig, out)
 
 
@@ -523,7 +554,7 @@ def morphology(source, out, time=None, cell=0, plane="xy", units="um", title=Non
         handles = [Line2D([], [], color=_TYPE_COLOURS[t], label=_TYPE_NAMES[t])
                    for t in sorted(set(int(x) for x in samples["type"])) if t in _TYPE_COLOURS]
         if handles:
-            ax.legend(handles=handles, loc="best", fontsize="small")
+            _legend(ax, handles=handles)
         heading = f"{len(samples['id'])} samples"
     soma = samples["type"] == 1
     if soma.any():  # a soma given as one sample (a sphere) has no segment to draw
@@ -567,14 +598,14 @@ def phases(source, out, title=None):
             ax.bar(x + (r - (len(ranks) - 1) / 2) * width,
                    [rank[f"{p}_s"] for p in PHASES], width, label=f"rank {rank.get('rank', r)}")
         if len(ranks) > 1:
-            ax.legend(fontsize="small")
+            _legend(ax)
     else:  # many ranks: the mean, and the range as error bars
         times = np.array([[rank[f"{p}_s"] for p in PHASES] for rank in ranks])
         mean = times.mean(axis=0)
         spread = [np.maximum(mean - times.min(axis=0), 0), np.maximum(times.max(axis=0) - mean, 0)]
         ax.bar(x, mean, 0.6, yerr=spread,
                capsize=4, label=f"mean of {len(ranks)} ranks (min..max)")
-        ax.legend(fontsize="small")
+        _legend(ax)
     ax.set_xticks(x, PHASES)
     ax.set_ylabel("wall time [s]")
     ax.set_title(title or (f"{os.path.basename(str(summary.get('model', name)))}: "
@@ -596,6 +627,8 @@ def main(argv=None, prog="python -m hinesbatch.plot"):
     sub = parser.add_subparsers(dest="kind", required=True)
     p = sub.add_parser("raster", help="spike raster from spikes.dat, a run's directory or a model")
     p.add_argument("input")
+    p.add_argument("--t-stop", type=float, help="[ms] the time axis' end (default: the run's "
+                   "t_stop, from its summary.json, else the last spike)")
     p = sub.add_parser("traces", help="voltage traces from traces.h5, traces.csv, probes.csv, "
                                       "a run's directory or a model")
     p.add_argument("input")
@@ -617,7 +650,7 @@ def main(argv=None, prog="python -m hinesbatch.plot"):
         if args.library:
             hb.load_library(args.library)
         if args.kind == "raster":
-            raster(args.input, out)
+            raster(args.input, out, t_stop=args.t_stop)
         elif args.kind == "traces":
             traces(args.input, out, probes=args.probe)
         elif args.kind == "morphology":

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/nearest_name.h"
 #include "sim/json_util.h"
 
 const char *hb_json_kind(const json_t *j)
@@ -79,57 +80,15 @@ static const char *const elsewhere[][2] = {
     {"morphology", "a cell (an entry of \"cells\")"},
 };
 
-static int lower(int c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; }
-
-static int same_name(const char *a, const char *b)
-{
-    for (; *a && lower(*a) == lower(*b); a++, b++) continue;
-    return *a == *b;
-}
-
-/* Case-insensitive edit distance with adjacent transpositions (optimal string alignment);
- * names longer than 63 characters count as far from everything. */
-static int edit_distance(const char *a, const char *b)
-{
-    enum { ROOM = 64 };
-    const size_t n = strlen(a), m = strlen(b);
-    if (n >= ROOM || m >= ROOM) return ROOM;
-    int d[ROOM][ROOM];
-    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
-    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            const int cost = lower(a[i - 1]) != lower(b[j - 1]);
-            int best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < best) best = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-                lower(a[i - 2]) == lower(b[j - 1]) && d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[n][m];
-}
-
 /* The allowed key a misspelt `key` most likely meant (an alias, else the nearest within 2
  * edits and less than half the key's length), or NULL. */
 static const char *nearest_key(const char *key, const char *const *allowed)
 {
     for (size_t k = 0; k < sizeof aliases / sizeof *aliases; k++)
-        if (same_name(key, aliases[k][0]))
+        if (hb_same_name(key, aliases[k][0]))
             for (const char *const *a = allowed; *a; a++)
                 if (strcmp(*a, aliases[k][1]) == 0) return *a;
-    const char *best = NULL;
-    int best_d = 3;
-    const int len = (int)strlen(key);
-    for (const char *const *a = allowed; *a; a++) {
-        const int d = edit_distance(key, *a);
-        if (d < best_d && 2 * d < len) {
-            best = *a;
-            best_d = d;
-        }
-    }
-    return best;
+    return hb_nearest_name(key, allowed);
 }
 
 /* Every key of `obj` must be in the NULL-terminated list `allowed`. */

@@ -6,7 +6,7 @@ with Debian's NEURON (python3-neuron):
 
     /usr/bin/python3 tests/neuron/soma_reference.py [DATA_DIR]
 
-DATA_DIR defaults to ../shared/data. Every cell is loaded as NEURON users load SWC: Import3d_SWC_read,
+DATA_DIR defaults to data. Every cell is loaded as NEURON users load SWC: Import3d_SWC_read,
 then Import3d_GUI(...).instantiate(None). Ra 100 ohm cm, cm 1 uF/cm2, pas (g 1e-4 S/cm2, e -65 mV)
 everywhere, dt 0.025 ms, backward Euler (secondorder 0).
 
@@ -31,7 +31,7 @@ h.load_file("import3d.hoc")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "reference", "neuron-soma")
-DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "..", "shared", "data")
+DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "data")
 
 # Hand-made cells (ids, types, coordinates and radii exact in single precision).
 # contour: a 9-point contour-stack soma in two branches from the root (as NeuroMorpho.Org

@@ -12,7 +12,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 def pytest_addoption(parser):
     parser.addoption("--hb-lib", help="the shared library to test (libhinesbatch.so)")
     parser.addoption("--hb-cli", help="the hinesbatch CLI of the same build")
-    parser.addoption("--hb-data", default=os.path.join(ROOT, "..", "shared", "data"),
+    parser.addoption("--hb-data", default=os.path.join(ROOT, "data"),
                      help="the shared data folder")
     parser.addoption("--hb-cc", default="cc", help="the C compiler (its preprocessor)")
 

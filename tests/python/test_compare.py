@@ -29,6 +29,18 @@ def test_ball_and_stick(hb, tmp_path):
     assert png(tmp_path / "c.png", (900, 700)) > 20
 
 
+def test_a_soma_of_two_branches(hb, tmp_path):
+    """The root sample with a chain of soma samples each way (tests/reference/neuron-soma/
+    twobranch.swc), hh on region "soma": NEURON puts hh in every soma section Import3d makes,
+    hinesbatch on the same nodes, so the traces agree to NEURON's single-precision points and
+    the spikes to the step (tests/cli_neuron_soma.sh checks the committed trace without NEURON)."""
+    model = os.path.join(ROOT, "tests", "reference", "neuron-soma", "twobranch.json")
+    result = compare.compare(model, tmp_path / "t.png")
+    assert set(result["traces"]) == {"soma", "root", "end"}
+    assert max(result["traces"].values()) < 1e-3  # mV
+    assert result["spikes"] == {"soma": (3, 3, pytest.approx(0, abs=1e-6))}
+
+
 def test_ring_network(hb, tmp_path):
     result = compare.compare(os.path.join(EXAMPLES, "ring_network.json"), tmp_path / "r.png")
     counts = {gid: (ours, theirs) for gid, (ours, theirs, _) in result["spikes"].items()}

@@ -76,6 +76,49 @@ def test_raster_from_a_network_and_from_spikes_dat(hb, ring_run, tmp_path):
     png(tmp_path / "b.png", (800, 450))
 
 
+def figures(monkeypatch):
+    """The figures the plots draw, kept (each still saved)."""
+    kept = []
+    save = plot._save
+    monkeypatch.setattr(plot, "_save", lambda fig, out: (kept.append(fig), save(fig, out))[1])
+    return kept
+
+
+def test_raster_axes(hb, ring_run, tmp_path, monkeypatch):
+    """The time axis spans the run, [0, t_stop], not the spikes; gid ticks are whole numbers,
+    also for one cell; a run's summary.json beside spikes.dat gives t_stop."""
+    kept = figures(monkeypatch)
+    t_stop = json.load(open(ring_run / "summary.json"))["t_stop_ms"]
+    plot.raster(ring_run / "spikes.dat", tmp_path / "r.png")
+    ax = kept[-1].axes[0]
+    assert ax.get_xlim() == (0.0, t_stop)
+    one = np.array([(3, 12.5), (3, 20.0)], dtype=hb.SPIKE_DTYPE)
+    plot.raster(one, tmp_path / "one.png", t_stop=50)
+    ax = kept[-1].axes[0]
+    assert ax.get_xlim() == (0.0, 50.0)
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    assert ticks == [3.0]
+    net = hb.run(os.path.join(EXAMPLES, "ring_network.json"))
+    plot.raster(net, tmp_path / "net.png")
+    ax = kept[-1].axes[0]
+    assert ax.get_xlim() == (0.0, net.t_stop)
+    assert all(float(t).is_integer() for t in ax.get_yticks())
+    png(tmp_path / "net.png", (800, 450))
+
+
+def test_legends_beside_the_data(hb, cell_run, tmp_path, monkeypatch):
+    """A legend lies right of the axes, over none of the data."""
+    kept = figures(monkeypatch)
+    plot.traces(cell_run, tmp_path / "t.png")
+    fig = kept[-1]
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend()
+    assert legend is not None
+    assert legend.get_window_extent().x0 >= ax.get_window_extent().x1
+    png(tmp_path / "t.png", (800, 450))
+
+
 def test_traces_from_files_and_a_simulation(hb, cli, cell_run, tmp_path):
     long = plot.read_traces(cell_run / "csv" / "traces.csv")
     wide = plot.read_traces(cell_run / "wide" / "probes.csv")
@@ -127,7 +170,9 @@ def test_traces_h5_is_a_sonata_report(cli, tmp_path):
     for c, (t, v) in zip(columns, wide.values()):
         np.testing.assert_allclose(c["t"], t, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(c["v"], v.astype(np.float32))
-    assert list(plot.read_traces(tmp_path)) == list(plot.read_traces(tmp_path / "csv"))
+    # one naming scheme, the library's: traces.h5, traces.csv and probes.csv alike
+    assert list(plot.read_traces(tmp_path)) == list(wide)
+    assert list(plot.read_traces(tmp_path / "csv")) == list(wide)
 
 
 def test_a_report_of_another_writer(tmp_path):
@@ -143,9 +188,9 @@ def test_a_report_of_another_writer(tmp_path):
         pop["mapping/element_ids"] = np.array([0, 0, 1], dtype=np.uint32)
         pop["mapping/time"] = np.array([10.0, 10.4, 0.1])
     series = plot.read_traces(path)
-    assert list(series) == ["7.0", "9.0", "9.1"]
-    np.testing.assert_allclose(series["9.1"][0], [10.0, 10.1, 10.2, 10.3])
-    np.testing.assert_array_equal(series["9.1"][1], [2, 5, 8, 11])
+    assert list(series) == ["c7.0", "c9.0", "c9.1"]
+    np.testing.assert_allclose(series["c9.1"][0], [10.0, 10.1, 10.2, 10.3])
+    np.testing.assert_array_equal(series["c9.1"][1], [2, 5, 8, 11])
     with h5py.File(path, "a") as f:
         f["report/All/mapping/time"][1] = 10.6
     with pytest.raises(ValueError, match=r"soma.h5: /report/All/mapping/time: .* is 6 frames; "
