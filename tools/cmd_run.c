@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "net_traces.h"
 #include "run_checkpoint.h"
 #include "sim/csv_write.h"
 #include "sonata/sonata.h"
@@ -312,9 +313,13 @@ static int write_network_sonata(const char *out, hb_net_t *net)
     return rc;
 }
 
+/* How a run writes its traces (a cell run's values are the checkpoint's record of it). */
+typedef enum { TRACES_CSV, TRACES_WIDE, TRACES_NONE, TRACES_H5 } traces_t;
+
 static int run_network(const char *model, const char *out, int quiet, int tracing,
-                       run_ckpt_t *ckpt, int sonata)
+                       run_ckpt_t *ckpt, int sonata, int traces)
 {
+    net_traces_t *recorded = NULL; /* the file's "record" section: traces.h5 or traces.csv */
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
@@ -346,6 +351,11 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     size_t written = 0;
     if (rc == 0 && ckpt->restart) rc = net_restart(ckpt, net, comm, &f, path, &written);
     else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) rc = cli_fail_status("run", status);
+    if (rc == 0 && traces != TRACES_NONE) {
+        rc = net_traces_open(net, out, traces == TRACES_H5, ckpt->restart != NULL, rank, &recorded);
+        rc = agree_failure(comm, rc);
+        if (rc == 0 && !ckpt->restart) rc = net_traces_write(recorded, net); /* t = 0 */
+    }
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
     double t_stop = 0.0;
@@ -368,13 +378,13 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         if ((status = hb_net_advance(net, net_chunk_end(ckpt, net, chunk))) != HB_SUCCESS) {
             rc = cli_fail_status("run", status); /* on every rank (the library agrees) */
             agreed = 1;
+            (void)net_traces_write(recorded, net); /* what was recorded up to the failure */
             break;
         }
-        if (f) {
-            const double t_out = cli_now_seconds();
-            rc = write_spikes(f, path, net, &written);
-            output_s += cli_now_seconds() - t_out;
-        }
+        const double t_out = cli_now_seconds();
+        if (f) rc = write_spikes(f, path, net, &written);
+        if (recorded && net_traces_write(recorded, net) != 0) rc = 1; /* every rank takes part */
+        output_s += cli_now_seconds() - t_out;
         if (rc == 0 && run_ckpt_due(ckpt, net_step(net), net_step_of(net, t_stop)))
             rc = run_ckpt_save(ckpt, NULL, NULL, net);
         if ((status = hb_comm_max(comm, rc ? FAILED : (int)stop_signal, &stopped)) != HB_SUCCESS) {
@@ -396,6 +406,10 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     if (progress) fputc('\n', stderr);
     const double seconds = cli_now_seconds() - start;
     if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    const char *traces_path = net_traces_path(recorded);
+    char traces_note[4300] = "";
+    if (traces_path) snprintf(traces_note, sizeof traces_note, ", %s", traces_path);
+    if (net_traces_close(recorded) != 0 && rc == 0) rc = 1;
     if (!agreed) rc = agree_failure(comm, rc);
     if (rc == 0) rc = write_summary(summary, model, net, comm, seconds, output_s, &opt, stopped);
     if (rc == 0 && sonata && rank == 0) rc = write_network_sonata(out, net);
@@ -408,17 +422,15 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
         rc = 128 + stopped;
     } else if (rc == 0 && rank == 0 && !quiet)
         printf("%s: network, %d rank%s, min delay %g ms (epochs of %d steps): %zu spikes in "
-               "%.3f s\nwrote %s%s%s%s and %s\n", model, hb_comm_size(comm),
+               "%.3f s\nwrote %s%s%s%s%s and %s\n", model, hb_comm_size(comm),
                hb_comm_size(comm) == 1 ? "" : "s", hb_net_min_delay(net), hb_net_epoch_steps(net),
                written, seconds, path, sonata ? ", " : "", sonata ? out : "",
-               sonata ? "/spikes.h5" : "", summary);
+               sonata ? "/spikes.h5" : "", traces_note, summary);
     hb_net_destroy(net);
     hb_comm_destroy(comm);
     return rc;
 }
 
-/* How a cell run writes its traces (the values are the checkpoint's record of it). */
-typedef enum { TRACES_CSV, TRACES_WIDE, TRACES_NONE, TRACES_H5 } traces_t;
 static const char *const traces_names[] = {"csv", "wide", "none", "h5"};
 
 /* A cell run's outputs, written as it goes. */
@@ -927,13 +939,12 @@ int cli_command_run(int argc, char **argv)
         return cli_fail("run", "--sonata: this build has no HDF5 (Debian: libhdf5-dev, then "
                         "configure again)");
     if (is_network(model)) {
-        if (!defaulted && format != TRACES_NONE) { /* accepted and ignored would mislead */
-            fprintf(stderr, "hinesbatch run: %s: --traces %s: a network run writes its spikes "
-                    "(spikes.dat), not voltage traces; expected --traces none or no --traces\n",
-                    model, traces);
+        if (format == TRACES_WIDE) { /* columns of every rank's cells: the long format only */
+            fprintf(stderr, "hinesbatch run: %s: --traces wide: a network writes its \"record\" "
+                    "section as h5 or csv; expected --traces h5, csv or none\n", model);
             return 2;
         }
-        return run_network(model, out, quiet, tracing, &ckpt, sonata);
+        return run_network(model, out, quiet, tracing, &ckpt, sonata, format);
     }
     return run_cells(model, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
 }
