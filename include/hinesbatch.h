@@ -865,8 +865,8 @@ typedef struct hb_net hb_net_t;
 
 /*
  * A network on `comm` (this rank's share of the gids, in contiguous blocks). Options as a
- * simulation's (dt, t_stop, temperature, backend seq, omp or cuda, threads); probes record only
- * spikes. Checks every connection that ends on this rank's cells (source gid, synapse,
+ * simulation's (dt, t_stop, temperature, backend seq, omp or cuda, threads); probes detect
+ * spikes, and hb_net_record records values. Checks every connection that ends on this rank's cells (source gid, synapse,
  * finite weight, delay >= dt) and fails naming the first bad one. The smallest delay of the
  * whole network is the epoch: spikes are exchanged once per epoch.
  */
