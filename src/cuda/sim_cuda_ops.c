@@ -10,6 +10,23 @@ static int cuda_block_width(int count)
     return HB_SIM_GPU_LANES;
 }
 
+/*
+ * Copies of one shape step a thread a cell in a group of their own (step_kernel: coalesced,
+ * constants once a row) or a warp a cell in the mixed group (tree_step_kernel, constants once
+ * a model). A thread walks its cell's rows in turn: until the copies fill the device, a step
+ * takes about 5.3 us a row whatever their count (the latency of one thread's rows); a warp a
+ * cell streams them at about 0.07 + 25 / rows ns a row and cell (small cells leave lanes
+ * idle). So copies go to the mixed group while count (0.07 + 25 / rows) ns < 5.3 us.
+ * Calibrated on an H200 (docs/sim-engine.md, "Copies on the GPU"): HSN-fluoro01 (456 rows)
+ * 32,768 copies mixed 0.92 s against 1.17 s, 131,072 copies 3.26 s against 2.77 s; a
+ * 139-row cell 65,536 copies 0.94 s against 0.28 s; ball and stick (8 rows) 8,192 copies
+ * 0.020 s against 0.009 s.
+ */
+static int cuda_mixed_copies(int count, int rows)
+{
+    return rows > 0 && (double)count * (70.0 + 25000.0 / (double)rows) < 5.3e6; /* [ps] */
+}
+
 static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
 {
     hb_cuda_sim_t *s = NULL;
@@ -85,6 +102,7 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .synapses = 1,
     .block_width = cuda_block_width,
     .mixed_width = 1, /* a cell's rows contiguous: a warp steps them (tree_step_kernel) */
+    .mixed_copies = cuda_mixed_copies,
     .create = cuda_create,
     .destroy = cuda_destroy,
     .set_state = cuda_set_state,
