@@ -78,3 +78,20 @@ def test_record_errors(hb, root):
         hb.Network(ring(hb, root)).init().record([0], ["v"])
     with pytest.raises(hb.HinesbatchError, match=r"record\.gids\[0\]"):
         hb.Network(ring(hb, root, {"gids": [99]}))
+
+
+def test_plot_reads_a_networks_traces(hb, cli, root, tmp_path):
+    from hinesbatch import plot
+    model = ring(hb, root, {"gids": [0, 1], "variables": ["v"], "sample_dt": 0.5})
+    net = hb.run(model)
+    assert plot.traces(net, str(tmp_path / "t.png")) == str(tmp_path / "t.png")
+    assert os.path.getsize(tmp_path / "t.png") > 1000
+    path = str(tmp_path / "net.json")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(model.to_json())
+    out = tmp_path / "out"
+    run_cli(cli, "run", path, "-o", str(out), "--traces", "csv", "--quiet")
+    series = plot.read_traces(str(out / "traces.csv"))
+    assert sorted(series) == ["0.soma.v", "1.soma.v"]
+    np.testing.assert_allclose(series["0.soma.v"][1], net.traces.trace(0, "soma.v"), rtol=1e-8)
+    np.testing.assert_allclose(series["1.soma.v"][0], net.traces.times, rtol=1e-12)
