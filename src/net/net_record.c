@@ -262,9 +262,8 @@ hb_status_t hb_net_traces(hb_net_t *net, const double **times_ms, const double *
     if (status != HB_SUCCESS) return status;
     const size_t n_rows = (size_t)agree[0];
     const long first = n_rows ? (long)-agree[1] : 0;
-    int failed = (n_local && n_local != n_rows) ||
-                 (size_t)local_cols * n_rows > 0x7fffffffu ||
-                 (size_t)rec->n * n_rows > ((size_t)1 << 40);
+    /* (the all-gather counts values in ints: at most 2^31 - 1 in all) */
+    int failed = (n_local && n_local != n_rows) || (size_t)rec->n * n_rows > 0x7fffffffu;
     if (!failed && (!room(&rec->times, &rec->cap_times, n_rows) ||
                     !room(&rec->values, &rec->cap_values, n_rows * (size_t)rec->n) ||
                     !room(&rec->scratch, &rec->cap_scratch, n_rows * (size_t)rec->n)))
