@@ -305,6 +305,10 @@ hb_status_t hb_sim_tree_share(const hb_step_group_t *g, hb_sim_tree_plan_t *plan
         const int m = g->lane_m[s];
         plan->cbase[s] = base;
         if (m < 1) continue; /* a padding lane */
+        if (!g->shape_class || g->shape_class[s] < 0) { /* a shape of its own: no copy */
+            own++;
+            continue;
+        }
         hash[s] = share_hash(arrays, n, base, w, m);
         size_t h = (size_t)(hash[s] ^ hash[s] >> 31) & (size - 1);
         for (; table[h]; h = (h + 1) & (size - 1)) {

@@ -31,7 +31,8 @@ static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, voi
 {
     hb_cuda_sim_t *s = NULL;
     hb_status_t status =
-        hb_cuda_sim_create(ctx ? (hb_cuda_context_t *)ctx->device : NULL, desc, &s);
+        hb_cuda_sim_create(ctx ? (hb_cuda_context_t *)ctx->device : NULL, desc,
+                           ctx ? ctx->tuning.sim_tree_order : -1, &s);
     *engine = s;
     return status;
 }
@@ -56,8 +57,12 @@ static hb_status_t cuda_queue_events(void *engine, size_t n, const hb_sim_engine
 static hb_status_t cuda_set_connections(void *engine, size_t n, const hb_sim_engine_conn_t *conns,
                                         long step_limit)
 {
-    return hb_cuda_events_set_connections(hb_cuda_sim_events((hb_cuda_sim_t *)engine), n, conns,
-                                          step_limit);
+    return hb_cuda_sim_set_connections((hb_cuda_sim_t *)engine, n, conns, step_limit);
+}
+
+static size_t cuda_device_bytes(const void *engine)
+{
+    return hb_cuda_sim_device_bytes((const hb_cuda_sim_t *)engine);
 }
 
 static hb_status_t cuda_add_spikes(void *engine, size_t n, const hb_spike_t *spikes)
@@ -103,6 +108,7 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .block_width = cuda_block_width,
     .mixed_width = 1, /* a cell's rows contiguous: a warp steps them (tree_step_kernel) */
     .mixed_copies = cuda_mixed_copies,
+    .device_bytes = cuda_device_bytes,
     .create = cuda_create,
     .destroy = cuda_destroy,
     .set_state = cuda_set_state,
