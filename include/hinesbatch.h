@@ -1001,6 +1001,10 @@ int hb_net_set_overlap(hb_net_t *net, int overlap);
 int hb_net_local_cells(const hb_net_t *net);
 double hb_net_min_delay(const hb_net_t *net);
 int hb_net_epoch_steps(const hb_net_t *net);
+/* The backend the cells step on (`backend`: never HB_BACKEND_BEST) and, where the options
+ * asked for HB_BACKEND_BEST, what was chosen and why (`reason`, owned by the network; "" when
+ * the backend was named). Either pointer may be NULL. */
+hb_status_t hb_net_backend(const hb_net_t *net, hb_backend_t *backend, const char **reason);
 
 #ifdef __cplusplus
 }

@@ -376,6 +376,52 @@ out:
     free(ref);
 }
 
+/* "best" (net_best.c): a candidate chosen with its reason, the spikes those of seq; a named
+ * backend has no reason. */
+static void test_best(hb_comm_t *comm)
+{
+    cell_t cell;
+    if (!cell_make(&cell, HB_SYN_EXP)) return;
+    ring_t r = {cell.model, 0, 0};
+    const hb_recipe_t recipe = ring_recipe(&r);
+    hb_net_t *net[2] = {NULL, NULL};
+    const hb_backend_t asked[2] = {HB_BACKEND_SEQ, HB_BACKEND_BEST};
+    const hb_spike_t *sp[2] = {NULL, NULL};
+    size_t n[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        const hb_sim_options_t opt = net_options(100.0, asked[k], 0);
+        CHECK_OK(hb_net_create(&recipe, comm, &opt, &net[k]));
+        if (!net[k]) continue;
+        hb_backend_t b = HB_BACKEND_BEST;
+        const char *reason = NULL;
+        CHECK_OK(hb_net_backend(net[k], &b, &reason));
+        if (k == 0) {
+            CHECKF(b == HB_BACKEND_SEQ && reason && !reason[0], "named seq: %s, reason '%s'",
+                   hb_backend_name(b), reason ? reason : "(null)");
+        } else {
+            CHECKF(b == HB_BACKEND_SEQ || b == HB_BACKEND_OMP || b == HB_BACKEND_CUDA,
+                   "best chose %d", (int)b);
+            CHECKF(b == HB_BACKEND_CUDA || hb_backend_available(b), "best chose %s, unavailable",
+                   hb_backend_name(b));
+            const size_t len = strlen(hb_backend_name(b));
+            CHECKF(reason && strncmp(reason, hb_backend_name(b), len) == 0 &&
+                       reason[len] == ',' && strstr(reason, "seq (1 thread) "),
+                   "best's reason: %s", reason ? reason : "(null)");
+        }
+        CHECK_OK(hb_net_run(net[k]));
+        CHECK_OK(hb_net_spikes(net[k], &sp[k], &n[k]));
+    }
+    int same = n[0] == n[1] && n[0] > 0;
+    for (size_t i = 0; i < n[0] && same; i++)
+        same = sp[0][i].gid == sp[1][i].gid &&
+               memcmp(&sp[0][i].time_ms, &sp[1][i].time_ms, sizeof(double)) == 0;
+    CHECKF(same, "best's spikes (%zu) differ from seq's (%zu)", n[1], n[0]);
+    CHECK(hb_net_backend(NULL, NULL, NULL) == HB_ERR_INVALID_VALUE);
+    hb_net_destroy(net[0]);
+    hb_net_destroy(net[1]);
+    cell_free(&cell);
+}
+
 int main(void)
 {
     hb_comm_t *comm = NULL, *alone = NULL;
@@ -384,6 +430,7 @@ int main(void)
     if (!comm || !alone) return check_summary("test_net");
     test_ring(comm);
     test_random(comm, alone);
+    test_best(comm);
     const int rank = hb_comm_rank(comm);
     hb_comm_destroy(alone);
     hb_comm_destroy(comm);

@@ -69,7 +69,9 @@ static const char usage_run_options[] =
     "  --quiet           no summary\n"
     "  --trace           networks: write each rank's timeline (at most 1,000,000 intervals)\n"
     "  --backend B       seq | omp | cuda | best: where the steps run, in place of the\n"
-    "                    file's \"backend\" (networks too)\n"
+    "                    file's \"backend\" (networks too; a network's best: one thread,\n"
+    "                    all threads or the GPU by a timed trial, the default of a\n"
+    "                    network file naming none where a GPU exists)\n"
     "  --threads T       OpenMP threads of --backend omp, 0.." CLI_STR(HB_MAX_THREADS) " (default 0:\n"
     "                    OpenMP's default, OMP_NUM_THREADS)\n"
     "  --t-stop MS       end time [ms], in place of the file's \"t_stop\" (a busyring's\n"
@@ -192,15 +194,28 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
                 "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
                 "\"wall_s\": %.6f, \"output_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n "
                 "\"device_kib_per_cell\": %.3f, \"t_ms\": %.10g, "
-                "\"status\": \"%s\"%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
+                "\"status\": \"%s\"%s%s%s,\n", quoted ? quoted : "null", size,
                 cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
                 hb_net_epoch_steps(net), wall_s, output_s,
                 cells ? (double)rss / (double)cells : 0.0,
-                cells ? (double)device / 1024.0 / (double)cells : 0.0, hb_net_time(net), signal ? "interrupted" : "completed",
+                cells ? (double)device / 1024.0 / (double)cells : 0.0, hb_net_time(net),
+                signal ? "interrupted" : "completed",
                 signal ? ", \"signal\": \"" : "", signal ? signal_name(signal) : "",
                 signal ? "\"" : "");
         free(quoted);
         json_decref(name);
+        hb_backend_t backend = HB_BACKEND_SEQ;
+        const char *reason = "";
+        hb_net_backend(net, &backend, &reason);
+        json_t *why = json_string(reason);
+        char *why_quoted = why ? json_dumps(why, JSON_ENCODE_ANY) : NULL;
+        fprintf(f, " \"backend\": \"%s\",", hb_backend_name(backend));
+        if (reason[0]) /* "best": what it chose and why */
+            fprintf(f, " \"backend_choice\": {\"backend\": \"%s\", \"reason\": %s},",
+                    hb_backend_name(backend), why_quoted ? why_quoted : "null");
+        fprintf(f, "\n \"per_rank\": [");
+        free(why_quoted);
+        json_decref(why);
         for (int r = 0; r < size; r++) {
             const hb_net_stats_t *a = &all[r];
             fprintf(f, "%s\n  {\"rank\": %d, \"cells\": %u, \"connections\": %zu, "
@@ -338,6 +353,9 @@ static int run_network(const char *model, const char *out, int quiet, int tracin
     if (rc == 0 && rank == 0) cli_warn_morphologies("run", model);
     if (rc == 0) status = hb_net_load_json_with(model, &overrides, comm, &net);
     if (rc == 0 && status != HB_SUCCESS) rc = cli_fail_status("run", status);
+    const char *reason = "";
+    if (rc == 0 && rank == 0 && hb_net_backend(net, NULL, &reason) == HB_SUCCESS && reason[0])
+        fprintf(stderr, "hinesbatch run: backend best: %s\n", reason);
     /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
     if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));

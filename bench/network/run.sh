@@ -17,6 +17,9 @@
 #                                         GPUs: weak and strong scaling, both exchange modes,
 #                                         spikes bitwise 1 GPU's (and CPU_RANKS CPU ranks'):
 #                                         network-gpu-4xh200.md
+#   bench/network/run.sh real OUTDIR     the real-morphology network (real_network.py) at
+#                                         REAL_CELLS sizes: one GPU, CORES ranks, one core,
+#                                         NEURON on CORES ranks (spikes compared), the floor
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
@@ -35,12 +38,18 @@
 # gpu-busyring: BUSYRING_REF, BR_TSTOP, GPU_CELLS ("1024 4096 16384 65536 262144"),
 # GPU_PEER_CELLS (16384), NRN_RUNS (2), ARB_CELLS (none; e.g. "1024 4096": Arbor on CORES
 # threads at those sizes, spikes compared with the GPU's of each size in GPU_CELLS), GPU_BACKEND
-# (cuda; another backend tries the script);
+# (cuda; another backend tries the script), BR_BEST (none; e.g. "1024 16384": those sizes with
+# --backend=best too, its choice logged);
 # gpu-scaling: BUSYRING_REF, BR_TSTOP, GPUS (4), GPU_WEAK_CELLS (16384 a GPU), GPU_STRONG_CELLS
 # (16384), CPU_RANKS (0: none), GPU_BACKEND;
 # record-overhead: BUSYRING_REF, BR_TSTOP (100 ms), REC_CELLS (16384), REC_RANKS (CORES),
 # REC_BACKEND (seq; cuda: one GPU a rank), REC_FRACTION (0.01), REC_SAMPLE_DT (0.1 ms),
-# REC_VARIABLES ("v"), REC_TRACES (h5), ROUNDS (3).
+# REC_VARIABLES ("v"), REC_TRACES (h5), ROUNDS (3);
+# real: REAL_CELLS ("8 64 1024 8192 65536"), REAL_TSTOP (20 ms), REAL_ONE_CORE ("8 64 1024
+# 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
+# ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
+# ../shared/data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
+# GPU_BACKEND.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 what=${1:?peers or scaling}
@@ -342,6 +351,14 @@ gpu_busyring() {
   else
     log "$peer cells: the GPU's spikes DIFFER from those of $CORES ranks"
   fi
+  for n in ${BR_BEST:-}; do # --backend=best: its choice, against the GPU's run of that size
+    [ -f "$work/br_$n.json" ] || busyring_file "$ref" "$n" "$t" "$work/br_$n.json"
+    rm -rf "$work/b"
+    "$HB" run "$work/br_$n.json" --backend=best -o "$work/b" --traces=none --quiet \
+      > "$work/b.log" 2>&1 || { cat "$work/b.log"; return 1; }
+    cp "$work/b/summary.json" "$out/best_$n.json"
+    log "best, $n cells: $(grep -o '"backend_choice": {[^}]*}' "$out/best_$n.json"), wall_s $(grep -o '"wall_s": [0-9.]*' "$out/best_$n.json"), update_s $(slowest_update "$out/best_$n.json")"
+  done
   for r in $(seq 1 "${NRN_RUNS:-2}"); do
     nrn_busyring "$CORES" "$work/br_$peer.json" "neuron_${CORES}ranks_${peer}_$r"
     "$PY" "$here/compare_spikes.py" "$out/gpu_$peer.spikes" "$out/neuron_${CORES}ranks_${peer}_$r.spikes" \
@@ -435,6 +452,127 @@ gpu_scaling() {
   fi
 }
 
+# The real-morphology network (real_network.py: N cells cycling through the SWC files of
+# REAL_DATA, d-lambda 0.1, hh soma, pas, a REAL_AMP nA clamp on every cell, a ring of ExpSyn
+# connections), REAL_TSTOP ms, at each of REAL_CELLS: one GPU (GPU_BACKEND), CORES ranks of
+# hinesbatch (spikes cmp'd with the GPU's), one core (sizes of REAL_ONE_CORE), NEURON on
+# CORES ranks (sizes of REAL_NRN, spikes compared with compare_spikes.py), "best"'s choice
+# (sizes of REAL_BEST); the floor beside each GPU figure (bytes a step over the copy bandwidth
+# of `hinesbatch bench hines`, or REAL_COPY_BPS); one line a size at the end (summary.txt).
+real() {
+  local sizes=${REAL_CELLS:-8 64 1024 8192 65536} t=${REAL_TSTOP:-20} backend=${GPU_BACKEND:-cuda}
+  local data=${REAL_DATA:-$here/../../../shared/data/morphologies} n f name bps
+  nrn_mpi_lib
+  log "real: $data, $t ms, backend $backend, $CORES cores, $(date -u +%FT%TZ)," \
+    "$(nvidia-smi -L 2>/dev/null | head -1), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
+  bps=${REAL_COPY_BPS:-}
+  if [ -z "$bps" ]; then
+    "$HB" bench hines --cells 256 --morphs small-low --repeats 1 --json \
+      $([ "$backend" = cuda ] && echo --no-cpu) > "$work/bw.json" 2> "$work/bw.err" \
+      || { tail -3 "$work/bw.err"; return 1; }
+    bps=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["copy_bandwidth_Bps"])' "$work/bw.json")
+  fi
+  log "copy bandwidth: $bps B/s"
+  # compartments a cell of each file, for the floor (hinesbatch info under the file's rules)
+  "$PY" "$here/real_network.py" 18 "$t" "$work/files.json" --folder "$data"
+  : > "$out/real_compartments.txt"
+  for f in $("$PY" -c 'import json, sys; print(" ".join(c["morphology"] for c in json.load(open(sys.argv[1]))["cells"]))' "$work/files.json"); do
+    echo "$f $("$HB" info "$f" --policy d-lambda --d-lambda 0.1 --scheme neuron --sections import3d --json 2>/dev/null | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["compartments"])')" >> "$out/real_compartments.txt"
+  done
+  for n in $sizes; do
+    "$PY" "$here/real_network.py" "$n" "$t" "$out/real_$n.json" --folder "$data" --amp "${REAL_AMP:-0.3}"
+    rm -rf "$work/g"
+    "$HB" run "$out/real_$n.json" --backend="$backend" -o "$work/g" --traces=none --quiet \
+      > "$work/g.log" 2>&1 || { cat "$work/g.log"; return 1; }
+    cp "$work/g/summary.json" "$out/gpu_$n.json"
+    cp "$work/g/spikes.dat" "$out/gpu_$n.spikes"
+    "$PY" - "$out/real_$n.json" "$out/real_compartments.txt" "$bps" "$out/gpu_$n.json" \
+      > "$out/floor_$n.json" <<'PYEOF'
+import json, math, os, sys
+# the floor's accounting (network-gpu-h100.md): 52 B a compartment-step, 48 more for hh, 36 an
+# ExpSyn; hh compartments: the soma's one (d-lambda gives a soma one) or every one of a
+# soma-less file's cell (hh everywhere)
+m = json.load(open(sys.argv[1]))
+comp = {os.path.basename(f): k for f, k in (l.split() for l in open(sys.argv[2]))}
+steps = math.ceil(m["t_stop"] / m["dt"] - 1e-9)
+rows = b = 0
+for c in m["cells"]:
+    k = int(comp[os.path.basename(c["morphology"])])
+    hh = k if any(x["name"] == "hh" and x["region"] == "all" for x in c["mechanisms"]) else 1
+    rows += c["count"] * k
+    b += c["count"] * (52 * k + 48 * hh + 36 * len(c["synapses"]))
+s = json.load(open(sys.argv[4]))
+floor = b * steps / float(sys.argv[3])
+print(json.dumps({"compartments": rows, "steps": steps, "bytes_per_step": b,
+                  "copy_bandwidth_Bps": float(sys.argv[3]), "floor_s": floor,
+                  "gpu_update_s": s["per_rank"][0]["update_s"],
+                  "x_floor": s["per_rank"][0]["update_s"] / floor}))
+PYEOF
+    log "$backend, $n cells: $("$PY" -c 'import json, sys; s = json.load(open(sys.argv[1])); r = s["per_rank"][0]; print("spikes", s["spikes"], "update_s", r["update_s"], "build_s", r["build_s"], "init_s", r.get("init_s"), "KiB/cell", s.get("memory_kib_per_cell"))' "$out/gpu_$n.json"); floor $(cat "$out/floor_$n.json")"
+    name=hb_${CORES}ranks_$n
+    KEEP_SPIKES=$name hb_run "$CORES" 1 "$out/real_$n.json" "$name"
+    if cmp -s "$out/gpu_$n.spikes" "$out/$name.spikes"; then
+      log "$n cells: the GPU's spikes bitwise those of $CORES ranks"
+    else
+      log "$n cells: the GPU's spikes DIFFER from those of $CORES ranks"
+    fi
+    case " ${REAL_ONE_CORE-8 64 1024 8192} " in *" $n "*)
+      rm -rf "$work/o1"
+      OMP_NUM_THREADS=1 taskset -c 0 "$HB" run "$out/real_$n.json" --backend=seq -o "$work/o1" \
+        --traces=none --quiet > "$work/o1.log" 2>&1 || { cat "$work/o1.log"; return 1; }
+      cp "$work/o1/summary.json" "$out/hb_1core_$n.json"
+      cmp -s "$work/o1/spikes.dat" "$out/$name.spikes" || log "$n cells: 1 core's spikes DIFFER from $CORES ranks'"
+      log "hb_1core_$n: $(head -c 400 "$out/hb_1core_$n.json" | tr -d '\n' | sed 's/"per_rank.*//')" ;;
+    esac
+    case " ${REAL_BEST-8 64 1024 8192} " in *" $n "*)
+      rm -rf "$work/ob"
+      "$HB" run "$out/real_$n.json" --backend=best -o "$work/ob" --traces=none --quiet \
+        > "$work/ob.log" 2>&1 || { cat "$work/ob.log"; return 1; }
+      cp "$work/ob/summary.json" "$out/best_$n.json"
+      cmp -s "$work/ob/spikes.dat" "$out/$name.spikes" || log "$n cells: best's spikes DIFFER from $CORES ranks'"
+      log "best_$n: $(grep -o '"backend_choice": {[^}]*}' "$out/best_$n.json"), wall_s $(grep -o '"wall_s": [0-9.]*' "$out/best_$n.json"), update_s $(slowest_update "$out/best_$n.json")" ;;
+    esac
+    case " ${REAL_NRN-1024 8192} " in *" $n "*)
+      $MPIRUN -np "$CORES" --bind-to core "$PY" "$here/neuron_real.py" "$out/real_$n.json" \
+        --spikes "$out/neuron_${CORES}ranks_$n.spikes" > "$work/nrn.out" 2> "$work/nrn.err" \
+        || { tail -20 "$work/nrn.out" "$work/nrn.err"; return 1; }
+      grep '^{"peer"' "$work/nrn.out" > "$out/neuron_${CORES}ranks_$n.json"
+      log "neuron_${CORES}ranks_$n: $(cat "$out/neuron_${CORES}ranks_$n.json")"
+      "$PY" "$here/compare_spikes.py" "$out/$name.spikes" "$out/neuron_${CORES}ranks_$n.spikes" \
+        --t-stop "$t" > "$out/compare_neuron_$n.json"
+      log "vs NEURON, $n cells: $(cat "$out/compare_neuron_$n.json")" ;;
+    esac
+  done
+  "$PY" - "$out" "$CORES" "$backend" $sizes <<'PYEOF' | tee "$out/summary.txt" | tee -a "$out/log.txt"
+import json, os, sys
+out, cores, backend, sizes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def get(name, f):
+    p = os.path.join(out, name)
+    return f(json.load(open(p))) if os.path.exists(p) else None
+upd = lambda s: max(r["update_s"] for r in s["per_rank"])
+fmt = lambda x, spec="%.3f": "-" if x is None else spec % x
+print("| cells | compartments | 1 core [s] | %s ranks [s] | %s [s] | floor [s] | x floor | %s ranks / %s | NEURON %s ranks [s] | NEURON / %s | spikes | %s = %s ranks | vs NEURON | best |"
+      % (cores, backend, cores, backend, cores, backend, backend, cores))
+print("|" + "---|" * 14)
+for n in sizes:
+    fl = get("floor_%s.json" % n, lambda s: s)
+    g = get("gpu_%s.json" % n, upd)
+    c = get("hb_%sranks_%s.json" % (cores, n), upd)
+    one = get("hb_1core_%s.json" % n, upd)
+    nrn = get("neuron_%sranks_%s.json" % (cores, n), lambda s: s["run_s"])
+    cmp_ = get("compare_neuron_%s.json" % n, lambda s: "same steps" if s["same_steps"] else "DIFFER")
+    best = get("best_%s.json" % n, lambda s: "%s %.3f s" % (s.get("backend_choice", {}).get("backend"), upd(s)))
+    a = open(os.path.join(out, "gpu_%s.spikes" % n), "rb").read()
+    b = os.path.join(out, "hb_%sranks_%s.spikes" % (cores, n))
+    same = ("bitwise" if open(b, "rb").read() == a else "DIFFER") if os.path.exists(b) else "-"
+    print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        n, fl["compartments"] if fl else "-", fmt(one), fmt(c), fmt(g),
+        fmt(fl and fl["floor_s"], "%.4f"), fmt(fl and g / fl["floor_s"], "%.1f"),
+        fmt(c and g and c / g, "%.2f"), fmt(nrn), fmt(nrn and g and nrn / g, "%.1f"),
+        get("gpu_%s.json" % n, lambda s: s["spikes"]), same, cmp_ or "-", best or "-"))
+PYEOF
+}
+
 # one file back from machines that return few files
 bundle() { tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"; }
 trap 'rm -rf "$work"; bundle' EXIT
@@ -497,7 +635,8 @@ case $what in
   neuron-busyring) neuron_busyring ;;
   gpu-busyring) gpu_busyring ;;
   gpu-scaling) gpu_scaling ;;
+  real) real ;;
   coreneuron) coreneuron ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|coreneuron|exchange|scaling|record-overhead OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|real|coreneuron|exchange|scaling|record-overhead OUTDIR" >&2; exit 2 ;;
 esac

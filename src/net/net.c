@@ -310,8 +310,8 @@ static hb_status_t build_sim(hb_net_t *net)
     return HB_SUCCESS;
 }
 
-/* This rank's cells, their simulation and the connections that end on them (no collective:
- * a failure here is agreed on by all ranks afterwards). */
+/* This rank's cells and sources (no collective: a failure here is agreed on by all ranks
+ * afterwards). */
 static hb_status_t build_local(hb_net_t *net)
 {
     static const char fn[] = "hb_net_create";
@@ -367,9 +367,15 @@ static hb_status_t build_local(hb_net_t *net)
     }
     net->min_delay = INFINITY;
     net->total_steps = (long)ceil(net->opt.t_stop_ms / net->opt.dt_ms - 1e-9);
+    return status;
+}
+
+/* This rank's simulation and the connections that end on its cells (no collective). */
+static hb_status_t build_cells(hb_net_t *net)
+{
     /* the simulation first: it knows each cell's synapses, which the connections are checked
      * against, and with a releasing builder no model outlives it */
-    if (status == HB_SUCCESS && net->n_cable) status = build_sim(net);
+    hb_status_t status = net->n_cable ? build_sim(net) : HB_SUCCESS;
     if (status == HB_SUCCESS) status = build_connections(net);
     return status;
 }
@@ -471,6 +477,9 @@ hb_status_t hb_net_create_with(const hb_recipe_t *recipe, const hb_net_builder_t
     my_block(recipe->n_cells, comm->rank, comm->size, &net->first, &net->end);
     status = find_local_rank(net); /* the simulation's GPU */
     if (status == HB_SUCCESS) status = agree(net, build_local(net));
+    if (status == HB_SUCCESS && net->opt.backend == HB_BACKEND_BEST)
+        status = hb_net_choose_backend(net); /* every rank: all-reduces */
+    if (status == HB_SUCCESS) status = agree(net, build_cells(net));
     if (status == HB_SUCCESS) { /* the smallest delay of the whole network */
         double v[1] = {net->min_delay};
         status = comm->ops->allreduce(comm->state, v, 1, HB_REDUCE_MIN);
@@ -519,6 +528,14 @@ hb_status_t hb_net_destroy(hb_net_t *net)
 int hb_net_local_cells(const hb_net_t *net) { return net ? (int)(net->end - net->first) : 0; }
 double hb_net_min_delay(const hb_net_t *net) { return net ? net->min_delay : NAN; }
 int hb_net_epoch_steps(const hb_net_t *net) { return net ? net->epoch_steps : 0; }
+
+hb_status_t hb_net_backend(const hb_net_t *net, hb_backend_t *backend, const char **reason)
+{
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_backend: net is NULL");
+    if (backend) *backend = net->opt.backend; /* "best" resolved at hb_net_create */
+    if (reason) *reason = net->best_chosen ? net->best_reason : "";
+    return HB_SUCCESS;
+}
 
 int hb_net_set_overlap(hb_net_t *net, int overlap)
 {

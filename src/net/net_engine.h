@@ -107,7 +107,15 @@ struct hb_net {
     int epoch_steps;
     long total_steps, step;
     struct hb_net_recording *rec; /* hb_net_record's columns (net_record.c); NULL: none */
+    int best_chosen;             /* the backend was "best", chosen by hb_net_choose_backend */
+    double best_trial_s;         /* its trials' time [s] */
+    char best_reason[640];       /* what it chose and why */
 };
+
+/* "backend": "best": one core, all cores or the GPU by a timed trial on a sample of the
+ * rank's cells (net_best.c); sets net->opt.backend (and threads) and best_reason. Every rank
+ * calls it (all-reduces). */
+hb_status_t hb_net_choose_backend(hb_net_t *net);
 
 /* Where the exchange in flight stands (net_run.c). */
 typedef enum { EXCHANGE_NONE, EXCHANGE_COUNTS, EXCHANGE_SPIKES, EXCHANGE_DONE } exchange_stage_t;

@@ -658,6 +658,11 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
         status = hb_sim_json_options(ld, root, opt);
     }
     if (status) return status;
+    /* no backend named, in the file or by an override: "best" where a GPU exists */
+    if (!json_object_get(root, "backend") &&
+        !(ld->overrides && (ld->overrides->set & HB_SIM_SET_BACKEND)) &&
+        hb_backend_available(HB_BACKEND_CUDA))
+        opt->backend = HB_BACKEND_BEST;
     const json_t *cells = json_object_get(root, "cells"), *net = json_object_get(root, "network");
     if (cells && !json_is_array(cells))
         return hb_json_fail(ld, "cells", "expected an array of cells, found %s", hb_json_kind(cells));

@@ -16,7 +16,9 @@
  * copies on the CPU and the mixed group on the GPU; a ring of connections; its CPU side
  * is test_net_morphologies). Also: connections handed to the GPU engine with bad ones among
  * millions name the first bad one, as a check in order would (the check runs in chunks on the
- * build threads).
+ * build threads). And "backend": "best" on each network with a candidate made slow through
+ * HB_BEST_TRIAL_COSTS: the CPU's made slow, it must choose the GPU; the GPU's, never the GPU;
+ * the spikes bitwise the CPU's either way.
  * Recording (docs/network.md, section 8): two networks with "record" sections (identical ball
  * and sticks: v, hh's m, ina and gk, pas.i, an ExpSyn's g and i, an Exp2Syn's A and g; a
  * busyring's mixed groups: v, hh.h, hh.ik, syn[0].g) record the same bits on the GPU
@@ -46,6 +48,8 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static hb_backend_t last_backend; /* what run's network stepped on ("best" resolved) */
+
 /* The network's spikes on `backend` (copied to *out, count *n); 0 on a failed call. */
 static int run(const char *path, hb_backend_t backend, int tasks, hb_spike_t **out, size_t *n,
                double *seconds)
@@ -66,6 +70,8 @@ static int run(const char *path, hb_backend_t backend, int tasks, hb_spike_t **o
         st = hb_net_load_json_with(path, &ov, comm, &net);
         CHECKF(st == HB_SUCCESS, "%s on %s: %s", path, hb_backend_name(backend), hb_last_error());
     }
+    last_backend = HB_BACKEND_BEST;
+    if (net) CHECK_OK(hb_net_backend(net, &last_backend, NULL));
     if (net && tasks) /* HB_NET_TASKS where the delays allow it, else the file's mode */
         hb_net_set_overlap(net, HB_NET_TASKS);
     if (net) {
@@ -231,7 +237,7 @@ static void recording(const char *dir, hb_backend_t cpu)
 }
 
 /* The network file at `path` on the CPU (`cpu`) and on the GPU, plain and with the tasks
- * exchange: the spikes bitwise the same. */
+ * exchange, and with "best" (a candidate made slow): the spikes bitwise the same. */
 static void compare(const char *path, hb_backend_t cpu)
 {
     hb_spike_t *ref = NULL;
@@ -262,6 +268,30 @@ static void compare(const char *path, hb_backend_t cpu)
                hb_backend_name(cpu), t_cpu, tasks ? " (tasks exchange)" : "", t_gpu);
         free(gpu);
     }
+    /* "best" with a candidate made slow (HB_BEST_TRIAL_COSTS, net_best.c's test hook):
+     * the CPU's made slow, the GPU chosen; the GPU's made slow, never chosen; the spikes
+     * the CPU's either way */
+    static const char *const costs[2] = {"seq=1,omp=1", "cuda=1"};
+    for (int k = 0; k < 2 && ok; k++) {
+        setenv("HB_BEST_TRIAL_COSTS", costs[k], 1);
+        hb_spike_t *got = NULL;
+        size_t n_got = 0;
+        double t_best = 0.0;
+        if (run(path, HB_BACKEND_BEST, 0, &got, &n_got, &t_best)) {
+            CHECKF(k == 0 ? last_backend == HB_BACKEND_CUDA : last_backend != HB_BACKEND_CUDA,
+                   "%s: best with %s chose %s", path, costs[k], hb_backend_name(last_backend));
+            int same = n_got == n_ref;
+            for (size_t i = 0; i < n_ref && same; i++)
+                same = got[i].gid == ref[i].gid &&
+                       memcmp(&got[i].time_ms, &ref[i].time_ms, sizeof ref[i].time_ms) == 0;
+            CHECKF(same, "%s: best (%s) gave other spikes than the CPU's", path,
+                   hb_backend_name(last_backend));
+            printf("%s: best with %s chose %s, %.3f s\n", path, costs[k],
+                   hb_backend_name(last_backend), t_best);
+        }
+        free(got);
+    }
+    unsetenv("HB_BEST_TRIAL_COSTS");
     free(ref);
 }
 
