@@ -888,8 +888,8 @@ typedef struct hb_net hb_net_t;
 
 /*
  * A network on `comm` (this rank's share of the gids, in contiguous blocks). Options as a
- * simulation's (dt, t_stop, temperature, backend seq, omp or cuda, threads); probes record only
- * spikes. Checks every connection that ends on this rank's cells (source gid, synapse,
+ * simulation's (dt, t_stop, temperature, backend seq, omp or cuda, threads); probes detect
+ * spikes, and hb_net_record records values. Checks every connection that ends on this rank's cells (source gid, synapse,
  * finite weight, delay >= dt) and fails naming the first bad one. The smallest delay of the
  * whole network is the epoch: spikes are exchanged once per epoch.
  */
@@ -967,6 +967,41 @@ hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t
  * more than the machine's memory) counts the whole run's when kept, one epoch's when not.
  * Returns the setting in effect. */
 int hb_net_set_keep_spikes(hb_net_t *net, int keep);
+
+/*
+ * Recording in a network (docs/network.md, section 8): values of chosen cable cells sampled
+ * every sample_dt from t = 0, the same bits on every backend, rank and thread count.
+ * `variable`: "v", or a mechanism's "hh.m", "hh.h", "hh.n", "hh.gna", "hh.gk" [S/cm2],
+ * "hh.ina", "hh.ik", "hh.il", "pas.i" [mA/cm2] at `where`'s node; or synapse K's "syn[K].g"
+ * [uS], "syn[K].i" [nA] (an Exp2Syn's also "syn[K].A", "syn[K].B") at the synapse (`where`
+ * unused).
+ */
+typedef struct {
+    uint32_t gid;         /* a cable cell */
+    hb_location_t where;
+    const char *variable; /* copied */
+} hb_net_record_t;
+
+/* Collective, before hb_net_init: every rank adds the same `count` records. All records of a
+ * network share one sample_dt [ms] (0: every step; else a multiple of dt). Columns are the
+ * records in order of gid, then of addition. A record its cell cannot give (no hh at that
+ * node, no synapse K, a spike source) fails on every rank, the owner's message naming it. */
+hb_status_t hb_net_record(hb_net_t *net, int count, const hb_net_record_t *records,
+                          double sample_dt_ms);
+/* Columns recorded, and their sample interval [ms] (0 without records). */
+int hb_net_record_count(const hb_net_t *net);
+double hb_net_record_sample_dt(const hb_net_t *net);
+/* Column `column`'s gid, name ("soma.v", "sec2(0.5).hh.m", "syn[0].g") and unit ("mV",
+ * "S/cm2", ...); the strings live as long as the network. Any argument but net may be NULL. */
+hb_status_t hb_net_record_column(const hb_net_t *net, int column, uint32_t *gid,
+                                 const char **name, const char **unit);
+/* Collective: the rows recorded since hb_net_init (or hb_net_load) or hb_net_traces_clear,
+ * every rank's columns, on every rank: *rows times [ms] and rows x hb_net_record_count values
+ * (row-major). Valid until the next call on the network. */
+hb_status_t hb_net_traces(hb_net_t *net, const double **times_ms, const double **values,
+                          size_t *rows);
+/* Drops the rows recorded so far on this rank (once written out: memory stays bounded). */
+hb_status_t hb_net_traces_clear(hb_net_t *net);
 /*
  * Checkpoints of a network (docs/checkpoint.md): this rank's state after hb_net_init or an
  * hb_net_advance (an epoch boundary, no exchange in flight): its cells' simulation

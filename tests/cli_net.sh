@@ -70,10 +70,12 @@ fi
 touch "$tmp/file"
 expect_status 1 "unwritable output" -- "$bin" run "$examples/ring_network.json" -o "$tmp/file/out"
 expect_grep "$tmp/err" "cannot create the output directory" "unwritable output message"
-# --traces asks for voltage traces, which a network run does not write: refused, not ignored
-expect_status 2 "network with --traces csv" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tr" --traces csv
-expect_grep "$tmp/err" "expected --traces none or no --traces" "network --traces message"
-[ ! -e "$tmp/tr/spikes.dat" ] && ok || bad "network with --traces csv ran"
+# --traces is the format of a "record" section's file (cli_net_record.sh); none here, so no
+# traces file; wide (a column per probe) is a cell run's alone: refused, not ignored
+expect_status 0 "network with --traces csv" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tr" --traces csv --quiet
+[ -e "$tmp/tr/spikes.dat" ] && [ ! -e "$tmp/tr/traces.csv" ] && ok || bad "network without records wrote traces.csv"
+expect_status 2 "network with --traces wide" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tr" --traces wide
+expect_grep "$tmp/err" "expected --traces h5, csv or none" "network --traces wide message"
 expect_status 0 "network with --traces none" -- "$bin" run "$examples/ring_network.json" -o "$tmp/tn" --traces none --quiet
 
 # Malformed networks: exit 1, the key path or the connection named.

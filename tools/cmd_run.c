@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "core/bench.h"
+#include "net_traces.h"
 #include "run_checkpoint.h"
 #include "run_threads.h"
 #include "sim/csv_write.h"
@@ -64,8 +65,9 @@ static const char usage_run_options[] =
     "  --traces FORMAT   cells: h5 (DIR/traces.h5, the default in a build with HDF5), csv\n"
     "                    (DIR/traces.csv: gid,probe,t_ms,v_mv, a row per probe and sample, 6\n"
     "                    digits of v; the default without HDF5), wide (DIR/probes.csv: t_ms\n"
-    "                    and one column per probe, 17 digits) or none (networks: none\n"
-    "                    only; they write spikes)\n"
+    "                    and one column per probe, 17 digits) or none; networks: their\n"
+    "                    \"record\" section to h5 (DIR/traces.h5, one SONATA report of all\n"
+    "                    ranks) or csv (DIR/traces.csv: gid,name,t_ms,value), or none\n"
     "  --sonata          also DIR/spikes.h5: spikes.dat's spikes in SONATA's HDF5 layout\n"
     "                    (builds with HDF5)\n"
     "  --quiet           no summary\n"
@@ -589,10 +591,14 @@ static int write_network_sonata(const char *out, hb_net_t *net)
     return rc;
 }
 
+/* How a run writes its traces (a cell run's values are the checkpoint's record of it). */
+typedef enum { TRACES_CSV, TRACES_WIDE, TRACES_NONE, TRACES_H5 } traces_t;
+
 static int run_network(const model_file_t *m, const char *out, int quiet, int tracing,
-                       run_ckpt_t *ckpt, int sonata)
+                       run_ckpt_t *ckpt, int sonata, int traces)
 {
     const char *model = m->path;
+    net_traces_t *recorded = NULL; /* the file's "record" section: traces.h5 or traces.csv */
     hb_comm_t *comm = NULL;
     hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
@@ -650,6 +656,12 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
         snprintf(error, sizeof error, "%s", hb_last_error());
         rc = model_fail_status(model, error, status);
     }
+    if (rc == 0 && traces != TRACES_NONE) {
+        rc = net_traces_open(net, out, traces == TRACES_H5, ckpt->restart != NULL, rank, &recorded);
+        rc = agree_failure(comm, rc);
+        if (rc == 0 && !ckpt->restart) rc = net_traces_write(recorded, net); /* t = 0 */
+        if (rc && !error[0]) snprintf(error, sizeof error, "the recorded traces could not be written");
+    }
     const double start = cli_now_seconds();
     const int progress = rank == 0 && !quiet && isatty(STDERR_FILENO);
     double t_stop = net ? hb_net_stop_time(net) : 0.0;
@@ -676,13 +688,16 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
             snprintf(error, sizeof error, "%s", hb_last_error());
             rc = model_fail_status(model, error, status); /* on every rank (the library agrees) */
             agreed = 1;
+            (void)net_traces_write(recorded, net); /* what was recorded up to the failure */
             break;
         }
-        if (f) {
-            const double t_out = cli_now_seconds();
-            rc = write_spikes(f, path, net, &written, error, sizeof error);
-            output_s += cli_now_seconds() - t_out;
+        const double t_out = cli_now_seconds();
+        if (f) rc = write_spikes(f, path, net, &written, error, sizeof error);
+        if (recorded && net_traces_write(recorded, net) != 0) { /* every rank takes part */
+            rc = 1;
+            if (!error[0]) snprintf(error, sizeof error, "the recorded traces could not be written");
         }
+        output_s += cli_now_seconds() - t_out;
         if (rc == 0 && run_ckpt_due(ckpt, net_step(net), net_step_of(net, t_stop)))
             rc = run_ckpt_save(ckpt, NULL, NULL, net);
         if (rc && !error[0]) snprintf(error, sizeof error, "a checkpoint could not be written");
@@ -715,6 +730,10 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
     if (progress) fputc('\n', stderr);
     const double seconds = cli_now_seconds() - start;
     if (f && fclose(f) != 0 && rc == 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
+    const char *traces_path = net_traces_path(recorded);
+    char traces_note[4300] = "";
+    if (traces_path) snprintf(traces_note, sizeof traces_note, ", %s", traces_path);
+    if (net_traces_close(recorded) != 0 && rc == 0) rc = 1;
     if (!agreed) rc = agree_failure(comm, rc);
     if (rc != 0 && ran) { /* every rank here: the failure is agreed; what was computed stays */
         if (!error[0]) snprintf(error, sizeof error, "another rank failed (its message is on that rank)");
@@ -734,17 +753,15 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
         rc = 128 + stopped;
     } else if (rc == 0 && rank == 0 && !quiet)
         printf("%s: network, %d rank%s, min delay %g ms (epochs of %d steps): %zu spikes in "
-               "%.3f s\nwrote %s%s%s%s and %s\n", model, hb_comm_size(comm),
+               "%.3f s\nwrote %s%s%s%s%s and %s\n", model, hb_comm_size(comm),
                hb_comm_size(comm) == 1 ? "" : "s", hb_net_min_delay(net), hb_net_epoch_steps(net),
                written, seconds, path, sonata ? ", " : "", sonata ? out : "",
-               sonata ? "/spikes.h5" : "", summary);
+               sonata ? "/spikes.h5" : "", traces_note, summary);
     hb_net_destroy(net);
     hb_comm_destroy(comm);
     return rc;
 }
 
-/* How a cell run writes its traces (the values are the checkpoint's record of it). */
-typedef enum { TRACES_CSV, TRACES_WIDE, TRACES_NONE, TRACES_H5 } traces_t;
 static const char *const traces_names[] = {"csv", "wide", "none", "h5"};
 
 /* A cell run's outputs, written as it goes. */
@@ -1336,14 +1353,13 @@ int cli_command_run(int argc, char **argv)
     ckpt.length = m.length;
     int rc;
     if (is_network(&m)) {
-        if (!defaulted && format != TRACES_NONE) { /* accepted and ignored would mislead */
-            fprintf(stderr, "hinesbatch run: %s: --traces %s: a network run writes its spikes "
-                    "(spikes.dat), not voltage traces; expected --traces none or no --traces\n",
-                    model, traces);
+        if (format == TRACES_WIDE) { /* columns of every rank's cells: the long format only */
+            fprintf(stderr, "hinesbatch run: %s: --traces wide: a network writes its \"record\" "
+                    "section as h5 or csv; expected --traces h5, csv or none\n", model);
             model_free(&m);
             return 2;
         }
-        rc = run_network(&m, out, quiet, tracing, &ckpt, sonata);
+        rc = run_network(&m, out, quiet, tracing, &ckpt, sonata, format);
     } else {
         rc = run_cells(&m, out, quiet, &ckpt, (traces_t)format, defaulted, sonata);
     }

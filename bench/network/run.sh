@@ -23,6 +23,12 @@
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
+#   bench/network/run.sh record-overhead OUTDIR  the cost of recording (docs/network.md,
+#                                         section 8): busyring of REC_CELLS cells run ROUNDS
+#                                         times without and with a "record" section
+#                                         (REC_FRACTION of the gids, REC_VARIABLES, every
+#                                         REC_SAMPLE_DT ms) on REC_RANKS ranks, backend
+#                                         REC_BACKEND; the median wall times and the overhead
 # Environment: HB (the hinesbatch binary, default build/hinesbatch), MPIRUN (default
 # "mpirun --allow-run-as-root"), PY (a python3 with `neuron` and `arbor`), CORES (nproc),
 # PEER_CELLS (1000), PEER_TSTOP (25 ms), WEAK_CELLS (1000 per rank), STRONG_CELLS (16000),
@@ -36,6 +42,9 @@
 # --backend=best too, its choice logged);
 # gpu-scaling: BUSYRING_REF, BR_TSTOP, GPUS (4), GPU_WEAK_CELLS (16384 a GPU), GPU_STRONG_CELLS
 # (16384), CPU_RANKS (0: none), GPU_BACKEND;
+# record-overhead: BUSYRING_REF, BR_TSTOP (100 ms), REC_CELLS (16384), REC_RANKS (CORES),
+# REC_BACKEND (seq; cuda: one GPU a rank), REC_FRACTION (0.01), REC_SAMPLE_DT (0.1 ms),
+# REC_VARIABLES ("v"), REC_TRACES (h5), ROUNDS (3);
 # real: REAL_CELLS ("8 64 1024 8192 65536"), REAL_TSTOP (20 ms), REAL_ONE_CORE ("8 64 1024
 # 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
 # ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
@@ -583,8 +592,44 @@ exchange() {
   done
 }
 
+# Recording's cost: the same busyring without and with a record section, alternating, ROUNDS
+# rounds; the run's wall time (summary.json's wall_s: the advances, spikes.dat and traces written
+# as the run goes) compared by medians.
+record_overhead() {
+  local ref=${BUSYRING_REF:-../shared/data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local n=${REC_CELLS:-16384} t=${BR_TSTOP:-100} ranks=${REC_RANKS:-$CORES}
+  local backend=${REC_BACKEND:-seq} frac=${REC_FRACTION:-0.01} sdt=${REC_SAMPLE_DT:-0.1}
+  local vars=${REC_VARIABLES:-v}
+  log "record-overhead: $ref, $n cells, $t ms, $ranks ranks, $backend, fraction $frac every $sdt ms of $vars, $(date -u +%FT%TZ)"
+  busyring_file "$ref" "$n" "$t" "$work/rec_off.json"
+  "$PY" - "$work/rec_off.json" "$work/rec_on.json" "$backend" "$frac" "$sdt" "$vars" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["backend"] = sys.argv[3]
+json.dump(d, open(sys.argv[1], "w"))
+d["record"] = {"fraction": float(sys.argv[4]), "sample_dt": float(sys.argv[5]),
+               "variables": sys.argv[6].split()}
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+  for round in $(seq 1 "${ROUNDS:-3}"); do
+    for mode in off on; do
+      hb_run "$ranks" 1 "$work/rec_$mode.json" "record_${mode}_$round" --traces "${REC_TRACES:-h5}"
+    done
+  done
+  "$PY" - "$out" "${ROUNDS:-3}" <<'PYEOF' | tee -a "$out/log.txt"
+import json, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+wall = {m: [json.load(open(f"{out}/record_{m}_{r}.json"))["wall_s"] for r in range(1, rounds + 1)]
+        for m in ("off", "on")}
+off, on = statistics.median(wall["off"]), statistics.median(wall["on"])
+print(f"record-overhead: without {off:.3f} s, with {on:.3f} s (medians of {wall}): "
+      f"{100 * (on / off - 1):+.1f} %")
+PYEOF
+}
+
 case $what in
   peers) peers ;;
+  record-overhead) record_overhead ;;
   exchange) exchange ;;
   busyring) busyring ;;
   neuron-busyring) neuron_busyring ;;
@@ -593,5 +638,5 @@ case $what in
   real) real ;;
   coreneuron) coreneuron ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|real|coreneuron|exchange|scaling OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|real|coreneuron|exchange|scaling|record-overhead OUTDIR" >&2; exit 2 ;;
 esac

@@ -27,7 +27,8 @@ from ._ffi import ffi
 
 __version__ = _ffi.VERSION
 __all__ = [
-    "HinesbatchError", "Interrupted", "Morphology", "Cable", "Model", "Simulation", "Network", "run",
+    "HinesbatchError", "Interrupted", "Morphology", "Cable", "Model", "Simulation", "Network",
+    "Traces", "run",
     "load_library", "library_path", "backends", "SPIKE_DTYPE", "__version__",
 ]
 
@@ -480,6 +481,43 @@ class Simulation(_Stepped):
                 f"t = {self.time} ms of {self.t_stop}>")
 
 
+class Traces:
+    """A network's recorded values: `times` [ms], `values` [rows, columns], `columns` (gid,
+    name, unit); trace(gid, name) is one column ("soma.v", "syn[0].g", ...)."""
+
+    def __init__(self, times, values, columns):
+        self.times, self.values, self.columns = times, values, columns
+
+    def trace(self, gid, name):
+        for k, (g, n, _) in enumerate(self.columns):
+            if g == gid and n == name:
+                return self.values[:, k]
+        raise KeyError(f"gid {gid}, {name!r}: not recorded; recorded: "
+                       f"{sorted({n for _, n, _ in self.columns})}")
+
+    def __repr__(self):
+        return (f"<hinesbatch.Traces: {len(self.times)} samples of {len(self.columns)} "
+                f"columns>")
+
+
+def _location(loc):
+    """hb_location_t of "soma", {"section": i, "x": x}, {"node": n} or {"sample": id}."""
+    p = ffi.new("hb_location_t *")
+    out = p[0]
+    if loc == "soma":
+        out.kind = _lib().HB_LOC_SOMA
+    elif isinstance(loc, dict) and "section" in loc and set(loc) <= {"section", "x"}:
+        out.kind, out.section, out.x = _lib().HB_LOC_SECTION, int(loc["section"]), float(loc.get("x", 0.5))
+    elif isinstance(loc, dict) and set(loc) == {"node"}:
+        out.kind, out.node = _lib().HB_LOC_NODE, int(loc["node"])
+    elif isinstance(loc, dict) and set(loc) == {"sample"}:
+        out.kind, out.sample = _lib().HB_LOC_SAMPLE, int(loc["sample"])
+    else:
+        raise ValueError(f"location {loc!r}: expected \"soma\", {{\"section\": INDEX, \"x\": 0..1}}, "
+                         f"{{\"node\": INDEX}} or {{\"sample\": ID}}")
+    return p
+
+
 class Network(_Stepped):
     """A network (a model with "network", hb_net_t) on a communicator: "serial" (default),
     "mpi" (every rank of the MPI job runs this, as `hinesbatch run` under mpirun), "best".
@@ -565,6 +603,52 @@ class Network(_Stepped):
         out["gid"] = raw["gid"]
         out["time"] = raw["time"]
         return out
+
+    def record(self, gids, variables=("v",), locations=("soma",), sample_dt=0.1):
+        """Records `variables` ("v", "hh.m", "hh.ina", "pas.i", "syn[0].g", ...; docs/network.md,
+        section 8) at `locations` ("soma", {"section": 1, "x": 0.5}, {"node": 3}) of the cable
+        cells `gids` every `sample_dt` [ms], from t = 0: before init() or run(), on every rank
+        alike. A synapse's variable is recorded once per gid (at the synapse). Returns the
+        network."""
+        lib = _lib()
+        where = [_location(loc) for loc in locations]
+        names = [ffi.new("char[]", str(v).encode()) for v in variables]
+        synaptic = [str(v).startswith("syn[") for v in variables]
+        recs = []
+        for gid in np.atleast_1d(np.asarray(gids, dtype=np.int64)):
+            for li, loc in enumerate(where):
+                for name, syn in zip(names, synaptic):
+                    if not (syn and li > 0):
+                        recs.append((int(gid), loc, name))
+        arr = ffi.new("hb_net_record_t[]", max(len(recs), 1))
+        for k, (gid, loc, name) in enumerate(recs):
+            if not 0 <= gid < 2**32:
+                raise ValueError(f"gid {gid}: expected a cable cell's gid")
+            arr[k].gid = gid
+            arr[k].where = loc[0]
+            arr[k].variable = name
+        _check(lib.hb_net_record(self._ptr, len(recs), arr, float(sample_dt)))
+        return self
+
+    @property
+    def traces(self):
+        """What the network recorded since init (its file's "record" section and record()),
+        gathered from every rank (collective): a Traces of `times` [ms] (rows), `values`
+        (rows x columns) and `columns` ((gid, name, unit) each, in order of gid), copies."""
+        lib = _lib()
+        n = lib.hb_net_record_count(self._ptr)
+        gid, name, unit = ffi.new("uint32_t *"), ffi.new("const char **"), ffi.new("const char **")
+        columns = []
+        for k in range(n):
+            _check(lib.hb_net_record_column(self._ptr, k, gid, name, unit))
+            columns.append((int(gid[0]), _text(name[0]), _text(unit[0])))
+        t, v, rows = ffi.new("const double **"), ffi.new("const double **"), ffi.new("size_t *")
+        _check(lib.hb_net_traces(self._ptr, t, v, rows))
+        r = rows[0]
+        times = np.frombuffer(ffi.buffer(t[0], 8 * r), "<f8").copy() if r else np.empty(0)
+        values = (np.frombuffer(ffi.buffer(v[0], 8 * r * n), "<f8").reshape(r, n).copy()
+                  if r and n else np.empty((r, n)))
+        return Traces(times, values, columns)
 
     @property
     def stats(self):

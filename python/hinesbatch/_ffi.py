@@ -168,6 +168,30 @@ typedef struct {
 } hb_net_stats_t;
 hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
+typedef enum {
+    HB_LOC_SOMA = 0, HB_LOC_SAMPLE = 1, HB_LOC_SECTION = 2, HB_LOC_NODE = 3
+} hb_loc_kind_t;
+typedef struct {
+    hb_loc_kind_t kind;
+    long sample;
+    int section;
+    double x;
+    int node;
+} hb_location_t;
+typedef struct {
+    uint32_t gid;
+    hb_location_t where;
+    const char *variable;
+} hb_net_record_t;
+hb_status_t hb_net_record(hb_net_t *net, int count, const hb_net_record_t *records,
+                          double sample_dt_ms);
+int hb_net_record_count(const hb_net_t *net);
+double hb_net_record_sample_dt(const hb_net_t *net);
+hb_status_t hb_net_record_column(const hb_net_t *net, int column, uint32_t *gid,
+                                 const char **name, const char **unit);
+hb_status_t hb_net_traces(hb_net_t *net, const double **times_ms, const double **values,
+                          size_t *rows);
+hb_status_t hb_net_traces_clear(hb_net_t *net);
 int hb_net_local_cells(const hb_net_t *net);
 double hb_net_min_delay(const hb_net_t *net);
 int hb_net_epoch_steps(const hb_net_t *net);

@@ -215,7 +215,8 @@ def read_traces(path):
     with open(path, encoding="utf-8", newline="") as f:
         rows = csv.reader(f)
         header = next(rows, None)
-        if header == ["gid", "probe", "t_ms", "v_mv"]:
+        # (a network's recorded values: gid,name,t_ms,value, docs/network.md section 8)
+        if header in (["gid", "probe", "t_ms", "v_mv"], ["gid", "name", "t_ms", "value"]):
             series = {}
             for number, row in enumerate(rows, 2):
                 if len(row) != 4:
@@ -329,11 +330,14 @@ def _traces_of(source):
         t = np.array(source.sample_times)
         return {name: (t, np.array(v)) for name, v in source.traces.items()}, source.model.name
     if _is_model(source):
-        sim = hb.run(source)
-        if isinstance(sim, hb.Network):
-            raise ValueError(f"{sim.model.name}: a network records no traces; expected a cell "
-                             "model (no \"network\") or a traces file")
-        return _traces_of(sim)
+        return _traces_of(hb.run(source))
+    if isinstance(source, hb.Network):  # its "record" section's values
+        tr = source.traces
+        if not tr.columns:
+            raise ValueError(f"{source.model.name}: the network records nothing; expected a "
+                             "\"record\" section (docs/network.md, section 8)")
+        return ({f"{gid}.{name}": (tr.times, tr.values[:, k])
+                 for k, (gid, name, _) in enumerate(tr.columns)}, source.model.name)
     return read_traces(source), os.fspath(source)
 
 

@@ -14,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "common/event_order.h"
+#include "common/record_value.h"
 #include "common/sim_step.h"
 #include "hinesbatch.h"
 
@@ -92,6 +93,13 @@ typedef hb_status_t (*hb_sim_sink_t)(void *user, int n_samples, const long *samp
                                      const double *samples, const int *spike_count,
                                      const double *spikes);
 
+/*
+ * Recorded values (set_records): n_rows rows of the records' values, row r taken after step
+ * step[r] (steps done), values[r * n + k] record k's. Called chunk by chunk, in step order.
+ */
+typedef hb_status_t (*hb_sim_record_sink_t)(void *user, int n_rows, const long *step,
+                                            const double *values);
+
 struct hb_sim_ops {
     /* 1: the engine steps the description's host v and hh_state in place (CPU); 0: it keeps
      * its own copy (CUDA), and the host arrays are stale after set_state. */
@@ -147,6 +155,14 @@ struct hb_sim_ops {
      * had the recordings up to and including that step, and none after it. */
     hb_status_t (*advance)(void *engine, long step0, long steps, hb_sim_sink_t sink, void *user,
                            hb_sim_fault_t *fault);
+    /*
+     * Values recorded after every step that is a multiple of `every` (n records, copied;
+     * replacing any set before; n = 0: none, and the step pays nothing): each such step's row,
+     * hb_rec_value of every record, to `sink` (with `user`) in the advances that follow, as the
+     * probes' samples go to theirs (at a fault: the rows up to its step).
+     */
+    hb_status_t (*set_records)(void *engine, int n, const hb_rec_sample_t *records, long every,
+                               hb_sim_record_sink_t sink, void *user);
     /* count elements of group g's v from element `first`, to host `dst`. */
     hb_status_t (*get_v)(void *engine, int g, size_t first, size_t count, double *dst);
     /*

@@ -11,6 +11,8 @@
  *                 (src/common/sim_tree.h).
  *   probe_kernel  one thread per probe: spike detection (hb_spike_test) and, on
  *                 sampling steps, the recorded voltage.
+ *   record_kernel on recording steps (set_records), one thread per recorded value:
+ *                 hb_rec_value (src/common/record_value.h) into the chunk's row.
  *   check_kernel  every check_every steps and at the run's last, one thread per
  *                 element of a group's v: the first NaN or infinity of the group's cells
  *                 (atomicMin of a key ordered by check, cell, node), read back with the
@@ -69,6 +71,7 @@ struct hb_cuda_sim {
     unsigned long long *h_fault;
     long *h_check_step;        /* per check of the chunk: its step (steps done) */
     double **group_v; /* device array of the groups' v */
+    double **group_hh_state;        /* device array of the groups' hh states */
     double **group_syn_state;       /* device arrays of the groups' synapse states, sites */
     hb_syn_site_t **group_syns;
     hb_cuda_events_t *events;       /* the network's events (sim_events.cu) */
@@ -83,6 +86,15 @@ struct hb_cuda_sim {
     double *h_rec, *h_spk;
     int *h_count;
     long *h_sample_step;
+    /* set_records: n_records values every record_every steps, record_cap rows a chunk */
+    int n_records, record_cap;
+    long record_every;
+    hb_rec_sample_t *records; /* device */
+    double *rec_values;       /* device: record_cap x n_records */
+    double *h_rec_values;
+    long *h_record_step;
+    hb_sim_record_sink_t record_sink;
+    void *record_user;
     size_t device_bytes; /* device memory taken by create and the connections [bytes] */
     int tree_order;      /* the tuning's sim.tree_order (-1: the rule) */
 };
@@ -217,6 +229,15 @@ __global__ void probe_kernel(int n, double *const *group_v, const int *probe_gro
     if (rec_row) rec_row[p] = v;
 }
 
+__global__ void record_kernel(int n, const hb_rec_sample_t *records, double *const *group_v,
+                              double *const *group_hh, double *const *group_syn, double *row)
+{
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    const hb_rec_sample_t q = records[r];
+    row[r] = hb_rec_value(&q, group_v[q.group], group_hh[q.group], group_syn[q.group]);
+}
+
 /* A NaN or infinity among the group's cells: key (check << CHECK_SHIFT) | (slot m + node), the
  * smallest kept, so the chunk's first failing check names its smallest cell, then node. */
 __global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long check,
@@ -280,6 +301,16 @@ static hb_status_t launch_probes(const hb_cuda_sim_t *s, double t, double *rec_r
         s->n_probes, s->group_v, s->probe_group, s->probe_index, s->probe_detect,
         s->probe_threshold, s->above, s->v_prev, t, s->dt, s->interpolate, rec_row, s->spk,
         s->spk_count, s->spike_cap);
+    CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+static hb_status_t launch_records(const hb_cuda_sim_t *s, double *row)
+{
+    const unsigned grid = (unsigned)((s->n_records + PROBE_THREADS - 1) / PROBE_THREADS);
+    record_kernel<<<grid, PROBE_THREADS, 0, s->stream>>>(s->n_records, s->records, s->group_v,
+                                                         s->group_hh_state, s->group_syn_state,
+                                                         row);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
@@ -621,7 +652,12 @@ extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
     free(s->groups);
     cudaFree(s->table);
     cudaFree(s->group_v);
+    cudaFree(s->group_hh_state);
     cudaFree(s->group_syn_state);
+    cudaFree(s->records);
+    cudaFree(s->rec_values);
+    free(s->h_rec_values);
+    free(s->h_record_step);
     cudaFree(s->group_syns);
     hb_cuda_events_destroy(s->events);
     cudaFree(s->probe_group);
@@ -674,14 +710,14 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     s->check_last = d->check_last;
     if (!(s->groups = (dgroup_t *)calloc((size_t)d->n_groups, sizeof *s->groups)))
         return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
-    double **views = (double **)calloc((size_t)d->n_groups * 2 + 1, sizeof *views);
+    double **views = (double **)calloc((size_t)d->n_groups * 3 + 1, sizeof *views);
     hb_syn_site_t **sites = (hb_syn_site_t **)calloc((size_t)d->n_groups + 1, sizeof *sites);
     if (!views || !sites) {
         free(views);
         free(sites);
         return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
     }
-    double **syn_views = views + d->n_groups;
+    double **syn_views = views + d->n_groups, **hh_views = views + 2 * d->n_groups;
     for (int g = 0; g < d->n_groups; g++) {
         if (!d->groups[g].mixed && d->groups[g].width != HB_SIM_GPU_LANES) {
             free(views);
@@ -703,11 +739,14 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
         }
         views[g] = s->groups[g].k.v;
         syn_views[g] = s->groups[g].k.syn_state;
+        hh_views[g] = s->groups[g].k.hh_state;
         sites[g] = (hb_syn_site_t *)s->groups[g].k.syns;
     }
     st = upload(&s->group_v, (double *const *)views, (size_t)d->n_groups);
     if (st == HB_SUCCESS)
         st = upload(&s->group_syn_state, (double *const *)syn_views, (size_t)d->n_groups);
+    if (st == HB_SUCCESS)
+        st = upload(&s->group_hh_state, (double *const *)hh_views, (size_t)d->n_groups);
     if (st == HB_SUCCESS)
         st = upload(&s->group_syns, (hb_syn_site_t *const *)sites, (size_t)d->n_groups);
     free(views);
@@ -727,6 +766,7 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
         (st = upload(&s->v_prev, (const double *)NULL, np)) != HB_SUCCESS)
         return st;
     s->chunk = chunk_steps(d->n_probes, d->sample_every);
+    s->record_every = 1;
     s->spike_cap = s->chunk / 2 + 1;
     s->sample_cap = (int)(s->chunk / d->sample_every + 1);
     if ((st = upload(&s->rec, (const double *)NULL, (size_t)s->sample_cap * np)) != HB_SUCCESS ||
@@ -835,10 +875,14 @@ static int chunk_fault(const hb_cuda_sim_t *s, hb_sim_fault_t *fault)
 
 /* Copies a finished chunk to the host and hands it to the sink; at a fault only what was
  * recorded up to its step, then HB_ERR_NONFINITE. */
-static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, int n_checks, hb_sim_sink_t sink,
-                         void *user, hb_sim_fault_t *fault)
+static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, int n_checks, int n_rows,
+                         hb_sim_sink_t sink, void *user, hb_sim_fault_t *fault)
 {
     const size_t np = (size_t)s->n_probes;
+    if (n_rows)
+        CUDA_CHECK(cudaMemcpyAsync(s->h_rec_values, s->rec_values,
+                                   (size_t)n_rows * (size_t)s->n_records * sizeof(double),
+                                   cudaMemcpyDeviceToHost, s->stream));
     if (n_checks)
         CUDA_CHECK(cudaMemcpyAsync(s->h_fault, s->fault, (size_t)s->n_groups * sizeof *s->fault,
                                    cudaMemcpyDeviceToHost, s->stream));
@@ -865,11 +909,14 @@ static hb_status_t drain(hb_cuda_sim_t *s, int n_samples, int n_checks, hb_sim_s
     if (failed) { /* nothing recorded after the fault's step */
         const double t = (double)fault->step * s->dt;
         while (n_samples > 0 && s->h_sample_step[n_samples - 1] > fault->step) n_samples--;
+        while (n_rows > 0 && s->h_record_step[n_rows - 1] > fault->step) n_rows--;
         for (size_t p = 0; p < np; p++)
             while (s->h_count[p] > 0 && s->h_spk[(size_t)(s->h_count[p] - 1) * np + p] > t)
                 s->h_count[p]--;
     }
-    const hb_status_t st = sink(user, n_samples, s->h_sample_step, s->h_rec, s->h_count, s->h_spk);
+    hb_status_t st = sink(user, n_samples, s->h_sample_step, s->h_rec, s->h_count, s->h_spk);
+    if (st == HB_SUCCESS && n_rows)
+        st = s->record_sink(s->record_user, n_rows, s->h_record_step, s->h_rec_values);
     return st != HB_SUCCESS ? st : failed ? HB_ERR_NONFINITE : HB_SUCCESS;
 }
 
@@ -888,7 +935,7 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
     p.q10 = s->q10;
     for (long done = 0; done < steps && st == HB_SUCCESS;) {
         const long k = steps - done < s->chunk ? steps - done : s->chunk;
-        int n_samples = 0, n_checks = 0;
+        int n_samples = 0, n_checks = 0, n_rows = 0;
         for (long j = 0; j < k && st == HB_SUCCESS; j++) {
             const long step = step0 + done + j; /* steps done before this one */
             p.t_mid = ((double)step + 0.5) * s->dt;
@@ -909,11 +956,60 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
             }
             if (st == HB_SUCCESS && s->n_probes)
                 st = launch_probes(s, (double)(step + 1) * s->dt, row);
+            if (st == HB_SUCCESS && s->n_records && (step + 1) % s->record_every == 0) {
+                s->h_record_step[n_rows] = step + 1;
+                st = launch_records(s, s->rec_values + (size_t)n_rows * (size_t)s->n_records);
+                n_rows++;
+            }
         }
-        if (st == HB_SUCCESS) st = drain(s, n_samples, n_checks, sink, user, fault);
+        if (st == HB_SUCCESS) st = drain(s, n_samples, n_checks, n_rows, sink, user, fault);
         done += k;
     }
     return st;
+}
+
+extern "C" hb_status_t hb_cuda_sim_set_records(hb_cuda_sim_t *s, int n,
+                                               const hb_rec_sample_t *records, long every,
+                                               hb_sim_record_sink_t sink, void *user)
+{
+    if (!s || n < 0 || (n && (!records || every < 1 || !sink)))
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_records: bad argument");
+    for (int r = 0; r < n; r++)
+        if (records[r].group < 0 || records[r].group >= s->n_groups)
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_records: record %d in group %d "
+                           "of %d", r, records[r].group, s->n_groups);
+    CUDA_CHECK(cudaSetDevice(s->device));
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    cudaFree(s->records);
+    cudaFree(s->rec_values);
+    free(s->h_rec_values);
+    free(s->h_record_step);
+    s->records = NULL;
+    s->rec_values = s->h_rec_values = NULL;
+    s->h_record_step = NULL;
+    s->n_records = 0;
+    s->record_every = 1;
+    if (!n) return HB_SUCCESS;
+    /* the chunk shortened until its rows fit the budget too (the spike and sample room, made
+     * for a longer chunk, stays enough) */
+    while (s->chunk > 2 &&
+           (size_t)n * (size_t)(s->chunk / every + 1) * sizeof(double) > CHUNK_BUDGET)
+        s->chunk /= 2;
+    const int cap = (int)(s->chunk / every + 1);
+    hb_status_t st;
+    if ((st = upload(&s->records, records, (size_t)n)) != HB_SUCCESS ||
+        (st = upload(&s->rec_values, (const double *)NULL, (size_t)cap * (size_t)n)) != HB_SUCCESS)
+        return st;
+    s->h_rec_values = (double *)malloc((size_t)cap * (size_t)n * sizeof(double));
+    s->h_record_step = (long *)malloc(((size_t)cap + 1) * sizeof(long));
+    if (!s->h_rec_values || !s->h_record_step)
+        return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory for %d records", n);
+    s->n_records = n;
+    s->record_cap = cap;
+    s->record_every = every;
+    s->record_sink = sink;
+    s->record_user = user;
+    return HB_SUCCESS;
 }
 
 extern "C" hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *s, int g, size_t first, size_t count,

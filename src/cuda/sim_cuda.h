@@ -44,6 +44,9 @@ size_t hb_cuda_sim_device_bytes(const hb_cuda_sim_t *sim);
  * non-finite voltage HB_ERR_NONFINITE with *fault (backend/sim_ops.h). */
 hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *sim, long step0, long steps,
                                 hb_sim_sink_t sink, void *user, hb_sim_fault_t *fault);
+/* Values recorded every `every` steps (backend/sim_ops.h, set_records). */
+hb_status_t hb_cuda_sim_set_records(hb_cuda_sim_t *sim, int n, const hb_rec_sample_t *records,
+                                    long every, hb_sim_record_sink_t sink, void *user);
 /* count elements of group g's v from element `first`, to host `dst`. */
 hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *sim, int g, size_t first, size_t count,
                               double *dst);

@@ -91,6 +91,12 @@ static hb_status_t cuda_advance(void *engine, long step0, long steps, hb_sim_sin
     return hb_cuda_sim_advance((hb_cuda_sim_t *)engine, step0, steps, sink, user, fault);
 }
 
+static hb_status_t cuda_set_records(void *engine, int n, const hb_rec_sample_t *records,
+                                   long every, hb_sim_record_sink_t sink, void *user)
+{
+    return hb_cuda_sim_set_records((hb_cuda_sim_t *)engine, n, records, every, sink, user);
+}
+
 static hb_status_t cuda_get_v(void *engine, int g, size_t first, size_t count, double *dst)
 {
     return hb_cuda_sim_get_v((hb_cuda_sim_t *)engine, g, first, count, dst);
@@ -114,6 +120,7 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .queue_due = cuda_queue_due,
     .clear_events = cuda_clear_events,
     .advance = cuda_advance,
+    .set_records = cuda_set_records,
     .get_v = cuda_get_v,
     .solve_benchmark = NULL,
 };

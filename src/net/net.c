@@ -507,6 +507,7 @@ hb_status_t hb_net_destroy(hb_net_t *net)
 {
     if (!net) return HB_SUCCESS;
     hb_net_exchange_abandon(net); /* before its buffers go */
+    hb_net_record_free(net);
     hb_sim_destroy(net->sim);
     free(net->cable_gid);
     free(net->models);

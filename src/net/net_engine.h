@@ -110,6 +110,7 @@ struct hb_net {
     double min_delay;            /* [ms] */
     int epoch_steps;
     long total_steps, step;
+    struct hb_net_recording *rec; /* hb_net_record's columns (net_record.c); NULL: none */
     int best_chosen;             /* the backend was "best", chosen by hb_net_choose_backend */
     double best_trial_s;         /* its trials' time [s] */
     char best_reason[640];       /* what it chose and why */
@@ -144,5 +145,7 @@ hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_e
 void hb_net_exchange_abandon(hb_net_t *net);
 /* The source's first spike time (NetStim's INITIAL). */
 void hb_net_source_reset(hb_net_source_t *src);
+/* net_record.c: the recording's columns and buffers freed (hb_net_destroy). */
+void hb_net_record_free(hb_net_t *net);
 
 #endif

@@ -15,6 +15,7 @@
 #include "common/philox.h"
 #include "net/net_busyring.h"
 #include "net/net_engine.h"
+#include "net/net_json_record.h"
 #include "sim/json_util.h"
 
 enum { STREAM_RANDOM_SOURCES = 2, STREAM_RANDOM_DELAYS = 3 };
@@ -49,6 +50,7 @@ typedef struct {
     int busyring;           /* Arbor's busyring benchmark (net_busyring.c) instead of cells */
     hb_busyring_t br;       /* each cell's model built when asked, released after use */
     int ranks;              /* the communicator's size: a rank builds its share of the cells */
+    hb_net_json_records_t records; /* "record" (net_json_record.c) */
 } json_net_t;
 
 /* Peak memory of a busyring cell [bytes]: its share of the simulation while it is built, per
@@ -85,6 +87,7 @@ static void json_net_free(void *p)
     free(r->source_first);
     free(r->explicit_conns);
     free(r->builders);
+    hb_net_json_records_free(&r->records);
     free(r);
 }
 
@@ -734,7 +737,7 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
 {
     static const char *const keys[] = {"t_stop", "dt", "v_init", "celsius", "sample_dt", "method",
                                        "spike_time", "backend", "hh_table", "cells", "network",
-                                       NULL};
+                                       "record", NULL};
     hb_json_loader_t *ld = &r->ld;
     hb_status_t status;
     if (!json_is_object(root))
@@ -793,6 +796,8 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
     if (status == HB_SUCCESS && r->n_cable + r->n_sources == 0)
         status = hb_json_fail(ld, "cells", "no cells and no sources; expected at least one gid");
     if (status == HB_SUCCESS && !r->busyring) status = check_memory(r);
+    if (status == HB_SUCCESS)
+        status = hb_net_json_records(ld, root, r->n_cable, opt->sample_dt_ms, &r->records);
     return status;
 }
 
@@ -831,6 +836,13 @@ static hb_status_t from_root(json_t *root, const char *file, const char *dir,
     (*net)->owned = r;
     (*net)->owned_free = json_net_free;
     hb_net_set_overlap(*net, r->exchange);
+    if ((status = hb_net_json_records_apply(*net, &r->records, file)) != HB_SUCCESS) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", hb_last_error());
+        hb_net_destroy(*net);
+        *net = NULL;
+        return hb_fail(status, "%s", msg);
+    }
     return HB_SUCCESS;
 }
 

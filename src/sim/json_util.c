@@ -309,3 +309,8 @@ hb_status_t hb_json_load_file(const char *path, char *dir, size_t dir_size, json
     if (!*root) return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", path, err.line, err.column, err.text);
     return HB_SUCCESS;
 }
+
+const char *hb_json_nearest(const char *name, const char *const *allowed)
+{
+    return name && allowed ? nearest_key(name, allowed) : NULL;
+}

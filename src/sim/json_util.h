@@ -61,4 +61,8 @@ hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root,
 hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                              hb_model_t ***cells, int *n_cells);
 
+/* The name of the NULL-terminated list `allowed` a misspelt `name` most likely meant (within 2
+ * edits, case-insensitive), or NULL: a message's "did you mean". */
+const char *hb_json_nearest(const char *name, const char *const *allowed);
+
 #endif

@@ -272,13 +272,18 @@ static hb_status_t sample_position(const hb_morph_t *morph, long id, int *sectio
 static hb_status_t section_node(const hb_model_t *model, int section, double x, int *node)
 {
     const hb_morph_t *morph = model->morph;
-    if (section < 0 || section >= morph->n_sections)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: section %d; expected 0..%d", morph->name, section,
-                       morph->n_sections - 1);
-    if (!(x >= 0.0 && x <= 1.0))
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: x = %g on section %d; expected 0..1", morph->name,
-                       x, section);
+    const char *name = morph ? morph->name : "cell";
     hb_node_info_t info;
+    int n_sections = morph ? morph->n_sections : 0; /* without it: the cable's sections */
+    for (int j = 0; !morph && j < model->m; j++)
+        if (hb_cable_node(model->cable, j, &info) == HB_SUCCESS && info.section >= n_sections)
+            n_sections = info.section + 1;
+    if (section < 0 || section >= n_sections)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: section %d; expected 0..%d", name, section,
+                       n_sections - 1);
+    if (!(x >= 0.0 && x <= 1.0))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: x = %g on section %d; expected 0..1", name,
+                       x, section);
     int start = -1, end = -1, n = 0, nearest = -1, first = -1;
     double nearest_d = INFINITY;
     for (int j = 0; j < model->m; j++) {
@@ -298,14 +303,15 @@ static hb_status_t section_node(const hb_model_t *model, int section, double x, 
     }
     if (n == 0)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: section %d has no compartments (zero length)",
-                       morph->name, section);
+                       name, section);
     if (model->scheme == HB_SCHEME_NEURON) {
         int k = (int)(x * n);
         *node = x == 0.0 ? start : x == 1.0 ? end : first + (k < n ? k : n - 1);
         return HB_SUCCESS;
     }
     /* x = 0 of a non-root section is its parent's node (not a sphere's own node). */
-    *node = !morph->sections[section].is_sphere && start != first && x <= nearest_d ? start : nearest;
+    const int sphere = morph && morph->sections[section].is_sphere;
+    *node = !sphere && start != first && x <= nearest_d ? start : nearest;
     return HB_SUCCESS;
 }
 
@@ -313,24 +319,35 @@ hb_status_t hb_model_locate(const hb_model_t *model, const hb_location_t *where,
 {
     hb_clear_error();
     if (!model || !where || !node) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_locate: NULL argument");
+    /* morph NULL: a model that outlived its morphology (a network's busyring cell): sections
+     * and types from the cable, no samples */
     const hb_morph_t *morph = model->morph;
+    const char *name = morph ? morph->name : "cell";
     int section = -1;
     double x = 0.5;
     hb_status_t status;
+    hb_node_info_t info;
     switch (where->kind) {
     case HB_LOC_NODE:
         if (where->node < 0 || where->node >= model->m)
-            return hb_fail(HB_ERR_INVALID_VALUE, "%s: node %d; expected 0..%d", morph->name,
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: node %d; expected 0..%d", name,
                            where->node, model->m - 1);
         *node = where->node;
         return HB_SUCCESS;
     case HB_LOC_SOMA:
-        for (int s = 0; s < morph->n_sections && section < 0; s++)
+        for (int s = 0; morph && s < morph->n_sections && section < 0; s++)
             if (morph->sections[s].type == 1) section = s;
+        for (int j = 0; !morph && j < model->m && section < 0; j++)
+            if (hb_cable_node(model->cable, j, &info) == HB_SUCCESS && info.swc_type == 1 &&
+                info.kind == HB_NODE_COMPARTMENT)
+                section = info.section;
         if (section < 0)
-            return hb_fail(HB_ERR_INVALID_VALUE, "%s: no soma (no section of SWC type 1)", morph->name);
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: no soma (no section of SWC type 1)", name);
         break;
     case HB_LOC_SAMPLE:
+        if (!morph)
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: its morphology is not kept, so no sample "
+                           "names a place; expected a section or node location", name);
         if ((status = sample_position(morph, where->sample, &section, &x)) != HB_SUCCESS) return status;
         break;
     case HB_LOC_SECTION:

@@ -566,6 +566,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     sim->failed = 0;
     hb_sim_reset_records(sim);
     hb_status_t status = hb_sim_record_sample(sim);
+    if (status == HB_SUCCESS) status = hb_sim_record_initial(sim); /* before a GPU's poison */
     /* the state to the engine (the CPU's steps these arrays in place) */
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
         status = sim->ops->set_state(sim->engine, g, sim->groups[g].v, sim->groups[g].hh_state);
@@ -696,6 +697,7 @@ hb_status_t hb_sim_advance(hb_sim_t *sim, long steps)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_advance: %ld steps after %ld; expected at most "
                        "%ld in all (HB_SIM_MAX_STEPS)", steps, sim->step, HB_SIM_MAX_STEPS);
     hb_status_t status = check_recording(sim, steps);
+    if (status == HB_SUCCESS) status = hb_sim_push_records(sim);
     if (status != HB_SUCCESS) return status;
     hb_sim_fault_t fault;
     memset(&fault, 0, sizeof fault);

@@ -6,6 +6,7 @@
 #define HB_SIM_SIM_H
 
 #include "hinesbatch.h"
+#include "common/record_value.h"
 #include "common/sim_step.h"
 
 /*
@@ -200,5 +201,33 @@ double hb_physical_memory(void);
  * loop fails with HB_ERR_INTERRUPTED. A loop that must finish passes NULL: not watched. */
 hb_status_t hb_for_each_first(int threads, int n, const char *what,
                               hb_status_t (*fn)(void *ctx, int i), void *ctx);
+
+/*
+ * Recorded values (src/sim/mech_vars.c, docs/network.md section 8): variables named "v",
+ * "hh.m", "pas.i", "syn[K].g", ... (one table of the mechanisms' recordable variables).
+ */
+typedef struct {
+    int entry;        /* the table's row (not a synapse's variable) */
+    int synapse;      /* K of "syn[K].NAME", else -1 */
+    const char *unit; /* "mV", "1", "S/cm2", "mA/cm2", "uS", "nA" */
+} hb_rec_var_t;
+
+/* A variable's name parsed (the model not asked: every rank alike); a message naming what
+ * exists (and what it most likely meant) when it names nothing. */
+hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out);
+/* "soma", "sec3(0.5)", "node7", "sample42": a location in a column's name. */
+void hb_location_label(const hb_location_t *where, char *out, size_t size);
+
+/* Cell `cell`'s `variable` at `where` (NULL: the soma; not read for a synapse's variable) as a
+ * sample of the simulation's layout; a message saying what the cell lacks when it cannot. */
+hb_status_t hb_sim_record_resolve(hb_sim_t *sim, int cell, const hb_location_t *where,
+                                  const char *variable, hb_rec_sample_t *out);
+/* The values recorded from now on: n samples (copied; 0: none) every `every` steps, from
+ * t = 0 (hb_sim_init records row 0). Replaces those set before. */
+hb_status_t hb_sim_set_records(hb_sim_t *sim, int n, const hb_rec_sample_t *records, long every);
+/* The rows recorded since hb_sim_init or hb_sim_recorded_clear: rows x n values (row-major),
+ * row r taken after steps[r] steps; valid until the simulation advances or is cleared. */
+void hb_sim_recorded(const hb_sim_t *sim, size_t *rows, const long **steps, const double **values);
+void hb_sim_recorded_clear(hb_sim_t *sim);
 
 #endif

@@ -510,6 +510,7 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
         sim->step = (long)step;
         sim->failed = 0;
         sim->initialised = 1;
+        sim->n_rows = 0; /* recorded values: those of the run before are not this one's */
     }
     return status;
 }

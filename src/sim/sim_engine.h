@@ -85,6 +85,13 @@ struct hb_sim {
     hb_sim_target_t *targets; /* the engine's targets: every cell's synapses */
     hb_sim_engine_event_t *events; /* hb_sim_queue_events' buffer */
     size_t cap_events;
+    int n_records;           /* hb_sim_set_records: values recorded every record_every steps */
+    hb_rec_sample_t *records;
+    long record_every;
+    int records_pushed;      /* the engine has them */
+    size_t n_rows, cap_rows; /* rows recorded since hb_sim_recorded_clear */
+    long *row_step;          /* per row: steps done */
+    double *row_values;      /* n_rows x n_records */
 };
 
 /* Cell c's model from the simulation's cells or source, and its release (NULL: failed, the
@@ -125,5 +132,9 @@ hb_status_t hb_sim_record_sink(void *user, int n_samples, const long *sample_ste
                                const double *spikes);
 /* Empties the recordings; each probe's threshold state from the host layout (hb_sim_init). */
 void hb_sim_reset_records(hb_sim_t *sim);
+/* The recorded values' rows emptied, and row 0 (step 0) from the host layout (hb_sim_init). */
+hb_status_t hb_sim_record_initial(hb_sim_t *sim);
+/* The records to the engine where it has not got them (before stepping). */
+hb_status_t hb_sim_push_records(hb_sim_t *sim);
 
 #endif

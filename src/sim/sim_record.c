@@ -106,6 +106,9 @@ void hb_sim_free_records(hb_sim_t *sim)
     free(sim->vbuf);
     free(sim->offset);
     free(sim->probe_first);
+    free(sim->records);
+    free(sim->row_step);
+    free(sim->row_values);
 }
 
 static double probe_v(const hb_sim_t *sim, int p)
@@ -257,4 +260,96 @@ hb_status_t hb_sim_write_csv(const hb_sim_t *sim, const char *dir)
     const int broken = !put_spikes(f, sim) || ferror(f) != 0;
     if (fclose(f) != 0 || broken) return hb_fail(HB_ERR_IO, "%s: write failed", path);
     return HB_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Recorded values (hb_sim_set_records)                                     */
+/* ------------------------------------------------------------------------ */
+
+/* `n` rows appended (0 rows: nothing). */
+static hb_status_t push_rows(hb_sim_t *sim, int n, const long *step, const double *values)
+{
+    const size_t w = (size_t)sim->n_records;
+    if (sim->n_rows + (size_t)n > sim->cap_rows) {
+        size_t cap = sim->cap_rows ? sim->cap_rows : 64;
+        while (cap < sim->n_rows + (size_t)n) cap *= 2;
+        long *st = realloc(sim->row_step, cap * sizeof *st);
+        if (st) sim->row_step = st;
+        double *v = st ? realloc(sim->row_values, (cap * w + 1) * sizeof *v) : NULL;
+        if (!v)
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory recording %zu rows of %zu "
+                           "values (clear them once they are written out)", sim->n_rows + (size_t)n, w);
+        sim->row_values = v;
+        sim->cap_rows = cap;
+    }
+    memcpy(sim->row_step + sim->n_rows, step, (size_t)n * sizeof *step);
+    memcpy(sim->row_values + sim->n_rows * w, values, (size_t)n * w * sizeof *values);
+    sim->n_rows += (size_t)n;
+    return HB_SUCCESS;
+}
+
+static hb_status_t record_sink(void *user, int n_rows, const long *step, const double *values)
+{
+    return push_rows(user, n_rows, step, values);
+}
+
+hb_status_t hb_sim_set_records(hb_sim_t *sim, int n, const hb_rec_sample_t *records, long every)
+{
+    if (!sim || n < 0 || (n && (!records || every < 1)))
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_records: bad argument");
+    for (int r = 0; r < n; r++)
+        if (records[r].group < 0 || records[r].group >= sim->n_groups)
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_records: record %d in group %d; "
+                           "expected 0..%d", r, records[r].group, sim->n_groups - 1);
+    hb_rec_sample_t *copy = malloc(((size_t)n + 1) * sizeof *copy);
+    if (!copy) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d records", n);
+    if (n) memcpy(copy, records, (size_t)n * sizeof *copy);
+    free(sim->records);
+    sim->records = copy;
+    sim->n_records = n;
+    sim->record_every = n ? every : 1;
+    sim->records_pushed = 0;
+    sim->n_rows = 0;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_push_records(hb_sim_t *sim)
+{
+    if (sim->records_pushed) return HB_SUCCESS;
+    if (!sim->ops->set_records && sim->n_records)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: this backend records no values");
+    hb_status_t status = sim->ops->set_records
+                             ? sim->ops->set_records(sim->engine, sim->n_records, sim->records,
+                                                     sim->record_every, record_sink, sim)
+                             : HB_SUCCESS;
+    if (status == HB_SUCCESS) sim->records_pushed = 1;
+    return status;
+}
+
+hb_status_t hb_sim_record_initial(hb_sim_t *sim)
+{
+    sim->n_rows = 0;
+    if (!sim->n_records) return HB_SUCCESS;
+    double *row = malloc((size_t)sim->n_records * sizeof *row);
+    if (!row) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d records", sim->n_records);
+    for (int r = 0; r < sim->n_records; r++) {
+        const group_t *gr = &sim->groups[sim->records[r].group];
+        row[r] = hb_rec_value(&sim->records[r], gr->v, gr->hh_state, gr->syn_state);
+    }
+    const long step = 0;
+    const hb_status_t status = push_rows(sim, 1, &step, row);
+    free(row);
+    return status;
+}
+
+void hb_sim_recorded(const hb_sim_t *sim, size_t *rows, const long **steps, const double **values)
+{
+    *rows = sim ? sim->n_rows : 0;
+    *steps = sim ? sim->row_step : NULL;
+    *values = sim ? sim->row_values : NULL;
+}
+
+void hb_sim_recorded_clear(hb_sim_t *sim)
+{
+    if (sim) sim->n_rows = 0;
 }

@@ -19,6 +19,10 @@
  * build threads). And "backend": "best" on each network with a candidate made slow through
  * HB_BEST_TRIAL_COSTS: the CPU's made slow, it must choose the GPU; the GPU's, never the GPU;
  * the spikes bitwise the CPU's either way.
+ * Recording (docs/network.md, section 8): two networks with "record" sections (identical ball
+ * and sticks: v, hh's m, ina and gk, pas.i, an ExpSyn's g and i, an Exp2Syn's A and g; a
+ * busyring's mixed groups: v, hh.h, hh.ik, syn[0].g) record the same bits on the GPU
+ * (record_kernel) as on the CPU, with either exchange.
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
@@ -136,6 +140,102 @@ static void bad_connections(void)
     hb_morph_destroy(morph);
 }
 
+/* The rows a network file records on `backend` (hb_net_traces after hb_net_run), copied;
+ * NULL on a failed call. */
+static double *recorded_run(const char *path, hb_backend_t backend, int tasks, size_t *rows,
+                            int *columns)
+{
+    hb_comm_t *comm = NULL;
+    hb_net_t *net = NULL;
+    hb_sim_overrides_t ov;
+    memset(&ov, 0, sizeof ov);
+    hb_sim_options_default(&ov.options);
+    ov.set = HB_SIM_SET_BACKEND;
+    ov.options.backend = backend;
+    double *copy = NULL;
+    *rows = 0;
+    *columns = 0;
+    CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &comm));
+    if (comm) {
+        const hb_status_t st = hb_net_load_json_with(path, &ov, comm, &net);
+        CHECKF(st == HB_SUCCESS, "%s on %s: %s", path, hb_backend_name(backend), hb_last_error());
+    }
+    if (net && tasks) hb_net_set_overlap(net, HB_NET_TASKS);
+    if (net) {
+        const hb_status_t st = hb_net_run(net);
+        CHECKF(st == HB_SUCCESS, "%s on %s: %s", path, hb_backend_name(backend), hb_last_error());
+        const double *times = NULL, *values = NULL;
+        if (st == HB_SUCCESS) CHECK_OK(hb_net_traces(net, &times, &values, rows));
+        *columns = hb_net_record_count(net);
+        const size_t n = *rows * (size_t)*columns;
+        copy = check_malloc((n + 1) * sizeof *copy);
+        if (n) memcpy(copy, values, n * sizeof *copy);
+    }
+    hb_net_destroy(net);
+    hb_comm_destroy(comm);
+    return copy;
+}
+
+/* Recorded values on the GPU bitwise the CPU's. */
+static void recording(const char *dir, hb_backend_t cpu)
+{
+    static const char cells[] =
+        "{\"t_stop\": 40, \"dt\": 0.025, \"cells\": [{\"count\": 40, \"sections\": ["
+        "{\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157, \"type\": \"soma\"},"
+        "{\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200, \"diam\": 1, \"type\": \"dend\"}],"
+        "\"Ra\": 100, \"regions\": [{\"region\": \"soma\", \"nseg\": 1}, {\"region\": \"dend\", \"nseg\": 11}],"
+        "\"mechanisms\": [{\"name\": \"hh\", \"region\": \"soma\"}, {\"name\": \"pas\", \"region\": \"dend\", \"g\": 0.001, \"e\": -65}],"
+        "\"synapses\": [{\"type\": \"expsyn\", \"at\": {\"section\": \"dend\", \"x\": 0.5}, \"tau\": 2, \"e\": 0},"
+        "{\"type\": \"exp2syn\", \"at\": \"soma\", \"tau1\": 0.5, \"tau2\": 3, \"e\": -80}],"
+        "\"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -10}]}],"
+        "\"network\": {\"sources\": [{\"start\": 1, \"number\": 1}],"
+        "\"ring\": [{\"first\": 0, \"count\": 40, \"weight\": 0.05, \"delay\": 3}],"
+        "\"connections\": [{\"source\": 40, \"target\": 0, \"weight\": 0.05, \"delay\": 1},"
+        "{\"source\": 40, \"target\": 5, \"synapse\": 1, \"weight\": 0.01, \"delay\": 1}]},"
+        "\"record\": [{\"gids\": [0, \"4-6\", 39], \"variables\": [\"v\", \"hh.m\", \"hh.ina\", \"hh.gk\","
+        "\"syn[0].g\", \"syn[0].i\", \"syn[1].A\", \"syn[1].g\"], \"sample_dt\": 0.05},"
+        "{\"gids\": [1], \"locations\": [{\"section\": 1, \"x\": 0.3}], \"variables\": [\"v\", \"pas.i\"],"
+        "\"sample_dt\": 0.05}]}";
+    static const char busy[] =
+        "{\"dt\": 0.025, \"network\": {\"busyring\": {\"num-cells\": 64, \"ring-size\": 8, "
+        "\"duration\": 30, \"depth\": 4, \"synapses\": 4}}, \"record\": {\"fraction\": 0.1, "
+        "\"variables\": [\"v\", \"hh.h\", \"hh.ik\", \"syn[0].g\"], \"sample_dt\": 0.1}}";
+    const char *const texts[2] = {cells, busy};
+    for (int t = 0; t < 2; t++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/record%d.json", dir, t);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (!f) continue;
+        fputs(texts[t], f);
+        fclose(f);
+        size_t rows_cpu = 0;
+        int cols_cpu = 0;
+        double *ref = recorded_run(path, cpu, 0, &rows_cpu, &cols_cpu);
+        CHECKF(ref && rows_cpu > 100 && cols_cpu > 10, "%s: %zu rows of %d columns on the CPU",
+               path, rows_cpu, cols_cpu);
+        for (int tasks = 0; tasks < 2 && ref; tasks++) {
+            size_t rows = 0;
+            int cols = 0;
+            double *gpu = recorded_run(path, HB_BACKEND_CUDA, tasks, &rows, &cols);
+            size_t differ = 0, first = 0;
+            for (size_t k = 0; gpu && rows == rows_cpu && cols == cols_cpu && k < rows * (size_t)cols; k++)
+                if (memcmp(&gpu[k], &ref[k], sizeof *gpu) != 0 && differ++ == 0) first = k;
+            CHECKF(gpu && rows == rows_cpu && cols == cols_cpu && differ == 0,
+                   "%s: GPU%s recorded %zu rows of %d columns (CPU %zu of %d); %zu values differ, "
+                   "the first row %zu column %zu: GPU %.17g, CPU %.17g", path,
+                   tasks ? " (tasks)" : "", rows, cols, rows_cpu, cols_cpu, differ,
+                   first / (size_t)(cols ? cols : 1), first % (size_t)(cols ? cols : 1),
+                   gpu && differ ? gpu[first] : 0.0, differ ? ref[first] : 0.0);
+            printf("%s: recorded %zu rows of %d columns, GPU%s bitwise %s\n", path, rows, cols,
+                   tasks ? " (tasks)" : "", differ == 0 && rows == rows_cpu ? "equal" : "DIFFERENT");
+            free(gpu);
+        }
+        free(ref);
+        unlink(path);
+    }
+}
+
 /* The network file at `path` on the CPU (`cpu`) and on the GPU, plain and with the tasks
  * exchange, and with "best" (a candidate made slow): the spikes bitwise the same. */
 static void compare(const char *path, hb_backend_t cpu)
@@ -213,6 +313,7 @@ int main(int argc, char **argv)
         CHECKF(0, "cannot make a temporary folder");
         return check_summary("test_gpu_net");
     }
+    recording(dir, cpu);
     for (int a = 1; a < argc; a++) {
         struct stat info;
         if (!(stat(argv[a], &info) == 0 && S_ISDIR(info.st_mode))) {

@@ -29,6 +29,11 @@ typedef struct cli_report cli_report_t;
 int cli_report_create(const char *path, const char *population, size_t n, const uint64_t *gid,
                       const uint32_t *element_id, const char *const *names, double start_ms,
                       double dt_ms, cli_report_t **out);
+/* A report of several variables: the data's attribute "units" set to `units` (one unit, or
+ * "mixed") and mapping/element_units (per element its own unit; hinesbatch's addition). 0, or
+ * 1 after the message. */
+int cli_report_set_units(cli_report_t *r, const char *population, const char *units,
+                         const char *const *element_units);
 /* An existing report of n elements reopened to continue after its first `frames` frames (a
  * restart): the frames after them are cut off. 0, or 1 after the message (a file that is no
  * such report, or holds fewer frames). */

@@ -256,6 +256,22 @@ int cli_report_create(const char *path, const char *population, size_t n, const 
     return 0;
 }
 
+int cli_report_set_units(cli_report_t *r, const char *population, const char *units,
+                         const char *const *element_units)
+{
+    char where[512];
+    snprintf(where, sizeof where, "report/%s/mapping", population);
+    hid_t mapping = H5Gopen2(r->file, where, H5P_DEFAULT), type = H5Tcopy(H5T_C_S1);
+    const int failed = mapping < 0 || type < 0 || H5Adelete(r->data, "units") < 0 ||
+                       put_text(r->data, "units", units) || H5Tset_size(type, H5T_VARIABLE) < 0 ||
+                       H5Tset_cset(type, H5T_CSET_UTF8) < 0 ||
+                       put_array(mapping, "element_units", type, type, r->n, element_units) ||
+                       H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0;
+    if (type >= 0) H5Tclose(type);
+    if (mapping >= 0) H5Gclose(mapping);
+    return failed ? cli_fail("run", "%s: cannot write the report's units", r->path) : 0;
+}
+
 int cli_report_reopen(const char *path, const char *population, size_t n, long frames,
                       cli_report_t **out)
 {

@@ -37,6 +37,16 @@ int cli_report_create(const char *path, const char *population, size_t n, const 
     return no_hdf5(path);
 }
 
+int cli_report_set_units(cli_report_t *r, const char *population, const char *units,
+                         const char *const *element_units)
+{
+    (void)r;
+    (void)population;
+    (void)units;
+    (void)element_units;
+    return no_hdf5("traces.h5");
+}
+
 int cli_report_reopen(const char *path, const char *population, size_t n, long frames,
                       cli_report_t **out)
 {

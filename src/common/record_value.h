@@ -1,0 +1,77 @@
+/*
+ * A recorded value (a network's "record" section, docs/network.md section 8): what one sample
+ * of it reads, resolved once on the host from the layout (src/sim/mech_vars.c), and the one
+ * function both backends evaluate it with, so that the GPU records the CPU's bits. Currents
+ * and conductances are computed at sample time from v and the states, with the step's own
+ * operations in the step's order (hb_step_hh_row, hb_step_pas_row, hb_syn_conductance).
+ *
+ * Plain C11 and CUDA C (HB_HOSTDEV from src/common/hostdev.h).
+ */
+#ifndef HB_COMMON_RECORD_VALUE_H
+#define HB_COMMON_RECORD_VALUE_H
+
+#include <stddef.h>
+
+#include "common/sim_step.h"
+
+/* What a sample computes (the kinds of src/sim/mech_vars.c's table). */
+typedef enum {
+    HB_REC_V = 0,       /* v [mV] */
+    HB_REC_HH_STATE,    /* an hh gate (m, h, n) */
+    HB_REC_SYN_STATE,   /* a synapse's state value (ExpSyn g; Exp2Syn A, B) [uS] */
+    HB_REC_HH_GNA,      /* gnabar m^3 h [S/cm^2] */
+    HB_REC_HH_GK,       /* gkbar n^4 [S/cm^2] */
+    HB_REC_HH_INA,      /* gna (v - ena) [mA/cm^2] */
+    HB_REC_HH_IK,       /* gk (v - ek) [mA/cm^2] */
+    HB_REC_HH_IL,       /* gl (v - el) [mA/cm^2] */
+    HB_REC_PAS_I,       /* g (v - e) [mA/cm^2] */
+    HB_REC_SYN_G,       /* a synapse's conductance [uS] */
+    HB_REC_SYN_I,       /* g (v - e) [nA] */
+    HB_REC_KINDS
+} hb_rec_kind_t;
+
+/* One recorded value of one cell: elements of its group's arrays and the constants it needs. */
+typedef struct {
+    int kind;      /* hb_rec_kind_t */
+    int group;     /* the simulation's group */
+    int syn_kind;  /* HB_SYN_EXP or HB_SYN_EXP2 (synapse kinds) */
+    size_t v;      /* element of the group's v */
+    size_t state;  /* element of hh_state (the instance's m) or syn_state (the first value) */
+    size_t stride; /* between the state's values (h after m, B after A) */
+    double g;      /* gnabar, gkbar, gl [S/cm^2] (hh) or g [S/cm^2] (pas) */
+    double e;      /* the reversal [mV] (ena, ek, el, pas e, the synapse's e) */
+} hb_rec_sample_t;
+
+/* The value of `r` now, from its group's v, hh_state and syn_state. */
+HB_HOSTDEV double hb_rec_value(const hb_rec_sample_t *r, const double *v, const double *hh,
+                               const double *syn)
+{
+    switch (r->kind) {
+    case HB_REC_HH_STATE: return hh[r->state];
+    case HB_REC_SYN_STATE: return syn[r->state];
+    case HB_REC_HH_GNA:
+    case HB_REC_HH_INA: {
+        const double m = hh[r->state], h = hh[r->state + r->stride];
+        const double gna = r->g * m * m * m * h;
+        return r->kind == HB_REC_HH_GNA ? gna : gna * (v[r->v] - r->e);
+    }
+    case HB_REC_HH_GK:
+    case HB_REC_HH_IK: {
+        const double n = hh[r->state + 2 * r->stride];
+        const double n2 = n * n;
+        const double gk = r->g * n2 * n2;
+        return r->kind == HB_REC_HH_GK ? gk : gk * (v[r->v] - r->e);
+    }
+    case HB_REC_HH_IL:
+    case HB_REC_PAS_I: return r->g * (v[r->v] - r->e);
+    case HB_REC_SYN_G:
+    case HB_REC_SYN_I: {
+        const double g = r->syn_kind == HB_SYN_EXP2 ? syn[r->state + r->stride] - syn[r->state]
+                                                    : syn[r->state];
+        return r->kind == HB_REC_SYN_G ? g : g * (v[r->v] - r->e);
+    }
+    default: return v[r->v];
+    }
+}
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * What can be recorded: the one table of the mechanisms' recordable variables (mechanism ->
+ * variable -> how a sample computes it, its unit, NEURON's name for it), the parser of a
+ * variable's name, and its resolution into a sample of the simulation's layout
+ * (hb_rec_sample_t, src/common/record_value.h) that both backends evaluate. A mechanism added
+ * later (a compiled NMODL file) brings its rows of this table. docs/network.md, section 8.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+#include "sim/json_util.h"
+#include "sim/sim_engine.h"
+
+typedef struct {
+    const char *mech;   /* "" (the membrane), "hh", "pas", "expsyn", "exp2syn" */
+    const char *name;   /* the variable */
+    int kind;           /* hb_rec_kind_t */
+    int index;          /* a state's position: hh's m, h, n; Exp2Syn's A, B */
+    const char *unit;
+    const char *neuron; /* what a NEURON user records for it */
+} mech_var_t;
+
+static const mech_var_t vars[] = {
+    {"", "v", HB_REC_V, 0, "mV", "sec(x).v"},
+    {"hh", "m", HB_REC_HH_STATE, 0, "1", "m_hh"},
+    {"hh", "h", HB_REC_HH_STATE, 1, "1", "h_hh"},
+    {"hh", "n", HB_REC_HH_STATE, 2, "1", "n_hh"},
+    {"hh", "gna", HB_REC_HH_GNA, 0, "S/cm2", "gna_hh"},
+    {"hh", "gk", HB_REC_HH_GK, 0, "S/cm2", "gk_hh"},
+    {"hh", "ina", HB_REC_HH_INA, 0, "mA/cm2", "ina (hh's part)"},
+    {"hh", "ik", HB_REC_HH_IK, 0, "mA/cm2", "ik (hh's part)"},
+    {"hh", "il", HB_REC_HH_IL, 0, "mA/cm2", "il_hh"},
+    {"pas", "i", HB_REC_PAS_I, 0, "mA/cm2", "i_pas"},
+    {"expsyn", "g", HB_REC_SYN_STATE, 0, "uS", "ExpSyn._ref_g"},
+    {"expsyn", "i", HB_REC_SYN_I, 0, "nA", "ExpSyn._ref_i"},
+    {"exp2syn", "A", HB_REC_SYN_STATE, 0, "uS", "Exp2Syn._ref_A"},
+    {"exp2syn", "B", HB_REC_SYN_STATE, 1, "uS", "Exp2Syn._ref_B"},
+    {"exp2syn", "g", HB_REC_SYN_G, 0, "uS", "Exp2Syn._ref_g"},
+    {"exp2syn", "i", HB_REC_SYN_I, 0, "nA", "Exp2Syn._ref_i"},
+};
+enum { N_VARS = sizeof vars / sizeof *vars };
+
+/* Every name a variable may have ("syn[K]." for a synapse's), NULL-terminated. */
+static const char *const names[] = {"v",      "hh.m",    "hh.h",    "hh.n",     "hh.gna",
+                                    "hh.gk",  "hh.ina",  "hh.ik",   "hh.il",    "pas.i",
+                                    "syn[0].g", "syn[0].i", "syn[0].A", "syn[0].B", NULL};
+
+static const char *expected =
+    "expected v, hh.m, hh.h, hh.n, hh.gna, hh.gk, hh.ina, hh.ik, hh.il, pas.i, or syn[K].g, "
+    "syn[K].i (any synapse), syn[K].A, syn[K].B (Exp2Syn)";
+
+/* "syn[K].NAME": K and NAME; 0 when `variable` is not of that form. */
+static int synapse_name(const char *variable, int *index, const char **name)
+{
+    if (strncmp(variable, "syn[", 4) != 0) return 0;
+    char *end = NULL;
+    const long k = strtol(variable + 4, &end, 10);
+    if (end == variable + 4 || k < 0 || k > 0x7fffffffL || strncmp(end, "].", 2) != 0) return 0;
+    *index = (int)k;
+    *name = end + 2;
+    return 1;
+}
+
+hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out)
+{
+    if (!variable || !out) return hb_fail(HB_ERR_INVALID_VALUE, "record variable: NULL argument");
+    memset(out, 0, sizeof *out);
+    out->synapse = -1;
+    const char *name = NULL;
+    if (synapse_name(variable, &out->synapse, &name)) {
+        for (int k = 0; k < N_VARS; k++)
+            if (strcmp(vars[k].mech, "expsyn") == 0 || strcmp(vars[k].mech, "exp2syn") == 0)
+                if (strcmp(vars[k].name, name) == 0) {
+                    out->unit = vars[k].unit; /* the same for both kinds */
+                    return HB_SUCCESS;
+                }
+        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": a synapse has no \"%s\"; expected "
+                       "syn[K].g, syn[K].i, or for an Exp2Syn syn[K].A, syn[K].B", variable, name);
+    }
+    const char *dot = strchr(variable, '.');
+    const size_t mech_len = dot ? (size_t)(dot - variable) : 0;
+    name = dot ? dot + 1 : variable;
+    for (int k = 0; k < N_VARS; k++)
+        if (strlen(vars[k].mech) == mech_len && strncmp(vars[k].mech, variable, mech_len) == 0 &&
+            strcmp(vars[k].name, name) == 0 && strcmp(vars[k].mech, "expsyn") != 0 &&
+            strcmp(vars[k].mech, "exp2syn") != 0) {
+            out->entry = k;
+            out->unit = vars[k].unit;
+            return HB_SUCCESS;
+        }
+    const char *near = hb_json_nearest(variable, names);
+    return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": nothing of that name is recorded%s%s%s; %s",
+                   variable, near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "",
+                   expected);
+}
+
+void hb_location_label(const hb_location_t *where, char *out, size_t size)
+{
+    switch (where ? where->kind : HB_LOC_SOMA) {
+    case HB_LOC_SAMPLE: snprintf(out, size, "sample%ld", where->sample); break;
+    case HB_LOC_SECTION: snprintf(out, size, "sec%d(%g)", where->section, where->x); break;
+    case HB_LOC_NODE: snprintf(out, size, "node%d", where->node); break;
+    default: snprintf(out, size, "soma"); break;
+    }
+}
+
+/* Cell c's variable at its node (no synapse): the layout's elements and the constants. */
+static hb_status_t resolve_at(hb_sim_t *sim, int c, const hb_model_t *md, const mech_var_t *var,
+                              int node, hb_rec_sample_t *r)
+{
+    const group_t *gr = &sim->groups[sim->group_of[c]];
+    const int slot = sim->slot_of[c], W = gr->k.width;
+    r->v = hb_step_element(&gr->k, slot, node);
+    if (var->kind == HB_REC_V) return HB_SUCCESS;
+    if (var->kind == HB_REC_PAS_I) {
+        if (!md->has_pas[node])
+            return hb_fail(HB_ERR_INVALID_VALUE, "no pas at node %d", node);
+        r->g = md->pas_g[node];
+        r->e = md->pas_e[node];
+        return HB_SUCCESS;
+    }
+    if (!md->has_hh[node]) return hb_fail(HB_ERR_INVALID_VALUE, "no hh at node %d", node);
+    int j = 0; /* the node's hh instance among the cell's, in node order (sim_layout.c) */
+    for (int i = 0; i < node; i++) j += md->has_hh[i] != 0;
+    const size_t inst = hb_step_hh_base(&gr->k, slot / W) + (size_t)j;
+    /* its gate `index` (m for the currents and conductances), then h and n W apart */
+    r->stride = (size_t)W;
+    r->state = (inst * 3 + (size_t)var->index) * (size_t)W + (size_t)(slot % W);
+    const double *par = md->hh + (size_t)node * HB_HH_NPAR;
+    switch (var->kind) {
+    case HB_REC_HH_STATE: break;
+    case HB_REC_HH_GNA:
+    case HB_REC_HH_INA: r->g = par[HB_HH_GNABAR]; r->e = par[HB_HH_ENA]; break;
+    case HB_REC_HH_GK:
+    case HB_REC_HH_IK: r->g = par[HB_HH_GKBAR]; r->e = par[HB_HH_EK]; break;
+    default: r->g = par[HB_HH_GL]; r->e = par[HB_HH_EL]; break;
+    }
+    return HB_SUCCESS;
+}
+
+/* Cell c's synapse q: its state's elements, its node's v, its reversal. */
+static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, int q,
+                                   const char *name, const char *variable, hb_rec_sample_t *r)
+{
+    if (q >= md->n_synapses)
+        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": no synapse %d (the cell has %d)",
+                       variable, q, md->n_synapses);
+    const hb_syn_kind_t kind = md->synapses[q].syn.kind;
+    const char *mech = kind == HB_SYN_EXP2 ? "exp2syn" : "expsyn";
+    const mech_var_t *var = NULL;
+    for (int k = 0; k < N_VARS && !var; k++)
+        if (strcmp(vars[k].mech, mech) == 0 && strcmp(vars[k].name, name) == 0) var = &vars[k];
+    if (!var)
+        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": synapse %d is an %s; expected "
+                       "syn[%d].g or syn[%d].i", variable, q, hb_synapse_name(kind), q, q);
+    const hb_syn_site_t *site = NULL;
+    size_t stride = 1;
+    const double *state = hb_sim_synapse_state(sim, c, q, &site, &stride);
+    const group_t *gr = &sim->groups[sim->group_of[c]];
+    r->kind = var->kind;
+    r->syn_kind = site->kind;
+    r->state = (size_t)(state - gr->syn_state) + (size_t)var->index * stride;
+    r->stride = stride;
+    r->v = hb_step_element(&gr->k, sim->slot_of[c], site->node);
+    r->e = site->e;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_record_resolve(hb_sim_t *sim, int cell, const hb_location_t *where,
+                                  const char *variable, hb_rec_sample_t *out)
+{
+    if (!sim || !out || cell < 0 || cell >= sim->n_cells)
+        return hb_fail(HB_ERR_INVALID_VALUE, "record: bad argument");
+    hb_rec_var_t var;
+    hb_status_t status = hb_rec_parse(variable, &var);
+    if (status != HB_SUCCESS) return status;
+    memset(out, 0, sizeof *out);
+    out->group = sim->group_of[cell];
+    const hb_model_t *md = hb_sim_cell_get(sim, cell);
+    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
+    if (var.synapse >= 0) {
+        status = resolve_synapse(sim, cell, md, var.synapse, strchr(variable, '.') + 1, variable, out);
+    } else {
+        int node = 0;
+        out->kind = vars[var.entry].kind;
+        const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+        status = hb_model_locate(md, where ? where : &soma, &node);
+        if (status == HB_SUCCESS) status = resolve_at(sim, cell, md, &vars[var.entry], node, out);
+    }
+    hb_sim_cell_put(sim, cell, md);
+    return status;
+}
