@@ -7,6 +7,7 @@
 #define HB_NMODL_NMODL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "hinesbatch.h"
 
@@ -94,6 +95,15 @@ hb_status_t hb_nmodl_parse(const char *path, const char *text, size_t length,
 hb_status_t hb_nmodl_read(const char *path, hb_nmodl_mechanism_t **out);
 /* Accepts NULL. */
 void hb_nmodl_destroy(hb_nmodl_mechanism_t *mech);
+
+/* The C code generator (docs/mechanisms.md): writes to `out` one header of HB_HOSTDEV
+ * functions for the mechanism of `text`, names prefixed with `prefix` ("hbg_hh"): its
+ * variables' struct, FUNCTIONs and PROCEDUREs, INITIAL, currents with their conductance, the
+ * cnexp update, and the init, current and state kernels of common/mech_abi.h. Density
+ * mechanisms solved by cnexp only, yet; anything else is an HB_ERR_PARSE error at its
+ * FILE:LINE:COLUMN. */
+hb_status_t hb_nmodl_emit_c(const char *path, const char *text, size_t length, const char *prefix,
+                            FILE *out);
 
 /* Looks a variable up by name in an array of n; NULL when absent. */
 const hb_nmodl_var_t *hb_nmodl_find(const hb_nmodl_var_t *vars, int n, const char *name);
