@@ -104,7 +104,7 @@ static void usage(FILE *out)
           "Batched Hines solvers for morphologically detailed neurons.\n\ncommands:\n",
           out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(out, "  %-15s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-16s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'hinesbatch COMMAND --help' describes a command. Options take values as\n"
           "'--name value' or '--name=value' (a unique prefix of a name will do); '--' ends\n"
           "the options. 'man hinesbatch' (docs/hinesbatch.1) describes them all.\n", out);

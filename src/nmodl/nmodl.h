@@ -81,8 +81,9 @@ typedef struct {
     int n_net_receive_args;        /* -1 without NET_RECEIVE */
     int has_initial, has_breakpoint, threadsafe;
     int n_verbatim; /* VERBATIM blocks: C code the generator cannot translate */
-    /* The first construct the code generator will refuse (a VERBATIM block), as
-     * "FILE:LINE:COLUMN: ...; expected ..."; "" when there is none. */
+    /* Why this version's code generator (hb_nmodl_emit_c) cannot translate the mechanism:
+     * a VERBATIM block first, else its first refusal, as "FILE:LINE:COLUMN: ...; expected
+     * ..."; "" when it translates it. */
     const char *generator_blocker;
 } hb_nmodl_mechanism_t;
 

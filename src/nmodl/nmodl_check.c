@@ -768,7 +768,12 @@ hb_status_t hb_nmodl_parse(const char *path, const char *text, size_t length, hb
     }
     nm_lex(c);
     nm_parse(c);
-    o->mech = *nm_check(c);
+    hb_nmodl_mechanism_t *m = nm_check(c);
+    if (!m->generator_blocker[0]) {
+        const char *blocker = nm_generator_check(c, m);
+        if (blocker) m->generator_blocker = blocker;
+    }
+    o->mech = *m;
     o->arena = c->arena;
     free(c);
     *out = &o->mech;

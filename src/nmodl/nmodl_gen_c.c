@@ -27,13 +27,17 @@ typedef struct {
 static void emit(gen *g, const char *format, ...) HB_PRINTF(2, 3);
 static void emit(gen *g, const char *format, ...)
 {
+    if (!g->out) return; /* a check: nothing written */
     va_list args;
     va_start(args, format);
     vfprintf(g->out, format, args);
     va_end(args);
 }
 
-static void put(gen *g, const char *text) { fputs(text, g->out); }
+static void put(gen *g, const char *text)
+{
+    if (g->out) fputs(text, g->out);
+}
 
 static const nm_block *find_block(const nm_ctx *c, const char *name)
 {
@@ -496,6 +500,21 @@ static void emit_mechanism(gen *g)
     emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
     emit(g, "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            %s_states(&s);\n"
             "            %s_store(blk, j, k, &s);\n        }\n}\n", p, p, p, p);
+}
+
+const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
+{
+    jmp_buf outer;
+    memcpy(outer, c->fail, sizeof outer);
+    gen g = {c, m, NULL, "hbg", NULL, NULL, 0, 0, NULL};
+    const char *result = NULL;
+    if (setjmp(c->fail)) {
+        result = nm_strndup(c, c->message, strlen(c->message));
+    } else {
+        emit_mechanism(&g);
+    }
+    memcpy(c->fail, outer, sizeof outer);
+    return result;
 }
 
 hb_status_t hb_nmodl_emit_c(const char *path, const char *text, size_t length, const char *prefix, FILE *out)

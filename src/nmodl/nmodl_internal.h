@@ -179,6 +179,10 @@ void nm_parse(nm_ctx *c);
 /* Semantic checks, then the mechanism's interface, allocated in the arena. */
 hb_nmodl_mechanism_t *nm_check(nm_ctx *c);
 
+/* The code generator run as a check (nmodl_gen_c.c): NULL when it translates the
+ * mechanism, else its FILE:LINE:COLUMN message. */
+const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m);
+
 /* ---- units (nmodl_units.c) ---- */
 /* The dimension of a unit: exponents of m, kg, s, A, K (mole is a number, as in NEURON's
  * units table) and whether it is known. */
