@@ -261,6 +261,8 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
             g->locals[g->n_locals++] = s->kids[i]->name;
             indent(g, depth);
             emit(g, "double lv_%s = 0.0;\n", s->kids[i]->name);
+            indent(g, depth);
+            emit(g, "(void)lv_%s; /* a LOCAL may be set and never read */\n", s->kids[i]->name);
         }
         return;
     case S_TABLE:
@@ -472,7 +474,7 @@ static void emit_mechanism(gen *g)
     emit(g, "}\n\n");
     emit(g, "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t *s)\n{\n", p, p);
     emit(g, "    const int W = blk->width;\n");
-    emit(g, "    double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n", p);
+    emit(g, "    double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n    (void)f;\n    (void)s;\n", p);
     for (int q = 0; q < n_fields; q++)
         if (!fields[q].param) emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
     emit(g, "}\n\n");
