@@ -17,12 +17,14 @@
 
 #include "test_data.h"
 
-/* Writes the network of the SWC files of `folder` to `path`, connections of weight
- * `weight_us` [µS]. The file names the SWC files by absolute paths: a network file's relative
+/* Writes the network of the SWC files of `folder` to `path`, `copies` cells of each file (gids
+ * in file order, each file's copies together), connections of weight `weight_us` [µS] in a
+ * ring over all gids. The file names the SWC files by absolute paths: a network file's relative
  * paths are resolved from its own folder, not the caller's working one. Files whose path would
  * need escaping in JSON are left out. Returns its cells, 0 if the folder has no such SWC file
  * or a file cannot be written. */
-static inline int net_morphologies_write(const char *folder, const char *path, double weight_us)
+static inline int net_morphologies_write(const char *folder, const char *path, double weight_us,
+                                         int copies)
 {
     const int absolute = folder[0] == '/';
     char cwd[TEST_PATH_MAX] = "", dir[TEST_PATH_MAX];
@@ -41,23 +43,24 @@ static inline int net_morphologies_write(const char *folder, const char *path, d
         fprintf(f, "{\"t_stop\": 40, \"dt\": 0.025, \"cells\": [\n");
         for (int c = 0; c < n; c++)
             fprintf(f,
-                    " {\"name\": \"cell%d\", \"count\": 1, \"morphology\": \"%s\", "
+                    " {\"name\": \"cell%d\", \"count\": %d, \"morphology\": \"%s\", "
                     "\"section_rule\": \"hinesbatch\", \"discretization\": {\"policy\": "
                     "\"d-lambda\", \"d_lambda\": 0.1, \"frequency\": 100}, \"mechanisms\": "
                     "[{\"name\": \"hh\", \"region\": \"all\"}], \"synapses\": [{\"type\": "
                     "\"expsyn\", \"at\": %s, \"tau\": 2, \"e\": 0}], \"stimuli\": [{\"type\": "
                     "\"iclamp\", \"at\": %s, \"del\": 1, \"dur\": 30, \"amp\": 2}], \"probes\": "
                     "[{\"name\": \"spike\", \"at\": %s, \"spike_threshold\": -10}]}%s\n",
-                    c, paths[c], at, at, at, c + 1 < n ? "," : "");
+                    c, copies, paths[c], at, at, at, c + 1 < n ? "," : "");
         fprintf(f, "], \"network\": {\"connections\": [\n");
-        for (int c = 0; c < n; c++)
+        const int gids = n * copies;
+        for (int c = 0; c < gids; c++)
             fprintf(f, " {\"source\": %d, \"target\": %d, \"synapse\": 0, \"weight\": %.17g, "
-                    "\"delay\": 2}%s\n", c, (c + 1) % n, weight_us, c + 1 < n ? "," : "");
+                    "\"delay\": 2}%s\n", c, (c + 1) % gids, weight_us, c + 1 < gids ? "," : "");
         fprintf(f, "]}}\n");
     }
     const int ok = f && fclose(f) == 0;
     free(paths);
-    return ok ? n : 0;
+    return ok ? n * copies : 0;
 }
 
 #endif

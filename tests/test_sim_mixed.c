@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/bench.h"
 #include "hinesbatch.h"
 #include "net/net_busyring.h"
 #include "sim/sim_engine.h"
@@ -390,7 +391,7 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
                       const hb_step_params_t *p, double *d, double *rhs)
 {
     for (int slot = 0; slot < g->count; slot++) {
-        const hb_tree_cell_t c = hb_tree_cell(g, slot);
+        const hb_tree_cell_t c = hb_tree_cell(g, t, slot);
         double *dc = d + c.base, *rc = rhs + c.base; /* the cell's rows */
         const int n_hh = g->lane_hh[slot];
         for (int q = t->input_first[slot + 1] - 1; q >= t->input_first[slot]; q--)
@@ -422,7 +423,7 @@ static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *pla
     const size_t w = (size_t)k->width;
     *widest = *most = 0;
     for (int s = 0; s < k->count; s++) {
-        const hb_tree_cell_t c = hb_tree_cell(k, s);
+        const hb_tree_cell_t c = hb_tree_cell(k, &plan->k, s);
         const int *bound = plan->round_bound + plan->round_first[s], first = plan->chain_first[s];
         const int rounds = plan->round_first[s + 1] - plan->round_first[s] - 1;
         int *round = check_malloc(3 * ((size_t)c.m + 1) * sizeof *round);
@@ -590,9 +591,99 @@ static void test_real_cells(void)
     free(b);
 }
 
+/* Copies of one model in the mixed group (the GPU's rule for few copies; the tuning
+ * sim.mixed_copies here): hb_sim_tree_share gives each copy its first copy's constants and plan
+ * (cbase), a cell of the same shape with other constants its own, and the tree step reading
+ * them there is bitwise the CPU engine's. */
+static void test_tree_copies(void)
+{
+    static const char *const files[] = {"l22.CNG.swc", "c91662.swc", "HSN-fluoro01.CNG.swc"};
+    /* cells: file and variant; A0 three times, B1 twice, C0, and A2 (A's shape, other pas) */
+    static const int file_of[] = {0, 1, 0, 2, 0, 1, 0}, variant_of[] = {0, 1, 0, 0, 0, 1, 2};
+    enum { F = 3, N = 7, TEMPLATES = 4 };
+    hb_morph_t *morph[F] = {NULL};
+    hb_model_t *model[F][3] = {{NULL}}, *cells[N];
+    int ok = 1;
+    for (int f = 0; f < F && ok; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
+        CHECK_OK(hb_morph_load_swc(path, NULL, &morph[f]));
+        ok = morph[f] != NULL;
+    }
+    for (int q = 0; q < N && ok; q++) {
+        hb_model_t **md = &model[file_of[q]][variant_of[q]];
+        if (!*md) *md = sim_cells_make(morph[file_of[q]], SIM_CELL_HH_SOMA, variant_of[q]);
+        ok = (cells[q] = *md) != NULL;
+    }
+    const long steps = 400;
+    hb_sim_options_t opt = sim_options(0.025, (double)steps * 0.025, 0.025 * 100);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_set_default_tuning("sim.mixed_copies=8"));
+    if (ok) CHECK_OK(hb_sim_create(cells, N, &opt, &sim));
+    CHECK_OK(hb_set_default_tuning(NULL));
+    if (sim) CHECK_OK(hb_sim_init(sim));
+    const hb_step_group_t *k = sim ? &sim->groups[sim->n_groups - 1].k : NULL;
+    CHECKF(k && sim->n_groups == 1 && k->mixed && k->count == N,
+           "copies forced into the mixed group: %d groups", sim ? sim->n_groups : 0);
+    if (k && k->mixed && k->count == N) {
+        const size_t size = k->block_start[k->blocks];
+        const size_t hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
+        hb_sim_tree_plan_t plan;
+        size_t templates = 0;
+        CHECK_OK(hb_sim_tree_plan(k, &plan));
+        CHECK_OK(hb_sim_tree_share(k, &plan, &templates));
+        CHECKF(templates == TEMPLATES, "%zu slots with constants of their own; expected %d",
+               templates, TEMPLATES);
+        int shared = 0; /* copies reading another slot's rows */
+        for (int s = 0; s < k->count; s++)
+            shared += plan.cbase[s] != k->block_start[s / k->width] + (size_t)(s % k->width);
+        CHECKF(shared == N - TEMPLATES, "%d slots read another's constants; expected %d",
+               shared, N - TEMPLATES);
+        hb_step_group_t g = *k;
+        double *tab[4] = {NULL, NULL, NULL, NULL};
+        unpack_table(k, size, tab, &g);
+        g.row_index = NULL;
+        g.row_table = NULL;
+        double *v = check_malloc(size * sizeof *v), *hs = check_malloc((hh + 1) * sizeof *hs);
+        double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+        memcpy(v, k->v, size * sizeof *v);
+        memcpy(hs, k->hh_state, hh * sizeof *hs);
+        g.v = v;
+        g.hh_state = hs;
+        CHECK_OK(hb_sim_advance(sim, steps));
+        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0,
+                              sim->table.use_table ? sim->table.table : NULL, sim->table.q10};
+        for (long n = 0; n < steps; n++) {
+            p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+            tree_step(&g, &plan.k, &p, d, rhs);
+        }
+        CHECKF(memcmp(v, k->v, size * sizeof *v) == 0 &&
+                   memcmp(hs, k->hh_state, hh * sizeof *hs) == 0,
+               "the tree step with copies sharing constants differs from the CPU engine's "
+               "after %ld steps", steps);
+        int spiking = 0;
+        for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+        CHECKF(spiking > 0, "copies: no spike in %ld steps: nothing happened to compare", steps);
+        printf("copies: %d cells, %zu with constants of their own, the tree step reading the "
+               "others' bitwise the CPU engine's over %ld steps\n", N, templates, steps);
+        hb_sim_tree_free(&plan);
+        for (int q = 0; q < 4; q++) free(tab[q]);
+        free(v);
+        free(hs);
+        free(d);
+        free(rhs);
+    }
+    hb_sim_destroy(sim);
+    for (int f = 0; f < F; f++) {
+        for (int x = 0; x < 3; x++) hb_model_destroy(model[f][x]);
+        hb_morph_destroy(morph[f]);
+    }
+}
+
 int main(void)
 {
     test_real_cells();
+    test_tree_copies();
     test_device_path();
     test_tree_path();
     test_bits(HB_METHOD_EULER);

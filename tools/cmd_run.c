@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "core/bench.h"
 #include "run_checkpoint.h"
 #include "sim/csv_write.h"
 #include "sonata/sonata.h"
@@ -19,7 +20,7 @@
 static const char usage_run[] =
     "usage: hinesbatch run MODEL.json [-o DIR] [--traces h5|csv|wide|none] [--sonata] [--quiet]\n"
     "                      [--trace] [--backend B] [--threads T] [--t-stop MS] [--dt MS]\n"
-    "                      [--checkpoint-every T] [--restart PATH]\n"
+    "                      [--checkpoint-every T] [--restart PATH] [--tuning SPEC]\n"
     "\n"
     "Simulates the cells of a JSON model file (docs/model.md: geometry, regions,\n"
     "mechanisms pas and hh, synapses, IClamps, probes, dt, t_stop, v_init, celsius,\n"
@@ -83,7 +84,9 @@ static const char usage_run_options[] =
     "                    ranks: the outputs in DIR are cut back to the checkpoint and continued,\n"
     "                    the same bits as an uninterrupted run's. A truncated or corrupt\n"
     "                    checkpoint, or one of another model, is refused before anything runs\n"
-    "                    (docs/checkpoint.md)\n";
+    "                    (docs/checkpoint.md)\n"
+    "  --tuning SPEC     measurement overrides of the engine's rules (docs/tuning.md), e.g.\n"
+    "                    sim.mixed_copies=64; the results are the same bits\n";
 
 /* The file's options that the command line replaces (--backend, --threads, --t-stop, --dt). */
 static hb_sim_overrides_t overrides;
@@ -877,6 +880,14 @@ static int run_cells(const char *model, const char *out, int quiet, run_ckpt_t *
     return rc;
 }
 
+static int parse_tuning(const char *command, const char *value, void *unused)
+{
+    (void)unused;
+    if (hb_set_default_tuning(value) == HB_SUCCESS) return 1;
+    cli_fail(command, "--tuning: %s", hb_last_error());
+    return 0;
+}
+
 static int parse_every(const char *command, const char *value, void *every_ms)
 {
     if (cli_parse_double(value, 0.0, every_ms)) return 1;
@@ -903,6 +914,7 @@ int cli_command_run(int argc, char **argv)
         CLI_CUSTOM("--threads", cli_parse_threads_override, &overrides),
         CLI_CUSTOM("--t-stop", cli_parse_t_stop_override, &overrides),
         CLI_CUSTOM("--dt", cli_parse_dt_override, &overrides),
+        CLI_CUSTOM("--tuning", parse_tuning, NULL),
         {.kind = CLI_OPT_POSITIONAL, .dest = CLI_DEST_(const char *, &model),
          .item = "model file", .help = usage_run_options},
     };

@@ -104,6 +104,12 @@ struct hb_sim_ops {
     /* Lanes per block of a mixed group (hb_step_group_t.mixed: the cells that would each be a
      * group of one, packed together); 0: no mixed groups, each such cell a group of its own. */
     int mixed_width;
+    /* 1: a group of `count` copies of one shape of `rows` rows steps in the mixed group
+     * instead, as cells of their own shape (the engine's rule; the context's tuning
+     * sim.mixed_copies overrides it). Where the mixed group steps a cell with more parallelism
+     * than a group of copies (the GPU: a warp a cell, against a thread a cell), copies too
+     * few to fill the device go there. Same bits either way. */
+    int (*mixed_copies)(int count, int rows);
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */
     hb_status_t (*create)(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine);
     void (*destroy)(void *engine);

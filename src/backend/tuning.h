@@ -44,6 +44,9 @@ typedef struct {
     int multi_shapes_split_rows; /* SHAPES chains split: 0 none, >= 4 (-1: per class) */
     int multi_shapes_choice;     /* SHAPES occupancy: -1 each class its fastest, 0..2 a tier
                                     for all, 3 the fixed rule (-2: the time model) */
+    /* Simulations: a group of at most this many copies of one shape steps in the mixed group,
+     * as cells of their own shape (-1: the engine's rule, hb_sim_ops.mixed_copies) */
+    int sim_mixed_copies;
 } hb_tuning_t;
 
 #endif

@@ -2,6 +2,7 @@
  * parents. */
 #include "common/sim_tree.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ void hb_sim_tree_free(hb_sim_tree_plan_t *plan)
     free(plan->round_bound);
     free(plan->input_first);
     free(plan->input_row);
+    free(plan->cbase);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -205,5 +207,103 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
     plan->k.round_bound = plan->round_bound;
     plan->k.input_first = plan->input_first;
     plan->k.input_row = plan->input_row;
+    return HB_SUCCESS;
+}
+
+/* The per-element arrays a slot's rows are read from by cbase (hb_sim_tree_t.cbase). */
+typedef struct {
+    const void *a;
+    size_t size; /* bytes an element */
+} share_array_t;
+
+static int share_arrays(const hb_step_group_t *g, const hb_sim_tree_plan_t *plan,
+                        share_array_t *out)
+{
+    int n = 0;
+    out[n++] = (share_array_t){g->parent, sizeof *g->parent};
+    out[n++] = (share_array_t){plan->child_start, sizeof *plan->child_start};
+    out[n++] = (share_array_t){plan->child, sizeof *plan->child};
+    out[n++] = (share_array_t){plan->shape, 1};
+    if (g->row_index) {
+        out[n++] = (share_array_t){g->row_index, 1};
+    } else {
+        out[n++] = (share_array_t){g->u, sizeof *g->u};
+        out[n++] = (share_array_t){g->l, sizeof *g->l};
+        out[n++] = (share_array_t){g->cfac, sizeof *g->cfac};
+        out[n++] = (share_array_t){g->pas_g, sizeof *g->pas_g};
+        out[n++] = (share_array_t){g->pas_e, sizeof *g->pas_e};
+    }
+    if (g->fixed_r) out[n++] = (share_array_t){g->fixed_r, sizeof *g->fixed_r};
+    return n;
+}
+
+/* FNV-1a over a slot's rows of every shared array. */
+static uint64_t share_hash(const share_array_t *arrays, int n, size_t base, size_t w, int m)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < m; i++) {
+            const unsigned char *p =
+                (const unsigned char *)arrays[a].a + (base + (size_t)i * w) * arrays[a].size;
+            for (size_t b = 0; b < arrays[a].size; b++) h = (h ^ p[b]) * 1099511628211ULL;
+        }
+    return h;
+}
+
+static int share_same(const share_array_t *arrays, int n, size_t x, size_t y, size_t w, int m)
+{
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < m; i++) {
+            const size_t z = arrays[a].size;
+            const unsigned char *p = (const unsigned char *)arrays[a].a;
+            if (memcmp(p + (x + (size_t)i * w) * z, p + (y + (size_t)i * w) * z, z)) return 0;
+        }
+    return 1;
+}
+
+hb_status_t hb_sim_tree_share(const hb_step_group_t *g, hb_sim_tree_plan_t *plan,
+                              size_t *templates)
+{
+    const size_t w = (size_t)g->width, slots = plan->slots;
+    free(plan->cbase);
+    plan->k.cbase = NULL;
+    plan->cbase = malloc((slots ? slots : 1) * sizeof *plan->cbase);
+    size_t size = 64;
+    while (size < 2 * slots) size *= 2;
+    size_t *table = malloc(size * sizeof *table); /* open addressing: a slot + 1, or 0 */
+    uint64_t *hash = malloc((slots ? slots : 1) * sizeof *hash);
+    if (!plan->cbase || !table || !hash) {
+        free(table);
+        free(hash);
+        return hb_fail(HB_ERR_ALLOC, "tree plan: out of memory for %zu slots", slots);
+    }
+    memset(table, 0, size * sizeof *table);
+    share_array_t arrays[12];
+    const int n = share_arrays(g, plan, arrays);
+    size_t own = 0;
+    for (size_t s = 0; s < slots; s++) {
+        const size_t base = g->block_start[s / w] + s % w;
+        const int m = g->lane_m[s];
+        plan->cbase[s] = base;
+        if (m < 1) continue; /* a padding lane */
+        hash[s] = share_hash(arrays, n, base, w, m);
+        size_t h = (size_t)(hash[s] ^ hash[s] >> 31) & (size - 1);
+        for (; table[h]; h = (h + 1) & (size - 1)) {
+            const size_t t = table[h] - 1;
+            const size_t tbase = g->block_start[t / w] + t % w;
+            if (hash[t] == hash[s] && g->lane_m[t] == m && share_same(arrays, n, base, tbase, w, m)) {
+                plan->cbase[s] = tbase;
+                break;
+            }
+        }
+        if (!table[h]) { /* its own */
+            table[h] = s + 1;
+            own++;
+        }
+    }
+    free(table);
+    free(hash);
+    if (templates) *templates = own;
+    plan->k.cbase = plan->cbase;
     return HB_SUCCESS;
 }

@@ -68,6 +68,12 @@ typedef struct {
      * input_first[s + 1] - 1] (the assembly's pas before the inputs visits only them). */
     const int *input_first;
     const int *input_row;
+    /* Per slot (NULL: every slot its own): the element of row 0 of the rows whose constants
+     * (u, l, cfac, pas_g, pas_e, row_index, fixed_r, parent) and plan (child_start, child,
+     * shape) slot s reads, row i at cbase[s] + i width: a copy's the first slot with the
+     * same bits in all of them (hb_sim_tree_share), so the GPU keeps them once per model.
+     * v, d, rhs and the inputs stay the slot's own. */
+    const size_t *cbase;
 } hb_sim_tree_t;
 
 #define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes */
@@ -77,6 +83,7 @@ typedef struct {
     hb_sim_tree_t k;
     int *child_start, *child, *chain_first, *chain_top, *chain_end, *round_first, *round_bound;
     int *input_first, *input_row;
+    size_t *cbase; /* hb_sim_tree_share's (NULL before) */
     unsigned char *shape;
     size_t size;   /* elements of child_start, child and shape */
     size_t slots;  /* chain_first and round_first have slots + 1 */
@@ -90,32 +97,41 @@ extern "C" {
 #endif
 /* The plan of mixed group g (g->mixed, host arrays). */
 hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan);
+/* plan->cbase (and plan->k.cbase): each slot of g its first slot with the same rows, the same
+ * bits in every constant and plan array that the step reads by cbase (a copy of one model),
+ * else its own; *templates (may be NULL) the slots that are their own. Hashes find the
+ * candidates, compared exactly. */
+hb_status_t hb_sim_tree_share(const hb_step_group_t *g, hb_sim_tree_plan_t *plan,
+                              size_t *templates);
 void hb_sim_tree_free(hb_sim_tree_plan_t *plan);
 #ifdef __cplusplus
 }
 #endif
 
-/* Where a slot's rows are: element of row 0, row stride, rows. */
+/* Where a slot's rows are: element of row 0 of its state (base) and of its constants and
+ * plan (cbase: hb_sim_tree_t.cbase), row stride, rows. */
 typedef struct {
-    size_t base, w;
+    size_t base, cbase, w;
     int m;
 } hb_tree_cell_t;
 
-HB_HOSTDEV hb_tree_cell_t hb_tree_cell(const hb_step_group_t *g, int slot)
+HB_HOSTDEV hb_tree_cell_t hb_tree_cell(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                                       int slot)
 {
     const int b = slot / g->width;
     hb_tree_cell_t c;
     c.w = (size_t)g->width;
     c.base = g->block_start[b] + (size_t)(slot % g->width);
+    c.cbase = t->cbase ? t->cbase[slot] : c.base;
     c.m = g->lane_m[slot];
     return c;
 }
 
-/* Children of row i: [*c0, *c1) of t->child (positions; elements base + c w). */
+/* Children of row i: [*c0, *c1) of t->child (positions; elements cbase + c w). */
 HB_HOSTDEV void hb_tree_children(const hb_sim_tree_t *t, hb_tree_cell_t c, int i, int *c0, int *c1)
 {
-    *c0 = t->child_start[c.base + (size_t)i * c.w];
-    *c1 = i + 1 < c.m ? t->child_start[c.base + (size_t)(i + 1) * c.w] : c.m - 1;
+    *c0 = t->child_start[c.cbase + (size_t)i * c.w];
+    *c1 = i + 1 < c.m ? t->child_start[c.cbase + (size_t)(i + 1) * c.w] : c.m - 1;
 }
 
 /* A row's constants: from the group's one-byte table where it has one (row_index), else the
@@ -149,11 +165,11 @@ HB_HOSTDEV double hb_tree_cfac(const hb_step_group_t *g, size_t e)
 HB_HOSTDEV void hb_tree_pas(const hb_step_group_t *g, const hb_sim_tree_t *t, hb_tree_cell_t c,
                             int i, double *d, double *rhs)
 {
-    const size_t e = c.base + (size_t)i * c.w;
-    if (!(t->shape[e] & HB_TREE_INPUT)) return;
-    const double pg = hb_tree_pas_g(g, e);
+    const size_t e = c.base + (size_t)i * c.w, q = c.cbase + (size_t)i * c.w;
+    if (!(t->shape[q] & HB_TREE_INPUT)) return;
+    const double pg = hb_tree_pas_g(g, q);
     d[(size_t)i * c.w] = pg;
-    rhs[(size_t)i * c.w] = pg * (g->v[e] - hb_tree_pas_e(g, e));
+    rhs[(size_t)i * c.w] = pg * (g->v[e] - hb_tree_pas_e(g, q));
 }
 
 /* Assembly, per hh instance j of the slot. */
@@ -181,39 +197,38 @@ HB_HOSTDEV void hb_tree_inputs(const hb_step_group_t *g, const hb_step_params_t 
 HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
                               hb_tree_cell_t c, int i, double *d, double *rhs)
 {
-    const size_t w = c.w, e = c.base + (size_t)i * w;
+    const size_t w = c.w, e = c.base + (size_t)i * w, q = c.cbase + (size_t)i * w;
     const double *v = g->v;
-    const unsigned shape = t->shape[e];
+    const unsigned shape = t->shape[q];
     const double vi = v[e];
     double di, ri;
     if (shape & HB_TREE_INPUT) {
         di = d[(size_t)i * w];
         ri = rhs[(size_t)i * w];
     } else {
-        di = hb_tree_pas_g(g, e);
-        ri = di * (vi - hb_tree_pas_e(g, e));
+        di = hb_tree_pas_g(g, q);
+        ri = di * (vi - hb_tree_pas_e(g, q));
     }
     if (i == 0) {
-        di = hb_tree_cfac(g, e) + di;
+        di = hb_tree_cfac(g, q) + di;
         ri = 0.0 - ri;
     } else {
-        const size_t pe = shape & HB_TREE_PREV ? e - w : c.base + (size_t)g->parent[e] * w;
-        const double li = hb_tree_l(g, e), dv = v[pe] - vi;
+        const size_t pe = shape & HB_TREE_PREV ? e - w : c.base + (size_t)g->parent[q] * w;
+        const double li = hb_tree_l(g, q), dv = v[pe] - vi;
         ri = (0.0 - ri) - li * dv;
-        di = (hb_tree_cfac(g, e) + di) - li;
+        di = (hb_tree_cfac(g, q) + di) - li;
     }
     if (shape & HB_TREE_NEXT) {
-        const size_t ce = e + w;
-        const double uc = hb_tree_u(g, ce);
-        ri += uc * (vi - v[ce]);
+        const double uc = hb_tree_u(g, q + w);
+        ri += uc * (vi - v[e + w]);
         di -= uc;
     } else if (!(shape & HB_TREE_LEAF)) {
         int c0, c1;
         hb_tree_children(t, c, i, &c0, &c1);
         for (int k = c0; k < c1; k++) {
-            const size_t ce = c.base + (size_t)t->child[c.base + (size_t)k * w] * w;
-            const double uc = hb_tree_u(g, ce);
-            ri += uc * (vi - v[ce]);
+            const size_t row = (size_t)t->child[c.cbase + (size_t)k * w] * w;
+            const double uc = hb_tree_u(g, c.cbase + row);
+            ri += uc * (vi - v[c.base + row]);
             di -= uc;
         }
     }
@@ -227,8 +242,8 @@ HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
 HB_HOSTDEV double hb_tree_r(const hb_step_group_t *g, const hb_sim_tree_t *t, hb_tree_cell_t c,
                             int i, const double *d)
 {
-    const size_t e = c.base + (size_t)i * c.w;
-    return t->shape[e] & HB_TREE_FIXED ? g->fixed_r[e] : d[(size_t)i * c.w];
+    const size_t q = c.cbase + (size_t)i * c.w;
+    return t->shape[q] & HB_TREE_FIXED ? g->fixed_r[q] : d[(size_t)i * c.w];
 }
 
 /* Elimination of a chain (its end's child chains done): each row its children's terms, in
@@ -243,7 +258,7 @@ HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t 
 {
     const size_t w = c.w;
     const int top = t->chain_top[chain], end = t->chain_end[chain];
-    const size_t e = c.base + (size_t)end * w;
+    const size_t e = c.cbase + (size_t)end * w; /* constants and plan */
     const unsigned shape = t->shape[e];
     const int fixed = (shape & HB_TREE_FIXED) != 0;
     double di = fixed ? 0.0 : d[(size_t)end * w], ri = rhs[(size_t)end * w];
@@ -251,8 +266,8 @@ HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t 
         int c0, c1;
         hb_tree_children(t, c, end, &c0, &c1);
         for (int k = c1 - 1; k >= c0; k--) {
-            const int cr = t->child[c.base + (size_t)k * w];
-            const size_t ce = c.base + (size_t)cr * w;
+            const int cr = t->child[c.cbase + (size_t)k * w];
+            const size_t ce = c.cbase + (size_t)cr * w;
             const double uc = hb_tree_u(g, ce), rc = hb_tree_r(g, t, c, cr, d);
             if (!fixed) di -= (uc * hb_tree_l(g, ce)) * rc;
             ri -= (uc * rc) * rhs[(size_t)cr * w];
@@ -275,7 +290,7 @@ HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t 
         HB_UNROLL
         for (int k = 0; k < HB_TREE_BLOCK; k++) {
             if (k >= n) break;
-            const size_t row = (size_t)(j - k) * w, ei = c.base + row;
+            const size_t row = (size_t)(j - k) * w, ei = c.cbase + row;
             fx[k] = (t->shape[ei] & HB_TREE_FIXED) != 0;
             dr[k] = fx[k] ? g->fixed_r[ei] : d[row]; /* fixed: r itself */
             rr[k] = rhs[row];
@@ -319,7 +334,7 @@ HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t
         v[0] += p->factor * dv;
         j = 1;
     } else {
-        dv = rhs[(size_t)g->parent[c.base + (size_t)top * w] * w];
+        dv = rhs[(size_t)g->parent[c.cbase + (size_t)top * w] * w];
     }
     for (; j <= end; j += HB_TREE_BLOCK) {
         const int n = end - j + 1 < HB_TREE_BLOCK ? end - j + 1 : HB_TREE_BLOCK;
@@ -330,7 +345,7 @@ HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t
             if (k >= n) break;
             const size_t row = (size_t)(j + k) * w;
             rr[k] = rhs[row];
-            lr[k] = hb_tree_l(g, c.base + row);
+            lr[k] = hb_tree_l(g, c.cbase + row);
             dr[k] = hb_tree_r(g, t, c, j + k, d);
             vr[k] = v[row];
         }

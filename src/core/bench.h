@@ -50,6 +50,12 @@ hb_status_t hb_multi_benchmark(hb_multi_t *multi, int repeats, double *seconds);
  * Batches read it when they are made, tridiagonal solves at each solve.
  */
 hb_status_t hb_context_set_tuning(hb_context_t *ctx, const char *spec);
+/*
+ * The tuning every context made afterwards starts with, those a simulation or a network makes
+ * for itself included (`hinesbatch run --tuning SPEC`): process-wide, so set it before any
+ * context is made, from one thread. A bad spec leaves it as it was.
+ */
+hb_status_t hb_set_default_tuning(const char *spec);
 /* The rules' tuning (every override unset), and the parser behind the call above. */
 void hb_tuning_default(hb_tuning_t *tuning);
 hb_status_t hb_tuning_parse(const char *spec, hb_tuning_t *tuning);

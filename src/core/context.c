@@ -27,6 +27,21 @@ int hb_backend_available(hb_backend_t backend)
     return backend_valid(backend) && hb_registry_available(backend);
 }
 
+/* What contexts start with (hb_set_default_tuning): the rules unless a driver set it. */
+static hb_tuning_t default_tuning;
+static int default_tuning_set;
+
+hb_status_t hb_set_default_tuning(const char *spec)
+{
+    hb_tuning_t t;
+    const hb_status_t status = hb_tuning_parse(spec, &t);
+    if (status == HB_SUCCESS) {
+        default_tuning = t;
+        default_tuning_set = 1;
+    }
+    return status;
+}
+
 static hb_backend_t resolve_best(void)
 {
     if (hb_backend_available(HB_BACKEND_CUDA)) return HB_BACKEND_CUDA;
@@ -55,7 +70,8 @@ hb_status_t hb_context_create(hb_backend_t backend, hb_context_t **ctx)
     if (!c) return hb_fail(HB_ERR_ALLOC, "hb_context_create: out of memory");
     c->backend = backend;
     c->ops = ops;
-    hb_tuning_default(&c->tuning);
+    if (default_tuning_set) c->tuning = default_tuning;
+    else hb_tuning_default(&c->tuning);
     hb_status_t status = ops->device->context_create(&c->device);
     if (status != HB_SUCCESS) {
         free(c);

@@ -57,6 +57,8 @@ static const knob_t knobs[] = {
      "0 (no split chains) or an integer >= 4"},
     {"multi.shapes_choice", TU(multi_shapes_choice), 0, -1, 3, NULL, 0, LONG_MIN,
      "-1 (each class its fastest), 0 to 2 (a tier for all) or 3 (the fixed rule)"},
+    {"sim.mixed_copies", TU(sim_mixed_copies), 0, 1, INT_MAX, NULL, 0, LONG_MIN,
+     "an integer >= 1 (copies of one shape at most that step in the mixed group)"},
 };
 #undef GT
 #undef TU
@@ -71,6 +73,7 @@ void hb_tuning_default(hb_tuning_t *t)
     t->multi_split_rows = -1;
     t->multi_shapes_split_rows = -1;
     t->multi_shapes_choice = -2;
+    t->sim_mixed_copies = -1;
 }
 
 static int knob_accepts(const knob_t *k, long v)

@@ -1090,6 +1090,7 @@ const struct hb_sim_ops hb_cpu_sim_ops = {
     .synapses = 1,
     .block_width = cpu_block_width,
     .mixed_width = MIXED_LANES,
+    .mixed_copies = NULL, /* copies keep their group: its lanes are vectors of copies */
     .create = cpu_create,
     .destroy = cpu_destroy,
     .set_state = cpu_set_state,

@@ -122,20 +122,20 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
                                                const double *rhs, int substitute)
 {
     const int top = t->chain_top[chain], end = t->chain_end[chain];
-    const size_t e0 = c.base + (size_t)top, e1 = c.base + (size_t)end;
-    const int fixed_end = (t->shape[e1] & HB_TREE_FIXED) != 0;
-    const int all_fixed = (t->shape[e0] & HB_TREE_FIXED) != 0;
+    const size_t q0 = c.cbase + (size_t)top, q1 = c.cbase + (size_t)end; /* constants, plan */
+    const int fixed_end = (t->shape[q1] & HB_TREE_FIXED) != 0;
+    const int all_fixed = (t->shape[q0] & HB_TREE_FIXED) != 0;
     const ptrdiff_t line = 128 / sizeof(double); /* elements */
     const ptrdiff_t lead = (ptrdiff_t)(((uintptr_t)(rhs + top) & 127u) / sizeof(double));
     for (ptrdiff_t k = (ptrdiff_t)top - lead; k <= (ptrdiff_t)end; k += line) {
-        const size_t e = c.base + (size_t)k;
         prefetch_line(rhs + k);
-        if (fixed_end) prefetch_line(g->fixed_r + e);
         if (!all_fixed) prefetch_line(d + k);
-        if (substitute) prefetch_line(g->v + e);
+        if (substitute) prefetch_line(g->v + c.base + (size_t)k);
     }
+    if (fixed_end) /* a copy's constants lie elsewhere: lines of their own */
+        for (size_t q = q0 & ~(size_t)15; q <= q1; q += 16) prefetch_line(g->fixed_r + q);
     if (g->row_index)
-        for (size_t e = e0 & ~(size_t)127; e <= e1; e += 128) prefetch_line(g->row_index + e);
+        for (size_t q = q0 & ~(size_t)127; q <= q1; q += 128) prefetch_line(g->row_index + q);
 }
 
 /* A mixed group: one warp steps one cell (slot), its rows spread over the lanes phase by
@@ -148,7 +148,7 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     const int slot = (int)blockIdx.x * TREE_WARPS + (int)(threadIdx.x / 32);
     const int lane = (int)(threadIdx.x % 32);
     if (slot >= g.count) return; /* the whole warp */
-    hb_tree_cell_t c = hb_tree_cell(&g, slot);
+    hb_tree_cell_t c = hb_tree_cell(&g, &t, slot);
     c.w = 1; /* a cell's rows contiguous (checked at upload): the row stride a constant */
     double *d = g.d + c.base, *rhs = g.rhs + c.base;
     for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += 32)
@@ -161,11 +161,11 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     __syncwarp();
     for (int i = lane; i < c.m; i += 32) {
         if (i + 32 < c.m) { /* the next rows' lines, while these rows wait for theirs */
-            const size_t e = c.base + (size_t)(i + 32);
+            const size_t e = c.base + (size_t)(i + 32), q = c.cbase + (size_t)(i + 32);
             prefetch_line(g.v + e);
-            if (!g.row_index) prefetch_line(g.cfac + e);
-            prefetch_line(t.shape + e);
-            if (g.row_index) prefetch_line(g.row_index + e);
+            if (!g.row_index) prefetch_line(g.cfac + q);
+            prefetch_line(t.shape + q);
+            if (g.row_index) prefetch_line(g.row_index + q);
         }
         hb_tree_axial(&g, &t, c, i, d, rhs);
     }
@@ -295,7 +295,89 @@ static hb_status_t upload(T **dst, const T *src, size_t count)
     return HB_SUCCESS;
 }
 
+/* Elements `pick` (n of them) of the host array src, uploaded in that order; src whole (count
+ * elements) where pick is NULL. */
+template <typename T>
+static hb_status_t upload_pick(T **dst, const T *src, size_t count, const size_t *pick, size_t n)
+{
+    if (!pick || !src) return upload(dst, src, count);
+    *dst = NULL;
+    T *tmp = (T *)malloc((n ? n : 1) * sizeof(T));
+    if (!tmp) return hb_fail(HB_ERR_ALLOC, "cuda sim: out of host memory for %zu rows", n);
+    for (size_t q = 0; q < n; q++) tmp[q] = src[pick[q]];
+    const hb_status_t st = upload(dst, tmp, n);
+    free(tmp);
+    return st;
+}
+
+/* A mixed group's rows that hold constants and plan on the device (hb_sim_tree_share): the
+ * slots that are their own, block after block (*pick: their elements, *n of them), and each
+ * slot's first element there (*cbase). The group's width is 1: a slot's rows are its block. */
+static hb_status_t share_rows(const hb_step_group_t *h, hb_sim_tree_plan_t *plan, size_t **pick,
+                              size_t *n, size_t **cbase)
+{
+    *pick = *cbase = NULL;
+    size_t own = 0;
+    hb_status_t st = hb_sim_tree_share(h, plan, &own);
+    if (st != HB_SUCCESS) return st;
+    const size_t slots = (size_t)h->blocks;
+    size_t rows = 0;
+    for (size_t s = 0; s < slots; s++)
+        if (plan->cbase[s] == h->block_start[s]) rows += h->block_start[s + 1] - h->block_start[s];
+    *pick = (size_t *)malloc((rows ? rows : 1) * sizeof **pick);
+    *cbase = (size_t *)malloc((slots ? slots : 1) * sizeof **cbase);
+    if (!*pick || !*cbase) {
+        free(*pick);
+        free(*cbase);
+        *pick = *cbase = NULL;
+        return hb_fail(HB_ERR_ALLOC, "cuda sim: out of host memory for %zu slots", slots);
+    }
+    size_t q = 0;
+    for (size_t s = 0; s < slots; s++) {
+        if (plan->cbase[s] == h->block_start[s]) { /* its own: its rows next */
+            (*cbase)[s] = q;
+            for (size_t e = h->block_start[s]; e < h->block_start[s + 1]; e++) (*pick)[q++] = e;
+        } else { /* a copy of an earlier slot: that slot's, found by its first element */
+            size_t lo = 0, hi = s;
+            while (hi - lo > 1) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (h->block_start[mid] <= plan->cbase[s]) lo = mid;
+                else hi = mid;
+            }
+            (*cbase)[s] = (*cbase)[lo];
+        }
+    }
+    *n = rows;
+    return HB_SUCCESS;
+}
+
+static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
+                                 const size_t *pick, size_t n_pick, const size_t *cbase);
+
 static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
+{
+    hb_sim_tree_plan_t plan;
+    memset(&plan, 0, sizeof plan);
+    size_t *pick = NULL, *cbase = NULL, n_pick = 0;
+    hb_status_t st = HB_SUCCESS;
+    if (h->mixed) {
+        if (h->width != 1) /* tree_step_kernel's rows are contiguous (sim_cuda_ops.c) */
+            return hb_fail(HB_ERR_BACKEND, "cuda sim: a mixed group of width %d; expected 1",
+                           h->width);
+        st = hb_sim_tree_plan(h, &plan);
+        if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
+    }
+    if (st == HB_SUCCESS) st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick, cbase);
+    hb_sim_tree_free(&plan);
+    free(pick);
+    free(cbase);
+    return st;
+}
+
+/* The group's arrays on the device; a mixed group's constants and plan only in the rows of
+ * `pick` (share_rows), read at cbase. */
+static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
+                                 const size_t *pick, size_t n_pick, const size_t *cbase)
 {
     hb_step_group_t *k = &dg->k;
     *k = *h;
@@ -338,14 +420,17 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     do {                                                                                   \
         if ((st = upload(&var, src, n)) != HB_SUCCESS) return st;                          \
     } while (0)
-    UP(parent, h->parent, h->mixed ? dg->size : (size_t)h->m);
+    /* a mixed group's constants and plan: the shared rows alone (share_rows) */
+#define UP_ROWS(var, src, n)                                                                 \
+    do {                                                                                   \
+        if ((st = upload_pick(&var, src, n, pick, n_pick)) != HB_SUCCESS) return st;       \
+    } while (0)
+    if (h->mixed) UP_ROWS(parent, h->parent, dg->size);
+    else UP(parent, h->parent, (size_t)h->m);
     k->parent = parent;
     UP(hh_node, h->hh_node, h->mixed ? dg->hh : (size_t)h->n_hh);
     k->hh_node = hh_node;
     if (h->mixed) {
-        if (h->width != 1) /* tree_step_kernel's rows are contiguous (sim_cuda_ops.c) */
-            return hb_fail(HB_ERR_BACKEND, "cuda sim: a mixed group of width %d; expected 1",
-                           h->width);
         size_t *block_start, *hh_start;
         int *lane_m, *lane_hh;
         UP(block_start, h->block_start, (size_t)h->blocks + 1);
@@ -356,32 +441,37 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         k->lane_m = lane_m;
         UP(lane_hh, h->lane_hh, slots);
         k->lane_hh = lane_hh;
-        hb_sim_tree_plan_t plan;
-        if ((st = hb_sim_tree_plan(h, &plan)) != HB_SUCCESS) return st;
+        const hb_sim_tree_plan_t &plan_h = *plan;
         int *child_start = NULL, *child = NULL, *chain_first = NULL, *chain_top = NULL,
             *chain_end = NULL, *round_first = NULL, *round_bound = NULL, *input_first = NULL,
             *input_row = NULL;
         unsigned char *shape = NULL, *row_index = NULL;
         double *row_table = NULL, *cfac_table = NULL;
-        if ((st = upload(&child_start, plan.child_start, plan.size)) == HB_SUCCESS &&
-            (st = upload(&child, plan.child, plan.size)) == HB_SUCCESS &&
-            (st = upload(&shape, plan.shape, plan.size)) == HB_SUCCESS &&
-            (st = upload(&chain_first, plan.chain_first, plan.slots + 1)) == HB_SUCCESS &&
-            (st = upload(&chain_top, plan.chain_top, plan.chains)) == HB_SUCCESS &&
-            (st = upload(&chain_end, plan.chain_end, plan.chains)) == HB_SUCCESS &&
-            (st = upload(&round_first, plan.round_first, plan.slots + 1)) == HB_SUCCESS &&
-            (st = upload(&input_first, plan.input_first, plan.slots + 1)) == HB_SUCCESS &&
-            (st = upload(&input_row, plan.input_row, plan.inputs)) == HB_SUCCESS)
-            st = upload(&round_bound, plan.round_bound, plan.bounds);
+        size_t *cbase_d = NULL;
+        if ((st = upload_pick(&child_start, plan_h.child_start, plan_h.size, pick, n_pick)) ==
+                HB_SUCCESS &&
+            (st = upload_pick(&child, plan_h.child, plan_h.size, pick, n_pick)) == HB_SUCCESS &&
+            (st = upload_pick(&shape, plan_h.shape, plan_h.size, pick, n_pick)) == HB_SUCCESS &&
+            (st = upload(&chain_first, plan_h.chain_first, plan_h.slots + 1)) == HB_SUCCESS &&
+            (st = upload(&chain_top, plan_h.chain_top, plan_h.chains)) == HB_SUCCESS &&
+            (st = upload(&chain_end, plan_h.chain_end, plan_h.chains)) == HB_SUCCESS &&
+            (st = upload(&round_first, plan_h.round_first, plan_h.slots + 1)) == HB_SUCCESS &&
+            (st = upload(&input_first, plan_h.input_first, plan_h.slots + 1)) == HB_SUCCESS &&
+            (st = upload(&input_row, plan_h.input_row, plan_h.inputs)) == HB_SUCCESS &&
+            (st = upload(&cbase_d, cbase, cbase ? plan_h.slots : 0)) == HB_SUCCESS)
+            st = upload(&round_bound, plan_h.round_bound, plan_h.bounds);
         if (st == HB_SUCCESS && h->row_index) { /* constants by a one-byte index */
-            if ((st = upload(&row_index, h->row_index, dg->size)) == HB_SUCCESS &&
+            if ((st = upload_pick(&row_index, h->row_index, dg->size, pick, n_pick)) ==
+                    HB_SUCCESS &&
                 (st = upload(&row_table, h->row_table, 4 * 256)) == HB_SUCCESS)
                 st = upload(&cfac_table, h->cfac_table, 256);
             k->row_index = row_index;
             k->row_table = row_table;
             k->cfac_table = cfac_table;
         }
-        dg->tree = plan.k;
+        dg->tree = plan_h.k;
+        dg->tree.cbase = cbase ? cbase_d : NULL;
+        if (!cbase) cudaFree(cbase_d);
         dg->tree.child_start = child_start;
         dg->tree.child = child;
         dg->tree.shape = shape;
@@ -392,11 +482,10 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         dg->tree.round_bound = round_bound;
         dg->tree.input_first = input_first;
         dg->tree.input_row = input_row;
-        hb_sim_tree_free(&plan);
         if (st != HB_SUCCESS) return st;
         if (h->fixed_row && h->fixed_r) { /* the fixed rows' factors (HB_TREE_FIXED) */
             double *fixed_r;
-            UP(fixed_r, h->fixed_r, dg->size);
+            UP_ROWS(fixed_r, h->fixed_r, dg->size);
             k->fixed_r = fixed_r;
         }
     }
@@ -409,15 +498,15 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
     /* a mixed group with a row table: the tree step reads u, l, pas_g, pas_e and cfac from it
      * alone */
     const size_t tsize = h->mixed && h->row_index ? 0 : csize;
-    UP(u, tsize ? h->u : NULL, tsize);
+    UP_ROWS(u, tsize ? h->u : NULL, tsize);
     k->u = u;
-    UP(l, tsize ? h->l : NULL, tsize);
+    UP_ROWS(l, tsize ? h->l : NULL, tsize);
     k->l = l;
-    UP(cfac, tsize ? h->cfac : NULL, tsize);
+    UP_ROWS(cfac, tsize ? h->cfac : NULL, tsize);
     k->cfac = cfac;
-    UP(pas_g, tsize ? h->pas_g : NULL, tsize);
+    UP_ROWS(pas_g, tsize ? h->pas_g : NULL, tsize);
     k->pas_g = pas_g;
-    UP(pas_e, tsize ? h->pas_e : NULL, tsize);
+    UP_ROWS(pas_e, tsize ? h->pas_e : NULL, tsize);
     k->pas_e = pas_e;
     UP(hh_par, h->hh_par, psize);
     k->hh_par = hh_par;
@@ -435,6 +524,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         UP(k->syn_state, h->syn_state, dg->syn_values);
     }
 #undef UP
+#undef UP_ROWS
     return HB_SUCCESS;
 }
 
@@ -477,6 +567,7 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.round_bound);
     cudaFree((void *)dg->tree.input_first);
     cudaFree((void *)dg->tree.input_row);
+    cudaFree((void *)dg->tree.cbase);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)

@@ -10,6 +10,18 @@ static int cuda_block_width(int count)
     return HB_SIM_GPU_LANES;
 }
 
+/* Copies of one shape step a thread a cell in a group of their own (step_kernel: coalesced,
+ * constants once a row) or a warp a cell in the mixed group (tree_step_kernel). A thread a
+ * cell walks every row in turn, so with few cells the step is the latency of the largest
+ * cell's rows, one after the other: a warp a cell wins until the copies are enough to keep
+ * the device's warps busy (docs/sim-engine.md, "Copies on the GPU": measured on the H200). */
+enum { MIXED_COPIES_MAX = 65536, MIXED_COPIES_ROWS = 32 };
+
+static int cuda_mixed_copies(int count, int rows)
+{
+    return count <= MIXED_COPIES_MAX && rows >= MIXED_COPIES_ROWS;
+}
+
 static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
 {
     hb_cuda_sim_t *s = NULL;
@@ -79,6 +91,7 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .synapses = 1,
     .block_width = cuda_block_width,
     .mixed_width = 1, /* a cell's rows contiguous: a warp steps them (tree_step_kernel) */
+    .mixed_copies = cuda_mixed_copies,
     .create = cuda_create,
     .destroy = cuda_destroy,
     .set_state = cuda_set_state,

@@ -802,13 +802,28 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
         free(first);
         return status;
     }
-    /* Cells that would each be a group of one: one mixed group, after the others. */
-    int singles = 0;
-    for (int g = 0; g < sim->n_groups; g++) singles += sim->groups[g].k.count == 1;
+    /* Cells that would each be a group of one, and copies the engine steps better as cells
+     * of their own shape (hb_sim_ops.mixed_copies, or the tuning's sim.mixed_copies): one
+     * mixed group, after the others. */
+    unsigned char *to_mixed = calloc((size_t)sim->n_groups, 1);
+    if (!to_mixed) {
+        free(first);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
+    const int forced = sim->ctx->tuning.sim_mixed_copies;
+    int singles = 0; /* cells of the mixed group */
+    for (int g = 0; g < sim->n_groups && sim->ops->mixed_width > 0; g++) {
+        const int count = sim->groups[g].k.count;
+        to_mixed[g] = count == 1 ||
+                      (forced > 0 ? count <= forced
+                                  : sim->ops->mixed_copies &&
+                                        sim->ops->mixed_copies(count, sim->groups[g].k.m));
+        if (to_mixed[g]) singles += count;
+    }
     if (sim->ops->mixed_width > 0 && singles >= 2) {
         int *to = first, n = 0; /* first's cells are no longer needed: the new group numbers */
         for (int g = 0; g < sim->n_groups; g++)
-            if (sim->groups[g].k.count > 1) {
+            if (!to_mixed[g]) {
                 to[g] = n;
                 sim->groups[n++] = sim->groups[g];
             } else {
@@ -822,6 +837,7 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
         sim->n_groups = n + 1;
         for (int c = 0; c < sim->n_cells; c++) sim->group_of[c] = to[sim->group_of[c]];
     }
+    free(to_mixed);
     free(first);
     for (int g = 0; g < sim->n_groups; g++) {
         group_t *gr = &sim->groups[g];

@@ -12,7 +12,8 @@
  * and delays of many steps. A network that does not spike fails the test (nothing would be
  * compared). Every library call's status is checked; the library checks every CUDA return
  * code. A folder among the arguments stands for the network of its SWC files
- * (tests/net_morphologies.h: one cell each, mixed groups, a ring of connections; its CPU side
+ * (tests/net_morphologies.h: one cell each, mixed groups, then three copies each, groups of
+ * copies on the CPU and the mixed group on the GPU; a ring of connections; its CPU side
  * is test_net_morphologies). Also: connections handed to the GPU engine with bad ones among
  * millions name the first bad one, as a check in order would (the check runs in chunks on the
  * build threads).
@@ -129,6 +130,41 @@ static void bad_connections(void)
     hb_morph_destroy(morph);
 }
 
+/* The network file at `path` on the CPU (`cpu`) and on the GPU, plain and with the tasks
+ * exchange: the spikes bitwise the same. */
+static void compare(const char *path, hb_backend_t cpu)
+{
+    hb_spike_t *ref = NULL;
+    size_t n_ref = 0;
+    double t_cpu = 0.0;
+    const int ok = run(path, cpu, 0, &ref, &n_ref, &t_cpu);
+    for (int tasks = 0; tasks < 2 && ok; tasks++) {
+        hb_spike_t *gpu = NULL;
+        size_t n_gpu = 0;
+        double t_gpu = 0.0;
+        if (!run(path, HB_BACKEND_CUDA, tasks, &gpu, &n_gpu, &t_gpu)) continue;
+        CHECKF(n_ref > 0, "%s: no spike on the CPU: nothing compared", path);
+        CHECKF(n_gpu == n_ref, "%s: %zu spikes on the GPU, %zu on the CPU", path, n_gpu,
+               n_ref);
+        size_t first_diff = n_ref;
+        for (size_t k = 0; k < n_ref && k < n_gpu && first_diff == n_ref; k++)
+            if (memcmp(&ref[k].time_ms, &gpu[k].time_ms, sizeof ref[k].time_ms) != 0 ||
+                ref[k].gid != gpu[k].gid)
+                first_diff = k;
+        CHECKF(first_diff == n_ref, "%s: spike %zu differs: GPU gid %u at %.17g ms, CPU "
+               "gid %u at %.17g ms", path, first_diff,
+               first_diff < n_gpu ? gpu[first_diff].gid : 0u,
+               first_diff < n_gpu ? gpu[first_diff].time_ms : 0.0,
+               first_diff < n_ref ? ref[first_diff].gid : 0u,
+               first_diff < n_ref ? ref[first_diff].time_ms : 0.0);
+        printf("%s: %zu spikes, bitwise %s; CPU (%s) %.3f s, GPU%s %.3f s\n", path, n_ref,
+               first_diff == n_ref && n_gpu == n_ref ? "equal" : "DIFFERENT",
+               hb_backend_name(cpu), t_cpu, tasks ? " (tasks exchange)" : "", t_gpu);
+        free(gpu);
+    }
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
@@ -149,48 +185,23 @@ int main(int argc, char **argv)
     }
     for (int a = 1; a < argc; a++) {
         struct stat info;
-        const char *path = argv[a];
-        if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) { /* its SWC files' network */
+        if (!(stat(argv[a], &info) == 0 && S_ISDIR(info.st_mode))) {
+            compare(argv[a], cpu);
+            continue;
+        }
+        /* the folder's SWC files' network: one cell of each (the mixed group on both), then
+         * three copies of each (groups of copies on the CPU, the mixed group on the GPU) */
+        for (int copies = 1; copies <= 3; copies += 2) {
             snprintf(generated, sizeof generated, "%s/net.json", dir);
-            const int cells = net_morphologies_write(argv[a], generated, 0.01);
+            const int cells = net_morphologies_write(argv[a], generated, 0.01, copies);
             CHECKF(cells > 0, "%s: no SWC file to make a network of", argv[a]);
-            if (!cells) { /* a file half written, if any */
-                unlink(generated);
-                continue;
+            if (cells) {
+                printf("%s: a network of its SWC files, %d cells (%d of each) (%s)\n", argv[a],
+                       cells, copies, generated);
+                compare(generated, cpu);
             }
-            printf("%s: a network of its %d SWC files (%s)\n", argv[a], cells, generated);
-            path = generated;
+            unlink(generated); /* also a file half written */
         }
-        hb_spike_t *ref = NULL;
-        size_t n_ref = 0;
-        double t_cpu = 0.0;
-        const int ok = run(path, cpu, 0, &ref, &n_ref, &t_cpu);
-        for (int tasks = 0; tasks < 2 && ok; tasks++) {
-            hb_spike_t *gpu = NULL;
-            size_t n_gpu = 0;
-            double t_gpu = 0.0;
-            if (!run(path, HB_BACKEND_CUDA, tasks, &gpu, &n_gpu, &t_gpu)) continue;
-            CHECKF(n_ref > 0, "%s: no spike on the CPU: nothing compared", path);
-            CHECKF(n_gpu == n_ref, "%s: %zu spikes on the GPU, %zu on the CPU", path, n_gpu,
-                   n_ref);
-            size_t first_diff = n_ref;
-            for (size_t k = 0; k < n_ref && k < n_gpu && first_diff == n_ref; k++)
-                if (memcmp(&ref[k].time_ms, &gpu[k].time_ms, sizeof ref[k].time_ms) != 0 ||
-                    ref[k].gid != gpu[k].gid)
-                    first_diff = k;
-            CHECKF(first_diff == n_ref, "%s: spike %zu differs: GPU gid %u at %.17g ms, CPU "
-                   "gid %u at %.17g ms", path, first_diff,
-                   first_diff < n_gpu ? gpu[first_diff].gid : 0u,
-                   first_diff < n_gpu ? gpu[first_diff].time_ms : 0.0,
-                   first_diff < n_ref ? ref[first_diff].gid : 0u,
-                   first_diff < n_ref ? ref[first_diff].time_ms : 0.0);
-            printf("%s: %zu spikes, bitwise %s; CPU (%s) %.3f s, GPU%s %.3f s\n", path, n_ref,
-                   first_diff == n_ref && n_gpu == n_ref ? "equal" : "DIFFERENT",
-                   hb_backend_name(cpu), t_cpu, tasks ? " (tasks exchange)" : "", t_gpu);
-            free(gpu);
-        }
-        free(ref);
-        if (path == generated) unlink(generated);
     }
     rmdir(dir);
     return check_summary("test_gpu_net");
