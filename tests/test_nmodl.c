@@ -201,6 +201,55 @@ static void test_allen(void)
     hb_nmodl_destroy(m);
 }
 
+/* Constructs the catalogues do not use, in one synthetic file: ARTIFICIAL_CELL, INDEPENDENT,
+ * CONSTANT, UNITS constants, COMPARTMENT, '<<' and stoichiometry, LINEAR, FROM and while loops,
+ * NET_RECEIVE's INITIAL, STEADYSTATE, else if, unit factors in expressions. */
+static void test_constructs(void)
+{
+    static const char text[] =
+        "TITLE synthetic\n"
+        "NEURON { ARTIFICIAL_CELL Cell USEION ca READ cao WRITE cai VALENCE 2 RANGE k1 GLOBAL vol }\n"
+        "UNITS { (mM) = (milli/liter) (um) = (micron) FARADAY = (faraday) (coulomb) PI = (pi) (1) }\n"
+        "INDEPENDENT { t FROM 0 TO 1 WITH 1 (ms) }\n"
+        "CONSTANT { volo = 1 (liter) }\n"
+        "PARAMETER { k1 = 5e-3 (/ms) <0, 1e3> vol = 2 (um3) }\n"
+        "ASSIGNED { cao (mM) x y }\n"
+        "STATE { cai (mM) a (mM) b (mM) c }\n"
+        "INITIAL { SOLVE eq STEADYSTATE sparse  SOLVE lin }\n"
+        "KINETIC eq {\n"
+        "  COMPARTMENT vol*1(um) { cai a }\n"
+        "  COMPARTMENT i, volo*(1e15) { b }\n"
+        "  ~ cai << (k1*0.5 (mM/ms))\n"
+        "  ~ 2 cai + a <-> b (k1, k1*2)\n"
+        "  CONSERVE a + b = 1\n"
+        "}\n"
+        "LINEAR lin { ~ c = 1 }\n"
+        "PROCEDURE loops() { LOCAL n\n"
+        "  FROM i = 0 TO 3 { n = n + i }\n"
+        "  while (n > 0) { n = n - 1 }\n"
+        "  if (n < 0) { x = 1 } else if (n > 2) { x = 2 } else { x = 3 }\n"
+        "}\n"
+        "NET_RECEIVE (w, last (ms)) { INITIAL { last = t } y = w + t - last }\n";
+    hb_nmodl_mechanism_t *m = NULL;
+    CHECKF(hb_nmodl_parse("synthetic.mod", text, strlen(text), &m) == HB_SUCCESS, "%s", hb_last_error());
+    if (!m) return;
+    CHECK(strcmp(m->name, "Cell") == 0 && m->kind == HB_NMODL_ARTIFICIAL && strcmp(m->title, "synthetic") == 0);
+    CHECK(ion_is(m, "ca", "cao", "cai") && ion(m, "ca")->valence == 2 && ion(m, "ca")->has_valence);
+    CHECK(param_is(m, "k1", 5e-3, "/ms") && hb_nmodl_find(m->parameters, m->n_parameters, "k1")->hi == 1e3);
+    CHECK(has_name(m->globals, m->n_globals, "vol") && states_are(m, "cai a b c"));
+    const hb_nmodl_var_t *f = hb_nmodl_find(m->constants, m->n_constants, "FARADAY");
+    CHECK(f && f->value > 96485 && f->value < 96486 && strcmp(f->unit, "coulomb") == 0);
+    CHECK(hb_nmodl_find(m->constants, m->n_constants, "volo") != NULL);
+    CHECKF(has_reaction(m, "cai << (k1 * 0.5)") && has_reaction(m, "2cai + a <-> b (k1, k1 * 2)") &&
+           has_reaction(m, "CONSERVE a + b = 1"), "%d reactions: %s", m->n_reactions,
+           m->n_reactions ? m->reactions[0].text : "");
+    CHECK(m->n_solves == 2 && m->solves[0].steadystate && strcmp(m->solves[0].method, "sparse") == 0 &&
+          strcmp(m->solves[0].caller, "INITIAL") == 0 && strcmp(m->solves[1].block_kind, "LINEAR") == 0);
+    CHECK(m->n_net_receive_args == 2 && strcmp(m->net_receive_args[1], "last") == 0);
+    CHECK(strstr(m->generator_blocker, "synthetic.mod:") == m->generator_blocker);
+    hb_nmodl_destroy(m);
+}
+
 /* Every .mod file of every catalogue folder parses; each folder has the count SOURCES.md lists. */
 static void test_every_file(void)
 {
@@ -398,6 +447,7 @@ int main(void)
     test_nrn();
     test_bbp();
     test_allen();
+    test_constructs();
     test_every_file();
     test_bad_inputs();
     test_prefixes();
