@@ -71,8 +71,8 @@ static void make_block(block_t *b, double dt, double celsius)
     }
     b->ion[0] = (hb_ion_block_t){b->e_na, NULL, NULL, b->i_na, b->didv_na};
     b->ion[1] = (hb_ion_block_t){b->e_k, NULL, NULL, b->i_k, b->didv_k};
-    b->blk = (hb_cat_block_t){W, W, 1, dt, 0.0, celsius, b->v, b->d, b->rhs, b->node, b->field,
-                              NULL, NULL, b->ion};
+    b->blk = (hb_cat_block_t){W,    W,      1,       dt,       0.0,  celsius, b->v,
+                              b->d, b->rhs, b->node, b->field, NULL, NULL,    b->ion};
 }
 
 static void test_states(void)
@@ -83,13 +83,15 @@ static void test_states(void)
         const double celsius = trial % 2 ? 6.3 : 37.0;
         make_block(&b, trial % 3 ? 0.025 : 0.1, celsius);
         double gates[3 * W];
-        for (int q = 0; q < 3; q++) memcpy(gates + q * W, b.field + (4 + q) * W, sizeof(double) * W);
+        for (int q = 0; q < 3; q++)
+            memcpy(gates + q * W, b.field + (4 + q) * W, sizeof(double) * W);
         const hb_step_params_t p = {b.blk.dt, 1.0, 0.0, NULL, pow(3.0, (celsius - 6.3) / 10.0)};
         hb_step_gates_row(W, W, &p, b.v, gates);
         hbg_hh_state_kernel(&b.blk, 0, 1);
         for (int i = 0; i < 3 * W; i++, values++) differ += !same(gates[i], b.field[4 * W + i]);
     }
-    CHECKF(differ == 0, "cnexp: %ld of %ld gate values differ from hb_step_gates_row", differ, values);
+    CHECKF(differ == 0, "cnexp: %ld of %ld gate values differ from hb_step_gates_row", differ,
+           values);
 }
 
 static void test_currents(void)
@@ -123,15 +125,18 @@ static void test_currents(void)
                 exact += e;
                 values++;
             }
-            const double rel = fmax(fabs(d[k] - b.d[k]) / fabs(d[k]), fabs(rhs[k] - b.rhs[k]) / fmax(fabs(rhs[k]), 1e-300));
+            const double rel = fmax(fabs(d[k] - b.d[k]) / fabs(d[k]),
+                                    fabs(rhs[k] - b.rhs[k]) / fmax(fabs(rhs[k]), 1e-300));
             worst = fmax(worst, rel);
-            CHECK(same(b.i_na[k], b.field[7 * W + k] * (b.v[k] - b.e_na[k]))); /* ina into the ion */
+            CHECK(
+                same(b.i_na[k], b.field[7 * W + k] * (b.v[k] - b.e_na[k]))); /* ina into the ion */
         }
     }
     CHECKF(exact_no_k == values_no_k, "without gk: %ld of %ld bitwise", exact_no_k, values_no_k);
     CHECKF(worst < 1e-12, "worst relative difference %.3g", worst);
     printf("currents with gk: %ld of %ld bitwise hb_step_hh_row (gkbar*n*n*n*n against "
-           "gkbar*(n*n)*(n*n)); worst relative difference %.3g\n", exact, values, worst);
+           "gkbar*(n*n)*(n*n)); worst relative difference %.3g\n",
+           exact, values, worst);
 }
 
 int main(void)

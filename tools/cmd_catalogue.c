@@ -26,7 +26,8 @@ static const char usage_catalogue[] =
     "\n"
     "  --check           check and describe the mechanisms (required in this version)\n"
     "  --json            machine-readable output: {\"mechanisms\": [{\"name\", \"kind\",\n"
-    "                    \"file\", \"parameters\", \"states\", \"ions\", ...}], \"errors\": [...]}\n";
+    "                    \"file\", \"parameters\", \"states\", \"ions\", ...}], \"errors\": "
+    "[...]}\n";
 
 static const char *const kind_names[] = {"density", "point", "artificial"};
 
@@ -35,8 +36,10 @@ static void json_number(FILE *out, double x)
     char text[40];
     snprintf(text, sizeof text, "%.15g", x);
     if (strtod(text, NULL) != x) snprintf(text, sizeof text, "%.17g", x);
-    if (isfinite(x)) fputs(text, out);
-    else fputs("null", out);
+    if (isfinite(x))
+        fputs(text, out);
+    else
+        fputs("null", out);
 }
 
 static void json_names(FILE *out, const char *key, const char *const *names, int n)
@@ -106,8 +109,10 @@ static void print_json(FILE *out, const hb_nmodl_mechanism_t *m)
         json_names(out, "read", m->ions[i].read, m->ions[i].n_read);
         json_names(out, "write", m->ions[i].write, m->ions[i].n_write);
         fputs(", \"valence\": ", out);
-        if (m->ions[i].has_valence) json_number(out, m->ions[i].valence);
-        else fputs("null", out);
+        if (m->ions[i].has_valence)
+            json_number(out, m->ions[i].valence);
+        else
+            fputs("null", out);
         fputc('}', out);
     }
     fputc(']', out);
@@ -120,8 +125,8 @@ static void print_json(FILE *out, const hb_nmodl_mechanism_t *m)
         cli_json_string(out, m->solves[i].block);
         fprintf(out, ", \"block_kind\": \"%s\", \"method\": ", m->solves[i].block_kind);
         cli_json_string(out, m->solves[i].method);
-        fprintf(out, ", \"steadystate\": %s, \"in\": \"%s\"}", m->solves[i].steadystate ? "true" : "false",
-                m->solves[i].caller);
+        fprintf(out, ", \"steadystate\": %s, \"in\": \"%s\"}",
+                m->solves[i].steadystate ? "true" : "false", m->solves[i].caller);
     }
     fputs("], \"blocks\": [", out);
     for (int i = 0; i < m->n_blocks; i++) {
@@ -142,8 +147,10 @@ static void print_json(FILE *out, const hb_nmodl_mechanism_t *m)
         json_names(out, "net_receive_args", m->net_receive_args, m->n_net_receive_args);
     fprintf(out, ", \"threadsafe\": %s, \"verbatim_blocks\": %d, \"generator\": ",
             m->threadsafe ? "true" : "false", m->n_verbatim);
-    if (m->generator_blocker[0]) cli_json_string(out, m->generator_blocker);
-    else fputs("\"translatable\"", out);
+    if (m->generator_blocker[0])
+        cli_json_string(out, m->generator_blocker);
+    else
+        fputs("\"translatable\"", out);
     fputc('}', out);
 }
 
@@ -169,9 +176,11 @@ static void print_text(const hb_nmodl_mechanism_t *m)
     for (int i = 0; i < m->n_ions; i++) {
         printf("  %-11s %s", "ion", m->ions[i].name);
         if (m->ions[i].n_read) printf(" READ");
-        for (int j = 0; j < m->ions[i].n_read; j++) printf("%s%s", j ? ", " : " ", m->ions[i].read[j]);
+        for (int j = 0; j < m->ions[i].n_read; j++)
+            printf("%s%s", j ? ", " : " ", m->ions[i].read[j]);
         if (m->ions[i].n_write) printf(" WRITE");
-        for (int j = 0; j < m->ions[i].n_write; j++) printf("%s%s", j ? ", " : " ", m->ions[i].write[j]);
+        for (int j = 0; j < m->ions[i].n_write; j++)
+            printf("%s%s", j ? ", " : " ", m->ions[i].write[j]);
         if (m->ions[i].has_valence) printf(" VALENCE %g", m->ions[i].valence);
         putchar('\n');
     }
@@ -184,26 +193,33 @@ static void print_text(const hb_nmodl_mechanism_t *m)
     }
     for (int i = 0; i < m->n_solves; i++)
         printf("  %-11s %s%s%s (%s, in %s)\n", "solve", m->solves[i].block,
-               m->solves[i].method[0] ? (m->solves[i].steadystate ? " STEADYSTATE " : " METHOD ") : "",
+               m->solves[i].method[0] ? (m->solves[i].steadystate ? " STEADYSTATE " : " METHOD ")
+                                      : "",
                m->solves[i].method, m->solves[i].block_kind, m->solves[i].caller);
-    for (int i = 0; i < m->n_reactions; i++) printf("  %-11s %s\n", "reaction", m->reactions[i].text);
+    for (int i = 0; i < m->n_reactions; i++)
+        printf("  %-11s %s\n", "reaction", m->reactions[i].text);
     if (m->n_net_receive_args >= 0) {
         printf("  %-11s", "net_receive");
         for (int i = 0; i < m->n_net_receive_args; i++)
             printf("%s%s", i ? ", " : " ", m->net_receive_args[i]);
         putchar('\n');
     }
-    printf("  %-11s %s\n", "generator", m->generator_blocker[0] ? m->generator_blocker : "translatable");
+    printf("  %-11s %s\n", "generator",
+           m->generator_blocker[0] ? m->generator_blocker : "translatable");
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* The .mod files of `dir`, sorted, as full paths; NULL after an error message. */
 static char **mod_files(const char *dir, int *n)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        cli_fail("build-catalogue", "%s: cannot open the folder; expected a folder of .mod files", dir);
+        cli_fail("build-catalogue", "%s: cannot open the folder; expected a folder of .mod files",
+                 dir);
         return NULL;
     }
     char **list = NULL;
@@ -242,14 +258,18 @@ int cli_command_catalogue(int argc, char **argv)
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
     if (!check) {
-        cli_fail("build-catalogue", "building a catalogue's shared library needs the NMODL code "
-                 "generator, which this version does not have; expected --check (docs/mechanisms.md)");
+        cli_fail(
+            "build-catalogue",
+            "building a catalogue's shared library needs the NMODL code "
+            "generator, which this version does not have; expected --check (docs/mechanisms.md)");
         return 2;
     }
     struct stat st;
     if (stat(path, &st) != 0)
-        return cli_fail("build-catalogue", "%s: no such file or folder; expected a folder of .mod "
-                        "files or a .mod file", path);
+        return cli_fail("build-catalogue",
+                        "%s: no such file or folder; expected a folder of .mod "
+                        "files or a .mod file",
+                        path);
     char **files;
     int n = 1;
     if (S_ISDIR(st.st_mode)) {
@@ -257,8 +277,10 @@ int cli_command_catalogue(int argc, char **argv)
         if (!files) return 1;
         if (!n) {
             free(files);
-            return cli_fail("build-catalogue", "%s: no .mod file in the folder; expected NMODL files "
-                            "named *.mod", path);
+            return cli_fail("build-catalogue",
+                            "%s: no .mod file in the folder; expected NMODL files "
+                            "named *.mod",
+                            path);
         }
     } else {
         files = malloc(sizeof *files);
@@ -279,8 +301,10 @@ int cli_command_catalogue(int argc, char **argv)
         for (int j = 0; j < i; j++)
             if (mechs[j] && strcmp(mechs[j]->name, mechs[i]->name) == 0) {
                 char text[2048];
-                snprintf(text, sizeof text, "%s: the mechanism %s is also defined by %s; expected one "
-                         "file per mechanism name in a catalogue", files[i], mechs[i]->name, files[j]);
+                snprintf(text, sizeof text,
+                         "%s: the mechanism %s is also defined by %s; expected one "
+                         "file per mechanism name in a catalogue",
+                         files[i], mechs[i]->name, files[j]);
                 errors[n_errors++] = strdup(text);
                 hb_nmodl_destroy(mechs[i]);
                 mechs[i] = NULL;
@@ -308,7 +332,8 @@ int cli_command_catalogue(int argc, char **argv)
         for (int i = 0; mechs && i < n; i++)
             if (mechs[i]) print_text(mechs[i]);
     }
-    for (int i = 0; errors && i < n_errors; i++) fprintf(stderr, "%s\n", errors[i] ? errors[i] : "out of memory");
+    for (int i = 0; errors && i < n_errors; i++)
+        fprintf(stderr, "%s\n", errors[i] ? errors[i] : "out of memory");
     for (int i = 0; i < n; i++) {
         if (mechs) hb_nmodl_destroy(mechs[i]);
         if (errors) free(errors[i]);

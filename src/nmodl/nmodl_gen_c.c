@@ -43,7 +43,8 @@ static const nm_block *find_block(const nm_ctx *c, const char *name)
 {
     for (int i = 0; i < c->n_blocks; i++)
         if (c->blocks[i].name && strcmp(c->blocks[i].name, name) == 0 &&
-            c->blocks[i].kind != B_INITIAL && c->blocks[i].kind != B_BREAKPOINT && c->blocks[i].kind != B_NET_RECEIVE)
+            c->blocks[i].kind != B_INITIAL && c->blocks[i].kind != B_BREAKPOINT &&
+            c->blocks[i].kind != B_NET_RECEIVE)
             return &c->blocks[i];
     return NULL;
 }
@@ -90,12 +91,18 @@ static void emit_expr(gen *g, const nm_node *n);
 static void emit_name(gen *g, const nm_node *n)
 {
     if (n->n_kids)
-        nm_error(g->c, n->line, n->column, "the array element %s[...] is not supported by the code "
-                 "generator yet; expected scalar variables", n->name);
-    if (is_local(g, n->name)) emit(g, "lv_%s", n->name);
-    else if (is_arg(g, n->name)) emit(g, "a_%s", n->name);
-    else if (g->block && g->block->kind == B_FUNCTION && strcmp(g->block->name, n->name) == 0) emit(g, "fv");
-    else emit(g, "s->%s", n->name);
+        nm_error(g->c, n->line, n->column,
+                 "the array element %s[...] is not supported by the code "
+                 "generator yet; expected scalar variables",
+                 n->name);
+    if (is_local(g, n->name))
+        emit(g, "lv_%s", n->name);
+    else if (is_arg(g, n->name))
+        emit(g, "a_%s", n->name);
+    else if (g->block && g->block->kind == B_FUNCTION && strcmp(g->block->name, n->name) == 0)
+        emit(g, "fv");
+    else
+        emit(g, "s->%s", n->name);
 }
 
 static void emit_expr(gen *g, const nm_node *n)
@@ -130,9 +137,9 @@ static void emit_expr(gen *g, const nm_node *n)
         return;
     }
     case N_CALL: {
-        static const char *const libm[] = {"log", "log10", "sqrt", "fabs", "sin", "cos", "tan", "asin",
-                                           "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow",
-                                           "floor", "ceil", "fmod", "erf", "erfc"};
+        static const char *const libm[] = {"log",  "log10", "sqrt", "fabs",  "sin",  "cos",  "tan",
+                                           "asin", "acos",  "atan", "atan2", "sinh", "cosh", "tanh",
+                                           "pow",  "floor", "ceil", "fmod",  "erf",  "erfc"};
         const nm_block *b = find_block(g->c, n->name);
         if (b && (b->kind == B_FUNCTION || b->kind == B_PROCEDURE)) {
             emit(g, "%s_%s(s", g->prefix, n->name);
@@ -149,8 +156,10 @@ static void emit_expr(gen *g, const nm_node *n)
             size_t i = 0;
             while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;
             if (i == sizeof libm / sizeof *libm)
-                nm_error(g->c, n->line, n->column, "the call of %s is not supported by the code generator "
-                         "yet; expected a FUNCTION, a PROCEDURE or a math function", n->name);
+                nm_error(g->c, n->line, n->column,
+                         "the call of %s is not supported by the code generator "
+                         "yet; expected a FUNCTION, a PROCEDURE or a math function",
+                         n->name);
             emit(g, "%s(", n->name);
         }
         for (int i = 0; i < n->n_kids; i++) {
@@ -160,7 +169,10 @@ static void emit_expr(gen *g, const nm_node *n)
         emit(g, ")");
         return;
     }
-    default: nm_error(g->c, n->line, n->column, "unexpected expression for the code generator");
+    default:
+        nm_error(g->c, n->line, n->column,
+                 "this expression is not supported by the code generator; expected numbers, names, "
+                 "calls and operators");
     }
 }
 
@@ -176,7 +188,8 @@ static const nm_node *ohmic_conductance(const nm_node *e)
 {
     if (e->kind != N_BINARY || e->op != '*') return NULL;
     const nm_node *dv = e->kids[1];
-    if (dv->kind != N_BINARY || dv->op != '-' || dv->kids[0]->kind != N_NAME || strcmp(dv->kids[0]->name, "v") != 0)
+    if (dv->kind != N_BINARY || dv->op != '-' || dv->kids[0]->kind != N_NAME ||
+        strcmp(dv->kids[0]->name, "v") != 0)
         return NULL;
     return e->kids[0];
 }
@@ -215,8 +228,10 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
                 emit_expr(g, gc);
                 emit(g, ";\n");
             } else {
-                nm_error(c, s->line, s->column, "the current %s is not of the form G*(v - E); NEURON's "
-                         "numerical di/dv is not generated yet (docs/mechanisms.md, section 5)", s->kids[0]->name);
+                nm_error(c, s->line, s->column,
+                         "the current %s is not of the form G*(v - E); NEURON's "
+                         "numerical di/dv is not generated yet (docs/mechanisms.md, section 5)",
+                         s->kids[0]->name);
             }
         }
         return;
@@ -236,8 +251,10 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
         emit(g, "}");
         if (s->n_kids > 2) {
             emit(g, " else {\n");
-            if (s->kids[2]->kind == S_BLOCK) emit_block(g, s->kids[2], depth + 1);
-            else emit_statement(g, s->kids[2], depth + 1);
+            if (s->kids[2]->kind == S_BLOCK)
+                emit_block(g, s->kids[2], depth + 1);
+            else
+                emit_statement(g, s->kids[2], depth + 1);
             indent(g, depth);
             emit(g, "}");
         }
@@ -255,7 +272,8 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
     case S_LOCAL:
         for (int i = 0; i < s->n_kids; i++) {
             if (s->kids[i]->num > 0)
-                nm_error(c, s->kids[i]->line, s->kids[i]->column, "LOCAL arrays are not supported by the "
+                nm_error(c, s->kids[i]->line, s->kids[i]->column,
+                         "LOCAL arrays are not supported by the "
                          "code generator yet; expected scalars");
             NM_GROW(c, g->locals, g->n_locals, g->cap_locals);
             g->locals[g->n_locals++] = s->kids[i]->name;
@@ -271,14 +289,19 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
         return;
     case S_SOLVE:
         if (g->block && g->block->kind == B_BREAKPOINT) return; /* the state kernel */
-        nm_error(c, s->line, s->column, "SOLVE in %s is not supported by the code generator yet; "
-                 "expected SOLVE in BREAKPOINT only", g->block ? g->block->name : "?");
+        nm_error(c, s->line, s->column,
+                 "SOLVE in %s is not supported by the code generator yet; "
+                 "expected SOLVE in BREAKPOINT only",
+                 g->block ? g->block->name : "?");
     case S_VERBATIM:
-        nm_error(c, s->line, s->column, "VERBATIM (C code inside NMODL) is not supported by the code "
+        nm_error(c, s->line, s->column,
+                 "VERBATIM (C code inside NMODL) is not supported by the code "
                  "generator; expected NMODL statements only");
     default:
-        nm_error(c, s->line, s->column, "this statement is not supported by the code generator yet "
-                 "(density mechanisms with cnexp only); expected assignments, calls, if, while, LOCAL, TABLE");
+        nm_error(c, s->line, s->column,
+                 "this statement is not supported by the code generator yet "
+                 "(density mechanisms with cnexp only); expected assignments, calls, if, while, "
+                 "LOCAL, TABLE");
     }
 }
 
@@ -296,9 +319,12 @@ static void emit_cnexp(gen *g, const nm_node *s)
     const nm_node *r = s->kids[0];
     const nm_node *num = r->kind == N_BINARY && r->op == '/' ? r->kids[0] : NULL;
     if (!num || num->kind != N_BINARY || num->op != '-' || num->kids[1]->kind != N_NAME ||
-        strcmp(num->kids[1]->name, s->name) != 0 || mentions(num->kids[0], s->name) || mentions(r->kids[1], s->name))
-        nm_error(g->c, s->line, s->column, "%s' is not of the form (inf - %s)/tau; other cnexp forms are "
-                 "not generated yet (docs/mechanisms.md, section 3)", s->name, s->name);
+        strcmp(num->kids[1]->name, s->name) != 0 || mentions(num->kids[0], s->name) ||
+        mentions(r->kids[1], s->name))
+        nm_error(g->c, s->line, s->column,
+                 "%s' is not of the form (inf - %s)/tau; other cnexp forms are "
+                 "not generated yet (docs/mechanisms.md, section 3)",
+                 s->name, s->name);
     emit(g, "    s->%s += (1.0 - hb_exp(-s->dt / ", s->name);
     emit_expr(g, r->kids[1]);
     emit(g, ")) * (");
@@ -310,7 +336,8 @@ static void emit_function(gen *g, const nm_block *b, int prototype)
 {
     g->block = b;
     emit(g, "HB_HOSTDEV double %s_%s(%s_vars_t *s", g->prefix, b->name, g->prefix);
-    for (int i = 0; b->args && i < b->args->n_kids; i++) emit(g, ", double a_%s", b->args->kids[i]->name);
+    for (int i = 0; b->args && i < b->args->n_kids; i++)
+        emit(g, ", double a_%s", b->args->kids[i]->name);
     if (prototype) {
         emit(g, ");\n");
         return;
@@ -332,15 +359,18 @@ static int collect_fields(gen *g, field *out, int room)
     const hb_nmodl_mechanism_t *m = g->m;
     int n = 0;
     for (int i = 0; i < m->n_parameters; i++)
-        if (in_list(m->range, m->n_range, m->parameters[i].name) && n < room) out[n++] = (field){m->parameters[i].name, 1};
+        if (in_list(m->range, m->n_range, m->parameters[i].name) && n < room)
+            out[n++] = (field){m->parameters[i].name, 1};
     for (int i = 0; i < m->n_states; i++)
         if (n < room) out[n++] = (field){m->states[i].name, 0};
     for (int i = 0; i < m->n_assigned; i++) {
         const char *a = m->assigned[i].name;
         int ion_var = 0;
         for (int j = 0; j < m->n_ions; j++)
-            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) || in_list(m->ions[j].write, m->ions[j].n_write, a);
-        if (in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room) out[n++] = (field){a, 0};
+            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) ||
+                       in_list(m->ions[j].write, m->ions[j].n_write, a);
+        if (in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
+            out[n++] = (field){a, 0};
     }
     return n;
 }
@@ -350,38 +380,49 @@ static void emit_mechanism(gen *g)
     nm_ctx *c = g->c;
     const hb_nmodl_mechanism_t *m = g->m;
     if (m->kind != HB_NMODL_DENSITY)
-        nm_error(c, c->mech_name.line, c->mech_name.column, "%s is a point process; the code generator "
-                 "writes density mechanisms only yet", m->name);
+        nm_error(c, c->mech_name.line, c->mech_name.column,
+                 "%s is a point process; the code generator "
+                 "writes density mechanisms only yet",
+                 m->name);
     const nm_block *bp = find_kind(c, B_BREAKPOINT);
-    if (!bp) nm_error(c, c->mech_name.line, c->mech_name.column, "%s has no BREAKPOINT; expected one", m->name);
+    if (!bp)
+        nm_error(c, c->mech_name.line, c->mech_name.column, "%s has no BREAKPOINT; expected one",
+                 m->name);
     const nm_block *deriv = NULL;
     for (int i = 0; i < m->n_solves; i++) {
         if (strcmp(m->solves[i].caller, "BREAKPOINT") != 0) continue;
         if (strcmp(m->solves[i].method, "cnexp") != 0 || deriv)
-            nm_error(c, c->mech_name.line, c->mech_name.column, "SOLVE %s METHOD %s: the code generator "
-                     "writes one SOLVE ... METHOD cnexp yet", m->solves[i].block, m->solves[i].method);
+            nm_error(c, c->mech_name.line, c->mech_name.column,
+                     "SOLVE %s METHOD %s: the code generator "
+                     "writes one SOLVE ... METHOD cnexp yet",
+                     m->solves[i].block, m->solves[i].method);
         deriv = find_block(c, m->solves[i].block);
     }
     for (int i = 0; i < c->n_decls; i++)
         if (c->decls[i].array)
-            nm_error(c, c->decls[i].var.line, c->decls[i].var.column, "the array %s is not supported by "
-                     "the code generator yet; expected scalar variables", c->decls[i].var.name);
+            nm_error(c, c->decls[i].var.line, c->decls[i].var.column,
+                     "the array %s is not supported by "
+                     "the code generator yet; expected scalar variables",
+                     c->decls[i].var.name);
     const char *p = g->prefix;
-    emit(g, "/* Generated by hinesbatch's NMODL code generator from %s: do not edit. */\n", m->path);
+    emit(g, "/* Generated by hinesbatch's NMODL code generator from %s: do not edit. */\n",
+         m->path);
     emit(g, "#include <math.h>\n\n#include \"common/hostdev.h\"\n#include \"common/mech_abi.h\"\n"
             "#include \"common/sim_step.h\"\n\n");
     /* the variables of one instance and lane */
     emit(g, "typedef struct {\n    double v, t, dt, celsius, diam, area;\n");
     static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
     for (int i = 0; i < c->n_decls; i++)
-        if (!in_list(builtins, 6, c->decls[i].var.name)) emit(g, "    double %s;\n", c->decls[i].var.name);
+        if (!in_list(builtins, 6, c->decls[i].var.name))
+            emit(g, "    double %s;\n", c->decls[i].var.name);
     for (int i = 0; i < m->n_ions; i++) {
         for (int pass = 0; pass < 2; pass++) {
             const char **list = pass ? m->ions[i].write : m->ions[i].read;
             const int n = pass ? m->ions[i].n_write : m->ions[i].n_read;
             for (int j = 0; j < n; j++) {
                 int declared = 0;
-                for (int k = 0; k < c->n_decls; k++) declared |= strcmp(c->decls[k].var.name, list[j]) == 0;
+                for (int k = 0; k < c->n_decls; k++)
+                    declared |= strcmp(c->decls[k].var.name, list[j]) == 0;
                 if (!declared) emit(g, "    double %s;\n", list[j]);
             }
         }
@@ -397,7 +438,8 @@ static void emit_mechanism(gen *g)
     /* FUNCTIONs and PROCEDUREs */
     for (int pass = 1; pass >= 0; pass--)
         for (int i = 0; i < c->n_blocks; i++)
-            if (c->blocks[i].kind == B_FUNCTION || c->blocks[i].kind == B_PROCEDURE) emit_function(g, &c->blocks[i], pass);
+            if (c->blocks[i].kind == B_FUNCTION || c->blocks[i].kind == B_PROCEDURE)
+                emit_function(g, &c->blocks[i], pass);
     if (c->n_blocks) emit(g, "\n");
     /* INITIAL */
     const nm_block *init = find_kind(c, B_INITIAL);
@@ -418,8 +460,10 @@ static void emit_mechanism(gen *g)
         g->block = deriv;
         for (int i = 0; i < deriv->body->n_kids; i++) {
             const nm_node *s = deriv->body->kids[i];
-            if (s->kind == S_DERIV) emit_cnexp(g, s);
-            else emit_statement(g, s, 1);
+            if (s->kind == S_DERIV)
+                emit_cnexp(g, s);
+            else
+                emit_statement(g, s, 1);
         }
         g->n_locals = 0;
     }
@@ -432,9 +476,11 @@ static void emit_mechanism(gen *g)
     int n_params = 0;
     for (int i = 0; i < n_fields; i++) n_params += fields[i].param;
     emit(g, "enum { %s_N_FIELD = %d, %s_N_PARAM = %d };\n\n", p, n_fields, p, n_params);
-    emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n", p, p);
+    emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
+         p, p);
     emit(g, "    const int W = blk->width, row = blk->node[j * W + k];\n");
-    emit(g, "    const double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n", p);
+    emit(g, "    const double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n",
+         p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
     int global_index = 0;
@@ -444,7 +490,8 @@ static void emit_mechanism(gen *g)
             !strcmp(d->var.name, "v") || !strcmp(d->var.name, "celsius"))
             continue;
         int ion_var = 0;
-        for (int j = 0; j < m->n_ions; j++) ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, d->var.name);
+        for (int j = 0; j < m->n_ions; j++)
+            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, d->var.name);
         if (ion_var) continue;
         emit(g, "    s->%s = blk->global[%d];\n", d->var.name, global_index++);
     }
@@ -456,7 +503,8 @@ static void emit_mechanism(gen *g)
         }
     for (int q = 0, pq = 0; q < n_fields; q++) {
         if (fields[q].param) {
-            emit(g, "    s->%s = blk->cl ? f[%d * W] : blk->param[j * %s_N_PARAM + %d];\n", fields[q].name, q, p, pq);
+            emit(g, "    s->%s = blk->cl ? f[%d * W] : blk->param[j * %s_N_PARAM + %d];\n",
+                 fields[q].name, q, p, pq);
             pq++;
         } else {
             emit(g, "    s->%s = f[%d * W];\n", fields[q].name, q);
@@ -466,26 +514,42 @@ static void emit_mechanism(gen *g)
         const char *x = m->ions[i].name;
         for (int j = 0; j < m->ions[i].n_read; j++) {
             const char *v = m->ions[i].read[j];
-            const char *arr = v[0] == 'e' && strcmp(v + 1, x) == 0 ? "e" : v[0] == 'i' && strcmp(v + 1, x) == 0 ? "i"
-                            : v[strlen(v) - 1] == 'i' ? "ci" : "co";
-            emit(g, "    s->%s = blk->ion[%d].%s[(size_t)row * (size_t)W + (size_t)k];\n", v, i, arr);
+            const char *arr = v[0] == 'e' && strcmp(v + 1, x) == 0   ? "e"
+                              : v[0] == 'i' && strcmp(v + 1, x) == 0 ? "i"
+                              : v[strlen(v) - 1] == 'i'              ? "ci"
+                                                                     : "co";
+            emit(g, "    s->%s = blk->ion[%d].%s[(size_t)row * (size_t)W + (size_t)k];\n", v, i,
+                 arr);
         }
     }
     emit(g, "}\n\n");
-    emit(g, "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t *s)\n{\n", p, p);
+    emit(g,
+         "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t "
+         "*s)\n{\n",
+         p, p);
     emit(g, "    const int W = blk->width;\n");
-    emit(g, "    double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n    (void)f;\n    (void)s;\n", p);
+    emit(g,
+         "    double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n    "
+         "(void)f;\n    (void)s;\n",
+         p);
     for (int q = 0; q < n_fields; q++)
         if (!fields[q].param) emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
     emit(g, "}\n\n");
     emit(g, "HB_HOSTDEV void %s_init_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
     emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
-    emit(g, "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            %s_initial(&s);\n"
-            "            %s_store(blk, j, k, &s);\n        }\n}\n\n", p, p, p, p);
+    emit(g,
+         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
+         "%s_initial(&s);\n"
+         "            %s_store(blk, j, k, &s);\n        }\n}\n\n",
+         p, p, p, p);
     emit(g, "HB_HOSTDEV void %s_current_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
     emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
-    emit(g, "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            %s_currents(&s);\n", p, p, p);
-    emit(g, "            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;\n");
+    emit(g,
+         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
+         "%s_currents(&s);\n",
+         p, p, p);
+    emit(g, "            const size_t r = (size_t)blk->node[j * blk->width + k] * "
+            "(size_t)blk->width + (size_t)k;\n");
     emit(g, "            blk->rhs[r] += ");
     for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
     emit(g, "%s;\n            blk->d[r] += ", n_cur ? "" : "0.0");
@@ -495,13 +559,19 @@ static void emit_mechanism(gen *g)
         for (int j = 0; j < m->ions[i].n_write; j++) {
             const char *v = m->ions[i].write[j];
             if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
-            emit(g, "            blk->ion[%d].i[r] += s.%s;\n            blk->ion[%d].didv[r] += s.g_%s;\n", i, v, i, v);
+            emit(g,
+                 "            blk->ion[%d].i[r] += s.%s;\n            blk->ion[%d].didv[r] += "
+                 "s.g_%s;\n",
+                 i, v, i, v);
         }
     emit(g, "            %s_store(blk, j, k, &s);\n        }\n}\n\n", p);
     emit(g, "HB_HOSTDEV void %s_state_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
     emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
-    emit(g, "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            %s_states(&s);\n"
-            "            %s_store(blk, j, k, &s);\n        }\n}\n", p, p, p, p);
+    emit(g,
+         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
+         "%s_states(&s);\n"
+         "            %s_store(blk, j, k, &s);\n        }\n}\n",
+         p, p, p, p);
 }
 
 const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
@@ -519,7 +589,8 @@ const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
     return result;
 }
 
-hb_status_t hb_nmodl_emit_c(const char *path, const char *text, size_t length, const char *prefix, FILE *out)
+hb_status_t hb_nmodl_emit_c(const char *path, const char *text, size_t length, const char *prefix,
+                            FILE *out)
 {
     if (!path || !out || !prefix || (!text && length))
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_nmodl_emit_c: a NULL argument");

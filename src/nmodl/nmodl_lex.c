@@ -91,7 +91,10 @@ typedef struct {
     int units_off;
 } lexer;
 
-static int at(const lexer *L, size_t k) { return L->i + k < L->c->length ? (unsigned char)L->c->src[L->i + k] : -1; }
+static int at(const lexer *L, size_t k)
+{
+    return L->i + k < L->c->length ? (unsigned char)L->c->src[L->i + k] : -1;
+}
 
 static void advance(lexer *L)
 {
@@ -104,7 +107,10 @@ static void advance(lexer *L)
     L->i++;
 }
 
-static int is_name_start(int ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'; }
+static int is_name_start(int ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
 static int is_digit(int ch) { return ch >= '0' && ch <= '9'; }
 static int is_name_char(int ch) { return is_name_start(ch) || is_digit(ch); }
 
@@ -113,8 +119,10 @@ static int skip_to_word(lexer *L, const char *word)
 {
     const size_t n = strlen(word);
     while (L->i < L->c->length) {
-        if (is_name_start(at(L, 0)) && (L->i == 0 || !is_name_char((unsigned char)L->c->src[L->i - 1])) &&
-            L->c->length - L->i >= n && memcmp(L->c->src + L->i, word, n) == 0 && !is_name_char(at(L, n))) {
+        if (is_name_start(at(L, 0)) &&
+            (L->i == 0 || !is_name_char((unsigned char)L->c->src[L->i - 1])) &&
+            L->c->length - L->i >= n && memcmp(L->c->src + L->i, word, n) == 0 &&
+            !is_name_char(at(L, n))) {
             for (size_t k = 0; k < n; k++) advance(L);
             return 1;
         }
@@ -166,7 +174,8 @@ void nm_lex(nm_ctx *c)
             const char *word = c->src + start;
             if (n == 7 && memcmp(word, "COMMENT", 7) == 0) {
                 if (!skip_to_word(&L, "ENDCOMMENT"))
-                    nm_error(c, line, column, "COMMENT without ENDCOMMENT; expected ENDCOMMENT "
+                    nm_error(c, line, column,
+                             "COMMENT without ENDCOMMENT; expected ENDCOMMENT "
                              "before the end of the file");
                 space = 1;
                 continue;
@@ -174,14 +183,16 @@ void nm_lex(nm_ctx *c)
             if (n == 8 && memcmp(word, "VERBATIM", 8) == 0) {
                 const size_t body = L.i;
                 if (!skip_to_word(&L, "ENDVERBATIM"))
-                    nm_error(c, line, column, "VERBATIM without ENDVERBATIM; expected "
+                    nm_error(c, line, column,
+                             "VERBATIM without ENDVERBATIM; expected "
                              "ENDVERBATIM before the end of the file");
                 nm_token *t = push(&L, TK_VERBATIM, start, line, column, space);
                 t->text = nm_strndup(c, c->src + body, L.i - 11 - body);
                 space = 1;
                 continue;
             }
-            if ((n == 7 && memcmp(word, "UNITSON", 7) == 0) || (n == 8 && memcmp(word, "UNITSOFF", 8) == 0)) {
+            if ((n == 7 && memcmp(word, "UNITSON", 7) == 0) ||
+                (n == 8 && memcmp(word, "UNITSOFF", 8) == 0)) {
                 L.units_off = n == 8;
                 space = 1;
                 continue;
@@ -191,7 +202,9 @@ void nm_lex(nm_ctx *c)
                 const size_t from = L.i;
                 while (at(&L, 0) >= 0 && at(&L, 0) != '\n') advance(&L);
                 size_t to = L.i;
-                while (to > from && (c->src[to - 1] == ' ' || c->src[to - 1] == '\t' || c->src[to - 1] == '\r')) to--;
+                while (to > from &&
+                       (c->src[to - 1] == ' ' || c->src[to - 1] == '\t' || c->src[to - 1] == '\r'))
+                    to--;
                 if (!c->title) c->title = nm_strndup(c, c->src + from, to - from);
                 space = 1;
                 continue;
@@ -205,7 +218,8 @@ void nm_lex(nm_ctx *c)
                 while (is_digit(at(&L, 0))) advance(&L);
             }
             if ((at(&L, 0) == 'e' || at(&L, 0) == 'E') &&
-                (is_digit(at(&L, 1)) || ((at(&L, 1) == '+' || at(&L, 1) == '-') && is_digit(at(&L, 2))))) {
+                (is_digit(at(&L, 1)) ||
+                 ((at(&L, 1) == '+' || at(&L, 1) == '-') && is_digit(at(&L, 2))))) {
                 advance(&L);
                 if (at(&L, 0) == '+' || at(&L, 0) == '-') advance(&L);
                 while (is_digit(at(&L, 0))) advance(&L);
@@ -220,7 +234,8 @@ void nm_lex(nm_ctx *c)
                 advance(&L);
             }
             if (at(&L, 0) != '"')
-                nm_error(c, line, column, "unterminated string; expected a closing '\"' on the same line");
+                nm_error(c, line, column,
+                         "unterminated string; expected a closing '\"' on the same line");
             advance(&L);
             nm_token *t = push(&L, TK_STRING, start, line, column, space);
             t->text = nm_strndup(c, c->src + start + 1, L.i - start - 2);
@@ -241,10 +256,14 @@ void nm_lex(nm_ctx *c)
             if (!op) {
                 if (!strchr("{}()[]<>=+-*/^,'~!", ch) || ch == 0) {
                     if (ch >= 0x21 && ch < 0x7f)
-                        nm_error(c, line, column, "unexpected character '%c'; expected a name, a "
-                                 "number, a string or an operator", ch);
-                    nm_error(c, line, column, "unexpected byte 0x%02x; expected a name, a number, "
-                             "a string or an operator", (unsigned)ch);
+                        nm_error(c, line, column,
+                                 "unexpected character '%c'; expected a name, a "
+                                 "number, a string or an operator",
+                                 ch);
+                    nm_error(c, line, column,
+                             "unexpected byte 0x%02x; expected a name, a number, "
+                             "a string or an operator",
+                             (unsigned)ch);
                 }
                 op = ch;
                 advance(&L);

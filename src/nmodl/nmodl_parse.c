@@ -20,7 +20,10 @@ static nm_token *take(nm_ctx *c)
     return t;
 }
 static int is_op(const nm_token *t, int op) { return t->kind == TK_OP && t->op == op; }
-static int is_word(const nm_token *t, const char *w) { return t->kind == TK_NAME && strcmp(t->text, w) == 0; }
+static int is_word(const nm_token *t, const char *w)
+{
+    return t->kind == TK_NAME && strcmp(t->text, w) == 0;
+}
 
 static const char *op_text(nm_ctx *c, int op)
 {
@@ -52,7 +55,8 @@ static const char *describe(nm_ctx *c, const nm_token *t)
     return "?";
 }
 
-_Noreturn static void unexpected(nm_ctx *c, const nm_token *t, const char *where, const char *expected)
+_Noreturn static void unexpected(nm_ctx *c, const nm_token *t, const char *where,
+                                 const char *expected)
 {
     nm_error(c, t->line, t->column, "unexpected %s%s%s; expected %s", describe(c, t),
              where ? " in " : "", where ? where : "", expected);
@@ -92,8 +96,10 @@ static void enter(nm_ctx *c)
 {
     if (++c->depth > NM_MAX_DEPTH) {
         nm_token *t = peek(c);
-        nm_error(c, t->line, t->column, "nesting deeper than %d levels; expected simpler "
-                 "expressions or fewer nested blocks", NM_MAX_DEPTH);
+        nm_error(c, t->line, t->column,
+                 "nesting deeper than %d levels; expected simpler "
+                 "expressions or fewer nested blocks",
+                 NM_MAX_DEPTH);
     }
 }
 static void leave(nm_ctx *c) { c->depth--; }
@@ -147,7 +153,8 @@ static nm_node *parse_primary(nm_ctx *c)
                     take(c);
                 }
             }
-            if (!is_op(peek(c), ')')) unexpected(c, peek(c), nm_printf(c, "the call of %s", t->text), "',' or ')'");
+            if (!is_op(peek(c), ')'))
+                unexpected(c, peek(c), nm_printf(c, "the call of %s", t->text), "',' or ')'");
             take(c);
             return n;
         }
@@ -328,7 +335,8 @@ static nm_node *parse_reaction(nm_ctx *c, nm_token *tilde, nm_block_kind in)
         return n;
     }
     if (in != B_KINETIC)
-        nm_error(c, tilde->line, tilde->column, "a reaction '~' outside KINETIC, LINEAR or "
+        nm_error(c, tilde->line, tilde->column,
+                 "a reaction '~' outside KINETIC, LINEAR or "
                  "NONLINEAR; expected it in one of those blocks");
     nm_node *n = node(c, S_REACT, tilde);
     add(c, n, reaction_side(c));
@@ -383,8 +391,9 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
     if (strcmp(w, "TABLE") == 0) {
         take(c);
         nm_node *n = node(c, S_TABLE, t);
-        add(c, n, is_word(peek(c), "DEPEND") || is_word(peek(c), "FROM") ? node(c, N_LIST, t)
-                                                                         : name_list(c, "TABLE", 0));
+        add(c, n,
+            is_word(peek(c), "DEPEND") || is_word(peek(c), "FROM") ? node(c, N_LIST, t)
+                                                                   : name_list(c, "TABLE", 0));
         if (is_word(peek(c), "DEPEND")) {
             take(c);
             add(c, n, name_list(c, "TABLE's DEPEND", 0));
@@ -397,10 +406,12 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
         if (!is_word(peek(c), "TO")) unexpected(c, peek(c), "TABLE", "TO");
         take(c);
         add(c, n, parse_expr(c));
-        if (!is_word(peek(c), "WITH")) unexpected(c, peek(c), "TABLE", "WITH and a number of intervals");
+        if (!is_word(peek(c), "WITH"))
+            unexpected(c, peek(c), "TABLE", "WITH and a number of intervals");
         take(c);
         nm_token *with = peek(c);
-        if (with->kind != TK_NUMBER) unexpected(c, with, "TABLE", "a number of intervals after WITH");
+        if (with->kind != TK_NUMBER)
+            unexpected(c, with, "TABLE", "a number of intervals after WITH");
         take(c);
         nm_node *k = node(c, N_NUM, with);
         k->num = with->number;
@@ -416,7 +427,8 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
         n->column = name->column;
         if (is_word(peek(c), "METHOD") || is_word(peek(c), "STEADYSTATE")) {
             n->steadystate = is_word(take(c), "STEADYSTATE");
-            n->method = expect_name(c, "SOLVE", "a method (cnexp, derivimplicit, sparse, euler)")->text;
+            n->method =
+                expect_name(c, "SOLVE", "a method (cnexp, derivimplicit, sparse, euler)")->text;
         }
         return n;
     }
@@ -464,7 +476,8 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
     if (strcmp(w, "CONSERVE") == 0) {
         take(c);
         if (in != B_KINETIC)
-            nm_error(c, t->line, t->column, "CONSERVE outside KINETIC; expected it in a KINETIC block");
+            nm_error(c, t->line, t->column,
+                     "CONSERVE outside KINETIC; expected it in a KINETIC block");
         nm_node *n = node(c, S_CONSERVE, t);
         add(c, n, parse_expr(c));
         expect_op(c, '=', "CONSERVE");
@@ -474,7 +487,8 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
     if (strcmp(w, "COMPARTMENT") == 0) {
         take(c);
         if (in != B_KINETIC)
-            nm_error(c, t->line, t->column, "COMPARTMENT outside KINETIC; expected it in a KINETIC block");
+            nm_error(c, t->line, t->column,
+                     "COMPARTMENT outside KINETIC; expected it in a KINETIC block");
         nm_node *n = node(c, S_COMPARTMENT, t);
         if (peek(c)->kind == TK_NAME && is_op(peek_at(c, 1), ',')) {
             n->name = take(c)->text;
@@ -499,13 +513,18 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
         add(c, n, parse_block(c, in, "NET_RECEIVE's INITIAL"));
         return n;
     }
-    if (strcmp(w, "else") == 0) nm_error(c, t->line, t->column, "'else' without 'if'; expected a statement");
-    static const char *const unsupported[] = {"WATCH", "LAG", "SWEEP", "MATCH", "FOR_NETCONS", "PROTECT",
-                                              "MUTEXLOCK", "MUTEXUNLOCK", "DEFINE", "INCLUDE", "RESET"};
+    if (strcmp(w, "else") == 0)
+        nm_error(c, t->line, t->column, "'else' without 'if'; expected a statement");
+    static const char *const unsupported[] = {"WATCH",       "LAG",     "SWEEP",     "MATCH",
+                                              "FOR_NETCONS", "PROTECT", "MUTEXLOCK", "MUTEXUNLOCK",
+                                              "DEFINE",      "INCLUDE", "RESET"};
     for (size_t k = 0; k < sizeof unsupported / sizeof *unsupported; k++)
         if (strcmp(w, unsupported[k]) == 0)
-            nm_error(c, t->line, t->column, "%s is not supported (docs/nmodl.md lists the language "
-                     "covered); expected an assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE", w);
+            nm_error(
+                c, t->line, t->column,
+                "%s is not supported (docs/nmodl.md lists the language "
+                "covered); expected an assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE",
+                w);
     take(c);
     nm_token *next = peek(c);
     if (is_op(next, '\'')) {
@@ -530,7 +549,8 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
         expect_op(c, ']', nm_printf(c, "the index of %s", w));
     }
     if (!is_op(peek(c), '='))
-        unexpected(c, peek(c), nm_printf(c, "a statement beginning with '%s'", w), "'=', '(' or \"'\"");
+        unexpected(c, peek(c), nm_printf(c, "a statement beginning with '%s'", w),
+                   "'=', '(' or \"'\"");
     take(c);
     nm_node *n = node(c, S_ASSIGN, t);
     add(c, n, lhs);
@@ -620,17 +640,21 @@ static void parse_neuron(nm_ctx *c, const nm_token *kw)
             continue;
         }
         if (t->kind != TK_NAME)
-            unexpected(c, t, "NEURON", "SUFFIX, POINT_PROCESS, USEION, NONSPECIFIC_CURRENT, RANGE, GLOBAL or '}'");
+            unexpected(c, t, "NEURON",
+                       "SUFFIX, POINT_PROCESS, USEION, NONSPECIFIC_CURRENT, RANGE, GLOBAL or '}'");
         const char *w = t->text;
         take(c);
         if (!strcmp(w, "SUFFIX") || !strcmp(w, "POINT_PROCESS") || !strcmp(w, "ARTIFICIAL_CELL")) {
             nm_token *name = expect_name(c, w, "the mechanism's name");
             if (c->has_kind)
-                nm_error(c, t->line, t->column, "a second %s (the mechanism is already named '%s' at "
-                         "%d:%d); expected one SUFFIX, POINT_PROCESS or ARTIFICIAL_CELL per file", w,
-                         c->mech_name.name, c->mech_name.line, c->mech_name.column);
+                nm_error(c, t->line, t->column,
+                         "a second %s (the mechanism is already named '%s' at "
+                         "%d:%d); expected one SUFFIX, POINT_PROCESS or ARTIFICIAL_CELL per file",
+                         w, c->mech_name.name, c->mech_name.line, c->mech_name.column);
             c->has_kind = 1;
-            c->kind = w[0] == 'S' ? HB_NMODL_DENSITY : w[0] == 'P' ? HB_NMODL_POINT : HB_NMODL_ARTIFICIAL;
+            c->kind = w[0] == 'S'   ? HB_NMODL_DENSITY
+                      : w[0] == 'P' ? HB_NMODL_POINT
+                                    : HB_NMODL_ARTIFICIAL;
             c->mech_name = ident(name);
         } else if (!strcmp(w, "USEION")) {
             parse_useion(c);
@@ -649,8 +673,10 @@ static void parse_neuron(nm_ctx *c, const nm_token *kw)
         } else if (!strcmp(w, "REPRESENTS")) {
             expect_name(c, w, "an ontology term");
         } else {
-            unexpected(c, t, "NEURON", "SUFFIX, POINT_PROCESS, ARTIFICIAL_CELL, USEION, "
-                       "NONSPECIFIC_CURRENT, RANGE, GLOBAL, POINTER, BBCOREPOINTER, THREADSAFE or '}'");
+            unexpected(
+                c, t, "NEURON",
+                "SUFFIX, POINT_PROCESS, ARTIFICIAL_CELL, USEION, "
+                "NONSPECIFIC_CURRENT, RANGE, GLOBAL, POINTER, BBCOREPOINTER, THREADSAFE or '}'");
         }
     }
 }
@@ -704,7 +730,9 @@ static void parse_declarations(nm_ctx *c, nm_decl_kind kind, const char *where)
             expect_op(c, ']', where);
         }
         if (is_op(peek(c), '=')) {
-            if (kind == D_STATE) unexpected(c, peek(c), where, "a unit, FROM or the next name (a STATE has no default)");
+            if (kind == D_STATE)
+                unexpected(c, peek(c), where,
+                           "a unit, FROM or the next name (a STATE has no default)");
             take(c);
             d->var.value = signed_number(c, where);
             d->var.has_value = 1;
@@ -753,17 +781,20 @@ static void parse_units(nm_ctx *c)
                 d->var.value = signed_number(c, "UNITS");
             } else {
                 const char *constant = parse_unit(c);
-                static const char *const known[] = {"faraday", "k-mole", "pi", "e", "R", "avogadro",
-                                                    "boltzmann", "planck"};
-                static const double values[] = {96485.3321233100184, 8313.424, 3.14159265358979323846,
-                                                1.602176634e-19, 8.313424, 6.02214076e23,
-                                                1.380649e-23, 6.62607015e-34};
+                static const char *const known[] = {"faraday", "k-mole",   "pi",        "e",
+                                                    "R",       "avogadro", "boltzmann", "planck"};
+                static const double values[] = {
+                    96485.3321233100184, 8313.424,      3.14159265358979323846,
+                    1.602176634e-19,     8.313424,      6.02214076e23,
+                    1.380649e-23,        6.62607015e-34};
                 int found = -1;
                 for (size_t k = 0; k < sizeof known / sizeof *known; k++)
                     if (strcmp(constant, known[k]) == 0) found = (int)k;
                 if (found < 0)
-                    nm_error(c, t->line, t->column, "unknown physical constant '%s' for %s; expected "
-                             "faraday, k-mole, pi, e, avogadro, boltzmann or planck", constant, t->text);
+                    nm_error(c, t->line, t->column,
+                             "unknown physical constant '%s' for %s; expected "
+                             "faraday, k-mole, pi, e, avogadro, boltzmann or planck",
+                             constant, t->text);
                 d->var.value = values[found];
             }
             d->var.has_value = 1;
@@ -833,8 +864,9 @@ void nm_parse(nm_ctx *c)
     static const struct {
         const char *word;
         nm_block_kind kind;
-    } named[] = {{"DERIVATIVE", B_DERIVATIVE}, {"KINETIC", B_KINETIC}, {"LINEAR", B_LINEAR},
-                 {"NONLINEAR", B_NONLINEAR}, {"PROCEDURE", B_PROCEDURE}, {"FUNCTION", B_FUNCTION}};
+    } named[] = {{"DERIVATIVE", B_DERIVATIVE}, {"KINETIC", B_KINETIC},
+                 {"LINEAR", B_LINEAR},         {"NONLINEAR", B_NONLINEAR},
+                 {"PROCEDURE", B_PROCEDURE},   {"FUNCTION", B_FUNCTION}};
     for (;;) {
         nm_token *t = peek(c);
         if (t->kind == TK_EOF) return;
@@ -843,14 +875,17 @@ void nm_parse(nm_ctx *c)
             continue;
         }
         if (t->kind != TK_NAME)
-            unexpected(c, t, NULL, "a block (NEURON, UNITS, PARAMETER, STATE, ASSIGNED, CONSTANT, "
-                       "INITIAL, BREAKPOINT, DERIVATIVE, KINETIC, LINEAR, PROCEDURE, FUNCTION, NET_RECEIVE)");
+            unexpected(c, t, NULL,
+                       "a block (NEURON, UNITS, PARAMETER, STATE, ASSIGNED, CONSTANT, "
+                       "INITIAL, BREAKPOINT, DERIVATIVE, KINETIC, LINEAR, PROCEDURE, FUNCTION, "
+                       "NET_RECEIVE)");
         const char *w = t->text;
         take(c);
         if (!strcmp(w, "NEURON")) {
             if (c->has_neuron)
-                nm_error(c, t->line, t->column, "a second NEURON block (the first at %d:%d); expected one",
-                         c->neuron_line, c->neuron_column);
+                nm_error(c, t->line, t->column,
+                         "a second NEURON block (the first at %d:%d); expected one", c->neuron_line,
+                         c->neuron_column);
             parse_neuron(c, t);
         } else if (!strcmp(w, "UNITS")) {
             parse_units(c);
@@ -875,7 +910,8 @@ void nm_parse(nm_ctx *c)
             size_t k = 0;
             while (k < sizeof named / sizeof *named && strcmp(w, named[k].word) != 0) k++;
             if (k == sizeof named / sizeof *named)
-                unexpected(c, t, NULL, "a block (NEURON, UNITS, PARAMETER, STATE, ASSIGNED, "
+                unexpected(c, t, NULL,
+                           "a block (NEURON, UNITS, PARAMETER, STATE, ASSIGNED, "
                            "CONSTANT, INITIAL, BREAKPOINT, DERIVATIVE, KINETIC, LINEAR, PROCEDURE, "
                            "FUNCTION, NET_RECEIVE)");
             nm_token *name = expect_name(c, w, "the block's name");

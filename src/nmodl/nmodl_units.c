@@ -15,29 +15,59 @@ typedef struct {
 
 static const unit_entry builtin[] = {
     {"1", {0}},
-    {"m", {1, 0, 0, 0, 0}},        {"meter", {1, 0, 0, 0, 0}},   {"metre", {1, 0, 0, 0, 0}},
-    {"micron", {1, 0, 0, 0, 0}},   {"g", {0, 1, 0, 0, 0}},       {"gram", {0, 1, 0, 0, 0}},
-    {"s", {0, 0, 1, 0, 0}},        {"sec", {0, 0, 1, 0, 0}},     {"second", {0, 0, 1, 0, 0}},
-    {"A", {0, 0, 0, 1, 0}},        {"amp", {0, 0, 0, 1, 0}},     {"ampere", {0, 0, 0, 1, 0}},
-    {"K", {0, 0, 0, 0, 1}},        {"kelvin", {0, 0, 0, 0, 1}},  {"degC", {0, 0, 0, 0, 1}},
-    {"degK", {0, 0, 0, 0, 1}},     {"mol", {0}},                 {"mole", {0}},
-    {"liter", {3, 0, 0, 0, 0}},    {"litre", {3, 0, 0, 0, 0}},   {"l", {3, 0, 0, 0, 0}},
-    {"L", {3, 0, 0, 0, 0}},        {"molar", {-3, 0, 0, 0, 0}},  {"M", {-3, 0, 0, 0, 0}},
-    {"V", {2, 1, -3, -1, 0}},      {"volt", {2, 1, -3, -1, 0}},  {"ohm", {2, 1, -3, -2, 0}},
-    {"S", {-2, -1, 3, 2, 0}},      {"siemens", {-2, -1, 3, 2, 0}}, {"mho", {-2, -1, 3, 2, 0}},
-    {"C", {0, 0, 1, 1, 0}},        {"coulomb", {0, 0, 1, 1, 0}}, {"coul", {0, 0, 1, 1, 0}},
-    {"faraday", {0, 0, 1, 1, 0}},  {"F", {-2, -1, 4, 2, 0}},     {"farad", {-2, -1, 4, 2, 0}},
-    {"J", {2, 1, -2, 0, 0}},       {"joule", {2, 1, -2, 0, 0}},  {"W", {2, 1, -3, 0, 0}},
-    {"watt", {2, 1, -3, 0, 0}},    {"N", {1, 1, -2, 0, 0}},      {"newton", {1, 1, -2, 0, 0}},
-    {"Hz", {0, 0, -1, 0, 0}},      {"hertz", {0, 0, -1, 0, 0}},  {"pi", {0}},
+    {"m", {1, 0, 0, 0, 0}},
+    {"meter", {1, 0, 0, 0, 0}},
+    {"metre", {1, 0, 0, 0, 0}},
+    {"micron", {1, 0, 0, 0, 0}},
+    {"g", {0, 1, 0, 0, 0}},
+    {"gram", {0, 1, 0, 0, 0}},
+    {"s", {0, 0, 1, 0, 0}},
+    {"sec", {0, 0, 1, 0, 0}},
+    {"second", {0, 0, 1, 0, 0}},
+    {"A", {0, 0, 0, 1, 0}},
+    {"amp", {0, 0, 0, 1, 0}},
+    {"ampere", {0, 0, 0, 1, 0}},
+    {"K", {0, 0, 0, 0, 1}},
+    {"kelvin", {0, 0, 0, 0, 1}},
+    {"degC", {0, 0, 0, 0, 1}},
+    {"degK", {0, 0, 0, 0, 1}},
+    {"mol", {0}},
+    {"mole", {0}},
+    {"liter", {3, 0, 0, 0, 0}},
+    {"litre", {3, 0, 0, 0, 0}},
+    {"l", {3, 0, 0, 0, 0}},
+    {"L", {3, 0, 0, 0, 0}},
+    {"molar", {-3, 0, 0, 0, 0}},
+    {"M", {-3, 0, 0, 0, 0}},
+    {"V", {2, 1, -3, -1, 0}},
+    {"volt", {2, 1, -3, -1, 0}},
+    {"ohm", {2, 1, -3, -2, 0}},
+    {"S", {-2, -1, 3, 2, 0}},
+    {"siemens", {-2, -1, 3, 2, 0}},
+    {"mho", {-2, -1, 3, 2, 0}},
+    {"C", {0, 0, 1, 1, 0}},
+    {"coulomb", {0, 0, 1, 1, 0}},
+    {"coul", {0, 0, 1, 1, 0}},
+    {"faraday", {0, 0, 1, 1, 0}},
+    {"F", {-2, -1, 4, 2, 0}},
+    {"farad", {-2, -1, 4, 2, 0}},
+    {"J", {2, 1, -2, 0, 0}},
+    {"joule", {2, 1, -2, 0, 0}},
+    {"W", {2, 1, -3, 0, 0}},
+    {"watt", {2, 1, -3, 0, 0}},
+    {"N", {1, 1, -2, 0, 0}},
+    {"newton", {1, 1, -2, 0, 0}},
+    {"Hz", {0, 0, -1, 0, 0}},
+    {"hertz", {0, 0, -1, 0, 0}},
+    {"pi", {0}},
     {"percent", {0}},
 };
 
 /* Prefixes, long ones first so that "milli" is not read as "m" + "illi". */
-static const char *const prefixes[] = {"yotta", "zetta", "exa", "peta", "tera", "giga", "mega",
-                                       "kilo",  "hecto", "deka", "deci", "centi", "milli", "micro",
-                                       "nano",  "pico",  "femto", "atto", "zepto", "yocto",
-                                       "k", "M", "G", "T", "c", "d", "m", "u", "n", "p", "f", "a"};
+static const char *const prefixes[] = {
+    "yotta", "zetta", "exa",   "peta", "tera", "giga",  "mega", "kilo",  "hecto", "deka", "deci",
+    "centi", "milli", "micro", "nano", "pico", "femto", "atto", "zepto", "yocto", "k",    "M",
+    "G",     "T",     "c",     "d",    "m",    "u",     "n",    "p",     "f",     "a"};
 
 static int prefix_alone(const char *name)
 {
@@ -53,9 +83,12 @@ static int lookup(nm_ctx *c, const char *name, int line, int column, int depth, 
     for (int k = c->n_units - 1; k >= 0; k--)
         if (strcmp(c->units[k].name, name) == 0) {
             if (depth > 16)
-                nm_error(c, line, column, "the unit '%s' is defined in terms of itself; expected "
-                         "a definition from known units", name);
-            *out = unit_dim(c, c->units[k].definition, c->units[k].line, c->units[k].column, depth + 1);
+                nm_error(c, line, column,
+                         "the unit '%s' is defined in terms of itself; expected "
+                         "a definition from known units",
+                         name);
+            *out = unit_dim(c, c->units[k].definition, c->units[k].line, c->units[k].column,
+                            depth + 1);
             return 1;
         }
     for (size_t k = 0; k < sizeof builtin / sizeof *builtin; k++)
@@ -89,11 +122,16 @@ static nm_dim dim_of(nm_ctx *c, const char *name, int line, int column, int dept
                 return d;
         }
     }
-    nm_error(c, line, column, "unknown unit '%s'; expected a unit of NEURON's table (mV, mA/cm2, "
-             "S/cm2, ms, mM, um, degC, ...) or one defined in UNITS", name);
+    nm_error(c, line, column,
+             "unknown unit '%s'; expected a unit of NEURON's table (mV, mA/cm2, "
+             "S/cm2, ms, mM, um, degC, ...) or one defined in UNITS",
+             name);
 }
 
-static int is_alpha(int ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'; }
+static int is_alpha(int ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
 static int is_num(int ch) { return ch >= '0' && ch <= '9'; }
 
 static nm_dim unit_dim(nm_ctx *c, const char *text, int line, int column, int depth)
@@ -133,8 +171,10 @@ static nm_dim unit_dim(nm_ctx *c, const char *text, int line, int column, int de
                 total.e[k] = (signed char)(e > 100 ? 100 : e < -100 ? -100 : e);
             }
         } else {
-            nm_error(c, line, column, "unexpected character '%c' in the unit '%s'; expected unit "
-                     "names, '/', exponents and numbers", ch >= 0x21 && ch < 0x7f ? ch : '?', text);
+            nm_error(c, line, column,
+                     "unexpected character '%c' in the unit '%s'; expected unit "
+                     "names, '/', exponents and numbers",
+                     ch >= 0x21 && ch < 0x7f ? ch : '?', text);
         }
     }
     return total;
@@ -154,7 +194,8 @@ const char *nm_dim_string(nm_ctx *c, nm_dim d)
     size_t used = 0;
     for (int k = 0; k < NM_DIMS; k++)
         if (d.e[k]) {
-            used += (size_t)snprintf(out + used, sizeof out - used, "%s%s", used ? " " : "", names[k]);
+            used +=
+                (size_t)snprintf(out + used, sizeof out - used, "%s%s", used ? " " : "", names[k]);
             if (d.e[k] != 1) used += (size_t)snprintf(out + used, sizeof out - used, "^%d", d.e[k]);
         }
     return nm_printf(c, "%s", used ? out : "1 (dimensionless)");
