@@ -22,6 +22,7 @@ typedef struct {
     const double *param;  /* cl 0: RANGE PARAMETER q of instance j at param[j n_param + q] */
     const double *global; /* GLOBAL PARAMETERs */
     hb_ion_block_t *ion;  /* the species the mechanism uses, in its USEION order */
+    const double *const *table; /* TABLE data, one per TABLE statement; NULL: the formulas */
 } hb_cat_block_t;
 
 #endif

@@ -285,7 +285,7 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
         return;
     case S_TABLE:
         indent(g, depth);
-        emit(g, "/* TABLE: the formulas (the table path comes with the catalogue) */\n");
+        emit(g, "/* TABLE: these are the formulas; the table is read without _f */\n");
         return;
     case S_SOLVE:
         if (g->block && g->block->kind == B_BREAKPOINT) return; /* the state kernel */
@@ -332,9 +332,106 @@ static void emit_cnexp(gen *g, const nm_node *s)
     emit(g, " - s->%s);\n", s->name);
 }
 
+/* The TABLE statement at the top of a PROCEDURE's body, or NULL. */
+static const nm_node *table_of(const nm_block *b)
+{
+    if (b->kind != B_PROCEDURE && b->kind != B_FUNCTION) return NULL;
+    for (int i = 0; i < b->body->n_kids; i++)
+        if (b->body->kids[i]->kind == S_TABLE) return b->body->kids[i];
+    return NULL;
+}
+
+/* A TABLE's FROM or TO: a number, or a negated one. */
+static double table_bound(gen *g, const nm_node *e)
+{
+    if (e->kind == N_NUM) return e->num;
+    if (e->kind == N_UNARY && e->op == '-' && e->kids[0]->kind == N_NUM) return -e->kids[0]->num;
+    nm_error(g->c, e->line, e->column,
+             "a TABLE bound that is not a number is not generated yet; "
+             "expected FROM and TO numbers");
+}
+
+/* NEURON's TABLE of a PROCEDURE of one argument: rows of WITH + 1 entries filled at
+ * x = FROM, FROM + dx, ... (x accumulated), the last repeated; read with NEURON's linear
+ * interpolation clamped at the ends (hb_hh_table_lookup's operations). */
+static void emit_table(gen *g, const nm_block *b, const nm_node *t, int prototype)
+{
+    const char *p = g->prefix, *name = b->name;
+    if (b->kind != B_PROCEDURE || !b->args || b->args->n_kids != 1 || t->kids[0]->n_kids == 0)
+        nm_error(g->c, t->line, t->column,
+                 "this TABLE is not generated yet; expected a TABLE of "
+                 "ASSIGNED names in a PROCEDURE of one argument");
+    const double lo = table_bound(g, t->kids[2]), hi = table_bound(g, t->kids[3]);
+    const int n = (int)t->kids[4]->num, rows = t->kids[0]->n_kids;
+    if (!(hi > lo))
+        nm_error(g->c, t->line, t->column, "TABLE FROM %g TO %g; expected FROM below TO", lo, hi);
+    const char *arg = b->args->kids[0]->name;
+    if (prototype) {
+        emit(g, "HB_HOSTDEV void %s_table_%s(%s_vars_t *s, double *table);\n", p, name, p);
+        return;
+    }
+    emit(g, "enum { %s_%s_TABLE_ROWS = %d, %s_%s_TABLE_STRIDE = %d };\n\n", p, name, rows, p, name,
+         n + 2);
+    emit(g, "HB_HOSTDEV double %s_%s(%s_vars_t *s, double a_%s)\n{\n", p, name, p, arg);
+    emit(g, "    if (!s->table_%s) return %s_%s_f(s, a_%s);\n", name, p, name, arg);
+    emit(g, "    const double xi = ");
+    emit_number(g, 1.0 / ((hi - lo) / n));
+    emit(g, " * (a_%s - ", arg);
+    emit_number(g, lo);
+    emit(g, ");\n    double xc = xi > 0.0 ? xi : 0.0;\n    xc = xc < ");
+    emit_number(g, n);
+    emit(g, " ? xc : ");
+    emit_number(g, n);
+    emit(g, ";\n    const int i = (int)xc;\n    const double theta = xc - (double)i;\n");
+    for (int q = 0; q < rows; q++) {
+        emit(g, "    {\n        const double *a = s->table_%s + %d * %s_%s_TABLE_STRIDE + i;\n",
+             name, q, p, name);
+        emit(g, "        s->%s = a[0] + theta * (a[1] - a[0]);\n    }\n",
+             t->kids[0]->kids[q]->name);
+    }
+    emit(g, "    return 0.0;\n}\n\n");
+    emit(g, "/* Fills the TABLE of %s at s's celsius and globals. */\n", name);
+    emit(g, "HB_HOSTDEV void %s_table_%s(%s_vars_t *s, double *table)\n{\n", p, name, p);
+    emit(g, "    const double dx = (");
+    emit_number(g, hi);
+    emit(g, " - ");
+    emit_number(g, lo);
+    emit(g, ") / ");
+    emit_number(g, n);
+    emit(g, ";\n    double x = ");
+    emit_number(g, lo);
+    emit(g, ";\n    for (int i = 0; i <= %d; i++, x += dx) {\n        (void)%s_%s_f(s, x);\n", n, p,
+         name);
+    for (int q = 0; q < rows; q++)
+        emit(g, "        table[%d * %s_%s_TABLE_STRIDE + i] = s->%s;\n", q, p, name,
+             t->kids[0]->kids[q]->name);
+    emit(g, "    }\n    for (int q = 0; q < %d; q++) /* the repeated end entry */\n", rows);
+    emit(g,
+         "        table[q * %s_%s_TABLE_STRIDE + %d] = table[q * %s_%s_TABLE_STRIDE + %d];\n}\n\n",
+         p, name, n + 1, p, name, n);
+}
+
 static void emit_function(gen *g, const nm_block *b, int prototype)
 {
     g->block = b;
+    const nm_node *table = table_of(b);
+    if (table && prototype) emit_table(g, b, table, 1);
+    if (table) { /* the formulas as NAME_f; NAME reads the table (emit_table) */
+        emit(g, "HB_HOSTDEV double %s_%s_f(%s_vars_t *s", g->prefix, b->name, g->prefix);
+        for (int i = 0; b->args && i < b->args->n_kids; i++)
+            emit(g, ", double a_%s", b->args->kids[i]->name);
+        emit(g, ");\n");
+        if (!prototype) {
+            emit(g, "HB_HOSTDEV double %s_%s_f(%s_vars_t *s", g->prefix, b->name, g->prefix);
+            for (int i = 0; b->args && i < b->args->n_kids; i++)
+                emit(g, ", double a_%s", b->args->kids[i]->name);
+            emit(g, ")\n{\n    (void)s;\n");
+            emit_block(g, b->body, 1);
+            put(g, "    return 0.0;\n}\n\n");
+            emit_table(g, b, table, 0);
+            return;
+        }
+    }
     emit(g, "HB_HOSTDEV double %s_%s(%s_vars_t *s", g->prefix, b->name, g->prefix);
     for (int i = 0; b->args && i < b->args->n_kids; i++)
         emit(g, ", double a_%s", b->args->kids[i]->name);
@@ -434,6 +531,13 @@ static void emit_mechanism(gen *g)
             if (m->ions[i].write[j][0] == 'i' && n_cur < 64) cur[n_cur++] = m->ions[i].write[j];
     for (int i = 0; i < m->n_nonspecific && n_cur < 64; i++) cur[n_cur++] = m->nonspecific[i];
     for (int i = 0; i < n_cur; i++) emit(g, "    double g_%s; /* d%s/dv */\n", cur[i], cur[i]);
+    int n_tables = 0;
+    for (int i = 0; i < c->n_blocks; i++)
+        if (table_of(&c->blocks[i])) {
+            emit(g, "    const double *table_%s; /* its TABLE, or NULL: the formulas */\n",
+                 c->blocks[i].name);
+            n_tables++;
+        }
     emit(g, "} %s_vars_t;\n\n", p);
     /* FUNCTIONs and PROCEDUREs */
     for (int pass = 1; pass >= 0; pass--)
@@ -475,7 +579,8 @@ static void emit_mechanism(gen *g)
     const int n_fields = collect_fields(g, fields, 256);
     int n_params = 0;
     for (int i = 0; i < n_fields; i++) n_params += fields[i].param;
-    emit(g, "enum { %s_N_FIELD = %d, %s_N_PARAM = %d };\n\n", p, n_fields, p, n_params);
+    emit(g, "enum { %s_N_FIELD = %d, %s_N_PARAM = %d, %s_N_TABLE = %d };\n\n", p, n_fields, p,
+         n_params, p, n_tables);
     emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
          p, p);
     emit(g, "    const int W = blk->width, row = blk->node[j * W + k];\n");
@@ -483,6 +588,10 @@ static void emit_mechanism(gen *g)
          p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
+    for (int i = 0, t = 0; i < c->n_blocks; i++)
+        if (table_of(&c->blocks[i]))
+            emit(g, "    s->table_%s = blk->table ? blk->table[%d] : NULL;\n", c->blocks[i].name,
+                 t++);
     int global_index = 0;
     for (int i = 0; i < c->n_decls; i++) {
         const nm_decl *d = &c->decls[i];
