@@ -908,6 +908,7 @@ typedef struct {
     size_t local_connections;
     size_t spikes;     /* of the whole network */
     long max_rss_kb;   /* the process's peak resident memory [KiB] (0 where unknown) */
+    size_t device_bytes; /* device memory this rank's engine took [bytes] (0: a CPU engine) */
 } hb_net_stats_t;
 
 hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);

@@ -177,23 +177,24 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
     if (rc == 0 && hb_comm_rank(comm) == 0 && !f)
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (f) {
-        size_t cells = 0;
+        size_t cells = 0, device = 0;
         long rss = 0;
         for (int r = 0; r < size; r++) {
             cells += all[r].local_cells;
             rss += all[r].max_rss_kb;
+            device += all[r].device_bytes;
         }
         json_t *name = json_string(model);
         char *quoted = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
         fprintf(f, "{\"model\": %s, \"ranks\": %d, \"cells\": %zu, \"spikes\": %zu, "
                 "\"t_stop_ms\": %g, \"dt_ms\": %g, \"min_delay_ms\": %g, \"epoch_steps\": %d, "
                 "\"wall_s\": %.6f, \"output_s\": %.6f, \"memory_kib_per_cell\": %.3f,\n "
-                "\"t_ms\": %.10g, "
+                "\"device_kib_per_cell\": %.3f, \"t_ms\": %.10g, "
                 "\"status\": \"%s\"%s%s%s,\n \"per_rank\": [", quoted ? quoted : "null", size,
                 cells, all[0].spikes, opt->t_stop_ms, opt->dt_ms, hb_net_min_delay(net),
                 hb_net_epoch_steps(net), wall_s, output_s,
                 cells ? (double)rss / (double)cells : 0.0,
-                hb_net_time(net), signal ? "interrupted" : "completed",
+                cells ? (double)device / 1024.0 / (double)cells : 0.0, hb_net_time(net), signal ? "interrupted" : "completed",
                 signal ? ", \"signal\": \"" : "", signal ? signal_name(signal) : "",
                 signal ? "\"" : "");
         free(quoted);
@@ -203,10 +204,10 @@ static int write_summary(const char *path, const char *model, hb_net_t *net, hb_
             fprintf(f, "%s\n  {\"rank\": %d, \"cells\": %u, \"connections\": %zu, "
                     "\"build_s\": %.6f, \"init_s\": %.6f, \"update_s\": %.6f, \"detect_s\": %.6f, "
                     "\"deliver_s\": %.6f, \"exchange_s\": %.6f, \"exchange_wait_s\": %.6f, "
-                    "\"max_rss_kib\": %ld}",
+                    "\"max_rss_kib\": %ld, \"device_kib\": %.1f}",
                     r ? "," : "", r, a->local_cells, a->local_connections, a->build_s, a->init_s,
                     a->update_s, a->detect_s, a->deliver_s, a->exchange_s, a->exchange_wait_s,
-                    a->max_rss_kb);
+                    a->max_rss_kb, (double)a->device_bytes / 1024.0);
         }
         fprintf(f, "\n]}\n");
         if (fclose(f) != 0) rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));

@@ -161,6 +161,7 @@ typedef struct {
     size_t local_connections;
     size_t spikes;
     long max_rss_kb;
+    size_t device_bytes;
 } hb_net_stats_t;
 hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats);
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);

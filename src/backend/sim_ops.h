@@ -110,6 +110,8 @@ struct hb_sim_ops {
      * than a group of copies (the GPU: a warp a cell, against a thread a cell), copies too
      * few to fill the device go there. Same bits either way. */
     int (*mixed_copies)(int count, int rows);
+    /* Device memory the engine took [bytes] (NULL: none, the CPU's). */
+    size_t (*device_bytes)(const void *engine);
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */
     hb_status_t (*create)(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine);
     void (*destroy)(void *engine);

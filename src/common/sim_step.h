@@ -254,6 +254,10 @@ typedef struct {
     const unsigned char *row_index;
     const double *row_table;
     const double *cfac_table; /* 256 [mA/cm^2/mV] */
+    /* Mixed groups on the host (else NULL): per slot, the number of its shape where cells of
+     * that shape are copies in the group (several slots with one number), else -1 (a cell of
+     * its own shape): only copies can share constants (hb_sim_tree_share). */
+    const int *shape_class;
     /* Mixed groups on the CPU (else NULL): row i of block b (byte block_start[b] / width + i)
      * is 1 where every lane has that row, fixed, with parent i - 1, itself fixed: the row's
      * axial terms and solve are then the same operations on contiguous lanes (vector code). */

@@ -237,27 +237,46 @@ static int share_arrays(const hb_step_group_t *g, const hb_sim_tree_plan_t *plan
     return n;
 }
 
-/* FNV-1a over a slot's rows of every shared array. */
+/* Element e of a shared array as bits (1, 4 or 8 bytes). */
+static uint64_t share_bits(const share_array_t *a, size_t e)
+{
+    const unsigned char *p = (const unsigned char *)a->a + e * a->size;
+    if (a->size == 1) return *p;
+    if (a->size == 4) {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        return x;
+    }
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* A hash of a slot's rows of every shared array, a word an element. */
 static uint64_t share_hash(const share_array_t *arrays, int n, size_t base, size_t w, int m)
 {
     uint64_t h = 1469598103934665603ULL;
     for (int a = 0; a < n; a++)
         for (int i = 0; i < m; i++) {
-            const unsigned char *p =
-                (const unsigned char *)arrays[a].a + (base + (size_t)i * w) * arrays[a].size;
-            for (size_t b = 0; b < arrays[a].size; b++) h = (h ^ p[b]) * 1099511628211ULL;
+            h = (h ^ share_bits(&arrays[a], base + (size_t)i * w)) * 0x9E3779B97F4A7C15ULL;
+            h ^= h >> 29;
         }
     return h;
 }
 
 static int share_same(const share_array_t *arrays, int n, size_t x, size_t y, size_t w, int m)
 {
-    for (int a = 0; a < n; a++)
-        for (int i = 0; i < m; i++) {
-            const size_t z = arrays[a].size;
-            const unsigned char *p = (const unsigned char *)arrays[a].a;
-            if (memcmp(p + (x + (size_t)i * w) * z, p + (y + (size_t)i * w) * z, z)) return 0;
+    for (int a = 0; a < n; a++) {
+        const size_t z = arrays[a].size;
+        const unsigned char *p = (const unsigned char *)arrays[a].a;
+        if (w == 1) { /* contiguous rows (the GPU's): one comparison */
+            if (memcmp(p + x * z, p + y * z, (size_t)m * z)) return 0;
+            continue;
         }
+        for (int i = 0; i < m; i++)
+            if (share_bits(&arrays[a], x + (size_t)i * w) != share_bits(&arrays[a], y + (size_t)i * w))
+                return 0;
+    }
     return 1;
 }
 
@@ -286,6 +305,10 @@ hb_status_t hb_sim_tree_share(const hb_step_group_t *g, hb_sim_tree_plan_t *plan
         const int m = g->lane_m[s];
         plan->cbase[s] = base;
         if (m < 1) continue; /* a padding lane */
+        if (!g->shape_class || g->shape_class[s] < 0) { /* a shape of its own: no copy */
+            own++;
+            continue;
+        }
         hash[s] = share_hash(arrays, n, base, w, m);
         size_t h = (size_t)(hash[s] ^ hash[s] >> 31) & (size - 1);
         for (; table[h]; h = (h + 1) & (size - 1)) {

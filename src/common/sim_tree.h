@@ -74,6 +74,8 @@ typedef struct {
      * same bits in all of them (hb_sim_tree_share), so the GPU keeps them once per model.
      * v, d, rhs and the inputs stay the slot's own. */
     const size_t *cbase;
+    /* The order warps take the slots: warp q steps slot order[q] (NULL: slot q). */
+    const int *order;
 } hb_sim_tree_t;
 
 #define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes */
@@ -99,8 +101,8 @@ extern "C" {
 hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan);
 /* plan->cbase (and plan->k.cbase): each slot of g its first slot with the same rows, the same
  * bits in every constant and plan array that the step reads by cbase (a copy of one model),
- * else its own; *templates (may be NULL) the slots that are their own. Hashes find the
- * candidates, compared exactly. */
+ * else its own; *templates (may be NULL) the slots that are their own. Only slots of one
+ * shape (g->shape_class) are candidates, found by hashes and compared exactly. */
 hb_status_t hb_sim_tree_share(const hb_step_group_t *g, hb_sim_tree_plan_t *plan,
                               size_t *templates);
 void hb_sim_tree_free(hb_sim_tree_plan_t *plan);

@@ -59,6 +59,8 @@ static const knob_t knobs[] = {
      "-1 (each class its fastest), 0 to 2 (a tier for all) or 3 (the fixed rule)"},
     {"sim.mixed_copies", TU(sim_mixed_copies), 0, 1, INT_MAX, NULL, 0, LONG_MIN,
      "an integer >= 1 (copies of one shape at most that step in the mixed group)"},
+    {"sim.tree_order", TU(sim_tree_order), 0, 0, 1, NULL, 0, LONG_MIN,
+     "0 (the layout's: rows ascending) or 1 (rows descending)"},
 };
 #undef GT
 #undef TU
@@ -74,6 +76,7 @@ void hb_tuning_default(hb_tuning_t *t)
     t->multi_shapes_split_rows = -1;
     t->multi_shapes_choice = -2;
     t->sim_mixed_copies = -1;
+    t->sim_tree_order = -1;
 }
 
 static int knob_accepts(const knob_t *k, long v)

@@ -83,6 +83,8 @@ struct hb_cuda_sim {
     double *h_rec, *h_spk;
     int *h_count;
     long *h_sample_step;
+    size_t device_bytes; /* device memory taken by create and the connections [bytes] */
+    int tree_order;      /* the tuning's sim.tree_order (-1: the rule) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -145,9 +147,10 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
 __global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
 tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
 {
-    const int slot = (int)blockIdx.x * TREE_WARPS + (int)(threadIdx.x / 32);
+    const int q = (int)blockIdx.x * TREE_WARPS + (int)(threadIdx.x / 32);
     const int lane = (int)(threadIdx.x % 32);
-    if (slot >= g.count) return; /* the whole warp */
+    if (q >= g.count) return; /* the whole warp */
+    const int slot = t.order ? t.order[q] : q;
     hb_tree_cell_t c = hb_tree_cell(&g, &t, slot);
     c.w = 1; /* a cell's rows contiguous (checked at upload): the row stride a constant */
     double *d = g.d + c.base, *rhs = g.rhs + c.base;
@@ -354,7 +357,43 @@ static hb_status_t share_rows(const hb_step_group_t *h, hb_sim_tree_plan_t *plan
 static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
                                  const size_t *pick, size_t n_pick, const size_t *cbase);
 
-static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
+/* A key of the warps' order: rows descending, then slot. */
+typedef struct {
+    int rows, slot;
+} order_key_t;
+
+static int by_rows_descending(const void *a, const void *b)
+{
+    const order_key_t *x = (const order_key_t *)a, *y = (const order_key_t *)b;
+    if (x->rows != y->rows) return x->rows > y->rows ? -1 : 1;
+    return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* A mixed group's warps' order on the device (hb_sim_tree_t.order): rows descending where
+ * tree_order is 1; none (the layout's, rows ascending) otherwise. */
+static hb_status_t upload_order(dgroup_t *dg, const hb_step_group_t *h, int tree_order)
+{
+    dg->tree.order = NULL;
+    if (tree_order != 1 || h->count < 2) return HB_SUCCESS;
+    order_key_t *key = (order_key_t *)malloc((size_t)h->count * sizeof *key);
+    int *order = (int *)malloc((size_t)h->count * sizeof *order);
+    hb_status_t st = HB_SUCCESS;
+    if (!key || !order) {
+        st = hb_fail(HB_ERR_ALLOC, "cuda sim: out of host memory for %d cells", h->count);
+    } else {
+        for (int s = 0; s < h->count; s++) key[s] = order_key_t{h->lane_m[s], s};
+        qsort(key, (size_t)h->count, sizeof *key, by_rows_descending);
+        for (int s = 0; s < h->count; s++) order[s] = key[s].slot;
+        int *order_d = NULL;
+        st = upload(&order_d, order, (size_t)h->count);
+        dg->tree.order = order_d;
+    }
+    free(key);
+    free(order);
+    return st;
+}
+
+static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tree_order)
 {
     hb_sim_tree_plan_t plan;
     memset(&plan, 0, sizeof plan);
@@ -368,6 +407,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h)
         if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
     }
     if (st == HB_SUCCESS) st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick, cbase);
+    if (st == HB_SUCCESS && h->mixed) st = upload_order(dg, h, tree_order);
     hb_sim_tree_free(&plan);
     free(pick);
     free(cbase);
@@ -396,6 +436,7 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
     k->fixed_row = NULL;
     k->row_index = k->chain_row = NULL; /* the CPU engine's packing of mixed groups */
     k->row_table = k->cfac_table = NULL;
+    k->shape_class = NULL; /* the host's: which slots may share constants */
     k->fixed_r = k->fixed_c = k->fixed_f = NULL;
     const size_t slots = (size_t)h->blocks * (size_t)h->width;
     /* a mixed group's blocks have their own rows and hh instances (hb_step_group_t) */
@@ -568,6 +609,7 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.input_first);
     cudaFree((void *)dg->tree.input_row);
     cudaFree((void *)dg->tree.cbase);
+    cudaFree((void *)dg->tree.order);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
@@ -647,7 +689,7 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
             return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: group %d has %d lanes per block; "
                            "expected %d", g, d->groups[g].width, HB_SIM_GPU_LANES);
         }
-        if ((st = upload_group(&s->groups[g], &d->groups[g])) != HB_SUCCESS) {
+        if ((st = upload_group(&s->groups[g], &d->groups[g], s->tree_order)) != HB_SUCCESS) {
             free(views);
             free(sites);
             return st;
@@ -712,13 +754,21 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
 }
 
 extern "C" hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc,
-                                          hb_cuda_sim_t **out)
+                                          int tree_order, hb_cuda_sim_t **out)
 {
     if (!ctx || !desc || !out) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_create: NULL argument");
     *out = NULL;
     hb_cuda_sim_t *s = (hb_cuda_sim_t *)calloc(1, sizeof *s);
     if (!s) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    s->tree_order = tree_order;
+    size_t free0 = 0, free1 = 0, total = 0;
+    const int measured = cudaSetDevice(desc->device) == cudaSuccess &&
+                         cudaMemGetInfo(&free0, &total) == cudaSuccess;
     hb_status_t st = create(s, desc);
+    /* what the device gave it (its allocations, at the device's granularity) */
+    if (st == HB_SUCCESS && measured && cudaMemGetInfo(&free1, &total) == cudaSuccess &&
+        free1 < free0)
+        s->device_bytes = free0 - free1;
     if (st != HB_SUCCESS) {
         hb_cuda_sim_destroy(s);
         return st;
@@ -876,4 +926,20 @@ extern "C" hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *s, int g, size_t first, 
     CUDA_CHECK(cudaMemcpy(dst, s->groups[g].k.v + first, count * sizeof(double),
                           cudaMemcpyDeviceToHost));
     return HB_SUCCESS;
+}
+
+extern "C" size_t hb_cuda_sim_device_bytes(const hb_cuda_sim_t *s) { return s ? s->device_bytes : 0; }
+
+extern "C" hb_status_t hb_cuda_sim_set_connections(hb_cuda_sim_t *s, size_t n,
+                                                   const hb_sim_engine_conn_t *conns,
+                                                   long step_limit)
+{
+    size_t free0 = 0, free1 = 0, total = 0;
+    const int measured = cudaSetDevice(s->device) == cudaSuccess &&
+                         cudaMemGetInfo(&free0, &total) == cudaSuccess;
+    const hb_status_t st = hb_cuda_events_set_connections(s->events, n, conns, step_limit);
+    if (st == HB_SUCCESS && measured && cudaMemGetInfo(&free1, &total) == cudaSuccess &&
+        free1 < free0)
+        s->device_bytes += free0 - free1;
+    return st;
 }

@@ -19,7 +19,8 @@ extern "C" {
 typedef struct hb_cuda_sim hb_cuda_sim_t;
 
 /* Copies the constants to the device and allocates the state (OOM: HB_ERR_ALLOC). */
-hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc,
+/* tree_order: the tuning's sim.tree_order (-1: the rule). */
+hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc, int tree_order,
                                hb_cuda_sim_t **out);
 void hb_cuda_sim_destroy(hb_cuda_sim_t *sim);
 /* State of group g from the host: v and hh states (the group's layout). */
@@ -32,6 +33,11 @@ hb_status_t hb_cuda_sim_set_probes(hb_cuda_sim_t *sim, const unsigned char *abov
 /* Its network events (sim_events_cuda.h), delivered at the start of each step. */
 struct hb_cuda_events;
 struct hb_cuda_events *hb_cuda_sim_events(hb_cuda_sim_t *sim);
+/* The network's connections (hb_cuda_events_set_connections), their device memory counted. */
+hb_status_t hb_cuda_sim_set_connections(hb_cuda_sim_t *sim, size_t n,
+                                        const hb_sim_engine_conn_t *conns, long step_limit);
+/* Device memory the engine took: at create and for the connections [bytes]. */
+size_t hb_cuda_sim_device_bytes(const hb_cuda_sim_t *sim);
 
 /* Steps step0 + 1 .. step0 + steps (step0: steps done so far); the sink gets
  * each chunk's results. Returns when the last chunk is delivered, or at a

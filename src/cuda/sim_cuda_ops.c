@@ -10,23 +10,29 @@ static int cuda_block_width(int count)
     return HB_SIM_GPU_LANES;
 }
 
-/* Copies of one shape step a thread a cell in a group of their own (step_kernel: coalesced,
- * constants once a row) or a warp a cell in the mixed group (tree_step_kernel). A thread a
- * cell walks every row in turn, so with few cells the step is the latency of the largest
- * cell's rows, one after the other: a warp a cell wins until the copies are enough to keep
- * the device's warps busy (docs/sim-engine.md, "Copies on the GPU": measured on the H200). */
-enum { MIXED_COPIES_MAX = 65536, MIXED_COPIES_ROWS = 32 };
-
+/*
+ * Copies of one shape step a thread a cell in a group of their own (step_kernel: coalesced,
+ * constants once a row) or a warp a cell in the mixed group (tree_step_kernel, constants once
+ * a model). A thread walks its cell's rows in turn: until the copies fill the device, a step
+ * takes about 5.3 us a row whatever their count (the latency of one thread's rows); a warp a
+ * cell streams them at about 0.07 + 25 / rows ns a row and cell (small cells leave lanes
+ * idle). So copies go to the mixed group while count (0.07 + 25 / rows) ns < 5.3 us.
+ * Calibrated on an H200 (docs/sim-engine.md, "Copies on the GPU"): HSN-fluoro01 (456 rows)
+ * 32,768 copies mixed 0.92 s against 1.17 s, 131,072 copies 3.26 s against 2.77 s; a
+ * 139-row cell 65,536 copies 0.94 s against 0.28 s; ball and stick (8 rows) 8,192 copies
+ * 0.020 s against 0.009 s.
+ */
 static int cuda_mixed_copies(int count, int rows)
 {
-    return count <= MIXED_COPIES_MAX && rows >= MIXED_COPIES_ROWS;
+    return rows > 0 && (double)count * (70.0 + 25000.0 / (double)rows) < 5.3e6; /* [ps] */
 }
 
 static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
 {
     hb_cuda_sim_t *s = NULL;
     hb_status_t status =
-        hb_cuda_sim_create(ctx ? (hb_cuda_context_t *)ctx->device : NULL, desc, &s);
+        hb_cuda_sim_create(ctx ? (hb_cuda_context_t *)ctx->device : NULL, desc,
+                           ctx ? ctx->tuning.sim_tree_order : -1, &s);
     *engine = s;
     return status;
 }
@@ -51,8 +57,12 @@ static hb_status_t cuda_queue_events(void *engine, size_t n, const hb_sim_engine
 static hb_status_t cuda_set_connections(void *engine, size_t n, const hb_sim_engine_conn_t *conns,
                                         long step_limit)
 {
-    return hb_cuda_events_set_connections(hb_cuda_sim_events((hb_cuda_sim_t *)engine), n, conns,
-                                          step_limit);
+    return hb_cuda_sim_set_connections((hb_cuda_sim_t *)engine, n, conns, step_limit);
+}
+
+static size_t cuda_device_bytes(const void *engine)
+{
+    return hb_cuda_sim_device_bytes((const hb_cuda_sim_t *)engine);
 }
 
 static hb_status_t cuda_add_spikes(void *engine, size_t n, const hb_spike_t *spikes)
@@ -92,6 +102,7 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .block_width = cuda_block_width,
     .mixed_width = 1, /* a cell's rows contiguous: a warp steps them (tree_step_kernel) */
     .mixed_copies = cuda_mixed_copies,
+    .device_bytes = cuda_device_bytes,
     .create = cuda_create,
     .destroy = cuda_destroy,
     .set_state = cuda_set_state,

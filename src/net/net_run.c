@@ -652,6 +652,7 @@ hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats)
     stats->spikes = net->n_spikes;
     struct rusage use;
     stats->max_rss_kb = getrusage(RUSAGE_SELF, &use) == 0 ? use.ru_maxrss : 0;
+    stats->device_bytes = hb_sim_device_bytes(net->sim);
     return HB_SUCCESS;
 }
 

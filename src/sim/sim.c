@@ -314,6 +314,13 @@ hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
     return HB_SUCCESS;
 }
 
+size_t hb_sim_device_bytes(const hb_sim_t *sim)
+{
+    return sim && sim->ops && sim->ops->device_bytes && sim->engine
+               ? sim->ops->device_bytes(sim->engine)
+               : 0;
+}
+
 int hb_sim_cell_synapses(const hb_sim_t *sim, int cell)
 {
     return sim && cell >= 0 && cell < sim->n_cells ? sim->info[cell].n_synapses : 0;

@@ -157,6 +157,9 @@ typedef struct {
 hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
                                const hb_sim_options_t *options, int device, hb_sim_t **sim);
 
+/* Device memory the simulation's engine took [bytes] (0 on the CPU). */
+size_t hb_sim_device_bytes(const hb_sim_t *sim);
+
 /* Synapses of cell `cell` (0 when out of range). */
 int hb_sim_cell_synapses(const hb_sim_t *sim, int cell);
 /* Cell `cell`'s first probe that detects spikes, as a probe index of the whole simulation

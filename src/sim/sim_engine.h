@@ -22,6 +22,7 @@ typedef struct {
     double *fixed;            /* 3 m: r, c, f (mixed: r of every element) */
     size_t *block_start, *hh_start; /* mixed groups: see hb_step_group_t */
     int *lane_m, *lane_hh;
+    int *shape_class;         /* mixed groups: see hb_step_group_t */
     unsigned char *row_index; /* mixed groups: see hb_step_group_t */
     double *row_table, *cfac_table;
     unsigned char *chain_row;

@@ -557,6 +557,7 @@ static void publish(group_t *gr)
     k->hh_start = gr->hh_start;
     k->lane_m = gr->lane_m;
     k->lane_hh = gr->lane_hh;
+    k->shape_class = gr->shape_class;
 }
 
 /* Stimulus sites (at most), pulses and synapses of the group's cells; the most synapses of one. */
@@ -811,6 +812,13 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
     const int forced = sim->ctx->tuning.sim_mixed_copies;
+    /* each cell's shape number where its shape's copies go to the mixed group, else -1 */
+    int *klass = malloc((size_t)sim->n_cells * sizeof *klass);
+    if (!klass) {
+        free(to_mixed);
+        free(first);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
     int singles = 0; /* cells of the mixed group */
     for (int g = 0; g < sim->n_groups && sim->ops->mixed_width > 0; g++) {
         const int count = sim->groups[g].k.count;
@@ -819,6 +827,10 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
                                   : sim->ops->mixed_copies &&
                                         sim->ops->mixed_copies(count, sim->groups[g].k.m));
         if (to_mixed[g]) singles += count;
+    }
+    for (int c = 0; c < sim->n_cells; c++) {
+        const int g = sim->group_of[c];
+        klass[c] = to_mixed[g] && sim->groups[g].k.count > 1 ? g : -1;
     }
     if (sim->ops->mixed_width > 0 && singles >= 2) {
         int *to = first, n = 0; /* first's cells are no longer needed: the new group numbers */
@@ -841,8 +853,10 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
     free(first);
     for (int g = 0; g < sim->n_groups; g++) {
         group_t *gr = &sim->groups[g];
-        if (!(gr->cells = malloc((size_t)gr->k.count * sizeof *gr->cells)))
+        if (!(gr->cells = malloc((size_t)gr->k.count * sizeof *gr->cells))) {
+            free(klass);
             return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        }
         gr->k.count = 0;
     }
     for (int c = 0; c < sim->n_cells; c++) {
@@ -852,13 +866,30 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
     group_t *mixed = &sim->groups[sim->n_groups - 1];
     if (mixed->k.mixed) { /* neighbours of similar size */
         mixed_key_t *key = malloc((size_t)mixed->k.count * sizeof *key);
-        if (!key) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        if (!key) {
+            free(klass);
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        }
         for (int s = 0; s < mixed->k.count; s++)
             key[s] = (mixed_key_t){sim->info[mixed->cells[s]].m, mixed->cells[s]};
         qsort(key, (size_t)mixed->k.count, sizeof *key, by_rows);
         for (int s = 0; s < mixed->k.count; s++) mixed->cells[s] = key[s].cell;
         free(key);
+        int copies = 0;
+        for (int s = 0; s < mixed->k.count && !copies; s++) copies = klass[mixed->cells[s]] >= 0;
+        if (copies) { /* slots past count (padding) keep -1 */
+            const int W = sim->ops->mixed_width;
+            const size_t slots = (size_t)((mixed->k.count + W - 1) / W) * (size_t)W;
+            if (!(mixed->shape_class = malloc(slots * sizeof *mixed->shape_class))) {
+                free(klass);
+                return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+            }
+            for (size_t s = 0; s < slots; s++)
+                mixed->shape_class[s] =
+                    s < (size_t)mixed->k.count ? klass[mixed->cells[s]] : -1;
+        }
     }
+    free(klass);
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
         status = sim->groups[g].k.mixed ? fill_mixed(sim, &sim->groups[g])
                                         : fill_group(sim, &sim->groups[g]);
@@ -903,6 +934,7 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->hh_start);
         free(gr->lane_m);
         free(gr->lane_hh);
+        free(gr->shape_class);
         free(gr->row_index);
         free(gr->row_table);
         free(gr->cfac_table);
