@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target of BUILD_DIR/fuzz for SECONDS (default 60) from the seed corpora
-# in fuzz/corpus (copied: the repository's seeds stay as they are). A crash, a leak, an input
+# in fuzz/corpus, and for fuzz_nmodl the committed .mod files of mechanisms/ (copied: the
+# repository's seeds stay as they are). A crash, a leak, an input
 # slower than 120 seconds or one using more than 3 GB fails the run; its input is left in
 # WORK_DIR/<target>/ as crash-*, leak-*, timeout-* or oom-*, to be replayed with
 # `BUILD_DIR/fuzz/<target> FILE`.
@@ -12,16 +13,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${3:-$build/fuzz-work}
 timeout_s=120
 failed=0
-for target in swc model net checkpoint; do
+for target in swc model net checkpoint nmodl; do
   exe=$build/fuzz/fuzz_$target
   [ -x "$exe" ] || { echo "fuzz/run.sh: $exe not built (cmake -DHB_FUZZ=ON)" >&2; exit 1; }
   dir=$work/$target
   mkdir -p "$dir/corpus"
-  cp -n "$here/corpus/$target"/* "$dir/corpus/"
+  if [ "$target" = nmodl ]; then
+    for mod in "$here"/../mechanisms/*/*.mod; do # folder names keep same-named files apart
+      cp -n "$mod" "$dir/corpus/$(basename "$(dirname "$mod")")_$(basename "$mod")"
+    done
+  else
+    cp -n "$here/corpus/$target"/* "$dir/corpus/"
+  fi
   dict=()
   case $target in
     swc) ;;
     checkpoint) export HB_FUZZ_WRITE_SEEDS=$dir/corpus ;; # this build's checkpoints as seeds too
+    nmodl) dict=(-dict="$here/nmodl.dict") ;;
     *) dict=(-dict="$here/json.dict") ;;
   esac
   echo "== fuzz_$target: $seconds s"

@@ -188,6 +188,7 @@ check_command "bench hines" "|BENCH HINES|"
 check_command "bench tridiag" "|BENCH TRIDIAG|"
 check_command "bench cell" "|BENCH CELL|"
 check_command "bench multi" "|BENCH MULTI|"
+check_command build-catalogue "|BUILD-CATALOGUE|"
 printf -- '--help\n--version\n' >> "$tmp/all_opts"
 # every option the README's CLI section names is one of them
 sed -n '/^## The CLI/,/^## The C API/p' "$src/README.md" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u > "$tmp/readme_opts"

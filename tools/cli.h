@@ -201,6 +201,7 @@ int cli_command_info(int argc, char **argv);
 int cli_command_solve(int argc, char **argv);
 int cli_command_run(int argc, char **argv);
 int cli_command_bench(int argc, char **argv);
+int cli_command_catalogue(int argc, char **argv);
 
 /* Benchmarks (tools/bench_*.c): argv[0] is the benchmark name. */
 int cli_bench_hines(int argc, char **argv);

@@ -28,6 +28,7 @@ static const command_t commands[] = {
     {"run", cli_command_run, "simulate a JSON model file: cells, or a network (mpirun for ranks)"},
     {"bench", cli_command_bench, "benchmarks against the paper, peers and the hardware"},
     {"plot", command_plot, "PNG plots of a run's outputs or a model (python3 -m hinesbatch.plot)"},
+    {"build-catalogue", cli_command_catalogue, "check NMODL .mod files and describe their mechanisms"},
 };
 
 /* The Python module's folders, tried in order: the installed one (relative to the binary's
@@ -108,7 +109,7 @@ static void usage(FILE *out)
           "Batched Hines solvers for morphologically detailed neurons.\n\ncommands:\n",
           out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-16s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'hinesbatch COMMAND --help' describes a command. Options take values as\n"
           "'--name value' or '--name=value' (a unique prefix of a name will do); '--' ends\n"
           "the options. 'man hinesbatch' (docs/hinesbatch.1) describes them all.\n", out);

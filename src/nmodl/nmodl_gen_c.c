@@ -1,0 +1,725 @@
+/* The C code generator, first part: density mechanisms solved by cnexp (docs/mechanisms.md).
+ *
+ * Emits one header of HB_HOSTDEV functions: a struct of the mechanism's variables for one
+ * instance and lane, its FUNCTIONs and PROCEDUREs, INITIAL, the BREAKPOINT's currents with
+ * their conductance, the cnexp update, and the kernels of docs/mechanisms.md's ABI
+ * (common/mech_abi.h) over a block's instances and lanes. Every expression keeps the .mod's
+ * operation order: the tree is written fully parenthesised, exp is hb_exp. What it cannot
+ * translate yet is an error at its FILE:LINE:COLUMN. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nmodl/nmodl_internal.h"
+
+typedef struct {
+    nm_ctx *c;
+    const hb_nmodl_mechanism_t *m;
+    FILE *out;
+    const char *prefix;    /* "hbg_hh" */
+    const nm_block *block; /* being written */
+    const char **locals;   /* LOCALs and loop variables in scope */
+    int n_locals, cap_locals;
+    const nm_node *deriv_block; /* the DERIVATIVE the BREAKPOINT solves */
+} gen;
+
+static void emit(gen *g, const char *format, ...) HB_PRINTF(2, 3);
+static void emit(gen *g, const char *format, ...)
+{
+    if (!g->out) return; /* a check: nothing written */
+    va_list args;
+    va_start(args, format);
+    vfprintf(g->out, format, args);
+    va_end(args);
+}
+
+static void put(gen *g, const char *text)
+{
+    if (g->out) fputs(text, g->out);
+}
+
+static const nm_block *find_block(const nm_ctx *c, const char *name)
+{
+    for (int i = 0; i < c->n_blocks; i++)
+        if (c->blocks[i].name && strcmp(c->blocks[i].name, name) == 0 &&
+            c->blocks[i].kind != B_INITIAL && c->blocks[i].kind != B_BREAKPOINT &&
+            c->blocks[i].kind != B_NET_RECEIVE)
+            return &c->blocks[i];
+    return NULL;
+}
+
+static const nm_block *find_kind(const nm_ctx *c, nm_block_kind kind)
+{
+    for (int i = 0; i < c->n_blocks; i++)
+        if (c->blocks[i].kind == kind) return &c->blocks[i];
+    return NULL;
+}
+
+static int is_local(const gen *g, const char *name)
+{
+    for (int i = g->n_locals - 1; i >= 0; i--)
+        if (strcmp(g->locals[i], name) == 0) return 1;
+    return 0;
+}
+
+static int is_arg(const gen *g, const char *name)
+{
+    if (!g->block || !g->block->args) return 0;
+    for (int i = 0; i < g->block->args->n_kids; i++)
+        if (strcmp(g->block->args->kids[i]->name, name) == 0) return 1;
+    return 0;
+}
+
+static int in_list(const char *const *list, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0) return 1;
+    return 0;
+}
+
+static void emit_number(gen *g, double x)
+{
+    char text[40];
+    snprintf(text, sizeof text, "%.17g", x);
+    if (!strpbrk(text, ".eEn")) strcat(text, ".0");
+    emit(g, "%s", text);
+}
+
+static void emit_expr(gen *g, const nm_node *n);
+
+static void emit_name(gen *g, const nm_node *n)
+{
+    if (n->n_kids)
+        nm_error(g->c, n->line, n->column,
+                 "the array element %s[...] is not supported by the code "
+                 "generator yet; expected scalar variables",
+                 n->name);
+    if (is_local(g, n->name))
+        emit(g, "lv_%s", n->name);
+    else if (is_arg(g, n->name))
+        emit(g, "a_%s", n->name);
+    else if (g->block && g->block->kind == B_FUNCTION && strcmp(g->block->name, n->name) == 0)
+        emit(g, "fv");
+    else
+        emit(g, "s->%s", n->name);
+}
+
+static void emit_expr(gen *g, const nm_node *n)
+{
+    switch (n->kind) {
+    case N_NUM: emit_number(g, n->num); return;
+    case N_NAME: emit_name(g, n); return;
+    case N_STRING: emit(g, "\"%s\"", n->name); return;
+    case N_UNARY:
+        put(g, n->op == '!' ? "((double)!(" : n->op == '-' ? "(-(" : "((");
+        emit_expr(g, n->kids[0]);
+        emit(g, "))");
+        return;
+    case N_BINARY: {
+        if (n->op == '^') {
+            emit(g, "pow(");
+            emit_expr(g, n->kids[0]);
+            emit(g, ", ");
+            emit_expr(g, n->kids[1]);
+            emit(g, ")");
+            return;
+        }
+        static const char *const ops[] = {"<=", ">=", "==", "!=", "&&", "||"};
+        const char *op = n->op >= OP_LE && n->op <= OP_OR ? ops[n->op - OP_LE] : NULL;
+        char one[2] = {(char)n->op, 0};
+        const int logical = op || n->op == '<' || n->op == '>';
+        put(g, logical ? "((double)(" : "(");
+        emit_expr(g, n->kids[0]);
+        emit(g, " %s ", op ? op : one);
+        emit_expr(g, n->kids[1]);
+        put(g, logical ? "))" : ")");
+        return;
+    }
+    case N_CALL: {
+        static const char *const libm[] = {"log",  "log10", "sqrt", "fabs",  "sin",  "cos",  "tan",
+                                           "asin", "acos",  "atan", "atan2", "sinh", "cosh", "tanh",
+                                           "pow",  "floor", "ceil", "fmod",  "erf",  "erfc"};
+        const nm_block *b = find_block(g->c, n->name);
+        if (b && (b->kind == B_FUNCTION || b->kind == B_PROCEDURE)) {
+            emit(g, "%s_%s(s", g->prefix, n->name);
+            for (int i = 0; i < n->n_kids; i++) {
+                emit(g, ", ");
+                emit_expr(g, n->kids[i]);
+            }
+            emit(g, ")");
+            return;
+        }
+        if (strcmp(n->name, "exp") == 0) {
+            emit(g, "hb_exp(");
+        } else {
+            size_t i = 0;
+            while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;
+            if (i == sizeof libm / sizeof *libm)
+                nm_error(g->c, n->line, n->column,
+                         "the call of %s is not supported by the code generator "
+                         "yet; expected a FUNCTION, a PROCEDURE or a math function",
+                         n->name);
+            emit(g, "%s(", n->name);
+        }
+        for (int i = 0; i < n->n_kids; i++) {
+            if (i) emit(g, ", ");
+            emit_expr(g, n->kids[i]);
+        }
+        emit(g, ")");
+        return;
+    }
+    default:
+        nm_error(g->c, n->line, n->column,
+                 "this expression is not supported by the code generator; expected numbers, names, "
+                 "calls and operators");
+    }
+}
+
+static void indent(gen *g, int depth)
+{
+    for (int i = 0; i < depth; i++) emit(g, "    ");
+}
+
+static void emit_block(gen *g, const nm_node *b, int depth);
+
+/* v-free factor G of `G*(v - E)`, else NULL: the current's analytic conductance. */
+static const nm_node *ohmic_conductance(const nm_node *e)
+{
+    if (e->kind != N_BINARY || e->op != '*') return NULL;
+    const nm_node *dv = e->kids[1];
+    if (dv->kind != N_BINARY || dv->op != '-' || dv->kids[0]->kind != N_NAME ||
+        strcmp(dv->kids[0]->name, "v") != 0)
+        return NULL;
+    return e->kids[0];
+}
+
+static int mentions(const nm_node *n, const char *name)
+{
+    if ((n->kind == N_NAME || n->kind == N_CALL) && strcmp(n->name, name) == 0) return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (mentions(n->kids[i], name)) return 1;
+    return 0;
+}
+
+static int is_current(const gen *g, const char *name)
+{
+    const hb_nmodl_mechanism_t *m = g->m;
+    for (int i = 0; i < m->n_ions; i++)
+        if (in_list(m->ions[i].write, m->ions[i].n_write, name) && name[0] == 'i') return 1;
+    return in_list(m->nonspecific, m->n_nonspecific, name);
+}
+
+static void emit_statement(gen *g, const nm_node *s, int depth)
+{
+    nm_ctx *c = g->c;
+    switch (s->kind) {
+    case S_ASSIGN:
+        indent(g, depth);
+        emit_name(g, s->kids[0]);
+        emit(g, " = ");
+        emit_expr(g, s->kids[1]);
+        emit(g, ";\n");
+        if (g->block && g->block->kind == B_BREAKPOINT && is_current(g, s->kids[0]->name)) {
+            const nm_node *gc = ohmic_conductance(s->kids[1]);
+            if (gc && !mentions(gc, "v")) {
+                indent(g, depth);
+                emit(g, "s->g_%s = ", s->kids[0]->name);
+                emit_expr(g, gc);
+                emit(g, ";\n");
+            } else {
+                nm_error(c, s->line, s->column,
+                         "the current %s is not of the form G*(v - E); NEURON's "
+                         "numerical di/dv is not generated yet (docs/mechanisms.md, section 5)",
+                         s->kids[0]->name);
+            }
+        }
+        return;
+    case S_CALL:
+        indent(g, depth);
+        emit(g, "(void)");
+        emit_expr(g, s->kids[0]);
+        emit(g, ";\n");
+        return;
+    case S_IF:
+        indent(g, depth);
+        emit(g, "if (");
+        emit_expr(g, s->kids[0]);
+        emit(g, " != 0.0) {\n");
+        emit_block(g, s->kids[1], depth + 1);
+        indent(g, depth);
+        emit(g, "}");
+        if (s->n_kids > 2) {
+            emit(g, " else {\n");
+            if (s->kids[2]->kind == S_BLOCK)
+                emit_block(g, s->kids[2], depth + 1);
+            else
+                emit_statement(g, s->kids[2], depth + 1);
+            indent(g, depth);
+            emit(g, "}");
+        }
+        emit(g, "\n");
+        return;
+    case S_WHILE:
+        indent(g, depth);
+        emit(g, "while (");
+        emit_expr(g, s->kids[0]);
+        emit(g, " != 0.0) {\n");
+        emit_block(g, s->kids[1], depth + 1);
+        indent(g, depth);
+        emit(g, "}\n");
+        return;
+    case S_LOCAL:
+        for (int i = 0; i < s->n_kids; i++) {
+            if (s->kids[i]->num > 0)
+                nm_error(c, s->kids[i]->line, s->kids[i]->column,
+                         "LOCAL arrays are not supported by the "
+                         "code generator yet; expected scalars");
+            NM_GROW(c, g->locals, g->n_locals, g->cap_locals);
+            g->locals[g->n_locals++] = s->kids[i]->name;
+            indent(g, depth);
+            emit(g, "double lv_%s = 0.0;\n", s->kids[i]->name);
+            indent(g, depth);
+            emit(g, "(void)lv_%s; /* a LOCAL may be set and never read */\n", s->kids[i]->name);
+        }
+        return;
+    case S_TABLE:
+        indent(g, depth);
+        emit(g, "/* TABLE: these are the formulas; the table is read without _f */\n");
+        return;
+    case S_SOLVE:
+        if (g->block && g->block->kind == B_BREAKPOINT) return; /* the state kernel */
+        nm_error(c, s->line, s->column,
+                 "SOLVE in %s is not supported by the code generator yet; "
+                 "expected SOLVE in BREAKPOINT only",
+                 g->block ? g->block->name : "?");
+    case S_VERBATIM:
+        nm_error(c, s->line, s->column,
+                 "VERBATIM (C code inside NMODL) is not supported by the code "
+                 "generator; expected NMODL statements only");
+    default:
+        nm_error(c, s->line, s->column,
+                 "this statement is not supported by the code generator yet "
+                 "(density mechanisms with cnexp only); expected assignments, calls, if, while, "
+                 "LOCAL, TABLE");
+    }
+}
+
+static void emit_block(gen *g, const nm_node *b, int depth)
+{
+    const int mark = g->n_locals;
+    for (int i = 0; i < b->n_kids; i++) emit_statement(g, b->kids[i], depth);
+    g->n_locals = mark;
+}
+
+/* cnexp for x' = (A - x)/B, A and B free of x: x += (1 - exp(-dt/B)) (A - x), the engine's form
+ * (hb_step_gates_row). */
+static void emit_cnexp(gen *g, const nm_node *s)
+{
+    const nm_node *r = s->kids[0];
+    const nm_node *num = r->kind == N_BINARY && r->op == '/' ? r->kids[0] : NULL;
+    if (!num || num->kind != N_BINARY || num->op != '-' || num->kids[1]->kind != N_NAME ||
+        strcmp(num->kids[1]->name, s->name) != 0 || mentions(num->kids[0], s->name) ||
+        mentions(r->kids[1], s->name))
+        nm_error(g->c, s->line, s->column,
+                 "%s' is not of the form (inf - %s)/tau; other cnexp forms are "
+                 "not generated yet (docs/mechanisms.md, section 3)",
+                 s->name, s->name);
+    emit(g, "    s->%s += (1.0 - hb_exp(-s->dt / ", s->name);
+    emit_expr(g, r->kids[1]);
+    emit(g, ")) * (");
+    emit_expr(g, num->kids[0]);
+    emit(g, " - s->%s);\n", s->name);
+}
+
+/* The TABLE statement at the top of a PROCEDURE's body, or NULL. */
+static const nm_node *table_of(const nm_block *b)
+{
+    if (b->kind != B_PROCEDURE && b->kind != B_FUNCTION) return NULL;
+    for (int i = 0; i < b->body->n_kids; i++)
+        if (b->body->kids[i]->kind == S_TABLE) return b->body->kids[i];
+    return NULL;
+}
+
+/* A TABLE's FROM or TO: a number, or a negated one. */
+static double table_bound(gen *g, const nm_node *e)
+{
+    if (e->kind == N_NUM) return e->num;
+    if (e->kind == N_UNARY && e->op == '-' && e->kids[0]->kind == N_NUM) return -e->kids[0]->num;
+    nm_error(g->c, e->line, e->column,
+             "a TABLE bound that is not a number is not generated yet; "
+             "expected FROM and TO numbers");
+}
+
+/* NEURON's TABLE of a PROCEDURE of one argument: rows of WITH + 1 entries filled at
+ * x = FROM, FROM + dx, ... (x accumulated), the last repeated; read with NEURON's linear
+ * interpolation clamped at the ends (hb_hh_table_lookup's operations). */
+static void emit_table(gen *g, const nm_block *b, const nm_node *t, int prototype)
+{
+    const char *p = g->prefix, *name = b->name;
+    if (b->kind != B_PROCEDURE || !b->args || b->args->n_kids != 1 || t->kids[0]->n_kids == 0)
+        nm_error(g->c, t->line, t->column,
+                 "this TABLE is not generated yet; expected a TABLE of "
+                 "ASSIGNED names in a PROCEDURE of one argument");
+    const double lo = table_bound(g, t->kids[2]), hi = table_bound(g, t->kids[3]);
+    const int n = (int)t->kids[4]->num, rows = t->kids[0]->n_kids;
+    if (!(hi > lo))
+        nm_error(g->c, t->line, t->column, "TABLE FROM %g TO %g; expected FROM below TO", lo, hi);
+    const char *arg = b->args->kids[0]->name;
+    if (prototype) {
+        emit(g, "HB_HOSTDEV void %s_table_%s(%s_vars_t *s, double *table);\n", p, name, p);
+        return;
+    }
+    emit(g, "enum { %s_%s_TABLE_ROWS = %d, %s_%s_TABLE_STRIDE = %d };\n\n", p, name, rows, p, name,
+         n + 2);
+    emit(g, "HB_HOSTDEV double %s_%s(%s_vars_t *s, double a_%s)\n{\n", p, name, p, arg);
+    emit(g, "    if (!s->table_%s) return %s_%s_f(s, a_%s);\n", name, p, name, arg);
+    emit(g, "    const double xi = ");
+    emit_number(g, 1.0 / ((hi - lo) / n));
+    emit(g, " * (a_%s - ", arg);
+    emit_number(g, lo);
+    emit(g, ");\n    double xc = xi > 0.0 ? xi : 0.0;\n    xc = xc < ");
+    emit_number(g, n);
+    emit(g, " ? xc : ");
+    emit_number(g, n);
+    emit(g, ";\n    const int i = (int)xc;\n    const double theta = xc - (double)i;\n");
+    for (int q = 0; q < rows; q++) {
+        emit(g, "    {\n        const double *a = s->table_%s + %d * %s_%s_TABLE_STRIDE + i;\n",
+             name, q, p, name);
+        emit(g, "        s->%s = a[0] + theta * (a[1] - a[0]);\n    }\n",
+             t->kids[0]->kids[q]->name);
+    }
+    emit(g, "    return 0.0;\n}\n\n");
+    emit(g, "/* Fills the TABLE of %s at s's celsius and globals. */\n", name);
+    emit(g, "HB_HOSTDEV void %s_table_%s(%s_vars_t *s, double *table)\n{\n", p, name, p);
+    emit(g, "    const double dx = (");
+    emit_number(g, hi);
+    emit(g, " - ");
+    emit_number(g, lo);
+    emit(g, ") / ");
+    emit_number(g, n);
+    emit(g, ";\n    double x = ");
+    emit_number(g, lo);
+    emit(g, ";\n    for (int i = 0; i <= %d; i++, x += dx) {\n        (void)%s_%s_f(s, x);\n", n, p,
+         name);
+    for (int q = 0; q < rows; q++)
+        emit(g, "        table[%d * %s_%s_TABLE_STRIDE + i] = s->%s;\n", q, p, name,
+             t->kids[0]->kids[q]->name);
+    emit(g, "    }\n    for (int q = 0; q < %d; q++) /* the repeated end entry */\n", rows);
+    emit(g,
+         "        table[q * %s_%s_TABLE_STRIDE + %d] = table[q * %s_%s_TABLE_STRIDE + %d];\n}\n\n",
+         p, name, n + 1, p, name, n);
+}
+
+static void emit_function(gen *g, const nm_block *b, int prototype)
+{
+    g->block = b;
+    const nm_node *table = table_of(b);
+    if (table && prototype) emit_table(g, b, table, 1);
+    if (table) { /* the formulas as NAME_f; NAME reads the table (emit_table) */
+        emit(g, "HB_HOSTDEV double %s_%s_f(%s_vars_t *s", g->prefix, b->name, g->prefix);
+        for (int i = 0; b->args && i < b->args->n_kids; i++)
+            emit(g, ", double a_%s", b->args->kids[i]->name);
+        emit(g, ");\n");
+        if (!prototype) {
+            emit(g, "HB_HOSTDEV double %s_%s_f(%s_vars_t *s", g->prefix, b->name, g->prefix);
+            for (int i = 0; b->args && i < b->args->n_kids; i++)
+                emit(g, ", double a_%s", b->args->kids[i]->name);
+            emit(g, ")\n{\n    (void)s;\n");
+            emit_block(g, b->body, 1);
+            put(g, "    return 0.0;\n}\n\n");
+            emit_table(g, b, table, 0);
+            return;
+        }
+    }
+    emit(g, "HB_HOSTDEV double %s_%s(%s_vars_t *s", g->prefix, b->name, g->prefix);
+    for (int i = 0; b->args && i < b->args->n_kids; i++)
+        emit(g, ", double a_%s", b->args->kids[i]->name);
+    if (prototype) {
+        emit(g, ");\n");
+        return;
+    }
+    emit(g, ")\n{\n    (void)s;\n");
+    if (b->kind == B_FUNCTION) emit(g, "    double fv = 0.0;\n");
+    emit_block(g, b->body, 1);
+    put(g, b->kind == B_FUNCTION ? "    return fv;\n}\n\n" : "    return 0.0;\n}\n\n");
+}
+
+/* Fields stored per instance and lane: RANGE PARAMETERs, STATEs, RANGE ASSIGNED (not ions). */
+typedef struct {
+    const char *name;
+    int param; /* a RANGE PARAMETER */
+} field;
+
+static int collect_fields(gen *g, field *out, int room)
+{
+    const hb_nmodl_mechanism_t *m = g->m;
+    int n = 0;
+    for (int i = 0; i < m->n_parameters; i++)
+        if (in_list(m->range, m->n_range, m->parameters[i].name) && n < room)
+            out[n++] = (field){m->parameters[i].name, 1};
+    for (int i = 0; i < m->n_states; i++)
+        if (n < room) out[n++] = (field){m->states[i].name, 0};
+    for (int i = 0; i < m->n_assigned; i++) {
+        const char *a = m->assigned[i].name;
+        int ion_var = 0;
+        for (int j = 0; j < m->n_ions; j++)
+            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) ||
+                       in_list(m->ions[j].write, m->ions[j].n_write, a);
+        if (in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
+            out[n++] = (field){a, 0};
+    }
+    return n;
+}
+
+static void emit_mechanism(gen *g)
+{
+    nm_ctx *c = g->c;
+    const hb_nmodl_mechanism_t *m = g->m;
+    if (m->kind != HB_NMODL_DENSITY)
+        nm_error(c, c->mech_name.line, c->mech_name.column,
+                 "%s is a point process; the code generator "
+                 "writes density mechanisms only yet",
+                 m->name);
+    const nm_block *bp = find_kind(c, B_BREAKPOINT);
+    if (!bp)
+        nm_error(c, c->mech_name.line, c->mech_name.column, "%s has no BREAKPOINT; expected one",
+                 m->name);
+    const nm_block *deriv = NULL;
+    for (int i = 0; i < m->n_solves; i++) {
+        if (strcmp(m->solves[i].caller, "BREAKPOINT") != 0) continue;
+        if (strcmp(m->solves[i].method, "cnexp") != 0 || deriv)
+            nm_error(c, c->mech_name.line, c->mech_name.column,
+                     "SOLVE %s METHOD %s: the code generator "
+                     "writes one SOLVE ... METHOD cnexp yet",
+                     m->solves[i].block, m->solves[i].method);
+        deriv = find_block(c, m->solves[i].block);
+    }
+    for (int i = 0; i < c->n_decls; i++)
+        if (c->decls[i].array)
+            nm_error(c, c->decls[i].var.line, c->decls[i].var.column,
+                     "the array %s is not supported by "
+                     "the code generator yet; expected scalar variables",
+                     c->decls[i].var.name);
+    const char *p = g->prefix;
+    emit(g, "/* Generated by hinesbatch's NMODL code generator from %s: do not edit. */\n",
+         m->path);
+    emit(g, "#include <math.h>\n\n#include \"common/hostdev.h\"\n#include \"common/mech_abi.h\"\n"
+            "#include \"common/sim_step.h\"\n\n");
+    /* the variables of one instance and lane */
+    emit(g, "typedef struct {\n    double v, t, dt, celsius, diam, area;\n");
+    static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
+    for (int i = 0; i < c->n_decls; i++)
+        if (!in_list(builtins, 6, c->decls[i].var.name))
+            emit(g, "    double %s;\n", c->decls[i].var.name);
+    for (int i = 0; i < m->n_ions; i++) {
+        for (int pass = 0; pass < 2; pass++) {
+            const char **list = pass ? m->ions[i].write : m->ions[i].read;
+            const int n = pass ? m->ions[i].n_write : m->ions[i].n_read;
+            for (int j = 0; j < n; j++) {
+                int declared = 0;
+                for (int k = 0; k < c->n_decls; k++)
+                    declared |= strcmp(c->decls[k].var.name, list[j]) == 0;
+                if (!declared) emit(g, "    double %s;\n", list[j]);
+            }
+        }
+    }
+    const char *cur[64];
+    int n_cur = 0;
+    for (int i = 0; i < m->n_ions; i++)
+        for (int j = 0; j < m->ions[i].n_write; j++)
+            if (m->ions[i].write[j][0] == 'i' && n_cur < 64) cur[n_cur++] = m->ions[i].write[j];
+    for (int i = 0; i < m->n_nonspecific && n_cur < 64; i++) cur[n_cur++] = m->nonspecific[i];
+    for (int i = 0; i < n_cur; i++) emit(g, "    double g_%s; /* d%s/dv */\n", cur[i], cur[i]);
+    int n_tables = 0;
+    for (int i = 0; i < c->n_blocks; i++)
+        if (table_of(&c->blocks[i])) {
+            emit(g, "    const double *table_%s; /* its TABLE, or NULL: the formulas */\n",
+                 c->blocks[i].name);
+            n_tables++;
+        }
+    emit(g, "} %s_vars_t;\n\n", p);
+    /* FUNCTIONs and PROCEDUREs */
+    for (int pass = 1; pass >= 0; pass--)
+        for (int i = 0; i < c->n_blocks; i++)
+            if (c->blocks[i].kind == B_FUNCTION || c->blocks[i].kind == B_PROCEDURE)
+                emit_function(g, &c->blocks[i], pass);
+    if (c->n_blocks) emit(g, "\n");
+    /* INITIAL */
+    const nm_block *init = find_kind(c, B_INITIAL);
+    emit(g, "HB_HOSTDEV void %s_initial(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
+    if (init) {
+        g->block = init;
+        emit_block(g, init->body, 1);
+    }
+    emit(g, "}\n\n");
+    /* BREAKPOINT's currents */
+    g->block = bp;
+    emit(g, "HB_HOSTDEV void %s_currents(%s_vars_t *s)\n{\n", p, p);
+    emit_block(g, bp->body, 1);
+    emit(g, "}\n\n");
+    /* the states: cnexp */
+    emit(g, "HB_HOSTDEV void %s_states(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
+    if (deriv) {
+        g->block = deriv;
+        for (int i = 0; i < deriv->body->n_kids; i++) {
+            const nm_node *s = deriv->body->kids[i];
+            if (s->kind == S_DERIV)
+                emit_cnexp(g, s);
+            else
+                emit_statement(g, s, 1);
+        }
+        g->n_locals = 0;
+    }
+    emit(g, "}\n\n");
+    g->block = NULL;
+
+    /* the kernels over a block: load, run, store */
+    field fields[256];
+    const int n_fields = collect_fields(g, fields, 256);
+    int n_params = 0;
+    for (int i = 0; i < n_fields; i++) n_params += fields[i].param;
+    emit(g, "enum { %s_N_FIELD = %d, %s_N_PARAM = %d, %s_N_TABLE = %d };\n\n", p, n_fields, p,
+         n_params, p, n_tables);
+    emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
+         p, p);
+    emit(g, "    const int W = blk->width, row = blk->node[j * W + k];\n");
+    emit(g, "    const double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n",
+         p);
+    emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
+    emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
+    for (int i = 0, t = 0; i < c->n_blocks; i++)
+        if (table_of(&c->blocks[i]))
+            emit(g, "    s->table_%s = blk->table ? blk->table[%d] : NULL;\n", c->blocks[i].name,
+                 t++);
+    int global_index = 0;
+    for (int i = 0; i < c->n_decls; i++) {
+        const nm_decl *d = &c->decls[i];
+        if (d->kind != D_PARAMETER || in_list(m->range, m->n_range, d->var.name) ||
+            !strcmp(d->var.name, "v") || !strcmp(d->var.name, "celsius"))
+            continue;
+        int ion_var = 0;
+        for (int j = 0; j < m->n_ions; j++)
+            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, d->var.name);
+        if (ion_var) continue;
+        emit(g, "    s->%s = blk->global[%d];\n", d->var.name, global_index++);
+    }
+    for (int i = 0; i < c->n_decls; i++)
+        if (c->decls[i].kind == D_CONSTANT || c->decls[i].kind == D_UNITS_CONSTANT) {
+            emit(g, "    s->%s = ", c->decls[i].var.name);
+            emit_number(g, c->decls[i].var.value);
+            emit(g, ";\n");
+        }
+    for (int q = 0, pq = 0; q < n_fields; q++) {
+        if (fields[q].param) {
+            emit(g, "    s->%s = blk->cl ? f[%d * W] : blk->param[j * %s_N_PARAM + %d];\n",
+                 fields[q].name, q, p, pq);
+            pq++;
+        } else {
+            emit(g, "    s->%s = f[%d * W];\n", fields[q].name, q);
+        }
+    }
+    for (int i = 0; i < m->n_ions; i++) {
+        const char *x = m->ions[i].name;
+        for (int j = 0; j < m->ions[i].n_read; j++) {
+            const char *v = m->ions[i].read[j];
+            const char *arr = v[0] == 'e' && strcmp(v + 1, x) == 0   ? "e"
+                              : v[0] == 'i' && strcmp(v + 1, x) == 0 ? "i"
+                              : v[strlen(v) - 1] == 'i'              ? "ci"
+                                                                     : "co";
+            emit(g, "    s->%s = blk->ion[%d].%s[(size_t)row * (size_t)W + (size_t)k];\n", v, i,
+                 arr);
+        }
+    }
+    emit(g, "}\n\n");
+    emit(g,
+         "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t "
+         "*s)\n{\n",
+         p, p);
+    emit(g, "    const int W = blk->width;\n");
+    emit(g,
+         "    double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n    "
+         "(void)f;\n    (void)s;\n",
+         p);
+    for (int q = 0; q < n_fields; q++)
+        if (!fields[q].param) emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
+    emit(g, "}\n\n");
+    emit(g, "HB_HOSTDEV void %s_init_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
+    emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
+    emit(g,
+         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
+         "%s_initial(&s);\n"
+         "            %s_store(blk, j, k, &s);\n        }\n}\n\n",
+         p, p, p, p);
+    emit(g, "HB_HOSTDEV void %s_current_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
+    emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
+    emit(g,
+         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
+         "%s_currents(&s);\n",
+         p, p, p);
+    emit(g, "            const size_t r = (size_t)blk->node[j * blk->width + k] * "
+            "(size_t)blk->width + (size_t)k;\n");
+    emit(g, "            blk->rhs[r] += ");
+    for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
+    emit(g, "%s;\n            blk->d[r] += ", n_cur ? "" : "0.0");
+    for (int i = 0; i < n_cur; i++) emit(g, "%ss.g_%s", i ? " + " : "", cur[i]);
+    emit(g, "%s;\n", n_cur ? "" : "0.0");
+    for (int i = 0; i < m->n_ions; i++)
+        for (int j = 0; j < m->ions[i].n_write; j++) {
+            const char *v = m->ions[i].write[j];
+            if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
+            emit(g,
+                 "            blk->ion[%d].i[r] += s.%s;\n            blk->ion[%d].didv[r] += "
+                 "s.g_%s;\n",
+                 i, v, i, v);
+        }
+    emit(g, "            %s_store(blk, j, k, &s);\n        }\n}\n\n", p);
+    emit(g, "HB_HOSTDEV void %s_state_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
+    emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
+    emit(g,
+         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
+         "%s_states(&s);\n"
+         "            %s_store(blk, j, k, &s);\n        }\n}\n",
+         p, p, p, p);
+}
+
+const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
+{
+    jmp_buf outer;
+    memcpy(outer, c->fail, sizeof outer);
+    gen g = {c, m, NULL, "hbg", NULL, NULL, 0, 0, NULL};
+    const char *result = NULL;
+    if (setjmp(c->fail)) {
+        result = nm_strndup(c, c->message, strlen(c->message));
+    } else {
+        emit_mechanism(&g);
+    }
+    memcpy(c->fail, outer, sizeof outer);
+    return result;
+}
+
+hb_status_t hb_nmodl_emit_c(const char *path, const char *text, size_t length, const char *prefix,
+                            FILE *out)
+{
+    if (!path || !out || !prefix || (!text && length))
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_nmodl_emit_c: a NULL argument");
+    nm_ctx *c = calloc(1, sizeof *c);
+    if (!c) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", path);
+    c->path = path;
+    c->src = text ? text : "";
+    c->length = length;
+    gen g = {c, NULL, out, prefix, NULL, NULL, 0, 0, NULL};
+    if (setjmp(c->fail)) {
+        hb_fail(HB_ERR_PARSE, "%s", c->message);
+        nm_arena_free(&c->arena);
+        free(c);
+        return HB_ERR_PARSE;
+    }
+    nm_lex(c);
+    nm_parse(c);
+    g.m = nm_check(c);
+    emit_mechanism(&g);
+    nm_arena_free(&c->arena);
+    free(c);
+    return HB_SUCCESS;
+}

@@ -1,0 +1,196 @@
+/* The NMODL code generator on hh.mod (build/gen/hbg_hh.h, made at build time by nmodl_emit):
+ * its rates are bitwise hb_hh_formulas over a sweep of v, its TABLE bitwise hb_hh_table_init's
+ * and its reads hb_hh_table_lookup's, its cnexp update bitwise hb_step_gates_row (formulas and
+ * table), and its currents and conductance hb_step_hh_row's (bitwise but for hh.mod's
+ * gkbar*n*n*n*n, which the hand-written row computes as gkbar*(n*n)*(n*n)). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "hbg_hh.h"
+#include "sim/sim.h"
+
+#define W 8
+
+static int same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static uint64_t rng = 88172645463325252u;
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) * 0x1.0p-53;
+}
+
+static void test_rates(void)
+{
+    static const double temperatures[] = {6.3, 16.0, 37.0};
+    long points = 0, differ = 0;
+    for (int t = 0; t < 3; t++) {
+        const double q10 = pow(3.0, (temperatures[t] - 6.3) / 10.0);
+        for (long i = -200000; i <= 200000; i++) {
+            /* -200..200 mV in 1 uV steps, hitting vtrap's singular points -40 and -55 */
+            const double v = (double)i * 1e-3;
+            hbg_hh_vars_t s;
+            memset(&s, 0, sizeof s);
+            s.celsius = temperatures[t];
+            hbg_hh_rates(&s, v);
+            double inf[3], tau[3];
+            hb_hh_formulas(v, q10, inf, tau);
+            const int ok = same(s.minf, inf[0]) && same(s.hinf, inf[1]) && same(s.ninf, inf[2]) &&
+                           same(s.mtau, tau[0]) && same(s.htau, tau[1]) && same(s.ntau, tau[2]);
+            differ += !ok;
+            points++;
+        }
+    }
+    CHECKF(differ == 0, "%ld of %ld points differ from hb_hh_formulas", differ, points);
+    CHECK(points == 3 * 400001);
+}
+
+/* A block of W lanes, one hh instance each on row 0. */
+typedef struct {
+    double v[W], d[W], rhs[W], field[9 * W];
+    double e_na[W], e_k[W], i_na[W], i_k[W], didv_na[W], didv_k[W];
+    int node[W];
+    hb_ion_block_t ion[2];
+    hb_cat_block_t blk;
+} block_t;
+
+static void make_block(block_t *b, double dt, double celsius)
+{
+    memset(b, 0, sizeof *b);
+    for (int k = 0; k < W; k++) {
+        b->v[k] = -100.0 + 160.0 * uniform();
+        b->e_na[k] = 50.0 + uniform();
+        b->e_k[k] = -77.0 - uniform();
+        b->field[0 * W + k] = 0.12 * (0.5 + uniform());
+        b->field[1 * W + k] = 0.036 * (0.5 + uniform());
+        b->field[2 * W + k] = 0.0003 * (0.5 + uniform());
+        b->field[3 * W + k] = -54.3 + uniform();
+        for (int q = 4; q < 7; q++) b->field[q * W + k] = uniform();
+    }
+    b->ion[0] = (hb_ion_block_t){b->e_na, NULL, NULL, b->i_na, b->didv_na};
+    b->ion[1] = (hb_ion_block_t){b->e_k, NULL, NULL, b->i_k, b->didv_k};
+    b->blk = (hb_cat_block_t){W,      W,       1,        dt,   0.0,  celsius, b->v, b->d,
+                              b->rhs, b->node, b->field, NULL, NULL, b->ion,  NULL};
+}
+
+/* hh.mod's TABLE (minf, mtau, hinf, htau, ninf, ntau) against the hand-written one (minf,
+ * hinf, ninf, mtau, htau, ntau), row by row, and its reads over a sweep of v. */
+static double generated_table[3][hbg_hh_rates_TABLE_ROWS * hbg_hh_rates_TABLE_STRIDE];
+static hb_hh_table_t written_table[3];
+static const double table_celsius[3] = {6.3, 16.0, 37.0};
+
+static void test_table(void)
+{
+    static const int row_of[6] = {0, 3, 1, 4, 2, 5};
+    CHECK(hbg_hh_rates_TABLE_STRIDE == HB_HH_TABLE_STRIDE && hbg_hh_N_TABLE == 1);
+    long differ = 0, points = 0;
+    for (int t = 0; t < 3; t++) {
+        hbg_hh_vars_t s;
+        memset(&s, 0, sizeof s);
+        s.celsius = table_celsius[t];
+        hbg_hh_table_rates(&s, generated_table[t]);
+        hb_hh_table_init(&written_table[t], table_celsius[t], 1);
+        for (int q = 0; q < 6; q++)
+            CHECKF(memcmp(generated_table[t] + q * HB_HH_TABLE_STRIDE,
+                          written_table[t].table + row_of[q] * HB_HH_TABLE_STRIDE,
+                          sizeof(double) * HB_HH_TABLE_STRIDE) == 0,
+                   "celsius %g, row %d", table_celsius[t], q);
+        s.table_rates = generated_table[t];
+        for (long i = -120000; i <= 120000; i++, points++) { /* past both ends, by 1 uV */
+            const double v = (double)i * 1e-3;
+            hbg_hh_rates(&s, v);
+            double inf[3], tau[3];
+            hb_hh_table_lookup(written_table[t].table, v, inf, tau);
+            differ += !(same(s.minf, inf[0]) && same(s.hinf, inf[1]) && same(s.ninf, inf[2]) &&
+                        same(s.mtau, tau[0]) && same(s.htau, tau[1]) && same(s.ntau, tau[2]));
+        }
+    }
+    CHECKF(differ == 0, "%ld of %ld table reads differ from hb_hh_table_lookup", differ, points);
+}
+
+static void test_states(void)
+{
+    long differ = 0, values = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        block_t b;
+        const int t = trial % 3, use_table = trial % 2;
+        const double celsius = table_celsius[t];
+        make_block(&b, trial % 5 ? 0.025 : 0.1, celsius);
+        const double *tables[1] = {generated_table[t]};
+        if (use_table) b.blk.table = tables;
+        double gates[3 * W];
+        for (int q = 0; q < 3; q++)
+            memcpy(gates + q * W, b.field + (4 + q) * W, sizeof(double) * W);
+        const hb_step_params_t p = {b.blk.dt, 1.0, 0.0, use_table ? written_table[t].table : NULL,
+                                    pow(3.0, (celsius - 6.3) / 10.0)};
+        hb_step_gates_row(W, W, &p, b.v, gates);
+        hbg_hh_state_kernel(&b.blk, 0, 1);
+        for (int i = 0; i < 3 * W; i++, values++) differ += !same(gates[i], b.field[4 * W + i]);
+    }
+    CHECKF(differ == 0, "cnexp: %ld of %ld gate values differ from hb_step_gates_row", differ,
+           values);
+}
+
+static void test_currents(void)
+{
+    long exact = 0, values = 0, exact_no_k = 0, values_no_k = 0;
+    double worst = 0.0;
+    for (int trial = 0; trial < 4000; trial++) {
+        block_t b;
+        make_block(&b, 0.025, 6.3);
+        const int no_k = trial % 2; /* gkbar 0: the n^4 product drops out */
+        double par[6 * W], s[3 * W], d[W], rhs[W];
+        for (int k = 0; k < W; k++) {
+            if (no_k) b.field[1 * W + k] = 0.0;
+            par[HB_HH_GNABAR * W + k] = b.field[0 * W + k];
+            par[HB_HH_GKBAR * W + k] = b.field[1 * W + k];
+            par[HB_HH_GL * W + k] = b.field[2 * W + k];
+            par[HB_HH_EL * W + k] = b.field[3 * W + k];
+            par[HB_HH_ENA * W + k] = b.e_na[k];
+            par[HB_HH_EK * W + k] = b.e_k[k];
+            for (int q = 0; q < 3; q++) s[q * W + k] = b.field[(4 + q) * W + k];
+            d[k] = rhs[k] = 0.0;
+        }
+        hb_step_hh_row(W, W, W, 1, b.v, par, s, d, rhs);
+        hbg_hh_current_kernel(&b.blk, 0, 1);
+        for (int k = 0; k < W; k++) {
+            const int e = same(d[k], b.d[k]) && same(rhs[k], b.rhs[k]);
+            if (no_k) {
+                exact_no_k += e;
+                values_no_k++;
+            } else {
+                exact += e;
+                values++;
+            }
+            /* rhs relative to the size of its terms (it can cancel to near 0) */
+            const double m = s[k], h = s[W + k], n = s[2 * W + k];
+            const double terms =
+                fabs(par[HB_HH_GNABAR * W + k] * m * m * m * h * (b.v[k] - b.e_na[k])) +
+                fabs(par[HB_HH_GKBAR * W + k] * n * n * n * n * (b.v[k] - b.e_k[k])) +
+                fabs(par[HB_HH_GL * W + k] * (b.v[k] - par[HB_HH_EL * W + k]));
+            const double rel =
+                fmax(fabs(d[k] - b.d[k]) / fabs(d[k]), fabs(rhs[k] - b.rhs[k]) / terms);
+            worst = fmax(worst, rel);
+            CHECK(
+                same(b.i_na[k], b.field[7 * W + k] * (b.v[k] - b.e_na[k]))); /* ina into the ion */
+        }
+    }
+    CHECKF(exact_no_k == values_no_k, "without gk: %ld of %ld bitwise", exact_no_k, values_no_k);
+    CHECKF(worst < 1e-15, "worst relative difference %.3g", worst);
+    printf("currents with gk: %ld of %ld bitwise hb_step_hh_row (gkbar*n*n*n*n against "
+           "gkbar*(n*n)*(n*n)); worst difference %.3g of the terms\n",
+           exact, values, worst);
+}
+
+int main(void)
+{
+    test_rates();
+    test_table();
+    test_states();
+    test_currents();
+    return check_summary("nmodl_gen");
+}

@@ -1,0 +1,346 @@
+/* hinesbatch build-catalogue: NMODL .mod files into a catalogue of mechanisms. This version
+ * checks them (--check): each file is parsed and checked by src/nmodl/ and its mechanism's
+ * interface printed; building the shared library comes with the code generator
+ * (docs/mechanisms.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "nmodl/nmodl.h"
+
+static const char usage_catalogue[] =
+    "usage: hinesbatch build-catalogue --check [--json] MODDIR|FILE.mod\n"
+    "\n"
+    "Reads every .mod file of MODDIR (or the one FILE.mod), checks it (syntax, names, ions,\n"
+    "SOLVE methods, the dimensions of assignments) and prints each mechanism's interface:\n"
+    "its name and kind, parameters with units, defaults and ranges, states, ions read and\n"
+    "written, currents and solve methods, and what the code generator cannot translate\n"
+    "(VERBATIM). An error is printed as FILE:LINE:COLUMN: what is wrong; expected ...;\n"
+    "every file is checked, and the status is 1 when any failed. Building the catalogue's\n"
+    "shared library (without --check) needs the code generator, not in this version.\n"
+    "\n"
+    "  --check           check and describe the mechanisms (required in this version)\n"
+    "  --json            machine-readable output: {\"mechanisms\": [{\"name\", \"kind\",\n"
+    "                    \"file\", \"parameters\", \"states\", \"ions\", ...}], \"errors\": "
+    "[...]}\n";
+
+static const char *const kind_names[] = {"density", "point", "artificial"};
+
+static void json_number(FILE *out, double x)
+{
+    char text[40];
+    snprintf(text, sizeof text, "%.15g", x);
+    if (strtod(text, NULL) != x) snprintf(text, sizeof text, "%.17g", x);
+    if (isfinite(x))
+        fputs(text, out);
+    else
+        fputs("null", out);
+}
+
+static void json_names(FILE *out, const char *key, const char *const *names, int n)
+{
+    fprintf(out, ", \"%s\": [", key);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(", ", out);
+        cli_json_string(out, names[i]);
+    }
+    fputc(']', out);
+}
+
+static void json_vars(FILE *out, const char *key, const hb_nmodl_var_t *vars, int n)
+{
+    fprintf(out, ", \"%s\": [", key);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+        cli_json_string(out, vars[i].name);
+        fputs(", \"unit\": ", out);
+        cli_json_string(out, vars[i].unit);
+        if (vars[i].has_value) {
+            fputs(", \"default\": ", out);
+            json_number(out, vars[i].value);
+        }
+        if (vars[i].has_limits) {
+            fputs(", \"range\": [", out);
+            json_number(out, vars[i].lo);
+            fputs(", ", out);
+            json_number(out, vars[i].hi);
+            fputc(']', out);
+        }
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+/* The currents a mechanism writes: its ions' i<ion> and its nonspecific currents. */
+static int currents(const hb_nmodl_mechanism_t *m, const char **out, int room)
+{
+    int n = 0;
+    for (int i = 0; i < m->n_ions; i++)
+        for (int j = 0; j < m->ions[i].n_write; j++)
+            if (m->ions[i].write[j][0] == 'i' && n < room) out[n++] = m->ions[i].write[j];
+    for (int i = 0; i < m->n_nonspecific && n < room; i++) out[n++] = m->nonspecific[i];
+    return n;
+}
+
+static void print_json(FILE *out, const hb_nmodl_mechanism_t *m)
+{
+    fputs("{\"name\": ", out);
+    cli_json_string(out, m->name);
+    fprintf(out, ", \"kind\": \"%s\", \"file\": ", kind_names[m->kind]);
+    cli_json_string(out, m->path);
+    fputs(", \"title\": ", out);
+    cli_json_string(out, m->title);
+    json_vars(out, "parameters", m->parameters, m->n_parameters);
+    json_vars(out, "states", m->states, m->n_states);
+    json_vars(out, "assigned", m->assigned, m->n_assigned);
+    json_vars(out, "constants", m->constants, m->n_constants);
+    json_names(out, "range", m->range, m->n_range);
+    json_names(out, "globals", m->globals, m->n_globals);
+    json_names(out, "pointers", m->pointers, m->n_pointers);
+    fputs(", \"ions\": [", out);
+    for (int i = 0; i < m->n_ions; i++) {
+        fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+        cli_json_string(out, m->ions[i].name);
+        json_names(out, "read", m->ions[i].read, m->ions[i].n_read);
+        json_names(out, "write", m->ions[i].write, m->ions[i].n_write);
+        fputs(", \"valence\": ", out);
+        if (m->ions[i].has_valence)
+            json_number(out, m->ions[i].valence);
+        else
+            fputs("null", out);
+        fputc('}', out);
+    }
+    fputc(']', out);
+    const char *cur[64];
+    json_names(out, "currents", cur, currents(m, cur, 64));
+    json_names(out, "nonspecific_currents", m->nonspecific, m->n_nonspecific);
+    fputs(", \"solves\": [", out);
+    for (int i = 0; i < m->n_solves; i++) {
+        fprintf(out, "%s{\"block\": ", i ? ", " : "");
+        cli_json_string(out, m->solves[i].block);
+        fprintf(out, ", \"block_kind\": \"%s\", \"method\": ", m->solves[i].block_kind);
+        cli_json_string(out, m->solves[i].method);
+        fprintf(out, ", \"steadystate\": %s, \"in\": \"%s\"}",
+                m->solves[i].steadystate ? "true" : "false", m->solves[i].caller);
+    }
+    fputs("], \"blocks\": [", out);
+    for (int i = 0; i < m->n_blocks; i++) {
+        fprintf(out, "%s{\"kind\": \"%s\", \"name\": ", i ? ", " : "", m->blocks[i].kind);
+        cli_json_string(out, m->blocks[i].name);
+        fprintf(out, ", \"args\": %d}", m->blocks[i].n_args);
+    }
+    fputs("], \"reactions\": [", out);
+    for (int i = 0; i < m->n_reactions; i++) {
+        fprintf(out, "%s{\"block\": ", i ? ", " : "");
+        cli_json_string(out, m->reactions[i].block);
+        fputs(", \"text\": ", out);
+        cli_json_string(out, m->reactions[i].text);
+        fputc('}', out);
+    }
+    fputc(']', out);
+    if (m->n_net_receive_args >= 0)
+        json_names(out, "net_receive_args", m->net_receive_args, m->n_net_receive_args);
+    fprintf(out, ", \"threadsafe\": %s, \"verbatim_blocks\": %d, \"generator\": ",
+            m->threadsafe ? "true" : "false", m->n_verbatim);
+    if (m->generator_blocker[0])
+        cli_json_string(out, m->generator_blocker);
+    else
+        fputs("\"translatable\"", out);
+    fputc('}', out);
+}
+
+static void print_vars(const char *label, const hb_nmodl_var_t *vars, int n)
+{
+    if (!n) return;
+    printf("  %-11s", label);
+    for (int i = 0; i < n; i++) {
+        printf("%s%s", i ? ", " : " ", vars[i].name);
+        if (vars[i].has_value) printf(" = %g", vars[i].value);
+        if (vars[i].unit[0]) printf(" (%s)", vars[i].unit);
+        if (vars[i].has_limits) printf(" <%g,%g>", vars[i].lo, vars[i].hi);
+    }
+    putchar('\n');
+}
+
+static void print_text(const hb_nmodl_mechanism_t *m)
+{
+    printf("%s (%s) %s\n", m->name, kind_names[m->kind], m->path);
+    if (m->title[0]) printf("  %-11s %s\n", "title", m->title);
+    print_vars("parameters", m->parameters, m->n_parameters);
+    print_vars("states", m->states, m->n_states);
+    for (int i = 0; i < m->n_ions; i++) {
+        printf("  %-11s %s", "ion", m->ions[i].name);
+        if (m->ions[i].n_read) printf(" READ");
+        for (int j = 0; j < m->ions[i].n_read; j++)
+            printf("%s%s", j ? ", " : " ", m->ions[i].read[j]);
+        if (m->ions[i].n_write) printf(" WRITE");
+        for (int j = 0; j < m->ions[i].n_write; j++)
+            printf("%s%s", j ? ", " : " ", m->ions[i].write[j]);
+        if (m->ions[i].has_valence) printf(" VALENCE %g", m->ions[i].valence);
+        putchar('\n');
+    }
+    const char *cur[64];
+    const int n_cur = currents(m, cur, 64);
+    if (n_cur) {
+        printf("  %-11s", "currents");
+        for (int i = 0; i < n_cur; i++) printf("%s%s", i ? ", " : " ", cur[i]);
+        putchar('\n');
+    }
+    for (int i = 0; i < m->n_solves; i++)
+        printf("  %-11s %s%s%s (%s, in %s)\n", "solve", m->solves[i].block,
+               m->solves[i].method[0] ? (m->solves[i].steadystate ? " STEADYSTATE " : " METHOD ")
+                                      : "",
+               m->solves[i].method, m->solves[i].block_kind, m->solves[i].caller);
+    for (int i = 0; i < m->n_reactions; i++)
+        printf("  %-11s %s\n", "reaction", m->reactions[i].text);
+    if (m->n_net_receive_args >= 0) {
+        printf("  %-11s", "net_receive");
+        for (int i = 0; i < m->n_net_receive_args; i++)
+            printf("%s%s", i ? ", " : " ", m->net_receive_args[i]);
+        putchar('\n');
+    }
+    printf("  %-11s %s\n", "generator",
+           m->generator_blocker[0] ? m->generator_blocker : "translatable");
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .mod files of `dir`, sorted, as full paths; NULL after an error message. */
+static char **mod_files(const char *dir, int *n)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        cli_fail("build-catalogue", "%s: cannot open the folder; expected a folder of .mod files",
+                 dir);
+        return NULL;
+    }
+    char **list = NULL;
+    int cap = 0;
+    *n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mod") != 0) continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **more = realloc(list, (size_t)cap * sizeof *list);
+            if (!more) break;
+            list = more;
+        }
+        const size_t size = strlen(dir) + len + 2;
+        list[*n] = malloc(size);
+        if (!list[*n]) break;
+        snprintf(list[*n], size, "%s/%s", dir, e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    if (*n) qsort(list, (size_t)*n, sizeof *list, by_name);
+    return list ? list : calloc(1, sizeof *list);
+}
+
+int cli_command_catalogue(int argc, char **argv)
+{
+    int check = 0, json = 0;
+    const char *path = NULL;
+    const cli_option_t options[] = {
+        CLI_FLAG("--check", &check, 1),
+        CLI_FLAG("--json", &json, 1),
+        CLI_POSITIONAL("MODDIR or .mod file", &path),
+    };
+    const int parsed = cli_parse_options("build-catalogue", usage_catalogue, options,
+                                         sizeof options / sizeof *options, argc, argv);
+    if (parsed != CLI_CONTINUE) return parsed;
+    if (!check) {
+        cli_fail(
+            "build-catalogue",
+            "building a catalogue's shared library needs the NMODL code "
+            "generator, which this version does not have; expected --check (docs/mechanisms.md)");
+        return 2;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return cli_fail("build-catalogue",
+                        "%s: no such file or folder; expected a folder of .mod "
+                        "files or a .mod file",
+                        path);
+    char **files;
+    int n = 1;
+    if (S_ISDIR(st.st_mode)) {
+        files = mod_files(path, &n);
+        if (!files) return 1;
+        if (!n) {
+            free(files);
+            return cli_fail("build-catalogue",
+                            "%s: no .mod file in the folder; expected NMODL files "
+                            "named *.mod",
+                            path);
+        }
+    } else {
+        files = malloc(sizeof *files);
+        if (!files || !(files[0] = strdup(path))) {
+            free(files);
+            return cli_fail("build-catalogue", "out of memory");
+        }
+    }
+    hb_nmodl_mechanism_t **mechs = calloc((size_t)n, sizeof *mechs);
+    char **errors = calloc((size_t)n + 1, sizeof *errors);
+    int failed = 0, n_errors = 0;
+    for (int i = 0; mechs && errors && i < n; i++) {
+        if (hb_nmodl_read(files[i], &mechs[i]) != HB_SUCCESS) {
+            errors[n_errors++] = strdup(hb_last_error());
+            failed = 1;
+            continue;
+        }
+        for (int j = 0; j < i; j++)
+            if (mechs[j] && strcmp(mechs[j]->name, mechs[i]->name) == 0) {
+                char text[2048];
+                snprintf(text, sizeof text,
+                         "%s: the mechanism %s is also defined by %s; expected one "
+                         "file per mechanism name in a catalogue",
+                         files[i], mechs[i]->name, files[j]);
+                errors[n_errors++] = strdup(text);
+                hb_nmodl_destroy(mechs[i]);
+                mechs[i] = NULL;
+                failed = 1;
+                break;
+            }
+    }
+    if (!mechs || !errors) failed = cli_fail("build-catalogue", "out of memory");
+    if (json) {
+        fputs("{\"mechanisms\": [", stdout);
+        int first = 1;
+        for (int i = 0; mechs && i < n; i++)
+            if (mechs[i]) {
+                fputs(first ? "\n  " : ",\n  ", stdout);
+                print_json(stdout, mechs[i]);
+                first = 0;
+            }
+        fputs("],\n \"errors\": [", stdout);
+        for (int i = 0; errors && i < n_errors; i++) {
+            fputs(i ? ", " : "", stdout);
+            cli_json_string(stdout, errors[i] ? errors[i] : "out of memory");
+        }
+        fputs("]}\n", stdout);
+    } else {
+        for (int i = 0; mechs && i < n; i++)
+            if (mechs[i]) print_text(mechs[i]);
+    }
+    for (int i = 0; errors && i < n_errors; i++)
+        fprintf(stderr, "%s\n", errors[i] ? errors[i] : "out of memory");
+    for (int i = 0; i < n; i++) {
+        if (mechs) hb_nmodl_destroy(mechs[i]);
+        if (errors) free(errors[i]);
+        free(files[i]);
+    }
+    free(mechs);
+    free(errors);
+    free(files);
+    return failed ? 1 : 0;
+}
