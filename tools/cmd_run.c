@@ -498,14 +498,19 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
     char text[65536];
     size_t used = 0;
     int failed = 0;
+    if (whole == 0) { /* a new file: its header first, written (or failing) as the spikes are */
+        memcpy(text, spikes_dat_header, sizeof spikes_dat_header - 1);
+        used = sizeof spikes_dat_header - 1;
+    }
     for (size_t k = *written - (stats.spikes - n); k < n && !failed; k++) {
         used += (size_t)snprintf(text + used, sizeof text - used, "%u %.10g\n", spikes[k].gid,
                                  spikes[k].time_ms);
-        if (sizeof text - used < 64 || k + 1 == n) { /* room for a line is left: 30 bytes */
+        if (sizeof text - used < 64) { /* room for a line is left: 30 bytes */
             failed = write_all(fd, text, used) != 0;
             used = 0;
         }
     }
+    if (!failed && used > 0) failed = write_all(fd, text, used) != 0;
     if (failed) {
         const int why = errno;
         if (whole >= 0 && ftruncate(fd, whole) == 0) lseek(fd, whole, SEEK_SET);
@@ -563,8 +568,6 @@ static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, F
     fclose(f);
     if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
     if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
-        rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
-    if (rc == 0 && *out && write_all(fileno(*out), spikes_dat_header, sizeof spikes_dat_header - 1))
         rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
     if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written, error, error_size);
     return agree_failure(comm, rc);
@@ -628,9 +631,6 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
         fprintf(stderr, "hinesbatch run: backend best: %s\n", reason);
     /* a restart's spikes.dat is rewritten only once its checkpoint is accepted */
     if (rc == 0 && rank == 0 && !ckpt->restart && !(f = fopen(path, "w")))
-        rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
-    /* through the descriptor, as write_spikes writes (no FILE buffer to flush in between) */
-    if (f && write_all(fileno(f), spikes_dat_header, sizeof spikes_dat_header - 1) != 0)
         rc = cli_fail("run", "%s: cannot write: %s", path, strerror(errno));
     if (rc == 0) {
         ckpt->rank = rank;

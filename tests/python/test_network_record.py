@@ -92,6 +92,6 @@ def test_plot_reads_a_networks_traces(hb, cli, root, tmp_path):
     out = tmp_path / "out"
     run_cli(cli, "run", path, "-o", str(out), "--traces", "csv", "--quiet")
     series = plot.read_traces(str(out / "traces.csv"))
-    assert sorted(series) == ["0.soma.v", "1.soma.v"]
-    np.testing.assert_allclose(series["0.soma.v"][1], net.traces.trace(0, "soma.v"), rtol=1e-8)
-    np.testing.assert_allclose(series["1.soma.v"][0], net.traces.times, rtol=1e-12)
+    assert sorted(series) == ["c0.soma.v", "c1.soma.v"]
+    np.testing.assert_allclose(series["c0.soma.v"][1], net.traces.trace(0, "soma.v"), rtol=1e-8)
+    np.testing.assert_allclose(series["c1.soma.v"][0], net.traces.times, rtol=1e-12)
