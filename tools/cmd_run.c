@@ -498,7 +498,8 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
     char text[65536];
     size_t used = 0;
     int failed = 0;
-    if (whole == 0) { /* a new file: its header first, written (or failing) as the spikes are */
+    static const FILE *headed; /* the file that has its header (a run writes one file) */
+    if (f != headed) { /* a new file (or a pipe): its header first, written as the spikes are */
         memcpy(text, spikes_dat_header, sizeof spikes_dat_header - 1);
         used = sizeof spikes_dat_header - 1;
     }
@@ -511,6 +512,7 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
         }
     }
     if (!failed && used > 0) failed = write_all(fd, text, used) != 0;
+    if (!failed) headed = f;
     if (failed) {
         const int why = errno;
         if (whole >= 0 && ftruncate(fd, whole) == 0) lseek(fd, whole, SEEK_SET);
