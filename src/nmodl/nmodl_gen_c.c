@@ -698,28 +698,8 @@ const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
     return result;
 }
 
-hb_status_t hb_nmodl_emit_c(const char *path, const char *text, size_t length, const char *prefix,
-                            FILE *out)
+void nm_emit(nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *prefix, FILE *out)
 {
-    if (!path || !out || !prefix || (!text && length))
-        return hb_fail(HB_ERR_INVALID_VALUE, "hb_nmodl_emit_c: a NULL argument");
-    nm_ctx *c = calloc(1, sizeof *c);
-    if (!c) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", path);
-    c->path = path;
-    c->src = text ? text : "";
-    c->length = length;
-    gen g = {c, NULL, out, prefix, NULL, NULL, 0, 0, NULL};
-    if (setjmp(c->fail)) {
-        hb_fail(HB_ERR_PARSE, "%s", c->message);
-        nm_arena_free(&c->arena);
-        free(c);
-        return HB_ERR_PARSE;
-    }
-    nm_lex(c);
-    nm_parse(c);
-    g.m = nm_check(c);
+    gen g = {c, m, out, prefix, NULL, NULL, 0, 0, NULL};
     emit_mechanism(&g);
-    nm_arena_free(&c->arena);
-    free(c);
-    return HB_SUCCESS;
 }

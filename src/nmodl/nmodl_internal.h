@@ -6,6 +6,7 @@
 
 #include <setjmp.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "common/status.h"
 #include "nmodl/nmodl.h"
@@ -182,6 +183,9 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c);
 /* The code generator run as a check (nmodl_gen_c.c): NULL when it translates the
  * mechanism, else its FILE:LINE:COLUMN message. */
 const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m);
+/* The C generator (nmodl_gen_c.c): mechanism m's header of kernels, names prefixed `prefix`,
+ * to out (a failure longjmps with its FILE:LINE:COLUMN message). */
+void nm_emit(nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *prefix, FILE *out);
 
 /* ---- units (nmodl_units.c) ---- */
 /* The dimension of a unit: exponents of m, kg, s, A, K (mole is a number, as in NEURON's
