@@ -1,6 +1,6 @@
 """hinesbatch for Python (docs/python.md): morphologies, cell and network models from dicts or
 JSON files, simulations on any backend, spikes as numpy structured arrays (gid, time) and
-traces as numpy arrays that read the library's own memory.
+traces as numpy arrays of their own (copies: an array kept or shown never holds a run up).
 
     import hinesbatch as hb
     cell = hb.Morphology("cell.swc")
@@ -17,8 +17,8 @@ import math
 import os
 import re
 import signal
+import numbers
 import threading
-import weakref
 
 import numpy as np
 
@@ -132,15 +132,31 @@ class _Memory:
         }
 
 
-def _view(owner, pointer, count, dtype=np.dtype("<f8"), views=None):
-    """A read-only array over `count` items at `pointer`, no copy; `views` (a WeakSet) learns
-    of it, so that the owner can tell whether an array still reads its memory."""
+def _view(owner, pointer, count, dtype=np.dtype("<f8")):
+    """A read-only array over `count` items at `pointer`, no copy (memory that never moves
+    while `owner` lives, or copied at once)."""
     if count == 0 or pointer == ffi.NULL:
         return np.empty(0, dtype)
-    memory = _Memory(owner, pointer, count, dtype)
-    if views is not None:
-        views.add(memory)
-    return np.asarray(memory)
+    return np.asarray(_Memory(owner, pointer, count, dtype))
+
+
+def _frozen_copy(owner, pointer, count, dtype=np.dtype("<f8")):
+    """A read-only array of its own holding `count` items at `pointer`: stepping on, which may
+    move or grow the library's record, never changes it nor waits for it."""
+    out = np.array(_view(owner, pointer, count, dtype))
+    out.flags.writeable = False
+    return out
+
+
+def _target_ms(t_ms):
+    """advance's target time [ms] as a float: a number >= 0 (inf: to t_stop)."""
+    if isinstance(t_ms, bool) or not isinstance(t_ms, numbers.Real):
+        raise TypeError(f"advance: t_ms = {t_ms!r}; expected a time [ms], a number >= 0")
+    t = float(t_ms)
+    if not t >= 0.0:  # NaN too
+        raise ValueError(f"advance: t_ms = {t!r}; expected a time [ms] >= 0 "
+                         "(a time past t_stop, inf too, advances to t_stop)")
+    return t
 
 
 def _sorted_spikes(gids, times):
@@ -356,20 +372,7 @@ def _as_model(model):
     return model if isinstance(model, Model) else Model(model)
 
 
-class _Stepped:
-    """What Simulation and Network share: arrays handed out read the library's memory, so
-    stepping on (which may move it) is refused while any of them is alive."""
-
-    def _may_step(self):
-        alive = len(self._views)
-        if alive:
-            raise RuntimeError(
-                f"hinesbatch: {alive} array(s) from this {type(self).__name__.lower()} still read "
-                "its recorded samples, which stepping on may move; copy them (numpy.array(x)) "
-                "or delete them first")
-
-
-class Simulation(_Stepped):
+class Simulation:
     """Cells (a model without "network") stepped as NEURON does (hb_sim_t). `backend`
     ("seq", "omp", "cuda", "best") and `t_stop` [ms] override the model's.
 
@@ -389,7 +392,7 @@ class Simulation(_Stepped):
         _check(lib.hb_sim_parse_json(text, len(text), model.name.encode(),
                                      model.base_dir.encode(), out))
         self._ptr = ffi.gc(out[0], lib.hb_sim_destroy)
-        self._views = weakref.WeakSet()
+        self._copies = {}  # read-only copies handed out since the last step, by what they hold
         self.model = model
         options = ffi.new("hb_sim_options_t *")
         _check(lib.hb_sim_options(self._ptr, options))
@@ -402,20 +405,37 @@ class Simulation(_Stepped):
 
     def run(self):
         """From t = 0 (NEURON's finitialize) to t_stop; returns the simulation."""
-        self._may_step()
+        self._copies.clear()
         _check(_lib().hb_sim_run(self._ptr))
         return self
 
     def init(self):
         """t = 0: v_init, gates at steady state, the first sample."""
-        self._may_step()
+        self._copies.clear()
         _check(_lib().hb_sim_init(self._ptr))
         return self
 
-    def advance(self, steps):
-        """`steps` time steps of dt."""
-        self._may_step()
-        _check(_lib().hb_sim_advance(self._ptr, int(steps)))
+    def advance(self, t_ms=None, *, steps=None):
+        """As Network.advance: steps of dt until t >= t_ms [ms] (a time, not a duration), never
+        past t_stop (a later t, inf too, stops there; an earlier one than now does nothing).
+        `advance(steps=N)`: N more steps of dt, past t_stop if asked. Before init(), init()
+        first. Returns the simulation."""
+        lib = _lib()
+        if (t_ms is None) == (steps is None):
+            raise TypeError("advance: give a time t_ms [ms] or steps=N, one of them")
+        if steps is not None:
+            if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
+                raise TypeError(f"advance: steps = {steps!r}; expected a whole number >= 0")
+            if steps < 0:
+                raise ValueError(f"advance: steps = {steps}; expected >= 0")
+            count = int(steps)
+        else:
+            t = _target_ms(t_ms)
+            total = lib.hb_sim_steps(self._ptr)  # NEURON's while (t < tstop)
+            until = math.ceil(t / self.dt - 1e-9) if t / self.dt < total else total
+            count = max(0, min(until, total) - round(self.time / self.dt))
+        self._copies.clear()
+        _check(lib.hb_sim_advance(self._ptr, count))
         return self
 
     @property
@@ -433,22 +453,30 @@ class Simulation(_Stepped):
             raise IndexError(f"probe {probe}: expected 0..{len(self.probe_names) - 1}")
         return probe
 
+    def _copy(self, key, read):
+        """The read-only copy of what `read` fills in (pointer, count), made once per step."""
+        out = self._copies.get(key)
+        if out is None:
+            p, n = ffi.new("const double **"), ffi.new("int *")
+            _check(read(p, n))
+            out = self._copies[key] = _frozen_copy(self, p[0], n[0])
+        return out
+
     @property
     def sample_times(self):
-        """Sample times [ms] (read-only, no copy)."""
-        t, n = ffi.new("const double **"), ffi.new("int *")
-        _check(_lib().hb_sim_sample_times(self._ptr, t, n))
-        return _view(self, t[0], n[0], views=self._views)
+        """Sample times [ms] so far (read-only, an array of its own: see trace)."""
+        return self._copy("t", lambda p, n: _lib().hb_sim_sample_times(self._ptr, p, n))
 
     def trace(self, probe):
-        """A probe's samples [mV] by name or index (read-only, no copy)."""
-        v, n = ffi.new("const double **"), ffi.new("int *")
-        _check(_lib().hb_sim_probe_trace(self._ptr, self._probe(probe), v, n))
-        return _view(self, v[0], n[0], views=self._views)
+        """A probe's samples [mV] so far, by name or index: a read-only array of its own,
+        shared by the calls until the simulation steps on; stepping on never changes it, and
+        the next call has the new samples."""
+        index = self._probe(probe)
+        return self._copy(index, lambda p, n: _lib().hb_sim_probe_trace(self._ptr, index, p, n))
 
     @property
     def traces(self):
-        """Every probe's samples: {name: array} (views, as trace)."""
+        """Every probe's samples: {name: array} (as trace)."""
         return {name: self.trace(i) for i, name in enumerate(self.probe_names)}
 
     def spike_times(self, probe):
@@ -518,7 +546,7 @@ def _location(loc):
     return p
 
 
-class Network(_Stepped):
+class Network:
     """A network (a model with "network", hb_net_t) on a communicator: "serial" (default),
     "mpi" (every rank of the MPI job runs this, as `hinesbatch run` under mpirun), "best".
     `backend` ("seq" or "omp") and `t_stop` [ms] override the model's.
@@ -545,7 +573,6 @@ class Network(_Stepped):
         # The network first, then its communicator (MPI is finalised with it).
         net, comm_ptr = out[0], self._comm
         self._ptr = ffi.gc(net, lambda p: (lib.hb_net_destroy(p), comm_ptr))
-        self._views = weakref.WeakSet()
         self.model = model
         self.comm = _text(lib.hb_comm_name(self._comm))
         self.rank = lib.hb_comm_rank(self._comm)
@@ -560,7 +587,6 @@ class Network(_Stepped):
         about 1 % of t_stop each: Ctrl-C (SIGINT) stops it at the end of the chunk under way,
         every rank at the same one, and raises Interrupted (a KeyboardInterrupt) whose
         `result` is this network, with what was computed."""
-        self._may_step()
         lib = _lib()
         _check(lib.hb_net_init(self._ptr))
         epoch = lib.hb_net_epoch_steps(self._ptr) * self.dt
@@ -577,14 +603,14 @@ class Network(_Stepped):
         return self
 
     def init(self):
-        self._may_step()
         _check(_lib().hb_net_init(self._ptr))
         return self
 
     def advance(self, t_ms):
-        """Whole epochs until t >= t_ms (or t_stop); every rank must ask for the same t."""
-        self._may_step()
-        _check(_lib().hb_net_advance(self._ptr, float(t_ms)))
+        """Whole epochs until t >= t_ms [ms] (a time, not a duration), never past t_stop (a
+        later t, inf too, stops there; an earlier one than now does nothing); every rank must
+        ask for the same t. Returns the network."""
+        _check(_lib().hb_net_advance(self._ptr, _target_ms(t_ms)))
         return self
 
     @property

@@ -123,6 +123,7 @@ typedef struct hb_sim hb_sim_t;
 hb_status_t hb_sim_destroy(hb_sim_t *sim);
 hb_status_t hb_sim_init(hb_sim_t *sim);
 hb_status_t hb_sim_advance(hb_sim_t *sim, long steps);
+long hb_sim_steps(const hb_sim_t *sim);
 hb_status_t hb_sim_run(hb_sim_t *sim);
 double hb_sim_time(const hb_sim_t *sim);
 hb_status_t hb_sim_options(const hb_sim_t *sim, hb_sim_options_t *options);

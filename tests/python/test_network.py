@@ -2,6 +2,7 @@
 from a file and from a dict, on seq and omp; stepping by epochs; stats; errors with the key;
 Ctrl-C during run() keeps what was computed."""
 import hashlib
+import math
 import os
 import subprocess
 import sys
@@ -61,6 +62,24 @@ def test_dict_omp_and_epochs_give_the_same_spikes(hb, root):
     short = hb.run(model, t_stop=50)
     assert short.t_stop == 50
     assert np.array_equal(short.spikes, reference[reference["time"] <= 50])
+
+
+def test_advance_takes_a_time_in_ms_and_refuses_bad_ones(hb, root):
+    net = hb.Network(os.path.join(root, "examples", "ring_network.json"), t_stop=10).init()
+    for bad in (-1, math.nan, -math.inf):
+        with pytest.raises(ValueError, match="expected a time"):
+            net.advance(bad)
+    with pytest.raises(TypeError):
+        net.advance("5")
+    net.advance(4)
+    assert net.time == pytest.approx(4)
+    kept = net.spikes
+    old = np.array(kept)
+    net.advance(2)  # a time, not a duration: already past it
+    assert net.time == pytest.approx(4)
+    net.advance(math.inf)  # to t_stop
+    assert net.time == pytest.approx(10)
+    assert np.array_equal(kept, old)  # spikes kept across steps are copies
 
 
 def test_stats(hb, root):

@@ -1,8 +1,10 @@
 """Cell simulations from Python: the same traces and spikes as `hinesbatch run` for the same
-model file, models from dicts and JSON text, overrides, views that are not copies, and errors
+model file, models from dicts and JSON text, overrides, advance() to a time [ms], arrays of their own that
+never block stepping, and errors
 that name the JSON key."""
 import csv
 import json
+import math
 import os
 
 import numpy as np
@@ -114,25 +116,67 @@ def test_cuda_matches_the_cpu(hb, ball_and_stick):
     np.testing.assert_array_equal(cpu.trace("soma"), gpu.trace("soma"))
 
 
-def test_traces_are_views_and_stepping_waits_for_them(hb, ball_and_stick):
-    sim = hb.Simulation(ball_and_stick, t_stop=2).init()
-    sim.advance(40)
+def test_advance_takes_a_time_in_ms_as_the_network_does(hb, ball_and_stick):
+    sim = hb.Simulation(ball_and_stick, t_stop=2)
+    assert sim.dt == pytest.approx(0.025)
+    sim.advance(1.0)  # before init(): init() first
+    assert sim.time == pytest.approx(1.0) and len(sim.sample_times) == 11
+    sim.advance(0.5)  # a time, not a duration: already past it
     assert sim.time == pytest.approx(1.0)
-    v = sim.trace("soma")
-    assert not v.flags.owndata and not v.flags.writeable
-    assert np.shares_memory(v, sim.trace("soma"))  # the library's samples, not a copy
-    with pytest.raises(ValueError):
-        v[0] = 0
-    with pytest.raises(RuntimeError, match="still read its recorded samples"):
-        sim.advance(40)
-    kept = np.array(v)  # a copy survives stepping on
-    del v
-    sim.advance(40)
+    sim.advance(1.013)  # to the first step at or after it
+    assert sim.time == pytest.approx(1.025)
+    sim.advance(steps=3)
+    assert sim.time == pytest.approx(1.1)
+    for bad in (-1, -1e-9, math.nan, -math.inf):
+        with pytest.raises(ValueError, match="expected a time"):
+            sim.advance(bad)
+    for bad in ("1", None, True):
+        with pytest.raises(TypeError):
+            sim.advance(bad)
+    with pytest.raises(TypeError, match="one of them"):
+        sim.advance(1.0, steps=2)
+    with pytest.raises(ValueError, match="steps = -1"):
+        sim.advance(steps=-1)
+    with pytest.raises(TypeError, match="whole number"):
+        sim.advance(steps=1.5)
+    assert sim.time == pytest.approx(1.1)  # nothing refused moved it
+    sim.advance(math.inf)  # past t_stop: to t_stop
     assert sim.time == pytest.approx(2.0)
-    assert np.array_equal(sim.trace("soma")[:len(kept)], kept)
+    sim.advance(1e300)
+    assert sim.time == pytest.approx(2.0)
+    assert np.array_equal(sim.trace("soma"), hb.run(ball_and_stick, t_stop=2).trace("soma"))
+    sim.advance(steps=4)  # steps may go past t_stop, as hb_sim_advance
+    assert sim.time == pytest.approx(2.1)
+
+
+def test_arrays_kept_or_shown_never_block_stepping(hb, ball_and_stick):
+    sim = hb.Simulation(ball_and_stick, t_stop=2).init()
+    sim.advance(1.0)
+    shown = sim.trace("soma")[-3:]  # what IPython's Out[] keeps of a displayed cell
+    kept, times = sim.trace("soma"), sim.sample_times
+    kept_all = sim.traces
+    old, old_times = np.array(kept), np.array(times)
+    assert len(old) == 11 and old[0] == -65
+    assert not kept.flags.writeable and kept.flags.owndata
+    assert sim.trace("soma") is kept  # one copy per step, shared
+    with pytest.raises(ValueError):
+        kept[0] = 0
+    sim.advance(2.0)  # the kept arrays do not hold it up
+    assert sim.time == pytest.approx(2.0)
+    assert np.array_equal(kept, old) and np.array_equal(times, old_times)
+    assert np.array_equal(shown, old[-3:]) and np.array_equal(kept_all["soma"], old)
+    new = sim.trace("soma")
+    assert new is not kept and not np.shares_memory(new, kept)
+    assert len(new) == 21 and len(sim.sample_times) == 21
+    assert np.array_equal(new[:11], old) and sim.sample_times[-1] == pytest.approx(2.0)
+    assert np.array_equal(new, hb.run(ball_and_stick, t_stop=2).trace("soma"))
+    sim.init()  # init and run too
+    assert len(sim.trace("soma")) == 1 and np.array_equal(kept, old)
+    sim.run()
+    assert np.array_equal(sim.trace("soma"), new) and np.array_equal(kept, old)
     traces = sim.traces
     assert list(traces) == sim.probe_names
-    del sim  # the views keep the simulation alive
+    del sim  # the copies outlive the simulation
     assert len(traces["soma"]) == 21 and traces["soma"][0] == -65
 
 
