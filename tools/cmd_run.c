@@ -478,12 +478,13 @@ static int write_all(int fd, const char *text, size_t n)
 }
 
 /* The spikes after the first *written of the run appended to spikes.dat (written through its
- * descriptor alone, 64 KiB at a time): a run cut short keeps what it computed. The network
+ * descriptor alone, 64 KiB at a time), after its header line where *headed is 0 (then 1): a
+ * run cut short keeps what it computed. The network
  * holds the run's last n of its stats' count (all of them, or the last advance's:
  * hb_net_set_keep_spikes). A write that fails (a full disk) is cut back to where the chunk
  * began, so the file ends with a whole line; error: the message. */
-static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written, char *error,
-                        size_t error_size)
+static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written, int *headed,
+                        char *error, size_t error_size)
 {
     const hb_spike_t *spikes;
     size_t n;
@@ -498,8 +499,7 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
     char text[65536];
     size_t used = 0;
     int failed = 0;
-    static const FILE *headed; /* the file that has its header (a run writes one file) */
-    if (f != headed) { /* a new file (or a pipe): its header first, written as the spikes are */
+    if (!*headed) { /* a new file (or a pipe): its header first, written as the spikes are */
         memcpy(text, spikes_dat_header, sizeof spikes_dat_header - 1);
         used = sizeof spikes_dat_header - 1;
     }
@@ -512,7 +512,7 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
         }
     }
     if (!failed && used > 0) failed = write_all(fd, text, used) != 0;
-    if (!failed) headed = f;
+    if (!failed) *headed = 1;
     if (failed) {
         const int why = errno;
         if (whole >= 0 && ftruncate(fd, whole) == 0) lseek(fd, whole, SEEK_SET);
@@ -557,7 +557,8 @@ static double net_chunk_end(const run_ckpt_t *ckpt, const hb_net_t *net, double 
 /* --restart: every rank's checkpoint loaded (collective), then rank 0's spikes.dat rewritten
  * with the spikes up to it. */
 static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, FILE **out,
-                       const char *out_path, size_t *written, char *error, size_t error_size)
+                       const char *out_path, size_t *written, int *headed, char *error,
+                       size_t error_size)
 {
     char path[4300];
     FILE *f = NULL;
@@ -571,7 +572,7 @@ static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, F
     if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
     if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
-    if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written, error, error_size);
+    if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written, headed, error, error_size);
     return agree_failure(comm, rc);
 }
 
@@ -650,10 +651,11 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
      * unless spikes.h5 or a checkpoint (which holds every spike so far) needs them all */
     if (rc == 0) hb_net_set_keep_spikes(net, sonata || ckpt->every_ms > 0.0);
     size_t written = 0;
+    int headed = 0; /* spikes.dat's header line written */
     char error[1024] = ""; /* why the run failed, for summary.json */
     const int ran = rc == 0; /* from here on a failure is the run's, written in summary.json */
     if (rc == 0 && ckpt->restart)
-        rc = net_restart(ckpt, net, comm, &f, path, &written, error, sizeof error);
+        rc = net_restart(ckpt, net, comm, &f, path, &written, &headed, error, sizeof error);
     else if (rc == 0 && (status = hb_net_init(net)) != HB_SUCCESS) {
         snprintf(error, sizeof error, "%s", hb_last_error());
         rc = model_fail_status(model, error, status);
@@ -694,7 +696,7 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
             break;
         }
         const double t_out = cli_now_seconds();
-        if (f) rc = write_spikes(f, path, net, &written, error, sizeof error);
+        if (f) rc = write_spikes(f, path, net, &written, &headed, error, sizeof error);
         if (recorded && net_traces_write(recorded, net) != 0) { /* every rank takes part */
             rc = 1;
             if (!error[0]) snprintf(error, sizeof error, "the recorded traces could not be written");
