@@ -1,7 +1,13 @@
-/* The kernels' view of one block of a group for generated mechanisms (docs/mechanisms.md,
- * sections 2 to 4): what the NMODL code generator's kernels read and write. */
+/* The mechanism catalogue's interface (docs/mechanisms.md): what a catalogue is, and the
+ * kernels' view of one block of a group. The NMODL code generator's kernels and catalogue
+ * tables are written against it; the engine steps mechanisms through it; a user's catalogue
+ * (a shared library from `hinesbatch build-catalogue MODDIR`) exports hb_catalogue_v1().
+ * Plain C11 and CUDA C: no includes. */
 #ifndef HB_COMMON_MECH_ABI_H
 #define HB_COMMON_MECH_ABI_H
+
+/* Bumped on any change to the structs below; a catalogue of another ABI is refused. */
+#define HB_CAT_ABI 1
 
 /* One ion species on a block's rows: element (row, lane k) at [row W + k]. */
 typedef struct {
@@ -23,6 +29,80 @@ typedef struct {
     const double *global; /* GLOBAL PARAMETERs */
     hb_ion_block_t *ion;  /* the species the mechanism uses, in its USEION order */
     const double *const *table; /* TABLE data, one per TABLE statement; NULL: the formulas */
+    const double *area;   /* point processes: instance j's row area [um2] at area[j W + k] */
 } hb_cat_block_t;
+
+typedef enum { HB_CAT_DENSITY, HB_CAT_POINT, HB_CAT_ARTIFICIAL } hb_cat_kind_t;
+
+/* A declared variable as the model file, the C API and Python name it. */
+typedef struct {
+    const char *name; /* "gNaTs2_tbar": the model file's key is the name as written */
+    const char *unit; /* "S/cm2", as the .mod declares it ("" when none) */
+    double value;     /* default (states: 0 unless the .mod gives one) */
+    double lo, hi;    /* <lo,hi> where declared, else -inf, +inf: the model file's range check */
+} hb_cat_field_t;
+
+/* Ion variables, as bits of hb_cat_ion_t's read and write masks. */
+enum { HB_ION_E = 1, HB_ION_CI = 2, HB_ION_CO = 4, HB_ION_I = 8 };
+
+typedef struct {
+    const char *ion;      /* "na", "k", "ca", any name */
+    double valence;       /* VALENCE, or na 1, k 1, ca 2, cl -1 */
+    unsigned read, write; /* HB_ION_* */
+} hb_cat_ion_t;
+
+/* The kernels (docs/mechanisms.md, section 3): HB_HOSTDEV code over instances [j0, j1) of a
+ * block and its lanes. A NULL kernel: the mechanism has nothing to do there. */
+typedef struct hb_cat_cpu {
+    void (*init)(const hb_cat_block_t *blk, int j0, int j1);    /* INITIAL: states set */
+    void (*current)(const hb_cat_block_t *blk, int j0, int j1); /* BREAKPOINT's currents */
+    void (*state)(const hb_cat_block_t *blk, int j0, int j1);   /* SOLVE: states by dt */
+    /* One event on instance j of lane k: weight[n_weight] is the connection's weight vector
+     * (the first the weight, the others NET_RECEIVE's per-connection state, kept by the
+     * connection across events), t the event's time [ms]. */
+    void (*net_receive)(const hb_cat_block_t *blk, int j, int k, double *weight, double t);
+    /* TABLE data at celsius and the globals: table[q] holds table_len[q] doubles. */
+    void (*tables)(double celsius, const double *global, double *const *table);
+} hb_cat_cpu_t;
+
+/* Host launchers of a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): blk's
+ * pointers are device pointers; blocks x W threads; a cudaError_t as int. */
+typedef struct hb_cat_cuda {
+    int (*init)(const hb_cat_block_t *blk, int blocks, void *stream);
+    int (*current)(const hb_cat_block_t *blk, int blocks, void *stream);
+    int (*state)(const hb_cat_block_t *blk, int blocks, void *stream);
+    int (*net_receive)(const void *events, int n_events, const hb_cat_block_t *blk,
+                       void *stream);
+} hb_cat_cuda_t;
+
+/* One mechanism. field[] per instance holds, in this order: its RANGE PARAMETERs (n_param;
+ * per lane where cl is 1), its STATEs (n_state), the ASSIGNED the kernels keep between
+ * calls (n_assigned), then n_field - n_param - n_state - n_assigned of scratch. */
+typedef struct hb_cat_mech {
+    const char *name; /* SUFFIX or POINT_PROCESS: "NaTs2_t", "ExpSyn" */
+    hb_cat_kind_t kind;
+    int n_param;    const hb_cat_field_t *param;    /* RANGE PARAMETERs: one per instance */
+    int n_global;   const hb_cat_field_t *global;   /* GLOBAL PARAMETERs: one per mechanism */
+    int n_state;    const hb_cat_field_t *state;    /* value: the initial value before INITIAL */
+    int n_assigned; const hb_cat_field_t *assigned; /* RANGE ASSIGNED the kernels keep */
+    int n_ion;      const hb_cat_ion_t *ion;        /* USEION order: blk->ion[] */
+    int n_weight;      /* NET_RECEIVE's arguments (the weight first); -1 without */
+    int writes_current; /* has ion WRITE i<x> or NONSPECIFIC_CURRENT */
+    int writes_conc;    /* writes <x>i or <x>o: a concentration mechanism */
+    int numeric_didv;   /* 1: the conductance by NEURON's difference (section 5) */
+    int n_field;        /* per-instance doubles: param, state, assigned, then scratch */
+    int n_table; const int *table_len; /* TABLE statements and their lengths [doubles] */
+    const hb_cat_cpu_t *cpu;   /* never NULL */
+    const hb_cat_cuda_t *cuda; /* NULL: no CUDA kernels (a CPU build, or built-ins: fused) */
+} hb_cat_mech_t;
+
+typedef struct {
+    unsigned abi;          /* HB_CAT_ABI */
+    unsigned sizeof_mech;  /* sizeof(hb_cat_mech_t) the catalogue was built with */
+    const char *name;      /* "builtin", or MODDIR's base name */
+    const char *generator; /* "hinesbatch nmodl <hash of the generator's sources>" */
+    int n_mech;
+    const hb_cat_mech_t *mech;
+} hb_catalogue_t;
 
 #endif
