@@ -42,7 +42,7 @@ worst() { # REFERENCE PROBES_CSV: samples, max |v - NEURON| at the soma and at t
                   d = $3 - t[k]; if (d < 0) d = -d; if (d > b) b = d }
         END { printf "%d %.3g %.3g\n", n, a, b }' "$1" "$2"
 }
-for cell in "$l5pc" "$ref/small.asc"; do
+for cell in "$l5pc" "$ref/small.asc" "$ref/stack.asc"; do
     name=$(basename "$cell" .asc)
     sec=$(head -1 "$traces/${name}_trace.txt" | sed 's/.*(section \([0-9]*\)).*/\1/')
     model "$cell" "$sec" > "$tmp/$name.json"

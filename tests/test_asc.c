@@ -1,7 +1,8 @@
 /*
  * Neurolucida ASC read as NEURON 8.2's Import3d_Neurolucida3 + Import3d_GUI read it, against
  * NEURON's own sections (tests/reference/neuron-asc/, written by tests/neuron/asc_reference.py):
- * BluePyOpt's L5PC (C060114A7.asc) and a small hand-written file: the same sections in the same
+ * BluePyOpt's L5PC (C060114A7.asc), a small hand-written file and one with a soma drawn as a
+ * stack of three contours (contourstack2centroid): the same sections in the same
  * order (type, parent, connection point), the same 3-D points within 1e-9 relative (NEURON's
  * double-precision values before it stores them in single precision: every point of the small
  * file, the first, last and sums of the L5PC's), the same d_lambda segment counts, and section
@@ -290,6 +291,9 @@ int main(int argc, char **argv)
     snprintf(ref, sizeof ref, "%s/small.txt", ref_dir);
     CHECK(compare(asc, ref) == 9);
     small_details(asc);
+    snprintf(asc, sizeof asc, "%s/stack.asc", src_ref_dir);
+    snprintf(ref, sizeof ref, "%s/stack.txt", ref_dir);
+    CHECK(compare(asc, ref) == 5);
     snprintf(asc, sizeof asc, "%s/morphologies-asc/C060114A7.asc", HB_DATA_DIR);
     snprintf(ref, sizeof ref, "%s/C060114A7.txt", ref_dir);
     CHECK(compare(asc, ref) == 325);

@@ -47,6 +47,7 @@ DATA = ARGS[0] if ARGS else os.path.join(HERE, "..", "..", "data")
 # (file, full points, probe section for the trace)
 CELLS = [
     (os.path.join(HERE, "..", "reference", "neuron-asc", "small.asc"), True, "apic[3]"),
+    (os.path.join(HERE, "..", "reference", "neuron-asc", "stack.asc"), True, "dend[2]"),
     (os.path.join(DATA, "morphologies-asc", "C060114A7.asc"), False, "apic[100]"),
 ]
 
