@@ -229,6 +229,10 @@ static void errors(void)
          "t.asc:2:25: byte 0x01; expected Neurolucida ASC text"},
         {"(\"CellBody\" (1 0 0 1) (1 0 0 1) (1 0 0 1))\n((Axon) (0 0 0 1) (5 0 0 1))\n",
          HB_ERR_MORPHOLOGY, "t.asc:1: the soma contour has no extent along two axes"},
+        {"(\"CellBody\" (1 0 0 1) (0 1 0 1)\n (1e300 0 0 1))\n((Axon) (0 0 0 1) (5 0 0 1))\n",
+         HB_ERR_MORPHOLOGY, "t.asc:2: point has x = 1e+300 um; expected a finite coordinate within +-1e+08 um"},
+        {"(\"CellBody\" (1 0 0 1) (0 1 0 1) (-1 0 0 1))\n((Axon) (0 0 0 1) (0.0005 0 0 1))\n",
+         HB_ERR_MORPHOLOGY, "t.asc:2: point is 0.0005 um from the point before it (line 2); expected 0"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         hb_morph_t *m = (hb_morph_t *)1;

@@ -844,6 +844,7 @@ static int contour2centroid(asec_t *s)
         }
     symmeig3(m, q, ev);
     int imax = max_ind(ev, 3), imn = min_ind(ev, 3);
+    if (imax == imn) return -2; /* all eigenvalues equal: the points are at one place */
     double major[3], minor[3];
     for (int c = 0; c < 3; c++) {
         major[c] = q[c][imax];
@@ -851,7 +852,7 @@ static int contour2centroid(asec_t *s)
     }
     minor[2] = 0;
     double mag = sqrt(0.0 + minor[0] * minor[0] + minor[1] * minor[1] + minor[2] * minor[2]);
-    if (!(mag > 0.0) || imax == imn) return -2;
+    if (!(mag > 0.0)) return -2;
     for (int c = 0; c < 3; c++) minor[c] /= mag;
     double d0[NCC], r0[NCC], d[NCC], rad[NCC];
     for (int k = 0; k < NCC; k++) {
@@ -1239,6 +1240,12 @@ static hb_status_t read_asc(asc_t *a)
         return syntax(a, cur(a) == T_RP ? "end of file ('(' ... ')' are unbalanced: a ')' closes nothing)"
                                         : "'(' starting a Neurolucida object, or end of file");
     if (a->depth != 0) return syntax(a, "')'");
+    for (int i = 0; i < a->n_sec; i++) /* the limits first: the soma's geometry squares them */
+        for (int k = 0; k < a->sec[i].n; k++) {
+            pt_t p = a->sec[i].pt[k];
+            if (a->sec[i].contour) p.d = 0.0; /* a contour's diameters are not used */
+            TRY(check_point(a, &p));
+        }
     int *order = malloc((size_t)(a->n_sec ? a->n_sec : 1) * sizeof *order);
     if (!order) return oom(a);
     hb_status_t st = soma(a, order);
