@@ -303,8 +303,76 @@ static void check_load_errors(void)
     CHECK(hb_catalogue_load(NULL, &cat) == HB_ERR_INVALID_VALUE);
 }
 
-int main(void)
+/* A user's catalogue built by tests/catalogue_build.sh from hh.mod and NaTs2_t.mod: loaded,
+ * its hh described as the built-in hh and its kernels giving the built-in's bits. */
+static int check_user(const char *path)
 {
+    const hb_catalogue_t *cat = NULL;
+    CHECK_OK(hb_catalogue_load(path, &cat));
+    if (!cat) return check_summary("catalogue --user");
+    CHECK(cat->abi == HB_CAT_ABI && cat->n_mech == 2 && !strcmp(cat->name, "mods"));
+    CHECKF(!strcmp(cat->generator, hb_catalogue_builtin(0)->generator),
+           "the user's generator \"%s\" is the build's", cat->generator);
+    const hb_catalogue_t *extra[1] = {cat};
+    const hb_cat_mech_t *mine = NULL, *builtin = NULL, *nats = NULL;
+    CHECK_OK(hb_catalogue_find(extra, 1, "mods::hh", &mine));
+    CHECK_OK(hb_catalogue_find(extra, 1, "default::hh", &builtin));
+    CHECK_OK(hb_catalogue_find(extra, 1, "mods::NaTs2_t", &nats));
+    CHECK(hb_catalogue_find(extra, 1, "hh", &nats) == HB_ERR_INVALID_VALUE &&
+          strstr(hb_last_error(), "default::hh, mods::hh"));
+    if (!mine || !builtin) return check_summary("catalogue --user");
+    CHECK(mine != builtin && mine->n_param == builtin->n_param &&
+          mine->n_state == builtin->n_state && mine->n_field == builtin->n_field &&
+          mine->n_ion == builtin->n_ion && mine->n_table == builtin->n_table &&
+          mine->table_len[0] == builtin->table_len[0]);
+    for (int i = 0; i < mine->n_param && i < builtin->n_param; i++)
+        CHECK(!strcmp(mine->param[i].name, builtin->param[i].name) &&
+              mine->param[i].value == builtin->param[i].value);
+    /* 3 instances x 4 lanes at different voltages: init, current, state, current, both ways */
+    enum { W = 4, J = 3, F = 9 };
+    double field[2][J * F * W], d[2][W], rhs[2][W], ii[2][W], di[2][W];
+    double v[W] = {-80.0, -65.0, -40.0, 10.0}, ena[W] = {50, 50, 50, 50}, ek[W] = {-77, -77, -77, -77};
+    int node[J * W] = {0};
+    const double par[4] = {0.12, 0.036, 0.0003, -54.3};
+    for (int c = 0; c < 2; c++) {
+        const hb_cat_mech_t *m = c ? mine : builtin;
+        for (int j = 0; j < J; j++)
+            for (int q = 0; q < F; q++)
+                for (int k = 0; k < W; k++) field[c][(j * F + q) * W + k] = q < 4 ? par[q] * (1 + 0.1 * j) : 0.0;
+        memset(d[c], 0, sizeof d[c]);
+        memset(rhs[c], 0, sizeof rhs[c]);
+        memset(ii[c], 0, sizeof ii[c]);
+        memset(di[c], 0, sizeof di[c]);
+        hb_ion_block_t ions[2] = {{ena, NULL, NULL, ii[c], di[c]}, {ek, NULL, NULL, ii[c], di[c]}};
+        hb_cat_block_t blk = {W, W, 1, 0.025, 0.0, 6.3, v, d[c], rhs[c], node, field[c], NULL,
+                              NULL, ions, NULL, NULL};
+        m->cpu->init(&blk, 0, J);
+        m->cpu->current(&blk, 0, J);
+        m->cpu->state(&blk, 0, J);
+        m->cpu->current(&blk, 0, J);
+    }
+    CHECK(memcmp(field[0], field[1], sizeof field[0]) == 0);
+    CHECK(memcmp(d[0], d[1], sizeof d[0]) == 0 && memcmp(rhs[0], rhs[1], sizeof rhs[0]) == 0);
+    CHECK(memcmp(ii[0], ii[1], sizeof ii[0]) == 0 && rhs[0][0] != 0.0);
+    return check_summary("catalogue --user");
+}
+
+/* A file hb_catalogue_load must refuse, the message naming it and saying `what`. */
+static int check_refused(const char *path, const char *what)
+{
+    const hb_catalogue_t *cat = (const hb_catalogue_t *)1;
+    const hb_status_t status = hb_catalogue_load(path, &cat);
+    CHECKF(status != HB_SUCCESS && cat == NULL, "%s refused", path);
+    CHECKF(strstr(hb_last_error(), path) && strstr(hb_last_error(), what), "'%s' in \"%s\"",
+           what, hb_last_error());
+    printf("%s\n", hb_last_error());
+    return check_summary("catalogue --refuse");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--user")) return check_user(argv[2]);
+    if (argc == 4 && !strcmp(argv[1], "--refuse")) return check_refused(argv[2], argv[3]);
     CHECK(hb_catalogue_builtin_count() == 3);
     CHECK(hb_catalogue_builtin(-1) == NULL && hb_catalogue_builtin(3) == NULL);
     static const char *const names[] = {"default", "bbp", "allen"};
