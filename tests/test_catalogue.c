@@ -55,11 +55,16 @@ static unsigned ion_mask(const char *ion, const char *const *vars, int n)
     unsigned mask = 0;
     for (int i = 0; i < n; i++) {
         const char *v = vars[i];
-        if (v[0] == 'e' && strcmp(v + 1, ion) == 0) mask |= HB_ION_E;
-        else if (v[0] == 'i' && strcmp(v + 1, ion) == 0) mask |= HB_ION_I;
-        else if (strncmp(v, ion, strlen(ion)) == 0 && strcmp(v + strlen(ion), "i") == 0) mask |= HB_ION_CI;
-        else if (strncmp(v, ion, strlen(ion)) == 0 && strcmp(v + strlen(ion), "o") == 0) mask |= HB_ION_CO;
-        else mask |= 0x100; /* not an ion variable: fails the comparison */
+        if (v[0] == 'e' && strcmp(v + 1, ion) == 0)
+            mask |= HB_ION_E;
+        else if (v[0] == 'i' && strcmp(v + 1, ion) == 0)
+            mask |= HB_ION_I;
+        else if (strncmp(v, ion, strlen(ion)) == 0 && strcmp(v + strlen(ion), "i") == 0)
+            mask |= HB_ION_CI;
+        else if (strncmp(v, ion, strlen(ion)) == 0 && strcmp(v + strlen(ion), "o") == 0)
+            mask |= HB_ION_CO;
+        else
+            mask |= 0x100; /* not an ion variable: fails the comparison */
     }
     return mask;
 }
@@ -83,13 +88,15 @@ static void check_descriptor(const char *cat, const hb_cat_mech_t *d, const hb_n
         if (has(m->range, m->n_range, v->name) || !strcmp(v->name, "v") ||
             !strcmp(v->name, "celsius") || reads_ion(m, v->name))
             continue;
-        CHECKF(q < d->n_global && same_field(&d->global[q], v), "%s::%s global %s", cat, n, v->name);
+        CHECKF(q < d->n_global && same_field(&d->global[q], v), "%s::%s global %s", cat, n,
+               v->name);
         q++;
     }
     CHECKF(q == d->n_global, "%s::%s: %d GLOBAL PARAMETERs, descriptor %d", cat, n, q, d->n_global);
     CHECKF(d->n_state == m->n_states, "%s::%s states", cat, n);
     for (int i = 0; i < m->n_states && i < d->n_state; i++)
-        CHECKF(same_field(&d->state[i], &m->states[i]), "%s::%s state %s", cat, n, m->states[i].name);
+        CHECKF(same_field(&d->state[i], &m->states[i]), "%s::%s state %s", cat, n,
+               m->states[i].name);
     q = 0;
     for (int i = 0; i < m->n_assigned; i++) {
         const hb_nmodl_var_t *v = &m->assigned[i];
@@ -99,7 +106,8 @@ static void check_descriptor(const char *cat, const hb_cat_mech_t *d, const hb_n
                v->name);
         q++;
     }
-    CHECKF(q == d->n_assigned, "%s::%s: %d RANGE ASSIGNED, descriptor %d", cat, n, q, d->n_assigned);
+    CHECKF(q == d->n_assigned, "%s::%s: %d RANGE ASSIGNED, descriptor %d", cat, n, q,
+           d->n_assigned);
     CHECKF(d->n_ion == m->n_ions, "%s::%s ions", cat, n);
     int writes_current = m->n_nonspecific > 0, writes_conc = 0;
     for (int i = 0; i < m->n_ions && i < d->n_ion; i++) {
@@ -113,8 +121,8 @@ static void check_descriptor(const char *cat, const hb_cat_mech_t *d, const hb_n
         writes_current |= (w & HB_ION_I) != 0;
         writes_conc |= (w & (HB_ION_CI | HB_ION_CO)) != 0;
     }
-    CHECKF(d->writes_current == writes_current && d->writes_conc == writes_conc,
-           "%s::%s writes", cat, n);
+    CHECKF(d->writes_current == writes_current && d->writes_conc == writes_conc, "%s::%s writes",
+           cat, n);
     CHECKF(d->n_weight == m->n_net_receive_args, "%s::%s weights", cat, n);
     CHECKF(d->n_field == d->n_param + d->n_state + d->n_assigned, "%s::%s n_field", cat, n);
     CHECKF(d->cpu && d->cpu->init && d->cpu->current && d->cpu->state && !d->cpu->net_receive,
@@ -188,8 +196,8 @@ static void check_kernels(void)
     double v[W] = {-65.0, -60.0}, d[W] = {0.5, 0.5}, rhs[W] = {0.25, 0.25};
     int node[W] = {0, 0};
     double field[2 * W] = {0.001, 0.002, -70.0, -70.0}; /* g, e per lane */
-    hb_cat_block_t blk = {W, W, 1, 0.025, 0.0, 6.3, v, d, rhs, node, field, NULL, NULL, NULL,
-                          NULL, NULL};
+    hb_cat_block_t blk = {W,   W,    1,     0.025, 0.0,  6.3,  v,    d,
+                          rhs, node, field, NULL,  NULL, NULL, NULL, NULL};
     pas->cpu->current(&blk, 0, 1);
     CHECKF(rhs[0] == 0.25 + 0.001 * (-65.0 - -70.0) && d[0] == 0.5 + 0.001, "pas lane 0: %g %g",
            rhs[0], d[0]);
@@ -205,8 +213,8 @@ static void check_kernels(void)
     double e[W] = {50.0, 50.0}, e2[W] = {-77.0, -77.0}, ii[W] = {0}, di[W] = {0};
     hb_ion_block_t ions[2] = {{e, NULL, NULL, ii, di}, {e2, NULL, NULL, ii, di}};
     int hnode[2 * W] = {0, 0, 0, 0};
-    hb_cat_block_t hb = {W, W, 1, 0.025, 0.0, 6.3, v, d, rhs, hnode, hf[0], NULL, NULL, ions,
-                         NULL, NULL};
+    hb_cat_block_t hb = {W,   W,     1,     0.025, 0.0,  6.3,  v,    d,
+                         rhs, hnode, hf[0], NULL,  NULL, ions, NULL, NULL};
     hh->cpu->init(&hb, 0, 2);
     const double am = 0.1 * 25.0 / (exp(2.5) - 1.0), bm = 4.0;
     CHECKF(fabs(hf[0][4 * W] - am / (am + bm)) < 1e-12, "hh m at -65 mV: %.17g", hf[0][4 * W]);
@@ -258,9 +266,9 @@ static void check_find(void)
     expect_error(NULL, 0, "Ca_HVA",
                  (const char *const[]){"ambiguous mechanism \"Ca_HVA\"", "bbp, allen",
                                        "bbp::Ca_HVA, allen::Ca_HVA", NULL});
-    expect_error(NULL, 0, "NaTs2_tt",
-                 (const char *const[]){"unknown mechanism \"NaTs2_tt\"", "did you mean \"NaTs2_t\"",
-                                       NULL});
+    expect_error(
+        NULL, 0, "NaTs2_tt",
+        (const char *const[]){"unknown mechanism \"NaTs2_tt\"", "did you mean \"NaTs2_t\"", NULL});
     expect_error(NULL, 0, "qwertyuiop",
                  (const char *const[]){"unknown mechanism \"qwertyuiop\"",
                                        "catalogues default, bbp, allen", NULL});
@@ -331,21 +339,23 @@ static int check_user(const char *path)
     /* 3 instances x 4 lanes at different voltages: init, current, state, current, both ways */
     enum { W = 4, J = 3, F = 9 };
     double field[2][J * F * W], d[2][W], rhs[2][W], ii[2][W], di[2][W];
-    double v[W] = {-80.0, -65.0, -40.0, 10.0}, ena[W] = {50, 50, 50, 50}, ek[W] = {-77, -77, -77, -77};
+    double v[W] = {-80.0, -65.0, -40.0, 10.0}, ena[W] = {50, 50, 50, 50},
+           ek[W] = {-77, -77, -77, -77};
     int node[J * W] = {0};
     const double par[4] = {0.12, 0.036, 0.0003, -54.3};
     for (int c = 0; c < 2; c++) {
         const hb_cat_mech_t *m = c ? mine : builtin;
         for (int j = 0; j < J; j++)
             for (int q = 0; q < F; q++)
-                for (int k = 0; k < W; k++) field[c][(j * F + q) * W + k] = q < 4 ? par[q] * (1 + 0.1 * j) : 0.0;
+                for (int k = 0; k < W; k++)
+                    field[c][(j * F + q) * W + k] = q < 4 ? par[q] * (1 + 0.1 * j) : 0.0;
         memset(d[c], 0, sizeof d[c]);
         memset(rhs[c], 0, sizeof rhs[c]);
         memset(ii[c], 0, sizeof ii[c]);
         memset(di[c], 0, sizeof di[c]);
         hb_ion_block_t ions[2] = {{ena, NULL, NULL, ii[c], di[c]}, {ek, NULL, NULL, ii[c], di[c]}};
-        hb_cat_block_t blk = {W, W, 1, 0.025, 0.0, 6.3, v, d[c], rhs[c], node, field[c], NULL,
-                              NULL, ions, NULL, NULL};
+        hb_cat_block_t blk = {W,      W,    1,        0.025, 0.0,  6.3,  v,    d[c],
+                              rhs[c], node, field[c], NULL,  NULL, ions, NULL, NULL};
         m->cpu->init(&blk, 0, J);
         m->cpu->current(&blk, 0, J);
         m->cpu->state(&blk, 0, J);
@@ -363,8 +373,8 @@ static int check_refused(const char *path, const char *what)
     const hb_catalogue_t *cat = (const hb_catalogue_t *)1;
     const hb_status_t status = hb_catalogue_load(path, &cat);
     CHECKF(status != HB_SUCCESS && cat == NULL, "%s refused", path);
-    CHECKF(strstr(hb_last_error(), path) && strstr(hb_last_error(), what), "'%s' in \"%s\"",
-           what, hb_last_error());
+    CHECKF(strstr(hb_last_error(), path) && strstr(hb_last_error(), what), "'%s' in \"%s\"", what,
+           hb_last_error());
     printf("%s\n", hb_last_error());
     return check_summary("catalogue --refuse");
 }

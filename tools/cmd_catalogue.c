@@ -284,8 +284,10 @@ static int run_program(char *const *args)
     pid_t pid;
     const int error = posix_spawnp(&pid, args[0], NULL, NULL, args, environ);
     if (error) {
-        cli_fail("build-catalogue", "cannot run the C compiler '%s' (%s); expected a C compiler "
-                                    "(--cc CC)", args[0], strerror(error));
+        cli_fail("build-catalogue",
+                 "cannot run the C compiler '%s' (%s); expected a C compiler "
+                 "(--cc CC)",
+                 args[0], strerror(error));
         return -1;
     }
     int status = 0;
@@ -316,12 +318,15 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
     strcpy(dir + len - 3, ".src");
     int failed = 0;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        failed = cli_fail("build-catalogue", "%s: cannot make the folder (%s)", dir,
-                          strerror(errno));
+        failed =
+            cli_fail("build-catalogue", "%s: cannot make the folder (%s)", dir, strerror(errno));
     } else { /* the C of an earlier build would mislead the reader: removed */
         DIR *d = opendir(dir);
-        if (!d) failed = cli_fail("build-catalogue", "%s: not a folder; expected the generated "
-                                                     "C's folder beside %s", dir, output);
+        if (!d)
+            failed = cli_fail("build-catalogue",
+                              "%s: not a folder; expected the generated "
+                              "C's folder beside %s",
+                              dir, output);
         for (struct dirent *e; d && (e = readdir(d));)
             if (strncmp(e->d_name, "hbg_", 4) == 0) {
                 char old[4200];
@@ -351,12 +356,23 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
         if (stat(HB_CATALOGUE_INCLUDE_SRC "/common/mech_abi.h", &st) != 0)
             failed = cli_fail("build-catalogue",
                               "%s: missing; expected hinesbatch's source headers where it was "
-                              "configured", HB_CATALOGUE_INCLUDE_SRC "/common/mech_abi.h");
+                              "configured",
+                              HB_CATALOGUE_INCLUDE_SRC "/common/mech_abi.h");
     }
     if (!failed) {
-        char *args[] = {(char *)cc, "-std=c11", "-O2", "-fPIC", "-shared",
-                        "-I" HB_CATALOGUE_INCLUDE_SRC, "-I" HB_CATALOGUE_INCLUDE_API, include_dir,
-                        "-o", out_path, source, "-lm", NULL};
+        char *args[] = {(char *)cc,
+                        "-std=c11",
+                        "-O2",
+                        "-fPIC",
+                        "-shared",
+                        "-I" HB_CATALOGUE_INCLUDE_SRC,
+                        "-I" HB_CATALOGUE_INCLUDE_API,
+                        include_dir,
+                        "-o",
+                        out_path,
+                        source,
+                        "-lm",
+                        NULL};
         const int status = run_program(args);
         if (status > 0)
             failed = cli_fail("build-catalogue", "%s: the C compiler '%s' failed (exit %d) on %s",
@@ -372,8 +388,7 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
         } else {
             printf("%s: the catalogue %s, %d mechanism%s (", output, cat->name, cat->n_mech,
                    cat->n_mech == 1 ? "" : "s");
-            for (int i = 0; i < cat->n_mech; i++)
-                printf("%s%s", i ? ", " : "", cat->mech[i].name);
+            for (int i = 0; i < cat->n_mech; i++) printf("%s%s", i ? ", " : "", cat->mech[i].name);
             printf("); C in %s\n", dir);
         }
     }
@@ -398,9 +413,10 @@ int cli_command_catalogue(int argc, char **argv)
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
     if (check == !!output) {
-        cli_fail("build-catalogue", check ? "--check builds nothing; expected --check or -o NAME.so, "
-                                            "not both"
-                                          : "nothing to do; expected -o NAME.so (build) or --check");
+        cli_fail("build-catalogue", check
+                                        ? "--check builds nothing; expected --check or -o NAME.so, "
+                                          "not both"
+                                        : "nothing to do; expected -o NAME.so (build) or --check");
         return 2;
     }
     if (!check && (json || !cc[0])) {
@@ -471,12 +487,14 @@ int cli_command_catalogue(int argc, char **argv)
             fprintf(stderr, "%s\n", errors[i] ? errors[i] : "out of memory");
         if (!failed) {
             char *own = name ? NULL : default_name(path, S_ISDIR(st.st_mode));
-            if (!name && !own) failed = cli_fail("build-catalogue", "out of memory");
-            else failed = build_catalogue(files, n, name ? name : own, output, cc) != 0;
+            if (!name && !own)
+                failed = cli_fail("build-catalogue", "out of memory");
+            else
+                failed = build_catalogue(files, n, name ? name : own, output, cc) != 0;
             free(own);
         } else {
-            fprintf(stderr, "hinesbatch build-catalogue: %s not built: %d error%s above\n",
-                    output, n_errors, n_errors == 1 ? "" : "s");
+            fprintf(stderr, "hinesbatch build-catalogue: %s not built: %d error%s above\n", output,
+                    n_errors, n_errors == 1 ? "" : "s");
         }
     } else if (json) {
         fputs("{\"mechanisms\": [", stdout);

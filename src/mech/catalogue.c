@@ -22,7 +22,10 @@ static const hb_catalogue_fn builtins[] = {hb_catalogue_builtin_default, hb_cata
                                            hb_catalogue_builtin_allen};
 enum { N_BUILTIN = (int)(sizeof builtins / sizeof *builtins) };
 
-int hb_catalogue_builtin_count(void) { return N_BUILTIN; }
+int hb_catalogue_builtin_count(void)
+{
+    return N_BUILTIN;
+}
 
 const hb_catalogue_t *hb_catalogue_builtin(int i)
 {
@@ -140,8 +143,8 @@ static void list_catalogues(const hb_catalogue_t *const *extra, int n, const cha
     for (int i = 0; i < n && used < room; i++) {
         const hb_catalogue_t *cat = catalogue_at(extra, i);
         if (name && !mech_in(cat, name, strlen(name))) continue;
-        const int wrote = snprintf(buf + used, room - used, "%s%s%s%s", used ? ", " : "",
-                                   cat->name, qualify ? "::" : "", qualify ? qualify : "");
+        const int wrote = snprintf(buf + used, room - used, "%s%s%s%s", used ? ", " : "", cat->name,
+                                   qualify ? "::" : "", qualify ? qualify : "");
         if (wrote < 0) break;
         used += (size_t)wrote;
     }
@@ -189,9 +192,10 @@ hb_status_t hb_catalogue_find(const hb_catalogue_t *const *extra, int n_extra, c
             if (*out) return HB_SUCCESS;
             const char *near = nearest_mech(extra, i, i + 1, mech);
             return hb_fail(HB_ERR_INVALID_VALUE,
-                           "unknown mechanism \"%s\": the catalogue %s has no %s; %s%s%s",
-                           name, cat->name, mech, near ? "did you mean \"" : "expected one of its ",
-                           near ? near : "mechanisms (hinesbatch build-catalogue --check lists them)",
+                           "unknown mechanism \"%s\": the catalogue %s has no %s; %s%s%s", name,
+                           cat->name, mech, near ? "did you mean \"" : "expected one of its ",
+                           near ? near
+                                : "mechanisms (hinesbatch build-catalogue --check lists them)",
                            near ? "\"?" : "");
         }
         list_catalogues(extra, n, NULL, NULL, list, sizeof list);

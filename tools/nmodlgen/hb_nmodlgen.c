@@ -12,8 +12,9 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: hb_nmodlgen --name NAME --symbol FUNCTION [--generator TEXT] [--strict] "
-                    "OUTDIR FILE.mod...\n");
+    fprintf(stderr,
+            "usage: hb_nmodlgen --name NAME --symbol FUNCTION [--generator TEXT] [--strict] "
+            "OUTDIR FILE.mod...\n");
     return 2;
 }
 
