@@ -181,8 +181,9 @@ hb_status_t hb_morph_load_asc(const char *path, const hb_swc_options_t *options,
 /* Parse ASC text held in memory; `name` is used in messages. */
 hb_status_t hb_morph_parse_asc(const char *text, size_t length, const char *name,
                                const hb_swc_options_t *options, hb_morph_t **morph);
-/* Read a morphology file of either format: ASC when the name ends in .asc (any case) or the
- * first byte outside white space and '#' comments is '(' or ';', SWC otherwise. */
+/* Read a morphology file of either format: ASC when the name ends in .asc (any case), SWC when
+ * it ends in .swc, otherwise ASC when the first byte outside white space and '#' comments is
+ * '(' or ';' and SWC if not. */
 hb_status_t hb_morph_load(const char *path, const hb_swc_options_t *options, hb_morph_t **morph);
 /* Build a morphology from samples in any order (ids need not be contiguous). */
 hb_status_t hb_morph_from_samples(const hb_sample_t *samples, int count, const char *name,

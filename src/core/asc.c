@@ -1284,11 +1284,12 @@ static hb_status_t read_asc(asc_t *a)
     return st;
 }
 
-static int ends_with_asc(const char *path)
+/* Whether path ends in ".EXT" (EXT lower case, three letters; the name in any case). */
+static int ends_with(const char *path, const char *ext)
 {
     size_t n = strlen(path);
-    return n >= 4 && path[n - 4] == '.' && tolower((unsigned char)path[n - 3]) == 'a' &&
-           tolower((unsigned char)path[n - 2]) == 's' && tolower((unsigned char)path[n - 1]) == 'c';
+    return n >= 4 && path[n - 4] == '.' && tolower((unsigned char)path[n - 3]) == ext[0] &&
+           tolower((unsigned char)path[n - 2]) == ext[1] && tolower((unsigned char)path[n - 1]) == ext[2];
 }
 
 hb_status_t hb_morph_parse_asc(const char *text, size_t length, const char *name,
@@ -1394,6 +1395,7 @@ static int looks_like_asc(const char *path)
 
 hb_status_t hb_morph_load(const char *path, const hb_swc_options_t *options, hb_morph_t **morph)
 {
-    if (path && (ends_with_asc(path) || looks_like_asc(path))) return hb_morph_load_asc(path, options, morph);
+    if (path && (ends_with(path, "asc") || (!ends_with(path, "swc") && looks_like_asc(path))))
+        return hb_morph_load_asc(path, options, morph);
     return hb_morph_load_swc(path, options, morph);
 }
