@@ -58,8 +58,7 @@ HB_HOSTDEV double hb_rec_value(const hb_rec_sample_t *r, const double *v, const 
     case HB_REC_HH_GK:
     case HB_REC_HH_IK: {
         const double n = hh[r->state + 2 * r->stride];
-        const double n2 = n * n;
-        const double gk = r->g * n2 * n2;
+        const double gk = r->g * n * n * n * n; /* hh.mod's order, as hb_step_hh_row */
         return r->kind == HB_REC_HH_GK ? gk : gk * (v[r->v] - r->e);
     }
     case HB_REC_HH_IL:

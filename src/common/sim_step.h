@@ -331,8 +331,8 @@ HB_HOSTDEV void hb_step_hh_row(int lanes, int width, int pq, int cl,
     for (int k = 0; k < lanes; k++) {
         const double m = s[k], h = s[width + k], n = s[2 * width + k];
         const double gna = par[HB_HH_GNABAR * pq + k * cl] * m * m * m * h;
-        const double n2 = n * n;
-        const double gk = par[HB_HH_GKBAR * pq + k * cl] * n2 * n2;
+        /* hh.mod's gkbar*n*n*n*n, left to right: the generated hh's bits */
+        const double gk = par[HB_HH_GKBAR * pq + k * cl] * n * n * n * n;
         const double gl = par[HB_HH_GL * pq + k * cl];
         rhs[k] += gna * (v[k] - par[HB_HH_ENA * pq + k * cl]) +
                   gk * (v[k] - par[HB_HH_EK * pq + k * cl]) +
