@@ -1,0 +1,287 @@
+/*
+ * Catalogue mechanisms in the engine (common/cat_step.h, src/sim/sim_cat.c): generated BBP
+ * channels (NaTs2_t, K_Pst, SKv3_1, Ca_HVA, SK_E2, Ih, through descriptors made here around the
+ * generated kernels) on a small cell against NEURON 8.2 (tests/neuron_cat_bbp.txt, written by
+ * tests/neuron_cat_bbp.py): every spike in NEURON's step, the soma within 0.05 mV, eca by
+ * NEURON's ion_style; the same bits alone, in a group of copies, with per-lane parameters
+ * and in a mixed group; parameter errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hbg_bbp_Ca_HVA.h"
+#include "hbg_bbp_Ih.h"
+#include "hbg_bbp_K_Pst.h"
+#include "hbg_bbp_NaTs2_t.h"
+#include "hbg_bbp_SK_E2.h"
+#include "hbg_bbp_SKv3_1.h"
+#include "sim/sim_cat.h"
+#include "sim_common.h"
+
+#define ANY -HUGE_VAL, HUGE_VAL
+static const hb_cat_field_t zeros[4] = {{"s", "", 0.0, ANY}, {"s", "", 0.0, ANY},
+                                        {"s", "", 0.0, ANY}, {"s", "", 0.0, ANY}};
+
+#define CPU(P) {P##_init_kernel, P##_current_kernel, P##_state_kernel, NULL, NULL}
+static const hb_cat_cpu_t cpu_nats2 = CPU(hbg_bbp_NaTs2_t), cpu_kpst = CPU(hbg_bbp_K_Pst),
+                          cpu_skv3 = CPU(hbg_bbp_SKv3_1), cpu_cahva = CPU(hbg_bbp_Ca_HVA),
+                          cpu_ske2 = CPU(hbg_bbp_SK_E2), cpu_ih = CPU(hbg_bbp_Ih);
+static const hb_cat_field_t p_nats2[] = {{"gNaTs2_tbar", "S/cm2", 1e-5, 0.0, HUGE_VAL}},
+                            p_kpst[] = {{"gK_Pstbar", "S/cm2", 1e-5, ANY}},
+                            p_skv3[] = {{"gSKv3_1bar", "S/cm2", 1e-5, ANY}},
+                            p_cahva[] = {{"gCa_HVAbar", "S/cm2", 1e-5, ANY}},
+                            p_ske2[] = {{"gSK_E2bar", "mho/cm2", 1e-6, ANY}},
+                            g_ske2[] = {{"zTau", "ms", 1.0, ANY}},
+                            p_ih[] = {{"gIhbar", "S/cm2", 1e-5, ANY}},
+                            g_ih[] = {{"ehcn", "mV", -45.0, ANY}};
+static const hb_cat_ion_t na_rw[] = {{"na", 1, HB_ION_E, HB_ION_I}},
+                          k_rw[] = {{"k", 1, HB_ION_E, HB_ION_I}},
+                          ca_rw[] = {{"ca", 2, HB_ION_E, HB_ION_I}},
+                          ske2_ions[] = {{"k", 1, HB_ION_E, HB_ION_I}, {"ca", 2, HB_ION_CI, 0}};
+
+/* name, params, globals, states, assigned, ions, writes current, fields, kernels */
+#define MECH(NAME, P, NG, G, NS, NI, I, NF, C)                                                   \
+    {NAME, HB_CAT_DENSITY, 1, P, NG, G, NS, zeros, NF - 1 - NS, zeros, NI, I, -1, 1, 0, 0, NF,  \
+     0, NULL, &C, NULL}
+static const hb_cat_mech_t NaTs2_t = MECH("NaTs2_t", p_nats2, 0, NULL, 2, 1, na_rw, 4, cpu_nats2),
+                           K_Pst = MECH("K_Pst", p_kpst, 0, NULL, 2, 1, k_rw, 4, cpu_kpst),
+                           SKv3_1 = MECH("SKv3_1", p_skv3, 0, NULL, 1, 1, k_rw, 3, cpu_skv3),
+                           Ca_HVA = MECH("Ca_HVA", p_cahva, 0, NULL, 2, 1, ca_rw, 4, cpu_cahva),
+                           SK_E2 = MECH("SK_E2", p_ske2, 1, g_ske2, 1, 2, ske2_ions, 3, cpu_ske2),
+                           Ih = MECH("Ih", p_ih, 1, g_ih, 1, 0, NULL, 4, cpu_ih);
+
+typedef struct {
+    hb_morph_t *morph;
+    hb_model_t *model;
+} cell_t;
+
+static void insert(hb_model_t *md, int region, const hb_cat_mech_t *mech, double g)
+{
+    const char *key = mech->param[0].name;
+    CHECK_OK(hb_model_insert_cat(md, region, mech, 1, &key, &g, "test"));
+}
+
+/* tests/neuron_cat_bbp.py's cell, the soma's NaTs2_t gbar scaled by na_scale. */
+static int make_cell(cell_t *c, const char *swc, double na_scale)
+{
+    memset(c, 0, sizeof *c);
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    CHECK_OK(hb_morph_load_swc(swc, NULL, &c->morph));
+    if (!c->morph) return 0;
+    CHECK_OK(hb_model_create(c->morph, &disc, &c->model));
+    if (!c->model) return 0;
+    hb_mech_t pas;
+    hb_mech_default(HB_MECH_PAS, &pas);
+    pas.g_pas = 1e-4;
+    pas.e_pas = -65.0;
+    CHECK_OK(hb_model_insert(c->model, HB_REGION_ALL, &pas));
+    insert(c->model, 1, &NaTs2_t, 0.9 * na_scale);
+    insert(c->model, 1, &K_Pst, 0.1);
+    insert(c->model, 1, &SKv3_1, 0.5);
+    insert(c->model, 1, &Ca_HVA, 0.001);
+    insert(c->model, 1, &SK_E2, 0.05);
+    insert(c->model, 1, &Ih, 8e-5);
+    insert(c->model, 3, &Ih, 2e-4);
+    insert(c->model, 3, &Ca_HVA, 5e-4);
+    CHECK_OK(hb_model_set_ion(c->model, 1, "k", HB_ION_E, -85.0));
+    const hb_location_t soma_at = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    CHECK_OK(hb_model_add_iclamp(c->model, &soma_at, 2.0, 1e9, 0.3));
+    add_probe(c->model, soma_at, "soma", 1, 0.0);
+    return 1;
+}
+
+static void free_cell(cell_t *c)
+{
+    hb_model_destroy(c->model);
+    hb_morph_destroy(c->morph);
+}
+
+static hb_sim_options_t options(double t_stop)
+{
+    hb_sim_options_t opt = sim_options(0.025, t_stop, 0.25);
+    opt.celsius = 34.0;
+    return opt;
+}
+
+static const char *small_swc(void)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+    return path;
+}
+
+static void test_neuron(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/neuron_cat_bbp.txt", HB_SOURCE_DIR);
+    FILE *f = fopen(path, "r");
+    CHECKF(f != NULL, "%s: cannot open", path);
+    if (!f) return;
+    double want[64], t_ref[512], v_ref[512], eca_soma = NAN, eca_dend = NAN;
+    int n_want = 0, n = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "# eca soma %lf dend %lf", &eca_soma, &eca_dend) == 2) continue;
+        if (!strncmp(line, "# spikes", 8)) {
+            const char *p = strchr(line, ':') + 1;
+            int used;
+            while (n_want < 64 && sscanf(p, "%lf%n", &want[n_want], &used) == 1) {
+                n_want++;
+                p += used;
+            }
+            continue;
+        }
+        if (line[0] != '#' && n < 512 && sscanf(line, "%lf %lf", &t_ref[n], &v_ref[n]) == 2) n++;
+    }
+    fclose(f);
+    CHECKF(n > 100 && n_want >= 2 && isfinite(eca_soma), "%s: %d rows, %d spikes", path, n,
+           n_want);
+    cell_t c;
+    if (!make_cell(&c, small_swc(), 1.0)) return;
+    hb_sim_options_t opt = options(t_ref[n - 1]);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(&c.model, 1, &opt, &sim));
+    if (sim) CHECK_OK(hb_sim_init(sim));
+    if (sim) { /* ion_style: eca by Nernst at init in the soma (SK_E2 reads cai), constant in
+                * the dendrites (Ca_HVA reads eca only) */
+        const group_t *gr = &sim->groups[0];
+        const hb_step_cat_t *cat = gr->cat;
+        int ca = -1;
+        for (int s = 0; cat && s < cat->n_ion; s++)
+            if (!strcmp(cat->ion[s].name, "ca")) ca = s;
+        CHECKF(ca >= 0, "no ca species");
+        if (ca >= 0) {
+            const double es = cat->ion[ca].e[sim->probe_index[0]]; /* the soma's */
+            const double ed = cat->ion[ca].e[hb_step_element(&gr->k, 0, gr->k.m - 1)];
+            CHECKF(fabs(es - eca_soma) < 1e-9 && fabs(ed - eca_dend) < 1e-9,
+                   "eca soma %.17g dend %.17g; NEURON %.17g %.17g", es, ed, eca_soma, eca_dend);
+        }
+    }
+    if (sim) CHECK_OK(hb_sim_run(sim));
+    const double *ts, *v, *spikes;
+    int nt = 0, ns = 0;
+    if (sim) {
+        CHECK_OK(hb_sim_sample_times(sim, &ts, &nt));
+        CHECK_OK(hb_sim_probe_trace(sim, 0, &v, &nt));
+        CHECK_OK(hb_sim_spikes(sim, 0, &spikes, &ns));
+        CHECKF(nt == n, "%d samples, NEURON %d", nt, n);
+        double worst = 0.0;
+        for (int i = 0; i < nt && i < n; i++) {
+            CHECKF(fabs(ts[i] - t_ref[i]) < 1e-9, "sample %d at %g, NEURON %g", i, ts[i], t_ref[i]);
+            worst = fmax(worst, fabs(v[i] - v_ref[i]));
+        }
+        double worst_t = 0.0;
+        for (int k = 0; k < ns && k < n_want; k++) worst_t = fmax(worst_t, fabs(spikes[k] - want[k]));
+        CHECKF(ns == n_want, "%d spikes, NEURON %d", ns, n_want);
+        CHECKF(worst_t < 1e-9, "spike steps differ from NEURON's by %.3g ms", worst_t);
+        CHECKF(worst < 0.05, "soma differs from NEURON by %.3g mV", worst);
+        printf("BBP cell: %d spikes (NEURON %d, all in its step), max |v - NEURON| %.3g mV over "
+               "%d samples\n", ns, n_want, worst, nt);
+    }
+    hb_sim_destroy(sim);
+    free_cell(&c);
+}
+
+/* Soma traces of cells (models[i]) simulated together, into v[i * n ..]. */
+static int traces(hb_model_t *const *models, int n_cells, int steps, double *out)
+{
+    hb_sim_options_t opt = options(steps * 0.025);
+    opt.sample_dt_ms = 0.025;
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(models, n_cells, &opt, &sim));
+    if (!sim || hb_sim_run(sim) != HB_SUCCESS) {
+        CHECKF(0, "run: %s", hb_last_error());
+        hb_sim_destroy(sim);
+        return 0;
+    }
+    for (int c = 0; c < n_cells; c++) {
+        const double *v;
+        int nt;
+        CHECK_OK(hb_sim_probe_trace(sim, c, &v, &nt));
+        CHECKF(nt == steps + 1, "%d samples", nt);
+        memcpy(out + (size_t)c * (size_t)(steps + 1), v, (size_t)(steps + 1) * sizeof *v);
+    }
+    hb_sim_destroy(sim);
+    return 1;
+}
+
+/* The same bits whichever cells share the cell's group or block: alone; among copies of
+ * itself (a shared group); beside cells of other parameters (per-lane fields); in a mixed
+ * group beside a cell of another shape. */
+static void test_groups(void)
+{
+    enum { STEPS = 800, CELLS = 5 };
+    cell_t c[CELLS], other;
+    const double scale[CELLS] = {1.0, 1.0, 1.0, 0.7, 1.3};
+    for (int i = 0; i < CELLS; i++)
+        if (!make_cell(&c[i], small_swc(), scale[i])) return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+    if (!make_cell(&other, path, 1.0)) return;
+    const size_t n = STEPS + 1;
+    double *alone = malloc(CELLS * n * sizeof *alone), *v = malloc((CELLS + 1) * n * sizeof *v);
+    for (int i = 0; i < CELLS; i++) traces(&c[i].model, 1, STEPS, alone + i * n);
+    hb_model_t *copies[3] = {c[0].model, c[0].model, c[0].model};
+    if (traces(copies, 3, STEPS, v))
+        for (int i = 0; i < 3; i++)
+            CHECKF(!memcmp(v + i * n, alone, n * sizeof *v), "copy %d differs from alone", i);
+    hb_model_t *all[CELLS];
+    for (int i = 0; i < CELLS; i++) all[i] = c[i].model;
+    if (traces(all, CELLS, STEPS, v))
+        for (int i = 0; i < CELLS; i++)
+            CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
+                   "cell %d (NaTs2_t x %g) differs in a group from alone", i, scale[i]);
+    hb_model_t *mixed[2] = {c[3].model, other.model};
+    if (traces(mixed, 2, STEPS, v))
+        CHECKF(!memcmp(v, alone + 3 * n, n * sizeof *v), "in a mixed group: differs from alone");
+    int spikes = 0;
+    for (size_t i = 1; i < n; i++) spikes += alone[i] > 0.0 && alone[i - 1] <= 0.0;
+    CHECKF(spikes >= 1, "the cell does not spike in %d steps", STEPS);
+    CHECKF(memcmp(alone, alone + 3 * n, n * sizeof *v) != 0, "gbar has no effect");
+    free(alone);
+    free(v);
+    for (int i = 0; i < CELLS; i++) free_cell(&c[i]);
+    free_cell(&other);
+}
+
+static void test_errors(void)
+{
+    cell_t c;
+    if (!make_cell(&c, small_swc(), 1.0)) return;
+    const char *key = "gNaTs2_tbr";
+    double value = 0.1;
+    CHECK(hb_model_insert_cat(c.model, 1, &NaTs2_t, 1, &key, &value, "model.json: mechanisms[0]") ==
+          HB_ERR_INVALID_VALUE);
+    CHECKF(strstr(hb_last_error(), "did you mean \"gNaTs2_tbar\"") != NULL, "%s", hb_last_error());
+    key = "gNaTs2_tbar";
+    value = -1.0;
+    CHECK(hb_model_insert_cat(c.model, 1, &NaTs2_t, 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
+    CHECKF(strstr(hb_last_error(), "from 0 to inf") != NULL, "%s", hb_last_error());
+    value = NAN;
+    CHECK(hb_model_insert_cat(c.model, 1, &NaTs2_t, 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
+    CHECK(hb_model_set_cat_global(c.model, &Ih, "ehcn", -40.0, "m") == HB_SUCCESS);
+    CHECK(hb_model_set_cat_global(c.model, &Ih, "echn", -40.0, "m") == HB_ERR_INVALID_VALUE);
+    CHECKF(strstr(hb_last_error(), "did you mean \"ehcn\"") != NULL, "%s", hb_last_error());
+    CHECK(hb_model_set_ion(c.model, 1, "ca", HB_ION_CI, -1.0) == HB_ERR_INVALID_VALUE);
+    hb_sim_options_t opt = options(1.0);
+    opt.method = HB_METHOD_CN;
+    hb_sim_t *sim = NULL;
+    CHECK(hb_sim_create(&c.model, 1, &opt, &sim) == HB_ERR_NOT_SUPPORTED);
+    CHECKF(strstr(hb_last_error(), "backward Euler") != NULL, "%s", hb_last_error());
+    hb_sim_destroy(sim);
+    free_cell(&c);
+}
+
+int main(void)
+{
+    test_neuron();
+    test_groups();
+    test_errors();
+    return check_summary("sim_cat");
+}
