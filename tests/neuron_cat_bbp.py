@@ -9,9 +9,14 @@ Ca_HVA (eca NEURON's constant 132.4579 mV there); the .mod files of mechanisms/b
 nrnivmodl. IClamp at soma(0.5), finitialize(-65), fixed step backward Euler, dt 0.025 ms.
 Writes the soma's voltage every 0.25 ms and the soma's spike steps.
 
-Usage (the committed tests/neuron_cat_bbp.txt was written by):
+With --cadyn also CaDynamics_E2 in the soma (gamma 0.5: writes cai, so eca follows cai by
+Nernst every step there, and SK_E2 reads the changing cai); the soma's final cai is written.
+
+Usage (the committed references were written by):
     /usr/bin/python3 tests/neuron_cat_bbp.py data/reference/neuron-matrix/small.swc \
         mechanisms/bbp > tests/neuron_cat_bbp.txt
+    /usr/bin/python3 tests/neuron_cat_bbp.py data/reference/neuron-matrix/small.swc \
+        mechanisms/bbp --cadyn > tests/neuron_cat_bbp_cadyn.txt
 It needs nrnivmodl (Debian's neuron-dev, libinterviews-dev; MAKEFLAGS=libdir=/usr/lib/nrn).
 """
 import os
@@ -20,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-MECHS = ["NaTs2_t", "K_Pst", "SKv3_1", "Ca_HVA", "SK_E2", "Ih"]
+MECHS = ["NaTs2_t", "K_Pst", "SKv3_1", "Ca_HVA", "SK_E2", "Ih", "CaDynamics_E2"]
 SOMA = {"NaTs2_t": ("gNaTs2_tbar", 0.9), "K_Pst": ("gK_Pstbar", 0.1),
         "SKv3_1": ("gSKv3_1bar", 0.5), "Ca_HVA": ("gCa_HVAbar", 0.001),
         "SK_E2": ("gSK_E2bar", 0.05), "Ih": ("gIhbar", 8e-5)}
@@ -49,6 +54,8 @@ def compile_mods(moddir):
 
 def main():
     swc, moddir = sys.argv[1], sys.argv[2]
+    if "--cadyn" in sys.argv[3:]:
+        SOMA["CaDynamics_E2"] = ("gamma", 0.5)
     from neuron import h
     h.nrn_load_dll(compile_mods(moddir))
     h.load_file("stdrun.hoc")
@@ -101,6 +108,7 @@ def main():
     print("# eca soma %.17g dend %.17g (ion_style: Nernst at init where cai is read)"
           % (soma(0.5).eca, dend(0.5).eca))
     print("# iclamp soma(0.5) del=%g amp=%g" % (DEL, AMP))
+    print("# cai soma at the end %.17g eca %.17g" % (soma(0.5).cai, soma(0.5).eca))
     print("# spikes (first step with soma v > 0 mV): " + " ".join("%.6f" % t for t in spikes))
     print("# t_ms v_soma_mV")
     for t, a in rows:
