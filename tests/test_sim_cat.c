@@ -1,7 +1,6 @@
 /*
- * Catalogue mechanisms in the engine (common/cat_step.h, src/sim/sim_cat.c): generated BBP
- * channels (NaTs2_t, K_Pst, SKv3_1, Ca_HVA, SK_E2, Ih, through descriptors made here around the
- * generated kernels) on a small cell against NEURON 8.2 (tests/neuron_cat_bbp.txt, written by
+ * Catalogue mechanisms in the engine (common/cat_step.h, src/sim/sim_cat.c): the bbp
+ * catalogue's NaTs2_t, K_Pst, SKv3_1, Ca_HVA, SK_E2 and Ih on a small cell against NEURON 8.2 (tests/neuron_cat_bbp.txt, written by
  * tests/neuron_cat_bbp.py), and with CaDynamics_E2 writing cai (neuron_cat_bbp_cadyn.txt):
  * every spike in NEURON's step, the soma within 0.05 mV, eca by NEURON's ion_style, cai; the same bits alone, in a group of copies, with per-lane parameters
  * and in a mixed group; parameter errors.
@@ -12,46 +11,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "hbg_bbp_Ca_HVA.h"
-#include "hbg_bbp_Ih.h"
-#include "hbg_bbp_K_Pst.h"
-#include "hbg_bbp_NaTs2_t.h"
-#include "hbg_bbp_SK_E2.h"
-#include "hbg_bbp_SKv3_1.h"
+#include "mech/catalogue.h"
 #include "sim/sim_cat.h"
 #include "sim_common.h"
 
 #define ANY -HUGE_VAL, HUGE_VAL
-static const hb_cat_field_t zeros[4] = {{"s", "", 0.0, ANY}, {"s", "", 0.0, ANY},
-                                        {"s", "", 0.0, ANY}, {"s", "", 0.0, ANY}};
-
-#define CPU(P) {P##_init_kernel, P##_current_kernel, P##_state_kernel, NULL, NULL}
-static const hb_cat_cpu_t cpu_nats2 = CPU(hbg_bbp_NaTs2_t), cpu_kpst = CPU(hbg_bbp_K_Pst),
-                          cpu_skv3 = CPU(hbg_bbp_SKv3_1), cpu_cahva = CPU(hbg_bbp_Ca_HVA),
-                          cpu_ske2 = CPU(hbg_bbp_SK_E2), cpu_ih = CPU(hbg_bbp_Ih);
-static const hb_cat_field_t p_nats2[] = {{"gNaTs2_tbar", "S/cm2", 1e-5, 0.0, HUGE_VAL}},
-                            p_kpst[] = {{"gK_Pstbar", "S/cm2", 1e-5, ANY}},
-                            p_skv3[] = {{"gSKv3_1bar", "S/cm2", 1e-5, ANY}},
-                            p_cahva[] = {{"gCa_HVAbar", "S/cm2", 1e-5, ANY}},
-                            p_ske2[] = {{"gSK_E2bar", "mho/cm2", 1e-6, ANY}},
-                            g_ske2[] = {{"zTau", "ms", 1.0, ANY}},
-                            p_ih[] = {{"gIhbar", "S/cm2", 1e-5, ANY}},
-                            g_ih[] = {{"ehcn", "mV", -45.0, ANY}};
-static const hb_cat_ion_t na_rw[] = {{"na", 1, HB_ION_E, HB_ION_I}},
-                          k_rw[] = {{"k", 1, HB_ION_E, HB_ION_I}},
-                          ca_rw[] = {{"ca", 2, HB_ION_E, HB_ION_I}},
-                          ske2_ions[] = {{"k", 1, HB_ION_E, HB_ION_I}, {"ca", 2, HB_ION_CI, 0}};
-
-/* name, params, globals, states, assigned, ions, writes current, fields, kernels */
-#define MECH(NAME, P, NG, G, NS, NI, I, NF, C)                                                   \
-    {NAME, HB_CAT_DENSITY, 1, P, NG, G, NS, zeros, NF - 1 - NS, zeros, NI, I, -1, 1, 0, 0, NF,  \
-     0, NULL, &C, NULL}
-static const hb_cat_mech_t NaTs2_t = MECH("NaTs2_t", p_nats2, 0, NULL, 2, 1, na_rw, 4, cpu_nats2),
-                           K_Pst = MECH("K_Pst", p_kpst, 0, NULL, 2, 1, k_rw, 4, cpu_kpst),
-                           SKv3_1 = MECH("SKv3_1", p_skv3, 0, NULL, 1, 1, k_rw, 3, cpu_skv3),
-                           Ca_HVA = MECH("Ca_HVA", p_cahva, 0, NULL, 2, 1, ca_rw, 4, cpu_cahva),
-                           SK_E2 = MECH("SK_E2", p_ske2, 1, g_ske2, 1, 2, ske2_ions, 3, cpu_ske2),
-                           Ih = MECH("Ih", p_ih, 1, g_ih, 1, 0, NULL, 4, cpu_ih);
 
 /* CaDynamics_E2 as NEURON's nocmodl steps it (cnexp of the linear cai' = a + b cai: cai +=
  * (1 - exp(dt b)) (-a/b - cai)), written here until the generator emits this form of cnexp
@@ -88,8 +52,22 @@ typedef struct {
     hb_model_t *model;
 } cell_t;
 
-static void insert(hb_model_t *md, int region, const hb_cat_mech_t *mech, double g)
+/* The bbp catalogue's mechanism `name` (hh: the default catalogue's). */
+static const hb_cat_mech_t *find(const char *name)
 {
+    if (!strcmp(name, "CaDynamics_E2")) return &CaDynamics_E2;
+    char qualified[64];
+    snprintf(qualified, sizeof qualified, "%s::%s", strcmp(name, "hh") ? "bbp" : "default", name);
+    const hb_cat_mech_t *mech = NULL;
+    CHECK_OK(hb_catalogue_find(NULL, 0, qualified, &mech));
+    return mech;
+}
+
+/* Mechanism `name` in region with its first RANGE PARAMETER (the conductance) g. */
+static void insert(hb_model_t *md, int region, const char *name, double g)
+{
+    const hb_cat_mech_t *mech = find(name);
+    if (!mech) return;
     const char *key = mech->param[0].name;
     CHECK_OK(hb_model_insert_cat(md, region, mech, 1, &key, &g, "test"));
 }
@@ -112,15 +90,15 @@ static int make_cell(cell_t *c, const char *swc, double na_scale, int cadyn)
     pas.g_pas = 1e-4;
     pas.e_pas = -65.0;
     CHECK_OK(hb_model_insert(c->model, HB_REGION_ALL, &pas));
-    insert(c->model, 1, &NaTs2_t, 0.9 * na_scale);
-    insert(c->model, 1, &K_Pst, 0.1);
-    insert(c->model, 1, &SKv3_1, 0.5);
-    insert(c->model, 1, &Ca_HVA, 0.001);
-    insert(c->model, 1, &SK_E2, 0.05);
-    insert(c->model, 1, &Ih, 8e-5);
-    insert(c->model, 3, &Ih, 2e-4);
-    insert(c->model, 3, &Ca_HVA, 5e-4);
-    if (cadyn) insert(c->model, 1, &CaDynamics_E2, 0.5);
+    insert(c->model, 1, "NaTs2_t", 0.9 * na_scale);
+    insert(c->model, 1, "K_Pst", 0.1);
+    insert(c->model, 1, "SKv3_1", 0.5);
+    insert(c->model, 1, "Ca_HVA", 0.001);
+    insert(c->model, 1, "SK_E2", 0.05);
+    insert(c->model, 1, "Ih", 8e-5);
+    insert(c->model, 3, "Ih", 2e-4);
+    insert(c->model, 3, "Ca_HVA", 5e-4);
+    if (cadyn) insert(c->model, 1, "CaDynamics_E2", 0.5);
     CHECK_OK(hb_model_set_ion(c->model, 1, "k", HB_ION_E, -85.0));
     const hb_location_t soma_at = {HB_LOC_SOMA, 0, 0, 0.0, 0};
     CHECK_OK(hb_model_add_iclamp(c->model, &soma_at, 2.0, 1e9, 0.3));
@@ -305,17 +283,18 @@ static void test_errors(void)
     if (!make_cell(&c, small_swc(), 1.0, 0)) return;
     const char *key = "gNaTs2_tbr";
     double value = 0.1;
-    CHECK(hb_model_insert_cat(c.model, 1, &NaTs2_t, 1, &key, &value, "model.json: mechanisms[0]") ==
+    CHECK(hb_model_insert_cat(c.model, 1, find("NaTs2_t"), 1, &key, &value, "model.json: mechanisms[0]") ==
           HB_ERR_INVALID_VALUE);
     CHECKF(strstr(hb_last_error(), "did you mean \"gNaTs2_tbar\"") != NULL, "%s", hb_last_error());
-    key = "gNaTs2_tbar";
+    key = "gnabar"; /* hh.mod's <0,1e9> */
     value = -1.0;
-    CHECK(hb_model_insert_cat(c.model, 1, &NaTs2_t, 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
-    CHECKF(strstr(hb_last_error(), "from 0 to inf") != NULL, "%s", hb_last_error());
+    CHECK(hb_model_insert_cat(c.model, 1, find("hh"), 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
+    CHECKF(strstr(hb_last_error(), "from 0 to 1e+09") != NULL, "%s", hb_last_error());
+    key = "gNaTs2_tbar";
     value = NAN;
-    CHECK(hb_model_insert_cat(c.model, 1, &NaTs2_t, 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
-    CHECK(hb_model_set_cat_global(c.model, &Ih, "ehcn", -40.0, "m") == HB_SUCCESS);
-    CHECK(hb_model_set_cat_global(c.model, &Ih, "echn", -40.0, "m") == HB_ERR_INVALID_VALUE);
+    CHECK(hb_model_insert_cat(c.model, 1, find("NaTs2_t"), 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
+    CHECK(hb_model_set_cat_global(c.model, find("Ih"), "ehcn", -40.0, "m") == HB_SUCCESS);
+    CHECK(hb_model_set_cat_global(c.model, find("Ih"), "echn", -40.0, "m") == HB_ERR_INVALID_VALUE);
     CHECKF(strstr(hb_last_error(), "did you mean \"ehcn\"") != NULL, "%s", hb_last_error());
     CHECK(hb_model_set_ion(c.model, 1, "ca", HB_ION_CI, -1.0) == HB_ERR_INVALID_VALUE);
     hb_sim_options_t opt = options(1.0);
