@@ -306,11 +306,91 @@ static void test_errors(void)
     free_cell(&c);
 }
 
+/* The model file's catalogue mechanisms, GLOBALs and ions: the same bits as the C API's cell;
+ * its errors name the key. */
+static const char *model_json(const char *extra_mech, const char *ions)
+{
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "{\"t_stop\": 20, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.025,\n"
+             " \"cells\": [{\"morphology\": \"%s\", \"section_rule\": \"hinesbatch\",\n"
+             "  \"discretization\": {\"scheme\": \"neuron\", \"policy\": \"per-segment\"},\n"
+             "  \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65},\n"
+             "   {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": 0.9},\n"
+             "   {\"name\": \"K_Pst\", \"region\": \"soma\", \"gK_Pstbar\": 0.1},\n"
+             "   {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},\n"
+             "   {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},\n"
+             "   {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.05},\n"
+             "   {\"name\": \"bbp::Ih\", \"region\": \"soma\", \"gIhbar\": 8e-5},\n"
+             "   {\"name\": \"bbp::Ih\", \"region\": \"dend\", \"gIhbar\": 2e-4},\n"
+             "   {\"name\": \"bbp::Ca_HVA\", \"region\": \"dend\", \"gCa_HVAbar\": 5e-4}%s],\n"
+             "  \"ions\": [%s],\n"
+             "  \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 2, \"dur\": 1e9, "
+             "\"amp\": 0.3}],\n"
+             "  \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0}]}]}\n",
+             small_swc(), extra_mech, ions);
+    return text;
+}
+
+static void test_model_file(void)
+{
+    enum { STEPS = 800 };
+    const char *text = model_json("", "{\"region\": \"soma\", \"ek\": -85}");
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_parse_json(text, strlen(text), "cat.json", ".", &sim));
+    cell_t c;
+    double *want = malloc((STEPS + 1) * sizeof *want);
+    if (sim && make_cell(&c, small_swc(), 1.0, 0) && traces(&c.model, 1, STEPS, want)) {
+        CHECK_OK(hb_sim_run(sim));
+        const double *v;
+        int nt = 0;
+        CHECK_OK(hb_sim_probe_trace(sim, 0, &v, &nt));
+        CHECKF(nt == STEPS + 1 && !memcmp(v, want, (STEPS + 1) * sizeof *v),
+               "the model file's cell differs from the C API's (%d samples)", nt);
+        free_cell(&c);
+    }
+    free(want);
+    hb_sim_destroy(sim);
+    static const struct {
+        const char *mech, *ions, *says;
+    } bad[] = {
+        {",{\"name\": \"NaTs2_t\", \"gNaTs2_tbr\": 1}", "",
+         "cells[0].mechanisms[9]: NaTs2_t has no parameter \"gNaTs2_tbr\"; did you mean \"gNaTs2_tbar\"?"},
+        {",{\"name\": \"NaTs2\"}", "", "cells[0].mechanisms[9].name"},
+        {",{\"name\": \"Ih\"}", "", "bbp::Ih"},
+        {",{\"name\": \"bbp::Ih\", \"ehcn\": \"x\"}", "", "cells[0].mechanisms[9].ehcn: expected a number"},
+        {",{\"name\": \"default::hh\", \"gnabar\": -1}", "", "from 0 to 1e+09"},
+        {"", "{\"enaa\": 50}", "cells[0].ions[0].enaa: expected \"region\" or e<ion>"},
+        {"", "{\"region\": \"soma\", \"cai\": -1}", "cells[0].ions[0].cai: ion: ca concentration"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        text = model_json(bad[i].mech, bad[i].ions);
+        sim = NULL;
+        CHECKF(hb_sim_parse_json(text, strlen(text), "cat.json", ".", &sim) == HB_ERR_INVALID_VALUE,
+               "bad %zu accepted", i);
+        CHECKF(strstr(hb_last_error(), bad[i].says) != NULL, "bad %zu: %s", i, hb_last_error());
+        hb_sim_destroy(sim);
+    }
+    /* a GLOBAL in the mechanism's object: one value per model */
+    text = model_json(",{\"name\": \"bbp::Ih\", \"region\": \"soma\", \"ehcn\": -40}", "");
+    sim = NULL;
+    CHECK_OK(hb_sim_parse_json(text, strlen(text), "cat.json", ".", &sim));
+    if (sim) {
+        const hb_step_cat_t *cat = sim->groups[0].cat;
+        double ehcn = NAN;
+        for (int q = 0; cat && q < cat->n_mech; q++)
+            if (!strcmp(cat->mech[q].mech->name, "Ih")) ehcn = cat->mech[q].global[0];
+        CHECKF(ehcn == -40.0, "Ih's ehcn %g, expected -40", ehcn);
+    }
+    hb_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_neuron("neuron_cat_bbp.txt", 0);
     test_neuron("neuron_cat_bbp_cadyn.txt", 1);
     test_groups();
     test_errors();
+    test_model_file();
     return check_summary("sim_cat");
 }
