@@ -298,6 +298,16 @@ static void test_errors(void)
     CHECKF(strstr(hb_last_error(), "did you mean \"ehcn\"") != NULL, "%s", hb_last_error());
     CHECK(hb_model_set_ion(c.model, 1, "ca", HB_ION_CI, -1.0) == HB_ERR_INVALID_VALUE);
     hb_sim_options_t opt = options(1.0);
+    hb_sim_t *ok = NULL;
+    CHECK_OK(hb_sim_create(&c.model, 1, &opt, &ok));
+    if (ok) { /* no checkpoint without the catalogue state */
+        FILE *f = tmpfile();
+        CHECK_OK(hb_sim_init(ok));
+        CHECK(f && hb_sim_save(ok, f, "ckpt") == HB_ERR_NOT_SUPPORTED);
+        CHECKF(strstr(hb_last_error(), "catalogue mechanisms") != NULL, "%s", hb_last_error());
+        if (f) fclose(f);
+    }
+    hb_sim_destroy(ok);
     opt.method = HB_METHOD_CN;
     hb_sim_t *sim = NULL;
     CHECK(hb_sim_create(&c.model, 1, &opt, &sim) == HB_ERR_NOT_SUPPORTED);
