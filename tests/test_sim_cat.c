@@ -215,11 +215,15 @@ static void test_neuron(const char *file, int cadyn)
     free_cell(&c);
 }
 
+static hb_backend_t backend = HB_BACKEND_SEQ;
+
 /* Soma traces of cells (models[i]) simulated together, into v[i * n ..]. */
 static int traces(hb_model_t *const *models, int n_cells, int steps, double *out)
 {
     hb_sim_options_t opt = options(steps * 0.025);
     opt.sample_dt_ms = 0.025;
+    opt.backend = backend;
+    opt.threads = backend == HB_BACKEND_OMP ? 2 : 0;
     hb_sim_t *sim = NULL;
     CHECK_OK(hb_sim_create(models, n_cells, &opt, &sim));
     if (!sim || hb_sim_run(sim) != HB_SUCCESS) {
@@ -264,6 +268,14 @@ static void test_groups(void)
         for (int i = 0; i < CELLS; i++)
             CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
                    "cell %d (NaTs2_t x %g) differs in a group from alone", i, scale[i]);
+    if (hb_backend_available(HB_BACKEND_OMP)) { /* two threads: the same bits */
+        backend = HB_BACKEND_OMP;
+        if (traces(all, CELLS, STEPS, v))
+            for (int i = 0; i < CELLS; i++)
+                CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
+                       "cell %d differs on 2 threads", i);
+        backend = HB_BACKEND_SEQ;
+    }
     hb_model_t *mixed[2] = {c[3].model, other.model};
     if (traces(mixed, 2, STEPS, v))
         CHECKF(!memcmp(v, alone + 3 * n, n * sizeof *v), "in a mixed group: differs from alone");
