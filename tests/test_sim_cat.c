@@ -202,6 +202,26 @@ static void test_neuron(const char *file, int cadyn)
             cai = cat->ion[ca].ci[sim->probe_index[0]];
             eca = cat->ion[ca].e[sim->probe_index[0]];
         }
+        /* recordable (a network's "record" section): the ion's and a mechanism's values */
+        hb_rec_sample_t rec;
+        const group_t *gr = &sim->groups[0];
+        CHECK_OK(hb_sim_record_resolve(sim, 0, NULL, "cai", &rec));
+        CHECK(rec.kind == HB_REC_HOST &&
+              hb_rec_value(&rec, gr->v, gr->hh_state, gr->syn_state) ==
+                  cat->ion[ca].ci[sim->probe_index[0]]);
+        CHECK_OK(hb_sim_record_resolve(sim, 0, NULL, "NaTs2_t.m", &rec));
+        const double m = hb_rec_value(&rec, gr->v, gr->hh_state, gr->syn_state);
+        CHECKF(m > 0.0 && m < 1.0, "NaTs2_t.m = %g", m);
+        CHECK(hb_sim_record_resolve(sim, 0, NULL, "NaTs2_t.q", &rec) == HB_ERR_INVALID_VALUE);
+        CHECKF(strstr(hb_last_error(), "nothing of that name") != NULL, "%s", hb_last_error());
+        const hb_location_t dend = {HB_LOC_NODE, 0, 0, 0.0, gr->k.m - 2};
+        CHECK(hb_sim_record_resolve(sim, 0, &dend, "NaTs2_t.m", &rec) == HB_ERR_INVALID_VALUE);
+        CHECKF(strstr(hb_last_error(), "no such catalogue mechanism") != NULL, "%s",
+               hb_last_error());
+        hb_rec_var_t parsed;
+        CHECK(hb_rec_parse("cai", &parsed) == HB_SUCCESS && !strcmp(parsed.unit, "mM"));
+        CHECK(hb_rec_parse("NaTs2_t.gNaTs2_tbar", &parsed) == HB_SUCCESS &&
+              !strcmp(parsed.unit, "S/cm2"));
         /* cai after the last step; NEURON's eca is from the step's start (ion_cur) */
         CHECKF(fabs(cai - cai_end) < 1e-6 * cai_end, "soma cai %.17g at the end, NEURON %.17g",
                cai, cai_end);
