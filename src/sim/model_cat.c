@@ -163,12 +163,13 @@ hb_status_t hb_model_set_ion(hb_model_t *model, int swc_type, const char *ion, u
     if (swc_type != HB_REGION_ALL && (swc_type < 0 || swc_type >= HB_SWC_TYPES))
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_set_ion: region %d; expected -1 (all) or "
                        "0..%d", swc_type, HB_SWC_TYPES - 1);
-    if (what == HB_ION_E ? hb_limit_check(&hb_limit_potential, value, "ion: e") != HB_SUCCESS
-                         : !(value > 0.0 && value < 1e6))
-        return what == HB_ION_E ? HB_ERR_INVALID_VALUE
-                                : hb_fail(HB_ERR_INVALID_VALUE, "ion: %s concentration %g mM; "
-                                          "expected a number above 0 and below 1e6 [mM]",
-                                          ion, value);
+    if (what == HB_ION_E) {
+        const hb_status_t status = hb_limit_check(&hb_limit_potential, value, "ion: e");
+        if (status != HB_SUCCESS) return status;
+    } else if (!(value > 0.0 && value < 1e6)) {
+        return hb_fail(HB_ERR_INVALID_VALUE, "ion: %s concentration %g mM; expected a number "
+                       "above 0 and below 1e6 [mM]", ion, value);
+    }
     hb_model_ion_set_t *grown =
         realloc(model->ion_set, (size_t)(model->n_ion_set + 1) * sizeof *grown);
     if (!grown) return hb_fail(HB_ERR_ALLOC, "hb_model_set_ion: out of memory");

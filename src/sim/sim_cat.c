@@ -140,8 +140,8 @@ static hb_status_t lay_out(hb_sim_t *sim, const hb_step_group_t *k, const int *c
     return HB_SUCCESS;
 }
 
-/* Slot s's instances of cm (model md) and its ions' values and styles. */
-static hb_status_t fill_slot(const hb_step_group_t *k, hb_step_cat_t *cat, hb_step_cat_mech_t *cm,
+/* Slot s's instances of cm (its model's entry mc): rows, parameters, initial states. */
+static hb_status_t fill_slot(const hb_step_group_t *k, hb_step_cat_mech_t *cm,
                              const hb_model_cat_t *mc, int s, int *global_set)
 {
     const size_t W = (size_t)k->width, lane = (size_t)s % W;
@@ -164,7 +164,6 @@ static hb_status_t fill_slot(const hb_step_group_t *k, hb_step_cat_t *cat, hb_st
         for (int q = 0; q < mech->n_assigned; q++)
             f[(size_t)(mech->n_param + mech->n_state + q) * W] = mech->assigned[q].value;
     }
-    (void)cat;
     return HB_SUCCESS;
 }
 
@@ -262,7 +261,7 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
             }
             for (int x = 0; x < md->n_cat; x++)
                 if (md->cat[x].mech == cm->mech)
-                    status = fill_slot(k, cat, cm, &md->cat[x], s, &global_set);
+                    status = fill_slot(k, cm, &md->cat[x], s, &global_set);
             hb_sim_cell_put(sim, cells[s], md);
         }
         if (status == HB_SUCCESS && !k->mixed) { /* padding lanes: lane 0's rows */
