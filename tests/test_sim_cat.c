@@ -296,6 +296,21 @@ static void test_groups(void)
                        "cell %d differs on 2 threads", i);
         backend = HB_BACKEND_SEQ;
     }
+    { /* a second hb_sim_init and run: the first run's bits (states and ions set again) */
+        hb_sim_options_t opt = options(STEPS * 0.025);
+        opt.sample_dt_ms = 0.025;
+        hb_sim_t *sim = NULL;
+        CHECK_OK(hb_sim_create(&c[3].model, 1, &opt, &sim));
+        const double *tv;
+        int nt = 0;
+        if (sim && hb_sim_run(sim) == HB_SUCCESS && hb_sim_init(sim) == HB_SUCCESS &&
+            hb_sim_run(sim) == HB_SUCCESS && hb_sim_probe_trace(sim, 0, &tv, &nt) == HB_SUCCESS)
+            CHECKF(nt == STEPS + 1 && !memcmp(tv, alone + 3 * n, n * sizeof *tv),
+                   "a second run differs from the first");
+        else
+            CHECKF(0, "second run: %s", hb_last_error());
+        hb_sim_destroy(sim);
+    }
     hb_model_t *mixed[2] = {c[3].model, other.model};
     if (traces(mixed, 2, STEPS, v))
         CHECKF(!memcmp(v, alone + 3 * n, n * sizeof *v), "in a mixed group: differs from alone");

@@ -184,11 +184,16 @@ static inline void hb_cat_init_block(const hb_step_group_t *g, int block, double
         }
         for (int q = 0; q < cat->n_mech; q++) {
             const hb_step_cat_mech_t *cm = &cat->mech[q];
-            if (!cm->mech->cpu->init) continue;
+            const hb_cat_mech_t *m = cm->mech;
             hb_ion_block_t ions[HB_CAT_MAX_ION];
             hb_cat_block_t blk;
             const int n = hb_cat_view(g, cm, block, lane0, lanes, 0.0, dt, NULL, NULL, ions, &blk);
-            if (n > 0) cm->mech->cpu->init(&blk, 0, n);
+            for (int j = 0; j < n; j++) /* every STATE at its default first, as nocmodl's x = x0 */
+                for (int s = 0; s < m->n_state; s++)
+                    for (int k = 0; k < lanes; k++)
+                        blk.field[((size_t)j * (size_t)m->n_field + (size_t)(m->n_param + s)) *
+                                      (size_t)W + (size_t)k] = m->state[s].value;
+            if (n > 0 && m->cpu->init) m->cpu->init(&blk, 0, n);
         }
     }
 }
