@@ -309,8 +309,7 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
     if (hb_catalogue_find(NULL, 0, name, &mech) != HB_SUCCESS) {
         char why[512];
         snprintf(why, sizeof why, "%s", hb_last_error());
-        return hb_json_fail(ld, key, "%s (pas, hh and the built-in catalogues' mechanisms: "
-                            "hinesbatch build-catalogue --check)", why);
+        return hb_json_fail(ld, key, "%s", why);
     }
     if (mech->kind != HB_CAT_DENSITY)
         return hb_json_fail(ld, key, "%s is a point process; expected a density mechanism here",
