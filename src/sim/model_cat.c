@@ -11,6 +11,7 @@
 #include "common/cat_step.h"
 #include "common/nearest_name.h"
 #include "common/status.h"
+#include "core/morph.h"
 #include "sim/sim.h"
 
 void hb_ion_defaults(const char *ion, double *e, double *ci, double *co)
@@ -131,6 +132,43 @@ hb_status_t hb_model_insert_cat(hb_model_t *model, int swc_type, const hb_cat_me
                (size_t)mech->n_param * sizeof *set);
     }
     free(set);
+    return HB_SUCCESS;
+}
+
+/* Path distance [um] from the root section's x = 0.5 to (section s, x), through the parents. */
+static double soma_distance(const hb_morph_t *morph, int s, double x)
+{
+    double d = 0.0;
+    for (; s > 0; s = morph->sections[s].parent) {
+        d += x * morph->sections[s].length;
+        x = morph->sections[s].parent_x;
+    }
+    return d + fabs(x - 0.5) * morph->sections[0].length;
+}
+
+hb_status_t hb_model_set_cat_by_distance(hb_model_t *model, int swc_type,
+                                         const hb_cat_mech_t *mech, const char *key, double value,
+                                         const double abc[3], const char *context)
+{
+    if (!context) context = "hb_model_set_cat_by_distance";
+    if (!model || !mech || !key || !abc)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", context);
+    const int q = field_index(mech->param, mech->n_param, key, mech->name, "parameter", context);
+    if (q < 0) return HB_ERR_INVALID_VALUE;
+    hb_model_cat_t *mc = model_cat(model, mech, 0);
+    if (!mc)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s is not inserted; expected it inserted in the "
+                       "region before its distribution", context, mech->name);
+    hb_node_info_t info;
+    for (int j = 0; j < model->m; j++) {
+        hb_cable_node(model->cable, j, &info);
+        if (!mc->on[j] || (swc_type != HB_REGION_ALL && info.swc_type != swc_type)) continue;
+        const double d = soma_distance(model->morph, info.section, info.x);
+        const double g = (abc[0] + abc[1] * exp(d * abc[2])) * value;
+        hb_status_t status = check_range(&mech->param[q], g, mech->name, context);
+        if (status != HB_SUCCESS) return status;
+        mc->param[(size_t)j * (size_t)mech->n_param + (size_t)q] = g;
+    }
     return HB_SUCCESS;
 }
 

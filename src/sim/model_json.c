@@ -297,6 +297,31 @@ static hb_status_t parse_regions(const hb_json_loader_t *ld, const char *path, c
 
 /* ---- mechanisms, stimuli, probes ---- */
 
+/* A parameter's distribution along the cell, {"value": V, "exp_distance": [a, b, c]}:
+ * V (a + b exp(c d)) at path distance d [um] from the soma's centre (BluePyOpt's "exp"). */
+static hb_status_t parse_distribution(const hb_json_loader_t *ld, const char *key,
+                                      const json_t *val, double *value, double abc[3])
+{
+    static const char *const keys[] = {"value", "exp_distance", NULL};
+    hb_status_t status;
+    if ((status = hb_json_check_keys(ld, key, val, keys)) ||
+        (status = hb_json_number(ld, key, val, "value", HB_JSON_REQUIRED, HB_JSON_ANY, value)))
+        return status;
+    const json_t *list = json_object_get(val, "exp_distance");
+    char at[HB_JSON_PATH];
+    hb_json_join(at, key, "exp_distance");
+    if (!json_is_array(list) || json_array_size(list) != 3)
+        return hb_json_fail(ld, at, "expected [a, b, c]: value (a + b exp(c d)), d the distance "
+                            "[um] from the soma's centre");
+    for (int i = 0; i < 3; i++) {
+        const json_t *x = json_array_get(list, (size_t)i);
+        if (!json_is_number(x) || !isfinite(json_number_value(x)))
+            return hb_json_fail(ld, at, "expected three numbers, found %s", hb_json_kind(x));
+        abc[i] = json_number_value(x);
+    }
+    return HB_SUCCESS;
+}
+
 /* A catalogue mechanism ({"name": "NaTs2_t", "region": R, "gNaTs2_tbar": 0.9, ...}): the
  * built-in catalogues' (hb_catalogue_find: "bbp::Ih" where two have one); its keys are its
  * RANGE PARAMETERs, or GLOBALs (one value per model, as NEURON has). */
@@ -338,6 +363,12 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
         int global = 0;
         for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
         if (global) continue;
+        if (json_is_object(val)) { /* a distribution: inserted at its value, then scaled */
+            double abc[3];
+            if ((status = parse_distribution(ld, key, val, &values[n_param], abc))) break;
+            keys[n_param++] = k;
+            continue;
+        }
         if (!json_is_number(val)) {
             status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
             break;
@@ -348,6 +379,16 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
     snprintf(context, sizeof context, "%s: %s", ld->file, item);
     if (status == HB_SUCCESS)
         status = hb_model_insert_cat(model, type, mech, n_param, keys, values, context);
+    json_object_foreach((json_t *)mj, k, val) { /* distributions */
+        if (status != HB_SUCCESS) break;
+        if (!json_is_object(val)) continue;
+        double value, abc[3];
+        char where[HB_JSON_PATH + 256];
+        hb_json_join(key, item, k);
+        snprintf(where, sizeof where, "%s: %s", ld->file, key);
+        if (!(status = parse_distribution(ld, key, val, &value, abc)))
+            status = hb_model_set_cat_by_distance(model, type, mech, k, value, abc, where);
+    }
     json_object_foreach((json_t *)mj, k, val) { /* GLOBALs */
         if (status != HB_SUCCESS) break;
         int global = 0;

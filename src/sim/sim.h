@@ -108,6 +108,12 @@ struct hb_model {
 hb_status_t hb_model_insert_cat(hb_model_t *model, int swc_type, const hb_cat_mech_t *mech,
                                 int n, const char *const *keys, const double *values,
                                 const char *context);
+/* RANGE PARAMETER `key` of `mech` (inserted there before) on the region's nodes = value (a + b
+ * exp(c d)), d the path distance [um] from the root section's centre (NEURON's h.distance from
+ * soma(0.5)) to the node: BluePyOpt's "exp" distribution, NrnSegmentSomaDistanceScaler. */
+hb_status_t hb_model_set_cat_by_distance(hb_model_t *model, int swc_type,
+                                         const hb_cat_mech_t *mech, const char *key, double value,
+                                         const double abc[3], const char *context);
 /* GLOBAL PARAMETER `key` of the model's mechanism `mech` (inserted before) = value. */
 hb_status_t hb_model_set_cat_global(hb_model_t *model, const hb_cat_mech_t *mech,
                                     const char *key, double value, const char *context);
