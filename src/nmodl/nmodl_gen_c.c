@@ -11,18 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nmodl/nmodl_internal.h"
-
-typedef struct {
-    nm_ctx *c;
-    const hb_nmodl_mechanism_t *m;
-    FILE *out;
-    const char *prefix;    /* "hbg_hh" */
-    const nm_block *block; /* being written */
-    const char **locals;   /* LOCALs and loop variables in scope */
-    int n_locals, cap_locals;
-    const nm_node *deriv_block; /* the DERIVATIVE the BREAKPOINT solves */
-} gen;
+#include "nmodl/nmodl_gen.h"
 
 static void emit(gen *g, const char *format, ...) HB_PRINTF(2, 3);
 static void emit(gen *g, const char *format, ...)
@@ -228,10 +217,7 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
                 emit_expr(g, gc);
                 emit(g, ";\n");
             } else {
-                nm_error(c, s->line, s->column,
-                         "the current %s is not of the form G*(v - E); NEURON's "
-                         "numerical di/dv is not generated yet (docs/mechanisms.md, section 5)",
-                         s->kids[0]->name);
+                g->numeric_didv = 1; /* NEURON's difference (nmodl_gen_point.c) */
             }
         }
         return;
@@ -289,6 +275,7 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
         return;
     case S_SOLVE:
         if (g->block && g->block->kind == B_BREAKPOINT) return; /* the state kernel */
+        if (g->block && g->block->kind == B_INITIAL && nm_gen_initial_solve(g, s, depth)) return;
         nm_error(c, s->line, s->column,
                  "SOLVE in %s is not supported by the code generator yet; "
                  "expected SOLVE in BREAKPOINT only",
@@ -298,6 +285,7 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
                  "VERBATIM (C code inside NMODL) is not supported by the code "
                  "generator; expected NMODL statements only");
     default:
+        if (nm_gen_statement_more(g, s, depth)) return;
         nm_error(c, s->line, s->column,
                  "this statement is not supported by the code generator yet "
                  "(density mechanisms with cnexp only); expected assignments, calls, if, while, "
@@ -313,22 +301,28 @@ static void emit_block(gen *g, const nm_node *b, int depth)
 }
 
 /* cnexp for x' = (A - x)/B, A and B free of x: x += (1 - exp(-dt/B)) (A - x), the engine's form
- * (hb_step_gates_row). */
+ * (hb_step_gates_row); x' = -x/B is (0 - x)/B in that form (hb_step_synapse_decay). Other
+ * linear forms: NEURON's (nm_gen_cnexp_linear). */
 static void emit_cnexp(gen *g, const nm_node *s)
 {
     const nm_node *r = s->kids[0];
     const nm_node *num = r->kind == N_BINARY && r->op == '/' ? r->kids[0] : NULL;
-    if (!num || num->kind != N_BINARY || num->op != '-' || num->kids[1]->kind != N_NAME ||
-        strcmp(num->kids[1]->name, s->name) != 0 || mentions(num->kids[0], s->name) ||
-        mentions(r->kids[1], s->name))
-        nm_error(g->c, s->line, s->column,
-                 "%s' is not of the form (inf - %s)/tau; other cnexp forms are "
-                 "not generated yet (docs/mechanisms.md, section 3)",
-                 s->name, s->name);
+    const int decay = num && num->kind == N_UNARY && num->op == '-' &&
+                      num->kids[0]->kind == N_NAME && !num->kids[0]->n_kids &&
+                      strcmp(num->kids[0]->name, s->name) == 0 && !mentions(r->kids[1], s->name);
+    if (!decay && (!num || num->kind != N_BINARY || num->op != '-' ||
+                   num->kids[1]->kind != N_NAME || strcmp(num->kids[1]->name, s->name) != 0 ||
+                   mentions(num->kids[0], s->name) || mentions(r->kids[1], s->name))) {
+        nm_gen_cnexp_linear(g, s);
+        return;
+    }
     emit(g, "    s->%s += (1.0 - hb_exp(-s->dt / ", s->name);
     emit_expr(g, r->kids[1]);
     emit(g, ")) * (");
-    emit_expr(g, num->kids[0]);
+    if (decay)
+        emit(g, "0.0");
+    else
+        emit_expr(g, num->kids[0]);
     emit(g, " - s->%s);\n", s->name);
 }
 
@@ -469,6 +463,20 @@ static int collect_fields(gen *g, field *out, int room)
         if (in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
             out[n++] = (field){a, 0};
     }
+    /* then, as scratch, the ASSIGNED neither RANGE nor GLOBAL nor a current (BREAKPOINT sets
+     * those before any use): NEURON keeps them per instance too (Exp2Syn's factor, set in
+     * INITIAL and read by NET_RECEIVE) */
+    static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
+    for (int i = 0; i < m->n_assigned; i++) {
+        const char *a = m->assigned[i].name;
+        int ion_var = 0;
+        for (int j = 0; j < m->n_ions; j++)
+            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) ||
+                       in_list(m->ions[j].write, m->ions[j].n_write, a);
+        if (!in_list(m->range, m->n_range, a) && !in_list(m->globals, m->n_globals, a) &&
+            !ion_var && !in_list(builtins, 6, a) && !is_current(g, a) && n < room)
+            out[n++] = (field){a, 0};
+    }
     return n;
 }
 
@@ -476,24 +484,33 @@ static void emit_mechanism(gen *g)
 {
     nm_ctx *c = g->c;
     const hb_nmodl_mechanism_t *m = g->m;
-    if (m->kind != HB_NMODL_DENSITY)
+    if (m->kind == HB_NMODL_ARTIFICIAL)
         nm_error(c, c->mech_name.line, c->mech_name.column,
-                 "%s is a point process; the code generator "
-                 "writes density mechanisms only yet",
+                 "%s is an ARTIFICIAL_CELL; the code generator "
+                 "writes density mechanisms and point processes only",
                  m->name);
     const nm_block *bp = find_kind(c, B_BREAKPOINT);
     if (!bp)
         nm_error(c, c->mech_name.line, c->mech_name.column, "%s has no BREAKPOINT; expected one",
                  m->name);
     const nm_block *deriv = NULL;
+    const hb_nmodl_solve_t *other = NULL; /* derivimplicit, sparse, a PROCEDURE */
     for (int i = 0; i < m->n_solves; i++) {
         if (strcmp(m->solves[i].caller, "BREAKPOINT") != 0) continue;
-        if (strcmp(m->solves[i].method, "cnexp") != 0 || deriv)
+        const char *method = m->solves[i].method;
+        const int cnexp = strcmp(method, "cnexp") == 0;
+        if (deriv || other ||
+            (!cnexp && strcmp(method, "derivimplicit") != 0 && strcmp(method, "sparse") != 0 &&
+             strcmp(m->solves[i].block_kind, "PROCEDURE") != 0))
             nm_error(c, c->mech_name.line, c->mech_name.column,
                      "SOLVE %s METHOD %s: the code generator "
-                     "writes one SOLVE ... METHOD cnexp yet",
-                     m->solves[i].block, m->solves[i].method);
-        deriv = find_block(c, m->solves[i].block);
+                     "writes one SOLVE in BREAKPOINT, METHOD cnexp, derivimplicit or sparse, or "
+                     "of a PROCEDURE",
+                     m->solves[i].block, method[0] ? method : "(none)");
+        if (cnexp)
+            deriv = find_block(c, m->solves[i].block);
+        else
+            other = &m->solves[i];
     }
     for (int i = 0; i < c->n_decls; i++)
         if (c->decls[i].array)
@@ -506,8 +523,10 @@ static void emit_mechanism(gen *g)
          m->path);
     emit(g, "#include <math.h>\n\n#include \"common/hostdev.h\"\n#include \"common/mech_abi.h\"\n"
             "#include \"common/sim_step.h\"\n\n");
+    nm_gen_solve_helpers(g);
     /* the variables of one instance and lane */
     emit(g, "typedef struct {\n    double v, t, dt, celsius, diam, area;\n");
+    if (m->n_net_receive_args >= 0) emit(g, "    double flag; /* NET_RECEIVE: 0, an event */\n");
     static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
     for (int i = 0; i < c->n_decls; i++)
         if (!in_list(builtins, 6, c->decls[i].var.name))
@@ -555,7 +574,7 @@ static void emit_mechanism(gen *g)
     emit(g, "}\n\n");
     /* BREAKPOINT's currents */
     g->block = bp;
-    emit(g, "HB_HOSTDEV void %s_currents(%s_vars_t *s)\n{\n", p, p);
+    emit(g, "HB_HOSTDEV void %s_currents(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
     emit_block(g, bp->body, 1);
     emit(g, "}\n\n");
     /* the states: cnexp */
@@ -571,6 +590,7 @@ static void emit_mechanism(gen *g)
         }
         g->n_locals = 0;
     }
+    if (other) nm_gen_solve_states(g, other);
     emit(g, "}\n\n");
     g->block = NULL;
 
@@ -588,6 +608,7 @@ static void emit_mechanism(gen *g)
          p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
+    if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
     for (int i = 0, t = 0; i < c->n_blocks; i++)
         if (table_of(&c->blocks[i]))
             emit(g, "    s->table_%s = blk->table ? blk->table[%d] : NULL;\n", c->blocks[i].name,
@@ -657,22 +678,7 @@ static void emit_mechanism(gen *g)
          "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
          "%s_currents(&s);\n",
          p, p, p);
-    emit(g, "            const size_t r = (size_t)blk->node[j * blk->width + k] * "
-            "(size_t)blk->width + (size_t)k;\n");
-    emit(g, "            blk->rhs[r] += ");
-    for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
-    emit(g, "%s;\n            blk->d[r] += ", n_cur ? "" : "0.0");
-    for (int i = 0; i < n_cur; i++) emit(g, "%ss.g_%s", i ? " + " : "", cur[i]);
-    emit(g, "%s;\n", n_cur ? "" : "0.0");
-    for (int i = 0; i < m->n_ions; i++)
-        for (int j = 0; j < m->ions[i].n_write; j++) {
-            const char *v = m->ions[i].write[j];
-            if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
-            emit(g,
-                 "            blk->ion[%d].i[r] += s.%s;\n            blk->ion[%d].didv[r] += "
-                 "s.g_%s;\n",
-                 i, v, i, v);
-        }
+    nm_gen_current_accumulate(g, cur, n_cur);
     emit(g, "            %s_store(blk, j, k, &s);\n        }\n}\n\n", p);
     emit(g, "HB_HOSTDEV void %s_state_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
     emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
@@ -681,13 +687,14 @@ static void emit_mechanism(gen *g)
          "%s_states(&s);\n"
          "            %s_store(blk, j, k, &s);\n        }\n}\n",
          p, p, p, p);
+    nm_gen_net_receive(g);
 }
 
 const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 {
     jmp_buf outer;
     memcpy(outer, c->fail, sizeof outer);
-    gen g = {c, m, NULL, "hbg", NULL, NULL, 0, 0, NULL};
+    gen g = {.c = c, .m = m, .out = NULL, .prefix = "hbg"};
     const char *result = NULL;
     if (setjmp(c->fail)) {
         result = nm_strndup(c, c->message, strlen(c->message));
@@ -700,6 +707,29 @@ const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 
 void nm_emit(nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *prefix, FILE *out)
 {
-    gen g = {c, m, out, prefix, NULL, NULL, 0, 0, NULL};
+    gen g = {.c = c, .m = m, .out = out, .prefix = prefix};
     emit_mechanism(&g);
 }
+
+/* The writers, for nmodl_gen_solve.c and nmodl_gen_point.c (nmodl_gen.h). */
+void nm_gen_emit(gen *g, const char *format, ...)
+{
+    if (!g->out) return;
+    va_list args;
+    va_start(args, format);
+    vfprintf(g->out, format, args);
+    va_end(args);
+}
+void nm_gen_expr(gen *g, const nm_node *n) { emit_expr(g, n); }
+void nm_gen_number(gen *g, double x) { emit_number(g, x); }
+void nm_gen_block(gen *g, const nm_node *b, int depth) { emit_block(g, b, depth); }
+void nm_gen_statement(gen *g, const nm_node *s, int depth) { emit_statement(g, s, depth); }
+void nm_gen_indent(gen *g, int depth) { indent(g, depth); }
+void nm_gen_push_local(gen *g, const char *name)
+{
+    NM_GROW(g->c, g->locals, g->n_locals, g->cap_locals);
+    g->locals[g->n_locals++] = name;
+}
+const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name) { return find_block(c, name); }
+const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind) { return find_kind(c, kind); }
+int nm_gen_mentions(const nm_node *n, const char *name) { return mentions(n, name); }
