@@ -356,6 +356,8 @@ static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
     emit(g, "double a_[%d] = {0.0}, b_[%d] = {0.0}, vol_[%d];\n", n * n, n, n);
     nm_gen_indent(g, depth + 1);
     emit(g, "for (int q_ = 0; q_ < %d; q_++) vol_[q_] = 1.0;\n", n);
+    nm_gen_indent(g, depth + 1);
+    emit(g, "(void)vol_; /* read by the time derivative only */\n");
     for (int k = 0; k < body->n_kids; k++) {
         const nm_node *s = body->kids[k];
         if (s->kind == S_CONSERVE) continue; /* applied below */
