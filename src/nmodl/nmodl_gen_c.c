@@ -486,8 +486,8 @@ static void emit_mechanism(gen *g)
     const hb_nmodl_mechanism_t *m = g->m;
     if (m->kind == HB_NMODL_ARTIFICIAL)
         nm_error(c, c->mech_name.line, c->mech_name.column,
-                 "%s is an ARTIFICIAL_CELL; the code generator "
-                 "writes density mechanisms and point processes only",
+                 "%s is an ARTIFICIAL_CELL, which the code generator does not write; "
+                 "expected a SUFFIX or POINT_PROCESS mechanism",
                  m->name);
     const nm_block *bp = find_kind(c, B_BREAKPOINT);
     if (!bp)
@@ -499,13 +499,17 @@ static void emit_mechanism(gen *g)
         if (strcmp(m->solves[i].caller, "BREAKPOINT") != 0) continue;
         const char *method = m->solves[i].method;
         const int cnexp = strcmp(method, "cnexp") == 0;
+        const nm_node *at = NULL; /* the SOLVE statement, for its position */
+        for (int k = 0; k < bp->body->n_kids && !at; k++)
+            if (bp->body->kids[k]->kind == S_SOLVE &&
+                strcmp(bp->body->kids[k]->name, m->solves[i].block) == 0)
+                at = bp->body->kids[k];
         if (deriv || other ||
             (!cnexp && strcmp(method, "derivimplicit") != 0 && strcmp(method, "sparse") != 0 &&
              strcmp(m->solves[i].block_kind, "PROCEDURE") != 0))
-            nm_error(c, c->mech_name.line, c->mech_name.column,
-                     "SOLVE %s METHOD %s: the code generator "
-                     "writes one SOLVE in BREAKPOINT, METHOD cnexp, derivimplicit or sparse, or "
-                     "of a PROCEDURE",
+            nm_error(c, at ? at->line : c->mech_name.line, at ? at->column : c->mech_name.column,
+                     "SOLVE %s METHOD %s is not generated; expected one SOLVE in BREAKPOINT, "
+                     "METHOD cnexp, derivimplicit or sparse, or of a PROCEDURE",
                      m->solves[i].block, method[0] ? method : "(none)");
         if (cnexp)
             deriv = find_block(c, m->solves[i].block);

@@ -304,8 +304,8 @@ static int reaction_term(gen *g, const nm_node *side, const char *const *names, 
 {
     if (side->n_kids != 1 || side->kids[0]->num != 1.0 || side->kids[0]->n_kids)
         nm_error(g->c, at->line, at->column,
-                 "this reaction is not first order; the code generator writes reactions of "
-                 "one STATE with coefficient 1 on each side (a linear scheme)");
+                 "this reaction is not first order; expected one STATE with coefficient 1 on "
+                 "each side (the code generator writes linear schemes)");
     const int i = find_name(names, n, side->kids[0]->name);
     if (i < 0)
         nm_error(g->c, at->line, at->column, "%s is not a STATE; expected STATEs in reactions",
