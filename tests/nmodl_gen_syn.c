@@ -5,7 +5,10 @@
  * conductance as densities of the row (hb_step_synapse_current, hb_syn_conductance), all
  * bitwise, with the hand-written site's constants computed as the .mod computes them
  * (hb_exp). src/sim/sim_layout.c computes them with libm's exp today: the test counts how
- * often that differs (docs/nmodl.md, section 5). */
+ * often that differs (docs/nmodl.md, section 5). The port of BBP's ProbAMPANMDA_EMS: its
+ * release draws are its RANDOM stream's Philox numbers (so independent of the order events of
+ * other synapses are processed in), its release rate is Use, its NET_RECEIVE writes its
+ * per-connection weights back, and its conductance is NEURON's difference of the currents. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "check.h"
 #include "hbg_exp2syn.h"
 #include "hbg_expsyn.h"
+#include "hbg_probampanmda.h"
 #include "sim/sim.h"
 
 #define W 8
@@ -211,10 +215,82 @@ static void test_exp2syn_clamp(void)
     CHECK(same(s.factor, 1.0 / (-hb_exp(-tp / t1) + hb_exp(-tp / t2))));
 }
 
+static void test_probampanmda(void)
+{
+    enum { NF = hbg_probampanmda_N_FIELD, BLOCKS = 512 };
+    CHECK(NF == 36 && hbg_probampanmda_N_PARAM == 12);
+    /* GLOBALs: tau_r_AMPA, tau_r_NMDA, tau_d_NMDA, e, slope_mg, scale_mg, gmax,
+     * nc_type_param, minis_single_vesicle, init_depleted */
+    const double global[] = {0.2, 0.29, 43, 0, 0.062, 3.57, 0.001, 4, 0, 0};
+    static const double param[12] = {1.7, 0.5, 100, 0, 1, 0, 1, 0, 0, 0, 0.71, 0};
+    long released = 0, draws_ok = 0, weights_ok = 0, order_ok = 0, didv_ok = 0, n = 0;
+    for (int b = 0; b < BLOCKS; b++) {
+        double v[W], d[W] = {0}, rhs[W] = {0}, area[W], field[NF * W], again[NF * W];
+        int node[W] = {0};
+        hb_cat_block_t blk = {W,   W,    1,      0.025,  0.0,  34.0, v,    d,
+                              rhs, node, field, NULL, global, NULL, NULL, area};
+        for (int k = 0; k < W; k++) {
+            v[k] = -90.0 + 100.0 * uniform();
+            area[k] = 100.0 + 1000.0 * uniform();
+            for (int q = 0; q < 12; q++) field[q * W + k] = param[q];
+            field[33 * W + k] = 7.0;             /* id1: the run's seed */
+            field[34 * W + k] = (double)b;       /* id2: the cell's gid */
+            field[35 * W + k] = (double)(k + 3); /* id3: the synapse */
+        }
+        hbg_probampanmda_init_kernel(&blk, 0, 1);
+        memcpy(again, field, sizeof field);
+        for (int k = 0; k < W; k++) { /* an event of weight 1 on every lane */
+            double w[5] = {1.0, 0.0, 0.0, 0.0, 0.0};
+            hbg_probampanmda_net_receive_kernel(&blk, 0, k, w, 1.0);
+            weights_ok += w[0] == 1.0 && w[1] == 1.0 && w[2] == 0.71;
+            /* occupied from INITIAL (Nrrp 1), Fac 0: u = Use; one draw, release if < u */
+            const hb_philox_ctr_t c = hb_philox_draw(7, (uint32_t)b, 0x80000000u | (uint32_t)(k + 3), 0);
+            const int release = hb_philox_uniform(c.v[0], c.v[1]) < 0.5;
+            const double a = field[12 * W + k], expect = ((1.0 / 1.0) * 1.0) * field[29 * W + k];
+            draws_ok += field[32 * W + k] == 1.0 && (release ? same(a, expect) : a == 0.0) &&
+                        field[26 * W + k] == (release ? 0.0 : 1.0);
+            released += release;
+            n++;
+        }
+        hb_cat_block_t blk2 = blk; /* the same events, lanes in the other order */
+        blk2.field = again;
+        for (int k = W - 1; k >= 0; k--) {
+            double w[5] = {1.0, 0.0, 0.0, 0.0, 0.0};
+            hbg_probampanmda_net_receive_kernel(&blk2, 0, k, w, 1.0);
+        }
+        order_ok += memcmp(again, field, sizeof field) == 0;
+        for (int step = 0; step < 40; step++) hbg_probampanmda_state_kernel(&blk, 0, 1); /* 1 ms */
+        hbg_probampanmda_current_kernel(&blk, 0, 1);
+        for (int k = 0; k < W; k++) { /* NEURON's difference against the derivative */
+            hbg_probampanmda_vars_t s;
+            hbg_probampanmda_load(&blk, 0, k, &s);
+            const double gn = s.gmax * (s.B_NMDA - s.A_NMDA), x = hb_exp(s.slope_mg * -s.v);
+            const double mgg = 1.0 / (1.0 + x * (s.mg / s.scale_mg));
+            const double dmgg = mgg * mgg * x * (s.mg / s.scale_mg) * s.slope_mg;
+            const double exact = (s.gmax * (s.B_AMPA - s.A_AMPA) + gn * mgg + gn * dmgg * (s.v - s.e)) *
+                                 (1e2 / area[k]);
+            didv_ok += fabs(d[k] - exact) <= 1e-3 * fabs(exact) + 1e-300 &&
+                       same(rhs[k], 0.0 + (s.i_AMPA + s.i_NMDA) * (1e2 / area[k])) &&
+                       (s.A_AMPA == 0.0 || exact != 0.0);
+        }
+    }
+    CHECKF(draws_ok == n, "%ld of %ld events drew the synapse's Philox numbers", draws_ok, n);
+    CHECKF(weights_ok == n, "%ld of %ld weight vectors written back", weights_ok, n);
+    CHECKF(order_ok == BLOCKS, "%ld of %d blocks the same in the other order", order_ok, BLOCKS);
+    CHECKF(didv_ok == n, "%ld of %ld conductances within 1e-3 of di/dv", didv_ok, n);
+    /* Use 0.5: the releases are binomial(n, 0.5); 5 sigma */
+    CHECKF(fabs((double)released - 0.5 * (double)n) < 5.0 * sqrt(0.25 * (double)n),
+           "%ld releases of %ld", released, n);
+    printf("ProbAMPANMDA_EMS (port): %ld events drew their synapse's Philox stream, %ld released "
+           "(Use 0.5), order-independent, di/dv by NEURON's difference\n",
+           n, released);
+}
+
 int main(void)
 {
     test_expsyn();
     test_exp2syn();
     test_exp2syn_clamp();
+    test_probampanmda();
     return check_summary("nmodl_gen_syn");
 }

@@ -55,5 +55,8 @@ void nm_gen_net_receive(gen *g);
 /* The current kernel's conductance and current into d and rhs for instance j, lane k (the
  * loaded vars in `s`): analytic or NEURON's difference, scaled by 1e2/area for points. */
 void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur);
+/* random_uniform(r[, a, b]), random_setseq(r, n), random_setids(r, i1, i2, i3) of a RANDOM r:
+ * the draw of a Philox stream per instance (docs/nmodl.md, section 2). */
+void nm_gen_random_call(gen *g, const nm_node *call);
 
 #endif

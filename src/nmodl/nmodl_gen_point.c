@@ -101,3 +101,60 @@ void nm_gen_net_receive(gen *g)
     emit_receive_kernel(g, "net_receive", "net_receive_kernel");
     emit_receive_kernel(g, "net_init", "net_init_kernel");
 }
+
+/* The RANDOM r that a random_* call names first, or an error. */
+static const char *random_of(gen *g, const nm_node *call)
+{
+    const hb_nmodl_mechanism_t *m = g->m;
+    if (call->n_kids >= 1 && call->kids[0]->kind == N_NAME)
+        for (int i = 0; i < m->n_randoms; i++)
+            if (strcmp(m->randoms[i], call->kids[0]->name) == 0) return m->randoms[i];
+    nm_error(g->c, call->line, call->column,
+             "%s needs a RANDOM variable first; expected NEURON { RANDOM name } and "
+             "%s(name, ...)",
+             call->name, call->name);
+}
+
+/* A draw is hb_philox_draw(seed id1, gid id2, stream 2^31 + id3, index = the position) (the
+ * mechanisms' streams apart from the network's, common/philox.h), then the position + 1:
+ * the same numbers on any rank, thread or backend, whatever the order of other draws. */
+void nm_gen_random_call(gen *g, const nm_node *call)
+{
+    const char *r = random_of(g, call);
+    const int n = call->n_kids;
+    if (strcmp(call->name, "random_uniform") == 0 && (n == 1 || n == 3)) {
+        if (n == 3) {
+            emit(g, "(");
+            nm_gen_expr(g, call->kids[1]);
+            emit(g, " + (");
+            nm_gen_expr(g, call->kids[2]);
+            emit(g, " - ");
+            nm_gen_expr(g, call->kids[1]);
+            emit(g, ") * ");
+        }
+        emit(g, "%s_random_uniform(&s->%s, s->%s_id1, s->%s_id2, s->%s_id3)", g->prefix, r, r, r,
+             r);
+        if (n == 3) emit(g, ")");
+        return;
+    }
+    if (strcmp(call->name, "random_setseq") == 0 && n == 2) {
+        emit(g, "(s->%s = ", r);
+        nm_gen_expr(g, call->kids[1]);
+        emit(g, ", 0.0)");
+        return;
+    }
+    if (strcmp(call->name, "random_setids") == 0 && n == 4) {
+        emit(g, "(s->%s_id1 = ", r);
+        nm_gen_expr(g, call->kids[1]);
+        emit(g, ", s->%s_id2 = ", r);
+        nm_gen_expr(g, call->kids[2]);
+        emit(g, ", s->%s_id3 = ", r);
+        nm_gen_expr(g, call->kids[3]);
+        emit(g, ", s->%s = 0.0, 0.0)", r);
+        return;
+    }
+    nm_error(g->c, call->line, call->column,
+             "%s with %d arguments is not generated; expected random_uniform(r), "
+             "random_uniform(r, a, b), random_setseq(r, n) or random_setids(r, id1, id2, id3)",
+             call->name, n);
+}

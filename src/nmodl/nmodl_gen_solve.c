@@ -191,17 +191,19 @@ int nm_gen_statement_more(gen *g, const nm_node *s, int depth)
         return 0;
     }
     if (s->kind != S_FROM) return 0;
-    /* FROM i = a TO b { }: NEURON's integer loop, i a double inside */
+    /* FROM i = a TO b { }: NEURON's integer loop from (int)a while i <= b, i a double inside */
     nm_gen_indent(g, depth);
     emit(g, "for (int li_%s = (int)(", s->name);
     nm_gen_expr(g, s->kids[0]);
-    emit(g, "); li_%s <= (int)(", s->name);
+    emit(g, "); (double)li_%s <= ", s->name);
     nm_gen_expr(g, s->kids[1]);
-    emit(g, "); li_%s++) {\n", s->name);
+    emit(g, "; li_%s++) {\n", s->name);
     const int mark = g->n_locals;
     nm_gen_push_local(g, s->name);
     nm_gen_indent(g, depth + 1);
     emit(g, "const double lv_%s = (double)li_%s;\n", s->name, s->name);
+    nm_gen_indent(g, depth + 1);
+    emit(g, "(void)lv_%s;\n", s->name);
     nm_gen_block(g, s->kids[2], depth + 1);
     g->n_locals = mark;
     nm_gen_indent(g, depth);
@@ -222,8 +224,20 @@ static int needs_solver(const gen *g)
 
 void nm_gen_solve_helpers(gen *g)
 {
-    if (!needs_solver(g)) return;
     const char *p = g->prefix;
+    if (g->m->n_randoms) /* RANDOM's draw (nmodl_gen_point.c, nm_gen_random_call) */
+        emit(g,
+             "/* A RANDOM's next uniform in (0, 1): Philox keyed (id1, id2), counter (its\n"
+             " * position, 2^31 + id3 as the stream: apart from the network's streams). */\n"
+             "HB_HOSTDEV double %s_random_uniform(double *pos, double id1, double id2, double "
+             "id3)\n{\n"
+             "    const hb_philox_ctr_t d = hb_philox_draw((uint64_t)id1, (uint32_t)id2,\n"
+             "                                             0x80000000u | (uint32_t)id3, "
+             "(uint64_t)*pos);\n"
+             "    *pos += 1.0;\n"
+             "    return hb_philox_uniform(d.v[0], d.v[1]);\n}\n\n",
+             p);
+    if (!needs_solver(g)) return;
     emit(g,
          "/* Solves a x = b (n by n, row-major; b becomes x) by Gaussian elimination: the rows in\n"
          " * their order (pivot 0), or the largest pivot of each column (pivot 1). */\n"
