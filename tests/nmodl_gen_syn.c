@@ -63,6 +63,7 @@ static void tally(tally_t *t, int ok) { t->compared++, t->differ += !ok; }
 static void test_expsyn(void)
 {
     CHECK(hbg_expsyn_N_FIELD == 4 && hbg_expsyn_N_PARAM == 2); /* tau, e, g, i */
+    CHECK(hbg_expsyn_NUMERIC_DIDV == 0 && hbg_expsyn_N_WEIGHT == 1); /* i = g*(v - e) */
     tally_t init = {0}, receive = {0}, decay = {0}, current = {0};
     for (int trial = 0; trial < TRIALS; trial++) {
         const double dt = 0.001 + 0.1 * uniform();
@@ -219,6 +220,7 @@ static void test_probampanmda(void)
 {
     enum { NF = hbg_probampanmda_N_FIELD, BLOCKS = 512 };
     CHECK(NF == 36 && hbg_probampanmda_N_PARAM == 12);
+    CHECK(hbg_probampanmda_NUMERIC_DIDV == 1 && hbg_probampanmda_N_WEIGHT == 5); /* mggate(v) */
     /* GLOBALs: tau_r_AMPA, tau_r_NMDA, tau_d_NMDA, e, slope_mg, scale_mg, gmax,
      * nc_type_param, minis_single_vesicle, init_depleted */
     const double global[] = {0.2, 0.29, 43, 0, 0.062, 3.57, 0.001, 4, 0, 0};

@@ -619,6 +619,9 @@ static void emit_mechanism(gen *g)
     for (int i = 0; i < n_fields; i++) n_params += fields[i].param;
     emit(g, "enum { %s_N_FIELD = %d, %s_N_PARAM = %d, %s_N_TABLE = %d };\n\n", p, n_fields, p,
          n_params, p, n_tables);
+    /* the descriptor's numeric_didv and n_weight (docs/mechanisms.md, sections 1 and 5) */
+    emit(g, "enum { %s_NUMERIC_DIDV = %d, %s_N_WEIGHT = %d };\n\n", p, g->numeric_didv, p,
+         m->n_net_receive_args);
     emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
          p, p);
     emit(g, "    const int W = blk->width, row = blk->node[j * W + k];\n");
