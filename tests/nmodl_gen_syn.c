@@ -219,7 +219,7 @@ static void test_exp2syn_clamp(void)
 static void test_probampanmda(void)
 {
     enum { NF = hbg_probampanmda_N_FIELD, BLOCKS = 512 };
-    CHECK(NF == 36 && hbg_probampanmda_N_PARAM == 12);
+    CHECK(NF == 35 && hbg_probampanmda_N_PARAM == 12);
     CHECK(hbg_probampanmda_NUMERIC_DIDV == 1 && hbg_probampanmda_N_WEIGHT == 5); /* mggate(v) */
     /* GLOBALs: tau_r_AMPA, tau_r_NMDA, tau_d_NMDA, e, slope_mg, scale_mg, gmax,
      * nc_type_param, minis_single_vesicle, init_depleted */
@@ -235,9 +235,9 @@ static void test_probampanmda(void)
             v[k] = -90.0 + 100.0 * uniform();
             area[k] = 100.0 + 1000.0 * uniform();
             for (int q = 0; q < 12; q++) field[q * W + k] = param[q];
-            field[33 * W + k] = 7.0;             /* id1: the run's seed */
-            field[34 * W + k] = (double)b;       /* id2: the cell's gid */
-            field[35 * W + k] = (double)(k + 3); /* id3: the synapse */
+            field[32 * W + k] = 7.0;             /* id1: the run's seed */
+            field[33 * W + k] = (double)b;       /* id2: the cell's gid */
+            field[34 * W + k] = (double)(k + 3); /* id3: the synapse */
         }
         hbg_probampanmda_init_kernel(&blk, 0, 1);
         memcpy(again, field, sizeof field);
@@ -249,7 +249,7 @@ static void test_probampanmda(void)
             const hb_philox_ctr_t c = hb_philox_draw(7, (uint32_t)b, 0x80000000u | (uint32_t)(k + 3), 0);
             const int release = hb_philox_uniform(c.v[0], c.v[1]) < 0.5;
             const double a = field[12 * W + k], expect = ((1.0 / 1.0) * 1.0) * field[29 * W + k];
-            draws_ok += field[32 * W + k] == 1.0 && (release ? same(a, expect) : a == 0.0) &&
+            draws_ok += field[31 * W + k] == 1.0 && (release ? same(a, expect) : a == 0.0) &&
                         field[26 * W + k] == (release ? 0.0 : 1.0);
             released += release;
             n++;

@@ -448,6 +448,118 @@ typedef struct {
     int param; /* a RANGE PARAMETER */
 } field;
 
+/* Whether a kernel may read `x` before writing it (so its value must persist between
+ * kernels): the statements in order, calls followed into their blocks (a name an argument or
+ * LOCAL shadows is not x), a write inside if/while/FROM not counted as definite unless both
+ * branches write. `*written` is set once x is definitely written. */
+typedef struct {
+    const nm_ctx *c;
+    const char *x;
+    int depth;
+} live;
+
+static int reads_expr(live *l, const nm_node *n, int written);
+static int reads_block(live *l, const nm_node *b, int *written);
+
+static int shadowed(const nm_block *b, const char *x)
+{
+    if (b->args)
+        for (int i = 0; i < b->args->n_kids; i++)
+            if (strcmp(b->args->kids[i]->name, x) == 0) return 1;
+    return 0;
+}
+
+static int reads_call(live *l, const nm_node *n, int *written)
+{
+    for (int i = 0; i < n->n_kids; i++)
+        if (reads_expr(l, n->kids[i], *written)) return 1;
+    const nm_block *b = find_block(l->c, n->name);
+    if (!b || shadowed(b, l->x) || l->depth > 20) return 0;
+    if (b->kind == B_FUNCTION && strcmp(b->name, l->x) == 0) return 0;
+    l->depth++;
+    const int r = reads_block(l, b->body, written);
+    l->depth--;
+    return r;
+}
+
+static int reads_expr(live *l, const nm_node *n, int written)
+{
+    if (n->kind == N_NAME && !written && strcmp(n->name, l->x) == 0) return 1;
+    if (n->kind == N_CALL) {
+        int w = written;
+        return reads_call(l, n, &w);
+    }
+    for (int i = 0; i < n->n_kids; i++)
+        if (reads_expr(l, n->kids[i], written)) return 1;
+    return 0;
+}
+
+static int reads_statement(live *l, const nm_node *s, int *written)
+{
+    switch (s->kind) {
+    case S_ASSIGN:
+        if (reads_expr(l, s->kids[1], *written)) return 1;
+        if (s->kids[0]->n_kids && reads_expr(l, s->kids[0]->kids[0], *written)) return 1;
+        if (strcmp(s->kids[0]->name, l->x) == 0) *written = 1;
+        return 0;
+    case S_CALL: return reads_call(l, s->kids[0], written);
+    case S_IF: {
+        if (reads_expr(l, s->kids[0], *written)) return 1;
+        int a = *written, b = *written;
+        if (reads_block(l, s->kids[1], &a)) return 1;
+        if (s->n_kids > 2 && (s->kids[2]->kind == S_BLOCK ? reads_block(l, s->kids[2], &b)
+                                                          : reads_statement(l, s->kids[2], &b)))
+            return 1;
+        *written = a && b;
+        return 0;
+    }
+    case S_LOCAL:
+        for (int i = 0; i < s->n_kids; i++)
+            if (strcmp(s->kids[i]->name, l->x) == 0) *written = 1; /* shadowed from here */
+        return 0;
+    case S_SOLVE: {
+        const nm_block *b = find_block(l->c, s->name);
+        if (!b || l->depth > 20) return 0;
+        l->depth++;
+        const int r = reads_block(l, b->body, written);
+        l->depth--;
+        return r;
+    }
+    case S_VERBATIM: return 0;
+    default: { /* while, FROM, reactions, x' =, TABLE ...: reads only */
+        int w = *written;
+        for (int i = 0; i < s->n_kids; i++) {
+            const nm_node *k = s->kids[i];
+            if (k->kind == S_BLOCK ? reads_block(l, k, &w) : reads_expr(l, k, *written))
+                return 1;
+        }
+        return 0;
+    }
+    }
+}
+
+static int reads_block(live *l, const nm_node *b, int *written)
+{
+    for (int i = 0; i < b->n_kids; i++)
+        if (reads_statement(l, b->kids[i], written)) return 1;
+    return 0;
+}
+
+/* Whether x must be kept per instance: a kernel after INITIAL (the currents, the SOLVE, the
+ * NET_RECEIVE) may read it before it writes it. */
+static int persists(const nm_ctx *c, const char *x)
+{
+    for (int i = 0; i < c->n_blocks; i++) {
+        const nm_block *b = &c->blocks[i];
+        if (b->kind != B_BREAKPOINT && b->kind != B_NET_RECEIVE) continue;
+        if (b->kind == B_NET_RECEIVE && shadowed(b, x)) continue;
+        live l = {c, x, 0};
+        int written = 0;
+        if (reads_block(&l, b->body, &written)) return 1;
+    }
+    return 0;
+}
+
 static int collect_fields(gen *g, field *out, int room)
 {
     const hb_nmodl_mechanism_t *m = g->m;
@@ -466,9 +578,9 @@ static int collect_fields(gen *g, field *out, int room)
         if (in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
             out[n++] = (field){a, 0};
     }
-    /* then, as scratch, the ASSIGNED neither RANGE nor GLOBAL nor a current (BREAKPOINT sets
-     * those before any use): NEURON keeps them per instance too (Exp2Syn's factor, set in
-     * INITIAL and read by NET_RECEIVE) */
+    /* then, as scratch, the ASSIGNED neither RANGE nor GLOBAL nor a current that a kernel may
+     * read before writing (NEURON keeps every ASSIGNED per instance: Exp2Syn's factor, set in
+     * INITIAL and read by NET_RECEIVE; a channel's rates, recomputed before use, need not) */
     static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
     for (int i = 0; i < m->n_assigned; i++) {
         const char *a = m->assigned[i].name;
@@ -477,7 +589,8 @@ static int collect_fields(gen *g, field *out, int room)
             ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) ||
                        in_list(m->ions[j].write, m->ions[j].n_write, a);
         if (!in_list(m->range, m->n_range, a) && !in_list(m->globals, m->n_globals, a) &&
-            !ion_var && !in_list(builtins, 6, a) && !is_current(g, a) && n < room)
+            !ion_var && !in_list(builtins, 6, a) && !is_current(g, a) && persists(g->c, a) &&
+            n < room)
             out[n++] = (field){a, 0};
     }
     /* then each RANDOM's ids, set per instance by the model (docs/nmodl.md) */
