@@ -201,9 +201,7 @@ int nm_gen_statement_more(gen *g, const nm_node *s, int depth)
     const int mark = g->n_locals;
     nm_gen_push_local(g, s->name);
     nm_gen_indent(g, depth + 1);
-    emit(g, "const double lv_%s = (double)li_%s;\n", s->name, s->name);
-    nm_gen_indent(g, depth + 1);
-    emit(g, "(void)lv_%s;\n", s->name);
+    emit(g, "const double lv_%s HB_UNUSED = (double)li_%s;\n", s->name, s->name);
     nm_gen_block(g, s->kids[2], depth + 1);
     g->n_locals = mark;
     nm_gen_indent(g, depth);
@@ -367,11 +365,11 @@ static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
             if (pos[q] == i) emit(g, " %s", names[q]);
     emit(g, " */\n");
     nm_gen_indent(g, depth + 1);
-    emit(g, "double a_[%d] = {0.0}, b_[%d] = {0.0}, vol_[%d];\n", n * n, n, n);
+    emit(g, "double a_[%d] = {0.0}, b_[%d] = {0.0};\n", n * n, n);
+    nm_gen_indent(g, depth + 1);
+    emit(g, "double vol_[%d] HB_UNUSED; /* read by the time derivative only */\n", n);
     nm_gen_indent(g, depth + 1);
     emit(g, "for (int q_ = 0; q_ < %d; q_++) vol_[q_] = 1.0;\n", n);
-    nm_gen_indent(g, depth + 1);
-    emit(g, "(void)vol_; /* read by the time derivative only */\n");
     for (int k = 0; k < body->n_kids; k++) {
         const nm_node *s = body->kids[k];
         if (s->kind == S_CONSERVE) continue; /* applied below */
