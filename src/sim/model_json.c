@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "core/morphology.h"
+#include "mech/catalogue.h"
 #include "sim/json_util.h"
 #include "sim/sim.h"
 
@@ -295,6 +296,127 @@ static hb_status_t parse_regions(const hb_json_loader_t *ld, const char *path, c
 
 /* ---- mechanisms, stimuli, probes ---- */
 
+/* A catalogue mechanism ({"name": "NaTs2_t", "region": R, "gNaTs2_tbar": 0.9, ...}): the
+ * built-in catalogues' (hb_catalogue_find: "bbp::Ih" where two have one); its keys are its
+ * RANGE PARAMETERs, or GLOBALs (one value per model, as NEURON has). */
+static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const char *item,
+                                             const json_t *mj, hb_model_t *model)
+{
+    char key[HB_JSON_PATH], context[HB_JSON_PATH + 256];
+    hb_json_join(key, item, "name");
+    const hb_cat_mech_t *mech = NULL;
+    const char *name = json_string_value(json_object_get(mj, "name"));
+    if (hb_catalogue_find(NULL, 0, name, &mech) != HB_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hb_last_error());
+        return hb_json_fail(ld, key, "%s", why);
+    }
+    if (mech->kind != HB_CAT_DENSITY)
+        return hb_json_fail(ld, key, "%s is a point process; expected a density mechanism here",
+                            mech->name);
+    int type = HB_REGION_ALL;
+    const json_t *region = json_object_get(mj, "region");
+    hb_json_join(key, item, "region");
+    hb_status_t status;
+    if (region && (status = parse_region(ld, key, region, &type))) return status;
+    const size_t n = json_object_size(mj);
+    const char **keys = calloc(n + 1, sizeof *keys);
+    double *values = calloc(n + 1, sizeof *values);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    int n_param = 0;
+    const char *k;
+    const json_t *val;
+    status = HB_SUCCESS;
+    json_object_foreach((json_t *)mj, k, val) { /* RANGE PARAMETERs, and unknown keys */
+        if (!strcmp(k, "name") || !strcmp(k, "region")) continue;
+        hb_json_join(key, item, k);
+        int global = 0;
+        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
+        if (global) continue;
+        if (!json_is_number(val)) {
+            status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+            break;
+        }
+        keys[n_param] = k;
+        values[n_param++] = json_number_value(val);
+    }
+    snprintf(context, sizeof context, "%s: %s", ld->file, item);
+    if (status == HB_SUCCESS)
+        status = hb_model_insert_cat(model, type, mech, n_param, keys, values, context);
+    json_object_foreach((json_t *)mj, k, val) { /* GLOBALs */
+        if (status != HB_SUCCESS) break;
+        int global = 0;
+        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
+        if (!global) continue;
+        hb_json_join(key, item, k);
+        if (!json_is_number(val))
+            status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+        else
+            status = hb_model_set_cat_global(model, mech, k, json_number_value(val), context);
+    }
+    free(keys);
+    free(values);
+    return status;
+}
+
+/* "ions": [{"region": R, "ena": 50, "ek": -85, "cai": 5e-5, "cao": 2}]: per region, as NEURON's
+ * `soma.ek = -85`: e<ion> [mV], <ion>i and <ion>o [mM] of the species the cell's catalogue
+ * mechanisms use; entries apply in order. */
+static hb_status_t parse_ions(const hb_json_loader_t *ld, const char *path, const json_t *cell,
+                              hb_model_t *model)
+{
+    char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
+    const json_t *list;
+    hb_status_t status = hb_json_array(ld, path, cell, "ions", at, &list);
+    if (status != HB_SUCCESS || !list) return status;
+    size_t i;
+    const json_t *entry;
+    json_array_foreach(list, i, entry) {
+        hb_json_join_index(item, at, i);
+        if ((status = hb_json_need_object(ld, item, entry))) return status;
+        int type = HB_REGION_ALL;
+        const json_t *region = json_object_get(entry, "region");
+        hb_json_join(key, item, "region");
+        if (region && (status = parse_region(ld, key, region, &type))) return status;
+        const char *k;
+        const json_t *val;
+        json_object_foreach((json_t *)entry, k, val) {
+            if (!strcmp(k, "region")) continue;
+            hb_json_join(key, item, k);
+            const size_t len = strlen(k);
+            char ion[16] = "";
+            unsigned what = 0;
+            if (len >= 2 && len < sizeof ion && k[0] == 'e') {
+                memcpy(ion, k + 1, len - 1);
+                what = HB_ION_E;
+            } else if (len >= 2 && len < sizeof ion && (k[len - 1] == 'i' || k[len - 1] == 'o')) {
+                memcpy(ion, k, len - 1);
+                what = k[len - 1] == 'i' ? HB_ION_CI : HB_ION_CO;
+            }
+            int used = 0;
+            for (int q = 0; what && q < model->n_cat; q++)
+                for (int u = 0; u < model->cat[q].mech->n_ion; u++)
+                    used |= !strcmp(model->cat[q].mech->ion[u].ion, ion);
+            if (!used)
+                return hb_json_fail(ld, key, "expected \"region\" or e<ion> [mV], <ion>i or "
+                                    "<ion>o [mM] of an ion the cell's mechanisms use (\"ek\", "
+                                    "\"cai\", ...)");
+            if (!json_is_number(val))
+                return hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+            if ((status = hb_model_set_ion(model, type, ion, what, json_number_value(val)))) {
+                char why[512];
+                snprintf(why, sizeof why, "%s", hb_last_error());
+                return hb_json_fail(ld, key, "%s", why);
+            }
+        }
+    }
+    return HB_SUCCESS;
+}
+
 static hb_status_t parse_mechanisms(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                     hb_model_t *model)
 {
@@ -331,10 +453,10 @@ static hb_status_t parse_mechanisms(const hb_json_loader_t *ld, const char *path
                 (status = hb_json_limited(ld, item, mj, "ek", HB_JSON_OPTIONAL, &hb_limit_potential, &mech.ek)))
                 return status;
         } else if (json_is_string(name)) {
-            return hb_json_fail(ld, key, "unknown mechanism \"%s\"; expected \"pas\" or \"hh\"",
-                           json_string_value(name));
+            if ((status = parse_catalogue_mechanism(ld, item, mj, model)) != HB_SUCCESS) return status;
+            continue;
         } else {
-            return hb_json_fail(ld, key, "%s; expected \"pas\" or \"hh\"",
+            return hb_json_fail(ld, key, "%s; expected \"pas\", \"hh\" or a catalogue mechanism",
                            name ? hb_json_kind(name) : "missing");
         }
         int type = HB_REGION_ALL;
@@ -559,7 +681,7 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
 {
     static const char *const keys[] = {"name", "count", "morphology", "units", "section_rule",
                                        "zero_radius", "cable", "sections", "discretization", "Ra",
-                                       "cm", "regions", "mechanisms", "stimuli", "probes",
+                                       "cm", "regions", "mechanisms", "ions", "stimuli", "probes",
                                        "synapses", NULL};
     hb_status_t status;
     if ((status = hb_json_need_object(ld, path, cell)) || (status = hb_json_check_keys(ld, path, cell, keys))) return status;
@@ -589,6 +711,7 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
         status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
     }
     if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, model)) == HB_SUCCESS &&
+        (status = parse_ions(ld, path, cell, model)) == HB_SUCCESS &&
         (status = parse_stimuli(ld, path, cell, &g, model)) == HB_SUCCESS &&
         (status = parse_probes(ld, path, cell, &g, model)) == HB_SUCCESS)
         status = parse_synapses(ld, path, cell, &g, model);
