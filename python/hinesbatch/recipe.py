@@ -148,8 +148,9 @@ class Cell:
         self._sections = []     # Section objects (from_sections)
         self._points = None     # SWC text (from_points)
         self._swc_options = {}
-        self.data = {}          # the rest of the description
+        self._data = {}         # the rest of the description
         self._morph = None      # the morphology built from points, once
+        self.version = 0        # bumped by every change: a recipe's cells cache by it
 
     # -- geometry
     @classmethod
@@ -265,7 +266,8 @@ class Cell:
         "fixed", the default with nseg 1), `d_lambda` (policy "d-lambda", at `frequency`
         [Hz]), `max_length` [um] (policy "max-length") or "per-segment"; scheme "neuron"
         (default) or "vertex". Returns the cell."""
-        d = self.data.setdefault("discretization", {})
+        self.version += 1
+        d = self._data.setdefault("discretization", {})
         if policy is None:
             policy = ("fixed" if nseg is not None else "d-lambda" if d_lambda is not None
                       else "max-length" if max_length is not None else None)
@@ -278,19 +280,21 @@ class Cell:
 
     def set(self, Ra=None, cm=None):  # noqa: N803 (NEURON's names)
         """The whole cell's axial resistivity Ra [ohm cm] and capacitance cm [uF/cm^2]."""
+        self.version += 1
         if Ra is not None:
-            self.data["Ra"] = float(Ra)
+            self._data["Ra"] = float(Ra)
         if cm is not None:
-            self.data["cm"] = float(cm)
+            self._data["cm"] = float(cm)
         return self
 
     def set_region(self, region, Ra=None, cm=None, nseg=None):  # noqa: N803
         """A region's own Ra [ohm cm], cm [uF/cm^2] and nseg (the model file's "regions")."""
+        self.version += 1
         entry = {"region": region}
         for key, value in (("Ra", Ra), ("cm", cm), ("nseg", nseg)):
             if value is not None:
                 entry[key] = value
-        self.data.setdefault("regions", []).append(entry)
+        self._data.setdefault("regions", []).append(entry)
         return self
 
     def _where(self, region, section):
@@ -317,30 +321,33 @@ class Cell:
         """Insert a mechanism ("pas": g, e; "hh": gnabar, gkbar, gl, el, ena, ek) in a region
         ("all" when neither is given) or in a section (by name: a section whose region is its
         own). Returns the cell."""
+        self.version += 1
         entry = {"name": mechanism, "region": self._where(region, section)}
         entry.update(parameters)
-        self.data.setdefault("mechanisms", []).append(entry)
+        self._data.setdefault("mechanisms", []).append(entry)
         return self
 
     def add_synapse(self, where, kind="expsyn", **parameters):
         """A synapse ("expsyn": tau, e; "exp2syn": tau1, tau2, e) at a location ("soma",
         {"section": NAME or INDEX, "x": 0..1}, {"node": N}, {"sample": ID}); returns its index,
         the target that connections and event generators name."""
+        self.version += 1
         entry = {"type": kind, "at": where}
         entry.update(parameters)
-        synapses = self.data.setdefault("synapses", [])
+        synapses = self._data.setdefault("synapses", [])
         synapses.append(entry)
         return len(synapses) - 1
 
     def add_probe(self, where="soma", name=None, threshold=None):
         """A voltage probe (a Simulation's trace; the first with a `threshold` [mV] is the
         cell's spike detector in a network). Returns the cell."""
+        self.version += 1
         entry = {"at": where}
         if name is not None:
             entry["name"] = name
         if threshold is not None:
             entry["spike_threshold"] = float(threshold)
-        self.data.setdefault("probes", []).append(entry)
+        self._data.setdefault("probes", []).append(entry)
         return self
 
     def add_detector(self, where="soma", threshold=-10.0, name="detector"):
@@ -349,7 +356,8 @@ class Cell:
 
     def add_iclamp(self, where, delay, duration, amplitude):
         """NEURON's IClamp: `amplitude` [nA] from `delay` [ms] for `duration` [ms]."""
-        self.data.setdefault("stimuli", []).append(
+        self.version += 1
+        self._data.setdefault("stimuli", []).append(
             {"type": "iclamp", "at": where, "del": delay, "dur": duration, "amp": amplitude})
         return self
 
@@ -357,14 +365,14 @@ class Cell:
         """The model file's "cells" entry for this cell (a dict; without the geometry for a
         cell of points, whose morphology is built from the arrays)."""
         out = copy.deepcopy(self._geometry)
-        out.update(copy.deepcopy(self.data))
+        out.update(copy.deepcopy(self._data))
         return out
 
     def _swc_morphology(self):
         """The morphology of a cell of points, built once (as the model file reads SWC)."""
         from . import Morphology  # noqa: PLC0415 (the package imports this module)
         if self._morph is None:
-            scheme = self.data.get("discretization", {}).get("scheme", "neuron")
+            scheme = self._data.get("discretization", {}).get("scheme", "neuron")
             opts = self._swc_options
             rule = opts["section_rule"] or ("import3d" if scheme == "neuron" else "hinesbatch")
             self._morph = Morphology.from_text(self._points, opts["name"], units=opts["units"],
@@ -518,7 +526,10 @@ class _Built:
         from . import _check  # noqa: PLC0415
         lib = _ffi.load()
         morph = None
-        if isinstance(desc, Cell):
+        if isinstance(desc, Cell):  # the same cell unchanged: its model, without the JSON
+            hit = self.by_text.get((id(desc), desc.version))
+            if hit is not None:
+                return hit[0]
             if desc._points is not None:
                 morph = desc._swc_morphology()
             data = desc.description()
@@ -539,6 +550,8 @@ class _Built:
                                        morph._ptr if morph is not None else ffi.NULL, out))
         model = ffi.gc(out[0], lib.hb_model_destroy)
         self.by_text[key] = (model, morph)  # the morphology outlives the model
+        if isinstance(desc, Cell):  # kept alive with it, so that its id stays its own
+            self.by_text[(id(desc), desc.version)] = (model, morph, desc)
         return model
 
     def connections(self, gid):
