@@ -472,7 +472,8 @@ class Simulation:
                                          model.base_dir.encode(), out))
             ptr = out[0]
             self.name = model.name
-        self._ptr = ffi.gc(ptr, lib.hb_sim_destroy)
+        built = self._built  # a recipe's models outlive the simulation
+        self._ptr = ffi.gc(ptr, lambda p: (lib.hb_sim_destroy(p), built))
         self._copies = {}  # read-only copies handed out since the last step, by what they hold
         self.model = model
         options = ffi.new("hb_sim_options_t *")
@@ -702,8 +703,10 @@ class Network:
                                          model.base_dir.encode(), self._comm, out))
             self.name = model.name
         # The network first, then its communicator (MPI is finalised with it).
+        # A recipe's models, callbacks and connection table outlive it too.
         net, comm_ptr = out[0], self._comm
-        self._ptr = ffi.gc(net, lambda p: (lib.hb_net_destroy(p), comm_ptr))
+        alive = (self._built, getattr(self, "_keep", None), getattr(self, "_connections", None))
+        self._ptr = ffi.gc(net, lambda p: (lib.hb_net_destroy(p), comm_ptr, alive))
         self.model = model
         self.comm = _text(lib.hb_comm_name(self._comm))
         self.rank = lib.hb_comm_rank(self._comm)

@@ -149,7 +149,7 @@ class Cell:
         self._points = None     # SWC text (from_points)
         self._swc_options = {}
         self._data = {}         # the rest of the description
-        self._morph = None      # the morphology built from points, once
+        self._morph = None      # (section rule, the morphology built from points)
         self.version = 0        # bumped by every change: a recipe's cells cache by it
 
     # -- geometry
@@ -371,13 +371,14 @@ class Cell:
     def _swc_morphology(self):
         """The morphology of a cell of points, built once (as the model file reads SWC)."""
         from . import Morphology  # noqa: PLC0415 (the package imports this module)
-        if self._morph is None:
-            scheme = self._data.get("discretization", {}).get("scheme", "neuron")
-            opts = self._swc_options
-            rule = opts["section_rule"] or ("import3d" if scheme == "neuron" else "hinesbatch")
-            self._morph = Morphology.from_text(self._points, opts["name"], units=opts["units"],
-                                               sections=rule, zero_radius=opts["zero_radius"])
-        return self._morph
+        scheme = self._data.get("discretization", {}).get("scheme", "neuron")
+        opts = self._swc_options
+        rule = opts["section_rule"] or ("import3d" if scheme == "neuron" else "hinesbatch")
+        if self._morph is None or self._morph[0] != rule:
+            self._morph = (rule, Morphology.from_text(
+                self._points, opts["name"], units=opts["units"], sections=rule,
+                zero_radius=opts["zero_radius"]))
+        return self._morph[1]
 
     def __repr__(self):
         kind = ("points" if self._points is not None else
