@@ -213,6 +213,8 @@ static void test_given_morphology(void)
     const char counted[] = "{\"count\": 2, \"cable\": {\"length\": 100, \"diam\": 1}}";
     CHECK(hb_model_parse_json(counted, strlen(counted), "c.json", NULL, NULL, &bad) == HB_ERR_INVALID_VALUE);
     CHECKF(strstr(hb_last_error(), "c.json") && strstr(hb_last_error(), "count"), "%s", hb_last_error());
+    CHECK(hb_model_parse_json("{}", 2, "c.json", NULL, NULL, &bad) == HB_ERR_INVALID_VALUE);
+    CHECKF(strncmp(hb_last_error(), "c.json: expected exactly one of", 31) == 0, "%s", hb_last_error());
     CHECK(hb_model_parse_json("[1]", 3, "c.json", NULL, NULL, &bad) == HB_ERR_INVALID_VALUE);
     CHECK(hb_model_parse_json("{", 1, "c.json", NULL, NULL, &bad) == HB_ERR_PARSE);
     free(with);
