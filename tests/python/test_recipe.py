@@ -198,6 +198,13 @@ def test_callback_errors_are_raised_as_they_were(hb):
     with pytest.raises(hb.HinesbatchError,
                        match=r"cell_description\(0\): mechanisms\[0\]\.name: unknown mechanism"):
         hb.Network(BadCell(), t_stop=5)
+    class NoGeometry(Broken):
+        def cell_description(self, gid):
+            return {"mechanisms": [{"name": "pas"}]}
+
+    with pytest.raises(hb.HinesbatchError,
+                       match=r"^cell_description\(0\): expected exactly one of \"morphology\""):
+        hb.Network(NoGeometry(), t_stop=5)
     with pytest.raises(TypeError, match="t_stop"):
         hb.Network(Broken())
     with pytest.raises(TypeError, match="unknown option 'tstop'"):
