@@ -327,3 +327,50 @@ def test_cell_building_errors(hb):
 
     with pytest.raises(ValueError, match="use Network"):
         hb.Simulation(Connected(), t_stop=5)
+
+
+MPI_SCRIPT = """
+import hashlib, sys
+sys.path[:0] = [{python!r}, {tests!r}]
+import hinesbatch as hb
+hb.load_library({lib!r})
+from test_recipe import Rings, ball_and_stick
+recipe = Rings(hb, ball_and_stick(hb))
+asked = []
+describe = type(recipe).cell_description
+type(recipe).cell_description = lambda self, gid: asked.append(gid) or describe(self, gid)
+type(recipe).probes = lambda self, gid: [hb.probe("v", "soma")] if gid in (0, 40) else []
+net = hb.Network(recipe, t_stop=100, comm=sys.argv[1], sample_dt=0.5).run()
+digest = hashlib.sha256(net.spikes.tobytes() + net.traces.values.tobytes()).hexdigest()
+print(net.rank, net.size, min(asked), max(asked), len(net.spikes), digest, flush=True)
+"""
+
+
+def test_a_recipe_on_two_mpi_ranks(hb, root, request, tmp_path):
+    """Each rank asks the recipe for its own gids only, and the spikes and recorded traces are
+    the serial run's, bit for bit."""
+    import shutil  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    mpirun = shutil.which("mpirun")
+    if not mpirun or not hb._lib().hb_comm_available(1):
+        pytest.skip("no mpirun, or a build without MPI")
+    script = tmp_path / "ranks.py"
+    script.write_text(MPI_SCRIPT.format(python=os.path.join(root, "python"),
+                                        tests=os.path.dirname(__file__),
+                                        lib=hb.library_path()))
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_mpi_yield_when_idle="1")
+
+    def run(*cmd):
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+        return sorted(line.split() for line in done.stdout.splitlines() if line.strip())
+
+    serial = run(sys.executable, str(script), "serial")
+    ranks = run(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2", sys.executable,
+                str(script), "mpi")
+    assert serial[0][:5] == ["0", "1", "0", "67", serial[0][4]] and int(serial[0][4]) > 50
+    assert [r[:4] for r in ranks] == [["0", "2", "0", "33"], ["1", "2", "34", "67"]]
+    assert {r[4] for r in ranks} == {serial[0][4]} and {r[5] for r in ranks} == {serial[0][5]}
