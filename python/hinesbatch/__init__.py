@@ -26,13 +26,15 @@ from . import _ffi
 from . import recipe as _recipe
 from ._ffi import ffi
 from .recipe import (Cell, Connections, Recipe, Section, connection, event_generator,
-                     explicit_schedule, probe, regular_schedule, spike_source)
+                     explicit_schedule, poisson_schedule, probe, regular_schedule,
+                     spike_source)
 
 __version__ = _ffi.VERSION
 __all__ = [
     "HinesbatchError", "Interrupted", "Morphology", "Cable", "Model", "Simulation", "Network",
     "Traces", "run", "Recipe", "Cell", "Section", "Connections", "connection",
-    "event_generator", "regular_schedule", "explicit_schedule", "spike_source", "probe",
+    "event_generator", "regular_schedule", "explicit_schedule", "poisson_schedule",
+    "spike_source", "probe",
     "load_library", "library_path", "backends", "SPIKE_DTYPE", "__version__",
 ]
 

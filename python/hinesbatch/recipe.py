@@ -16,7 +16,8 @@ from . import _ffi
 from ._ffi import ffi
 
 __all__ = ["Recipe", "Cell", "Section", "connection", "Connection", "event_generator",
-           "EventGenerator", "regular_schedule", "explicit_schedule", "spike_source",
+           "EventGenerator", "regular_schedule", "explicit_schedule", "poisson_schedule",
+           "spike_source",
            "SpikeSource", "probe", "Probe"]
 
 # Arbor's connection(source, target, weight, delay): here the target is the synapse's index
@@ -43,15 +44,27 @@ def spike_source(start=0.0, interval=10.0, number=1, noise=0.0, seed=0):
 
 
 class _Schedule:
-    def __init__(self, times=None, start=None, dt=None, stop=None):
+    def __init__(self, times=None, start=None, dt=None, stop=None, freq=None, seed=None):
         self._times, self.start, self.dt, self.stop = times, start, dt, stop
+        self.freq, self.seed = freq, seed
 
-    def times(self, t_stop):
-        """The event times [ms] before `t_stop` (and before the schedule's own stop)."""
+    def times(self, t_stop, gid=0):
+        """The event times [ms] before `t_stop` (and before the schedule's own stop); a
+        Poisson schedule's are drawn from a stream keyed by (seed, gid)."""
         if self._times is not None:
             t = np.asarray(self._times, dtype=np.float64).ravel()
             return t[t < t_stop]
         stop = t_stop if self.stop is None else min(self.stop, t_stop)
+        if self.freq is not None:
+            rng = np.random.default_rng([int(self.seed), int(gid)])
+            out, t = [], self.start
+            while True:  # in blocks of about the expected count
+                count = max(16, int(self.freq * (stop - t) * 1.2) + 16)
+                block = t + np.cumsum(rng.exponential(1.0 / self.freq, count))
+                out.append(block[block < stop])
+                if block[-1] >= stop:
+                    return np.concatenate(out)
+                t = block[-1]
         n = max(0, int(np.ceil((stop - self.start) / self.dt - 1e-9)))
         t = self.start + self.dt * np.arange(n, dtype=np.float64)
         return t[t < stop]
@@ -67,6 +80,21 @@ def regular_schedule(tstart, dt, tstop=None):
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"regular_schedule: dt = {dt!r}; expected an interval [ms] > 0")
     return _Schedule(start=float(tstart), dt=float(dt),
+                     stop=None if tstop is None else float(tstop))
+
+
+def poisson_schedule(tstart, freq, seed=0, tstop=None):
+    """Events of a Poisson process of rate `freq` [kHz: events per ms] from tstart to tstop
+    (None: the run's t_stop) [ms], as Arbor's: the intervals drawn from numpy's generator keyed
+    by (seed, gid), so each cell's are its own and the same on any rank count."""
+    for name, value in (("tstart", tstart), ("freq", freq)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"poisson_schedule: {name} = {value!r}; expected a number")
+    if not (np.isfinite(tstart) and tstart >= 0):
+        raise ValueError(f"poisson_schedule: tstart = {tstart!r}; expected a time [ms] >= 0")
+    if not (np.isfinite(freq) and freq > 0):
+        raise ValueError(f"poisson_schedule: freq = {freq!r}; expected a rate [kHz] > 0")
+    return _Schedule(start=float(tstart), freq=float(freq), seed=int(seed),
                      stop=None if tstop is None else float(tstop))
 
 
@@ -571,8 +599,9 @@ class _Built:
                 g = g if isinstance(g, EventGenerator) else EventGenerator(*g)
                 if not isinstance(g.schedule, _Schedule):
                     raise TypeError(f"event_generators({gid}): schedule {g.schedule!r}; "
-                                    "expected regular_schedule(...) or explicit_schedule(...)")
-                for t in g.schedule.times(self.t_stop):
+                                    "expected regular_schedule, explicit_schedule or "
+                                    "poisson_schedule(...)")
+                for t in g.schedule.times(self.t_stop, gid):
                     items.append((int(g.synapse), float(t), float(g.weight)))
             ev = self._events[gid] = items
         return ev

@@ -245,6 +245,35 @@ def test_event_generators_and_probes(hb):
     assert traces.trace(1, "syn[0].g").max() == pytest.approx(0.05, rel=0.05)
 
 
+def test_poisson_schedules_are_per_gid_and_reproducible(hb):
+    schedule = hb.poisson_schedule(5, 0.2, seed=3, tstop=1005)
+    t = schedule.times(2000, gid=7)
+    assert 150 < len(t) < 250 and t.min() >= 5 and t.max() < 1005 and np.all(np.diff(t) > 0)
+    assert np.array_equal(t, hb.poisson_schedule(5, 0.2, seed=3, tstop=1005).times(2000, 7))
+    assert not np.array_equal(t[:10], schedule.times(2000, 8)[:10])
+    assert np.all(schedule.times(500, 7) == t[t < 500])
+    with pytest.raises(ValueError, match="freq = 0"):
+        hb.poisson_schedule(0, 0)
+    cell = ball_and_stick(hb)
+
+    class Noisy(hb.Recipe):
+        def __init__(self, seed):
+            self.seed = seed
+
+        def num_cells(self):
+            return 4
+
+        def cell_description(self, gid):
+            return cell
+
+        def event_generators(self, gid):
+            return [hb.event_generator(0, 0.01, hb.poisson_schedule(0, 0.5, self.seed))]
+
+    a, b, c = (hb.Network(Noisy(seed), t_stop=100).run().spikes for seed in (1, 1, 2))
+    assert len(a) > 4 and set(a["gid"]) == {0, 1, 2, 3}
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
 def json_cell(cell_dict, t_stop=20):
     return {"t_stop": t_stop, "dt": 0.025, "cells": [cell_dict]}
 
