@@ -728,7 +728,14 @@ class Network:
         for gid in range(self._built.n_cells):
             for p in recipe.probes(gid):
                 p = p if isinstance(p, _recipe.Probe) else _recipe.Probe(*p)
-                recs.append((gid, _location(p.where), ffi.new("char[]", str(p.variable).encode())))
+                where = p.where
+                if isinstance(where, dict) and isinstance(where.get("section"), str):
+                    cell = recipe.cell_description(gid)  # a section by name: the cell's index
+                    if not isinstance(cell, _recipe.Cell):
+                        raise ValueError(f"probes({gid}): section {where['section']!r} by name "
+                                         "needs a Cell built from sections; give an index")
+                    where = dict(where, section=cell.section_index(where["section"]))
+                recs.append((gid, _location(where), ffi.new("char[]", str(p.variable).encode())))
         arr = ffi.new("hb_net_record_t[]", max(len(recs), 1))
         for k, (gid, loc, name) in enumerate(recs):
             arr[k].gid, arr[k].where, arr[k].variable = gid, loc[0], name

@@ -134,6 +134,16 @@ const char *hb_sim_probe_name(const hb_sim_t *sim, int probe);
 hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *count);
 hb_status_t hb_sim_probe_trace(const hb_sim_t *sim, int probe, const double **v, int *count);
 hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int *count);
+typedef struct {
+    const char *name;
+    int parent;
+    double parent_x;
+    double length_um;
+    double diam_um;
+    int swc_type;
+} hb_section_spec_t;
+hb_status_t hb_model_build_sections(const hb_section_spec_t *sections, int count,
+                                    const char *name, hb_morph_t **morph, int *morph_section);
 typedef struct hb_model hb_model_t;
 hb_status_t hb_model_destroy(hb_model_t *model);
 int hb_model_probe_count(const hb_model_t *model);

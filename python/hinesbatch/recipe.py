@@ -325,6 +325,34 @@ class Cell:
         self._data.setdefault("regions", []).append(entry)
         return self
 
+    def section_index(self, name):
+        """The morphology's index of section `name` of a cell built from sections (what a
+        network probe's {"section": INDEX} names)."""
+        if not self._sections:
+            raise KeyError(f"section {name!r}: only a cell built from sections names them")
+        if getattr(self, "_section_map", None) is None:
+            from . import _check  # noqa: PLC0415
+            lib = _ffi.load()
+            specs = self._geometry["sections"]
+            names = [s["name"] for s in specs]
+            arr = ffi.new("hb_section_spec_t[]", len(specs))
+            keep = []
+            for i, (s, (_, code)) in enumerate(zip(specs, self._sections)):
+                keep.append(ffi.new("char[]", s["name"].encode()))
+                parent = s.get("parent")
+                arr[i].name, arr[i].swc_type = keep[-1], code
+                arr[i].parent = -1 if parent is None else (
+                    names.index(parent) if isinstance(parent, str) else int(parent))
+                arr[i].parent_x, arr[i].length_um, arr[i].diam_um = \
+                    s.get("parent_x", 1.0), s["length"], s["diam"]
+            morph, out = ffi.new("hb_morph_t **"), ffi.new("int[]", len(specs))
+            _check(lib.hb_model_build_sections(arr, len(specs), b"sections", morph, out))
+            lib.hb_morph_destroy(morph[0])
+            self._section_map = dict(zip(names, out))
+        if name not in self._section_map:
+            raise KeyError(f"section {name!r}: expected one of {list(self._section_map)}")
+        return self._section_map[name]
+
     def _where(self, region, section):
         if (region is None) == (section is None):
             if region is None:

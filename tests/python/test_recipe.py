@@ -274,6 +274,34 @@ def test_poisson_schedules_are_per_gid_and_reproducible(hb):
     assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 
+def test_network_probes_name_sections(hb):
+    cell = hb.Cell.from_sections([hb.Section("soma", 20, 20), hb.Section("d1", 100, 2),
+                                  hb.Section("d2", 100, 1, parent="d1", region=5),
+                                  hb.Section("d3", 80, 1, parent="d1", region=6)])
+    cell.insert("hh", region="soma").insert("pas", region="all")
+    cell.add_iclamp("soma", 1, 2, 0.5)
+    index = {name: cell.section_index(name) for name in ("soma", "d1", "d2", "d3")}
+    assert sorted(index.values()) == [0, 1, 2, 3]
+
+    class One(hb.Recipe):
+        def num_cells(self):
+            return 1
+
+        def cell_description(self, gid):
+            return cell
+
+        def probes(self, gid):
+            return [hb.probe("v", {"section": name, "x": 0.7}) for name in ("d3", "d2")] + \
+                [hb.probe("v", {"section": index[name], "x": 0.7}) for name in ("d3", "d2")]
+
+    tr = hb.Network(One(), t_stop=10).run().traces
+    assert [c[1] for c in tr.columns[:2]] == [c[1] for c in tr.columns[2:]]
+    assert np.array_equal(tr.values[:, :2], tr.values[:, 2:])
+    assert not np.array_equal(tr.values[:, 0], tr.values[:, 1])  # two sections, two traces
+    with pytest.raises(KeyError, match="section 'd4'"):
+        cell.section_index("d4")
+
+
 def json_cell(cell_dict, t_stop=20):
     return {"t_stop": t_stop, "dt": 0.025, "cells": [cell_dict]}
 
