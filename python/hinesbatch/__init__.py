@@ -1,5 +1,5 @@
 """hinesbatch for Python (docs/python.md): morphologies, cell and network models from dicts or
-JSON files, simulations on any backend, spikes as numpy structured arrays (gid, time) and
+JSON files or built from Python (Recipe, Cell: python/hinesbatch/recipe.py), simulations on any backend, spikes as numpy structured arrays (gid, time) and
 traces as numpy arrays of their own (copies: an array kept or shown never holds a run up).
 
     import hinesbatch as hb
