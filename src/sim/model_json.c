@@ -43,6 +43,7 @@ static hb_status_t parse_region(const hb_json_loader_t *ld, const char *path, co
 
 typedef struct {
     hb_morph_t *morph;
+    const hb_morph_t *given; /* hb_model_parse_json's morphology, instead of morph */
     int n_specs;        /* sections given in the file (0 for SWC) */
     char **names;       /* their names */
     int *map;           /* morphology section per spec */
@@ -560,7 +561,7 @@ static hb_status_t parse_location(const hb_json_loader_t *ld, const char *path, 
         /* an index of the file's sections, or of the morphology's (SWC): in range before any
          * conversion to int */
         const json_int_t s = json_integer_value(sec);
-        const int n = g->n_specs ? g->n_specs : g->morph->n_sections;
+        const int n = g->n_specs ? g->n_specs : (g->given ? g->given : g->morph)->n_sections;
         if (s < 0 || s >= n)
             return hb_json_fail(ld, key, "expected a section index from 0 to %d, found %" JSON_INTEGER_FORMAT,
                                 n - 1, s);
@@ -717,6 +718,45 @@ static int own(void ***items, int *count, void *item)
     return 1;
 }
 
+/* A cell object's model: its geometry (or `given`, which then must be the only one), its
+ * discretisation, mechanisms, stimuli, probes and synapses. The caller frees *morph (the
+ * geometry built here, NULL with `given`) and *model, also after a failure. */
+static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json_t *cell,
+                              const hb_morph_t *given, hb_morph_t **morph, hb_model_t **model)
+{
+    static const char *const geometry_keys[] = {"morphology", "units", "section_rule",
+                                                "zero_radius", "cable", "sections", NULL};
+    *morph = NULL;
+    *model = NULL;
+    hb_discretization_t disc;
+    hb_status_t status;
+    if ((status = parse_discretization(ld, path, cell, &disc)) ||
+        (status = parse_regions(ld, path, cell, &disc)))
+        return status;
+    geometry_t g;
+    memset(&g, 0, sizeof g);
+    g.given = given;
+    if (given) {
+        for (int k = 0; geometry_keys[k]; k++)
+            if (json_object_get(cell, geometry_keys[k])) {
+                char key[HB_JSON_PATH];
+                hb_json_join(key, path, geometry_keys[k]);
+                return hb_json_fail(ld, key, "expected no geometry: the morphology is given");
+            }
+    } else {
+        status = parse_geometry(ld, path, cell, disc.scheme, &g);
+        *morph = g.morph;
+    }
+    if (status == HB_SUCCESS) status = hb_model_create(given ? given : g.morph, &disc, model);
+    if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, *model)) == HB_SUCCESS &&
+        (status = parse_ions(ld, path, cell, *model)) == HB_SUCCESS &&
+        (status = parse_stimuli(ld, path, cell, &g, *model)) == HB_SUCCESS &&
+        (status = parse_probes(ld, path, cell, &g, *model)) == HB_SUCCESS)
+        status = parse_synapses(ld, path, cell, &g, *model);
+    geometry_free(&g);
+    return status;
+}
+
 /* One entry of "cells": appends `count` copies to cells[]. */
 hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                               hb_model_t ***cells, int *n_cells)
@@ -734,35 +774,58 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
         return hb_json_fail(ld, key, "expected a string, found %s", hb_json_kind(name));
     }
     long count = 1;
-    hb_discretization_t disc;
-    if ((status = hb_json_int(ld, path, cell, "count", 1, 1000000, &count)) ||
-        (status = parse_discretization(ld, path, cell, &disc)) ||
-        (status = parse_regions(ld, path, cell, &disc)))
-        return status;
-    geometry_t g;
-    memset(&g, 0, sizeof g);
+    if ((status = hb_json_int(ld, path, cell, "count", 1, 1000000, &count))) return status;
+    hb_morph_t *morph = NULL;
     hb_model_t *model = NULL;
-    status = parse_geometry(ld, path, cell, disc.scheme, &g);
-    if (g.morph && !own((void ***)&ld->owned.morphs, &ld->owned.n_morphs, g.morph)) {
-        hb_morph_destroy(g.morph);
-        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    status = cell_model(ld, path, cell, NULL, &morph, &model);
+    if (morph && !own((void ***)&ld->owned.morphs, &ld->owned.n_morphs, morph)) {
+        hb_morph_destroy(morph);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
     }
-    if (status == HB_SUCCESS) status = hb_model_create(g.morph, &disc, &model);
     if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
         hb_model_destroy(model);
-        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
     }
-    if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, model)) == HB_SUCCESS &&
-        (status = parse_ions(ld, path, cell, model)) == HB_SUCCESS &&
-        (status = parse_stimuli(ld, path, cell, &g, model)) == HB_SUCCESS &&
-        (status = parse_probes(ld, path, cell, &g, model)) == HB_SUCCESS)
-        status = parse_synapses(ld, path, cell, &g, model);
-    geometry_free(&g);
     if (status != HB_SUCCESS) return status;
     hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
     if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
     for (long k = 0; k < count; k++) p[(*n_cells)++] = model;
     *cells = p;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_model_parse_json(const char *text, size_t length, const char *name,
+                                const char *base_dir, const hb_morph_t *morph, hb_model_t **model)
+{
+    static const char *const keys[] = {"name", "morphology", "units", "section_rule",
+                                       "zero_radius", "cable", "sections", "discretization", "Ra",
+                                       "cm", "regions", "mechanisms", "ions", "stimuli",
+                                       "probes", "synapses", NULL};
+    hb_clear_error();
+    if (!model) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: model is NULL");
+    *model = NULL;
+    if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: text is NULL");
+    hb_json_loader_t ld = {name ? name : "cell", base_dir, {0, 0, NULL, NULL}, NULL};
+    json_error_t err;
+    json_t *cell = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
+    if (!cell)
+        return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", ld.file, err.line, err.column, err.text);
+    hb_morph_t *own_morph = NULL;
+    hb_model_t *out = NULL;
+    hb_status_t status;
+    if (!json_is_object(cell))
+        status = hb_fail(HB_ERR_INVALID_VALUE, "%s: expected a cell object, found %s", ld.file,
+                         hb_json_kind(cell));
+    else if ((status = hb_json_check_keys(&ld, "", cell, keys)) == HB_SUCCESS)
+        status = cell_model(&ld, "", cell, morph, &own_morph, &out);
+    json_decref(cell);
+    if (status != HB_SUCCESS) {
+        hb_model_destroy(out);
+        hb_morph_destroy(own_morph);
+        return status;
+    }
+    out->owned_morph = own_morph;
+    *model = out;
     return HB_SUCCESS;
 }
 

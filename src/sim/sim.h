@@ -78,7 +78,8 @@ typedef struct {
 } hb_model_ion_set_t;
 
 struct hb_model {
-    const hb_morph_t *morph; /* borrowed */
+    const hb_morph_t *morph; /* borrowed, unless owned_morph */
+    hb_morph_t *owned_morph; /* hb_model_parse_json's own geometry, freed with the model */
     hb_cable_t *cable;
     hb_scheme_t scheme;
     int m;                   /* nodes */
