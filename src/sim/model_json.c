@@ -382,7 +382,9 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
         status = hb_model_insert_cat(model, type, mech, n_param, keys, values, context);
     json_object_foreach((json_t *)mj, k, val) { /* distributions */
         if (status != HB_SUCCESS) break;
-        if (!json_is_object(val)) continue;
+        int global = 0;
+        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
+        if (global || !json_is_object(val)) continue;
         double value, abc[3];
         char where[HB_JSON_PATH + 256];
         hb_json_join(key, item, k);
