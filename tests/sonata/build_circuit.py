@@ -19,7 +19,7 @@ import numpy as np
 from bmtk.builder import NetworkBuilder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "circuit")
+OUT = os.environ.get("HB_SONATA_CIRCUIT_OUT", os.path.join(HERE, "circuit"))  # tests: a copy
 
 # (morphology, dendrite sections by NEURON's section id: hobj.all, soma first), per node type
 TYPES = [
