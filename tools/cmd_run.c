@@ -49,6 +49,8 @@ static const char usage_run[] =
     "  DIR/trace.RANK.json with --trace: each rank's timeline per epoch (integrate,\n"
     "                   exchange wait, events, exchange start) as Chrome trace events\n"
     "                   (Perfetto, chrome://tracing)\n"
+    "A SONATA config (\"networks\", or \"network\" naming a circuit config) runs as a\n"
+    "network: its nodes.h5, edges.h5, node sets and spike trains (docs/sonata.md).\n"
     "with a progress line on a terminal (stderr),\n"
     "and prints a summary. Morphology paths are relative to the model file. The output\n"
     "directory is created and checked before the simulation starts.\n"

@@ -705,8 +705,8 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
 
 static hb_status_t parse_network(json_net_t *r, const json_t *net)
 {
-    static const char *const keys[] = {"sources", "connections", "events", "ring", "random",
-                                       "busyring", "exchange", NULL};
+    static const char *const keys[] = {"sources", "connections", "ring", "random", "busyring",
+                                       "exchange", "events", NULL};
     static const char *const modes[] = {"blocking", "iallgatherv", "tasks"}; /* hb_net_overlap_t */
     hb_json_loader_t *ld = &r->ld;
     hb_status_t status;
