@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hinesbatch run on a SONATA circuit (docs/sonata.md): tests/sonata/circuit (built with bmtk,
-# tests/sonata/build_circuit.py) gives bmtk BioNet's NEURON spikes byte for byte
-# (reference_spikes.dat, written by tests/sonata/bmtk_reference.py), on 1 and 2 threads;
+# tests/sonata/build_circuit.py; spike trains and current clamps as inputs) gives bmtk BioNet's
+# NEURON spikes byte for byte (reference_spikes.dat, written by tests/sonata/bmtk_reference.py),
+# on 1 and 2 threads and 2 ranks;
 # spikes.h5 and traces.h5 name the population and the report's node set; malformed circuits
 # (a missing file, dataset or manifest variable, bad ids, an unknown population or node set,
 # what hinesbatch cannot build) are refused naming the file and key; the network file's
@@ -31,9 +32,17 @@ fi
 expect_status 0 "the circuit" -- "$bin" run "$circuit/simulation_config.json" -o "$tmp/run" --sonata
 if cmp -s "$tmp/run/spikes.dat" "$circuit/reference_spikes.dat"; then ok; else
     bad "spikes.dat differs from bmtk BioNet's (reference_spikes.dat)"; diff "$tmp/run/spikes.dat" "$circuit/reference_spikes.dat" | head >&2; fi
-[ "$(grep -vc '^#' "$tmp/run/spikes.dat")" -eq 87 ] && ok || bad "87 spikes expected"
+[ "$(grep -vc '^#' "$tmp/run/spikes.dat")" -eq 68 ] && ok || bad "68 spikes expected"
 expect_status 0 "two threads" -- "$bin" run "$circuit/simulation_config.json" -o "$tmp/omp" --backend omp --threads 2 --traces none
 cmp -s "$tmp/omp/spikes.dat" "$circuit/reference_spikes.dat" && ok || bad "2 threads: other spikes"
+# and on 2 ranks, where this build has MPI (every rank reads the circuit, builds its share)
+"$bin" --version > "$tmp/version" 2>&1
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/version"; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        OMPI_MCA_mpi_yield_when_idle=1 \
+        expect_status 0 "two ranks" -- mpirun -np 2 "$bin" run "$circuit/simulation_config.json" -o "$tmp/mpi" --quiet --traces none
+    cmp -s "$tmp/mpi/spikes.dat" "$circuit/reference_spikes.dat" && ok || bad "2 ranks: other spikes"
+fi
 # the circuit config alone has no run
 expect_status 1 "circuit config alone" -- "$bin" run "$circuit/circuit_config.json" -o "$tmp/x"
 expect_grep "$tmp/err" "run.tstop: missing" "a circuit config without run"
@@ -94,6 +103,12 @@ fresh; csvset "$tmp/c/network/cortex_cortex_edge_types.csv" 200 afferent_section
 refused "section id out of range" "afferent_section_id 99, afferent_section_pos 0.5; expected a section id from 0 to 6"
 fresh; csvset "$tmp/c/network/cortex_cortex_edge_types.csv" 200 model_template hhsyn
 refused "unknown synapse model" 'model_template "hhsyn"; expected "exp2syn" or "expsyn"'
+fresh; sed -i 's|"section_index": 2,|"section_index": 40,|' "$tmp/c/simulation_config.json"
+refused "a clamp on a missing section" "inputs.dendrite_step: dend\[40\] of cortex node 0: no such section (3 dend sections"
+fresh; sed -i 's|"amp": \[0.5, 0.3\]|"amp": [0.5]|' "$tmp/c/simulation_config.json"
+refused "clamp lists of unequal lengths" "inputs.soma_pulses: 1 amp, 2 delay and 2 duration values"
+fresh; sed -i 's|"input_type": "current_clamp", "module": "IClamp",$|"input_type": "current_clamp", "module": "csv",|' "$tmp/c/simulation_config.json"
+refused "a clamp from a file" 'inputs.soma_pulses.module: "csv"; expected "IClamp"'
 if $py -c "import h5py" 2> /dev/null; then
     h5edit() { # FILE PYTHON (f: the open file)
         $py -c "import h5py, numpy as np

@@ -33,7 +33,7 @@ assert r.get_population_names() == ["cortex"], r.get_population_names()
 p = r["cortex"]
 got = p.get()
 assert str(p.sorting).endswith("by_time"), p.sorting
-assert len(got) == len(want) == 87, (len(got), len(want))
+assert len(got) == len(want) == 68, (len(got), len(want))
 assert all(g == w[0] and abs(t - w[1]) <= 1e-9 * abs(w[1]) for (g, t), w in zip(got, want))
 e = libsonata.ElementReportReader(out + "/traces.h5")
 q = e["cortex"]

@@ -704,6 +704,7 @@ struct morph_order {
     char path[PATH_MAX_];
     int n;
     int *section;
+    int *type; /* SWC type per NEURON id */
 };
 
 static int morph_order(circuit_t *c, const char *path, const struct morph_order **out)
@@ -751,14 +752,24 @@ static int morph_order(circuit_t *c, const char *path, const struct morph_order 
     }
     c->orders = grown;
     int m_ = 0;
+    int *sorted_type = malloc(((size_t)n + 1) * sizeof *sorted_type);
+    if (!sorted_type) {
+        free(type);
+        free(order);
+        return fail_oom();
+    }
     for (int t = 0; t < HB_SWC_TYPES; t++) /* a stable sort by type */
         for (int s = 0; s < n; s++)
-            if (type[s] == t) order[m_++] = s;
+            if (type[s] == t) {
+                sorted_type[m_] = t;
+                order[m_++] = s;
+            }
     free(type);
     struct morph_order *o = &c->orders[c->n_orders++];
     snprintf(o->path, sizeof o->path, "%s", path);
     o->n = m_;
     o->section = order;
+    o->type = sorted_type;
     *out = o;
     return 0;
 }
@@ -1430,6 +1441,8 @@ static int read_edges(circuit_t *c, const json_t *entry, size_t index)
 
 /* ---- inputs: spike trains of virtual nodes ---- */
 
+static int read_iclamp(circuit_t *c, const char *key, const json_t *in);
+
 static int read_spikes(circuit_t *c, const char *name, const json_t *in)
 {
     char key[300];
@@ -1438,10 +1451,11 @@ static int read_spikes(circuit_t *c, const char *name, const json_t *in)
     const char *module = json_string_value(json_object_get(in, "module"));
     const char *file = json_string_value(json_object_get(in, "input_file"));
     const char *set = json_string_value(json_object_get(in, "node_set"));
+    if (type && !strcmp(type, "current_clamp")) return read_iclamp(c, key, in);
     if (!type || strcmp(type, "spikes"))
         return cli_fail("run", "%s: %s.input_type: \"%s\"; expected \"spikes\" (spike trains of "
-                        "virtual nodes; other inputs are not read)", c->sim.file, key,
-                        type ? type : "(none)");
+                        "virtual nodes) or \"current_clamp\" (other inputs are not read)",
+                        c->sim.file, key, type ? type : "(none)");
     if (module && strcmp(module, "h5") && strcmp(module, "sonata"))
         return cli_fail("run", "%s: %s.module: \"%s\"; expected \"h5\" or \"sonata\" (a SONATA "
                         "spike file)", c->sim.file, key, module);
@@ -1529,6 +1543,99 @@ static int read_spikes(circuit_t *c, const char *name, const json_t *in)
     return rc;
 }
 
+/* ---- inputs: current clamps (bmtk's IClamp module) ---- */
+
+/* obj[key]: a number or a list of numbers, into *out (n values). */
+static int number_list(const circuit_t *c, const char *at, const json_t *obj, const char *key,
+                       double **out, size_t *n)
+{
+    const json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    *n = json_is_array(v) ? json_array_size(v) : 1;
+    double *d = malloc((*n + 1) * sizeof *d);
+    if (!d) return fail_oom();
+    int ok = v != NULL;
+    for (size_t k = 0; ok && k < *n; k++)
+        ok = number_of(json_is_array(v) ? json_array_get(v, k) : v, &d[k]);
+    if (!ok) {
+        free(d);
+        return cli_fail("run", "%s: %s.%s: expected a number or a list of numbers", c->sim.file,
+                        at, key);
+    }
+    *out = d;
+    return 0;
+}
+
+static int read_iclamp(circuit_t *c, const char *key, const json_t *in)
+{
+    const char *module = json_string_value(json_object_get(in, "module"));
+    const char *set = json_string_value(json_object_get(in, "node_set"));
+    const json_t *sname = json_object_get(in, "section_name");
+    const json_t *sindex = json_object_get(in, "section_index");
+    const char *name = sname ? json_string_value(sname) : "soma";
+    double dist = 0.5, index = 0.0;
+    if (!module || strcmp(module, "IClamp"))
+        return cli_fail("run", "%s: %s.module: \"%s\"; expected \"IClamp\" (amp, delay and "
+                        "duration in the config)", c->sim.file, key, module ? module : "(none)");
+    if (!set) return cli_fail("run", "%s: %s: expected \"node_set\"", c->sim.file, key);
+    if (!name || region_of(name) < 0)
+        return cli_fail("run", "%s: %s.section_name: expected \"soma\", \"axon\", \"dend\" or "
+                        "\"apic\"", c->sim.file, key);
+    if (sindex && !(number_of(sindex, &index) && index >= 0 && index == floor(index)))
+        return cli_fail("run", "%s: %s.section_index: expected an index >= 0 (a distance range "
+                        "is bmtk's random choice, not read)", c->sim.file, key);
+    if (json_object_get(in, "section_dist") &&
+        !(number_of(json_object_get(in, "section_dist"), &dist) && dist >= 0 && dist <= 1))
+        return cli_fail("run", "%s: %s.section_dist: expected a position from 0 to 1",
+                        c->sim.file, key);
+    double *amp = NULL, *del = NULL, *dur = NULL;
+    size_t na = 0, nd = 0, nu = 0;
+    int rc = number_list(c, key, in, "amp", &amp, &na) || number_list(c, key, in, "delay", &del, &nd) ||
+             number_list(c, key, in, "duration", &dur, &nu);
+    if (rc == 0 && (na != nd || nd != nu))
+        rc = cli_fail("run", "%s: %s: %zu amp, %zu delay and %zu duration values; expected as "
+                      "many of each", c->sim.file, key, na, nd, nu);
+    unsigned char **masks = NULL;
+    if (rc == 0) rc = node_set(c, set, &masks);
+    const int type = region_of(name);
+    for (int q = 0; rc == 0 && q < c->n_pops; q++) {
+        pop_t *p = &c->pops[q];
+        for (long k = 0; rc == 0 && k < p->n; k++) {
+            if (!masks[q][k] || p->kind != KIND_CELL) continue;
+            const struct morph_order *o = NULL;
+            const char *morph = json_string_value(json_object_get(p->cells[k], "morphology"));
+            if (morph_order(c, morph, &o) || !o) {
+                rc = 1;
+                break;
+            }
+            int section = -1, seen = 0;
+            for (int s = 0; s < o->n && section < 0; s++)
+                if (o->type[s] == type && seen++ == (int)index) section = o->section[s];
+            if (section < 0) {
+                rc = cli_fail("run", "%s: %s: %s[%g] of %s node %ld: no such section (%d %s "
+                              "sections in %s)", c->sim.file, key, name, index, p->name, k, seen,
+                              name, morph);
+                break;
+            }
+            json_t *stim = json_object_get(p->cells[k], "stimuli");
+            if (!stim) {
+                stim = json_array();
+                json_object_set_new(p->cells[k], "stimuli", stim);
+            }
+            for (size_t j = 0; j < na; j++)
+                json_array_append_new(stim, json_pack("{s:s,s:{s:i,s:f},s:f,s:f,s:f}", "type",
+                                                      "iclamp", "at", "section", section, "x",
+                                                      dist, "del", del[j], "dur", dur[j], "amp",
+                                                      amp[j]));
+        }
+    }
+    if (masks) masks_free(c, masks);
+    free(amp);
+    free(del);
+    free(dur);
+    return rc;
+}
+
 /* ---- reports: one membrane report as the network's "record" ---- */
 
 static int read_report(circuit_t *c, const char *name, const json_t *r, json_t *doc)
@@ -1585,7 +1692,10 @@ static void circuit_free(circuit_t *c)
         free(p->n_spikes);
     }
     free(c->pops);
-    for (int k = 0; k < c->n_orders; k++) free(c->orders[k].section);
+    for (int k = 0; k < c->n_orders; k++) {
+        free(c->orders[k].section);
+        free(c->orders[k].type);
+    }
     free(c->orders);
     json_decref(c->circ_root);
     json_decref(c->node_sets);
