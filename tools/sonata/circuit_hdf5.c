@@ -683,6 +683,7 @@ typedef struct {
     config_t sim, circ;
     const json_t *sim_root;
     json_t *circ_root;       /* owned when it is another file */
+    char circ_path[PATH_MAX_]; /* its path */
     json_t *node_sets;       /* owned */
     char node_sets_file[PATH_MAX_];
     pop_t *pops;
@@ -1725,14 +1726,12 @@ static int load(circuit_t *c, const char *path, const json_t *root, json_t *doc)
     const json_t *circ = root;
     const json_t *net = json_object_get(root, "network");
     if (json_is_string(net)) { /* a simulation config naming its circuit */
-        char cpath[PATH_MAX_];
-        static char circ_file[PATH_MAX_];
-        if (config_path(&c->sim, "network", json_string_value(net), cpath, sizeof cpath) ||
-            load_json(cpath, &c->circ_root))
+        if (config_path(&c->sim, "network", json_string_value(net), c->circ_path,
+                        sizeof c->circ_path) ||
+            load_json(c->circ_path, &c->circ_root))
             return 1;
-        snprintf(circ_file, sizeof circ_file, "%s", cpath);
         circ = c->circ_root;
-        config_init(&c->circ, circ_file, circ);
+        config_init(&c->circ, c->circ_path, circ);
     } else {
         c->circ = c->sim;
     }
