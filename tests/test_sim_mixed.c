@@ -433,7 +433,7 @@ static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *pla
         int ok = rounds >= 1 && bound[0] == 0 && first + bound[rounds] == plan->chain_first[s + 1];
         for (int r = 0; r < rounds && ok; r++) {
             const int n = bound[r + 1] - bound[r];
-            ok = n >= 1 && n <= HB_TREE_ROUND;
+            ok = n >= 1 && n <= plan->k.tile;
             *widest = n > *widest ? n : *widest;
             for (int q = first + bound[r]; q < first + bound[r + 1] && ok; q++)
                 for (int i = plan->chain_top[q]; i <= plan->chain_end[q] && ok; i++) {
@@ -462,7 +462,9 @@ static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *pla
     }
 }
 
-static void test_tree_path(void)
+/* The tree step on the host with the plan of `tile` lanes a cell (the rounds differ, the
+ * bits must not). */
+static void test_tree_path(int tile)
 {
     cells_t c;
     make_cells(&c);
@@ -479,7 +481,7 @@ static void test_tree_path(void)
     for (size_t q = 0; q < gr->n_syn_state; q++) gr->syn_state[q] = 0.002 * (double)(q % 7 + 1);
     const size_t size = k->block_start[k->blocks], hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
     hb_sim_tree_plan_t plan;
-    CHECK_OK(hb_sim_tree_plan(k, &plan));
+    CHECK_OK(hb_sim_tree_plan(k, tile, &plan));
     int wide = 0, longer = 0, most = 0; /* a round of several chains, a chain of several rows */
     check_rounds(k, &plan, &wide, &most);
     for (size_t q = 0; q < plan.chains; q++) longer |= plan.chain_end[q] > plan.chain_top[q];
@@ -564,12 +566,17 @@ static void test_real_cells(void)
         CHECKF(all->n_groups == 1 && k->mixed && k->count == N && k->row_index == NULL,
                "%d groups; mixed %d, %d cells, row table %s", all->n_groups, k->mixed,
                k->count, k->row_index ? "used" : "not used");
-        hb_sim_tree_plan_t plan; /* the GPU's rounds: some full (busier trees than busyring's) */
-        CHECK_OK(hb_sim_tree_plan(k, &plan));
-        int widest = 0, most = 0;
-        check_rounds(k, &plan, &widest, &most);
-        CHECKF(widest == HB_TREE_ROUND, "real cells: the widest round has %d chains", widest);
-        hb_sim_tree_free(&plan);
+        for (int tile = 32; tile >= 8; tile /= 2) { /* the GPU's rounds: some full */
+            hb_sim_tree_plan_t plan;
+            CHECK_OK(hb_sim_tree_plan(k, tile, &plan));
+            int widest = 0, most = 0;
+            check_rounds(k, &plan, &widest, &most);
+            CHECKF(widest == tile, "real cells, tiles of %d: the widest round has %d chains",
+                   tile, widest);
+            hb_sim_tree_free(&plan);
+        }
+        hb_sim_tree_plan_t bad;
+        CHECK(hb_sim_tree_plan(k, 12, &bad) == HB_ERR_INVALID_VALUE);
         CHECK_OK(hb_sim_run(all));
         for (int f = 0; f < N && alone[f]; f++) {
             CHECK_OK(hb_sim_run(alone[f]));
@@ -630,7 +637,7 @@ static void test_tree_copies(void)
         const size_t hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
         hb_sim_tree_plan_t plan;
         size_t templates = 0;
-        CHECK_OK(hb_sim_tree_plan(k, &plan));
+        CHECK_OK(hb_sim_tree_plan(k, 32, &plan));
         CHECK_OK(hb_sim_tree_share(k, &plan, &templates));
         CHECKF(templates == TEMPLATES, "%zu slots with constants of their own; expected %d",
                templates, TEMPLATES);
@@ -685,7 +692,8 @@ int main(void)
     test_real_cells();
     test_tree_copies();
     test_device_path();
-    test_tree_path();
+    test_tree_path(32);
+    test_tree_path(8);
     test_bits(HB_METHOD_EULER);
     test_bits(HB_METHOD_CN);
     test_fault();

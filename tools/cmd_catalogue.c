@@ -1,33 +1,50 @@
-/* hinesbatch build-catalogue: NMODL .mod files into a catalogue of mechanisms. This version
- * checks them (--check): each file is parsed and checked by src/nmodl/ and its mechanism's
- * interface printed; building the shared library comes with the code generator
- * (docs/mechanisms.md). */
+/* hinesbatch build-catalogue: NMODL .mod files into a catalogue of mechanisms. --check: each
+ * file is parsed and checked by src/nmodl/ and its mechanism's interface printed. Otherwise
+ * (-o NAME.so): the C of the catalogue is generated (hb_nmodl_emit_catalogue) into a folder
+ * kept beside the library, and compiled with the C compiler this hinesbatch was configured
+ * with into a shared library exporting hb_catalogue_v1 (docs/mechanisms.md, section 7). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "hb_nmodl_generator.h"
+#include "mech/catalogue.h"
 #include "nmodl/nmodl.h"
 
+extern char **environ;
+
 static const char usage_catalogue[] =
-    "usage: hinesbatch build-catalogue --check [--json] MODDIR|FILE.mod\n"
+    "usage: hinesbatch build-catalogue MODDIR|FILE.mod -o NAME.so [--name NAME] [--cc CC]\n"
+    "       hinesbatch build-catalogue --check [--json] MODDIR|FILE.mod\n"
     "\n"
-    "Reads every .mod file of MODDIR (or the one FILE.mod), checks it (syntax, names, ions,\n"
-    "SOLVE methods, the dimensions of assignments) and prints each mechanism's interface:\n"
-    "its name and kind, parameters with units, defaults and ranges, states, ions read and\n"
-    "written, currents and solve methods, and what the code generator cannot translate\n"
-    "(VERBATIM). An error is printed as FILE:LINE:COLUMN: what is wrong; expected ...;\n"
-    "every file is checked, and the status is 1 when any failed. Building the catalogue's\n"
-    "shared library (without --check) needs the code generator, not in this version.\n"
+    "Reads every .mod file of MODDIR (or the one FILE.mod) and checks it (syntax, names, ions,\n"
+    "SOLVE methods, the dimensions of assignments). With -o, generates the C of the\n"
+    "catalogue into the folder NAME.src beside NAME.so (kept, to read) and compiles it into\n"
+    "the shared library NAME.so that a model file or hb_catalogue_load loads by path; every\n"
+    "file must translate. With --check, prints each mechanism's interface: its name and kind,\n"
+    "parameters with units, defaults and ranges, states, ions read and written, currents and\n"
+    "solve methods, and what the code generator cannot translate yet. An error is printed as\n"
+    "FILE:LINE:COLUMN: what is wrong; expected ...; every file is checked, and the status is\n"
+    "1 when any failed.\n"
     "\n"
-    "  --check           check and describe the mechanisms (required in this version)\n"
-    "  --json            machine-readable output: {\"mechanisms\": [{\"name\", \"kind\",\n"
-    "                    \"file\", \"parameters\", \"states\", \"ions\", ...}], \"errors\": "
-    "[...]}\n";
+    "  -o, --output NAME.so  build the catalogue's shared library NAME.so\n"
+    "  --name NAME       the catalogue's name (qualifies its mechanisms: NAME::mech);\n"
+    "                    default MODDIR's base name (FILE.mod's without .mod)\n"
+    "  --cc CC           the C compiler (default: the one hinesbatch was configured with,\n"
+    "                    " HB_CATALOGUE_CC ")\n"
+    "  --check           check and describe the mechanisms, build nothing\n"
+    "  --json            with --check, machine-readable output: {\"mechanisms\": [{\"name\",\n"
+    "                    \"kind\", \"file\", \"parameters\", \"states\", \"ions\", ...}], "
+    "\"errors\": [...]}\n";
 
 static const char *const kind_names[] = {"density", "point", "artificial"};
 
@@ -245,23 +262,170 @@ static char **mod_files(const char *dir, int *n)
     return list ? list : calloc(1, sizeof *list);
 }
 
+/* The catalogue's default name: MODDIR's base name, or FILE.mod's without ".mod". */
+static char *default_name(const char *path, int is_dir)
+{
+    size_t end = strlen(path);
+    while (end > 1 && path[end - 1] == '/') end--;
+    size_t start = end;
+    while (start > 0 && path[start - 1] != '/') start--;
+    if (!is_dir && end - start > 4 && strncmp(path + end - 4, ".mod", 4) == 0) end -= 4;
+    char *name = malloc(end - start + 1);
+    if (name) {
+        memcpy(name, path + start, end - start);
+        name[end - start] = 0;
+    }
+    return name;
+}
+
+/* Runs argv[0] with argv, waits; its exit status, or -1 (message given) when it did not run. */
+static int run_program(char *const *args)
+{
+    pid_t pid;
+    const int error = posix_spawnp(&pid, args[0], NULL, NULL, args, environ);
+    if (error) {
+        cli_fail("build-catalogue",
+                 "cannot run the C compiler '%s' (%s); expected a C compiler "
+                 "(--cc CC)",
+                 args[0], strerror(error));
+        return -1;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            cli_fail("build-catalogue", "waiting for '%s': %s", args[0], strerror(errno));
+            return -1;
+        }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* Generates the catalogue's C from files[0..n) into OUTPUT's folder NAME.src and compiles it
+ * into OUTPUT; then loads it as a model would, to check it. */
+static int build_catalogue(char **files, int n, const char *name, const char *output,
+                           const char *cc)
+{
+    const size_t len = strlen(output);
+    if (len < 4 || strcmp(output + len - 3, ".so") != 0 || output[len - 4] == '/')
+        return cli_fail("build-catalogue", "-o '%s': expected a file name ending in .so", output);
+    if (!name[0] || strstr(name, "::") || strchr(name, '/'))
+        return cli_fail("build-catalogue",
+                        "the catalogue name '%s'; expected a name without '::' or '/' (--name)",
+                        name);
+    char *dir = malloc(len + 2);
+    if (!dir) return cli_fail("build-catalogue", "out of memory");
+    memcpy(dir, output, len - 3);
+    strcpy(dir + len - 3, ".src");
+    int failed = 0;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        failed =
+            cli_fail("build-catalogue", "%s: cannot make the folder (%s)", dir, strerror(errno));
+    } else { /* the C of an earlier build would mislead the reader: removed */
+        DIR *d = opendir(dir);
+        if (!d)
+            failed = cli_fail("build-catalogue",
+                              "%s: not a folder; expected the generated "
+                              "C's folder beside %s",
+                              dir, output);
+        for (struct dirent *e; d && (e = readdir(d));)
+            if (strncmp(e->d_name, "hbg_", 4) == 0) {
+                char old[4200];
+                snprintf(old, sizeof old, "%s/%s", dir, e->d_name);
+                remove(old);
+            }
+        if (d) closedir(d);
+    }
+    const hb_nmodl_catalogue_opts_t opts = {name, "hb_catalogue_v1", HB_NMODL_GENERATOR, 1};
+    if (!failed &&
+        hb_nmodl_emit_catalogue(&opts, (const char *const *)files, n, dir) != HB_SUCCESS) {
+        fprintf(stderr, "%s\n", hb_last_error());
+        failed = 1;
+    }
+    char source[4200], include_dir[4200], out_path[4200];
+    if (!failed) {
+        char id[256];
+        snprintf(id, sizeof id, "%s", name);
+        for (char *c = id; *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '_'))
+                *c = '_';
+        snprintf(source, sizeof source, "%s/hbg_%s_catalogue.c", dir, id);
+        snprintf(include_dir, sizeof include_dir, "-I%s", dir);
+        snprintf(out_path, sizeof out_path, "%s", output);
+        struct stat st;
+        if (stat(HB_CATALOGUE_INCLUDE_SRC "/common/mech_abi.h", &st) != 0)
+            failed = cli_fail("build-catalogue",
+                              "%s: missing; expected hinesbatch's source headers where it was "
+                              "configured",
+                              HB_CATALOGUE_INCLUDE_SRC "/common/mech_abi.h");
+    }
+    if (!failed) {
+        char *args[] = {(char *)cc,
+                        "-std=c11",
+                        "-O2",
+                        "-fPIC",
+                        "-shared",
+                        "-I" HB_CATALOGUE_INCLUDE_SRC,
+                        "-I" HB_CATALOGUE_INCLUDE_API,
+                        include_dir,
+                        "-o",
+                        out_path,
+                        source,
+                        "-lm",
+                        NULL};
+        const int status = run_program(args);
+        if (status > 0)
+            failed = cli_fail("build-catalogue", "%s: the C compiler '%s' failed (exit %d) on %s",
+                              output, cc, status, source);
+        else if (status < 0)
+            failed = 1;
+    }
+    if (!failed) { /* loaded as a model would: the ABI and the table checked */
+        const hb_catalogue_t *cat = NULL;
+        const hb_status_t status = hb_catalogue_load(output, &cat);
+        if (status != HB_SUCCESS) {
+            failed = cli_fail_status("build-catalogue", status);
+        } else {
+            printf("%s: the catalogue %s, %d mechanism%s (", output, cat->name, cat->n_mech,
+                   cat->n_mech == 1 ? "" : "s");
+            for (int i = 0; i < cat->n_mech; i++) printf("%s%s", i ? ", " : "", cat->mech[i].name);
+            printf("); C in %s\n", dir);
+        }
+    }
+    free(dir);
+    return failed ? 1 : 0;
+}
+
 int cli_command_catalogue(int argc, char **argv)
 {
     int check = 0, json = 0;
-    const char *path = NULL;
+    const char *path = NULL, *output = NULL, *name = NULL, *cc = HB_CATALOGUE_CC;
     const cli_option_t options[] = {
         CLI_FLAG("--check", &check, 1),
         CLI_FLAG("--json", &json, 1),
+        CLI_STRING("-o", &output),
+        CLI_STRING("--output", &output),
+        CLI_STRING("--name", &name),
+        CLI_STRING("--cc", &cc),
         CLI_POSITIONAL("MODDIR or .mod file", &path),
     };
     const int parsed = cli_parse_options("build-catalogue", usage_catalogue, options,
                                          sizeof options / sizeof *options, argc, argv);
     if (parsed != CLI_CONTINUE) return parsed;
-    if (!check) {
-        cli_fail(
-            "build-catalogue",
-            "building a catalogue's shared library needs the NMODL code "
-            "generator, which this version does not have; expected --check (docs/mechanisms.md)");
+    if (check == !!output) {
+        cli_fail("build-catalogue", check
+                                        ? "--check builds nothing; expected --check or -o NAME.so, "
+                                          "not both"
+                                        : "nothing to do; expected -o NAME.so (build) or --check");
+        return 2;
+    }
+    if (!check && (json || !cc[0])) {
+        cli_fail("build-catalogue", json ? "--json goes with --check; expected --check --json"
+                                         : "--cc ''; expected a C compiler");
+        return 2;
+    }
+    if (check && (name || strcmp(cc, HB_CATALOGUE_CC) != 0)) {
+        cli_fail("build-catalogue", "--name and --cc go with -o; --check builds nothing");
         return 2;
     }
     struct stat st;
@@ -313,7 +477,26 @@ int cli_command_catalogue(int argc, char **argv)
             }
     }
     if (!mechs || !errors) failed = cli_fail("build-catalogue", "out of memory");
-    if (json) {
+    if (!check) { /* a catalogue is built from files that all translate */
+        for (int i = 0; mechs && errors && i < n; i++)
+            if (mechs[i] && mechs[i]->generator_blocker[0]) {
+                errors[n_errors++] = strdup(mechs[i]->generator_blocker);
+                failed = 1;
+            }
+        for (int i = 0; errors && i < n_errors; i++)
+            fprintf(stderr, "%s\n", errors[i] ? errors[i] : "out of memory");
+        if (!failed) {
+            char *own = name ? NULL : default_name(path, S_ISDIR(st.st_mode));
+            if (!name && !own)
+                failed = cli_fail("build-catalogue", "out of memory");
+            else
+                failed = build_catalogue(files, n, name ? name : own, output, cc) != 0;
+            free(own);
+        } else {
+            fprintf(stderr, "hinesbatch build-catalogue: %s not built: %d error%s above\n", output,
+                    n_errors, n_errors == 1 ? "" : "s");
+        }
+    } else if (json) {
         fputs("{\"mechanisms\": [", stdout);
         int first = 1;
         for (int i = 0; mechs && i < n; i++)
@@ -332,7 +515,7 @@ int cli_command_catalogue(int argc, char **argv)
         for (int i = 0; mechs && i < n; i++)
             if (mechs[i]) print_text(mechs[i]);
     }
-    for (int i = 0; errors && i < n_errors; i++)
+    for (int i = 0; check && errors && i < n_errors; i++)
         fprintf(stderr, "%s\n", errors[i] ? errors[i] : "out of memory");
     for (int i = 0; i < n; i++) {
         if (mechs) hb_nmodl_destroy(mechs[i]);

@@ -28,7 +28,8 @@ static const command_t commands[] = {
     {"run", cli_command_run, "simulate a JSON model file: cells, or a network (mpirun for ranks)"},
     {"bench", cli_command_bench, "benchmarks against the paper, peers and the hardware"},
     {"plot", command_plot, "PNG plots of a run's outputs or a model (python3 -m hinesbatch.plot)"},
-    {"build-catalogue", cli_command_catalogue, "check NMODL .mod files and describe their mechanisms"},
+    {"build-catalogue", cli_command_catalogue,
+     "build a mechanism catalogue (.so) from NMODL .mod files, or check them"},
 };
 
 /* The Python module's folders, tried in order: the installed one (relative to the binary's

@@ -20,6 +20,8 @@
 #   bench/network/run.sh real OUTDIR     the real-morphology network (real_network.py) at
 #                                         REAL_CELLS sizes: one GPU, CORES ranks, one core,
 #                                         NEURON on CORES ranks (spikes compared), the floor
+#   bench/network/run.sh best OUTDIR     --backend=best against seq, omp and cuda on busyring
+#                                         and the real network (BEST_BR_CELLS, BEST_REAL)
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
 #   bench/network/run.sh scaling OUTDIR   weak and strong scaling on 1 .. CORES ranks, the
 #                                         exchange modes, a trace, the no-exchange bound
@@ -627,6 +629,54 @@ print(f"record-overhead: without {off:.3f} s, with {on:.3f} s (medians of {wall}
 PYEOF
 }
 
+# "best"'s choice against every backend (issue 54's criterion: the chosen backend within
+# 1.25x of the fastest): on busyring at BEST_BR_CELLS ("1024 16384", BR_TSTOP ms) and on the
+# real-morphology network at BEST_REAL ("8:200 64:20 1024:20 8192:20": cells:ms), runs seq
+# (one core; sizes up to BEST_SEQ_MAX cells, 1024), omp (CORES threads), cuda and best; the
+# update times, the choice and chosen/fastest (by the chosen backend's own run, and by best's
+# run with its trial) to best.txt; times are to solution: build and run (wall_s).
+best_check() {
+  local ref=${BUSYRING_REF:-data/reference/arbor-busyring/simple-n-1024-stdp-off-depth-10.json}
+  local data=${REAL_DATA:-$here/../../data/morphologies} w n t b file
+  log "best: $CORES cores, $(date -u +%FT%TZ), $(nvidia-smi -L 2>/dev/null | head -1)"
+  : > "$out/best.txt"
+  for w in $(for n in ${BEST_BR_CELLS-1024 16384}; do echo "br:$n:${BR_TSTOP:-10}"; done) \
+           $(for x in ${BEST_REAL-8:200 64:20 1024:20 8192:20}; do echo "real:$x"; done); do
+    IFS=: read -r kind n t <<< "$w"
+    file=$work/best_${kind}_$n.json
+    if [ "$kind" = br ]; then busyring_file "$ref" "$n" "$t" "$file"
+    else "$PY" "$here/real_network.py" "$n" "$t" "$file" --folder "$data" --amp "${REAL_AMP:-0.3}"; fi
+    for b in seq omp cuda best; do
+      [ "$b" = seq ] && [ "$n" -gt "${BEST_SEQ_MAX:-1024}" ] && continue
+      rm -rf "$work/ob"
+      OMP_NUM_THREADS=$([ "$b" = seq ] && echo 1 || echo "$CORES") "$HB" run "$file" --backend=$b \
+        -o "$work/ob" --traces=none --quiet > "$work/ob.log" 2>&1 || { cat "$work/ob.log"; return 1; }
+      cp "$work/ob/summary.json" "$out/best_${kind}_${n}_$b.json"
+    done
+    "$PY" - "$out" "$kind" "$n" "$t" >> "$out/best.txt" <<'PYEOF'
+import json, os, sys
+out, kind, n, t = sys.argv[1:]
+def load(b):
+    f = os.path.join(out, "best_%s_%s_%s.json" % (kind, n, b))
+    return json.load(open(f)) if os.path.exists(f) else None
+# time to solution: the slowest rank's build (best's includes its trials) and run [s]
+upd = lambda s: max(r.get("build_s", 0) + r["update_s"] for r in s["per_rank"]) + s.get("wall_s", 0) - max(r["update_s"] for r in s["per_rank"])
+runs = {b: load(b) for b in ("seq", "omp", "cuda")}
+times = {b: upd(s) for b, s in runs.items() if s}
+best = load("best")
+choice = best.get("backend_choice", {}).get("backend", "?")
+fast = min(times, key=times.get)
+own = times.get(choice)
+print("%s %s cells %s ms: %s | best chose %s (%s); chosen/fastest %s; best's run %.3f s / fastest %.2f"
+      % (kind, n, t, ", ".join("%s %.3f s" % (b, x) for b, x in times.items()), choice,
+         best.get("backend_choice", {}).get("reason", ""),
+         "%.2f" % (own / times[fast]) if own else "-", upd(best),
+         upd(best) / times[fast]))
+PYEOF
+    tail -1 "$out/best.txt"
+  done
+}
+
 case $what in
   peers) peers ;;
   record-overhead) record_overhead ;;
@@ -636,7 +686,8 @@ case $what in
   gpu-busyring) gpu_busyring ;;
   gpu-scaling) gpu_scaling ;;
   real) real ;;
+  best) best_check ;;
   coreneuron) coreneuron ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|real|coreneuron|exchange|scaling|record-overhead OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|real|best|coreneuron|exchange|scaling|record-overhead OUTDIR" >&2; exit 2 ;;
 esac

@@ -47,9 +47,8 @@ typedef struct {
     /* Simulations: a group of at most this many copies of one shape steps in the mixed group,
      * as cells of their own shape (-1: the engine's rule, hb_sim_ops.mixed_copies) */
     int sim_mixed_copies;
-    /* GPU: the order warps take a mixed group's cells: 0 the layout's (rows ascending), 1 rows
-     * descending, the largest first (-1: the engine's rule) */
-    int sim_tree_order;
+    /* GPU: lanes a cell of a mixed group, 8, 16 or 32 (-1: the engine's rule) */
+    int sim_tree_tile;
 } hb_tuning_t;
 
 #endif

@@ -34,4 +34,12 @@
 #endif
 #endif
 
+/* A variable that may be set and never read (generated code's LOCALs): no warning from GCC,
+ * Clang or nvcc, which does not count a (void) cast as a read. */
+#if defined(__GNUC__) || defined(__CUDACC__)
+#define HB_UNUSED __attribute__((unused))
+#else
+#define HB_UNUSED
+#endif
+
 #endif

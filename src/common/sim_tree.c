@@ -78,8 +78,8 @@ static int heap_pop(int *heap, int *size, const int *path)
  * critical path). Chains in round order into order[], round r's at bound[r] .. bound[r + 1] - 1;
  * returns the rounds. Scratch: pending, heap (n each).
  */
-static int schedule_rounds(int n, const int *par, const int *path, int *pending, int *heap,
-                           int *order, int *bound)
+static int schedule_rounds(int n, int width, const int *par, const int *path, int *pending,
+                           int *heap, int *order, int *bound)
 {
     int size = 0, placed = 0, rounds = 0;
     for (int k = 0; k < n; k++) pending[k] = 0;
@@ -89,7 +89,7 @@ static int schedule_rounds(int n, const int *par, const int *path, int *pending,
     while (placed < n) {
         bound[rounds++] = placed;
         const int first = placed;
-        while (size > 0 && placed - first < HB_TREE_ROUND)
+        while (size > 0 && placed - first < width)
             order[placed++] = heap_pop(heap, &size, path);
         for (int q = first; q < placed; q++) /* parents ready from the next round */
             if (order[q] > 0 && --pending[par[order[q]]] == 0)
@@ -99,10 +99,13 @@ static int schedule_rounds(int n, const int *par, const int *path, int *pending,
     return rounds;
 }
 
-hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
+hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, int tile, hb_sim_tree_plan_t *plan)
 {
     memset(plan, 0, sizeof *plan);
     if (!g->mixed) return hb_fail(HB_ERR_INVALID_VALUE, "tree plan: the group is not mixed");
+    if (tile != 8 && tile != 16 && tile != 32)
+        return hb_fail(HB_ERR_INVALID_VALUE, "tree plan: tile %d; expected 8, 16 or 32", tile);
+    plan->k.tile = tile;
     const size_t w = (size_t)g->width, slots = (size_t)g->blocks * w;
     const size_t size = g->block_start[g->blocks];
     const size_t m_most = (size_t)(g->m > 0 ? g->m : 1);
@@ -175,7 +178,8 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan)
             par[k] = of[AT(g->parent, top[k])];
             path[k] = path[par[k]] + end[k] - top[k] + 1;
         }
-        const int rounds = schedule_rounds(n, par, path, kids, of, order, plan->round_bound + nb);
+        const int rounds = schedule_rounds(n, tile, par, path, kids, of, order,
+                                            plan->round_bound + nb);
         for (int q = 0; q < n; q++) {
             plan->chain_top[nc + (size_t)q] = top[order[q]];
             plan->chain_end[nc + (size_t)q] = end[order[q]];

@@ -57,7 +57,7 @@ typedef struct {
      * row (parent[j] = j - 1 inside). Slot s has chains chain_first[s] .. chain_first[s + 1] - 1
      * in rounds: round r of slot s has chains chain_first[s] + bound[r] ..
      * chain_first[s] + bound[r + 1] - 1, bound = round_bound + round_first[s] (rounds + 1
-     * entries a slot; none for padding lanes), at most HB_TREE_ROUND, each with its child
+     * entries a slot; none for padding lanes), at most `tile`, each with its child
      * chains in earlier rounds. The rounds are list scheduling, the chains with the most rows
      * to the root first: the elimination's critical path. */
     const int *chain_first;
@@ -74,11 +74,12 @@ typedef struct {
      * same bits in all of them (hb_sim_tree_share), so the GPU keeps them once per model.
      * v, d, rhs and the inputs stay the slot's own. */
     const size_t *cbase;
-    /* The order warps take the slots: warp q steps slot order[q] (NULL: slot q). */
-    const int *order;
+    /* Lanes a cell (8, 16 or 32: a tile of a warp, 32 / tile cells a warp), and so the
+     * chains of a round at most. */
+    int tile;
 } hb_sim_tree_t;
 
-#define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes */
+#define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes (the widest tile) */
 
 /* Host arrays of a plan (hb_sim_tree_plan), freed by hb_sim_tree_free. */
 typedef struct {
@@ -97,8 +98,9 @@ typedef struct {
 #ifdef __cplusplus /* the CUDA files call them */
 extern "C" {
 #endif
-/* The plan of mixed group g (g->mixed, host arrays). */
-hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, hb_sim_tree_plan_t *plan);
+/* The plan of mixed group g (g->mixed, host arrays) for `tile` lanes a cell (8, 16 or 32):
+ * rounds of at most `tile` chains. */
+hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, int tile, hb_sim_tree_plan_t *plan);
 /* plan->cbase (and plan->k.cbase): each slot of g its first slot with the same rows, the same
  * bits in every constant and plan array that the step reads by cbase (a copy of one model),
  * else its own; *templates (may be NULL) the slots that are their own. Only slots of one

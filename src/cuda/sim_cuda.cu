@@ -40,7 +40,7 @@ extern "C" {
 #include "common/sim_tree.h"
 
 #define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
-#define TREE_WARPS 4     /* tree_step_kernel: cells a thread block, one warp each */
+#define TREE_WARPS 4     /* tree_step_kernel: warps a thread block (a cell a warp or tile) */
 #define TREE_MIN_BLOCKS 8 /* its blocks an SM at least: 64 registers a thread */
 #define PROBE_THREADS 256
 #define CHUNK_MAX 4096                      /* steps per chunk, at most */
@@ -96,7 +96,7 @@ struct hb_cuda_sim {
     hb_sim_record_sink_t record_sink;
     void *record_user;
     size_t device_bytes; /* device memory taken by create and the connections [bytes] */
-    int tree_order;      /* the tuning's sim.tree_order (-1: the rule) */
+    int tree_tile;       /* the tuning's sim.tree_tile (-1: the rule) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -117,7 +117,7 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
         hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, 0, g.d + base, g.rhs + base);
 }
 
-static_assert(HB_TREE_ROUND == 32, "a round's chains are a warp's lanes");
+static_assert(HB_TREE_ROUND == 32, "a round's chains are a tile's lanes, at most a warp");
 
 /* Asks L2 for the 128-byte line holding p: no register waits for it. */
 __device__ __forceinline__ void prefetch_line(const void *p)
@@ -152,31 +152,33 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
         for (size_t q = q0 & ~(size_t)127; q <= q1; q += 128) prefetch_line(g->row_index + q);
 }
 
-/* A mixed group: one warp steps one cell (slot), its rows spread over the lanes phase by
- * phase (src/common/sim_tree.h); __syncwarp orders the phases and the rounds. Kept plain:
+/* A mixed group: a tile of t.tile lanes of a warp steps one cell (slot), its rows spread over
+ * the lanes phase by phase (src/common/sim_tree.h); __syncwarp over the tile's lanes orders
+ * the phases and the rounds. Kept plain:
  * a copy of the row table in shared memory, with the row stride made a constant, ran 4x
  * slower on the H100 (not analysed further). */
 __global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
 tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
 {
-    const int q = (int)blockIdx.x * TREE_WARPS + (int)(threadIdx.x / 32);
-    const int lane = (int)(threadIdx.x % 32);
-    if (q >= g.count) return; /* the whole warp */
-    const int slot = t.order ? t.order[q] : q;
+    const int T = t.tile; /* 8, 16 or 32 */
+    const int slot = ((int)blockIdx.x * TREE_WARPS * 32 + (int)threadIdx.x) / T;
+    const int lane = (int)(threadIdx.x % 32) % T;
+    const unsigned tile = T == 32 ? 0xffffffffu : ((1u << T) - 1u) << ((threadIdx.x % 32) - lane);
+    if (slot >= g.count) return; /* the whole tile */
     hb_tree_cell_t c = hb_tree_cell(&g, &t, slot);
     c.w = 1; /* a cell's rows contiguous (checked at upload): the row stride a constant */
     double *d = g.d + c.base, *rhs = g.rhs + c.base;
-    for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += 32)
+    for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += T)
         hb_tree_pas(&g, &t, c, t.input_row[q], d, rhs);
-    __syncwarp();
+    __syncwarp(tile);
     const int n_hh = g.lane_hh[slot];
-    for (int j = lane; j < n_hh; j += 32) hb_tree_hh(&g, slot, c, j, d, rhs);
-    __syncwarp();
+    for (int j = lane; j < n_hh; j += T) hb_tree_hh(&g, slot, c, j, d, rhs);
+    __syncwarp(tile);
     if (lane == 0) hb_tree_inputs(&g, &p, slot, c, d, rhs);
-    __syncwarp();
-    for (int i = lane; i < c.m; i += 32) {
-        if (i + 32 < c.m) { /* the next rows' lines, while these rows wait for theirs */
-            const size_t e = c.base + (size_t)(i + 32), q = c.cbase + (size_t)(i + 32);
+    __syncwarp(tile);
+    for (int i = lane; i < c.m; i += T) {
+        if (i + T < c.m) { /* the next rows' lines, while these rows wait for theirs */
+            const size_t e = c.base + (size_t)(i + T), q = c.cbase + (size_t)(i + T);
             prefetch_line(g.v + e);
             if (!g.row_index) prefetch_line(g.cfac + q);
             prefetch_line(t.shape + q);
@@ -184,7 +186,7 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
         }
         hb_tree_axial(&g, &t, c, i, d, rhs);
     }
-    __syncwarp();
+    __syncwarp(tile);
     const int *bound = t.round_bound + t.round_first[slot], first = t.chain_first[slot];
     const int rounds = t.round_first[slot + 1] - t.round_first[slot] - 1;
     for (int r = 0; r < rounds; r++) { /* at most HB_TREE_ROUND chains: one a lane */
@@ -193,7 +195,7 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
             prefetch_chain(&g, &t, c, first + k, d, rhs, 0);
             hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
         }
-        __syncwarp();
+        __syncwarp(tile);
     }
     for (int r = rounds - 1; r >= 0; r--) {
         const int k = bound[r] + lane;
@@ -201,11 +203,11 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
             prefetch_chain(&g, &t, c, first + k, d, rhs, 1);
             hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
         }
-        __syncwarp();
+        __syncwarp(tile);
     }
-    for (int j = lane; j < n_hh; j += 32) hb_tree_gates(&g, &p, slot, c, j);
+    for (int j = lane; j < n_hh; j += T) hb_tree_gates(&g, &p, slot, c, j);
     if (g.syn_start)
-        for (int q = g.syn_start[slot] + lane; q < g.syn_start[slot + 1]; q += 32)
+        for (int q = g.syn_start[slot] + lane; q < g.syn_start[slot + 1]; q += T)
             hb_tree_synapse(&g, q);
 }
 
@@ -272,7 +274,8 @@ __global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long 
 static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const hb_step_params_t *p)
 {
     if (g->k.mixed) {
-        const unsigned grid = (unsigned)((g->k.count + TREE_WARPS - 1) / TREE_WARPS);
+        const long per_block = TREE_WARPS * 32 / g->tree.tile; /* cells */
+        const unsigned grid = (unsigned)((g->k.count + per_block - 1) / per_block);
         tree_step_kernel<<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
         CUDA_CHECK(cudaGetLastError());
         return HB_SUCCESS;
@@ -388,43 +391,13 @@ static hb_status_t share_rows(const hb_step_group_t *h, hb_sim_tree_plan_t *plan
 static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
                                  const size_t *pick, size_t n_pick, const size_t *cbase);
 
-/* A key of the warps' order: rows descending, then slot. */
-typedef struct {
-    int rows, slot;
-} order_key_t;
+/* Lanes a cell of a mixed group (hb_sim_tree_t.tile): a warp, unless the tuning says 16 or 8.
+ * Tiles of 8 lanes raise the lanes' use by the rounds of real cells from a quarter to about
+ * four fifths, yet measured no faster (docs/sim-engine.md, "Tiles"): the knob stays for other
+ * devices' measurements. */
+static int tree_tile(int tuned) { return tuned > 0 ? tuned : 32; }
 
-static int by_rows_descending(const void *a, const void *b)
-{
-    const order_key_t *x = (const order_key_t *)a, *y = (const order_key_t *)b;
-    if (x->rows != y->rows) return x->rows > y->rows ? -1 : 1;
-    return (x->slot > y->slot) - (x->slot < y->slot);
-}
-
-/* A mixed group's warps' order on the device (hb_sim_tree_t.order): rows descending where
- * tree_order is 1; none (the layout's, rows ascending) otherwise. */
-static hb_status_t upload_order(dgroup_t *dg, const hb_step_group_t *h, int tree_order)
-{
-    dg->tree.order = NULL;
-    if (tree_order != 1 || h->count < 2) return HB_SUCCESS;
-    order_key_t *key = (order_key_t *)malloc((size_t)h->count * sizeof *key);
-    int *order = (int *)malloc((size_t)h->count * sizeof *order);
-    hb_status_t st = HB_SUCCESS;
-    if (!key || !order) {
-        st = hb_fail(HB_ERR_ALLOC, "cuda sim: out of host memory for %d cells", h->count);
-    } else {
-        for (int s = 0; s < h->count; s++) key[s] = order_key_t{h->lane_m[s], s};
-        qsort(key, (size_t)h->count, sizeof *key, by_rows_descending);
-        for (int s = 0; s < h->count; s++) order[s] = key[s].slot;
-        int *order_d = NULL;
-        st = upload(&order_d, order, (size_t)h->count);
-        dg->tree.order = order_d;
-    }
-    free(key);
-    free(order);
-    return st;
-}
-
-static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tree_order)
+static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile)
 {
     hb_sim_tree_plan_t plan;
     memset(&plan, 0, sizeof plan);
@@ -434,11 +407,10 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tree
         if (h->width != 1) /* tree_step_kernel's rows are contiguous (sim_cuda_ops.c) */
             return hb_fail(HB_ERR_BACKEND, "cuda sim: a mixed group of width %d; expected 1",
                            h->width);
-        st = hb_sim_tree_plan(h, &plan);
+        st = hb_sim_tree_plan(h, tile, &plan);
         if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
     }
     if (st == HB_SUCCESS) st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick, cbase);
-    if (st == HB_SUCCESS && h->mixed) st = upload_order(dg, h, tree_order);
     hb_sim_tree_free(&plan);
     free(pick);
     free(cbase);
@@ -640,7 +612,6 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.input_first);
     cudaFree((void *)dg->tree.input_row);
     cudaFree((void *)dg->tree.cbase);
-    cudaFree((void *)dg->tree.order);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
@@ -725,7 +696,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
             return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: group %d has %d lanes per block; "
                            "expected %d", g, d->groups[g].width, HB_SIM_GPU_LANES);
         }
-        if ((st = upload_group(&s->groups[g], &d->groups[g], s->tree_order)) != HB_SUCCESS) {
+        if ((st = upload_group(&s->groups[g], &d->groups[g],
+                                tree_tile(s->tree_tile))) != HB_SUCCESS) {
             free(views);
             free(sites);
             return st;
@@ -794,13 +766,13 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
 }
 
 extern "C" hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc,
-                                          int tree_order, hb_cuda_sim_t **out)
+                                          int tree_tile, hb_cuda_sim_t **out)
 {
     if (!ctx || !desc || !out) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_create: NULL argument");
     *out = NULL;
     hb_cuda_sim_t *s = (hb_cuda_sim_t *)calloc(1, sizeof *s);
     if (!s) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
-    s->tree_order = tree_order;
+    s->tree_tile = tree_tile;
     size_t free0 = 0, free1 = 0, total = 0;
     const int measured = cudaSetDevice(desc->device) == cudaSuccess &&
                          cudaMemGetInfo(&free0, &total) == cudaSuccess;

@@ -19,8 +19,8 @@ extern "C" {
 typedef struct hb_cuda_sim hb_cuda_sim_t;
 
 /* Copies the constants to the device and allocates the state (OOM: HB_ERR_ALLOC). */
-/* tree_order: the tuning's sim.tree_order (-1: the rule). */
-hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc, int tree_order,
+/* tree_tile: the tuning's sim.tree_tile (lanes a cell of a mixed group; -1: the rule). */
+hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc, int tree_tile,
                                hb_cuda_sim_t **out);
 void hb_cuda_sim_destroy(hb_cuda_sim_t *sim);
 /* State of group g from the host: v and hh states (the group's layout). */

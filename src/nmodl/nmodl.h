@@ -106,6 +106,24 @@ void hb_nmodl_destroy(hb_nmodl_mechanism_t *mech);
 hb_status_t hb_nmodl_emit_c(const char *path, const char *text, size_t length, const char *prefix,
                             FILE *out);
 
+/* A catalogue of mechanisms (docs/mechanisms.md, section 7). */
+typedef struct {
+    const char *name;      /* the catalogue's name: "bbp", MODDIR's base name */
+    const char *symbol;    /* the function the catalogue's C defines: "hb_catalogue_v1" */
+    const char *generator; /* hb_catalogue_t's generator text: "hinesbatch 0.1.0 nmodl <hash>" */
+    int strict; /* 1: a file the generator cannot translate is an error; 0: it is left out */
+} hb_nmodl_catalogue_opts_t;
+
+/* The C of a catalogue from the .mod files at paths[0..n_paths) (taken in the byte order of
+ * the paths, which the generated comments name as given), into the folder `dir`:
+ * hbg_<id>_<mech>.h (each mechanism's kernels, hb_nmodl_emit_c's), hbg_<id>_dispatch.h (the
+ * kernels by mechanism index) and hbg_<id>_catalogue.c (the hb_cat_mech_t of every mechanism
+ * and `const hb_catalogue_t *<symbol>(void)`), with <id> the name as a C identifier. Files
+ * left out (not strict) are listed with the reason in hbg_<id>_catalogue.c's comment. A bad
+ * file: HB_ERR_PARSE with its "FILE:LINE:COLUMN: ..." message. */
+hb_status_t hb_nmodl_emit_catalogue(const hb_nmodl_catalogue_opts_t *opts,
+                                    const char *const *paths, int n_paths, const char *dir);
+
 /* Looks a variable up by name in an array of n; NULL when absent. */
 const hb_nmodl_var_t *hb_nmodl_find(const hb_nmodl_var_t *vars, int n, const char *name);
 

@@ -278,9 +278,8 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
             NM_GROW(c, g->locals, g->n_locals, g->cap_locals);
             g->locals[g->n_locals++] = s->kids[i]->name;
             indent(g, depth);
-            emit(g, "double lv_%s = 0.0;\n", s->kids[i]->name);
-            indent(g, depth);
-            emit(g, "(void)lv_%s; /* a LOCAL may be set and never read */\n", s->kids[i]->name);
+            /* a LOCAL may be set and never read */
+            emit(g, "double lv_%s HB_UNUSED = 0.0;\n", s->kids[i]->name);
         }
         return;
     case S_TABLE:
@@ -638,8 +637,8 @@ static void emit_mechanism(gen *g)
          p, p);
     emit(g, "    const int W = blk->width;\n");
     emit(g,
-         "    double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n    "
-         "(void)f;\n    (void)s;\n",
+         "    double *f HB_UNUSED = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n"
+         "    (void)s;\n",
          p);
     for (int q = 0; q < n_fields; q++)
         if (!fields[q].param) emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);

@@ -18,7 +18,8 @@
  * millions name the first bad one, as a check in order would (the check runs in chunks on the
  * build threads). And "backend": "best" on each network with a candidate made slow through
  * HB_BEST_TRIAL_COSTS: the CPU's made slow, it must choose the GPU; the GPU's, never the GPU;
- * the spikes bitwise the CPU's either way.
+ * the spikes bitwise the CPU's either way. And the GPU with a mixed group's cells in tiles of
+ * 8 and 16 lanes (sim.tree_tile) instead of the rule's: the spikes bitwise the CPU's.
  * Recording (docs/network.md, section 8): two networks with "record" sections (identical ball
  * and sticks: v, hh's m, ina and gk, pas.i, an ExpSyn's g and i, an Exp2Syn's A and g; a
  * busyring's mixed groups: v, hh.h, hh.ik, syn[0].g) record the same bits on the GPU
@@ -36,6 +37,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core/bench.h"
 #include "hinesbatch.h"
 #include "net_morphologies.h"
 #include "sim/sim.h"
@@ -267,6 +269,26 @@ static void compare(const char *path, hb_backend_t cpu)
                first_diff == n_ref && n_gpu == n_ref ? "equal" : "DIFFERENT",
                hb_backend_name(cpu), t_cpu, tasks ? " (tasks exchange)" : "", t_gpu);
         free(gpu);
+    }
+    /* a mixed group's cells in tiles of 8 and 16 lanes (sim.tree_tile): other rounds of
+     * chains, the same bits */
+    static const char *const tiles[2] = {"sim.tree_tile=8", "sim.tree_tile=16"};
+    for (int k = 0; k < 2 && ok; k++) {
+        CHECK_OK(hb_set_default_tuning(tiles[k]));
+        hb_spike_t *got = NULL;
+        size_t n_got = 0;
+        double t_tile = 0.0;
+        if (run(path, HB_BACKEND_CUDA, 0, &got, &n_got, &t_tile)) {
+            int same = n_got == n_ref;
+            for (size_t i = 0; i < n_ref && same; i++)
+                same = got[i].gid == ref[i].gid &&
+                       memcmp(&got[i].time_ms, &ref[i].time_ms, sizeof ref[i].time_ms) == 0;
+            CHECKF(same, "%s: the GPU with %s gave other spikes than the CPU's", path, tiles[k]);
+            printf("%s: GPU with %s: %zu spikes, bitwise %s, %.3f s\n", path, tiles[k], n_got,
+                   same ? "equal" : "DIFFERENT", t_tile);
+        }
+        free(got);
+        CHECK_OK(hb_set_default_tuning(NULL));
     }
     /* "best" with a candidate made slow (HB_BEST_TRIAL_COSTS, net_best.c's test hook):
      * the CPU's made slow, the GPU chosen; the GPU's made slow, never chosen; the spikes

@@ -1,0 +1,531 @@
+/* The catalogue generator (docs/mechanisms.md, sections 1 and 7): a folder of .mod files into
+ * the C of one catalogue. Per mechanism the kernel header of nmodl_gen_c.c
+ * (hbg_<cat>_<mech>.h); per catalogue a dispatch header (hbg_<cat>_dispatch.h: HB_HOSTDEV
+ * switches over the mechanism's index, for a fused GPU step that cannot call through
+ * pointers) and the catalogue's table (hbg_<cat>_catalogue.c: every mechanism's
+ * hb_cat_mech_t, described from the front end, and one function returning the catalogue).
+ * The output depends on the files' text and the paths as given alone: files are taken in
+ * the byte order of their paths, numbers written with 17 digits. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nmodl/nmodl_internal.h"
+
+typedef struct {
+    const char *path;
+    char *text;
+    size_t length;
+    nm_ctx *c;
+    hb_nmodl_mechanism_t *m; /* in c's arena */
+    const char *blocker;     /* why the generator cannot translate it; NULL: it can */
+} cat_file;
+
+/* The whole file, capped at 64 MiB as hb_nmodl_read does. */
+static hb_status_t read_text(const char *path, char **text, size_t *length)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return hb_fail(HB_ERR_IO, "%s: cannot open the file (%s); expected a readable .mod file",
+                       path, strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *more = cap > ((size_t)64 << 20) ? NULL : realloc(buf, cap);
+            if (!more) {
+                free(buf);
+                fclose(f);
+                return hb_fail(HB_ERR_IO,
+                               "%s: larger than 64 MiB or out of memory; expected a "
+                               ".mod file",
+                               path);
+            }
+            buf = more;
+        }
+        const size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    const int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return hb_fail(HB_ERR_IO, "%s: read error", path);
+    }
+    *text = buf;
+    *length = n;
+    return HB_SUCCESS;
+}
+
+/* Parses and checks one file, keeping its syntax tree (the descriptor needs the
+ * declarations' order and the TABLEs), and runs the generator as a check. */
+static hb_status_t load_file(cat_file *f)
+{
+    hb_status_t status = read_text(f->path, &f->text, &f->length);
+    if (status != HB_SUCCESS) return status;
+    nm_ctx *c = calloc(1, sizeof *c);
+    if (!c) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", f->path);
+    c->path = f->path;
+    c->src = f->text;
+    c->length = f->length;
+    f->c = c;
+    if (setjmp(c->fail)) {
+        status = strstr(c->message, "out of memory") ? HB_ERR_ALLOC : HB_ERR_PARSE;
+        return hb_fail(status, "%s", c->message);
+    }
+    nm_lex(c);
+    nm_parse(c);
+    f->m = nm_check(c);
+    f->blocker = f->m->generator_blocker[0] ? f->m->generator_blocker : nm_generator_check(c, f->m);
+    return HB_SUCCESS;
+}
+
+static int in_list(const char *const *list, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0) return 1;
+    return 0;
+}
+
+static int ion_reads(const hb_nmodl_mechanism_t *m, const char *name)
+{
+    for (int j = 0; j < m->n_ions; j++)
+        if (in_list(m->ions[j].read, m->ions[j].n_read, name)) return 1;
+    return 0;
+}
+
+static int ion_var(const hb_nmodl_mechanism_t *m, const char *name)
+{
+    for (int j = 0; j < m->n_ions; j++)
+        if (in_list(m->ions[j].write, m->ions[j].n_write, name)) return 1;
+    return ion_reads(m, name);
+}
+
+/* The variables of the descriptor, in the kernels' order (nmodl_gen_c.c: collect_fields for
+ * the fields, the load function for the globals); the generated file checks the counts
+ * against the kernel header's enum at compile time. */
+static int is_param_field(const hb_nmodl_mechanism_t *m, const hb_nmodl_var_t *v)
+{
+    return in_list(m->range, m->n_range, v->name);
+}
+static int is_assigned_field(const hb_nmodl_mechanism_t *m, const hb_nmodl_var_t *v)
+{
+    return in_list(m->range, m->n_range, v->name) && !ion_var(m, v->name) &&
+           strcmp(v->name, "v") != 0;
+}
+static int is_global(const hb_nmodl_mechanism_t *m, const nm_decl *d)
+{
+    return d->kind == D_PARAMETER && !in_list(m->range, m->n_range, d->var.name) &&
+           strcmp(d->var.name, "v") != 0 && strcmp(d->var.name, "celsius") != 0 &&
+           !ion_reads(m, d->var.name);
+}
+
+/* The TABLE statement of a PROCEDURE or FUNCTION body, or NULL (as nmodl_gen_c.c). */
+static const nm_node *table_of(const nm_block *b)
+{
+    if (b->kind != B_PROCEDURE && b->kind != B_FUNCTION) return NULL;
+    for (int i = 0; i < b->body->n_kids; i++)
+        if (b->body->kids[i]->kind == S_TABLE) return b->body->kids[i];
+    return NULL;
+}
+
+static void number(FILE *out, double x)
+{
+    if (isinf(x)) {
+        fputs(x > 0 ? "HUGE_VAL" : "-HUGE_VAL", out);
+        return;
+    }
+    char text[40];
+    for (int digits = 15; digits <= 17; digits++) { /* the shortest that reads back the same */
+        snprintf(text, sizeof text, "%.*g", digits, x);
+        if (strtod(text, NULL) == x) break;
+    }
+    if (!strpbrk(text, ".eEn")) strcat(text, ".0");
+    fputs(text, out);
+}
+
+/* A C string literal of text (names and units: printable ASCII, escaped where needed). */
+static void literal(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 32 || *p > 126)
+            fprintf(out, "\\%03o", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* A comment's text: no "*" "/" inside. */
+static void comment_text(FILE *out, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (*p == '*' && p[1] == '/')
+            fputs("* ", out);
+        else if (*p == '\n')
+            fputs(" ", out);
+        else
+            fputc(*p, out);
+    }
+}
+
+static void field_row(FILE *out, const hb_nmodl_var_t *v)
+{
+    fputs("    {", out);
+    literal(out, v->name);
+    fputs(", ", out);
+    literal(out, v->unit ? v->unit : "");
+    fputs(", ", out);
+    number(out, v->has_value ? v->value : 0.0);
+    fputs(", ", out);
+    number(out, v->has_limits ? v->lo : -HUGE_VAL);
+    fputs(", ", out);
+    number(out, v->has_limits ? v->hi : HUGE_VAL);
+    fputs("},\n", out);
+}
+
+typedef struct {
+    const char *id; /* the catalogue's C name */
+    FILE *out;      /* the catalogue's .c */
+} cat_out;
+
+/* The name of a descriptor array of mechanism `mech`, or NULL when it has n = 0 entries. */
+static void array_ref(FILE *out, const cat_out *o, const char *mech, int n, const char *what)
+{
+    if (n)
+        fprintf(out, "hbgd_%s_%s_%s", o->id, mech, what);
+    else
+        fputs("NULL", out);
+}
+
+/* The descriptor's arrays and kernels table of file f; its hb_cat_mech_t row goes to `row`. */
+static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
+{
+    FILE *out = o->out;
+    const hb_nmodl_mechanism_t *m = f->m;
+    const nm_ctx *c = f->c;
+    char p[512];
+    snprintf(p, sizeof p, "hbg_%s_%s", o->id, m->name);
+    fprintf(out, "/* ---- %s (%s) ---- */\n\n", m->name, f->path);
+    int n_param = 0, n_global = 0, n_assigned = 0, n_table = 0;
+    for (int i = 0; i < m->n_parameters; i++) n_param += is_param_field(m, &m->parameters[i]);
+    for (int i = 0; i < c->n_decls; i++) n_global += is_global(m, &c->decls[i]);
+    for (int i = 0; i < m->n_assigned; i++) n_assigned += is_assigned_field(m, &m->assigned[i]);
+    for (int i = 0; i < c->n_blocks; i++) n_table += table_of(&c->blocks[i]) != NULL;
+    if (n_param) {
+        fprintf(out, "static const hb_cat_field_t hbgd_%s_%s_param[] = {\n", o->id, m->name);
+        for (int i = 0; i < m->n_parameters; i++)
+            if (is_param_field(m, &m->parameters[i])) field_row(out, &m->parameters[i]);
+        fputs("};\n", out);
+    }
+    if (n_global) {
+        fprintf(out, "static const hb_cat_field_t hbgd_%s_%s_global[] = {\n", o->id, m->name);
+        for (int i = 0; i < c->n_decls; i++)
+            if (is_global(m, &c->decls[i])) field_row(out, &c->decls[i].var);
+        fputs("};\n", out);
+    }
+    if (m->n_states) {
+        fprintf(out, "static const hb_cat_field_t hbgd_%s_%s_state[] = {\n", o->id, m->name);
+        for (int i = 0; i < m->n_states; i++) field_row(out, &m->states[i]);
+        fputs("};\n", out);
+    }
+    if (n_assigned) {
+        fprintf(out, "static const hb_cat_field_t hbgd_%s_%s_assigned[] = {\n", o->id, m->name);
+        for (int i = 0; i < m->n_assigned; i++)
+            if (is_assigned_field(m, &m->assigned[i])) field_row(out, &m->assigned[i]);
+        fputs("};\n", out);
+    }
+    int writes_current = m->n_nonspecific > 0, writes_conc = 0;
+    if (m->n_ions) {
+        fprintf(out, "static const hb_cat_ion_t hbgd_%s_%s_ion[] = {\n", o->id, m->name);
+        for (int i = 0; i < m->n_ions; i++) {
+            const hb_nmodl_ion_t *ion = &m->ions[i];
+            unsigned mask[2] = {0, 0};
+            for (int pass = 0; pass < 2; pass++) {
+                const char **list = pass ? ion->write : ion->read;
+                const int n = pass ? ion->n_write : ion->n_read;
+                for (int j = 0; j < n; j++) {
+                    const char *v = list[j];
+                    const size_t len = strlen(v);
+                    unsigned bit = 0;
+                    if (v[0] == 'e' && strcmp(v + 1, ion->name) == 0)
+                        bit = 1; /* HB_ION_E */
+                    else if (v[0] == 'i' && strcmp(v + 1, ion->name) == 0)
+                        bit = 8; /* I */
+                    else if (v[len - 1] == 'i')
+                        bit = 2; /* CI */
+                    else
+                        bit = 4; /* CO */
+                    mask[pass] |= bit;
+                }
+            }
+            writes_current |= (mask[1] & 8) != 0;
+            writes_conc |= (mask[1] & 6) != 0;
+            fputs("    {", out);
+            literal(out, ion->name);
+            fputs(", ", out);
+            number(out, ion->has_valence ? ion->valence : 0.0);
+            fputs(", ", out);
+            static const char *const bits[] = {"HB_ION_E", "HB_ION_CI", "HB_ION_CO", "HB_ION_I"};
+            for (int pass = 0; pass < 2; pass++) {
+                if (pass) fputs(", ", out);
+                if (!mask[pass]) fputs("0", out);
+                for (int b = 0, first = 1; b < 4; b++)
+                    if (mask[pass] & (1u << b)) {
+                        fprintf(out, "%s%s", first ? "" : " | ", bits[b]);
+                        first = 0;
+                    }
+            }
+            fputs("},\n", out);
+        }
+        fputs("};\n", out);
+    }
+    if (n_table) {
+        fprintf(out, "static const int hbgd_%s_%s_table_len[] = {", o->id, m->name);
+        for (int i = 0, q = 0; i < c->n_blocks; i++)
+            if (table_of(&c->blocks[i]))
+                fprintf(out, "%s%s_%s_TABLE_ROWS * %s_%s_TABLE_STRIDE", q++ ? ", " : "", p,
+                        c->blocks[i].name, p, c->blocks[i].name);
+        fputs("};\n", out);
+        /* the tables kernel: the formulas at celsius, the globals and the constants */
+        fprintf(out,
+                "static void hbgd_%s_%s_tables(double celsius, const double *global, "
+                "double *const *table)\n{\n",
+                o->id, m->name);
+        fprintf(out,
+                "    %s_vars_t s;\n    memset(&s, 0, sizeof s);\n    s.celsius = celsius;\n"
+                "    (void)global;\n",
+                p);
+        for (int i = 0, q = 0; i < c->n_decls; i++)
+            if (is_global(m, &c->decls[i]))
+                fprintf(out, "    s.%s = global[%d];\n", c->decls[i].var.name, q++);
+        for (int i = 0; i < c->n_decls; i++)
+            if (c->decls[i].kind == D_CONSTANT || c->decls[i].kind == D_UNITS_CONSTANT) {
+                fprintf(out, "    s.%s = ", c->decls[i].var.name);
+                number(out, c->decls[i].var.value);
+                fputs(";\n", out);
+            }
+        for (int i = 0, q = 0; i < c->n_blocks; i++)
+            if (table_of(&c->blocks[i]))
+                fprintf(out, "    %s_table_%s(&s, table[%d]);\n", p, c->blocks[i].name, q++);
+        fputs("}\n", out);
+    }
+    const int n_field = n_param + m->n_states + n_assigned;
+    fprintf(out,
+            "_Static_assert(%s_N_FIELD == %d && %s_N_PARAM == %d && %s_N_TABLE == %d,\n"
+            "               \"the descriptor of %s follows its kernels' layout\");\n",
+            p, n_field, p, n_param, p, n_table, m->name);
+    fprintf(out,
+            "static const hb_cat_cpu_t hbgd_%s_%s_cpu = {%s_init_kernel, %s_current_kernel, "
+            "%s_state_kernel, NULL, ",
+            o->id, m->name, p, p, p);
+    array_ref(out, o, m->name, n_table, "tables");
+    fputs("};\n\n", out);
+    static const char *const kinds[] = {"HB_CAT_DENSITY", "HB_CAT_POINT", "HB_CAT_ARTIFICIAL"};
+    fprintf(row, "    {\"%s\", %s,\n     %d, ", m->name, kinds[m->kind], n_param);
+    array_ref(row, o, m->name, n_param, "param");
+    fprintf(row, ", %d, ", n_global);
+    array_ref(row, o, m->name, n_global, "global");
+    fprintf(row, ",\n     %d, ", m->n_states);
+    array_ref(row, o, m->name, m->n_states, "state");
+    fprintf(row, ", %d, ", n_assigned);
+    array_ref(row, o, m->name, n_assigned, "assigned");
+    fprintf(row, ",\n     %d, ", m->n_ions);
+    array_ref(row, o, m->name, m->n_ions, "ion");
+    fprintf(row, ",\n     %d, %d, %d, 0, %d,\n     %d, ", m->n_net_receive_args, writes_current,
+            writes_conc, n_field, n_table);
+    array_ref(row, o, m->name, n_table, "table_len");
+    fprintf(row, ", &hbgd_%s_%s_cpu, NULL},\n", o->id, m->name);
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const cat_file *)a)->path, ((const cat_file *)b)->path);
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path, size_t room)
+{
+    snprintf(path, room, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) hb_fail(HB_ERR_IO, "%s: cannot write (%s)", path, strerror(errno));
+    return f;
+}
+
+static hb_status_t close_out(FILE *f, const char *path)
+{
+    if (fclose(f) != 0) return hb_fail(HB_ERR_IO, "%s: write error", path);
+    return HB_SUCCESS;
+}
+
+/* Mechanism f's kernel header: nmodl_gen_c.c's output. */
+static hb_status_t emit_kernels(const cat_file *f, const char *id, const char *dir)
+{
+    char name[600], path[4200];
+    snprintf(name, sizeof name, "hbg_%s_%s.h", id, f->m->name);
+    FILE *out = open_out(dir, name, path, sizeof path);
+    if (!out) return HB_ERR_IO;
+    char prefix[600];
+    snprintf(prefix, sizeof prefix, "hbg_%s_%s", id, f->m->name);
+    nm_ctx *c = f->c;
+    if (setjmp(c->fail)) {
+        fclose(out);
+        remove(path);
+        return hb_fail(HB_ERR_PARSE, "%s", c->message);
+    }
+    nm_emit(c, f->m, prefix, out);
+    return close_out(out, path);
+}
+
+static void emit_dispatch(FILE *out, const char *id, const cat_file *files, int n)
+{
+    fprintf(out,
+            "/* Generated by hinesbatch's NMODL code generator: the kernels of the catalogue "
+            "%s by mechanism\n * index (its hb_catalogue_t's order), for a fused step that "
+            "cannot call through pointers. Do not edit. */\n",
+            id);
+    fprintf(out, "#ifndef HBG_%s_DISPATCH_H\n#define HBG_%s_DISPATCH_H\n\n", id, id);
+    for (int i = 0; i < n; i++)
+        if (!files[i].blocker) fprintf(out, "#include \"hbg_%s_%s.h\"\n", id, files[i].m->name);
+    fprintf(out, "\nenum {\n");
+    int index = 0;
+    for (int i = 0; i < n; i++)
+        if (!files[i].blocker) fprintf(out, "    HBG_%s_%s = %d,\n", id, files[i].m->name, index++);
+    fprintf(out, "    HBG_%s_N_MECH = %d\n};\n", id, index);
+    static const char *const kernels[] = {"init", "current", "state"};
+    for (int k = 0; k < 3; k++) {
+        fprintf(out,
+                "\n/* The %s kernel of mechanism `mech` (HBG_%s_*); nothing for another index. */\n"
+                "HB_HOSTDEV void hbg_%s_%s(int mech, const hb_cat_block_t *blk, int j0, int j1)\n"
+                "{\n    switch (mech) {\n",
+                kernels[k], id, id, kernels[k]);
+        for (int i = 0; i < n; i++)
+            if (!files[i].blocker)
+                fprintf(out, "    case HBG_%s_%s: hbg_%s_%s_%s_kernel(blk, j0, j1); return;\n", id,
+                        files[i].m->name, id, files[i].m->name, kernels[k]);
+        fprintf(out, "    default: (void)blk; (void)j0; (void)j1; return;\n    }\n}\n");
+    }
+    fprintf(out, "\n#endif\n");
+}
+
+hb_status_t hb_nmodl_emit_catalogue(const hb_nmodl_catalogue_opts_t *opts, const char *const *paths,
+                                    int n_paths, const char *dir)
+{
+    if (!opts || !opts->name || !opts->symbol || !opts->generator || !dir || (!paths && n_paths) ||
+        n_paths < 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_nmodl_emit_catalogue: a NULL argument");
+    /* the catalogue's C name: its name with every other character than [A-Za-z0-9_] as _ */
+    char id[128];
+    size_t id_len = strlen(opts->name);
+    if (id_len == 0 || id_len >= sizeof id)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "the catalogue name '%s'; expected 1 to %zu characters", opts->name,
+                       sizeof id - 1);
+    for (size_t i = 0; i <= id_len; i++) {
+        const char ch = opts->name[i];
+        id[i] = ch == 0 || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                        (ch >= '0' && ch <= '9') || ch == '_'
+                    ? ch
+                    : '_';
+    }
+    cat_file *files = calloc((size_t)n_paths + 1, sizeof *files);
+    if (!files) return hb_fail(HB_ERR_ALLOC, "out of memory");
+    for (int i = 0; i < n_paths; i++) files[i].path = paths[i];
+    qsort(files, (size_t)n_paths, sizeof *files, by_path);
+    hb_status_t status = HB_SUCCESS;
+    for (int i = 0; i < n_paths && status == HB_SUCCESS; i++) {
+        status = load_file(&files[i]);
+        if (status != HB_SUCCESS) break;
+        if (files[i].blocker && opts->strict)
+            status = hb_fail(HB_ERR_PARSE, "%s", files[i].blocker);
+        for (int j = 0; j < i && status == HB_SUCCESS; j++)
+            if (strcmp(files[j].m->name, files[i].m->name) == 0)
+                status = hb_fail(HB_ERR_PARSE,
+                                 "%s: the mechanism %s is also defined by %s; expected one file "
+                                 "per mechanism name",
+                                 files[i].path, files[i].m->name, files[j].path);
+    }
+    for (int i = 0; i < n_paths && status == HB_SUCCESS; i++)
+        if (!files[i].blocker) status = emit_kernels(&files[i], id, dir);
+    char path[4200], name[300];
+    if (status == HB_SUCCESS) {
+        snprintf(name, sizeof name, "hbg_%s_dispatch.h", id);
+        FILE *out = open_out(dir, name, path, sizeof path);
+        if (!out) {
+            status = HB_ERR_IO;
+        } else {
+            emit_dispatch(out, id, files, n_paths);
+            status = close_out(out, path);
+        }
+    }
+    if (status == HB_SUCCESS) {
+        snprintf(name, sizeof name, "hbg_%s_catalogue.c", id);
+        FILE *out = open_out(dir, name, path, sizeof path);
+        char *rows = NULL;
+        size_t rows_len = 0;
+        FILE *row = out ? open_memstream(&rows, &rows_len) : NULL;
+        if (!out || !row) {
+            if (out) fclose(out);
+            status = out ? hb_fail(HB_ERR_ALLOC, "out of memory") : HB_ERR_IO;
+        } else {
+            int n_mech = 0;
+            fprintf(out, "/* Generated by hinesbatch's NMODL code generator (");
+            comment_text(out, opts->generator);
+            fprintf(out, "): the catalogue\n * \"");
+            comment_text(out, opts->name);
+            fprintf(out, "\" from %d file%s. Do not edit.", n_paths, n_paths == 1 ? "" : "s");
+            int left_out = 0;
+            for (int i = 0; i < n_paths; i++) left_out += files[i].blocker != NULL;
+            if (left_out)
+                fprintf(out, "\n *\n * Left out: %d file%s the generator cannot translate yet:",
+                        left_out, left_out == 1 ? "" : "s");
+            for (int i = 0; i < n_paths; i++)
+                if (files[i].blocker) {
+                    fprintf(out, "\n *   ");
+                    comment_text(out, files[i].blocker);
+                }
+            fprintf(out,
+                    " */\n#include <math.h>\n#include <stddef.h>\n#include <string.h>\n\n"
+                    "#include \"common/mech_abi.h\"\n#include \"hbg_%s_dispatch.h\"\n\n",
+                    id);
+            for (int i = 0; i < n_paths; i++)
+                if (!files[i].blocker) {
+                    emit_descriptor(&(cat_out){id, out}, &files[i], row);
+                    n_mech++;
+                }
+            fclose(row);
+            if (n_mech)
+                fprintf(out, "static const hb_cat_mech_t hbgd_%s_mech[] = {\n%s};\n\n", id, rows);
+            free(rows);
+            fprintf(out,
+                    "static const hb_catalogue_t hbgd_%s_catalogue = {\n"
+                    "    HB_CAT_ABI, sizeof(hb_cat_mech_t), ",
+                    id);
+            literal(out, opts->name);
+            fputs(",\n    ", out);
+            literal(out, opts->generator);
+            fprintf(out, ",\n    %d, %s%s%s};\n\n", n_mech, n_mech ? "hbgd_" : "NULL",
+                    n_mech ? id : "", n_mech ? "_mech" : "");
+            fprintf(out,
+                    "const hb_catalogue_t *%s(void);\nconst hb_catalogue_t *%s(void)\n{\n"
+                    "    return &hbgd_%s_catalogue;\n}\n",
+                    opts->symbol, opts->symbol, id);
+            status = close_out(out, path);
+        }
+    }
+    for (int i = 0; i < n_paths; i++) {
+        if (files[i].c) nm_arena_free(&files[i].c->arena);
+        free(files[i].c);
+        free(files[i].text);
+    }
+    free(files);
+    return status;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# hinesbatch build-catalogue MODDIR -o NAME.so: a folder with copies of hh.mod and NaTs2_t.mod
+# becomes a shared library exporting hb_catalogue_v1 alone, its C kept (the same bytes when
+# built again), loaded by test_catalogue --user (hh's descriptor and bits are the built-in's);
+# a bad or untranslatable .mod fails with FILE:LINE:COLUMN and builds nothing; forged
+# libraries (another ABI, another sizeof_mech, no hb_catalogue_v1) are refused by name.
+# Usage: catalogue_build.sh HINESBATCH TEST_CATALOGUE CC
+set -u
+bin=$1 test=$2 cc=$3
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib_cli.sh"
+
+mkdir "$tmp/mods"
+cp "$src/mechanisms/nrn/hh.mod" "$src/mechanisms/bbp/NaTs2_t.mod" "$tmp/mods/"
+expect_status 0 "build mods" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/l5.so"
+expect_grep "$tmp/out" "^$tmp/l5.so: the catalogue mods, 2 mechanisms (NaTs2_t, hh); C in $tmp/l5.src$" "build summary"
+[ -f "$tmp/l5.src/hbg_mods_catalogue.c" ] && [ -f "$tmp/l5.src/hbg_mods_hh.h" ] && ok || bad "the C is not kept beside the library"
+if command -v nm > /dev/null; then
+    syms=$(nm -D --defined-only "$tmp/l5.so" | awk '{print $3}' | tr '\n' ' ')
+    [ "$syms" = "hb_catalogue_v1 " ] && ok || bad "exported symbols: '$syms', expected hb_catalogue_v1 alone"
+fi
+expect_status 0 "load the built catalogue" -- "$test" --user "$tmp/l5.so"
+cp -r "$tmp/l5.src" "$tmp/first"
+expect_status 0 "build again" -- "$bin" build-catalogue "$tmp/mods" --name mods --output "$tmp/l5.so"
+diff -r "$tmp/first" "$tmp/l5.src" > /dev/null && ok || bad "the generated C differs between two builds"
+# a bad file: its FILE:LINE:COLUMN, nothing built
+mkdir "$tmp/bad"
+cp "$src/mechanisms/nrn/hh.mod" "$tmp/bad/"
+printf 'NEURON { SUFFIX broken }\nPARAMETER { g = 1 (S/cm2) }\nBREAKPOINT { g = = 2 }\n' > "$tmp/bad/broken.mod"
+expect_status 1 "a syntax error" -- "$bin" build-catalogue "$tmp/bad" -o "$tmp/bad.so"
+expect_grep "$tmp/err" "^$tmp/bad/broken.mod:3:18: " "the syntax error's FILE:LINE:COLUMN"
+expect_grep "$tmp/err" "bad.so not built: 1 error above" "the syntax error's summary"
+[ ! -e "$tmp/bad.so" ] && ok || bad "a library built from a bad folder"
+# a file the generator cannot translate yet: refused too (a catalogue has every file or none)
+expect_status 1 "a point process" -- "$bin" build-catalogue "$src/mechanisms/nrn/expsyn.mod" -o "$tmp/expsyn.so"
+expect_grep "$tmp/err" "expsyn.mod:2:16: ExpSyn is a point process" "the untranslatable file's message"
+# usage and compiler errors
+expect_status 1 "-o without .so" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/l5.dll"
+expect_grep "$tmp/err" "expected a file name ending in .so" "-o message"
+expect_status 1 "a missing compiler" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/x.so" --cc "$tmp/no-cc"
+expect_grep "$tmp/err" "cannot run the C compiler '$tmp/no-cc'" "missing compiler message"
+expect_status 1 "a failing compiler" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/x.so" --cc false
+expect_grep "$tmp/err" "the C compiler 'false' failed (exit 1)" "failing compiler message"
+expect_status 1 "a bad name" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/x.so" --name "a::b"
+expect_grep "$tmp/err" "expected a name without '::'" "name message"
+expect_status 2 "--json without --check" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/x.so" --json
+# forged libraries
+cat > "$tmp/forge.c" <<'C'
+#include "common/mech_abi.h"
+const hb_catalogue_t *hb_catalogue_v1(void);
+static const hb_catalogue_t cat = {FORGE_ABI, FORGE_SIZE, "forged", "test", 0, 0};
+const hb_catalogue_t *hb_catalogue_v1(void) { return &cat; }
+C
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=2 "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/abi2.so" && ok || bad "forging abi2.so"
+expect_status 0 "another ABI refused" -- "$test" --refuse "$tmp/abi2.so" "a catalogue of ABI 2, and this hinesbatch reads ABI 1"
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=1 "-DFORGE_SIZE=8" "$tmp/forge.c" -o "$tmp/size8.so" && ok || bad "forging size8.so"
+expect_status 0 "another sizeof_mech refused" -- "$test" --refuse "$tmp/size8.so" "mechanisms are 8 bytes"
+printf 'int hb_not_a_catalogue(void);\nint hb_not_a_catalogue(void) { return 1; }\n' > "$tmp/plain.c"
+"$cc" -shared -fPIC "$tmp/plain.c" -o "$tmp/plain.so" && ok || bad "building plain.so"
+expect_status 0 "a library without hb_catalogue_v1 refused" -- "$test" --refuse "$tmp/plain.so" "not a hinesbatch catalogue (no function hb_catalogue_v1)"
+expect_status 0 "a text file refused" -- "$test" --refuse "$tmp/forge.c" "cannot load it as a shared library"
+expect_status 0 "a missing file refused" -- "$test" --refuse "$tmp/none.so" "no such file"
+echo "catalogue_build: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
