@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hinesbatch run on a SONATA circuit (docs/sonata.md): tests/sonata/circuit (built with bmtk,
-# tests/sonata/build_circuit.py; spike trains and current clamps as inputs) gives bmtk BioNet's
+# tests/sonata/build_circuit.py; synapses at given sections and placed by bmtk's random draws,
+# spike trains and current clamps as inputs) gives bmtk BioNet's
 # NEURON spikes byte for byte (reference_spikes.dat, written by tests/sonata/bmtk_reference.py),
 # on 1 and 2 threads and 2 ranks;
 # spikes.h5 and traces.h5 name the population and the report's node set; malformed circuits
@@ -32,7 +33,7 @@ fi
 expect_status 0 "the circuit" -- "$bin" run "$circuit/simulation_config.json" -o "$tmp/run" --sonata
 if cmp -s "$tmp/run/spikes.dat" "$circuit/reference_spikes.dat"; then ok; else
     bad "spikes.dat differs from bmtk BioNet's (reference_spikes.dat)"; diff "$tmp/run/spikes.dat" "$circuit/reference_spikes.dat" | head >&2; fi
-[ "$(grep -vc '^#' "$tmp/run/spikes.dat")" -eq 68 ] && ok || bad "68 spikes expected"
+[ "$(grep -vc '^#' "$tmp/run/spikes.dat")" -eq 73 ] && ok || bad "73 spikes expected"
 expect_status 0 "two threads" -- "$bin" run "$circuit/simulation_config.json" -o "$tmp/omp" --backend omp --threads 2 --traces none
 cmp -s "$tmp/omp/spikes.dat" "$circuit/reference_spikes.dat" && ok || bad "2 threads: other spikes"
 # and on 2 ranks, where this build has MPI (every rank reads the circuit, builds its share)
@@ -99,8 +100,8 @@ fresh; sed -i 's|"mechanism": "hh"}|"mechanism": "NaTs2_t"}|' "$tmp/c/components
 refused "unknown mechanism" 'hh_soma_pas.json: genome\[0\].mechanism: "NaTs2_t" is not available'
 fresh; sed -i '2s| [^ ]*$||' "$tmp/c/network/cortex_cortex_edge_types.csv"
 refused "a short CSV line" "cortex_cortex_edge_types.csv:2: 8 fields; expected 9"
-fresh; csvset "$tmp/c/network/cortex_cortex_edge_types.csv" 200 afferent_section_id 99
-refused "section id out of range" "afferent_section_id 99, afferent_section_pos 0.5; expected a section id from 0 to 6"
+fresh; csvset "$tmp/c/network/cortex_cortex_edge_types.csv" 201 target_sections "['dendrite']"
+refused "an unknown target section" "target_sections \"\['dendrite'\]\": \"dendrite\"; expected soma, axon, dend, apic"
 fresh; csvset "$tmp/c/network/cortex_cortex_edge_types.csv" 200 model_template hhsyn
 refused "unknown synapse model" 'model_template "hhsyn"; expected "exp2syn" or "expsyn"'
 fresh; sed -i 's|"section_index": 2,|"section_index": 40,|' "$tmp/c/simulation_config.json"
@@ -115,6 +116,8 @@ if $py -c "import h5py" 2> /dev/null; then
 f = h5py.File('$1', 'r+')
 $2" || bad "h5py edit of $1"
     }
+    fresh; h5edit "$tmp/c/network/cortex_cortex_edges.h5" "d = f['edges/cortex_to_cortex/0/afferent_section_id']; d[0] = 99"
+    refused "section id out of range" "afferent_section_id 99, afferent_section_pos 0.5; expected a section id from 0 to"
     fresh; h5edit "$tmp/c/network/cortex_nodes.h5" "del f['nodes/cortex/node_type_id']"
     refused "missing dataset" "cortex_nodes.h5: /nodes/cortex/node_type_id: no such dataset"
     fresh; h5edit "$tmp/c/network/input_cortex_edges.h5" "d = f['edges/input_to_cortex/target_node_id']; d[3] = 99"
@@ -126,7 +129,7 @@ $2" || bad "h5py edit of $1"
     fresh; h5edit "$tmp/c/inputs/input_spikes.h5" "f.move('spikes/input', 'spikes/lgn')"
     refused "spikes of an unknown population" '/spikes/lgn: no node population "lgn" in the circuit'
     fresh; h5edit "$tmp/c/network/input_cortex_edges.h5" "del f['edges/input_to_cortex/0/afferent_section_id']"
-    refused "bmtk's random placement" "no afferent_section_id and afferent_section_pos"
+    refused "an edge placed nowhere" "no afferent_section_id and afferent_section_pos (or bmtk's sec_id, sec_x), nor target_sections"
 fi
 
 # the network file's "events" (what a circuit's spike trains become): an event drives cell 0

@@ -2,7 +2,7 @@
 # libsonata (the package index's, BBP's SONATA reader) reads hinesbatch's outputs of the SONATA
 # circuit back: spikes.h5 (population, sorting, every spike of spikes.dat) and traces.h5 (an
 # element report: node ids of the report's node set, times, units, frames), and opens the
-# circuit's own node and edge files. Skipped (77) where libsonata does not import: put it on
+# circuit's own node files. Skipped (77) where libsonata does not import: put it on
 # HB_LIBSONATA_PYTHONPATH (e.g. pip install --target DIR libsonata). docs/sonata.md.
 # Usage: cli_sonata_libsonata.sh HINESBATCH DATA
 set -u
@@ -33,7 +33,7 @@ assert r.get_population_names() == ["cortex"], r.get_population_names()
 p = r["cortex"]
 got = p.get()
 assert str(p.sorting).endswith("by_time"), p.sorting
-assert len(got) == len(want) == 68, (len(got), len(want))
+assert len(got) == len(want) == 73, (len(got), len(want))
 assert all(g == w[0] and abs(t - w[1]) <= 1e-9 * abs(w[1]) for (g, t), w in zip(got, want))
 e = libsonata.ElementReportReader(out + "/traces.h5")
 q = e["cortex"]
@@ -45,8 +45,10 @@ v = [row[0] for row in d.data]
 assert len(v) == 6001 and abs(v[0] + 65.0) < 1e-4 and max(v) > 0.0, (len(v), v[0], max(v))
 n = libsonata.NodeStorage(circuit + "/network/cortex_nodes.h5").open_population("cortex")
 assert n.size == 12
-ed = libsonata.EdgeStorage(circuit + "/network/input_cortex_edges.h5").open_population("input_to_cortex")
-assert (ed.size, ed.source, ed.target) == (36, "input", "cortex")
+n = libsonata.NodeStorage(circuit + "/network/input_nodes.h5").open_population("input")
+assert n.size == 4
+# (the edge files have two groups each, which libsonata 0.2.2 does not open: "Only
+# single-group populations are supported")
 print("ok")
 PYEOF
 [ "${PIPESTATUS[0]}" -eq 0 ] && ok || bad "libsonata read hinesbatch's spikes.h5 and traces.h5 back"

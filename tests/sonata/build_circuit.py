@@ -8,8 +8,10 @@ from the package index; not a dependency of hinesbatch, only of this script).
 soma, pas everywhere; bmtk's model_template ctdb:Biophys1.hoc with the parameter setter alone,
 model_processing set_params_allactive) and 4 virtual nodes ("input") whose spike trains are in
 inputs/input_spikes.h5. Edges: input -> cortex (Exp2Syn on dendrites, 3 per cell, section and
-position per edge in the h5 group), cortex -> cortex (a ring of ExpSyn at the soma, 4 ms,
-section and position in the edge type's CSV columns). Deterministic: no random draws.
+position per edge in the h5 group; and 2 synapses per cell from input 3 placed by
+target_sections and distance_range), cortex -> cortex (a ring of ExpSyn at the soma, 4 ms; and
+i -> i + 5 placed by target_sections and distance_range). The builder draws nothing; BioNet
+draws the placements at run time (RandomState(gid) per cell), which hinesbatch repeats.
 """
 import os
 import sys
@@ -38,13 +40,23 @@ def main():
                          model_processing="set_params_allactive",
                          dynamics_params="hh_soma_pas.json" if t != 1 else "hh_soma_pas_b.json",
                          morphology=morph, ei="e" if t != 2 else "i", layer=np.array([2, 3, 2, 3]))
-    # the ring: cell i -> cell i + 1, ExpSyn at soma(0.5); section and position in the CSV
+    # the ring: cell i -> cell i + 1, ExpSyn at soma(0.5) (section and position per edge: bmtk
+    # reads a population's sections per edge group, so not in the type table beside edges
+    # without them)
     def ring(source, target):
         return 1 if target.node_id == (source.node_id + 1) % 12 else 0
-    cortex.add_edges(source=cortex.nodes(), target=cortex.nodes(), connection_rule=ring,
-                     syn_weight=0.3, delay=4.0, model_template="expsyn",
-                     dynamics_params="ExpSyn.json", afferent_section_id=0,
-                     afferent_section_pos=0.5, edge_type_id=200)
+    cm = cortex.add_edges(source=cortex.nodes(), target=cortex.nodes(), connection_rule=ring,
+                          syn_weight=0.3, delay=4.0, model_template="expsyn",
+                          dynamics_params="ExpSyn.json", edge_type_id=200)
+    cm.add_properties(["afferent_section_id", "afferent_section_pos"],
+                      rule=lambda source, target: (0, 0.5), dtypes=[np.int32, np.float64])
+    # cell i -> cell i + 5 on dendrites 0-100 um from soma(0), placed by BioNet at run time
+    def skip5(source, target):
+        return 1 if target.node_id == (source.node_id + 5) % 12 else 0
+    cortex.add_edges(source=cortex.nodes(), target=cortex.nodes(), connection_rule=skip5,
+                     syn_weight=0.02, delay=6.0, model_template="exp2syn",
+                     dynamics_params="Exp2Syn.json", target_sections=["dend"],
+                     distance_range=[0.0, 100.0], edge_type_id=201)
     cortex.build()
     cortex.save_nodes(output_dir=os.path.join(OUT, "network"))
     cortex.save_edges(output_dir=os.path.join(OUT, "network"))
@@ -63,6 +75,12 @@ def main():
         return TYPES[morph_type][1][k], [0.5, 0.3, 0.7][k]
     cm.add_properties(["afferent_section_id", "afferent_section_pos"], rule=place,
                       dtypes=[np.int32, np.float64])
+    # input node 3 -> every cortex cell, 2 synapses each on basal dendrites 20-200 um away,
+    # placed by BioNet at run time (its RandomState(gid) per cell)
+    inputs.add_edges(source={"node_id": 3}, target=cortex.nodes(), connection_rule=2,
+                     syn_weight=0.01, delay=1.5, model_template="exp2syn",
+                     dynamics_params="Exp2Syn.json", target_sections=["basal", "apical"],
+                     distance_range=[20.0, 200.0], edge_type_id=401)
     inputs.build()
     inputs.save_nodes(output_dir=os.path.join(OUT, "network"))
     inputs.save_edges(output_dir=os.path.join(OUT, "network"))

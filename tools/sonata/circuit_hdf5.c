@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/morphology.h"
 #include "sonata/circuit.h"
 
 #define PATH_MAX_ 4096
@@ -579,6 +580,8 @@ typedef struct {
     int kind;
     uint32_t first_gid;
     char morph_dir[PATH_MAX_], models_dir[PATH_MAX_];
+    uint64_t bmtk_gid;        /* bmtk's first gid (every population, virtual too, in order) */
+    int has_input;            /* a virtual population some spike input names */
     json_t **cells;           /* per node of a cell population: its cell (synapses grow) */
     double **spikes;          /* per node of a virtual population: its spike train [ms] */
     long *n_spikes;
@@ -696,7 +699,23 @@ typedef struct {
     json_t *connections, *events;
     struct morph_order *orders; /* per morphology file: bmtk's section ids to ours */
     int n_orders;
+    uint64_t bmtk_gids;      /* bmtk's gids so far */
+    int n_edge_pops;         /* edge populations so far (their order) */
+    struct placement *placements; /* edges placed by target_sections and distance_range */
+    size_t n_placements;
 } circuit_t;
+
+/* An edge whose synapses bmtk places at run time (target_sections, distance_range): drawn
+ * once all edges are read, per target in bmtk's order (placements_draw). */
+struct placement {
+    int tpop, spop;          /* indices in pops */
+    long trg, src, edge;     /* node ids, the edge's index */
+    int phase, edge_pop;     /* 0 recurrent, 1 from virtual nodes; the edge population's order */
+    int nsyns;
+    unsigned labels;         /* SWC types targeted, bit per type */
+    double dmin, dmax, weight, delay;
+    json_t *synapse;         /* borrowed from the synapse cache */
+};
 
 /* A morphology's sections in NEURON's order (bmtk's afferent_section_id indexes hobj.all):
  * Import3d creates them type by type (soma, axon, dend, apic, ...), each type's in the order
@@ -705,8 +724,18 @@ struct morph_order {
     char path[PATH_MAX_];
     int n;
     int *section;
-    int *type; /* SWC type per NEURON id */
+    int *type;            /* SWC type per NEURON id */
+    double *length;       /* per NEURON id [um] */
+    double *dist0;        /* per NEURON id: path distance of its x = 0 from soma[0](0) [um] */
+    int soma_root;        /* NEURON's soma[0] is the morphology's root (distances valid) */
 };
+
+static pop_t *find_pop(circuit_t *c, const char *name)
+{
+    for (int k = 0; k < c->n_pops; k++)
+        if (!strcmp(c->pops[k].name, name)) return &c->pops[k];
+    return NULL;
+}
 
 static int morph_order(circuit_t *c, const char *path, const struct morph_order **out)
 {
@@ -719,67 +748,114 @@ static int morph_order(circuit_t *c, const char *path, const struct morph_order 
     hb_swc_options_default(&so);
     so.sections = HB_SECTIONS_IMPORT3D;
     hb_morph_t *m = NULL;
-    hb_cable_t *cable = NULL;
-    hb_discretization_t d;
-    hb_discretization_default(&d);
-    d.policy = HB_CPOLICY_FIXED;
-    d.count = 1;
-    d.scheme = HB_SCHEME_NEURON;
-    hb_status_t status = hb_morph_load_swc(path, &so, &m);
-    if (status == HB_SUCCESS) status = hb_cable_create(m, &d, &cable);
-    if (status != HB_SUCCESS) {
+    const hb_status_t status = hb_morph_load_swc(path, &so, &m);
+    if (status != HB_SUCCESS) return cli_fail("run", "%s (%s)", hb_last_error(),
+                                              hb_status_string(status));
+    const int n = m->n_sections;
+    struct morph_order o;
+    memset(&o, 0, sizeof o);
+    o.section = malloc(((size_t)n + 1) * sizeof *o.section);
+    o.type = malloc(((size_t)n + 1) * sizeof *o.type);
+    o.length = malloc(((size_t)n + 1) * sizeof *o.length);
+    o.dist0 = malloc(((size_t)n + 1) * sizeof *o.dist0);
+    double *start = malloc(((size_t)n + 1) * sizeof *start); /* per section of ours */
+    struct morph_order *grown = realloc(c->orders, (size_t)(c->n_orders + 1) * sizeof *grown);
+    if (grown) c->orders = grown;
+    if (!o.section || !o.type || !o.length || !o.dist0 || !start || !grown) {
+        free(o.section);
+        free(o.type);
+        free(o.length);
+        free(o.dist0);
+        free(start);
         hb_morph_destroy(m);
-        return cli_fail("run", "%s (%s)", hb_last_error(), hb_status_string(status));
-    }
-    const int rows = hb_cable_size(cable);
-    int n = 0;
-    int *type = calloc((size_t)rows + 1, sizeof *type), *order = NULL;
-    for (int j = 0; type && j < rows; j++) {
-        hb_node_info_t info;
-        hb_cable_node(cable, j, &info);
-        if (info.kind != HB_NODE_COMPARTMENT) continue;
-        type[info.section] = info.swc_type;
-        if (info.section + 1 > n) n = info.section + 1;
-    }
-    hb_cable_destroy(cable);
-    hb_morph_destroy(m);
-    order = type ? malloc(((size_t)n + 1) * sizeof *order) : NULL;
-    struct morph_order *grown = order ? realloc(c->orders, (size_t)(c->n_orders + 1) *
-                                                sizeof *grown) : NULL;
-    if (!grown) {
-        free(type);
-        free(order);
         return fail_oom();
     }
-    c->orders = grown;
-    int m_ = 0;
-    int *sorted_type = malloc(((size_t)n + 1) * sizeof *sorted_type);
-    if (!sorted_type) {
-        free(type);
-        free(order);
-        return fail_oom();
+    /* path distance of each section's x = 0 from the root's x = 0 (sections are in parent
+     * order): NEURON's h.distance from soma[0](0) where the root is soma[0] */
+    for (int k = 0; k < n; k++) {
+        const hb_section_t *sec = &m->sections[k];
+        start[k] = sec->parent < 0 ? 0.0 : start[sec->parent] +
+                   sec->parent_x * m->sections[sec->parent].length;
     }
-    for (int t = 0; t < HB_SWC_TYPES; t++) /* a stable sort by type */
-        for (int s = 0; s < n; s++)
-            if (type[s] == t) {
-                sorted_type[m_] = t;
-                order[m_++] = s;
+    int q = 0;
+    for (int t = 0; t < HB_SWC_TYPES; t++) /* Import3d's order: a stable sort by type */
+        for (int k = 0; k < n; k++)
+            if (m->sections[k].type == t) {
+                o.section[q] = k;
+                o.type[q] = t;
+                o.length[q] = m->sections[k].length;
+                o.dist0[q] = start[k];
+                q++;
             }
-    free(type);
-    struct morph_order *o = &c->orders[c->n_orders++];
-    snprintf(o->path, sizeof o->path, "%s", path);
-    o->n = m_;
-    o->section = order;
-    o->type = sorted_type;
-    *out = o;
+    o.n = q;
+    o.soma_root = q > 0 && o.section[0] == 0 && o.type[0] == 1;
+    free(start);
+    hb_morph_destroy(m);
+    snprintf(o.path, sizeof o.path, "%s", path);
+    c->orders[c->n_orders] = o;
+    *out = &c->orders[c->n_orders++];
     return 0;
 }
 
-static pop_t *find_pop(circuit_t *c, const char *name)
+/* numpy's legacy RandomState (bmtk's BioCell.prng = RandomState(gid)): MT19937 seeded by
+ * init_genrand, random_sample's 53-bit doubles. */
+typedef struct {
+    uint32_t mt[624];
+    int i;
+} mt19937_t;
+
+static void mt_seed(mt19937_t *m, uint32_t seed)
 {
-    for (int k = 0; k < c->n_pops; k++)
-        if (!strcmp(c->pops[k].name, name)) return &c->pops[k];
-    return NULL;
+    m->mt[0] = seed;
+    for (uint32_t k = 1; k < 624; k++)
+        m->mt[k] = 1812433253u * (m->mt[k - 1] ^ (m->mt[k - 1] >> 30)) + k;
+    m->i = 624;
+}
+
+static uint32_t mt_next(mt19937_t *m)
+{
+    if (m->i >= 624) {
+        for (int k = 0; k < 624; k++) {
+            const uint32_t y = (m->mt[k] & 0x80000000u) | (m->mt[(k + 1) % 624] & 0x7fffffffu);
+            m->mt[k] = m->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+        }
+        m->i = 0;
+    }
+    uint32_t y = m->mt[m->i++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+static double mt_double(mt19937_t *m)
+{
+    const uint32_t a = mt_next(m) >> 5, b = mt_next(m) >> 6;
+    return (a * 67108864.0 + b) / 9007199254740992.0;
+}
+
+/* numpy's np.sum of doubles: pairwise, 8 accumulators in blocks of up to 128. */
+static double numpy_sum(const double *a, size_t n)
+{
+    if (n < 8) {
+        double r = 0.0;
+        for (size_t i = 0; i < n; i++) r += a[i];
+        return r;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        size_t i = 8;
+        for (; i < n - n % 8; i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + (size_t)j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return numpy_sum(a, n2) + numpy_sum(a + n2, n - n2);
 }
 
 /* ---- biophysical models: bmtk's set_params_allactive with hh and pas ---- */
@@ -1078,6 +1154,8 @@ static int read_nodes(circuit_t *c, const json_t *entry, size_t index, const cha
             rc = cli_fail("run", "%s: population %s mixes biophysical and virtual nodes; expected "
                           "one model_type per population", npath, p->name);
         p->kind = virtuals ? KIND_VIRTUAL : KIND_CELL;
+        p->bmtk_gid = c->bmtk_gids;
+        c->bmtk_gids += (uint64_t)p->n;
         if (rc == 0 && p->kind == KIND_CELL) {
             p->first_gid = c->n_gids;
             if ((uint64_t)c->n_gids + (uint64_t)p->n > 0xfffffffeu)
@@ -1273,6 +1351,153 @@ static int number_in(const char *s, double *v)
     return end != s && !*end;
 }
 
+/* A synapse (a copy of template st) at our section `section`, x, on cell trg of tp, and what
+ * drives it: a connection from a cell, or the spike train of a virtual node as events. */
+static void add_synapse(circuit_t *c, const pop_t *sp, long src, const pop_t *tp, long trg,
+                        const json_t *st, int section, double x, double weight, double delay)
+{
+    json_t *cell = tp->cells[trg];
+    json_t *syns = json_object_get(cell, "synapses");
+    json_t *s = json_deep_copy(st);
+    json_object_set_new(s, "at", json_pack("{s:i,s:f}", "section", section, "x", x));
+    const size_t synapse = json_array_size(syns);
+    json_array_append_new(syns, s);
+    const json_int_t target = (json_int_t)(tp->first_gid + (uint32_t)trg);
+    if (sp->kind == KIND_CELL) {
+        json_array_append_new(c->connections,
+                              json_pack("{s:I,s:I,s:I,s:f,s:f}", "source",
+                                        (json_int_t)(sp->first_gid + (uint32_t)src), "target",
+                                        target, "synapse", (json_int_t)synapse, "weight",
+                                        weight, "delay", delay));
+        return;
+    }
+    for (long q = 0; q < sp->n_spikes[src]; q++)
+        json_array_append_new(c->events, json_pack("{s:I,s:I,s:f,s:f}", "target", target,
+                                                   "synapse", (json_int_t)synapse, "time",
+                                                   sp->spikes[src][q] + delay, "weight",
+                                                   weight));
+}
+
+/* bmtk's list in a CSV cell or a string: "['dend', 'apic']", "[0.0, 150.0]", "dend". */
+static int list_items(const char *text, char items[8][32])
+{
+    int n = 0;
+    const char *p = text;
+    while (*p && n < 8) {
+        while (*p == '[' || *p == ']' || *p == ',' || *p == ' ' || *p == '\'' || *p == '"') p++;
+        const char *start = p;
+        while (*p && *p != ',' && *p != ']' && *p != '\'' && *p != '"' && *p != ' ') p++;
+        if (p > start) {
+            snprintf(items[n], 32, "%.*s", (int)(p - start), start);
+            n++;
+        }
+    }
+    return n;
+}
+
+static int compare_placement(const void *a, const void *b)
+{
+    const struct placement *x = a, *y = b;
+    if (x->tpop != y->tpop) return x->tpop < y->tpop ? -1 : 1;
+    if (x->trg != y->trg) return x->trg < y->trg ? -1 : 1;
+    if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
+    if (x->edge_pop != y->edge_pop) return x->edge_pop < y->edge_pop ? -1 : 1;
+    return (x->edge > y->edge) - (x->edge < y->edge);
+}
+
+/* The synapses bmtk places at run time, as BioNet draws them: per target cell a stream
+ * RandomState(its bmtk gid), its edges in BioNet's order (edges between cells first, then
+ * those from virtual nodes; by edge population, then edge), each edge's nsyns segments drawn
+ * by RandomState.choice among the targeted sections' segments, weighted by their length
+ * within distance_range (bmtk's Morphology.find_sections), the synapse at the segment's
+ * centre. */
+static int placements_draw(circuit_t *c)
+{
+    if (c->n_placements > 1)
+        qsort(c->placements, c->n_placements, sizeof *c->placements, compare_placement);
+    mt19937_t rng;
+    double *w = NULL, *cdf = NULL;
+    int *seg_sec = NULL;
+    double *seg_x = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < c->n_placements; k++) {
+        const struct placement *pl = &c->placements[k];
+        const pop_t *tp = &c->pops[pl->tpop], *sp = &c->pops[pl->spop];
+        if (k == 0 || pl->tpop != c->placements[k - 1].tpop || pl->trg != c->placements[k - 1].trg)
+            mt_seed(&rng, (uint32_t)(tp->bmtk_gid + (uint64_t)pl->trg));
+        const char *morph = json_string_value(json_object_get(tp->cells[pl->trg], "morphology"));
+        const struct morph_order *o = NULL;
+        if (morph_order(c, morph, &o) || !o) {
+            rc = 1;
+            break;
+        }
+        if (!o->soma_root) {
+            rc = cli_fail("run", "%s edge %ld to %s node %ld: %s's root is not soma[0]; expected "
+                          "a soma at the root to measure distance_range from", sp->name, pl->edge,
+                          tp->name, pl->trg, morph);
+            break;
+        }
+        size_t n = 0;
+        for (int id = 0; id < o->n; id++) { /* the candidate segments, in NEURON's order */
+            const double len = o->length[id];
+            const int nseg = (int)(1.0 + 2.0 * floor(len / (2.0 * c->dl_um)));
+            for (int j = 0; j < nseg; j++) {
+                if (n + 1 > cap) {
+                    cap = cap ? 2 * cap : 256;
+                    double *w2 = realloc(w, cap * sizeof *w2);
+                    if (w2) w = w2;
+                    double *c2 = w2 ? realloc(cdf, cap * sizeof *c2) : NULL;
+                    if (c2) cdf = c2;
+                    double *x2 = c2 ? realloc(seg_x, cap * sizeof *x2) : NULL;
+                    if (x2) seg_x = x2;
+                    int *s2 = x2 ? realloc(seg_sec, cap * sizeof *s2) : NULL;
+                    if (!s2) {
+                        rc = fail_oom();
+                        break;
+                    }
+                    seg_sec = s2;
+                }
+                if (!(o->type[id] < 32 && (pl->labels >> o->type[id]) & 1u)) continue;
+                const double x = (2.0 * j + 1.0) / (2.0 * nseg), seg_len = len / nseg;
+                const double dist = o->dist0[id] + x * len;
+                const double d0 = dist - seg_len / 2.0, d1 = dist + seg_len / 2.0;
+                const double frac = fmax(0.0, fmin(d1, pl->dmax) - fmax(d0, pl->dmin)) / seg_len;
+                if (!(frac > 0.0)) continue;
+                w[n] = seg_len * frac;
+                seg_sec[n] = o->section[id];
+                seg_x[n] = x;
+                n++;
+            }
+            if (rc) break;
+        }
+        if (rc) break;
+        if (n == 0) continue; /* bmtk: a warning, and no synapse */
+        const double total = numpy_sum(w, n);
+        double acc = 0.0;
+        for (size_t i = 0; i < n; i++) cdf[i] = acc += w[i] / total;
+        const double last = cdf[n - 1];
+        for (size_t i = 0; i < n; i++) cdf[i] /= last;
+        for (int q = 0; q < pl->nsyns; q++) {
+            const double u = mt_double(&rng);
+            size_t lo = 0, hi = n; /* searchsorted(side="right"): the first cdf > u */
+            while (lo < hi) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (cdf[mid] <= u) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo >= n) lo = n - 1;
+            add_synapse(c, sp, pl->src, tp, pl->trg, pl->synapse, seg_sec[lo], seg_x[lo],
+                        pl->weight, pl->delay);
+        }
+    }
+    free(w);
+    free(cdf);
+    free(seg_sec);
+    free(seg_x);
+    return rc;
+}
+
 static int read_edge_population(circuit_t *c, hid_t h5, const char *epath, csv_t *types,
                                 const char *name)
 {
@@ -1286,7 +1511,8 @@ static int read_edge_population(circuit_t *c, hid_t h5, const char *epath, csv_t
     char path[1024], src_pop[256], trg_pop[256];
     int64_t *src = NULL, *trg = NULL;
     char **model = NULL, **dyn = NULL, **w = NULL, **delay = NULL, **sid = NULL, **spos = NULL,
-         **wfn = NULL, **nsyns = NULL;
+         **wfn = NULL, **nsyns = NULL, **tsec = NULL, **drange = NULL;
+    const int edge_pop = c->n_edge_pops++;
     int rc = population_ids(&e, "edge_type_id");
     snprintf(path, sizeof path, "%s/source_node_id", e.base);
     if (rc == 0) rc = h5_ids(h5, epath, path, e.n, &src, NULL) ||
@@ -1309,7 +1535,9 @@ static int read_edge_population(circuit_t *c, hid_t h5, const char *epath, csv_t
         rc = column(&e, "model_template", &model, &found) ||
              column(&e, "dynamics_params", &dyn, &found) ||
              column(&e, "syn_weight", &w, &found) || column(&e, "delay", &delay, &found) ||
-             column(&e, "weight_function", &wfn, &found) || column(&e, "nsyns", &nsyns, &found);
+             column(&e, "weight_function", &wfn, &found) || column(&e, "nsyns", &nsyns, &found) ||
+             column(&e, "target_sections", &tsec, &found) ||
+             column(&e, "distance_range", &drange, &found);
     if (rc == 0) {
         rc = column(&e, "afferent_section_id", &sid, &has_sid) ||
              column(&e, "afferent_section_pos", &spos, &has_pos);
@@ -1346,13 +1574,13 @@ static int read_edge_population(circuit_t *c, hid_t h5, const char *epath, csv_t
                           where, wfn[k]);
             break;
         }
-        if (nsyns[k] && number_in(nsyns[k], &ns) && ns < 1) continue; /* no synapse */
-        if (!number_in(sid[k], &secd) || !number_in(spos[k], &pos)) {
-            rc = cli_fail("run", "%s: no afferent_section_id and afferent_section_pos (or bmtk's "
-                          "sec_id, sec_x); expected both: hinesbatch does not draw bmtk's random "
-                          "placement by target_sections and distance_range", where);
+        if (nsyns[k] && (!number_in(nsyns[k], &ns) || ns != floor(ns) || ns < 0 || ns > 1e6)) {
+            rc = cli_fail("run", "%s: nsyns \"%s\"; expected an integer from 0 to 1000000",
+                          where, nsyns[k]);
             break;
         }
+        if (ns < 1) continue; /* no synapse */
+        if (sp->kind == KIND_VIRTUAL && !sp->has_input) continue; /* bmtk: not connected */
         if (!model[k] || !dyn[k]) {
             rc = cli_fail("run", "%s: no %s; expected the synapse's (the edge's or its type's)",
                           where, model[k] ? "dynamics_params" : "model_template");
@@ -1362,6 +1590,46 @@ static int read_edge_population(circuit_t *c, hid_t h5, const char *epath, csv_t
         if (synapse_template(c, model[k], dyn[k], where, &st)) {
             rc = 1;
             break;
+        }
+        if (!number_in(sid[k], &secd) || !number_in(spos[k], &pos)) {
+            /* bmtk's placement at run time: drawn once all edges are read */
+            char items[8][32];
+            const int nl = tsec[k] ? list_items(tsec[k], items) : 0;
+            unsigned labels = 0;
+            for (int q = 0; q < nl; q++) {
+                static const char *const names[] = {"soma", "somatic", "axon", "axonal", "dend",
+                                                    "basal", "apic", "apical"};
+                int t = -1;
+                for (int u = 0; u < 8; u++)
+                    if (!strcmp(items[q], names[u])) t = 1 + u / 2;
+                if (t < 0) {
+                    rc = cli_fail("run", "%s: target_sections \"%s\": \"%s\"; expected soma, "
+                                  "axon, dend, apic (or bmtk's somatic, axonal, basal, apical)",
+                                  where, tsec[k], items[q]);
+                    break;
+                }
+                labels |= 1u << t;
+            }
+            if (rc) break;
+            char ditems[8][32];
+            double dmin = 0, dmax = 0;
+            if (!nl || !drange[k] || list_items(drange[k], ditems) != 2 ||
+                !number_in(ditems[0], &dmin) || !number_in(ditems[1], &dmax)) {
+                rc = cli_fail("run", "%s: no afferent_section_id and afferent_section_pos (or "
+                              "bmtk's sec_id, sec_x), nor target_sections and distance_range "
+                              "[min, max]; expected one or the other", where);
+                break;
+            }
+            struct placement *grown = realloc(c->placements, (c->n_placements + 1) * sizeof *grown);
+            if (!grown) {
+                rc = fail_oom();
+                break;
+            }
+            c->placements = grown;
+            c->placements[c->n_placements++] = (struct placement){
+                (int)(tp - c->pops), (int)(sp - c->pops), (long)trg[k], (long)src[k], k,
+                sp->kind == KIND_VIRTUAL, edge_pop, (int)ns, labels, dmin, dmax, weight, d, st};
+            continue;
         }
         json_t *cell = tp->cells[trg[k]];
         const struct morph_order *order = NULL;
@@ -1376,26 +1644,8 @@ static int read_edge_population(circuit_t *c, hid_t h5, const char *epath, csv_t
                           json_string_value(json_object_get(cell, "morphology")));
             break;
         }
-        json_t *syns = json_object_get(cell, "synapses");
-        json_t *s = json_deep_copy(st);
-        json_object_set_new(s, "at", json_pack("{s:i,s:f}", "section",
-                                               order->section[(int)secd], "x", pos));
-        const size_t synapse = json_array_size(syns);
-        json_array_append_new(syns, s);
-        const json_int_t target = (json_int_t)(tp->first_gid + (uint32_t)trg[k]);
-        if (sp->kind == KIND_CELL) {
-            json_array_append_new(c->connections,
-                                  json_pack("{s:I,s:I,s:I,s:f,s:f}", "source",
-                                            (json_int_t)(sp->first_gid + (uint32_t)src[k]),
-                                            "target", target, "synapse", (json_int_t)synapse,
-                                            "weight", weight, "delay", d));
-        } else {
-            for (long q = 0; q < sp->n_spikes[src[k]]; q++)
-                json_array_append_new(c->events,
-                                      json_pack("{s:I,s:I,s:f,s:f}", "target", target,
-                                                "synapse", (json_int_t)synapse, "time",
-                                                sp->spikes[src[k]][q] + d, "weight", weight));
-        }
+        add_synapse(c, sp, (long)src[k], tp, (long)trg[k], st, order->section[(int)secd], pos,
+                    weight, d);
     }
     free(src);
     free(trg);
@@ -1407,6 +1657,8 @@ static int read_edge_population(circuit_t *c, hid_t h5, const char *epath, csv_t
     free_strings(spos, e.n);
     free_strings(wfn, e.n);
     free_strings(nsyns, e.n);
+    free_strings(tsec, e.n);
+    free_strings(drange, e.n);
     free(e.type_id);
     free(e.group_id);
     free(e.group_index);
@@ -1467,6 +1719,9 @@ static int read_spikes(circuit_t *c, const char *name, const json_t *in)
     if (config_path(&c->sim, key, file, path, sizeof path)) return 1;
     unsigned char **masks;
     if (node_set(c, set, &masks)) return 1;
+    for (int q = 0; q < c->n_pops; q++) /* bmtk connects the edges of these populations */
+        for (long k = 0; k < c->pops[q].n && !c->pops[q].has_input; k++)
+            c->pops[q].has_input = masks[q][k];
     hid_t h5 = h5_open(path);
     char **pops = NULL;
     int n_pops = 0;
@@ -1696,7 +1951,10 @@ static void circuit_free(circuit_t *c)
     for (int k = 0; k < c->n_orders; k++) {
         free(c->orders[k].section);
         free(c->orders[k].type);
+        free(c->orders[k].length);
+        free(c->orders[k].dist0);
     }
+    free(c->placements);
     free(c->orders);
     json_decref(c->circ_root);
     json_decref(c->node_sets);
@@ -1817,6 +2075,7 @@ static int load(circuit_t *c, const char *path, const json_t *root, json_t *doc)
     if (edges && !json_is_array(edges))
         return cli_fail("run", "%s: networks.edges: expected a list", c->circ.file);
     json_array_foreach(edges, i, e) if (read_edges(c, e, i)) return 1;
+    if (placements_draw(c)) return 1;
     /* the document */
     json_t *cells = json_array();
     for (int q = 0; q < c->n_pops; q++)
