@@ -94,6 +94,10 @@ for k, line in enumerate(lines[1:], 1):
 open(path, "w").write("\n".join(lines))
 PYEOF
 }
+fresh; sed -i 's|"input": {"population": "input"}|"input": {"population": [3]}|' "$tmp/c/node_sets.json"
+refused "a node set's population not a name" "node_sets.json: input.population: expected a population name or a list of names"
+fresh; sed -i 's|"recorded": \["excitatory", "layer2_inhibitory"\]|"recorded": ["excitatory", "nosuch"]|' "$tmp/c/node_sets.json"
+refused "a compound set naming no set" 'node set "nosuch" is not defined'
 fresh; csvset "$tmp/c/network/cortex_node_types.csv" 101 model_processing aibs_perisomatic
 refused "aibs_perisomatic" 'cortex node 4: model_processing "aibs_perisomatic"; expected "set_params_allactive"'
 fresh; sed -i 's|"mechanism": "hh"}|"mechanism": "NaTs2_t"}|' "$tmp/c/components/biophysical_neuron_models/hh_soma_pas.json"

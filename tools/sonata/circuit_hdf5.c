@@ -1241,9 +1241,13 @@ static int node_set_mark(circuit_t *c, const char *name, unsigned char **masks, 
         if (json_is_object(v))
             return cli_fail("run", "%s: %s.%s: a rule object ($gt, $regex, ...); expected a "
                             "value or a list of values", c->node_sets_file, name, key);
-        if (!strcmp(key, "population") && !json_is_string(v) && !json_is_array(v))
-            return cli_fail("run", "%s: %s.population: expected a population name or a list",
-                            c->node_sets_file, name);
+        int names_ok = json_is_string(v) || json_is_array(v);
+        size_t i;
+        const json_t *e;
+        if (json_is_array(v)) json_array_foreach(v, i, e) names_ok &= json_is_string(e);
+        if (!strcmp(key, "population") && !names_ok)
+            return cli_fail("run", "%s: %s.population: expected a population name or a list of "
+                            "names", c->node_sets_file, name);
     }
     for (int q = 0; q < c->n_pops; q++) {
         pop_t *p = &c->pops[q];
