@@ -1009,8 +1009,10 @@ static int cell_template(const char *file, json_t **out)
 
 /* ---- nodes ---- */
 
-static int cell_of(circuit_t *c, pop_t *p, long k, char **mtype, char **templ, char **proc,
-                   char **morph, char **dyn)
+/* Node k of cell population p as a cell of the network document (its synapses come with the
+ * edges). */
+static int cell_of(circuit_t *c, pop_t *p, long k, char **templ, char **proc, char **morph,
+                   char **dyn)
 {
     const char *where = p->file;
     if (!templ[k] || (strcmp(templ[k], "ctdb:Biophys1.hoc") && strcmp(templ[k], "ctdb:Biophys1")))
@@ -1029,7 +1031,6 @@ static int cell_of(circuit_t *c, pop_t *p, long k, char **mtype, char **templ, c
     if (!dyn[k])
         return cli_fail("run", "%s: %s node %ld: no dynamics_params; expected a JSON file of "
                         "biophysical_neuron_models_dir", where, p->name, k);
-    (void)mtype;
     char mpath[PATH_MAX_], dpath[PATH_MAX_];
     char mname[PATH_MAX_];
     snprintf(mname, sizeof mname, "%s%s", morph[k], strchr(morph[k], '.') ? "" : ".swc");
@@ -1164,7 +1165,7 @@ static int read_nodes(circuit_t *c, const json_t *entry, size_t index, const cha
             p->cells = calloc((size_t)p->n + 1, sizeof *p->cells);
             if (!p->cells && rc == 0) rc = fail_oom();
             for (long k = 0; rc == 0 && k < p->n; k++)
-                rc = cell_of(c, p, k, mtype, templ, proc, morph, dyn);
+                rc = cell_of(c, p, k, templ, proc, morph, dyn);
         } else if (rc == 0) {
             p->spikes = calloc((size_t)p->n + 1, sizeof *p->spikes);
             p->n_spikes = calloc((size_t)p->n + 1, sizeof *p->n_spikes);
