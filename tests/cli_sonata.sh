@@ -18,6 +18,22 @@ trap 'rm -rf "$tmp"' EXIT
 . "$here/lib_cli.sh"
 py=/usr/bin/python3
 
+# the network file's "events" (what a circuit's spike trains become): an event drives cell 0
+$py - "$here/../examples/ring_network.json" "$tmp/ev.json" "$tmp/evbad.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["t_stop"] = 20
+d["network"] = {"events": [{"target": 0, "synapse": 0, "time": 2.0, "weight": 0.05}]}
+json.dump(d, open(sys.argv[2], "w"))
+d["network"]["events"][0]["time"] = -1
+json.dump(d, open(sys.argv[3], "w"))
+PYEOF
+expect_status 0 "network events" -- "$bin" run "$tmp/ev.json" -o "$tmp/ev" --traces none
+[ "$(grep -c '^0 ' "$tmp/ev/spikes.dat")" -eq 1 ] && ok || bad "one spike of gid 0 from the event"
+[ "$(grep -vc '^#' "$tmp/ev/spikes.dat")" -eq 1 ] && ok || bad "only gid 0 spikes (no ring edges)"
+expect_status 1 "a negative event time" -- "$bin" run "$tmp/evbad.json" -o "$tmp/ev2"
+expect_grep "$tmp/err" "network.events\[0\].time" "the event's key named"
+
 if ! "$bin" run "$circuit/simulation_config.json" -o "$tmp/probe" --quiet > /dev/null 2> "$tmp/probe.err"; then
     if grep -q "needs HDF5" "$tmp/probe.err"; then # a build without HDF5: the message, exit 1
         expect_status 1 "circuit without HDF5" -- "$bin" run "$circuit/simulation_config.json" -o "$tmp/x"
@@ -135,22 +151,6 @@ $2" || bad "h5py edit of $1"
     fresh; h5edit "$tmp/c/network/input_cortex_edges.h5" "del f['edges/input_to_cortex/0/afferent_section_id']"
     refused "an edge placed nowhere" "no afferent_section_id and afferent_section_pos (or bmtk's sec_id, sec_x), nor target_sections"
 fi
-
-# the network file's "events" (what a circuit's spike trains become): an event drives cell 0
-$py - "$here/../examples/ring_network.json" "$tmp/ev.json" "$tmp/evbad.json" <<'PYEOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["t_stop"] = 20
-d["network"] = {"events": [{"target": 0, "synapse": 0, "time": 2.0, "weight": 0.05}]}
-json.dump(d, open(sys.argv[2], "w"))
-d["network"]["events"][0]["time"] = -1
-json.dump(d, open(sys.argv[3], "w"))
-PYEOF
-expect_status 0 "network events" -- "$bin" run "$tmp/ev.json" -o "$tmp/ev" --traces none
-[ "$(grep -c '^0 ' "$tmp/ev/spikes.dat")" -eq 1 ] && ok || bad "one spike of gid 0 from the event"
-[ "$(grep -vc '^#' "$tmp/ev/spikes.dat")" -eq 1 ] && ok || bad "only gid 0 spikes (no ring edges)"
-expect_status 1 "a negative event time" -- "$bin" run "$tmp/evbad.json" -o "$tmp/ev2"
-expect_grep "$tmp/err" "network.events\[0\].time" "the event's key named"
 
 echo "cli_sonata: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
