@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${3:-$build/fuzz-work}
 timeout_s=120
 failed=0
-for target in swc model net checkpoint nmodl; do
+for target in swc asc model net checkpoint nmodl; do
   exe=$build/fuzz/fuzz_$target
   [ -x "$exe" ] || { echo "fuzz/run.sh: $exe not built (cmake -DHB_FUZZ=ON)" >&2; exit 1; }
   dir=$work/$target
@@ -28,6 +28,7 @@ for target in swc model net checkpoint nmodl; do
   dict=()
   case $target in
     swc) ;;
+    asc) dict=(-dict="$here/asc.dict") ;;
     checkpoint) export HB_FUZZ_WRITE_SEEDS=$dir/corpus ;; # this build's checkpoints as seeds too
     nmodl) dict=(-dict="$here/nmodl.dict") ;;
     *) dict=(-dict="$here/json.dict") ;;

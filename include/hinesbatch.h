@@ -171,6 +171,20 @@ hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
 /* Parse SWC text held in memory; `name` is used in messages. */
 hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name,
                                const hb_swc_options_t *options, hb_morph_t **morph);
+/* Read a Neurolucida ASC (V3 text) file as NEURON's Import3d_Neurolucida3 and Import3d_GUI do
+ * (docs/asc.md): the soma contour becomes NEURON's centroid cylinder stack, every tree is
+ * connected to its centre, sections and 3-D points are NEURON's, in NEURON's order (soma, then
+ * the trees' sections depth first). options: units only (NULL: um); the sections are always
+ * Import3d's. Errors name file:line:column and what was expected. */
+hb_status_t hb_morph_load_asc(const char *path, const hb_swc_options_t *options,
+                              hb_morph_t **morph);
+/* Parse ASC text held in memory; `name` is used in messages. */
+hb_status_t hb_morph_parse_asc(const char *text, size_t length, const char *name,
+                               const hb_swc_options_t *options, hb_morph_t **morph);
+/* Read a morphology file of either format: ASC when the name ends in .asc (any case), SWC when
+ * it ends in .swc, otherwise ASC when the first byte outside white space and '#' comments is
+ * '(' or ';' and SWC if not. */
+hb_status_t hb_morph_load(const char *path, const hb_swc_options_t *options, hb_morph_t **morph);
 /* Build a morphology from samples in any order (ids need not be contiguous). */
 hb_status_t hb_morph_from_samples(const hb_sample_t *samples, int count, const char *name,
                                   hb_morph_t **morph);

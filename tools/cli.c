@@ -543,7 +543,7 @@ int cli_load_model(const char *command, const char *path, const cli_model_option
     hb_swc_options_t swc = m->swc;
     if (!m->sections_set && m->disc.scheme == HB_SCHEME_NEURON) swc.sections = HB_SECTIONS_IMPORT3D;
     if (path)
-        status = hb_morph_load_swc(path, &swc, morph);
+        status = hb_morph_load(path, &swc, morph);
     else
         status = hb_morph_parse_swc((const char *)hb_default_swc, hb_default_swc_length,
                                     hb_default_swc_name, &swc, morph);
@@ -599,7 +599,7 @@ void cli_warn_morphologies(const char *command, const char *model, const json_t 
                            ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
         swc.keep_zero_radius = cell_choice(cell, "zero_radius", "repair", "keep", 0);
         hb_morph_t *morph = NULL;
-        if (hb_morph_load_swc(path, &swc, &morph) != HB_SUCCESS) continue; /* the loader says */
+        if (hb_morph_load(path, &swc, &morph) != HB_SUCCESS) continue; /* the loader says */
         for (int k = 0; k < hb_morph_warning_count(morph); k++)
             fprintf(stderr, "%s %s: warning: %s: cells[%zu].morphology: %s\n", program, command,
                     model, i, hb_morph_warning(morph, k));

@@ -4,11 +4,12 @@
 #include "cli.h"
 
 static const char usage_info[] =
-    "usage: hinesbatch info FILE.swc [options] [--json]\n"
+    "usage: hinesbatch info FILE.swc|FILE.asc [options] [--json]\n"
     "\n"
-    "Reads an SWC file and prints its samples, sections, terminals, maximum branch\n"
-    "order, total length [um], membrane area [um^2] and compartments under the\n"
-    "chosen rule. Warnings about usable oddities go to stderr.\n"
+    "Reads an SWC file, or a Neurolucida ASC file as NEURON's Import3d reads it, and\n"
+    "prints its samples, sections, terminals, maximum branch order, total length\n"
+    "[um], membrane area [um^2] and compartments under the chosen rule. Warnings\n"
+    "about usable oddities go to stderr.\n"
     "\n"
     "  --json            machine-readable output (keys: points, sections, terminals,\n"
     "                    max_branch_order, length_um, area_um2, compartments, rows)\n";

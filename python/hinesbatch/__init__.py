@@ -210,11 +210,13 @@ class Cable:
 
 
 class Morphology:
-    """An SWC morphology (hb_morph_t). `Morphology(path, units="um", sections="hinesbatch",
-    zero_radius="repair")` reads a file, `Morphology.from_text(text, name, ...)` SWC text; a bad
-    file raises HinesbatchError naming the file and line. `sections`: "hinesbatch" or
-    "import3d" (NEURON's Import3d rules; with discretize(scheme="neuron"), NEURON's matrices);
-    `zero_radius`: "repair" or "keep" (NEURON's; scheme "neuron" only), as the CLI's options.
+    """An SWC or Neurolucida ASC morphology (hb_morph_t). `Morphology(path, units="um",
+    sections="hinesbatch", zero_radius="repair")` reads a file (ASC, by its .asc name or its
+    content, as NEURON's Import3d reads it: docs/asc.md), `Morphology.from_text(text, name, ...)`
+    SWC text; a bad file raises HinesbatchError naming the file and line. `sections`:
+    "hinesbatch" or "import3d" (NEURON's Import3d rules; with discretize(scheme="neuron"),
+    NEURON's matrices); `zero_radius`: "repair" or "keep" (NEURON's; scheme "neuron" only), as
+    the CLI's options.
     Attributes: points, sections, terminals, max_branch_order, length [um], area [um^2],
     warnings (usable oddities, one string each)."""
 
@@ -229,7 +231,7 @@ class Morphology:
         out = ffi.new("hb_morph_t **")
         self.name = os.fspath(path)
         if _swc_text is None:
-            _check(lib.hb_morph_load_swc(os.fsencode(path), options, out))
+            _check(lib.hb_morph_load(os.fsencode(path), options, out))  # SWC or ASC
         else:
             data = _swc_text.encode() if isinstance(_swc_text, str) else bytes(_swc_text)
             _check(lib.hb_morph_parse_swc(data, len(data), self.name.encode(), options, out))

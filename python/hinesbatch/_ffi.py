@@ -49,6 +49,7 @@ hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,
                               hb_morph_t **morph);
 hb_status_t hb_morph_parse_swc(const char *text, size_t length, const char *name,
                                const hb_swc_options_t *options, hb_morph_t **morph);
+hb_status_t hb_morph_load(const char *path, const hb_swc_options_t *options, hb_morph_t **morph);
 hb_status_t hb_morph_destroy(hb_morph_t *morph);
 int hb_morph_warning_count(const hb_morph_t *morph);
 const char *hb_morph_warning(const hb_morph_t *morph, int index);

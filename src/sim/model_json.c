@@ -209,7 +209,7 @@ static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const 
         return status;
     swc_opt.sections = rule ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
     swc_opt.keep_zero_radius = keep;
-    status = hb_morph_load_swc(full, &swc_opt, &g->morph);
+    status = hb_morph_load(full, &swc_opt, &g->morph);
     if (status != HB_SUCCESS) {
         char msg[768];
         snprintf(msg, sizeof msg, "%s", hb_last_error());

@@ -94,3 +94,13 @@ def test_bad_options(hb, data):
 def test_backends(hb):
     available = hb.backends()
     assert "seq" in available and set(available) <= {"seq", "omp", "cuda"}
+
+
+def test_asc_as_the_cli(hb, cli, data):
+    """Neurolucida ASC (docs/asc.md): NEURON's 325 sections of BluePyOpt's L5PC, as the CLI."""
+    path = os.path.join(data, "morphologies-asc", "C060114A7.asc")
+    want = json.loads(run_cli(cli, "info", path, "--json", "--scheme", "neuron"))
+    got = hb.Morphology(path).info(scheme="neuron")
+    assert got["sections"] == want["sections"] == 325 and got["points"] == 10836
+    assert got["compartments"] == want["compartments"]
+    assert got["area_um2"] == pytest.approx(want["area_um2"], abs=1e-6)
