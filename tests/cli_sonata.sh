@@ -114,6 +114,8 @@ fresh; sed -i 's|"input": {"population": "input"}|"input": {"population": [3]}|'
 refused "a node set's population not a name" "node_sets.json: input.population: expected a population name or a list of names"
 fresh; sed -i 's|"recorded": \["excitatory", "layer2_inhibitory"\]|"recorded": ["excitatory", "nosuch"]|' "$tmp/c/node_sets.json"
 refused "a compound set naming no set" 'node set "nosuch" is not defined'
+fresh; csvset "$tmp/c/network/cortex_node_types.csv" 102 morphology cell.asc
+refused "an ASC morphology" 'cortex node 8: morphology "cell.asc"; expected an SWC file'
 fresh; csvset "$tmp/c/network/cortex_node_types.csv" 101 model_processing aibs_perisomatic
 refused "aibs_perisomatic" 'cortex node 4: model_processing "aibs_perisomatic"; expected "set_params_allactive"'
 fresh; sed -i 's|"mechanism": "hh"}|"mechanism": "NaTs2_t"}|' "$tmp/c/components/biophysical_neuron_models/hh_soma_pas.json"

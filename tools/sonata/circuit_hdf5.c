@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "core/morphology.h"
@@ -1034,6 +1035,11 @@ static int cell_of(circuit_t *c, pop_t *p, long k, char **templ, char **proc, ch
     char mpath[PATH_MAX_], dpath[PATH_MAX_];
     char mname[PATH_MAX_];
     snprintf(mname, sizeof mname, "%s%s", morph[k], strchr(morph[k], '.') ? "" : ".swc");
+    const size_t ml = strlen(mname);
+    if (ml < 4 || strcasecmp(mname + ml - 4, ".swc") != 0)
+        return cli_fail("run", "%s: %s node %ld: morphology \"%s\"; expected an SWC file (.swc, "
+                        "or a name without an extension): NEURON's section order of other "
+                        "formats is not checked here", where, p->name, k, morph[k]);
     join_path(mpath, sizeof mpath, p->morph_dir, mname);
     join_path(dpath, sizeof dpath, p->models_dir, dyn[k]);
     json_t *templ_json = json_object_get(c->models, dpath);
