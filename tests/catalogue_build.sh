@@ -25,6 +25,9 @@ expect_status 0 "load the built catalogue" -- "$test" --user "$tmp/l5.so"
 cp -r "$tmp/l5.src" "$tmp/first"
 expect_status 0 "build again" -- "$bin" build-catalogue "$tmp/mods" --name mods --output "$tmp/l5.so"
 diff -r "$tmp/first" "$tmp/l5.src" > /dev/null && ok || bad "the generated C differs between two builds"
+# "." is named after the folder it is
+expect_status 0 "build ." -- bash -c "cd '$tmp/mods' && '$bin' build-catalogue . -o ../dot.so"
+expect_grep "$tmp/out" "^../dot.so: the catalogue mods, 2 mechanisms" "the name of '.'"
 # a bad file: its FILE:LINE:COLUMN, nothing built
 mkdir "$tmp/bad"
 cp "$src/mechanisms/nrn/hh.mod" "$tmp/bad/"

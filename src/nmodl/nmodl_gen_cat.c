@@ -325,11 +325,11 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
             "               \"the descriptor of %s follows its kernels' layout\");\n",
             p, n_field, p, n_param, p, n_table, m->name);
     fprintf(out,
-            "static const hb_cat_cpu_t hbgd_%s_%s_cpu = {%s_init_kernel, %s_current_kernel, "
-            "%s_state_kernel, NULL, ",
+            "static const hb_cat_cpu_t hbgd_%s_%s_cpu = {\n    %s_init_kernel,\n"
+            "    %s_current_kernel,\n    %s_state_kernel,\n    NULL, /* net_receive */\n    ",
             o->id, m->name, p, p, p);
     array_ref(out, o, m->name, n_table, "tables");
-    fputs("};\n\n", out);
+    fputs(",\n};\n\n", out);
     static const char *const kinds[] = {"HB_CAT_DENSITY", "HB_CAT_POINT", "HB_CAT_ARTIFICIAL"};
     fprintf(row, "    {\"%s\", %s,\n     %d, ", m->name, kinds[m->kind], n_param);
     array_ref(row, o, m->name, n_param, "param");
