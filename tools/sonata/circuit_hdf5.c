@@ -17,7 +17,7 @@
 #include <strings.h>
 
 #include "cli.h"
-#include "core/morphology.h"
+#include "core/morph.h"
 #include "sonata/circuit.h"
 
 #define PATH_MAX_ 4096
