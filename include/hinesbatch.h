@@ -217,7 +217,8 @@ typedef enum {
     HB_CPOLICY_FIXED = 0,      /* `count` compartments per section (NEURON nseg) */
     HB_CPOLICY_MAX_LENGTH = 1, /* ceil(L / max_length_um) per section */
     HB_CPOLICY_D_LAMBDA = 2,   /* NEURON's d_lambda rule at `frequency_hz` */
-    HB_CPOLICY_PER_SEGMENT = 3 /* one compartment per SWC segment */
+    HB_CPOLICY_PER_SEGMENT = 3, /* one compartment per SWC segment */
+    HB_CPOLICY_ODD_LENGTH = 4   /* 1 + 2 floor(L / (2 max_length_um)): bmtk's dL rule */
 } hb_cpolicy_t;
 
 typedef enum {
@@ -235,7 +236,7 @@ typedef struct {
     hb_cpolicy_t policy;
     hb_scheme_t scheme;
     int count;            /* HB_CPOLICY_FIXED: compartments per section */
-    double max_length_um; /* HB_CPOLICY_MAX_LENGTH [um] */
+    double max_length_um; /* HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_ODD_LENGTH [um] */
     double d_lambda;      /* HB_CPOLICY_D_LAMBDA: fraction of lambda_f (0.1) */
     double frequency_hz;  /* HB_CPOLICY_D_LAMBDA: frequency of lambda_f [Hz] (100) */
     double ra_ohm_cm;     /* axial resistivity [ohm cm] (100) */

@@ -46,7 +46,7 @@ _C_SPIKE_DTYPE = np.dtype({"names": ["time", "gid"], "formats": ["<f8", "<u4"],
 
 _BACKENDS = {"seq": 0, "omp": 1, "cuda": 2, "best": 3}
 _COMMS = {"serial": 0, "mpi": 1, "best": 2}
-_POLICIES = {"fixed": 0, "max-length": 1, "d-lambda": 2, "per-segment": 3}
+_POLICIES = {"fixed": 0, "max-length": 1, "d-lambda": 2, "per-segment": 3, "odd-length": 4}
 _SCHEMES = {"vertex": 0, "neuron": 1}
 _UNITS = {"um": 0, "nm": 1}
 _SECTIONS = {"hinesbatch": 0, "import3d": 1}

@@ -65,7 +65,7 @@ hb_status_t hb_morph_stats(const hb_morph_t *morph, hb_morph_stats_t *stats);
 
 typedef enum {
     HB_CPOLICY_FIXED = 0, HB_CPOLICY_MAX_LENGTH = 1, HB_CPOLICY_D_LAMBDA = 2,
-    HB_CPOLICY_PER_SEGMENT = 3
+    HB_CPOLICY_PER_SEGMENT = 3, HB_CPOLICY_ODD_LENGTH = 4
 } hb_cpolicy_t;
 typedef enum { HB_SCHEME_VERTEX = 0, HB_SCHEME_NEURON = 1 } hb_scheme_t;
 typedef struct {

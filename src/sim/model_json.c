@@ -226,7 +226,8 @@ static hb_status_t parse_discretization(const hb_json_loader_t *ld, const char *
                                         hb_discretization_t *disc)
 {
     static const char *const keys[] = {"policy", "nseg", "max_length", "d_lambda", "frequency", "scheme", NULL};
-    static const char *const policies[] = {"fixed", "max-length", "d-lambda", "per-segment", NULL};
+    static const char *const policies[] = {"fixed", "max-length", "d-lambda", "per-segment",
+                                            "odd-length", NULL};
     static const char *const schemes[] = {"vertex", "neuron", NULL};
     hb_discretization_default(disc);
     disc->policy = HB_CPOLICY_FIXED; /* NEURON's defaults: nseg 1, its scheme */
@@ -251,7 +252,7 @@ static hb_status_t parse_discretization(const hb_json_loader_t *ld, const char *
         (status = hb_json_number(ld, at, d, "frequency", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->frequency_hz)))
         return status;
     static const hb_cpolicy_t policy_of[] = {HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_D_LAMBDA,
-                                             HB_CPOLICY_PER_SEGMENT};
+                                             HB_CPOLICY_PER_SEGMENT, HB_CPOLICY_ODD_LENGTH};
     disc->policy = policy_of[policy];
     disc->scheme = scheme ? HB_SCHEME_NEURON : HB_SCHEME_VERTEX;
     disc->count = (int)nseg;
