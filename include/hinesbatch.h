@@ -218,7 +218,7 @@ typedef enum {
     HB_CPOLICY_MAX_LENGTH = 1, /* ceil(L / max_length_um) per section */
     HB_CPOLICY_D_LAMBDA = 2,   /* NEURON's d_lambda rule at `frequency_hz` */
     HB_CPOLICY_PER_SEGMENT = 3, /* one compartment per SWC segment */
-    HB_CPOLICY_ODD_LENGTH = 4   /* 1 + 2 int(L / max_length_um): BluePyOpt's set_nseg */
+    HB_CPOLICY_ODD_LENGTH = 4   /* 1 + 2 floor(L / (2 max_length_um)): bmtk's dL rule */
 } hb_cpolicy_t;
 
 typedef enum {

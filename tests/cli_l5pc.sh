@@ -50,7 +50,7 @@ assert worst < 0.05, worst
 PY
 }
 
-expect_status 0 "info: BluePyOpt's nseg rule" -- "$bin" info --scheme neuron --policy odd-length --max-length 40 "$root/data/morphologies-asc/C060114A7.asc"
+expect_status 0 "info: BluePyOpt's nseg rule" -- "$bin" info --scheme neuron --policy odd-length --max-length 20 "$root/data/morphologies-asc/C060114A7.asc"
 expect_grep "$tmp/out" "compartments *1463$" "NEURON's 1463 segments"
 
 variant "$tmp/nocadyn.json" CaDynamics_E2

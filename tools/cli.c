@@ -23,7 +23,8 @@ const char cli_usage_discretisation[] =
     "compartments (shared by info and solve):\n"
     "  --policy P        d-lambda (default) | fixed | max-length | per-segment | odd-length\n"
     "  --nseg N          compartments per section for --policy fixed (default 1)\n"
-    "  --max-length UM   longest compartment for --policy max-length [um] (default 10)\n"
+    "  --max-length UM   longest compartment for --policy max-length, the dL of odd-length\n"
+    "                    [um] (default 10)\n"
     "  --d-lambda X      fraction of the AC length constant (default 0.1)\n"
     "  --frequency HZ    frequency of the AC length constant [Hz] (default 100)\n"
     "  --scheme S        vertex (default: nodes at compartment boundaries, forks are nodes)\n"
@@ -408,9 +409,9 @@ int cli_parse_model_option(const char *command, const char *opt, const char *val
 {
     static const char *const policies[] = {"d-lambda", "fixed", "max-length", "per-segment",
                                            "odd-length", NULL};
-    static const hb_cpolicy_t policy_values[] = {HB_CPOLICY_D_LAMBDA, HB_CPOLICY_FIXED,
-                                                 HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_PER_SEGMENT,
-                                                 HB_CPOLICY_ODD_LENGTH};
+    static const hb_cpolicy_t policy_values[] = {
+        HB_CPOLICY_D_LAMBDA, HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_PER_SEGMENT,
+        HB_CPOLICY_ODD_LENGTH};
     static const char *const schemes[] = {"vertex", "neuron", NULL};
     static const char *const units[] = {"um", "nm", NULL};
     static const char *const sections[] = {"hinesbatch", "import3d", NULL};

@@ -261,7 +261,7 @@ class Morphology:
     def discretize(self, policy="d-lambda", **options):
         """The compartments under a rule (a Cable): policy "d-lambda" (default), "fixed"
         (nseg=N), "max-length" (max_length=UM), "per-segment" or "odd-length" (1 + 2 int(L /
-        max_length), BluePyOpt's rule); d_lambda, frequency [Hz],
+        (2 max_length)): bmtk's dL rule, BluePyOpt's with max_length 20); d_lambda, frequency [Hz],
         scheme ("vertex" or "neuron"), ra [ohm cm], cm [uF/cm^2], max_rows (the largest cable
         accepted); as `hinesbatch info`."""
         return Cable(self, policy, **options)

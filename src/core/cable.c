@@ -192,7 +192,7 @@ static double section_count(const hb_section_t *sec, const hb_discretization_t *
     switch (type_count > 0 ? HB_CPOLICY_FIXED : opt->policy) {
     case HB_CPOLICY_FIXED: n = type_count > 0 ? type_count : opt->count; break;
     case HB_CPOLICY_MAX_LENGTH: n = ceil(sec->length / opt->max_length_um); break;
-    case HB_CPOLICY_ODD_LENGTH: n = 1.0 + 2.0 * floor(sec->length / opt->max_length_um); break;
+    case HB_CPOLICY_ODD_LENGTH: n = 1.0 + 2.0 * floor(sec->length / (2.0 * opt->max_length_um)); break;
     case HB_CPOLICY_D_LAMBDA:
         n = floor((sec->length / (opt->d_lambda * lambda_f(sec, opt)) + 0.9) / 2.0) * 2.0 + 1.0;
         break;

@@ -227,7 +227,7 @@ static hb_status_t parse_discretization(const hb_json_loader_t *ld, const char *
 {
     static const char *const keys[] = {"policy", "nseg", "max_length", "d_lambda", "frequency", "scheme", NULL};
     static const char *const policies[] = {"fixed", "max-length", "d-lambda", "per-segment",
-                                           "odd-length", NULL};
+                                            "odd-length", NULL};
     static const char *const schemes[] = {"vertex", "neuron", NULL};
     hb_discretization_default(disc);
     disc->policy = HB_CPOLICY_FIXED; /* NEURON's defaults: nseg 1, its scheme */
