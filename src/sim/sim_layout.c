@@ -63,6 +63,7 @@ static hb_status_t survey_cell(void *ctx, int c)
     in->n_probes = md->n_probes;
     in->n_synapses = md->n_synapses;
     in->n_iclamps = md->n_iclamps;
+    in->n_cat = md->n_cat;
     in->n_sites = 0;
     for (int a = 0; a < md->n_iclamps; a++) { /* distinct nodes, as fill_cell groups them */
         int seen = 0;
