@@ -19,7 +19,9 @@ for target in swc asc model net checkpoint nmodl; do
   dir=$work/$target
   mkdir -p "$dir/corpus"
   if [ "$target" = nmodl ]; then
-    for mod in "$here"/../mechanisms/*/*.mod; do # folder names keep same-named files apart
+    # folder names keep same-named files apart (bbp/ProbAMPANMDA_EMS.mod is the port of
+    # bbp/original/'s); tests/nmodl/ has the solvers' small files
+    for mod in "$here"/../mechanisms/*/*.mod "$here"/../mechanisms/*/*/*.mod "$here"/../tests/nmodl/*.mod; do
       cp -n "$mod" "$dir/corpus/$(basename "$(dirname "$mod")")_$(basename "$mod")"
     done
   else

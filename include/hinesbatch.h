@@ -217,7 +217,8 @@ typedef enum {
     HB_CPOLICY_FIXED = 0,      /* `count` compartments per section (NEURON nseg) */
     HB_CPOLICY_MAX_LENGTH = 1, /* ceil(L / max_length_um) per section */
     HB_CPOLICY_D_LAMBDA = 2,   /* NEURON's d_lambda rule at `frequency_hz` */
-    HB_CPOLICY_PER_SEGMENT = 3 /* one compartment per SWC segment */
+    HB_CPOLICY_PER_SEGMENT = 3, /* one compartment per SWC segment */
+    HB_CPOLICY_ODD_LENGTH = 4   /* 1 + 2 floor(L / (2 max_length_um)): bmtk's dL rule */
 } hb_cpolicy_t;
 
 typedef enum {
@@ -235,7 +236,7 @@ typedef struct {
     hb_cpolicy_t policy;
     hb_scheme_t scheme;
     int count;            /* HB_CPOLICY_FIXED: compartments per section */
-    double max_length_um; /* HB_CPOLICY_MAX_LENGTH [um] */
+    double max_length_um; /* HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_ODD_LENGTH [um] */
     double d_lambda;      /* HB_CPOLICY_D_LAMBDA: fraction of lambda_f (0.1) */
     double frequency_hz;  /* HB_CPOLICY_D_LAMBDA: frequency of lambda_f [Hz] (100) */
     double ra_ohm_cm;     /* axial resistivity [ohm cm] (100) */
@@ -701,6 +702,14 @@ hb_status_t hb_model_add_synapse(hb_model_t *model, const hb_location_t *where,
                                  const hb_synapse_t *syn, int *index);
 int hb_model_synapse_count(const hb_model_t *model);
 
+/* One cell as a model file's "cells" entry describes it (docs/model.md; "count" excepted): the
+ * JSON text of the cell object, `name` used in messages, `base_dir` resolving an SWC path.
+ * `morph` NULL: the object's geometry ("morphology", "cable" or "sections"), which the model
+ * owns; else the object has none and the model uses `morph` (which must outlive it). */
+hb_status_t hb_model_parse_json(const char *text, size_t length, const char *name,
+                                const char *base_dir, const hb_morph_t *morph,
+                                hb_model_t **model);
+
 typedef enum {
     HB_METHOD_EULER = 0, /* backward Euler, NEURON's secondorder = 0 (default) */
     HB_METHOD_CN = 1     /* Crank-Nicolson, NEURON's secondorder = 1 */
@@ -897,6 +906,23 @@ typedef struct {
      * a source or a delay (Arbor's event generators); asked as connections_on is. */
     hb_status_t (*events_on)(void *user, uint32_t gid, hb_event_t *out, int *count);
 } hb_recipe_t;
+
+/*
+ * Connections given as arrays (numpy's columns): connection k carries spikes of source[k] to
+ * synapse synapse[k] of cell target[k], with weight_us[k] [uS] and delay_ms[k] [ms]. Checked
+ * (gids < n_cells, synapse >= 0, finite weights, finite delays > 0) and grouped by target, in
+ * the arrays' order within a target; the arrays are copied. A bad entry fails naming its index,
+ * the array and the value. hb_connections_on is an hb_recipe_t.connections_on with the table
+ * as `user` (whether a synapse exists and delay >= dt are checked by hb_net_create).
+ */
+typedef struct hb_connections hb_connections_t;
+hb_status_t hb_connections_create(uint32_t n_cells, size_t count, const uint32_t *source,
+                                  const uint32_t *target, const int *synapse,
+                                  const double *weight_us, const double *delay_ms,
+                                  hb_connections_t **table);
+hb_status_t hb_connections_destroy(hb_connections_t *table);
+size_t hb_connections_count(const hb_connections_t *table);
+hb_status_t hb_connections_on(void *table, uint32_t gid, hb_connection_t *out, int *count);
 
 typedef struct hb_net hb_net_t;
 

@@ -25,6 +25,9 @@ expect_status 0 "load the built catalogue" -- "$test" --user "$tmp/l5.so"
 cp -r "$tmp/l5.src" "$tmp/first"
 expect_status 0 "build again" -- "$bin" build-catalogue "$tmp/mods" --name mods --output "$tmp/l5.so"
 diff -r "$tmp/first" "$tmp/l5.src" > /dev/null && ok || bad "the generated C differs between two builds"
+# "." is named after the folder it is
+expect_status 0 "build ." -- bash -c "cd '$tmp/mods' && '$bin' build-catalogue . -o ../dot.so"
+expect_grep "$tmp/out" "^../dot.so: the catalogue mods, 2 mechanisms" "the name of '.'"
 # a bad file: its FILE:LINE:COLUMN, nothing built
 mkdir "$tmp/bad"
 cp "$src/mechanisms/nrn/hh.mod" "$tmp/bad/"
@@ -34,8 +37,8 @@ expect_grep "$tmp/err" "^$tmp/bad/broken.mod:3:18: " "the syntax error's FILE:LI
 expect_grep "$tmp/err" "bad.so not built: 1 error above" "the syntax error's summary"
 [ ! -e "$tmp/bad.so" ] && ok || bad "a library built from a bad folder"
 # a file the generator cannot translate yet: refused too (a catalogue has every file or none)
-expect_status 1 "a point process" -- "$bin" build-catalogue "$src/mechanisms/nrn/expsyn.mod" -o "$tmp/expsyn.so"
-expect_grep "$tmp/err" "expsyn.mod:2:16: ExpSyn is a point process" "the untranslatable file's message"
+expect_status 1 "VERBATIM" -- "$bin" build-catalogue "$src/mechanisms/bbp/original/ProbAMPANMDA_EMS.mod" -o "$tmp/prob.so"
+expect_grep "$tmp/err" "ProbAMPANMDA_EMS.mod:99:1: VERBATIM (C code inside NMODL) is not supported by the code generator" "the untranslatable file's message"
 # usage and compiler errors
 expect_status 1 "-o without .so" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/l5.dll"
 expect_grep "$tmp/err" "expected a file name ending in .so" "-o message"

@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 
-for dir in nrn bbp allen; do
+for dir in nrn bbp bbp/original allen; do
     expect_status 0 "check mechanisms/$dir" -- "$bin" build-catalogue --check "$src/mechanisms/$dir"
 done
 expect_status 0 "hh.mod as text" -- "$bin" build-catalogue --check "$src/mechanisms/nrn/hh.mod"
@@ -29,7 +29,14 @@ assert m["Ih"]["currents"] == ["ihcn"] and m["Ih"]["ions"] == []
 p = {x["name"]: x for x in m["NaTs2_t"]["parameters"]}
 assert p["gNaTs2_tbar"]["default"] == 1e-05 and p["gNaTs2_tbar"]["unit"] == "S/cm2"
 assert m["ProbAMPANMDA_EMS"]["kind"] == "point" and m["ProbAMPANMDA_EMS"]["net_receive_args"][0] == "weight"
-assert "VERBATIM" in m["ProbAMPANMDA_EMS"]["generator"] and m["SK_E2"]["generator"] == "translatable"
+assert m["ProbAMPANMDA_EMS"]["generator"] == "translatable" and m["SK_E2"]["generator"] == "translatable"
+PY
+# BBP's original ProbAMPANMDA_EMS (the folder's is its port): VERBATIM, refused by the generator
+expect_status 0 "bbp/original as JSON" -- "$bin" build-catalogue --check --json "$src/mechanisms/bbp/original"
+python3 - "$tmp/out" <<'PY' && ok || bad "bbp/original JSON content"
+import json, sys
+m = {x["name"]: x for x in json.load(open(sys.argv[1]))["mechanisms"]}
+assert "VERBATIM" in m["ProbAMPANMDA_EMS"]["generator"], m["ProbAMPANMDA_EMS"]["generator"]
 PY
 # a folder with one bad file among good ones
 mkdir "$tmp/mods"

@@ -25,6 +25,9 @@ expect_status 0 "a unique prefix" -- "$bin" info "$simple" --js --pol=fixed --ns
 cmp -s "$tmp/out" "$tmp/spaced" && ok || bad "an abbreviated option differs"
 expect_status 0 "-- before the file" -- "$bin" info --json --policy fixed --nseg 2 -- "$simple"
 cmp -s "$tmp/out" "$tmp/spaced" && ok || bad "'--' then the file differs"
+# odd-length (bmtk's dL rule): NEURON's nseg = 1 + 2 int(L / 40) of each section, 164 in all
+expect_status 0 "--policy odd-length" -- "$bin" info "$data/morphologies/1220882a.CNG.swc" --json --scheme neuron --policy odd-length --max-length 20
+[ "$(json_value "$tmp/out" compartments)" = 164 ] && ok || bad "odd-length: $(json_value "$tmp/out" compartments) compartments, NEURON has 164"
 expect_status 2 "ambiguous prefix" -- "$bin" info "$simple" --max 3
 expect_grep "$tmp/err" "option '--max' is ambiguous: --max-length, --max-rows" "ambiguous message"
 expect_status 2 "a flag given a value" -- "$bin" info "$simple" --json=yes

@@ -156,8 +156,7 @@ static void ref_step(ref_cell_t *c, long step, const hb_sim_options_t *o, const 
         if (!md->has_hh[i]) continue;
         const double *p = &md->hh[(size_t)i * HB_HH_NPAR], *s = &c->state[3 * i];
         const double gna = p[HB_HH_GNABAR] * s[0] * s[0] * s[0] * s[1];
-        const double n2 = s[2] * s[2];
-        const double gk = p[HB_HH_GKBAR] * n2 * n2;
+        const double gk = p[HB_HH_GKBAR] * s[2] * s[2] * s[2] * s[2];
         c->im[i] += gna * (c->v[i] - p[HB_HH_ENA]) + gk * (c->v[i] - p[HB_HH_EK]) +
                     p[HB_HH_GL] * (c->v[i] - p[HB_HH_EL]);
         c->g[i] += gna + gk + p[HB_HH_GL];

@@ -172,7 +172,7 @@ static void test_errors(void)
                  "cells[0].mechanisms[0].g: expected a number from 0 to 1000 [S/cm2], found -1", NULL);
     expect_error("unknown mechanism", CELL_HEAD "\"mechanisms\": [{\"name\": \"kdr\"}]}]}",
                  HB_ERR_INVALID_VALUE,
-                 "cells[0].mechanisms[0].name: unknown mechanism \"kdr\"; expected \"pas\" or \"hh\"", NULL);
+                 "cells[0].mechanisms[0].name: unknown mechanism \"kdr\"; did you mean \"Kd\"?", NULL);
     expect_error("unknown parameter", CELL_HEAD "\"mechanisms\": [{\"name\": \"pas\", \"gbar\": 1}]}]}",
                  HB_ERR_INVALID_VALUE, "cells[0].mechanisms[0].gbar: unknown key; expected one of: name, region, g, e",
                  NULL);

@@ -21,9 +21,10 @@ char **cli_argv = NULL;
 
 const char cli_usage_discretisation[] =
     "compartments (shared by info and solve):\n"
-    "  --policy P        d-lambda (default) | fixed | max-length | per-segment\n"
+    "  --policy P        d-lambda (default) | fixed | max-length | per-segment | odd-length\n"
     "  --nseg N          compartments per section for --policy fixed (default 1)\n"
-    "  --max-length UM   longest compartment for --policy max-length [um] (default 10)\n"
+    "  --max-length UM   longest compartment for --policy max-length, the dL of odd-length\n"
+    "                    [um] (default 10)\n"
     "  --d-lambda X      fraction of the AC length constant (default 0.1)\n"
     "  --frequency HZ    frequency of the AC length constant [Hz] (default 100)\n"
     "  --scheme S        vertex (default: nodes at compartment boundaries, forks are nodes)\n"
@@ -406,9 +407,11 @@ static int model_choice(const char *command, const char *option, const char *val
 int cli_parse_model_option(const char *command, const char *opt, const char *value,
                            cli_model_options_t *m)
 {
-    static const char *const policies[] = {"d-lambda", "fixed", "max-length", "per-segment", NULL};
+    static const char *const policies[] = {"d-lambda", "fixed", "max-length", "per-segment",
+                                           "odd-length", NULL};
     static const hb_cpolicy_t policy_values[] = {
-        HB_CPOLICY_D_LAMBDA, HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_PER_SEGMENT};
+        HB_CPOLICY_D_LAMBDA, HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_PER_SEGMENT,
+        HB_CPOLICY_ODD_LENGTH};
     static const char *const schemes[] = {"vertex", "neuron", NULL};
     static const char *const units[] = {"um", "nm", NULL};
     static const char *const sections[] = {"hinesbatch", "import3d", NULL};
@@ -417,7 +420,7 @@ int cli_parse_model_option(const char *command, const char *opt, const char *val
     int k;
     if (strcmp(opt, "--policy") == 0) {
         if ((k = model_choice(command, opt, value, policies,
-                              "d-lambda, fixed, max-length or per-segment")) < 0)
+                              "d-lambda, fixed, max-length, per-segment or odd-length")) < 0)
             return 0;
         m->disc.policy = policy_values[k];
     } else if (strcmp(opt, "--nseg") == 0) {
@@ -455,7 +458,7 @@ int cli_parse_model_option(const char *command, const char *opt, const char *val
         }
         if (strcmp(opt, "--max-length") == 0) {
             m->disc.max_length_um = x;
-            m->disc.policy = HB_CPOLICY_MAX_LENGTH;
+            if (m->disc.policy != HB_CPOLICY_ODD_LENGTH) m->disc.policy = HB_CPOLICY_MAX_LENGTH;
         } else if (strcmp(opt, "--d-lambda") == 0) {
             m->disc.d_lambda = x;
         } else if (strcmp(opt, "--frequency") == 0) {

@@ -3,7 +3,7 @@
  * (-o NAME.so): the C of the catalogue is generated (hb_nmodl_emit_catalogue) into a folder
  * kept beside the library, and compiled with the C compiler this hinesbatch was configured
  * with into a shared library exporting hb_catalogue_v1 (docs/mechanisms.md, section 7). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -262,9 +262,12 @@ static char **mod_files(const char *dir, int *n)
     return list ? list : calloc(1, sizeof *list);
 }
 
-/* The catalogue's default name: MODDIR's base name, or FILE.mod's without ".mod". */
-static char *default_name(const char *path, int is_dir)
+/* The catalogue's default name: MODDIR's base name, or FILE.mod's without ".mod" (of the
+ * real path: "." is the current folder's name). */
+static char *default_name(const char *given, int is_dir)
 {
+    char *real = realpath(given, NULL);
+    const char *path = real ? real : given;
     size_t end = strlen(path);
     while (end > 1 && path[end - 1] == '/') end--;
     size_t start = end;
@@ -275,6 +278,7 @@ static char *default_name(const char *path, int is_dir)
         memcpy(name, path + start, end - start);
         name[end - start] = 0;
     }
+    free(real);
     return name;
 }
 

@@ -18,6 +18,7 @@
 #include "run_checkpoint.h"
 #include "run_threads.h"
 #include "sim/csv_write.h"
+#include "sonata/circuit.h"
 #include "sonata/sonata.h"
 
 static const char usage_run[] =
@@ -48,6 +49,8 @@ static const char usage_run[] =
     "  DIR/trace.RANK.json with --trace: each rank's timeline per epoch (integrate,\n"
     "                   exchange wait, events, exchange start) as Chrome trace events\n"
     "                   (Perfetto, chrome://tracing)\n"
+    "A SONATA config (\"networks\", or \"network\" naming a circuit config) runs as a\n"
+    "network: its nodes.h5, edges.h5, node sets and spike trains (docs/sonata.md).\n"
     "with a progress line on a terminal (stderr),\n"
     "and prints a summary. Morphology paths are relative to the model file. The output\n"
     "directory is created and checked before the simulation starts.\n"
@@ -273,6 +276,8 @@ static int check_output(const char *dir)
     return 0;
 }
 
+char cli_sonata_population[256] = "default";
+
 /* The model file, read once (a pipe or a FIFO can be read only once, and a file could change
  * between reads): the library parses its text, the CLI reads its own things from root. */
 typedef struct {
@@ -320,6 +325,27 @@ static int model_read(const char *path, model_file_t *m)
     if (!m->root)
         return model_fail() ? 1 : cli_fail("run", "%s:%d:%d: %s (%s)", path, err.line, err.column,
                                            err.text, hb_status_string(HB_ERR_PARSE));
+    return 0;
+}
+
+/* A SONATA config (docs/sonata.md) in place of a network file: its circuit translated into a
+ * network document, which becomes the model's text and root (paths in it absolute). */
+static int circuit_read(model_file_t *m)
+{
+    json_t *doc = NULL;
+    if (cli_circuit_load(m->path, m->root, &doc, cli_sonata_population,
+                         sizeof cli_sonata_population) != 0)
+        return 1;
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    if (!text) {
+        json_decref(doc);
+        return cli_fail("run", "%s: out of memory for the circuit's network", m->path);
+    }
+    json_decref(m->root);
+    hb_model_text_free(m->text);
+    m->root = doc;
+    m->text = text; /* malloc'd, as hb_model_text_free frees */
+    m->length = strlen(text);
     return 0;
 }
 
@@ -591,7 +617,7 @@ static int write_network_sonata(const char *out, hb_net_t *net)
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/spikes.h5", out);
-    if (rc == 0) rc = cli_sonata_write_spikes(path, "default", n, gid, t);
+    if (rc == 0) rc = cli_sonata_write_spikes(path, cli_sonata_population, n, gid, t);
     free(gid);
     free(t);
     return rc;
@@ -1350,6 +1376,10 @@ int cli_command_run(int argc, char **argv)
     plan_threads(quiet); /* before the model is read: it may run the command again */
     model_file_t m;
     if (model_read(model, &m) != 0) {
+        model_free(&m);
+        return 1;
+    }
+    if (cli_circuit_is_config(m.root) && circuit_read(&m) != 0) {
         model_free(&m);
         return 1;
     }

@@ -76,7 +76,7 @@ static int open_file(net_traces_t *t, hb_net_t *net, const char *dir, int restar
     }
     if (restart) { /* the rows at steps 0, every, ... up to the checkpoint's */
         const long every = lround(dt / sdt), step = lround(hb_net_time(net) / sdt);
-        return cli_report_reopen(t->path, "default", (size_t)n, step / every + 1, &t->report);
+        return cli_report_reopen(t->path, cli_sonata_population, (size_t)n, step / every + 1, &t->report);
     }
     uint64_t *gid = malloc(((size_t)n + 1) * sizeof *gid);
     uint32_t *element = malloc(((size_t)n + 1) * sizeof *element);
@@ -92,8 +92,8 @@ static int open_file(net_traces_t *t, hb_net_t *net, const char *dir, int restar
         same = same && strcmp(unit[k], unit[0]) == 0;
     }
     if (rc == 0)
-        rc = cli_report_create(t->path, "default", (size_t)n, gid, element, name, 0.0, dt, &t->report);
-    if (rc == 0) rc = cli_report_set_units(t->report, "default", same ? unit[0] : "mixed", unit);
+        rc = cli_report_create(t->path, cli_sonata_population, (size_t)n, gid, element, name, 0.0, dt, &t->report);
+    if (rc == 0) rc = cli_report_set_units(t->report, cli_sonata_population, same ? unit[0] : "mixed", unit);
     free(gid);
     free(element);
     free(name);

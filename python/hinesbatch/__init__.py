@@ -1,5 +1,5 @@
 """hinesbatch for Python (docs/python.md): morphologies, cell and network models from dicts or
-JSON files, simulations on any backend, spikes as numpy structured arrays (gid, time) and
+JSON files or built from Python (Recipe, Cell: python/hinesbatch/recipe.py), simulations on any backend, spikes as numpy structured arrays (gid, time) and
 traces as numpy arrays of their own (copies: an array kept or shown never holds a run up).
 
     import hinesbatch as hb
@@ -23,12 +23,18 @@ import threading
 import numpy as np
 
 from . import _ffi
+from . import recipe as _recipe
 from ._ffi import ffi
+from .recipe import (Cell, Connections, Recipe, Section, connection, event_generator,
+                     explicit_schedule, poisson_schedule, probe, regular_schedule,
+                     spike_source)
 
 __version__ = _ffi.VERSION
 __all__ = [
     "HinesbatchError", "Interrupted", "Morphology", "Cable", "Model", "Simulation", "Network",
-    "Traces", "run",
+    "Traces", "run", "Recipe", "Cell", "Section", "Connections", "connection",
+    "event_generator", "regular_schedule", "explicit_schedule", "poisson_schedule",
+    "spike_source", "probe",
     "load_library", "library_path", "backends", "SPIKE_DTYPE", "__version__",
 ]
 
@@ -40,7 +46,7 @@ _C_SPIKE_DTYPE = np.dtype({"names": ["time", "gid"], "formats": ["<f8", "<u4"],
 
 _BACKENDS = {"seq": 0, "omp": 1, "cuda": 2, "best": 3}
 _COMMS = {"serial": 0, "mpi": 1, "best": 2}
-_POLICIES = {"fixed": 0, "max-length": 1, "d-lambda": 2, "per-segment": 3}
+_POLICIES = {"fixed": 0, "max-length": 1, "d-lambda": 2, "per-segment": 3, "odd-length": 4}
 _SCHEMES = {"vertex": 0, "neuron": 1}
 _UNITS = {"um": 0, "nm": 1}
 _SECTIONS = {"hinesbatch": 0, "import3d": 1}
@@ -374,6 +380,71 @@ def _as_model(model):
     return model if isinstance(model, Model) else Model(model)
 
 
+_METHODS = {"euler": 0, "cn": 1}
+_SPIKE_TIMES = {"step": 0, "interpolate": 1}
+
+
+def _recipe_options(what, backend, t_stop, options, allowed):
+    """hb_sim_options_t of a recipe's run: the library's defaults, t_stop [ms] (needed), the
+    backend and the keyword options in `allowed` (dt, v_init, celsius, sample_dt [ms, mV,
+    degC], method, spike_time, hh_table, threads), checked by the library when it builds."""
+    lib = _lib()
+    o = ffi.new("hb_sim_options_t *")
+    lib.hb_sim_options_default(o)
+    if t_stop is None:
+        raise TypeError(f"{what}(recipe, ...): t_stop [ms] is needed")
+    o.t_stop_ms = float(t_stop)
+    if backend is not None:
+        o.backend = _choice("backend", backend, _BACKENDS)
+    fields = {"dt": "dt_ms", "v_init": "v_init_mv", "celsius": "celsius",
+              "sample_dt": "sample_dt_ms"}
+    for key, value in options.items():
+        if key not in allowed:
+            raise TypeError(f"{what}: unknown option {key!r}; expected one of "
+                            f"{', '.join(sorted(allowed))}")
+        if key in fields:
+            setattr(o, fields[key], float(value))
+        elif key == "method":
+            o.method = _choice("method", value, _METHODS)
+        elif key == "spike_time":
+            o.spike_time = _choice("spike_time", value, _SPIKE_TIMES)
+        elif key == "hh_table":
+            o.hh_table = 1 if value else 0
+        elif key == "threads":
+            o.threads = int(value)
+    return o
+
+
+class _OneCell(_recipe.Recipe):
+    """A Cell run alone."""
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def num_cells(self):
+        return 1
+
+    def cell_description(self, gid):
+        return self.cell
+
+
+def _recipe_of(model):
+    """model as a Recipe when it is one (or a Cell); else None."""
+    if isinstance(model, _recipe.Cell):
+        return _OneCell(model)
+    return model if isinstance(model, _recipe.Recipe) else None
+
+
+def _reraise(built, status):
+    """The exception a recipe's callback raised, else the library's error."""
+    if built is not None and built.error is not None:
+        err, built.error = built.error, None
+        if hasattr(err, "add_note"):
+            err.add_note("(raised in a hinesbatch recipe callback)")
+        raise err
+    _check(status)
+
+
 class Simulation:
     """Cells (a model without "network") stepped as NEURON does (hb_sim_t). `backend`
     ("seq", "omp", "cuda", "best") and `t_stop` [ms] override the model's.
@@ -382,18 +453,31 @@ class Simulation:
         sim.sample_times, sim.trace("soma"), sim.spikes
     """
 
-    def __init__(self, model, backend=None, t_stop=None):
-        model = _as_model(model)
-        if model.is_network:
-            raise ValueError(f"{model.name}: a network model (it has \"network\"); use Network")
-        if backend is not None:
-            _choice("backend", backend, _BACKENDS)
+    def __init__(self, model, backend=None, t_stop=None, **options):
         lib = _lib()
-        text = model.to_json(backend=backend, t_stop=t_stop).encode()
-        out = ffi.new("hb_sim_t **")
-        _check(lib.hb_sim_parse_json(text, len(text), model.name.encode(),
-                                     model.base_dir.encode(), out))
-        self._ptr = ffi.gc(out[0], lib.hb_sim_destroy)
+        recipe = _recipe_of(model)
+        self._built = None
+        if recipe is not None:
+            ptr = self._from_recipe(recipe, backend, t_stop, options)
+            self.name = type(recipe).__name__
+        else:
+            if options:
+                raise TypeError(f"Simulation: {', '.join(sorted(options))}: options of a "
+                                "recipe's run; a model has its own (backend and t_stop aside)")
+            model = _as_model(model)
+            if model.is_network:
+                raise ValueError(f"{model.name}: a network model (it has \"network\"); use "
+                                 "Network")
+            if backend is not None:
+                _choice("backend", backend, _BACKENDS)
+            text = model.to_json(backend=backend, t_stop=t_stop).encode()
+            out = ffi.new("hb_sim_t **")
+            _check(lib.hb_sim_parse_json(text, len(text), model.name.encode(),
+                                         model.base_dir.encode(), out))
+            ptr = out[0]
+            self.name = model.name
+        built = self._built  # a recipe's models outlive the simulation
+        self._ptr = ffi.gc(ptr, lambda p: (lib.hb_sim_destroy(p), built))
         self._copies = {}  # read-only copies handed out since the last step, by what they hold
         self.model = model
         options = ffi.new("hb_sim_options_t *")
@@ -404,6 +488,32 @@ class Simulation:
         self.cell_count = lib.hb_sim_cell_count(self._ptr)
         self.probe_names = [_text(lib.hb_sim_probe_name(self._ptr, p))
                             for p in range(lib.hb_sim_probe_count(self._ptr))]
+
+    def _from_recipe(self, recipe, backend, t_stop, options):
+        """The cells of a recipe without connections, events or spike sources (those need a
+        Network), gid k the simulation's cell k."""
+        lib = _lib()
+        opt = _recipe_options("Simulation", backend, t_stop, options,
+                              {"dt", "v_init", "celsius", "sample_dt", "method", "spike_time",
+                               "hh_table", "threads"})
+        built = self._built = _recipe._Built(recipe, opt.t_stop_ms, os.path.abspath(os.curdir))
+        if recipe.connection_arrays() is not None:
+            raise ValueError("Simulation: the recipe has connection arrays; a Simulation's "
+                             "cells are not connected: use Network")
+        cells = ffi.new("hb_model_t *[]", built.n_cells)
+        for gid in range(built.n_cells):
+            for what in ("connections_on", "event_generators", "probes"):
+                if list(getattr(recipe, what)(gid)):
+                    raise ValueError(f"Simulation: recipe.{what}({gid}) is not empty; a "
+                                     "Simulation runs unconnected cells (with their own "
+                                     "probes): use Network")
+            model = built.resolve(gid)
+            if model is None:
+                raise ValueError(f"Simulation: gid {gid} is a spike source; use Network")
+            cells[gid] = model
+        out = ffi.new("hb_sim_t **")
+        _check(lib.hb_sim_create(cells, built.n_cells, opt, out))
+        return out[0]
 
     def run(self):
         """From t = 0 (NEURON's finitialize) to t_stop; returns the simulation."""
@@ -507,7 +617,7 @@ class Simulation:
         return _sorted_spikes(np.concatenate(gids), np.concatenate(times))
 
     def __repr__(self):
-        return (f"<hinesbatch.Simulation {self.model.name!r}: {self.cell_count} cells, "
+        return (f"<hinesbatch.Simulation {self.name!r}: {self.cell_count} cells, "
                 f"t = {self.time} ms of {self.t_stop}>")
 
 
@@ -557,24 +667,50 @@ class Network:
         net.spikes                     # every spike of the network, (gid, time) by time, gid
     """
 
-    def __init__(self, model, backend=None, t_stop=None, comm="serial"):
-        model = _as_model(model)
-        if not model.is_network:
-            raise ValueError(f"{model.name}: no \"network\" object; use Simulation")
-        if backend is not None:
-            _choice("backend", backend, _BACKENDS)
+    def __init__(self, model, backend=None, t_stop=None, comm="serial", **options):
         lib = _lib()
+        recipe = _recipe_of(model)
+        self._built = None
+        if recipe is None:
+            if options:
+                raise TypeError(f"Network: {', '.join(sorted(options))}: options of a "
+                                "recipe's run; a model has its own (backend and t_stop aside)")
+            model = _as_model(model)
+            if not model.is_network:
+                raise ValueError(f"{model.name}: no \"network\" object; use Simulation")
+            if backend is not None:
+                _choice("backend", backend, _BACKENDS)
         kind = _choice("comm", comm, _COMMS)
         out_comm = ffi.new("hb_comm_t **")
         _check(lib.hb_comm_create(kind, out_comm))
         self._comm = ffi.gc(out_comm[0], lib.hb_comm_destroy)
-        text = model.to_json(backend=backend, t_stop=t_stop).encode()
         out = ffi.new("hb_net_t **")
-        _check(lib.hb_net_parse_json(text, len(text), model.name.encode(),
-                                     model.base_dir.encode(), self._comm, out))
+        if recipe is not None:
+            sample_dt = options.pop("sample_dt", None)
+            opt = _recipe_options("Network", backend, t_stop, options,
+                                  {"dt", "v_init", "celsius", "method", "spike_time",
+                                   "hh_table", "threads"})
+            built = self._built = _recipe._Built(recipe, opt.t_stop_ms,
+                                                 os.path.abspath(os.curdir))
+            arrays = recipe.connection_arrays()
+            self._connections = (None if arrays is None else
+                                 _recipe.Connections.of(built.n_cells, arrays))
+            self._keep = []
+            r = _recipe.make_recipe(built, self._connections, self._keep)
+            status = lib.hb_net_create(r, self._comm, opt, out)
+            if status != 0:
+                _reraise(built, status)
+            self.name = type(recipe).__name__
+        else:
+            text = model.to_json(backend=backend, t_stop=t_stop).encode()
+            _check(lib.hb_net_parse_json(text, len(text), model.name.encode(),
+                                         model.base_dir.encode(), self._comm, out))
+            self.name = model.name
         # The network first, then its communicator (MPI is finalised with it).
+        # A recipe's models, callbacks and connection table outlive it too.
         net, comm_ptr = out[0], self._comm
-        self._ptr = ffi.gc(net, lambda p: (lib.hb_net_destroy(p), comm_ptr))
+        alive = (self._built, getattr(self, "_keep", None), getattr(self, "_connections", None))
+        self._ptr = ffi.gc(net, lambda p: (lib.hb_net_destroy(p), comm_ptr, alive))
         self.model = model
         self.comm = _text(lib.hb_comm_name(self._comm))
         self.rank = lib.hb_comm_rank(self._comm)
@@ -583,6 +719,35 @@ class Network:
         self.t_stop = lib.hb_net_stop_time(self._ptr)
         self.min_delay = lib.hb_net_min_delay(self._ptr)
         self.local_cells = lib.hb_net_local_cells(self._ptr)
+        if recipe is not None and _recipe._overrides(recipe, "probes"):
+            self._record_probes(recipe, sample_dt)
+
+    def _record_probes(self, recipe, sample_dt):
+        """recipe.probes(gid) of every gid (each rank asks for all: hb_net_record is
+        collective), recorded every sample_dt [ms] (None: every step)."""
+        lib = _lib()
+        recs = []
+        for gid in range(self._built.n_cells):
+            for p in recipe.probes(gid):
+                p = p if isinstance(p, _recipe.Probe) else _recipe.Probe(*p)
+                where = p.where
+                if isinstance(where, dict) and isinstance(where.get("section"), str):
+                    cell = recipe.cell_description(gid)  # a section by name: the cell's index
+                    if not isinstance(cell, _recipe.Cell):
+                        raise ValueError(f"probes({gid}): section {where['section']!r} by name "
+                                         "needs a Cell built from sections; give an index")
+                    where = dict(where, section=cell.section_index(where["section"]))
+                recs.append((gid, _location(where), ffi.new("char[]", str(p.variable).encode())))
+        arr = ffi.new("hb_net_record_t[]", max(len(recs), 1))
+        for k, (gid, loc, name) in enumerate(recs):
+            arr[k].gid, arr[k].where, arr[k].variable = gid, loc[0], name
+        if recs:
+            _check(lib.hb_net_record(self._ptr, len(recs), arr,
+                                     0.0 if sample_dt is None else float(sample_dt)))
+
+    def _call(self, status):
+        if status != 0:
+            _reraise(self._built, status)
 
     def run(self):
         """From t = 0 to t_stop; returns the network. It advances in chunks of whole epochs,
@@ -590,14 +755,14 @@ class Network:
         every rank at the same one, and raises Interrupted (a KeyboardInterrupt) whose
         `result` is this network, with what was computed."""
         lib = _lib()
-        _check(lib.hb_net_init(self._ptr))
+        self._call(lib.hb_net_init(self._ptr))
         epoch = lib.hb_net_epoch_steps(self._ptr) * self.dt
         chunk = epoch * max(1.0, math.floor(0.01 * self.t_stop / epoch))
         caught = []
         stop = ffi.new("int *")
         with _sigint_caught(caught):
             while self.time < self.t_stop - 0.5 * self.dt:
-                _check(lib.hb_net_advance(self._ptr, self.time + chunk))
+                self._call(lib.hb_net_advance(self._ptr, self.time + chunk))
                 # the ranks agree on a signal caught by any of them, so all stop together
                 _check(lib.hb_comm_max(self._comm, 1 if caught else 0, stop))
                 if stop[0] and self.time < self.t_stop - 0.5 * self.dt:
@@ -605,14 +770,14 @@ class Network:
         return self
 
     def init(self):
-        _check(_lib().hb_net_init(self._ptr))
+        self._call(_lib().hb_net_init(self._ptr))
         return self
 
     def advance(self, t_ms):
         """Whole epochs until t >= t_ms [ms] (a time, not a duration), never past t_stop (a
         later t, inf too, stops there; an earlier one than now does nothing); every rank must
         ask for the same t. Returns the network."""
-        _check(_lib().hb_net_advance(self._ptr, _target_ms(t_ms)))
+        self._call(_lib().hb_net_advance(self._ptr, _target_ms(t_ms)))
         return self
 
     @property
@@ -686,13 +851,18 @@ class Network:
         return {name: getattr(st, name) for name, _ in ffi.typeof(st[0]).fields}
 
     def __repr__(self):
-        return (f"<hinesbatch.Network {self.model.name!r}: {self.local_cells} cells on rank "
+        return (f"<hinesbatch.Network {self.name!r}: {self.local_cells} cells on rank "
                 f"{self.rank} of {self.size}, t = {self.time} ms of {self.t_stop}>")
 
 
-def run(model, backend=None, t_stop=None, comm="serial"):
+def run(model, backend=None, t_stop=None, comm="serial", **options):
     """Run a model (a Model, a dict, or a JSON file's path) from 0 to t_stop: a Network when it
-    has "network" (on `comm`), else a Simulation; returns it, run."""
+    has "network" (on `comm`), else a Simulation; a Recipe as a Network and a Cell as a
+    Simulation, with their `options` (dt, v_init, ...); returns it, run."""
+    if _recipe_of(model) is not None and not isinstance(model, _recipe.Cell):
+        return Network(model, backend, t_stop, comm, **options).run()
+    if isinstance(model, _recipe.Cell):
+        return Simulation(model, backend, t_stop, **options).run()
     model = _as_model(model)
     if model.is_network:
         return Network(model, backend, t_stop, comm).run()

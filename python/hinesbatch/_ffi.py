@@ -65,7 +65,7 @@ hb_status_t hb_morph_stats(const hb_morph_t *morph, hb_morph_stats_t *stats);
 
 typedef enum {
     HB_CPOLICY_FIXED = 0, HB_CPOLICY_MAX_LENGTH = 1, HB_CPOLICY_D_LAMBDA = 2,
-    HB_CPOLICY_PER_SEGMENT = 3
+    HB_CPOLICY_PER_SEGMENT = 3, HB_CPOLICY_ODD_LENGTH = 4
 } hb_cpolicy_t;
 typedef enum { HB_SCHEME_VERTEX = 0, HB_SCHEME_NEURON = 1 } hb_scheme_t;
 typedef struct {
@@ -135,6 +135,26 @@ const char *hb_sim_probe_name(const hb_sim_t *sim, int probe);
 hb_status_t hb_sim_sample_times(const hb_sim_t *sim, const double **t, int *count);
 hb_status_t hb_sim_probe_trace(const hb_sim_t *sim, int probe, const double **v, int *count);
 hb_status_t hb_sim_spikes(const hb_sim_t *sim, int probe, const double **t, int *count);
+typedef struct {
+    const char *name;
+    int parent;
+    double parent_x;
+    double length_um;
+    double diam_um;
+    int swc_type;
+} hb_section_spec_t;
+hb_status_t hb_model_build_sections(const hb_section_spec_t *sections, int count,
+                                    const char *name, hb_morph_t **morph, int *morph_section);
+typedef struct hb_model hb_model_t;
+hb_status_t hb_model_destroy(hb_model_t *model);
+int hb_model_probe_count(const hb_model_t *model);
+int hb_model_synapse_count(const hb_model_t *model);
+hb_status_t hb_model_parse_json(const char *text, size_t length, const char *name,
+                                const char *base_dir, const hb_morph_t *morph,
+                                hb_model_t **model);
+void hb_sim_options_default(hb_sim_options_t *options);
+hb_status_t hb_sim_create(hb_model_t *const *cells, int n_cells, const hb_sim_options_t *options,
+                          hb_sim_t **sim);
 hb_status_t hb_model_file_read(const char *path, char **text, size_t *length);
 hb_status_t hb_model_text_free(char *text);
 hb_status_t hb_sim_parse_json(const char *text, size_t length, const char *name,
@@ -145,7 +165,45 @@ typedef struct {
     uint32_t gid;
     uint32_t unused;
 } hb_spike_t;
+typedef struct {
+    uint32_t source;
+    int synapse;
+    double weight_us;
+    double delay_ms;
+} hb_connection_t;
+typedef struct {
+    double start_ms;
+    double interval_ms;
+    long number;
+    double noise;
+    uint64_t seed;
+} hb_spike_source_t;
+typedef struct {
+    int synapse;
+    double time_ms;
+    double weight_us;
+} hb_event_t;
+typedef enum { HB_CELL_CABLE = 0, HB_CELL_SOURCE = 1 } hb_cell_kind_t;
+typedef struct {
+    uint32_t n_cells;
+    void *user;
+    hb_cell_kind_t (*kind)(void *user, uint32_t gid);
+    hb_model_t *(*cable)(void *user, uint32_t gid);
+    hb_status_t (*source)(void *user, uint32_t gid, hb_spike_source_t *source);
+    hb_status_t (*connections_on)(void *user, uint32_t gid, hb_connection_t *out, int *count);
+    hb_status_t (*events_on)(void *user, uint32_t gid, hb_event_t *out, int *count);
+} hb_recipe_t;
+typedef struct hb_connections hb_connections_t;
+hb_status_t hb_connections_create(uint32_t n_cells, size_t count, const uint32_t *source,
+                                  const uint32_t *target, const int *synapse,
+                                  const double *weight_us, const double *delay_ms,
+                                  hb_connections_t **table);
+hb_status_t hb_connections_destroy(hb_connections_t *table);
+size_t hb_connections_count(const hb_connections_t *table);
+hb_status_t hb_connections_on(void *table, uint32_t gid, hb_connection_t *out, int *count);
 typedef struct hb_net hb_net_t;
+hb_status_t hb_net_create(const hb_recipe_t *recipe, hb_comm_t *comm,
+                          const hb_sim_options_t *options, hb_net_t **net);
 hb_status_t hb_net_destroy(hb_net_t *net);
 hb_status_t hb_net_parse_json(const char *text, size_t length, const char *name,
                               const char *base_dir, hb_comm_t *comm, hb_net_t **net);

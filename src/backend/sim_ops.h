@@ -107,6 +107,9 @@ struct hb_sim_ops {
     /* 1: the step runs the groups' synapses (syn_start, syns, syn_state), events reach them
      * through queue_events; 0: cells with synapses are refused. */
     int synapses;
+    /* 1: the step runs the groups' catalogue mechanisms (hb_step_group_t.cat, common/cat_step.h);
+     * 0: a model with one is refused (HB_ERR_NOT_SUPPORTED). */
+    int catalogue;
     /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
     int (*block_width)(int count);
     /* Lanes per block of a mixed group (hb_step_group_t.mixed: the cells that would each be a

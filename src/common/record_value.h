@@ -27,6 +27,8 @@ typedef enum {
     HB_REC_PAS_I,       /* g (v - e) [mA/cm^2] */
     HB_REC_SYN_G,       /* a synapse's conductance [uS] */
     HB_REC_SYN_I,       /* g (v - e) [nA] */
+    HB_REC_HOST,        /* a catalogue mechanism's field or an ion's value, read at `at` (the
+                           host layout: the CPU engine only, which alone steps them) */
     HB_REC_KINDS
 } hb_rec_kind_t;
 
@@ -40,6 +42,7 @@ typedef struct {
     size_t stride; /* between the state's values (h after m, B after A) */
     double g;      /* gnabar, gkbar, gl [S/cm^2] (hh) or g [S/cm^2] (pas) */
     double e;      /* the reversal [mV] (ena, ek, el, pas e, the synapse's e) */
+    const double *at; /* HB_REC_HOST: the value's address */
 } hb_rec_sample_t;
 
 /* The value of `r` now, from its group's v, hh_state and syn_state. */
@@ -47,6 +50,7 @@ HB_HOSTDEV double hb_rec_value(const hb_rec_sample_t *r, const double *v, const 
                                const double *syn)
 {
     switch (r->kind) {
+    case HB_REC_HOST: return *r->at;
     case HB_REC_HH_STATE: return hh[r->state];
     case HB_REC_SYN_STATE: return syn[r->state];
     case HB_REC_HH_GNA:
@@ -58,8 +62,7 @@ HB_HOSTDEV double hb_rec_value(const hb_rec_sample_t *r, const double *v, const 
     case HB_REC_HH_GK:
     case HB_REC_HH_IK: {
         const double n = hh[r->state + 2 * r->stride];
-        const double n2 = n * n;
-        const double gk = r->g * n2 * n2;
+        const double gk = r->g * n * n * n * n; /* hh.mod's order, as hb_step_hh_row */
         return r->kind == HB_REC_HH_GK ? gk : gk * (v[r->v] - r->e);
     }
     case HB_REC_HH_IL:

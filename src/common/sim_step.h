@@ -262,6 +262,9 @@ typedef struct {
      * is 1 where every lane has that row, fixed, with parent i - 1, itself fixed: the row's
      * axial terms and solve are then the same operations on contiguous lanes (vector code). */
     const unsigned char *chain_row;
+    /* Catalogue mechanisms and ions of the group (src/common/cat_step.h; NULL: none, and the
+     * step is exactly the hard-coded pas/hh/synapse step). Host arrays; the CPU engine only. */
+    const struct hb_step_cat *cat;
 } hb_step_group_t;
 
 /* Element of (row 0, lane 0) of block b (b = blocks: the elements of v). */
@@ -331,8 +334,8 @@ HB_HOSTDEV void hb_step_hh_row(int lanes, int width, int pq, int cl,
     for (int k = 0; k < lanes; k++) {
         const double m = s[k], h = s[width + k], n = s[2 * width + k];
         const double gna = par[HB_HH_GNABAR * pq + k * cl] * m * m * m * h;
-        const double n2 = n * n;
-        const double gk = par[HB_HH_GKBAR * pq + k * cl] * n2 * n2;
+        /* hh.mod's gkbar*n*n*n*n, left to right: the generated hh's bits */
+        const double gk = par[HB_HH_GKBAR * pq + k * cl] * n * n * n * n;
         const double gl = par[HB_HH_GL * pq + k * cl];
         rhs[k] += gna * (v[k] - par[HB_HH_ENA * pq + k * cl]) +
                   gk * (v[k] - par[HB_HH_EK * pq + k * cl]) +
@@ -592,8 +595,8 @@ HB_HOSTDEV void hb_syn_receive(const hb_syn_site_t *syn, double *state, size_t s
  * hb_cable_step_system on g and i summed as pas + hh, then the solve above;
  * shared and per-lane groups give the same bits.
  */
-/* Passes A to B of hb_step_lanes: the block's matrix assembled in d and rhs. */
-HB_HOSTDEV void hb_step_lanes_assemble(const hb_step_group_t *g, const hb_step_params_t *p,
+/* Passes A to Y of hb_step_lanes: the membrane's conductance in d and current in rhs. */
+HB_HOSTDEV void hb_step_lanes_membrane(const hb_step_group_t *g, const hb_step_params_t *p,
                                        int block, int lane0, int lanes, int width, int shared,
                                        double *d, double *rhs)
 {
@@ -604,9 +607,7 @@ HB_HOSTDEV void hb_step_lanes_assemble(const hb_step_group_t *g, const hb_step_p
     const int cl = shared ? 0 : 1;
     const size_t cbase = shared ? 0 : base, crow = shared ? 1 : w;
     double *v = g->v + base;
-    const double *u = g->u + cbase, *l = g->l + cbase, *cfac = g->cfac + cbase;
     const double *pg = g->pas_g + cbase, *pe = g->pas_e + cbase;
-    const int *parent = g->parent;
     const size_t hh_base = (size_t)block * (size_t)g->n_hh;
 
 
@@ -647,12 +648,35 @@ HB_HOSTDEV void hb_step_lanes_assemble(const hb_step_group_t *g, const hb_step_p
     } else if (g->syn_start)
         for (int k = 0; k < lanes; k++)
             hb_step_slot_synapses(g, block * width + lane0 + k, w, v + k, d + k, rhs + k);
+}
+
+/* Pass B of hb_step_lanes: d = cm/dt + g, rhs = -i, the axial terms. */
+HB_HOSTDEV void hb_step_lanes_axial(const hb_step_group_t *g, int block, int lane0, int lanes,
+                                    int width, int shared, double *d, double *rhs)
+{
+    const int m = g->m;
+    const size_t base = (size_t)block * (size_t)m * (size_t)width + (size_t)lane0;
+    const size_t w = (size_t)width;
+    const int cl = shared ? 0 : 1;
+    const size_t cbase = shared ? 0 : base, crow = shared ? 1 : w;
+    const double *v = g->v + base;
+    const double *u = g->u + cbase, *l = g->l + cbase, *cfac = g->cfac + cbase;
+    const int *parent = g->parent;
     hb_step_root_row(lanes, cl, cfac, d, rhs);
     for (int i = 1; i < m; i++) {
         const size_t r = (size_t)i * w, pr = (size_t)parent[i] * w, c = (size_t)i * crow;
         hb_step_axial_row(lanes, cl, cfac + c, u + c, l + c, v + r, v + pr, d + r, rhs + r,
                           d + pr, rhs + pr);
     }
+}
+
+/* Passes A to B of hb_step_lanes: the block's matrix assembled in d and rhs. */
+HB_HOSTDEV void hb_step_lanes_assemble(const hb_step_group_t *g, const hb_step_params_t *p,
+                                       int block, int lane0, int lanes, int width, int shared,
+                                       double *d, double *rhs)
+{
+    hb_step_lanes_membrane(g, p, block, lane0, lanes, width, shared, d, rhs);
+    hb_step_lanes_axial(g, block, lane0, lanes, width, shared, d, rhs);
 }
 
 /* The solve of hb_step_lanes: rhs = dv. */
@@ -716,15 +740,13 @@ HB_HOSTDEV void hb_step_lanes_update(const hb_step_group_t *g, const hb_step_par
  * the bits do not depend on which cells share its block (tests/test_sim_mixed.c). A padding
  * lane does nothing.
  */
-HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_params_t *p,
+HB_HOSTDEV void hb_step_mixed_membrane(const hb_step_group_t *g, const hb_step_params_t *p,
                                        int block, int lane, double *d, double *rhs)
 {
     const size_t w = (size_t)g->width, base = g->block_start[block] + (size_t)lane;
     const int slot = block * g->width + lane, m = g->lane_m[slot];
     double *v = g->v + base;
-    const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
     const double *pg = g->pas_g + base, *pe = g->pas_e + base;
-    const int *parent = g->parent + base;
     const size_t hh0 = g->hh_start[block];
     if (m < 1) return;
     for (int i = 0; i < m; i++) {
@@ -739,12 +761,30 @@ HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_p
     }
     hb_step_slot_stimuli(g, p, slot, w, rhs);
     if (g->syn_start) hb_step_slot_synapses(g, slot, w, v, d, rhs);
+}
+
+HB_HOSTDEV void hb_step_mixed_axial(const hb_step_group_t *g, int block, int lane, double *d,
+                                    double *rhs)
+{
+    const size_t w = (size_t)g->width, base = g->block_start[block] + (size_t)lane;
+    const int m = g->lane_m[block * g->width + lane];
+    const double *v = g->v + base;
+    const double *u = g->u + base, *l = g->l + base, *cfac = g->cfac + base;
+    const int *parent = g->parent + base;
+    if (m < 1) return;
     hb_step_root_row(1, 1, cfac, d, rhs);
     for (int i = 1; i < m; i++) {
         const size_t r = (size_t)i * w, pr = (size_t)parent[r] * w;
         hb_step_axial_row(1, 1, cfac + r, u + r, l + r, v + r, v + pr, d + r, rhs + r, d + pr,
                           rhs + pr);
     }
+}
+
+HB_HOSTDEV void hb_step_mixed_assemble(const hb_step_group_t *g, const hb_step_params_t *p,
+                                       int block, int lane, double *d, double *rhs)
+{
+    hb_step_mixed_membrane(g, p, block, lane, d, rhs);
+    hb_step_mixed_axial(g, block, lane, d, rhs);
 }
 
 /* The solve's rows of one lane of a mixed block (elements r and its parent's pr from the lane's

@@ -192,6 +192,7 @@ static double section_count(const hb_section_t *sec, const hb_discretization_t *
     switch (type_count > 0 ? HB_CPOLICY_FIXED : opt->policy) {
     case HB_CPOLICY_FIXED: n = type_count > 0 ? type_count : opt->count; break;
     case HB_CPOLICY_MAX_LENGTH: n = ceil(sec->length / opt->max_length_um); break;
+    case HB_CPOLICY_ODD_LENGTH: n = 1.0 + 2.0 * floor(sec->length / (2.0 * opt->max_length_um)); break;
     case HB_CPOLICY_D_LAMBDA:
         n = floor((sec->length / (opt->d_lambda * lambda_f(sec, opt)) + 0.9) / 2.0) * 2.0 + 1.0;
         break;
@@ -309,6 +310,7 @@ static hb_status_t check_options(const hb_discretization_t *opt)
                            opt->count);
         break;
     case HB_CPOLICY_MAX_LENGTH:
+    case HB_CPOLICY_ODD_LENGTH:
         if (!(opt->max_length_um > 0.0) || !isfinite(opt->max_length_um))
             return hb_fail(HB_ERR_INVALID_VALUE,
                            "discretisation: maximum compartment length %g um; expected > 0",
@@ -460,6 +462,7 @@ static const char *policy_name(hb_cpolicy_t policy)
     case HB_CPOLICY_MAX_LENGTH: return "max-length";
     case HB_CPOLICY_D_LAMBDA: return "d-lambda";
     case HB_CPOLICY_PER_SEGMENT: return "per-segment";
+    case HB_CPOLICY_ODD_LENGTH: return "odd-length";
     }
     return "unknown";
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/morphology.h"
+#include "core/import3d.h"
 #include "common/status.h"
 
 #define SOMA 1

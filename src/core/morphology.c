@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/import3d.h"
 #include "core/morphology.h"
 #include "common/status.h"
 
@@ -115,32 +116,9 @@ static hb_status_t warn_at(builder_t *b, long line, const char *format, ...)
     char buf[1024];
     va_list args;
     va_start(args, format);
-    format_located(buf, sizeof buf, b->name, line, format, args);
-    va_end(args);
-    hb_morph_t *m = b->m;
-    char **grown = realloc(m->warnings, (size_t)(m->n_warnings + 1) * sizeof *grown);
-    if (!grown) return out_of_memory(b);
-    m->warnings = grown;
-    size_t len = strlen(buf) + 1;
-    char *copy = malloc(len);
-    if (!copy) return out_of_memory(b);
-    memcpy(copy, buf, len);
-    m->warnings[m->n_warnings++] = copy;
-    return HB_SUCCESS;
-}
-
-hb_status_t hb_morph_warn(hb_morph_t *m, long line, const char *format, ...)
-{
-    builder_t b;
-    memset(&b, 0, sizeof b);
-    b.m = m;
-    b.name = m->name;
-    char buf[1024];
-    va_list args;
-    va_start(args, format);
     vsnprintf(buf, sizeof buf, format, args);
     va_end(args);
-    return warn_at(&b, line, "%s", buf);
+    return hb_morph_warn(b->m, line, "%s", buf);
 }
 
 /* Where a sample is, for messages naming a second sample: "line 12" or "entry 4". */
@@ -800,32 +778,6 @@ hb_status_t hb_morph_build(const hb_sample_t *samples, int count, const char *na
     }
     *morph = b.m;
     return HB_SUCCESS;
-}
-
-hb_status_t hb_morph_destroy(hb_morph_t *morph)
-{
-    if (!morph) return HB_SUCCESS;
-    for (int i = 0; i < morph->n_sections; i++) {
-        free(morph->sections[i].sample);
-        free(morph->sections[i].arc);
-        free(morph->sections[i].radius);
-    }
-    free(morph->sections);
-    for (int i = 0; i < morph->n_warnings; i++) free(morph->warnings[i]);
-    free(morph->warnings);
-    free(morph->samples);
-    free(morph->parent);
-    free(morph->name);
-    free(morph);
-    return HB_SUCCESS;
-}
-
-int hb_morph_warning_count(const hb_morph_t *morph) { return morph ? morph->n_warnings : 0; }
-
-const char *hb_morph_warning(const hb_morph_t *morph, int index)
-{
-    if (!morph || index < 0 || index >= morph->n_warnings) return NULL;
-    return morph->warnings[index];
 }
 
 hb_status_t hb_morph_stats(const hb_morph_t *morph, hb_morph_stats_t *stats)

@@ -20,7 +20,6 @@
 #include "common/status.h"
 
 #define SWC_FIELDS 7
-#define DEFAULT_MAX_TYPE 19 /* MorphIO's largest SWC type */
 /* Characters of a bad field quoted in a message. */
 #define QUOTE_MAX 40
 /* Tokens up to this length are parsed from a stack copy. */
@@ -45,15 +44,6 @@ typedef struct {
     int count;
     int capacity;
 } reader_t;
-
-void hb_swc_options_default(hb_swc_options_t *options)
-{
-    if (!options) return;
-    options->units = HB_UNITS_UM;
-    options->max_type = DEFAULT_MAX_TYPE;
-    options->sections = HB_SECTIONS_HINESBATCH;
-    options->keep_zero_radius = 0;
-}
 
 /* ---- fields ---- */
 

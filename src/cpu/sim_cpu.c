@@ -16,6 +16,7 @@
 #endif
 
 #include "backend/sim_ops.h"
+#include "common/cat_step.h"
 #include "common/status.h"
 
 typedef struct {
@@ -517,6 +518,34 @@ static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int 
     }
 }
 
+/* A block of a group with catalogue mechanisms (common/cat_step.h): hb_step_lanes' passes with
+ * the mechanisms' currents after pas, hh, stimuli and synapses, and their states after the
+ * update of v; a mixed block lane by lane (hb_step_mixed_*, the arrays, not the row table).
+ * The run-time width: these groups are not specialised. */
+static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, int block,
+                           double *d, double *rhs)
+{
+    const int W = g->width;
+    if (g->mixed) {
+        for (int k = 0; k < W; k++) {
+            if (g->lane_m[block * W + k] < 1) continue;
+            hb_step_mixed_membrane(g, p, block, k, d + k, rhs + k);
+            hb_cat_step_current(g, p, block, k, 1, d + k, rhs + k);
+            hb_step_mixed_axial(g, block, k, d + k, rhs + k);
+            hb_step_mixed_solve(g, block, k, d + k, rhs + k);
+            hb_step_mixed_update(g, p, block, k, rhs + k);
+            hb_cat_step_state(g, p, block, k, 1);
+        }
+        return;
+    }
+    hb_step_lanes_membrane(g, p, block, 0, W, W, g->shared, d, rhs);
+    hb_cat_step_current(g, p, block, 0, W, d, rhs);
+    hb_step_lanes_axial(g, block, 0, W, W, g->shared, d, rhs);
+    hb_step_lanes_solve(g, block, 0, W, W, g->shared, d, rhs);
+    hb_step_lanes_update(g, p, block, 0, W, W, rhs);
+    hb_cat_step_state(g, p, block, 0, W);
+}
+
 /* One block with the lane count a constant: the lane loops become vector code
  * (with GCC on x86-64 also an AVX2 clone, picked at load time where the CPU has
  * it; without FMA contraction, so the results are the same bits). */
@@ -527,6 +556,10 @@ static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int 
                        const unsigned char *gather_row, double *scratch)
 {
     double *d = scratch, *rhs = scratch + (size_t)g->m * (size_t)g->width;
+    if (g->cat) {
+        step_block_cat(g, p, block, d, rhs);
+        return;
+    }
     if (g->mixed) {
         step_mixed(g, p, block, gather_row, scratch);
         return;
@@ -560,7 +593,7 @@ enum { INTERLEAVE = 4 }; /* 4 and 8 measured alike (busyring, one core) */
 /* A one-lane block that can join an interleaved item: shared constants, fixed rows known. */
 static int interleavable(const hb_step_group_t *g)
 {
-    return g->width == 1 && g->shared && g->fixed_row != NULL;
+    return g->width == 1 && g->shared && g->fixed_row != NULL && !g->cat;
 }
 
 static inline void solve_interleaved(int n, const hb_step_group_t *const *g, double *const *d,
@@ -1132,6 +1165,7 @@ static hb_status_t cpu_get_v(void *engine, int g, size_t first, size_t count, do
 
 const struct hb_sim_ops hb_cpu_sim_ops = {
     .steps_in_place = 1,
+    .catalogue = 1,
     .synapses = 1,
     .block_width = cpu_block_width,
     .mixed_width = MIXED_LANES,

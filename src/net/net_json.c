@@ -27,6 +27,12 @@ typedef struct {
 } explicit_t;
 
 typedef struct {
+    uint32_t target;
+    uint32_t order; /* its place in the file (the sort's tie-break) */
+    hb_event_t e;
+} event_item_t;
+
+typedef struct {
     uint32_t first, count; /* targets (ring: also the sources) */
     uint32_t src_first, src_count; /* random */
     int synapse, in_degree; /* synapse -1: "each", the q-th source to synapse q */
@@ -44,6 +50,8 @@ typedef struct {
     size_t n_source_items;
     explicit_t *explicit_conns; /* sorted by target, then file order */
     size_t n_explicit;
+    event_item_t *events; /* "events": sorted by target, then file order */
+    size_t n_events;
     builder_t *builders;
     int n_builders;
     int exchange;           /* network.exchange: hb_net_overlap_t */
@@ -86,6 +94,7 @@ static void json_net_free(void *p)
     free(r->sources);
     free(r->source_first);
     free(r->explicit_conns);
+    free(r->events);
     free(r->builders);
     hb_net_json_records_free(&r->records);
     free(r);
@@ -177,11 +186,32 @@ static hb_status_t random_sources(const builder_t *b, uint32_t gid, uint32_t *ou
     return HB_SUCCESS;
 }
 
-/* Busyring's kick (Arbor's event generator): an event at 1 ms on each ring's first cell. */
+/* Busyring's kick (Arbor's event generator): an event at 1 ms on each ring's first cell; or
+ * the file's "events" of gid (a SONATA circuit's spike trains, each through its edges). */
 static hb_status_t jn_events(void *user, uint32_t gid, hb_event_t *out, int *count)
 {
     json_net_t *r = user;
-    const int n = r->busyring && gid % r->br.ring_size == 0;
+    if (!r->busyring) {
+        size_t lo = 0, hi = r->n_events;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (r->events[mid].target < gid) lo = mid + 1;
+            else hi = mid;
+        }
+        size_t end = lo;
+        while (end < r->n_events && r->events[end].target == gid) end++;
+        if (end - lo > 0x7fffffff)
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "network: gid %u has %zu events", gid, end - lo);
+        const int n = (int)(end - lo);
+        if (out) {
+            if (*count < n) return hb_fail(HB_ERR_INVALID_VALUE, "network: room for %d events "
+                                           "of gid %u, expected %d", *count, gid, n);
+            for (int k = 0; k < n; k++) out[k] = r->events[lo + (size_t)k].e;
+        }
+        *count = n;
+        return HB_SUCCESS;
+    }
+    const int n = gid % r->br.ring_size == 0;
     if (out && *count >= n && n) out[0] = (hb_event_t){0, 1.0, (double)r->br.event_weight};
     *count = n;
     return HB_SUCCESS;
@@ -395,6 +425,54 @@ static hb_status_t parse_connections(json_net_t *r, const json_t *list, const ch
      * result from qsort, O(n log n)) */
     if (r->n_explicit > 1)
         qsort(r->explicit_conns, r->n_explicit, sizeof *r->explicit_conns, compare_explicit);
+    return HB_SUCCESS;
+}
+
+static int compare_events(const void *a, const void *b)
+{
+    const event_item_t *x = a, *y = b;
+    if (x->target != y->target) return x->target < y->target ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* "events": [{"target", "synapse", "time", "weight"}]: given to a cell's synapse at a time,
+ * with no spike behind it (hb_recipe_t.events_on). */
+static hb_status_t parse_events(json_net_t *r, const json_t *list, const char *path)
+{
+    static const char *const keys[] = {"target", "synapse", "time", "weight", NULL};
+    hb_json_loader_t *ld = &r->ld;
+    if (json_array_size(list) > 0xffffffffu)
+        return hb_json_fail(ld, path, "%zu events; expected at most 2^32 - 1",
+                            json_array_size(list));
+    r->events = calloc(json_array_size(list) + 1, sizeof *r->events);
+    if (!r->events) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    size_t i;
+    const json_t *ej;
+    hb_status_t status;
+    json_array_foreach(list, i, ej) {
+        char item[HB_JSON_PATH];
+        hb_json_join_index(item, path, i);
+        long target = -1, synapse = 0;
+        double time = -1.0, weight = 0.0;
+        if ((status = hb_json_need_object(ld, item, ej)) ||
+            (status = hb_json_check_keys(ld, item, ej, keys)) ||
+            (status = hb_json_int(ld, item, ej, "target", 0, (long)r->n_cable - 1, &target)) ||
+            (status = hb_json_int(ld, item, ej, "synapse", 0, 0x7fffffffL, &synapse)) ||
+            (status = hb_json_number(ld, item, ej, "time", HB_JSON_REQUIRED,
+                                     HB_JSON_NON_NEGATIVE, &time)) ||
+            (status = hb_json_number(ld, item, ej, "weight", HB_JSON_REQUIRED, HB_JSON_ANY,
+                                     &weight)))
+            return status;
+        if (target < 0) {
+            char key[HB_JSON_PATH];
+            hb_json_join(key, item, "target");
+            return hb_json_fail(ld, key, "missing; expected the gid of a cell");
+        }
+        r->events[r->n_events] = (event_item_t){(uint32_t)target, (uint32_t)r->n_events,
+                                                {(int)synapse, time, weight}};
+        r->n_events++;
+    }
+    if (r->n_events > 1) qsort(r->events, r->n_events, sizeof *r->events, compare_events);
     return HB_SUCCESS;
 }
 
@@ -628,7 +706,7 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
 static hb_status_t parse_network(json_net_t *r, const json_t *net)
 {
     static const char *const keys[] = {"sources", "connections", "ring", "random", "busyring",
-                                       "exchange", NULL};
+                                       "exchange", "events", NULL};
     static const char *const modes[] = {"blocking", "iallgatherv", "tasks"}; /* hb_net_overlap_t */
     hb_json_loader_t *ld = &r->ld;
     hb_status_t status;
@@ -648,8 +726,8 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
         r->exchange = found;
     }
     if (json_object_get(net, "busyring")) return HB_SUCCESS; /* load() parses it */
-    const char *lists[4] = {"sources", "connections", "ring", "random"};
-    for (int k = 0; k < 4; k++) {
+    const char *lists[5] = {"sources", "connections", "ring", "random", "events"};
+    for (int k = 0; k < 5; k++) {
         const json_t *l = json_object_get(net, lists[k]);
         char at[HB_JSON_PATH];
         hb_json_join(at, "network", lists[k]);
@@ -663,7 +741,8 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
     hb_json_join(at, "network", "connections");
     if ((status = parse_connections(r, json_object_get(net, "connections"), at, n)) ||
         (status = parse_builders(r, json_object_get(net, "ring"), "network.ring", 0, n)) ||
-        (status = parse_builders(r, json_object_get(net, "random"), "network.random", 1, n)))
+        (status = parse_builders(r, json_object_get(net, "random"), "network.random", 1, n)) ||
+        (status = parse_events(r, json_object_get(net, "events"), "network.events")))
         return status;
     return HB_SUCCESS;
 }
@@ -705,7 +784,8 @@ static hb_status_t check_memory(json_net_t *r)
         conns[rank_of(r->explicit_conns[e].target, n, ranks)] += 1.0;
     const double whole = (double)r->n_cable * sizeof(hb_model_t *) +
                          (double)r->n_source_items * sizeof(hb_spike_source_t) +
-                         (double)r->n_explicit * sizeof(explicit_t);
+                         (double)r->n_explicit * sizeof(explicit_t) +
+                         (double)r->n_events * sizeof(event_item_t);
     int worst = 0;
     double bytes = 0.0;
     for (int k = 0; k < ranks; k++) {
@@ -780,11 +860,12 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
     status = parse_network(r, net);
     const json_t *busy = json_is_object(net) ? json_object_get(net, "busyring") : NULL;
     if (status == HB_SUCCESS && busy) {
-        static const char *const others[] = {"sources", "connections", "ring", "random"};
+        static const char *const others[] = {"sources", "connections", "ring", "random",
+                                             "events"};
         if (cells)
             return hb_json_fail(ld, "cells", "a busyring network builds its own cells; expected "
                                 "no \"cells\"");
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 5; k++)
             if (json_object_get(net, others[k])) {
                 char at[HB_JSON_PATH];
                 hb_json_join(at, "network", others[k]);

@@ -69,6 +69,10 @@ typedef struct {
     int n_parameters, n_states, n_assigned, n_constants;
     const char **range, **globals, **pointers, **nonspecific;
     int n_range, n_globals, n_pointers, n_nonspecific;
+    /* RANDOM (NEURON 9): each a Philox stream per instance, its position kept as the ASSIGNED
+     * of that name and its ids as the fields <name>_id1, _id2, _id3 (docs/nmodl.md) */
+    const char **randoms;
+    int n_randoms;
     hb_nmodl_ion_t *ions;
     int n_ions;
     hb_nmodl_solve_t *solves;

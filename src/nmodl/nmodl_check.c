@@ -138,7 +138,8 @@ static const struct {
     {"exprand", 1, 0},      {"normrand", 2, 0},  {"scop_random", 0, 0},
     {"net_send", 2, 0},     {"net_event", 1, 0}, {"net_move", 1, 0},
     {"printf", -1, 0},      {"at_time", 1, 0},   {"state_discontinuity", 2, 0},
-    {"nrn_pointing", 1, 0},
+    {"nrn_pointing", 1, 0},  {"random_uniform", -1, 0}, {"random_setseq", 2, 0},
+    {"random_setids", 4, 0},
 };
 
 /* Whether `name` is a word of some VERBATIM block: C code may declare it. */
@@ -749,6 +750,7 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
     }
     implicit_assigned(&k, c->range, c->n_range);
     implicit_assigned(&k, c->globals, c->n_globals);
+    implicit_assigned(&k, c->randoms, c->n_randoms); /* the stream's position */
     check_declared(&k, c->nonspecific, c->n_nonspecific, "NONSPECIFIC_CURRENT");
     check_declared(&k, c->pointers, c->n_pointers, "POINTER");
     if (c->kind == HB_NMODL_DENSITY) {
@@ -800,6 +802,8 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
     m->n_range = c->n_range;
     m->globals = names_of(c, c->globals, c->n_globals);
     m->n_globals = c->n_globals;
+    m->randoms = names_of(c, c->randoms, c->n_randoms);
+    m->n_randoms = c->n_randoms;
     m->pointers = names_of(c, c->pointers, c->n_pointers);
     m->n_pointers = c->n_pointers;
     m->nonspecific = names_of(c, c->nonspecific, c->n_nonspecific);

@@ -11,18 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nmodl/nmodl_internal.h"
-
-typedef struct {
-    nm_ctx *c;
-    const hb_nmodl_mechanism_t *m;
-    FILE *out;
-    const char *prefix;    /* "hbg_hh" */
-    const nm_block *block; /* being written */
-    const char **locals;   /* LOCALs and loop variables in scope */
-    int n_locals, cap_locals;
-    const nm_node *deriv_block; /* the DERIVATIVE the BREAKPOINT solves */
-} gen;
+#include "nmodl/nmodl_gen.h"
 
 static void emit(gen *g, const char *format, ...) HB_PRINTF(2, 3);
 static void emit(gen *g, const char *format, ...)
@@ -150,6 +139,10 @@ static void emit_expr(gen *g, const nm_node *n)
             emit(g, ")");
             return;
         }
+        if (strncmp(n->name, "random_", 7) == 0) { /* RANDOM (nmodl_gen_point.c) */
+            nm_gen_random_call(g, n);
+            return;
+        }
         if (strcmp(n->name, "exp") == 0) {
             emit(g, "hb_exp(");
         } else {
@@ -228,10 +221,7 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
                 emit_expr(g, gc);
                 emit(g, ";\n");
             } else {
-                nm_error(c, s->line, s->column,
-                         "the current %s is not of the form G*(v - E); NEURON's "
-                         "numerical di/dv is not generated yet (docs/mechanisms.md, section 5)",
-                         s->kids[0]->name);
+                g->numeric_didv = 1; /* NEURON's difference (nmodl_gen_point.c) */
             }
         }
         return;
@@ -288,6 +278,7 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
         return;
     case S_SOLVE:
         if (g->block && g->block->kind == B_BREAKPOINT) return; /* the state kernel */
+        if (g->block && g->block->kind == B_INITIAL && nm_gen_initial_solve(g, s, depth)) return;
         nm_error(c, s->line, s->column,
                  "SOLVE in %s is not supported by the code generator yet; "
                  "expected SOLVE in BREAKPOINT only",
@@ -297,6 +288,7 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
                  "VERBATIM (C code inside NMODL) is not supported by the code "
                  "generator; expected NMODL statements only");
     default:
+        if (nm_gen_statement_more(g, s, depth)) return;
         nm_error(c, s->line, s->column,
                  "this statement is not supported by the code generator yet "
                  "(density mechanisms with cnexp only); expected assignments, calls, if, while, "
@@ -312,22 +304,28 @@ static void emit_block(gen *g, const nm_node *b, int depth)
 }
 
 /* cnexp for x' = (A - x)/B, A and B free of x: x += (1 - exp(-dt/B)) (A - x), the engine's form
- * (hb_step_gates_row). */
+ * (hb_step_gates_row); x' = -x/B is (0 - x)/B in that form (hb_step_synapse_decay). Other
+ * linear forms: NEURON's (nm_gen_cnexp_linear). */
 static void emit_cnexp(gen *g, const nm_node *s)
 {
     const nm_node *r = s->kids[0];
     const nm_node *num = r->kind == N_BINARY && r->op == '/' ? r->kids[0] : NULL;
-    if (!num || num->kind != N_BINARY || num->op != '-' || num->kids[1]->kind != N_NAME ||
-        strcmp(num->kids[1]->name, s->name) != 0 || mentions(num->kids[0], s->name) ||
-        mentions(r->kids[1], s->name))
-        nm_error(g->c, s->line, s->column,
-                 "%s' is not of the form (inf - %s)/tau; other cnexp forms are "
-                 "not generated yet (docs/mechanisms.md, section 3)",
-                 s->name, s->name);
+    const int decay = num && num->kind == N_UNARY && num->op == '-' &&
+                      num->kids[0]->kind == N_NAME && !num->kids[0]->n_kids &&
+                      strcmp(num->kids[0]->name, s->name) == 0 && !mentions(r->kids[1], s->name);
+    if (!decay && (!num || num->kind != N_BINARY || num->op != '-' ||
+                   num->kids[1]->kind != N_NAME || strcmp(num->kids[1]->name, s->name) != 0 ||
+                   mentions(num->kids[0], s->name) || mentions(r->kids[1], s->name))) {
+        nm_gen_cnexp_linear(g, s);
+        return;
+    }
     emit(g, "    s->%s += (1.0 - hb_exp(-s->dt / ", s->name);
     emit_expr(g, r->kids[1]);
     emit(g, ")) * (");
-    emit_expr(g, num->kids[0]);
+    if (decay)
+        emit(g, "0.0");
+    else
+        emit_expr(g, num->kids[0]);
     emit(g, " - s->%s);\n", s->name);
 }
 
@@ -450,6 +448,118 @@ typedef struct {
     int param; /* a RANGE PARAMETER */
 } field;
 
+/* Whether a kernel may read `x` before writing it (so its value must persist between
+ * kernels): the statements in order, calls followed into their blocks (a name an argument or
+ * LOCAL shadows is not x), a write inside if/while/FROM not counted as definite unless both
+ * branches write. `*written` is set once x is definitely written. */
+typedef struct {
+    const nm_ctx *c;
+    const char *x;
+    int depth;
+} live;
+
+static int reads_expr(live *l, const nm_node *n, int written);
+static int reads_block(live *l, const nm_node *b, int *written);
+
+static int shadowed(const nm_block *b, const char *x)
+{
+    if (b->args)
+        for (int i = 0; i < b->args->n_kids; i++)
+            if (strcmp(b->args->kids[i]->name, x) == 0) return 1;
+    return 0;
+}
+
+static int reads_call(live *l, const nm_node *n, int *written)
+{
+    for (int i = 0; i < n->n_kids; i++)
+        if (reads_expr(l, n->kids[i], *written)) return 1;
+    const nm_block *b = find_block(l->c, n->name);
+    if (!b || shadowed(b, l->x) || l->depth > 20) return 0;
+    if (b->kind == B_FUNCTION && strcmp(b->name, l->x) == 0) return 0;
+    l->depth++;
+    const int r = reads_block(l, b->body, written);
+    l->depth--;
+    return r;
+}
+
+static int reads_expr(live *l, const nm_node *n, int written)
+{
+    if (n->kind == N_NAME && !written && strcmp(n->name, l->x) == 0) return 1;
+    if (n->kind == N_CALL) {
+        int w = written;
+        return reads_call(l, n, &w);
+    }
+    for (int i = 0; i < n->n_kids; i++)
+        if (reads_expr(l, n->kids[i], written)) return 1;
+    return 0;
+}
+
+static int reads_statement(live *l, const nm_node *s, int *written)
+{
+    switch (s->kind) {
+    case S_ASSIGN:
+        if (reads_expr(l, s->kids[1], *written)) return 1;
+        if (s->kids[0]->n_kids && reads_expr(l, s->kids[0]->kids[0], *written)) return 1;
+        if (strcmp(s->kids[0]->name, l->x) == 0) *written = 1;
+        return 0;
+    case S_CALL: return reads_call(l, s->kids[0], written);
+    case S_IF: {
+        if (reads_expr(l, s->kids[0], *written)) return 1;
+        int a = *written, b = *written;
+        if (reads_block(l, s->kids[1], &a)) return 1;
+        if (s->n_kids > 2 && (s->kids[2]->kind == S_BLOCK ? reads_block(l, s->kids[2], &b)
+                                                          : reads_statement(l, s->kids[2], &b)))
+            return 1;
+        *written = a && b;
+        return 0;
+    }
+    case S_LOCAL:
+        for (int i = 0; i < s->n_kids; i++)
+            if (strcmp(s->kids[i]->name, l->x) == 0) *written = 1; /* shadowed from here */
+        return 0;
+    case S_SOLVE: {
+        const nm_block *b = find_block(l->c, s->name);
+        if (!b || l->depth > 20) return 0;
+        l->depth++;
+        const int r = reads_block(l, b->body, written);
+        l->depth--;
+        return r;
+    }
+    case S_VERBATIM: return 0;
+    default: { /* while, FROM, reactions, x' =, TABLE ...: reads only */
+        int w = *written;
+        for (int i = 0; i < s->n_kids; i++) {
+            const nm_node *k = s->kids[i];
+            if (k->kind == S_BLOCK ? reads_block(l, k, &w) : reads_expr(l, k, *written))
+                return 1;
+        }
+        return 0;
+    }
+    }
+}
+
+static int reads_block(live *l, const nm_node *b, int *written)
+{
+    for (int i = 0; i < b->n_kids; i++)
+        if (reads_statement(l, b->kids[i], written)) return 1;
+    return 0;
+}
+
+/* Whether x must be kept per instance: a kernel after INITIAL (the currents, the SOLVE, the
+ * NET_RECEIVE) may read it before it writes it. */
+static int persists(const nm_ctx *c, const char *x)
+{
+    for (int i = 0; i < c->n_blocks; i++) {
+        const nm_block *b = &c->blocks[i];
+        if (b->kind != B_BREAKPOINT && b->kind != B_NET_RECEIVE) continue;
+        if (b->kind == B_NET_RECEIVE && shadowed(b, x)) continue;
+        live l = {c, x, 0};
+        int written = 0;
+        if (reads_block(&l, b->body, &written)) return 1;
+    }
+    return 0;
+}
+
 static int collect_fields(gen *g, field *out, int room)
 {
     const hb_nmodl_mechanism_t *m = g->m;
@@ -468,6 +578,27 @@ static int collect_fields(gen *g, field *out, int room)
         if (in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
             out[n++] = (field){a, 0};
     }
+    /* then, as scratch, the ASSIGNED neither RANGE nor GLOBAL nor a current that a kernel may
+     * read before writing (NEURON keeps every ASSIGNED per instance: Exp2Syn's factor, set in
+     * INITIAL and read by NET_RECEIVE; a channel's rates, recomputed before use, need not) */
+    static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
+    for (int i = 0; i < m->n_assigned; i++) {
+        const char *a = m->assigned[i].name;
+        int ion_var = 0;
+        for (int j = 0; j < m->n_ions; j++)
+            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) ||
+                       in_list(m->ions[j].write, m->ions[j].n_write, a);
+        if (!in_list(m->range, m->n_range, a) && !in_list(m->globals, m->n_globals, a) &&
+            !ion_var && !in_list(builtins, 6, a) && !is_current(g, a) && persists(g->c, a) &&
+            n < room)
+            out[n++] = (field){a, 0};
+    }
+    /* then each RANDOM's ids, set per instance by the model (docs/nmodl.md) */
+    for (int i = 0; i < m->n_randoms && n + 3 <= room; i++) {
+        static const char *const suffix[] = {"_id1", "_id2", "_id3"};
+        for (int q = 0; q < 3; q++)
+            out[n++] = (field){nm_printf(g->c, "%s%s", m->randoms[i], suffix[q]), 0};
+    }
     return n;
 }
 
@@ -475,24 +606,37 @@ static void emit_mechanism(gen *g)
 {
     nm_ctx *c = g->c;
     const hb_nmodl_mechanism_t *m = g->m;
-    if (m->kind != HB_NMODL_DENSITY)
+    if (m->kind == HB_NMODL_ARTIFICIAL)
         nm_error(c, c->mech_name.line, c->mech_name.column,
-                 "%s is a point process; the code generator "
-                 "writes density mechanisms only yet",
+                 "%s is an ARTIFICIAL_CELL, which the code generator does not write; "
+                 "expected a SUFFIX or POINT_PROCESS mechanism",
                  m->name);
     const nm_block *bp = find_kind(c, B_BREAKPOINT);
     if (!bp)
         nm_error(c, c->mech_name.line, c->mech_name.column, "%s has no BREAKPOINT; expected one",
                  m->name);
     const nm_block *deriv = NULL;
+    const hb_nmodl_solve_t *other = NULL; /* derivimplicit, sparse, a PROCEDURE */
     for (int i = 0; i < m->n_solves; i++) {
         if (strcmp(m->solves[i].caller, "BREAKPOINT") != 0) continue;
-        if (strcmp(m->solves[i].method, "cnexp") != 0 || deriv)
-            nm_error(c, c->mech_name.line, c->mech_name.column,
-                     "SOLVE %s METHOD %s: the code generator "
-                     "writes one SOLVE ... METHOD cnexp yet",
-                     m->solves[i].block, m->solves[i].method);
-        deriv = find_block(c, m->solves[i].block);
+        const char *method = m->solves[i].method;
+        const int cnexp = strcmp(method, "cnexp") == 0;
+        const nm_node *at = NULL; /* the SOLVE statement, for its position */
+        for (int k = 0; k < bp->body->n_kids && !at; k++)
+            if (bp->body->kids[k]->kind == S_SOLVE &&
+                strcmp(bp->body->kids[k]->name, m->solves[i].block) == 0)
+                at = bp->body->kids[k];
+        if (deriv || other ||
+            (!cnexp && strcmp(method, "derivimplicit") != 0 && strcmp(method, "sparse") != 0 &&
+             strcmp(m->solves[i].block_kind, "PROCEDURE") != 0))
+            nm_error(c, at ? at->line : c->mech_name.line, at ? at->column : c->mech_name.column,
+                     "SOLVE %s METHOD %s is not generated; expected one SOLVE in BREAKPOINT, "
+                     "METHOD cnexp, derivimplicit or sparse, or of a PROCEDURE",
+                     m->solves[i].block, method[0] ? method : "(none)");
+        if (cnexp)
+            deriv = find_block(c, m->solves[i].block);
+        else
+            other = &m->solves[i];
     }
     for (int i = 0; i < c->n_decls; i++)
         if (c->decls[i].array)
@@ -504,9 +648,15 @@ static void emit_mechanism(gen *g)
     emit(g, "/* Generated by hinesbatch's NMODL code generator from %s: do not edit. */\n",
          m->path);
     emit(g, "#include <math.h>\n\n#include \"common/hostdev.h\"\n#include \"common/mech_abi.h\"\n"
-            "#include \"common/sim_step.h\"\n\n");
+            "#include \"common/sim_step.h\"\n%s\n",
+         m->n_randoms ? "#include \"common/philox.h\"\n" : "");
+    nm_gen_solve_helpers(g);
     /* the variables of one instance and lane */
     emit(g, "typedef struct {\n    double v, t, dt, celsius, diam, area;\n");
+    if (m->n_net_receive_args >= 0) emit(g, "    double flag; /* NET_RECEIVE: 0, an event */\n");
+    for (int i = 0; i < m->n_randoms; i++)
+        emit(g, "    double %s_id1, %s_id2, %s_id3; /* RANDOM %s's stream */\n", m->randoms[i],
+             m->randoms[i], m->randoms[i], m->randoms[i]);
     static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
     for (int i = 0; i < c->n_decls; i++)
         if (!in_list(builtins, 6, c->decls[i].var.name))
@@ -554,7 +704,7 @@ static void emit_mechanism(gen *g)
     emit(g, "}\n\n");
     /* BREAKPOINT's currents */
     g->block = bp;
-    emit(g, "HB_HOSTDEV void %s_currents(%s_vars_t *s)\n{\n", p, p);
+    emit(g, "HB_HOSTDEV void %s_currents(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
     emit_block(g, bp->body, 1);
     emit(g, "}\n\n");
     /* the states: cnexp */
@@ -570,6 +720,7 @@ static void emit_mechanism(gen *g)
         }
         g->n_locals = 0;
     }
+    if (other) nm_gen_solve_states(g, other);
     emit(g, "}\n\n");
     g->block = NULL;
 
@@ -580,6 +731,9 @@ static void emit_mechanism(gen *g)
     for (int i = 0; i < n_fields; i++) n_params += fields[i].param;
     emit(g, "enum { %s_N_FIELD = %d, %s_N_PARAM = %d, %s_N_TABLE = %d };\n\n", p, n_fields, p,
          n_params, p, n_tables);
+    /* the descriptor's numeric_didv and n_weight (docs/mechanisms.md, sections 1 and 5) */
+    emit(g, "enum { %s_NUMERIC_DIDV = %d, %s_N_WEIGHT = %d };\n\n", p, g->numeric_didv, p,
+         m->n_net_receive_args);
     emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
          p, p);
     emit(g, "    const int W = blk->width, row = blk->node[j * W + k];\n");
@@ -587,6 +741,7 @@ static void emit_mechanism(gen *g)
          p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
+    if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
     for (int i = 0, t = 0; i < c->n_blocks; i++)
         if (table_of(&c->blocks[i]))
             emit(g, "    s->table_%s = blk->table ? blk->table[%d] : NULL;\n", c->blocks[i].name,
@@ -656,22 +811,7 @@ static void emit_mechanism(gen *g)
          "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
          "%s_currents(&s);\n",
          p, p, p);
-    emit(g, "            const size_t r = (size_t)blk->node[j * blk->width + k] * "
-            "(size_t)blk->width + (size_t)k;\n");
-    emit(g, "            blk->rhs[r] += ");
-    for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
-    emit(g, "%s;\n            blk->d[r] += ", n_cur ? "" : "0.0");
-    for (int i = 0; i < n_cur; i++) emit(g, "%ss.g_%s", i ? " + " : "", cur[i]);
-    emit(g, "%s;\n", n_cur ? "" : "0.0");
-    for (int i = 0; i < m->n_ions; i++)
-        for (int j = 0; j < m->ions[i].n_write; j++) {
-            const char *v = m->ions[i].write[j];
-            if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
-            emit(g,
-                 "            blk->ion[%d].i[r] += s.%s;\n            blk->ion[%d].didv[r] += "
-                 "s.g_%s;\n",
-                 i, v, i, v);
-        }
+    nm_gen_current_accumulate(g, cur, n_cur);
     emit(g, "            %s_store(blk, j, k, &s);\n        }\n}\n\n", p);
     emit(g, "HB_HOSTDEV void %s_state_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
     emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
@@ -680,13 +820,14 @@ static void emit_mechanism(gen *g)
          "%s_states(&s);\n"
          "            %s_store(blk, j, k, &s);\n        }\n}\n",
          p, p, p, p);
+    nm_gen_net_receive(g);
 }
 
 const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 {
     jmp_buf outer;
     memcpy(outer, c->fail, sizeof outer);
-    gen g = {c, m, NULL, "hbg", NULL, NULL, 0, 0, NULL};
+    gen g = {.c = c, .m = m, .out = NULL, .prefix = "hbg"};
     const char *result = NULL;
     if (setjmp(c->fail)) {
         result = nm_strndup(c, c->message, strlen(c->message));
@@ -699,6 +840,29 @@ const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 
 void nm_emit(nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *prefix, FILE *out)
 {
-    gen g = {c, m, out, prefix, NULL, NULL, 0, 0, NULL};
+    gen g = {.c = c, .m = m, .out = out, .prefix = prefix};
     emit_mechanism(&g);
 }
+
+/* The writers, for nmodl_gen_solve.c and nmodl_gen_point.c (nmodl_gen.h). */
+void nm_gen_emit(gen *g, const char *format, ...)
+{
+    if (!g->out) return;
+    va_list args;
+    va_start(args, format);
+    vfprintf(g->out, format, args);
+    va_end(args);
+}
+void nm_gen_expr(gen *g, const nm_node *n) { emit_expr(g, n); }
+void nm_gen_number(gen *g, double x) { emit_number(g, x); }
+void nm_gen_block(gen *g, const nm_node *b, int depth) { emit_block(g, b, depth); }
+void nm_gen_statement(gen *g, const nm_node *s, int depth) { emit_statement(g, s, depth); }
+void nm_gen_indent(gen *g, int depth) { indent(g, depth); }
+void nm_gen_push_local(gen *g, const char *name)
+{
+    NM_GROW(g->c, g->locals, g->n_locals, g->cap_locals);
+    g->locals[g->n_locals++] = name;
+}
+const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name) { return find_block(c, name); }
+const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind) { return find_kind(c, kind); }
+int nm_gen_mentions(const nm_node *n, const char *name) { return mentions(n, name); }

@@ -319,17 +319,22 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
                 fprintf(out, "    %s_table_%s(&s, table[%d]);\n", p, c->blocks[i].name, q++);
         fputs("}\n", out);
     }
-    const int n_field = n_param + m->n_states + n_assigned;
+    /* the kernels keep scratch after these (non-RANGE ASSIGNED, RANDOM ids): N_FIELD */
+    const int n_described = n_param + m->n_states + n_assigned;
     fprintf(out,
-            "_Static_assert(%s_N_FIELD == %d && %s_N_PARAM == %d && %s_N_TABLE == %d,\n"
+            "_Static_assert(%s_N_FIELD >= %d && %s_N_PARAM == %d && %s_N_TABLE == %d,\n"
             "               \"the descriptor of %s follows its kernels' layout\");\n",
-            p, n_field, p, n_param, p, n_table, m->name);
+            p, n_described, p, n_param, p, n_table, m->name);
     fprintf(out,
-            "static const hb_cat_cpu_t hbgd_%s_%s_cpu = {%s_init_kernel, %s_current_kernel, "
-            "%s_state_kernel, NULL, ",
+            "static const hb_cat_cpu_t hbgd_%s_%s_cpu = {\n    %s_init_kernel,\n"
+            "    %s_current_kernel,\n    %s_state_kernel,\n    ",
             o->id, m->name, p, p, p);
+    if (m->n_net_receive_args >= 0)
+        fprintf(out, "%s_net_receive_kernel,\n    ", p);
+    else
+        fputs("NULL, /* net_receive */\n    ", out);
     array_ref(out, o, m->name, n_table, "tables");
-    fputs("};\n\n", out);
+    fputs(",\n};\n\n", out);
     static const char *const kinds[] = {"HB_CAT_DENSITY", "HB_CAT_POINT", "HB_CAT_ARTIFICIAL"};
     fprintf(row, "    {\"%s\", %s,\n     %d, ", m->name, kinds[m->kind], n_param);
     array_ref(row, o, m->name, n_param, "param");
@@ -341,8 +346,8 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
     array_ref(row, o, m->name, n_assigned, "assigned");
     fprintf(row, ",\n     %d, ", m->n_ions);
     array_ref(row, o, m->name, m->n_ions, "ion");
-    fprintf(row, ",\n     %d, %d, %d, 0, %d,\n     %d, ", m->n_net_receive_args, writes_current,
-            writes_conc, n_field, n_table);
+    fprintf(row, ",\n     %d, %d, %d, %s_NUMERIC_DIDV, %s_N_FIELD,\n     %d, ",
+            m->n_net_receive_args, writes_current, writes_conc, p, p, n_table);
     array_ref(row, o, m->name, n_table, "table_len");
     fprintf(row, ", &hbgd_%s_%s_cpu, NULL},\n", o->id, m->name);
 }

@@ -151,6 +151,8 @@ typedef struct {
     nm_ident *range, *globals, *pointers, *nonspecific, *electrode;
     int n_range, cap_range, n_globals, cap_globals, n_pointers, cap_pointers;
     int n_nonspecific, cap_nonspecific, n_electrode, cap_electrode;
+    nm_ident *randoms; /* NEURON 9's RANDOM: a counter-based stream per instance */
+    int n_randoms, cap_randoms;
     int threadsafe;
     nm_decl *decls;
     int n_decls, cap_decls;

@@ -668,6 +668,8 @@ static void parse_neuron(nm_ctx *c, const nm_token *kw)
             ident_list(c, w, &c->globals, &c->n_globals, &c->cap_globals);
         } else if (!strcmp(w, "POINTER") || !strcmp(w, "BBCOREPOINTER")) {
             ident_list(c, w, &c->pointers, &c->n_pointers, &c->cap_pointers);
+        } else if (!strcmp(w, "RANDOM")) {
+            ident_list(c, w, &c->randoms, &c->n_randoms, &c->cap_randoms);
         } else if (!strcmp(w, "THREADSAFE")) {
             c->threadsafe = 1;
         } else if (!strcmp(w, "REPRESENTS")) {

@@ -34,6 +34,8 @@ hb_status_t hb_json_fail(const hb_json_loader_t *ld, const char *path, const cha
     va_start(args, fmt);
     vsnprintf(what, sizeof what, fmt, args);
     va_end(args);
+    if (!path[0]) /* the object itself (hb_model_parse_json's cell) */
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s", ld->file, what);
     return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s: %s", ld->file, path, what);
 }
 

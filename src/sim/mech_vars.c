@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "mech/catalogue.h"
 #include "sim/json_util.h"
+#include "sim/sim_cat.h"
 #include "sim/sim_engine.h"
 
 typedef struct {
@@ -63,6 +65,45 @@ static int synapse_name(const char *variable, int *index, const char **name)
     return 1;
 }
 
+/* The unit of a built-in catalogue mechanism's "MECH.NAME" (a RANGE PARAMETER, STATE or
+ * ASSIGNED) or of an ion variable ("eca", "cai", "cao", "ica") of a species a built-in
+ * mechanism uses; NULL: neither. */
+static const char *catalogue_unit(const char *variable)
+{
+    const char *dot = strchr(variable, '.');
+    if (dot) {
+        char mech_name[128];
+        const size_t n = (size_t)(dot - variable);
+        if (n == 0 || n >= sizeof mech_name) return NULL;
+        memcpy(mech_name, variable, n);
+        mech_name[n] = '\0';
+        const hb_cat_mech_t *m = NULL;
+        if (hb_catalogue_find(NULL, 0, mech_name, &m) != HB_SUCCESS) return NULL;
+        const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
+        const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
+        for (int l = 0; l < 3; l++)
+            for (int k = 0; k < counts[l]; k++)
+                if (!strcmp(lists[l][k].name, dot + 1))
+                    return lists[l][k].unit && *lists[l][k].unit ? lists[l][k].unit : "1";
+        return NULL;
+    }
+    const size_t len = strlen(variable);
+    for (int c = 0; c < hb_catalogue_builtin_count(); c++) {
+        const hb_catalogue_t *cat = hb_catalogue_builtin(c);
+        for (int q = 0; q < cat->n_mech; q++)
+            for (int u = 0; u < cat->mech[q].n_ion; u++) {
+                const char *ion = cat->mech[q].ion[u].ion;
+                const size_t n = strlen(ion);
+                if (len != n + 1) continue;
+                if (variable[0] == 'e' && !strcmp(variable + 1, ion)) return "mV";
+                if (variable[0] == 'i' && !strcmp(variable + 1, ion)) return "mA/cm2";
+                if (!strncmp(variable, ion, n) && (variable[n] == 'i' || variable[n] == 'o'))
+                    return "mM";
+            }
+    }
+    return NULL;
+}
+
 hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out)
 {
     if (!variable || !out) return hb_fail(HB_ERR_INVALID_VALUE, "record variable: NULL argument");
@@ -90,6 +131,10 @@ hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out)
             out->unit = vars[k].unit;
             return HB_SUCCESS;
         }
+    if ((out->unit = catalogue_unit(variable)) != NULL) { /* a catalogue mechanism's, an ion's */
+        out->entry = -1;
+        return HB_SUCCESS;
+    }
     const char *near = hb_json_nearest(variable, names);
     return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": nothing of that name is recorded%s%s%s; %s",
                    variable, near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "",
@@ -168,6 +213,57 @@ static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, i
     return HB_SUCCESS;
 }
 
+/* A catalogue variable of cell c at `node` (common/cat_step.h): an ion's "eca", "cai", "cao",
+ * "ica" at the row, or "MECH.NAME", a RANGE PARAMETER, STATE or ASSIGNED of the mechanism's
+ * instance there. 1 with r->at set; 0 when the cell's group has no such thing. */
+static int resolve_cat(const hb_sim_t *sim, int c, int node, const char *variable,
+                       hb_rec_sample_t *r)
+{
+    const group_t *gr = &sim->groups[sim->group_of[c]];
+    const hb_step_cat_t *cat = gr->cat;
+    if (!cat) return 0;
+    const int slot = sim->slot_of[c];
+    const size_t e = hb_step_element(&gr->k, slot, node), W = (size_t)gr->k.width;
+    for (int x = 0; x < cat->n_ion; x++) {
+        const hb_step_ion_t *ion = &cat->ion[x];
+        const size_t n = strlen(ion->name), len = strlen(variable);
+        if (len != n + 1) continue;
+        const double *arr = NULL;
+        if (variable[0] == 'e' && !strcmp(variable + 1, ion->name)) arr = ion->e;
+        else if (variable[0] == 'i' && !strcmp(variable + 1, ion->name)) arr = ion->i;
+        else if (!strncmp(variable, ion->name, n) && variable[n] == 'i') arr = ion->ci;
+        else if (!strncmp(variable, ion->name, n) && variable[n] == 'o') arr = ion->co;
+        if (arr) {
+            r->at = arr + e;
+            return 1;
+        }
+    }
+    const char *dot = strchr(variable, '.');
+    for (int q = 0; dot && q < cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        const hb_cat_mech_t *m = cm->mech;
+        if (strlen(m->name) != (size_t)(dot - variable) ||
+            strncmp(m->name, variable, (size_t)(dot - variable)) != 0)
+            continue;
+        int field = -1, f = 0;
+        const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
+        const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
+        for (int l = 0; l < 3 && field < 0; l++)
+            for (int k = 0; k < counts[l]; k++, f++)
+                if (field < 0 && !strcmp(lists[l][k].name, dot + 1)) field = f;
+        if (field < 0) return 0;
+        const size_t i0 = cm->inst_start[(size_t)slot / W], lane = (size_t)slot % W;
+        for (int j = 0; j < cm->lane_inst[slot]; j++)
+            if (cm->node[(i0 + (size_t)j) * W + lane] == node) {
+                r->at = cm->field + ((i0 + (size_t)j) * (size_t)m->n_field + (size_t)field) * W +
+                        lane;
+                return 1;
+            }
+        return 0;
+    }
+    return 0;
+}
+
 hb_status_t hb_sim_record_resolve(hb_sim_t *sim, int cell, const hb_location_t *where,
                                   const char *variable, hb_rec_sample_t *out)
 {
@@ -178,6 +274,20 @@ hb_status_t hb_sim_record_resolve(hb_sim_t *sim, int cell, const hb_location_t *
     if (status != HB_SUCCESS) return status;
     memset(out, 0, sizeof *out);
     out->group = sim->group_of[cell];
+    if (var.synapse < 0 && var.entry < 0) { /* a catalogue mechanism's or an ion's */
+        const hb_model_t *md = hb_sim_cell_get(sim, cell);
+        if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
+        int node = 0;
+        const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+        status = hb_model_locate(md, where ? where : &soma, &node);
+        hb_sim_cell_put(sim, cell, md);
+        if (status != HB_SUCCESS) return status;
+        out->v = hb_step_element(&sim->groups[out->group].k, sim->slot_of[cell], node);
+        out->kind = HB_REC_HOST;
+        if (resolve_cat(sim, cell, node, variable, out)) return HB_SUCCESS;
+        return hb_fail(HB_ERR_INVALID_VALUE, "the cell has no \"%s\" at node %d (no such "
+                       "catalogue mechanism or ion there)", variable, node);
+    }
     const hb_model_t *md = hb_sim_cell_get(sim, cell);
     if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
     if (var.synapse >= 0) {

@@ -230,7 +230,9 @@ hb_status_t hb_model_destroy(hb_model_t *model)
     free(model->pas_g);
     free(model->pas_e);
     free(model->hh);
+    hb_model_free_cat(model);
     hb_cable_destroy(model->cable);
+    hb_morph_destroy(model->owned_morph);
     free(model);
     count_model(-1);
     return HB_SUCCESS;

@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "core/morphology.h"
+#include "mech/catalogue.h"
 #include "sim/json_util.h"
 #include "sim/sim.h"
 
@@ -42,6 +43,7 @@ static hb_status_t parse_region(const hb_json_loader_t *ld, const char *path, co
 
 typedef struct {
     hb_morph_t *morph;
+    const hb_morph_t *given; /* hb_model_parse_json's morphology, instead of morph */
     int n_specs;        /* sections given in the file (0 for SWC) */
     char **names;       /* their names */
     int *map;           /* morphology section per spec */
@@ -224,7 +226,8 @@ static hb_status_t parse_discretization(const hb_json_loader_t *ld, const char *
                                         hb_discretization_t *disc)
 {
     static const char *const keys[] = {"policy", "nseg", "max_length", "d_lambda", "frequency", "scheme", NULL};
-    static const char *const policies[] = {"fixed", "max-length", "d-lambda", "per-segment", NULL};
+    static const char *const policies[] = {"fixed", "max-length", "d-lambda", "per-segment",
+                                            "odd-length", NULL};
     static const char *const schemes[] = {"vertex", "neuron", NULL};
     hb_discretization_default(disc);
     disc->policy = HB_CPOLICY_FIXED; /* NEURON's defaults: nseg 1, its scheme */
@@ -249,7 +252,7 @@ static hb_status_t parse_discretization(const hb_json_loader_t *ld, const char *
         (status = hb_json_number(ld, at, d, "frequency", HB_JSON_OPTIONAL, HB_JSON_POSITIVE, &disc->frequency_hz)))
         return status;
     static const hb_cpolicy_t policy_of[] = {HB_CPOLICY_FIXED, HB_CPOLICY_MAX_LENGTH, HB_CPOLICY_D_LAMBDA,
-                                             HB_CPOLICY_PER_SEGMENT};
+                                             HB_CPOLICY_PER_SEGMENT, HB_CPOLICY_ODD_LENGTH};
     disc->policy = policy_of[policy];
     disc->scheme = scheme ? HB_SCHEME_NEURON : HB_SCHEME_VERTEX;
     disc->count = (int)nseg;
@@ -295,6 +298,127 @@ static hb_status_t parse_regions(const hb_json_loader_t *ld, const char *path, c
 
 /* ---- mechanisms, stimuli, probes ---- */
 
+/* A catalogue mechanism ({"name": "NaTs2_t", "region": R, "gNaTs2_tbar": 0.9, ...}): the
+ * built-in catalogues' (hb_catalogue_find: "bbp::Ih" where two have one); its keys are its
+ * RANGE PARAMETERs, or GLOBALs (one value per model, as NEURON has). */
+static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const char *item,
+                                             const json_t *mj, hb_model_t *model)
+{
+    char key[HB_JSON_PATH], context[HB_JSON_PATH + 256];
+    hb_json_join(key, item, "name");
+    const hb_cat_mech_t *mech = NULL;
+    const char *name = json_string_value(json_object_get(mj, "name"));
+    if (hb_catalogue_find(NULL, 0, name, &mech) != HB_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hb_last_error());
+        return hb_json_fail(ld, key, "%s", why);
+    }
+    if (mech->kind != HB_CAT_DENSITY)
+        return hb_json_fail(ld, key, "%s is a point process; expected a density mechanism here",
+                            mech->name);
+    int type = HB_REGION_ALL;
+    const json_t *region = json_object_get(mj, "region");
+    hb_json_join(key, item, "region");
+    hb_status_t status;
+    if (region && (status = parse_region(ld, key, region, &type))) return status;
+    const size_t n = json_object_size(mj);
+    const char **keys = calloc(n + 1, sizeof *keys);
+    double *values = calloc(n + 1, sizeof *values);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    int n_param = 0;
+    const char *k;
+    const json_t *val;
+    status = HB_SUCCESS;
+    json_object_foreach((json_t *)mj, k, val) { /* RANGE PARAMETERs, and unknown keys */
+        if (!strcmp(k, "name") || !strcmp(k, "region")) continue;
+        hb_json_join(key, item, k);
+        int global = 0;
+        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
+        if (global) continue;
+        if (!json_is_number(val)) {
+            status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+            break;
+        }
+        keys[n_param] = k;
+        values[n_param++] = json_number_value(val);
+    }
+    snprintf(context, sizeof context, "%s: %s", ld->file, item);
+    if (status == HB_SUCCESS)
+        status = hb_model_insert_cat(model, type, mech, n_param, keys, values, context);
+    json_object_foreach((json_t *)mj, k, val) { /* GLOBALs */
+        if (status != HB_SUCCESS) break;
+        int global = 0;
+        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
+        if (!global) continue;
+        hb_json_join(key, item, k);
+        if (!json_is_number(val))
+            status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+        else
+            status = hb_model_set_cat_global(model, mech, k, json_number_value(val), context);
+    }
+    free(keys);
+    free(values);
+    return status;
+}
+
+/* "ions": [{"region": R, "ena": 50, "ek": -85, "cai": 5e-5, "cao": 2}]: per region, as NEURON's
+ * `soma.ek = -85`: e<ion> [mV], <ion>i and <ion>o [mM] of the species the cell's catalogue
+ * mechanisms use; entries apply in order. */
+static hb_status_t parse_ions(const hb_json_loader_t *ld, const char *path, const json_t *cell,
+                              hb_model_t *model)
+{
+    char at[HB_JSON_PATH], item[HB_JSON_PATH], key[HB_JSON_PATH];
+    const json_t *list;
+    hb_status_t status = hb_json_array(ld, path, cell, "ions", at, &list);
+    if (status != HB_SUCCESS || !list) return status;
+    size_t i;
+    const json_t *entry;
+    json_array_foreach(list, i, entry) {
+        hb_json_join_index(item, at, i);
+        if ((status = hb_json_need_object(ld, item, entry))) return status;
+        int type = HB_REGION_ALL;
+        const json_t *region = json_object_get(entry, "region");
+        hb_json_join(key, item, "region");
+        if (region && (status = parse_region(ld, key, region, &type))) return status;
+        const char *k;
+        const json_t *val;
+        json_object_foreach((json_t *)entry, k, val) {
+            if (!strcmp(k, "region")) continue;
+            hb_json_join(key, item, k);
+            const size_t len = strlen(k);
+            char ion[16] = "";
+            unsigned what = 0;
+            if (len >= 2 && len < sizeof ion && k[0] == 'e') {
+                memcpy(ion, k + 1, len - 1);
+                what = HB_ION_E;
+            } else if (len >= 2 && len < sizeof ion && (k[len - 1] == 'i' || k[len - 1] == 'o')) {
+                memcpy(ion, k, len - 1);
+                what = k[len - 1] == 'i' ? HB_ION_CI : HB_ION_CO;
+            }
+            int used = 0;
+            for (int q = 0; what && q < model->n_cat; q++)
+                for (int u = 0; u < model->cat[q].mech->n_ion; u++)
+                    used |= !strcmp(model->cat[q].mech->ion[u].ion, ion);
+            if (!used)
+                return hb_json_fail(ld, key, "expected \"region\" or e<ion> [mV], <ion>i or "
+                                    "<ion>o [mM] of an ion the cell's mechanisms use (\"ek\", "
+                                    "\"cai\", ...)");
+            if (!json_is_number(val))
+                return hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+            if ((status = hb_model_set_ion(model, type, ion, what, json_number_value(val)))) {
+                char why[512];
+                snprintf(why, sizeof why, "%s", hb_last_error());
+                return hb_json_fail(ld, key, "%s", why);
+            }
+        }
+    }
+    return HB_SUCCESS;
+}
+
 static hb_status_t parse_mechanisms(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                     hb_model_t *model)
 {
@@ -331,10 +455,10 @@ static hb_status_t parse_mechanisms(const hb_json_loader_t *ld, const char *path
                 (status = hb_json_limited(ld, item, mj, "ek", HB_JSON_OPTIONAL, &hb_limit_potential, &mech.ek)))
                 return status;
         } else if (json_is_string(name)) {
-            return hb_json_fail(ld, key, "unknown mechanism \"%s\"; expected \"pas\" or \"hh\"",
-                           json_string_value(name));
+            if ((status = parse_catalogue_mechanism(ld, item, mj, model)) != HB_SUCCESS) return status;
+            continue;
         } else {
-            return hb_json_fail(ld, key, "%s; expected \"pas\" or \"hh\"",
+            return hb_json_fail(ld, key, "%s; expected \"pas\", \"hh\" or a catalogue mechanism",
                            name ? hb_json_kind(name) : "missing");
         }
         int type = HB_REGION_ALL;
@@ -396,7 +520,7 @@ static hb_status_t parse_location(const hb_json_loader_t *ld, const char *path, 
         /* an index of the file's sections, or of the morphology's (SWC): in range before any
          * conversion to int */
         const json_int_t s = json_integer_value(sec);
-        const int n = g->n_specs ? g->n_specs : g->morph->n_sections;
+        const int n = g->n_specs ? g->n_specs : (g->given ? g->given : g->morph)->n_sections;
         if (s < 0 || s >= n)
             return hb_json_fail(ld, key, "expected a section index from 0 to %d, found %" JSON_INTEGER_FORMAT,
                                 n - 1, s);
@@ -553,13 +677,52 @@ static int own(void ***items, int *count, void *item)
     return 1;
 }
 
+/* A cell object's model: its geometry (or `given`, which then must be the only one), its
+ * discretisation, mechanisms, stimuli, probes and synapses. The caller frees *morph (the
+ * geometry built here, NULL with `given`) and *model, also after a failure. */
+static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json_t *cell,
+                              const hb_morph_t *given, hb_morph_t **morph, hb_model_t **model)
+{
+    static const char *const geometry_keys[] = {"morphology", "units", "section_rule",
+                                                "zero_radius", "cable", "sections", NULL};
+    *morph = NULL;
+    *model = NULL;
+    hb_discretization_t disc;
+    hb_status_t status;
+    if ((status = parse_discretization(ld, path, cell, &disc)) ||
+        (status = parse_regions(ld, path, cell, &disc)))
+        return status;
+    geometry_t g;
+    memset(&g, 0, sizeof g);
+    g.given = given;
+    if (given) {
+        for (int k = 0; geometry_keys[k]; k++)
+            if (json_object_get(cell, geometry_keys[k])) {
+                char key[HB_JSON_PATH];
+                hb_json_join(key, path, geometry_keys[k]);
+                return hb_json_fail(ld, key, "expected no geometry: the morphology is given");
+            }
+    } else {
+        status = parse_geometry(ld, path, cell, disc.scheme, &g);
+        *morph = g.morph;
+    }
+    if (status == HB_SUCCESS) status = hb_model_create(given ? given : g.morph, &disc, model);
+    if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, *model)) == HB_SUCCESS &&
+        (status = parse_ions(ld, path, cell, *model)) == HB_SUCCESS &&
+        (status = parse_stimuli(ld, path, cell, &g, *model)) == HB_SUCCESS &&
+        (status = parse_probes(ld, path, cell, &g, *model)) == HB_SUCCESS)
+        status = parse_synapses(ld, path, cell, &g, *model);
+    geometry_free(&g);
+    return status;
+}
+
 /* One entry of "cells": appends `count` copies to cells[]. */
 hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                               hb_model_t ***cells, int *n_cells)
 {
     static const char *const keys[] = {"name", "count", "morphology", "units", "section_rule",
                                        "zero_radius", "cable", "sections", "discretization", "Ra",
-                                       "cm", "regions", "mechanisms", "stimuli", "probes",
+                                       "cm", "regions", "mechanisms", "ions", "stimuli", "probes",
                                        "synapses", NULL};
     hb_status_t status;
     if ((status = hb_json_need_object(ld, path, cell)) || (status = hb_json_check_keys(ld, path, cell, keys))) return status;
@@ -570,34 +733,58 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
         return hb_json_fail(ld, key, "expected a string, found %s", hb_json_kind(name));
     }
     long count = 1;
-    hb_discretization_t disc;
-    if ((status = hb_json_int(ld, path, cell, "count", 1, 1000000, &count)) ||
-        (status = parse_discretization(ld, path, cell, &disc)) ||
-        (status = parse_regions(ld, path, cell, &disc)))
-        return status;
-    geometry_t g;
-    memset(&g, 0, sizeof g);
+    if ((status = hb_json_int(ld, path, cell, "count", 1, 1000000, &count))) return status;
+    hb_morph_t *morph = NULL;
     hb_model_t *model = NULL;
-    status = parse_geometry(ld, path, cell, disc.scheme, &g);
-    if (g.morph && !own((void ***)&ld->owned.morphs, &ld->owned.n_morphs, g.morph)) {
-        hb_morph_destroy(g.morph);
-        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    status = cell_model(ld, path, cell, NULL, &morph, &model);
+    if (morph && !own((void ***)&ld->owned.morphs, &ld->owned.n_morphs, morph)) {
+        hb_morph_destroy(morph);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
     }
-    if (status == HB_SUCCESS) status = hb_model_create(g.morph, &disc, &model);
     if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
         hb_model_destroy(model);
-        status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
     }
-    if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, model)) == HB_SUCCESS &&
-        (status = parse_stimuli(ld, path, cell, &g, model)) == HB_SUCCESS &&
-        (status = parse_probes(ld, path, cell, &g, model)) == HB_SUCCESS)
-        status = parse_synapses(ld, path, cell, &g, model);
-    geometry_free(&g);
     if (status != HB_SUCCESS) return status;
     hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
     if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
     for (long k = 0; k < count; k++) p[(*n_cells)++] = model;
     *cells = p;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_model_parse_json(const char *text, size_t length, const char *name,
+                                const char *base_dir, const hb_morph_t *morph, hb_model_t **model)
+{
+    static const char *const keys[] = {"name", "morphology", "units", "section_rule",
+                                       "zero_radius", "cable", "sections", "discretization", "Ra",
+                                       "cm", "regions", "mechanisms", "ions", "stimuli",
+                                       "probes", "synapses", NULL};
+    hb_clear_error();
+    if (!model) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: model is NULL");
+    *model = NULL;
+    if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: text is NULL");
+    hb_json_loader_t ld = {name ? name : "cell", base_dir, {0, 0, NULL, NULL}, NULL};
+    json_error_t err;
+    json_t *cell = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
+    if (!cell)
+        return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", ld.file, err.line, err.column, err.text);
+    hb_morph_t *own_morph = NULL;
+    hb_model_t *out = NULL;
+    hb_status_t status;
+    if (!json_is_object(cell))
+        status = hb_fail(HB_ERR_INVALID_VALUE, "%s: expected a cell object, found %s", ld.file,
+                         hb_json_kind(cell));
+    else if ((status = hb_json_check_keys(&ld, "", cell, keys)) == HB_SUCCESS)
+        status = cell_model(&ld, "", cell, morph, &own_morph, &out);
+    json_decref(cell);
+    if (status != HB_SUCCESS) {
+        hb_model_destroy(out);
+        hb_morph_destroy(own_morph);
+        return status;
+    }
+    out->owned_morph = own_morph;
+    *model = out;
     return HB_SUCCESS;
 }
 

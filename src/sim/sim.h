@@ -6,6 +6,7 @@
 #define HB_SIM_SIM_H
 
 #include "hinesbatch.h"
+#include "common/mech_abi.h"
 #include "common/record_value.h"
 #include "common/sim_step.h"
 
@@ -60,8 +61,25 @@ typedef struct {
     hb_synapse_t syn;
 } hb_model_synapse_t;
 
+/* A catalogue mechanism inserted in a model (hb_model_insert_cat). */
+typedef struct {
+    const hb_cat_mech_t *mech;
+    unsigned char *on; /* per node: inserted there */
+    double *param;     /* per node: mech->n_param RANGE PARAMETERs */
+    double *global;    /* mech->n_global GLOBAL PARAMETERs (the defaults unless set) */
+} hb_model_cat_t;
+
+/* An ion value of a region (hb_model_set_ion), applied in the order set. */
+typedef struct {
+    char ion[16];  /* "na", "k", "ca", ... */
+    int swc_type;  /* HB_REGION_ALL or a region */
+    unsigned what; /* HB_ION_E, HB_ION_CI or HB_ION_CO */
+    double value;  /* [mV] or [mM] */
+} hb_model_ion_set_t;
+
 struct hb_model {
-    const hb_morph_t *morph; /* borrowed */
+    const hb_morph_t *morph; /* borrowed, unless owned_morph */
+    hb_morph_t *owned_morph; /* hb_model_parse_json's own geometry, freed with the model */
     hb_cable_t *cable;
     hb_scheme_t scheme;
     int m;                   /* nodes */
@@ -75,7 +93,33 @@ struct hb_model {
     hb_probe_t *probes;
     int n_synapses, cap_synapses;
     hb_model_synapse_t *synapses;
+    int n_cat;                  /* catalogue mechanisms, in name order */
+    hb_model_cat_t *cat;
+    int n_ion_set;
+    hb_model_ion_set_t *ion_set;
 };
+
+/*
+ * Catalogue mechanism `mech` (a density mechanism) on every node of region swc_type
+ * (HB_REGION_ALL: all) with a membrane, its RANGE PARAMETERs the defaults but keys[i] =
+ * values[i]: an unknown key is refused with the nearest parameter name, a value outside the
+ * parameter's <lo,hi> with its range. Inserting it again sets those nodes' values again.
+ * `context` names the caller in messages ("model.json: mechanisms[2]").
+ */
+hb_status_t hb_model_insert_cat(hb_model_t *model, int swc_type, const hb_cat_mech_t *mech,
+                                int n, const char *const *keys, const double *values,
+                                const char *context);
+/* GLOBAL PARAMETER `key` of the model's mechanism `mech` (inserted before) = value. */
+hb_status_t hb_model_set_cat_global(hb_model_t *model, const hb_cat_mech_t *mech,
+                                    const char *key, double value, const char *context);
+/* Ion `ion`'s reversal potential (what HB_ION_E, [mV]) or concentration (HB_ION_CI,
+ * HB_ION_CO, [mM]) in region swc_type: NEURON's `ena = 50` or `cai0_ca_ion`, per region. */
+hb_status_t hb_model_set_ion(hb_model_t *model, int swc_type, const char *ion, unsigned what,
+                             double value);
+/* NEURON 8.2's defaults of ion `ion`: e [mV], ci, co [mM] (other species: 0, 1, 1). */
+void hb_ion_defaults(const char *ion, double *e, double *ci, double *co);
+/* Frees the model's catalogue mechanisms and ion values (hb_model_destroy). */
+void hb_model_free_cat(hb_model_t *model);
 
 /* Models alive in the process now (hb_model_create less hb_model_destroy); *peak (may be NULL)
  * the most alive at once since the last reset_peak (which starts it at now). For tests of

@@ -15,6 +15,7 @@
 
 #include "common/status.h"
 #include "sim/checkpoint.h"
+#include "sim/sim_cat.h"
 #include "sim/sim_engine.h"
 
 /* ---- the record ---- */
@@ -298,6 +299,11 @@ static void put_series(hb_ckpt_buf_t *b, const series_t *s)
 /* The engine must be one whose state can be read back (the CPU's). */
 static hb_status_t check_engine(const hb_sim_t *sim, const char *name)
 {
+    for (int g = 0; g < sim->n_groups; g++)
+        if (sim->groups[g].cat) /* their states and ions are not in the format yet */
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints of catalogue mechanisms (%s) "
+                           "are not supported yet", name,
+                           ((const hb_step_cat_t *)sim->groups[g].cat)->mech[0].mech->name);
     if (sim->ops->steps_in_place && sim->ops->get_probes) return HB_SUCCESS;
     return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints need the CPU engine (backend seq or "
                    "omp); backend '%s' keeps its state on the device", name,

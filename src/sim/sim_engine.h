@@ -33,6 +33,7 @@ typedef struct {
     hb_syn_site_t *syns;
     double *syn_state;
     size_t n_syn_state;  /* values in syn_state */
+    struct hb_step_cat *cat; /* catalogue mechanisms and ions (sim_cat.c); NULL: none */
 } group_t;
 
 typedef struct {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "sim/sim_cat.h"
 #include "sim/sim_engine.h"
 
 /* Same matrix shape and the same hh nodes: one group. */
@@ -24,7 +25,7 @@ static int same_group(const hb_model_t *a, const hb_model_t *b)
     const int m = hb_cable_size(a->cable);
     return hb_cable_size(b->cable) == m &&
            memcmp(hb_cable_parent(a->cable), hb_cable_parent(b->cable), (size_t)m * sizeof(int)) == 0 &&
-           memcmp(a->has_hh, b->has_hh, (size_t)m) == 0;
+           memcmp(a->has_hh, b->has_hh, (size_t)m) == 0 && hb_sim_cat_same(a, b);
 }
 
 #define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
@@ -40,7 +41,7 @@ static uint64_t shape_hash(const hb_model_t *md)
         h *= 0xff51afd7ed558ccdu;
         h ^= h >> 32;
     }
-    return h;
+    return md->n_cat ? hb_sim_cat_hash(md, h) : h;
 }
 
 /* A copy of the cell before it (the same model): surveyed once. */
@@ -182,6 +183,7 @@ static hb_status_t factor_fixed_rows(group_t *gr)
     if (k->syn_start)
         for (int q = 0; q < k->syn_start[(size_t)k->blocks * (size_t)k->width]; q++)
             fixed[k->syns[q].node] = 0;
+    hb_sim_cat_rows(gr->cat, k, 0, fixed); /* the same rows on every lane */
     double *fr = f, *fc = f + m, *ff = f + 2 * (size_t)m;
     hb_status_t status = factor_rows(m, k->parent, k->u, k->l, k->cfac, k->pas_g, k->pas_e,
                                      fixed, fr, fc, ff);
@@ -238,6 +240,7 @@ static hb_status_t factor_lane(void *ctx, int s)
             fx[gr->hh_node[(hh0 + (size_t)j) * W + (size_t)s % W]] = 0;
         if (k->syn_start)
             for (int q = k->syn_start[s]; q < k->syn_start[s + 1]; q++) fx[k->syns[q].node] = 0;
+        hb_sim_cat_rows(gr->cat, k, s, fx);
         status = factor_rows(m, par, u, l, cfac, pg, pe, fx, fr, fc, ff);
         for (int i = 0; i < m && status == HB_SUCCESS; i++) {
             const size_t e = base + (size_t)i * W;
@@ -631,6 +634,8 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
     free(hh0);
     if (status == HB_SUCCESS) share_constants(gr);
     publish(gr);
+    if (status == HB_SUCCESS) status = hb_sim_cat_build(sim, k, gr->cells, &gr->cat);
+    k->cat = gr->cat;
     k->syn_lanes = status == HB_SUCCESS && gr->syn_start && same_synapses(gr)
                        ? gr->syn_start[1] - gr->syn_start[0] : 0;
     if (status == HB_SUCCESS) status = factor_fixed_rows(gr);
@@ -703,9 +708,12 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     free(base);
     free(hh0);
     publish(gr);
+    if (status == HB_SUCCESS) status = hb_sim_cat_build(sim, k, gr->cells, &gr->cat);
+    k->cat = gr->cat;
     k->syn_lanes = 0;
     if (status == HB_SUCCESS) status = factor_mixed_rows(sim, gr);
-    if (status == HB_SUCCESS) status = index_rows(gr);
+    /* catalogue mechanisms: the per-lane step (hb_step_mixed_*), which reads the arrays */
+    if (status == HB_SUCCESS && !gr->cat) status = index_rows(gr);
     if (status == HB_SUCCESS) status = find_chains(gr);
     if (status == HB_SUCCESS && gr->row_index) {
         /* Both engines read a tabled group's u, l, pas_g and pas_e through row_index alone
@@ -973,6 +981,7 @@ void hb_sim_free_groups(hb_sim_t *sim)
         free(gr->row_table);
         free(gr->cfac_table);
         free(gr->chain_row);
+        hb_sim_cat_free(gr->cat);
     }
     free(sim->groups);
     sim->groups = NULL;

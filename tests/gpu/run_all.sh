@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # On the GPU machine: one build (Release, CUDA on), then every GPU test against the CPU:
-# test_gpu_hines, test_gpu_tridiag, test_gpu_multi, test_gpu_sim, test_gpu_net (test_gpu_sim takes about six
+# test_gpu_hines, test_gpu_tridiag, test_gpu_multi, test_gpu_sim, test_gpu_net, test_gpu_catalogue (test_gpu_sim takes about six
 # minutes on an H100; the others under a minute together). The call to make after any
 # CUDA change, before its benchmarks. Each test's log goes to $OUT (default ./out) with
 # machine.txt and a summary; the exit status is non-zero when any test fails. machine.txt
 # names the commit from a COMMIT file at the root when there is one (a `git archive` copy
 # inside another checkout would otherwise report that checkout's HEAD).
 # Usage: tests/gpu/run_all.sh DATA_DIR [TEST...]   (DATA_DIR: the morphologies folder;
-#        TEST: a subset of hines tridiag multi sim net, default all)
-# The same five tests, without the variants below, are ctest tests labelled gpu
+#        TEST: a subset of hines tridiag multi sim net catalogue, default all)
+# The same six tests, without the variants below, are ctest tests labelled gpu
 # (cd BUILD && ctest -L gpu: they take DATA_DIR from HB_DATA_DIR); without a device each
 # exits 77, which ctest reports as skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-data=${1:?usage: run_all.sh DATA_DIR [hines tridiag multi sim]}
+data=${1:?usage: run_all.sh DATA_DIR [hines tridiag multi sim net catalogue]}
 data=$(cd "$data" && pwd) || { echo "run_all.sh: no folder $1 (from $(pwd))" >&2; exit 2; }
 shift
 tests=("$@")
-[ "${#tests[@]}" -gt 0 ] || tests=(hines tridiag multi sim net)
+[ "${#tests[@]}" -gt 0 ] || tests=(hines tridiag multi sim net catalogue)
 out=${OUT:-out}
 mkdir -p "$out"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
@@ -28,8 +28,8 @@ hb_gpu_configure "$out" "$data/.." "${HB_DEB_DIR:-.device-data}" || exit 1
 targets=()
 for t in "${tests[@]}"; do
   case $t in
-    hines | tridiag | multi | sim | net) targets+=("test_gpu_$t") ;;
-    *) echo "run_all.sh: unknown test '$t' (expected hines, tridiag, multi, sim or net)" >&2; exit 2 ;;
+    hines | tridiag | multi | sim | net | catalogue) targets+=("test_gpu_$t") ;;
+    *) echo "run_all.sh: unknown test '$t' (expected hines, tridiag, multi, sim, net or catalogue)" >&2; exit 2 ;;
   esac
 done
 cmake --build build-dev -j "$(nproc)" --target "${targets[@]}" > "$out/build.log" 2>&1 ||
@@ -41,6 +41,7 @@ run_test() {
   local name=$1 log=$2 label=$3 args=("$data") start rc
   shift 3
   [ "$name" = tridiag ] && args=()  # test_gpu_tridiag makes its own systems
+  [ "$name" = catalogue ] && args=()  # test_gpu_catalogue: the built-in catalogues
   [ "$name" = net ] && args=(tests/reference/net_ring.json tests/reference/net_random.json
                              examples/busyring_small.json tests/gpu/net_synapses.json "$data")
   start=$(date +%s)

@@ -269,5 +269,18 @@ int main(int argc, char **argv)
     }
     const long more_than = steps ? 0 : 1000; /* a short run must still spike */
     CHECKF(total_spikes > more_than, "only %ld spikes in all: spiking is not covered", total_spikes);
+    { /* catalogue mechanisms: refused by the GPU engine until it steps them (docs/mechanisms.md
+       * section 9), never run wrong */
+        static const char model[] =
+            "{\"backend\": \"cuda\", \"t_stop\": 1, \"cells\": [{\"cable\": {\"length\": 20, "
+            "\"diam\": 20, \"type\": 1}, \"mechanisms\": [{\"name\": \"NaTs2_t\", "
+            "\"gNaTs2_tbar\": 0.5}]}]}";
+        hb_sim_t *sim = NULL;
+        CHECK(hb_sim_parse_json(model, strlen(model), "cat.json", ".", &sim) ==
+              HB_ERR_NOT_SUPPORTED);
+        CHECKF(strstr(hb_last_error(), "does not step catalogue mechanisms (NaTs2_t)") != NULL,
+               "%s", hb_last_error());
+        hb_sim_destroy(sim);
+    }
     return check_summary("test_gpu_sim");
 }

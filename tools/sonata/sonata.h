@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The population of the SONATA outputs (spikes.h5, traces.h5): "default", or a SONATA
+ * circuit's one population of cells (its node ids are then the gids). Set by cmd_run.c. */
+extern char cli_sonata_population[256];
+
 /* Non-zero when this build writes SONATA files. */
 int cli_sonata_available(void);
 

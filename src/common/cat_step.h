@@ -1,0 +1,201 @@
+/*
+ * Catalogue mechanisms in a group's step (docs/mechanisms.md, sections 2-4): their instances,
+ * fields and ions in the group's block layout, and the calls of their kernels around the
+ * hard-coded pas/hh/synapse passes of common/sim_step.h. Host code (the kernels are called
+ * through the catalogue's function pointers): the CPU engine's step and hb_sim_init. A group
+ * without catalogue mechanisms has hb_step_group_t.cat NULL and never comes here.
+ */
+#ifndef HB_COMMON_CAT_STEP_H
+#define HB_COMMON_CAT_STEP_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "common/mech_abi.h"
+#include "common/sim_step.h"
+
+#define HB_CAT_MAX_ION 8 /* species one mechanism uses (USEION statements) */
+
+/* NEURON's ion_style of an ion at one row (nrn_promote, docs/mechanisms.md section 4). */
+enum {
+    HB_ION_EINIT = 1,   /* e by Nernst at initialisation (a concentration read or written) */
+    HB_ION_EADVANCE = 2 /* and before every step's currents (a concentration written) */
+};
+
+/* One catalogue mechanism of a group: instance j of block b is inst_start[b] + j, its row of
+ * lane k at node[(inst_start[b] + j) W + k], field q at field[((inst_start[b] + j) n_field + q)
+ * W + k] (RANGE PARAMETERs per lane: cl 1). Slot s has lane_inst[s] instances (the same
+ * count on every lane of a non-mixed group; padding lanes copy lane 0's rows, fields 0). */
+typedef struct {
+    const hb_cat_mech_t *mech;
+    size_t *inst_start;      /* blocks + 1 */
+    int *lane_inst;          /* blocks * width */
+    int *node;               /* inst_start[blocks] * width */
+    double *field;           /* inst_start[blocks] * n_field * width */
+    double *global;          /* n_global: the GLOBAL PARAMETERs (the first cell's values) */
+    int ion[HB_CAT_MAX_ION]; /* the group's species of the mechanism's ion q (USEION order) */
+    double **table;          /* n_table TABLEs filled at the run's celsius; NULL: none */
+} hb_step_cat_mech_t;
+
+/* One ion species of a group, per element of the group's v layout. */
+typedef struct {
+    char name[16];
+    double valence;
+    double *e, *ci, *co;    /* [mV], [mM], [mM] */
+    double *i, *didv;       /* the step's total current [mA/cm2] and conductance [mA/cm2/mV] */
+    double *e0, *ci0, *co0; /* values at initialisation (NEURON's defaults or the model's) */
+    unsigned char *style;   /* HB_ION_EINIT | HB_ION_EADVANCE */
+} hb_step_ion_t;
+
+typedef struct hb_step_cat {
+    int n_mech; /* in name order (nrnivmodl's registration order: the .mod files' names) */
+    hb_step_cat_mech_t *mech;
+    int n_ion;
+    hb_step_ion_t *ion;
+    double celsius; /* [degC] */
+    double ktf;     /* 1e3 R (celsius + 273.15) / F [mV]: NEURON 8.2's constants (sim_cat.c) */
+} hb_step_cat_t;
+
+/* NEURON's nrn_nernst: e [mV] of valence z from the concentrations. */
+static inline double hb_cat_nernst(double ktf, double ci, double co, double z)
+{
+    if (z == 0.0) return 0.0;
+    if (ci <= 0.0) return 1e6;
+    if (co <= 0.0) return -1e6;
+    return ktf / z * log(co / ci);
+}
+
+/* The kernels' view of mechanism cm on lanes lane0 .. lane0 + lanes - 1 of block `block` (mixed
+ * groups: one lane at a time); d and rhs the block's pass A accumulators from lane0 (NULL
+ * outside pass A), ions[] filled for it. Returns the instances to step. */
+static inline int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t *cm, int block,
+                              int lane0, int lanes, double t, double dt, double *d, double *rhs,
+                              hb_ion_block_t *ions, hb_cat_block_t *blk)
+{
+    const hb_step_cat_t *cat = g->cat;
+    const size_t W = (size_t)g->width, i0 = cm->inst_start[block];
+    const size_t base = hb_step_block_base(g, block) + (size_t)lane0;
+    blk->lanes = lanes;
+    blk->width = g->width;
+    blk->cl = 1;
+    blk->dt = dt;
+    blk->t = t;
+    blk->celsius = cat->celsius;
+    blk->v = g->v + base;
+    blk->d = d;
+    blk->rhs = rhs;
+    blk->node = cm->node + i0 * W + (size_t)lane0;
+    blk->field = cm->field + i0 * (size_t)cm->mech->n_field * W + (size_t)lane0;
+    blk->param = NULL;
+    blk->global = cm->global;
+    blk->table = (const double *const *)cm->table;
+    blk->area = NULL;
+    for (int q = 0; q < cm->mech->n_ion; q++) {
+        const hb_step_ion_t *ion = &cat->ion[cm->ion[q]];
+        ions[q] = (hb_ion_block_t){ion->e + base, ion->ci + base, ion->co + base, ion->i + base,
+                                   ion->didv + base};
+    }
+    blk->ion = ions;
+    return cm->lane_inst[(size_t)block * W + (size_t)lane0];
+}
+
+/* Rows of the lanes' cells in block `block` (mixed: lane0's own). */
+static inline int hb_cat_rows(const hb_step_group_t *g, int block, int lane0)
+{
+    return g->mixed ? g->lane_m[block * g->width + lane0] : g->m;
+}
+
+/* Pass A's start for the ions (NEURON's ion_cur): i and di/dv zeroed, e by Nernst where a
+ * mechanism writes the concentration (HB_ION_EADVANCE), on the lanes' rows. */
+static inline void hb_cat_ions_begin(const hb_step_group_t *g, int block, int lane0, int lanes)
+{
+    const hb_step_cat_t *cat = g->cat;
+    const size_t W = (size_t)g->width, base = hb_step_block_base(g, block) + (size_t)lane0;
+    const int rows = hb_cat_rows(g, block, lane0);
+    for (int s = 0; s < cat->n_ion; s++) {
+        const hb_step_ion_t *ion = &cat->ion[s];
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < lanes; k++) {
+                const size_t e = base + (size_t)r * W + (size_t)k;
+                ion->i[e] = 0.0;
+                ion->didv[e] = 0.0;
+                if (ion->style[e] & HB_ION_EADVANCE)
+                    ion->e[e] = hb_cat_nernst(cat->ktf, ion->ci[e], ion->co[e], ion->valence);
+            }
+    }
+}
+
+/* Pass A, after pas, hh, stimuli and synapses: every mechanism's currents into d and rhs (and
+ * its ions' i and di/dv), mechanisms in the group's order, instances in order. */
+static inline void hb_cat_step_current(const hb_step_group_t *g, const hb_step_params_t *p,
+                                       int block, int lane0, int lanes, double *d, double *rhs)
+{
+    const hb_step_cat_t *cat = g->cat;
+    hb_cat_ions_begin(g, block, lane0, lanes);
+    for (int q = 0; q < cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        if (!cm->mech->cpu->current) continue;
+        hb_ion_block_t ions[HB_CAT_MAX_ION];
+        hb_cat_block_t blk;
+        const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid, p->dt, d, rhs, ions, &blk);
+        if (n > 0) cm->mech->cpu->current(&blk, 0, n);
+    }
+}
+
+/* After the update of v: every mechanism's states (SOLVE) at the new v, at t + dt. A
+ * concentration mechanism reads the step's total ion current here. */
+static inline void hb_cat_step_state(const hb_step_group_t *g, const hb_step_params_t *p,
+                                     int block, int lane0, int lanes)
+{
+    const hb_step_cat_t *cat = g->cat;
+    for (int q = 0; q < cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        if (!cm->mech->cpu->state) continue;
+        hb_ion_block_t ions[HB_CAT_MAX_ION];
+        hb_cat_block_t blk;
+        const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid + 0.5 * p->dt, p->dt, NULL,
+                                  NULL, ions, &blk);
+        if (n > 0) cm->mech->cpu->state(&blk, 0, n);
+    }
+}
+
+/* hb_sim_init after v is set: the ions' values (e by Nernst where HB_ION_EINIT), then every
+ * mechanism's INITIAL, on every lane of block `block` (mixed: lane by lane). */
+static inline void hb_cat_init_block(const hb_step_group_t *g, int block, double dt)
+{
+    const hb_step_cat_t *cat = g->cat;
+    const int W = g->width, per_lane = g->mixed;
+    for (int lane0 = 0; lane0 < W; lane0 += per_lane ? 1 : W) {
+        const int lanes = per_lane ? 1 : W;
+        const size_t base = hb_step_block_base(g, block) + (size_t)lane0;
+        const int rows = hb_cat_rows(g, block, lane0);
+        for (int s = 0; s < cat->n_ion; s++) {
+            const hb_step_ion_t *ion = &cat->ion[s];
+            for (int r = 0; r < rows; r++)
+                for (int k = 0; k < lanes; k++) {
+                    const size_t e = base + (size_t)r * (size_t)W + (size_t)k;
+                    ion->ci[e] = ion->ci0[e];
+                    ion->co[e] = ion->co0[e];
+                    ion->e[e] = ion->style[e] & HB_ION_EINIT
+                                    ? hb_cat_nernst(cat->ktf, ion->ci[e], ion->co[e], ion->valence)
+                                    : ion->e0[e];
+                    ion->i[e] = ion->didv[e] = 0.0;
+                }
+        }
+        for (int q = 0; q < cat->n_mech; q++) {
+            const hb_step_cat_mech_t *cm = &cat->mech[q];
+            const hb_cat_mech_t *m = cm->mech;
+            hb_ion_block_t ions[HB_CAT_MAX_ION];
+            hb_cat_block_t blk;
+            const int n = hb_cat_view(g, cm, block, lane0, lanes, 0.0, dt, NULL, NULL, ions, &blk);
+            for (int j = 0; j < n; j++) /* every STATE at its default first, as nocmodl's x = x0 */
+                for (int s = 0; s < m->n_state; s++)
+                    for (int k = 0; k < lanes; k++)
+                        blk.field[((size_t)j * (size_t)m->n_field + (size_t)(m->n_param + s)) *
+                                      (size_t)W + (size_t)k] = m->state[s].value;
+            if (n > 0 && m->cpu->init) m->cpu->init(&blk, 0, n);
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,62 @@
+/* The C code generator's shared state and helpers: nmodl_gen_c.c writes the mechanism,
+ * nmodl_gen_solve.c the SOLVE methods past cnexp's (inf - x)/tau (other linear cnexp,
+ * derivimplicit, KINETIC sparse, LINEAR), nmodl_gen_point.c point processes (NET_RECEIVE,
+ * the current as a density of the row) and NEURON's numerical di/dv. */
+#ifndef HB_NMODL_GEN_H
+#define HB_NMODL_GEN_H
+
+#include "nmodl/nmodl_internal.h"
+
+typedef struct {
+    nm_ctx *c;
+    const hb_nmodl_mechanism_t *m;
+    FILE *out;             /* NULL: a check, nothing written */
+    const char *prefix;    /* "hbg_hh" */
+    const nm_block *block; /* being written */
+    const char **locals;   /* LOCALs and loop variables in scope */
+    int n_locals, cap_locals;
+    const nm_node *deriv_block; /* the DERIVATIVE the BREAKPOINT solves */
+    int numeric_didv;      /* 1: some current is not G*(v - E): NEURON's difference */
+    const char *const *deriv_states; /* derivimplicit: x' = e writes f_[index of x] */
+    int n_deriv_states;
+} gen;
+
+/* nmodl_gen_c.c's writers, for the other parts. */
+void nm_gen_emit(gen *g, const char *format, ...) HB_PRINTF(2, 3);
+void nm_gen_expr(gen *g, const nm_node *n);
+void nm_gen_number(gen *g, double x);
+void nm_gen_block(gen *g, const nm_node *b, int depth);
+void nm_gen_statement(gen *g, const nm_node *s, int depth);
+void nm_gen_indent(gen *g, int depth);
+void nm_gen_push_local(gen *g, const char *name);
+const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name);
+const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind);
+int nm_gen_mentions(const nm_node *n, const char *name);
+
+/* ---- nmodl_gen_solve.c ---- */
+/* The update of a DERIVATIVE's x' = f, f linear in x but not (inf - x)/tau: NEURON's cnexp,
+ * x += (1 - exp(dt b)) (-a/b - x) with b = df/dx and a = f at x = 0 (both as trees of the
+ * .mod's expression, simplified only by exact rules: x + 0, x * 1, 0 * x ...). */
+void nm_gen_cnexp_linear(gen *g, const nm_node *s);
+/* The states function's body for SOLVE b METHOD derivimplicit or sparse, or a PROCEDURE. */
+void nm_gen_solve_states(gen *g, const hb_nmodl_solve_t *solve);
+/* SOLVE inside INITIAL (a LINEAR block, KINETIC STEADYSTATE sparse, a PROCEDURE); 0 when it
+ * is not one of those. */
+int nm_gen_initial_solve(gen *g, const nm_node *s, int depth);
+/* Statements the first part does not write: FROM loops; 0 when not one of them. */
+int nm_gen_statement_more(gen *g, const nm_node *s, int depth);
+/* Helpers the generated header needs once (the linear solver), before the mechanism's code. */
+void nm_gen_solve_helpers(gen *g);
+
+/* ---- nmodl_gen_point.c ---- */
+/* NET_RECEIVE as `<prefix>_net_receive_kernel(blk, j, k, weight, t)` and its INITIAL as
+ * `<prefix>_net_init_kernel`; nothing for a mechanism without NET_RECEIVE. */
+void nm_gen_net_receive(gen *g);
+/* The current kernel's conductance and current into d and rhs for instance j, lane k (the
+ * loaded vars in `s`): analytic or NEURON's difference, scaled by 1e2/area for points. */
+void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur);
+/* random_uniform(r[, a, b]), random_setseq(r, n), random_setids(r, i1, i2, i3) of a RANDOM r:
+ * the draw of a Philox stream per instance (docs/nmodl.md, section 2). */
+void nm_gen_random_call(gen *g, const nm_node *call);
+
+#endif

@@ -1,0 +1,160 @@
+/* The C code generator's point processes and currents (docs/mechanisms.md, sections 3 and 5):
+ *   - the current kernel's accumulation: the analytic conductance (every current G*(v - E)),
+ *     or NEURON's difference g = (i(v + 0.001) - i(v)) / 0.001 of the currents' sum (and per
+ *     ion); a point process's current [nA] and conductance [uS] as densities of its row,
+ *     times 1e2/area (area [um2]), as NEURON's nrn_cur and hb_step_synapse_current do;
+ *   - NET_RECEIVE as a kernel of one event on instance j of lane k: the connection's weight
+ *     vector in, NET_RECEIVE's arguments written back (the per-connection state), t the
+ *     event's time, flag 0; its INITIAL as a kernel of its own, run per connection at
+ *     initialisation. */
+#include <string.h>
+
+#include "nmodl/nmodl_gen.h"
+
+#define emit nm_gen_emit
+
+void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur)
+{
+    const hb_nmodl_mechanism_t *m = g->m;
+    const char *p = g->prefix;
+    const int point = m->kind == HB_NMODL_POINT;
+    emit(g, "            const size_t r = (size_t)blk->node[j * blk->width + k] * "
+            "(size_t)blk->width + (size_t)k;\n");
+    if (point) /* NEURON's 1.e2/(_nd_area): nA and uS as mA/cm2 and S/cm2 of the row */
+        emit(g, "            const double sc = 1e2 / blk->area[j * blk->width + k];\n");
+    const char *times = point ? " * sc" : "";
+    if (g->numeric_didv) {
+        /* NEURON's nrn_cur: the currents at v + 0.001, then at v (the state kept) */
+        emit(g, "            %s_vars_t s1;\n            %s_load(blk, j, k, &s1);\n", p, p);
+        emit(g, "            s1.v = s.v + 0.001;\n            %s_currents(&s1);\n", p);
+        emit(g, "            const double i1 = ");
+        for (int i = 0; i < n_cur; i++) emit(g, "%ss1.%s", i ? " + " : "", cur[i]);
+        emit(g, "%s;\n            const double i0 = ", n_cur ? "" : "0.0");
+        for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
+        emit(g, "%s;\n", n_cur ? "" : "0.0");
+        emit(g, "            blk->rhs[r] += i0%s;\n", times);
+        emit(g, "            blk->d[r] += ((i1 - i0) / 0.001)%s;\n", times);
+    } else {
+        emit(g, "            blk->rhs[r] += ");
+        if (point && n_cur > 1) emit(g, "(");
+        for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
+        emit(g, "%s%s%s;\n            blk->d[r] += ", n_cur ? "" : "0.0", point && n_cur > 1 ? ")" : "",
+             times);
+        if (point && n_cur > 1) emit(g, "(");
+        for (int i = 0; i < n_cur; i++) emit(g, "%ss.g_%s", i ? " + " : "", cur[i]);
+        emit(g, "%s%s%s;\n", n_cur ? "" : "0.0", point && n_cur > 1 ? ")" : "", times);
+    }
+    for (int i = 0; i < m->n_ions; i++)
+        for (int j = 0; j < m->ions[i].n_write; j++) {
+            const char *v = m->ions[i].write[j];
+            if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
+            emit(g, "            blk->ion[%d].i[r] += s.%s%s;\n", i, v, times);
+            if (g->numeric_didv)
+                emit(g, "            blk->ion[%d].didv[r] += ((s1.%s - s.%s) / 0.001)%s;\n", i, v,
+                     v, times);
+            else
+                emit(g, "            blk->ion[%d].didv[r] += s.g_%s%s;\n", i, v, times);
+        }
+}
+
+/* One NET_RECEIVE function: the arguments from the weight vector, the body (or its INITIAL),
+ * the arguments back. */
+static void emit_receive_function(gen *g, const nm_block *b, const nm_node *body,
+                                  const char *name)
+{
+    const char *p = g->prefix;
+    const int n = b->args ? b->args->n_kids : 0;
+    emit(g, "HB_HOSTDEV void %s_%s(%s_vars_t *s, double *w)\n{\n", p, name, p);
+    for (int i = 0; i < n; i++)
+        emit(g, "    double a_%s = w[%d];\n", b->args->kids[i]->name, i);
+    g->block = b;
+    if (body) nm_gen_block(g, body, 1);
+    g->block = NULL;
+    for (int i = 0; i < n; i++) emit(g, "    w[%d] = a_%s;\n", i, b->args->kids[i]->name);
+    emit(g, "    (void)s;\n    (void)w;\n}\n\n");
+}
+
+static void emit_receive_kernel(gen *g, const char *function, const char *kernel)
+{
+    const char *p = g->prefix;
+    emit(g,
+         "HB_HOSTDEV void %s_%s(const hb_cat_block_t *blk, int j, int k, double *weight, "
+         "double t)\n{\n",
+         p, kernel);
+    emit(g, "    %s_vars_t s;\n    %s_load(blk, j, k, &s);\n", p, p);
+    emit(g, "    s.t = t;\n    s.flag = 0.0;\n");
+    emit(g, "    %s_%s(&s, weight);\n    %s_store(blk, j, k, &s);\n}\n\n", p, function, p);
+}
+
+void nm_gen_net_receive(gen *g)
+{
+    const nm_block *b = nm_gen_find_kind(g->c, B_NET_RECEIVE);
+    if (!b) return;
+    const nm_node *init = NULL;
+    for (int i = 0; i < b->body->n_kids; i++)
+        if (b->body->kids[i]->kind == S_INITIAL) init = b->body->kids[i]->kids[0];
+    emit(g, "\n/* NET_RECEIVE: one event of weight vector w (NET_RECEIVE's arguments, written "
+            "back) */\n");
+    emit_receive_function(g, b, b->body, "net_receive");
+    emit(g, "/* NET_RECEIVE's INITIAL: a connection's state at initialisation */\n");
+    emit_receive_function(g, b, init, "net_init");
+    emit_receive_kernel(g, "net_receive", "net_receive_kernel");
+    emit_receive_kernel(g, "net_init", "net_init_kernel");
+}
+
+/* The RANDOM r that a random_* call names first, or an error. */
+static const char *random_of(gen *g, const nm_node *call)
+{
+    const hb_nmodl_mechanism_t *m = g->m;
+    if (call->n_kids >= 1 && call->kids[0]->kind == N_NAME)
+        for (int i = 0; i < m->n_randoms; i++)
+            if (strcmp(m->randoms[i], call->kids[0]->name) == 0) return m->randoms[i];
+    nm_error(g->c, call->line, call->column,
+             "%s needs a RANDOM variable first; expected NEURON { RANDOM name } and "
+             "%s(name, ...)",
+             call->name, call->name);
+}
+
+/* A draw is hb_philox_draw(seed id1, gid id2, stream 2^31 + id3, index = the position) (the
+ * mechanisms' streams apart from the network's, common/philox.h), then the position + 1:
+ * the same numbers on any rank, thread or backend, whatever the order of other draws. */
+void nm_gen_random_call(gen *g, const nm_node *call)
+{
+    const char *r = random_of(g, call);
+    const int n = call->n_kids;
+    if (strcmp(call->name, "random_uniform") == 0 && (n == 1 || n == 3)) {
+        if (n == 3) {
+            emit(g, "(");
+            nm_gen_expr(g, call->kids[1]);
+            emit(g, " + (");
+            nm_gen_expr(g, call->kids[2]);
+            emit(g, " - ");
+            nm_gen_expr(g, call->kids[1]);
+            emit(g, ") * ");
+        }
+        emit(g, "%s_random_uniform(&s->%s, s->%s_id1, s->%s_id2, s->%s_id3)", g->prefix, r, r, r,
+             r);
+        if (n == 3) emit(g, ")");
+        return;
+    }
+    if (strcmp(call->name, "random_setseq") == 0 && n == 2) {
+        emit(g, "(s->%s = ", r);
+        nm_gen_expr(g, call->kids[1]);
+        emit(g, ", 0.0)");
+        return;
+    }
+    if (strcmp(call->name, "random_setids") == 0 && n == 4) {
+        emit(g, "(s->%s_id1 = ", r);
+        nm_gen_expr(g, call->kids[1]);
+        emit(g, ", s->%s_id2 = ", r);
+        nm_gen_expr(g, call->kids[2]);
+        emit(g, ", s->%s_id3 = ", r);
+        nm_gen_expr(g, call->kids[3]);
+        emit(g, ", s->%s = 0.0, 0.0)", r);
+        return;
+    }
+    nm_error(g->c, call->line, call->column,
+             "%s with %d arguments is not generated; expected random_uniform(r), "
+             "random_uniform(r, a, b), random_setseq(r, n) or random_setids(r, id1, id2, id3)",
+             call->name, n);
+}

@@ -1,0 +1,453 @@
+/*
+ * Catalogue mechanisms in the engine (common/cat_step.h, src/sim/sim_cat.c): the bbp
+ * catalogue's NaTs2_t, K_Pst, SKv3_1, Ca_HVA, SK_E2 and Ih on a small cell against NEURON 8.2 (tests/neuron_cat_bbp.txt, written by
+ * tests/neuron_cat_bbp.py), and with CaDynamics_E2 writing cai (neuron_cat_bbp_cadyn.txt):
+ * every spike in NEURON's step, the soma within 0.05 mV, eca by NEURON's ion_style, cai; the same bits alone, in a group of copies, with per-lane parameters
+ * and in a mixed group; parameter errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "mech/catalogue.h"
+#include "sim/sim_cat.h"
+#include "sim_common.h"
+
+#define ANY -HUGE_VAL, HUGE_VAL
+
+/* CaDynamics_E2 as NEURON's nocmodl steps it (cnexp of the linear cai' = a + b cai: cai +=
+ * (1 - exp(dt b)) (-a/b - cai)), written here until the generator emits this form of cnexp
+ * (docs/nmodl.md): the engine's concentration path, cai in the ion's ci (USEION ca READ ica
+ * WRITE cai), the step's total ica. Fields: gamma, decay [ms], depth [um], minCai [mM]. */
+static void cadyn_state(const hb_cat_block_t *blk, int j0, int j1)
+{
+    const int W = blk->width;
+    const double faraday = 1.602176634e-19 * 6.02214076e23; /* NEURON 8.2's (faraday) */
+    for (int j = j0; j < j1; j++)
+        for (int k = 0; k < blk->lanes; k++) {
+            const size_t r = (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k;
+            const double *f = blk->field + (size_t)j * 4 * (size_t)W + (size_t)k;
+            const double gamma = f[0], decay = f[W], depth = f[2 * W], min_cai = f[3 * W];
+            const double ica = blk->ion[0].i[r], cai = blk->ion[0].ci[r];
+            const double b = -1.0 / decay;
+            const double a = -10000.0 * (ica * gamma / (2.0 * faraday * depth)) + min_cai / decay;
+            blk->ion[0].ci[r] = cai + (1.0 - exp(blk->dt * b)) * (-(a / b) - cai);
+        }
+}
+
+static const hb_cat_cpu_t cpu_cadyn = {NULL, NULL, cadyn_state, NULL, NULL};
+static const hb_cat_field_t p_cadyn[] = {{"gamma", "", 0.05, ANY},
+                                         {"decay", "ms", 80.0, ANY},
+                                         {"depth", "um", 0.1, ANY},
+                                         {"minCai", "mM", 1e-4, ANY}};
+static const hb_cat_ion_t cadyn_ions[] = {{"ca", 2, HB_ION_I, HB_ION_CI}};
+static const hb_cat_mech_t CaDynamics_E2 = {"CaDynamics_E2", HB_CAT_DENSITY, 4, p_cadyn, 0, NULL,
+                                            0, NULL, 0, NULL, 1, cadyn_ions, -1, 0, 1, 0, 4, 0,
+                                            NULL, &cpu_cadyn, NULL};
+
+typedef struct {
+    hb_morph_t *morph;
+    hb_model_t *model;
+} cell_t;
+
+/* The bbp catalogue's mechanism `name` (hh: the default catalogue's). */
+static const hb_cat_mech_t *find(const char *name)
+{
+    if (!strcmp(name, "CaDynamics_E2")) return &CaDynamics_E2;
+    char qualified[64];
+    snprintf(qualified, sizeof qualified, "%s::%s", strcmp(name, "hh") ? "bbp" : "default", name);
+    const hb_cat_mech_t *mech = NULL;
+    CHECK_OK(hb_catalogue_find(NULL, 0, qualified, &mech));
+    return mech;
+}
+
+/* Mechanism `name` in region with its first RANGE PARAMETER (the conductance) g. */
+static void insert(hb_model_t *md, int region, const char *name, double g)
+{
+    const hb_cat_mech_t *mech = find(name);
+    if (!mech) return;
+    const char *key = mech->param[0].name;
+    CHECK_OK(hb_model_insert_cat(md, region, mech, 1, &key, &g, "test"));
+}
+
+/* tests/neuron_cat_bbp.py's cell, the soma's NaTs2_t gbar scaled by na_scale; cadyn: with
+ * CaDynamics_E2 (gamma 0.5) in the soma. */
+static int make_cell(cell_t *c, const char *swc, double na_scale, int cadyn)
+{
+    memset(c, 0, sizeof *c);
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    CHECK_OK(hb_morph_load_swc(swc, NULL, &c->morph));
+    if (!c->morph) return 0;
+    CHECK_OK(hb_model_create(c->morph, &disc, &c->model));
+    if (!c->model) return 0;
+    hb_mech_t pas;
+    hb_mech_default(HB_MECH_PAS, &pas);
+    pas.g_pas = 1e-4;
+    pas.e_pas = -65.0;
+    CHECK_OK(hb_model_insert(c->model, HB_REGION_ALL, &pas));
+    insert(c->model, 1, "NaTs2_t", 0.9 * na_scale);
+    insert(c->model, 1, "K_Pst", 0.1);
+    insert(c->model, 1, "SKv3_1", 0.5);
+    insert(c->model, 1, "Ca_HVA", 0.001);
+    insert(c->model, 1, "SK_E2", 0.05);
+    insert(c->model, 1, "Ih", 8e-5);
+    insert(c->model, 3, "Ih", 2e-4);
+    insert(c->model, 3, "Ca_HVA", 5e-4);
+    if (cadyn) insert(c->model, 1, "CaDynamics_E2", 0.5);
+    CHECK_OK(hb_model_set_ion(c->model, 1, "k", HB_ION_E, -85.0));
+    const hb_location_t soma_at = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    CHECK_OK(hb_model_add_iclamp(c->model, &soma_at, 2.0, 1e9, 0.3));
+    add_probe(c->model, soma_at, "soma", 1, 0.0);
+    return 1;
+}
+
+static void free_cell(cell_t *c)
+{
+    hb_model_destroy(c->model);
+    hb_morph_destroy(c->morph);
+}
+
+static hb_sim_options_t options(double t_stop)
+{
+    hb_sim_options_t opt = sim_options(0.025, t_stop, 0.25);
+    opt.celsius = 34.0;
+    return opt;
+}
+
+static const char *small_swc(void)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+    return path;
+}
+
+static void test_neuron(const char *file, int cadyn)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/%s", HB_SOURCE_DIR, file);
+    FILE *f = fopen(path, "r");
+    CHECKF(f != NULL, "%s: cannot open", path);
+    if (!f) return;
+    double want[64], t_ref[512], v_ref[512], eca_soma = NAN, eca_dend = NAN;
+    double cai_end = NAN, eca_end = NAN;
+    int n_want = 0, n = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "# eca soma %lf dend %lf", &eca_soma, &eca_dend) == 2) continue;
+        if (sscanf(line, "# cai soma at the end %lf eca %lf", &cai_end, &eca_end) == 2) continue;
+        if (!strncmp(line, "# spikes", 8)) {
+            const char *p = strchr(line, ':') + 1;
+            int used;
+            while (n_want < 64 && sscanf(p, "%lf%n", &want[n_want], &used) == 1) {
+                n_want++;
+                p += used;
+            }
+            continue;
+        }
+        if (line[0] != '#' && n < 512 && sscanf(line, "%lf %lf", &t_ref[n], &v_ref[n]) == 2) n++;
+    }
+    fclose(f);
+    CHECKF(n > 100 && n_want >= 1 && isfinite(eca_soma), "%s: %d rows, %d spikes", path, n,
+           n_want);
+    cell_t c;
+    if (!make_cell(&c, small_swc(), 1.0, cadyn)) return;
+    hb_sim_options_t opt = options(t_ref[n - 1]);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(&c.model, 1, &opt, &sim));
+    if (sim) CHECK_OK(hb_sim_init(sim));
+    if (sim && !cadyn) { /* ion_style: eca by Nernst at init in the soma (SK_E2 reads cai),
+                          * constant in the dendrites (Ca_HVA reads eca only) */
+        const group_t *gr = &sim->groups[0];
+        const hb_step_cat_t *cat = gr->cat;
+        int ca = -1;
+        for (int s = 0; cat && s < cat->n_ion; s++)
+            if (!strcmp(cat->ion[s].name, "ca")) ca = s;
+        CHECKF(ca >= 0, "no ca species");
+        if (ca >= 0) {
+            const double es = cat->ion[ca].e[sim->probe_index[0]]; /* the soma's */
+            const double ed = cat->ion[ca].e[hb_step_element(&gr->k, 0, gr->k.m - 1)];
+            CHECKF(fabs(es - eca_soma) < 1e-9 && fabs(ed - eca_dend) < 1e-9,
+                   "eca soma %.17g dend %.17g; NEURON %.17g %.17g", es, ed, eca_soma, eca_dend);
+        }
+    }
+    if (sim) CHECK_OK(hb_sim_run(sim));
+    const double *ts, *v, *spikes;
+    int nt = 0, ns = 0;
+    if (sim) {
+        CHECK_OK(hb_sim_sample_times(sim, &ts, &nt));
+        CHECK_OK(hb_sim_probe_trace(sim, 0, &v, &nt));
+        CHECK_OK(hb_sim_spikes(sim, 0, &spikes, &ns));
+        CHECKF(nt == n, "%d samples, NEURON %d", nt, n);
+        double worst = 0.0;
+        for (int i = 0; i < nt && i < n; i++) {
+            CHECKF(fabs(ts[i] - t_ref[i]) < 1e-9, "sample %d at %g, NEURON %g", i, ts[i], t_ref[i]);
+            worst = fmax(worst, fabs(v[i] - v_ref[i]));
+        }
+        double worst_t = 0.0;
+        for (int k = 0; k < ns && k < n_want; k++) worst_t = fmax(worst_t, fabs(spikes[k] - want[k]));
+        CHECKF(ns == n_want, "%d spikes, NEURON %d", ns, n_want);
+        CHECKF(worst_t < 1e-9, "spike steps differ from NEURON's by %.3g ms", worst_t);
+        CHECKF(worst < 0.05, "soma differs from NEURON by %.3g mV", worst);
+        const hb_step_cat_t *cat = sim->groups[0].cat;
+        int ca = -1;
+        for (int s = 0; cat && s < cat->n_ion; s++)
+            if (!strcmp(cat->ion[s].name, "ca")) ca = s;
+        double cai = NAN, eca = NAN;
+        if (ca >= 0) {
+            cai = cat->ion[ca].ci[sim->probe_index[0]];
+            eca = cat->ion[ca].e[sim->probe_index[0]];
+        }
+        /* recordable (a network's "record" section): the ion's and a mechanism's values */
+        hb_rec_sample_t rec;
+        const group_t *gr = &sim->groups[0];
+        CHECK_OK(hb_sim_record_resolve(sim, 0, NULL, "cai", &rec));
+        CHECK(rec.kind == HB_REC_HOST &&
+              hb_rec_value(&rec, gr->v, gr->hh_state, gr->syn_state) ==
+                  cat->ion[ca].ci[sim->probe_index[0]]);
+        CHECK_OK(hb_sim_record_resolve(sim, 0, NULL, "NaTs2_t.m", &rec));
+        const double m = hb_rec_value(&rec, gr->v, gr->hh_state, gr->syn_state);
+        CHECKF(m > 0.0 && m < 1.0, "NaTs2_t.m = %g", m);
+        CHECK(hb_sim_record_resolve(sim, 0, NULL, "NaTs2_t.q", &rec) == HB_ERR_INVALID_VALUE);
+        CHECKF(strstr(hb_last_error(), "nothing of that name") != NULL, "%s", hb_last_error());
+        const hb_location_t dend = {HB_LOC_NODE, 0, 0, 0.0, gr->k.m - 2};
+        CHECK(hb_sim_record_resolve(sim, 0, &dend, "NaTs2_t.m", &rec) == HB_ERR_INVALID_VALUE);
+        CHECKF(strstr(hb_last_error(), "no such catalogue mechanism") != NULL, "%s",
+               hb_last_error());
+        hb_rec_var_t parsed;
+        CHECK(hb_rec_parse("cai", &parsed) == HB_SUCCESS && !strcmp(parsed.unit, "mM"));
+        CHECK(hb_rec_parse("NaTs2_t.gNaTs2_tbar", &parsed) == HB_SUCCESS &&
+              !strcmp(parsed.unit, "S/cm2"));
+        /* cai after the last step; NEURON's eca is from the step's start (ion_cur) */
+        CHECKF(fabs(cai - cai_end) < 1e-6 * cai_end, "soma cai %.17g at the end, NEURON %.17g",
+               cai, cai_end);
+        CHECKF(fabs(eca - eca_end) < 1e-3, "soma eca %.17g at the end, NEURON %.17g", eca,
+               eca_end);
+        printf("%s: %d spikes (NEURON %d, all in its step), max |v - NEURON| %.3g mV over "
+               "%d samples; soma cai %.6g mM (NEURON %.6g), eca %.6g mV\n", file, ns, n_want,
+               worst, nt, cai, cai_end, eca);
+    }
+    hb_sim_destroy(sim);
+    free_cell(&c);
+}
+
+static hb_backend_t backend = HB_BACKEND_SEQ;
+
+/* Soma traces of cells (models[i]) simulated together, into v[i * n ..]. */
+static int traces(hb_model_t *const *models, int n_cells, int steps, double *out)
+{
+    hb_sim_options_t opt = options(steps * 0.025);
+    opt.sample_dt_ms = 0.025;
+    opt.backend = backend;
+    opt.threads = backend == HB_BACKEND_OMP ? 2 : 0;
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(models, n_cells, &opt, &sim));
+    if (!sim || hb_sim_run(sim) != HB_SUCCESS) {
+        CHECKF(0, "run: %s", hb_last_error());
+        hb_sim_destroy(sim);
+        return 0;
+    }
+    for (int c = 0; c < n_cells; c++) {
+        const double *v;
+        int nt;
+        CHECK_OK(hb_sim_probe_trace(sim, c, &v, &nt));
+        CHECKF(nt == steps + 1, "%d samples", nt);
+        memcpy(out + (size_t)c * (size_t)(steps + 1), v, (size_t)(steps + 1) * sizeof *v);
+    }
+    hb_sim_destroy(sim);
+    return 1;
+}
+
+/* The same bits whichever cells share the cell's group or block: alone; among copies of
+ * itself (a shared group); beside cells of other parameters (per-lane fields); in a mixed
+ * group beside a cell of another shape. */
+static void test_groups(void)
+{
+    enum { STEPS = 800, CELLS = 5 };
+    cell_t c[CELLS], other;
+    const double scale[CELLS] = {1.0, 1.0, 1.0, 0.7, 1.3};
+    for (int i = 0; i < CELLS; i++)
+        if (!make_cell(&c[i], small_swc(), scale[i], 1)) return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+    if (!make_cell(&other, path, 1.0, 1)) return;
+    const size_t n = STEPS + 1;
+    double *alone = malloc(CELLS * n * sizeof *alone), *v = malloc((CELLS + 1) * n * sizeof *v);
+    for (int i = 0; i < CELLS; i++) traces(&c[i].model, 1, STEPS, alone + i * n);
+    hb_model_t *copies[3] = {c[0].model, c[0].model, c[0].model};
+    if (traces(copies, 3, STEPS, v))
+        for (int i = 0; i < 3; i++)
+            CHECKF(!memcmp(v + i * n, alone, n * sizeof *v), "copy %d differs from alone", i);
+    hb_model_t *all[CELLS];
+    for (int i = 0; i < CELLS; i++) all[i] = c[i].model;
+    if (traces(all, CELLS, STEPS, v))
+        for (int i = 0; i < CELLS; i++)
+            CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
+                   "cell %d (NaTs2_t x %g) differs in a group from alone", i, scale[i]);
+    if (hb_backend_available(HB_BACKEND_OMP)) { /* two threads: the same bits */
+        backend = HB_BACKEND_OMP;
+        if (traces(all, CELLS, STEPS, v))
+            for (int i = 0; i < CELLS; i++)
+                CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
+                       "cell %d differs on 2 threads", i);
+        backend = HB_BACKEND_SEQ;
+    }
+    { /* a second hb_sim_init and run: the first run's bits (states and ions set again) */
+        hb_sim_options_t opt = options(STEPS * 0.025);
+        opt.sample_dt_ms = 0.025;
+        hb_sim_t *sim = NULL;
+        CHECK_OK(hb_sim_create(&c[3].model, 1, &opt, &sim));
+        const double *tv;
+        int nt = 0;
+        if (sim && hb_sim_run(sim) == HB_SUCCESS && hb_sim_init(sim) == HB_SUCCESS &&
+            hb_sim_run(sim) == HB_SUCCESS && hb_sim_probe_trace(sim, 0, &tv, &nt) == HB_SUCCESS)
+            CHECKF(nt == STEPS + 1 && !memcmp(tv, alone + 3 * n, n * sizeof *tv),
+                   "a second run differs from the first");
+        else
+            CHECKF(0, "second run: %s", hb_last_error());
+        hb_sim_destroy(sim);
+    }
+    hb_model_t *mixed[2] = {c[3].model, other.model};
+    if (traces(mixed, 2, STEPS, v))
+        CHECKF(!memcmp(v, alone + 3 * n, n * sizeof *v), "in a mixed group: differs from alone");
+    int spikes = 0;
+    for (size_t i = 1; i < n; i++) spikes += alone[i] > 0.0 && alone[i - 1] <= 0.0;
+    CHECKF(spikes >= 1, "the cell does not spike in %d steps", STEPS);
+    CHECKF(memcmp(alone, alone + 3 * n, n * sizeof *v) != 0, "gbar has no effect");
+    free(alone);
+    free(v);
+    for (int i = 0; i < CELLS; i++) free_cell(&c[i]);
+    free_cell(&other);
+}
+
+static void test_errors(void)
+{
+    cell_t c;
+    if (!make_cell(&c, small_swc(), 1.0, 0)) return;
+    const char *key = "gNaTs2_tbr";
+    double value = 0.1;
+    CHECK(hb_model_insert_cat(c.model, 1, find("NaTs2_t"), 1, &key, &value, "model.json: mechanisms[0]") ==
+          HB_ERR_INVALID_VALUE);
+    CHECKF(strstr(hb_last_error(), "did you mean \"gNaTs2_tbar\"") != NULL, "%s", hb_last_error());
+    key = "gnabar"; /* hh.mod's <0,1e9> */
+    value = -1.0;
+    CHECK(hb_model_insert_cat(c.model, 1, find("hh"), 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
+    CHECKF(strstr(hb_last_error(), "from 0 to 1e+09") != NULL, "%s", hb_last_error());
+    key = "gNaTs2_tbar";
+    value = NAN;
+    CHECK(hb_model_insert_cat(c.model, 1, find("NaTs2_t"), 1, &key, &value, "m") == HB_ERR_INVALID_VALUE);
+    CHECK(hb_model_set_cat_global(c.model, find("Ih"), "ehcn", -40.0, "m") == HB_SUCCESS);
+    CHECK(hb_model_set_cat_global(c.model, find("Ih"), "echn", -40.0, "m") == HB_ERR_INVALID_VALUE);
+    CHECKF(strstr(hb_last_error(), "did you mean \"ehcn\"") != NULL, "%s", hb_last_error());
+    CHECK(hb_model_set_ion(c.model, 1, "ca", HB_ION_CI, -1.0) == HB_ERR_INVALID_VALUE);
+    hb_sim_options_t opt = options(1.0);
+    hb_sim_t *ok = NULL;
+    CHECK_OK(hb_sim_create(&c.model, 1, &opt, &ok));
+    if (ok) { /* no checkpoint without the catalogue state */
+        FILE *f = tmpfile();
+        CHECK_OK(hb_sim_init(ok));
+        CHECK(f && hb_sim_save(ok, f, "ckpt") == HB_ERR_NOT_SUPPORTED);
+        CHECKF(strstr(hb_last_error(), "catalogue mechanisms") != NULL, "%s", hb_last_error());
+        if (f) fclose(f);
+    }
+    hb_sim_destroy(ok);
+    opt.method = HB_METHOD_CN;
+    hb_sim_t *sim = NULL;
+    CHECK(hb_sim_create(&c.model, 1, &opt, &sim) == HB_ERR_NOT_SUPPORTED);
+    CHECKF(strstr(hb_last_error(), "backward Euler") != NULL, "%s", hb_last_error());
+    hb_sim_destroy(sim);
+    free_cell(&c);
+}
+
+/* The model file's catalogue mechanisms, GLOBALs and ions: the same bits as the C API's cell;
+ * its errors name the key. */
+static const char *model_json(const char *extra_mech, const char *ions)
+{
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "{\"t_stop\": 20, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.025,\n"
+             " \"cells\": [{\"morphology\": \"%s\", \"section_rule\": \"hinesbatch\",\n"
+             "  \"discretization\": {\"scheme\": \"neuron\", \"policy\": \"per-segment\"},\n"
+             "  \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65},\n"
+             "   {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": 0.9},\n"
+             "   {\"name\": \"K_Pst\", \"region\": \"soma\", \"gK_Pstbar\": 0.1},\n"
+             "   {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},\n"
+             "   {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},\n"
+             "   {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.05},\n"
+             "   {\"name\": \"bbp::Ih\", \"region\": \"soma\", \"gIhbar\": 8e-5},\n"
+             "   {\"name\": \"bbp::Ih\", \"region\": \"dend\", \"gIhbar\": 2e-4},\n"
+             "   {\"name\": \"bbp::Ca_HVA\", \"region\": \"dend\", \"gCa_HVAbar\": 5e-4}%s],\n"
+             "  \"ions\": [%s],\n"
+             "  \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 2, \"dur\": 1e9, "
+             "\"amp\": 0.3}],\n"
+             "  \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0}]}]}\n",
+             small_swc(), extra_mech, ions);
+    return text;
+}
+
+static void test_model_file(void)
+{
+    enum { STEPS = 800 };
+    const char *text = model_json("", "{\"region\": \"soma\", \"ek\": -85}");
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_parse_json(text, strlen(text), "cat.json", ".", &sim));
+    cell_t c;
+    double *want = malloc((STEPS + 1) * sizeof *want);
+    if (sim && make_cell(&c, small_swc(), 1.0, 0) && traces(&c.model, 1, STEPS, want)) {
+        CHECK_OK(hb_sim_run(sim));
+        const double *v;
+        int nt = 0;
+        CHECK_OK(hb_sim_probe_trace(sim, 0, &v, &nt));
+        CHECKF(nt == STEPS + 1 && !memcmp(v, want, (STEPS + 1) * sizeof *v),
+               "the model file's cell differs from the C API's (%d samples)", nt);
+        free_cell(&c);
+    }
+    free(want);
+    hb_sim_destroy(sim);
+    static const struct {
+        const char *mech, *ions, *says;
+    } bad[] = {
+        {",{\"name\": \"NaTs2_t\", \"gNaTs2_tbr\": 1}", "",
+         "cells[0].mechanisms[9]: NaTs2_t has no parameter \"gNaTs2_tbr\"; did you mean \"gNaTs2_tbar\"?"},
+        {",{\"name\": \"NaTs2\"}", "", "cells[0].mechanisms[9].name"},
+        {",{\"name\": \"Ih\"}", "", "bbp::Ih"},
+        {",{\"name\": \"bbp::Ih\", \"ehcn\": \"x\"}", "", "cells[0].mechanisms[9].ehcn: expected a number"},
+        {",{\"name\": \"default::hh\", \"gnabar\": -1}", "", "from 0 to 1e+09"},
+        {"", "{\"enaa\": 50}", "cells[0].ions[0].enaa: expected \"region\" or e<ion>"},
+        {"", "{\"region\": \"soma\", \"cai\": -1}", "cells[0].ions[0].cai: ion: ca concentration"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        text = model_json(bad[i].mech, bad[i].ions);
+        sim = NULL;
+        CHECKF(hb_sim_parse_json(text, strlen(text), "cat.json", ".", &sim) == HB_ERR_INVALID_VALUE,
+               "bad %zu accepted", i);
+        CHECKF(strstr(hb_last_error(), bad[i].says) != NULL, "bad %zu: %s", i, hb_last_error());
+        hb_sim_destroy(sim);
+    }
+    /* a GLOBAL in the mechanism's object: one value per model */
+    text = model_json(",{\"name\": \"bbp::Ih\", \"region\": \"soma\", \"ehcn\": -40}", "");
+    sim = NULL;
+    CHECK_OK(hb_sim_parse_json(text, strlen(text), "cat.json", ".", &sim));
+    if (sim) {
+        const hb_step_cat_t *cat = sim->groups[0].cat;
+        double ehcn = NAN;
+        for (int q = 0; cat && q < cat->n_mech; q++)
+            if (!strcmp(cat->mech[q].mech->name, "Ih")) ehcn = cat->mech[q].global[0];
+        CHECKF(ehcn == -40.0, "Ih's ehcn %g, expected -40", ehcn);
+    }
+    hb_sim_destroy(sim);
+}
+
+int main(void)
+{
+    test_neuron("neuron_cat_bbp.txt", 0);
+    test_neuron("neuron_cat_bbp_cadyn.txt", 1);
+    test_groups();
+    test_errors();
+    test_model_file();
+    return check_summary("sim_cat");
+}
