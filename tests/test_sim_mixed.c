@@ -687,10 +687,167 @@ static void test_tree_copies(void)
     }
 }
 
+/* The GPU's copies-as-lanes step (lanes_step_kernel: a thread block a layout block, lane k
+ * slot k, a phase's rows and a round's chains over the block's warps, a barrier between them;
+ * sim_tree.h's hb_lanes_*) on the host: blocks, warps and lanes each in reverse order, `warps`
+ * emulated warps, every barrier a loop's end. */
+static void lanes_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                       const hb_step_params_t *p, int warps, double *d, double *rhs)
+{
+    const int W = g->width;
+    for (int b = g->blocks - 1; b >= 0; b--) {
+        int rounds = 0;
+        for (int lane = 0; lane < W; lane++)
+            if (b * W + lane < g->count && hb_lanes_rounds(t, b * W + lane) > rounds)
+                rounds = hb_lanes_rounds(t, b * W + lane);
+#define LANES(call)                                                                          \
+    for (int warp = warps - 1; warp >= 0; warp--)                                            \
+        for (int lane = W - 1; lane >= 0; lane--) {                                          \
+            const int slot = b * W + lane;                                                   \
+            if (slot >= g->count) continue;                                                  \
+            const hb_tree_cell_t c = hb_tree_cell(g, t, slot);                               \
+            call;                                                                            \
+        }
+        for (int phase = HB_LANES_PAS; phase < HB_LANES_GATES; phase++)
+            LANES(hb_lanes_phase(g, t, p, phase, slot, c, warp, warps, d + c.base, rhs + c.base))
+        for (int r = 0; r < rounds; r++)
+            LANES(hb_lanes_round(g, t, p, slot, c, r, 0, warp, warps, d + c.base, rhs + c.base))
+        for (int r = rounds - 1; r >= 0; r--)
+            LANES(hb_lanes_round(g, t, p, slot, c, r, 1, warp, warps, d + c.base, rhs + c.base))
+        LANES(hb_lanes_phase(g, t, p, HB_LANES_GATES, slot, c, warp, warps, d + c.base,
+                             rhs + c.base))
+#undef LANES
+    }
+}
+
+/* Copies of real shapes as a block's lanes (the GPU's sim.copy_lanes): each copy reading its
+ * template's constants (cbase), hh soma, IClamps, a conducting synapse on each, counts not
+ * multiples of the block's lanes (blocks of two shapes, rounds differing across lanes); the
+ * lanes schedule on the host, with 3 and 8 emulated warps and tiles of 8 and 32 chains, is
+ * bitwise the CPU engine's. */
+static void test_lanes_copies(void)
+{
+    static const char *const files[] = {"l22.CNG.swc", "c91662.swc", "HSN-fluoro01.CNG.swc",
+                                        "1220882a.CNG.swc"};
+    static const int copies[] = {11, 9, 6, 5};
+    enum { F = 4, MOST = 64 };
+    hb_morph_t *morph[F] = {NULL};
+    hb_model_t *model[F] = {NULL}, *cells[MOST];
+    int ok = 1, n = 0;
+    for (int f = 0; f < F && ok; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
+        CHECK_OK(hb_morph_load_swc(path, NULL, &morph[f]));
+        model[f] = morph[f] ? sim_cells_make(morph[f], SIM_CELL_HH_SOMA, f % 2) : NULL;
+        ok = model[f] != NULL;
+        if (ok) {
+            int last = hb_cable_size(hb_model_cable(model[f])) - 1 - f; /* one with membrane */
+            hb_node_info_t info;
+            while (last > 0 && hb_cable_node(hb_model_cable(model[f]), last, &info) == HB_SUCCESS &&
+                   !(info.area_um2 > 0.0))
+                last--;
+            const hb_location_t at = {HB_LOC_NODE, 0, 0, 0.0, last};
+            hb_synapse_t syn;
+            hb_synapse_default(f % 2 ? HB_SYN_EXP2 : HB_SYN_EXP, &syn);
+            CHECK_OK(hb_model_add_synapse(model[f], &at, &syn, NULL));
+            for (int q = 0; q < copies[f]; q++) cells[n++] = model[f];
+        }
+    }
+    const long steps = 300;
+    hb_sim_options_t opt = sim_options(0.025, (double)steps * 0.025, 0.025 * 100);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_set_default_tuning("sim.mixed_copies=64,sim.copy_lanes=1"));
+    if (ok) CHECK_OK(hb_sim_create(cells, n, &opt, &sim));
+    CHECK_OK(hb_set_default_tuning(NULL));
+    if (sim) CHECK_OK(hb_sim_init(sim));
+    group_t *gr = sim ? &sim->groups[sim->n_groups - 1] : NULL;
+    const hb_step_group_t *k = gr ? &gr->k : NULL;
+    CHECKF(k && sim->n_groups == 1 && k->mixed && k->count == n && k->width > 1 &&
+               n % k->width != 0,
+           "copies forced into the mixed group: %d groups", sim ? sim->n_groups : 0);
+    if (k && k->mixed && k->count == n && gr->n_syn_state > 0) {
+        for (size_t q = 0; q < gr->n_syn_state; q++)
+            gr->syn_state[q] = 0.002 * (double)(q % 5 + 1);
+        const size_t size = k->block_start[k->blocks];
+        const size_t hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
+        double *v0 = check_malloc(size * sizeof *v0), *hs0 = check_malloc((hh + 1) * sizeof *hs0);
+        double *ss0 = check_malloc(gr->n_syn_state * sizeof *ss0); /* the state before */
+        memcpy(v0, k->v, size * sizeof *v0);
+        memcpy(hs0, k->hh_state, hh * sizeof *hs0);
+        memcpy(ss0, k->syn_state, gr->n_syn_state * sizeof *ss0);
+        CHECK_OK(hb_sim_advance(sim, steps));
+        int mixed_blocks = 0; /* blocks whose lanes have different rounds */
+        for (int tile = 8; tile <= 32; tile *= 4) {
+            hb_sim_tree_plan_t plan;
+            size_t templates = 0;
+            CHECK_OK(hb_sim_tree_plan(k, tile, &plan));
+            CHECK_OK(hb_sim_tree_share(k, &plan, &templates));
+            CHECKF(templates == F, "%zu slots with constants of their own; expected %d",
+                   templates, F);
+            for (int b = 0; b < k->blocks; b++) {
+                int lo = 1 << 30, hi = 0;
+                for (int s = b * k->width; s < (b + 1) * k->width && s < n; s++) {
+                    const int r = hb_lanes_rounds(&plan.k, s);
+                    lo = r < lo ? r : lo;
+                    hi = r > hi ? r : hi;
+                }
+                mixed_blocks += lo < hi;
+            }
+            for (int warps = 3; warps <= 8; warps += 5) {
+                hb_step_group_t g = *k;
+                double *v = check_malloc(size * sizeof *v), *hs = check_malloc((hh + 1) * sizeof *hs);
+                double *ss = check_malloc(gr->n_syn_state * sizeof *ss);
+                double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+                memcpy(v, v0, size * sizeof *v);
+                memcpy(hs, hs0, hh * sizeof *hs);
+                memcpy(ss, ss0, gr->n_syn_state * sizeof *ss);
+                g.v = v;
+                g.hh_state = hs;
+                g.syn_state = ss;
+                hb_step_params_t p = {opt.dt_ms, 1.0, 0.0,
+                                      sim->table.use_table ? sim->table.table : NULL,
+                                      sim->table.q10};
+                for (long st = 0; st < steps; st++) {
+                    p.t_mid = ((double)st + 0.5) * opt.dt_ms;
+                    lanes_step(&g, &plan.k, &p, warps, d, rhs);
+                }
+                CHECKF(memcmp(v, k->v, size * sizeof *v) == 0 &&
+                           memcmp(hs, k->hh_state, hh * sizeof *hs) == 0 &&
+                           memcmp(ss, k->syn_state, gr->n_syn_state * sizeof *ss) == 0,
+                       "copies as lanes (tiles of %d, %d warps) differ from the CPU engine "
+                       "after %ld steps", tile, warps, steps);
+                free(v);
+                free(hs);
+                free(ss);
+                free(d);
+                free(rhs);
+            }
+            hb_sim_tree_free(&plan);
+        }
+        free(v0);
+        free(hs0);
+        free(ss0);
+        CHECKF(mixed_blocks > 0, "no block with lanes of different rounds: the block's most "
+               "rounds untested");
+        int spiking = 0;
+        for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+        CHECKF(spiking > 0, "lanes: no spike in %ld steps: nothing happened to compare", steps);
+        printf("copies as lanes: %d cells of %d real shapes, blocks of %d lanes (%d of them "
+               "with lanes of different rounds), 3 and 8 warps: bitwise the CPU engine's over "
+               "%ld steps\n", n, F, k->width, mixed_blocks, steps);
+    }
+    hb_sim_destroy(sim);
+    for (int f = 0; f < F; f++) {
+        hb_model_destroy(model[f]);
+        hb_morph_destroy(morph[f]);
+    }
+}
+
 int main(void)
 {
     test_real_cells();
     test_tree_copies();
+    test_lanes_copies();
     test_device_path();
     test_tree_path(32);
     test_tree_path(8);

@@ -379,4 +379,70 @@ HB_HOSTDEV void hb_tree_synapse(const hb_step_group_t *g, int q)
     hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);
 }
 
+/*
+ * Copies as lanes (the GPU's lanes_step_kernel): a block of a mixed group of width 32 is one
+ * thread block, lane k its slot k (a copy), each phase's rows, instances and chains of a slot
+ * spread over the thread block's `warps` warps (warp j takes j, j + warps, ...), a barrier
+ * between phases and between rounds. Each lane runs the tree step's functions above on its
+ * own slot, so a row of the block's 32 copies is one coalesced access, and copies reading
+ * one template's constants (cbase) read one address. The phases, in order:
+ */
+enum {
+    HB_LANES_PAS,    /* rows with an input: pas */
+    HB_LANES_HH,     /* hh instances */
+    HB_LANES_INPUTS, /* IClamps and synapses: warp 0 */
+    HB_LANES_AXIAL,  /* every row */
+    HB_LANES_GATES,  /* after the substitution: hh gates, synapses' decay */
+    HB_LANES_PHASES
+};
+
+/* Rounds of a slot's plan (0 for a padding lane). */
+HB_HOSTDEV int hb_lanes_rounds(const hb_sim_tree_t *t, int slot)
+{
+    const int r = t->round_first[slot + 1] - t->round_first[slot] - 1;
+    return r > 0 ? r : 0;
+}
+
+/* Warp `warp`'s share of phase `phase` for its lane's slot (d, rhs: the slot's own, c). */
+HB_HOSTDEV void hb_lanes_phase(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                               const hb_step_params_t *p, int phase, int slot, hb_tree_cell_t c,
+                               int warp, int warps, double *d, double *rhs)
+{
+    switch (phase) {
+    case HB_LANES_PAS:
+        for (int q = t->input_first[slot] + warp; q < t->input_first[slot + 1]; q += warps)
+            hb_tree_pas(g, t, c, t->input_row[q], d, rhs);
+        break;
+    case HB_LANES_HH:
+        for (int j = warp; j < g->lane_hh[slot]; j += warps) hb_tree_hh(g, slot, c, j, d, rhs);
+        break;
+    case HB_LANES_INPUTS:
+        if (warp == 0) hb_tree_inputs(g, p, slot, c, d, rhs);
+        break;
+    case HB_LANES_AXIAL:
+        for (int i = warp; i < c.m; i += warps) hb_tree_axial(g, t, c, i, d, rhs);
+        break;
+    default: /* HB_LANES_GATES */
+        for (int j = warp; j < g->lane_hh[slot]; j += warps) hb_tree_gates(g, p, slot, c, j);
+        if (g->syn_start)
+            for (int q = g->syn_start[slot] + warp; q < g->syn_start[slot + 1]; q += warps)
+                hb_tree_synapse(g, q);
+        break;
+    }
+}
+
+/* Warp `warp`'s chains of round r of its lane's slot: the elimination's (substitute 0) or the
+ * substitution's (1). A round past the slot's rounds (lanes of other shapes) does nothing. */
+HB_HOSTDEV void hb_lanes_round(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                               const hb_step_params_t *p, int slot, hb_tree_cell_t c, int r,
+                               int substitute, int warp, int warps, double *d, double *rhs)
+{
+    if (r >= hb_lanes_rounds(t, slot)) return;
+    const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
+    for (int k = bound[r] + warp; k < bound[r + 1]; k += warps) {
+        if (substitute) hb_tree_substitute(g, t, p, c, first + k, d, rhs);
+        else hb_tree_eliminate(g, t, c, first + k, d, rhs);
+    }
+}
+
 #endif

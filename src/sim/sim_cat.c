@@ -236,6 +236,9 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
                              hb_step_cat_t **out)
 {
     *out = NULL;
+    int any = 0; /* without catalogue mechanisms, no cell is asked again (a recipe's is rebuilt) */
+    for (int s = 0; s < k->count && !any; s++) any = sim->info[cells[s]].n_cat > 0;
+    if (!any) return HB_SUCCESS;
     hb_step_cat_t *cat = calloc(1, sizeof *cat);
     if (!cat) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     hb_status_t status = survey(sim, k, cells, cat);

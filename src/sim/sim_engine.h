@@ -45,6 +45,7 @@ typedef struct {
  * and hh nodes) to find cells of one group. */
 typedef struct {
     int m, n_hh, n_probes, n_synapses, n_iclamps, n_sites; /* n_sites: IClamp nodes */
+    int n_cat; /* catalogue mechanisms inserted (0: the group's catalogue survey skips it) */
     uint64_t shape;
 } hb_sim_cell_info_t;
 

@@ -62,12 +62,16 @@ typedef struct {
     double v[W], d[W], rhs[W];
     double field[J * 64 * W];
     int node[J * W];
+    double area[J * W]; /* [um2]: point processes' rows */
+    double global[64];  /* GLOBAL PARAMETERs at their defaults */
     double ion[8][5][W]; /* e, ci, co, i, didv */
 } host_block_t;
 
 static void fill(host_block_t *h, const hb_cat_mech_t *m)
 {
     memset(h, 0, sizeof *h);
+    for (int q = 0; q < J * W; q++) h->area[q] = 100.0 + q;
+    for (int q = 0; q < m->n_global && q < 64; q++) h->global[q] = m->global[q].value;
     for (int k = 0; k < W; k++) {
         h->v[k] = -90.0 + 120.0 * k / (W - 1);
         for (int x = 0; x < m->n_ion && x < 8; x++) {
@@ -100,7 +104,7 @@ static double max_rel(const double *a, const double *b, size_t n)
 
 static void check_mech(int cat, int index, const hb_cat_mech_t *m, int *bitwise)
 {
-    if (m->n_field > 64 || m->n_ion > 8) {
+    if (m->n_field > 64 || m->n_ion > 8 || m->n_global > 64) {
         CHECKF(0, "%s: %d fields, %d ions: more than the test's room", m->name, m->n_field,
                m->n_ion);
         return;
@@ -113,11 +117,12 @@ static void check_mech(int cat, int index, const hb_cat_mech_t *m, int *bitwise)
     for (int x = 0; x < m->n_ion; x++)
         ions[x] = {cpu.ion[x][0], cpu.ion[x][1], cpu.ion[x][2], cpu.ion[x][3], cpu.ion[x][4]};
     hb_cat_block_t blk = {W,       W,       1,         0.025,     0.0,  34.0, cpu.v, cpu.d,
-                          cpu.rhs, cpu.node, cpu.field, NULL, NULL, ions, NULL, NULL};
-    m->cpu->init(&blk, 0, J);
-    m->cpu->current(&blk, 0, J);
-    m->cpu->state(&blk, 0, J);
-    m->cpu->current(&blk, 0, J);
+                          cpu.rhs, cpu.node, cpu.field, NULL, cpu.global, ions, NULL, cpu.area};
+    /* a NULL kernel has nothing to do (the dispatch's case returns at once) */
+    if (m->cpu->init) m->cpu->init(&blk, 0, J);
+    if (m->cpu->current) m->cpu->current(&blk, 0, J);
+    if (m->cpu->state) m->cpu->state(&blk, 0, J);
+    if (m->cpu->current) m->cpu->current(&blk, 0, J);
     /* GPU: the same block in device memory, through the dispatch */
     host_block_t *dev = NULL;
     hb_ion_block_t *dev_ions = NULL;
@@ -129,7 +134,7 @@ static void check_mech(int cat, int index, const hb_cat_mech_t *m, int *bitwise)
         dions[x] = {dev->ion[x][0], dev->ion[x][1], dev->ion[x][2], dev->ion[x][3], dev->ion[x][4]};
     CUDA_OK(cudaMemcpy(dev_ions, dions, sizeof dions, cudaMemcpyHostToDevice));
     hb_cat_block_t dblk = {W,        W,         1,          0.025, 0.0,  34.0,     dev->v, dev->d,
-                           dev->rhs, dev->node, dev->field, NULL,  NULL, dev_ions, NULL,   NULL};
+                           dev->rhs, dev->node, dev->field, NULL,  dev->global, dev_ions, NULL,   dev->area};
     run_mech<<<1, 1>>>(cat, index, dblk);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaMemcpy(&gpu, dev, sizeof gpu, cudaMemcpyDeviceToHost));
@@ -157,6 +162,7 @@ static void check_mech(int cat, int index, const hb_cat_mech_t *m, int *bitwise)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each mechanism's line kept if one fails hard */
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         printf("test_gpu_catalogue: no CUDA device: skipped\n");
