@@ -50,8 +50,7 @@
 # real: REAL_CELLS ("8 64 1024 8192 65536"), REAL_TSTOP (20 ms), REAL_ONE_CORE ("8 64 1024
 # 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
 # ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
-# data/morphologies), REAL_GPU_TUNING (--tuning of the GPU runs, e.g. sim.copy_lanes=0),
-# REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
+# data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
 # GPU_BACKEND.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -486,7 +485,7 @@ real() {
     "$PY" "$here/real_network.py" "$n" "$t" "$out/real_$n.json" --folder "$data" --amp "${REAL_AMP:-0.3}"
     rm -rf "$work/g"
     "$HB" run "$out/real_$n.json" --backend="$backend" -o "$work/g" --traces=none --quiet \
-      ${REAL_GPU_TUNING:+--tuning "$REAL_GPU_TUNING"} > "$work/g.log" 2>&1 || { cat "$work/g.log"; return 1; }
+      > "$work/g.log" 2>&1 || { cat "$work/g.log"; return 1; }
     cp "$work/g/summary.json" "$out/gpu_$n.json"
     cp "$work/g/spikes.dat" "$out/gpu_$n.spikes"
     "$PY" - "$out/real_$n.json" "$out/real_compartments.txt" "$bps" "$out/gpu_$n.json" \

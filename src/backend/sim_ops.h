@@ -121,14 +121,6 @@ struct hb_sim_ops {
      * than a group of copies (the GPU: a warp a cell, against a thread a cell), copies too
      * few to fill the device go there. Same bits either way. */
     int (*mixed_copies)(int count, int rows);
-    /* Lanes per block of a mixed group whose blocks are a warp's lanes of copies (copies as
-     * lanes: each block's lanes copies of one shape where their count allows, the cell's
-     * parallelism over a thread block's warps; docs/sim-engine.md); 0: no such layout. */
-    int lanes_width;
-    /* 1: the mixed group of `cells` cells, `wide` of them copies of shapes with at least
-     * lanes_width copies there, takes that layout (the engine's rule; the tuning's
-     * sim.copy_lanes overrides it). Same bits either way. */
-    int (*copy_lanes)(int cells, int wide);
     /* Device memory the engine took [bytes] (NULL: none, the CPU's). */
     size_t (*device_bytes)(const void *engine);
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */

@@ -49,9 +49,6 @@ typedef struct {
     int sim_mixed_copies;
     /* GPU: lanes a cell of a mixed group, 8, 16 or 32 (-1: the engine's rule) */
     int sim_tree_tile;
-    /* GPU: the mixed group's copies as a warp's lanes (1), a warp a cell (0); -1: the engine's
-     * rule, hb_sim_ops.copy_lanes */
-    int sim_copy_lanes;
 } hb_tuning_t;
 
 #endif

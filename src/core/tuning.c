@@ -60,7 +60,6 @@ static const knob_t knobs[] = {
     {"sim.mixed_copies", TU(sim_mixed_copies), 0, 1, INT_MAX, NULL, 0, LONG_MIN,
      "an integer >= 1 (copies of one shape at most that step in the mixed group)"},
     {"sim.tree_tile", TU(sim_tree_tile), 0, 0, 0, tile_set, 3, LONG_MIN, "8, 16 or 32"},
-    {"sim.copy_lanes", TU(sim_copy_lanes), 0, 0, 1, NULL, 0, LONG_MIN, "0 or 1"},
 };
 #undef GT
 #undef TU
@@ -77,7 +76,6 @@ void hb_tuning_default(hb_tuning_t *t)
     t->multi_shapes_choice = -2;
     t->sim_mixed_copies = -1;
     t->sim_tree_tile = -1;
-    t->sim_copy_lanes = -1;
 }
 
 static int knob_accepts(const knob_t *k, long v)

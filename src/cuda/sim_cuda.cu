@@ -42,8 +42,6 @@ extern "C" {
 #define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
 #define TREE_WARPS 4     /* tree_step_kernel: warps a thread block (a cell a warp or tile) */
 #define TREE_MIN_BLOCKS 8 /* its blocks an SM at least: 64 registers a thread */
-#define LANES_WARPS 8     /* lanes_step_kernel: warps a thread block (one layout block) */
-#define LANES_TILE 8      /* its plan's rounds: at most a chain a warp */
 #define PROBE_THREADS 256
 #define CHUNK_MAX 4096                      /* steps per chunk, at most */
 #define CHUNK_BUDGET ((size_t)64 << 20)     /* bytes of sample rows + spike slots */
@@ -213,42 +211,6 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
             hb_tree_synapse(&g, q);
 }
 
-/* Copies as lanes (a mixed group of width 32, src/common/sim_tree.h's hb_lanes_*): thread
- * block b steps layout block b, lane k its slot b 32 + k (a copy of the block's shape where
- * the layout could), warp j rows, instances and chains j, j + LANES_WARPS, ... of every phase
- * and round; __syncthreads between them. Rows are 32 elements apart (the layout's width,
- * checked at upload): a row of the block's copies is one 256-byte access, their constants at
- * one template's cbase one broadcast. The block's rounds are its lanes' most (lanes of
- * another shape idle through the rest); padding lanes (slot >= count) only meet the barriers. */
-__global__ void __launch_bounds__(LANES_WARPS * 32)
-lanes_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
-{
-    const int lane = (int)(threadIdx.x % 32), warp = (int)(threadIdx.x / 32);
-    const int slot = (int)blockIdx.x * HB_SIM_GPU_LANES + lane;
-    const int live = slot < g.count;
-    hb_tree_cell_t c = hb_tree_cell(&g, &t, slot);
-    c.w = HB_SIM_GPU_LANES; /* the row stride a constant */
-    double *d = g.d + c.base, *rhs = g.rhs + c.base;
-    int rounds = live ? hb_lanes_rounds(&t, slot) : 0;
-    for (int o = 16; o > 0; o /= 2) { /* the block's most: every warp the same */
-        const int other = __shfl_xor_sync(0xffffffffu, rounds, o);
-        rounds = other > rounds ? other : rounds;
-    }
-    for (int phase = HB_LANES_PAS; phase < HB_LANES_GATES; phase++) {
-        if (live) hb_lanes_phase(&g, &t, &p, phase, slot, c, warp, LANES_WARPS, d, rhs);
-        __syncthreads();
-    }
-    for (int r = 0; r < rounds; r++) {
-        if (live) hb_lanes_round(&g, &t, &p, slot, c, r, 0, warp, LANES_WARPS, d, rhs);
-        __syncthreads();
-    }
-    for (int r = rounds - 1; r >= 0; r--) {
-        if (live) hb_lanes_round(&g, &t, &p, slot, c, r, 1, warp, LANES_WARPS, d, rhs);
-        __syncthreads();
-    }
-    if (live) hb_lanes_phase(&g, &t, &p, HB_LANES_GATES, slot, c, warp, LANES_WARPS, d, rhs);
-}
-
 __global__ void probe_kernel(int n, double *const *group_v, const int *probe_group,
                              const size_t *probe_index, const unsigned char *detect,
                              const double *threshold, unsigned char *above, double *v_prev,
@@ -311,12 +273,6 @@ __global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long 
 
 static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const hb_step_params_t *p)
 {
-    if (g->k.mixed && g->k.width == HB_SIM_GPU_LANES) { /* copies as lanes */
-        lanes_step_kernel<<<(unsigned)g->k.blocks, LANES_WARPS * 32, 0, s->stream>>>(
-            g->k, g->tree, *p);
-        CUDA_CHECK(cudaGetLastError());
-        return HB_SUCCESS;
-    }
     if (g->k.mixed) {
         const long per_block = TREE_WARPS * 32 / g->tree.tile; /* cells */
         const unsigned grid = (unsigned)((g->k.count + per_block - 1) / per_block);
@@ -441,29 +397,20 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
  * devices' measurements. */
 static int tree_tile(int tuned) { return tuned > 0 ? tuned : 32; }
 
-/* tile: the tuning's sim.tree_tile (-1: the rule, tree_tile's or LANES_TILE). */
 static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile)
 {
     hb_sim_tree_plan_t plan;
     memset(&plan, 0, sizeof plan);
     size_t *pick = NULL, *cbase = NULL, n_pick = 0;
     hb_status_t st = HB_SUCCESS;
-    const int lanes = h->mixed && h->width == HB_SIM_GPU_LANES; /* lanes_step_kernel */
     if (h->mixed) {
-        /* tree_step_kernel's rows are contiguous, lanes_step_kernel's a warp's lanes apart
-         * (sim_cuda_ops.c) */
-        if (h->width != 1 && !lanes)
-            return hb_fail(HB_ERR_BACKEND, "cuda sim: a mixed group of width %d; expected 1 "
-                           "or %d", h->width, HB_SIM_GPU_LANES);
-        st = hb_sim_tree_plan(h, tile > 0 ? tile : lanes ? LANES_TILE : tree_tile(tile), &plan);
-        /* copies as lanes: every slot's rows uploaded, a copy reading its template's (the
-         * host's cbase: one address for a block of copies); else the templates' rows alone */
-        if (st == HB_SUCCESS && lanes) st = hb_sim_tree_share(h, &plan, NULL);
-        else if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
+        if (h->width != 1) /* tree_step_kernel's rows are contiguous (sim_cuda_ops.c) */
+            return hb_fail(HB_ERR_BACKEND, "cuda sim: a mixed group of width %d; expected 1",
+                           h->width);
+        st = hb_sim_tree_plan(h, tile, &plan);
+        if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
     }
-    if (st == HB_SUCCESS)
-        st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick,
-                           lanes ? plan.cbase : cbase);
+    if (st == HB_SUCCESS) st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick, cbase);
     hb_sim_tree_free(&plan);
     free(pick);
     free(cbase);
@@ -749,7 +696,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
             return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: group %d has %d lanes per block; "
                            "expected %d", g, d->groups[g].width, HB_SIM_GPU_LANES);
         }
-        if ((st = upload_group(&s->groups[g], &d->groups[g], s->tree_tile)) != HB_SUCCESS) {
+        if ((st = upload_group(&s->groups[g], &d->groups[g],
+                                tree_tile(s->tree_tile))) != HB_SUCCESS) {
             free(views);
             free(sites);
             return st;

@@ -27,21 +27,6 @@ static int cuda_mixed_copies(int count, int rows)
     return rows > 0 && (double)count * (70.0 + 25000.0 / (double)rows) < 5.3e6; /* [ps] */
 }
 
-/*
- * Copies as lanes (lanes_step_kernel): a block of 32 copies of one shape steps as one thread
- * block, lane k copy k, the cell's rows and chains over the block's warps, so a row of the
- * 32 copies is one coalesced 256-byte access and their constants one broadcast, where a warp
- * a cell reads 8 bytes a lane from sectors of their own (the L2 bound, docs/sim-engine.md).
- * Blocks of mixed shapes (a shape's copies not a multiple of 32, cells of their own shape)
- * step correctly but their lanes diverge: so the layout is taken where at least three
- * quarters of the mixed group are copies of shapes with a full block of them. Busyring
- * (every cell its own shape) keeps a warp a cell. Not yet calibrated by measurement.
- */
-static int cuda_copy_lanes(int cells, int wide)
-{
-    return cells >= HB_SIM_GPU_LANES && (long)wide * 4 >= (long)cells * 3;
-}
-
 static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
 {
     hb_cuda_sim_t *s = NULL;
@@ -123,8 +108,6 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .block_width = cuda_block_width,
     .mixed_width = 1, /* a cell's rows contiguous: a warp steps them (tree_step_kernel) */
     .mixed_copies = cuda_mixed_copies,
-    .lanes_width = HB_SIM_GPU_LANES, /* copies as lanes: lanes_step_kernel */
-    .copy_lanes = cuda_copy_lanes,
     .device_bytes = cuda_device_bytes,
     .create = cuda_create,
     .destroy = cuda_destroy,

@@ -651,7 +651,7 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
 static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
 {
     hb_step_group_t *k = &gr->k;
-    const int W = k->width > 0 ? k->width : sim->ops->mixed_width; /* hb_sim_make_groups' */
+    const int W = sim->ops->mixed_width;
     k->width = W;
     k->shared = 0;
     k->blocks = (k->count + W - 1) / W;
@@ -730,42 +730,16 @@ static hb_status_t fill_mixed(hb_sim_t *sim, group_t *gr)
     return status;
 }
 
-/* A cell of a mixed group: sorted by rows, then shape (copies as lanes: a shape's copies
- * adjacent, so whole blocks are copies of one shape; else 0), then index (the order of gids). */
+/* A cell of a mixed group: sorted by rows, then index (the order of gids). */
 typedef struct {
-    int rows, shape, cell;
+    int rows, cell;
 } mixed_key_t;
 
 static int by_rows(const void *a, const void *b)
 {
     const mixed_key_t *x = a, *y = b;
     if (x->rows != y->rows) return x->rows < y->rows ? -1 : 1;
-    if (x->shape != y->shape) return x->shape < y->shape ? -1 : 1;
     return (x->cell > y->cell) - (x->cell < y->cell);
-}
-
-/* Copies as lanes (hb_sim_ops.lanes_width, copy_lanes; the tuning's sim.copy_lanes): the
- * mixed group's lanes a block, given each cell's shape number (klass, -1: its own shape). */
-static hb_status_t mixed_lanes(const hb_sim_t *sim, const group_t *mixed, const int *klass,
-                               int *lanes)
-{
-    const int W = sim->ops->lanes_width, forced = sim->ctx->tuning.sim_copy_lanes;
-    *lanes = sim->ops->mixed_width;
-    if (W <= 0 || forced == 0 || (forced < 0 && !sim->ops->copy_lanes)) return HB_SUCCESS;
-    if (forced > 0) {
-        *lanes = W;
-        return HB_SUCCESS;
-    }
-    int *copies = calloc((size_t)sim->n_cells, sizeof *copies); /* a shape's, by number */
-    if (!copies) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
-    for (int s = 0; s < mixed->k.count; s++)
-        if (klass[mixed->cells[s]] >= 0) copies[klass[mixed->cells[s]]]++;
-    int wide = 0; /* cells whose shape fills a block */
-    for (int s = 0; s < mixed->k.count; s++)
-        wide += klass[mixed->cells[s]] >= 0 && copies[klass[mixed->cells[s]]] >= W;
-    free(copies);
-    if (sim->ops->copy_lanes(mixed->k.count, wide)) *lanes = W;
-    return HB_SUCCESS;
 }
 
 /* Cells a and b of one group (same_group on their models; with a source, each built again). */
@@ -902,26 +876,20 @@ hb_status_t hb_sim_make_groups(hb_sim_t *sim)
     }
     group_t *mixed = &sim->groups[sim->n_groups - 1];
     if (mixed->k.mixed) { /* neighbours of similar size */
-        int W = 0;
-        status = mixed_lanes(sim, mixed, klass, &W);
-        mixed_key_t *key = status == HB_SUCCESS ? malloc((size_t)mixed->k.count * sizeof *key)
-                                                : NULL;
+        mixed_key_t *key = malloc((size_t)mixed->k.count * sizeof *key);
         if (!key) {
             free(klass);
-            return status != HB_SUCCESS ? status
-                                        : hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
         }
-        mixed->k.width = W; /* fill_mixed's */
-        const int by_shape = W != sim->ops->mixed_width;
         for (int s = 0; s < mixed->k.count; s++)
-            key[s] = (mixed_key_t){sim->info[mixed->cells[s]].m,
-                                   by_shape ? klass[mixed->cells[s]] : 0, mixed->cells[s]};
+            key[s] = (mixed_key_t){sim->info[mixed->cells[s]].m, mixed->cells[s]};
         qsort(key, (size_t)mixed->k.count, sizeof *key, by_rows);
         for (int s = 0; s < mixed->k.count; s++) mixed->cells[s] = key[s].cell;
         free(key);
         int copies = 0;
         for (int s = 0; s < mixed->k.count && !copies; s++) copies = klass[mixed->cells[s]] >= 0;
         if (copies) { /* slots past count (padding) keep -1 */
+            const int W = sim->ops->mixed_width;
             const size_t slots = (size_t)((mixed->k.count + W - 1) / W) * (size_t)W;
             if (!(mixed->shape_class = malloc(slots * sizeof *mixed->shape_class))) {
                 free(klass);
