@@ -2,9 +2,9 @@
 # BluePyOpt's l5pc cell (examples/l5pc.json: its ASC morphology, nseg 1 + 2 int(L/40), the
 # release parameters of BBP's 13 mechanisms, Ih exponential along the apical tree) against
 # NEURON 8.2 (tests/neuron/l5pc_reference.py; docs/validation.md): the soma's spikes in NEURON's
-# steps and its v within 0.05 mV at every 0.25 ms sample, without CaDynamics_E2 (its generated
-# kernel is not in bbp yet; step3.txt is the whole cell's reference); NEURON's 1463 segments; a bad distribution, and
-# one of a GLOBAL, refused naming its key.
+# steps and its v within 0.05 mV at every 0.25 ms sample, the whole cell (step3.txt) and without
+# CaDynamics_E2 (step3_nocadyn.txt); NEURON's 1463 segments; a bad distribution, and one of a
+# GLOBAL, refused naming its key.
 # Usage: cli_l5pc.sh HINESBATCH DATA [REFDIR] (REFDIR: the references, default the committed
 # tests/reference/neuron-l5pc; tests/l5pc_neuron.sh passes fresh ones from the installed NEURON)
 set -u
@@ -56,6 +56,10 @@ expect_grep "$tmp/out" "compartments *1463$" "NEURON's 1463 segments"
 variant "$tmp/nocadyn.json" CaDynamics_E2
 expect_status 0 "l5pc without CaDynamics_E2" -- "$bin" run "$tmp/nocadyn.json" -o "$tmp/nocadyn" --traces wide --quiet
 compare "$ref/step3_nocadyn.txt" "$tmp/nocadyn" "l5pc without CaDynamics_E2"
+
+variant "$tmp/whole.json"
+expect_status 0 "l5pc, the whole cell" -- "$bin" run "$tmp/whole.json" -o "$tmp/whole" --traces wide --quiet
+compare "$ref/step3.txt" "$tmp/whole" "l5pc, the whole cell (CaDynamics_E2's cai through the ion)"
 
 variant "$tmp/bad.json" CaDynamics_E2 '{"value": 8e-05, "exp_distance": [-0.8696, 2.087]}'
 expect_status 1 "a distribution of two numbers" -- "$bin" run "$tmp/bad.json" -o "$tmp/badrun" --quiet

@@ -602,6 +602,15 @@ static int collect_fields(gen *g, field *out, int room)
     return n;
 }
 
+/* The ion array ("ci", "co") of a concentration a USEION of ion x writes (cai, cao), or NULL
+ * (its current i<x>, its reversal e<x>). */
+static const char *written_conc(const char *v, const char *x)
+{
+    const size_t n = strlen(x);
+    if (strncmp(v, x, n) != 0 || strlen(v) != n + 1) return NULL;
+    return v[n] == 'i' ? "ci" : v[n] == 'o' ? "co" : NULL;
+}
+
 static void emit_mechanism(gen *g)
 {
     nm_ctx *c = g->c;
@@ -784,6 +793,14 @@ static void emit_mechanism(gen *g)
             emit(g, "    s->%s = blk->ion[%d].%s[(size_t)row * (size_t)W + (size_t)k];\n", v, i,
                  arr);
         }
+        /* a concentration it writes (CaDynamics' cai) is the ion's, as NEURON maps the STATE
+         * onto the ion's variable: read from the ion here, written back by the store */
+        for (int j = 0; j < m->ions[i].n_write; j++) {
+            const char *arr = written_conc(m->ions[i].write[j], x);
+            if (arr)
+                emit(g, "    s->%s = blk->ion[%d].%s[(size_t)row * (size_t)W + (size_t)k];\n",
+                     m->ions[i].write[j], i, arr);
+        }
     }
     emit(g, "}\n\n");
     emit(g,
@@ -797,6 +814,13 @@ static void emit_mechanism(gen *g)
          p);
     for (int q = 0; q < n_fields; q++)
         if (!fields[q].param) emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
+    for (int i = 0; i < m->n_ions; i++)
+        for (int j = 0; j < m->ions[i].n_write; j++) {
+            const char *arr = written_conc(m->ions[i].write[j], m->ions[i].name);
+            if (arr)
+                emit(g, "    blk->ion[%d].%s[(size_t)blk->node[j * W + k] * (size_t)W + (size_t)k] = "
+                        "s->%s;\n", i, arr, m->ions[i].write[j]);
+        }
     emit(g, "}\n\n");
     emit(g, "HB_HOSTDEV void %s_init_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
     emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
