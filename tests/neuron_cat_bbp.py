@@ -20,10 +20,10 @@ Usage (the committed references were written by):
 It needs nrnivmodl (Debian's neuron-dev, libinterviews-dev; MAKEFLAGS=libdir=/usr/lib/nrn).
 """
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "neuron"))
+from nrnmech import compile_mods  # noqa: E402  (tests/neuron/nrnmech.py)
 
 MECHS = ["NaTs2_t", "K_Pst", "SKv3_1", "Ca_HVA", "SK_E2", "Ih", "CaDynamics_E2"]
 SOMA = {"NaTs2_t": ("gNaTs2_tbar", 0.9), "K_Pst": ("gK_Pstbar", 0.1),
@@ -33,31 +33,12 @@ DEND = {"Ih": ("gIhbar", 2e-4), "Ca_HVA": ("gCa_HVAbar", 5e-4)}
 DEL, AMP, DUR, STEPS, EVERY = 2.0, 0.3, 1e9, 2000, 10
 
 
-def compile_mods(moddir):
-    work = tempfile.mkdtemp(prefix="nrn_cat_")
-    for m in MECHS:
-        shutil.copy(os.path.join(moddir, m + ".mod"), work)
-    env = dict(os.environ)
-    if not os.environ.get("NRNHOME_EXEC") and os.path.exists("/usr/lib/nrn/nrnmech_makefile"):
-        # Debian's nrnivmodl looks for its makefile beside the binaries: a home of links
-        home = os.path.join(work, "nrnhome", "bin")
-        os.makedirs(home)
-        for f in ["/usr/lib/nrn/nrnmech_makefile", "/usr/lib/nrn/mkthreadsafe",
-                  "/usr/bin/nocmodl", "/usr/bin/modlunit", "/usr/bin/nrniv"]:
-            os.symlink(f, os.path.join(home, os.path.basename(f)))
-        env["NRNHOME_EXEC"] = os.path.dirname(home)
-        env.setdefault("MAKEFLAGS", "libdir=/usr/lib/nrn")
-    subprocess.run(["nrnivmodl"], cwd=work, env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    return os.path.join(work, "x86_64", ".libs", "libnrnmech.so")
-
-
 def main():
     swc, moddir = sys.argv[1], sys.argv[2]
     if "--cadyn" in sys.argv[3:]:
         SOMA["CaDynamics_E2"] = ("gamma", 0.5)
     from neuron import h
-    h.nrn_load_dll(compile_mods(moddir))
+    h.nrn_load_dll(compile_mods(moddir, MECHS, "nrn_cat_"))
     h.load_file("stdrun.hoc")
     h.load_file("import3d.hoc")
 

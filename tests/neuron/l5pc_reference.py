@@ -32,10 +32,9 @@ It needs nrnivmodl (Debian's neuron-dev, libinterviews-dev; MAKEFLAGS=libdir=/us
 """
 import math
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
+
+from nrnmech import compile_mods
 
 DEL, DUR, TSTOP, HOLD, AMP, DT, EVERY, THRESHOLD = 20.0, 80.0, 100.0, -0.126, 0.458, 0.025, 10, -20.0
 
@@ -69,25 +68,6 @@ RELEASE = {  # examples/l5pc/l5pc_analysis.py release_params (uniform range para
 IH_APICAL = "(-0.8696 + 2.087*math.exp(({distance})*0.0031))*{value}"  # value 8e-05
 
 
-def compile_mods(moddir, names):
-    work = tempfile.mkdtemp(prefix="nrn_l5pc_")
-    for m in names:
-        shutil.copy(os.path.join(moddir, m + ".mod"), work)
-    env = dict(os.environ)
-    if not os.environ.get("NRNHOME_EXEC") and os.path.exists("/usr/lib/nrn/nrnmech_makefile"):
-        # Debian's nrnivmodl looks for its makefile beside the binaries: a home of links
-        home = os.path.join(work, "nrnhome", "bin")
-        os.makedirs(home)
-        for f in ["/usr/lib/nrn/nrnmech_makefile", "/usr/lib/nrn/mkthreadsafe",
-                  "/usr/bin/nocmodl", "/usr/bin/modlunit", "/usr/bin/nrniv"]:
-            os.symlink(f, os.path.join(home, os.path.basename(f)))
-        env["NRNHOME_EXEC"] = os.path.dirname(home)
-        env.setdefault("MAKEFLAGS", "libdir=/usr/lib/nrn")
-    subprocess.run(["nrnivmodl"], cwd=work, env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    return os.path.join(work, "x86_64", ".libs", "libnrnmech.so")
-
-
 def main():
     global AMP
     asc, moddir = sys.argv[1], sys.argv[2]
@@ -99,7 +79,7 @@ def main():
                 lst.remove("CaDynamics_E2")
     names = sorted({m for lst in MECHANISMS.values() for m in lst if m != "pas"})
     from neuron import h
-    h.nrn_load_dll(compile_mods(moddir, names))
+    h.nrn_load_dll(compile_mods(moddir, names, "nrn_l5pc_"))
     h.load_file("stdrun.hoc")
     h.load_file("import3d.hoc")
 
