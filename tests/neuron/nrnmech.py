@@ -21,7 +21,9 @@ def compile_mods(moddir, names, prefix="nrn_mech_"):
                   "/usr/bin/nocmodl", "/usr/bin/modlunit", "/usr/bin/nrniv"]:
             os.symlink(f, os.path.join(home, os.path.basename(f)))
         env["NRNHOME_EXEC"] = os.path.dirname(home)
-        env.setdefault("MAKEFLAGS", "libdir=/usr/lib/nrn")
+        # and its libraries in libdir; set, not defaulted: under `make test` MAKEFLAGS is the
+        # outer make's (jobserver flags), which left libdir unset and nrnivmodl failing
+        env["MAKEFLAGS"] = "libdir=/usr/lib/nrn"
     subprocess.run(["nrnivmodl"], cwd=work, env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     return os.path.join(work, "x86_64", ".libs", "libnrnmech.so")
