@@ -4,8 +4,8 @@
  * instance and lane, its FUNCTIONs and PROCEDUREs, INITIAL, the BREAKPOINT's currents with
  * their conductance, the cnexp update, and the kernels of docs/mechanisms.md's ABI
  * (common/mech_abi.h) over a block's instances and lanes. Every expression keeps the .mod's
- * operation order: the tree is written fully parenthesised, exp, log, log10 and pow (and ^)
- * are common/hb_math.h's, the same bits on the CPU and the GPU. What it cannot
+ * operation order: the tree is written fully parenthesised, exp, log, log10, pow (and ^),
+ * sinh, cosh and tanh are common/hb_math.h's, the same bits on the CPU and the GPU. What it cannot
  * translate yet is an error at its FILE:LINE:COLUMN. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,7 +146,7 @@ static void emit_expr(gen *g, const nm_node *n)
         }
         /* the functions libm and CUDA may round differently: the same bits on both
          * (common/hb_math.h); the others are exact (sqrt, fabs, floor, ceil, fmod) */
-        static const char *const own[] = {"exp", "log", "log10", "pow"};
+        static const char *const own[] = {"exp", "log", "log10", "pow", "sinh", "cosh", "tanh"};
         size_t o = 0;
         while (o < sizeof own / sizeof *own && strcmp(own[o], n->name) != 0) o++;
         if (o < sizeof own / sizeof *own) {
