@@ -16,5 +16,5 @@ ASSIGNED {
 BREAKPOINT {
     y = exp(a) + log(a) + log10(a) + pow(a, 2.5) + a^3 + sqrt(a) + fabs(a) + sin(a) + cos(a)
     y = y + tan(a) + asin(a) + acos(a) + atan(a) + atan2(a, 2) + sinh(a) + cosh(a) + tanh(a)
-    y = y + floor(a) + ceil(a) + fmod(a, 0.3) + erf(a) + erfc(a)
+    y = y + floor(a) + ceil(a) + fmod(a, 0.3) + erf(a) + erfc(a) + pow(a, -2) + a^1.5
 }
