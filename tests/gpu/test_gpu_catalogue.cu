@@ -177,7 +177,7 @@ int main(void)
         for (int i = 0; cat && i < cat->n_mech; i++, mechs++) check_mech(c, i, &cat->mech[i], &bitwise);
     }
     printf("test_gpu_catalogue: %d mechanisms compared, %d bitwise the CPU\n", mechs, bitwise);
-    CHECKF(bitwise == mechs && mechs == 34, "%d of %d mechanisms bitwise; expected all 34 built-ins",
+    CHECKF(bitwise == mechs && mechs > 0, "%d of %d mechanisms bitwise; expected every built-in",
            bitwise, mechs);
     return check_summary("gpu catalogue");
 }
