@@ -242,7 +242,7 @@ static uint64_t model_digest(const hb_model_t *md)
     }
     h = hb_ckpt_hash_i64(h, ((int64_t)md->n_iclamps << 40) + ((int64_t)md->n_probes << 20) +
                                 md->n_synapses);
-    if (md->n_cat == 0 && md->n_ion_set == 0) return h; /* a version 1 record's fingerprint */
+    if (md->n_cat == 0) return h; /* a version 1 record's fingerprint (ion values: unread) */
     for (int q = 0; q < md->n_cat; q++) { /* catalogue mechanisms: where, parameters, GLOBALs */
         const hb_model_cat_t *mc = &md->cat[q];
         const hb_cat_mech_t *mech = mc->mech;
