@@ -51,6 +51,7 @@
 # 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
 # ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
 # data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
+# REAL_TUNING (a tuning spec for the GPU run, e.g. sim.tree_split=32),
 # GPU_BACKEND.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -461,6 +462,8 @@ gpu_scaling() {
 # CORES ranks (sizes of REAL_NRN, spikes compared with compare_spikes.py), "best"'s choice
 # (sizes of REAL_BEST); the floor beside each GPU figure (bytes a step over the copy bandwidth
 # of `hinesbatch bench hines`, or REAL_COPY_BPS); one line a size at the end (summary.txt).
+# REAL_TUNING: a tuning spec for the GPU run alone (e.g. sim.tree_split=32, split chains: then
+# its spikes are not the CPU's bits, and the cmp below says so).
 real() {
   local sizes=${REAL_CELLS:-8 64 1024 8192 65536} t=${REAL_TSTOP:-20} backend=${GPU_BACKEND:-cuda}
   local data=${REAL_DATA:-$here/../../data/morphologies} n f name bps
@@ -485,7 +488,7 @@ real() {
     "$PY" "$here/real_network.py" "$n" "$t" "$out/real_$n.json" --folder "$data" --amp "${REAL_AMP:-0.3}"
     rm -rf "$work/g"
     "$HB" run "$out/real_$n.json" --backend="$backend" -o "$work/g" --traces=none --quiet \
-      > "$work/g.log" 2>&1 || { cat "$work/g.log"; return 1; }
+      ${REAL_TUNING:+--tuning "$REAL_TUNING"} > "$work/g.log" 2>&1 || { cat "$work/g.log"; return 1; }
     cp "$work/g/summary.json" "$out/gpu_$n.json"
     cp "$work/g/spikes.dat" "$out/gpu_$n.spikes"
     "$PY" - "$out/real_$n.json" "$out/real_compartments.txt" "$bps" "$out/gpu_$n.json" \
