@@ -399,7 +399,8 @@ static void split_rounds(const hb_step_group_t *g, const hb_sim_tree_t *t,
             for (int phase = 1; phase <= 2; phase++)
                 for (int k = bound[r + 1] - 1; k >= bound[r]; k--) {
                     const int e = first + k;
-                    double *x = scratch + (size_t)(k - bound[r] - hb_tree_piece(t, e)) * HB_TREE_PIECE;
+                    const int lane = k - bound[r] - hb_tree_piece(t, e); /* its piece 0's */
+                    double *x = scratch + (size_t)lane * HB_TREE_PIECE;
                     if (!pass && phase == 1) hb_tree_split_eliminate1(g, t, c, e, d, rhs, x);
                     if (!pass && phase == 2) hb_tree_split_eliminate2(g, t, c, e, d, rhs, x);
                     if (pass && phase == 1) hb_tree_split_substitute1(g, t, p, c, e, d, rhs, x);
@@ -857,7 +858,8 @@ static void test_split_chains(void)
                 for (long n = 0; n < STEPS_SPLIT; n++) {
                     p.t_mid = ((double)n + 0.5) * opt.dt_ms;
                     double before[N];
-                    for (int s = 0; s < N; s++) before[s] = v[x][hb_tree_cell(&gx, &plan.k, s).base];
+                    for (int s = 0; s < N; s++)
+                        before[s] = v[x][hb_tree_cell(&gx, &plan.k, s).base];
                     tree_step(&gx, &plan.k, &p, d, rhs);
                     for (int s = 0; s < N; s++) {
                         const double now = v[x][hb_tree_cell(&gx, &plan.k, s).base];
@@ -897,7 +899,8 @@ static void test_split_chains(void)
                 double worst_d = 0.0, worst_r = 0.0, scale = 0.0;
                 for (size_t e = 0; e < size; e++) scale = fmax(scale, fabs(rr[0][e]));
                 for (size_t e = 0; e < size; e++) {
-                    worst_d = fmax(worst_d, fabs(dd[x][e] - dd[0][e]) / fmax(fabs(dd[0][e]), 1e-300));
+                    const double od = fabs(dd[x][e] - dd[0][e]) / fmax(fabs(dd[0][e]), 1e-300);
+                    worst_d = fmax(worst_d, od);
                     if (!piece_end[e]) worst_r = fmax(worst_r, fabs(rr[x][e] - rr[0][e]) / scale);
                 }
                 CHECKF(worst_d <= SPLIT_SOLVE_TOL && worst_r <= SPLIT_SOLVE_TOL && scale > 0.0,

@@ -432,7 +432,7 @@ HB_HOSTDEV void hb_tree_synapse(const hb_step_group_t *g, int q)
  * The maps are scaled by powers of two (exact; homogeneous) so that they neither overflow nor
  * underflow.
  */
-#define HB_TREE_PIECE 8 /* scratch doubles a lane: a piece's map (7) */
+#define HB_TREE_PIECE 9 /* scratch doubles a lane: a piece's map (7); odd: distinct banks */
 
 HB_HOSTDEV int hb_tree_pieces(const hb_sim_tree_t *t, int entry)
 {
