@@ -109,12 +109,13 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, int tile, hb_sim_tree_pla
     return hb_sim_tree_plan_split(g, tile, 0, plan);
 }
 
-/* Pieces of a chain of `rows` rows split at `split` rows (0: none): ceil(rows / split), at
- * most `tile`. */
+/* Pieces of a chain of `rows` rows split at `split` rows (0: none): floor(rows / split), at
+ * most `tile`, where that is at least HB_TREE_MIN_PIECES (a piece costs about twice its rows
+ * and the pieces below it one step each: fewer pieces would not shorten the chain's path). */
 static int chain_pieces(int rows, int split, int tile)
 {
-    if (split <= 0 || rows <= split) return 1;
-    const int n = (rows + split - 1) / split;
+    const int n = split > 0 ? rows / split : 1;
+    if (n < HB_TREE_MIN_PIECES) return 1;
     return n < tile ? n : tile;
 }
 

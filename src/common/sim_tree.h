@@ -85,6 +85,7 @@ typedef struct {
 } hb_sim_tree_t;
 
 #define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes (the widest tile) */
+#define HB_TREE_MIN_PIECES 3 /* a split chain's pieces, at least */
 
 /* Host arrays of a plan (hb_sim_tree_plan), freed by hb_sim_tree_free. */
 typedef struct {
@@ -107,10 +108,11 @@ extern "C" {
 /* The plan of mixed group g (g->mixed, host arrays) for `tile` lanes a cell (8, 16 or 32):
  * rounds of at most `tile` chains. */
 hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, int tile, hb_sim_tree_plan_t *plan);
-/* The same with chains longer than `split` rows (0: none; else >= 4) cut into
- * ceil(rows / split) pieces (at most `tile`) of near-equal rows, each a lane, eliminated and
- * substituted in parallel (hb_tree_split_*): not the CPU's arithmetic (docs/sim-engine.md,
- * "Split chains"). A round holds at most `tile` entries, a split chain's pieces together. */
+/* The same with chains of at least HB_TREE_MIN_PIECES x `split` rows (0: none; else >= 4)
+ * cut into floor(rows / split) pieces (at most `tile`) of near-equal rows, each a lane,
+ * eliminated and substituted in parallel (hb_tree_split_*): not the CPU's arithmetic
+ * (docs/sim-engine.md, "Split chains"). A round holds at most `tile` entries, a split chain's
+ * pieces together. */
 hb_status_t hb_sim_tree_plan_split(const hb_step_group_t *g, int tile, int split,
                                    hb_sim_tree_plan_t *plan);
 /* plan->cbase (and plan->k.cbase): each slot of g its first slot with the same rows, the same
@@ -268,9 +270,9 @@ HB_HOSTDEV double hb_tree_r(const hb_step_group_t *g, const hb_sim_tree_t *t, hb
  * and hb_hines_recip_root's operations. A fixed row (HB_TREE_FIXED: no hh or synapse below
  * it) has its r from the group's fixed_r, the bits the division gives (the CPU's factors), so
  * its d is neither updated nor divided, and the recurrence is rhs's alone. Rows after the end
- * are taken HB_TREE_BLOCK at a time, their loads before the recurrence. */
-/* Rows end up to top of a chain (or piece), the end's d and rhs with its children's terms
- * already in di and ri (di unread where the end is fixed). */
+ * are taken HB_TREE_BLOCK at a time, their loads before the recurrence. hb_tree_eliminate_up:
+ * the rows from the end up to top of a chain (or a piece), the end's d and rhs with its
+ * children's terms already in di and ri (di unread where the end is fixed). */
 HB_HOSTDEV void hb_tree_eliminate_up(const hb_step_group_t *g, const hb_sim_tree_t *t,
                                      hb_tree_cell_t c, int top, int end, double di, double ri,
                                      double *d, double *rhs)
@@ -348,8 +350,8 @@ HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t 
 /* Substitution of a chain (its parent row done), top down: dv = (rhs - l dv_parent) r, the
  * parent's carried in a register, then v += factor dv (hb_step_update_row's operation); the
  * root's dv is its elimination's. Rows HB_TREE_BLOCK at a time, loads first. Only the chain's
- * end keeps its dv in rhs (its child chains read it). */
-/* Rows j .. end of a chain (or piece) top down, dv the row above j's. */
+ * end keeps its dv in rhs (its child chains read it). hb_tree_substitute_down: rows j .. end
+ * of a chain (or a piece), dv the row above j's. */
 HB_HOSTDEV void hb_tree_substitute_down(const hb_step_group_t *g, const hb_sim_tree_t *t,
                                         const hb_step_params_t *p, hb_tree_cell_t c, int j,
                                         int end, double dv, const double *d, double *rhs)

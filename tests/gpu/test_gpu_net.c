@@ -20,7 +20,7 @@
  * HB_BEST_TRIAL_COSTS: the CPU's made slow, it must choose the GPU; the GPU's, never the GPU;
  * the spikes bitwise the CPU's either way. And the GPU with a mixed group's cells in tiles of
  * 8 and 16 lanes (sim.tree_tile) instead of the rule's: the spikes bitwise the CPU's. And
- * with long chains split into pieces (sim.tree_split=4 and 16, not the CPU's arithmetic): the
+ * with long chains split into pieces (sim.tree_split=4 and 8, not the CPU's arithmetic): the
  * CPU's spikes by cell, each within a time step.
  * Recording (docs/network.md, section 8): two networks with "record" sections (identical ball
  * and sticks: v, hh's m, ina and gk, pas.i, an ExpSyn's g and i, an Exp2Syn's A and g; a
@@ -256,7 +256,7 @@ static int by_gid(const void *a, const void *b)
  * of the CPU's (ref: n_ref spikes). */
 static void compare_split(const char *path, const hb_spike_t *ref, size_t n_ref)
 {
-    static const char *const splits[2] = {"sim.tree_split=4", "sim.tree_split=16"};
+    static const char *const splits[2] = {"sim.tree_split=4", "sim.tree_split=8"};
     hb_spike_t *want = check_malloc((n_ref + 1) * sizeof *want);
     if (n_ref) memcpy(want, ref, n_ref * sizeof *want);
     qsort(want, n_ref, sizeof *want, by_gid);
