@@ -384,31 +384,6 @@ static void test_device_path(void)
     free_cells(&c);
 }
 
-/* The rounds of a plan with split chains as the GPU's split_rounds runs them: each round's
- * phase 1 for every entry, then phase 2, entries in reverse order; a lane's scratch (entry k
- * of the round: lane k) NaN until written, so a read of another lane's unwritten map shows. */
-static void split_rounds(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                         const hb_step_params_t *p, hb_tree_cell_t c, const int *bound,
-                         int first, int rounds, double *d, double *rhs)
-{
-    double scratch[HB_TREE_ROUND * HB_TREE_PIECE];
-    for (int pass = 0; pass < 2; pass++)
-        for (int n = 0; n < rounds; n++) {
-            const int r = pass ? rounds - 1 - n : n;
-            for (int i = 0; i < HB_TREE_ROUND * HB_TREE_PIECE; i++) scratch[i] = NAN;
-            for (int phase = 1; phase <= 2; phase++)
-                for (int k = bound[r + 1] - 1; k >= bound[r]; k--) {
-                    const int e = first + k;
-                    const int lane = k - bound[r] - hb_tree_piece(t, e); /* its piece 0's */
-                    double *x = scratch + (size_t)lane * HB_TREE_PIECE;
-                    if (!pass && phase == 1) hb_tree_split_eliminate1(g, t, c, e, d, rhs, x);
-                    if (!pass && phase == 2) hb_tree_split_eliminate2(g, t, c, e, d, rhs, x);
-                    if (pass && phase == 1) hb_tree_split_substitute1(g, t, p, c, e, d, rhs, x);
-                    if (pass && phase == 2) hb_tree_split_substitute2(g, t, p, c, e, d, rhs, x);
-                }
-        }
-}
-
 /* The GPU's tree step (src/common/sim_tree.h: a warp a cell, rows in parallel phase by phase)
  * run on the host, each phase's and round's rows in reverse order, against the CPU engine;
  * synapses conducting (their states set before the run) so their terms count. */
@@ -426,16 +401,12 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
         for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
         const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
         const int rounds = t->round_first[slot + 1] - t->round_first[slot] - 1;
-        if (t->piece) {
-            split_rounds(g, t, p, c, bound, first, rounds, dc, rc);
-        } else {
-            for (int r = 0; r < rounds; r++)
-                for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
-                    hb_tree_eliminate(g, t, c, first + k, dc, rc);
-            for (int r = rounds - 1; r >= 0; r--)
-                for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
-                    hb_tree_substitute(g, t, p, c, first + k, dc, rc);
-        }
+        for (int r = 0; r < rounds; r++)
+            for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
+                hb_tree_eliminate(g, t, c, first + k, dc, rc);
+        for (int r = rounds - 1; r >= 0; r--)
+            for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
+                hb_tree_substitute(g, t, p, c, first + k, dc, rc);
         for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
         if (g->syn_start)
             for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
@@ -444,16 +415,11 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
 }
 
 /* The plan's rounds (sim_tree.h): each slot's rows in exactly one chain (each row but the end
- * with one child, the next row), every round of 1 to HB_TREE_ROUND entries, a chain's child
- * chains in earlier rounds; with chains split at `split` rows (0: none), a chain of at least
- * HB_TREE_MIN_PIECES x split rows in min(floor(rows / split), tile) pieces of at least 2 rows,
- * consecutive entries of one round from its top down, covering it. *widest: entries in the widest round; *most: rounds of a
- * cell; *pieces (may be NULL): chains split. */
-static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *plan, int split,
-                         int *widest, int *most, int *pieces)
+ * with one child, the next row), every round of 1 to HB_TREE_ROUND chains, a chain's child
+ * chains in earlier rounds. *widest: chains in the widest round; *most: rounds of a cell. */
+static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *plan, int *widest,
+                         int *most)
 {
-    const hb_sim_tree_t *t = &plan->k;
-    if (pieces) *pieces = 0;
     const size_t w = (size_t)k->width;
     *widest = *most = 0;
     for (int s = 0; s < k->count; s++) {
@@ -469,26 +435,13 @@ static void check_rounds(const hb_step_group_t *k, const hb_sim_tree_plan_t *pla
             const int n = bound[r + 1] - bound[r];
             ok = n >= 1 && n <= plan->k.tile;
             *widest = n > *widest ? n : *widest;
-            for (int q = first + bound[r]; q < first + bound[r + 1] && ok; q++) {
-                const int n_pc = hb_tree_pieces(t, q), x = hb_tree_piece(t, q), q0 = q - x;
-                const int rows = q0 >= first + bound[r] && q0 + n_pc <= first + bound[r + 1]
-                                     ? plan->chain_end[q0 + n_pc - 1] - plan->chain_top[q0] + 1
-                                     : 0;
-                const int want = split > 0 && rows / split >= HB_TREE_MIN_PIECES ? rows / split : 1;
-                ok = x < n_pc && q0 >= first + bound[r] && rows > 0 &&
-                     n_pc == (want < plan->k.tile ? want : plan->k.tile) &&
-                     (n_pc == 1 || plan->chain_end[q] > plan->chain_top[q]) &&
-                     (x == 0 || (hb_tree_pieces(t, q - 1) == n_pc &&
-                                 hb_tree_piece(t, q - 1) == x - 1 &&
-                                 plan->chain_top[q] == plan->chain_end[q - 1] + 1));
-                if (pieces && x == 0 && n_pc > 1) ++*pieces;
+            for (int q = first + bound[r]; q < first + bound[r + 1] && ok; q++)
                 for (int i = plan->chain_top[q]; i <= plan->chain_end[q] && ok; i++) {
                     ok = i >= 0 && i < c.m && round[i] < 0 &&
                          (i == plan->chain_end[q] ||
                           (kids[i] == 1 && k->parent[c.base + (size_t)(i + 1) * w] == i));
-                    if (ok) round[i] = r, chain[i] = q0;
+                    if (ok) round[i] = r, chain[i] = q;
                 }
-            }
         }
         for (int i = 1; i < c.m && ok; i++) { /* a row's parent: in its chain, or a later round */
             const int pr = k->parent[c.base + (size_t)i * w];
@@ -530,7 +483,7 @@ static void test_tree_path(int tile)
     hb_sim_tree_plan_t plan;
     CHECK_OK(hb_sim_tree_plan(k, tile, &plan));
     int wide = 0, longer = 0, most = 0; /* a round of several chains, a chain of several rows */
-    check_rounds(k, &plan, 0, &wide, &most, NULL);
+    check_rounds(k, &plan, &wide, &most);
     for (size_t q = 0; q < plan.chains; q++) longer |= plan.chain_end[q] > plan.chain_top[q];
     CHECKF(most > 2 && wide > 1 && longer, "rounds: at most %d a cell, %d chains in the widest",
            most, wide);
@@ -617,7 +570,7 @@ static void test_real_cells(void)
             hb_sim_tree_plan_t plan;
             CHECK_OK(hb_sim_tree_plan(k, tile, &plan));
             int widest = 0, most = 0;
-            check_rounds(k, &plan, 0, &widest, &most, NULL);
+            check_rounds(k, &plan, &widest, &most);
             CHECKF(widest == tile, "real cells, tiles of %d: the widest round has %d chains",
                    tile, widest);
             hb_sim_tree_free(&plan);
@@ -734,252 +687,8 @@ static void test_tree_copies(void)
     }
 }
 
-/* Chains split into pieces (sim.tree_split; the GPU's split_rounds, src/common/sim_tree.h):
- * the plan's pieces cover each chain in a valid schedule, and the split step, run on the host
- * as the GPU runs it, solves what the whole-chain step solves to rounding (not its bits: the
- * pieces add in another order): real morphologies, hh at the soma only (nearly every row
- * fixed) and everywhere (none fixed), and again with no row fixed; v within SPLIT_TOL of the
- * whole-chain step's (relative to the largest |v|) after 800 steps, every soma's spikes (0 mV
- * upward) on the same steps; and one step's eliminated system row by row: each row's 1 / pivot
- * within SPLIT_SOLVE_TOL relative, its eliminated rhs (the dv at a piece's end left out)
- * within SPLIT_SOLVE_TOL of the largest. */
-#define SPLIT_TOL 1e-9
-#define SPLIT_SOLVE_TOL 1e-12 /* one step's eliminated system, row by row */
-
-/* A cell as the real-cell benchmark makes them (bench/network/run.sh real): d_lambda 0.1
- * (long unbranched chains), pas and hh at the soma or hh everywhere, a soma clamp. */
-static hb_model_t *split_cell(const hb_morph_t *morph, int hh_all, int variant)
-{
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    disc.scheme = HB_SCHEME_NEURON;
-    disc.policy = HB_CPOLICY_D_LAMBDA;
-    disc.d_lambda = 0.1;
-    hb_model_t *md = NULL;
-    CHECK_OK(hb_model_create(morph, &disc, &md));
-    if (!md) return NULL;
-    hb_mech_t pas, hh;
-    hb_mech_default(HB_MECH_PAS, &pas);
-    hb_mech_default(HB_MECH_HH, &hh);
-    pas.e_pas = -65.0 - variant;
-    if (hh_all) {
-        CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &hh));
-    } else {
-        CHECK_OK(hb_model_insert(md, HB_REGION_ALL, &pas));
-        CHECK_OK(hb_model_insert(md, 1, &hh));
-    }
-    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
-    CHECK_OK(hb_model_add_iclamp(md, &soma, 0.5 + variant, 100.0, hh_all ? 2.0 : 1.0));
-    return md;
-}
-
-static void test_split_chains(void)
-{
-    /* the knob: 0 or >= 4 rows */
-    CHECK(hb_set_default_tuning("sim.tree_split=3") == HB_ERR_INVALID_VALUE);
-    CHECKF(strstr(hb_last_error(), "sim.tree_split") != NULL, "%s", hb_last_error());
-    CHECK_OK(hb_set_default_tuning("sim.tree_split=0"));
-    CHECK_OK(hb_set_default_tuning("sim.tree_split=32"));
-    CHECK_OK(hb_set_default_tuning(NULL));
-    static const char *const files[] = {"v_e_moto1.CNG.swc", "l22.CNG.swc", "c91662.swc",
-                                        "v_e_purk2.CNG.swc", "HSN-fluoro01.CNG.swc",
-                                        "1220882a.CNG.swc"};
-    enum { N = sizeof files / sizeof *files, STEPS_SPLIT = 800, MAX_SPIKES = 64 };
-    hb_morph_t *morph[N] = {NULL};
-    hb_model_t *model[N] = {NULL};
-    int ok = 1;
-    for (int f = 0; f < N && ok; f++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/morphologies/%s", HB_DATA_DIR, files[f]);
-        CHECK_OK(hb_morph_load_swc(path, NULL, &morph[f]));
-        model[f] = morph[f] ? split_cell(morph[f], f % 2, f % 3) : NULL;
-        ok = model[f] != NULL;
-    }
-    const hb_sim_options_t opt = sim_options(0.025, STEPS_SPLIT * 0.025, 0.025 * 100);
-    hb_sim_t *sim = NULL;
-    if (ok) CHECK_OK(hb_sim_create(model, N, &opt, &sim));
-    if (sim) CHECK_OK(hb_sim_init(sim));
-    const hb_step_group_t *k = sim ? &sim->groups[sim->n_groups - 1].k : NULL;
-    CHECKF(k && sim->n_groups == 1 && k->mixed && k->count == N,
-           "split chains: %d groups, the last not one mixed group of %d cells",
-           sim ? sim->n_groups : 0, N);
-    if (k && sim->n_groups == 1 && k->mixed && k->count == N) {
-        const size_t size = k->block_start[k->blocks];
-        const size_t hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
-        const group_t *gr = &sim->groups[0];
-        int fixed = 0, free_rows = 0; /* both kinds of rows exercised */
-        for (size_t e = 0; e < size && k->fixed_row; e++) {
-            fixed += k->fixed_row[e] != 0;
-            free_rows += k->fixed_row[e] == 0;
-        }
-        CHECKF(fixed > 1000 && free_rows > 1000, "split chains: %d fixed rows, %d not",
-               fixed, free_rows);
-        double *tab[4] = {NULL, NULL, NULL, NULL};
-        hb_step_group_t base = *k;
-        unpack_table(k, size, tab, &base);
-        base.row_index = NULL;
-        base.row_table = NULL;
-        double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
-        static const int splits[][2] = {{0, 32}, {4, 32}, {8, 32}, {4, 8}, {16, 32}};
-        /* split (0: whole chains, the reference), tile */
-        enum { RUNS = sizeof splits / sizeof *splits };
-        for (int no_fixed = 0; no_fixed < 2; no_fixed++) {
-            hb_step_group_t g = base;
-            if (no_fixed) g.fixed_row = NULL; /* the plan marks no row fixed */
-            double *v[RUNS], *dd[RUNS], *rr[RUNS];
-            unsigned char *piece_end = check_malloc(size); /* a split chain's piece's end */
-            memset(piece_end, 0, size);
-            long spike[RUNS][N][MAX_SPIKES];
-            int spikes[RUNS][N];
-            for (int x = 0; x < RUNS; x++) {
-                hb_sim_tree_plan_t plan;
-                if (x == 0) {
-                    hb_sim_tree_plan_t bad;
-                    CHECK(hb_sim_tree_plan_split(&g, 32, 3, &bad) == HB_ERR_INVALID_VALUE);
-                }
-                CHECK_OK(hb_sim_tree_plan_split(&g, splits[x][1], splits[x][0], &plan));
-                int widest = 0, most = 0, cut = 0;
-                check_rounds(&g, &plan, splits[x][0], &widest, &most, &cut);
-                CHECKF(splits[x][0] == 0 ? plan.piece == NULL && cut == 0 : cut > 0,
-                       "split %d: %d chains split", splits[x][0], cut);
-                /* the modelled path of the deepest cell's elimination: each round its
-                 * costliest entry, a whole chain its rows, a piece its rows twice (map, rows)
-                 * and the maps applied in phase 2 */
-                int deepest = 0;
-                for (int sl = 0; sl < N; sl++) {
-                    const int *bd = plan.round_bound + plan.round_first[sl];
-                    const int f0 = plan.chain_first[sl], nr =
-                        plan.round_first[sl + 1] - plan.round_first[sl] - 1;
-                    int path = 0;
-                    for (int r = 0; r < nr; r++) {
-                        int worst = 0;
-                        for (int q = f0 + bd[r]; q < f0 + bd[r + 1]; q++) {
-                            const int rows = plan.chain_end[q] - plan.chain_top[q] + 1;
-                            const int np = hb_tree_pieces(&plan.k, q);
-                            const int cost = np == 1 ? rows : 2 * rows + np - 1;
-                            worst = cost > worst ? cost : worst;
-                        }
-                        path += worst;
-                    }
-                    deepest = path > deepest ? path : deepest;
-                }
-                if (!no_fixed)
-                    printf("split %d, tile %d: %d chains split, the deepest cell's elimination "
-                           "path %d row-steps (modelled)\n", splits[x][0], splits[x][1], cut,
-                           deepest);
-                hb_step_group_t gx = g;
-                v[x] = check_malloc(size * sizeof *v[x]);
-                double *hs = check_malloc((hh + 1) * sizeof *hs);
-                double *ss = check_malloc((gr->n_syn_state + 1) * sizeof *ss);
-                memcpy(v[x], k->v, size * sizeof *v[x]);
-                memcpy(hs, k->hh_state, hh * sizeof *hs);
-                if (gr->n_syn_state) memcpy(ss, k->syn_state, gr->n_syn_state * sizeof *ss);
-                gx.v = v[x];
-                gx.hh_state = hs;
-                gx.syn_state = gr->n_syn_state ? ss : NULL;
-                hb_step_params_t p = {opt.dt_ms, 1.0, 0.0,
-                                      sim->table.use_table ? sim->table.table : NULL,
-                                      sim->table.q10};
-                memset(spikes[x], 0, sizeof spikes[x]);
-                for (long n = 0; n < STEPS_SPLIT; n++) {
-                    p.t_mid = ((double)n + 0.5) * opt.dt_ms;
-                    double before[N];
-                    for (int s = 0; s < N; s++)
-                        before[s] = v[x][hb_tree_cell(&gx, &plan.k, s).base];
-                    tree_step(&gx, &plan.k, &p, d, rhs);
-                    for (int s = 0; s < N; s++) {
-                        const double now = v[x][hb_tree_cell(&gx, &plan.k, s).base];
-                        if (before[s] < 0.0 && now >= 0.0 && spikes[x][s] < MAX_SPIKES)
-                            spike[x][s][spikes[x][s]++] = n;
-                    }
-                }
-                /* one step from the initial state: the eliminated system (d: each row's 1 / pivot,
-                 * rhs: its eliminated rhs; the dv at a piece's end) */
-                dd[x] = check_malloc(size * sizeof *dd[x]);
-                rr[x] = check_malloc(size * sizeof *rr[x]);
-                double *v1 = check_malloc(size * sizeof *v1);
-                memcpy(v1, k->v, size * sizeof *v1);
-                memcpy(hs, k->hh_state, hh * sizeof *hs);
-                if (gr->n_syn_state) memcpy(ss, k->syn_state, gr->n_syn_state * sizeof *ss);
-                gx.v = v1;
-                for (size_t e = 0; e < size; e++) dd[x][e] = rr[x][e] = 0.0;
-                p.t_mid = 100.5 * opt.dt_ms; /* the clamps on */
-                tree_step(&gx, &plan.k, &p, dd[x], rr[x]);
-                for (size_t q = 0; plan.piece && q < plan.chains; q++)
-                    if (hb_tree_piece(&plan.k, (int)q) < hb_tree_pieces(&plan.k, (int)q) - 1) {
-                        int s = 0; /* the slot of entry q */
-                        while (plan.chain_first[s + 1] <= (int)q) s++;
-                        const hb_tree_cell_t c = hb_tree_cell(&gx, &plan.k, s);
-                        piece_end[c.base + (size_t)plan.chain_end[q] * c.w] = 1;
-                    }
-                free(v1);
-                hb_sim_tree_free(&plan);
-                free(hs);
-                free(ss);
-            }
-            int total = 0;
-            for (int s = 0; s < N; s++) total += spikes[0][s];
-            CHECKF(total >= N, "split chains: %d spikes in %d steps: too few to compare", total,
-                   STEPS_SPLIT);
-            for (int x = 1; x < RUNS; x++) { /* the eliminated system, row by row */
-                double worst_d = 0.0, worst_r = 0.0, scale = 0.0;
-                for (size_t e = 0; e < size; e++) scale = fmax(scale, fabs(rr[0][e]));
-                for (size_t e = 0; e < size; e++) {
-                    const double od = fabs(dd[x][e] - dd[0][e]) / fmax(fabs(dd[0][e]), 1e-300);
-                    worst_d = fmax(worst_d, od);
-                    if (!piece_end[e]) worst_r = fmax(worst_r, fabs(rr[x][e] - rr[0][e]) / scale);
-                }
-                CHECKF(worst_d <= SPLIT_SOLVE_TOL && worst_r <= SPLIT_SOLVE_TOL && scale > 0.0,
-                       "split %d, tile %d%s, one step: 1 / pivot within %.3g relative, "
-                       "eliminated rhs within %.3g of the largest (%.3g) of the whole chains'; "
-                       "expected %.0e", splits[x][0], splits[x][1],
-                       no_fixed ? ", no fixed row" : "", worst_d, worst_r, scale,
-                       SPLIT_SOLVE_TOL);
-                printf("split chains at %d rows, tile %d%s, one step: 1 / pivot within %.2e "
-                       "relative, eliminated rhs within %.2e of whole chains'\n", splits[x][0],
-                       splits[x][1], no_fixed ? ", no fixed row" : "", worst_d, worst_r);
-            }
-            for (int x = 1; x < RUNS; x++) {
-                double most = 0.0, diff = 0.0;
-                for (size_t e = 0; e < size; e++) {
-                    most = fmax(most, fabs(v[0][e]));
-                    diff = fmax(diff, fabs(v[x][e] - v[0][e]));
-                }
-                int same = memcmp(spikes[x], spikes[0], sizeof spikes[0]) == 0;
-                for (int s = 0; s < N && same; s++)
-                    same = memcmp(spike[x][s], spike[0][s],
-                                  (size_t)spikes[0][s] * sizeof spike[0][s][0]) == 0;
-                CHECKF(diff <= SPLIT_TOL * most && diff == diff && same,
-                       "split %d, tile %d%s: v within %.3g of the whole chains' (|v| up to "
-                       "%.3g), spikes %s; expected within %.0e relative, the same spikes",
-                       splits[x][0], splits[x][1], no_fixed ? ", no fixed row" : "", diff, most,
-                       same ? "the same" : "differ", SPLIT_TOL);
-                printf("split chains at %d rows, tile %d%s: v within %.2e relative of whole "
-                       "chains over %d steps, %d spikes on the same steps\n",
-                       splits[x][0], splits[x][1], no_fixed ? ", no fixed row" : "",
-                       diff / most, STEPS_SPLIT, total);
-            }
-            for (int x = 0; x < RUNS; x++) {
-                free(v[x]);
-                free(dd[x]);
-                free(rr[x]);
-            }
-            free(piece_end);
-        }
-        for (int q = 0; q < 4; q++) free(tab[q]);
-        free(d);
-        free(rhs);
-    }
-    hb_sim_destroy(sim);
-    for (int f = 0; f < N; f++) {
-        hb_model_destroy(model[f]);
-        hb_morph_destroy(morph[f]);
-    }
-}
-
 int main(void)
 {
-    test_split_chains();
     test_real_cells();
     test_tree_copies();
     test_device_path();

@@ -51,7 +51,7 @@
 # 8192": sizes run on one core), REAL_NRN ("1024 8192": NEURON on CORES ranks), REAL_BEST
 # ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
 # data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
-# REAL_TUNING (a tuning spec for the GPU run, e.g. sim.tree_split=8), REAL_RANKS (0: no run on
+# REAL_TUNING (a tuning spec for the GPU run, e.g. sim.tree_tile=16), REAL_RANKS (0: no run on
 # CORES ranks, e.g. a build without MPI),
 # GPU_BACKEND.
 set -uo pipefail
@@ -463,8 +463,8 @@ gpu_scaling() {
 # CORES ranks (sizes of REAL_NRN, spikes compared with compare_spikes.py), "best"'s choice
 # (sizes of REAL_BEST); the floor beside each GPU figure (bytes a step over the copy bandwidth
 # of `hinesbatch bench hines`, or REAL_COPY_BPS); one line a size at the end (summary.txt).
-# REAL_TUNING: a tuning spec for the GPU run alone (e.g. sim.tree_split=8, split chains: then
-# its spikes are not the CPU's bits, and the cmp below says so).
+# REAL_TUNING: a tuning spec for the GPU run alone (e.g. sim.tree_tile=16; a design that
+# changes the arithmetic makes the cmp below say its spikes differ).
 real() {
   local sizes=${REAL_CELLS:-8 64 1024 8192 65536} t=${REAL_TSTOP:-20} backend=${GPU_BACKEND:-cuda}
   local data=${REAL_DATA:-$here/../../data/morphologies} n f name bps

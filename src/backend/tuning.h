@@ -49,10 +49,6 @@ typedef struct {
     int sim_mixed_copies;
     /* GPU: lanes a cell of a mixed group, 8, 16 or 32 (-1: the engine's rule) */
     int sim_tree_tile;
-    /* GPU: a mixed group's chains of at least 3x this many rows split into pieces of about
-     * this many rows eliminated in parallel, not the CPU's arithmetic (docs/sim-engine.md,
-     * "Split chains"); 0 or >= 4 (-1: the engine's rule, none) */
-    int sim_tree_split;
 } hb_tuning_t;
 
 #endif

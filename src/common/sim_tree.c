@@ -14,7 +14,6 @@ void hb_sim_tree_free(hb_sim_tree_plan_t *plan)
     free(plan->chain_first);
     free(plan->chain_top);
     free(plan->chain_end);
-    free(plan->piece);
     free(plan->round_first);
     free(plan->round_bound);
     free(plan->input_first);
@@ -73,15 +72,14 @@ static int heap_pop(int *heap, int *size, const int *path)
 }
 
 /*
- * The rounds of one lane's n chains (parent chain par[k], rows to the root path[k], lanes
- * lanes[k] (NULL: one each); a chain's parent precedes it): list scheduling, each round up to
- * `width` lanes of chains whose child chains are all in earlier rounds, those with the longest
- * path to the root first (the critical path; a round ends where the next does not fit).
- * Chains in round order into order[], round r's at bound[r] .. bound[r + 1] - 1; returns the
- * rounds. Scratch: pending, heap (n each).
+ * The rounds of one lane's n chains (parent chain par[k], rows to the root path[k]; a chain's
+ * parent precedes it): list scheduling, each round up to HB_TREE_ROUND chains whose child
+ * chains are all in earlier rounds, those with the longest path to the root first (the
+ * critical path). Chains in round order into order[], round r's at bound[r] .. bound[r + 1] - 1;
+ * returns the rounds. Scratch: pending, heap (n each).
  */
-static int schedule_rounds(int n, int width, const int *par, const int *path, const int *lanes,
-                           int *pending, int *heap, int *order, int *bound)
+static int schedule_rounds(int n, int width, const int *par, const int *path, int *pending,
+                           int *heap, int *order, int *bound)
 {
     int size = 0, placed = 0, rounds = 0;
     for (int k = 0; k < n; k++) pending[k] = 0;
@@ -91,11 +89,8 @@ static int schedule_rounds(int n, int width, const int *par, const int *path, co
     while (placed < n) {
         bound[rounds++] = placed;
         const int first = placed;
-        int used = 0;
-        while (size > 0 && used + (lanes ? lanes[heap[0]] : 1) <= width) {
-            used += lanes ? lanes[heap[0]] : 1;
+        while (size > 0 && placed - first < width)
             order[placed++] = heap_pop(heap, &size, path);
-        }
         for (int q = first; q < placed; q++) /* parents ready from the next round */
             if (order[q] > 0 && --pending[par[order[q]]] == 0)
                 heap_push(heap, &size, path, par[order[q]]);
@@ -106,29 +101,10 @@ static int schedule_rounds(int n, int width, const int *par, const int *path, co
 
 hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, int tile, hb_sim_tree_plan_t *plan)
 {
-    return hb_sim_tree_plan_split(g, tile, 0, plan);
-}
-
-/* Pieces of a chain of `rows` rows split at `split` rows (0: none): floor(rows / split), at
- * most `tile`, where that is at least HB_TREE_MIN_PIECES (a piece costs about twice its rows
- * and the pieces below it one step each: fewer pieces would not shorten the chain's path). */
-static int chain_pieces(int rows, int split, int tile)
-{
-    const int n = split > 0 ? rows / split : 1;
-    if (n < HB_TREE_MIN_PIECES) return 1;
-    return n < tile ? n : tile;
-}
-
-hb_status_t hb_sim_tree_plan_split(const hb_step_group_t *g, int tile, int split,
-                                   hb_sim_tree_plan_t *plan)
-{
     memset(plan, 0, sizeof *plan);
     if (!g->mixed) return hb_fail(HB_ERR_INVALID_VALUE, "tree plan: the group is not mixed");
     if (tile != 8 && tile != 16 && tile != 32)
         return hb_fail(HB_ERR_INVALID_VALUE, "tree plan: tile %d; expected 8, 16 or 32", tile);
-    if (split != 0 && split < 4)
-        return hb_fail(HB_ERR_INVALID_VALUE,
-                       "tree plan: split %d; expected 0 (no split chains) or at least 4", split);
     plan->k.tile = tile;
     const size_t w = (size_t)g->width, slots = (size_t)g->blocks * w;
     const size_t size = g->block_start[g->blocks];
@@ -137,30 +113,29 @@ hb_status_t hb_sim_tree_plan_split(const hb_step_group_t *g, int tile, int split
     plan->slots = slots;
     size_t rows = 0;
     for (size_t s = 0; s < slots; s++) rows += (size_t)g->lane_m[s];
-    /* scratch a lane: kids, of, top, end, par, path, order, count, lanes (chains <= rows) */
-    int *scratch = malloc(9 * (m_most + 2) * sizeof *scratch);
+    /* scratch a lane: kids, of, top, end, par, path, order, count (chains <= rows) */
+    int *scratch = malloc(8 * (m_most + 2) * sizeof *scratch);
     plan->child_start = calloc(size ? size : 1, sizeof *plan->child_start);
     plan->child = calloc(size ? size : 1, sizeof *plan->child);
     plan->shape = calloc(size ? size : 1, 1);
     plan->chain_first = calloc(slots + 1, sizeof *plan->chain_first);
     plan->chain_top = malloc((rows ? rows : 1) * sizeof *plan->chain_top);
     plan->chain_end = malloc((rows ? rows : 1) * sizeof *plan->chain_end);
-    if (split > 0) plan->piece = malloc((rows ? rows : 1) * sizeof *plan->piece);
     plan->round_first = calloc(slots + 1, sizeof *plan->round_first);
     plan->round_bound = malloc((rows + slots + 1) * sizeof *plan->round_bound);
     plan->input_first = calloc(slots + 1, sizeof *plan->input_first);
     plan->input_row = malloc((rows ? rows : 1) * sizeof *plan->input_row);
     if (!scratch || !plan->child_start || !plan->child || !plan->shape || !plan->chain_first ||
         !plan->chain_top || !plan->chain_end || !plan->round_first || !plan->round_bound ||
-        !plan->input_first || !plan->input_row || (split > 0 && !plan->piece)) {
+        !plan->input_first || !plan->input_row) {
         free(scratch);
         hb_sim_tree_free(plan);
         return hb_fail(HB_ERR_ALLOC, "tree plan: out of memory for %zu elements", size);
     }
     int *kids = scratch, *of = kids + m_most + 2, *top = of + m_most + 2;
     int *end = top + m_most + 2, *par = end + m_most + 2, *path = par + m_most + 2;
-    int *order = path + m_most + 2, *count = order + m_most + 2, *lanes = count + m_most + 2;
-    size_t nc = 0, nb = 0, ni = 0, cut = 0; /* entries, bounds, input rows, chains split */
+    int *order = path + m_most + 2, *count = order + m_most + 2;
+    size_t nc = 0, nb = 0, ni = 0;
     for (size_t s = 0; s < slots; s++) {
         plan->chain_first[s] = (int)nc;
         plan->round_first[s] = (int)nb;
@@ -203,28 +178,14 @@ hb_status_t hb_sim_tree_plan_split(const hb_step_group_t *g, int tile, int split
             par[k] = of[AT(g->parent, top[k])];
             path[k] = path[par[k]] + end[k] - top[k] + 1;
         }
-        for (int k = 0; k < n; k++) lanes[k] = chain_pieces(end[k] - top[k] + 1, split, tile);
-        int *bound = plan->round_bound + nb;
-        const int rounds = schedule_rounds(n, tile, par, path, split > 0 ? lanes : NULL, kids,
-                                           of, order, bound);
-        /* the entries: each chain's pieces in order, rows top + q rows / pieces on */
-        int entries = 0;
-        for (int r = 0; r < rounds; r++) {
-            const int q0 = bound[r];
-            bound[r] = entries;
-            for (int q = q0; q < bound[r + 1]; q++) {
-                const int k = order[q], pieces = lanes[k], n_rows = end[k] - top[k] + 1;
-                cut += pieces > 1;
-                for (int x = 0; x < pieces; x++, entries++) {
-                    plan->chain_top[nc + (size_t)entries] = top[k] + x * n_rows / pieces;
-                    plan->chain_end[nc + (size_t)entries] = top[k] + (x + 1) * n_rows / pieces - 1;
-                    if (plan->piece) plan->piece[nc + (size_t)entries] = pieces << 16 | x;
-                }
-            }
+        const int rounds = schedule_rounds(n, tile, par, path, kids, of, order,
+                                            plan->round_bound + nb);
+        for (int q = 0; q < n; q++) {
+            plan->chain_top[nc + (size_t)q] = top[order[q]];
+            plan->chain_end[nc + (size_t)q] = end[order[q]];
         }
-        bound[rounds] = entries;
 #undef AT
-        nc += (size_t)entries;
+        nc += (size_t)n;
         nb += (size_t)rounds + 1;
     }
     plan->chain_first[slots] = (int)nc;
@@ -246,11 +207,6 @@ hb_status_t hb_sim_tree_plan_split(const hb_step_group_t *g, int tile, int split
     plan->k.chain_first = plan->chain_first;
     plan->k.chain_top = plan->chain_top;
     plan->k.chain_end = plan->chain_end;
-    if (!cut) { /* nothing split: the whole-chain step */
-        free(plan->piece);
-        plan->piece = NULL;
-    }
-    plan->k.piece = plan->piece;
     plan->k.round_first = plan->round_first;
     plan->k.round_bound = plan->round_bound;
     plan->k.input_first = plan->input_first;

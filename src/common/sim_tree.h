@@ -32,7 +32,6 @@
 #ifndef HB_COMMON_SIM_TREE_H
 #define HB_COMMON_SIM_TREE_H
 
-#include <math.h>
 #include <stddef.h>
 
 #include "common/hostdev.h"
@@ -63,10 +62,6 @@ typedef struct {
      * to the root first: the elimination's critical path. */
     const int *chain_first;
     const int *chain_top, *chain_end;
-    /* Per chain entry (NULL: no chain split, sim.tree_split off): a piece of a split chain,
-     * (pieces << 16) | its index from the chain's top; a whole chain 1 << 16. A split chain's
-     * pieces are consecutive entries of one round, top piece first (hb_tree_split_*). */
-    const int *piece;
     const int *round_first;
     const int *round_bound;
     /* Slot s's rows with an input (HB_TREE_INPUT), ascending: input_row[input_first[s] ..
@@ -85,19 +80,17 @@ typedef struct {
 } hb_sim_tree_t;
 
 #define HB_TREE_ROUND 32 /* chains a round, at most: a warp's lanes (the widest tile) */
-#define HB_TREE_MIN_PIECES 3 /* a split chain's pieces, at least */
 
 /* Host arrays of a plan (hb_sim_tree_plan), freed by hb_sim_tree_free. */
 typedef struct {
     hb_sim_tree_t k;
     int *child_start, *child, *chain_first, *chain_top, *chain_end, *round_first, *round_bound;
-    int *piece; /* NULL unless some chain is split */
     int *input_first, *input_row;
     size_t *cbase; /* hb_sim_tree_share's (NULL before) */
     unsigned char *shape;
     size_t size;   /* elements of child_start, child and shape */
     size_t slots;  /* chain_first and round_first have slots + 1 */
-    size_t chains; /* elements of chain_top, chain_end (and piece): chains, or their pieces */
+    size_t chains; /* elements of chain_top and chain_end */
     size_t bounds; /* elements of round_bound */
     size_t inputs; /* elements of input_row */
 } hb_sim_tree_plan_t;
@@ -108,13 +101,6 @@ extern "C" {
 /* The plan of mixed group g (g->mixed, host arrays) for `tile` lanes a cell (8, 16 or 32):
  * rounds of at most `tile` chains. */
 hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, int tile, hb_sim_tree_plan_t *plan);
-/* The same with chains of at least HB_TREE_MIN_PIECES x `split` rows (0: none; else >= 4)
- * cut into floor(rows / split) pieces (at most `tile`) of near-equal rows, each a lane,
- * eliminated and substituted in parallel (hb_tree_split_*): not the CPU's arithmetic
- * (docs/sim-engine.md, "Split chains"). A round holds at most `tile` entries, a split chain's
- * pieces together. */
-hb_status_t hb_sim_tree_plan_split(const hb_step_group_t *g, int tile, int split,
-                                   hb_sim_tree_plan_t *plan);
 /* plan->cbase (and plan->k.cbase): each slot of g its first slot with the same rows, the same
  * bits in every constant and plan array that the step reads by cbase (a copy of one model),
  * else its own; *templates (may be NULL) the slots that are their own. Only slots of one
@@ -270,16 +256,27 @@ HB_HOSTDEV double hb_tree_r(const hb_step_group_t *g, const hb_sim_tree_t *t, hb
  * and hb_hines_recip_root's operations. A fixed row (HB_TREE_FIXED: no hh or synapse below
  * it) has its r from the group's fixed_r, the bits the division gives (the CPU's factors), so
  * its d is neither updated nor divided, and the recurrence is rhs's alone. Rows after the end
- * are taken HB_TREE_BLOCK at a time, their loads before the recurrence. hb_tree_eliminate_up:
- * the rows from the end up to top of a chain (or a piece), the end's d and rhs with its
- * children's terms already in di and ri (di unread where the end is fixed). */
-HB_HOSTDEV void hb_tree_eliminate_up(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                     hb_tree_cell_t c, int top, int end, double di, double ri,
-                                     double *d, double *rhs)
+ * are taken HB_TREE_BLOCK at a time, their loads before the recurrence. */
+HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                                  hb_tree_cell_t c, int chain, double *d, double *rhs)
 {
     const size_t w = c.w;
+    const int top = t->chain_top[chain], end = t->chain_end[chain];
     const size_t e = c.cbase + (size_t)end * w; /* constants and plan */
-    const int fixed = (t->shape[e] & HB_TREE_FIXED) != 0;
+    const unsigned shape = t->shape[e];
+    const int fixed = (shape & HB_TREE_FIXED) != 0;
+    double di = fixed ? 0.0 : d[(size_t)end * w], ri = rhs[(size_t)end * w];
+    if (!(shape & HB_TREE_LEAF)) {
+        int c0, c1;
+        hb_tree_children(t, c, end, &c0, &c1);
+        for (int k = c1 - 1; k >= c0; k--) {
+            const int cr = t->child[c.cbase + (size_t)k * w];
+            const size_t ce = c.cbase + (size_t)cr * w;
+            const double uc = hb_tree_u(g, ce), rc = hb_tree_r(g, t, c, cr, d);
+            if (!fixed) di -= (uc * hb_tree_l(g, ce)) * rc;
+            ri -= (uc * rc) * rhs[(size_t)cr * w];
+        }
+    }
     double r;
     if (fixed) {
         r = g->fixed_r[e];
@@ -324,40 +321,25 @@ HB_HOSTDEV void hb_tree_eliminate_up(const hb_step_group_t *g, const hb_sim_tree
     }
 }
 
-HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                  hb_tree_cell_t c, int chain, double *d, double *rhs)
-{
-    const size_t w = c.w;
-    const int top = t->chain_top[chain], end = t->chain_end[chain];
-    const size_t e = c.cbase + (size_t)end * w; /* constants and plan */
-    const unsigned shape = t->shape[e];
-    const int fixed = (shape & HB_TREE_FIXED) != 0;
-    double di = fixed ? 0.0 : d[(size_t)end * w], ri = rhs[(size_t)end * w];
-    if (!(shape & HB_TREE_LEAF)) {
-        int c0, c1;
-        hb_tree_children(t, c, end, &c0, &c1);
-        for (int k = c1 - 1; k >= c0; k--) {
-            const int cr = t->child[c.cbase + (size_t)k * w];
-            const size_t ce = c.cbase + (size_t)cr * w;
-            const double uc = hb_tree_u(g, ce), rc = hb_tree_r(g, t, c, cr, d);
-            if (!fixed) di -= (uc * hb_tree_l(g, ce)) * rc;
-            ri -= (uc * rc) * rhs[(size_t)cr * w];
-        }
-    }
-    hb_tree_eliminate_up(g, t, c, top, end, di, ri, d, rhs);
-}
-
 /* Substitution of a chain (its parent row done), top down: dv = (rhs - l dv_parent) r, the
  * parent's carried in a register, then v += factor dv (hb_step_update_row's operation); the
  * root's dv is its elimination's. Rows HB_TREE_BLOCK at a time, loads first. Only the chain's
- * end keeps its dv in rhs (its child chains read it). hb_tree_substitute_down: rows j .. end
- * of a chain (or a piece), dv the row above j's. */
-HB_HOSTDEV void hb_tree_substitute_down(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                        const hb_step_params_t *p, hb_tree_cell_t c, int j,
-                                        int end, double dv, const double *d, double *rhs)
+ * end keeps its dv in rhs (its child chains read it). */
+HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                                   const hb_step_params_t *p, hb_tree_cell_t c, int chain,
+                                   const double *d, double *rhs)
 {
     const size_t w = c.w;
-    double *v = g->v + c.base;
+    const int top = t->chain_top[chain], end = t->chain_end[chain];
+    double *v = g->v + c.base, dv;
+    int j = top;
+    if (top == 0) {
+        dv = rhs[0];
+        v[0] += p->factor * dv;
+        j = 1;
+    } else {
+        dv = rhs[(size_t)g->parent[c.cbase + (size_t)top * w] * w];
+    }
     for (; j <= end; j += HB_TREE_BLOCK) {
         const int n = end - j + 1 < HB_TREE_BLOCK ? end - j + 1 : HB_TREE_BLOCK;
         double rr[HB_TREE_BLOCK] = {0}, lr[HB_TREE_BLOCK] = {0}, dr[HB_TREE_BLOCK] = {0},
@@ -381,24 +363,6 @@ HB_HOSTDEV void hb_tree_substitute_down(const hb_step_group_t *g, const hb_sim_t
     if (end > 0) rhs[(size_t)end * w] = dv;
 }
 
-HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                   const hb_step_params_t *p, hb_tree_cell_t c, int chain,
-                                   const double *d, double *rhs)
-{
-    const size_t w = c.w;
-    const int top = t->chain_top[chain], end = t->chain_end[chain];
-    double dv;
-    int j = top;
-    if (top == 0) {
-        dv = rhs[0];
-        g->v[c.base] += p->factor * dv;
-        j = 1;
-    } else {
-        dv = rhs[(size_t)g->parent[c.cbase + (size_t)top * w] * w];
-    }
-    hb_tree_substitute_down(g, t, p, c, j, end, dv, d, rhs);
-}
-
 /* Update, per hh instance j of the slot (after every row's v). */
 HB_HOSTDEV void hb_tree_gates(const hb_step_group_t *g, const hb_step_params_t *p, int slot,
                               hb_tree_cell_t c, int j)
@@ -413,164 +377,6 @@ HB_HOSTDEV void hb_tree_gates(const hb_step_group_t *g, const hb_step_params_t *
 HB_HOSTDEV void hb_tree_synapse(const hb_step_group_t *g, int q)
 {
     hb_step_synapse_decay(&g->syns[q], g->syn_state + 2 * (size_t)q);
-}
-
-/*
- * Split chains (hb_sim_tree_plan_split; sim.tree_split): a chain's pieces, each a lane, in two
- * phases a round with the tile's lanes synchronised between them; not the CPU's arithmetic.
- *
- * Elimination. Upward from the row below, a row's pivot X = D - u l / X_below and
- * Y = R - u Y_below / X_below are, in homogeneous terms (P, Q, W) with X = P / Q, Y = W / Q,
- * linear: P = D P_b - u l Q_b, Q = P_b, W = R P_b - u W_b (a fixed row, X = 1 / fixed_r:
- * P = P_b, Q = fixed_r P_b, W = fixed_r (R P_b - u W_b)). Phase 1: the last piece (whose end
- * is the chain's, its child chains done) is eliminated as a chain; every other piece composes
- * its rows' 3x3 maps (hb_tree_piece_map, 7 entries non-zero) into the scratch of its lane.
- * Phase 2: each piece but the last takes the exact state below it, the last piece's top
- * through the maps of the pieces between, and eliminates its rows as a chain whose end has
- * that one child. Substitution. dv = (rhs - l dv_above) r is affine in dv_above. Phase 1:
- * the top piece substitutes as a chain; every other piece composes its rows' maps into
- * (alpha, beta): dv_end = alpha + beta dv_above. Phase 2: each other piece takes the top
- * piece's last dv through the maps between and substitutes its rows.
- * The maps are scaled by powers of two (exact; homogeneous) so that they neither overflow nor
- * underflow.
- */
-#define HB_TREE_PIECE 9 /* scratch doubles a lane: a piece's map (7); odd: distinct banks */
-
-HB_HOSTDEV int hb_tree_pieces(const hb_sim_tree_t *t, int entry)
-{
-    return t->piece ? t->piece[entry] >> 16 : 1;
-}
-HB_HOSTDEV int hb_tree_piece(const hb_sim_tree_t *t, int entry)
-{
-    return t->piece ? t->piece[entry] & 0xffff : 0;
-}
-
-/* x scaled by 2^-e, e the exponent of scale (exact). */
-HB_HOSTDEV void hb_tree_rescale(double *x, int n, double scale)
-{
-    const int e = ilogb(scale);
-    for (int i = 0; i < n; i++) x[i] = scalbn(x[i], -e);
-}
-
-/* A piece's map from the state (P, Q, W) of the row below it to its top's, composed upward:
- * m = {p1, p2, q1, q2, w1, w2, w3} (P' = p1 P + p2 Q, Q' = q1 P + q2 Q,
- * W' = w1 P + w2 Q + w3 W). */
-HB_HOSTDEV void hb_tree_piece_map(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                  hb_tree_cell_t c, int entry, const double *d,
-                                  const double *rhs, double *m)
-{
-    const size_t w = c.w;
-    const int top = t->chain_top[entry], end = t->chain_end[entry];
-    double x[7] = {1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0};
-    for (int j = end; j >= top; j--) {
-        const size_t q = c.cbase + (size_t)j * w, qb = q + w; /* the row, the row below */
-        const double u = hb_tree_u(g, qb), rr = rhs[(size_t)j * w];
-        const double w1 = rr * x[0] - u * x[4], w2 = rr * x[1] - u * x[5], w3 = -u * x[6];
-        if (t->shape[q] & HB_TREE_FIXED) {
-            const double fr = g->fixed_r[q];
-            x[2] = fr * x[0];
-            x[3] = fr * x[1];
-            x[4] = fr * w1;
-            x[5] = fr * w2;
-            x[6] = fr * w3;
-        } else {
-            const double dd = d[(size_t)j * w], ul = u * hb_tree_l(g, qb);
-            const double p1 = dd * x[0] - ul * x[2], p2 = dd * x[1] - ul * x[3];
-            x[2] = x[0];
-            x[3] = x[1];
-            x[0] = p1;
-            x[1] = p2;
-            x[4] = w1;
-            x[5] = w2;
-            x[6] = w3;
-        }
-        if ((end - j) % 8 == 7 || j == top) {
-            double most = 0.0;
-            for (int i = 0; i < 7; i++) most = fmax(most, fabs(x[i]));
-            hb_tree_rescale(x, 7, most);
-        }
-    }
-    for (int i = 0; i < 7; i++) m[i] = x[i];
-}
-
-/* Elimination, phase 1 (entry: a chain or a piece; scratch: the lanes' of its chain's pieces,
- * HB_TREE_PIECE doubles each, the top piece's first). */
-HB_HOSTDEV void hb_tree_split_eliminate1(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                         hb_tree_cell_t c, int entry, double *d, double *rhs,
-                                         double *scratch)
-{
-    const int n = hb_tree_pieces(t, entry), k = hb_tree_piece(t, entry);
-    if (k == n - 1)
-        hb_tree_eliminate(g, t, c, entry, d, rhs);
-    else
-        hb_tree_piece_map(g, t, c, entry, d, rhs, scratch + (size_t)k * HB_TREE_PIECE);
-}
-
-/* Elimination, phase 2 (after every lane's phase 1): a piece but the last, from the state of
- * the row below it. */
-HB_HOSTDEV void hb_tree_split_eliminate2(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                         hb_tree_cell_t c, int entry, double *d, double *rhs,
-                                         const double *scratch)
-{
-    const int n = hb_tree_pieces(t, entry), k = hb_tree_piece(t, entry);
-    if (k == n - 1) return;
-    const size_t w = c.w;
-    const int last = t->chain_top[entry - k + n - 1], top = t->chain_top[entry];
-    const int end = t->chain_end[entry];
-    const double rl = hb_tree_r(g, t, c, last, d);
-    double s[3] = {1.0, rl, rhs[(size_t)last * w] * rl}; /* X = 1 / r, Y = rhs */
-    for (int q = n - 2; q > k; q--) {
-        const double *m = scratch + (size_t)q * HB_TREE_PIECE;
-        const double p = m[0] * s[0] + m[1] * s[1], qq = m[2] * s[0] + m[3] * s[1];
-        s[2] = m[4] * s[0] + m[5] * s[1] + m[6] * s[2];
-        s[0] = p;
-        s[1] = qq;
-        hb_tree_rescale(s, 3, fabs(p));
-    }
-    const size_t e = c.cbase + (size_t)end * w, eb = e + w;
-    const double uc = hb_tree_u(g, eb), inv = 1.0 / s[0];
-    const double rc = s[1] * inv, yc = s[2] * inv; /* 1 / X and Y / X of the row below */
-    const double di = t->shape[e] & HB_TREE_FIXED
-                          ? 0.0
-                          : d[(size_t)end * w] - (uc * hb_tree_l(g, eb)) * rc;
-    hb_tree_eliminate_up(g, t, c, top, end, di, rhs[(size_t)end * w] - uc * yc, d, rhs);
-}
-
-/* Substitution, phase 1: the top piece (or a whole chain) substituted, every other piece's
- * map (alpha, beta) into its scratch. */
-HB_HOSTDEV void hb_tree_split_substitute1(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                          const hb_step_params_t *p, hb_tree_cell_t c,
-                                          int entry, const double *d, double *rhs,
-                                          double *scratch)
-{
-    const int k = hb_tree_piece(t, entry);
-    if (k == 0) {
-        hb_tree_substitute(g, t, p, c, entry, d, rhs);
-        return;
-    }
-    const size_t w = c.w;
-    double alpha = 0.0, beta = 1.0;
-    for (int j = t->chain_top[entry]; j <= t->chain_end[entry]; j++) {
-        const double r = hb_tree_r(g, t, c, j, d), l = hb_tree_l(g, c.cbase + (size_t)j * w);
-        alpha = (rhs[(size_t)j * w] - l * alpha) * r;
-        beta = -(l * r) * beta;
-    }
-    scratch[(size_t)k * HB_TREE_PIECE] = alpha;
-    scratch[(size_t)k * HB_TREE_PIECE + 1] = beta;
-}
-
-/* Substitution, phase 2: a piece but the top one, from the top piece's last dv. */
-HB_HOSTDEV void hb_tree_split_substitute2(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                          const hb_step_params_t *p, hb_tree_cell_t c,
-                                          int entry, const double *d, double *rhs,
-                                          const double *scratch)
-{
-    const int k = hb_tree_piece(t, entry);
-    if (k == 0) return;
-    double dv = rhs[(size_t)t->chain_end[entry - k] * c.w];
-    for (int q = 1; q < k; q++)
-        dv = scratch[(size_t)q * HB_TREE_PIECE] + scratch[(size_t)q * HB_TREE_PIECE + 1] * dv;
-    hb_tree_substitute_down(g, t, p, c, t->chain_top[entry], t->chain_end[entry], dv, d, rhs);
 }
 
 #endif

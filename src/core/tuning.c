@@ -60,8 +60,6 @@ static const knob_t knobs[] = {
     {"sim.mixed_copies", TU(sim_mixed_copies), 0, 1, INT_MAX, NULL, 0, LONG_MIN,
      "an integer >= 1 (copies of one shape at most that step in the mixed group)"},
     {"sim.tree_tile", TU(sim_tree_tile), 0, 0, 0, tile_set, 3, LONG_MIN, "8, 16 or 32"},
-    {"sim.tree_split", TU(sim_tree_split), 0, 4, INT_MAX, NULL, 0, 0,
-     "0 (whole chains) or an integer >= 4 (rows a piece of a split chain)"},
 };
 #undef GT
 #undef TU
@@ -78,7 +76,6 @@ void hb_tuning_default(hb_tuning_t *t)
     t->multi_shapes_choice = -2;
     t->sim_mixed_copies = -1;
     t->sim_tree_tile = -1;
-    t->sim_tree_split = -1;
 }
 
 static int knob_accepts(const knob_t *k, long v)

@@ -8,8 +8,7 @@
  *                 every access of a warp is one contiguous 256-byte row.
  *   tree_step_kernel  one warp per cell of a mixed group (cells of their own shapes, one
  *                 to a block): the same step in phases over the cell's rows and chains
- *                 (src/common/sim_tree.h); its SPLIT instance (sim.tree_split) with long
- *                 chains cut into pieces, a lane each (not the CPU's arithmetic).
+ *                 (src/common/sim_tree.h).
  *   probe_kernel  one thread per probe: spike detection (hb_spike_test) and, on
  *                 sampling steps, the recorded voltage.
  *   record_kernel on recording steps (set_records), one thread per recorded value:
@@ -98,7 +97,6 @@ struct hb_cuda_sim {
     void *record_user;
     size_t device_bytes; /* device memory taken by create and the connections [bytes] */
     int tree_tile;       /* the tuning's sim.tree_tile (-1: the rule) */
-    int tree_split;      /* the tuning's sim.tree_split (rows a piece; 0 or -1: none) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -154,80 +152,11 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
         for (size_t q = q0 & ~(size_t)127; q <= q1; q += 128) prefetch_line(g->row_index + q);
 }
 
-/* The rounds of chains, one a lane: elimination, then substitution in reverse. */
-__device__ __forceinline__ void whole_rounds(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                             const hb_step_params_t *p, hb_tree_cell_t c,
-                                             int slot, int lane, unsigned tile, double *d,
-                                             double *rhs)
-{
-    const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
-    const int rounds = t->round_first[slot + 1] - t->round_first[slot] - 1;
-    for (int r = 0; r < rounds; r++) { /* at most HB_TREE_ROUND chains: one a lane */
-        const int k = bound[r] + lane;
-        if (k < bound[r + 1]) {
-            prefetch_chain(g, t, c, first + k, d, rhs, 0);
-            hb_tree_eliminate(g, t, c, first + k, d, rhs);
-        }
-        __syncwarp(tile);
-    }
-    for (int r = rounds - 1; r >= 0; r--) {
-        const int k = bound[r] + lane;
-        if (k < bound[r + 1]) {
-            prefetch_chain(g, t, c, first + k, d, rhs, 1);
-            hb_tree_substitute(g, t, p, c, first + k, d, rhs);
-        }
-        __syncwarp(tile);
-    }
-}
-
-/* The rounds of a plan with split chains (t.piece): each round's elimination (then, in reverse,
- * substitution) in two phases, the second only where the round has a split chain, __syncwarp
- * over the tile's lanes between them; a lane's scratch in shared memory, a chain's pieces on
- * consecutive lanes (src/common/sim_tree.h, "Split chains"). */
-__device__ __forceinline__ void split_rounds(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                                             const hb_step_params_t *p, hb_tree_cell_t c,
-                                             int slot, int lane, unsigned tile, double *d,
-                                             double *rhs)
-{
-    __shared__ double scratch[TREE_WARPS * 32 * HB_TREE_PIECE];
-    const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
-    const int rounds = t->round_first[slot + 1] - t->round_first[slot] - 1;
-    for (int r = 0; r < rounds; r++) {
-        const int k = bound[r] + lane, active = k < bound[r + 1];
-        const int info = active ? t->piece[first + k] : 1 << 16;
-        double *x = scratch + (threadIdx.x - (info & 0xffff)) * HB_TREE_PIECE;
-        if (active) {
-            prefetch_chain(g, t, c, first + k, d, rhs, 0);
-            hb_tree_split_eliminate1(g, t, c, first + k, d, rhs, x);
-        }
-        if (__any_sync(tile, info >> 16 > 1)) {
-            __syncwarp(tile);
-            if (active) hb_tree_split_eliminate2(g, t, c, first + k, d, rhs, x);
-        }
-        __syncwarp(tile);
-    }
-    for (int r = rounds - 1; r >= 0; r--) {
-        const int k = bound[r] + lane, active = k < bound[r + 1];
-        const int info = active ? t->piece[first + k] : 1 << 16;
-        double *x = scratch + (threadIdx.x - (info & 0xffff)) * HB_TREE_PIECE;
-        if (active) {
-            prefetch_chain(g, t, c, first + k, d, rhs, 1);
-            hb_tree_split_substitute1(g, t, p, c, first + k, d, rhs, x);
-        }
-        if (__any_sync(tile, info >> 16 > 1)) {
-            __syncwarp(tile);
-            if (active) hb_tree_split_substitute2(g, t, p, c, first + k, d, rhs, x);
-        }
-        __syncwarp(tile);
-    }
-}
-
 /* A mixed group: a tile of t.tile lanes of a warp steps one cell (slot), its rows spread over
  * the lanes phase by phase (src/common/sim_tree.h); __syncwarp over the tile's lanes orders
- * the phases and the rounds. SPLIT: the plan has split chains (split_rounds). Kept plain:
+ * the phases and the rounds. Kept plain:
  * a copy of the row table in shared memory, with the row stride made a constant, ran 4x
  * slower on the H100 (not analysed further). */
-template <int SPLIT>
 __global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
 tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
 {
@@ -258,10 +187,24 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
         hb_tree_axial(&g, &t, c, i, d, rhs);
     }
     __syncwarp(tile);
-    if (SPLIT)
-        split_rounds(&g, &t, &p, c, slot, lane, tile, d, rhs);
-    else
-        whole_rounds(&g, &t, &p, c, slot, lane, tile, d, rhs);
+    const int *bound = t.round_bound + t.round_first[slot], first = t.chain_first[slot];
+    const int rounds = t.round_first[slot + 1] - t.round_first[slot] - 1;
+    for (int r = 0; r < rounds; r++) { /* at most HB_TREE_ROUND chains: one a lane */
+        const int k = bound[r] + lane;
+        if (k < bound[r + 1]) {
+            prefetch_chain(&g, &t, c, first + k, d, rhs, 0);
+            hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
+        }
+        __syncwarp(tile);
+    }
+    for (int r = rounds - 1; r >= 0; r--) {
+        const int k = bound[r] + lane;
+        if (k < bound[r + 1]) {
+            prefetch_chain(&g, &t, c, first + k, d, rhs, 1);
+            hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+        }
+        __syncwarp(tile);
+    }
     for (int j = lane; j < n_hh; j += T) hb_tree_gates(&g, &p, slot, c, j);
     if (g.syn_start)
         for (int q = g.syn_start[slot] + lane; q < g.syn_start[slot + 1]; q += T)
@@ -333,10 +276,7 @@ static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const 
     if (g->k.mixed) {
         const long per_block = TREE_WARPS * 32 / g->tree.tile; /* cells */
         const unsigned grid = (unsigned)((g->k.count + per_block - 1) / per_block);
-        if (g->tree.piece)
-            tree_step_kernel<1><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
-        else
-            tree_step_kernel<0><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
+        tree_step_kernel<<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
         CUDA_CHECK(cudaGetLastError());
         return HB_SUCCESS;
     }
@@ -457,7 +397,7 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
  * devices' measurements. */
 static int tree_tile(int tuned) { return tuned > 0 ? tuned : 32; }
 
-static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile, int split)
+static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile)
 {
     hb_sim_tree_plan_t plan;
     memset(&plan, 0, sizeof plan);
@@ -467,7 +407,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile
         if (h->width != 1) /* tree_step_kernel's rows are contiguous (sim_cuda_ops.c) */
             return hb_fail(HB_ERR_BACKEND, "cuda sim: a mixed group of width %d; expected 1",
                            h->width);
-        st = hb_sim_tree_plan_split(h, tile, split > 0 ? split : 0, &plan);
+        st = hb_sim_tree_plan(h, tile, &plan);
         if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
     }
     if (st == HB_SUCCESS) st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick, cbase);
@@ -548,7 +488,7 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
         const hb_sim_tree_plan_t &plan_h = *plan;
         int *child_start = NULL, *child = NULL, *chain_first = NULL, *chain_top = NULL,
             *chain_end = NULL, *round_first = NULL, *round_bound = NULL, *input_first = NULL,
-            *input_row = NULL, *piece = NULL;
+            *input_row = NULL;
         unsigned char *shape = NULL, *row_index = NULL;
         double *row_table = NULL, *cfac_table = NULL;
         size_t *cbase_d = NULL;
@@ -559,8 +499,6 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
             (st = upload(&chain_first, plan_h.chain_first, plan_h.slots + 1)) == HB_SUCCESS &&
             (st = upload(&chain_top, plan_h.chain_top, plan_h.chains)) == HB_SUCCESS &&
             (st = upload(&chain_end, plan_h.chain_end, plan_h.chains)) == HB_SUCCESS &&
-            (st = upload(&piece, plan_h.piece, plan_h.piece ? plan_h.chains : 0)) ==
-                HB_SUCCESS &&
             (st = upload(&round_first, plan_h.round_first, plan_h.slots + 1)) == HB_SUCCESS &&
             (st = upload(&input_first, plan_h.input_first, plan_h.slots + 1)) == HB_SUCCESS &&
             (st = upload(&input_row, plan_h.input_row, plan_h.inputs)) == HB_SUCCESS &&
@@ -584,8 +522,6 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
         dg->tree.chain_first = chain_first;
         dg->tree.chain_top = chain_top;
         dg->tree.chain_end = chain_end;
-        dg->tree.piece = plan_h.piece ? piece : NULL;
-        if (!plan_h.piece) cudaFree(piece);
         dg->tree.round_first = round_first;
         dg->tree.round_bound = round_bound;
         dg->tree.input_first = input_first;
@@ -671,7 +607,6 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.chain_first);
     cudaFree((void *)dg->tree.chain_top);
     cudaFree((void *)dg->tree.chain_end);
-    cudaFree((void *)dg->tree.piece);
     cudaFree((void *)dg->tree.round_first);
     cudaFree((void *)dg->tree.round_bound);
     cudaFree((void *)dg->tree.input_first);
@@ -762,7 +697,7 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
                            "expected %d", g, d->groups[g].width, HB_SIM_GPU_LANES);
         }
         if ((st = upload_group(&s->groups[g], &d->groups[g],
-                                tree_tile(s->tree_tile), s->tree_split)) != HB_SUCCESS) {
+                                tree_tile(s->tree_tile))) != HB_SUCCESS) {
             free(views);
             free(sites);
             return st;
@@ -831,14 +766,13 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
 }
 
 extern "C" hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc,
-                                          int tree_tile, int tree_split, hb_cuda_sim_t **out)
+                                          int tree_tile, hb_cuda_sim_t **out)
 {
     if (!ctx || !desc || !out) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_create: NULL argument");
     *out = NULL;
     hb_cuda_sim_t *s = (hb_cuda_sim_t *)calloc(1, sizeof *s);
     if (!s) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
     s->tree_tile = tree_tile;
-    s->tree_split = tree_split;
     size_t free0 = 0, free1 = 0, total = 0;
     const int measured = cudaSetDevice(desc->device) == cudaSuccess &&
                          cudaMemGetInfo(&free0, &total) == cudaSuccess;

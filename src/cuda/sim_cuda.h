@@ -19,10 +19,9 @@ extern "C" {
 typedef struct hb_cuda_sim hb_cuda_sim_t;
 
 /* Copies the constants to the device and allocates the state (OOM: HB_ERR_ALLOC). */
-/* tree_tile: the tuning's sim.tree_tile (lanes a cell of a mixed group; -1: the rule);
- * tree_split: its sim.tree_split (rows a piece of a split chain; 0 or -1: none). */
+/* tree_tile: the tuning's sim.tree_tile (lanes a cell of a mixed group; -1: the rule). */
 hb_status_t hb_cuda_sim_create(hb_cuda_context_t *ctx, const hb_sim_desc_t *desc, int tree_tile,
-                               int tree_split, hb_cuda_sim_t **out);
+                               hb_cuda_sim_t **out);
 void hb_cuda_sim_destroy(hb_cuda_sim_t *sim);
 /* State of group g from the host: v and hh states (the group's layout). */
 hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *sim, int g, const double *v,

@@ -32,8 +32,7 @@ static hb_status_t cuda_create(hb_context_t *ctx, const hb_sim_desc_t *desc, voi
     hb_cuda_sim_t *s = NULL;
     hb_status_t status =
         hb_cuda_sim_create(ctx ? (hb_cuda_context_t *)ctx->device : NULL, desc,
-                           ctx ? ctx->tuning.sim_tree_tile : -1,
-                           ctx ? ctx->tuning.sim_tree_split : -1, &s);
+                           ctx ? ctx->tuning.sim_tree_tile : -1, &s);
     *engine = s;
     return status;
 }

@@ -19,9 +19,7 @@
  * build threads). And "backend": "best" on each network with a candidate made slow through
  * HB_BEST_TRIAL_COSTS: the CPU's made slow, it must choose the GPU; the GPU's, never the GPU;
  * the spikes bitwise the CPU's either way. And the GPU with a mixed group's cells in tiles of
- * 8 and 16 lanes (sim.tree_tile) instead of the rule's: the spikes bitwise the CPU's. And
- * with long chains split into pieces (sim.tree_split=4 and 8, not the CPU's arithmetic): the
- * CPU's spikes by cell, each within a time step.
+ * 8 and 16 lanes (sim.tree_tile) instead of the rule's: the spikes bitwise the CPU's.
  * Recording (docs/network.md, section 8): two networks with "record" sections (identical ball
  * and sticks: v, hh's m, ina and gk, pas.i, an ExpSyn's g and i, an Exp2Syn's A and g; a
  * busyring's mixed groups: v, hh.h, hh.ik, syn[0].g) record the same bits on the GPU
@@ -31,7 +29,6 @@
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
  */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +51,6 @@ static double now_s(void)
 }
 
 static hb_backend_t last_backend; /* what run's network stepped on ("best" resolved) */
-static double last_dt;            /* its time step [ms] */
 
 /* The network's spikes on `backend` (copied to *out, count *n); 0 on a failed call. */
 static int run(const char *path, hb_backend_t backend, int tasks, hb_spike_t **out, size_t *n,
@@ -78,7 +74,6 @@ static int run(const char *path, hb_backend_t backend, int tasks, hb_spike_t **o
     }
     last_backend = HB_BACKEND_BEST;
     if (net) CHECK_OK(hb_net_backend(net, &last_backend, NULL));
-    if (net) last_dt = hb_net_dt(net);
     if (net && tasks) /* HB_NET_TASKS where the delays allow it, else the file's mode */
         hb_net_set_overlap(net, HB_NET_TASKS);
     if (net) {
@@ -243,53 +238,6 @@ static void recording(const char *dir, hb_backend_t cpu)
     }
 }
 
-/* Spikes by cell, then time. */
-static int by_gid(const void *a, const void *b)
-{
-    const hb_spike_t *x = (const hb_spike_t *)a, *y = (const hb_spike_t *)b;
-    if (x->gid != y->gid) return x->gid < y->gid ? -1 : 1;
-    return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
-}
-
-/* The GPU with chains split into pieces (sim.tree_split; docs/sim-engine.md, "Split chains"):
- * not the CPU's arithmetic, so not its bits: the same spikes by cell, each within a time step
- * of the CPU's (ref: n_ref spikes). */
-static void compare_split(const char *path, const hb_spike_t *ref, size_t n_ref)
-{
-    static const char *const splits[2] = {"sim.tree_split=4", "sim.tree_split=8"};
-    hb_spike_t *want = check_malloc((n_ref + 1) * sizeof *want);
-    if (n_ref) memcpy(want, ref, n_ref * sizeof *want);
-    qsort(want, n_ref, sizeof *want, by_gid);
-    for (int k = 0; k < 2; k++) {
-        CHECK_OK(hb_set_default_tuning(splits[k]));
-        hb_spike_t *got = NULL;
-        size_t n_got = 0, bitwise = 0, first = n_ref;
-        double t_split = 0.0, most = 0.0;
-        if (run(path, HB_BACKEND_CUDA, 0, &got, &n_got, &t_split)) {
-            qsort(got, n_got, sizeof *got, by_gid);
-            for (size_t i = 0; i < n_ref && i < n_got; i++) {
-                const double off = fabs(got[i].time_ms - want[i].time_ms);
-                most = off > most ? off : most;
-                bitwise += memcmp(&got[i].time_ms, &want[i].time_ms, sizeof got[i].time_ms) == 0;
-                if (first == n_ref && (got[i].gid != want[i].gid || !(off <= last_dt)))
-                    first = i;
-            }
-            CHECKF(n_got == n_ref && first == n_ref,
-                   "%s: the GPU with %s: %zu spikes (CPU %zu); spike %zu (by cell) gid %u at "
-                   "%.17g ms, CPU gid %u at %.17g ms; expected the same cells within a step "
-                   "(%g ms)", path, splits[k], n_got, n_ref, first,
-                   first < n_got ? got[first].gid : 0u, first < n_got ? got[first].time_ms : 0.0,
-                   first < n_ref ? want[first].gid : 0u, first < n_ref ? want[first].time_ms : 0.0,
-                   last_dt);
-            printf("%s: GPU with %s: %zu spikes, the CPU's cells, times within %.3g ms (%zu "
-                   "bitwise), %.3f s\n", path, splits[k], n_got, most, bitwise, t_split);
-        }
-        free(got);
-        CHECK_OK(hb_set_default_tuning(NULL));
-    }
-    free(want);
-}
-
 /* The network file at `path` on the CPU (`cpu`) and on the GPU, plain and with the tasks
  * exchange, and with "best" (a candidate made slow): the spikes bitwise the same. */
 static void compare(const char *path, hb_backend_t cpu)
@@ -342,7 +290,6 @@ static void compare(const char *path, hb_backend_t cpu)
         free(got);
         CHECK_OK(hb_set_default_tuning(NULL));
     }
-    if (ok) compare_split(path, ref, n_ref);
     /* "best" with a candidate made slow (HB_BEST_TRIAL_COSTS, net_best.c's test hook):
      * the CPU's made slow, the GPU chosen; the GPU's made slow, never chosen; the spikes
      * the CPU's either way */
