@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""NEURON 8.2 reference for the allen test: the Allen Cell Types model of Arbor's
+single_cell_allen example, built as the AllenSDK builds its models (tests/reference/neuron-allen/
+SOURCES.md), without the AllenSDK itself:
+- morphology single_cell_allen.swc by Import3d_SWC_read and Import3d_GUI(r, 0).instantiate;
+- nseg = 1 + 2 int(L / 40) for every section (AllenSDK's generate_morphology);
+- the fit (data/models/single_cell_allen_fit.json) as AllActiveUtils.load_cell_parameters
+  applies it: Ra = passive.ra and pas in every section; then each genome entry in order, into
+  the section list it names (soma, axon, apic, dend), inserting its mechanism; ek and ena per
+  section list where the k and na ions are present; celsius and v_init from the conditions;
+- one difference, the same as Arbor's example and its NEURON trace: the axon is the
+  morphology's own, not the AllenSDK's two 30 um sections (--replace-axon builds those, for
+  the comparison in docs/validation.md; a hinesbatch model file cannot express them).
+Stimulus: an IClamp at soma[0](0.5), AMP nA from DEL for DUR ms, TSTOP in all (Arbor's example:
+0.15 nA from 200 ms for 1000 ms, 1400 ms; --short: 0.3 nA from 20 ms to 120 ms, seconds for a
+CI test). Fixed step backward Euler at DT ms. Writes the soma's v every EVERY steps and the
+spikes (the time of the first step with soma v above -40 mV, NetCon's rule; Arbor's detector
+threshold).
+
+Usage (the committed reference was written by):
+    /usr/bin/python3 tests/neuron/allen_reference.py data/morphologies/single_cell_allen.swc \
+        data/models/single_cell_allen_fit.json mechanisms/allen --short \
+        > tests/reference/neuron-allen/short.txt
+Options: --short, --arbor (Arbor's protocol), --dt DT, --every N, --replace-axon.
+It needs nrnivmodl (Debian's neuron-dev; tests/neuron/nrnmech.py).
+"""
+import json
+import os
+import sys
+
+from nrnmech import compile_mods
+
+THRESHOLD = -40.0
+PROTOCOLS = {  # name: (amp [nA], del [ms], dur [ms], tstop [ms])
+    "--short": (0.3, 20.0, 100.0, 120.0),
+    "--arbor": (0.15, 200.0, 1000.0, 1400.0),
+}
+
+
+def option(args, name, default, kind=float):
+    return kind(args[args.index(name) + 1]) if name in args else default
+
+
+def main():
+    swc, fit_path, moddir = sys.argv[1:4]
+    args = sys.argv[4:]
+    proto = next((p for p in PROTOCOLS if p in args), "--short")
+    amp, delay, dur, tstop = PROTOCOLS[proto]
+    dt = option(args, "--dt", 0.025)
+    every = option(args, "--every", 10, int)
+    replace_axon = "--replace-axon" in args
+    fit = json.load(open(fit_path))
+    genome = fit["genome"]
+    conditions = fit["conditions"][0]
+    mechs = sorted({p["mechanism"] for p in genome if p["mechanism"]})
+
+    from neuron import h
+    h.nrn_load_dll(compile_mods(moddir, mechs, "nrn_allen_"))
+    h.load_file("stdrun.hoc")
+    h.load_file("import3d.hoc")
+
+    class Cell:
+        pass
+
+    cell = Cell()
+    r = h.Import3d_SWC_read()
+    r.quiet = 1
+    h.hoc_stdout("/dev/null")
+    r.input(swc)
+    h.hoc_stdout()
+    h.Import3d_GUI(r, 0).instantiate(cell)
+    lists = {"all": list(cell.all)}
+    for key in ["soma", "axon", "apic", "dend"]:
+        lists[key] = [s for s in cell.all if s.name().split(".")[-1].startswith(key + "[")]
+    assert sum(len(lists[k]) for k in ["soma", "axon", "apic", "dend"]) == len(lists["all"])
+    for sec in lists["all"]:
+        sec.nseg = 1 + 2 * int(sec.L / 40.0)
+    soma = lists["soma"][0]
+    if replace_axon:  # AllenSDK's Utils.generate_morphology ("stub"): two 30 um, 1 um sections
+        for sec in lists["axon"]:
+            h.delete_section(sec=sec)
+        stub = [h.Section(name="axon_stub%d" % i) for i in range(2)]
+        for sec in stub:
+            sec.L, sec.diam = 30, 1
+            sec.nseg = 1 + 2 * int(sec.L / 40.0)
+        stub[0].connect(soma(0.5), 0.0)
+        stub[1].connect(stub[0](1.0), 0.0)
+        h.define_shape()
+        lists["axon"] = stub
+        lists["all"] = [s for k in ["soma", "axon", "apic", "dend"] for s in lists[k]]
+    for sec in lists["all"]:
+        sec.Ra = float(fit["passive"][0]["ra"])
+        sec.insert("pas")
+    for p in genome:
+        secs = lists[p["section"]]
+        for sec in secs:
+            if p["mechanism"] and not h.ismembrane(p["mechanism"], sec=sec):
+                sec.insert(p["mechanism"])
+            setattr(sec, p["name"], float(p["value"]))
+    for erev in conditions["erev"]:
+        for sec in lists[erev["section"]]:
+            if h.ismembrane("k_ion", sec=sec):
+                sec.ek = float(erev["ek"])
+            if h.ismembrane("na_ion", sec=sec):
+                sec.ena = float(erev["ena"])
+    h.celsius = float(conditions["celsius"])
+    v_init = float(conditions["v_init"])
+    stim = h.IClamp(soma(0.5))
+    stim.delay, stim.dur, stim.amp = delay, dur, amp
+    h.dt = dt
+    h.secondorder = 0
+    h.finitialize(v_init)
+    rows = [(0.0, soma(0.5).v)]
+    spikes, above = [], soma(0.5).v > THRESHOLD
+    nstep = int(round(tstop / dt))
+    for k in range(1, nstep + 1):
+        h.fadvance()
+        v = soma(0.5).v
+        if v > THRESHOLD and not above:
+            spikes.append(k * dt)
+        above = v > THRESHOLD
+        if k % every == 0:
+            rows.append((k * dt, v))
+    nodes = sum(sec.nseg for sec in lists["all"])
+    print("# NEURON %s, %s: %d sections, %d segments (nseg = 1 + 2 int(L/40)), %s"
+          % (h.nrnversion(), os.path.basename(swc), len(lists["all"]), nodes,
+             "AllenSDK's axon stub" if replace_axon else "own axon"))
+    print("# fit %s: %d genome entries; mechanisms %s; celsius %g, v_init %g"
+          % (os.path.basename(fit_path), len(genome), " ".join(mechs), h.celsius, v_init))
+    print("# dt %g, IClamp soma(0.5) %g nA %g..%g ms, tstop %g ms"
+          % (dt, amp, delay, delay + dur, tstop))
+    print("# soma eca %.17g cai at the end %.17g" % (soma(0.5).eca, soma(0.5).cai))
+    print("# spikes (first step with soma v > %g mV): " % THRESHOLD
+          + " ".join("%.6f" % t for t in spikes))
+    print("# t_ms v_soma_mV")
+    for t, a in rows:
+        print("%.6f %.17g" % (t, a))
+
+
+if __name__ == "__main__":
+    main()
