@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Allen cell against the installed NEURON, live: tests/neuron/allen_reference.py compiles
-# mechanisms/allen with nrnivmodl and writes a fresh reference, then cli_allen.sh compares
+# mechanisms/allen with nrnivmodl and writes fresh references (off and on the grid), then cli_allen.sh compares
 # hinesbatch with it. Exit 77 (skipped) where NEURON or nrnivmodl is absent.
 # Usage: allen_neuron.sh HINESBATCH DATA_DIR (HB_NEURON_PYTHON: the interpreter, default
 # /usr/bin/python3, Debian's python3-neuron)
@@ -18,7 +18,9 @@ if ! command -v nrnivmodl > /dev/null; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$py" "$here/neuron/allen_reference.py" "$root/data/morphologies/single_cell_allen.swc" \
-    "$root/data/models/single_cell_allen_fit.json" "$root/mechanisms/allen" --short \
-    > "$tmp/short.txt" 2> "$tmp/log" || { cat "$tmp/log"; exit 1; }
+for grid in "" --grid; do
+    "$py" "$here/neuron/allen_reference.py" "$root/data/morphologies/single_cell_allen.swc" \
+        "$root/data/models/single_cell_allen_fit.json" "$root/mechanisms/allen" --short $grid \
+        > "$tmp/short${grid:+_grid}.txt" 2> "$tmp/log" || { cat "$tmp/log"; exit 1; }
+done
 bash "$here/cli_allen.sh" "$1" "$2" "$tmp"

@@ -17,16 +17,25 @@ CI test). Fixed step backward Euler at DT ms. Writes the soma's v every EVERY st
 spikes (the time of the first step with soma v above -40 mV, NetCon's rule; Arbor's detector
 threshold).
 
-Usage (the committed reference was written by):
+With --grid the morphology is first put on a grid that single precision holds exactly
+(on_grid: coordinates to 1/8 um, radii to 1/16 um, tests/neuron/soma_reference.py's rule):
+NEURON keeps 3-D points in single precision (and the one-point soma's x -/+ r, which sets its
+length, as well), hinesbatch in double; on the grid the two cells are the same.
+
+Usage (the committed references were written by):
     /usr/bin/python3 tests/neuron/allen_reference.py data/morphologies/single_cell_allen.swc \
         data/models/single_cell_allen_fit.json mechanisms/allen --short \
         > tests/reference/neuron-allen/short.txt
-Options: --short, --arbor (Arbor's protocol), --dt DT, --every N, --replace-axon.
+    /usr/bin/python3 tests/neuron/allen_reference.py data/morphologies/single_cell_allen.swc \
+        data/models/single_cell_allen_fit.json mechanisms/allen --short --grid \
+        > tests/reference/neuron-allen/short_grid.txt
+Options: --short, --arbor (Arbor's protocol), --dt DT, --every N, --grid, --replace-axon.
 It needs nrnivmodl (Debian's neuron-dev; tests/neuron/nrnmech.py).
 """
 import json
 import os
 import sys
+import tempfile
 
 from nrnmech import compile_mods
 
@@ -35,6 +44,19 @@ PROTOCOLS = {  # name: (amp [nA], del [ms], dur [ms], tstop [ms])
     "--short": (0.3, 20.0, 100.0, 120.0),
     "--arbor": (0.15, 200.0, 1000.0, 1400.0),
 }
+
+
+def on_grid(text):
+    """The SWC text with x, y, z rounded to 1/8 um and radii to 1/16 um (at least 1/16)."""
+    lines = []
+    for line in text.splitlines():
+        s = line.split("#", 1)[0].split()
+        if len(s) < 7:
+            continue
+        x, y, z = (round(float(v) * 8.0) / 8.0 for v in s[2:5])
+        r = max(round(float(s[5]) * 16.0) / 16.0, 1.0 / 16.0)
+        lines.append("%s %s %.4f %.4f %.4f %.4f %s\n" % (s[0], s[1], x, y, z, r, s[6]))
+    return "".join(lines)
 
 
 def option(args, name, default, kind=float):
@@ -49,6 +71,13 @@ def main():
     dt = option(args, "--dt", 0.025)
     every = option(args, "--every", 10, int)
     replace_axon = "--replace-axon" in args
+    grid = "--grid" in args
+    if grid:
+        with tempfile.NamedTemporaryFile("w", suffix=".swc", delete=False) as f:
+            f.write(on_grid(open(swc).read()))
+        swc_name, swc = os.path.basename(swc), f.name
+    else:
+        swc_name = os.path.basename(swc)
     fit = json.load(open(fit_path))
     genome = fit["genome"]
     conditions = fit["conditions"][0]
@@ -68,6 +97,8 @@ def main():
     h.hoc_stdout("/dev/null")
     r.input(swc)
     h.hoc_stdout()
+    if grid:
+        os.unlink(swc)
     h.Import3d_GUI(r, 0).instantiate(cell)
     lists = {"all": list(cell.all)}
     for key in ["soma", "axon", "apic", "dend"]:
@@ -122,8 +153,8 @@ def main():
         if k % every == 0:
             rows.append((k * dt, v))
     nodes = sum(sec.nseg for sec in lists["all"])
-    print("# NEURON %s, %s: %d sections, %d segments (nseg = 1 + 2 int(L/40)), %s"
-          % (h.nrnversion(), os.path.basename(swc), len(lists["all"]), nodes,
+    print("# NEURON %s, %s%s: %d sections, %d segments (nseg = 1 + 2 int(L/40)), %s"
+          % (h.nrnversion(), swc_name, " on the grid" if grid else "", len(lists["all"]), nodes,
              "AllenSDK's axon stub" if replace_axon else "own axon"))
     print("# fit %s: %d genome entries; mechanisms %s; celsius %g, v_init %g"
           % (os.path.basename(fit_path), len(genome), " ".join(mechs), h.celsius, v_init))
