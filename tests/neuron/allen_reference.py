@@ -29,7 +29,8 @@ Usage (the committed references were written by):
     /usr/bin/python3 tests/neuron/allen_reference.py data/morphologies/single_cell_allen.swc \
         data/models/single_cell_allen_fit.json mechanisms/allen --short --grid \
         > tests/reference/neuron-allen/short_grid.txt
-Options: --short, --arbor (Arbor's protocol), --dt DT, --every N, --grid, --replace-axon.
+Options: --short, --arbor (Arbor's protocol), --dt DT, --every N, --grid,
+--replace-axon stub|truncated.
 It needs nrnivmodl (Debian's neuron-dev; tests/neuron/nrnmech.py).
 """
 import json
@@ -70,7 +71,7 @@ def main():
     amp, delay, dur, tstop = PROTOCOLS[proto]
     dt = option(args, "--dt", 0.025)
     every = option(args, "--every", 10, int)
-    replace_axon = "--replace-axon" in args
+    replace_axon = option(args, "--replace-axon", None, str)
     grid = "--grid" in args
     if grid:
         with tempfile.NamedTemporaryFile("w", suffix=".swc", delete=False) as f:
@@ -107,14 +108,25 @@ def main():
     for sec in lists["all"]:
         sec.nseg = 1 + 2 * int(sec.L / 40.0)
     soma = lists["soma"][0]
-    if replace_axon:  # AllenSDK's Utils.generate_morphology ("stub"): two 30 um, 1 um sections
+    if replace_axon:  # the AllenSDK's: two 30 um sections for the reconstructed axon
+        # "stub" (Utils.generate_morphology): 1 um, at soma(0.5); "truncated" (AllActiveUtils'
+        # legacy): the first axon section's diameter, then that of the first one whose middle
+        # is past 60 um from soma(0), at soma(1)
+        assert replace_axon in ("stub", "truncated"), replace_axon
+        diams = [1.0, 1.0]
+        if replace_axon == "truncated":
+            diams = [lists["axon"][0].diam] * 2
+            h.distance(0, 0.0, sec=soma)
+            far = [s for s in lists["axon"] if h.distance(1, 0.5, sec=s) > 60]
+            if far:
+                diams[1] = far[0].diam
         for sec in lists["axon"]:
             h.delete_section(sec=sec)
         stub = [h.Section(name="axon_stub%d" % i) for i in range(2)]
-        for sec in stub:
-            sec.L, sec.diam = 30, 1
+        for sec, d in zip(stub, diams):
+            sec.L, sec.diam = 30, d
             sec.nseg = 1 + 2 * int(sec.L / 40.0)
-        stub[0].connect(soma(0.5), 0.0)
+        stub[0].connect(soma(0.5 if replace_axon == "stub" else 1.0), 0.0)
         stub[1].connect(stub[0](1.0), 0.0)
         h.define_shape()
         lists["axon"] = stub
@@ -155,7 +167,7 @@ def main():
     nodes = sum(sec.nseg for sec in lists["all"])
     print("# NEURON %s, %s%s: %d sections, %d segments (nseg = 1 + 2 int(L/40)), %s"
           % (h.nrnversion(), swc_name, " on the grid" if grid else "", len(lists["all"]), nodes,
-             "AllenSDK's axon stub" if replace_axon else "own axon"))
+             "the AllenSDK's axon (%s)" % replace_axon if replace_axon else "own axon"))
     print("# fit %s: %d genome entries; mechanisms %s; celsius %g, v_init %g"
           % (os.path.basename(fit_path), len(genome), " ".join(mechs), h.celsius, v_init))
     print("# dt %g, IClamp soma(0.5) %g nA %g..%g ms, tstop %g ms"
