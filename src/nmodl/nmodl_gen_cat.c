@@ -330,9 +330,9 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
             "    %s_current_kernel,\n    %s_state_kernel,\n    ",
             o->id, m->name, p, p, p);
     if (m->n_net_receive_args >= 0)
-        fprintf(out, "%s_net_receive_kernel,\n    ", p);
+        fprintf(out, "%s_net_receive_kernel,\n    %s_net_init_kernel,\n    ", p, p);
     else
-        fputs("NULL, /* net_receive */\n    ", out);
+        fputs("NULL, /* net_receive */\n    NULL, /* net_init */\n    ", out);
     array_ref(out, o, m->name, n_table, "tables");
     fputs(",\n};\n\n", out);
     static const char *const kinds[] = {"HB_CAT_DENSITY", "HB_CAT_POINT", "HB_CAT_ARTIFICIAL"};
