@@ -99,6 +99,10 @@ typedef struct hb_cat_mech {
     int n_table; const int *table_len; /* TABLE statements and their lengths [doubles] */
     const hb_cat_cpu_t *cpu;   /* never NULL */
     const hb_cat_cuda_t *cuda; /* NULL: no CUDA kernels (a CPU build, or built-ins: fused) */
+    /* RANDOM variables (NEURON 9): each one's stream ids (id1, id2, id3) are the instance's
+     * last 3 n_random fields, in declaration order, which the engine sets before INITIAL
+     * (docs/mechanisms.md, section 10: seed, gid, synapse index). */
+    int n_random;
 } hb_cat_mech_t;
 
 typedef struct {

@@ -349,7 +349,7 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
     fprintf(row, ",\n     %d, %d, %d, %s_NUMERIC_DIDV, %s_N_FIELD,\n     %d, ",
             m->n_net_receive_args, writes_current, writes_conc, p, p, n_table);
     array_ref(row, o, m->name, n_table, "table_len");
-    fprintf(row, ", &hbgd_%s_%s_cpu, NULL},\n", o->id, m->name);
+    fprintf(row, ", &hbgd_%s_%s_cpu, NULL, %d},\n", o->id, m->name, m->n_randoms);
 }
 
 static int by_path(const void *a, const void *b)

@@ -623,6 +623,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
                 for (size_t k = 0; k < w; k++) gr->hh_state[(j * 3 + x) * w + k] = inf[x];
         if (gr->syn_state) /* NEURON's INITIAL: g = 0 (A = B = 0) */
             memset(gr->syn_state, 0, gr->n_syn_state * sizeof *gr->syn_state);
+        if (gr->cat) hb_sim_cat_ids(&gr->k, gr->cells, sim->cell_ids);
         if (gr->cat) hb_sim_cat_init(&gr->k, sim->opt.dt_ms); /* ions, then INITIAL */
     }
     init_weights(sim);

@@ -215,6 +215,11 @@ static hb_status_t fill_points(const hb_step_group_t *k, hb_step_cat_mech_t *cm,
             f[(size_t)(mech->n_param + p) * W] = mech->state[p].value;
         for (int p = 0; p < mech->n_assigned; p++)
             f[(size_t)(mech->n_param + mech->n_state + p) * W] = mech->assigned[p].value;
+        for (int r = 0; r < mech->n_random; r++) { /* streams (0, gid: hb_sim_cat_ids, q) */
+            double *id = f + (nf - 3 * (size_t)(mech->n_random - r)) * W;
+            id[0] = 0.0;
+            id[2 * W] = (double)q;
+        }
     }
     return HB_SUCCESS;
 }
@@ -371,4 +376,23 @@ void hb_sim_cat_rows(const hb_step_cat_t *cat, const hb_step_group_t *k, int s,
 void hb_sim_cat_init(const hb_step_group_t *k, double dt)
 {
     for (int b = 0; k->cat && b < k->blocks; b++) hb_cat_init_block(k, b, dt);
+}
+
+void hb_sim_cat_ids(const hb_step_group_t *k, const int *cells, const uint32_t *gids)
+{
+    const size_t W = (size_t)k->width;
+    for (int q = 0; k->cat && q < k->cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &k->cat->mech[q];
+        const hb_cat_mech_t *m = cm->mech;
+        if (m->kind != HB_CAT_POINT || m->n_random == 0) continue;
+        const size_t nf = (size_t)m->n_field;
+        for (int s = 0; s < k->count; s++) {
+            const double gid = gids ? (double)gids[cells[s]] : (double)cells[s];
+            const size_t i0 = cm->inst_start[(size_t)s / W];
+            for (int j = 0; j < cm->lane_inst[s]; j++)
+                for (int r = 0; r < m->n_random; r++)
+                    cm->field[((i0 + (size_t)j) * nf + nf - 3 * (size_t)(m->n_random - r) + 1) * W +
+                              (size_t)s % W] = gid;
+        }
+    }
 }
