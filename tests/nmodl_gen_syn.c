@@ -4,8 +4,8 @@
  * NET_RECEIVE (hb_syn_receive), the cnexp decay (hb_step_synapse_decay), the current and
  * conductance as densities of the row (hb_step_synapse_current, hb_syn_conductance), all
  * bitwise, with the hand-written site's constants computed as the .mod computes them
- * (hb_exp). src/sim/sim_layout.c computes them with libm's exp today: the test counts how
- * often that differs (docs/nmodl.md, section 5). The port of BBP's ProbAMPANMDA_EMS: its
+ * (hb_exp), as src/sim/sim_layout.c now does; the test counts how often libm's exp (which
+ * the layout used before) differs (docs/nmodl.md, section 5). The port of BBP's ProbAMPANMDA_EMS: its
  * release draws are its RANDOM stream's Philox numbers (so independent of the order events of
  * other synapses are processed in), its release rate is Use, its NET_RECEIVE writes its
  * per-connection weights back, and its conductance is NEURON's difference of the currents. */
@@ -79,7 +79,7 @@ static void test_expsyn(void)
             site[k] = (hb_syn_site_t){0, HB_SYN_EXP, 1e2 / b.area[k], e, 0.0, 0.0, 1.0};
             site[k].decay1 = 1.0 - hb_exp(-dt / tau); /* the .mod's exp */
             site_libm[k] = site[k];
-            site_libm[k].decay1 = 1.0 - exp(-dt / tau); /* src/sim/sim_layout.c's */
+            site_libm[k].decay1 = 1.0 - exp(-dt / tau); /* the layout's before hb_exp */
             state[k] = state_libm[k] = 0.0;
         }
         hbg_expsyn_init_kernel(&b.blk, 0, 1);

@@ -442,6 +442,127 @@ static void test_model_file(void)
     hb_sim_destroy(sim);
 }
 
+
+/* ball_and_stick.swc with hh in the soma, pas elsewhere, an IClamp below threshold, and two
+ * synapses: an ExpSyn at the dendrite's middle and an Exp2Syn on the soma, the hard-coded ones
+ * (point 0) or the catalogue's generated from expsyn.mod and exp2syn.mod (point 1). */
+static int synapse_cell(cell_t *c, int point)
+{
+    memset(c, 0, sizeof *c);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    CHECK_OK(hb_morph_load_swc(path, NULL, &c->morph));
+    if (!c->morph) return 0;
+    CHECK_OK(hb_model_create(c->morph, &disc, &c->model));
+    if (!c->model) return 0;
+    hb_mech_t m;
+    hb_mech_default(HB_MECH_PAS, &m);
+    CHECK_OK(hb_model_insert(c->model, HB_REGION_ALL, &m));
+    hb_mech_default(HB_MECH_HH, &m);
+    CHECK_OK(hb_model_insert(c->model, 1, &m));
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    const hb_location_t dend = {HB_LOC_SECTION, 0, 1, 0.5, 0};
+    CHECK_OK(hb_model_add_iclamp(c->model, &soma, 2.0, 1e9, 0.05));
+    add_probe(c->model, soma, "soma", 1, 0.0);
+    int at[2] = {-1, -1};
+    if (point) {
+        const char *k0[] = {"tau", "e"}, *k1[] = {"tau1", "tau2", "e"};
+        const double v0[] = {2.0, 0.0}, v1[] = {0.5, 3.0, -10.0};
+        CHECK_OK(hb_model_add_point_process(c->model, &dend, "ExpSyn", 2, k0, v0, &at[0]));
+        CHECK_OK(hb_model_add_point_process(c->model, &soma, "default::Exp2Syn", 3, k1, v1, &at[1]));
+    } else {
+        hb_synapse_t syn;
+        hb_synapse_default(HB_SYN_EXP, &syn);
+        syn.tau_ms = 2.0;
+        CHECK_OK(hb_model_add_synapse(c->model, &dend, &syn, &at[0]));
+        hb_synapse_default(HB_SYN_EXP2, &syn);
+        syn.tau1_ms = 0.5, syn.tau2_ms = 3.0, syn.e_mv = -10.0;
+        CHECK_OK(hb_model_add_synapse(c->model, &soma, &syn, &at[1]));
+    }
+    CHECKF(at[0] == 0 && at[1] == 1 && hb_model_synapse_count(c->model) == 2,
+           "synapse indices %d, %d", at[0], at[1]);
+    return 1;
+}
+
+/* Soma traces of cells given events between steps (hb_sim_deliver): every cell's synapse q at
+ * step 40 + 150 j with weight 0.01 (j + 1) (q + 1) uS. */
+static int event_traces(hb_model_t *const *models, int n_cells, int steps, double *out)
+{
+    hb_sim_options_t opt = options(steps * 0.025);
+    opt.sample_dt_ms = 0.025;
+    opt.celsius = 6.3;
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(models, n_cells, &opt, &sim));
+    int ok = sim && hb_sim_init(sim) == HB_SUCCESS;
+    for (int done = 0; ok && done < steps;) {
+        if (done >= 40 && (done - 40) % 150 == 0)
+            for (int c = 0; c < n_cells && ok; c++)
+                for (int q = 0; q < hb_model_synapse_count(models[c]) && ok; q++)
+                    ok = hb_sim_deliver(sim, c, q, 0.01 * ((done - 40) / 150 + 1) * (q + 1)) ==
+                         HB_SUCCESS;
+        const int chunk = done < 40 ? 40 - done : 150 - (done - 40) % 150;
+        const int n = done + chunk > steps ? steps - done : chunk;
+        ok = ok && hb_sim_advance(sim, n) == HB_SUCCESS;
+        done += n;
+    }
+    for (int c = 0; c < n_cells && ok; c++) {
+        const double *v;
+        int nt;
+        ok = hb_sim_probe_trace(sim, c, &v, &nt) == HB_SUCCESS && nt == steps + 1;
+        if (ok) memcpy(out + (size_t)c * (size_t)(steps + 1), v, (size_t)(steps + 1) * sizeof *v);
+    }
+    CHECKF(ok, "synapse run: %s", hb_last_error());
+    hb_sim_destroy(sim);
+    return ok;
+}
+
+/* The C API's point processes (hb_model_add_point_process): the generated ExpSyn and Exp2Syn
+ * give the hard-coded synapses' bits, alone, among copies (one instance per lane) and beside a
+ * cell of another shape (a mixed group); bad names, keys and places refused. */
+static void test_point_processes(void)
+{
+    enum { STEPS = 1000 };
+    cell_t hand, gen, other;
+    if (!synapse_cell(&hand, 0) || !synapse_cell(&gen, 1) || !make_cell(&other, small_swc(), 1.0, 0))
+        return;
+    const size_t n = STEPS + 1;
+    double *a = malloc(n * sizeof *a), *b = malloc(3 * n * sizeof *b);
+    if (event_traces(&hand.model, 1, STEPS, a) && event_traces(&gen.model, 1, STEPS, b))
+        CHECKF(!memcmp(a, b, n * sizeof *a), "generated synapses differ from the hard-coded");
+    hb_model_t *copies[3] = {gen.model, gen.model, gen.model};
+    if (event_traces(copies, 3, STEPS, b))
+        for (int i = 0; i < 3; i++)
+            CHECKF(!memcmp(a, b + i * n, n * sizeof *a), "copy %d of the generated differs", i);
+    hb_model_t *mixed[2] = {gen.model, other.model};
+    if (event_traces(mixed, 2, STEPS, b))
+        CHECKF(!memcmp(a, b, n * sizeof *a), "generated synapses in a mixed group differ");
+    double peak = -1e9;
+    for (size_t i = 0; i < n; i++) peak = a[i] > peak ? a[i] : peak;
+    CHECKF(peak > -60.0, "the events move v too little (peak %g mV)", peak);
+    /* refused */
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0}, end = {HB_LOC_SECTION, 0, 1, 1.0, 0};
+    const char *bad_key[] = {"taux"};
+    const double one = 1.0;
+    CHECK(hb_model_add_point_process(gen.model, &soma, "ExpSyx", 0, NULL, NULL, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "did you mean"));
+    CHECK(hb_model_add_point_process(gen.model, &soma, "default::hh", 0, NULL, NULL, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "hh is a density mechanism"));
+    CHECK(hb_model_add_point_process(gen.model, &soma, "ExpSyn", 1, bad_key, &one, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "did you mean \"tau\""));
+    CHECK(hb_model_add_point_process(gen.model, &end, "ExpSyn", 0, NULL, NULL, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "no membrane"));
+    CHECK(hb_model_synapse_count(gen.model) == 2);
+    free(a);
+    free(b);
+    free_cell(&hand);
+    free_cell(&gen);
+    free_cell(&other);
+}
+
 int main(void)
 {
     test_neuron("neuron_cat_bbp.txt", 0);
@@ -449,5 +570,6 @@ int main(void)
     test_groups();
     test_errors();
     test_model_file();
+    test_point_processes();
     return check_summary("sim_cat");
 }
