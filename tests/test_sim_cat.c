@@ -563,8 +563,113 @@ static void test_point_processes(void)
     free_cell(&other);
 }
 
-int main(void)
+/* tests/nmodl/tm/TMSyn.mod from a user catalogue (tests/point_tm.sh) against NEURON 8.2
+ * (tests/neuron/tm_reference.py): two connections onto one facilitating and depressing
+ * synapse, each with its own resources in its weight vector (NET_RECEIVE's y, z, u, tsyn and
+ * its INITIAL), the soma within 1e-9 mV of NEURON's; a second hb_sim_init resets the vectors
+ * (the same bits again); both connections' events through one vector differ. */
+static int test_tm(const char *lib, const char *ref)
 {
+    const hb_catalogue_t *cat = NULL;
+    CHECK_OK(hb_catalogue_load(lib, &cat));
+    const hb_cat_mech_t *tm = NULL;
+    for (int q = 0; cat && q < cat->n_mech; q++)
+        if (!strcmp(cat->mech[q].name, "TMSyn")) tm = &cat->mech[q];
+    CHECKF(tm && tm->kind == HB_CAT_POINT && tm->n_weight == 5 && tm->cpu->net_init,
+           "%s: TMSyn, a point process of 5 weights with NET_RECEIVE's INITIAL", lib);
+    FILE *f = fopen(ref, "r");
+    CHECKF(f != NULL, "cannot open %s", ref);
+    enum { N = 601 };
+    static double ref_v[N];
+    int n_ref = 0;
+    double t_ref;
+    while (f && n_ref < N && fscanf(f, "%lf %lf", &t_ref, &ref_v[n_ref]) == 2) n_ref++;
+    if (f) fclose(f);
+    CHECKF(n_ref == N, "%s: %d samples, expected %d", ref, n_ref, N);
+    if (!tm || n_ref != N) return check_summary("sim_cat --tm");
+    const hb_section_spec_t soma_spec = {"soma", -1, 0.0, 20.0, 20.0, 1};
+    hb_morph_t *morph = NULL;
+    hb_model_t *model = NULL;
+    CHECK_OK(hb_model_build_sections(&soma_spec, 1, "soma", &morph, NULL));
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_FIXED;
+    disc.count = 1;
+    if (morph) CHECK_OK(hb_model_create(morph, &disc, &model));
+    if (!model) return check_summary("sim_cat --tm");
+    hb_mech_t pas;
+    hb_mech_default(HB_MECH_PAS, &pas);
+    pas.g_pas = 1e-4;
+    pas.e_pas = -65.0;
+    CHECK_OK(hb_model_insert(model, HB_REGION_ALL, &pas));
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    add_probe(model, soma, "soma", 0, 0.0);
+    const char *keys[] = {"e", "tau_1", "tau_rec", "tau_facil", "U", "u0"};
+    const double values[] = {0.0, 3.0, 200.0, 50.0, 0.3, 0.0};
+    CHECK_OK(hb_model_add_point(model, &soma, tm, 6, keys, values, "test", NULL));
+    hb_sim_options_t opt = sim_options(0.025, 150.0, 0.25);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(&model, 1, &opt, &sim));
+    int wa = -1, wb = -1;
+    if (sim) {
+        CHECK_OK(hb_sim_add_weights(sim, 0, 0, 0.004, &wa));
+        CHECK_OK(hb_sim_add_weights(sim, 0, 0, 0.006, &wb));
+    }
+    CHECKF(wa == 0 && wb == 1, "weight vectors %d, %d", wa, wb);
+    /* NetStims A (5 ms, every 10, 8) and B (12.5 ms, every 20, 4), delay 1 ms; by = 1: both
+     * through A's vector (one connection's state for both) */
+    double first[N];
+    for (int run = 0; sim && run < 3; run++) {
+        const int by = run == 2;
+        hb_sim_event_t ev[12];
+        int n = 0;
+        for (int k = 0; k < 8; k++) {
+            const double t = 5.0 + 10.0 * k + 1.0;
+            ev[n++] = (hb_sim_event_t){hb_event_step(t, 0.025), 0, 0, wa, t, 0.004};
+        }
+        for (int k = 0; k < 4; k++) {
+            const double t = 12.5 + 20.0 * k + 1.0;
+            ev[n++] = (hb_sim_event_t){hb_event_step(t, 0.025), 0, 0, by ? wa : wb, t, 0.006};
+        }
+        for (int a = 1; a < n; a++) /* by step */
+            for (int b = a; b > 0 && ev[b].step < ev[b - 1].step; b--) {
+                const hb_sim_event_t x = ev[b];
+                ev[b] = ev[b - 1];
+                ev[b - 1] = x;
+            }
+        const double *v = NULL;
+        int nt = 0;
+        if (hb_sim_init(sim) != HB_SUCCESS || hb_sim_queue_events(sim, (size_t)n, ev) != HB_SUCCESS ||
+            hb_sim_advance(sim, 6000) != HB_SUCCESS || hb_sim_probe_trace(sim, 0, &v, &nt) != HB_SUCCESS ||
+            nt != N) {
+            CHECKF(0, "TMSyn run %d: %s (%d samples)", run, hb_last_error(), nt);
+            break;
+        }
+        if (run == 0) {
+            double worst = 0.0, top = -1e9;
+            for (int i = 0; i < N; i++) worst = fmax(worst, fabs(v[i] - ref_v[i]));
+            for (int i = 0; i < N; i++) top = fmax(top, v[i]);
+            printf("TMSyn: soma within %.3g mV of NEURON 8.2 over %d samples (v up to %.4g mV)\n",
+                   worst, N, top);
+            CHECKF(top > -50.0, "TMSyn: the events move v too little (%g mV)", top);
+            CHECKF(worst < 1e-9, "TMSyn: %.3g mV from NEURON's soma", worst);
+            memcpy(first, v, sizeof first);
+        } else if (run == 1) {
+            CHECKF(!memcmp(first, v, sizeof first), "a second hb_sim_init does not repeat the run");
+        } else {
+            CHECKF(memcmp(first, v, sizeof first) != 0, "one vector for both connections: the same");
+        }
+    }
+    hb_sim_destroy(sim);
+    hb_model_destroy(model);
+    hb_morph_destroy(morph);
+    return check_summary("sim_cat --tm");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && !strcmp(argv[1], "--tm")) return test_tm(argv[2], argv[3]);
     test_neuron("neuron_cat_bbp.txt", 0);
     test_neuron("neuron_cat_bbp_cadyn.txt", 1);
     test_groups();
