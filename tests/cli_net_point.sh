@@ -97,7 +97,10 @@ expect_grep "$tmp/err" 'ExpSyn has no parameter "taux"; did you mean "tau"?' "un
 write_net "$tmp/bad3.json" '{"name": "ExpSyn", "type": "expsyn", "at": "soma"}' "$hand1" seq
 expect_status 1 "type and name" -- "$bin" run "$tmp/bad3.json" -o "$tmp/bad" --quiet
 expect_grep "$tmp/err" 'not with "name"' "type with name"
-if grep -q "backends: .*cuda" "$tmp/version" 2>/dev/null || "$bin" --version | grep -q "cuda"; then
+sed -e 's/"variables": \["v"\]/"variables": ["v", "syn[0].g"]/' "$tmp/gen.json" > "$tmp/rec.json"
+expect_status 1 "recording a point process" -- "$bin" run "$tmp/rec.json" -o "$tmp/bad" --quiet
+expect_grep "$tmp/err" 'synapse 0 is the catalogue point process ExpSyn, whose variables are not recorded yet' "record refused"
+if "$bin" --version | grep -q "backends: [a-z, ]*cuda"; then
     write_net "$tmp/cuda.json" "$gen0" "$gen1" cuda
     expect_status 1 "point processes on CUDA" -- "$bin" run "$tmp/cuda.json" -o "$tmp/bad" --quiet
     expect_grep "$tmp/err" "does not step catalogue point processes (Exp2Syn)" "CUDA refusal"

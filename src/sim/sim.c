@@ -114,7 +114,7 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
     for (int g = 0; g < sim->n_groups; g++) {
         const hb_step_cat_t *cat = sim->groups[g].cat;
         if (!cat) continue;
-        for (int q = 0; q < cat->n_mech && sim->ops->catalogue; q++)
+        for (int q = 0; q < cat->n_mech; q++) /* point processes first: their own message */
             if (cat->mech[q].mech->kind == HB_CAT_POINT && !sim->ops->points)
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
                                "simulation: backend '%s' does not step catalogue point processes "
