@@ -413,6 +413,7 @@ int hb_sim_hand_index(const hb_sim_t *sim, int cell, int synapse)
 
 hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weight, int *index)
 {
+    if (!index) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_add_weights: index is NULL");
     *index = -1;
     if (!sim || cell < 0 || cell >= sim->n_cells || synapse < 0 ||
         synapse >= sim->info[cell].n_synapses)
