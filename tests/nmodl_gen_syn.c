@@ -214,6 +214,10 @@ static void test_exp2syn_clamp(void)
     const double t1 = 0.9999 * 10.0, t2 = 10.0;
     const double tp = (t1 * t2) / (t2 - t1) * log(t2 / t1);
     CHECK(same(s.factor, 1.0 / (-hb_exp(-tp / t1) + hb_exp(-tp / t2))));
+    /* the clamped tau1 stays (parameters per lane): the decays use it, as NEURON's do */
+    hbg_exp2syn_store(&b.blk, 0, 0, &s);
+    CHECKF(same(b.field[0 * W + 0], 0.9999 * 10.0), "stored tau1 %.17g", b.field[0]);
+    CHECKF(same(b.field[0 * W + 1], 9.9995), "lane 1's tau1 %.17g", b.field[1]);
 }
 
 static void test_probampanmda(void)
