@@ -145,6 +145,11 @@ static hb_status_t point_targets(hb_sim_t *sim, int c)
     if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
     const group_t *gr = &sim->groups[sim->group_of[c]];
     const int slot = sim->slot_of[c];
+    int *seen = calloc((size_t)gr->cat->n_mech + 1, sizeof *seen); /* instances so far */
+    if (!seen) {
+        hb_sim_cell_put(sim, c, md);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
     for (int q = 0, h = 0; q < md->n_synapses; q++) {
         hb_sim_target_t *t = &sim->targets[sim->target_first[c] + q];
         const hb_cat_mech_t *mech = md->synapses[q].mech;
@@ -156,11 +161,11 @@ static hb_status_t point_targets(hb_sim_t *sim, int c)
                                    (size_t)(state - gr->syn_state), stride, 0, 0, 0};
             continue;
         }
-        int point = 0, inst = 0;
+        int point = 0;
         while (point < gr->cat->n_mech && gr->cat->mech[point].mech != mech) point++;
-        for (int r = 0; r < q; r++) inst += md->synapses[r].mech == mech;
-        *t = (hb_sim_target_t){sim->group_of[c], -1, 0, 0, point + 1, slot, inst};
+        *t = (hb_sim_target_t){sim->group_of[c], -1, 0, 0, point + 1, slot, seen[point]++};
     }
+    free(seen);
     hb_sim_cell_put(sim, c, md);
     return HB_SUCCESS;
 }
