@@ -87,6 +87,17 @@ if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/o
     same "$tmp/hand" "$tmp/mpi2" "generated synapses on 2 ranks"
 fi
 
+# Crank-Nicolson: the generated synapses are the hard-coded ones' bits there too
+sed -e 's/"dt": 0.025,/"dt": 0.025, "method": "cn",/' "$tmp/hand.json" > "$tmp/hand_cn.json"
+sed -e 's/"dt": 0.025,/"dt": 0.025, "method": "cn",/' "$tmp/gen.json" > "$tmp/gen_cn.json"
+expect_status 0 "hard-coded synapses, CN" -- "$bin" run "$tmp/hand_cn.json" -o "$tmp/hand_cn" --quiet
+expect_status 0 "generated synapses, CN" -- "$bin" run "$tmp/gen_cn.json" -o "$tmp/gen_cn" --quiet
+same "$tmp/hand_cn" "$tmp/gen_cn" "generated synapses under Crank-Nicolson"
+cmp -s "$tmp/hand/spikes.dat" "$tmp/hand_cn/spikes.dat" && bad "CN gave backward Euler's spikes" || ok
+# checkpoints: the connections' weight vectors are not saved, so refused by name
+expect_status 1 "a checkpoint with point processes" -- "$bin" run "$tmp/gen.json" -o "$tmp/ck" --quiet --checkpoint-every 20
+expect_grep "$tmp/err" "checkpoints of catalogue point processes (Exp2Syn) are not supported yet" "checkpoint refused"
+
 # refused: a density mechanism as a synapse, an unknown parameter, "type" with "name", CUDA
 write_net "$tmp/bad1.json" '{"name": "hh", "at": "soma"}' "$hand1" seq
 expect_status 1 "a density mechanism as a synapse" -- "$bin" run "$tmp/bad1.json" -o "$tmp/bad" --quiet
