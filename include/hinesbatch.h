@@ -701,6 +701,16 @@ const char *hb_synapse_name(hb_syn_kind_t kind);
 hb_status_t hb_model_add_synapse(hb_model_t *model, const hb_location_t *where,
                                  const hb_synapse_t *syn, int *index);
 int hb_model_synapse_count(const hb_model_t *model);
+/* A point process of the built-in catalogues (docs/mechanisms.md, section 10) at a location
+ * (a node with membrane): `name` a POINT_PROCESS ("ExpSyn", "Exp2Syn": the code generated from
+ * NEURON's expsyn.mod and exp2syn.mod; "ProbAMPANMDA_EMS"; "default::ExpSyn" naming the
+ * catalogue), its RANGE PARAMETERs the defaults but keys[i] = values[i] (an unknown key refused
+ * with the nearest name, a value outside the .mod's <lo,hi> with its range). It is the model's
+ * next synapse (*index, may be NULL), in one list with hb_model_add_synapse's: connections name
+ * either by index. The CPU backends step them; CUDA refuses a model with one. */
+hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *where,
+                                       const char *name, int n, const char *const *keys,
+                                       const double *values, int *index);
 
 /* One cell as a model file's "cells" entry describes it (docs/model.md; "count" excepted): the
  * JSON text of the cell object, `name` used in messages, `base_dir` resolving an SWC path.

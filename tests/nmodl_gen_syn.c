@@ -4,8 +4,8 @@
  * NET_RECEIVE (hb_syn_receive), the cnexp decay (hb_step_synapse_decay), the current and
  * conductance as densities of the row (hb_step_synapse_current, hb_syn_conductance), all
  * bitwise, with the hand-written site's constants computed as the .mod computes them
- * (hb_exp, hb_log). src/sim/sim_layout.c computes them with libm's exp and log today: the
- * test counts how often that differs (docs/nmodl.md, section 5). The port of BBP's ProbAMPANMDA_EMS: its
+ * (hb_exp, hb_log), as src/sim/sim_layout.c now does; the test counts how often libm's exp
+ * and log (which the layout used before) differ (docs/nmodl.md, section 5). The port of BBP's ProbAMPANMDA_EMS: its
  * release draws are its RANDOM stream's Philox numbers (so independent of the order events of
  * other synapses are processed in), its release rate is Use, its NET_RECEIVE writes its
  * per-connection weights back, and its conductance is NEURON's difference of the currents. */
@@ -79,7 +79,7 @@ static void test_expsyn(void)
             site[k] = (hb_syn_site_t){0, HB_SYN_EXP, 1e2 / b.area[k], e, 0.0, 0.0, 1.0};
             site[k].decay1 = 1.0 - hb_exp(-dt / tau); /* the .mod's exp */
             site_libm[k] = site[k];
-            site_libm[k].decay1 = 1.0 - exp(-dt / tau); /* src/sim/sim_layout.c's */
+            site_libm[k].decay1 = 1.0 - exp(-dt / tau); /* the layout's before hb_exp */
             state[k] = state_libm[k] = 0.0;
         }
         hbg_expsyn_init_kernel(&b.blk, 0, 1);
@@ -214,6 +214,10 @@ static void test_exp2syn_clamp(void)
     const double t1 = 0.9999 * 10.0, t2 = 10.0;
     const double tp = (t1 * t2) / (t2 - t1) * hb_log(t2 / t1);
     CHECK(same(s.factor, 1.0 / (-hb_exp(-tp / t1) + hb_exp(-tp / t2))));
+    /* the clamped tau1 stays (parameters per lane): the decays use it, as NEURON's do */
+    hbg_exp2syn_store(&b.blk, 0, 0, &s);
+    CHECKF(same(b.field[0 * W + 0], 0.9999 * 10.0), "stored tau1 %.17g", b.field[0]);
+    CHECKF(same(b.field[0 * W + 1], 9.9995), "lane 1's tau1 %.17g", b.field[1]);
 }
 
 static void test_probampanmda(void)

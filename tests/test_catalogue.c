@@ -127,7 +127,8 @@ static void check_descriptor(const char *cat, const hb_cat_mech_t *d, const hb_n
     /* after the described fields the kernels may keep scratch (docs/nmodl.md, section 5) */
     CHECKF(d->n_field >= d->n_param + d->n_state + d->n_assigned, "%s::%s n_field", cat, n);
     CHECKF(d->cpu && d->cpu->init && d->cpu->current && d->cpu->state &&
-               (d->cpu->net_receive != NULL) == (m->n_net_receive_args >= 0),
+               (d->cpu->net_receive != NULL) == (m->n_net_receive_args >= 0) &&
+               (d->cpu->net_init != NULL) == (m->n_net_receive_args >= 0),
            "%s::%s kernels", cat, n);
     CHECKF((d->n_table > 0) == (d->cpu && d->cpu->tables != NULL), "%s::%s tables kernel", cat, n);
     for (int t = 0; t < d->n_table; t++)

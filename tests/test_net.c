@@ -176,8 +176,8 @@ static void test_ring(hb_comm_t *comm)
     if (sim && n > 1) {
         CHECK_OK(hb_sim_init(sim));
         const long at = (long)ceil((1.0 + RING_DELAY) / 0.025 - 0.5);
-        const hb_sim_event_t kick[2] = {{at, 0, 0, 1.0 + RING_DELAY, RING_WEIGHT},
-                                        {at - 1, 0, 0, 1.0, RING_WEIGHT}};
+        const hb_sim_event_t kick[2] = {{at, 0, 0, -1, 1.0 + RING_DELAY, RING_WEIGHT},
+                                        {at - 1, 0, 0, -1, 1.0, RING_WEIGHT}};
         CHECK(hb_sim_queue_events(sim, 2, kick) == HB_ERR_INVALID_VALUE &&
               strstr(hb_last_error(), "ordered by step"));
         CHECK_OK(hb_sim_queue_events(sim, 1, kick));

@@ -159,8 +159,8 @@ static void test_cells(hb_comm_t *comm, hb_backend_t backend, int threads)
     for (size_t k = 0; k < n_sp && n_ev + 2 <= 64; k++)
         if (sp[k].gid == CELLS) {
             const double t0 = sp[k].time_ms + 1.0, t1 = sp[k].time_ms + 2.0;
-            ev[n_ev++] = (hb_sim_event_t){hb_event_step(t0, DT), 0, 0, t0, 0.02};
-            ev[n_ev++] = (hb_sim_event_t){hb_event_step(t1, DT), 0, 1, t1, 0.01};
+            ev[n_ev++] = (hb_sim_event_t){hb_event_step(t0, DT), 0, 0, -1, t0, 0.02};
+            ev[n_ev++] = (hb_sim_event_t){hb_event_step(t1, DT), 0, 1, -1, t1, 0.01};
         }
     CHECKF(n_ev == 8, "%zu events from the source", n_ev);
     qsort(ev, n_ev, sizeof *ev, compare_event);
@@ -239,7 +239,7 @@ static void test_busyring(hb_comm_t *comm, int threads)
     p.ring_size = 4;
     p.depth = 3;
     p.synapses = 2;
-    const hb_sim_event_t kick = {hb_event_step(1.0, DT), 0, 0, 1.0, (double)p.event_weight};
+    const hb_sim_event_t kick = {hb_event_step(1.0, DT), 0, 0, -1, 1.0, (double)p.event_weight};
     const hb_location_t soma[VARS] = {{HB_LOC_SOMA, 0, 0, 0, 0}};
     const char *const vars[VARS] = {"v", "hh.m", "hh.ik", "syn[0].g", "syn[0].i"};
     for (int c = 0; c < 2 && rows == 181; c++) {

@@ -40,7 +40,7 @@ static void cadyn_state(const hb_cat_block_t *blk, int j0, int j1)
         }
 }
 
-static const hb_cat_cpu_t cpu_cadyn = {NULL, NULL, cadyn_state, NULL, NULL};
+static const hb_cat_cpu_t cpu_cadyn = {NULL, NULL, cadyn_state, NULL, NULL, NULL};
 static const hb_cat_field_t p_cadyn[] = {{"gamma", "", 0.05, ANY},
                                          {"decay", "ms", 80.0, ANY},
                                          {"depth", "um", 0.1, ANY},
@@ -48,7 +48,7 @@ static const hb_cat_field_t p_cadyn[] = {{"gamma", "", 0.05, ANY},
 static const hb_cat_ion_t cadyn_ions[] = {{"ca", 2, HB_ION_I, HB_ION_CI}};
 static const hb_cat_mech_t CaDynamics_E2 = {"CaDynamics_E2", HB_CAT_DENSITY, 4, p_cadyn, 0, NULL,
                                             0, NULL, 0, NULL, 1, cadyn_ions, -1, 0, 1, 0, 4, 0,
-                                            NULL, &cpu_cadyn, NULL};
+                                            NULL, &cpu_cadyn, NULL, 0};
 
 typedef struct {
     hb_morph_t *morph;
@@ -449,6 +449,231 @@ static void test_model_file(void)
     hb_sim_destroy(sim);
 }
 
+
+/* ball_and_stick.swc with hh in the soma, pas elsewhere, an IClamp below threshold, and two
+ * synapses: an ExpSyn at the dendrite's middle and an Exp2Syn on the soma, the hard-coded ones
+ * (point 0) or the catalogue's generated from expsyn.mod and exp2syn.mod (point 1). */
+static int synapse_cell(cell_t *c, int point)
+{
+    memset(c, 0, sizeof *c);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    CHECK_OK(hb_morph_load_swc(path, NULL, &c->morph));
+    if (!c->morph) return 0;
+    CHECK_OK(hb_model_create(c->morph, &disc, &c->model));
+    if (!c->model) return 0;
+    hb_mech_t m;
+    hb_mech_default(HB_MECH_PAS, &m);
+    CHECK_OK(hb_model_insert(c->model, HB_REGION_ALL, &m));
+    hb_mech_default(HB_MECH_HH, &m);
+    CHECK_OK(hb_model_insert(c->model, 1, &m));
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    const hb_location_t dend = {HB_LOC_SECTION, 0, 1, 0.5, 0};
+    CHECK_OK(hb_model_add_iclamp(c->model, &soma, 2.0, 1e9, 0.05));
+    add_probe(c->model, soma, "soma", 1, 0.0);
+    int at[2] = {-1, -1};
+    if (point) {
+        const char *k0[] = {"tau", "e"}, *k1[] = {"tau1", "tau2", "e"};
+        const double v0[] = {2.0, 0.0}, v1[] = {0.5, 3.0, -10.0};
+        CHECK_OK(hb_model_add_point_process(c->model, &dend, "ExpSyn", 2, k0, v0, &at[0]));
+        CHECK_OK(hb_model_add_point_process(c->model, &soma, "default::Exp2Syn", 3, k1, v1, &at[1]));
+    } else {
+        hb_synapse_t syn;
+        hb_synapse_default(HB_SYN_EXP, &syn);
+        syn.tau_ms = 2.0;
+        CHECK_OK(hb_model_add_synapse(c->model, &dend, &syn, &at[0]));
+        hb_synapse_default(HB_SYN_EXP2, &syn);
+        syn.tau1_ms = 0.5, syn.tau2_ms = 3.0, syn.e_mv = -10.0;
+        CHECK_OK(hb_model_add_synapse(c->model, &soma, &syn, &at[1]));
+    }
+    CHECKF(at[0] == 0 && at[1] == 1 && hb_model_synapse_count(c->model) == 2,
+           "synapse indices %d, %d", at[0], at[1]);
+    return 1;
+}
+
+/* Soma traces of cells given events between steps (hb_sim_deliver): every cell's synapse q at
+ * step 40 + 150 j with weight 0.01 (j + 1) (q + 1) uS. */
+static int event_traces(hb_model_t *const *models, int n_cells, int steps, double *out)
+{
+    hb_sim_options_t opt = options(steps * 0.025);
+    opt.sample_dt_ms = 0.025;
+    opt.celsius = 6.3;
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(models, n_cells, &opt, &sim));
+    int ok = sim && hb_sim_init(sim) == HB_SUCCESS;
+    for (int done = 0; ok && done < steps;) {
+        if (done >= 40 && (done - 40) % 150 == 0)
+            for (int c = 0; c < n_cells && ok; c++)
+                for (int q = 0; q < hb_model_synapse_count(models[c]) && ok; q++)
+                    ok = hb_sim_deliver(sim, c, q, 0.01 * ((done - 40) / 150 + 1) * (q + 1)) ==
+                         HB_SUCCESS;
+        const int chunk = done < 40 ? 40 - done : 150 - (done - 40) % 150;
+        const int n = done + chunk > steps ? steps - done : chunk;
+        ok = ok && hb_sim_advance(sim, n) == HB_SUCCESS;
+        done += n;
+    }
+    for (int c = 0; c < n_cells && ok; c++) {
+        const double *v;
+        int nt;
+        ok = hb_sim_probe_trace(sim, c, &v, &nt) == HB_SUCCESS && nt == steps + 1;
+        if (ok) memcpy(out + (size_t)c * (size_t)(steps + 1), v, (size_t)(steps + 1) * sizeof *v);
+    }
+    CHECKF(ok, "synapse run: %s", hb_last_error());
+    hb_sim_destroy(sim);
+    return ok;
+}
+
+/* The C API's point processes (hb_model_add_point_process): the generated ExpSyn and Exp2Syn
+ * give the hard-coded synapses' bits, alone, among copies (one instance per lane) and beside a
+ * cell of another shape (a mixed group); bad names, keys and places refused. */
+static void test_point_processes(void)
+{
+    enum { STEPS = 1000 };
+    cell_t hand, gen, other;
+    if (!synapse_cell(&hand, 0) || !synapse_cell(&gen, 1) || !make_cell(&other, small_swc(), 1.0, 0))
+        return;
+    const size_t n = STEPS + 1;
+    double *a = malloc(n * sizeof *a), *b = malloc(3 * n * sizeof *b);
+    if (event_traces(&hand.model, 1, STEPS, a) && event_traces(&gen.model, 1, STEPS, b))
+        CHECKF(!memcmp(a, b, n * sizeof *a), "generated synapses differ from the hard-coded");
+    hb_model_t *copies[3] = {gen.model, gen.model, gen.model};
+    if (event_traces(copies, 3, STEPS, b))
+        for (int i = 0; i < 3; i++)
+            CHECKF(!memcmp(a, b + i * n, n * sizeof *a), "copy %d of the generated differs", i);
+    hb_model_t *mixed[2] = {gen.model, other.model};
+    if (event_traces(mixed, 2, STEPS, b))
+        CHECKF(!memcmp(a, b, n * sizeof *a), "generated synapses in a mixed group differ");
+    double peak = -1e9;
+    for (size_t i = 0; i < n; i++) peak = a[i] > peak ? a[i] : peak;
+    CHECKF(peak > -60.0, "the events move v too little (peak %g mV)", peak);
+    /* refused */
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0}, end = {HB_LOC_SECTION, 0, 1, 1.0, 0};
+    const char *bad_key[] = {"taux"};
+    const double one = 1.0;
+    CHECK(hb_model_add_point_process(gen.model, &soma, "ExpSyx", 0, NULL, NULL, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "did you mean"));
+    CHECK(hb_model_add_point_process(gen.model, &soma, "default::hh", 0, NULL, NULL, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "hh is a density mechanism"));
+    CHECK(hb_model_add_point_process(gen.model, &soma, "ExpSyn", 1, bad_key, &one, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "did you mean \"tau\""));
+    CHECK(hb_model_add_point_process(gen.model, &end, "ExpSyn", 0, NULL, NULL, NULL) ==
+              HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "no membrane"));
+    CHECK(hb_model_synapse_count(gen.model) == 2);
+    free(a);
+    free(b);
+    free_cell(&hand);
+    free_cell(&gen);
+    free_cell(&other);
+}
+
+/* tests/nmodl/tm/TMSyn.mod from a user catalogue (tests/point_tm.sh) against NEURON 8.2
+ * (tests/neuron/tm_reference.py): two connections onto one facilitating and depressing
+ * synapse, each with its own resources in its weight vector (NET_RECEIVE's y, z, u, tsyn and
+ * its INITIAL), the soma within 1e-9 mV of NEURON's; a second hb_sim_init resets the vectors
+ * (the same bits again); both connections' events through one vector differ. */
+static int test_tm(const char *lib, const char *ref)
+{
+    const hb_catalogue_t *cat = NULL;
+    CHECK_OK(hb_catalogue_load(lib, &cat));
+    const hb_cat_mech_t *tm = NULL;
+    for (int q = 0; cat && q < cat->n_mech; q++)
+        if (!strcmp(cat->mech[q].name, "TMSyn")) tm = &cat->mech[q];
+    CHECKF(tm && tm->kind == HB_CAT_POINT && tm->n_weight == 5 && tm->cpu->net_init,
+           "%s: TMSyn, a point process of 5 weights with NET_RECEIVE's INITIAL", lib);
+    FILE *f = fopen(ref, "r");
+    CHECKF(f != NULL, "cannot open %s", ref);
+    enum { N = 601 };
+    static double ref_v[N];
+    int n_ref = 0;
+    double t_ref;
+    while (f && n_ref < N && fscanf(f, "%lf %lf", &t_ref, &ref_v[n_ref]) == 2) n_ref++;
+    if (f) fclose(f);
+    CHECKF(n_ref == N, "%s: %d samples, expected %d", ref, n_ref, N);
+    if (!tm || n_ref != N) return check_summary("sim_cat --tm");
+    const hb_section_spec_t soma_spec = {"soma", -1, 0.0, 20.0, 20.0, 1};
+    hb_morph_t *morph = NULL;
+    hb_model_t *model = NULL;
+    CHECK_OK(hb_model_build_sections(&soma_spec, 1, "soma", &morph, NULL));
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_FIXED;
+    disc.count = 1;
+    if (morph) CHECK_OK(hb_model_create(morph, &disc, &model));
+    if (!model) return check_summary("sim_cat --tm");
+    hb_mech_t pas;
+    hb_mech_default(HB_MECH_PAS, &pas);
+    pas.g_pas = 1e-4;
+    pas.e_pas = -65.0;
+    CHECK_OK(hb_model_insert(model, HB_REGION_ALL, &pas));
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    add_probe(model, soma, "soma", 0, 0.0);
+    const char *keys[] = {"e", "tau_1", "tau_rec", "tau_facil", "U", "u0"};
+    const double values[] = {0.0, 3.0, 200.0, 50.0, 0.3, 0.0};
+    CHECK_OK(hb_model_add_point(model, &soma, tm, 6, keys, values, "test", NULL));
+    hb_sim_options_t opt = sim_options(0.025, 150.0, 0.25);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_create(&model, 1, &opt, &sim));
+    int wa = -1, wb = -1;
+    if (sim) {
+        CHECK_OK(hb_sim_add_weights(sim, 0, 0, 0.004, &wa));
+        CHECK_OK(hb_sim_add_weights(sim, 0, 0, 0.006, &wb));
+    }
+    CHECKF(wa == 0 && wb == 1, "weight vectors %d, %d", wa, wb);
+    /* NetStims A (5 ms, every 10, 8) and B (12.5 ms, every 20, 4), delay 1 ms; by = 1: both
+     * through A's vector (one connection's state for both) */
+    double first[N];
+    for (int run = 0; sim && run < 3; run++) {
+        const int by = run == 2;
+        hb_sim_event_t ev[12];
+        int n = 0;
+        for (int k = 0; k < 8; k++) {
+            const double t = 5.0 + 10.0 * k + 1.0;
+            ev[n++] = (hb_sim_event_t){hb_event_step(t, 0.025), 0, 0, wa, t, 0.004};
+        }
+        for (int k = 0; k < 4; k++) {
+            const double t = 12.5 + 20.0 * k + 1.0;
+            ev[n++] = (hb_sim_event_t){hb_event_step(t, 0.025), 0, 0, by ? wa : wb, t, 0.006};
+        }
+        for (int a = 1; a < n; a++) /* by step */
+            for (int b = a; b > 0 && ev[b].step < ev[b - 1].step; b--) {
+                const hb_sim_event_t x = ev[b];
+                ev[b] = ev[b - 1];
+                ev[b - 1] = x;
+            }
+        const double *v = NULL;
+        int nt = 0;
+        if (hb_sim_init(sim) != HB_SUCCESS || hb_sim_queue_events(sim, (size_t)n, ev) != HB_SUCCESS ||
+            hb_sim_advance(sim, 6000) != HB_SUCCESS || hb_sim_probe_trace(sim, 0, &v, &nt) != HB_SUCCESS ||
+            nt != N) {
+            CHECKF(0, "TMSyn run %d: %s (%d samples)", run, hb_last_error(), nt);
+            break;
+        }
+        if (run == 0) {
+            double worst = 0.0, top = -1e9;
+            for (int i = 0; i < N; i++) worst = fmax(worst, fabs(v[i] - ref_v[i]));
+            for (int i = 0; i < N; i++) top = fmax(top, v[i]);
+            printf("TMSyn: soma within %.3g mV of NEURON 8.2 over %d samples (v up to %.4g mV)\n",
+                   worst, N, top);
+            CHECKF(top > -50.0, "TMSyn: the events move v too little (%g mV)", top);
+            CHECKF(worst < 1e-9, "TMSyn: %.3g mV from NEURON's soma", worst);
+            memcpy(first, v, sizeof first);
+        } else if (run == 1) {
+            CHECKF(!memcmp(first, v, sizeof first), "a second hb_sim_init does not repeat the run");
+        } else {
+            CHECKF(memcmp(first, v, sizeof first) != 0, "one vector for both connections: the same");
+        }
+    }
+    hb_sim_destroy(sim);
+    hb_model_destroy(model);
+    hb_morph_destroy(morph);
+    return check_summary("sim_cat --tm");
+}
+
 /* Crank-Nicolson (NEURON's secondorder 2): the ion currents' correction reaches CaDynamics_E2
  * (cai, and through eca and SK_E2 the voltage) and nothing else: the same cell without a
  * concentration mechanism is bitwise the same with or without it, while cai differs. */
@@ -479,6 +704,7 @@ static void test_cn_cells(void)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "--tm")) return test_tm(argv[2], argv[3]);
     if (argc > 1) { /* cat_cn_neuron.sh: the Crank-Nicolson reference NEURON just wrote */
         ref_dir = argv[1];
         test_neuron("neuron_cat_bbp_cn.txt", 2, HB_METHOD_CN);
@@ -495,5 +721,6 @@ int main(int argc, char **argv)
     method = HB_METHOD_EULER;
     test_errors();
     test_model_file();
+    test_point_processes();
     return check_summary("sim_cat");
 }

@@ -101,7 +101,7 @@ static size_t make_events(cells_t *c, int only, hb_sim_event_t *ev)
         for (int cell = 0; cell < N_CELLS; cell++) {
             if (only >= 0 && cell != only) continue;
             for (int q = 0; q < hb_model_synapse_count(c->cells[cell]); q++)
-                ev[n++] = (hb_sim_event_t){steps[s] + cell, only >= 0 ? 0 : cell, q,
+                ev[n++] = (hb_sim_event_t){steps[s] + cell, only >= 0 ? 0 : cell, q, -1,
                                            0.025 * (double)(steps[s] + cell),
                                            q == 0 ? 0.08 + 0.01 * s : 0.02};
         }

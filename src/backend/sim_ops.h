@@ -25,11 +25,14 @@ extern "C" {
 /*
  * A synapse as events reach it (a target): site `site` of group `group`, its state's first
  * value at element `state` of the group's syn_state and its second `stride` after
- * (hb_syn_receive). src/sim numbers the targets cell by cell, synapse by synapse.
+ * (hb_syn_receive). src/sim numbers the targets cell by cell, synapse by synapse. A catalogue
+ * point process (point > 0; CPU engine only): instance `inst` of the group's catalogue
+ * mechanism point - 1 in slot `slot`'s block (common/cat_step.h, hb_cat_point_event).
  */
 typedef struct {
     int group, site;
     size_t state, stride;
+    int point, slot, inst;
 } hb_sim_target_t;
 
 /*
@@ -40,6 +43,8 @@ typedef struct {
 typedef struct {
     long step;
     int target;
+    int weights;   /* a catalogue point process's connection: its weight vector's index among
+                      the simulation's (hb_sim_add_weights); -1: none (CPU engine only) */
     double time;   /* [ms]: the spike's time plus the delay */
     double weight; /* [uS] */
 } hb_sim_engine_event_t;
@@ -73,6 +78,10 @@ typedef struct {
     long check_last;               /* and after this step (the run's last, at t_stop) */
     int n_targets;
     const hb_sim_target_t *targets; /* the synapses events reach */
+    /* The connections' weight vectors of catalogue point processes (HB_CAT_MAX_WEIGHT doubles
+     * each, vector i at (*weights)[i HB_CAT_MAX_WEIGHT]): the simulation's, which grows while a
+     * network is built, so borrowed by address. */
+    double *const *weights;
     int device;                     /* the context's device to run on (GPUs) */
 } hb_sim_desc_t;
 
@@ -110,6 +119,9 @@ struct hb_sim_ops {
     /* 1: the step runs the groups' catalogue mechanisms (hb_step_group_t.cat, common/cat_step.h);
      * 0: a model with one is refused (HB_ERR_NOT_SUPPORTED). */
     int catalogue;
+    /* 1: and catalogue point processes (targets with point > 0, NET_RECEIVE through
+     * hb_cat_point_event); 0: a model with one is refused (HB_ERR_NOT_SUPPORTED). */
+    int points;
     /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
     int (*block_width)(int count);
     /* Lanes per block of a mixed group (hb_step_group_t.mixed: the cells that would each be a

@@ -14,7 +14,8 @@
 #include "common/mech_abi.h"
 #include "common/sim_step.h"
 
-#define HB_CAT_MAX_ION 8 /* species one mechanism uses (USEION statements) */
+#define HB_CAT_MAX_ION 8    /* species one mechanism uses (USEION statements) */
+#define HB_CAT_MAX_WEIGHT 8 /* NET_RECEIVE's arguments: a connection's weight vector */
 
 /* NEURON's ion_style of an ion at one row (nrn_promote, docs/mechanisms.md section 4). */
 enum {
@@ -35,6 +36,7 @@ typedef struct {
     double *global;          /* n_global: the GLOBAL PARAMETERs (the first cell's values) */
     int ion[HB_CAT_MAX_ION]; /* the group's species of the mechanism's ion q (USEION order) */
     double **table;          /* n_table TABLEs filled at the run's celsius; NULL: none */
+    double *area;            /* point processes: inst_start[blocks] * width row areas [um2] */
 } hb_step_cat_mech_t;
 
 /* One ion species of a group, per element of the group's v layout. */
@@ -91,7 +93,7 @@ static inline int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t
     blk->param = NULL;
     blk->global = cm->global;
     blk->table = (const double *const *)cm->table;
-    blk->area = NULL;
+    blk->area = cm->area ? cm->area + i0 * W + (size_t)lane0 : NULL;
     for (int q = 0; q < cm->mech->n_ion; q++) {
         const hb_step_ion_t *ion = &cat->ion[cm->ion[q]];
         ions[q] = (hb_ion_block_t){ion->e + base, ion->ci + base, ion->co + base, ion->i + base,
@@ -99,6 +101,27 @@ static inline int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t
     }
     blk->ion = ions;
     return cm->lane_inst[(size_t)block * W + (size_t)lane0];
+}
+
+/* One event (init 0: NET_RECEIVE) or a connection's initialisation (init 1: NET_RECEIVE's
+ * INITIAL, NEURON's NetCon init: without one, weight[1 ..] zeroed) at instance `inst` of point
+ * process q of the group in slot `slot`; w the connection's weight vector (n_weight doubles,
+ * written back: the per-connection state), t the event's time [ms]. */
+static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot, int inst,
+                                      double *w, double t, double dt, int init)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    const hb_cat_mech_t *m = cm->mech;
+    void (*kernel)(const hb_cat_block_t *, int, int, double *, double) =
+        init ? m->cpu->net_init : m->cpu->net_receive;
+    if (!kernel) {
+        for (int a = 1; init && a < m->n_weight; a++) w[a] = 0.0;
+        return;
+    }
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    kernel(&blk, inst, 0, w, t);
 }
 
 /* Rows of the lanes' cells in block `block` (mixed: lane0's own). */

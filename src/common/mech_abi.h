@@ -7,7 +7,7 @@
 #define HB_COMMON_MECH_ABI_H
 
 /* Bumped on any change to the structs below; a catalogue of another ABI is refused. */
-#define HB_CAT_ABI 1
+#define HB_CAT_ABI 2
 
 /* One ion species on a block's rows: element (row, lane k) at [row W + k]. */
 typedef struct {
@@ -29,7 +29,8 @@ typedef struct {
     const double *global; /* GLOBAL PARAMETERs */
     hb_ion_block_t *ion;  /* the species the mechanism uses, in its USEION order */
     const double *const *table; /* TABLE data, one per TABLE statement; NULL: the formulas */
-    const double *area;   /* point processes: instance j's row area [um2] at area[j W + k] */
+    const double *area;   /* point processes: instance j's row area [um2] at area[j W + k]
+                           * (the current [nA] enters its row as 1e2/area mA/cm2) */
 } hb_cat_block_t;
 
 typedef enum { HB_CAT_DENSITY, HB_CAT_POINT, HB_CAT_ARTIFICIAL } hb_cat_kind_t;
@@ -61,6 +62,10 @@ typedef struct hb_cat_cpu {
      * (the first the weight, the others NET_RECEIVE's per-connection state, kept by the
      * connection across events), t the event's time [ms]. */
     void (*net_receive)(const hb_cat_block_t *blk, int j, int k, double *weight, double t);
+    /* NET_RECEIVE's INITIAL for one connection to instance j of lane k (NEURON runs it for
+     * every NetCon at finitialize, after the mechanisms' INITIAL); NULL: none, the engine then
+     * zeroes weight[1 .. n_weight) as NEURON does. */
+    void (*net_init)(const hb_cat_block_t *blk, int j, int k, double *weight, double t);
     /* TABLE data at celsius and the globals: table[q] holds table_len[q] doubles. */
     void (*tables)(double celsius, const double *global, double *const *table);
 } hb_cat_cpu_t;
@@ -94,6 +99,10 @@ typedef struct hb_cat_mech {
     int n_table; const int *table_len; /* TABLE statements and their lengths [doubles] */
     const hb_cat_cpu_t *cpu;   /* never NULL */
     const hb_cat_cuda_t *cuda; /* NULL: no CUDA kernels (a CPU build, or built-ins: fused) */
+    /* RANDOM variables (NEURON 9): each one's stream ids (id1, id2, id3) are the instance's
+     * last 3 n_random fields, in declaration order, which the engine sets before INITIAL
+     * (docs/mechanisms.md, section 10: seed, gid, synapse index). */
+    int n_random;
 } hb_cat_mech_t;
 
 typedef struct {

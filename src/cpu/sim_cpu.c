@@ -47,6 +47,7 @@ typedef struct {
     double *row, *spikes; /* per probe: the step's sample and spike */
     int *spike_count;     /* per probe: 0 or 1 this step */
     hb_sim_target_t *targets;      /* the synapses events reach */
+    double *const *weights;        /* the simulation's weight vectors (hb_sim_desc_t) */
     hb_sim_engine_event_t *events; /* queued (queue_events): events[next_event ..) wait */
     size_t n_events, next_event, cap_events;
     int n_records;               /* set_records: values recorded every record_every steps */
@@ -989,6 +990,7 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
         !ALLOC(s->spikes, np) || !ALLOC(s->spike_count, np) || !ALLOC(s->targets, d->n_targets))
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     if (d->n_targets) memcpy(s->targets, d->targets, (size_t)d->n_targets * sizeof *s->targets);
+    s->weights = d->weights;
     memcpy(s->groups, d->groups, (size_t)d->n_groups * sizeof *s->groups);
     for (int p = 0; p < np; p++) {
         s->probe_group[p] = d->probe_group[p];
@@ -1076,7 +1078,17 @@ static void deliver_events(cpu_sim_t *s, long step)
         const hb_sim_engine_event_t *e = &s->events[s->next_event];
         const hb_sim_target_t *t = &s->targets[e->target];
         const hb_step_group_t *g = &s->groups[t->group];
-        hb_syn_receive(&g->syns[t->site], g->syn_state + t->state, t->stride, e->weight);
+        if (!t->point) {
+            hb_syn_receive(&g->syns[t->site], g->syn_state + t->state, t->stride, e->weight);
+            continue;
+        }
+        /* a catalogue point process's NET_RECEIVE with its connection's weight vector; an
+         * event without one (a recipe's events_on) as a connection of its own, initialised */
+        double own[HB_CAT_MAX_WEIGHT] = {e->weight};
+        double *w = own;
+        if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
+        else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1);
+        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0);
     }
 }
 
@@ -1168,6 +1180,7 @@ static hb_status_t cpu_get_v(void *engine, int g, size_t first, size_t count, do
 const struct hb_sim_ops hb_cpu_sim_ops = {
     .steps_in_place = 1,
     .catalogue = 1,
+    .points = 1,
     .synapses = 1,
     .block_width = cpu_block_width,
     .mixed_width = MIXED_LANES,

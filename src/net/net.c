@@ -383,9 +383,30 @@ static hb_status_t build_cells(hb_net_t *net)
 }
 
 /* After the collectives: the connections' order, the epoch. */
+/* The weight vectors of the connections to catalogue point processes (hb_sim_add_weights), in
+ * the connections' order, so that alike events of two connections are added in the same order
+ * on every rank count; none where no connection ends on one. */
+static hb_status_t connection_weights(hb_net_t *net)
+{
+    if (!net->sim) return HB_SUCCESS;
+    int any = 0;
+    for (int c = 0; c < net->n_cable && !any; c++)
+        any = hb_sim_cell_points(net->sim, c) > 0;
+    if (!any) return HB_SUCCESS;
+    net->conn_weights = malloc((net->n_conns + 1) * sizeof *net->conn_weights);
+    if (!net->conn_weights)
+        return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory for the weight vectors");
+    hb_status_t status = HB_SUCCESS;
+    for (size_t k = 0; k < net->n_conns && status == HB_SUCCESS; k++)
+        status = hb_sim_add_weights(net->sim, net->conns[k].cell, net->conns[k].synapse,
+                                    net->conns[k].weight, &net->conn_weights[k]);
+    return status;
+}
+
 static hb_status_t build_engine(hb_net_t *net)
 {
     hb_status_t status = sort_connections(net);
+    if (status == HB_SUCCESS) status = connection_weights(net);
     /* An epoch no longer than the smallest delay: a spike's events reach the next epoch.
      * Without a connection, a hundredth of the run: spikes still go out (and are let go,
      * hb_net_set_keep_spikes) epoch by epoch, not all at the end. */
@@ -515,6 +536,7 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->seen);
     free(net->sources);
     free(net->conns);
+    free(net->conn_weights);
     free(net->pending);
     free(net->due);
     free(net->merged);

@@ -181,6 +181,7 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
                              "finite numbers, the time at least 0", name, k, ev.time, ev.weight);
         ev.cell = (int)cell;
         ev.synapse = (int)syn;
+        ev.weights = -1; /* no point process: checkpoints of catalogue mechanisms are refused */
         net->pending[k] = ev;
     }
     const uint64_t spikes = status == HB_SUCCESS ? hb_ckpt_get_u64(in) : 0;

@@ -21,6 +21,7 @@ typedef hb_sim_connection_t hb_net_conn_t;
 typedef struct {
     long step; /* delivered at the start of this step */
     int cell, synapse;
+    int weights;   /* the connection's weight vector (a point process's: hb_sim_add_weights); -1 */
     double time;   /* [ms] spike time + delay */
     double weight; /* [uS] */
 } hb_net_event_t;
@@ -70,6 +71,7 @@ struct hb_net {
     hb_sim_t *sim;       /* NULL when this rank has no cable cell */
     size_t n_conns, cap_conns;
     hb_net_conn_t *conns; /* sorted by (source, cell, synapse, weight, delay) */
+    int *conn_weights;    /* per connection: its weight vector, -1 (NULL: no point process) */
     size_t n_pending, cap_pending;
     hb_net_event_t *pending;  /* sorted (compare_event) up to n_sorted, new events after */
     size_t n_sorted, cap_merged;

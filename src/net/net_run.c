@@ -34,7 +34,10 @@ static int compare_event(const void *a, const void *b)
     if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
     if (x->synapse != y->synapse) return x->synapse < y->synapse ? -1 : 1;
     if (x->time != y->time) return x->time < y->time ? -1 : 1;
-    return (x->weight > y->weight) - (x->weight < y->weight);
+    if (x->weight != y->weight) return x->weight < y->weight ? -1 : 1;
+    /* alike events of two connections to a point process: the connections' order (their
+     * weight vectors' state may differ) */
+    return (x->weights > y->weights) - (x->weights < y->weights);
 }
 
 static int compare_spike(const void *a, const void *b)
@@ -249,8 +252,9 @@ static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
             if (!hb_net_reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
                          sizeof *net->pending))
                 return hb_fail(HB_ERR_ALLOC, "network: out of memory for events");
-            net->pending[net->n_pending++] = (hb_net_event_t){step, e->cell, e->synapse, t,
-                                                              e->weight};
+            net->pending[net->n_pending++] = (hb_net_event_t){
+                step, e->cell, e->synapse, net->conn_weights ? net->conn_weights[c] : -1, t,
+                e->weight};
         }
     }
     return HB_SUCCESS;
@@ -308,7 +312,8 @@ static hb_status_t sim_events(hb_net_t *net, size_t n)
         return hb_fail(HB_ERR_ALLOC, "network: out of memory for %zu events", n);
     for (size_t k = 0; k < n; k++) {
         const hb_net_event_t *ev = &net->pending[k];
-        net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->time, ev->weight};
+        net->due[k] = (hb_sim_event_t){ev->step, ev->cell, ev->synapse, ev->weights, ev->time,
+                                       ev->weight};
     }
     return HB_SUCCESS;
 }
@@ -395,8 +400,8 @@ static hb_status_t generated_events(hb_net_t *net)
                                  ev[k].time_ms, ev[k].weight_us, n_syn);
             const long step = hb_event_step(ev[k].time_ms, dt);
             if (status == HB_SUCCESS && step < net->total_steps)
-                net->pending[net->n_pending++] = (hb_net_event_t){step, c, ev[k].synapse,
-                                                                  ev[k].time_ms, ev[k].weight_us};
+                net->pending[net->n_pending++] = (hb_net_event_t){
+                    step, c, ev[k].synapse, -1, ev[k].time_ms, ev[k].weight_us};
         }
         free(ev);
         if (status != HB_SUCCESS) return status;

@@ -574,6 +574,27 @@ static int reads_block(live *l, const nm_node *b, int *written)
 
 /* Whether x must be kept per instance: a kernel after INITIAL (the currents, the SOLVE, the
  * NET_RECEIVE) may read it before it writes it. */
+/* 1 where some statement under n assigns x. */
+static int assigns(const nm_node *n, const char *x)
+{
+    if (!n) return 0;
+    if (n->kind == S_ASSIGN && n->n_kids > 0 && n->kids[0]->name && !strcmp(n->kids[0]->name, x))
+        return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (assigns(n->kids[i], x)) return 1;
+    return 0;
+}
+
+/* 1 where some block of the mechanism assigns PARAMETER x (exp2syn.mod's INITIAL clamps tau1):
+ * the store writes it back where the parameters are per lane, so the kernels after INITIAL
+ * read the value INITIAL left, as NEURON's do. */
+static int param_assigned(const nm_ctx *c, const char *x)
+{
+    for (int i = 0; i < c->n_blocks; i++)
+        if (assigns(c->blocks[i].body, x)) return 1;
+    return 0;
+}
+
 static int persists(const nm_ctx *c, const char *x)
 {
     for (int i = 0; i < c->n_blocks; i++) {
@@ -841,6 +862,9 @@ static void emit_mechanism(gen *g)
          p);
     for (int q = 0; q < n_fields; q++)
         if (!fields[q].param) emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
+        else if (param_assigned(g->c, fields[q].name))
+            emit(g, "    if (blk->cl) f[%d * W] = s->%s; /* assigned by the .mod */\n", q,
+                 fields[q].name);
     for (int i = 0; i < m->n_ions; i++)
         for (int j = 0; j < m->ions[i].n_write; j++) {
             const char *arr = written_conc(m->ions[i].write[j], m->ions[i].name);

@@ -330,9 +330,9 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
             "    %s_current_kernel,\n    %s_state_kernel,\n    ",
             o->id, m->name, p, p, p);
     if (m->n_net_receive_args >= 0)
-        fprintf(out, "%s_net_receive_kernel,\n    ", p);
+        fprintf(out, "%s_net_receive_kernel,\n    %s_net_init_kernel,\n    ", p, p);
     else
-        fputs("NULL, /* net_receive */\n    ", out);
+        fputs("NULL, /* net_receive */\n    NULL, /* net_init */\n    ", out);
     array_ref(out, o, m->name, n_table, "tables");
     fputs(",\n};\n\n", out);
     static const char *const kinds[] = {"HB_CAT_DENSITY", "HB_CAT_POINT", "HB_CAT_ARTIFICIAL"};
@@ -349,7 +349,7 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
     fprintf(row, ",\n     %d, %d, %d, %s_NUMERIC_DIDV, %s_N_FIELD,\n     %d, ",
             m->n_net_receive_args, writes_current, writes_conc, p, p, n_table);
     array_ref(row, o, m->name, n_table, "table_len");
-    fprintf(row, ", &hbgd_%s_%s_cpu, NULL},\n", o->id, m->name);
+    fprintf(row, ", &hbgd_%s_%s_cpu, NULL, %d},\n", o->id, m->name, m->n_randoms);
 }
 
 static int by_path(const void *a, const void *b)

@@ -192,6 +192,10 @@ static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, i
     if (q >= md->n_synapses)
         return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": no synapse %d (the cell has %d)",
                        variable, q, md->n_synapses);
+    if (md->synapses[q].mech)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "variable \"%s\": synapse %d is the catalogue point "
+                       "process %s, whose variables are not recorded yet; expected a hard-coded "
+                       "synapse (expsyn, exp2syn)", variable, q, md->synapses[q].mech->name);
     const hb_syn_kind_t kind = md->synapses[q].syn.kind;
     const char *mech = kind == HB_SYN_EXP2 ? "exp2syn" : "expsyn";
     const mech_var_t *var = NULL;
@@ -202,7 +206,8 @@ static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, i
                        "syn[%d].g or syn[%d].i", variable, q, hb_synapse_name(kind), q, q);
     const hb_syn_site_t *site = NULL;
     size_t stride = 1;
-    const double *state = hb_sim_synapse_state(sim, c, q, &site, &stride);
+    const double *state =
+        hb_sim_synapse_state(sim, c, hb_model_hand_synapse(md, q), &site, &stride);
     const group_t *gr = &sim->groups[sim->group_of[c]];
     r->kind = var->kind;
     r->syn_kind = site->kind;

@@ -224,6 +224,7 @@ hb_status_t hb_model_destroy(hb_model_t *model)
     for (int p = 0; p < model->n_probes; p++) free(model->probes[p].name);
     free(model->probes);
     free(model->iclamps);
+    for (int k = 0; k < model->n_synapses; k++) free(model->synapses[k].param);
     free(model->synapses);
     free(model->has_pas);
     free(model->has_hh);
@@ -493,7 +494,7 @@ hb_status_t hb_model_add_synapse(hb_model_t *model, const hb_location_t *where,
               sizeof *model->synapses))
         return hb_fail(HB_ERR_ALLOC, "%s: out of memory", fn);
     if (index) *index = model->n_synapses;
-    model->synapses[model->n_synapses++] = (hb_model_synapse_t){node, *syn};
+    model->synapses[model->n_synapses++] = (hb_model_synapse_t){node, *syn, NULL, NULL};
     return HB_SUCCESS;
 }
 

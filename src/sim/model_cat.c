@@ -12,6 +12,7 @@
 #include "common/nearest_name.h"
 #include "common/status.h"
 #include "core/morph.h"
+#include "mech/catalogue.h"
 #include "sim/sim.h"
 
 void hb_ion_defaults(const char *ion, double *e, double *ci, double *co)
@@ -133,6 +134,89 @@ hb_status_t hb_model_insert_cat(hb_model_t *model, int swc_type, const hb_cat_me
     }
     free(set);
     return HB_SUCCESS;
+}
+
+/* The RANGE PARAMETERs of mech: the defaults but keys[i] = values[i] (checked); NULL: refused. */
+static hb_status_t parameters(const hb_cat_mech_t *mech, int n, const char *const *keys,
+                              const double *values, const char *context, double **out)
+{
+    double *set = malloc(((size_t)mech->n_param + 1) * sizeof *set);
+    *out = NULL;
+    if (!set) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", context);
+    for (int q = 0; q < mech->n_param; q++) set[q] = mech->param[q].value;
+    for (int i = 0; i < n; i++) {
+        const int q = field_index(mech->param, mech->n_param, keys[i], mech->name, "parameter",
+                                  context);
+        if (q < 0 || check_range(&mech->param[q], values[i], mech->name, context) != HB_SUCCESS) {
+            free(set);
+            return HB_ERR_INVALID_VALUE;
+        }
+        set[q] = values[i];
+    }
+    *out = set;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_model_add_point(hb_model_t *model, const hb_location_t *where,
+                               const hb_cat_mech_t *mech, int n, const char *const *keys,
+                               const double *values, const char *context, int *index)
+{
+    if (!context) context = "hb_model_add_point";
+    if (!model || !where || !mech || (n > 0 && (!keys || !values)))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", context);
+    if (mech->kind != HB_CAT_POINT)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s is a %s; expected a point process "
+                       "(POINT_PROCESS)", context, mech->name,
+                       mech->kind == HB_CAT_DENSITY ? "density mechanism (inserted in regions)"
+                                                    : "artificial cell");
+    if (mech->n_ion > HB_CAT_MAX_ION)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: %s uses %d ions; at most %d are supported",
+                       context, mech->name, mech->n_ion, HB_CAT_MAX_ION);
+    int node;
+    hb_status_t status = hb_model_locate(model, where, &node);
+    if (status != HB_SUCCESS) return status;
+    hb_node_info_t info;
+    hb_cable_node(model->cable, node, &info);
+    if (!(info.area_um2 > 0.0))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s: node %d has no membrane (a zero-area "
+                       "node); expected a location inside a segment", context, mech->name, node);
+    double *param;
+    if ((status = parameters(mech, n, keys, values, context, &param)) != HB_SUCCESS) return status;
+    hb_model_synapse_t *grown =
+        realloc(model->synapses, ((size_t)model->n_synapses + 1) * sizeof *grown);
+    if (!grown) {
+        free(param);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", context);
+    }
+    model->synapses = grown;
+    model->cap_synapses = model->n_synapses + 1;
+    hb_synapse_t none;
+    hb_synapse_default(HB_SYN_EXP, &none);
+    if (index) *index = model->n_synapses;
+    model->synapses[model->n_synapses++] = (hb_model_synapse_t){node, none, mech, param};
+    model->n_points++;
+    return HB_SUCCESS;
+}
+
+int hb_model_hand_synapse(const hb_model_t *model, int k)
+{
+    if (model->n_points == 0) return k;
+    int h = 0;
+    for (int q = 0; q < k; q++) h += model->synapses[q].mech == NULL;
+    return h;
+}
+
+hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *where,
+                                       const char *name, int n, const char *const *keys,
+                                       const double *values, int *index)
+{
+    hb_clear_error();
+    if (!name) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_add_point_process: name is NULL");
+    const hb_cat_mech_t *mech = NULL;
+    hb_status_t status = hb_catalogue_find(NULL, 0, name, &mech);
+    if (status != HB_SUCCESS) return status;
+    return hb_model_add_point(model, where, mech, n, keys, values, "hb_model_add_point_process",
+                              index);
 }
 
 /* Path distance [um] from the root section's x = 0.5 to (section s, x), through the parents. */

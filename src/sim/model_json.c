@@ -709,8 +709,67 @@ static hb_status_t parse_probes(const hb_json_loader_t *ld, const char *path, co
     return HB_SUCCESS;
 }
 
-/* "synapses": [{"type": "expsyn" | "exp2syn", "at": LOCATION, "tau", "tau1", "tau2", "e"}],
- * in file order: synapse k of the cell is a connection's "synapse": k. */
+/* A catalogue point process among the synapses ({"name": "ExpSyn", "at": LOC, "tau": 2}): the
+ * built-in catalogues' POINT_PROCESS (hb_catalogue_find), its other keys RANGE PARAMETERs. */
+static hb_status_t parse_point(const hb_json_loader_t *ld, const char *item, const json_t *sj,
+                               const geometry_t *g, hb_model_t *model)
+{
+    char key[HB_JSON_PATH], context[HB_JSON_PATH + 256];
+    hb_json_join(key, item, "name");
+    const char *name = json_string_value(json_object_get(sj, "name"));
+    if (!name) return hb_json_fail(ld, key, "expected a catalogue point process's name (a string)");
+    if (json_object_get(sj, "type")) {
+        hb_json_join(key, item, "type");
+        return hb_json_fail(ld, key, "not with \"name\"; expected \"type\" (the hard-coded "
+                            "expsyn, exp2syn) or \"name\" (a catalogue point process)");
+    }
+    const hb_cat_mech_t *mech = NULL;
+    if (hb_catalogue_find(NULL, 0, name, &mech) != HB_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hb_last_error());
+        return hb_json_fail(ld, key, "%s", why);
+    }
+    if (mech->kind != HB_CAT_POINT)
+        return hb_json_fail(ld, key, "%s is a density mechanism; expected a point process here "
+                            "(density mechanisms go in \"mechanisms\")", mech->name);
+    const size_t n = json_object_size(sj);
+    const char **keys = calloc(n + 1, sizeof *keys);
+    double *values = calloc(n + 1, sizeof *values);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    int n_param = 0;
+    const char *k;
+    const json_t *val;
+    hb_status_t status = HB_SUCCESS;
+    json_object_foreach((json_t *)sj, k, val) {
+        if (!strcmp(k, "name") || !strcmp(k, "at")) continue;
+        if (!json_is_number(val)) {
+            hb_json_join(key, item, k);
+            status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+            break;
+        }
+        keys[n_param] = k;
+        values[n_param++] = json_number_value(val);
+    }
+    hb_location_t loc;
+    hb_json_join(key, item, "at");
+    if (status == HB_SUCCESS && !json_object_get(sj, "at"))
+        status = hb_json_fail(ld, key, "missing; expected a location");
+    if (status == HB_SUCCESS) status = parse_location(ld, key, json_object_get(sj, "at"), g, &loc);
+    snprintf(context, sizeof context, "%s: %s", ld->file, item);
+    if (status == HB_SUCCESS)
+        status = hb_model_add_point(model, &loc, mech, n_param, keys, values, context, NULL);
+    free(keys);
+    free(values);
+    return status;
+}
+
+/* "synapses": [{"type": "expsyn" | "exp2syn", "at": LOCATION, "tau", "tau1", "tau2", "e"} or
+ * {"name": POINT_PROCESS, "at": LOCATION, its RANGE PARAMETERs}], in file order: synapse k of
+ * the cell is a connection's "synapse": k. */
 static hb_status_t parse_synapses(const hb_json_loader_t *ld, const char *path, const json_t *cell,
                                   const geometry_t *g, hb_model_t *model)
 {
@@ -728,8 +787,12 @@ static hb_status_t parse_synapses(const hb_json_loader_t *ld, const char *path, 
         hb_synapse_t syn;
         hb_location_t loc;
         hb_json_join(key, item, "at");
-        if ((status = hb_json_need_object(ld, item, sj)) ||
-            (status = hb_json_check_keys(ld, item, sj, keys)) ||
+        if ((status = hb_json_need_object(ld, item, sj))) return status;
+        if (json_object_get(sj, "name")) {
+            if ((status = parse_point(ld, item, sj, g, model))) return status;
+            continue;
+        }
+        if ((status = hb_json_check_keys(ld, item, sj, keys)) ||
             (status = hb_json_choice(ld, item, sj, "type", types, &type)))
             return status;
         hb_synapse_default(type ? HB_SYN_EXP2 : HB_SYN_EXP, &syn);

@@ -114,12 +114,54 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
     for (int g = 0; g < sim->n_groups; g++) {
         const hb_step_cat_t *cat = sim->groups[g].cat;
         if (!cat) continue;
+        for (int q = 0; q < cat->n_mech; q++) /* point processes first: their own message */
+            if (cat->mech[q].mech->kind == HB_CAT_POINT && !sim->ops->points)
+                return hb_fail(HB_ERR_NOT_SUPPORTED,
+                               "simulation: backend '%s' does not step catalogue point processes "
+                               "(%s) yet; expected backend seq or omp, or the hard-coded "
+                               "synapses (\"type\": \"expsyn\" or \"exp2syn\")",
+                               hb_backend_name(hb_context_backend(sim->ctx)),
+                               cat->mech[q].mech->name);
         if (!sim->ops->catalogue)
             return hb_fail(HB_ERR_NOT_SUPPORTED,
                            "simulation: backend '%s' does not step catalogue mechanisms (%s) "
                            "yet; expected backend seq or omp",
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
     }
+    return HB_SUCCESS;
+}
+
+/* Cell c's targets where some synapses are catalogue point processes: a hard-coded one's state,
+ * or a point process's mechanism in the group and instance (its rank among the cell's
+ * synapses of that mechanism, the order sim_cat.c lays them out). */
+static hb_status_t point_targets(hb_sim_t *sim, int c)
+{
+    const hb_model_t *md = hb_sim_cell_get(sim, c);
+    if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
+    const group_t *gr = &sim->groups[sim->group_of[c]];
+    const int slot = sim->slot_of[c];
+    int *seen = calloc((size_t)gr->cat->n_mech + 1, sizeof *seen); /* instances so far */
+    if (!seen) {
+        hb_sim_cell_put(sim, c, md);
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
+    for (int q = 0, h = 0; q < md->n_synapses; q++) {
+        hb_sim_target_t *t = &sim->targets[sim->target_first[c] + q];
+        const hb_cat_mech_t *mech = md->synapses[q].mech;
+        if (!mech) {
+            const hb_syn_site_t *site;
+            size_t stride = 1;
+            const double *state = hb_sim_synapse_state(sim, c, h++, &site, &stride);
+            *t = (hb_sim_target_t){sim->group_of[c], (int)(site - gr->syns),
+                                   (size_t)(state - gr->syn_state), stride, 0, 0, 0};
+            continue;
+        }
+        int point = 0;
+        while (point < gr->cat->n_mech && gr->cat->mech[point].mech != mech) point++;
+        *t = (hb_sim_target_t){sim->group_of[c], -1, 0, 0, point + 1, slot, seen[point]++};
+    }
+    free(seen);
+    hb_sim_cell_put(sim, c, md);
     return HB_SUCCESS;
 }
 
@@ -166,19 +208,26 @@ static hb_status_t create_engine(hb_sim_t *sim)
         sim->targets = malloc(((size_t)n_targets + 1) * sizeof *sim->targets);
         if (!sim->targets) status = hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     }
-    for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++)
+    for (int c = 0; c < sim->n_cells && status == HB_SUCCESS; c++) {
+        if (sim->info[c].n_hand < sim->info[c].n_synapses) { /* with point processes */
+            status = point_targets(sim, c);
+            continue;
+        }
         for (int q = 0; q < sim->info[c].n_synapses; q++) {
             const hb_syn_site_t *site;
             size_t stride = 1;
             const double *state = hb_sim_synapse_state(sim, c, q, &site, &stride);
             const group_t *gr = &sim->groups[sim->group_of[c]];
             sim->targets[sim->target_first[c] + q] = (hb_sim_target_t){
-                sim->group_of[c], (int)(site - gr->syns), (size_t)(state - gr->syn_state), stride};
+                sim->group_of[c], (int)(site - gr->syns), (size_t)(state - gr->syn_state), stride,
+                0, 0, 0};
         }
+    }
     desc.n_targets = n_targets;
     const int devices = hb_context_devices(sim->ctx);
     desc.device = devices > 0 ? sim->device % devices : 0;
     desc.targets = sim->targets;
+    desc.weights = &sim->weights;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
@@ -314,6 +363,9 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     free(sim->events);
     free(sim->target_first);
     free(sim->targets);
+    free(sim->weights);
+    free(sim->weight_target);
+    free(sim->weight0);
     free(sim);
     return HB_SUCCESS;
 }
@@ -328,11 +380,83 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' keeps its state on the "
                        "device; events go through hb_sim_queue_events",
                        hb_backend_name(hb_context_backend(sim->ctx)));
+    const hb_sim_target_t *t = &sim->targets[sim->target_first[cell] + synapse];
+    if (t->point) { /* a connection of its own: (weight, 0, ...), its INITIAL, the event */
+        const hb_step_group_t *g = &sim->groups[t->group].k;
+        double w[HB_CAT_MAX_WEIGHT] = {weight};
+        const double now = (double)sim->step * sim->opt.dt_ms;
+        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 1);
+        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0);
+        return HB_SUCCESS;
+    }
     const hb_syn_site_t *site;
     size_t stride = 1;
-    double *state = hb_sim_synapse_state(sim, cell, synapse, &site, &stride);
+    double *state = hb_sim_synapse_state(sim, cell, hb_sim_hand_index(sim, cell, synapse), &site,
+                                         &stride);
     hb_syn_receive(site, state, stride, weight);
     return HB_SUCCESS;
+}
+
+int hb_sim_cell_points(const hb_sim_t *sim, int cell)
+{
+    return sim && cell >= 0 && cell < sim->n_cells
+               ? sim->info[cell].n_synapses - sim->info[cell].n_hand : 0;
+}
+
+int hb_sim_hand_index(const hb_sim_t *sim, int cell, int synapse)
+{
+    int h = 0;
+    for (int q = sim->target_first[cell]; q < sim->target_first[cell] + synapse; q++)
+        h += sim->targets[q].point == 0;
+    return h;
+}
+
+hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weight, int *index)
+{
+    if (!index) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_add_weights: index is NULL");
+    *index = -1;
+    if (!sim || cell < 0 || cell >= sim->n_cells || synapse < 0 ||
+        synapse >= sim->info[cell].n_synapses)
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: weights for cell %d, synapse %d: no "
+                       "such synapse", cell, synapse);
+    const int target = sim->target_first[cell] + synapse;
+    if (!sim->targets[target].point) return HB_SUCCESS;
+    if (sim->n_weights == INT_MAX)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: more than %d connections to point "
+                       "processes", INT_MAX);
+    if (sim->n_weights == sim->cap_weights) {
+        const int cap = sim->cap_weights < INT_MAX / 2 ? 2 * sim->cap_weights + 16 : INT_MAX;
+        double *w = realloc(sim->weights, (size_t)cap * HB_CAT_MAX_WEIGHT * sizeof *w);
+        if (w) sim->weights = w;
+        int *tg = realloc(sim->weight_target, (size_t)cap * sizeof *tg);
+        if (tg) sim->weight_target = tg;
+        double *w0 = realloc(sim->weight0, (size_t)cap * sizeof *w0);
+        if (w0) sim->weight0 = w0;
+        if (!w || !tg || !w0)
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d weight vectors", cap);
+        sim->cap_weights = cap;
+    }
+    const int i = sim->n_weights++;
+    sim->weight_target[i] = target;
+    sim->weight0[i] = weight;
+    memset(sim->weights + (size_t)i * HB_CAT_MAX_WEIGHT, 0, HB_CAT_MAX_WEIGHT * sizeof(double));
+    sim->weights[(size_t)i * HB_CAT_MAX_WEIGHT] = weight;
+    *index = i;
+    return HB_SUCCESS;
+}
+
+/* hb_sim_init: every connection's weight vector (weight, 0, ...) and NET_RECEIVE's INITIAL,
+ * in the order the connections were added (NEURON's NetCon init, after the INITIAL blocks). */
+static void init_weights(hb_sim_t *sim)
+{
+    for (int i = 0; i < sim->n_weights; i++) {
+        double *w = sim->weights + (size_t)i * HB_CAT_MAX_WEIGHT;
+        memset(w, 0, HB_CAT_MAX_WEIGHT * sizeof *w);
+        w[0] = sim->weight0[i];
+        const hb_sim_target_t *t = &sim->targets[sim->weight_target[i]];
+        hb_cat_point_event(&sim->groups[t->group].k, t->point - 1, t->slot, t->inst, w, 0.0,
+                           sim->opt.dt_ms, 1);
+    }
 }
 
 /* Events in the engine's form (targets); checked as hb_sim_queue_events says when `ordered`. */
@@ -361,8 +485,14 @@ static hb_status_t engine_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *
                            "synapse %d) after %ld steps done; expected events ordered by step, "
                            "cell and synapse, none past", k, e->step, e->cell, e->synapse,
                            sim->step);
+        if (e->weights < -1 || e->weights >= sim->n_weights ||
+            (e->weights >= 0 &&
+             sim->weight_target[e->weights] != sim->target_first[e->cell] + e->synapse))
+            return hb_fail(HB_ERR_INVALID_VALUE, "simulation: event %zu for cell %d, synapse %d: "
+                           "weight vector %d is not one of that synapse's connections", k,
+                           e->cell, e->synapse, e->weights);
         sim->events[k] = (hb_sim_engine_event_t){e->step, sim->target_first[e->cell] + e->synapse,
-                                                 e->time, e->weight};
+                                                 e->weights, e->time, e->weight};
     }
     return HB_SUCCESS;
 }
@@ -494,8 +624,10 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
                 for (size_t k = 0; k < w; k++) gr->hh_state[(j * 3 + x) * w + k] = inf[x];
         if (gr->syn_state) /* NEURON's INITIAL: g = 0 (A = B = 0) */
             memset(gr->syn_state, 0, gr->n_syn_state * sizeof *gr->syn_state);
+        if (gr->cat) hb_sim_cat_ids(&gr->k, gr->cells, sim->cell_ids);
         if (gr->cat) hb_sim_cat_init(&gr->k, sim->opt.dt_ms); /* ions, then INITIAL */
     }
+    init_weights(sim);
     sim->step = 0;
     sim->failed = 0;
     hb_sim_reset_records(sim);

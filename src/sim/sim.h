@@ -56,9 +56,14 @@ typedef struct {
     double threshold_mv; /* [mV] */
 } hb_probe_t;
 
+/* Synapse k of a model: the hard-coded ExpSyn/Exp2Syn (mech NULL: syn), or a catalogue point
+ * process (hb_model_add_point: mech and its RANGE PARAMETERs). One index space: a connection's
+ * "synapse" names either. */
 typedef struct {
     int node;
     hb_synapse_t syn;
+    const hb_cat_mech_t *mech; /* NULL: the hard-coded synapse syn */
+    double *param;             /* mech->n_param RANGE PARAMETERs (mech only) */
 } hb_model_synapse_t;
 
 /* A catalogue mechanism inserted in a model (hb_model_insert_cat). */
@@ -93,6 +98,7 @@ struct hb_model {
     hb_probe_t *probes;
     int n_synapses, cap_synapses;
     hb_model_synapse_t *synapses;
+    int n_points;               /* of n_synapses: catalogue point processes */
     int n_cat;                  /* catalogue mechanisms, in name order */
     hb_model_cat_t *cat;
     int n_ion_set;
@@ -109,6 +115,14 @@ struct hb_model {
 hb_status_t hb_model_insert_cat(hb_model_t *model, int swc_type, const hb_cat_mech_t *mech,
                                 int n, const char *const *keys, const double *values,
                                 const char *context);
+/* Catalogue point process `mech` (HB_CAT_POINT) at `where` (a node with membrane), its RANGE
+ * PARAMETERs the defaults but keys[i] = values[i] (checked as hb_model_insert_cat's), as the
+ * model's next synapse (*index, may be NULL). */
+hb_status_t hb_model_add_point(hb_model_t *model, const hb_location_t *where,
+                               const hb_cat_mech_t *mech, int n, const char *const *keys,
+                               const double *values, const char *context, int *index);
+/* The hard-coded synapses before synapse k of the model (its index among them when it is one). */
+int hb_model_hand_synapse(const hb_model_t *model, int k);
 /* RANGE PARAMETER `key` of `mech` (inserted there before) on the region's nodes = value (a + b
  * exp(c d)), d the path distance [um] from the root section's centre (NEURON's h.distance from
  * soma(0.5)) to the node: BluePyOpt's "exp" distribution, NrnSegmentSomaDistanceScaler. */
@@ -151,9 +165,21 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight);
 typedef struct {
     long step;
     int cell, synapse;
+    int weights;   /* the connection's weight vector (hb_sim_add_weights); -1: none */
     double time;   /* [ms] */
     double weight; /* [uS] */
 } hb_sim_event_t;
+
+/* A connection to synapse `synapse` of cell `cell` of weight w [uS]: where the synapse is a
+ * catalogue point process, its weight vector (NEURON's NetCon.weight: w, then NET_RECEIVE's
+ * per-connection state; reset with NET_RECEIVE's INITIAL by hb_sim_init) in *index, which
+ * its events carry (hb_sim_event_t.weights); else *index = -1. Indices count up from 0 in the
+ * order of the calls: their order is the connections' among events alike. */
+hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weight, int *index);
+/* Cell `cell`'s catalogue point processes (among its synapses). */
+int hb_sim_cell_points(const hb_sim_t *sim, int cell);
+/* Synapse `synapse` of cell `cell`'s index among the cell's hard-coded synapses. */
+int hb_sim_hand_index(const hb_sim_t *sim, int cell, int synapse);
 
 /* Events for the coming hb_sim_advance calls, ordered by step, then cell and synapse, each
  * synapse's by (time, weight) (the network's order); steps not before the steps done. They

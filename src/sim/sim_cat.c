@@ -4,15 +4,30 @@
  * per lane, and per ion species the values and NEURON's ion_style of every row.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/status.h"
 #include "sim/sim_cat.h"
 
+/* The next point process of md after synapse *k (from -1), or NULL; *k moves to it. */
+static const hb_model_synapse_t *next_point(const hb_model_t *md, int *k)
+{
+    for ((*k)++; *k < md->n_synapses; (*k)++)
+        if (md->synapses[*k].mech) return &md->synapses[*k];
+    return NULL;
+}
+
 int hb_sim_cat_same(const hb_model_t *a, const hb_model_t *b)
 {
-    if (a->n_cat != b->n_cat) return 0;
+    if (a->n_cat != b->n_cat || a->n_points != b->n_points) return 0;
+    /* the same point processes on the same nodes in the same order (their parameters per lane) */
+    for (int i = -1, j = -1;;) {
+        const hb_model_synapse_t *x = next_point(a, &i), *y = next_point(b, &j);
+        if (!x || !y) break;
+        if (x->mech != y->mech || x->node != y->node) return 0;
+    }
     for (int q = 0; q < a->n_cat; q++)
         if (a->cat[q].mech != b->cat[q].mech ||
             memcmp(a->cat[q].on, b->cat[q].on, (size_t)a->m) != 0)
@@ -22,6 +37,11 @@ int hb_sim_cat_same(const hb_model_t *a, const hb_model_t *b)
 
 uint64_t hb_sim_cat_hash(const hb_model_t *md, uint64_t h)
 {
+    for (int k = -1; next_point(md, &k);) {
+        h ^= (uint64_t)(uintptr_t)md->synapses[k].mech ^ (uint64_t)md->synapses[k].node << 40;
+        h *= 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
     for (int q = 0; q < md->n_cat; q++)
         for (int i = 0; i < md->m; i++) {
             h ^= (uint64_t)(q + 1) << 33 | (uint64_t)i << 1 | md->cat[q].on[i];
@@ -74,6 +94,7 @@ void hb_sim_cat_free(hb_step_cat_t *cat)
         free(cm->node);
         free(cm->field);
         free(cm->global);
+        free(cm->area);
         for (int t = 0; cm->table && t < cm->mech->n_table; t++) free(cm->table[t]);
         free(cm->table);
     }
@@ -97,8 +118,10 @@ static hb_status_t survey(hb_sim_t *sim, const hb_step_group_t *k, const int *ce
         const hb_model_t *md = hb_sim_cell_get(sim, cells[s]);
         if (!md) return hb_fail(HB_ERR_INVALID_VALUE, "%s", hb_last_error());
         int ok = 1;
-        for (int q = 0; q < md->n_cat && ok; q++) {
-            const hb_cat_mech_t *mech = md->cat[q].mech;
+        for (int q = 0; q < md->n_cat + md->n_synapses && ok; q++) {
+            const hb_cat_mech_t *mech =
+                q < md->n_cat ? md->cat[q].mech : md->synapses[q - md->n_cat].mech;
+            if (!mech) continue; /* a hard-coded synapse */
             ok = add_mech(cat, mech) >= 0;
             for (int i = 0; i < mech->n_ion && ok; i++) ok = species(cat, &mech->ion[i]) >= 0;
         }
@@ -121,6 +144,7 @@ static hb_status_t lay_out(hb_sim_t *sim, const hb_step_group_t *k, const int *c
         for (int q = 0; q < md->n_cat; q++)
             if (md->cat[q].mech == cm->mech)
                 for (int i = 0; i < md->m; i++) cm->lane_inst[s] += md->cat[q].on[i];
+        for (int q = 0; q < md->n_synapses; q++) cm->lane_inst[s] += md->synapses[q].mech == cm->mech;
         hb_sim_cell_put(sim, cells[s], md);
     }
     for (int b = 0; b < k->blocks; b++) {
@@ -133,7 +157,8 @@ static hb_status_t lay_out(hb_sim_t *sim, const hb_step_group_t *k, const int *c
     }
     const size_t inst = cm->inst_start[k->blocks];
     if (!ALLOC(cm->node, inst * W) || !ALLOC(cm->field, inst * (size_t)cm->mech->n_field * W) ||
-        !ALLOC(cm->global, cm->mech->n_global))
+        !ALLOC(cm->global, cm->mech->n_global) ||
+        (cm->mech->kind == HB_CAT_POINT && !ALLOC(cm->area, inst * W)))
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %s's %zu instances",
                        cm->mech->name, inst);
     for (int q = 0; q < cm->mech->n_global; q++) cm->global[q] = cm->mech->global[q].value;
@@ -163,6 +188,38 @@ static hb_status_t fill_slot(const hb_step_group_t *k, hb_step_cat_mech_t *cm,
             f[(size_t)(mech->n_param + q) * W] = mech->state[q].value;
         for (int q = 0; q < mech->n_assigned; q++)
             f[(size_t)(mech->n_param + mech->n_state + q) * W] = mech->assigned[q].value;
+    }
+    return HB_SUCCESS;
+}
+
+/* Slot s's point processes of cm, in the model's synapse order: rows, areas, parameters,
+ * initial states; the GLOBALs at their defaults (no model sets a point process's). */
+static hb_status_t fill_points(const hb_step_group_t *k, hb_step_cat_mech_t *cm,
+                               const hb_model_t *md, int s)
+{
+    const size_t W = (size_t)k->width, lane = (size_t)s % W;
+    const hb_cat_mech_t *mech = cm->mech;
+    const size_t i0 = cm->inst_start[(size_t)s / W], nf = (size_t)mech->n_field;
+    for (int q = 0, j = 0; q < md->n_synapses; q++) {
+        const hb_model_synapse_t *ms = &md->synapses[q];
+        if (ms->mech != mech) continue;
+        hb_node_info_t info;
+        hb_status_t status = hb_cable_node(md->cable, ms->node, &info);
+        if (status != HB_SUCCESS) return status;
+        const size_t inst = i0 + (size_t)j++;
+        cm->node[inst * W + lane] = ms->node;
+        cm->area[inst * W + lane] = info.area_um2;
+        double *f = cm->field + inst * nf * W + lane;
+        for (int p = 0; p < mech->n_param; p++) f[(size_t)p * W] = ms->param[p];
+        for (int p = 0; p < mech->n_state; p++)
+            f[(size_t)(mech->n_param + p) * W] = mech->state[p].value;
+        for (int p = 0; p < mech->n_assigned; p++)
+            f[(size_t)(mech->n_param + mech->n_state + p) * W] = mech->assigned[p].value;
+        for (int r = 0; r < mech->n_random; r++) { /* streams (0, gid: hb_sim_cat_ids, q) */
+            double *id = f + (nf - 3 * (size_t)(mech->n_random - r)) * W;
+            id[0] = 0.0;
+            id[2 * W] = (double)q;
+        }
     }
     return HB_SUCCESS;
 }
@@ -207,9 +264,12 @@ static hb_status_t fill_ions(hb_sim_t *sim, const hb_step_group_t *k, const int 
             }
             for (int x = 0; x < cat->n_ion; x++) {
                 int conc = 0, rev = 0;
-                for (int q = 0; q < md->n_cat; q++) {
-                    if (!md->cat[q].on[i]) continue;
-                    const hb_cat_mech_t *mech = md->cat[q].mech;
+                for (int q = 0; q < md->n_cat + md->n_synapses; q++) {
+                    const hb_cat_mech_t *mech = NULL; /* at row i: a density one, a point one */
+                    if (q < md->n_cat) mech = md->cat[q].on[i] ? md->cat[q].mech : NULL;
+                    else if (md->synapses[q - md->n_cat].node == i)
+                        mech = md->synapses[q - md->n_cat].mech;
+                    if (!mech) continue;
                     for (int u = 0; u < mech->n_ion; u++) {
                         const hb_cat_ion_t *use = &mech->ion[u];
                         if (strcmp(use->ion, cat->ion[x].name) != 0) continue;
@@ -266,6 +326,8 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
             for (int x = 0; x < md->n_cat; x++)
                 if (md->cat[x].mech == cm->mech)
                     status = fill_slot(k, cm, &md->cat[x], s, &global_set);
+            if (status == HB_SUCCESS && cm->mech->kind == HB_CAT_POINT)
+                status = fill_points(k, cm, md, s);
             hb_sim_cell_put(sim, cells[s], md);
         }
         if (status == HB_SUCCESS && !k->mixed) { /* padding lanes: lane 0's rows and fields
@@ -279,6 +341,7 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
                             cm->node[j * W + s % W] = cm->node[j * W];
                             for (size_t f = 0; f < nf; f++)
                                 cm->field[(j * nf + f) * W + s % W] = cm->field[(j * nf + f) * W];
+                            if (cm->area) cm->area[j * W + s % W] = cm->area[j * W];
                         }
         }
         if (status == HB_SUCCESS && cm->mech->n_table > 0 && cm->mech->cpu->tables) {
@@ -313,4 +376,23 @@ void hb_sim_cat_rows(const hb_step_cat_t *cat, const hb_step_group_t *k, int s,
 void hb_sim_cat_init(const hb_step_group_t *k, double dt)
 {
     for (int b = 0; k->cat && b < k->blocks; b++) hb_cat_init_block(k, b, dt);
+}
+
+void hb_sim_cat_ids(const hb_step_group_t *k, const int *cells, const uint32_t *gids)
+{
+    const size_t W = (size_t)k->width;
+    for (int q = 0; k->cat && q < k->cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &k->cat->mech[q];
+        const hb_cat_mech_t *m = cm->mech;
+        if (m->kind != HB_CAT_POINT || m->n_random == 0) continue;
+        const size_t nf = (size_t)m->n_field;
+        for (int s = 0; s < k->count; s++) {
+            const double gid = gids ? (double)gids[cells[s]] : (double)cells[s];
+            const size_t i0 = cm->inst_start[(size_t)s / W];
+            for (int j = 0; j < cm->lane_inst[s]; j++)
+                for (int r = 0; r < m->n_random; r++)
+                    cm->field[((i0 + (size_t)j) * nf + nf - 3 * (size_t)(m->n_random - r) + 1) * W +
+                              (size_t)s % W] = gid;
+        }
+    }
 }

@@ -23,6 +23,9 @@ void hb_sim_cat_free(hb_step_cat_t *cat);
 /* fixed[row] = 0 for the rows of slot s's catalogue instances (their conductance changes). */
 void hb_sim_cat_rows(const hb_step_cat_t *cat, const hb_step_group_t *k, int s,
                      unsigned char *fixed);
+/* Point processes' RANDOM streams: id2 = the cell's gid (gids: per cell; NULL: the cell's
+ * index), id1 = 0 and id3 = the synapse's index in its cell set by the layout. */
+void hb_sim_cat_ids(const hb_step_group_t *k, const int *cells, const uint32_t *gids);
 /* The ions and every mechanism's INITIAL (v set). */
 void hb_sim_cat_init(const hb_step_group_t *k, double dt);
 

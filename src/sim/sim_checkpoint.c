@@ -535,6 +535,13 @@ static hb_status_t get_cat_values(group_t *gr, int g, hb_ckpt_in_t *in, const ch
 /* The engine must be one whose state can be read back (the CPU's). */
 static hb_status_t check_engine(const hb_sim_t *sim, const char *name)
 {
+    for (int g = 0; g < sim->n_groups; g++) /* their connections' weight vectors: not saved */
+        for (int q = 0; sim->groups[g].cat && q < sim->groups[g].cat->n_mech; q++)
+            if (sim->groups[g].cat->mech[q].mech->kind == HB_CAT_POINT)
+                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints of catalogue point "
+                               "processes (%s) are not supported yet (their connections' weight "
+                               "vectors are not saved)", name,
+                               sim->groups[g].cat->mech[q].mech->name);
     if (sim->ops->steps_in_place && sim->ops->get_probes) return HB_SUCCESS;
     return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints need the CPU engine (backend seq or "
                    "omp); backend '%s' keeps its state on the device", name,

@@ -45,7 +45,9 @@ typedef struct {
  * and hh nodes) to find cells of one group. */
 typedef struct {
     int m, n_hh, n_probes, n_synapses, n_iclamps, n_sites; /* n_sites: IClamp nodes */
-    int n_cat; /* catalogue mechanisms inserted (0: the group's catalogue survey skips it) */
+    int n_cat; /* catalogue mechanisms inserted and point processes (0: the group's catalogue
+                * survey skips it) */
+    int n_hand; /* of n_synapses: the hard-coded ExpSyn/Exp2Syn (the rest: point processes) */
     uint64_t shape;
 } hb_sim_cell_info_t;
 
@@ -87,6 +89,12 @@ struct hb_sim {
     hb_sim_target_t *targets; /* the engine's targets: every cell's synapses */
     hb_sim_engine_event_t *events; /* hb_sim_queue_events' buffer */
     size_t cap_events;
+    /* Connections' weight vectors of catalogue point processes (hb_sim_add_weights): vector i
+     * at weights[i HB_CAT_MAX_WEIGHT], its target and weight, reset by hb_sim_init. */
+    int n_weights, cap_weights;
+    double *weights;
+    int *weight_target;
+    double *weight0; /* [uS] */
     int n_records;           /* hb_sim_set_records: values recorded every record_every steps */
     hb_rec_sample_t *records;
     long record_every;

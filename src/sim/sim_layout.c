@@ -41,7 +41,7 @@ static uint64_t shape_hash(const hb_model_t *md)
         h *= 0xff51afd7ed558ccdu;
         h ^= h >> 32;
     }
-    return md->n_cat ? hb_sim_cat_hash(md, h) : h;
+    return md->n_cat || md->n_points ? hb_sim_cat_hash(md, h) : h;
 }
 
 /* A copy of the cell before it (the same model): surveyed once. */
@@ -63,7 +63,8 @@ static hb_status_t survey_cell(void *ctx, int c)
     in->n_probes = md->n_probes;
     in->n_synapses = md->n_synapses;
     in->n_iclamps = md->n_iclamps;
-    in->n_cat = md->n_cat;
+    in->n_cat = md->n_cat + md->n_points;
+    in->n_hand = md->n_synapses - md->n_points;
     in->n_sites = 0;
     for (int a = 0; a < md->n_iclamps; a++) { /* distinct nodes, as fill_cell groups them */
         int seen = 0;
@@ -383,13 +384,14 @@ static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *
     if (syn->kind == HB_SYN_EXP2) {
         /* NEURON's exp2syn.mod: g = B - A peaks at the weight, at t_peak after an event */
         const double t1 = syn->tau1_ms, t2 = syn->tau2_ms;
-        const double t_peak = (t1 * t2) / (t2 - t1) * log(t2 / t1);
-        site->factor = 1.0 / (-exp(-t_peak / t1) + exp(-t_peak / t2));
-        site->decay1 = 1.0 - exp(-dt / t1);
-        site->decay2 = 1.0 - exp(-dt / t2);
+        /* hb_exp and hb_log, as the generated exp2syn.mod computes them: the same bits (docs/nmodl.md) */
+        const double t_peak = (t1 * t2) / (t2 - t1) * hb_log(t2 / t1);
+        site->factor = 1.0 / (-hb_exp(-t_peak / t1) + hb_exp(-t_peak / t2));
+        site->decay1 = 1.0 - hb_exp(-dt / t1);
+        site->decay2 = 1.0 - hb_exp(-dt / t2);
     } else {
         site->factor = 1.0;
-        site->decay1 = 1.0 - exp(-dt / syn->tau_ms);
+        site->decay1 = 1.0 - hb_exp(-dt / syn->tau_ms);
         site->decay2 = 0.0;
     }
     return HB_SUCCESS;
@@ -479,7 +481,8 @@ static hb_status_t fill_model(hb_sim_t *sim, group_t *gr, const hb_model_t *md, 
         site->count = n[1] - site->first;
     }
     for (int q = 0; q < md->n_synapses && status == HB_SUCCESS; q++)
-        status = synapse_site(md, &md->synapses[q], sim->opt.dt_ms, &gr->syns[n[2]++]);
+        if (!md->synapses[q].mech) /* point processes: the catalogue's (sim_cat.c) */
+            status = synapse_site(md, &md->synapses[q], sim->opt.dt_ms, &gr->syns[n[2]++]);
     return status;
 }
 
@@ -528,7 +531,7 @@ static hb_status_t fill_slots(hb_sim_t *sim, group_t *gr, size_t slots, const si
         const hb_sim_cell_info_t *in = &sim->info[gr->cells[s]];
         n[0] += in->n_sites;
         n[1] += in->n_iclamps;
-        n[2] += in->n_synapses;
+        n[2] += in->n_hand;
     }
     gr->site_start[slots] = n[0];
     if (gr->syn_start) gr->syn_start[slots] = n[2];
@@ -575,8 +578,8 @@ static void count_inputs(const hb_sim_t *sim, const group_t *gr, int *sites, int
         const hb_sim_cell_info_t *in = &sim->info[gr->cells[q]];
         *pulses += in->n_iclamps;
         *sites += in->n_sites;
-        *syns += in->n_synapses;
-        *most_syns = in->n_synapses > *most_syns ? in->n_synapses : *most_syns;
+        *syns += in->n_hand;
+        *most_syns = in->n_hand > *most_syns ? in->n_hand : *most_syns;
     }
 }
 

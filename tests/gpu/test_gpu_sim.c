@@ -282,5 +282,18 @@ int main(int argc, char **argv)
                "%s", hb_last_error());
         hb_sim_destroy(sim);
     }
+    { /* catalogue point processes: refused by name (docs/mechanisms.md section 10) */
+        static const char model[] =
+            "{\"backend\": \"cuda\", \"t_stop\": 1, \"cells\": [{\"cable\": {\"length\": 20, "
+            "\"diam\": 20, \"type\": 1}, \"synapses\": [{\"name\": \"ProbAMPANMDA_EMS\", "
+            "\"at\": \"soma\"}]}]}";
+        hb_sim_t *sim = NULL;
+        CHECK(hb_sim_parse_json(model, strlen(model), "point.json", ".", &sim) ==
+              HB_ERR_NOT_SUPPORTED);
+        CHECKF(strstr(hb_last_error(),
+                      "does not step catalogue point processes (ProbAMPANMDA_EMS)") != NULL,
+               "%s", hb_last_error());
+        hb_sim_destroy(sim);
+    }
     return check_summary("test_gpu_sim");
 }

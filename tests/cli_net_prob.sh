@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# BBP's ProbAMPANMDA_EMS (the bbp catalogue's port) in a network (docs/mechanisms.md, section
+# 10): in the deterministic configuration of tests/neuron/prob_reference.py every spike in
+# NEURON 8.2's step (BBP's original .mod) and the soma voltages close to NEURON's; stochastic
+# (Use 0.9, Fac 10, Dep 5: the release and recovery draws decide), the same spikes and voltages bit for bit
+# on 1 and 2 threads and, where this build has MPI, 2 ranks. Usage: cli_net_prob.sh HINESBATCH DATA
+set -u
+bin=$1
+ref=$(cd "$(dirname "$0")/reference" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib_cli.sh"
+
+expect_status 0 "ProbAMPANMDA_EMS network" -- "$bin" run "$ref/net_prob.json" -o "$tmp/det" --quiet
+# the k-th spike of each gid against NEURON's, within half a step
+awk -v dt=0.025 '
+    FNR == 1 { file++ }
+    file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
+    /^#/ { next }
+    { nours++; k = ko[$1]++
+      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
+                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
+      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
+    END { printf "net_prob: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
+          exit !(nref == nours && m == nref && nref >= 30) }' "$ref/net_prob.spikes" "$tmp/det/spikes.dat" &&
+    ok || bad "ProbAMPANMDA_EMS network: the spikes differ from NEURON's"
+# the soma voltages of gids 0-3 every 0.5 ms
+/usr/bin/python3 - "$tmp/det/traces.h5" "$ref/net_prob.v" <<'PY' && ok || bad "ProbAMPANMDA_EMS network: voltages differ from NEURON's"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    ours = np.array(f["report/default/data"])
+theirs = np.loadtxt(sys.argv[2])[:, 1:]
+n = min(len(ours), len(theirs))
+d = np.abs(ours[:n] - theirs[:n]).max()
+print("net_prob: soma voltages of gids 0-3, %d samples, largest difference from NEURON %.3g mV" % (n, d))
+sys.exit(0 if n >= 240 and d < 1e-5 else 1)
+PY
+
+# stochastic: bitwise across threads and ranks
+sed -e 's/"Use": 1,/"Use": 0.9,/' -e 's/"Fac": 0,/"Fac": 10,/' -e 's/"Dep": 1e-09,/"Dep": 5,/' \
+    "$ref/net_prob.json" > "$tmp/sto.json"
+grep -q '"Use": 0.9' "$tmp/sto.json" && grep -q '"Dep": 5,' "$tmp/sto.json" && ok || bad "stochastic variant not written"
+sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/sto.json" > "$tmp/sto_omp.json"
+expect_status 0 "stochastic" -- "$bin" run "$tmp/sto.json" -o "$tmp/sto" --quiet
+n=$(grep -vc '^#' "$tmp/sto/spikes.dat")
+cmp -s "$tmp/sto/spikes.dat" "$tmp/det/spikes.dat" && bad "stochastic release gave the deterministic spikes" || ok
+[ "$n" -ge 10 ] && ok || bad "stochastic network: $n spikes, expected at least 10"
+same() { # DIR WHAT: spikes and traces bitwise $tmp/sto's
+    cmp -s "$tmp/sto/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
+    /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
+sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/sto/traces.h5" "$1/traces.h5" &&
+        ok || bad "$2: traces differ"
+}
+expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/omp" --quiet
+same "$tmp/omp" "stochastic on 2 threads"
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+    expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
+    same "$tmp/mpi2" "stochastic on 2 ranks"
+fi
+
+echo "cli_net_prob: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

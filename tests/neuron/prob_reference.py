@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""NEURON reference of a network with BBP's ProbAMPANMDA_EMS synapses (tests/cli_net_prob.sh).
+
+Regenerate (Debian's python3-neuron, NEURON 8.2; the system Python), from the repository root:
+
+    /usr/bin/python3 tests/neuron/prob_reference.py
+
+Writes tests/reference/net_prob.json (a hinesbatch network file with explicit connections,
+drawn here with a fixed seed), then builds that network in NEURON with BBP's original
+ProbAMPANMDA_EMS.mod (mechanisms/bbp/original/, compiled by nrnivmodl through nrnmech.py) and
+writes NEURON's spikes (tests/reference/net_prob.spikes: 'gid time', ordered by time, then
+gid) and the soma voltage of gids 0 to 3 every 0.5 ms (tests/reference/net_prob.v: 't v0 v1
+v2 v3' lines, %.17g).
+
+NEURON 8.2 has no RANDOM: the original draws from Random123 (setRNG(0, gid, synapse)), the port
+hinesbatch compiles from Philox. The configuration makes the release and recovery decisions
+independent of the numbers drawn, so that the two runs can be compared step by step: Use = 1
+and Fac = 0 (u = Use = 1, so a draw in (0, 1) always releases), Nrrp = 1, Dep = 1e-9 ms (a
+site recovers at the next event whenever the draw is above exp(-(t - tsyn)/Dep), which is 0
+for events a step or more apart and 1 for events at the same time: both decide the same way).
+What remains is the synapse's dynamics: the AMPA and NMDA dual exponentials, the magnesium
+block mggate(v), NEURON's numerical di/dv, weight_AMPA and weight_NMDA in the connection's
+weight vector, and the events' timing.
+
+  8 hh ball-and-stick cells in a ring (gid i -> i + 1 on synapse 0, a ProbAMPANMDA_EMS at
+  dend(0.5), weight 2.5 nS, delay 3 ms), a second ProbAMPANMDA_EMS on the soma (synapse 1,
+  NMDA_ratio 1.2, tau_d_AMPA 3 ms) with 4 random inputs a cell (weights 0.2 to 0.6 nS, delays
+  whole steps from 1 to 6 ms), a NetStim kicking gid 0 at 1 ms and gid 4 at 41 ms; 120 ms,
+  dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
+"""
+import json
+import math
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+REF = os.path.join(ROOT, "tests", "reference")
+sys.path.insert(0, HERE)
+from nrnmech import compile_mods  # noqa: E402
+
+DT = 0.025
+N = 8
+DETERMINISTIC = {"Use": 1, "Fac": 0, "Dep": 1e-9, "Nrrp": 1}
+
+
+def model(seed=11):
+    rng = random.Random(seed)
+    conns = [{"source": N, "target": 0, "synapse": 0, "weight": 2.5, "delay": 1},
+             {"source": N + 1, "target": 4, "synapse": 0, "weight": 2.5, "delay": 1}]
+    for i in range(N):
+        conns.append({"source": (i - 1) % N, "target": i, "synapse": 0, "weight": 2.5,
+                      "delay": 3})
+    for tgt in range(N):
+        for src in sorted(rng.sample([g for g in range(N) if g != tgt], 4)):
+            conns.append({"source": src, "target": tgt, "synapse": 1,
+                          "weight": round(rng.uniform(0.2, 0.6), 4),
+                          "delay": round(DT * rng.randint(40, 240), 3)})
+    syn0 = dict({"name": "ProbAMPANMDA_EMS", "at": {"section": "dend", "x": 0.5}}, **DETERMINISTIC)
+    syn1 = dict({"name": "ProbAMPANMDA_EMS", "at": "soma", "NMDA_ratio": 1.2, "tau_d_AMPA": 3},
+                **DETERMINISTIC)
+    return {
+        "t_stop": 120, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
+        "backend": "seq",
+        "cells": [{
+            "name": "ball_and_stick", "count": N,
+            "sections": [
+                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
+                 "type": "soma"},
+                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
+                 "type": "dend"}],
+            "Ra": 100, "cm": 1,
+            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
+            "mechanisms": [{"name": "hh", "region": "soma"},
+                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
+            "synapses": [syn0, syn1],
+            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "network": {
+            "sources": [{"name": "kick", "count": 1, "start": 1, "interval": 10, "number": 1,
+                         "noise": 0, "seed": 0},
+                        {"name": "kick2", "count": 1, "start": 41, "interval": 10,
+                         "number": 1, "noise": 0, "seed": 0}],
+            "connections": conns},
+        "record": {"gids": [0, 1, 2, 3], "locations": ["soma"], "variables": ["v"],
+                   "sample_dt": 0.5},
+    }
+
+
+def run_neuron(m):
+    from neuron import h
+    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "mechanisms", "bbp", "original"),
+                                ["ProbAMPANMDA_EMS"], "nrn_prob_"))
+    h.load_file("stdrun.hoc")
+    h.cvode_active(0)
+    h.secondorder = 0
+    h.cvode.cache_efficient(1)
+    h.dt = m["dt"]
+    h.celsius = m["celsius"]
+    spec = m["cells"][0]
+    keep, cells = [], []
+    for gid in range(spec["count"]):
+        soma = h.Section(name="c%d_soma" % gid)
+        dend = h.Section(name="c%d_dend" % gid)
+        soma.L = soma.diam = 12.6157
+        dend.L, dend.diam, dend.nseg = 200, 1, 11
+        dend.connect(soma(1), 0)
+        for sec in (soma, dend):
+            sec.Ra, sec.cm = 100, 1
+        soma.insert("hh")
+        dend.insert("pas")
+        dend.g_pas, dend.e_pas = 0.001, -65
+        syns = []
+        for k, sy in enumerate(spec["synapses"]):
+            where = soma(0.5) if sy["at"] == "soma" else dend(sy["at"]["x"])
+            p = h.ProbAMPANMDA_EMS(where)
+            for key, value in sy.items():
+                if key not in ("name", "at"):
+                    setattr(p, key, value)
+            p.setRNG(0, gid, k)  # Random123 (the decisions do not depend on its numbers)
+            syns.append(p)
+        cells.append((soma, syns))
+        keep.append((soma, dend))
+    tvec, idvec = h.Vector(), h.Vector()
+    sources = []
+    for soma, _ in cells:
+        sources.append(lambda target, soma=soma: h.NetCon(soma(0.5)._ref_v, target, -10, 0, 0,
+                                                           sec=soma))
+    for s in m["network"]["sources"]:
+        ns = h.NetStim()
+        ns.start, ns.interval, ns.number, ns.noise = s["start"], s["interval"], s["number"], 0
+        keep.append(ns)
+        sources.append(lambda target, ns=ns: h.NetCon(ns, target))
+    for gid, make in enumerate(sources):
+        nc = make(None)
+        if gid < len(cells):
+            nc.threshold = -10
+        nc.record(tvec, idvec, gid)
+        keep.append(nc)
+    for c in m["network"]["connections"]:
+        nc = sources[c["source"]](cells[c["target"]][1][c["synapse"]])
+        if c["source"] < len(cells):
+            nc.threshold = -10
+        nc.weight[0] = c["weight"]
+        nc.delay = c["delay"]
+        keep.append(nc)
+    vs = [h.Vector().record(cells[g][0](0.5)._ref_v, m["record"]["sample_dt"])
+          for g in m["record"]["gids"]]
+    ts = h.Vector().record(h._ref_t, m["record"]["sample_dt"])
+    h.finitialize(m["v_init"])
+    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
+        h.fadvance()
+    spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+    return spikes, ts.to_python(), [v.to_python() for v in vs]
+
+
+def main():
+    m = model()
+    with open(os.path.join(REF, "net_prob.json"), "w") as f:
+        json.dump(m, f, indent=1)
+        f.write("\n")
+    spikes, ts, vs = run_neuron(m)
+    with open(os.path.join(REF, "net_prob.spikes"), "w") as f:
+        for t, gid in spikes:
+            f.write("%d %.17g\n" % (gid, t))
+    with open(os.path.join(REF, "net_prob.v"), "w") as f:
+        for r, t in enumerate(ts):
+            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in vs)))
+    cells = sum(1 for _, g in spikes if g < N)
+    print("net_prob: %d spikes (%d of cells), %d samples" % (len(spikes), cells, len(ts)))
+
+
+if __name__ == "__main__":
+    main()
