@@ -765,6 +765,65 @@ static void insert_cat(hb_model_t *md, int region, const char *name, double g)
     CHECK_OK(hb_model_insert_cat(md, region, mech, 1, &key, &g, "test"));
 }
 
+/* test_sim_cat's cell on `swc` (set 0: bbp's NaTs2_t and pas g x na_scale, K_Pst, SKv3_1, Ca_HVA, SK_E2,
+ * Ih and CaDynamics_E2 writing cai, which SK_E2 reads, eca by Nernst every step; set 1: allen's
+ * NaV, Kv3_1, SK, CaDynamics and Ca_HVA), an IClamp and a probe at the soma; 0 on failure. */
+static int make_cat_cell(const char *swc, int set, double na_scale, hb_morph_t **morph,
+                         hb_model_t **md)
+{
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    *morph = NULL;
+    *md = NULL;
+    CHECK_OK(hb_morph_load_swc(swc, NULL, morph));
+    if (*morph) CHECK_OK(hb_model_create(*morph, &disc, md));
+    if (!*md) return 0;
+    hb_mech_t pas;
+    hb_mech_default(HB_MECH_PAS, &pas);
+    pas.g_pas = 1e-4 * na_scale; /* other constants per lane: a group not shared */
+    pas.e_pas = -65.0;
+    CHECK_OK(hb_model_insert(*md, HB_REGION_ALL, &pas));
+    if (set == 0) {
+        insert_cat(*md, 1, "NaTs2_t", 0.9 * na_scale);
+        insert_cat(*md, 1, "K_Pst", 0.1);
+        insert_cat(*md, 1, "SKv3_1", 0.5);
+        insert_cat(*md, 1, "bbp::Ca_HVA", 0.001);
+        insert_cat(*md, 1, "SK_E2", 0.05);
+        insert_cat(*md, 1, "bbp::Ih", 8e-5);
+        insert_cat(*md, 3, "bbp::Ih", 2e-4);
+        insert_cat(*md, 3, "bbp::Ca_HVA", 5e-4);
+        insert_cat(*md, 1, "CaDynamics_E2", 0.5);
+    } else {
+        insert_cat(*md, 1, "NaV", 0.05 * na_scale); /* and pas g */
+        insert_cat(*md, 1, "Kv3_1", 0.5);
+        insert_cat(*md, 1, "allen::SK", 0.01);
+        insert_cat(*md, 1, "allen::CaDynamics", 0.01);
+        insert_cat(*md, 1, "allen::Ca_HVA", 0.001);
+    }
+    CHECK_OK(hb_model_set_ion(*md, 1, "k", HB_ION_E, -85.0));
+    const hb_location_t soma_at = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    CHECK_OK(hb_model_add_iclamp(*md, &soma_at, 2.0, 1e9, 0.3));
+    add_probe(*md, soma_at, "soma", 1, 0.0);
+    return 1;
+}
+
+/* Cells of make_cat_cell's somata whose cai moved from its rest (CaDynamics at work). */
+static int cai_moved(const group_t *gr)
+{
+    const hb_step_group_t *k = &gr->k;
+    int moved = 0;
+    for (int x = 0; x < gr->cat->n_ion; x++)
+        for (int slot = 0; slot < k->count && !strcmp(gr->cat->ion[x].name, "ca"); slot++) {
+            int any = 0;
+            for (int r = 0; r < hb_step_slot_rows(k, slot); r++)
+                any |= fabs(gr->cat->ion[x].ci[hb_step_element(k, slot, r)] - 5e-5) > 1e-6;
+            moved += any;
+        }
+    return moved;
+}
+
 /* The tree step of a mixed group with catalogue mechanisms (common/cat_fused.h: the GPU's
  * tree_step_kernel<1>, through the dispatch headers by index), on the host with each phase's
  * rows, instances and rounds in reverse order, against the CPU engine (function pointers,
@@ -781,42 +840,8 @@ static void test_tree_cat(int tile)
     const char *swc[CELLS] = {small, bas, small};
     hb_morph_t *morph[CELLS] = {NULL, NULL, NULL};
     hb_model_t *md[CELLS] = {NULL, NULL, NULL};
-    hb_discretization_t disc;
-    hb_discretization_default(&disc);
-    disc.scheme = HB_SCHEME_NEURON;
-    disc.policy = HB_CPOLICY_PER_SEGMENT;
     int ok = 1;
-    for (int i = 0; i < CELLS && ok; i++) {
-        CHECK_OK(hb_morph_load_swc(swc[i], NULL, &morph[i]));
-        if (morph[i]) CHECK_OK(hb_model_create(morph[i], &disc, &md[i]));
-        if (!(ok = md[i] != NULL)) break;
-        hb_mech_t pas;
-        hb_mech_default(HB_MECH_PAS, &pas);
-        pas.g_pas = 1e-4;
-        pas.e_pas = -65.0;
-        CHECK_OK(hb_model_insert(md[i], HB_REGION_ALL, &pas));
-        if (i < 2) {
-            insert_cat(md[i], 1, "NaTs2_t", 0.9);
-            insert_cat(md[i], 1, "K_Pst", 0.1);
-            insert_cat(md[i], 1, "SKv3_1", 0.5);
-            insert_cat(md[i], 1, "bbp::Ca_HVA", 0.001);
-            insert_cat(md[i], 1, "SK_E2", 0.05);
-            insert_cat(md[i], 1, "bbp::Ih", 8e-5);
-            insert_cat(md[i], 3, "bbp::Ih", 2e-4);
-            insert_cat(md[i], 3, "bbp::Ca_HVA", 5e-4);
-            insert_cat(md[i], 1, "CaDynamics_E2", 0.5);
-        } else {
-            insert_cat(md[i], 1, "NaV", 0.05);
-            insert_cat(md[i], 1, "Kv3_1", 0.5);
-            insert_cat(md[i], 1, "allen::SK", 0.01);
-            insert_cat(md[i], 1, "allen::CaDynamics", 0.01);
-            insert_cat(md[i], 1, "allen::Ca_HVA", 0.001);
-        }
-        CHECK_OK(hb_model_set_ion(md[i], 1, "k", HB_ION_E, -85.0));
-        const hb_location_t soma_at = {HB_LOC_SOMA, 0, 0, 0.0, 0};
-        CHECK_OK(hb_model_add_iclamp(md[i], &soma_at, 2.0, 1e9, 0.3));
-        add_probe(md[i], soma_at, "soma", 1, 0.0);
-    }
+    for (int i = 0; i < CELLS && ok; i++) ok = make_cat_cell(swc[i], i < 2 ? 0 : 1, 1.0, &morph[i], &md[i]);
     hb_sim_options_t opt = sim_options(0.025, TREE_STEPS * 0.025, 0.25);
     opt.celsius = 34.0;
     hb_sim_t *sim = NULL;
@@ -866,17 +891,11 @@ static void test_tree_cat(int tile)
                "tile %d: the tree step of a mixed group with catalogue mechanisms differs from "
                "the CPU engine's after %d steps (v %s)", tile, TREE_STEPS,
                memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
-        int spiking = 0, cai_moved = 0;
+        int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
-        for (int x = 0; x < gr->cat->n_ion; x++) /* cai of CaDynamics' rows */
-            for (int slot = 0; slot < k->count && !strcmp(gr->cat->ion[x].name, "ca"); slot++) {
-                int moved = 0;
-                for (int r = 0; r < k->lane_m[slot]; r++)
-                    moved |= fabs(gr->cat->ion[x].ci[hb_step_element(k, slot, r)] - 5e-5) > 1e-6;
-                cai_moved += moved;
-            }
-        CHECKF(spiking >= CELLS && cai_moved == CELLS, "catalogue cells: %d spikes, cai moved in "
-               "%d of %d somata: too little to compare", spiking, cai_moved, CELLS);
+        const int moved = cai_moved(gr);
+        CHECKF(spiking >= CELLS && moved == CELLS, "catalogue cells: %d spikes, cai moved in "
+               "%d of %d somata: too little to compare", spiking, moved, CELLS);
         cat_copy_free(twin);
         free(v);
         free(hs);
@@ -891,8 +910,94 @@ static void test_tree_cat(int tile)
     }
 }
 
+/* The GPU's step_cat_kernel (a group of one shape with catalogue mechanisms, a thread a lane)
+ * on the host: for each lane hb_step_lanes' passes with lanes 1 around hb_cat_fused_current and
+ * hb_cat_fused_state (the kernels by index), lanes in reverse order, the group's CPU-only fixed
+ * rows left out as on the device; against the CPU engine's blocks (function pointers, vector
+ * lanes, fixed rows). Copies of one cell (a shared group) and cells of different NaTs2_t (per
+ * lane fields) with padding lanes, bbp's and allen's mechanisms: v, fields and ions bitwise. */
+static void test_lanes_cat(int set, int varied)
+{
+    enum { CELLS = 5, LANE_STEPS = 600 };
+    char small[1024];
+    snprintf(small, sizeof small, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+    hb_morph_t *morph[CELLS] = {NULL};
+    hb_model_t *md[CELLS] = {NULL};
+    int ok = 1;
+    for (int i = 0; i < CELLS && ok; i++)
+        ok = make_cat_cell(small, set, varied ? 1.0 + 0.1 * i : 1.0, &morph[i], &md[i]);
+    hb_sim_options_t opt = sim_options(0.025, LANE_STEPS * 0.025, 0.25);
+    opt.celsius = 34.0;
+    hb_sim_t *sim = NULL;
+    if (ok) CHECK_OK(hb_sim_create(md, CELLS, &opt, &sim));
+    const group_t *gr = sim && sim->n_groups == 1 ? &sim->groups[0] : NULL;
+    if (!gr || gr->k.mixed || !gr->cat || gr->k.shared == varied ||
+        gr->k.blocks * gr->k.width == CELLS) {
+        CHECKF(0, "set %d: expected one %s group of %d cells with padding lanes", set,
+               varied ? "per-lane" : "shared", CELLS);
+        ok = 0;
+    }
+    if (ok) {
+        CHECK_OK(hb_sim_init(sim));
+        const hb_step_group_t *k = &gr->k;
+        const size_t size = hb_step_block_base(k, k->blocks);
+        const size_t hh = (size_t)k->blocks * (size_t)k->n_hh * 3 * (size_t)k->width;
+        hb_step_group_t g = *k;
+        double *v = check_malloc(size * sizeof *v), *hs = check_malloc((hh + 1) * sizeof *hs);
+        double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+        memcpy(v, k->v, size * sizeof *v);
+        memcpy(hs, k->hh_state, hh * sizeof *hs);
+        hb_step_cat_t *twin = cat_copy(gr->cat, k);
+        g.v = v;
+        g.hh_state = hs;
+        g.cat = twin;
+        g.fixed_row = NULL; /* the device's: every row factored each step */
+        g.fixed_r = g.fixed_c = g.fixed_f = NULL;
+        CHECK_OK(hb_sim_advance(sim, LANE_STEPS));
+        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
+                              sim->table.q10};
+        const int W = k->width;
+        for (long n = 0; n < LANE_STEPS; n++) {
+            p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+            for (int b = 0; b < k->blocks; b++)
+                for (int lane = W - 1; lane >= 0; lane--) {
+                    const size_t base = hb_step_block_base(&g, b) + (size_t)lane;
+                    double *dl = d + base, *rl = rhs + base;
+                    hb_step_lanes_membrane(&g, &p, b, lane, 1, W, g.shared, dl, rl);
+                    hb_cat_fused_current(&g, &p, b, lane, 1, dl, rl);
+                    hb_step_lanes_axial(&g, b, lane, 1, W, g.shared, dl, rl);
+                    hb_step_lanes_solve(&g, b, lane, 1, W, g.shared, dl, rl);
+                    hb_step_lanes_update(&g, &p, b, lane, 1, W, rl);
+                    hb_cat_fused_state(&g, &p, b, lane, 1);
+                }
+        }
+        CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
+               "set %d, %s group: the device's lane step with catalogue mechanisms differs from "
+               "the CPU engine's after %d steps (v %s)", set, varied ? "per-lane" : "shared",
+               LANE_STEPS, memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
+        int spiking = 0;
+        for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+        const int moved = cai_moved(gr);
+        CHECKF(spiking >= CELLS && moved >= CELLS, "set %d: %d spikes, cai moved in %d lanes: too "
+               "little to compare", set, spiking, moved);
+        cat_copy_free(twin);
+        free(v);
+        free(hs);
+        free(d);
+        free(rhs);
+    }
+    hb_sim_destroy(sim);
+    for (int i = 0; i < CELLS; i++) {
+        hb_model_destroy(md[i]);
+        hb_morph_destroy(morph[i]);
+    }
+}
+
 int main(void)
 {
+    test_lanes_cat(0, 0);
+    test_lanes_cat(0, 1);
+    test_lanes_cat(1, 1);
     test_tree_cat(32);
     test_tree_cat(8);
     test_real_cells();
