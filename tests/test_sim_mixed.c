@@ -25,6 +25,9 @@
 #include "hinesbatch.h"
 #include "net/net_busyring.h"
 #include "sim/sim_engine.h"
+/* one copy of the built-in catalogues' kernels (the CUDA step's choice too), not one inlined
+ * into every call */
+#define HB_CAT_DISPATCH_QUAL static
 #include "common/cat_fused.h"
 #include "common/sim_tree.h"
 #include "mech/catalogue.h"
@@ -738,20 +741,29 @@ static void cat_copy_free(hb_step_cat_t *c)
     free(c);
 }
 
-/* 1 where a and b (copies of one group's catalogue state) hold the same bits. */
+/* 1 where n doubles hold the same bits, a NaN matching any NaN: padding lanes (fields 0) compute
+ * NaNs whose sign the vector and the scalar code leave differently; a real lane's NaN would
+ * differ from its twin's number, and reach v. */
+static int same_bits(const double *a, const double *b, size_t n)
+{
+    for (size_t e = 0; e < n; e++)
+        if (memcmp(&a[e], &b[e], sizeof *a) != 0 && !(isnan(a[e]) && isnan(b[e]))) return 0;
+    return 1;
+}
+
+/* 1 where a and b (copies of one group's catalogue state) hold the same values (same_bits). */
 static int cat_same(const hb_step_cat_t *a, const hb_step_cat_t *b, const hb_step_group_t *k)
 {
     const size_t size = hb_step_block_base(k, k->blocks), W = (size_t)k->width;
     int same = a->n_mech == b->n_mech && a->n_ion == b->n_ion;
     for (int q = 0; same && q < a->n_mech; q++)
-        same = !memcmp(a->mech[q].field, b->mech[q].field,
-                       a->mech[q].inst_start[k->blocks] * (size_t)a->mech[q].mech->n_field * W *
-                           sizeof(double));
+        same = same_bits(a->mech[q].field, b->mech[q].field,
+                         a->mech[q].inst_start[k->blocks] * (size_t)a->mech[q].mech->n_field * W);
     for (int x = 0; same && x < a->n_ion; x++)
-        same = !memcmp(a->ion[x].e, b->ion[x].e, size * sizeof(double)) &&
-               !memcmp(a->ion[x].ci, b->ion[x].ci, size * sizeof(double)) &&
-               !memcmp(a->ion[x].i, b->ion[x].i, size * sizeof(double)) &&
-               !memcmp(a->ion[x].didv, b->ion[x].didv, size * sizeof(double));
+        same = same_bits(a->ion[x].e, b->ion[x].e, size) &&
+               same_bits(a->ion[x].ci, b->ion[x].ci, size) &&
+               same_bits(a->ion[x].i, b->ion[x].i, size) &&
+               same_bits(a->ion[x].didv, b->ion[x].didv, size);
     return same;
 }
 
