@@ -19,7 +19,8 @@
  * section 9): tests/test_sim_cat.c's cells (bbp channels, CaDynamics_E2 writing cai) as a
  * shared group, a per-lane group beside the ball and stick, and all in the mixed group, and
  * examples/l5pc.json for 60 ms, each bitwise the CPU (voltages, samples, spikes: no
- * tolerance); a user catalogue's mechanism refused on the GPU.
+ * tolerance); a user catalogue's mechanism, and Crank-Nicolson with catalogue mechanisms,
+ * refused on the GPU.
  *
  * Outputs are poisoned: the test's copies are NaN-filled before each run, and the
  * library NaN-fills its host copy of the GPU state after uploading it (so a
@@ -40,6 +41,7 @@
 #include "check.h"
 #include "core/bench.h"
 #include "hinesbatch.h"
+#include "mech/catalogue.h"
 #include "sim/sim_engine.h"
 #include "sim_cells.h"
 
@@ -369,6 +371,21 @@ static void test_catalogue(long steps)
             CHECKF(0, "a cable with a user mechanism: %s", hb_last_error());
         }
         hb_sim_destroy(sim);
+        sim = NULL;
+        /* Crank-Nicolson with catalogue mechanisms: the CPU's only (the ions' half step) */
+        const hb_cat_mech_t *na = NULL;
+        CHECK_OK(hb_catalogue_find(NULL, 0, "NaTs2_t", &na));
+        hb_model_t *md2 = NULL;
+        if (morph) CHECK_OK(hb_model_create(morph, &disc, &md2));
+        if (md2 && na && hb_model_insert_cat(md2, HB_REGION_ALL, na, 0, NULL, NULL, "t") == HB_SUCCESS) {
+            o.method = HB_METHOD_CN;
+            CHECK(hb_sim_create(&md2, 1, &o, &sim) == HB_ERR_NOT_SUPPORTED);
+            CHECKF(strstr(hb_last_error(), "Crank-Nicolson") != NULL, "%s", hb_last_error());
+        } else {
+            CHECKF(0, "a cell with NaTs2_t: %s", hb_last_error());
+        }
+        hb_sim_destroy(sim);
+        hb_model_destroy(md2);
         hb_model_destroy(md);
         hb_morph_destroy(morph);
     }
