@@ -25,7 +25,12 @@
 #include "hinesbatch.h"
 #include "net/net_busyring.h"
 #include "sim/sim_engine.h"
+/* one copy of the built-in catalogues' kernels (the CUDA step's choice too), not one inlined
+ * into every call */
+#define HB_CAT_DISPATCH_QUAL static
+#include "common/cat_fused.h"
 #include "common/sim_tree.h"
+#include "mech/catalogue.h"
 #include "sim_cells.h"
 #include "sim_common.h"
 
@@ -396,8 +401,12 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
         const int n_hh = g->lane_hh[slot];
         for (int q = t->input_first[slot + 1] - 1; q >= t->input_first[slot]; q--)
             hb_tree_pas(g, t, c, t->input_row[q], dc, rc);
+        for (int i = c.m - 1; g->cat && i >= 0; i--) hb_tree_cat_ions(g, c, i);
         for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, dc, rc);
         hb_tree_inputs(g, p, slot, c, dc, rc);
+        for (int q = 0; g->cat && q < g->cat->n_mech; q++) /* a mechanism's instances: any order */
+            for (int j = hb_tree_cat_count(g, q, slot) - 1; j >= 0; j--)
+                hb_tree_cat_kernel(g, p, q, slot, j, HB_CAT_CURRENT, dc, rc);
         for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
         const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
         const int rounds = t->round_first[slot + 1] - t->round_first[slot] - 1;
@@ -411,6 +420,9 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
         if (g->syn_start)
             for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
                 hb_tree_synapse(g, q);
+        for (int q = 0; g->cat && q < g->cat->n_mech; q++)
+            for (int j = hb_tree_cat_count(g, q, slot) - 1; j >= 0; j--)
+                hb_tree_cat_kernel(g, p, q, slot, j, HB_CAT_STATE, NULL, NULL);
     }
 }
 
@@ -687,8 +699,319 @@ static void test_tree_copies(void)
     }
 }
 
+/* A copy of a group's catalogue state (fields; ions' e, ci, co, i, didv) for a second step
+ * of the same group; the layout and constants shared. Freed by cat_copy_free. */
+static hb_step_cat_t *cat_copy(const hb_step_cat_t *src, const hb_step_group_t *k)
+{
+    const size_t size = hb_step_block_base(k, k->blocks), W = (size_t)k->width;
+    hb_step_cat_t *c = check_malloc(sizeof *c);
+    *c = *src;
+    c->mech = check_malloc(((size_t)src->n_mech + 1) * sizeof *c->mech);
+    c->ion = check_malloc(((size_t)src->n_ion + 1) * sizeof *c->ion);
+    for (int q = 0; q < src->n_mech; q++) {
+        c->mech[q] = src->mech[q];
+        const size_t n = src->mech[q].inst_start[k->blocks] * (size_t)src->mech[q].mech->n_field * W;
+        c->mech[q].field = check_malloc((n + 1) * sizeof(double));
+        memcpy(c->mech[q].field, src->mech[q].field, n * sizeof(double));
+    }
+    for (int x = 0; x < src->n_ion; x++) {
+        c->ion[x] = src->ion[x];
+        double **to[5] = {&c->ion[x].e, &c->ion[x].ci, &c->ion[x].co, &c->ion[x].i, &c->ion[x].didv};
+        for (int a = 0; a < 5; a++) {
+            double *copy = check_malloc((size + 1) * sizeof *copy);
+            memcpy(copy, *to[a], size * sizeof *copy);
+            *to[a] = copy;
+        }
+    }
+    return c;
+}
+
+static void cat_copy_free(hb_step_cat_t *c)
+{
+    for (int q = 0; q < c->n_mech; q++) free(c->mech[q].field);
+    for (int x = 0; x < c->n_ion; x++) {
+        free(c->ion[x].e);
+        free(c->ion[x].ci);
+        free(c->ion[x].co);
+        free(c->ion[x].i);
+        free(c->ion[x].didv);
+    }
+    free(c->mech);
+    free(c->ion);
+    free(c);
+}
+
+/* 1 where n doubles hold the same bits, a NaN matching any NaN: padding lanes (fields 0) compute
+ * NaNs whose sign the vector and the scalar code leave differently; a real lane's NaN would
+ * differ from its twin's number, and reach v. */
+static int same_bits(const double *a, const double *b, size_t n)
+{
+    for (size_t e = 0; e < n; e++)
+        if (memcmp(&a[e], &b[e], sizeof *a) != 0 && !(isnan(a[e]) && isnan(b[e]))) return 0;
+    return 1;
+}
+
+/* 1 where a and b (copies of one group's catalogue state) hold the same values (same_bits). */
+static int cat_same(const hb_step_cat_t *a, const hb_step_cat_t *b, const hb_step_group_t *k)
+{
+    const size_t size = hb_step_block_base(k, k->blocks), W = (size_t)k->width;
+    int same = a->n_mech == b->n_mech && a->n_ion == b->n_ion;
+    for (int q = 0; same && q < a->n_mech; q++)
+        same = same_bits(a->mech[q].field, b->mech[q].field,
+                         a->mech[q].inst_start[k->blocks] * (size_t)a->mech[q].mech->n_field * W);
+    for (int x = 0; same && x < a->n_ion; x++)
+        same = same_bits(a->ion[x].e, b->ion[x].e, size) &&
+               same_bits(a->ion[x].ci, b->ion[x].ci, size) &&
+               same_bits(a->ion[x].i, b->ion[x].i, size) &&
+               same_bits(a->ion[x].didv, b->ion[x].didv, size);
+    return same;
+}
+
+/* Built-in catalogue mechanism `name` ("bbp::Ca_HVA") in region with first parameter g. */
+static void insert_cat(hb_model_t *md, int region, const char *name, double g)
+{
+    const hb_cat_mech_t *mech = NULL;
+    CHECK_OK(hb_catalogue_find(NULL, 0, name, &mech));
+    if (!mech) return;
+    const char *key = mech->param[0].name;
+    CHECK_OK(hb_model_insert_cat(md, region, mech, 1, &key, &g, "test"));
+}
+
+/* test_sim_cat's cell on `swc` (set 0: bbp's NaTs2_t and pas g x na_scale, K_Pst, SKv3_1, Ca_HVA, SK_E2,
+ * Ih and CaDynamics_E2 writing cai, which SK_E2 reads, eca by Nernst every step; set 1: allen's
+ * NaV, Kv3_1, SK, CaDynamics and Ca_HVA), an IClamp and a probe at the soma; 0 on failure. */
+static int make_cat_cell(const char *swc, int set, double na_scale, hb_morph_t **morph,
+                         hb_model_t **md)
+{
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.scheme = HB_SCHEME_NEURON;
+    disc.policy = HB_CPOLICY_PER_SEGMENT;
+    *morph = NULL;
+    *md = NULL;
+    CHECK_OK(hb_morph_load_swc(swc, NULL, morph));
+    if (*morph) CHECK_OK(hb_model_create(*morph, &disc, md));
+    if (!*md) return 0;
+    hb_mech_t pas;
+    hb_mech_default(HB_MECH_PAS, &pas);
+    pas.g_pas = 1e-4 * na_scale; /* other constants per lane: a group not shared */
+    pas.e_pas = -65.0;
+    CHECK_OK(hb_model_insert(*md, HB_REGION_ALL, &pas));
+    if (set == 0) {
+        insert_cat(*md, 1, "NaTs2_t", 0.9 * na_scale);
+        insert_cat(*md, 1, "K_Pst", 0.1);
+        insert_cat(*md, 1, "SKv3_1", 0.5);
+        insert_cat(*md, 1, "bbp::Ca_HVA", 0.001);
+        insert_cat(*md, 1, "SK_E2", 0.05);
+        insert_cat(*md, 1, "bbp::Ih", 8e-5);
+        insert_cat(*md, 3, "bbp::Ih", 2e-4);
+        insert_cat(*md, 3, "bbp::Ca_HVA", 5e-4);
+        insert_cat(*md, 1, "CaDynamics_E2", 0.5);
+    } else {
+        insert_cat(*md, 1, "NaV", 0.05 * na_scale); /* and pas g */
+        insert_cat(*md, 1, "Kv3_1", 0.5);
+        insert_cat(*md, 1, "allen::SK", 0.01);
+        insert_cat(*md, 1, "allen::CaDynamics", 0.01);
+        insert_cat(*md, 1, "allen::Ca_HVA", 0.001);
+    }
+    CHECK_OK(hb_model_set_ion(*md, 1, "k", HB_ION_E, -85.0));
+    const hb_location_t soma_at = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+    CHECK_OK(hb_model_add_iclamp(*md, &soma_at, 2.0, 1e9, 0.3));
+    add_probe(*md, soma_at, "soma", 1, 0.0);
+    return 1;
+}
+
+/* Cells of make_cat_cell's somata whose cai moved from its rest (CaDynamics at work). */
+static int cai_moved(const group_t *gr)
+{
+    const hb_step_group_t *k = &gr->k;
+    int moved = 0;
+    for (int x = 0; x < gr->cat->n_ion; x++)
+        for (int slot = 0; slot < k->count && !strcmp(gr->cat->ion[x].name, "ca"); slot++) {
+            int any = 0;
+            for (int r = 0; r < hb_step_slot_rows(k, slot); r++)
+                any |= fabs(gr->cat->ion[x].ci[hb_step_element(k, slot, r)] - 5e-5) > 1e-6;
+            moved += any;
+        }
+    return moved;
+}
+
+/* The tree step of a mixed group with catalogue mechanisms (common/cat_fused.h: the GPU's
+ * tree_step_kernel<1>, through the dispatch headers by index), on the host with each phase's
+ * rows, instances and rounds in reverse order, against the CPU engine (function pointers,
+ * rows in order): test_sim_cat's cell (bbp's NaTs2_t, K_Pst, SKv3_1, Ca_HVA, SK_E2, Ih and
+ * CaDynamics_E2 writing cai, which SK_E2 reads; eca by Nernst every step), the same on the
+ * ball and stick, and the cell with allen's NaV, Kv3_1 and SK (another shape: its own nodes),
+ * in one mixed group: v, every mechanism's fields and the ions bitwise. */
+static void test_tree_cat(int tile)
+{
+    enum { CELLS = 3, TREE_STEPS = 600 };
+    char small[1024], bas[1024];
+    snprintf(small, sizeof small, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+    snprintf(bas, sizeof bas, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+    const char *swc[CELLS] = {small, bas, small};
+    hb_morph_t *morph[CELLS] = {NULL, NULL, NULL};
+    hb_model_t *md[CELLS] = {NULL, NULL, NULL};
+    int ok = 1;
+    for (int i = 0; i < CELLS && ok; i++) ok = make_cat_cell(swc[i], i < 2 ? 0 : 1, 1.0, &morph[i], &md[i]);
+    hb_sim_options_t opt = sim_options(0.025, TREE_STEPS * 0.025, 0.25);
+    opt.celsius = 34.0;
+    hb_sim_t *sim = NULL;
+    if (ok) CHECK_OK(hb_sim_create(md, CELLS, &opt, &sim));
+    const group_t *gr = sim ? &sim->groups[sim->n_groups - 1] : NULL;
+    if (!gr || !gr->k.mixed || !gr->cat || gr->k.count != CELLS) {
+        CHECKF(0, "catalogue cells: expected one mixed group of %d with catalogue mechanisms",
+               CELLS);
+        ok = 0;
+    }
+    if (ok) {
+        CHECK_OK(hb_sim_init(sim));
+        const hb_step_group_t *k = &gr->k;
+        const size_t size = k->block_start[k->blocks];
+        const size_t hh = k->hh_start[k->blocks] * 3 * (size_t)k->width;
+        hb_sim_tree_plan_t plan;
+        CHECK_OK(hb_sim_tree_plan(k, tile, &plan));
+        int inputs = 0; /* every catalogue instance's row an input row (pas before its terms) */
+        for (int q = 0; q < gr->cat->n_mech; q++)
+            for (int slot = 0; slot < k->count; slot++) {
+                const hb_step_cat_mech_t *cm = &gr->cat->mech[q];
+                const size_t w = (size_t)k->width, i0 = cm->inst_start[slot / k->width];
+                CHECK(cm->builtin >= 0); /* the dispatch reaches it */
+                for (int j = 0; j < cm->lane_inst[slot]; j++)
+                    inputs += !(plan.shape[hb_step_element(k, slot, cm->node[(i0 + (size_t)j) * w +
+                                                                          (size_t)slot % w])] &
+                                HB_TREE_INPUT);
+            }
+        CHECKF(inputs == 0, "%d catalogue instances' rows are not input rows of the plan", inputs);
+        hb_step_group_t g = *k;
+        double *v = check_malloc(size * sizeof *v), *hs = check_malloc((hh + 1) * sizeof *hs);
+        double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+        memcpy(v, k->v, size * sizeof *v);
+        memcpy(hs, k->hh_state, hh * sizeof *hs);
+        hb_step_cat_t *twin = cat_copy(gr->cat, k);
+        g.v = v;
+        g.hh_state = hs;
+        g.cat = twin;
+        CHECK_OK(hb_sim_advance(sim, TREE_STEPS));
+        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
+                              sim->table.q10};
+        for (long n = 0; n < TREE_STEPS; n++) {
+            p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+            tree_step(&g, &plan.k, &p, d, rhs);
+        }
+        CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
+               "tile %d: the tree step of a mixed group with catalogue mechanisms differs from "
+               "the CPU engine's after %d steps (v %s)", tile, TREE_STEPS,
+               memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
+        int spiking = 0;
+        for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+        const int moved = cai_moved(gr);
+        CHECKF(spiking >= CELLS && moved == CELLS, "catalogue cells: %d spikes, cai moved in "
+               "%d of %d somata: too little to compare", spiking, moved, CELLS);
+        cat_copy_free(twin);
+        free(v);
+        free(hs);
+        free(d);
+        free(rhs);
+        hb_sim_tree_free(&plan);
+    }
+    hb_sim_destroy(sim);
+    for (int i = 0; i < CELLS; i++) {
+        hb_model_destroy(md[i]);
+        hb_morph_destroy(morph[i]);
+    }
+}
+
+/* The GPU's step_cat_kernel (a group of one shape with catalogue mechanisms, a thread a lane)
+ * on the host: for each lane hb_step_lanes' passes with lanes 1 around hb_cat_fused_current and
+ * hb_cat_fused_state (the kernels by index), lanes in reverse order, the group's CPU-only fixed
+ * rows left out as on the device; against the CPU engine's blocks (function pointers, vector
+ * lanes, fixed rows). Copies of one cell (a shared group) and cells of different NaTs2_t (per
+ * lane fields) with padding lanes, bbp's and allen's mechanisms: v, fields and ions bitwise. */
+static void test_lanes_cat(int set, int varied)
+{
+    enum { CELLS = 5, LANE_STEPS = 600 };
+    char small[1024];
+    snprintf(small, sizeof small, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+    hb_morph_t *morph[CELLS] = {NULL};
+    hb_model_t *md[CELLS] = {NULL};
+    int ok = 1;
+    for (int i = 0; i < CELLS && ok; i++)
+        ok = make_cat_cell(small, set, varied ? 1.0 + 0.1 * i : 1.0, &morph[i], &md[i]);
+    hb_sim_options_t opt = sim_options(0.025, LANE_STEPS * 0.025, 0.25);
+    opt.celsius = 34.0;
+    hb_sim_t *sim = NULL;
+    if (ok) CHECK_OK(hb_sim_create(md, CELLS, &opt, &sim));
+    const group_t *gr = sim && sim->n_groups == 1 ? &sim->groups[0] : NULL;
+    if (!gr || gr->k.mixed || !gr->cat || gr->k.shared == varied ||
+        gr->k.blocks * gr->k.width == CELLS) {
+        CHECKF(0, "set %d: expected one %s group of %d cells with padding lanes", set,
+               varied ? "per-lane" : "shared", CELLS);
+        ok = 0;
+    }
+    if (ok) {
+        CHECK_OK(hb_sim_init(sim));
+        const hb_step_group_t *k = &gr->k;
+        const size_t size = hb_step_block_base(k, k->blocks);
+        const size_t hh = (size_t)k->blocks * (size_t)k->n_hh * 3 * (size_t)k->width;
+        hb_step_group_t g = *k;
+        double *v = check_malloc(size * sizeof *v), *hs = check_malloc((hh + 1) * sizeof *hs);
+        double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+        memcpy(v, k->v, size * sizeof *v);
+        memcpy(hs, k->hh_state, hh * sizeof *hs);
+        hb_step_cat_t *twin = cat_copy(gr->cat, k);
+        g.v = v;
+        g.hh_state = hs;
+        g.cat = twin;
+        g.fixed_row = NULL; /* the device's: every row factored each step */
+        g.fixed_r = g.fixed_c = g.fixed_f = NULL;
+        CHECK_OK(hb_sim_advance(sim, LANE_STEPS));
+        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
+                              sim->table.q10};
+        const int W = k->width;
+        for (long n = 0; n < LANE_STEPS; n++) {
+            p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+            for (int b = 0; b < k->blocks; b++)
+                for (int lane = W - 1; lane >= 0; lane--) {
+                    const size_t base = hb_step_block_base(&g, b) + (size_t)lane;
+                    double *dl = d + base, *rl = rhs + base;
+                    hb_step_lanes_membrane(&g, &p, b, lane, 1, W, g.shared, dl, rl);
+                    hb_cat_fused_current(&g, &p, b, lane, 1, dl, rl);
+                    hb_step_lanes_axial(&g, b, lane, 1, W, g.shared, dl, rl);
+                    hb_step_lanes_solve(&g, b, lane, 1, W, g.shared, dl, rl);
+                    hb_step_lanes_update(&g, &p, b, lane, 1, W, rl);
+                    hb_cat_fused_state(&g, &p, b, lane, 1);
+                }
+        }
+        CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
+               "set %d, %s group: the device's lane step with catalogue mechanisms differs from "
+               "the CPU engine's after %d steps (v %s)", set, varied ? "per-lane" : "shared",
+               LANE_STEPS, memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
+        int spiking = 0;
+        for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+        const int moved = cai_moved(gr);
+        CHECKF(spiking >= CELLS && moved >= CELLS, "set %d: %d spikes, cai moved in %d lanes: too "
+               "little to compare", set, spiking, moved);
+        cat_copy_free(twin);
+        free(v);
+        free(hs);
+        free(d);
+        free(rhs);
+    }
+    hb_sim_destroy(sim);
+    for (int i = 0; i < CELLS; i++) {
+        hb_model_destroy(md[i]);
+        hb_morph_destroy(morph[i]);
+    }
+}
+
 int main(void)
 {
+    test_lanes_cat(0, 0);
+    test_lanes_cat(0, 1);
+    test_lanes_cat(1, 1);
+    test_tree_cat(32);
+    test_tree_cat(8);
     test_real_cells();
     test_tree_copies();
     test_device_path();

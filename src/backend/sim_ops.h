@@ -109,6 +109,8 @@ typedef hb_status_t (*hb_sim_sink_t)(void *user, int n_samples, const long *samp
 typedef hb_status_t (*hb_sim_record_sink_t)(void *user, int n_rows, const long *step,
                                             const double *values);
 
+enum { HB_SIM_CAT_NONE = 0, HB_SIM_CAT_ALL = 1, HB_SIM_CAT_BUILTIN = 2 };
+
 struct hb_sim_ops {
     /* 1: the engine steps the description's host v and hh_state in place (CPU); 0: it keeps
      * its own copy (CUDA), and the host arrays are stale after set_state. */
@@ -116,8 +118,10 @@ struct hb_sim_ops {
     /* 1: the step runs the groups' synapses (syn_start, syns, syn_state), events reach them
      * through queue_events; 0: cells with synapses are refused. */
     int synapses;
-    /* 1: the step runs the groups' catalogue mechanisms (hb_step_group_t.cat, common/cat_step.h);
-     * 0: a model with one is refused (HB_ERR_NOT_SUPPORTED). */
+    /* The groups' catalogue mechanisms (hb_step_group_t.cat, common/cat_step.h) the step runs:
+     * HB_SIM_CAT_ALL (through the catalogues' function pointers: the CPU), HB_SIM_CAT_BUILTIN
+     * (the built-in catalogues' kernels by index, common/cat_fused.h: the GPU's fused step) or
+     * HB_SIM_CAT_NONE; a model with another is refused (HB_ERR_NOT_SUPPORTED). */
     int catalogue;
     /* 1: and catalogue point processes (targets with point > 0, NET_RECEIVE through
      * hb_cat_point_event); 0: a model with one is refused (HB_ERR_NOT_SUPPORTED). */

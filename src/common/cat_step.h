@@ -1,9 +1,11 @@
 /*
  * Catalogue mechanisms in a group's step (docs/mechanisms.md, sections 2-4): their instances,
  * fields and ions in the group's block layout, and the calls of their kernels around the
- * hard-coded pas/hh/synapse passes of common/sim_step.h. Host code (the kernels are called
- * through the catalogue's function pointers): the CPU engine's step and hb_sim_init. A group
- * without catalogue mechanisms has hb_step_group_t.cat NULL and never comes here.
+ * hard-coded pas/hh/synapse passes of common/sim_step.h. The calls through the catalogue's
+ * function pointers are host code (the CPU engine's step and hb_sim_init); the views, the ions'
+ * pass and Nernst are HB_HOSTDEV, which the GPU's fused step (common/cat_fused.h, the kernels
+ * by index) shares. A group without catalogue mechanisms has hb_step_group_t.cat NULL and
+ * never comes here.
  */
 #ifndef HB_COMMON_CAT_STEP_H
 #define HB_COMMON_CAT_STEP_H
@@ -28,7 +30,9 @@ enum {
  * W + k] (RANGE PARAMETERs per lane: cl 1). Slot s has lane_inst[s] instances (the same
  * count on every lane of a non-mixed group; padding lanes copy lane 0's rows, fields 0). */
 typedef struct {
-    const hb_cat_mech_t *mech;
+    const hb_cat_mech_t *mech; /* on the device: a device copy of the descriptor (its counts) */
+    int builtin, index;      /* its built-in catalogue (hb_catalogue_builtin's number) and index
+                                there: the fused GPU step's dispatch; builtin -1: a user's */
     size_t *inst_start;      /* blocks + 1 */
     int *lane_inst;          /* blocks * width */
     int *node;               /* inst_start[blocks] * width */
@@ -61,7 +65,7 @@ typedef struct hb_step_cat {
 } hb_step_cat_t;
 
 /* NEURON's nrn_nernst: e [mV] of valence z from the concentrations. */
-static inline double hb_cat_nernst(double ktf, double ci, double co, double z)
+HB_HOSTDEV double hb_cat_nernst(double ktf, double ci, double co, double z)
 {
     if (z == 0.0) return 0.0;
     if (ci <= 0.0) return 1e6;
@@ -72,9 +76,9 @@ static inline double hb_cat_nernst(double ktf, double ci, double co, double z)
 /* The kernels' view of mechanism cm on lanes lane0 .. lane0 + lanes - 1 of block `block` (mixed
  * groups: one lane at a time); d and rhs the block's pass A accumulators from lane0 (NULL
  * outside pass A), ions[] filled for it. Returns the instances to step. */
-static inline int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t *cm, int block,
-                              int lane0, int lanes, double t, double dt, double *d, double *rhs,
-                              hb_ion_block_t *ions, hb_cat_block_t *blk)
+HB_HOSTDEV int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t *cm, int block,
+                           int lane0, int lanes, double t, double dt, double *d, double *rhs,
+                           hb_ion_block_t *ions, hb_cat_block_t *blk)
 {
     const hb_step_cat_t *cat = g->cat;
     const size_t W = (size_t)g->width, i0 = cm->inst_start[block];
@@ -96,8 +100,11 @@ static inline int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t
     blk->area = cm->area ? cm->area + i0 * W + (size_t)lane0 : NULL;
     for (int q = 0; q < cm->mech->n_ion; q++) {
         const hb_step_ion_t *ion = &cat->ion[cm->ion[q]];
-        ions[q] = (hb_ion_block_t){ion->e + base, ion->ci + base, ion->co + base, ion->i + base,
-                                   ion->didv + base};
+        ions[q].e = ion->e + base; /* members one by one: C and CUDA C++ alike */
+        ions[q].ci = ion->ci + base;
+        ions[q].co = ion->co + base;
+        ions[q].i = ion->i + base;
+        ions[q].didv = ion->didv + base;
     }
     blk->ion = ions;
     return cm->lane_inst[(size_t)block * W + (size_t)lane0];
@@ -125,29 +132,31 @@ static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot,
 }
 
 /* Rows of the lanes' cells in block `block` (mixed: lane0's own). */
-static inline int hb_cat_rows(const hb_step_group_t *g, int block, int lane0)
+HB_HOSTDEV int hb_cat_rows(const hb_step_group_t *g, int block, int lane0)
 {
     return g->mixed ? g->lane_m[block * g->width + lane0] : g->m;
 }
 
-/* Pass A's start for the ions (NEURON's ion_cur): i and di/dv zeroed, e by Nernst where a
- * mechanism writes the concentration (HB_ION_EADVANCE), on the lanes' rows. */
-static inline void hb_cat_ions_begin(const hb_step_group_t *g, int block, int lane0, int lanes)
+/* Pass A's start for the ions at element e (NEURON's ion_cur): i and di/dv zeroed, e by Nernst
+ * where a mechanism writes the concentration (HB_ION_EADVANCE). Elements are independent. */
+HB_HOSTDEV void hb_cat_ions_element(const hb_step_cat_t *cat, size_t e)
 {
-    const hb_step_cat_t *cat = g->cat;
-    const size_t W = (size_t)g->width, base = hb_step_block_base(g, block) + (size_t)lane0;
-    const int rows = hb_cat_rows(g, block, lane0);
     for (int s = 0; s < cat->n_ion; s++) {
         const hb_step_ion_t *ion = &cat->ion[s];
-        for (int r = 0; r < rows; r++)
-            for (int k = 0; k < lanes; k++) {
-                const size_t e = base + (size_t)r * W + (size_t)k;
-                ion->i[e] = 0.0;
-                ion->didv[e] = 0.0;
-                if (ion->style[e] & HB_ION_EADVANCE)
-                    ion->e[e] = hb_cat_nernst(cat->ktf, ion->ci[e], ion->co[e], ion->valence);
-            }
+        ion->i[e] = 0.0;
+        ion->didv[e] = 0.0;
+        if (ion->style[e] & HB_ION_EADVANCE)
+            ion->e[e] = hb_cat_nernst(cat->ktf, ion->ci[e], ion->co[e], ion->valence);
     }
+}
+
+/* The same on the lanes' rows. */
+HB_HOSTDEV void hb_cat_ions_begin(const hb_step_group_t *g, int block, int lane0, int lanes)
+{
+    const size_t W = (size_t)g->width, base = hb_step_block_base(g, block) + (size_t)lane0;
+    const int rows = hb_cat_rows(g, block, lane0);
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < lanes; k++) hb_cat_ions_element(g->cat, base + (size_t)r * W + (size_t)k);
 }
 
 /* Pass A, after pas, hh, stimuli and synapses: every mechanism's currents into d and rhs (and

@@ -28,7 +28,8 @@ typedef enum {
     HB_REC_SYN_G,       /* a synapse's conductance [uS] */
     HB_REC_SYN_I,       /* g (v - e) [nA] */
     HB_REC_HOST,        /* a catalogue mechanism's field or an ion's value, read at `at` (the
-                           host layout: the CPU engine only, which alone steps them) */
+                           host layout's address; the GPU engine's set_records maps it to the
+                           device's copy) */
     HB_REC_KINDS
 } hb_rec_kind_t;
 

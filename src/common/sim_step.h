@@ -192,7 +192,8 @@ typedef struct {
      * axial terms and solve are then the same operations on contiguous lanes (vector code). */
     const unsigned char *chain_row;
     /* Catalogue mechanisms and ions of the group (src/common/cat_step.h; NULL: none, and the
-     * step is exactly the hard-coded pas/hh/synapse step). Host arrays; the CPU engine only. */
+     * step is exactly the hard-coded pas/hh/synapse step). Host arrays on the CPU, the device
+     * copy in a kernel (common/cat_fused.h). */
     const struct hb_step_cat *cat;
 } hb_step_group_t;
 

@@ -1,6 +1,7 @@
 /* The plan of hb_sim_tree_t: children lists, shapes, chains and their rounds, from each lane's
  * parents. */
 #include "common/sim_tree.h"
+#include "common/cat_step.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -161,6 +162,12 @@ hb_status_t hb_sim_tree_plan(const hb_step_group_t *g, int tile, hb_sim_tree_pla
         if (g->syn_start)
             for (int q = g->syn_start[s]; q < g->syn_start[s + 1]; q++)
                 AT(plan->shape, g->syns[q].node) |= HB_TREE_INPUT;
+        for (int q = 0; g->cat && q < g->cat->n_mech; q++) { /* catalogue instances' rows */
+            const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+            const size_t i0 = cm->inst_start[s / w];
+            for (int j = 0; j < cm->lane_inst[s]; j++)
+                AT(plan->shape, cm->node[(i0 + (size_t)j) * w + s % w]) |= HB_TREE_INPUT;
+        }
         for (int i = 0; i < m; i++) {
             unsigned char shape = kids[i] == 0 ? HB_TREE_LEAF : 0;
             if (kids[i] == 1 && i + 1 < m && AT(g->parent, i + 1) == i) shape |= HB_TREE_NEXT;

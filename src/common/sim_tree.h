@@ -4,8 +4,9 @@
  * here each phase of the step is split by rows, and a row *gathers* what its children would
  * have added to it, in the order the row-ordered step adds them:
  *
- *   assembly   rows with inputs (hh, IClamps, synapses): pas; then hh (every instance at
- *              once), then the cell's IClamps and synapses (one thread, their order); then
+ *   assembly   rows with inputs (hh, IClamps, synapses, catalogue instances): pas; then hh
+ *              (every instance at once), then the cell's IClamps and synapses (one thread,
+ *              their order), then catalogue mechanisms (common/cat_fused.h); then
  *              every row at once: pas (rows without inputs), its own axial terms
  *              ((cfac + d) - l, (0 - rhs) - l dv), then its children's (d -= u_c,
  *              rhs += u_c (v - v_c)) in ascending child order, as the row loop (ascending)
@@ -18,7 +19,7 @@
  *              r too);
  *   substitute chains by round, the last round (the root's) first, each from its top down:
  *              dv = (rhs - l dv_parent) r, and v += factor dv in the same pass;
- *   update     every hh instance and synapse, with the new v.
+ *   update     every hh instance and synapse, with the new v; catalogue states.
  *
  * Each value sees the same floating-point operations in the same order as in
  * hb_step_mixed_lane, so the bits are the same (tests/test_sim_mixed.c runs this step on the

@@ -1179,7 +1179,7 @@ static hb_status_t cpu_get_v(void *engine, int g, size_t first, size_t count, do
 
 const struct hb_sim_ops hb_cpu_sim_ops = {
     .steps_in_place = 1,
-    .catalogue = 1,
+    .catalogue = HB_SIM_CAT_ALL,
     .points = 1,
     .synapses = 1,
     .block_width = cpu_block_width,

@@ -6,9 +6,13 @@
  *                 (currents, assembly, Hines solve, v update, gates) for that cell.
  *                 Groups are Block-Interleaved with a warp's 32 cells per block, so
  *                 every access of a warp is one contiguous 256-byte row.
+ *   step_cat_kernel  the same for a group with catalogue mechanisms: hb_step_lanes' passes
+ *                 with the mechanisms' currents after the membrane's and their states after
+ *                 the update of v (src/common/cat_fused.h: the CPU engine's step_block_cat).
  *   tree_step_kernel  one warp per cell of a mixed group (cells of their own shapes, one
  *                 to a block): the same step in phases over the cell's rows and chains
- *                 (src/common/sim_tree.h).
+ *                 (src/common/sim_tree.h), with catalogue mechanisms in phases of their own
+ *                 (tree_step_kernel<1>).
  *   probe_kernel  one thread per probe: spike detection (hb_spike_test) and, on
  *                 sampling steps, the recorded voltage.
  *   record_kernel on recording steps (set_records), one thread per recorded value:
@@ -38,6 +42,10 @@ extern "C" {
 #include "cuda/sim_cuda.h"
 #include "cuda/sim_events_cuda.h"
 #include "common/sim_tree.h"
+/* the mechanisms' dispatch out of line: one copy of every kernel of the built-in catalogues,
+ * called by step_cat_kernel and tree_step_kernel<1>, not one inlined into each */
+#define HB_CAT_DISPATCH_QUAL static __host__ __device__ __noinline__
+#include "common/cat_fused.h"
 
 #define STEP_THREADS 128 /* four warps: four layout blocks of 32 cells */
 #define TREE_WARPS 4     /* tree_step_kernel: warps a thread block (a cell a warp or tile) */
@@ -48,8 +56,18 @@ extern "C" {
 #define CHECK_SHIFT 52                      /* a fault key: check << 52 | slot * m + node */
 #define NO_FAULT 0xffffffffffffffffULL
 
+/* A group's catalogue mechanisms and ions on the device (common/cat_step.h's arrays). */
+typedef struct {
+    const hb_step_cat_t *host; /* the description's (set_state copies its state) */
+    hb_step_cat_t *dev;        /* the step's: device pointers throughout */
+    hb_step_cat_mech_t *mech;  /* host copies of the device mechanisms (device pointers) */
+    hb_step_ion_t *ion;        /* host copies of the device ions (device pointers) */
+    double ***tables;          /* per mechanism: its device tables (host array), or NULL */
+} dcat_t;
+
 typedef struct {
     hb_step_group_t k; /* device pointers */
+    dcat_t cat;        /* k.cat: catalogue mechanisms (host NULL: none) */
     hb_sim_tree_t tree; /* mixed groups: the plan of tree_step_kernel (device pointers) */
     size_t size;       /* elements of v, d, rhs, ... */
     size_t hh;         /* hh instances (slots x hh nodes) */
@@ -117,6 +135,24 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
         hb_step_lanes(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, 0, g.d + base, g.rhs + base);
 }
 
+/* A group with catalogue mechanisms, one thread a lane: the CPU engine's step_block_cat for the
+ * lane (hb_step_lanes' passes around the mechanisms' currents and states). */
+template <int SHARED>
+__global__ void step_cat_kernel(hb_step_group_t g, hb_step_params_t p)
+{
+    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const int block = (int)(t / HB_SIM_GPU_LANES), lane = (int)(t % HB_SIM_GPU_LANES);
+    if (block >= g.blocks) return;
+    const size_t base = hb_step_block_base(&g, block) + (size_t)lane;
+    double *d = g.d + base, *rhs = g.rhs + base;
+    hb_step_lanes_membrane(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
+    hb_cat_fused_current(&g, &p, block, lane, 1, d, rhs);
+    hb_step_lanes_axial(&g, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
+    hb_step_lanes_solve(&g, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
+    hb_step_lanes_update(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, rhs);
+    hb_cat_fused_state(&g, &p, block, lane, 1);
+}
+
 static_assert(HB_TREE_ROUND == 32, "a round's chains are a tile's lanes, at most a warp");
 
 /* Asks L2 for the 128-byte line holding p: no register waits for it. */
@@ -156,7 +192,12 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
  * the lanes phase by phase (src/common/sim_tree.h); __syncwarp over the tile's lanes orders
  * the phases and the rounds. Kept plain:
  * a copy of the row table in shared memory, with the row stride made a constant, ran 4x
- * slower on the H100 (not analysed further). */
+ * slower on the H100 (not analysed further). CAT 1 (a group with catalogue mechanisms, whose
+ * rows are input rows of the plan): the ions' start with the input rows' pas, after the
+ * inputs each mechanism's currents, its instances over the lanes, and after the update of v
+ * each mechanism's states, a __syncwarp after each mechanism (common/cat_fused.h). CAT 0 is
+ * the kernel without them, its code and registers unchanged. */
+template <int CAT>
 __global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
 tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
 {
@@ -170,12 +211,21 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     double *d = g.d + c.base, *rhs = g.rhs + c.base;
     for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += T)
         hb_tree_pas(&g, &t, c, t.input_row[q], d, rhs);
+    if (CAT)
+        for (int i = lane; i < c.m; i += T) hb_tree_cat_ions(&g, c, i);
     __syncwarp(tile);
     const int n_hh = g.lane_hh[slot];
     for (int j = lane; j < n_hh; j += T) hb_tree_hh(&g, slot, c, j, d, rhs);
     __syncwarp(tile);
     if (lane == 0) hb_tree_inputs(&g, &p, slot, c, d, rhs);
     __syncwarp(tile);
+    if (CAT)
+        for (int q = 0; q < g.cat->n_mech; q++) {
+            const int n = hb_tree_cat_count(&g, q, slot);
+            for (int j = lane; j < n; j += T)
+                hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
+            __syncwarp(tile);
+        }
     for (int i = lane; i < c.m; i += T) {
         if (i + T < c.m) { /* the next rows' lines, while these rows wait for theirs */
             const size_t e = c.base + (size_t)(i + T), q = c.cbase + (size_t)(i + T);
@@ -209,6 +259,13 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     if (g.syn_start)
         for (int q = g.syn_start[slot] + lane; q < g.syn_start[slot + 1]; q += T)
             hb_tree_synapse(&g, q);
+    if (CAT) /* v complete: the last round's __syncwarp */
+        for (int q = 0; q < g.cat->n_mech; q++) {
+            const int n = hb_tree_cat_count(&g, q, slot);
+            for (int j = lane; j < n; j += T)
+                hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_STATE, NULL, NULL);
+            __syncwarp(tile);
+        }
 }
 
 __global__ void probe_kernel(int n, double *const *group_v, const int *probe_group,
@@ -276,13 +333,21 @@ static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const 
     if (g->k.mixed) {
         const long per_block = TREE_WARPS * 32 / g->tree.tile; /* cells */
         const unsigned grid = (unsigned)((g->k.count + per_block - 1) / per_block);
-        tree_step_kernel<<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
+        if (g->k.cat)
+            tree_step_kernel<1><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
+        else
+            tree_step_kernel<0><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
         CUDA_CHECK(cudaGetLastError());
         return HB_SUCCESS;
     }
     const long threads = (long)g->k.blocks * HB_SIM_GPU_LANES;
     const unsigned grid = (unsigned)((threads + STEP_THREADS - 1) / STEP_THREADS);
-    step_kernel<<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
+    if (g->k.cat && g->k.shared)
+        step_cat_kernel<1><<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
+    else if (g->k.cat)
+        step_cat_kernel<0><<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
+    else
+        step_kernel<<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }
@@ -391,6 +456,159 @@ static hb_status_t share_rows(const hb_step_group_t *h, hb_sim_tree_plan_t *plan
 static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
                                  const size_t *pick, size_t n_pick, const size_t *cbase);
 
+/* The group's catalogue mechanisms and ions on the device (k.cat), their state as the host's
+ * now (set_state copies it again after hb_sim_init). Only the built-in catalogues' mechanisms:
+ * the fused step reaches their kernels by index (common/cat_fused.h); a user's catalogue has
+ * no kernels the step can call (docs/mechanisms.md, section 6). */
+static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
+{
+    const hb_step_cat_t *hc = h->cat;
+    dcat_t *dc = &dg->cat;
+    dc->host = hc;
+    const size_t W = (size_t)h->width, slots = (size_t)h->blocks * W;
+    const int nm = hc->n_mech, ni = hc->n_ion;
+    dc->mech = (hb_step_cat_mech_t *)calloc((size_t)nm + 1, sizeof *dc->mech);
+    dc->ion = (hb_step_ion_t *)calloc((size_t)ni + 1, sizeof *dc->ion);
+    dc->tables = (double ***)calloc((size_t)nm + 1, sizeof *dc->tables);
+    if (!dc->mech || !dc->ion || !dc->tables)
+        return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    hb_status_t st;
+    for (int q = 0; q < nm; q++) {
+        const hb_step_cat_mech_t *hm = &hc->mech[q];
+        const hb_cat_mech_t *m = hm->mech;
+        if (hm->builtin < 0)
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s is a user catalogue's "
+                           "mechanism; the CUDA engine steps the built-in catalogues' only; "
+                           "expected backend seq or omp", m->name);
+        hb_step_cat_mech_t *dm = &dc->mech[q];
+        *dm = *hm; /* builtin, index, ion; pointers replaced below */
+        dm->mech = NULL;
+        dm->inst_start = NULL;
+        dm->lane_inst = NULL;
+        dm->node = NULL;
+        dm->field = dm->global = NULL;
+        dm->table = NULL;
+        const size_t inst = hm->inst_start[h->blocks];
+        hb_cat_mech_t *desc;
+        size_t *inst_start;
+        int *lane_inst, *node;
+        /* the descriptor's counts (n_field, n_ion) for hb_cat_view; its pointers unused */
+        if ((st = upload(&desc, m, 1)) != HB_SUCCESS) return st;
+        dm->mech = desc;
+        if ((st = upload(&inst_start, hm->inst_start, (size_t)h->blocks + 1)) != HB_SUCCESS)
+            return st;
+        dm->inst_start = inst_start;
+        if ((st = upload(&lane_inst, hm->lane_inst, slots)) != HB_SUCCESS) return st;
+        dm->lane_inst = lane_inst;
+        if ((st = upload(&node, hm->node, inst * W)) != HB_SUCCESS) return st;
+        dm->node = node;
+        if ((st = upload(&dm->field, hm->field, inst * (size_t)m->n_field * W)) != HB_SUCCESS ||
+            (st = upload(&dm->global, hm->global, (size_t)m->n_global)) != HB_SUCCESS)
+            return st;
+        if (hm->table && m->n_table > 0) {
+            dc->tables[q] = (double **)calloc((size_t)m->n_table, sizeof(double *));
+            if (!dc->tables[q]) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+            for (int x = 0; x < m->n_table; x++)
+                if ((st = upload(&dc->tables[q][x], (const double *)hm->table[x],
+                                 (size_t)m->table_len[x])) != HB_SUCCESS)
+                    return st;
+            if ((st = upload(&dm->table, (double *const *)dc->tables[q], (size_t)m->n_table)) !=
+                HB_SUCCESS)
+                return st;
+        }
+    }
+    const size_t size = dg->size;
+    for (int x = 0; x < ni; x++) {
+        const hb_step_ion_t *hi = &hc->ion[x];
+        hb_step_ion_t *di = &dc->ion[x];
+        memcpy(di->name, hi->name, sizeof di->name);
+        di->valence = hi->valence;
+        if ((st = upload(&di->e, (const double *)hi->e, size)) != HB_SUCCESS ||
+            (st = upload(&di->ci, (const double *)hi->ci, size)) != HB_SUCCESS ||
+            (st = upload(&di->co, (const double *)hi->co, size)) != HB_SUCCESS ||
+            (st = upload(&di->i, (const double *)hi->i, size)) != HB_SUCCESS ||
+            (st = upload(&di->didv, (const double *)hi->didv, size)) != HB_SUCCESS ||
+            (st = upload(&di->style, (const unsigned char *)hi->style, size)) != HB_SUCCESS)
+            return st; /* e0, ci0, co0: hb_sim_init's, on the host */
+    }
+    hb_step_cat_t top = *hc;
+    top.mech = NULL;
+    top.ion = NULL;
+    if ((st = upload(&top.mech, (const hb_step_cat_mech_t *)dc->mech, (size_t)nm)) != HB_SUCCESS)
+        return st;
+    if ((st = upload(&top.ion, (const hb_step_ion_t *)dc->ion, (size_t)ni)) != HB_SUCCESS) {
+        cudaFree(top.mech);
+        return st;
+    }
+    if ((st = upload(&dc->dev, (const hb_step_cat_t *)&top, 1)) != HB_SUCCESS) {
+        cudaFree(top.mech);
+        cudaFree(top.ion);
+        return st;
+    }
+    dg->k.cat = dc->dev;
+    return HB_SUCCESS;
+}
+
+static void free_cat(dcat_t *dc)
+{
+    if (dc->dev) {
+        hb_step_cat_t top;
+        if (cudaMemcpy(&top, dc->dev, sizeof top, cudaMemcpyDeviceToHost) == cudaSuccess) {
+            cudaFree(top.mech);
+            cudaFree(top.ion);
+        }
+        cudaFree(dc->dev);
+    }
+    for (int q = 0; dc->mech && dc->host && q < dc->host->n_mech; q++) {
+        hb_step_cat_mech_t *dm = &dc->mech[q];
+        cudaFree((void *)dm->mech);
+        cudaFree(dm->inst_start);
+        cudaFree(dm->lane_inst);
+        cudaFree(dm->node);
+        cudaFree(dm->field);
+        cudaFree(dm->global);
+        cudaFree(dm->table);
+        for (int x = 0; dc->tables && dc->tables[q] && x < dc->host->mech[q].mech->n_table; x++)
+            cudaFree(dc->tables[q][x]);
+        if (dc->tables) free(dc->tables[q]);
+    }
+    for (int x = 0; dc->ion && dc->host && x < dc->host->n_ion; x++) {
+        hb_step_ion_t *di = &dc->ion[x];
+        cudaFree(di->e);
+        cudaFree(di->ci);
+        cudaFree(di->co);
+        cudaFree(di->i);
+        cudaFree(di->didv);
+        cudaFree(di->style);
+    }
+    free(dc->mech);
+    free(dc->ion);
+    free(dc->tables);
+    memset(dc, 0, sizeof *dc);
+}
+
+/* The device address of host address `at` in group dg's catalogue arrays (a recorded ion or
+ * mechanism value, HB_REC_HOST); NULL: in none. */
+static const double *cat_device_address(const dgroup_t *dg, const double *at)
+{
+    const dcat_t *dc = &dg->cat;
+    if (!dc->host) return NULL;
+    for (int x = 0; x < dc->host->n_ion; x++) {
+        const hb_step_ion_t *hi = &dc->host->ion[x], *di = &dc->ion[x];
+        const double *const h[5] = {hi->e, hi->ci, hi->co, hi->i, hi->didv};
+        const double *const d[5] = {di->e, di->ci, di->co, di->i, di->didv};
+        for (int a = 0; a < 5; a++)
+            if (at >= h[a] && at < h[a] + dg->size) return d[a] + (at - h[a]);
+    }
+    const size_t W = (size_t)dg->k.width;
+    for (int q = 0; q < dc->host->n_mech; q++) {
+        const hb_step_cat_mech_t *hm = &dc->host->mech[q];
+        const size_t n = hm->inst_start[dg->k.blocks] * (size_t)hm->mech->n_field * W;
+        if (at >= hm->field && at < hm->field + n) return dc->mech[q].field + (at - hm->field);
+    }
+    return NULL;
+}
+
 /* Lanes a cell of a mixed group (hb_sim_tree_t.tile): a warp, unless the tuning says 16 or 8.
  * Tiles of 8 lanes raise the lanes' use by the rounds of real cells from a quarter to about
  * four fifths, yet measured no faster (docs/sim-engine.md, "Tiles"): the knob stays for other
@@ -411,6 +629,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile
         if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
     }
     if (st == HB_SUCCESS) st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick, cbase);
+    if (st == HB_SUCCESS && h->cat) st = upload_cat(dg, h);
     hb_sim_tree_free(&plan);
     free(pick);
     free(cbase);
@@ -424,6 +643,7 @@ static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_
 {
     hb_step_group_t *k = &dg->k;
     *k = *h;
+    k->cat = NULL; /* upload_cat's */
     k->parent = k->hh_node = k->site_start = NULL;
     k->block_start = k->hh_start = NULL;
     k->lane_m = k->lane_hh = NULL;
@@ -612,6 +832,7 @@ static void free_group(dgroup_t *dg)
     cudaFree((void *)dg->tree.input_first);
     cudaFree((void *)dg->tree.input_row);
     cudaFree((void *)dg->tree.cbase);
+    free_cat(&dg->cat);
 }
 
 extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
@@ -803,6 +1024,23 @@ extern "C" hb_status_t hb_cuda_sim_set_state(hb_cuda_sim_t *s, int g, const doub
     if (dg->syn_values)
         CUDA_CHECK(cudaMemcpy(dg->k.syn_state, dg->host_syn_state,
                               dg->syn_values * sizeof(double), cudaMemcpyHostToDevice));
+    const hb_step_cat_t *hc = dg->cat.host; /* the catalogue state hb_sim_init set */
+    for (int q = 0; hc && q < hc->n_mech; q++) {
+        const hb_step_cat_mech_t *hm = &hc->mech[q];
+        const size_t n = hm->inst_start[dg->k.blocks] * (size_t)hm->mech->n_field *
+                         (size_t)dg->k.width;
+        CUDA_CHECK(cudaMemcpy(dg->cat.mech[q].field, hm->field, n * sizeof(double),
+                              cudaMemcpyHostToDevice));
+    }
+    for (int x = 0; hc && x < hc->n_ion; x++) {
+        const hb_step_ion_t *hi = &hc->ion[x], *di = &dg->cat.ion[x];
+        const size_t bytes = dg->size * sizeof(double);
+        CUDA_CHECK(cudaMemcpy(di->e, hi->e, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(di->ci, hi->ci, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(di->co, hi->co, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(di->i, hi->i, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(di->didv, hi->didv, bytes, cudaMemcpyHostToDevice));
+    }
     return HB_SUCCESS;
 }
 
@@ -969,7 +1207,22 @@ extern "C" hb_status_t hb_cuda_sim_set_records(hb_cuda_sim_t *s, int n,
         s->chunk /= 2;
     const int cap = (int)(s->chunk / every + 1);
     hb_status_t st;
-    if ((st = upload(&s->records, records, (size_t)n)) != HB_SUCCESS ||
+    /* a catalogue value (HB_REC_HOST) read at its device address */
+    hb_rec_sample_t *mapped = (hb_rec_sample_t *)malloc((size_t)n * sizeof *mapped);
+    if (!mapped) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory for %d records", n);
+    memcpy(mapped, records, (size_t)n * sizeof *mapped);
+    for (int r = 0; r < n; r++) {
+        if (mapped[r].kind != HB_REC_HOST) continue;
+        mapped[r].at = cat_device_address(&s->groups[mapped[r].group], records[r].at);
+        if (!mapped[r].at) {
+            free(mapped);
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_set_records: record %d reads no "
+                           "catalogue array of group %d", r, records[r].group);
+        }
+    }
+    st = upload(&s->records, (const hb_rec_sample_t *)mapped, (size_t)n);
+    free(mapped);
+    if (st != HB_SUCCESS ||
         (st = upload(&s->rec_values, (const double *)NULL, (size_t)cap * (size_t)n)) != HB_SUCCESS)
         return st;
     s->h_rec_values = (double *)malloc((size_t)cap * (size_t)n * sizeof(double));

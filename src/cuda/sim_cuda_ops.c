@@ -105,6 +105,7 @@ static hb_status_t cuda_get_v(void *engine, int g, size_t first, size_t count, d
 const struct hb_sim_ops hb_cuda_sim_ops = {
     .steps_in_place = 0,
     .synapses = 1,
+    .catalogue = HB_SIM_CAT_BUILTIN, /* by index in the fused kernels (common/cat_fused.h) */
     .block_width = cuda_block_width,
     .mixed_width = 1, /* a cell's rows contiguous: a warp steps them (tree_step_kernel) */
     .mixed_copies = cuda_mixed_copies,

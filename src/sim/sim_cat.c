@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "mech/catalogue.h"
 #include "sim/sim_cat.h"
 
 /* The next point process of md after synapse *k (from -1), or NULL; *k moves to it. */
@@ -80,6 +81,14 @@ static int add_mech(hb_step_cat_t *cat, const hb_cat_mech_t *mech)
     memmove(&grown[at + 1], &grown[at], (size_t)(cat->n_mech - at) * sizeof *grown);
     memset(&grown[at], 0, sizeof *grown);
     grown[at].mech = mech;
+    grown[at].builtin = -1; /* a user's catalogue unless found among the built-ins */
+    for (int c = 0; c < hb_catalogue_builtin_count(); c++) {
+        const hb_catalogue_t *b = hb_catalogue_builtin(c);
+        if (b && mech >= b->mech && mech < b->mech + b->n_mech) {
+            grown[at].builtin = c;
+            grown[at].index = (int)(mech - b->mech);
+        }
+    }
     cat->n_mech++;
     return at;
 }

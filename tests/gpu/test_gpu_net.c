@@ -23,7 +23,9 @@
  * Recording (docs/network.md, section 8): two networks with "record" sections (identical ball
  * and sticks: v, hh's m, ina and gk, pas.i, an ExpSyn's g and i, an Exp2Syn's A and g; a
  * busyring's mixed groups: v, hh.h, hh.ik, syn[0].g) record the same bits on the GPU
- * (record_kernel) as on the CPU, with either exchange.
+ * (record_kernel) as on the CPU, with either exchange; and a ring of cells with bbp's catalogue
+ * mechanisms in the soma (NaTs2_t.m, SK_E2.z, cai written by CaDynamics_E2, eca by Nernst,
+ * ica, ik: catalogue values read at their device addresses), the same bits too.
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
@@ -202,8 +204,31 @@ static void recording(const char *dir, hb_backend_t cpu)
         "{\"dt\": 0.025, \"network\": {\"busyring\": {\"num-cells\": 64, \"ring-size\": 8, "
         "\"duration\": 30, \"depth\": 4, \"synapses\": 4}}, \"record\": {\"fraction\": 0.1, "
         "\"variables\": [\"v\", \"hh.h\", \"hh.ik\", \"syn[0].g\"], \"sample_dt\": 0.1}}";
-    const char *const texts[2] = {cells, busy};
-    for (int t = 0; t < 2; t++) {
+    /* the identical cells with catalogue mechanisms in the soma (the mixed group's
+     * tree_step_kernel<1>): a STATE, an ion's concentration written by CaDynamics_E2, eca by
+     * Nernst, ica and ik totals (HB_REC_HOST values at their device addresses) */
+    static const char cat[] =
+        "{\"t_stop\": 40, \"dt\": 0.025, \"celsius\": 34, \"cells\": [{\"count\": 40, \"sections\": ["
+        "{\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157, \"type\": \"soma\"},"
+        "{\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200, \"diam\": 1, \"type\": \"dend\"}],"
+        "\"Ra\": 100, \"regions\": [{\"region\": \"soma\", \"nseg\": 1}, {\"region\": \"dend\", \"nseg\": 11}],"
+        "\"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65},"
+        "{\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": 0.9},"
+        "{\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},"
+        "{\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},"
+        "{\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.05},"
+        "{\"name\": \"CaDynamics_E2\", \"region\": \"soma\", \"gamma\": 0.5},"
+        "{\"name\": \"bbp::Ih\", \"region\": \"dend\", \"gIhbar\": 2e-4}],"
+        "\"ions\": [{\"region\": \"soma\", \"ek\": -85}],"
+        "\"synapses\": [{\"type\": \"expsyn\", \"at\": \"soma\", \"tau\": 2, \"e\": 0}],"
+        "\"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -10}]}],"
+        "\"network\": {\"sources\": [{\"start\": 1, \"number\": 1}],"
+        "\"ring\": [{\"first\": 0, \"count\": 40, \"weight\": 0.5, \"delay\": 3}],"
+        "\"connections\": [{\"source\": 40, \"target\": 0, \"weight\": 0.5, \"delay\": 1}]},"
+        "\"record\": [{\"gids\": [0, \"4-6\", 39], \"variables\": [\"v\", \"NaTs2_t.m\", \"SK_E2.z\", "
+        "\"cai\", \"eca\", \"ica\", \"ik\"], \"sample_dt\": 0.05}]}";
+    const char *const texts[3] = {cells, busy, cat};
+    for (int t = 0; t < 3; t++) {
         char path[128];
         snprintf(path, sizeof path, "%s/record%d.json", dir, t);
         FILE *f = fopen(path, "w");
