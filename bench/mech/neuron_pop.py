@@ -108,7 +108,6 @@ def build_cell(h, spec, readers):
             for k in ("Ra", "cm", "nseg"):
                 if k in r:
                     setattr(s, k, r[k])
-    h.distance(0, 0.5, sec=soma)
     for m in spec.get("mechanisms", []):
         _, mech = split_name(m["name"])
         where = in_region(region(m.get("region", "all")))
@@ -122,7 +121,7 @@ def build_cell(h, spec, readers):
                 a, b, c = value["exp_distance"]
                 for s in where:
                     for seg in s:
-                        d = h.distance(1, seg.x, sec=s)
+                        d = h.distance(soma(0.5), seg)
                         setattr(seg, full, (a + b * math.exp(d * c)) * value["value"])
             elif hasattr(where[0](0.5), full):
                 for s in where:

@@ -22,7 +22,8 @@
 # PYTHONPATH=DIR), MPIRUN ("mpirun --allow-run-as-root"), MODEL (examples/l5pc.json; any model
 # file of one cell whose mechanisms come from mechanisms/*/), SWEEP (bench/mech/l5pc_sweep.json),
 # CELLS (64), CORES (nproc), TSTOP (the model's t_stop), ONE_TSTOP (TSTOP), ROUNDS (3),
-# DEVICE (a label for the report; default lscpu's model name).
+# DEVICE (a label for the report; default lscpu's model name), RESULT (a results file to write:
+# bench/results/mech-*.md, the report under the device, date, commit and command).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -120,3 +121,23 @@ python3 "$here/report.py" "$out" "$DEVICE" "$MODEL" "$SWEEP" "$CELLS" "$TSTOP" "
   "$CORES" > "$out/report.md"
 log "report: $out/report.md"
 cat "$out/report.md"
+if [ -n "${RESULT:-}" ]; then # a results file: device, date, commit and command at its top
+  {
+    echo "# Catalogue mechanisms against NEURON: $(basename "$MODEL") alone and a sweep of $CELLS cells"
+    echo
+    echo "- device: $DEVICE"
+    echo "- date: $(date -u +%F)"
+    echo "- commit: \`$(git -C "$root" rev-parse --short HEAD 2>/dev/null)\`$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "- NEURON: $("$NRN_PY" -c 'import neuron; print(neuron.__version__)' 2>/dev/null), nrnivmodl ${NRNIVMODL:-on PATH}, the same .mod files (mechanisms/)"
+    echo "- command: \`CELLS=$CELLS TSTOP=$TSTOP ONE_TSTOP=$ONE_TSTOP ROUNDS=$ROUNDS CORES=$CORES bench/mech/run.sh OUT $cases\`"
+    echo
+    cat "$out/report.md"
+    echo
+    echo "The runs (OUT/log.txt):"
+    echo
+    echo '```'
+    cat "$out/log.txt"
+    echo '```'
+  } > "$RESULT"
+  log "results file: $RESULT"
+fi
