@@ -217,7 +217,7 @@ def main():
         print(json.dumps({"peer": "neuron " + neuron.__version__, "ranks": nhost,
                           "cells": len(model["cells"]), "compartments": int(comp), "steps": steps,
                           "spikes": len(spikes), "build_s": t1 - t0, "run_s": t2 - t1,
-                          "ns_per_compartment_step": (t2 - t1) * 1e9 / (comp * steps)}))
+                          "ns_per_compartment_step": (t2 - t1) * 1e9 / max(comp * steps, 1)}))
     pc.barrier()
     h.quit()
 

