@@ -23,7 +23,8 @@
 # file of one cell whose mechanisms come from mechanisms/*/), SWEEP (bench/mech/l5pc_sweep.json),
 # CELLS (64), CORES (nproc), TSTOP (the model's t_stop), ONE_TSTOP (TSTOP), ROUNDS (3),
 # DEVICE (a label for the report; default lscpu's model name), RESULT (a results file to write:
-# bench/results/mech-*.md, the report under the device, date, commit and command).
+# bench/results/mech-*.md, the report under the device, date, commit and command), COMMIT (the
+# commit to name where the tree has no git, as a copy on the device host).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -59,7 +60,7 @@ log() { echo "== $*" | tee -a "$out/log.txt"; }
 printf 'case\tside\tround\tsim_s\treal_s\tcpu_s\tspikes\n' > "$out/runs.tsv"
 TIMEFORMAT='%R %U %S'
 
-log "bench/mech $(date -u +%FT%TZ), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null), $DEVICE"
+log "bench/mech $(date -u +%FT%TZ), commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}, $DEVICE"
 log "model $MODEL, sweep $SWEEP, $CELLS cells, t_stop $TSTOP ms (one cell $ONE_TSTOP ms), dt $DT, $CORES cores, $ROUNDS rounds"
 log "hinesbatch $HB; NEURON: $("$NRN_PY" -c 'import neuron; print(neuron.__version__)' 2>/dev/null) ($NRN_PY, nrnivmodl ${NRNIVMODL:-on PATH})"
 python3 "$here/population.py" "$MODEL" "$SWEEP" 0 "$work/one.json" --t-stop "$ONE_TSTOP" || exit 1
@@ -136,7 +137,7 @@ if [ -n "${RESULT:-}" ]; then # a results file: device, date, commit and command
     echo
     echo "- device: $DEVICE"
     echo "- date: $(date -u +%F)"
-    echo "- commit: \`$(git -C "$root" rev-parse --short HEAD 2>/dev/null)\`$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "- commit: \`${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`"
     echo "- NEURON: $("$NRN_PY" -c 'import neuron; print(neuron.__version__)' 2>/dev/null), nrnivmodl ${NRNIVMODL:-on PATH}, the same .mod files (mechanisms/)"
     echo "- command: \`CELLS=$CELLS TSTOP=$TSTOP ONE_TSTOP=$ONE_TSTOP ROUNDS=$ROUNDS CORES=$CORES bench/mech/run.sh OUT $cases\`"
     echo
