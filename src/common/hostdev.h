@@ -44,6 +44,13 @@
 #define HB_CPU_CLONES
 #endif
 
+/* A struct's zero initialiser in C and in C++ (CUDA), neither warning of missing fields. */
+#if defined(__cplusplus)
+#define HB_ZERO_INIT {}
+#else
+#define HB_ZERO_INIT {0}
+#endif
+
 /* A variable that may be set and never read (generated code's LOCALs): no warning from GCC,
  * Clang or nvcc, which does not count a (void) cast as a read. */
 #if defined(__GNUC__) || defined(__CUDACC__)

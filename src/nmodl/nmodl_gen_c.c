@@ -911,7 +911,7 @@ static void emit_mechanism(gen *g)
             else
                 emit(g, "    for (int j = j0; j < j1; j++)\n        HB_SIMD\n"
                         "        for (int k = 0; k < blk->lanes; k++) {\n");
-            emit(g, "            %s_vars_t s = {0};\n            %s_load(blk, j, k, &s);\n"
+            emit(g, "            %s_vars_t s = HB_ZERO_INIT;\n            %s_load(blk, j, k, &s);\n"
                     "            %s_%s(&s);\n", p, p, p, body[q]);
             if (q == 1) nm_gen_current_accumulate(g, cur, n_cur);
             emit(g, "            %s_store(blk, j, k, &s);\n        }\n", p);
