@@ -2,10 +2,11 @@
  * libFuzzer target: bytes as a checkpoint file -> hb_net_load into a small network, or
  * hb_sim_load into a small simulation (docs/checkpoint.md), then a few more steps.
  *
- * The first byte chooses: bit 0, the network (1) or the simulation (0); bit 1, whether the
+ * The first byte chooses: bit 0, the network (1) or a simulation (0); bit 1, whether the
  * harness recomputes the record's FNV-1a checksum first (as a forger would), so that mutations
- * reach the checks of the values themselves rather than stop at the checksum. The rest is the
- * file. A load that succeeds must leave a state the run can go on from: spikes finite, of the
+ * reach the checks of the values themselves rather than stop at the checksum; bit 2 (with bit 0
+ * clear), the simulation with catalogue mechanisms (the bbp channels and CaDynamics_E2 writing
+ * cai: format version 2's catalogue layout and values). The rest is the file. A load that succeeds must leave a state the run can go on from: spikes finite, of the
  * network's gids, in (time, gid) order and no later than t; a load that fails must say why and
  * leave the network or simulation usable after hb_net_init / hb_sim_init.
  *
@@ -40,9 +41,22 @@ static const char network_tail[] =
     " {\"source\": 3, \"target\": 1, \"weight\": 0.5, \"delay\": 1}],"
     " \"ring\": [{\"first\": 0, \"count\": 2, \"weight\": 0.2, \"delay\": 2}]}}";
 
+/* model_cells' cell with catalogue mechanisms in place of hh. */
+static const char model_cat[] =
+    "{\"t_stop\": 20, \"dt\": 0.025, \"celsius\": 34, \"cells\": [{\"name\": \"b\", \"count\": 2,"
+    " \"sections\": [{\"name\": \"soma\", \"parent\": null, \"length\": 10, \"diam\": 10, \"type\": \"soma\"},"
+    " {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 100, \"diam\": 1, \"type\": \"dend\"}],"
+    " \"regions\": [{\"region\": \"dend\", \"nseg\": 3}],"
+    " \"mechanisms\": [{\"name\": \"pas\"}, {\"name\": \"NaTs2_t\", \"region\": \"soma\"},"
+    " {\"name\": \"K_Pst\", \"region\": \"soma\"}, {\"name\": \"SK_E2\", \"region\": \"soma\"},"
+    " {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\"}, {\"name\": \"CaDynamics_E2\", \"region\": \"soma\"},"
+    " {\"name\": \"bbp::Ih\", \"region\": \"dend\"}],"
+    " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 1, \"dur\": 15, \"amp\": 0.3}],"
+    " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -20}]}]}";
+
 static hb_comm_t *comm;
 static hb_net_t *net;
-static hb_sim_t *sim;
+static hb_sim_t *sim, *cat;
 
 static void must(hb_status_t status)
 {
@@ -71,15 +85,19 @@ static void reseal(unsigned char *file, size_t size)
 
 static void write_seeds(const char *dir)
 {
-    for (int which = 0; which < 2; which++) {
+    for (int which = 0; which < 3; which++) {
         char *buf = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&buf, &size);
         if (!f) abort();
-        if (which) {
+        if (which == 1) {
             must(hb_net_init(net));
             must(hb_net_advance(net, 8.0));
             must(hb_net_save(net, f, "seed"));
+        } else if (which == 2) {
+            must(hb_sim_init(cat));
+            must(hb_sim_advance(cat, 320));
+            must(hb_sim_save(cat, f, "seed"));
         } else {
             must(hb_sim_init(sim));
             must(hb_sim_advance(sim, 320));
@@ -88,11 +106,13 @@ static void write_seeds(const char *dir)
         fclose(f);
         for (int sealed = 0; sealed < 2; sealed++) {
             char path[4200];
-            snprintf(path, sizeof path, "%s/%s%s.bin", dir, which ? "net" : "sim",
+            static const char *const names[3] = {"sim", "net", "cat"};
+            snprintf(path, sizeof path, "%s/%s%s.bin", dir, names[which],
                      sealed ? "_resealed" : "");
             FILE *out = fopen(path, "wb");
             if (!out) abort();
-            const unsigned char first = (unsigned char)(which | (sealed << 1));
+            const unsigned char first =
+                (unsigned char)((which == 1) | (sealed << 1) | ((which == 2) << 2));
             fwrite(&first, 1, 1, out);
             fwrite(buf, 1, size, out);
             fclose(out);
@@ -114,6 +134,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(text, sizeof text, "%s%s", model_cells, network_tail);
     must(hb_comm_create(HB_COMM_SERIAL, &comm));
     must(hb_net_parse_json(text, strlen(text), "net.json", ".", comm, &net));
+    must(hb_sim_parse_json(model_cat, strlen(model_cat), "cat.json", ".", &cat));
     const char *dir = getenv("HB_FUZZ_WRITE_SEEDS");
     if (dir) write_seeds(dir);
     return 0;
@@ -140,24 +161,25 @@ static void check_net(void)
     if (hb_net_advance(net, t + 2.0) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
 }
 
-static void check_sim(void)
+static void check_sim(hb_sim_t *s)
 {
-    for (int p = 0; p < hb_sim_probe_count(sim); p++) {
+    for (int p = 0; p < hb_sim_probe_count(s); p++) {
         const double *times;
         int count;
-        if (hb_sim_spikes(sim, p, &times, &count) != HB_SUCCESS) __builtin_trap();
+        if (hb_sim_spikes(s, p, &times, &count) != HB_SUCCESS) __builtin_trap();
         for (int i = 0; i < count; i++)
-            if (!isfinite(times[i]) || times[i] < 0.0 || times[i] > hb_sim_time(sim) + 0.025 ||
+            if (!isfinite(times[i]) || times[i] < 0.0 || times[i] > hb_sim_time(s) + 0.025 ||
                 (i && times[i] < times[i - 1]))
                 __builtin_trap();
     }
-    if (hb_sim_advance(sim, 8) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
+    if (hb_sim_advance(s, 8) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
     const int which = data[0] & 1, sealed = data[0] & 2;
+    hb_sim_t *s = data[0] & 4 ? cat : sim;
     unsigned char *file = malloc(size); /* the file's bytes, resealed in a copy */
     if (!file) return 0;
     memcpy(file, data + 1, size - 1);
@@ -165,17 +187,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f = fmemopen(file, size - 1 ? size - 1 : 1, "rb");
     if (!f) abort();
     if (size == 1) fgetc(f); /* an empty file: fmemopen needs a byte of room */
-    const hb_status_t status = which ? hb_net_load(net, f, "fuzz.ckpt") : hb_sim_load(sim, f, "fuzz.ckpt");
+    const hb_status_t status = which ? hb_net_load(net, f, "fuzz.ckpt") : hb_sim_load(s, f, "fuzz.ckpt");
     fclose(f);
     free(file);
     if (status != HB_SUCCESS) {
         if (hb_last_error()[0] == '\0') __builtin_trap(); /* every refusal says why */
         /* and leaves something usable */
         if (which) must(hb_net_init(net));
-        else must(hb_sim_init(sim));
+        else must(hb_sim_init(s));
         return 0;
     }
     if (which) check_net();
-    else check_sim();
+    else check_sim(s);
     return 0;
 }

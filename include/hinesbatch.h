@@ -712,7 +712,8 @@ hb_status_t hb_model_parse_json(const char *text, size_t length, const char *nam
 
 typedef enum {
     HB_METHOD_EULER = 0, /* backward Euler, NEURON's secondorder = 0 (default) */
-    HB_METHOD_CN = 1     /* Crank-Nicolson, NEURON's secondorder = 1 */
+    HB_METHOD_CN = 1     /* Crank-Nicolson, NEURON's secondorder = 1 (2 with catalogue
+                          * mechanisms: the ion currents corrected to the half step) */
 } hb_method_t;
 
 typedef enum {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Forges a field of a hinesbatch run checkpoint (docs/checkpoint.md) and recomputes every
 FNV-1a checksum, as an attacker would: what the reader must then refuse is the value, not the
-checksum. Usage: ckpt_forge.py IN OUT CASE (cases: see FORGERIES); exit 2 when the checkpoint
-lacks what CASE changes (e.g. no spikes yet)."""
+checksum. Usage: ckpt_forge.py IN OUT CASE (cases: see FORGERIES; "to-v1" instead writes the
+format version 1 form of a checkpoint without catalogue state, as older builds wrote it); exit 2
+when the checkpoint lacks what CASE changes (e.g. no spikes yet, no catalogue mechanisms)."""
 import math
 import struct
 import sys
@@ -51,17 +52,113 @@ def net_layout(p):
             "events": pending, "sp": sp_at, "spikes": spikes, "sim": at + 8 if has_sim else None}
 
 
-def sim_layout(p, at):
-    """Offsets in a simulation payload from `at`: group 0's first voltage and the step."""
+def lib_version(lib):
+    return struct.unpack_from("<I", lib[0], 8)[0]
+
+
+def sim_layout(p, at, version=2):
+    """Offsets in a simulation payload from `at`: the step, group 0's first voltage, and from
+    version 2 each group's catalogue layout (offsets of its mechanism count, first name, ...)
+    and group 0's catalogue values (each mechanism's fields, each ion's five arrays)."""
     groups = struct.unpack_from("<q", p, at + 16)[0]
+    dims = [struct.unpack_from("<6q", p, at + 32 + 48 * g) for g in range(groups)]
     step_at = at + 32 + 48 * groups
-    return {"step": step_at, "v": step_at + 8}
+    L = {"step": step_at, "groups": groups, "cat": []}
+    o = step_at + 8
+    for g in range(groups if version >= 2 else 0):
+        cat = {"count": o, "mechs": [], "ions": []}
+        n = struct.unpack_from("<q", p, o)[0]
+        o += 8
+        for _ in range(n):
+            k = struct.unpack_from("<q", p, o)[0]
+            sizes = struct.unpack_from("<5q", p, o + 8 + k)
+            cat["mechs"].append({"name": o + 8, "sizes": sizes})
+            o += 8 + k + 40
+        n = struct.unpack_from("<q", p, o)[0]
+        o += 8
+        for _ in range(n):
+            k = struct.unpack_from("<q", p, o)[0]
+            cat["ions"].append({"name": o + 8})
+            o += 8 + k + 8
+        L["cat"].append(cat)
+    L["v"] = o
+    if groups and version >= 2:  # group 0's values: v, hh gates, synapse states, catalogue
+        m, width, count, blocks, hh, syn = dims[0]
+        v_size = -m * width if m < 0 else blocks * m * width
+        hh_size = (hh if m < 0 else blocks * hh) * width * 3
+        o = L["v"] + 8 * (v_size + hh_size + syn)
+        L["width"], L["v_size"] = width, v_size
+        for mech in L["cat"][0]["mechs"]:
+            mech["fields"] = o
+            n_field, _, _, _, inst = mech["sizes"]
+            o += 8 * inst * n_field * width
+        for ion in L["cat"][0]["ions"]:
+            ion["arrays"] = o
+            o += 8 * 5 * v_size
+    return L
+
+
+def to_v1(blob):
+    """A checkpoint of no catalogue mechanism in format version 1 (what older builds wrote):
+    the version 2 record without its per-group catalogue counts."""
+    run, lib = split(blob)
+    p = lib[1]
+    net = lib[0][20:24] == struct.pack("<I", 2)
+    sim_at = net_layout(p)["sim"] if net else 0
+    if sim_at is not None:
+        L = sim_layout(p, sim_at)
+        if any(c["mechs"] or c["ions"] for c in L["cat"]):
+            sys.exit(2)  # catalogue state: version 1 cannot hold it
+        del p[L["step"] + 8:L["v"]]
+    head = bytearray(lib[0])
+    struct.pack_into("<I", head, 8, 1)
+    struct.pack_into("<Q", head, 24, len(p))
+    return join(run, (bytes(head), p))
+
+
+CAT = ["cat-state-nan", "cat-param-inf", "cat-ion-nan", "cat-name", "cat-count", "version-1"]
+
+
+def forge_cat(run, lib, case):
+    """A catalogue forgery of a cell run's checkpoint (exit 2: it has no catalogue state)."""
+    p = lib[1]
+    L = sim_layout(p, 0, lib_version(lib))
+    if not L["cat"] or not L["cat"][0]["mechs"]:
+        sys.exit(2)
+    cat = L["cat"][0]
+    mech, W = cat["mechs"][0], L["width"]
+    n_field, n_param, n_state = mech["sizes"][:3]
+    if case == "cat-state-nan":
+        if n_state < 1:
+            sys.exit(2)
+        struct.pack_into("<d", p, mech["fields"] + 8 * n_param * W, math.nan)
+    elif case == "cat-param-inf":
+        if n_param < 1:
+            sys.exit(2)
+        struct.pack_into("<d", p, mech["fields"], math.inf)
+    elif case == "cat-ion-nan":
+        if not cat["ions"]:
+            sys.exit(2)
+        struct.pack_into("<d", p, cat["ions"][0]["arrays"] + 8 * L["v_size"], math.nan)  # ci
+    elif case == "cat-name":
+        p[mech["name"]] = ord("X")
+    elif case == "cat-count":
+        struct.pack_into("<q", p, cat["count"], 1 << 40)
+    elif case == "version-1":
+        head = bytearray(lib[0])
+        struct.pack_into("<I", head, 8, 1)
+        return join(run, (bytes(head), p))
+    return join(run, lib)
 
 
 def forge(blob, case):
     run, lib = split(blob)
     p = lib[1]
     net = lib[0][20:24] == struct.pack("<I", 2)
+    if case in CAT:
+        if net:
+            sys.exit(2)
+        return forge_cat(run, lib, case)
     if not net and case not in ("voltage-nan", "cells-count-negative"):
         sys.exit(2)  # a cell run's checkpoint has no network
     if net:
@@ -112,7 +209,7 @@ def forge(blob, case):
     elif case == "voltage-nan":
         if sim_at is None:
             sys.exit(2)
-        struct.pack_into("<d", p, sim_layout(p, sim_at)["v"], math.nan)
+        struct.pack_into("<d", p, sim_layout(p, sim_at, lib_version(lib))["v"], math.nan)
     elif case == "cells-count-negative":
         if net:
             sys.exit(2)
@@ -124,12 +221,12 @@ def forge(blob, case):
 
 FORGERIES = ["spike-nan", "spike-inf", "spike-negative", "spike-future", "spike-gid-max",
              "spike-gid-2e40", "spike-order", "event-nan", "source-next-negative",
-             "seen-too-many", "voltage-nan", "cells-count-negative"]
+             "seen-too-many", "voltage-nan", "cells-count-negative"] + CAT
 
 if __name__ == "__main__":
     src, dst, case = sys.argv[1:4]
     with open(src, "rb") as f:
         blob = f.read()
-    out = forge(blob, case)
+    out = to_v1(blob) if case == "to-v1" else forge(blob, case)
     with open(dst, "wb") as f:
         f.write(out)

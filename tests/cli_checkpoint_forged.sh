@@ -3,8 +3,10 @@
 # values, as a file's would be (issue 56, defect 8): non-finite, negative or future spike times,
 # gids the network does not have (2^32 - 1, 2^40), spikes out of (time, gid) order, a NaN
 # event weight, a source's next spike before 0, more spikes taken than a detector recorded, a
-# NaN voltage, a negative count in the CLI's record; a checkpoint path that is a directory is
-# named as one. An unforged copy still restarts. Usage: cli_checkpoint_forged.sh HINESBATCH DATA
+# NaN voltage, a negative count in the CLI's record; a catalogue mechanism's state, parameter,
+# ion concentration, name, count, or a version 1 header on catalogue state; a checkpoint path
+# that is a directory is named as one. An unforged copy still restarts, a catalogue run
+# restarted is the run through, and a version 1 checkpoint (converted) still restarts. Usage: cli_checkpoint_forged.sh HINESBATCH DATA
 set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +49,54 @@ forged "$net" "$tmp/n" seen-too-many "cell 0: 1073741824 of its spikes taken; it
 forged "$net" "$tmp/n" voltage-nan "group 0's voltage 0 is not a finite number"
 t_stop=100 traces=csv forged "$cells" "$tmp/c" voltage-nan "group 0's voltage 0 is not a finite number"
 t_stop=100 traces=csv forged "$cells" "$tmp/c" cells-count-negative "corrupt: its run record holds a negative count"
+
+# catalogue mechanisms (format version 2): the bbp channels with CaDynamics_E2 writing cai
+cat > "$tmp/cat.json" <<'EOF'
+{"t_stop": 50, "dt": 0.025, "celsius": 34, "sample_dt": 0.1,
+ "cells": [{"name": "bs", "count": 2, "sections": [
+   {"name": "soma", "parent": null, "length": 12.6157, "diam": 12.6157, "type": "soma"},
+   {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1, "type": "dend"}],
+  "Ra": 100, "regions": [{"region": "dend", "nseg": 5}],
+  "mechanisms": [{"name": "pas", "g": 1e-4, "e": -65},
+   {"name": "NaTs2_t", "region": "soma", "gNaTs2_tbar": 0.9},
+   {"name": "K_Pst", "region": "soma", "gK_Pstbar": 0.1},
+   {"name": "SKv3_1", "region": "soma", "gSKv3_1bar": 0.5},
+   {"name": "bbp::Ca_HVA", "region": "soma", "gCa_HVAbar": 0.001},
+   {"name": "SK_E2", "region": "soma", "gSK_E2bar": 0.005},
+   {"name": "CaDynamics_E2", "region": "soma", "gamma": 0.5},
+   {"name": "bbp::Ih", "region": "dend", "gIhbar": 2e-4}],
+  "ions": [{"region": "soma", "ek": -85}],
+  "stimuli": [{"type": "iclamp", "at": "soma", "del": 2, "dur": 2, "amp": 0.4},
+   {"type": "iclamp", "at": "soma", "del": 42, "dur": 2, "amp": 1}],
+  "probes": [{"name": "soma", "at": "soma", "spike_threshold": 0}]}]}
+EOF
+kat=$tmp/cat.json
+expect_status 0 "catalogue cells" -- "$bin" run "$kat" -o "$tmp/ka" --quiet --traces csv
+expect_status 0 "catalogue cells with a checkpoint" -- "$bin" run "$kat" -o "$tmp/k" --quiet --traces csv --checkpoint-every 20
+cp -r "$tmp/k" "$tmp/k2"
+expect_status 0 "catalogue cells restarted" -- "$bin" run "$kat" -o "$tmp/k2" --quiet --traces csv --restart "$tmp/k2"
+for f in traces.csv spikes.csv; do
+    cmp -s "$tmp/ka/$f" "$tmp/k2/$f" && ok || bad "catalogue restart: $f differs from the run through"
+done
+[ "$(grep -c soma "$tmp/ka/spikes.csv")" -ge 4 ] && ok || bad "catalogue cells: expected 2 spikes a cell"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-state-nan "group 0's CaDynamics_E2.cai (a state) of instance 0, lane 0 is nan"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-param-inf "group 0's CaDynamics_E2.gamma (a parameter) of instance 0, lane 0 is inf; expected a finite value"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-ion-nan "group 0's ca inner concentration at element 0 is not a finite number"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-name "catalogue mechanisms in the checkpoint: \[XaDynamics_E2, Ca_HVA, .*in this simulation: \[CaDynamics_E2, Ca_HVA,"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-count "catalogue mechanisms: a count of 1099511627776; expected 0 to 4096"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 2"
+
+# format version 1 (older builds, no catalogue mechanisms) still restarts, the same bytes
+cp -r "$tmp/c" "$tmp/c1"
+"$py" "$here/ckpt_forge.py" "$tmp/c/checkpoint.0.bin" "$tmp/c1/checkpoint.0.bin" to-v1 || bad "to-v1"
+expect_status 0 "a version 1 checkpoint" -- "$bin" run "$cells" -o "$tmp/c1" --quiet --traces csv --restart "$tmp/c1"
+for f in traces.csv spikes.csv; do
+    cmp -s "$tmp/c/$f" "$tmp/c1/$f" && ok || bad "version 1 restart: $f differs"
+done
+cp -r "$tmp/n" "$tmp/n1"
+"$py" "$here/ckpt_forge.py" "$tmp/n/checkpoint.0.bin" "$tmp/n1/checkpoint.0.bin" to-v1 || bad "to-v1 (network)"
+expect_status 0 "a network's version 1 checkpoint" -- "$bin" run "$net" -o "$tmp/n1" --quiet --restart "$tmp/n1" --t-stop 150
+cmp -s "$tmp/n/spikes.dat" "$tmp/n1/spikes.dat" && ok || bad "version 1 network restart: spikes.dat differs"
 
 # the unforged checkpoints restart
 cp -r "$tmp/n" "$tmp/n2"

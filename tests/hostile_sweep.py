@@ -90,6 +90,21 @@ def cells():
                        "probes": [{"name": "soma", "at": "soma", "spike_threshold": -20}]}]}
 
 
+def cat_cells():
+    """cells() with the bbp catalogue's channels and CaDynamics_E2 writing cai in the soma: its
+    checkpoints hold catalogue state (format version 2)."""
+    data = cells()
+    data["celsius"] = 34
+    data["cells"][0]["mechanisms"] = [
+        {"name": "pas"}, {"name": "NaTs2_t", "region": "soma", "gNaTs2_tbar": 0.9},
+        {"name": "K_Pst", "region": "soma", "gK_Pstbar": 0.1},
+        {"name": "SK_E2", "region": "soma", "gSK_E2bar": 0.005},
+        {"name": "bbp::Ca_HVA", "region": "soma", "gCa_HVAbar": 0.001},
+        {"name": "CaDynamics_E2", "region": "soma", "gamma": 0.5},
+        {"name": "bbp::Ih", "region": "dend", "gIhbar": 2e-4}]
+    return data
+
+
 def setp(data, path, value):
     """data with the member at `path` ("network.ring[0].delay") set (None value: removed)."""
     data = json.loads(json.dumps(data))
@@ -288,7 +303,7 @@ def checkpoint_cases():
     sys.path.insert(0, HERE)
     import ckpt_forge
     cases = []
-    for kind in ("net", "cells"):
+    for kind in ("net", "cells", "cat"):
         for case in ckpt_forge.FORGERIES:
             cases.append(Case(f"ckpt.{kind}.{case}", None, checkpoint_of=(kind, "forge", case),
                               expect=["checkpoint.0.bin"]))
@@ -488,7 +503,7 @@ def main():
     root = a.keep or tempfile.mkdtemp(prefix="hostile-")
     os.makedirs(root, exist_ok=True)
     refs = {}
-    for kind, data in (("net", network()), ("cells", cells())):
+    for kind, data in (("net", network()), ("cells", cells()), ("cat", cat_cells())):
         path = os.path.join(root, f"ref_{kind}.json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f)

@@ -11,12 +11,16 @@ Writes the soma's voltage every 0.25 ms and the soma's spike steps.
 
 With --cadyn also CaDynamics_E2 in the soma (gamma 0.5: writes cai, so eca follows cai by
 Nernst every step there, and SK_E2 reads the changing cai); the soma's final cai is written.
+With --cn Crank-Nicolson as NEURON's secondorder 2 (the ion currents corrected by di/dv times
+the solve's dv before the states read them: CaDynamics_E2's ica).
 
 Usage (the committed references were written by):
     /usr/bin/python3 tests/neuron_cat_bbp.py data/reference/neuron-matrix/small.swc \
         mechanisms/bbp > tests/neuron_cat_bbp.txt
     /usr/bin/python3 tests/neuron_cat_bbp.py data/reference/neuron-matrix/small.swc \
         mechanisms/bbp --cadyn > tests/neuron_cat_bbp_cadyn.txt
+    /usr/bin/python3 tests/neuron_cat_bbp.py data/reference/neuron-matrix/small.swc \
+        mechanisms/bbp --cadyn --cn > tests/neuron_cat_bbp_cn.txt
 It needs nrnivmodl (Debian's neuron-dev, libinterviews-dev; MAKEFLAGS=libdir=/usr/lib/nrn).
 """
 import os
@@ -70,7 +74,8 @@ def main():
     st = h.IClamp(soma(0.5))
     st.delay, st.dur, st.amp = DEL, DUR, AMP
     h.dt = 0.025
-    h.secondorder = 0
+    secondorder = 2 if "--cn" in sys.argv[3:] else 0
+    h.secondorder = secondorder
     h.finitialize(-65)
     rows = [(0.0, soma(0.5).v)]
     spikes, above = [], soma(0.5).v > 0
@@ -83,7 +88,8 @@ def main():
         if k % EVERY == 0:
             rows.append((h.t, v))
     print("# NEURON %s, swc=%s celsius=34 dt=0.025 Ra=100 cm=1 pas g=1e-4 e=-65 everywhere"
-          % (h.nrnversion(), os.path.basename(swc)))
+          % (h.nrnversion(), os.path.basename(swc))
+          + (" secondorder=%d" % secondorder if secondorder else ""))
     print("# soma: " + " ".join("%s.%s=%g" % (m, p, v) for m, (p, v) in SOMA.items())
           + " ek=-85; dendrites: " + " ".join("%s.%s=%g" % (m, p, v) for m, (p, v) in DEND.items()))
     print("# eca soma %.17g dend %.17g (ion_style: Nernst at init where cai is read)"

@@ -158,6 +158,86 @@ static void test_sim(void)
     hb_sim_destroy(second);
 }
 
+/* Ball and sticks with the bbp catalogue's channels and CaDynamics_E2 writing cai in the soma
+ * (tests/neuron_cat_bbp.py's set), two shapes (3 and 2 cells, the second's NaTs2_t other), a
+ * pulse before the checkpoint and one after;
+ * %s: extra options, %s: a mechanism more in the soma of the first. */
+static const char cat_json[] =
+    "{\"t_stop\": 60, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.05, %s \"cells\": ["
+    " {\"name\": \"a\", \"count\": 3, %s},"
+    " {\"name\": \"b\", \"count\": 2, %s}]}";
+static const char cat_cell[] =
+    "\"sections\": ["
+    "  {\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157, \"type\": \"soma\"},"
+    "  {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200, \"diam\": 1, \"type\": \"dend\"}],"
+    " \"Ra\": 100, \"regions\": [{\"region\": \"soma\", \"nseg\": 1}, {\"region\": \"dend\", \"nseg\": %d}],"
+    " \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65},"
+    "  {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": %g},"
+    "  {\"name\": \"K_Pst\", \"region\": \"soma\", \"gK_Pstbar\": 0.1},"
+    "  {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},"
+    "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},"
+    "  {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.005},"
+    "  {\"name\": \"CaDynamics_E2\", \"region\": \"soma\", \"gamma\": 0.5},"
+    "  {\"name\": \"bbp::Ih\", \"region\": \"dend\", \"gIhbar\": 2e-4},"
+    "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"dend\", \"gCa_HVAbar\": 5e-4}%s],"
+    " \"ions\": [{\"region\": \"soma\", \"ek\": -85}],"
+    " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 2, \"dur\": 2, \"amp\": 0.4},"
+    "  {\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 35, \"dur\": 2, \"amp\": 1}],"
+    " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0},"
+    "  {\"name\": \"tip\", \"at\": {\"section\": \"dend\", \"x\": 1}}]";
+
+static hb_sim_t *make_cat_sim(const char *options, const char *extra_mech)
+{
+    char a[4096], b[4096], text[10000];
+    snprintf(a, sizeof a, cat_cell, 11, 0.9, extra_mech);
+    snprintf(b, sizeof b, cat_cell, 7, 0.7, "");
+    snprintf(text, sizeof text, cat_json, options, a, b);
+    hb_sim_t *sim = NULL;
+    CHECK_OK(hb_sim_parse_json(text, strlen(text), "catalogue checkpoint test", NULL, &sim));
+    return sim;
+}
+
+/* Catalogue mechanisms' states, assigned values and ions (cai written by CaDynamics_E2) carried
+ * by a checkpoint: a run saved part-way (Euler and Crank-Nicolson, one thread and two) and
+ * finished in a fresh simulation has the uninterrupted run's bits; a checkpoint of other
+ * mechanisms is refused naming them. */
+static void test_cat_sim(const char *options)
+{
+    const long steps = 2400, at = 1001;
+    hb_sim_t *whole = make_cat_sim(options, ""), *first = make_cat_sim(options, "");
+    if (!whole || !first) return;
+    CHECK_OK(hb_sim_run(whole));
+    int spikes = 0;
+    const double *t;
+    hb_sim_spikes(whole, 0, &t, &spikes);
+    CHECKF(spikes >= 2, "%s: %d spikes: the test needs a few", options, spikes);
+    CHECK_OK(hb_sim_init(first));
+    CHECK_OK(hb_sim_advance(first, at));
+    FILE *f = tmpfile();
+    CHECK_OK(hb_sim_save(first, f, "cat"));
+    hb_sim_t *second = make_cat_sim(options, "");
+    rewind(f);
+    CHECK_OK(hb_sim_load(second, f, "cat"));
+    CHECK_OK(hb_sim_advance(second, steps - at));
+    CHECKF(same_records(whole, second), "%s: the restored run's records differ", options);
+
+    hb_sim_t *other = make_cat_sim(options, ",{\"name\": \"bbp::Im\", \"region\": \"soma\"}");
+    rewind(f);
+    const hb_status_t st = other ? hb_sim_load(other, f, "cat.bin") : HB_ERR_INVALID_VALUE;
+    CHECKF(st == HB_ERR_INVALID_VALUE &&
+               strstr(hb_last_error(), "group 0's catalogue mechanisms in the checkpoint: "
+                                       "[CaDynamics_E2, Ca_HVA, Ih, K_Pst, NaTs2_t, SK_E2, SKv3_1]; "
+                                       "in this simulation: [CaDynamics_E2, Ca_HVA, Ih, Im, K_Pst,"),
+           "%s", hb_last_error());
+    fclose(f);
+    printf("catalogue checkpoint (%s): %d spikes, the restored run bitwise the whole\n", options,
+           spikes);
+    hb_sim_destroy(other);
+    hb_sim_destroy(whole);
+    hb_sim_destroy(first);
+    hb_sim_destroy(second);
+}
+
 /* A ring of 16 ball and sticks kicked by noisy NetStims (Poisson draws), 4 of them. */
 static const char net_json[] =
     "{\"t_stop\": 120, \"dt\": 0.025, \"cells\": [{\"name\": \"bs\", \"count\": 16, \"sections\": ["
@@ -248,12 +328,78 @@ static void test_net(hb_comm_t *comm, int overlap)
     hb_net_destroy(second);
 }
 
+/* net_json's ring with cat_cell's catalogue channels in place of hh (CaDynamics_E2 writing
+ * cai): their state crosses the checkpoint on every rank. */
+static const char net_cat_json[] =
+    "{\"t_stop\": 120, \"dt\": 0.025, \"celsius\": 34, \"cells\": [{\"name\": \"bs\", \"count\": 16, \"sections\": ["
+    "  {\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157, \"type\": \"soma\"},"
+    "  {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200, \"diam\": 1, \"type\": \"dend\"}],"
+    " \"Ra\": 100, \"regions\": [{\"region\": \"soma\", \"nseg\": 1}, {\"region\": \"dend\", \"nseg\": 5}],"
+    " \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65},"
+    "  {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": 0.9},"
+    "  {\"name\": \"K_Pst\", \"region\": \"soma\", \"gK_Pstbar\": 0.1},"
+    "  {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},"
+    "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},"
+    "  {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.005},"
+    "  {\"name\": \"CaDynamics_E2\", \"region\": \"soma\", \"gamma\": 0.5},"
+    "  {\"name\": \"bbp::Ih\", \"region\": \"dend\", \"gIhbar\": 2e-4}],"
+    " \"ions\": [{\"region\": \"soma\", \"ek\": -85}],"
+    " \"synapses\": [{\"type\": \"expsyn\", \"at\": \"soma\", \"tau\": 2, \"e\": 0}],"
+    " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -10}]}],"
+    " \"network\": {\"sources\": [{\"name\": \"kick\", \"count\": 4, \"start\": 1, \"interval\": 8,"
+    "  \"number\": 40, \"noise\": 0.7, \"seed\": 3}],"
+    "  \"ring\": [{\"first\": 0, \"count\": 16, \"synapse\": 0, \"weight\": %g, \"delay\": 4}],"
+    "  \"connections\": [{\"source\": 16, \"target\": 0, \"synapse\": 0, \"weight\": %g, \"delay\": 1},"
+    "   {\"source\": 17, \"target\": 5, \"synapse\": 0, \"weight\": %g, \"delay\": 1.5},"
+    "   {\"source\": 18, \"target\": 9, \"synapse\": 0, \"weight\": %g, \"delay\": 2},"
+    "   {\"source\": 19, \"target\": 13, \"synapse\": 0, \"weight\": %g, \"delay\": 3}]}}";
+
+static void test_cat_net(hb_comm_t *comm, double w)
+{
+    char text[8192];
+    snprintf(text, sizeof text, net_cat_json, w, w, w, w, w);
+    hb_net_t *whole = NULL, *first = NULL, *second = NULL;
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "catalogue net", NULL, comm, &whole));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "catalogue net", NULL, comm, &first));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "catalogue net", NULL, comm, &second));
+    if (!whole || !first || !second) return;
+    CHECK_OK(hb_net_run(whole));
+    const hb_spike_t *s;
+    size_t n;
+    hb_net_spikes(whole, &s, &n);
+    size_t cells = 0; /* spikes of the cable cells (gids below 16), not the sources' */
+    for (size_t k = 0; k < n; k++) cells += s[k].gid < 16;
+    CHECKF(cells > 16, "%zu cell spikes: the test needs activity", cells);
+    CHECK_OK(hb_net_init(first));
+    CHECK_OK(hb_net_advance(first, 47.3));
+    FILE *f = tmpfile();
+    CHECK_OK(hb_net_save(first, f, "catnet"));
+    rewind(f);
+    CHECK_OK(hb_net_load(second, f, "catnet"));
+    CHECK_OK(hb_net_advance(second, 120.0));
+    CHECKF(same_spikes(whole, second), "the restored catalogue network's spikes differ");
+    if (hb_comm_rank(comm) == 0)
+        printf("catalogue network checkpoint on %d rank(s): %zu cell spikes, restored bitwise\n",
+               hb_comm_size(comm), cells);
+    fclose(f);
+    hb_net_destroy(whole);
+    hb_net_destroy(first);
+    hb_net_destroy(second);
+}
+
 int main(void)
 {
     hb_comm_t *comm = NULL;
     CHECK_OK(hb_comm_create(HB_COMM_BEST, &comm));
     test_sim();
+    test_cat_sim("");
+    test_cat_sim("\"method\": \"cn\",");
+    if (hb_backend_available(HB_BACKEND_OMP)) {
+        test_cat_sim("\"backend\": \"omp\",");
+        test_cat_sim("\"backend\": \"omp\", \"method\": \"cn\",");
+    }
     for (int overlap = HB_NET_BLOCKING; overlap <= HB_NET_TASKS; overlap++) test_net(comm, overlap);
+    test_cat_net(comm, 0.05);
     hb_comm_destroy(comm);
     return check_summary("checkpoint");
 }

@@ -52,7 +52,9 @@ typedef struct hb_step_cat {
     hb_step_cat_mech_t *mech;
     int n_ion;
     hb_step_ion_t *ion;
-    double celsius; /* [degC] */
+    int second_order; /* Crank-Nicolson: the ion currents moved to the half step (NEURON's
+                       * secondorder 2, hb_cat_second_order) */
+    double celsius;   /* [degC] */
     double ktf;     /* 1e3 R (celsius + 273.15) / F [mV]: NEURON 8.2's constants (sim_cat.c) */
 } hb_step_cat_t;
 
@@ -139,6 +141,26 @@ static inline void hb_cat_step_current(const hb_step_group_t *g, const hb_step_p
         hb_cat_block_t blk;
         const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid, p->dt, d, rhs, ions, &blk);
         if (n > 0) cm->mech->cpu->current(&blk, 0, n);
+    }
+}
+
+/* Crank-Nicolson, after the solve and before the update of v (NEURON's second_order_cur with
+ * secondorder 2): each species' current moved from v(t) to v(t + dt/2), i += di/dv dv with dv
+ * the solve's (rhs, row stride width, from lane0), so that a concentration mechanism's state
+ * reads the current of the half step. The matrix took the currents at v(t) as before. */
+static inline void hb_cat_second_order(const hb_step_group_t *g, int block, int lane0,
+                                       int lanes, const double *rhs)
+{
+    const hb_step_cat_t *cat = g->cat;
+    const size_t W = (size_t)g->width, base = hb_step_block_base(g, block) + (size_t)lane0;
+    const int rows = hb_cat_rows(g, block, lane0);
+    for (int s = 0; s < cat->n_ion; s++) {
+        const hb_step_ion_t *ion = &cat->ion[s];
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < lanes; k++) {
+                const size_t e = base + (size_t)r * W + (size_t)k;
+                ion->i[e] += ion->didv[e] * rhs[(size_t)r * W + (size_t)k];
+            }
     }
 }
 

@@ -519,8 +519,8 @@ static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int 
 }
 
 /* A block of a group with catalogue mechanisms (common/cat_step.h): hb_step_lanes' passes with
- * the mechanisms' currents after pas, hh, stimuli and synapses, and their states after the
- * update of v; a mixed block lane by lane (hb_step_mixed_*, the arrays, not the row table).
+ * the mechanisms' currents after pas, hh, stimuli and synapses, with Crank-Nicolson the ion
+ * currents' correction after the solve, and their states after the update of v; a mixed block lane by lane (hb_step_mixed_*, the arrays, not the row table).
  * The run-time width: these groups are not specialised. */
 static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, int block,
                            double *d, double *rhs)
@@ -533,6 +533,7 @@ static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, 
             hb_cat_step_current(g, p, block, k, 1, d + k, rhs + k);
             hb_step_mixed_axial(g, block, k, d + k, rhs + k);
             hb_step_mixed_solve(g, block, k, d + k, rhs + k);
+            if (g->cat->second_order) hb_cat_second_order(g, block, k, 1, rhs + k);
             hb_step_mixed_update(g, p, block, k, rhs + k);
             hb_cat_step_state(g, p, block, k, 1);
         }
@@ -542,6 +543,7 @@ static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, 
     hb_cat_step_current(g, p, block, 0, W, d, rhs);
     hb_step_lanes_axial(g, block, 0, W, W, g->shared, d, rhs);
     hb_step_lanes_solve(g, block, 0, W, W, g->shared, d, rhs);
+    if (g->cat->second_order) hb_cat_second_order(g, block, 0, W, rhs);
     hb_step_lanes_update(g, p, block, 0, W, W, rhs);
     hb_cat_step_state(g, p, block, 0, W);
 }

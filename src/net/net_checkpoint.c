@@ -255,10 +255,11 @@ hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
     unsigned char *data = NULL;
     size_t size = 0;
     long step = -1;
-    hb_status_t status = file ? hb_ckpt_read(file, name, HB_CKPT_NET, &data, &size)
+    uint32_t version = 0;
+    hb_status_t status = file ? hb_ckpt_read(file, name, HB_CKPT_NET, &data, &size, &version)
                               : hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: file is NULL");
     if (status == HB_SUCCESS) {
-        hb_ckpt_in_t in = {data, size, 0, 0};
+        hb_ckpt_in_t in = {data, size, 0, 0, version};
         status = get_state(net, &in, name, &step);
     }
     free(data);

@@ -30,10 +30,15 @@ void hb_ckpt_put_i64(hb_ckpt_buf_t *b, int64_t x);
 void hb_ckpt_put_f64(hb_ckpt_buf_t *b, double x);
 void hb_ckpt_buf_free(hb_ckpt_buf_t *b);
 
+/* The format's versions (docs/checkpoint.md): 2 added the catalogue mechanisms' state; a
+ * version 1 record (none) still reads. */
+enum { HB_CKPT_VERSION = 2, HB_CKPT_VERSION_OLDEST = 1 };
+
 typedef struct {
     const unsigned char *data;
     size_t size, pos;
-    int bad; /* read past the end */
+    int bad;          /* read past the end */
+    uint32_t version; /* the record's format version */
 } hb_ckpt_in_t;
 
 /* 0 once a read went past the end (then every value reads as 0). */
@@ -51,9 +56,9 @@ uint64_t hb_ckpt_hash_i64(uint64_t h, int64_t x);
 /* Header, payload and checksum to f (the caller makes the file atomic); `name` in messages. */
 hb_status_t hb_ckpt_write(FILE *f, const char *name, uint32_t kind, const hb_ckpt_buf_t *b);
 /* The record of `kind` at f's position, checked (header, length, checksum) and read whole into
- * *data (freed by the caller); f left after it. */
+ * *data (freed by the caller), its format version in *version; f left after it. */
 hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char **data,
-                         size_t *size);
+                         size_t *size, uint32_t *version);
 
 /* sim_checkpoint.c: a simulation's state into a payload, and back (after the fingerprint
  * matched); used by the network's record too. */

@@ -107,8 +107,8 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
 }
 
 /* The backend's engine over the layout's host arrays. */
-/* Catalogue mechanisms: only where the backend's engine steps them, with backward Euler
- * (NEURON's secondorder 2 treats the ion currents apart: not done). */
+/* Catalogue mechanisms: only where the backend's engine steps them (Crank-Nicolson as NEURON's
+ * secondorder 2: common/cat_step.h, hb_cat_second_order). */
 static hb_status_t check_catalogue(const hb_sim_t *sim)
 {
     for (int g = 0; g < sim->n_groups; g++) {
@@ -119,11 +119,6 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                            "simulation: backend '%s' does not step catalogue mechanisms (%s) "
                            "yet; expected backend seq or omp",
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
-        if (sim->opt.method != HB_METHOD_EULER)
-            return hb_fail(HB_ERR_NOT_SUPPORTED,
-                           "simulation: catalogue mechanisms (%s) are stepped with backward "
-                           "Euler only; expected method euler",
-                           cat->mech[0].mech->name);
     }
     return HB_SUCCESS;
 }

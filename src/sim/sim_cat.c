@@ -247,6 +247,7 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
         return status;
     }
     cat->celsius = sim->opt.celsius;
+    cat->second_order = sim->opt.method == HB_METHOD_CN;
     /* NEURON 8.2's nrn_nernst with its default units: the 2019 SI's exact constants, R = k NA
      * [J/(mol K)] and F = e NA [C/mol] as products of doubles (as nrnunits.lib defines them) */
     const double na = 6.02214076e23, R = 1.380649e-23 * na, F = 1.602176634e-19 * na;
@@ -267,13 +268,18 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
                     status = fill_slot(k, cm, &md->cat[x], s, &global_set);
             hb_sim_cell_put(sim, cells[s], md);
         }
-        if (status == HB_SUCCESS && !k->mixed) { /* padding lanes: lane 0's rows */
-            const size_t W = (size_t)k->width;
+        if (status == HB_SUCCESS && !k->mixed) { /* padding lanes: lane 0's rows and fields
+                                                   * (parameters of 0 could divide by 0:
+                                                   * CaDynamics_E2's decay) */
+            const size_t W = (size_t)k->width, nf = (size_t)cm->mech->n_field;
             for (int b = 0; b < k->blocks; b++)
                 for (size_t s = (size_t)b * W; s < (size_t)(b + 1) * W; s++)
                     if (s >= (size_t)k->count)
-                        for (size_t j = cm->inst_start[b]; j < cm->inst_start[b + 1]; j++)
+                        for (size_t j = cm->inst_start[b]; j < cm->inst_start[b + 1]; j++) {
                             cm->node[j * W + s % W] = cm->node[j * W];
+                            for (size_t f = 0; f < nf; f++)
+                                cm->field[(j * nf + f) * W + s % W] = cm->field[(j * nf + f) * W];
+                        }
         }
         if (status == HB_SUCCESS && cm->mech->n_table > 0 && cm->mech->cpu->tables) {
             if (!ALLOC(cm->table, cm->mech->n_table)) status = hb_fail(HB_ERR_ALLOC, "out of memory");

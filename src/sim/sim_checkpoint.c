@@ -21,7 +21,7 @@
 /* ---- the record ---- */
 
 static const char magic[8] = {'H', 'B', 'C', 'K', 'P', 'T', '\r', '\n'};
-enum { VERSION = 1, HEADER_SIZE = 32 };
+enum { HEADER_SIZE = 32 };
 static const uint32_t byte_order = 0x01020304u;
 
 void hb_ckpt_put(hb_ckpt_buf_t *b, const void *p, size_t n)
@@ -105,7 +105,7 @@ static const char *kind_name(uint32_t kind)
  * u32, payload length u64; the payload; FNV-1a of header and payload, u64. */
 static void header(unsigned char h[HEADER_SIZE], uint32_t kind, uint64_t length)
 {
-    const uint32_t version = VERSION;
+    const uint32_t version = HB_CKPT_VERSION;
     memset(h, 0, HEADER_SIZE);
     memcpy(h, magic, 8);
     memcpy(h + 8, &version, 4);
@@ -131,10 +131,11 @@ hb_status_t hb_ckpt_write(FILE *f, const char *name, uint32_t kind, const hb_ckp
 }
 
 hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char **data,
-                         size_t *size)
+                         size_t *size, uint32_t *version_out)
 {
     *data = NULL;
     *size = 0;
+    *version_out = 0;
     unsigned char h[HEADER_SIZE], want[HEADER_SIZE];
     const size_t got = fread(h, 1, sizeof h, f);
     if (got < 8 || memcmp(h, magic, 8) != 0)
@@ -150,9 +151,9 @@ hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char
     memcpy(&k, h + 20, 4);
     memcpy(&length, h + 24, 8);
     header(want, kind, length);
-    if (version != VERSION)
-        return hb_fail(HB_ERR_PARSE, "%s: checkpoint format version %u; expected %d", name,
-                       version, VERSION);
+    if (version < HB_CKPT_VERSION_OLDEST || version > HB_CKPT_VERSION)
+        return hb_fail(HB_ERR_PARSE, "%s: checkpoint format version %u; expected %d to %d",
+                       name, version, HB_CKPT_VERSION_OLDEST, HB_CKPT_VERSION);
     if (order != byte_order || memcmp(h + 16, want + 16, 4) != 0)
         return hb_fail(HB_ERR_PARSE, "%s: written on a machine of another byte order or type "
                        "sizes; expected this machine's", name);
@@ -190,6 +191,7 @@ hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char
     }
     *data = p;
     *size = (size_t)length;
+    *version_out = version;
     return HB_SUCCESS;
 }
 
@@ -238,8 +240,26 @@ static uint64_t model_digest(const hb_model_t *md)
         h = hb_ckpt_hash_f64(h, s->syn.tau2_ms);
         h = hb_ckpt_hash_f64(h, s->syn.e_mv);
     }
-    return hb_ckpt_hash_i64(h, ((int64_t)md->n_iclamps << 40) + ((int64_t)md->n_probes << 20) +
-                                   md->n_synapses);
+    h = hb_ckpt_hash_i64(h, ((int64_t)md->n_iclamps << 40) + ((int64_t)md->n_probes << 20) +
+                                md->n_synapses);
+    if (md->n_cat == 0) return h; /* a version 1 record's fingerprint (ion values: unread) */
+    for (int q = 0; q < md->n_cat; q++) { /* catalogue mechanisms: where, parameters, GLOBALs */
+        const hb_model_cat_t *mc = &md->cat[q];
+        const hb_cat_mech_t *mech = mc->mech;
+        h = hb_ckpt_hash(h, mech->name, strlen(mech->name) + 1);
+        h = hb_ckpt_hash_i64(h, ((int64_t)mech->n_field << 32) + mech->n_param);
+        h = hb_ckpt_hash(h, mc->on, (size_t)md->m);
+        for (size_t x = 0; x < (size_t)md->m * (size_t)mech->n_param; x++)
+            h = hb_ckpt_hash_f64(h, mc->param[x]);
+        for (int x = 0; x < mech->n_global; x++) h = hb_ckpt_hash_f64(h, mc->global[x]);
+    }
+    for (int a = 0; a < md->n_ion_set; a++) {
+        const hb_model_ion_set_t *set = &md->ion_set[a];
+        h = hb_ckpt_hash(h, set->ion, strlen(set->ion) + 1);
+        h = hb_ckpt_hash_i64(h, ((int64_t)set->swc_type << 8) + set->what);
+        h = hb_ckpt_hash_f64(h, set->value);
+    }
+    return hb_ckpt_hash_i64(h, ((int64_t)md->n_cat << 20) + md->n_ion_set);
 }
 
 static uint64_t fingerprint(const hb_sim_t *sim)
@@ -296,14 +316,225 @@ static void put_series(hb_ckpt_buf_t *b, const series_t *s)
     hb_ckpt_put(b, s->data, (size_t)s->count * sizeof *s->data);
 }
 
+static int64_t bad_value(const unsigned char *p, int64_t n, int ordered, double lo, double hi);
+
+/* ---- catalogue mechanisms (format version 2) ----
+ * Per group, after the step: the layout (mechanisms in the group's order: name, fields,
+ * parameters, states, assigned, instances; ions: name, valence), checked against this
+ * simulation's with any difference named; after the group's synapse states the values: each
+ * mechanism's fields (every instance and lane, padding too), each ion's e, ci, co, i, di/dv
+ * (every element of the group's v layout). The density mechanisms draw no random numbers:
+ * there is no stream to save. */
+
+static size_t cat_instances(const group_t *gr, const hb_step_cat_mech_t *cm)
+{
+    return cm->inst_start[gr->k.blocks];
+}
+
+static void put_name(hb_ckpt_buf_t *b, const char *text)
+{
+    hb_ckpt_put_i64(b, (int64_t)strlen(text));
+    hb_ckpt_put(b, text, strlen(text));
+}
+
+static void put_cat_layout(hb_ckpt_buf_t *b, const group_t *gr)
+{
+    const hb_step_cat_t *cat = gr->cat;
+    hb_ckpt_put_i64(b, cat ? cat->n_mech : 0);
+    for (int q = 0; cat && q < cat->n_mech; q++) {
+        const hb_cat_mech_t *m = cat->mech[q].mech;
+        put_name(b, m->name);
+        const int64_t sizes[5] = {m->n_field, m->n_param, m->n_state, m->n_assigned,
+                                  (int64_t)cat_instances(gr, &cat->mech[q])};
+        hb_ckpt_put(b, sizes, sizeof sizes);
+    }
+    hb_ckpt_put_i64(b, cat ? cat->n_ion : 0);
+    for (int x = 0; cat && x < cat->n_ion; x++) {
+        put_name(b, cat->ion[x].name);
+        hb_ckpt_put_f64(b, cat->ion[x].valence);
+    }
+}
+
+static void put_cat_values(hb_ckpt_buf_t *b, const group_t *gr)
+{
+    const hb_step_cat_t *cat = gr->cat;
+    const size_t W = (size_t)gr->k.width, n = v_size(gr);
+    for (int q = 0; cat && q < cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        hb_ckpt_put(b, cm->field, cat_instances(gr, cm) * (size_t)cm->mech->n_field * W *
+                                      sizeof *cm->field);
+    }
+    for (int x = 0; cat && x < cat->n_ion; x++) {
+        const hb_step_ion_t *ion = &cat->ion[x];
+        const double *a[5] = {ion->e, ion->ci, ion->co, ion->i, ion->didv};
+        for (int k = 0; k < 5; k++) hb_ckpt_put(b, a[k], n * sizeof *a[k]);
+    }
+}
+
+/* A name at in's position into buf (cut to its size); 0: cut short or not a name. */
+static int get_name(hb_ckpt_in_t *in, char *buf, size_t size)
+{
+    const int64_t len = hb_ckpt_get_i64(in);
+    if (in->bad || len < 1 || len > 255 || (uint64_t)len > in->size - in->pos) return 0;
+    const size_t keep = (size_t)len < size - 1 ? (size_t)len : size - 1;
+    memcpy(buf, in->data + in->pos, keep);
+    buf[keep] = '\0';
+    in->pos += (size_t)len;
+    return memchr(buf, '\0', keep) == NULL;
+}
+
+/* Appends `text` to list (", " between), cut at its size. */
+static void list_add(char *list, size_t size, const char *text)
+{
+    const size_t used = strlen(list);
+    if (used + 3 < size) snprintf(list + used, size - used, "%s%s", used ? ", " : "", text);
+}
+
+/* Group g's catalogue layout at in's position against this simulation's: what differs named. */
+static hb_status_t get_cat_layout(const group_t *gr, int g, hb_ckpt_in_t *in, const char *name)
+{
+    const hb_step_cat_t *cat = gr->cat;
+    const int n_mech = cat ? cat->n_mech : 0, n_ion = cat ? cat->n_ion : 0;
+    char theirs[512] = "", mine[512] = "", text[256];
+    const int64_t mechs = hb_ckpt_get_i64(in);
+    if (in->bad || mechs < 0 || mechs > 4096)
+        return hb_fail(HB_ERR_PARSE, "%s: group %d's catalogue mechanisms: a count of %lld; "
+                       "expected 0 to 4096", name, g, (long long)mechs);
+    int same = mechs == n_mech;
+    for (int64_t q = 0; q < mechs; q++) {
+        if (!get_name(in, text, sizeof text))
+            return hb_fail(HB_ERR_PARSE, "%s: group %d's catalogue mechanism %lld: its name is cut "
+                           "short or not a name", name, g, (long long)q);
+        int64_t sizes[5];
+        hb_ckpt_get(in, sizes, sizeof sizes);
+        list_add(theirs, sizeof theirs, text);
+        if (!same) continue;
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        const hb_cat_mech_t *m = cm->mech;
+        if (strcmp(text, m->name) != 0) {
+            same = 0;
+            continue;
+        }
+        const int64_t here[5] = {m->n_field, m->n_param, m->n_state, m->n_assigned,
+                                 (int64_t)cat_instances(gr, cm)};
+        if (!in->bad && memcmp(sizes, here, sizeof here) != 0)
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d's %s has %lld fields (%lld "
+                           "parameters, %lld states, %lld assigned) on %lld instances in the "
+                           "checkpoint; here %lld (%lld, %lld, %lld) on %lld: expected a "
+                           "checkpoint of the same .mod files inserted in the same places",
+                           name, g, m->name, (long long)sizes[0], (long long)sizes[1],
+                           (long long)sizes[2], (long long)sizes[3], (long long)sizes[4],
+                           (long long)here[0], (long long)here[1], (long long)here[2],
+                           (long long)here[3], (long long)here[4]);
+    }
+    if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    for (int q = 0; q < n_mech; q++) list_add(mine, sizeof mine, cat->mech[q].mech->name);
+    if (!same)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d's catalogue mechanisms in the "
+                       "checkpoint: [%s]; in this simulation: [%s]: expected a checkpoint of "
+                       "the same mechanisms", name, g, theirs, mine);
+    const int64_t ions = hb_ckpt_get_i64(in);
+    if (in->bad || ions < 0 || ions > 4096)
+        return hb_fail(HB_ERR_PARSE, "%s: group %d's ions: a count of %lld; expected 0 to 4096",
+                       name, g, (long long)ions);
+    theirs[0] = mine[0] = '\0';
+    same = ions == n_ion;
+    for (int64_t x = 0; x < ions; x++) {
+        if (!get_name(in, text, sizeof text))
+            return hb_fail(HB_ERR_PARSE, "%s: group %d's ion %lld: its name is cut short or not "
+                           "a name", name, g, (long long)x);
+        const double valence = hb_ckpt_get_f64(in);
+        char item[300];
+        snprintf(item, sizeof item, "%s (%g)", text, valence);
+        list_add(theirs, sizeof theirs, item);
+        if (same && (strcmp(text, cat->ion[x].name) != 0 || valence != cat->ion[x].valence))
+            same = 0;
+    }
+    if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    for (int x = 0; x < n_ion; x++) {
+        char item[64];
+        snprintf(item, sizeof item, "%s (%g)", cat->ion[x].name, cat->ion[x].valence);
+        list_add(mine, sizeof mine, item);
+    }
+    if (!same)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d's ions (valence) in the checkpoint: "
+                       "[%s]; in this simulation: [%s]: expected a checkpoint of the same "
+                       "mechanisms", name, g, theirs, mine);
+    return HB_SUCCESS;
+}
+
+/* Group g's catalogue values at in's position: checked (apply 0) or set (apply 1). A RANGE
+ * PARAMETER must be within its declared <lo,hi> or this simulation's own value (padding lanes
+ * hold 0), a STATE finite, an ASSIGNED not NaN (a rate may be infinite), the ions' values
+ * finite; the scratch fields are written before they are read. */
+static hb_status_t get_cat_values(group_t *gr, int g, hb_ckpt_in_t *in, const char *name,
+                                  int apply)
+{
+    hb_step_cat_t *cat = gr->cat;
+    const size_t W = (size_t)gr->k.width, n = v_size(gr);
+    for (int q = 0; cat && q < cat->n_mech; q++) {
+        hb_step_cat_mech_t *cm = &cat->mech[q];
+        const hb_cat_mech_t *m = cm->mech;
+        const size_t nf = (size_t)m->n_field, count = cat_instances(gr, cm) * nf * W;
+        if (count > (in->size - in->pos) / sizeof(double)) {
+            in->bad = 1;
+            return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+        }
+        const unsigned char *p = in->data + in->pos;
+        if (apply) memcpy(cm->field, p, count * sizeof *cm->field);
+        for (size_t e = 0; e < count && !apply; e++) {
+            const size_t f = e / W % nf, j = e / W / nf;
+            double x;
+            memcpy(&x, p + e * sizeof x, sizeof x);
+            const char *kind = NULL;
+            const hb_cat_field_t *decl = NULL;
+            if (f < (size_t)m->n_param) {
+                decl = &m->param[f];
+                if (!(isfinite(x) && ((x >= decl->lo && x <= decl->hi) || x == cm->field[e])))
+                    kind = "parameter";
+            } else if (f < (size_t)(m->n_param + m->n_state)) {
+                decl = &m->state[f - (size_t)m->n_param];
+                if (!isfinite(x)) kind = "state";
+            } else if (f < (size_t)(m->n_param + m->n_state + m->n_assigned)) {
+                decl = &m->assigned[f - (size_t)m->n_param - (size_t)m->n_state];
+                if (isnan(x)) kind = "assigned value";
+            }
+            if (kind)
+                return hb_fail(HB_ERR_PARSE, "%s: group %d's %s.%s (a %s) of instance %zu, lane "
+                               "%zu is %g; expected %s", name, g, m->name, decl->name, kind, j,
+                               e % W, x, f < (size_t)m->n_param ? "a finite value within its "
+                               "declared range" : "a value the run could have reached");
+        }
+        in->pos += count * sizeof(double);
+    }
+    for (int x = 0; cat && x < cat->n_ion; x++) {
+        hb_step_ion_t *ion = &cat->ion[x];
+        double *a[5] = {ion->e, ion->ci, ion->co, ion->i, ion->didv};
+        static const char *const what[5] = {"reversal potential", "inner concentration",
+                                            "outer concentration", "current", "conductance"};
+        for (int k = 0; k < 5; k++) {
+            if (n > (in->size - in->pos) / sizeof(double)) {
+                in->bad = 1;
+                return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+            }
+            if (apply) memcpy(a[k], in->data + in->pos, n * sizeof(double));
+            else {
+                const int64_t e = bad_value(in->data + in->pos, (int64_t)n, 0, -HUGE_VAL,
+                                            HUGE_VAL);
+                if (e >= 0)
+                    return hb_fail(HB_ERR_PARSE, "%s: group %d's %s %s at element %lld is not a "
+                                   "finite number; expected a state the run could have reached",
+                                   name, g, ion->name, what[k], (long long)e);
+            }
+            in->pos += n * sizeof(double);
+        }
+    }
+    return HB_SUCCESS;
+}
+
 /* The engine must be one whose state can be read back (the CPU's). */
 static hb_status_t check_engine(const hb_sim_t *sim, const char *name)
 {
-    for (int g = 0; g < sim->n_groups; g++)
-        if (sim->groups[g].cat) /* their states and ions are not in the format yet */
-            return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints of catalogue mechanisms (%s) "
-                           "are not supported yet", name,
-                           ((const hb_step_cat_t *)sim->groups[g].cat)->mech[0].mech->name);
     if (sim->ops->steps_in_place && sim->ops->get_probes) return HB_SUCCESS;
     return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints need the CPU engine (backend seq or "
                    "omp); backend '%s' keeps its state on the device", name,
@@ -328,11 +559,13 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
         hb_ckpt_put(b, dims, sizeof dims);
     }
     hb_ckpt_put_i64(b, sim->step);
+    for (int g = 0; g < sim->n_groups; g++) put_cat_layout(b, &sim->groups[g]);
     for (int g = 0; g < sim->n_groups; g++) {
         const group_t *gr = &sim->groups[g];
         hb_ckpt_put(b, gr->v, v_size(gr) * sizeof *gr->v);
         hb_ckpt_put(b, gr->hh_state, hh_size(gr) * sizeof *gr->hh_state);
         hb_ckpt_put(b, gr->syn_state, gr->n_syn_state * sizeof *gr->syn_state);
+        put_cat_values(b, gr);
     }
     unsigned char *above = calloc((size_t)sim->n_probes + 1, 1);
     double *v_prev = calloc((size_t)sim->n_probes + 1, sizeof *v_prev);
@@ -407,6 +640,23 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
                        "expected a checkpoint of the same model", name, (long long)cells,
                        (long long)groups, (long long)probes, sim->n_cells, sim->n_groups,
                        sim->n_probes);
+    if (in->version < 2) /* version 1 had no catalogue state */
+        for (int g = 0; g < sim->n_groups; g++)
+            if (sim->groups[g].cat)
+                return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of format version %u, "
+                               "which holds no catalogue mechanisms' state; this simulation has "
+                               "catalogue mechanisms (%s in group %d): expected version %d",
+                               name, in->version, sim->groups[g].cat->mech[0].mech->name, g,
+                               HB_CKPT_VERSION);
+    if (in->version >= 2) { /* the catalogue layouts first: a difference named, not a hash */
+        hb_ckpt_in_t peek = *in;
+        peek.pos += (size_t)sim->n_groups * 6 * sizeof(int64_t) + sizeof(int64_t);
+        if (peek.pos > peek.size) peek.bad = 1;
+        for (int g = 0; g < sim->n_groups; g++) {
+            const hb_status_t st = get_cat_layout(&sim->groups[g], g, &peek, name);
+            if (st != HB_SUCCESS) return st;
+        }
+    }
     const uint64_t mine = fingerprint(sim);
     if (print != mine)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of another model or other options "
@@ -432,6 +682,10 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
     if (!in->bad && (step < 0 || step > steps))
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: step %lld; expected 0..%ld", name,
                        (long long)step, steps);
+    for (int g = 0; g < sim->n_groups && in->version >= 2; g++) {
+        const hb_status_t st = get_cat_layout(&sim->groups[g], g, in, name);
+        if (st != HB_SUCCESS) return st;
+    }
     for (int g = 0; g < sim->n_groups; g++) {
         group_t *gr = &sim->groups[g];
         double *dst[3] = {gr->v, gr->hh_state, gr->syn_state};
@@ -448,6 +702,10 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
                                    what[a], (long long)k);
                 in->pos += n[a] * sizeof(double);
             }
+        }
+        if (in->version >= 2 && !in->bad) {
+            const hb_status_t st = get_cat_values(gr, g, in, name, apply);
+            if (st != HB_SUCCESS) return st;
         }
     }
     if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
@@ -555,9 +813,10 @@ hb_status_t hb_sim_load(hb_sim_t *sim, FILE *file, const char *name)
     if (status != HB_SUCCESS) return status;
     unsigned char *data = NULL;
     size_t size = 0;
-    status = hb_ckpt_read(file, name, HB_CKPT_SIM, &data, &size);
+    uint32_t version = 0;
+    status = hb_ckpt_read(file, name, HB_CKPT_SIM, &data, &size, &version);
     if (status != HB_SUCCESS) return status;
-    hb_ckpt_in_t in = {data, size, 0, 0};
+    hb_ckpt_in_t in = {data, size, 0, 0, version};
     status = hb_sim_checkpoint_get(sim, &in, name);
     if (status == HB_SUCCESS && in.pos != size)
         status = hb_fail(HB_ERR_PARSE, "%s: %zu bytes after the simulation's state", name,
