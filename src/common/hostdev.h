@@ -34,6 +34,23 @@
 #endif
 #endif
 
+/* CPU functions whose loops are vector code: with GCC on x86-64 Linux an AVX2 clone beside the
+ * default, picked at load time where the CPU has it (as src/cpu/sim_cpu.c's step_block). AVX2
+ * without FMA: the same operations, so the same bits. */
+#if !defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__linux__)
+#define HB_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HB_CPU_CLONES
+#endif
+
+/* A struct's zero initialiser in C and in C++ (CUDA), neither warning of missing fields. */
+#if defined(__cplusplus)
+#define HB_ZERO_INIT {}
+#else
+#define HB_ZERO_INIT {0}
+#endif
+
 /* A variable that may be set and never read (generated code's LOCALs): no warning from GCC,
  * Clang or nvcc, which does not count a (void) cast as a read. */
 #if defined(__GNUC__) || defined(__CUDACC__)

@@ -230,6 +230,76 @@ static int is_current(const gen *g, const char *name)
     return in_list(m->nonspecific, m->n_nonspecific, name);
 }
 
+/* Whether an expression calls only math functions (no FUNCTION, PROCEDURE or RANDOM): then
+ * evaluating it where an `if` would not changes no value, only which values are kept. */
+static int pure_expr(const gen *g, const nm_node *n)
+{
+    if (n->kind == N_CALL && (find_block(g->c, n->name) || strncmp(n->name, "random_", 7) == 0))
+        return 0;
+    for (int i = 0; i < n->n_kids; i++)
+        if (!pure_expr(g, n->kids[i])) return 0;
+    return 1;
+}
+
+/* An `if` whose branches only assign scalars pure expressions (nested such ifs allowed), outside
+ * the BREAKPOINT's currents: emitted as selects (emit_select), so that the kernels' lane loops
+ * have no control flow and become vector code. The same values in every case: the condition is
+ * evaluated once, first; a branch not taken assigns each variable its own value. */
+static int selectable(const gen *g, const nm_node *s)
+{
+    if (s->kind == S_IF) {
+        if (!pure_expr(g, s->kids[0])) return 0;
+        for (int i = 1; i < s->n_kids; i++)
+            if (!selectable(g, s->kids[i])) return 0;
+        return 1;
+    }
+    if (s->kind == S_BLOCK) {
+        for (int i = 0; i < s->n_kids; i++)
+            if (!selectable(g, s->kids[i])) return 0;
+        return 1;
+    }
+    return s->kind == S_ASSIGN && s->kids[0]->n_kids == 0 && pure_expr(g, s->kids[1]) &&
+           !(g->block && g->block->kind == B_BREAKPOINT);
+}
+
+/* Statement s of a selectable if, kept where the int `pred` is 1 (NULL: always); a nested if
+ * at `level` names its predicates hb_t<level> (then) and hb_e<level> (else). */
+static void emit_select(gen *g, const nm_node *s, int depth, const char *pred, int level)
+{
+    if (s->kind == S_BLOCK) {
+        for (int i = 0; i < s->n_kids; i++) emit_select(g, s->kids[i], depth, pred, level);
+        return;
+    }
+    if (s->kind == S_ASSIGN) {
+        indent(g, depth);
+        emit_name(g, s->kids[0]);
+        emit(g, " = %s ? ", pred ? pred : "1");
+        emit_expr(g, s->kids[1]);
+        emit(g, " : ");
+        emit_name(g, s->kids[0]);
+        emit(g, ";\n");
+        return;
+    }
+    char then_p[32], else_p[32];
+    snprintf(then_p, sizeof then_p, "hb_t%d", level);
+    snprintf(else_p, sizeof else_p, "hb_e%d", level);
+    indent(g, depth);
+    emit(g, "{\n");
+    indent(g, depth + 1);
+    emit(g, "const int %s = %s%s(", then_p, pred ? pred : "", pred ? " && " : "");
+    emit_expr(g, s->kids[0]);
+    emit(g, " != 0.0);\n");
+    if (s->n_kids > 2) {
+        indent(g, depth + 1);
+        emit(g, "const int %s = %s%s!%s;\n", else_p, pred ? pred : "", pred ? " && " : "",
+             then_p);
+    }
+    emit_select(g, s->kids[1], depth + 1, then_p, level + 1);
+    if (s->n_kids > 2) emit_select(g, s->kids[2], depth + 1, else_p, level + 1);
+    indent(g, depth);
+    emit(g, "}\n");
+}
+
 static void emit_statement(gen *g, const nm_node *s, int depth)
 {
     nm_ctx *c = g->c;
@@ -259,6 +329,10 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
         emit(g, ";\n");
         return;
     case S_IF:
+        if (selectable(g, s)) {
+            emit_select(g, s, depth, NULL, 0);
+            return;
+        }
         indent(g, depth);
         emit(g, "if (");
         emit_expr(g, s->kids[0]);
@@ -873,28 +947,29 @@ static void emit_mechanism(gen *g)
                         "s->%s;\n", i, arr, m->ions[i].write[j]);
         }
     emit(g, "}\n\n");
-    emit(g, "HB_HOSTDEV void %s_init_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
-    emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
-    emit(g,
-         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
-         "%s_initial(&s);\n"
-         "            %s_store(blk, j, k, &s);\n        }\n}\n\n",
-         p, p, p, p);
-    emit(g, "HB_HOSTDEV void %s_current_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
-    emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
-    emit(g,
-         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
-         "%s_currents(&s);\n",
-         p, p, p);
-    nm_gen_current_accumulate(g, cur, n_cur);
-    emit(g, "            %s_store(blk, j, k, &s);\n        }\n}\n\n", p);
-    emit(g, "HB_HOSTDEV void %s_state_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p);
-    emit(g, "    for (int j = j0; j < j1; j++)\n        for (int k = 0; k < blk->lanes; k++) {\n");
-    emit(g,
-         "            %s_vars_t s;\n            %s_load(blk, j, k, &s);\n            "
-         "%s_states(&s);\n"
-         "            %s_store(blk, j, k, &s);\n        }\n}\n",
-         p, p, p, p);
+    /* Each kernel loops over instances j and lanes k, the lanes innermost as vector code. A
+     * block of one lane (a cell alone) has its instances, each on its own row (a density
+     * mechanism), as the vector's lanes instead. */
+    static const char *const kernel[] = {"init", "current", "state"};
+    static const char *const body[] = {"initial", "currents", "states"};
+    for (int q = 0; q < 3; q++) {
+        emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p,
+             kernel[q]);
+        for (int single = m->kind == HB_NMODL_DENSITY; single >= 0; single--) {
+            if (single)
+                emit(g, "    if (blk->width == 1) {\n        HB_SIMD\n"
+                        "        for (int j = j0; j < j1; j++) {\n            const int k = 0;\n");
+            else
+                emit(g, "    for (int j = j0; j < j1; j++)\n        HB_SIMD\n"
+                        "        for (int k = 0; k < blk->lanes; k++) {\n");
+            emit(g, "            %s_vars_t s = HB_ZERO_INIT;\n            %s_load(blk, j, k, &s);\n"
+                    "            %s_%s(&s);\n", p, p, p, body[q]);
+            if (q == 1) nm_gen_current_accumulate(g, cur, n_cur);
+            emit(g, "            %s_store(blk, j, k, &s);\n        }\n", p);
+            if (single) emit(g, "        return;\n    }\n");
+        }
+        emit(g, q < 2 ? "}\n\n" : "}\n");
+    }
     nm_gen_net_receive(g);
 }
 

@@ -325,10 +325,18 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
             "_Static_assert(%s_N_FIELD >= %d && %s_N_PARAM == %d && %s_N_TABLE == %d,\n"
             "               \"the descriptor of %s follows its kernels' layout\");\n",
             p, n_described, p, n_param, p, n_table, m->name);
+    /* the kernels as the CPU engine calls them: with GCC on x86-64 an AVX2 clone beside the
+     * default, picked at load time (HB_CPU_CLONES; no FMA, so the same bits) */
+    static const char *const kernel[] = {"init", "current", "state"};
+    for (int q = 0; q < 3; q++)
+        fprintf(out,
+                "HB_CPU_CLONES static void hbgk_%s_%s_%s(const hb_cat_block_t *blk, int j0, "
+                "int j1)\n{\n    %s_%s_kernel(blk, j0, j1);\n}\n",
+                o->id, m->name, kernel[q], p, kernel[q]);
     fprintf(out,
-            "static const hb_cat_cpu_t hbgd_%s_%s_cpu = {\n    %s_init_kernel,\n"
-            "    %s_current_kernel,\n    %s_state_kernel,\n    ",
-            o->id, m->name, p, p, p);
+            "static const hb_cat_cpu_t hbgd_%s_%s_cpu = {\n    hbgk_%s_%s_init,\n"
+            "    hbgk_%s_%s_current,\n    hbgk_%s_%s_state,\n    ",
+            o->id, m->name, o->id, m->name, o->id, m->name, o->id, m->name);
     if (m->n_net_receive_args >= 0)
         fprintf(out, "%s_net_receive_kernel,\n    %s_net_init_kernel,\n    ", p, p);
     else

@@ -1,6 +1,7 @@
 """NEURON's nrnivmodl on chosen .mod files, for the reference scripts that compare
 hinesbatch's catalogue mechanisms with NEURON (tests/neuron_cat_bbp.py,
 tests/neuron/l5pc_reference.py)."""
+import glob
 import os
 import shutil
 import subprocess
@@ -8,12 +9,15 @@ import tempfile
 
 
 def compile_mods(moddir, names, prefix="nrn_mech_"):
-    """Compiles MODDIR/NAME.mod for each name in a fresh folder; returns its libnrnmech.so."""
-    work = tempfile.mkdtemp(prefix=prefix)
+    """Compiles MODDIR/NAME.mod for each name in a fresh folder; returns its libnrnmech.so.
+    NRNIVMODL names the nrnivmodl (default: the one on PATH), e.g. a NEURON 9 wheel's."""
+    nrnivmodl = os.environ.get("NRNIVMODL", "nrnivmodl")
+    work = tempfile.mkdtemp(prefix=os.path.basename(prefix), dir=os.path.dirname(prefix) or None)
     for m in names:
         shutil.copy(os.path.join(moddir, m + ".mod"), work)
     env = dict(os.environ)
-    if not os.environ.get("NRNHOME_EXEC") and os.path.exists("/usr/lib/nrn/nrnmech_makefile"):
+    if (not os.environ.get("NRNHOME_EXEC") and nrnivmodl == "nrnivmodl"
+            and os.path.exists("/usr/lib/nrn/nrnmech_makefile")):
         # Debian's nrnivmodl looks for its makefile beside the binaries: a home of links
         home = os.path.join(work, "nrnhome", "bin")
         os.makedirs(home)
@@ -24,6 +28,12 @@ def compile_mods(moddir, names, prefix="nrn_mech_"):
         # and its libraries in libdir; set, not defaulted: under `make test` MAKEFLAGS is the
         # outer make's (jobserver flags), which left libdir unset and nrnivmodl failing
         env["MAKEFLAGS"] = "libdir=/usr/lib/nrn"
-    subprocess.run(["nrnivmodl"], cwd=work, env=env, check=True, stdout=subprocess.DEVNULL,
+    subprocess.run([nrnivmodl], cwd=work, env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-    return os.path.join(work, "x86_64", ".libs", "libnrnmech.so")
+    for lib in ("x86_64/.libs/libnrnmech.so", "x86_64/libnrnmech.so"):  # NEURON 8 (libtool), 9
+        if os.path.exists(os.path.join(work, lib)):
+            return os.path.join(work, lib)
+    found = sorted(glob.glob(os.path.join(work, "*", "**", "libnrnmech*.so"), recursive=True))
+    if found:
+        return found[0]
+    raise RuntimeError("nrnivmodl in %s made no libnrnmech.so" % work)
