@@ -54,6 +54,7 @@ struct hb_morph {
     char **warnings;     /* "file:line: what" */
     hb_sections_rule_t rule; /* how the sections were cut from the samples */
     int keep_zero_radius;    /* radius-0 samples kept as they are */
+    int single_points;       /* section points rounded to float, as NEURON's pt3d */
 };
 
 /* Appends the warning "NAME:LINE: text" (line 0: "NAME: text"). */
