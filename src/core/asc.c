@@ -1118,7 +1118,7 @@ static hb_status_t check_point(const asc_t *a, const pt_t *p)
 }
 
 /* NEURON's Pt3d keeps x, y, z and diam as float, arc3d comes from those (single_points). */
-static double rounded(int single, double v) { return single ? (double)(float)v : v; }
+static double rounded(int single, double v) { return single ? hb_morph_as_float(v) : v; }
 
 static hb_status_t emit(asc_t *a, const int *order, int n)
 {
@@ -1184,7 +1184,9 @@ static hb_status_t emit(asc_t *a, const int *order, int n)
             hb_sample_t *smp = &m->samples[ns];
             smp->id = ns + 1;
             smp->type = s->type;
-            smp->x = rounded(single, p->x), smp->y = rounded(single, p->y), smp->z = rounded(single, p->z);
+            smp->x = rounded(single, p->x);
+            smp->y = rounded(single, p->y);
+            smp->z = rounded(single, p->z);
             smp->radius = 0.5 * rounded(single, p->d);
             smp->parent = parent < 0 ? -1 : m->samples[parent].id;
             smp->line = p->line;

@@ -223,7 +223,7 @@ static int alloc_section_points(hb_section_t *s, int n)
 }
 
 /* NEURON's Pt3d keeps x, y, z and diam as float; arc3d, hence L, comes from those floats. */
-static double as_float(double v) { return (double)(float)v; }
+static double as_float(double v) { return hb_morph_as_float(v); }
 static double rounded(int single, double v) { return single ? as_float(v) : v; }
 
 /* instantiate: the kept sections as hb_section_t, points from `first` on; a one-point root is

@@ -22,6 +22,12 @@ void hb_swc_options_default(hb_swc_options_t *options)
     options->single_points = 0;
 }
 
+double hb_morph_as_float(double v)
+{
+    volatile float f = (float)v;
+    return (double)f;
+}
+
 hb_status_t hb_morph_warn(hb_morph_t *m, long line, const char *format, ...)
 {
     char text[1024], buf[1200];

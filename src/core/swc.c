@@ -280,7 +280,7 @@ static hb_status_t parse_line(reader_t *r, const char *p, const char *end)
     if (o->single_points) { /* NEURON's read_swc.hoc reads each number with hoc's float %f */
         double *v[4] = {&s.x, &s.y, &s.z, &s.radius};
         for (int f = 0; f < 4; f++) {
-            *v[f] = (double)(float)*v[f];
+            *v[f] = hb_morph_as_float(*v[f]);
             if (!isfinite(*v[f]))
                 return fail_field(r, f + 2, &tok[f + 2], NUM_RANGE,
                                   "a number single precision holds (single_points: NEURON's float "
