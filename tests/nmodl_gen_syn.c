@@ -4,8 +4,8 @@
  * NET_RECEIVE (hb_syn_receive), the cnexp decay (hb_step_synapse_decay), the current and
  * conductance as densities of the row (hb_step_synapse_current, hb_syn_conductance), all
  * bitwise, with the hand-written site's constants computed as the .mod computes them
- * (hb_exp). src/sim/sim_layout.c computes them with libm's exp today: the test counts how
- * often that differs (docs/nmodl.md, section 5). The port of BBP's ProbAMPANMDA_EMS: its
+ * (hb_exp, hb_log). src/sim/sim_layout.c computes them with libm's exp and log today: the
+ * test counts how often that differs (docs/nmodl.md, section 5). The port of BBP's ProbAMPANMDA_EMS: its
  * release draws are its RANDOM stream's Philox numbers (so independent of the order events of
  * other synapses are processed in), its release rate is Use, its NET_RECEIVE writes its
  * per-connection weights back, and its conductance is NEURON's difference of the currents. */
@@ -144,8 +144,8 @@ static void test_exp2syn(void)
             b.field[1 * W + k] = t2;
             b.field[2 * W + k] = e;
             b.field[3 * W + k] = b.field[4 * W + k] = uniform();
-            /* src/sim/sim_layout.c's constants, with the .mod's hb_exp */
-            const double t_peak = (t1 * t2) / (t2 - t1) * log(t2 / t1);
+            /* src/sim/sim_layout.c's constants, with the .mod's hb_exp and hb_log */
+            const double t_peak = (t1 * t2) / (t2 - t1) * hb_log(t2 / t1);
             site[k] = (hb_syn_site_t){0, HB_SYN_EXP2, 1e2 / b.area[k], e, 0.0, 0.0, 0.0};
             site[k].factor = 1.0 / (-hb_exp(-t_peak / t1) + hb_exp(-t_peak / t2));
             site[k].decay1 = 1.0 - hb_exp(-dt / t1);
@@ -212,7 +212,7 @@ static void test_exp2syn_clamp(void)
     hbg_exp2syn_initial(&s);
     CHECKF(same(s.tau1, 0.9999 * 10.0), "tau1 %.17g", s.tau1);
     const double t1 = 0.9999 * 10.0, t2 = 10.0;
-    const double tp = (t1 * t2) / (t2 - t1) * log(t2 / t1);
+    const double tp = (t1 * t2) / (t2 - t1) * hb_log(t2 / t1);
     CHECK(same(s.factor, 1.0 / (-hb_exp(-tp / t1) + hb_exp(-tp / t2))));
 }
 

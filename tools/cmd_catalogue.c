@@ -367,6 +367,7 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
         char *args[] = {(char *)cc,
                         "-std=c11",
                         "-O2",
+                        "-ffp-contract=off", /* the library's roundings (common/hb_math.h) */
                         "-fPIC",
                         "-shared",
                         "-I" HB_CATALOGUE_INCLUDE_SRC,

@@ -64,7 +64,7 @@ static inline double hb_cat_nernst(double ktf, double ci, double co, double z)
     if (z == 0.0) return 0.0;
     if (ci <= 0.0) return 1e6;
     if (co <= 0.0) return -1e6;
-    return ktf / z * log(co / ci);
+    return ktf / z * hb_log(co / ci); /* the same bits as a GPU step would give */
 }
 
 /* The kernels' view of mechanism cm on lanes lane0 .. lane0 + lanes - 1 of block `block` (mixed

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/hb_math.h"
 #include "common/hines_lanes.h"
 #include "hinesbatch.h"
 
@@ -47,78 +48,6 @@
 
 /* hh parameters per instance, in this order. */
 enum { HB_HH_GNABAR, HB_HH_GKBAR, HB_HH_GL, HB_HH_EL, HB_HH_ENA, HB_HH_EK, HB_HH_NPAR };
-
-/* ------------------------------------------------------------------------ */
-/* exp, vectorisable: no table, no library call, no branch                   */
-/* ------------------------------------------------------------------------ */
-HB_HOSTDEV uint64_t hb_double_bits(double x)
-{
-#ifdef __CUDA_ARCH__
-    return (uint64_t)__double_as_longlong(x);
-#else
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
-HB_HOSTDEV double hb_bits_double(uint64_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)u);
-#else
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-#endif
-}
-
-/* Quiet comparisons on the CPU: they cannot trap, so GCC turns them into
- * vector selects (an ordered < may signal on NaN, which blocks if-conversion). */
-#ifdef __CUDA_ARCH__
-#define HB_GT(a, b) ((a) > (b))
-#define HB_LT(a, b) ((a) < (b))
-#else
-#define HB_GT(a, b) isgreater(a, b)
-#define HB_LT(a, b) isless(a, b)
-#endif
-
-/*
- * e^x within 2 ulp (tests/test_sim_engine.c measures it against libm over the
- * whole range). x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two
- * parts), e^r by its Taylor series to r^13 (truncation below 2^-57), times 2^k
- * as two exact powers of two (so subnormal results round once). k comes from
- * the 1.5 * 2^52 trick, which needs no rounding instruction. Overflow gives
- * +inf, x below -745.14 gives 0, NaN stays NaN.
- */
-HB_HOSTDEV double hb_exp(double x)
-{
-    const double shift = 6755399441055744.0; /* 1.5 * 2^52 */
-    const uint64_t shift_bits = 0x4338000000000000ULL;
-    const double xc = HB_GT(x, 709.8) ? 709.8 : (HB_LT(x, -745.2) ? -745.2 : x);
-    const double kd = (xc * 1.4426950408889634 + shift) - shift; /* round(x / ln2) */
-    const double r = (xc - kd * 0.6931471803691238) - kd * 1.9082149292705877e-10;
-    double p = 1.6059043836821613e-10;
-    p = p * r + 2.08767569878681e-09;
-    p = p * r + 2.505210838544172e-08;
-    p = p * r + 2.755731922398589e-07;
-    p = p * r + 2.7557319223985893e-06;
-    p = p * r + 2.48015873015873e-05;
-    p = p * r + 0.0001984126984126984;
-    p = p * r + 0.001388888888888889;
-    p = p * r + 0.008333333333333333;
-    p = p * r + 0.041666666666666664;
-    p = p * r + 0.16666666666666666;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* 2^k = 2^k1 2^k2, k1 = round(k / 2): both in the normal range. */
-    const double k1 = (kd * 0.5 + shift) - shift, k2 = kd - k1;
-    const double s1 = hb_bits_double((hb_double_bits(k1 + shift) - shift_bits + 1023u) << 52);
-    const double s2 = hb_bits_double((hb_double_bits(k2 + shift) - shift_bits + 1023u) << 52);
-    const double y = p * s1 * s2;
-    return HB_GT(x, 709.782712893384) ? HUGE_VAL : (HB_LT(x, -745.1332191019412) ? 0.0 : y);
-}
 
 /* ------------------------------------------------------------------------ */
 /* hh.mod                                                                   */

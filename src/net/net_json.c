@@ -817,13 +817,14 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
 {
     static const char *const keys[] = {"t_stop", "dt", "v_init", "celsius", "sample_dt", "method",
                                        "spike_time", "backend", "hh_table", "cells", "network",
-                                       "record", NULL};
+                                       "record", "catalogues", NULL};
     hb_json_loader_t *ld = &r->ld;
     hb_status_t status;
     if (!json_is_object(root))
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: expected an object at the top, found %s",
                        ld->file, hb_json_kind(root));
-    if ((status = hb_json_check_keys(ld, "", root, keys))) return status;
+    if ((status = hb_json_check_keys(ld, "", root, keys)) || (status = hb_json_catalogues(ld, root)))
+        return status;
     const json_t *nj = json_object_get(root, "network");
     if (json_is_object(nj) && json_object_get(nj, "busyring") && !json_object_get(root, "t_stop")) {
         /* busyring's "duration" (or its default) stands for t_stop: parse_busyring sets it */

@@ -4,8 +4,10 @@
  * instance and lane, its FUNCTIONs and PROCEDUREs, INITIAL, the BREAKPOINT's currents with
  * their conductance, the cnexp update, and the kernels of docs/mechanisms.md's ABI
  * (common/mech_abi.h) over a block's instances and lanes. Every expression keeps the .mod's
- * operation order: the tree is written fully parenthesised, exp is hb_exp. What it cannot
- * translate yet is an error at its FILE:LINE:COLUMN. */
+ * operation order: the tree is written fully parenthesised, exp, log, log10, pow (and ^;
+ * hb_powi for an integer literal exponent), sinh, cosh and tanh are common/hb_math.h's, the
+ * same bits on the CPU and the GPU. What it cannot translate yet is an error at its
+ * FILE:LINE:COLUMN. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +96,26 @@ static void emit_name(gen *g, const nm_node *n)
         emit(g, "s->%s", n->name);
 }
 
+/* a^b and pow(a, b): hb_powi for an integer literal b (|b| <= 64: x^2, m^4), a fraction of
+ * hb_pow's cost and as nearly correctly rounded; else hb_pow (common/hb_math.h). */
+static void emit_pow(gen *g, const nm_node *a, const nm_node *b)
+{
+    const int negative = b->kind == N_UNARY && b->op == '-' && b->kids[0]->kind == N_NUM;
+    const nm_node *num = negative ? b->kids[0] : b;
+    if (num->kind == N_NUM && num->num >= 0.0 && num->num <= 64.0 &&
+        num->num == (double)(int)num->num) {
+        emit(g, "hb_powi(");
+        emit_expr(g, a);
+        emit(g, ", %d)", negative ? -(int)num->num : (int)num->num);
+        return;
+    }
+    emit(g, "hb_pow(");
+    emit_expr(g, a);
+    emit(g, ", ");
+    emit_expr(g, b);
+    emit(g, ")");
+}
+
 static void emit_expr(gen *g, const nm_node *n)
 {
     switch (n->kind) {
@@ -107,11 +129,7 @@ static void emit_expr(gen *g, const nm_node *n)
         return;
     case N_BINARY: {
         if (n->op == '^') {
-            emit(g, "pow(");
-            emit_expr(g, n->kids[0]);
-            emit(g, ", ");
-            emit_expr(g, n->kids[1]);
-            emit(g, ")");
+            emit_pow(g, n->kids[0], n->kids[1]);
             return;
         }
         static const char *const ops[] = {"<=", ">=", "==", "!=", "&&", "||"};
@@ -143,8 +161,17 @@ static void emit_expr(gen *g, const nm_node *n)
             nm_gen_random_call(g, n);
             return;
         }
-        if (strcmp(n->name, "exp") == 0) {
-            emit(g, "hb_exp(");
+        /* the functions libm and CUDA may round differently: the same bits on both
+         * (common/hb_math.h); the others are exact (sqrt, fabs, floor, ceil, fmod) */
+        if (strcmp(n->name, "pow") == 0 && n->n_kids == 2) {
+            emit_pow(g, n->kids[0], n->kids[1]);
+            return;
+        }
+        static const char *const own[] = {"exp", "log", "log10", "pow", "sinh", "cosh", "tanh"};
+        size_t o = 0;
+        while (o < sizeof own / sizeof *own && strcmp(own[o], n->name) != 0) o++;
+        if (o < sizeof own / sizeof *own) {
+            emit(g, "hb_%s(", n->name);
         } else {
             size_t i = 0;
             while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;

@@ -7,16 +7,21 @@
 
 #include <jansson.h>
 
+#include "common/mech_abi.h"
 #include "common/status.h"
 #include "sim/sim.h"
 
 #define HB_JSON_PATH 256 /* a key path's room ("cells[3].probes[0].at") */
+#define HB_JSON_MAX_CATALOGUES 64 /* entries of a file's "catalogues" */
 
 typedef struct {
     const char *file;     /* name used in messages */
     const char *base_dir; /* directory that relative paths start from */
     hb_sim_owned_t owned; /* morphologies and models built so far */
     const hb_sim_overrides_t *overrides; /* what replaces the file's options (NULL: none) */
+    /* the file's "catalogues", loaded (hb_json_catalogues): searched after the built-ins */
+    const hb_catalogue_t *catalogues[HB_JSON_MAX_CATALOGUES];
+    int n_catalogues;
 } hb_json_loader_t;
 
 enum { HB_JSON_OPTIONAL = 0, HB_JSON_REQUIRED = 1 };
@@ -60,6 +65,10 @@ hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root,
                                 hb_sim_options_t *opt);
 hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                              hb_model_t ***cells, int *n_cells);
+/* root's "catalogues": ["path.so", ...] (relative to the file's folder), each loaded by
+ * hb_catalogue_load into ld->catalogues, so that "mechanisms" find their mechanisms; absent:
+ * none. An error names "catalogues[i]", the path and what is wrong. */
+hb_status_t hb_json_catalogues(hb_json_loader_t *ld, const json_t *root);
 
 /* The name of the NULL-terminated list `allowed` a misspelt `name` most likely meant (within 2
  * edits, case-insensitive), or NULL: a message's "did you mean". */

@@ -333,7 +333,8 @@ static hb_status_t parse_distribution(const hb_json_loader_t *ld, const char *ke
 }
 
 /* A catalogue mechanism ({"name": "NaTs2_t", "region": R, "gNaTs2_tbar": 0.9, ...}): the
- * built-in catalogues' (hb_catalogue_find: "bbp::Ih" where two have one); its keys are its
+ * built-in catalogues' or the file's "catalogues"' (hb_catalogue_find: "bbp::Ih" where two
+ * have one); its keys are its
  * RANGE PARAMETERs, or GLOBALs (one value per model, as NEURON has). */
 static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const char *item,
                                              const json_t *mj, hb_model_t *model)
@@ -342,7 +343,7 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
     hb_json_join(key, item, "name");
     const hb_cat_mech_t *mech = NULL;
     const char *name = json_string_value(json_object_get(mj, "name"));
-    if (hb_catalogue_find(NULL, 0, name, &mech) != HB_SUCCESS) {
+    if (hb_catalogue_find(ld->catalogues, ld->n_catalogues, name, &mech) != HB_SUCCESS) {
         char why[512];
         snprintf(why, sizeof why, "%s", hb_last_error());
         return hb_json_fail(ld, key, "%s", why);
@@ -467,6 +468,53 @@ static hb_status_t parse_ions(const hb_json_loader_t *ld, const char *path, cons
                 return hb_json_fail(ld, key, "%s", why);
             }
         }
+    }
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_json_catalogues(hb_json_loader_t *ld, const json_t *root)
+{
+    char at[HB_JSON_PATH], item[HB_JSON_PATH];
+    const json_t *list;
+    hb_status_t status = hb_json_array(ld, "", root, "catalogues", at, &list);
+    if (status != HB_SUCCESS || !list) return status;
+    if (json_array_size(list) > HB_JSON_MAX_CATALOGUES)
+        return hb_json_fail(ld, at, "%zu catalogues; expected at most %d", json_array_size(list),
+                            HB_JSON_MAX_CATALOGUES);
+    size_t i;
+    const json_t *entry;
+    json_array_foreach(list, i, entry) {
+        hb_json_join_index(item, at, i);
+        const char *file = json_string_value(entry);
+        if (!file || !file[0])
+            return hb_json_fail(ld, item, "%s; expected the path of a catalogue (.so) built by "
+                                "hinesbatch build-catalogue, relative to this file",
+                                file ? "an empty string" : hb_json_kind(entry));
+        char full[4096];
+        if (file[0] == '/' || !ld->base_dir || !ld->base_dir[0])
+            snprintf(full, sizeof full, "%s", file);
+        else
+            snprintf(full, sizeof full, "%s/%s", ld->base_dir, file);
+        const hb_catalogue_t *cat = NULL;
+        if (hb_catalogue_load(full, &cat) != HB_SUCCESS) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", hb_last_error());
+            return hb_json_fail(ld, item, "%s", why);
+        }
+        int again = 0; /* the same library twice: dlopen gave the same catalogue */
+        for (int k = 0; k < ld->n_catalogues; k++) again |= ld->catalogues[k] == cat;
+        if (again) continue;
+        for (int k = 0; k < ld->n_catalogues; k++)
+            if (strcmp(ld->catalogues[k]->name, cat->name) == 0)
+                return hb_json_fail(ld, item, "%s: a second catalogue named %s; expected "
+                                    "catalogues of different names (build-catalogue --name)",
+                                    full, cat->name);
+        for (int b = 0; b < hb_catalogue_builtin_count(); b++)
+            if (strcmp(hb_catalogue_builtin(b)->name, cat->name) == 0)
+                return hb_json_fail(ld, item, "%s: the catalogue is named %s, as a built-in one; "
+                                    "expected another name (build-catalogue --name)", full,
+                                    cat->name);
+        ld->catalogues[ld->n_catalogues++] = cat;
     }
     return HB_SUCCESS;
 }
@@ -811,12 +859,12 @@ hb_status_t hb_model_parse_json(const char *text, size_t length, const char *nam
     static const char *const keys[] = {"name", "morphology", "units", "section_rule",
                                        "zero_radius", "point_precision", "cable", "sections", "discretization", "Ra",
                                        "cm", "regions", "mechanisms", "ions", "stimuli",
-                                       "probes", "synapses", NULL};
+                                       "probes", "synapses", "catalogues", NULL};
     hb_clear_error();
     if (!model) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: model is NULL");
     *model = NULL;
     if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: text is NULL");
-    hb_json_loader_t ld = {name ? name : "cell", base_dir, {0, 0, NULL, NULL}, NULL};
+    hb_json_loader_t ld = {name ? name : "cell", base_dir, {0, 0, NULL, NULL}, NULL, {NULL}, 0};
     json_error_t err;
     json_t *cell = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     if (!cell)
@@ -827,7 +875,8 @@ hb_status_t hb_model_parse_json(const char *text, size_t length, const char *nam
     if (!json_is_object(cell))
         status = hb_fail(HB_ERR_INVALID_VALUE, "%s: expected a cell object, found %s", ld.file,
                          hb_json_kind(cell));
-    else if ((status = hb_json_check_keys(&ld, "", cell, keys)) == HB_SUCCESS)
+    else if ((status = hb_json_check_keys(&ld, "", cell, keys)) == HB_SUCCESS &&
+             (status = hb_json_catalogues(&ld, cell)) == HB_SUCCESS)
         status = cell_model(&ld, "", cell, morph, &own_morph, &out);
     json_decref(cell);
     if (status != HB_SUCCESS) {
@@ -919,12 +968,14 @@ hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root, 
 static hb_status_t load(hb_json_loader_t *ld, const json_t *root, hb_sim_t **sim)
 {
     static const char *const keys[] = {"t_stop", "dt", "v_init", "celsius", "sample_dt", "method",
-                                       "spike_time", "backend", "hh_table", "cells", NULL};
+                                       "spike_time", "backend", "hh_table", "cells",
+                                       "catalogues", NULL};
     hb_status_t status;
     if (!json_is_object(root))
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: expected an object at the top, found %s", ld->file,
                        hb_json_kind(root));
-    if ((status = hb_json_check_keys(ld, "", root, keys))) return status;
+    if ((status = hb_json_check_keys(ld, "", root, keys)) || (status = hb_json_catalogues(ld, root)))
+        return status;
     hb_sim_options_t opt;
     if ((status = hb_sim_json_options(ld, root, &opt))) return status;
     const json_t *cells = json_object_get(root, "cells");
@@ -973,7 +1024,7 @@ hb_status_t hb_sim_parse_json_with(const char *text, size_t length, const char *
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: sim is NULL");
     *sim = NULL;
     if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: text is NULL");
-    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}, overrides};
+    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}, overrides, {NULL}, 0};
     json_error_t err;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     return finish(&ld, root, &err, sim);
@@ -995,7 +1046,7 @@ hb_status_t hb_sim_load_json_with(const char *path, const hb_sim_overrides_t *ov
     json_t *root = NULL;
     hb_status_t status = hb_json_load_file(path, dir, sizeof dir, &root);
     if (status != HB_SUCCESS) return status;
-    hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL}, overrides};
+    hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL}, overrides, {NULL}, 0};
     json_error_t err;
     memset(&err, 0, sizeof err);
     return finish(&ld, root, &err, sim);
