@@ -160,6 +160,9 @@ typedef struct {
     hb_sections_rule_t sections; /* HB_SECTIONS_HINESBATCH (default) or HB_SECTIONS_IMPORT3D */
     int keep_zero_radius; /* 0 (default): a radius 0 takes its parent's; 1: kept, as NEURON
                              keeps it (HB_SCHEME_NEURON only; axial resistance ~1e15 Mohm) */
+    int single_points; /* 0 (default): 3-D points in double; 1: each point's x, y, z and diameter
+                          rounded to float as NEURON's pt3dadd stores them, lengths from the
+                          rounded points (HB_SECTIONS_IMPORT3D and ASC only; docs/swc.md) */
 } hb_swc_options_t;
 
 void hb_swc_options_default(hb_swc_options_t *options);

@@ -6,7 +6,9 @@
 # segments; the soma's spikes (-40 mV) in NEURON's steps and its v within 0.05 mV at every
 # 0.25 ms sample of the short protocol (0.3 nA from 20 to 120 ms: seconds, where Arbor's
 # 1400 ms take twenty), and on a grid single precision holds (NEURON's 3-D points are then
-# hinesbatch's) within 1e-6 mV; a name two catalogues have refused with its qualified names.
+# hinesbatch's) within 1e-6 mV, and off it with "point_precision": "float" (the points as
+# NEURON's pt3d stores them) within 1e-8 mV, refused with the hinesbatch section rule; a name two
+# catalogues have refused with its qualified names.
 # Usage: cli_allen.sh HINESBATCH DATA [REFDIR] (REFDIR: the references, default the committed
 # tests/reference/neuron-allen; tests/allen_neuron.sh passes fresh ones from the installed NEURON)
 set -u
@@ -69,7 +71,12 @@ d["t_stop"] = 120
 c = d["cells"][0]
 c["morphology"] = os.path.join(os.path.dirname(src), c["morphology"])
 c["stimuli"] = [{"type": "iclamp", "at": "soma", "del": 20, "dur": 100, "amp": 0.3}]
-if sys.argv[4:] == ["grid"]:  # the reference script's grid, the same text
+if sys.argv[4:] == ["float"]:  # NEURON's 3-D points: the real SWC as NEURON's pt3d stores it
+    c["point_precision"] = "float"
+elif sys.argv[4:] == ["float", "vertex"]:  # refused: NEURON's points need NEURON's sections
+    c["point_precision"] = "float"
+    c["section_rule"] = "hinesbatch"
+elif sys.argv[4:] == ["grid"]:  # the reference script's grid, the same text
     sys.path.insert(0, here)
     from allen_reference import on_grid
     text = on_grid(open(c["morphology"]).read())
@@ -108,6 +115,15 @@ compare "$ref/short.txt" "$tmp/short" 0.05 "the Allen cell"
 variant "$tmp/grid.json" grid
 expect_status 0 "the Allen cell on the grid" -- "$bin" run "$tmp/grid.json" -o "$tmp/grid" --traces wide --quiet
 compare "$ref/short_grid.txt" "$tmp/grid" 1e-6 "the Allen cell on the grid"
+
+# With point_precision "float" the real SWC's points are NEURON's floats (the soma's length
+# included): the same cell as NEURON's off the grid, to rounding.
+variant "$tmp/float.json" float
+expect_status 0 "the Allen cell, NEURON's float points" -- "$bin" run "$tmp/float.json" -o "$tmp/float" --traces wide --quiet
+compare "$ref/short.txt" "$tmp/float" 1e-8 "the Allen cell with point_precision float"
+variant "$tmp/floatvertex.json" float vertex
+expect_status 1 "float points with hinesbatch sections" -- "$bin" run "$tmp/floatvertex.json" -o "$tmp/floatvertexrun" --quiet
+expect_grep "$tmp/err" 'cells\[0\].point_precision: "float" .*expected section_rule "import3d"' "float points need Import3d's sections"
 
 variant "$tmp/ambiguous.json" allen::Ih Ih
 expect_status 1 "Ih unqualified" -- "$bin" run "$tmp/ambiguous.json" -o "$tmp/ambiguousrun" --quiet

@@ -240,6 +240,46 @@ static void test_hand_values(void)
 }
 
 /* FlyWire: children before parents, nanometres. */
+/* single_points: NEURON's float 3-D points. The figures are NEURON 8.2's for these three lines of
+ * data/morphologies/single_cell_allen.swc (Import3d: soma[0].L, dend[0] arc3d(1)). */
+static void test_single_points(void)
+{
+    static const char text[] = "1 1 357.4977 705.5311 27.0085 6.9553 -1\n"
+                               "2 3 351.3693 708.5444 25.6116 0.4347 1\n"
+                               "3 3 350.3283 709.0054 25.3873 0.4347 2\n";
+    hb_swc_options_t o;
+    hb_swc_options_default(&o);
+    CHECK(o.single_points == 0);
+    o.sections = HB_SECTIONS_IMPORT3D;
+    hb_morph_t *dbl = NULL, *flt = NULL, *bad = NULL;
+    CHECK_OK(hb_morph_parse_swc(text, sizeof text - 1, "three", &o, &dbl));
+    o.single_points = 1;
+    CHECK_OK(hb_morph_parse_swc(text, sizeof text - 1, "three", &o, &flt));
+    if (dbl && flt && dbl->n_sections == 2 && flt->n_sections == 2) {
+        CHECK(dbl->sections[0].length == 2 * 6.9553 && flt->sections[0].length == 13.91058349609375);
+        CHECK(close_to(dbl->sections[1].length, 1.160393247998283, 1e-15));
+        CHECK(flt->sections[1].length == 1.1603793801110165);
+        CHECK(flt->samples[0].x == (double)357.4977f && flt->samples[0].radius == (double)6.9553f);
+        CHECK(2 * flt->sections[0].radius[0] == (double)13.9106f);
+    } else {
+        CHECK(!"two sections each");
+    }
+    o.single_points = 2;
+    CHECK(hb_morph_parse_swc(text, sizeof text - 1, "three", &o, &bad) == HB_ERR_INVALID_VALUE);
+    CHECK(bad == NULL && strstr(hb_last_error(), "single_points 2; expected 0 or 1"));
+    o.single_points = 1;
+    o.sections = HB_SECTIONS_HINESBATCH;
+    CHECK(hb_morph_parse_swc(text, sizeof text - 1, "three", &o, &bad) == HB_ERR_INVALID_VALUE);
+    CHECK(bad == NULL && strstr(hb_last_error(), "expected HB_SECTIONS_IMPORT3D"));
+    o.sections = HB_SECTIONS_IMPORT3D;
+    static const char huge[] = "1 1 1e39 0 0 5 -1\n";
+    CHECK(hb_morph_parse_swc(huge, sizeof huge - 1, "huge", &o, &bad) == HB_ERR_PARSE);
+    CHECKF(bad == NULL && strstr(hb_last_error(), "huge:1: field 3 (x) is '1e39', expected a number "
+                                                  "single precision holds"), "%s", hb_last_error());
+    hb_morph_destroy(dbl);
+    hb_morph_destroy(flt);
+}
+
 static void test_units(void)
 {
     const char *path = GOOD_DIR "/720575940661205633.swc";
@@ -603,6 +643,7 @@ int main(void)
     run_table(GOOD_DIR, N_GOOD, good_name, good_test);
     test_hand_values();
     test_units();
+    test_single_points();
     test_line_formats();
     test_soma_kinds();
     test_shapes();

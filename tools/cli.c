@@ -598,6 +598,7 @@ void cli_warn_morphologies(const char *command, const char *model, const json_t 
         swc.sections = cell_choice(cell, "section_rule", "hinesbatch", "import3d", neuron)
                            ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
         swc.keep_zero_radius = cell_choice(cell, "zero_radius", "repair", "keep", 0);
+        swc.single_points = cell_choice(cell, "point_precision", "double", "float", 0);
         hb_morph_t *morph = NULL;
         if (hb_morph_load(path, &swc, &morph) != HB_SUCCESS) continue; /* the loader says */
         for (int k = 0; k < hb_morph_warning_count(morph); k++)

@@ -51,6 +51,7 @@ _SCHEMES = {"vertex": 0, "neuron": 1}
 _UNITS = {"um": 0, "nm": 1}
 _SECTIONS = {"hinesbatch": 0, "import3d": 1}
 _ZERO_RADIUS = {"repair": 0, "keep": 1}
+_POINT_PRECISION = {"double": 0, "float": 1}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -222,18 +223,20 @@ class Morphology:
     SWC text; a bad file raises HinesbatchError naming the file and line. `sections`:
     "hinesbatch" or "import3d" (NEURON's Import3d rules; with discretize(scheme="neuron"),
     NEURON's matrices); `zero_radius`: "repair" or "keep" (NEURON's; scheme "neuron" only), as
-    the CLI's options.
+    the CLI's options; `point_precision`: "double" or "float" (3-D points as NEURON stores them;
+    sections "import3d" only), as a model file's key.
     Attributes: points, sections, terminals, max_branch_order, length [um], area [um^2],
     warnings (usable oddities, one string each)."""
 
-    def __init__(self, path, units="um", sections="hinesbatch", zero_radius="repair", *,
-                 _swc_text=None):
+    def __init__(self, path, units="um", sections="hinesbatch", zero_radius="repair",
+                 point_precision="double", *, _swc_text=None):
         lib = _lib()
         options = ffi.new("hb_swc_options_t *")
         lib.hb_swc_options_default(options)
         options.units = _choice("units", units, _UNITS)
         options.sections = _choice("sections", sections, _SECTIONS)
         options.keep_zero_radius = _choice("zero_radius", zero_radius, _ZERO_RADIUS)
+        options.single_points = _choice("point_precision", point_precision, _POINT_PRECISION)
         out = ffi.new("hb_morph_t **")
         self.name = os.fspath(path)
         if _swc_text is None:
@@ -255,8 +258,8 @@ class Morphology:
 
     @classmethod
     def from_text(cls, text, name="swc", units="um", sections="hinesbatch",
-                  zero_radius="repair"):
-        return cls(name, units, sections, zero_radius, _swc_text=text)
+                  zero_radius="repair", point_precision="double"):
+        return cls(name, units, sections, zero_radius, point_precision, _swc_text=text)
 
     def discretize(self, policy="d-lambda", **options):
         """The compartments under a rule (a Cable): policy "d-lambda" (default), "fixed"

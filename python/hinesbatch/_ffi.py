@@ -43,6 +43,7 @@ typedef struct {
     int max_type;
     hb_sections_rule_t sections;
     int keep_zero_radius;
+    int single_points;
 } hb_swc_options_t;
 void hb_swc_options_default(hb_swc_options_t *options);
 hb_status_t hb_morph_load_swc(const char *path, const hb_swc_options_t *options,

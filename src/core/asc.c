@@ -1117,9 +1117,13 @@ static hb_status_t check_point(const asc_t *a, const pt_t *p)
     return HB_SUCCESS;
 }
 
+/* NEURON's Pt3d keeps x, y, z and diam as float, arc3d comes from those (single_points). */
+static double rounded(int single, double v) { return single ? hb_morph_as_float(v) : v; }
+
 static hb_status_t emit(asc_t *a, const int *order, int n)
 {
     hb_morph_t *m = a->m;
+    const int single = a->opt->single_points;
     int kept = 0, n_pts = 0;
     int *index = malloc((size_t)a->n_sec * sizeof *index), *last = malloc((size_t)a->n_sec * sizeof *last);
     if (!index || !last) {
@@ -1180,8 +1184,10 @@ static hb_status_t emit(asc_t *a, const int *order, int n)
             hb_sample_t *smp = &m->samples[ns];
             smp->id = ns + 1;
             smp->type = s->type;
-            smp->x = p->x, smp->y = p->y, smp->z = p->z;
-            smp->radius = 0.5 * p->d;
+            smp->x = rounded(single, p->x);
+            smp->y = rounded(single, p->y);
+            smp->z = rounded(single, p->z);
+            smp->radius = 0.5 * rounded(single, p->d);
             smp->parent = parent < 0 ? -1 : m->samples[parent].id;
             smp->line = p->line;
             m->parent[ns] = parent;
@@ -1191,7 +1197,8 @@ static hb_status_t emit(asc_t *a, const int *order, int n)
                 h->arc[j] = 0.0;
             } else {
                 const pt_t *q = &s->pt[s->first + j - 1];
-                double dx = p->x - q->x, dy = p->y - q->y, dz = p->z - q->z;
+                double dx = smp->x - rounded(single, q->x), dy = smp->y - rounded(single, q->y),
+                       dz = smp->z - rounded(single, q->z);
                 double dist = sqrt(dx * dx + dy * dy + dz * dz);
                 if (dist > 0.0 && dist < HB_MORPH_MIN_LENGTH_UM)
                     st = hb_fail(HB_ERR_MORPHOLOGY,
@@ -1308,6 +1315,9 @@ hb_status_t hb_morph_parse_asc(const char *text, size_t length, const char *name
     if (options->units != HB_UNITS_UM && options->units != HB_UNITS_NM)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_parse_asc: units %d; expected HB_UNITS_UM or HB_UNITS_NM",
                        (int)options->units);
+    if (options->single_points != 0 && options->single_points != 1)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_morph_parse_asc: single_points %d; expected 0 or 1",
+                       options->single_points);
     asc_t a;
     memset(&a, 0, sizeof a);
     a.name = name;
@@ -1323,6 +1333,7 @@ hb_status_t hb_morph_parse_asc(const char *text, size_t length, const char *name
         memcpy(a.m->name, name, name_len);
         a.name = a.m->name;
         a.m->rule = HB_SECTIONS_IMPORT3D;
+        a.m->single_points = options->single_points;
         st = lex(&a, text ? text : "", length);
     }
     if (st == HB_SUCCESS && options->units == HB_UNITS_NM)

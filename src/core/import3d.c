@@ -222,10 +222,15 @@ static int alloc_section_points(hb_section_t *s, int n)
     return s->sample && s->arc && s->radius ? 0 : -1;
 }
 
+/* NEURON's Pt3d keeps x, y, z and diam as float; arc3d, hence L, comes from those floats. */
+static double as_float(double v) { return hb_morph_as_float(v); }
+static double rounded(int single, double v) { return single ? as_float(v) : v; }
+
 /* instantiate: the kept sections as hb_section_t, points from `first` on; a one-point root is
  * sphere_rep's cylinder of length = diameter along x. */
 static hb_status_t instantiate(i3_t *t, hb_morph_t *m)
 {
+    const int single = m->single_points;
     int kept = 0;
     int *index = malloc((size_t)t->n_sec * sizeof *index);
     int *children = calloc((size_t)t->n, sizeof *children);
@@ -246,10 +251,14 @@ static hb_status_t instantiate(i3_t *t, hb_morph_t *m)
             double d = sec->d0;
             s->is_sphere = 1;
             if (alloc_section_points(s, 3) != 0) goto oom;
+            /* sphere_rep's x - d/2, x, x + d/2; NEURON 8.2 gives them from the float x and d,
+             * each stored as float again (measured: the soma's x3d and L of tests/neuron) */
+            const double x = rounded(single, pt(t, 0)->x), df = rounded(single, d);
+            const double ends[3] = {x - df / 2, x, x + df / 2};
             for (int k = 0; k < 3; k++) {
                 s->sample[k] = k == 1 ? t->order[0] : -1;
-                s->arc[k] = 0.5 * d * k;
-                s->radius[k] = 0.5 * d;
+                s->arc[k] = single ? as_float(ends[k]) - as_float(ends[0]) : 0.5 * d * k;
+                s->radius[k] = 0.5 * (single ? as_float(d) : d);
             }
         } else {
             int n = sec->n_raw - sec->first;
@@ -258,12 +267,15 @@ static hb_status_t instantiate(i3_t *t, hb_morph_t *m)
                 int raw = k + sec->first; /* raw 0 of a child is its parent's point */
                 int p = sec->parent < 0 ? sec->id + raw : raw == 0 ? t->pix[sec->id] : sec->id + raw - 1;
                 s->sample[k] = t->order[p];
-                s->radius[k] = raw == 0 ? 0.5 * sec->d0 : pt(t, p)->radius;
+                const double diam = raw == 0 ? sec->d0 : 2.0 * pt(t, p)->radius;
+                s->radius[k] = 0.5 * (single ? as_float(diam) : diam);
                 if (k == 0) {
                     s->arc[k] = 0.0;
                 } else {
                     const hb_sample_t *a = &m->samples[s->sample[k - 1]], *b = pt(t, p);
-                    double dx = b->x - a->x, dy = b->y - a->y, dz = b->z - a->z;
+                    double dx = rounded(single, b->x) - rounded(single, a->x),
+                           dy = rounded(single, b->y) - rounded(single, a->y),
+                           dz = rounded(single, b->z) - rounded(single, a->z);
                     const double d = sqrt(dx * dx + dy * dy + dz * dz);
                     /* as hinesbatch's sections: points a hair apart would overflow */
                     if (d > 0.0 && d < HB_MORPH_MIN_LENGTH_UM) {

@@ -19,6 +19,13 @@ void hb_swc_options_default(hb_swc_options_t *options)
     options->max_type = DEFAULT_MAX_TYPE;
     options->sections = HB_SECTIONS_HINESBATCH;
     options->keep_zero_radius = 0;
+    options->single_points = 0;
+}
+
+double hb_morph_as_float(double v)
+{
+    volatile float f = (float)v;
+    return (double)f;
 }
 
 hb_status_t hb_morph_warn(hb_morph_t *m, long line, const char *format, ...)

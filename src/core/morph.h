@@ -54,7 +54,13 @@ struct hb_morph {
     char **warnings;     /* "file:line: what" */
     hb_sections_rule_t rule; /* how the sections were cut from the samples */
     int keep_zero_radius;    /* radius-0 samples kept as they are */
+    int single_points;       /* section points rounded to float, as NEURON's pt3d */
 };
+
+/* v rounded to single precision, as NEURON's Pt3d and hoc's sscanf %f store it. Through a
+ * volatile float: GCC 12's SLP vectoriser at -O2/-O3 drops a (double)(float) round trip when
+ * it packs two of them (measured: x and y of an ASC point kept their doubles). */
+double hb_morph_as_float(double v);
 
 /* Appends the warning "NAME:LINE: text" (line 0: "NAME: text"). */
 hb_status_t hb_morph_warn(hb_morph_t *m, long line, const char *format, ...)

@@ -739,6 +739,13 @@ hb_status_t hb_morph_build(const hb_sample_t *samples, int count, const char *na
     if (options && options->keep_zero_radius != 0 && options->keep_zero_radius != 1)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: keep_zero_radius %d; expected 0 or 1", name,
                        options->keep_zero_radius);
+    if (options && options->single_points != 0 && options->single_points != 1)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: single_points %d; expected 0 or 1", name,
+                       options->single_points);
+    if (options && options->single_points && options->sections != HB_SECTIONS_IMPORT3D)
+        return hb_fail(HB_ERR_INVALID_VALUE,
+                       "%s: single_points (NEURON's float 3-D points) with the hinesbatch section "
+                       "rule; expected HB_SECTIONS_IMPORT3D (NEURON's sections)", name);
     if (count < 0 || (count > 0 && !samples))
         return hb_fail(HB_ERR_INVALID_VALUE,
                        "hb_morph_from_samples: %s: count %d with samples %s; expected "
@@ -759,6 +766,7 @@ hb_status_t hb_morph_build(const hb_sample_t *samples, int count, const char *na
         b.m->name = malloc(name_len);
         b.m->rule = options ? options->sections : HB_SECTIONS_HINESBATCH;
         b.m->keep_zero_radius = options ? options->keep_zero_radius : 0;
+        b.m->single_points = options ? options->single_points : 0;
     }
     b.by_id = alloc_array((size_t)count, sizeof *b.by_id);
     b.in_parent = alloc_array((size_t)count, sizeof *b.in_parent);
@@ -829,6 +837,7 @@ hb_status_t hb_morph_cut(const hb_morph_t *morph, int samples, hb_morph_t **piec
     hb_swc_options_default(&options);
     options.sections = morph->rule;
     options.keep_zero_radius = morph->keep_zero_radius;
+    options.single_points = morph->single_points;
     hb_status_t status = hb_morph_build(morph->samples, samples, name, &options, piece);
     free(name);
     return status;

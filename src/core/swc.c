@@ -277,6 +277,16 @@ static hb_status_t parse_line(reader_t *r, const char *p, const char *end)
     s.z = xyzr[2] / per_um;
     s.radius = xyzr[3] / per_um;
     s.line = r->line;
+    if (o->single_points) { /* NEURON's read_swc.hoc reads each number with hoc's float %f */
+        double *v[4] = {&s.x, &s.y, &s.z, &s.radius};
+        for (int f = 0; f < 4; f++) {
+            *v[f] = hb_morph_as_float(*v[f]);
+            if (!isfinite(*v[f]))
+                return fail_field(r, f + 2, &tok[f + 2], NUM_RANGE,
+                                  "a number single precision holds (single_points: NEURON's float "
+                                  "3-D points)");
+        }
+    }
     return append_sample(r, &s);
 }
 
@@ -403,6 +413,9 @@ static hb_status_t check_options(const char *name, const hb_swc_options_t *optio
     if (options->units != HB_UNITS_UM && options->units != HB_UNITS_NM)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: units %d; expected HB_UNITS_UM or HB_UNITS_NM",
                        name, (int)options->units);
+    if (options->single_points != 0 && options->single_points != 1)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: single_points %d; expected 0 or 1", name,
+                       options->single_points);
     if (options->max_type < 0)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: max_type %d; expected a type code >= 0", name,
                        options->max_type);

@@ -205,12 +205,21 @@ static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const 
     swc_opt.units = units ? HB_UNITS_NM : HB_UNITS_UM;
     /* NEURON's scheme reads the file as NEURON's Import3d does (docs/discretisation.md). */
     static const char *const rules[] = {"hinesbatch", "import3d", NULL}, *const zero[] = {"repair", "keep", NULL};
-    int rule = scheme == HB_SCHEME_NEURON, keep = 0;
+    /* "float": 3-D points as NEURON's pt3d stores them (docs/model.md) */
+    static const char *const precisions[] = {"double", "float", NULL};
+    int rule = scheme == HB_SCHEME_NEURON, keep = 0, single = 0;
     if ((status = hb_json_choice(ld, path, cell, "section_rule", rules, &rule)) ||
-        (status = hb_json_choice(ld, path, cell, "zero_radius", zero, &keep)))
+        (status = hb_json_choice(ld, path, cell, "zero_radius", zero, &keep)) ||
+        (status = hb_json_choice(ld, path, cell, "point_precision", precisions, &single)))
         return status;
+    if (single && !rule) {
+        hb_json_join(at, path, "point_precision");
+        return hb_json_fail(ld, at, "\"float\" (NEURON's 3-D points) with section_rule "
+                            "\"hinesbatch\"; expected section_rule \"import3d\" (NEURON's sections)");
+    }
     swc_opt.sections = rule ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
     swc_opt.keep_zero_radius = keep;
+    swc_opt.single_points = single;
     status = hb_morph_load(full, &swc_opt, &g->morph);
     if (status != HB_SUCCESS) {
         char msg[768];
@@ -838,7 +847,7 @@ static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json
                               const hb_morph_t *given, hb_morph_t **morph, hb_model_t **model)
 {
     static const char *const geometry_keys[] = {"morphology", "units", "section_rule",
-                                                "zero_radius", "cable", "sections", NULL};
+                                                "zero_radius", "point_precision", "cable", "sections", NULL};
     *morph = NULL;
     *model = NULL;
     hb_discretization_t disc;
@@ -875,7 +884,7 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
                               hb_model_t ***cells, int *n_cells)
 {
     static const char *const keys[] = {"name", "count", "morphology", "units", "section_rule",
-                                       "zero_radius", "cable", "sections", "discretization", "Ra",
+                                       "zero_radius", "point_precision", "cable", "sections", "discretization", "Ra",
                                        "cm", "regions", "mechanisms", "ions", "stimuli", "probes",
                                        "synapses", NULL};
     hb_status_t status;
@@ -911,7 +920,7 @@ hb_status_t hb_model_parse_json(const char *text, size_t length, const char *nam
                                 const char *base_dir, const hb_morph_t *morph, hb_model_t **model)
 {
     static const char *const keys[] = {"name", "morphology", "units", "section_rule",
-                                       "zero_radius", "cable", "sections", "discretization", "Ra",
+                                       "zero_radius", "point_precision", "cable", "sections", "discretization", "Ra",
                                        "cm", "regions", "mechanisms", "ions", "stimuli",
                                        "probes", "synapses", "catalogues", NULL};
     hb_clear_error();

@@ -104,3 +104,18 @@ def test_asc_as_the_cli(hb, cli, data):
     assert got["sections"] == want["sections"] == 325 and got["points"] == 10836
     assert got["compartments"] == want["compartments"]
     assert got["area_um2"] == pytest.approx(want["area_um2"], abs=1e-6)
+
+
+def test_point_precision_float_is_neurons(hb):
+    # three lines of single_cell_allen.swc; NEURON 8.2's dend[0] arc3d(1) (docs/validation.md)
+    text = ("1 1 357.4977 705.5311 27.0085 6.9553 -1\n2 3 351.3693 708.5444 25.6116 0.4347 1\n"
+            "3 3 350.3283 709.0054 25.3873 0.4347 2\n")
+    dbl = hb.Morphology.from_text(text, sections="import3d").info()
+    flt = hb.Morphology.from_text(text, sections="import3d", point_precision="float").info()
+    # length_um: the neurites' (the soma sphere's cylinder not counted)
+    assert flt["length_um"] == 1.1603793801110165
+    assert dbl["length_um"] == pytest.approx(1.160393247998283, abs=1e-15)
+    with pytest.raises(ValueError, match="point_precision"):
+        hb.Morphology.from_text(text, sections="import3d", point_precision="single")
+    with pytest.raises(hb.HinesbatchError, match="HB_SECTIONS_IMPORT3D"):
+        hb.Morphology.from_text(text, point_precision="float")
