@@ -126,8 +126,9 @@ struct hb_sim_ops {
     /* 1: and catalogue point processes (targets with point > 0, NET_RECEIVE through
      * hb_cat_point_event); 0: a model with one is refused (HB_ERR_NOT_SUPPORTED). */
     int points;
-    /* Lanes per layout block for a group of `count` cells (the step's vector or warp width). */
-    int (*block_width)(int count);
+    /* Lanes per layout block for a group of `count` cells on the context's backend (the step's
+     * vector or warp width; the CPU's narrower where wide blocks would leave threads idle). */
+    int (*block_width)(const hb_context_t *ctx, int count);
     /* Lanes per block of a mixed group (hb_step_group_t.mixed: the cells that would each be a
      * group of one, packed together); 0: no mixed groups, each such cell a group of its own. */
     int mixed_width;

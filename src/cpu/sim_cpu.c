@@ -62,11 +62,22 @@ typedef struct {
  * two AVX2 vectors a row, two independent recurrences in the solve's chain rows. */
 enum { MIXED_LANES = 8 };
 
-/* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight). */
-static int cpu_block_width(int count)
+/* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight), and
+ * down to one AVX2 vector (4 lanes) while the group's blocks are fewer than the threads: a
+ * sweep of 64 cells of one shape on 16 threads took 4 blocks of 16, 3.7x one core
+ * (bench/results/mech-h200.md). A lane's arithmetic does not depend on the width, so the bits
+ * do not either (test_sim_cat, the thread tests). */
+static int cpu_block_width(const hb_context_t *ctx, int count)
 {
-    int W = HB_SIM_CPU_LANES;
+    int W = HB_SIM_CPU_LANES, threads = 1;
+#ifdef HB_HAVE_OPENMP
+    if (ctx->backend == HB_BACKEND_OMP)
+        threads = ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
+#else
+    (void)ctx;
+#endif
     while (W > 1 && W / 2 >= count) W /= 2;
+    while (W > 4 && (count + W - 1) / W < threads) W /= 2;
     return W;
 }
 

@@ -4,8 +4,9 @@
 #include "cuda/sim_events_cuda.h"
 
 /* A warp per layout block: every access of a warp is one contiguous row. */
-static int cuda_block_width(int count)
+static int cuda_block_width(const hb_context_t *ctx, int count)
 {
+    (void)ctx;
     (void)count;
     return HB_SIM_GPU_LANES;
 }

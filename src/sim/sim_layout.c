@@ -588,7 +588,7 @@ static hb_status_t fill_group(hb_sim_t *sim, group_t *gr)
 {
     hb_step_group_t *k = &gr->k;
     /* the backend's lanes per block for this many cells */
-    const int W = sim->ops->block_width(k->count);
+    const int W = sim->ops->block_width(sim->ctx, k->count);
     const int m = k->m;
     k->width = W;
     k->blocks = (k->count + W - 1) / W;
