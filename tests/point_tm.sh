@@ -13,5 +13,18 @@ trap 'rm -rf "$tmp"' EXIT
 expect_status 0 "build TMSyn" -- "$bin" build-catalogue "$src/tests/nmodl/tm" -o "$tmp/tm.so"
 expect_status 0 "TMSyn against NEURON" -- "$test" --tm "$tmp/tm.so" "$src/tests/reference/tm_neuron.txt"
 cat "$tmp/out"
+# the same point process named in a model file through its "catalogues" key (relative to the
+# file), plain and qualified, with a parameter; an unknown key refused with the nearest name
+model() { # FILE SYNAPSE-ENTRY
+    printf '{"catalogues": ["tm.so"], "t_stop": 1, "cells": [{"cable": {"length": 20, "diam": 20,
+ "type": 1}, "synapses": [%s]}]}\n' "$2" > "$tmp/$1"
+}
+model plain.json '{"name": "TMSyn", "at": "soma"}'
+model qualified.json '{"name": "tm::TMSyn", "at": "soma", "U": 0.5}'
+model typo.json '{"name": "TMSyn", "at": "soma", "tau_recc": 50}'
+expect_status 0 "a model file's TMSyn" -- "$bin" run "$tmp/plain.json" -o "$tmp/o1" --quiet
+expect_status 0 "a model file's tm::TMSyn with U" -- "$bin" run "$tmp/qualified.json" -o "$tmp/o2" --quiet
+expect_status 1 "a model file's TMSyn with an unknown key" -- "$bin" run "$tmp/typo.json" -o "$tmp/o3" --quiet
+expect_grep "$tmp/err" "tau_rec" "the unknown key's nearest name"
 echo "point_tm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

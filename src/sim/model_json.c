@@ -718,8 +718,9 @@ static hb_status_t parse_probes(const hb_json_loader_t *ld, const char *path, co
     return HB_SUCCESS;
 }
 
-/* A catalogue point process among the synapses ({"name": "ExpSyn", "at": LOC, "tau": 2}): the
- * built-in catalogues' POINT_PROCESS (hb_catalogue_find), its other keys RANGE PARAMETERs. */
+/* A catalogue point process among the synapses ({"name": "ExpSyn", "at": LOC, "tau": 2}): a
+ * POINT_PROCESS of the built-in catalogues or the file's "catalogues" (hb_catalogue_find), its
+ * other keys RANGE PARAMETERs. */
 static hb_status_t parse_point(const hb_json_loader_t *ld, const char *item, const json_t *sj,
                                const geometry_t *g, hb_model_t *model)
 {
@@ -733,7 +734,7 @@ static hb_status_t parse_point(const hb_json_loader_t *ld, const char *item, con
                             "expsyn, exp2syn) or \"name\" (a catalogue point process)");
     }
     const hb_cat_mech_t *mech = NULL;
-    if (hb_catalogue_find(NULL, 0, name, &mech) != HB_SUCCESS) {
+    if (hb_catalogue_find(ld->catalogues, ld->n_catalogues, name, &mech) != HB_SUCCESS) {
         char why[512];
         snprintf(why, sizeof why, "%s", hb_last_error());
         return hb_json_fail(ld, key, "%s", why);
