@@ -218,6 +218,21 @@ hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *
     return HB_SUCCESS;
 }
 
+/* The model's catalogue mechanisms and ion values (model_cat.c fills them). */
+static void free_cat(hb_model_t *model)
+{
+    for (int q = 0; q < model->n_cat; q++) {
+        free(model->cat[q].on);
+        free(model->cat[q].param);
+        free(model->cat[q].global);
+    }
+    free(model->cat);
+    free(model->ion_set);
+    model->cat = NULL;
+    model->ion_set = NULL;
+    model->n_cat = model->n_ion_set = 0;
+}
+
 hb_status_t hb_model_destroy(hb_model_t *model)
 {
     if (!model) return HB_SUCCESS;
@@ -231,7 +246,7 @@ hb_status_t hb_model_destroy(hb_model_t *model)
     free(model->pas_g);
     free(model->pas_e);
     free(model->hh);
-    hb_model_free_cat(model);
+    free_cat(model);
     hb_cable_destroy(model->cable);
     hb_morph_destroy(model->owned_morph);
     free(model);

@@ -304,17 +304,3 @@ hb_status_t hb_model_set_ion(hb_model_t *model, int swc_type, const char *ion, u
     s->value = value;
     return HB_SUCCESS;
 }
-
-void hb_model_free_cat(hb_model_t *model)
-{
-    for (int q = 0; q < model->n_cat; q++) {
-        free(model->cat[q].on);
-        free(model->cat[q].param);
-        free(model->cat[q].global);
-    }
-    free(model->cat);
-    free(model->ion_set);
-    model->cat = NULL;
-    model->ion_set = NULL;
-    model->n_cat = model->n_ion_set = 0;
-}

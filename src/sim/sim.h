@@ -138,8 +138,6 @@ hb_status_t hb_model_set_ion(hb_model_t *model, int swc_type, const char *ion, u
                              double value);
 /* NEURON 8.2's defaults of ion `ion`: e [mV], ci, co [mM] (other species: 0, 1, 1). */
 void hb_ion_defaults(const char *ion, double *e, double *ci, double *co);
-/* Frees the model's catalogue mechanisms and ion values (hb_model_destroy). */
-void hb_model_free_cat(hb_model_t *model);
 
 /* Models alive in the process now (hb_model_create less hb_model_destroy); *peak (may be NULL)
  * the most alive at once since the last reset_peak (which starts it at now). For tests of
