@@ -332,6 +332,24 @@ static hb_status_t parse_distribution(const hb_json_loader_t *ld, const char *ke
     return HB_SUCCESS;
 }
 
+/* The catalogue mechanism `name` of the built-in catalogues or the file's "catalogues"
+ * (hb_catalogue_find: "bbp::Ih" where two have one), of kind `kind`; errors at `key`. */
+static hb_status_t find_mech(const hb_json_loader_t *ld, const char *key, const char *name,
+                             hb_cat_kind_t kind, const hb_cat_mech_t **mech)
+{
+    if (hb_catalogue_find(ld->catalogues, ld->n_catalogues, name, mech) != HB_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hb_last_error());
+        return hb_json_fail(ld, key, "%s", why);
+    }
+    if ((*mech)->kind == kind) return HB_SUCCESS;
+    if (kind == HB_CAT_DENSITY)
+        return hb_json_fail(ld, key, "%s is a point process; expected a density mechanism here",
+                            (*mech)->name);
+    return hb_json_fail(ld, key, "%s is a density mechanism; expected a point process here "
+                        "(density mechanisms go in \"mechanisms\")", (*mech)->name);
+}
+
 /* A catalogue mechanism ({"name": "NaTs2_t", "region": R, "gNaTs2_tbar": 0.9, ...}): the
  * built-in catalogues' or the file's "catalogues"' (hb_catalogue_find: "bbp::Ih" where two
  * have one); its keys are its
@@ -343,18 +361,11 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
     hb_json_join(key, item, "name");
     const hb_cat_mech_t *mech = NULL;
     const char *name = json_string_value(json_object_get(mj, "name"));
-    if (hb_catalogue_find(ld->catalogues, ld->n_catalogues, name, &mech) != HB_SUCCESS) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", hb_last_error());
-        return hb_json_fail(ld, key, "%s", why);
-    }
-    if (mech->kind != HB_CAT_DENSITY)
-        return hb_json_fail(ld, key, "%s is a point process; expected a density mechanism here",
-                            mech->name);
+    hb_status_t status = find_mech(ld, key, name, HB_CAT_DENSITY, &mech);
+    if (status) return status;
     int type = HB_REGION_ALL;
     const json_t *region = json_object_get(mj, "region");
     hb_json_join(key, item, "region");
-    hb_status_t status;
     if (region && (status = parse_region(ld, key, region, &type))) return status;
     const size_t n = json_object_size(mj);
     const char **keys = calloc(n + 1, sizeof *keys);
@@ -734,14 +745,8 @@ static hb_status_t parse_point(const hb_json_loader_t *ld, const char *item, con
                             "expsyn, exp2syn) or \"name\" (a catalogue point process)");
     }
     const hb_cat_mech_t *mech = NULL;
-    if (hb_catalogue_find(ld->catalogues, ld->n_catalogues, name, &mech) != HB_SUCCESS) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", hb_last_error());
-        return hb_json_fail(ld, key, "%s", why);
-    }
-    if (mech->kind != HB_CAT_POINT)
-        return hb_json_fail(ld, key, "%s is a density mechanism; expected a point process here "
-                            "(density mechanisms go in \"mechanisms\")", mech->name);
+    hb_status_t status = find_mech(ld, key, name, HB_CAT_POINT, &mech);
+    if (status) return status;
     const size_t n = json_object_size(sj);
     const char **keys = calloc(n + 1, sizeof *keys);
     double *values = calloc(n + 1, sizeof *values);
@@ -753,7 +758,6 @@ static hb_status_t parse_point(const hb_json_loader_t *ld, const char *item, con
     int n_param = 0;
     const char *k;
     const json_t *val;
-    hb_status_t status = HB_SUCCESS;
     json_object_foreach((json_t *)sj, k, val) {
         if (!strcmp(k, "name") || !strcmp(k, "at")) continue;
         if (!json_is_number(val)) {
