@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/mods"
 cp "$src/mechanisms/nrn/hh.mod" "$src/mechanisms/bbp/NaTs2_t.mod" "$tmp/mods/"
 expect_status 0 "build mods" -- "$bin" build-catalogue "$tmp/mods" -o "$tmp/l5.so"
-expect_grep "$tmp/out" "^$tmp/l5.so: the catalogue mods, 2 mechanisms (NaTs2_t, hh); C in $tmp/l5.src$" "build summary"
+expect_grep "$tmp/out" "^$tmp/l5.so: the catalogue mods, 2 mechanisms (NaTs2_t, hh); C in $tmp/l5.src\(, CUDA for sm_[0-9]*\)\?$" "build summary"
 [ -f "$tmp/l5.src/hbg_mods_catalogue.c" ] && [ -f "$tmp/l5.src/hbg_mods_hh.h" ] && ok || bad "the C is not kept beside the library"
 if command -v nm > /dev/null; then
     syms=$(nm -D --defined-only "$tmp/l5.so" | awk '{print $3}' | tr '\n' ' ')
@@ -56,14 +56,44 @@ const hb_catalogue_t *hb_catalogue_v1(void);
 static const hb_catalogue_t cat = {FORGE_ABI, FORGE_SIZE, "forged", "test", 0, 0};
 const hb_catalogue_t *hb_catalogue_v1(void) { return &cat; }
 C
-"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=3 "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/abi3.so" && ok || bad "forging abi3.so"
-expect_status 0 "another ABI refused" -- "$test" --refuse "$tmp/abi3.so" "a catalogue of ABI 3, and this hinesbatch reads ABI 2"
-"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=2 "-DFORGE_SIZE=8" "$tmp/forge.c" -o "$tmp/size8.so" && ok || bad "forging size8.so"
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=2 "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/abi2.so" && ok || bad "forging abi2.so"
+expect_status 0 "an older ABI refused" -- "$test" --refuse "$tmp/abi2.so" "a catalogue of ABI 2, and this hinesbatch reads ABI 3"
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=4 "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/abi4.so" && ok || bad "forging abi4.so"
+expect_status 0 "a newer ABI refused" -- "$test" --refuse "$tmp/abi4.so" "a catalogue of ABI 4, and this hinesbatch reads ABI 3"
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=3 "-DFORGE_SIZE=8" "$tmp/forge.c" -o "$tmp/size8.so" && ok || bad "forging size8.so"
 expect_status 0 "another sizeof_mech refused" -- "$test" --refuse "$tmp/size8.so" "mechanisms are 8 bytes"
 printf 'int hb_not_a_catalogue(void);\nint hb_not_a_catalogue(void) { return 1; }\n' > "$tmp/plain.c"
 "$cc" -shared -fPIC "$tmp/plain.c" -o "$tmp/plain.so" && ok || bad "building plain.so"
 expect_status 0 "a library without hb_catalogue_v1 refused" -- "$test" --refuse "$tmp/plain.so" "not a hinesbatch catalogue (no function hb_catalogue_v1)"
 expect_status 0 "a text file refused" -- "$test" --refuse "$tmp/forge.c" "cannot load it as a shared library"
 expect_status 0 "a missing file refused" -- "$test" --refuse "$tmp/none.so" "no such file"
+# CUDA kernels (docs/mechanisms.md section 6): --no-cuda builds none, and the engine refuses
+# the catalogue on backend cuda; with nvcc here (no GPU needed), --cuda generates
+# hbg_mods_cuda.cu, compiles it with -fmad=false into the same library, which still exports
+# hb_catalogue_v1 alone and whose mechanisms carry their launchers
+expect_status 0 "build --no-cuda" -- "$bin" build-catalogue "$tmp/mods" --no-cuda -o "$tmp/cpu.so"
+[ ! -e "$tmp/cpu.src/hbg_mods_cuda.cu" ] && ok || bad "--no-cuda generated CUDA"
+expect_status 0 "--no-cuda: no launchers" -- "$test" --user-no-cuda "$tmp/cpu.so"
+expect_status 2 "--nvcc with --no-cuda" -- "$bin" build-catalogue "$tmp/mods" --no-cuda --nvcc nvcc -o "$tmp/x.so"
+expect_status 2 "--cuda with --check" -- "$bin" build-catalogue --check --cuda "$tmp/mods"
+expect_status 1 "a missing nvcc" -- "$bin" build-catalogue "$tmp/mods" --cuda --nvcc "$tmp/no-nvcc" -o "$tmp/x.so"
+expect_grep "$tmp/err" "no CUDA compiler '$tmp/no-nvcc'; expected nvcc on PATH or --nvcc NVCC" "missing nvcc message"
+expect_status 1 "a failing nvcc" -- "$bin" build-catalogue "$tmp/mods" --cuda --nvcc false -o "$tmp/x.so"
+expect_grep "$tmp/err" "the CUDA compiler '.*false' failed (exit 1) on $tmp/x.src/hbg_mods_cuda.cu" "failing nvcc message"
+if command -v nvcc > /dev/null; then
+    expect_status 0 "build --cuda" -- "$bin" build-catalogue "$tmp/mods" --cuda --nvcc nvcc -o "$tmp/gpu.so"
+    expect_grep "$tmp/out" "C in $tmp/gpu.src, CUDA for sm_[0-9]*$" "--cuda summary"
+    grep -q "__global__ void hbgw_mods_NaTs2_t_current" "$tmp/gpu.src/hbg_mods_cuda.cu" && ok || bad "no kernel wrapper in hbg_mods_cuda.cu"
+    if command -v nm > /dev/null; then
+        syms=$(nm -D --defined-only "$tmp/gpu.so" | awk '{print $3}' | tr '\n' ' ')
+        [ "$syms" = "hb_catalogue_v1 " ] && ok || bad "--cuda: exported symbols: '$syms', expected hb_catalogue_v1 alone"
+    fi
+    expect_status 0 "--cuda: launchers" -- "$test" --user-cuda "$tmp/gpu.so"
+    cp -r "$tmp/gpu.src" "$tmp/gpu-first"
+    expect_status 0 "build --cuda again" -- "$bin" build-catalogue "$tmp/mods" --cuda --nvcc nvcc -o "$tmp/gpu.so"
+    diff -r -x '*.o' "$tmp/gpu-first" "$tmp/gpu.src" > /dev/null && ok || bad "the generated C and CUDA differ between two builds"
+else
+    echo "catalogue_build: no nvcc on PATH: the --cuda build not checked"
+fi
 echo "catalogue_build: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -315,13 +315,23 @@ static void check_load_errors(void)
 }
 
 /* A user's catalogue built by tests/catalogue_build.sh from hh.mod and NaTs2_t.mod: loaded,
- * its hh described as the built-in hh and its kernels giving the built-in's bits. */
-static int check_user(const char *path)
+ * its hh described as the built-in hh and its kernels giving the built-in's bits. cuda 1: every
+ * mechanism has its CUDA launchers (build-catalogue --cuda; net_receive none), 0: none
+ * (--no-cuda), -1: either. */
+static int check_user(const char *path, int cuda)
 {
     const hb_catalogue_t *cat = NULL;
     CHECK_OK(hb_catalogue_load(path, &cat));
     if (!cat) return check_summary("catalogue --user");
     CHECK(cat->abi == HB_CAT_ABI && cat->n_mech == 2 && !strcmp(cat->name, "mods"));
+    for (int i = 0; i < cat->n_mech; i++) {
+        const hb_cat_cuda_t *cu = cat->mech[i].cuda;
+        if (cuda == 1)
+            CHECKF(cu && cu->init && cu->current && cu->state && !cu->net_receive &&
+                       cu != cat->mech[1 - i].cuda,
+                   "%s: CUDA launchers of its own", cat->mech[i].name);
+        if (cuda == 0) CHECKF(!cu, "%s: CUDA launchers in a --no-cuda build", cat->mech[i].name);
+    }
     CHECKF(!strcmp(cat->generator, hb_catalogue_builtin(0)->generator),
            "the user's generator \"%s\" is the build's", cat->generator);
     const hb_catalogue_t *extra[1] = {cat};
@@ -384,7 +394,9 @@ static int check_refused(const char *path, const char *what)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "--user")) return check_user(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--user")) return check_user(argv[2], -1);
+    if (argc == 3 && !strcmp(argv[1], "--user-cuda")) return check_user(argv[2], 1);
+    if (argc == 3 && !strcmp(argv[1], "--user-no-cuda")) return check_user(argv[2], 0);
     if (argc == 4 && !strcmp(argv[1], "--refuse")) return check_refused(argv[2], argv[3]);
     CHECK(hb_catalogue_builtin_count() == 3);
     CHECK(hb_catalogue_builtin(-1) == NULL && hb_catalogue_builtin(3) == NULL);

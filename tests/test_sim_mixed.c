@@ -392,38 +392,89 @@ static void test_device_path(void)
 /* The GPU's tree step (src/common/sim_tree.h: a warp a cell, rows in parallel phase by phase)
  * run on the host, each phase's and round's rows in reverse order, against the CPU engine;
  * synapses conducting (their states set before the run) so their terms count. */
-static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
-                      const hb_step_params_t *p, double *d, double *rhs)
+static void tree_step_items(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                            const hb_step_params_t *p, double *d, double *rhs, int from, int to)
 {
+    const int n_mech = g->cat ? g->cat->n_mech : 0;
+    const int membrane = !g->cat || from == 0;
+    const int solve = !g->cat || (from <= n_mech + 1 && n_mech + 1 < to);
+    int q0 = 0, q1 = 0;
     for (int slot = 0; slot < g->count; slot++) {
         const hb_tree_cell_t c = hb_tree_cell(g, t, slot);
         double *dc = d + c.base, *rc = rhs + c.base; /* the cell's rows */
         const int n_hh = g->lane_hh[slot];
-        for (int q = t->input_first[slot + 1] - 1; q >= t->input_first[slot]; q--)
-            hb_tree_pas(g, t, c, t->input_row[q], dc, rc);
-        for (int i = c.m - 1; g->cat && i >= 0; i--) hb_tree_cat_ions(g, c, i);
-        for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, dc, rc);
-        hb_tree_inputs(g, p, slot, c, dc, rc);
-        for (int q = 0; g->cat && q < g->cat->n_mech; q++) /* a mechanism's instances: any order */
+        if (membrane) {
+            for (int q = t->input_first[slot + 1] - 1; q >= t->input_first[slot]; q--)
+                hb_tree_pas(g, t, c, t->input_row[q], dc, rc);
+            for (int i = c.m - 1; g->cat && i >= 0; i--) hb_tree_cat_ions(g, c, i);
+            for (int j = n_hh - 1; j >= 0; j--) hb_tree_hh(g, slot, c, j, dc, rc);
+            hb_tree_inputs(g, p, slot, c, dc, rc);
+        }
+        if (g->cat) hb_cat_item_range(g->cat, from, to, HB_CAT_CURRENT, &q0, &q1);
+        for (int q = q0; g->cat && q < q1; q++) /* a mechanism's instances: any order */
             for (int j = hb_tree_cat_count(g, q, slot) - 1; j >= 0; j--)
                 hb_tree_cat_kernel(g, p, q, slot, j, HB_CAT_CURRENT, dc, rc);
-        for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
-        const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
-        const int rounds = t->round_first[slot + 1] - t->round_first[slot] - 1;
-        for (int r = 0; r < rounds; r++)
-            for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
-                hb_tree_eliminate(g, t, c, first + k, dc, rc);
-        for (int r = rounds - 1; r >= 0; r--)
-            for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
-                hb_tree_substitute(g, t, p, c, first + k, dc, rc);
-        for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
-        if (g->syn_start)
-            for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
-                hb_tree_synapse(g, q);
-        for (int q = 0; g->cat && q < g->cat->n_mech; q++)
+        if (solve) {
+            for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
+            const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
+            const int rounds = t->round_first[slot + 1] - t->round_first[slot] - 1;
+            for (int r = 0; r < rounds; r++)
+                for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
+                    hb_tree_eliminate(g, t, c, first + k, dc, rc);
+            for (int r = rounds - 1; r >= 0; r--)
+                for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
+                    hb_tree_substitute(g, t, p, c, first + k, dc, rc);
+            for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
+            if (g->syn_start)
+                for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
+                    hb_tree_synapse(g, q);
+        }
+        if (g->cat) hb_cat_item_range(g->cat, from, to, HB_CAT_STATE, &q0, &q1);
+        for (int q = q0; g->cat && q < q1; q++)
             for (int j = hb_tree_cat_count(g, q, slot) - 1; j >= 0; j--)
                 hb_tree_cat_kernel(g, p, q, slot, j, HB_CAT_STATE, NULL, NULL);
     }
+}
+
+static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                      const hb_step_params_t *p, double *d, double *rhs)
+{
+    tree_step_items(g, t, p, d, rhs, 0, g->cat ? hb_cat_items(g->cat) : 0);
+}
+
+/* The CUDA engine's split step (src/cuda/sim_cuda.cu's launch_step, docs/mechanisms.md section
+ * 6) on the host: the fused step's items between the users' mechanisms (`lanes` 1: the step of
+ * a group of one shape, a lane at a time, hb_cat_lane_items; 0: the tree step's), each user item
+ * through its slots' views (hb_cat_lane_view) and the generated wrapper's calls with the CPU
+ * kernel (hb_cat_lane_run_cpu), slots in reverse order. g->d and g->rhs the step's arrays.
+ * Returns the user items run. */
+static int split_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
+                      const hb_step_params_t *p, int lanes)
+{
+    const hb_step_cat_t *cat = g->cat;
+    const int items = hb_cat_items(cat), W = g->width, slots = g->blocks * g->width;
+    int users = 0;
+    for (int item = 0; item < items;) {
+        const int end = hb_cat_fused_end(cat, item);
+        if (end > item && lanes)
+            for (int b = 0; b < g->blocks; b++)
+                for (int lane = W - 1; lane >= 0; lane--)
+                    hb_cat_lane_items(g, p, b, lane, W, g->shared, item, end);
+        else if (end > item)
+            tree_step_items(g, t, p, g->d, g->rhs, item, end);
+        if (end >= items) break;
+        int kernel;
+        const int q = hb_cat_item_mech(cat, end, &kernel);
+        const double at = kernel == HB_CAT_CURRENT ? p->t_mid : p->t_mid + 0.5 * p->dt;
+        for (int slot = slots - 1; slot >= 0; slot--) {
+            hb_cat_lane_t lv;
+            hb_cat_lane_view(g, q, slot, &lv);
+            hb_cat_lane_run_cpu(&lv, cat->mech[q].mech, kernel, at, p->dt);
+        }
+        users++;
+        item = end + 1;
+    }
+    return users;
 }
 
 /* The plan's rounds (sim_tree.h): each slot's rows in exactly one chain (each row but the end
@@ -842,8 +893,10 @@ static int cai_moved(const group_t *gr)
  * rows in order): test_sim_cat's cell (bbp's NaTs2_t, K_Pst, SKv3_1, Ca_HVA, SK_E2, Ih and
  * CaDynamics_E2 writing cai, which SK_E2 reads; eca by Nernst every step), the same on the
  * ball and stick, and the cell with allen's NaV, Kv3_1 and SK (another shape: its own nodes),
- * in one mixed group: v, every mechanism's fields and the ions bitwise. */
-static void test_tree_cat(int tile)
+ * in one mixed group: v, every mechanism's fields and the ions bitwise. split: the CUDA engine's
+ * split step instead (split_step), every other mechanism (from the first) taken as a user
+ * catalogue's, stepped through its slots' views. */
+static void test_tree_cat(int tile, int split)
 {
     enum { CELLS = 3, TREE_STEPS = 600 };
     char small[1024], bas[1024];
@@ -889,19 +942,28 @@ static void test_tree_cat(int tile)
         memcpy(v, k->v, size * sizeof *v);
         memcpy(hs, k->hh_state, hh * sizeof *hs);
         hb_step_cat_t *twin = cat_copy(gr->cat, k);
+        for (int q = 0; split && q < twin->n_mech; q += 2) twin->mech[q].builtin = -1;
         g.v = v;
         g.hh_state = hs;
         g.cat = twin;
+        g.d = d;
+        g.rhs = rhs;
         CHECK_OK(hb_sim_advance(sim, TREE_STEPS));
         hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
                               sim->table.q10};
+        int users = 0;
         for (long n = 0; n < TREE_STEPS; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
-            tree_step(&g, &plan.k, &p, d, rhs);
+            if (split)
+                users = split_step(&g, &plan.k, &p, 0);
+            else
+                tree_step(&g, &plan.k, &p, d, rhs);
         }
+        CHECKF(!split || users == 2 * ((twin->n_mech + 1) / 2),
+               "split: %d user items a step; expected %d", users, 2 * ((twin->n_mech + 1) / 2));
         CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
-               "tile %d: the tree step of a mixed group with catalogue mechanisms differs from "
-               "the CPU engine's after %d steps (v %s)", tile, TREE_STEPS,
+               "tile %d%s: the tree step of a mixed group with catalogue mechanisms differs from "
+               "the CPU engine's after %d steps (v %s)", tile, split ? ", split" : "", TREE_STEPS,
                memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
@@ -927,8 +989,9 @@ static void test_tree_cat(int tile)
  * hb_cat_fused_state (the kernels by index), lanes in reverse order, the group's CPU-only fixed
  * rows left out as on the device; against the CPU engine's blocks (function pointers, vector
  * lanes, fixed rows). Copies of one cell (a shared group) and cells of different NaTs2_t (per
- * lane fields) with padding lanes, bbp's and allen's mechanisms: v, fields and ions bitwise. */
-static void test_lanes_cat(int set, int varied)
+ * lane fields) with padding lanes, bbp's and allen's mechanisms: v, fields and ions bitwise.
+ * split: the CUDA engine's split step (split_step), every other mechanism a user's. */
+static void test_lanes_cat(int set, int varied, int split)
 {
     enum { CELLS = 5, LANE_STEPS = 600 };
     char small[1024];
@@ -960,17 +1023,25 @@ static void test_lanes_cat(int set, int varied)
         memcpy(v, k->v, size * sizeof *v);
         memcpy(hs, k->hh_state, hh * sizeof *hs);
         hb_step_cat_t *twin = cat_copy(gr->cat, k);
+        for (int q = 0; split && q < twin->n_mech; q += 2) twin->mech[q].builtin = -1;
         g.v = v;
         g.hh_state = hs;
         g.cat = twin;
+        g.d = d;
+        g.rhs = rhs;
         g.fixed_row = NULL; /* the device's: every row factored each step */
         g.fixed_r = g.fixed_c = g.fixed_f = NULL;
         CHECK_OK(hb_sim_advance(sim, LANE_STEPS));
         hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
                               sim->table.q10};
         const int W = k->width;
+        int users = 0;
         for (long n = 0; n < LANE_STEPS; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+            if (split) {
+                users = split_step(&g, NULL, &p, 1);
+                continue;
+            }
             for (int b = 0; b < k->blocks; b++)
                 for (int lane = W - 1; lane >= 0; lane--) {
                     const size_t base = hb_step_block_base(&g, b) + (size_t)lane;
@@ -983,10 +1054,13 @@ static void test_lanes_cat(int set, int varied)
                     hb_cat_fused_state(&g, &p, b, lane, 1);
                 }
         }
+        CHECKF(!split || users == 2 * ((twin->n_mech + 1) / 2),
+               "split: %d user items a step; expected %d", users, 2 * ((twin->n_mech + 1) / 2));
         CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
-               "set %d, %s group: the device's lane step with catalogue mechanisms differs from "
+               "set %d, %s group%s: the device's lane step with catalogue mechanisms differs from "
                "the CPU engine's after %d steps (v %s)", set, varied ? "per-lane" : "shared",
-               LANE_STEPS, memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
+               split ? ", split" : "", LANE_STEPS,
+               memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
         const int moved = cai_moved(gr);
@@ -1007,11 +1081,15 @@ static void test_lanes_cat(int set, int varied)
 
 int main(void)
 {
-    test_lanes_cat(0, 0);
-    test_lanes_cat(0, 1);
-    test_lanes_cat(1, 1);
-    test_tree_cat(32);
-    test_tree_cat(8);
+    test_lanes_cat(0, 0, 0);
+    test_lanes_cat(0, 1, 0);
+    test_lanes_cat(1, 1, 0);
+    test_lanes_cat(0, 0, 1);
+    test_lanes_cat(0, 1, 1);
+    test_lanes_cat(1, 1, 1);
+    test_tree_cat(32, 0);
+    test_tree_cat(8, 0);
+    test_tree_cat(32, 1);
     test_real_cells();
     test_tree_copies();
     test_device_path();

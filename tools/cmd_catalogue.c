@@ -24,6 +24,7 @@ extern char **environ;
 
 static const char usage_catalogue[] =
     "usage: hinesbatch build-catalogue MODDIR|FILE.mod -o NAME.so [--name NAME] [--cc CC]\n"
+    "                                  [--cuda|--no-cuda] [--nvcc NVCC]\n"
     "       hinesbatch build-catalogue --check [--json] MODDIR|FILE.mod\n"
     "\n"
     "Reads every .mod file of MODDIR (or the one FILE.mod) and checks it (syntax, names, ions,\n"
@@ -41,6 +42,12 @@ static const char usage_catalogue[] =
     "                    default MODDIR's base name (FILE.mod's without .mod)\n"
     "  --cc CC           the C compiler (default: the one hinesbatch was configured with,\n"
     "                    " HB_CATALOGUE_CC ")\n"
+    "  --cuda            also compile the mechanisms' CUDA kernels with nvcc into NAME.so,\n"
+    "                    for backend cuda (default when this hinesbatch has CUDA and its\n"
+    "                    nvcc exists)\n"
+    "  --no-cuda         CPU kernels only (backend cuda then refuses the catalogue)\n"
+    "  --nvcc NVCC       the CUDA compiler (default: the one hinesbatch was configured with,\n"
+    "                    else nvcc on PATH)\n"
     "  --check           check and describe the mechanisms, build nothing\n"
     "  --json            with --check, machine-readable output: {\"mechanisms\": [{\"name\",\n"
     "                    \"kind\", \"file\", \"parameters\", \"states\", \"ions\", ...}], "
@@ -283,15 +290,13 @@ static char *default_name(const char *given, int is_dir)
 }
 
 /* Runs argv[0] with argv, waits; its exit status, or -1 (message given) when it did not run. */
-static int run_program(char *const *args)
+static int run_program(char *const *args, const char *what, const char *option)
 {
     pid_t pid;
     const int error = posix_spawnp(&pid, args[0], NULL, NULL, args, environ);
     if (error) {
-        cli_fail("build-catalogue",
-                 "cannot run the C compiler '%s' (%s); expected a C compiler "
-                 "(--cc CC)",
-                 args[0], strerror(error));
+        cli_fail("build-catalogue", "cannot run the %s '%s' (%s); expected a %s (%s)", what,
+                 args[0], strerror(error), what, option);
         return -1;
     }
     int status = 0;
@@ -304,10 +309,46 @@ static int run_program(char *const *args)
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* The full path of program `name` (with a '/': itself, if executable; else searched on PATH)
+ * into out; 0 when there is none. */
+static int find_program(const char *name, char *out, size_t room)
+{
+    if (!name || !name[0]) return 0;
+    if (strchr(name, '/')) {
+        snprintf(out, room, "%s", name);
+        return access(out, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        const char *end = strchr(path, ':');
+        const size_t len = end ? (size_t)(end - path) : strlen(path);
+        snprintf(out, room, "%.*s/%s", (int)len, path, name);
+        if (len && access(out, X_OK) == 0) return 1;
+        path = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* nvcc's CUDA runtime folder: <toolkit>/lib64 beside <toolkit>/bin/nvcc. */
+static void cuda_lib_dir(const char *nvcc, char *out, size_t room)
+{
+    char *real = realpath(nvcc, NULL);
+    snprintf(out, room, "%s", real ? real : nvcc);
+    free(real);
+    char *slash = strrchr(out, '/');
+    if (slash) *slash = 0; /* .../bin */
+    slash = strrchr(out, '/');
+    if (slash) *slash = 0; /* the toolkit */
+    const size_t used = strlen(out);
+    snprintf(out + used, room - used, "/lib64");
+}
+
 /* Generates the catalogue's C from files[0..n) into OUTPUT's folder NAME.src and compiles it
- * into OUTPUT; then loads it as a model would, to check it. */
+ * into OUTPUT (with nvcc non-NULL, its CUDA kernels too: hbg_<id>_cuda.cu, -fmad=false as the
+ * library's kernels, linked with the shared CUDA runtime the library uses); then loads it as a
+ * model would, to check it. */
 static int build_catalogue(char **files, int n, const char *name, const char *output,
-                           const char *cc)
+                           const char *cc, const char *nvcc)
 {
     const size_t len = strlen(output);
     if (len < 4 || strcmp(output + len - 3, ".so") != 0 || output[len - 4] == '/')
@@ -339,13 +380,15 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
             }
         if (d) closedir(d);
     }
-    const hb_nmodl_catalogue_opts_t opts = {name, "hb_catalogue_v1", HB_NMODL_GENERATOR, 1};
+    const hb_nmodl_catalogue_opts_t opts = {name, "hb_catalogue_v1", HB_NMODL_GENERATOR, 1,
+                                            nvcc != NULL};
     if (!failed &&
         hb_nmodl_emit_catalogue(&opts, (const char *const *)files, n, dir) != HB_SUCCESS) {
         fprintf(stderr, "%s\n", hb_last_error());
         failed = 1;
     }
-    char source[4200], include_dir[4200], out_path[4200];
+    char source[4200], include_dir[4200], out_path[4200], cu[4200], cu_obj[4200];
+    char lib_dir[4200], rpath[4300], lib_flag[4300];
     if (!failed) {
         char id[256];
         snprintf(id, sizeof id, "%s", name);
@@ -354,6 +397,8 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
                   (*c >= '0' && *c <= '9') || *c == '_'))
                 *c = '_';
         snprintf(source, sizeof source, "%s/hbg_%s_catalogue.c", dir, id);
+        snprintf(cu, sizeof cu, "%s/hbg_%s_cuda.cu", dir, id);
+        snprintf(cu_obj, sizeof cu_obj, "%s/hbg_%s_cuda.o", dir, id);
         snprintf(include_dir, sizeof include_dir, "-I%s", dir);
         snprintf(out_path, sizeof out_path, "%s", output);
         struct stat st;
@@ -362,6 +407,32 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
                               "%s: missing; expected hinesbatch's source headers where it was "
                               "configured",
                               HB_CATALOGUE_INCLUDE_SRC "/common/mech_abi.h");
+    }
+    if (!failed && nvcc) { /* the kernels' objects, then linked by the C compiler below */
+        char *args[] = {(char *)nvcc,
+                        "-std=c++17",
+                        "-O2",
+                        "-fmad=false", /* the library's kernels' roundings: the CPU's bits */
+                        "-arch=sm_" HB_CATALOGUE_CUDA_ARCH,
+                        "-Xcompiler",
+                        "-fPIC,-fvisibility=hidden",
+                        "-I" HB_CATALOGUE_INCLUDE_SRC,
+                        "-I" HB_CATALOGUE_INCLUDE_API,
+                        include_dir,
+                        "-c",
+                        "-o",
+                        cu_obj,
+                        cu,
+                        NULL};
+        const int status = run_program(args, "CUDA compiler", "--nvcc NVCC, or --no-cuda");
+        if (status > 0)
+            failed = cli_fail("build-catalogue", "%s: the CUDA compiler '%s' failed (exit %d) on %s",
+                              output, nvcc, status, cu);
+        else if (status < 0)
+            failed = 1;
+        cuda_lib_dir(nvcc, lib_dir, sizeof lib_dir);
+        snprintf(rpath, sizeof rpath, "-Wl,-rpath,%s", lib_dir);
+        snprintf(lib_flag, sizeof lib_flag, "-L%s", lib_dir);
     }
     if (!failed) {
         char *args[] = {(char *)cc,
@@ -376,9 +447,14 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
                         "-o",
                         out_path,
                         source,
+                        nvcc ? cu_obj : "-lm",
+                        nvcc ? lib_flag : NULL,
+                        rpath,
+                        "-lcudart",
+                        "-lstdc++",
                         "-lm",
                         NULL};
-        const int status = run_program(args);
+        const int status = run_program(args, "C compiler", "--cc CC");
         if (status > 0)
             failed = cli_fail("build-catalogue", "%s: the C compiler '%s' failed (exit %d) on %s",
                               output, cc, status, source);
@@ -394,7 +470,7 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
             printf("%s: the catalogue %s, %d mechanism%s (", output, cat->name, cat->n_mech,
                    cat->n_mech == 1 ? "" : "s");
             for (int i = 0; i < cat->n_mech; i++) printf("%s%s", i ? ", " : "", cat->mech[i].name);
-            printf("); C in %s\n", dir);
+            printf("); C in %s%s\n", dir, nvcc ? ", CUDA for sm_" HB_CATALOGUE_CUDA_ARCH : "");
         }
     }
     free(dir);
@@ -403,8 +479,9 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
 
 int cli_command_catalogue(int argc, char **argv)
 {
-    int check = 0, json = 0;
+    int check = 0, json = 0, cuda = -1; /* -1: when this hinesbatch has CUDA and its nvcc */
     const char *path = NULL, *output = NULL, *name = NULL, *cc = HB_CATALOGUE_CC;
+    const char *nvcc_opt = NULL;
     const cli_option_t options[] = {
         CLI_FLAG("--check", &check, 1),
         CLI_FLAG("--json", &json, 1),
@@ -412,6 +489,9 @@ int cli_command_catalogue(int argc, char **argv)
         CLI_STRING("--output", &output),
         CLI_STRING("--name", &name),
         CLI_STRING("--cc", &cc),
+        CLI_FLAG("--cuda", &cuda, 1),
+        CLI_FLAG("--no-cuda", &cuda, 0),
+        CLI_STRING("--nvcc", &nvcc_opt),
         CLI_POSITIONAL("MODDIR or .mod file", &path),
     };
     const int parsed = cli_parse_options("build-catalogue", usage_catalogue, options,
@@ -429,9 +509,27 @@ int cli_command_catalogue(int argc, char **argv)
                                          : "--cc ''; expected a C compiler");
         return 2;
     }
-    if (check && (name || strcmp(cc, HB_CATALOGUE_CC) != 0)) {
-        cli_fail("build-catalogue", "--name and --cc go with -o; --check builds nothing");
+    if (check && (name || strcmp(cc, HB_CATALOGUE_CC) != 0 || cuda >= 0 || nvcc_opt)) {
+        cli_fail("build-catalogue",
+                 "--name, --cc, --cuda, --no-cuda and --nvcc go with -o; --check builds nothing");
         return 2;
+    }
+    if (cuda == 0 && nvcc_opt) {
+        cli_fail("build-catalogue", "--nvcc with --no-cuda; expected one of them");
+        return 2;
+    }
+    char nvcc_path[4200];
+    const char *nvcc = NULL; /* the CUDA compiler when the CUDA kernels are built */
+    if (!check && cuda != 0) {
+        const char *want = nvcc_opt ? nvcc_opt : HB_CATALOGUE_NVCC[0] ? HB_CATALOGUE_NVCC : "nvcc";
+        const int found = find_program(want, nvcc_path, sizeof nvcc_path);
+        if (found && (cuda == 1 || nvcc_opt || HB_CATALOGUE_NVCC[0]))
+            nvcc = nvcc_path;
+        else if (cuda == 1 || nvcc_opt)
+            return cli_fail("build-catalogue",
+                            "--cuda: no CUDA compiler '%s'; expected nvcc on PATH or --nvcc "
+                            "NVCC (or --no-cuda)",
+                            want);
     }
     struct stat st;
     if (stat(path, &st) != 0)
@@ -495,7 +593,7 @@ int cli_command_catalogue(int argc, char **argv)
             if (!name && !own)
                 failed = cli_fail("build-catalogue", "out of memory");
             else
-                failed = build_catalogue(files, n, name ? name : own, output, cc) != 0;
+                failed = build_catalogue(files, n, name ? name : own, output, cc, nvcc) != 0;
             free(own);
         } else {
             fprintf(stderr, "hinesbatch build-catalogue: %s not built: %d error%s above\n", output,

@@ -120,7 +120,8 @@ struct hb_sim_ops {
     int synapses;
     /* The groups' catalogue mechanisms (hb_step_group_t.cat, common/cat_step.h) the step runs:
      * HB_SIM_CAT_ALL (through the catalogues' function pointers: the CPU), HB_SIM_CAT_BUILTIN
-     * (the built-in catalogues' kernels by index, common/cat_fused.h: the GPU's fused step) or
+     * (the built-in catalogues' kernels by index, common/cat_fused.h: the GPU's fused step, and
+     * users' mechanisms through their CUDA launchers, hb_cat_mech_t.cuda, the split step) or
      * HB_SIM_CAT_NONE; a model with another is refused (HB_ERR_NOT_SUPPORTED). */
     int catalogue;
     /* 1: and catalogue point processes (targets with point > 0, NET_RECEIVE through

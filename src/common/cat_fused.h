@@ -45,13 +45,14 @@ HB_CAT_DISPATCH_QUAL void hb_cat_dispatch(int builtin, int index, int kernel,
     }
 }
 
-/* hb_cat_step_current's calls by index: lanes lane0 .. lane0 + lanes - 1 of a block. */
-HB_HOSTDEV void hb_cat_fused_current(const hb_step_group_t *g, const hb_step_params_t *p,
-                                     int block, int lane0, int lanes, double *d, double *rhs)
+/* hb_cat_step_current's calls by index for mechanisms [q0, q1): lanes lane0 .. lane0 + lanes - 1
+ * of a block (the ions' start not included: hb_cat_ions_begin). */
+HB_HOSTDEV void hb_cat_fused_current_range(const hb_step_group_t *g, const hb_step_params_t *p,
+                                           int block, int lane0, int lanes, double *d,
+                                           double *rhs, int q0, int q1)
 {
     const hb_step_cat_t *cat = g->cat;
-    hb_cat_ions_begin(g, block, lane0, lanes);
-    for (int q = 0; q < cat->n_mech; q++) {
+    for (int q = q0; q < q1; q++) {
         const hb_step_cat_mech_t *cm = &cat->mech[q];
         hb_ion_block_t ions[HB_CAT_MAX_ION];
         hb_cat_block_t blk;
@@ -60,12 +61,20 @@ HB_HOSTDEV void hb_cat_fused_current(const hb_step_group_t *g, const hb_step_par
     }
 }
 
-/* hb_cat_step_state's calls by index. */
-HB_HOSTDEV void hb_cat_fused_state(const hb_step_group_t *g, const hb_step_params_t *p, int block,
-                                   int lane0, int lanes)
+/* hb_cat_step_current's calls by index: the ions' start, then every mechanism's currents. */
+HB_HOSTDEV void hb_cat_fused_current(const hb_step_group_t *g, const hb_step_params_t *p,
+                                     int block, int lane0, int lanes, double *d, double *rhs)
+{
+    hb_cat_ions_begin(g, block, lane0, lanes);
+    hb_cat_fused_current_range(g, p, block, lane0, lanes, d, rhs, 0, g->cat->n_mech);
+}
+
+/* hb_cat_step_state's calls by index for mechanisms [q0, q1). */
+HB_HOSTDEV void hb_cat_fused_state_range(const hb_step_group_t *g, const hb_step_params_t *p,
+                                         int block, int lane0, int lanes, int q0, int q1)
 {
     const hb_step_cat_t *cat = g->cat;
-    for (int q = 0; q < cat->n_mech; q++) {
+    for (int q = q0; q < q1; q++) {
         const hb_step_cat_mech_t *cm = &cat->mech[q];
         hb_ion_block_t ions[HB_CAT_MAX_ION];
         hb_cat_block_t blk;
@@ -73,6 +82,129 @@ HB_HOSTDEV void hb_cat_fused_state(const hb_step_group_t *g, const hb_step_param
                                   NULL, ions, &blk);
         if (n > 0) hb_cat_dispatch(cm->builtin, cm->index, HB_CAT_STATE, &blk, 0, n);
     }
+}
+
+/* hb_cat_step_state's calls by index. */
+HB_HOSTDEV void hb_cat_fused_state(const hb_step_group_t *g, const hb_step_params_t *p, int block,
+                                   int lane0, int lanes)
+{
+    hb_cat_fused_state_range(g, p, block, lane0, lanes, 0, g->cat->n_mech);
+}
+
+/* The split step (docs/mechanisms.md, section 6). A user catalogue's CUDA kernels cannot be
+ * called from the fused kernels, so a group with such mechanisms steps as a sequence of items,
+ * the CPU engine's order: item 0 the membrane (pas, hh, stimuli, synapses) and the ions' start;
+ * 1 + q mechanism q's currents; n + 1 the axial terms, the solve and the update of v (hh's gates,
+ * the synapses' decay); n + 2 + q mechanism q's states (n mechanisms, in name order). The fused
+ * kernels run maximal ranges of items without a user's mechanism, and each user item is a kernel
+ * of its own between them on the same stream: every row still receives pas, then the
+ * mechanisms' terms in name order, whatever catalogue each comes from, so the bits are the
+ * CPU's. A group without user mechanisms is one range: the fused step as before. */
+HB_HOSTDEV int hb_cat_items(const hb_step_cat_t *cat)
+{
+    return 2 * cat->n_mech + 2;
+}
+
+/* The mechanism of item `item` and its kernel (HB_CAT_CURRENT or HB_CAT_STATE); -1: none. */
+HB_HOSTDEV int hb_cat_item_mech(const hb_step_cat_t *cat, int item, int *kernel)
+{
+    const int n = cat->n_mech;
+    if (item >= 1 && item <= n) {
+        *kernel = HB_CAT_CURRENT;
+        return item - 1;
+    }
+    if (item >= n + 2 && item < 2 * n + 2) {
+        *kernel = HB_CAT_STATE;
+        return item - n - 2;
+    }
+    *kernel = -1;
+    return -1;
+}
+
+/* The end of the fused range that starts at item `from`: the first user mechanism's item at or
+ * after it, or hb_cat_items. */
+HB_HOSTDEV int hb_cat_fused_end(const hb_step_cat_t *cat, int from)
+{
+    const int items = hb_cat_items(cat);
+    for (int item = from; item < items; item++) {
+        int kernel;
+        const int q = hb_cat_item_mech(cat, item, &kernel);
+        if (q >= 0 && cat->mech[q].builtin < 0) return item;
+    }
+    return items;
+}
+
+/* The mechanisms [*q0, *q1) whose `kernel` items lie in [from, to). */
+HB_HOSTDEV void hb_cat_item_range(const hb_step_cat_t *cat, int from, int to, int kernel, int *q0,
+                                  int *q1)
+{
+    const int n = cat->n_mech, first = kernel == HB_CAT_CURRENT ? 1 : n + 2;
+    const int a = from > first ? from : first, b = to < first + n ? to : first + n;
+    *q0 = a - first;
+    *q1 = b > a ? b - first : a - first;
+}
+
+/* Items [from, to) of a group of one shape for lane `lane` of block `block` (step_cat_kernel, a
+ * thread a lane; W the group's width, shared its g->shared): the fused step is [0, items). */
+HB_HOSTDEV void hb_cat_lane_items(const hb_step_group_t *g, const hb_step_params_t *p, int block,
+                                  int lane, int W, int shared, int from, int to)
+{
+    const size_t base = hb_step_block_base(g, block) + (size_t)lane;
+    double *d = g->d + base, *rhs = g->rhs + base;
+    const int n = g->cat->n_mech;
+    int q0, q1;
+    if (from == 0) {
+        hb_step_lanes_membrane(g, p, block, lane, 1, W, shared, d, rhs);
+        hb_cat_ions_begin(g, block, lane, 1);
+    }
+    hb_cat_item_range(g->cat, from, to, HB_CAT_CURRENT, &q0, &q1);
+    if (q0 < q1) hb_cat_fused_current_range(g, p, block, lane, 1, d, rhs, q0, q1);
+    if (from <= n + 1 && n + 1 < to) {
+        hb_step_lanes_axial(g, block, lane, 1, W, shared, d, rhs);
+        hb_step_lanes_solve(g, block, lane, 1, W, shared, d, rhs);
+        hb_step_lanes_update(g, p, block, lane, 1, W, rhs);
+    }
+    hb_cat_item_range(g->cat, from, to, HB_CAT_STATE, &q0, &q1);
+    if (q0 < q1) hb_cat_fused_state_range(g, p, block, lane, 1, q0, q1);
+}
+
+/* Slot `slot`'s view of mechanism q for a user's CUDA kernels (hb_cat_lane_t, lanes 1: what
+ * hb_cat_view gives the fused step's thread for the slot, with d and rhs the group's): on the
+ * device's pointers where g's data pointers are the device's (the engine builds them on the host
+ * with the host's indices). A mixed group's slots past its cells: no instances. */
+HB_HOSTDEV void hb_cat_lane_view(const hb_step_group_t *g, int q, int slot, hb_cat_lane_t *out)
+{
+    const int w = g->width, block = slot / w, lane = slot % w;
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    const size_t base = hb_step_block_base(g, block) + (size_t)lane;
+    int n = 0;
+    if (!g->mixed || slot < g->count)
+        n = hb_cat_view(g, cm, block, lane, 1, 0.0, 0.0, g->d + base, g->rhs + base, ions,
+                        &out->blk);
+    out->blk.ion = NULL;
+    for (int x = 0; x < HB_CAT_LANE_ION; x++) {
+        const hb_ion_block_t none = {NULL, NULL, NULL, NULL, NULL};
+        out->ion[x] = n > 0 && x < cm->mech->n_ion ? ions[x] : none;
+    }
+    out->n_inst = n;
+}
+
+/* What a user's generated CUDA wrapper does for one lane (hbg_<cat>_cuda.cu), with the
+ * mechanism's CPU kernel: the split step's host twin (tests/test_sim_mixed.c). */
+static inline void hb_cat_lane_run_cpu(const hb_cat_lane_t *lane, const hb_cat_mech_t *m,
+                                       int kernel, double t, double dt)
+{
+    if (lane->n_inst <= 0) return;
+    hb_cat_block_t blk = lane->blk;
+    blk.ion = (hb_ion_block_t *)lane->ion;
+    blk.t = t;
+    blk.dt = dt;
+    if (kernel != HB_CAT_CURRENT) blk.d = blk.rhs = NULL;
+    void (*run)(const hb_cat_block_t *, int, int) = kernel == HB_CAT_CURRENT ? m->cpu->current
+                                                    : kernel == HB_CAT_STATE ? m->cpu->state
+                                                                             : m->cpu->init;
+    if (run) run(&blk, 0, lane->n_inst);
 }
 
 /* The tree step (common/sim_tree.h), assembly: the ions' start at row i of the cell (any row

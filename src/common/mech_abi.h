@@ -7,7 +7,7 @@
 #define HB_COMMON_MECH_ABI_H
 
 /* Bumped on any change to the structs below; a catalogue of another ABI is refused. */
-#define HB_CAT_ABI 2
+#define HB_CAT_ABI 3
 
 /* One ion species on a block's rows: element (row, lane k) at [row W + k]. */
 typedef struct {
@@ -70,14 +70,26 @@ typedef struct hb_cat_cpu {
     void (*tables)(double celsius, const double *global, double *const *table);
 } hb_cat_cpu_t;
 
-/* Host launchers of a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): blk's
- * pointers are device pointers; blocks x W threads; a cudaError_t as int. */
+/* One lane's view for a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): blk with
+ * lanes 1 and device pointers (blk.ion unused: ion[] holds the mechanism's species, in its USEION
+ * order), its instances [0, n_inst). The engine keeps one per slot of a group in device memory. */
+#define HB_CAT_LANE_ION 8
+typedef struct {
+    hb_cat_block_t blk;
+    hb_ion_block_t ion[HB_CAT_LANE_ION];
+    int n_inst;
+} hb_cat_lane_t;
+
+/* Host launchers of a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): lane[n] in
+ * device memory, a thread a lane, the kernel over instances [0, lane[s].n_inst) at time t [ms]
+ * with step dt [ms], on `stream` (a cudaStream_t); init and state run with blk.d and blk.rhs
+ * NULL. Returns the launch's cudaError_t as int (0: launched). */
 typedef struct hb_cat_cuda {
-    int (*init)(const hb_cat_block_t *blk, int blocks, void *stream);
-    int (*current)(const hb_cat_block_t *blk, int blocks, void *stream);
-    int (*state)(const hb_cat_block_t *blk, int blocks, void *stream);
+    int (*init)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
+    int (*current)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
+    int (*state)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
     int (*net_receive)(const void *events, int n_events, const hb_cat_block_t *blk,
-                       void *stream);
+                       void *stream); /* NULL: point processes are not on CUDA for users yet */
 } hb_cat_cuda_t;
 
 /* One mechanism. field[] per instance holds, in this order: its RANGE PARAMETERs (n_param;
@@ -98,7 +110,7 @@ typedef struct hb_cat_mech {
     int n_field;        /* per-instance doubles: param, state, assigned, then scratch */
     int n_table; const int *table_len; /* TABLE statements and their lengths [doubles] */
     const hb_cat_cpu_t *cpu;   /* never NULL */
-    const hb_cat_cuda_t *cuda; /* NULL: no CUDA kernels (a CPU build, or built-ins: fused) */
+    const hb_cat_cuda_t *cuda; /* NULL: no CUDA kernels (built without nvcc, or built-ins: fused) */
     /* RANDOM variables (NEURON 9): each one's stream ids (id1, id2, id3) are the instance's
      * last 3 n_random fields, in declaration order, which the engine sets before INITIAL
      * (docs/mechanisms.md, section 10: seed, gid, synapse index). */

@@ -9,6 +9,9 @@
  *   step_cat_kernel  the same for a group with catalogue mechanisms: hb_step_lanes' passes
  *                 with the mechanisms' currents after the membrane's and their states after
  *                 the update of v (src/common/cat_fused.h: the CPU engine's step_block_cat).
+ *                 Where a user catalogue's mechanism sits (its own CUDA kernels, launched
+ *                 through its hb_cat_cuda_t), the step is split around it: the fused kernels
+ *                 run the items between (hb_cat_fused_end), the user's kernel its item.
  *   tree_step_kernel  one warp per cell of a mixed group (cells of their own shapes, one
  *                 to a block): the same step in phases over the cell's rows and chains
  *                 (src/common/sim_tree.h), with catalogue mechanisms in phases of their own
@@ -63,6 +66,10 @@ typedef struct {
     hb_step_cat_mech_t *mech;  /* host copies of the device mechanisms (device pointers) */
     hb_step_ion_t *ion;        /* host copies of the device ions (device pointers) */
     double ***tables;          /* per mechanism: its device tables (host array), or NULL */
+    hb_cat_lane_t **lanes;     /* per mechanism: a user's, its views of every slot (device);
+                                * a built-in's NULL */
+    int n_lanes;               /* slots: blocks x width */
+    int user;                  /* 1: some mechanism is a user's: the split step */
 } dcat_t;
 
 typedef struct {
@@ -138,19 +145,12 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
 /* A group with catalogue mechanisms, one thread a lane: the CPU engine's step_block_cat for the
  * lane (hb_step_lanes' passes around the mechanisms' currents and states). */
 template <int SHARED>
-__global__ void step_cat_kernel(hb_step_group_t g, hb_step_params_t p)
+__global__ void step_cat_kernel(hb_step_group_t g, hb_step_params_t p, int from, int to)
 {
     const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     const int block = (int)(t / HB_SIM_GPU_LANES), lane = (int)(t % HB_SIM_GPU_LANES);
     if (block >= g.blocks) return;
-    const size_t base = hb_step_block_base(&g, block) + (size_t)lane;
-    double *d = g.d + base, *rhs = g.rhs + base;
-    hb_step_lanes_membrane(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
-    hb_cat_fused_current(&g, &p, block, lane, 1, d, rhs);
-    hb_step_lanes_axial(&g, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
-    hb_step_lanes_solve(&g, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
-    hb_step_lanes_update(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, rhs);
-    hb_cat_fused_state(&g, &p, block, lane, 1);
+    hb_cat_lane_items(&g, &p, block, lane, HB_SIM_GPU_LANES, SHARED, from, to);
 }
 
 static_assert(HB_TREE_ROUND == 32, "a round's chains are a tile's lanes, at most a warp");
@@ -195,11 +195,12 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
  * slower on the H100 (not analysed further). CAT 1 (a group with catalogue mechanisms, whose
  * rows are input rows of the plan): the ions' start with the input rows' pas, after the
  * inputs each mechanism's currents, its instances over the lanes, and after the update of v
- * each mechanism's states, a __syncwarp after each mechanism (common/cat_fused.h). CAT 0 is
+ * each mechanism's states, a __syncwarp after each mechanism (common/cat_fused.h); with CAT 1
+ * only the split step's items [from, to) (hb_cat_items: [0, items) is the whole step). CAT 0 is
  * the kernel without them, its code and registers unchanged. */
 template <int CAT>
 __global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
-tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
+tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p, int from, int to)
 {
     const int T = t.tile; /* 8, 16 or 32 */
     const int slot = ((int)blockIdx.x * TREE_WARPS * 32 + (int)threadIdx.x) / T;
@@ -209,63 +210,75 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     hb_tree_cell_t c = hb_tree_cell(&g, &t, slot);
     c.w = 1; /* a cell's rows contiguous (checked at upload): the row stride a constant */
     double *d = g.d + c.base, *rhs = g.rhs + c.base;
-    for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += T)
-        hb_tree_pas(&g, &t, c, t.input_row[q], d, rhs);
-    if (CAT)
-        for (int i = lane; i < c.m; i += T) hb_tree_cat_ions(&g, c, i);
-    __syncwarp(tile);
+    /* the split step's items (CAT 1): the membrane with item 0, the solve with item n + 1 */
+    const int n_mech = CAT ? g.cat->n_mech : 0;
+    const int membrane = !CAT || from == 0, solve = !CAT || (from <= n_mech + 1 && n_mech + 1 < to);
     const int n_hh = g.lane_hh[slot];
-    for (int j = lane; j < n_hh; j += T) hb_tree_hh(&g, slot, c, j, d, rhs);
-    __syncwarp(tile);
-    if (lane == 0) hb_tree_inputs(&g, &p, slot, c, d, rhs);
-    __syncwarp(tile);
-    if (CAT)
-        for (int q = 0; q < g.cat->n_mech; q++) {
+    int q0 = 0, q1 = 0;
+    if (membrane) {
+        for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += T)
+            hb_tree_pas(&g, &t, c, t.input_row[q], d, rhs);
+        if (CAT)
+            for (int i = lane; i < c.m; i += T) hb_tree_cat_ions(&g, c, i);
+        __syncwarp(tile);
+        for (int j = lane; j < n_hh; j += T) hb_tree_hh(&g, slot, c, j, d, rhs);
+        __syncwarp(tile);
+        if (lane == 0) hb_tree_inputs(&g, &p, slot, c, d, rhs);
+        __syncwarp(tile);
+    }
+    if (CAT) {
+        hb_cat_item_range(g.cat, from, to, HB_CAT_CURRENT, &q0, &q1);
+        for (int q = q0; q < q1; q++) {
             const int n = hb_tree_cat_count(&g, q, slot);
             for (int j = lane; j < n; j += T)
                 hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
             __syncwarp(tile);
         }
-    for (int i = lane; i < c.m; i += T) {
-        if (i + T < c.m) { /* the next rows' lines, while these rows wait for theirs */
-            const size_t e = c.base + (size_t)(i + T), q = c.cbase + (size_t)(i + T);
-            prefetch_line(g.v + e);
-            if (!g.row_index) prefetch_line(g.cfac + q);
-            prefetch_line(t.shape + q);
-            if (g.row_index) prefetch_line(g.row_index + q);
-        }
-        hb_tree_axial(&g, &t, c, i, d, rhs);
     }
-    __syncwarp(tile);
-    const int *bound = t.round_bound + t.round_first[slot], first = t.chain_first[slot];
-    const int rounds = t.round_first[slot + 1] - t.round_first[slot] - 1;
-    for (int r = 0; r < rounds; r++) { /* at most HB_TREE_ROUND chains: one a lane */
-        const int k = bound[r] + lane;
-        if (k < bound[r + 1]) {
-            prefetch_chain(&g, &t, c, first + k, d, rhs, 0);
-            hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
+    if (solve) {
+        for (int i = lane; i < c.m; i += T) {
+            if (i + T < c.m) { /* the next rows' lines, while these rows wait for theirs */
+                const size_t e = c.base + (size_t)(i + T), q = c.cbase + (size_t)(i + T);
+                prefetch_line(g.v + e);
+                if (!g.row_index) prefetch_line(g.cfac + q);
+                prefetch_line(t.shape + q);
+                if (g.row_index) prefetch_line(g.row_index + q);
+            }
+            hb_tree_axial(&g, &t, c, i, d, rhs);
         }
         __syncwarp(tile);
-    }
-    for (int r = rounds - 1; r >= 0; r--) {
-        const int k = bound[r] + lane;
-        if (k < bound[r + 1]) {
-            prefetch_chain(&g, &t, c, first + k, d, rhs, 1);
-            hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+        const int *bound = t.round_bound + t.round_first[slot], first = t.chain_first[slot];
+        const int rounds = t.round_first[slot + 1] - t.round_first[slot] - 1;
+        for (int r = 0; r < rounds; r++) { /* at most HB_TREE_ROUND chains: one a lane */
+            const int k = bound[r] + lane;
+            if (k < bound[r + 1]) {
+                prefetch_chain(&g, &t, c, first + k, d, rhs, 0);
+                hb_tree_eliminate(&g, &t, c, first + k, d, rhs);
+            }
+            __syncwarp(tile);
         }
-        __syncwarp(tile);
+        for (int r = rounds - 1; r >= 0; r--) {
+            const int k = bound[r] + lane;
+            if (k < bound[r + 1]) {
+                prefetch_chain(&g, &t, c, first + k, d, rhs, 1);
+                hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+            }
+            __syncwarp(tile);
+        }
+        for (int j = lane; j < n_hh; j += T) hb_tree_gates(&g, &p, slot, c, j);
+        if (g.syn_start)
+            for (int q = g.syn_start[slot] + lane; q < g.syn_start[slot + 1]; q += T)
+                hb_tree_synapse(&g, q);
     }
-    for (int j = lane; j < n_hh; j += T) hb_tree_gates(&g, &p, slot, c, j);
-    if (g.syn_start)
-        for (int q = g.syn_start[slot] + lane; q < g.syn_start[slot + 1]; q += T)
-            hb_tree_synapse(&g, q);
-    if (CAT) /* v complete: the last round's __syncwarp */
-        for (int q = 0; q < g.cat->n_mech; q++) {
+    if (CAT) { /* v complete: the last round's __syncwarp, or an earlier kernel */
+        hb_cat_item_range(g.cat, from, to, HB_CAT_STATE, &q0, &q1);
+        for (int q = q0; q < q1; q++) {
             const int n = hb_tree_cat_count(&g, q, slot);
             for (int j = lane; j < n; j += T)
                 hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_STATE, NULL, NULL);
             __syncwarp(tile);
         }
+    }
 }
 
 __global__ void probe_kernel(int n, double *const *group_v, const int *probe_group,
@@ -328,27 +341,64 @@ __global__ void check_kernel(hb_step_group_t g, size_t size, unsigned long long 
 /* Launchers                                                                */
 /* ------------------------------------------------------------------------ */
 
-static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const hb_step_params_t *p)
+/* The fused kernel of group g over the split step's items [from, to) (all of a group without
+ * catalogue mechanisms). */
+static hb_status_t launch_fused(const hb_cuda_sim_t *s, const dgroup_t *g,
+                                const hb_step_params_t *p, int from, int to)
 {
     if (g->k.mixed) {
         const long per_block = TREE_WARPS * 32 / g->tree.tile; /* cells */
         const unsigned grid = (unsigned)((g->k.count + per_block - 1) / per_block);
         if (g->k.cat)
-            tree_step_kernel<1><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
+            tree_step_kernel<1><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p, from,
+                                                                         to);
         else
-            tree_step_kernel<0><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p);
+            tree_step_kernel<0><<<grid, TREE_WARPS * 32, 0, s->stream>>>(g->k, g->tree, *p, 0, 0);
         CUDA_CHECK(cudaGetLastError());
         return HB_SUCCESS;
     }
     const long threads = (long)g->k.blocks * HB_SIM_GPU_LANES;
     const unsigned grid = (unsigned)((threads + STEP_THREADS - 1) / STEP_THREADS);
     if (g->k.cat && g->k.shared)
-        step_cat_kernel<1><<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
+        step_cat_kernel<1><<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p, from, to);
     else if (g->k.cat)
-        step_cat_kernel<0><<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
+        step_cat_kernel<0><<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p, from, to);
     else
         step_kernel<<<grid, STEP_THREADS, 0, s->stream>>>(g->k, *p);
     CUDA_CHECK(cudaGetLastError());
+    return HB_SUCCESS;
+}
+
+/* One step of group g: the fused kernel, or with a user catalogue's mechanisms the split step
+ * (common/cat_fused.h): the fused kernels over the items between the users' and each user item
+ * through its catalogue's launcher, in item order on the stream. */
+static hb_status_t launch_step(const hb_cuda_sim_t *s, const dgroup_t *g, const hb_step_params_t *p)
+{
+    if (!g->cat.user) return launch_fused(s, g, p, 0, g->k.cat ? hb_cat_items(g->cat.host) : 0);
+    const hb_step_cat_t *hc = g->cat.host;
+    const int items = hb_cat_items(hc);
+    for (int item = 0; item < items;) {
+        const int end = hb_cat_fused_end(hc, item);
+        if (end > item) {
+            const hb_status_t st = launch_fused(s, g, p, item, end);
+            if (st != HB_SUCCESS) return st;
+        }
+        if (end >= items) break;
+        int kernel;
+        const int q = hb_cat_item_mech(hc, end, &kernel);
+        const hb_cat_cuda_t *cu = hc->mech[q].mech->cuda;
+        const int rc = kernel == HB_CAT_CURRENT
+                           ? cu->current(g->cat.lanes[q], g->cat.n_lanes, p->t_mid, p->dt,
+                                         (void *)s->stream)
+                           : cu->state(g->cat.lanes[q], g->cat.n_lanes, p->t_mid + 0.5 * p->dt,
+                                       p->dt, (void *)s->stream);
+        if (rc != 0)
+            return hb_fail(HB_ERR_BACKEND, "GPU simulation: %s's %s kernel (a user catalogue's): "
+                           "%s", hc->mech[q].mech->name,
+                           kernel == HB_CAT_CURRENT ? "current" : "state",
+                           cudaGetErrorString((cudaError_t)rc));
+        item = end + 1;
+    }
     return HB_SUCCESS;
 }
 
@@ -456,10 +506,60 @@ static hb_status_t share_rows(const hb_step_group_t *h, hb_sim_tree_plan_t *plan
 static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
                                  const size_t *pick, size_t n_pick, const size_t *cbase);
 
+/* The views of every slot (hb_cat_lane_t) of each user mechanism of the group, on the device:
+ * hb_cat_lane_view on the host group with the device's data pointers (the host's indices: the
+ * layout of v, the fields and the ions is the same on both). */
+static hb_status_t upload_lanes(dgroup_t *dg, const hb_step_group_t *h)
+{
+    dcat_t *dc = &dg->cat;
+    const hb_step_cat_t *hc = h->cat;
+    hb_step_cat_t mixed = *hc; /* the host's counts and indices, the device's arrays */
+    mixed.mech = (hb_step_cat_mech_t *)calloc((size_t)hc->n_mech + 1, sizeof *mixed.mech);
+    mixed.ion = (hb_step_ion_t *)calloc((size_t)hc->n_ion + 1, sizeof *mixed.ion);
+    dc->lanes = (hb_cat_lane_t **)calloc((size_t)hc->n_mech + 1, sizeof *dc->lanes);
+    dc->n_lanes = h->blocks * h->width;
+    hb_cat_lane_t *lanes = (hb_cat_lane_t *)calloc((size_t)dc->n_lanes + 1, sizeof *lanes);
+    hb_status_t st = HB_SUCCESS;
+    if (!mixed.mech || !mixed.ion || !dc->lanes || !lanes)
+        st = hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    for (int q = 0; st == HB_SUCCESS && q < hc->n_mech; q++) {
+        hb_step_cat_mech_t *mm = &mixed.mech[q];
+        *mm = hc->mech[q];
+        mm->node = dc->mech[q].node;
+        mm->field = dc->mech[q].field;
+        mm->global = dc->mech[q].global;
+        mm->table = dc->mech[q].table;
+        mm->area = NULL; /* point processes: not on CUDA (sim.c refuses them) */
+    }
+    for (int x = 0; st == HB_SUCCESS && x < hc->n_ion; x++) {
+        mixed.ion[x] = hc->ion[x];
+        mixed.ion[x].e = dc->ion[x].e;
+        mixed.ion[x].ci = dc->ion[x].ci;
+        mixed.ion[x].co = dc->ion[x].co;
+        mixed.ion[x].i = dc->ion[x].i;
+        mixed.ion[x].didv = dc->ion[x].didv;
+    }
+    hb_step_group_t g = *h;
+    g.v = dg->k.v;
+    g.d = dg->k.d;
+    g.rhs = dg->k.rhs;
+    g.cat = &mixed;
+    for (int q = 0; st == HB_SUCCESS && q < hc->n_mech; q++) {
+        if (hc->mech[q].builtin >= 0) continue;
+        for (int slot = 0; slot < dc->n_lanes; slot++) hb_cat_lane_view(&g, q, slot, &lanes[slot]);
+        st = upload(&dc->lanes[q], (const hb_cat_lane_t *)lanes, (size_t)dc->n_lanes);
+    }
+    free(lanes);
+    free(mixed.mech);
+    free(mixed.ion);
+    return st;
+}
+
 /* The group's catalogue mechanisms and ions on the device (k.cat), their state as the host's
- * now (set_state copies it again after hb_sim_init). Only the built-in catalogues' mechanisms:
- * the fused step reaches their kernels by index (common/cat_fused.h); a user's catalogue has
- * no kernels the step can call (docs/mechanisms.md, section 6). */
+ * now (set_state copies it again after hb_sim_init). The built-in catalogues' mechanisms the
+ * fused step reaches by index (common/cat_fused.h); a user catalogue's through its CUDA
+ * launchers (hb_cat_mech_t.cuda), each slot's view uploaded (upload_lanes; docs/mechanisms.md,
+ * section 6); a user's without them is refused. */
 static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
 {
     const hb_step_cat_t *hc = h->cat;
@@ -476,10 +576,11 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
     for (int q = 0; q < nm; q++) {
         const hb_step_cat_mech_t *hm = &hc->mech[q];
         const hb_cat_mech_t *m = hm->mech;
-        if (hm->builtin < 0)
+        if (hm->builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state))
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s is a user catalogue's "
-                           "mechanism; the CUDA engine steps the built-in catalogues' only; "
-                           "expected backend seq or omp", m->name);
+                           "mechanism without CUDA kernels; expected its catalogue built by "
+                           "build-catalogue --cuda, or backend seq or omp", m->name);
+        dc->user |= hm->builtin < 0;
         hb_step_cat_mech_t *dm = &dc->mech[q];
         *dm = *hm; /* builtin, index, ion; pointers replaced below */
         dm->mech = NULL;
@@ -546,7 +647,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
         return st;
     }
     dg->k.cat = dc->dev;
-    return HB_SUCCESS;
+    return dc->user ? upload_lanes(dg, h) : HB_SUCCESS;
 }
 
 static void free_cat(dcat_t *dc)
@@ -571,7 +672,9 @@ static void free_cat(dcat_t *dc)
         for (int x = 0; dc->tables && dc->tables[q] && x < dc->host->mech[q].mech->n_table; x++)
             cudaFree(dc->tables[q][x]);
         if (dc->tables) free(dc->tables[q]);
+        if (dc->lanes) cudaFree(dc->lanes[q]);
     }
+    free(dc->lanes);
     for (int x = 0; dc->ion && dc->host && x < dc->host->n_ion; x++) {
         hb_step_ion_t *di = &dc->ion[x];
         cudaFree(di->e);

@@ -116,6 +116,8 @@ typedef struct {
     const char *symbol;    /* the function the catalogue's C defines: "hb_catalogue_v1" */
     const char *generator; /* hb_catalogue_t's generator text: "hinesbatch 0.1.0 nmodl <hash>" */
     int strict; /* 1: a file the generator cannot translate is an error; 0: it is left out */
+    int cuda;   /* 1: also hbg_<id>_cuda.cu, the CUDA kernels' host launchers (hb_cat_cuda_t),
+                 * which the descriptors then name (users' catalogues; the built-ins: fused) */
 } hb_nmodl_catalogue_opts_t;
 
 /* The C of a catalogue from the .mod files at paths[0..n_paths) (taken in the byte order of
@@ -124,7 +126,9 @@ typedef struct {
  * kernels by mechanism index) and hbg_<id>_catalogue.c (the hb_cat_mech_t of every mechanism
  * and `const hb_catalogue_t *<symbol>(void)`), with <id> the name as a C identifier. Files
  * left out (not strict) are listed with the reason in hbg_<id>_catalogue.c's comment. A bad
- * file: HB_ERR_PARSE with its "FILE:LINE:COLUMN: ..." message. */
+ * file: HB_ERR_PARSE with its "FILE:LINE:COLUMN: ..." message. With opts->cuda, also
+ * hbg_<id>_cuda.cu: per mechanism __global__ wrappers of its init, current and state kernels
+ * (a thread a hb_cat_lane_t) and their launchers, the table hbgc_<id>_cuda[] (hidden). */
 hb_status_t hb_nmodl_emit_catalogue(const hb_nmodl_catalogue_opts_t *opts,
                                     const char *const *paths, int n_paths, const char *dir);
 

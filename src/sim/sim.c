@@ -127,14 +127,17 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                            "simulation: backend '%s' does not step catalogue mechanisms (%s) "
                            "yet; expected backend seq or omp",
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
-        for (int q = 0; sim->ops->catalogue == HB_SIM_CAT_BUILTIN && q < cat->n_mech; q++)
-            if (cat->mech[q].builtin < 0)
+        for (int q = 0; sim->ops->catalogue == HB_SIM_CAT_BUILTIN && q < cat->n_mech; q++) {
+            const hb_cat_mech_t *m = cat->mech[q].mech;
+            if (cat->mech[q].builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state))
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
-                               "simulation: %s is a user catalogue's mechanism, and backend "
-                               "'%s' steps the built-in catalogues' only (a user catalogue has "
-                               "no CUDA kernels yet); expected backend seq or omp",
-                               cat->mech[q].mech->name,
-                               hb_backend_name(hb_context_backend(sim->ctx)));
+                               "simulation: %s is a user catalogue's mechanism without CUDA "
+                               "kernels (its catalogue was built by build-catalogue without "
+                               "nvcc), and backend '%s' steps the built-in catalogues' and "
+                               "those with CUDA kernels; expected the catalogue rebuilt with "
+                               "build-catalogue --cuda, or backend seq or omp",
+                               m->name, hb_backend_name(hb_context_backend(sim->ctx)));
+        }
         if (sim->ops->catalogue == HB_SIM_CAT_BUILTIN && cat->second_order)
             return hb_fail(HB_ERR_NOT_SUPPORTED,
                            "simulation: catalogue mechanisms (%s) with Crank-Nicolson on backend "

@@ -19,8 +19,9 @@
  * section 9): tests/test_sim_cat.c's cells (bbp channels, CaDynamics_E2 writing cai) as a
  * shared group, a per-lane group beside the ball and stick, and all in the mixed group, and
  * examples/l5pc.json for 60 ms, each bitwise the CPU (voltages, samples, spikes: no
- * tolerance); a user catalogue's mechanism, and Crank-Nicolson with catalogue mechanisms,
- * refused on the GPU.
+ * tolerance); a user catalogue built with CUDA kernels (build-catalogue --cuda: the split
+ * step) the same, and bitwise the built-ins; one without them, and Crank-Nicolson with
+ * catalogue mechanisms, refused on the GPU. HB_TEST_USER_CATALOGUE=1: the user catalogue alone.
  *
  * Outputs are poisoned: the test's copies are NaN-filled before each run, and the
  * library NaN-fills its host copy of the GPU state after uploading it (so a
@@ -263,13 +264,23 @@ static long cat_compare(const char *what, const hb_sim_t *gpu, const hb_sim_t *c
  * K_Pst, SKv3_1, Ca_HVA, SK_E2, Ih and CaDynamics_E2 (writing cai, read by SK_E2; eca by Nernst
  * every step), ek -85 mV in the soma, an IClamp; `n` cells, cell i's gNaTs2_tbar and pas g
  * scaled by vary[i] (1: copies); ball: one more cell, the ball and stick (another shape). */
-static const char *cat_model(int n, const double *vary, int ball)
+static const char *cat_model_with(int n, const double *vary, int ball, const char *user)
 {
     static char text[16384];
     size_t at = 0;
+    /* user: NaTs2_t, SKv3_1 and CaDynamics_E2 from the user catalogue "usr" at that path */
+    char names[3][64] = {"NaTs2_t", "SKv3_1", "CaDynamics_E2"}, cats[4200] = "";
+    if (user) {
+        for (int i = 0; i < 3; i++) {
+            char plain[64];
+            snprintf(plain, sizeof plain, "%s", names[i]);
+            snprintf(names[i], sizeof names[i], "usr::%s", plain);
+        }
+        snprintf(cats, sizeof cats, "\"catalogues\": [\"%s\"], ", user);
+    }
     at += (size_t)snprintf(text + at, sizeof text - at,
-                           "{\"t_stop\": 50, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.025, "
-                           "\"cells\": [");
+                           "{%s\"t_stop\": 50, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.025, "
+                           "\"cells\": [", cats);
     for (int i = 0; i < n + ball && at < sizeof text; i++) {
         const double x = i < n ? vary[i] : 1.0;
         char morph[1024];
@@ -280,23 +291,28 @@ static const char *cat_model(int n, const double *vary, int ball)
             "%s{\"morphology\": \"%s\", \"section_rule\": \"hinesbatch\",\n"
             " \"discretization\": {\"scheme\": \"neuron\", \"policy\": \"per-segment\"},\n"
             " \"mechanisms\": [{\"name\": \"pas\", \"g\": %.17g, \"e\": -65},\n"
-            "  {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": %.17g},\n"
+            "  {\"name\": \"%s\", \"region\": \"soma\", \"gNaTs2_tbar\": %.17g},\n"
             "  {\"name\": \"K_Pst\", \"region\": \"soma\", \"gK_Pstbar\": 0.1},\n"
-            "  {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},\n"
+            "  {\"name\": \"%s\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},\n"
             "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},\n"
             "  {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.05},\n"
             "  {\"name\": \"bbp::Ih\", \"region\": \"soma\", \"gIhbar\": 8e-5},\n"
             "  {\"name\": \"bbp::Ih\", \"region\": \"dend\", \"gIhbar\": 2e-4},\n"
             "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"dend\", \"gCa_HVAbar\": 5e-4},\n"
-            "  {\"name\": \"CaDynamics_E2\", \"region\": \"soma\", \"gamma\": 0.5}],\n"
+            "  {\"name\": \"%s\", \"region\": \"soma\", \"gamma\": 0.5}],\n"
             " \"ions\": [{\"region\": \"soma\", \"ek\": -85}],\n"
             " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 2, \"dur\": 1e9, "
             "\"amp\": 0.3}],\n"
             " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0}]}",
-            i ? ",\n" : "", morph, 1e-4 * x, 0.9 * x);
+            i ? ",\n" : "", morph, 1e-4 * x, names[0], 0.9 * x, names[1], names[2]);
     }
     snprintf(text + at, sizeof text - at, "]}\n");
     return text;
+}
+
+static const char *cat_model(int n, const double *vary, int ball)
+{
+    return cat_model_with(n, vary, ball, NULL);
 }
 
 /* Catalogue mechanisms on the GPU (step_cat_kernel for groups of one shape, shared or per
@@ -390,6 +406,93 @@ static void test_catalogue(long steps)
     }
 }
 
+/* A user catalogue on the GPU (docs/mechanisms.md section 6: its own CUDA kernels, the split
+ * step): bbp's NaTs2_t.mod, SKv3_1.mod and CaDynamics_E2.mod built by `hinesbatch
+ * build-catalogue --cuda` as the catalogue "usr", in test_sim_cat's cells beside the built-in
+ * K_Pst, Ca_HVA, SK_E2 and Ih, so that the fused kernels and the user's alternate (name order:
+ * CaDynamics_E2 user, Ca_HVA, Ih, K_Pst built-in, NaTs2_t user, SK_E2 built-in, SKv3_1 user;
+ * SK_E2 reads the user's cai). In a shared group, a per-lane group with the ball and stick
+ * (mixed), and all in the mixed group: bitwise the CPU, and bitwise the same cells with the
+ * built-ins alone on the GPU (the same .mod files). A catalogue built --no-cuda is refused. */
+static void test_user_catalogue(long steps)
+{
+    const double t_short = steps ? (double)steps * 0.025 : 0.0;
+    char dir[] = "/tmp/hb_gpu_usr_XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECKF(0, "mkdtemp: no temporary folder");
+        return;
+    }
+    char cmd[8192], so[4200], plain[4200];
+    snprintf(so, sizeof so, "%s/usr.so", dir);
+    snprintf(plain, sizeof plain, "%s/plain.so", dir);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/usr && cp %s/mechanisms/bbp/NaTs2_t.mod %s/mechanisms/bbp/SKv3_1.mod "
+             "%s/mechanisms/bbp/CaDynamics_E2.mod %s/usr/ && %s build-catalogue %s/usr --cuda "
+             "-o %s && %s build-catalogue %s/usr --no-cuda -o %s",
+             dir, HB_SOURCE_DIR, HB_SOURCE_DIR, HB_SOURCE_DIR, dir, HB_CLI, dir, so, HB_CLI, dir,
+             plain);
+    const int built = system(cmd);
+    CHECKF(built == 0, "building the user catalogue: '%s' exited %d", cmd, built);
+    if (built == 0) {
+        static const double copies[4] = {1.0, 1.0, 1.0, 1.0};
+        static const double varied[5] = {1.0, 1.0, 1.0, 0.7, 1.3};
+        static const struct {
+            const char *what;
+            int n;
+            const double *vary;
+            int ball;
+            const char *tuning;
+        } cases[] = {
+            {"user catalogue: 4 copies (shared group, split step_cat_kernel<1>)", 4, copies, 0,
+             "sim.mixed_copies=1"},
+            {"user catalogue: 5 varied cells (per-lane, split step_cat_kernel<0>) and the ball "
+             "and stick", 5, varied, 1, "sim.mixed_copies=1"},
+            {"user catalogue: the same 6 cells in the mixed group (split tree_step_kernel<1>)", 5,
+             varied, 1, NULL},
+        };
+        long spikes = 0;
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+            char *text = strdup(cat_model_with(cases[c].n, cases[c].vary, cases[c].ball, so));
+            char *builtin = strdup(cat_model(cases[c].n, cases[c].vary, cases[c].ball));
+            hb_sim_t *gpu = text ? cat_run(text, NULL, HB_BACKEND_CUDA, t_short, cases[c].tuning)
+                                 : NULL;
+            hb_sim_t *cpu = gpu ? cat_run(text, NULL, HB_BACKEND_OMP, t_short, cases[c].tuning)
+                                : NULL;
+            hb_sim_t *own = gpu && builtin ? cat_run(builtin, NULL, HB_BACKEND_CUDA, t_short,
+                                                     cases[c].tuning)
+                                           : NULL;
+            if (gpu && cpu) spikes += cat_compare(cases[c].what, gpu, cpu);
+            if (gpu && own) {
+                char what[512];
+                snprintf(what, sizeof what, "%s against the built-ins on the GPU", cases[c].what);
+                cat_compare(what, gpu, own);
+            }
+            hb_sim_destroy(gpu);
+            hb_sim_destroy(cpu);
+            hb_sim_destroy(own);
+            free(text);
+            free(builtin);
+        }
+        CHECKF(steps || spikes >= 10, "user catalogue: %ld spikes in all: spiking is not covered",
+               spikes);
+        /* the same catalogue without CUDA kernels: refused on the GPU, by name */
+        const char *text = cat_model_with(1, copies, 0, plain);
+        hb_sim_t *sim = NULL;
+        hb_sim_overrides_t over;
+        memset(&over, 0, sizeof over);
+        hb_sim_options_default(&over.options);
+        over.set = HB_SIM_SET_BACKEND;
+        over.options.backend = HB_BACKEND_CUDA;
+        CHECK(hb_sim_parse_json_with(text, strlen(text), "usr.json", ".", &over, &sim) ==
+              HB_ERR_NOT_SUPPORTED);
+        CHECKF(strstr(hb_last_error(), "user catalogue's mechanism without CUDA kernels") != NULL,
+               "%s", hb_last_error());
+        hb_sim_destroy(sim);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(int argc, char **argv)
 {
     if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
@@ -406,6 +509,10 @@ int main(int argc, char **argv)
         return 1;
     }
     const hb_backend_t cpu_be = hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
+    if (getenv("HB_TEST_USER_CATALOGUE")) { /* this part alone (seconds) */
+        test_user_catalogue(0);
+        return check_summary("test_gpu_sim (user catalogue)");
+    }
     config_t configs[] = {
         {HB_METHOD_EULER, HB_SPIKE_STEP, 1, 10000, 1},
         {HB_METHOD_CN, HB_SPIKE_INTERPOLATE, 0, 2000, 3},
@@ -489,6 +596,7 @@ int main(int argc, char **argv)
     const long more_than = steps ? 0 : 1000; /* a short run must still spike */
     CHECKF(total_spikes > more_than, "only %ld spikes in all: spiking is not covered", total_spikes);
     test_catalogue(steps);
+    test_user_catalogue(steps);
     { /* catalogue point processes: refused by name (docs/mechanisms.md section 10) */
         static const char model[] =
             "{\"backend\": \"cuda\", \"t_stop\": 1, \"cells\": [{\"cable\": {\"length\": 20, "

@@ -1,8 +1,10 @@
 /* The build-time catalogue generator: the NMODL front end and code generator (src/nmodl/) and
  * error reporting (src/common/status.c) alone, without the library, so the library can compile
  * the C it writes (the built-in catalogues, CMakeLists.txt).
- * Usage: hb_nmodlgen --name NAME --symbol FUNCTION [--generator TEXT] [--strict] OUTDIR FILE.mod...
- * (--generator: the catalogue's generator text; by default this build's HB_NMODL_GENERATOR).
+ * Usage: hb_nmodlgen --name NAME --symbol FUNCTION [--generator TEXT] [--strict] [--cuda] OUTDIR
+ *        FILE.mod...
+ * (--generator: the catalogue's generator text; by default this build's HB_NMODL_GENERATOR;
+ * --cuda: also a user catalogue's CUDA launchers, hbg_<id>_cuda.cu).
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,17 +16,21 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: hb_nmodlgen --name NAME --symbol FUNCTION [--generator TEXT] [--strict] "
-            "OUTDIR FILE.mod...\n");
+            "[--cuda] OUTDIR FILE.mod...\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    hb_nmodl_catalogue_opts_t opts = {NULL, NULL, HB_NMODL_GENERATOR, 0};
+    hb_nmodl_catalogue_opts_t opts = {NULL, NULL, HB_NMODL_GENERATOR, 0, 0};
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         if (strcmp(argv[i], "--strict") == 0) {
             opts.strict = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--cuda") == 0) {
+            opts.cuda = 1;
             continue;
         }
         if (i + 1 >= argc) return usage();
