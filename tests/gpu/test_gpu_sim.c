@@ -269,15 +269,11 @@ static const char *cat_model_with(int n, const double *vary, int ball, const cha
     static char text[16384];
     size_t at = 0;
     /* user: NaTs2_t, SKv3_1 and CaDynamics_E2 from the user catalogue "usr" at that path */
-    char names[3][64] = {"NaTs2_t", "SKv3_1", "CaDynamics_E2"}, cats[4200] = "";
-    if (user) {
-        for (int i = 0; i < 3; i++) {
-            char plain[64];
-            snprintf(plain, sizeof plain, "%s", names[i]);
-            snprintf(names[i], sizeof names[i], "usr::%s", plain);
-        }
-        snprintf(cats, sizeof cats, "\"catalogues\": [\"%s\"], ", user);
-    }
+    static const char *const own[3] = {"NaTs2_t", "SKv3_1", "CaDynamics_E2"};
+    static const char *const usr[3] = {"usr::NaTs2_t", "usr::SKv3_1", "usr::CaDynamics_E2"};
+    const char *const *names = user ? usr : own;
+    char cats[4200] = "";
+    if (user) snprintf(cats, sizeof cats, "\"catalogues\": [\"%s\"], ", user);
     at += (size_t)snprintf(text + at, sizeof text - at,
                            "{%s\"t_stop\": 50, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.025, "
                            "\"cells\": [", cats);
@@ -422,7 +418,7 @@ static void test_user_catalogue(long steps)
         CHECKF(0, "mkdtemp: no temporary folder");
         return;
     }
-    char cmd[8192], so[4200], plain[4200];
+    char cmd[8192], so[64], plain[64];
     snprintf(so, sizeof so, "%s/usr.so", dir);
     snprintf(plain, sizeof plain, "%s/plain.so", dir);
     snprintf(cmd, sizeof cmd,
