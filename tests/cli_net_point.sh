@@ -2,7 +2,8 @@
 # Catalogue point processes in a network (docs/mechanisms.md, section 10): the ring network with
 # its synapses as the generated ExpSyn and Exp2Syn ({"name": "ExpSyn"}) gives the spikes and
 # recorded voltages of the hard-coded ones ({"type": "expsyn"}) bit for bit, on 1 and 2 threads
-# and, where this build has MPI, 2 ranks; the CUDA backend and bad entries are refused by name.
+# and, where this build has MPI, 2 ranks, and their recorded states (syn[K].g, .A, .B) too; the
+# CUDA backend and bad entries are refused by name.
 # Usage: cli_net_point.sh HINESBATCH DATA
 set -u
 bin=$1
@@ -108,9 +109,16 @@ expect_grep "$tmp/err" 'ExpSyn has no parameter "taux"; did you mean "tau"?' "un
 write_net "$tmp/bad3.json" '{"name": "ExpSyn", "type": "expsyn", "at": "soma"}' "$hand1" seq
 expect_status 1 "type and name" -- "$bin" run "$tmp/bad3.json" -o "$tmp/bad" --quiet
 expect_grep "$tmp/err" 'not with "name"' "type with name"
-sed -e 's/"variables": \["v"\]/"variables": ["v", "syn[0].g"]/' "$tmp/gen.json" > "$tmp/rec.json"
-expect_status 1 "recording a point process" -- "$bin" run "$tmp/rec.json" -o "$tmp/bad" --quiet
-expect_grep "$tmp/err" 'synapse 0 is the catalogue point process ExpSyn, whose variables are not recorded yet' "record refused"
+# a point process's STATEs recorded as syn[K].NAME: the hard-coded synapses' bits
+for f in hand gen; do
+    sed -e 's/"variables": \["v"\]/"variables": ["v", "syn[0].g", "syn[1].A", "syn[1].B"]/' \
+        "$tmp/$f.json" > "$tmp/rec_$f.json"
+    expect_status 0 "recording syn[K] of the $f synapses" -- "$bin" run "$tmp/rec_$f.json" -o "$tmp/rec_$f" --quiet
+done
+same "$tmp/rec_hand" "$tmp/rec_gen" "the generated synapses' recorded g, A, B against the hard-coded"
+sed -e 's/"variables": \["v"\]/"variables": ["v", "syn[0].gg"]/' "$tmp/gen.json" > "$tmp/rec.json"
+expect_status 1 "recording a point process's unknown variable" -- "$bin" run "$tmp/rec.json" -o "$tmp/bad" --quiet
+expect_grep "$tmp/err" 'synapse 0 is the catalogue point process ExpSyn, which has no RANGE PARAMETER, STATE or ASSIGNED "gg"' "unknown variable refused"
 if "$bin" --version | grep -q "backends: [a-z, ]*cuda"; then
     write_net "$tmp/cuda.json" "$gen0" "$gen1" cuda
     expect_status 1 "point processes on CUDA" -- "$bin" run "$tmp/cuda.json" -o "$tmp/bad" --quiet

@@ -175,6 +175,14 @@ static void emit_expr(gen *g, const nm_node *n)
         } else {
             size_t i = 0;
             while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;
+            if (i == sizeof libm / sizeof *libm && strncmp(n->name, "net_", 4) == 0)
+                nm_error(g->c, n->line, n->column,
+                         "%s (events a mechanism sends itself or its cell) is not supported by "
+                         "the code generator yet; expected NET_RECEIVE to act on the events it "
+                         "receives only (a postsynaptic spike reaches an STDP synapse as an "
+                         "event of its own, a connection from the cell: docs/mechanisms.md, "
+                         "section 10)",
+                         n->name);
             if (i == sizeof libm / sizeof *libm)
                 nm_error(g->c, n->line, n->column,
                          "the call of %s is not supported by the code generator "

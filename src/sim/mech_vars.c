@@ -104,6 +104,37 @@ static const char *catalogue_unit(const char *variable)
     return NULL;
 }
 
+/* Whether `s` is an NMODL name: a letter or '_', then letters, digits, '_'. */
+static int identifier(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
+    for (s++; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    return 1;
+}
+
+/* The unit of `name`, a field of some built-in catalogue point process; "" when none has it
+ * (a user catalogue's: the parse asks no model, so that every rank names the column alike). */
+static const char *point_unit(const char *name)
+{
+    for (int c = 0; c < hb_catalogue_builtin_count(); c++) {
+        const hb_catalogue_t *cat = hb_catalogue_builtin(c);
+        for (int q = 0; q < cat->n_mech; q++) {
+            const hb_cat_mech_t *m = &cat->mech[q];
+            if (m->kind != HB_CAT_POINT) continue;
+            const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
+            const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
+            for (int l = 0; l < 3; l++)
+                for (int k = 0; k < counts[l]; k++)
+                    if (!strcmp(lists[l][k].name, name))
+                        return lists[l][k].unit && *lists[l][k].unit ? lists[l][k].unit : "1";
+        }
+    }
+    return "";
+}
+
 hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out)
 {
     if (!variable || !out) return hb_fail(HB_ERR_INVALID_VALUE, "record variable: NULL argument");
@@ -117,8 +148,13 @@ hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out)
                     out->unit = vars[k].unit; /* the same for both kinds */
                     return HB_SUCCESS;
                 }
-        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": a synapse has no \"%s\"; expected "
-                       "syn[K].g, syn[K].i, or for an Exp2Syn syn[K].A, syn[K].B", variable, name);
+        if (!identifier(name))
+            return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": a synapse has no \"%s\"; "
+                           "expected syn[K].g, syn[K].i, for an Exp2Syn syn[K].A, syn[K].B, or "
+                           "for a catalogue point process syn[K].NAME (a RANGE PARAMETER, STATE "
+                           "or ASSIGNED of it)", variable, name);
+        out->unit = point_unit(name); /* a catalogue point process's (resolved per cell) */
+        return HB_SUCCESS;
     }
     const char *dot = strchr(variable, '.');
     const size_t mech_len = dot ? (size_t)(dot - variable) : 0;
@@ -185,6 +221,33 @@ static hb_status_t resolve_at(hb_sim_t *sim, int c, const hb_model_t *md, const 
     return HB_SUCCESS;
 }
 
+/* Cell c's synapse q, a catalogue point process: its instance's field `name` (a RANGE
+ * PARAMETER, STATE or ASSIGNED, common/cat_step.h's layout), read on the host. */
+static hb_status_t resolve_point(hb_sim_t *sim, int c, const hb_model_t *md, int q,
+                                 const char *name, const char *variable, hb_rec_sample_t *r)
+{
+    const hb_cat_mech_t *m = md->synapses[q].mech;
+    int field = -1, f = 0;
+    const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
+    const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
+    for (int l = 0; l < 3 && field < 0; l++)
+        for (int k = 0; k < counts[l]; k++, f++)
+            if (field < 0 && !strcmp(lists[l][k].name, name)) field = f;
+    if (field < 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": synapse %d is the catalogue point "
+                       "process %s, which has no RANGE PARAMETER, STATE or ASSIGNED \"%s\"",
+                       variable, q, m->name, name);
+    const hb_sim_target_t *t = &sim->targets[sim->target_first[c] + q];
+    const group_t *gr = &sim->groups[t->group];
+    const hb_step_cat_mech_t *cm = &gr->cat->mech[t->point - 1];
+    const size_t W = (size_t)gr->k.width, lane = (size_t)t->slot % W;
+    const size_t inst = cm->inst_start[(size_t)t->slot / W] + (size_t)t->inst;
+    r->kind = HB_REC_HOST;
+    r->v = hb_step_element(&gr->k, t->slot, cm->node[inst * W + lane]);
+    r->at = cm->field + (inst * (size_t)m->n_field + (size_t)field) * W + lane;
+    return HB_SUCCESS;
+}
+
 /* Cell c's synapse q: its state's elements, its node's v, its reversal. */
 static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, int q,
                                    const char *name, const char *variable, hb_rec_sample_t *r)
@@ -192,10 +255,7 @@ static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, i
     if (q >= md->n_synapses)
         return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": no synapse %d (the cell has %d)",
                        variable, q, md->n_synapses);
-    if (md->synapses[q].mech)
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "variable \"%s\": synapse %d is the catalogue point "
-                       "process %s, whose variables are not recorded yet; expected a hard-coded "
-                       "synapse (expsyn, exp2syn)", variable, q, md->synapses[q].mech->name);
+    if (md->synapses[q].mech) return resolve_point(sim, c, md, q, name, variable, r);
     const hb_syn_kind_t kind = md->synapses[q].syn.kind;
     const char *mech = kind == HB_SYN_EXP2 ? "exp2syn" : "expsyn";
     const mech_var_t *var = NULL;

@@ -283,7 +283,7 @@ hb_status_t hb_for_each_first(int threads, int n, const char *what,
 typedef struct {
     int entry;        /* the table's row (not a synapse's variable) */
     int synapse;      /* K of "syn[K].NAME", else -1 */
-    const char *unit; /* "mV", "1", "S/cm2", "mA/cm2", "uS", "nA" */
+    const char *unit; /* "mV", "1", "S/cm2", "mA/cm2", "uS", "nA"; "" a user catalogue's */
 } hb_rec_var_t;
 
 /* A variable's name parsed (the model not asked: every rank alike); a message naming what
