@@ -107,8 +107,7 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
 }
 
 /* The backend's engine over the layout's host arrays. */
-/* Catalogue mechanisms: only where the backend's engine steps them (Crank-Nicolson as NEURON's
- * secondorder 2: common/cat_step.h, hb_cat_second_order). */
+/* Catalogue mechanisms: only where the backend's engine steps them. */
 static hb_status_t check_catalogue(const hb_sim_t *sim)
 {
     for (int g = 0; g < sim->n_groups; g++) {
@@ -135,12 +134,6 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                                "no CUDA kernels yet); expected backend seq or omp",
                                cat->mech[q].mech->name,
                                hb_backend_name(hb_context_backend(sim->ctx)));
-        if (sim->ops->catalogue == HB_SIM_CAT_BUILTIN && cat->second_order)
-            return hb_fail(HB_ERR_NOT_SUPPORTED,
-                           "simulation: catalogue mechanisms (%s) with Crank-Nicolson on backend "
-                           "'%s' (the ion currents' half-step correction is the CPU's only); "
-                           "expected method euler or backend seq or omp",
-                           cat->mech[0].mech->name, hb_backend_name(hb_context_backend(sim->ctx)));
     }
     return HB_SUCCESS;
 }
