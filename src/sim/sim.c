@@ -452,6 +452,14 @@ hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weig
     return HB_SUCCESS;
 }
 
+int hb_sim_weights_of(const hb_sim_t *sim, int cell, int synapse, int64_t weights)
+{
+    if (weights == -1) return 1;
+    return sim && weights >= 0 && weights < sim->n_weights && cell >= 0 &&
+           cell < sim->n_cells && synapse >= 0 && synapse < sim->info[cell].n_synapses &&
+           sim->weight_target[weights] == sim->target_first[cell] + synapse;
+}
+
 /* hb_sim_init: every connection's weight vector (weight, 0, ...) and NET_RECEIVE's INITIAL,
  * in the order the connections were added (NEURON's NetCon init, after the INITIAL blocks). */
 static void init_weights(hb_sim_t *sim)
