@@ -1028,9 +1028,7 @@ int hb_net_set_keep_spikes(hb_net_t *net, int keep);
  * `variable`: "v", or a mechanism's "hh.m", "hh.h", "hh.n", "hh.gna", "hh.gk" [S/cm2],
  * "hh.ina", "hh.ik", "hh.il", "pas.i" [mA/cm2] at `where`'s node; or synapse K's "syn[K].g"
  * [uS], "syn[K].i" [nA] (an Exp2Syn's also "syn[K].A", "syn[K].B") at the synapse (`where`
- * unused); where synapse K is a catalogue point process, "syn[K].NAME" for any RANGE
- * PARAMETER, STATE or ASSIGNED of it (an STDP synapse's "syn[1].wsyn"), its unit the built-in
- * catalogues' for NAME, "" for a name only a user's catalogue has.
+ * unused).
  */
 typedef struct {
     uint32_t gid;         /* a cable cell */

@@ -295,11 +295,8 @@ static void test_errors(hb_comm_t *comm)
 {
     refused(comm, "{\"gids\": [0], \"variables\": [\"hh.mm\"]}", "record.variables[0]",
             "did you mean \"hh.m\"");
-    refused(comm, "{\"gids\": [0], \"variables\": [\"syn[0].1x\"]}", "record.variables[0]",
+    refused(comm, "{\"gids\": [0], \"variables\": [\"syn[0].x\"]}", "record.variables[0]",
             "syn[K].g");
-    /* a name: a catalogue point process may have it, so the cell's synapse is asked */
-    refused(comm, "{\"gids\": [0], \"variables\": [\"syn[0].x\"]}", "gid 0, \"syn[0].x\"",
-            "synapse 0 is an ExpSyn; expected syn[0].g or syn[0].i");
     refused(comm, "{\"gids\": [0, 9]}", "record.gids[1]", "expected cells' gids, 0 to 3");
     refused(comm, "{\"gids\": [\"2-1\"]}", "record.gids[0]", "first-last");
     refused(comm, "{\"gids\": [0], \"fraction\": 0.5}", "record", "both given");
