@@ -68,10 +68,10 @@ if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/o
         mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/stdp.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "STDP network on 2 ranks"
 fi
-# a point process's variable it does not have, refused by name
+# a point process's variable it does not have, refused with the nearest name
 sed -e 's/"syn\[1\].wsyn"/"syn[1].wsyn_"/' "$tmp/stdp.json" > "$tmp/bad.json"
 expect_status 1 "recording an unknown variable" -- "$bin" run "$tmp/bad.json" -o "$tmp/bad" --quiet
-expect_grep "$tmp/err" 'point process STDPSyn, which has no RANGE PARAMETER, STATE or ASSIGNED "wsyn_"' "unknown variable"
+expect_grep "$tmp/err" 'a synapse has no "wsyn_" (did you mean "wsyn"?)' "unknown variable"
 
 echo "cli_net_stdp: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
