@@ -108,16 +108,27 @@ def point_mods(m):
 def compile_all(m, workdir, prob):
     """nrnivmodl on the cells' density mechanisms (neuron_pop.py's) and the point processes:
     ProbAMPANMDA_EMS the original or the port; prints nothing, returns the libraries."""
+    os.makedirs(workdir, exist_ok=True)
     libs = neuron_pop.compile_mechs(m, workdir)
     sys.path.insert(0, HERE)
     from nrnmech import compile_mods
     for name in point_mods(m):
-        folder = POINT_ORIGINAL if (prob == "original" and os.path.exists(
-            os.path.join(POINT_ORIGINAL, name + ".mod"))) else None
-        if folder is None:
-            folder = [os.path.join(ROOT, "mechanisms", d) for d in neuron_pop.CATALOGUES
-                      if os.path.exists(os.path.join(ROOT, "mechanisms", d, name + ".mod"))][0]
-        libs.append(compile_mods(folder, [name], os.path.join(workdir, "nrn_point_")))
+        port = [os.path.join(ROOT, "mechanisms", d) for d in neuron_pop.CATALOGUES
+                if os.path.exists(os.path.join(ROOT, "mechanisms", d, name + ".mod"))]
+        if not port:
+            sys.exit("l5pc_net_reference.py: no mechanisms/*/%s.mod" % name)
+        folders = [port[0]]
+        if os.path.exists(os.path.join(POINT_ORIGINAL, name + ".mod")):
+            folders.insert(0 if prob == "original" else 1, POINT_ORIGINAL)
+        for k, folder in enumerate(folders):  # the other one where nrnivmodl refuses the first
+            try:
+                libs.append(compile_mods(folder, [name], os.path.join(workdir, "nrn_point_")))
+                print("l5pc_net_reference.py: %s from %s" % (name, os.path.relpath(folder, ROOT)),
+                      file=sys.stderr)
+                break
+            except subprocess.CalledProcessError:
+                if k + 1 == len(folders):
+                    raise
     return libs
 
 
