@@ -8,8 +8,9 @@ from the repository root:
 
     /usr/bin/python3 tests/neuron/l5pc_net_reference.py --write-reference [DIR]
 
-writes DIR/l5pc_net.json (default DIR tests/reference: examples/l5pc_network.py's network of
-CELLS cells, deterministic release, soma v of gids 0-2 recorded), then runs it in NEURON and
+writes DIR/l5pc_net.json (default DIR tests/reference: examples/l5pc_network.py's network with
+TEST_NET's arguments: 6 cells, 30 ms, deterministic release, soma v of gids 0-2 recorded),
+then runs it in NEURON and
 writes DIR/l5pc_net.spikes ('gid time' lines, time order, the spike sources' spikes too) and
 DIR/l5pc_net.v ('t v0 v1 v2' every 0.25 ms). Any such file, on R ranks:
 
@@ -38,7 +39,6 @@ Prints one JSON line (build_s; run_s: finitialize and psolve, barrier to barrier
 import argparse
 import importlib.util
 import json
-import math
 import os
 import shutil
 import subprocess
