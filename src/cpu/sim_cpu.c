@@ -36,7 +36,7 @@ typedef struct {
     size_t scratch_size; /* per thread: d and rhs of one block */
     double *scratch;
     const double *table;
-    double q10, dt, factor;
+    double celsius, dt, factor;
     int n_probes, interpolate;
     long sample_every, check_every, check_last;
     unsigned char *bad; /* per block: a non-finite voltage at the last check */
@@ -153,8 +153,10 @@ HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB
         const double *q = tab + 4 * (int)ix[e];
         u[e] = q[0];
         l[e] = q[1];
-        d[e] = q[2];
-        rhs[e] = q[2] * (v[e] - q[3]);
+        double i, gi;
+        hb_pas_current(v[e], q[2], q[3], &i, &gi);
+        d[e] = gi;
+        rhs[e] = i;
     }
 }
 #undef HB_SHUF
@@ -300,8 +302,10 @@ HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB
         const double *q = tab + 4 * (int)ix[e];
         u[e] = q[0];
         l[e] = q[1];
-        d[e] = q[2];
-        rhs[e] = q[2] * (v[e] - q[3]);
+        double i, gi;
+        hb_pas_current(v[e], q[2], q[3], &i, &gi);
+        d[e] = gi;
+        rhs[e] = i;
     }
 }
 #endif
@@ -831,7 +835,7 @@ static void step_item(cpu_sim_t *sim, int item, const hb_step_params_t *p, doubl
 static void cpu_step(cpu_sim_t *sim, long step, int check)
 {
     const hb_step_params_t p = {sim->dt, sim->factor, ((double)step + 0.5) * sim->dt, sim->table,
-                                sim->q10};
+                                sim->celsius};
     const int n = sim->n_items;
 #ifdef HB_HAVE_OPENMP
     if (sim->ctx->backend == HB_BACKEND_OMP && omp_in_parallel()) {
@@ -987,7 +991,7 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
     const int np = d->n_probes;
     s->n_groups = d->n_groups;
     s->table = d->table;
-    s->q10 = d->q10;
+    s->celsius = d->celsius;
     s->dt = d->dt;
     s->factor = d->factor;
     s->n_probes = np;
