@@ -124,10 +124,11 @@ static void test_rates(void)
             hbg_hh_vars_t s;
             memset(&s, 0, sizeof s);
             s.celsius = temperatures[t];
+            hbg_hh_celsius(&s);
             hbg_hh_rates(&s, v);
             double inf[3], tau[3], e_inf[3], e_tau[3];
             ref_formulas(v, q10, inf, tau);
-            hb_hh_rates_at(v, temperatures[t], NULL, e_inf, e_tau);
+            hb_hh_rates_at(v, hb_hh_q10(temperatures[t]), NULL, e_inf, e_tau);
             const int ok = same(s.minf, inf[0]) && same(s.hinf, inf[1]) && same(s.ninf, inf[2]) &&
                            same(s.mtau, tau[0]) && same(s.htau, tau[1]) && same(s.ntau, tau[2]) &&
                            memcmp(e_inf, inf, sizeof inf) == 0 &&
@@ -228,7 +229,7 @@ static void test_states(void)
             memcpy(gates + q * W, b.field + (4 + q) * W, sizeof(double) * W);
         memcpy(ref, gates, sizeof gates);
         const hb_step_params_t p = {b.blk.dt, 1.0, 0.0, use_table ? engine_table[t].table : NULL,
-                                    celsius};
+                                    hb_hh_q10(celsius)};
         hb_step_gates_row(W, W, &p, b.v, gates);
         ref_gates(W, W, b.blk.dt, use_table ? written_table[t] : NULL,
                   pow(3.0, (celsius - 6.3) / 10.0), b.v, ref);

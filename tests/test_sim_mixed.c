@@ -362,7 +362,7 @@ static void test_device_path(void)
     g.row_table = NULL;
     CHECK_OK(hb_sim_advance(sim, steps));
     hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                          sim->table.celsius};
+                          sim->table.q10};
     for (long n = 0; n < steps; n++) {
         p.t_mid = ((double)n + 0.5) * opt.dt_ms;
         for (int b = 0; b < k->blocks; b++)
@@ -522,7 +522,7 @@ static void test_tree_path(int tile)
     CHECK(k->row_index != NULL); /* the table path is the one exercised first */
     CHECK_OK(hb_sim_advance(sim, steps));
     hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                          sim->table.celsius};
+                          sim->table.q10};
     for (long n = 0; n < steps; n++) {
         p.t_mid = ((double)n + 0.5) * opt.dt_ms;
         for (int x = 0; x < 2; x++) tree_step(&g[x], &plan.k, &p, d, rhs);
@@ -671,7 +671,7 @@ static void test_tree_copies(void)
         g.hh_state = hs;
         CHECK_OK(hb_sim_advance(sim, steps));
         hb_step_params_t p = {opt.dt_ms, 1.0, 0.0,
-                              sim->table.use_table ? sim->table.table : NULL, sim->table.celsius};
+                              sim->table.use_table ? sim->table.table : NULL, sim->table.q10};
         for (long n = 0; n < steps; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
             tree_step(&g, &plan.k, &p, d, rhs);
@@ -894,7 +894,7 @@ static void test_tree_cat(int tile)
         g.cat = twin;
         CHECK_OK(hb_sim_advance(sim, TREE_STEPS));
         hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                              sim->table.celsius};
+                              sim->table.q10};
         for (long n = 0; n < TREE_STEPS; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
             tree_step(&g, &plan.k, &p, d, rhs);
@@ -967,7 +967,7 @@ static void test_lanes_cat(int set, int varied)
         g.fixed_r = g.fixed_c = g.fixed_f = NULL;
         CHECK_OK(hb_sim_advance(sim, LANE_STEPS));
         hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                              sim->table.celsius};
+                              sim->table.q10};
         const int W = k->width;
         for (long n = 0; n < LANE_STEPS; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;

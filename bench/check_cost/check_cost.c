@@ -52,7 +52,7 @@ static void *engine(hb_sim_t *sim, long every)
     d.n_groups = sim->n_groups;
     d.groups = views;
     d.table = sim->table.use_table ? sim->table.table : NULL;
-    d.celsius = sim->table.celsius;
+    d.q10 = sim->table.q10;
     d.dt = sim->opt.dt_ms;
     d.factor = 1.0;
     d.sample_every = LONG_MAX;

@@ -65,7 +65,7 @@ typedef struct {
     int n_groups;
     const hb_step_group_t *groups; /* host arrays, width from block_width (d, rhs unused) */
     const double *table;           /* hh table (6 * HB_HH_TABLE_STRIDE) or NULL: formulas */
-    double celsius, dt, factor;    /* as hb_step_params_t; [degC], dt [ms] */
+    double q10, dt, factor;        /* as hb_step_params_t; dt [ms] */
     int n_probes;
     const int *probe_group;        /* per probe: group */
     const size_t *probe_index;     /* per probe: element of the group's v */

@@ -57,14 +57,24 @@ enum { HB_HH_GNABAR, HB_HH_GKBAR, HB_HH_GL, HB_HH_EL, HB_HH_ENA, HB_HH_EK, HB_HH
 /* ------------------------------------------------------------------------ */
 /* The built-ins' formulas, one lane: the generated functions                */
 /* ------------------------------------------------------------------------ */
-/* hh.mod's rates(v) [mV]: steady states (m, h, n) and time constants [ms], from its TABLE
- * (`table`, HB_HH_TABLE_ROWS rows of HB_HH_TABLE_STRIDE) or, table NULL, its formulas at
- * `celsius` [degC] (q10 = 3^((celsius - 6.3)/10), vtrap). */
-HB_HOSTDEV void hb_hh_rates_at(double v, double celsius, const double *table, double inf[3],
-                               double tau[3])
+/* hh.mod's q10 = 3^((celsius - 6.3)/10) at celsius [degC]: the generated code hoists this LOCAL
+ * of rates() (it depends on celsius alone), so the engine computes it once per run. */
+HB_HOSTDEV double hb_hh_q10(double celsius)
 {
     hbg_default_hh_vars_t s = HB_ZERO_INIT;
     s.celsius = celsius;
+    hbg_default_hh_celsius(&s);
+    return s.hc_rates_q10;
+}
+
+/* hh.mod's rates(v) [mV]: steady states (m, h, n) and time constants [ms], from its TABLE
+ * (`table`, HB_HH_TABLE_ROWS rows of HB_HH_TABLE_STRIDE) or, table NULL, its formulas with
+ * q10 = hb_hh_q10(celsius). */
+HB_HOSTDEV void hb_hh_rates_at(double v, double q10, const double *table, double inf[3],
+                               double tau[3])
+{
+    hbg_default_hh_vars_t s = HB_ZERO_INIT;
+    s.hc_rates_q10 = q10;
     s.table_rates = table;
     (void)hbg_default_hh_rates(&s, v);
     inf[0] = s.minf;
@@ -222,7 +232,7 @@ typedef struct {
     double factor;       /* v += factor dv: 1 backward Euler, 2 Crank-Nicolson */
     double t_mid;        /* (step + 1/2) dt: IClamps */
     const double *table; /* hh table (hb_hh_rates_at) or NULL: the formulas */
-    double celsius;      /* [degC]: for the formulas */
+    double q10;          /* for the formulas: hb_hh_q10 */
 } hb_step_params_t;
 
 /* Pass A, one row: pas conductance into d and its current into rhs. */
@@ -321,7 +331,7 @@ HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *
     double inf[3][HB_SIM_CPU_LANES], tau[3][HB_SIM_CPU_LANES];
     for (int k = 0; k < lanes; k++) {
         double a[3], b[3];
-        hb_hh_rates_at(v[k], p->celsius, p->table, a, b);
+        hb_hh_rates_at(v[k], p->q10, p->table, a, b);
         for (int q = 0; q < 3; q++) {
             inf[q][k] = a[q];
             tau[q][k] = b[q];

@@ -36,7 +36,7 @@ typedef struct {
     size_t scratch_size; /* per thread: d and rhs of one block */
     double *scratch;
     const double *table;
-    double celsius, dt, factor;
+    double q10, dt, factor;
     int n_probes, interpolate;
     long sample_every, check_every, check_last;
     unsigned char *bad; /* per block: a non-finite voltage at the last check */
@@ -835,7 +835,7 @@ static void step_item(cpu_sim_t *sim, int item, const hb_step_params_t *p, doubl
 static void cpu_step(cpu_sim_t *sim, long step, int check)
 {
     const hb_step_params_t p = {sim->dt, sim->factor, ((double)step + 0.5) * sim->dt, sim->table,
-                                sim->celsius};
+                                sim->q10};
     const int n = sim->n_items;
 #ifdef HB_HAVE_OPENMP
     if (sim->ctx->backend == HB_BACKEND_OMP && omp_in_parallel()) {
@@ -991,7 +991,7 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
     const int np = d->n_probes;
     s->n_groups = d->n_groups;
     s->table = d->table;
-    s->celsius = d->celsius;
+    s->q10 = d->q10;
     s->dt = d->dt;
     s->factor = d->factor;
     s->n_probes = np;

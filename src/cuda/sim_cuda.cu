@@ -82,7 +82,7 @@ struct hb_cuda_sim {
     int n_groups;
     dgroup_t *groups;
     double *table; /* device, or NULL: formulas */
-    double celsius, dt, factor;
+    double q10, dt, factor;
     int n_probes, interpolate;
     long sample_every, check_every, check_last;
     unsigned long long *fault; /* per group: the smallest fault key (NO_FAULT: none) */
@@ -892,7 +892,7 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     s->stream_made = 1;
     s->n_groups = d->n_groups;
-    s->celsius = d->celsius;
+    s->q10 = d->q10;
     s->dt = d->dt;
     s->factor = d->factor;
     s->n_probes = d->n_probes;
@@ -1142,7 +1142,7 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
     p.dt = s->dt;
     p.factor = s->factor;
     p.table = s->table;
-    p.celsius = s->celsius;
+    p.q10 = s->q10;
     for (long done = 0; done < steps && st == HB_SUCCESS;) {
         const long k = steps - done < s->chunk ? steps - done : s->chunk;
         int n_samples = 0, n_checks = 0, n_rows = 0;

@@ -300,6 +300,56 @@ static void emit_select(gen *g, const nm_node *s, int depth, const char *pred, i
     emit(g, "}\n");
 }
 
+/* Whether n reads nothing but celsius and numbers (math functions allowed, not the .mod's
+ * FUNCTIONs), and reads celsius. */
+static int celsius_only(const nm_ctx *c, const nm_node *n, int *reads)
+{
+    switch (n->kind) {
+    case N_NUM: return 1;
+    case N_NAME:
+        if (n->n_kids || strcmp(n->name, "celsius") != 0) return 0;
+        *reads = 1;
+        return 1;
+    case N_CALL:
+        if (find_block(c, n->name)) return 0;
+        /* fall through */
+    case N_UNARY:
+    case N_BINARY:
+        for (int i = 0; i < n->n_kids; i++)
+            if (!celsius_only(c, n->kids[i], reads)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static int assignments_to(const nm_node *n, const char *name)
+{
+    int count = n->kind == S_ASSIGN && strcmp(n->kids[0]->name, name) == 0;
+    for (int i = 0; i < n->n_kids; i++) count += assignments_to(n->kids[i], name);
+    return count;
+}
+
+/* Whether statement s of FUNCTION or PROCEDURE b is hoisted: a top-level assignment of a LOCAL,
+ * its only one, from celsius alone (hh's q10 = 3^((celsius - 6.3)/10)). Its value is then
+ * computed once per celsius into the vars (<prefix>_celsius, which the load and the TABLE's
+ * fill call) instead of at every call of b: the same expression, so the same bits. */
+static int hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s)
+{
+    if (!b || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE) || s->kind != S_ASSIGN ||
+        s->kids[0]->n_kids)
+        return 0;
+    const char *x = s->kids[0]->name;
+    int top = 0, local = 0, reads = 0;
+    for (int i = 0; i < b->body->n_kids; i++) {
+        const nm_node *k = b->body->kids[i];
+        top |= k == s;
+        if (k->kind == S_LOCAL)
+            for (int j = 0; j < k->n_kids; j++) local |= strcmp(k->kids[j]->name, x) == 0;
+    }
+    return top && local && assignments_to(b->body, x) == 1 &&
+           celsius_only(c, s->kids[1], &reads) && reads;
+}
+
 static void emit_statement(gen *g, const nm_node *s, int depth)
 {
     nm_ctx *c = g->c;
@@ -308,7 +358,10 @@ static void emit_statement(gen *g, const nm_node *s, int depth)
         indent(g, depth);
         emit_name(g, s->kids[0]);
         emit(g, " = ");
-        emit_expr(g, s->kids[1]);
+        if (hoisted(c, g->block, s))
+            emit(g, "s->hc_%s_%s", g->block->name, s->kids[0]->name);
+        else
+            emit_expr(g, s->kids[1]);
         emit(g, ";\n");
         if (g->block && g->block->kind == B_BREAKPOINT && is_current(g, s->kids[0]->name)) {
             const nm_node *gc = ohmic_conductance(s->kids[1]);
@@ -503,6 +556,7 @@ static void emit_table(gen *g, const nm_block *b, const nm_node *t, int prototyp
     emit(g, "    return 0.0;\n}\n\n");
     emit(g, "/* Fills the TABLE of %s at s's celsius and globals. */\n", name);
     emit(g, "HB_HOSTDEV void %s_table_%s(%s_vars_t *s, double *table)\n{\n", p, name, p);
+    emit(g, "    %s_celsius(s);\n", p);
     emit(g, "    const double dx = (");
     emit_number(g, hi);
     emit(g, " - ");
@@ -840,7 +894,26 @@ static void emit_mechanism(gen *g)
                  c->blocks[i].name);
             n_tables++;
         }
+    for (int i = 0; i < c->n_blocks; i++)
+        for (int j = 0; c->blocks[i].body && j < c->blocks[i].body->n_kids; j++)
+            if (hoisted(c, &c->blocks[i], c->blocks[i].body->kids[j]))
+                emit(g, "    double hc_%s_%s; /* %s's %s: celsius alone (%s_celsius) */\n",
+                     c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name,
+                     c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name, p);
     emit(g, "} %s_vars_t;\n\n", p);
+    /* the values of LOCALs that depend on celsius alone, once per celsius (hoisted) */
+    emit(g, "HB_HOSTDEV void %s_celsius(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
+    for (int i = 0; i < c->n_blocks; i++)
+        for (int j = 0; c->blocks[i].body && j < c->blocks[i].body->n_kids; j++) {
+            const nm_node *st = c->blocks[i].body->kids[j];
+            if (!hoisted(c, &c->blocks[i], st)) continue;
+            g->block = &c->blocks[i];
+            emit(g, "    s->hc_%s_%s = ", c->blocks[i].name, st->kids[0]->name);
+            emit_expr(g, st->kids[1]);
+            emit(g, ";\n");
+        }
+    g->block = NULL;
+    emit(g, "}\n\n");
     /* FUNCTIONs and PROCEDUREs */
     for (int pass = 1; pass >= 0; pass--)
         for (int i = 0; i < c->n_blocks; i++)
@@ -904,6 +977,7 @@ static void emit_mechanism(gen *g)
          p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
+    emit(g, "    %s_celsius(s);\n", p);
     if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
     for (int i = 0, t = 0; i < c->n_blocks; i++)
         if (table_of(&c->blocks[i]))

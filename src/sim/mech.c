@@ -35,13 +35,14 @@ const char *hb_mech_name(hb_mech_kind_t kind)
 
 void hb_hh_rates(double v, double celsius, double inf[3], double tau_ms[3])
 {
-    hb_hh_rates_at(v, celsius, NULL, inf, tau_ms);
+    hb_hh_rates_at(v, hb_hh_q10(celsius), NULL, inf, tau_ms);
 }
 
 void hb_hh_table_init(hb_hh_table_t *table, double celsius, int use_table)
 {
     table->use_table = use_table;
     table->celsius = celsius;
+    table->q10 = hb_hh_q10(celsius);
     hbg_default_hh_vars_t s;
     memset(&s, 0, sizeof s);
     s.celsius = celsius;
@@ -50,5 +51,5 @@ void hb_hh_table_init(hb_hh_table_t *table, double celsius, int use_table)
 
 void hb_hh_table_rates(const hb_hh_table_t *table, double v, double inf[3], double tau_ms[3])
 {
-    hb_hh_rates_at(v, table->celsius, table->use_table ? table->table : NULL, inf, tau_ms);
+    hb_hh_rates_at(v, table->q10, table->use_table ? table->table : NULL, inf, tau_ms);
 }

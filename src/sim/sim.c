@@ -189,7 +189,7 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.n_groups = sim->n_groups;
     desc.groups = views;
     desc.table = sim->table.use_table ? sim->table.table : NULL;
-    desc.celsius = sim->table.celsius;
+    desc.q10 = sim->table.q10;
     desc.dt = sim->opt.dt_ms;
     desc.factor = sim->opt.method == HB_METHOD_CN ? 2.0 : 1.0;
     desc.n_probes = sim->n_probes;

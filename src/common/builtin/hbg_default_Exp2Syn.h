@@ -23,6 +23,11 @@ typedef struct {
     double g_i; /* di/dv */
 } hbg_default_Exp2Syn_vars_t;
 
+HB_HOSTDEV void hbg_default_Exp2Syn_celsius(hbg_default_Exp2Syn_vars_t *s)
+{
+    (void)s;
+}
+
 
 HB_HOSTDEV void hbg_default_Exp2Syn_initial(hbg_default_Exp2Syn_vars_t *s)
 {
@@ -77,6 +82,7 @@ HB_HOSTDEV void hbg_default_Exp2Syn_load(const hb_cat_block_t *blk, int j, int k
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
+    hbg_default_Exp2Syn_celsius(s);
     s->area = blk->area[j * W + k];
     s->tau1 = blk->cl ? f[0 * W] : blk->param[j * hbg_default_Exp2Syn_N_PARAM + 0];
     s->tau2 = blk->cl ? f[1 * W] : blk->param[j * hbg_default_Exp2Syn_N_PARAM + 1];

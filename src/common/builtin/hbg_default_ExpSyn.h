@@ -19,6 +19,11 @@ typedef struct {
     double g_i; /* di/dv */
 } hbg_default_ExpSyn_vars_t;
 
+HB_HOSTDEV void hbg_default_ExpSyn_celsius(hbg_default_ExpSyn_vars_t *s)
+{
+    (void)s;
+}
+
 
 HB_HOSTDEV void hbg_default_ExpSyn_initial(hbg_default_ExpSyn_vars_t *s)
 {
@@ -57,6 +62,7 @@ HB_HOSTDEV void hbg_default_ExpSyn_load(const hb_cat_block_t *blk, int j, int k,
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
+    hbg_default_ExpSyn_celsius(s);
     s->area = blk->area[j * W + k];
     s->tau = blk->cl ? f[0 * W] : blk->param[j * hbg_default_ExpSyn_N_PARAM + 0];
     s->e = blk->cl ? f[1 * W] : blk->param[j * hbg_default_ExpSyn_N_PARAM + 1];

@@ -35,7 +35,14 @@ typedef struct {
     double g_ik; /* dik/dv */
     double g_il; /* dil/dv */
     const double *table_rates; /* its TABLE, or NULL: the formulas */
+    double hc_rates_q10; /* rates's q10: celsius alone (hbg_default_hh_celsius) */
 } hbg_default_hh_vars_t;
+
+HB_HOSTDEV void hbg_default_hh_celsius(hbg_default_hh_vars_t *s)
+{
+    (void)s;
+    s->hc_rates_q10 = hb_pow(3.0, ((s->celsius - 6.2999999999999998) / 10.0));
+}
 
 HB_HOSTDEV void hbg_default_hh_table_rates(hbg_default_hh_vars_t *s, double *table);
 HB_HOSTDEV double hbg_default_hh_rates_f(hbg_default_hh_vars_t *s, double a_v);
@@ -50,7 +57,7 @@ HB_HOSTDEV double hbg_default_hh_rates_f(hbg_default_hh_vars_t *s, double a_v)
     double lv_sum HB_UNUSED = 0.0;
     double lv_q10 HB_UNUSED = 0.0;
     /* TABLE: these are the formulas; the table is read without _f */
-    lv_q10 = hb_pow(3.0, ((s->celsius - 6.2999999999999998) / 10.0));
+    lv_q10 = s->hc_rates_q10;
     lv_alpha = (0.10000000000000001 * hbg_default_hh_vtrap(s, (-((a_v + 40.0))), 10.0));
     lv_beta = (4.0 * hb_exp(((-((a_v + 65.0))) / 18.0)));
     lv_sum = (lv_alpha + lv_beta);
@@ -109,6 +116,7 @@ HB_HOSTDEV double hbg_default_hh_rates(hbg_default_hh_vars_t *s, double a_v)
 /* Fills the TABLE of rates at s's celsius and globals. */
 HB_HOSTDEV void hbg_default_hh_table_rates(hbg_default_hh_vars_t *s, double *table)
 {
+    hbg_default_hh_celsius(s);
     const double dx = (100.0 - -100.0) / 200.0;
     double x = -100.0;
     for (int i = 0; i <= 200; i++, x += dx) {
@@ -189,6 +197,7 @@ HB_HOSTDEV void hbg_default_hh_load(const hb_cat_block_t *blk, int j, int k, hbg
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
+    hbg_default_hh_celsius(s);
     s->table_rates = blk->table ? blk->table[0] : NULL;
     s->gnabar = blk->cl ? f[0 * W] : blk->param[j * hbg_default_hh_N_PARAM + 0];
     s->gkbar = blk->cl ? f[1 * W] : blk->param[j * hbg_default_hh_N_PARAM + 1];

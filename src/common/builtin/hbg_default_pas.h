@@ -17,6 +17,11 @@ typedef struct {
     double g_i; /* di/dv */
 } hbg_default_pas_vars_t;
 
+HB_HOSTDEV void hbg_default_pas_celsius(hbg_default_pas_vars_t *s)
+{
+    (void)s;
+}
+
 
 HB_HOSTDEV void hbg_default_pas_initial(hbg_default_pas_vars_t *s)
 {
@@ -47,6 +52,7 @@ HB_HOSTDEV void hbg_default_pas_load(const hb_cat_block_t *blk, int j, int k, hb
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
+    hbg_default_pas_celsius(s);
     s->g = blk->cl ? f[0 * W] : blk->param[j * hbg_default_pas_N_PARAM + 0];
     s->e = blk->cl ? f[1 * W] : blk->param[j * hbg_default_pas_N_PARAM + 1];
 }
