@@ -172,9 +172,10 @@ HB_HOSTDEV void hb_tree_pas(const hb_step_group_t *g, const hb_sim_tree_t *t, hb
 {
     const size_t e = c.base + (size_t)i * c.w, q = c.cbase + (size_t)i * c.w;
     if (!(t->shape[q] & HB_TREE_INPUT)) return;
-    const double pg = hb_tree_pas_g(g, q);
-    d[(size_t)i * c.w] = pg;
-    rhs[(size_t)i * c.w] = pg * (g->v[e] - hb_tree_pas_e(g, q));
+    double ip, gp;
+    hb_pas_current(g->v[e], hb_tree_pas_g(g, q), hb_tree_pas_e(g, q), &ip, &gp);
+    d[(size_t)i * c.w] = gp;
+    rhs[(size_t)i * c.w] = ip;
 }
 
 /* Assembly, per hh instance j of the slot. */
@@ -211,8 +212,7 @@ HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
         di = d[(size_t)i * w];
         ri = rhs[(size_t)i * w];
     } else {
-        di = hb_tree_pas_g(g, q);
-        ri = di * (vi - hb_tree_pas_e(g, q));
+        hb_pas_current(vi, hb_tree_pas_g(g, q), hb_tree_pas_e(g, q), &ri, &di);
     }
     if (i == 0) {
         di = hb_tree_cfac(g, q) + di;

@@ -51,6 +51,11 @@ int nm_gen_in_list(const char *const *list, int n, const char *name);
 /* ---- nmodl_gen_walk.c: the statements ---- */
 void nm_gen_block(gen *g, const nm_node *b, int depth);
 void nm_gen_statement(gen *g, const nm_node *s, int depth);
+/* Whether statement s of FUNCTION or PROCEDURE b is hoisted: a top-level assignment of a LOCAL,
+ * its only one, from celsius alone (hh's q10 = 3^((celsius - 6.3)/10)). Its value is then
+ * computed once per celsius into the vars (<prefix>_celsius, which the load and the TABLE's
+ * fill call) and the assignment reads it: the same expression, so the same bits. */
+int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s);
 /* Whether `name` is a current the mechanism writes (an ion's i<x>, a NONSPECIFIC_CURRENT). */
 int nm_gen_is_current(const gen *g, const char *name);
 

@@ -34,10 +34,10 @@ hb_status_t hb_limit_check(const hb_limit_t *limit, double x, const char *contex
 typedef struct {
     int use_table;
     double celsius; /* [degC] */
-    double q10;     /* 3^((celsius - 6.3) / 10) */
-    /* minf, hinf, ninf, mtau, htau, ntau [ms]: HB_HH_TABLE_STRIDE entries each
-     * (hb_hh_table_lookup in common/sim_step.h) */
-    double table[6 * HB_HH_TABLE_STRIDE];
+    double q10;     /* hh.mod's 3^((celsius - 6.3) / 10): hb_hh_q10 */
+    /* hh.mod's TABLE as the generated hh fills and reads it (common/sim_step.h's
+     * hb_hh_rates_at): minf, mtau, hinf, htau, ninf, ntau [ms], HB_HH_TABLE_STRIDE each */
+    double table[HB_HH_TABLE_ROWS * HB_HH_TABLE_STRIDE];
 } hb_hh_table_t;
 
 void hb_hh_table_init(hb_hh_table_t *table, double celsius, int use_table);
