@@ -157,24 +157,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* After a successful load: the state is one the run can go on from. */
-static void check_net(hb_net_t *net)
+static void check_net(hb_net_t *nw)
 {
     const hb_spike_t *spikes = NULL;
     size_t count = 0;
     hb_net_stats_t stats;
-    if (hb_net_spikes(net, &spikes, &count) != HB_SUCCESS || hb_net_stats(net, &stats) != HB_SUCCESS)
+    if (hb_net_spikes(nw, &spikes, &count) != HB_SUCCESS || hb_net_stats(nw, &stats) != HB_SUCCESS)
         __builtin_trap();
-    const double t = hb_net_time(net);
+    const double t = hb_net_time(nw);
     for (size_t i = 0; i < count; i++) {
         if (!isfinite(spikes[i].time_ms) || spikes[i].time_ms < 0.0 ||
-            spikes[i].time_ms > t + hb_net_dt(net) || spikes[i].gid >= 4)
+            spikes[i].time_ms > t + hb_net_dt(nw) || spikes[i].gid >= 4)
             __builtin_trap();
         if (i && (spikes[i].time_ms < spikes[i - 1].time_ms ||
                   (spikes[i].time_ms == spikes[i - 1].time_ms && spikes[i].gid < spikes[i - 1].gid)))
             __builtin_trap();
     }
     /* a little further: the restored events, sources and cells step on */
-    if (hb_net_advance(net, t + 2.0) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
+    if (hb_net_advance(nw, t + 2.0) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
 }
 
 static void check_sim(hb_sim_t *s)
