@@ -756,7 +756,9 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
         if (memcmp(dims, here, sizeof dims) != 0)
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d of the checkpoint is laid out "
                            "differently (%lld nodes, %lld lanes, %lld cells); here %d nodes, %d "
-                           "lanes, %d cells: expected a checkpoint of this build's CPU engine",
+                           "lanes, %d cells: expected a checkpoint of this build's CPU engine on the same "
+                           "thread count (a group of fewer blocks than threads narrows its "
+                           "blocks)",
                            name, g, (long long)dims[0], (long long)dims[1], (long long)dims[2],
                            k->m, k->width, k->count);
     }
