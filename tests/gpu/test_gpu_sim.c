@@ -395,14 +395,14 @@ static void test_catalogue(long steps)
 /* cat_model's cells (density 1: its bbp mechanisms; 0: hh in the soma and pas alone) with
  * synapses at the soma: hard-coded (named 0: "type": "expsyn" twice, "exp2syn") or generated
  * (named 1: "ExpSyn" twice, "Exp2Syn"; named 2: those and bbp's ProbAMPANMDA_EMS, stochastic:
- * Use 0.9, Fac 10, Dep 5 ms, RANDOM). Cell i's ExpSyn tau scaled by vary[i]. */
+ * Use 0.9, Fac 10, Dep 5 ms, RANDOM). Cell i's ExpSyn tau scaled by vary[i]; an IClamp. */
 static const char *point_model(int n, const double *vary, int ball, int density, int named)
 {
     static char text[32768];
-    size_t at = 0;
+    size_t at = 0; /* hh spikes at 6.3 degC (16 spikes of 4 cells in 50 ms), bbp's at 34 */
     at += (size_t)snprintf(text + at, sizeof text - at,
-                           "{\"t_stop\": 50, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.025, "
-                           "\"cells\": [");
+                           "{\"t_stop\": 50, \"dt\": 0.025, \"celsius\": %s, \"sample_dt\": 0.025, "
+                           "\"cells\": [", density ? "34" : "6.3");
     for (int i = 0; i < n + ball && at < sizeof text; i++) {
         const double x = i < n ? vary[i] : 1.0;
         char morph[1024];
