@@ -393,7 +393,8 @@ static void test_catalogue(long steps)
 }
 
 /* cat_model's cells (density 1: its bbp mechanisms; 0: hh in the soma and pas alone) with
- * synapses at the soma: hard-coded (named 0: "type": "expsyn" twice, "exp2syn") or generated
+ * synapses at the soma and an Exp2Syn on section 1 (the generated sum a row's synapses in
+ * name order, the hard-coded in list order: one kind a row keeps them bitwise): hard-coded (named 0: "type": "expsyn" twice, "exp2syn") or generated
  * (named 1: "ExpSyn" twice, "Exp2Syn"; named 2: those and bbp's ProbAMPANMDA_EMS, stochastic:
  * Use 0.9, Fac 10, Dep 5 ms, RANDOM). Cell i's ExpSyn tau scaled by vary[i]; an IClamp. */
 static const char *point_model(int n, const double *vary, int ball, int density, int named)
@@ -417,7 +418,8 @@ static const char *point_model(int n, const double *vary, int ball, int density,
             " \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65}%s],\n"
             " \"synapses\": [{%s, \"at\": \"soma\", \"tau\": %.17g, \"e\": 0},\n"
             "  {%s, \"at\": \"soma\", \"tau\": 3, \"e\": 0},\n"
-            "  {%s, \"at\": \"soma\", \"tau1\": 0.5, \"tau2\": 3, \"e\": -80}%s],\n"
+            "  {%s, \"at\": {\"section\": 1, \"x\": 0.5}, \"tau1\": 0.5, \"tau2\": 3, "
+            "\"e\": -80}%s],\n"
             " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 2, \"dur\": 1e9, "
             "\"amp\": 0.3}],\n"
             " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0}]}",
