@@ -417,9 +417,11 @@ static void tree_step(const hb_step_group_t *g, const hb_sim_tree_t *t,
         for (int r = 0; r < rounds; r++)
             for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
                 hb_tree_eliminate(g, t, c, first + k, dc, rc);
+        const int keep_dv = g->cat && g->cat->second_order; /* tree_step_kernel's */
         for (int r = rounds - 1; r >= 0; r--)
             for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
-                hb_tree_substitute(g, t, p, c, first + k, dc, rc);
+                hb_tree_substitute(g, t, p, c, first + k, dc, rc, keep_dv);
+        for (int i = c.m - 1; keep_dv && i >= 0; i--) hb_tree_cat_second_order(g, c, i, rc);
         for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
         if (g->syn_start)
             for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
@@ -771,6 +773,11 @@ static int cat_same(const hb_step_cat_t *a, const hb_step_cat_t *b, const hb_ste
     return same;
 }
 
+static const char *method_name(hb_method_t method)
+{
+    return method == HB_METHOD_CN ? "Crank-Nicolson" : "backward Euler";
+}
+
 /* Built-in catalogue mechanism `name` ("bbp::Ca_HVA") in region with first parameter g. */
 static void insert_cat(hb_model_t *md, int region, const char *name, double g)
 {
@@ -847,7 +854,7 @@ static int cai_moved(const group_t *gr)
  * CaDynamics_E2 writing cai, which SK_E2 reads; eca by Nernst every step), the same on the
  * ball and stick, and the cell with allen's NaV, Kv3_1 and SK (another shape: its own nodes),
  * in one mixed group: v, every mechanism's fields and the ions bitwise. */
-static void test_tree_cat(int tile)
+static void test_tree_cat(int tile, hb_method_t method)
 {
     enum { CELLS = 3, TREE_STEPS = 600 };
     char small[1024], bas[1024];
@@ -860,6 +867,7 @@ static void test_tree_cat(int tile)
     for (int i = 0; i < CELLS && ok; i++) ok = make_cat_cell(swc[i], i < 2 ? 0 : 1, 1.0, &morph[i], &md[i]);
     hb_sim_options_t opt = sim_options(0.025, TREE_STEPS * 0.025, 0.25);
     opt.celsius = 34.0;
+    opt.method = method;
     hb_sim_t *sim = NULL;
     if (ok) CHECK_OK(hb_sim_create(md, CELLS, &opt, &sim));
     const group_t *gr = sim ? &sim->groups[sim->n_groups - 1] : NULL;
@@ -897,16 +905,17 @@ static void test_tree_cat(int tile)
         g.hh_state = hs;
         g.cat = twin;
         CHECK_OK(hb_sim_advance(sim, TREE_STEPS));
-        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                              sim->table.q10};
+        hb_step_params_t p = {opt.dt_ms, method == HB_METHOD_CN ? 2.0 : 1.0, 0.0,
+                              sim->table.use_table ? sim->table.table : NULL, sim->table.q10};
         for (long n = 0; n < TREE_STEPS; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
             tree_step(&g, &plan.k, &p, d, rhs);
         }
+        CHECK(gr->cat->second_order == (method == HB_METHOD_CN));
         CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
-               "tile %d: the tree step of a mixed group with catalogue mechanisms differs from "
-               "the CPU engine's after %d steps (v %s)", tile, TREE_STEPS,
-               memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
+               "tile %d, %s: the tree step of a mixed group with catalogue mechanisms differs "
+               "from the CPU engine's after %d steps (v %s)", tile, method_name(method),
+               TREE_STEPS, memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
         const int moved = cai_moved(gr);
@@ -932,7 +941,7 @@ static void test_tree_cat(int tile)
  * rows left out as on the device; against the CPU engine's blocks (function pointers, vector
  * lanes, fixed rows). Copies of one cell (a shared group) and cells of different NaTs2_t (per
  * lane fields) with padding lanes, bbp's and allen's mechanisms: v, fields and ions bitwise. */
-static void test_lanes_cat(int set, int varied)
+static void test_lanes_cat(int set, int varied, hb_method_t method)
 {
     enum { CELLS = 5, LANE_STEPS = 600 };
     char small[1024];
@@ -944,6 +953,7 @@ static void test_lanes_cat(int set, int varied)
         ok = make_cat_cell(small, set, varied ? 1.0 + 0.1 * i : 1.0, &morph[i], &md[i]);
     hb_sim_options_t opt = sim_options(0.025, LANE_STEPS * 0.025, 0.25);
     opt.celsius = 34.0;
+    opt.method = method;
     hb_sim_t *sim = NULL;
     if (ok) CHECK_OK(hb_sim_create(md, CELLS, &opt, &sim));
     const group_t *gr = sim && sim->n_groups == 1 ? &sim->groups[0] : NULL;
@@ -970,8 +980,8 @@ static void test_lanes_cat(int set, int varied)
         g.fixed_row = NULL; /* the device's: every row factored each step */
         g.fixed_r = g.fixed_c = g.fixed_f = NULL;
         CHECK_OK(hb_sim_advance(sim, LANE_STEPS));
-        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                              sim->table.q10};
+        hb_step_params_t p = {opt.dt_ms, method == HB_METHOD_CN ? 2.0 : 1.0, 0.0,
+                              sim->table.use_table ? sim->table.table : NULL, sim->table.q10};
         const int W = k->width;
         for (long n = 0; n < LANE_STEPS; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
@@ -983,14 +993,17 @@ static void test_lanes_cat(int set, int varied)
                     hb_cat_fused_current(&g, &p, b, lane, 1, dl, rl);
                     hb_step_lanes_axial(&g, b, lane, 1, W, g.shared, dl, rl);
                     hb_step_lanes_solve(&g, b, lane, 1, W, g.shared, dl, rl);
+                    if (g.cat->second_order) hb_cat_second_order(&g, b, lane, 1, rl);
                     hb_step_lanes_update(&g, &p, b, lane, 1, W, rl);
                     hb_cat_fused_state(&g, &p, b, lane, 1);
                 }
         }
+        CHECK(gr->cat->second_order == (method == HB_METHOD_CN));
         CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
-               "set %d, %s group: the device's lane step with catalogue mechanisms differs from "
-               "the CPU engine's after %d steps (v %s)", set, varied ? "per-lane" : "shared",
-               LANE_STEPS, memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
+               "set %d, %s group, %s: the device's lane step with catalogue mechanisms differs "
+               "from the CPU engine's after %d steps (v %s)", set, varied ? "per-lane" : "shared",
+               method_name(method), LANE_STEPS,
+               memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
         const int moved = cai_moved(gr);
@@ -1178,11 +1191,14 @@ int main(void)
 {
     test_points(0);
     test_points(1);
-    test_lanes_cat(0, 0);
-    test_lanes_cat(0, 1);
-    test_lanes_cat(1, 1);
-    test_tree_cat(32);
-    test_tree_cat(8);
+    for (int m = 0; m < 2; m++) { /* the device's steps, backward Euler and Crank-Nicolson */
+        const hb_method_t method = m ? HB_METHOD_CN : HB_METHOD_EULER;
+        test_lanes_cat(0, 0, method);
+        test_lanes_cat(0, 1, method);
+        test_lanes_cat(1, 1, method);
+        test_tree_cat(32, method);
+        test_tree_cat(8, method);
+    }
     test_real_cells();
     test_tree_copies();
     test_device_path();

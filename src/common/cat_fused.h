@@ -109,6 +109,15 @@ HB_HOSTDEV void hb_tree_cat_ions(const hb_step_group_t *g, hb_tree_cell_t c, int
     hb_cat_ions_element(g->cat, c.base + (size_t)i * c.w);
 }
 
+/* Crank-Nicolson, after every row's substitution (hb_tree_substitute with keep_dv 1: rhs holds
+ * each row's dv) and before the states: the ions' half-step correction at row i of the cell
+ * (any row order). */
+HB_HOSTDEV void hb_tree_cat_second_order(const hb_step_group_t *g, hb_tree_cell_t c, int i,
+                                         const double *rhs)
+{
+    hb_cat_second_order_element(g->cat, c.base + (size_t)i * c.w, rhs[(size_t)i * c.w]);
+}
+
 /* Instances of mechanism q in the cell of slot `slot`. */
 HB_HOSTDEV int hb_tree_cat_count(const hb_step_group_t *g, int q, int slot)
 {

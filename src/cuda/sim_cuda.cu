@@ -140,7 +140,8 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
 }
 
 /* A group with catalogue mechanisms, one thread a lane: the CPU engine's step_block_cat for the
- * lane (hb_step_lanes' passes around the mechanisms' currents and states). */
+ * lane (hb_step_lanes' passes around the mechanisms' currents and states; Crank-Nicolson: the
+ * ions' half-step correction from the solve's dv before the update of v). */
 template <int SHARED>
 __global__ void step_cat_kernel(hb_step_group_t g, hb_step_params_t p)
 {
@@ -153,6 +154,7 @@ __global__ void step_cat_kernel(hb_step_group_t g, hb_step_params_t p)
     hb_cat_fused_current(&g, &p, block, lane, 1, d, rhs);
     hb_step_lanes_axial(&g, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
     hb_step_lanes_solve(&g, block, lane, 1, HB_SIM_GPU_LANES, SHARED, d, rhs);
+    if (g.cat->second_order) hb_cat_second_order(&g, block, lane, 1, rhs); /* rhs: dv */
     hb_step_lanes_update(&g, &p, block, lane, 1, HB_SIM_GPU_LANES, rhs);
     hb_cat_fused_state(&g, &p, block, lane, 1);
 }
@@ -199,7 +201,8 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
  * slower on the H100 (not analysed further). CAT 1 (a group with catalogue mechanisms, whose
  * rows are input rows of the plan): the ions' start with the input rows' pas, after the
  * inputs each mechanism's currents, its instances over the lanes (a point process's on one
- * lane in order: two may share a row), and after the update of v
+ * lane in order: two may share a row), with Crank-Nicolson every row's dv kept by the
+ * substitution and the ions' half-step correction over the rows, and after the update of v
  * each mechanism's states, a __syncwarp after each mechanism (common/cat_fused.h). CAT 0 is
  * the kernel without them, its code and registers unchanged. */
 template <int CAT>
@@ -216,6 +219,7 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     double *d = g.d + c.base, *rhs = g.rhs + c.base;
     for (int q = t.input_first[slot] + lane; q < t.input_first[slot + 1]; q += T)
         hb_tree_pas(&g, &t, c, t.input_row[q], d, rhs);
+    const int keep_dv = CAT && g.cat->second_order; /* CAT 0: a constant 0 */
     if (CAT)
         for (int i = lane; i < c.m; i += T) hb_tree_cat_ions(&g, c, i);
     __syncwarp(tile);
@@ -261,8 +265,12 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
         const int k = bound[r] + lane;
         if (k < bound[r + 1]) {
             prefetch_chain(&g, &t, c, first + k, d, rhs, 1);
-            hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+            hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs, keep_dv);
         }
+        __syncwarp(tile);
+    }
+    if (keep_dv) { /* every row's dv in rhs: the last round's __syncwarp */
+        for (int i = lane; i < c.m; i += T) hb_tree_cat_second_order(&g, c, i, rhs);
         __syncwarp(tile);
     }
     for (int j = lane; j < n_hh; j += T) hb_tree_gates(&g, &p, slot, c, j);

@@ -165,6 +165,23 @@ static void literal(FILE *out, const char *text)
     fputc('"', out);
 }
 
+/* FNV-1a 64 of the files' base names and bytes, in the generator's (path) order. */
+static unsigned long long sources_hash(const cat_file *files, int n)
+{
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < n; i++) {
+        const char *base = strrchr(files[i].path, '/');
+        base = base ? base + 1 : files[i].path;
+        for (const char *c = base;; c++) {
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+            if (!*c) break;
+        }
+        for (size_t k = 0; k < files[i].length; k++)
+            h = (h ^ (unsigned char)files[i].text[k]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
 /* A comment's text: no "*" "/" inside. */
 static void comment_text(FILE *out, const char *text)
 {
@@ -540,7 +557,12 @@ hb_status_t hb_nmodl_emit_catalogue(const hb_nmodl_catalogue_opts_t *opts, const
                     id);
             literal(out, opts->name);
             fputs(",\n    ", out);
-            literal(out, opts->generator);
+            /* the generator, then the sources' hash: a catalogue rebuilt from changed .mod
+             * files has another identity (hb_catalogue_identity, checkpoints) */
+            char with_sources[600];
+            snprintf(with_sources, sizeof with_sources, "%s; sources %016llx", opts->generator,
+                     (unsigned long long)sources_hash(files, n_paths));
+            literal(out, with_sources);
             fprintf(out, ",\n    %d, %s%s%s};\n\n", n_mech, n_mech ? "hbgd_" : "NULL",
                     n_mech ? id : "", n_mech ? "_mech" : "");
             fprintf(out,

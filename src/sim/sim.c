@@ -107,8 +107,7 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
 }
 
 /* The backend's engine over the layout's host arrays. */
-/* Catalogue mechanisms: only where the backend's engine steps them (Crank-Nicolson as NEURON's
- * secondorder 2: common/cat_step.h, hb_cat_second_order). */
+/* Catalogue mechanisms: only where the backend's engine steps them. */
 static hb_status_t check_catalogue(const hb_sim_t *sim)
 {
     for (int g = 0; g < sim->n_groups; g++) {
@@ -135,12 +134,6 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                                "no CUDA kernels yet); expected backend seq or omp",
                                cat->mech[q].mech->name,
                                hb_backend_name(hb_context_backend(sim->ctx)));
-        if (sim->ops->catalogue == HB_SIM_CAT_BUILTIN && cat->second_order)
-            return hb_fail(HB_ERR_NOT_SUPPORTED,
-                           "simulation: catalogue mechanisms (%s) with Crank-Nicolson on backend "
-                           "'%s' (the ion currents' half-step correction is the CPU's only); "
-                           "expected method euler or backend seq or omp",
-                           cat->mech[0].mech->name, hb_backend_name(hb_context_backend(sim->ctx)));
     }
     return HB_SUCCESS;
 }
@@ -458,6 +451,14 @@ hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weig
     sim->weights[(size_t)i * HB_CAT_MAX_WEIGHT] = weight;
     *index = i;
     return HB_SUCCESS;
+}
+
+int hb_sim_weights_of(const hb_sim_t *sim, int cell, int synapse, int64_t weights)
+{
+    if (weights == -1) return 1;
+    return sim && weights >= 0 && weights < sim->n_weights && cell >= 0 &&
+           cell < sim->n_cells && synapse >= 0 && synapse < sim->info[cell].n_synapses &&
+           sim->weight_target[weights] == sim->target_first[cell] + synapse;
 }
 
 /* hb_sim_init: every connection's weight vector (weight, 0, ...) and NET_RECEIVE's INITIAL,

@@ -174,6 +174,8 @@ typedef struct {
  * its events carry (hb_sim_event_t.weights); else *index = -1. Indices count up from 0 in the
  * order of the calls: their order is the connections' among events alike. */
 hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weight, int *index);
+/* 1 when `weights` is -1 (none) or a weight vector of a connection to cell's synapse. */
+int hb_sim_weights_of(const hb_sim_t *sim, int cell, int synapse, int64_t weights);
 /* Cell `cell`'s catalogue point processes (among its synapses). */
 int hb_sim_cell_points(const hb_sim_t *sim, int cell);
 /* Synapse `synapse` of cell `cell`'s index among the cell's hard-coded synapses. */
