@@ -3,7 +3,8 @@
 # 10): in the deterministic configuration of tests/neuron/prob_reference.py every spike in
 # NEURON 8.2's step (BBP's original .mod) and the soma voltages close to NEURON's; stochastic
 # (Use 0.9, Fac 10, Dep 5: the release and recovery draws decide), the same spikes and voltages bit for bit
-# on 1 and 2 threads and, where this build has MPI, 2 ranks. Usage: cli_net_prob.sh HINESBATCH DATA
+# on 1 and 2 threads and, where this build has MPI, 2 ranks, and on a CUDA device.
+# Usage: cli_net_prob.sh HINESBATCH DATA
 set -u
 bin=$1
 ref=$(cd "$(dirname "$0")/reference" && pwd)
@@ -80,6 +81,11 @@ if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/o
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
         mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
     cmp -s "$tmp/sto/spikes.dat" "$tmp/mck/spikes.dat" && ok || bad "2 ranks restarted: spikes differ"
+fi
+if "$bin" --version | grep -q "backends: [a-z, ]*cuda"; then # a CUDA device: NET_RECEIVE there
+    sed -e 's/"backend": "seq"/"backend": "cuda"/' "$tmp/sto.json" > "$tmp/sto_cuda.json"
+    expect_status 0 "stochastic on the GPU" -- "$bin" run "$tmp/sto_cuda.json" -o "$tmp/cuda" --quiet
+    same "$tmp/cuda" "stochastic on the GPU"
 fi
 
 echo "cli_net_prob: $passed passed, $failed failed"

@@ -93,6 +93,10 @@ struct hb_cuda_sim {
     double **group_syn_state;       /* device arrays of the groups' synapse states, sites */
     hb_syn_site_t **group_syns;
     hb_cuda_events_t *events;       /* the network's events (sim_events.cu) */
+    hb_step_group_t *dev_groups;    /* device: the groups' k (point processes' events) */
+    double *const *weights;         /* the description's weight vectors (host, borrowed) */
+    const int *n_weights;
+    int weights_on_device;          /* of them, uploaded at the last hb_sim_init */
     int *probe_group;
     size_t *probe_index;
     unsigned char *probe_detect, *above;
@@ -196,10 +200,11 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
  * a copy of the row table in shared memory, with the row stride made a constant, ran 4x
  * slower on the H100 (not analysed further). CAT 1 (a group with catalogue mechanisms, whose
  * rows are input rows of the plan): the ions' start with the input rows' pas, after the
- * inputs each mechanism's currents, its instances over the lanes, with Crank-Nicolson every
- * row's dv kept by the substitution and the ions' half-step correction over the rows, and after
- * the update of v each mechanism's states, a __syncwarp after each mechanism
- * (common/cat_fused.h). CAT 0 is the kernel without them, its code and registers unchanged. */
+ * inputs each mechanism's currents, its instances over the lanes (a point process's on one
+ * lane in order: two may share a row), with Crank-Nicolson every row's dv kept by the
+ * substitution and the ions' half-step correction over the rows, and after the update of v
+ * each mechanism's states, a __syncwarp after each mechanism (common/cat_fused.h). CAT 0 is
+ * the kernel without them, its code and registers unchanged. */
 template <int CAT>
 __global__ void __launch_bounds__(TREE_WARPS * 32, TREE_MIN_BLOCKS)
 tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
@@ -226,8 +231,13 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p)
     if (CAT)
         for (int q = 0; q < g.cat->n_mech; q++) {
             const int n = hb_tree_cat_count(&g, q, slot);
-            for (int j = lane; j < n; j += T)
-                hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
+            if (hb_tree_cat_serial(&g, q)) { /* rows shared: one lane, instances in order */
+                for (int j = 0; lane == 0 && j < n; j++)
+                    hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
+            } else {
+                for (int j = lane; j < n; j += T)
+                    hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
+            }
             __syncwarp(tile);
         }
     for (int i = lane; i < c.m; i += T) {
@@ -496,6 +506,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
         dm->node = NULL;
         dm->field = dm->global = NULL;
         dm->table = NULL;
+        dm->area = NULL;
         const size_t inst = hm->inst_start[h->blocks];
         hb_cat_mech_t *desc;
         size_t *inst_start;
@@ -513,6 +524,8 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
         if ((st = upload(&dm->field, hm->field, inst * (size_t)m->n_field * W)) != HB_SUCCESS ||
             (st = upload(&dm->global, hm->global, (size_t)m->n_global)) != HB_SUCCESS)
             return st;
+        if (hm->area && (st = upload(&dm->area, (const double *)hm->area, inst * W)) != HB_SUCCESS)
+            return st; /* a point process's rows' areas */
         if (hm->table && m->n_table > 0) {
             dc->tables[q] = (double **)calloc((size_t)m->n_table, sizeof(double *));
             if (!dc->tables[q]) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
@@ -575,6 +588,7 @@ static void free_cat(dcat_t *dc)
         cudaFree(dm->node);
         cudaFree(dm->field);
         cudaFree(dm->global);
+        cudaFree(dm->area);
         cudaFree(dm->table);
         for (int x = 0; dc->tables && dc->tables[q] && x < dc->host->mech[q].mech->n_table; x++)
             cudaFree(dc->tables[q][x]);
@@ -859,6 +873,7 @@ extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
     free(s->h_rec_values);
     free(s->h_record_step);
     cudaFree(s->group_syns);
+    cudaFree(s->dev_groups);
     hb_cuda_events_destroy(s->events);
     cudaFree(s->probe_group);
     cudaFree(s->probe_index);
@@ -953,8 +968,18 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     free(views);
     free(sites);
     if (st != HB_SUCCESS) return st;
+    /* the groups as the step kernels take them: the views of point processes' events */
+    hb_step_group_t *ks = (hb_step_group_t *)calloc((size_t)d->n_groups + 1, sizeof *ks);
+    if (!ks) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    for (int g = 0; g < d->n_groups; g++) ks[g] = s->groups[g].k;
+    st = upload(&s->dev_groups, (const hb_step_group_t *)ks, (size_t)d->n_groups);
+    free(ks);
+    if (st != HB_SUCCESS) return st;
+    s->weights = d->weights;
+    s->n_weights = d->n_weights;
     if ((st = hb_cuda_events_create(s->stream, d->n_targets, d->targets, s->group_syns,
-                                    s->group_syn_state, d->dt, &s->events)) != HB_SUCCESS)
+                                    s->group_syn_state, s->dev_groups, d->dt, &s->events)) !=
+        HB_SUCCESS)
         return st;
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
         return st;
@@ -1145,6 +1170,10 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
     if (!s || !sink || steps < 0 || !fault)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_advance: bad argument");
     CUDA_CHECK(cudaSetDevice(s->device));
+    if (s->n_weights && *s->n_weights != s->weights_on_device)
+        return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: %d weight vectors, %d of them on "
+                       "the device; expected hb_sim_init after the last hb_sim_add_weights",
+                       *s->n_weights, s->weights_on_device);
     hb_status_t st = HB_SUCCESS;
     hb_step_params_t p;
     p.dt = s->dt;
@@ -1258,6 +1287,18 @@ extern "C" hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *s, int g, size_t first, 
 }
 
 extern "C" size_t hb_cuda_sim_device_bytes(const hb_cuda_sim_t *s) { return s ? s->device_bytes : 0; }
+
+extern "C" hb_status_t hb_cuda_sim_clear_events(hb_cuda_sim_t *s)
+{
+    if (!s) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_clear_events: sim is NULL");
+    CUDA_CHECK(cudaSetDevice(s->device));
+    hb_status_t st = hb_cuda_events_clear(s->events);
+    const int n = s->n_weights ? *s->n_weights : 0;
+    if (st == HB_SUCCESS && n > 0)
+        st = hb_cuda_events_set_weights(s->events, (size_t)n, *s->weights);
+    if (st == HB_SUCCESS) s->weights_on_device = n;
+    return st;
+}
 
 extern "C" hb_status_t hb_cuda_sim_set_connections(hb_cuda_sim_t *s, size_t n,
                                                    const hb_sim_engine_conn_t *conns,

@@ -443,6 +443,22 @@ static void emit_dispatch(FILE *out, const char *id, const cat_file *files, int 
                         files[i].m->name, id, files[i].m->name, kernels[k]);
         fprintf(out, "    default: (void)blk; (void)j0; (void)j1; return;\n    }\n}\n");
     }
+    /* NET_RECEIVE (init 0) or its INITIAL (init 1) on instance j of lane k: 1, or 0 where the
+     * mechanism has no NET_RECEIVE (the engine's rule for a connection without one then) */
+    fprintf(out,
+            "\n/* NET_RECEIVE (init 0) or its INITIAL (init 1) of mechanism `mech` on instance j "
+            "of lane k,\n * weight vector w, at t: 1, or 0 where it has none. */\n"
+            "HB_HOSTDEV int hbg_%s_net_receive(int mech, const hb_cat_block_t *blk, int j, int k, "
+            "double *w,\n%*sdouble t, int init)\n{\n    switch (mech) {\n",
+            id, (int)strlen(id) + 32, "");
+    for (int i = 0; i < n; i++)
+        if (!files[i].blocker && files[i].m->n_net_receive_args >= 0)
+            fprintf(out,
+                    "    case HBG_%s_%s:\n        if (init) hbg_%s_%s_net_init_kernel(blk, j, k, w, t);\n"
+                    "        else hbg_%s_%s_net_receive_kernel(blk, j, k, w, t);\n        return 1;\n",
+                    id, files[i].m->name, id, files[i].m->name, id, files[i].m->name);
+    fprintf(out, "    default:\n        (void)blk; (void)j; (void)k; (void)w; (void)t; (void)init;\n"
+                 "        return 0;\n    }\n}\n");
     fprintf(out, "\n#endif\n");
 }
 

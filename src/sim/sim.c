@@ -235,6 +235,7 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.device = devices > 0 ? sim->device % devices : 0;
     desc.targets = sim->targets;
     desc.weights = &sim->weights;
+    desc.n_weights = &sim->n_weights;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
@@ -535,6 +536,7 @@ typedef struct {
     const hb_sim_t *sim;
     size_t n;
     const hb_sim_connection_t *conns;
+    const int *weights;
     hb_sim_engine_conn_t *out;
 } conn_job_t;
 
@@ -552,14 +554,19 @@ static hb_status_t convert_connections(void *ctx, int chunk)
             return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
                            "(source %u, cell %d, synapse %d): expected a synapse of the "
                            "simulation, sources in order", k, x->source, x->cell, x->synapse);
-        job->out[k] = (hb_sim_engine_conn_t){x->source, sim->target_first[x->cell] + x->synapse,
-                                             x->weight, x->delay};
+        const int target = sim->target_first[x->cell] + x->synapse;
+        const int w = job->weights ? job->weights[k] : -1;
+        if (w < -1 || w >= sim->n_weights || (w >= 0 && sim->weight_target[w] != target))
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
+                           "(cell %d, synapse %d): weight vector %d is not one of that "
+                           "synapse's", k, x->cell, x->synapse, w);
+        job->out[k] = (hb_sim_engine_conn_t){x->source, target, w, x->weight, x->delay};
     }
     return HB_SUCCESS;
 }
 
 hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connection_t *conns,
-                                   long step_limit)
+                                   const int *weights, long step_limit)
 {
     hb_status_t status = makes_events(sim, "hb_sim_set_connections");
     if (status != HB_SUCCESS) return status;
@@ -568,7 +575,7 @@ hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connect
                        "fewer than %zu", n, (size_t)INT_MAX * CONN_CHUNK);
     hb_sim_engine_conn_t *c = malloc((n + 1) * sizeof *c);
     if (!c) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu connections", n);
-    conn_job_t job = {sim, n, conns, c}; /* the first bad connection's message, as in order */
+    conn_job_t job = {sim, n, conns, weights, c}; /* the first bad connection's message, as in order */
     status = hb_sim_for_each(sim, (int)((n + CONN_CHUNK - 1) / CONN_CHUNK), "connection chunks",
                              convert_connections, &job);
     if (status == HB_SUCCESS) status = sim->ops->set_connections(sim->engine, n, c, step_limit);

@@ -202,10 +202,12 @@ typedef struct {
  * through the connections on the device) and its own events (hb_sim_add_events, any order),
  * and before each epoch hb_sim_queue_due makes the events of the steps before step_end the
  * queue, ordered as hb_sim_queue_events wants them. hb_sim_init drops the waiting events.
+ * weights: per connection its weight vector (hb_sim_add_weights' index, -1: none), or NULL
+ * where no connection ends on a catalogue point process.
  */
 int hb_sim_makes_events(const hb_sim_t *sim);
 hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connection_t *conns,
-                                   long step_limit);
+                                   const int *weights, long step_limit);
 hb_status_t hb_sim_add_spikes(hb_sim_t *sim, size_t n, const hb_spike_t *spikes);
 hb_status_t hb_sim_add_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events);
 hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end);

@@ -20,7 +20,9 @@
  * shared group, a per-lane group beside the ball and stick, and all in the mixed group, and
  * examples/l5pc.json for 60 ms, with backward Euler and Crank-Nicolson, each bitwise the
  * CPU (voltages, samples, spikes: no tolerance); a user catalogue's mechanism refused on the
- * GPU.
+ * GPU. Catalogue point processes (section 10): the generated ExpSyn and Exp2Syn bitwise the
+ * hard-coded synapses, and with bbp's stochastic ProbAMPANMDA_EMS in every kind of group
+ * bitwise the CPU, events with and without weight vectors (test_points).
  *
  * Outputs are poisoned: the test's copies are NaN-filled before each run, and the
  * library NaN-fills its host copy of the GPU state after uploading it (so a
@@ -435,6 +437,149 @@ static void test_catalogue(long steps)
     }
 }
 
+/* cat_model's cells (density 1: its bbp mechanisms; 0: hh in the soma and pas alone) with
+ * synapses at the soma and an Exp2Syn on section 1 (the generated sum a row's synapses in
+ * name order, the hard-coded in list order: one kind a row keeps them bitwise): hard-coded (named 0: "type": "expsyn" twice, "exp2syn") or generated
+ * (named 1: "ExpSyn" twice, "Exp2Syn"; named 2: those and bbp's ProbAMPANMDA_EMS, stochastic:
+ * Use 0.9, Fac 10, Dep 5 ms, RANDOM). Cell i's ExpSyn tau scaled by vary[i]; an IClamp. */
+static const char *point_model(int n, const double *vary, int ball, int density, int named)
+{
+    static char text[32768];
+    size_t at = 0; /* hh spikes at 6.3 degC (16 spikes of 4 cells in 50 ms), bbp's at 34 */
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           "{\"t_stop\": 50, \"dt\": 0.025, \"celsius\": %s, \"sample_dt\": 0.025, "
+                           "\"cells\": [", density ? "34" : "6.3");
+    for (int i = 0; i < n + ball && at < sizeof text; i++) {
+        const double x = i < n ? vary[i] : 1.0;
+        char morph[1024];
+        if (i < n) snprintf(morph, sizeof morph, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+        else snprintf(morph, sizeof morph, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+        const char *kind[2] = {named ? "\"name\": \"ExpSyn\"" : "\"type\": \"expsyn\"",
+                               named ? "\"name\": \"Exp2Syn\"" : "\"type\": \"exp2syn\""};
+        at += (size_t)snprintf(
+            text + at, sizeof text - at,
+            "%s{\"morphology\": \"%s\", \"section_rule\": \"hinesbatch\",\n"
+            " \"discretization\": {\"scheme\": \"neuron\", \"policy\": \"per-segment\"},\n"
+            " \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65}%s],\n"
+            " \"synapses\": [{%s, \"at\": \"soma\", \"tau\": %.17g, \"e\": 0},\n"
+            "  {%s, \"at\": \"soma\", \"tau\": 3, \"e\": 0},\n"
+            "  {%s, \"at\": {\"section\": 1, \"x\": 0.5}, \"tau1\": 0.5, \"tau2\": 3, "
+            "\"e\": -80}%s],\n"
+            " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 2, \"dur\": 1e9, "
+            "\"amp\": 0.3}],\n"
+            " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0}]}",
+            i ? ",\n" : "", morph,
+            density ? ",\n  {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": 0.9},\n"
+                      "  {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},\n"
+                      "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},\n"
+                      "  {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.05},\n"
+                      "  {\"name\": \"CaDynamics_E2\", \"region\": \"soma\", \"gamma\": 0.5}"
+                    : ",\n  {\"name\": \"hh\", \"region\": \"soma\"}",
+            kind[0], 2.0 * x, kind[0], kind[1],
+            named == 2 ? ",\n  {\"name\": \"ProbAMPANMDA_EMS\", \"at\": \"soma\", \"Use\": 0.9, "
+                         "\"Fac\": 10, \"Dep\": 5}"
+                       : "");
+    }
+    snprintf(text + at, sizeof text - at, "]}\n");
+    return text;
+}
+
+/* point_model's simulation on `be`, with events: every cell's synapses (two connections with
+ * weight vectors on each, alike events: the connections' order decides at a stateful
+ * synapse; every other time one more without a vector) every 37 steps from step 4. */
+static hb_sim_t *point_run(const char *text, hb_backend_t be, long steps, const char *tuning)
+{
+    hb_sim_overrides_t over;
+    memset(&over, 0, sizeof over);
+    hb_sim_options_default(&over.options);
+    over.set = HB_SIM_SET_BACKEND;
+    over.options.backend = be;
+    CHECK_OK(hb_set_default_tuning(tuning));
+    hb_sim_t *sim = NULL;
+    hb_status_t st = hb_sim_parse_json_with(text, strlen(text), "points.json", ".", &over, &sim);
+    CHECKF(st == HB_SUCCESS, "points.json on %s: %s", hb_backend_name(be), hb_last_error());
+    const int cells = sim ? hb_sim_cell_count(sim) : 0;
+    enum { MAX_SYN = 4, EVERY = 37 };
+    int *wv = check_malloc(((size_t)cells * MAX_SYN * 2 + 1) * sizeof *wv);
+    for (int c = 0; c < cells && st == HB_SUCCESS; c++)
+        for (int q = 0; q < sim->info[c].n_synapses && st == HB_SUCCESS; q++)
+            for (int k = 0; k < 2 && st == HB_SUCCESS; k++) {
+                st = hb_sim_add_weights(sim, c, q, 0.002 + 0.001 * q, &wv[(c * MAX_SYN + q) * 2 + k]);
+                CHECK_OK(st);
+            }
+    if (st == HB_SUCCESS) st = hb_sim_init(sim);
+    size_t n_ev = 0;
+    hb_sim_event_t *ev = check_malloc(((size_t)cells * MAX_SYN * 3 * (size_t)(steps / EVERY + 1) + 1) *
+                                      sizeof *ev);
+    for (long n = 4; n < steps && st == HB_SUCCESS; n += EVERY)
+        for (int c = 0; c < cells; c++)
+            for (int q = 0; q < sim->info[c].n_synapses; q++) {
+                const double t = ((double)n - 0.3) * 0.025, w = 0.002 + 0.001 * q;
+                if ((n / EVERY) % 2) ev[n_ev++] = (hb_sim_event_t){n, c, q, -1, t, w};
+                for (int k = 0; k < 2; k++)
+                    ev[n_ev++] = (hb_sim_event_t){n, c, q, wv[(c * MAX_SYN + q) * 2 + k], t, w};
+            }
+    if (st == HB_SUCCESS) st = hb_sim_queue_events(sim, n_ev, ev);
+    if (st == HB_SUCCESS) st = hb_sim_advance(sim, steps);
+    CHECKF(st == HB_SUCCESS, "points on %s: %s", hb_backend_name(be), hb_last_error());
+    free(ev);
+    free(wv);
+    CHECK_OK(hb_set_default_tuning(NULL));
+    if (st != HB_SUCCESS) {
+        hb_sim_destroy(sim);
+        return NULL;
+    }
+    return sim;
+}
+
+/* Catalogue point processes on the GPU (docs/mechanisms.md, section 10): the generated ExpSyn
+ * and Exp2Syn bitwise the hard-coded synapses on the GPU and the CPU; with bbp's stochastic
+ * ProbAMPANMDA_EMS and density mechanisms, a shared, a per-lane and the mixed group, each
+ * bitwise the CPU (voltages, samples, spikes; events with and without weight vectors). */
+static void test_points(long steps)
+{
+    const long n_steps = steps ? steps : 2000;
+    static const double copies[4] = {1.0, 1.0, 1.0, 1.0};
+    static const double varied[5] = {1.0, 1.1, 1.0, 0.7, 1.3};
+    { /* generated against hard-coded, copies (a shared group) */
+        const char *text = point_model(4, copies, 0, 0, 0);
+        hb_sim_t *hand = point_run(text, HB_BACKEND_CUDA, n_steps, "sim.mixed_copies=1");
+        text = point_model(4, copies, 0, 0, 1);
+        hb_sim_t *gen = point_run(text, HB_BACKEND_CUDA, n_steps, "sim.mixed_copies=1");
+        hb_sim_t *cpu = point_run(text, HB_BACKEND_OMP, n_steps, "sim.mixed_copies=1");
+        if (hand && gen) cat_compare("points: generated ExpSyn, Exp2Syn on the GPU against the "
+                                     "hard-coded on the GPU", gen, hand);
+        if (gen && cpu) {
+            const long n = cat_compare("points: generated ExpSyn, Exp2Syn, GPU against CPU", gen, cpu);
+            CHECKF(steps || n >= 4, "points: %ld spikes: too few to compare", n);
+        }
+        hb_sim_destroy(hand);
+        hb_sim_destroy(gen);
+        hb_sim_destroy(cpu);
+    }
+    static const struct {
+        const char *what;
+        int n;
+        const double *vary;
+        int ball;
+        const char *tuning;
+    } cases[] = {
+        {"points: ProbAMPANMDA_EMS, ExpSyn, Exp2Syn, bbp channels, 4 copies (step_cat_kernel<1>)",
+         4, copies, 0, "sim.mixed_copies=1"},
+        {"points: the same, 5 cells of varied ExpSyn tau (step_cat_kernel<0>) and the ball and "
+         "stick", 5, varied, 1, "sim.mixed_copies=1"},
+        {"points: the same 6 cells in the mixed group (tree_step_kernel<1>)", 5, varied, 1, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const char *text = point_model(cases[c].n, cases[c].vary, cases[c].ball, 1, 2);
+        hb_sim_t *gpu = point_run(text, HB_BACKEND_CUDA, n_steps, cases[c].tuning);
+        hb_sim_t *cpu = gpu ? point_run(text, HB_BACKEND_OMP, n_steps, cases[c].tuning) : NULL;
+        if (gpu && cpu) cat_compare(cases[c].what, gpu, cpu);
+        hb_sim_destroy(gpu);
+        hb_sim_destroy(cpu);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
@@ -534,6 +679,7 @@ int main(int argc, char **argv)
     const long more_than = steps ? 0 : 1000; /* a short run must still spike */
     CHECKF(total_spikes > more_than, "only %ld spikes in all: spiking is not covered", total_spikes);
     test_catalogue(steps);
+    test_points(steps);
     { /* catalogue point processes: refused by name (docs/mechanisms.md section 10) */
         static const char model[] =
             "{\"backend\": \"cuda\", \"t_stop\": 1, \"cells\": [{\"cable\": {\"length\": 20, "
