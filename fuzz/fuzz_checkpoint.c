@@ -6,7 +6,9 @@
  * harness recomputes the record's FNV-1a checksum first (as a forger would), so that mutations
  * reach the checks of the values themselves rather than stop at the checksum; bit 2 (with bit 0
  * clear), the simulation with catalogue mechanisms (the bbp channels and CaDynamics_E2 writing
- * cai: format version 2's catalogue layout and values). The rest is the file. A load that succeeds must leave a state the run can go on from: spikes finite, of the
+ * cai: format version 2's catalogue layout and values); with bit 0 set, the network with
+ * ProbAMPANMDA_EMS synapses (format version 3: their RANDOM streams, the connections' weight
+ * vectors, the events' vectors, the catalogue identities). The rest is the file. A load that succeeds must leave a state the run can go on from: spikes finite, of the
  * network's gids, in (time, gid) order and no later than t; a load that fails must say why and
  * leave the network or simulation usable after hb_net_init / hb_sim_init.
  *
@@ -55,7 +57,7 @@ static const char model_cat[] =
     " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -20}]}]}";
 
 static hb_comm_t *comm;
-static hb_net_t *net;
+static hb_net_t *net, *net_pt;
 static hb_sim_t *sim, *cat;
 
 static void must(hb_status_t status)
@@ -85,12 +87,16 @@ static void reseal(unsigned char *file, size_t size)
 
 static void write_seeds(const char *dir)
 {
-    for (int which = 0; which < 3; which++) {
+    for (int which = 0; which < 4; which++) {
         char *buf = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&buf, &size);
         if (!f) abort();
-        if (which == 1) {
+        if (which == 3) {
+            must(hb_net_init(net_pt));
+            must(hb_net_advance(net_pt, 8.0));
+            must(hb_net_save(net_pt, f, "seed"));
+        } else if (which == 1) {
             must(hb_net_init(net));
             must(hb_net_advance(net, 8.0));
             must(hb_net_save(net, f, "seed"));
@@ -106,13 +112,13 @@ static void write_seeds(const char *dir)
         fclose(f);
         for (int sealed = 0; sealed < 2; sealed++) {
             char path[4200];
-            static const char *const names[3] = {"sim", "net", "cat"};
+            static const char *const names[4] = {"sim", "net", "cat", "net_pt"};
             snprintf(path, sizeof path, "%s/%s%s.bin", dir, names[which],
                      sealed ? "_resealed" : "");
             FILE *out = fopen(path, "wb");
             if (!out) abort();
             const unsigned char first =
-                (unsigned char)((which == 1) | (sealed << 1) | ((which == 2) << 2));
+                (unsigned char)((which & 1) | (sealed << 1) | ((which >= 2) << 2));
             fwrite(&first, 1, 1, out);
             fwrite(buf, 1, size, out);
             fclose(out);
@@ -135,30 +141,40 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     must(hb_comm_create(HB_COMM_SERIAL, &comm));
     must(hb_net_parse_json(text, strlen(text), "net.json", ".", comm, &net));
     must(hb_sim_parse_json(model_cat, strlen(model_cat), "cat.json", ".", &cat));
+    /* the network with ProbAMPANMDA_EMS (stochastic release) in place of the ExpSyn */
+    static const char expsyn[] = "{\"type\": \"expsyn\", \"at\": \"soma\", \"tau\": 2, \"e\": 0}";
+    static const char prob[] = "{\"name\": \"ProbAMPANMDA_EMS\", \"at\": \"soma\", \"Use\": 0.9, "
+                               "\"Dep\": 5, \"Fac\": 10}";
+    char pt[sizeof model_cells + sizeof network_tail + sizeof prob + 2];
+    const char *at = strstr(model_cells, expsyn);
+    if (!at) abort();
+    snprintf(pt, sizeof pt, "%.*s%s%s%s", (int)(at - model_cells), model_cells, prob,
+             at + strlen(expsyn), network_tail);
+    must(hb_net_parse_json(pt, strlen(pt), "net_pt.json", ".", comm, &net_pt));
     const char *dir = getenv("HB_FUZZ_WRITE_SEEDS");
     if (dir) write_seeds(dir);
     return 0;
 }
 
 /* After a successful load: the state is one the run can go on from. */
-static void check_net(void)
+static void check_net(hb_net_t *nw)
 {
     const hb_spike_t *spikes = NULL;
     size_t count = 0;
     hb_net_stats_t stats;
-    if (hb_net_spikes(net, &spikes, &count) != HB_SUCCESS || hb_net_stats(net, &stats) != HB_SUCCESS)
+    if (hb_net_spikes(nw, &spikes, &count) != HB_SUCCESS || hb_net_stats(nw, &stats) != HB_SUCCESS)
         __builtin_trap();
-    const double t = hb_net_time(net);
+    const double t = hb_net_time(nw);
     for (size_t i = 0; i < count; i++) {
         if (!isfinite(spikes[i].time_ms) || spikes[i].time_ms < 0.0 ||
-            spikes[i].time_ms > t + hb_net_dt(net) || spikes[i].gid >= 4)
+            spikes[i].time_ms > t + hb_net_dt(nw) || spikes[i].gid >= 4)
             __builtin_trap();
         if (i && (spikes[i].time_ms < spikes[i - 1].time_ms ||
                   (spikes[i].time_ms == spikes[i - 1].time_ms && spikes[i].gid < spikes[i - 1].gid)))
             __builtin_trap();
     }
     /* a little further: the restored events, sources and cells step on */
-    if (hb_net_advance(net, t + 2.0) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
+    if (hb_net_advance(nw, t + 2.0) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
 }
 
 static void check_sim(hb_sim_t *s)
@@ -180,6 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) return 0;
     const int which = data[0] & 1, sealed = data[0] & 2;
     hb_sim_t *s = data[0] & 4 ? cat : sim;
+    hb_net_t *n = data[0] & 4 ? net_pt : net;
     unsigned char *file = malloc(size); /* the file's bytes, resealed in a copy */
     if (!file) return 0;
     memcpy(file, data + 1, size - 1);
@@ -187,17 +204,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f = fmemopen(file, size - 1 ? size - 1 : 1, "rb");
     if (!f) abort();
     if (size == 1) fgetc(f); /* an empty file: fmemopen needs a byte of room */
-    const hb_status_t status = which ? hb_net_load(net, f, "fuzz.ckpt") : hb_sim_load(s, f, "fuzz.ckpt");
+    const hb_status_t status = which ? hb_net_load(n, f, "fuzz.ckpt") : hb_sim_load(s, f, "fuzz.ckpt");
     fclose(f);
     free(file);
     if (status != HB_SUCCESS) {
         if (hb_last_error()[0] == '\0') __builtin_trap(); /* every refusal says why */
         /* and leaves something usable */
-        if (which) must(hb_net_init(net));
+        if (which) must(hb_net_init(n));
         else must(hb_sim_init(s));
         return 0;
     }
-    if (which) check_net();
+    if (which) check_net(n);
     else check_sim(s);
     return 0;
 }

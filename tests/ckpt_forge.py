@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Forges a field of a hinesbatch run checkpoint (docs/checkpoint.md) and recomputes every
 FNV-1a checksum, as an attacker would: what the reader must then refuse is the value, not the
-checksum. Usage: ckpt_forge.py IN OUT CASE (cases: see FORGERIES; "to-v1" instead writes the
-format version 1 form of a checkpoint without catalogue state, as older builds wrote it); exit 2
-when the checkpoint lacks what CASE changes (e.g. no spikes yet, no catalogue mechanisms)."""
+checksum. Usage: ckpt_forge.py IN OUT CASE (cases: see FORGERIES; "to-v2" instead writes the
+format version 2 form of a checkpoint without connections to point processes, "to-v1" the
+version 1 form of one without catalogue state, as older builds wrote them); exit 2 when the
+checkpoint lacks what CASE changes (e.g. no spikes yet, no catalogue mechanisms)."""
 import math
 import struct
 import sys
@@ -34,32 +35,36 @@ def join(run, lib):
     return bytes(out)
 
 
-def net_layout(p):
-    """Offsets in a network payload: spikes' start and count, events' start and count, the
-    sources' start and count, the simulation's start (or None)."""
+def net_layout(p, version=3):
+    """Offsets in a network payload: spikes' start and count, events' start, count and size
+    (version 3: each with its weight vector), the sources' start and count, the simulation's
+    start (or None)."""
     cable, sources = struct.unpack_from("<qq", p, 24)
     at = 48 + 8 * cable
     src_at = at
     at += 16 * sources
     pending = struct.unpack_from("<Q", p, at)[0]
     ev_at = at + 8
-    at = ev_at + 40 * pending
+    ev_size = 48 if version >= 3 else 40
+    at = ev_at + ev_size * pending
     spikes = struct.unpack_from("<Q", p, at)[0]
     sp_at = at + 8
     at = sp_at + 16 * spikes
     has_sim = struct.unpack_from("<q", p, at)[0]
     return {"cable": cable, "seen": 48, "src": src_at, "sources": sources, "ev": ev_at,
-            "events": pending, "sp": sp_at, "spikes": spikes, "sim": at + 8 if has_sim else None}
+            "events": pending, "ev_size": ev_size, "sp": sp_at, "spikes": spikes, "sim": at + 8 if has_sim else None}
 
 
 def lib_version(lib):
     return struct.unpack_from("<I", lib[0], 8)[0]
 
 
-def sim_layout(p, at, version=2):
+def sim_layout(p, at, version=3):
     """Offsets in a simulation payload from `at`: the step, group 0's first voltage, and from
-    version 2 each group's catalogue layout (offsets of its mechanism count, first name, ...)
-    and group 0's catalogue values (each mechanism's fields, each ion's five arrays)."""
+    version 2 each group's catalogue layout (offsets of its mechanism count, first name, ...,
+    version 3 each mechanism's catalogue identity) and values (each mechanism's fields, each
+    ion's five arrays), and from version 3 the weight vectors (count, then target and 8 values
+    each)."""
     groups = struct.unpack_from("<q", p, at + 16)[0]
     dims = [struct.unpack_from("<6q", p, at + 32 + 48 * g) for g in range(groups)]
     step_at = at + 32 + 48 * groups
@@ -72,8 +77,10 @@ def sim_layout(p, at, version=2):
         for _ in range(n):
             k = struct.unpack_from("<q", p, o)[0]
             sizes = struct.unpack_from("<5q", p, o + 8 + k)
-            cat["mechs"].append({"name": o + 8, "sizes": sizes})
-            o += 8 + k + 40
+            name = bytes(p[o + 8:o + 8 + k]).decode()
+            cat["mechs"].append({"name": o + 8, "text": name, "sizes": sizes,
+                                 "identity": o + 8 + k + 40 if version >= 3 else None})
+            o += 8 + k + 40 + (8 if version >= 3 else 0)
         n = struct.unpack_from("<q", p, o)[0]
         o += 8
         for _ in range(n):
@@ -82,31 +89,66 @@ def sim_layout(p, at, version=2):
             o += 8 + k + 8
         L["cat"].append(cat)
     L["v"] = o
-    if groups and version >= 2:  # group 0's values: v, hh gates, synapse states, catalogue
-        m, width, count, blocks, hh, syn = dims[0]
+    for g in range(groups if version >= 2 else 0):  # v, hh gates, synapse states, catalogue
+        m, width, count, blocks, hh, syn = dims[g]
         v_size = -m * width if m < 0 else blocks * m * width
         hh_size = (hh if m < 0 else blocks * hh) * width * 3
-        o = L["v"] + 8 * (v_size + hh_size + syn)
-        L["width"], L["v_size"] = width, v_size
-        for mech in L["cat"][0]["mechs"]:
+        o += 8 * (v_size + hh_size + syn)
+        if g == 0:
+            L["width"], L["v_size"] = width, v_size
+        for mech in L["cat"][g]["mechs"]:
             mech["fields"] = o
             n_field, _, _, _, inst = mech["sizes"]
             o += 8 * inst * n_field * width
-        for ion in L["cat"][0]["ions"]:
+        for ion in L["cat"][g]["ions"]:
             ion["arrays"] = o
             o += 8 * 5 * v_size
+    if version >= 3:
+        L["weights"] = o
+        L["n_weights"] = struct.unpack_from("<q", p, o)[0]
     return L
+
+
+def to_v2(blob):
+    """A checkpoint without connections to point processes in format version 2: the version 3
+    record without the mechanisms' identities, the (empty) weight vectors and the events'
+    vectors (all -1)."""
+    run, lib = split(blob)
+    p = lib[1]
+    if lib_version(lib) < 3:
+        return blob
+    net = lib[0][20:24] == struct.pack("<I", 2)
+    N = net_layout(p) if net else None
+    sim_at = N["sim"] if net else 0
+    if sim_at is not None:
+        L = sim_layout(p, sim_at)
+        if L["n_weights"]:
+            sys.exit(2)  # connections to point processes: version 2 cannot hold them
+        del p[L["weights"]:L["weights"] + 16]
+        for cat in reversed(L["cat"]):
+            for mech in reversed(cat["mechs"]):
+                del p[mech["identity"]:mech["identity"] + 8]
+    if net:
+        for k in reversed(range(N["events"])):
+            at = N["ev"] + 48 * k + 40
+            if struct.unpack_from("<q", p, at)[0] != -1:
+                sys.exit(2)
+            del p[at:at + 8]
+    head = bytearray(lib[0])
+    struct.pack_into("<I", head, 8, 2)
+    struct.pack_into("<Q", head, 24, len(p))
+    return join(run, (bytes(head), p))
 
 
 def to_v1(blob):
     """A checkpoint of no catalogue mechanism in format version 1 (what older builds wrote):
     the version 2 record without its per-group catalogue counts."""
-    run, lib = split(blob)
+    run, lib = split(to_v2(blob))
     p = lib[1]
     net = lib[0][20:24] == struct.pack("<I", 2)
-    sim_at = net_layout(p)["sim"] if net else 0
+    sim_at = net_layout(p, 2)["sim"] if net else 0
     if sim_at is not None:
-        L = sim_layout(p, sim_at)
+        L = sim_layout(p, sim_at, 2)
         if any(c["mechs"] or c["ions"] for c in L["cat"]):
             sys.exit(2)  # catalogue state: version 1 cannot hold it
         del p[L["step"] + 8:L["v"]]
@@ -151,10 +193,57 @@ def forge_cat(run, lib, case):
     return join(run, lib)
 
 
+PT = ["pt-weight-nan", "pt-weight-target", "pt-event-vector", "pt-identity", "pt-random-id",
+      "pt-version-2"]
+
+
+def forge_pt(run, lib, case):
+    """A forgery of a network's checkpoint with catalogue point processes (exit 2: none)."""
+    p = lib[1]
+    N = net_layout(p, lib_version(lib))
+    if N["sim"] is None:
+        sys.exit(2)
+    L = sim_layout(p, N["sim"], lib_version(lib))
+    if case == "pt-weight-nan":
+        if L["n_weights"] < 1:
+            sys.exit(2)
+        struct.pack_into("<d", p, L["weights"] + 16 + 8 + 8, math.nan)  # vector 0, value 1
+    elif case == "pt-weight-target":
+        if L["n_weights"] < 1:
+            sys.exit(2)
+        struct.pack_into("<q", p, L["weights"] + 16, 1 << 30)
+    elif case == "pt-event-vector":
+        k = next((k for k in range(N["events"])
+                  if struct.unpack_from("<q", p, N["ev"] + 48 * k + 40)[0] >= 0), None)
+        if k is None:
+            sys.exit(2)
+        struct.pack_into("<q", p, N["ev"] + 48 * k + 40, 1 << 20)
+    elif case == "pt-identity":
+        mechs = L["cat"][0]["mechs"] if L["cat"] else []
+        if not mechs:
+            sys.exit(2)
+        p[mechs[0]["identity"]] ^= 1
+    elif case == "pt-random-id":
+        mech = next((m for m in L["cat"][0]["mechs"] if m["text"] == "ProbAMPANMDA_EMS"), None)
+        if mech is None:
+            sys.exit(2)
+        n_field = mech["sizes"][0]
+        struct.pack_into("<d", p, mech["fields"] + 8 * (n_field - 1) * L["width"], 0.5)  # id3
+    elif case == "pt-version-2":
+        head = bytearray(lib[0])
+        struct.pack_into("<I", head, 8, 2)
+        return join(run, (bytes(head), p))
+    return join(run, lib)
+
+
 def forge(blob, case):
     run, lib = split(blob)
     p = lib[1]
     net = lib[0][20:24] == struct.pack("<I", 2)
+    if case in PT:
+        if not net:
+            sys.exit(2)
+        return forge_pt(run, lib, case)
     if case in CAT:
         if net:
             sys.exit(2)
@@ -162,7 +251,7 @@ def forge(blob, case):
     if not net and case not in ("voltage-nan", "cells-count-negative"):
         sys.exit(2)  # a cell run's checkpoint has no network
     if net:
-        L = net_layout(p)
+        L = net_layout(p, lib_version(lib))
         sim_at = L["sim"]
     else:
         sim_at = 0
@@ -221,12 +310,12 @@ def forge(blob, case):
 
 FORGERIES = ["spike-nan", "spike-inf", "spike-negative", "spike-future", "spike-gid-max",
              "spike-gid-2e40", "spike-order", "event-nan", "source-next-negative",
-             "seen-too-many", "voltage-nan", "cells-count-negative"] + CAT
+             "seen-too-many", "voltage-nan", "cells-count-negative"] + CAT + PT
 
 if __name__ == "__main__":
     src, dst, case = sys.argv[1:4]
     with open(src, "rb") as f:
         blob = f.read()
-    out = to_v1(blob) if case == "to-v1" else forge(blob, case)
+    out = to_v1(blob) if case == "to-v1" else to_v2(blob) if case == "to-v2" else forge(blob, case)
     with open(dst, "wb") as f:
         f.write(out)

@@ -78,7 +78,7 @@ elif sys.argv[4:] == ["float", "vertex"]:  # refused: NEURON's points need NEURO
     c["section_rule"] = "hinesbatch"
 elif sys.argv[4:] == ["grid"]:  # the reference script's grid, the same text
     sys.path.insert(0, here)
-    from allen_reference import on_grid
+    from nrnref import on_grid
     text = on_grid(open(c["morphology"]).read())
     c["morphology"] = out[:-5] + ".swc"
     open(c["morphology"], "w").write(text)
@@ -88,23 +88,8 @@ json.dump(d, open(out, "w"))
 PY
 }
 
-compare() { # REFERENCE RUN-DIR LIMIT-MV WHAT
-    $py - "$1" "$2/probes.csv" "$2/spikes.dat" "$3" <<'PY' && ok || bad "$4: hinesbatch against NEURON"
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-want = [float(t) for t in next(l for l in lines if l.startswith("# spikes")).split(":")[1].split()]
-ref = [tuple(map(float, l.split())) for l in lines if not l.startswith("#")]
-got = [tuple(map(float, l.split(","))) for l in open(sys.argv[2]).read().splitlines()[1:]]
-spikes = [float(l.split()[1]) for l in open(sys.argv[3]) if not l.startswith("#")]
-assert len(ref) == len(got) == 481, (len(ref), len(got))
-assert all(abs(a[0] - b[0]) < 1e-9 for a, b in zip(ref, got))
-worst = max(abs(a[1] - b[1]) for a, b in zip(ref, got))
-steps = lambda ts: [round(t / 0.025) for t in ts]
-print("%s: %d spikes, NEURON's %d; soma v within %.3g mV" % (sys.argv[1].split("/")[-1],
-      len(spikes), len(want), worst))
-assert len(want) >= 2 and steps(spikes) == steps(want), (spikes, want)
-assert worst < float(sys.argv[4]), worst
-PY
+compare() { # REFERENCE RUN-DIR LIMIT-MV WHAT: 481 samples (120 ms)
+    compare_neuron "$1" "$2" 481 "$3" "$4"
 }
 
 variant "$tmp/short.json"

@@ -4,9 +4,12 @@
 # gids the network does not have (2^32 - 1, 2^40), spikes out of (time, gid) order, a NaN
 # event weight, a source's next spike before 0, more spikes taken than a detector recorded, a
 # NaN voltage, a negative count in the CLI's record; a catalogue mechanism's state, parameter,
-# ion concentration, name, count, or a version 1 header on catalogue state; a checkpoint path
-# that is a directory is named as one. An unforged copy still restarts, a catalogue run
-# restarted is the run through, and a version 1 checkpoint (converted) still restarts. Usage: cli_checkpoint_forged.sh HINESBATCH DATA
+# ion concentration, name, count, or a version 1 header on catalogue state; a point process
+# network's weight vector (NaN, another target), an event's vector, a mechanism's catalogue
+# identity, a RANDOM stream's id, or a version 2 header on it; a checkpoint path that is a
+# directory is named as one. An unforged copy still restarts, a catalogue run and a point
+# process network restarted are the runs through, and version 1 and 2 checkpoints (converted)
+# still restart. Usage: cli_checkpoint_forged.sh HINESBATCH DATA
 set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -84,7 +87,36 @@ t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-param-inf "group 0's CaDynamics_
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-ion-nan "group 0's ca inner concentration at element 0 is not a finite number"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-name "catalogue mechanisms in the checkpoint: \[XaDynamics_E2, Ca_HVA, .*in this simulation: \[CaDynamics_E2, Ca_HVA,"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-count "catalogue mechanisms: a count of 1099511627776; expected 0 to 4096"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 2"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 3"
+
+# point processes (format version 3): ProbAMPANMDA_EMS with its RANDOM streams, connections'
+# weight vectors and events naming them; restarted, the run through
+pt=$here/reference/net_prob.json
+expect_status 0 "point processes" -- "$bin" run "$pt" -o "$tmp/pa" --quiet --traces none --t-stop 120
+expect_status 0 "point processes with a checkpoint" -- "$bin" run "$pt" -o "$tmp/p" --quiet --traces none --t-stop 120 --checkpoint-every 50
+cp -r "$tmp/p" "$tmp/p2"
+expect_status 0 "point processes restarted" -- "$bin" run "$pt" -o "$tmp/p2" --quiet --traces none --t-stop 120 --restart "$tmp/p2"
+cmp -s "$tmp/pa/spikes.dat" "$tmp/p2/spikes.dat" && ok || bad "point processes restarted: spikes.dat differs from the run through"
+t_stop=120 forged "$pt" "$tmp/p" pt-weight-nan "weight vector 0's value 1 is not a finite number"
+t_stop=120 forged "$pt" "$tmp/p" pt-weight-target "weight vector 0 targets synapse 1073741824"
+t_stop=120 forged "$pt" "$tmp/p" pt-event-vector "weight vector 1048576; expected -1 (none) or one of the connections"
+t_stop=120 forged "$pt" "$tmp/p" pt-identity "ProbAMPANMDA_EMS is of another catalogue build"
+t_stop=120 forged "$pt" "$tmp/p" pt-random-id "(a RANDOM stream id3) of instance 0, lane 0 is 0.5"
+t_stop=120 forged "$pt" "$tmp/p" pt-version-2 "format version 2, which holds no connections to catalogue point processes"
+
+# format version 2 (catalogue mechanisms, no point processes) still restarts, the same bytes
+cp -r "$tmp/k" "$tmp/k3"
+"$py" "$here/ckpt_forge.py" "$tmp/k/checkpoint.0.bin" "$tmp/k3/checkpoint.0.bin" to-v2 || bad "to-v2"
+expect_status 0 "a version 2 checkpoint" -- "$bin" run "$kat" -o "$tmp/k3" --quiet --traces csv --restart "$tmp/k3"
+for f in traces.csv spikes.csv; do
+    cmp -s "$tmp/ka/$f" "$tmp/k3/$f" && ok || bad "version 2 restart: $f differs from the run through"
+done
+cp -r "$tmp/n" "$tmp/n3"
+"$py" "$here/ckpt_forge.py" "$tmp/n/checkpoint.0.bin" "$tmp/n3/checkpoint.0.bin" to-v2 || bad "to-v2 (network)"
+expect_status 0 "a network's version 2 checkpoint" -- "$bin" run "$net" -o "$tmp/n3" --quiet --restart "$tmp/n3" --t-stop 150
+cmp -s "$tmp/n/spikes.dat" "$tmp/n3/spikes.dat" && ok || bad "version 2 network restart: spikes.dat differs"
+"$py" "$here/ckpt_forge.py" "$tmp/p/checkpoint.0.bin" "$tmp/p.v2" to-v2
+[ $? -eq 2 ] && ok || bad "to-v2 wrote a version 2 checkpoint of point processes' connections"
 
 # format version 1 (older builds, no catalogue mechanisms) still restarts, the same bytes
 cp -r "$tmp/c" "$tmp/c1"

@@ -31,23 +31,8 @@ json.dump(d, open(out, "w"))
 PY
 }
 
-compare() { # REFERENCE RUN-DIR WHAT
-    $py - "$1" "$2/probes.csv" "$2/spikes.dat" <<'PY' && ok || bad "$3: hinesbatch against NEURON"
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-want = [float(t) for t in next(l for l in lines if l.startswith("# spikes")).split(":")[1].split()]
-ref = [tuple(map(float, l.split())) for l in lines if not l.startswith("#")]
-got = [tuple(map(float, l.split(","))) for l in open(sys.argv[2]).read().splitlines()[1:]]
-spikes = [float(l.split()[1]) for l in open(sys.argv[3]) if not l.startswith("#")]
-assert len(ref) == len(got) == 401, (len(ref), len(got))
-assert all(abs(a[0] - b[0]) < 1e-9 for a, b in zip(ref, got))
-worst = max(abs(a[1] - b[1]) for a, b in zip(ref, got))
-steps = lambda ts: [round(t / 0.025) for t in ts]
-print("%s: %d spikes, NEURON's %d; soma v within %.3g mV" % (sys.argv[1].split("/")[-1],
-      len(spikes), len(want), worst))
-assert len(want) >= 2 and steps(spikes) == steps(want), (spikes, want)
-assert worst < 0.05, worst
-PY
+compare() { # REFERENCE RUN-DIR WHAT: 401 samples (100 ms), v within 0.05 mV
+    compare_neuron "$1" "$2" 401 0.05 "$3"
 }
 
 expect_status 0 "info: BluePyOpt's nseg rule" -- "$bin" info --scheme neuron --policy odd-length --max-length 20 "$root/data/morphologies-asc/C060114A7.asc"

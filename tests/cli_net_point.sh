@@ -2,7 +2,8 @@
 # Catalogue point processes in a network (docs/mechanisms.md, section 10): the ring network with
 # its synapses as the generated ExpSyn and Exp2Syn ({"name": "ExpSyn"}) gives the spikes and
 # recorded voltages of the hard-coded ones ({"type": "expsyn"}) bit for bit, on 1 and 2 threads
-# and, where this build has MPI, 2 ranks; the CUDA backend and bad entries are refused by name.
+# and, where this build has MPI, 2 ranks, and on a CUDA device (the GPU engine's NET_RECEIVE);
+# bad entries are refused by name.
 # Usage: cli_net_point.sh HINESBATCH DATA
 set -u
 bin=$1
@@ -94,9 +95,55 @@ expect_status 0 "hard-coded synapses, CN" -- "$bin" run "$tmp/hand_cn.json" -o "
 expect_status 0 "generated synapses, CN" -- "$bin" run "$tmp/gen_cn.json" -o "$tmp/gen_cn" --quiet
 same "$tmp/hand_cn" "$tmp/gen_cn" "generated synapses under Crank-Nicolson"
 cmp -s "$tmp/hand/spikes.dat" "$tmp/hand_cn/spikes.dat" && bad "CN gave backward Euler's spikes" || ok
-# checkpoints: the connections' weight vectors are not saved, so refused by name
-expect_status 1 "a checkpoint with point processes" -- "$bin" run "$tmp/gen.json" -o "$tmp/ck" --quiet --checkpoint-every 20
-expect_grep "$tmp/err" "checkpoints of catalogue point processes (Exp2Syn) are not supported yet" "checkpoint refused"
+# checkpoints (format 3): restarted at 40 and 80 ms of 100, the run through bit for bit
+expect_status 0 "generated synapses, checkpoints" -- "$bin" run "$tmp/gen.json" -o "$tmp/ck" --quiet --checkpoint-every 40
+same "$tmp/hand" "$tmp/ck" "generated synapses with checkpoints"
+cp -r "$tmp/ck" "$tmp/rs"
+head -n 3 "$tmp/ck/spikes.dat" > "$tmp/rs/spikes.dat"
+expect_status 0 "generated synapses, restarted" -- "$bin" run "$tmp/gen.json" -o "$tmp/rs" --quiet --restart "$tmp/rs"
+cmp -s "$tmp/hand/spikes.dat" "$tmp/rs/spikes.dat" && ok || bad "restarted: spikes differ from the run through"
+# a checkpoint of the hard-coded synapses is not one of the generated ones
+expect_status 0 "hard-coded synapses, checkpoints" -- "$bin" run "$tmp/hand.json" -o "$tmp/hck" --quiet --checkpoint-every 40
+cp "$tmp/hck/checkpoint.0.bin" "$tmp/rs/checkpoint.0.bin"
+expect_status 1 "a hard-coded run's checkpoint" -- "$bin" run "$tmp/gen.json" -o "$tmp/rs" --quiet --restart "$tmp/rs"
+expect_grep "$tmp/err" "another model file" "another run's checkpoint refused"
+
+# recording the generated synapses' variables: ExpSyn's g (a STATE) and Exp2Syn's A and B are
+# the hard-coded synapses' bit for bit; Exp2Syn's g (an ASSIGNED, B - A at the step's current,
+# as NEURON records it) within a step's decay of theirs
+vars='"variables": ["v", "syn[0].g", "syn[1].A", "syn[1].B", "syn[1].g"]'
+sed -e "s/\"variables\": \[\"v\"\]/$vars/" "$tmp/gen.json" > "$tmp/rec.json"
+sed -e "s/\"variables\": \[\"v\"\]/$vars/" "$tmp/hand.json" > "$tmp/rec_hand.json"
+expect_status 0 "recording the generated synapses" -- "$bin" run "$tmp/rec.json" -o "$tmp/rec" --quiet --traces csv
+expect_status 0 "recording the hard-coded synapses" -- "$bin" run "$tmp/rec_hand.json" -o "$tmp/rec_hand" --quiet --traces csv
+/usr/bin/python3 - "$tmp/rec/traces.csv" "$tmp/rec_hand/traces.csv" <<'PY' && ok || bad "recorded synapse variables differ from the hard-coded synapses'"
+import csv, sys
+def load(path):  # gid,name,t_ms,value: (gid, name) -> the values' text, in time order
+    out = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            out.setdefault((row["gid"], row["name"]), []).append(row[list(row)[-1]])
+    return out
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert a.keys() == b.keys(), (sorted(a), sorted(b))
+exact = [k for k in a if k[1].endswith(("syn[0].g", "syn[1].A", "syn[1].B"))]
+loose = [k for k in a if k[1].endswith("syn[1].g")]
+same = all(a[k] == b[k] for k in exact)
+top = max(abs(float(x)) for k in exact for x in b[k])
+gtop = max(abs(float(x)) for k in loose for x in b[k])
+dg = max(abs(float(x) - float(y)) for k in loose for x, y in zip(a[k], b[k]))
+n = sum(len(a[k]) for k in exact)
+print("%d series; syn[0].g, syn[1].A, syn[1].B: %d values, the same text: %s (up to %.3g uS); "
+      "syn[1].g within %.3g of %.3g uS" % (len(a), n, same, top, dg, gtop))
+sys.exit(0 if len(exact) == 9 and n > 9000 and same and top > 1e-4 and gtop > 1e-4 and
+         0 < dg < 0.05 * gtop else 1)
+PY
+sed -e 's/"variables": \["v"\]/"variables": ["v", "syn[0].gg"]/' "$tmp/gen.json" > "$tmp/bad_rec.json"
+expect_status 1 "recording a name the point process lacks" -- "$bin" run "$tmp/bad_rec.json" -o "$tmp/bad" --quiet
+expect_grep "$tmp/err" 'a synapse has no "gg"' "an unknown synapse variable refused"
+sed -e 's/"variables": \["v"\]/"variables": ["v", "syn[1].tau"]/' "$tmp/gen.json" > "$tmp/bad_rec2.json"
+expect_status 1 "recording another point process's name" -- "$bin" run "$tmp/bad_rec2.json" -o "$tmp/bad" --quiet
+expect_grep "$tmp/err" 'synapse 1 is the catalogue point process Exp2Syn, which has no "tau" (did you mean "tau1"?)' "a name of ExpSyn on the Exp2Syn refused with its nearest"
 
 # refused: a density mechanism as a synapse, an unknown parameter, "type" with "name", CUDA
 write_net "$tmp/bad1.json" '{"name": "hh", "at": "soma"}' "$hand1" seq
@@ -108,13 +155,10 @@ expect_grep "$tmp/err" 'ExpSyn has no parameter "taux"; did you mean "tau"?' "un
 write_net "$tmp/bad3.json" '{"name": "ExpSyn", "type": "expsyn", "at": "soma"}' "$hand1" seq
 expect_status 1 "type and name" -- "$bin" run "$tmp/bad3.json" -o "$tmp/bad" --quiet
 expect_grep "$tmp/err" 'not with "name"' "type with name"
-sed -e 's/"variables": \["v"\]/"variables": ["v", "syn[0].g"]/' "$tmp/gen.json" > "$tmp/rec.json"
-expect_status 1 "recording a point process" -- "$bin" run "$tmp/rec.json" -o "$tmp/bad" --quiet
-expect_grep "$tmp/err" 'synapse 0 is the catalogue point process ExpSyn, whose variables are not recorded yet' "record refused"
 if "$bin" --version | grep -q "backends: [a-z, ]*cuda"; then
     write_net "$tmp/cuda.json" "$gen0" "$gen1" cuda
-    expect_status 1 "point processes on CUDA" -- "$bin" run "$tmp/cuda.json" -o "$tmp/bad" --quiet
-    expect_grep "$tmp/err" "does not step catalogue point processes (Exp2Syn)" "CUDA refusal"
+    expect_status 0 "point processes on CUDA" -- "$bin" run "$tmp/cuda.json" -o "$tmp/cuda" --quiet
+    same "$tmp/hand" "$tmp/cuda" "generated synapses on the GPU"
 fi
 
 echo "cli_net_point: $passed passed, $failed failed"

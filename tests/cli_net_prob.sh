@@ -3,7 +3,8 @@
 # 10): in the deterministic configuration of tests/neuron/prob_reference.py every spike in
 # NEURON 8.2's step (BBP's original .mod) and the soma voltages close to NEURON's; stochastic
 # (Use 0.9, Fac 10, Dep 5: the release and recovery draws decide), the same spikes and voltages bit for bit
-# on 1 and 2 threads and, where this build has MPI, 2 ranks. Usage: cli_net_prob.sh HINESBATCH DATA
+# on 1 and 2 threads and, where this build has MPI, 2 ranks, and on a CUDA device.
+# Usage: cli_net_prob.sh HINESBATCH DATA
 set -u
 bin=$1
 ref=$(cd "$(dirname "$0")/reference" && pwd)
@@ -55,12 +56,36 @@ sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/s
 }
 expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/omp" --quiet
 same "$tmp/omp" "stochastic on 2 threads"
+# checkpoints (format 3: the synapses' states, their RANDOM streams' positions, the
+# connections' weight vectors and the events waiting): a restart is the run through, bit for bit
+expect_status 0 "stochastic, checkpoints" -- "$bin" run "$tmp/sto.json" -o "$tmp/ck" --quiet --checkpoint-every 70
+same "$tmp/ck" "stochastic with checkpoints"
+[ -s "$tmp/ck/checkpoint.0.bin" ] && ok || bad "no checkpoint written"
+cp -r "$tmp/ck" "$tmp/rs"
+head -n 3 "$tmp/ck/spikes.dat" > "$tmp/rs/spikes.dat"
+expect_status 0 "stochastic, restarted at 70 ms" -- "$bin" run "$tmp/sto.json" -o "$tmp/rs" --quiet --restart "$tmp/rs"
+cmp -s "$tmp/sto/spikes.dat" "$tmp/rs/spikes.dat" && ok || bad "restarted: spikes differ from the run through"
+expect_status 0 "stochastic, omp checkpoints" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck2" --quiet --checkpoint-every 70
+expect_status 0 "stochastic, restarted on 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck2" --quiet --restart "$tmp/ck2"
+cmp -s "$tmp/sto/spikes.dat" "$tmp/ck2/spikes.dat" && ok || bad "restarted on 2 threads: spikes differ"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
     expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
         mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "stochastic on 2 ranks"
+    expect_status 0 "stochastic, 2 ranks, checkpoints" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --checkpoint-every 70
+    expect_status 0 "stochastic, 2 ranks, restarted" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
+    cmp -s "$tmp/sto/spikes.dat" "$tmp/mck/spikes.dat" && ok || bad "2 ranks restarted: spikes differ"
+fi
+if "$bin" --version | grep -q "backends: [a-z, ]*cuda"; then # a CUDA device: NET_RECEIVE there
+    sed -e 's/"backend": "seq"/"backend": "cuda"/' "$tmp/sto.json" > "$tmp/sto_cuda.json"
+    expect_status 0 "stochastic on the GPU" -- "$bin" run "$tmp/sto_cuda.json" -o "$tmp/cuda" --quiet
+    same "$tmp/cuda" "stochastic on the GPU"
 fi
 
 echo "cli_net_prob: $passed passed, $failed failed"

@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "neuron"))
 from nrnmech import compile_mods  # noqa: E402  (tests/neuron/nrnmech.py)
+from nrnref import instantiate, print_trace, run  # noqa: E402  (tests/neuron/nrnref.py)
 
 MECHS = ["NaTs2_t", "K_Pst", "SKv3_1", "Ca_HVA", "SK_E2", "Ih", "CaDynamics_E2"]
 SOMA = {"NaTs2_t": ("gNaTs2_tbar", 0.9), "K_Pst": ("gK_Pstbar", 0.1),
@@ -43,17 +44,7 @@ def main():
         SOMA["CaDynamics_E2"] = ("gamma", 0.5)
     from neuron import h
     h.nrn_load_dll(compile_mods(moddir, MECHS, "nrn_cat_"))
-    h.load_file("stdrun.hoc")
-    h.load_file("import3d.hoc")
-
-    class Cell:
-        pass
-
-    cell = Cell()
-    r = h.Import3d_SWC_read()
-    r.quiet = 1
-    r.input(swc)
-    h.Import3d_GUI(r, 0).instantiate(cell)
+    cell = instantiate(h, "Import3d_SWC_read", swc)
     h.celsius = 34
     for sec in cell.all:
         # one segment per SWC segment; the soma (one SWC point) one segment
@@ -73,20 +64,8 @@ def main():
     dend = [s for s in cell.all if "soma" not in s.name()][0]
     st = h.IClamp(soma(0.5))
     st.delay, st.dur, st.amp = DEL, DUR, AMP
-    h.dt = 0.025
     secondorder = 2 if "--cn" in sys.argv[3:] else 0
-    h.secondorder = secondorder
-    h.finitialize(-65)
-    rows = [(0.0, soma(0.5).v)]
-    spikes, above = [], soma(0.5).v > 0
-    for k in range(1, STEPS + 1):
-        h.fadvance()
-        v = soma(0.5).v
-        if v > 0 and not above:
-            spikes.append(h.t)
-        above = v > 0
-        if k % EVERY == 0:
-            rows.append((h.t, v))
+    rows, spikes = run(h, soma(0.5), -65, STEPS, 0.025, 0.0, EVERY, secondorder, clock="t")
     print("# NEURON %s, swc=%s celsius=34 dt=0.025 Ra=100 cm=1 pas g=1e-4 e=-65 everywhere"
           % (h.nrnversion(), os.path.basename(swc))
           + (" secondorder=%d" % secondorder if secondorder else ""))
@@ -96,10 +75,7 @@ def main():
           % (soma(0.5).eca, dend(0.5).eca))
     print("# iclamp soma(0.5) del=%g amp=%g" % (DEL, AMP))
     print("# cai soma at the end %.17g eca %.17g" % (soma(0.5).cai, soma(0.5).eca))
-    print("# spikes (first step with soma v > 0 mV): " + " ".join("%.6f" % t for t in spikes))
-    print("# t_ms v_soma_mV")
-    for t, a in rows:
-        print("%.6f %.17g" % (t, a))
+    print_trace(rows, spikes, 0.0)
 
 
 if __name__ == "__main__":

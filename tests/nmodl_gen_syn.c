@@ -1,6 +1,7 @@
 /* The NMODL code generator on NEURON's expsyn.mod and exp2syn.mod (build/gen/hbg_expsyn.h,
- * hbg_exp2syn.h, made at build time by nmodl_emit) against the hand-written synapses of
- * common/sim_step.h, on random states, weights, areas, v and dt: INITIAL (Exp2Syn's factor),
+ * hbg_exp2syn.h, made at build time by nmodl_emit) against the engine's synapses of
+ * common/sim_step.h (which call the default catalogue's generated ExpSyn and Exp2Syn), on
+ * random states, weights, areas, v and dt: INITIAL (Exp2Syn's factor),
  * NET_RECEIVE (hb_syn_receive), the cnexp decay (hb_step_synapse_decay), the current and
  * conductance as densities of the row (hb_step_synapse_current, hb_syn_conductance), all
  * bitwise, with the hand-written site's constants computed as the .mod computes them

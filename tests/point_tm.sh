@@ -26,5 +26,19 @@ expect_status 0 "a model file's TMSyn" -- "$bin" run "$tmp/plain.json" -o "$tmp/
 expect_status 0 "a model file's tm::TMSyn with U" -- "$bin" run "$tmp/qualified.json" -o "$tmp/o2" --quiet
 expect_status 1 "a model file's TMSyn with an unknown key" -- "$bin" run "$tmp/typo.json" -o "$tmp/o3" --quiet
 expect_grep "$tmp/err" "tau_rec" "the unknown key's nearest name"
+# a checkpoint holds its mechanisms' catalogue identity: the catalogue rebuilt from a changed
+# TMSyn.mod (another decay, the same fields) at the same path is refused on restart, the
+# unchanged one restarts
+printf '{"catalogues": ["tm.so"], "t_stop": 10, "cells": [{"cable": {"length": 20, "diam": 20,
+ "type": 1}, "synapses": [{"name": "TMSyn", "at": "soma"}]}]}\n' > "$tmp/ck.json"
+expect_status 0 "TMSyn with checkpoints" -- "$bin" run "$tmp/ck.json" -o "$tmp/ck" --quiet --checkpoint-every 4
+cp -r "$tmp/ck" "$tmp/ck2"
+expect_status 0 "TMSyn restarted" -- "$bin" run "$tmp/ck.json" -o "$tmp/ck2" --quiet --restart "$tmp/ck2"
+mkdir -p "$tmp/changed/tm"
+sed -e "s|g' = -g/tau_1|g' = -2*g/tau_1|" "$src/tests/nmodl/tm/TMSyn.mod" > "$tmp/changed/tm/TMSyn.mod"
+cmp -s "$src/tests/nmodl/tm/TMSyn.mod" "$tmp/changed/tm/TMSyn.mod" && bad "TMSyn.mod not changed" || ok
+expect_status 0 "build the changed TMSyn" -- "$bin" build-catalogue "$tmp/changed/tm" -o "$tmp/tm.so"
+expect_status 1 "a checkpoint of another build of the catalogue" -- "$bin" run "$tmp/ck.json" -o "$tmp/ck" --quiet --restart "$tmp/ck"
+expect_grep "$tmp/err" "TMSyn is of another catalogue build in the checkpoint" "another catalogue build refused"
 echo "point_tm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -352,6 +352,18 @@ static void test_generator_refusals(void)
                 "<-> b (1, 1) }\n",
          "bad.mod:4:13: an indexed COMPARTMENT is not supported by the code generator; expected "
          "COMPARTMENT volume { states }"},
+        /* self-events (ModelDB's STDP files time their updates with them): refused by name */
+        {"NEURON { POINT_PROCESS s }\nASSIGNED { tl }\nBREAKPOINT { }\nNET_RECEIVE (w) {\n if "
+         "(flag == 0) {\n  net_send(1, 1)\n } else { tl = t }\n}\n",
+         "bad.mod:6:3: net_send (events a mechanism sends itself or its cell) is not supported "
+         "by the code generator yet; expected NET_RECEIVE to act on the events it receives only "
+         "(a postsynaptic spike reaches an STDP synapse as an event of its own, a connection "
+         "from the cell: docs/mechanisms.md, section 10)"},
+        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nNET_RECEIVE (w) { net_event(t) }\n",
+         "bad.mod:3:19: net_event (events a mechanism sends itself or its cell) is not supported "
+         "by the code generator yet; expected NET_RECEIVE to act on the events it receives only "
+         "(a postsynaptic spike reaches an STDP synapse as an event of its own, a connection "
+         "from the cell: docs/mechanisms.md, section 10)"},
     };
 #undef G_HEAD
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -483,6 +495,9 @@ static const struct {
     {HEAD "PROCEDURE p() { WATCH (v > 0) 1 }\n",
      "bad.mod:2:17: WATCH is not supported (docs/nmodl.md lists the language covered); expected an "
      "assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE"},
+    {"NEURON { POINT_PROCESS s }\nNET_RECEIVE (w, A) {\n FOR_NETCONS (w1, A1) { A1 = 0 }\n}\n",
+     "bad.mod:3:2: FOR_NETCONS is not supported (docs/nmodl.md lists the language covered); "
+     "expected an assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE"},
     {HEAD "PROCEDURE p() { else { } }\n",
      "bad.mod:2:17: 'else' without 'if'; expected a statement"},
     {HEAD "CONSTANT { a = 1 }\nPROCEDURE p() { a = 2 }\n",

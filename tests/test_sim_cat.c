@@ -587,10 +587,12 @@ static int test_tm(const char *lib, const char *ref)
     FILE *f = fopen(ref, "r");
     CHECKF(f != NULL, "cannot open %s", ref);
     enum { N = 601 };
-    static double ref_v[N];
+    static double ref_v[N], ref_g[N], ref_i[N];
     int n_ref = 0;
     double t_ref;
-    while (f && n_ref < N && fscanf(f, "%lf %lf", &t_ref, &ref_v[n_ref]) == 2) n_ref++;
+    while (f && n_ref < N &&
+           fscanf(f, "%lf %lf %lf %lf", &t_ref, &ref_v[n_ref], &ref_g[n_ref], &ref_i[n_ref]) == 4)
+        n_ref++;
     if (f) fclose(f);
     CHECKF(n_ref == N, "%s: %d samples, expected %d", ref, n_ref, N);
     if (!tm || n_ref != N) return check_summary("sim_cat --tm");
@@ -624,10 +626,22 @@ static int test_tm(const char *lib, const char *ref)
         CHECK_OK(hb_sim_add_weights(sim, 0, 0, 0.006, &wb));
     }
     CHECKF(wa == 0 && wb == 1, "weight vectors %d, %d", wa, wb);
+    /* the synapse's g (a STATE) and i (an ASSIGNED) recorded as NEURON's syn._ref_g, _ref_i */
+    hb_rec_sample_t rec[2];
+    memset(rec, 0, sizeof rec);
+    if (sim) {
+        CHECK_OK(hb_sim_record_resolve(sim, 0, NULL, "syn[0].g", &rec[0]));
+        CHECK_OK(hb_sim_record_resolve(sim, 0, NULL, "syn[0].i", &rec[1]));
+        CHECK_OK(hb_sim_set_records(sim, 2, rec, 10));
+        hb_rec_sample_t bad;
+        CHECKF(hb_sim_record_resolve(sim, 0, NULL, "syn[0].tau_reck", &bad) != HB_SUCCESS &&
+                   strstr(hb_last_error(), "did you mean \"tau_rec\"") != NULL,
+               "syn[0].tau_reck: %s", hb_last_error());
+    }
     /* NetStims A (5 ms, every 10, 8) and B (12.5 ms, every 20, 4), delay 1 ms; by = 1: both
      * through A's vector (one connection's state for both) */
     double first[N];
-    for (int run = 0; sim && run < 3; run++) {
+    for (int run = 0; sim && run < 4; run++) {
         const int by = run == 2;
         hb_sim_event_t ev[12];
         int n = 0;
@@ -647,6 +661,26 @@ static int test_tm(const char *lib, const char *ref)
             }
         const double *v = NULL;
         int nt = 0;
+        if (run == 3) { /* saved at 75 ms, state scrambled by an init, loaded, continued */
+            FILE *ck = tmpfile();
+            int later = 0;
+            while (later < n && ev[later].step < 3000) later++;
+            if (!ck || hb_sim_init(sim) != HB_SUCCESS ||
+                hb_sim_queue_events(sim, (size_t)n, ev) != HB_SUCCESS ||
+                hb_sim_advance(sim, 3000) != HB_SUCCESS || hb_sim_save(sim, ck, "tm") != HB_SUCCESS ||
+                hb_sim_init(sim) != HB_SUCCESS || (rewind(ck), hb_sim_load(sim, ck, "tm")) != HB_SUCCESS ||
+                hb_sim_queue_events(sim, (size_t)(n - later), ev + later) != HB_SUCCESS ||
+                hb_sim_advance(sim, 3000) != HB_SUCCESS || hb_sim_probe_trace(sim, 0, &v, &nt) != HB_SUCCESS ||
+                nt != N) {
+                CHECKF(0, "TMSyn checkpoint: %s (%d samples)", hb_last_error(), nt);
+                if (ck) fclose(ck);
+                break;
+            }
+            fclose(ck);
+            CHECKF(!memcmp(first, v, sizeof first), "TMSyn: the run restored at 75 ms differs "
+                   "from the run through");
+            continue;
+        }
         if (hb_sim_init(sim) != HB_SUCCESS || hb_sim_queue_events(sim, (size_t)n, ev) != HB_SUCCESS ||
             hb_sim_advance(sim, 6000) != HB_SUCCESS || hb_sim_probe_trace(sim, 0, &v, &nt) != HB_SUCCESS ||
             nt != N) {
@@ -662,6 +696,34 @@ static int test_tm(const char *lib, const char *ref)
             CHECKF(top > -50.0, "TMSyn: the events move v too little (%g mV)", top);
             CHECKF(worst < 1e-9, "TMSyn: %.3g mV from NEURON's soma", worst);
             memcpy(first, v, sizeof first);
+            size_t rows = 0;
+            const long *steps = NULL;
+            const double *val = NULL;
+            hb_sim_recorded(sim, &rows, &steps, &val);
+            /* a sample at an event's time: NEURON delivers it at the end of the step, before
+             * it records; the engine at the start of the next (the same dynamics), so its g
+             * there is the value before the event: below NEURON's */
+            double dg = 0.0, di = 0.0, gtop = 0.0;
+            int at_event = 0, below = 0;
+            for (size_t r = 0; r < rows && r < N; r++) {
+                int event = 0;
+                for (int k = 0; k < n; k++) event |= ev[k].step == steps[r];
+                if (event) {
+                    at_event++;
+                    below += val[2 * r] < ref_g[r] - 1e-4;
+                } else {
+                    dg = fmax(dg, fabs(val[2 * r] - ref_g[r]));
+                }
+                di = fmax(di, fabs(val[2 * r + 1] - ref_i[r]));
+                gtop = fmax(gtop, ref_g[r]);
+            }
+            printf("TMSyn: syn[0].g within %.3g uS (up to %.4g) outside the %d samples at an "
+                   "event's time (%d of them before its jump), syn[0].i within %.3g nA of "
+                   "NEURON 8.2 over %zu samples\n", dg, gtop, at_event, below, di, rows);
+            CHECKF(rows == N && gtop > 1e-3, "TMSyn: %zu rows recorded, g up to %g", rows, gtop);
+            CHECKF(at_event == 12 && below == 12, "TMSyn: %d samples at events, %d before the jump",
+                   at_event, below);
+            CHECKF(dg < 1e-12 && di < 1e-9, "TMSyn: g %.3g uS, i %.3g nA from NEURON's", dg, di);
         } else if (run == 1) {
             CHECKF(!memcmp(first, v, sizeof first), "a second hb_sim_init does not repeat the run");
         } else {

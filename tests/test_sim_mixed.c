@@ -13,7 +13,8 @@
  * node, and a checkpoint of a mixed simulation resumed to the same bits. Also: nine real
  * morphologies in one mixed group (more distinct row constants than the CPU's table holds),
  * and the GPU's steps of a mixed group (the per-lane one; the tree step, a cell's rows in
- * parallel) run on the host against the CPU engine.
+ * parallel) run on the host against the CPU engine; with catalogue point processes, the GPU's
+ * delivery of their events too.
  */
 #include <math.h>
 #include <stdio.h>
@@ -411,9 +412,12 @@ static void tree_step_items(const hb_step_group_t *g, const hb_sim_tree_t *t,
             hb_tree_inputs(g, p, slot, c, dc, rc);
         }
         if (g->cat) hb_cat_item_range(g->cat, from, to, HB_CAT_CURRENT, &q0, &q1);
-        for (int q = q0; g->cat && q < q1; q++) /* a mechanism's instances: any order */
-            for (int j = hb_tree_cat_count(g, q, slot) - 1; j >= 0; j--)
-                hb_tree_cat_kernel(g, p, q, slot, j, HB_CAT_CURRENT, dc, rc);
+        for (int q = q0; g->cat && q < q1; q++) { /* a density mechanism's: any order */
+            const int n = hb_tree_cat_count(g, q, slot);
+            for (int j = 0; j < n; j++)
+                hb_tree_cat_kernel(g, p, q, slot, hb_tree_cat_serial(g, q) ? j : n - 1 - j,
+                                   HB_CAT_CURRENT, dc, rc);
+        }
         if (solve) {
             for (int i = c.m - 1; i >= 0; i--) hb_tree_axial(g, t, c, i, dc, rc);
             const int *bound = t->round_bound + t->round_first[slot], first = t->chain_first[slot];
@@ -421,9 +425,11 @@ static void tree_step_items(const hb_step_group_t *g, const hb_sim_tree_t *t,
             for (int r = 0; r < rounds; r++)
                 for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
                     hb_tree_eliminate(g, t, c, first + k, dc, rc);
+            const int keep_dv = g->cat && g->cat->second_order; /* tree_step_kernel's */
             for (int r = rounds - 1; r >= 0; r--)
                 for (int k = bound[r + 1] - 1; k >= bound[r]; k--)
-                    hb_tree_substitute(g, t, p, c, first + k, dc, rc);
+                    hb_tree_substitute(g, t, p, c, first + k, dc, rc, keep_dv);
+            for (int i = c.m - 1; keep_dv && i >= 0; i--) hb_tree_cat_second_order(g, c, i, rc);
             for (int j = n_hh - 1; j >= 0; j--) hb_tree_gates(g, p, slot, c, j);
             if (g->syn_start)
                 for (int q = g->syn_start[slot + 1] - 1; q >= g->syn_start[slot]; q--)
@@ -818,6 +824,11 @@ static int cat_same(const hb_step_cat_t *a, const hb_step_cat_t *b, const hb_ste
     return same;
 }
 
+static const char *method_name(hb_method_t method)
+{
+    return method == HB_METHOD_CN ? "Crank-Nicolson" : "backward Euler";
+}
+
 /* Built-in catalogue mechanism `name` ("bbp::Ca_HVA") in region with first parameter g. */
 static void insert_cat(hb_model_t *md, int region, const char *name, double g)
 {
@@ -896,7 +907,7 @@ static int cai_moved(const group_t *gr)
  * in one mixed group: v, every mechanism's fields and the ions bitwise. split: the CUDA engine's
  * split step instead (split_step), every other mechanism (from the first) taken as a user
  * catalogue's, stepped through its slots' views. */
-static void test_tree_cat(int tile, int split)
+static void test_tree_cat(int tile, hb_method_t method, int split)
 {
     enum { CELLS = 3, TREE_STEPS = 600 };
     char small[1024], bas[1024];
@@ -909,6 +920,7 @@ static void test_tree_cat(int tile, int split)
     for (int i = 0; i < CELLS && ok; i++) ok = make_cat_cell(swc[i], i < 2 ? 0 : 1, 1.0, &morph[i], &md[i]);
     hb_sim_options_t opt = sim_options(0.025, TREE_STEPS * 0.025, 0.25);
     opt.celsius = 34.0;
+    opt.method = method;
     hb_sim_t *sim = NULL;
     if (ok) CHECK_OK(hb_sim_create(md, CELLS, &opt, &sim));
     const group_t *gr = sim ? &sim->groups[sim->n_groups - 1] : NULL;
@@ -949,8 +961,8 @@ static void test_tree_cat(int tile, int split)
         g.d = d;
         g.rhs = rhs;
         CHECK_OK(hb_sim_advance(sim, TREE_STEPS));
-        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                              sim->table.q10};
+        hb_step_params_t p = {opt.dt_ms, method == HB_METHOD_CN ? 2.0 : 1.0, 0.0,
+                              sim->table.use_table ? sim->table.table : NULL, sim->table.q10};
         int users = 0;
         for (long n = 0; n < TREE_STEPS; n++) {
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
@@ -959,11 +971,13 @@ static void test_tree_cat(int tile, int split)
             else
                 tree_step(&g, &plan.k, &p, d, rhs);
         }
+        CHECK(gr->cat->second_order == (method == HB_METHOD_CN));
         CHECKF(!split || users == 2 * ((twin->n_mech + 1) / 2),
                "split: %d user items a step; expected %d", users, 2 * ((twin->n_mech + 1) / 2));
         CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
-               "tile %d%s: the tree step of a mixed group with catalogue mechanisms differs from "
-               "the CPU engine's after %d steps (v %s)", tile, split ? ", split" : "", TREE_STEPS,
+               "tile %d, %s%s: the tree step of a mixed group with catalogue mechanisms differs "
+               "from the CPU engine's after %d steps (v %s)", tile, method_name(method),
+               split ? ", split" : "", TREE_STEPS,
                memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
@@ -991,7 +1005,7 @@ static void test_tree_cat(int tile, int split)
  * lanes, fixed rows). Copies of one cell (a shared group) and cells of different NaTs2_t (per
  * lane fields) with padding lanes, bbp's and allen's mechanisms: v, fields and ions bitwise.
  * split: the CUDA engine's split step (split_step), every other mechanism a user's. */
-static void test_lanes_cat(int set, int varied, int split)
+static void test_lanes_cat(int set, int varied, hb_method_t method, int split)
 {
     enum { CELLS = 5, LANE_STEPS = 600 };
     char small[1024];
@@ -1003,6 +1017,7 @@ static void test_lanes_cat(int set, int varied, int split)
         ok = make_cat_cell(small, set, varied ? 1.0 + 0.1 * i : 1.0, &morph[i], &md[i]);
     hb_sim_options_t opt = sim_options(0.025, LANE_STEPS * 0.025, 0.25);
     opt.celsius = 34.0;
+    opt.method = method;
     hb_sim_t *sim = NULL;
     if (ok) CHECK_OK(hb_sim_create(md, CELLS, &opt, &sim));
     const group_t *gr = sim && sim->n_groups == 1 ? &sim->groups[0] : NULL;
@@ -1032,8 +1047,8 @@ static void test_lanes_cat(int set, int varied, int split)
         g.fixed_row = NULL; /* the device's: every row factored each step */
         g.fixed_r = g.fixed_c = g.fixed_f = NULL;
         CHECK_OK(hb_sim_advance(sim, LANE_STEPS));
-        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
-                              sim->table.q10};
+        hb_step_params_t p = {opt.dt_ms, method == HB_METHOD_CN ? 2.0 : 1.0, 0.0,
+                              sim->table.use_table ? sim->table.table : NULL, sim->table.q10};
         const int W = k->width;
         int users = 0;
         for (long n = 0; n < LANE_STEPS; n++) {
@@ -1050,16 +1065,18 @@ static void test_lanes_cat(int set, int varied, int split)
                     hb_cat_fused_current(&g, &p, b, lane, 1, dl, rl);
                     hb_step_lanes_axial(&g, b, lane, 1, W, g.shared, dl, rl);
                     hb_step_lanes_solve(&g, b, lane, 1, W, g.shared, dl, rl);
+                    if (g.cat->second_order) hb_cat_second_order(&g, b, lane, 1, rl);
                     hb_step_lanes_update(&g, &p, b, lane, 1, W, rl);
                     hb_cat_fused_state(&g, &p, b, lane, 1);
                 }
         }
+        CHECK(gr->cat->second_order == (method == HB_METHOD_CN));
         CHECKF(!split || users == 2 * ((twin->n_mech + 1) / 2),
                "split: %d user items a step; expected %d", users, 2 * ((twin->n_mech + 1) / 2));
         CHECKF(!memcmp(v, k->v, size * sizeof *v) && cat_same(twin, gr->cat, k),
-               "set %d, %s group%s: the device's lane step with catalogue mechanisms differs from "
-               "the CPU engine's after %d steps (v %s)", set, varied ? "per-lane" : "shared",
-               split ? ", split" : "", LANE_STEPS,
+               "set %d, %s group, %s%s: the device's lane step with catalogue mechanisms differs "
+               "from the CPU engine's after %d steps (v %s)", set, varied ? "per-lane" : "shared",
+               method_name(method), split ? ", split" : "", LANE_STEPS,
                memcmp(v, k->v, size * sizeof *v) ? "differs" : "the same");
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
@@ -1079,17 +1096,186 @@ static void test_lanes_cat(int set, int varied, int split)
     }
 }
 
+/* make_cat_cell's cell (its mechanisms `set`) with catalogue point processes: at the soma bbp's ProbAMPANMDA_EMS
+ * (stochastic: Use 0.9, Fac 10, Dep 5 ms; RANDOM) and two generated ExpSyn on one row, on the
+ * dendrite an Exp2Syn; synapses 0 .. 3 in that order. */
+static int make_point_cell(const char *swc, int set, double scale, hb_morph_t **morph,
+                           hb_model_t **md)
+{
+    if (!make_cat_cell(swc, set, scale, morph, md)) return 0;
+    const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0}, dend = {HB_LOC_SECTION, 0, 1, 0.5, 0};
+    const char *prob_keys[] = {"Use", "Fac", "Dep", "tau_d_AMPA"};
+    const double prob_values[] = {0.9, 10.0, 5.0, 1.7 * scale};
+    const char *exp_keys[] = {"tau", "e"};
+    const double exp_values[] = {2.0 * scale, 0.0}, exp2_values[] = {0.5, 3.0, 0.0};
+    const char *exp2_keys[] = {"tau1", "tau2", "e"};
+    CHECK_OK(hb_model_add_point_process(*md, &soma, "ProbAMPANMDA_EMS", 4, prob_keys,
+                                        prob_values, NULL));
+    CHECK_OK(hb_model_add_point_process(*md, &soma, "ExpSyn", 2, exp_keys, exp_values, NULL));
+    CHECK_OK(hb_model_add_point_process(*md, &soma, "default::ExpSyn", 0, NULL, NULL, NULL));
+    CHECK_OK(hb_model_add_point_process(*md, &dend, "Exp2Syn", 3, exp2_keys, exp2_values, NULL));
+    return hb_model_synapse_count(*md) == 4;
+}
+
+/* The GPU's event delivery to catalogue point processes (sim_events.cu's receive: NET_RECEIVE
+ * and its INITIAL by index, hb_cat_fused_point_event, on a copy of the weight vectors) and its
+ * steps (step_cat_kernel's lanes, or tree_step_kernel<1>: a point process's currents one
+ * instance after another), on the host against the CPU engine: make_point_cell's cells with
+ * per-lane parameters (mixed 0: a group of one shape with padding lanes; 1: with another
+ * shape in a mixed group), two connections with weight vectors on the ProbAMPANMDA_EMS whose
+ * events come alike (the connections' order decides), events without a vector (an own one,
+ * initialised) on the second ExpSyn; v, every field and ion, and the vectors bitwise. */
+static void test_points(int mixed)
+{
+    enum { CELLS = 5, PT_STEPS = 800, EVERY = 37 };
+    char small[1024], bas[1024];
+    snprintf(small, sizeof small, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+    snprintf(bas, sizeof bas, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+    hb_morph_t *morph[CELLS] = {NULL};
+    hb_model_t *md[CELLS] = {NULL};
+    const int cells = mixed ? 3 : CELLS;
+    int ok = 1;
+    for (int i = 0; i < cells && ok; i++)
+        ok = make_point_cell(mixed && i == 1 ? bas : small, mixed && i == 2, 1.0 + 0.1 * i,
+                             &morph[i], &md[i]);
+    hb_sim_options_t opt = sim_options(0.025, PT_STEPS * 0.025, 0.25);
+    opt.celsius = 34.0;
+    hb_sim_t *sim = NULL;
+    if (ok) CHECK_OK(hb_sim_create(md, cells, &opt, &sim));
+    const group_t *gr = sim ? &sim->groups[sim->n_groups - 1] : NULL;
+    if (!gr || !gr->cat || gr->k.mixed != mixed || gr->k.count != cells ||
+        (!mixed && gr->k.blocks * gr->k.width == cells)) {
+        CHECKF(0, "points: expected one %s group of %d cells", mixed ? "mixed" : "padded", cells);
+        ok = 0;
+    }
+    /* connections: two on synapse 0 (ProbAMPANMDA_EMS), one on synapses 1 and 3 */
+    enum { CONNS = 4 };
+    const int conn_syn[CONNS] = {0, 0, 1, 3};
+    const double conn_w[CONNS] = {0.004, 0.004, 0.002, 0.003};
+    int wv[CELLS][CONNS];
+    for (int c = 0; ok && c < cells; c++)
+        for (int k = 0; k < CONNS; k++) CHECK_OK(hb_sim_add_weights(sim, c, conn_syn[k], conn_w[k], &wv[c][k]));
+    if (ok) {
+        /* events: every EVERY steps on each connection (the two on synapse 0 alike), every
+         * other time one on synapse 2 without a vector; ordered by step, cell, synapse, time,
+         * weight, vector */
+        hb_sim_event_t *ev = check_malloc((size_t)cells * (CONNS + 1) * PT_STEPS / EVERY * sizeof *ev + sizeof *ev);
+        size_t n_ev = 0;
+        for (long st = 4; st < PT_STEPS; st += EVERY)
+            for (int c = 0; c < cells; c++) {
+                const double t = ((double)st - 0.3) * opt.dt_ms;
+                for (int k = 0; k < CONNS; k++) {
+                    if (conn_syn[k] == 3 && (st / EVERY) % 2) continue;
+                    ev[n_ev++] = (hb_sim_event_t){st, c, conn_syn[k], wv[c][k], t, conn_w[k]};
+                    if (conn_syn[k] == 1 && (st / EVERY) % 2)
+                        ev[n_ev++] = (hb_sim_event_t){st, c, 2, -1, t, 0.003};
+                }
+            }
+        CHECK_OK(hb_sim_init(sim));
+        const hb_step_group_t *k = &gr->k;
+        const size_t size = hb_step_block_base(k, k->blocks);
+        const size_t hh = (mixed ? k->hh_start[k->blocks] : (size_t)k->blocks * (size_t)k->n_hh) *
+                          3 * (size_t)k->width;
+        hb_step_group_t g = *k;
+        double *v = check_malloc(size * sizeof *v), *hs = check_malloc((hh + 1) * sizeof *hs);
+        double *d = check_malloc(size * sizeof *d), *rhs = check_malloc(size * sizeof *rhs);
+        const size_t nw = (size_t)sim->n_weights * HB_CAT_MAX_WEIGHT;
+        double *w = check_malloc((nw + 1) * sizeof *w);
+        memcpy(v, k->v, size * sizeof *v);
+        memcpy(hs, k->hh_state, hh * sizeof *hs);
+        memcpy(w, sim->weights, nw * sizeof *w);
+        hb_step_cat_t *twin = cat_copy(gr->cat, k);
+        g.v = v;
+        g.hh_state = hs;
+        g.cat = twin;
+        if (!mixed) { /* the device's lanes: every row factored each step (the tree step's
+                       * plan takes the fixed rows' factors) */
+            g.fixed_row = NULL;
+            g.fixed_r = g.fixed_c = g.fixed_f = NULL;
+        }
+        hb_sim_tree_plan_t plan;
+        memset(&plan, 0, sizeof plan);
+        if (mixed) CHECK_OK(hb_sim_tree_plan(k, 32, &plan));
+        CHECK_OK(hb_sim_queue_events(sim, n_ev, ev));
+        CHECK_OK(hb_sim_advance(sim, PT_STEPS));
+        hb_step_params_t p = {opt.dt_ms, 1.0, 0.0, sim->table.use_table ? sim->table.table : NULL,
+                              sim->table.q10};
+        const int W = k->width;
+        size_t next = 0;
+        for (long n = 0; n < PT_STEPS; n++) {
+            for (; next < n_ev && ev[next].step <= n; next++) { /* the device's receive */
+                const hb_sim_event_t *e = &ev[next];
+                const hb_sim_target_t *t = &sim->targets[sim->target_first[e->cell] + e->synapse];
+                double own[HB_CAT_MAX_WEIGHT] = {e->weight};
+                double *x = e->weights >= 0 ? w + (size_t)e->weights * HB_CAT_MAX_WEIGHT : own;
+                CHECK(t->point > 0);
+                if (e->weights < 0)
+                    hb_cat_fused_point_event(&g, t->point - 1, t->slot, t->inst, x, e->time, opt.dt_ms, 1);
+                hb_cat_fused_point_event(&g, t->point - 1, t->slot, t->inst, x, e->time, opt.dt_ms, 0);
+            }
+            p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+            if (mixed) {
+                tree_step(&g, &plan.k, &p, d, rhs);
+                continue;
+            }
+            for (int b = 0; b < k->blocks; b++)
+                for (int lane = W - 1; lane >= 0; lane--) {
+                    const size_t base = hb_step_block_base(&g, b) + (size_t)lane;
+                    double *dl = d + base, *rl = rhs + base;
+                    hb_step_lanes_membrane(&g, &p, b, lane, 1, W, g.shared, dl, rl);
+                    hb_cat_fused_current(&g, &p, b, lane, 1, dl, rl);
+                    hb_step_lanes_axial(&g, b, lane, 1, W, g.shared, dl, rl);
+                    hb_step_lanes_solve(&g, b, lane, 1, W, g.shared, dl, rl);
+                    hb_step_lanes_update(&g, &p, b, lane, 1, W, rl);
+                    hb_cat_fused_state(&g, &p, b, lane, 1);
+                }
+        }
+        const int same_v = !memcmp(v, k->v, size * sizeof *v);
+        CHECKF(same_v && cat_same(twin, gr->cat, k) && !memcmp(w, sim->weights, nw * sizeof *w),
+               "points (%s group): the device's delivery and step differ from the CPU engine's "
+               "after %d steps (v %s, weight vectors %s)", mixed ? "mixed" : "padded", PT_STEPS,
+               same_v ? "the same" : "differs",
+               memcmp(w, sim->weights, nw * sizeof *w) ? "differ" : "the same");
+        /* the stochastic synapse at work: its vectors' Psurv (index 3) moved, some release
+         * failed (its vectors differ between the two alike connections' cells) */
+        int moved = 0;
+        for (int c = 0; c < cells; c++)
+            moved += sim->weights[(size_t)wv[c][0] * HB_CAT_MAX_WEIGHT + 3] != 0.0;
+        CHECKF(moved > 0, "points: ProbAMPANMDA_EMS's Psurv never moved");
+        int spiking = 0;
+        for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
+        CHECKF(spiking >= cells, "points: %d spikes: too little to compare", spiking);
+        cat_copy_free(twin);
+        hb_sim_tree_free(&plan);
+        free(v);
+        free(hs);
+        free(d);
+        free(rhs);
+        free(w);
+        free(ev);
+    }
+    hb_sim_destroy(sim);
+    for (int i = 0; i < cells; i++) {
+        hb_model_destroy(md[i]);
+        hb_morph_destroy(morph[i]);
+    }
+}
+
 int main(void)
 {
-    test_lanes_cat(0, 0, 0);
-    test_lanes_cat(0, 1, 0);
-    test_lanes_cat(1, 1, 0);
-    test_lanes_cat(0, 0, 1);
-    test_lanes_cat(0, 1, 1);
-    test_lanes_cat(1, 1, 1);
-    test_tree_cat(32, 0);
-    test_tree_cat(8, 0);
-    test_tree_cat(32, 1);
+    test_points(0);
+    test_points(1);
+    for (int m = 0; m < 2; m++) { /* the device's steps, backward Euler and Crank-Nicolson */
+        const hb_method_t method = m ? HB_METHOD_CN : HB_METHOD_EULER;
+        for (int split = 0; split < 2; split++) { /* fused, and split around user items */
+            test_lanes_cat(0, 0, method, split);
+            test_lanes_cat(0, 1, method, split);
+            test_lanes_cat(1, 1, method, split);
+        }
+        test_tree_cat(32, method, 0);
+        test_tree_cat(8, method, 0);
+        test_tree_cat(32, method, 1);
+    }
     test_real_cells();
     test_tree_copies();
     test_device_path();

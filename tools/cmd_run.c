@@ -1148,8 +1148,9 @@ static long lines_in(const char *path, long bytes)
     return left > 0 ? -1 : lines;
 }
 
-/* FILE opened for appending after its first `bytes` bytes (what follows is cut off). */
-static FILE *reopen_at(const char *path, long bytes)
+/* FILE opened for appending after its first `bytes` bytes (what follows is cut off); ckpt, the
+ * checkpoint that says so, named where it asks for more than is there. */
+static FILE *reopen_at(const char *path, long bytes, const char *ckpt)
 {
     FILE *f = fopen(path, "r+");
     if (!f) {
@@ -1159,8 +1160,8 @@ static FILE *reopen_at(const char *path, long bytes)
     }
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || st.st_size < bytes) {
-        cli_fail("run", "%s: %lld bytes; the checkpoint's run had written %ld: expected the "
-                 "outputs of the checkpointed run", path, (long long)st.st_size, bytes);
+        cli_fail("run", "%s: %lld bytes; the checkpoint's run had written %ld (%s): expected "
+                 "the outputs of the checkpointed run", path, (long long)st.st_size, bytes, ckpt);
         fclose(f);
         return NULL;
     }
@@ -1207,9 +1208,9 @@ static int cell_restart(const run_ckpt_t *ckpt, hb_sim_t *sim, stream_t *o, cons
     if (rc == 0 && o->format == TRACES_H5)
         rc = cli_report_reopen(o->traces_path, "default", (size_t)n, at.samples, &o->report);
     if (rc == 0 && (((o->format == TRACES_CSV || o->format == TRACES_WIDE) &&
-                     !(o->traces = reopen_at(o->traces_path, at.probes_bytes))) ||
-                    !(o->spikes = reopen_at(o->spikes_path, at.spikes_bytes)) ||
-                    !(o->spikes_dat = reopen_at(o->dat_path, at.dat_bytes))))
+                     !(o->traces = reopen_at(o->traces_path, at.probes_bytes, path))) ||
+                    !(o->spikes = reopen_at(o->spikes_path, at.spikes_bytes, path)) ||
+                    !(o->spikes_dat = reopen_at(o->dat_path, at.dat_bytes, path))))
         rc = 1;
     if (rc == 0 && o->sonata) { /* spikes.h5 gets the spikes before the checkpoint too */
         FILE *r = fopen(o->dat_path, "r");

@@ -20,6 +20,11 @@
 #   bench/network/run.sh real OUTDIR     the real-morphology network (real_network.py) at
 #                                         REAL_CELLS sizes: one GPU, CORES ranks, one core,
 #                                         NEURON on CORES ranks (spikes compared), the floor
+#   bench/network/run.sh l5pc-net OUTDIR  the L5PC network with ProbAMPANMDA_EMS synapses
+#                                         (examples/l5pc_network.py, deterministic release)
+#                                         of L5_CELLS cells: hinesbatch in each of L5_LAYOUTS,
+#                                         one GPU, one core; NEURON on CORES ranks (spikes
+#                                         compared); l5pc_net_N.md: times and ratios
 #   bench/network/run.sh best OUTDIR     --backend=best against seq, omp and cuda on busyring
 #                                         and the real network (BEST_BR_CELLS, BEST_REAL)
 #   bench/network/run.sh exchange OUTDIR  the three exchange modes in turn (ROUNDS rounds)
@@ -53,7 +58,11 @@
 # data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
 # REAL_TUNING (a tuning spec for the GPU run, e.g. sim.tree_tile=16), REAL_RANKS (0: no run on
 # CORES ranks, e.g. a build without MPI),
-# GPU_BACKEND.
+# GPU_BACKEND;
+# l5pc-net: L5_CELLS (1000), L5_TSTOP (20 ms), L5_LAYOUTS ("CORESx1 1xCORES": ranks x threads;
+# empty: none), L5_ONE_TSTOP (2 ms on one core; 0: not run), L5_NRN (1; 0: no NEURON),
+# L5_ARGS (more arguments of l5pc_network.py),
+# NRN_PY (PY: the python3 with NEURON; NRNIVMODL its nrnivmodl), GPU_BACKEND, COMMIT.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 what=${1:?peers or scaling}
@@ -683,6 +692,109 @@ PYEOF
   done
 }
 
+# The L5PC network (examples/l5pc_network.py: BluePyOpt's L5PC, 8 recurrent ProbAMPANMDA_EMS a
+# cell on its dendrites and a Poisson drive at the soma; deterministic release, so that
+# NEURON's spikes compare) of L5_CELLS cells, L5_TSTOP ms: hinesbatch in each layout of
+# L5_LAYOUTS (RANKSxTHREADS; spikes cmp'd with the first's), on one GPU (GPU_BACKEND; a
+# refusal is logged and the case goes on), on one core for L5_ONE_TSTOP ms (0: not run), and
+# NEURON (NRN_PY; ProbAMPANMDA_EMS as tests/neuron/l5pc_net_reference.py picks it) on CORES
+# ranks (L5_NRN=0: not run), its spikes compared with the first hinesbatch run's (L5_LAYOUTS
+# empty: the GPU's); l5pc_net_N.md: times and ratios.
+l5pc_net() {
+  local n=${L5_CELLS:-1000} t=${L5_TSTOP:-20} one_t=${L5_ONE_TSTOP:-2}
+  local backend=${GPU_BACKEND:-cuda} nrn_py=${NRN_PY:-$PY} root=$here/../..
+  local f=$out/l5pc_net_$n.json layout r th name first="" libs=()
+  nrn_mpi_lib
+  log "l5pc-net: $n cells, $t ms, layouts ${L5_LAYOUTS-${CORES}x1 1x${CORES}}, $(date -u +%FT%TZ)," \
+    "commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}," \
+    "$(nvidia-smi -L 2>/dev/null | head -1), $(lscpu | grep 'Model name' | sed 's/  */ /g')"
+  "$PY" "$root/examples/l5pc_network.py" "$n" "$f" --t-stop "$t" --deterministic ${L5_ARGS:-} \
+    || return 1
+  if [ "${L5_NRN:-1}" != 0 ]; then  # first, so that a NEURON that cannot compile stops it early
+    "$nrn_py" "$root/tests/neuron/l5pc_net_reference.py" "$f" --compile "$work/nrn" \
+      > "$work/nrn.libs" 2> "$work/nrn.err" || { tail -20 "$work/nrn.err"; return 1; }
+    for l in $(cat "$work/nrn.libs"); do libs+=(--mechlib "$l"); done
+    log "NEURON $("$nrn_py" -c 'import neuron; print(neuron.__version__)' 2>/dev/null): $(grep -h 'from mechanisms' "$work/nrn.err")"
+  fi
+  for layout in ${L5_LAYOUTS-${CORES}x1 1x${CORES}}; do
+    r=${layout%x*} th=${layout#*x} name=hb_${layout}_$n
+    KEEP_SPIKES=$name hb_run "$r" "$th" "$f" "$name" --traces=none \
+      $([ "$th" = 1 ] && echo --backend=seq || echo --backend=omp --threads "$th") || return 1
+    if [ -z "$first" ]; then first=$name
+    elif cmp -s "$out/$first.spikes" "$out/$name.spikes"; then log "$name: spikes bitwise $first's"
+    else log "$name: spikes DIFFER from $first's"; fi
+  done
+  rm -rf "$work/g"
+  if "$HB" run "$f" --backend="$backend" -o "$work/g" --traces=none --quiet > "$work/g.log" 2>&1; then
+    cp "$work/g/summary.json" "$out/gpu_$n.json"
+    cp "$work/g/spikes.dat" "$out/gpu_$n.spikes"
+    if [ -z "$first" ]; then first=gpu_$n
+    elif cmp -s "$out/gpu_$n.spikes" "$out/$first.spikes"; then log "gpu_$n: spikes bitwise $first's"
+    else log "gpu_$n: spikes DIFFER from $first's"; fi
+    log "gpu_$n: $(head -c 400 "$out/gpu_$n.json" | tr -d '\n' | sed 's/"per_rank.*//')"
+  else
+    log "gpu_$n: backend $backend did not run: $(grep -v '^ *$' "$work/g.log" | tail -2 | tr '\n' ' ')"
+  fi
+  if [ "$one_t" != 0 ]; then
+    rm -rf "$work/o1"
+    taskset -c 0 "$HB" run "$f" --backend=seq --t-stop "$one_t" -o "$work/o1" --traces=none \
+      --quiet > "$work/o1.log" 2>&1 || { cat "$work/o1.log"; return 1; }
+    cp "$work/o1/summary.json" "$out/hb_1core_$n.json"
+    log "hb_1core_$n ($one_t ms): $(head -c 300 "$out/hb_1core_$n.json" | tr -d '\n' | sed 's/"per_rank.*//')"
+  fi
+  if [ "${L5_NRN:-1}" != 0 ]; then
+    $MPIRUN -np "$CORES" --bind-to core "$nrn_py" "$root/tests/neuron/l5pc_net_reference.py" "$f" \
+      "${libs[@]}" --spikes "$out/neuron_${CORES}ranks_$n.spikes" > "$work/nrn.out" 2> "$work/nrn.err" \
+      || { tail -20 "$work/nrn.out" "$work/nrn.err"; return 1; }
+    grep '^{"peer"' "$work/nrn.out" > "$out/neuron_${CORES}ranks_$n.json"
+    log "neuron_${CORES}ranks_$n: $(cat "$out/neuron_${CORES}ranks_$n.json")"
+    if [ -n "$first" ]; then
+      "$PY" "$here/compare_spikes.py" "$out/$first.spikes" "$out/neuron_${CORES}ranks_$n.spikes" \
+        --t-stop "$t" > "$out/compare_neuron_$n.json"
+      log "vs NEURON: $(cat "$out/compare_neuron_$n.json")"
+    fi
+  fi
+  "$PY" - "$out" "$n" "$t" "$one_t" "$CORES" "${first:-none}" ${L5_LAYOUTS-${CORES}x1 1x${CORES}} <<'PYEOF' \
+    | tee "$out/l5pc_net_$n.md" | tee -a "$out/log.txt"
+import json, os, sys
+out, n, t, one_t, cores, first, layouts = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7:]
+def get(name):
+    p = os.path.join(out, name + ".json")
+    return json.load(open(p)) if os.path.exists(p) else None
+nrn = get("neuron_%dranks_%d" % (cores, n))
+cmpn = get("compare_neuron_%d" % n)
+nrn_s = nrn["run_s"] if nrn else None
+print("L5PC network, %d cells, %g ms (dt 0.025 ms); " % (n, t) + (
+      "NEURON %s on %d ranks: %.3f s (build %.1f s), %d spikes of cells"
+      % (nrn["peer"].split()[-1], cores, nrn_s, nrn["build_s"], nrn["spikes"]) if nrn else "NEURON not run"))
+print()
+print("| run | simulation [s] | slowest rank's update [s] | build [s] | NEURON %d ranks over it | spikes (the sources' too) |" % cores)
+print("|---|---|---|---|---|---|")
+rows = [("hinesbatch %s (ranks x threads)" % l, "hb_%s_%d" % (l, n)) for l in layouts]
+rows.append(("hinesbatch, one GPU", "gpu_%d" % n))
+for label, name in rows:
+    s = get(name)
+    if not s:
+        print("| %s | not run | | | | |" % label)
+        continue
+    upd = max(r["update_s"] for r in s["per_rank"])
+    build = max(r["build_s"] for r in s["per_rank"])
+    ratio = "**%.2fx**" % (nrn_s / s["wall_s"]) if nrn_s else ""
+    print("| %s | %.3f | %.3f | %.2f | %s | %d |" % (label, s["wall_s"], upd, build, ratio, s["spikes"]))
+s = get("hb_1core_%d" % n)
+if s:
+    per_ms = s["wall_s"] / one_t
+    print("| hinesbatch, one core, %g ms | %.3f | | %.2f | %s | |"
+          % (one_t, s["wall_s"], max(r["build_s"] for r in s["per_rank"]),
+             "%.2fx per core (NEURON's %d cores' seconds a simulated ms over one core's)"
+             % (nrn_s * cores / t / per_ms, cores) if nrn_s else ""))
+print()
+if cmpn:
+    print("Spikes, hinesbatch %s against NEURON: %d and %d, in the same steps: %s (largest difference %.3g ms)"
+          % (first, cmpn["spikes_a"], cmpn["spikes_b"], cmpn["same_steps"], cmpn["max_time_diff_ms"]))
+PYEOF
+}
+
 case $what in
   peers) peers ;;
   record-overhead) record_overhead ;;
@@ -692,8 +804,9 @@ case $what in
   gpu-busyring) gpu_busyring ;;
   gpu-scaling) gpu_scaling ;;
   real) real ;;
+  l5pc-net) l5pc_net ;;
   best) best_check ;;
   coreneuron) coreneuron ;;
   scaling) scaling ;;
-  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|real|best|coreneuron|exchange|scaling|record-overhead OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: $0 peers|busyring|neuron-busyring|gpu-busyring|gpu-scaling|real|l5pc-net|best|coreneuron|exchange|scaling|record-overhead OUTDIR" >&2; exit 2 ;;
 esac

@@ -26,8 +26,9 @@ extern "C" {
  * A synapse as events reach it (a target): site `site` of group `group`, its state's first
  * value at element `state` of the group's syn_state and its second `stride` after
  * (hb_syn_receive). src/sim numbers the targets cell by cell, synapse by synapse. A catalogue
- * point process (point > 0; CPU engine only): instance `inst` of the group's catalogue
- * mechanism point - 1 in slot `slot`'s block (common/cat_step.h, hb_cat_point_event).
+ * point process (point > 0; engines with hb_sim_ops.points): instance `inst` of the group's
+ * catalogue mechanism point - 1 in slot `slot`'s block (common/cat_step.h, hb_cat_point_event;
+ * the GPU's by index, common/cat_fused.h).
  */
 typedef struct {
     int group, site;
@@ -44,7 +45,7 @@ typedef struct {
     long step;
     int target;
     int weights;   /* a catalogue point process's connection: its weight vector's index among
-                      the simulation's (hb_sim_add_weights); -1: none (CPU engine only) */
+                      the simulation's (hb_sim_add_weights); -1: none */
     double time;   /* [ms]: the spike's time plus the delay */
     double weight; /* [uS] */
 } hb_sim_engine_event_t;
@@ -53,6 +54,7 @@ typedef struct {
 typedef struct {
     uint32_t source; /* gid */
     int target;
+    int weights;   /* a point process's connection: its weight vector (as the event's) */
     double weight; /* [uS] */
     double delay;  /* [ms] */
 } hb_sim_engine_conn_t;
@@ -82,6 +84,7 @@ typedef struct {
      * each, vector i at (*weights)[i HB_CAT_MAX_WEIGHT]): the simulation's, which grows while a
      * network is built, so borrowed by address. */
     double *const *weights;
+    const int *n_weights;           /* their number, borrowed by address too */
     int device;                     /* the context's device to run on (GPUs) */
 } hb_sim_desc_t;
 
@@ -160,7 +163,8 @@ struct hb_sim_ops {
      * the connections (sorted by source) through which add_spikes expands spikes into events
      * of steps before step_limit; events added as they are (add_events); and queue_due, which
      * makes the waiting events of the steps before step_end the queue (as queue_events), in
-     * its order. clear_events drops every waiting event (a new run).
+     * its order. clear_events drops every waiting event (a new run, after hb_sim_init's
+     * set_state: it also takes the weight vectors of point processes as hb_sim_init left them).
      */
     hb_status_t (*set_connections)(void *engine, size_t n, const hb_sim_engine_conn_t *conns,
                                    long step_limit);

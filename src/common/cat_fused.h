@@ -45,6 +45,33 @@ HB_CAT_DISPATCH_QUAL void hb_cat_dispatch(int builtin, int index, int kernel,
     }
 }
 
+/* NET_RECEIVE (init 0) or its INITIAL (init 1) of mechanism `index` of built-in catalogue
+ * `builtin` on instance j of lane k of blk: 1, or 0 where it has none. */
+HB_HOSTDEV int hb_cat_dispatch_event(int builtin, int index, const hb_cat_block_t *blk, int j,
+                                     int k, double *w, double t, int init)
+{
+    switch (builtin) {
+    case 0: return hbg_default_net_receive(index, blk, j, k, w, t, init);
+    case 1: return hbg_bbp_net_receive(index, blk, j, k, w, t, init);
+    case 2: return hbg_allen_net_receive(index, blk, j, k, w, t, init);
+    default: return 0;
+    }
+}
+
+/* common/cat_step.h's hb_cat_point_event by index (the GPU's event delivery): one event (init
+ * 0) or a connection's initialisation (init 1, without a NET_RECEIVE INITIAL w[1 ..] zeroed)
+ * at instance `inst` of point process q of the group in slot `slot`, weight vector w. */
+HB_HOSTDEV void hb_cat_fused_point_event(const hb_step_group_t *g, int q, int slot, int inst,
+                                         double *w, double t, double dt, int init)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    if (!hb_cat_dispatch_event(cm->builtin, cm->index, &blk, inst, 0, w, t, init) && init)
+        for (int a = 1; a < cm->mech->n_weight; a++) w[a] = 0.0;
+}
+
 /* hb_cat_step_current's calls by index for mechanisms [q0, q1): lanes lane0 .. lane0 + lanes - 1
  * of a block (the ions' start not included: hb_cat_ions_begin). */
 HB_HOSTDEV void hb_cat_fused_current_range(const hb_step_group_t *g, const hb_step_params_t *p,
@@ -94,8 +121,9 @@ HB_HOSTDEV void hb_cat_fused_state(const hb_step_group_t *g, const hb_step_param
 /* The split step (docs/mechanisms.md, section 6). A user catalogue's CUDA kernels cannot be
  * called from the fused kernels, so a group with such mechanisms steps as a sequence of items,
  * the CPU engine's order: item 0 the membrane (pas, hh, stimuli, synapses) and the ions' start;
- * 1 + q mechanism q's currents; n + 1 the axial terms, the solve and the update of v (hh's gates,
- * the synapses' decay); n + 2 + q mechanism q's states (n mechanisms, in name order). The fused
+ * 1 + q mechanism q's currents; n + 1 the axial terms, the solve (with Crank-Nicolson the ions'
+ * half-step correction) and the update of v (hh's gates, the synapses' decay); n + 2 + q
+ * mechanism q's states (n mechanisms, in name order; point processes too). The fused
  * kernels run maximal ranges of items without a user's mechanism, and each user item is a kernel
  * of its own between them on the same stream: every row still receives pas, then the
  * mechanisms' terms in name order, whatever catalogue each comes from, so the bits are the
@@ -162,6 +190,7 @@ HB_HOSTDEV void hb_cat_lane_items(const hb_step_group_t *g, const hb_step_params
     if (from <= n + 1 && n + 1 < to) {
         hb_step_lanes_axial(g, block, lane, 1, W, shared, d, rhs);
         hb_step_lanes_solve(g, block, lane, 1, W, shared, d, rhs);
+        if (g->cat->second_order) hb_cat_second_order(g, block, lane, 1, rhs); /* rhs: dv */
         hb_step_lanes_update(g, p, block, lane, 1, W, rhs);
     }
     hb_cat_item_range(g->cat, from, to, HB_CAT_STATE, &q0, &q1);
@@ -214,15 +243,32 @@ HB_HOSTDEV void hb_tree_cat_ions(const hb_step_group_t *g, hb_tree_cell_t c, int
     hb_cat_ions_element(g->cat, c.base + (size_t)i * c.w);
 }
 
+/* Crank-Nicolson, after every row's substitution (hb_tree_substitute with keep_dv 1: rhs holds
+ * each row's dv) and before the states: the ions' half-step correction at row i of the cell
+ * (any row order). */
+HB_HOSTDEV void hb_tree_cat_second_order(const hb_step_group_t *g, hb_tree_cell_t c, int i,
+                                         const double *rhs)
+{
+    hb_cat_second_order_element(g->cat, c.base + (size_t)i * c.w, rhs[(size_t)i * c.w]);
+}
+
 /* Instances of mechanism q in the cell of slot `slot`. */
 HB_HOSTDEV int hb_tree_cat_count(const hb_step_group_t *g, int q, int slot)
 {
     return g->cat->mech[q].lane_inst[slot];
 }
 
+/* 1: mechanism q's currents one instance after another, in order (a point process: two
+ * instances may share a row, whose sum takes them in the CPU's order); 0: in any order. */
+HB_HOSTDEV int hb_tree_cat_serial(const hb_step_group_t *g, int q)
+{
+    return g->cat->mech[q].mech->kind == HB_CAT_POINT;
+}
+
 /* Assembly, after the inputs: kernel `kernel` (HB_CAT_CURRENT, with the cell's d and rhs, or
  * HB_CAT_STATE, after the update of v) of instance j of mechanism q in the cell of slot `slot`.
- * A mechanism's instances lie on distinct rows, so they run in any order; mechanism q + 1 only
+ * A density mechanism's instances lie on distinct rows, so they run in any order (a point
+ * process's currents in order: hb_tree_cat_serial); mechanism q + 1 only
  * after all of q's (the rows' sums in the CPU's order, and a concentration written in q's state
  * read by q + 1's: CaDynamics_E2's cai by SK_E2). */
 HB_HOSTDEV void hb_tree_cat_kernel(const hb_step_group_t *g, const hb_step_params_t *p, int q,

@@ -179,9 +179,11 @@ static inline void hb_cat_step_current(const hb_step_group_t *g, const hb_step_p
 /* Crank-Nicolson, after the solve and before the update of v (NEURON's second_order_cur with
  * secondorder 2): each species' current moved from v(t) to v(t + dt/2), i += di/dv dv with dv
  * the solve's (rhs, row stride width, from lane0), so that a concentration mechanism's state
- * reads the current of the half step. The matrix took the currents at v(t) as before. */
-static inline void hb_cat_second_order(const hb_step_group_t *g, int block, int lane0,
-                                       int lanes, const double *rhs)
+ * reads the current of the half step. The matrix took the currents at v(t) as before. Each
+ * element takes one product and one sum of its own: any order of elements (the GPU's tree step
+ * spreads the rows over a warp, hb_cat_second_order_element) gives the same bits. */
+HB_HOSTDEV void hb_cat_second_order(const hb_step_group_t *g, int block, int lane0, int lanes,
+                                    const double *rhs)
 {
     const hb_step_cat_t *cat = g->cat;
     const size_t W = (size_t)g->width, base = hb_step_block_base(g, block) + (size_t)lane0;
@@ -193,6 +195,15 @@ static inline void hb_cat_second_order(const hb_step_group_t *g, int block, int 
                 const size_t e = base + (size_t)r * W + (size_t)k;
                 ion->i[e] += ion->didv[e] * rhs[(size_t)r * W + (size_t)k];
             }
+    }
+}
+
+/* The same at element e alone, dv its solve's. */
+HB_HOSTDEV void hb_cat_second_order_element(const hb_step_cat_t *cat, size_t e, double dv)
+{
+    for (int s = 0; s < cat->n_ion; s++) {
+        const hb_step_ion_t *ion = &cat->ion[s];
+        ion->i[e] += ion->didv[e] * dv;
     }
 }
 

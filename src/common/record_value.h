@@ -2,8 +2,8 @@
  * A recorded value (a network's "record" section, docs/network.md section 8): what one sample
  * of it reads, resolved once on the host from the layout (src/sim/mech_vars.c), and the one
  * function both backends evaluate it with, so that the GPU records the CPU's bits. Currents
- * and conductances are computed at sample time from v and the states, with the step's own
- * operations in the step's order (hb_step_hh_row, hb_step_pas_row, hb_syn_conductance).
+ * and conductances are computed at sample time from v and the states by the generated code the
+ * step runs (hbg_default_hh_currents, hb_pas_current, hb_syn_current: common/sim_step.h).
  *
  * Plain C11 and CUDA C (HB_HOSTDEV from src/common/hostdev.h).
  */
@@ -55,24 +55,36 @@ HB_HOSTDEV double hb_rec_value(const hb_rec_sample_t *r, const double *v, const 
     case HB_REC_HH_STATE: return hh[r->state];
     case HB_REC_SYN_STATE: return syn[r->state];
     case HB_REC_HH_GNA:
-    case HB_REC_HH_INA: {
-        const double m = hh[r->state], h = hh[r->state + r->stride];
-        const double gna = r->g * m * m * m * h;
-        return r->kind == HB_REC_HH_GNA ? gna : gna * (v[r->v] - r->e);
-    }
+    case HB_REC_HH_INA:
     case HB_REC_HH_GK:
-    case HB_REC_HH_IK: {
-        const double n = hh[r->state + 2 * r->stride];
-        const double gk = r->g * n * n * n * n; /* hh.mod's order, as hb_step_hh_row */
-        return r->kind == HB_REC_HH_GK ? gk : gk * (v[r->v] - r->e);
+    case HB_REC_HH_IK:
+    case HB_REC_HH_IL: { /* the generated hh's currents, the parameter and reversal asked for */
+        hbg_default_hh_vars_t x = HB_ZERO_INIT;
+        x.v = v[r->v];
+        x.m = hh[r->state];
+        x.h = hh[r->state + r->stride];
+        x.n = hh[r->state + 2 * r->stride];
+        x.gnabar = x.gkbar = x.gl = r->g;
+        x.ena = x.ek = x.el = r->e;
+        hbg_default_hh_currents(&x);
+        return r->kind == HB_REC_HH_GNA   ? x.gna
+               : r->kind == HB_REC_HH_INA ? x.ina
+               : r->kind == HB_REC_HH_GK  ? x.gk
+               : r->kind == HB_REC_HH_IK  ? x.ik
+                                          : x.il;
     }
-    case HB_REC_HH_IL:
-    case HB_REC_PAS_I: return r->g * (v[r->v] - r->e);
+    case HB_REC_PAS_I: {
+        double i, g;
+        hb_pas_current(v[r->v], r->g, r->e, &i, &g);
+        return i;
+    }
     case HB_REC_SYN_G:
     case HB_REC_SYN_I: {
-        const double g = r->syn_kind == HB_SYN_EXP2 ? syn[r->state + r->stride] - syn[r->state]
-                                                    : syn[r->state];
-        return r->kind == HB_REC_SYN_G ? g : g * (v[r->v] - r->e);
+        double i, g;
+        hb_syn_current(r->syn_kind, r->e, syn[r->state],
+                       r->syn_kind == HB_SYN_EXP2 ? syn[r->state + r->stride] : 0.0, v[r->v], &i,
+                       &g);
+        return r->kind == HB_REC_SYN_G ? g : i;
     }
     default: return v[r->v];
     }

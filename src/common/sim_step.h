@@ -26,6 +26,13 @@
 #include "common/hb_math.h"
 #include "common/hines_lanes.h"
 #include "hinesbatch.h"
+/* The built-in mechanisms' arithmetic, generated from NEURON's hh.mod, passive.mod, expsyn.mod
+ * and exp2syn.mod (mechanisms/nrn/) by the NMODL code generator: the default catalogue's
+ * headers, checked in and compared with the build's by nmodl_catalogue_repro. */
+#include "common/builtin/hbg_default_Exp2Syn.h"
+#include "common/builtin/hbg_default_ExpSyn.h"
+#include "common/builtin/hbg_default_hh.h"
+#include "common/builtin/hbg_default_pas.h"
 
 /* Lanes per block: CPU (four AVX2 vectors: four independent chains in the
  * solve's latency-bound row recurrences; a block's d and rhs, 16 x 16 bytes a
@@ -33,13 +40,11 @@
 #define HB_SIM_CPU_LANES 16
 #define HB_SIM_GPU_LANES 32
 
-/* hh.mod's TABLE: FROM -100 TO 100 WITH 200 (1 mV), linear interpolation. */
-#define HB_HH_TABLE_MIN (-100.0) /* [mV] */
-#define HB_HH_TABLE_MAX 100.0    /* [mV] */
-#define HB_HH_TABLE_N 201
-/* Row length of the stored table: one repeated entry past the end, so that the
- * interpolation never branches (theta = 0 there). */
-#define HB_HH_TABLE_STRIDE (HB_HH_TABLE_N + 1)
+/* hh.mod's TABLE (FROM -100 TO 100 WITH 200, 1 mV), as the generated hh fills and reads it:
+ * rows minf, mtau, hinf, htau, ninf, ntau, each with one repeated entry past the end, so that
+ * the interpolation never branches. */
+#define HB_HH_TABLE_STRIDE hbg_default_hh_rates_TABLE_STRIDE
+#define HB_HH_TABLE_ROWS hbg_default_hh_rates_TABLE_ROWS
 
 /* The area [um^2] a zero-area row uses for point currents: the cable's
  * nominal 100 um^2 (src/core/cable.c, ZERO_AREA_ROW_SCALE; tests/test_sim_engine.c
@@ -50,52 +55,46 @@
 enum { HB_HH_GNABAR, HB_HH_GKBAR, HB_HH_GL, HB_HH_EL, HB_HH_ENA, HB_HH_EK, HB_HH_NPAR };
 
 /* ------------------------------------------------------------------------ */
-/* hh.mod                                                                   */
+/* The built-ins' formulas, one lane: the generated functions                */
 /* ------------------------------------------------------------------------ */
-/* vtrap(x, y): x / (exp(x/y) - 1) with the removable singularity. */
-HB_HOSTDEV double hb_vtrap(double x, double y)
+/* hh.mod's q10 = 3^((celsius - 6.3)/10) at celsius [degC]: the generated code hoists this LOCAL
+ * of rates() (it depends on celsius alone), so the engine computes it once per run. */
+HB_HOSTDEV double hb_hh_q10(double celsius)
 {
-    return fabs(x / y) < 1e-6 ? y * (1.0 - x / y / 2.0) : x / (hb_exp(x / y) - 1.0);
+    hbg_default_hh_vars_t s = HB_ZERO_INIT;
+    s.celsius = celsius;
+    hbg_default_hh_celsius(&s);
+    return s.hc_rates_q10;
 }
 
-/* hh.mod's rates at v [mV]: steady states (m, h, n) and time constants [ms];
- * q10 = 3^((celsius - 6.3) / 10). */
-HB_HOSTDEV void hb_hh_formulas(double v, double q10, double inf[3], double tau[3])
+/* hh.mod's rates(v) [mV]: steady states (m, h, n) and time constants [ms], from its TABLE
+ * (`table`, HB_HH_TABLE_ROWS rows of HB_HH_TABLE_STRIDE) or, table NULL, its formulas with
+ * q10 = hb_hh_q10(celsius). */
+HB_HOSTDEV void hb_hh_rates_at(double v, double q10, const double *table, double inf[3],
+                               double tau[3])
 {
-    double alpha[3], beta[3];
-    alpha[0] = 0.1 * hb_vtrap(-(v + 40.0), 10.0); /* m */
-    beta[0] = 4.0 * hb_exp(-(v + 65.0) / 18.0);
-    alpha[1] = 0.07 * hb_exp(-(v + 65.0) / 20.0); /* h */
-    beta[1] = 1.0 / (hb_exp(-(v + 35.0) / 10.0) + 1.0);
-    alpha[2] = 0.01 * hb_vtrap(-(v + 55.0), 10.0); /* n */
-    beta[2] = 0.125 * hb_exp(-(v + 65.0) / 80.0);
-    for (int k = 0; k < 3; k++) {
-        const double sum = alpha[k] + beta[k];
-        tau[k] = 1.0 / (q10 * sum);
-        inf[k] = alpha[k] / sum;
-    }
+    hbg_default_hh_vars_t s = HB_ZERO_INIT;
+    s.hc_rates_q10 = q10;
+    s.table_rates = table;
+    (void)hbg_default_hh_rates(&s, v);
+    inf[0] = s.minf;
+    inf[1] = s.hinf;
+    inf[2] = s.ninf;
+    tau[0] = s.mtau;
+    tau[1] = s.htau;
+    tau[2] = s.ntau;
 }
 
-/*
- * The rates from hh.mod's TABLE (`table`: rows minf, hinf, ninf, mtau, htau,
- * ntau, HB_HH_TABLE_STRIDE entries each): linear interpolation, clamped to the
- * ends as NEURON does; NaN reads the first entry (and then propagates through v).
- */
-HB_HOSTDEV void hb_hh_table_lookup(const double *table, double v, double inf[3],
-                                                 double tau[3])
+/* pas (passive.mod) at v [mV] with g [S/cm^2], e [mV]: its current [mA/cm^2] and conductance. */
+HB_HOSTDEV void hb_pas_current(double v, double g, double e, double *i, double *gi)
 {
-    const double xi = (HB_HH_TABLE_N - 1) / (HB_HH_TABLE_MAX - HB_HH_TABLE_MIN) *
-                      (v - HB_HH_TABLE_MIN);
-    double xc = xi > 0.0 ? xi : 0.0;
-    xc = xc < (double)(HB_HH_TABLE_N - 1) ? xc : (double)(HB_HH_TABLE_N - 1);
-    const int i = (int)xc;
-    const double theta = xc - (double)i;
-    for (int k = 0; k < 3; k++) {
-        const double *a = table + k * HB_HH_TABLE_STRIDE + i;
-        const double *b = table + (k + 3) * HB_HH_TABLE_STRIDE + i;
-        inf[k] = a[0] + theta * (a[1] - a[0]);
-        tau[k] = b[0] + theta * (b[1] - b[0]);
-    }
+    hbg_default_pas_vars_t s = HB_ZERO_INIT;
+    s.v = v;
+    s.g = g;
+    s.e = e;
+    hbg_default_pas_currents(&s);
+    *i = s.i;
+    *gi = s.g_i;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -232,8 +231,8 @@ typedef struct {
     double dt;           /* [ms]: cnexp */
     double factor;       /* v += factor dv: 1 backward Euler, 2 Crank-Nicolson */
     double t_mid;        /* (step + 1/2) dt: IClamps */
-    const double *table; /* hh table (hb_hh_table_lookup) or NULL: the formulas */
-    double q10;          /* for the formulas */
+    const double *table; /* hh table (hb_hh_rates_at) or NULL: the formulas */
+    double q10;          /* for the formulas: hb_hh_q10 */
 } hb_step_params_t;
 
 /* Pass A, one row: pas conductance into d and its current into rhs. */
@@ -247,8 +246,10 @@ HB_HOSTDEV void hb_step_pas_row(int lanes, int cl, const double *HB_RESTRICT v,
 {
     HB_SIMD
     for (int k = 0; k < lanes; k++) {
-        d[k] = g[k * cl];
-        rhs[k] = g[k * cl] * (v[k] - e[k * cl]);
+        double i, gi;
+        hb_pas_current(v[k], g[k * cl], e[k * cl], &i, &gi);
+        d[k] = gi;
+        rhs[k] = i;
     }
 }
 
@@ -262,15 +263,22 @@ HB_HOSTDEV void hb_step_hh_row(int lanes, int width, int pq, int cl,
 {
     HB_SIMD
     for (int k = 0; k < lanes; k++) {
-        const double m = s[k], h = s[width + k], n = s[2 * width + k];
-        const double gna = par[HB_HH_GNABAR * pq + k * cl] * m * m * m * h;
-        /* hh.mod's gkbar*n*n*n*n, left to right: the generated hh's bits */
-        const double gk = par[HB_HH_GKBAR * pq + k * cl] * n * n * n * n;
-        const double gl = par[HB_HH_GL * pq + k * cl];
-        rhs[k] += gna * (v[k] - par[HB_HH_ENA * pq + k * cl]) +
-                  gk * (v[k] - par[HB_HH_EK * pq + k * cl]) +
-                  gl * (v[k] - par[HB_HH_EL * pq + k * cl]);
-        d[k] += gna + gk + gl;
+        hbg_default_hh_vars_t x = HB_ZERO_INIT;
+        x.v = v[k];
+        x.gnabar = par[HB_HH_GNABAR * pq + k * cl];
+        x.gkbar = par[HB_HH_GKBAR * pq + k * cl];
+        x.gl = par[HB_HH_GL * pq + k * cl];
+        x.el = par[HB_HH_EL * pq + k * cl];
+        x.ena = par[HB_HH_ENA * pq + k * cl];
+        x.ek = par[HB_HH_EK * pq + k * cl];
+        x.m = s[k];
+        x.h = s[width + k];
+        x.n = s[2 * width + k];
+        hbg_default_hh_currents(&x);
+        /* the currents and conductances summed in the BREAKPOINT's order, as the generated
+         * current kernel does */
+        rhs[k] += x.ina + x.ik + x.il;
+        d[k] += x.g_ina + x.g_ik + x.g_il;
     }
 }
 
@@ -313,8 +321,8 @@ HB_HOSTDEV void hb_step_update_row(int lanes, double factor,
     for (int k = 0; k < lanes; k++) v[k] += factor * dv[k];
 }
 
-/* cnexp at one hh node with the new v: s += (1 - exp(-dt / tau)) (inf - s).
- * The rates first (table gathers, lane by lane), then the update of all lanes
+/* hh.mod's DERIVATIVE at one hh node with the new v (cnexp: s += (1 - exp(-dt / tau)) (inf - s)).
+ * The rates first (table gathers, lane by lane), then the generated update of all lanes
  * (exp and division: vector code). lanes <= HB_SIM_CPU_LANES. */
 HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *p,
                                                 const double *HB_RESTRICT v,
@@ -323,18 +331,29 @@ HB_HOSTDEV void hb_step_gates_row(int lanes, int width, const hb_step_params_t *
     double inf[3][HB_SIM_CPU_LANES], tau[3][HB_SIM_CPU_LANES];
     for (int k = 0; k < lanes; k++) {
         double a[3], b[3];
-        if (p->table) hb_hh_table_lookup(p->table, v[k], a, b);
-        else hb_hh_formulas(v[k], p->q10, a, b);
+        hb_hh_rates_at(v[k], p->q10, p->table, a, b);
         for (int q = 0; q < 3; q++) {
             inf[q][k] = a[q];
             tau[q][k] = b[q];
         }
     }
-    for (int q = 0; q < 3; q++) {
-        double *HB_RESTRICT x = s + q * width;
-        HB_SIMD
-        for (int k = 0; k < lanes; k++)
-            x[k] += (1.0 - hb_exp(-p->dt / tau[q][k])) * (inf[q][k] - x[k]);
+    HB_SIMD
+    for (int k = 0; k < lanes; k++) {
+        hbg_default_hh_vars_t x = HB_ZERO_INIT;
+        x.dt = p->dt;
+        x.m = s[k];
+        x.h = s[width + k];
+        x.n = s[2 * width + k];
+        x.minf = inf[0][k];
+        x.hinf = inf[1][k];
+        x.ninf = inf[2][k];
+        x.mtau = tau[0][k];
+        x.htau = tau[1][k];
+        x.ntau = tau[2][k];
+        hbg_default_hh_cnexp(&x);
+        s[k] = x.m;
+        s[width + k] = x.h;
+        s[2 * width + k] = x.n;
     }
 }
 
@@ -444,19 +463,50 @@ static inline void hb_step_factor_fixed(int m, const int *parent, const double *
     }
 }
 
+/* A synapse's current [nA] (*i) and conductance [uS] (*g) at v [mV] from its state a (ExpSyn's
+ * g, Exp2Syn's A) and b (Exp2Syn's B): the generated BREAKPOINTs. */
+HB_HOSTDEV void hb_syn_current(int kind, double e, double a, double b, double v, double *i,
+                               double *g)
+{
+    if (kind == HB_SYN_EXP2) {
+        hbg_default_Exp2Syn_vars_t s = HB_ZERO_INIT;
+        s.v = v;
+        s.e = e;
+        s.A = a;
+        s.B = b;
+        hbg_default_Exp2Syn_currents(&s);
+        *i = s.i;
+        *g = s.g_i;
+    } else {
+        hbg_default_ExpSyn_vars_t s = HB_ZERO_INIT;
+        s.v = v;
+        s.e = e;
+        s.g = a;
+        hbg_default_ExpSyn_currents(&s);
+        *i = s.i;
+        *g = s.g_i;
+    }
+}
+
 /* A synapse's conductance [uS] from its state. */
 HB_HOSTDEV double hb_syn_conductance(const hb_syn_site_t *syn, const double *state)
 {
-    return syn->kind == HB_SYN_EXP2 ? state[1] - state[0] : state[0];
+    double i, g;
+    hb_syn_current(syn->kind, syn->e, state[0], syn->kind == HB_SYN_EXP2 ? state[1] : 0.0, 0.0,
+                   &i, &g);
+    return g;
 }
 
 /* Pass H for a synapse (element `at` of the block's rows): its current g (v - e) [nA] and
- * conductance, as densities of its row, into rhs (still +i) and d. */
+ * conductance, as densities of its row (NEURON's nrn_cur: times 1e2 / area), into rhs (still
+ * +i) and d. */
 HB_HOSTDEV void hb_step_synapse_current(const hb_syn_site_t *syn, const double *state,
                                         size_t at, const double *v, double *d, double *rhs)
 {
-    const double g = hb_syn_conductance(syn, state);
-    rhs[at] += g * (v[at] - syn->e) * syn->scale;
+    double i, g;
+    hb_syn_current(syn->kind, syn->e, state[0], syn->kind == HB_SYN_EXP2 ? state[1] : 0.0, v[at],
+                   &i, &g);
+    rhs[at] += i * syn->scale;
     d[at] += g * syn->scale;
 }
 
@@ -498,11 +548,20 @@ HB_HOSTDEV void hb_step_synapse_decay(const hb_syn_site_t *syn, double *state)
  * `stride` after its first. */
 HB_HOSTDEV void hb_syn_receive(const hb_syn_site_t *syn, double *state, size_t stride, double w)
 {
+    double weight[1] = {w};
     if (syn->kind == HB_SYN_EXP2) {
-        state[0] += w * syn->factor;
-        state[stride] += w * syn->factor;
+        hbg_default_Exp2Syn_vars_t s = HB_ZERO_INIT;
+        s.A = state[0];
+        s.B = state[stride];
+        s.factor = syn->factor;
+        hbg_default_Exp2Syn_net_receive(&s, weight);
+        state[0] = s.A;
+        state[stride] = s.B;
     } else {
-        state[0] += w;
+        hbg_default_ExpSyn_vars_t s = HB_ZERO_INIT;
+        s.g = state[0];
+        hbg_default_ExpSyn_net_receive(&s, weight);
+        state[0] = s.g;
     }
 }
 
@@ -563,17 +622,14 @@ HB_HOSTDEV void hb_step_lanes_membrane(const hb_step_group_t *g, const hb_step_p
             const hb_syn_site_t *syn = &g->syns[q];
             const size_t r = (size_t)syn->node * w;
             const double *a = st + (size_t)q * 2 * w, *b = a + w, e = syn->e, scale = syn->scale;
-            if (syn->kind == HB_SYN_EXP2)
-                for (int k = 0; k < lanes; k++) {
-                    const double gk = b[k] - a[k];
-                    rhs[r + (size_t)k] += gk * (v[r + (size_t)k] - e) * scale;
-                    d[r + (size_t)k] += gk * scale;
-                }
-            else
-                for (int k = 0; k < lanes; k++) {
-                    rhs[r + (size_t)k] += a[k] * (v[r + (size_t)k] - e) * scale;
-                    d[r + (size_t)k] += a[k] * scale;
-                }
+            const int kind = syn->kind;
+            for (int k = 0; k < lanes; k++) {
+                double ik, gk;
+                hb_syn_current(kind, e, a[k], kind == HB_SYN_EXP2 ? b[k] : 0.0,
+                               v[r + (size_t)k], &ik, &gk);
+                rhs[r + (size_t)k] += ik * scale;
+                d[r + (size_t)k] += gk * scale;
+            }
         }
     } else if (g->syn_start)
         for (int k = 0; k < lanes; k++)

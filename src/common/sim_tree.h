@@ -172,9 +172,10 @@ HB_HOSTDEV void hb_tree_pas(const hb_step_group_t *g, const hb_sim_tree_t *t, hb
 {
     const size_t e = c.base + (size_t)i * c.w, q = c.cbase + (size_t)i * c.w;
     if (!(t->shape[q] & HB_TREE_INPUT)) return;
-    const double pg = hb_tree_pas_g(g, q);
-    d[(size_t)i * c.w] = pg;
-    rhs[(size_t)i * c.w] = pg * (g->v[e] - hb_tree_pas_e(g, q));
+    double ip, gp;
+    hb_pas_current(g->v[e], hb_tree_pas_g(g, q), hb_tree_pas_e(g, q), &ip, &gp);
+    d[(size_t)i * c.w] = gp;
+    rhs[(size_t)i * c.w] = ip;
 }
 
 /* Assembly, per hh instance j of the slot. */
@@ -211,8 +212,7 @@ HB_HOSTDEV void hb_tree_axial(const hb_step_group_t *g, const hb_sim_tree_t *t,
         di = d[(size_t)i * w];
         ri = rhs[(size_t)i * w];
     } else {
-        di = hb_tree_pas_g(g, q);
-        ri = di * (vi - hb_tree_pas_e(g, q));
+        hb_pas_current(vi, hb_tree_pas_g(g, q), hb_tree_pas_e(g, q), &ri, &di);
     }
     if (i == 0) {
         di = hb_tree_cfac(g, q) + di;
@@ -324,11 +324,13 @@ HB_HOSTDEV void hb_tree_eliminate(const hb_step_group_t *g, const hb_sim_tree_t 
 
 /* Substitution of a chain (its parent row done), top down: dv = (rhs - l dv_parent) r, the
  * parent's carried in a register, then v += factor dv (hb_step_update_row's operation); the
- * root's dv is its elimination's. Rows HB_TREE_BLOCK at a time, loads first. Only the chain's
- * end keeps its dv in rhs (its child chains read it). */
+ * root's dv is its elimination's. Rows HB_TREE_BLOCK at a time, loads first. The chain's end
+ * keeps its dv in rhs (its child chains read it); keep_dv 1: every row does (Crank-Nicolson's
+ * ion currents read it, hb_cat_second_order_element). Callers without catalogue mechanisms pass
+ * a literal 0, so their code has no store more. */
 HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t *t,
                                    const hb_step_params_t *p, hb_tree_cell_t c, int chain,
-                                   const double *d, double *rhs)
+                                   const double *d, double *rhs, int keep_dv)
 {
     const size_t w = c.w;
     const int top = t->chain_top[chain], end = t->chain_end[chain];
@@ -359,6 +361,7 @@ HB_HOSTDEV void hb_tree_substitute(const hb_step_group_t *g, const hb_sim_tree_t
             if (k >= n) break;
             dv = (rr[k] - lr[k] * dv) * dr[k];
             v[(size_t)(j + k) * w] = vr[k] + p->factor * dv;
+            if (keep_dv) rhs[(size_t)(j + k) * w] = dv;
         }
     }
     if (end > 0) rhs[(size_t)end * w] = dv;

@@ -153,8 +153,10 @@ HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB
         const double *q = tab + 4 * (int)ix[e];
         u[e] = q[0];
         l[e] = q[1];
-        d[e] = q[2];
-        rhs[e] = q[2] * (v[e] - q[3]);
+        double i, gi;
+        hb_pas_current(v[e], q[2], q[3], &i, &gi);
+        d[e] = gi;
+        rhs[e] = i;
     }
 }
 #undef HB_SHUF
@@ -300,8 +302,10 @@ HB_HOSTDEV void table_rows(const unsigned char *HB_RESTRICT ix, const double *HB
         const double *q = tab + 4 * (int)ix[e];
         u[e] = q[0];
         l[e] = q[1];
-        d[e] = q[2];
-        rhs[e] = q[2] * (v[e] - q[3]);
+        double i, gi;
+        hb_pas_current(v[e], q[2], q[3], &i, &gi);
+        d[e] = gi;
+        rhs[e] = i;
     }
 }
 #endif

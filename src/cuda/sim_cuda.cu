@@ -100,6 +100,10 @@ struct hb_cuda_sim {
     double **group_syn_state;       /* device arrays of the groups' synapse states, sites */
     hb_syn_site_t **group_syns;
     hb_cuda_events_t *events;       /* the network's events (sim_events.cu) */
+    hb_step_group_t *dev_groups;    /* device: the groups' k (point processes' events) */
+    double *const *weights;         /* the description's weight vectors (host, borrowed) */
+    const int *n_weights;
+    int weights_on_device;          /* of them, uploaded at the last hb_sim_init */
     int *probe_group;
     size_t *probe_index;
     unsigned char *probe_detect, *above;
@@ -143,7 +147,8 @@ __global__ void step_kernel(hb_step_group_t g, hb_step_params_t p)
 }
 
 /* A group with catalogue mechanisms, one thread a lane: the CPU engine's step_block_cat for the
- * lane (hb_step_lanes' passes around the mechanisms' currents and states). */
+ * lane (hb_step_lanes' passes around the mechanisms' currents and states; Crank-Nicolson: the
+ * ions' half-step correction from the solve's dv before the update of v). */
 template <int SHARED>
 __global__ void step_cat_kernel(hb_step_group_t g, hb_step_params_t p, int from, int to)
 {
@@ -194,7 +199,9 @@ __device__ __forceinline__ void prefetch_chain(const hb_step_group_t *g, const h
  * a copy of the row table in shared memory, with the row stride made a constant, ran 4x
  * slower on the H100 (not analysed further). CAT 1 (a group with catalogue mechanisms, whose
  * rows are input rows of the plan): the ions' start with the input rows' pas, after the
- * inputs each mechanism's currents, its instances over the lanes, and after the update of v
+ * inputs each mechanism's currents, its instances over the lanes (a point process's on one
+ * lane in order: two may share a row), with Crank-Nicolson every row's dv kept by the
+ * substitution and the ions' half-step correction over the rows, and after the update of v
  * each mechanism's states, a __syncwarp after each mechanism (common/cat_fused.h); with CAT 1
  * only the split step's items [from, to) (hb_cat_items: [0, items) is the whole step). CAT 0 is
  * the kernel without them, its code and registers unchanged. */
@@ -213,6 +220,7 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p, int fro
     /* the split step's items (CAT 1): the membrane with item 0, the solve with item n + 1 */
     const int n_mech = CAT ? g.cat->n_mech : 0;
     const int membrane = !CAT || from == 0, solve = !CAT || (from <= n_mech + 1 && n_mech + 1 < to);
+    const int keep_dv = CAT && g.cat->second_order; /* CAT 0: a constant 0 */
     const int n_hh = g.lane_hh[slot];
     int q0 = 0, q1 = 0;
     if (membrane) {
@@ -230,8 +238,13 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p, int fro
         hb_cat_item_range(g.cat, from, to, HB_CAT_CURRENT, &q0, &q1);
         for (int q = q0; q < q1; q++) {
             const int n = hb_tree_cat_count(&g, q, slot);
-            for (int j = lane; j < n; j += T)
-                hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
+            if (hb_tree_cat_serial(&g, q)) { /* rows shared: one lane, instances in order */
+                for (int j = 0; lane == 0 && j < n; j++)
+                    hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
+            } else {
+                for (int j = lane; j < n; j += T)
+                    hb_tree_cat_kernel(&g, &p, q, slot, j, HB_CAT_CURRENT, d, rhs);
+            }
             __syncwarp(tile);
         }
     }
@@ -261,8 +274,12 @@ tree_step_kernel(hb_step_group_t g, hb_sim_tree_t t, hb_step_params_t p, int fro
             const int k = bound[r] + lane;
             if (k < bound[r + 1]) {
                 prefetch_chain(&g, &t, c, first + k, d, rhs, 1);
-                hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs);
+                hb_tree_substitute(&g, &t, &p, c, first + k, d, rhs, keep_dv);
             }
+            __syncwarp(tile);
+        }
+        if (keep_dv) { /* every row's dv in rhs: the last round's __syncwarp */
+            for (int i = lane; i < c.m; i += T) hb_tree_cat_second_order(&g, c, i, rhs);
             __syncwarp(tile);
         }
         for (int j = lane; j < n_hh; j += T) hb_tree_gates(&g, &p, slot, c, j);
@@ -529,7 +546,7 @@ static hb_status_t upload_lanes(dgroup_t *dg, const hb_step_group_t *h)
         mm->field = dc->mech[q].field;
         mm->global = dc->mech[q].global;
         mm->table = dc->mech[q].table;
-        mm->area = NULL; /* point processes: not on CUDA (sim.c refuses them) */
+        mm->area = dc->mech[q].area; /* a built-in point process's; a user's is refused */
     }
     for (int x = 0; st == HB_SUCCESS && x < hc->n_ion; x++) {
         mixed.ion[x] = hc->ion[x];
@@ -576,6 +593,10 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
     for (int q = 0; q < nm; q++) {
         const hb_step_cat_mech_t *hm = &hc->mech[q];
         const hb_cat_mech_t *m = hm->mech;
+        if (hm->builtin < 0 && m->kind == HB_CAT_POINT)
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s is a user catalogue's "
+                           "point process; the CUDA engine steps the built-in catalogues' point "
+                           "processes only; expected backend seq or omp", m->name);
         if (hm->builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state))
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s is a user catalogue's "
                            "mechanism without CUDA kernels; expected its catalogue built by "
@@ -589,6 +610,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
         dm->node = NULL;
         dm->field = dm->global = NULL;
         dm->table = NULL;
+        dm->area = NULL;
         const size_t inst = hm->inst_start[h->blocks];
         hb_cat_mech_t *desc;
         size_t *inst_start;
@@ -606,6 +628,8 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
         if ((st = upload(&dm->field, hm->field, inst * (size_t)m->n_field * W)) != HB_SUCCESS ||
             (st = upload(&dm->global, hm->global, (size_t)m->n_global)) != HB_SUCCESS)
             return st;
+        if (hm->area && (st = upload(&dm->area, (const double *)hm->area, inst * W)) != HB_SUCCESS)
+            return st; /* a point process's rows' areas */
         if (hm->table && m->n_table > 0) {
             dc->tables[q] = (double **)calloc((size_t)m->n_table, sizeof(double *));
             if (!dc->tables[q]) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
@@ -668,6 +692,7 @@ static void free_cat(dcat_t *dc)
         cudaFree(dm->node);
         cudaFree(dm->field);
         cudaFree(dm->global);
+        cudaFree(dm->area);
         cudaFree(dm->table);
         for (int x = 0; dc->tables && dc->tables[q] && x < dc->host->mech[q].mech->n_table; x++)
             cudaFree(dc->tables[q][x]);
@@ -954,6 +979,7 @@ extern "C" void hb_cuda_sim_destroy(hb_cuda_sim_t *s)
     free(s->h_rec_values);
     free(s->h_record_step);
     cudaFree(s->group_syns);
+    cudaFree(s->dev_groups);
     hb_cuda_events_destroy(s->events);
     cudaFree(s->probe_group);
     cudaFree(s->probe_index);
@@ -1048,8 +1074,18 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     free(views);
     free(sites);
     if (st != HB_SUCCESS) return st;
+    /* the groups as the step kernels take them: the views of point processes' events */
+    hb_step_group_t *ks = (hb_step_group_t *)calloc((size_t)d->n_groups + 1, sizeof *ks);
+    if (!ks) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+    for (int g = 0; g < d->n_groups; g++) ks[g] = s->groups[g].k;
+    st = upload(&s->dev_groups, (const hb_step_group_t *)ks, (size_t)d->n_groups);
+    free(ks);
+    if (st != HB_SUCCESS) return st;
+    s->weights = d->weights;
+    s->n_weights = d->n_weights;
     if ((st = hb_cuda_events_create(s->stream, d->n_targets, d->targets, s->group_syns,
-                                    s->group_syn_state, d->dt, &s->events)) != HB_SUCCESS)
+                                    s->group_syn_state, s->dev_groups, d->dt, &s->events)) !=
+        HB_SUCCESS)
         return st;
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
         return st;
@@ -1240,6 +1276,10 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
     if (!s || !sink || steps < 0 || !fault)
         return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_advance: bad argument");
     CUDA_CHECK(cudaSetDevice(s->device));
+    if (s->n_weights && *s->n_weights != s->weights_on_device)
+        return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: %d weight vectors, %d of them on "
+                       "the device; expected hb_sim_init after the last hb_sim_add_weights",
+                       *s->n_weights, s->weights_on_device);
     hb_status_t st = HB_SUCCESS;
     hb_step_params_t p;
     p.dt = s->dt;
@@ -1353,6 +1393,18 @@ extern "C" hb_status_t hb_cuda_sim_get_v(hb_cuda_sim_t *s, int g, size_t first, 
 }
 
 extern "C" size_t hb_cuda_sim_device_bytes(const hb_cuda_sim_t *s) { return s ? s->device_bytes : 0; }
+
+extern "C" hb_status_t hb_cuda_sim_clear_events(hb_cuda_sim_t *s)
+{
+    if (!s) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_sim_clear_events: sim is NULL");
+    CUDA_CHECK(cudaSetDevice(s->device));
+    hb_status_t st = hb_cuda_events_clear(s->events);
+    const int n = s->n_weights ? *s->n_weights : 0;
+    if (st == HB_SUCCESS && n > 0)
+        st = hb_cuda_events_set_weights(s->events, (size_t)n, *s->weights);
+    if (st == HB_SUCCESS) s->weights_on_device = n;
+    return st;
+}
 
 extern "C" hb_status_t hb_cuda_sim_set_connections(hb_cuda_sim_t *s, size_t n,
                                                    const hb_sim_engine_conn_t *conns,

@@ -36,6 +36,9 @@ struct hb_cuda_events *hb_cuda_sim_events(hb_cuda_sim_t *sim);
 /* The network's connections (hb_cuda_events_set_connections), their device memory counted. */
 hb_status_t hb_cuda_sim_set_connections(hb_cuda_sim_t *sim, size_t n,
                                         const hb_sim_engine_conn_t *conns, long step_limit);
+/* A new run (backend/sim_ops.h, clear_events): no waiting events, and the point processes'
+ * weight vectors as hb_sim_init left them on the host (the description's) to the device. */
+hb_status_t hb_cuda_sim_clear_events(hb_cuda_sim_t *sim);
 /* Device memory the engine took: at create and for the connections [bytes]. */
 size_t hb_cuda_sim_device_bytes(const hb_cuda_sim_t *sim);
 

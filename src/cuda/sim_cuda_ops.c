@@ -83,7 +83,7 @@ static hb_status_t cuda_queue_due(void *engine, long step_begin, long step_end)
 
 static hb_status_t cuda_clear_events(void *engine)
 {
-    return hb_cuda_events_clear(hb_cuda_sim_events((hb_cuda_sim_t *)engine));
+    return hb_cuda_sim_clear_events((hb_cuda_sim_t *)engine);
 }
 
 static hb_status_t cuda_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
@@ -107,6 +107,7 @@ const struct hb_sim_ops hb_cuda_sim_ops = {
     .steps_in_place = 0,
     .synapses = 1,
     .catalogue = HB_SIM_CAT_BUILTIN, /* by index in the fused kernels (common/cat_fused.h) */
+    .points = 1, /* NET_RECEIVE by index in the event delivery (sim_events.cu) */
     .block_width = cuda_block_width,
     .mixed_width = 1, /* a cell's rows contiguous: a warp steps them (tree_step_kernel) */
     .mixed_copies = cuda_mixed_copies,

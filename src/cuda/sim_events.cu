@@ -13,7 +13,9 @@
  *   split_kernel    the due ones, sorted, become the queue; the rest the new pool
  *   offsets_kernel  per step of the epoch: its first event in the queue, copied to the host
  *   deliver_kernel  per step: one thread per target with events, which adds them in
- *                   (time, weight) order (hb_event_before), as the CPU's sorted queue does
+ *                   (time, weight, weight vector) order (hb_event_before), as the CPU's sorted
+ *                   queue does; at a catalogue point process, NET_RECEIVE by index
+ *                   (common/cat_fused.h) with the connection's weight vector on the device
  *
  * Compiled with -fmad=false (CMakeLists.txt): an event's weight times Exp2Syn's factor is the
  * CPU's product, not a fused one.
@@ -31,6 +33,7 @@ extern "C" {
 }
 #include "cuda/cuda_check.h"
 #include "cuda/sim_events_cuda.h"
+#include "common/cat_fused.h"
 
 #define EVENT_THREADS 256
 #define KEY_SHIFT 40 /* a due event's key: step offset above, target below */
@@ -44,6 +47,10 @@ struct hb_cuda_events {
     hb_sim_target_t *targets; /* device */
     hb_syn_site_t *const *group_syns;
     double *const *group_state;
+    const hb_step_group_t *groups; /* device: the groups (point processes' views) */
+    /* the connections' weight vectors of point processes, HB_CAT_MAX_WEIGHT doubles each */
+    double *weights;
+    size_t n_weights, cap_weights;
     /* connections, sorted by source */
     size_t n_conns;
     uint32_t *conn_source;
@@ -121,6 +128,7 @@ __global__ void expand_kernel(const hb_spike_t *spikes, long n, const unsigned l
     hb_sim_engine_event_t ev;
     ev.step = hb_event_step(t, dt);
     ev.target = c.target;
+    ev.weights = c.weights;
     ev.time = t;
     ev.weight = c.weight;
     out[e] = ev;
@@ -172,17 +180,49 @@ __global__ void offsets_kernel(const hb_sim_engine_event_t *queue, long n, long 
     off[r] = lo;
 }
 
-/* (time, weight, position) order: a before b */
+/* (time, weight, weight vector, position) order: a before b. Alike events of two connections
+ * to a point process in the connections' order (their vectors'), as the CPU's queue has them;
+ * the hard-coded synapses' events have none (-1): their position decides, which alike
+ * events' sums do not see. */
 __device__ static int event_before(const hb_sim_engine_event_t *ev, long a, long b)
 {
     if (hb_event_before(ev[a].time, ev[a].weight, ev[b].time, ev[b].weight)) return 1;
     if (hb_event_before(ev[b].time, ev[b].weight, ev[a].time, ev[a].weight)) return 0;
+    if (ev[a].weights != ev[b].weights) return ev[a].weights < ev[b].weights;
     return a < b;
+}
+
+/* Event e at point process t: NET_RECEIVE with the connection's weight vector (an event
+ * without one: a connection of its own, (weight, 0, ...) and NET_RECEIVE's INITIAL first), as
+ * the CPU engine's deliver_events. Out of line: the hard-coded synapses' delivery keeps its
+ * code and registers. */
+__device__ static __noinline__ void point_receive(const hb_sim_engine_event_t *e,
+                                                  const hb_sim_target_t *t,
+                                                  const hb_step_group_t *groups, double *weights,
+                                                  double dt)
+{
+    double own[HB_CAT_MAX_WEIGHT] = {e->weight};
+    double *w = own;
+    const hb_step_group_t *g = &groups[t->group];
+    if (e->weights >= 0) w = weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
+    else hb_cat_fused_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, dt, 1);
+    hb_cat_fused_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, dt, 0);
+}
+
+/* Event e at target t: the hard-coded synapse's state, or the point process's NET_RECEIVE. */
+__device__ static void receive(const hb_sim_engine_event_t *e, const hb_sim_target_t *t,
+                               hb_syn_site_t *const *syns, double *const *state,
+                               const hb_step_group_t *groups, double *weights, double dt)
+{
+    if (t->point) point_receive(e, t, groups, weights, dt);
+    else hb_syn_receive(&syns[t->group][t->site], state[t->group] + t->state, t->stride,
+                        e->weight);
 }
 
 __global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
                                const hb_sim_target_t *targets, hb_syn_site_t *const *syns,
-                               double *const *state)
+                               double *const *state, const hb_step_group_t *groups,
+                               double *weights, double dt)
 {
     const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= n) return;
@@ -193,10 +233,8 @@ __global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
     for (; end < n && ev[end].target == target; end++)
         if (event_before(ev, end, end - 1)) in_order = 0;
     const hb_sim_target_t t = targets[target];
-    const hb_syn_site_t *site = &syns[t.group][t.site];
-    double *st = state[t.group] + t.state;
     if (in_order) {
-        for (long k = e; k < end; k++) hb_syn_receive(site, st, t.stride, ev[k].weight);
+        for (long k = e; k < end; k++) receive(&ev[k], &t, syns, state, groups, weights, dt);
         return;
     }
     long last = -1; /* a run out of order (the host's queue never is): the next smallest */
@@ -205,7 +243,7 @@ __global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
         for (long j = e; j < end; j++)
             if ((last < 0 || event_before(ev, last, j)) && (best < 0 || event_before(ev, j, best)))
                 best = j;
-        hb_syn_receive(site, st, t.stride, ev[best].weight);
+        receive(&ev[best], &t, syns, state, groups, weights, dt);
         last = best;
     }
 }
@@ -251,7 +289,8 @@ static hb_status_t reserve(void **p, size_t *cap, size_t need, size_t size, size
 extern "C" hb_status_t hb_cuda_events_create(void *stream, int n_targets,
                                              const hb_sim_target_t *targets,
                                              hb_syn_site_t *const *group_syns,
-                                             double *const *group_state, double dt,
+                                             double *const *group_state,
+                                             const hb_step_group_t *groups, double dt,
                                              hb_cuda_events_t **out)
 {
     *out = NULL;
@@ -262,6 +301,7 @@ extern "C" hb_status_t hb_cuda_events_create(void *stream, int n_targets,
     ev->n_targets = n_targets;
     ev->group_syns = group_syns;
     ev->group_state = group_state;
+    ev->groups = groups;
     hb_status_t st = HB_SUCCESS;
     if (cudaMalloc((void **)&ev->targets, ((size_t)n_targets + 1) * sizeof *ev->targets) != cudaSuccess ||
         cudaMalloc((void **)&ev->counted, 2 * sizeof *ev->counted) != cudaSuccess) {
@@ -284,6 +324,7 @@ extern "C" void hb_cuda_events_destroy(hb_cuda_events_t *ev)
 {
     if (!ev) return;
     cudaFree(ev->targets);
+    cudaFree(ev->weights);
     cudaFree(ev->conn_source);
     cudaFree(ev->conns);
     cudaFree(ev->pool);
@@ -511,6 +552,21 @@ extern "C" hb_status_t hb_cuda_events_due(hb_cuda_events_t *ev, long step_begin,
     return HB_SUCCESS;
 }
 
+extern "C" hb_status_t hb_cuda_events_set_weights(hb_cuda_events_t *ev, size_t n,
+                                                  const double *weights)
+{
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
+    if (!n) return HB_SUCCESS;
+    if (!weights) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_events_set_weights: NULL weights");
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no delivery reads the old ones */
+    const size_t count = n * HB_CAT_MAX_WEIGHT;
+    hb_status_t st = RESERVE(ev->weights, ev->cap_weights, count, 0, "weight vector doubles");
+    if (st != HB_SUCCESS) return st;
+    CUDA_CHECK(cudaMemcpy(ev->weights, weights, count * sizeof *weights, cudaMemcpyHostToDevice));
+    ev->n_weights = n;
+    return HB_SUCCESS;
+}
+
 extern "C" hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev)
 {
     if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
@@ -529,7 +585,8 @@ extern "C" hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step)
     const long first = ev->h_off[r], count = ev->h_off[r + 1] - first;
     if (count <= 0) return HB_SUCCESS;
     deliver_kernel<<<blocks_for((unsigned long long)count), EVENT_THREADS, 0, ev->stream>>>(
-        ev->queue + first, count, ev->targets, ev->group_syns, ev->group_state);
+        ev->queue + first, count, ev->targets, ev->group_syns, ev->group_state, ev->groups,
+        ev->weights, ev->dt);
     CUDA_CHECK(cudaGetLastError());
     return HB_SUCCESS;
 }

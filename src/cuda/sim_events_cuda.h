@@ -4,7 +4,8 @@
  * exchanged spikes copied once and expanded through them into events; the events of the
  * coming epoch selected and ordered by (step, target) on the device, and delivered at the
  * start of each step by a kernel that adds each target's events in (time, weight) order
- * (common/event_order.h): the CPU's sums, bit for bit. Only spikes cross PCIe, and per epoch
+ * (common/event_order.h; at a point process then its connections' order): the CPU's sums and
+ * NET_RECEIVE calls, bit for bit. Only spikes cross PCIe, and per epoch
  * the step offsets of its events (a few hundred bytes). Plain C interface, no CUDA headers.
  */
 #ifndef HB_CUDA_SIM_EVENTS_CUDA_H
@@ -21,10 +22,13 @@ extern "C" {
 typedef struct hb_cuda_events hb_cuda_events_t;
 
 /* Events of `n_targets` synapses (host table, copied) whose sites and states are the groups'
- * (device arrays of the groups' device pointers, borrowed), on `stream` (a cudaStream_t). */
+ * (device arrays of the groups' device pointers, borrowed), and whose point processes are
+ * the groups' catalogue mechanisms (`groups`: a device array of the groups with device
+ * pointers, borrowed), on `stream` (a cudaStream_t). */
 hb_status_t hb_cuda_events_create(void *stream, int n_targets, const hb_sim_target_t *targets,
                                   hb_syn_site_t *const *group_syns, double *const *group_state,
-                                  double dt, hb_cuda_events_t **out);
+                                  const hb_step_group_t *groups, double dt,
+                                  hb_cuda_events_t **out);
 void hb_cuda_events_destroy(hb_cuda_events_t *ev);
 /* backend/sim_ops.h's queue_events, set_connections, add_spikes, add_events, queue_due and
  * clear_events. */
@@ -35,6 +39,10 @@ hb_status_t hb_cuda_events_add_spikes(hb_cuda_events_t *ev, size_t n, const hb_s
 hb_status_t hb_cuda_events_add(hb_cuda_events_t *ev, size_t n, const hb_sim_engine_event_t *events);
 hb_status_t hb_cuda_events_due(hb_cuda_events_t *ev, long step_begin, long step_end);
 hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev);
+/* The connections' weight vectors of point processes (n of HB_CAT_MAX_WEIGHT doubles, host,
+ * copied): the device's from now on, which NET_RECEIVE updates (hb_sim_init's, at a run's
+ * start). */
+hb_status_t hb_cuda_events_set_weights(hb_cuda_events_t *ev, size_t n, const double *weights);
 /* Launches the delivery of the queued events of step `step` (steps done before it), if any. */
 hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step);
 

@@ -4,6 +4,7 @@
 #include "mech/catalogue.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,22 @@ int hb_catalogue_builtin_count(void)
 const hb_catalogue_t *hb_catalogue_builtin(int i)
 {
     return i >= 0 && i < N_BUILTIN ? builtins[i]() : NULL;
+}
+
+/* The users' catalogues loaded in this process (hb_catalogue_identity finds a mechanism's);
+ * they stay loaded, so the pointers stay good. */
+enum { MAX_LOADED = 256 };
+static const hb_catalogue_t *loaded[MAX_LOADED];
+static int n_loaded;
+static pthread_mutex_t loaded_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void remember(const hb_catalogue_t *cat)
+{
+    pthread_mutex_lock(&loaded_lock);
+    int known = 0;
+    for (int i = 0; i < n_loaded; i++) known |= loaded[i] == cat;
+    if (!known && n_loaded < MAX_LOADED) loaded[n_loaded++] = cat;
+    pthread_mutex_unlock(&loaded_lock);
 }
 
 /* The checks a loaded catalogue passes before anything reads it beyond its header. */
@@ -117,7 +134,46 @@ hb_status_t hb_catalogue_load(const char *path, const hb_catalogue_t **out)
         return status;
     }
     *out = cat; /* lib stays loaded: the catalogue's tables and kernels live in it */
+    remember(cat);
     return HB_SUCCESS;
+}
+
+int hb_catalogue_loaded_count(void)
+{
+    pthread_mutex_lock(&loaded_lock);
+    const int n = n_loaded;
+    pthread_mutex_unlock(&loaded_lock);
+    return n;
+}
+
+const hb_catalogue_t *hb_catalogue_loaded(int i)
+{
+    pthread_mutex_lock(&loaded_lock);
+    const hb_catalogue_t *cat = i >= 0 && i < n_loaded ? loaded[i] : NULL;
+    pthread_mutex_unlock(&loaded_lock);
+    return cat;
+}
+
+uint64_t hb_catalogue_identity(const hb_cat_mech_t *mech)
+{
+    const hb_catalogue_t *found = NULL;
+    for (int i = 0; i < N_BUILTIN && !found; i++) {
+        const hb_catalogue_t *b = hb_catalogue_builtin(i);
+        if (b && mech >= b->mech && mech < b->mech + b->n_mech) found = b;
+    }
+    pthread_mutex_lock(&loaded_lock);
+    for (int i = 0; i < n_loaded && !found; i++)
+        if (mech >= loaded[i]->mech && mech < loaded[i]->mech + loaded[i]->n_mech) found = loaded[i];
+    pthread_mutex_unlock(&loaded_lock);
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
+    const char *parts[3] = {found ? found->name : "", found && found->generator ? found->generator : "",
+                            mech->name};
+    for (int k = 0; k < 3; k++)
+        for (const char *c = parts[k];; c++) {
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+            if (!*c) break;
+        }
+    return h;
 }
 
 /* The catalogues searched: the built-ins, then the n_extra given. */

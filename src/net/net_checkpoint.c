@@ -77,6 +77,7 @@ static hb_status_t put_state(const hb_net_t *net, hb_ckpt_buf_t *b, const char *
         hb_ckpt_put_i64(b, ev->synapse);
         hb_ckpt_put_f64(b, ev->time);
         hb_ckpt_put_f64(b, ev->weight);
+        hb_ckpt_put_i64(b, ev->weights); /* version 3: its connection's weight vector */
     }
     hb_ckpt_put_u64(b, net->n_spikes);
     for (size_t k = 0; k < net->n_spikes; k++) {
@@ -124,6 +125,12 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
                        "%016llx; this rank's %016llx): expected one written by the same cells, "
                        "connections, sources, dt and t_stop on as many ranks", name,
                        (unsigned long long)print, (unsigned long long)mine);
+    size_t to_points = 0; /* connections to catalogue point processes: version 3 holds them */
+    for (size_t k = 0; net->conn_weights && k < net->n_conns; k++) to_points += net->conn_weights[k] >= 0;
+    if (in->version < 3 && to_points)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of format version %u, which holds "
+                       "no connections to catalogue point processes; this rank has %zu: expected "
+                       "version %d", name, in->version, to_points, HB_CKPT_VERSION);
     if (at < 0 || at > net->total_steps)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: step %lld; expected 0..%ld", name,
                        (long long)at, net->total_steps);
@@ -156,7 +163,7 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
                          "expected 0..%ld emitted and a next time of at least 0", name,
                          src[bad_source].gid, src[bad_source].emitted, src[bad_source].next_ms,
                          src[bad_source].p.number);
-    else if (in->bad || pending > (in->size - in->pos) / 40)
+    else if (in->bad || pending > (in->size - in->pos) / (in->version >= 3 ? 48 : 40))
         status = hb_fail(HB_ERR_PARSE, "%s: the network's record is cut short or holds bad "
                          "counts", name);
     if (status == HB_SUCCESS &&
@@ -170,6 +177,7 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
         const int64_t cell = hb_ckpt_get_i64(in), syn = hb_ckpt_get_i64(in);
         ev.time = hb_ckpt_get_f64(in);
         ev.weight = hb_ckpt_get_f64(in);
+        const int64_t vec = in->version >= 3 ? hb_ckpt_get_i64(in) : -1;
         if (cell < 0 || cell >= net->n_cable || syn < 0 ||
             syn >= hb_sim_cell_synapses(net->sim, cell) || ev.step < at)
             status = hb_fail(HB_ERR_PARSE, "%s: event %zu: cell %lld, synapse %lld, step %ld; "
@@ -179,9 +187,13 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
         else if (!isfinite(ev.time) || ev.time < 0.0 || !isfinite(ev.weight))
             status = hb_fail(HB_ERR_PARSE, "%s: event %zu: time %g ms, weight %g uS; expected "
                              "finite numbers, the time at least 0", name, k, ev.time, ev.weight);
+        else if (!hb_sim_weights_of(net->sim, (int)cell, (int)syn, vec))
+            status = hb_fail(HB_ERR_PARSE, "%s: event %zu: weight vector %lld; expected -1 (none) "
+                             "or one of the connections to cell %lld's synapse %lld", name, k,
+                             (long long)vec, (long long)cell, (long long)syn);
         ev.cell = (int)cell;
         ev.synapse = (int)syn;
-        ev.weights = -1; /* no point process: checkpoints of catalogue mechanisms are refused */
+        ev.weights = (int)vec; /* -1 before version 3, which held no point processes */
         net->pending[k] = ev;
     }
     const uint64_t spikes = status == HB_SUCCESS ? hb_ckpt_get_u64(in) : 0;

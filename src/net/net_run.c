@@ -416,7 +416,8 @@ static hb_status_t engine_events(hb_net_t *net)
     if (!net->sim || !hb_sim_makes_events(net->sim)) return HB_SUCCESS;
     hb_status_t status = HB_SUCCESS;
     if (!net->engine_conns) {
-        status = hb_sim_set_connections(net->sim, net->n_conns, net->conns, net->total_steps);
+        status = hb_sim_set_connections(net->sim, net->n_conns, net->conns, net->conn_weights,
+                                        net->total_steps);
         net->engine_conns = status == HB_SUCCESS;
     }
     if (status == HB_SUCCESS && net->n_pending) {

@@ -1,13 +1,26 @@
-/* The C code generator's shared state and helpers: nmodl_gen_c.c writes the mechanism,
- * nmodl_gen_solve.c the SOLVE methods past cnexp's (inf - x)/tau (other linear cnexp,
- * derivimplicit, KINETIC sparse, LINEAR), nmodl_gen_point.c point processes (NET_RECEIVE,
- * the current as a density of the row) and NEURON's numerical di/dv. */
+/* The C code generator's shared state and helpers, in floors (each file calls only those
+ * below it): nmodl_gen_emit.c the writers (text, expressions, lookups); nmodl_gen_walk.c the
+ * statement walk; nmodl_gen_solve.c the SOLVE methods past cnexp's (inf - x)/tau (other linear
+ * cnexp, derivimplicit, KINETIC sparse, LINEAR) and nmodl_gen_point.c point processes
+ * (NET_RECEIVE, the current as a density of the row) and NEURON's numerical di/dv, both on the
+ * walk; nmodl_gen_c.c the mechanism, on all of them. Where the walk and the expressions need
+ * the parts above them (SOLVE inside INITIAL, FROM loops, RANDOM's draw) they call gen.hooks,
+ * which nmodl_gen_c.c fills. */
 #ifndef HB_NMODL_GEN_H
 #define HB_NMODL_GEN_H
 
 #include "nmodl/nmodl_internal.h"
 
+typedef struct gen gen;
+
+/* The walk's and the expressions' calls into nmodl_gen_solve.c and nmodl_gen_point.c. */
 typedef struct {
+    int (*initial_solve)(gen *g, const nm_node *s, int depth);  /* nm_gen_initial_solve */
+    int (*statement_more)(gen *g, const nm_node *s, int depth); /* nm_gen_statement_more */
+    void (*random_call)(gen *g, const nm_node *call);           /* nm_gen_random_call */
+} nm_gen_hooks;
+
+struct gen {
     nm_ctx *c;
     const hb_nmodl_mechanism_t *m;
     FILE *out;             /* NULL: a check, nothing written */
@@ -19,19 +32,32 @@ typedef struct {
     int numeric_didv;      /* 1: some current is not G*(v - E): NEURON's difference */
     const char *const *deriv_states; /* derivimplicit: x' = e writes f_[index of x] */
     int n_deriv_states;
-} gen;
+    nm_gen_hooks hooks;
+};
 
-/* nmodl_gen_c.c's writers, for the other parts. */
+/* ---- nmodl_gen_emit.c: the writers ---- */
 void nm_gen_emit(gen *g, const char *format, ...) HB_PRINTF(2, 3);
+void nm_gen_put(gen *g, const char *text);
 void nm_gen_expr(gen *g, const nm_node *n);
+void nm_gen_name(gen *g, const nm_node *n); /* a LOCAL, an argument, fv or s->NAME */
 void nm_gen_number(gen *g, double x);
-void nm_gen_block(gen *g, const nm_node *b, int depth);
-void nm_gen_statement(gen *g, const nm_node *s, int depth);
 void nm_gen_indent(gen *g, int depth);
 void nm_gen_push_local(gen *g, const char *name);
 const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name);
 const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind);
 int nm_gen_mentions(const nm_node *n, const char *name);
+int nm_gen_in_list(const char *const *list, int n, const char *name);
+
+/* ---- nmodl_gen_walk.c: the statements ---- */
+void nm_gen_block(gen *g, const nm_node *b, int depth);
+void nm_gen_statement(gen *g, const nm_node *s, int depth);
+/* Whether statement s of FUNCTION or PROCEDURE b is hoisted: a top-level assignment of a LOCAL,
+ * its only one, from celsius alone (hh's q10 = 3^((celsius - 6.3)/10)). Its value is then
+ * computed once per celsius into the vars (<prefix>_celsius, which the load and the TABLE's
+ * fill call) and the assignment reads it: the same expression, so the same bits. */
+int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s);
+/* Whether `name` is a current the mechanism writes (an ion's i<x>, a NONSPECIFIC_CURRENT). */
+int nm_gen_is_current(const gen *g, const char *name);
 
 /* ---- nmodl_gen_solve.c ---- */
 /* The update of a DERIVATIVE's x' = f, f linear in x but not (inf - x)/tau: NEURON's cnexp,

@@ -1,432 +1,58 @@
-/* The C code generator, first part: density mechanisms solved by cnexp (docs/mechanisms.md).
+/* The C code generator's mechanism (docs/mechanisms.md): nm_emit and nm_generator_check.
  *
  * Emits one header of HB_HOSTDEV functions: a struct of the mechanism's variables for one
  * instance and lane, its FUNCTIONs and PROCEDUREs, INITIAL, the BREAKPOINT's currents with
  * their conductance, the cnexp update, and the kernels of docs/mechanisms.md's ABI
- * (common/mech_abi.h) over a block's instances and lanes. Every expression keeps the .mod's
- * operation order: the tree is written fully parenthesised, exp, log, log10, pow (and ^;
- * hb_powi for an integer literal exponent), sinh, cosh and tanh are common/hb_math.h's, the
- * same bits on the CPU and the GPU. What it cannot translate yet is an error at its
- * FILE:LINE:COLUMN. */
-#include <stdarg.h>
+ * (common/mech_abi.h) over a block's instances and lanes; the expressions through
+ * nmodl_gen_emit.c, the statements through nmodl_gen_walk.c, the other SOLVE methods and point
+ * processes through nmodl_gen_solve.c and nmodl_gen_point.c. What it cannot translate yet is
+ * an error at its FILE:LINE:COLUMN. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nmodl/nmodl_gen.h"
 
-static void emit(gen *g, const char *format, ...) HB_PRINTF(2, 3);
-static void emit(gen *g, const char *format, ...)
-{
-    if (!g->out) return; /* a check: nothing written */
-    va_list args;
-    va_start(args, format);
-    vfprintf(g->out, format, args);
-    va_end(args);
-}
-
-static void put(gen *g, const char *text)
-{
-    if (g->out) fputs(text, g->out);
-}
-
-static const nm_block *find_block(const nm_ctx *c, const char *name)
-{
-    for (int i = 0; i < c->n_blocks; i++)
-        if (c->blocks[i].name && strcmp(c->blocks[i].name, name) == 0 &&
-            c->blocks[i].kind != B_INITIAL && c->blocks[i].kind != B_BREAKPOINT &&
-            c->blocks[i].kind != B_NET_RECEIVE)
-            return &c->blocks[i];
-    return NULL;
-}
-
-static const nm_block *find_kind(const nm_ctx *c, nm_block_kind kind)
-{
-    for (int i = 0; i < c->n_blocks; i++)
-        if (c->blocks[i].kind == kind) return &c->blocks[i];
-    return NULL;
-}
-
-static int is_local(const gen *g, const char *name)
-{
-    for (int i = g->n_locals - 1; i >= 0; i--)
-        if (strcmp(g->locals[i], name) == 0) return 1;
-    return 0;
-}
-
-static int is_arg(const gen *g, const char *name)
-{
-    if (!g->block || !g->block->args) return 0;
-    for (int i = 0; i < g->block->args->n_kids; i++)
-        if (strcmp(g->block->args->kids[i]->name, name) == 0) return 1;
-    return 0;
-}
-
-static int in_list(const char *const *list, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(list[i], name) == 0) return 1;
-    return 0;
-}
-
-static void emit_number(gen *g, double x)
-{
-    char text[40];
-    snprintf(text, sizeof text, "%.17g", x);
-    if (!strpbrk(text, ".eEn")) strcat(text, ".0");
-    emit(g, "%s", text);
-}
-
-static void emit_expr(gen *g, const nm_node *n);
-
-static void emit_name(gen *g, const nm_node *n)
-{
-    if (n->n_kids)
-        nm_error(g->c, n->line, n->column,
-                 "the array element %s[...] is not supported by the code "
-                 "generator yet; expected scalar variables",
-                 n->name);
-    if (is_local(g, n->name))
-        emit(g, "lv_%s", n->name);
-    else if (is_arg(g, n->name))
-        emit(g, "a_%s", n->name);
-    else if (g->block && g->block->kind == B_FUNCTION && strcmp(g->block->name, n->name) == 0)
-        emit(g, "fv");
-    else
-        emit(g, "s->%s", n->name);
-}
-
-/* a^b and pow(a, b): hb_powi for an integer literal b (|b| <= 64: x^2, m^4), a fraction of
- * hb_pow's cost and as nearly correctly rounded; else hb_pow (common/hb_math.h). */
-static void emit_pow(gen *g, const nm_node *a, const nm_node *b)
-{
-    const int negative = b->kind == N_UNARY && b->op == '-' && b->kids[0]->kind == N_NUM;
-    const nm_node *num = negative ? b->kids[0] : b;
-    if (num->kind == N_NUM && num->num >= 0.0 && num->num <= 64.0 &&
-        num->num == (double)(int)num->num) {
-        emit(g, "hb_powi(");
-        emit_expr(g, a);
-        emit(g, ", %d)", negative ? -(int)num->num : (int)num->num);
-        return;
-    }
-    emit(g, "hb_pow(");
-    emit_expr(g, a);
-    emit(g, ", ");
-    emit_expr(g, b);
-    emit(g, ")");
-}
-
-static void emit_expr(gen *g, const nm_node *n)
-{
-    switch (n->kind) {
-    case N_NUM: emit_number(g, n->num); return;
-    case N_NAME: emit_name(g, n); return;
-    case N_STRING: emit(g, "\"%s\"", n->name); return;
-    case N_UNARY:
-        put(g, n->op == '!' ? "((double)!(" : n->op == '-' ? "(-(" : "((");
-        emit_expr(g, n->kids[0]);
-        emit(g, "))");
-        return;
-    case N_BINARY: {
-        if (n->op == '^') {
-            emit_pow(g, n->kids[0], n->kids[1]);
-            return;
-        }
-        static const char *const ops[] = {"<=", ">=", "==", "!=", "&&", "||"};
-        const char *op = n->op >= OP_LE && n->op <= OP_OR ? ops[n->op - OP_LE] : NULL;
-        char one[2] = {(char)n->op, 0};
-        const int logical = op || n->op == '<' || n->op == '>';
-        put(g, logical ? "((double)(" : "(");
-        emit_expr(g, n->kids[0]);
-        emit(g, " %s ", op ? op : one);
-        emit_expr(g, n->kids[1]);
-        put(g, logical ? "))" : ")");
-        return;
-    }
-    case N_CALL: {
-        static const char *const libm[] = {"log",  "log10", "sqrt", "fabs",  "sin",  "cos",  "tan",
-                                           "asin", "acos",  "atan", "atan2", "sinh", "cosh", "tanh",
-                                           "pow",  "floor", "ceil", "fmod",  "erf",  "erfc"};
-        const nm_block *b = find_block(g->c, n->name);
-        if (b && (b->kind == B_FUNCTION || b->kind == B_PROCEDURE)) {
-            emit(g, "%s_%s(s", g->prefix, n->name);
-            for (int i = 0; i < n->n_kids; i++) {
-                emit(g, ", ");
-                emit_expr(g, n->kids[i]);
-            }
-            emit(g, ")");
-            return;
-        }
-        if (strncmp(n->name, "random_", 7) == 0) { /* RANDOM (nmodl_gen_point.c) */
-            nm_gen_random_call(g, n);
-            return;
-        }
-        /* the functions libm and CUDA may round differently: the same bits on both
-         * (common/hb_math.h); the others are exact (sqrt, fabs, floor, ceil, fmod) */
-        if (strcmp(n->name, "pow") == 0 && n->n_kids == 2) {
-            emit_pow(g, n->kids[0], n->kids[1]);
-            return;
-        }
-        static const char *const own[] = {"exp", "log", "log10", "pow", "sinh", "cosh", "tanh"};
-        size_t o = 0;
-        while (o < sizeof own / sizeof *own && strcmp(own[o], n->name) != 0) o++;
-        if (o < sizeof own / sizeof *own) {
-            emit(g, "hb_%s(", n->name);
-        } else {
-            size_t i = 0;
-            while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;
-            if (i == sizeof libm / sizeof *libm)
-                nm_error(g->c, n->line, n->column,
-                         "the call of %s is not supported by the code generator "
-                         "yet; expected a FUNCTION, a PROCEDURE or a math function",
-                         n->name);
-            emit(g, "%s(", n->name);
-        }
-        for (int i = 0; i < n->n_kids; i++) {
-            if (i) emit(g, ", ");
-            emit_expr(g, n->kids[i]);
-        }
-        emit(g, ")");
-        return;
-    }
-    default:
-        nm_error(g->c, n->line, n->column,
-                 "this expression is not supported by the code generator; expected numbers, names, "
-                 "calls and operators");
-    }
-}
-
-static void indent(gen *g, int depth)
-{
-    for (int i = 0; i < depth; i++) emit(g, "    ");
-}
-
-static void emit_block(gen *g, const nm_node *b, int depth);
-
-/* v-free factor G of `G*(v - E)`, else NULL: the current's analytic conductance. */
-static const nm_node *ohmic_conductance(const nm_node *e)
-{
-    if (e->kind != N_BINARY || e->op != '*') return NULL;
-    const nm_node *dv = e->kids[1];
-    if (dv->kind != N_BINARY || dv->op != '-' || dv->kids[0]->kind != N_NAME ||
-        strcmp(dv->kids[0]->name, "v") != 0)
-        return NULL;
-    return e->kids[0];
-}
-
-static int mentions(const nm_node *n, const char *name)
-{
-    if ((n->kind == N_NAME || n->kind == N_CALL) && strcmp(n->name, name) == 0) return 1;
-    for (int i = 0; i < n->n_kids; i++)
-        if (mentions(n->kids[i], name)) return 1;
-    return 0;
-}
-
-static int is_current(const gen *g, const char *name)
-{
-    const hb_nmodl_mechanism_t *m = g->m;
-    for (int i = 0; i < m->n_ions; i++)
-        if (in_list(m->ions[i].write, m->ions[i].n_write, name) && name[0] == 'i') return 1;
-    return in_list(m->nonspecific, m->n_nonspecific, name);
-}
-
-/* Whether an expression calls only math functions (no FUNCTION, PROCEDURE or RANDOM): then
- * evaluating it where an `if` would not changes no value, only which values are kept. */
-static int pure_expr(const gen *g, const nm_node *n)
-{
-    if (n->kind == N_CALL && (find_block(g->c, n->name) || strncmp(n->name, "random_", 7) == 0))
-        return 0;
-    for (int i = 0; i < n->n_kids; i++)
-        if (!pure_expr(g, n->kids[i])) return 0;
-    return 1;
-}
-
-/* An `if` whose branches only assign scalars pure expressions (nested such ifs allowed), outside
- * the BREAKPOINT's currents: emitted as selects (emit_select), so that the kernels' lane loops
- * have no control flow and become vector code. The same values in every case: the condition is
- * evaluated once, first; a branch not taken assigns each variable its own value. */
-static int selectable(const gen *g, const nm_node *s)
-{
-    if (s->kind == S_IF) {
-        if (!pure_expr(g, s->kids[0])) return 0;
-        for (int i = 1; i < s->n_kids; i++)
-            if (!selectable(g, s->kids[i])) return 0;
-        return 1;
-    }
-    if (s->kind == S_BLOCK) {
-        for (int i = 0; i < s->n_kids; i++)
-            if (!selectable(g, s->kids[i])) return 0;
-        return 1;
-    }
-    return s->kind == S_ASSIGN && s->kids[0]->n_kids == 0 && pure_expr(g, s->kids[1]) &&
-           !(g->block && g->block->kind == B_BREAKPOINT);
-}
-
-/* Statement s of a selectable if, kept where the int `pred` is 1 (NULL: always); a nested if
- * at `level` names its predicates hb_t<level> (then) and hb_e<level> (else). */
-static void emit_select(gen *g, const nm_node *s, int depth, const char *pred, int level)
-{
-    if (s->kind == S_BLOCK) {
-        for (int i = 0; i < s->n_kids; i++) emit_select(g, s->kids[i], depth, pred, level);
-        return;
-    }
-    if (s->kind == S_ASSIGN) {
-        indent(g, depth);
-        emit_name(g, s->kids[0]);
-        emit(g, " = %s ? ", pred ? pred : "1");
-        emit_expr(g, s->kids[1]);
-        emit(g, " : ");
-        emit_name(g, s->kids[0]);
-        emit(g, ";\n");
-        return;
-    }
-    char then_p[32], else_p[32];
-    snprintf(then_p, sizeof then_p, "hb_t%d", level);
-    snprintf(else_p, sizeof else_p, "hb_e%d", level);
-    indent(g, depth);
-    emit(g, "{\n");
-    indent(g, depth + 1);
-    emit(g, "const int %s = %s%s(", then_p, pred ? pred : "", pred ? " && " : "");
-    emit_expr(g, s->kids[0]);
-    emit(g, " != 0.0);\n");
-    if (s->n_kids > 2) {
-        indent(g, depth + 1);
-        emit(g, "const int %s = %s%s!%s;\n", else_p, pred ? pred : "", pred ? " && " : "",
-             then_p);
-    }
-    emit_select(g, s->kids[1], depth + 1, then_p, level + 1);
-    if (s->n_kids > 2) emit_select(g, s->kids[2], depth + 1, else_p, level + 1);
-    indent(g, depth);
-    emit(g, "}\n");
-}
-
-static void emit_statement(gen *g, const nm_node *s, int depth)
-{
-    nm_ctx *c = g->c;
-    switch (s->kind) {
-    case S_ASSIGN:
-        indent(g, depth);
-        emit_name(g, s->kids[0]);
-        emit(g, " = ");
-        emit_expr(g, s->kids[1]);
-        emit(g, ";\n");
-        if (g->block && g->block->kind == B_BREAKPOINT && is_current(g, s->kids[0]->name)) {
-            const nm_node *gc = ohmic_conductance(s->kids[1]);
-            if (gc && !mentions(gc, "v")) {
-                indent(g, depth);
-                emit(g, "s->g_%s = ", s->kids[0]->name);
-                emit_expr(g, gc);
-                emit(g, ";\n");
-            } else {
-                g->numeric_didv = 1; /* NEURON's difference (nmodl_gen_point.c) */
-            }
-        }
-        return;
-    case S_CALL:
-        indent(g, depth);
-        emit(g, "(void)");
-        emit_expr(g, s->kids[0]);
-        emit(g, ";\n");
-        return;
-    case S_IF:
-        if (selectable(g, s)) {
-            emit_select(g, s, depth, NULL, 0);
-            return;
-        }
-        indent(g, depth);
-        emit(g, "if (");
-        emit_expr(g, s->kids[0]);
-        emit(g, " != 0.0) {\n");
-        emit_block(g, s->kids[1], depth + 1);
-        indent(g, depth);
-        emit(g, "}");
-        if (s->n_kids > 2) {
-            emit(g, " else {\n");
-            if (s->kids[2]->kind == S_BLOCK)
-                emit_block(g, s->kids[2], depth + 1);
-            else
-                emit_statement(g, s->kids[2], depth + 1);
-            indent(g, depth);
-            emit(g, "}");
-        }
-        emit(g, "\n");
-        return;
-    case S_WHILE:
-        indent(g, depth);
-        emit(g, "while (");
-        emit_expr(g, s->kids[0]);
-        emit(g, " != 0.0) {\n");
-        emit_block(g, s->kids[1], depth + 1);
-        indent(g, depth);
-        emit(g, "}\n");
-        return;
-    case S_LOCAL:
-        for (int i = 0; i < s->n_kids; i++) {
-            if (s->kids[i]->num > 0)
-                nm_error(c, s->kids[i]->line, s->kids[i]->column,
-                         "LOCAL arrays are not supported by the "
-                         "code generator yet; expected scalars");
-            NM_GROW(c, g->locals, g->n_locals, g->cap_locals);
-            g->locals[g->n_locals++] = s->kids[i]->name;
-            indent(g, depth);
-            /* a LOCAL may be set and never read */
-            emit(g, "double lv_%s HB_UNUSED = 0.0;\n", s->kids[i]->name);
-        }
-        return;
-    case S_TABLE:
-        indent(g, depth);
-        emit(g, "/* TABLE: these are the formulas; the table is read without _f */\n");
-        return;
-    case S_SOLVE:
-        if (g->block && g->block->kind == B_BREAKPOINT) return; /* the state kernel */
-        if (g->block && g->block->kind == B_INITIAL && nm_gen_initial_solve(g, s, depth)) return;
-        nm_error(c, s->line, s->column,
-                 "SOLVE in %s is not supported by the code generator yet; "
-                 "expected SOLVE in BREAKPOINT only",
-                 g->block ? g->block->name : "?");
-    case S_VERBATIM:
-        nm_error(c, s->line, s->column,
-                 "VERBATIM (C code inside NMODL) is not supported by the code "
-                 "generator; expected NMODL statements only");
-    default:
-        if (nm_gen_statement_more(g, s, depth)) return;
-        nm_error(c, s->line, s->column,
-                 "this statement is not supported by the code generator yet "
-                 "(density mechanisms with cnexp only); expected assignments, calls, if, while, "
-                 "LOCAL, TABLE");
-    }
-}
-
-static void emit_block(gen *g, const nm_node *b, int depth)
-{
-    const int mark = g->n_locals;
-    for (int i = 0; i < b->n_kids; i++) emit_statement(g, b->kids[i], depth);
-    g->n_locals = mark;
-}
+#define emit nm_gen_emit
 
 /* cnexp for x' = (A - x)/B, A and B free of x: x += (1 - exp(-dt/B)) (A - x), the engine's form
  * (hb_step_gates_row); x' = -x/B is (0 - x)/B in that form (hb_step_synapse_decay). Other
  * linear forms: NEURON's (nm_gen_cnexp_linear). */
+/* 1 when a cnexp DERIVATIVE's x' equations all follow its other statements, none of them a
+ * LOCAL: the updates can then run apart from the rest (<prefix>_cnexp). */
+static int cnexp_after_rest(const nm_block *deriv)
+{
+    int seen_deriv = 0;
+    for (int i = 0; i < deriv->body->n_kids; i++) {
+        const nm_node *s = deriv->body->kids[i];
+        if (s->kind == S_LOCAL || (seen_deriv && s->kind != S_DERIV)) return 0;
+        seen_deriv |= s->kind == S_DERIV;
+    }
+    return seen_deriv;
+}
+
 static void emit_cnexp(gen *g, const nm_node *s)
 {
     const nm_node *r = s->kids[0];
     const nm_node *num = r->kind == N_BINARY && r->op == '/' ? r->kids[0] : NULL;
     const int decay = num && num->kind == N_UNARY && num->op == '-' &&
                       num->kids[0]->kind == N_NAME && !num->kids[0]->n_kids &&
-                      strcmp(num->kids[0]->name, s->name) == 0 && !mentions(r->kids[1], s->name);
+                      strcmp(num->kids[0]->name, s->name) == 0 &&
+                      !nm_gen_mentions(r->kids[1], s->name);
     if (!decay && (!num || num->kind != N_BINARY || num->op != '-' ||
                    num->kids[1]->kind != N_NAME || strcmp(num->kids[1]->name, s->name) != 0 ||
-                   mentions(num->kids[0], s->name) || mentions(r->kids[1], s->name))) {
+                   nm_gen_mentions(num->kids[0], s->name) ||
+                   nm_gen_mentions(r->kids[1], s->name))) {
         nm_gen_cnexp_linear(g, s);
         return;
     }
     emit(g, "    s->%s += (1.0 - hb_exp(-s->dt / ", s->name);
-    emit_expr(g, r->kids[1]);
+    nm_gen_expr(g, r->kids[1]);
     emit(g, ")) * (");
     if (decay)
         emit(g, "0.0");
     else
-        emit_expr(g, num->kids[0]);
+        nm_gen_expr(g, num->kids[0]);
     emit(g, " - s->%s);\n", s->name);
 }
 
@@ -473,13 +99,13 @@ static void emit_table(gen *g, const nm_block *b, const nm_node *t, int prototyp
     emit(g, "HB_HOSTDEV double %s_%s(%s_vars_t *s, double a_%s)\n{\n", p, name, p, arg);
     emit(g, "    if (!s->table_%s) return %s_%s_f(s, a_%s);\n", name, p, name, arg);
     emit(g, "    const double xi = ");
-    emit_number(g, 1.0 / ((hi - lo) / n));
+    nm_gen_number(g, 1.0 / ((hi - lo) / n));
     emit(g, " * (a_%s - ", arg);
-    emit_number(g, lo);
+    nm_gen_number(g, lo);
     emit(g, ");\n    double xc = xi > 0.0 ? xi : 0.0;\n    xc = xc < ");
-    emit_number(g, n);
+    nm_gen_number(g, n);
     emit(g, " ? xc : ");
-    emit_number(g, n);
+    nm_gen_number(g, n);
     emit(g, ";\n    const int i = (int)xc;\n    const double theta = xc - (double)i;\n");
     for (int q = 0; q < rows; q++) {
         emit(g, "    {\n        const double *a = s->table_%s + %d * %s_%s_TABLE_STRIDE + i;\n",
@@ -490,14 +116,15 @@ static void emit_table(gen *g, const nm_block *b, const nm_node *t, int prototyp
     emit(g, "    return 0.0;\n}\n\n");
     emit(g, "/* Fills the TABLE of %s at s's celsius and globals. */\n", name);
     emit(g, "HB_HOSTDEV void %s_table_%s(%s_vars_t *s, double *table)\n{\n", p, name, p);
+    emit(g, "    %s_celsius(s);\n", p);
     emit(g, "    const double dx = (");
-    emit_number(g, hi);
+    nm_gen_number(g, hi);
     emit(g, " - ");
-    emit_number(g, lo);
+    nm_gen_number(g, lo);
     emit(g, ") / ");
-    emit_number(g, n);
+    nm_gen_number(g, n);
     emit(g, ";\n    double x = ");
-    emit_number(g, lo);
+    nm_gen_number(g, lo);
     emit(g, ";\n    for (int i = 0; i <= %d; i++, x += dx) {\n        (void)%s_%s_f(s, x);\n", n, p,
          name);
     for (int q = 0; q < rows; q++)
@@ -524,8 +151,8 @@ static void emit_function(gen *g, const nm_block *b, int prototype)
             for (int i = 0; b->args && i < b->args->n_kids; i++)
                 emit(g, ", double a_%s", b->args->kids[i]->name);
             emit(g, ")\n{\n    (void)s;\n");
-            emit_block(g, b->body, 1);
-            put(g, "    return 0.0;\n}\n\n");
+            nm_gen_block(g, b->body, 1);
+            nm_gen_put(g, "    return 0.0;\n}\n\n");
             emit_table(g, b, table, 0);
             return;
         }
@@ -539,8 +166,8 @@ static void emit_function(gen *g, const nm_block *b, int prototype)
     }
     emit(g, ")\n{\n    (void)s;\n");
     if (b->kind == B_FUNCTION) emit(g, "    double fv = 0.0;\n");
-    emit_block(g, b->body, 1);
-    put(g, b->kind == B_FUNCTION ? "    return fv;\n}\n\n" : "    return 0.0;\n}\n\n");
+    nm_gen_block(g, b->body, 1);
+    nm_gen_put(g, b->kind == B_FUNCTION ? "    return fv;\n}\n\n" : "    return 0.0;\n}\n\n");
 }
 
 /* Fields stored per instance and lane: RANGE PARAMETERs, STATEs, RANGE ASSIGNED (not ions). */
@@ -574,7 +201,7 @@ static int reads_call(live *l, const nm_node *n, int *written)
 {
     for (int i = 0; i < n->n_kids; i++)
         if (reads_expr(l, n->kids[i], *written)) return 1;
-    const nm_block *b = find_block(l->c, n->name);
+    const nm_block *b = nm_gen_find_block(l->c, n->name);
     if (!b || shadowed(b, l->x) || l->depth > 20) return 0;
     if (b->kind == B_FUNCTION && strcmp(b->name, l->x) == 0) return 0;
     l->depth++;
@@ -619,7 +246,7 @@ static int reads_statement(live *l, const nm_node *s, int *written)
             if (strcmp(s->kids[i]->name, l->x) == 0) *written = 1; /* shadowed from here */
         return 0;
     case S_SOLVE: {
-        const nm_block *b = find_block(l->c, s->name);
+        const nm_block *b = nm_gen_find_block(l->c, s->name);
         if (!b || l->depth > 20) return 0;
         l->depth++;
         const int r = reads_block(l, b->body, written);
@@ -687,7 +314,7 @@ static int collect_fields(gen *g, field *out, int room)
     const hb_nmodl_mechanism_t *m = g->m;
     int n = 0;
     for (int i = 0; i < m->n_parameters; i++)
-        if (in_list(m->range, m->n_range, m->parameters[i].name) && n < room)
+        if (nm_gen_in_list(m->range, m->n_range, m->parameters[i].name) && n < room)
             out[n++] = (field){m->parameters[i].name, 1};
     for (int i = 0; i < m->n_states; i++)
         if (n < room) out[n++] = (field){m->states[i].name, 0};
@@ -695,9 +322,9 @@ static int collect_fields(gen *g, field *out, int room)
         const char *a = m->assigned[i].name;
         int ion_var = 0;
         for (int j = 0; j < m->n_ions; j++)
-            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) ||
-                       in_list(m->ions[j].write, m->ions[j].n_write, a);
-        if (in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
+            ion_var |= nm_gen_in_list(m->ions[j].read, m->ions[j].n_read, a) ||
+                       nm_gen_in_list(m->ions[j].write, m->ions[j].n_write, a);
+        if (nm_gen_in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
             out[n++] = (field){a, 0};
     }
     /* then, as scratch, the ASSIGNED neither RANGE nor GLOBAL nor a current that a kernel may
@@ -708,10 +335,11 @@ static int collect_fields(gen *g, field *out, int room)
         const char *a = m->assigned[i].name;
         int ion_var = 0;
         for (int j = 0; j < m->n_ions; j++)
-            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, a) ||
-                       in_list(m->ions[j].write, m->ions[j].n_write, a);
-        if (!in_list(m->range, m->n_range, a) && !in_list(m->globals, m->n_globals, a) &&
-            !ion_var && !in_list(builtins, 6, a) && !is_current(g, a) && persists(g->c, a) &&
+            ion_var |= nm_gen_in_list(m->ions[j].read, m->ions[j].n_read, a) ||
+                       nm_gen_in_list(m->ions[j].write, m->ions[j].n_write, a);
+        if (!nm_gen_in_list(m->range, m->n_range, a) &&
+            !nm_gen_in_list(m->globals, m->n_globals, a) && !ion_var &&
+            !nm_gen_in_list(builtins, 6, a) && !nm_gen_is_current(g, a) && persists(g->c, a) &&
             n < room)
             out[n++] = (field){a, 0};
     }
@@ -742,7 +370,7 @@ static void emit_mechanism(gen *g)
                  "%s is an ARTIFICIAL_CELL, which the code generator does not write; "
                  "expected a SUFFIX or POINT_PROCESS mechanism",
                  m->name);
-    const nm_block *bp = find_kind(c, B_BREAKPOINT);
+    const nm_block *bp = nm_gen_find_kind(c, B_BREAKPOINT);
     if (!bp)
         nm_error(c, c->mech_name.line, c->mech_name.column, "%s has no BREAKPOINT; expected one",
                  m->name);
@@ -765,7 +393,7 @@ static void emit_mechanism(gen *g)
                      "METHOD cnexp, derivimplicit or sparse, or of a PROCEDURE",
                      m->solves[i].block, method[0] ? method : "(none)");
         if (cnexp)
-            deriv = find_block(c, m->solves[i].block);
+            deriv = nm_gen_find_block(c, m->solves[i].block);
         else
             other = &m->solves[i];
     }
@@ -778,8 +406,17 @@ static void emit_mechanism(gen *g)
     const char *p = g->prefix;
     emit(g, "/* Generated by hinesbatch's NMODL code generator from %s: do not edit. */\n",
          m->path);
-    emit(g, "#include <math.h>\n\n#include \"common/hostdev.h\"\n#include \"common/mech_abi.h\"\n"
-            "#include \"common/sim_step.h\"\n%s\n",
+    /* a guard of the prefix's name: the engine's copy of the default catalogue's headers
+     * (common/builtin/) and the build's are the same bytes, and one translation unit may
+     * include both */
+    char guard[128];
+    size_t n_guard = 0;
+    for (const char *q = p; *q && n_guard + 3 < sizeof guard; q++)
+        guard[n_guard++] = (char)(*q >= 'a' && *q <= 'z' ? *q - 'a' + 'A' : *q);
+    memcpy(guard + n_guard, "_H", 3);
+    emit(g, "#ifndef %s\n#define %s\n\n", guard, guard);
+    emit(g, "#include <math.h>\n#include <stddef.h>\n\n#include \"common/hb_math.h\"\n"
+            "#include \"common/hostdev.h\"\n#include \"common/mech_abi.h\"\n%s\n",
          m->n_randoms ? "#include \"common/philox.h\"\n" : "");
     nm_gen_solve_helpers(g);
     /* the variables of one instance and lane */
@@ -790,7 +427,7 @@ static void emit_mechanism(gen *g)
              m->randoms[i], m->randoms[i], m->randoms[i]);
     static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
     for (int i = 0; i < c->n_decls; i++)
-        if (!in_list(builtins, 6, c->decls[i].var.name))
+        if (!nm_gen_in_list(builtins, 6, c->decls[i].var.name))
             emit(g, "    double %s;\n", c->decls[i].var.name);
     for (int i = 0; i < m->n_ions; i++) {
         for (int pass = 0; pass < 2; pass++) {
@@ -818,7 +455,26 @@ static void emit_mechanism(gen *g)
                  c->blocks[i].name);
             n_tables++;
         }
+    for (int i = 0; i < c->n_blocks; i++)
+        for (int j = 0; c->blocks[i].body && j < c->blocks[i].body->n_kids; j++)
+            if (nm_gen_hoisted(c, &c->blocks[i], c->blocks[i].body->kids[j]))
+                emit(g, "    double hc_%s_%s; /* %s's %s: celsius alone (%s_celsius) */\n",
+                     c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name,
+                     c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name, p);
     emit(g, "} %s_vars_t;\n\n", p);
+    /* the values of LOCALs that depend on celsius alone, once per celsius (nm_gen_hoisted) */
+    emit(g, "HB_HOSTDEV void %s_celsius(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
+    for (int i = 0; i < c->n_blocks; i++)
+        for (int j = 0; c->blocks[i].body && j < c->blocks[i].body->n_kids; j++) {
+            const nm_node *st = c->blocks[i].body->kids[j];
+            if (!nm_gen_hoisted(c, &c->blocks[i], st)) continue;
+            g->block = &c->blocks[i];
+            emit(g, "    s->hc_%s_%s = ", c->blocks[i].name, st->kids[0]->name);
+            nm_gen_expr(g, st->kids[1]);
+            emit(g, ";\n");
+        }
+    g->block = NULL;
+    emit(g, "}\n\n");
     /* FUNCTIONs and PROCEDUREs */
     for (int pass = 1; pass >= 0; pass--)
         for (int i = 0; i < c->n_blocks; i++)
@@ -826,17 +482,17 @@ static void emit_mechanism(gen *g)
                 emit_function(g, &c->blocks[i], pass);
     if (c->n_blocks) emit(g, "\n");
     /* INITIAL */
-    const nm_block *init = find_kind(c, B_INITIAL);
+    const nm_block *init = nm_gen_find_kind(c, B_INITIAL);
     emit(g, "HB_HOSTDEV void %s_initial(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
     if (init) {
         g->block = init;
-        emit_block(g, init->body, 1);
+        nm_gen_block(g, init->body, 1);
     }
     emit(g, "}\n\n");
     /* BREAKPOINT's currents */
     g->block = bp;
     emit(g, "HB_HOSTDEV void %s_currents(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
-    emit_block(g, bp->body, 1);
+    nm_gen_block(g, bp->body, 1);
     emit(g, "}\n\n");
     /* the states: cnexp */
     emit(g, "HB_HOSTDEV void %s_states(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
@@ -847,12 +503,22 @@ static void emit_mechanism(gen *g)
             if (s->kind == S_DERIV)
                 emit_cnexp(g, s);
             else
-                emit_statement(g, s, 1);
+                nm_gen_statement(g, s, 1);
         }
         g->n_locals = 0;
     }
     if (other) nm_gen_solve_states(g, other);
     emit(g, "}\n\n");
+    if (deriv && cnexp_after_rest(deriv)) {
+        /* the updates alone, for a caller that ran the DERIVATIVE's other statements itself
+         * (the engine's hh: the rates of all lanes first, then the updates as vector code) */
+        emit(g, "HB_HOSTDEV void %s_cnexp(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
+        g->block = deriv;
+        for (int i = 0; i < deriv->body->n_kids; i++)
+            if (deriv->body->kids[i]->kind == S_DERIV) emit_cnexp(g, deriv->body->kids[i]);
+        g->n_locals = 0;
+        emit(g, "}\n\n");
+    }
     g->block = NULL;
 
     /* the kernels over a block: load, run, store */
@@ -872,6 +538,7 @@ static void emit_mechanism(gen *g)
          p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
+    emit(g, "    %s_celsius(s);\n", p);
     if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
     for (int i = 0, t = 0; i < c->n_blocks; i++)
         if (table_of(&c->blocks[i]))
@@ -880,19 +547,19 @@ static void emit_mechanism(gen *g)
     int global_index = 0;
     for (int i = 0; i < c->n_decls; i++) {
         const nm_decl *d = &c->decls[i];
-        if (d->kind != D_PARAMETER || in_list(m->range, m->n_range, d->var.name) ||
+        if (d->kind != D_PARAMETER || nm_gen_in_list(m->range, m->n_range, d->var.name) ||
             !strcmp(d->var.name, "v") || !strcmp(d->var.name, "celsius"))
             continue;
         int ion_var = 0;
         for (int j = 0; j < m->n_ions; j++)
-            ion_var |= in_list(m->ions[j].read, m->ions[j].n_read, d->var.name);
+            ion_var |= nm_gen_in_list(m->ions[j].read, m->ions[j].n_read, d->var.name);
         if (ion_var) continue;
         emit(g, "    s->%s = blk->global[%d];\n", d->var.name, global_index++);
     }
     for (int i = 0; i < c->n_decls; i++)
         if (c->decls[i].kind == D_CONSTANT || c->decls[i].kind == D_UNITS_CONSTANT) {
             emit(g, "    s->%s = ", c->decls[i].var.name);
-            emit_number(g, c->decls[i].var.value);
+            nm_gen_number(g, c->decls[i].var.value);
             emit(g, ";\n");
         }
     for (int q = 0, pq = 0; q < n_fields; q++) {
@@ -973,11 +640,16 @@ static void emit_mechanism(gen *g)
     nm_gen_net_receive(g);
 }
 
+/* The walk's and the expressions' ways into the SOLVE and point parts (nmodl_gen.h). */
+static const nm_gen_hooks hooks = {.initial_solve = nm_gen_initial_solve,
+                                   .statement_more = nm_gen_statement_more,
+                                   .random_call = nm_gen_random_call};
+
 const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 {
     jmp_buf outer;
     memcpy(outer, c->fail, sizeof outer);
-    gen g = {.c = c, .m = m, .out = NULL, .prefix = "hbg"};
+    gen g = {.c = c, .m = m, .out = NULL, .prefix = "hbg", .hooks = hooks};
     const char *result = NULL;
     if (setjmp(c->fail)) {
         result = nm_strndup(c, c->message, strlen(c->message));
@@ -990,29 +662,7 @@ const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 
 void nm_emit(nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *prefix, FILE *out)
 {
-    gen g = {.c = c, .m = m, .out = out, .prefix = prefix};
+    gen g = {.c = c, .m = m, .out = out, .prefix = prefix, .hooks = hooks};
     emit_mechanism(&g);
+    emit(&g, "\n#endif\n");
 }
-
-/* The writers, for nmodl_gen_solve.c and nmodl_gen_point.c (nmodl_gen.h). */
-void nm_gen_emit(gen *g, const char *format, ...)
-{
-    if (!g->out) return;
-    va_list args;
-    va_start(args, format);
-    vfprintf(g->out, format, args);
-    va_end(args);
-}
-void nm_gen_expr(gen *g, const nm_node *n) { emit_expr(g, n); }
-void nm_gen_number(gen *g, double x) { emit_number(g, x); }
-void nm_gen_block(gen *g, const nm_node *b, int depth) { emit_block(g, b, depth); }
-void nm_gen_statement(gen *g, const nm_node *s, int depth) { emit_statement(g, s, depth); }
-void nm_gen_indent(gen *g, int depth) { indent(g, depth); }
-void nm_gen_push_local(gen *g, const char *name)
-{
-    NM_GROW(g->c, g->locals, g->n_locals, g->cap_locals);
-    g->locals[g->n_locals++] = name;
-}
-const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name) { return find_block(c, name); }
-const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind) { return find_kind(c, kind); }
-int nm_gen_mentions(const nm_node *n, const char *name) { return mentions(n, name); }

@@ -165,6 +165,23 @@ static void literal(FILE *out, const char *text)
     fputc('"', out);
 }
 
+/* FNV-1a 64 of the files' base names and bytes, in the generator's (path) order. */
+static unsigned long long sources_hash(const cat_file *files, int n)
+{
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < n; i++) {
+        const char *base = strrchr(files[i].path, '/');
+        base = base ? base + 1 : files[i].path;
+        for (const char *c = base;; c++) {
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+            if (!*c) break;
+        }
+        for (size_t k = 0; k < files[i].length; k++)
+            h = (h ^ (unsigned char)files[i].text[k]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
 /* A comment's text: no "*" "/" inside. */
 static void comment_text(FILE *out, const char *text)
 {
@@ -432,6 +449,22 @@ static void emit_dispatch(FILE *out, const char *id, const cat_file *files, int 
                         files[i].m->name, id, files[i].m->name, kernels[k]);
         fprintf(out, "    default: (void)blk; (void)j0; (void)j1; return;\n    }\n}\n");
     }
+    /* NET_RECEIVE (init 0) or its INITIAL (init 1) on instance j of lane k: 1, or 0 where the
+     * mechanism has no NET_RECEIVE (the engine's rule for a connection without one then) */
+    fprintf(out,
+            "\n/* NET_RECEIVE (init 0) or its INITIAL (init 1) of mechanism `mech` on instance j "
+            "of lane k,\n * weight vector w, at t: 1, or 0 where it has none. */\n"
+            "HB_HOSTDEV int hbg_%s_net_receive(int mech, const hb_cat_block_t *blk, int j, int k, "
+            "double *w,\n%*sdouble t, int init)\n{\n    switch (mech) {\n",
+            id, (int)strlen(id) + 32, "");
+    for (int i = 0; i < n; i++)
+        if (!files[i].blocker && files[i].m->n_net_receive_args >= 0)
+            fprintf(out,
+                    "    case HBG_%s_%s:\n        if (init) hbg_%s_%s_net_init_kernel(blk, j, k, w, t);\n"
+                    "        else hbg_%s_%s_net_receive_kernel(blk, j, k, w, t);\n        return 1;\n",
+                    id, files[i].m->name, id, files[i].m->name, id, files[i].m->name);
+    fprintf(out, "    default:\n        (void)blk; (void)j; (void)k; (void)w; (void)t; (void)init;\n"
+                 "        return 0;\n    }\n}\n");
     fprintf(out, "\n#endif\n");
 }
 
@@ -604,7 +637,12 @@ hb_status_t hb_nmodl_emit_catalogue(const hb_nmodl_catalogue_opts_t *opts, const
                     id);
             literal(out, opts->name);
             fputs(",\n    ", out);
-            literal(out, opts->generator);
+            /* the generator, then the sources' hash: a catalogue rebuilt from changed .mod
+             * files has another identity (hb_catalogue_identity, checkpoints) */
+            char with_sources[600];
+            snprintf(with_sources, sizeof with_sources, "%s; sources %016llx", opts->generator,
+                     (unsigned long long)sources_hash(files, n_paths));
+            literal(out, with_sources);
             fprintf(out, ",\n    %d, %s%s%s};\n\n", n_mech, n_mech ? "hbgd_" : "NULL",
                     n_mech ? id : "", n_mech ? "_mech" : "");
             fprintf(out,

@@ -104,6 +104,78 @@ static const char *catalogue_unit(const char *variable)
     return NULL;
 }
 
+/* Field `name` (a RANGE PARAMETER, STATE or ASSIGNED) of mechanism m: its index in the
+ * instance's fields, or -1. */
+static int field_of(const hb_cat_mech_t *m, const char *name, const hb_cat_field_t **decl)
+{
+    const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
+    const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
+    for (int l = 0, f = 0; l < 3; l++)
+        for (int k = 0; k < counts[l]; k++, f++)
+            if (!strcmp(lists[l][k].name, name)) {
+                if (decl) *decl = &lists[l][k];
+                return f;
+            }
+    return -1;
+}
+
+/* The unit of `name`, a field of some catalogue point process (the built-ins', then the users'
+ * catalogues loaded: every rank loaded the same from the same file); NULL: none has one. */
+static const char *point_field_unit(const char *name)
+{
+    const int n = hb_catalogue_builtin_count() + hb_catalogue_loaded_count();
+    for (int c = 0; c < n; c++) {
+        const hb_catalogue_t *cat = c < hb_catalogue_builtin_count()
+                                        ? hb_catalogue_builtin(c)
+                                        : hb_catalogue_loaded(c - hb_catalogue_builtin_count());
+        for (int q = 0; cat && q < cat->n_mech; q++) {
+            const hb_cat_field_t *decl = NULL;
+            if (cat->mech[q].kind == HB_CAT_POINT && field_of(&cat->mech[q], name, &decl) >= 0)
+                return decl->unit && *decl->unit ? decl->unit : "1";
+        }
+    }
+    return NULL;
+}
+
+/* The nearest name to `name` among A, B and the fields of every point process of the
+ * catalogues (hb_json_nearest's rule); NULL: none near. */
+static const char *nearest_point_field(const char *name)
+{
+    const int n = hb_catalogue_builtin_count() + hb_catalogue_loaded_count();
+    size_t total = 2;
+    for (int pass = 0; pass < 2; pass++) {
+        const char **list = pass ? malloc((total + 1) * sizeof *list) : NULL;
+        if (pass && !list) return NULL;
+        size_t k = 0;
+        if (pass) list[k++] = "A", list[k++] = "B";
+        for (int c = 0; c < n; c++) {
+            const hb_catalogue_t *cat = c < hb_catalogue_builtin_count()
+                                            ? hb_catalogue_builtin(c)
+                                            : hb_catalogue_loaded(c - hb_catalogue_builtin_count());
+            for (int q = 0; cat && q < cat->n_mech; q++) {
+                const hb_cat_mech_t *m = &cat->mech[q];
+                if (m->kind != HB_CAT_POINT) continue;
+                const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
+                const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
+                for (int l = 0; l < 3; l++)
+                    for (int f = 0; f < counts[l]; f++) {
+                        if (pass && k < total) list[k] = lists[l][f].name;
+                        k++;
+                    }
+            }
+        }
+        if (!pass) {
+            total = k + 2;
+            continue;
+        }
+        list[k < total ? k : total] = NULL;
+        const char *near = hb_json_nearest(name, list);
+        free(list);
+        return near; /* the catalogues' own strings: they outlive the list */
+    }
+    return NULL;
+}
+
 hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out)
 {
     if (!variable || !out) return hb_fail(HB_ERR_INVALID_VALUE, "record variable: NULL argument");
@@ -117,8 +189,12 @@ hb_status_t hb_rec_parse(const char *variable, hb_rec_var_t *out)
                     out->unit = vars[k].unit; /* the same for both kinds */
                     return HB_SUCCESS;
                 }
-        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": a synapse has no \"%s\"; expected "
-                       "syn[K].g, syn[K].i, or for an Exp2Syn syn[K].A, syn[K].B", variable, name);
+        if ((out->unit = point_field_unit(name)) != NULL) return HB_SUCCESS; /* checked at K */
+        const char *near = nearest_point_field(name);
+        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": a synapse has no \"%s\"%s%s%s; "
+                       "expected syn[K].g, syn[K].i, for an Exp2Syn syn[K].A, syn[K].B, or a "
+                       "catalogue point process's RANGE PARAMETER, STATE or ASSIGNED", variable,
+                       name, near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
     }
     const char *dot = strchr(variable, '.');
     const size_t mech_len = dot ? (size_t)(dot - variable) : 0;
@@ -185,6 +261,51 @@ static hb_status_t resolve_at(hb_sim_t *sim, int c, const hb_model_t *md, const 
     return HB_SUCCESS;
 }
 
+/* Cell c's synapse q, a catalogue point process: its field `name` (RANGE PARAMETER, STATE or
+ * ASSIGNED) of its instance (the cell's synapses of its mechanism in list order, sim_cat.c's
+ * fill_points), read at its address; a name it lacks refused with its nearest field. */
+static hb_status_t resolve_point(const hb_sim_t *sim, int c, const hb_model_t *md, int q,
+                                 const char *name, const char *variable, hb_rec_sample_t *r)
+{
+    const hb_cat_mech_t *m = md->synapses[q].mech;
+    const int field = field_of(m, name, NULL);
+    if (field < 0) {
+        const int n = m->n_param + m->n_state + m->n_assigned;
+        const char **list = malloc(((size_t)n + 1) * sizeof *list);
+        if (!list) return hb_fail(HB_ERR_ALLOC, "record: out of memory");
+        const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
+        const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
+        for (int l = 0, f = 0; l < 3; l++)
+            for (int k = 0; k < counts[l]; k++) list[f++] = lists[l][k].name;
+        list[n] = NULL;
+        const char *near = hb_json_nearest(name, list);
+        const hb_status_t st = hb_fail(
+            HB_ERR_INVALID_VALUE, "variable \"%s\": synapse %d is the catalogue point process "
+            "%s, which has no \"%s\"%s%s%s; expected one of its RANGE PARAMETERs, STATEs or "
+            "ASSIGNED", variable, q, m->name, name, near ? " (did you mean \"" : "",
+            near ? near : "", near ? "\"?)" : "");
+        free(list);
+        return st;
+    }
+    const group_t *gr = &sim->groups[sim->group_of[c]];
+    const hb_step_cat_t *cat = gr->cat;
+    const hb_step_cat_mech_t *cm = NULL;
+    for (int x = 0; cat && x < cat->n_mech && !cm; x++)
+        if (cat->mech[x].mech == m) cm = &cat->mech[x];
+    int j = 0; /* its instance among the cell's of m */
+    for (int k = 0; k < q; k++) j += md->synapses[k].mech == m;
+    const int slot = sim->slot_of[c];
+    const size_t W = (size_t)gr->k.width, lane = (size_t)slot % W;
+    if (!cm || j >= cm->lane_inst[slot])
+        return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": synapse %d (%s) is not in its group's "
+                       "layout", variable, q, m->name);
+    const size_t inst = cm->inst_start[(size_t)slot / W] + (size_t)j;
+    r->kind = HB_REC_HOST;
+    r->at = cm->field + (inst * (size_t)m->n_field + (size_t)field) * W + lane;
+    r->v = hb_step_element(&gr->k, slot, md->synapses[q].node);
+    return HB_SUCCESS;
+}
+
 /* Cell c's synapse q: its state's elements, its node's v, its reversal. */
 static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, int q,
                                    const char *name, const char *variable, hb_rec_sample_t *r)
@@ -192,10 +313,7 @@ static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, i
     if (q >= md->n_synapses)
         return hb_fail(HB_ERR_INVALID_VALUE, "variable \"%s\": no synapse %d (the cell has %d)",
                        variable, q, md->n_synapses);
-    if (md->synapses[q].mech)
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "variable \"%s\": synapse %d is the catalogue point "
-                       "process %s, whose variables are not recorded yet; expected a hard-coded "
-                       "synapse (expsyn, exp2syn)", variable, q, md->synapses[q].mech->name);
+    if (md->synapses[q].mech) return resolve_point(sim, c, md, q, name, variable, r);
     const hb_syn_kind_t kind = md->synapses[q].syn.kind;
     const char *mech = kind == HB_SYN_EXP2 ? "exp2syn" : "expsyn";
     const mech_var_t *var = NULL;

@@ -107,8 +107,7 @@ static hb_status_t check_options(const hb_sim_options_t *o, long *sample_every)
 }
 
 /* The backend's engine over the layout's host arrays. */
-/* Catalogue mechanisms: only where the backend's engine steps them (Crank-Nicolson as NEURON's
- * secondorder 2: common/cat_step.h, hb_cat_second_order). */
+/* Catalogue mechanisms: only where the backend's engine steps them. */
 static hb_status_t check_catalogue(const hb_sim_t *sim)
 {
     for (int g = 0; g < sim->n_groups; g++) {
@@ -129,6 +128,13 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
         for (int q = 0; sim->ops->catalogue == HB_SIM_CAT_BUILTIN && q < cat->n_mech; q++) {
             const hb_cat_mech_t *m = cat->mech[q].mech;
+            if (cat->mech[q].builtin < 0 && m->kind == HB_CAT_POINT)
+                return hb_fail(HB_ERR_NOT_SUPPORTED,
+                               "simulation: %s is a user catalogue's point process, and backend "
+                               "'%s' steps the built-in catalogues' point processes only (a user "
+                               "catalogue's CUDA kernels have no NET_RECEIVE); expected backend "
+                               "seq or omp",
+                               m->name, hb_backend_name(hb_context_backend(sim->ctx)));
             if (cat->mech[q].builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state))
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
                                "simulation: %s is a user catalogue's mechanism without CUDA "
@@ -138,12 +144,6 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                                "build-catalogue --cuda, or backend seq or omp",
                                m->name, hb_backend_name(hb_context_backend(sim->ctx)));
         }
-        if (sim->ops->catalogue == HB_SIM_CAT_BUILTIN && cat->second_order)
-            return hb_fail(HB_ERR_NOT_SUPPORTED,
-                           "simulation: catalogue mechanisms (%s) with Crank-Nicolson on backend "
-                           "'%s' (the ion currents' half-step correction is the CPU's only); "
-                           "expected method euler or backend seq or omp",
-                           cat->mech[0].mech->name, hb_backend_name(hb_context_backend(sim->ctx)));
     }
     return HB_SUCCESS;
 }
@@ -245,6 +245,7 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.device = devices > 0 ? sim->device % devices : 0;
     desc.targets = sim->targets;
     desc.weights = &sim->weights;
+    desc.n_weights = &sim->n_weights;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
@@ -462,6 +463,14 @@ hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weig
     return HB_SUCCESS;
 }
 
+int hb_sim_weights_of(const hb_sim_t *sim, int cell, int synapse, int64_t weights)
+{
+    if (weights == -1) return 1;
+    return sim && weights >= 0 && weights < sim->n_weights && cell >= 0 &&
+           cell < sim->n_cells && synapse >= 0 && synapse < sim->info[cell].n_synapses &&
+           sim->weight_target[weights] == sim->target_first[cell] + synapse;
+}
+
 /* hb_sim_init: every connection's weight vector (weight, 0, ...) and NET_RECEIVE's INITIAL,
  * in the order the connections were added (NEURON's NetCon init, after the INITIAL blocks). */
 static void init_weights(hb_sim_t *sim)
@@ -537,6 +546,7 @@ typedef struct {
     const hb_sim_t *sim;
     size_t n;
     const hb_sim_connection_t *conns;
+    const int *weights;
     hb_sim_engine_conn_t *out;
 } conn_job_t;
 
@@ -554,14 +564,19 @@ static hb_status_t convert_connections(void *ctx, int chunk)
             return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
                            "(source %u, cell %d, synapse %d): expected a synapse of the "
                            "simulation, sources in order", k, x->source, x->cell, x->synapse);
-        job->out[k] = (hb_sim_engine_conn_t){x->source, sim->target_first[x->cell] + x->synapse,
-                                             x->weight, x->delay};
+        const int target = sim->target_first[x->cell] + x->synapse;
+        const int w = job->weights ? job->weights[k] : -1;
+        if (w < -1 || w >= sim->n_weights || (w >= 0 && sim->weight_target[w] != target))
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_set_connections: connection %zu "
+                           "(cell %d, synapse %d): weight vector %d is not one of that "
+                           "synapse's", k, x->cell, x->synapse, w);
+        job->out[k] = (hb_sim_engine_conn_t){x->source, target, w, x->weight, x->delay};
     }
     return HB_SUCCESS;
 }
 
 hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connection_t *conns,
-                                   long step_limit)
+                                   const int *weights, long step_limit)
 {
     hb_status_t status = makes_events(sim, "hb_sim_set_connections");
     if (status != HB_SUCCESS) return status;
@@ -570,7 +585,7 @@ hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connect
                        "fewer than %zu", n, (size_t)INT_MAX * CONN_CHUNK);
     hb_sim_engine_conn_t *c = malloc((n + 1) * sizeof *c);
     if (!c) return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %zu connections", n);
-    conn_job_t job = {sim, n, conns, c}; /* the first bad connection's message, as in order */
+    conn_job_t job = {sim, n, conns, weights, c}; /* the first bad connection's message, as in order */
     status = hb_sim_for_each(sim, (int)((n + CONN_CHUNK - 1) / CONN_CHUNK), "connection chunks",
                              convert_connections, &job);
     if (status == HB_SUCCESS) status = sim->ops->set_connections(sim->engine, n, c, step_limit);

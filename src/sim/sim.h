@@ -34,10 +34,10 @@ hb_status_t hb_limit_check(const hb_limit_t *limit, double x, const char *contex
 typedef struct {
     int use_table;
     double celsius; /* [degC] */
-    double q10;     /* 3^((celsius - 6.3) / 10) */
-    /* minf, hinf, ninf, mtau, htau, ntau [ms]: HB_HH_TABLE_STRIDE entries each
-     * (hb_hh_table_lookup in common/sim_step.h) */
-    double table[6 * HB_HH_TABLE_STRIDE];
+    double q10;     /* hh.mod's 3^((celsius - 6.3) / 10): hb_hh_q10 */
+    /* hh.mod's TABLE as the generated hh fills and reads it (common/sim_step.h's
+     * hb_hh_rates_at): minf, mtau, hinf, htau, ninf, ntau [ms], HB_HH_TABLE_STRIDE each */
+    double table[HB_HH_TABLE_ROWS * HB_HH_TABLE_STRIDE];
 } hb_hh_table_t;
 
 void hb_hh_table_init(hb_hh_table_t *table, double celsius, int use_table);
@@ -174,6 +174,8 @@ typedef struct {
  * its events carry (hb_sim_event_t.weights); else *index = -1. Indices count up from 0 in the
  * order of the calls: their order is the connections' among events alike. */
 hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weight, int *index);
+/* 1 when `weights` is -1 (none) or a weight vector of a connection to cell's synapse. */
+int hb_sim_weights_of(const hb_sim_t *sim, int cell, int synapse, int64_t weights);
 /* Cell `cell`'s catalogue point processes (among its synapses). */
 int hb_sim_cell_points(const hb_sim_t *sim, int cell);
 /* Synapse `synapse` of cell `cell`'s index among the cell's hard-coded synapses. */
@@ -200,10 +202,12 @@ typedef struct {
  * through the connections on the device) and its own events (hb_sim_add_events, any order),
  * and before each epoch hb_sim_queue_due makes the events of the steps before step_end the
  * queue, ordered as hb_sim_queue_events wants them. hb_sim_init drops the waiting events.
+ * weights: per connection its weight vector (hb_sim_add_weights' index, -1: none), or NULL
+ * where no connection ends on a catalogue point process.
  */
 int hb_sim_makes_events(const hb_sim_t *sim);
 hb_status_t hb_sim_set_connections(hb_sim_t *sim, size_t n, const hb_sim_connection_t *conns,
-                                   long step_limit);
+                                   const int *weights, long step_limit);
 hb_status_t hb_sim_add_spikes(hb_sim_t *sim, size_t n, const hb_spike_t *spikes);
 hb_status_t hb_sim_add_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events);
 hb_status_t hb_sim_queue_due(hb_sim_t *sim, long step_end);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "mech/catalogue.h"
 #include "sim/checkpoint.h"
 #include "sim/sim_cat.h"
 #include "sim/sim_engine.h"
@@ -284,6 +285,12 @@ static uint64_t fingerprint(const hb_sim_t *sim)
         hb_sim_cell_put(sim, c, md);
         prev = sim->cells ? md : NULL; /* a released model's address may come again */
     }
+    if (sim->n_weights == 0) return h; /* as versions 1 and 2 wrote it */
+    h = hb_ckpt_hash_i64(h, sim->n_weights); /* the connections to point processes */
+    for (int i = 0; i < sim->n_weights; i++) {
+        h = hb_ckpt_hash_i64(h, sim->weight_target[i]);
+        h = hb_ckpt_hash_f64(h, sim->weight0[i]);
+    }
     return h;
 }
 
@@ -347,6 +354,7 @@ static void put_cat_layout(hb_ckpt_buf_t *b, const group_t *gr)
         const int64_t sizes[5] = {m->n_field, m->n_param, m->n_state, m->n_assigned,
                                   (int64_t)cat_instances(gr, &cat->mech[q])};
         hb_ckpt_put(b, sizes, sizeof sizes);
+        hb_ckpt_put_u64(b, hb_catalogue_identity(m)); /* version 3 */
     }
     hb_ckpt_put_i64(b, cat ? cat->n_ion : 0);
     for (int x = 0; cat && x < cat->n_ion; x++) {
@@ -407,6 +415,7 @@ static hb_status_t get_cat_layout(const group_t *gr, int g, hb_ckpt_in_t *in, co
                            "short or not a name", name, g, (long long)q);
         int64_t sizes[5];
         hb_ckpt_get(in, sizes, sizeof sizes);
+        const uint64_t identity = in->version >= 3 ? hb_ckpt_get_u64(in) : 0;
         list_add(theirs, sizeof theirs, text);
         if (!same) continue;
         const hb_step_cat_mech_t *cm = &cat->mech[q];
@@ -426,6 +435,12 @@ static hb_status_t get_cat_layout(const group_t *gr, int g, hb_ckpt_in_t *in, co
                            (long long)sizes[2], (long long)sizes[3], (long long)sizes[4],
                            (long long)here[0], (long long)here[1], (long long)here[2],
                            (long long)here[3], (long long)here[4]);
+        if (!in->bad && in->version >= 3 && identity != hb_catalogue_identity(m))
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d's %s is of another catalogue "
+                           "build in the checkpoint (identity %016llx; here %016llx): expected a "
+                           "checkpoint of the same catalogue, built from the same .mod files",
+                           name, g, m->name, (unsigned long long)identity,
+                           (unsigned long long)hb_catalogue_identity(m));
     }
     if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
     for (int q = 0; q < n_mech; q++) list_add(mine, sizeof mine, cat->mech[q].mech->name);
@@ -498,6 +513,19 @@ static hb_status_t get_cat_values(group_t *gr, int g, hb_ckpt_in_t *in, const ch
             } else if (f < (size_t)(m->n_param + m->n_state + m->n_assigned)) {
                 decl = &m->assigned[f - (size_t)m->n_param - (size_t)m->n_state];
                 if (isnan(x)) kind = "assigned value";
+            } else if (m->n_random) { /* scratch, the RANDOMs' positions among it, then ids */
+                const size_t id = f + 3 * (size_t)m->n_random >= nf
+                                      ? (f + 3 * (size_t)m->n_random - nf) % 3 : 3;
+                /* ids: integers that the draw's casts take (id1 to u64, id2 and id3 to u32) */
+                const double top = id == 0 ? 0x1p63 : 0x1p32;
+                if (!isfinite(x) || (id < 3 && (x < 0.0 || x >= top || x != floor(x)))) {
+                    static const char *const what[4] = {"stream id1", "stream id2", "stream id3",
+                                                        "stream position or scratch value"};
+                    return hb_fail(HB_ERR_PARSE, "%s: group %d's %s field %zu (a RANDOM %s) of "
+                                   "instance %zu, lane %zu is %g; expected %s", name, g, m->name,
+                                   f, what[id], j, e % W, x, id < 3 ? "an integer from 0 below "
+                                   "2^32 (id1: 2^63)" : "a finite value");
+                }
             }
             if (kind)
                 return hb_fail(HB_ERR_PARSE, "%s: group %d's %s.%s (a %s) of instance %zu, lane "
@@ -532,16 +560,59 @@ static hb_status_t get_cat_values(group_t *gr, int g, hb_ckpt_in_t *in, const ch
     return HB_SUCCESS;
 }
 
+/* ---- the connections' weight vectors (format version 3) ----
+ * Their count and width, then per vector its target and HB_CAT_MAX_WEIGHT doubles: the weight
+ * and NET_RECEIVE's per-connection state (ProbAMPANMDA_EMS's Psurv, TMSyn's y, z, u, tsyn). */
+static void put_weights(hb_ckpt_buf_t *b, const hb_sim_t *sim)
+{
+    hb_ckpt_put_i64(b, sim->n_weights);
+    hb_ckpt_put_i64(b, HB_CAT_MAX_WEIGHT);
+    for (int i = 0; i < sim->n_weights; i++) {
+        hb_ckpt_put_i64(b, sim->weight_target[i]);
+        hb_ckpt_put(b, sim->weights + (size_t)i * HB_CAT_MAX_WEIGHT,
+                    HB_CAT_MAX_WEIGHT * sizeof(double));
+    }
+}
+
+/* The weight vectors at in's position: checked (apply 0: the count, width and targets this
+ * simulation's, every value finite) or set (apply 1). */
+static hb_status_t get_weights(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, int apply)
+{
+    const int64_t n = hb_ckpt_get_i64(in), width = hb_ckpt_get_i64(in);
+    if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    if (n != sim->n_weights || width != HB_CAT_MAX_WEIGHT)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %lld connection weight vectors of %lld values "
+                       "in the checkpoint; this simulation has %d of %d: expected a checkpoint "
+                       "of the same connections", name, (long long)n, (long long)width,
+                       sim->n_weights, HB_CAT_MAX_WEIGHT);
+    const size_t each = sizeof(int64_t) + HB_CAT_MAX_WEIGHT * sizeof(double);
+    if ((uint64_t)n > (in->size - in->pos) / each) {
+        in->bad = 1;
+        return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    }
+    for (int i = 0; i < sim->n_weights; i++) {
+        const int64_t target = hb_ckpt_get_i64(in);
+        const unsigned char *p = in->data + in->pos;
+        if (target != sim->weight_target[i])
+            return hb_fail(HB_ERR_PARSE, "%s: weight vector %d targets synapse %lld of the "
+                           "simulation; expected %d (its connection's)", name, i,
+                           (long long)target, sim->weight_target[i]);
+        const int64_t k = bad_value(p, HB_CAT_MAX_WEIGHT, 0, -HUGE_VAL, HUGE_VAL);
+        if (k >= 0)
+            return hb_fail(HB_ERR_PARSE, "%s: weight vector %d's value %lld is not a finite "
+                           "number; expected the weight and NET_RECEIVE's state the run could "
+                           "have reached", name, i, (long long)k);
+        if (apply)
+            memcpy(sim->weights + (size_t)i * HB_CAT_MAX_WEIGHT, p,
+                   HB_CAT_MAX_WEIGHT * sizeof(double));
+        in->pos += HB_CAT_MAX_WEIGHT * sizeof(double);
+    }
+    return HB_SUCCESS;
+}
+
 /* The engine must be one whose state can be read back (the CPU's). */
 static hb_status_t check_engine(const hb_sim_t *sim, const char *name)
 {
-    for (int g = 0; g < sim->n_groups; g++) /* their connections' weight vectors: not saved */
-        for (int q = 0; sim->groups[g].cat && q < sim->groups[g].cat->n_mech; q++)
-            if (sim->groups[g].cat->mech[q].mech->kind == HB_CAT_POINT)
-                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints of catalogue point "
-                               "processes (%s) are not supported yet (their connections' weight "
-                               "vectors are not saved)", name,
-                               sim->groups[g].cat->mech[q].mech->name);
     if (sim->ops->steps_in_place && sim->ops->get_probes) return HB_SUCCESS;
     return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: checkpoints need the CPU engine (backend seq or "
                    "omp); backend '%s' keeps its state on the device", name,
@@ -574,6 +645,7 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
         hb_ckpt_put(b, gr->syn_state, gr->n_syn_state * sizeof *gr->syn_state);
         put_cat_values(b, gr);
     }
+    put_weights(b, sim); /* version 3 */
     unsigned char *above = calloc((size_t)sim->n_probes + 1, 1);
     double *v_prev = calloc((size_t)sim->n_probes + 1, sizeof *v_prev);
     if (!above || !v_prev) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
@@ -655,6 +727,10 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
                                "catalogue mechanisms (%s in group %d): expected version %d",
                                name, in->version, sim->groups[g].cat->mech[0].mech->name, g,
                                HB_CKPT_VERSION);
+    if (in->version < 3 && sim->n_weights) /* no weight vectors before version 3 */
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of format version %u, which holds "
+                       "no connections to catalogue point processes; this simulation has %d: "
+                       "expected version %d", name, in->version, sim->n_weights, HB_CKPT_VERSION);
     if (in->version >= 2) { /* the catalogue layouts first: a difference named, not a hash */
         hb_ckpt_in_t peek = *in;
         peek.pos += (size_t)sim->n_groups * 6 * sizeof(int64_t) + sizeof(int64_t);
@@ -680,7 +756,9 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
         if (memcmp(dims, here, sizeof dims) != 0)
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d of the checkpoint is laid out "
                            "differently (%lld nodes, %lld lanes, %lld cells); here %d nodes, %d "
-                           "lanes, %d cells: expected a checkpoint of this build's CPU engine",
+                           "lanes, %d cells: expected a checkpoint of this build's CPU engine on the same "
+                           "thread count (a group of fewer blocks than threads narrows its "
+                           "blocks)",
                            name, g, (long long)dims[0], (long long)dims[1], (long long)dims[2],
                            k->m, k->width, k->count);
     }
@@ -714,6 +792,10 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
             const hb_status_t st = get_cat_values(gr, g, in, name, apply);
             if (st != HB_SUCCESS) return st;
         }
+    }
+    if (in->version >= 3 && !in->bad) {
+        const hb_status_t st = get_weights(sim, in, name, apply);
+        if (st != HB_SUCCESS) return st;
     }
     if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
     const unsigned char *above = in->data + in->pos;

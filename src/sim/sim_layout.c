@@ -382,13 +382,17 @@ static hb_status_t synapse_site(const hb_model_t *md, const hb_model_synapse_t *
     site->scale = 1e2 / info.area_um2; /* once, not per step: the same bits */
     site->e = syn->e_mv;
     if (syn->kind == HB_SYN_EXP2) {
-        /* NEURON's exp2syn.mod: g = B - A peaks at the weight, at t_peak after an event */
-        const double t1 = syn->tau1_ms, t2 = syn->tau2_ms;
-        /* hb_exp and hb_log, as the generated exp2syn.mod computes them: the same bits (docs/nmodl.md) */
-        const double t_peak = (t1 * t2) / (t2 - t1) * hb_log(t2 / t1);
-        site->factor = 1.0 / (-hb_exp(-t_peak / t1) + hb_exp(-t_peak / t2));
-        site->decay1 = 1.0 - hb_exp(-dt / t1);
-        site->decay2 = 1.0 - hb_exp(-dt / t2);
+        /* exp2syn.mod's INITIAL, generated: g = B - A peaks at the weight, `factor` */
+        hbg_default_Exp2Syn_vars_t x;
+        memset(&x, 0, sizeof x);
+        x.tau1 = syn->tau1_ms;
+        x.tau2 = syn->tau2_ms;
+        hbg_default_Exp2Syn_initial(&x);
+        site->factor = x.factor;
+        /* the cnexp factors of its DERIVATIVE (the generated update's 1 - exp(-dt/tau), hb_exp),
+         * once per run rather than every step */
+        site->decay1 = 1.0 - hb_exp(-dt / x.tau1);
+        site->decay2 = 1.0 - hb_exp(-dt / x.tau2);
     } else {
         site->factor = 1.0;
         site->decay1 = 1.0 - hb_exp(-dt / syn->tau_ms);

@@ -43,7 +43,8 @@ run_test() {
   [ "$name" = tridiag ] && args=()  # test_gpu_tridiag makes its own systems
   [ "$name" = catalogue ] && args=()  # test_gpu_catalogue: the built-in catalogues
   [ "$name" = net ] && args=(tests/reference/net_ring.json tests/reference/net_random.json
-                             examples/busyring_small.json tests/gpu/net_synapses.json "$data")
+                             examples/busyring_small.json tests/gpu/net_synapses.json
+                             tests/reference/net_prob.json tests/gpu/net_prob_sto.json "$data")
   start=$(date +%s)
   env "$@" ./build-dev/test_gpu_$name "${args[@]}" > "$out/$log.log" 2>&1
   rc=$?

@@ -25,7 +25,11 @@
  * busyring's mixed groups: v, hh.h, hh.ik, syn[0].g) record the same bits on the GPU
  * (record_kernel) as on the CPU, with either exchange; and a ring of cells with bbp's catalogue
  * mechanisms in the soma (NaTs2_t.m, SK_E2.z, cai written by CaDynamics_E2, eca by Nernst,
- * ica, ik: catalogue values read at their device addresses), the same bits too.
+ * ica, ik: catalogue values read at their device addresses), the same bits too. A network
+ * file that records: its values bitwise too (tests/reference/net_prob.json and
+ * tests/gpu/net_prob_sto.json: bbp's ProbAMPANMDA_EMS, catalogue point processes with weight
+ * vectors and NET_RECEIVE on the device, deterministic and stochastic: Use 0.9, Fac 10, Dep 5,
+ * RANDOM's Philox draws; the soma voltages of 4 cells).
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
@@ -121,20 +125,20 @@ static void bad_connections(void)
         c[k] = (hb_sim_connection_t){(uint32_t)(k / 3), 0, 0, 0.01, 1.0};
     if (sim) {
         CHECK(hb_sim_makes_events(sim));
-        CHECK_OK(hb_sim_set_connections(sim, n, c, 40));
+        CHECK_OK(hb_sim_set_connections(sim, n, c, NULL, 40));
         const size_t bad[3] = {1600001, 2700000, n - 1};
         c[bad[2]].source = 0; /* out of order */
         c[bad[1]].synapse = 1; /* the cell has one synapse */
         c[bad[0]].cell = 1; /* the simulation has one cell */
-        CHECK(hb_sim_set_connections(sim, n, c, 40) == HB_ERR_INVALID_VALUE);
+        CHECK(hb_sim_set_connections(sim, n, c, NULL, 40) == HB_ERR_INVALID_VALUE);
         CHECKF(strstr(hb_last_error(), "connection 1600001 (source 533333, cell 1, synapse 0)"),
                "first bad connection: %s", hb_last_error());
         c[bad[0]].cell = 0;
-        CHECK(hb_sim_set_connections(sim, n, c, 40) == HB_ERR_INVALID_VALUE);
+        CHECK(hb_sim_set_connections(sim, n, c, NULL, 40) == HB_ERR_INVALID_VALUE);
         CHECKF(strstr(hb_last_error(), "connection 2700000 (source 900000, cell 0, synapse 1)"),
                "second bad connection: %s", hb_last_error());
         c[bad[1]].synapse = 0;
-        CHECK(hb_sim_set_connections(sim, n, c, 40) == HB_ERR_INVALID_VALUE);
+        CHECK(hb_sim_set_connections(sim, n, c, NULL, 40) == HB_ERR_INVALID_VALUE);
         CHECKF(strstr(hb_last_error(), "connection 3145734 (source 0,"), "out of order: %s",
                hb_last_error());
     }
@@ -295,6 +299,22 @@ static void compare(const char *path, hb_backend_t cpu)
                hb_backend_name(cpu), t_cpu, tasks ? " (tasks exchange)" : "", t_gpu);
         free(gpu);
     }
+    /* a network that records (net_prob's soma voltages): the GPU's values bitwise the CPU's */
+    size_t rows_cpu = 0, rows_gpu = 0;
+    int cols_cpu = 0, cols_gpu = 0;
+    double *rec_cpu = ok ? recorded_run(path, cpu, 0, &rows_cpu, &cols_cpu) : NULL;
+    if (rec_cpu && cols_cpu > 0) {
+        double *rec_gpu = recorded_run(path, HB_BACKEND_CUDA, 0, &rows_gpu, &cols_gpu);
+        const size_t n = rows_cpu * (size_t)cols_cpu;
+        const int same = rec_gpu && rows_gpu == rows_cpu && cols_gpu == cols_cpu &&
+                         (n == 0 || !memcmp(rec_cpu, rec_gpu, n * sizeof *rec_cpu));
+        CHECKF(same, "%s: the GPU's recorded values (%zu x %d) differ from the CPU's (%zu x %d)",
+               path, rows_gpu, cols_gpu, rows_cpu, cols_cpu);
+        printf("%s: %zu x %d recorded values, bitwise %s\n", path, rows_cpu, cols_cpu,
+               same ? "equal" : "DIFFERENT");
+        free(rec_gpu);
+    }
+    free(rec_cpu);
     /* a mixed group's cells in tiles of 8 and 16 lanes (sim.tree_tile): other rounds of
      * chains, the same bits */
     static const char *const tiles[2] = {"sim.tree_tile=8", "sim.tree_tile=16"};

@@ -18,10 +18,13 @@
  * times (2,000 steps), advanced in uneven pieces. Catalogue mechanisms (docs/mechanisms.md
  * section 9): tests/test_sim_cat.c's cells (bbp channels, CaDynamics_E2 writing cai) as a
  * shared group, a per-lane group beside the ball and stick, and all in the mixed group, and
- * examples/l5pc.json for 60 ms, each bitwise the CPU (voltages, samples, spikes: no
- * tolerance); a user catalogue built with CUDA kernels (build-catalogue --cuda: the split
- * step) the same, and bitwise the built-ins; one without them, and Crank-Nicolson with
- * catalogue mechanisms, refused on the GPU. HB_TEST_USER_CATALOGUE=1: the user catalogue alone.
+ * examples/l5pc.json for 60 ms, with backward Euler and Crank-Nicolson, each bitwise the
+ * CPU (voltages, samples, spikes: no tolerance); a user catalogue built with CUDA kernels
+ * (build-catalogue --cuda: the split step) the same, and bitwise the built-ins; one without
+ * them refused on the GPU. HB_TEST_USER_CATALOGUE=1: the user catalogue alone. Catalogue point
+ * processes (section 10): the generated ExpSyn and Exp2Syn bitwise the hard-coded synapses,
+ * and with bbp's stochastic ProbAMPANMDA_EMS in every kind of group bitwise the CPU, events
+ * with and without weight vectors (test_points).
  *
  * Outputs are poisoned: the test's copies are NaN-filled before each run, and the
  * library NaN-fills its host copy of the GPU state after uploading it (so a
@@ -263,8 +266,10 @@ static long cat_compare(const char *what, const hb_sim_t *gpu, const hb_sim_t *c
 /* test_sim_cat's cells (tests/test_sim_cat.c) as a model file: on small.swc, bbp's NaTs2_t,
  * K_Pst, SKv3_1, Ca_HVA, SK_E2, Ih and CaDynamics_E2 (writing cai, read by SK_E2; eca by Nernst
  * every step), ek -85 mV in the soma, an IClamp; `n` cells, cell i's gNaTs2_tbar and pas g
- * scaled by vary[i] (1: copies); ball: one more cell, the ball and stick (another shape). */
-static const char *cat_model_with(int n, const double *vary, int ball, const char *user)
+ * scaled by vary[i] (1: copies); ball: one more cell, the ball and stick (another shape); cn:
+ * Crank-Nicolson (NEURON's secondorder 2: the ions' half-step correction), else backward Euler;
+ * user: NaTs2_t, SKv3_1 and CaDynamics_E2 from the user catalogue "usr" at that path. */
+static const char *cat_model_with(int n, const double *vary, int ball, int cn, const char *user)
 {
     static char text[16384];
     size_t at = 0;
@@ -276,7 +281,7 @@ static const char *cat_model_with(int n, const double *vary, int ball, const cha
     if (user) snprintf(cats, sizeof cats, "\"catalogues\": [\"%s\"], ", user);
     at += (size_t)snprintf(text + at, sizeof text - at,
                            "{%s\"t_stop\": 50, \"dt\": 0.025, \"celsius\": 34, \"sample_dt\": 0.025, "
-                           "\"cells\": [", cats);
+                           "\"method\": \"%s\", \"cells\": [", cats, cn ? "cn" : "euler");
     for (int i = 0; i < n + ball && at < sizeof text; i++) {
         const double x = i < n ? vary[i] : 1.0;
         char morph[1024];
@@ -306,17 +311,43 @@ static const char *cat_model_with(int n, const double *vary, int ball, const cha
     return text;
 }
 
-static const char *cat_model(int n, const double *vary, int ball)
+static const char *cat_model(int n, const double *vary, int ball, int cn)
 {
-    return cat_model_with(n, vary, ball, NULL);
+    return cat_model_with(n, vary, ball, cn, NULL);
+}
+
+/* examples/l5pc.json with "method": "cn" added (its own method: backward Euler); NULL when
+ * unreadable. Freed by the caller. */
+static char *l5pc_cn(const char *path, size_t *length)
+{
+    enum { MAX = 1 << 20 };
+    static const char method[] = "\"method\": \"cn\", ";
+    FILE *f = fopen(path, "rb");
+    char *file = malloc(MAX), *text = malloc(MAX + sizeof method);
+    const size_t n = f && file ? fread(file, 1, MAX, f) : 0;
+    if (f) fclose(f);
+    const char *brace = n ? memchr(file, '{', n) : NULL;
+    CHECKF(brace && text && n < MAX, "%s: expected a JSON object under 1 MiB", path);
+    if (!brace || !text || n >= MAX) {
+        free(file);
+        free(text);
+        return NULL;
+    }
+    const size_t head = (size_t)(brace - file) + 1; /* through the brace */
+    memcpy(text, file, head);
+    memcpy(text + head, method, sizeof method - 1);
+    memcpy(text + head + sizeof method - 1, file + head, n - head);
+    *length = n + sizeof method - 1;
+    free(file);
+    return text;
 }
 
 /* Catalogue mechanisms on the GPU (step_cat_kernel for groups of one shape, shared or per
  * lane; tree_step_kernel<1> for the mixed group) against the CPU, bitwise: test_sim_cat's cells
  * in every kind of group, and BluePyOpt's l5pc cell (examples/l5pc.json: 13 bbp mechanisms,
- * CaDynamics_E2 in soma and axon), shortened where steps ask. Until the generated code's pow
- * and log are the project's own (K_Tst, SK_E2, allen's NaV and SK use them), CUDA's and
- * glibc's may differ in the last bit: then these fail, as they should. */
+ * CaDynamics_E2 in soma and axon), each with backward Euler and Crank-Nicolson (the ions'
+ * currents corrected by di/dv dv before CaDynamics_E2 reads ica: hb_cat_second_order on the
+ * lane step, the substitution's kept dv on the tree step), shortened where steps ask. */
 static void test_catalogue(long steps)
 {
     const double t_short = steps ? (double)steps * 0.025 : 0.0; /* 0: the files' own */
@@ -337,15 +368,19 @@ static void test_catalogue(long steps)
          NULL},
     };
     long spikes = 0;
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const char *text = cat_model(cases[c].n, cases[c].vary, cases[c].ball);
-        hb_sim_t *gpu = cat_run(text, NULL, HB_BACKEND_CUDA, t_short, cases[c].tuning);
-        hb_sim_t *cpu = gpu ? cat_run(text, NULL, HB_BACKEND_OMP, t_short, cases[c].tuning) : NULL;
-        if (gpu && cpu) spikes += cat_compare(cases[c].what, gpu, cpu);
-        hb_sim_destroy(gpu);
-        hb_sim_destroy(cpu);
-    }
-    CHECKF(steps || spikes >= 10, "catalogue cells: %ld spikes in all: spiking is not covered",
+    for (int cn = 0; cn < 2; cn++)
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+            const char *text = cat_model(cases[c].n, cases[c].vary, cases[c].ball, cn);
+            char what[256];
+            snprintf(what, sizeof what, "%s, %s", cases[c].what, cn ? "CN" : "BE");
+            hb_sim_t *gpu = cat_run(text, NULL, HB_BACKEND_CUDA, t_short, cases[c].tuning);
+            hb_sim_t *cpu =
+                gpu ? cat_run(text, NULL, HB_BACKEND_OMP, t_short, cases[c].tuning) : NULL;
+            if (gpu && cpu) spikes += cat_compare(what, gpu, cpu);
+            hb_sim_destroy(gpu);
+            hb_sim_destroy(cpu);
+        }
+    CHECKF(steps || spikes >= 20, "catalogue cells: %ld spikes in all: spiking is not covered",
            spikes);
     char l5pc[2048];
     snprintf(l5pc, sizeof l5pc, "%s/examples/l5pc.json", HB_SOURCE_DIR);
@@ -358,6 +393,35 @@ static void test_catalogue(long steps)
     }
     hb_sim_destroy(gpu);
     hb_sim_destroy(cpu);
+    size_t length = 0;
+    char *cn_text = l5pc_cn(l5pc, &length);
+    if (cn_text) { /* the same cell with Crank-Nicolson: CaDynamics_E2 reads the corrected ica */
+        char dir[2048];
+        snprintf(dir, sizeof dir, "%s/examples", HB_SOURCE_DIR);
+        hb_sim_t *sims[2] = {NULL, NULL};
+        const hb_backend_t be[2] = {HB_BACKEND_CUDA, HB_BACKEND_OMP};
+        for (int b = 0; b < 2 && (b == 0 || sims[0]); b++) {
+            hb_sim_overrides_t over;
+            memset(&over, 0, sizeof over);
+            hb_sim_options_default(&over.options);
+            over.set = HB_SIM_SET_BACKEND | HB_SIM_SET_T_STOP;
+            over.options.backend = be[b];
+            over.options.t_stop_ms = t_l5pc;
+            const hb_status_t st =
+                hb_sim_parse_json_with(cn_text, length, "l5pc-cn.json", dir, &over, &sims[b]);
+            CHECKF(st == HB_SUCCESS, "l5pc.json with method cn: %s", hb_last_error());
+            if (st == HB_SUCCESS) CHECK_OK(hb_sim_run(sims[b]));
+        }
+        if (sims[0] && sims[1]) {
+            const long n = cat_compare("catalogue: examples/l5pc.json, Crank-Nicolson, 60 ms",
+                                       sims[0], sims[1]);
+            CHECKF(steps || n >= 1, "l5pc CN: %ld spikes in 60 ms: its spikes are not covered",
+                   n);
+        }
+        hb_sim_destroy(sims[0]);
+        hb_sim_destroy(sims[1]);
+        free(cn_text);
+    }
     { /* a catalogue mechanism outside the built-ins (a user's: no CUDA kernels) is refused */
         static const hb_cat_cpu_t none = {.init = NULL};
         static const hb_cat_mech_t user = {.name = "user_mech", .kind = HB_CAT_DENSITY,
@@ -382,21 +446,6 @@ static void test_catalogue(long steps)
             CHECKF(0, "a cable with a user mechanism: %s", hb_last_error());
         }
         hb_sim_destroy(sim);
-        sim = NULL;
-        /* Crank-Nicolson with catalogue mechanisms: the CPU's only (the ions' half step) */
-        const hb_cat_mech_t *na = NULL;
-        CHECK_OK(hb_catalogue_find(NULL, 0, "NaTs2_t", &na));
-        hb_model_t *md2 = NULL;
-        if (morph) CHECK_OK(hb_model_create(morph, &disc, &md2));
-        if (md2 && na && hb_model_insert_cat(md2, HB_REGION_ALL, na, 0, NULL, NULL, "t") == HB_SUCCESS) {
-            o.method = HB_METHOD_CN;
-            CHECK(hb_sim_create(&md2, 1, &o, &sim) == HB_ERR_NOT_SUPPORTED);
-            CHECKF(strstr(hb_last_error(), "Crank-Nicolson") != NULL, "%s", hb_last_error());
-        } else {
-            CHECKF(0, "a cell with NaTs2_t: %s", hb_last_error());
-        }
-        hb_sim_destroy(sim);
-        hb_model_destroy(md2);
         hb_model_destroy(md);
         hb_morph_destroy(morph);
     }
@@ -409,7 +458,8 @@ static void test_catalogue(long steps)
  * CaDynamics_E2 user, Ca_HVA, Ih, K_Pst built-in, NaTs2_t user, SK_E2 built-in, SKv3_1 user;
  * SK_E2 reads the user's cai). In a shared group, a per-lane group with the ball and stick
  * (mixed), and all in the mixed group: bitwise the CPU, and bitwise the same cells with the
- * built-ins alone on the GPU (the same .mod files). A catalogue built --no-cuda is refused. */
+ * built-ins alone on the GPU (the same .mod files), with backward Euler and Crank-Nicolson. A
+ * catalogue built --no-cuda is refused. */
 static void test_user_catalogue(long steps)
 {
     const double t_short = steps ? (double)steps * 0.025 : 0.0;
@@ -447,32 +497,36 @@ static void test_user_catalogue(long steps)
              varied, 1, NULL},
         };
         long spikes = 0;
-        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-            char *text = strdup(cat_model_with(cases[c].n, cases[c].vary, cases[c].ball, so));
-            char *builtin = strdup(cat_model(cases[c].n, cases[c].vary, cases[c].ball));
-            hb_sim_t *gpu = text ? cat_run(text, NULL, HB_BACKEND_CUDA, t_short, cases[c].tuning)
-                                 : NULL;
-            hb_sim_t *cpu = gpu ? cat_run(text, NULL, HB_BACKEND_OMP, t_short, cases[c].tuning)
-                                : NULL;
-            hb_sim_t *own = gpu && builtin ? cat_run(builtin, NULL, HB_BACKEND_CUDA, t_short,
-                                                     cases[c].tuning)
-                                           : NULL;
-            if (gpu && cpu) spikes += cat_compare(cases[c].what, gpu, cpu);
-            if (gpu && own) {
+        for (int cn = 0; cn < 2; cn++) /* the split step with backward Euler and Crank-Nicolson */
+            for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+                char *text = strdup(
+                    cat_model_with(cases[c].n, cases[c].vary, cases[c].ball, cn, so));
+                char *builtin = strdup(cat_model(cases[c].n, cases[c].vary, cases[c].ball, cn));
                 char what[512];
-                snprintf(what, sizeof what, "%s against the built-ins on the GPU", cases[c].what);
-                cat_compare(what, gpu, own);
+                snprintf(what, sizeof what, "%s, %s", cases[c].what, cn ? "CN" : "BE");
+                hb_sim_t *gpu =
+                    text ? cat_run(text, NULL, HB_BACKEND_CUDA, t_short, cases[c].tuning) : NULL;
+                hb_sim_t *cpu =
+                    gpu ? cat_run(text, NULL, HB_BACKEND_OMP, t_short, cases[c].tuning) : NULL;
+                hb_sim_t *own = gpu && builtin ? cat_run(builtin, NULL, HB_BACKEND_CUDA, t_short,
+                                                         cases[c].tuning)
+                                               : NULL;
+                if (gpu && cpu) spikes += cat_compare(what, gpu, cpu);
+                if (gpu && own) {
+                    char vs[600];
+                    snprintf(vs, sizeof vs, "%s against the built-ins on the GPU", what);
+                    cat_compare(vs, gpu, own);
+                }
+                hb_sim_destroy(gpu);
+                hb_sim_destroy(cpu);
+                hb_sim_destroy(own);
+                free(text);
+                free(builtin);
             }
-            hb_sim_destroy(gpu);
-            hb_sim_destroy(cpu);
-            hb_sim_destroy(own);
-            free(text);
-            free(builtin);
-        }
         CHECKF(steps || spikes >= 10, "user catalogue: %ld spikes in all: spiking is not covered",
                spikes);
         /* the same catalogue without CUDA kernels: refused on the GPU, by name */
-        const char *text = cat_model_with(1, copies, 0, plain);
+        const char *text = cat_model_with(1, copies, 0, 0, plain);
         hb_sim_t *sim = NULL;
         hb_sim_overrides_t over;
         memset(&over, 0, sizeof over);
@@ -487,6 +541,149 @@ static void test_user_catalogue(long steps)
     }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+}
+
+/* cat_model's cells (density 1: its bbp mechanisms; 0: hh in the soma and pas alone) with
+ * synapses at the soma and an Exp2Syn on section 1 (the generated sum a row's synapses in
+ * name order, the hard-coded in list order: one kind a row keeps them bitwise): hard-coded (named 0: "type": "expsyn" twice, "exp2syn") or generated
+ * (named 1: "ExpSyn" twice, "Exp2Syn"; named 2: those and bbp's ProbAMPANMDA_EMS, stochastic:
+ * Use 0.9, Fac 10, Dep 5 ms, RANDOM). Cell i's ExpSyn tau scaled by vary[i]; an IClamp. */
+static const char *point_model(int n, const double *vary, int ball, int density, int named)
+{
+    static char text[32768];
+    size_t at = 0; /* hh spikes at 6.3 degC (16 spikes of 4 cells in 50 ms), bbp's at 34 */
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           "{\"t_stop\": 50, \"dt\": 0.025, \"celsius\": %s, \"sample_dt\": 0.025, "
+                           "\"cells\": [", density ? "34" : "6.3");
+    for (int i = 0; i < n + ball && at < sizeof text; i++) {
+        const double x = i < n ? vary[i] : 1.0;
+        char morph[1024];
+        if (i < n) snprintf(morph, sizeof morph, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+        else snprintf(morph, sizeof morph, "%s/morphologies/ball_and_stick.swc", HB_DATA_DIR);
+        const char *kind[2] = {named ? "\"name\": \"ExpSyn\"" : "\"type\": \"expsyn\"",
+                               named ? "\"name\": \"Exp2Syn\"" : "\"type\": \"exp2syn\""};
+        at += (size_t)snprintf(
+            text + at, sizeof text - at,
+            "%s{\"morphology\": \"%s\", \"section_rule\": \"hinesbatch\",\n"
+            " \"discretization\": {\"scheme\": \"neuron\", \"policy\": \"per-segment\"},\n"
+            " \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65}%s],\n"
+            " \"synapses\": [{%s, \"at\": \"soma\", \"tau\": %.17g, \"e\": 0},\n"
+            "  {%s, \"at\": \"soma\", \"tau\": 3, \"e\": 0},\n"
+            "  {%s, \"at\": {\"section\": 1, \"x\": 0.5}, \"tau1\": 0.5, \"tau2\": 3, "
+            "\"e\": -80}%s],\n"
+            " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 2, \"dur\": 1e9, "
+            "\"amp\": 0.3}],\n"
+            " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0}]}",
+            i ? ",\n" : "", morph,
+            density ? ",\n  {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": 0.9},\n"
+                      "  {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},\n"
+                      "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},\n"
+                      "  {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.05},\n"
+                      "  {\"name\": \"CaDynamics_E2\", \"region\": \"soma\", \"gamma\": 0.5}"
+                    : ",\n  {\"name\": \"hh\", \"region\": \"soma\"}",
+            kind[0], 2.0 * x, kind[0], kind[1],
+            named == 2 ? ",\n  {\"name\": \"ProbAMPANMDA_EMS\", \"at\": \"soma\", \"Use\": 0.9, "
+                         "\"Fac\": 10, \"Dep\": 5}"
+                       : "");
+    }
+    snprintf(text + at, sizeof text - at, "]}\n");
+    return text;
+}
+
+/* point_model's simulation on `be`, with events: every cell's synapses (two connections with
+ * weight vectors on each, alike events: the connections' order decides at a stateful
+ * synapse; every other time one more without a vector) every 37 steps from step 4. */
+static hb_sim_t *point_run(const char *text, hb_backend_t be, long steps, const char *tuning)
+{
+    hb_sim_overrides_t over;
+    memset(&over, 0, sizeof over);
+    hb_sim_options_default(&over.options);
+    over.set = HB_SIM_SET_BACKEND;
+    over.options.backend = be;
+    CHECK_OK(hb_set_default_tuning(tuning));
+    hb_sim_t *sim = NULL;
+    hb_status_t st = hb_sim_parse_json_with(text, strlen(text), "points.json", ".", &over, &sim);
+    CHECKF(st == HB_SUCCESS, "points.json on %s: %s", hb_backend_name(be), hb_last_error());
+    const int cells = sim ? hb_sim_cell_count(sim) : 0;
+    enum { MAX_SYN = 4, EVERY = 37 };
+    int *wv = check_malloc(((size_t)cells * MAX_SYN * 2 + 1) * sizeof *wv);
+    for (int c = 0; c < cells && st == HB_SUCCESS; c++)
+        for (int q = 0; q < sim->info[c].n_synapses && st == HB_SUCCESS; q++)
+            for (int k = 0; k < 2 && st == HB_SUCCESS; k++) {
+                st = hb_sim_add_weights(sim, c, q, 0.002 + 0.001 * q, &wv[(c * MAX_SYN + q) * 2 + k]);
+                CHECK_OK(st);
+            }
+    if (st == HB_SUCCESS) st = hb_sim_init(sim);
+    size_t n_ev = 0;
+    hb_sim_event_t *ev = check_malloc(((size_t)cells * MAX_SYN * 3 * (size_t)(steps / EVERY + 1) + 1) *
+                                      sizeof *ev);
+    for (long n = 4; n < steps && st == HB_SUCCESS; n += EVERY)
+        for (int c = 0; c < cells; c++)
+            for (int q = 0; q < sim->info[c].n_synapses; q++) {
+                const double t = ((double)n - 0.3) * 0.025, w = 0.002 + 0.001 * q;
+                if ((n / EVERY) % 2) ev[n_ev++] = (hb_sim_event_t){n, c, q, -1, t, w};
+                for (int k = 0; k < 2; k++)
+                    ev[n_ev++] = (hb_sim_event_t){n, c, q, wv[(c * MAX_SYN + q) * 2 + k], t, w};
+            }
+    if (st == HB_SUCCESS) st = hb_sim_queue_events(sim, n_ev, ev);
+    if (st == HB_SUCCESS) st = hb_sim_advance(sim, steps);
+    CHECKF(st == HB_SUCCESS, "points on %s: %s", hb_backend_name(be), hb_last_error());
+    free(ev);
+    free(wv);
+    CHECK_OK(hb_set_default_tuning(NULL));
+    if (st != HB_SUCCESS) {
+        hb_sim_destroy(sim);
+        return NULL;
+    }
+    return sim;
+}
+
+/* Catalogue point processes on the GPU (docs/mechanisms.md, section 10): the generated ExpSyn
+ * and Exp2Syn bitwise the hard-coded synapses on the GPU and the CPU; with bbp's stochastic
+ * ProbAMPANMDA_EMS and density mechanisms, a shared, a per-lane and the mixed group, each
+ * bitwise the CPU (voltages, samples, spikes; events with and without weight vectors). */
+static void test_points(long steps)
+{
+    const long n_steps = steps ? steps : 2000;
+    static const double copies[4] = {1.0, 1.0, 1.0, 1.0};
+    static const double varied[5] = {1.0, 1.1, 1.0, 0.7, 1.3};
+    { /* generated against hard-coded, copies (a shared group) */
+        const char *text = point_model(4, copies, 0, 0, 0);
+        hb_sim_t *hand = point_run(text, HB_BACKEND_CUDA, n_steps, "sim.mixed_copies=1");
+        text = point_model(4, copies, 0, 0, 1);
+        hb_sim_t *gen = point_run(text, HB_BACKEND_CUDA, n_steps, "sim.mixed_copies=1");
+        hb_sim_t *cpu = point_run(text, HB_BACKEND_OMP, n_steps, "sim.mixed_copies=1");
+        if (hand && gen) cat_compare("points: generated ExpSyn, Exp2Syn on the GPU against the "
+                                     "hard-coded on the GPU", gen, hand);
+        if (gen && cpu) {
+            const long n = cat_compare("points: generated ExpSyn, Exp2Syn, GPU against CPU", gen, cpu);
+            CHECKF(steps || n >= 4, "points: %ld spikes: too few to compare", n);
+        }
+        hb_sim_destroy(hand);
+        hb_sim_destroy(gen);
+        hb_sim_destroy(cpu);
+    }
+    static const struct {
+        const char *what;
+        int n;
+        const double *vary;
+        int ball;
+        const char *tuning;
+    } cases[] = {
+        {"points: ProbAMPANMDA_EMS, ExpSyn, Exp2Syn, bbp channels, 4 copies (step_cat_kernel<1>)",
+         4, copies, 0, "sim.mixed_copies=1"},
+        {"points: the same, 5 cells of varied ExpSyn tau (step_cat_kernel<0>) and the ball and "
+         "stick", 5, varied, 1, "sim.mixed_copies=1"},
+        {"points: the same 6 cells in the mixed group (tree_step_kernel<1>)", 5, varied, 1, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const char *text = point_model(cases[c].n, cases[c].vary, cases[c].ball, 1, 2);
+        hb_sim_t *gpu = point_run(text, HB_BACKEND_CUDA, n_steps, cases[c].tuning);
+        hb_sim_t *cpu = gpu ? point_run(text, HB_BACKEND_OMP, n_steps, cases[c].tuning) : NULL;
+        if (gpu && cpu) cat_compare(cases[c].what, gpu, cpu);
+        hb_sim_destroy(gpu);
+        hb_sim_destroy(cpu);
+    }
 }
 
 int main(int argc, char **argv)
@@ -593,6 +790,7 @@ int main(int argc, char **argv)
     CHECKF(total_spikes > more_than, "only %ld spikes in all: spiking is not covered", total_spikes);
     test_catalogue(steps);
     test_user_catalogue(steps);
+    test_points(steps);
     { /* catalogue point processes: refused by name (docs/mechanisms.md section 10) */
         static const char model[] =
             "{\"backend\": \"cuda\", \"t_stop\": 1, \"cells\": [{\"cable\": {\"length\": 20, "

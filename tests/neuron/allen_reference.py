@@ -39,25 +39,13 @@ import sys
 import tempfile
 
 from nrnmech import compile_mods
+from nrnref import instantiate, nseg_rule, on_grid, print_trace, run, section_lists
 
 THRESHOLD = -40.0
 PROTOCOLS = {  # name: (amp [nA], del [ms], dur [ms], tstop [ms])
     "--short": (0.3, 20.0, 100.0, 120.0),
     "--arbor": (0.15, 200.0, 1000.0, 1400.0),
 }
-
-
-def on_grid(text):
-    """The SWC text with x, y, z rounded to 1/8 um and radii to 1/16 um (at least 1/16)."""
-    lines = []
-    for line in text.splitlines():
-        s = line.split("#", 1)[0].split()
-        if len(s) < 7:
-            continue
-        x, y, z = (round(float(v) * 8.0) / 8.0 for v in s[2:5])
-        r = max(round(float(s[5]) * 16.0) / 16.0, 1.0 / 16.0)
-        lines.append("%s %s %.4f %.4f %.4f %.4f %s\n" % (s[0], s[1], x, y, z, r, s[6]))
-    return "".join(lines)
 
 
 def option(args, name, default, kind=float):
@@ -86,27 +74,12 @@ def main():
 
     from neuron import h
     h.nrn_load_dll(compile_mods(moddir, mechs, "nrn_allen_"))
-    h.load_file("stdrun.hoc")
-    h.load_file("import3d.hoc")
-
-    class Cell:
-        pass
-
-    cell = Cell()
-    r = h.Import3d_SWC_read()
-    r.quiet = 1
-    h.hoc_stdout("/dev/null")
-    r.input(swc)
-    h.hoc_stdout()
+    cell = instantiate(h, "Import3d_SWC_read", swc)
     if grid:
         os.unlink(swc)
-    h.Import3d_GUI(r, 0).instantiate(cell)
-    lists = {"all": list(cell.all)}
-    for key in ["soma", "axon", "apic", "dend"]:
-        lists[key] = [s for s in cell.all if s.name().split(".")[-1].startswith(key + "[")]
-    assert sum(len(lists[k]) for k in ["soma", "axon", "apic", "dend"]) == len(lists["all"])
+    lists = section_lists(cell, {k: k for k in ["soma", "axon", "apic", "dend"]})
     for sec in lists["all"]:
-        sec.nseg = 1 + 2 * int(sec.L / 40.0)
+        sec.nseg = nseg_rule(sec)
     soma = lists["soma"][0]
     if replace_axon:  # the AllenSDK's: two 30 um sections for the reconstructed axon
         # "stub" (Utils.generate_morphology): 1 um, at soma(0.5); "truncated" (AllActiveUtils'
@@ -125,7 +98,7 @@ def main():
         stub = [h.Section(name="axon_stub%d" % i) for i in range(2)]
         for sec, d in zip(stub, diams):
             sec.L, sec.diam = 30, d
-            sec.nseg = 1 + 2 * int(sec.L / 40.0)
+            sec.nseg = nseg_rule(sec)
         stub[0].connect(soma(0.5 if replace_axon == "stub" else 1.0), 0.0)
         stub[1].connect(stub[0](1.0), 0.0)
         h.define_shape()
@@ -150,20 +123,7 @@ def main():
     v_init = float(conditions["v_init"])
     stim = h.IClamp(soma(0.5))
     stim.delay, stim.dur, stim.amp = delay, dur, amp
-    h.dt = dt
-    h.secondorder = 0
-    h.finitialize(v_init)
-    rows = [(0.0, soma(0.5).v)]
-    spikes, above = [], soma(0.5).v > THRESHOLD
-    nstep = int(round(tstop / dt))
-    for k in range(1, nstep + 1):
-        h.fadvance()
-        v = soma(0.5).v
-        if v > THRESHOLD and not above:
-            spikes.append(k * dt)
-        above = v > THRESHOLD
-        if k % every == 0:
-            rows.append((k * dt, v))
+    rows, spikes = run(h, soma(0.5), v_init, int(round(tstop / dt)), dt, THRESHOLD, every)
     nodes = sum(sec.nseg for sec in lists["all"])
     print("# NEURON %s, %s%s: %d sections, %d segments (nseg = 1 + 2 int(L/40)), %s"
           % (h.nrnversion(), swc_name, " on the grid" if grid else "", len(lists["all"]), nodes,
@@ -173,11 +133,7 @@ def main():
     print("# dt %g, IClamp soma(0.5) %g nA %g..%g ms, tstop %g ms"
           % (dt, amp, delay, delay + dur, tstop))
     print("# soma eca %.17g cai at the end %.17g" % (soma(0.5).eca, soma(0.5).cai))
-    print("# spikes (first step with soma v > %g mV): " % THRESHOLD
-          + " ".join("%.6f" % t for t in spikes))
-    print("# t_ms v_soma_mV")
-    for t, a in rows:
-        print("%.6f %.17g" % (t, a))
+    print_trace(rows, spikes, THRESHOLD)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ import os
 import sys
 
 from nrnmech import compile_mods
+from nrnref import instantiate, nseg_rule, print_trace, run, section_lists
 
 DEL, DUR, TSTOP, HOLD, AMP, DT, EVERY, THRESHOLD = 20.0, 80.0, 100.0, -0.126, 0.458, 0.025, 10, -20.0
 
@@ -80,26 +81,11 @@ def main():
     names = sorted({m for lst in MECHANISMS.values() for m in lst if m != "pas"})
     from neuron import h
     h.nrn_load_dll(compile_mods(moddir, names, "nrn_l5pc_"))
-    h.load_file("stdrun.hoc")
-    h.load_file("import3d.hoc")
-
-    class Cell:
-        pass
-
-    cell = Cell()
-    r = h.Import3d_Neurolucida3()
-    r.quiet = 1
-    h.hoc_stdout("/dev/null")
-    r.input(asc)
-    h.hoc_stdout()
-    h.Import3d_GUI(r, 0).instantiate(cell)
-    prefix = {"somatic": "soma", "axonal": "axon", "basal": "dend", "apical": "apic"}
-    lists = {"all": list(cell.all)}
-    for key, p in prefix.items():
-        lists[key] = [s for s in cell.all if s.name().split(".")[-1].startswith(p + "[")]
-    assert sum(len(lists[k]) for k in prefix) == len(lists["all"])
+    cell = instantiate(h, "Import3d_Neurolucida3", asc)
+    lists = section_lists(cell, {"somatic": "soma", "axonal": "axon", "basal": "dend",
+                                 "apical": "apic"})
     for sec in lists["all"]:  # set_nseg
-        sec.nseg = 1 + 2 * int(sec.L / 40.0)
+        sec.nseg = nseg_rule(sec)
     for key, mechs in MECHANISMS.items():
         for sec in lists[key]:
             for m in mechs:
@@ -125,20 +111,7 @@ def main():
     hold.delay, hold.dur, hold.amp = 0.0, TSTOP, HOLD
     step = h.IClamp(soma(0.5))
     step.delay, step.dur, step.amp = DEL, DUR, AMP
-    h.dt = DT
-    h.secondorder = 0
-    h.finitialize(-65)
-    rows = [(0.0, soma(0.5).v)]
-    spikes, above = [], soma(0.5).v > THRESHOLD
-    nstep = int(round(TSTOP / DT))
-    for k in range(1, nstep + 1):
-        h.fadvance()
-        v = soma(0.5).v
-        if v > THRESHOLD and not above:
-            spikes.append(k * DT)
-        above = v > THRESHOLD
-        if k % EVERY == 0:
-            rows.append((k * DT, v))
+    rows, spikes = run(h, soma(0.5), -65, int(round(TSTOP / DT)), DT, THRESHOLD, EVERY)
     nodes = sum(sec.nseg for sec in lists["all"])
     print("# NEURON %s, %s: %d sections, %d segments (nseg = 1 + 2 int(L/40)), own axon"
           % (h.nrnversion(), os.path.basename(asc), len(lists["all"]), nodes))
@@ -146,11 +119,7 @@ def main():
     print("# celsius 34, v_init -65, dt %g, IClamp soma(0.5) %g nA 0..%g ms and %g nA %g..%g ms"
           % (DT, HOLD, TSTOP, AMP, DEL, DEL + DUR))
     print("# soma eca %.17g cai at the end %.17g" % (soma(0.5).eca, soma(0.5).cai))
-    print("# spikes (first step with soma v > %g mV): " % THRESHOLD
-          + " ".join("%.6f" % t for t in spikes))
-    print("# t_ms v_soma_mV")
-    for t, a in rows:
-        print("%.6f %.17g" % (t, a))
+    print_trace(rows, spikes, THRESHOLD)
 
 
 if __name__ == "__main__":

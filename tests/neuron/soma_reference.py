@@ -25,6 +25,7 @@ import sys
 import tempfile
 
 from neuron import h
+from nrnref import on_grid
 
 h.load_file("stdlib.hoc")
 h.load_file("import3d.hoc")
@@ -113,17 +114,9 @@ REMOVED = """# hand-made cell with sections Import3d removes
 """
 
 def quantize(path):
-    """The SWC text on the grid: x, y, z to 1/8 um, radius to 1/16 um (at least 1/16)."""
-    lines = []
+    """The SWC text on the grid (nrnref.on_grid)."""
     with open(path) as f:
-        for line in f:
-            s = line.split("#", 1)[0].split()
-            if len(s) < 7:
-                continue
-            x, y, z = (round(float(v) * 8.0) / 8.0 for v in s[2:5])
-            r = max(round(float(s[5]) * 16.0) / 16.0, 1.0 / 16.0)
-            lines.append("%s %s %.4f %.4f %.4f %.4f %s\n" % (s[0], s[1], x, y, z, r, s[6]))
-    return "".join(lines)
+        return on_grid(f.read())
 
 
 def clear():

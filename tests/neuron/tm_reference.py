@@ -11,7 +11,8 @@ TMSyn at soma(0.5) (e 0 mV, tau_1 3 ms, tau_rec 200 ms, tau_facil 50 ms, U 0.3, 
 connections onto it from NetStims (noise 0), each with its own resources: A every 10 ms from
 5 ms, 8 events, weight 0.004 uS; B every 20 ms from 12.5 ms, 4 events, weight 0.006 uS; both
 with delay 1 ms. Fixed step dt 0.025 ms, secondorder 0, 150 ms; writes
-tests/reference/tm_neuron.txt: 't v' every 0.25 ms (%.17g).
+tests/reference/tm_neuron.txt: 't v g i' every 0.25 ms (%.17g; g and i the TMSyn's, as
+test_sim_cat records "syn[0].g" and "syn[0].i").
 """
 import math
 import os
@@ -47,12 +48,14 @@ def main():
         keep += [ns, nc]
     v = h.Vector().record(soma(0.5)._ref_v, 0.25)
     t = h.Vector().record(h._ref_t, 0.25)
+    g = h.Vector().record(syn._ref_g, 0.25)
+    i = h.Vector().record(syn._ref_i, 0.25)
     h.finitialize(-65)
     for _ in range(math.ceil(150 / h.dt - 1e-9)):
         h.fadvance()
     with open(os.path.join(ROOT, "tests", "reference", "tm_neuron.txt"), "w") as f:
-        for a, b in zip(t, v):
-            f.write("%.17g %.17g\n" % (a, b))
+        for a, b, c, d in zip(t, v, g, i):
+            f.write("%.17g %.17g %.17g %.17g\n" % (a, b, c, d))
     print("tm_neuron: %d samples, v from %.6g to %.6g mV" % (len(v), v.min(), v.max()))
 
 

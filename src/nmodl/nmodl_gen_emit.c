@@ -1,0 +1,219 @@
+/* The C code generator's writers (nmodl_gen.h): text, numbers, names and expressions,
+ * indentation, the LOCALs in scope and lookups in the syntax tree. Every expression keeps the
+ * .mod's operation order: the tree is written fully parenthesised, exp, log, log10, pow (and ^;
+ * hb_powi for an integer literal exponent), sinh, cosh and tanh are common/hb_math.h's, the
+ * same bits on the CPU and the GPU. They call no other part of the generator: a RANDOM's draw
+ * inside an expression goes through gen.hooks (nmodl_gen_point.c's, set by nm_emit). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nmodl/nmodl_gen.h"
+
+#define emit nm_gen_emit
+
+void nm_gen_emit(gen *g, const char *format, ...)
+{
+    if (!g->out) return; /* a check: nothing written */
+    va_list args;
+    va_start(args, format);
+    vfprintf(g->out, format, args);
+    va_end(args);
+}
+
+void nm_gen_put(gen *g, const char *text)
+{
+    if (g->out) fputs(text, g->out);
+}
+
+const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name)
+{
+    for (int i = 0; i < c->n_blocks; i++)
+        if (c->blocks[i].name && strcmp(c->blocks[i].name, name) == 0 &&
+            c->blocks[i].kind != B_INITIAL && c->blocks[i].kind != B_BREAKPOINT &&
+            c->blocks[i].kind != B_NET_RECEIVE)
+            return &c->blocks[i];
+    return NULL;
+}
+
+const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind)
+{
+    for (int i = 0; i < c->n_blocks; i++)
+        if (c->blocks[i].kind == kind) return &c->blocks[i];
+    return NULL;
+}
+
+static int is_local(const gen *g, const char *name)
+{
+    for (int i = g->n_locals - 1; i >= 0; i--)
+        if (strcmp(g->locals[i], name) == 0) return 1;
+    return 0;
+}
+
+static int is_arg(const gen *g, const char *name)
+{
+    if (!g->block || !g->block->args) return 0;
+    for (int i = 0; i < g->block->args->n_kids; i++)
+        if (strcmp(g->block->args->kids[i]->name, name) == 0) return 1;
+    return 0;
+}
+
+int nm_gen_in_list(const char *const *list, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0) return 1;
+    return 0;
+}
+
+void nm_gen_number(gen *g, double x)
+{
+    char text[40];
+    snprintf(text, sizeof text, "%.17g", x);
+    if (!strpbrk(text, ".eEn")) strcat(text, ".0");
+    emit(g, "%s", text);
+}
+
+void nm_gen_name(gen *g, const nm_node *n)
+{
+    if (n->n_kids)
+        nm_error(g->c, n->line, n->column,
+                 "the array element %s[...] is not supported by the code "
+                 "generator yet; expected scalar variables",
+                 n->name);
+    if (is_local(g, n->name))
+        emit(g, "lv_%s", n->name);
+    else if (is_arg(g, n->name))
+        emit(g, "a_%s", n->name);
+    else if (g->block && g->block->kind == B_FUNCTION && strcmp(g->block->name, n->name) == 0)
+        emit(g, "fv");
+    else
+        emit(g, "s->%s", n->name);
+}
+
+/* a^b and pow(a, b): hb_powi for an integer literal b (|b| <= 64: x^2, m^4), a fraction of
+ * hb_pow's cost and as nearly correctly rounded; else hb_pow (common/hb_math.h). */
+static void emit_pow(gen *g, const nm_node *a, const nm_node *b)
+{
+    const int negative = b->kind == N_UNARY && b->op == '-' && b->kids[0]->kind == N_NUM;
+    const nm_node *num = negative ? b->kids[0] : b;
+    if (num->kind == N_NUM && num->num >= 0.0 && num->num <= 64.0 &&
+        num->num == (double)(int)num->num) {
+        emit(g, "hb_powi(");
+        nm_gen_expr(g, a);
+        emit(g, ", %d)", negative ? -(int)num->num : (int)num->num);
+        return;
+    }
+    emit(g, "hb_pow(");
+    nm_gen_expr(g, a);
+    emit(g, ", ");
+    nm_gen_expr(g, b);
+    emit(g, ")");
+}
+
+void nm_gen_expr(gen *g, const nm_node *n)
+{
+    switch (n->kind) {
+    case N_NUM: nm_gen_number(g, n->num); return;
+    case N_NAME: nm_gen_name(g, n); return;
+    case N_STRING: emit(g, "\"%s\"", n->name); return;
+    case N_UNARY:
+        nm_gen_put(g, n->op == '!' ? "((double)!(" : n->op == '-' ? "(-(" : "((");
+        nm_gen_expr(g, n->kids[0]);
+        emit(g, "))");
+        return;
+    case N_BINARY: {
+        if (n->op == '^') {
+            emit_pow(g, n->kids[0], n->kids[1]);
+            return;
+        }
+        static const char *const ops[] = {"<=", ">=", "==", "!=", "&&", "||"};
+        const char *op = n->op >= OP_LE && n->op <= OP_OR ? ops[n->op - OP_LE] : NULL;
+        char one[2] = {(char)n->op, 0};
+        const int logical = op || n->op == '<' || n->op == '>';
+        nm_gen_put(g, logical ? "((double)(" : "(");
+        nm_gen_expr(g, n->kids[0]);
+        emit(g, " %s ", op ? op : one);
+        nm_gen_expr(g, n->kids[1]);
+        nm_gen_put(g, logical ? "))" : ")");
+        return;
+    }
+    case N_CALL: {
+        static const char *const libm[] = {"log",  "log10", "sqrt", "fabs",  "sin",  "cos",  "tan",
+                                           "asin", "acos",  "atan", "atan2", "sinh", "cosh", "tanh",
+                                           "pow",  "floor", "ceil", "fmod",  "erf",  "erfc"};
+        const nm_block *b = nm_gen_find_block(g->c, n->name);
+        if (b && (b->kind == B_FUNCTION || b->kind == B_PROCEDURE)) {
+            emit(g, "%s_%s(s", g->prefix, n->name);
+            for (int i = 0; i < n->n_kids; i++) {
+                emit(g, ", ");
+                nm_gen_expr(g, n->kids[i]);
+            }
+            emit(g, ")");
+            return;
+        }
+        if (strncmp(n->name, "random_", 7) == 0) { /* RANDOM (nmodl_gen_point.c) */
+            g->hooks.random_call(g, n);
+            return;
+        }
+        /* the functions libm and CUDA may round differently: the same bits on both
+         * (common/hb_math.h); the others are exact (sqrt, fabs, floor, ceil, fmod) */
+        if (strcmp(n->name, "pow") == 0 && n->n_kids == 2) {
+            emit_pow(g, n->kids[0], n->kids[1]);
+            return;
+        }
+        static const char *const own[] = {"exp", "log", "log10", "pow", "sinh", "cosh", "tanh"};
+        size_t o = 0;
+        while (o < sizeof own / sizeof *own && strcmp(own[o], n->name) != 0) o++;
+        if (o < sizeof own / sizeof *own) {
+            emit(g, "hb_%s(", n->name);
+        } else {
+            size_t i = 0;
+            while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;
+            if (i == sizeof libm / sizeof *libm && strncmp(n->name, "net_", 4) == 0)
+                nm_error(g->c, n->line, n->column,
+                         "%s (events a mechanism sends itself or its cell) is not supported by "
+                         "the code generator yet; expected NET_RECEIVE to act on the events it "
+                         "receives only (a postsynaptic spike reaches an STDP synapse as an "
+                         "event of its own, a connection from the cell: docs/mechanisms.md, "
+                         "section 10)",
+                         n->name);
+            if (i == sizeof libm / sizeof *libm)
+                nm_error(g->c, n->line, n->column,
+                         "the call of %s is not supported by the code generator "
+                         "yet; expected a FUNCTION, a PROCEDURE or a math function",
+                         n->name);
+            emit(g, "%s(", n->name);
+        }
+        for (int i = 0; i < n->n_kids; i++) {
+            if (i) emit(g, ", ");
+            nm_gen_expr(g, n->kids[i]);
+        }
+        emit(g, ")");
+        return;
+    }
+    default:
+        nm_error(g->c, n->line, n->column,
+                 "this expression is not supported by the code generator; expected numbers, names, "
+                 "calls and operators");
+    }
+}
+
+void nm_gen_indent(gen *g, int depth)
+{
+    for (int i = 0; i < depth; i++) emit(g, "    ");
+}
+
+void nm_gen_push_local(gen *g, const char *name)
+{
+    NM_GROW(g->c, g->locals, g->n_locals, g->cap_locals);
+    g->locals[g->n_locals++] = name;
+}
+
+int nm_gen_mentions(const nm_node *n, const char *name)
+{
+    if ((n->kind == N_NAME || n->kind == N_CALL) && strcmp(n->name, name) == 0) return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (nm_gen_mentions(n->kids[i], name)) return 1;
+    return 0;
+}

@@ -1,0 +1,253 @@
+/* The C code generator's statement walk (nmodl_gen.h): a block's statements in order, a
+ * BREAKPOINT current's analytic conductance beside it, an `if` of plain assignments as selects.
+ * What other parts write (SOLVE inside INITIAL, FROM loops: nmodl_gen_solve.c) it reaches
+ * through gen.hooks, set by nm_emit, so that those parts call the walk and never the reverse. */
+#include <stdio.h>
+#include <string.h>
+
+#include "nmodl/nmodl_gen.h"
+
+#define emit nm_gen_emit
+
+/* v-free factor G of `G*(v - E)`, else NULL: the current's analytic conductance. */
+static const nm_node *ohmic_conductance(const nm_node *e)
+{
+    if (e->kind != N_BINARY || e->op != '*') return NULL;
+    const nm_node *dv = e->kids[1];
+    if (dv->kind != N_BINARY || dv->op != '-' || dv->kids[0]->kind != N_NAME ||
+        strcmp(dv->kids[0]->name, "v") != 0)
+        return NULL;
+    return e->kids[0];
+}
+
+int nm_gen_is_current(const gen *g, const char *name)
+{
+    const hb_nmodl_mechanism_t *m = g->m;
+    for (int i = 0; i < m->n_ions; i++)
+        if (nm_gen_in_list(m->ions[i].write, m->ions[i].n_write, name) && name[0] == 'i') return 1;
+    return nm_gen_in_list(m->nonspecific, m->n_nonspecific, name);
+}
+
+/* Whether an expression calls only math functions (no FUNCTION, PROCEDURE or RANDOM): then
+ * evaluating it where an `if` would not changes no value, only which values are kept. */
+static int pure_expr(const gen *g, const nm_node *n)
+{
+    if (n->kind == N_CALL &&
+        (nm_gen_find_block(g->c, n->name) || strncmp(n->name, "random_", 7) == 0))
+        return 0;
+    for (int i = 0; i < n->n_kids; i++)
+        if (!pure_expr(g, n->kids[i])) return 0;
+    return 1;
+}
+
+/* An `if` whose branches only assign scalars pure expressions (nested such ifs allowed), outside
+ * the BREAKPOINT's currents: emitted as selects (emit_select), so that the kernels' lane loops
+ * have no control flow and become vector code. The same values in every case: the condition is
+ * evaluated once, first; a branch not taken assigns each variable its own value. */
+static int selectable(const gen *g, const nm_node *s)
+{
+    if (s->kind == S_IF) {
+        if (!pure_expr(g, s->kids[0])) return 0;
+        for (int i = 1; i < s->n_kids; i++)
+            if (!selectable(g, s->kids[i])) return 0;
+        return 1;
+    }
+    if (s->kind == S_BLOCK) {
+        for (int i = 0; i < s->n_kids; i++)
+            if (!selectable(g, s->kids[i])) return 0;
+        return 1;
+    }
+    return s->kind == S_ASSIGN && s->kids[0]->n_kids == 0 && pure_expr(g, s->kids[1]) &&
+           !(g->block && g->block->kind == B_BREAKPOINT);
+}
+
+/* Statement s of a selectable if, kept where the int `pred` is 1 (NULL: always); a nested if
+ * at `level` names its predicates hb_t<level> (then) and hb_e<level> (else). */
+static void emit_select(gen *g, const nm_node *s, int depth, const char *pred, int level)
+{
+    if (s->kind == S_BLOCK) {
+        for (int i = 0; i < s->n_kids; i++) emit_select(g, s->kids[i], depth, pred, level);
+        return;
+    }
+    if (s->kind == S_ASSIGN) {
+        nm_gen_indent(g, depth);
+        nm_gen_name(g, s->kids[0]);
+        emit(g, " = %s ? ", pred ? pred : "1");
+        nm_gen_expr(g, s->kids[1]);
+        emit(g, " : ");
+        nm_gen_name(g, s->kids[0]);
+        emit(g, ";\n");
+        return;
+    }
+    char then_p[32], else_p[32];
+    snprintf(then_p, sizeof then_p, "hb_t%d", level);
+    snprintf(else_p, sizeof else_p, "hb_e%d", level);
+    nm_gen_indent(g, depth);
+    emit(g, "{\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "const int %s = %s%s(", then_p, pred ? pred : "", pred ? " && " : "");
+    nm_gen_expr(g, s->kids[0]);
+    emit(g, " != 0.0);\n");
+    if (s->n_kids > 2) {
+        nm_gen_indent(g, depth + 1);
+        emit(g, "const int %s = %s%s!%s;\n", else_p, pred ? pred : "", pred ? " && " : "",
+             then_p);
+    }
+    emit_select(g, s->kids[1], depth + 1, then_p, level + 1);
+    if (s->n_kids > 2) emit_select(g, s->kids[2], depth + 1, else_p, level + 1);
+    nm_gen_indent(g, depth);
+    emit(g, "}\n");
+}
+
+/* Whether n reads nothing but celsius and numbers (math functions allowed, not the .mod's
+ * FUNCTIONs), and reads celsius. */
+static int celsius_only(const nm_ctx *c, const nm_node *n, int *reads)
+{
+    switch (n->kind) {
+    case N_NUM: return 1;
+    case N_NAME:
+        if (n->n_kids || strcmp(n->name, "celsius") != 0) return 0;
+        *reads = 1;
+        return 1;
+    case N_CALL:
+        if (nm_gen_find_block(c, n->name)) return 0;
+        /* fall through */
+    case N_UNARY:
+    case N_BINARY:
+        for (int i = 0; i < n->n_kids; i++)
+            if (!celsius_only(c, n->kids[i], reads)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static int assignments_to(const nm_node *n, const char *name)
+{
+    int count = n->kind == S_ASSIGN && strcmp(n->kids[0]->name, name) == 0;
+    for (int i = 0; i < n->n_kids; i++) count += assignments_to(n->kids[i], name);
+    return count;
+}
+
+int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s)
+{
+    if (!b || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE) || s->kind != S_ASSIGN ||
+        s->kids[0]->n_kids)
+        return 0;
+    const char *x = s->kids[0]->name;
+    int top = 0, local = 0, reads = 0;
+    for (int i = 0; i < b->body->n_kids; i++) {
+        const nm_node *k = b->body->kids[i];
+        top |= k == s;
+        if (k->kind == S_LOCAL)
+            for (int j = 0; j < k->n_kids; j++) local |= strcmp(k->kids[j]->name, x) == 0;
+    }
+    return top && local && assignments_to(b->body, x) == 1 &&
+           celsius_only(c, s->kids[1], &reads) && reads;
+}
+
+void nm_gen_statement(gen *g, const nm_node *s, int depth)
+{
+    nm_ctx *c = g->c;
+    switch (s->kind) {
+    case S_ASSIGN:
+        nm_gen_indent(g, depth);
+        nm_gen_name(g, s->kids[0]);
+        emit(g, " = ");
+        if (nm_gen_hoisted(c, g->block, s))
+            emit(g, "s->hc_%s_%s", g->block->name, s->kids[0]->name);
+        else
+            nm_gen_expr(g, s->kids[1]);
+        emit(g, ";\n");
+        if (g->block && g->block->kind == B_BREAKPOINT && nm_gen_is_current(g, s->kids[0]->name)) {
+            const nm_node *gc = ohmic_conductance(s->kids[1]);
+            if (gc && !nm_gen_mentions(gc, "v")) {
+                nm_gen_indent(g, depth);
+                emit(g, "s->g_%s = ", s->kids[0]->name);
+                nm_gen_expr(g, gc);
+                emit(g, ";\n");
+            } else {
+                g->numeric_didv = 1; /* NEURON's difference (nmodl_gen_point.c) */
+            }
+        }
+        return;
+    case S_CALL:
+        nm_gen_indent(g, depth);
+        emit(g, "(void)");
+        nm_gen_expr(g, s->kids[0]);
+        emit(g, ";\n");
+        return;
+    case S_IF:
+        if (selectable(g, s)) {
+            emit_select(g, s, depth, NULL, 0);
+            return;
+        }
+        nm_gen_indent(g, depth);
+        emit(g, "if (");
+        nm_gen_expr(g, s->kids[0]);
+        emit(g, " != 0.0) {\n");
+        nm_gen_block(g, s->kids[1], depth + 1);
+        nm_gen_indent(g, depth);
+        emit(g, "}");
+        if (s->n_kids > 2) {
+            emit(g, " else {\n");
+            if (s->kids[2]->kind == S_BLOCK)
+                nm_gen_block(g, s->kids[2], depth + 1);
+            else
+                nm_gen_statement(g, s->kids[2], depth + 1);
+            nm_gen_indent(g, depth);
+            emit(g, "}");
+        }
+        emit(g, "\n");
+        return;
+    case S_WHILE:
+        nm_gen_indent(g, depth);
+        emit(g, "while (");
+        nm_gen_expr(g, s->kids[0]);
+        emit(g, " != 0.0) {\n");
+        nm_gen_block(g, s->kids[1], depth + 1);
+        nm_gen_indent(g, depth);
+        emit(g, "}\n");
+        return;
+    case S_LOCAL:
+        for (int i = 0; i < s->n_kids; i++) {
+            if (s->kids[i]->num > 0)
+                nm_error(c, s->kids[i]->line, s->kids[i]->column,
+                         "LOCAL arrays are not supported by the "
+                         "code generator yet; expected scalars");
+            NM_GROW(c, g->locals, g->n_locals, g->cap_locals);
+            g->locals[g->n_locals++] = s->kids[i]->name;
+            nm_gen_indent(g, depth);
+            /* a LOCAL may be set and never read */
+            emit(g, "double lv_%s HB_UNUSED = 0.0;\n", s->kids[i]->name);
+        }
+        return;
+    case S_TABLE:
+        nm_gen_indent(g, depth);
+        emit(g, "/* TABLE: these are the formulas; the table is read without _f */\n");
+        return;
+    case S_SOLVE:
+        if (g->block && g->block->kind == B_BREAKPOINT) return; /* the state kernel */
+        if (g->block && g->block->kind == B_INITIAL && g->hooks.initial_solve(g, s, depth)) return;
+        nm_error(c, s->line, s->column,
+                 "SOLVE in %s is not supported by the code generator yet; "
+                 "expected SOLVE in BREAKPOINT only",
+                 g->block ? g->block->name : "?");
+    case S_VERBATIM:
+        nm_error(c, s->line, s->column,
+                 "VERBATIM (C code inside NMODL) is not supported by the code "
+                 "generator; expected NMODL statements only");
+    default:
+        if (g->hooks.statement_more(g, s, depth)) return;
+        nm_error(c, s->line, s->column,
+                 "this statement is not supported by the code generator yet "
+                 "(density mechanisms with cnexp only); expected assignments, calls, if, while, "
+                 "LOCAL, TABLE");
+    }
+}
+
+void nm_gen_block(gen *g, const nm_node *b, int depth)
+{
+    const int mark = g->n_locals;
+    for (int i = 0; i < b->n_kids; i++) nm_gen_statement(g, b->kids[i], depth);
+    g->n_locals = mark;
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# A network of BluePyOpt's L5PC with BBP's ProbAMPANMDA_EMS synapses (examples/l5pc_network.py;
+# docs/network.md, section 12): 6 cells, 3 recurrent dendritic synapses and a soma drive from
+# Poisson sources each, 30 ms. Deterministic release (tests/reference/l5pc_net.json): every
+# spike, the sources' included, in NEURON 8.2's step (tests/reference/l5pc_net.spikes, from
+# tests/neuron/l5pc_net_reference.py: BBP's original .mod, the sources' and random builders'
+# draws remade by tests/neuron/hb_draws.py) and the soma voltages of gids 0-2 within 0.01 mV.
+# Stochastic release (the recurrent synapses at BBP's Use 0.5, Fac 17, Dep 671): spikes and
+# voltages bit for bit on 1 rank, 2 threads and, where this build has MPI, 2 ranks, and other
+# spikes than the deterministic run's. examples/l5pc_network.json is the generator's output.
+# Usage: cli_l5pc_net.sh HINESBATCH DATA [REFDIR] (REFDIR: the references, default the
+# committed tests/reference; tests/l5pc_net_neuron.sh passes fresh ones from the installed NEURON,
+# and then only the comparison with NEURON runs)
+set -u
+bin=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+ref=${3:-$root/tests/reference}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib_cli.sh"
+py=/usr/bin/python3
+
+# the example is the generator's output with its defaults
+expect_status 0 "generator" -- $py "$root/examples/l5pc_network.py" 1000 "$tmp/example.json" \
+    --morphology ../data/morphologies-asc/C060114A7.asc
+cmp -s "$tmp/example.json" "$root/examples/l5pc_network.json" && ok ||
+    bad "examples/l5pc_network.json is not examples/l5pc_network.py's output"
+
+# deterministic: against NEURON
+expect_status 0 "deterministic network" -- "$bin" run "$ref/l5pc_net.json" -o "$tmp/det" --quiet
+awk -v dt=0.025 -v t_stop=30 '
+    FNR == 1 { file++ }
+    file == 1 { nref++; r[$1, kr[$1]++] = $2; if ($1 < 6) cells++; next }
+    /^#/ { next }
+    $2 > t_stop - dt / 2 { next }
+    { nours++; k = ko[$1]++
+      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
+                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
+      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
+    END { printf "l5pc_net: NEURON %d spikes (%d of cells), hinesbatch %d, %d in NEURON'"'"'s step\n",
+                 nref, cells, nours, m
+          exit !(nref == nours && m == nref && cells >= 8) }' "$ref/l5pc_net.spikes" "$tmp/det/spikes.dat" &&
+    ok || bad "deterministic network: the spikes differ from NEURON's"
+$py - "$tmp/det/traces.h5" "$ref/l5pc_net.v" <<'PY' && ok || bad "deterministic network: voltages differ from NEURON's"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    ours = np.array(f["report/default/data"])
+theirs = np.loadtxt(sys.argv[2])[:, 1:]
+n = min(len(ours), len(theirs))
+d = np.abs(ours[:n] - theirs[:n]).max()
+print("l5pc_net: soma voltages of gids 0-2, %d samples, largest difference from NEURON %.3g mV" % (n, d))
+sys.exit(0 if n >= 120 and ours.shape[1] == 3 and d < 0.01 else 1)
+PY
+
+if [ $# -ge 3 ]; then  # the live NEURON run (l5pc_net_neuron.sh): the rest is cli_l5pc_net's own
+    echo "cli_l5pc_net (against $ref): $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+fi
+
+# stochastic: bitwise across threads and ranks
+$py - "$ref/l5pc_net.json" "$tmp/sto.json" "$tmp/sto_omp.json" <<'PY' && ok || bad "stochastic variant not written"
+import json, os, sys
+m = json.load(open(sys.argv[1]))
+c = m["cells"][0]
+c["morphology"] = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), c["morphology"])
+for s in c["synapses"][:-1]:  # the recurrent ones; the drive (last) keeps releasing
+    s.update({"Use": 0.5, "Fac": 17, "Dep": 671})
+json.dump(m, open(sys.argv[2], "w"))
+m["backend"] = "omp"
+json.dump(m, open(sys.argv[3], "w"))
+PY
+expect_status 0 "stochastic" -- "$bin" run "$tmp/sto.json" -o "$tmp/sto" --quiet
+n=$(awk '!/^#/ && $1 < 6' "$tmp/sto/spikes.dat" | wc -l)
+[ "$n" -ge 6 ] && ok || bad "stochastic network: $n spikes of cells, expected at least 6"
+cmp -s "$tmp/sto/spikes.dat" "$tmp/det/spikes.dat" && bad "stochastic release gave the deterministic spikes" || ok
+same() { # DIR WHAT: spikes and traces bitwise $tmp/sto's
+    cmp -s "$tmp/sto/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
+    $py -c '
+import sys, h5py, numpy as np
+a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
+sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/sto/traces.h5" "$1/traces.h5" &&
+        ok || bad "$2: traces differ"
+}
+expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive "$bin" run "$tmp/sto_omp.json" -o "$tmp/omp" --quiet
+same "$tmp/omp" "stochastic on 2 threads"
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+    expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
+    same "$tmp/mpi2" "stochastic on 2 ranks"
+fi
+
+echo "cli_l5pc_net: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# An STDP synapse from a .mod file (tests/nmodl/stdp/STDPSyn.mod, a user catalogue built by
+# build-catalogue) in a network whose cells' own spikes reach it as events (docs/mechanisms.md,
+# section 10): against NEURON 8.2 running the same file (tests/neuron/stdp_reference.py) every
+# spike in NEURON's step, the soma voltages and the plastic weights (syn[1].wsyn) close to
+# NEURON's, the weights both potentiated (to wmax) and depressed (to 0); the same spikes and
+# traces bit for bit on 2 threads and, where this build has MPI, 2 ranks.
+# Usage: cli_net_stdp.sh HINESBATCH
+set -u
+bin=$1
+src=$(cd "$(dirname "$0")/.." && pwd)
+ref=$src/tests/reference
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib_cli.sh"
+
+expect_status 0 "build STDPSyn" -- "$bin" build-catalogue "$src/tests/nmodl/stdp" -o "$tmp/stdp.so"
+cp "$ref/net_stdp.json" "$tmp/stdp.json"
+sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/stdp.json" > "$tmp/stdp_omp.json"
+expect_status 0 "STDP network" -- "$bin" run "$tmp/stdp.json" -o "$tmp/seq" --quiet
+# the k-th spike of each gid against NEURON's, within half a step
+awk -v dt=0.025 '
+    FNR == 1 { file++ }
+    file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
+    /^#/ { next }
+    { nours++; k = ko[$1]++
+      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
+                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
+      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
+    END { printf "net_stdp: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
+          exit !(nref == nours && m == nref && nref >= 40) }' "$ref/net_stdp.spikes" "$tmp/seq/spikes.dat" &&
+    ok || bad "STDP network: the spikes differ from NEURON's"
+# every cell's soma voltage and wsyn every 0.5 ms (columns v0 w0 v1 w1 ...): the report stores
+# float32, so each value against NEURON's rounded to float32, within one float32 ulp
+/usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_stdp.v" <<'PY' && ok || bad "STDP network: voltages or weights differ from NEURON's"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    ours = np.array(f["report/default/data"])
+theirs = np.loadtxt(sys.argv[2])[:, 1:]
+n = min(len(ours), len(theirs))
+a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
+b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
+ulps = np.abs(a - b)
+dv = np.abs(ours[:n, 0::2] - theirs[:n, 0::2]).max()
+dw = np.abs(ours[:n, 1::2] - theirs[:n, 1::2]).max()
+w = ours[n - 1, 1::2]
+print("net_stdp: %d samples of 6 cells, %d of %d values NEURON's float32, the others within %d "
+      "ulp; largest difference v %.3g mV, wsyn %.3g uS; final wsyn %s uS"
+      % (n, (ulps == 0).sum(), ulps.size, ulps.max(), dv, dw, " ".join("%.5g" % x for x in w)))
+ok = ours.shape[1] == 12 and n >= 220 and ulps.max() <= 1
+ok = ok and w.max() == np.float32(0.012) and w.min() == 0.0 and 0 < w[1] < 0.006  # wmax, 0, between
+sys.exit(0 if ok else 1)
+PY
+same() { # DIR WHAT: spikes and traces bitwise $tmp/seq's
+    cmp -s "$tmp/seq/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
+    /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
+sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/seq/traces.h5" "$1/traces.h5" &&
+        ok || bad "$2: traces differ"
+}
+expect_status 0 "STDP network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/stdp_omp.json" -o "$tmp/omp" --quiet
+same "$tmp/omp" "STDP network on 2 threads"
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+    expect_status 0 "STDP network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/stdp.json" -o "$tmp/mpi2" --quiet
+    same "$tmp/mpi2" "STDP network on 2 ranks"
+fi
+# a point process's variable it does not have, refused with the nearest name
+sed -e 's/"syn\[1\].wsyn"/"syn[1].wsyn_"/' "$tmp/stdp.json" > "$tmp/bad.json"
+expect_status 1 "recording an unknown variable" -- "$bin" run "$tmp/bad.json" -o "$tmp/bad" --quiet
+expect_grep "$tmp/err" 'a synapse has no "wsyn_" (did you mean "wsyn"?)' "unknown variable"
+
+echo "cli_net_stdp: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,84 @@
+"""The steps NEURON's reference scripts share (tests/neuron_cat_bbp.py,
+tests/neuron/allen_reference.py, tests/neuron/l5pc_reference.py): a morphology instantiated by
+Import3d, its sections listed by name, the nseg rule of BluePyOpt and the AllenSDK, the fixed
+step run with NetCon's spike rule, and the soma trace as the comparisons read it
+(tests/neuron/compare_trace.py), and the grid of SWC points single precision holds
+(tests/neuron/soma_reference.py, allen_reference.py --grid)."""
+
+
+def on_grid(text):
+    """The SWC text with x, y, z rounded to 1/8 um and radii to 1/16 um (at least 1/16): a grid
+    single precision holds exactly, so NEURON's float 3-D points are the SWC's doubles."""
+    lines = []
+    for line in text.splitlines():
+        s = line.split("#", 1)[0].split()
+        if len(s) < 7:
+            continue
+        x, y, z = (round(float(v) * 8.0) / 8.0 for v in s[2:5])
+        r = max(round(float(s[5]) * 16.0) / 16.0, 1.0 / 16.0)
+        lines.append("%s %s %.4f %.4f %.4f %.4f %s\n" % (s[0], s[1], x, y, z, r, s[6]))
+    return "".join(lines)
+
+
+class Cell:
+    """What Import3d_GUI.instantiate fills (cell.all, cell.soma, ...)."""
+
+
+def instantiate(h, reader, path):
+    """The cell of morphology `path` read by Import3d reader `reader` ("Import3d_SWC_read",
+    "Import3d_Neurolucida3"), quietly, as Import3d_GUI(r, 0).instantiate makes it."""
+    h.load_file("stdrun.hoc")
+    h.load_file("import3d.hoc")
+    cell = Cell()
+    r = getattr(h, reader)()
+    r.quiet = 1
+    h.hoc_stdout("/dev/null")
+    r.input(path)
+    h.hoc_stdout()
+    h.Import3d_GUI(r, 0).instantiate(cell)
+    return cell
+
+
+def section_lists(cell, prefixes):
+    """{"all": every section, key: the sections named PREFIX[i] for each key: PREFIX}; every
+    section in exactly one list."""
+    lists = {"all": list(cell.all)}
+    for key, prefix in prefixes.items():
+        lists[key] = [s for s in cell.all if s.name().split(".")[-1].startswith(prefix + "[")]
+    assert sum(len(lists[k]) for k in prefixes) == len(lists["all"])
+    return lists
+
+
+def nseg_rule(sec):
+    """BluePyOpt's set_nseg (nseg_frequency 40) and the AllenSDK's: 1 + 2 int(L / 40)."""
+    return 1 + 2 * int(sec.L / 40.0)
+
+
+def run(h, seg, v_init, steps, dt, threshold, every, secondorder=0, clock=None):
+    """finitialize(v_init), then `steps` fadvances of dt with `secondorder`. Returns (rows,
+    spikes): seg's v at 0 and every `every` steps, and the spikes, the first step with v above
+    `threshold` (NetCon's rule). Times are step * dt, or h.t where clock is "t"."""
+    h.dt = dt
+    h.secondorder = secondorder
+    h.finitialize(v_init)
+    rows = [(0.0, seg.v)]
+    spikes, above = [], seg.v > threshold
+    for k in range(1, steps + 1):
+        h.fadvance()
+        v = seg.v
+        t = h.t if clock == "t" else k * dt
+        if v > threshold and not above:
+            spikes.append(t)
+        above = v > threshold
+        if k % every == 0:
+            rows.append((t, v))
+    return rows, spikes
+
+
+def print_trace(rows, spikes, threshold):
+    """The spikes' line and the trace, as tests/neuron/compare_trace.py reads them."""
+    print("# spikes (first step with soma v > %g mV): " % threshold
+          + " ".join("%.6f" % t for t in spikes))
+    print("# t_ms v_soma_mV")
+    for t, a in rows:
+        print("%.6f %.17g" % (t, a))

@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""NEURON reference of a network with an STDP synapse from a .mod file (tests/cli_net_stdp.sh).
+
+Regenerate (Debian's python3-neuron, NEURON 8.2; the system Python), from the repository root:
+
+    /usr/bin/python3 tests/neuron/stdp_reference.py
+
+Writes tests/reference/net_stdp.json (a hinesbatch network file naming the user catalogue
+"stdp.so", which the test builds from tests/nmodl/stdp/ beside a copy of the file), then builds
+the same network in NEURON with the same tests/nmodl/stdp/STDPSyn.mod (compiled by nrnivmodl
+through nrnmech.py) and writes NEURON's spikes (tests/reference/net_stdp.spikes: 'gid time',
+ordered by time, then gid) and, every 0.5 ms, each cell's soma voltage and its STDPSyn's
+plastic weight wsyn (tests/reference/net_stdp.v: 't v0 w0 v1 w1 ...', %.17g).
+
+  6 hh ball-and-stick cells. Synapse 0, an ExpSyn on the soma (tau 2 ms), is driven by a
+  regular source (every 20 ms from 5 ms, 5 events, 0.03 uS) with a delay of 1 + 0.75 i ms for
+  cell i, so each cell fires at its own time. Synapse 1, the STDPSyn on the soma (tau 2 ms,
+  wmax 0.012 uS, winit 0.006 uS, dpre 0.25, dpost -0.3, taupre 15 ms, taupost 25 ms), gets:
+  a second regular source (every 20 ms from 5 ms, 5 events, weight 1) whose delays put its
+  events from 7.5 ms before to 5 ms after the cell's driven spike, cell by cell (the weight
+  potentiates in some cells, depresses in others); the ring (cell i - 1 -> cell i, weight
+  0.6, delay 2.5 ms); and the cell's own spikes (cell i -> cell i, weight -1, delay 0.5 ms:
+  the postsynaptic spike as an event of its own, NetCon(soma(0.5)._ref_v, syn) in NEURON).
+  110 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
+"""
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+REF = os.path.join(ROOT, "tests", "reference")
+sys.path.insert(0, HERE)
+from nrnmech import compile_mods  # noqa: E402
+
+DT = 0.025
+N = 6
+STDP = {"tau": 2, "wmax": 0.012, "winit": 0.006, "dpre": 0.25, "dpost": -0.25, "taupre": 15,
+        "taupost": 20}
+
+
+def model():
+    drive, pre = N, N + 1
+    conns = []
+    for i in range(N):
+        conns.append({"source": drive, "target": i, "synapse": 0, "weight": 0.03,
+                      "delay": 1 + 0.75 * i})
+        # the driven spike comes about 12.2 + 0.75 i ms into each 20 ms cycle: pre events from
+        # 7.5 ms before it (potentiation) to 5 ms after (depression)
+        conns.append({"source": pre, "target": i, "synapse": 1, "weight": 1,
+                      "delay": 12.2 + 0.75 * i + [-7.5, -4, -1.5, 1, 3, 5][i]})
+        conns.append({"source": (i - 1) % N, "target": i, "synapse": 1, "weight": 0.6,
+                      "delay": 16})
+        conns.append({"source": i, "target": i, "synapse": 1, "weight": -1, "delay": 0.5})
+    syn0 = {"name": "ExpSyn", "at": "soma", "tau": 2, "e": 0}
+    syn1 = dict({"name": "STDPSyn", "at": "soma"}, **STDP)
+    return {
+        "catalogues": ["stdp.so"],
+        "t_stop": 110, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
+        "backend": "seq",
+        "cells": [{
+            "name": "ball_and_stick", "count": N,
+            "sections": [
+                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
+                 "type": "soma"},
+                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
+                 "type": "dend"}],
+            "Ra": 100, "cm": 1,
+            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
+            "mechanisms": [{"name": "hh", "region": "soma"},
+                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
+            "synapses": [syn0, syn1],
+            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "network": {
+            "sources": [{"name": "drive", "count": 1, "start": 10, "interval": 20, "number": 5,
+                         "noise": 0, "seed": 0},
+                        {"name": "pre", "count": 1, "start": 0, "interval": 20, "number": 5,
+                         "noise": 0, "seed": 0}],
+            "connections": conns},
+        "record": {"gids": list(range(N)), "locations": ["soma"],
+                   "variables": ["v", "syn[1].wsyn"], "sample_dt": 0.5},
+    }
+
+
+def run_neuron(m):
+    from neuron import h
+    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "stdp"), ["STDPSyn"],
+                                "nrn_stdp_"))
+    h.load_file("stdrun.hoc")
+    h.cvode_active(0)
+    h.secondorder = 0
+    h.cvode.cache_efficient(1)
+    h.dt = m["dt"]
+    h.celsius = m["celsius"]
+    spec = m["cells"][0]
+    keep, cells = [], []
+    for gid in range(spec["count"]):
+        soma = h.Section(name="c%d_soma" % gid)
+        dend = h.Section(name="c%d_dend" % gid)
+        soma.L = soma.diam = 12.6157
+        dend.L, dend.diam, dend.nseg = 200, 1, 11
+        dend.connect(soma(1), 0)
+        for sec in (soma, dend):
+            sec.Ra, sec.cm = 100, 1
+        soma.insert("hh")
+        dend.insert("pas")
+        dend.g_pas, dend.e_pas = 0.001, -65
+        syns = []
+        for sy in spec["synapses"]:
+            p = getattr(h, sy["name"])(soma(0.5))
+            for key, value in sy.items():
+                if key not in ("name", "at"):
+                    setattr(p, key, value)
+            syns.append(p)
+        cells.append((soma, syns))
+        keep.append((soma, dend))
+    tvec, idvec = h.Vector(), h.Vector()
+    sources = []
+    for soma, _ in cells:
+        sources.append(lambda target, soma=soma: h.NetCon(soma(0.5)._ref_v, target, -10, 0, 0,
+                                                           sec=soma))
+    for s in m["network"]["sources"]:
+        ns = h.NetStim()
+        ns.start, ns.interval, ns.number, ns.noise = s["start"], s["interval"], s["number"], 0
+        keep.append(ns)
+        sources.append(lambda target, ns=ns: h.NetCon(ns, target))
+    for gid, make in enumerate(sources):
+        nc = make(None)
+        if gid < len(cells):
+            nc.threshold = -10
+        nc.record(tvec, idvec, gid)
+        keep.append(nc)
+    for c in m["network"]["connections"]:
+        nc = sources[c["source"]](cells[c["target"]][1][c["synapse"]])
+        if c["source"] < len(cells):
+            nc.threshold = -10
+        nc.weight[0] = c["weight"]
+        nc.delay = c["delay"]
+        keep.append(nc)
+    rec = []
+    for g in m["record"]["gids"]:
+        rec.append(h.Vector().record(cells[g][0](0.5)._ref_v, m["record"]["sample_dt"]))
+        rec.append(h.Vector().record(cells[g][1][1]._ref_wsyn, m["record"]["sample_dt"]))
+    ts = h.Vector().record(h._ref_t, m["record"]["sample_dt"])
+    h.finitialize(m["v_init"])
+    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
+        h.fadvance()
+    spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+    return spikes, ts.to_python(), [v.to_python() for v in rec]
+
+
+def main():
+    m = model()
+    with open(os.path.join(REF, "net_stdp.json"), "w") as f:
+        json.dump(m, f, indent=1)
+        f.write("\n")
+    spikes, ts, rec = run_neuron(m)
+    with open(os.path.join(REF, "net_stdp.spikes"), "w") as f:
+        for t, gid in spikes:
+            f.write("%d %.17g\n" % (gid, t))
+    with open(os.path.join(REF, "net_stdp.v"), "w") as f:
+        for r, t in enumerate(ts):
+            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    cells = sum(1 for _, g in spikes if g < N)
+    w = [rec[2 * g + 1][-1] for g in range(N)]
+    print("net_stdp: %d spikes (%d of cells), %d samples; final wsyn %s uS (winit %g)"
+          % (len(spikes), cells, len(ts), " ".join("%.5g" % x for x in w), STDP["winit"]))
+
+
+if __name__ == "__main__":
+    main()
