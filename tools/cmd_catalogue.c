@@ -389,6 +389,7 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
     }
     char source[4200], include_dir[4200], out_path[4200], cu[4200], cu_obj[4200];
     char lib_dir[4200], rpath[4300], lib_flag[4300];
+    cu_obj[0] = '\0';
     if (!failed) {
         char id[256];
         snprintf(id, sizeof id, "%s", name);
@@ -461,6 +462,8 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
         else if (status < 0)
             failed = 1;
     }
+    if (nvcc && cu_obj[0]) /* linked in: nvcc's object differs build to build, the .cu is kept */
+        unlink(cu_obj);
     if (!failed) { /* loaded as a model would: the ABI and the table checked */
         const hb_catalogue_t *cat = NULL;
         const hb_status_t status = hb_catalogue_load(output, &cat);
