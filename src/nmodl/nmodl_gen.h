@@ -19,6 +19,7 @@ typedef struct {
     int numeric_didv;      /* 1: some current is not G*(v - E): NEURON's difference */
     const char *const *deriv_states; /* derivimplicit: x' = e writes f_[index of x] */
     int n_deriv_states;
+    int no_fold;           /* 1: constant expressions written as the .mod has them */
 } gen;
 
 /* nmodl_gen_c.c's writers, for the other parts. */
