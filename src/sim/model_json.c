@@ -900,9 +900,9 @@ static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json
     if (given) {
         for (int k = 0; geometry_keys[k]; k++)
             if (json_object_get(cell, geometry_keys[k])) {
-                char key[HB_JSON_PATH];
-                hb_json_join(key, path, geometry_keys[k]);
-                return hb_json_fail(ld, key, "expected no geometry: the morphology is given");
+                char at[HB_JSON_PATH];
+                hb_json_join(at, path, geometry_keys[k]);
+                return hb_json_fail(ld, at, "expected no geometry: the morphology is given");
             }
     } else {
         status = parse_geometry(ld, path, cell, disc.scheme, &g);
