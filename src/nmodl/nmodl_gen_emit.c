@@ -4,11 +4,13 @@
  * hb_powi for an integer literal exponent), sinh, cosh and tanh are common/hb_math.h's, the
  * same bits on the CPU and the GPU. They call no other part of the generator: a RANDOM's draw
  * inside an expression goes through gen.hooks (nmodl_gen_point.c's, set by nm_emit). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hb_math.h"
 #include "nmodl/nmodl_gen.h"
 
 #define emit nm_gen_emit
@@ -113,6 +115,19 @@ static void emit_pow(gen *g, const nm_node *a, const nm_node *b)
 
 void nm_gen_expr(gen *g, const nm_node *n)
 {
+    /* A constant with a call (bbp's q10, 2.3^((34-21)/10), in every rates()): its value,
+     * exact as a hex literal, and what it folds in a comment. */
+    double value;
+    int call = 0;
+    if (!g->no_fold && n->kind != N_NUM && fold(g, n, &value, &call) && call &&
+        isfinite(value)) {
+        emit(g, "(%a /* ", value);
+        g->no_fold = 1;
+        nm_gen_expr(g, n);
+        g->no_fold = 0;
+        emit(g, " */)");
+        return;
+    }
     switch (n->kind) {
     case N_NUM: nm_gen_number(g, n->num); return;
     case N_NAME: nm_gen_name(g, n); return;
