@@ -39,6 +39,35 @@ if "$emit" "$mathfn" hbg_mathfn "$tmp/mathfn.h"; then
     printf '#include "%s"\n' "$tmp/mathfn.h" > "$tmp/tu.c"
     "$cc" -std=c11 -fsyntax-only "$@" -Werror -I"$src/src" -I"$src/include" "$tmp/tu.c" ||
         { echo "FAIL: the C generated from $mathfn does not compile" >&2; failed=$((failed + 1)); }
+    # constants folded at generation: each literal the kernel's own value, hb_math.h's functions
+    # run here on values the compiler cannot see (volatile), without FMA contraction
+    for call in "hb_pow(s->a, (1.0 / 2.0))" "hb_powi(s->gq, 2)"; do # names are not folded
+        grep -qF -- "$call" "$tmp/mathfn.h" || { echo "FAIL: $mathfn: no '$call' in the C" >&2; failed=$((failed + 1)); }
+    done
+    cat > "$tmp/fold.c" << 'EOF'
+#include <stdio.h>
+#include "common/hb_math.h"
+int main(void)
+{
+    volatile double x23 = 2.3, x34 = 34.0, x21 = 21.0, x10 = 10.0, m15 = -1.5, x2 = 2.0;
+    printf("(%a /* hb_pow(2.2999999999999998, ((34.0 - 21.0) / 10.0)) */)\n",
+           hb_pow(x23, (x34 - x21) / x10));
+    printf("(%a /* hb_exp((-(1.5))) */)\n", hb_exp(m15));
+    printf("(%a /* (hb_log(10.0) * 2.0) */)\n", hb_log(x10) * x2);
+    printf("(%a /* hb_powi(2.0, -3) */)\n", hb_powi(x2, -3));
+    printf("(%a /* sqrt(2.0) */)\n", sqrt(x2));
+    return 0;
+}
+EOF
+    if "$cc" -std=c11 -O2 -ffp-contract=off -I"$src/src" -o "$tmp/fold" "$tmp/fold.c" -lm; then
+        while IFS= read -r literal; do
+            grep -qF -- "$literal" "$tmp/mathfn.h" ||
+                { echo "FAIL: $mathfn: no folded '$literal' in the C" >&2; failed=$((failed + 1)); }
+        done < <("$tmp/fold")
+    else
+        echo "FAIL: the folding check does not compile" >&2
+        failed=$((failed + 1))
+    fi
 else
     echo "FAIL: $mathfn not generated" >&2
     failed=$((failed + 1))

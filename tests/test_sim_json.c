@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "sim_common.h"
+#include "sim/sim_engine.h"
 
 static hb_sim_t *parse(const char *text)
 {
@@ -330,11 +331,51 @@ static void test_file_read(void)
     CHECK(hb_model_text_free(NULL) == HB_SUCCESS);
 }
 
+/* Cells naming one morphology file with the same options share one read of it (a sweep's 64
+ * cells: one parse, not 64); other options read it again; a cell on the shared morphology runs
+ * bitwise as the same cell read alone. */
+static void test_morphology_cache(void)
+{
+    static const char head[] = "{\"t_stop\": 15, \"dt\": 0.025, \"sample_dt\": 0.25, \"cells\": [";
+    static const char cell[] =
+        "{\"morphology\": \"reference/neuron-matrix/small.swc\", %s"
+        " \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65}, {\"name\": \"hh\", \"region\": 1}],"
+        " \"stimuli\": [{\"type\": \"iclamp\", \"at\": \"soma\", \"del\": 1, \"dur\": 20, \"amp\": %s}],"
+        " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": 0}]}";
+    char a[1024], b[1024], c[1024], text[4096];
+    snprintf(a, sizeof a, cell, "", "0.3");
+    snprintf(b, sizeof b, cell, "", "0.2");
+    snprintf(c, sizeof c, cell, "\"section_rule\": \"hinesbatch\",", "0.3");
+    snprintf(text, sizeof text, "%s%s, %s, %s]}", head, a, b, c);
+    hb_sim_t *sim = parse(text);
+    snprintf(text, sizeof text, "%s%s]}", head, b);
+    hb_sim_t *alone = parse(text);
+    if (sim && alone) {
+        CHECK(hb_sim_cell_count(sim) == 3);
+        CHECKF(sim->owned.n_morphs == 2, "%d morphologies read for 3 cells of one file, 2 options",
+               sim->owned.n_morphs);
+        CHECK(sim->cells[0]->morph == sim->cells[1]->morph);
+        CHECK(sim->cells[2]->morph != sim->cells[0]->morph);
+        CHECK_OK(hb_sim_run(sim));
+        CHECK_OK(hb_sim_run(alone));
+        const double *v1, *v0;
+        int n1 = 0, n0 = 0;
+        CHECK_OK(hb_sim_probe_trace(sim, 1, &v1, &n1));
+        CHECK_OK(hb_sim_probe_trace(alone, 0, &v0, &n0));
+        CHECKF(n1 == 61 && n1 == n0 && memcmp(v1, v0, (size_t)n0 * sizeof *v0) == 0,
+               "the second cell on the shared morphology: %d samples, alone %d, not bitwise", n1,
+               n0);
+    }
+    hb_sim_destroy(sim);
+    hb_sim_destroy(alone);
+}
+
 int main(void)
 {
     test_valid();
     test_errors();
     test_overrides();
     test_file_read();
+    test_morphology_cache();
     return check_summary("sim_json");
 }

@@ -50,6 +50,14 @@ HB_HOSTDEV double hb_bits_double(uint64_t u)
 #endif
 }
 
+/* A loop of a known small count unrolled completely where GCC's size limits would not: inside
+ * a caller's lane loop, a loop left would keep the lane loop from becoming vector code. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define HB_UNROLL_FULL _Pragma("GCC unroll 8")
+#else
+#define HB_UNROLL_FULL
+#endif
+
 /* Quiet comparisons on the CPU: they cannot trap, so GCC turns them into
  * vector selects (an ordered < may signal on NaN, which blocks if-conversion). */
 #ifdef __CUDA_ARCH__
@@ -333,11 +341,26 @@ HB_HOSTDEV double hb_powi(double x, int n)
     hb_dd_t r = {1.0, 0.0}, b = {x, 0.0};
     double plain = 1.0;
     int have = 0; /* r holds a factor */
-    for (unsigned k = m, i = 0; k; k >>= 1, i++) {
-        if (i) b = hb_dd_mul(b, b);
-        if (k & 1u) {
-            r = have ? hb_dd_mul(r, b) : b;
-            have = 1;
+    if (m < 128u) {
+        /* The same operations over a fixed count of bits (squarings past the highest set bit
+         * change only b, no longer read): with n a literal (the generated x^2) the loop unrolls
+         * away, and the caller's lane loop stays vector code (a loop of unknown count inside
+         * it kept GCC from vectorising K_Tst's, K_Pst's and allen's K_T's states). */
+        HB_UNROLL_FULL
+        for (unsigned i = 0; i < 7u; i++) {
+            if (i) b = hb_dd_mul(b, b);
+            if ((m >> i) & 1u) {
+                r = have ? hb_dd_mul(r, b) : b;
+                have = 1;
+            }
+        }
+    } else {
+        for (unsigned k = m, i = 0; k; k >>= 1, i++) {
+            if (i) b = hb_dd_mul(b, b);
+            if (k & 1u) {
+                r = have ? hb_dd_mul(r, b) : b;
+                have = 1;
+            }
         }
     }
     for (unsigned k = 0; k < m; k++) plain *= x;

@@ -32,6 +32,7 @@ struct gen {
     int numeric_didv;      /* 1: some current is not G*(v - E): NEURON's difference */
     const char *const *deriv_states; /* derivimplicit: x' = e writes f_[index of x] */
     int n_deriv_states;
+    int no_fold;           /* 1: constant expressions written as the .mod has them */
     nm_gen_hooks hooks;
 };
 

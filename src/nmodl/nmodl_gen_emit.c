@@ -4,11 +4,13 @@
  * hb_powi for an integer literal exponent), sinh, cosh and tanh are common/hb_math.h's, the
  * same bits on the CPU and the GPU. They call no other part of the generator: a RANDOM's draw
  * inside an expression goes through gen.hooks (nmodl_gen_point.c's, set by nm_emit). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hb_math.h"
 #include "nmodl/nmodl_gen.h"
 
 #define emit nm_gen_emit
@@ -111,8 +113,94 @@ static void emit_pow(gen *g, const nm_node *a, const nm_node *b)
     emit(g, ")");
 }
 
+/* The math calls that fold, in the names the kernel calls them by: the project's own
+ * (hb_math.h) and the exact ones of libm (IEEE 754 rounds them once, everywhere). */
+static const char *const fold_calls[] = {"exp",  "log",  "log10", "sinh", "cosh",
+                                         "tanh", "sqrt", "fabs",  "floor", "ceil"};
+
+/* x = the value of a^b as the kernel computes it (emit_pow's choice of function). */
+static double fold_pow(const nm_node *b, double x, double y)
+{
+    const int negative = b->kind == N_UNARY && b->op == '-' && b->kids[0]->kind == N_NUM;
+    const nm_node *num = negative ? b->kids[0] : b;
+    if (num->kind == N_NUM && num->num >= 0.0 && num->num <= 64.0 &&
+        num->num == (double)(int)num->num)
+        return hb_powi(x, negative ? -(int)num->num : (int)num->num);
+    return hb_pow(x, y);
+}
+
+/* Whether n is a constant expression (numbers, + - * /, unary -, ^ and the fold_calls; no
+ * name, so nothing a model file or the C API can set: GLOBALs and PARAMETERs stay variables),
+ * with *x its value computed by the functions and in the order the kernel would, each
+ * operation one IEEE rounding (this file, as every C file, is compiled without FMA
+ * contraction), so the folded literal has the kernel's bits. *call: it calls a function (or
+ * ^), which the C compiler would not fold itself. */
+static int fold(const gen *g, const nm_node *n, double *x, int *call)
+{
+    double a, b;
+    switch (n->kind) {
+    case N_NUM: *x = n->num; return 1;
+    case N_UNARY:
+        if (n->op != '-' || !fold(g, n->kids[0], &a, call)) return 0;
+        *x = -a;
+        return 1;
+    case N_BINARY:
+        if (n->op != '+' && n->op != '-' && n->op != '*' && n->op != '/' && n->op != '^')
+            return 0;
+        if (!fold(g, n->kids[0], &a, call) || !fold(g, n->kids[1], &b, call)) return 0;
+        switch (n->op) {
+        case '+': *x = a + b; return 1;
+        case '-': *x = a - b; return 1;
+        case '*': *x = a * b; return 1;
+        case '/': *x = a / b; return 1;
+        default: *call = 1; *x = fold_pow(n->kids[1], a, b); return 1;
+        }
+    case N_CALL: {
+        if (nm_gen_find_block(g->c, n->name) || n->n_kids < 1 || n->n_kids > 2) return 0;
+        if (!fold(g, n->kids[0], &a, call)) return 0;
+        *call = 1;
+        if (strcmp(n->name, "pow") == 0 && n->n_kids == 2) {
+            if (!fold(g, n->kids[1], &b, call)) return 0;
+            *x = fold_pow(n->kids[1], a, b);
+            return 1;
+        }
+        if (n->n_kids != 1) return 0;
+        size_t f = 0;
+        while (f < sizeof fold_calls / sizeof *fold_calls && strcmp(fold_calls[f], n->name) != 0)
+            f++;
+        switch (f) {
+        case 0: *x = hb_exp(a); return 1;
+        case 1: *x = hb_log(a); return 1;
+        case 2: *x = hb_log10(a); return 1;
+        case 3: *x = hb_sinh(a); return 1;
+        case 4: *x = hb_cosh(a); return 1;
+        case 5: *x = hb_tanh(a); return 1;
+        case 6: *x = sqrt(a); return 1;
+        case 7: *x = fabs(a); return 1;
+        case 8: *x = floor(a); return 1;
+        case 9: *x = ceil(a); return 1;
+        default: return 0;
+        }
+    }
+    default: return 0;
+    }
+}
+
 void nm_gen_expr(gen *g, const nm_node *n)
 {
+    /* A constant with a call (bbp's q10, 2.3^((34-21)/10), in every rates()): its value,
+     * exact as a hex literal, and what it folds in a comment. */
+    double value;
+    int call = 0;
+    if (!g->no_fold && n->kind != N_NUM && fold(g, n, &value, &call) && call &&
+        isfinite(value)) {
+        emit(g, "(%a /* ", value);
+        g->no_fold = 1;
+        nm_gen_expr(g, n);
+        g->no_fold = 0;
+        emit(g, " */)");
+        return;
+    }
     switch (n->kind) {
     case N_NUM: nm_gen_number(g, n->num); return;
     case N_NAME: nm_gen_name(g, n); return;

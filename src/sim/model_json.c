@@ -44,6 +44,8 @@ static hb_status_t parse_region(const hb_json_loader_t *ld, const char *path, co
 typedef struct {
     hb_morph_t *morph;
     const hb_morph_t *given; /* hb_model_parse_json's morphology, instead of morph */
+    int shared;         /* morph is the loader's, read for an earlier cell (not this one's) */
+    char *key;          /* the file and options morph was read with (NULL: not a file) */
     int n_specs;        /* sections given in the file (0 for SWC) */
     char **names;       /* their names */
     int *map;           /* morphology section per spec */
@@ -54,6 +56,7 @@ static void geometry_free(geometry_t *g)
     for (int i = 0; i < g->n_specs; i++) free(g->names[i]);
     free(g->names);
     free(g->map);
+    free(g->key);
 }
 
 static hb_status_t section_type(const hb_json_loader_t *ld, const char *path, const json_t *sec, int *type)
@@ -220,6 +223,21 @@ static hb_status_t parse_geometry(hb_json_loader_t *ld, const char *path, const 
     swc_opt.sections = rule ? HB_SECTIONS_IMPORT3D : HB_SECTIONS_HINESBATCH;
     swc_opt.keep_zero_radius = keep;
     swc_opt.single_points = single;
+    /* a file the loader read already with the same options (a sweep's cells): that
+     * morphology, read-only to the models built on it, not a second parse */
+    char key[4200];
+    snprintf(key, sizeof key, "%d %d %d %d %s", (int)swc_opt.units, (int)swc_opt.sections,
+             keep, single, full);
+    for (int i = 0; i < ld->owned.n_morphs; i++)
+        if (ld->owned.morph_keys && ld->owned.morph_keys[i] &&
+            strcmp(ld->owned.morph_keys[i], key) == 0) {
+            g->morph = ld->owned.morphs[i];
+            g->shared = 1;
+            return HB_SUCCESS;
+        }
+    if (!(g->key = malloc(strlen(key) + 1)))
+        return hb_fail(HB_ERR_ALLOC, "%s: %s: out of memory", ld->file, at);
+    strcpy(g->key, key);
     status = hb_morph_load(full, &swc_opt, &g->morph);
     if (status != HB_SUCCESS) {
         char msg[768];
@@ -845,12 +863,28 @@ static int own(void ***items, int *count, void *item)
     return 1;
 }
 
+/* The loader takes morph and its key (may be NULL): 0 when out of memory (neither taken). */
+static int own_file_morph(hb_json_loader_t *ld, hb_morph_t *morph, char *key)
+{
+    hb_sim_owned_t *o = &ld->owned;
+    char **keys = realloc(o->morph_keys, ((size_t)o->n_morphs + 1) * sizeof *keys);
+    if (!keys) return 0;
+    o->morph_keys = keys;
+    keys[o->n_morphs] = key;
+    if (!own((void ***)&o->morphs, &o->n_morphs, morph)) return 0;
+    return 1;
+}
+
 /* A cell object's model: its geometry (or `given`, which then must be the only one), its
  * discretisation, mechanisms, stimuli, probes and synapses. The caller frees *morph (the
- * geometry built here, NULL with `given`) and *model, also after a failure. */
+ * geometry built here, NULL with `given` or where the loader's from an earlier cell is
+ * used), *key (the file and options *morph was read with, or NULL) and *model, also after a
+ * failure. */
 static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json_t *cell,
-                              const hb_morph_t *given, hb_morph_t **morph, hb_model_t **model)
+                              const hb_morph_t *given, hb_morph_t **morph, char **key,
+                              hb_model_t **model)
 {
+    *key = NULL;
     static const char *const geometry_keys[] = {"morphology", "units", "section_rule",
                                                 "zero_radius", "point_precision", "cable", "sections", NULL};
     *morph = NULL;
@@ -866,13 +900,17 @@ static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json
     if (given) {
         for (int k = 0; geometry_keys[k]; k++)
             if (json_object_get(cell, geometry_keys[k])) {
-                char key[HB_JSON_PATH];
-                hb_json_join(key, path, geometry_keys[k]);
-                return hb_json_fail(ld, key, "expected no geometry: the morphology is given");
+                char at[HB_JSON_PATH];
+                hb_json_join(at, path, geometry_keys[k]);
+                return hb_json_fail(ld, at, "expected no geometry: the morphology is given");
             }
     } else {
         status = parse_geometry(ld, path, cell, disc.scheme, &g);
-        *morph = g.morph;
+        if (!g.shared) {
+            *morph = g.morph;
+            *key = g.key;
+            g.key = NULL;
+        }
     }
     if (status == HB_SUCCESS) status = hb_model_create(given ? given : g.morph, &disc, model);
     if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, *model)) == HB_SUCCESS &&
@@ -904,10 +942,14 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
     if ((status = hb_json_int(ld, path, cell, "count", 1, 1000000, &count))) return status;
     hb_morph_t *morph = NULL;
     hb_model_t *model = NULL;
-    status = cell_model(ld, path, cell, NULL, &morph, &model);
-    if (morph && !own((void ***)&ld->owned.morphs, &ld->owned.n_morphs, morph)) {
+    char *key = NULL;
+    status = cell_model(ld, path, cell, NULL, &morph, &key, &model);
+    if (morph && !own_file_morph(ld, morph, key)) {
         hb_morph_destroy(morph);
+        free(key);
         if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    } else if (!morph) {
+        free(key);
     }
     if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
         hb_model_destroy(model);
@@ -932,20 +974,22 @@ hb_status_t hb_model_parse_json(const char *text, size_t length, const char *nam
     if (!model) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: model is NULL");
     *model = NULL;
     if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: text is NULL");
-    hb_json_loader_t ld = {name ? name : "cell", base_dir, {0, 0, NULL, NULL}, NULL, {NULL}, 0};
+    hb_json_loader_t ld = {name ? name : "cell", base_dir, {0, 0, NULL, NULL, NULL}, NULL, {NULL}, 0};
     json_error_t err;
     json_t *cell = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     if (!cell)
         return hb_fail(HB_ERR_PARSE, "%s:%d:%d: %s", ld.file, err.line, err.column, err.text);
     hb_morph_t *own_morph = NULL;
     hb_model_t *out = NULL;
+    char *key = NULL;
     hb_status_t status;
     if (!json_is_object(cell))
         status = hb_fail(HB_ERR_INVALID_VALUE, "%s: expected a cell object, found %s", ld.file,
                          hb_json_kind(cell));
     else if ((status = hb_json_check_keys(&ld, "", cell, keys)) == HB_SUCCESS &&
              (status = hb_json_catalogues(&ld, cell)) == HB_SUCCESS)
-        status = cell_model(&ld, "", cell, morph, &own_morph, &out);
+        status = cell_model(&ld, "", cell, morph, &own_morph, &key, &out);
+    free(key);
     json_decref(cell);
     if (status != HB_SUCCESS) {
         hb_model_destroy(out);
@@ -1092,7 +1136,7 @@ hb_status_t hb_sim_parse_json_with(const char *text, size_t length, const char *
     if (!sim) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: sim is NULL");
     *sim = NULL;
     if (!text) return hb_fail(HB_ERR_INVALID_VALUE, "hb_sim_parse_json: text is NULL");
-    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL}, overrides, {NULL}, 0};
+    hb_json_loader_t ld = {name ? name : "model", base_dir, {0, 0, NULL, NULL, NULL}, overrides, {NULL}, 0};
     json_error_t err;
     json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &err);
     return finish(&ld, root, &err, sim);
@@ -1114,7 +1158,7 @@ hb_status_t hb_sim_load_json_with(const char *path, const hb_sim_overrides_t *ov
     json_t *root = NULL;
     hb_status_t status = hb_json_load_file(path, dir, sizeof dir, &root);
     if (status != HB_SUCCESS) return status;
-    hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL}, overrides, {NULL}, 0};
+    hb_json_loader_t ld = {path, dir, {0, 0, NULL, NULL, NULL}, overrides, {NULL}, 0};
     json_error_t err;
     memset(&err, 0, sizeof err);
     return finish(&ld, root, &err, sim);

@@ -54,9 +54,13 @@ void hb_sim_options_default(hb_sim_options_t *o)
 void hb_sim_owned_free(hb_sim_owned_t *owned)
 {
     for (int i = 0; i < owned->n_models; i++) hb_model_destroy(owned->models[i]);
-    for (int i = 0; i < owned->n_morphs; i++) hb_morph_destroy(owned->morphs[i]);
+    for (int i = 0; i < owned->n_morphs; i++) {
+        hb_morph_destroy(owned->morphs[i]);
+        if (owned->morph_keys) free(owned->morph_keys[i]);
+    }
     free(owned->models);
     free(owned->morphs);
+    free(owned->morph_keys);
     memset(owned, 0, sizeof *owned);
 }
 

@@ -149,6 +149,8 @@ typedef struct {
     int n_models, n_morphs;
     hb_model_t **models;
     hb_morph_t **morphs;
+    char **morph_keys; /* per morph: the file and options it was read with (the loader's
+                          cache: cells naming one file alike share it), or NULL */
 } hb_sim_owned_t;
 
 void hb_sim_owned_free(hb_sim_owned_t *owned);
