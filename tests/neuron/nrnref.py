@@ -82,3 +82,34 @@ def print_trace(rows, spikes, threshold):
     print("# t_ms v_soma_mV")
     for t, a in rows:
         print("%.6f %.17g" % (t, a))
+
+
+def connect_network(h, m, cells, keep):
+    """A network file's sources and connections made as NetCons: gids 0..len(cells)-1 the
+    cells' somas (threshold -10 mV), then the file's regular sources as NetStims; each
+    connection onto cells[target][1][synapse] with its weight and delay; every source's spikes
+    recorded. cells: (soma, synapses) pairs; keep: what must stay alive. Returns (tvec, idvec)."""
+    tvec, idvec = h.Vector(), h.Vector()
+    sources = []
+    for soma, _ in cells:
+        sources.append(lambda target, soma=soma: h.NetCon(soma(0.5)._ref_v, target, -10, 0, 0,
+                                                           sec=soma))
+    for s in m["network"]["sources"]:
+        ns = h.NetStim()
+        ns.start, ns.interval, ns.number, ns.noise = s["start"], s["interval"], s["number"], 0
+        keep.append(ns)
+        sources.append(lambda target, ns=ns: h.NetCon(ns, target))
+    for gid, make in enumerate(sources):
+        nc = make(None)
+        if gid < len(cells):
+            nc.threshold = -10
+        nc.record(tvec, idvec, gid)
+        keep.append(nc)
+    for c in m["network"]["connections"]:
+        nc = sources[c["source"]](cells[c["target"]][1][c["synapse"]])
+        if c["source"] < len(cells):
+            nc.threshold = -10
+        nc.weight[0] = c["weight"]
+        nc.delay = c["delay"]
+        keep.append(nc)
+    return tvec, idvec

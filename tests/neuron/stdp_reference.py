@@ -33,6 +33,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 REF = os.path.join(ROOT, "tests", "reference")
 sys.path.insert(0, HERE)
 from nrnmech import compile_mods  # noqa: E402
+import nrnref  # noqa: E402
 
 DT = 0.025
 N = 6
@@ -115,29 +116,7 @@ def run_neuron(m):
             syns.append(p)
         cells.append((soma, syns))
         keep.append((soma, dend))
-    tvec, idvec = h.Vector(), h.Vector()
-    sources = []
-    for soma, _ in cells:
-        sources.append(lambda target, soma=soma: h.NetCon(soma(0.5)._ref_v, target, -10, 0, 0,
-                                                           sec=soma))
-    for s in m["network"]["sources"]:
-        ns = h.NetStim()
-        ns.start, ns.interval, ns.number, ns.noise = s["start"], s["interval"], s["number"], 0
-        keep.append(ns)
-        sources.append(lambda target, ns=ns: h.NetCon(ns, target))
-    for gid, make in enumerate(sources):
-        nc = make(None)
-        if gid < len(cells):
-            nc.threshold = -10
-        nc.record(tvec, idvec, gid)
-        keep.append(nc)
-    for c in m["network"]["connections"]:
-        nc = sources[c["source"]](cells[c["target"]][1][c["synapse"]])
-        if c["source"] < len(cells):
-            nc.threshold = -10
-        nc.weight[0] = c["weight"]
-        nc.delay = c["delay"]
-        keep.append(nc)
+    tvec, idvec = nrnref.connect_network(h, m, cells, keep)
     rec = []
     for g in m["record"]["gids"]:
         rec.append(h.Vector().record(cells[g][0](0.5)._ref_v, m["record"]["sample_dt"]))
