@@ -495,9 +495,16 @@ static const struct {
     {HEAD "PROCEDURE p() { WATCH (v > 0) 1 }\n",
      "bad.mod:2:17: WATCH is not supported (docs/nmodl.md lists the language covered); expected an "
      "assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE"},
-    {"NEURON { POINT_PROCESS s }\nNET_RECEIVE (w, A) {\n FOR_NETCONS (w1, A1) { A1 = 0 }\n}\n",
-     "bad.mod:3:2: FOR_NETCONS is not supported (docs/nmodl.md lists the language covered); "
-     "expected an assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE"},
+    {HEAD "PROCEDURE p() { FOR_NETCONS (w) { } }\n",
+     "bad.mod:2:17: FOR_NETCONS outside NET_RECEIVE; expected it in a NET_RECEIVE block"},
+    {"NEURON { POINT_PROCESS s }\nNET_RECEIVE (w, A) {\n FOR_NETCONS (w1) { w1 = 0 }\n}\n",
+     "bad.mod:3:2: FOR_NETCONS has 1 argument and NET_RECEIVE 2; expected as many as "
+     "NET_RECEIVE's (a connection's weight vector)"},
+    {"NEURON { POINT_PROCESS s }\nNET_RECEIVE (w) {\n FOR_NETCONS (a) { FOR_NETCONS (b) { b = a } }\n}\n",
+     "bad.mod:3:20: FOR_NETCONS inside FOR_NETCONS; expected one loop over the connections"},
+    {"NEURON { POINT_PROCESS s }\nNET_RECEIVE (w) {\n FOR_NETCONS (a) { q = a }\n}\n",
+     "bad.mod:3:20: undefined name 'q'; expected a PARAMETER, STATE, ASSIGNED, CONSTANT, LOCAL or "
+     "argument of that name"},
     {HEAD "PROCEDURE p() { else { } }\n",
      "bad.mod:2:17: 'else' without 'if'; expected a statement"},
     {HEAD "CONSTANT { a = 1 }\nPROCEDURE p() { a = 2 }\n",

@@ -85,6 +85,10 @@ typedef struct {
      * network is built, so borrowed by address. */
     double *const *weights;
     const int *n_weights;           /* their number, borrowed by address too */
+    /* FOR_NETCONS: per target its first vector and per vector the target's next (-1: none),
+     * the connections in the order added (hb_cat_netcons_t), borrowed by address too */
+    int *const *netcon_head;
+    int *const *netcon_next;
     int device;                     /* the context's device to run on (GPUs) */
 } hb_sim_desc_t;
 

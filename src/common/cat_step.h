@@ -17,7 +17,6 @@
 #include "common/sim_step.h"
 
 #define HB_CAT_MAX_ION 8    /* species one mechanism uses (USEION statements) */
-#define HB_CAT_MAX_WEIGHT 8 /* NET_RECEIVE's arguments: a connection's weight vector */
 
 /* NEURON's ion_style of an ion at one row (nrn_promote, docs/mechanisms.md section 4). */
 enum {
@@ -98,6 +97,9 @@ HB_HOSTDEV int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t *c
     blk->global = cm->global;
     blk->table = (const double *const *)cm->table;
     blk->area = cm->area ? cm->area + i0 * W + (size_t)lane0 : NULL;
+    blk->netcon_w = NULL;
+    blk->netcon_next = NULL;
+    blk->netcon_first = -1;
     for (int q = 0; q < cm->mech->n_ion; q++) {
         const hb_step_ion_t *ion = &cat->ion[cm->ion[q]];
         ions[q].e = ion->e + base; /* members one by one: C and CUDA C++ alike */
@@ -110,12 +112,23 @@ HB_HOSTDEV int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t *c
     return cm->lane_inst[(size_t)block * W + (size_t)lane0];
 }
 
+/* The connections of one target, for FOR_NETCONS (the simulation's lists, hb_sim_add_weights):
+ * head[target] its first (-1: none), next[c] the one after c (-1: the last), vector c at
+ * w[c HB_CAT_MAX_WEIGHT]. */
+typedef struct {
+    double *w;
+    const int *head, *next; /* head NULL: no connections yet */
+    int target;
+} hb_cat_netcons_t;
+
 /* One event (init 0: NET_RECEIVE) or a connection's initialisation (init 1: NET_RECEIVE's
  * INITIAL, NEURON's NetCon init: without one, weight[1 ..] zeroed) at instance `inst` of point
  * process q of the group in slot `slot`; w the connection's weight vector (n_weight doubles,
- * written back: the per-connection state), t the event's time [ms]. */
+ * written back: the per-connection state), t the event's time [ms]; nc the target's
+ * connections (NULL: none known). */
 static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot, int inst,
-                                      double *w, double t, double dt, int init)
+                                      double *w, double t, double dt, int init,
+                                      const hb_cat_netcons_t *nc)
 {
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     const hb_cat_mech_t *m = cm->mech;
@@ -128,6 +141,11 @@ static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot,
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
     hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    if (nc && nc->head && nc->head[nc->target] >= 0) {
+        blk.netcon_w = nc->w;
+        blk.netcon_next = nc->next;
+        blk.netcon_first = nc->head[nc->target];
+    }
     kernel(&blk, inst, 0, w, t);
 }
 

@@ -7,7 +7,10 @@
 #define HB_COMMON_MECH_ABI_H
 
 /* Bumped on any change to the structs below; a catalogue of another ABI is refused. */
-#define HB_CAT_ABI 3
+#define HB_CAT_ABI 4
+
+/* Doubles between two connections' weight vectors (NET_RECEIVE's arguments at most). */
+#define HB_CAT_MAX_WEIGHT 8
 
 /* One ion species on a block's rows: element (row, lane k) at [row W + k]. */
 typedef struct {
@@ -31,6 +34,13 @@ typedef struct {
     const double *const *table; /* TABLE data, one per TABLE statement; NULL: the formulas */
     const double *area;   /* point processes: instance j's row area [um2] at area[j W + k]
                            * (the current [nA] enters its row as 1e2/area mA/cm2) */
+    /* NET_RECEIVE's FOR_NETCONS, in the event kernels: the connections to the event's
+     * instance, netcon_first then netcon_next[c] until -1, connection c's weight vector at
+     * netcon_w[c HB_CAT_MAX_WEIGHT], in the order they were added (hb_sim_add_weights: the
+     * network's connection order). Elsewhere NULL, NULL, -1. */
+    double *netcon_w;
+    const int *netcon_next;
+    int netcon_first;
 } hb_cat_block_t;
 
 typedef enum { HB_CAT_DENSITY, HB_CAT_POINT, HB_CAT_ARTIFICIAL } hb_cat_kind_t;
@@ -115,6 +125,7 @@ typedef struct hb_cat_mech {
      * last 3 n_random fields, in declaration order, which the engine sets before INITIAL
      * (docs/mechanisms.md, section 10: seed, gid, synapse index). */
     int n_random;
+    int for_netcons; /* 1: NET_RECEIVE has FOR_NETCONS (blk->netcon_*; not on the GPU yet) */
 } hb_cat_mech_t;
 
 typedef struct {

@@ -48,6 +48,8 @@ typedef struct {
     int *spike_count;     /* per probe: 0 or 1 this step */
     hb_sim_target_t *targets;      /* the synapses events reach */
     double *const *weights;        /* the simulation's weight vectors (hb_sim_desc_t) */
+    int *const *netcon_head;       /* and their lists per target (FOR_NETCONS) */
+    int *const *netcon_next;
     hb_sim_engine_event_t *events; /* queued (queue_events): events[next_event ..) wait */
     size_t n_events, next_event, cap_events;
     int n_records;               /* set_records: values recorded every record_every steps */
@@ -1006,6 +1008,8 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     if (d->n_targets) memcpy(s->targets, d->targets, (size_t)d->n_targets * sizeof *s->targets);
     s->weights = d->weights;
+    s->netcon_head = d->netcon_head;
+    s->netcon_next = d->netcon_next;
     memcpy(s->groups, d->groups, (size_t)d->n_groups * sizeof *s->groups);
     for (int p = 0; p < np; p++) {
         s->probe_group[p] = d->probe_group[p];
@@ -1101,9 +1105,11 @@ static void deliver_events(cpu_sim_t *s, long step)
          * event without one (a recipe's events_on) as a connection of its own, initialised */
         double own[HB_CAT_MAX_WEIGHT] = {e->weight};
         double *w = own;
+        const hb_cat_netcons_t nc = {*s->weights, s->netcon_head ? *s->netcon_head : NULL,
+                                     s->netcon_next ? *s->netcon_next : NULL, e->target};
         if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
-        else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1);
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0);
+        else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1, &nc);
+        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0, &nc);
     }
 }
 

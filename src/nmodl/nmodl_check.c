@@ -36,6 +36,8 @@ typedef struct {
     local *locals;
     int n_locals, cap_locals;
     const nm_block *block; /* being checked */
+    int in_netcons;        /* inside a FOR_NETCONS */
+    int n_netcons;         /* FOR_NETCONS statements seen */
 } checker;
 
 static const char *const block_words[] = {"INITIAL",   "BREAKPOINT", "DERIVATIVE",
@@ -468,6 +470,31 @@ static void check_statement(checker *k, const nm_node *s)
         k->n_locals = mark;
         break;
     }
+    case S_FOR_NETCONS: {
+        /* every connection's weight vector in turn: its elements as NET_RECEIVE's arguments */
+        const nm_node *args = s->kids[0], *own = k->block->args;
+        const int want = own ? own->n_kids : 0;
+        if (k->in_netcons)
+            nm_error(c, s->line, s->column,
+                     "FOR_NETCONS inside FOR_NETCONS; expected one loop over the connections");
+        if (args->n_kids != want)
+            nm_error(c, s->line, s->column,
+                     "FOR_NETCONS has %d argument%s and NET_RECEIVE %d; expected as many as "
+                     "NET_RECEIVE's (a connection's weight vector)",
+                     args->n_kids, args->n_kids == 1 ? "" : "s", want);
+        const int mark = k->n_locals;
+        for (int i = 0; i < args->n_kids; i++) {
+            const nm_node *a = args->kids[i];
+            if (a->unit) nm_unit_dim(c, a->unit, a->line, a->column);
+            push_local(k, a->name, a->unit ? a->unit : own->kids[i]->unit);
+        }
+        k->in_netcons = 1;
+        k->n_netcons++;
+        check_block(k, s->kids[1]);
+        k->in_netcons = 0;
+        k->n_locals = mark;
+        break;
+    }
     case S_LOCAL:
         for (int i = 0; i < s->n_kids; i++) push_local(k, s->kids[i]->name, NULL);
         break;
@@ -708,7 +735,7 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
         nm_error(c, c->neuron_line, c->neuron_column,
                  "the NEURON block names no mechanism; expected "
                  "SUFFIX, POINT_PROCESS or ARTIFICIAL_CELL and a name");
-    checker k = {c, NULL, 0, 0, NULL, 0, 0, NULL};
+    checker k = {c, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
     static const struct {
         const char *name, *unit;
     } builtins[] = {{"v", "mV"},    {"t", "ms"},     {"dt", "ms"}, {"celsius", "degC"},
@@ -782,6 +809,7 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
     m->title = c->title ? c->title : "";
     m->name = c->mech_name.name;
     m->kind = (hb_nmodl_kind_t)c->kind;
+    m->for_netcons = k.n_netcons > 0;
     int counts[5] = {0};
     for (int i = 0; i < c->n_decls; i++) counts[c->decls[i].kind]++;
     m->parameters = nm_alloc(c, sizeof *m->parameters * (size_t)(counts[D_PARAMETER] + 1));

@@ -18,6 +18,7 @@ typedef struct {
     int (*initial_solve)(gen *g, const nm_node *s, int depth);  /* nm_gen_initial_solve */
     int (*statement_more)(gen *g, const nm_node *s, int depth); /* nm_gen_statement_more */
     void (*random_call)(gen *g, const nm_node *call);           /* nm_gen_random_call */
+    void (*for_netcons)(gen *g, const nm_node *s, int depth);   /* nm_gen_for_netcons */
 } nm_gen_hooks;
 
 struct gen {
@@ -79,6 +80,9 @@ void nm_gen_solve_helpers(gen *g);
 /* NET_RECEIVE as `<prefix>_net_receive_kernel(blk, j, k, weight, t)` and its INITIAL as
  * `<prefix>_net_init_kernel`; nothing for a mechanism without NET_RECEIVE. */
 void nm_gen_net_receive(gen *g);
+/* FOR_NETCONS (args) { body } in NET_RECEIVE: the body once per connection to the instance
+ * (blk->netcon_first, blk->netcon_next), the arguments that connection's weight vector. */
+void nm_gen_for_netcons(gen *g, const nm_node *s, int depth);
 /* The current kernel's conductance and current into d and rhs for instance j, lane k (the
  * loaded vars in `s`): analytic or NEURON's difference, scaled by 1e2/area for points. */
 void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur);

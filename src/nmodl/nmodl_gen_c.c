@@ -643,7 +643,8 @@ static void emit_mechanism(gen *g)
 /* The walk's and the expressions' ways into the SOLVE and point parts (nmodl_gen.h). */
 static const nm_gen_hooks hooks = {.initial_solve = nm_gen_initial_solve,
                                    .statement_more = nm_gen_statement_more,
-                                   .random_call = nm_gen_random_call};
+                                   .random_call = nm_gen_random_call,
+                                   .for_netcons = nm_gen_for_netcons};
 
 const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 {

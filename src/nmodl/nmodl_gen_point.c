@@ -6,7 +6,8 @@
  *   - NET_RECEIVE as a kernel of one event on instance j of lane k: the connection's weight
  *     vector in, NET_RECEIVE's arguments written back (the per-connection state), t the
  *     event's time, flag 0; its INITIAL as a kernel of its own, run per connection at
- *     initialisation. */
+ *     initialisation. FOR_NETCONS loops over the instance's connections (blk->netcon_*) in
+ *     the order the engine keeps them (docs/mechanisms.md, section 10). */
 #include <string.h>
 
 #include "nmodl/nmodl_gen.h"
@@ -64,14 +65,15 @@ static void emit_receive_function(gen *g, const nm_block *b, const nm_node *body
 {
     const char *p = g->prefix;
     const int n = b->args ? b->args->n_kids : 0;
-    emit(g, "HB_HOSTDEV void %s_%s(%s_vars_t *s, double *w)\n{\n", p, name, p);
+    emit(g, "HB_HOSTDEV void %s_%s(const hb_cat_block_t *blk, %s_vars_t *s, double *w)\n{\n", p,
+         name, p);
     for (int i = 0; i < n; i++)
         emit(g, "    double a_%s = w[%d];\n", b->args->kids[i]->name, i);
     g->block = b;
     if (body) nm_gen_block(g, body, 1);
     g->block = NULL;
     for (int i = 0; i < n; i++) emit(g, "    w[%d] = a_%s;\n", i, b->args->kids[i]->name);
-    emit(g, "    (void)s;\n    (void)w;\n}\n\n");
+    emit(g, "    (void)blk;\n    (void)s;\n    (void)w;\n}\n\n");
 }
 
 static void emit_receive_kernel(gen *g, const char *function, const char *kernel)
@@ -83,7 +85,7 @@ static void emit_receive_kernel(gen *g, const char *function, const char *kernel
          p, kernel);
     emit(g, "    %s_vars_t s;\n    %s_load(blk, j, k, &s);\n", p, p);
     emit(g, "    s.t = t;\n    s.flag = 0.0;\n");
-    emit(g, "    %s_%s(&s, weight);\n    %s_store(blk, j, k, &s);\n}\n\n", p, function, p);
+    emit(g, "    %s_%s(blk, &s, weight);\n    %s_store(blk, j, k, &s);\n}\n\n", p, function, p);
 }
 
 void nm_gen_net_receive(gen *g)
@@ -100,6 +102,43 @@ void nm_gen_net_receive(gen *g)
     emit_receive_function(g, b, init, "net_init");
     emit_receive_kernel(g, "net_receive", "net_receive_kernel");
     emit_receive_kernel(g, "net_init", "net_init_kernel");
+}
+
+/* NEURON's FOR_NETCONS: the body once per connection, its arguments bound to that connection's
+ * weight vector (read, and written back after the body). NET_RECEIVE's own arguments are the
+ * event's connection's vector, as in NEURON: that vector is written before its turn in the
+ * loop and read again after it, so the loop and NET_RECEIVE see one vector. */
+void nm_gen_for_netcons(gen *g, const nm_node *s, int depth)
+{
+    const nm_node *args = s->kids[0], *own = g->block->args;
+    const int n = args->n_kids;
+    nm_gen_indent(g, depth);
+    emit(g, "for (int nc = blk->netcon_w ? blk->netcon_first : -1; nc >= 0; "
+            "nc = blk->netcon_next[nc]) {\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "double *const wc = blk->netcon_w + (size_t)nc * HB_CAT_MAX_WEIGHT;\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "if (wc == w) {");
+    for (int i = 0; i < n; i++) emit(g, " w[%d] = a_%s;", i, own->kids[i]->name);
+    emit(g, " }\n");
+    const int mark = g->n_locals;
+    for (int i = 0; i < n; i++) {
+        nm_gen_indent(g, depth + 1);
+        emit(g, "double lv_%s = wc[%d];\n", args->kids[i]->name, i);
+        nm_gen_push_local(g, args->kids[i]->name);
+    }
+    nm_gen_block(g, s->kids[1], depth + 1);
+    g->n_locals = mark;
+    for (int i = 0; i < n; i++) {
+        nm_gen_indent(g, depth + 1);
+        emit(g, "wc[%d] = lv_%s;\n", i, args->kids[i]->name);
+    }
+    nm_gen_indent(g, depth + 1);
+    emit(g, "if (wc == w) {");
+    for (int i = 0; i < n; i++) emit(g, " a_%s = w[%d];", own->kids[i]->name, i);
+    emit(g, " }\n");
+    nm_gen_indent(g, depth);
+    emit(g, "}\n");
 }
 
 /* The RANDOM r that a random_* call names first, or an error. */

@@ -279,6 +279,7 @@ static nm_node *parse_expr(nm_ctx *c)
 
 /* ---- statements ---- */
 static nm_node *parse_block(nm_ctx *c, nm_block_kind in, const char *where);
+static nm_node *parse_args(nm_ctx *c, const char *where);
 
 static nm_node *name_list(nm_ctx *c, const char *where, int allow_index)
 {
@@ -513,11 +514,21 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
         add(c, n, parse_block(c, in, "NET_RECEIVE's INITIAL"));
         return n;
     }
+    if (strcmp(w, "FOR_NETCONS") == 0) {
+        if (in != B_NET_RECEIVE)
+            nm_error(c, t->line, t->column,
+                     "FOR_NETCONS outside NET_RECEIVE; expected it in a NET_RECEIVE block");
+        take(c);
+        nm_node *n = node(c, S_FOR_NETCONS, t);
+        add(c, n, parse_args(c, "FOR_NETCONS"));
+        add(c, n, parse_block(c, in, "FOR_NETCONS"));
+        return n;
+    }
     if (strcmp(w, "else") == 0)
         nm_error(c, t->line, t->column, "'else' without 'if'; expected a statement");
-    static const char *const unsupported[] = {"WATCH",       "LAG",     "SWEEP",     "MATCH",
-                                              "FOR_NETCONS", "PROTECT", "MUTEXLOCK", "MUTEXUNLOCK",
-                                              "DEFINE",      "INCLUDE", "RESET"};
+    static const char *const unsupported[] = {"WATCH",     "LAG",         "SWEEP",  "MATCH",
+                                              "PROTECT",   "MUTEXLOCK",   "DEFINE", "INCLUDE",
+                                              "MUTEXUNLOCK", "RESET"};
     for (size_t k = 0; k < sizeof unsupported / sizeof *unsupported; k++)
         if (strcmp(w, unsupported[k]) == 0)
             nm_error(

@@ -132,6 +132,12 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
         for (int q = 0; sim->ops->catalogue == HB_SIM_CAT_BUILTIN && q < cat->n_mech; q++) {
             const hb_cat_mech_t *m = cat->mech[q].mech;
+            if (m->for_netcons) /* the device's events have no connection lists */
+                return hb_fail(HB_ERR_NOT_SUPPORTED,
+                               "simulation: %s's NET_RECEIVE has FOR_NETCONS, and backend '%s' "
+                               "does not give a point process its connections yet; expected "
+                               "backend seq or omp",
+                               m->name, hb_backend_name(hb_context_backend(sim->ctx)));
             if (cat->mech[q].builtin < 0 && m->kind == HB_CAT_POINT)
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
                                "simulation: %s is a user catalogue's point process, and backend "
@@ -250,6 +256,8 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.targets = sim->targets;
     desc.weights = &sim->weights;
     desc.n_weights = &sim->n_weights;
+    desc.netcon_head = &sim->netcon_head;
+    desc.netcon_next = &sim->netcon_next;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
@@ -388,6 +396,9 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     free(sim->weights);
     free(sim->weight_target);
     free(sim->weight0);
+    free(sim->netcon_head);
+    free(sim->netcon_tail);
+    free(sim->netcon_next);
     free(sim);
     return HB_SUCCESS;
 }
@@ -407,8 +418,10 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         const hb_step_group_t *g = &sim->groups[t->group].k;
         double w[HB_CAT_MAX_WEIGHT] = {weight};
         const double now = (double)sim->step * sim->opt.dt_ms;
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 1);
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0);
+        const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
+                                     sim->target_first[cell] + synapse};
+        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 1, &nc);
+        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0, &nc);
         return HB_SUCCESS;
     }
     const hb_syn_site_t *site;
@@ -446,6 +459,19 @@ hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weig
     if (sim->n_weights == INT_MAX)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: more than %d connections to point "
                        "processes", INT_MAX);
+    if (!sim->netcon_head) { /* every target's list, empty */
+        const size_t n_targets = (size_t)sim->target_first[sim->n_cells];
+        sim->netcon_head = malloc((n_targets + 1) * sizeof *sim->netcon_head);
+        sim->netcon_tail = malloc((n_targets + 1) * sizeof *sim->netcon_tail);
+        if (!sim->netcon_head || !sim->netcon_tail) {
+            free(sim->netcon_head);
+            free(sim->netcon_tail);
+            sim->netcon_head = sim->netcon_tail = NULL;
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for the connections' lists "
+                           "of %zu synapses", n_targets);
+        }
+        for (size_t q = 0; q < n_targets; q++) sim->netcon_head[q] = sim->netcon_tail[q] = -1;
+    }
     if (sim->n_weights == sim->cap_weights) {
         const int cap = sim->cap_weights < INT_MAX / 2 ? 2 * sim->cap_weights + 16 : INT_MAX;
         double *w = realloc(sim->weights, (size_t)cap * HB_CAT_MAX_WEIGHT * sizeof *w);
@@ -454,12 +480,18 @@ hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weig
         if (tg) sim->weight_target = tg;
         double *w0 = realloc(sim->weight0, (size_t)cap * sizeof *w0);
         if (w0) sim->weight0 = w0;
-        if (!w || !tg || !w0)
+        int *nx = realloc(sim->netcon_next, (size_t)cap * sizeof *nx);
+        if (nx) sim->netcon_next = nx;
+        if (!w || !tg || !w0 || !nx)
             return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %d weight vectors", cap);
         sim->cap_weights = cap;
     }
     const int i = sim->n_weights++;
     sim->weight_target[i] = target;
+    sim->netcon_next[i] = -1; /* the target's last connection (FOR_NETCONS's order) */
+    if (sim->netcon_tail[target] >= 0) sim->netcon_next[sim->netcon_tail[target]] = i;
+    else sim->netcon_head[target] = i;
+    sim->netcon_tail[target] = i;
     sim->weight0[i] = weight;
     memset(sim->weights + (size_t)i * HB_CAT_MAX_WEIGHT, 0, HB_CAT_MAX_WEIGHT * sizeof(double));
     sim->weights[(size_t)i * HB_CAT_MAX_WEIGHT] = weight;
@@ -484,8 +516,10 @@ static void init_weights(hb_sim_t *sim)
         memset(w, 0, HB_CAT_MAX_WEIGHT * sizeof *w);
         w[0] = sim->weight0[i];
         const hb_sim_target_t *t = &sim->targets[sim->weight_target[i]];
+        const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
+                                     sim->weight_target[i]};
         hb_cat_point_event(&sim->groups[t->group].k, t->point - 1, t->slot, t->inst, w, 0.0,
-                           sim->opt.dt_ms, 1);
+                           sim->opt.dt_ms, 1, &nc);
     }
 }
 

@@ -95,6 +95,10 @@ struct hb_sim {
     double *weights;
     int *weight_target;
     double *weight0; /* [uS] */
+    /* Per target (n_targets) its first and last connection's vector, per vector the target's
+     * next (-1: none): each target's connections in the order they were added, FOR_NETCONS's
+     * order (hb_cat_netcons_t); head NULL until the first vector. */
+    int *netcon_head, *netcon_tail, *netcon_next;
     int n_records;           /* hb_sim_set_records: values recorded every record_every steps */
     hb_rec_sample_t *records;
     long record_every;

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A synapse whose NET_RECEIVE loops over its incoming connections with FOR_NETCONS
+# (tests/nmodl/hetero/HeteroSyn.mod, a user catalogue built by build-catalogue: each event
+# raises its connection's weight and rescales every incoming weight to a fixed sum;
+# docs/mechanisms.md, section 10): against NEURON 8.2 running the same file
+# (tests/neuron/hetero_reference.py) every spike in NEURON's step and the soma voltages and the
+# synapses' wsum, wfirst and nfirst (what the loops read and wrote, in the connections' order)
+# NEURON's to a float32 ulp; the same spikes and traces bit for bit on 2 threads, restarted from
+# a checkpoint and, where this build has MPI, on 2 ranks.
+# Usage: cli_net_hetero.sh HINESBATCH
+set -u
+bin=$1
+src=$(cd "$(dirname "$0")/.." && pwd)
+ref=$src/tests/reference
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib_cli.sh"
+
+expect_status 0 "build HeteroSyn" -- "$bin" build-catalogue "$src/tests/nmodl/hetero" -o "$tmp/hetero.so"
+cp "$ref/net_hetero.json" "$tmp/hetero.json"
+sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/hetero.json" > "$tmp/hetero_omp.json"
+expect_status 0 "FOR_NETCONS network" -- "$bin" run "$tmp/hetero.json" -o "$tmp/seq" --quiet
+# the k-th spike of each gid against NEURON's, within half a step
+awk -v dt=0.025 '
+    FNR == 1 { file++ }
+    file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
+    /^#/ { next }
+    { nours++; k = ko[$1]++
+      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
+                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
+      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
+    END { printf "net_hetero: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
+          exit !(nref == nours && m == nref && nref >= 50) }' "$ref/net_hetero.spikes" "$tmp/seq/spikes.dat" &&
+    ok || bad "FOR_NETCONS network: the spikes differ from NEURON's"
+# every cell's soma voltage, wsum, wfirst and nfirst every 0.5 ms: the report stores float32,
+# so each value against NEURON's rounded to float32, within one float32 ulp
+/usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_hetero.v" <<'PY' && ok || bad "FOR_NETCONS network: voltages or weights differ from NEURON's"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    ours = np.array(f["report/default/data"])
+theirs = np.loadtxt(sys.argv[2])[:, 1:]
+n = min(len(ours), len(theirs))
+a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
+b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
+ulps = np.abs(a - b)
+dv = np.abs(ours[:n, 0::4] - theirs[:n, 0::4]).max()
+dw = np.abs(ours[:n, 1::4] - theirs[:n, 1::4]).max()
+last = ours[n - 1]
+print("net_hetero: %d samples of 6 cells, %d of %d values NEURON's float32, the others within %d "
+      "ulp; largest difference v %.3g mV, wsum %.3g uS; final wsum %s uS, wfirst %s uS, "
+      "nfirst %s" % (n, (ulps == 0).sum(), ulps.size, ulps.max(), dv, dw,
+                     " ".join("%.5g" % x for x in last[1::4]),
+                     " ".join("%.5g" % x for x in last[2::4]),
+                     " ".join("%g" % x for x in last[3::4])))
+ok = ours.shape[1] == 24 and n >= 200 and ulps.max() <= 1
+# the loops ran: every sum above the budget (the event's raise), each first weight below it,
+# and the first connection's own event count (its per-connection state) read through the loop
+ok = ok and (last[1::4] > 0.05).all() and (last[2::4] < 0.05).all() and (last[3::4] >= 5).all()
+sys.exit(0 if ok else 1)
+PY
+same() { # DIR WHAT: spikes and traces bitwise $tmp/seq's
+    cmp -s "$tmp/seq/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
+    /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
+sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/seq/traces.h5" "$1/traces.h5" &&
+        ok || bad "$2: traces differ"
+}
+expect_status 0 "FOR_NETCONS network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/hetero_omp.json" -o "$tmp/omp" --quiet
+same "$tmp/omp" "FOR_NETCONS network on 2 threads"
+# a checkpoint at 50 ms (the weight vectors FOR_NETCONS rescaled, the synapses' fields, the
+# events waiting), restarted: the run through, bit for bit
+expect_status 0 "FOR_NETCONS network, checkpoints" -- "$bin" run "$tmp/hetero.json" -o "$tmp/ck" --quiet --checkpoint-every 50
+same "$tmp/ck" "FOR_NETCONS network with checkpoints"
+cp -r "$tmp/ck" "$tmp/rs"
+awk '/^#/ || $2 < 50' "$tmp/ck/spikes.dat" > "$tmp/rs/spikes.dat"
+expect_status 0 "FOR_NETCONS network, restarted at 50 ms" -- "$bin" run "$tmp/hetero.json" -o "$tmp/rs" --quiet --restart "$tmp/rs"
+cmp -s "$tmp/seq/spikes.dat" "$tmp/rs/spikes.dat" && ok || bad "restarted: spikes differ from the run through"
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+    expect_status 0 "FOR_NETCONS network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/hetero.json" -o "$tmp/mpi2" --quiet
+    same "$tmp/mpi2" "FOR_NETCONS network on 2 ranks"
+fi
+
+echo "cli_net_hetero: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""NEURON reference of a network with a heterosynaptic synapse whose NET_RECEIVE loops over its
+incoming connections with FOR_NETCONS (tests/nmodl/hetero/HeteroSyn.mod; tests/cli_net_hetero.sh).
+
+Regenerate (Debian's python3-neuron, NEURON 8.2; the system Python), from the repository root:
+
+    /usr/bin/python3 tests/neuron/hetero_reference.py
+
+Writes tests/reference/net_hetero.json (a hinesbatch network file naming the user catalogue
+"hetero.so", which the test builds from tests/nmodl/hetero/ beside a copy of the file), then
+builds the same network in NEURON with the same HeteroSyn.mod (compiled by nrnivmodl through
+nrnmech.py) and writes NEURON's spikes (tests/reference/net_hetero.spikes: 'gid time', ordered
+by time, then gid) and, every 0.5 ms, each cell's soma voltage and its HeteroSyn's wsum, wfirst
+and nfirst (tests/reference/net_hetero.v: 't v0 s0 f0 n0 v1 ...', %.17g).
+
+  6 hh ball-and-stick cells, one HeteroSyn on each soma (tau 2 ms, dw 0.5, wtot 0.05 uS) with
+  three incoming connections: the ring (cell i - 1 -> cell i, weight 0.02 uS, delay 4 ms), a
+  regular source "drive" (every 10 ms from 5 ms, 9 events, 0.03 uS, delay 1.1 + 0.5 i ms) and a
+  second regular source "pre" (every 7 ms from 2 ms, 13 events, 0.01 uS, delay 0.35 + 0.4 i
+  ms): no two events of a synapse at one time, where the network orders by weight and NEURON
+  by its queue, and no source's event at a sample time, which NEURON records after delivery.
+  FOR_NETCONS visits a synapse's connections in the network's connection order (source gid,
+  then weight, then delay: docs/mechanisms.md section 10), NEURON in the order the NetCons were
+  made: the file lists each cell's connections in the network's order, so NEURON makes them so.
+  100 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
+"""
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+REF = os.path.join(ROOT, "tests", "reference")
+sys.path.insert(0, HERE)
+from nrnmech import compile_mods  # noqa: E402
+import nrnref  # noqa: E402
+
+DT = 0.025
+N = 6
+HETERO = {"tau": 2, "e": 0, "dw": 0.5, "wtot": 0.05}
+VARS = ["wsum", "wfirst", "nfirst"]
+
+
+def model():
+    drive, pre = N, N + 1
+    conns = []
+    for i in range(N):  # each cell's in the network's order: by source gid, weight, delay
+        conns.append({"source": (i - 1) % N, "target": i, "synapse": 0, "weight": 0.02,
+                      "delay": 4})
+        conns.append({"source": drive, "target": i, "synapse": 0, "weight": 0.03,
+                      "delay": 1.1 + 0.5 * i})
+        conns.append({"source": pre, "target": i, "synapse": 0, "weight": 0.01,
+                      "delay": 0.35 + 0.4 * i})
+    syn0 = dict({"name": "HeteroSyn", "at": "soma"}, **HETERO)
+    return {
+        "catalogues": ["hetero.so"],
+        "t_stop": 100, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
+        "backend": "seq",
+        "cells": [{
+            "name": "ball_and_stick", "count": N,
+            "sections": [
+                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
+                 "type": "soma"},
+                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
+                 "type": "dend"}],
+            "Ra": 100, "cm": 1,
+            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
+            "mechanisms": [{"name": "hh", "region": "soma"},
+                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
+            "synapses": [syn0],
+            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "network": {
+            "sources": [{"name": "drive", "count": 1, "start": 5, "interval": 10, "number": 9,
+                         "noise": 0, "seed": 0},
+                        {"name": "pre", "count": 1, "start": 2, "interval": 7, "number": 13,
+                         "noise": 0, "seed": 0}],
+            "connections": conns},
+        "record": {"gids": list(range(N)), "locations": ["soma"],
+                   "variables": ["v"] + ["syn[0].%s" % x for x in VARS], "sample_dt": 0.5},
+    }
+
+
+def run_neuron(m):
+    from neuron import h
+    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "hetero"), ["HeteroSyn"],
+                                "nrn_hetero_"))
+    h.load_file("stdrun.hoc")
+    h.cvode_active(0)
+    h.secondorder = 0
+    h.cvode.cache_efficient(1)
+    h.dt = m["dt"]
+    h.celsius = m["celsius"]
+    spec = m["cells"][0]
+    keep, cells = [], []
+    for gid in range(spec["count"]):
+        soma = h.Section(name="c%d_soma" % gid)
+        dend = h.Section(name="c%d_dend" % gid)
+        soma.L = soma.diam = 12.6157
+        dend.L, dend.diam, dend.nseg = 200, 1, 11
+        dend.connect(soma(1), 0)
+        for sec in (soma, dend):
+            sec.Ra, sec.cm = 100, 1
+        soma.insert("hh")
+        dend.insert("pas")
+        dend.g_pas, dend.e_pas = 0.001, -65
+        syns = []
+        for sy in spec["synapses"]:
+            p = getattr(h, sy["name"])(soma(0.5))
+            for key, value in sy.items():
+                if key not in ("name", "at"):
+                    setattr(p, key, value)
+            syns.append(p)
+        cells.append((soma, syns))
+        keep.append((soma, dend))
+    tvec, idvec = nrnref.connect_network(h, m, cells, keep)
+    rec = []
+    for g in m["record"]["gids"]:
+        rec.append(h.Vector().record(cells[g][0](0.5)._ref_v, m["record"]["sample_dt"]))
+        for x in VARS:
+            rec.append(h.Vector().record(getattr(cells[g][1][0], "_ref_" + x),
+                                         m["record"]["sample_dt"]))
+    ts = h.Vector().record(h._ref_t, m["record"]["sample_dt"])
+    h.finitialize(m["v_init"])
+    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
+        h.fadvance()
+    spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+    return spikes, ts.to_python(), [v.to_python() for v in rec]
+
+
+def main():
+    m = model()
+    with open(os.path.join(REF, "net_hetero.json"), "w") as f:
+        json.dump(m, f, indent=1)
+        f.write("\n")
+    spikes, ts, rec = run_neuron(m)
+    with open(os.path.join(REF, "net_hetero.spikes"), "w") as f:
+        for t, gid in spikes:
+            f.write("%d %.17g\n" % (gid, t))
+    with open(os.path.join(REF, "net_hetero.v"), "w") as f:
+        for r, t in enumerate(ts):
+            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    cells = sum(1 for _, g in spikes if g < N)
+    k = 1 + len(VARS)
+    print("net_hetero: %d spikes (%d of cells), %d samples; final wsum %s uS, wfirst %s uS, "
+          "nfirst %s" % (len(spikes), cells, len(ts),
+                         " ".join("%.5g" % rec[k * g + 1][-1] for g in range(N)),
+                         " ".join("%.5g" % rec[k * g + 2][-1] for g in range(N)),
+                         " ".join("%g" % rec[k * g + 3][-1] for g in range(N))))
+
+
+if __name__ == "__main__":
+    main()
