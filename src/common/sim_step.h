@@ -554,13 +554,13 @@ HB_HOSTDEV void hb_syn_receive(const hb_syn_site_t *syn, double *state, size_t s
         s.A = state[0];
         s.B = state[stride];
         s.factor = syn->factor;
-        hbg_default_Exp2Syn_net_receive(&s, weight);
+        hbg_default_Exp2Syn_net_receive(NULL, &s, weight); /* no FOR_NETCONS: no block */
         state[0] = s.A;
         state[stride] = s.B;
     } else {
         hbg_default_ExpSyn_vars_t s = HB_ZERO_INIT;
         s.g = state[0];
-        hbg_default_ExpSyn_net_receive(&s, weight);
+        hbg_default_ExpSyn_net_receive(NULL, &s, weight);
         state[0] = s.g;
     }
 }

@@ -385,7 +385,8 @@ static hb_status_t build_cells(hb_net_t *net)
 /* After the collectives: the connections' order, the epoch. */
 /* The weight vectors of the connections to catalogue point processes (hb_sim_add_weights), in
  * the connections' order, so that alike events of two connections are added in the same order
- * on every rank count; none where no connection ends on one. */
+ * on every rank count, and FOR_NETCONS visits a synapse's connections in that order (by source
+ * gid, weight, delay); none where no connection ends on one. */
 static hb_status_t connection_weights(hb_net_t *net)
 {
     if (!net->sim) return HB_SUCCESS;

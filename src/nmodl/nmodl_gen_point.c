@@ -65,8 +65,8 @@ static void emit_receive_function(gen *g, const nm_block *b, const nm_node *body
 {
     const char *p = g->prefix;
     const int n = b->args ? b->args->n_kids : 0;
-    emit(g, "HB_HOSTDEV void %s_%s(const hb_cat_block_t *blk, %s_vars_t *s, double *w)\n{\n", p,
-         name, p);
+    emit(g, "HB_HOSTDEV void %s_%s(const hb_cat_block_t *blk,\n    %s_vars_t *s, double *w)\n{\n",
+         p, name, p);
     for (int i = 0; i < n; i++)
         emit(g, "    double a_%s = w[%d];\n", b->args->kids[i]->name, i);
     g->block = b;

@@ -174,7 +174,8 @@ typedef struct {
  * catalogue point process, its weight vector (NEURON's NetCon.weight: w, then NET_RECEIVE's
  * per-connection state; reset with NET_RECEIVE's INITIAL by hb_sim_init) in *index, which
  * its events carry (hb_sim_event_t.weights); else *index = -1. Indices count up from 0 in the
- * order of the calls: their order is the connections' among events alike. */
+ * order of the calls: their order is the connections' among events alike, and a synapse's
+ * connections' order in NET_RECEIVE's FOR_NETCONS (NEURON's NetCon creation order). */
 hb_status_t hb_sim_add_weights(hb_sim_t *sim, int cell, int synapse, double weight, int *index);
 /* 1 when `weights` is -1 (none) or a weight vector of a connection to cell's synapse. */
 int hb_sim_weights_of(const hb_sim_t *sim, int cell, int synapse, int64_t weights);

@@ -449,6 +449,37 @@ static void test_catalogue(long steps)
         hb_model_destroy(md);
         hb_morph_destroy(morph);
     }
+    { /* a point process whose NET_RECEIVE has FOR_NETCONS: the device's events have no
+       * per-target connection lists yet (docs/mechanisms.md, section 10), refused */
+        static const hb_cat_cpu_t none = {.init = NULL};
+        static const hb_cat_mech_t loop = {.name = "loop_syn", .kind = HB_CAT_POINT,
+                                           .n_weight = 1, .n_field = 1, .cpu = &none,
+                                           .for_netcons = 1};
+        char swc[1024];
+        snprintf(swc, sizeof swc, "%s/reference/neuron-matrix/small.swc", HB_DATA_DIR);
+        hb_morph_t *morph = NULL;
+        hb_model_t *md = NULL;
+        CHECK_OK(hb_morph_load_swc(swc, NULL, &morph));
+        hb_discretization_t disc;
+        hb_discretization_default(&disc);
+        if (morph) CHECK_OK(hb_model_create(morph, &disc, &md));
+        hb_sim_options_t o;
+        hb_sim_options_default(&o);
+        o.backend = HB_BACKEND_CUDA;
+        hb_sim_t *sim = NULL;
+        const hb_location_t soma = {HB_LOC_SOMA, 0, 0, 0.0, 0};
+        if (md && hb_model_add_point(md, &soma, &loop, 0, NULL, NULL, "t", NULL) == HB_SUCCESS) {
+            CHECK(hb_sim_create(&md, 1, &o, &sim) == HB_ERR_NOT_SUPPORTED);
+            CHECKF(strstr(hb_last_error(), "loop_syn's NET_RECEIVE has FOR_NETCONS, and backend "
+                                            "'cuda' does not give") != NULL,
+                   "%s", hb_last_error());
+        } else {
+            CHECKF(0, "a cable with a FOR_NETCONS point process: %s", hb_last_error());
+        }
+        hb_sim_destroy(sim);
+        hb_model_destroy(md);
+        hb_morph_destroy(morph);
+    }
 }
 
 /* A user catalogue on the GPU (docs/mechanisms.md section 6: its own CUDA kernels, the split

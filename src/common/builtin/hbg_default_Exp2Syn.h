@@ -148,21 +148,25 @@ HB_HOSTDEV void hbg_default_Exp2Syn_state_kernel(const hb_cat_block_t *blk, int 
 }
 
 /* NET_RECEIVE: one event of weight vector w (NET_RECEIVE's arguments, written back) */
-HB_HOSTDEV void hbg_default_Exp2Syn_net_receive(hbg_default_Exp2Syn_vars_t *s, double *w)
+HB_HOSTDEV void hbg_default_Exp2Syn_net_receive(const hb_cat_block_t *blk,
+    hbg_default_Exp2Syn_vars_t *s, double *w)
 {
     double a_weight = w[0];
     s->A = (s->A + (a_weight * s->factor));
     s->B = (s->B + (a_weight * s->factor));
     w[0] = a_weight;
+    (void)blk;
     (void)s;
     (void)w;
 }
 
 /* NET_RECEIVE's INITIAL: a connection's state at initialisation */
-HB_HOSTDEV void hbg_default_Exp2Syn_net_init(hbg_default_Exp2Syn_vars_t *s, double *w)
+HB_HOSTDEV void hbg_default_Exp2Syn_net_init(const hb_cat_block_t *blk,
+    hbg_default_Exp2Syn_vars_t *s, double *w)
 {
     double a_weight = w[0];
     w[0] = a_weight;
+    (void)blk;
     (void)s;
     (void)w;
 }
@@ -173,7 +177,7 @@ HB_HOSTDEV void hbg_default_Exp2Syn_net_receive_kernel(const hb_cat_block_t *blk
     hbg_default_Exp2Syn_load(blk, j, k, &s);
     s.t = t;
     s.flag = 0.0;
-    hbg_default_Exp2Syn_net_receive(&s, weight);
+    hbg_default_Exp2Syn_net_receive(blk, &s, weight);
     hbg_default_Exp2Syn_store(blk, j, k, &s);
 }
 
@@ -183,7 +187,7 @@ HB_HOSTDEV void hbg_default_Exp2Syn_net_init_kernel(const hb_cat_block_t *blk, i
     hbg_default_Exp2Syn_load(blk, j, k, &s);
     s.t = t;
     s.flag = 0.0;
-    hbg_default_Exp2Syn_net_init(&s, weight);
+    hbg_default_Exp2Syn_net_init(blk, &s, weight);
     hbg_default_Exp2Syn_store(blk, j, k, &s);
 }
 
