@@ -142,6 +142,15 @@ static const struct {
     {"random_setids", 4, 0},
 };
 
+/* Whether node n (a statement or expression) calls `name` somewhere. */
+static int calls(const nm_node *n, const char *name)
+{
+    if (n->kind == N_CALL && strcmp(n->name, name) == 0) return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (n->kids[i] && calls(n->kids[i], name)) return 1;
+    return 0;
+}
+
 /* Whether `name` is a word of some VERBATIM block: C code may declare it. */
 static int in_verbatim(const nm_ctx *c, const char *name)
 {
@@ -844,6 +853,10 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
             m->blocks[m->n_blocks++] = (hb_nmodl_block_t){block_words[b->kind], b->name,
                                                           b->args ? b->args->n_kids : 0, b->line};
     }
+    for (int i = 0; i < c->n_blocks; i++)
+        if (c->blocks[i].body && (calls(c->blocks[i].body, "net_send") ||
+                                  calls(c->blocks[i].body, "net_move")))
+            m->self_events = 1;
     m->threadsafe = c->threadsafe;
     m->n_verbatim = c->n_verbatims;
     m->generator_blocker = "";

@@ -6,7 +6,10 @@
  *   - NET_RECEIVE as a kernel of one event on instance j of lane k: the connection's weight
  *     vector in, NET_RECEIVE's arguments written back (the per-connection state), t the
  *     event's time, flag 0; its INITIAL as a kernel of its own, run per connection at
- *     initialisation. */
+ *     initialisation;
+ *   - self-events (net_send, net_move): NEURON's requests, t + delay and flag or the new time,
+ *     into the engine's hb_cat_sends_t through two more kernels, NET_RECEIVE with its flag and
+ *     the INITIAL of one instance (mech_abi.h); the engine queues and delivers them. */
 #include <string.h>
 
 #include "nmodl/nmodl_gen.h"
@@ -68,8 +71,10 @@ static void emit_receive_function(gen *g, const nm_block *b, const nm_node *body
     for (int i = 0; i < n; i++)
         emit(g, "    double a_%s = w[%d];\n", b->args->kids[i]->name, i);
     g->block = b;
+    g->receive_init = body != b->body;
     if (body) nm_gen_block(g, body, 1);
     g->block = NULL;
+    g->receive_init = 0;
     for (int i = 0; i < n; i++) emit(g, "    w[%d] = a_%s;\n", i, b->args->kids[i]->name);
     emit(g, "    (void)s;\n    (void)w;\n}\n\n");
 }
@@ -100,6 +105,72 @@ void nm_gen_net_receive(gen *g)
     emit_receive_function(g, b, init, "net_init");
     emit_receive_kernel(g, "net_receive", "net_receive_kernel");
     emit_receive_kernel(g, "net_init", "net_init_kernel");
+    if (!g->m->self_events) return;
+    const char *p = g->prefix;
+    emit(g, "/* NET_RECEIVE of an event of flag `flag` with its requests (mech_abi.h) */\n"
+            "HB_HOSTDEV void %s_net_receive_self_kernel(const hb_cat_block_t *blk, int j, int k, "
+            "double *weight,\n%*sdouble t, double flag, hb_cat_sends_t *out)\n{\n",
+         p, (int)strlen(p) + 35, "");
+    emit(g, "    %s_vars_t s = HB_ZERO_INIT;\n    %s_load(blk, j, k, &s);\n", p, p);
+    emit(g, "    s.t = t;\n    s.flag = flag;\n    s.sends = out;\n");
+    emit(g, "    %s_net_receive(&s, weight);\n    %s_store(blk, j, k, &s);\n}\n\n", p, p);
+    emit(g, "/* INITIAL of instance j of lane k with its net_send requests */\n"
+            "HB_HOSTDEV void %s_init_self_kernel(const hb_cat_block_t *blk, int j, int k, "
+            "hb_cat_sends_t *out)\n{\n", p);
+    emit(g, "    %s_vars_t s = HB_ZERO_INIT;\n    %s_load(blk, j, k, &s);\n", p, p);
+    emit(g, "    s.sends = out;\n    %s_initial(&s);\n    %s_store(blk, j, k, &s);\n}\n\n", p,
+         p);
+}
+
+void nm_gen_self_event_helper(gen *g)
+{
+    const char *p = g->prefix;
+    emit(g, "/* net_send and net_move: a request of the engine's (mech_abi.h, hb_cat_sends_t), at "
+            "time [ms] */\n"
+            "HB_HOSTDEV double %s_self_event(%s_vars_t *s, double time, double flag, int move)\n"
+            "{\n    if (!s->sends) return 0.0;\n"
+            "    if (s->sends->n < HB_CAT_MAX_SENDS) {\n"
+            "        hb_cat_send_t *r = &s->sends->req[s->sends->n];\n"
+            "        r->time = time;\n        r->flag = flag;\n        r->move = move;\n    }\n"
+            "    s->sends->n++;\n    return 0.0;\n}\n\n",
+         p, p);
+}
+
+void nm_gen_self_event_call(gen *g, const nm_node *call)
+{
+    const int send = strcmp(call->name, "net_send") == 0;
+    const nm_block *b = g->block;
+    if (g->m->kind != HB_NMODL_POINT)
+        nm_error(g->c, call->line, call->column,
+                 "%s in a density mechanism: a self-event goes to a point process's instance; "
+                 "expected it in a POINT_PROCESS's NET_RECEIVE%s",
+                 call->name, send ? " or INITIAL" : "");
+    const int in_receive = b && b->kind == B_NET_RECEIVE && !g->receive_init;
+    const int in_initial = b && b->kind == B_INITIAL;
+    if (!(in_receive || (send && in_initial)))
+        nm_error(g->c, call->line, call->column,
+                 "%s in %s is not supported; expected it in NET_RECEIVE%s (NEURON's self-events: "
+                 "docs/mechanisms.md, section 10)",
+                 call->name,
+                 !b ? "this block"
+                 : b->kind == B_NET_RECEIVE ? "NET_RECEIVE's INITIAL"
+                 : b->name && b->name[0] ? b->name : "this block",
+                 send ? " or the mechanism's INITIAL" : "");
+    if (call->n_kids != (send ? 2 : 1))
+        nm_error(g->c, call->line, call->column, "%s takes %s; expected %s", call->name,
+                 send ? "2 arguments" : "1 argument",
+                 send ? "net_send(delay, flag)" : "net_move(time)");
+    emit(g, "%s_self_event(s, ", g->prefix);
+    if (send) {
+        emit(g, "s->t + (");
+        nm_gen_expr(g, call->kids[0]);
+        emit(g, "), ");
+        nm_gen_expr(g, call->kids[1]);
+        emit(g, ", 0)");
+    } else {
+        nm_gen_expr(g, call->kids[0]);
+        emit(g, ", 1.0, 1)");
+    }
 }
 
 /* The RANDOM r that a random_* call names first, or an error. */
