@@ -627,6 +627,13 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: the simulation is %s; a checkpoint holds one "
                        "after hb_sim_init", name, sim->failed ? "stopped at a non-finite state"
                                                              : "not initialised");
+    for (int g = 0; g < sim->n_groups && sim->self_mechs; g++) /* their queue is not saved */
+        for (int q = 0; sim->groups[g].cat && q < sim->groups[g].cat->n_mech; q++)
+            if (sim->groups[g].cat->mech[q].mech->cpu->net_receive_self)
+                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: %s sends itself events (net_send), "
+                               "whose waiting events checkpoints do not hold yet; expected a "
+                               "model without self-events, or a run without checkpoints", name,
+                               sim->groups[g].cat->mech[q].mech->name);
     hb_ckpt_put_u64(b, fingerprint(sim));
     hb_ckpt_put_i64(b, sim->n_cells);
     hb_ckpt_put_i64(b, sim->n_groups);
