@@ -149,13 +149,16 @@ void nm_gen_self_event_call(gen *g, const nm_node *call)
     const int in_initial = b && b->kind == B_INITIAL;
     if (!(in_receive || (send && in_initial)))
         nm_error(g->c, call->line, call->column,
-                 "%s in %s is not supported; expected it in NET_RECEIVE%s (NEURON's self-events: "
-                 "docs/mechanisms.md, section 10)",
+                 "%s in %s%s%s is not supported; expected it in NET_RECEIVE%s (NEURON's "
+                 "self-events: docs/mechanisms.md, section 10)",
                  call->name,
-                 !b ? "this block"
-                 : b->kind == B_NET_RECEIVE ? "NET_RECEIVE's INITIAL"
-                 : b->name && b->name[0] ? b->name : "this block",
-                 send ? " or the mechanism's INITIAL" : "");
+                 !b                              ? "this block"
+                 : b->kind == B_NET_RECEIVE      ? "NET_RECEIVE's INITIAL"
+                 : b->kind == B_PROCEDURE        ? "PROCEDURE "
+                 : b->kind == B_FUNCTION         ? "FUNCTION "
+                                                 : "",
+                 b && b->kind != B_NET_RECEIVE && b->name ? b->name : "",
+                 "", send ? " or the mechanism's INITIAL" : "");
     if (call->n_kids != (send ? 2 : 1))
         nm_error(g->c, call->line, call->column, "%s takes %s; expected %s", call->name,
                  send ? "2 arguments" : "1 argument",
