@@ -2,8 +2,9 @@
 # Point processes that send themselves events (net_send, flag, net_move: docs/mechanisms.md,
 # section 10): tests/nmodl/selfev's PulseSyn (opened by each event for dur, closed by its
 # net_send(dur, 1) with the same connection's weight; kicks of its own from INITIAL's
-# net_send(start, 2)) and RetrigSyn (net_move extends its opening through a burst), a user
-# catalogue, in a 6-cell network against NEURON 8.2 running the same files
+# net_send(start, 2)), RetrigSyn (net_move extends its opening through a burst) and AhpWatch
+# (WATCH (v > thresh) 2, activated by INITIAL's net_send(0, 1): each spike of its cell opens an
+# afterhyperpolarising conductance), a user catalogue, in a 6-cell network against NEURON 8.2 running the same files
 # (tests/neuron/selfev_reference.py): every spike in NEURON's step, the soma voltages and both
 # conductances within NEURON's float32; the same spikes and traces bit for bit on 2 threads
 # and, where this build has MPI, 2 ranks; checkpoints and bad .mod uses refused by name.
@@ -32,9 +33,10 @@ awk -v dt=0.025 '
     END { printf "net_selfev: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
           exit !(nref == nours && m == nref && nref >= 60) }' "$ref/net_selfev.spikes" "$tmp/seq/spikes.dat" &&
     ok || bad "self-event network: the spikes differ from NEURON's"
-# every cell's soma v, PulseSyn's g and RetrigSyn's g every 0.25 ms: the report stores float32,
-# so each value against NEURON's rounded to float32; the kicks (INITIAL's self-events), the
-# closings (flag 1 with the opening connection's weight) and the moved closings all show in g
+# every cell's soma v, PulseSyn's, RetrigSyn's and AhpWatch's g every 0.25 ms: the report stores
+# float32, so each value against NEURON's rounded to float32; the kicks (INITIAL's self-events),
+# the closings (flag 1 with the opening connection's weight), the moved closings and the
+# WATCH-timed openings all show in g
 /usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_selfev.v" <<'PY' && ok || bad "self-event network: voltages or conductances differ from NEURON's"
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
@@ -45,17 +47,20 @@ n = min(len(ours), len(theirs))
 a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
 b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
 ulps = np.abs(a - b)
-dv = np.abs(ours[:n, 0::3] - theirs[:n, 0::3]).max()
-dg = np.abs(ours[:n, 1::3] - theirs[:n, 1::3]).max()
-dh = np.abs(ours[:n, 2::3] - theirs[:n, 2::3]).max()
+dv = np.abs(ours[:n, 0::4] - theirs[:n, 0::4]).max()
+dg = np.abs(ours[:n, 1::4] - theirs[:n, 1::4]).max()
+dh = np.abs(ours[:n, 2::4] - theirs[:n, 2::4]).max()
+da = np.abs(ours[:n, 3::4] - theirs[:n, 3::4]).max()
 t = ref[:n, 0]
 kick = (t > 3.5) & (t < 3.9)        # the first kick (3 to 4 ms): g = gkick
 burst = (t > 64.5) & (t < 66)       # RetrigSyn held open by net_move past 60.5 + 2 ms
 print("net_selfev: %d samples of 6 cells, %d of %d values NEURON's float32; largest difference "
-      "v %.3g mV, PulseSyn g %.3g uS, RetrigSyn g %.3g uS" % (n, (ulps == 0).sum(), ulps.size, dv, dg, dh))
-ok = ours.shape[1] == 18 and n >= 480 and dv < 1e-4 and dg < 1e-8 and dh < 1e-8
-ok = ok and (ours[:n][kick, 1::3] == np.float32(0.01)).all() and (ours[:n][burst, 2] == np.float32(0.006)).all()
-ok = ok and ours[:n, 1::3].max() > 0.03 and ours[:n, 2::3].min() == 0.0
+      "v %.3g mV, PulseSyn g %.3g uS, RetrigSyn g %.3g uS, AhpWatch g %.3g uS"
+      % (n, (ulps == 0).sum(), ulps.size, dv, dg, dh, da))
+ok = ours.shape[1] == 24 and n >= 480 and dv < 1e-4 and max(dg, dh, da) < 1e-8
+ok = ok and (ours[:n][kick, 1::4] == np.float32(0.01)).all() and (ours[:n][burst, 2] == np.float32(0.006)).all()
+ok = ok and ours[:n, 1::4].max() > 0.03 and ours[:n, 2::4].min() == 0.0
+ok = ok and ours[:n, 3::4].max() > 0.004 and (ours[:n][t < 3.5, 3::4] == 0).all()  # no AHP before the first spike
 sys.exit(0 if ok else 1)
 PY
 same() { # DIR WHAT: spikes and traces bitwise $tmp/seq's
@@ -81,7 +86,7 @@ same "$tmp/again" "self-event network run again"
 # checkpoints do not hold the waiting self-events yet: refused by name, not a wrong restart
 expect_status 1 "checkpoint with self-events" -- "$bin" run "$tmp/selfev.json" -o "$tmp/ck" --quiet \
     --checkpoint-every 50
-expect_grep "$tmp/err" "PulseSyn sends itself events (net_send)" "checkpoint refusal"
+expect_grep "$tmp/err" "AhpWatch sends itself events (net_send, net_move or WATCH), whose waiting events checkpoints do not hold yet" "checkpoint refusal"
 # bad uses in .mod files: FILE:LINE:COLUMN and where they belong
 mkdir -p "$tmp/bad1" "$tmp/bad2" "$tmp/bad3"
 sed -e 's/^    g = 0$/    g = 0\n    net_move(t + 1)/' "$src/tests/nmodl/selfev/RetrigSyn.mod" > "$tmp/bad1/RetrigSyn.mod"
@@ -93,6 +98,10 @@ expect_grep "$tmp/err" "RetrigSyn.mod:41:5: net_send in BREAKPOINT is not suppor
 sed -e 's/^    INITIAL { n = 0 }$/    INITIAL { n = 0 net_send(0, 1) }/' "$src/tests/nmodl/selfev/PulseSyn.mod" > "$tmp/bad3/PulseSyn.mod"
 expect_status 1 "net_send in NET_RECEIVE's INITIAL" -- "$bin" build-catalogue "$tmp/bad3" -o "$tmp/bad3.so"
 expect_grep "$tmp/err" "PulseSyn.mod:53:21: net_send in NET_RECEIVE's INITIAL is not supported" "net_send in NET_RECEIVE's INITIAL"
+mkdir -p "$tmp/bad4"
+sed -e 's/^    net_send(0, 1)$/    WATCH (v > thresh) 2/' "$src/tests/nmodl/selfev/AhpWatch.mod" > "$tmp/bad4/AhpWatch.mod"
+expect_status 1 "WATCH in INITIAL" -- "$bin" build-catalogue "$tmp/bad4" -o "$tmp/bad4.so"
+expect_grep "$tmp/err" "AhpWatch.mod:41:5: WATCH outside NET_RECEIVE; expected WATCH (condition) flag" "WATCH in INITIAL"
 
 echo "cli_net_selfev: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

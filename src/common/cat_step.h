@@ -157,6 +157,17 @@ static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int s
     cm->mech->cpu->init_self(&blk, inst, 0, out);
 }
 
+/* Its WATCH conditions on instance `inst` after a step ending at t [ms], crossings into *out. */
+static inline void hb_cat_point_watch(const hb_step_group_t *g, int q, int slot, int inst,
+                                      double t, double dt, hb_cat_sends_t *out)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    cm->mech->cpu->watch(&blk, inst, 0, t, out);
+}
+
 /* Rows of the lanes' cells in block `block` (mixed: lane0's own). */
 HB_HOSTDEV int hb_cat_rows(const hb_step_group_t *g, int block, int lane0)
 {

@@ -93,6 +93,9 @@ typedef struct hb_cat_cpu {
     void (*net_receive_self)(const hb_cat_block_t *blk, int j, int k, double *weight, double t,
                              double flag, hb_cat_sends_t *out);
     void (*init_self)(const hb_cat_block_t *blk, int j, int k, hb_cat_sends_t *out);
+    /* Its WATCH conditions after a step ending at t [ms] (NULL: none): a condition active and
+     * now true that was not asks for a self-event of its flag at t (NEURON's check_thresh). */
+    void (*watch)(const hb_cat_block_t *blk, int j, int k, double t, hb_cat_sends_t *out);
 } hb_cat_cpu_t;
 
 /* One lane's view for a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): blk with

@@ -50,6 +50,7 @@ typedef struct {
     double *const *weights;        /* the simulation's weight vectors (hb_sim_desc_t) */
     hb_sim_engine_event_t *events; /* queued (queue_events): events[next_event ..) wait */
     hb_self_queue_t *self;         /* the simulation's self-events (hb_sim_desc_t) */
+    int *watch_targets, n_watch;   /* targets whose mechanism has WATCH (cpu->watch) */
     size_t n_events, next_event, cap_events;
     int n_records;               /* set_records: values recorded every record_every steps */
     long record_every;
@@ -906,6 +907,7 @@ static void cpu_destroy(void *engine)
     free(s->spike_count);
     free(s->events);
     free(s->targets);
+    free(s->watch_targets);
     free(s->records);
     free(s->record_row);
     free(s);
@@ -1008,6 +1010,18 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
     if (d->n_targets) memcpy(s->targets, d->targets, (size_t)d->n_targets * sizeof *s->targets);
     s->weights = d->weights;
     s->self = d->self_events;
+    for (int pass = 0; pass < 2; pass++) { /* count, then list */
+        s->n_watch = 0;
+        for (int i = 0; i < d->n_targets; i++) {
+            const hb_sim_target_t *t = &d->targets[i];
+            if (!t->point || !d->groups[t->group].cat->mech[t->point - 1].mech->cpu->watch)
+                continue;
+            if (pass) s->watch_targets[s->n_watch] = i;
+            s->n_watch++;
+        }
+        if (!pass && !ALLOC(s->watch_targets, s->n_watch + 1))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
     memcpy(s->groups, d->groups, (size_t)d->n_groups * sizeof *s->groups);
     for (int p = 0; p < np; p++) {
         s->probe_group[p] = d->probe_group[p];
@@ -1145,6 +1159,25 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step)
     }
 }
 
+/* After a step ending at t: the WATCH conditions of every instance that has them, target by
+ * target; a crossing queues a self-event at t, delivered at the start of the next step (NEURON's
+ * check_thresh after the step, its event at t delivered before the next one). */
+static hb_status_t check_watches(cpu_sim_t *s, double t)
+{
+    for (int i = 0; i < s->n_watch; i++) {
+        const int target = s->watch_targets[i];
+        const hb_sim_target_t *tg = &s->targets[target];
+        const hb_step_group_t *g = &s->groups[tg->group];
+        hb_cat_sends_t sends = {0};
+        hb_cat_point_watch(g, tg->point - 1, tg->slot, tg->inst, t, s->dt, &sends);
+        if (sends.n == 0) continue;
+        hb_status_t st = hb_self_requests(s->self, target, -1, 0.0, &sends, t, s->dt,
+                                          g->cat->mech[tg->point - 1].mech->name);
+        if (st != HB_SUCCESS) return st;
+    }
+    return HB_SUCCESS;
+}
+
 /* After each step: the probes' spike tests and, on sampling steps, their voltages; one chunk
  * per step that recorded something. */
 static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink_t sink,
@@ -1160,6 +1193,8 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
         if (delivered != HB_SUCCESS) return delivered;
         cpu_step(s, step - 1, check);
         const double t = (double)step * s->dt;
+        hb_status_t watched = check_watches(s, t);
+        if (watched != HB_SUCCESS) return watched;
         const int sample = step % s->sample_every == 0;
         int spiked = 0;
         for (int p = 0; p < s->n_probes; p++) {

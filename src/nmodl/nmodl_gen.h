@@ -19,6 +19,7 @@ typedef struct {
     int (*statement_more)(gen *g, const nm_node *s, int depth); /* nm_gen_statement_more */
     void (*random_call)(gen *g, const nm_node *call);           /* nm_gen_random_call */
     void (*self_event_call)(gen *g, const nm_node *call);       /* nm_gen_self_event_call */
+    void (*watch)(gen *g, const nm_node *s, int depth);         /* nm_gen_watch */
 } nm_gen_hooks;
 
 struct gen {
@@ -93,5 +94,8 @@ void nm_gen_random_call(gen *g, const nm_node *call);
 void nm_gen_self_event_call(gen *g, const nm_node *call);
 /* <prefix>_self_event, after the vars' typedef, for a mechanism with self-events. */
 void nm_gen_self_event_helper(gen *g);
+/* A WATCH statement in NET_RECEIVE: its conditions activated (NEURON's _nrn_watch_activate:
+ * the call's first activation deactivates the instance's others). */
+void nm_gen_watch(gen *g, const nm_node *s, int depth);
 
 #endif

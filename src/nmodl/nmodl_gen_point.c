@@ -91,6 +91,19 @@ static void emit_receive_kernel(gen *g, const char *function, const char *kernel
     emit(g, "    %s_%s(&s, weight);\n    %s_store(blk, j, k, &s);\n}\n\n", p, function, p);
 }
 
+static void emit_watch_value(gen *g, const nm_node *cond);
+
+/* The WATCH statements under n, in order. */
+static void collect_watches(const nm_node *n, const nm_node **out, int *count)
+{
+    if (n->kind == S_WATCH) {
+        if (*count < 256) out[(*count)++] = n;
+        return;
+    }
+    for (int i = 0; i < n->n_kids; i++)
+        if (n->kids[i]) collect_watches(n->kids[i], out, count);
+}
+
 void nm_gen_net_receive(gen *g)
 {
     const nm_block *b = nm_gen_find_kind(g->c, B_NET_RECEIVE);
@@ -118,8 +131,85 @@ void nm_gen_net_receive(gen *g)
             "HB_HOSTDEV void %s_init_self_kernel(const hb_cat_block_t *blk, int j, int k, "
             "hb_cat_sends_t *out)\n{\n", p);
     emit(g, "    %s_vars_t s = HB_ZERO_INIT;\n    %s_load(blk, j, k, &s);\n", p, p);
+    for (int i = 0; i < g->m->n_watch; i++) /* no WATCH active before NET_RECEIVE activates it */
+        emit(g, "    s.watch_on_%d = s.watch_above_%d = s.watch_flag_%d = 0.0;\n", i, i, i);
     emit(g, "    s.sends = out;\n    %s_initial(&s);\n    %s_store(blk, j, k, &s);\n}\n\n", p,
          p);
+    if (!g->m->n_watch) return;
+    /* the conditions after a step (NEURON's WatchCondition::check at fixed step: a condition
+     * above 0 that was not sends its flag at t; at or below 0 it is not above) */
+    const nm_node *w[256];
+    int n_w = 0;
+    collect_watches(b->body, w, &n_w);
+    emit(g, "/* WATCH: the active conditions at t, a crossing a self-event of its flag at t */\n"
+            "HB_HOSTDEV void %s_watch_check(%s_vars_t *s)\n{\n", p, p);
+    g->block = b;
+    for (int q = 0; q < n_w; q++)
+        for (int c = 0; c + 1 < w[q]->n_kids; c += 2) {
+            const int i = (int)w[q]->num + c / 2;
+            const nm_node *cond = w[q]->kids[c];
+            for (int a = 0; b->args && a < b->args->n_kids; a++)
+                if (nm_gen_mentions(cond, b->args->kids[a]->name))
+                    nm_error(g->c, cond->line, cond->column,
+                             "this WATCH condition reads NET_RECEIVE's argument %s, which is a "
+                             "connection's; expected a condition of the mechanism's variables",
+                             b->args->kids[a]->name);
+            emit(g, "    if (s->watch_on_%d != 0.0) {\n        if (", i);
+            emit_watch_value(g, cond);
+            emit(g, " > 0.0) {\n            if (s->watch_above_%d == 0.0) {\n"
+                    "                s->watch_above_%d = 1.0;\n"
+                    "                (void)%s_self_event(s, s->t, s->watch_flag_%d, 0);\n"
+                    "            }\n        } else {\n            s->watch_above_%d = 0.0;\n"
+                    "        }\n    }\n", i, i, p, i, i);
+        }
+    g->block = NULL;
+    emit(g, "    (void)s;\n}\n\n");
+    emit(g, "HB_HOSTDEV void %s_watch_kernel(const hb_cat_block_t *blk, int j, int k, double t, "
+            "hb_cat_sends_t *out)\n{\n", p);
+    emit(g, "    %s_vars_t s = HB_ZERO_INIT;\n    %s_load(blk, j, k, &s);\n", p, p);
+    emit(g, "    s.t = t;\n    s.sends = out;\n    %s_watch_check(&s);\n"
+            "    %s_store(blk, j, k, &s);\n}\n\n", p, p);
+}
+
+/* WATCH (a > b) as a - b, (a < b) as b - a: NEURON's value, crossing 0 upwards. */
+static void emit_watch_value(gen *g, const nm_node *cond)
+{
+    const int greater = cond->op == '>';
+    emit(g, "((");
+    nm_gen_expr(g, cond->kids[greater ? 0 : 1]);
+    emit(g, ") - (");
+    nm_gen_expr(g, cond->kids[greater ? 1 : 0]);
+    emit(g, "))");
+}
+
+void nm_gen_watch(gen *g, const nm_node *s, int depth)
+{
+    if (!g->block || g->block->kind != B_NET_RECEIVE || g->receive_init)
+        nm_error(g->c, s->line, s->column,
+                 "WATCH in NET_RECEIVE's INITIAL is not supported; expected it in NET_RECEIVE");
+    nm_gen_indent(g, depth);
+    emit(g, "if (s->watch_rm == 0.0) { /* the call's first WATCH: the others off */\n");
+    for (int i = 0; i < g->m->n_watch; i++) {
+        nm_gen_indent(g, depth + 1);
+        emit(g, "s->watch_on_%d = 0.0;\n", i);
+    }
+    nm_gen_indent(g, depth);
+    emit(g, "}\n");
+    for (int c = 0; c + 1 < s->n_kids; c += 2) {
+        const int i = (int)s->num + c / 2;
+        nm_gen_indent(g, depth);
+        emit(g, "s->watch_rm += 1.0;\n");
+        nm_gen_indent(g, depth);
+        emit(g, "s->watch_on_%d = 1.0;\n", i);
+        nm_gen_indent(g, depth);
+        emit(g, "s->watch_flag_%d = ", i);
+        nm_gen_expr(g, s->kids[c + 1]);
+        emit(g, ";\n");
+        nm_gen_indent(g, depth); /* NEURON's activate: above when value >= -hoc_epsilon */
+        emit(g, "s->watch_above_%d = (double)(", i);
+        emit_watch_value(g, s->kids[c]);
+        emit(g, " >= -1e-11);\n");
+    }
 }
 
 void nm_gen_self_event_helper(gen *g)

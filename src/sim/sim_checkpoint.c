@@ -630,8 +630,9 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
     for (int g = 0; g < sim->n_groups && sim->self_mechs; g++) /* their queue is not saved */
         for (int q = 0; sim->groups[g].cat && q < sim->groups[g].cat->n_mech; q++)
             if (sim->groups[g].cat->mech[q].mech->cpu->net_receive_self)
-                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: %s sends itself events (net_send), "
-                               "whose waiting events checkpoints do not hold yet; expected a "
+                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: %s sends itself events (net_send, "
+                               "net_move or WATCH), whose waiting events checkpoints do not "
+                               "hold yet; expected a "
                                "model without self-events, or a run without checkpoints", name,
                                sim->groups[g].cat->mech[q].mech->name);
     hb_ckpt_put_u64(b, fingerprint(sim));

@@ -9,13 +9,13 @@ Writes tests/reference/net_selfev.json (a hinesbatch network file naming the use
 "selfev.so", which the test builds from tests/nmodl/selfev/ beside a copy of the file), then
 builds the same network in NEURON with the same tests/nmodl/selfev/*.mod (nrnivmodl through
 nrnmech.py) and writes NEURON's spikes (tests/reference/net_selfev.spikes: 'gid time', ordered
-by time, then gid) and, every 0.25 ms, each cell's soma voltage and both synapses' conductances
-(tests/reference/net_selfev.v: 't v0 g0 h0 v1 g1 h1 ...', %.17g). The values are recorded every
+by time, then gid) and, every 0.25 ms, each cell's soma voltage, both synapses' conductances
+and AhpWatch's g (tests/reference/net_selfev.v: 't v0 g0 h0 a0 v1 g1 h1 a1 ...', %.17g). The values are recorded every
 step and kept every 10th: Vector.record with an interval records through events of its own,
 which at a time some synapse's event shares come before or after it by the queue's order; every
 step's record is taken after the step, before its events, as hinesbatch's.
 
-  6 hh ball-and-stick cells, each with two synapses on the soma:
+  6 hh ball-and-stick cells, each with three synapses on the soma:
   - PulseSyn (synapse 0): each event opens it by its weight for dur 1 ms (net_send(dur, 1)
     closes it by the same connection's weight), and its INITIAL's net_send(start, 2) starts a
     train of kicks it sends itself (gkick 0.01 uS for 1 ms every 23 ms from 3 ms). Driven by a
@@ -23,7 +23,10 @@ step's record is taken after the step, before its events, as hinesbatch's.
     and the ring (cell i - 1 -> cell i, 0.012 uS, delay 4 ms).
   - RetrigSyn (synapse 1): an event opens gmax 0.006 uS for dur 2 ms, an event while open
     moves the closing (net_move) to dur after itself. Driven by a burst source (every 0.6 ms
-    from 60 ms, 8 events, delay 0.5 i ms), which keeps it open about 6 ms.
+    from 60 ms, 8 events, delay 0.5 + 0.5 i ms), which keeps it open about 6 ms.
+  - AhpWatch (synapse 2, no connections): INITIAL's net_send(0, 1) activates WATCH (v > -20)
+    2; each of the cell's spikes comes back as a flag-2 event that opens gahp 0.002 uS
+    (decaying, tau 10 ms, e -90 mV): an afterhyperpolarisation the synapse times itself.
   120 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import json
@@ -56,6 +59,8 @@ def model():
     syn0 = {"name": "PulseSyn", "at": "soma", "dur": 1, "e": 0, "gkick": 0.01, "start": 3,
             "interval": 23}
     syn1 = {"name": "RetrigSyn", "at": "soma", "dur": 2, "e": 0, "gmax": 0.006}
+    syn2 = {"name": "AhpWatch", "at": "soma", "thresh": -20, "gahp": 0.002, "tau": 10,
+            "e": -90}
     return {
         "catalogues": ["selfev.so"],
         "t_stop": 120, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
@@ -71,7 +76,7 @@ def model():
             "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
             "mechanisms": [{"name": "hh", "region": "soma"},
                            {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
-            "synapses": [syn0, syn1],
+            "synapses": [syn0, syn1, syn2],
             "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
         "network": {
             "sources": [{"name": "drive", "count": 1, "start": 10, "interval": 20, "number": 5,
@@ -80,14 +85,14 @@ def model():
                          "number": 8, "noise": 0, "seed": 0}],
             "connections": conns},
         "record": {"gids": list(range(N)), "locations": ["soma"],
-                   "variables": ["v", "syn[0].g", "syn[1].g"], "sample_dt": EVERY},
+                   "variables": ["v", "syn[0].g", "syn[1].g", "syn[2].g"], "sample_dt": EVERY},
     }
 
 
 def run_neuron(m):
     from neuron import h
     h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "selfev"),
-                                ["PulseSyn", "RetrigSyn"], "nrn_selfev_"))
+                                ["AhpWatch", "PulseSyn", "RetrigSyn"], "nrn_selfev_"))
     h.load_file("stdrun.hoc")
     h.cvode_active(0)
     h.secondorder = 0
@@ -122,12 +127,13 @@ def run_neuron(m):
         rec.append(h.Vector().record(cells[g][0](0.5)._ref_v))
         rec.append(h.Vector().record(cells[g][1][0]._ref_g))
         rec.append(h.Vector().record(cells[g][1][1]._ref_g))
+        rec.append(h.Vector().record(cells[g][1][2]._ref_g))
     ts = h.Vector().record(h._ref_t)
     h.finitialize(m["v_init"])
     for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
         h.fadvance()
     spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
-    counts = [(c[1][0].nkick, c[1][1].nopen, c[1][1].nmove) for c in cells]
+    counts = [(c[1][0].nkick, c[1][1].nopen, c[1][1].nmove, c[1][2].nspike) for c in cells]
     every = round(EVERY / m["dt"])
     return (spikes, ts.to_python()[::every], [v.to_python()[::every] for v in rec], counts)
 
@@ -146,7 +152,7 @@ def main():
             f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
     cells = sum(1 for _, g in spikes if g < N)
     print("net_selfev: %d spikes (%d of cells), %d samples; per cell (kicks, RetrigSyn "
-          "openings, moves): %s" % (len(spikes), cells, len(ts), counts))
+          "openings, moves, AhpWatch's spikes): %s" % (len(spikes), cells, len(ts), counts))
 
 
 if __name__ == "__main__":
