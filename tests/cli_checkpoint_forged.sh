@@ -49,8 +49,8 @@ forged "$net" "$tmp/n" spike-order "expected the spikes in (time, gid) order"
 forged "$net" "$tmp/n" event-nan "weight nan uS; expected finite numbers"
 forged "$net" "$tmp/n" source-next-negative "source gid 64: .* the next at -5 ms"
 forged "$net" "$tmp/n" seen-too-many "cell 0: 1073741824 of its spikes taken; its detector recorded"
-forged "$net" "$tmp/n" voltage-nan "group 0's voltage 0 is not a finite number"
-t_stop=100 traces=csv forged "$cells" "$tmp/c" voltage-nan "group 0's voltage 0 is not a finite number"
+forged "$net" "$tmp/n" voltage-nan "cell 0's voltage at node 0 is not a finite number"
+t_stop=100 traces=csv forged "$cells" "$tmp/c" voltage-nan "cell 0's voltage at node 0 is not a finite number"
 t_stop=100 traces=csv forged "$cells" "$tmp/c" cells-count-negative "corrupt: its run record holds a negative count"
 
 # catalogue mechanisms (format version 2): the bbp channels with CaDynamics_E2 writing cai
@@ -82,12 +82,12 @@ for f in traces.csv spikes.csv; do
     cmp -s "$tmp/ka/$f" "$tmp/k2/$f" && ok || bad "catalogue restart: $f differs from the run through"
 done
 [ "$(grep -c soma "$tmp/ka/spikes.csv")" -ge 4 ] && ok || bad "catalogue cells: expected 2 spikes a cell"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-state-nan "group 0's CaDynamics_E2.cai (a state) of instance 0, lane 0 is nan"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-param-inf "group 0's CaDynamics_E2.gamma (a parameter) of instance 0, lane 0 is inf; expected a finite value"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-ion-nan "group 0's ca inner concentration at element 0 is not a finite number"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-state-nan "cell 0's CaDynamics_E2.cai (a state) of instance 0 is nan"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-param-inf "cell 0's CaDynamics_E2.gamma (a parameter) of instance 0 is inf; expected a finite value"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-ion-nan "cell 0's ca inner concentration at node 0 is not a finite number"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-name "catalogue mechanisms in the checkpoint: \[XaDynamics_E2, Ca_HVA, .*in this simulation: \[CaDynamics_E2, Ca_HVA,"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-count "catalogue mechanisms: a count of 1099511627776; expected 0 to 4096"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 3"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 4"
 
 # point processes (format version 3): ProbAMPANMDA_EMS with its RANDOM streams, connections'
 # weight vectors and events naming them; restarted, the run through
@@ -101,7 +101,7 @@ t_stop=120 forged "$pt" "$tmp/p" pt-weight-nan "weight vector 0's value 1 is not
 t_stop=120 forged "$pt" "$tmp/p" pt-weight-target "weight vector 0 targets synapse 1073741824"
 t_stop=120 forged "$pt" "$tmp/p" pt-event-vector "weight vector 1048576; expected -1 (none) or one of the connections"
 t_stop=120 forged "$pt" "$tmp/p" pt-identity "ProbAMPANMDA_EMS is of another catalogue build"
-t_stop=120 forged "$pt" "$tmp/p" pt-random-id "(a RANDOM stream id3) of instance 0, lane 0 is 0.5"
+t_stop=120 forged "$pt" "$tmp/p" pt-random-id "(a RANDOM stream id3) of instance 0 is 0.5"
 t_stop=120 forged "$pt" "$tmp/p" pt-version-2 "format version 2, which holds no connections to catalogue point processes"
 
 # format version 2 (catalogue mechanisms, no point processes) still restarts, the same bytes
