@@ -130,6 +130,30 @@ cp -r "$tmp/n" "$tmp/n1"
 expect_status 0 "a network's version 1 checkpoint" -- "$bin" run "$net" -o "$tmp/n1" --quiet --restart "$tmp/n1" --t-stop 150
 cmp -s "$tmp/n/spikes.dat" "$tmp/n1/spikes.dat" && ok || bad "version 1 network restart: spikes.dat differs"
 
+# format 4 holds the state in the model's order: the ring's 64 cells, 4 blocks of 16 lanes on
+# the thread that wrote it, restart on 8 threads (8 blocks of 8) and on 3 to the same spikes;
+# a version 3 checkpoint (the blocks' layout) restarts on the width that wrote it, and on
+# another is refused saying so
+for th in 8 3; do
+    cp -r "$tmp/n" "$tmp/nt$th"
+    expect_status 0 "network restarted on $th threads" -- "$bin" run "$net" -o "$tmp/nt$th" --quiet --restart "$tmp/nt$th" --t-stop 150 --backend omp --threads $th
+    cmp -s "$tmp/n/spikes.dat" "$tmp/nt$th/spikes.dat" && ok || bad "restart on $th threads: spikes.dat differs"
+done
+cp -r "$tmp/p" "$tmp/pt3"
+expect_status 0 "point processes restarted on 3 threads" -- "$bin" run "$pt" -o "$tmp/pt3" --quiet --traces none --t-stop 120 --restart "$tmp/pt3" --backend omp --threads 3
+cmp -s "$tmp/pa/spikes.dat" "$tmp/pt3/spikes.dat" && ok || bad "point processes restarted on 3 threads: spikes.dat differs from the run through"
+cp -r "$tmp/n" "$tmp/n3v"
+"$py" "$here/ckpt_forge.py" "$tmp/n/checkpoint.0.bin" "$tmp/n3v/checkpoint.0.bin" to-v3 || bad "to-v3 (network)"
+cp -r "$tmp/n3v" "$tmp/n3w"
+expect_status 0 "a network's version 3 checkpoint" -- "$bin" run "$net" -o "$tmp/n3v" --quiet --restart "$tmp/n3v" --t-stop 150
+cmp -s "$tmp/n/spikes.dat" "$tmp/n3v/spikes.dat" && ok || bad "version 3 network restart: spikes.dat differs"
+expect_status 1 "a version 3 checkpoint on another block width" -- "$bin" run "$net" -o "$tmp/n3w" --quiet --restart "$tmp/n3w" --t-stop 150 --backend omp --threads 8
+expect_grep "$tmp/err" "group 0 of the checkpoint is laid out differently (15 nodes, 16 lanes, 64 cells); here 15 nodes, 8 lanes, 64 cells: a checkpoint of format version 3 is laid out" "version 3 on another width: message"
+cp -r "$tmp/p" "$tmp/p3"
+"$py" "$here/ckpt_forge.py" "$tmp/p/checkpoint.0.bin" "$tmp/p3/checkpoint.0.bin" to-v3 || bad "to-v3 (point processes)"
+expect_status 0 "point processes' version 3 checkpoint" -- "$bin" run "$pt" -o "$tmp/p3" --quiet --traces none --t-stop 120 --restart "$tmp/p3"
+cmp -s "$tmp/pa/spikes.dat" "$tmp/p3/spikes.dat" && ok || bad "version 3 point processes restart: spikes.dat differs"
+
 # the unforged checkpoints restart
 cp -r "$tmp/n" "$tmp/n2"
 expect_status 0 "network restarted" -- "$bin" run "$net" -o "$tmp/n2" --quiet --restart "$tmp/n2" --t-stop 150
