@@ -1,8 +1,9 @@
 /*
  * Checkpoints (hb_sim_save/load, hb_net_save/load): a run stopped half-way, saved, loaded into
  * a fresh simulation or network and finished has the same bits (traces, spikes) as one that
- * ran through; a truncated, corrupt or foreign checkpoint is refused before anything changes.
- * Runs on any rank count (the MPI list runs it on 2).
+ * ran through; a truncated, corrupt or foreign checkpoint is refused before anything changes;
+ * the state is saved in the model's order, so a checkpoint of one thread count restarts on
+ * another (blocks of another width). Runs on any rank count (the MPI list runs it on 2).
  */
 #include <math.h>
 #include <stdlib.h>
