@@ -1,11 +1,12 @@
 /*
  * Checkpoints of a simulation (hb_sim_save, hb_sim_load; format in docs/checkpoint.md) and the
  * record format every checkpoint shares (sim/checkpoint.h). The state saved is all a step
- * reads: each group's v, hh gates and synapse states (padding lanes included), the probes'
+ * reads: each cell's v, hh gates, synapse states, catalogue fields and ions in the model's
+ * order (format 4: no block or lane, so a restart may use another thread count), the probes'
  * spike-detection state (above threshold, v after the last step), the step count, and what
  * was recorded and not yet cleared. Restored into a simulation built from the same models and
  * options (a fingerprint of both is checked), the steps that follow are the same bits as an
- * uninterrupted run's.
+ * uninterrupted run's. Versions 1 to 3 (the engine's layout) are still read.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
@@ -329,9 +330,9 @@ static int64_t bad_value(const unsigned char *p, int64_t n, int ordered, double 
  * Per group, after the step: the layout (mechanisms in the group's order: name, fields,
  * parameters, states, assigned, instances; ions: name, valence), checked against this
  * simulation's with any difference named; after the group's synapse states the values: each
- * mechanism's fields (every instance and lane, padding too), each ion's e, ci, co, i, di/dv
- * (every element of the group's v layout). The density mechanisms draw no random numbers:
- * there is no stream to save. */
+ * mechanism's fields, each ion's e, ci, co, i, di/dv (version 4: cell by cell, group_state;
+ * versions 2 and 3: every instance and lane, padding too, and every element of the group's v
+ * layout, get_cat_values). */
 
 /* Mechanism cm's instances in a record of `version`: those of the group's cells (version 4),
  * or of its layout, padding lanes' included (versions 2 and 3). */
