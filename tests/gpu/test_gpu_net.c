@@ -396,12 +396,13 @@ static void user_points(const char *dir, hb_backend_t cpu)
     text[len] = '\0';
     /* the catalogue's path, TMSyn (depressing and facilitating) for the ExpSyn, and its g and
      * STDPSyn's g and i recorded beside v and wsyn */
-    static const char *const from[] = {"\"stdp.so\"", "\"name\": \"ExpSyn\"",
-                                       "\"syn[1].wsyn\""};
+    static const char *const from[] = {
+        "\"stdp.so\"", "\"name\": \"ExpSyn\",\n     \"at\": \"soma\",\n     \"tau\": 2,",
+        "\"syn[1].wsyn\""};
     char to[3][512];
     snprintf(to[0], sizeof to[0], "\"%s\"", so);
     snprintf(to[1], sizeof to[1], "\"name\": \"TMSyn\", \"U\": 0.5, \"tau_rec\": 200, "
-             "\"tau_facil\": 30");
+             "\"tau_facil\": 30, \"at\": \"soma\", \"tau_1\": 2,");
     snprintf(to[2], sizeof to[2], "\"syn[1].wsyn\", \"syn[0].g\", \"syn[1].g\", \"syn[1].i\"");
     size_t at = 0;
     int replaced[3] = {0, 0, 0};
