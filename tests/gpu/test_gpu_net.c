@@ -38,6 +38,7 @@
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
+ *        HB_TEST_USER_POINTS=1 test_gpu_net   (the user point processes alone)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -483,7 +484,7 @@ int main(int argc, char **argv)
         return 77;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc < 2) {
+    if (argc < 2 && !getenv("HB_TEST_USER_POINTS")) {
         fprintf(stderr, "usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...\n");
         return 2;
     }
