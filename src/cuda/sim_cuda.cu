@@ -662,6 +662,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h,
         dm->user_key = hm->builtin < 0 && m->kind == HB_CAT_POINT
                            ? user_point_key(groups, n_groups, m)
                            : 0;
+        if (dm->user_key < 0) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
         const size_t inst = hm->inst_start[h->blocks];
         hb_cat_mech_t *desc;
         size_t *inst_start;
