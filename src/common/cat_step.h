@@ -41,6 +41,11 @@ typedef struct {
     int ion[HB_CAT_MAX_ION]; /* the group's species of the mechanism's ion q (USEION order) */
     double **table;          /* n_table TABLEs filled at the run's celsius; NULL: none */
     double *area;            /* point processes: inst_start[blocks] * width row areas [um2] */
+    /* The CUDA engine's device copy of a user catalogue's point process (else NULL, 0): its
+     * slots' views (blocks * width) and its number among the simulation's user point processes,
+     * where the event delivery hands its events to the catalogue's launcher. */
+    const hb_cat_lane_t *lanes;
+    int user_key;
 } hb_step_cat_mech_t;
 
 /* One ion species of a group, per element of the group's v layout. */

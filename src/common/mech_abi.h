@@ -108,16 +108,38 @@ typedef struct {
     int n_inst;
 } hb_cat_lane_t;
 
+/* One event for a user catalogue's NET_RECEIVE on CUDA (docs/mechanisms.md, section 10). */
+typedef struct {
+    double t;      /* the event's time [ms] */
+    double weight; /* its weight (NET_RECEIVE's first argument) */
+    double *w;     /* its connection's weight vector (device, n_weight doubles, written back);
+                    * NULL: none, a vector of its own, (weight, 0, ...), NET_RECEIVE's INITIAL
+                    * run on it first */
+} hb_cat_event_t;
+
+/* Where a run of one target's events starts in a step's events: instance inst of the slot whose
+ * view is *lane, the events ev[p .. p + n) in delivery order (n 0: no run starts at p), for the
+ * user point process numbered `key` among the simulation's. */
+typedef struct {
+    const hb_cat_lane_t *lane; /* device */
+    int inst;
+    int key;
+    int n;
+} hb_cat_run_t;
+
 /* Host launchers of a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): lane[n] in
  * device memory, a thread a lane, the kernel over instances [0, lane[s].n_inst) at time t [ms]
  * with step dt [ms], on `stream` (a cudaStream_t); init and state run with blk.d and blk.rhs
- * NULL. Returns the launch's cudaError_t as int (0: launched). */
+ * NULL. net_receive (a point process with NET_RECEIVE; else NULL): run[n] and ev[n] in device
+ * memory, a thread a position p: where run[p].n > 0 and run[p].key is `key`, NET_RECEIVE on
+ * each of ev[p .. p + run[p].n) in order, blk.d and blk.rhs NULL. Returns the launch's
+ * cudaError_t as int (0: launched). */
 typedef struct hb_cat_cuda {
     int (*init)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
     int (*current)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
     int (*state)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
-    int (*net_receive)(const void *events, int n_events, const hb_cat_block_t *blk,
-                       void *stream); /* NULL: point processes are not on CUDA for users yet */
+    int (*net_receive)(const hb_cat_run_t *run, const hb_cat_event_t *ev, int n, int key,
+                       double dt, void *stream);
 } hb_cat_cuda_t;
 
 /* One mechanism. field[] per instance holds, in this order: its RANGE PARAMETERs (n_param;

@@ -132,14 +132,9 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
         for (int q = 0; sim->ops->catalogue == HB_SIM_CAT_BUILTIN && q < cat->n_mech; q++) {
             const hb_cat_mech_t *m = cat->mech[q].mech;
-            if (cat->mech[q].builtin < 0 && m->kind == HB_CAT_POINT)
-                return hb_fail(HB_ERR_NOT_SUPPORTED,
-                               "simulation: %s is a user catalogue's point process, and backend "
-                               "'%s' steps the built-in catalogues' point processes only (a user "
-                               "catalogue's CUDA kernels have no NET_RECEIVE); expected backend "
-                               "seq or omp",
-                               m->name, hb_backend_name(hb_context_backend(sim->ctx)));
-            if (cat->mech[q].builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state))
+            if (cat->mech[q].builtin < 0 &&
+                (!m->cuda || !m->cuda->current || !m->cuda->state ||
+                 (m->kind == HB_CAT_POINT && m->n_weight >= 0 && !m->cuda->net_receive)))
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
                                "simulation: %s is a user catalogue's mechanism without CUDA "
                                "kernels (its catalogue was built by build-catalogue without "
