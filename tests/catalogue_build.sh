@@ -92,6 +92,11 @@ if command -v nvcc > /dev/null; then
     cp -r "$tmp/gpu.src" "$tmp/gpu-first"
     expect_status 0 "build --cuda again" -- "$bin" build-catalogue "$tmp/mods" --cuda --nvcc nvcc -o "$tmp/gpu.so"
     diff -r -x '*.o' "$tmp/gpu-first" "$tmp/gpu.src" > /dev/null && ok || bad "the generated C and CUDA differ between two builds"
+    # point processes: NET_RECEIVE's wrapper and launcher too (docs/mechanisms.md section 10)
+    mkdir "$tmp/pts" && cp "$src/tests/nmodl/tm/TMSyn.mod" "$src/tests/nmodl/stdp/STDPSyn.mod" "$tmp/pts/"
+    expect_status 0 "build point processes --cuda" -- "$bin" build-catalogue "$tmp/pts" --cuda --nvcc nvcc -o "$tmp/pts.so"
+    grep -q "__global__ void hbgw_pts_TMSyn_net_receive" "$tmp/pts.src/hbg_pts_cuda.cu" && ok || bad "no NET_RECEIVE wrapper in hbg_pts_cuda.cu"
+    expect_status 0 "--cuda: NET_RECEIVE launchers" -- "$test" --points-cuda "$tmp/pts.so"
 else
     echo "catalogue_build: no nvcc on PATH: the --cuda build not checked"
 fi

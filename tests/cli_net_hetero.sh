@@ -58,6 +58,22 @@ ok = ours.shape[1] == 24 and n >= 200 and ulps.max() <= 1
 ok = ok and (last[1::4] > 0.05).all() and (last[2::4] < 0.05).all() and (last[3::4] >= 5).all()
 sys.exit(0 if ok else 1)
 PY
+# FOR_NETCONS on self-events (tests/nmodl/hetero_self: the loop in NET_RECEIVE's flag-1 branch
+# only, each connection's event sending one): every synapse's three connections, their weights'
+# sum and the first one's, as the connection's events see them
+expect_status 0 "build HeteroSyn with self-events" -- "$bin" build-catalogue "$src/tests/nmodl/hetero_self" -o "$tmp/hetero_self.so"
+sed -e 's/"hetero.so"/"hetero_self.so"/' "$tmp/hetero.json" > "$tmp/hetero_self.json"
+expect_status 0 "FOR_NETCONS on self-events" -- "$bin" run "$tmp/hetero_self.json" -o "$tmp/self" --quiet
+/usr/bin/python3 - "$tmp/self/traces.h5" <<'PY' && ok || bad "FOR_NETCONS on self-events: not every connection seen"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    last = np.array(f["report/default/data"])[-1]
+print("net_hetero self-events: final nfirst %s, wsum %s uS, wfirst %s uS" % (
+    " ".join("%g" % x for x in last[3::4]), " ".join("%.5g" % x for x in last[1::4]),
+    " ".join("%.5g" % x for x in last[2::4])))
+sys.exit(0 if ((last[3::4] == 3).all() and (np.abs(last[1::4] - 0.06) < 1e-6).all()
+               and (np.abs(last[2::4] - 0.02) < 1e-6).all()) else 1)
+PY
 same() { # DIR WHAT: spikes and traces bitwise $tmp/seq's
     cmp -s "$tmp/seq/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
     /usr/bin/python3 -c '

@@ -4,7 +4,8 @@
 # section 10): against NEURON 8.2 running the same file (tests/neuron/stdp_reference.py) every
 # spike in NEURON's step, the soma voltages and the plastic weights (syn[1].wsyn) close to
 # NEURON's, the weights both potentiated (to wmax) and depressed (to 0); the same spikes and
-# traces bit for bit on 2 threads and, where this build has MPI, 2 ranks.
+# traces bit for bit on 2 threads, where this build has MPI on 2 ranks, and where it has a CUDA
+# device on the GPU (STDPSyn's NET_RECEIVE a kernel of its catalogue's, build-catalogue --cuda).
 # Usage: cli_net_stdp.sh HINESBATCH
 set -u
 bin=$1
@@ -62,6 +63,12 @@ sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/s
 expect_status 0 "STDP network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/stdp_omp.json" -o "$tmp/omp" --quiet
 same "$tmp/omp" "STDP network on 2 threads"
 expect_status 0 "version" -- "$bin" --version
+if grep -q "backends: [a-z, ]*cuda" "$tmp/out"; then # a user's point process on the GPU
+    expect_status 0 "build STDPSyn --cuda" -- "$bin" build-catalogue "$src/tests/nmodl/stdp" --cuda -o "$tmp/stdp_gpu.so"
+    sed -e 's/"backend": "seq"/"backend": "cuda"/' -e 's/"stdp.so"/"stdp_gpu.so"/' "$tmp/stdp.json" > "$tmp/stdp_gpu.json"
+    expect_status 0 "STDP network on CUDA" -- "$bin" run "$tmp/stdp_gpu.json" -o "$tmp/gpu" --quiet
+    same "$tmp/gpu" "STDP network on the GPU"
+fi
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
     expect_status 0 "STDP network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \

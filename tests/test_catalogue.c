@@ -398,8 +398,30 @@ static int check_refused(const char *path, const char *what)
     return check_summary("catalogue --refuse");
 }
 
+/* A user catalogue of point processes built with --cuda (tests/catalogue_build.sh: TMSyn and
+ * STDPSyn): each carries its NET_RECEIVE launcher beside its current and state (docs/mechanisms.md
+ * section 10), its own. */
+static int check_points_cuda(const char *path)
+{
+    const hb_catalogue_t *cat = NULL;
+    CHECK_OK(hb_catalogue_load(path, &cat));
+    if (!cat) return check_summary("catalogue --points-cuda");
+    CHECK(cat->abi == HB_CAT_ABI && cat->n_mech == 2);
+    for (int i = 0; i < cat->n_mech; i++) {
+        const hb_cat_mech_t *m = &cat->mech[i];
+        const hb_cat_cuda_t *cu = m->cuda;
+        CHECKF(m->kind == HB_CAT_POINT && m->n_weight >= 1 && m->cpu->net_receive,
+               "%s: a point process with NET_RECEIVE", m->name);
+        CHECKF(cu && cu->init && cu->current && cu->state && cu->net_receive &&
+                   cu->net_receive != cat->mech[1 - i].cuda->net_receive,
+               "%s: CUDA launchers of its own, NET_RECEIVE's too", m->name);
+    }
+    return check_summary("catalogue --points-cuda");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--points-cuda")) return check_points_cuda(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "--user")) return check_user(argv[2], -1);
     if (argc == 3 && !strcmp(argv[1], "--user-cuda")) return check_user(argv[2], 1);
     if (argc == 3 && !strcmp(argv[1], "--user-no-cuda")) return check_user(argv[2], 0);

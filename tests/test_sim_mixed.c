@@ -1117,6 +1117,75 @@ static int make_point_cell(const char *swc, int set, double scale, hb_morph_t **
     return hb_model_synapse_count(*md) == 4;
 }
 
+/* Every slot's view (hb_cat_lane_t) of each user point process of g, as the CUDA engine keeps
+ * them on the device (upload_lanes): lane[q][slot]. */
+typedef struct {
+    hb_cat_lane_t **lane;
+    int n_mech;
+} user_views_t;
+
+static void user_views(const hb_step_group_t *g, user_views_t *out)
+{
+    const int slots = g->blocks * g->width;
+    out->n_mech = g->cat->n_mech;
+    out->lane = check_malloc((size_t)out->n_mech * sizeof *out->lane);
+    for (int q = 0; q < out->n_mech; q++) {
+        out->lane[q] = check_malloc((size_t)slots * sizeof **out->lane);
+        for (int slot = 0; slot < slots; slot++) hb_cat_lane_view(g, q, slot, &out->lane[q][slot]);
+    }
+}
+
+static void user_views_free(user_views_t *v)
+{
+    for (int q = 0; v->lane && q < v->n_mech; q++) free(v->lane[q]);
+    free(v->lane);
+}
+
+/* sim_events.cu's delivery of one step's events (n, in the queue's order) where every target is
+ * a user catalogue's point process: deliver_kernel's runs (hb_cat_run_t at each target's first
+ * event, the events as hb_cat_event_t in delivery order, w the device's weight vectors), then
+ * each user point process's NET_RECEIVE launcher with its key, positions in reverse order (the
+ * threads' order is free: each run its own target). Returns the events handed over. */
+static long user_deliver(const hb_sim_t *sim, const hb_step_group_t *g, const user_views_t *views,
+                         const hb_sim_event_t *ev, size_t n, double *w, double dt)
+{
+    if (!n) return 0;
+    hb_cat_run_t *run = check_malloc(n * sizeof *run);
+    hb_cat_event_t *uev = check_malloc(n * sizeof *uev);
+    long handed = 0;
+    for (size_t e = 0; e < n; e++) {
+        const hb_sim_target_t *t = &sim->targets[sim->target_first[ev[e].cell] + ev[e].synapse];
+        const int head = e == 0 || ev[e - 1].cell != ev[e].cell ||
+                         ev[e - 1].synapse != ev[e].synapse;
+        run[e].n = 0;
+        if (head) {
+            size_t end = e + 1;
+            while (end < n && ev[end].cell == ev[e].cell && ev[end].synapse == ev[e].synapse)
+                end++;
+            const hb_step_cat_mech_t *cm = &g->cat->mech[t->point - 1];
+            CHECK(t->point > 0 && cm->builtin < 0);
+            run[e] = (hb_cat_run_t){&views->lane[t->point - 1][t->slot], t->inst, cm->user_key,
+                                    (int)(end - e)};
+        }
+        uev[e] = (hb_cat_event_t){ev[e].time, ev[e].weight,
+                                  ev[e].weights >= 0 ? w + (size_t)ev[e].weights *
+                                                               HB_CAT_MAX_WEIGHT
+                                                     : NULL};
+    }
+    for (int q = 0; q < g->cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+        if (cm->builtin >= 0 || cm->mech->kind != HB_CAT_POINT) continue;
+        for (size_t e = n; e-- > 0;)
+            if (run[e].n > 0 && run[e].key == cm->user_key) {
+                hb_cat_run_cpu(run, uev, (int)e, cm->user_key, cm->mech, dt);
+                handed += run[e].n;
+            }
+    }
+    free(run);
+    free(uev);
+    return handed;
+}
+
 /* The GPU's event delivery to catalogue point processes (sim_events.cu's receive: NET_RECEIVE
  * and its INITIAL by index, hb_cat_fused_point_event, on a copy of the weight vectors) and its
  * steps (step_cat_kernel's lanes, or tree_step_kernel<1>: a point process's currents one
@@ -1124,8 +1193,12 @@ static int make_point_cell(const char *swc, int set, double scale, hb_morph_t **
  * per-lane parameters (mixed 0: a group of one shape with padding lanes; 1: with another
  * shape in a mixed group), two connections with weight vectors on the ProbAMPANMDA_EMS whose
  * events come alike (the connections' order decides), events without a vector (an own one,
- * initialised) on the second ExpSyn; v, every field and ion, and the vectors bitwise. */
-static void test_points(int mixed)
+ * initialised) on the second ExpSyn; v, every field and ion, and the vectors bitwise. With
+ * user 1 every point process is taken as a user catalogue's (docs/mechanisms.md section 10):
+ * the split step (split_step: their currents and states through the lane views and the
+ * generated wrappers' calls) and their events as the device hands them over (user_deliver:
+ * hb_cat_run_t and hb_cat_event_t, then the NET_RECEIVE wrapper's calls, hb_cat_run_cpu). */
+static void test_points(int mixed, int user)
 {
     enum { CELLS = 5, PT_STEPS = 800, EVERY = 37 };
     char small[1024], bas[1024];
@@ -1185,9 +1258,21 @@ static void test_points(int mixed)
         memcpy(hs, k->hh_state, hh * sizeof *hs);
         memcpy(w, sim->weights, nw * sizeof *w);
         hb_step_cat_t *twin = cat_copy(gr->cat, k);
+        int user_points = 0;
+        for (int q = 0; user && q < twin->n_mech; q++)
+            if (twin->mech[q].mech->kind == HB_CAT_POINT) {
+                twin->mech[q].builtin = -1;
+                twin->mech[q].user_key = user_points++;
+            }
+        CHECKF(!user || user_points == 3, "points: %d point processes taken as a user's; "
+               "expected 3", user_points);
         g.v = v;
         g.hh_state = hs;
         g.cat = twin;
+        g.d = d;
+        g.rhs = rhs;
+        user_views_t views = {0};
+        if (user) user_views(&g, &views);
         if (!mixed) { /* the device's lanes: every row factored each step (the tree step's
                        * plan takes the fixed rows' factors) */
             g.fixed_row = NULL;
@@ -1202,7 +1287,14 @@ static void test_points(int mixed)
                               sim->table.q10};
         const int W = k->width;
         size_t next = 0;
+        long handed = 0;
         for (long n = 0; n < PT_STEPS; n++) {
+            if (user) { /* the device's delivery with every point process a user's */
+                size_t end = next;
+                while (end < n_ev && ev[end].step <= n) end++;
+                handed += user_deliver(sim, &g, &views, ev + next, end - next, w, opt.dt_ms);
+                next = end;
+            }
             for (; next < n_ev && ev[next].step <= n; next++) { /* the device's receive */
                 const hb_sim_event_t *e = &ev[next];
                 const hb_sim_target_t *t = &sim->targets[sim->target_first[e->cell] + e->synapse];
@@ -1214,6 +1306,10 @@ static void test_points(int mixed)
                 hb_cat_fused_point_event(&g, t->point - 1, t->slot, t->inst, x, e->time, opt.dt_ms, 0);
             }
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
+            if (user) {
+                CHECK(split_step(&g, mixed ? &plan.k : NULL, &p, !mixed) == 6);
+                continue;
+            }
             if (mixed) {
                 tree_step(&g, &plan.k, &p, d, rhs);
                 continue;
@@ -1232,8 +1328,9 @@ static void test_points(int mixed)
         }
         const int same_v = !memcmp(v, k->v, size * sizeof *v);
         CHECKF(same_v && cat_same(twin, gr->cat, k) && !memcmp(w, sim->weights, nw * sizeof *w),
-               "points (%s group): the device's delivery and step differ from the CPU engine's "
-               "after %d steps (v %s, weight vectors %s)", mixed ? "mixed" : "padded", PT_STEPS,
+               "points (%s group%s): the device's delivery and step differ from the CPU engine's "
+               "after %d steps (v %s, weight vectors %s)", mixed ? "mixed" : "padded",
+               user ? ", users' point processes" : "", PT_STEPS,
                same_v ? "the same" : "differs",
                memcmp(w, sim->weights, nw * sizeof *w) ? "differ" : "the same");
         /* the stochastic synapse at work: its vectors' Psurv (index 3) moved, some release
@@ -1242,6 +1339,9 @@ static void test_points(int mixed)
         for (int c = 0; c < cells; c++)
             moved += sim->weights[(size_t)wv[c][0] * HB_CAT_MAX_WEIGHT + 3] != 0.0;
         CHECKF(moved > 0, "points: ProbAMPANMDA_EMS's Psurv never moved");
+        CHECKF(!user || handed == (long)n_ev, "points: %ld of %zu events handed to the users' "
+               "NET_RECEIVE", handed, n_ev);
+        user_views_free(&views);
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
         CHECKF(spiking >= cells, "points: %d spikes: too little to compare", spiking);
@@ -1263,8 +1363,10 @@ static void test_points(int mixed)
 
 int main(void)
 {
-    test_points(0);
-    test_points(1);
+    for (int user = 0; user < 2; user++) {
+        test_points(0, user);
+        test_points(1, user);
+    }
     for (int m = 0; m < 2; m++) { /* the device's steps, backward Euler and Crank-Nicolson */
         const hb_method_t method = m ? HB_METHOD_CN : HB_METHOD_EULER;
         for (int split = 0; split < 2; split++) { /* fused, and split around user items */

@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "common/event_order.h"
 #include "common/record_value.h"
+#include "common/self_events.h"
 #include "common/sim_step.h"
 #include "hinesbatch.h"
 
@@ -89,6 +90,9 @@ typedef struct {
      * the connections in the order added (hb_cat_netcons_t), borrowed by address too */
     int *const *netcon_head;
     int *const *netcon_next;
+    /* The self-events of point processes that send them (net_send, common/self_events.h): the
+     * simulation's queue, which hb_sim_init fills; engines without self-events ignore it. */
+    hb_self_queue_t *self_events;
     int device;                     /* the context's device to run on (GPUs) */
 } hb_sim_desc_t;
 

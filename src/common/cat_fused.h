@@ -236,6 +236,27 @@ static inline void hb_cat_lane_run_cpu(const hb_cat_lane_t *lane, const hb_cat_m
     if (run) run(&blk, 0, lane->n_inst);
 }
 
+/* What a user's generated NET_RECEIVE wrapper does for position p of a step's events
+ * (hbg_<cat>_cuda.cu; common/mech_abi.h's hb_cat_run_t), with the mechanism's CPU kernels: the
+ * event delivery's host twin (tests/test_sim_mixed.c). */
+static inline void hb_cat_run_cpu(const hb_cat_run_t *run, const hb_cat_event_t *ev, int p,
+                                  int key, const hb_cat_mech_t *m, double dt)
+{
+    if (run[p].n <= 0 || run[p].key != key || !m->cpu->net_receive) return;
+    const hb_cat_lane_t *lane = run[p].lane;
+    hb_cat_block_t blk = lane->blk;
+    blk.ion = (hb_ion_block_t *)lane->ion;
+    blk.dt = dt;
+    blk.d = blk.rhs = NULL;
+    for (int e = p; e < p + run[p].n; e++) {
+        double own[HB_CAT_MAX_WEIGHT] = {ev[e].weight};
+        double *w = ev[e].w ? ev[e].w : own;
+        blk.t = ev[e].t;
+        if (!ev[e].w && m->cpu->net_init) m->cpu->net_init(&blk, run[p].inst, 0, w, ev[e].t);
+        m->cpu->net_receive(&blk, run[p].inst, 0, w, ev[e].t);
+    }
+}
+
 /* The tree step (common/sim_tree.h), assembly: the ions' start at row i of the cell (any row
  * order; before every mechanism's currents). */
 HB_HOSTDEV void hb_tree_cat_ions(const hb_step_group_t *g, hb_tree_cell_t c, int i)

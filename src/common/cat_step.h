@@ -40,6 +40,11 @@ typedef struct {
     int ion[HB_CAT_MAX_ION]; /* the group's species of the mechanism's ion q (USEION order) */
     double **table;          /* n_table TABLEs filled at the run's celsius; NULL: none */
     double *area;            /* point processes: inst_start[blocks] * width row areas [um2] */
+    /* The CUDA engine's device copy of a user catalogue's point process (else NULL, 0): its
+     * slots' views (blocks * width) and its number among the simulation's user point processes,
+     * where the event delivery hands its events to the catalogue's launcher. */
+    const hb_cat_lane_t *lanes;
+    int user_key;
 } hb_step_cat_mech_t;
 
 /* One ion species of a group, per element of the group's v layout. */
@@ -121,6 +126,16 @@ typedef struct {
     int target;
 } hb_cat_netcons_t;
 
+/* The block's netcon_* fields from the target's connections (nc NULL or none: left empty). */
+static inline void hb_cat_view_netcons(hb_cat_block_t *blk, const hb_cat_netcons_t *nc)
+{
+    if (nc && nc->head && nc->head[nc->target] >= 0) {
+        blk->netcon_w = nc->w;
+        blk->netcon_next = nc->next;
+        blk->netcon_first = nc->head[nc->target];
+    }
+}
+
 /* One event (init 0: NET_RECEIVE) or a connection's initialisation (init 1: NET_RECEIVE's
  * INITIAL, NEURON's NetCon init: without one, weight[1 ..] zeroed) at instance `inst` of point
  * process q of the group in slot `slot`; w the connection's weight vector (n_weight doubles,
@@ -141,12 +156,47 @@ static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot,
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
     hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
-    if (nc && nc->head && nc->head[nc->target] >= 0) {
-        blk.netcon_w = nc->w;
-        blk.netcon_next = nc->next;
-        blk.netcon_first = nc->head[nc->target];
-    }
+    hb_cat_view_netcons(&blk, nc);
     kernel(&blk, inst, 0, w, t);
+}
+
+/* hb_cat_point_event's NET_RECEIVE for a mechanism that sends itself events
+ * (cpu->net_receive_self): an event of flag `flag` (0: a connection's), its net_send and
+ * net_move requests counted into *out (common/self_events.h queues them); nc the target's
+ * connections for FOR_NETCONS, on self-events too. */
+static inline void hb_cat_point_event_self(const hb_step_group_t *g, int q, int slot, int inst,
+                                           double *w, double t, double dt, double flag,
+                                           const hb_cat_netcons_t *nc, hb_cat_sends_t *out)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    hb_cat_view_netcons(&blk, nc);
+    cm->mech->cpu->net_receive_self(&blk, inst, 0, w, t, flag, out);
+}
+
+/* Its INITIAL of instance `inst` alone at t 0 (such a mechanism's INITIAL runs here, not in
+ * hb_cat_init_block), the net_send requests into *out. */
+static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int slot, int inst,
+                                          double dt, hb_cat_sends_t *out)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, 0.0, dt, NULL, NULL, ions, &blk);
+    cm->mech->cpu->init_self(&blk, inst, 0, out);
+}
+
+/* Its WATCH conditions on instance `inst` after a step ending at t [ms], crossings into *out. */
+static inline void hb_cat_point_watch(const hb_step_group_t *g, int q, int slot, int inst,
+                                      double t, double dt, hb_cat_sends_t *out)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    cm->mech->cpu->watch(&blk, inst, 0, t, out);
 }
 
 /* Rows of the lanes' cells in block `block` (mixed: lane0's own). */
@@ -276,7 +326,7 @@ static inline void hb_cat_init_block(const hb_step_group_t *g, int block, double
                     for (int k = 0; k < lanes; k++)
                         blk.field[((size_t)j * (size_t)m->n_field + (size_t)(m->n_param + s)) *
                                       (size_t)W + (size_t)k] = m->state[s].value;
-            if (n > 0 && m->cpu->init) m->cpu->init(&blk, 0, n);
+            if (n > 0 && m->cpu->init && !m->cpu->init_self) m->cpu->init(&blk, 0, n);
         }
     }
 }

@@ -62,6 +62,23 @@ typedef struct {
     unsigned read, write; /* HB_ION_* */
 } hb_cat_ion_t;
 
+/* Self-events (NEURON's net_send and net_move, docs/mechanisms.md section 10): what one call of
+ * a point process's NET_RECEIVE or INITIAL asks for, in the order it asked. net_send(delay,
+ * flag) is a request at t + delay; net_move(tt) moves the instance's waiting flag-1 event to
+ * tt. The engine queues them after the call; n may pass HB_CAT_MAX_SENDS (the requests past it
+ * are dropped, the engine refuses the run). */
+#define HB_CAT_MAX_SENDS 8
+typedef struct {
+    double time; /* [ms]: absolute, t + delay (net_send) or tt (net_move) */
+    double flag; /* net_send's flag; unused by net_move */
+    int move;    /* 1: net_move */
+} hb_cat_send_t;
+
+typedef struct {
+    int n;
+    hb_cat_send_t req[HB_CAT_MAX_SENDS];
+} hb_cat_sends_t;
+
 /* The kernels (docs/mechanisms.md, section 3): HB_HOSTDEV code over instances [j0, j1) of a
  * block and its lanes. A NULL kernel: the mechanism has nothing to do there. */
 typedef struct hb_cat_cpu {
@@ -78,6 +95,17 @@ typedef struct hb_cat_cpu {
     void (*net_init)(const hb_cat_block_t *blk, int j, int k, double *weight, double t);
     /* TABLE data at celsius and the globals: table[q] holds table_len[q] doubles. */
     void (*tables)(double celsius, const double *global, double *const *table);
+    /* Point processes that send themselves events (net_send, net_move; NULL for the others,
+     * which use the two above): NET_RECEIVE of one event of flag `flag` (0: a connection's,
+     * else a self-event's), its requests into *out (out->n counted on); and the INITIAL of
+     * instance j of lane k alone, at t 0, its net_send requests into *out (the engine runs it
+     * instead of init for such a mechanism). */
+    void (*net_receive_self)(const hb_cat_block_t *blk, int j, int k, double *weight, double t,
+                             double flag, hb_cat_sends_t *out);
+    void (*init_self)(const hb_cat_block_t *blk, int j, int k, hb_cat_sends_t *out);
+    /* Its WATCH conditions after a step ending at t [ms] (NULL: none): a condition active and
+     * now true that was not asks for a self-event of its flag at t (NEURON's check_thresh). */
+    void (*watch)(const hb_cat_block_t *blk, int j, int k, double t, hb_cat_sends_t *out);
 } hb_cat_cpu_t;
 
 /* One lane's view for a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): blk with
@@ -90,16 +118,38 @@ typedef struct {
     int n_inst;
 } hb_cat_lane_t;
 
+/* One event for a user catalogue's NET_RECEIVE on CUDA (docs/mechanisms.md, section 10). */
+typedef struct {
+    double t;      /* the event's time [ms] */
+    double weight; /* its weight (NET_RECEIVE's first argument) */
+    double *w;     /* its connection's weight vector (device, n_weight doubles, written back);
+                    * NULL: none, a vector of its own, (weight, 0, ...), NET_RECEIVE's INITIAL
+                    * run on it first */
+} hb_cat_event_t;
+
+/* Where a run of one target's events starts in a step's events: instance inst of the slot whose
+ * view is *lane, the events ev[p .. p + n) in delivery order (n 0: no run starts at p), for the
+ * user point process numbered `key` among the simulation's. */
+typedef struct {
+    const hb_cat_lane_t *lane; /* device */
+    int inst;
+    int key;
+    int n;
+} hb_cat_run_t;
+
 /* Host launchers of a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): lane[n] in
  * device memory, a thread a lane, the kernel over instances [0, lane[s].n_inst) at time t [ms]
  * with step dt [ms], on `stream` (a cudaStream_t); init and state run with blk.d and blk.rhs
- * NULL. Returns the launch's cudaError_t as int (0: launched). */
+ * NULL. net_receive (a point process with NET_RECEIVE; else NULL): run[n] and ev[n] in device
+ * memory, a thread a position p: where run[p].n > 0 and run[p].key is `key`, NET_RECEIVE on
+ * each of ev[p .. p + run[p].n) in order, blk.d and blk.rhs NULL. Returns the launch's
+ * cudaError_t as int (0: launched). */
 typedef struct hb_cat_cuda {
     int (*init)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
     int (*current)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
     int (*state)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
-    int (*net_receive)(const void *events, int n_events, const hb_cat_block_t *blk,
-                       void *stream); /* NULL: point processes are not on CUDA for users yet */
+    int (*net_receive)(const hb_cat_run_t *run, const hb_cat_event_t *ev, int n, int key,
+                       double dt, void *stream);
 } hb_cat_cuda_t;
 
 /* One mechanism. field[] per instance holds, in this order: its RANGE PARAMETERs (n_param;

@@ -523,6 +523,52 @@ static hb_status_t share_rows(const hb_step_group_t *h, hb_sim_tree_plan_t *plan
 static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
                                  const size_t *pick, size_t n_pick, const size_t *cbase);
 
+/* 1: mechanism q of group g is a user catalogue's point process. */
+static int is_user_point(const hb_step_group_t *groups, int g, int q)
+{
+    const hb_step_cat_mech_t *cm = &groups[g].cat->mech[q];
+    return cm->builtin < 0 && cm->mech->kind == HB_CAT_POINT;
+}
+
+/* The user catalogues' point processes of the groups, each once, in the order of the groups and
+ * their mechanisms: out[k] is the one numbered k (hb_step_cat_mech_t.user_key), whose
+ * NET_RECEIVE launcher the event delivery calls with key k (out NULL: counted alone). Returns
+ * their number. */
+static int user_points(const hb_step_group_t *groups, int n_groups, const hb_cat_mech_t **out)
+{
+    int n = 0;
+    for (int g = 0; g < n_groups; g++)
+        for (int q = 0; groups[g].cat && q < groups[g].cat->n_mech; q++) {
+            if (!is_user_point(groups, g, q)) continue;
+            const hb_cat_mech_t *m = groups[g].cat->mech[q].mech;
+            int seen = 0; /* in an earlier group or mechanism */
+            for (int h = 0; h <= g && !seen; h++)
+                for (int r = 0; groups[h].cat && r < groups[h].cat->n_mech && !seen; r++) {
+                    if (h == g && r == q) break;
+                    seen = is_user_point(groups, h, r) && groups[h].cat->mech[r].mech == m;
+                }
+            if (seen) continue;
+            if (out) out[n] = m;
+            n++;
+        }
+    return n;
+}
+
+/* The number of user point process m among user_points'. */
+static int user_point_key(const hb_step_group_t *groups, int n_groups, const hb_cat_mech_t *m)
+{
+    const int n = user_points(groups, n_groups, NULL);
+    const hb_cat_mech_t **all = (const hb_cat_mech_t **)calloc((size_t)n + 1, sizeof *all);
+    int key = -1;
+    if (all) {
+        user_points(groups, n_groups, all);
+        for (int k = 0; k < n && key < 0; k++)
+            if (all[k] == m) key = k;
+    }
+    free(all);
+    return key;
+}
+
 /* The views of every slot (hb_cat_lane_t) of each user mechanism of the group, on the device:
  * hb_cat_lane_view on the host group with the device's data pointers (the host's indices: the
  * layout of v, the fields and the ions is the same on both). */
@@ -546,7 +592,7 @@ static hb_status_t upload_lanes(dgroup_t *dg, const hb_step_group_t *h)
         mm->field = dc->mech[q].field;
         mm->global = dc->mech[q].global;
         mm->table = dc->mech[q].table;
-        mm->area = dc->mech[q].area; /* a built-in point process's; a user's is refused */
+        mm->area = dc->mech[q].area; /* a point process's rows' areas */
     }
     for (int x = 0; st == HB_SUCCESS && x < hc->n_ion; x++) {
         mixed.ion[x] = hc->ion[x];
@@ -565,6 +611,8 @@ static hb_status_t upload_lanes(dgroup_t *dg, const hb_step_group_t *h)
         if (hc->mech[q].builtin >= 0) continue;
         for (int slot = 0; slot < dc->n_lanes; slot++) hb_cat_lane_view(&g, q, slot, &lanes[slot]);
         st = upload(&dc->lanes[q], (const hb_cat_lane_t *)lanes, (size_t)dc->n_lanes);
+        if (st == HB_SUCCESS && hc->mech[q].mech->kind == HB_CAT_POINT)
+            dc->mech[q].lanes = dc->lanes[q]; /* the event delivery's (sim_events.cu) */
     }
     free(lanes);
     free(mixed.mech);
@@ -577,7 +625,8 @@ static hb_status_t upload_lanes(dgroup_t *dg, const hb_step_group_t *h)
  * fused step reaches by index (common/cat_fused.h); a user catalogue's through its CUDA
  * launchers (hb_cat_mech_t.cuda), each slot's view uploaded (upload_lanes; docs/mechanisms.md,
  * section 6); a user's without them is refused. */
-static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
+static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h,
+                              const hb_step_group_t *groups, int n_groups)
 {
     const hb_step_cat_t *hc = h->cat;
     dcat_t *dc = &dg->cat;
@@ -593,11 +642,9 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
     for (int q = 0; q < nm; q++) {
         const hb_step_cat_mech_t *hm = &hc->mech[q];
         const hb_cat_mech_t *m = hm->mech;
-        if (hm->builtin < 0 && m->kind == HB_CAT_POINT)
-            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s is a user catalogue's "
-                           "point process; the CUDA engine steps the built-in catalogues' point "
-                           "processes only; expected backend seq or omp", m->name);
-        if (hm->builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state))
+        if (hm->builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state ||
+                                (m->kind == HB_CAT_POINT && m->n_weight >= 0 &&
+                                 !m->cuda->net_receive)))
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s is a user catalogue's "
                            "mechanism without CUDA kernels; expected its catalogue built by "
                            "build-catalogue --cuda, or backend seq or omp", m->name);
@@ -611,6 +658,11 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
         dm->field = dm->global = NULL;
         dm->table = NULL;
         dm->area = NULL;
+        dm->lanes = NULL; /* upload_lanes' */
+        dm->user_key = hm->builtin < 0 && m->kind == HB_CAT_POINT
+                           ? user_point_key(groups, n_groups, m)
+                           : 0;
+        if (dm->user_key < 0) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
         const size_t inst = hm->inst_start[h->blocks];
         hb_cat_mech_t *desc;
         size_t *inst_start;
@@ -656,6 +708,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
             (st = upload(&di->style, (const unsigned char *)hi->style, size)) != HB_SUCCESS)
             return st; /* e0, ci0, co0: hb_sim_init's, on the host */
     }
+    if (dc->user && (st = upload_lanes(dg, h)) != HB_SUCCESS) return st; /* dc->mech[q].lanes */
     hb_step_cat_t top = *hc;
     top.mech = NULL;
     top.ion = NULL;
@@ -671,7 +724,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h)
         return st;
     }
     dg->k.cat = dc->dev;
-    return dc->user ? upload_lanes(dg, h) : HB_SUCCESS;
+    return HB_SUCCESS;
 }
 
 static void free_cat(dcat_t *dc)
@@ -743,7 +796,8 @@ static const double *cat_device_address(const dgroup_t *dg, const double *at)
  * devices' measurements. */
 static int tree_tile(int tuned) { return tuned > 0 ? tuned : 32; }
 
-static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile)
+static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile,
+                                const hb_step_group_t *groups, int n_groups)
 {
     hb_sim_tree_plan_t plan;
     memset(&plan, 0, sizeof plan);
@@ -757,7 +811,7 @@ static hb_status_t upload_group(dgroup_t *dg, const hb_step_group_t *h, int tile
         if (st == HB_SUCCESS) st = share_rows(h, &plan, &pick, &n_pick, &cbase);
     }
     if (st == HB_SUCCESS) st = upload_arrays(dg, h, h->mixed ? &plan : NULL, pick, n_pick, cbase);
-    if (st == HB_SUCCESS && h->cat) st = upload_cat(dg, h);
+    if (st == HB_SUCCESS && h->cat) st = upload_cat(dg, h, groups, n_groups);
     hb_sim_tree_free(&plan);
     free(pick);
     free(cbase);
@@ -1046,8 +1100,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
             return hb_fail(HB_ERR_INVALID_VALUE, "GPU simulation: group %d has %d lanes per block; "
                            "expected %d", g, d->groups[g].width, HB_SIM_GPU_LANES);
         }
-        if ((st = upload_group(&s->groups[g], &d->groups[g],
-                                tree_tile(s->tree_tile))) != HB_SUCCESS) {
+        if ((st = upload_group(&s->groups[g], &d->groups[g], tree_tile(s->tree_tile), d->groups,
+                                d->n_groups)) != HB_SUCCESS) {
             free(views);
             free(sites);
             return st;
@@ -1087,6 +1141,16 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
                                     s->group_syn_state, s->dev_groups, d->dt, &s->events)) !=
         HB_SUCCESS)
         return st;
+    { /* the user catalogues' point processes: their NET_RECEIVE launchers, by number */
+        const int n_user = user_points(d->groups, d->n_groups, NULL);
+        const hb_cat_mech_t **user =
+            (const hb_cat_mech_t **)calloc((size_t)n_user + 1, sizeof *user);
+        if (!user) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+        user_points(d->groups, d->n_groups, user);
+        st = hb_cuda_events_set_user_points(s->events, n_user, user);
+        free(user);
+        if (st != HB_SUCCESS) return st;
+    }
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
         return st;
     const size_t np = (size_t)d->n_probes;

@@ -15,7 +15,10 @@
  *   deliver_kernel  per step: one thread per target with events, which adds them in
  *                   (time, weight, weight vector) order (hb_event_before), as the CPU's sorted
  *                   queue does; at a catalogue point process, NET_RECEIVE by index
- *                   (common/cat_fused.h) with the connection's weight vector on the device
+ *                   (common/cat_fused.h) with the connection's weight vector on the device;
+ *                   at a user catalogue's, the run handed over (hb_cat_run_t, hb_cat_event_t
+ *                   in delivery order) to that catalogue's NET_RECEIVE kernel, launched after
+ *                   it on the same stream, one launch per user point process
  *
  * Compiled with -fmad=false (CMakeLists.txt): an event's weight times Exp2Syn's factor is the
  * CPU's product, not a fused one.
@@ -51,6 +54,13 @@ struct hb_cuda_events {
     /* the connections' weight vectors of point processes, HB_CAT_MAX_WEIGHT doubles each */
     double *weights;
     size_t n_weights, cap_weights;
+    /* user catalogues' point processes (hb_step_cat_mech_t.user_key k: user[k]) and a step's
+     * runs and events handed to their NET_RECEIVE launchers */
+    int n_user;
+    const hb_cat_mech_t **user;
+    hb_cat_run_t *runs;
+    hb_cat_event_t *user_ev;
+    size_t cap_runs, cap_user_ev;
     /* connections, sorted by source */
     size_t n_conns;
     uint32_t *conn_source;
@@ -209,6 +219,26 @@ __device__ static __noinline__ void point_receive(const hb_sim_engine_event_t *e
     hb_cat_fused_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, dt, 0);
 }
 
+/* Target t's point process when it is a user catalogue's (its NET_RECEIVE is that catalogue's
+ * kernel: hb_cuda_events_deliver launches it), else NULL. */
+__device__ static const hb_step_cat_mech_t *user_point(const hb_sim_target_t *t,
+                                                       const hb_step_group_t *groups)
+{
+    if (!t->point) return NULL;
+    const hb_step_cat_mech_t *cm = &groups[t->group].cat->mech[t->point - 1];
+    return cm->builtin < 0 ? cm : NULL;
+}
+
+/* Event e as a user catalogue's NET_RECEIVE takes it (its weight vector on the device). */
+__device__ static hb_cat_event_t user_event(const hb_sim_engine_event_t *e, double *weights)
+{
+    hb_cat_event_t u;
+    u.t = e->time;
+    u.weight = e->weight;
+    u.w = e->weights >= 0 ? weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT : NULL;
+    return u;
+}
+
 /* Event e at target t: the hard-coded synapse's state, or the point process's NET_RECEIVE. */
 __device__ static void receive(const hb_sim_engine_event_t *e, const hb_sim_target_t *t,
                                hb_syn_site_t *const *syns, double *const *state,
@@ -219,22 +249,37 @@ __device__ static void receive(const hb_sim_engine_event_t *e, const hb_sim_targ
                         e->weight);
 }
 
+/* runs and user_ev (n each, NULL where the simulation has no user point process): a run at a
+ * user catalogue's point process is not delivered here but written there, its events in
+ * delivery order from its first position, for the catalogue's NET_RECEIVE kernel (run[p].n 0
+ * at every other position). */
 __global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
                                const hb_sim_target_t *targets, hb_syn_site_t *const *syns,
                                double *const *state, const hb_step_group_t *groups,
-                               double *weights, double dt)
+                               double *weights, double dt, hb_cat_run_t *runs,
+                               hb_cat_event_t *user_ev)
 {
     const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= n) return;
     const int target = ev[e].target;
+    if (runs) runs[e].n = 0;
     if (e > 0 && ev[e - 1].target == target) return; /* the run's first thread adds it */
     long end = e + 1;
     int in_order = 1;
     for (; end < n && ev[end].target == target; end++)
         if (event_before(ev, end, end - 1)) in_order = 0;
     const hb_sim_target_t t = targets[target];
+    const hb_step_cat_mech_t *user = runs ? user_point(&t, groups) : NULL;
+    if (user) {
+        runs[e].lane = user->lanes + t.slot;
+        runs[e].inst = t.inst;
+        runs[e].key = user->user_key;
+        runs[e].n = (int)(end - e);
+    }
     if (in_order) {
-        for (long k = e; k < end; k++) receive(&ev[k], &t, syns, state, groups, weights, dt);
+        for (long k = e; k < end; k++)
+            if (user) user_ev[k] = user_event(&ev[k], weights);
+            else receive(&ev[k], &t, syns, state, groups, weights, dt);
         return;
     }
     long last = -1; /* a run out of order (the host's queue never is): the next smallest */
@@ -243,7 +288,8 @@ __global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
         for (long j = e; j < end; j++)
             if ((last < 0 || event_before(ev, last, j)) && (best < 0 || event_before(ev, j, best)))
                 best = j;
-        receive(&ev[best], &t, syns, state, groups, weights, dt);
+        if (user) user_ev[done] = user_event(&ev[best], weights);
+        else receive(&ev[best], &t, syns, state, groups, weights, dt);
         last = best;
     }
 }
@@ -325,6 +371,9 @@ extern "C" void hb_cuda_events_destroy(hb_cuda_events_t *ev)
     if (!ev) return;
     cudaFree(ev->targets);
     cudaFree(ev->weights);
+    free(ev->user);
+    cudaFree(ev->runs);
+    cudaFree(ev->user_ev);
     cudaFree(ev->conn_source);
     cudaFree(ev->conns);
     cudaFree(ev->pool);
@@ -567,6 +616,28 @@ extern "C" hb_status_t hb_cuda_events_set_weights(hb_cuda_events_t *ev, size_t n
     return HB_SUCCESS;
 }
 
+extern "C" hb_status_t hb_cuda_events_set_user_points(hb_cuda_events_t *ev, int n,
+                                                      const hb_cat_mech_t *const *mechs)
+{
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
+    if (n < 0 || (n && !mechs))
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_events_set_user_points: %d mechanisms", n);
+    for (int k = 0; k < n; k++)
+        if (!mechs[k] || (mechs[k]->n_weight >= 0 &&
+                          (!mechs[k]->cuda || !mechs[k]->cuda->net_receive)))
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU network: %s is a user catalogue's point "
+                           "process without a CUDA NET_RECEIVE kernel; expected its catalogue "
+                           "built by build-catalogue --cuda", mechs[k] ? mechs[k]->name : "?");
+    const hb_cat_mech_t **user =
+        (const hb_cat_mech_t **)calloc((size_t)n + 1, sizeof *user);
+    if (!user) return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
+    for (int k = 0; k < n; k++) user[k] = mechs[k];
+    free(ev->user);
+    ev->user = user;
+    ev->n_user = n;
+    return HB_SUCCESS;
+}
+
 extern "C" hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev)
 {
     if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
@@ -584,9 +655,25 @@ extern "C" hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step)
     if (!ev->n_queue || r < 0 || r >= ev->queue_steps) return HB_SUCCESS;
     const long first = ev->h_off[r], count = ev->h_off[r + 1] - first;
     if (count <= 0) return HB_SUCCESS;
+    if (ev->n_user) { /* room for the step's runs handed to the users' kernels */
+        hb_status_t st = RESERVE(ev->runs, ev->cap_runs, (size_t)count, 0, "event runs");
+        if (st == HB_SUCCESS)
+            st = RESERVE(ev->user_ev, ev->cap_user_ev, (size_t)count, 0, "user events");
+        if (st != HB_SUCCESS) return st;
+    }
     deliver_kernel<<<blocks_for((unsigned long long)count), EVENT_THREADS, 0, ev->stream>>>(
         ev->queue + first, count, ev->targets, ev->group_syns, ev->group_state, ev->groups,
-        ev->weights, ev->dt);
+        ev->weights, ev->dt, ev->n_user ? ev->runs : NULL, ev->n_user ? ev->user_ev : NULL);
     CUDA_CHECK(cudaGetLastError());
+    for (int k = 0; k < ev->n_user; k++) { /* distinct targets: any order of the launches */
+        const hb_cat_cuda_t *cu = ev->user[k]->cuda;
+        if (!cu || !cu->net_receive) continue; /* no NET_RECEIVE: no event reaches it */
+        const int rc = cu->net_receive(ev->runs, ev->user_ev, (int)count, k, ev->dt,
+                                       (void *)ev->stream);
+        if (rc != 0)
+            return hb_fail(HB_ERR_BACKEND, "GPU network: %s's NET_RECEIVE kernel (a user "
+                           "catalogue's): %s", ev->user[k]->name,
+                           cudaGetErrorString((cudaError_t)rc));
+    }
     return HB_SUCCESS;
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "backend/sim_ops.h"
+#include "common/mech_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,7 +44,12 @@ hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev);
  * copied): the device's from now on, which NET_RECEIVE updates (hb_sim_init's, at a run's
  * start). */
 hb_status_t hb_cuda_events_set_weights(hb_cuda_events_t *ev, size_t n, const double *weights);
-/* Launches the delivery of the queued events of step `step` (steps done before it), if any. */
+/* The simulation's user catalogues' point processes (hb_step_cat_mech_t.user_key k: mechs[k],
+ * host descriptors, borrowed): their events go to their catalogues' NET_RECEIVE launchers. */
+hb_status_t hb_cuda_events_set_user_points(hb_cuda_events_t *ev, int n,
+                                           const hb_cat_mech_t *const *mechs);
+/* Launches the delivery of the queued events of step `step` (steps done before it), if any
+ * (users' point processes: their catalogues' kernels after it, on the same stream). */
 hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step);
 
 #ifdef __cplusplus

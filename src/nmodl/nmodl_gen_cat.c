@@ -361,7 +361,14 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
     else
         fputs("NULL, /* net_receive */\n    NULL, /* net_init */\n    ", out);
     array_ref(out, o, m->name, n_table, "tables");
-    fputs(",\n};\n\n", out);
+    if (m->self_events)
+        fprintf(out, ",\n    %s_net_receive_self_kernel,\n    %s_init_self_kernel,\n    ", p, p);
+    else
+        fputs(",\n    NULL, /* net_receive_self */\n    NULL, /* init_self */\n    ", out);
+    if (m->n_watch)
+        fprintf(out, "%s_watch_kernel,\n};\n\n", p);
+    else
+        fputs("NULL, /* watch */\n};\n\n", out);
     static const char *const kinds[] = {"HB_CAT_DENSITY", "HB_CAT_POINT", "HB_CAT_ARTIFICIAL"};
     fprintf(row, "    {\"%s\", %s,\n     %d, ", m->name, kinds[m->kind], n_param);
     array_ref(row, o, m->name, n_param, "param");
@@ -473,6 +480,40 @@ static void emit_dispatch(FILE *out, const char *id, const cat_file *files, int 
  * a lane (hb_cat_lane_t: the engine's view of one slot of a group, device pointers), and its
  * host launcher; hbgc_<id>_cuda[] the launchers in the catalogue's order. Compiled by nvcc with
  * -fmad=false, as the library's kernels: the same operations as the CPU's C, so the same bits. */
+/* A point process's NET_RECEIVE on CUDA (common/mech_abi.h's hb_cat_run_t): a thread a position
+ * of the step's events; where a run of this mechanism's target starts, its events in order, each
+ * with its connection's weight vector (or one of its own, (weight, 0, ...), NET_RECEIVE's INITIAL
+ * first), as the CPU engine's delivery (common/cat_step.h's hb_cat_point_event) and the
+ * split step's host twin (common/cat_fused.h's hb_cat_run_cpu). */
+static void emit_cuda_events(FILE *out, const char *id, const char *m, int n_weight)
+{
+    fprintf(out,
+            "\nstatic __global__ void hbgw_%s_%s_net_receive(const hb_cat_run_t *run, "
+            "const hb_cat_event_t *ev,\n        int n, int key, double dt)\n{\n"
+            "    const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n"
+            "    if (p >= n || run[p].n <= 0 || run[p].key != key) return;\n"
+            "    const hb_cat_lane_t *lane = run[p].lane;\n"
+            "    const int j = run[p].inst;\n"
+            "    hb_cat_block_t blk = lane->blk;\n"
+            "    blk.ion = (hb_ion_block_t *)lane->ion;\n"
+            "    blk.dt = dt;\n    blk.d = blk.rhs = NULL;\n"
+            "    for (int e = p; e < p + run[p].n; e++) {\n"
+            "        double own[%d] = {ev[e].weight};\n"
+            "        double *w = ev[e].w ? ev[e].w : own;\n"
+            "        blk.t = ev[e].t;\n"
+            "        if (!ev[e].w) hbg_%s_%s_net_init_kernel(&blk, j, 0, w, ev[e].t);\n"
+            "        hbg_%s_%s_net_receive_kernel(&blk, j, 0, w, ev[e].t);\n    }\n}\n",
+            id, m, n_weight > 0 ? n_weight : 1, id, m, id, m);
+    fprintf(out,
+            "\nstatic int hbgl_%s_%s_net_receive(const hb_cat_run_t *run, const hb_cat_event_t "
+            "*ev, int n,\n        int key, double dt, void *stream)\n{\n"
+            "    if (n <= 0) return 0;\n"
+            "    hbgw_%s_%s_net_receive<<<(unsigned)((n + 127) / 128), 128, 0, "
+            "(cudaStream_t)stream>>>(run, ev, n, key,\n        dt);\n"
+            "    return (int)cudaGetLastError();\n}\n",
+            id, m, id, m);
+}
+
 static void emit_cuda(FILE *out, const char *id, const cat_file *files, int n)
 {
     fprintf(out,
@@ -513,6 +554,8 @@ static void emit_cuda(FILE *out, const char *id, const cat_file *files, int n)
                     "    return (int)cudaGetLastError();\n}\n",
                     id, m, kernels[k], id, m, kernels[k]);
         }
+        if (files[i].m->n_net_receive_args >= 0) /* a point process's events */
+            emit_cuda_events(out, id, m, files[i].m->n_net_receive_args);
         index++;
     }
     fprintf(out, "\nextern \"C\" __attribute__((visibility(\"hidden\"))) const hb_cat_cuda_t "
@@ -521,8 +564,12 @@ static void emit_cuda(FILE *out, const char *id, const cat_file *files, int n)
     for (int i = 0; i < n; i++)
         if (!files[i].blocker) {
             const char *m = files[i].m->name;
-            fprintf(out, "    {hbgl_%s_%s_init, hbgl_%s_%s_current, hbgl_%s_%s_state, NULL},\n", id,
-                    m, id, m, id, m);
+            fprintf(out, "    {hbgl_%s_%s_init, hbgl_%s_%s_current, hbgl_%s_%s_state, ", id, m, id,
+                    m, id, m);
+            if (files[i].m->n_net_receive_args >= 0)
+                fprintf(out, "hbgl_%s_%s_net_receive},\n", id, m);
+            else
+                fputs("NULL},\n", out);
         }
     if (!index) fputs("    {NULL, NULL, NULL, NULL},\n", out);
     fputs("};\n", out);

@@ -68,7 +68,8 @@ typedef enum {
     S_VERBATIM,    /* name: the C text */
     S_BLOCK,       /* kids: statements */
     S_INITIAL,     /* NET_RECEIVE's INITIAL; kids[0] S_BLOCK */
-    S_FOR_NETCONS  /* NET_RECEIVE's FOR_NETCONS (args); kids: N_LIST args, S_BLOCK */
+    S_FOR_NETCONS, /* NET_RECEIVE's FOR_NETCONS (args); kids: N_LIST args, S_BLOCK */
+    S_WATCH        /* WATCH (a > b) flag, ...: kids: condition, flag, condition, flag ... */
 } nm_node_kind;
 
 typedef struct nm_node nm_node;

@@ -29,10 +29,16 @@
  * file that records: its values bitwise too (tests/reference/net_prob.json and
  * tests/gpu/net_prob_sto.json: bbp's ProbAMPANMDA_EMS, catalogue point processes with weight
  * vectors and NET_RECEIVE on the device, deterministic and stochastic: Use 0.9, Fac 10, Dep 5,
- * RANDOM's Philox draws; the soma voltages of 4 cells).
+ * RANDOM's Philox draws; the soma voltages of 4 cells). A user catalogue's point processes
+ * (docs/mechanisms.md section 10: build-catalogue --cuda, their NET_RECEIVE as the catalogue's
+ * own kernels): tests/reference/net_stdp.json with its ExpSyn replaced by tests/nmodl/tm's
+ * TMSyn (per-connection state with an INITIAL) beside tests/nmodl/stdp's STDPSyn (pre and post
+ * events, the plastic weight), in groups of copies and in the mixed group, plain and with the
+ * tasks exchange: spikes and recorded v, wsyn, g and i bitwise the CPU's (user_points).
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
+ *        HB_TEST_USER_POINTS=1 test_gpu_net   (the user point processes alone)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -362,6 +368,115 @@ static void compare(const char *path, hb_backend_t cpu)
     free(ref);
 }
 
+/* The user catalogue "pts" (TMSyn and STDPSyn, built by build-catalogue --cuda) in net_stdp's
+ * network: spikes and recorded values on the GPU bitwise the CPU's, with the cells as a group of
+ * copies (sim.mixed_copies=1: step_cat_kernel's split step) and in the mixed group
+ * (tree_step_kernel's), plain and with the tasks exchange. */
+static void user_points(const char *dir, hb_backend_t cpu)
+{
+    char cmd[8192], so[256], path[256];
+    snprintf(so, sizeof so, "%s/pts.so", dir);
+    snprintf(path, sizeof path, "%s/pts.json", dir);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/pts && cp %s/tests/nmodl/tm/TMSyn.mod %s/tests/nmodl/stdp/STDPSyn.mod "
+             "%s/pts/ && %s build-catalogue %s/pts --cuda -o %s > /dev/null",
+             dir, HB_SOURCE_DIR, HB_SOURCE_DIR, dir, HB_CLI, dir, so);
+    const int built = system(cmd);
+    CHECKF(built == 0, "building the user catalogue: '%s' exited %d", cmd, built);
+    char ref[1024];
+    snprintf(ref, sizeof ref, "%s/tests/reference/net_stdp.json", HB_SOURCE_DIR);
+    FILE *in = fopen(ref, "r");
+    CHECKF(in != NULL, "cannot read %s", ref);
+    if (built != 0 || !in) {
+        if (in) fclose(in);
+        return;
+    }
+    static char text[1 << 20], out[1 << 20];
+    const size_t len = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[len] = '\0';
+    /* the catalogue's path, TMSyn (depressing and facilitating) for the ExpSyn, and its g and
+     * STDPSyn's g and i recorded beside v and wsyn */
+    static const char *const from[] = {
+        "\"stdp.so\"", "\"name\": \"ExpSyn\",\n     \"at\": \"soma\",\n     \"tau\": 2,",
+        "\"syn[1].wsyn\""};
+    char to[3][512];
+    snprintf(to[0], sizeof to[0], "\"%s\"", so);
+    snprintf(to[1], sizeof to[1], "\"name\": \"TMSyn\", \"U\": 0.5, \"tau_rec\": 200, "
+             "\"tau_facil\": 30, \"at\": \"soma\", \"tau_1\": 2,");
+    snprintf(to[2], sizeof to[2], "\"syn[1].wsyn\", \"syn[0].g\", \"syn[1].g\", \"syn[1].i\"");
+    size_t at = 0;
+    int replaced[3] = {0, 0, 0};
+    for (const char *c = text; *c && at + 600 < sizeof out;) {
+        int r = 0;
+        for (; r < 3; r++)
+            if (!strncmp(c, from[r], strlen(from[r]))) break;
+        if (r < 3) {
+            at += (size_t)snprintf(out + at, sizeof out - at, "%s", to[r]);
+            c += strlen(from[r]);
+            replaced[r]++;
+        } else
+            out[at++] = *c++;
+    }
+    out[at] = '\0';
+    CHECKF(replaced[0] == 1 && replaced[1] == 1 && replaced[2] == 1,
+           "%s: expected one catalogue, one ExpSyn, one syn[1].wsyn; found %d, %d, %d", ref,
+           replaced[0], replaced[1], replaced[2]);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(out, f);
+    fclose(f);
+    static const char *const tunings[2] = {"sim.mixed_copies=1", NULL};
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(hb_set_default_tuning(tunings[k]));
+        const char *how = tunings[k] ? "a group of copies" : "the mixed group";
+        hb_spike_t *sp_cpu = NULL;
+        size_t n_cpu = 0, rows_cpu = 0;
+        int cols_cpu = 0;
+        double secs = 0.0;
+        const int ok = run(path, cpu, 0, &sp_cpu, &n_cpu, &secs);
+        double *rec_cpu = ok ? recorded_run(path, cpu, 0, &rows_cpu, &cols_cpu) : NULL;
+        CHECKF(ok && n_cpu >= 40 && rec_cpu && rows_cpu > 200 && cols_cpu == 30,
+               "user points (%s): %zu spikes, %zu rows of %d columns on the CPU", how, n_cpu,
+               rows_cpu, cols_cpu);
+        for (int tasks = 0; tasks < 2 && ok && rec_cpu; tasks++) {
+            hb_spike_t *sp = NULL;
+            size_t n = 0, rows = 0;
+            int cols = 0;
+            int same = run(path, HB_BACKEND_CUDA, tasks, &sp, &n, &secs) && n == n_cpu;
+            for (size_t i = 0; same && i < n; i++)
+                same = sp[i].gid == sp_cpu[i].gid &&
+                       !memcmp(&sp[i].time_ms, &sp_cpu[i].time_ms, sizeof sp[i].time_ms);
+            double *rec = recorded_run(path, HB_BACKEND_CUDA, tasks, &rows, &cols);
+            size_t differ = 0, first = 0;
+            const size_t total = rows_cpu * (size_t)cols_cpu;
+            for (size_t i = 0; rec && rows == rows_cpu && cols == cols_cpu && i < total; i++)
+                if (memcmp(&rec[i], &rec_cpu[i], sizeof *rec) != 0 && differ++ == 0) first = i;
+            const int rec_same = rec && rows == rows_cpu && cols == cols_cpu && differ == 0;
+            CHECKF(same, "user points (%s%s): %zu spikes on the GPU, %zu on the CPU, or others",
+                   how, tasks ? ", tasks" : "", n, n_cpu);
+            CHECKF(rec_same, "user points (%s%s): GPU %zu x %d recorded, CPU %zu x %d; %zu values "
+                   "differ, the first row %zu column %zu: GPU %.17g, CPU %.17g", how,
+                   tasks ? ", tasks" : "", rows, cols, rows_cpu, cols_cpu, differ,
+                   first / (size_t)(cols_cpu ? cols_cpu : 1),
+                   first % (size_t)(cols_cpu ? cols_cpu : 1), differ ? rec[first] : 0.0,
+                   differ ? rec_cpu[first] : 0.0);
+            printf("user points (TMSyn, STDPSyn) in %s%s: %zu spikes, %zu x %d recorded, GPU "
+                   "bitwise %s\n", how, tasks ? " (tasks exchange)" : "", n_cpu, rows_cpu,
+                   cols_cpu, same && rec_same ? "equal" : "DIFFERENT");
+            free(sp);
+            free(rec);
+        }
+        free(sp_cpu);
+        free(rec_cpu);
+    }
+    CHECK_OK(hb_set_default_tuning(NULL));
+    unlink(path);
+    snprintf(cmd, sizeof cmd, "rm -rf %s/pts %s/pts.so %s/pts.src", dir, dir, dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(int argc, char **argv)
 {
     if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
@@ -369,17 +484,22 @@ int main(int argc, char **argv)
         return 77;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc < 2) {
+    if (argc < 2 && !getenv("HB_TEST_USER_POINTS")) {
         fprintf(stderr, "usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...\n");
         return 2;
     }
-    bad_connections();
     const hb_backend_t cpu = hb_backend_available(HB_BACKEND_OMP) ? HB_BACKEND_OMP : HB_BACKEND_SEQ;
     char dir[] = "/tmp/hb_gpu_netXXXXXX", generated[64];
     if (!mkdtemp(dir)) {
         CHECKF(0, "cannot make a temporary folder");
         return check_summary("test_gpu_net");
     }
+    user_points(dir, cpu);
+    if (getenv("HB_TEST_USER_POINTS")) { /* this part alone (seconds) */
+        rmdir(dir);
+        return check_summary("test_gpu_net (user point processes)");
+    }
+    bad_connections();
     recording(dir, cpu);
     for (int a = 1; a < argc; a++) {
         struct stat info;
