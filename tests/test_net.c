@@ -434,8 +434,10 @@ static void test_shares(hb_comm_t *comm)
                                      : gid >= g0 && gid < g1;
             right &= hb_net_owns(net, (uint32_t)gid) == mine && share_asked[gid] == mine;
         }
-        const int cells = promise ? c1 - c0 : (g1 < SHARE_CELLS ? g1 : SHARE_CELLS) - (g0 < SHARE_CELLS ? g0 : SHARE_CELLS);
-        CHECKF(right && net->n_cable == cells && hb_net_local_cells(net) == net->n_cable + net->n_sources,
+        const int g0c = g0 < SHARE_CELLS ? g0 : SHARE_CELLS, g1c = g1 < SHARE_CELLS ? g1 : SHARE_CELLS;
+        const int cells = promise ? c1 - c0 : g1c - g0c; /* a block of gids: its cells */
+        CHECKF(right && net->n_cable == cells &&
+                   hb_net_local_cells(net) == net->n_cable + net->n_sources,
                "rank %d of %d (%s): %d cells and %d sources, expected %d cells; owns or asked "
                "about gids outside its share: %d", rank, size,
                promise ? "cells first" : "blocks of gids", net->n_cable, net->n_sources, cells,
