@@ -352,18 +352,36 @@ static void test_generator_refusals(void)
                 "<-> b (1, 1) }\n",
          "bad.mod:4:13: an indexed COMPARTMENT is not supported by the code generator; expected "
          "COMPARTMENT volume { states }"},
-        /* self-events (ModelDB's STDP files time their updates with them): refused by name */
-        {"NEURON { POINT_PROCESS s }\nASSIGNED { tl }\nBREAKPOINT { }\nNET_RECEIVE (w) {\n if "
-         "(flag == 0) {\n  net_send(1, 1)\n } else { tl = t }\n}\n",
-         "bad.mod:6:3: net_send (events a mechanism sends itself or its cell) is not supported "
-         "by the code generator yet; expected NET_RECEIVE to act on the events it receives only "
-         "(a postsynaptic spike reaches an STDP synapse as an event of its own, a connection "
-         "from the cell: docs/mechanisms.md, section 10)"},
+        /* self-events where NEURON refuses them too (nocmodl: "net_send allowed only in
+         * INITIAL and NET_RECEIVE blocks"), or which the generator does not write */
+        {"NEURON { SUFFIX x }\nASSIGNED { tl }\nINITIAL { net_send(1, 1) }\nBREAKPOINT { }\n",
+         "bad.mod:3:11: net_send in a density mechanism: a self-event goes to a point process's "
+         "instance; expected it in a POINT_PROCESS's NET_RECEIVE or INITIAL"},
+        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { net_send(1, 1) }\nNET_RECEIVE (w) { }\n",
+         "bad.mod:2:14: net_send in BREAKPOINT is not supported; expected it in NET_RECEIVE or "
+         "the mechanism's INITIAL (NEURON's self-events: docs/mechanisms.md, section 10)"},
+        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nPROCEDURE p() { net_send(1, 2) }\n"
+         "NET_RECEIVE (w) { p() }\n",
+         "bad.mod:3:17: net_send in PROCEDURE p is not supported; expected it in NET_RECEIVE or "
+         "the mechanism's INITIAL (NEURON's self-events: docs/mechanisms.md, section 10)"},
+        {"NEURON { POINT_PROCESS s }\nINITIAL { net_move(t + 1) }\nBREAKPOINT { }\n"
+         "NET_RECEIVE (w) { }\n",
+         "bad.mod:2:11: net_move in INITIAL is not supported; expected it in NET_RECEIVE "
+         "(NEURON's self-events: docs/mechanisms.md, section 10)"},
+        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nNET_RECEIVE (w, n) {\n INITIAL { n = 0 "
+         "net_send(0, 1) }\n}\n",
+         "bad.mod:4:18: net_send in NET_RECEIVE's INITIAL is not supported; expected it in "
+         "NET_RECEIVE or the mechanism's INITIAL (NEURON's self-events: docs/mechanisms.md, "
+         "section 10)"},
+        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nNET_RECEIVE (w) { WATCH (w > 1) 2 }\n",
+         "bad.mod:3:28: this WATCH condition reads NET_RECEIVE's argument w, which is a "
+         "connection's; expected a condition of the mechanism's variables"},
         {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nNET_RECEIVE (w) { net_event(t) }\n",
-         "bad.mod:3:19: net_event (events a mechanism sends itself or its cell) is not supported "
-         "by the code generator yet; expected NET_RECEIVE to act on the events it receives only "
-         "(a postsynaptic spike reaches an STDP synapse as an event of its own, a connection "
-         "from the cell: docs/mechanisms.md, section 10)"},
+         "bad.mod:3:19: net_event (an event a mechanism sends its cell's connections) is not "
+         "supported by the code generator yet; expected net_send or net_move (self-events) or "
+         "NET_RECEIVE acting on the events it receives (a postsynaptic spike reaches an STDP "
+         "synapse as an event of its own, a connection from the cell: docs/mechanisms.md, "
+         "section 10)"},
     };
 #undef G_HEAD
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -385,6 +403,46 @@ static void test_generator_refusals(void)
         }
         hb_nmodl_destroy(m);
     }
+}
+
+/* net_send and net_move where NEURON allows them: the mechanism marked (self_events), the
+ * generator writes its two kernels with the requests; a mechanism without them has neither. */
+static void test_self_events(void)
+{
+    static const char text[] =
+        "NEURON { POINT_PROCESS s }\nASSIGNED { g }\nINITIAL { g = 0 net_send(2, 3) }\n"
+        "BREAKPOINT { }\nNET_RECEIVE (w) {\n if (flag == 0) { g = w net_send(1, 1) }\n"
+        " else if (flag == 1) { g = 0 } else { net_move(t + 5) }\n"
+        " WATCH (v > -20) 4, (-30 < v) 5\n}\n";
+    hb_nmodl_mechanism_t *m = NULL;
+    CHECKF(hb_nmodl_parse("s.mod", text, strlen(text), &m) == HB_SUCCESS, "%s", hb_last_error());
+    if (m) CHECKF(m->self_events == 1 && m->n_watch == 2 && m->generator_blocker[0] == 0,
+                  "%d, %d, %s", m->self_events, m->n_watch, m->generator_blocker);
+    hb_nmodl_destroy(m);
+    static char code[65536];
+    FILE *sink = tmpfile();
+    CHECK(sink != NULL);
+    if (!sink) return;
+    CHECKF(hb_nmodl_emit_c("s.mod", text, strlen(text), "hbg_s", sink) == HB_SUCCESS, "%s",
+           hb_last_error());
+    rewind(sink);
+    code[fread(code, 1, sizeof code - 1, sink)] = 0;
+    fclose(sink);
+    CHECK(strstr(code, "hbg_s_self_event(s, s->t + (2.0), 3.0, 0)") != NULL);
+    CHECK(strstr(code, "hbg_s_self_event(s, s->t + (1.0), 1.0, 0)") != NULL);
+    CHECK(strstr(code, "hbg_s_self_event(s, (s->t + 5.0), 1.0, 1)") != NULL);
+    CHECK(strstr(code, "void hbg_s_net_receive_self_kernel(") != NULL);
+    CHECK(strstr(code, "void hbg_s_init_self_kernel(") != NULL);
+    /* WATCH: a - b for a > b, b - a for a < b; activated with its flag, checked after a step */
+    CHECK(strstr(code, "s->watch_flag_1 = 5.0;") != NULL);
+    CHECK(strstr(code, "if (((s->v) - ((-(20.0)))) > 0.0) {") != NULL);
+    CHECK(strstr(code, "if (((s->v) - ((-(30.0)))) > 0.0) {") != NULL);
+    CHECK(strstr(code, "void hbg_s_watch_kernel(") != NULL);
+    static const char plain[] = "NEURON { POINT_PROCESS p }\nASSIGNED { g }\nBREAKPOINT { }\n"
+                                "NET_RECEIVE (w) { g = w }\n";
+    CHECK(hb_nmodl_parse("p.mod", plain, strlen(plain), &m) == HB_SUCCESS && m &&
+          m->self_events == 0);
+    hb_nmodl_destroy(m);
 }
 
 /* ---- bad inputs ---- */
@@ -493,8 +551,11 @@ static const struct {
      "bad.mod:2:1: NET_RECEIVE in the density mechanism x; expected POINT_PROCESS or "
      "ARTIFICIAL_CELL for a mechanism that receives events"},
     {HEAD "PROCEDURE p() { WATCH (v > 0) 1 }\n",
-     "bad.mod:2:17: WATCH is not supported (docs/nmodl.md lists the language covered); expected an "
-     "assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE"},
+     "bad.mod:2:17: WATCH outside NET_RECEIVE; expected WATCH (condition) flag in a point "
+     "process's NET_RECEIVE"},
+    {"NEURON { POINT_PROCESS s }\nNET_RECEIVE (w) { WATCH (v >= 0) 1 }\n",
+     "bad.mod:2:28: this WATCH condition is not a comparison > or <; expected WATCH (a > b) flag "
+     "or WATCH (a < b) flag"},
     {"NEURON { POINT_PROCESS s }\nNET_RECEIVE (w, A) {\n FOR_NETCONS (w1, A1) { A1 = 0 }\n}\n",
      "bad.mod:3:2: FOR_NETCONS is not supported (docs/nmodl.md lists the language covered); "
      "expected an assignment, a call, if, while, FROM, LOCAL, TABLE or SOLVE"},
@@ -608,6 +669,7 @@ int main(void)
     test_constructs();
     test_every_file();
     test_generator_refusals();
+    test_self_events();
     test_bad_inputs();
     test_prefixes();
     return check_summary("nmodl");

@@ -41,7 +41,7 @@ static void cadyn_state(const hb_cat_block_t *blk, int j0, int j1)
         }
 }
 
-static const hb_cat_cpu_t cpu_cadyn = {NULL, NULL, cadyn_state, NULL, NULL, NULL};
+static const hb_cat_cpu_t cpu_cadyn = {NULL, NULL, cadyn_state, NULL, NULL, NULL, NULL, NULL, NULL};
 static const hb_cat_field_t p_cadyn[] = {{"gamma", "", 0.05, ANY},
                                          {"decay", "ms", 80.0, ANY},
                                          {"depth", "um", 0.1, ANY},

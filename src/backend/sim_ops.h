@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "common/event_order.h"
 #include "common/record_value.h"
+#include "common/self_events.h"
 #include "common/sim_step.h"
 #include "hinesbatch.h"
 
@@ -85,6 +86,9 @@ typedef struct {
      * network is built, so borrowed by address. */
     double *const *weights;
     const int *n_weights;           /* their number, borrowed by address too */
+    /* The self-events of point processes that send them (net_send, common/self_events.h): the
+     * simulation's queue, which hb_sim_init fills; engines without self-events ignore it. */
+    hb_self_queue_t *self_events;
     int device;                     /* the context's device to run on (GPUs) */
 } hb_sim_desc_t;
 

@@ -131,6 +131,43 @@ static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot,
     kernel(&blk, inst, 0, w, t);
 }
 
+/* hb_cat_point_event's NET_RECEIVE for a mechanism that sends itself events
+ * (cpu->net_receive_self): an event of flag `flag` (0: a connection's), its net_send and
+ * net_move requests counted into *out (common/self_events.h queues them). */
+static inline void hb_cat_point_event_self(const hb_step_group_t *g, int q, int slot, int inst,
+                                           double *w, double t, double dt, double flag,
+                                           hb_cat_sends_t *out)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    cm->mech->cpu->net_receive_self(&blk, inst, 0, w, t, flag, out);
+}
+
+/* Its INITIAL of instance `inst` alone at t 0 (such a mechanism's INITIAL runs here, not in
+ * hb_cat_init_block), the net_send requests into *out. */
+static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int slot, int inst,
+                                          double dt, hb_cat_sends_t *out)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, 0.0, dt, NULL, NULL, ions, &blk);
+    cm->mech->cpu->init_self(&blk, inst, 0, out);
+}
+
+/* Its WATCH conditions on instance `inst` after a step ending at t [ms], crossings into *out. */
+static inline void hb_cat_point_watch(const hb_step_group_t *g, int q, int slot, int inst,
+                                      double t, double dt, hb_cat_sends_t *out)
+{
+    const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+    hb_ion_block_t ions[HB_CAT_MAX_ION];
+    hb_cat_block_t blk;
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    cm->mech->cpu->watch(&blk, inst, 0, t, out);
+}
+
 /* Rows of the lanes' cells in block `block` (mixed: lane0's own). */
 HB_HOSTDEV int hb_cat_rows(const hb_step_group_t *g, int block, int lane0)
 {
@@ -258,7 +295,7 @@ static inline void hb_cat_init_block(const hb_step_group_t *g, int block, double
                     for (int k = 0; k < lanes; k++)
                         blk.field[((size_t)j * (size_t)m->n_field + (size_t)(m->n_param + s)) *
                                       (size_t)W + (size_t)k] = m->state[s].value;
-            if (n > 0 && m->cpu->init) m->cpu->init(&blk, 0, n);
+            if (n > 0 && m->cpu->init && !m->cpu->init_self) m->cpu->init(&blk, 0, n);
         }
     }
 }

@@ -7,7 +7,7 @@
 #define HB_COMMON_MECH_ABI_H
 
 /* Bumped on any change to the structs below; a catalogue of another ABI is refused. */
-#define HB_CAT_ABI 3
+#define HB_CAT_ABI 4
 
 /* One ion species on a block's rows: element (row, lane k) at [row W + k]. */
 typedef struct {
@@ -52,6 +52,23 @@ typedef struct {
     unsigned read, write; /* HB_ION_* */
 } hb_cat_ion_t;
 
+/* Self-events (NEURON's net_send and net_move, docs/mechanisms.md section 10): what one call of
+ * a point process's NET_RECEIVE or INITIAL asks for, in the order it asked. net_send(delay,
+ * flag) is a request at t + delay; net_move(tt) moves the instance's waiting flag-1 event to
+ * tt. The engine queues them after the call; n may pass HB_CAT_MAX_SENDS (the requests past it
+ * are dropped, the engine refuses the run). */
+#define HB_CAT_MAX_SENDS 8
+typedef struct {
+    double time; /* [ms]: absolute, t + delay (net_send) or tt (net_move) */
+    double flag; /* net_send's flag; unused by net_move */
+    int move;    /* 1: net_move */
+} hb_cat_send_t;
+
+typedef struct {
+    int n;
+    hb_cat_send_t req[HB_CAT_MAX_SENDS];
+} hb_cat_sends_t;
+
 /* The kernels (docs/mechanisms.md, section 3): HB_HOSTDEV code over instances [j0, j1) of a
  * block and its lanes. A NULL kernel: the mechanism has nothing to do there. */
 typedef struct hb_cat_cpu {
@@ -68,6 +85,17 @@ typedef struct hb_cat_cpu {
     void (*net_init)(const hb_cat_block_t *blk, int j, int k, double *weight, double t);
     /* TABLE data at celsius and the globals: table[q] holds table_len[q] doubles. */
     void (*tables)(double celsius, const double *global, double *const *table);
+    /* Point processes that send themselves events (net_send, net_move; NULL for the others,
+     * which use the two above): NET_RECEIVE of one event of flag `flag` (0: a connection's,
+     * else a self-event's), its requests into *out (out->n counted on); and the INITIAL of
+     * instance j of lane k alone, at t 0, its net_send requests into *out (the engine runs it
+     * instead of init for such a mechanism). */
+    void (*net_receive_self)(const hb_cat_block_t *blk, int j, int k, double *weight, double t,
+                             double flag, hb_cat_sends_t *out);
+    void (*init_self)(const hb_cat_block_t *blk, int j, int k, hb_cat_sends_t *out);
+    /* Its WATCH conditions after a step ending at t [ms] (NULL: none): a condition active and
+     * now true that was not asks for a self-event of its flag at t (NEURON's check_thresh). */
+    void (*watch)(const hb_cat_block_t *blk, int j, int k, double t, hb_cat_sends_t *out);
 } hb_cat_cpu_t;
 
 /* One lane's view for a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): blk with

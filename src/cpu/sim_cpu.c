@@ -49,6 +49,8 @@ typedef struct {
     hb_sim_target_t *targets;      /* the synapses events reach */
     double *const *weights;        /* the simulation's weight vectors (hb_sim_desc_t) */
     hb_sim_engine_event_t *events; /* queued (queue_events): events[next_event ..) wait */
+    hb_self_queue_t *self;         /* the simulation's self-events (hb_sim_desc_t) */
+    int *watch_targets, n_watch;   /* targets whose mechanism has WATCH (cpu->watch) */
     size_t n_events, next_event, cap_events;
     int n_records;               /* set_records: values recorded every record_every steps */
     long record_every;
@@ -906,6 +908,7 @@ static void cpu_destroy(void *engine)
     free(s->spike_count);
     free(s->events);
     free(s->targets);
+    free(s->watch_targets);
     free(s->records);
     free(s->record_row);
     free(s);
@@ -1007,6 +1010,19 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
     if (d->n_targets) memcpy(s->targets, d->targets, (size_t)d->n_targets * sizeof *s->targets);
     s->weights = d->weights;
+    s->self = d->self_events;
+    for (int pass = 0; pass < 2; pass++) { /* count, then list */
+        s->n_watch = 0;
+        for (int i = 0; i < d->n_targets; i++) {
+            const hb_sim_target_t *t = &d->targets[i];
+            if (!t->point || !d->groups[t->group].cat->mech[t->point - 1].mech->cpu->watch)
+                continue;
+            if (pass) s->watch_targets[s->n_watch] = i;
+            s->n_watch++;
+        }
+        if (!pass && !ALLOC(s->watch_targets, s->n_watch + 1))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    }
     memcpy(s->groups, d->groups, (size_t)d->n_groups * sizeof *s->groups);
     for (int p = 0; p < np; p++) {
         s->probe_group[p] = d->probe_group[p];
@@ -1087,25 +1103,80 @@ static hb_status_t cpu_queue_events(void *engine, size_t n, const hb_sim_engine_
     return HB_SUCCESS;
 }
 
-/* The queued events of step `step` (steps done before it), in their order. */
-static void deliver_events(cpu_sim_t *s, long step)
+/* The queued events of step `step` (steps done before it), in their order, merged target by
+ * target in time order with the self-events due (a network event first at equal times); a
+ * self-event sent now with a delay that keeps it in this step comes in this step too, as
+ * NEURON's loop over its queue up to t + dt/2 delivers it. */
+static hb_status_t deliver_events(cpu_sim_t *s, long step)
 {
-    for (; s->next_event < s->n_events && s->events[s->next_event].step <= step; s->next_event++) {
-        const hb_sim_engine_event_t *e = &s->events[s->next_event];
-        const hb_sim_target_t *t = &s->targets[e->target];
-        const hb_step_group_t *g = &s->groups[t->group];
-        if (!t->point) {
-            hb_syn_receive(&g->syns[t->site], g->syn_state + t->state, t->stride, e->weight);
+    for (;;) {
+        hb_self_event_t se;
+        const int net = s->next_event < s->n_events && s->events[s->next_event].step <= step;
+        const int self = s->self && hb_self_due(s->self, step, &se);
+        if (!net && !self) return HB_SUCCESS;
+        const hb_sim_engine_event_t *e = net ? &s->events[s->next_event] : NULL;
+        if (e && (!self || e->target < se.target ||
+                  (e->target == se.target && e->time <= se.time))) {
+            s->next_event++;
+            const hb_sim_target_t *t = &s->targets[e->target];
+            const hb_step_group_t *g = &s->groups[t->group];
+            if (!t->point) {
+                hb_syn_receive(&g->syns[t->site], g->syn_state + t->state, t->stride, e->weight);
+                continue;
+            }
+            /* a catalogue point process's NET_RECEIVE with its connection's weight vector; an
+             * event without one (a recipe's events_on) as a connection of its own, initialised */
+            double own[HB_CAT_MAX_WEIGHT] = {e->weight};
+            double *w = own;
+            if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
+            else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1);
+            const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
+            if (!m->cpu->net_receive_self) {
+                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0);
+                continue;
+            }
+            hb_cat_sends_t sends = {0};
+            hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0.0,
+                                    &sends);
+            hb_status_t st = hb_self_requests(s->self, e->target, e->weights, e->weight, &sends,
+                                              e->time, s->dt, m->name);
+            if (st != HB_SUCCESS) return st;
             continue;
         }
-        /* a catalogue point process's NET_RECEIVE with its connection's weight vector; an
-         * event without one (a recipe's events_on) as a connection of its own, initialised */
-        double own[HB_CAT_MAX_WEIGHT] = {e->weight};
-        double *w = own;
-        if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
-        else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1);
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0);
+        /* a self-event: NET_RECEIVE with its flag and the vector of the event that sent it */
+        hb_self_pop(s->self);
+        hb_self_delivered(s->self, &se);
+        const hb_sim_target_t *t = &s->targets[se.target];
+        const hb_step_group_t *g = &s->groups[t->group];
+        const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
+        double own[HB_CAT_MAX_WEIGHT] = {se.weight};
+        double *w = se.weights >= 0 ? *s->weights + (size_t)se.weights * HB_CAT_MAX_WEIGHT : own;
+        hb_cat_sends_t sends = {0};
+        hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, se.time, s->dt, se.flag,
+                                &sends);
+        hb_status_t st = hb_self_requests(s->self, se.target, se.weights, se.weight, &sends,
+                                          se.time, s->dt, m->name);
+        if (st != HB_SUCCESS) return st;
     }
+}
+
+/* After a step ending at t: the WATCH conditions of every instance that has them, target by
+ * target; a crossing queues a self-event at t, delivered at the start of the next step (NEURON's
+ * check_thresh after the step, its event at t delivered before the next one). */
+static hb_status_t check_watches(cpu_sim_t *s, double t)
+{
+    for (int i = 0; i < s->n_watch; i++) {
+        const int target = s->watch_targets[i];
+        const hb_sim_target_t *tg = &s->targets[target];
+        const hb_step_group_t *g = &s->groups[tg->group];
+        hb_cat_sends_t sends = {0};
+        hb_cat_point_watch(g, tg->point - 1, tg->slot, tg->inst, t, s->dt, &sends);
+        if (sends.n == 0) continue;
+        hb_status_t st = hb_self_requests(s->self, target, -1, 0.0, &sends, t, s->dt,
+                                          g->cat->mech[tg->point - 1].mech->name);
+        if (st != HB_SUCCESS) return st;
+    }
+    return HB_SUCCESS;
 }
 
 /* After each step: the probes' spike tests and, on sampling steps, their voltages; one chunk
@@ -1119,9 +1190,12 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
     for (long k = 0; k < steps; k++) {
         const long step = step0 + k + 1; /* steps done after this one */
         const int check = step % s->check_every == 0 || step == s->check_last;
-        deliver_events(s, step - 1);
+        hb_status_t delivered = deliver_events(s, step - 1);
+        if (delivered != HB_SUCCESS) return delivered;
         cpu_step(s, step - 1, check);
         const double t = (double)step * s->dt;
+        hb_status_t watched = check_watches(s, t);
+        if (watched != HB_SUCCESS) return watched;
         const int sample = step % s->sample_every == 0;
         int spiked = 0;
         for (int p = 0; p < s->n_probes; p++) {

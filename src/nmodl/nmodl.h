@@ -83,6 +83,9 @@ typedef struct {
     int n_reactions;
     const char **net_receive_args; /* NET_RECEIVE's arguments: the weight first */
     int n_net_receive_args;        /* -1 without NET_RECEIVE */
+    int self_events; /* 1: calls net_send or net_move or has WATCH (self-events, docs/mechanisms.md
+                      * sec. 10) */
+    int n_watch;     /* WATCH conditions in NET_RECEIVE (each clause of each WATCH statement) */
     int has_initial, has_breakpoint, threadsafe;
     int n_verbatim; /* VERBATIM blocks: C code the generator cannot translate */
     /* Why this version's code generator (hb_nmodl_emit_c) cannot translate the mechanism:

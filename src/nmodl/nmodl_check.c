@@ -142,6 +142,27 @@ static const struct {
     {"random_setids", 4, 0},
 };
 
+/* Whether node n (a statement or expression) calls `name` somewhere. */
+static int calls(const nm_node *n, const char *name)
+{
+    if (n->kind == N_CALL && strcmp(n->name, name) == 0) return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (n->kids[i] && calls(n->kids[i], name)) return 1;
+    return 0;
+}
+
+/* Numbers the WATCH conditions under n in order (an S_WATCH's num: its first's index). */
+static void number_watches(nm_node *n, int *count)
+{
+    if (n->kind == S_WATCH) {
+        n->num = *count;
+        *count += n->n_kids / 2;
+        return;
+    }
+    for (int i = 0; i < n->n_kids; i++)
+        if (n->kids[i]) number_watches(n->kids[i], count);
+}
+
 /* Whether `name` is a word of some VERBATIM block: C code may declare it. */
 static int in_verbatim(const nm_ctx *c, const char *name)
 {
@@ -521,6 +542,9 @@ static void check_statement(checker *k, const nm_node *s)
             check_state_name(k, s->kids[1]->kids[i], "COMPARTMENT");
         break;
     case S_INITIAL: check_block(k, s->kids[0]); break;
+    case S_WATCH:
+        for (int i = 0; i < s->n_kids; i++) check_expr(k, s->kids[i], units && i % 2 == 0);
+        break;
     case S_BLOCK: check_block(k, s); break;
     default: break;
     }
@@ -844,6 +868,13 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
             m->blocks[m->n_blocks++] = (hb_nmodl_block_t){block_words[b->kind], b->name,
                                                           b->args ? b->args->n_kids : 0, b->line};
     }
+    for (int i = 0; i < c->n_blocks; i++) {
+        if (c->blocks[i].body && (calls(c->blocks[i].body, "net_send") ||
+                                  calls(c->blocks[i].body, "net_move")))
+            m->self_events = 1;
+        if (c->blocks[i].kind == B_NET_RECEIVE) number_watches(c->blocks[i].body, &m->n_watch);
+    }
+    if (m->n_watch) m->self_events = 1;
     m->threadsafe = c->threadsafe;
     m->n_verbatim = c->n_verbatims;
     m->generator_blocker = "";

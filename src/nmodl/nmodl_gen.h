@@ -18,6 +18,8 @@ typedef struct {
     int (*initial_solve)(gen *g, const nm_node *s, int depth);  /* nm_gen_initial_solve */
     int (*statement_more)(gen *g, const nm_node *s, int depth); /* nm_gen_statement_more */
     void (*random_call)(gen *g, const nm_node *call);           /* nm_gen_random_call */
+    void (*self_event_call)(gen *g, const nm_node *call);       /* nm_gen_self_event_call */
+    void (*watch)(gen *g, const nm_node *s, int depth);         /* nm_gen_watch */
 } nm_gen_hooks;
 
 struct gen {
@@ -33,6 +35,7 @@ struct gen {
     const char *const *deriv_states; /* derivimplicit: x' = e writes f_[index of x] */
     int n_deriv_states;
     int no_fold;           /* 1: constant expressions written as the .mod has them */
+    int receive_init;      /* 1: writing NET_RECEIVE's INITIAL (g->block the NET_RECEIVE) */
     nm_gen_hooks hooks;
 };
 
@@ -85,5 +88,14 @@ void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur);
 /* random_uniform(r[, a, b]), random_setseq(r, n), random_setids(r, i1, i2, i3) of a RANDOM r:
  * the draw of a Philox stream per instance (docs/nmodl.md, section 2). */
 void nm_gen_random_call(gen *g, const nm_node *call);
+/* net_send(delay, flag) and net_move(tt) of a point process that sends itself events
+ * (m->self_events): a request into the vars' sends (<prefix>_self_event, hb_cat_sends_t);
+ * elsewhere an error at the call naming where they are allowed. */
+void nm_gen_self_event_call(gen *g, const nm_node *call);
+/* <prefix>_self_event, after the vars' typedef, for a mechanism with self-events. */
+void nm_gen_self_event_helper(gen *g);
+/* A WATCH statement in NET_RECEIVE: its conditions activated (NEURON's _nrn_watch_activate:
+ * the call's first activation deactivates the instance's others). */
+void nm_gen_watch(gen *g, const nm_node *s, int depth);
 
 #endif

@@ -343,6 +343,12 @@ static int collect_fields(gen *g, field *out, int room)
             n < room)
             out[n++] = (field){a, 0};
     }
+    /* then each WATCH condition's state (active, above, its flag), kept between calls */
+    for (int i = 0; i < m->n_watch && n + 3 <= room; i++) {
+        out[n++] = (field){nm_printf(g->c, "watch_on_%d", i), 0};
+        out[n++] = (field){nm_printf(g->c, "watch_above_%d", i), 0};
+        out[n++] = (field){nm_printf(g->c, "watch_flag_%d", i), 0};
+    }
     /* then each RANDOM's ids, set per instance by the model (docs/nmodl.md) */
     for (int i = 0; i < m->n_randoms && n + 3 <= room; i++) {
         static const char *const suffix[] = {"_id1", "_id2", "_id3"};
@@ -422,6 +428,13 @@ static void emit_mechanism(gen *g)
     /* the variables of one instance and lane */
     emit(g, "typedef struct {\n    double v, t, dt, celsius, diam, area;\n");
     if (m->n_net_receive_args >= 0) emit(g, "    double flag; /* NET_RECEIVE: 0, an event */\n");
+    if (m->self_events)
+        emit(g, "    hb_cat_sends_t *sends; /* net_send's and net_move's requests; NULL: none "
+                "taken */\n");
+    for (int i = 0; i < m->n_watch; i++)
+        emit(g, "    double watch_on_%d, watch_above_%d, watch_flag_%d; /* WATCH condition %d */\n",
+             i, i, i, i);
+    if (m->n_watch) emit(g, "    double watch_rm; /* WATCH activations of this call */\n");
     for (int i = 0; i < m->n_randoms; i++)
         emit(g, "    double %s_id1, %s_id2, %s_id3; /* RANDOM %s's stream */\n", m->randoms[i],
              m->randoms[i], m->randoms[i], m->randoms[i]);
@@ -462,6 +475,7 @@ static void emit_mechanism(gen *g)
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name,
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name, p);
     emit(g, "} %s_vars_t;\n\n", p);
+    if (m->self_events) nm_gen_self_event_helper(g);
     /* the values of LOCALs that depend on celsius alone, once per celsius (nm_gen_hoisted) */
     emit(g, "HB_HOSTDEV void %s_celsius(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
     for (int i = 0; i < c->n_blocks; i++)
@@ -643,7 +657,9 @@ static void emit_mechanism(gen *g)
 /* The walk's and the expressions' ways into the SOLVE and point parts (nmodl_gen.h). */
 static const nm_gen_hooks hooks = {.initial_solve = nm_gen_initial_solve,
                                    .statement_more = nm_gen_statement_more,
-                                   .random_call = nm_gen_random_call};
+                                   .random_call = nm_gen_random_call,
+                                   .self_event_call = nm_gen_self_event_call,
+                                   .watch = nm_gen_watch};
 
 const char *nm_generator_check(nm_ctx *c, const hb_nmodl_mechanism_t *m)
 {

@@ -361,7 +361,14 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
     else
         fputs("NULL, /* net_receive */\n    NULL, /* net_init */\n    ", out);
     array_ref(out, o, m->name, n_table, "tables");
-    fputs(",\n};\n\n", out);
+    if (m->self_events)
+        fprintf(out, ",\n    %s_net_receive_self_kernel,\n    %s_init_self_kernel,\n    ", p, p);
+    else
+        fputs(",\n    NULL, /* net_receive_self */\n    NULL, /* init_self */\n    ", out);
+    if (m->n_watch)
+        fprintf(out, "%s_watch_kernel,\n};\n\n", p);
+    else
+        fputs("NULL, /* watch */\n};\n\n", out);
     static const char *const kinds[] = {"HB_CAT_DENSITY", "HB_CAT_POINT", "HB_CAT_ARTIFICIAL"};
     fprintf(row, "    {\"%s\", %s,\n     %d, ", m->name, kinds[m->kind], n_param);
     array_ref(row, o, m->name, n_param, "param");

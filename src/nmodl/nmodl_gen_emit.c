@@ -240,6 +240,10 @@ void nm_gen_expr(gen *g, const nm_node *n)
             emit(g, ")");
             return;
         }
+        if (strcmp(n->name, "net_send") == 0 || strcmp(n->name, "net_move") == 0) {
+            g->hooks.self_event_call(g, n); /* self-events (nmodl_gen_point.c) */
+            return;
+        }
         if (strncmp(n->name, "random_", 7) == 0) { /* RANDOM (nmodl_gen_point.c) */
             g->hooks.random_call(g, n);
             return;
@@ -260,11 +264,11 @@ void nm_gen_expr(gen *g, const nm_node *n)
             while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;
             if (i == sizeof libm / sizeof *libm && strncmp(n->name, "net_", 4) == 0)
                 nm_error(g->c, n->line, n->column,
-                         "%s (events a mechanism sends itself or its cell) is not supported by "
-                         "the code generator yet; expected NET_RECEIVE to act on the events it "
-                         "receives only (a postsynaptic spike reaches an STDP synapse as an "
-                         "event of its own, a connection from the cell: docs/mechanisms.md, "
-                         "section 10)",
+                         "%s (an event a mechanism sends its cell's connections) is not "
+                         "supported by the code generator yet; expected net_send or net_move "
+                         "(self-events) or NET_RECEIVE acting on the events it receives (a "
+                         "postsynaptic spike reaches an STDP synapse as an event of its own, a "
+                         "connection from the cell: docs/mechanisms.md, section 10)",
                          n->name);
             if (i == sizeof libm / sizeof *libm)
                 nm_error(g->c, n->line, n->column,

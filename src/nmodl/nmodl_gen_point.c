@@ -6,7 +6,10 @@
  *   - NET_RECEIVE as a kernel of one event on instance j of lane k: the connection's weight
  *     vector in, NET_RECEIVE's arguments written back (the per-connection state), t the
  *     event's time, flag 0; its INITIAL as a kernel of its own, run per connection at
- *     initialisation. */
+ *     initialisation;
+ *   - self-events (net_send, net_move): NEURON's requests, t + delay and flag or the new time,
+ *     into the engine's hb_cat_sends_t through two more kernels, NET_RECEIVE with its flag and
+ *     the INITIAL of one instance (mech_abi.h); the engine queues and delivers them. */
 #include <string.h>
 
 #include "nmodl/nmodl_gen.h"
@@ -68,8 +71,10 @@ static void emit_receive_function(gen *g, const nm_block *b, const nm_node *body
     for (int i = 0; i < n; i++)
         emit(g, "    double a_%s = w[%d];\n", b->args->kids[i]->name, i);
     g->block = b;
+    g->receive_init = body != b->body;
     if (body) nm_gen_block(g, body, 1);
     g->block = NULL;
+    g->receive_init = 0;
     for (int i = 0; i < n; i++) emit(g, "    w[%d] = a_%s;\n", i, b->args->kids[i]->name);
     emit(g, "    (void)s;\n    (void)w;\n}\n\n");
 }
@@ -86,6 +91,19 @@ static void emit_receive_kernel(gen *g, const char *function, const char *kernel
     emit(g, "    %s_%s(&s, weight);\n    %s_store(blk, j, k, &s);\n}\n\n", p, function, p);
 }
 
+static void emit_watch_value(gen *g, const nm_node *cond);
+
+/* The WATCH statements under n, in order. */
+static void collect_watches(const nm_node *n, const nm_node **out, int *count)
+{
+    if (n->kind == S_WATCH) {
+        if (*count < 256) out[(*count)++] = n;
+        return;
+    }
+    for (int i = 0; i < n->n_kids; i++)
+        if (n->kids[i]) collect_watches(n->kids[i], out, count);
+}
+
 void nm_gen_net_receive(gen *g)
 {
     const nm_block *b = nm_gen_find_kind(g->c, B_NET_RECEIVE);
@@ -100,6 +118,152 @@ void nm_gen_net_receive(gen *g)
     emit_receive_function(g, b, init, "net_init");
     emit_receive_kernel(g, "net_receive", "net_receive_kernel");
     emit_receive_kernel(g, "net_init", "net_init_kernel");
+    if (!g->m->self_events) return;
+    const char *p = g->prefix;
+    emit(g, "/* NET_RECEIVE of an event of flag `flag` with its requests (mech_abi.h) */\n"
+            "HB_HOSTDEV void %s_net_receive_self_kernel(const hb_cat_block_t *blk, int j, int k, "
+            "double *weight,\n%*sdouble t, double flag, hb_cat_sends_t *out)\n{\n",
+         p, (int)strlen(p) + 35, "");
+    emit(g, "    %s_vars_t s = HB_ZERO_INIT;\n    %s_load(blk, j, k, &s);\n", p, p);
+    emit(g, "    s.t = t;\n    s.flag = flag;\n    s.sends = out;\n");
+    emit(g, "    %s_net_receive(&s, weight);\n    %s_store(blk, j, k, &s);\n}\n\n", p, p);
+    emit(g, "/* INITIAL of instance j of lane k with its net_send requests */\n"
+            "HB_HOSTDEV void %s_init_self_kernel(const hb_cat_block_t *blk, int j, int k, "
+            "hb_cat_sends_t *out)\n{\n", p);
+    emit(g, "    %s_vars_t s = HB_ZERO_INIT;\n    %s_load(blk, j, k, &s);\n", p, p);
+    for (int i = 0; i < g->m->n_watch; i++) /* no WATCH active before NET_RECEIVE activates it */
+        emit(g, "    s.watch_on_%d = s.watch_above_%d = s.watch_flag_%d = 0.0;\n", i, i, i);
+    emit(g, "    s.sends = out;\n    %s_initial(&s);\n    %s_store(blk, j, k, &s);\n}\n\n", p,
+         p);
+    if (!g->m->n_watch) return;
+    /* the conditions after a step (NEURON's WatchCondition::check at fixed step: a condition
+     * above 0 that was not sends its flag at t; at or below 0 it is not above) */
+    const nm_node *w[256];
+    int n_w = 0;
+    collect_watches(b->body, w, &n_w);
+    emit(g, "/* WATCH: the active conditions at t, a crossing a self-event of its flag at t */\n"
+            "HB_HOSTDEV void %s_watch_check(%s_vars_t *s)\n{\n", p, p);
+    g->block = b;
+    for (int q = 0; q < n_w; q++)
+        for (int c = 0; c + 1 < w[q]->n_kids; c += 2) {
+            const int i = (int)w[q]->num + c / 2;
+            const nm_node *cond = w[q]->kids[c];
+            for (int a = 0; b->args && a < b->args->n_kids; a++)
+                if (nm_gen_mentions(cond, b->args->kids[a]->name))
+                    nm_error(g->c, cond->line, cond->column,
+                             "this WATCH condition reads NET_RECEIVE's argument %s, which is a "
+                             "connection's; expected a condition of the mechanism's variables",
+                             b->args->kids[a]->name);
+            emit(g, "    if (s->watch_on_%d != 0.0) {\n        if (", i);
+            emit_watch_value(g, cond);
+            emit(g, " > 0.0) {\n            if (s->watch_above_%d == 0.0) {\n"
+                    "                s->watch_above_%d = 1.0;\n"
+                    "                (void)%s_self_event(s, s->t, s->watch_flag_%d, 0);\n"
+                    "            }\n        } else {\n            s->watch_above_%d = 0.0;\n"
+                    "        }\n    }\n", i, i, p, i, i);
+        }
+    g->block = NULL;
+    emit(g, "    (void)s;\n}\n\n");
+    emit(g, "HB_HOSTDEV void %s_watch_kernel(const hb_cat_block_t *blk, int j, int k, double t, "
+            "hb_cat_sends_t *out)\n{\n", p);
+    emit(g, "    %s_vars_t s = HB_ZERO_INIT;\n    %s_load(blk, j, k, &s);\n", p, p);
+    emit(g, "    s.t = t;\n    s.sends = out;\n    %s_watch_check(&s);\n"
+            "    %s_store(blk, j, k, &s);\n}\n\n", p, p);
+}
+
+/* WATCH (a > b) as a - b, (a < b) as b - a: NEURON's value, crossing 0 upwards. */
+static void emit_watch_value(gen *g, const nm_node *cond)
+{
+    const int greater = cond->op == '>';
+    emit(g, "((");
+    nm_gen_expr(g, cond->kids[greater ? 0 : 1]);
+    emit(g, ") - (");
+    nm_gen_expr(g, cond->kids[greater ? 1 : 0]);
+    emit(g, "))");
+}
+
+void nm_gen_watch(gen *g, const nm_node *s, int depth)
+{
+    if (!g->block || g->block->kind != B_NET_RECEIVE || g->receive_init)
+        nm_error(g->c, s->line, s->column,
+                 "WATCH in NET_RECEIVE's INITIAL is not supported; expected it in NET_RECEIVE");
+    nm_gen_indent(g, depth);
+    emit(g, "if (s->watch_rm == 0.0) { /* the call's first WATCH: the others off */\n");
+    for (int i = 0; i < g->m->n_watch; i++) {
+        nm_gen_indent(g, depth + 1);
+        emit(g, "s->watch_on_%d = 0.0;\n", i);
+    }
+    nm_gen_indent(g, depth);
+    emit(g, "}\n");
+    for (int c = 0; c + 1 < s->n_kids; c += 2) {
+        const int i = (int)s->num + c / 2;
+        nm_gen_indent(g, depth);
+        emit(g, "s->watch_rm += 1.0;\n");
+        nm_gen_indent(g, depth);
+        emit(g, "s->watch_on_%d = 1.0;\n", i);
+        nm_gen_indent(g, depth);
+        emit(g, "s->watch_flag_%d = ", i);
+        nm_gen_expr(g, s->kids[c + 1]);
+        emit(g, ";\n");
+        nm_gen_indent(g, depth); /* NEURON's activate: above when value >= -hoc_epsilon */
+        emit(g, "s->watch_above_%d = (double)(", i);
+        emit_watch_value(g, s->kids[c]);
+        emit(g, " >= -1e-11);\n");
+    }
+}
+
+void nm_gen_self_event_helper(gen *g)
+{
+    const char *p = g->prefix;
+    emit(g, "/* net_send and net_move: a request of the engine's (mech_abi.h, hb_cat_sends_t), at "
+            "time [ms] */\n"
+            "HB_HOSTDEV double %s_self_event(%s_vars_t *s, double time, double flag, int move)\n"
+            "{\n    if (!s->sends) return 0.0;\n"
+            "    if (s->sends->n < HB_CAT_MAX_SENDS) {\n"
+            "        hb_cat_send_t *r = &s->sends->req[s->sends->n];\n"
+            "        r->time = time;\n        r->flag = flag;\n        r->move = move;\n    }\n"
+            "    s->sends->n++;\n    return 0.0;\n}\n\n",
+         p, p);
+}
+
+void nm_gen_self_event_call(gen *g, const nm_node *call)
+{
+    const int send = strcmp(call->name, "net_send") == 0;
+    const nm_block *b = g->block;
+    if (g->m->kind != HB_NMODL_POINT)
+        nm_error(g->c, call->line, call->column,
+                 "%s in a density mechanism: a self-event goes to a point process's instance; "
+                 "expected it in a POINT_PROCESS's NET_RECEIVE%s",
+                 call->name, send ? " or INITIAL" : "");
+    const int in_receive = b && b->kind == B_NET_RECEIVE && !g->receive_init;
+    const int in_initial = b && b->kind == B_INITIAL;
+    if (!(in_receive || (send && in_initial)))
+        nm_error(g->c, call->line, call->column,
+                 "%s in %s%s%s is not supported; expected it in NET_RECEIVE%s (NEURON's "
+                 "self-events: docs/mechanisms.md, section 10)",
+                 call->name,
+                 !b                              ? "this block"
+                 : b->kind == B_NET_RECEIVE      ? "NET_RECEIVE's INITIAL"
+                 : b->kind == B_PROCEDURE        ? "PROCEDURE "
+                 : b->kind == B_FUNCTION         ? "FUNCTION "
+                                                 : "",
+                 b && b->kind != B_NET_RECEIVE && b->name ? b->name : "",
+                 "", send ? " or the mechanism's INITIAL" : "");
+    if (call->n_kids != (send ? 2 : 1))
+        nm_error(g->c, call->line, call->column, "%s takes %s; expected %s", call->name,
+                 send ? "2 arguments" : "1 argument",
+                 send ? "net_send(delay, flag)" : "net_move(time)");
+    emit(g, "%s_self_event(s, ", g->prefix);
+    if (send) {
+        emit(g, "s->t + (");
+        nm_gen_expr(g, call->kids[0]);
+        emit(g, "), ");
+        nm_gen_expr(g, call->kids[1]);
+        emit(g, ", 0)");
+    } else {
+        nm_gen_expr(g, call->kids[0]);
+        emit(g, ", 1.0, 1)");
+    }
 }
 
 /* The RANDOM r that a random_* call names first, or an error. */

@@ -232,6 +232,9 @@ void nm_gen_statement(gen *g, const nm_node *s, int depth)
                  "SOLVE in %s is not supported by the code generator yet; "
                  "expected SOLVE in BREAKPOINT only",
                  g->block ? g->block->name : "?");
+    case S_WATCH:
+        g->hooks.watch(g, s, depth);
+        return;
     case S_VERBATIM:
         nm_error(c, s->line, s->column,
                  "VERBATIM (C code inside NMODL) is not supported by the code "

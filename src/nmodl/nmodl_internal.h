@@ -67,7 +67,8 @@ typedef enum {
     S_LINEQ,       /* ~ left = right; kids: left, right */
     S_VERBATIM,    /* name: the C text */
     S_BLOCK,       /* kids: statements */
-    S_INITIAL      /* NET_RECEIVE's INITIAL; kids[0] S_BLOCK */
+    S_INITIAL,     /* NET_RECEIVE's INITIAL; kids[0] S_BLOCK */
+    S_WATCH        /* WATCH (a > b) flag, ...: kids: condition, flag, condition, flag ... */
 } nm_node_kind;
 
 typedef struct nm_node nm_node;

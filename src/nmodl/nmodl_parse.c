@@ -515,6 +515,26 @@ static nm_node *parse_statement(nm_ctx *c, nm_block_kind in)
     }
     if (strcmp(w, "else") == 0)
         nm_error(c, t->line, t->column, "'else' without 'if'; expected a statement");
+    if (strcmp(w, "WATCH") == 0) { /* WATCH (a > b) flag [, (c < d) flag ...] */
+        if (in != B_NET_RECEIVE)
+            nm_error(c, t->line, t->column,
+                     "WATCH outside NET_RECEIVE; expected WATCH (condition) flag in a point "
+                     "process's NET_RECEIVE");
+        take(c);
+        nm_node *n = node(c, S_WATCH, t);
+        do {
+            expect_op(c, '(', "WATCH's condition");
+            nm_node *cond = parse_expr(c);
+            if (cond->kind != N_BINARY || (cond->op != '>' && cond->op != '<'))
+                nm_error(c, cond->line, cond->column,
+                         "this WATCH condition is not a comparison > or <; expected WATCH (a > b) "
+                         "flag or WATCH (a < b) flag");
+            expect_op(c, ')', "WATCH's condition");
+            add(c, n, cond);
+            add(c, n, parse_expr(c));
+        } while (is_op(peek(c), ',') && take(c));
+        return n;
+    }
     static const char *const unsupported[] = {"WATCH",       "LAG",     "SWEEP",     "MATCH",
                                               "FOR_NETCONS", "PROTECT", "MUTEXLOCK", "MUTEXUNLOCK",
                                               "DEFINE",      "INCLUDE", "RESET"};

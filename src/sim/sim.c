@@ -250,6 +250,19 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.targets = sim->targets;
     desc.weights = &sim->weights;
     desc.n_weights = &sim->n_weights;
+    desc.self_events = &sim->self_events;
+    /* self-events (net_send) are the CPU engine's: another refuses them by name */
+    for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
+        for (int q = 0; sim->groups[g].k.cat && q < sim->groups[g].k.cat->n_mech; q++) {
+            const hb_cat_mech_t *m = sim->groups[g].k.cat->mech[q].mech;
+            if (!m->cpu->net_receive_self) continue;
+            sim->self_mechs++;
+            if (!sim->ops->steps_in_place && status == HB_SUCCESS)
+                status = hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: %s sends itself events "
+                                 "(net_send or net_move), which backend '%s' does not deliver "
+                                 "yet; expected backend seq or omp", m->name,
+                                 hb_backend_name(hb_context_backend(sim->ctx)));
+        }
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
@@ -388,6 +401,7 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     free(sim->weights);
     free(sim->weight_target);
     free(sim->weight0);
+    hb_self_free(&sim->self_events);
     free(sim);
     return HB_SUCCESS;
 }
@@ -408,8 +422,16 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         double w[HB_CAT_MAX_WEIGHT] = {weight};
         const double now = (double)sim->step * sim->opt.dt_ms;
         hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 1);
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0);
-        return HB_SUCCESS;
+        const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
+        if (!m->cpu->net_receive_self) {
+            hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0);
+            return HB_SUCCESS;
+        }
+        hb_cat_sends_t sends = {0};
+        hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0.0,
+                                &sends);
+        return hb_self_requests(&sim->self_events, sim->target_first[cell] + synapse, -1, weight,
+                                &sends, now, sim->opt.dt_ms, m->name);
     }
     const hb_syn_site_t *site;
     size_t stride = 1;
@@ -487,6 +509,27 @@ static void init_weights(hb_sim_t *sim)
         hb_cat_point_event(&sim->groups[t->group].k, t->point - 1, t->slot, t->inst, w, 0.0,
                            sim->opt.dt_ms, 1);
     }
+}
+
+/* hb_sim_init, after the other INITIALs: the INITIAL of every instance of a mechanism that
+ * sends itself events, target by target, its net_send requests (no weight vector: NEURON's
+ * null _args, zeros here) the queue's first events. */
+static hb_status_t init_self_events(hb_sim_t *sim)
+{
+    hb_self_clear(&sim->self_events);
+    for (int i = 0; sim->self_mechs && i < sim->target_first[sim->n_cells]; i++) {
+        const hb_sim_target_t *t = &sim->targets[i];
+        if (!t->point) continue;
+        const hb_step_group_t *g = &sim->groups[t->group].k;
+        const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
+        if (!m->cpu->init_self) continue;
+        hb_cat_sends_t sends = {0};
+        hb_cat_point_init_self(g, t->point - 1, t->slot, t->inst, sim->opt.dt_ms, &sends);
+        hb_status_t st = hb_self_requests(&sim->self_events, i, -1, 0.0, &sends, 0.0,
+                                          sim->opt.dt_ms, m->name);
+        if (st != HB_SUCCESS) return st;
+    }
+    return HB_SUCCESS;
 }
 
 /* Events in the engine's form (targets); checked as hb_sim_queue_events says when `ordered`. */
@@ -663,6 +706,8 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
         if (gr->cat) hb_sim_cat_ids(&gr->k, gr->cells, sim->cell_ids);
         if (gr->cat) hb_sim_cat_init(&gr->k, sim->opt.dt_ms); /* ions, then INITIAL */
     }
+    hb_status_t self = init_self_events(sim);
+    if (self != HB_SUCCESS) return self;
     init_weights(sim);
     sim->step = 0;
     sim->failed = 0;

@@ -92,6 +92,11 @@ struct hb_sim {
     /* Connections' weight vectors of catalogue point processes (hb_sim_add_weights): vector i
      * at weights[i HB_CAT_MAX_WEIGHT], its target and weight, reset by hb_sim_init. */
     int n_weights, cap_weights;
+    /* Point processes' self-events (net_send): the engine's queue, filled by hb_sim_init's
+     * INITIALs and the events' NET_RECEIVE (common/self_events.h); self_mechs: how many of the
+     * groups' catalogue mechanisms send them (0: the queue stays empty). */
+    hb_self_queue_t self_events;
+    int self_mechs;
     double *weights;
     int *weight_target;
     double *weight0; /* [uS] */

@@ -1,0 +1,55 @@
+/*
+ * Self-events of point processes (NEURON's net_send and net_move; docs/mechanisms.md, section
+ * 10): one queue per engine (the CPU's: a rank's, every thread's cells), ordered by (step,
+ * target, time, sequence), cleared by hb_sim_init and filled by the INITIAL and NET_RECEIVE
+ * kernels' requests (mech_abi.h, hb_cat_sends_t). An event is delivered at the start of the
+ * step whose interval holds its time, as the network's (hb_event_step), merged with them
+ * target by target in time order (a network event before a self-event of the same time).
+ * Host code.
+ */
+#ifndef HB_COMMON_SELF_EVENTS_H
+#define HB_COMMON_SELF_EVENTS_H
+
+#include <stddef.h>
+
+#include "common/mech_abi.h"
+#include "common/status.h"
+
+typedef struct {
+    long step;     /* delivered at the start of this step (steps done before it) */
+    int target;    /* the simulation's target (cell, synapse) */
+    int weights;   /* the weight vector of the event whose NET_RECEIVE sent it (NEURON's
+                    * _args); -1: a vector of its own, (weight, 0, ...) */
+    double time;   /* [ms] */
+    double flag;
+    double weight; /* weights -1: its vector's first value (0: sent by INITIAL) */
+    long seq;      /* the order of sending: ties of (step, target, time) */
+    int movable;   /* 1: the target's last flag-1 event, which net_move moves */
+} hb_self_event_t;
+
+typedef struct {
+    hb_self_event_t *heap; /* a binary heap on (step, target, time, seq) */
+    size_t n, cap;
+    long seq;
+} hb_self_queue_t;
+
+/* Drops every event (keeps the memory). */
+void hb_self_clear(hb_self_queue_t *q);
+void hb_self_free(hb_self_queue_t *q);
+/* 1 and *e the first event when it is due at step `step` or before, else 0. */
+int hb_self_due(const hb_self_queue_t *q, long step, hb_self_event_t *e);
+/* Removes the first event. */
+void hb_self_pop(hb_self_queue_t *q);
+/* Target `target`'s requests of one kernel call at time now [ms] (its event's, 0 at INITIAL):
+ * net_send queued at its time (a time before now refused, as NEURON's "net_send td-t < 0"),
+ * net_move moving the target's waiting flag-1 event (none: refused, as NEURON's "No event with
+ * flag=1 for net_move"). weights and weight as the queued events carry them; mech names the
+ * mechanism in messages. */
+hb_status_t hb_self_requests(hb_self_queue_t *q, int target, int weights, double weight,
+                             const hb_cat_sends_t *sends, double now, double dt,
+                             const char *mech);
+/* After popping e: where e's flag is 1, no waiting event of its target is movable any more
+ * (NEURON clears _tqitem as it delivers a flag-1 event). */
+void hb_self_delivered(hb_self_queue_t *q, const hb_self_event_t *e);
+
+#endif

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Point processes that send themselves events (net_send, flag, net_move: docs/mechanisms.md,
+# section 10): tests/nmodl/selfev's PulseSyn (opened by each event for dur, closed by its
+# net_send(dur, 1) with the same connection's weight; kicks of its own from INITIAL's
+# net_send(start, 2)), RetrigSyn (net_move extends its opening through a burst) and AhpWatch
+# (WATCH (v > thresh) 2, activated by INITIAL's net_send(0, 1): each spike of its cell opens an
+# afterhyperpolarising conductance), a user catalogue, in a 6-cell network against NEURON 8.2 running the same files
+# (tests/neuron/selfev_reference.py): every spike in NEURON's step, the soma voltages and both
+# conductances within NEURON's float32; the same spikes and traces bit for bit on 2 threads
+# and, where this build has MPI, 2 ranks; checkpoints and bad .mod uses refused by name.
+# Usage: cli_net_selfev.sh HINESBATCH
+set -u
+bin=$1
+src=$(cd "$(dirname "$0")/.." && pwd)
+ref=$src/tests/reference
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib_cli.sh"
+
+expect_status 0 "build selfev" -- "$bin" build-catalogue "$src/tests/nmodl/selfev" -o "$tmp/selfev.so"
+cp "$ref/net_selfev.json" "$tmp/selfev.json"
+sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/selfev.json" > "$tmp/selfev_omp.json"
+expect_status 0 "self-event network" -- "$bin" run "$tmp/selfev.json" -o "$tmp/seq" --quiet
+# the k-th spike of each gid against NEURON's, within half a step
+awk -v dt=0.025 '
+    FNR == 1 { file++ }
+    file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
+    /^#/ { next }
+    { nours++; k = ko[$1]++
+      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
+                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
+      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
+    END { printf "net_selfev: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
+          exit !(nref == nours && m == nref && nref >= 60) }' "$ref/net_selfev.spikes" "$tmp/seq/spikes.dat" &&
+    ok || bad "self-event network: the spikes differ from NEURON's"
+# every cell's soma v, PulseSyn's, RetrigSyn's and AhpWatch's g every 0.25 ms: the report stores
+# float32, so each value against NEURON's rounded to float32; the kicks (INITIAL's self-events),
+# the closings (flag 1 with the opening connection's weight), the moved closings and the
+# WATCH-timed openings all show in g
+/usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_selfev.v" <<'PY' && ok || bad "self-event network: voltages or conductances differ from NEURON's"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    ours = np.array(f["report/default/data"])
+ref = np.loadtxt(sys.argv[2])
+theirs = ref[:, 1:]
+n = min(len(ours), len(theirs))
+a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
+b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
+ulps = np.abs(a - b)
+dv = np.abs(ours[:n, 0::4] - theirs[:n, 0::4]).max()
+dg = np.abs(ours[:n, 1::4] - theirs[:n, 1::4]).max()
+dh = np.abs(ours[:n, 2::4] - theirs[:n, 2::4]).max()
+da = np.abs(ours[:n, 3::4] - theirs[:n, 3::4]).max()
+t = ref[:n, 0]
+kick = (t > 3.5) & (t < 3.9)        # the first kick (3 to 4 ms): g = gkick
+burst = (t > 64.5) & (t < 66)       # RetrigSyn held open by net_move past 60.5 + 2 ms
+print("net_selfev: %d samples of 6 cells, %d of %d values NEURON's float32; largest difference "
+      "v %.3g mV, PulseSyn g %.3g uS, RetrigSyn g %.3g uS, AhpWatch g %.3g uS"
+      % (n, (ulps == 0).sum(), ulps.size, dv, dg, dh, da))
+ok = ours.shape[1] == 24 and n >= 480 and dv < 1e-4 and max(dg, dh, da) < 1e-8
+ok = ok and (ours[:n][kick, 1::4] == np.float32(0.01)).all() and (ours[:n][burst, 2] == np.float32(0.006)).all()
+ok = ok and ours[:n, 1::4].max() > 0.03 and ours[:n, 2::4].min() == 0.0
+ok = ok and ours[:n, 3::4].max() > 0.004 and (ours[:n][t < 3.5, 3::4] == 0).all()  # no AHP before the first spike
+sys.exit(0 if ok else 1)
+PY
+same() { # DIR WHAT: spikes and traces bitwise $tmp/seq's
+    cmp -s "$tmp/seq/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
+    /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
+sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/seq/traces.h5" "$1/traces.h5" &&
+        ok || bad "$2: traces differ"
+}
+expect_status 0 "self-event network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/selfev_omp.json" -o "$tmp/omp" --quiet
+same "$tmp/omp" "self-event network on 2 threads"
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+    expect_status 0 "self-event network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mpi2" --quiet
+    same "$tmp/mpi2" "self-event network on 2 ranks"
+fi
+# a second run of the same file: the queue starts empty at each initialisation
+expect_status 0 "self-event network again" -- "$bin" run "$tmp/selfev.json" -o "$tmp/again" --quiet
+same "$tmp/again" "self-event network run again"
+# checkpoints do not hold the waiting self-events yet: refused by name, not a wrong restart
+expect_status 1 "checkpoint with self-events" -- "$bin" run "$tmp/selfev.json" -o "$tmp/ck" --quiet \
+    --checkpoint-every 50
+expect_grep "$tmp/err" "AhpWatch sends itself events (net_send, net_move or WATCH), whose waiting events checkpoints do not hold yet" "checkpoint refusal"
+# bad uses in .mod files: FILE:LINE:COLUMN and where they belong
+mkdir -p "$tmp/bad1" "$tmp/bad2" "$tmp/bad3"
+sed -e 's/^    g = 0$/    g = 0\n    net_move(t + 1)/' "$src/tests/nmodl/selfev/RetrigSyn.mod" > "$tmp/bad1/RetrigSyn.mod"
+expect_status 1 "net_move in INITIAL" -- "$bin" build-catalogue "$tmp/bad1" -o "$tmp/bad1.so"
+expect_grep "$tmp/err" "RetrigSyn.mod:35:5: net_move in INITIAL is not supported; expected it in NET_RECEIVE" "net_move in INITIAL"
+sed -e 's/^    i = g\*(v - e)$/    i = g*(v - e)\n    net_send(1, 1)/' "$src/tests/nmodl/selfev/RetrigSyn.mod" > "$tmp/bad2/RetrigSyn.mod"
+expect_status 1 "net_send in BREAKPOINT" -- "$bin" build-catalogue "$tmp/bad2" -o "$tmp/bad2.so"
+expect_grep "$tmp/err" "RetrigSyn.mod:41:5: net_send in BREAKPOINT is not supported; expected it in NET_RECEIVE or the mechanism's INITIAL" "net_send in BREAKPOINT"
+sed -e 's/^    INITIAL { n = 0 }$/    INITIAL { n = 0 net_send(0, 1) }/' "$src/tests/nmodl/selfev/PulseSyn.mod" > "$tmp/bad3/PulseSyn.mod"
+expect_status 1 "net_send in NET_RECEIVE's INITIAL" -- "$bin" build-catalogue "$tmp/bad3" -o "$tmp/bad3.so"
+expect_grep "$tmp/err" "PulseSyn.mod:53:21: net_send in NET_RECEIVE's INITIAL is not supported" "net_send in NET_RECEIVE's INITIAL"
+mkdir -p "$tmp/bad4"
+sed -e 's/^    net_send(0, 1)$/    WATCH (v > thresh) 2/' "$src/tests/nmodl/selfev/AhpWatch.mod" > "$tmp/bad4/AhpWatch.mod"
+expect_status 1 "WATCH in INITIAL" -- "$bin" build-catalogue "$tmp/bad4" -o "$tmp/bad4.so"
+expect_grep "$tmp/err" "AhpWatch.mod:41:5: WATCH outside NET_RECEIVE; expected WATCH (condition) flag" "WATCH in INITIAL"
+
+echo "cli_net_selfev: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

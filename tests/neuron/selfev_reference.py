@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""NEURON reference of a network whose synapses send themselves events (tests/cli_net_selfev.sh).
+
+Regenerate (Debian's python3-neuron, NEURON 8.2; the system Python), from the repository root:
+
+    /usr/bin/python3 tests/neuron/selfev_reference.py
+
+Writes tests/reference/net_selfev.json (a hinesbatch network file naming the user catalogue
+"selfev.so", which the test builds from tests/nmodl/selfev/ beside a copy of the file), then
+builds the same network in NEURON with the same tests/nmodl/selfev/*.mod (nrnivmodl through
+nrnmech.py) and writes NEURON's spikes (tests/reference/net_selfev.spikes: 'gid time', ordered
+by time, then gid) and, every 0.25 ms, each cell's soma voltage, both synapses' conductances
+and AhpWatch's g (tests/reference/net_selfev.v: 't v0 g0 h0 a0 v1 g1 h1 a1 ...', %.17g). The values are recorded every
+step and kept every 10th: Vector.record with an interval records through events of its own,
+which at a time some synapse's event shares come before or after it by the queue's order; every
+step's record is taken after the step, before its events, as hinesbatch's.
+
+  6 hh ball-and-stick cells, each with three synapses on the soma:
+  - PulseSyn (synapse 0): each event opens it by its weight for dur 1 ms (net_send(dur, 1)
+    closes it by the same connection's weight), and its INITIAL's net_send(start, 2) starts a
+    train of kicks it sends itself (gkick 0.01 uS for 1 ms every 23 ms from 3 ms). Driven by a
+    regular source (every 20 ms from 10 ms, 5 events, 0.03 uS, delay 1 + 0.75 i ms for cell i)
+    and the ring (cell i - 1 -> cell i, 0.012 uS, delay 4 ms).
+  - RetrigSyn (synapse 1): an event opens gmax 0.006 uS for dur 2 ms, an event while open
+    moves the closing (net_move) to dur after itself. Driven by a burst source (every 0.6 ms
+    from 60 ms, 8 events, delay 0.5 + 0.5 i ms), which keeps it open about 6 ms.
+  - AhpWatch (synapse 2, no connections): INITIAL's net_send(0, 1) activates WATCH (v > -20)
+    2; each of the cell's spikes comes back as a flag-2 event that opens gahp 0.002 uS
+    (decaying, tau 10 ms, e -90 mV): an afterhyperpolarisation the synapse times itself.
+  120 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
+"""
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+REF = os.path.join(ROOT, "tests", "reference")
+sys.path.insert(0, HERE)
+from nrnmech import compile_mods  # noqa: E402
+import nrnref  # noqa: E402
+
+DT = 0.025
+N = 6
+EVERY = 0.25
+
+
+def model():
+    drive, burst = N, N + 1
+    conns = []
+    for i in range(N):
+        conns.append({"source": drive, "target": i, "synapse": 0, "weight": 0.03,
+                      "delay": 1 + 0.75 * i})
+        conns.append({"source": (i - 1) % N, "target": i, "synapse": 0, "weight": 0.012,
+                      "delay": 4})
+        conns.append({"source": burst, "target": i, "synapse": 1, "weight": 1,
+                      "delay": 0.5 + 0.5 * i})
+    syn0 = {"name": "PulseSyn", "at": "soma", "dur": 1, "e": 0, "gkick": 0.01, "start": 3,
+            "interval": 23}
+    syn1 = {"name": "RetrigSyn", "at": "soma", "dur": 2, "e": 0, "gmax": 0.006}
+    syn2 = {"name": "AhpWatch", "at": "soma", "thresh": -20, "gahp": 0.002, "tau": 10,
+            "e": -90}
+    return {
+        "catalogues": ["selfev.so"],
+        "t_stop": 120, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
+        "backend": "seq",
+        "cells": [{
+            "name": "ball_and_stick", "count": N,
+            "sections": [
+                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
+                 "type": "soma"},
+                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
+                 "type": "dend"}],
+            "Ra": 100, "cm": 1,
+            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
+            "mechanisms": [{"name": "hh", "region": "soma"},
+                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
+            "synapses": [syn0, syn1, syn2],
+            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "network": {
+            "sources": [{"name": "drive", "count": 1, "start": 10, "interval": 20, "number": 5,
+                         "noise": 0, "seed": 0},
+                        {"name": "burst", "count": 1, "start": 60, "interval": 0.6,
+                         "number": 8, "noise": 0, "seed": 0}],
+            "connections": conns},
+        "record": {"gids": list(range(N)), "locations": ["soma"],
+                   "variables": ["v", "syn[0].g", "syn[1].g", "syn[2].g"], "sample_dt": EVERY},
+    }
+
+
+def run_neuron(m):
+    from neuron import h
+    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "selfev"),
+                                ["AhpWatch", "PulseSyn", "RetrigSyn"], "nrn_selfev_"))
+    h.load_file("stdrun.hoc")
+    h.cvode_active(0)
+    h.secondorder = 0
+    h.cvode.cache_efficient(1)
+    h.dt = m["dt"]
+    h.celsius = m["celsius"]
+    spec = m["cells"][0]
+    keep, cells = [], []
+    for gid in range(spec["count"]):
+        soma = h.Section(name="c%d_soma" % gid)
+        dend = h.Section(name="c%d_dend" % gid)
+        soma.L = soma.diam = 12.6157
+        dend.L, dend.diam, dend.nseg = 200, 1, 11
+        dend.connect(soma(1), 0)
+        for sec in (soma, dend):
+            sec.Ra, sec.cm = 100, 1
+        soma.insert("hh")
+        dend.insert("pas")
+        dend.g_pas, dend.e_pas = 0.001, -65
+        syns = []
+        for sy in spec["synapses"]:
+            p = getattr(h, sy["name"])(soma(0.5))
+            for key, value in sy.items():
+                if key not in ("name", "at"):
+                    setattr(p, key, value)
+            syns.append(p)
+        cells.append((soma, syns))
+        keep.append((soma, dend))
+    tvec, idvec = nrnref.connect_network(h, m, cells, keep)
+    rec = []
+    for g in m["record"]["gids"]:
+        rec.append(h.Vector().record(cells[g][0](0.5)._ref_v))
+        rec.append(h.Vector().record(cells[g][1][0]._ref_g))
+        rec.append(h.Vector().record(cells[g][1][1]._ref_g))
+        rec.append(h.Vector().record(cells[g][1][2]._ref_g))
+    ts = h.Vector().record(h._ref_t)
+    h.finitialize(m["v_init"])
+    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
+        h.fadvance()
+    spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+    counts = [(c[1][0].nkick, c[1][1].nopen, c[1][1].nmove, c[1][2].nspike) for c in cells]
+    every = round(EVERY / m["dt"])
+    return (spikes, ts.to_python()[::every], [v.to_python()[::every] for v in rec], counts)
+
+
+def main():
+    m = model()
+    with open(os.path.join(REF, "net_selfev.json"), "w") as f:
+        json.dump(m, f, indent=1)
+        f.write("\n")
+    spikes, ts, rec, counts = run_neuron(m)
+    with open(os.path.join(REF, "net_selfev.spikes"), "w") as f:
+        for t, gid in spikes:
+            f.write("%d %.17g\n" % (gid, t))
+    with open(os.path.join(REF, "net_selfev.v"), "w") as f:
+        for r, t in enumerate(ts):
+            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    cells = sum(1 for _, g in spikes if g < N)
+    print("net_selfev: %d spikes (%d of cells), %d samples; per cell (kicks, RetrigSyn "
+          "openings, moves, AhpWatch's spikes): %s" % (len(spikes), cells, len(ts), counts))
+
+
+if __name__ == "__main__":
+    main()
