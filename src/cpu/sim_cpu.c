@@ -78,6 +78,7 @@ static int cpu_block_width(const hb_context_t *ctx, int count)
 #else
     (void)ctx;
 #endif
+    if (ctx->tuning.sim_cpu_lanes > 0) return ctx->tuning.sim_cpu_lanes; /* measurements */
     while (W > 1 && W / 2 >= count) W /= 2;
     while (W > 4 && (count + W - 1) / W < threads) W /= 2;
     return W;
