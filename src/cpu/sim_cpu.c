@@ -874,7 +874,8 @@ static int first_fault(const cpu_sim_t *sim, long step, hb_sim_fault_t *fault)
         for (int k = 0; k < cells; k++)
             for (int i = 0; i < hb_step_slot_rows(g, block * g->width + k); i++)
                 if (!isfinite(v[(size_t)i * w + (size_t)k])) {
-                    *fault = (hb_sim_fault_t){step, sim->block_group[b], block * g->width + k, i};
+                    *fault = (hb_sim_fault_t){.step = step, .group = sim->block_group[b],
+                                              .slot = block * g->width + k, .node = i};
                     return 1;
                 }
     }
@@ -1086,8 +1087,9 @@ static hb_status_t cpu_queue_events(void *engine, size_t n, const hb_sim_engine_
     return HB_SUCCESS;
 }
 
-/* The queued events of step `step` (steps done before it), in their order. */
-static void deliver_events(cpu_sim_t *s, long step)
+/* The queued events of step `step` (steps done before it), in their order; 1 and *fault at
+ * a point process's refusal (a FROM loop's trip count): the events after it not delivered. */
+static int deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault)
 {
     for (; s->next_event < s->n_events && s->events[s->next_event].step <= step; s->next_event++) {
         const hb_sim_engine_event_t *e = &s->events[s->next_event];
@@ -1101,10 +1103,18 @@ static void deliver_events(cpu_sim_t *s, long step)
          * event without one (a recipe's events_on) as a connection of its own, initialised */
         double own[HB_CAT_MAX_WEIGHT] = {e->weight};
         double *w = own;
+        hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
         if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
-        else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1);
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0);
+        else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1, &loop);
+        if (!loop.line)
+            hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0, &loop);
+        if (loop.line) {
+            *fault = (hb_sim_fault_t){.step = step, .group = t->group, .slot = t->slot};
+            hb_cat_fault_text(&loop, e->time, fault->what, sizeof fault->what);
+            return 1;
+        }
     }
+    return 0;
 }
 
 /* After each step: the probes' spike tests and, on sampling steps, their voltages; one chunk
@@ -1118,7 +1128,7 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
     for (long k = 0; k < steps; k++) {
         const long step = step0 + k + 1; /* steps done after this one */
         const int check = step % s->check_every == 0 || step == s->check_last;
-        deliver_events(s, step - 1);
+        if (deliver_events(s, step - 1, fault)) return HB_ERR_NONFINITE;
         cpu_step(s, step - 1, check);
         const double t = (double)step * s->dt;
         const int sample = step % s->sample_every == 0;

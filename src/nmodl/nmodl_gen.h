@@ -33,6 +33,7 @@ struct gen {
     const char *const *deriv_states; /* derivimplicit: x' = e writes f_[index of x] */
     int n_deriv_states;
     int no_fold;           /* 1: constant expressions written as the .mod has them */
+    int from_loops;        /* 1: the mechanism has FROM loops (the vars keep blk->fault) */
     nm_gen_hooks hooks;
 };
 
