@@ -3,7 +3,8 @@
 FNV-1a checksum, as an attacker would: what the reader must then refuse is the value, not the
 checksum. Usage: ckpt_forge.py IN OUT CASE (cases: see FORGERIES; "to-v2" instead writes the
 format version 2 form of a checkpoint without connections to point processes, "to-v1" the
-version 1 form of one without catalogue state, as older builds wrote them); exit 2 when the
+version 1 form of one without catalogue state, "to-v3" the version 3 form (the engine's
+blocks as one thread laid them out), as older builds wrote them); exit 2 when the
 checkpoint lacks what CASE changes (e.g. no spikes yet, no catalogue mechanisms)."""
 import math
 import struct
@@ -59,16 +60,20 @@ def lib_version(lib):
     return struct.unpack_from("<I", lib[0], 8)[0]
 
 
-def sim_layout(p, at, version=3):
+def sim_layout(p, at, version=4):
     """Offsets in a simulation payload from `at`: the step, group 0's first voltage, and from
     version 2 each group's catalogue layout (offsets of its mechanism count, first name, ...,
     version 3 each mechanism's catalogue identity) and values (each mechanism's fields, each
     ion's five arrays), and from version 3 the weight vectors (count, then target and 8 values
-    each)."""
+    each). Version 4 holds each group's values cell by cell (sizes: cells, nodes, hh instances,
+    synapse values; a mechanism's instances those of the cells), versions 2 and 3 in the
+    engine's blocks (sizes: nodes, lanes, cells, blocks, hh instances, synapse values)."""
     groups = struct.unpack_from("<q", p, at + 16)[0]
-    dims = [struct.unpack_from("<6q", p, at + 32 + 48 * g) for g in range(groups)]
-    step_at = at + 32 + 48 * groups
-    L = {"step": step_at, "groups": groups, "cat": []}
+    nd = 4 if version >= 4 else 6
+    dims = [struct.unpack_from(f"<{nd}q", p, at + 32 + 8 * nd * g) for g in range(groups)]
+    step_at = at + 32 + 8 * nd * groups
+    L = {"dims": dims, "dims_at": at + 32}
+    L.update({"step": step_at, "groups": groups, "cat": []})
     o = step_at + 8
     for g in range(groups if version >= 2 else 0):
         cat = {"count": o, "mechs": [], "ions": []}
@@ -90,9 +95,14 @@ def sim_layout(p, at, version=3):
         L["cat"].append(cat)
     L["v"] = o
     for g in range(groups if version >= 2 else 0):  # v, hh gates, synapse states, catalogue
-        m, width, count, blocks, hh, syn = dims[g]
-        v_size = -m * width if m < 0 else blocks * m * width
-        hh_size = (hh if m < 0 else blocks * hh) * width * 3
+        if version >= 4:
+            count, v_size, hh, syn = dims[g]
+            width, hh_size = 1, hh * 3
+        else:
+            m, width, count, blocks, hh, syn = dims[g]
+            v_size = -m * width if m < 0 else blocks * m * width
+            hh_size = (hh if m < 0 else blocks * hh) * width * 3
+        L["cat"][g]["at"] = o
         o += 8 * (v_size + hh_size + syn)
         if g == 0:
             L["width"], L["v_size"] = width, v_size
@@ -109,19 +119,95 @@ def sim_layout(p, at, version=3):
     return L
 
 
+def sim_to_v3(p, at):
+    """A version 4 simulation payload from `at` to the end, in version 3's layout as a run on
+    one thread (backend seq) laid it out: every group's cells copies of one shape (else exit
+    2), 16 lanes halved while half of them hold every cell, the cells in order, lane
+    k of block b cell b W + k; hh instances, synapses (lane-interleaved: the same sites on every
+    cell) and catalogue instances per block; padding lanes copies of their block's lane 0
+    (catalogue fields 0, as the engine keeps them)."""
+    L = sim_layout(p, at, 4)
+    groups, dims = L["groups"], L["dims"]
+    d = lambda o, n: list(struct.unpack_from(f"<{n}d", p, o))
+    head = bytearray(p[at:L["dims_at"]])
+    six, values = [], bytearray()
+    for g in range(groups):
+        count, rows, hh, syn = dims[g]
+        if count < 1 or rows % count or hh % count or syn % (2 * count):
+            sys.exit(2)
+        m, nh, nq = rows // count, hh // count, syn // (2 * count)
+        W = 16
+        while W > 1 and W // 2 >= count:
+            W //= 2
+        blocks = (count + W - 1) // W
+        def lanes(src, per, pad_zero=False):
+            """`per` values a cell, cell-major, into per-block [per][W] lanes."""
+            out = []
+            for b in range(blocks):
+                for e in range(per):
+                    for k in range(W):
+                        c = b * W + k
+                        if c < count:
+                            out.append(src[c * per + e])
+                        else:
+                            out.append(0.0 if pad_zero else src[(b * W) * per + e])
+            return out
+        o = L["cat"][g]["at"]
+        vals = []
+        vals += lanes(d(o, rows), m); o += 8 * rows
+        vals += lanes(d(o, 3 * hh), 3 * nh); o += 24 * hh
+        vals += lanes(d(o, syn), 2 * nq); o += 8 * syn
+        for mech in L["cat"][g]["mechs"]:
+            n_field, inst = mech["sizes"][0], mech["sizes"][4]
+            if inst % count:
+                sys.exit(2)
+            vals += lanes(d(o, inst * n_field), inst // count * n_field, True)
+            o += 8 * inst * n_field
+            struct.pack_into("<q", p, mech["name"] + len(mech["text"]) + 32, inst // count * blocks)
+        for ion in L["cat"][g]["ions"]:
+            for _ in range(5):
+                vals += lanes(d(o, rows), m); o += 8 * rows
+        six.append((m, W, count, blocks, nh, 2 * nq * W * blocks))
+        values += struct.pack(f"<{len(vals)}d", *vals)
+    # header (fingerprint, counts), six sizes a group, the step and catalogue layouts, values,
+    # then what follows the values (weights, probes, records) unchanged
+    out = bytearray(head)
+    for x in six:
+        out += struct.pack("<6q", *x)
+    first = L["cat"][0]["at"] if groups else L["weights"]
+    out += p[L["step"]:first] + values + p[L["weights"]:]
+    return out
+
+
+def to_v3(blob):
+    """A version 4 checkpoint in format version 3 (sim_to_v3), as older builds wrote them."""
+    run, lib = split(blob)
+    if lib_version(lib) < 4:
+        return blob
+    p = lib[1]
+    net = lib[0][20:24] == struct.pack("<I", 2)
+    sim_at = net_layout(p, 4)["sim"] if net else 0
+    if sim_at is not None:
+        p = p[:sim_at] + sim_to_v3(bytearray(p), sim_at)
+    head = bytearray(lib[0])
+    struct.pack_into("<I", head, 8, 3)
+    struct.pack_into("<Q", head, 24, len(p))
+    return join(run, (bytes(head), bytearray(p)))
+
+
 def to_v2(blob):
     """A checkpoint without connections to point processes in format version 2: the version 3
     record without the mechanisms' identities, the (empty) weight vectors and the events'
     vectors (all -1)."""
-    run, lib = split(blob)
+    run, lib = split(to_v3(blob))
     p = lib[1]
     if lib_version(lib) < 3:
         return blob
     net = lib[0][20:24] == struct.pack("<I", 2)
-    N = net_layout(p) if net else None
+    N = net_layout(p, 3) if net else None
     sim_at = N["sim"] if net else 0
     if sim_at is not None:
-        L = sim_layout(p, sim_at)
+        L = sim_layout(p, sim_at, 3)
         if L["n_weights"]:
             sys.exit(2)  # connections to point processes: version 2 cannot hold them
         del p[L["weights"]:L["weights"] + 16]
@@ -325,6 +411,7 @@ if __name__ == "__main__":
     src, dst, case = sys.argv[1:4]
     with open(src, "rb") as f:
         blob = f.read()
-    out = to_v1(blob) if case == "to-v1" else to_v2(blob) if case == "to-v2" else forge(blob, case)
+    convert = {"to-v1": to_v1, "to-v2": to_v2, "to-v3": to_v3}.get(case, lambda b: forge(b, case))
+    out = convert(blob)
     with open(dst, "wb") as f:
         f.write(out)

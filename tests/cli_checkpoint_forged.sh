@@ -50,8 +50,8 @@ forged "$net" "$tmp/n" spike-order "expected the spikes in (time, gid) order"
 forged "$net" "$tmp/n" event-nan "weight nan uS; expected finite numbers"
 forged "$net" "$tmp/n" source-next-negative "source gid 64: .* the next at -5 ms"
 forged "$net" "$tmp/n" seen-too-many "cell 0: 1073741824 of its spikes taken; its detector recorded"
-forged "$net" "$tmp/n" voltage-nan "group 0's voltage 0 is not a finite number"
-t_stop=100 traces=csv forged "$cells" "$tmp/c" voltage-nan "group 0's voltage 0 is not a finite number"
+forged "$net" "$tmp/n" voltage-nan "cell 0's voltage at node 0 is not a finite number"
+t_stop=100 traces=csv forged "$cells" "$tmp/c" voltage-nan "cell 0's voltage at node 0 is not a finite number"
 t_stop=100 traces=csv forged "$cells" "$tmp/c" cells-count-negative "corrupt: its run record holds a negative count"
 
 # catalogue mechanisms (format version 2): the bbp channels with CaDynamics_E2 writing cai
@@ -83,12 +83,12 @@ for f in traces.csv spikes.csv; do
     cmp -s "$tmp/ka/$f" "$tmp/k2/$f" && ok || bad "catalogue restart: $f differs from the run through"
 done
 [ "$(grep -c soma "$tmp/ka/spikes.csv")" -ge 4 ] && ok || bad "catalogue cells: expected 2 spikes a cell"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-state-nan "group 0's CaDynamics_E2.cai (a state) of instance 0, lane 0 is nan"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-param-inf "group 0's CaDynamics_E2.gamma (a parameter) of instance 0, lane 0 is inf; expected a finite value"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-ion-nan "group 0's ca inner concentration at element 0 is not a finite number"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-state-nan "cell 0's CaDynamics_E2.cai (a state) of instance 0 is nan"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-param-inf "cell 0's CaDynamics_E2.gamma (a parameter) of instance 0 is inf; expected a finite value"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-ion-nan "cell 0's ca inner concentration at node 0 is not a finite number"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-name "catalogue mechanisms in the checkpoint: \[XaDynamics_E2, Ca_HVA, .*in this simulation: \[CaDynamics_E2, Ca_HVA,"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-count "catalogue mechanisms: a count of 1099511627776; expected 0 to 4096"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 3"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 4"
 
 # point processes (format version 3): ProbAMPANMDA_EMS with its RANDOM streams, connections'
 # weight vectors and events naming them; restarted, the run through
@@ -102,7 +102,7 @@ t_stop=120 forged "$pt" "$tmp/p" pt-weight-nan "weight vector 0's value 1 is not
 t_stop=120 forged "$pt" "$tmp/p" pt-weight-target "weight vector 0 targets synapse 1073741824"
 t_stop=120 forged "$pt" "$tmp/p" pt-event-vector "weight vector 1048576; expected -1 (none) or one of the connections"
 t_stop=120 forged "$pt" "$tmp/p" pt-identity "ProbAMPANMDA_EMS is of another catalogue build"
-t_stop=120 forged "$pt" "$tmp/p" pt-random-id "(a RANDOM stream id3) of instance 0, lane 0 is 0.5"
+t_stop=120 forged "$pt" "$tmp/p" pt-random-id "(a RANDOM stream id3) of instance 0 is 0.5"
 t_stop=120 forged "$pt" "$tmp/p" pt-version-2 "format version 2, which holds no connections to catalogue point processes"
 # a count of release sites near 2^31 is finite, so loaded; the next event's FROM loop of draws
 # (minutes before) stops the run at once, naming the mechanism, its .mod line and the count
@@ -139,6 +139,30 @@ cp -r "$tmp/n" "$tmp/n1"
 "$py" "$here/ckpt_forge.py" "$tmp/n/checkpoint.0.bin" "$tmp/n1/checkpoint.0.bin" to-v1 || bad "to-v1 (network)"
 expect_status 0 "a network's version 1 checkpoint" -- "$bin" run "$net" -o "$tmp/n1" --quiet --restart "$tmp/n1" --t-stop 150
 cmp -s "$tmp/n/spikes.dat" "$tmp/n1/spikes.dat" && ok || bad "version 1 network restart: spikes.dat differs"
+
+# format 4 holds the state in the model's order: the ring's 64 cells, 4 blocks of 16 lanes on
+# the thread that wrote it, restart on 8 threads (8 blocks of 8) and on 3 to the same spikes;
+# a version 3 checkpoint (the blocks' layout) restarts on the width that wrote it, and on
+# another is refused saying so
+for th in 8 3; do
+    cp -r "$tmp/n" "$tmp/nt$th"
+    expect_status 0 "network restarted on $th threads" -- "$bin" run "$net" -o "$tmp/nt$th" --quiet --restart "$tmp/nt$th" --t-stop 150 --backend omp --threads $th
+    cmp -s "$tmp/n/spikes.dat" "$tmp/nt$th/spikes.dat" && ok || bad "restart on $th threads: spikes.dat differs"
+done
+cp -r "$tmp/p" "$tmp/pt3"
+expect_status 0 "point processes restarted on 3 threads" -- "$bin" run "$pt" -o "$tmp/pt3" --quiet --traces none --t-stop 120 --restart "$tmp/pt3" --backend omp --threads 3
+cmp -s "$tmp/pa/spikes.dat" "$tmp/pt3/spikes.dat" && ok || bad "point processes restarted on 3 threads: spikes.dat differs from the run through"
+cp -r "$tmp/n" "$tmp/n3v"
+"$py" "$here/ckpt_forge.py" "$tmp/n/checkpoint.0.bin" "$tmp/n3v/checkpoint.0.bin" to-v3 || bad "to-v3 (network)"
+cp -r "$tmp/n3v" "$tmp/n3w"
+expect_status 0 "a network's version 3 checkpoint" -- "$bin" run "$net" -o "$tmp/n3v" --quiet --restart "$tmp/n3v" --t-stop 150
+cmp -s "$tmp/n/spikes.dat" "$tmp/n3v/spikes.dat" && ok || bad "version 3 network restart: spikes.dat differs"
+expect_status 1 "a version 3 checkpoint on another block width" -- "$bin" run "$net" -o "$tmp/n3w" --quiet --restart "$tmp/n3w" --t-stop 150 --backend omp --threads 8
+expect_grep "$tmp/err" "group 0 of the checkpoint is laid out differently (15 nodes, 16 lanes, 64 cells); here 15 nodes, 8 lanes, 64 cells: a checkpoint of format version 3 is laid out" "version 3 on another width: message"
+cp -r "$tmp/p" "$tmp/p3"
+"$py" "$here/ckpt_forge.py" "$tmp/p/checkpoint.0.bin" "$tmp/p3/checkpoint.0.bin" to-v3 || bad "to-v3 (point processes)"
+expect_status 0 "point processes' version 3 checkpoint" -- "$bin" run "$pt" -o "$tmp/p3" --quiet --traces none --t-stop 120 --restart "$tmp/p3"
+cmp -s "$tmp/pa/spikes.dat" "$tmp/p3/spikes.dat" && ok || bad "version 3 point processes restart: spikes.dat differs"
 
 # the unforged checkpoints restart
 cp -r "$tmp/n" "$tmp/n2"

@@ -47,7 +47,7 @@ sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/s
 }
 expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/omp" --quiet
 same "$tmp/omp" "stochastic on 2 threads"
-# checkpoints (format 3: the synapses' states, their RANDOM streams' positions, the
+# checkpoints (format 4: the synapses' states, their RANDOM streams' positions, the
 # connections' weight vectors and the events waiting): a restart is the run through, bit for bit
 expect_status 0 "stochastic, checkpoints" -- "$bin" run "$tmp/sto.json" -o "$tmp/ck" --quiet --checkpoint-every 70
 same "$tmp/ck" "stochastic with checkpoints"
@@ -59,6 +59,14 @@ cmp -s "$tmp/sto/spikes.dat" "$tmp/rs/spikes.dat" && ok || bad "restarted: spike
 expect_status 0 "stochastic, omp checkpoints" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck2" --quiet --checkpoint-every 70
 expect_status 0 "stochastic, restarted on 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck2" --quiet --restart "$tmp/ck2"
 cmp -s "$tmp/sto/spikes.dat" "$tmp/ck2/spikes.dat" && ok || bad "restarted on 2 threads: spikes differ"
+# the state is saved in the model's order, so a checkpoint of one thread (8 cells in a block of
+# 8 lanes) restarts on 2 (two blocks of 4), and one of 2 threads on one
+cp -r "$tmp/ck" "$tmp/ck12"
+expect_status 0 "stochastic, a one-thread checkpoint restarted on 2 threads" -- "$bin" run "$tmp/sto.json" -o "$tmp/ck12" --quiet --restart "$tmp/ck12" --backend omp --threads 2
+cmp -s "$tmp/sto/spikes.dat" "$tmp/ck12/spikes.dat" && ok || bad "1 -> 2 threads: spikes differ"
+expect_status 0 "stochastic, omp checkpoints again" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck21" --quiet --checkpoint-every 70
+expect_status 0 "stochastic, a 2-thread checkpoint restarted on one" -- "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck21" --quiet --restart "$tmp/ck21" --backend seq
+cmp -s "$tmp/sto/spikes.dat" "$tmp/ck21/spikes.dat" && ok || bad "2 -> 1 threads: spikes differ"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
     expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \

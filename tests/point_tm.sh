@@ -40,5 +40,32 @@ cmp -s "$src/tests/nmodl/tm/TMSyn.mod" "$tmp/changed/tm/TMSyn.mod" && bad "TMSyn
 expect_status 0 "build the changed TMSyn" -- "$bin" build-catalogue "$tmp/changed/tm" -o "$tmp/tm.so"
 expect_status 1 "a checkpoint of another build of the catalogue" -- "$bin" run "$tmp/ck.json" -o "$tmp/ck" --quiet --restart "$tmp/ck"
 expect_grep "$tmp/err" "TMSyn is of another catalogue build in the checkpoint" "another catalogue build refused"
+# TMSyn's per-connection state and the cells' state across thread counts: a ring of 16 hh cells
+# through TMSyn, kicked by NetStims (one thread: a block of 16 lanes; 2: two of 8; 3: four of
+# 4); a checkpoint at 40 of 80 ms restarts on another count to the run through's spikes
+expect_status 0 "rebuild TMSyn" -- "$bin" build-catalogue "$src/tests/nmodl/tm" -o "$tmp/tm.so"
+cat > "$tmp/net.json" <<'EOF2'
+{"catalogues": ["tm.so"], "t_stop": 80, "dt": 0.025, "backend": "seq",
+ "cells": [{"name": "c", "count": 16, "cable": {"length": 20, "diam": 20, "type": 1},
+  "mechanisms": [{"name": "hh"}],
+  "synapses": [{"name": "TMSyn", "at": "soma", "e": 0, "tau_1": 3, "U": 0.3}],
+  "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+ "network": {"sources": [{"name": "kick", "count": 4, "start": 1, "interval": 5, "number": 40,
+   "noise": 0.5, "seed": 3}],
+  "ring": [{"first": 0, "count": 16, "synapse": 0, "weight": 0.05, "delay": 2}],
+  "connections": [{"source": 16, "target": 0, "synapse": 0, "weight": 0.05, "delay": 1},
+   {"source": 17, "target": 4, "synapse": 0, "weight": 0.05, "delay": 1},
+   {"source": 18, "target": 8, "synapse": 0, "weight": 0.05, "delay": 1},
+   {"source": 19, "target": 12, "synapse": 0, "weight": 0.05, "delay": 1}]}}
+EOF2
+expect_status 0 "TMSyn ring" -- "$bin" run "$tmp/net.json" -o "$tmp/ra" --quiet
+n=$(awk '!/^#/ && $1 < 16' "$tmp/ra/spikes.dat" | wc -l)
+[ "$n" -ge 32 ] && ok || bad "TMSyn ring: $n cell spikes, expected at least 32"
+expect_status 0 "TMSyn ring, checkpoint on one thread" -- "$bin" run "$tmp/net.json" -o "$tmp/r1" --quiet --checkpoint-every 40
+expect_status 0 "TMSyn ring, restarted on 3 threads" -- "$bin" run "$tmp/net.json" -o "$tmp/r1" --quiet --restart "$tmp/r1" --backend omp --threads 3
+cmp -s "$tmp/ra/spikes.dat" "$tmp/r1/spikes.dat" && ok || bad "TMSyn ring 1 -> 3 threads: spikes differ"
+expect_status 0 "TMSyn ring, checkpoint on 2 threads" -- "$bin" run "$tmp/net.json" -o "$tmp/r2" --quiet --checkpoint-every 40 --backend omp --threads 2
+expect_status 0 "TMSyn ring, restarted on one thread" -- "$bin" run "$tmp/net.json" -o "$tmp/r2" --quiet --restart "$tmp/r2"
+cmp -s "$tmp/ra/spikes.dat" "$tmp/r2/spikes.dat" && ok || bad "TMSyn ring 2 -> 1 threads: spikes differ"
 echo "point_tm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

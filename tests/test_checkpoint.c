@@ -1,8 +1,9 @@
 /*
  * Checkpoints (hb_sim_save/load, hb_net_save/load): a run stopped half-way, saved, loaded into
  * a fresh simulation or network and finished has the same bits (traces, spikes) as one that
- * ran through; a truncated, corrupt or foreign checkpoint is refused before anything changes.
- * Runs on any rank count (the MPI list runs it on 2).
+ * ran through; a truncated, corrupt or foreign checkpoint is refused before anything changes;
+ * the state is saved in the model's order, so a checkpoint of one thread count restarts on
+ * another (blocks of another width). Runs on any rank count (the MPI list runs it on 2).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -387,6 +388,109 @@ static void test_cat_net(hb_comm_t *comm, double w)
     hb_net_destroy(second);
 }
 
+/* 16 ball and sticks of one shape (one group: 16 lanes on one thread, 8 on two, 4 on three,
+ * cpu_block_width's sweep fix) and 3 of another (a group of 4 lanes on any count), with the
+ * bbp catalogue's channels and CaDynamics_E2 writing cai, an ExpSyn kicked by noisy NetStims
+ * and a ProbAMPANMDA_EMS (stochastic release: a RANDOM stream per synapse, Psurv per
+ * connection) in a ring. */
+static const char net_threads_cell[] =
+    "{\"name\": \"%s\", \"count\": %d, \"sections\": ["
+    "  {\"name\": \"soma\", \"parent\": null, \"length\": 12.6157, \"diam\": 12.6157, \"type\": \"soma\"},"
+    "  {\"name\": \"dend\", \"parent\": \"soma\", \"parent_x\": 1, \"length\": 200, \"diam\": 1, \"type\": \"dend\"}],"
+    " \"Ra\": 100, \"regions\": [{\"region\": \"soma\", \"nseg\": 1}, {\"region\": \"dend\", \"nseg\": %d}],"
+    " \"mechanisms\": [{\"name\": \"pas\", \"g\": 1e-4, \"e\": -65},"
+    "  {\"name\": \"NaTs2_t\", \"region\": \"soma\", \"gNaTs2_tbar\": 0.9},"
+    "  {\"name\": \"K_Pst\", \"region\": \"soma\", \"gK_Pstbar\": 0.1},"
+    "  {\"name\": \"SKv3_1\", \"region\": \"soma\", \"gSKv3_1bar\": 0.5},"
+    "  {\"name\": \"bbp::Ca_HVA\", \"region\": \"soma\", \"gCa_HVAbar\": 0.001},"
+    "  {\"name\": \"SK_E2\", \"region\": \"soma\", \"gSK_E2bar\": 0.005},"
+    "  {\"name\": \"CaDynamics_E2\", \"region\": \"soma\", \"gamma\": 0.5},"
+    "  {\"name\": \"bbp::Ih\", \"region\": \"dend\", \"gIhbar\": 2e-4}],"
+    " \"ions\": [{\"region\": \"soma\", \"ek\": -85}],"
+    " \"synapses\": [{\"type\": \"expsyn\", \"at\": \"soma\", \"tau\": 2, \"e\": 0},"
+    "  {\"name\": \"ProbAMPANMDA_EMS\", \"at\": {\"section\": \"dend\", \"x\": 0.5}, \"Dep\": 50, \"Fac\": 10, \"Use\": 0.6}],"
+    " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -10}]}";
+static const char net_threads_json[] =
+    "{\"t_stop\": 100, \"dt\": 0.025, \"celsius\": 34, \"cells\": [%s, %s],"
+    " \"network\": {\"sources\": [{\"name\": \"kick\", \"count\": 4, \"start\": 1, \"interval\": 6,"
+    "  \"number\": 40, \"noise\": 0.7, \"seed\": 5}],"
+    "  \"ring\": [{\"first\": 0, \"count\": 19, \"synapse\": 1, \"weight\": 1.5, \"delay\": 3}],"
+    "  \"connections\": [{\"source\": 19, \"target\": 0, \"synapse\": 0, \"weight\": 0.05, \"delay\": 1},"
+    "   {\"source\": 20, \"target\": 6, \"synapse\": 0, \"weight\": 0.05, \"delay\": 1.5},"
+    "   {\"source\": 21, \"target\": 12, \"synapse\": 0, \"weight\": 0.05, \"delay\": 2},"
+    "   {\"source\": 22, \"target\": 17, \"synapse\": 0, \"weight\": 0.05, \"delay\": 2.5}]}}";
+
+static hb_net_t *make_threads_net(hb_comm_t *comm, int threads)
+{
+    char a[4096], b[4096], text[12000];
+    snprintf(a, sizeof a, net_threads_cell, "a", 16, 5);
+    snprintf(b, sizeof b, net_threads_cell, "b", 3, 3);
+    snprintf(text, sizeof text, net_threads_json, a, b);
+    hb_sim_overrides_t o;
+    memset(&o, 0, sizeof o);
+    o.set = HB_SIM_SET_BACKEND | HB_SIM_SET_THREADS;
+    o.options.backend = HB_BACKEND_OMP;
+    o.options.threads = threads;
+    hb_net_t *net = NULL;
+    CHECK_OK(hb_net_parse_json_with(text, strlen(text), "threads net", NULL, &o, comm, &net));
+    return net;
+}
+
+/* A checkpoint (format 4: the state in the model's order) written on one thread count
+ * restarts on another, whose blocks are of another width, to the bits of the run through:
+ * 1 -> 2, 2 -> 1, 2 -> 3 and 3 -> 1 threads; the restarted run saved again gives the same
+ * bytes as the run through saved at that time on the thread count that restarted it. */
+static void test_threads(hb_comm_t *comm)
+{
+    static const int pairs[4][2] = {{1, 2}, {2, 1}, {2, 3}, {3, 1}};
+    hb_net_t *whole = make_threads_net(comm, 1);
+    if (!whole) return;
+    CHECK_OK(hb_net_run(whole));
+    const hb_spike_t *s;
+    size_t n, cells = 0;
+    hb_net_spikes(whole, &s, &n);
+    for (size_t k = 0; k < n; k++) cells += s[k].gid < 19;
+    CHECKF(cells > 19, "%zu cell spikes: the test needs activity", cells);
+    for (int p = 0; p < 4; p++) {
+        const int from = pairs[p][0], to = pairs[p][1];
+        hb_net_t *first = make_threads_net(comm, from), *second = make_threads_net(comm, to);
+        hb_net_t *again = make_threads_net(comm, to);
+        if (!first || !second || !again) break;
+        CHECK_OK(hb_net_init(first));
+        CHECK_OK(hb_net_advance(first, 41.3));
+        FILE *f = tmpfile(), *g = tmpfile(), *h = tmpfile();
+        CHECK_OK(hb_net_save(first, f, "threads"));
+        rewind(f);
+        CHECK_OK(hb_net_load(second, f, "threads"));
+        CHECK_OK(hb_net_advance(second, 70.0));
+        /* saved again on `to` threads: the bytes of a run through on `to` threads */
+        CHECK_OK(hb_net_save(second, g, "again"));
+        CHECK_OK(hb_net_init(again));
+        CHECK_OK(hb_net_advance(again, 70.0));
+        CHECK_OK(hb_net_save(again, h, "again"));
+        long ng = 0, nh = 0;
+        unsigned char *bg = slurp(g, &ng), *bh = slurp(h, &nh);
+        CHECKF(ng == nh && memcmp(bg, bh, (size_t)ng) == 0,
+               "%d -> %d threads: the restored state at 70 ms differs from the run through's "
+               "(%ld and %ld bytes)", from, to, ng, nh);
+        CHECK_OK(hb_net_advance(second, 100.0));
+        CHECKF(same_spikes(whole, second), "%d -> %d threads: the restored run's spikes differ",
+               from, to);
+        free(bg);
+        free(bh);
+        fclose(f);
+        fclose(g);
+        fclose(h);
+        hb_net_destroy(first);
+        hb_net_destroy(second);
+        hb_net_destroy(again);
+    }
+    if (hb_comm_rank(comm) == 0)
+        printf("threads checkpoint on %d rank(s): %zu cell spikes, restored bitwise across 1, 2 "
+               "and 3 threads\n", hb_comm_size(comm), cells);
+    hb_net_destroy(whole);
+}
+
 int main(void)
 {
     hb_comm_t *comm = NULL;
@@ -400,6 +504,7 @@ int main(void)
     }
     for (int overlap = HB_NET_BLOCKING; overlap <= HB_NET_TASKS; overlap++) test_net(comm, overlap);
     test_cat_net(comm, 0.05);
+    if (hb_backend_available(HB_BACKEND_OMP)) test_threads(comm);
     hb_comm_destroy(comm);
     return check_summary("checkpoint");
 }

@@ -57,7 +57,8 @@
 # ("8 64 1024 8192": sizes run with --backend=best too), REAL_AMP (0.3 nA), REAL_DATA (the SWC folder,
 # data/morphologies), REAL_COPY_BPS (measured by `hinesbatch bench hines` if unset),
 # REAL_TUNING (a tuning spec for the GPU run, e.g. sim.tree_tile=16), REAL_RANKS (0: no run on
-# CORES ranks, e.g. a build without MPI),
+# CORES ranks, e.g. a build without MPI), REAL_GPUS (none; e.g. "2 4": each size on that many
+# GPUs too, one rank a GPU, spikes cmp'd with the 1-GPU run's),
 # GPU_BACKEND;
 # l5pc-net: L5_CELLS (1000), L5_TSTOP (20 ms), L5_LAYOUTS ("CORESx1 1xCORES": ranks x threads;
 # empty: none), L5_ONE_TSTOP (2 ms on one core; 0: not run), L5_NRN (1; 0: no NEURON),
@@ -524,6 +525,15 @@ print(json.dumps({"compartments": rows, "steps": steps, "bytes_per_step": b,
                   "x_floor": s["per_rank"][0]["update_s"] / floor}))
 PYEOF
     log "$backend, $n cells: $("$PY" -c 'import json, sys; s = json.load(open(sys.argv[1])); r = s["per_rank"][0]; print("spikes", s["spikes"], "update_s", r["update_s"], "build_s", r["build_s"], "init_s", r.get("init_s"), "KiB/cell", s.get("memory_kib_per_cell"))' "$out/gpu_$n.json"); floor $(cat "$out/floor_$n.json")"
+    for g in ${REAL_GPUS:-}; do # the same network on g GPUs, one rank a GPU
+      rm -rf "$work/gg"
+      $MPIRUN -np "$g" --bind-to none "$HB" run "$out/real_$n.json" --backend="$backend" -o "$work/gg" \
+        --traces=none --quiet > "$work/gg.log" 2>&1 || { cat "$work/gg.log"; return 1; }
+      cp "$work/gg/summary.json" "$out/gpu${g}_$n.json"
+      if cmp -s "$work/gg/spikes.dat" "$out/gpu_$n.spikes"; then f=bitwise; else f=DIFFER; fi
+      log "$g GPUs, $n cells: update_s $(slowest_update "$out/gpu${g}_$n.json") (1 GPU" \
+        "$(slowest_update "$out/gpu_$n.json")), exchange_s $("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1]))["per_rank"]; print("%.3f-%.3f" % (min(x["exchange_s"] for x in r), max(x["exchange_s"] for x in r)))' "$out/gpu${g}_$n.json"), spikes $f the 1-GPU run's"
+    done
     name=hb_${CORES}ranks_$n
     if [ "${REAL_RANKS:-1}" != 0 ]; then
       KEEP_SPIKES=$name hb_run "$CORES" 1 "$out/real_$n.json" "$name"

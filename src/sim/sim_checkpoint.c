@@ -1,11 +1,12 @@
 /*
  * Checkpoints of a simulation (hb_sim_save, hb_sim_load; format in docs/checkpoint.md) and the
  * record format every checkpoint shares (sim/checkpoint.h). The state saved is all a step
- * reads: each group's v, hh gates and synapse states (padding lanes included), the probes'
+ * reads: each cell's v, hh gates, synapse states, catalogue fields and ions in the model's
+ * order (format 4: no block or lane, so a restart may use another thread count), the probes'
  * spike-detection state (above threshold, v after the last step), the step count, and what
  * was recorded and not yet cleared. Restored into a simulation built from the same models and
  * options (a fingerprint of both is checked), the steps that follow are the same bits as an
- * uninterrupted run's.
+ * uninterrupted run's. Versions 1 to 3 (the engine's layout) are still read.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
@@ -329,13 +330,18 @@ static int64_t bad_value(const unsigned char *p, int64_t n, int ordered, double 
  * Per group, after the step: the layout (mechanisms in the group's order: name, fields,
  * parameters, states, assigned, instances; ions: name, valence), checked against this
  * simulation's with any difference named; after the group's synapse states the values: each
- * mechanism's fields (every instance and lane, padding too), each ion's e, ci, co, i, di/dv
- * (every element of the group's v layout). The density mechanisms draw no random numbers:
- * there is no stream to save. */
+ * mechanism's fields, each ion's e, ci, co, i, di/dv (version 4: cell by cell, group_state;
+ * versions 2 and 3: every instance and lane, padding too, and every element of the group's v
+ * layout, get_cat_values). */
 
-static size_t cat_instances(const group_t *gr, const hb_step_cat_mech_t *cm)
+/* Mechanism cm's instances in a record of `version`: those of the group's cells (version 4),
+ * or of its layout, padding lanes' included (versions 2 and 3). */
+static size_t cat_instances(const group_t *gr, const hb_step_cat_mech_t *cm, uint32_t version)
 {
-    return cm->inst_start[gr->k.blocks];
+    if (version < 4) return cm->inst_start[gr->k.blocks];
+    size_t n = 0;
+    for (int s = 0; s < gr->k.count; s++) n += (size_t)cm->lane_inst[s];
+    return n;
 }
 
 static void put_name(hb_ckpt_buf_t *b, const char *text)
@@ -352,7 +358,7 @@ static void put_cat_layout(hb_ckpt_buf_t *b, const group_t *gr)
         const hb_cat_mech_t *m = cat->mech[q].mech;
         put_name(b, m->name);
         const int64_t sizes[5] = {m->n_field, m->n_param, m->n_state, m->n_assigned,
-                                  (int64_t)cat_instances(gr, &cat->mech[q])};
+                                  (int64_t)cat_instances(gr, &cat->mech[q], HB_CKPT_VERSION)};
         hb_ckpt_put(b, sizes, sizeof sizes);
         hb_ckpt_put_u64(b, hb_catalogue_identity(m)); /* version 3 */
     }
@@ -360,22 +366,6 @@ static void put_cat_layout(hb_ckpt_buf_t *b, const group_t *gr)
     for (int x = 0; cat && x < cat->n_ion; x++) {
         put_name(b, cat->ion[x].name);
         hb_ckpt_put_f64(b, cat->ion[x].valence);
-    }
-}
-
-static void put_cat_values(hb_ckpt_buf_t *b, const group_t *gr)
-{
-    const hb_step_cat_t *cat = gr->cat;
-    const size_t W = (size_t)gr->k.width, n = v_size(gr);
-    for (int q = 0; cat && q < cat->n_mech; q++) {
-        const hb_step_cat_mech_t *cm = &cat->mech[q];
-        hb_ckpt_put(b, cm->field, cat_instances(gr, cm) * (size_t)cm->mech->n_field * W *
-                                      sizeof *cm->field);
-    }
-    for (int x = 0; cat && x < cat->n_ion; x++) {
-        const hb_step_ion_t *ion = &cat->ion[x];
-        const double *a[5] = {ion->e, ion->ci, ion->co, ion->i, ion->didv};
-        for (int k = 0; k < 5; k++) hb_ckpt_put(b, a[k], n * sizeof *a[k]);
     }
 }
 
@@ -425,7 +415,7 @@ static hb_status_t get_cat_layout(const group_t *gr, int g, hb_ckpt_in_t *in, co
             continue;
         }
         const int64_t here[5] = {m->n_field, m->n_param, m->n_state, m->n_assigned,
-                                 (int64_t)cat_instances(gr, cm)};
+                                 (int64_t)cat_instances(gr, cm, in->version)};
         if (!in->bad && memcmp(sizes, here, sizeof here) != 0)
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d's %s has %lld fields (%lld "
                            "parameters, %lld states, %lld assigned) on %lld instances in the "
@@ -478,6 +468,51 @@ static hb_status_t get_cat_layout(const group_t *gr, int g, hb_ckpt_in_t *in, co
     return HB_SUCCESS;
 }
 
+/* Field f of mechanism m read as x (own: this simulation's value there): a RANGE PARAMETER
+ * finite and within its declared <lo,hi> or `own`, a STATE finite, an ASSIGNED not NaN (a rate
+ * may be infinite); scratch unchecked (written before it is read) except in a mechanism with
+ * RANDOM, whose scratch (its streams' positions among it) must be finite and whose streams'
+ * ids integers the draw's casts take. `who` and `at` name the instance in the message (name
+ * NULL: no message, only the answer). */
+static hb_status_t check_field(const hb_cat_mech_t *m, size_t f, double x, double own,
+                               const char *who, const char *at, const char *name)
+{
+    const size_t nf = (size_t)m->n_field;
+    const char *kind = NULL;
+    const hb_cat_field_t *decl = NULL;
+    if (f < (size_t)m->n_param) {
+        decl = &m->param[f];
+        if (!(isfinite(x) && ((x >= decl->lo && x <= decl->hi) || x == own))) kind = "parameter";
+    } else if (f < (size_t)(m->n_param + m->n_state)) {
+        decl = &m->state[f - (size_t)m->n_param];
+        if (!isfinite(x)) kind = "state";
+    } else if (f < (size_t)(m->n_param + m->n_state + m->n_assigned)) {
+        decl = &m->assigned[f - (size_t)m->n_param - (size_t)m->n_state];
+        if (isnan(x)) kind = "assigned value";
+    } else if (m->n_random) { /* scratch, the RANDOMs' positions among it, then ids */
+        const size_t id = f + 3 * (size_t)m->n_random >= nf
+                              ? (f + 3 * (size_t)m->n_random - nf) % 3 : 3;
+        /* ids: integers that the draw's casts take (id1 to u64, id2 and id3 to u32) */
+        const double top = id == 0 ? 0x1p63 : 0x1p32;
+        if (!isfinite(x) || (id < 3 && (x < 0.0 || x >= top || x != floor(x)))) {
+            if (!name) return HB_ERR_PARSE;
+            static const char *const what[4] = {"stream id1", "stream id2", "stream id3",
+                                                "stream position or scratch value"};
+            return hb_fail(HB_ERR_PARSE, "%s: %s %s field %zu (a RANDOM %s) of %s is %g; "
+                           "expected %s", name, who, m->name, f, what[id], at, x,
+                           id < 3 ? "an integer from 0 below 2^32 (id1: 2^63)"
+                                  : "a finite value");
+        }
+    }
+    if (kind && !name) return HB_ERR_PARSE;
+    if (kind)
+        return hb_fail(HB_ERR_PARSE, "%s: %s %s.%s (a %s) of %s is %g; expected %s", name, who,
+                       m->name, decl->name, kind, at, x, f < (size_t)m->n_param
+                       ? "a finite value within its declared range"
+                       : "a value the run could have reached");
+    return HB_SUCCESS;
+}
+
 /* Group g's catalogue values at in's position: checked (apply 0) or set (apply 1). A RANGE
  * PARAMETER must be within its declared <lo,hi> or this simulation's own value (padding lanes
  * hold 0), a STATE finite, an ASSIGNED not NaN (a rate may be infinite), the ions' values
@@ -490,7 +525,7 @@ static hb_status_t get_cat_values(group_t *gr, int g, hb_ckpt_in_t *in, const ch
     for (int q = 0; cat && q < cat->n_mech; q++) {
         hb_step_cat_mech_t *cm = &cat->mech[q];
         const hb_cat_mech_t *m = cm->mech;
-        const size_t nf = (size_t)m->n_field, count = cat_instances(gr, cm) * nf * W;
+        const size_t nf = (size_t)m->n_field, count = cat_instances(gr, cm, 3) * nf * W;
         if (count > (in->size - in->pos) / sizeof(double)) {
             in->bad = 1;
             return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
@@ -501,37 +536,11 @@ static hb_status_t get_cat_values(group_t *gr, int g, hb_ckpt_in_t *in, const ch
             const size_t f = e / W % nf, j = e / W / nf;
             double x;
             memcpy(&x, p + e * sizeof x, sizeof x);
-            const char *kind = NULL;
-            const hb_cat_field_t *decl = NULL;
-            if (f < (size_t)m->n_param) {
-                decl = &m->param[f];
-                if (!(isfinite(x) && ((x >= decl->lo && x <= decl->hi) || x == cm->field[e])))
-                    kind = "parameter";
-            } else if (f < (size_t)(m->n_param + m->n_state)) {
-                decl = &m->state[f - (size_t)m->n_param];
-                if (!isfinite(x)) kind = "state";
-            } else if (f < (size_t)(m->n_param + m->n_state + m->n_assigned)) {
-                decl = &m->assigned[f - (size_t)m->n_param - (size_t)m->n_state];
-                if (isnan(x)) kind = "assigned value";
-            } else if (m->n_random) { /* scratch, the RANDOMs' positions among it, then ids */
-                const size_t id = f + 3 * (size_t)m->n_random >= nf
-                                      ? (f + 3 * (size_t)m->n_random - nf) % 3 : 3;
-                /* ids: integers that the draw's casts take (id1 to u64, id2 and id3 to u32) */
-                const double top = id == 0 ? 0x1p63 : 0x1p32;
-                if (!isfinite(x) || (id < 3 && (x < 0.0 || x >= top || x != floor(x)))) {
-                    static const char *const what[4] = {"stream id1", "stream id2", "stream id3",
-                                                        "stream position or scratch value"};
-                    return hb_fail(HB_ERR_PARSE, "%s: group %d's %s field %zu (a RANDOM %s) of "
-                                   "instance %zu, lane %zu is %g; expected %s", name, g, m->name,
-                                   f, what[id], j, e % W, x, id < 3 ? "an integer from 0 below "
-                                   "2^32 (id1: 2^63)" : "a finite value");
-                }
-            }
-            if (kind)
-                return hb_fail(HB_ERR_PARSE, "%s: group %d's %s.%s (a %s) of instance %zu, lane "
-                               "%zu is %g; expected %s", name, g, m->name, decl->name, kind, j,
-                               e % W, x, f < (size_t)m->n_param ? "a finite value within its "
-                               "declared range" : "a value the run could have reached");
+            if (check_field(m, f, x, cm->field[e], NULL, NULL, NULL) == HB_SUCCESS) continue;
+            char who[64], at[64];
+            snprintf(who, sizeof who, "group %d's", g);
+            snprintf(at, sizeof at, "instance %zu, lane %zu", j, e % W);
+            return check_field(m, f, x, cm->field[e], who, at, name);
         }
         in->pos += count * sizeof(double);
     }
@@ -558,6 +567,184 @@ static hb_status_t get_cat_values(group_t *gr, int g, hb_ckpt_in_t *in, const ch
         }
     }
     return HB_SUCCESS;
+}
+
+/* ---- the state in the model's order (format version 4) ----
+ * Per group, each kind of value for the group's cells in the simulation's cell order, and each
+ * cell's values in its own order: v per node; the hh gates (m, h, n) per hh instance; the
+ * hard-coded synapses' states (g, or A and B) per synapse; per catalogue mechanism its
+ * instances' fields; per ion e, ci, co, i and di/dv per node. Nothing says where a cell sits
+ * in the blocks (their width follows the thread count, docs/sim-engine.md), so a record written
+ * on one thread count restarts on any other to the same bits. Padding lanes are not saved:
+ * no cell reads them, and a load leaves them as hb_sim_init set them. */
+
+enum { XFER_PUT, XFER_CHECK, XFER_SET };
+
+typedef struct {
+    int mode;
+    hb_ckpt_buf_t *b; /* PUT */
+    hb_ckpt_in_t *in; /* CHECK, SET */
+    double x;         /* CHECK: the value read */
+} xfer_t;
+
+/* One value: *p into the record (PUT), or the record's next value into t->x (CHECK) or *p
+ * (SET). 0: the record ended. */
+static int xfer(xfer_t *t, double *p)
+{
+    if (t->mode == XFER_PUT) {
+        hb_ckpt_put_f64(t->b, *p);
+        return 1;
+    }
+    const double x = hb_ckpt_get_f64(t->in);
+    if (t->in->bad) return 0;
+    if (t->mode == XFER_SET) *p = x;
+    t->x = x;
+    return 1;
+}
+
+/* The slots of every group's cells in the simulation's cell order: group g's at
+ * order[first[g] .. first[g + 1]). 0: out of memory. */
+static int cell_order(const hb_sim_t *sim, int **order, int **first)
+{
+    *order = malloc(((size_t)sim->n_cells + 1) * sizeof **order);
+    *first = calloc((size_t)sim->n_groups + 2, sizeof **first);
+    int *fill = calloc((size_t)sim->n_groups + 1, sizeof *fill);
+    if (!*order || !*first || !fill) {
+        free(*order);
+        free(*first);
+        free(fill);
+        return 0;
+    }
+    for (int c = 0; c < sim->n_cells; c++) (*first)[sim->group_of[c] + 1]++;
+    for (int g = 0; g < sim->n_groups; g++) (*first)[g + 1] += (*first)[g];
+    for (int c = 0; c < sim->n_cells; c++) {
+        const int g = sim->group_of[c];
+        (*order)[(*first)[g] + fill[g]++] = sim->slot_of[c];
+    }
+    free(fill);
+    return 1;
+}
+
+/* Group g's layout-free sizes: cells, nodes, hh instances and synapse state values of its
+ * cells. */
+static void cell_dims(const group_t *gr, int64_t dims[4])
+{
+    const hb_step_group_t *k = &gr->k;
+    memset(dims, 0, 4 * sizeof *dims);
+    dims[0] = k->count;
+    for (int s = 0; s < k->count; s++) {
+        dims[1] += hb_step_slot_rows(k, s);
+        dims[2] += k->mixed ? k->lane_hh[s] : k->n_hh;
+        dims[3] += gr->syn_start ? 2 * (gr->syn_start[s + 1] - gr->syn_start[s]) : 0;
+    }
+}
+
+static hb_status_t ends_early(hb_ckpt_in_t *in, const char *name)
+{
+    in->bad = 1;
+    return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+}
+
+/* Group g's values (its cells' slots: slots[0 .. n)) into the record, or checked or set from
+ * it (t->mode). Checked as a file's would be: voltages, gates, synapse states and ions' values
+ * finite, catalogue fields as check_field says. */
+static hb_status_t group_state(hb_sim_t *sim, int g, const int *slots, int n, xfer_t *t,
+                               const char *name)
+{
+    group_t *gr = &sim->groups[g];
+    const hb_step_group_t *k = &gr->k;
+    const size_t W = (size_t)k->width;
+    const int check = t->mode == XFER_CHECK;
+    for (int a = 0; a < n; a++) { /* voltages */
+        const int s = slots[a];
+        for (int i = 0; i < hb_step_slot_rows(k, s); i++) {
+            if (!xfer(t, &gr->v[hb_step_element(k, s, i)])) return ends_early(t->in, name);
+            if (check && !isfinite(t->x))
+                return hb_fail(HB_ERR_PARSE, "%s: cell %d's voltage at node %d is not a finite "
+                               "number; expected a state the run could have reached", name,
+                               gr->cells[s], i);
+        }
+    }
+    for (int a = 0; a < n; a++) { /* hh gates */
+        const int s = slots[a], lane = s % k->width, nh = k->mixed ? k->lane_hh[s] : k->n_hh;
+        const size_t base = hb_step_hh_base(k, s / k->width);
+        for (int j = 0; j < nh; j++)
+            for (int x = 0; x < 3; x++) {
+                double *p = &gr->hh_state[((base + (size_t)j) * 3 + (size_t)x) * W + (size_t)lane];
+                if (!xfer(t, p)) return ends_early(t->in, name);
+                if (check && !isfinite(t->x))
+                    return hb_fail(HB_ERR_PARSE, "%s: cell %d's hh gate %c of hh instance %d is "
+                                   "not a finite number; expected a state the run could have "
+                                   "reached", name, gr->cells[s], "mhn"[x], j);
+            }
+    }
+    for (int a = 0; a < n && gr->syn_start; a++) { /* hard-coded synapses */
+        const int s = slots[a], c = gr->cells[s];
+        for (int q = 0; q < gr->syn_start[s + 1] - gr->syn_start[s]; q++) {
+            size_t stride = 1;
+            double *p = hb_sim_synapse_state(sim, c, q, NULL, &stride);
+            for (int j = 0; j < 2; j++) {
+                if (!xfer(t, p + (size_t)j * stride)) return ends_early(t->in, name);
+                if (check && !isfinite(t->x))
+                    return hb_fail(HB_ERR_PARSE, "%s: cell %d's synapse %d state %d is not a "
+                                   "finite number; expected a state the run could have reached",
+                                   name, c, q, j);
+            }
+        }
+    }
+    hb_step_cat_t *cat = gr->cat;
+    for (int q = 0; cat && q < cat->n_mech; q++) { /* catalogue mechanisms */
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        const hb_cat_mech_t *m = cm->mech;
+        const size_t nf = (size_t)m->n_field;
+        for (int a = 0; a < n; a++) {
+            const int s = slots[a], b = s / k->width;
+            const size_t lane = (size_t)(s % k->width);
+            for (int j = 0; j < cm->lane_inst[s]; j++)
+                for (size_t f = 0; f < nf; f++) {
+                    double *p = &cm->field[((cm->inst_start[b] + (size_t)j) * nf + f) * W + lane];
+                    if (!xfer(t, p)) return ends_early(t->in, name);
+                    if (!check || check_field(m, f, t->x, *p, NULL, NULL, NULL) == HB_SUCCESS)
+                        continue;
+                    char who[64], at[32];
+                    snprintf(who, sizeof who, "cell %d's", gr->cells[s]);
+                    snprintf(at, sizeof at, "instance %d", j);
+                    return check_field(m, f, t->x, *p, who, at, name);
+                }
+        }
+    }
+    for (int x = 0; cat && x < cat->n_ion; x++) { /* ions */
+        hb_step_ion_t *ion = &cat->ion[x];
+        double *arr[5] = {ion->e, ion->ci, ion->co, ion->i, ion->didv};
+        static const char *const what[5] = {"reversal potential", "inner concentration",
+                                            "outer concentration", "current", "conductance"};
+        for (int y = 0; y < 5; y++)
+            for (int a = 0; a < n; a++) {
+                const int s = slots[a];
+                for (int i = 0; i < hb_step_slot_rows(k, s); i++) {
+                    if (!xfer(t, &arr[y][hb_step_element(k, s, i)])) return ends_early(t->in, name);
+                    if (check && !isfinite(t->x))
+                        return hb_fail(HB_ERR_PARSE, "%s: cell %d's %s %s at node %d is not a "
+                                       "finite number; expected a state the run could have "
+                                       "reached", name, gr->cells[s], ion->name, what[y], i);
+                }
+            }
+    }
+    return HB_SUCCESS;
+}
+
+/* Every group's values (group_state) in the record's order. */
+static hb_status_t cells_state(hb_sim_t *sim, xfer_t *t, const char *name)
+{
+    int *order = NULL, *first = NULL;
+    if (!cell_order(sim, &order, &first))
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+    hb_status_t status = HB_SUCCESS;
+    for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
+        status = group_state(sim, g, order + first[g], first[g + 1] - first[g], t, name);
+    free(order);
+    free(first);
+    return status;
 }
 
 /* ---- the connections' weight vectors (format version 3) ----
@@ -632,19 +819,15 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
     hb_ckpt_put_i64(b, sim->n_groups);
     hb_ckpt_put_i64(b, sim->n_probes);
     for (int g = 0; g < sim->n_groups; g++) {
-        int64_t dims[6];
-        group_dims(&sim->groups[g], dims);
+        int64_t dims[4];
+        cell_dims(&sim->groups[g], dims);
         hb_ckpt_put(b, dims, sizeof dims);
     }
     hb_ckpt_put_i64(b, sim->step);
     for (int g = 0; g < sim->n_groups; g++) put_cat_layout(b, &sim->groups[g]);
-    for (int g = 0; g < sim->n_groups; g++) {
-        const group_t *gr = &sim->groups[g];
-        hb_ckpt_put(b, gr->v, v_size(gr) * sizeof *gr->v);
-        hb_ckpt_put(b, gr->hh_state, hh_size(gr) * sizeof *gr->hh_state);
-        hb_ckpt_put(b, gr->syn_state, gr->n_syn_state * sizeof *gr->syn_state);
-        put_cat_values(b, gr);
-    }
+    xfer_t t = {XFER_PUT, b, NULL, 0.0};
+    status = cells_state((hb_sim_t *)sim, &t, name); /* read only: PUT writes nothing back */
+    if (status != HB_SUCCESS) return status;
     put_weights(b, sim); /* version 3 */
     unsigned char *above = calloc((size_t)sim->n_probes + 1, 1);
     double *v_prev = calloc((size_t)sim->n_probes + 1, sizeof *v_prev);
@@ -733,7 +916,8 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
                        "expected version %d", name, in->version, sim->n_weights, HB_CKPT_VERSION);
     if (in->version >= 2) { /* the catalogue layouts first: a difference named, not a hash */
         hb_ckpt_in_t peek = *in;
-        peek.pos += (size_t)sim->n_groups * 6 * sizeof(int64_t) + sizeof(int64_t);
+        peek.pos += (size_t)sim->n_groups * (in->version >= 4 ? 4 : 6) * sizeof(int64_t) +
+                    sizeof(int64_t);
         if (peek.pos > peek.size) peek.bad = 1;
         for (int g = 0; g < sim->n_groups; g++) {
             const hb_status_t st = get_cat_layout(&sim->groups[g], g, &peek, name);
@@ -747,7 +931,19 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
                        "by a simulation of the same cells, dt, t_stop, v_init, celsius, "
                        "sample_dt, method and spike rule", name, (unsigned long long)print,
                        (unsigned long long)mine);
-    for (int g = 0; g < sim->n_groups; g++) {
+    for (int g = 0; g < sim->n_groups && in->version >= 4; g++) {
+        int64_t dims[4], here[4];
+        hb_ckpt_get(in, dims, sizeof dims);
+        cell_dims(&sim->groups[g], here);
+        if (!in->bad && memcmp(dims, here, sizeof dims) != 0)
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d of the checkpoint holds %lld cells "
+                           "of %lld nodes, %lld hh instances and %lld synapse values; here %lld, "
+                           "%lld, %lld and %lld: expected a checkpoint of the same model", name, g,
+                           (long long)dims[0], (long long)dims[1], (long long)dims[2],
+                           (long long)dims[3], (long long)here[0], (long long)here[1],
+                           (long long)here[2], (long long)here[3]);
+    }
+    for (int g = 0; g < sim->n_groups && in->version < 4; g++) {
         const group_t *gr = &sim->groups[g];
         const hb_step_group_t *k = &gr->k;
         int64_t dims[6], here[6];
@@ -756,11 +952,12 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
         if (memcmp(dims, here, sizeof dims) != 0)
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: group %d of the checkpoint is laid out "
                            "differently (%lld nodes, %lld lanes, %lld cells); here %d nodes, %d "
-                           "lanes, %d cells: expected a checkpoint of this build's CPU engine on the same "
-                           "thread count (a group of fewer blocks than threads narrows its "
-                           "blocks)",
+                           "lanes, %d cells: a checkpoint of format version %u is laid out in the "
+                           "blocks of the thread count that wrote it; expected it on that thread "
+                           "count (or one keeping its blocks' width), or a checkpoint of version "
+                           "%d, which restarts on any",
                            name, g, (long long)dims[0], (long long)dims[1], (long long)dims[2],
-                           k->m, k->width, k->count);
+                           k->m, k->width, k->count, in->version, HB_CKPT_VERSION);
     }
     const int64_t step = hb_ckpt_get_i64(in);
     const long steps = hb_sim_steps(sim);
@@ -771,7 +968,12 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
         const hb_status_t st = get_cat_layout(&sim->groups[g], g, in, name);
         if (st != HB_SUCCESS) return st;
     }
-    for (int g = 0; g < sim->n_groups; g++) {
+    if (in->version >= 4 && !in->bad) {
+        xfer_t t = {apply ? XFER_SET : XFER_CHECK, NULL, in, 0.0};
+        const hb_status_t st = cells_state(sim, &t, name);
+        if (st != HB_SUCCESS) return st;
+    }
+    for (int g = 0; g < sim->n_groups && in->version < 4; g++) {
         group_t *gr = &sim->groups[g];
         double *dst[3] = {gr->v, gr->hh_state, gr->syn_state};
         const size_t n[3] = {v_size(gr), hh_size(gr), gr->n_syn_state};
@@ -875,7 +1077,9 @@ hb_status_t hb_sim_checkpoint_get(hb_sim_t *sim, hb_ckpt_in_t *in, const char *n
     hb_ckpt_in_t probe = *in;
     status = get_state(sim, &probe, name, 0);
     if (status != HB_SUCCESS) return status;
-    status = get_state(sim, in, name, 1);
+    /* version 4 holds the cells' values, not the padding lanes': those as a run starts them */
+    if (in->version >= 4) status = hb_sim_init(sim);
+    if (status == HB_SUCCESS) status = get_state(sim, in, name, 1);
     if (status != HB_SUCCESS) sim->initialised = 0; /* half restored: hb_sim_init first */
     return status;
 }
