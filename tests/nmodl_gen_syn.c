@@ -52,7 +52,7 @@ static void make_block(block_t *b, double dt, double t)
         b->area[k] = 10.0 + 5000.0 * uniform(); /* [um2] */
     }
     b->blk = (hb_cat_block_t){W,      W,       1,        dt,   t,    6.3,    b->v, b->d,
-                              b->rhs, b->node, b->field, NULL, NULL, NULL, NULL, b->area};
+                              b->rhs, b->node, b->field, NULL, NULL, NULL, NULL, b->area, NULL};
 }
 
 typedef struct {
@@ -235,7 +235,7 @@ static void test_probampanmda(void)
         double v[W], d[W] = {0}, rhs[W] = {0}, area[W], field[NF * W], again[NF * W];
         int node[W] = {0};
         hb_cat_block_t blk = {W,   W,    1,      0.025,  0.0,  34.0, v,    d,
-                              rhs, node, field, NULL, global, NULL, NULL, area};
+                              rhs, node, field, NULL, global, NULL, NULL, area, NULL};
         for (int k = 0; k < W; k++) {
             v[k] = -90.0 + 100.0 * uniform();
             area[k] = 100.0 + 1000.0 * uniform();

@@ -877,7 +877,8 @@ static int first_fault(const cpu_sim_t *sim, long step, hb_sim_fault_t *fault)
         for (int k = 0; k < cells; k++)
             for (int i = 0; i < hb_step_slot_rows(g, block * g->width + k); i++)
                 if (!isfinite(v[(size_t)i * w + (size_t)k])) {
-                    *fault = (hb_sim_fault_t){step, sim->block_group[b], block * g->width + k, i};
+                    *fault = (hb_sim_fault_t){.step = step, .group = sim->block_group[b],
+                                              .slot = block * g->width + k, .node = i};
                     return 1;
                 }
     }
@@ -1103,11 +1104,21 @@ static hb_status_t cpu_queue_events(void *engine, size_t n, const hb_sim_engine_
     return HB_SUCCESS;
 }
 
+/* A point process's FROM-loop refusal at event time `time` of step `step` into *fault. */
+static hb_status_t point_fault(hb_sim_fault_t *fault, const hb_cat_fault_t *loop, long step,
+                               const hb_sim_target_t *t, double time)
+{
+    *fault = (hb_sim_fault_t){.step = step, .group = t->group, .slot = t->slot};
+    hb_cat_fault_text(loop, time, fault->what, sizeof fault->what);
+    return HB_ERR_NONFINITE;
+}
+
 /* The queued events of step `step` (steps done before it), in their order, merged target by
  * target in time order with the self-events due (a network event first at equal times); a
  * self-event sent now with a delay that keeps it in this step comes in this step too, as
- * NEURON's loop over its queue up to t + dt/2 delivers it. */
-static hb_status_t deliver_events(cpu_sim_t *s, long step)
+ * NEURON's loop over its queue up to t + dt/2 delivers it. HB_ERR_NONFINITE and *fault at a
+ * point process's refusal (a FROM loop's trip count): the events after it not delivered. */
+static hb_status_t deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault)
 {
     for (;;) {
         hb_self_event_t se;
@@ -1128,16 +1139,21 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step)
              * event without one (a recipe's events_on) as a connection of its own, initialised */
             double own[HB_CAT_MAX_WEIGHT] = {e->weight};
             double *w = own;
+            hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
             if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
-            else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1);
+            else
+                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1, &loop);
+            if (loop.line) return point_fault(fault, &loop, step, t, e->time);
             const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
             if (!m->cpu->net_receive_self) {
-                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0);
+                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0, &loop);
+                if (loop.line) return point_fault(fault, &loop, step, t, e->time);
                 continue;
             }
             hb_cat_sends_t sends = {0};
             hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0.0,
-                                    &sends);
+                                    &sends, &loop);
+            if (loop.line) return point_fault(fault, &loop, step, t, e->time);
             hb_status_t st = hb_self_requests(s->self, e->target, e->weights, e->weight, &sends,
                                               e->time, s->dt, m->name);
             if (st != HB_SUCCESS) return st;
@@ -1152,8 +1168,10 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step)
         double own[HB_CAT_MAX_WEIGHT] = {se.weight};
         double *w = se.weights >= 0 ? *s->weights + (size_t)se.weights * HB_CAT_MAX_WEIGHT : own;
         hb_cat_sends_t sends = {0};
+        hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
         hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, se.time, s->dt, se.flag,
-                                &sends);
+                                &sends, &loop);
+        if (loop.line) return point_fault(fault, &loop, step, t, se.time);
         hb_status_t st = hb_self_requests(s->self, se.target, se.weights, se.weight, &sends,
                                           se.time, s->dt, m->name);
         if (st != HB_SUCCESS) return st;
@@ -1190,7 +1208,7 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
     for (long k = 0; k < steps; k++) {
         const long step = step0 + k + 1; /* steps done after this one */
         const int check = step % s->check_every == 0 || step == s->check_last;
-        hb_status_t delivered = deliver_events(s, step - 1);
+        hb_status_t delivered = deliver_events(s, step - 1, fault);
         if (delivered != HB_SUCCESS) return delivered;
         cpu_step(s, step - 1, check);
         const double t = (double)step * s->dt;

@@ -367,10 +367,21 @@ static const char *written_conc(const char *v, const char *x)
     return v[n] == 'i' ? "ci" : v[n] == 'o' ? "co" : NULL;
 }
 
+/* Whether statement tree n holds a FROM loop. */
+static int has_from(const nm_node *n)
+{
+    if (!n) return 0;
+    if (n->kind == S_FROM) return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (has_from(n->kids[i])) return 1;
+    return 0;
+}
+
 static void emit_mechanism(gen *g)
 {
     nm_ctx *c = g->c;
     const hb_nmodl_mechanism_t *m = g->m;
+    for (int i = 0; i < c->n_blocks; i++) g->from_loops |= has_from(c->blocks[i].body);
     if (m->kind == HB_NMODL_ARTIFICIAL)
         nm_error(c, c->mech_name.line, c->mech_name.column,
                  "%s is an ARTIFICIAL_CELL, which the code generator does not write; "
@@ -474,6 +485,8 @@ static void emit_mechanism(gen *g)
                 emit(g, "    double hc_%s_%s; /* %s's %s: celsius alone (%s_celsius) */\n",
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name,
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name, p);
+    if (g->from_loops)
+        emit(g, "    hb_cat_fault_t *hb_fault; /* FROM refusals: blk->fault */\n");
     emit(g, "} %s_vars_t;\n\n", p);
     if (m->self_events) nm_gen_self_event_helper(g);
     /* the values of LOCALs that depend on celsius alone, once per celsius (nm_gen_hoisted) */
@@ -555,6 +568,7 @@ static void emit_mechanism(gen *g)
          p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
+    if (g->from_loops) emit(g, "    s->hb_fault = blk->fault;\n");
     if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
     for (int i = 0, t = 0; i < c->n_blocks; i++)
         if (table_of(&c->blocks[i]))

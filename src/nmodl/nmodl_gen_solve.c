@@ -191,19 +191,75 @@ int nm_gen_statement_more(gen *g, const nm_node *s, int depth)
         return 0;
     }
     if (s->kind != S_FROM) return 0;
-    /* FROM i = a TO b { }: NEURON's integer loop from (int)a while i <= b, i a double inside */
+    /* FROM i = a TO b { }: NEURON's integer loop from (int)a while i <= b (b evaluated before
+     * each pass, as C's for does), i a double inside. Its trip count at entry,
+     * floor(b) - (int)a + 1, above HB_CAT_FROM_MAX or not finite, or a not finite or past an
+     * int, is refused (docs/nmodl.md, section 4): the first refusal into s->hb_fault, the
+     * instance's STATEs NaN, and no pass run. */
+    const hb_nmodl_mechanism_t *m = g->m;
+    const char *x = s->name;
     nm_gen_indent(g, depth);
-    emit(g, "for (int li_%s = (int)(", s->name);
-    nm_gen_expr(g, s->kids[0]);
-    emit(g, "); (double)li_%s <= ", s->name);
-    nm_gen_expr(g, s->kids[1]);
-    emit(g, "; li_%s++) {\n", s->name);
-    const int mark = g->n_locals;
-    nm_gen_push_local(g, s->name);
+    emit(g, "{\n");
     nm_gen_indent(g, depth + 1);
-    emit(g, "const double lv_%s HB_UNUSED = (double)li_%s;\n", s->name, s->name);
-    nm_gen_block(g, s->kids[2], depth + 1);
+    emit(g, "const double lo_%s = ", x);
+    nm_gen_expr(g, s->kids[0]);
+    emit(g, ";\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "double hi_%s = ", x);
+    nm_gen_expr(g, s->kids[1]);
+    emit(g, ";\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "const double n_%s = floor(hi_%s) - trunc(lo_%s) + 1.0;\n", x, x, x);
+    nm_gen_indent(g, depth + 1);
+    emit(g, "if (!(n_%s <= HB_CAT_FROM_MAX) || !(fabs(lo_%s) < 2147483648.0)) {\n", x, x);
+    nm_gen_indent(g, depth + 2);
+    emit(g, "if (s->hb_fault && !s->hb_fault->line) {\n");
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->mech = \"%s\";\n", m->name);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->file = \"");
+    for (const char *q = m->path; *q; q++) /* a C string of the path as given */
+        if (*q == '"' || *q == '\\') emit(g, "\\%c", *q);
+        else if ((unsigned char)*q < 32 || (unsigned char)*q > 126)
+            emit(g, "\\%03o", (unsigned char)*q);
+        else emit(g, "%c", *q);
+    emit(g, "\";\n");
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->line = %d;\n", s->line);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->count = n_%s;\n", x);
+    nm_gen_indent(g, depth + 2);
+    emit(g, "}\n");
+    for (int i = 0; i < m->n_states; i++) {
+        nm_gen_indent(g, depth + 2);
+        emit(g, "s->%s = NAN;\n", m->states[i].name);
+    }
+    nm_gen_indent(g, depth + 1);
+    emit(g, "} else {\n");
+    nm_gen_indent(g, depth + 2);
+    emit(g, "for (int li_%s = (int)lo_%s; (double)li_%s <= hi_%s;) {\n", x, x, x, x);
+    const int mark = g->n_locals;
+    nm_gen_push_local(g, x);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "{\n");
+    nm_gen_indent(g, depth + 4);
+    emit(g, "const double lv_%s HB_UNUSED = (double)li_%s;\n", x, x);
+    nm_gen_block(g, s->kids[2], depth + 4);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "}\n");
+    nm_gen_indent(g, depth + 3);
+    emit(g, "li_%s++;\n", x);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "const double lv_%s HB_UNUSED = (double)li_%s;\n", x, x);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "hi_%s = ", x);
+    nm_gen_expr(g, s->kids[1]);
+    emit(g, ";\n");
     g->n_locals = mark;
+    nm_gen_indent(g, depth + 2);
+    emit(g, "}\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "}\n");
     nm_gen_indent(g, depth);
     emit(g, "}\n");
     return 1;
