@@ -941,7 +941,8 @@ hb_status_t hb_connections_on(void *table, uint32_t gid, hb_connection_t *out, i
 typedef struct hb_net hb_net_t;
 
 /*
- * A network on `comm` (this rank's share of the gids, in contiguous blocks). Options as a
+ * A network on `comm` (this rank's share of the gids, in contiguous blocks of all gids: a
+ * recipe whose spike sources follow its cells leaves the last ranks only sources). Options as a
  * simulation's (dt, t_stop, temperature, backend seq, omp or cuda, threads); probes detect
  * spikes, and hb_net_record records values. Checks every connection that ends on this rank's cells (source gid, synapse,
  * finite weight, delay >= dt) and fails naming the first bad one. The smallest delay of the

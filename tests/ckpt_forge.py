@@ -280,7 +280,7 @@ def forge_cat(run, lib, case):
 
 
 PT = ["pt-weight-nan", "pt-weight-target", "pt-event-vector", "pt-identity", "pt-random-id",
-      "pt-version-2"]
+      "pt-version-2", "pt-unoccupied-huge"]
 
 
 def forge_pt(run, lib, case):
@@ -319,6 +319,15 @@ def forge_pt(run, lib, case):
         head = bytearray(lib[0])
         struct.pack_into("<I", head, 8, 2)
         return join(run, (bytes(head), p))
+    elif case == "pt-unoccupied-huge":  # finite, so loaded: the run's FROM loop refuses it
+        mech = next((m for m in L["cat"][0]["mechs"] if m["text"] == "ProbAMPANMDA_EMS"), None)
+        if mech is None or mech["sizes"][:3] != (35, 12, 4):
+            sys.exit(2)  # field 25 is unoccupied in this layout (its generated header's load)
+        n_field, inst, W = 35, mech["sizes"][4], L["width"]
+        for i in range(inst):
+            for k in range(W):
+                struct.pack_into("<d", p, mech["fields"] + 8 * ((i * n_field + 25) * W + k),
+                                 2147483647.0)
     return join(run, lib)
 
 

@@ -6,7 +6,8 @@
 # NaN voltage, a negative count in the CLI's record; a catalogue mechanism's state, parameter,
 # ion concentration, name, count, or a version 1 header on catalogue state; a point process
 # network's weight vector (NaN, another target), an event's vector, a mechanism's catalogue
-# identity, a RANDOM stream's id, or a version 2 header on it; a checkpoint path that is a
+# identity, a RANDOM stream's id, or a version 2 header on it; a forged count of release sites
+# (finite, loaded) stops the run at the next event's FROM loop; a checkpoint path that is a
 # directory is named as one. An unforged copy still restarts, a catalogue run and a point
 # process network restarted are the runs through, and version 1 and 2 checkpoints (converted)
 # still restart. Usage: cli_checkpoint_forged.sh HINESBATCH DATA
@@ -103,6 +104,15 @@ t_stop=120 forged "$pt" "$tmp/p" pt-event-vector "weight vector 1048576; expecte
 t_stop=120 forged "$pt" "$tmp/p" pt-identity "ProbAMPANMDA_EMS is of another catalogue build"
 t_stop=120 forged "$pt" "$tmp/p" pt-random-id "(a RANDOM stream id3) of instance 0 is 0.5"
 t_stop=120 forged "$pt" "$tmp/p" pt-version-2 "format version 2, which holds no connections to catalogue point processes"
+# a count of release sites near 2^31 is finite, so loaded; the next event's FROM loop of draws
+# (minutes before) stops the run at once, naming the mechanism, its .mod line and the count
+rm -rf "$tmp/pu"
+cp -r "$tmp/p" "$tmp/pu"
+"$py" "$here/ckpt_forge.py" "$tmp/p/checkpoint.0.bin" "$tmp/pu/checkpoint.0.bin" pt-unoccupied-huge ||
+    bad "pt-unoccupied-huge: could not forge"
+expect_status 1 "pt-unoccupied-huge" -- timeout 60 "$bin" run "$pt" -o "$tmp/pu" --quiet \
+    --restart "$tmp/pu" --t-stop 120 --traces none
+expect_grep "$tmp/err" "ProbAMPANMDA_EMS (mechanisms/bbp/ProbAMPANMDA_EMS.mod:230) at t = .* ms: a FROM loop of 2147483647 passes; expected at most 1000000" "pt-unoccupied-huge: message"
 
 # format version 2 (catalogue mechanisms, no point processes) still restarts, the same bytes
 cp -r "$tmp/k" "$tmp/k3"

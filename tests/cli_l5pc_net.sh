@@ -28,18 +28,7 @@ cmp -s "$tmp/example.json" "$root/examples/l5pc_network.json" && ok ||
 
 # deterministic: against NEURON
 expect_status 0 "deterministic network" -- "$bin" run "$ref/l5pc_net.json" -o "$tmp/det" --quiet
-awk -v dt=0.025 -v t_stop=30 '
-    FNR == 1 { file++ }
-    file == 1 { nref++; r[$1, kr[$1]++] = $2; if ($1 < 6) cells++; next }
-    /^#/ { next }
-    $2 > t_stop - dt / 2 { next }
-    { nours++; k = ko[$1]++
-      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
-                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
-      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
-    END { printf "l5pc_net: NEURON %d spikes (%d of cells), hinesbatch %d, %d in NEURON'"'"'s step\n",
-                 nref, cells, nours, m
-          exit !(nref == nours && m == nref && cells >= 8) }' "$ref/l5pc_net.spikes" "$tmp/det/spikes.dat" &&
+spikes_match l5pc_net "$ref/l5pc_net.spikes" "$tmp/det/spikes.dat" 0.025 30 0 6 8 &&
     ok || bad "deterministic network: the spikes differ from NEURON's"
 $py - "$tmp/det/traces.h5" "$ref/l5pc_net.v" <<'PY' && ok || bad "deterministic network: voltages differ from NEURON's"
 import sys, h5py, numpy as np

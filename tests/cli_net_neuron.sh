@@ -25,24 +25,7 @@ compare() {
     expect_status 0 "$name network" -- "$bin" run "$ref/net_$name.json" -o "$tmp/$name" --quiet
     end=$(date +%s%N)
     echo "$name: hinesbatch run took $(( (end - start) / 1000000 )) ms"
-    # pair the k-th spike of each gid in both files
-    awk -v dt="$dt" -v t_stop="$t_stop" -v name="$name" '
-        FNR == 1 { file++ }
-        file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
-        $2 > t_stop - dt / 2 { at_end++; next }
-        { nours++; k = ko[$1]++
-          if (($1, k) in r) {
-              d = $2 - r[$1, k]; if (d < 0) d = -d
-              if (d < dt / 2) { match_++; if (d > maxd) maxd = d }
-              else if (bad_shown++ < 5) printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k]
-          } else if (bad_shown++ < 5) printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2
-        }
-        END {
-            printf "%s: NEURON %d spikes, hinesbatch %d, %d matched (same gid, |dt| < %g ms), largest difference %.3g ms\n",
-                name, nref, nours, match_, dt / 2, maxd
-            if (at_end) printf "%s: %d spike(s) of hinesbatch at t_stop = %g ms left out (NEURON reports them only if the run goes on)\n", name, at_end, t_stop
-            exit !(nref == nours && match_ == nref && nref > 0)
-        }' "$ref/net_$name.spikes" <(grep -v '^#' "$tmp/$name/spikes.dat") && ok ||
+    spikes_match "$name" "$ref/net_$name.spikes" "$tmp/$name/spikes.dat" "$dt" "$t_stop" 1 && ok ||
         bad "$name: the spikes differ from NEURON's"
 }
 

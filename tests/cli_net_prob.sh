@@ -14,16 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 expect_status 0 "ProbAMPANMDA_EMS network" -- "$bin" run "$ref/net_prob.json" -o "$tmp/det" --quiet
 # the k-th spike of each gid against NEURON's, within half a step
-awk -v dt=0.025 '
-    FNR == 1 { file++ }
-    file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
-    /^#/ { next }
-    { nours++; k = ko[$1]++
-      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
-                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
-      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
-    END { printf "net_prob: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
-          exit !(nref == nours && m == nref && nref >= 30) }' "$ref/net_prob.spikes" "$tmp/det/spikes.dat" &&
+spikes_match net_prob "$ref/net_prob.spikes" "$tmp/det/spikes.dat" 0.025 "" 30 &&
     ok || bad "ProbAMPANMDA_EMS network: the spikes differ from NEURON's"
 # the soma voltages of gids 0-3 every 0.5 ms
 /usr/bin/python3 - "$tmp/det/traces.h5" "$ref/net_prob.v" <<'PY' && ok || bad "ProbAMPANMDA_EMS network: voltages differ from NEURON's"

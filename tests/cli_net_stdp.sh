@@ -20,16 +20,7 @@ cp "$ref/net_stdp.json" "$tmp/stdp.json"
 sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/stdp.json" > "$tmp/stdp_omp.json"
 expect_status 0 "STDP network" -- "$bin" run "$tmp/stdp.json" -o "$tmp/seq" --quiet
 # the k-th spike of each gid against NEURON's, within half a step
-awk -v dt=0.025 '
-    FNR == 1 { file++ }
-    file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
-    /^#/ { next }
-    { nours++; k = ko[$1]++
-      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
-                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
-      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
-    END { printf "net_stdp: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
-          exit !(nref == nours && m == nref && nref >= 40) }' "$ref/net_stdp.spikes" "$tmp/seq/spikes.dat" &&
+spikes_match net_stdp "$ref/net_stdp.spikes" "$tmp/seq/spikes.dat" 0.025 "" 40 &&
     ok || bad "STDP network: the spikes differ from NEURON's"
 # every cell's soma voltage and wsyn every 0.5 ms (columns v0 w0 v1 w1 ...): the report stores
 # float32, so each value against NEURON's rounded to float32, within one float32 ulp

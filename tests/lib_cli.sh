@@ -21,3 +21,31 @@ compare_neuron() {
     /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/neuron/compare_trace.py" "$1" "$2/probes.csv" \
         "$2/spikes.dat" "$3" "$4" && ok || bad "$5: hinesbatch against NEURON"
 }
+# spikes_match NAME NEURON-SPIKES OURS DT T_STOP MIN [BELOW MIN_BELOW]: OURS (hinesbatch's
+# spikes.dat) against NEURON's spikes ("gid time" lines, '#' lines skipped): the same count,
+# and the k-th spike of every gid at NEURON's time within DT/2; NEURON's at least MIN spikes,
+# with BELOW at least MIN_BELOW of them of gids below BELOW. T_STOP (or ""): our spikes after
+# T_STOP - DT/2 are counted and left out (NEURON reports a crossing in the run's last step only
+# if the run goes on). Prints a summary line and the first 5 differences; status 0 on a match.
+spikes_match() {
+    awk -v name="$1" -v dt="$4" -v t_stop="$5" -v min="$6" -v below="${7:-}" -v min_below="${8:-0}" '
+        FNR == 1 { file++ }
+        /^#/ { next }
+        file == 1 { nref++; r[$1, kr[$1]++] = $2; if (below != "" && $1 < below + 0) cells++; next }
+        t_stop != "" && $2 > t_stop - dt / 2 { at_end++; next }
+        { nours++; k = ko[$1]++
+          if (($1, k) in r) {
+              d = $2 - r[$1, k]; if (d < 0) d = -d
+              if (d < dt / 2) { m++; if (d > maxd) maxd = d }
+              else if (shown++ < 5) printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k]
+          } else if (shown++ < 5) printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2
+        }
+        END {
+            printf "%s: NEURON %d spikes", name, nref
+            if (below != "") printf " (%d of gids below %d)", cells, below
+            printf ", hinesbatch %d, %d in NEURON'"'"'s step (|dt| < %g ms), largest difference %.3g ms\n",
+                nours, m, dt / 2, maxd
+            if (at_end) printf "%s: %d spike(s) of hinesbatch at t_stop = %g ms left out\n", name, at_end, t_stop
+            exit !(nref == nours && m == nref && nref >= min + 0 && (below == "" || cells >= min_below + 0))
+        }' "$2" "$3"
+}

@@ -168,7 +168,7 @@ static void make_block(block_t *b, double dt, double celsius)
     b->ion[1] = (hb_ion_block_t){b->e_k, NULL, NULL, b->i_k, b->didv_k};
     b->blk = (hb_cat_block_t){W,      W,       1,        dt,   0.0,  celsius, b->v, b->d,
                               b->rhs, b->node, b->field, NULL, NULL, b->ion,  NULL, NULL,
-                              NULL,   NULL,    -1};
+                              NULL,   NULL,    -1, NULL};
 }
 
 /* hh.mod's TABLE (minf, mtau, hinf, htau, ninf, ntau), the catalogue's and the engine's,

@@ -29,7 +29,7 @@ static hb_cat_block_t block(double *v, int *node, double *field, double *d, doub
                             hb_ion_block_t *ion, double dt)
 {
     return (hb_cat_block_t){W, W, 1, dt, 0.0, 37.0, v, d, rhs, node, field, NULL, NULL, ion,
-                            NULL, NULL, NULL, NULL, -1};
+                            NULL, NULL, NULL, NULL, -1, NULL};
 }
 
 static void test_derivimplicit(void)

@@ -53,7 +53,7 @@ static void make_block(block_t *b, double dt, double t)
     }
     b->blk = (hb_cat_block_t){W,      W,       1,        dt,   t,    6.3,    b->v, b->d,
                               b->rhs, b->node, b->field, NULL, NULL, NULL, NULL, b->area,
-                              NULL,   NULL,    -1};
+                              NULL,   NULL,    -1, NULL};
 }
 
 typedef struct {
@@ -237,7 +237,7 @@ static void test_probampanmda(void)
         int node[W] = {0};
         hb_cat_block_t blk = {W,   W,    1,      0.025,  0.0,  34.0, v,    d,
                               rhs, node, field, NULL, global, NULL, NULL, area,
-                              NULL, NULL, -1};
+                              NULL, NULL, -1, NULL};
         for (int k = 0; k < W; k++) {
             v[k] = -90.0 + 100.0 * uniform();
             area[k] = 100.0 + 1000.0 * uniform();

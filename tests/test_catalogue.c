@@ -200,7 +200,7 @@ static void check_kernels(void)
     int node[W] = {0, 0};
     double field[2 * W] = {0.001, 0.002, -70.0, -70.0}; /* g, e per lane */
     hb_cat_block_t blk = {W,   W,    1,     0.025, 0.0,  6.3,  v,    d,
-                          rhs, node, field, NULL,  NULL, NULL, NULL, NULL, NULL, NULL, -1};
+                          rhs, node, field, NULL,  NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL};
     pas->cpu->current(&blk, 0, 1);
     CHECKF(rhs[0] == 0.25 + 0.001 * (-65.0 - -70.0) && d[0] == 0.5 + 0.001, "pas lane 0: %g %g",
            rhs[0], d[0]);
@@ -217,7 +217,7 @@ static void check_kernels(void)
     hb_ion_block_t ions[2] = {{e, NULL, NULL, ii, di}, {e2, NULL, NULL, ii, di}};
     int hnode[2 * W] = {0, 0, 0, 0};
     hb_cat_block_t hb = {W,   W,     1,     0.025, 0.0,  6.3,  v,    d,
-                         rhs, hnode, hf[0], NULL,  NULL, ions, NULL, NULL, NULL, NULL, -1};
+                         rhs, hnode, hf[0], NULL,  NULL, ions, NULL, NULL, NULL, NULL, -1, NULL};
     hh->cpu->init(&hb, 0, 2);
     const double am = 0.1 * 25.0 / (exp(2.5) - 1.0), bm = 4.0;
     CHECKF(fabs(hf[0][4 * W] - am / (am + bm)) < 1e-12, "hh m at -65 mV: %.17g", hf[0][4 * W]);
@@ -374,7 +374,7 @@ static int check_user(const char *path, int cuda)
         memset(di[c], 0, sizeof di[c]);
         hb_ion_block_t ions[2] = {{ena, NULL, NULL, ii[c], di[c]}, {ek, NULL, NULL, ii[c], di[c]}};
         hb_cat_block_t blk = {W,      W,    1,        0.025, 0.0,  6.3,  v,    d[c],
-                              rhs[c], node, field[c], NULL,  NULL, ions, NULL, NULL, NULL, NULL, -1};
+                              rhs[c], node, field[c], NULL,  NULL, ions, NULL, NULL, NULL, NULL, -1, NULL};
         m->cpu->init(&blk, 0, J);
         m->cpu->current(&blk, 0, J);
         m->cpu->state(&blk, 0, J);

@@ -146,6 +146,69 @@ static void test_recipe_message(void)
     hb_comm_destroy(comm);
 }
 
+/* fuzz_checkpoint's network of ProbAMPANMDA_EMS synapses (Nrrp release sites each) as text. */
+static void prob_network(char *text, size_t size, const char *nrrp)
+{
+    snprintf(text, size,
+             "{\"t_stop\": 20, \"dt\": 0.025, \"cells\": [{\"name\": \"b\", \"count\": 2,"
+             " \"sections\": [{\"name\": \"soma\", \"parent\": null, \"length\": 10, \"diam\": 10,"
+             " \"type\": \"soma\"}], \"mechanisms\": [{\"name\": \"hh\"}],"
+             " \"synapses\": [{\"name\": \"ProbAMPANMDA_EMS\", \"at\": \"soma\", \"Use\": 0.9,"
+             " \"Dep\": 5, \"Fac\": 10, \"Nrrp\": %s}],"
+             " \"probes\": [{\"name\": \"soma\", \"at\": \"soma\", \"spike_threshold\": -20}]}],"
+             " \"network\": {\"sources\": [{\"name\": \"kick\", \"count\": 2, \"start\": 0.5,"
+             " \"interval\": 2, \"number\": 6, \"noise\": 0.5, \"seed\": 7}],"
+             " \"connections\": [{\"source\": 2, \"target\": 0, \"weight\": 0.5, \"delay\": 0.5},"
+             " {\"source\": 3, \"target\": 1, \"weight\": 0.5, \"delay\": 1}]}}",
+             nrrp);
+}
+
+/* A checkpoint forged with ProbAMPANMDA_EMS's count of release sites near 2^31 was accepted
+ * (finite) and its next event drew that many random numbers in NET_RECEIVE's FROM loop: minutes
+ * (fuzz_checkpoint, 2026-11-29). A model file's Nrrp is the same loop. A generated FROM loop now
+ * refuses more than HB_CAT_FROM_MAX passes: the run stops at the event with the mechanism, its
+ * .mod FILE:LINE and the count, and what it recorded before stays. */
+static void test_from_loop_bound(void)
+{
+    static const struct {
+        const char *nrrp, *count;
+    } cases[] = {{"2147483647", "2147483647 passes"}, {"1000001", "1000001 passes"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[2048];
+        prob_network(text, sizeof text, cases[c].nrrp);
+        hb_comm_t *comm = NULL;
+        CHECK(hb_comm_create(HB_COMM_SERIAL, &comm) == HB_SUCCESS);
+        hb_net_t *net = NULL;
+        CHECKF(hb_net_parse_json(text, strlen(text), "prob.json", ".", comm, &net) == HB_SUCCESS,
+               "%s", hb_last_error());
+        CHECK(net && hb_net_init(net) == HB_SUCCESS);
+        const hb_status_t status = net ? hb_net_advance(net, 20.0) : HB_SUCCESS;
+        CHECKF(status == HB_ERR_INVALID_VALUE, "Nrrp %s: status %s", cases[c].nrrp,
+               hb_status_name(status));
+        const char *why = hb_last_error();
+        CHECKF(strstr(why, "ProbAMPANMDA_EMS (mechanisms/bbp/ProbAMPANMDA_EMS.mod:244)") &&
+                   strstr(why, cases[c].count) && strstr(why, "HB_CAT_FROM_MAX") &&
+                   strstr(why, "in gid 1;"),
+               "Nrrp %s: message \"%s\"", cases[c].nrrp, why);
+        /* stopped at the first event (gid 1's, at 1.75 ms) */
+        CHECKF(net && hb_net_time(net) > 0.5 && hb_net_time(net) < 3.0, "stopped at %g ms",
+               net ? hb_net_time(net) : -1.0);
+        hb_net_destroy(net);
+        hb_comm_destroy(comm);
+    }
+    /* a million passes are allowed (the bound is inclusive): the run goes through */
+    char text[2048];
+    prob_network(text, sizeof text, "1000000");
+    hb_comm_t *comm = NULL;
+    CHECK(hb_comm_create(HB_COMM_SERIAL, &comm) == HB_SUCCESS);
+    hb_net_t *net = NULL;
+    CHECK(hb_net_parse_json(text, strlen(text), "prob.json", ".", comm, &net) == HB_SUCCESS);
+    CHECK(net && hb_net_init(net) == HB_SUCCESS);
+    CHECKF(net && hb_net_advance(net, 3.0) == HB_SUCCESS, "%s", hb_last_error());
+    hb_net_destroy(net);
+    hb_comm_destroy(comm);
+}
+
 int main(void)
 {
     test_message_survives_cleanup();
@@ -153,5 +216,6 @@ int main(void)
     test_recipe_message();
     test_busyring_depth();
     test_sim_memory();
+    test_from_loop_bound();
     return check_summary("test_fuzz_findings");
 }

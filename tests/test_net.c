@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/net_engine.h"
 #include "sim/sim.h"
 #include "sim_common.h"
 
@@ -376,6 +377,76 @@ out:
     free(ref);
 }
 
+/* The ranks' shares (hb_net_create_with): a recipe whose cells come first (a network file's
+ * promise, hb_net_builder_t.cells_first) gives rank r of R the r-th contiguous block of the
+ * cells and the r-th of the spike sources (blocks of all gids left the L5PC network's cells
+ * all on half of the ranks); any other recipe the r-th block of all gids, each rank asking
+ * about its own gids alone. */
+enum { SHARE_CELLS = 7, SHARE_SOURCES = 5, SHARE_GIDS = SHARE_CELLS + SHARE_SOURCES };
+static int share_asked[SHARE_GIDS];
+static hb_cell_kind_t share_kind(void *user, uint32_t gid)
+{
+    (void)user;
+    if (gid < SHARE_GIDS) share_asked[gid] = 1;
+    return gid < SHARE_CELLS ? HB_CELL_CABLE : HB_CELL_SOURCE;
+}
+
+static hb_status_t share_connections(void *user, uint32_t gid, hb_connection_t *out, int *count)
+{
+    (void)user;
+    (void)gid;
+    (void)out;
+    *count = 0;
+    return HB_SUCCESS;
+}
+
+/* [first, end) of block `rank` of n items in `size` blocks, the first n % size one more. */
+static void share_block(int n, int rank, int size, int *first, int *end)
+{
+    *first = rank * (n / size) + (rank < n % size ? rank : n % size);
+    *end = *first + n / size + (rank < n % size);
+}
+
+static void test_shares(hb_comm_t *comm)
+{
+    cell_t cell;
+    if (!cell_make(&cell, HB_SYN_EXP)) return;
+    random_t r = {cell.model};
+    const int size = hb_comm_size(comm), rank = hb_comm_rank(comm);
+    const hb_recipe_t recipe = {SHARE_GIDS, &r, share_kind, random_cable, random_source,
+                                share_connections, NULL};
+    const hb_sim_options_t opt = net_options(1.0, HB_BACKEND_SEQ, 0);
+    for (int promise = 0; promise < 2; promise++) {
+        const hb_net_builder_t builder = {NULL, 0, promise, SHARE_CELLS};
+        memset(share_asked, 0, sizeof share_asked);
+        hb_net_t *net = NULL;
+        CHECK_OK(hb_net_create_with(&recipe, &builder, comm, &opt, &net));
+        if (!net) continue;
+        int c0, c1, s0, s1, g0, g1;
+        share_block(SHARE_CELLS, rank, size, &c0, &c1);
+        share_block(SHARE_SOURCES, rank, size, &s0, &s1);
+        share_block(SHARE_GIDS, rank, size, &g0, &g1);
+        int right = 1; /* owns, and asked about, its share's gids and no other */
+        for (int gid = 0; gid < SHARE_GIDS; gid++) {
+            const int mine = promise ? (gid < SHARE_CELLS ? gid >= c0 && gid < c1
+                                                          : gid - SHARE_CELLS >= s0 &&
+                                                                gid - SHARE_CELLS < s1)
+                                     : gid >= g0 && gid < g1;
+            right &= hb_net_owns(net, (uint32_t)gid) == mine && share_asked[gid] == mine;
+        }
+        const int g0c = g0 < SHARE_CELLS ? g0 : SHARE_CELLS, g1c = g1 < SHARE_CELLS ? g1 : SHARE_CELLS;
+        const int cells = promise ? c1 - c0 : g1c - g0c; /* a block of gids: its cells */
+        CHECKF(right && net->n_cable == cells &&
+                   hb_net_local_cells(net) == net->n_cable + net->n_sources,
+               "rank %d of %d (%s): %d cells and %d sources, expected %d cells; owns or asked "
+               "about gids outside its share: %d", rank, size,
+               promise ? "cells first" : "blocks of gids", net->n_cable, net->n_sources, cells,
+               !right);
+        hb_net_destroy(net);
+    }
+    cell_free(&cell);
+}
+
 /* "best" (net_best.c): a candidate chosen with its reason, the spikes those of seq; a named
  * backend has no reason. */
 static void test_best(hb_comm_t *comm)
@@ -429,6 +500,7 @@ int main(void)
     CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &alone));
     if (!comm || !alone) return check_summary("test_net");
     test_ring(comm);
+    test_shares(comm);
     test_random(comm, alone);
     test_best(comm);
     const int rank = hb_comm_rank(comm);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/bench.h"
 #include "mech/catalogue.h"
 #include "sim/sim_cat.h"
 #include "sim_common.h"
@@ -301,6 +302,16 @@ static void test_groups(void)
         for (int i = 0; i < CELLS; i++)
             CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
                    "cell %d (NaTs2_t x %g) differs in a group from alone", i, scale[i]);
+    for (int w = 1; w <= 16; w *= 2) { /* any block width (tuning sim.cpu_lanes): the same bits */
+        char spec[32];
+        snprintf(spec, sizeof spec, "sim.cpu_lanes=%d", w);
+        CHECK_OK(hb_set_default_tuning(spec));
+        if (traces(all, CELLS, STEPS, v))
+            for (int i = 0; i < CELLS; i++)
+                CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
+                       "cell %d differs in blocks of %d lanes", i, w);
+        CHECK_OK(hb_set_default_tuning(NULL));
+    }
     if (hb_backend_available(HB_BACKEND_OMP)) { /* two threads: the same bits */
         backend = HB_BACKEND_OMP;
         if (traces(all, CELLS, STEPS, v))

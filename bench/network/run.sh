@@ -62,7 +62,8 @@
 # GPU_BACKEND;
 # l5pc-net: L5_CELLS (1000), L5_TSTOP (20 ms), L5_LAYOUTS ("CORESx1 1xCORES": ranks x threads;
 # empty: none), L5_ONE_TSTOP (2 ms on one core; 0: not run), L5_NRN (1; 0: no NEURON),
-# L5_ARGS (more arguments of l5pc_network.py),
+# L5_ARGS (more arguments of l5pc_network.py), L5_HB_ARGS (more arguments of the layouts'
+# hinesbatch runs, e.g. "--tuning sim.cpu_lanes=4"),
 # NRN_PY (PY: the python3 with NEURON; NRNIVMODL its nrnivmodl), GPU_BACKEND, COMMIT.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -728,7 +729,7 @@ l5pc_net() {
   fi
   for layout in ${L5_LAYOUTS-${CORES}x1 1x${CORES}}; do
     r=${layout%x*} th=${layout#*x} name=hb_${layout}_$n
-    KEEP_SPIKES=$name hb_run "$r" "$th" "$f" "$name" --traces=none \
+    KEEP_SPIKES=$name hb_run "$r" "$th" "$f" "$name" --traces=none ${L5_HB_ARGS:-} \
       $([ "$th" = 1 ] && echo --backend=seq || echo --backend=omp --threads "$th") || return 1
     if [ -z "$first" ]; then first=$name
     elif cmp -s "$out/$first.spikes" "$out/$name.spikes"; then log "$name: spikes bitwise $first's"

@@ -98,10 +98,14 @@ typedef struct {
 
 /* The first non-finite voltage a check found: the check's step (steps done), the group, and
  * the cell's slot in the group and its node (the smallest slot, then node, of the group with
- * the smallest index). Lanes past the group's cells (padding) are never reported. */
+ * the smallest index), or a mechanism's refusal (what). Lanes past the group's cells (padding)
+ * are never reported. */
 typedef struct {
     long step;
     int group, slot, node;
+    /* "" for a voltage; else a mechanism's refusal that stopped the step (a generated FROM
+     * loop's trip count, docs/nmodl.md section 4), the message's start, at that cell */
+    char what[256];
 } hb_sim_fault_t;
 
 /*

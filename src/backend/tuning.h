@@ -49,6 +49,9 @@ typedef struct {
     int sim_mixed_copies;
     /* GPU: lanes a cell of a mixed group, 8, 16 or 32 (-1: the engine's rule) */
     int sim_tree_tile;
+    /* CPU: lanes a block of copies of one shape, 1 to HB_SIM_CPU_LANES in powers of two (-1:
+     * the engine's rule, cpu_block_width) */
+    int sim_cpu_lanes;
 } hb_tuning_t;
 
 #endif

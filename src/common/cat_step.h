@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "common/mech_abi.h"
 #include "common/sim_step.h"
@@ -105,6 +106,7 @@ HB_HOSTDEV int hb_cat_view(const hb_step_group_t *g, const hb_step_cat_mech_t *c
     blk->netcon_w = NULL;
     blk->netcon_next = NULL;
     blk->netcon_first = -1;
+    blk->fault = NULL; /* hb_cat_point_event's on the CPU; elsewhere FROM refusals poison */
     for (int q = 0; q < cm->mech->n_ion; q++) {
         const hb_step_ion_t *ion = &cat->ion[cm->ion[q]];
         ions[q].e = ion->e + base; /* members one by one: C and CUDA C++ alike */
@@ -136,14 +138,28 @@ static inline void hb_cat_view_netcons(hb_cat_block_t *blk, const hb_cat_netcons
     }
 }
 
+/* A FROM loop's refusal at event time t [ms] as text: the mechanism, FILE:LINE, the count. */
+static inline void hb_cat_fault_text(const hb_cat_fault_t *f, double t, char *text, size_t size)
+{
+    if (isfinite(f->count))
+        snprintf(text, size, "%s (%s:%d) at t = %.10g ms: a FROM loop of %.17g passes; expected at "
+                 "most %.0f (HB_CAT_FROM_MAX)", f->mech, f->file, f->line, t, f->count,
+                 HB_CAT_FROM_MAX);
+    else
+        snprintf(text, size, "%s (%s:%d) at t = %.10g ms: a FROM loop's bound is not finite (%g "
+                 "passes); expected at most %.0f (HB_CAT_FROM_MAX)", f->mech, f->file, f->line, t,
+                 f->count, HB_CAT_FROM_MAX);
+}
+
 /* One event (init 0: NET_RECEIVE) or a connection's initialisation (init 1: NET_RECEIVE's
  * INITIAL, NEURON's NetCon init: without one, weight[1 ..] zeroed) at instance `inst` of point
  * process q of the group in slot `slot`; w the connection's weight vector (n_weight doubles,
  * written back: the per-connection state), t the event's time [ms]; nc the target's
- * connections (NULL: none known). */
+ * connections (NULL: none known). A FROM loop's refusal goes to *fault (NULL: none kept, the
+ * instance's STATEs NaN). */
 static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot, int inst,
                                       double *w, double t, double dt, int init,
-                                      const hb_cat_netcons_t *nc)
+                                      const hb_cat_netcons_t *nc, hb_cat_fault_t *fault)
 {
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     const hb_cat_mech_t *m = cm->mech;
@@ -157,22 +173,25 @@ static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot,
     hb_cat_block_t blk;
     hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
     hb_cat_view_netcons(&blk, nc);
+    blk.fault = fault;
     kernel(&blk, inst, 0, w, t);
 }
 
 /* hb_cat_point_event's NET_RECEIVE for a mechanism that sends itself events
  * (cpu->net_receive_self): an event of flag `flag` (0: a connection's), its net_send and
- * net_move requests counted into *out (common/self_events.h queues them); nc the target's
- * connections for FOR_NETCONS, on self-events too. */
+ * net_move requests counted into *out (common/self_events.h queues them), a FROM loop's
+ * refusal into *fault; nc the target's connections for FOR_NETCONS, on self-events too. */
 static inline void hb_cat_point_event_self(const hb_step_group_t *g, int q, int slot, int inst,
                                            double *w, double t, double dt, double flag,
-                                           const hb_cat_netcons_t *nc, hb_cat_sends_t *out)
+                                           const hb_cat_netcons_t *nc, hb_cat_sends_t *out,
+                                           hb_cat_fault_t *fault)
 {
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
     hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
     hb_cat_view_netcons(&blk, nc);
+    blk.fault = fault;
     cm->mech->cpu->net_receive_self(&blk, inst, 0, w, t, flag, out);
 }
 

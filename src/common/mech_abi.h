@@ -21,6 +21,17 @@ typedef struct {
     double *didv; /* and its conductance [mA/cm2/mV] */
 } hb_ion_block_t;
 
+/* A generated FROM loop's refusal (docs/nmodl.md, section 4): a trip count above
+ * HB_CAT_FROM_MAX, or a bound that is not finite, stops the run instead of looping. The first
+ * refusal is kept; line 0: none yet. */
+#define HB_CAT_FROM_MAX 1e6
+typedef struct {
+    const char *mech; /* SUFFIX or POINT_PROCESS */
+    const char *file; /* the .mod file as the generator was given it */
+    int line;         /* the FROM statement's line there */
+    double count;     /* the trip count refused (NaN or infinite: a bound not finite) */
+} hb_cat_fault_t;
+
 typedef struct {
     int lanes, width, cl; /* lanes to step (<= width), W, 1 per lane or 0 shared parameters */
     double dt, t, celsius; /* [ms], [ms], [degC] */
@@ -41,6 +52,9 @@ typedef struct {
     double *netcon_w;
     const int *netcon_next;
     int netcon_first;
+    hb_cat_fault_t *fault; /* where a FROM loop's refusal goes; NULL: none kept (the loop's
+                            * mechanism instance then gets NaN STATEs, and the run stops at
+                            * the next check of v) */
 } hb_cat_block_t;
 
 typedef enum { HB_CAT_DENSITY, HB_CAT_POINT, HB_CAT_ARTIFICIAL } hb_cat_kind_t;

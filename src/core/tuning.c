@@ -25,7 +25,8 @@ typedef struct {
 } knob_t;
 
 static const long rows_set[] = {8, 16}, threads_set[] = {128, 256, 512}, ahead_set[] = {4, 8},
-                  cluster_set[] = {1, 2, 4, 8, 16}, tile_set[] = {8, 16, 32};
+                  cluster_set[] = {1, 2, 4, 8, 16}, tile_set[] = {8, 16, 32},
+                  lanes_set[] = {1, 2, 4, 8, 16};
 
 #define GT(field) offsetof(hb_tuning_t, gtsv) + offsetof(hb_gtsv_tuning_t, field)
 #define TU(field) offsetof(hb_tuning_t, field)
@@ -60,6 +61,7 @@ static const knob_t knobs[] = {
     {"sim.mixed_copies", TU(sim_mixed_copies), 0, 1, INT_MAX, NULL, 0, LONG_MIN,
      "an integer >= 1 (copies of one shape at most that step in the mixed group)"},
     {"sim.tree_tile", TU(sim_tree_tile), 0, 0, 0, tile_set, 3, LONG_MIN, "8, 16 or 32"},
+    {"sim.cpu_lanes", TU(sim_cpu_lanes), 0, 0, 0, lanes_set, 5, LONG_MIN, "1, 2, 4, 8 or 16"},
 };
 #undef GT
 #undef TU
@@ -76,6 +78,7 @@ void hb_tuning_default(hb_tuning_t *t)
     t->multi_shapes_choice = -2;
     t->sim_mixed_copies = -1;
     t->sim_tree_tile = -1;
+    t->sim_cpu_lanes = -1;
 }
 
 static int knob_accepts(const knob_t *k, long v)

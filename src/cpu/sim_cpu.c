@@ -80,6 +80,7 @@ static int cpu_block_width(const hb_context_t *ctx, int count)
 #else
     (void)ctx;
 #endif
+    if (ctx->tuning.sim_cpu_lanes > 0) return ctx->tuning.sim_cpu_lanes; /* measurements */
     while (W > 1 && W / 2 >= count) W /= 2;
     while (W > 4 && (count + W - 1) / W < threads) W /= 2;
     return W;
@@ -878,7 +879,8 @@ static int first_fault(const cpu_sim_t *sim, long step, hb_sim_fault_t *fault)
         for (int k = 0; k < cells; k++)
             for (int i = 0; i < hb_step_slot_rows(g, block * g->width + k); i++)
                 if (!isfinite(v[(size_t)i * w + (size_t)k])) {
-                    *fault = (hb_sim_fault_t){step, sim->block_group[b], block * g->width + k, i};
+                    *fault = (hb_sim_fault_t){.step = step, .group = sim->block_group[b],
+                                              .slot = block * g->width + k, .node = i};
                     return 1;
                 }
     }
@@ -1115,11 +1117,21 @@ static hb_cat_netcons_t netcons(const cpu_sim_t *s, int target)
     return nc;
 }
 
+/* A point process's FROM-loop refusal at event time `time` of step `step` into *fault. */
+static hb_status_t point_fault(hb_sim_fault_t *fault, const hb_cat_fault_t *loop, long step,
+                               const hb_sim_target_t *t, double time)
+{
+    *fault = (hb_sim_fault_t){.step = step, .group = t->group, .slot = t->slot};
+    hb_cat_fault_text(loop, time, fault->what, sizeof fault->what);
+    return HB_ERR_NONFINITE;
+}
+
 /* The queued events of step `step` (steps done before it), in their order, merged target by
  * target in time order with the self-events due (a network event first at equal times); a
  * self-event sent now with a delay that keeps it in this step comes in this step too, as
- * NEURON's loop over its queue up to t + dt/2 delivers it. */
-static hb_status_t deliver_events(cpu_sim_t *s, long step)
+ * NEURON's loop over its queue up to t + dt/2 delivers it. HB_ERR_NONFINITE and *fault at a
+ * point process's refusal (a FROM loop's trip count): the events after it not delivered. */
+static hb_status_t deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault)
 {
     for (;;) {
         hb_self_event_t se;
@@ -1141,16 +1153,23 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step)
             double own[HB_CAT_MAX_WEIGHT] = {e->weight};
             double *w = own;
             const hb_cat_netcons_t nc = netcons(s, e->target);
+            hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
             if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
-            else hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1, &nc);
+            else
+                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1, &nc,
+                                   &loop);
+            if (loop.line) return point_fault(fault, &loop, step, t, e->time);
             const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
             if (!m->cpu->net_receive_self) {
-                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0, &nc);
+                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0, &nc,
+                                   &loop);
+                if (loop.line) return point_fault(fault, &loop, step, t, e->time);
                 continue;
             }
             hb_cat_sends_t sends = {0};
             hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0.0,
-                                    &nc, &sends);
+                                    &nc, &sends, &loop);
+            if (loop.line) return point_fault(fault, &loop, step, t, e->time);
             hb_status_t st = hb_self_requests(s->self, e->target, e->weights, e->weight, &sends,
                                               e->time, s->dt, m->name);
             if (st != HB_SUCCESS) return st;
@@ -1166,8 +1185,10 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step)
         double *w = se.weights >= 0 ? *s->weights + (size_t)se.weights * HB_CAT_MAX_WEIGHT : own;
         const hb_cat_netcons_t nc = netcons(s, se.target);
         hb_cat_sends_t sends = {0};
+        hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
         hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, se.time, s->dt, se.flag,
-                                &nc, &sends);
+                                &nc, &sends, &loop);
+        if (loop.line) return point_fault(fault, &loop, step, t, se.time);
         hb_status_t st = hb_self_requests(s->self, se.target, se.weights, se.weight, &sends,
                                           se.time, s->dt, m->name);
         if (st != HB_SUCCESS) return st;
@@ -1204,7 +1225,7 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
     for (long k = 0; k < steps; k++) {
         const long step = step0 + k + 1; /* steps done after this one */
         const int check = step % s->check_every == 0 || step == s->check_last;
-        hb_status_t delivered = deliver_events(s, step - 1);
+        hb_status_t delivered = deliver_events(s, step - 1, fault);
         if (delivered != HB_SUCCESS) return delivered;
         cpu_step(s, step - 1, check);
         const double t = (double)step * s->dt;

@@ -261,12 +261,35 @@ static hb_status_t check_recipe(const hb_recipe_t *r)
     return HB_SUCCESS;
 }
 
-/* This rank's gids: contiguous blocks, the first n_cells % size ranks one more. */
+/* Block `rank` of `size` contiguous blocks of n items: [*first, *end), the first n % size
+ * blocks one more. */
 static void my_block(uint32_t n, int rank, int size, uint32_t *first, uint32_t *end)
 {
     const uint32_t base = n / (uint32_t)size, extra = n % (uint32_t)size, r = (uint32_t)rank;
     *first = r * base + (r < extra ? r : extra);
     *end = *first + base + (r < extra ? 1 : 0);
+}
+
+int hb_net_owns(const hb_net_t *net, uint32_t gid)
+{
+    return net && ((gid >= net->first[0] && gid < net->end[0]) ||
+                   (gid >= net->first[1] && gid < net->end[1]));
+}
+
+/* This rank's gids. A network file's cells come first, its sources after them: a block of
+ * each, so that every rank steps as many cells (blocks of all gids put the L5PC network's N
+ * cells and N sources all cells on half of the ranks). Otherwise a block of all gids: a rank
+ * asks the recipe about its own gids only. */
+static void my_share(hb_net_t *net)
+{
+    const int rank = net->comm->rank, size = net->comm->size;
+    const uint32_t n = net->recipe.n_cells;
+    const uint32_t cells = net->builder.cells_first && net->builder.n_cable <= n
+                               ? net->builder.n_cable : n;
+    my_block(cells, rank, size, &net->first[0], &net->end[0]);
+    my_block(n - cells, rank, size, &net->first[1], &net->end[1]);
+    net->first[1] += cells;
+    net->end[1] += cells;
 }
 
 /* The simulation's cells from the recipe, one at a time (a builder that releases them). */
@@ -318,7 +341,7 @@ static hb_status_t build_local(hb_net_t *net)
 {
     static const char fn[] = "hb_net_create";
     const hb_recipe_t *r = &net->recipe;
-    const uint32_t n = net->end - net->first;
+    const uint32_t n = net->end[0] - net->first[0] + net->end[1] - net->first[1];
     net->cable_gid = malloc(((size_t)n + 1) * sizeof *net->cable_gid);
     if (!net->builder.release) net->models = malloc(((size_t)n + 1) * sizeof *net->models);
     net->sources = calloc((size_t)n + 1, sizeof *net->sources);
@@ -335,7 +358,9 @@ static hb_status_t build_local(hb_net_t *net)
         net->iota[k] = k;
     }
     hb_status_t status = HB_SUCCESS;
-    for (uint32_t gid = net->first; gid < net->end && status == HB_SUCCESS; gid++) {
+    const uint32_t n0 = net->end[0] - net->first[0];
+    for (uint32_t i = 0; i < n && status == HB_SUCCESS; i++) {
+        const uint32_t gid = i < n0 ? net->first[0] + i : net->first[1] + (i - n0);
         const hb_cell_kind_t kind = r->kind(r->user, gid);
         if (kind == HB_CELL_CABLE) {
             if (!r->cable)
@@ -504,7 +529,7 @@ hb_status_t hb_net_create_with(const hb_recipe_t *recipe, const hb_net_builder_t
         net->build_threads = options->threads > 0 && options->threads <= HB_MAX_THREADS
                                  ? options->threads : omp_get_max_threads();
 #endif
-    my_block(recipe->n_cells, comm->rank, comm->size, &net->first, &net->end);
+    my_share(net);
     status = find_local_rank(net); /* the simulation's GPU */
     if (status == HB_SUCCESS) status = agree(net, build_local(net));
     if (status == HB_SUCCESS && net->opt.backend == HB_BACKEND_BEST)
@@ -556,7 +581,7 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     return HB_SUCCESS;
 }
 
-int hb_net_local_cells(const hb_net_t *net) { return net ? (int)(net->end - net->first) : 0; }
+int hb_net_local_cells(const hb_net_t *net) { return net ? net->n_cable + net->n_sources : 0; }
 double hb_net_min_delay(const hb_net_t *net) { return net ? net->min_delay : NAN; }
 int hb_net_epoch_steps(const hb_net_t *net) { return net ? net->epoch_steps : 0; }
 

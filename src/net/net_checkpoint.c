@@ -20,8 +20,10 @@ static uint64_t fingerprint(const hb_net_t *net)
 {
     uint64_t h = hb_ckpt_hash_i64(HB_CKPT_HASH0, net->comm->size);
     h = hb_ckpt_hash_i64(h, net->comm->rank);
-    h = hb_ckpt_hash_i64(h, net->first);
-    h = hb_ckpt_hash_i64(h, net->end);
+    for (int k = 0; k < 2; k++) {
+        h = hb_ckpt_hash_i64(h, net->first[k]);
+        h = hb_ckpt_hash_i64(h, net->end[k]);
+    }
     h = hb_ckpt_hash_i64(h, net->n_cable);
     h = hb_ckpt_hash_i64(h, net->total_steps);
     h = hb_ckpt_hash_i64(h, net->epoch_steps);

@@ -33,11 +33,16 @@ typedef struct {
  * fault's message or a checkpoint's fingerprint); NULL: the recipe's models outlive the
  * network, which keeps pointers to them. thread_safe: cable, connections_on and release may
  * run for different gids on several threads at once (the build's threads: the options'
- * `threads`, else OpenMP's default).
+ * `threads`, else OpenMP's default). cells_first: gids 0 .. n_cable - 1 are the cable cells
+ * and the others spike sources, so a rank's share is a block of the cells and a block of the
+ * sources (0: no such promise; a share is a block of all gids, whose kinds only the recipe
+ * knows).
  */
 typedef struct {
     void (*release)(void *user, uint32_t gid, hb_model_t *model);
     int thread_safe;
+    int cells_first;
+    uint32_t n_cable; /* with cells_first */
 } hb_net_builder_t;
 
 /* hb_net_create with a builder's promises (NULL: none, hb_net_create's). */
@@ -56,7 +61,8 @@ struct hb_net {
     hb_recipe_t recipe;
     hb_comm_t *comm;
     hb_sim_options_t opt;
-    uint32_t first, end; /* this rank's gids: [first, end) */
+    /* This rank's gids (hb_net_create's shares): [first[0], end[0]) and [first[1], end[1]) */
+    uint32_t first[2], end[2];
     int local_rank;      /* among the ranks of this host: its GPU */
     hb_net_builder_t builder;
     int build_threads;   /* threads that build this rank's part (1 unless thread_safe) */
@@ -140,6 +146,9 @@ static inline int hb_net_reserve(void **items, size_t count, size_t *capacity, s
     *capacity = cap;
     return 1;
 }
+
+/* Whether gid is one of this rank's cable cells or spike sources. */
+int hb_net_owns(const hb_net_t *net, uint32_t gid);
 
 /* net_run.c: the spikes of a source up to t_end [ms] into the local buffer. */
 hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end);

@@ -70,8 +70,8 @@ typedef struct {
 #define HB_BUSYRING_ROW_BYTES_BUILT 32.0
 #define HB_BUSYRING_CONNECTION_BYTES 64.0
 
-/* A file's gids and connections on the ranks (hb_net_create's blocks: the first n % size
- * ranks one gid more). */
+/* A file's cells and sources on the ranks (hb_net_create's shares: the cells, gids 0 ..
+ * n_cable - 1, in contiguous blocks, the first n % size ranks one more; the sources likewise). */
 static uint32_t block_first(uint32_t n, int rank, int size)
 {
     const uint32_t base = n / (uint32_t)size, extra = n % (uint32_t)size, r = (uint32_t)rank;
@@ -762,7 +762,6 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
 
 static hb_status_t check_memory(json_net_t *r)
 {
-    const uint32_t n = r->n_cable + r->n_sources;
     const int ranks = r->ranks > 0 ? r->ranks : 1;
     double *rows = calloc((size_t)ranks, sizeof *rows), *conns = calloc((size_t)ranks, sizeof *conns);
     if (!rows || !conns) {
@@ -770,9 +769,10 @@ static hb_status_t check_memory(json_net_t *r)
         free(conns);
         return hb_fail(HB_ERR_ALLOC, "%s: out of memory", r->ld.file);
     }
+    const uint32_t nc = r->n_cable, ns = r->n_sources;
     for (int k = 0; k < ranks; k++) { /* each rank's cells' rows and connections */
-        const uint32_t first = block_first(n, k, ranks), end = block_first(n, k + 1, ranks);
-        for (uint32_t g = first; g < end && g < r->n_cable; g++) rows[k] += r->cable[g]->m;
+        const uint32_t first = block_first(nc, k, ranks), end = block_first(nc, k + 1, ranks);
+        for (uint32_t g = first; g < end; g++) rows[k] += r->cable[g]->m;
         for (int b = 0; b < r->n_builders; b++) {
             const builder_t *bu = &r->builders[b];
             const uint32_t lo = bu->first > first ? bu->first : first;
@@ -781,7 +781,8 @@ static hb_status_t check_memory(json_net_t *r)
         }
     }
     for (size_t e = 0; e < r->n_explicit; e++)
-        conns[rank_of(r->explicit_conns[e].target, n, ranks)] += 1.0;
+        if (r->explicit_conns[e].target < nc) /* a source's: refused when it is built */
+            conns[rank_of(r->explicit_conns[e].target, nc, ranks)] += 1.0;
     const double whole = (double)r->n_cable * sizeof(hb_model_t *) +
                          (double)r->n_source_items * sizeof(hb_spike_source_t) +
                          (double)r->n_explicit * sizeof(explicit_t) +
@@ -789,7 +790,8 @@ static hb_status_t check_memory(json_net_t *r)
     int worst = 0;
     double bytes = 0.0;
     for (int k = 0; k < ranks; k++) {
-        const double gids = (double)(block_first(n, k + 1, ranks) - block_first(n, k, ranks));
+        const double gids = (double)(block_first(nc, k + 1, ranks) - block_first(nc, k, ranks) +
+                                     block_first(ns, k + 1, ranks) - block_first(ns, k, ranks));
         const double b = whole + gids * (double)HB_NET_GID_BYTES +
                          rows[k] * HB_BUSYRING_ROW_BYTES + conns[k] * HB_NET_CONNECTION_BYTES;
         if (b > bytes) {
@@ -800,15 +802,15 @@ static hb_status_t check_memory(json_net_t *r)
     const double worst_conns = conns[worst], worst_rows = rows[worst];
     free(rows);
     free(conns);
-    const uint32_t first = block_first(n, worst, ranks), end = block_first(n, worst + 1, ranks);
-    const uint32_t cells = end < r->n_cable ? end - first : first < r->n_cable ? r->n_cable - first : 0;
+    const uint32_t cells = block_first(nc, worst + 1, ranks) - block_first(nc, worst, ranks);
+    const uint32_t sources = block_first(ns, worst + 1, ranks) - block_first(ns, worst, ranks);
     const double memory = hb_physical_memory();
     if (memory > 0.0 && bytes > memory)
         return hb_json_fail(&r->ld, "network", "the largest of %d rank(s)' shares, %u cells (%.4g "
                             "rows) and %u spike sources with %.4g connections, needs about %.3g "
                             "GB, more than this machine's memory (%.3g GB); expected fewer cells "
                             "or connections (a random builder's in_degree), or more ranks", ranks,
-                            cells, worst_rows, end - first - cells, worst_conns, bytes / 1e9,
+                            cells, worst_rows, sources, worst_conns, bytes / 1e9,
                             memory / 1e9);
     return HB_SUCCESS;
 }
@@ -907,7 +909,7 @@ static hb_status_t from_root(json_t *root, const char *file, const char *dir,
                                     jn_connections, jn_events};
         /* every callback a pure function of the gid (the file's models only read); a busyring's
          * models built per call */
-        const hb_net_builder_t builder = {r->busyring ? jn_release : NULL, 1};
+        const hb_net_builder_t builder = {r->busyring ? jn_release : NULL, 1, 1, r->n_cable};
         status = hb_net_create_with(&recipe, &builder, comm, &opt, net);
     }
     r->ld.file = NULL; /* the caller's too */

@@ -74,7 +74,7 @@ static hb_status_t set_local(hb_net_t *net)
     if (!mine) return hb_fail(HB_ERR_ALLOC, "hb_net_record: out of memory");
     int n = 0;
     for (int k = 0; k < rec->n; k++)
-        if (rec->columns[k].gid >= net->first && rec->columns[k].gid < net->end)
+        if (local_cell(net, rec->columns[k].gid) >= 0)
             mine[n++] = rec->columns[k].sample;
     const hb_status_t status = hb_sim_set_records(net->sim, n, mine, rec->every);
     free(mine);
@@ -105,7 +105,7 @@ static hb_status_t add_one(hb_net_t *net, const hb_net_record_t *r, int k, colum
     else snprintf(col->name, len, "%s.%s", where, r->variable);
     col->gid = r->gid;
     col->unit = var.unit;
-    if (r->gid < net->first || r->gid >= net->end) return HB_SUCCESS;
+    if (!hb_net_owns(net, r->gid)) return HB_SUCCESS;
     const int c = local_cell(net, r->gid);
     if (c < 0 || !net->sim)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: record %d, gid %u: a spike source; expected "
@@ -254,7 +254,7 @@ hb_status_t hb_net_traces(hb_net_t *net, const double **times_ms, const double *
     hb_sim_recorded(net->sim, &n_local, &steps, &mine);
     int local_cols = 0;
     for (int k = 0; k < rec->n; k++)
-        local_cols += rec->columns[k].gid >= net->first && rec->columns[k].gid < net->end;
+        local_cols += local_cell(net, rec->columns[k].gid) >= 0;
     if (!local_cols) n_local = 0; /* a simulation without records holds no rows */
     /* rows and their first step: ranks without columns have none */
     double agree[2] = {(double)n_local, n_local ? -(double)steps[0] : -INFINITY};

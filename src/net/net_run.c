@@ -721,7 +721,7 @@ hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats)
     hb_clear_error();
     if (!net || !stats) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_stats: NULL argument");
     *stats = net->stats;
-    stats->local_cells = net->end - net->first;
+    stats->local_cells = (uint32_t)(net->n_cable + net->n_sources);
     stats->local_connections = net->n_conns;
     stats->spikes = net->n_forgotten + net->n_spikes;
     struct rusage use;

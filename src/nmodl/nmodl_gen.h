@@ -37,6 +37,7 @@ struct gen {
     int n_deriv_states;
     int no_fold;           /* 1: constant expressions written as the .mod has them */
     int receive_init;      /* 1: writing NET_RECEIVE's INITIAL (g->block the NET_RECEIVE) */
+    int from_loops;        /* 1: the mechanism has FROM loops (the vars keep blk->fault) */
     nm_gen_hooks hooks;
 };
 

@@ -367,10 +367,21 @@ static const char *written_conc(const char *v, const char *x)
     return v[n] == 'i' ? "ci" : v[n] == 'o' ? "co" : NULL;
 }
 
+/* Whether statement tree n holds a FROM loop. */
+static int has_from(const nm_node *n)
+{
+    if (!n) return 0;
+    if (n->kind == S_FROM) return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (has_from(n->kids[i])) return 1;
+    return 0;
+}
+
 static void emit_mechanism(gen *g)
 {
     nm_ctx *c = g->c;
     const hb_nmodl_mechanism_t *m = g->m;
+    for (int i = 0; i < c->n_blocks; i++) g->from_loops |= has_from(c->blocks[i].body);
     if (m->kind == HB_NMODL_ARTIFICIAL)
         nm_error(c, c->mech_name.line, c->mech_name.column,
                  "%s is an ARTIFICIAL_CELL, which the code generator does not write; "
@@ -474,6 +485,8 @@ static void emit_mechanism(gen *g)
                 emit(g, "    double hc_%s_%s; /* %s's %s: celsius alone (%s_celsius) */\n",
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name,
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name, p);
+    if (g->from_loops)
+        emit(g, "    hb_cat_fault_t *hb_fault; /* FROM refusals: blk->fault */\n");
     emit(g, "} %s_vars_t;\n\n", p);
     if (m->self_events) nm_gen_self_event_helper(g);
     /* the values of LOCALs that depend on celsius alone, once per celsius (nm_gen_hoisted) */
@@ -545,14 +558,17 @@ static void emit_mechanism(gen *g)
     /* the descriptor's numeric_didv and n_weight (docs/mechanisms.md, sections 1 and 5) */
     emit(g, "enum { %s_NUMERIC_DIDV = %d, %s_N_WEIGHT = %d };\n\n", p, g->numeric_didv, p,
          m->n_net_receive_args);
-    emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
+    /* load_lane: one lane's variables, the celsius-only LOCALs left as s has them (the kernels
+     * compute those once per call, outside the lane loop: hb_pow's selects inside it keep GCC
+     * from making it vector code); load: load_lane and those LOCALs, for one lane alone. */
+    emit(g, "HB_HOSTDEV void %s_load_lane(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
          p, p);
     emit(g, "    const int W = blk->width, row = blk->node[j * W + k];\n");
     emit(g, "    const double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n",
          p);
     emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
-    emit(g, "    %s_celsius(s);\n", p);
+    if (g->from_loops) emit(g, "    s->hb_fault = blk->fault;\n");
     if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
     for (int i = 0, t = 0; i < c->n_blocks; i++)
         if (table_of(&c->blocks[i]))
@@ -606,6 +622,9 @@ static void emit_mechanism(gen *g)
         }
     }
     emit(g, "}\n\n");
+    emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n"
+            "    %s_load_lane(blk, j, k, s);\n    %s_celsius(s);\n}\n\n",
+         p, p, p, p);
     emit(g,
          "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t "
          "*s)\n{\n",
@@ -636,6 +655,8 @@ static void emit_mechanism(gen *g)
     for (int q = 0; q < 3; q++) {
         emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p,
              kernel[q]);
+        emit(g, "    %s_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */\n"
+                "    hc_.celsius = blk->celsius;\n    %s_celsius(&hc_);\n", p, p);
         for (int single = m->kind == HB_NMODL_DENSITY; single >= 0; single--) {
             if (single)
                 emit(g, "    if (blk->width == 1) {\n        HB_SIMD\n"
@@ -643,7 +664,7 @@ static void emit_mechanism(gen *g)
             else
                 emit(g, "    for (int j = j0; j < j1; j++)\n        HB_SIMD\n"
                         "        for (int k = 0; k < blk->lanes; k++) {\n");
-            emit(g, "            %s_vars_t s = HB_ZERO_INIT;\n            %s_load(blk, j, k, &s);\n"
+            emit(g, "            %s_vars_t s = hc_;\n            %s_load_lane(blk, j, k, &s);\n"
                     "            %s_%s(&s);\n", p, p, p, body[q]);
             if (q == 1) nm_gen_current_accumulate(g, cur, n_cur);
             emit(g, "            %s_store(blk, j, k, &s);\n        }\n", p);

@@ -191,19 +191,75 @@ int nm_gen_statement_more(gen *g, const nm_node *s, int depth)
         return 0;
     }
     if (s->kind != S_FROM) return 0;
-    /* FROM i = a TO b { }: NEURON's integer loop from (int)a while i <= b, i a double inside */
+    /* FROM i = a TO b { }: NEURON's integer loop from (int)a while i <= b (b evaluated before
+     * each pass, as C's for does), i a double inside. Its trip count at entry,
+     * floor(b) - (int)a + 1, above HB_CAT_FROM_MAX or not finite, or a not finite or past an
+     * int, is refused (docs/nmodl.md, section 4): the first refusal into s->hb_fault, the
+     * instance's STATEs NaN, and no pass run. */
+    const hb_nmodl_mechanism_t *m = g->m;
+    const char *x = s->name;
     nm_gen_indent(g, depth);
-    emit(g, "for (int li_%s = (int)(", s->name);
-    nm_gen_expr(g, s->kids[0]);
-    emit(g, "); (double)li_%s <= ", s->name);
-    nm_gen_expr(g, s->kids[1]);
-    emit(g, "; li_%s++) {\n", s->name);
-    const int mark = g->n_locals;
-    nm_gen_push_local(g, s->name);
+    emit(g, "{\n");
     nm_gen_indent(g, depth + 1);
-    emit(g, "const double lv_%s HB_UNUSED = (double)li_%s;\n", s->name, s->name);
-    nm_gen_block(g, s->kids[2], depth + 1);
+    emit(g, "const double lo_%s = ", x);
+    nm_gen_expr(g, s->kids[0]);
+    emit(g, ";\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "double hi_%s = ", x);
+    nm_gen_expr(g, s->kids[1]);
+    emit(g, ";\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "const double n_%s = floor(hi_%s) - trunc(lo_%s) + 1.0;\n", x, x, x);
+    nm_gen_indent(g, depth + 1);
+    emit(g, "if (!(n_%s <= HB_CAT_FROM_MAX) || !(fabs(lo_%s) < 2147483648.0)) {\n", x, x);
+    nm_gen_indent(g, depth + 2);
+    emit(g, "if (s->hb_fault && !s->hb_fault->line) {\n");
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->mech = \"%s\";\n", m->name);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->file = \"");
+    for (const char *q = m->path; *q; q++) /* a C string of the path as given */
+        if (*q == '"' || *q == '\\') emit(g, "\\%c", *q);
+        else if ((unsigned char)*q < 32 || (unsigned char)*q > 126)
+            emit(g, "\\%03o", (unsigned char)*q);
+        else emit(g, "%c", *q);
+    emit(g, "\";\n");
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->line = %d;\n", s->line);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "s->hb_fault->count = n_%s;\n", x);
+    nm_gen_indent(g, depth + 2);
+    emit(g, "}\n");
+    for (int i = 0; i < m->n_states; i++) {
+        nm_gen_indent(g, depth + 2);
+        emit(g, "s->%s = NAN;\n", m->states[i].name);
+    }
+    nm_gen_indent(g, depth + 1);
+    emit(g, "} else {\n");
+    nm_gen_indent(g, depth + 2);
+    emit(g, "for (int li_%s = (int)lo_%s; (double)li_%s <= hi_%s;) {\n", x, x, x, x);
+    const int mark = g->n_locals;
+    nm_gen_push_local(g, x);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "{\n");
+    nm_gen_indent(g, depth + 4);
+    emit(g, "const double lv_%s HB_UNUSED = (double)li_%s;\n", x, x);
+    nm_gen_block(g, s->kids[2], depth + 4);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "}\n");
+    nm_gen_indent(g, depth + 3);
+    emit(g, "li_%s++;\n", x);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "const double lv_%s HB_UNUSED = (double)li_%s;\n", x, x);
+    nm_gen_indent(g, depth + 3);
+    emit(g, "hi_%s = ", x);
+    nm_gen_expr(g, s->kids[1]);
+    emit(g, ";\n");
     g->n_locals = mark;
+    nm_gen_indent(g, depth + 2);
+    emit(g, "}\n");
+    nm_gen_indent(g, depth + 1);
+    emit(g, "}\n");
     nm_gen_indent(g, depth);
     emit(g, "}\n");
     return 1;
@@ -325,6 +381,89 @@ static int reaction_term(gen *g, const nm_node *side, const char *const *names, 
     return pos[i];
 }
 
+/* Schemes of up to this many STATEs are solved by unrolled code (emit_unrolled_solve). */
+enum { MAX_UNROLLED = 24 };
+
+/* Matrix entry (r, c) as an lvalue: a_R_C (unrolled, marked in the pattern nz) or a_[r n + c]. */
+static void entry(gen *g, int unrolled, int n, int r, int c, char *nz)
+{
+    if (unrolled) {
+        nz[r * n + c] = 1;
+        emit(g, "a_%d_%d", r, c);
+    } else {
+        emit(g, "a_[%d]", r * n + c);
+    }
+}
+
+/* The generic solve's Gaussian elimination (pivot 0: rows in order) written out over the
+ * nonzero pattern nz of the scheme (and its fill-in). The skipped operations are those on
+ * entries that stay exactly +0.0: the generic solve finds their multiplier 0.0 / pivot == 0
+ * and skips them too, or subtracts a product that is a zero (0.0 times a finite value) from
+ * an entry that is never -0.0 (sums that start at +0.0 are never -0.0). So the results are
+ * its bits wherever every pivot is nonzero and every multiplier and solution finite (for a
+ * scheme of finite rates >= 0 the pivots are at least 1/dt); with a zero or NaN pivot both
+ * give non-finite states. Its own zero test (f == 0.0) is kept, as a select. A structurally
+ * zero pivot falls back to the generic solve on arrays. */
+static void emit_unrolled_solve(gen *g, int n, char *nz, int depth)
+{
+    char fill[MAX_UNROLLED * MAX_UNROLLED];
+    memcpy(fill, nz, sizeof fill);
+    int zero_pivot = 0;
+    for (int c = 0; c < n; c++) {
+        if (!fill[c * n + c]) zero_pivot = 1;
+        for (int r = c + 1; r < n; r++)
+            if (fill[r * n + c])
+                for (int q = c + 1; q < n; q++)
+                    if (fill[c * n + q]) fill[r * n + q] = 1;
+    }
+    if (zero_pivot) {
+        nm_gen_indent(g, depth);
+        emit(g, "{ /* a structurally zero pivot: the generic solve */\n");
+        nm_gen_indent(g, depth + 1);
+        emit(g, "double a_[%d] = {", n * n);
+        for (int e = 0; e < n * n; e++) emit(g, "%sa_%d_%d", e ? ", " : "", e / n, e % n);
+        emit(g, "}, b_[%d] = {", n);
+        for (int r = 0; r < n; r++) emit(g, "%sb_%d", r ? ", " : "", r);
+        emit(g, "};\n");
+        nm_gen_indent(g, depth + 1);
+        emit(g, "%s_solve(%d, a_, b_, 0);\n", g->prefix, n);
+        for (int r = 0; r < n; r++) {
+            nm_gen_indent(g, depth + 1);
+            emit(g, "b_%d = b_[%d];\n", r, r);
+        }
+        nm_gen_indent(g, depth);
+        emit(g, "}\n");
+        return;
+    }
+    memcpy(fill, nz, sizeof fill);
+    nm_gen_indent(g, depth);
+    emit(g, "double f_ HB_UNUSED;\n");
+    for (int c = 0; c < n; c++)
+        for (int r = c + 1; r < n; r++) {
+            if (!fill[r * n + c]) continue;
+            nm_gen_indent(g, depth);
+            emit(g, "f_ = a_%d_%d / a_%d_%d;\n", r, c, c, c);
+            for (int q = c + 1; q < n; q++) {
+                if (!fill[c * n + q]) continue;
+                fill[r * n + q] = 1;
+                nm_gen_indent(g, depth);
+                emit(g, "a_%d_%d = (f_ == 0.0) ? a_%d_%d : a_%d_%d - f_ * a_%d_%d;\n", r, q, r, q,
+                     r, q, c, q);
+            }
+            nm_gen_indent(g, depth);
+            emit(g, "b_%d = (f_ == 0.0) ? b_%d : b_%d - f_ * b_%d;\n", r, r, r, c);
+        }
+    for (int r = n - 1; r >= 0; r--) {
+        for (int q = r + 1; q < n; q++) {
+            if (!fill[r * n + q]) continue;
+            nm_gen_indent(g, depth);
+            emit(g, "b_%d = b_%d - a_%d_%d * b_%d;\n", r, r, r, q, q);
+        }
+        nm_gen_indent(g, depth);
+        emit(g, "b_%d = b_%d / a_%d_%d;\n", r, r, r, r);
+    }
+}
+
 /* A KINETIC block as backward Euler on its linear system (steady: the steady state). */
 static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
 {
@@ -364,12 +503,35 @@ static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
         for (int q = 0; q < n; q++)
             if (pos[q] == i) emit(g, " %s", names[q]);
     emit(g, " */\n");
-    nm_gen_indent(g, depth + 1);
-    emit(g, "double a_[%d] = {0.0}, b_[%d] = {0.0};\n", n * n, n);
-    nm_gen_indent(g, depth + 1);
-    emit(g, "double vol_[%d] HB_UNUSED; /* read by the time derivative only */\n", n);
-    nm_gen_indent(g, depth + 1);
-    emit(g, "for (int q_ = 0; q_ < %d; q_++) vol_[q_] = 1.0;\n", n);
+    /* Small systems: each entry a local of its own (a_R_C, b_R, vol_R) and the elimination
+     * unrolled over the scheme's nonzero pattern, so the lane loop is vector code; larger
+     * ones: arrays and the generic solve. */
+    const int unrolled = n <= MAX_UNROLLED;
+    char nz[MAX_UNROLLED * MAX_UNROLLED] = {0};
+    if (unrolled) {
+        for (int r = 0; r < n; r++) {
+            nm_gen_indent(g, depth + 1);
+            emit(g, "double");
+            for (int c = 0; c < n; c++) emit(g, "%s a_%d_%d HB_UNUSED = 0.0", c ? "," : "", r, c);
+            emit(g, ";\n");
+        }
+        nm_gen_indent(g, depth + 1);
+        emit(g, "double");
+        for (int r = 0; r < n; r++) emit(g, "%s b_%d = 0.0", r ? "," : "", r);
+        emit(g, ";\n");
+        nm_gen_indent(g, depth + 1);
+        emit(g, "double");
+        for (int r = 0; r < n; r++)
+            emit(g, "%s vol_%d HB_UNUSED = 1.0", r ? "," : "", r);
+        emit(g, "; /* read by the time derivative only */\n");
+    } else {
+        nm_gen_indent(g, depth + 1);
+        emit(g, "double a_[%d] = {0.0}, b_[%d] = {0.0};\n", n * n, n);
+        nm_gen_indent(g, depth + 1);
+        emit(g, "double vol_[%d] HB_UNUSED; /* read by the time derivative only */\n", n);
+        nm_gen_indent(g, depth + 1);
+        emit(g, "for (int q_ = 0; q_ < %d; q_++) vol_[q_] = 1.0;\n", n);
+    }
     for (int k = 0; k < body->n_kids; k++) {
         const nm_node *s = body->kids[k];
         if (s->kind == S_CONSERVE) continue; /* applied below */
@@ -388,7 +550,7 @@ static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
                 const int i = find_name(names, n, s->kids[1]->kids[q]->name);
                 if (i < 0) continue; /* a STATE outside the scheme */
                 nm_gen_indent(g, depth + 2);
-                emit(g, "vol_[%d] = c_;\n", pos[i]);
+                emit(g, unrolled ? "vol_%d = c_;\n" : "vol_[%d] = c_;\n", pos[i]);
             }
             nm_gen_indent(g, depth + 1);
             emit(g, "}\n");
@@ -401,7 +563,7 @@ static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
         if (s->op == OP_FLUX) { /* ~ x << (f): x' gains f */
             const int x = reaction_term(g, s->kids[0], names, n, pos, s);
             nm_gen_indent(g, depth + 1);
-            emit(g, "b_[%d] += ", x);
+            emit(g, unrolled ? "b_%d += " : "b_[%d] += ", x);
             nm_gen_expr(g, s->kids[2]);
             emit(g, ";\n");
             continue;
@@ -420,23 +582,25 @@ static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
         emit(g, ", kb_ = ");
         nm_gen_expr(g, s->kids[3]);
         emit(g, ";\n");
-        nm_gen_indent(g, depth + 2);
-        emit(g, "a_[%d] += kf_;\n", l * n + l);
-        nm_gen_indent(g, depth + 2);
-        emit(g, "a_[%d] -= kf_;\n", r * n + l);
-        nm_gen_indent(g, depth + 2);
-        emit(g, "a_[%d] += kb_;\n", r * n + r);
-        nm_gen_indent(g, depth + 2);
-        emit(g, "a_[%d] -= kb_;\n", l * n + r);
+        const int rc[4][2] = {{l, l}, {r, l}, {r, r}, {l, r}};
+        const char *op[4] = {"+= kf_", "-= kf_", "+= kb_", "-= kb_"};
+        for (int e = 0; e < 4; e++) {
+            nm_gen_indent(g, depth + 2);
+            entry(g, unrolled, n, rc[e][0], rc[e][1], nz);
+            emit(g, " %s;\n", op[e]);
+        }
         nm_gen_indent(g, depth + 1);
         emit(g, "}\n");
     }
     if (!steady) /* vol (x' - x)/dt = J x' + c: (vol/dt - J) x' = vol x/dt + c */
         for (int i = 0; i < n; i++) {
             nm_gen_indent(g, depth + 1);
-            emit(g, "a_[%d] += vol_[%d] / s->dt;\n", pos[i] * n + pos[i], pos[i]);
+            entry(g, unrolled, n, pos[i], pos[i], nz);
+            emit(g, unrolled ? " += vol_%d / s->dt;\n" : " += vol_[%d] / s->dt;\n", pos[i]);
             nm_gen_indent(g, depth + 1);
-            emit(g, "b_[%d] += vol_[%d] * s->%s / s->dt;\n", pos[i], pos[i], names[i]);
+            emit(g, unrolled ? "b_%d += vol_%d * s->%s / s->dt;\n"
+                             : "b_[%d] += vol_[%d] * s->%s / s->dt;\n",
+                 pos[i], pos[i], names[i]);
         }
     for (int c = 0; c < n_conserve; c++) {
         const nm_node *s = conserve[c];
@@ -448,20 +612,25 @@ static void emit_kinetic(gen *g, const nm_block *b, int steady, int depth)
                          "this CONSERVE is not linear in the STATEs; expected a sum of STATEs "
                          "with constant coefficients");
             nm_gen_indent(g, depth + 1);
-            emit(g, "a_[%d] = ", row * n + pos[i]);
+            entry(g, unrolled, n, row, pos[i], nz);
+            emit(g, " = ");
             nm_gen_expr(g, coef);
             emit(g, ";\n");
         }
         nm_gen_indent(g, depth + 1);
-        emit(g, "b_[%d] = ", row);
+        emit(g, unrolled ? "b_%d = " : "b_[%d] = ", row);
         nm_gen_expr(g, bin(g, '-', s->kids[1], at_zero(g, s->kids[0], names, n), s));
         emit(g, ";\n");
     }
-    nm_gen_indent(g, depth + 1);
-    emit(g, "%s_solve(%d, a_, b_, 0);\n", p, n);
+    if (unrolled) {
+        emit_unrolled_solve(g, n, nz, depth + 1);
+    } else {
+        nm_gen_indent(g, depth + 1);
+        emit(g, "%s_solve(%d, a_, b_, 0);\n", p, n);
+    }
     for (int i = 0; i < n; i++) {
         nm_gen_indent(g, depth + 1);
-        emit(g, "s->%s = b_[%d];\n", names[i], pos[i]);
+        emit(g, unrolled ? "s->%s = b_%d;\n" : "s->%s = b_[%d];\n", names[i], pos[i]);
     }
     nm_gen_indent(g, depth);
     emit(g, "}\n");

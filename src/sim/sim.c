@@ -429,17 +429,26 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         const double now = (double)sim->step * sim->opt.dt_ms;
         const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
                                      sim->target_first[cell] + synapse};
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 1, &nc);
+        hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
+        const double dt = sim->opt.dt_ms;
         const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
-        if (!m->cpu->net_receive_self) {
-            hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0, &nc);
-            return HB_SUCCESS;
-        }
         hb_cat_sends_t sends = {0};
-        hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, now, sim->opt.dt_ms, 0.0,
-                                &nc, &sends);
+        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, dt, 1, &nc, &loop);
+        if (!loop.line && !m->cpu->net_receive_self)
+            hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, dt, 0, &nc, &loop);
+        else if (!loop.line)
+            hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, now, dt, 0.0, &nc,
+                                    &sends, &loop);
+        if (loop.line) {
+            char what[256];
+            hb_cat_fault_text(&loop, now, what, sizeof what);
+            return hb_fail(HB_ERR_INVALID_VALUE, "simulation: %s, at synapse %d of cell %d; a "
+                           "STATE or parameter is out of the mechanism's range", what, synapse,
+                           cell);
+        }
+        if (!m->cpu->net_receive_self) return HB_SUCCESS;
         return hb_self_requests(&sim->self_events, sim->target_first[cell] + synapse, -1, weight,
-                                &sends, now, sim->opt.dt_ms, m->name);
+                                &sends, now, dt, m->name);
     }
     const hb_syn_site_t *site;
     size_t stride = 1;
@@ -536,7 +545,7 @@ static void init_weights(hb_sim_t *sim)
         const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
                                      sim->weight_target[i]};
         hb_cat_point_event(&sim->groups[t->group].k, t->point - 1, t->slot, t->inst, w, 0.0,
-                           sim->opt.dt_ms, 1, &nc);
+                           sim->opt.dt_ms, 1, &nc, NULL);
     }
 }
 
@@ -833,6 +842,14 @@ static hb_status_t fault_message(hb_sim_t *sim, const hb_sim_fault_t *f)
 {
     const group_t *gr = &sim->groups[f->group];
     const int cell = gr->cells[f->slot];
+    if (f->what[0]) { /* a mechanism's refusal (a FROM loop's trip count) */
+        char who[64];
+        if (sim->cell_ids) snprintf(who, sizeof who, "%s %u", sim->cell_label, sim->cell_ids[cell]);
+        else snprintf(who, sizeof who, "cell %d", cell);
+        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: %s, in %s; a STATE or parameter is out "
+                       "of the mechanism's range (a forged checkpoint, or a model's value)",
+                       f->what, who);
+    }
     const size_t e = hb_step_element(&gr->k, f->slot, f->node);
     sim->ops->get_v(sim->engine, f->group, e, 1, &gr->v[e]);
     const double v = gr->v[e];

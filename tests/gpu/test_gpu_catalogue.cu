@@ -118,7 +118,7 @@ static void check_mech(int cat, int index, const hb_cat_mech_t *m, int *bitwise)
         ions[x] = {cpu.ion[x][0], cpu.ion[x][1], cpu.ion[x][2], cpu.ion[x][3], cpu.ion[x][4]};
     hb_cat_block_t blk = {W,       W,       1,         0.025,     0.0,  34.0, cpu.v, cpu.d,
                           cpu.rhs, cpu.node, cpu.field, NULL, cpu.global, ions, NULL, cpu.area,
-                          NULL,    NULL,     -1};
+                          NULL,    NULL,     -1, NULL};
     /* a NULL kernel has nothing to do (the dispatch's case returns at once) */
     if (m->cpu->init) m->cpu->init(&blk, 0, J);
     if (m->cpu->current) m->cpu->current(&blk, 0, J);
@@ -136,7 +136,7 @@ static void check_mech(int cat, int index, const hb_cat_mech_t *m, int *bitwise)
     CUDA_OK(cudaMemcpy(dev_ions, dions, sizeof dions, cudaMemcpyHostToDevice));
     hb_cat_block_t dblk = {W,        W,         1,          0.025, 0.0,  34.0,     dev->v, dev->d,
                            dev->rhs, dev->node, dev->field, NULL,  dev->global, dev_ions, NULL,   dev->area,
-                           NULL,     NULL,      -1};
+                           NULL,     NULL,      -1, NULL};
     run_mech<<<1, 1>>>(cat, index, dblk);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaMemcpy(&gpu, dev, sizeof gpu, cudaMemcpyDeviceToHost));

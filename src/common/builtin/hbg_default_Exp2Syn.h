@@ -74,7 +74,7 @@ enum { hbg_default_Exp2Syn_N_FIELD = 8, hbg_default_Exp2Syn_N_PARAM = 3, hbg_def
 
 enum { hbg_default_Exp2Syn_NUMERIC_DIDV = 0, hbg_default_Exp2Syn_N_WEIGHT = 1 };
 
-HB_HOSTDEV void hbg_default_Exp2Syn_load(const hb_cat_block_t *blk, int j, int k, hbg_default_Exp2Syn_vars_t *s)
+HB_HOSTDEV void hbg_default_Exp2Syn_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_Exp2Syn_vars_t *s)
 {
     const int W = blk->width, row = blk->node[j * W + k];
     const double *f = blk->field + (size_t)j * hbg_default_Exp2Syn_N_FIELD * (size_t)W + (size_t)k;
@@ -82,7 +82,6 @@ HB_HOSTDEV void hbg_default_Exp2Syn_load(const hb_cat_block_t *blk, int j, int k
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
-    hbg_default_Exp2Syn_celsius(s);
     s->area = blk->area[j * W + k];
     s->tau1 = blk->cl ? f[0 * W] : blk->param[j * hbg_default_Exp2Syn_N_PARAM + 0];
     s->tau2 = blk->cl ? f[1 * W] : blk->param[j * hbg_default_Exp2Syn_N_PARAM + 1];
@@ -92,6 +91,12 @@ HB_HOSTDEV void hbg_default_Exp2Syn_load(const hb_cat_block_t *blk, int j, int k
     s->i = f[5 * W];
     s->g = f[6 * W];
     s->factor = f[7 * W];
+}
+
+HB_HOSTDEV void hbg_default_Exp2Syn_load(const hb_cat_block_t *blk, int j, int k, hbg_default_Exp2Syn_vars_t *s)
+{
+    hbg_default_Exp2Syn_load_lane(blk, j, k, s);
+    hbg_default_Exp2Syn_celsius(s);
 }
 
 HB_HOSTDEV void hbg_default_Exp2Syn_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_Exp2Syn_vars_t *s)
@@ -109,11 +114,14 @@ HB_HOSTDEV void hbg_default_Exp2Syn_store(const hb_cat_block_t *blk, int j, int 
 
 HB_HOSTDEV void hbg_default_Exp2Syn_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_Exp2Syn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_Exp2Syn_celsius(&hc_);
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_Exp2Syn_vars_t s = HB_ZERO_INIT;
-            hbg_default_Exp2Syn_load(blk, j, k, &s);
+            hbg_default_Exp2Syn_vars_t s = hc_;
+            hbg_default_Exp2Syn_load_lane(blk, j, k, &s);
             hbg_default_Exp2Syn_initial(&s);
             hbg_default_Exp2Syn_store(blk, j, k, &s);
         }
@@ -121,11 +129,14 @@ HB_HOSTDEV void hbg_default_Exp2Syn_init_kernel(const hb_cat_block_t *blk, int j
 
 HB_HOSTDEV void hbg_default_Exp2Syn_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_Exp2Syn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_Exp2Syn_celsius(&hc_);
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_Exp2Syn_vars_t s = HB_ZERO_INIT;
-            hbg_default_Exp2Syn_load(blk, j, k, &s);
+            hbg_default_Exp2Syn_vars_t s = hc_;
+            hbg_default_Exp2Syn_load_lane(blk, j, k, &s);
             hbg_default_Exp2Syn_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             const double sc = 1e2 / blk->area[j * blk->width + k];
@@ -137,11 +148,14 @@ HB_HOSTDEV void hbg_default_Exp2Syn_current_kernel(const hb_cat_block_t *blk, in
 
 HB_HOSTDEV void hbg_default_Exp2Syn_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_Exp2Syn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_Exp2Syn_celsius(&hc_);
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_Exp2Syn_vars_t s = HB_ZERO_INIT;
-            hbg_default_Exp2Syn_load(blk, j, k, &s);
+            hbg_default_Exp2Syn_vars_t s = hc_;
+            hbg_default_Exp2Syn_load_lane(blk, j, k, &s);
             hbg_default_Exp2Syn_states(&s);
             hbg_default_Exp2Syn_store(blk, j, k, &s);
         }

@@ -54,7 +54,7 @@ enum { hbg_default_ExpSyn_N_FIELD = 4, hbg_default_ExpSyn_N_PARAM = 2, hbg_defau
 
 enum { hbg_default_ExpSyn_NUMERIC_DIDV = 0, hbg_default_ExpSyn_N_WEIGHT = 1 };
 
-HB_HOSTDEV void hbg_default_ExpSyn_load(const hb_cat_block_t *blk, int j, int k, hbg_default_ExpSyn_vars_t *s)
+HB_HOSTDEV void hbg_default_ExpSyn_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_ExpSyn_vars_t *s)
 {
     const int W = blk->width, row = blk->node[j * W + k];
     const double *f = blk->field + (size_t)j * hbg_default_ExpSyn_N_FIELD * (size_t)W + (size_t)k;
@@ -62,12 +62,17 @@ HB_HOSTDEV void hbg_default_ExpSyn_load(const hb_cat_block_t *blk, int j, int k,
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
-    hbg_default_ExpSyn_celsius(s);
     s->area = blk->area[j * W + k];
     s->tau = blk->cl ? f[0 * W] : blk->param[j * hbg_default_ExpSyn_N_PARAM + 0];
     s->e = blk->cl ? f[1 * W] : blk->param[j * hbg_default_ExpSyn_N_PARAM + 1];
     s->g = f[2 * W];
     s->i = f[3 * W];
+}
+
+HB_HOSTDEV void hbg_default_ExpSyn_load(const hb_cat_block_t *blk, int j, int k, hbg_default_ExpSyn_vars_t *s)
+{
+    hbg_default_ExpSyn_load_lane(blk, j, k, s);
+    hbg_default_ExpSyn_celsius(s);
 }
 
 HB_HOSTDEV void hbg_default_ExpSyn_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_ExpSyn_vars_t *s)
@@ -81,11 +86,14 @@ HB_HOSTDEV void hbg_default_ExpSyn_store(const hb_cat_block_t *blk, int j, int k
 
 HB_HOSTDEV void hbg_default_ExpSyn_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_ExpSyn_celsius(&hc_);
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_ExpSyn_vars_t s = HB_ZERO_INIT;
-            hbg_default_ExpSyn_load(blk, j, k, &s);
+            hbg_default_ExpSyn_vars_t s = hc_;
+            hbg_default_ExpSyn_load_lane(blk, j, k, &s);
             hbg_default_ExpSyn_initial(&s);
             hbg_default_ExpSyn_store(blk, j, k, &s);
         }
@@ -93,11 +101,14 @@ HB_HOSTDEV void hbg_default_ExpSyn_init_kernel(const hb_cat_block_t *blk, int j0
 
 HB_HOSTDEV void hbg_default_ExpSyn_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_ExpSyn_celsius(&hc_);
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_ExpSyn_vars_t s = HB_ZERO_INIT;
-            hbg_default_ExpSyn_load(blk, j, k, &s);
+            hbg_default_ExpSyn_vars_t s = hc_;
+            hbg_default_ExpSyn_load_lane(blk, j, k, &s);
             hbg_default_ExpSyn_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             const double sc = 1e2 / blk->area[j * blk->width + k];
@@ -109,11 +120,14 @@ HB_HOSTDEV void hbg_default_ExpSyn_current_kernel(const hb_cat_block_t *blk, int
 
 HB_HOSTDEV void hbg_default_ExpSyn_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_ExpSyn_celsius(&hc_);
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_ExpSyn_vars_t s = HB_ZERO_INIT;
-            hbg_default_ExpSyn_load(blk, j, k, &s);
+            hbg_default_ExpSyn_vars_t s = hc_;
+            hbg_default_ExpSyn_load_lane(blk, j, k, &s);
             hbg_default_ExpSyn_states(&s);
             hbg_default_ExpSyn_store(blk, j, k, &s);
         }

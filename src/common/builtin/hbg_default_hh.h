@@ -189,7 +189,7 @@ enum { hbg_default_hh_N_FIELD = 9, hbg_default_hh_N_PARAM = 4, hbg_default_hh_N_
 
 enum { hbg_default_hh_NUMERIC_DIDV = 0, hbg_default_hh_N_WEIGHT = -1 };
 
-HB_HOSTDEV void hbg_default_hh_load(const hb_cat_block_t *blk, int j, int k, hbg_default_hh_vars_t *s)
+HB_HOSTDEV void hbg_default_hh_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_hh_vars_t *s)
 {
     const int W = blk->width, row = blk->node[j * W + k];
     const double *f = blk->field + (size_t)j * hbg_default_hh_N_FIELD * (size_t)W + (size_t)k;
@@ -197,7 +197,6 @@ HB_HOSTDEV void hbg_default_hh_load(const hb_cat_block_t *blk, int j, int k, hbg
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
-    hbg_default_hh_celsius(s);
     s->table_rates = blk->table ? blk->table[0] : NULL;
     s->gnabar = blk->cl ? f[0 * W] : blk->param[j * hbg_default_hh_N_PARAM + 0];
     s->gkbar = blk->cl ? f[1 * W] : blk->param[j * hbg_default_hh_N_PARAM + 1];
@@ -210,6 +209,12 @@ HB_HOSTDEV void hbg_default_hh_load(const hb_cat_block_t *blk, int j, int k, hbg
     s->gk = f[8 * W];
     s->ena = blk->ion[0].e[(size_t)row * (size_t)W + (size_t)k];
     s->ek = blk->ion[1].e[(size_t)row * (size_t)W + (size_t)k];
+}
+
+HB_HOSTDEV void hbg_default_hh_load(const hb_cat_block_t *blk, int j, int k, hbg_default_hh_vars_t *s)
+{
+    hbg_default_hh_load_lane(blk, j, k, s);
+    hbg_default_hh_celsius(s);
 }
 
 HB_HOSTDEV void hbg_default_hh_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_hh_vars_t *s)
@@ -226,12 +231,15 @@ HB_HOSTDEV void hbg_default_hh_store(const hb_cat_block_t *blk, int j, int k, co
 
 HB_HOSTDEV void hbg_default_hh_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_hh_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_hh_celsius(&hc_);
     if (blk->width == 1) {
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_hh_vars_t s = HB_ZERO_INIT;
-            hbg_default_hh_load(blk, j, k, &s);
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_lane(blk, j, k, &s);
             hbg_default_hh_initial(&s);
             hbg_default_hh_store(blk, j, k, &s);
         }
@@ -240,8 +248,8 @@ HB_HOSTDEV void hbg_default_hh_init_kernel(const hb_cat_block_t *blk, int j0, in
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_hh_vars_t s = HB_ZERO_INIT;
-            hbg_default_hh_load(blk, j, k, &s);
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_lane(blk, j, k, &s);
             hbg_default_hh_initial(&s);
             hbg_default_hh_store(blk, j, k, &s);
         }
@@ -249,12 +257,15 @@ HB_HOSTDEV void hbg_default_hh_init_kernel(const hb_cat_block_t *blk, int j0, in
 
 HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_hh_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_hh_celsius(&hc_);
     if (blk->width == 1) {
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_hh_vars_t s = HB_ZERO_INIT;
-            hbg_default_hh_load(blk, j, k, &s);
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_lane(blk, j, k, &s);
             hbg_default_hh_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             blk->rhs[r] += s.ina + s.ik + s.il;
@@ -270,8 +281,8 @@ HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0,
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_hh_vars_t s = HB_ZERO_INIT;
-            hbg_default_hh_load(blk, j, k, &s);
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_lane(blk, j, k, &s);
             hbg_default_hh_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             blk->rhs[r] += s.ina + s.ik + s.il;
@@ -286,12 +297,15 @@ HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0,
 
 HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_hh_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_hh_celsius(&hc_);
     if (blk->width == 1) {
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_hh_vars_t s = HB_ZERO_INIT;
-            hbg_default_hh_load(blk, j, k, &s);
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_lane(blk, j, k, &s);
             hbg_default_hh_states(&s);
             hbg_default_hh_store(blk, j, k, &s);
         }
@@ -300,8 +314,8 @@ HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, i
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_hh_vars_t s = HB_ZERO_INIT;
-            hbg_default_hh_load(blk, j, k, &s);
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_lane(blk, j, k, &s);
             hbg_default_hh_states(&s);
             hbg_default_hh_store(blk, j, k, &s);
         }

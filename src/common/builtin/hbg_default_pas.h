@@ -44,7 +44,7 @@ enum { hbg_default_pas_N_FIELD = 2, hbg_default_pas_N_PARAM = 2, hbg_default_pas
 
 enum { hbg_default_pas_NUMERIC_DIDV = 0, hbg_default_pas_N_WEIGHT = -1 };
 
-HB_HOSTDEV void hbg_default_pas_load(const hb_cat_block_t *blk, int j, int k, hbg_default_pas_vars_t *s)
+HB_HOSTDEV void hbg_default_pas_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_pas_vars_t *s)
 {
     const int W = blk->width, row = blk->node[j * W + k];
     const double *f = blk->field + (size_t)j * hbg_default_pas_N_FIELD * (size_t)W + (size_t)k;
@@ -52,9 +52,14 @@ HB_HOSTDEV void hbg_default_pas_load(const hb_cat_block_t *blk, int j, int k, hb
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
-    hbg_default_pas_celsius(s);
     s->g = blk->cl ? f[0 * W] : blk->param[j * hbg_default_pas_N_PARAM + 0];
     s->e = blk->cl ? f[1 * W] : blk->param[j * hbg_default_pas_N_PARAM + 1];
+}
+
+HB_HOSTDEV void hbg_default_pas_load(const hb_cat_block_t *blk, int j, int k, hbg_default_pas_vars_t *s)
+{
+    hbg_default_pas_load_lane(blk, j, k, s);
+    hbg_default_pas_celsius(s);
 }
 
 HB_HOSTDEV void hbg_default_pas_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_pas_vars_t *s)
@@ -66,12 +71,15 @@ HB_HOSTDEV void hbg_default_pas_store(const hb_cat_block_t *blk, int j, int k, c
 
 HB_HOSTDEV void hbg_default_pas_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_pas_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_pas_celsius(&hc_);
     if (blk->width == 1) {
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_pas_vars_t s = HB_ZERO_INIT;
-            hbg_default_pas_load(blk, j, k, &s);
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_lane(blk, j, k, &s);
             hbg_default_pas_initial(&s);
             hbg_default_pas_store(blk, j, k, &s);
         }
@@ -80,8 +88,8 @@ HB_HOSTDEV void hbg_default_pas_init_kernel(const hb_cat_block_t *blk, int j0, i
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_pas_vars_t s = HB_ZERO_INIT;
-            hbg_default_pas_load(blk, j, k, &s);
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_lane(blk, j, k, &s);
             hbg_default_pas_initial(&s);
             hbg_default_pas_store(blk, j, k, &s);
         }
@@ -89,12 +97,15 @@ HB_HOSTDEV void hbg_default_pas_init_kernel(const hb_cat_block_t *blk, int j0, i
 
 HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_pas_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_pas_celsius(&hc_);
     if (blk->width == 1) {
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_pas_vars_t s = HB_ZERO_INIT;
-            hbg_default_pas_load(blk, j, k, &s);
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_lane(blk, j, k, &s);
             hbg_default_pas_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             blk->rhs[r] += s.i;
@@ -106,8 +117,8 @@ HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_pas_vars_t s = HB_ZERO_INIT;
-            hbg_default_pas_load(blk, j, k, &s);
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_lane(blk, j, k, &s);
             hbg_default_pas_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             blk->rhs[r] += s.i;
@@ -118,12 +129,15 @@ HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0
 
 HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    hbg_default_pas_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
+    hc_.celsius = blk->celsius;
+    hbg_default_pas_celsius(&hc_);
     if (blk->width == 1) {
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_pas_vars_t s = HB_ZERO_INIT;
-            hbg_default_pas_load(blk, j, k, &s);
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_lane(blk, j, k, &s);
             hbg_default_pas_states(&s);
             hbg_default_pas_store(blk, j, k, &s);
         }
@@ -132,8 +146,8 @@ HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, 
     for (int j = j0; j < j1; j++)
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_pas_vars_t s = HB_ZERO_INIT;
-            hbg_default_pas_load(blk, j, k, &s);
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_lane(blk, j, k, &s);
             hbg_default_pas_states(&s);
             hbg_default_pas_store(blk, j, k, &s);
         }
