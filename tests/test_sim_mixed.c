@@ -1141,8 +1141,8 @@ static void user_views_free(user_views_t *v)
     free(v->lane);
 }
 
-/* sim_events.cu's delivery of one step's events (n, in the queue's order) where every target is
- * a user catalogue's point process: deliver_kernel's runs (hb_cat_run_t at each target's first
+/* sim_events.cu's hand-over of one step's events (n, in the queue's order) at user catalogues'
+ * point processes (the built-ins' ones skipped: deliver_kernel receives them): its runs (hb_cat_run_t at each target's first
  * event, the events as hb_cat_event_t in delivery order, w the device's weight vectors), then
  * each user point process's NET_RECEIVE launcher with its key, positions in reverse order (the
  * threads' order is free: each run its own target). Returns the events handed over. */
@@ -1163,7 +1163,8 @@ static long user_deliver(const hb_sim_t *sim, const hb_step_group_t *g, const us
             while (end < n && ev[end].cell == ev[e].cell && ev[end].synapse == ev[e].synapse)
                 end++;
             const hb_step_cat_mech_t *cm = &g->cat->mech[t->point - 1];
-            CHECK(t->point > 0 && cm->builtin < 0);
+            CHECK(t->point > 0);
+            if (cm->builtin >= 0) continue; /* a built-in's: deliver_kernel's own receive */
             run[e] = (hb_cat_run_t){&views->lane[t->point - 1][t->slot], t->inst, cm->user_key,
                                     (int)(end - e)};
         }
@@ -1197,7 +1198,10 @@ static long user_deliver(const hb_sim_t *sim, const hb_step_group_t *g, const us
  * user 1 every point process is taken as a user catalogue's (docs/mechanisms.md section 10):
  * the split step (split_step: their currents and states through the lane views and the
  * generated wrappers' calls) and their events as the device hands them over (user_deliver:
- * hb_cat_run_t and hb_cat_event_t, then the NET_RECEIVE wrapper's calls, hb_cat_run_cpu). */
+ * hb_cat_run_t and hb_cat_event_t, then the NET_RECEIVE wrapper's calls, hb_cat_run_cpu).
+ * With user 2 every other point process (Exp2Syn, ProbAMPANMDA_EMS) a user's, ExpSyn a
+ * built-in sharing the soma's row with ProbAMPANMDA_EMS (the STDP network's ExpSyn and
+ * STDPSyn): the built-ins' events received first, then the users' handed over. */
 static void test_points(int mixed, int user)
 {
     enum { CELLS = 5, PT_STEPS = 800, EVERY = 37 };
@@ -1258,14 +1262,14 @@ static void test_points(int mixed, int user)
         memcpy(hs, k->hh_state, hh * sizeof *hs);
         memcpy(w, sim->weights, nw * sizeof *w);
         hb_step_cat_t *twin = cat_copy(gr->cat, k);
-        int user_points = 0;
+        int user_points = 0, points = 0;
         for (int q = 0; user && q < twin->n_mech; q++)
-            if (twin->mech[q].mech->kind == HB_CAT_POINT) {
+            if (twin->mech[q].mech->kind == HB_CAT_POINT && (user == 1 || points++ % 2 == 0)) {
                 twin->mech[q].builtin = -1;
                 twin->mech[q].user_key = user_points++;
             }
-        CHECKF(!user || user_points == 3, "points: %d point processes taken as a user's; "
-               "expected 3", user_points);
+        CHECKF(!user || user_points == (user == 1 ? 3 : 2), "points: %d point processes taken "
+               "as a user's; expected %d", user_points, user == 1 ? 3 : 2);
         g.v = v;
         g.hh_state = hs;
         g.cat = twin;
@@ -1287,27 +1291,28 @@ static void test_points(int mixed, int user)
                               sim->table.q10};
         const int W = k->width;
         size_t next = 0;
-        long handed = 0;
+        long handed = 0, to_users = 0;
         for (long n = 0; n < PT_STEPS; n++) {
-            if (user) { /* the device's delivery with every point process a user's */
-                size_t end = next;
-                while (end < n_ev && ev[end].step <= n) end++;
-                handed += user_deliver(sim, &g, &views, ev + next, end - next, w, opt.dt_ms);
-                next = end;
-            }
+            const size_t first = next;
             for (; next < n_ev && ev[next].step <= n; next++) { /* the device's receive */
                 const hb_sim_event_t *e = &ev[next];
                 const hb_sim_target_t *t = &sim->targets[sim->target_first[e->cell] + e->synapse];
                 double own[HB_CAT_MAX_WEIGHT] = {e->weight};
                 double *x = e->weights >= 0 ? w + (size_t)e->weights * HB_CAT_MAX_WEIGHT : own;
                 CHECK(t->point > 0);
+                if (g.cat->mech[t->point - 1].builtin < 0) { /* a user's: handed over below */
+                    to_users++;
+                    continue;
+                }
                 if (e->weights < 0)
                     hb_cat_fused_point_event(&g, t->point - 1, t->slot, t->inst, x, e->time, opt.dt_ms, 1);
                 hb_cat_fused_point_event(&g, t->point - 1, t->slot, t->inst, x, e->time, opt.dt_ms, 0);
             }
+            if (user) /* then the users' NET_RECEIVE launchers, as hb_cuda_events_deliver */
+                handed += user_deliver(sim, &g, &views, ev + first, next - first, w, opt.dt_ms);
             p.t_mid = ((double)n + 0.5) * opt.dt_ms;
             if (user) {
-                CHECK(split_step(&g, mixed ? &plan.k : NULL, &p, !mixed) == 6);
+                CHECK(split_step(&g, mixed ? &plan.k : NULL, &p, !mixed) == 2 * user_points);
                 continue;
             }
             if (mixed) {
@@ -1330,7 +1335,7 @@ static void test_points(int mixed, int user)
         CHECKF(same_v && cat_same(twin, gr->cat, k) && !memcmp(w, sim->weights, nw * sizeof *w),
                "points (%s group%s): the device's delivery and step differ from the CPU engine's "
                "after %d steps (v %s, weight vectors %s)", mixed ? "mixed" : "padded",
-               user ? ", users' point processes" : "", PT_STEPS,
+               user == 1 ? ", users' point processes" : user ? ", some a user's" : "", PT_STEPS,
                same_v ? "the same" : "differs",
                memcmp(w, sim->weights, nw * sizeof *w) ? "differ" : "the same");
         /* the stochastic synapse at work: its vectors' Psurv (index 3) moved, some release
@@ -1339,8 +1344,10 @@ static void test_points(int mixed, int user)
         for (int c = 0; c < cells; c++)
             moved += sim->weights[(size_t)wv[c][0] * HB_CAT_MAX_WEIGHT + 3] != 0.0;
         CHECKF(moved > 0, "points: ProbAMPANMDA_EMS's Psurv never moved");
-        CHECKF(!user || handed == (long)n_ev, "points: %ld of %zu events handed to the users' "
-               "NET_RECEIVE", handed, n_ev);
+        CHECKF(handed == to_users && (user != 1 || handed == (long)n_ev) &&
+                   (user != 2 || (handed > 0 && handed < (long)n_ev)),
+               "points: %ld of %zu events handed to the users' NET_RECEIVE; expected %ld",
+               handed, n_ev, to_users);
         user_views_free(&views);
         int spiking = 0;
         for (int q = 0; q < sim->n_probes; q++) spiking += sim->spikes[q].count;
@@ -1363,7 +1370,7 @@ static void test_points(int mixed, int user)
 
 int main(void)
 {
-    for (int user = 0; user < 2; user++) {
+    for (int user = 0; user < 3; user++) { /* none, every, some point processes a user's */
         test_points(0, user);
         test_points(1, user);
     }
