@@ -34,7 +34,8 @@
  * own kernels): tests/reference/net_stdp.json with its ExpSyn replaced by tests/nmodl/tm's
  * TMSyn (per-connection state with an INITIAL) beside tests/nmodl/stdp's STDPSyn (pre and post
  * events, the plastic weight), in groups of copies and in the mixed group, plain and with the
- * tasks exchange: spikes and recorded v, wsyn, g and i bitwise the CPU's (user_points).
+ * tasks exchange: spikes and recorded v, wsyn, g and i bitwise the CPU's (user_points); and
+ * the same with the built-in ExpSyn kept beside STDPSyn (tests/cli_net_stdp.sh's network).
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
@@ -371,8 +372,12 @@ static void compare(const char *path, hb_backend_t cpu)
 /* The user catalogue "pts" (TMSyn and STDPSyn, built by build-catalogue --cuda) in net_stdp's
  * network: spikes and recorded values on the GPU bitwise the CPU's, with the cells as a group of
  * copies (sim.mixed_copies=1: step_cat_kernel's split step) and in the mixed group
- * (tree_step_kernel's), plain and with the tasks exchange. */
-static void user_points(const char *dir, hb_backend_t cpu)
+ * (tree_step_kernel's), plain and with the tasks exchange. TMSyn for the ExpSyn (builtin 0:
+ * every point process a user's), or (builtin 1) the built-in ExpSyn kept beside the user's
+ * STDPSyn on the soma's row, as tests/cli_net_stdp.sh runs it (its events received by
+ * deliver_kernel, STDPSyn's handed to the launcher); the first differing value names its column
+ * (5 a cell: v, wsyn, syn[0].g, syn[1].g, syn[1].i). */
+static void user_points(const char *dir, hb_backend_t cpu, int builtin)
 {
     char cmd[8192], so[256], path[256];
     snprintf(so, sizeof so, "%s/pts.so", dir);
@@ -402,8 +407,11 @@ static void user_points(const char *dir, hb_backend_t cpu)
         "\"syn[1].wsyn\""};
     char to[3][512];
     snprintf(to[0], sizeof to[0], "\"%s\"", so);
-    snprintf(to[1], sizeof to[1], "\"name\": \"TMSyn\", \"U\": 0.5, \"tau_rec\": 200, "
-             "\"tau_facil\": 30, \"at\": \"soma\", \"tau_1\": 2,");
+    if (builtin)
+        snprintf(to[1], sizeof to[1], "%s", from[1]);
+    else
+        snprintf(to[1], sizeof to[1], "\"name\": \"TMSyn\", \"U\": 0.5, \"tau_rec\": 200, "
+                 "\"tau_facil\": 30, \"at\": \"soma\", \"tau_1\": 2,");
     snprintf(to[2], sizeof to[2], "\"syn[1].wsyn\", \"syn[0].g\", \"syn[1].g\", \"syn[1].i\"");
     size_t at = 0;
     int replaced[3] = {0, 0, 0};
@@ -430,7 +438,10 @@ static void user_points(const char *dir, hb_backend_t cpu)
     static const char *const tunings[2] = {"sim.mixed_copies=1", NULL};
     for (int k = 0; k < 2; k++) {
         CHECK_OK(hb_set_default_tuning(tunings[k]));
-        const char *how = tunings[k] ? "a group of copies" : "the mixed group";
+        const char *how = tunings[k] ? (builtin ? "a group of copies, built-in ExpSyn"
+                                                : "a group of copies")
+                                     : (builtin ? "the mixed group, built-in ExpSyn"
+                                                : "the mixed group");
         hb_spike_t *sp_cpu = NULL;
         size_t n_cpu = 0, rows_cpu = 0;
         int cols_cpu = 0;
@@ -462,8 +473,8 @@ static void user_points(const char *dir, hb_backend_t cpu)
                    first / (size_t)(cols_cpu ? cols_cpu : 1),
                    first % (size_t)(cols_cpu ? cols_cpu : 1), differ ? rec[first] : 0.0,
                    differ ? rec_cpu[first] : 0.0);
-            printf("user points (TMSyn, STDPSyn) in %s%s: %zu spikes, %zu x %d recorded, GPU "
-                   "bitwise %s\n", how, tasks ? " (tasks exchange)" : "", n_cpu, rows_cpu,
+            printf("user points (%s, STDPSyn) in %s%s: %zu spikes, %zu x %d recorded, GPU "
+                   "bitwise %s\n", builtin ? "ExpSyn" : "TMSyn", how, tasks ? " (tasks exchange)" : "", n_cpu, rows_cpu,
                    cols_cpu, same && rec_same ? "equal" : "DIFFERENT");
             free(sp);
             free(rec);
@@ -494,7 +505,8 @@ int main(int argc, char **argv)
         CHECKF(0, "cannot make a temporary folder");
         return check_summary("test_gpu_net");
     }
-    user_points(dir, cpu);
+    user_points(dir, cpu, 0);
+    user_points(dir, cpu, 1); /* a built-in point process beside a user's (cli_net_stdp.sh) */
     if (getenv("HB_TEST_USER_POINTS")) { /* this part alone (seconds) */
         rmdir(dir);
         return check_summary("test_gpu_net (user point processes)");
