@@ -18,6 +18,7 @@ ref=${3:-$root/tests/reference}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
+need_python h5py numpy
 py=/usr/bin/python3
 
 # the example is the generator's output with its defaults

@@ -15,6 +15,7 @@ ref=$src/tests/reference
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
+need_python h5py numpy
 
 expect_status 0 "build HeteroSyn" -- "$bin" build-catalogue "$src/tests/nmodl/hetero" -o "$tmp/hetero.so"
 cp "$ref/net_hetero.json" "$tmp/hetero.json"

@@ -10,6 +10,7 @@ bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
+need_python h5py numpy
 
 # net.json with SYN0, SYN1 the two synapse entries, BACKEND the backend
 write_net() { # FILE SYN0 SYN1 BACKEND

@@ -11,6 +11,7 @@ ref=$(cd "$(dirname "$0")/reference" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
+need_python h5py numpy
 
 expect_status 0 "ProbAMPANMDA_EMS network" -- "$bin" run "$ref/net_prob.json" -o "$tmp/det" --quiet
 # the k-th spike of each gid against NEURON's, within half a step

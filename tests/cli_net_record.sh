@@ -11,6 +11,7 @@ examples=$(cd "$(dirname "$0")/../examples" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
+need_python h5py numpy
 py=/usr/bin/python3
 
 # the example ring with RECORD as its "record" section, t_stop 40 ms

@@ -16,6 +16,7 @@ ref=$src/tests/reference
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
+need_python h5py numpy
 
 expect_status 0 "build selfev" -- "$bin" build-catalogue "$src/tests/nmodl/selfev" -o "$tmp/selfev.so"
 cp "$ref/net_selfev.json" "$tmp/selfev.json"

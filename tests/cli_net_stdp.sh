@@ -14,6 +14,7 @@ ref=$src/tests/reference
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
+need_python h5py numpy
 
 expect_status 0 "build STDPSyn" -- "$bin" build-catalogue "$src/tests/nmodl/stdp" -o "$tmp/stdp.so"
 cp "$ref/net_stdp.json" "$tmp/stdp.json"

@@ -11,6 +11,15 @@ expect_status() {
     local rc=$?
     if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want"; cat "$tmp/err" >&2; fi
 }
+# need_python MODULE...: /usr/bin/python3 imports them (the comparisons below read traces.h5 and
+# arrays with them); else one failure naming what is missing, before the comparisons' own
+need_python() {
+    local m
+    for m in "$@"; do
+        /usr/bin/python3 -c "import $m" 2>/dev/null && ok ||
+            bad "/usr/bin/python3 cannot import $m, which this test's comparisons need (Debian: python3-$m)"
+    done
+}
 expect_grep() { # FILE PATTERN DESCRIPTION
     if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 400 "$1")"; fi
 }
