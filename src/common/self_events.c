@@ -74,7 +74,7 @@ void hb_self_delivered(hb_self_queue_t *q, const hb_self_event_t *e)
         if (q->heap[i].target == e->target) q->heap[i].movable = 0;
 }
 
-static hb_status_t push(hb_self_queue_t *q, const hb_self_event_t *e)
+hb_status_t hb_self_push(hb_self_queue_t *q, const hb_self_event_t *e)
 {
     if (q->n == q->cap) {
         const size_t cap = 2 * q->cap + 64;
@@ -119,7 +119,7 @@ hb_status_t hb_self_requests(hb_self_queue_t *q, int target, int weights, double
                 sift_down(q, i);
                 sift_up(q, i);
             }
-            hb_status_t st = push(q, &e);
+            hb_status_t st = hb_self_push(q, &e);
             if (st != HB_SUCCESS) return st;
             continue;
         }
@@ -128,7 +128,7 @@ hb_status_t hb_self_requests(hb_self_queue_t *q, int target, int weights, double
                 if (q->heap[i].target == target) q->heap[i].movable = 0;
         const hb_self_event_t e = {hb_event_step(s->time, dt), target, weights, s->time, s->flag,
                                    weight, q->seq++, s->flag == 1.0};
-        hb_status_t st = push(q, &e);
+        hb_status_t st = hb_self_push(q, &e);
         if (st != HB_SUCCESS) return st;
     }
     return HB_SUCCESS;

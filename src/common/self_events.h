@@ -38,6 +38,8 @@ void hb_self_clear(hb_self_queue_t *q);
 void hb_self_free(hb_self_queue_t *q);
 /* 1 and *e the first event when it is due at step `step` or before, else 0. */
 int hb_self_due(const hb_self_queue_t *q, long step, hb_self_event_t *e);
+/* Queues e as it is (a checkpoint's event: its step, sequence and movable kept). */
+hb_status_t hb_self_push(hb_self_queue_t *q, const hb_self_event_t *e);
 /* Removes the first event. */
 void hb_self_pop(hb_self_queue_t *q);
 /* Target `target`'s requests of one kernel call at time now [ms] (its event's, 0 at INITIAL):

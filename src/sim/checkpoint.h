@@ -33,8 +33,9 @@ void hb_ckpt_buf_free(hb_ckpt_buf_t *b);
 /* The format's versions (docs/checkpoint.md): 2 added the catalogue mechanisms' state, 3 the
  * mechanisms' catalogue identities, the connections' weight vectors and the events' vector, 4
  * the state in the model's order (cell by cell, not the engine's blocks and lanes); versions
+ * 5 the point processes' waiting self-events (net_send, net_move, WATCH); versions
  * 1 to 3 still read (for simulations they can hold, on the block width that wrote them). */
-enum { HB_CKPT_VERSION = 4, HB_CKPT_VERSION_OLDEST = 1 };
+enum { HB_CKPT_VERSION = 5, HB_CKPT_VERSION_OLDEST = 1 };
 
 typedef struct {
     const unsigned char *data;

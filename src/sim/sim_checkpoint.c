@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/event_order.h"
 #include "common/status.h"
 #include "mech/catalogue.h"
 #include "sim/checkpoint.h"
@@ -797,6 +798,86 @@ static hb_status_t get_weights(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name
     return HB_SUCCESS;
 }
 
+/* ---- the point processes' waiting self-events (format version 5) ----
+ * The queue's sequence counter and event count, then per event its step, target, weight
+ * vector, sequence and movable (int64 each) and its time, flag and own weight (double each):
+ * all hb_self_requests and the deliveries read, so net_move finds the event it moves. */
+enum { SELF_EVENT_SIZE = 5 * sizeof(int64_t) + 3 * sizeof(double) };
+
+static void put_self_events(hb_ckpt_buf_t *b, const hb_self_queue_t *q)
+{
+    hb_ckpt_put_i64(b, q->seq);
+    hb_ckpt_put_i64(b, (int64_t)q->n);
+    for (size_t i = 0; i < q->n; i++) {
+        const hb_self_event_t *e = &q->heap[i];
+        hb_ckpt_put_i64(b, e->step);
+        hb_ckpt_put_i64(b, e->target);
+        hb_ckpt_put_i64(b, e->weights);
+        hb_ckpt_put_i64(b, e->seq);
+        hb_ckpt_put_i64(b, e->movable);
+        hb_ckpt_put_f64(b, e->time);
+        hb_ckpt_put_f64(b, e->flag);
+        hb_ckpt_put_f64(b, e->weight);
+    }
+}
+
+/* The self-events at in's position, the record's step `step`: checked (apply 0) or queued in
+ * place of those hb_sim_init's INITIALs sent (apply 1). */
+static hb_status_t get_self_events(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name,
+                                   int64_t step, int apply)
+{
+    const int64_t seq = hb_ckpt_get_i64(in), n = hb_ckpt_get_i64(in);
+    if (in->bad || n < 0 || (uint64_t)n > (in->size - in->pos) / SELF_EVENT_SIZE) {
+        in->bad = 1;
+        return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    }
+    if (seq < 0 || seq < n)
+        return hb_fail(HB_ERR_PARSE, "%s: %lld self-events sent, %lld waiting; expected at "
+                       "least as many sent as wait", name, (long long)seq, (long long)n);
+    if (n > 0 && !sim->self_mechs)
+        return hb_fail(HB_ERR_PARSE, "%s: %lld self-events waiting; this simulation has no point "
+                       "process that sends itself events: expected none", name, (long long)n);
+    const int targets = sim->target_first[sim->n_cells];
+    const double dt = sim->opt.dt_ms;
+    if (apply) hb_self_clear(&sim->self_events);
+    for (int64_t i = 0; i < n; i++) {
+        hb_self_event_t e;
+        int64_t x[5];
+        double y[3];
+        hb_ckpt_get(in, x, sizeof x);
+        hb_ckpt_get(in, y, sizeof y);
+        if (x[1] < 0 || x[1] >= targets)
+            return hb_fail(HB_ERR_PARSE, "%s: self-event %lld targets synapse %lld; expected "
+                           "0..%d (this simulation's)", name, (long long)i, (long long)x[1],
+                           targets - 1);
+        if (x[2] < -1 || x[2] >= sim->n_weights)
+            return hb_fail(HB_ERR_PARSE, "%s: self-event %lld's weight vector is %lld; expected "
+                           "-1 (its own weight) or 0..%d (the connections')", name, (long long)i,
+                           (long long)x[2], sim->n_weights - 1);
+        if (x[3] < 0 || x[3] >= seq || (x[4] != 0 && x[4] != 1))
+            return hb_fail(HB_ERR_PARSE, "%s: self-event %lld's sequence %lld or movable %lld; "
+                           "expected 0..%lld and 0 or 1", name, (long long)i, (long long)x[3],
+                           (long long)x[4], (long long)seq - 1);
+        if (!isfinite(y[0]) || x[0] < step ||
+            x[0] != hb_event_step(y[0], dt))
+            return hb_fail(HB_ERR_PARSE, "%s: self-event %lld at t = %.17g ms (step %lld); "
+                           "expected a finite time delivered at step %lld or later (the "
+                           "checkpoint's t = %.17g ms) in the step its time falls in", name,
+                           (long long)i, y[0], (long long)x[0], (long long)step,
+                           (double)step * dt);
+        if (!isfinite(y[1]) || !isfinite(y[2]))
+            return hb_fail(HB_ERR_PARSE, "%s: self-event %lld's flag %.17g or weight %.17g is "
+                           "not a finite number", name, (long long)i, y[1], y[2]);
+        if (!apply) continue;
+        e = (hb_self_event_t){(long)x[0], (int)x[1], (int)x[2], y[0], y[1], y[2], (long)x[3],
+                              (int)x[4]};
+        const hb_status_t st = hb_self_push(&sim->self_events, &e);
+        if (st != HB_SUCCESS) return st;
+    }
+    if (apply) sim->self_events.seq = (long)seq;
+    return HB_SUCCESS;
+}
+
 /* The engine must be one whose state can be read back (the CPU's). */
 static hb_status_t check_engine(const hb_sim_t *sim, const char *name)
 {
@@ -814,14 +895,6 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: the simulation is %s; a checkpoint holds one "
                        "after hb_sim_init", name, sim->failed ? "stopped at a non-finite state"
                                                              : "not initialised");
-    for (int g = 0; g < sim->n_groups && sim->self_mechs; g++) /* their queue is not saved */
-        for (int q = 0; sim->groups[g].cat && q < sim->groups[g].cat->n_mech; q++)
-            if (sim->groups[g].cat->mech[q].mech->cpu->net_receive_self)
-                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: %s sends itself events (net_send, "
-                               "net_move or WATCH), whose waiting events checkpoints do not "
-                               "hold yet; expected a "
-                               "model without self-events, or a run without checkpoints", name,
-                               sim->groups[g].cat->mech[q].mech->name);
     hb_ckpt_put_u64(b, fingerprint(sim));
     hb_ckpt_put_i64(b, sim->n_cells);
     hb_ckpt_put_i64(b, sim->n_groups);
@@ -837,6 +910,7 @@ hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const c
     status = cells_state((hb_sim_t *)sim, &t, name); /* read only: PUT writes nothing back */
     if (status != HB_SUCCESS) return status;
     put_weights(b, sim); /* version 3 */
+    put_self_events(b, &sim->self_events); /* version 5 */
     unsigned char *above = calloc((size_t)sim->n_probes + 1, 1);
     double *v_prev = calloc((size_t)sim->n_probes + 1, sizeof *v_prev);
     if (!above || !v_prev) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
@@ -1005,6 +1079,15 @@ static hb_status_t get_state(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name, 
     }
     if (in->version >= 3 && !in->bad) {
         const hb_status_t st = get_weights(sim, in, name, apply);
+        if (st != HB_SUCCESS) return st;
+    }
+    if (in->version < 5 && sim->self_mechs) /* no self-events before version 5 */
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of format version %u, which holds "
+                       "no waiting self-events; this simulation has %d point processes that send "
+                       "themselves events: expected version %d", name, in->version,
+                       sim->self_mechs, HB_CKPT_VERSION);
+    if (in->version >= 5 && !in->bad) {
+        const hb_status_t st = get_self_events(sim, in, name, step, apply);
         if (st != HB_SUCCESS) return st;
     }
     if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
