@@ -3,7 +3,8 @@
 FNV-1a checksum, as an attacker would: what the reader must then refuse is the value, not the
 checksum. Usage: ckpt_forge.py IN OUT CASE (cases: see FORGERIES; "to-v2" instead writes the
 format version 2 form of a checkpoint without connections to point processes, "to-v1" the
-version 1 form of one without catalogue state, "to-v3" the version 3 form (the engine's
+version 1 form of one without catalogue state, "to-v4" the version 4 form of one without
+waiting self-events, "to-v3" the version 3 form (the engine's
 blocks as one thread laid them out), as older builds wrote them); exit 2 when the
 checkpoint lacks what CASE changes (e.g. no spikes yet, no catalogue mechanisms)."""
 import math
@@ -116,7 +117,36 @@ def sim_layout(p, at, version=4):
     if version >= 3:
         L["weights"] = o
         L["n_weights"] = struct.unpack_from("<q", p, o)[0]
+    if version >= 5:  # the self-events: sequence, count, then 5 int64 and 3 doubles each
+        L["self"] = o + 16 + L["n_weights"] * (8 + 8 * 8)
+        L["n_self"] = struct.unpack_from("<q", p, L["self"] + 8)[0]
     return L
+
+
+def sim_drop_self(p, at):
+    """A version 5 simulation payload from `at` without its (empty: else exit 2) self-events,
+    as version 4 wrote it."""
+    L = sim_layout(p, at, 5)
+    if L["n_self"]:
+        sys.exit(2)  # waiting self-events: version 4 cannot hold them
+    del p[L["self"]:L["self"] + 16]
+    return p
+
+
+def to_v4(blob):
+    """A version 5 checkpoint without self-events in format version 4."""
+    run, lib = split(blob)
+    if lib_version(lib) < 5:
+        return blob
+    p = bytearray(lib[1])
+    net = lib[0][20:24] == struct.pack("<I", 2)
+    sim_at = net_layout(p, 5)["sim"] if net else 0
+    if sim_at is not None:
+        p = sim_drop_self(p, sim_at)
+    head = bytearray(lib[0])
+    struct.pack_into("<I", head, 8, 4)
+    struct.pack_into("<Q", head, 24, len(p))
+    return join(run, (bytes(head), p))
 
 
 def sim_to_v3(p, at):
@@ -181,7 +211,7 @@ def sim_to_v3(p, at):
 
 def to_v3(blob):
     """A version 4 checkpoint in format version 3 (sim_to_v3), as older builds wrote them."""
-    run, lib = split(blob)
+    run, lib = split(to_v4(blob))
     if lib_version(lib) < 4:
         return blob
     p = lib[1]
@@ -279,6 +309,32 @@ def forge_cat(run, lib, case):
     return join(run, lib)
 
 
+SELF = ["selfev-target", "selfev-time", "selfev-vector", "selfev-version-4"]
+
+
+def forge_self(run, lib, case):
+    """A forgery of a network's checkpoint with waiting self-events (exit 2: none)."""
+    p = lib[1]
+    N = net_layout(p, lib_version(lib))
+    if N["sim"] is None or lib_version(lib) < 5:
+        sys.exit(2)
+    L = sim_layout(p, N["sim"], lib_version(lib))
+    if L["n_self"] < 1:
+        sys.exit(2)
+    e = L["self"] + 16  # event 0: step, target, vector, sequence, movable, time, flag, weight
+    if case == "selfev-target":
+        struct.pack_into("<q", p, e + 8, 1 << 30)
+    elif case == "selfev-time":
+        struct.pack_into("<d", p, e + 40, math.nan)
+    elif case == "selfev-vector":
+        struct.pack_into("<q", p, e + 16, 1 << 20)
+    elif case == "selfev-version-4":
+        head = bytearray(lib[0])
+        struct.pack_into("<I", head, 8, 4)
+        return join(run, (bytes(head), p))
+    return join(run, lib)
+
+
 PT = ["pt-weight-nan", "pt-weight-target", "pt-event-vector", "pt-identity", "pt-random-id",
       "pt-version-2", "pt-unoccupied-huge"]
 
@@ -335,6 +391,10 @@ def forge(blob, case):
     run, lib = split(blob)
     p = lib[1]
     net = lib[0][20:24] == struct.pack("<I", 2)
+    if case in SELF:
+        if not net:
+            sys.exit(2)
+        return forge_self(run, lib, case)
     if case in PT:
         if not net:
             sys.exit(2)
@@ -405,13 +465,13 @@ def forge(blob, case):
 
 FORGERIES = ["spike-nan", "spike-inf", "spike-negative", "spike-future", "spike-gid-max",
              "spike-gid-2e40", "spike-order", "event-nan", "source-next-negative",
-             "seen-too-many", "voltage-nan", "cells-count-negative"] + CAT + PT
+             "seen-too-many", "voltage-nan", "cells-count-negative"] + CAT + PT + SELF
 
 if __name__ == "__main__":
     src, dst, case = sys.argv[1:4]
     with open(src, "rb") as f:
         blob = f.read()
-    convert = {"to-v1": to_v1, "to-v2": to_v2, "to-v3": to_v3}.get(case, lambda b: forge(b, case))
+    convert = {"to-v1": to_v1, "to-v2": to_v2, "to-v3": to_v3, "to-v4": to_v4}.get(case, lambda b: forge(b, case))
     out = convert(blob)
     with open(dst, "wb") as f:
         f.write(out)

@@ -88,7 +88,7 @@ t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-param-inf "cell 0's CaDynamics_E
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-ion-nan "cell 0's ca inner concentration at node 0 is not a finite number"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-name "catalogue mechanisms in the checkpoint: \[XaDynamics_E2, Ca_HVA, .*in this simulation: \[CaDynamics_E2, Ca_HVA,"
 t_stop=50 traces=csv forged "$kat" "$tmp/k" cat-count "catalogue mechanisms: a count of 1099511627776; expected 0 to 4096"
-t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 4"
+t_stop=50 traces=csv forged "$kat" "$tmp/k" version-1 "format version 1, which holds no catalogue mechanisms' state; .*expected version 5"
 
 # point processes (format version 3): ProbAMPANMDA_EMS with its RANDOM streams, connections'
 # weight vectors and events naming them; restarted, the run through
@@ -163,6 +163,23 @@ cp -r "$tmp/p" "$tmp/p3"
 "$py" "$here/ckpt_forge.py" "$tmp/p/checkpoint.0.bin" "$tmp/p3/checkpoint.0.bin" to-v3 || bad "to-v3 (point processes)"
 expect_status 0 "point processes' version 3 checkpoint" -- "$bin" run "$pt" -o "$tmp/p3" --quiet --traces none --t-stop 120 --restart "$tmp/p3"
 cmp -s "$tmp/pa/spikes.dat" "$tmp/p3/spikes.dat" && ok || bad "version 3 point processes restart: spikes.dat differs"
+cp -r "$tmp/p" "$tmp/p4"
+"$py" "$here/ckpt_forge.py" "$tmp/p/checkpoint.0.bin" "$tmp/p4/checkpoint.0.bin" to-v4 || bad "to-v4 (point processes)"
+expect_status 0 "point processes' version 4 checkpoint" -- "$bin" run "$pt" -o "$tmp/p4" --quiet --traces none --t-stop 120 --restart "$tmp/p4"
+cmp -s "$tmp/pa/spikes.dat" "$tmp/p4/spikes.dat" && ok || bad "version 4 point processes restart: spikes.dat differs"
+
+# waiting self-events (format version 5): the PulseSyn/RetrigSyn/AhpWatch network at 72.5 ms
+# (13 waiting); a version 4 form cannot hold them, nor is one read for this model
+expect_status 0 "build selfev" -- "$bin" build-catalogue "$here/nmodl/selfev" -o "$tmp/selfev.so"
+sev=$tmp/selfev.json
+cp "$here/reference/net_selfev.json" "$sev"
+expect_status 0 "self-events with a checkpoint" -- "$bin" run "$sev" -o "$tmp/s" --quiet --traces none --checkpoint-every 72.5
+t_stop=120 forged "$sev" "$tmp/s" selfev-target "self-event 0 targets synapse 1073741824; expected 0..17"
+t_stop=120 forged "$sev" "$tmp/s" selfev-time "self-event 0 at t = nan ms (step 2910); expected a finite time"
+t_stop=120 forged "$sev" "$tmp/s" selfev-vector "self-event 0's weight vector is 1048576; expected -1 (its own weight) or 0..17"
+t_stop=120 forged "$sev" "$tmp/s" selfev-version-4 "format version 4, which holds no waiting self-events; this simulation has 3 point processes that send themselves events: expected version 5"
+"$py" "$here/ckpt_forge.py" "$tmp/s/checkpoint.0.bin" "$tmp/s.v4" to-v4
+[ $? -eq 2 ] && ok || bad "to-v4 wrote a version 4 checkpoint of waiting self-events"
 
 # the unforged checkpoints restart
 cp -r "$tmp/n" "$tmp/n2"
