@@ -4,9 +4,10 @@
  * reads: each cell's v, hh gates, synapse states, catalogue fields and ions in the model's
  * order (format 4: no block or lane, so a restart may use another thread count), the probes'
  * spike-detection state (above threshold, v after the last step), the step count, and what
- * was recorded and not yet cleared. Restored into a simulation built from the same models and
+ * was recorded and not yet cleared, and (format 5) the point processes' waiting self-events.
+ * Restored into a simulation built from the same models and
  * options (a fingerprint of both is checked), the steps that follow are the same bits as an
- * uninterrupted run's. Versions 1 to 3 (the engine's layout) are still read.
+ * uninterrupted run's. Versions 1 to 4 are still read (1 to 3: the engine's layout).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
