@@ -309,7 +309,7 @@ def forge_cat(run, lib, case):
     return join(run, lib)
 
 
-SELF = ["selfev-target", "selfev-time", "selfev-vector", "selfev-version-4"]
+SELF = ["selfev-target", "selfev-time", "selfev-vector", "selfev-version-4", "selfev-movable"]
 
 
 def forge_self(run, lib, case):
@@ -332,6 +332,13 @@ def forge_self(run, lib, case):
         head = bytearray(lib[0])
         struct.pack_into("<I", head, 8, 4)
         return join(run, (bytes(head), p))
+    elif case == "selfev-movable":  # events 0 and 1 both the movable one of event 0's target
+        if L["n_self"] < 2:
+            sys.exit(2)
+        target = struct.unpack_from("<q", p, e + 8)[0]
+        struct.pack_into("<q", p, e + 32, 1)
+        struct.pack_into("<q", p, e + 64 + 8, target)
+        struct.pack_into("<q", p, e + 64 + 32, 1)
     return join(run, lib)
 
 

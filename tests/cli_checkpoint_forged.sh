@@ -177,6 +177,7 @@ expect_status 0 "self-events with a checkpoint" -- "$bin" run "$sev" -o "$tmp/s"
 t_stop=120 forged "$sev" "$tmp/s" selfev-target "self-event 0 targets synapse 1073741824; expected 0..17"
 t_stop=120 forged "$sev" "$tmp/s" selfev-time "self-event 0 at t = nan ms (step 2910); expected a finite time"
 t_stop=120 forged "$sev" "$tmp/s" selfev-vector "self-event 0's weight vector is 1048576; expected -1 (its own weight) or 0..17"
+t_stop=120 forged "$sev" "$tmp/s" selfev-movable "self-event 1 is a second movable event of synapse"
 t_stop=120 forged "$sev" "$tmp/s" selfev-version-4 "format version 4, which holds no waiting self-events; this simulation has 3 point processes that send themselves events: expected version 5"
 "$py" "$here/ckpt_forge.py" "$tmp/s/checkpoint.0.bin" "$tmp/s.v4" to-v4
 [ $? -eq 2 ] && ok || bad "to-v4 wrote a version 4 checkpoint of waiting self-events"

@@ -822,25 +822,13 @@ static void put_self_events(hb_ckpt_buf_t *b, const hb_self_queue_t *q)
     }
 }
 
-/* The self-events at in's position, the record's step `step`: checked (apply 0) or queued in
- * place of those hb_sim_init's INITIALs sent (apply 1). */
-static hb_status_t get_self_events(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name,
-                                   int64_t step, int apply)
+/* get_self_events' n events; movable[target]: 1 once the target has its movable event. */
+static hb_status_t get_self_event_list(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name,
+                                       int64_t step, int apply, int64_t seq, int64_t n,
+                                       char *movable)
 {
-    const int64_t seq = hb_ckpt_get_i64(in), n = hb_ckpt_get_i64(in);
-    if (in->bad || n < 0 || (uint64_t)n > (in->size - in->pos) / SELF_EVENT_SIZE) {
-        in->bad = 1;
-        return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
-    }
-    if (seq < 0 || seq < n)
-        return hb_fail(HB_ERR_PARSE, "%s: %lld self-events sent, %lld waiting; expected at "
-                       "least as many sent as wait", name, (long long)seq, (long long)n);
-    if (n > 0 && !sim->self_mechs)
-        return hb_fail(HB_ERR_PARSE, "%s: %lld self-events waiting; this simulation has no point "
-                       "process that sends itself events: expected none", name, (long long)n);
     const int targets = sim->target_first[sim->n_cells];
     const double dt = sim->opt.dt_ms;
-    if (apply) hb_self_clear(&sim->self_events);
     for (int64_t i = 0; i < n; i++) {
         hb_self_event_t e;
         int64_t x[5];
@@ -851,6 +839,19 @@ static hb_status_t get_self_events(hb_sim_t *sim, hb_ckpt_in_t *in, const char *
             return hb_fail(HB_ERR_PARSE, "%s: self-event %lld targets synapse %lld; expected "
                            "0..%d (this simulation's)", name, (long long)i, (long long)x[1],
                            targets - 1);
+        const hb_sim_target_t *t = &sim->targets[x[1]];
+        if (!t->point ||
+            !sim->groups[t->group].k.cat->mech[t->point - 1].mech->cpu->net_receive_self)
+            return hb_fail(HB_ERR_PARSE, "%s: self-event %lld targets synapse %lld, whose "
+                           "mechanism sends itself no events; expected a synapse of one that "
+                           "does", name, (long long)i, (long long)x[1]);
+        if (x[4] == 1) { /* net_move moves a target's one movable event: at most one each */
+            if (movable[x[1]])
+                return hb_fail(HB_ERR_PARSE, "%s: self-event %lld is a second movable event of "
+                               "synapse %lld; expected at most one a synapse", name,
+                               (long long)i, (long long)x[1]);
+            movable[x[1]] = 1;
+        }
         if (x[2] < -1 || x[2] >= sim->n_weights)
             return hb_fail(HB_ERR_PARSE, "%s: self-event %lld's weight vector is %lld; expected "
                            "-1 (its own weight) or 0..%d (the connections')", name, (long long)i,
@@ -875,6 +876,31 @@ static hb_status_t get_self_events(hb_sim_t *sim, hb_ckpt_in_t *in, const char *
         const hb_status_t st = hb_self_push(&sim->self_events, &e);
         if (st != HB_SUCCESS) return st;
     }
+    return HB_SUCCESS;
+}
+
+/* The self-events at in's position, the record's step `step`: checked (apply 0) or queued in
+ * place of those hb_sim_init's INITIALs sent (apply 1). */
+static hb_status_t get_self_events(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name,
+                                   int64_t step, int apply)
+{
+    const int64_t seq = hb_ckpt_get_i64(in), n = hb_ckpt_get_i64(in);
+    if (in->bad || n < 0 || (uint64_t)n > (in->size - in->pos) / SELF_EVENT_SIZE) {
+        in->bad = 1;
+        return hb_fail(HB_ERR_PARSE, "%s: the simulation's record ends early", name);
+    }
+    if (seq < 0 || seq < n)
+        return hb_fail(HB_ERR_PARSE, "%s: %lld self-events sent, %lld waiting; expected at "
+                       "least as many sent as wait", name, (long long)seq, (long long)n);
+    if (n > 0 && !sim->self_mechs)
+        return hb_fail(HB_ERR_PARSE, "%s: %lld self-events waiting; this simulation has no point "
+                       "process that sends itself events: expected none", name, (long long)n);
+    if (apply) hb_self_clear(&sim->self_events);
+    char *movable = calloc((size_t)sim->target_first[sim->n_cells] + 1, 1);
+    if (!movable) return hb_fail(HB_ERR_ALLOC, "%s: no memory for its self-events", name);
+    const hb_status_t st = get_self_event_list(sim, in, name, step, apply, seq, n, movable);
+    free(movable);
+    if (st != HB_SUCCESS) return st;
     if (apply) sim->self_events.seq = (long)seq;
     return HB_SUCCESS;
 }
