@@ -270,12 +270,6 @@ static void my_block(uint32_t n, int rank, int size, uint32_t *first, uint32_t *
     *end = *first + base + (r < extra ? 1 : 0);
 }
 
-int hb_net_owns(const hb_net_t *net, uint32_t gid)
-{
-    return net && ((gid >= net->first[0] && gid < net->end[0]) ||
-                   (gid >= net->first[1] && gid < net->end[1]));
-}
-
 /* This rank's gids. A network file's cells come first, its sources after them: a block of
  * each, so that every rank steps as many cells (blocks of all gids put the L5PC network's N
  * cells and N sources all cells on half of the ranks). Otherwise a block of all gids: a rank

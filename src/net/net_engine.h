@@ -147,8 +147,13 @@ static inline int hb_net_reserve(void **items, size_t count, size_t *capacity, s
     return 1;
 }
 
-/* Whether gid is one of this rank's cable cells or spike sources. */
-int hb_net_owns(const hb_net_t *net, uint32_t gid);
+/* Whether gid is one of this rank's cable cells or spike sources (inline: net_record.c asks
+ * it, and net.c calls net_record.c). */
+static inline int hb_net_owns(const hb_net_t *net, uint32_t gid)
+{
+    return net && ((gid >= net->first[0] && gid < net->end[0]) ||
+                   (gid >= net->first[1] && gid < net->end[1]));
+}
 
 /* net_run.c: the spikes of a source up to t_end [ms] into the local buffer. */
 hb_status_t hb_net_source_spikes(hb_net_t *net, hb_net_source_t *src, double t_end);
