@@ -25,7 +25,6 @@ and nfirst (tests/reference/net_hetero.v: 't v0 s0 f0 n0 v1 ...', %.17g).
   100 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import json
-import math
 import os
 import sys
 
@@ -85,34 +84,8 @@ def run_neuron(m):
     from neuron import h
     h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "hetero"), ["HeteroSyn"],
                                 "nrn_hetero_"))
-    h.load_file("stdrun.hoc")
-    h.cvode_active(0)
-    h.secondorder = 0
-    h.cvode.cache_efficient(1)
-    h.dt = m["dt"]
-    h.celsius = m["celsius"]
-    spec = m["cells"][0]
-    keep, cells = [], []
-    for gid in range(spec["count"]):
-        soma = h.Section(name="c%d_soma" % gid)
-        dend = h.Section(name="c%d_dend" % gid)
-        soma.L = soma.diam = 12.6157
-        dend.L, dend.diam, dend.nseg = 200, 1, 11
-        dend.connect(soma(1), 0)
-        for sec in (soma, dend):
-            sec.Ra, sec.cm = 100, 1
-        soma.insert("hh")
-        dend.insert("pas")
-        dend.g_pas, dend.e_pas = 0.001, -65
-        syns = []
-        for sy in spec["synapses"]:
-            p = getattr(h, sy["name"])(soma(0.5))
-            for key, value in sy.items():
-                if key not in ("name", "at"):
-                    setattr(p, key, value)
-            syns.append(p)
-        cells.append((soma, syns))
-        keep.append((soma, dend))
+    nrnref.fixed_step(h, m)
+    cells, keep = nrnref.ball_and_stick(h, m)
     tvec, idvec = nrnref.connect_network(h, m, cells, keep)
     rec = []
     for g in m["record"]["gids"]:
@@ -121,10 +94,7 @@ def run_neuron(m):
             rec.append(h.Vector().record(getattr(cells[g][1][0], "_ref_" + x),
                                          m["record"]["sample_dt"]))
     ts = h.Vector().record(h._ref_t, m["record"]["sample_dt"])
-    h.finitialize(m["v_init"])
-    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
-        h.fadvance()
-    spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+    spikes = nrnref.run_steps(h, m, tvec, idvec)
     return spikes, ts.to_python(), [v.to_python() for v in rec]
 
 

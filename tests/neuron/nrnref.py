@@ -3,7 +3,11 @@ tests/neuron/allen_reference.py, tests/neuron/l5pc_reference.py): a morphology i
 Import3d, its sections listed by name, the nseg rule of BluePyOpt and the AllenSDK, the fixed
 step run with NetCon's spike rule, and the soma trace as the comparisons read it
 (tests/neuron/compare_trace.py), and the grid of SWC points single precision holds
-(tests/neuron/soma_reference.py, allen_reference.py --grid)."""
+(tests/neuron/soma_reference.py, allen_reference.py --grid), and the ball-and-stick networks
+of the network references (stdp, prob, hetero, selfev): NEURON fixed-step, the cells, the
+steps."""
+
+import math
 
 
 def on_grid(text):
@@ -113,3 +117,55 @@ def connect_network(h, m, cells, keep):
         nc.delay = c["delay"]
         keep.append(nc)
     return tvec, idvec
+
+
+def fixed_step(h, m):
+    """NEURON as the network references run it: fixed step (backward Euler), the file's dt and
+    celsius."""
+    h.load_file("stdrun.hoc")
+    h.cvode_active(0)
+    h.secondorder = 0
+    h.cvode.cache_efficient(1)
+    h.dt = m["dt"]
+    h.celsius = m["celsius"]
+
+
+def soma_synapse(h, gid, k, sy, soma, dend):
+    """A synapse of the file's cell entry on the soma's middle, its keys set."""
+    p = getattr(h, sy["name"])(soma(0.5))
+    for key, value in sy.items():
+        if key not in ("name", "at"):
+            setattr(p, key, value)
+    return p
+
+
+def ball_and_stick(h, m, synapse=soma_synapse):
+    """The file's first cell entry as `count` hh ball-and-stick cells (soma 12.6157 um, a
+    200 um dendrite of 11 segments with pas), each with its synapses made by
+    synapse(h, gid, k, entry, soma, dend). Returns (cells, keep) for connect_network."""
+    spec = m["cells"][0]
+    keep, cells = [], []
+    for gid in range(spec["count"]):
+        soma = h.Section(name="c%d_soma" % gid)
+        dend = h.Section(name="c%d_dend" % gid)
+        soma.L = soma.diam = 12.6157
+        dend.L, dend.diam, dend.nseg = 200, 1, 11
+        dend.connect(soma(1), 0)
+        for sec in (soma, dend):
+            sec.Ra, sec.cm = 100, 1
+        soma.insert("hh")
+        dend.insert("pas")
+        dend.g_pas, dend.e_pas = 0.001, -65
+        syns = [synapse(h, gid, k, sy, soma, dend) for k, sy in enumerate(spec["synapses"])]
+        cells.append((soma, syns))
+        keep.append((soma, dend))
+    return cells, keep
+
+
+def run_steps(h, m, tvec, idvec):
+    """finitialize and the file's t_stop in fixed steps; the sources' spikes as sorted
+    (time, gid) pairs."""
+    h.finitialize(m["v_init"])
+    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
+        h.fadvance()
+    return sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))

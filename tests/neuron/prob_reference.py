@@ -29,7 +29,6 @@ weight vector, and the events' timing.
   dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import json
-import math
 import os
 import random
 import sys
@@ -88,48 +87,27 @@ def model(seed=11):
     }
 
 
+def prob_synapse(h, gid, k, sy, soma, dend):
+    """ProbAMPANMDA_EMS where the entry puts it, its keys set, its Random123 stream (gid, k)."""
+    p = h.ProbAMPANMDA_EMS(soma(0.5) if sy["at"] == "soma" else dend(sy["at"]["x"]))
+    for key, value in sy.items():
+        if key not in ("name", "at"):
+            setattr(p, key, value)
+    p.setRNG(0, gid, k)  # Random123 (the decisions do not depend on its numbers)
+    return p
+
+
 def run_neuron(m):
     from neuron import h
     h.nrn_load_dll(compile_mods(os.path.join(ROOT, "mechanisms", "bbp", "original"),
                                 ["ProbAMPANMDA_EMS"], "nrn_prob_"))
-    h.load_file("stdrun.hoc")
-    h.cvode_active(0)
-    h.secondorder = 0
-    h.cvode.cache_efficient(1)
-    h.dt = m["dt"]
-    h.celsius = m["celsius"]
-    spec = m["cells"][0]
-    keep, cells = [], []
-    for gid in range(spec["count"]):
-        soma = h.Section(name="c%d_soma" % gid)
-        dend = h.Section(name="c%d_dend" % gid)
-        soma.L = soma.diam = 12.6157
-        dend.L, dend.diam, dend.nseg = 200, 1, 11
-        dend.connect(soma(1), 0)
-        for sec in (soma, dend):
-            sec.Ra, sec.cm = 100, 1
-        soma.insert("hh")
-        dend.insert("pas")
-        dend.g_pas, dend.e_pas = 0.001, -65
-        syns = []
-        for k, sy in enumerate(spec["synapses"]):
-            where = soma(0.5) if sy["at"] == "soma" else dend(sy["at"]["x"])
-            p = h.ProbAMPANMDA_EMS(where)
-            for key, value in sy.items():
-                if key not in ("name", "at"):
-                    setattr(p, key, value)
-            p.setRNG(0, gid, k)  # Random123 (the decisions do not depend on its numbers)
-            syns.append(p)
-        cells.append((soma, syns))
-        keep.append((soma, dend))
+    nrnref.fixed_step(h, m)
+    cells, keep = nrnref.ball_and_stick(h, m, prob_synapse)
     tvec, idvec = nrnref.connect_network(h, m, cells, keep)
     vs = [h.Vector().record(cells[g][0](0.5)._ref_v, m["record"]["sample_dt"])
           for g in m["record"]["gids"]]
     ts = h.Vector().record(h._ref_t, m["record"]["sample_dt"])
-    h.finitialize(m["v_init"])
-    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
-        h.fadvance()
-    spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+    spikes = nrnref.run_steps(h, m, tvec, idvec)
     return spikes, ts.to_python(), [v.to_python() for v in vs]
 
 

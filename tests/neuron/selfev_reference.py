@@ -30,7 +30,6 @@ step's record is taken after the step, before its events, as hinesbatch's.
   120 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import json
-import math
 import os
 import sys
 
@@ -93,34 +92,8 @@ def run_neuron(m):
     from neuron import h
     h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "selfev"),
                                 ["AhpWatch", "PulseSyn", "RetrigSyn"], "nrn_selfev_"))
-    h.load_file("stdrun.hoc")
-    h.cvode_active(0)
-    h.secondorder = 0
-    h.cvode.cache_efficient(1)
-    h.dt = m["dt"]
-    h.celsius = m["celsius"]
-    spec = m["cells"][0]
-    keep, cells = [], []
-    for gid in range(spec["count"]):
-        soma = h.Section(name="c%d_soma" % gid)
-        dend = h.Section(name="c%d_dend" % gid)
-        soma.L = soma.diam = 12.6157
-        dend.L, dend.diam, dend.nseg = 200, 1, 11
-        dend.connect(soma(1), 0)
-        for sec in (soma, dend):
-            sec.Ra, sec.cm = 100, 1
-        soma.insert("hh")
-        dend.insert("pas")
-        dend.g_pas, dend.e_pas = 0.001, -65
-        syns = []
-        for sy in spec["synapses"]:
-            p = getattr(h, sy["name"])(soma(0.5))
-            for key, value in sy.items():
-                if key not in ("name", "at"):
-                    setattr(p, key, value)
-            syns.append(p)
-        cells.append((soma, syns))
-        keep.append((soma, dend))
+    nrnref.fixed_step(h, m)
+    cells, keep = nrnref.ball_and_stick(h, m)
     tvec, idvec = nrnref.connect_network(h, m, cells, keep)
     rec = []
     for g in m["record"]["gids"]:
@@ -129,10 +102,7 @@ def run_neuron(m):
         rec.append(h.Vector().record(cells[g][1][1]._ref_g))
         rec.append(h.Vector().record(cells[g][1][2]._ref_g))
     ts = h.Vector().record(h._ref_t)
-    h.finitialize(m["v_init"])
-    for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
-        h.fadvance()
-    spikes = sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+    spikes = nrnref.run_steps(h, m, tvec, idvec)
     counts = [(c[1][0].nkick, c[1][1].nopen, c[1][1].nmove, c[1][2].nspike) for c in cells]
     every = round(EVERY / m["dt"])
     return (spikes, ts.to_python()[::every], [v.to_python()[::every] for v in rec], counts)
