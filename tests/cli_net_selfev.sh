@@ -23,16 +23,7 @@ cp "$ref/net_selfev.json" "$tmp/selfev.json"
 sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/selfev.json" > "$tmp/selfev_omp.json"
 expect_status 0 "self-event network" -- "$bin" run "$tmp/selfev.json" -o "$tmp/seq" --quiet
 # the k-th spike of each gid against NEURON's, within half a step
-awk -v dt=0.025 '
-    FNR == 1 { file++ }
-    file == 1 { nref++; r[$1, kr[$1]++] = $2; next }
-    /^#/ { next }
-    { nours++; k = ko[$1]++
-      if (($1, k) in r) { d = $2 - r[$1, k]; if (d < 0) d = -d; if (d < dt / 2) m++
-                          else printf "  gid %d spike %d: %.17g, NEURON %.17g\n", $1, k, $2, r[$1, k] }
-      else printf "  gid %d spike %d at %.17g: NEURON has none\n", $1, k, $2 }
-    END { printf "net_selfev: NEURON %d spikes, hinesbatch %d, %d in NEURON'"'"'s step\n", nref, nours, m
-          exit !(nref == nours && m == nref && nref >= 60) }' "$ref/net_selfev.spikes" "$tmp/seq/spikes.dat" &&
+spikes_match net_selfev "$ref/net_selfev.spikes" "$tmp/seq/spikes.dat" 0.025 "" 60 &&
     ok || bad "self-event network: the spikes differ from NEURON's"
 # every cell's soma v, PulseSyn's, RetrigSyn's and AhpWatch's g every 0.25 ms: the report stores
 # float32, so each value against NEURON's rounded to float32; the kicks (INITIAL's self-events),
