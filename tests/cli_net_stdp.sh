@@ -44,14 +44,7 @@ ok = ours.shape[1] == 12 and n >= 220 and ulps.max() <= 1
 ok = ok and w.max() == np.float32(0.012) and w.min() == 0.0 and 0 < w[1] < 0.006  # wmax, 0, between
 sys.exit(0 if ok else 1)
 PY
-same() { # DIR WHAT: spikes and traces bitwise $tmp/seq's
-    cmp -s "$tmp/seq/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
-    /usr/bin/python3 -c '
-import sys, h5py, numpy as np
-a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
-sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/seq/traces.h5" "$1/traces.h5" &&
-        ok || bad "$2: traces differ"
-}
+same() { same_run "$tmp/seq" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/seq's
 expect_status 0 "STDP network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/stdp_omp.json" -o "$tmp/omp" --quiet
 same "$tmp/omp" "STDP network on 2 threads"
 expect_status 0 "version" -- "$bin" --version

@@ -20,6 +20,15 @@ need_python() {
             bad "/usr/bin/python3 cannot import $m, which this test's comparisons need (Debian: python3-$m)"
     done
 }
+# same_run BASE DIR WHAT: DIR's spikes.dat and traces.h5 (the report's data) bitwise BASE's
+same_run() {
+    cmp -s "$1/spikes.dat" "$2/spikes.dat" && ok || bad "$3: spikes differ"
+    /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
+sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$1/traces.h5" "$2/traces.h5" &&
+        ok || bad "$3: traces differ"
+}
 expect_grep() { # FILE PATTERN DESCRIPTION
     if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 400 "$1")"; fi
 }
