@@ -195,6 +195,19 @@ static inline void hb_cat_point_event_self(const hb_step_group_t *g, int q, int 
     cm->mech->cpu->net_receive_self(&blk, inst, 0, w, t, flag, out);
 }
 
+/* An event of flag `flag` at instance `inst`: NET_RECEIVE's self-sending kernel where the
+ * mechanism has one (its requests into *out), else the plain one (flag 0, *out untouched). */
+static inline void hb_cat_point_receive(const hb_step_group_t *g, int q, int slot, int inst,
+                                        double *w, double t, double dt, double flag,
+                                        const hb_cat_netcons_t *nc, hb_cat_sends_t *out,
+                                        hb_cat_fault_t *fault)
+{
+    if (g->cat->mech[q].mech->cpu->net_receive_self)
+        hb_cat_point_event_self(g, q, slot, inst, w, t, dt, flag, nc, out, fault);
+    else
+        hb_cat_point_event(g, q, slot, inst, w, t, dt, 0, nc, fault);
+}
+
 /* Its INITIAL of instance `inst` alone at t 0 (such a mechanism's INITIAL runs here, not in
  * hb_cat_init_block), the net_send requests into *out. */
 static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int slot, int inst,

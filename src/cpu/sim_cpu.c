@@ -1159,19 +1159,14 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault
                 hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1, &nc,
                                    &loop);
             if (loop.line) return point_fault(fault, &loop, step, t, e->time);
-            const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
-            if (!m->cpu->net_receive_self) {
-                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0, &nc,
-                                   &loop);
-                if (loop.line) return point_fault(fault, &loop, step, t, e->time);
-                continue;
-            }
             hb_cat_sends_t sends = {0};
-            hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0.0,
-                                    &nc, &sends, &loop);
+            hb_cat_point_receive(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0.0, &nc,
+                                 &sends, &loop);
             if (loop.line) return point_fault(fault, &loop, step, t, e->time);
+            if (!sends.n) continue;
             hb_status_t st = hb_self_requests(s->self, e->target, e->weights, e->weight, &sends,
-                                              e->time, s->dt, m->name);
+                                              e->time, s->dt,
+                                              g->cat->mech[t->point - 1].mech->name);
             if (st != HB_SUCCESS) return st;
             continue;
         }

@@ -434,11 +434,9 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
         hb_cat_sends_t sends = {0};
         hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, dt, 1, &nc, &loop);
-        if (!loop.line && !m->cpu->net_receive_self)
-            hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, dt, 0, &nc, &loop);
-        else if (!loop.line)
-            hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, now, dt, 0.0, &nc,
-                                    &sends, &loop);
+        if (!loop.line)
+            hb_cat_point_receive(g, t->point - 1, t->slot, t->inst, w, now, dt, 0.0, &nc, &sends,
+                                 &loop);
         if (loop.line) {
             char what[256];
             hb_cat_fault_text(&loop, now, what, sizeof what);
@@ -446,7 +444,7 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
                            "STATE or parameter is out of the mechanism's range", what, synapse,
                            cell);
         }
-        if (!m->cpu->net_receive_self) return HB_SUCCESS;
+        if (!sends.n) return HB_SUCCESS;
         return hb_self_requests(&sim->self_events, sim->target_first[cell] + synapse, -1, weight,
                                 &sends, now, dt, m->name);
     }
