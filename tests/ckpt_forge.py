@@ -343,7 +343,7 @@ def forge_self(run, lib, case):
 
 
 PT = ["pt-weight-nan", "pt-weight-target", "pt-event-vector", "pt-identity", "pt-random-id",
-      "pt-version-2", "pt-unoccupied-huge"]
+      "pt-version-2", "pt-unoccupied-huge", "pt-random-position-huge"]
 
 
 def forge_pt(run, lib, case):
@@ -391,6 +391,15 @@ def forge_pt(run, lib, case):
             for k in range(W):
                 struct.pack_into("<d", p, mech["fields"] + 8 * ((i * n_field + 25) * W + k),
                                  2147483647.0)
+    elif case == "pt-random-position-huge":  # finite, so loaded: the draw takes it as 0
+        mech = next((m for m in L["cat"][0]["mechs"] if m["text"] == "ProbAMPANMDA_EMS"), None)
+        if mech is None or mech["sizes"][:3] != (35, 12, 4):
+            sys.exit(2)  # field 31 is rng's position in this layout (its generated header's load)
+        n_field, inst, W = 35, mech["sizes"][4], L["width"]
+        for i in range(inst):
+            for k in range(W):
+                struct.pack_into("<d", p, mech["fields"] + 8 * ((i * n_field + 31) * W + k),
+                                 8.10545e+77)
     return join(run, lib)
 
 

@@ -65,6 +65,14 @@ HB_HOSTDEV hb_philox_ctr_t hb_philox_draw(uint64_t seed, uint32_t gid, uint32_t 
     return hb_philox4x32(c, k);
 }
 
+/* A double as a draw's integer (a RANDOM's ids and position, kept as doubles in a
+ * mechanism's fields): its integer part where it fits 64 bits, else 0 (negative, NaN, or a
+ * checkpoint's forged 1e77), as C's cast of such a value is undefined. */
+HB_HOSTDEV uint64_t hb_philox_u64_of(double x)
+{
+    return x >= 0.0 && x < 18446744073709551616.0 ? (uint64_t)x : 0;
+}
+
 /* A double uniform in (0, 1) from two words: 52 bits and a half, so never 0 or 1 (with 53
  * bits the largest value would round to 1). */
 HB_HOSTDEV double hb_philox_uniform(uint32_t hi, uint32_t lo)

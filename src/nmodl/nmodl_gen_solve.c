@@ -285,9 +285,10 @@ void nm_gen_solve_helpers(gen *g)
              " * position, 2^31 + id3 as the stream: apart from the network's streams). */\n"
              "HB_HOSTDEV double %s_random_uniform(double *pos, double id1, double id2, double "
              "id3)\n{\n"
-             "    const hb_philox_ctr_t d = hb_philox_draw((uint64_t)id1, (uint32_t)id2,\n"
-             "                                             0x80000000u | (uint32_t)id3, "
-             "(uint64_t)*pos);\n"
+             "    const hb_philox_ctr_t d =\n"
+             "        hb_philox_draw(hb_philox_u64_of(id1), (uint32_t)hb_philox_u64_of(id2),\n"
+             "                       0x80000000u | (uint32_t)hb_philox_u64_of(id3),\n"
+             "                       hb_philox_u64_of(*pos));\n"
              "    *pos += 1.0;\n"
              "    return hb_philox_uniform(d.v[0], d.v[1]);\n}\n\n",
              p);
