@@ -150,7 +150,9 @@ static void test_plan_tables(void)
     cell_t *cells = malloc((size_t)n * sizeof *cells);
     size_t rows = 0;
     for (int c = 0; c < n; ++c) {
-        const int m = sizes[(int)(gpu_uniform() * 9)] + (int)(gpu_uniform() * 4);
+        /* two statements: the operands of + are evaluated in no set order */
+        const int size = sizes[(int)(gpu_uniform() * 9)];
+        const int m = size + (int)(gpu_uniform() * 4);
         const int shape = (int)(gpu_uniform() * 5);
         cell_alloc(&cells[c], m);
         int *p = cells[c].parent;

@@ -302,7 +302,9 @@ static void test_random(hb_context_t *ctx)
         batch_t b;
         batch_init(&b, n);
         for (int c = 0; c < n; ++c) {
-            const int m = sizes[(int)(uniform() * (round == 3 ? 7 : 9))] + (int)(uniform() * 4);
+            /* two statements: the operands of + are evaluated in no set order */
+            const int size = sizes[(int)(uniform() * (round == 3 ? 7 : 9))];
+            const int m = size + (int)(uniform() * 4);
             const int shape = (int)(uniform() * 5);
             int *p = cell_alloc(&b, c, m);
             for (int i = 1; i < m; ++i)
