@@ -25,22 +25,12 @@ spikes_match net_stdp "$ref/net_stdp.spikes" "$tmp/seq/spikes.dat" 0.025 "" 40 &
     ok || bad "STDP network: the spikes differ from NEURON's"
 # every cell's soma voltage and wsyn every 0.5 ms (columns v0 w0 v1 w1 ...): the report stores
 # float32, so each value against NEURON's rounded to float32, within one float32 ulp
-/usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_stdp.v" <<'PY' && ok || bad "STDP network: voltages or weights differ from NEURON's"
-import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "r") as f:
-    ours = np.array(f["report/default/data"])
-theirs = np.loadtxt(sys.argv[2])[:, 1:]
-n = min(len(ours), len(theirs))
-a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
-b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
-ulps = np.abs(a - b)
-dv = np.abs(ours[:n, 0::2] - theirs[:n, 0::2]).max()
-dw = np.abs(ours[:n, 1::2] - theirs[:n, 1::2]).max()
-w = ours[n - 1, 1::2]
-print("net_stdp: %d samples of 6 cells, %d of %d values NEURON's float32, the others within %d "
-      "ulp; largest difference v %.3g mV, wsyn %.3g uS; final wsyn %s uS"
-      % (n, (ulps == 0).sum(), ulps.size, ulps.max(), dv, dw, " ".join("%.5g" % x for x in w)))
-ok = ours.shape[1] == 12 and n >= 220 and ulps.max() <= 1
+nrn_python - "$tmp/seq/traces.h5" "$ref/net_stdp.v" <<'PY' && ok || bad "STDP network: voltages or weights differ from NEURON's"
+import sys, numpy as np
+from compare_trace import report_against
+ours, _, ok = report_against("net_stdp", *sys.argv[1:3], 6, [("v", "mV"), ("wsyn", "uS")], 220, ulp=1)
+w = ours[-1, 1::2]
+print("net_stdp: final wsyn %s uS" % " ".join("%.5g" % x for x in w))
 ok = ok and w.max() == np.float32(0.012) and w.min() == 0.0 and 0 < w[1] < 0.006  # wmax, 0, between
 sys.exit(0 if ok else 1)
 PY

@@ -39,6 +39,11 @@ compare_neuron() {
     /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/neuron/compare_trace.py" "$1" "$2/probes.csv" \
         "$2/spikes.dat" "$3" "$4" && ok || bad "$5: hinesbatch against NEURON"
 }
+# nrn_python ARGS...: /usr/bin/python3 with tests/neuron on its path (compare_trace's
+# report_against: a network's traces.h5 against NEURON's samples)
+nrn_python() {
+    PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/neuron" && pwd)" /usr/bin/python3 "$@"
+}
 # spikes_match NAME NEURON-SPIKES OURS DT T_STOP MIN [BELOW MIN_BELOW]: OURS (hinesbatch's
 # spikes.dat) against NEURON's spikes ("gid time" lines, '#' lines skipped): the same count,
 # and the k-th spike of every gid at NEURON's time within DT/2; NEURON's at least MIN spikes,
