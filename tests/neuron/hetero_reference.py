@@ -24,7 +24,6 @@ and nfirst (tests/reference/net_hetero.v: 't v0 s0 f0 n0 v1 ...', %.17g).
   made: the file lists each cell's connections in the network's order, so NEURON makes them so.
   100 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
-import json
 import os
 import sys
 
@@ -100,16 +99,9 @@ def run_neuron(m):
 
 def main():
     m = model()
-    with open(os.path.join(REF, "net_hetero.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
+    nrnref.write_model(os.path.join(REF, "net_hetero.json"), m)
     spikes, ts, rec = run_neuron(m)
-    with open(os.path.join(REF, "net_hetero.spikes"), "w") as f:
-        for t, gid in spikes:
-            f.write("%d %.17g\n" % (gid, t))
-    with open(os.path.join(REF, "net_hetero.v"), "w") as f:
-        for r, t in enumerate(ts):
-            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    nrnref.write_run(os.path.join(REF, "net_hetero"), spikes, ts, rec)
     cells = sum(1 for _, g in spikes if g < N)
     k = 1 + len(VARS)
     print("net_hetero: %d spikes (%d of cells), %d samples; final wsum %s uS, wfirst %s uS, "

@@ -41,6 +41,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.normpath(os.path.join(HERE, "..", "reference"))
+sys.path.insert(0, HERE)
+import nrnref  # noqa: E402
 
 DT = 0.025
 
@@ -265,9 +267,7 @@ def main():
             os.makedirs(REF, exist_ok=True)
             write_json(builders[name](), path)
         spikes, n_cells, n_gids, elapsed, t_end = run_neuron(path)
-        with open(os.path.join(REF, "net_%s.spikes" % name), "w") as f:
-            for t, g in spikes:
-                f.write("%d %.17g\n" % (g, t))
+        nrnref.write_spikes(os.path.join(REF, "net_%s.spikes" % name), spikes)
         n_cell_spikes = sum(1 for t, g in spikes if g < n_cells)
         print("%s: %d cells, %d gids, %d spikes (%d of cells), NEURON %.2f s to t = %.17g, "
               "%d bytes of JSON" % (name, n_cells, n_gids, len(spikes), n_cell_spikes, elapsed,

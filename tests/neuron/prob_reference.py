@@ -28,7 +28,6 @@ weight vector, and the events' timing.
   whole steps from 1 to 6 ms), a NetStim kicking gid 0 at 1 ms and gid 4 at 41 ms; 120 ms,
   dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
-import json
 import os
 import random
 import sys
@@ -113,16 +112,9 @@ def run_neuron(m):
 
 def main():
     m = model()
-    with open(os.path.join(REF, "net_prob.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
+    nrnref.write_model(os.path.join(REF, "net_prob.json"), m)
     spikes, ts, vs = run_neuron(m)
-    with open(os.path.join(REF, "net_prob.spikes"), "w") as f:
-        for t, gid in spikes:
-            f.write("%d %.17g\n" % (gid, t))
-    with open(os.path.join(REF, "net_prob.v"), "w") as f:
-        for r, t in enumerate(ts):
-            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in vs)))
+    nrnref.write_run(os.path.join(REF, "net_prob"), spikes, ts, vs)
     cells = sum(1 for _, g in spikes if g < N)
     print("net_prob: %d spikes (%d of cells), %d samples" % (len(spikes), cells, len(ts)))
 

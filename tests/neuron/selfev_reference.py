@@ -29,7 +29,6 @@ step's record is taken after the step, before its events, as hinesbatch's.
     (decaying, tau 10 ms, e -90 mV): an afterhyperpolarisation the synapse times itself.
   120 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
-import json
 import os
 import sys
 
@@ -110,16 +109,9 @@ def run_neuron(m):
 
 def main():
     m = model()
-    with open(os.path.join(REF, "net_selfev.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
+    nrnref.write_model(os.path.join(REF, "net_selfev.json"), m)
     spikes, ts, rec, counts = run_neuron(m)
-    with open(os.path.join(REF, "net_selfev.spikes"), "w") as f:
-        for t, gid in spikes:
-            f.write("%d %.17g\n" % (gid, t))
-    with open(os.path.join(REF, "net_selfev.v"), "w") as f:
-        for r, t in enumerate(ts):
-            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    nrnref.write_run(os.path.join(REF, "net_selfev"), spikes, ts, rec)
     cells = sum(1 for _, g in spikes if g < N)
     print("net_selfev: %d spikes (%d of cells), %d samples; per cell (kicks, RetrigSyn "
           "openings, moves, AhpWatch's spikes): %s" % (len(spikes), cells, len(ts), counts))
