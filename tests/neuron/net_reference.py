@@ -47,28 +47,6 @@ import nrnref  # noqa: E402
 DT = 0.025
 
 
-def ball_and_stick(count, synapses):
-    """The example ball-and-stick cell (examples/ring_network.json)."""
-    return {
-        "name": "ball_and_stick",
-        "count": count,
-        "sections": [
-            {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157, "type": "soma"},
-            {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
-             "type": "dend"},
-        ],
-        "Ra": 100,
-        "cm": 1,
-        "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
-        "mechanisms": [
-            {"name": "hh", "region": "soma"},
-            {"name": "pas", "region": "dend", "g": 0.001, "e": -65},
-        ],
-        "synapses": synapses,
-        "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}],
-    }
-
-
 def ring_model():
     n = 16
     conns = [{"source": n, "target": 0, "synapse": 0, "weight": 0.05, "delay": 1}]
@@ -78,7 +56,7 @@ def ring_model():
     return {
         "t_stop": 1000, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [ball_and_stick(n, [
+        "cells": [nrnref.ball_and_stick_entry(n, [
             {"type": "expsyn", "at": {"section": "dend", "x": 0.5}, "tau": 2, "e": 0}])],
         "network": {
             "sources": [{"name": "kick", "count": 1, "start": 1, "interval": 10, "number": 1,
@@ -116,7 +94,7 @@ def random_model(seed=40):
     return {
         "t_stop": 1000, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [ball_and_stick(n, [
+        "cells": [nrnref.ball_and_stick_entry(n, [
             {"type": "exp2syn", "at": {"section": "dend", "x": 0.5}, "tau1": 0.5, "tau2": 3,
              "e": 0},
             {"type": "exp2syn", "at": "soma", "tau1": 1, "tau2": 6, "e": -80}])],

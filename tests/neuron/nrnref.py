@@ -140,6 +140,30 @@ def soma_synapse(h, gid, k, sy, soma, dend):
     return p
 
 
+def ball_and_stick_entry(count, synapses):
+    """The network file's cell entry of `count` ball-and-stick cells (examples/ring_network.json's
+    cell: an hh soma, a pas dendrite of 11 segments) with these synapses, a spike probe on the
+    soma: what ball_and_stick builds in NEURON."""
+    return {
+        "name": "ball_and_stick",
+        "count": count,
+        "sections": [
+            {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157, "type": "soma"},
+            {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
+             "type": "dend"},
+        ],
+        "Ra": 100,
+        "cm": 1,
+        "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
+        "mechanisms": [
+            {"name": "hh", "region": "soma"},
+            {"name": "pas", "region": "dend", "g": 0.001, "e": -65},
+        ],
+        "synapses": synapses,
+        "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}],
+    }
+
+
 def ball_and_stick(h, m, synapse=soma_synapse):
     """The file's first cell entry as `count` hh ball-and-stick cells (soma 12.6157 um, a
     200 um dendrite of 11 segments with pas), each with its synapses made by

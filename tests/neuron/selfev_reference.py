@@ -63,19 +63,7 @@ def model():
         "catalogues": ["selfev.so"],
         "t_stop": 120, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [{
-            "name": "ball_and_stick", "count": N,
-            "sections": [
-                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
-                 "type": "soma"},
-                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
-                 "type": "dend"}],
-            "Ra": 100, "cm": 1,
-            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
-            "mechanisms": [{"name": "hh", "region": "soma"},
-                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
-            "synapses": [syn0, syn1, syn2],
-            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "cells": [nrnref.ball_and_stick_entry(N, [syn0, syn1, syn2])],
         "network": {
             "sources": [{"name": "drive", "count": 1, "start": 10, "interval": 20, "number": 5,
                          "noise": 0, "seed": 0},
