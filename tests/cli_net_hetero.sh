@@ -17,13 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 need_python h5py numpy
 
-expect_status 0 "build HeteroSyn" -- "$bin" build-catalogue "$src/tests/nmodl/hetero" -o "$tmp/hetero.so"
-cp "$ref/net_hetero.json" "$tmp/hetero.json"
-sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/hetero.json" > "$tmp/hetero_omp.json"
-expect_status 0 "FOR_NETCONS network" -- "$bin" run "$tmp/hetero.json" -o "$tmp/seq" --quiet
-# the k-th spike of each gid against NEURON's, within half a step
-spikes_match net_hetero "$ref/net_hetero.spikes" "$tmp/seq/spikes.dat" 0.025 "" 50 &&
-    ok || bad "FOR_NETCONS network: the spikes differ from NEURON's"
+user_net hetero "FOR_NETCONS network" 50 # $tmp/seq: every spike in NEURON's step
 # every cell's soma voltage, wsum, wfirst and nfirst every 0.5 ms: the report stores float32,
 # so each value against NEURON's rounded to float32, within one float32 ulp
 nrn_python - "$tmp/seq/traces.h5" "$ref/net_hetero.v" <<'PY' && ok || bad "FOR_NETCONS network: voltages or weights differ from NEURON's"

@@ -18,13 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 need_python h5py numpy
 
-expect_status 0 "build selfev" -- "$bin" build-catalogue "$src/tests/nmodl/selfev" -o "$tmp/selfev.so"
-cp "$ref/net_selfev.json" "$tmp/selfev.json"
-sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/selfev.json" > "$tmp/selfev_omp.json"
-expect_status 0 "self-event network" -- "$bin" run "$tmp/selfev.json" -o "$tmp/seq" --quiet
-# the k-th spike of each gid against NEURON's, within half a step
-spikes_match net_selfev "$ref/net_selfev.spikes" "$tmp/seq/spikes.dat" 0.025 "" 60 &&
-    ok || bad "self-event network: the spikes differ from NEURON's"
+user_net selfev "self-event network" 60 # $tmp/seq: every spike in NEURON's step
 # every cell's soma v, PulseSyn's, RetrigSyn's and AhpWatch's g every 0.25 ms: the report stores
 # float32, so each value against NEURON's rounded to float32; the kicks (INITIAL's self-events),
 # the closings (flag 1 with the opening connection's weight), the moved closings and the

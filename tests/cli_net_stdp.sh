@@ -16,13 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 need_python h5py numpy
 
-expect_status 0 "build STDPSyn" -- "$bin" build-catalogue "$src/tests/nmodl/stdp" -o "$tmp/stdp.so"
-cp "$ref/net_stdp.json" "$tmp/stdp.json"
-sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/stdp.json" > "$tmp/stdp_omp.json"
-expect_status 0 "STDP network" -- "$bin" run "$tmp/stdp.json" -o "$tmp/seq" --quiet
-# the k-th spike of each gid against NEURON's, within half a step
-spikes_match net_stdp "$ref/net_stdp.spikes" "$tmp/seq/spikes.dat" 0.025 "" 40 &&
-    ok || bad "STDP network: the spikes differ from NEURON's"
+user_net stdp "STDP network" 40 # $tmp/seq: every spike in NEURON's step
 # every cell's soma voltage and wsyn every 0.5 ms (columns v0 w0 v1 w1 ...): the report stores
 # float32, so each value against NEURON's rounded to float32, within one float32 ulp
 nrn_python - "$tmp/seq/traces.h5" "$ref/net_stdp.v" <<'PY' && ok || bad "STDP network: voltages or weights differ from NEURON's"
