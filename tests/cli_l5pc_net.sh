@@ -62,9 +62,7 @@ expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 OMP_WAIT_POLICY
 same "$tmp/omp" "stochastic on 2 threads"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "stochastic, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "stochastic on 2 ranks"
 fi
 

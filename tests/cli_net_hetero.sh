@@ -63,9 +63,7 @@ expect_status 0 "FOR_NETCONS network, restarted at 50 ms" -- "$bin" run "$tmp/he
 cmp -s "$tmp/seq/spikes.dat" "$tmp/rs/spikes.dat" && ok || bad "restarted: spikes differ from the run through"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "FOR_NETCONS network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/hetero.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "FOR_NETCONS network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/hetero.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "FOR_NETCONS network on 2 ranks"
 fi
 

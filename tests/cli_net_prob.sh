@@ -56,16 +56,10 @@ expect_status 0 "stochastic, a 2-thread checkpoint restarted on one" -- "$bin" r
 cmp -s "$tmp/sto/spikes.dat" "$tmp/ck21/spikes.dat" && ok || bad "2 -> 1 threads: spikes differ"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "stochastic, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "stochastic on 2 ranks"
-    expect_status 0 "stochastic, 2 ranks, checkpoints" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --checkpoint-every 70
-    expect_status 0 "stochastic, 2 ranks, restarted" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
+    expect_status 0 "stochastic, 2 ranks, checkpoints" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --checkpoint-every 70
+    expect_status 0 "stochastic, 2 ranks, restarted" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
     cmp -s "$tmp/sto/spikes.dat" "$tmp/mck/spikes.dat" && ok || bad "2 ranks restarted: spikes differ"
 fi
 if "$bin" --version | grep -q "backends: [a-z, ]*cuda"; then # a CUDA device: NET_RECEIVE there

@@ -41,9 +41,7 @@ expect_status 0 "self-event network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" 
 same "$tmp/omp" "self-event network on 2 threads"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "self-event network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "self-event network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "self-event network on 2 ranks"
 fi
 # a second run of the same file: the queue starts empty at each initialisation
@@ -65,12 +63,8 @@ expect_status 0 "self-event network, a one-thread checkpoint restarted on 2 thre
     "$tmp/selfev.json" -o "$tmp/ck12" --quiet --restart "$tmp/ck12" --backend omp --threads 2
 same "$tmp/ck12" "self-event network, a one-thread checkpoint restarted on 2 threads"
 if [ -d "$tmp/mpi2" ]; then
-    expect_status 0 "self-event network, 2 ranks, checkpoints" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --checkpoint-every 72.5
-    expect_status 0 "self-event network, 2 ranks, restarted" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
+    expect_status 0 "self-event network, 2 ranks, checkpoints" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --checkpoint-every 72.5
+    expect_status 0 "self-event network, 2 ranks, restarted" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
     same "$tmp/mck" "self-event network, 2 ranks restarted"
 fi
 # bad uses in .mod files: FILE:LINE:COLUMN and where they belong

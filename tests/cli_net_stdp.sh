@@ -39,9 +39,7 @@ if grep -q "backends: [a-z, ]*cuda" "$tmp/out"; then # a user's point process on
     same "$tmp/gpu" "STDP network on the GPU"
 fi
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "STDP network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/stdp.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "STDP network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/stdp.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "STDP network on 2 ranks"
 fi
 # a point process's variable it does not have, refused with the nearest name

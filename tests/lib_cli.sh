@@ -58,6 +58,14 @@ user_net() {
     spikes_match "net_$1" "$dir/reference/net_$1.spikes" "$tmp/seq/spikes.dat" 0.025 "" "$3" &&
         ok || bad "$2: the spikes differ from NEURON's"
 }
+# mpi_ranks N COMMAND...: COMMAND on N MPI ranks (Open MPI: allowed as root, oversubscribed,
+# yielding when idle: CI's 2 cores run it beside the other tests)
+mpi_ranks() {
+    local n=$1
+    shift
+    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root -np "$n" "$@"
+}
 # spikes_match NAME NEURON-SPIKES OURS DT T_STOP MIN [BELOW MIN_BELOW]: OURS (hinesbatch's
 # spikes.dat) against NEURON's spikes ("gid time" lines, '#' lines skipped): the same count,
 # and the k-th spike of every gid at NEURON's time within DT/2; NEURON's at least MIN spikes,
