@@ -31,16 +31,9 @@ cmp -s "$tmp/example.json" "$root/examples/l5pc_network.json" && ok ||
 expect_status 0 "deterministic network" -- "$bin" run "$ref/l5pc_net.json" -o "$tmp/det" --quiet
 spikes_match l5pc_net "$ref/l5pc_net.spikes" "$tmp/det/spikes.dat" 0.025 30 0 6 8 &&
     ok || bad "deterministic network: the spikes differ from NEURON's"
-$py - "$tmp/det/traces.h5" "$ref/l5pc_net.v" <<'PY' && ok || bad "deterministic network: voltages differ from NEURON's"
-import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "r") as f:
-    ours = np.array(f["report/default/data"])
-theirs = np.loadtxt(sys.argv[2])[:, 1:]
-n = min(len(ours), len(theirs))
-d = np.abs(ours[:n] - theirs[:n]).max()
-print("l5pc_net: soma voltages of gids 0-2, %d samples, largest difference from NEURON %.3g mV" % (n, d))
-sys.exit(0 if n >= 120 and ours.shape[1] == 3 and d < 0.01 else 1)
-PY
+nrn_python -c 'import sys; from compare_trace import report_against
+sys.exit(0 if report_against("l5pc_net", *sys.argv[1:3], 3, [("v", "mV")], 120, within=0.01)[2] else 1)' \
+    "$tmp/det/traces.h5" "$ref/l5pc_net.v" && ok || bad "deterministic network: voltages differ from NEURON's"
 
 if [ $# -ge 3 ]; then  # the live NEURON run (l5pc_net_neuron.sh): the rest is cli_l5pc_net's own
     echo "cli_l5pc_net (against $ref): $passed passed, $failed failed"
@@ -69,9 +62,7 @@ expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 OMP_WAIT_POLICY
 same "$tmp/omp" "stochastic on 2 threads"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "stochastic, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "stochastic on 2 ranks"
 fi
 

@@ -17,34 +17,18 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 need_python h5py numpy
 
-expect_status 0 "build HeteroSyn" -- "$bin" build-catalogue "$src/tests/nmodl/hetero" -o "$tmp/hetero.so"
-cp "$ref/net_hetero.json" "$tmp/hetero.json"
-sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/hetero.json" > "$tmp/hetero_omp.json"
-expect_status 0 "FOR_NETCONS network" -- "$bin" run "$tmp/hetero.json" -o "$tmp/seq" --quiet
-# the k-th spike of each gid against NEURON's, within half a step
-spikes_match net_hetero "$ref/net_hetero.spikes" "$tmp/seq/spikes.dat" 0.025 "" 50 &&
-    ok || bad "FOR_NETCONS network: the spikes differ from NEURON's"
+user_net hetero "FOR_NETCONS network" 50 # $tmp/seq: every spike in NEURON's step
 # every cell's soma voltage, wsum, wfirst and nfirst every 0.5 ms: the report stores float32,
 # so each value against NEURON's rounded to float32, within one float32 ulp
-/usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_hetero.v" <<'PY' && ok || bad "FOR_NETCONS network: voltages or weights differ from NEURON's"
-import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "r") as f:
-    ours = np.array(f["report/default/data"])
-theirs = np.loadtxt(sys.argv[2])[:, 1:]
-n = min(len(ours), len(theirs))
-a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
-b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
-ulps = np.abs(a - b)
-dv = np.abs(ours[:n, 0::4] - theirs[:n, 0::4]).max()
-dw = np.abs(ours[:n, 1::4] - theirs[:n, 1::4]).max()
-last = ours[n - 1]
-print("net_hetero: %d samples of 6 cells, %d of %d values NEURON's float32, the others within %d "
-      "ulp; largest difference v %.3g mV, wsum %.3g uS; final wsum %s uS, wfirst %s uS, "
-      "nfirst %s" % (n, (ulps == 0).sum(), ulps.size, ulps.max(), dv, dw,
-                     " ".join("%.5g" % x for x in last[1::4]),
-                     " ".join("%.5g" % x for x in last[2::4]),
-                     " ".join("%g" % x for x in last[3::4])))
-ok = ours.shape[1] == 24 and n >= 200 and ulps.max() <= 1
+nrn_python - "$tmp/seq/traces.h5" "$ref/net_hetero.v" <<'PY' && ok || bad "FOR_NETCONS network: voltages or weights differ from NEURON's"
+import sys
+from compare_trace import report_against
+ours, _, ok = report_against("net_hetero", *sys.argv[1:3], 6, [("v", "mV"), ("wsum", "uS"),
+                             ("wfirst", "uS"), ("nfirst", "")], 200, ulp=1)
+last = ours[-1]
+print("net_hetero: final wsum %s uS, wfirst %s uS, nfirst %s" % (
+    " ".join("%.5g" % x for x in last[1::4]), " ".join("%.5g" % x for x in last[2::4]),
+    " ".join("%g" % x for x in last[3::4])))
 # the loops ran: every sum above the budget (the event's raise), each first weight below it,
 # and the first connection's own event count (its per-connection state) read through the loop
 ok = ok and (last[1::4] > 0.05).all() and (last[2::4] < 0.05).all() and (last[3::4] >= 5).all()
@@ -79,9 +63,7 @@ expect_status 0 "FOR_NETCONS network, restarted at 50 ms" -- "$bin" run "$tmp/he
 cmp -s "$tmp/seq/spikes.dat" "$tmp/rs/spikes.dat" && ok || bad "restarted: spikes differ from the run through"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "FOR_NETCONS network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/hetero.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "FOR_NETCONS network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/hetero.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "FOR_NETCONS network on 2 ranks"
 fi
 

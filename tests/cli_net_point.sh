@@ -83,9 +83,7 @@ same "$tmp/hand" "$tmp/omp" "generated synapses on 2 threads"
 
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "generated synapses, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/gen.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "generated synapses, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/gen.json" -o "$tmp/mpi2" --quiet
     same "$tmp/hand" "$tmp/mpi2" "generated synapses on 2 ranks"
 fi
 

@@ -18,16 +18,9 @@ expect_status 0 "ProbAMPANMDA_EMS network" -- "$bin" run "$ref/net_prob.json" -o
 spikes_match net_prob "$ref/net_prob.spikes" "$tmp/det/spikes.dat" 0.025 "" 30 &&
     ok || bad "ProbAMPANMDA_EMS network: the spikes differ from NEURON's"
 # the soma voltages of gids 0-3 every 0.5 ms
-/usr/bin/python3 - "$tmp/det/traces.h5" "$ref/net_prob.v" <<'PY' && ok || bad "ProbAMPANMDA_EMS network: voltages differ from NEURON's"
-import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "r") as f:
-    ours = np.array(f["report/default/data"])
-theirs = np.loadtxt(sys.argv[2])[:, 1:]
-n = min(len(ours), len(theirs))
-d = np.abs(ours[:n] - theirs[:n]).max()
-print("net_prob: soma voltages of gids 0-3, %d samples, largest difference from NEURON %.3g mV" % (n, d))
-sys.exit(0 if n >= 240 and d < 1e-5 else 1)
-PY
+nrn_python -c 'import sys; from compare_trace import report_against
+sys.exit(0 if report_against("net_prob", *sys.argv[1:3], 4, [("v", "mV")], 240, within=1e-5)[2] else 1)' \
+    "$tmp/det/traces.h5" "$ref/net_prob.v" && ok || bad "ProbAMPANMDA_EMS network: voltages differ from NEURON's"
 
 # stochastic: bitwise across threads and ranks
 sed -e 's/"Use": 1,/"Use": 0.9,/' -e 's/"Fac": 0,/"Fac": 10,/' -e 's/"Dep": 1e-09,/"Dep": 5,/' \
@@ -38,14 +31,7 @@ expect_status 0 "stochastic" -- "$bin" run "$tmp/sto.json" -o "$tmp/sto" --quiet
 n=$(grep -vc '^#' "$tmp/sto/spikes.dat")
 cmp -s "$tmp/sto/spikes.dat" "$tmp/det/spikes.dat" && bad "stochastic release gave the deterministic spikes" || ok
 [ "$n" -ge 10 ] && ok || bad "stochastic network: $n spikes, expected at least 10"
-same() { # DIR WHAT: spikes and traces bitwise $tmp/sto's
-    cmp -s "$tmp/sto/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"
-    /usr/bin/python3 -c '
-import sys, h5py, numpy as np
-a, b = (np.array(h5py.File(p, "r")["report/default/data"]) for p in sys.argv[1:])
-sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)' "$tmp/sto/traces.h5" "$1/traces.h5" &&
-        ok || bad "$2: traces differ"
-}
+same() { same_run "$tmp/sto" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/sto's
 expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/omp" --quiet
 same "$tmp/omp" "stochastic on 2 threads"
 # checkpoints (format 4: the synapses' states, their RANDOM streams' positions, the
@@ -70,16 +56,10 @@ expect_status 0 "stochastic, a 2-thread checkpoint restarted on one" -- "$bin" r
 cmp -s "$tmp/sto/spikes.dat" "$tmp/ck21/spikes.dat" && ok || bad "2 -> 1 threads: spikes differ"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "stochastic, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "stochastic, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "stochastic on 2 ranks"
-    expect_status 0 "stochastic, 2 ranks, checkpoints" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --checkpoint-every 70
-    expect_status 0 "stochastic, 2 ranks, restarted" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
+    expect_status 0 "stochastic, 2 ranks, checkpoints" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --checkpoint-every 70
+    expect_status 0 "stochastic, 2 ranks, restarted" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
     cmp -s "$tmp/sto/spikes.dat" "$tmp/mck/spikes.dat" && ok || bad "2 ranks restarted: spikes differ"
 fi
 if "$bin" --version | grep -q "backends: [a-z, ]*cuda"; then # a CUDA device: NET_RECEIVE there

@@ -18,41 +18,22 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 need_python h5py numpy
 
-expect_status 0 "build selfev" -- "$bin" build-catalogue "$src/tests/nmodl/selfev" -o "$tmp/selfev.so"
-cp "$ref/net_selfev.json" "$tmp/selfev.json"
-sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/selfev.json" > "$tmp/selfev_omp.json"
-expect_status 0 "self-event network" -- "$bin" run "$tmp/selfev.json" -o "$tmp/seq" --quiet
-# the k-th spike of each gid against NEURON's, within half a step
-spikes_match net_selfev "$ref/net_selfev.spikes" "$tmp/seq/spikes.dat" 0.025 "" 60 &&
-    ok || bad "self-event network: the spikes differ from NEURON's"
+user_net selfev "self-event network" 60 # $tmp/seq: every spike in NEURON's step
 # every cell's soma v, PulseSyn's, RetrigSyn's and AhpWatch's g every 0.25 ms: the report stores
 # float32, so each value against NEURON's rounded to float32; the kicks (INITIAL's self-events),
 # the closings (flag 1 with the opening connection's weight), the moved closings and the
 # WATCH-timed openings all show in g
-/usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_selfev.v" <<'PY' && ok || bad "self-event network: voltages or conductances differ from NEURON's"
-import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "r") as f:
-    ours = np.array(f["report/default/data"])
-ref = np.loadtxt(sys.argv[2])
-theirs = ref[:, 1:]
-n = min(len(ours), len(theirs))
-a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
-b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
-ulps = np.abs(a - b)
-dv = np.abs(ours[:n, 0::4] - theirs[:n, 0::4]).max()
-dg = np.abs(ours[:n, 1::4] - theirs[:n, 1::4]).max()
-dh = np.abs(ours[:n, 2::4] - theirs[:n, 2::4]).max()
-da = np.abs(ours[:n, 3::4] - theirs[:n, 3::4]).max()
-t = ref[:n, 0]
+nrn_python - "$tmp/seq/traces.h5" "$ref/net_selfev.v" <<'PY' && ok || bad "self-event network: voltages or conductances differ from NEURON's"
+import sys, numpy as np
+from compare_trace import report_against
+ours, t, ok = report_against("net_selfev", *sys.argv[1:3], 6, [("v", "mV"), ("PulseSyn g", "uS"),
+                             ("RetrigSyn g", "uS"), ("AhpWatch g", "uS")], 480,
+                             within=[1e-4, 1e-8, 1e-8, 1e-8])
 kick = (t > 3.5) & (t < 3.9)        # the first kick (3 to 4 ms): g = gkick
 burst = (t > 64.5) & (t < 66)       # RetrigSyn held open by net_move past 60.5 + 2 ms
-print("net_selfev: %d samples of 6 cells, %d of %d values NEURON's float32; largest difference "
-      "v %.3g mV, PulseSyn g %.3g uS, RetrigSyn g %.3g uS, AhpWatch g %.3g uS"
-      % (n, (ulps == 0).sum(), ulps.size, dv, dg, dh, da))
-ok = ours.shape[1] == 24 and n >= 480 and dv < 1e-4 and max(dg, dh, da) < 1e-8
-ok = ok and (ours[:n][kick, 1::4] == np.float32(0.01)).all() and (ours[:n][burst, 2] == np.float32(0.006)).all()
-ok = ok and ours[:n, 1::4].max() > 0.03 and ours[:n, 2::4].min() == 0.0
-ok = ok and ours[:n, 3::4].max() > 0.004 and (ours[:n][t < 3.5, 3::4] == 0).all()  # no AHP before the first spike
+ok = ok and (ours[kick, 1::4] == np.float32(0.01)).all() and (ours[burst, 2] == np.float32(0.006)).all()
+ok = ok and ours[:, 1::4].max() > 0.03 and ours[:, 2::4].min() == 0.0
+ok = ok and ours[:, 3::4].max() > 0.004 and (ours[t < 3.5, 3::4] == 0).all()  # no AHP before the first spike
 sys.exit(0 if ok else 1)
 PY
 same() { same_run "$tmp/seq" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/seq's
@@ -60,9 +41,7 @@ expect_status 0 "self-event network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" 
 same "$tmp/omp" "self-event network on 2 threads"
 expect_status 0 "version" -- "$bin" --version
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "self-event network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "self-event network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "self-event network on 2 ranks"
 fi
 # a second run of the same file: the queue starts empty at each initialisation
@@ -84,12 +63,8 @@ expect_status 0 "self-event network, a one-thread checkpoint restarted on 2 thre
     "$tmp/selfev.json" -o "$tmp/ck12" --quiet --restart "$tmp/ck12" --backend omp --threads 2
 same "$tmp/ck12" "self-event network, a one-thread checkpoint restarted on 2 threads"
 if [ -d "$tmp/mpi2" ]; then
-    expect_status 0 "self-event network, 2 ranks, checkpoints" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --checkpoint-every 72.5
-    expect_status 0 "self-event network, 2 ranks, restarted" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
+    expect_status 0 "self-event network, 2 ranks, checkpoints" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --checkpoint-every 72.5
+    expect_status 0 "self-event network, 2 ranks, restarted" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
     same "$tmp/mck" "self-event network, 2 ranks restarted"
 fi
 # bad uses in .mod files: FILE:LINE:COLUMN and where they belong

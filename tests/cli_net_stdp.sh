@@ -16,31 +16,15 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib_cli.sh"
 need_python h5py numpy
 
-expect_status 0 "build STDPSyn" -- "$bin" build-catalogue "$src/tests/nmodl/stdp" -o "$tmp/stdp.so"
-cp "$ref/net_stdp.json" "$tmp/stdp.json"
-sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/stdp.json" > "$tmp/stdp_omp.json"
-expect_status 0 "STDP network" -- "$bin" run "$tmp/stdp.json" -o "$tmp/seq" --quiet
-# the k-th spike of each gid against NEURON's, within half a step
-spikes_match net_stdp "$ref/net_stdp.spikes" "$tmp/seq/spikes.dat" 0.025 "" 40 &&
-    ok || bad "STDP network: the spikes differ from NEURON's"
+user_net stdp "STDP network" 40 # $tmp/seq: every spike in NEURON's step
 # every cell's soma voltage and wsyn every 0.5 ms (columns v0 w0 v1 w1 ...): the report stores
 # float32, so each value against NEURON's rounded to float32, within one float32 ulp
-/usr/bin/python3 - "$tmp/seq/traces.h5" "$ref/net_stdp.v" <<'PY' && ok || bad "STDP network: voltages or weights differ from NEURON's"
-import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "r") as f:
-    ours = np.array(f["report/default/data"])
-theirs = np.loadtxt(sys.argv[2])[:, 1:]
-n = min(len(ours), len(theirs))
-a = ours[:n].astype(np.float32).view(np.int32).astype(np.int64)
-b = theirs[:n].astype(np.float32).view(np.int32).astype(np.int64)
-ulps = np.abs(a - b)
-dv = np.abs(ours[:n, 0::2] - theirs[:n, 0::2]).max()
-dw = np.abs(ours[:n, 1::2] - theirs[:n, 1::2]).max()
-w = ours[n - 1, 1::2]
-print("net_stdp: %d samples of 6 cells, %d of %d values NEURON's float32, the others within %d "
-      "ulp; largest difference v %.3g mV, wsyn %.3g uS; final wsyn %s uS"
-      % (n, (ulps == 0).sum(), ulps.size, ulps.max(), dv, dw, " ".join("%.5g" % x for x in w)))
-ok = ours.shape[1] == 12 and n >= 220 and ulps.max() <= 1
+nrn_python - "$tmp/seq/traces.h5" "$ref/net_stdp.v" <<'PY' && ok || bad "STDP network: voltages or weights differ from NEURON's"
+import sys, numpy as np
+from compare_trace import report_against
+ours, _, ok = report_against("net_stdp", *sys.argv[1:3], 6, [("v", "mV"), ("wsyn", "uS")], 220, ulp=1)
+w = ours[-1, 1::2]
+print("net_stdp: final wsyn %s uS" % " ".join("%.5g" % x for x in w))
 ok = ok and w.max() == np.float32(0.012) and w.min() == 0.0 and 0 < w[1] < 0.006  # wmax, 0, between
 sys.exit(0 if ok else 1)
 PY
@@ -55,9 +39,7 @@ if grep -q "backends: [a-z, ]*cuda" "$tmp/out"; then # a user's point process on
     same "$tmp/gpu" "STDP network on the GPU"
 fi
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "STDP network, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/stdp.json" -o "$tmp/mpi2" --quiet
+    expect_status 0 "STDP network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/stdp.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "STDP network on 2 ranks"
 fi
 # a point process's variable it does not have, refused with the nearest name

@@ -39,6 +39,33 @@ compare_neuron() {
     /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/neuron/compare_trace.py" "$1" "$2/probes.csv" \
         "$2/spikes.dat" "$3" "$4" && ok || bad "$5: hinesbatch against NEURON"
 }
+# nrn_python ARGS...: /usr/bin/python3 with tests/neuron on its path (compare_trace's
+# report_against: a network's traces.h5 against NEURON's samples)
+nrn_python() {
+    PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/neuron" && pwd)" /usr/bin/python3 "$@"
+}
+# user_net NAME WHAT MIN-SPIKES: tests/reference/net_NAME.json, a network with the user
+# catalogue tests/nmodl/NAME (built by $bin as $tmp/NAME.so), run into $tmp/seq; its k-th
+# spike of each gid against NEURON's (net_NAME.spikes) within half a step, NEURON's at least
+# MIN-SPIKES. The file stays as $tmp/NAME.json beside its omp twin $tmp/NAME_omp.json.
+user_net() {
+    local dir
+    dir=$(dirname "${BASH_SOURCE[0]}")
+    expect_status 0 "build $1's catalogue" -- "$bin" build-catalogue "$dir/nmodl/$1" -o "$tmp/$1.so"
+    cp "$dir/reference/net_$1.json" "$tmp/$1.json"
+    sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/$1.json" > "$tmp/$1_omp.json"
+    expect_status 0 "$2" -- "$bin" run "$tmp/$1.json" -o "$tmp/seq" --quiet
+    spikes_match "net_$1" "$dir/reference/net_$1.spikes" "$tmp/seq/spikes.dat" 0.025 "" "$3" &&
+        ok || bad "$2: the spikes differ from NEURON's"
+}
+# mpi_ranks N COMMAND...: COMMAND on N MPI ranks (Open MPI: allowed as root, oversubscribed,
+# yielding when idle: CI's 2 cores run it beside the other tests)
+mpi_ranks() {
+    local n=$1
+    shift
+    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root -np "$n" "$@"
+}
 # spikes_match NAME NEURON-SPIKES OURS DT T_STOP MIN [BELOW MIN_BELOW]: OURS (hinesbatch's
 # spikes.dat) against NEURON's spikes ("gid time" lines, '#' lines skipped): the same count,
 # and the k-th spike of every gid at NEURON's time within DT/2; NEURON's at least MIN spikes,

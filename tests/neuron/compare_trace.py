@@ -1,10 +1,16 @@
 #!/usr/bin/python3
-"""A hinesbatch run of a cell against NEURON's reference trace (the output of
+"""hinesbatch's outputs against NEURON's references.
+
+As a command, a run of a cell against NEURON's reference trace (the output of
 tests/neuron/nrnref.py's print_trace): the soma's spikes in NEURON's steps (dt 0.025 ms, at
 least two), the samples at NEURON's times, v within LIMIT mV at every sample.
 
 Usage: compare_trace.py REFERENCE PROBES.CSV SPIKES.DAT SAMPLES LIMIT-MV
-(PROBES.CSV, SPIKES.DAT: `hinesbatch run --traces wide`'s; SAMPLES: the rows both must hold)."""
+(PROBES.CSV, SPIKES.DAT: `hinesbatch run --traces wide`'s; SAMPLES: the rows both must hold).
+
+As a module (tests/lib_cli.sh's nrn_python puts this folder on the path), report_against: a
+network's recorded variables (traces.h5, float32) against NEURON's ('t' and the same columns,
+the network references' .v files)."""
 import sys
 
 
@@ -23,6 +29,49 @@ def main():
           len(spikes), len(want), worst))
     assert len(want) >= 2 and steps(spikes) == steps(want), (spikes, want)
     assert worst < float(limit), worst
+
+
+def report_against(name, h5, reference, cells, variables, samples, ulp=None, within=None):
+    """traces.h5's report (float32; per cell, the variables in turn) against NEURON's samples
+    (%.17g 't' and the same columns): cells x len(variables) columns, at least `samples`
+    samples in common; each value within `ulp` float32 ulps of NEURON's rounded to float32
+    where ulp is given, within `within` (one limit, or one per variable, in its unit) where that
+    is. variables: (name, unit) pairs. Prints a summary line and the first value out of bounds.
+    Returns (ours, t, ok): the samples in common and their times."""
+    import h5py
+    import numpy as np
+    with h5py.File(h5, "r") as f:
+        ours = np.array(f["report/default/data"])
+    ref = np.loadtxt(reference, ndmin=2)
+    n = min(len(ours), len(ref))
+    ours, t, theirs = ours[:n], ref[:n, 0], ref[:n, 1:]
+    k = len(variables)
+    ok = n >= samples and ours.shape[1] == theirs.shape[1] == cells * k
+    if not ok:
+        print("%s: %d samples of %d and %d values, expected at least %d of %d" % (
+            name, n, ours.shape[1], theirs.shape[1], samples, cells * k))
+        return ours, t, False
+    ulps = np.abs(ours.astype(np.float32).view(np.int32).astype(np.int64)
+                  - theirs.astype(np.float32).view(np.int32).astype(np.int64))
+    diff = np.abs(ours - theirs)
+    worst = [diff[:, j::k].max() for j in range(k)]
+    print("%s: %d samples of %d cells, %d of %d values NEURON's float32, the others within %d "
+          "ulp; largest difference %s" % (name, n, cells, (ulps == 0).sum(), ulps.size,
+                                           ulps.max(), ", ".join(("%s %.3g %s" % (v, d, u)).rstrip()
+                                                                 for (v, u), d in
+                                                                 zip(variables, worst))))
+    out = np.zeros(diff.shape, dtype=bool)
+    if ulp is not None:
+        out |= ulps > ulp
+    if within is not None:
+        limits = within if isinstance(within, (list, tuple)) else [within] * k
+        out |= diff >= np.tile(limits, cells)
+    if out.any():
+        r, c = np.argwhere(out)[0]
+        print("%s: %d values out of bounds, the first at t %.17g ms, cell %d's %s: %.9g, "
+              "NEURON %.17g" % (name, out.sum(), t[r], c // k, variables[c % k][0],
+                                ours[r, c], theirs[r, c]))
+    return ours, t, not out.any()
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ and nfirst (tests/reference/net_hetero.v: 't v0 s0 f0 n0 v1 ...', %.17g).
   made: the file lists each cell's connections in the network's order, so NEURON makes them so.
   100 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
-import json
 import os
 import sys
 
@@ -56,19 +55,7 @@ def model():
         "catalogues": ["hetero.so"],
         "t_stop": 100, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [{
-            "name": "ball_and_stick", "count": N,
-            "sections": [
-                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
-                 "type": "soma"},
-                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
-                 "type": "dend"}],
-            "Ra": 100, "cm": 1,
-            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
-            "mechanisms": [{"name": "hh", "region": "soma"},
-                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
-            "synapses": [syn0],
-            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "cells": [nrnref.ball_and_stick_entry(N, [syn0])],
         "network": {
             "sources": [{"name": "drive", "count": 1, "start": 5, "interval": 10, "number": 9,
                          "noise": 0, "seed": 0},
@@ -100,16 +87,9 @@ def run_neuron(m):
 
 def main():
     m = model()
-    with open(os.path.join(REF, "net_hetero.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
+    nrnref.write_model(os.path.join(REF, "net_hetero.json"), m)
     spikes, ts, rec = run_neuron(m)
-    with open(os.path.join(REF, "net_hetero.spikes"), "w") as f:
-        for t, gid in spikes:
-            f.write("%d %.17g\n" % (gid, t))
-    with open(os.path.join(REF, "net_hetero.v"), "w") as f:
-        for r, t in enumerate(ts):
-            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    nrnref.write_run(os.path.join(REF, "net_hetero"), spikes, ts, rec)
     cells = sum(1 for _, g in spikes if g < N)
     k = 1 + len(VARS)
     print("net_hetero: %d spikes (%d of cells), %d samples; final wsum %s uS, wfirst %s uS, "

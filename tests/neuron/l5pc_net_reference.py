@@ -50,6 +50,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import hb_draws  # noqa: E402
+import nrnref  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location(
     "neuron_pop", os.path.join(ROOT, "bench", "mech", "neuron_pop.py"))
@@ -230,13 +231,9 @@ def run(m, base, mechlibs, spikes_out=None, record_out=None, loaded=None):
     if rank == 0:
         spikes = sorted((s for part in allspikes for s in part), key=lambda s: (s[1], s[0]))
         if spikes_out:
-            with open(spikes_out, "w") as f:
-                for g, t in spikes:
-                    f.write("%d %.17g\n" % (g, t))
+            nrnref.write_spikes(spikes_out, [(t, g) for g, t in spikes])
         if record_out:
-            with open(record_out, "w") as f:
-                for r in range(len(tv)):
-                    f.write("%.17g %s\n" % (tv[r], " ".join("%.17g" % v[r] for v in vecs)))
+            nrnref.write_samples(record_out, list(tv), vecs)
         import neuron
         steps = int(round(t_stop / dt))
         print(json.dumps({"peer": "neuron " + neuron.__version__, "ranks": nhost,

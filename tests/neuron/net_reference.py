@@ -41,30 +41,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.normpath(os.path.join(HERE, "..", "reference"))
+sys.path.insert(0, HERE)
+import nrnref  # noqa: E402
 
 DT = 0.025
-
-
-def ball_and_stick(count, synapses):
-    """The example ball-and-stick cell (examples/ring_network.json)."""
-    return {
-        "name": "ball_and_stick",
-        "count": count,
-        "sections": [
-            {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157, "type": "soma"},
-            {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
-             "type": "dend"},
-        ],
-        "Ra": 100,
-        "cm": 1,
-        "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
-        "mechanisms": [
-            {"name": "hh", "region": "soma"},
-            {"name": "pas", "region": "dend", "g": 0.001, "e": -65},
-        ],
-        "synapses": synapses,
-        "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}],
-    }
 
 
 def ring_model():
@@ -76,7 +56,7 @@ def ring_model():
     return {
         "t_stop": 1000, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [ball_and_stick(n, [
+        "cells": [nrnref.ball_and_stick_entry(n, [
             {"type": "expsyn", "at": {"section": "dend", "x": 0.5}, "tau": 2, "e": 0}])],
         "network": {
             "sources": [{"name": "kick", "count": 1, "start": 1, "interval": 10, "number": 1,
@@ -114,7 +94,7 @@ def random_model(seed=40):
     return {
         "t_stop": 1000, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [ball_and_stick(n, [
+        "cells": [nrnref.ball_and_stick_entry(n, [
             {"type": "exp2syn", "at": {"section": "dend", "x": 0.5}, "tau1": 0.5, "tau2": 3,
              "e": 0},
             {"type": "exp2syn", "at": "soma", "tau1": 1, "tau2": 6, "e": -80}])],
@@ -265,9 +245,7 @@ def main():
             os.makedirs(REF, exist_ok=True)
             write_json(builders[name](), path)
         spikes, n_cells, n_gids, elapsed, t_end = run_neuron(path)
-        with open(os.path.join(REF, "net_%s.spikes" % name), "w") as f:
-            for t, g in spikes:
-                f.write("%d %.17g\n" % (g, t))
+        nrnref.write_spikes(os.path.join(REF, "net_%s.spikes" % name), spikes)
         n_cell_spikes = sum(1 for t, g in spikes if g < n_cells)
         print("%s: %d cells, %d gids, %d spikes (%d of cells), NEURON %.2f s to t = %.17g, "
               "%d bytes of JSON" % (name, n_cells, n_gids, len(spikes), n_cell_spikes, elapsed,

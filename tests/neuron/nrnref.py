@@ -3,10 +3,11 @@ tests/neuron/allen_reference.py, tests/neuron/l5pc_reference.py): a morphology i
 Import3d, its sections listed by name, the nseg rule of BluePyOpt and the AllenSDK, the fixed
 step run with NetCon's spike rule, and the soma trace as the comparisons read it
 (tests/neuron/compare_trace.py), and the grid of SWC points single precision holds
-(tests/neuron/soma_reference.py, allen_reference.py --grid), and the ball-and-stick networks
-of the network references (stdp, prob, hetero, selfev): NEURON fixed-step, the cells, the
-steps."""
+(tests/neuron/soma_reference.py, allen_reference.py --grid), the ball-and-stick networks of
+the network references (stdp, prob, hetero, selfev): NEURON fixed-step, the cells, the steps,
+and the spikes and samples the network references write (those and net, l5pc_net)."""
 
+import json
 import math
 
 
@@ -139,6 +140,30 @@ def soma_synapse(h, gid, k, sy, soma, dend):
     return p
 
 
+def ball_and_stick_entry(count, synapses):
+    """The network file's cell entry of `count` ball-and-stick cells (examples/ring_network.json's
+    cell: an hh soma, a pas dendrite of 11 segments) with these synapses, a spike probe on the
+    soma: what ball_and_stick builds in NEURON."""
+    return {
+        "name": "ball_and_stick",
+        "count": count,
+        "sections": [
+            {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157, "type": "soma"},
+            {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
+             "type": "dend"},
+        ],
+        "Ra": 100,
+        "cm": 1,
+        "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
+        "mechanisms": [
+            {"name": "hh", "region": "soma"},
+            {"name": "pas", "region": "dend", "g": 0.001, "e": -65},
+        ],
+        "synapses": synapses,
+        "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}],
+    }
+
+
 def ball_and_stick(h, m, synapse=soma_synapse):
     """The file's first cell entry as `count` hh ball-and-stick cells (soma 12.6157 um, a
     200 um dendrite of 11 segments with pas), each with its synapses made by
@@ -169,3 +194,30 @@ def run_steps(h, m, tvec, idvec):
     for _ in range(math.ceil(m["t_stop"] / m["dt"] - 1e-9)):
         h.fadvance()
     return sorted(zip(tvec.to_python(), (int(g) for g in idvec.to_python())))
+
+
+def write_model(path, m):
+    """The network file as the references commit it: indent 1, a final newline."""
+    with open(path, "w") as f:
+        json.dump(m, f, indent=1)
+        f.write("\n")
+
+
+def write_spikes(path, spikes):
+    """NEURON's spikes, (time, gid) pairs, as 'gid time' lines (%.17g)."""
+    with open(path, "w") as f:
+        for t, gid in spikes:
+            f.write("%d %.17g\n" % (gid, t))
+
+
+def write_samples(path, ts, columns):
+    """The samples as 't c0 c1 ...' lines (%.17g): ts and each column's values."""
+    with open(path, "w") as f:
+        for r, t in enumerate(ts):
+            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in columns)))
+
+
+def write_run(stem, spikes, ts, columns):
+    """A network reference's run: STEM.spikes and STEM.v."""
+    write_spikes(stem + ".spikes", spikes)
+    write_samples(stem + ".v", ts, columns)

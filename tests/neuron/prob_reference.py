@@ -28,7 +28,6 @@ weight vector, and the events' timing.
   whole steps from 1 to 6 ms), a NetStim kicking gid 0 at 1 ms and gid 4 at 41 ms; 120 ms,
   dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
-import json
 import os
 import random
 import sys
@@ -63,19 +62,7 @@ def model(seed=11):
     return {
         "t_stop": 120, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [{
-            "name": "ball_and_stick", "count": N,
-            "sections": [
-                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
-                 "type": "soma"},
-                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
-                 "type": "dend"}],
-            "Ra": 100, "cm": 1,
-            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
-            "mechanisms": [{"name": "hh", "region": "soma"},
-                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
-            "synapses": [syn0, syn1],
-            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "cells": [nrnref.ball_and_stick_entry(N, [syn0, syn1])],
         "network": {
             "sources": [{"name": "kick", "count": 1, "start": 1, "interval": 10, "number": 1,
                          "noise": 0, "seed": 0},
@@ -113,16 +100,9 @@ def run_neuron(m):
 
 def main():
     m = model()
-    with open(os.path.join(REF, "net_prob.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
+    nrnref.write_model(os.path.join(REF, "net_prob.json"), m)
     spikes, ts, vs = run_neuron(m)
-    with open(os.path.join(REF, "net_prob.spikes"), "w") as f:
-        for t, gid in spikes:
-            f.write("%d %.17g\n" % (gid, t))
-    with open(os.path.join(REF, "net_prob.v"), "w") as f:
-        for r, t in enumerate(ts):
-            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in vs)))
+    nrnref.write_run(os.path.join(REF, "net_prob"), spikes, ts, vs)
     cells = sum(1 for _, g in spikes if g < N)
     print("net_prob: %d spikes (%d of cells), %d samples" % (len(spikes), cells, len(ts)))
 

@@ -29,7 +29,6 @@ step's record is taken after the step, before its events, as hinesbatch's.
     (decaying, tau 10 ms, e -90 mV): an afterhyperpolarisation the synapse times itself.
   120 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
-import json
 import os
 import sys
 
@@ -64,19 +63,7 @@ def model():
         "catalogues": ["selfev.so"],
         "t_stop": 120, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [{
-            "name": "ball_and_stick", "count": N,
-            "sections": [
-                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
-                 "type": "soma"},
-                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
-                 "type": "dend"}],
-            "Ra": 100, "cm": 1,
-            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
-            "mechanisms": [{"name": "hh", "region": "soma"},
-                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
-            "synapses": [syn0, syn1, syn2],
-            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "cells": [nrnref.ball_and_stick_entry(N, [syn0, syn1, syn2])],
         "network": {
             "sources": [{"name": "drive", "count": 1, "start": 10, "interval": 20, "number": 5,
                          "noise": 0, "seed": 0},
@@ -110,16 +97,9 @@ def run_neuron(m):
 
 def main():
     m = model()
-    with open(os.path.join(REF, "net_selfev.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
+    nrnref.write_model(os.path.join(REF, "net_selfev.json"), m)
     spikes, ts, rec, counts = run_neuron(m)
-    with open(os.path.join(REF, "net_selfev.spikes"), "w") as f:
-        for t, gid in spikes:
-            f.write("%d %.17g\n" % (gid, t))
-    with open(os.path.join(REF, "net_selfev.v"), "w") as f:
-        for r, t in enumerate(ts):
-            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    nrnref.write_run(os.path.join(REF, "net_selfev"), spikes, ts, rec)
     cells = sum(1 for _, g in spikes if g < N)
     print("net_selfev: %d spikes (%d of cells), %d samples; per cell (kicks, RetrigSyn "
           "openings, moves, AhpWatch's spikes): %s" % (len(spikes), cells, len(ts), counts))

@@ -23,7 +23,6 @@ plastic weight wsyn (tests/reference/net_stdp.v: 't v0 w0 v1 w1 ...', %.17g).
   the postsynaptic spike as an event of its own, NetCon(soma(0.5)._ref_v, syn) in NEURON).
   110 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
-import json
 import os
 import sys
 
@@ -59,19 +58,7 @@ def model():
         "catalogues": ["stdp.so"],
         "t_stop": 110, "dt": DT, "v_init": -65, "celsius": 6.3, "method": "euler",
         "backend": "seq",
-        "cells": [{
-            "name": "ball_and_stick", "count": N,
-            "sections": [
-                {"name": "soma", "parent": None, "length": 12.6157, "diam": 12.6157,
-                 "type": "soma"},
-                {"name": "dend", "parent": "soma", "parent_x": 1, "length": 200, "diam": 1,
-                 "type": "dend"}],
-            "Ra": 100, "cm": 1,
-            "regions": [{"region": "soma", "nseg": 1}, {"region": "dend", "nseg": 11}],
-            "mechanisms": [{"name": "hh", "region": "soma"},
-                           {"name": "pas", "region": "dend", "g": 0.001, "e": -65}],
-            "synapses": [syn0, syn1],
-            "probes": [{"name": "soma", "at": "soma", "spike_threshold": -10}]}],
+        "cells": [nrnref.ball_and_stick_entry(N, [syn0, syn1])],
         "network": {
             "sources": [{"name": "drive", "count": 1, "start": 10, "interval": 20, "number": 5,
                          "noise": 0, "seed": 0},
@@ -101,16 +88,9 @@ def run_neuron(m):
 
 def main():
     m = model()
-    with open(os.path.join(REF, "net_stdp.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
+    nrnref.write_model(os.path.join(REF, "net_stdp.json"), m)
     spikes, ts, rec = run_neuron(m)
-    with open(os.path.join(REF, "net_stdp.spikes"), "w") as f:
-        for t, gid in spikes:
-            f.write("%d %.17g\n" % (gid, t))
-    with open(os.path.join(REF, "net_stdp.v"), "w") as f:
-        for r, t in enumerate(ts):
-            f.write("%.17g %s\n" % (t, " ".join("%.17g" % v[r] for v in rec)))
+    nrnref.write_run(os.path.join(REF, "net_stdp"), spikes, ts, rec)
     cells = sum(1 for _, g in spikes if g < N)
     w = [rec[2 * g + 1][-1] for g in range(N)]
     print("net_stdp: %d spikes (%d of cells), %d samples; final wsyn %s uS (winit %g)"
