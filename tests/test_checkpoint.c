@@ -5,9 +5,11 @@
  * the state is saved in the model's order, so a checkpoint of one thread count restarts on
  * another (blocks of another width). Runs on any rank count (the MPI list runs it on 2).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hinesbatch.h"
@@ -388,6 +390,97 @@ static void test_cat_net(hb_comm_t *comm, double w)
     hb_net_destroy(second);
 }
 
+/* Another rank count (hb_net_load_ranks): the catalogue network checkpointed on this
+ * communicator's ranks restarts on one rank (S -> 1), and one rank's checkpoint on all of them
+ * (1 -> S), to the run through's spikes; under mpirun (the MPI list: 2 ranks) both cross rank
+ * counts. Each rank writes its file where all ranks find it (the largest pid names the set). */
+static void test_ranks(hb_comm_t *comm)
+{
+    hb_comm_t *solo = NULL;
+    CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &solo));
+    char text[8192];
+    snprintf(text, sizeof text, net_cat_json, 0.05, 0.05, 0.05, 0.05, 0.05);
+    hb_net_t *whole = NULL, *part = NULL, *one = NULL, *back = NULL, *first = NULL;
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &whole));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, comm, &part));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &one));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &first));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, comm, &back));
+    if (!whole || !part || !one || !first || !back) return;
+    CHECK_OK(hb_net_run(whole));
+    const int rank = hb_comm_rank(comm), ranks = hb_comm_size(comm);
+    int set = 0;
+    CHECK_OK(hb_comm_max(comm, (int)getpid(), &set));
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char path[4][512], solo_path[512];
+    for (int r = 0; r < ranks && r < 4; r++)
+        snprintf(path[r], sizeof path[r], "%s/hb_test_ranks_%d.%d.bin", dir, set, r);
+    snprintf(solo_path, sizeof solo_path, "%s/hb_test_ranks_%d.solo%d.bin", dir, set, rank);
+    CHECK(ranks <= 4);
+    /* S ranks to 47.3 ms, each its file */
+    CHECK_OK(hb_net_init(part));
+    CHECK_OK(hb_net_advance(part, 47.3));
+    FILE *f = fopen(path[rank], "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_OK(hb_net_save(part, f, path[rank]));
+        fclose(f);
+    }
+    /* one rank to 47.3 ms, its file (each rank its own copy) */
+    CHECK_OK(hb_net_init(first));
+    CHECK_OK(hb_net_advance(first, 47.3));
+    if ((f = fopen(solo_path, "wb"))) {
+        CHECK_OK(hb_net_save(first, f, solo_path));
+        fclose(f);
+    }
+    int done = 0;
+    CHECK_OK(hb_comm_max(comm, 1, &done)); /* every rank's file written */
+    FILE *files[4] = {NULL, NULL, NULL, NULL};
+    const char *names[4] = {NULL, NULL, NULL, NULL};
+    for (int r = 0; r < ranks && r < 4; r++) {
+        files[r] = fopen(path[r], "rb");
+        names[r] = path[r];
+    }
+    CHECK_OK(hb_net_load_ranks(one, ranks, files, names)); /* S -> 1 */
+    CHECK_OK(hb_net_advance(one, 120.0));
+    CHECKF(same_spikes(whole, one), "%d ranks' checkpoint on 1 rank: the spikes differ", ranks);
+    /* 1 -> S */
+    FILE *g = fopen(solo_path, "rb");
+    const char *solo_name = solo_path;
+    CHECK_OK(hb_net_load_ranks(back, 1, &g, &solo_name));
+    CHECK_OK(hb_net_advance(back, 120.0));
+    CHECKF(same_spikes(whole, back), "1 rank's checkpoint on %d ranks: the spikes differ", ranks);
+    if (g) fclose(g);
+    /* a rank's file missing from the set (NULL), or one of its files twice: refused */
+    if (ranks > 1) {
+        FILE *twice[4] = {NULL, NULL, NULL, NULL};
+        for (int r = 0; r < ranks; r++) twice[r] = fopen(path[0], "rb");
+        hb_net_t *bad = NULL;
+        CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &bad));
+        const hb_status_t st = hb_net_load_ranks(bad, ranks, twice, names);
+        for (int r = 0; r < ranks; r++)
+            if (twice[r]) fclose(twice[r]);
+        CHECKF(st == HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "the checkpoint of rank 0") &&
+               strstr(hb_last_error(), "expected rank 1"), "%s", hb_last_error());
+        CHECK(hb_net_advance(bad, 10.0) == HB_ERR_INVALID_VALUE); /* not initialised */
+        hb_net_destroy(bad);
+    }
+    if (rank == 0)
+        printf("catalogue network checkpoint: %d ranks -> 1 and 1 -> %d, restored bitwise\n",
+               ranks, ranks);
+    for (int r = 0; r < ranks && r < 4; r++)
+        if (files[r]) fclose(files[r]);
+    CHECK_OK(hb_comm_max(comm, 1, &done)); /* every rank has read them */
+    remove(path[rank]);
+    remove(solo_path);
+    hb_net_destroy(whole);
+    hb_net_destroy(part);
+    hb_net_destroy(one);
+    hb_net_destroy(first);
+    hb_net_destroy(back);
+    hb_comm_destroy(solo);
+}
+
 /* 16 ball and sticks of one shape (one group: 16 lanes on one thread, 8 on two, 4 on three,
  * cpu_block_width's sweep fix) and 3 of another (a group of 4 lanes on any count), with the
  * bbp catalogue's channels and CaDynamics_E2 writing cai, an ExpSyn kicked by noisy NetStims
@@ -504,6 +597,7 @@ int main(void)
     }
     for (int overlap = HB_NET_BLOCKING; overlap <= HB_NET_TASKS; overlap++) test_net(comm, overlap);
     test_cat_net(comm, 0.05);
+    test_ranks(comm);
     if (hb_backend_available(HB_BACKEND_OMP)) test_threads(comm);
     hb_comm_destroy(comm);
     return check_summary("checkpoint");
