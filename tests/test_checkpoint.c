@@ -486,6 +486,22 @@ static void test_ranks(hb_comm_t *comm)
         CHECK(hb_net_advance(bad, 10.0) == HB_ERR_INVALID_VALUE); /* not initialised */
         hb_net_destroy(bad);
     }
+    /* a one-rank checkpoint's file given as a set of two: refused naming the file and the
+     * rank it should be (on any rank count: the stand-in shares are built here too) */
+    FILE *pair[2] = {fopen(solo_path, "rb"), fopen(solo_path, "rb")};
+    const char *pair_names[2] = {solo_path, solo_path};
+    hb_net_t *bad = NULL;
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, comm, &bad));
+    if (bad) {
+        const hb_status_t st = hb_net_load_ranks(bad, 2, pair, pair_names);
+        CHECKF(st == HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "hb_test_ranks_") &&
+               strstr(hb_last_error(), "the checkpoint of rank 0 of 1; expected rank"),
+               "%s", hb_last_error());
+        CHECK(hb_net_advance(bad, 10.0) == HB_ERR_INVALID_VALUE); /* not initialised */
+    }
+    for (int k = 0; k < 2; k++)
+        if (pair[k]) fclose(pair[k]);
+    hb_net_destroy(bad);
     if (rank == 0)
         printf("catalogue network checkpoint: %d ranks -> 1 and 1 -> %d, restored bitwise\n",
                ranks, ranks);
