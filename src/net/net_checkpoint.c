@@ -420,10 +420,68 @@ static hb_status_t load_old_rank(hb_net_t *net, int r, int n_ranks, FILE *file, 
     return status;
 }
 
+/* old's weight vectors: one past the largest connection's. */
+static int n_vec_of(const hb_net_t *old)
+{
+    int n = 0;
+    for (size_t k = 0; old->conn_weights && k < old->n_conns; k++)
+        if (old->conn_weights[k] >= n) n = old->conn_weights[k] + 1;
+    return n;
+}
+
+static hb_status_t take_cells(hb_net_t *net, const hb_net_t *old, const char *name,
+                              const char **claimed, int *vec);
+
+/* The weight vectors of the connections to this rank's cells among old's: moved, and
+ * vec[old's vector] = this rank's (-1: not here). Both ranks keep their connections sorted by
+ * (source, cell, synapse, weight, delay), and a block's local cells are in gid order, so the
+ * connections both hold come in the same order in each. */
+static hb_status_t take_weights(hb_net_t *net, const hb_net_t *old, const char *name, int *vec)
+{
+    size_t j = 0;
+    for (size_t k = 0; k < old->n_conns; k++) {
+        const hb_net_conn_t *e = &old->conns[k];
+        const int d = local_cable(net, old->cable_gid[e->cell]);
+        if (d < 0) continue;
+        while (j < net->n_conns && local_cable(old, net->cable_gid[net->conns[j].cell]) < 0) j++;
+        const hb_net_conn_t *h = j < net->n_conns ? &net->conns[j] : NULL;
+        if (!h || h->source != e->source || h->cell != d || h->synapse != e->synapse ||
+            h->weight != e->weight || h->delay != e->delay)
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: the connection from %u to cell %u's synapse "
+                           "%d is not this network's next one: expected a checkpoint of the same "
+                           "connections", name, e->source, old->cable_gid[e->cell], e->synapse);
+        const int ov = old->conn_weights ? old->conn_weights[k] : -1;
+        const int nv = net->conn_weights ? net->conn_weights[j] : -1;
+        if ((ov < 0) != (nv < 0))
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: the connection from %u to cell %u's synapse "
+                           "%d has %s weight vector here: expected the same connections", name,
+                           e->source, old->cable_gid[e->cell], e->synapse, nv < 0 ? "no" : "a");
+        if (ov >= 0) {
+            vec[ov] = nv;
+            const hb_status_t st = hb_sim_checkpoint_move_weights(net->sim, nv, old->sim, ov, name);
+            if (st != HB_SUCCESS) return st;
+        }
+        j++;
+    }
+    return HB_SUCCESS;
+}
+
 /* This rank's part of old rank r's network (old, its record from `name`): its cells, sources
  * and events; claimed[c] / [n_cable + s]: the file that gave cell c or source s. */
 static hb_status_t take_share(hb_net_t *net, const hb_net_t *old, const char *name,
                               const char **claimed)
+{
+    const int n_vec = n_vec_of(old);
+    int *vec = malloc(((size_t)n_vec + 1) * sizeof *vec);
+    if (!vec) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+    for (int v = 0; v < n_vec; v++) vec[v] = -1;
+    const hb_status_t st = take_cells(net, old, name, claimed, vec);
+    free(vec);
+    return st;
+}
+
+static hb_status_t take_cells(hb_net_t *net, const hb_net_t *old, const char *name,
+                              const char **claimed, int *vec)
 {
     for (int c = 0; c < old->n_cable; c++) {
         const int d = local_cable(net, old->cable_gid[c]);
@@ -447,6 +505,9 @@ static hb_status_t take_share(hb_net_t *net, const hb_net_t *old, const char *na
         net->sources[d].emitted = old->sources[s].emitted;
         net->sources[d].next_ms = old->sources[s].next_ms;
     }
+    const hb_status_t st = take_weights(net, old, name, vec);
+    if (st != HB_SUCCESS) return st;
+    const int n_vec = n_vec_of(old);
     for (size_t k = 0; k < old->n_pending; k++) {
         hb_net_event_t ev = old->pending[k];
         const int d = local_cable(net, old->cable_gid[ev.cell]);
@@ -454,7 +515,12 @@ static hb_status_t take_share(hb_net_t *net, const hb_net_t *old, const char *na
         if (!hb_net_reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
                             sizeof *net->pending))
             return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the events", name);
+        if (ev.weights >= 0 && (ev.weights >= n_vec || vec[ev.weights] < 0))
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: event %zu carries weight vector %d, of no "
+                           "connection to cell %u here: expected the same connections", name, k,
+                           ev.weights, old->cable_gid[ev.cell]);
         ev.cell = d;
+        if (ev.weights >= 0) ev.weights = vec[ev.weights];
         net->pending[net->n_pending++] = ev;
     }
     return HB_SUCCESS;
@@ -481,13 +547,6 @@ static hb_status_t take_spikes(hb_net_t *net, const hb_net_t *old, int r, const 
 static hb_status_t load_other_ranks(hb_net_t *net, int n_ranks, FILE *const *files,
                                     const char *const *names, long *step)
 {
-    if (net->conn_weights)
-        for (size_t k = 0; k < net->n_conns; k++)
-            if (net->conn_weights[k] >= 0)
-                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: a checkpoint of %d ranks, here %d: "
-                               "this network connects to catalogue point processes, whose "
-                               "connections' state is not moved between rank counts; expected "
-                               "%d ranks", names[0], n_ranks, net->comm->size, n_ranks);
     const char **claimed = calloc((size_t)net->n_cable + (size_t)net->n_sources + 1,
                                   sizeof *claimed);
     if (!claimed) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", names[0]);

@@ -1257,9 +1257,9 @@ static int same_cat_lists(const group_t *a, const group_t *b)
 hb_status_t hb_sim_checkpoint_move_cell(hb_sim_t *dst, int dc, const hb_sim_t *src, int sc,
                                         const char *name)
 {
-    if (dst->self_mechs || dst->n_weights)
+    if (dst->self_mechs)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: this simulation's point processes send "
-                       "themselves events or take connections' state, which is not moved "
+                       "themselves events (net_send, net_move, WATCH), whose queue is not moved "
                        "between rank counts; expected the rank count that wrote the checkpoint",
                        name);
     const int dg = dst->group_of[dc], sg = src->group_of[sc];
@@ -1301,6 +1301,18 @@ hb_status_t hb_sim_checkpoint_move_cell(hb_sim_t *dst, int dc, const hb_sim_t *s
                                 name);
     }
     return status;
+}
+
+hb_status_t hb_sim_checkpoint_move_weights(hb_sim_t *dst, int dv, const hb_sim_t *src, int sv,
+                                           const char *name)
+{
+    if (dv < 0 || dv >= dst->n_weights || sv < 0 || sv >= src->n_weights)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: weight vector %d of %d in the checkpoint, %d of "
+                       "%d here: expected the vectors of the same connections", name, sv,
+                       src->n_weights, dv, dst->n_weights);
+    memcpy(dst->weights + (size_t)dv * HB_CAT_MAX_WEIGHT,
+           src->weights + (size_t)sv * HB_CAT_MAX_WEIGHT, HB_CAT_MAX_WEIGHT * sizeof(double));
+    return HB_SUCCESS;
 }
 
 hb_status_t hb_sim_checkpoint_moved(hb_sim_t *sim, const hb_sim_t *from, long step,
