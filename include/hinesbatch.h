@@ -1070,6 +1070,16 @@ hb_status_t hb_net_traces_clear(hb_net_t *net);
  */
 hb_status_t hb_net_save(const hb_net_t *net, FILE *file, const char *name);
 hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name);
+/* hb_net_load of a checkpoint written on n_files ranks, on any rank count: every rank reads all
+ * of them (files[r]: old rank r's record, at its position; names[r] in messages), checks each
+ * as its own rank would, and takes its cells' state, its sources' streams and the events
+ * waiting on its cells and its connections' weight vectors by gid (docs/checkpoint.md,
+ * "Ranks"). n_files equal to the rank count: hb_net_load of this rank's file. Records of
+ * format version 4 or later; networks whose point processes send themselves events restart on
+ * the rank count that wrote them (HB_ERR_NOT_SUPPORTED on another). Collective, as
+ * hb_net_load. */
+hb_status_t hb_net_load_ranks(hb_net_t *net, int n_files, FILE *const *files,
+                              const char *const *names);
 /* How an epoch's spikes are exchanged (docs/network.md, "The exchange"). The overlapped ones
  * need the smallest delay to be at least 2 dt (epochs of half of it); the spikes are the same
  * in every mode. The default is the one measured fastest (bench/results/network-xeon16.md). */

@@ -91,6 +91,8 @@ refused "a cell run's checkpoint for a network" "another model file" -- \
 refused "a network's checkpoint for a cell run" "another model file" -- \
     "$bin" run "$cells" --traces wide -o "$tmp/b" --quiet --restart "$tmp/nb"
 
+sed -e 's/"seed": 5}/"seed": 6}/' "$net" > "$tmp/other_net.json"
+grep -q '"seed": 6' "$tmp/other_net.json" && ok || bad "the other network is the same"
 if command -v mpirun > /dev/null && "$bin" --version 2>&1 | grep -q "communicators: serial, mpi"; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
@@ -100,15 +102,50 @@ if command -v mpirun > /dev/null && "$bin" --version 2>&1 | grep -q "communicato
     cp -r "$tmp/m2" "$tmp/m3"
     expect_status 0 "2 ranks restarted" -- mpirun -np 2 "$bin" run "$net" -o "$tmp/m3" --quiet --restart "$tmp/m3"
     same "$tmp/na/spikes.dat" "$tmp/m3/spikes.dat" "2 ranks restarted: spikes.dat"
-    refused "2 ranks' checkpoint on 1 rank" "2 ranks; this one has 1" -- \
-        "$bin" run "$net" -o "$tmp/m4" --quiet --restart "$tmp/m2"
-    expect_status 1 "1 rank's checkpoint on 2 ranks" -- mpirun -np 2 "$bin" run "$net" -o "$tmp/m4" --quiet --restart "$tmp/nb/checkpoint.0.bin"
-    expect_grep "$tmp/err" "expected the directory" "a file on 2 ranks: message"
+    # another rank count (docs/checkpoint.md, "Ranks"): each rank gathers its cells from the
+    # files of the ranks that wrote them; N ranks x T threads -> M x U, the run through's bits
+    restart_on() { # WHAT FROM NP THREADS: FROM's checkpoint restarted on NP ranks of THREADS
+        local what=$1 from=$2 np=$3 threads=$4 dir=$tmp/r$RANDOM
+        cp -r "$from" "$dir"
+        expect_status 0 "$what" -- mpirun -np "$np" "$bin" run "$net" -o "$dir" --quiet \
+            --backend omp --threads "$threads" --restart "$dir"
+        same "$tmp/na/spikes.dat" "$dir/spikes.dat" "$what: spikes.dat"
+    }
+    restart_on "2 ranks' checkpoint on 1 rank" "$tmp/m2" 1 1
+    restart_on "1 rank's checkpoint on 2 ranks" "$tmp/nb" 2 1
+    restart_on "2 ranks' checkpoint on 3 ranks of 2 threads" "$tmp/m2" 3 2
+    expect_status 0 "3 ranks of 2 threads with checkpoints" -- mpirun -np 3 "$bin" run "$net" \
+        -o "$tmp/m6" --quiet --backend omp --threads 2 --checkpoint-every 50
+    same "$tmp/na/spikes.dat" "$tmp/m6/spikes.dat" "3 ranks: spikes.dat"
+    restart_on "3 ranks' checkpoint on 2 ranks" "$tmp/m6" 2 1
+    restart_on "3 ranks' checkpoint on 1 rank of 3 threads" "$tmp/m6" 1 3
+    expect_status 0 "1 rank's file on 2 ranks" -- mpirun -np 2 "$bin" run "$net" -o "$tmp/m4" --quiet --restart "$tmp/nb/checkpoint.0.bin"
+    same "$tmp/na/spikes.dat" "$tmp/m4/spikes.dat" "1 rank's file on 2 ranks: spikes.dat"
+    refused "a file of 2 ranks' checkpoint" "a file of a run on 2 ranks; expected the directory" -- \
+        "$bin" run "$net" -o "$tmp/m4" --quiet --restart "$tmp/m2/checkpoint.0.bin"
+    # bad sets on another rank count: refused naming the file and what was expected
+    cp -r "$tmp/m6" "$tmp/bad"
+    rm "$tmp/bad/checkpoint.2.bin"
+    refused "a missing rank's file" "checkpoint.2.bin: missing.*written on 3 ranks" -- \
+        "$bin" run "$net" -o "$tmp/bad" --quiet --restart "$tmp/bad"
+    cp "$tmp/m6/checkpoint.0.bin" "$tmp/bad/checkpoint.2.bin"
+    refused "rank 0's file as rank 2's" "checkpoint.2.bin: the checkpoint of rank 0 of 3; expected rank 2 of 3" -- \
+        "$bin" run "$net" -o "$tmp/bad" --quiet --restart "$tmp/bad"
+    cp "$tmp/m2/checkpoint.1.bin" "$tmp/bad/checkpoint.2.bin"
+    refused "a file of a checkpoint of 2 ranks among 3" "checkpoint.2.bin: written by a run on 2 ranks; expected 3" -- \
+        "$bin" run "$net" -o "$tmp/bad" --quiet --restart "$tmp/bad"
+    cp "$tmp/nb/checkpoint.0.bin" "$tmp/bad/checkpoint.1.bin"
+    refused "a 1 rank file among 3" "checkpoint.1.bin: written by a run on 1 ranks; expected 3" -- \
+        "$bin" run "$net" -o "$tmp/bad" --quiet --restart "$tmp/bad"
+    refused "another model's files" "another model file" -- \
+        "$bin" run "$tmp/other_net.json" -o "$tmp/bad" --quiet --restart "$tmp/m6"
     # a set of two times (rank 1's from a run checkpointed every 60 ms: 180, not 150)
     expect_status 0 "2 ranks, other times" -- mpirun -np 2 "$bin" run "$net" -o "$tmp/m5" --quiet --checkpoint-every 60
     cp "$tmp/m5/checkpoint.1.bin" "$tmp/m3/checkpoint.1.bin"
     expect_status 1 "a set of two times" -- mpirun -np 2 "$bin" run "$net" -o "$tmp/m3" --quiet --restart "$tmp/m3"
     expect_grep "$tmp/err" "different times" "a set of two times: message"
+    refused "a set of two times on 1 rank" "checkpoint.1.bin: t = 180 ms; .*checkpoint.0.bin: t = 150 ms: expected the files of one checkpoint" -- \
+        "$bin" run "$net" -o "$tmp/m3" --quiet --restart "$tmp/m3"
 fi
 
 echo "cli_checkpoint: $passed passed, $failed failed"

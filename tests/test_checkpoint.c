@@ -5,9 +5,11 @@
  * the state is saved in the model's order, so a checkpoint of one thread count restarts on
  * another (blocks of another width). Runs on any rank count (the MPI list runs it on 2).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hinesbatch.h"
@@ -388,6 +390,134 @@ static void test_cat_net(hb_comm_t *comm, double w)
     hb_net_destroy(second);
 }
 
+/* Another rank count (hb_net_load_ranks): the catalogue network checkpointed on this
+ * communicator's ranks restarts on one rank (S -> 1), and one rank's checkpoint on all of them
+ * (1 -> S), to the run through's spikes; under mpirun (the MPI list: 2 ranks) both cross rank
+ * counts. Each rank writes its file where all ranks find it (the largest pid names the set). */
+static void test_ranks(hb_comm_t *comm)
+{
+    hb_comm_t *solo = NULL;
+    CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &solo));
+    char text[8192];
+    snprintf(text, sizeof text, net_cat_json, 0.05, 0.05, 0.05, 0.05, 0.05);
+    hb_net_t *whole = NULL, *part = NULL, *one = NULL, *back = NULL, *first = NULL;
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &whole));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, comm, &part));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &one));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &first));
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, comm, &back));
+    if (!whole || !part || !one || !first || !back) return;
+    CHECK_OK(hb_net_run(whole));
+    const int rank = hb_comm_rank(comm), ranks = hb_comm_size(comm);
+    int set = 0;
+    CHECK_OK(hb_comm_max(comm, (int)getpid(), &set));
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char path[4][512], solo_path[512];
+    for (int r = 0; r < ranks && r < 4; r++)
+        snprintf(path[r], sizeof path[r], "%s/hb_test_ranks_%d.%d.bin", dir, set, r);
+    snprintf(solo_path, sizeof solo_path, "%s/hb_test_ranks_%d.solo%d.bin", dir, set, rank);
+    CHECK(ranks <= 4);
+    /* S ranks to 47.3 ms, each its file */
+    CHECK_OK(hb_net_init(part));
+    CHECK_OK(hb_net_advance(part, 47.3));
+    FILE *f = fopen(path[rank], "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_OK(hb_net_save(part, f, path[rank]));
+        fclose(f);
+    }
+    /* one rank to 47.3 ms, its file (each rank its own copy) */
+    CHECK_OK(hb_net_init(first));
+    CHECK_OK(hb_net_advance(first, 47.3));
+    if ((f = fopen(solo_path, "wb"))) {
+        CHECK_OK(hb_net_save(first, f, solo_path));
+        fclose(f);
+    }
+    int done = 0;
+    CHECK_OK(hb_comm_max(comm, 1, &done)); /* every rank's file written */
+    FILE *files[4] = {NULL, NULL, NULL, NULL};
+    const char *names[4] = {NULL, NULL, NULL, NULL};
+    for (int r = 0; r < ranks && r < 4; r++) {
+        files[r] = fopen(path[r], "rb");
+        names[r] = path[r];
+    }
+    CHECK_OK(hb_net_load_ranks(one, ranks, files, names)); /* S -> 1 */
+    /* saved again at 70 ms: the bytes of a run through on one rank (every value moved) */
+    hb_net_t *through = NULL;
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &through));
+    CHECK_OK(hb_net_advance(one, 70.0));
+    if (through) {
+        FILE *a = tmpfile(), *b = tmpfile();
+        CHECK_OK(hb_net_init(through));
+        CHECK_OK(hb_net_advance(through, 70.0));
+        CHECK_OK(hb_net_save(one, a, "again"));
+        CHECK_OK(hb_net_save(through, b, "again"));
+        long na = 0, nb = 0;
+        unsigned char *ba = slurp(a, &na), *bb = slurp(b, &nb);
+        CHECKF(na == nb && ba && bb && memcmp(ba, bb, (size_t)na) == 0,
+               "%d ranks -> 1: the restored state at 70 ms differs from the run through's (%ld "
+               "and %ld bytes)", ranks, na, nb);
+        free(ba);
+        free(bb);
+        fclose(a);
+        fclose(b);
+        hb_net_destroy(through);
+    }
+    CHECK_OK(hb_net_advance(one, 120.0));
+    CHECKF(same_spikes(whole, one), "%d ranks' checkpoint on 1 rank: the spikes differ", ranks);
+    /* 1 -> S */
+    FILE *g = fopen(solo_path, "rb");
+    const char *solo_name = solo_path;
+    CHECK_OK(hb_net_load_ranks(back, 1, &g, &solo_name));
+    CHECK_OK(hb_net_advance(back, 120.0));
+    CHECKF(same_spikes(whole, back), "1 rank's checkpoint on %d ranks: the spikes differ", ranks);
+    if (g) fclose(g);
+    /* a rank's file missing from the set (NULL), or one of its files twice: refused */
+    if (ranks > 1) {
+        FILE *twice[4] = {NULL, NULL, NULL, NULL};
+        for (int r = 0; r < ranks; r++) twice[r] = fopen(path[0], "rb");
+        hb_net_t *bad = NULL;
+        CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, solo, &bad));
+        const hb_status_t st = hb_net_load_ranks(bad, ranks, twice, names);
+        for (int r = 0; r < ranks; r++)
+            if (twice[r]) fclose(twice[r]);
+        CHECKF(st == HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "the checkpoint of rank 0") &&
+               strstr(hb_last_error(), "expected rank 1"), "%s", hb_last_error());
+        CHECK(hb_net_advance(bad, 10.0) == HB_ERR_INVALID_VALUE); /* not initialised */
+        hb_net_destroy(bad);
+    }
+    /* a one-rank checkpoint's file given as a set of two: refused naming the file and the
+     * rank it should be (on any rank count: the stand-in shares are built here too) */
+    FILE *pair[2] = {fopen(solo_path, "rb"), fopen(solo_path, "rb")};
+    const char *pair_names[2] = {solo_path, solo_path};
+    hb_net_t *bad = NULL;
+    CHECK_OK(hb_net_parse_json(text, strlen(text), "ranks net", NULL, comm, &bad));
+    if (bad) {
+        const hb_status_t st = hb_net_load_ranks(bad, 2, pair, pair_names);
+        CHECKF(st == HB_ERR_INVALID_VALUE && strstr(hb_last_error(), "hb_test_ranks_") &&
+               strstr(hb_last_error(), "the checkpoint of rank 0 of 1; expected rank"),
+               "%s", hb_last_error());
+        CHECK(hb_net_advance(bad, 10.0) == HB_ERR_INVALID_VALUE); /* not initialised */
+    }
+    for (int k = 0; k < 2; k++)
+        if (pair[k]) fclose(pair[k]);
+    hb_net_destroy(bad);
+    if (rank == 0)
+        printf("catalogue network checkpoint: %d ranks -> 1 and 1 -> %d, restored bitwise\n",
+               ranks, ranks);
+    for (int r = 0; r < ranks && r < 4; r++)
+        if (files[r]) fclose(files[r]);
+    CHECK_OK(hb_comm_max(comm, 1, &done)); /* every rank has read them */
+    remove(path[rank]);
+    remove(solo_path);
+    hb_net_destroy(whole);
+    hb_net_destroy(part);
+    hb_net_destroy(one);
+    hb_net_destroy(first);
+    hb_net_destroy(back);
+    hb_comm_destroy(solo);
+}
+
 /* 16 ball and sticks of one shape (one group: 16 lanes on one thread, 8 on two, 4 on three,
  * cpu_block_width's sweep fix) and 3 of another (a group of 4 lanes on any count), with the
  * bbp catalogue's channels and CaDynamics_E2 writing cai, an ExpSyn kicked by noisy NetStims
@@ -485,6 +615,47 @@ static void test_threads(hb_comm_t *comm)
         hb_net_destroy(second);
         hb_net_destroy(again);
     }
+    /* one rank's checkpoint on all of them: the connections' weight vectors (Psurv) and the
+     * events' vectors move with their connections, the RANDOM streams with their synapses */
+    hb_comm_t *solo = NULL;
+    CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &solo));
+    hb_net_t *one = solo ? make_threads_net(solo, 1) : NULL, *many = make_threads_net(comm, 2);
+    if (one && many) {
+        FILE *f = tmpfile();
+        CHECK_OK(hb_net_init(one));
+        CHECK_OK(hb_net_advance(one, 61.3));
+        CHECK_OK(hb_net_save(one, f, "one"));
+        rewind(f);
+        const char *name = "one";
+        CHECK_OK(hb_net_load_ranks(many, 1, &f, &name));
+        /* saved again at 80 ms: the bytes of a run through on these ranks */
+        hb_net_t *ref = make_threads_net(comm, 2);
+        FILE *a = tmpfile(), *b = tmpfile();
+        CHECK_OK(hb_net_advance(many, 80.0));
+        CHECK_OK(hb_net_save(many, a, "again"));
+        if (ref) {
+            CHECK_OK(hb_net_init(ref));
+            CHECK_OK(hb_net_advance(ref, 80.0));
+            CHECK_OK(hb_net_save(ref, b, "again"));
+        }
+        long na = 0, nb = 0;
+        unsigned char *ba = slurp(a, &na), *bb = slurp(b, &nb);
+        CHECKF(na == nb && ba && bb && memcmp(ba, bb, (size_t)na) == 0,
+               "1 rank -> %d: the restored state at 80 ms differs from the run through's (%ld "
+               "and %ld bytes)", hb_comm_size(comm), na, nb);
+        free(ba);
+        free(bb);
+        fclose(a);
+        fclose(b);
+        hb_net_destroy(ref);
+        CHECK_OK(hb_net_advance(many, 100.0));
+        CHECKF(same_spikes(whole, many), "1 rank of 1 thread -> %d of 2: the restored "
+               "ProbAMPANMDA_EMS network's spikes differ", hb_comm_size(comm));
+        fclose(f);
+    }
+    hb_net_destroy(one);
+    hb_net_destroy(many);
+    hb_comm_destroy(solo);
     if (hb_comm_rank(comm) == 0)
         printf("threads checkpoint on %d rank(s): %zu cell spikes, restored bitwise across 1, 2 "
                "and 3 threads\n", hb_comm_size(comm), cells);
@@ -504,6 +675,7 @@ int main(void)
     }
     for (int overlap = HB_NET_BLOCKING; overlap <= HB_NET_TASKS; overlap++) test_net(comm, overlap);
     test_cat_net(comm, 0.05);
+    test_ranks(comm);
     if (hb_backend_available(HB_BACKEND_OMP)) test_threads(comm);
     hb_comm_destroy(comm);
     return check_summary("checkpoint");

@@ -580,21 +580,20 @@ static double net_chunk_end(const run_ckpt_t *ckpt, const hb_net_t *net, double 
     return (double)(step + run_ckpt_limit(ckpt, step, n)) * hb_net_dt(net);
 }
 
-/* --restart: every rank's checkpoint loaded (collective), then rank 0's spikes.dat rewritten
+/* --restart: the checkpoint loaded (collective; written on any rank count), then rank 0's spikes.dat rewritten
  * with the spikes up to it. */
 static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, FILE **out,
                        const char *out_path, size_t *written, int *headed, char *error,
                        size_t error_size)
 {
-    char path[4300];
-    FILE *f = NULL;
-    int rc = run_ckpt_open(ckpt, 1, &f, path, sizeof path, NULL);
+    run_ckpt_files_t set;
+    int rc = run_ckpt_open_ranks(ckpt, &set);
     if ((rc = agree_failure(comm, rc)) != 0) {
-        if (f) fclose(f);
+        run_ckpt_files_close(&set);
         return rc;
     }
-    hb_status_t status = hb_net_load(net, f, path);
-    fclose(f);
+    hb_status_t status = hb_net_load_ranks(net, set.n, set.files, (const char *const *)set.names);
+    run_ckpt_files_close(&set);
     if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
     if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));

@@ -166,6 +166,11 @@ static int refuse(FILE **f, const char *path, const char *what)
     return cli_fail("run", "%s: %s", path, what);
 }
 
+/* Opens the checkpoint file at path and checks the run's record (model file, kind; the rank
+ * count `ranks` unless 0); *written: the rank count that wrote it. */
+static int open_file(const run_ckpt_t *c, int network, int ranks, FILE **f, const char *path,
+                     run_ckpt_cells_t *cells, int *written);
+
 int run_ckpt_open(const run_ckpt_t *c, int network, FILE **f, char *path, size_t path_size,
                   run_ckpt_cells_t *cells)
 {
@@ -181,6 +186,72 @@ int run_ckpt_open(const run_ckpt_t *c, int network, FILE **f, char *path, size_t
         return cli_fail("run", "--restart %s: a file, on %d ranks; expected the directory of "
                         "their checkpoint.RANK.bin files", c->restart, c->ranks);
     }
+    int written = 0;
+    return open_file(c, network, c->ranks, f, path, cells, &written);
+}
+
+void run_ckpt_files_close(run_ckpt_files_t *set)
+{
+    for (int r = 0; r < set->n; r++) {
+        if (set->files && set->files[r]) fclose(set->files[r]);
+        if (set->names) free(set->names[r]);
+    }
+    free(set->files);
+    free(set->names);
+    memset(set, 0, sizeof *set);
+}
+
+int run_ckpt_open_ranks(const run_ckpt_t *c, run_ckpt_files_t *set)
+{
+    memset(set, 0, sizeof *set);
+    struct stat st;
+    if (stat(c->restart, &st) != 0)
+        return cli_fail("run", "--restart %s: %s", c->restart, strerror(errno));
+    const int dir = S_ISDIR(st.st_mode);
+    char path[4200];
+    if (dir) snprintf(path, sizeof path, "%s/checkpoint.0.bin", c->restart);
+    else snprintf(path, sizeof path, "%s", c->restart);
+    FILE *f = NULL;
+    int n = 0;
+    if (open_file(c, 1, 0, &f, path, NULL, &n) != 0) return 1;
+    if (!dir && n != 1) {
+        fclose(f);
+        return cli_fail("run", "%s: a file of a run on %d ranks; expected the directory of their "
+                        "checkpoint.RANK.bin files", path, n);
+    }
+    set->files = calloc((size_t)n, sizeof *set->files);
+    set->names = calloc((size_t)n, sizeof *set->names);
+    set->n = n;
+    if (!set->files || !set->names) {
+        fclose(f);
+        free(set->files);
+        free(set->names);
+        memset(set, 0, sizeof *set);
+        return cli_fail("run", "out of memory for %d checkpoint files", n);
+    }
+    set->files[0] = f;
+    set->names[0] = strdup(path);
+    int rc = set->names[0] ? 0 : cli_fail("run", "out of memory");
+    for (int r = 1; r < n && rc == 0; r++) {
+        snprintf(path, sizeof path, "%s/checkpoint.%d.bin", c->restart, r);
+        int written = 0;
+        if (access(path, F_OK) != 0)
+            rc = cli_fail("run", "%s: missing: the checkpoint in %s was written on %d ranks "
+                          "(checkpoint.0.bin says); expected checkpoint.0.bin to "
+                          "checkpoint.%d.bin", path, c->restart, n, n - 1);
+        else
+            rc = open_file(c, 1, n, &set->files[r], path, NULL, &written);
+        if (rc == 0 && !(set->names[r] = strdup(path))) rc = cli_fail("run", "out of memory");
+    }
+    if (rc != 0) run_ckpt_files_close(set);
+    return rc;
+}
+
+static int open_file(const run_ckpt_t *c, int network, int ranks, FILE **f, const char *path,
+                     run_ckpt_cells_t *cells, int *written)
+{
+    *f = NULL;
+    struct stat st;
     if (!(*f = fopen(path, "rb"))) return cli_fail("run", "%s: cannot read: %s", path, strerror(errno));
     if (fstat(fileno(*f), &st) != 0 || !S_ISREG(st.st_mode))
         return refuse(f, path, S_ISDIR(st.st_mode) ? "a directory; expected a checkpoint file "
@@ -225,11 +296,22 @@ int run_ckpt_open(const run_ckpt_t *c, int network, FILE **f, char *path, size_t
         } else if (v[0] != network) {
             rc = refuse(f, path, network ? "a checkpoint of a cell run; the model is a network"
                                          : "a checkpoint of a network; the model is a cell run");
-        } else if (v[1] != c->ranks) {
-            char what[200];
-            snprintf(what, sizeof what, "written by a run on %lld ranks; this one has %d: expected "
-                     "the same rank count", (long long)v[1], c->ranks);
+        } else if (v[1] < 1 || v[1] > 1 << 20 || (ranks > 0 && v[1] != ranks)) {
+            char what[300];
+            if (ranks <= 0)
+                snprintf(what, sizeof what, "corrupt: written by a run on %lld ranks; expected "
+                         "1 to %d", (long long)v[1], 1 << 20);
+            else if (network)
+                snprintf(what, sizeof what, "written by a run on %lld ranks; expected %d, as "
+                         "checkpoint.0.bin's: the files of one checkpoint", (long long)v[1],
+                         ranks);
+            else
+                snprintf(what, sizeof what, "written by a run on %lld ranks; this one has %d: "
+                         "expected the same rank count (a cell run's checkpoint)",
+                         (long long)v[1], ranks);
             rc = refuse(f, path, what);
+        } else {
+            *written = (int)v[1];
         }
     }
     if (rc == 0 && !network) {

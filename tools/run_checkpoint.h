@@ -49,4 +49,17 @@ int run_ckpt_open(const run_ckpt_t *c, int network, FILE **f, char *path, size_t
                   run_ckpt_cells_t *cells);
 void run_ckpt_cells_free(run_ckpt_cells_t *cells);
 
+/* A network's checkpoint: the files of every rank that wrote it (any rank count now). */
+typedef struct {
+    int n;        /* the rank count that wrote it */
+    FILE **files; /* per old rank, left at the library's record */
+    char **names; /* their paths */
+} run_ckpt_files_t;
+
+/* Opens --restart's files (a directory: checkpoint.0.bin says how many ranks wrote them, all
+ * opened; a file: a run on one rank's) and checks each one's run record (model file, kind,
+ * that rank count). 0, or 1 after an error message (nothing left open). */
+int run_ckpt_open_ranks(const run_ckpt_t *c, run_ckpt_files_t *set);
+void run_ckpt_files_close(run_ckpt_files_t *set);
+
 #endif

@@ -113,9 +113,10 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
     const int64_t at = hb_ckpt_get_i64(in);
     if (in->bad) return hb_fail(HB_ERR_PARSE, "%s: the network's record ends early", name);
     if (size != net->comm->size || rank != net->comm->rank)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: the checkpoint of rank %lld of %lld; this is "
-                       "rank %d of %d: expected the same rank count, and each rank its own file",
-                       name, (long long)rank, (long long)size, net->comm->rank, net->comm->size);
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: the checkpoint of rank %lld of %lld; expected "
+                       "rank %d of %d's own file (hb_net_load_ranks reads the files of another "
+                       "rank count)", name, (long long)rank, (long long)size, net->comm->rank,
+                       net->comm->size);
     if (cable != net->n_cable || sources != net->n_sources)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of %lld cable cells and %lld "
                        "sources on this rank; here %d and %d: expected a checkpoint of the same "
@@ -256,29 +257,11 @@ static hb_status_t get_state(hb_net_t *net, hb_ckpt_in_t *in, const char *name, 
     return status;
 }
 
-hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
+/* Every rank must agree (as hb_net_init) and be at the same step; then the network is
+ * initialised at it. status and step: this rank's load. */
+static hb_status_t agree_loaded(hb_net_t *net, hb_status_t status, long step, const char *name,
+                                double t0)
 {
-    hb_clear_error();
-    if (!name) name = "checkpoint";
-    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: net is NULL");
-    hb_net_exchange_abandon(net); /* a failed run's exchange */
-    net->initialised = 0;
-    net->n_local = net->n_sending = net->n_pending = net->n_spikes = net->n_sorted = 0;
-    net->n_forgotten = 0;
-    net->sources_next_ms = -INFINITY; /* the restored streams: scanned at the next epoch */
-    const double t0 = hb_clock_seconds();
-    unsigned char *data = NULL;
-    size_t size = 0;
-    long step = -1;
-    uint32_t version = 0;
-    hb_status_t status = file ? hb_ckpt_read(file, name, HB_CKPT_NET, &data, &size, &version)
-                              : hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: file is NULL");
-    if (status == HB_SUCCESS) {
-        hb_ckpt_in_t in = {data, size, 0, 0, version};
-        status = get_state(net, &in, name, &step);
-    }
-    free(data);
-    /* every rank must agree (as hb_net_init), and be at the same step */
     double v[3] = {status != HB_SUCCESS, status == HB_SUCCESS ? (double)step : -HUGE_VAL,
                    status == HB_SUCCESS ? -(double)step : -HUGE_VAL};
     char message[1024];
@@ -308,4 +291,324 @@ hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
     net->n_trace = 0;
     net->initialised = 1;
     return HB_SUCCESS;
+}
+
+/* What a load starts from: no run, nothing held. */
+static void forget_run(hb_net_t *net)
+{
+    hb_net_exchange_abandon(net); /* a failed run's exchange */
+    net->initialised = 0;
+    net->n_local = net->n_sending = net->n_pending = net->n_spikes = net->n_sorted = 0;
+    net->n_forgotten = 0;
+    net->sources_next_ms = -INFINITY; /* the restored streams: scanned at the next epoch */
+}
+
+hb_status_t hb_net_load(hb_net_t *net, FILE *file, const char *name)
+{
+    hb_clear_error();
+    if (!name) name = "checkpoint";
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: net is NULL");
+    forget_run(net);
+    const double t0 = hb_clock_seconds();
+    unsigned char *data = NULL;
+    size_t size = 0;
+    long step = -1;
+    uint32_t version = 0;
+    hb_status_t status = file ? hb_ckpt_read(file, name, HB_CKPT_NET, &data, &size, &version)
+                              : hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load: file is NULL");
+    if (status == HB_SUCCESS) {
+        hb_ckpt_in_t in = {data, size, 0, 0, version};
+        status = get_state(net, &in, name, &step);
+    }
+    free(data);
+    return agree_loaded(net, status, step, name, t0);
+}
+
+/* ---- a checkpoint of another rank count (hb_net_load_ranks) ----
+ * Each of the checkpoint's records is read into a network of that old rank's share, built
+ * from the same recipe on a stand-in communicator of the old rank and rank count, and checked
+ * there as that rank would check it (fingerprint, values). This rank then takes, by gid, its
+ * cells' state, its sources' streams and the events waiting on its cells; every rank holds
+ * every spike. */
+
+typedef struct {
+    int rank, size;
+    double min_delay; /* [ms] the whole network's, which this rank's network knows */
+} stand_in_t;
+
+static int stand_in_available(void) { return 1; }
+
+static hb_status_t stand_in_allgather_int(void *state, int mine, int *all)
+{
+    const stand_in_t *s = state;
+    for (int r = 0; r < s->size; r++) all[r] = mine;
+    return HB_SUCCESS;
+}
+
+static hb_status_t stand_in_allgatherv(void *state, const void *send, int send_count, void *recv,
+                                       const int *counts, const int *displs, size_t elem_bytes)
+{
+    const stand_in_t *s = state;
+    (void)counts;
+    if (send_count > 0)
+        memcpy((char *)recv + (size_t)displs[s->rank] * elem_bytes, send,
+               (size_t)send_count * elem_bytes);
+    return HB_SUCCESS;
+}
+
+/* hb_net_create's only MIN is the smallest delay over all ranks; its MAXes ask whether any
+ * rank failed, and this one speaks for itself. */
+static hb_status_t stand_in_allreduce(void *state, double *values, int n, hb_reduce_t op)
+{
+    const stand_in_t *s = state;
+    for (int i = 0; i < n && op == HB_REDUCE_MIN; i++)
+        if (s->min_delay < values[i]) values[i] = s->min_delay;
+    return HB_SUCCESS;
+}
+
+static const struct hb_comm_ops stand_in_ops = {
+    "checkpoint's partition", stand_in_available, NULL, NULL, stand_in_allgather_int,
+    stand_in_allgatherv, NULL, NULL, NULL, stand_in_allreduce, NULL};
+
+/* The local index of cable cell gid (-1: not this rank's); cable_gid is ascending. */
+static int local_cable(const hb_net_t *net, uint32_t gid)
+{
+    int lo = 0, hi = net->n_cable;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (net->cable_gid[mid] < gid) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < net->n_cable && net->cable_gid[lo] == gid ? lo : -1;
+}
+
+static int local_source(const hb_net_t *net, uint32_t gid)
+{
+    for (int s = 0; s < net->n_sources; s++)
+        if (net->sources[s].gid == gid) return s;
+    return -1;
+}
+
+/* Old rank r's network (*old), its record read from file and checked; *step: its step. */
+static hb_status_t load_old_rank(hb_net_t *net, int r, int n_ranks, FILE *file, const char *name,
+                                 hb_comm_t *comm, stand_in_t *si, hb_net_t **old, long *step)
+{
+    *si = (stand_in_t){r, n_ranks, net->min_delay};
+    *comm = (hb_comm_t){net->comm->kind, &stand_in_ops, si, r, n_ranks, 0};
+    hb_sim_options_t opt = net->opt;
+    opt.threads = 1; /* a record of format 4 or later holds no layout: any width reads it */
+    hb_status_t status = hb_net_create_with(&net->recipe, &net->builder, comm, &opt, old);
+    if (status != HB_SUCCESS)
+        return hb_fail(status, "%s: building the share of rank %d of %d to read it: %s", name, r,
+                       n_ranks, hb_last_error());
+    hb_net_set_overlap(*old, net->overlap);
+    unsigned char *data = NULL;
+    size_t size = 0;
+    uint32_t version = 0;
+    status = file ? hb_ckpt_read(file, name, HB_CKPT_NET, &data, &size, &version)
+                  : hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load_ranks: file %d is NULL", r);
+    if (status == HB_SUCCESS && version < 4)
+        status = hb_fail(HB_ERR_INVALID_VALUE, "%s: a checkpoint of format version %u, laid out "
+                         "in its engine's blocks; expected version 4 or later to restart on "
+                         "another rank count (%d here, %d wrote it), or the rank count that "
+                         "wrote it", name, version, net->comm->size, n_ranks);
+    if (status == HB_SUCCESS) {
+        hb_ckpt_in_t in = {data, size, 0, 0, version};
+        status = get_state(*old, &in, name, step);
+    }
+    free(data);
+    return status;
+}
+
+/* old's weight vectors: one past the largest connection's. */
+static int n_vec_of(const hb_net_t *old)
+{
+    int n = 0;
+    for (size_t k = 0; old->conn_weights && k < old->n_conns; k++)
+        if (old->conn_weights[k] >= n) n = old->conn_weights[k] + 1;
+    return n;
+}
+
+static hb_status_t take_cells(hb_net_t *net, const hb_net_t *old, const char *name,
+                              const char **claimed, int *vec);
+
+/* The weight vectors of the connections to this rank's cells among old's: moved, and
+ * vec[old's vector] = this rank's (-1: not here). Both ranks keep their connections sorted by
+ * (source, cell, synapse, weight, delay), and a block's local cells are in gid order, so the
+ * connections both hold come in the same order in each. */
+static hb_status_t take_weights(hb_net_t *net, const hb_net_t *old, const char *name, int *vec)
+{
+    size_t j = 0;
+    for (size_t k = 0; k < old->n_conns; k++) {
+        const hb_net_conn_t *e = &old->conns[k];
+        const int d = local_cable(net, old->cable_gid[e->cell]);
+        if (d < 0) continue;
+        while (j < net->n_conns && local_cable(old, net->cable_gid[net->conns[j].cell]) < 0) j++;
+        const hb_net_conn_t *h = j < net->n_conns ? &net->conns[j] : NULL;
+        if (!h || h->source != e->source || h->cell != d || h->synapse != e->synapse ||
+            h->weight != e->weight || h->delay != e->delay)
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: the connection from %u to cell %u's synapse "
+                           "%d is not this network's next one: expected a checkpoint of the same "
+                           "connections", name, e->source, old->cable_gid[e->cell], e->synapse);
+        const int ov = old->conn_weights ? old->conn_weights[k] : -1;
+        const int nv = net->conn_weights ? net->conn_weights[j] : -1;
+        if ((ov < 0) != (nv < 0))
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: the connection from %u to cell %u's synapse "
+                           "%d has %s weight vector here: expected the same connections", name,
+                           e->source, old->cable_gid[e->cell], e->synapse, nv < 0 ? "no" : "a");
+        if (ov >= 0) {
+            vec[ov] = nv;
+            const hb_status_t st = hb_sim_checkpoint_move_weights(net->sim, nv, old->sim, ov, name);
+            if (st != HB_SUCCESS) return st;
+        }
+        j++;
+    }
+    return HB_SUCCESS;
+}
+
+/* This rank's part of old rank r's network (old, its record from `name`): its cells, sources
+ * and events; claimed[c] / [n_cable + s]: the file that gave cell c or source s. */
+static hb_status_t take_share(hb_net_t *net, const hb_net_t *old, const char *name,
+                              const char **claimed)
+{
+    const int n_vec = n_vec_of(old);
+    int *vec = malloc(((size_t)n_vec + 1) * sizeof *vec);
+    if (!vec) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+    for (int v = 0; v < n_vec; v++) vec[v] = -1;
+    const hb_status_t st = take_cells(net, old, name, claimed, vec);
+    free(vec);
+    return st;
+}
+
+static hb_status_t take_cells(hb_net_t *net, const hb_net_t *old, const char *name,
+                              const char **claimed, int *vec)
+{
+    for (int c = 0; c < old->n_cable; c++) {
+        const int d = local_cable(net, old->cable_gid[c]);
+        if (d < 0) continue;
+        if (claimed[d])
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: cell %u is in %s too: expected each cell in "
+                           "one rank's file", name, old->cable_gid[c], claimed[d]);
+        claimed[d] = name;
+        net->seen[d] = old->seen[c];
+        const hb_status_t st = hb_sim_checkpoint_move_cell(net->sim, d, old->sim, c, name);
+        if (st != HB_SUCCESS) return st;
+    }
+    for (int s = 0; s < old->n_sources; s++) {
+        const int d = local_source(net, old->sources[s].gid);
+        if (d < 0) continue;
+        if (claimed[net->n_cable + d])
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: source %u is in %s too: expected each "
+                           "source in one rank's file", name, old->sources[s].gid,
+                           claimed[net->n_cable + d]);
+        claimed[net->n_cable + d] = name;
+        net->sources[d].emitted = old->sources[s].emitted;
+        net->sources[d].next_ms = old->sources[s].next_ms;
+    }
+    const hb_status_t st = take_weights(net, old, name, vec);
+    if (st != HB_SUCCESS) return st;
+    const int n_vec = n_vec_of(old);
+    for (size_t k = 0; k < old->n_pending; k++) {
+        hb_net_event_t ev = old->pending[k];
+        const int d = local_cable(net, old->cable_gid[ev.cell]);
+        if (d < 0) continue;
+        if (!hb_net_reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
+                            sizeof *net->pending))
+            return hb_fail(HB_ERR_ALLOC, "%s: out of memory for the events", name);
+        if (ev.weights >= 0 && (ev.weights >= n_vec || vec[ev.weights] < 0))
+            return hb_fail(HB_ERR_INVALID_VALUE, "%s: event %zu carries weight vector %d, of no "
+                           "connection to cell %u here: expected the same connections", name, k,
+                           ev.weights, old->cable_gid[ev.cell]);
+        ev.cell = d;
+        if (ev.weights >= 0) ev.weights = vec[ev.weights];
+        net->pending[net->n_pending++] = ev;
+    }
+    return HB_SUCCESS;
+}
+
+/* The checkpoint's every spike: old rank 0's (each rank held them all), the others' the same
+ * count. */
+static hb_status_t take_spikes(hb_net_t *net, const hb_net_t *old, int r, const char *name,
+                               const char *first)
+{
+    if (r > 0) {
+        if (old->n_spikes == net->n_spikes) return HB_SUCCESS;
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %zu spikes; %s holds %zu: expected the files "
+                       "of one checkpoint", name, old->n_spikes, first, net->n_spikes);
+    }
+    if (!hb_net_reserve((void **)&net->spikes, 0, &net->cap_spikes, old->n_spikes + 1,
+                        sizeof *net->spikes))
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %zu spikes", name, old->n_spikes);
+    if (old->n_spikes) memcpy(net->spikes, old->spikes, old->n_spikes * sizeof *net->spikes);
+    net->n_spikes = old->n_spikes;
+    return HB_SUCCESS;
+}
+
+static hb_status_t load_other_ranks(hb_net_t *net, int n_ranks, FILE *const *files,
+                                    const char *const *names, long *step)
+{
+    const char **claimed = calloc((size_t)net->n_cable + (size_t)net->n_sources + 1,
+                                  sizeof *claimed);
+    if (!claimed) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", names[0]);
+    hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
+    hb_net_t *from = NULL; /* an old rank's network with cells: the sample times */
+    for (int r = 0; r < n_ranks && status == HB_SUCCESS; r++) {
+        const char *name = names[r] ? names[r] : "checkpoint";
+        hb_comm_t comm;
+        stand_in_t si;
+        hb_net_t *old = NULL;
+        long at = -1;
+        status = load_old_rank(net, r, n_ranks, files[r], name, &comm, &si, &old, &at);
+        if (status == HB_SUCCESS && r > 0 && at != *step)
+            status = hb_fail(HB_ERR_INVALID_VALUE, "%s: t = %g ms; %s: t = %g ms: expected the "
+                             "files of one checkpoint, written together", name,
+                             (double)at * net->opt.dt_ms, names[0], (double)*step * net->opt.dt_ms);
+        if (status == HB_SUCCESS) {
+            *step = at;
+            status = take_spikes(net, old, r, name, names[0]);
+        }
+        if (status == HB_SUCCESS) status = take_share(net, old, name, claimed);
+        if (status == HB_SUCCESS && !from && old->sim) {
+            from = old;
+            old = NULL;
+        }
+        hb_net_destroy(old);
+    }
+    for (int k = 0; k < net->n_cable + net->n_sources && status == HB_SUCCESS; k++)
+        if (!claimed[k])
+            status = hb_fail(HB_ERR_INVALID_VALUE, "%s: no file of the checkpoint holds %s %u: "
+                             "expected the files of all %d ranks that wrote it", names[0],
+                             k < net->n_cable ? "cell" : "source",
+                             k < net->n_cable ? net->cable_gid[k]
+                                              : net->sources[k - net->n_cable].gid, n_ranks);
+    if (status == HB_SUCCESS && net->sim)
+        status = hb_sim_checkpoint_moved(net->sim, from->sim, *step, names[0]);
+    if (status == HB_SUCCESS) {
+        net->n_sorted = 0;
+        net->step = *step;
+    }
+    hb_net_destroy(from);
+    free(claimed);
+    return status;
+}
+
+hb_status_t hb_net_load_ranks(hb_net_t *net, int n_files, FILE *const *files,
+                              const char *const *names)
+{
+    hb_clear_error();
+    if (!net) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load_ranks: net is NULL");
+    const char *first = names && names[0] ? names[0] : "checkpoint";
+    if (files && names && n_files == net->comm->size)
+        return hb_net_load(net, files[net->comm->rank], names[net->comm->rank]);
+    forget_run(net);
+    const double t0 = hb_clock_seconds();
+    long step = -1;
+    hb_status_t status = HB_SUCCESS;
+    if (!files || !names || n_files < 1)
+        status = hb_fail(HB_ERR_INVALID_VALUE, "hb_net_load_ranks: %d files%s; expected one per "
+                         "rank that wrote the checkpoint", n_files,
+                         files && names ? "" : " (NULL)");
+    else
+        status = load_other_ranks(net, n_files, files, names, &step);
+    return agree_loaded(net, status, step, first, t0);
 }

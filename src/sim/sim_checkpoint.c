@@ -1235,3 +1235,101 @@ hb_status_t hb_sim_load(hb_sim_t *sim, FILE *file, const char *name)
     free(data);
     return status;
 }
+
+/* ---- a cell's state moved between simulations (a network restarted on another rank count,
+ * net_checkpoint.c): the simulations hold other sets of cells of one model, so a cell's values
+ * are those group_state gives for its one slot, which follow its own model when the two groups
+ * list the same catalogue mechanisms and ions. */
+
+/* Whether groups a and b list the same catalogue mechanisms and ions, in the same order. */
+static int same_cat_lists(const group_t *a, const group_t *b)
+{
+    const hb_step_cat_t *x = a->cat, *y = b->cat;
+    if (!x || !y) return !x == !y;
+    if (x->n_mech != y->n_mech || x->n_ion != y->n_ion) return 0;
+    for (int q = 0; q < x->n_mech; q++)
+        if (strcmp(x->mech[q].mech->name, y->mech[q].mech->name) != 0) return 0;
+    for (int q = 0; q < x->n_ion; q++)
+        if (strcmp(x->ion[q].name, y->ion[q].name) != 0) return 0;
+    return 1;
+}
+
+hb_status_t hb_sim_checkpoint_move_cell(hb_sim_t *dst, int dc, const hb_sim_t *src, int sc,
+                                        const char *name)
+{
+    if (dst->self_mechs)
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: this simulation's point processes send "
+                       "themselves events (net_send, net_move, WATCH), whose queue is not moved "
+                       "between rank counts; expected the rank count that wrote the checkpoint",
+                       name);
+    const int dg = dst->group_of[dc], sg = src->group_of[sc];
+    const int dp = dst->probe_first[dc], sp = src->probe_first[sc];
+    const int n_probes = dst->probe_first[dc + 1] - dp;
+    if (src->probe_first[sc + 1] - sp != n_probes || dst->info[dc].m != src->info[sc].m)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: cell %d of the checkpoint has %d nodes and %d "
+                       "probes; here %d and %d: expected the same cell", name, sc,
+                       src->info[sc].m, src->probe_first[sc + 1] - sp, dst->info[dc].m, n_probes);
+    if (!same_cat_lists(&dst->groups[dg], &src->groups[sg]))
+        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: cell %d shares its engine group with cells of "
+                       "other catalogue mechanisms or ions in the checkpoint's partition or this "
+                       "one; expected groups of the same mechanisms, as in a restart on the rank "
+                       "count that wrote it", name, dc);
+    hb_ckpt_buf_t b;
+    memset(&b, 0, sizeof b);
+    int slot = src->slot_of[sc];
+    xfer_t put = {XFER_PUT, &b, NULL, 0.0};
+    hb_status_t status = group_state((hb_sim_t *)src, sg, &slot, 1, &put, name); /* reads only */
+    if (status == HB_SUCCESS && b.failed) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+    if (status == HB_SUCCESS) {
+        hb_ckpt_in_t in = {b.data, b.size, 0, 0, HB_CKPT_VERSION};
+        xfer_t set = {XFER_SET, NULL, &in, 0.0};
+        slot = dst->slot_of[dc];
+        status = group_state(dst, dg, &slot, 1, &set, name);
+        if (status == HB_SUCCESS && in.pos != in.size)
+            status = hb_fail(HB_ERR_INVALID_VALUE, "%s: cell %d holds %zu values in the "
+                             "checkpoint, %zu here: expected the same cell", name, dc,
+                             b.size / sizeof(double), in.pos / sizeof(double));
+    }
+    hb_ckpt_buf_free(&b);
+    for (int p = 0; p < n_probes && status == HB_SUCCESS; p++) {
+        dst->above[dp + p] = src->above[sp + p];
+        dst->v_prev[dp + p] = src->v_prev[sp + p];
+        const series_t *tr = &src->traces[sp + p], *sk = &src->spikes[sp + p];
+        status = set_series(&dst->traces[dp + p], tr->count, (const unsigned char *)tr->data, name);
+        if (status == HB_SUCCESS)
+            status = set_series(&dst->spikes[dp + p], sk->count, (const unsigned char *)sk->data,
+                                name);
+    }
+    return status;
+}
+
+hb_status_t hb_sim_checkpoint_move_weights(hb_sim_t *dst, int dv, const hb_sim_t *src, int sv,
+                                           const char *name)
+{
+    if (dv < 0 || dv >= dst->n_weights || sv < 0 || sv >= src->n_weights)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: weight vector %d of %d in the checkpoint, %d of "
+                       "%d here: expected the vectors of the same connections", name, sv,
+                       src->n_weights, dv, dst->n_weights);
+    memcpy(dst->weights + (size_t)dv * HB_CAT_MAX_WEIGHT,
+           src->weights + (size_t)sv * HB_CAT_MAX_WEIGHT, HB_CAT_MAX_WEIGHT * sizeof(double));
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_sim_checkpoint_moved(hb_sim_t *sim, const hb_sim_t *from, long step,
+                                    const char *name)
+{
+    hb_status_t status = set_series(&sim->times, from->times.count,
+                                    (const unsigned char *)from->times.data, name);
+    for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
+        status = sim->ops->set_state(sim->engine, g, sim->groups[g].v, sim->groups[g].hh_state);
+    if (status == HB_SUCCESS) status = sim->ops->set_probes(sim->engine, sim->above, sim->v_prev);
+    if (status == HB_SUCCESS) {
+        sim->step = step;
+        sim->failed = 0;
+        sim->initialised = 1;
+        sim->n_rows = 0;
+    } else {
+        sim->initialised = 0;
+    }
+    return status;
+}
