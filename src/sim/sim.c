@@ -568,6 +568,46 @@ static hb_status_t init_self_events(hb_sim_t *sim)
     return HB_SUCCESS;
 }
 
+/* hb_sim_init, after the connections' INITIAL: the self-events at t = 0 (INITIAL's
+ * net_send(0, flag), and those their NET_RECEIVE sends with no delay) delivered before the
+ * t = 0 sample, as NEURON's finitialize delivers its events at t = 0 before its first record
+ * (later in step 0 they wait for the step: NEURON delivers them after the record). Keyed to
+ * step -1, they come in the step's order (target, time, sending). */
+static hb_status_t deliver_at_zero(hb_sim_t *sim)
+{
+    hb_self_queue_t *q = &sim->self_events;
+    hb_self_event_t se;
+    const double dt = sim->opt.dt_ms;
+    while (hb_self_restep(q, 0.0, -1) > 0)
+        while (hb_self_due(q, -1, &se)) {
+            hb_self_pop(q);
+            hb_self_delivered(q, &se);
+            const hb_sim_target_t *t = &sim->targets[se.target];
+            const hb_step_group_t *g = &sim->groups[t->group].k;
+            const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
+            double own[HB_CAT_MAX_WEIGHT] = {se.weight};
+            double *w = se.weights >= 0 ? sim->weights + (size_t)se.weights * HB_CAT_MAX_WEIGHT
+                                        : own;
+            const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
+                                         se.target};
+            hb_cat_sends_t sends = {0};
+            hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
+            hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, se.time, dt, se.flag,
+                                    &nc, &sends, &loop);
+            if (loop.line) {
+                char what[256];
+                hb_cat_fault_text(&loop, se.time, what, sizeof what);
+                return hb_fail(HB_ERR_NONFINITE, "simulation: %s, at target %d's self-event of "
+                               "t = 0 (flag %g); a STATE or parameter is out of the "
+                               "mechanism's range", what, se.target, se.flag);
+            }
+            hb_status_t st = hb_self_requests(q, se.target, se.weights, se.weight, &sends,
+                                              se.time, dt, m->name);
+            if (st != HB_SUCCESS) return st;
+        }
+    return HB_SUCCESS;
+}
+
 /* Events in the engine's form (targets); checked as hb_sim_queue_events says when `ordered`. */
 static hb_status_t engine_events(hb_sim_t *sim, size_t n, const hb_sim_event_t *events,
                                  int ordered)
@@ -745,6 +785,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     hb_status_t self = init_self_events(sim);
     if (self != HB_SUCCESS) return self;
     init_weights(sim);
+    if ((self = deliver_at_zero(sim)) != HB_SUCCESS) return self;
     sim->step = 0;
     sim->failed = 0;
     hb_sim_reset_records(sim);
