@@ -425,7 +425,7 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
     const hb_sim_target_t *t = &sim->targets[sim->target_first[cell] + synapse];
     if (t->point) { /* a connection of its own: (weight, 0, ...), its INITIAL, the event */
         const hb_step_group_t *g = &sim->groups[t->group].k;
-        double w[HB_CAT_MAX_WEIGHT] = {weight};
+        double own[HB_CAT_MAX_WEIGHT];
         const double now = (double)sim->step * sim->opt.dt_ms;
         const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
                                      sim->target_first[cell] + synapse};
@@ -433,7 +433,8 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         const double dt = sim->opt.dt_ms;
         const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
         hb_cat_sends_t sends = {0};
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, dt, 1, &nc, &loop);
+        double *w = hb_cat_event_weights(g, t->point - 1, t->slot, t->inst, sim->weights, -1,
+                                         weight, 1, own, now, dt, &nc, &loop);
         if (!loop.line)
             hb_cat_point_receive(g, t->point - 1, t->slot, t->inst, w, now, dt, 0.0, &nc, &sends,
                                  &loop);
@@ -580,20 +581,13 @@ static hb_status_t deliver_at_zero(hb_sim_t *sim)
     const double dt = sim->opt.dt_ms;
     while (hb_self_restep(q, 0.0, -1) > 0)
         while (hb_self_due(q, -1, &se)) {
-            hb_self_pop(q);
-            hb_self_delivered(q, &se);
             const hb_sim_target_t *t = &sim->targets[se.target];
-            const hb_step_group_t *g = &sim->groups[t->group].k;
-            const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
-            double own[HB_CAT_MAX_WEIGHT] = {se.weight};
-            double *w = se.weights >= 0 ? sim->weights + (size_t)se.weights * HB_CAT_MAX_WEIGHT
-                                        : own;
             const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
                                          se.target};
-            hb_cat_sends_t sends = {0};
             hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
-            hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, se.time, dt, se.flag,
-                                    &nc, &sends, &loop);
+            hb_status_t st = hb_cat_self_deliver(q, &se, &sim->groups[t->group].k, t->point - 1,
+                                                 t->slot, t->inst, sim->weights, &nc,
+                                                 dt, &loop);
             if (loop.line) {
                 char what[256];
                 hb_cat_fault_text(&loop, se.time, what, sizeof what);
@@ -601,8 +595,6 @@ static hb_status_t deliver_at_zero(hb_sim_t *sim)
                                "t = 0 (flag %g); a STATE or parameter is out of the "
                                "mechanism's range", what, se.target, se.flag);
             }
-            hb_status_t st = hb_self_requests(q, se.target, se.weights, se.weight, &sends,
-                                              se.time, dt, m->name);
             if (st != HB_SUCCESS) return st;
         }
     return HB_SUCCESS;
