@@ -67,6 +67,44 @@ if [ -d "$tmp/mpi2" ]; then
     expect_status 0 "self-event network, 2 ranks, restarted" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
     same "$tmp/mck" "self-event network, 2 ranks restarted"
 fi
+# samples at events' times (tests/reference/net_coincide.*: the same synapses on 2 cells for
+# 12 ms, recorded every step, every event at a sample's time): NEURON records a step's values
+# before the events of its time and the t = 0 values after INITIAL's events of t = 0; every
+# value within NEURON's float32 as above, on 1 and 2 threads and 2 ranks alike
+cp "$ref/net_coincide.json" "$tmp/coincide.json"
+sed -e 's/"backend": "seq"/"backend": "omp"/' "$tmp/coincide.json" > "$tmp/coincide_omp.json"
+expect_status 0 "events at samples' times" -- "$bin" run "$tmp/coincide.json" -o "$tmp/co" --quiet
+spikes_match net_coincide "$ref/net_coincide.spikes" "$tmp/co/spikes.dat" 0.025 "" 11 &&
+    ok || bad "events at samples' times: the spikes differ from NEURON's"
+/usr/bin/python3 - "$tmp/co/traces.h5" "$ref/net_coincide.v" <<'PY' && ok || bad "events at samples' times: values differ from NEURON's"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    ours = np.array(f["report/default/data"])
+ref = np.loadtxt(sys.argv[2])
+t, theirs = ref[:, 0], ref[:, 1:]
+g = np.delete(np.arange(theirs.shape[1]), np.s_[0::4])  # the conductances
+# a sample at an event's time: a conductance that jumps (> 1e-4 uS) in the step after it
+at = (np.abs(np.diff(theirs[:, g], axis=0)) > 1e-4).any(axis=1)
+dv = np.abs(ours[:, 0::4] - theirs[:, 0::4]).max() if ours.shape == theirs.shape else np.inf
+dg = np.abs(ours[:, g] - theirs[:, g]).max() if ours.shape == theirs.shape else np.inf
+before = (np.abs(ours[:-1][at][:, g] - theirs[:-1][at][:, g]) < 1e-8).all(axis=1).sum() \
+    if ours.shape == theirs.shape else 0
+print("net_coincide: %d samples of 2 cells, %d at an event's time; largest difference v %.3g mV, "
+      "g %.3g uS; t = 0: PulseSyn's g %s uS (NEURON %s, its kick of t = 0 delivered); %d of %d "
+      "samples at events' times as NEURON's (before them)" % (len(ours), at.sum(), dv, dg,
+      ours[0, 1::4], theirs[0, 1::4], before, at.sum()))
+ok = ours.shape == (481, 8) and at.sum() >= 15 and dv < 1e-4 and dg < 1e-8
+ok = ok and (ours[0, 1::4] == np.float32(0.01)).all() and before == at.sum()
+sys.exit(0 if ok else 1)
+PY
+expect_status 0 "events at samples' times, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/coincide_omp.json" -o "$tmp/co_omp" --quiet
+same_run "$tmp/co" "$tmp/co_omp" "events at samples' times on 2 threads"
+if [ -d "$tmp/mpi2" ]; then
+    expect_status 0 "events at samples' times, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/coincide.json" -o "$tmp/co_mpi2" --quiet
+    same_run "$tmp/co" "$tmp/co_mpi2" "events at samples' times on 2 ranks"
+fi
 # bad uses in .mod files: FILE:LINE:COLUMN and where they belong
 mkdir -p "$tmp/bad1" "$tmp/bad2" "$tmp/bad3"
 sed -e 's/^    g = 0$/    g = 0\n    net_move(t + 1)/' "$src/tests/nmodl/selfev/RetrigSyn.mod" > "$tmp/bad1/RetrigSyn.mod"

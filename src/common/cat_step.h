@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "common/mech_abi.h"
+#include "common/self_events.h"
 #include "common/sim_step.h"
 
 #define HB_CAT_MAX_ION 8    /* species one mechanism uses (USEION statements) */
@@ -206,6 +207,47 @@ static inline void hb_cat_point_receive(const hb_step_group_t *g, int q, int slo
         hb_cat_point_event_self(g, q, slot, inst, w, t, dt, flag, nc, out, fault);
     else
         hb_cat_point_event(g, q, slot, inst, w, t, dt, 0, nc, fault);
+}
+
+/* The weight vector an event brings to instance `inst`: vector `index` of `all` (a
+ * connection's, HB_CAT_MAX_WEIGHT doubles each), or for index -1 `own` as (weight, 0, ...):
+ * with `init` a connection of its own, its NET_RECEIVE INITIAL run at t (a recipe's event,
+ * hb_sim_deliver's), without it a self-event's vector (weight: that of the connectionless
+ * event that sent it, 0 from INITIAL or WATCH, as NEURON passes none). */
+static inline double *hb_cat_event_weights(const hb_step_group_t *g, int q, int slot, int inst,
+                                           double *all, int index, double weight, int init,
+                                           double own[HB_CAT_MAX_WEIGHT], double t, double dt,
+                                           const hb_cat_netcons_t *nc, hb_cat_fault_t *fault)
+{
+    if (index >= 0) return all + (size_t)index * HB_CAT_MAX_WEIGHT;
+    own[0] = weight;
+    for (int a = 1; a < HB_CAT_MAX_WEIGHT; a++) own[a] = 0.0;
+    if (init) hb_cat_point_event(g, q, slot, inst, own, t, dt, 1, nc, fault);
+    return own;
+}
+
+/* The queue's first event, e (hb_self_due's), popped and delivered to its target, instance
+ * `inst` of point process q in slot `slot`: NET_RECEIVE with e's flag and the weight vector it
+ * carries (vector e->weights of `weights`, or one of its own), its requests queued. A FROM
+ * loop's refusal goes to *fault (fault->line set, nothing queued): the caller names it. */
+static inline hb_status_t hb_cat_self_deliver(hb_self_queue_t *queue, const hb_self_event_t *e,
+                                              const hb_step_group_t *g, int q, int slot,
+                                              int inst, double *weights,
+                                              const hb_cat_netcons_t *nc, double dt,
+                                              hb_cat_fault_t *fault)
+{
+    const hb_self_event_t se = *e; /* e may be the heap's first, which the pop overwrites */
+    hb_self_pop(queue);
+    hb_self_delivered(queue, &se);
+    double own[HB_CAT_MAX_WEIGHT];
+    double *w = hb_cat_event_weights(g, q, slot, inst, weights, se.weights, se.weight, 0, own,
+                                     se.time, dt, nc, fault);
+    hb_cat_sends_t sends;
+    memset(&sends, 0, sizeof sends); /* not {0}: nvcc's host compiler, C++, warns of req */
+    hb_cat_point_event_self(g, q, slot, inst, w, se.time, dt, se.flag, nc, &sends, fault);
+    if (fault->line) return HB_SUCCESS;
+    return hb_self_requests(queue, se.target, se.weights, se.weight, &sends, se.time, dt,
+                            g->cat->mech[q].mech->name);
 }
 
 /* Its INITIAL of instance `inst` alone at t 0 (such a mechanism's INITIAL runs here, not in

@@ -67,6 +67,19 @@ void hb_self_pop(hb_self_queue_t *q)
     sift_down(q, 0);
 }
 
+size_t hb_self_restep(hb_self_queue_t *q, double t, long step)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->n; i++)
+        if (q->heap[i].time <= t && q->heap[i].step > step) {
+            q->heap[i].step = step;
+            n++;
+        }
+    if (n) /* earlier keys: the heap rebuilt from its last parent up */
+        for (size_t i = q->n / 2; i-- > 0;) sift_down(q, i);
+    return n;
+}
+
 void hb_self_delivered(hb_self_queue_t *q, const hb_self_event_t *e)
 {
     if (e->flag != 1.0) return;

@@ -42,6 +42,9 @@ int hb_self_due(const hb_self_queue_t *q, long step, hb_self_event_t *e);
 hb_status_t hb_self_push(hb_self_queue_t *q, const hb_self_event_t *e);
 /* Removes the first event. */
 void hb_self_pop(hb_self_queue_t *q);
+/* Keys every event at time `t` or before to step `step` (before theirs: hb_sim_init's step -1
+ * of the events at t = 0), in the queue's order; returns how many it keyed. */
+size_t hb_self_restep(hb_self_queue_t *q, double t, long step);
 /* Target `target`'s requests of one kernel call at time now [ms] (its event's, 0 at INITIAL):
  * net_send queued at its time (a time before now refused, as NEURON's "net_send td-t < 0"),
  * net_move moving the target's waiting flag-1 event (none: refused, as NEURON's "No event with

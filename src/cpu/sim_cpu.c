@@ -1150,14 +1150,12 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault
             }
             /* a catalogue point process's NET_RECEIVE with its connection's weight vector; an
              * event without one (a recipe's events_on) as a connection of its own, initialised */
-            double own[HB_CAT_MAX_WEIGHT] = {e->weight};
-            double *w = own;
+            double own[HB_CAT_MAX_WEIGHT];
             const hb_cat_netcons_t nc = netcons(s, e->target);
             hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
-            if (e->weights >= 0) w = *s->weights + (size_t)e->weights * HB_CAT_MAX_WEIGHT;
-            else
-                hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 1, &nc,
-                                   &loop);
+            double *w = hb_cat_event_weights(g, t->point - 1, t->slot, t->inst, *s->weights,
+                                             e->weights, e->weight, 1, own, e->time, s->dt, &nc,
+                                             &loop);
             if (loop.line) return point_fault(fault, &loop, step, t, e->time);
             hb_cat_sends_t sends = {0};
             hb_cat_point_receive(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0.0, &nc,
@@ -1171,21 +1169,12 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault
             continue;
         }
         /* a self-event: NET_RECEIVE with its flag and the vector of the event that sent it */
-        hb_self_pop(s->self);
-        hb_self_delivered(s->self, &se);
         const hb_sim_target_t *t = &s->targets[se.target];
-        const hb_step_group_t *g = &s->groups[t->group];
-        const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
-        double own[HB_CAT_MAX_WEIGHT] = {se.weight};
-        double *w = se.weights >= 0 ? *s->weights + (size_t)se.weights * HB_CAT_MAX_WEIGHT : own;
         const hb_cat_netcons_t nc = netcons(s, se.target);
-        hb_cat_sends_t sends = {0};
         hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
-        hb_cat_point_event_self(g, t->point - 1, t->slot, t->inst, w, se.time, s->dt, se.flag,
-                                &nc, &sends, &loop);
+        hb_status_t st = hb_cat_self_deliver(s->self, &se, &s->groups[t->group], t->point - 1,
+                                             t->slot, t->inst, *s->weights, &nc, s->dt, &loop);
         if (loop.line) return point_fault(fault, &loop, step, t, se.time);
-        hb_status_t st = hb_self_requests(s->self, se.target, se.weights, se.weight, &sends,
-                                          se.time, s->dt, m->name);
         if (st != HB_SUCCESS) return st;
     }
 }

@@ -425,7 +425,7 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
     const hb_sim_target_t *t = &sim->targets[sim->target_first[cell] + synapse];
     if (t->point) { /* a connection of its own: (weight, 0, ...), its INITIAL, the event */
         const hb_step_group_t *g = &sim->groups[t->group].k;
-        double w[HB_CAT_MAX_WEIGHT] = {weight};
+        double own[HB_CAT_MAX_WEIGHT];
         const double now = (double)sim->step * sim->opt.dt_ms;
         const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
                                      sim->target_first[cell] + synapse};
@@ -433,7 +433,8 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         const double dt = sim->opt.dt_ms;
         const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
         hb_cat_sends_t sends = {0};
-        hb_cat_point_event(g, t->point - 1, t->slot, t->inst, w, now, dt, 1, &nc, &loop);
+        double *w = hb_cat_event_weights(g, t->point - 1, t->slot, t->inst, sim->weights, -1,
+                                         weight, 1, own, now, dt, &nc, &loop);
         if (!loop.line)
             hb_cat_point_receive(g, t->point - 1, t->slot, t->inst, w, now, dt, 0.0, &nc, &sends,
                                  &loop);
@@ -565,6 +566,37 @@ static hb_status_t init_self_events(hb_sim_t *sim)
                                           sim->opt.dt_ms, m->name);
         if (st != HB_SUCCESS) return st;
     }
+    return HB_SUCCESS;
+}
+
+/* hb_sim_init, after the connections' INITIAL: the self-events at t = 0 (INITIAL's
+ * net_send(0, flag), and those their NET_RECEIVE sends with no delay) delivered before the
+ * t = 0 sample, as NEURON's finitialize delivers its events at t = 0 before its first record
+ * (later in step 0 they wait for the step: NEURON delivers them after the record). Keyed to
+ * step -1, they come in the step's order (target, time, sending). */
+static hb_status_t deliver_at_zero(hb_sim_t *sim)
+{
+    hb_self_queue_t *q = &sim->self_events;
+    hb_self_event_t se;
+    const double dt = sim->opt.dt_ms;
+    while (hb_self_restep(q, 0.0, -1) > 0)
+        while (hb_self_due(q, -1, &se)) {
+            const hb_sim_target_t *t = &sim->targets[se.target];
+            const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
+                                         se.target};
+            hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
+            hb_status_t st = hb_cat_self_deliver(q, &se, &sim->groups[t->group].k, t->point - 1,
+                                                 t->slot, t->inst, sim->weights, &nc,
+                                                 dt, &loop);
+            if (loop.line) {
+                char what[256];
+                hb_cat_fault_text(&loop, se.time, what, sizeof what);
+                return hb_fail(HB_ERR_NONFINITE, "simulation: %s, at target %d's self-event of "
+                               "t = 0 (flag %g); a STATE or parameter is out of the "
+                               "mechanism's range", what, se.target, se.flag);
+            }
+            if (st != HB_SUCCESS) return st;
+        }
     return HB_SUCCESS;
 }
 
@@ -745,6 +777,7 @@ hb_status_t hb_sim_init(hb_sim_t *sim)
     hb_status_t self = init_self_events(sim);
     if (self != HB_SUCCESS) return self;
     init_weights(sim);
+    if ((self = deliver_at_zero(sim)) != HB_SUCCESS) return self;
     sim->step = 0;
     sim->failed = 0;
     hb_sim_reset_records(sim);

@@ -42,6 +42,7 @@
  *        HB_TEST_USER_POINTS=1 test_gpu_net   (the user point processes alone)
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,7 +377,10 @@ static void compare(const char *path, hb_backend_t cpu)
  * every point process a user's), or (builtin 1) the built-in ExpSyn kept beside the user's
  * STDPSyn on the soma's row, as tests/cli_net_stdp.sh runs it (its events received by
  * deliver_kernel, STDPSyn's handed to the launcher); the first differing value names its column
- * (5 a cell: v, wsyn, syn[0].g, syn[1].g, syn[1].i). */
+ * (5 a cell: v, wsyn, syn[0].g, syn[1].g, syn[1].i). Recorded every step, so the drive's events
+ * (11, 11.75, ... ms) fall at samples' times: a sample is taken before the events of its time
+ * (NEURON's order, cli_net_selfev's net_coincide), cell 0's syn[0].g at 11 ms the decayed value
+ * and the jump in the step after, on the CPU and so, bitwise, on the GPU. */
 static void user_points(const char *dir, hb_backend_t cpu, int builtin)
 {
     char cmd[8192], so[256], path[256];
@@ -404,8 +408,9 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
      * STDPSyn's g and i recorded beside v and wsyn */
     static const char *const from[] = {
         "\"stdp.so\"", "\"name\": \"ExpSyn\",\n     \"at\": \"soma\",\n     \"tau\": 2,",
-        "\"syn[1].wsyn\""};
-    char to[3][512];
+        "\"syn[1].wsyn\"", "\"sample_dt\": 0.5"};
+    enum { N_FROM = sizeof from / sizeof *from };
+    char to[N_FROM][512];
     snprintf(to[0], sizeof to[0], "\"%s\"", so);
     if (builtin)
         snprintf(to[1], sizeof to[1], "%s", from[1]);
@@ -413,13 +418,14 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
         snprintf(to[1], sizeof to[1], "\"name\": \"TMSyn\", \"U\": 0.5, \"tau_rec\": 200, "
                  "\"tau_facil\": 30, \"at\": \"soma\", \"tau_1\": 2,");
     snprintf(to[2], sizeof to[2], "\"syn[1].wsyn\", \"syn[0].g\", \"syn[1].g\", \"syn[1].i\"");
+    snprintf(to[3], sizeof to[3], "\"sample_dt\": 0.025");
     size_t at = 0;
-    int replaced[3] = {0, 0, 0};
+    int replaced[N_FROM] = {0};
     for (const char *c = text; *c && at + 600 < sizeof out;) {
         int r = 0;
-        for (; r < 3; r++)
+        for (; r < N_FROM; r++)
             if (!strncmp(c, from[r], strlen(from[r]))) break;
-        if (r < 3) {
+        if (r < N_FROM) {
             at += (size_t)snprintf(out + at, sizeof out - at, "%s", to[r]);
             c += strlen(from[r]);
             replaced[r]++;
@@ -427,9 +433,9 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
             out[at++] = *c++;
     }
     out[at] = '\0';
-    CHECKF(replaced[0] == 1 && replaced[1] == 1 && replaced[2] == 1,
-           "%s: expected one catalogue, one ExpSyn, one syn[1].wsyn; found %d, %d, %d", ref,
-           replaced[0], replaced[1], replaced[2]);
+    CHECKF(replaced[0] == 1 && replaced[1] == 1 && replaced[2] == 1 && replaced[3] == 1,
+           "%s: expected one catalogue, one ExpSyn, one syn[1].wsyn, one sample_dt 0.5; found "
+           "%d, %d, %d, %d", ref, replaced[0], replaced[1], replaced[2], replaced[3]);
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
     if (!f) return;
@@ -448,9 +454,16 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
         double secs = 0.0;
         const int ok = run(path, cpu, 0, &sp_cpu, &n_cpu, &secs);
         double *rec_cpu = ok ? recorded_run(path, cpu, 0, &rows_cpu, &cols_cpu) : NULL;
-        CHECKF(ok && n_cpu >= 40 && rec_cpu && rows_cpu > 200 && cols_cpu == 30,
+        CHECKF(ok && n_cpu >= 40 && rec_cpu && rows_cpu == 4401 && cols_cpu == 30,
                "user points (%s): %zu spikes, %zu rows of %d columns on the CPU", how, n_cpu,
                rows_cpu, cols_cpu);
+        /* cell 0's syn[0].g (column 2) at 10.975, 11 (the drive's event) and 11.025 ms */
+        const double *g0 = rec_cpu && rows_cpu == 4401 && cols_cpu == 30 ? rec_cpu + 439 * 30 + 2
+                                                                         : NULL;
+        CHECKF(g0 && g0[30] <= g0[0] && g0[60] > g0[30] + 1e-3,
+               "user points (%s): cell 0's syn[0].g at 10.975, 11, 11.025 ms: %.17g %.17g %.17g; "
+               "expected the event of 11 ms after its sample (decayed, then a jump)", how,
+               g0 ? g0[0] : NAN, g0 ? g0[30] : NAN, g0 ? g0[60] : NAN);
         for (int tasks = 0; tasks < 2 && ok && rec_cpu; tasks++) {
             hb_spike_t *sp = NULL;
             size_t n = 0, rows = 0;

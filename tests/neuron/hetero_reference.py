@@ -18,7 +18,8 @@ and nfirst (tests/reference/net_hetero.v: 't v0 s0 f0 n0 v1 ...', %.17g).
   regular source "drive" (every 10 ms from 5 ms, 9 events, 0.03 uS, delay 1.1 + 0.5 i ms) and a
   second regular source "pre" (every 7 ms from 2 ms, 13 events, 0.01 uS, delay 0.35 + 0.4 i
   ms): no two events of a synapse at one time, where the network orders by weight and NEURON
-  by its queue, and no source's event at a sample time, which NEURON records after delivery.
+  by its queue, and no source's event at a sample time, where Vector.record(..., Dt)'s record
+  events and the synapse's share NEURON's queue.
   FOR_NETCONS visits a synapse's connections in the network's connection order (source gid,
   then weight, then delay: docs/mechanisms.md section 10), NEURON in the order the NetCons were
   made: the file lists each cell's connections in the network's order, so NEURON makes them so.

@@ -28,6 +28,15 @@ step's record is taken after the step, before its events, as hinesbatch's.
     2; each of the cell's spikes comes back as a flag-2 event that opens gahp 0.002 uS
     (decaying, tau 10 ms, e -90 mV): an afterhyperpolarisation the synapse times itself.
   120 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
+
+    /usr/bin/python3 tests/neuron/selfev_reference.py coincide
+
+writes tests/reference/net_coincide.{json,spikes,v} instead: the same synapses on 2 cells for
+12 ms, recorded every step, with every event at a sample's time: PulseSyn's kicks at 0, 2,
+4, ... ms (INITIAL's net_send(0, 2) the first), their closings at 1, 3, ... ms, the drive's
+events at 11 and 11.75 ms, RetrigSyn's burst every 0.5 ms from 5.5 ms. NEURON records a step's
+values before the events of its time (fixed_record_continuous, then nrn_deliver_events), and
+at t = 0 after those of t = 0 (finitialize delivers INITIAL's events before its record).
 """
 import os
 import sys
@@ -75,6 +84,18 @@ def model():
     }
 
 
+def model_coincide():
+    """model() on 2 cells for 12 ms with each event at a sample's time, sampled every step."""
+    global N, EVERY
+    N, EVERY = 2, DT
+    m = model()
+    m["t_stop"] = 12
+    m["cells"][0]["synapses"][0].update({"start": 0, "interval": 2})
+    m["network"]["sources"][1].update({"start": 5, "interval": 0.5})
+    m["record"]["sample_dt"] = EVERY
+    return m
+
+
 def run_neuron(m):
     from neuron import h
     h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "selfev"),
@@ -96,13 +117,14 @@ def run_neuron(m):
 
 
 def main():
-    m = model()
-    nrnref.write_model(os.path.join(REF, "net_selfev.json"), m)
+    name = "net_coincide" if sys.argv[1:] == ["coincide"] else "net_selfev"
+    m = model_coincide() if name == "net_coincide" else model()
+    nrnref.write_model(os.path.join(REF, name + ".json"), m)
     spikes, ts, rec, counts = run_neuron(m)
-    nrnref.write_run(os.path.join(REF, "net_selfev"), spikes, ts, rec)
+    nrnref.write_run(os.path.join(REF, name), spikes, ts, rec)
     cells = sum(1 for _, g in spikes if g < N)
-    print("net_selfev: %d spikes (%d of cells), %d samples; per cell (kicks, RetrigSyn "
-          "openings, moves, AhpWatch's spikes): %s" % (len(spikes), cells, len(ts), counts))
+    print("%s: %d spikes (%d of cells), %d samples; per cell (kicks, RetrigSyn "
+          "openings, moves, AhpWatch's spikes): %s" % (name, len(spikes), cells, len(ts), counts))
 
 
 if __name__ == "__main__":
