@@ -39,7 +39,7 @@
  * without FMA: the same operations, so the same bits. */
 #if !defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     defined(__linux__)
-#define HB_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+#define HB_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define HB_CPU_CLONES
 #endif
