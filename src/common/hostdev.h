@@ -34,12 +34,13 @@
 #endif
 #endif
 
-/* CPU functions whose loops are vector code: with GCC on x86-64 Linux an AVX2 clone beside the
- * default, picked at load time where the CPU has it (as src/cpu/sim_cpu.c's step_block). AVX2
- * without FMA: the same operations, so the same bits. */
+/* CPU functions whose loops are vector code: with GCC on x86-64 Linux AVX-512 and AVX2 clones
+ * beside the default, picked at load time where the CPU has them (src/cpu/sim_cpu.c's
+ * step_block has the AVX2 one). Without FMA (-ffp-contract=off): the same operations, so the
+ * same bits; AVX-512's scatters and masks also vectorise the loops that index rows. */
 #if !defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     defined(__linux__)
-#define HB_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+#define HB_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define HB_CPU_CLONES
 #endif

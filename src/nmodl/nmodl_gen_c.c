@@ -561,12 +561,17 @@ static void emit_mechanism(gen *g)
     /* load_lane: one lane's variables, the celsius-only LOCALs left as s has them (the kernels
      * compute those once per call, outside the lane loop: hb_pow's selects inside it keep GCC
      * from making it vector code); load: load_lane and those LOCALs, for one lane alone. */
-    emit(g, "HB_HOSTDEV void %s_load_lane(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n",
+    /* load_at: r is the lane's index in the rows' arrays, node[j W + k] W + k (the kernels pass
+     * a contiguous r0 + k where every lane of instance j sits on one row: then the lane loop's
+     * loads and stores are vector loads and stores, not gathers and scatters AVX2 lacks) */
+    emit(g,
+         "HB_HOSTDEV void %s_load_at(const hb_cat_block_t *blk, int j, int k, size_t r, "
+         "%s_vars_t *s)\n{\n",
          p, p);
-    emit(g, "    const int W = blk->width, row = blk->node[j * W + k];\n");
+    emit(g, "    const int W = blk->width;\n");
     emit(g, "    const double *f = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n",
          p);
-    emit(g, "    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];\n");
+    emit(g, "    s->v = blk->v[r];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
     if (g->from_loops) emit(g, "    s->hb_fault = blk->fault;\n");
     if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
@@ -609,27 +614,30 @@ static void emit_mechanism(gen *g)
                               : v[0] == 'i' && strcmp(v + 1, x) == 0 ? "i"
                               : v[strlen(v) - 1] == 'i'              ? "ci"
                                                                      : "co";
-            emit(g, "    s->%s = blk->ion[%d].%s[(size_t)row * (size_t)W + (size_t)k];\n", v, i,
-                 arr);
+            emit(g, "    s->%s = blk->ion[%d].%s[r];\n", v, i, arr);
         }
         /* a concentration it writes (CaDynamics' cai) is the ion's, as NEURON maps the STATE
          * onto the ion's variable: read from the ion here, written back by the store */
         for (int j = 0; j < m->ions[i].n_write; j++) {
             const char *arr = written_conc(m->ions[i].write[j], x);
             if (arr)
-                emit(g, "    s->%s = blk->ion[%d].%s[(size_t)row * (size_t)W + (size_t)k];\n",
-                     m->ions[i].write[j], i, arr);
+                emit(g, "    s->%s = blk->ion[%d].%s[r];\n", m->ions[i].write[j], i, arr);
         }
     }
     emit(g, "}\n\n");
+    emit(g,
+         "HB_HOSTDEV void %s_load_lane(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n"
+         "{\n    const int W = blk->width;\n"
+         "    %s_load_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);\n}\n\n",
+         p, p, p);
     emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n"
             "    %s_load_lane(blk, j, k, s);\n    %s_celsius(s);\n}\n\n",
          p, p, p, p);
     emit(g,
-         "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t "
-         "*s)\n{\n",
+         "HB_HOSTDEV void %s_store_at(const hb_cat_block_t *blk, int j, int k, size_t r, "
+         "const %s_vars_t *s)\n{\n",
          p, p);
-    emit(g, "    const int W = blk->width;\n");
+    emit(g, "    const int W = blk->width;\n    (void)r;\n");
     emit(g,
          "    double *f HB_UNUSED = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n"
          "    (void)s;\n",
@@ -643,13 +651,21 @@ static void emit_mechanism(gen *g)
         for (int j = 0; j < m->ions[i].n_write; j++) {
             const char *arr = written_conc(m->ions[i].write[j], m->ions[i].name);
             if (arr)
-                emit(g, "    blk->ion[%d].%s[(size_t)blk->node[j * W + k] * (size_t)W + (size_t)k] = "
-                        "s->%s;\n", i, arr, m->ions[i].write[j]);
+                emit(g, "    blk->ion[%d].%s[r] = s->%s;\n", i, arr, m->ions[i].write[j]);
         }
     emit(g, "}\n\n");
+    emit(g,
+         "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t "
+         "*s)\n{\n    const int W = blk->width;\n"
+         "    %s_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);\n}\n\n",
+         p, p, p);
     /* Each kernel loops over instances j and lanes k, the lanes innermost as vector code. A
      * block of one lane (a cell alone) has its instances, each on its own row (a density
-     * mechanism), as the vector's lanes instead. */
+     * mechanism), as the vector's lanes instead. Where all lanes of instance j sit on one row
+     * (a group of cells of one shape: always, unless the group is mixed), the lanes' indices
+     * into the rows' arrays are row W + k, contiguous, so the loads of v and the ions and the
+     * stores into rhs, d and the ions are vector loads and stores; the other loop gathers and
+     * scatters them (scalar code on AVX2). Each lane computes the same operations either way. */
     static const char *const kernel[] = {"init", "current", "state"};
     static const char *const body[] = {"initial", "currents", "states"};
     for (int q = 0; q < 3; q++) {
@@ -657,18 +673,34 @@ static void emit_mechanism(gen *g)
              kernel[q]);
         emit(g, "    %s_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */\n"
                 "    hc_.celsius = blk->celsius;\n    %s_celsius(&hc_);\n", p, p);
-        for (int single = m->kind == HB_NMODL_DENSITY; single >= 0; single--) {
-            if (single)
+        for (int pass = m->kind == HB_NMODL_DENSITY ? 0 : 1; pass < 3; pass++) {
+            const char *index = "(size_t)blk->node[j * blk->width + k] * (size_t)blk->width + "
+                                "(size_t)k";
+            if (pass == 0) {
                 emit(g, "    if (blk->width == 1) {\n        HB_SIMD\n"
                         "        for (int j = j0; j < j1; j++) {\n            const int k = 0;\n");
-            else
-                emit(g, "    for (int j = j0; j < j1; j++)\n        HB_SIMD\n"
+            } else if (pass == 1) {
+                emit(g, "    for (int j = j0; j < j1; j++) {\n"
+                        "        const int *nd = blk->node + (size_t)j * (size_t)blk->width;\n"
+                        "        int one_row = 1;\n"
+                        "        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];\n"
+                        "        if (one_row) {\n"
+                        "            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;\n"
+                        "            HB_SIMD\n"
+                        "            for (int k = 0; k < blk->lanes; k++) {\n");
+                index = "r0 + (size_t)k";
+            } else {
+                emit(g, "            continue;\n        }\n        HB_SIMD\n"
                         "        for (int k = 0; k < blk->lanes; k++) {\n");
-            emit(g, "            %s_vars_t s = hc_;\n            %s_load_lane(blk, j, k, &s);\n"
-                    "            %s_%s(&s);\n", p, p, p, body[q]);
-            if (q == 1) nm_gen_current_accumulate(g, cur, n_cur);
-            emit(g, "            %s_store(blk, j, k, &s);\n        }\n", p);
-            if (single) emit(g, "        return;\n    }\n");
+            }
+            const char *in = pass == 1 ? "    " : ""; /* the one-row loop sits one level deeper */
+            emit(g, "%s            const size_t r = %s;\n", in, index);
+            emit(g, "%s            %s_vars_t s = hc_;\n%s            %s_load_at(blk, j, k, r, &s);\n"
+                    "%s            %s_%s(&s);\n", in, p, in, p, in, p, body[q]);
+            if (q == 1) nm_gen_current_accumulate(g, cur, n_cur, in);
+            emit(g, "%s            %s_store_at(blk, j, k, r, &s);\n%s        }\n", in, p, in);
+            if (pass == 0) emit(g, "        return;\n    }\n");
+            if (pass == 2) emit(g, "    }\n");
         }
         emit(g, q < 2 ? "}\n\n" : "}\n");
     }

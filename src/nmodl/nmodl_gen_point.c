@@ -17,33 +17,32 @@
 
 #define emit nm_gen_emit
 
-void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur)
+void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const char *in)
 {
     const hb_nmodl_mechanism_t *m = g->m;
     const char *p = g->prefix;
     const int point = m->kind == HB_NMODL_POINT;
-    emit(g, "            const size_t r = (size_t)blk->node[j * blk->width + k] * "
-            "(size_t)blk->width + (size_t)k;\n");
+    /* r, the lane's index in the rows' arrays, is the kernel's (nmodl_gen_c.c) */
     if (point) /* NEURON's 1.e2/(_nd_area): nA and uS as mA/cm2 and S/cm2 of the row */
-        emit(g, "            const double sc = 1e2 / blk->area[j * blk->width + k];\n");
+        emit(g, "%s            const double sc = 1e2 / blk->area[j * blk->width + k];\n", in);
     const char *times = point ? " * sc" : "";
     if (g->numeric_didv) {
         /* NEURON's nrn_cur: the currents at v + 0.001, then at v (the state kept) */
-        emit(g, "            %s_vars_t s1;\n            %s_load(blk, j, k, &s1);\n", p, p);
-        emit(g, "            s1.v = s.v + 0.001;\n            %s_currents(&s1);\n", p);
-        emit(g, "            const double i1 = ");
+        emit(g, "%s            %s_vars_t s1;\n%s            %s_load(blk, j, k, &s1);\n", in, p, in, p);
+        emit(g, "%s            s1.v = s.v + 0.001;\n%s            %s_currents(&s1);\n", in, in, p);
+        emit(g, "%s            const double i1 = ", in);
         for (int i = 0; i < n_cur; i++) emit(g, "%ss1.%s", i ? " + " : "", cur[i]);
-        emit(g, "%s;\n            const double i0 = ", n_cur ? "" : "0.0");
+        emit(g, "%s;\n%s            const double i0 = ", n_cur ? "" : "0.0", in);
         for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
         emit(g, "%s;\n", n_cur ? "" : "0.0");
-        emit(g, "            blk->rhs[r] += i0%s;\n", times);
-        emit(g, "            blk->d[r] += ((i1 - i0) / 0.001)%s;\n", times);
+        emit(g, "%s            blk->rhs[r] += i0%s;\n", in, times);
+        emit(g, "%s            blk->d[r] += ((i1 - i0) / 0.001)%s;\n", in, times);
     } else {
-        emit(g, "            blk->rhs[r] += ");
+        emit(g, "%s            blk->rhs[r] += ", in);
         if (point && n_cur > 1) emit(g, "(");
         for (int i = 0; i < n_cur; i++) emit(g, "%ss.%s", i ? " + " : "", cur[i]);
-        emit(g, "%s%s%s;\n            blk->d[r] += ", n_cur ? "" : "0.0", point && n_cur > 1 ? ")" : "",
-             times);
+        emit(g, "%s%s%s;\n%s            blk->d[r] += ", n_cur ? "" : "0.0",
+             point && n_cur > 1 ? ")" : "", times, in);
         if (point && n_cur > 1) emit(g, "(");
         for (int i = 0; i < n_cur; i++) emit(g, "%ss.g_%s", i ? " + " : "", cur[i]);
         emit(g, "%s%s%s;\n", n_cur ? "" : "0.0", point && n_cur > 1 ? ")" : "", times);
@@ -52,12 +51,12 @@ void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur)
         for (int j = 0; j < m->ions[i].n_write; j++) {
             const char *v = m->ions[i].write[j];
             if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
-            emit(g, "            blk->ion[%d].i[r] += s.%s%s;\n", i, v, times);
+            emit(g, "%s            blk->ion[%d].i[r] += s.%s%s;\n", in, i, v, times);
             if (g->numeric_didv)
-                emit(g, "            blk->ion[%d].didv[r] += ((s1.%s - s.%s) / 0.001)%s;\n", i, v,
-                     v, times);
+                emit(g, "%s            blk->ion[%d].didv[r] += ((s1.%s - s.%s) / 0.001)%s;\n", in,
+                     i, v, v, times);
             else
-                emit(g, "            blk->ion[%d].didv[r] += s.g_%s%s;\n", i, v, times);
+                emit(g, "%s            blk->ion[%d].didv[r] += s.g_%s%s;\n", in, i, v, times);
         }
 }
 

@@ -54,11 +54,11 @@ enum { hbg_default_ExpSyn_N_FIELD = 4, hbg_default_ExpSyn_N_PARAM = 2, hbg_defau
 
 enum { hbg_default_ExpSyn_NUMERIC_DIDV = 0, hbg_default_ExpSyn_N_WEIGHT = 1 };
 
-HB_HOSTDEV void hbg_default_ExpSyn_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_ExpSyn_vars_t *s)
+HB_HOSTDEV void hbg_default_ExpSyn_load_at(const hb_cat_block_t *blk, int j, int k, size_t r, hbg_default_ExpSyn_vars_t *s)
 {
-    const int W = blk->width, row = blk->node[j * W + k];
+    const int W = blk->width;
     const double *f = blk->field + (size_t)j * hbg_default_ExpSyn_N_FIELD * (size_t)W + (size_t)k;
-    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];
+    s->v = blk->v[r];
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
@@ -69,19 +69,32 @@ HB_HOSTDEV void hbg_default_ExpSyn_load_lane(const hb_cat_block_t *blk, int j, i
     s->i = f[3 * W];
 }
 
+HB_HOSTDEV void hbg_default_ExpSyn_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_ExpSyn_vars_t *s)
+{
+    const int W = blk->width;
+    hbg_default_ExpSyn_load_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
+}
+
 HB_HOSTDEV void hbg_default_ExpSyn_load(const hb_cat_block_t *blk, int j, int k, hbg_default_ExpSyn_vars_t *s)
 {
     hbg_default_ExpSyn_load_lane(blk, j, k, s);
     hbg_default_ExpSyn_celsius(s);
 }
 
-HB_HOSTDEV void hbg_default_ExpSyn_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_ExpSyn_vars_t *s)
+HB_HOSTDEV void hbg_default_ExpSyn_store_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_ExpSyn_vars_t *s)
 {
     const int W = blk->width;
+    (void)r;
     double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_ExpSyn_N_FIELD * (size_t)W + (size_t)k;
     (void)s;
     f[2 * W] = s->g;
     f[3 * W] = s->i;
+}
+
+HB_HOSTDEV void hbg_default_ExpSyn_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_ExpSyn_vars_t *s)
+{
+    const int W = blk->width;
+    hbg_default_ExpSyn_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
 HB_HOSTDEV void hbg_default_ExpSyn_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -89,14 +102,31 @@ HB_HOSTDEV void hbg_default_ExpSyn_init_kernel(const hb_cat_block_t *blk, int j0
     hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
     hbg_default_ExpSyn_celsius(&hc_);
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_ExpSyn_vars_t s = hc_;
+                hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
+                hbg_default_ExpSyn_initial(&s);
+                hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_ExpSyn_vars_t s = hc_;
-            hbg_default_ExpSyn_load_lane(blk, j, k, &s);
+            hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
             hbg_default_ExpSyn_initial(&s);
-            hbg_default_ExpSyn_store(blk, j, k, &s);
+            hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 HB_HOSTDEV void hbg_default_ExpSyn_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -104,18 +134,37 @@ HB_HOSTDEV void hbg_default_ExpSyn_current_kernel(const hb_cat_block_t *blk, int
     hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
     hbg_default_ExpSyn_celsius(&hc_);
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_ExpSyn_vars_t s = hc_;
+                hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
+                hbg_default_ExpSyn_currents(&s);
+                const double sc = 1e2 / blk->area[j * blk->width + k];
+                blk->rhs[r] += s.i * sc;
+                blk->d[r] += s.g_i * sc;
+                hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_ExpSyn_vars_t s = hc_;
-            hbg_default_ExpSyn_load_lane(blk, j, k, &s);
-            hbg_default_ExpSyn_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
+            hbg_default_ExpSyn_vars_t s = hc_;
+            hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
+            hbg_default_ExpSyn_currents(&s);
             const double sc = 1e2 / blk->area[j * blk->width + k];
             blk->rhs[r] += s.i * sc;
             blk->d[r] += s.g_i * sc;
-            hbg_default_ExpSyn_store(blk, j, k, &s);
+            hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 HB_HOSTDEV void hbg_default_ExpSyn_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -123,14 +172,31 @@ HB_HOSTDEV void hbg_default_ExpSyn_state_kernel(const hb_cat_block_t *blk, int j
     hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
     hbg_default_ExpSyn_celsius(&hc_);
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_ExpSyn_vars_t s = hc_;
+                hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
+                hbg_default_ExpSyn_states(&s);
+                hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_ExpSyn_vars_t s = hc_;
-            hbg_default_ExpSyn_load_lane(blk, j, k, &s);
+            hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
             hbg_default_ExpSyn_states(&s);
-            hbg_default_ExpSyn_store(blk, j, k, &s);
+            hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 /* NET_RECEIVE: one event of weight vector w (NET_RECEIVE's arguments, written back) */

@@ -189,11 +189,11 @@ enum { hbg_default_hh_N_FIELD = 9, hbg_default_hh_N_PARAM = 4, hbg_default_hh_N_
 
 enum { hbg_default_hh_NUMERIC_DIDV = 0, hbg_default_hh_N_WEIGHT = -1 };
 
-HB_HOSTDEV void hbg_default_hh_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_hh_vars_t *s)
+HB_HOSTDEV void hbg_default_hh_load_at(const hb_cat_block_t *blk, int j, int k, size_t r, hbg_default_hh_vars_t *s)
 {
-    const int W = blk->width, row = blk->node[j * W + k];
+    const int W = blk->width;
     const double *f = blk->field + (size_t)j * hbg_default_hh_N_FIELD * (size_t)W + (size_t)k;
-    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];
+    s->v = blk->v[r];
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
@@ -207,8 +207,14 @@ HB_HOSTDEV void hbg_default_hh_load_lane(const hb_cat_block_t *blk, int j, int k
     s->n = f[6 * W];
     s->gna = f[7 * W];
     s->gk = f[8 * W];
-    s->ena = blk->ion[0].e[(size_t)row * (size_t)W + (size_t)k];
-    s->ek = blk->ion[1].e[(size_t)row * (size_t)W + (size_t)k];
+    s->ena = blk->ion[0].e[r];
+    s->ek = blk->ion[1].e[r];
+}
+
+HB_HOSTDEV void hbg_default_hh_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_hh_vars_t *s)
+{
+    const int W = blk->width;
+    hbg_default_hh_load_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
 HB_HOSTDEV void hbg_default_hh_load(const hb_cat_block_t *blk, int j, int k, hbg_default_hh_vars_t *s)
@@ -217,9 +223,10 @@ HB_HOSTDEV void hbg_default_hh_load(const hb_cat_block_t *blk, int j, int k, hbg
     hbg_default_hh_celsius(s);
 }
 
-HB_HOSTDEV void hbg_default_hh_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_hh_vars_t *s)
+HB_HOSTDEV void hbg_default_hh_store_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_hh_vars_t *s)
 {
     const int W = blk->width;
+    (void)r;
     double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_hh_N_FIELD * (size_t)W + (size_t)k;
     (void)s;
     f[4 * W] = s->m;
@@ -227,6 +234,12 @@ HB_HOSTDEV void hbg_default_hh_store(const hb_cat_block_t *blk, int j, int k, co
     f[6 * W] = s->n;
     f[7 * W] = s->gna;
     f[8 * W] = s->gk;
+}
+
+HB_HOSTDEV void hbg_default_hh_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_hh_vars_t *s)
+{
+    const int W = blk->width;
+    hbg_default_hh_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
 HB_HOSTDEV void hbg_default_hh_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -238,21 +251,39 @@ HB_HOSTDEV void hbg_default_hh_init_kernel(const hb_cat_block_t *blk, int j0, in
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_hh_vars_t s = hc_;
-            hbg_default_hh_load_lane(blk, j, k, &s);
+            hbg_default_hh_load_at(blk, j, k, r, &s);
             hbg_default_hh_initial(&s);
-            hbg_default_hh_store(blk, j, k, &s);
+            hbg_default_hh_store_at(blk, j, k, r, &s);
         }
         return;
     }
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_hh_vars_t s = hc_;
+                hbg_default_hh_load_at(blk, j, k, r, &s);
+                hbg_default_hh_initial(&s);
+                hbg_default_hh_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_hh_vars_t s = hc_;
-            hbg_default_hh_load_lane(blk, j, k, &s);
+            hbg_default_hh_load_at(blk, j, k, r, &s);
             hbg_default_hh_initial(&s);
-            hbg_default_hh_store(blk, j, k, &s);
+            hbg_default_hh_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -264,35 +295,57 @@ HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0,
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_hh_vars_t s = hc_;
-            hbg_default_hh_load_lane(blk, j, k, &s);
-            hbg_default_hh_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_at(blk, j, k, r, &s);
+            hbg_default_hh_currents(&s);
             blk->rhs[r] += s.ina + s.ik + s.il;
             blk->d[r] += s.g_ina + s.g_ik + s.g_il;
             blk->ion[0].i[r] += s.ina;
             blk->ion[0].didv[r] += s.g_ina;
             blk->ion[1].i[r] += s.ik;
             blk->ion[1].didv[r] += s.g_ik;
-            hbg_default_hh_store(blk, j, k, &s);
+            hbg_default_hh_store_at(blk, j, k, r, &s);
         }
         return;
     }
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_hh_vars_t s = hc_;
+                hbg_default_hh_load_at(blk, j, k, r, &s);
+                hbg_default_hh_currents(&s);
+                blk->rhs[r] += s.ina + s.ik + s.il;
+                blk->d[r] += s.g_ina + s.g_ik + s.g_il;
+                blk->ion[0].i[r] += s.ina;
+                blk->ion[0].didv[r] += s.g_ina;
+                blk->ion[1].i[r] += s.ik;
+                blk->ion[1].didv[r] += s.g_ik;
+                hbg_default_hh_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_hh_vars_t s = hc_;
-            hbg_default_hh_load_lane(blk, j, k, &s);
-            hbg_default_hh_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
+            hbg_default_hh_vars_t s = hc_;
+            hbg_default_hh_load_at(blk, j, k, r, &s);
+            hbg_default_hh_currents(&s);
             blk->rhs[r] += s.ina + s.ik + s.il;
             blk->d[r] += s.g_ina + s.g_ik + s.g_il;
             blk->ion[0].i[r] += s.ina;
             blk->ion[0].didv[r] += s.g_ina;
             blk->ion[1].i[r] += s.ik;
             blk->ion[1].didv[r] += s.g_ik;
-            hbg_default_hh_store(blk, j, k, &s);
+            hbg_default_hh_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -304,21 +357,39 @@ HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, i
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_hh_vars_t s = hc_;
-            hbg_default_hh_load_lane(blk, j, k, &s);
+            hbg_default_hh_load_at(blk, j, k, r, &s);
             hbg_default_hh_states(&s);
-            hbg_default_hh_store(blk, j, k, &s);
+            hbg_default_hh_store_at(blk, j, k, r, &s);
         }
         return;
     }
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_hh_vars_t s = hc_;
+                hbg_default_hh_load_at(blk, j, k, r, &s);
+                hbg_default_hh_states(&s);
+                hbg_default_hh_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_hh_vars_t s = hc_;
-            hbg_default_hh_load_lane(blk, j, k, &s);
+            hbg_default_hh_load_at(blk, j, k, r, &s);
             hbg_default_hh_states(&s);
-            hbg_default_hh_store(blk, j, k, &s);
+            hbg_default_hh_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 #endif

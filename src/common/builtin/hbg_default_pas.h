@@ -44,16 +44,22 @@ enum { hbg_default_pas_N_FIELD = 2, hbg_default_pas_N_PARAM = 2, hbg_default_pas
 
 enum { hbg_default_pas_NUMERIC_DIDV = 0, hbg_default_pas_N_WEIGHT = -1 };
 
-HB_HOSTDEV void hbg_default_pas_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_pas_vars_t *s)
+HB_HOSTDEV void hbg_default_pas_load_at(const hb_cat_block_t *blk, int j, int k, size_t r, hbg_default_pas_vars_t *s)
 {
-    const int W = blk->width, row = blk->node[j * W + k];
+    const int W = blk->width;
     const double *f = blk->field + (size_t)j * hbg_default_pas_N_FIELD * (size_t)W + (size_t)k;
-    s->v = blk->v[(size_t)row * (size_t)W + (size_t)k];
+    s->v = blk->v[r];
     s->t = blk->t;
     s->dt = blk->dt;
     s->celsius = blk->celsius;
     s->g = blk->cl ? f[0 * W] : blk->param[j * hbg_default_pas_N_PARAM + 0];
     s->e = blk->cl ? f[1 * W] : blk->param[j * hbg_default_pas_N_PARAM + 1];
+}
+
+HB_HOSTDEV void hbg_default_pas_load_lane(const hb_cat_block_t *blk, int j, int k, hbg_default_pas_vars_t *s)
+{
+    const int W = blk->width;
+    hbg_default_pas_load_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
 HB_HOSTDEV void hbg_default_pas_load(const hb_cat_block_t *blk, int j, int k, hbg_default_pas_vars_t *s)
@@ -62,11 +68,18 @@ HB_HOSTDEV void hbg_default_pas_load(const hb_cat_block_t *blk, int j, int k, hb
     hbg_default_pas_celsius(s);
 }
 
+HB_HOSTDEV void hbg_default_pas_store_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_pas_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_pas_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+}
+
 HB_HOSTDEV void hbg_default_pas_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_pas_vars_t *s)
 {
     const int W = blk->width;
-    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_pas_N_FIELD * (size_t)W + (size_t)k;
-    (void)s;
+    hbg_default_pas_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
 HB_HOSTDEV void hbg_default_pas_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -78,21 +91,39 @@ HB_HOSTDEV void hbg_default_pas_init_kernel(const hb_cat_block_t *blk, int j0, i
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_pas_vars_t s = hc_;
-            hbg_default_pas_load_lane(blk, j, k, &s);
+            hbg_default_pas_load_at(blk, j, k, r, &s);
             hbg_default_pas_initial(&s);
-            hbg_default_pas_store(blk, j, k, &s);
+            hbg_default_pas_store_at(blk, j, k, r, &s);
         }
         return;
     }
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_pas_vars_t s = hc_;
+                hbg_default_pas_load_at(blk, j, k, r, &s);
+                hbg_default_pas_initial(&s);
+                hbg_default_pas_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_pas_vars_t s = hc_;
-            hbg_default_pas_load_lane(blk, j, k, &s);
+            hbg_default_pas_load_at(blk, j, k, r, &s);
             hbg_default_pas_initial(&s);
-            hbg_default_pas_store(blk, j, k, &s);
+            hbg_default_pas_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -104,27 +135,45 @@ HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
-            hbg_default_pas_vars_t s = hc_;
-            hbg_default_pas_load_lane(blk, j, k, &s);
-            hbg_default_pas_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_at(blk, j, k, r, &s);
+            hbg_default_pas_currents(&s);
             blk->rhs[r] += s.i;
             blk->d[r] += s.g_i;
-            hbg_default_pas_store(blk, j, k, &s);
+            hbg_default_pas_store_at(blk, j, k, r, &s);
         }
         return;
     }
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_pas_vars_t s = hc_;
+                hbg_default_pas_load_at(blk, j, k, r, &s);
+                hbg_default_pas_currents(&s);
+                blk->rhs[r] += s.i;
+                blk->d[r] += s.g_i;
+                hbg_default_pas_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
-            hbg_default_pas_vars_t s = hc_;
-            hbg_default_pas_load_lane(blk, j, k, &s);
-            hbg_default_pas_currents(&s);
             const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
+            hbg_default_pas_vars_t s = hc_;
+            hbg_default_pas_load_at(blk, j, k, r, &s);
+            hbg_default_pas_currents(&s);
             blk->rhs[r] += s.i;
             blk->d[r] += s.g_i;
-            hbg_default_pas_store(blk, j, k, &s);
+            hbg_default_pas_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
@@ -136,21 +185,39 @@ HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, 
         HB_SIMD
         for (int j = j0; j < j1; j++) {
             const int k = 0;
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_pas_vars_t s = hc_;
-            hbg_default_pas_load_lane(blk, j, k, &s);
+            hbg_default_pas_load_at(blk, j, k, r, &s);
             hbg_default_pas_states(&s);
-            hbg_default_pas_store(blk, j, k, &s);
+            hbg_default_pas_store_at(blk, j, k, r, &s);
         }
         return;
     }
-    for (int j = j0; j < j1; j++)
+    for (int j = j0; j < j1; j++) {
+        const int *nd = blk->node + (size_t)j * (size_t)blk->width;
+        int one_row = 1;
+        for (int k = 1; k < blk->lanes; k++) one_row &= nd[k] == nd[0];
+        if (one_row) {
+            const size_t r0 = (size_t)nd[0] * (size_t)blk->width;
+            HB_SIMD
+            for (int k = 0; k < blk->lanes; k++) {
+                const size_t r = r0 + (size_t)k;
+                hbg_default_pas_vars_t s = hc_;
+                hbg_default_pas_load_at(blk, j, k, r, &s);
+                hbg_default_pas_states(&s);
+                hbg_default_pas_store_at(blk, j, k, r, &s);
+            }
+            continue;
+        }
         HB_SIMD
         for (int k = 0; k < blk->lanes; k++) {
+            const size_t r = (size_t)blk->node[j * blk->width + k] * (size_t)blk->width + (size_t)k;
             hbg_default_pas_vars_t s = hc_;
-            hbg_default_pas_load_lane(blk, j, k, &s);
+            hbg_default_pas_load_at(blk, j, k, r, &s);
             hbg_default_pas_states(&s);
-            hbg_default_pas_store(blk, j, k, &s);
+            hbg_default_pas_store_at(blk, j, k, r, &s);
         }
+    }
 }
 
 #endif
