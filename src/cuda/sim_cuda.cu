@@ -1151,6 +1151,26 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
         free(user);
         if (st != HB_SUCCESS) return st;
     }
+    { /* the point processes that send themselves events: per target its user key, else -1 */
+        int *key = (int *)malloc(((size_t)d->n_targets + 1) * sizeof *key);
+        if (!key) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+        for (int i = 0; i < d->n_targets; i++) {
+            const hb_sim_target_t *t = &d->targets[i];
+            const hb_cat_mech_t *m =
+                t->point ? d->groups[t->group].cat->mech[t->point - 1].mech : NULL;
+            key[i] = m && m->cpu->net_receive_self
+                         ? user_point_key(d->groups, d->n_groups, m) : -1;
+            if (m && m->cpu->net_receive_self && key[i] < 0) {
+                free(key);
+                return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s sends itself events "
+                               "and is a built-in catalogue's; expected a user catalogue built "
+                               "by build-catalogue --cuda", m->name);
+            }
+        }
+        st = hb_cuda_events_set_self(s->events, d->self_events, key);
+        free(key);
+        if (st != HB_SUCCESS) return st;
+    }
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
         return st;
     const size_t np = (size_t)d->n_probes;
@@ -1359,6 +1379,8 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
             st = hb_cuda_events_deliver(s->events, step);
             for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
                 st = launch_step(s, &s->groups[g], &p);
+            if (st == HB_SUCCESS) /* WATCH (self-events): after the step, as the CPU's */
+                st = hb_cuda_events_watch(s->events, (double)(step + 1) * s->dt);
             if ((step + 1) % s->check_every == 0 || step + 1 == s->check_last) {
                 s->h_check_step[n_checks] = step + 1;
                 for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)

@@ -254,18 +254,10 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.netcon_head = &sim->netcon_head;
     desc.netcon_next = &sim->netcon_next;
     desc.self_events = &sim->self_events;
-    /* self-events (net_send) are the CPU engine's: another refuses them by name */
+    /* self-events (net_send, net_move, WATCH): every engine delivers them from the queue */
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
-        for (int q = 0; sim->groups[g].k.cat && q < sim->groups[g].k.cat->n_mech; q++) {
-            const hb_cat_mech_t *m = sim->groups[g].k.cat->mech[q].mech;
-            if (!m->cpu->net_receive_self) continue;
-            sim->self_mechs++;
-            if (!sim->ops->steps_in_place && status == HB_SUCCESS)
-                status = hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: %s sends itself events "
-                                 "(net_send or net_move), which backend '%s' does not deliver "
-                                 "yet; expected backend seq or omp", m->name,
-                                 hb_backend_name(hb_context_backend(sim->ctx)));
-        }
+        for (int q = 0; sim->groups[g].k.cat && q < sim->groups[g].k.cat->n_mech; q++)
+            if (sim->groups[g].k.cat->mech[q].mech->cpu->net_receive_self) sim->self_mechs++;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
