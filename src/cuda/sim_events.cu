@@ -78,13 +78,11 @@ struct hb_cuda_events {
     int *watch_targets, n_watch;
     hb_cat_self_call_t *calls, *h_calls;
     hb_cat_sends_t *sends, *h_sends;
-    int *h_index; /* per call: the weight vector it carries (-1: its own) */
-    size_t cap_calls, cap_sends, cap_h_calls;
+    size_t cap_calls, cap_sends, cap_h_calls, cap_h_sends;
     struct self_net *h_net;
-    hb_self_event_t *h_due;
-    size_t cap_h_net, cap_h_due;
-    size_t *h_group; /* per target run of h_net: its start, end and cursor */
-    size_t cap_h_group;
+    hb_self_call_t *h_net_calls;
+    size_t cap_h_net, cap_h_net_calls;
+    hb_self_scratch_t scratch; /* hb_self_rounds' */
     /* connections, sorted by source */
     size_t n_conns;
     uint32_t *conn_source;
@@ -432,10 +430,9 @@ extern "C" void hb_cuda_events_destroy(hb_cuda_events_t *ev)
     cudaFree(ev->sends);
     free(ev->h_calls);
     free(ev->h_sends);
-    free(ev->h_index);
     free(ev->h_net);
-    free(ev->h_due);
-    free(ev->h_group);
+    free(ev->h_net_calls);
+    hb_self_scratch_free(&ev->scratch);
     cudaFree(ev->spikes);
     cudaFree(ev->first);
     cudaFree(ev->counts);
@@ -773,20 +770,17 @@ static int self_net_order(const void *pa, const void *pb)
 /* Room for n calls and their requests, on the device and the host. */
 static hb_status_t reserve_calls(hb_cuda_events_t *ev, size_t n)
 {
-    const size_t had = ev->cap_h_calls;
-    size_t cap_sends = had, cap_index = had; /* the three grow alike */
     if (!grow((void **)&ev->h_calls, &ev->cap_h_calls, n, sizeof *ev->h_calls) ||
-        !grow((void **)&ev->h_sends, &cap_sends, n, sizeof *ev->h_sends) ||
-        !grow((void **)&ev->h_index, &cap_index, n, sizeof *ev->h_index))
+        !grow((void **)&ev->h_sends, &ev->cap_h_sends, n, sizeof *ev->h_sends))
         return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %zu self-event calls", n);
     hb_status_t st = RESERVE(ev->calls, ev->cap_calls, n, 0, "self-event calls");
     if (st == HB_SUCCESS) st = RESERVE(ev->sends, ev->cap_sends, n, 0, "self-event requests");
     return st;
 }
 
-/* The n calls of h_calls run on the device by their mechanisms' launchers (watch: the WATCH
- * checks, else NET_RECEIVE), their requests back in h_sends. */
-static hb_status_t run_calls(hb_cuda_events_t *ev, int n, int watch)
+/* The n calls of h_calls (target, event set) run on the device by their mechanisms' launchers
+ * (watch: the WATCH checks, else NET_RECEIVE), their requests back in sends[n] (host). */
+static hb_status_t run_calls(hb_cuda_events_t *ev, int n, int watch, hb_cat_sends_t *sends)
 {
     CUDA_CHECK(cudaMemcpyAsync(ev->calls, ev->h_calls, (size_t)n * sizeof *ev->calls,
                                cudaMemcpyHostToDevice, ev->stream));
@@ -804,39 +798,51 @@ static hb_status_t run_calls(hb_cuda_events_t *ev, int n, int watch)
                            ev->user[k]->name, watch ? "WATCH" : "NET_RECEIVE",
                            cudaGetErrorString((cudaError_t)rc));
     }
-    CUDA_CHECK(cudaMemcpyAsync(ev->h_sends, ev->sends, (size_t)n * sizeof *ev->sends,
+    CUDA_CHECK(cudaMemcpyAsync(sends, ev->sends, (size_t)n * sizeof *ev->sends,
                                cudaMemcpyDeviceToHost, ev->stream));
     CUDA_CHECK(cudaStreamSynchronize(ev->stream));
     return HB_SUCCESS;
 }
 
-/* The calls' requests into the queue, call by call (each target's in its calls' order). */
-static hb_status_t queue_requests(hb_cuda_events_t *ev, int n)
+/* hb_self_runner_t's run: a round's calls on the device. */
+static hb_status_t run_round(void *user, int n, const hb_self_call_t *calls, hb_cat_sends_t *sends)
 {
+    hb_cuda_events_t *ev = (hb_cuda_events_t *)user;
+    hb_status_t st = reserve_calls(ev, (size_t)n);
+    if (st != HB_SUCCESS) return st;
     for (int c = 0; c < n; c++) {
-        const hb_cat_self_call_t *call = &ev->h_calls[c];
-        if (!ev->h_sends[c].n) continue;
-        const hb_status_t st = hb_self_requests(ev->self_q, call->target, ev->h_index[c],
-                                                call->weight, &ev->h_sends[c], call->t, ev->dt,
-                                                ev->user[ev->self_key[call->target]]->name);
-        if (st != HB_SUCCESS) return st;
+        hb_cat_self_call_t *call = &ev->h_calls[c];
+        memset(call, 0, sizeof *call);
+        call->target = calls[c].target;
+        call->init = calls[c].init;
+        call->t = calls[c].time;
+        call->weight = calls[c].weight;
+        call->flag = calls[c].flag;
+        call->w = calls[c].weights >= 0
+                      ? ev->weights + (size_t)calls[c].weights * HB_CAT_MAX_WEIGHT : NULL;
     }
-    return HB_SUCCESS;
+    return run_calls(ev, n, 0, sends);
 }
 
-/* The events of step `step` at self-event mechanisms' targets (the queue's [first, first +
- * count) of them, and the self-events due), in the CPU engine's order (common/cat_step.h,
- * sim_cpu.c's deliver_events): each round delivers every such target's next event, its network
- * event first at equal times, and queues their requests, until none is due; a self-event sent
- * into this step comes in a later round of it, as on the CPU. Targets are independent. */
+/* hb_self_runner_t's mech: the target's mechanism's name. */
+static const char *self_mech(void *user, int target)
+{
+    const hb_cuda_events_t *ev = (const hb_cuda_events_t *)user;
+    return ev->user[ev->self_key[target]]->name;
+}
+
+/* The events of step `step` at self-event mechanisms' targets (those of the queue's [first,
+ * first + count), and the self-events due) in the CPU engine's order: hb_self_rounds
+ * (common/self_events.h), each round a launch of the mechanisms' net_receive_self kernels. */
 static hb_status_t deliver_self(hb_cuda_events_t *ev, long step, long first, long count)
 {
-    size_t n_net = 0, n_group = 0;
+    size_t n_net = 0;
     if (count > 0) { /* the step's network events at such targets, per target in order */
         if (!grow((void **)&ev->h_net, &ev->cap_h_net, (size_t)count, sizeof *ev->h_net) ||
-            !grow((void **)&ev->h_group, &ev->cap_h_group, 3 * (size_t)count, sizeof(size_t)))
+            !grow((void **)&ev->h_net_calls, &ev->cap_h_net_calls, (size_t)count,
+                  sizeof *ev->h_net_calls))
             return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %ld events", count);
-        hb_sim_engine_event_t *raw = (hb_sim_engine_event_t *)ev->h_net; /* copied up below */
+        hb_sim_engine_event_t *raw = (hb_sim_engine_event_t *)ev->h_net; /* widened below */
         CUDA_CHECK(cudaMemcpyAsync(raw, ev->queue + first, (size_t)count * sizeof *raw,
                                    cudaMemcpyDeviceToHost, ev->stream));
         CUDA_CHECK(cudaStreamSynchronize(ev->stream));
@@ -848,72 +854,19 @@ static hb_status_t deliver_self(hb_cuda_events_t *ev, long step, long first, lon
         for (long i = 0; i < count; i++)
             if (ev->self_key[ev->h_net[i].e.target] >= 0) ev->h_net[n_net++] = ev->h_net[i];
         qsort(ev->h_net, n_net, sizeof *ev->h_net, self_net_order);
-        for (size_t i = 0; i < n_net; i++)
-            if (i == 0 || ev->h_net[i].e.target != ev->h_net[i - 1].e.target) {
-                if (n_group) ev->h_group[3 * (n_group - 1) + 1] = i;
-                ev->h_group[3 * n_group] = i;
-                ev->h_group[3 * n_group + 2] = i;
-                n_group++;
-            }
-        if (n_group) ev->h_group[3 * (n_group - 1) + 1] = n_net;
-    }
-    hb_self_queue_t *q = ev->self_q;
-    for (;;) {
-        size_t n_due = 0; /* every due self-event, in the queue's order (target, time, sending) */
-        hb_self_event_t se;
-        while (hb_self_due(q, step, &se)) {
-            if (!grow((void **)&ev->h_due, &ev->cap_h_due, n_due + 1, sizeof *ev->h_due))
-                return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for self-events");
-            ev->h_due[n_due++] = se;
-            hb_self_pop(q);
+        for (size_t i = 0; i < n_net; i++) {
+            const hb_sim_engine_event_t *e = &ev->h_net[i].e;
+            hb_self_call_t *c = &ev->h_net_calls[i];
+            c->target = e->target;
+            c->weights = e->weights;
+            c->init = e->weights < 0;
+            c->time = e->time;
+            c->weight = e->weight;
+            c->flag = 0.0;
         }
-        hb_status_t st = reserve_calls(ev, n_due + n_group);
-        if (st != HB_SUCCESS) return st;
-        int n = 0;
-        size_t a = 0, b = 0;
-        size_t n_taken = 0; /* self-events delivered this round: h_due[0, n_taken) after the swap */
-        for (;;) {
-            while (b < n_group && ev->h_group[3 * b + 2] >= ev->h_group[3 * b + 1]) b++;
-            const int ta = a < n_due ? ev->h_due[a].target : INT_MAX;
-            const int tb = b < n_group ? ev->h_net[ev->h_group[3 * b + 2]].e.target : INT_MAX;
-            if (ta == INT_MAX && tb == INT_MAX) break;
-            const int target = ta < tb ? ta : tb;
-            size_t a_end = a;
-            while (a_end < n_due && ev->h_due[a_end].target == target) a_end++;
-            const hb_sim_engine_event_t *e =
-                tb == target ? &ev->h_net[ev->h_group[3 * b + 2]].e : NULL;
-            hb_cat_self_call_t *call = &ev->h_calls[n];
-            memset(call, 0, sizeof *call);
-            call->target = target;
-            if (e && (ta != target || e->time <= ev->h_due[a].time)) {
-                call->t = e->time;
-                call->weight = e->weight;
-                call->init = e->weights < 0;
-                ev->h_index[n] = e->weights;
-                ev->h_group[3 * b + 2]++;
-                for (size_t i = a; i < a_end; i++) /* every self-event of it waits */
-                    if ((st = hb_self_push(q, &ev->h_due[i])) != HB_SUCCESS) return st;
-            } else {
-                const hb_self_event_t d = ev->h_due[a];
-                call->t = d.time;
-                call->weight = d.weight;
-                call->flag = d.flag;
-                ev->h_index[n] = d.weights;
-                for (size_t i = a + 1; i < a_end; i++) /* the later ones wait */
-                    if ((st = hb_self_push(q, &ev->h_due[i])) != HB_SUCCESS) return st;
-                ev->h_due[n_taken++] = d; /* n_taken <= a: no event not yet read is overwritten */
-            }
-            const int idx = ev->h_index[n];
-            call->w = idx >= 0 ? ev->weights + (size_t)idx * HB_CAT_MAX_WEIGHT : NULL;
-            n++;
-            a = a_end;
-            if (tb == target) b++;
-        }
-        if (!n) return HB_SUCCESS;
-        for (size_t i = 0; i < n_taken; i++) hb_self_delivered(q, &ev->h_due[i]);
-        if ((st = run_calls(ev, n, 0)) != HB_SUCCESS) return st;
-        if ((st = queue_requests(ev, n)) != HB_SUCCESS) return st;
     }
+    const hb_self_runner_t runner = {run_round, self_mech, ev, ev->dt};
+    return hb_self_rounds(ev->self_q, step, ev->h_net_calls, n_net, &runner, &ev->scratch);
 }
 
 extern "C" hb_status_t hb_cuda_events_set_self(hb_cuda_events_t *ev, hb_self_queue_t *queue,
@@ -969,8 +922,11 @@ extern "C" hb_status_t hb_cuda_events_watch(hb_cuda_events_t *ev, double t)
         memset(call, 0, sizeof *call);
         call->target = ev->watch_targets[c];
         call->t = t;
-        ev->h_index[c] = -1; /* a WATCH event carries no vector: zeros */
     }
-    if ((st = run_calls(ev, ev->n_watch, 1)) != HB_SUCCESS) return st;
-    return queue_requests(ev, ev->n_watch);
+    if ((st = run_calls(ev, ev->n_watch, 1, ev->h_sends)) != HB_SUCCESS) return st;
+    for (int c = 0; c < ev->n_watch && st == HB_SUCCESS; c++) /* target order, as the CPU's */
+        if (ev->h_sends[c].n) /* a WATCH event carries no vector: zeros */
+            st = hb_self_requests(ev->self_q, ev->watch_targets[c], -1, 0.0, &ev->h_sends[c], t,
+                                  ev->dt, self_mech(ev, ev->watch_targets[c]));
+    return st;
 }
