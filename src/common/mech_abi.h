@@ -163,6 +163,11 @@ typedef struct {
     double weight; /* w NULL: its own vector's first value, (weight, 0, ...) */
     double flag;   /* 0: a connection's event; else the self-event's */
     double *w;     /* the weight vector it carries (device, written back); NULL: its own */
+    /* FOR_NETCONS (hb_cat_block_t.netcon_*, device; netcon_next NULL: none): the vectors, per
+     * vector the target's next, the target's first (-1: no connection) */
+    double *netcon_w;
+    const int *netcon_next;
+    int netcon_first;
 } hb_cat_self_call_t;
 
 /* Host launchers of a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): lane[n] in
@@ -210,7 +215,8 @@ typedef struct hb_cat_mech {
      * last 3 n_random fields, in declaration order, which the engine sets before INITIAL
      * (docs/mechanisms.md, section 10: seed, gid, synapse index). */
     int n_random;
-    int for_netcons; /* 1: NET_RECEIVE has FOR_NETCONS (blk->netcon_*; not on the GPU yet) */
+    int for_netcons; /* 1: NET_RECEIVE has FOR_NETCONS (blk->netcon_*; on the GPU where it
+                      * sends itself events: hb_cat_self_call_t) */
 } hb_cat_mech_t;
 
 typedef struct {

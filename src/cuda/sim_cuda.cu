@@ -103,6 +103,8 @@ struct hb_cuda_sim {
     hb_step_group_t *dev_groups;    /* device: the groups' k (point processes' events) */
     double *const *weights;         /* the description's weight vectors (host, borrowed) */
     const int *n_weights;
+    int *const *netcon_head;        /* FOR_NETCONS' lists (host, borrowed by address) */
+    int *const *netcon_next;
     int weights_on_device;          /* of them, uploaded at the last hb_sim_init */
     int *probe_group;
     size_t *probe_index;
@@ -1137,6 +1139,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     if (st != HB_SUCCESS) return st;
     s->weights = d->weights;
     s->n_weights = d->n_weights;
+    s->netcon_head = d->netcon_head;
+    s->netcon_next = d->netcon_next;
     if ((st = hb_cuda_events_create(s->stream, d->n_targets, d->targets, s->group_syns,
                                     s->group_syn_state, s->dev_groups, d->dt, &s->events)) !=
         HB_SUCCESS)
@@ -1488,6 +1492,8 @@ extern "C" hb_status_t hb_cuda_sim_clear_events(hb_cuda_sim_t *s)
     const int n = s->n_weights ? *s->n_weights : 0;
     if (st == HB_SUCCESS && n > 0)
         st = hb_cuda_events_set_weights(s->events, (size_t)n, *s->weights);
+    if (st == HB_SUCCESS && n > 0 && s->netcon_head && s->netcon_next) /* FOR_NETCONS' lists */
+        st = hb_cuda_events_set_netcons(s->events, (size_t)n, *s->netcon_head, *s->netcon_next);
     if (st == HB_SUCCESS) s->weights_on_device = n;
     return st;
 }

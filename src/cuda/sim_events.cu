@@ -83,6 +83,11 @@ struct hb_cuda_events {
     hb_self_call_t *h_net_calls;
     size_t cap_h_net, cap_h_net_calls;
     hb_self_scratch_t scratch; /* hb_self_rounds' */
+    /* FOR_NETCONS of such mechanisms: per target whether its mechanism has it (host), each
+     * target's first connection (host) and per vector the target's next (device) */
+    unsigned char *netcons;
+    int *netcon_head, *netcon_next;
+    size_t cap_netcon_head, cap_netcon_next;
     /* connections, sorted by source */
     size_t n_conns;
     uint32_t *conn_source;
@@ -433,6 +438,9 @@ extern "C" void hb_cuda_events_destroy(hb_cuda_events_t *ev)
     free(ev->h_net);
     free(ev->h_net_calls);
     hb_self_scratch_free(&ev->scratch);
+    free(ev->netcons);
+    free(ev->netcon_head);
+    cudaFree(ev->netcon_next);
     cudaFree(ev->spikes);
     cudaFree(ev->first);
     cudaFree(ev->counts);
@@ -820,6 +828,11 @@ static hb_status_t run_round(void *user, int n, const hb_self_call_t *calls, hb_
         call->flag = calls[c].flag;
         call->w = calls[c].weights >= 0
                       ? ev->weights + (size_t)calls[c].weights * HB_CAT_MAX_WEIGHT : NULL;
+        if (ev->netcons[call->target]) { /* FOR_NETCONS: the target's connections */
+            call->netcon_w = ev->weights;
+            call->netcon_next = ev->netcon_next;
+            call->netcon_first = ev->netcon_head ? ev->netcon_head[call->target] : -1;
+        }
     }
     return run_calls(ev, n, 0, sends);
 }
@@ -896,8 +909,14 @@ extern "C" hb_status_t hb_cuda_events_set_self(hb_cuda_events_t *ev, hb_self_que
         free(skip);
         return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
     }
+    ev->netcons = (unsigned char *)calloc(n, 1);
+    if (!ev->netcons) {
+        free(skip);
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
+    }
     for (size_t i = 0; i < n; i++) {
         ev->self_key[i] = key[i];
+        ev->netcons[i] = key[i] >= 0 && ev->user[key[i]]->for_netcons;
         skip[i] = key[i] >= 0;
         if (key[i] >= 0 && ev->user[key[i]]->cpu->watch) ev->watch_targets[ev->n_watch++] = (int)i;
     }
@@ -929,4 +948,20 @@ extern "C" hb_status_t hb_cuda_events_watch(hb_cuda_events_t *ev, double t)
             st = hb_self_requests(ev->self_q, ev->watch_targets[c], -1, 0.0, &ev->h_sends[c], t,
                                   ev->dt, self_mech(ev, ev->watch_targets[c]));
     return st;
+}
+
+extern "C" hb_status_t hb_cuda_events_set_netcons(hb_cuda_events_t *ev, size_t n, const int *head,
+                                                  const int *next)
+{
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
+    if (!ev->netcons || !head || !next || !n) return HB_SUCCESS; /* none: netcon_first -1 */
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no call reads the old ones */
+    const size_t nt = (size_t)ev->n_targets;
+    if (!grow((void **)&ev->netcon_head, &ev->cap_netcon_head, nt, sizeof *ev->netcon_head))
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
+    memcpy(ev->netcon_head, head, nt * sizeof *head);
+    hb_status_t st = RESERVE(ev->netcon_next, ev->cap_netcon_next, n, 0, "connection lists");
+    if (st != HB_SUCCESS) return st;
+    CUDA_CHECK(cudaMemcpy(ev->netcon_next, next, n * sizeof *next, cudaMemcpyHostToDevice));
+    return HB_SUCCESS;
 }

@@ -132,7 +132,8 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
         for (int q = 0; sim->ops->catalogue == HB_SIM_CAT_BUILTIN && q < cat->n_mech; q++) {
             const hb_cat_mech_t *m = cat->mech[q].mech;
-            if (m->for_netcons) /* the device's events have no connection lists */
+            /* the device's delivery has no connection lists; its self-event rounds have */
+            if (m->for_netcons && !m->cpu->net_receive_self)
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
                                "simulation: %s's NET_RECEIVE has FOR_NETCONS, and backend '%s' "
                                "does not give a point process its connections yet; expected "

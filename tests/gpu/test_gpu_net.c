@@ -37,7 +37,8 @@
  * tasks exchange: spikes and recorded v, wsyn, g and i bitwise the CPU's (user_points); and
  * the same with the built-in ExpSyn kept beside STDPSyn (tests/cli_net_stdp.sh's network).
  * Self-events (self_events): tests/nmodl/selfev's PulseSyn, RetrigSyn and AhpWatch (net_send,
- * net_move, WATCH) in net_selfev.json and net_coincide.json, spikes and records bitwise the CPU's.
+ * net_move, WATCH) in net_selfev.json and net_coincide.json, and tests/nmodl/hetero_self's
+ * HeteroSyn (FOR_NETCONS on self-events) in net_hetero.json: spikes and records bitwise the CPU's.
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
@@ -503,28 +504,36 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
     CHECK(system(cmd) == 0);
 }
 
-/* Point processes that send themselves events (docs/mechanisms.md section 10): the user
- * catalogue of tests/nmodl/selfev (PulseSyn: net_send from INITIAL and NET_RECEIVE, flags;
- * RetrigSyn: net_move; AhpWatch: WATCH), built by build-catalogue --cuda, in
- * tests/reference/net_selfev.json and net_coincide.json (every event at a sample's time): on the
- * GPU (the host's self-event queue, the catalogue's net_receive_self and watch kernels) spikes
- * and every recorded value (v and the synapses' g) bitwise the CPU's, in a group of copies and
- * the mixed group, plain and with the tasks exchange. */
+/* Point processes that send themselves events (docs/mechanisms.md section 10), user catalogues
+ * built by build-catalogue --cuda: tests/nmodl/selfev (PulseSyn: net_send from INITIAL and
+ * NET_RECEIVE, flags; RetrigSyn: net_move; AhpWatch: WATCH) in tests/reference/net_selfev.json
+ * and net_coincide.json (every event at a sample's time), and tests/nmodl/hetero_self
+ * (HeteroSyn: FOR_NETCONS in a self-event's NET_RECEIVE) in net_hetero.json: on the GPU (the
+ * host's queue in rounds, the catalogues' net_receive_self and watch kernels) spikes and every
+ * recorded value bitwise the CPU's, in a group of copies and the mixed group, plain and with
+ * the tasks exchange. */
 static void self_events(const char *dir, hb_backend_t cpu)
 {
+    static const struct {
+        const char *mods, *json, *so; /* tests/nmodl/MODS, tests/reference/JSON.json, its "SO" */
+    } nets[] = {{"selfev", "net_selfev", "selfev.so"},
+                {"selfev", "net_coincide", "selfev.so"},
+                {"hetero_self", "net_hetero", "hetero.so"}};
     char cmd[8192], so[256], path[256];
-    snprintf(so, sizeof so, "%s/selfev.so", dir);
-    snprintf(cmd, sizeof cmd,
-             "mkdir -p %s/selfev && cp %s/tests/nmodl/selfev/*.mod %s/selfev/ && %s "
-             "build-catalogue %s/selfev --cuda -o %s > /dev/null",
-             dir, HB_SOURCE_DIR, dir, HB_CLI, dir, so);
-    const int built = system(cmd);
-    CHECKF(built == 0, "building the user catalogue: '%s' exited %d", cmd, built);
-    static const char *const files[] = {"net_selfev", "net_coincide"};
-    for (int f = 0; f < 2 && built == 0; f++) {
-        char ref[1024];
-        snprintf(ref, sizeof ref, "%s/tests/reference/%s.json", HB_SOURCE_DIR, files[f]);
-        snprintf(path, sizeof path, "%s/%s.json", dir, files[f]);
+    for (size_t f = 0; f < sizeof nets / sizeof *nets; f++) {
+        snprintf(so, sizeof so, "%s/%s.so", dir, nets[f].mods);
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf %s/%s && mkdir -p %s/%s && cp %s/tests/nmodl/%s/*.mod %s/%s/ && %s "
+                 "build-catalogue %s/%s --cuda -o %s > /dev/null",
+                 dir, nets[f].mods, dir, nets[f].mods, HB_SOURCE_DIR, nets[f].mods, dir,
+                 nets[f].mods, HB_CLI, dir, nets[f].mods, so);
+        const int built = system(cmd);
+        CHECKF(built == 0, "building the user catalogue: '%s' exited %d", cmd, built);
+        if (built != 0) continue;
+        char ref[1024], name[64];
+        snprintf(ref, sizeof ref, "%s/tests/reference/%s.json", HB_SOURCE_DIR, nets[f].json);
+        snprintf(path, sizeof path, "%s/%s.json", dir, nets[f].json);
+        snprintf(name, sizeof name, "\"%s\"", nets[f].so);
         FILE *in = fopen(ref, "r");
         CHECKF(in != NULL, "cannot read %s", ref);
         if (!in) continue;
@@ -532,11 +541,10 @@ static void self_events(const char *dir, hb_backend_t cpu)
         const size_t len = fread(text, 1, sizeof text - 1, in);
         fclose(in);
         text[len] = '\0';
-        const char *at = strstr(text, "\"selfev.so\"");
-        CHECKF(at != NULL, "%s: expected the catalogue \"selfev.so\"", ref);
+        const char *at = strstr(text, name);
+        CHECKF(at != NULL, "%s: expected the catalogue %s", ref, name);
         if (!at) continue;
-        snprintf(out, sizeof out, "%.*s\"%s\"%s", (int)(at - text), text, so,
-                 at + strlen("\"selfev.so\""));
+        snprintf(out, sizeof out, "%.*s\"%s\"%s", (int)(at - text), text, so, at + strlen(name));
         FILE *o = fopen(path, "w");
         CHECK(o != NULL);
         if (!o) continue;
@@ -554,7 +562,7 @@ static void self_events(const char *dir, hb_backend_t cpu)
             double *rec_cpu = ok ? recorded_run(path, cpu, 0, &rows_cpu, &cols_cpu) : NULL;
             CHECKF(ok && n_cpu > 0 && rec_cpu && rows_cpu > 1 && cols_cpu > 0,
                    "self-events %s (%s): %zu spikes, %zu rows of %d columns on the CPU",
-                   files[f], how, n_cpu, rows_cpu, cols_cpu);
+                   nets[f].json, how, n_cpu, rows_cpu, cols_cpu);
             for (int tasks = 0; tasks < 2 && ok && rec_cpu; tasks++) {
                 hb_spike_t *sp = NULL;
                 size_t n = 0, rows = 0;
@@ -570,15 +578,15 @@ static void self_events(const char *dir, hb_backend_t cpu)
                     if (memcmp(&rec[i], &rec_cpu[i], sizeof *rec) != 0 && differ++ == 0) first = i;
                 const int rec_same = rec && rows == rows_cpu && cols == cols_cpu && differ == 0;
                 CHECKF(same, "self-events %s (%s%s): %zu spikes on the GPU, %zu on the CPU, or "
-                       "others", files[f], how, tasks ? ", tasks" : "", n, n_cpu);
+                       "others", nets[f].json, how, tasks ? ", tasks" : "", n, n_cpu);
                 CHECKF(rec_same, "self-events %s (%s%s): GPU %zu x %d recorded, CPU %zu x %d; %zu "
                        "values differ, the first row %zu column %zu: GPU %.17g, CPU %.17g",
-                       files[f], how, tasks ? ", tasks" : "", rows, cols, rows_cpu, cols_cpu,
+                       nets[f].json, how, tasks ? ", tasks" : "", rows, cols, rows_cpu, cols_cpu,
                        differ, first / (size_t)(cols_cpu ? cols_cpu : 1),
                        first % (size_t)(cols_cpu ? cols_cpu : 1), differ ? rec[first] : 0.0,
                        differ ? rec_cpu[first] : 0.0);
                 printf("self-events %s in %s%s: %zu spikes, %zu x %d recorded, GPU bitwise %s\n",
-                       files[f], how, tasks ? " (tasks exchange)" : "", n_cpu, rows_cpu,
+                       nets[f].json, how, tasks ? " (tasks exchange)" : "", n_cpu, rows_cpu,
                        cols_cpu, same && rec_same ? "equal" : "DIFFERENT");
                 free(sp);
                 free(rec);
@@ -588,9 +596,10 @@ static void self_events(const char *dir, hb_backend_t cpu)
         }
         CHECK_OK(hb_set_default_tuning(NULL));
         unlink(path);
+        snprintf(cmd, sizeof cmd, "rm -rf %s/%s %s/%s.so %s/%s.src", dir, nets[f].mods, dir,
+                 nets[f].mods, dir, nets[f].mods);
+        CHECK(system(cmd) == 0);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf %s/selfev %s/selfev.so %s/selfev.src", dir, dir, dir);
-    CHECK(system(cmd) == 0);
 }
 
 int main(int argc, char **argv)
