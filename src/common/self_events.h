@@ -15,6 +15,10 @@
 #include "common/mech_abi.h"
 #include "common/status.h"
 
+#ifdef __cplusplus /* the CUDA engine calls them */
+extern "C" {
+#endif
+
 typedef struct {
     long step;     /* delivered at the start of this step (steps done before it) */
     int target;    /* the simulation's target (cell, synapse) */
@@ -101,5 +105,9 @@ void hb_self_scratch_free(hb_self_scratch_t *s);
  * sequence numbers across targets differ (they order a target's events alone). */
 hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *net, size_t n_net,
                            const hb_self_runner_t *runner, hb_self_scratch_t *scratch);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
