@@ -240,7 +240,8 @@ void nm_gen_expr(gen *g, const nm_node *n)
             emit(g, ")");
             return;
         }
-        if (strcmp(n->name, "net_send") == 0 || strcmp(n->name, "net_move") == 0) {
+        if (strcmp(n->name, "net_send") == 0 || strcmp(n->name, "net_move") == 0 ||
+            strcmp(n->name, "net_event") == 0) {
             g->hooks.self_event_call(g, n); /* self-events (nmodl_gen_point.c) */
             return;
         }
