@@ -6,7 +6,7 @@
 # catalogue, against NEURON 8.2 running the same files with NetCons from the point processes
 # (tests/neuron/netev_reference.py): every spike in NEURON's step, the relay's at the events'
 # times; the same spikes bit for bit on 2 threads and, where this build has MPI, 2 and 3
-# ranks; bad uses refused by name.
+# ranks, and through a checkpoint and restart; bad uses refused by name.
 # Usage: cli_net_netev.sh HINESBATCH
 set -u
 bin=$1
@@ -37,6 +37,12 @@ fi
 # a second run of the same file: no spike of the first is left over
 expect_status 0 "net_event network again" -- "$bin" run "$tmp/netev.json" -o "$tmp/again" --quiet
 cmp -s "$tmp/seq/spikes.dat" "$tmp/again/spikes.dat" && ok || bad "net_event network run again: spikes differ"
+# checkpoints: the spikes are taken every epoch, the queue is the self-events'; a restart at
+# 33.3 ms (WATCHes armed, the relay's count mid-way) is the run through, bit for bit
+expect_status 0 "net_event network, checkpoints" -- "$bin" run "$tmp/netev.json" -o "$tmp/ck" --quiet --checkpoint-every 33.3
+cmp -s "$tmp/seq/spikes.dat" "$tmp/ck/spikes.dat" && ok || bad "net_event network with checkpoints: spikes differ"
+expect_status 0 "net_event network, restarted" -- "$bin" run "$tmp/netev.json" -o "$tmp/ck" --quiet --restart "$tmp/ck"
+cmp -s "$tmp/seq/spikes.dat" "$tmp/ck/spikes.dat" && ok || bad "net_event network restarted: spikes differ"
 
 # bad uses: a spike source that sends no events, a detector beside it, a synapse that is not
 # there, net_event outside NET_RECEIVE (as nocmodl refuses it), a spike at another time
