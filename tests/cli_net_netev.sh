@@ -34,6 +34,12 @@ if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/o
         cmp -s "$tmp/seq/spikes.dat" "$tmp/mpi$n/spikes.dat" && ok || bad "net_event network on $n ranks: spikes differ"
     done
 fi
+# the overlapped exchanges (an epoch of half the smallest delay) give the same spikes
+for x in iallgatherv tasks; do
+    sed -e "s/\"network\": {/\"network\": {\"exchange\": \"$x\", /" "$tmp/netev.json" > "$tmp/$x.json"
+    expect_status 0 "net_event network, exchange $x" -- "$bin" run "$tmp/$x.json" -o "$tmp/$x" --quiet
+    cmp -s "$tmp/seq/spikes.dat" "$tmp/$x/spikes.dat" && ok || bad "net_event network, exchange $x: spikes differ"
+done
 # a second run of the same file: no spike of the first is left over
 expect_status 0 "net_event network again" -- "$bin" run "$tmp/netev.json" -o "$tmp/again" --quiet
 cmp -s "$tmp/seq/spikes.dat" "$tmp/again/spikes.dat" && ok || bad "net_event network run again: spikes differ"
