@@ -714,6 +714,12 @@ int hb_model_synapse_count(const hb_model_t *model);
 hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *where,
                                        const char *name, int n, const char *const *keys,
                                        const double *values, int *index);
+/* The cell's spikes are the events its point process `synapse` sends (net_event in its
+ * NET_RECEIVE), as NEURON's NetCon from a point process: every connection from the cell's gid
+ * receives them (docs/network.md, "Point processes as spike sources"). -1: its detector probe
+ * (the default). Refused: a synapse that calls no net_event, or a model with a probe that
+ * detects spikes. The CPU backends run it. */
+hb_status_t hb_model_set_spike_source(hb_model_t *model, int synapse);
 
 /* One cell as a model file's "cells" entry describes it (docs/model.md; "count" excepted): the
  * JSON text of the cell object, `name` used in messages, `base_dir` resolving an SWC path.

@@ -376,12 +376,14 @@ static void test_generator_refusals(void)
         {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nNET_RECEIVE (w) { WATCH (w > 1) 2 }\n",
          "bad.mod:3:28: this WATCH condition reads NET_RECEIVE's argument w, which is a "
          "connection's; expected a condition of the mechanism's variables"},
-        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nNET_RECEIVE (w) { net_event(t) }\n",
-         "bad.mod:3:19: net_event (an event a mechanism sends its cell's connections) is not "
-         "supported by the code generator yet; expected net_send or net_move (self-events) or "
-         "NET_RECEIVE acting on the events it receives (a postsynaptic spike reaches an STDP "
-         "synapse as an event of its own, a connection from the cell: docs/mechanisms.md, "
-         "section 10)"},
+        /* net_event outside NET_RECEIVE, as nocmodl refuses it */
+        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { net_event(t) }\nNET_RECEIVE (w) { }\n",
+         "bad.mod:2:14: net_event in BREAKPOINT is not supported; expected it in NET_RECEIVE "
+         "(nocmodl: \"net_event only allowed in NET_RECEIVE block\")"},
+        {"NEURON { POINT_PROCESS s }\nBREAKPOINT { }\nNET_RECEIVE (w, n) {\n INITIAL { n = 0 "
+         "net_event(t) }\n}\n",
+         "bad.mod:4:18: net_event in NET_RECEIVE's INITIAL is not supported; expected it in "
+         "NET_RECEIVE (nocmodl: \"net_event only allowed in NET_RECEIVE block\")"},
     };
 #undef G_HEAD
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -438,10 +440,26 @@ static void test_self_events(void)
     CHECK(strstr(code, "if (((s->v) - ((-(20.0)))) > 0.0) {") != NULL);
     CHECK(strstr(code, "if (((s->v) - ((-(30.0)))) > 0.0) {") != NULL);
     CHECK(strstr(code, "void hbg_s_watch_kernel(") != NULL);
+    /* net_event(t) in NET_RECEIVE: a spike request (move 2), the mechanism marked net_event */
+    static const char fire[] = "NEURON { POINT_PROCESS f }\nBREAKPOINT { }\n"
+                               "NET_RECEIVE (w) { if (w > 1) { net_event(t) } }\n";
+    CHECK(hb_nmodl_parse("f.mod", fire, strlen(fire), &m) == HB_SUCCESS && m &&
+          m->net_event == 1 && m->self_events == 1 && m->generator_blocker[0] == 0);
+    hb_nmodl_destroy(m);
+    sink = tmpfile();
+    CHECK(sink != NULL);
+    if (!sink) return;
+    CHECKF(hb_nmodl_emit_c("f.mod", fire, strlen(fire), "hbg_f", sink) == HB_SUCCESS, "%s",
+           hb_last_error());
+    rewind(sink);
+    code[fread(code, 1, sizeof code - 1, sink)] = 0;
+    fclose(sink);
+    CHECK(strstr(code, "hbg_f_self_event(s, s->t, 0.0, 2)") != NULL);
+    CHECK(strstr(code, "void hbg_f_net_receive_self_kernel(") != NULL);
     static const char plain[] = "NEURON { POINT_PROCESS p }\nASSIGNED { g }\nBREAKPOINT { }\n"
                                 "NET_RECEIVE (w) { g = w }\n";
     CHECK(hb_nmodl_parse("p.mod", plain, strlen(plain), &m) == HB_SUCCESS && m &&
-          m->self_events == 0);
+          m->self_events == 0 && m->net_event == 0);
     hb_nmodl_destroy(m);
 }
 

@@ -49,7 +49,7 @@ static const hb_cat_field_t p_cadyn[] = {{"gamma", "", 0.05, ANY},
 static const hb_cat_ion_t cadyn_ions[] = {{"ca", 2, HB_ION_I, HB_ION_CI}};
 static const hb_cat_mech_t CaDynamics_E2 = {"CaDynamics_E2", HB_CAT_DENSITY, 4, p_cadyn, 0, NULL,
                                             0, NULL, 0, NULL, 1, cadyn_ions, -1, 0, 1, 0, 4, 0,
-                                            NULL, &cpu_cadyn, NULL, 0, 0};
+                                            NULL, &cpu_cadyn, NULL, 0, 0, 0};
 
 typedef struct {
     hb_morph_t *morph;

@@ -80,12 +80,14 @@ typedef struct {
  * a point process's NET_RECEIVE or INITIAL asks for, in the order it asked. net_send(delay,
  * flag) is a request at t + delay; net_move(tt) moves the instance's waiting flag-1 event to
  * tt. The engine queues them after the call; n may pass HB_CAT_MAX_SENDS (the requests past it
- * are dropped, the engine refuses the run). */
+ * are dropped, the engine refuses the run). net_event(tt) (move 2) is no self-event: a spike
+ * of the instance at tt, which its cell's connections receive where the instance is the cell's
+ * spike source (docs/network.md, "Point processes as spike sources"). */
 #define HB_CAT_MAX_SENDS 8
 typedef struct {
     double time; /* [ms]: absolute, t + delay (net_send) or tt (net_move) */
     double flag; /* net_send's flag; unused by net_move */
-    int move;    /* 1: net_move */
+    int move;    /* 1: net_move, 2: net_event (time: the spike's) */
 } hb_cat_send_t;
 
 typedef struct {
@@ -217,6 +219,7 @@ typedef struct hb_cat_mech {
     int n_random;
     int for_netcons; /* 1: NET_RECEIVE has FOR_NETCONS (blk->netcon_*; on the GPU where it
                       * sends itself events: hb_cat_self_call_t) */
+    int net_event;   /* 1: NET_RECEIVE calls net_event (a spike source; the CPU engine's) */
 } hb_cat_mech_t;
 
 typedef struct {

@@ -46,11 +46,13 @@ void hb_self_clear(hb_self_queue_t *q)
 {
     q->n = 0;
     q->seq = 0;
+    q->n_spikes = 0;
 }
 
 void hb_self_free(hb_self_queue_t *q)
 {
     free(q->heap);
+    free(q->spikes);
     *q = (hb_self_queue_t){0};
 }
 
@@ -112,6 +114,23 @@ hb_status_t hb_self_requests(hb_self_queue_t *q, int target, int weights, double
                        HB_CAT_MAX_SENDS);
     for (int r = 0; r < sends->n; r++) {
         const hb_cat_send_t *s = &sends->req[r];
+        if (s->move == 2) { /* net_event: a spike, no event of its own */
+            if (s->time != now) /* NaN too */
+                return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: net_event at %.17g ms in NET_RECEIVE "
+                               "at t = %.17g ms; expected net_event(t), a spike at the event's "
+                               "time", mech, s->time, now);
+            if (!q->keep_spikes) continue;
+            if (q->n_spikes == q->cap_spikes) {
+                const size_t cap = q->cap_spikes ? 2 * q->cap_spikes : 64;
+                hb_self_spike_t *p = realloc(q->spikes, cap * sizeof *p);
+                if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for net_event's spikes",
+                                       mech);
+                q->spikes = p;
+                q->cap_spikes = cap;
+            }
+            q->spikes[q->n_spikes++] = (hb_self_spike_t){target, s->time};
+            continue;
+        }
         if (!(s->time >= now)) /* NaN too */
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s at t = %.17g ms to %.17g ms, before "
                            "now; expected a delay >= 0 (NEURON: \"%s tt < t\")", mech,

@@ -31,13 +31,25 @@ typedef struct {
     int movable;   /* 1: the target's last flag-1 event, which net_move moves */
 } hb_self_event_t;
 
+/* A point process's net_event: a spike of target `target` at `time` [ms]. */
+typedef struct {
+    int target;
+    double time; /* [ms] */
+} hb_self_spike_t;
+
 typedef struct {
     hb_self_event_t *heap; /* a binary heap on (step, target, time, seq) */
     size_t n, cap;
     long seq;
+    /* net_event's spikes in the order they were sent, kept where keep_spikes is 1 (a network
+     * with point processes as spike sources takes them after each advance, hb_sim_point_spikes);
+     * else dropped */
+    hb_self_spike_t *spikes;
+    size_t n_spikes, cap_spikes;
+    int keep_spikes;
 } hb_self_queue_t;
 
-/* Drops every event (keeps the memory). */
+/* Drops every event and spike (keeps the memory). */
 void hb_self_clear(hb_self_queue_t *q);
 void hb_self_free(hb_self_queue_t *q);
 /* 1 and *e the first event when it is due at step `step` or before, else 0. */
@@ -52,7 +64,8 @@ size_t hb_self_restep(hb_self_queue_t *q, double t, long step);
 /* Target `target`'s requests of one kernel call at time now [ms] (its event's, 0 at INITIAL):
  * net_send queued at its time (a time before now refused, as NEURON's "net_send td-t < 0"),
  * net_move moving the target's waiting flag-1 event (none: refused, as NEURON's "No event with
- * flag=1 for net_move"). weights and weight as the queued events carry them; mech names the
+ * flag=1 for net_move"); net_event's spike kept (q->keep_spikes) at its time, which must be
+ * now (NEURON's net_event(t)). weights and weight as the queued events carry them; mech names the
  * mechanism in messages. */
 hb_status_t hb_self_requests(hb_self_queue_t *q, int target, int weights, double weight,
                              const hb_cat_sends_t *sends, double now, double dt,

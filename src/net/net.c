@@ -326,6 +326,17 @@ static hb_status_t build_sim(hb_net_t *net)
     net->seen = calloc((size_t)net->n_cable + 1, sizeof *net->seen);
     if (!net->detector || !net->seen) return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory");
     for (int c = 0; c < net->n_cable; c++) net->detector[c] = hb_sim_cell_detector(net->sim, c);
+    /* cells whose spikes are their point process's net_events (hb_model_set_spike_source) */
+    net->ps_target = calloc((size_t)net->n_cable + 1, sizeof *net->ps_target);
+    net->ps_cell = calloc((size_t)net->n_cable + 1, sizeof *net->ps_cell);
+    if (!net->ps_target || !net->ps_cell) return hb_fail(HB_ERR_ALLOC, "hb_net_create: out of memory");
+    for (int c = 0; c < net->n_cable; c++) {
+        const int target = hb_sim_cell_point_source(net->sim, c);
+        if (target < 0) continue;
+        net->ps_target[net->n_point_sources] = target;
+        net->ps_cell[net->n_point_sources++] = c;
+    }
+    hb_sim_keep_point_spikes(net->sim, net->n_point_sources > 0);
     return HB_SUCCESS;
 }
 
@@ -554,6 +565,8 @@ hb_status_t hb_net_destroy(hb_net_t *net)
     free(net->models);
     free(net->detector);
     free(net->seen);
+    free(net->ps_target);
+    free(net->ps_cell);
     free(net->sources);
     free(net->conns);
     free(net->conn_weights);

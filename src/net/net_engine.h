@@ -71,6 +71,9 @@ struct hb_net {
     hb_model_t **models; /* per local cable cell, the recipe's; NULL with builder.release */
     int *detector;       /* per local cable cell: the simulation's probe, or -1 */
     int *seen;           /* per local cable cell: its detector's spikes already taken */
+    int n_point_sources; /* local cells whose spikes are a point process's net_events */
+    int *ps_target;      /* theirs, in cell order (so ascending): the simulation's target */
+    int *ps_cell;        /* and the cell */
     int n_sources;
     hb_net_source_t *sources;
     double sources_next_ms;  /* the earliest next spike of any source [ms] (-inf: not known) */

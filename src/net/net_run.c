@@ -280,6 +280,23 @@ static hb_status_t detect(hb_net_t *net)
         for (; net->seen[c] < count && status == HB_SUCCESS; net->seen[c]++)
             status = push_local(net, t[net->seen[c]], net->cable_gid[c]);
     }
+    if (status != HB_SUCCESS || !net->n_point_sources) return status;
+    /* point processes' net_events (in the engine's delivery order): those of the cells' spike
+     * sources are spikes of the cells' gids; the others reach no connection (NEURON: a
+     * net_event without a NetCon from its point process) */
+    size_t n;
+    const hb_self_spike_t *fired = hb_sim_point_spikes(net->sim, &n);
+    for (size_t k = 0; k < n && status == HB_SUCCESS; k++) {
+        int lo = 0, hi = net->n_point_sources;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (net->ps_target[mid] < fired[k].target) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < net->n_point_sources && net->ps_target[lo] == fired[k].target)
+            status = push_local(net, fired[k].time, net->cable_gid[net->ps_cell[lo]]);
+    }
+    hb_sim_point_spikes_clear(net->sim);
     return status;
 }
 

@@ -86,6 +86,8 @@ typedef struct {
     int for_netcons;               /* 1: NET_RECEIVE loops over its instance's connections */
     int self_events; /* 1: calls net_send or net_move or has WATCH (self-events, docs/mechanisms.md
                       * sec. 10) */
+    int net_event;   /* 1: NET_RECEIVE calls net_event (its spikes reach the cell's connections;
+                      * delivered as the self-events' requests) */
     int n_watch;     /* WATCH conditions in NET_RECEIVE (each clause of each WATCH statement) */
     int has_initial, has_breakpoint, threadsafe;
     int n_verbatim; /* VERBATIM blocks: C code the generator cannot translate */

@@ -900,6 +900,8 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
         if (c->blocks[i].body && (calls(c->blocks[i].body, "net_send") ||
                                   calls(c->blocks[i].body, "net_move")))
             m->self_events = 1;
+        if (c->blocks[i].body && calls(c->blocks[i].body, "net_event"))
+            m->net_event = m->self_events = 1;
         if (c->blocks[i].kind == B_NET_RECEIVE) number_watches(c->blocks[i].body, &m->n_watch);
     }
     if (m->n_watch) m->self_events = 1;

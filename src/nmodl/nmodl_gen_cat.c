@@ -385,10 +385,11 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
     array_ref(row, o, m->name, n_table, "table_len");
     fprintf(row, ", &hbgd_%s_%s_cpu, ", o->id, m->name);
     if (o->cuda)
-        fprintf(row, "&hbgc_%s_cuda[%d], %d, %d},\n", o->id, o->index, m->n_randoms,
+        fprintf(row, "&hbgc_%s_cuda[%d], %d, %d", o->id, o->index, m->n_randoms,
                 m->for_netcons);
     else
-        fprintf(row, "NULL, %d, %d},\n", m->n_randoms, m->for_netcons);
+        fprintf(row, "NULL, %d, %d", m->n_randoms, m->for_netcons);
+    fprintf(row, ", %d},\n", m->net_event);
 }
 
 static int by_path(const void *a, const void *b)

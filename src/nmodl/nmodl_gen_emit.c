@@ -240,7 +240,8 @@ void nm_gen_expr(gen *g, const nm_node *n)
             emit(g, ")");
             return;
         }
-        if (strcmp(n->name, "net_send") == 0 || strcmp(n->name, "net_move") == 0) {
+        if (strcmp(n->name, "net_send") == 0 || strcmp(n->name, "net_move") == 0 ||
+            strcmp(n->name, "net_event") == 0) {
             g->hooks.self_event_call(g, n); /* self-events (nmodl_gen_point.c) */
             return;
         }
@@ -262,14 +263,6 @@ void nm_gen_expr(gen *g, const nm_node *n)
         } else {
             size_t i = 0;
             while (i < sizeof libm / sizeof *libm && strcmp(libm[i], n->name) != 0) i++;
-            if (i == sizeof libm / sizeof *libm && strncmp(n->name, "net_", 4) == 0)
-                nm_error(g->c, n->line, n->column,
-                         "%s (an event a mechanism sends its cell's connections) is not "
-                         "supported by the code generator yet; expected net_send or net_move "
-                         "(self-events) or NET_RECEIVE acting on the events it receives (a "
-                         "postsynaptic spike reaches an STDP synapse as an event of its own, a "
-                         "connection from the cell: docs/mechanisms.md, section 10)",
-                         n->name);
             if (i == sizeof libm / sizeof *libm)
                 nm_error(g->c, n->line, n->column,
                          "the call of %s is not supported by the code generator "

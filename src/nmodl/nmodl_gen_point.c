@@ -227,8 +227,42 @@ void nm_gen_self_event_helper(gen *g)
          p, p);
 }
 
+/* net_event(tt): a spike of the instance at tt (move 2), in NET_RECEIVE alone, as nocmodl
+ * allows it; the engine refuses a time other than the event's (docs/network.md). */
+static void net_event_call(gen *g, const nm_node *call)
+{
+    const nm_block *b = g->block;
+    if (g->m->kind != HB_NMODL_POINT)
+        nm_error(g->c, call->line, call->column,
+                 "net_event in a density mechanism: a spike comes from a point process; "
+                 "expected it in a POINT_PROCESS's NET_RECEIVE");
+    if (!(b && b->kind == B_NET_RECEIVE && !g->receive_init))
+        nm_error(g->c, call->line, call->column,
+                 "net_event in %s%s%s is not supported; expected it in NET_RECEIVE (nocmodl: "
+                 "\"net_event only allowed in NET_RECEIVE block\")",
+                 !b                         ? "this block"
+                 : b->kind == B_NET_RECEIVE ? "NET_RECEIVE's INITIAL"
+                 : b->kind == B_PROCEDURE   ? "PROCEDURE "
+                 : b->kind == B_FUNCTION    ? "FUNCTION "
+                 : b->kind == B_INITIAL     ? "INITIAL"
+                 : b->kind == B_BREAKPOINT  ? "BREAKPOINT"
+                                            : "",
+                 b && (b->kind == B_PROCEDURE || b->kind == B_FUNCTION) && b->name ? b->name : "",
+                 "");
+    if (call->n_kids != 1)
+        nm_error(g->c, call->line, call->column,
+                 "net_event takes 1 argument; expected net_event(t)");
+    emit(g, "%s_self_event(s, ", g->prefix);
+    nm_gen_expr(g, call->kids[0]);
+    emit(g, ", 0.0, 2)");
+}
+
 void nm_gen_self_event_call(gen *g, const nm_node *call)
 {
+    if (strcmp(call->name, "net_event") == 0) {
+        net_event_call(g, call);
+        return;
+    }
     const int send = strcmp(call->name, "net_send") == 0;
     const nm_block *b = g->block;
     if (g->m->kind != HB_NMODL_POINT)

@@ -201,6 +201,7 @@ hb_status_t hb_model_create(const hb_morph_t *morph, const hb_discretization_t *
         return status;
     }
     count_model(1);
+    md->spike_source = -1;
     md->morph = morph;
     md->scheme = disc->scheme;
     md->m = hb_cable_size(md->cable);
@@ -522,6 +523,10 @@ hb_status_t hb_model_add_probe(hb_model_t *model, const hb_probe_spec_t *probe, 
     if (probe->detect_spikes && !isfinite(probe->threshold_mv))
         return hb_fail(HB_ERR_INVALID_VALUE, "probe: spike threshold %g mV; expected a finite number",
                        probe->threshold_mv);
+    if (probe->detect_spikes && model->spike_source >= 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "probe: a spike threshold on a cell whose spikes are "
+                       "synapse %d's net_events; expected one spike source a cell (NEURON: one "
+                       "source a gid), a probe without spike_threshold", model->spike_source);
     int node;
     hb_status_t status = hb_model_locate(model, &probe->where, &node);
     if (status != HB_SUCCESS) return status;

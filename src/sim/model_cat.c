@@ -219,6 +219,32 @@ hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *w
                               index);
 }
 
+hb_status_t hb_model_set_spike_source(hb_model_t *model, int synapse)
+{
+    hb_clear_error();
+    if (!model) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_set_spike_source: model is NULL");
+    if (synapse < -1 || synapse >= model->n_synapses)
+        return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_set_spike_source: synapse %d; expected "
+                       "-1 (the detector probe) or a synapse of the model (it has %d)", synapse,
+                       model->n_synapses);
+    if (synapse >= 0) {
+        const hb_cat_mech_t *mech = model->synapses[synapse].mech;
+        if (!mech || !mech->net_event)
+            return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_set_spike_source: synapse %d (%s) "
+                           "sends no events; expected a point process whose NET_RECEIVE calls "
+                           "net_event", synapse,
+                           mech ? mech->name : hb_synapse_name(model->synapses[synapse].syn.kind));
+        for (int p = 0; p < model->n_probes; p++)
+            if (model->probes[p].detect_spikes)
+                return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_set_spike_source: probe %d "
+                               "detects the cell's spikes already; expected one spike source a "
+                               "cell (NEURON: one source a gid), a probe without "
+                               "spike_threshold", p);
+    }
+    model->spike_source = synapse;
+    return HB_SUCCESS;
+}
+
 /* Path distance [um] from the root section's x = 0.5 to (section s, x), through the parents. */
 static double soma_distance(const hb_morph_t *morph, int s, double x)
 {

@@ -875,6 +875,32 @@ static int own_file_morph(hb_json_loader_t *ld, hb_morph_t *morph, char *key)
     return 1;
 }
 
+/* "spike_source": {"synapse": k}: the cell's spikes are its point process k's net_events
+ * (hb_model_set_spike_source, docs/network.md). */
+static hb_status_t parse_spike_source(hb_json_loader_t *ld, const char *path, const json_t *cell,
+                                      hb_model_t *model)
+{
+    static const char *const keys[] = {"synapse", NULL};
+    const json_t *src = json_object_get(cell, "spike_source");
+    if (!src) return HB_SUCCESS;
+    char at[HB_JSON_PATH];
+    hb_json_join(at, path, "spike_source");
+    hb_status_t status;
+    if ((status = hb_json_need_object(ld, at, src)) || (status = hb_json_check_keys(ld, at, src, keys)))
+        return status;
+    long k = -1;
+    if ((status = hb_json_int(ld, at, src, "synapse", 0, 1000000000, &k))) return status;
+    if (k < 0) return hb_json_fail(ld, at, "expected {\"synapse\": INDEX}, a point process of the "
+                                   "cell's \"synapses\" whose NET_RECEIVE calls net_event");
+    if (hb_model_set_spike_source(model, (int)k) == HB_SUCCESS) return HB_SUCCESS;
+    const char *why = hb_last_error();
+    const char *prefix = "hb_model_set_spike_source: ";
+    if (strncmp(why, prefix, strlen(prefix)) == 0) why += strlen(prefix);
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", why);
+    return hb_json_fail(ld, at, "%s", copy);
+}
+
 /* A cell object's model: its geometry (or `given`, which then must be the only one), its
  * discretisation, mechanisms, stimuli, probes and synapses. The caller frees *morph (the
  * geometry built here, NULL with `given` or where the loader's from an earlier cell is
@@ -916,8 +942,9 @@ static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json
     if (status == HB_SUCCESS && (status = parse_mechanisms(ld, path, cell, *model)) == HB_SUCCESS &&
         (status = parse_ions(ld, path, cell, *model)) == HB_SUCCESS &&
         (status = parse_stimuli(ld, path, cell, &g, *model)) == HB_SUCCESS &&
-        (status = parse_probes(ld, path, cell, &g, *model)) == HB_SUCCESS)
-        status = parse_synapses(ld, path, cell, &g, *model);
+        (status = parse_probes(ld, path, cell, &g, *model)) == HB_SUCCESS &&
+        (status = parse_synapses(ld, path, cell, &g, *model)) == HB_SUCCESS)
+        status = parse_spike_source(ld, path, cell, *model);
     geometry_free(&g);
     return status;
 }
@@ -929,7 +956,7 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
     static const char *const keys[] = {"name", "count", "morphology", "units", "section_rule",
                                        "zero_radius", "point_precision", "cable", "sections", "discretization", "Ra",
                                        "cm", "regions", "mechanisms", "ions", "stimuli", "probes",
-                                       "synapses", NULL};
+                                       "synapses", "spike_source", NULL};
     hb_status_t status;
     if ((status = hb_json_need_object(ld, path, cell)) || (status = hb_json_check_keys(ld, path, cell, keys))) return status;
     const json_t *name = json_object_get(cell, "name");
@@ -969,7 +996,7 @@ hb_status_t hb_model_parse_json(const char *text, size_t length, const char *nam
     static const char *const keys[] = {"name", "morphology", "units", "section_rule",
                                        "zero_radius", "point_precision", "cable", "sections", "discretization", "Ra",
                                        "cm", "regions", "mechanisms", "ions", "stimuli",
-                                       "probes", "synapses", "catalogues", NULL};
+                                       "probes", "synapses", "spike_source", "catalogues", NULL};
     hb_clear_error();
     if (!model) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_parse_json: model is NULL");
     *model = NULL;

@@ -257,8 +257,17 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.self_events = &sim->self_events;
     /* self-events (net_send, net_move, WATCH): every engine delivers them from the queue */
     for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
-        for (int q = 0; sim->groups[g].k.cat && q < sim->groups[g].k.cat->n_mech; q++)
-            if (sim->groups[g].k.cat->mech[q].mech->cpu->net_receive_self) sim->self_mechs++;
+        for (int q = 0; sim->groups[g].k.cat && q < sim->groups[g].k.cat->n_mech; q++) {
+            const hb_cat_mech_t *m = sim->groups[g].k.cat->mech[q].mech;
+            if (!m->cpu->net_receive_self) continue;
+            sim->self_mechs++;
+            /* net_event's spikes are taken by the CPU engine's network path alone */
+            if (m->net_event && !sim->ops->steps_in_place && status == HB_SUCCESS)
+                status = hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: %s sends events to its "
+                                 "cell's connections (net_event), which backend '%s' does not "
+                                 "deliver yet; expected backend seq or omp", m->name,
+                                 hb_backend_name(hb_context_backend(sim->ctx)));
+        }
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);
@@ -369,6 +378,28 @@ size_t hb_sim_device_bytes(const hb_sim_t *sim)
 int hb_sim_cell_synapses(const hb_sim_t *sim, int cell)
 {
     return sim && cell >= 0 && cell < sim->n_cells ? sim->info[cell].n_synapses : 0;
+}
+
+int hb_sim_cell_point_source(const hb_sim_t *sim, int cell)
+{
+    if (!sim || cell < 0 || cell >= sim->n_cells || sim->info[cell].spike_source < 0) return -1;
+    return sim->target_first[cell] + sim->info[cell].spike_source;
+}
+
+void hb_sim_keep_point_spikes(hb_sim_t *sim, int keep)
+{
+    if (sim) sim->self_events.keep_spikes = keep != 0;
+}
+
+const hb_self_spike_t *hb_sim_point_spikes(const hb_sim_t *sim, size_t *n)
+{
+    *n = sim ? sim->self_events.n_spikes : 0;
+    return sim ? sim->self_events.spikes : NULL;
+}
+
+void hb_sim_point_spikes_clear(hb_sim_t *sim)
+{
+    if (sim) sim->self_events.n_spikes = 0;
 }
 
 int hb_sim_cell_detector(const hb_sim_t *sim, int cell)

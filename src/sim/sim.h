@@ -8,6 +8,7 @@
 #include "hinesbatch.h"
 #include "common/mech_abi.h"
 #include "common/record_value.h"
+#include "common/self_events.h"
 #include "common/sim_step.h"
 
 /*
@@ -99,6 +100,8 @@ struct hb_model {
     int n_synapses, cap_synapses;
     hb_model_synapse_t *synapses;
     int n_points;               /* of n_synapses: catalogue point processes */
+    int spike_source;           /* the point process whose net_events are the cell's spikes
+                                 * (hb_model_set_spike_source); -1: its detector probe */
     int n_cat;                  /* catalogue mechanisms, in name order */
     hb_model_cat_t *cat;
     int n_ion_set;
@@ -247,6 +250,15 @@ int hb_sim_cell_synapses(const hb_sim_t *sim, int cell);
 /* Cell `cell`'s first probe that detects spikes, as a probe index of the whole simulation
  * (cell order), or -1. */
 int hb_sim_cell_detector(const hb_sim_t *sim, int cell);
+/* Cell `cell`'s point process whose net_events are its spikes (hb_model_set_spike_source) as
+ * the simulation's target (an hb_self_spike_t's), or -1: none. */
+int hb_sim_cell_point_source(const hb_sim_t *sim, int cell);
+/* Point processes' net_event spikes (the CPU engine's): kept from now on where keep is 1 (a
+ * network with such sources; else dropped as they come); the kept ones in the order sent
+ * (deterministic: the engine's delivery order), and their clearing. hb_sim_init clears them. */
+void hb_sim_keep_point_spikes(hb_sim_t *sim, int keep);
+const hb_self_spike_t *hb_sim_point_spikes(const hb_sim_t *sim, size_t *n);
+void hb_sim_point_spikes_clear(hb_sim_t *sim);
 
 /* Cells named "LABEL ID" in messages (a network: "gid 42") instead of "cell INDEX"; ids
  * (n_cells of them) are borrowed for the simulation's life. */

@@ -48,6 +48,7 @@ typedef struct {
     int n_cat; /* catalogue mechanisms inserted and point processes (0: the group's catalogue
                 * survey skips it) */
     int n_hand; /* of n_synapses: the hard-coded ExpSyn/Exp2Syn (the rest: point processes) */
+    int spike_source; /* hb_model_set_spike_source's synapse, -1 */
     uint64_t shape;
 } hb_sim_cell_info_t;
 

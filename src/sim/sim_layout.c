@@ -65,6 +65,7 @@ static hb_status_t survey_cell(void *ctx, int c)
     in->n_iclamps = md->n_iclamps;
     in->n_cat = md->n_cat + md->n_points;
     in->n_hand = md->n_synapses - md->n_points;
+    in->spike_source = md->spike_source;
     in->n_sites = 0;
     for (int a = 0; a < md->n_iclamps; a++) { /* distinct nodes, as fill_cell groups them */
         int seen = 0;
