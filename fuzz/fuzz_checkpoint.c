@@ -8,12 +8,19 @@
  * clear), the simulation with catalogue mechanisms (the bbp channels and CaDynamics_E2 writing
  * cai: format version 2's catalogue layout and values); with bit 0 set, the network with
  * ProbAMPANMDA_EMS synapses (format version 3: their RANDOM streams, the connections' weight
- * vectors, the events' vectors, the catalogue identities). The rest is the file. A load that succeeds must leave a state the run can go on from: spikes finite, of the
- * network's gids, in (time, gid) order and no later than t; a load that fails must say why and
- * leave the network or simulation usable after hb_net_init / hb_sim_init.
+ * vectors, the events' vectors, the catalogue identities); bit 3 (with bit 0 set), a set of
+ * rank files for hb_net_load_ranks (a checkpoint of another rank count: each file read into a
+ * stand-in share of its rank and moved cell by cell). The rest is the file, or in a set each
+ * file as a little-endian u32 length and its bytes, up to 4 files (a length past the end takes
+ * the rest). A load that succeeds must leave a state the run can go on from: spikes finite, of
+ * the network's gids, in (time, gid) order and no later than t; a load that fails must say why
+ * and leave the network or simulation usable after hb_net_init / hb_sim_init.
  *
  * HB_FUZZ_WRITE_SEEDS=DIR (environment) writes checkpoints of both, with each first byte, to
  * DIR at start-up: fuzz/run.sh seeds the corpus with them, so the seeds follow the format.
+ * A set of several ranks' files cannot be written here (one process, one rank):
+ * HB_FUZZ_WRITE_MODELS=DIR writes the two networks' model files, from which fuzz/rank_seeds.sh
+ * makes the committed sets of 2 and 3 ranks (fuzz/corpus/checkpoint, net_ranks2.bin and the like).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -153,6 +160,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     must(hb_net_parse_json(pt, strlen(pt), "net_pt.json", ".", comm, &net_pt));
     const char *dir = getenv("HB_FUZZ_WRITE_SEEDS");
     if (dir) write_seeds(dir);
+    if ((dir = getenv("HB_FUZZ_WRITE_MODELS"))) {
+        static const char *const names[2] = {"net.json", "net_pt.json"};
+        snprintf(text, sizeof text, "%s%s", model_cells, network_tail);
+        const char *models[2] = {text, pt};
+        for (int k = 0; k < 2; k++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+            FILE *out = fopen(path, "w");
+            if (!out || fputs(models[k], out) < 0 || fclose(out) != 0) abort();
+        }
+    }
     return 0;
 }
 
@@ -191,9 +209,55 @@ static void check_sim(hb_sim_t *s)
     if (hb_sim_advance(s, 8) != HB_SUCCESS && hb_last_error()[0] == '\0') __builtin_trap();
 }
 
+/* A set of rank files (bit 3): each a u32 length and its bytes, resealed where asked; loaded
+ * by hb_net_load_ranks, which on this one-rank network reads a set of two or more as a
+ * checkpoint of another rank count. */
+static hb_status_t load_set(hb_net_t *n, const uint8_t *data, size_t size, int sealed)
+{
+    enum { MAX_FILES = 4 };
+    FILE *files[MAX_FILES];
+    unsigned char *bytes[MAX_FILES];
+    static const char *const names[MAX_FILES] = {"fuzz.0.ckpt", "fuzz.1.ckpt", "fuzz.2.ckpt",
+                                                 "fuzz.3.ckpt"};
+    int count = 0;
+    while (count < MAX_FILES && size >= 4) {
+        const size_t want = (size_t)data[0] | (size_t)data[1] << 8 | (size_t)data[2] << 16 |
+                            (size_t)data[3] << 24;
+        data += 4;
+        size -= 4;
+        const size_t len = want < size ? want : size;
+        bytes[count] = malloc(len + 1);
+        if (!bytes[count]) abort();
+        if (len) memcpy(bytes[count], data, len);
+        if (sealed) reseal(bytes[count], len);
+        files[count] = fmemopen(bytes[count], len ? len : 1, "rb");
+        if (!files[count]) abort();
+        if (!len) fgetc(files[count]); /* an empty file */
+        count++;
+        data += len;
+        size -= len;
+    }
+    const hb_status_t status = hb_net_load_ranks(n, count, files, names);
+    for (int k = 0; k < count; k++) {
+        fclose(files[k]);
+        free(bytes[k]);
+    }
+    return status;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
+    if ((data[0] & 9) == 9) {
+        hb_net_t *n = data[0] & 4 ? net_pt : net;
+        if (load_set(n, data + 1, size - 1, data[0] & 2) != HB_SUCCESS) {
+            if (hb_last_error()[0] == '\0') __builtin_trap();
+            must(hb_net_init(n));
+            return 0;
+        }
+        check_net(n);
+        return 0;
+    }
     const int which = data[0] & 1, sealed = data[0] & 2;
     hb_sim_t *s = data[0] & 4 ? cat : sim;
     hb_net_t *n = data[0] & 4 ? net_pt : net;

@@ -56,6 +56,7 @@ expect_status 0 "self-event network, checkpoints" -- "$bin" run "$tmp/selfev.jso
 same "$tmp/ck" "self-event network with checkpoints"
 [ -s "$tmp/ck/checkpoint.0.bin" ] && ok || bad "no checkpoint written"
 cp -r "$tmp/ck" "$tmp/ck12"
+cp -r "$tmp/ck" "$tmp/ckr1"
 expect_status 0 "self-event network, restarted at 72.5 ms" -- "$bin" run "$tmp/selfev.json" -o "$tmp/ck" --quiet \
     --restart "$tmp/ck"
 same "$tmp/ck" "self-event network restarted"
@@ -64,8 +65,18 @@ expect_status 0 "self-event network, a one-thread checkpoint restarted on 2 thre
 same "$tmp/ck12" "self-event network, a one-thread checkpoint restarted on 2 threads"
 if [ -d "$tmp/mpi2" ]; then
     expect_status 0 "self-event network, 2 ranks, checkpoints" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --checkpoint-every 72.5
+    cp -r "$tmp/mck" "$tmp/mck1"
+    cp -r "$tmp/mck" "$tmp/mck3"
     expect_status 0 "self-event network, 2 ranks, restarted" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
     same "$tmp/mck" "self-event network, 2 ranks restarted"
+    # on another rank count the waiting self-events move with their cells (their targets and
+    # weight vectors renumbered; one synapse's ties, all sent on one rank, keep their order)
+    expect_status 0 "self-event network, 1 rank -> 2" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/ckr1" --quiet --restart "$tmp/ckr1"
+    same "$tmp/ckr1" "self-event network, 1 rank -> 2"
+    expect_status 0 "self-event network, 2 ranks -> 1" -- "$bin" run "$tmp/selfev.json" -o "$tmp/mck1" --quiet --restart "$tmp/mck1"
+    same "$tmp/mck1" "self-event network, 2 ranks -> 1"
+    expect_status 0 "self-event network, 2 ranks -> 3" -- mpi_ranks 3 "$bin" run "$tmp/selfev.json" -o "$tmp/mck3" --quiet --restart "$tmp/mck3"
+    same "$tmp/mck3" "self-event network, 2 ranks -> 3"
 fi
 # samples at events' times (tests/reference/net_coincide.*: the same synapses on 2 cells for
 # 12 ms, recorded every step, every event at a sample's time): NEURON records a step's values

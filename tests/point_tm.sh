@@ -67,5 +67,24 @@ cmp -s "$tmp/ra/spikes.dat" "$tmp/r1/spikes.dat" && ok || bad "TMSyn ring 1 -> 3
 expect_status 0 "TMSyn ring, checkpoint on 2 threads" -- "$bin" run "$tmp/net.json" -o "$tmp/r2" --quiet --checkpoint-every 40 --backend omp --threads 2
 expect_status 0 "TMSyn ring, restarted on one thread" -- "$bin" run "$tmp/net.json" -o "$tmp/r2" --quiet --restart "$tmp/r2"
 cmp -s "$tmp/ra/spikes.dat" "$tmp/r2/spikes.dat" && ok || bad "TMSyn ring 2 -> 1 threads: spikes differ"
+# ... and across rank counts (docs/checkpoint.md, "Ranks"): each new rank takes its cells'
+# connections' weight vectors (TMSyn's y, z, u and tsyn per connection) from the old ranks'
+# files; 1 -> 2, 2 -> 1 and 2 -> 3 ranks restart to the run through's spikes (with the vectors
+# left as INITIAL sets them, the resources restart recovered and the spikes differ)
+expect_status 0 "version" -- "$bin" --version
+if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+    expect_status 0 "TMSyn ring, checkpoint on one rank" -- "$bin" run "$tmp/net.json" -o "$tmp/k1" --quiet --checkpoint-every 40
+    expect_status 0 "TMSyn ring, checkpoint on 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/net.json" -o "$tmp/k2" --quiet --checkpoint-every 40
+    cmp -s "$tmp/ra/spikes.dat" "$tmp/k2/spikes.dat" && ok || bad "TMSyn ring on 2 ranks: spikes differ"
+    restart_ranks() { # WHAT FROM NP: FROM's checkpoint restarted on NP ranks
+        local dir=$tmp/k$RANDOM
+        cp -r "$2" "$dir"
+        expect_status 0 "$1" -- mpi_ranks "$3" "$bin" run "$tmp/net.json" -o "$dir" --quiet --restart "$dir"
+        cmp -s "$tmp/ra/spikes.dat" "$dir/spikes.dat" && ok || bad "$1: spikes differ"
+    }
+    restart_ranks "TMSyn ring, 1 rank -> 2" "$tmp/k1" 2
+    restart_ranks "TMSyn ring, 2 ranks -> 1" "$tmp/k2" 1
+    restart_ranks "TMSyn ring, 2 ranks -> 3" "$tmp/k2" 3
+fi
 echo "point_tm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

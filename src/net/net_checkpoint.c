@@ -505,9 +505,17 @@ static hb_status_t take_cells(hb_net_t *net, const hb_net_t *old, const char *na
         net->sources[d].emitted = old->sources[s].emitted;
         net->sources[d].next_ms = old->sources[s].next_ms;
     }
-    const hb_status_t st = take_weights(net, old, name, vec);
+    hb_status_t st = take_weights(net, old, name, vec);
     if (st != HB_SUCCESS) return st;
     const int n_vec = n_vec_of(old);
+    if (old->sim && net->sim) { /* the point processes' waiting self-events, with their cells */
+        int *cell = malloc(((size_t)old->n_cable + 1) * sizeof *cell);
+        if (!cell) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
+        for (int c = 0; c < old->n_cable; c++) cell[c] = local_cable(net, old->cable_gid[c]);
+        st = hb_sim_checkpoint_move_self_events(net->sim, old->sim, cell, vec, n_vec, name);
+        free(cell);
+        if (st != HB_SUCCESS) return st;
+    }
     for (size_t k = 0; k < old->n_pending; k++) {
         hb_net_event_t ev = old->pending[k];
         const int d = local_cable(net, old->cable_gid[ev.cell]);
@@ -551,6 +559,7 @@ static hb_status_t load_other_ranks(hb_net_t *net, int n_ranks, FILE *const *fil
                                   sizeof *claimed);
     if (!claimed) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", names[0]);
     hb_status_t status = net->sim ? hb_sim_init(net->sim) : HB_SUCCESS;
+    if (status == HB_SUCCESS && net->sim) hb_sim_checkpoint_move_begin(net->sim);
     hb_net_t *from = NULL; /* an old rank's network with cells: the sample times */
     for (int r = 0; r < n_ranks && status == HB_SUCCESS; r++) {
         const char *name = names[r] ? names[r] : "checkpoint";

@@ -68,17 +68,26 @@ hb_status_t hb_ckpt_read(FILE *f, const char *name, uint32_t kind, unsigned char
 hb_status_t hb_sim_checkpoint_put(const hb_sim_t *sim, hb_ckpt_buf_t *b, const char *name);
 hb_status_t hb_sim_checkpoint_get(hb_sim_t *sim, hb_ckpt_in_t *in, const char *name);
 
-/* A network restarted on another rank count (net_checkpoint.c): each cell's state moved from a
- * simulation of the checkpoint's partition (src, loaded) to this one's (dst, after hb_sim_init):
- * its values, probes' threshold state, samples and spikes; HB_ERR_NOT_SUPPORTED where the two
- * groups list other catalogue mechanisms or ions, or point processes send themselves events. Then hb_sim_checkpoint_moved: the sample
- * times of `from` (any of the checkpoint's simulations), the engine's state and the step. */
+/* A network restarted on another rank count (net_checkpoint.c): after hb_sim_init,
+ * hb_sim_checkpoint_move_begin empties the self-event queue INITIAL filled; then each cell's
+ * state moved from a simulation of the checkpoint's partition (src, loaded) to this one's
+ * (dst): its values, probes' threshold state, samples and spikes; HB_ERR_NOT_SUPPORTED where
+ * the two groups list other catalogue mechanisms or ions. Then hb_sim_checkpoint_moved: the
+ * sample times of `from` (any of the checkpoint's simulations), the engine's state and the
+ * step. */
+void hb_sim_checkpoint_move_begin(hb_sim_t *sim);
 hb_status_t hb_sim_checkpoint_move_cell(hb_sim_t *dst, int dc, const hb_sim_t *src, int sc,
                                         const char *name);
 /* A connection's weight vector (the weight and NET_RECEIVE's per-connection state): src's
  * vector sv into dst's dv. */
 hb_status_t hb_sim_checkpoint_move_weights(hb_sim_t *dst, int dv, const hb_sim_t *src, int sv,
                                            const char *name);
+/* src's waiting self-events of its cells that are dst's (cell[src's cell]: dst's, -1: not
+ * here) queued in dst, their targets and weight vectors (vec[src's]: dst's, of n_vec) mapped;
+ * a target's ties keep their order (their sequences renumbered in order after dst's). */
+hb_status_t hb_sim_checkpoint_move_self_events(hb_sim_t *dst, const hb_sim_t *src,
+                                               const int *cell, const int *vec, int n_vec,
+                                               const char *name);
 hb_status_t hb_sim_checkpoint_moved(hb_sim_t *sim, const hb_sim_t *from, long step,
                                     const char *name);
 

@@ -1257,11 +1257,6 @@ static int same_cat_lists(const group_t *a, const group_t *b)
 hb_status_t hb_sim_checkpoint_move_cell(hb_sim_t *dst, int dc, const hb_sim_t *src, int sc,
                                         const char *name)
 {
-    if (dst->self_mechs)
-        return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: this simulation's point processes send "
-                       "themselves events (net_send, net_move, WATCH), whose queue is not moved "
-                       "between rank counts; expected the rank count that wrote the checkpoint",
-                       name);
     const int dg = dst->group_of[dc], sg = src->group_of[sc];
     const int dp = dst->probe_first[dc], sp = src->probe_first[sc];
     const int n_probes = dst->probe_first[dc + 1] - dp;
@@ -1313,6 +1308,58 @@ hb_status_t hb_sim_checkpoint_move_weights(hb_sim_t *dst, int dv, const hb_sim_t
     memcpy(dst->weights + (size_t)dv * HB_CAT_MAX_WEIGHT,
            src->weights + (size_t)sv * HB_CAT_MAX_WEIGHT, HB_CAT_MAX_WEIGHT * sizeof(double));
     return HB_SUCCESS;
+}
+
+void hb_sim_checkpoint_move_begin(hb_sim_t *sim) { hb_self_clear(&sim->self_events); }
+
+static int by_seq(const void *a, const void *b)
+{
+    const long x = ((const hb_self_event_t *)a)->seq, y = ((const hb_self_event_t *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+hb_status_t hb_sim_checkpoint_move_self_events(hb_sim_t *dst, const hb_sim_t *src,
+                                               const int *cell, const int *vec, int n_vec,
+                                               const char *name)
+{
+    const hb_self_queue_t *q = &src->self_events;
+    if (!q->n) return HB_SUCCESS;
+    hb_self_event_t *moved = malloc(q->n * sizeof *moved);
+    int *cell_of = malloc(((size_t)src->target_first[src->n_cells] + 1) * sizeof *cell_of);
+    if (!moved || !cell_of) {
+        free(moved);
+        free(cell_of);
+        return hb_fail(HB_ERR_ALLOC, "%s: out of memory for its self-events", name);
+    }
+    for (int c = 0; c < src->n_cells; c++)
+        for (int t = src->target_first[c]; t < src->target_first[c + 1]; t++) cell_of[t] = c;
+    size_t n = 0;
+    hb_status_t status = HB_SUCCESS;
+    for (size_t i = 0; i < q->n && status == HB_SUCCESS; i++) {
+        hb_self_event_t e = q->heap[i];
+        const int sc = cell_of[e.target], dc = cell[sc];
+        if (dc < 0) continue;
+        const int k = e.target - src->target_first[sc];
+        if (k >= dst->target_first[dc + 1] - dst->target_first[dc] ||
+            (e.weights >= 0 && (e.weights >= n_vec || vec[e.weights] < 0)))
+            status = hb_fail(HB_ERR_INVALID_VALUE, "%s: a self-event of cell %d's synapse %d "
+                             "carries weight vector %d, of no connection to it here, or the "
+                             "synapse is not this cell's: expected the same cells and "
+                             "connections", name, dc, k, e.weights);
+        e.target = dst->target_first[dc] + k;
+        if (e.weights >= 0) e.weights = vec[e.weights];
+        moved[n++] = e;
+    }
+    /* ties of (step, target, time) are one target's events, all sent on the rank that held
+     * it: their sequences' order is kept, renumbered after the events already moved here */
+    if (status == HB_SUCCESS) qsort(moved, n, sizeof *moved, by_seq);
+    for (size_t i = 0; i < n && status == HB_SUCCESS; i++) {
+        moved[i].seq = dst->self_events.seq++;
+        status = hb_self_push(&dst->self_events, &moved[i]);
+    }
+    free(moved);
+    free(cell_of);
+    return status;
 }
 
 hb_status_t hb_sim_checkpoint_moved(hb_sim_t *sim, const hb_sim_t *from, long step,
