@@ -539,10 +539,74 @@ static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int 
     }
 }
 
-/* A block of a group with catalogue mechanisms (common/cat_step.h): hb_step_lanes' passes with
- * the mechanisms' currents after pas, hh, stimuli and synapses, with Crank-Nicolson the ion
- * currents' correction after the solve, and their states after the update of v; a mixed block lane by lane (hb_step_mixed_*, the arrays, not the row table).
- * The run-time width: these groups are not specialised. */
+/* hb_cat_ions_begin on a whole block of a group of one shape (its elements contiguous: rows W
+ * from base), species by species: i and di/dv zeroed, then e by Nernst where HB_ION_EADVANCE,
+ * ION_CHUNK elements together where one of them has it (a select: each computes hb_cat_nernst,
+ * its style picks). Each element gets the operations of hb_cat_ions_element: the same bits
+ * (perf, 64-cell l5pc sweep: the element-by-element loop was 80 % of step_block_cat). */
+enum { ION_CHUNK = 16 };
+HB_HOSTDEV void cat_ions_begin_block(const hb_step_cat_t *cat, size_t base, int rows,
+                                 const int W)
+{
+    const size_t n = (size_t)rows * (size_t)W;
+    const double ktf = cat->ktf;
+    for (int s = 0; s < cat->n_ion; s++) {
+        const hb_step_ion_t *ion = &cat->ion[s];
+        double *HB_RESTRICT i = ion->i + base, *HB_RESTRICT didv = ion->didv + base;
+        double *HB_RESTRICT e = ion->e + base;
+        const double *HB_RESTRICT ci = ion->ci + base, *HB_RESTRICT co = ion->co + base;
+        const unsigned char *HB_RESTRICT style = ion->style + base;
+        const double z = ion->valence;
+        HB_SIMD
+        for (size_t x = 0; x < n; x++) {
+            i[x] = 0.0;
+            didv[x] = 0.0;
+        }
+        for (size_t o = 0; o < n; o += ION_CHUNK) {
+            const size_t c = n - o < ION_CHUNK ? n - o : ION_CHUNK;
+            int any = 0;
+            for (size_t k = 0; k < c; k++) any |= style[o + k] & HB_ION_EADVANCE;
+            if (!any) continue;
+            HB_SIMD
+            for (size_t k = 0; k < c; k++) {
+                const size_t x = o + k;
+                const double en = hb_cat_nernst(ktf, ci[x], co[x], z);
+                e[x] = (style[x] & HB_ION_EADVANCE) ? en : e[x];
+            }
+        }
+    }
+}
+
+/* A block of a group with catalogue mechanisms (common/cat_step.h), one shape: hb_step_lanes'
+ * passes with the mechanisms' currents after pas, hh, stimuli and synapses (hb_cat_step_current
+ * with the ions' start above), with Crank-Nicolson the ion currents' correction after the
+ * solve, and their states after the update of v. W and shared constants where inlined. */
+static inline __attribute__((always_inline)) void
+step_block_cat_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block, double *d,
+                     double *rhs, const int W, const int shared)
+{
+    const hb_step_cat_t *cat = g->cat;
+    hb_step_lanes_membrane(g, p, block, 0, W, W, shared, d, rhs);
+    cat_ions_begin_block(cat, hb_step_block_base(g, block), g->m, W);
+    for (int q = 0; q < cat->n_mech; q++) {
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        if (!cm->mech->cpu->current) continue;
+        hb_ion_block_t ions[HB_CAT_MAX_ION];
+        hb_cat_block_t blk;
+        const int n = hb_cat_view(g, cm, block, 0, W, p->t_mid, p->dt, d, rhs, ions, &blk);
+        if (n > 0) cm->mech->cpu->current(&blk, 0, n);
+    }
+    hb_step_lanes_axial(g, block, 0, W, W, shared, d, rhs);
+    hb_step_lanes_solve(g, block, 0, W, W, shared, d, rhs);
+    if (cat->second_order) hb_cat_second_order(g, block, 0, W, rhs);
+    hb_step_lanes_update(g, p, block, 0, W, W, rhs);
+    hb_cat_step_state(g, p, block, 0, W);
+}
+
+/* The same for any group with catalogue mechanisms: a mixed block lane by lane
+ * (hb_step_mixed_*, the arrays, not the row table); else the widths a sweep's blocks have
+ * (16, 8, 4) with their lane loops of constant count, other widths at run time. */
+HB_CPU_CLONES
 static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, int block,
                            double *d, double *rhs)
 {
@@ -560,13 +624,17 @@ static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, 
         }
         return;
     }
-    hb_step_lanes_membrane(g, p, block, 0, W, W, g->shared, d, rhs);
-    hb_cat_step_current(g, p, block, 0, W, d, rhs);
-    hb_step_lanes_axial(g, block, 0, W, W, g->shared, d, rhs);
-    hb_step_lanes_solve(g, block, 0, W, W, g->shared, d, rhs);
-    if (g->cat->second_order) hb_cat_second_order(g, block, 0, W, rhs);
-    hb_step_lanes_update(g, p, block, 0, W, W, rhs);
-    hb_cat_step_state(g, p, block, 0, W);
+    switch (W * 2 + (g->shared != 0)) {
+#if HB_SIM_CPU_LANES == 16
+    case 33: step_block_cat_lanes(g, p, block, d, rhs, 16, 1); break;
+    case 32: step_block_cat_lanes(g, p, block, d, rhs, 16, 0); break;
+#endif
+    case 17: step_block_cat_lanes(g, p, block, d, rhs, 8, 1); break;
+    case 16: step_block_cat_lanes(g, p, block, d, rhs, 8, 0); break;
+    case 9: step_block_cat_lanes(g, p, block, d, rhs, 4, 1); break;
+    case 8: step_block_cat_lanes(g, p, block, d, rhs, 4, 0); break;
+    default: step_block_cat_lanes(g, p, block, d, rhs, W, g->shared != 0); break;
+    }
 }
 
 /* One block with the lane count a constant: the lane loops become vector code

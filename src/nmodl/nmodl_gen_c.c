@@ -666,11 +666,36 @@ static void emit_mechanism(gen *g)
      * into the rows' arrays are row W + k, contiguous, so the loads of v and the ions and the
      * stores into rhs, d and the ions are vector loads and stores; the other loop gathers and
      * scatters them (scalar code on AVX2). Each lane computes the same operations either way. */
+    int writes_conc = 0;
+    for (int i = 0; i < m->n_ions; i++)
+        for (int j = 0; j < m->ions[i].n_write; j++)
+            writes_conc |= written_conc(m->ions[i].write[j], m->ions[i].name) != NULL;
     static const char *const kernel[] = {"init", "current", "state"};
     static const char *const body[] = {"initial", "currents", "states"};
     for (int q = 0; q < 3; q++) {
-        emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p,
-             kernel[q]);
+        /* A mechanism that writes a concentration: its stores into the ions' arrays may alias
+         * the view, so GCC re-read blk->cl in every lane and made `blk->cl ? f[q W] : param[..]`
+         * a masked load it does not vectorise (CaDynamics_E2's state: scalar code). On the
+         * CPU its kernel steps the lanes on a copy of the view and of its ions' pointers,
+         * locals whose address stays here, with cl a constant 1 where the view has per-lane
+         * fields (the engine's views, always): the loads are plain vector loads. The GPU's
+         * dispatch inlines the kernel into its own local view: the lanes unchanged. */
+        if (writes_conc) {
+            emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1);\n\n",
+                 p, kernel[q]);
+            emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n"
+                    "#if defined(__CUDACC__)\n    %s_%s_lanes(blk, j0, j1);\n#else\n"
+                    "    hb_cat_block_t own = *blk;\n"
+                    "    hb_ion_block_t ion[%d];\n"
+                    "    for (int i = 0; i < %d; i++) ion[i] = blk->ion[i];\n"
+                    "    own.ion = ion;\n"
+                    "    if (own.cl) {\n        own.cl = 1;\n        %s_%s_lanes(&own, j0, j1);\n"
+                    "        return;\n    }\n"
+                    "    %s_%s_lanes(&own, j0, j1);\n#endif\n}\n\n",
+                 p, kernel[q], p, kernel[q], m->n_ions, m->n_ions, p, kernel[q], p, kernel[q]);
+        }
+        emit(g, "HB_HOSTDEV void %s_%s_%s(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p,
+             kernel[q], writes_conc ? "lanes" : "kernel");
         emit(g, "    %s_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */\n"
                 "    hc_.celsius = blk->celsius;\n    %s_celsius(&hc_);\n", p, p);
         for (int pass = m->kind == HB_NMODL_DENSITY ? 0 : 1; pass < 3; pass++) {
