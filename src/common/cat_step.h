@@ -250,6 +250,29 @@ static inline hb_status_t hb_cat_self_deliver(hb_self_queue_t *queue, const hb_s
                             g->cat->mech[q].mech->name);
 }
 
+/* A network event of weight `weight` at time t [ms] reaching target `target`, instance `inst`
+ * of point process q in slot `slot`: NET_RECEIVE (flag 0) with its connection's weight vector
+ * (vector `index` of `weights`; -1: a recipe's event, a connection of its own initialised at
+ * t), its net_send and net_move requests queued. A FROM loop's refusal goes to *fault
+ * (fault->line set, nothing queued): the caller names it. */
+static inline hb_status_t hb_cat_net_deliver(hb_self_queue_t *queue, int target,
+                                             const hb_step_group_t *g, int q, int slot, int inst,
+                                             double *weights, int index, double weight, double t,
+                                             double dt, const hb_cat_netcons_t *nc,
+                                             hb_cat_fault_t *fault)
+{
+    double own[HB_CAT_MAX_WEIGHT];
+    double *w = hb_cat_event_weights(g, q, slot, inst, weights, index, weight, 1, own, t, dt, nc,
+                                     fault);
+    if (fault->line) return HB_SUCCESS;
+    hb_cat_sends_t sends;
+    memset(&sends, 0, sizeof sends); /* as hb_cat_self_deliver's */
+    hb_cat_point_receive(g, q, slot, inst, w, t, dt, 0.0, nc, &sends, fault);
+    if (fault->line || !sends.n) return HB_SUCCESS;
+    return hb_self_requests(queue, target, index, weight, &sends, t, dt,
+                            g->cat->mech[q].mech->name);
+}
+
 /* Its INITIAL of instance `inst` alone at t 0 (such a mechanism's INITIAL runs here, not in
  * hb_cat_init_block), the net_send requests into *out. */
 static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int slot, int inst,
