@@ -45,6 +45,26 @@ net 1e9 1e9 4 seq > "$tmp/event.json"
 refused "endless from a connection's event at 5 ms" "$tmp/event.json" 5
 net 2.5 1e9 100 omp > "$tmp/run_omp.json"
 OMP_NUM_THREADS=2 refused "endless during the run, 2 threads" "$tmp/run_omp.json" 2.5
+# 2 ranks, gid 0 endless and gid 1 (limit 5) not: the rank of gid 0 names it, the other stops
+# too ("another rank failed") instead of waiting for it
+if command -v mpirun > /dev/null && "$bin" --version | grep -q "communicators: serial, mpi"; then
+    /usr/bin/python3 - "$tmp/run.json" "$tmp/ranks.json" <<'PY'
+import sys, json, copy
+d = json.load(open(sys.argv[1]))
+calm = copy.deepcopy(d["cells"][0])
+calm["name"] = "calm"
+calm["synapses"][1]["limit"] = 5
+d["cells"].append(calm)
+d["network"]["connections"][0]["source"] = 2
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    expect_status 1 "endless on one of 2 ranks" -- timeout 60 env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+        OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root -np 2 "$bin" run \
+        "$tmp/ranks.json" -o "$tmp/ranks" --quiet --traces csv
+    expect_grep "$tmp/err" "EndlessSyn at t = 2.5 ms: more than 100000 self-events .* at synapse 1 in gid 0" "2 ranks: message"
+    expect_grep "$tmp/err" "another rank failed" "2 ranks: the other rank"
+fi
 # the run stops at the step it happens in, the spikes and samples before it kept
 grep -q '"status": "failed"' "$tmp"/out_*/summary.json && ok || bad "no failed summary.json"
 # the bound itself is allowed: 100000 events at 0 ms (EndlessSyn's n counts them, at 0 and
