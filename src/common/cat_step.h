@@ -139,6 +139,19 @@ static inline void hb_cat_view_netcons(hb_cat_block_t *blk, const hb_cat_netcons
     }
 }
 
+/* The view of point process cm on slot `slot`'s lane alone at t [ms], for one instance's kernel:
+ * nc the target's connections for FOR_NETCONS (NULL: none), fault where a FROM loop's refusal
+ * goes (NULL: none kept). */
+static inline void hb_cat_point_view(const hb_step_group_t *g, const hb_step_cat_mech_t *cm,
+                                     int slot, double t, double dt, const hb_cat_netcons_t *nc,
+                                     hb_cat_fault_t *fault, hb_ion_block_t *ions,
+                                     hb_cat_block_t *blk)
+{
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, blk);
+    hb_cat_view_netcons(blk, nc);
+    blk->fault = fault;
+}
+
 /* A FROM loop's refusal at event time t [ms] as text: the mechanism, FILE:LINE, the count. */
 static inline void hb_cat_fault_text(const hb_cat_fault_t *f, double t, char *text, size_t size)
 {
@@ -172,9 +185,7 @@ static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot,
     }
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
-    hb_cat_view_netcons(&blk, nc);
-    blk.fault = fault;
+    hb_cat_point_view(g, cm, slot, t, dt, nc, fault, ions, &blk);
     kernel(&blk, inst, 0, w, t);
 }
 
@@ -190,9 +201,7 @@ static inline void hb_cat_point_event_self(const hb_step_group_t *g, int q, int 
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
-    hb_cat_view_netcons(&blk, nc);
-    blk.fault = fault;
+    hb_cat_point_view(g, cm, slot, t, dt, nc, fault, ions, &blk);
     cm->mech->cpu->net_receive_self(&blk, inst, 0, w, t, flag, out);
 }
 
@@ -281,7 +290,7 @@ static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int s
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, 0.0, dt, NULL, NULL, ions, &blk);
+    hb_cat_point_view(g, cm, slot, 0.0, dt, NULL, NULL, ions, &blk);
     cm->mech->cpu->init_self(&blk, inst, 0, out);
 }
 
@@ -292,7 +301,7 @@ static inline void hb_cat_point_watch(const hb_step_group_t *g, int q, int slot,
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    hb_cat_point_view(g, cm, slot, t, dt, NULL, NULL, ions, &blk);
     cm->mech->cpu->watch(&blk, inst, 0, t, out);
 }
 
