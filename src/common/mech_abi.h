@@ -7,7 +7,7 @@
 #define HB_COMMON_MECH_ABI_H
 
 /* Bumped on any change to the structs below; a catalogue of another ABI is refused. */
-#define HB_CAT_ABI 4
+#define HB_CAT_ABI 5
 
 /* Doubles between two connections' weight vectors (NET_RECEIVE's arguments at most). */
 #define HB_CAT_MAX_WEIGHT 8
@@ -151,6 +151,25 @@ typedef struct {
     int n;
 } hb_cat_run_t;
 
+/* One call of a user point process that sends itself events (docs/mechanisms.md, section 10), on
+ * CUDA: NET_RECEIVE of one event (net_receive_self) or its WATCH check after a step (watch). The
+ * engine fills target and the event; lane, inst and key from the target on the device. */
+typedef struct {
+    const hb_cat_lane_t *lane; /* device */
+    int inst, key;
+    int target;    /* the simulation's target (the engine's) */
+    int init;      /* 1: w NULL, a connection of its own: NET_RECEIVE's INITIAL on it first */
+    double t;      /* [ms]: the event's time (watch: the step's end) */
+    double weight; /* w NULL: its own vector's first value, (weight, 0, ...) */
+    double flag;   /* 0: a connection's event; else the self-event's */
+    double *w;     /* the weight vector it carries (device, written back); NULL: its own */
+    /* FOR_NETCONS (hb_cat_block_t.netcon_*, device; netcon_next NULL: none): the vectors, per
+     * vector the target's next, the target's first (-1: no connection) */
+    double *netcon_w;
+    const int *netcon_next;
+    int netcon_first;
+} hb_cat_self_call_t;
+
 /* Host launchers of a user catalogue's CUDA kernels (docs/mechanisms.md, section 6): lane[n] in
  * device memory, a thread a lane, the kernel over instances [0, lane[s].n_inst) at time t [ms]
  * with step dt [ms], on `stream` (a cudaStream_t); init and state run with blk.d and blk.rhs
@@ -164,6 +183,13 @@ typedef struct hb_cat_cuda {
     int (*state)(const hb_cat_lane_t *lane, int n, double t, double dt, void *stream);
     int (*net_receive)(const hb_cat_run_t *run, const hb_cat_event_t *ev, int n, int key,
                        double dt, void *stream);
+    /* A mechanism that sends itself events (else NULL): a thread a call call[p] whose key is
+     * `key`, NET_RECEIVE with the call's flag, its requests into out[p] (device, out[p].n from
+     * 0); watch (WATCH; else NULL) the same with the conditions checked at call[p].t. */
+    int (*net_receive_self)(const hb_cat_self_call_t *call, int n, int key, double dt,
+                            hb_cat_sends_t *out, void *stream);
+    int (*watch)(const hb_cat_self_call_t *call, int n, int key, double dt, hb_cat_sends_t *out,
+                 void *stream);
 } hb_cat_cuda_t;
 
 /* One mechanism. field[] per instance holds, in this order: its RANGE PARAMETERs (n_param;
@@ -189,7 +215,8 @@ typedef struct hb_cat_mech {
      * last 3 n_random fields, in declaration order, which the engine sets before INITIAL
      * (docs/mechanisms.md, section 10: seed, gid, synapse index). */
     int n_random;
-    int for_netcons; /* 1: NET_RECEIVE has FOR_NETCONS (blk->netcon_*; not on the GPU yet) */
+    int for_netcons; /* 1: NET_RECEIVE has FOR_NETCONS (blk->netcon_*; on the GPU where it
+                      * sends itself events: hb_cat_self_call_t) */
 } hb_cat_mech_t;
 
 typedef struct {

@@ -1,6 +1,7 @@
 /* The self-event queue (common/self_events.h): a binary heap. */
 #include "common/self_events.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -153,4 +154,97 @@ hb_status_t hb_self_requests(hb_self_queue_t *q, int target, int weights, double
         if (st != HB_SUCCESS) return st;
     }
     return HB_SUCCESS;
+}
+
+void hb_self_scratch_free(hb_self_scratch_t *s)
+{
+    free(s->due);
+    free(s->calls);
+    free(s->sends);
+    free(s->group);
+    *s = (hb_self_scratch_t){0};
+}
+
+/* Room for n elements of size bytes at *p (realloc: the contents kept). */
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap) return 1;
+    size_t c = *cap ? *cap : 64;
+    while (c < n) c *= 2;
+    void *r = realloc(*p, c * size);
+    if (!r) return 0;
+    *p = r;
+    *cap = c;
+    return 1;
+}
+
+hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *net, size_t n_net,
+                           const hb_self_runner_t *runner, hb_self_scratch_t *s)
+{
+    /* the network events per target: group g is net[start, end), its cursor at group[3g + 2] */
+    size_t n_group = 0;
+    if (!grow((void **)&s->group, &s->cap_group, 3 * n_net + 3, sizeof *s->group))
+        return hb_fail(HB_ERR_ALLOC, "self-events: out of memory for %zu events", n_net);
+    for (size_t i = 0; i < n_net; i++)
+        if (i == 0 || net[i].target != net[i - 1].target) {
+            if (n_group) s->group[3 * (n_group - 1) + 1] = i;
+            s->group[3 * n_group] = s->group[3 * n_group + 2] = i;
+            n_group++;
+        }
+    if (n_group) s->group[3 * (n_group - 1) + 1] = n_net;
+    for (;;) {
+        size_t n_due = 0; /* every due self-event, in the queue's order (target, time, sending) */
+        hb_self_event_t se;
+        while (hb_self_due(q, step, &se)) {
+            if (!grow((void **)&s->due, &s->cap_due, n_due + 1, sizeof *s->due))
+                return hb_fail(HB_ERR_ALLOC, "self-events: out of memory");
+            s->due[n_due++] = se;
+            hb_self_pop(q);
+        }
+        const size_t most = n_due + n_group + 1;
+        size_t cap_sends = s->cap_calls;
+        if (!grow((void **)&s->sends, &cap_sends, most, sizeof *s->sends) ||
+            !grow((void **)&s->calls, &s->cap_calls, most, sizeof *s->calls))
+            return hb_fail(HB_ERR_ALLOC, "self-events: out of memory for %zu calls", most);
+        int n = 0;
+        size_t a = 0, b = 0, taken = 0; /* taken: self-events delivered, due[0, taken) */
+        hb_status_t st = HB_SUCCESS;
+        for (;;) {
+            while (b < n_group && s->group[3 * b + 2] >= s->group[3 * b + 1]) b++;
+            const int ta = a < n_due ? s->due[a].target : INT_MAX;
+            const int tb = b < n_group ? net[s->group[3 * b + 2]].target : INT_MAX;
+            if (ta == INT_MAX && tb == INT_MAX) break;
+            const int target = ta < tb ? ta : tb;
+            size_t a_end = a;
+            while (a_end < n_due && s->due[a_end].target == target) a_end++;
+            const hb_self_call_t *e = tb == target ? &net[s->group[3 * b + 2]] : NULL;
+            hb_self_call_t *call = &s->calls[n++];
+            size_t wait = a; /* this target's due self-events from here wait */
+            if (e && (ta != target || e->time <= s->due[a].time)) {
+                *call = *e;
+                call->flag = 0.0;
+                s->group[3 * b + 2]++;
+            } else {
+                const hb_self_event_t d = s->due[a];
+                *call = (hb_self_call_t){d.target, d.weights, 0, d.time, d.weight, d.flag};
+                s->due[taken++] = d; /* taken <= a: nothing unread is overwritten */
+                wait = a + 1;
+            }
+            for (size_t i = wait; i < a_end && st == HB_SUCCESS; i++) st = hb_self_push(q, &s->due[i]);
+            if (st != HB_SUCCESS) return st;
+            a = a_end;
+            if (tb == target) b++;
+        }
+        if (!n) return HB_SUCCESS;
+        for (size_t i = 0; i < taken; i++) hb_self_delivered(q, &s->due[i]);
+        for (int c = 0; c < n; c++) s->sends[c].n = 0;
+        if ((st = runner->run(runner->user, n, s->calls, s->sends)) != HB_SUCCESS) return st;
+        for (int c = 0; c < n; c++) {
+            const hb_self_call_t *call = &s->calls[c];
+            if (!s->sends[c].n) continue;
+            st = hb_self_requests(q, call->target, call->weights, call->weight, &s->sends[c],
+                                  call->time, runner->dt, runner->mech(runner->user, call->target));
+            if (st != HB_SUCCESS) return st;
+        }
+    }
 }

@@ -65,4 +65,49 @@ hb_status_t hb_self_requests(hb_self_queue_t *q, int target, int weights, double
  * (NEURON clears _tqitem as it delivers a flag-1 event). */
 void hb_self_delivered(hb_self_queue_t *q, const hb_self_event_t *e);
 
+/* One event for a NET_RECEIVE that sends itself events, as an engine that delivers them in
+ * rounds runs it (hb_self_rounds): at target `target` at `time` [ms] with `flag` (0: a
+ * connection's), carrying weight vector `weights` (-1: one of its own, (weight, 0, ...), and
+ * `init` 1: a connectionless network event's, NET_RECEIVE's INITIAL run on it first). */
+typedef struct {
+    int target;
+    int weights;
+    int init;
+    double time; /* [ms] */
+    double weight;
+    double flag;
+} hb_self_call_t;
+
+/* What hb_self_rounds runs a round's calls with: run(user, n, calls, sends) runs NET_RECEIVE of
+ * each call (distinct targets, any order), call c's requests into sends[c]; mech(user, target)
+ * names the target's mechanism in messages. */
+typedef struct {
+    hb_status_t (*run)(void *user, int n, const hb_self_call_t *calls, hb_cat_sends_t *sends);
+    const char *(*mech)(void *user, int target);
+    void *user;
+    double dt; /* [ms] */
+} hb_self_runner_t;
+
+/* hb_self_rounds' buffers (zeroed before the first use; hb_self_scratch_free). */
+typedef struct {
+    hb_self_event_t *due;
+    hb_self_call_t *calls;
+    hb_cat_sends_t *sends;
+    size_t *group;
+    size_t cap_due, cap_calls, cap_group;
+} hb_self_scratch_t;
+void hb_self_scratch_free(hb_self_scratch_t *s);
+
+/* The events of step `step` at targets of mechanisms that send themselves events, delivered
+ * in the CPU engine's order by rounds (the GPU's way: each round one batch of calls): net[n_net]
+ * the step's network events at such targets (flag 0), ordered by target and within one in the
+ * delivery's order; each round takes every target's next event (its next network event where
+ * its time is at or before the first due self-event's, else that self-event, popped and
+ * hb_self_delivered), runs them, queues their requests, until no target has one. A self-event
+ * sent into the step comes in a later round of it, as the CPU engine's merge delivers it. The
+ * per-target order, and so every target's calls, equal the CPU engine's; only the queue's
+ * sequence numbers across targets differ (they order a target's events alone). */
+hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *net, size_t n_net,
+                           const hb_self_runner_t *runner, hb_self_scratch_t *scratch);
+
 #endif

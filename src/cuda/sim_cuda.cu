@@ -103,6 +103,8 @@ struct hb_cuda_sim {
     hb_step_group_t *dev_groups;    /* device: the groups' k (point processes' events) */
     double *const *weights;         /* the description's weight vectors (host, borrowed) */
     const int *n_weights;
+    int *const *netcon_head;        /* FOR_NETCONS' lists (host, borrowed by address) */
+    int *const *netcon_next;
     int weights_on_device;          /* of them, uploaded at the last hb_sim_init */
     int *probe_group;
     size_t *probe_index;
@@ -1137,6 +1139,8 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
     if (st != HB_SUCCESS) return st;
     s->weights = d->weights;
     s->n_weights = d->n_weights;
+    s->netcon_head = d->netcon_head;
+    s->netcon_next = d->netcon_next;
     if ((st = hb_cuda_events_create(s->stream, d->n_targets, d->targets, s->group_syns,
                                     s->group_syn_state, s->dev_groups, d->dt, &s->events)) !=
         HB_SUCCESS)
@@ -1149,6 +1153,26 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
         user_points(d->groups, d->n_groups, user);
         st = hb_cuda_events_set_user_points(s->events, n_user, user);
         free(user);
+        if (st != HB_SUCCESS) return st;
+    }
+    { /* the point processes that send themselves events: per target its user key, else -1 */
+        int *key = (int *)malloc(((size_t)d->n_targets + 1) * sizeof *key);
+        if (!key) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");
+        for (int i = 0; i < d->n_targets; i++) {
+            const hb_sim_target_t *t = &d->targets[i];
+            const hb_cat_mech_t *m =
+                t->point ? d->groups[t->group].cat->mech[t->point - 1].mech : NULL;
+            key[i] = m && m->cpu->net_receive_self
+                         ? user_point_key(d->groups, d->n_groups, m) : -1;
+            if (m && m->cpu->net_receive_self && key[i] < 0) {
+                free(key);
+                return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s sends itself events "
+                               "and is a built-in catalogue's; expected a user catalogue built "
+                               "by build-catalogue --cuda", m->name);
+            }
+        }
+        st = hb_cuda_events_set_self(s->events, d->self_events, key);
+        free(key);
         if (st != HB_SUCCESS) return st;
     }
     if (d->table && (st = upload(&s->table, d->table, 6 * (size_t)HB_HH_TABLE_STRIDE)) != HB_SUCCESS)
@@ -1359,6 +1383,8 @@ extern "C" hb_status_t hb_cuda_sim_advance(hb_cuda_sim_t *s, long step0, long st
             st = hb_cuda_events_deliver(s->events, step);
             for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
                 st = launch_step(s, &s->groups[g], &p);
+            if (st == HB_SUCCESS) /* WATCH (self-events): after the step, as the CPU's */
+                st = hb_cuda_events_watch(s->events, (double)(step + 1) * s->dt);
             if ((step + 1) % s->check_every == 0 || step + 1 == s->check_last) {
                 s->h_check_step[n_checks] = step + 1;
                 for (int g = 0; g < s->n_groups && st == HB_SUCCESS; g++)
@@ -1466,6 +1492,8 @@ extern "C" hb_status_t hb_cuda_sim_clear_events(hb_cuda_sim_t *s)
     const int n = s->n_weights ? *s->n_weights : 0;
     if (st == HB_SUCCESS && n > 0)
         st = hb_cuda_events_set_weights(s->events, (size_t)n, *s->weights);
+    if (st == HB_SUCCESS && n > 0 && s->netcon_head && s->netcon_next) /* FOR_NETCONS' lists */
+        st = hb_cuda_events_set_netcons(s->events, (size_t)n, *s->netcon_head, *s->netcon_next);
     if (st == HB_SUCCESS) s->weights_on_device = n;
     return st;
 }

@@ -24,6 +24,7 @@
  * CPU's product, not a fused one.
  */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,12 @@ extern "C" {
 #define NOT_DUE 0xfffffffffffffffeULL /* waits for a later epoch */
 #define NEVER 0xffffffffffffffffULL   /* at or past the step limit: dropped */
 
+/* A step's network event at a self-event mechanism, with its place in the step's queue. */
+struct self_net {
+    hb_sim_engine_event_t e;
+    long pos;
+};
+
 struct hb_cuda_events {
     cudaStream_t stream;
     double dt;
@@ -61,6 +68,26 @@ struct hb_cuda_events {
     hb_cat_run_t *runs;
     hb_cat_event_t *user_ev;
     size_t cap_runs, cap_user_ev;
+    /* Self-events (docs/mechanisms.md, section 10): the simulation's host queue (NULL: no
+     * mechanism sends them), per target its user key (-1: not such a mechanism; host) and on the
+     * device whether the delivery leaves its events to deliver_self; the targets with WATCH; a
+     * round's calls and their requests, device and host; the step's events on the host. */
+    hb_self_queue_t *self_q;
+    int *self_key;
+    unsigned char *self_skip;
+    int *watch_targets, n_watch;
+    hb_cat_self_call_t *calls, *h_calls;
+    hb_cat_sends_t *sends, *h_sends;
+    size_t cap_calls, cap_sends, cap_h_calls, cap_h_sends;
+    struct self_net *h_net;
+    hb_self_call_t *h_net_calls;
+    size_t cap_h_net, cap_h_net_calls;
+    hb_self_scratch_t scratch; /* hb_self_rounds' */
+    /* FOR_NETCONS of such mechanisms: per target whether its mechanism has it (host), each
+     * target's first connection (host) and per vector the target's next (device) */
+    unsigned char *netcons;
+    int *netcon_head, *netcon_next;
+    size_t cap_netcon_head, cap_netcon_next;
     /* connections, sorted by source */
     size_t n_conns;
     uint32_t *conn_source;
@@ -249,6 +276,19 @@ __device__ static void receive(const hb_sim_engine_event_t *e, const hb_sim_targ
                         e->weight);
 }
 
+/* Each call's view, instance and key from its target (the simulation's, on the device). */
+__global__ void self_calls_kernel(hb_cat_self_call_t *call, int n, const hb_sim_target_t *targets,
+                                  const hb_step_group_t *groups)
+{
+    const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (p >= n) return;
+    const hb_sim_target_t t = targets[call[p].target];
+    const hb_step_cat_mech_t *cm = &groups[t.group].cat->mech[t.point - 1];
+    call[p].lane = cm->lanes + t.slot;
+    call[p].inst = t.inst;
+    call[p].key = cm->user_key;
+}
+
 /* runs and user_ev (n each, NULL where the simulation has no user point process): a run at a
  * user catalogue's point process is not delivered here but written there, its events in
  * delivery order from its first position, for the catalogue's NET_RECEIVE kernel (run[p].n 0
@@ -257,12 +297,13 @@ __global__ void deliver_kernel(const hb_sim_engine_event_t *ev, long n,
                                const hb_sim_target_t *targets, hb_syn_site_t *const *syns,
                                double *const *state, const hb_step_group_t *groups,
                                double *weights, double dt, hb_cat_run_t *runs,
-                               hb_cat_event_t *user_ev)
+                               hb_cat_event_t *user_ev, const unsigned char *skip)
 {
     const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= n) return;
     const int target = ev[e].target;
     if (runs) runs[e].n = 0;
+    if (skip && skip[target]) return; /* a self-event mechanism's: the host's rounds */
     if (e > 0 && ev[e - 1].target == target) return; /* the run's first thread adds it */
     long end = e + 1;
     int in_order = 1;
@@ -387,6 +428,19 @@ extern "C" void hb_cuda_events_destroy(hb_cuda_events_t *ev)
     cudaFree(ev->cub_temp);
     cudaFree(ev->off);
     free(ev->h_off);
+    free(ev->self_key);
+    cudaFree(ev->self_skip);
+    free(ev->watch_targets);
+    cudaFree(ev->calls);
+    cudaFree(ev->sends);
+    free(ev->h_calls);
+    free(ev->h_sends);
+    free(ev->h_net);
+    free(ev->h_net_calls);
+    hb_self_scratch_free(&ev->scratch);
+    free(ev->netcons);
+    free(ev->netcon_head);
+    cudaFree(ev->netcon_next);
     cudaFree(ev->spikes);
     cudaFree(ev->first);
     cudaFree(ev->counts);
@@ -648,13 +702,26 @@ extern "C" hb_status_t hb_cuda_events_clear(hb_cuda_events_t *ev)
     return HB_SUCCESS;
 }
 
+static hb_status_t deliver_net(hb_cuda_events_t *ev, long first, long count);
+static hb_status_t deliver_self(hb_cuda_events_t *ev, long step, long first, long count);
+
 extern "C" hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step)
 {
     if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
     const long r = step - ev->queue_step0;
-    if (!ev->n_queue || r < 0 || r >= ev->queue_steps) return HB_SUCCESS;
-    const long first = ev->h_off[r], count = ev->h_off[r + 1] - first;
-    if (count <= 0) return HB_SUCCESS;
+    long first = 0, count = 0;
+    if (ev->n_queue && r >= 0 && r < ev->queue_steps) {
+        first = ev->h_off[r];
+        count = ev->h_off[r + 1] - first;
+    }
+    hb_status_t st = count > 0 ? deliver_net(ev, first, count) : HB_SUCCESS;
+    if (st == HB_SUCCESS && ev->self_q) st = deliver_self(ev, step, first, count > 0 ? count : 0);
+    return st;
+}
+
+/* The step's events ev->queue[first, first + count) but those of self-event mechanisms. */
+static hb_status_t deliver_net(hb_cuda_events_t *ev, long first, long count)
+{
     if (ev->n_user) { /* room for the step's runs handed to the users' kernels */
         hb_status_t st = RESERVE(ev->runs, ev->cap_runs, (size_t)count, 0, "event runs");
         if (st == HB_SUCCESS)
@@ -663,7 +730,8 @@ extern "C" hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step)
     }
     deliver_kernel<<<blocks_for((unsigned long long)count), EVENT_THREADS, 0, ev->stream>>>(
         ev->queue + first, count, ev->targets, ev->group_syns, ev->group_state, ev->groups,
-        ev->weights, ev->dt, ev->n_user ? ev->runs : NULL, ev->n_user ? ev->user_ev : NULL);
+        ev->weights, ev->dt, ev->n_user ? ev->runs : NULL, ev->n_user ? ev->user_ev : NULL,
+        ev->self_skip);
     CUDA_CHECK(cudaGetLastError());
     for (int k = 0; k < ev->n_user; k++) { /* distinct targets: any order of the launches */
         const hb_cat_cuda_t *cu = ev->user[k]->cuda;
@@ -675,5 +743,225 @@ extern "C" hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step)
                            "catalogue's): %s", ev->user[k]->name,
                            cudaGetErrorString((cudaError_t)rc));
     }
+    return HB_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Self-events (net_send, net_move, WATCH)                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Host room for n of each (realloc; the old contents kept). */
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap) return 1;
+    size_t c = *cap ? *cap : 64;
+    while (c < n) c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q) return 0;
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
+/* (target, time, weight, weight vector, position): the device delivery's event_before per
+ * target, the CPU queue's order. */
+static int self_net_order(const void *pa, const void *pb)
+{
+    const struct self_net *a = (const struct self_net *)pa, *b = (const struct self_net *)pb;
+    if (a->e.target != b->e.target) return a->e.target < b->e.target ? -1 : 1;
+    if (hb_event_before(a->e.time, a->e.weight, b->e.time, b->e.weight)) return -1;
+    if (hb_event_before(b->e.time, b->e.weight, a->e.time, a->e.weight)) return 1;
+    if (a->e.weights != b->e.weights) return a->e.weights < b->e.weights ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Room for n calls and their requests, on the device and the host. */
+static hb_status_t reserve_calls(hb_cuda_events_t *ev, size_t n)
+{
+    if (!grow((void **)&ev->h_calls, &ev->cap_h_calls, n, sizeof *ev->h_calls) ||
+        !grow((void **)&ev->h_sends, &ev->cap_h_sends, n, sizeof *ev->h_sends))
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %zu self-event calls", n);
+    hb_status_t st = RESERVE(ev->calls, ev->cap_calls, n, 0, "self-event calls");
+    if (st == HB_SUCCESS) st = RESERVE(ev->sends, ev->cap_sends, n, 0, "self-event requests");
+    return st;
+}
+
+/* The n calls of h_calls (target, event set) run on the device by their mechanisms' launchers
+ * (watch: the WATCH checks, else NET_RECEIVE), their requests back in sends[n] (host). */
+static hb_status_t run_calls(hb_cuda_events_t *ev, int n, int watch, hb_cat_sends_t *sends)
+{
+    CUDA_CHECK(cudaMemcpyAsync(ev->calls, ev->h_calls, (size_t)n * sizeof *ev->calls,
+                               cudaMemcpyHostToDevice, ev->stream));
+    self_calls_kernel<<<blocks_for((unsigned long long)n), EVENT_THREADS, 0, ev->stream>>>(
+        ev->calls, n, ev->targets, ev->groups);
+    CUDA_CHECK(cudaGetLastError());
+    for (int k = 0; k < ev->n_user; k++) { /* distinct targets: any order of the launches */
+        const hb_cat_cuda_t *cu = ev->user[k]->cuda;
+        int (*fn)(const hb_cat_self_call_t *, int, int, double, hb_cat_sends_t *, void *) =
+            watch ? cu->watch : cu->net_receive_self;
+        if (!fn) continue;
+        const int rc = fn(ev->calls, n, k, ev->dt, ev->sends, (void *)ev->stream);
+        if (rc != 0)
+            return hb_fail(HB_ERR_BACKEND, "GPU network: %s's %s kernel (a user catalogue's): %s",
+                           ev->user[k]->name, watch ? "WATCH" : "NET_RECEIVE",
+                           cudaGetErrorString((cudaError_t)rc));
+    }
+    CUDA_CHECK(cudaMemcpyAsync(sends, ev->sends, (size_t)n * sizeof *ev->sends,
+                               cudaMemcpyDeviceToHost, ev->stream));
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream));
+    return HB_SUCCESS;
+}
+
+/* hb_self_runner_t's run: a round's calls on the device. */
+static hb_status_t run_round(void *user, int n, const hb_self_call_t *calls, hb_cat_sends_t *sends)
+{
+    hb_cuda_events_t *ev = (hb_cuda_events_t *)user;
+    hb_status_t st = reserve_calls(ev, (size_t)n);
+    if (st != HB_SUCCESS) return st;
+    for (int c = 0; c < n; c++) {
+        hb_cat_self_call_t *call = &ev->h_calls[c];
+        memset(call, 0, sizeof *call);
+        call->target = calls[c].target;
+        call->init = calls[c].init;
+        call->t = calls[c].time;
+        call->weight = calls[c].weight;
+        call->flag = calls[c].flag;
+        call->w = calls[c].weights >= 0
+                      ? ev->weights + (size_t)calls[c].weights * HB_CAT_MAX_WEIGHT : NULL;
+        if (ev->netcons[call->target]) { /* FOR_NETCONS: the target's connections */
+            call->netcon_w = ev->weights;
+            call->netcon_next = ev->netcon_next;
+            call->netcon_first = ev->netcon_head ? ev->netcon_head[call->target] : -1;
+        }
+    }
+    return run_calls(ev, n, 0, sends);
+}
+
+/* hb_self_runner_t's mech: the target's mechanism's name. */
+static const char *self_mech(void *user, int target)
+{
+    const hb_cuda_events_t *ev = (const hb_cuda_events_t *)user;
+    return ev->user[ev->self_key[target]]->name;
+}
+
+/* The events of step `step` at self-event mechanisms' targets (those of the queue's [first,
+ * first + count), and the self-events due) in the CPU engine's order: hb_self_rounds
+ * (common/self_events.h), each round a launch of the mechanisms' net_receive_self kernels. */
+static hb_status_t deliver_self(hb_cuda_events_t *ev, long step, long first, long count)
+{
+    size_t n_net = 0;
+    if (count > 0) { /* the step's network events at such targets, per target in order */
+        if (!grow((void **)&ev->h_net, &ev->cap_h_net, (size_t)count, sizeof *ev->h_net) ||
+            !grow((void **)&ev->h_net_calls, &ev->cap_h_net_calls, (size_t)count,
+                  sizeof *ev->h_net_calls))
+            return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %ld events", count);
+        hb_sim_engine_event_t *raw = (hb_sim_engine_event_t *)ev->h_net; /* widened below */
+        CUDA_CHECK(cudaMemcpyAsync(raw, ev->queue + first, (size_t)count * sizeof *raw,
+                                   cudaMemcpyDeviceToHost, ev->stream));
+        CUDA_CHECK(cudaStreamSynchronize(ev->stream));
+        for (long i = count - 1; i >= 0; i--) { /* in place, backwards: a wider element */
+            const hb_sim_engine_event_t e = raw[i];
+            ev->h_net[i].e = e;
+            ev->h_net[i].pos = i;
+        }
+        for (long i = 0; i < count; i++)
+            if (ev->self_key[ev->h_net[i].e.target] >= 0) ev->h_net[n_net++] = ev->h_net[i];
+        qsort(ev->h_net, n_net, sizeof *ev->h_net, self_net_order);
+        for (size_t i = 0; i < n_net; i++) {
+            const hb_sim_engine_event_t *e = &ev->h_net[i].e;
+            hb_self_call_t *c = &ev->h_net_calls[i];
+            c->target = e->target;
+            c->weights = e->weights;
+            c->init = e->weights < 0;
+            c->time = e->time;
+            c->weight = e->weight;
+            c->flag = 0.0;
+        }
+    }
+    const hb_self_runner_t runner = {run_round, self_mech, ev, ev->dt};
+    return hb_self_rounds(ev->self_q, step, ev->h_net_calls, n_net, &runner, &ev->scratch);
+}
+
+extern "C" hb_status_t hb_cuda_events_set_self(hb_cuda_events_t *ev, hb_self_queue_t *queue,
+                                               const int *key)
+{
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
+    int n_self = 0, n_watch = 0;
+    for (int i = 0; key && i < ev->n_targets; i++) {
+        if (key[i] < 0) continue;
+        if (key[i] >= ev->n_user || !ev->user[key[i]]->cuda ||
+            !ev->user[key[i]]->cuda->net_receive_self ||
+            (ev->user[key[i]]->cpu->watch && !ev->user[key[i]]->cuda->watch))
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU network: %s sends itself events and its "
+                           "catalogue has no CUDA kernel for them; expected its catalogue built "
+                           "by build-catalogue --cuda", key[i] < ev->n_user ?
+                           ev->user[key[i]]->name : "?");
+        n_self++;
+        n_watch += ev->user[key[i]]->cpu->watch != NULL;
+    }
+    if (!n_self) return HB_SUCCESS;
+    if (!queue) return hb_fail(HB_ERR_INVALID_VALUE, "hb_cuda_events_set_self: no queue");
+    const size_t n = (size_t)ev->n_targets;
+    ev->self_key = (int *)malloc(n * sizeof *ev->self_key);
+    unsigned char *skip = (unsigned char *)calloc(n, 1);
+    ev->watch_targets = (int *)malloc(((size_t)n_watch + 1) * sizeof *ev->watch_targets);
+    if (!ev->self_key || !skip || !ev->watch_targets) {
+        free(skip);
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
+    }
+    ev->netcons = (unsigned char *)calloc(n, 1);
+    if (!ev->netcons) {
+        free(skip);
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        ev->self_key[i] = key[i];
+        ev->netcons[i] = key[i] >= 0 && ev->user[key[i]]->for_netcons;
+        skip[i] = key[i] >= 0;
+        if (key[i] >= 0 && ev->user[key[i]]->cpu->watch) ev->watch_targets[ev->n_watch++] = (int)i;
+    }
+    if (cudaMalloc((void **)&ev->self_skip, n) != cudaSuccess ||
+        cudaMemcpy(ev->self_skip, skip, n, cudaMemcpyHostToDevice) != cudaSuccess) {
+        free(skip);
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of device memory for %zu targets", n);
+    }
+    free(skip);
+    ev->self_q = queue;
+    return HB_SUCCESS;
+}
+
+extern "C" hb_status_t hb_cuda_events_watch(hb_cuda_events_t *ev, double t)
+{
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
+    if (!ev->n_watch) return HB_SUCCESS;
+    hb_status_t st = reserve_calls(ev, (size_t)ev->n_watch);
+    if (st != HB_SUCCESS) return st;
+    for (int c = 0; c < ev->n_watch; c++) {
+        hb_cat_self_call_t *call = &ev->h_calls[c];
+        memset(call, 0, sizeof *call);
+        call->target = ev->watch_targets[c];
+        call->t = t;
+    }
+    if ((st = run_calls(ev, ev->n_watch, 1, ev->h_sends)) != HB_SUCCESS) return st;
+    for (int c = 0; c < ev->n_watch && st == HB_SUCCESS; c++) /* target order, as the CPU's */
+        if (ev->h_sends[c].n) /* a WATCH event carries no vector: zeros */
+            st = hb_self_requests(ev->self_q, ev->watch_targets[c], -1, 0.0, &ev->h_sends[c], t,
+                                  ev->dt, self_mech(ev, ev->watch_targets[c]));
+    return st;
+}
+
+extern "C" hb_status_t hb_cuda_events_set_netcons(hb_cuda_events_t *ev, size_t n, const int *head,
+                                                  const int *next)
+{
+    if (!ev) return hb_fail(HB_ERR_BACKEND, "GPU network: the simulation's device is unavailable");
+    if (!ev->netcons || !head || !next || !n) return HB_SUCCESS; /* none: netcon_first -1 */
+    CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no call reads the old ones */
+    const size_t nt = (size_t)ev->n_targets;
+    if (!grow((void **)&ev->netcon_head, &ev->cap_netcon_head, nt, sizeof *ev->netcon_head))
+        return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
+    memcpy(ev->netcon_head, head, nt * sizeof *head);
+    hb_status_t st = RESERVE(ev->netcon_next, ev->cap_netcon_next, n, 0, "connection lists");
+    if (st != HB_SUCCESS) return st;
+    CUDA_CHECK(cudaMemcpy(ev->netcon_next, next, n * sizeof *next, cudaMemcpyHostToDevice));
     return HB_SUCCESS;
 }

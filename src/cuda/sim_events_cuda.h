@@ -48,6 +48,21 @@ hb_status_t hb_cuda_events_set_weights(hb_cuda_events_t *ev, size_t n, const dou
  * host descriptors, borrowed): their events go to their catalogues' NET_RECEIVE launchers. */
 hb_status_t hb_cuda_events_set_user_points(hb_cuda_events_t *ev, int n,
                                            const hb_cat_mech_t *const *mechs);
+/* Point processes that send themselves events (docs/mechanisms.md, section 10): queue the
+ * simulation's self-event queue (host, borrowed), key[target] the target's user point process
+ * number (set_user_points') where its mechanism sends them, else -1 (n_targets, copied). Their
+ * events, and the self-events due, are delivered in the CPU engine's order by hb_cuda_events_deliver
+ * (host-driven rounds of their catalogues' net_receive_self launchers); a mechanism without the
+ * launchers is refused by name. */
+hb_status_t hb_cuda_events_set_self(hb_cuda_events_t *ev, hb_self_queue_t *queue, const int *key);
+/* FOR_NETCONS of those mechanisms (hb_cat_mech_t.for_netcons): per target its first connection's
+ * vector (n_targets) and per vector (n) the target's next, -1 ending a list (host, copied; the
+ * simulation's, hb_sim_init's: with set_weights). */
+hb_status_t hb_cuda_events_set_netcons(hb_cuda_events_t *ev, size_t n, const int *head,
+                                       const int *next);
+/* After a step ending at t [ms]: the WATCH checks of every such target, their crossings queued
+ * (the CPU engine's check_watches). */
+hb_status_t hb_cuda_events_watch(hb_cuda_events_t *ev, double t);
 /* Launches the delivery of the queued events of step `step` (steps done before it), if any
  * (users' point processes: their catalogues' kernels after it, on the same stream). */
 hb_status_t hb_cuda_events_deliver(hb_cuda_events_t *ev, long step);

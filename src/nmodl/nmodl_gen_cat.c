@@ -514,6 +514,62 @@ static void emit_cuda_events(FILE *out, const char *id, const char *m, int n_wei
             id, m, id, m);
 }
 
+/* A mechanism that sends itself events on CUDA (common/mech_abi.h's hb_cat_self_call_t): a thread
+ * a call; NET_RECEIVE with the call's flag and vector (none: its own, (weight, 0, ...), after
+ * NET_RECEIVE's INITIAL where init), and its WATCH check, each call's requests into out[p], as the
+ * CPU engine's hb_cat_self_deliver and hb_cat_point_watch (common/cat_step.h). */
+static void emit_cuda_self(FILE *out, const char *id, const char *m, int n_weight, int watch)
+{
+    fprintf(out,
+            "\nstatic __global__ void hbgw_%s_%s_net_receive_self(const hb_cat_self_call_t *call, "
+            "int n,\n        int key, double dt, hb_cat_sends_t *out)\n{\n"
+            "    const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n"
+            "    if (p >= n || call[p].key != key) return;\n"
+            "    const int j = call[p].inst;\n"
+            "    hb_cat_block_t blk = call[p].lane->blk;\n"
+            "    blk.ion = (hb_ion_block_t *)call[p].lane->ion;\n"
+            "    blk.t = call[p].t;\n    blk.dt = dt;\n    blk.d = blk.rhs = NULL;\n"
+            "    blk.netcon_w = call[p].netcon_w;\n"
+            "    blk.netcon_next = call[p].netcon_next;\n"
+            "    blk.netcon_first = call[p].netcon_next ? call[p].netcon_first : -1;\n"
+            "    double own[%d] = {call[p].weight};\n"
+            "    double *w = call[p].w ? call[p].w : own;\n"
+            "    if (!call[p].w && call[p].init) hbg_%s_%s_net_init_kernel(&blk, j, 0, w, "
+            "call[p].t);\n"
+            "    out[p].n = 0;\n"
+            "    hbg_%s_%s_net_receive_self_kernel(&blk, j, 0, w, call[p].t, call[p].flag, "
+            "&out[p]);\n}\n",
+            id, m, n_weight > 0 ? n_weight : 1, id, m, id, m);
+    fprintf(out,
+            "\nstatic int hbgl_%s_%s_net_receive_self(const hb_cat_self_call_t *call, int n, "
+            "int key,\n        double dt, hb_cat_sends_t *out, void *stream)\n{\n"
+            "    if (n <= 0) return 0;\n"
+            "    hbgw_%s_%s_net_receive_self<<<(unsigned)((n + 127) / 128), 128, 0, "
+            "(cudaStream_t)stream>>>(call, n,\n        key, dt, out);\n"
+            "    return (int)cudaGetLastError();\n}\n",
+            id, m, id, m);
+    if (!watch) return;
+    fprintf(out,
+            "\nstatic __global__ void hbgw_%s_%s_watch(const hb_cat_self_call_t *call, int n, "
+            "int key,\n        double dt, hb_cat_sends_t *out)\n{\n"
+            "    const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n"
+            "    if (p >= n || call[p].key != key) return;\n"
+            "    hb_cat_block_t blk = call[p].lane->blk;\n"
+            "    blk.ion = (hb_ion_block_t *)call[p].lane->ion;\n"
+            "    blk.t = call[p].t;\n    blk.dt = dt;\n    blk.d = blk.rhs = NULL;\n"
+            "    out[p].n = 0;\n"
+            "    hbg_%s_%s_watch_kernel(&blk, call[p].inst, 0, call[p].t, &out[p]);\n}\n",
+            id, m, id, m);
+    fprintf(out,
+            "\nstatic int hbgl_%s_%s_watch(const hb_cat_self_call_t *call, int n, int key, "
+            "double dt,\n        hb_cat_sends_t *out, void *stream)\n{\n"
+            "    if (n <= 0) return 0;\n"
+            "    hbgw_%s_%s_watch<<<(unsigned)((n + 127) / 128), 128, 0, "
+            "(cudaStream_t)stream>>>(call, n, key,\n        dt, out);\n"
+            "    return (int)cudaGetLastError();\n}\n",
+            id, m, id, m);
+}
+
 static void emit_cuda(FILE *out, const char *id, const cat_file *files, int n)
 {
     fprintf(out,
@@ -556,6 +612,8 @@ static void emit_cuda(FILE *out, const char *id, const cat_file *files, int n)
         }
         if (files[i].m->n_net_receive_args >= 0) /* a point process's events */
             emit_cuda_events(out, id, m, files[i].m->n_net_receive_args);
+        if (files[i].m->self_events)
+            emit_cuda_self(out, id, m, files[i].m->n_net_receive_args, files[i].m->n_watch > 0);
         index++;
     }
     fprintf(out, "\nextern \"C\" __attribute__((visibility(\"hidden\"))) const hb_cat_cuda_t "
@@ -567,11 +625,19 @@ static void emit_cuda(FILE *out, const char *id, const cat_file *files, int n)
             fprintf(out, "    {hbgl_%s_%s_init, hbgl_%s_%s_current, hbgl_%s_%s_state, ", id, m, id,
                     m, id, m);
             if (files[i].m->n_net_receive_args >= 0)
-                fprintf(out, "hbgl_%s_%s_net_receive},\n", id, m);
+                fprintf(out, "hbgl_%s_%s_net_receive, ", id, m);
+            else
+                fputs("NULL, ", out);
+            if (files[i].m->self_events)
+                fprintf(out, "hbgl_%s_%s_net_receive_self, ", id, m);
+            else
+                fputs("NULL, ", out);
+            if (files[i].m->self_events && files[i].m->n_watch > 0)
+                fprintf(out, "hbgl_%s_%s_watch},\n", id, m);
             else
                 fputs("NULL},\n", out);
         }
-    if (!index) fputs("    {NULL, NULL, NULL, NULL},\n", out);
+    if (!index) fputs("    {NULL, NULL, NULL, NULL, NULL, NULL},\n", out);
     fputs("};\n", out);
 }
 

@@ -36,10 +36,13 @@
  * events, the plastic weight), in groups of copies and in the mixed group, plain and with the
  * tasks exchange: spikes and recorded v, wsyn, g and i bitwise the CPU's (user_points); and
  * the same with the built-in ExpSyn kept beside STDPSyn (tests/cli_net_stdp.sh's network).
+ * Self-events (self_events): tests/nmodl/selfev's PulseSyn, RetrigSyn and AhpWatch (net_send,
+ * net_move, WATCH) in net_selfev.json and net_coincide.json, and tests/nmodl/hetero_self's
+ * HeteroSyn (FOR_NETCONS on self-events) in net_hetero.json: spikes and records bitwise the CPU's.
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
- *        HB_TEST_USER_POINTS=1 test_gpu_net   (the user point processes alone)
+ *        HB_TEST_USER_POINTS=1 test_gpu_net   (the user point processes and self-events alone)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -501,6 +504,104 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
     CHECK(system(cmd) == 0);
 }
 
+/* Point processes that send themselves events (docs/mechanisms.md section 10), user catalogues
+ * built by build-catalogue --cuda: tests/nmodl/selfev (PulseSyn: net_send from INITIAL and
+ * NET_RECEIVE, flags; RetrigSyn: net_move; AhpWatch: WATCH) in tests/reference/net_selfev.json
+ * and net_coincide.json (every event at a sample's time), and tests/nmodl/hetero_self
+ * (HeteroSyn: FOR_NETCONS in a self-event's NET_RECEIVE) in net_hetero.json: on the GPU (the
+ * host's queue in rounds, the catalogues' net_receive_self and watch kernels) spikes and every
+ * recorded value bitwise the CPU's, in a group of copies and the mixed group, plain and with
+ * the tasks exchange. */
+static void self_events(const char *dir, hb_backend_t cpu)
+{
+    static const struct {
+        const char *mods, *json, *so; /* tests/nmodl/MODS, tests/reference/JSON.json, its "SO" */
+    } nets[] = {{"selfev", "net_selfev", "selfev.so"},
+                {"selfev", "net_coincide", "selfev.so"},
+                {"hetero_self", "net_hetero", "hetero.so"}};
+    char cmd[8192], so[256], path[256];
+    for (size_t f = 0; f < sizeof nets / sizeof *nets; f++) {
+        snprintf(so, sizeof so, "%s/%s.so", dir, nets[f].mods);
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf %s/%s && mkdir -p %s/%s && cp %s/tests/nmodl/%s/*.mod %s/%s/ && %s "
+                 "build-catalogue %s/%s --cuda -o %s > /dev/null",
+                 dir, nets[f].mods, dir, nets[f].mods, HB_SOURCE_DIR, nets[f].mods, dir,
+                 nets[f].mods, HB_CLI, dir, nets[f].mods, so);
+        const int built = system(cmd);
+        CHECKF(built == 0, "building the user catalogue: '%s' exited %d", cmd, built);
+        if (built != 0) continue;
+        char ref[1024], name[64];
+        snprintf(ref, sizeof ref, "%s/tests/reference/%s.json", HB_SOURCE_DIR, nets[f].json);
+        snprintf(path, sizeof path, "%s/%s.json", dir, nets[f].json);
+        snprintf(name, sizeof name, "\"%s\"", nets[f].so);
+        FILE *in = fopen(ref, "r");
+        CHECKF(in != NULL, "cannot read %s", ref);
+        if (!in) continue;
+        static char text[1 << 20], out[1 << 20];
+        const size_t len = fread(text, 1, sizeof text - 1, in);
+        fclose(in);
+        text[len] = '\0';
+        const char *at = strstr(text, name);
+        CHECKF(at != NULL, "%s: expected the catalogue %s", ref, name);
+        if (!at) continue;
+        snprintf(out, sizeof out, "%.*s\"%s\"%s", (int)(at - text), text, so, at + strlen(name));
+        FILE *o = fopen(path, "w");
+        CHECK(o != NULL);
+        if (!o) continue;
+        fputs(out, o);
+        fclose(o);
+        static const char *const tunings[2] = {"sim.mixed_copies=1", NULL};
+        for (int k = 0; k < 2; k++) {
+            CHECK_OK(hb_set_default_tuning(tunings[k]));
+            const char *how = tunings[k] ? "a group of copies" : "the mixed group";
+            hb_spike_t *sp_cpu = NULL;
+            size_t n_cpu = 0, rows_cpu = 0;
+            int cols_cpu = 0;
+            double secs = 0.0;
+            const int ok = run(path, cpu, 0, &sp_cpu, &n_cpu, &secs);
+            double *rec_cpu = ok ? recorded_run(path, cpu, 0, &rows_cpu, &cols_cpu) : NULL;
+            CHECKF(ok && n_cpu > 0 && rec_cpu && rows_cpu > 1 && cols_cpu > 0,
+                   "self-events %s (%s): %zu spikes, %zu rows of %d columns on the CPU",
+                   nets[f].json, how, n_cpu, rows_cpu, cols_cpu);
+            for (int tasks = 0; tasks < 2 && ok && rec_cpu; tasks++) {
+                hb_spike_t *sp = NULL;
+                size_t n = 0, rows = 0;
+                int cols = 0;
+                int same = run(path, HB_BACKEND_CUDA, tasks, &sp, &n, &secs) && n == n_cpu;
+                for (size_t i = 0; same && i < n; i++)
+                    same = sp[i].gid == sp_cpu[i].gid &&
+                           !memcmp(&sp[i].time_ms, &sp_cpu[i].time_ms, sizeof sp[i].time_ms);
+                double *rec = recorded_run(path, HB_BACKEND_CUDA, tasks, &rows, &cols);
+                size_t differ = 0, first = 0;
+                const size_t total = rows_cpu * (size_t)cols_cpu;
+                for (size_t i = 0; rec && rows == rows_cpu && cols == cols_cpu && i < total; i++)
+                    if (memcmp(&rec[i], &rec_cpu[i], sizeof *rec) != 0 && differ++ == 0) first = i;
+                const int rec_same = rec && rows == rows_cpu && cols == cols_cpu && differ == 0;
+                CHECKF(same, "self-events %s (%s%s): %zu spikes on the GPU, %zu on the CPU, or "
+                       "others", nets[f].json, how, tasks ? ", tasks" : "", n, n_cpu);
+                CHECKF(rec_same, "self-events %s (%s%s): GPU %zu x %d recorded, CPU %zu x %d; %zu "
+                       "values differ, the first row %zu column %zu: GPU %.17g, CPU %.17g",
+                       nets[f].json, how, tasks ? ", tasks" : "", rows, cols, rows_cpu, cols_cpu,
+                       differ, first / (size_t)(cols_cpu ? cols_cpu : 1),
+                       first % (size_t)(cols_cpu ? cols_cpu : 1), differ ? rec[first] : 0.0,
+                       differ ? rec_cpu[first] : 0.0);
+                printf("self-events %s in %s%s: %zu spikes, %zu x %d recorded, GPU bitwise %s\n",
+                       nets[f].json, how, tasks ? " (tasks exchange)" : "", n_cpu, rows_cpu,
+                       cols_cpu, same && rec_same ? "equal" : "DIFFERENT");
+                free(sp);
+                free(rec);
+            }
+            free(sp_cpu);
+            free(rec_cpu);
+        }
+        CHECK_OK(hb_set_default_tuning(NULL));
+        unlink(path);
+        snprintf(cmd, sizeof cmd, "rm -rf %s/%s %s/%s.so %s/%s.src", dir, nets[f].mods, dir,
+                 nets[f].mods, dir, nets[f].mods);
+        CHECK(system(cmd) == 0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (!hb_backend_available(HB_BACKEND_CUDA)) { /* ctest: SKIP_RETURN_CODE 77 */
@@ -520,6 +621,7 @@ int main(int argc, char **argv)
     }
     user_points(dir, cpu, 0);
     user_points(dir, cpu, 1); /* a built-in point process beside a user's (cli_net_stdp.sh) */
+    self_events(dir, cpu);
     if (getenv("HB_TEST_USER_POINTS")) { /* this part alone (seconds) */
         rmdir(dir);
         return check_summary("test_gpu_net (user point processes)");
