@@ -103,9 +103,12 @@ typedef struct {
 typedef struct {
     long step;
     int group, slot, node;
-    /* "" for a voltage; else a mechanism's refusal that stopped the step (a generated FROM
-     * loop's trip count, docs/nmodl.md section 4), the message's start, at that cell */
+    /* "" for a voltage; else a point process's refusal that stopped the step (a generated FROM
+     * loop's trip count, docs/nmodl.md section 4; endless 1: its self-events past
+     * HB_SELF_STEP_MAX, docs/mechanisms.md section 10), the message's start, at that cell's
+     * target `target` (the simulation's) */
     char what[256];
+    int target, endless;
 } hb_sim_fault_t;
 
 /*

@@ -139,6 +139,19 @@ static inline void hb_cat_view_netcons(hb_cat_block_t *blk, const hb_cat_netcons
     }
 }
 
+/* The view of point process cm on slot `slot`'s lane alone at t [ms], for one instance's kernel:
+ * nc the target's connections for FOR_NETCONS (NULL: none), fault where a FROM loop's refusal
+ * goes (NULL: none kept). */
+static inline void hb_cat_point_view(const hb_step_group_t *g, const hb_step_cat_mech_t *cm,
+                                     int slot, double t, double dt, const hb_cat_netcons_t *nc,
+                                     hb_cat_fault_t *fault, hb_ion_block_t *ions,
+                                     hb_cat_block_t *blk)
+{
+    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, blk);
+    hb_cat_view_netcons(blk, nc);
+    blk->fault = fault;
+}
+
 /* A FROM loop's refusal at event time t [ms] as text: the mechanism, FILE:LINE, the count. */
 static inline void hb_cat_fault_text(const hb_cat_fault_t *f, double t, char *text, size_t size)
 {
@@ -172,9 +185,7 @@ static inline void hb_cat_point_event(const hb_step_group_t *g, int q, int slot,
     }
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
-    hb_cat_view_netcons(&blk, nc);
-    blk.fault = fault;
+    hb_cat_point_view(g, cm, slot, t, dt, nc, fault, ions, &blk);
     kernel(&blk, inst, 0, w, t);
 }
 
@@ -190,9 +201,7 @@ static inline void hb_cat_point_event_self(const hb_step_group_t *g, int q, int 
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
-    hb_cat_view_netcons(&blk, nc);
-    blk.fault = fault;
+    hb_cat_point_view(g, cm, slot, t, dt, nc, fault, ions, &blk);
     cm->mech->cpu->net_receive_self(&blk, inst, 0, w, t, flag, out);
 }
 
@@ -250,6 +259,29 @@ static inline hb_status_t hb_cat_self_deliver(hb_self_queue_t *queue, const hb_s
                             g->cat->mech[q].mech->name);
 }
 
+/* A network event of weight `weight` at time t [ms] reaching target `target`, instance `inst`
+ * of point process q in slot `slot`: NET_RECEIVE (flag 0) with its connection's weight vector
+ * (vector `index` of `weights`; -1: a recipe's event, a connection of its own initialised at
+ * t), its net_send and net_move requests queued. A FROM loop's refusal goes to *fault
+ * (fault->line set, nothing queued): the caller names it. */
+static inline hb_status_t hb_cat_net_deliver(hb_self_queue_t *queue, int target,
+                                             const hb_step_group_t *g, int q, int slot, int inst,
+                                             double *weights, int index, double weight, double t,
+                                             double dt, const hb_cat_netcons_t *nc,
+                                             hb_cat_fault_t *fault)
+{
+    double own[HB_CAT_MAX_WEIGHT];
+    double *w = hb_cat_event_weights(g, q, slot, inst, weights, index, weight, 1, own, t, dt, nc,
+                                     fault);
+    if (fault->line) return HB_SUCCESS;
+    hb_cat_sends_t sends;
+    memset(&sends, 0, sizeof sends); /* as hb_cat_self_deliver's */
+    hb_cat_point_receive(g, q, slot, inst, w, t, dt, 0.0, nc, &sends, fault);
+    if (fault->line || !sends.n) return HB_SUCCESS;
+    return hb_self_requests(queue, target, index, weight, &sends, t, dt,
+                            g->cat->mech[q].mech->name);
+}
+
 /* Its INITIAL of instance `inst` alone at t 0 (such a mechanism's INITIAL runs here, not in
  * hb_cat_init_block), the net_send requests into *out. */
 static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int slot, int inst,
@@ -258,7 +290,7 @@ static inline void hb_cat_point_init_self(const hb_step_group_t *g, int q, int s
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, 0.0, dt, NULL, NULL, ions, &blk);
+    hb_cat_point_view(g, cm, slot, 0.0, dt, NULL, NULL, ions, &blk);
     cm->mech->cpu->init_self(&blk, inst, 0, out);
 }
 
@@ -269,7 +301,7 @@ static inline void hb_cat_point_watch(const hb_step_group_t *g, int q, int slot,
     const hb_step_cat_mech_t *cm = &g->cat->mech[q];
     hb_ion_block_t ions[HB_CAT_MAX_ION];
     hb_cat_block_t blk;
-    hb_cat_view(g, cm, slot / g->width, slot % g->width, 1, t, dt, NULL, NULL, ions, &blk);
+    hb_cat_point_view(g, cm, slot, t, dt, NULL, NULL, ions, &blk);
     cm->mech->cpu->watch(&blk, inst, 0, t, out);
 }
 

@@ -2,6 +2,7 @@
 #include "common/self_events.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/event_order.h"
@@ -40,6 +41,13 @@ static void sift_down(hb_self_queue_t *q, size_t i)
         swap(&q->heap[i], &q->heap[m]);
         i = m;
     }
+}
+
+void hb_self_endless_text(const char *mech, double t, char *text, size_t size)
+{
+    snprintf(text, size, "%s at t = %.10g ms: more than %d self-events to one instance in one "
+             "step (HB_SELF_STEP_MAX); expected its NET_RECEIVE to stop sending itself events "
+             "of no delay", mech, t, HB_SELF_STEP_MAX);
 }
 
 void hb_self_clear(hb_self_queue_t *q)

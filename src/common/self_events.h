@@ -49,6 +49,14 @@ typedef struct {
     int keep_spikes;
 } hb_self_queue_t;
 
+/* Self-events one target may be delivered in one step (at initialisation: at t = 0) before the
+ * run is refused: a NET_RECEIVE that sends itself an event of no delay on every event would
+ * never end (NEURON loops for ever), as an unbounded FROM loop (HB_CAT_FROM_MAX). */
+#define HB_SELF_STEP_MAX 100000
+
+/* That refusal as text: mechanism `mech` at time t [ms], the bound, what was expected. */
+void hb_self_endless_text(const char *mech, double t, char *text, size_t size);
+
 /* Drops every event and spike (keeps the memory). */
 void hb_self_clear(hb_self_queue_t *q);
 void hb_self_free(hb_self_queue_t *q);

@@ -1185,12 +1185,26 @@ static hb_cat_netcons_t netcons(const cpu_sim_t *s, int target)
     return nc;
 }
 
-/* A point process's FROM-loop refusal at event time `time` of step `step` into *fault. */
+/* A point process's FROM-loop refusal at target `target` at event time `time` of step `step`
+ * into *fault. */
 static hb_status_t point_fault(hb_sim_fault_t *fault, const hb_cat_fault_t *loop, long step,
-                               const hb_sim_target_t *t, double time)
+                               int target, const hb_sim_target_t *t, double time)
 {
-    *fault = (hb_sim_fault_t){.step = step, .group = t->group, .slot = t->slot};
+    *fault = (hb_sim_fault_t){.step = step, .group = t->group, .slot = t->slot, .target = target};
     hb_cat_fault_text(loop, time, fault->what, sizeof fault->what);
+    return HB_ERR_NONFINITE;
+}
+
+/* Target `target`'s self-events past HB_SELF_STEP_MAX in step `step`, at event time `time`,
+ * into *fault. */
+static hb_status_t endless_fault(const cpu_sim_t *s, hb_sim_fault_t *fault, long step,
+                                 int target, double time)
+{
+    const hb_sim_target_t *t = &s->targets[target];
+    *fault = (hb_sim_fault_t){.step = step, .group = t->group, .slot = t->slot, .target = target,
+                              .endless = 1};
+    hb_self_endless_text(s->groups[t->group].cat->mech[t->point - 1].mech->name, time,
+                         fault->what, sizeof fault->what);
     return HB_ERR_NONFINITE;
 }
 
@@ -1201,6 +1215,8 @@ static hb_status_t point_fault(hb_sim_fault_t *fault, const hb_cat_fault_t *loop
  * point process's refusal (a FROM loop's trip count): the events after it not delivered. */
 static hb_status_t deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault)
 {
+    int last = -1; /* the target of the last self-event delivered, and its count this step */
+    long count = 0;
     for (;;) {
         hb_self_event_t se;
         const int net = s->next_event < s->n_events && s->events[s->next_event].step <= step;
@@ -1218,31 +1234,29 @@ static hb_status_t deliver_events(cpu_sim_t *s, long step, hb_sim_fault_t *fault
             }
             /* a catalogue point process's NET_RECEIVE with its connection's weight vector; an
              * event without one (a recipe's events_on) as a connection of its own, initialised */
-            double own[HB_CAT_MAX_WEIGHT];
             const hb_cat_netcons_t nc = netcons(s, e->target);
             hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
-            double *w = hb_cat_event_weights(g, t->point - 1, t->slot, t->inst, *s->weights,
-                                             e->weights, e->weight, 1, own, e->time, s->dt, &nc,
-                                             &loop);
-            if (loop.line) return point_fault(fault, &loop, step, t, e->time);
-            hb_cat_sends_t sends = {0};
-            hb_cat_point_receive(g, t->point - 1, t->slot, t->inst, w, e->time, s->dt, 0.0, &nc,
-                                 &sends, &loop);
-            if (loop.line) return point_fault(fault, &loop, step, t, e->time);
-            if (!sends.n) continue;
-            hb_status_t st = hb_self_requests(s->self, e->target, e->weights, e->weight, &sends,
-                                              e->time, s->dt,
-                                              g->cat->mech[t->point - 1].mech->name);
+            hb_status_t st = hb_cat_net_deliver(s->self, e->target, g, t->point - 1, t->slot,
+                                                t->inst, *s->weights, e->weights, e->weight,
+                                                e->time, s->dt, &nc, &loop);
+            if (loop.line) return point_fault(fault, &loop, step, e->target, t, e->time);
             if (st != HB_SUCCESS) return st;
             continue;
         }
-        /* a self-event: NET_RECEIVE with its flag and the vector of the event that sent it */
+        /* a self-event: NET_RECEIVE with its flag and the vector of the event that sent it; a
+         * target's come one after the other (the queue's order is the target's, and only the
+         * target sends itself events), so the count is its step's */
+        if (se.target != last) {
+            last = se.target;
+            count = 0;
+        }
+        if (++count > HB_SELF_STEP_MAX) return endless_fault(s, fault, step, se.target, se.time);
         const hb_sim_target_t *t = &s->targets[se.target];
         const hb_cat_netcons_t nc = netcons(s, se.target);
         hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
         hb_status_t st = hb_cat_self_deliver(s->self, &se, &s->groups[t->group], t->point - 1,
                                              t->slot, t->inst, *s->weights, &nc, s->dt, &loop);
-        if (loop.line) return point_fault(fault, &loop, step, t, se.time);
+        if (loop.line) return point_fault(fault, &loop, step, se.target, t, se.time);
         if (st != HB_SUCCESS) return st;
     }
 }

@@ -368,6 +368,51 @@ static hb_status_t find_mech(const hb_json_loader_t *ld, const char *key, const 
                         "(density mechanisms go in \"mechanisms\")", (*mech)->name);
 }
 
+/* A catalogue mechanism's parameters from its object: names (the object's keys) and values. */
+typedef struct {
+    const char **keys;
+    double *values;
+    int n;
+} params_t;
+
+/* Room for the parameters of object `obj` (at most its keys). */
+static hb_status_t params_alloc(const hb_json_loader_t *ld, const json_t *obj, params_t *p)
+{
+    const size_t n = json_object_size(obj);
+    p->keys = calloc(n + 1, sizeof *p->keys);
+    p->values = calloc(n + 1, sizeof *p->values);
+    p->n = 0;
+    if (p->keys && p->values) return HB_SUCCESS;
+    free(p->keys);
+    free(p->values);
+    return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+}
+
+static void params_free(params_t *p)
+{
+    free(p->keys);
+    free(p->values);
+}
+
+/* Parameter k's value val (at `key`), a number. */
+static hb_status_t params_number(const hb_json_loader_t *ld, const char *key, const char *k,
+                                 const json_t *val, params_t *p)
+{
+    if (!json_is_number(val))
+        return hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
+    p->keys[p->n] = k;
+    p->values[p->n++] = json_number_value(val);
+    return HB_SUCCESS;
+}
+
+/* 1 where k is one of the mechanism's GLOBALs. */
+static int is_global(const hb_cat_mech_t *mech, const char *k)
+{
+    for (int q = 0; q < mech->n_global; q++)
+        if (!strcmp(mech->global[q].name, k)) return 1;
+    return 0;
+}
+
 /* A catalogue mechanism ({"name": "NaTs2_t", "region": R, "gNaTs2_tbar": 0.9, ...}): the
  * built-in catalogues' or the file's "catalogues"' (hb_catalogue_find: "bbp::Ih" where two
  * have one); its keys are its
@@ -385,45 +430,27 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
     const json_t *region = json_object_get(mj, "region");
     hb_json_join(key, item, "region");
     if (region && (status = parse_region(ld, key, region, &type))) return status;
-    const size_t n = json_object_size(mj);
-    const char **keys = calloc(n + 1, sizeof *keys);
-    double *values = calloc(n + 1, sizeof *values);
-    if (!keys || !values) {
-        free(keys);
-        free(values);
-        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-    }
-    int n_param = 0;
+    params_t par;
+    if ((status = params_alloc(ld, mj, &par))) return status;
     const char *k;
     const json_t *val;
-    status = HB_SUCCESS;
     json_object_foreach((json_t *)mj, k, val) { /* RANGE PARAMETERs, and unknown keys */
-        if (!strcmp(k, "name") || !strcmp(k, "region")) continue;
+        if (!strcmp(k, "name") || !strcmp(k, "region") || is_global(mech, k)) continue;
         hb_json_join(key, item, k);
-        int global = 0;
-        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
-        if (global) continue;
         if (json_is_object(val)) { /* a distribution: inserted at its value, then scaled */
             double abc[3];
-            if ((status = parse_distribution(ld, key, val, &values[n_param], abc))) break;
-            keys[n_param++] = k;
+            if ((status = parse_distribution(ld, key, val, &par.values[par.n], abc))) break;
+            par.keys[par.n++] = k;
             continue;
         }
-        if (!json_is_number(val)) {
-            status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
-            break;
-        }
-        keys[n_param] = k;
-        values[n_param++] = json_number_value(val);
+        if ((status = params_number(ld, key, k, val, &par))) break;
     }
     snprintf(context, sizeof context, "%s: %s", ld->file, item);
     if (status == HB_SUCCESS)
-        status = hb_model_insert_cat(model, type, mech, n_param, keys, values, context);
+        status = hb_model_insert_cat(model, type, mech, par.n, par.keys, par.values, context);
     json_object_foreach((json_t *)mj, k, val) { /* distributions */
         if (status != HB_SUCCESS) break;
-        int global = 0;
-        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
-        if (global || !json_is_object(val)) continue;
+        if (is_global(mech, k) || !json_is_object(val)) continue;
         double value, abc[3];
         char where[HB_JSON_PATH + 256];
         hb_json_join(key, item, k);
@@ -433,17 +460,14 @@ static hb_status_t parse_catalogue_mechanism(const hb_json_loader_t *ld, const c
     }
     json_object_foreach((json_t *)mj, k, val) { /* GLOBALs */
         if (status != HB_SUCCESS) break;
-        int global = 0;
-        for (int q = 0; q < mech->n_global; q++) global |= !strcmp(mech->global[q].name, k);
-        if (!global) continue;
+        if (!is_global(mech, k)) continue;
         hb_json_join(key, item, k);
         if (!json_is_number(val))
             status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
         else
             status = hb_model_set_cat_global(model, mech, k, json_number_value(val), context);
     }
-    free(keys);
-    free(values);
+    params_free(&par);
     return status;
 }
 
@@ -765,26 +789,14 @@ static hb_status_t parse_point(const hb_json_loader_t *ld, const char *item, con
     const hb_cat_mech_t *mech = NULL;
     hb_status_t status = find_mech(ld, key, name, HB_CAT_POINT, &mech);
     if (status) return status;
-    const size_t n = json_object_size(sj);
-    const char **keys = calloc(n + 1, sizeof *keys);
-    double *values = calloc(n + 1, sizeof *values);
-    if (!keys || !values) {
-        free(keys);
-        free(values);
-        return hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-    }
-    int n_param = 0;
+    params_t par;
+    if ((status = params_alloc(ld, sj, &par))) return status;
     const char *k;
     const json_t *val;
     json_object_foreach((json_t *)sj, k, val) {
         if (!strcmp(k, "name") || !strcmp(k, "at")) continue;
-        if (!json_is_number(val)) {
-            hb_json_join(key, item, k);
-            status = hb_json_fail(ld, key, "expected a number, found %s", hb_json_kind(val));
-            break;
-        }
-        keys[n_param] = k;
-        values[n_param++] = json_number_value(val);
+        hb_json_join(key, item, k);
+        if ((status = params_number(ld, key, k, val, &par))) break;
     }
     hb_location_t loc;
     hb_json_join(key, item, "at");
@@ -793,9 +805,8 @@ static hb_status_t parse_point(const hb_json_loader_t *ld, const char *item, con
     if (status == HB_SUCCESS) status = parse_location(ld, key, json_object_get(sj, "at"), g, &loc);
     snprintf(context, sizeof context, "%s: %s", ld->file, item);
     if (status == HB_SUCCESS)
-        status = hb_model_add_point(model, &loc, mech, n_param, keys, values, context, NULL);
-    free(keys);
-    free(values);
+        status = hb_model_add_point(model, &loc, mech, par.n, par.keys, par.values, context, NULL);
+    params_free(&par);
     return status;
 }
 

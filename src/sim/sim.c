@@ -436,6 +436,41 @@ hb_status_t hb_sim_destroy(hb_sim_t *sim)
     return HB_SUCCESS;
 }
 
+/* Cell `cell` as messages name it: "gid 7" (a network's label and id) or "cell 3". */
+static void cell_name(const hb_sim_t *sim, int cell, char *who, size_t size)
+{
+    if (sim->cell_ids) snprintf(who, size, "%s %u", sim->cell_label, sim->cell_ids[cell]);
+    else snprintf(who, size, "cell %d", cell);
+}
+
+/* HB_ERR_INVALID_VALUE for a point process's refusal at target `target` (the simulation's):
+ * `what`, its text (mechanism, time, the count and its bound), where (the synapse and cell),
+ * and for a FROM loop's (endless 0) what takes a run there. */
+static hb_status_t refused(const hb_sim_t *sim, int target, const char *what, int endless)
+{
+    int cell = 0, last = sim->n_cells - 1; /* the cell whose targets hold it: the last one */
+    while (cell < last) {                  /* whose first is at most `target` */
+        const int mid = cell + (last - cell + 1) / 2;
+        if (sim->target_first[mid] <= target) cell = mid;
+        else last = mid - 1;
+    }
+    char who[64];
+    cell_name(sim, cell, who, sizeof who);
+    return hb_fail(HB_ERR_INVALID_VALUE, "simulation: %s, at synapse %d in %s%s", what,
+                   target - sim->target_first[cell], who,
+                   endless ? "" : "; a STATE or parameter is out of the mechanism's range (a "
+                                  "forged checkpoint, or a model's value)");
+}
+
+/* The same for a FROM loop's refusal *loop at event time t [ms]. */
+static hb_status_t loop_refused(const hb_sim_t *sim, int target, const hb_cat_fault_t *loop,
+                                double t)
+{
+    char what[256];
+    hb_cat_fault_text(loop, t, what, sizeof what);
+    return refused(sim, target, what, 0);
+}
+
 hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
 {
     if (!sim || cell < 0 || cell >= sim->n_cells || synapse < 0 ||
@@ -446,32 +481,16 @@ hb_status_t hb_sim_deliver(hb_sim_t *sim, int cell, int synapse, double weight)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: backend '%s' keeps its state on the "
                        "device; events go through hb_sim_queue_events",
                        hb_backend_name(hb_context_backend(sim->ctx)));
-    const hb_sim_target_t *t = &sim->targets[sim->target_first[cell] + synapse];
+    const int target = sim->target_first[cell] + synapse;
+    const hb_sim_target_t *t = &sim->targets[target];
     if (t->point) { /* a connection of its own: (weight, 0, ...), its INITIAL, the event */
-        const hb_step_group_t *g = &sim->groups[t->group].k;
-        double own[HB_CAT_MAX_WEIGHT];
         const double now = (double)sim->step * sim->opt.dt_ms;
-        const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
-                                     sim->target_first[cell] + synapse};
+        const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next, target};
         hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
-        const double dt = sim->opt.dt_ms;
-        const hb_cat_mech_t *m = g->cat->mech[t->point - 1].mech;
-        hb_cat_sends_t sends = {0};
-        double *w = hb_cat_event_weights(g, t->point - 1, t->slot, t->inst, sim->weights, -1,
-                                         weight, 1, own, now, dt, &nc, &loop);
-        if (!loop.line)
-            hb_cat_point_receive(g, t->point - 1, t->slot, t->inst, w, now, dt, 0.0, &nc, &sends,
-                                 &loop);
-        if (loop.line) {
-            char what[256];
-            hb_cat_fault_text(&loop, now, what, sizeof what);
-            return hb_fail(HB_ERR_INVALID_VALUE, "simulation: %s, at synapse %d of cell %d; a "
-                           "STATE or parameter is out of the mechanism's range", what, synapse,
-                           cell);
-        }
-        if (!sends.n) return HB_SUCCESS;
-        return hb_self_requests(&sim->self_events, sim->target_first[cell] + synapse, -1, weight,
-                                &sends, now, dt, m->name);
+        hb_status_t st = hb_cat_net_deliver(&sim->self_events, target, &sim->groups[t->group].k,
+                                            t->point - 1, t->slot, t->inst, sim->weights, -1,
+                                            weight, now, sim->opt.dt_ms, &nc, &loop);
+        return loop.line ? loop_refused(sim, target, &loop, now) : st;
     }
     const hb_syn_site_t *site;
     size_t stride = 1;
@@ -597,31 +616,39 @@ static hb_status_t init_self_events(hb_sim_t *sim)
  * net_send(0, flag), and those their NET_RECEIVE sends with no delay) delivered before the
  * t = 0 sample, as NEURON's finitialize delivers its events at t = 0 before its first record
  * (later in step 0 they wait for the step: NEURON delivers them after the record). Keyed to
- * step -1, they come in the step's order (target, time, sending). */
+ * step -1, they come in the step's order (target, time, sending), round after round: each
+ * round's sends of no delay the next's. A target delivered more than HB_SELF_STEP_MAX of them
+ * is refused (counted over the rounds). */
 static hb_status_t deliver_at_zero(hb_sim_t *sim)
 {
     hb_self_queue_t *q = &sim->self_events;
     hb_self_event_t se;
     const double dt = sim->opt.dt_ms;
-    while (hb_self_restep(q, 0.0, -1) > 0)
-        while (hb_self_due(q, -1, &se)) {
+    int *count = NULL; /* per target, from the first round that delivers something */
+    hb_status_t st = HB_SUCCESS;
+    while (st == HB_SUCCESS && hb_self_restep(q, 0.0, -1) > 0) {
+        if (!count && !(count = calloc((size_t)sim->target_first[sim->n_cells] + 1, sizeof *count)))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for the self-events at t = 0");
+        while (st == HB_SUCCESS && hb_self_due(q, -1, &se)) {
             const hb_sim_target_t *t = &sim->targets[se.target];
+            const hb_step_group_t *g = &sim->groups[t->group].k;
+            if (++count[se.target] > HB_SELF_STEP_MAX) {
+                char what[256];
+                hb_self_endless_text(g->cat->mech[t->point - 1].mech->name, se.time, what,
+                                     sizeof what);
+                st = refused(sim, se.target, what, 1);
+                break;
+            }
             const hb_cat_netcons_t nc = {sim->weights, sim->netcon_head, sim->netcon_next,
                                          se.target};
             hb_cat_fault_t loop = {NULL, NULL, 0, 0.0};
-            hb_status_t st = hb_cat_self_deliver(q, &se, &sim->groups[t->group].k, t->point - 1,
-                                                 t->slot, t->inst, sim->weights, &nc,
-                                                 dt, &loop);
-            if (loop.line) {
-                char what[256];
-                hb_cat_fault_text(&loop, se.time, what, sizeof what);
-                return hb_fail(HB_ERR_NONFINITE, "simulation: %s, at target %d's self-event of "
-                               "t = 0 (flag %g); a STATE or parameter is out of the "
-                               "mechanism's range", what, se.target, se.flag);
-            }
-            if (st != HB_SUCCESS) return st;
+            st = hb_cat_self_deliver(q, &se, g, t->point - 1, t->slot, t->inst, sim->weights, &nc,
+                                     dt, &loop);
+            if (loop.line) st = loop_refused(sim, se.target, &loop, se.time);
         }
-    return HB_SUCCESS;
+    }
+    free(count);
+    return st;
 }
 
 /* Events in the engine's form (targets); checked as hb_sim_queue_events says when `ordered`. */
@@ -897,14 +924,8 @@ static hb_status_t fault_message(hb_sim_t *sim, const hb_sim_fault_t *f)
 {
     const group_t *gr = &sim->groups[f->group];
     const int cell = gr->cells[f->slot];
-    if (f->what[0]) { /* a mechanism's refusal (a FROM loop's trip count) */
-        char who[64];
-        if (sim->cell_ids) snprintf(who, sizeof who, "%s %u", sim->cell_label, sim->cell_ids[cell]);
-        else snprintf(who, sizeof who, "cell %d", cell);
-        return hb_fail(HB_ERR_INVALID_VALUE, "simulation: %s, in %s; a STATE or parameter is out "
-                       "of the mechanism's range (a forged checkpoint, or a model's value)",
-                       f->what, who);
-    }
+    if (f->what[0]) /* a point process's refusal (a FROM loop's trip count, endless events) */
+        return refused(sim, f->target, f->what, f->endless);
     const size_t e = hb_step_element(&gr->k, f->slot, f->node);
     sim->ops->get_v(sim->engine, f->group, e, 1, &gr->v[e]);
     const double v = gr->v[e];
@@ -916,8 +937,7 @@ static hb_status_t fault_message(hb_sim_t *sim, const hb_sim_fault_t *f)
         snprintf(where, sizeof where, " (section %d, x = %.4g)", info.section, info.x);
     hb_sim_cell_put(sim, cell, md);
     char who[64];
-    if (sim->cell_ids) snprintf(who, sizeof who, "%s %u", sim->cell_label, sim->cell_ids[cell]);
-    else snprintf(who, sizeof who, "cell %d", cell);
+    cell_name(sim, cell, who, sizeof who);
     const long before = (f->step - 1) / HB_SIM_CHECK_STEPS * HB_SIM_CHECK_STEPS; /* last check */
     char value[32];
     if (isnan(v)) snprintf(value, sizeof value, "nan"); /* not "-nan" */
