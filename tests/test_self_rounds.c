@@ -17,6 +17,7 @@
 #include "check.h"
 #include "common/event_order.h"
 #include "common/self_events.h"
+#include "hinesbatch.h"
 
 #define TARGETS 8
 #define STEPS 400
@@ -214,8 +215,56 @@ static int compare(int broken)
     return ok;
 }
 
+/* An endless NET_RECEIVE: target 0 sends itself net_send(0, 1) on every event until `limit`
+ * self-events (limit < 0: for ever). */
+typedef struct {
+    long calls, limit;
+} endless_t;
+
+static hb_status_t endless_round(void *user, int n, const hb_self_call_t *calls,
+                                 hb_cat_sends_t *sends)
+{
+    endless_t *e = user;
+    for (int c = 0; c < n; c++) {
+        sends[c].n = 0;
+        if (calls[c].flag != 0.0) e->calls++;
+        if (e->limit < 0 || e->calls < e->limit)
+            sends[c].req[sends[c].n++] = (hb_cat_send_t){calls[c].time, 1.0, 0};
+    }
+    return HB_SUCCESS;
+}
+
+/* The rounds' bound (HB_SELF_STEP_MAX self-events to one target in one step, as the CPU engine's
+ * deliver_events counts them): exactly the bound is delivered, one more is refused by name. */
+static void endless(void)
+{
+    for (int k = 0; k < 2; k++) {
+        endless_t e = {0, k ? -1 : HB_SELF_STEP_MAX};
+        hb_self_queue_t q = {0};
+        hb_self_scratch_t scratch = {0};
+        const hb_self_runner_t runner = {endless_round, mech_name, &e, DT};
+        const hb_self_call_t net = {0, -1, 0, 0.5 * DT, 1.0, 0.0};
+        hb_clear_error();
+        const hb_status_t st = hb_self_rounds(&q, 0, &net, 1, &runner, &scratch);
+        if (k) {
+            CHECKF(st == HB_ERR_INVALID_VALUE && e.calls == HB_SELF_STEP_MAX,
+                   "an endless NET_RECEIVE: status %d after %ld self-events, expected the refusal "
+                   "of the next after %d", (int)st, e.calls, HB_SELF_STEP_MAX);
+            CHECKF(strstr(hb_last_error(), "Scripted") &&
+                       strstr(hb_last_error(), "HB_SELF_STEP_MAX"),
+                   "the refusal names the mechanism and the bound: '%s'", hb_last_error());
+        } else {
+            CHECKF(st == HB_SUCCESS && e.calls == HB_SELF_STEP_MAX,
+                   "exactly HB_SELF_STEP_MAX self-events: status %d after %ld", (int)st, e.calls);
+        }
+        hb_self_free(&q);
+        hb_self_scratch_free(&scratch);
+    }
+}
+
 int main(void)
 {
+    endless();
     CHECKF(compare(0), "the rounds' calls differ from the CPU merge's");
     CHECKF(!compare(1), "one round a step gave the CPU merge's calls: the test sees no rounds");
     return check_summary("test_self_rounds");

@@ -181,6 +181,10 @@ void hb_self_scratch_free(hb_self_scratch_t *s)
     free(s->calls);
     free(s->sends);
     free(s->group);
+    for (int k = 0; k < 2; k++) {
+        free(s->count_target[k]);
+        free(s->count[k]);
+    }
     *s = (hb_self_scratch_t){0};
 }
 
@@ -211,6 +215,7 @@ hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *
             n_group++;
         }
     if (n_group) s->group[3 * (n_group - 1) + 1] = n_net;
+    s->n_count = 0;
     for (;;) {
         size_t n_due = 0; /* every due self-event, in the queue's order (target, time, sending) */
         hb_self_event_t se;
@@ -221,10 +226,13 @@ hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *
             hb_self_pop(q);
         }
         const size_t most = n_due + n_group + 1;
-        size_t cap_sends = s->cap_calls;
+        size_t cap_sends = s->cap_calls, cap_t = s->cap_count[1];
         if (!grow((void **)&s->sends, &cap_sends, most, sizeof *s->sends) ||
-            !grow((void **)&s->calls, &s->cap_calls, most, sizeof *s->calls))
+            !grow((void **)&s->calls, &s->cap_calls, most, sizeof *s->calls) ||
+            !grow((void **)&s->count_target[1], &cap_t, most, sizeof *s->count_target[1]) ||
+            !grow((void **)&s->count[1], &s->cap_count[1], most, sizeof *s->count[1]))
             return hb_fail(HB_ERR_ALLOC, "self-events: out of memory for %zu calls", most);
+        size_t prev = 0; /* the walk over the last round's counts (targets ascending) */
         int n = 0;
         size_t a = 0, b = 0, taken = 0; /* taken: self-events delivered, due[0, taken) */
         hb_status_t st = HB_SUCCESS;
@@ -249,12 +257,37 @@ hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *
                 s->due[taken++] = d; /* taken <= a: nothing unread is overwritten */
                 wait = a + 1;
             }
+            /* only a target's own NET_RECEIVE sends it events, so this round's targets are
+             * among the last round's: its count is found walking forward */
+            while (prev < s->n_count && s->count_target[0][prev] < target) prev++;
+            const long before = prev < s->n_count && s->count_target[0][prev] == target
+                                    ? s->count[0][prev] : 0;
+            s->count_target[1][n - 1] = target;
+            s->count[1][n - 1] = before + (wait > a);
+            if (s->count[1][n - 1] > HB_SELF_STEP_MAX) {
+                char what[256];
+                hb_self_endless_text(runner->mech(runner->user, target), call->time, what,
+                                     sizeof what);
+                return hb_fail(HB_ERR_INVALID_VALUE, "simulation: %s, at target %d", what, target);
+            }
             for (size_t i = wait; i < a_end && st == HB_SUCCESS; i++) st = hb_self_push(q, &s->due[i]);
             if (st != HB_SUCCESS) return st;
             a = a_end;
             if (tb == target) b++;
         }
         if (!n) return HB_SUCCESS;
+        { /* this round's counts become the last round's */
+            int *ct = s->count_target[0];
+            long *c = s->count[0];
+            const size_t cap = s->cap_count[0];
+            s->count_target[0] = s->count_target[1];
+            s->count[0] = s->count[1];
+            s->cap_count[0] = s->cap_count[1];
+            s->count_target[1] = ct;
+            s->count[1] = c;
+            s->cap_count[1] = cap;
+            s->n_count = (size_t)n;
+        }
         for (size_t i = 0; i < taken; i++) hb_self_delivered(q, &s->due[i]);
         for (int c = 0; c < n; c++) s->sends[c].n = 0;
         if ((st = runner->run(runner->user, n, s->calls, s->sends)) != HB_SUCCESS) return st;

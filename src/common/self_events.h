@@ -112,6 +112,11 @@ typedef struct {
     hb_cat_sends_t *sends;
     size_t *group;
     size_t cap_due, cap_calls, cap_group;
+    /* each target's self-events so far in the step (HB_SELF_STEP_MAX): the last round's
+     * targets, ascending, and this round's */
+    int *count_target[2];
+    long *count[2];
+    size_t n_count, cap_count[2];
 } hb_self_scratch_t;
 void hb_self_scratch_free(hb_self_scratch_t *s);
 
@@ -123,7 +128,9 @@ void hb_self_scratch_free(hb_self_scratch_t *s);
  * hb_self_delivered), runs them, queues their requests, until no target has one. A self-event
  * sent into the step comes in a later round of it, as the CPU engine's merge delivers it. The
  * per-target order, and so every target's calls, equal the CPU engine's; only the queue's
- * sequence numbers across targets differ (they order a target's events alone). */
+ * sequence numbers across targets differ (they order a target's events alone). A target given
+ * more than HB_SELF_STEP_MAX self-events in the step is refused (hb_self_endless_text), as the
+ * CPU engine refuses it. */
 hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *net, size_t n_net,
                            const hb_self_runner_t *runner, hb_self_scratch_t *scratch);
 
