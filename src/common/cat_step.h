@@ -333,13 +333,14 @@ HB_HOSTDEV void hb_cat_ions_begin(const hb_step_group_t *g, int block, int lane0
         for (int k = 0; k < lanes; k++) hb_cat_ions_element(g->cat, base + (size_t)r * W + (size_t)k);
 }
 
-/* Pass A, after pas, hh, stimuli and synapses: every mechanism's currents into d and rhs (and
- * its ions' i and di/dv), mechanisms in the group's order, instances in order. */
-static inline void hb_cat_step_current(const hb_step_group_t *g, const hb_step_params_t *p,
-                                       int block, int lane0, int lanes, double *d, double *rhs)
+/* Pass A's mechanisms, after the ions' start (hb_cat_ions_begin, or the CPU engine's block form
+ * of it): every mechanism's currents into d and rhs (and its ions' i and di/dv), mechanisms in
+ * the group's order, instances in order. */
+static inline void hb_cat_step_mech_currents(const hb_step_group_t *g, const hb_step_params_t *p,
+                                             int block, int lane0, int lanes, double *d,
+                                             double *rhs)
 {
     const hb_step_cat_t *cat = g->cat;
-    hb_cat_ions_begin(g, block, lane0, lanes);
     for (int q = 0; q < cat->n_mech; q++) {
         const hb_step_cat_mech_t *cm = &cat->mech[q];
         if (!cm->mech->cpu->current) continue;
@@ -348,6 +349,14 @@ static inline void hb_cat_step_current(const hb_step_group_t *g, const hb_step_p
         const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid, p->dt, d, rhs, ions, &blk);
         if (n > 0) cm->mech->cpu->current(&blk, 0, n);
     }
+}
+
+/* Pass A, after pas, hh, stimuli and synapses: the ions' start, then the mechanisms' currents. */
+static inline void hb_cat_step_current(const hb_step_group_t *g, const hb_step_params_t *p,
+                                       int block, int lane0, int lanes, double *d, double *rhs)
+{
+    hb_cat_ions_begin(g, block, lane0, lanes);
+    hb_cat_step_mech_currents(g, p, block, lane0, lanes, d, rhs);
 }
 
 /* Crank-Nicolson, after the solve and before the update of v (NEURON's second_order_cur with

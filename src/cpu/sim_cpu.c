@@ -588,14 +588,7 @@ step_block_cat_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int bl
     const hb_step_cat_t *cat = g->cat;
     hb_step_lanes_membrane(g, p, block, 0, W, W, shared, d, rhs);
     cat_ions_begin_block(cat, hb_step_block_base(g, block), g->m, W);
-    for (int q = 0; q < cat->n_mech; q++) {
-        const hb_step_cat_mech_t *cm = &cat->mech[q];
-        if (!cm->mech->cpu->current) continue;
-        hb_ion_block_t ions[HB_CAT_MAX_ION];
-        hb_cat_block_t blk;
-        const int n = hb_cat_view(g, cm, block, 0, W, p->t_mid, p->dt, d, rhs, ions, &blk);
-        if (n > 0) cm->mech->cpu->current(&blk, 0, n);
-    }
+    hb_cat_step_mech_currents(g, p, block, 0, W, d, rhs);
     hb_step_lanes_axial(g, block, 0, W, W, shared, d, rhs);
     hb_step_lanes_solve(g, block, 0, W, W, shared, d, rhs);
     if (cat->second_order) hb_cat_second_order(g, block, 0, W, rhs);
