@@ -332,9 +332,17 @@ static void test_generator_refusals(void)
         {G_HEAD "BREAKPOINT { SOLVE d METHOD cnexp }\nDERIVATIVE d { a' = -a*a }\n",
          "bad.mod:4:16: a' is not linear in a; expected cnexp's x' = a + b*x with a and b free "
          "of x (derivimplicit solves the others)"},
-        {"NEURON { ARTIFICIAL_CELL x }\nSTATE { m }\nNET_RECEIVE (w) { m = w }\n",
-         "bad.mod:1:26: x is an ARTIFICIAL_CELL, which the code generator does not write; "
-         "expected a SUFFIX or POINT_PROCESS mechanism"},
+        /* an ARTIFICIAL_CELL has no membrane: ions, currents and v refused by name */
+        {"NEURON { ARTIFICIAL_CELL x USEION ca READ cai }\nSTATE { m }\nNET_RECEIVE (w) { m = w }\n",
+         "bad.mod:1:35: USEION ca in the ARTIFICIAL_CELL x: an artificial cell has no membrane "
+         "and no ions; expected a POINT_PROCESS for a mechanism that uses ions"},
+        {"NEURON { ARTIFICIAL_CELL x NONSPECIFIC_CURRENT i }\nASSIGNED { i }\n"
+         "BREAKPOINT { i = 0 }\nNET_RECEIVE (w) { }\n",
+         "bad.mod:1:47: NONSPECIFIC_CURRENT i in the ARTIFICIAL_CELL x: an artificial cell "
+         "carries no current; expected a POINT_PROCESS for a mechanism with a current"},
+        {"NEURON { ARTIFICIAL_CELL x }\nSTATE { m }\nNET_RECEIVE (w) { m = w + v }\n",
+         "bad.mod:3:27: v in the ARTIFICIAL_CELL x: an artificial cell has no membrane "
+         "potential; expected a POINT_PROCESS for a mechanism that reads v"},
         {G_HEAD "BREAKPOINT { SOLVE k METHOD sparse }\nKINETIC k { ~ a <-> b (1, 1)\n CONSERVE "
                 "a*b = 1 }\n",
          "bad.mod:5:2: this CONSERVE is not linear in the STATEs; expected a sum of STATEs with "

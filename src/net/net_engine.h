@@ -167,4 +167,8 @@ void hb_net_source_reset(hb_net_source_t *src);
 /* net_record.c: the recording's columns and buffers freed (hb_net_destroy). */
 void hb_net_record_free(hb_net_t *net);
 
+/* How many of net->spikes are final (hb_net_spikes): those no later spike can precede or tie
+ * in (time, gid) order, times up to step dt - dt/2; all of them once the run is over. */
+size_t hb_net_final_spikes(const hb_net_t *net);
+
 #endif

@@ -706,7 +706,7 @@ static hb_status_t parse_busyring(json_net_t *r, const json_t *root, const json_
 static hb_status_t parse_network(json_net_t *r, const json_t *net)
 {
     static const char *const keys[] = {"sources", "connections", "ring", "random", "busyring",
-                                       "exchange", "events", NULL};
+                                       "exchange", "events", "artificial", NULL};
     static const char *const modes[] = {"blocking", "iallgatherv", "tasks"}; /* hb_net_overlap_t */
     hb_json_loader_t *ld = &r->ld;
     hb_status_t status;
@@ -726,8 +726,8 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
         r->exchange = found;
     }
     if (json_object_get(net, "busyring")) return HB_SUCCESS; /* load() parses it */
-    const char *lists[5] = {"sources", "connections", "ring", "random", "events"};
-    for (int k = 0; k < 5; k++) {
+    const char *lists[6] = {"sources", "connections", "ring", "random", "events", "artificial"};
+    for (int k = 0; k < 6; k++) {
         const json_t *l = json_object_get(net, lists[k]);
         char at[HB_JSON_PATH];
         hb_json_join(at, "network", lists[k]);
@@ -735,6 +735,16 @@ static hb_status_t parse_network(json_net_t *r, const json_t *net)
             return hb_json_fail(ld, at, "expected an array, found %s", hb_json_kind(l));
     }
     char at[HB_JSON_PATH];
+    /* artificial cells: gids after the file's cells, before the sources */
+    const json_t *art = json_object_get(net, "artificial");
+    size_t i;
+    const json_t *item;
+    int n_cells = (int)r->n_cable;
+    json_array_foreach(art, i, item) {
+        hb_json_join_index(at, "network.artificial", i);
+        if ((status = hb_sim_json_artificial(ld, at, item, &r->cable, &n_cells))) return status;
+    }
+    r->n_cable = (uint32_t)n_cells;
     if ((status = parse_sources(r, json_object_get(net, "sources"), "network.sources")))
         return status;
     const uint32_t n = r->n_cable + r->n_sources;
@@ -864,11 +874,11 @@ static hb_status_t load(json_net_t *r, const json_t *root, hb_sim_options_t *opt
     const json_t *busy = json_is_object(net) ? json_object_get(net, "busyring") : NULL;
     if (status == HB_SUCCESS && busy) {
         static const char *const others[] = {"sources", "connections", "ring", "random",
-                                             "events"};
+                                             "events", "artificial"};
         if (cells)
             return hb_json_fail(ld, "cells", "a busyring network builds its own cells; expected "
                                 "no \"cells\"");
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             if (json_object_get(net, others[k])) {
                 char at[HB_JSON_PATH];
                 hb_json_join(at, "network", others[k]);

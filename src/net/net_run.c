@@ -189,11 +189,10 @@ static hb_status_t exchange_progress(hb_net_t *net)
     return status;
 }
 
-/* Waits for the exchange in flight; its spikes, ordered by (time, gid), after net->spikes. A
- * rank that failed makes every rank fail here. */
-static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_new)
+/* Waits for the exchange in flight; its n_new spikes, ordered by (time, gid), in
+ * net->incoming and merged into net->spikes. A rank that failed makes every rank fail here. */
+static hb_status_t exchange_finish(hb_net_t *net, size_t *n_new)
 {
-    *first_new = net->n_spikes;
     *n_new = 0;
     if (!net->in_flight) return HB_SUCCESS;
     hb_status_t status = HB_SUCCESS;
@@ -214,6 +213,17 @@ static hb_status_t exchange_finish(hb_net_t *net, size_t *first_new, size_t *n_n
     if (total) {
         qsort(net->incoming, total, sizeof *net->incoming, compare_spike);
         memcpy(net->spikes + net->n_spikes, net->incoming, total * sizeof *net->spikes);
+        /* a net_event's spike has its event's time, up to half a step before the step that
+         * delivered it (an artificial cell's at an epoch's first step may tie with or precede
+         * the last epoch's latest spikes): the new ones moved back into (time, gid) order,
+         * their events made from net->incoming */
+        hb_spike_t *sp = net->spikes;
+        for (size_t k = net->n_spikes; k < net->n_spikes + total; k++)
+            for (size_t j = k; j > 0 && compare_spike(&sp[j - 1], &sp[j]) > 0; j--) {
+                const hb_spike_t x = sp[j];
+                sp[j] = sp[j - 1];
+                sp[j - 1] = x;
+            }
     }
     *n_new = total;
     net->n_spikes += total;
@@ -232,12 +242,23 @@ void hb_net_exchange_abandon(hb_net_t *net)
     net->stage = EXCHANGE_NONE;
 }
 
+size_t hb_net_final_spikes(const hb_net_t *net)
+{
+    size_t n = net->n_spikes;
+    if (net->step >= net->total_steps) return n;
+    /* a later spike has t > step dt - dt/2: a net_event's, its event's time, up to half a
+     * step before the step that delivered it */
+    const double t_final = ((double)net->step - 0.5) * net->opt.dt_ms;
+    while (n > 0 && net->spikes[n - 1].time_ms > t_final) n--;
+    return n;
+}
+
 /* The events of the new spikes: every connection from their sources that ends here. */
-static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
+static hb_status_t make_events(hb_net_t *net, size_t n)
 {
     const double dt = net->opt.dt_ms;
-    for (size_t k = first; k < first + n; k++) {
-        const hb_spike_t *sp = &net->spikes[k];
+    for (size_t k = 0; k < n; k++) {
+        const hb_spike_t *sp = &net->incoming[k];
         size_t lo = 0, hi = net->n_conns; /* first connection with source >= gid */
         while (lo < hi) {
             const size_t mid = lo + (hi - lo) / 2;
@@ -261,11 +282,11 @@ static hb_status_t make_events(hb_net_t *net, size_t first, size_t n)
 }
 
 /* The events of the new spikes: made here, or by the simulation's engine (the GPU). */
-static hb_status_t spike_events(hb_net_t *net, size_t first, size_t n)
+static hb_status_t spike_events(hb_net_t *net, size_t n)
 {
     if (net->sim && hb_sim_makes_events(net->sim))
-        return hb_sim_add_spikes(net->sim, n, net->spikes + first);
-    return make_events(net, first, n);
+        return hb_sim_add_spikes(net->sim, n, net->incoming);
+    return make_events(net, n);
 }
 
 /* The detectors' new spikes into this rank's buffer. */
@@ -537,11 +558,11 @@ static void trace(hb_net_t *net, const char *name, double begin, double end)
 /* Finishes the exchange in flight and makes its events. */
 static hb_status_t collect(hb_net_t *net)
 {
-    size_t first = 0, n = 0;
+    size_t n = 0;
     const double t0 = hb_clock_seconds();
-    hb_status_t status = exchange_finish(net, &first, &n);
+    hb_status_t status = exchange_finish(net, &n);
     const double t1 = hb_clock_seconds();
-    if (status == HB_SUCCESS) status = spike_events(net, first, n);
+    if (status == HB_SUCCESS) status = spike_events(net, n);
     const double t2 = hb_clock_seconds();
     net->stats.exchange_s += t1 - t0;
     net->stats.exchange_wait_s += t1 - t0; /* nothing else runs while it is finished */
@@ -607,7 +628,7 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
     hb_status_t steps = HB_SUCCESS, ex = HB_SUCCESS;
     char message[1024] = "";
     double t_steps[2] = {0.0, 0.0}, t_ex[2] = {0.0, 0.0};
-    size_t first = 0, n_new = 0;
+    size_t n_new = 0;
     const int exchange = s0 > 0; /* epoch 0 has nothing before it */
 #ifdef HB_HAVE_OPENMP
     /* omp: the team steps the blocks; cuda: one thread drives the GPU while the master
@@ -628,14 +649,14 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
         }
         t_ex[0] = hb_clock_seconds();
         if (exchange && (ex = post_counts(net, 0)) == HB_SUCCESS)
-            ex = exchange_finish(net, &first, &n_new);
+            ex = exchange_finish(net, &n_new);
         t_ex[1] = hb_clock_seconds();
 #pragma omp taskwait
     }
 #else
     t_ex[0] = hb_clock_seconds();
     if (exchange && (ex = post_counts(net, 0)) == HB_SUCCESS)
-        ex = exchange_finish(net, &first, &n_new);
+        ex = exchange_finish(net, &n_new);
     t_ex[1] = t_steps[0] = hb_clock_seconds();
     steps = integrate_epoch(net, s0, s1);
     if (steps != HB_SUCCESS) snprintf(message, sizeof message, "%s", hb_last_error());
@@ -656,7 +677,7 @@ static hb_status_t epoch_tasks(hb_net_t *net, long s0, long s1)
     }
     if (ex != HB_SUCCESS) return ex;
     const double t0 = hb_clock_seconds();
-    const hb_status_t status = spike_events(net, first, n_new);
+    const hb_status_t status = spike_events(net, n_new);
     net->stats.deliver_s += hb_clock_seconds() - t0;
     trace(net, "events", t0, hb_clock_seconds());
     swap_sending(net);
@@ -685,9 +706,11 @@ hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
     const double steps = ceil(t_ms / net->opt.dt_ms - 1e-9);
     const long until = steps < (double)net->total_steps ? (long)steps : net->total_steps;
     hb_status_t status = HB_SUCCESS;
-    if (!net->keep_spikes) { /* the previous advance's spikes go (the caller has them) */
-        net->n_forgotten += net->n_spikes;
-        net->n_spikes = 0;
+    if (!net->keep_spikes) { /* the previous advance's final spikes go (the caller has them) */
+        const size_t final = hb_net_final_spikes(net);
+        memmove(net->spikes, net->spikes + final, (net->n_spikes - final) * sizeof *net->spikes);
+        net->n_forgotten += final;
+        net->n_spikes -= final;
     }
     while (net->step < until && status == HB_SUCCESS) {
         long s1 = net->step + net->epoch_steps;
@@ -740,7 +763,7 @@ hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats)
     *stats = net->stats;
     stats->local_cells = (uint32_t)(net->n_cable + net->n_sources);
     stats->local_connections = net->n_conns;
-    stats->spikes = net->n_forgotten + net->n_spikes;
+    stats->spikes = net->n_forgotten + hb_net_final_spikes(net);
     struct rusage use;
     stats->max_rss_kb = getrusage(RUSAGE_SELF, &use) == 0 ? use.ru_maxrss : 0;
     stats->device_bytes = hb_sim_device_bytes(net->sim);

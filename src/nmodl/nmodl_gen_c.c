@@ -377,18 +377,53 @@ static int has_from(const nm_node *n)
     return 0;
 }
 
+/* The first use of v in statement or expression tree n, or NULL. */
+static const nm_node *uses_v(const nm_node *n)
+{
+    if (!n) return NULL;
+    if (n->kind == N_NAME && n->name && strcmp(n->name, "v") == 0) return n;
+    for (int i = 0; i < n->n_kids; i++) {
+        const nm_node *u = uses_v(n->kids[i]);
+        if (u) return u;
+    }
+    return NULL;
+}
+
+/* An ARTIFICIAL_CELL lies outside the cable (docs/nmodl.md, "Artificial cells"): no ion, no
+ * current, no membrane potential; each refused at the name that asks for it. */
+static void check_artificial(nm_ctx *c, const hb_nmodl_mechanism_t *m)
+{
+    if (c->n_ions)
+        nm_error(c, c->ions[0].name.line, c->ions[0].name.column,
+                 "USEION %s in the ARTIFICIAL_CELL %s: an artificial cell has no membrane and "
+                 "no ions; expected a POINT_PROCESS for a mechanism that uses ions",
+                 c->ions[0].name.name, m->name);
+    if (c->n_nonspecific || c->n_electrode) {
+        const nm_ident *id = c->n_nonspecific ? &c->nonspecific[0] : &c->electrode[0];
+        nm_error(c, id->line, id->column,
+                 "%s %s in the ARTIFICIAL_CELL %s: an artificial cell carries no current; "
+                 "expected a POINT_PROCESS for a mechanism with a current",
+                 c->n_nonspecific ? "NONSPECIFIC_CURRENT" : "ELECTRODE_CURRENT", id->name,
+                 m->name);
+    }
+    for (int i = 0; i < c->n_blocks; i++) {
+        const nm_node *u = uses_v(c->blocks[i].body);
+        if (u)
+            nm_error(c, u->line, u->column,
+                     "v in the ARTIFICIAL_CELL %s: an artificial cell has no membrane "
+                     "potential; expected a POINT_PROCESS for a mechanism that reads v",
+                     m->name);
+    }
+}
+
 static void emit_mechanism(gen *g)
 {
     nm_ctx *c = g->c;
     const hb_nmodl_mechanism_t *m = g->m;
     for (int i = 0; i < c->n_blocks; i++) g->from_loops |= has_from(c->blocks[i].body);
-    if (m->kind == HB_NMODL_ARTIFICIAL)
-        nm_error(c, c->mech_name.line, c->mech_name.column,
-                 "%s is an ARTIFICIAL_CELL, which the code generator does not write; "
-                 "expected a SUFFIX or POINT_PROCESS mechanism",
-                 m->name);
+    if (m->kind == HB_NMODL_ARTIFICIAL) check_artificial(c, m);
     const nm_block *bp = nm_gen_find_kind(c, B_BREAKPOINT);
-    if (!bp)
+    if (!bp && m->kind != HB_NMODL_ARTIFICIAL) /* an artificial cell may have none */
         nm_error(c, c->mech_name.line, c->mech_name.column, "%s has no BREAKPOINT; expected one",
                  m->name);
     const nm_block *deriv = NULL;
@@ -519,7 +554,7 @@ static void emit_mechanism(gen *g)
     /* BREAKPOINT's currents */
     g->block = bp;
     emit(g, "HB_HOSTDEV void %s_currents(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
-    nm_gen_block(g, bp->body, 1);
+    if (bp) nm_gen_block(g, bp->body, 1);
     emit(g, "}\n\n");
     /* the states: cnexp */
     emit(g, "HB_HOSTDEV void %s_states(%s_vars_t *s)\n{\n    (void)s;\n", p, p);
@@ -574,7 +609,7 @@ static void emit_mechanism(gen *g)
     emit(g, "    s->v = blk->v[r];\n");
     emit(g, "    s->t = blk->t;\n    s->dt = blk->dt;\n    s->celsius = blk->celsius;\n");
     if (g->from_loops) emit(g, "    s->hb_fault = blk->fault;\n");
-    if (m->kind == HB_NMODL_POINT) emit(g, "    s->area = blk->area[j * W + k];\n");
+    if (m->kind != HB_NMODL_DENSITY) emit(g, "    s->area = blk->area[j * W + k];\n");
     for (int i = 0, t = 0; i < c->n_blocks; i++)
         if (table_of(&c->blocks[i]))
             emit(g, "    s->table_%s = blk->table ? blk->table[%d] : NULL;\n", c->blocks[i].name,

@@ -21,7 +21,7 @@ void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const 
 {
     const hb_nmodl_mechanism_t *m = g->m;
     const char *p = g->prefix;
-    const int point = m->kind == HB_NMODL_POINT;
+    const int point = m->kind != HB_NMODL_DENSITY;
     /* r, the lane's index in the rows' arrays, is the kernel's (nmodl_gen_c.c) */
     if (point) /* NEURON's 1.e2/(_nd_area): nA and uS as mA/cm2 and S/cm2 of the row */
         emit(g, "%s            const double sc = 1e2 / blk->area[j * blk->width + k];\n", in);
@@ -232,7 +232,7 @@ void nm_gen_self_event_helper(gen *g)
 static void net_event_call(gen *g, const nm_node *call)
 {
     const nm_block *b = g->block;
-    if (g->m->kind != HB_NMODL_POINT)
+    if (g->m->kind == HB_NMODL_DENSITY)
         nm_error(g->c, call->line, call->column,
                  "net_event in a density mechanism: a spike comes from a point process; "
                  "expected it in a POINT_PROCESS's NET_RECEIVE");
@@ -265,7 +265,7 @@ void nm_gen_self_event_call(gen *g, const nm_node *call)
     }
     const int send = strcmp(call->name, "net_send") == 0;
     const nm_block *b = g->block;
-    if (g->m->kind != HB_NMODL_POINT)
+    if (g->m->kind == HB_NMODL_DENSITY)
         nm_error(g->c, call->line, call->column,
                  "%s in a density mechanism: a self-event goes to a point process's instance; "
                  "expected it in a POINT_PROCESS's NET_RECEIVE%s",

@@ -65,6 +65,10 @@ hb_status_t hb_sim_json_options(const hb_json_loader_t *ld, const json_t *root,
                                 hb_sim_options_t *opt);
 hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                              hb_model_t ***cells, int *n_cells);
+/* One entry of a network's "artificial": `count` hosts of an ARTIFICIAL_CELL appended to
+ * cells[] (docs/network.md, "Artificial cells"). */
+hb_status_t hb_sim_json_artificial(hb_json_loader_t *ld, const char *path, const json_t *item,
+                                   hb_model_t ***cells, int *n_cells);
 /* root's "catalogues": ["path.so", ...] (relative to the file's folder), each loaded by
  * hb_catalogue_load into ld->catalogues, so that "mechanisms" find their mechanisms; absent:
  * none. An error names "catalogues[i]", the path and what is wrong. */

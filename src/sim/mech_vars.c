@@ -130,7 +130,7 @@ static const char *point_field_unit(const char *name)
                                         : hb_catalogue_loaded(c - hb_catalogue_builtin_count());
         for (int q = 0; cat && q < cat->n_mech; q++) {
             const hb_cat_field_t *decl = NULL;
-            if (cat->mech[q].kind == HB_CAT_POINT && field_of(&cat->mech[q], name, &decl) >= 0)
+            if (cat->mech[q].kind != HB_CAT_DENSITY && field_of(&cat->mech[q], name, &decl) >= 0)
                 return decl->unit && *decl->unit ? decl->unit : "1";
         }
     }
@@ -154,7 +154,7 @@ static const char *nearest_point_field(const char *name)
                                             : hb_catalogue_loaded(c - hb_catalogue_builtin_count());
             for (int q = 0; cat && q < cat->n_mech; q++) {
                 const hb_cat_mech_t *m = &cat->mech[q];
-                if (m->kind != HB_CAT_POINT) continue;
+                if (m->kind == HB_CAT_DENSITY) continue;
                 const hb_cat_field_t *lists[3] = {m->param, m->state, m->assigned};
                 const int counts[3] = {m->n_param, m->n_state, m->n_assigned};
                 for (int l = 0; l < 3; l++)

@@ -164,11 +164,17 @@ hb_status_t hb_model_add_point(hb_model_t *model, const hb_location_t *where,
     if (!context) context = "hb_model_add_point";
     if (!model || !where || !mech || (n > 0 && (!keys || !values)))
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", context);
-    if (mech->kind != HB_CAT_POINT)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s is a %s; expected a point process "
-                       "(POINT_PROCESS)", context, mech->name,
+    const hb_cat_kind_t want = model->artificial ? HB_CAT_ARTIFICIAL : HB_CAT_POINT;
+    if (mech->kind != want)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s is a %s; expected %s", context, mech->name,
                        mech->kind == HB_CAT_DENSITY ? "density mechanism (inserted in regions)"
-                                                    : "artificial cell");
+                       : mech->kind == HB_CAT_POINT ? "point process (a cell's synapse)"
+                                                    : "artificial cell (a network's \"artificial\")",
+                       model->artificial ? "an artificial cell (ARTIFICIAL_CELL)"
+                                         : "a point process (POINT_PROCESS)");
+    if (model->artificial && model->n_synapses > 0)
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s: the host of an artificial cell holds one; "
+                       "expected no other point process", context, mech->name);
     if (mech->n_ion > HB_CAT_MAX_ION)
         return hb_fail(HB_ERR_NOT_SUPPORTED, "%s: %s uses %d ions; at most %d are supported",
                        context, mech->name, mech->n_ion, HB_CAT_MAX_ION);

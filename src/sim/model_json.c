@@ -361,11 +361,15 @@ static hb_status_t find_mech(const hb_json_loader_t *ld, const char *key, const 
         return hb_json_fail(ld, key, "%s", why);
     }
     if ((*mech)->kind == kind) return HB_SUCCESS;
-    if (kind == HB_CAT_DENSITY)
-        return hb_json_fail(ld, key, "%s is a point process; expected a density mechanism here",
-                            (*mech)->name);
-    return hb_json_fail(ld, key, "%s is a density mechanism; expected a point process here "
-                        "(density mechanisms go in \"mechanisms\")", (*mech)->name);
+    static const char *const what[] = {"a density mechanism (SUFFIX; in a cell's \"mechanisms\")",
+                                       "a point process (POINT_PROCESS; in a cell's \"synapses\")",
+                                       "an artificial cell (ARTIFICIAL_CELL; in the network's "
+                                       "\"artificial\")"};
+    static const char *const wanted[] = {"a density mechanism", "a point process",
+                                         "an artificial cell"};
+    return hb_json_fail(ld, key, "%s is %s; expected %s here", (*mech)->name,
+                        what[(*mech)->kind <= HB_CAT_ARTIFICIAL ? (*mech)->kind : 0],
+                        wanted[kind]);
 }
 
 /* A catalogue mechanism's parameters from its object: names (the object's keys) and values. */
@@ -997,6 +1001,76 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
     hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
     if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
     for (long k = 0; k < count; k++) p[(*n_cells)++] = model;
+    *cells = p;
+    return HB_SUCCESS;
+}
+
+/* One entry of a network's "artificial" ({"mechanism": "IntFire1", "count": N, "tau": 10}):
+ * appends `count` copies of an artificial cell's host to cells[]. The host is a cell of one
+ * compartment without mechanisms (v stays at v_init: the ARTIFICIAL_CELL reads no v and
+ * carries no current), its one point process the artificial cell, its spike source where the
+ * NET_RECEIVE calls net_event; the engine steps and delivers it as any cell's point process. */
+hb_status_t hb_sim_json_artificial(hb_json_loader_t *ld, const char *path, const json_t *item,
+                                   hb_model_t ***cells, int *n_cells)
+{
+    hb_status_t status;
+    char key[HB_JSON_PATH], context[HB_JSON_PATH + 256];
+    if ((status = hb_json_need_object(ld, path, item))) return status;
+    const json_t *name = json_object_get(item, "name");
+    if (name && !json_is_string(name)) {
+        hb_json_join(key, path, "name");
+        return hb_json_fail(ld, key, "expected a string, found %s", hb_json_kind(name));
+    }
+    long count = 1;
+    if ((status = hb_json_int(ld, path, item, "count", 1, 1000000, &count))) return status;
+    hb_json_join(key, path, "mechanism");
+    const char *mname = json_string_value(json_object_get(item, "mechanism"));
+    if (!mname) return hb_json_fail(ld, key, "expected an artificial cell's name (a string: an "
+                                    "ARTIFICIAL_CELL of the built-in or the file's catalogues)");
+    const hb_cat_mech_t *mech = NULL;
+    if ((status = find_mech(ld, key, mname, HB_CAT_ARTIFICIAL, &mech))) return status;
+    params_t par;
+    if ((status = params_alloc(ld, item, &par))) return status;
+    const char *k;
+    const json_t *val;
+    json_object_foreach((json_t *)item, k, val) {
+        if (!strcmp(k, "name") || !strcmp(k, "count") || !strcmp(k, "mechanism")) continue;
+        hb_json_join(key, path, k);
+        if ((status = params_number(ld, key, k, val, &par))) break;
+    }
+    /* the host: one compartment of 10 um x 10 um (its area unread) */
+    json_t *host = status ? NULL
+                          : json_pack("{s:[{s:s,s:n,s:f,s:f,s:s}]}", "sections", "name", "soma",
+                                      "parent", "length", 10.0, "diam", 10.0, "type", "soma");
+    if (!status && !host) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    hb_morph_t *morph = NULL;
+    hb_model_t *model = NULL;
+    char *mkey = NULL;
+    if (!status) status = cell_model(ld, path, host, NULL, &morph, &mkey, &model);
+    json_decref(host);
+    if (!status) {
+        const hb_location_t at = {.kind = HB_LOC_SECTION, .section = 0, .x = 0.5};
+        snprintf(context, sizeof context, "%s: %s", ld->file, path);
+        model->artificial = 1;
+        status = hb_model_add_point(model, &at, mech, par.n, par.keys, par.values, context, NULL);
+        if (!status && mech->net_event) status = hb_model_set_spike_source(model, 0);
+    }
+    params_free(&par);
+    if (morph && !own_file_morph(ld, morph, mkey)) {
+        hb_morph_destroy(morph);
+        free(mkey);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    } else if (!morph) {
+        free(mkey);
+    }
+    if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
+        hb_model_destroy(model);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    if (status != HB_SUCCESS) return status;
+    hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
+    if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
+    for (long c = 0; c < count; c++) p[(*n_cells)++] = model;
     *cells = p;
     return HB_SUCCESS;
 }

@@ -102,6 +102,8 @@ struct hb_model {
     int n_points;               /* of n_synapses: catalogue point processes */
     int spike_source;           /* the point process whose net_events are the cell's spikes
                                  * (hb_model_set_spike_source); -1: its detector probe */
+    int artificial;             /* 1: the host of one ARTIFICIAL_CELL (a network's
+                                 * "artificial"), its only point process; 0: a cell */
     int n_cat;                  /* catalogue mechanisms, in name order */
     hb_model_cat_t *cat;
     int n_ion_set;

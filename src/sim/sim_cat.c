@@ -167,7 +167,7 @@ static hb_status_t lay_out(hb_sim_t *sim, const hb_step_group_t *k, const int *c
     const size_t inst = cm->inst_start[k->blocks];
     if (!ALLOC(cm->node, inst * W) || !ALLOC(cm->field, inst * (size_t)cm->mech->n_field * W) ||
         !ALLOC(cm->global, cm->mech->n_global) ||
-        (cm->mech->kind == HB_CAT_POINT && !ALLOC(cm->area, inst * W)))
+        (cm->mech->kind != HB_CAT_DENSITY && !ALLOC(cm->area, inst * W)))
         return hb_fail(HB_ERR_ALLOC, "simulation: out of memory for %s's %zu instances",
                        cm->mech->name, inst);
     for (int q = 0; q < cm->mech->n_global; q++) cm->global[q] = cm->mech->global[q].value;
@@ -335,7 +335,7 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
             for (int x = 0; x < md->n_cat; x++)
                 if (md->cat[x].mech == cm->mech)
                     status = fill_slot(k, cm, &md->cat[x], s, &global_set);
-            if (status == HB_SUCCESS && cm->mech->kind == HB_CAT_POINT)
+            if (status == HB_SUCCESS && cm->mech->kind != HB_CAT_DENSITY)
                 status = fill_points(k, cm, md, s);
             hb_sim_cell_put(sim, cells[s], md);
         }
@@ -393,7 +393,7 @@ void hb_sim_cat_ids(const hb_step_group_t *k, const int *cells, const uint32_t *
     for (int q = 0; k->cat && q < k->cat->n_mech; q++) {
         const hb_step_cat_mech_t *cm = &k->cat->mech[q];
         const hb_cat_mech_t *m = cm->mech;
-        if (m->kind != HB_CAT_POINT || m->n_random == 0) continue;
+        if (m->kind == HB_CAT_DENSITY || m->n_random == 0) continue;
         const size_t nf = (size_t)m->n_field;
         for (int s = 0; s < k->count; s++) {
             const double gid = gids ? (double)gids[cells[s]] : (double)cells[s];
