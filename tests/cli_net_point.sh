@@ -147,7 +147,7 @@ expect_grep "$tmp/err" 'synapse 1 is the catalogue point process Exp2Syn, which 
 # refused: a density mechanism as a synapse, an unknown parameter, "type" with "name", CUDA
 write_net "$tmp/bad1.json" '{"name": "hh", "at": "soma"}' "$hand1" seq
 expect_status 1 "a density mechanism as a synapse" -- "$bin" run "$tmp/bad1.json" -o "$tmp/bad" --quiet
-expect_grep "$tmp/err" 'synapses\[0\].name: hh is a density mechanism; expected a point process' "density refused"
+expect_grep "$tmp/err" 'synapses\[0\].name: hh is a density mechanism (SUFFIX; in a cell.s "mechanisms"); expected a point process here' "density refused"
 write_net "$tmp/bad2.json" '{"name": "ExpSyn", "at": "soma", "taux": 2}' "$hand1" seq
 expect_status 1 "an unknown parameter" -- "$bin" run "$tmp/bad2.json" -o "$tmp/bad" --quiet
 expect_grep "$tmp/err" 'ExpSyn has no parameter "taux"; did you mean "tau"?' "unknown parameter"

@@ -338,7 +338,7 @@ static void test_generator_refusals(void)
          "and no ions; expected a POINT_PROCESS for a mechanism that uses ions"},
         {"NEURON { ARTIFICIAL_CELL x NONSPECIFIC_CURRENT i }\nASSIGNED { i }\n"
          "BREAKPOINT { i = 0 }\nNET_RECEIVE (w) { }\n",
-         "bad.mod:1:47: NONSPECIFIC_CURRENT i in the ARTIFICIAL_CELL x: an artificial cell "
+         "bad.mod:1:48: NONSPECIFIC_CURRENT i in the ARTIFICIAL_CELL x: an artificial cell "
          "carries no current; expected a POINT_PROCESS for a mechanism with a current"},
         {"NEURON { ARTIFICIAL_CELL x }\nSTATE { m }\nNET_RECEIVE (w) { m = w + v }\n",
          "bad.mod:3:27: v in the ARTIFICIAL_CELL x: an artificial cell has no membrane "

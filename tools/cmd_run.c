@@ -510,11 +510,16 @@ static int write_all(int fd, const char *text, size_t n)
  * hb_net_set_keep_spikes). A write that fails (a full disk) is cut back to where the chunk
  * began, so the file ends with a whole line; error: the message. */
 static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *written, int *headed,
-                        char *error, size_t error_size)
+                        int flush, char *error, size_t error_size)
 {
     const hb_spike_t *spikes;
     size_t n;
     hb_net_spikes(net, &spikes, &n);
+    /* mid-run, the last half step's spikes wait for the next chunk (a net_event's spike of it
+     * may come before them: hb_net_spikes); flush: the run is over, failed or stopped */
+    const double t_final = hb_net_time(net) - 0.5 * hb_net_dt(net);
+    size_t upto = n;
+    while (!flush && upto > 0 && spikes[upto - 1].time_ms > t_final) upto--;
     hb_net_stats_t stats;
     if (hb_net_stats(net, &stats) != HB_SUCCESS || stats.spikes < n || *written < stats.spikes - n) {
         snprintf(error, error_size, "%s: spikes of the run lost before they were written", path);
@@ -529,7 +534,7 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
         memcpy(text, spikes_dat_header, sizeof spikes_dat_header - 1);
         used = sizeof spikes_dat_header - 1;
     }
-    for (size_t k = *written - (stats.spikes - n); k < n && !failed; k++) {
+    for (size_t k = *written - (stats.spikes - n); k < upto && !failed; k++) {
         used += (size_t)snprintf(text + used, sizeof text - used, "%u %.10g\n", spikes[k].gid,
                                  spikes[k].time_ms);
         if (sizeof text - used < 64) { /* room for a line is left: 30 bytes */
@@ -546,7 +551,8 @@ static int write_spikes(FILE *f, const char *path, hb_net_t *net, size_t *writte
                  path, strerror(why), *written);
         return cli_fail("run", "%s", error);
     }
-    *written = stats.spikes;
+    const size_t first = *written - (stats.spikes - n); /* the first not yet written */
+    *written = stats.spikes - n + (upto > first ? upto : first);
     return 0;
 }
 
@@ -597,7 +603,8 @@ static int net_restart(const run_ckpt_t *ckpt, hb_net_t *net, hb_comm_t *comm, F
     if (status != HB_SUCCESS) return cli_fail_status("run", status); /* every rank fails */
     if (ckpt->rank == 0 && !(*out = fopen(out_path, "w")))
         rc = cli_fail("run", "%s: cannot write: %s", out_path, strerror(errno));
-    if (rc == 0 && *out) rc = write_spikes(*out, out_path, net, written, headed, error, error_size);
+    if (rc == 0 && *out)
+        rc = write_spikes(*out, out_path, net, written, headed, 0, error, error_size);
     return agree_failure(comm, rc);
 }
 
@@ -718,10 +725,14 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
             rc = model_fail_status(model, error, status); /* on every rank (the library agrees) */
             agreed = 1;
             (void)net_traces_write(recorded, net); /* what was recorded up to the failure */
+            char ignored[256];
+            if (f) (void)write_spikes(f, path, net, &written, &headed, 1, ignored, sizeof ignored);
             break;
         }
         const double t_out = cli_now_seconds();
-        if (f) rc = write_spikes(f, path, net, &written, &headed, error, sizeof error);
+        if (f)
+            rc = write_spikes(f, path, net, &written, &headed,
+                              hb_net_time(net) >= t_stop - 0.5 * opt.dt_ms, error, sizeof error);
         if (recorded && net_traces_write(recorded, net) != 0) { /* every rank takes part */
             rc = 1;
             if (!error[0]) snprintf(error, sizeof error, "the recorded traces could not be written");
@@ -744,7 +755,10 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
             snprintf(error, sizeof error, "another rank failed (its message is on that rank)");
             rc = cli_fail("run", "%s", error);
         }
-        if (rc == 0 && stopped && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) break;
+        if (rc == 0 && stopped && hb_net_time(net) < t_stop - 0.5 * opt.dt_ms) {
+            if (f) rc = write_spikes(f, path, net, &written, &headed, 1, error, sizeof error);
+            break;
+        }
         stopped = 0;
         /* the next chunk: about CHUNK_WALL_S, at most twice this one */
         const double scaled = floor(epochs * CHUNK_WALL_S * 1e3 / fmax(1.0, (double)agreed_value));

@@ -621,6 +621,6 @@ hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t
     hb_clear_error();
     if (!net || !spikes || !count) return hb_fail(HB_ERR_INVALID_VALUE, "hb_net_spikes: NULL argument");
     *spikes = net->spikes;
-    *count = hb_net_final_spikes(net);
+    *count = net->n_spikes;
     return HB_SUCCESS;
 }

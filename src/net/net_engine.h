@@ -167,8 +167,9 @@ void hb_net_source_reset(hb_net_source_t *src);
 /* net_record.c: the recording's columns and buffers freed (hb_net_destroy). */
 void hb_net_record_free(hb_net_t *net);
 
-/* How many of net->spikes are final (hb_net_spikes): those no later spike can precede or tie
- * in (time, gid) order, times up to step dt - dt/2; all of them once the run is over. */
+/* How many of net->spikes are final: those no later spike can precede or tie in (time, gid)
+ * order, times up to step dt - dt/2 (all of them once the run is over); hb_net_advance lets
+ * only those go (hb_net_set_keep_spikes 0). */
 size_t hb_net_final_spikes(const hb_net_t *net);
 
 #endif

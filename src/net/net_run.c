@@ -248,7 +248,7 @@ size_t hb_net_final_spikes(const hb_net_t *net)
     if (net->step >= net->total_steps) return n;
     /* a later spike has t > step dt - dt/2: a net_event's, its event's time, up to half a
      * step before the step that delivered it */
-    const double t_final = ((double)net->step - 0.5) * net->opt.dt_ms;
+    const double t_final = (double)net->step * net->opt.dt_ms - 0.5 * net->opt.dt_ms; /* as hinesbatch run computes it */
     while (n > 0 && net->spikes[n - 1].time_ms > t_final) n--;
     return n;
 }
@@ -763,7 +763,7 @@ hb_status_t hb_net_stats(const hb_net_t *net, hb_net_stats_t *stats)
     *stats = net->stats;
     stats->local_cells = (uint32_t)(net->n_cable + net->n_sources);
     stats->local_connections = net->n_conns;
-    stats->spikes = net->n_forgotten + hb_net_final_spikes(net);
+    stats->spikes = net->n_forgotten + net->n_spikes;
     struct rusage use;
     stats->max_rss_kb = getrusage(RUSAGE_SELF, &use) == 0 ? use.ru_maxrss : 0;
     stats->device_bytes = hb_sim_device_bytes(net->sim);
