@@ -201,6 +201,10 @@ def run(model, base_dir="."):
     from neuron import h
     h.load_file("stdrun.hoc")
     network = model.get("network")
+    if (network or {}).get("artificial"):
+        raise ValueError("network.artificial: artificial cells are not translated to NEURON "
+                         "yet; expected a network without \"artificial\" (build them in NEURON "
+                         "from the same .mod files, as tests/neuron/artificial_reference.py does)")
     dt = model.get("dt", 0.025)
     h.cvode_active(0)
     h.secondorder = 0 if model.get("method", "euler") == "euler" else 1

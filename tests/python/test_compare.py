@@ -140,3 +140,12 @@ def test_what_neuron_is_not_given(hb, data, tmp_path):
     assert done.returncode == 1
     assert "network.random[0].weight: 0.01: NEURON cannot draw" in done.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def test_artificial_refused():
+    """A network with artificial cells is refused by name, not built without them (its gids
+    would shift)."""
+    from hinesbatch import neuron_model
+    with pytest.raises(ValueError, match=r"network.artificial: artificial cells are not "
+                                         r"translated to NEURON yet"):
+        neuron_model.run({"cells": [], "network": {"artificial": [{"mechanism": "Pulses"}]}})
