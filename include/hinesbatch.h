@@ -1019,10 +1019,11 @@ hb_status_t hb_net_trace(const hb_net_t *net, const hb_trace_event_t **events, s
 hb_status_t hb_net_stats_all(const hb_net_t *net, hb_net_stats_t *per_rank);
 /* The spikes the network holds (each rank holds all of them), ordered by time, then gid:
  * every spike so far, or (hb_net_set_keep_spikes 0) those of the last hb_net_advance; valid
- * until the next call on the network. hb_net_stats' `spikes` counts every spike. Mid-run,
- * a later advance may put spikes before those of the last half step before t (a point
- * process's net_event has its event's time, up to half a step before its step): those are
- * final once t is half a step past them, and kept (keep_spikes 0 too) until then. */
+ * until the next call on the network. hb_net_stats' `spikes` counts every spike; the first
+ * held is the run's spike number `spikes` - count. Mid-run, a later advance may put spikes
+ * before those of the last half step before t (a point process's net_event has its event's
+ * time, up to half a step before its step): those are final once t is half a step past them,
+ * and held (keep_spikes 0 too: they come again with the next advance's) until then. */
 hb_status_t hb_net_spikes(const hb_net_t *net, const hb_spike_t **spikes, size_t *count);
 /* keep 1 (the default): the network holds every spike of the run; 0: each hb_net_advance
  * lets the previous one's go, so that a caller who writes them after each advance runs in

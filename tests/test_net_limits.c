@@ -244,12 +244,15 @@ static void spikes_let_go(hb_comm_t *comm)
         const hb_spike_t *s = NULL;
         size_t n = 0;
         CHECK_OK(hb_net_spikes(net, &s, &n));
-        same = same && at + n <= n_ref && (n == 0 || memcmp(s, ref + at, n * sizeof *s) == 0);
-        at += n;
-        if (n > most) most = n;
         hb_net_stats_t st;
         CHECK_OK(hb_net_stats(net, &st));
-        same = same && st.spikes == at;
+        /* s[0] is the run's spike st.spikes - n: the last advance's, after those of the one
+         * before still held (its last half step, which a net_event could have preceded) */
+        const size_t first = st.spikes >= n ? st.spikes - n : n_ref + 1;
+        same = same && first <= at && first + n <= n_ref &&
+               (n == 0 || memcmp(s, ref + first, n * sizeof *s) == 0);
+        at = first + n;
+        if (n > most) most = n;
     }
     CHECKF(same && at == n_ref, "%zu spikes in advances of 1 ms, %zu in one run", at, n_ref);
     CHECKF(net->cap_spikes <= 2 * most + 64 && net->cap_spikes < n_ref, "room for %zu spikes "
