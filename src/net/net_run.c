@@ -708,7 +708,8 @@ hb_status_t hb_net_advance(hb_net_t *net, double t_ms)
     hb_status_t status = HB_SUCCESS;
     if (!net->keep_spikes) { /* the previous advance's final spikes go (the caller has them) */
         const size_t final = hb_net_final_spikes(net);
-        memmove(net->spikes, net->spikes + final, (net->n_spikes - final) * sizeof *net->spikes);
+        if (final > 0 && net->n_spikes > final) /* (no spikes: a NULL list) */
+            memmove(net->spikes, net->spikes + final, (net->n_spikes - final) * sizeof *net->spikes);
         net->n_forgotten += final;
         net->n_spikes -= final;
     }
