@@ -34,13 +34,14 @@
 #endif
 #endif
 
-/* CPU functions whose loops are vector code: with GCC on x86-64 Linux AVX-512 and AVX2 clones
- * beside the default, picked at load time where the CPU has them (src/cpu/sim_cpu.c's
- * step_block has the AVX2 one). Without FMA (-ffp-contract=off): the same operations, so the
- * same bits; AVX-512's scatters and masks also vectorise the loops that index rows. */
+/* CPU functions whose loops are vector code: with GCC on x86-64 Linux AVX-512 and x86-64-v3
+ * (AVX2 with FMA, for hb_exp's fma()) clones beside the default, picked at load time where the
+ * CPU has them (src/cpu/sim_cpu.c's step_block has the x86-64-v3 one). No FMA contraction
+ * (-ffp-contract=off): the same operations, so the same bits; AVX-512's scatters and masks
+ * also vectorise the loops that index rows. */
 #if !defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     defined(__linux__)
-#define HB_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define HB_CPU_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 #else
 #define HB_CPU_CLONES
 #endif

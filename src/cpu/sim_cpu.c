@@ -527,7 +527,7 @@ step_mixed_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block,
 }
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int block,
                        const unsigned char *gather_row, double *scratch)
@@ -631,10 +631,11 @@ static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, 
 }
 
 /* One block with the lane count a constant: the lane loops become vector code
- * (with GCC on x86-64 also an AVX2 clone, picked at load time where the CPU has
- * it; without FMA contraction, so the results are the same bits). */
+ * (with GCC on x86-64 also an x86-64-v3 clone, AVX2 with FMA for hb_exp's fma(),
+ * picked at load time where the CPU has it; without FMA contraction, so the results
+ * are the same bits). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block,
                        const unsigned char *gather_row, double *scratch)
@@ -717,7 +718,7 @@ static inline void solve_interleaved(int n, const hb_step_group_t *const *g, dou
 
 /* An item of n interleaved one-lane blocks (block index blk[k] of group g[k]). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 static void step_interleaved(int n, const hb_step_group_t *const *g, const int *blk,
                              const hb_step_params_t *p, double *scratch)
@@ -737,7 +738,7 @@ static void step_interleaved(int n, const hb_step_group_t *const *g, const int *
 /* The step's solve of one block of HB_SIM_CPU_LANES lanes, shared u and l (the
  * same code and clones as step_block). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 static void solve_block(int m, const int *parent, const double *u, const double *l, double *d,
                         double *rhs)
@@ -748,7 +749,7 @@ static void solve_block(int m, const int *parent, const double *u, const double 
 
 /* The same with every row's factors given (a matrix that is the same every step). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 static void solve_block_fixed(int m, const int *parent, const double *u, const double *l,
                               const unsigned char *fixed, const double *fr, const double *fc,
@@ -855,7 +856,7 @@ static inline int nonfinite_lanes(const double *v, size_t m, int W, int cells)
 
 /* The check of block b of group g, while the block is still in cache after its step. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 static int block_nonfinite(const hb_step_group_t *g, int b)
 {

@@ -344,8 +344,9 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
             "_Static_assert(%s_N_FIELD >= %d && %s_N_PARAM == %d && %s_N_TABLE == %d,\n"
             "               \"the descriptor of %s follows its kernels' layout\");\n",
             p, n_described, p, n_param, p, n_table, m->name);
-    /* the kernels as the CPU engine calls them: with GCC on x86-64 an AVX2 clone beside the
-     * default, picked at load time (HB_CPU_CLONES; no FMA, so the same bits) */
+    /* the kernels as the CPU engine calls them: with GCC on x86-64 AVX-512 and x86-64-v3
+     * clones beside the default, picked at load time (HB_CPU_CLONES; no FMA contraction, so
+     * the same bits) */
     static const char *const kernel[] = {"init", "current", "state"};
     for (int q = 0; q < 3; q++)
         fprintf(out,
