@@ -47,7 +47,7 @@ expect_status 0 "stochastic, omp checkpoints" -- env OMP_NUM_THREADS=2 "$bin" ru
 expect_status 0 "stochastic, restarted on 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck2" --quiet --restart "$tmp/ck2"
 cmp -s "$tmp/sto/spikes.dat" "$tmp/ck2/spikes.dat" && ok || bad "restarted on 2 threads: spikes differ"
 # the state is saved in the model's order, so a checkpoint of one thread (8 cells in a block of
-# 8 lanes) restarts on 2 (two blocks of 4), and one of 2 threads on one
+# 8 lanes) restarts on 2 (eight blocks of 1), and one of 2 threads on one
 cp -r "$tmp/ck" "$tmp/ck12"
 expect_status 0 "stochastic, a one-thread checkpoint restarted on 2 threads" -- "$bin" run "$tmp/sto.json" -o "$tmp/ck12" --quiet --restart "$tmp/ck12" --backend omp --threads 2
 cmp -s "$tmp/sto/spikes.dat" "$tmp/ck12/spikes.dat" && ok || bad "1 -> 2 threads: spikes differ"

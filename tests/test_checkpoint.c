@@ -518,8 +518,8 @@ static void test_ranks(hb_comm_t *comm)
     hb_comm_destroy(solo);
 }
 
-/* 16 ball and sticks of one shape (one group: 16 lanes on one thread, 8 on two, 4 on three,
- * cpu_block_width's sweep fix) and 3 of another (a group of 4 lanes on any count), with the
+/* 16 ball and sticks of one shape (one group: 16 lanes on one thread, 8 on two, 1 on three,
+ * cpu_block_width's sweep rule) and 3 of another (4 lanes on one thread, 1 on more), with the
  * bbp catalogue's channels and CaDynamics_E2 writing cai, an ExpSyn kicked by noisy NetStims
  * and a ProbAMPANMDA_EMS (stochastic release: a RANDOM stream per synapse, Psurv per
  * connection) in a ring. */

@@ -66,11 +66,13 @@ typedef struct {
  * two AVX2 vectors a row, two independent recurrences in the solve's chain rows. */
 enum { MIXED_LANES = 8 };
 
-/* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight), and
- * down to one AVX2 vector (4 lanes) while the group's blocks are fewer than the threads: a
- * sweep of 64 cells of one shape on 16 threads took 4 blocks of 16, 3.7x one core
- * (bench/results/mech-h200.md). A lane's arithmetic does not depend on the width, so the bits
- * do not either (test_sim_cat, the thread tests). */
+/* CPU: HB_SIM_CPU_LANES, or fewer for small groups (a lone cell must not pay for eight); while
+ * the group's blocks are fewer than the threads, 8 lanes and then 1 (a cell a block, its
+ * kernels vector code over its compartments): on the H200 host's 16 threads the 64-cell L5PC
+ * sweep took 0.50 s with 1 lane a block, 0.57-0.64 s with 4 and 1.22-1.31 s with 16, and 4
+ * and 2 lanes were the slowest widths on one thread (bench/results/mech-h200.md). A lane's
+ * arithmetic does not depend on the width, so the bits do not either (test_sim_cat, the thread
+ * tests). */
 static int cpu_block_width(const hb_context_t *ctx, int count)
 {
     int W = HB_SIM_CPU_LANES, threads = 1;
@@ -82,7 +84,8 @@ static int cpu_block_width(const hb_context_t *ctx, int count)
 #endif
     if (ctx->tuning.sim_cpu_lanes > 0) return ctx->tuning.sim_cpu_lanes; /* measurements */
     while (W > 1 && W / 2 >= count) W /= 2;
-    while (W > 4 && (count + W - 1) / W < threads) W /= 2;
+    if (W > 8 && (count + W - 1) / W < threads) W = 8;
+    if (W > 1 && (count + W - 1) / W < threads) W = 1;
     return W;
 }
 
