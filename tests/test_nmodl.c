@@ -469,6 +469,26 @@ static void test_self_events(void)
     CHECK(hb_nmodl_parse("p.mod", plain, strlen(plain), &m) == HB_SUCCESS && m &&
           m->self_events == 0 && m->net_event == 0);
     hb_nmodl_destroy(m);
+    /* FOR_NETCONS with no self-event: the self-event kernels too, whose calls carry the
+     * target's connections on every engine (the GPU's rounds, docs/mechanisms.md section 10) */
+    static const char loop[] = "NEURON { POINT_PROCESS l }\nASSIGNED { s }\nBREAKPOINT { }\n"
+                               "NET_RECEIVE (w) {\n s = 0\n FOR_NETCONS (a) { s = s + a }\n}\n";
+    CHECK(hb_nmodl_parse("l.mod", loop, strlen(loop), &m) == HB_SUCCESS && m &&
+          m->for_netcons == 1 && m->self_events == 1 && m->net_event == 0 && m->n_watch == 0 &&
+          m->generator_blocker[0] == 0);
+    hb_nmodl_destroy(m);
+    sink = tmpfile();
+    CHECK(sink != NULL);
+    if (!sink) return;
+    CHECKF(hb_nmodl_emit_c("l.mod", loop, strlen(loop), "hbg_l", sink) == HB_SUCCESS, "%s",
+           hb_last_error());
+    rewind(sink);
+    code[fread(code, 1, sizeof code - 1, sink)] = 0;
+    fclose(sink);
+    CHECK(strstr(code, "void hbg_l_net_receive_self_kernel(") != NULL);
+    CHECK(strstr(code, "void hbg_l_init_self_kernel(") != NULL);
+    CHECK(strstr(code, "void hbg_l_net_receive_kernel(") != NULL);
+    CHECK(strstr(code, "watch_kernel") == NULL);
 }
 
 /* ---- bad inputs ---- */

@@ -8,7 +8,12 @@
  * waiting flag-1 event; the network's events come at random times of their steps, ties among
  * them and with self-events. Both must call every target with the same events in the same order
  * (time, flag, weight vector, weight: bitwise) and leave the same events waiting. The rounds stopped after
- * one a step (what sends into the step undelivered) must differ: the test sees them.
+ * one a step (what sends into the step undelivered) must differ: the test sees them. The script
+ * also calls net_event(t) (a request of move 2: a spike of its target, a point process as its
+ * cell's spike source, docs/network.md): the queues keep the same spikes, each target's in the
+ * same order with the same times, and the same sequence once ordered by (time, target) as the
+ * network orders every rank's spikes (net_run.c's compare_spike, gid for target), though the
+ * rounds send them round by round and the merge target by target.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +69,8 @@ static void receive(fake_t *f, int target, double t, double flag, int weights, d
     } else if (flag == 3.0 && count % 4 == 0) {
         out->req[out->n++] = (hb_cat_send_t){t, 2.0, 0};
     }
+    if (flag == 2.0 || (flag == 0.0 && count % 5 == 2)) /* net_event(t) */
+        out->req[out->n++] = (hb_cat_send_t){t, 0.0, 2};
 }
 
 static hb_status_t run_round(void *user, int n, const hb_self_call_t *calls, hb_cat_sends_t *sends)
@@ -158,6 +165,59 @@ static hb_status_t one_round(void *user, int n, const hb_self_call_t *calls, hb_
     return run_round(user, n, calls, sends);
 }
 
+/* net_event's spikes: ascending (time, target), as the network's compare_spike by gid */
+static int by_time_target(const void *pa, const void *pb)
+{
+    const hb_self_spike_t *a = pa, *b = pb;
+    if (a->time != b->time) return a->time < b->time ? -1 : 1;
+    return (a->target > b->target) - (a->target < b->target);
+}
+
+/* The spikes both queues kept: each target's in order bitwise, and the same sequence in (time,
+ * target) order; 1 when they agree. report: print the counts and check there are many. */
+static int same_spikes(const hb_self_queue_t *qc, const hb_self_queue_t *qg, int report)
+{
+    int ok = qc->n_spikes == qg->n_spikes, reordered = 0;
+    for (int t = 0; t < TARGETS && ok; t++) {
+        size_t i = 0, j = 0;
+        for (;;) {
+            while (i < qc->n_spikes && qc->spikes[i].target != t) i++;
+            while (j < qg->n_spikes && qg->spikes[j].target != t) j++;
+            if (i == qc->n_spikes || j == qg->n_spikes) {
+                ok = ok && i == qc->n_spikes && j == qg->n_spikes;
+                break;
+            }
+            ok = ok && !memcmp(&qc->spikes[i].time, &qg->spikes[j].time, sizeof(double));
+            i++;
+            j++;
+        }
+    }
+    const size_t n = qc->n_spikes;
+    hb_self_spike_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+    CHECK(a && b);
+    if (ok && a && b) {
+        for (size_t k = 0; k < n; k++)
+            reordered += qc->spikes[k].target != qg->spikes[k].target ||
+                         qc->spikes[k].time != qg->spikes[k].time;
+        memcpy(a, qc->spikes, n * sizeof *a);
+        memcpy(b, qg->spikes, n * sizeof *b);
+        qsort(a, n, sizeof *a, by_time_target);
+        qsort(b, n, sizeof *b, by_time_target);
+        for (size_t k = 0; k < n; k++)
+            ok = ok && a[k].target == b[k].target && !memcmp(&a[k].time, &b[k].time, sizeof(double));
+    }
+    free(a);
+    free(b);
+    if (report) {
+        printf("net_event: %zu spikes on each side, %d sent in another order across targets, "
+               "the same per target and by (time, target): %s\n", n, reordered,
+               ok ? "yes" : "NO");
+        CHECKF(ok && n > 300, "net_event's spikes: CPU merge %zu, rounds %zu, or others", n,
+               qg->n_spikes);
+    }
+    return ok;
+}
+
 /* Runs STEPS steps both ways (or the broken one); 1 when every log and the queues agree. */
 static int compare(int broken)
 {
@@ -165,6 +225,7 @@ static int compare(int broken)
     memset(&cpu, 0, sizeof cpu);
     memset(&gpu, 0, sizeof gpu);
     hb_self_queue_t qc = {0}, qg = {0};
+    qc.keep_spikes = qg.keep_spikes = 1; /* net_event's spikes kept, as a network's */
     hb_self_scratch_t scratch = {0};
     static hb_self_call_t ev[TARGETS * 4];
     unsigned seed = 12345;
@@ -203,6 +264,8 @@ static int compare(int broken)
         if (qg.n) hb_self_pop(&qg);
     }
     if (qg.n) ok = 0;
+    const int spikes_same = same_spikes(&qc, &qg, !broken);
+    ok = ok && spikes_same;
     if (!broken) {
         printf("%d calls on %d targets over %d steps (flags 0..3: %d, %d, %d, %d)\n", calls,
                TARGETS, STEPS, flags[0], flags[1], flags[2], flags[3]);

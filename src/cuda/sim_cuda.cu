@@ -1166,9 +1166,10 @@ static hb_status_t create(hb_cuda_sim_t *s, const hb_sim_desc_t *d)
                          ? user_point_key(d->groups, d->n_groups, m) : -1;
             if (m && m->cpu->net_receive_self && key[i] < 0) {
                 free(key);
-                return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s sends itself events "
-                               "and is a built-in catalogue's; expected a user catalogue built "
-                               "by build-catalogue --cuda", m->name);
+                return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s's events go the "
+                               "self-events' way (net_send, net_move, WATCH, FOR_NETCONS or "
+                               "net_event) and it is a built-in catalogue's; expected a user "
+                               "catalogue built by build-catalogue --cuda", m->name);
             }
         }
         st = hb_cuda_events_set_self(s->events, d->self_events, key);

@@ -892,9 +892,9 @@ extern "C" hb_status_t hb_cuda_events_set_self(hb_cuda_events_t *ev, hb_self_que
         if (key[i] >= ev->n_user || !ev->user[key[i]]->cuda ||
             !ev->user[key[i]]->cuda->net_receive_self ||
             (ev->user[key[i]]->cpu->watch && !ev->user[key[i]]->cuda->watch))
-            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU network: %s sends itself events and its "
-                           "catalogue has no CUDA kernel for them; expected its catalogue built "
-                           "by build-catalogue --cuda", key[i] < ev->n_user ?
+            return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU network: %s's events go the self-events' "
+                           "way and its catalogue has no CUDA kernel for them; expected its "
+                           "catalogue built by build-catalogue --cuda", key[i] < ev->n_user ?
                            ev->user[key[i]]->name : "?");
         n_self++;
         n_watch += ev->user[key[i]]->cpu->watch != NULL;

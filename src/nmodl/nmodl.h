@@ -84,8 +84,8 @@ typedef struct {
     const char **net_receive_args; /* NET_RECEIVE's arguments: the weight first */
     int n_net_receive_args;        /* -1 without NET_RECEIVE */
     int for_netcons;               /* 1: NET_RECEIVE loops over its instance's connections */
-    int self_events; /* 1: calls net_send or net_move or has WATCH (self-events, docs/mechanisms.md
-                      * sec. 10) */
+    int self_events; /* 1: calls net_send, net_move or net_event, has WATCH or FOR_NETCONS (its
+                      * events go the self-events' way, docs/mechanisms.md sec. 10) */
     int net_event;   /* 1: NET_RECEIVE calls net_event (its spikes reach the cell's connections;
                       * delivered as the self-events' requests) */
     int n_watch;     /* WATCH conditions in NET_RECEIVE (each clause of each WATCH statement) */

@@ -904,7 +904,9 @@ hb_nmodl_mechanism_t *nm_check(nm_ctx *c)
             m->net_event = m->self_events = 1;
         if (c->blocks[i].kind == B_NET_RECEIVE) number_watches(c->blocks[i].body, &m->n_watch);
     }
-    if (m->n_watch) m->self_events = 1;
+    /* FOR_NETCONS: the self-event kernels too, whose calls carry the target's connections on
+     * every engine (the GPU's device delivery has none; docs/mechanisms.md, section 10) */
+    if (m->n_watch || m->for_netcons) m->self_events = 1;
     m->threadsafe = c->threadsafe;
     m->n_verbatim = c->n_verbatims;
     m->generator_blocker = "";

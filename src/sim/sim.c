@@ -140,12 +140,16 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                            hb_backend_name(hb_context_backend(sim->ctx)), cat->mech[0].mech->name);
         for (int q = 0; sim->ops->catalogue == HB_SIM_CAT_BUILTIN && q < cat->n_mech; q++) {
             const hb_cat_mech_t *m = cat->mech[q].mech;
-            /* the device's delivery has no connection lists; its self-event rounds have */
+            /* the device's delivery has no connection lists; its self-event rounds have, and
+             * the generator gives every FOR_NETCONS mechanism their kernels: only a catalogue
+             * built before lacks them */
             if (m->for_netcons && !m->cpu->net_receive_self)
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
-                               "simulation: %s's NET_RECEIVE has FOR_NETCONS, and backend '%s' "
-                               "does not give a point process its connections yet; expected "
-                               "backend seq or omp",
+                               "simulation: %s's NET_RECEIVE has FOR_NETCONS, and its catalogue "
+                               "has no self-event kernels (net_receive_self), through which "
+                               "backend '%s' gives a point process its connections; expected "
+                               "the catalogue rebuilt by this version's build-catalogue --cuda, "
+                               "or backend seq or omp",
                                m->name, hb_backend_name(hb_context_backend(sim->ctx)));
             if (cat->mech[q].builtin < 0 &&
                 (!m->cuda || !m->cuda->current || !m->cuda->state ||
@@ -263,19 +267,12 @@ static hb_status_t create_engine(hb_sim_t *sim)
     desc.netcon_head = &sim->netcon_head;
     desc.netcon_next = &sim->netcon_next;
     desc.self_events = &sim->self_events;
-    /* self-events (net_send, net_move, WATCH): every engine delivers them from the queue */
-    for (int g = 0; g < sim->n_groups && status == HB_SUCCESS; g++)
-        for (int q = 0; sim->groups[g].k.cat && q < sim->groups[g].k.cat->n_mech; q++) {
-            const hb_cat_mech_t *m = sim->groups[g].k.cat->mech[q].mech;
-            if (!m->cpu->net_receive_self) continue;
-            sim->self_mechs++;
-            /* net_event's spikes are taken by the CPU engine's network path alone */
-            if (m->net_event && !sim->ops->steps_in_place && status == HB_SUCCESS)
-                status = hb_fail(HB_ERR_NOT_SUPPORTED, "simulation: %s sends events to its "
-                                 "cell's connections (net_event), which backend '%s' does not "
-                                 "deliver yet; expected backend seq or omp", m->name,
-                                 hb_backend_name(hb_context_backend(sim->ctx)));
-        }
+    /* self-events (net_send, net_move, WATCH, FOR_NETCONS, net_event): every engine delivers
+     * them from the queue, whose requests of net_event are the spikes hb_sim_point_spikes hands
+     * the network (the CPU engine's merge and the GPU's rounds alike) */
+    for (int g = 0; g < sim->n_groups; g++)
+        for (int q = 0; sim->groups[g].k.cat && q < sim->groups[g].k.cat->n_mech; q++)
+            if (sim->groups[g].k.cat->mech[q].mech->cpu->net_receive_self) sim->self_mechs++;
     if (status == HB_SUCCESS) status = sim->ops->create(sim->ctx, &desc, &sim->engine);
     free(detect);
     free(threshold);

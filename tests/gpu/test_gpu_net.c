@@ -37,8 +37,10 @@
  * tasks exchange: spikes and recorded v, wsyn, g and i bitwise the CPU's (user_points); and
  * the same with the built-in ExpSyn kept beside STDPSyn (tests/cli_net_stdp.sh's network).
  * Self-events (self_events): tests/nmodl/selfev's PulseSyn, RetrigSyn and AhpWatch (net_send,
- * net_move, WATCH) in net_selfev.json and net_coincide.json, and tests/nmodl/hetero_self's
- * HeteroSyn (FOR_NETCONS on self-events) in net_hetero.json: spikes and records bitwise the CPU's.
+ * net_move, WATCH) in net_selfev.json and net_coincide.json, tests/nmodl/hetero_self's
+ * HeteroSyn (FOR_NETCONS on self-events) and tests/nmodl/hetero's (FOR_NETCONS alone) in
+ * net_hetero.json, and tests/nmodl/netev's SpikeOut and Relay (net_event: point processes as
+ * their cells' spike sources) in net_netev.json: spikes and records bitwise the CPU's.
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
@@ -507,18 +509,30 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
 /* Point processes that send themselves events (docs/mechanisms.md section 10), user catalogues
  * built by build-catalogue --cuda: tests/nmodl/selfev (PulseSyn: net_send from INITIAL and
  * NET_RECEIVE, flags; RetrigSyn: net_move; AhpWatch: WATCH) in tests/reference/net_selfev.json
- * and net_coincide.json (every event at a sample's time), and tests/nmodl/hetero_self
- * (HeteroSyn: FOR_NETCONS in a self-event's NET_RECEIVE) in net_hetero.json: on the GPU (the
- * host's queue in rounds, the catalogues' net_receive_self and watch kernels) spikes and every
- * recorded value bitwise the CPU's, in a group of copies and the mixed group, plain and with
- * the tasks exchange. */
+ * and net_coincide.json (every event at a sample's time), tests/nmodl/hetero_self (HeteroSyn:
+ * FOR_NETCONS in a self-event's NET_RECEIVE) and tests/nmodl/hetero (FOR_NETCONS with no
+ * self-event: its events through the rounds too) in net_hetero.json, and tests/nmodl/netev
+ * (SpikeOut: WATCH then net_event; Relay: net_event on every third event; each its cell's spike
+ * source, so the rounds' net_event requests are the network's spikes) in net_netev.json,
+ * recorded here: on the GPU (the host's queue in rounds, the catalogues' net_receive_self and
+ * watch kernels) spikes and every recorded value bitwise the CPU's, in a group of copies and
+ * the mixed group, plain and with the tasks exchange. */
 static void self_events(const char *dir, hb_backend_t cpu)
 {
+    /* net_netev.json records nothing itself: the ring cells' v, ExpSyn's g and SpikeOut's
+     * count, the relay's count and its relays */
+    static const char netev_record[] =
+        "\"record\": [{\"gids\": [\"0-3\"], \"variables\": [\"v\", \"syn[0].g\", "
+        "\"syn[1].nspike\"], \"sample_dt\": 0.25}, {\"gids\": [4], \"variables\": [\"v\", "
+        "\"syn[0].n\", \"syn[0].nrelay\"], \"sample_dt\": 0.25}],";
     static const struct {
         const char *mods, *json, *so; /* tests/nmodl/MODS, tests/reference/JSON.json, its "SO" */
-    } nets[] = {{"selfev", "net_selfev", "selfev.so"},
-                {"selfev", "net_coincide", "selfev.so"},
-                {"hetero_self", "net_hetero", "hetero.so"}};
+        const char *record;           /* a "record" section put first in the document, or NULL */
+    } nets[] = {{"selfev", "net_selfev", "selfev.so", NULL},
+                {"selfev", "net_coincide", "selfev.so", NULL},
+                {"hetero_self", "net_hetero", "hetero.so", NULL},
+                {"hetero", "net_hetero", "hetero.so", NULL},
+                {"netev", "net_netev", "netev.so", netev_record}};
     char cmd[8192], so[256], path[256];
     for (size_t f = 0; f < sizeof nets / sizeof *nets; f++) {
         snprintf(so, sizeof so, "%s/%s.so", dir, nets[f].mods);
@@ -544,7 +558,12 @@ static void self_events(const char *dir, hb_backend_t cpu)
         const char *at = strstr(text, name);
         CHECKF(at != NULL, "%s: expected the catalogue %s", ref, name);
         if (!at) continue;
-        snprintf(out, sizeof out, "%.*s\"%s\"%s", (int)(at - text), text, so, at + strlen(name));
+        const char *open = strchr(text, '{');
+        CHECKF(open && open < at, "%s: expected a JSON object", ref);
+        if (!open || open > at) continue;
+        snprintf(out, sizeof out, "%.*s%s%.*s\"%s\"%s", (int)(open + 1 - text), text,
+                 nets[f].record ? nets[f].record : "", (int)(at - open - 1), open + 1, so,
+                 at + strlen(name));
         FILE *o = fopen(path, "w");
         CHECK(o != NULL);
         if (!o) continue;
