@@ -363,8 +363,8 @@ static hb_status_t find_mech(const hb_json_loader_t *ld, const char *key, const 
     if ((*mech)->kind == kind) return HB_SUCCESS;
     static const char *const what[] = {"a density mechanism (SUFFIX; in a cell's \"mechanisms\")",
                                        "a point process (POINT_PROCESS; in a cell's \"synapses\")",
-                                       "an artificial cell (ARTIFICIAL_CELL; in the network's "
-                                       "\"artificial\")"};
+                                       ("an artificial cell (ARTIFICIAL_CELL; in the network's "
+                                        "\"artificial\")")};
     static const char *const wanted[] = {"a density mechanism", "a point process",
                                          "an artificial cell"};
     return hb_json_fail(ld, key, "%s is %s; expected %s here", (*mech)->name,
