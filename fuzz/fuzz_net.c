@@ -36,6 +36,9 @@ static void no_silent_failure(void)
 #define FUZZ_MAX_GIDS 4096
 #define FUZZ_MAX_SPIKES 100000
 #define FUZZ_MAX_CONNECTIONS 100000
+/* A busyring's rows, bounded by cells x its largest compartment count x 2^depth (every level
+ * branching): depth 25 asks for millions of rows a cell, minutes a step (a fuzz timeout). */
+#define FUZZ_MAX_RING_ROWS 4e6
 
 /* An integer member, or `fallback` when absent; -1 when present but not a usable integer. */
 static double member(const json_t *obj, const char *key, double fallback)
@@ -58,6 +61,15 @@ static int too_big(const uint8_t *data, size_t size)
     const json_t *ring = json_object_get(net, "busyring");
     const json_t *cells = json_object_get(ring, "num-cells");
     int big = ring && !(json_is_integer(cells) && json_integer_value(cells) <= FUZZ_RUN_CELLS);
+    if (ring && !big) { /* a cell's rows grow as 2^depth: at most FUZZ_MAX_RING_ROWS in all */
+        const double depth = fabs(member(ring, "depth", 5.0));
+        double cmax = 10.0;
+        size_t k;
+        const json_t *c;
+        json_array_foreach(json_object_get(ring, "compartments"), k, c)
+            if (json_is_number(c) && fabs(json_number_value(c)) > cmax) cmax = fabs(json_number_value(c));
+        big = (double)json_integer_value(cells) * cmax * pow(2.0, depth) > FUZZ_MAX_RING_ROWS;
+    }
     double gids = 0.0, spikes = 0.0, conns = 0.0;
     size_t i;
     const json_t *item;
