@@ -436,30 +436,35 @@ static int build_catalogue(char **files, int n, const char *name, const char *ou
         snprintf(lib_flag, sizeof lib_flag, "-L%s", lib_dir);
     }
     if (!failed) {
-        char *args[] = {(char *)cc,
-                        "-std=c11",
-                        /* the built-in catalogues' flags in a Release build: the same vector
-                         * code (docs/mechanisms.md, section 3), so as fast and the same bits */
-                        "-O3",
-                        "-ffp-contract=off", /* the library's roundings (common/hb_math.h) */
-                        "-fno-trapping-math", /* hb_exp's selects as vector blends */
-                        "-fopenmp-simd", /* HB_SIMD's omp simd lane loops, no runtime */
-                        "-DHB_HAVE_OPENMP=1",
-                        "-fPIC",
-                        "-shared",
-                        "-I" HB_CATALOGUE_INCLUDE_SRC,
-                        "-I" HB_CATALOGUE_INCLUDE_API,
-                        include_dir,
-                        "-o",
-                        out_path,
-                        source,
-                        nvcc ? cu_obj : "-lm",
-                        nvcc ? lib_flag : NULL,
-                        rpath,
-                        "-lcudart",
-                        "-lstdc++",
-                        "-lm",
-                        NULL};
+        /* the built-in catalogues' flags in a Release build: the same vector code
+         * (docs/mechanisms.md, section 3), so as fast and the same bits; the lane loops'
+         * unrolling and scheduling flags only for the library's own compiler (GCC's) */
+        char flags[] = HB_CATALOGUE_CFLAGS;
+        char *args[48] = {(char *)cc, "-std=c11", "-O3",
+                          "-ffp-contract=off" /* the library's roundings (common/hb_math.h) */};
+        int na = 4;
+        if (strcmp(cc, HB_CATALOGUE_CC) == 0)
+            for (char *f = strtok(flags, " "); f && na < 24; f = strtok(NULL, " ")) args[na++] = f;
+        else
+            args[na++] = "-fno-trapping-math"; /* hb_exp's selects as vector blends */
+        char *const rest[] = {"-fopenmp-simd", /* HB_SIMD's omp simd lane loops, no runtime */
+                              "-DHB_HAVE_OPENMP=1",
+                              "-fPIC",
+                              "-shared",
+                              "-I" HB_CATALOGUE_INCLUDE_SRC,
+                              "-I" HB_CATALOGUE_INCLUDE_API,
+                              include_dir,
+                              "-o",
+                              out_path,
+                              source,
+                              nvcc ? cu_obj : "-lm",
+                              nvcc ? lib_flag : NULL,
+                              rpath,
+                              "-lcudart",
+                              "-lstdc++",
+                              "-lm",
+                              NULL};
+        for (size_t r = 0; r < sizeof rest / sizeof *rest; r++) args[na++] = rest[r];
         const int status = run_program(args, "C compiler", "--cc CC");
         if (status > 0)
             failed = cli_fail("build-catalogue", "%s: the C compiler '%s' failed (exit %d) on %s",
