@@ -68,8 +68,9 @@ def test_bad_artificial_cells(hb, net_file):
         def cell_description(self, gid):
             return self.desc
 
-    cases = [(hb.artificial_cell("LeakyFir"), r'unknown mechanism "LeakyFir"; did you mean '
-                                                r'"LeakyFire"\?'),
+    cases = [(hb.artificial_cell("LeakyFir"), r'cell_description\(0\): hb_model_create_'
+                                                r'artificial: unknown mechanism "LeakyFir"; '
+                                                r'did you mean "LeakyFire"\?'),
              (hb.artificial_cell("pas"), r"pas is a density mechanism"),
              (hb.artificial_cell("ExpSyn"), r"ExpSyn is a point process"),
              (hb.artificial_cell("LeakyFire", taus=3), r'no parameter "taus"; did you mean '
