@@ -704,10 +704,17 @@ const char *hb_synapse_name(hb_syn_kind_t kind);
 hb_status_t hb_model_add_synapse(hb_model_t *model, const hb_location_t *where,
                                  const hb_synapse_t *syn, int *index);
 int hb_model_synapse_count(const hb_model_t *model);
-/* A point process of the built-in catalogues (docs/mechanisms.md, section 10) at a location
- * (a node with membrane): `name` a POINT_PROCESS ("ExpSyn", "Exp2Syn": the code generated from
- * NEURON's expsyn.mod and exp2syn.mod; "ProbAMPANMDA_EMS"; "default::ExpSyn" naming the
- * catalogue), its RANGE PARAMETERs the defaults but keys[i] = values[i] (an unknown key refused
+/* A user's catalogue (a .so of `hinesbatch build-catalogue MODDIR -o NAME.so`, docs/mechanisms.md)
+ * loaded into this process for good: hb_model_add_point_process and hb_model_create_artificial
+ * then find its mechanisms by name after the built-in catalogues' ("NAME::Mech" where two have
+ * one), as a model file's "catalogues" (which load theirs the same way, for the process). A
+ * library of another ABI, or not a catalogue, is refused naming the path. *name (may be NULL):
+ * the catalogue's name, valid for the process. */
+hb_status_t hb_catalogue_open(const char *path, const char **name);
+/* A point process of the built-in catalogues (docs/mechanisms.md, section 10) or of those
+ * loaded (hb_catalogue_open) at a location (a node with membrane): `name` a POINT_PROCESS
+ * ("ExpSyn", "Exp2Syn": the code generated from NEURON's expsyn.mod and exp2syn.mod;
+ * "ProbAMPANMDA_EMS"; "default::ExpSyn" naming the catalogue), its RANGE PARAMETERs the defaults but keys[i] = values[i] (an unknown key refused
  * with the nearest name, a value outside the .mod's <lo,hi> with its range). It is the model's
  * next synapse (*index, may be NULL), in one list with hb_model_add_synapse's: connections name
  * either by index. The CPU backends step them; CUDA refuses a model with one. */
@@ -720,6 +727,18 @@ hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *w
  * (the default). Refused: a synapse that calls no net_event, or a model with a probe that
  * detects spikes. The CPU backends run it. */
 hb_status_t hb_model_set_spike_source(hb_model_t *model, int synapse);
+/* An artificial cell (NMODL ARTIFICIAL_CELL, NEURON's IntFire1 or NetStim kind; docs/network.md,
+ * "Artificial cells"): a cable cell of a recipe (HB_CELL_CABLE) that is one point process on a
+ * hidden host of one compartment without mechanisms (its v stays at v_init). `name` as
+ * hb_model_add_point_process's (the built-in catalogues or those loaded by hb_catalogue_open;
+ * "catalogue::Name"), its RANGE PARAMETERs the defaults but keys[i] = values[i]. The point
+ * process is the model's synapse 0 (connections onto the cell name it) and, where its
+ * NET_RECEIVE calls net_event, the cell's spike source. The model owns its host (hb_model_destroy
+ * frees it); many gids may share one. Refused naming it: an unknown name (with the nearest), a
+ * density mechanism or a point process, an unknown key (the nearest), a value outside the
+ * .mod's <lo,hi>. It runs where a network file's "artificial" entry runs (docs/network.md). */
+hb_status_t hb_model_create_artificial(const char *name, int n, const char *const *keys,
+                                       const double *values, hb_model_t **model);
 
 /* One cell as a model file's "cells" entry describes it (docs/model.md; "count" excepted): the
  * JSON text of the cell object, `name` used in messages, `base_dir` resolving an SWC path.

@@ -25,16 +25,16 @@ import numpy as np
 from . import _ffi
 from . import recipe as _recipe
 from ._ffi import ffi
-from .recipe import (Cell, Connections, Recipe, Section, connection, event_generator,
-                     explicit_schedule, poisson_schedule, probe, regular_schedule,
-                     spike_source)
+from .recipe import (ArtificialCell, Cell, Connections, Recipe, Section, artificial_cell,
+                     connection, event_generator, explicit_schedule, poisson_schedule, probe,
+                     regular_schedule, spike_source)
 
 __version__ = _ffi.VERSION
 __all__ = [
     "HinesbatchError", "Interrupted", "Morphology", "Cable", "Model", "Simulation", "Network",
     "Traces", "run", "Recipe", "Cell", "Section", "Connections", "connection",
     "event_generator", "regular_schedule", "explicit_schedule", "poisson_schedule",
-    "spike_source", "probe",
+    "spike_source", "artificial_cell", "ArtificialCell", "probe", "load_catalogue",
     "load_library", "library_path", "backends", "SPIKE_DTYPE", "__version__",
 ]
 
@@ -114,6 +114,15 @@ def load_library(path=None):
     Returns the path loaded."""
     _ffi.load(path)
     return _ffi.path()
+
+
+def load_catalogue(path):
+    """Loads a user catalogue (a .so of `hinesbatch build-catalogue MODDIR -o NAME.so`) into
+    the process for good (hb_catalogue_open): recipes' artificial_cell(...) then find its
+    mechanisms by name. Returns the catalogue's name ("NAME" of "NAME::Mech")."""
+    name = ffi.new("const char **")
+    _check(_lib().hb_catalogue_open(os.fsencode(path), name))
+    return _text(name[0])
 
 
 def library_path():

@@ -150,6 +150,9 @@ typedef struct hb_model hb_model_t;
 hb_status_t hb_model_destroy(hb_model_t *model);
 int hb_model_probe_count(const hb_model_t *model);
 int hb_model_synapse_count(const hb_model_t *model);
+hb_status_t hb_catalogue_open(const char *path, const char **name);
+hb_status_t hb_model_create_artificial(const char *name, int n, const char *const *keys,
+                                       const double *values, hb_model_t **model);
 hb_status_t hb_model_parse_json(const char *text, size_t length, const char *name,
                                 const char *base_dir, const hb_morph_t *morph,
                                 hb_model_t **model);

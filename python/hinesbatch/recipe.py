@@ -18,7 +18,7 @@ from ._ffi import ffi
 __all__ = ["Recipe", "Cell", "Section", "connection", "Connection", "event_generator",
            "EventGenerator", "regular_schedule", "explicit_schedule", "poisson_schedule",
            "spike_source",
-           "SpikeSource", "probe", "Probe"]
+           "SpikeSource", "artificial_cell", "ArtificialCell", "probe", "Probe"]
 
 # Arbor's connection(source, target, weight, delay): here the target is the synapse's index
 # among the cell's synapses (the order of its "synapses" / add_synapse calls).
@@ -41,6 +41,23 @@ SpikeSource.__doc__ = ("A cell that emits spikes (NEURON's NetStim): `number` sp
 def spike_source(start=0.0, interval=10.0, number=1, noise=0.0, seed=0):
     """A gid's cell_description for a spike source (NetStim): start, interval [ms]."""
     return SpikeSource(start, interval, number, noise, seed)
+
+
+class ArtificialCell(collections.namedtuple("ArtificialCell", "mechanism parameters")):
+    """An artificial cell (an NMODL ARTIFICIAL_CELL: IntFire1, NetStim written as .mod files):
+    a gid's cell_description made by hb_model_create_artificial. `mechanism` names it in the
+    built-in catalogues or those loaded (hb.load_catalogue, a model file's "catalogues"),
+    "catalogue::Name" where two have one; `parameters` its RANGE PARAMETERs by name. Its
+    synapse 0 receives connections; its net_events are the gid's spikes."""
+
+    __slots__ = ()
+
+
+def artificial_cell(mechanism, **parameters):
+    """A gid's cell_description for an artificial cell: artificial_cell("LeakyFire", tau=10)."""
+    if not isinstance(mechanism, str):
+        raise TypeError(f"artificial_cell: mechanism {mechanism!r}; expected a name (a str)")
+    return ArtificialCell(mechanism, dict(parameters))
 
 
 class _Schedule:
@@ -448,8 +465,8 @@ class Cell:
 
 class Recipe:
     """A network asked gid by gid, as Arbor's arbor.recipe: subclass it and define
-    num_cells() and cell_description(gid) (a Cell, a dict as a model file's "cells" entry, or
-    spike_source(...)); optionally connections_on(gid) (a list of connection(source, synapse,
+    num_cells() and cell_description(gid) (a Cell, a dict as a model file's "cells" entry,
+    artificial_cell(...) or spike_source(...)); optionally connections_on(gid) (a list of connection(source, synapse,
     weight, delay)), connection_arrays() (every connection at once as numpy arrays: the fast
     path), event_generators(gid) (event_generator(synapse, weight, schedule)) and
     probes(gid) (probe(variable, where), recorded by Network). Cells are gids 0..num_cells()-1
@@ -592,9 +609,11 @@ class _Built:
             data = desc.description()
         elif isinstance(desc, dict):
             data = desc
+        elif isinstance(desc, ArtificialCell):
+            return self.artificial(desc, name)
         else:
             raise TypeError(f"{name}: {type(desc).__name__}; expected a Cell, a dict (a model "
-                            "file's cell) or spike_source(...)")
+                            "file's cell), artificial_cell(...) or spike_source(...)")
         from . import _plain  # noqa: PLC0415
         text = json.dumps(data, allow_nan=False, default=_plain)
         key = (text, id(morph))
@@ -609,6 +628,31 @@ class _Built:
         self.by_text[key] = (model, morph)  # the morphology outlives the model
         if isinstance(desc, Cell):  # kept alive with it, so that its id stays its own
             self.by_text[(id(desc), desc.version)] = (model, morph, desc)
+        return model
+
+    def artificial(self, desc, name):
+        """An artificial cell's model (hb_model_create_artificial), once per distinct one."""
+        from . import HinesbatchError, _text  # noqa: PLC0415
+        lib = _ffi.load()
+        items = sorted(desc.parameters.items())
+        key = ("artificial", desc.mechanism, tuple(items))
+        hit = self.by_text.get(key)
+        if hit is not None:
+            return hit[0]
+        for k, v in items:
+            if not isinstance(k, str) or isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise TypeError(f"{name}: {desc.mechanism}'s {k!r} = {v!r}; expected a number")
+        keys = [ffi.new("char[]", k.encode()) for k, _ in items]
+        out = ffi.new("hb_model_t **")
+        status = lib.hb_model_create_artificial(
+            desc.mechanism.encode(), len(items), ffi.new("const char *[]", keys) if keys
+            else ffi.NULL, ffi.new("double[]", [float(v) for _, v in items]) if items
+            else ffi.NULL, out)
+        if status != 0:  # the message with the gid that asked
+            raise HinesbatchError(_text(lib.hb_status_name(status)),
+                                  f"{name}: {_text(lib.hb_last_error())}")
+        model = ffi.gc(out[0], lib.hb_model_destroy)
+        self.by_text[key] = (model,)
         return model
 
     def connections(self, gid):

@@ -286,3 +286,23 @@ hb_status_t hb_catalogue_find(const hb_catalogue_t *const *extra, int n_extra, c
                    "(hinesbatch build-catalogue --check lists them)",
                    name, list);
 }
+
+hb_status_t hb_catalogue_find_loaded(const char *name, const hb_cat_mech_t **out)
+{
+    const hb_catalogue_t *extra[MAX_LOADED];
+    pthread_mutex_lock(&loaded_lock);
+    const int n = n_loaded;
+    memcpy(extra, loaded, (size_t)n * sizeof *extra);
+    pthread_mutex_unlock(&loaded_lock);
+    return hb_catalogue_find(extra, n, name, out);
+}
+
+hb_status_t hb_catalogue_open(const char *path, const char **name)
+{
+    hb_clear_error();
+    if (name) *name = NULL;
+    const hb_catalogue_t *cat = NULL;
+    const hb_status_t status = hb_catalogue_load(path, &cat);
+    if (status == HB_SUCCESS && name) *name = cat->name;
+    return status;
+}

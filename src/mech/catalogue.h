@@ -36,4 +36,8 @@ uint64_t hb_catalogue_identity(const hb_cat_mech_t *mech);
 hb_status_t hb_catalogue_find(const hb_catalogue_t *const *extra, int n_extra, const char *name,
                               const hb_cat_mech_t **out);
 
+/* hb_catalogue_find among the built-ins, then the catalogues hb_catalogue_load loaded in this
+ * process (the C API's names: hb_model_add_point_process, hb_model_create_artificial). */
+hb_status_t hb_catalogue_find_loaded(const char *name, const hb_cat_mech_t **out);
+
 #endif

@@ -166,10 +166,11 @@ hb_status_t hb_model_add_point(hb_model_t *model, const hb_location_t *where,
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", context);
     const hb_cat_kind_t want = model->artificial ? HB_CAT_ARTIFICIAL : HB_CAT_POINT;
     if (mech->kind != want)
-        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s is a %s; expected %s", context, mech->name,
-                       mech->kind == HB_CAT_DENSITY ? "density mechanism (inserted in regions)"
-                       : mech->kind == HB_CAT_POINT ? "point process (a cell's synapse)"
-                                                    : "artificial cell (a network's \"artificial\")",
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s is %s; expected %s", context, mech->name,
+                       mech->kind == HB_CAT_DENSITY ? "a density mechanism (SUFFIX; inserted in regions)"
+                       : mech->kind == HB_CAT_POINT ? "a point process (POINT_PROCESS; a cell's synapse)"
+                                                    : ("an artificial cell (ARTIFICIAL_CELL; "
+                                                       "hb_model_create_artificial)"),
                        model->artificial ? "an artificial cell (ARTIFICIAL_CELL)"
                                          : "a point process (POINT_PROCESS)");
     if (model->artificial && model->n_synapses > 0)
@@ -219,10 +220,68 @@ hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *w
     hb_clear_error();
     if (!name) return hb_fail(HB_ERR_INVALID_VALUE, "hb_model_add_point_process: name is NULL");
     const hb_cat_mech_t *mech = NULL;
-    hb_status_t status = hb_catalogue_find(NULL, 0, name, &mech);
+    hb_status_t status = hb_catalogue_find_loaded(name, &mech);
     if (status != HB_SUCCESS) return status;
     return hb_model_add_point(model, where, mech, n, keys, values, "hb_model_add_point_process",
                               index);
+}
+
+hb_status_t hb_model_artificial(const hb_cat_mech_t *mech, int n, const char *const *keys,
+                                const double *values, const char *context, hb_model_t **model)
+{
+    if (!context) context = "hb_model_artificial";
+    if (!model || !mech) return hb_fail(HB_ERR_INVALID_VALUE, "%s: NULL argument", context);
+    *model = NULL;
+    /* one compartment of 10 um x 10 um, nseg 1 in NEURON's scheme: the area is never read (no
+     * current), so any host gives the same spikes */
+    const hb_section_spec_t host = {"soma", -1, 1.0, 10.0, 10.0, 1};
+    hb_discretization_t disc;
+    hb_discretization_default(&disc);
+    disc.policy = HB_CPOLICY_FIXED;
+    disc.count = 1;
+    disc.scheme = HB_SCHEME_NEURON;
+    hb_morph_t *morph = NULL;
+    hb_model_t *out = NULL;
+    hb_status_t status = hb_model_build_sections(&host, 1, mech->name, &morph, NULL);
+    if (status == HB_SUCCESS) status = hb_model_create(morph, &disc, &out);
+    if (status != HB_SUCCESS) {
+        hb_morph_destroy(morph);
+        return status;
+    }
+    out->owned_morph = morph; /* freed with the model from here on */
+    out->artificial = 1;
+    const hb_location_t at = {.kind = HB_LOC_SECTION, .section = 0, .x = 0.5};
+    status = hb_model_add_point(out, &at, mech, n, keys, values, context, NULL);
+    if (status == HB_SUCCESS && mech->net_event) status = hb_model_set_spike_source(out, 0);
+    if (status != HB_SUCCESS) {
+        hb_model_destroy(out);
+        return status;
+    }
+    *model = out;
+    return HB_SUCCESS;
+}
+
+hb_status_t hb_model_create_artificial(const char *name, int n, const char *const *keys,
+                                       const double *values, hb_model_t **model)
+{
+    static const char *const fn = "hb_model_create_artificial";
+    hb_clear_error();
+    if (!model) return hb_fail(HB_ERR_INVALID_VALUE, "%s: model is NULL", fn);
+    *model = NULL;
+    if (!name) return hb_fail(HB_ERR_INVALID_VALUE, "%s: name is NULL", fn);
+    if (n < 0 || (n > 0 && (!keys || !values)))
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %d parameters, keys %s, values %s; expected "
+                       "n >= 0 and both arrays for n > 0", fn, n, keys ? "given" : "NULL",
+                       values ? "given" : "NULL");
+    for (int i = 0; i < n; i++)
+        if (!keys[i]) return hb_fail(HB_ERR_INVALID_VALUE, "%s: keys[%d] is NULL", fn, i);
+    const hb_cat_mech_t *mech = NULL;
+    if (hb_catalogue_find_loaded(name, &mech) != HB_SUCCESS) {
+        char why[768];
+        snprintf(why, sizeof why, "%s", hb_last_error());
+        return hb_fail(HB_ERR_INVALID_VALUE, "%s: %s", fn, why);
+    }
+    return hb_model_artificial(mech, n, keys, values, fn, model);
 }
 
 hb_status_t hb_model_set_spike_source(hb_model_t *model, int synapse)

@@ -964,6 +964,33 @@ static hb_status_t cell_model(hb_json_loader_t *ld, const char *path, const json
     return status;
 }
 
+/* The end of a "cells" or "artificial" entry: the loader takes `morph` (a geometry read with
+ * `key`; either may be NULL) and `model` (may be NULL) into its owned lists, whatever `status`
+ * (the entry's build so far), then, where all went well, appends `count` copies of model to
+ * cells[]. Returns status or the first failure here. */
+static hb_status_t adopt_copies(hb_json_loader_t *ld, hb_status_t status, hb_morph_t *morph,
+                                char *key, hb_model_t *model, long count, hb_model_t ***cells,
+                                int *n_cells)
+{
+    if (morph && !own_file_morph(ld, morph, key)) {
+        hb_morph_destroy(morph);
+        free(key);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    } else if (!morph) {
+        free(key);
+    }
+    if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
+        hb_model_destroy(model);
+        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
+    }
+    if (status != HB_SUCCESS) return status;
+    hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
+    if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
+    for (long k = 0; k < count; k++) p[(*n_cells)++] = model;
+    *cells = p;
+    return HB_SUCCESS;
+}
+
 /* One entry of "cells": appends `count` copies to cells[]. */
 hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_t *cell,
                               hb_model_t ***cells, int *n_cells)
@@ -986,30 +1013,15 @@ hb_status_t hb_sim_json_cell(hb_json_loader_t *ld, const char *path, const json_
     hb_model_t *model = NULL;
     char *key = NULL;
     status = cell_model(ld, path, cell, NULL, &morph, &key, &model);
-    if (morph && !own_file_morph(ld, morph, key)) {
-        hb_morph_destroy(morph);
-        free(key);
-        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-    } else if (!morph) {
-        free(key);
-    }
-    if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
-        hb_model_destroy(model);
-        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-    }
-    if (status != HB_SUCCESS) return status;
-    hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
-    if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
-    for (long k = 0; k < count; k++) p[(*n_cells)++] = model;
-    *cells = p;
-    return HB_SUCCESS;
+    return adopt_copies(ld, status, morph, key, model, count, cells, n_cells);
 }
 
 /* One entry of a network's "artificial" ({"mechanism": "IntFire1", "count": N, "tau": 10}):
- * appends `count` copies of an artificial cell's host to cells[]. The host is a cell of one
- * compartment without mechanisms (v stays at v_init: the ARTIFICIAL_CELL reads no v and
- * carries no current), its one point process the artificial cell, its spike source where the
- * NET_RECEIVE calls net_event; the engine steps and delivers it as any cell's point process. */
+ * appends `count` copies of an artificial cell's host (hb_model_artificial, the model
+ * hb_model_create_artificial makes) to cells[]. The host is a cell of one compartment without
+ * mechanisms (v stays at v_init: the ARTIFICIAL_CELL reads no v and carries no current), its one
+ * point process the artificial cell, its spike source where the NET_RECEIVE calls net_event;
+ * the engine steps and delivers it as any cell's point process. */
 hb_status_t hb_sim_json_artificial(hb_json_loader_t *ld, const char *path, const json_t *item,
                                    hb_model_t ***cells, int *n_cells)
 {
@@ -1038,41 +1050,13 @@ hb_status_t hb_sim_json_artificial(hb_json_loader_t *ld, const char *path, const
         hb_json_join(key, path, k);
         if ((status = params_number(ld, key, k, val, &par))) break;
     }
-    /* the host: one compartment of 10 um x 10 um (its area unread) */
-    json_t *host = status ? NULL
-                          : json_pack("{s:[{s:s,s:n,s:f,s:f,s:s}]}", "sections", "name", "soma",
-                                      "parent", "length", 10.0, "diam", 10.0, "type", "soma");
-    if (!status && !host) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-    hb_morph_t *morph = NULL;
     hb_model_t *model = NULL;
-    char *mkey = NULL;
-    if (!status) status = cell_model(ld, path, host, NULL, &morph, &mkey, &model);
-    json_decref(host);
     if (!status) {
-        const hb_location_t at = {.kind = HB_LOC_SECTION, .section = 0, .x = 0.5};
         snprintf(context, sizeof context, "%s: %s", ld->file, path);
-        model->artificial = 1;
-        status = hb_model_add_point(model, &at, mech, par.n, par.keys, par.values, context, NULL);
-        if (!status && mech->net_event) status = hb_model_set_spike_source(model, 0);
+        status = hb_model_artificial(mech, par.n, par.keys, par.values, context, &model);
     }
     params_free(&par);
-    if (morph && !own_file_morph(ld, morph, mkey)) {
-        hb_morph_destroy(morph);
-        free(mkey);
-        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-    } else if (!morph) {
-        free(mkey);
-    }
-    if (model && !own((void ***)&ld->owned.models, &ld->owned.n_models, model)) {
-        hb_model_destroy(model);
-        if (status == HB_SUCCESS) status = hb_fail(HB_ERR_ALLOC, "%s: out of memory", ld->file);
-    }
-    if (status != HB_SUCCESS) return status;
-    hb_model_t **p = realloc(*cells, ((size_t)*n_cells + (size_t)count) * sizeof *p);
-    if (!p) return hb_fail(HB_ERR_ALLOC, "%s: out of memory for %ld cells", ld->file, count);
-    for (long c = 0; c < count; c++) p[(*n_cells)++] = model;
-    *cells = p;
-    return HB_SUCCESS;
+    return adopt_copies(ld, status, NULL, NULL, model, count, cells, n_cells);
 }
 
 hb_status_t hb_model_parse_json(const char *text, size_t length, const char *name,

@@ -126,6 +126,12 @@ hb_status_t hb_model_insert_cat(hb_model_t *model, int swc_type, const hb_cat_me
 hb_status_t hb_model_add_point(hb_model_t *model, const hb_location_t *where,
                                const hb_cat_mech_t *mech, int n, const char *const *keys,
                                const double *values, const char *context, int *index);
+/* The host of ARTIFICIAL_CELL `mech` (hb_model_create_artificial, a network file's
+ * "artificial"): a model of one compartment without mechanisms, which owns its geometry, its one
+ * point process `mech` with keys[i] = values[i] (checked as hb_model_add_point's, `context`
+ * leading the messages), its spike source where the NET_RECEIVE calls net_event. */
+hb_status_t hb_model_artificial(const hb_cat_mech_t *mech, int n, const char *const *keys,
+                                const double *values, const char *context, hb_model_t **model);
 /* The hard-coded synapses before synapse k of the model (its index among them when it is one). */
 int hb_model_hand_synapse(const hb_model_t *model, int k);
 /* RANGE PARAMETER `key` of `mech` (inserted there before) on the region's nodes = value (a + b
