@@ -76,7 +76,8 @@ if grep -q "backends: .*cuda" "$tmp/version" && command -v nvidia-smi > /dev/nul
     edit gpu 'm["backend"] = "cuda"; m["catalogues"] = ["artificial_gpu.so"]'
     expect_status 0 "artificial-cell network on the GPU" -- "$bin" run "$tmp/gpu.json" -o "$tmp/gpu" --quiet
     cmp -s "$tmp/seq/spikes.dat" "$tmp/gpu/spikes.dat" && ok || bad "artificial-cell network on the GPU: spikes differ from the CPU's"
-    edit nokernels 'm["backend"] = "cuda"'
+    expect_status 0 "build the artificial cells --no-cuda" -- "$bin" build-catalogue "$src/tests/nmodl/artificial" --no-cuda -o "$tmp/artificial_cpu.so"
+    edit nokernels 'm["backend"] = "cuda"; m["catalogues"] = ["artificial_cpu.so"]'
     expect_status 1 "artificial cells without CUDA kernels on the GPU" -- "$bin" run "$tmp/nokernels.json" -o "$tmp/bad" --quiet
     expect_grep "$tmp/err" "simulation: [A-Za-z]* is a user catalogue's mechanism without CUDA kernels" "artificial cells without CUDA kernels on the GPU"
 else
