@@ -68,12 +68,21 @@ expect_grep "$tmp/err" 'network.artificial\[1\].mechanism: expected an artificia
 edit notarray 'm["network"]["artificial"] = {"mechanism": "Pulses"}'
 expect_status 1 "artificial not an array" -- "$bin" run "$tmp/notarray.json" -o "$tmp/bad" --quiet
 expect_grep "$tmp/err" 'network.artificial: expected an array' "artificial not an array"
-edit gpu 'm["backend"] = "cuda"'
+# the GPU (a CUDA build with a device): the catalogue built --cuda, the same spikes bit for
+# bit, and one built without its kernels refused by name; without a device, refused
 "$bin" --version > "$tmp/version"
-expect_status 1 "artificial cells on the GPU" -- "$bin" run "$tmp/gpu.json" -o "$tmp/bad" --quiet
 if grep -q "backends: .*cuda" "$tmp/version" && command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
-    expect_grep "$tmp/err" "simulation: [A-Za-z]* is an artificial cell .ARTIFICIAL_CELL, a network.s \"artificial\"., which backend 'cuda' does not step yet; expected backend seq or omp" "artificial cells on the GPU"
+    expect_status 0 "build the artificial cells --cuda" -- "$bin" build-catalogue "$src/tests/nmodl/artificial" --cuda -o "$tmp/artificial_gpu.so"
+    edit gpu 'm["backend"] = "cuda"; m["catalogues"] = ["artificial_gpu.so"]'
+    expect_status 0 "artificial-cell network on the GPU" -- "$bin" run "$tmp/gpu.json" -o "$tmp/gpu" --quiet
+    cmp -s "$tmp/seq/spikes.dat" "$tmp/gpu/spikes.dat" && ok || bad "artificial-cell network on the GPU: spikes differ from the CPU's"
+    expect_status 0 "build the artificial cells --no-cuda" -- "$bin" build-catalogue "$src/tests/nmodl/artificial" --no-cuda -o "$tmp/artificial_cpu.so"
+    edit nokernels 'm["backend"] = "cuda"; m["catalogues"] = ["artificial_cpu.so"]'
+    expect_status 1 "artificial cells without CUDA kernels on the GPU" -- "$bin" run "$tmp/nokernels.json" -o "$tmp/bad" --quiet
+    expect_grep "$tmp/err" "simulation: [A-Za-z]* is a user catalogue's mechanism without CUDA kernels" "artificial cells without CUDA kernels on the GPU"
 else
+    edit gpu 'm["backend"] = "cuda"'
+    expect_status 1 "artificial cells without a GPU" -- "$bin" run "$tmp/gpu.json" -o "$tmp/bad" --quiet
     expect_grep "$tmp/err" "backend 'cuda' is not available" "artificial cells without a GPU"
 fi
 # the generator: USEION, a current, v in an ARTIFICIAL_CELL refused at the name

@@ -283,7 +283,7 @@ HB_HOSTDEV int hb_tree_cat_count(const hb_step_group_t *g, int q, int slot)
  * instances may share a row, whose sum takes them in the CPU's order); 0: in any order. */
 HB_HOSTDEV int hb_tree_cat_serial(const hb_step_group_t *g, int q)
 {
-    return g->cat->mech[q].mech->kind == HB_CAT_POINT;
+    return g->cat->mech[q].mech->kind != HB_CAT_DENSITY;
 }
 
 /* Assembly, after the inputs: kernel `kernel` (HB_CAT_CURRENT, with the cell's d and rhs, or

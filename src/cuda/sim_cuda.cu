@@ -525,11 +525,12 @@ static hb_status_t share_rows(const hb_step_group_t *h, hb_sim_tree_plan_t *plan
 static hb_status_t upload_arrays(dgroup_t *dg, const hb_step_group_t *h, hb_sim_tree_plan_t *plan,
                                  const size_t *pick, size_t n_pick, const size_t *cbase);
 
-/* 1: mechanism q of group g is a user catalogue's point process. */
+/* 1: mechanism q of group g is a user catalogue's point process (a POINT_PROCESS or an
+ * ARTIFICIAL_CELL, which its host cell steps and delivers as one). */
 static int is_user_point(const hb_step_group_t *groups, int g, int q)
 {
     const hb_step_cat_mech_t *cm = &groups[g].cat->mech[q];
-    return cm->builtin < 0 && cm->mech->kind == HB_CAT_POINT;
+    return cm->builtin < 0 && cm->mech->kind != HB_CAT_DENSITY;
 }
 
 /* The user catalogues' point processes of the groups, each once, in the order of the groups and
@@ -613,7 +614,7 @@ static hb_status_t upload_lanes(dgroup_t *dg, const hb_step_group_t *h)
         if (hc->mech[q].builtin >= 0) continue;
         for (int slot = 0; slot < dc->n_lanes; slot++) hb_cat_lane_view(&g, q, slot, &lanes[slot]);
         st = upload(&dc->lanes[q], (const hb_cat_lane_t *)lanes, (size_t)dc->n_lanes);
-        if (st == HB_SUCCESS && hc->mech[q].mech->kind == HB_CAT_POINT)
+        if (st == HB_SUCCESS && hc->mech[q].mech->kind != HB_CAT_DENSITY)
             dc->mech[q].lanes = dc->lanes[q]; /* the event delivery's (sim_events.cu) */
     }
     free(lanes);
@@ -645,7 +646,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h,
         const hb_step_cat_mech_t *hm = &hc->mech[q];
         const hb_cat_mech_t *m = hm->mech;
         if (hm->builtin < 0 && (!m->cuda || !m->cuda->current || !m->cuda->state ||
-                                (m->kind == HB_CAT_POINT && m->n_weight >= 0 &&
+                                (m->kind != HB_CAT_DENSITY && m->n_weight >= 0 &&
                                  !m->cuda->net_receive)))
             return hb_fail(HB_ERR_NOT_SUPPORTED, "GPU simulation: %s is a user catalogue's "
                            "mechanism without CUDA kernels; expected its catalogue built by "
@@ -661,7 +662,7 @@ static hb_status_t upload_cat(dgroup_t *dg, const hb_step_group_t *h,
         dm->table = NULL;
         dm->area = NULL;
         dm->lanes = NULL; /* upload_lanes' */
-        dm->user_key = hm->builtin < 0 && m->kind == HB_CAT_POINT
+        dm->user_key = hm->builtin < 0 && m->kind != HB_CAT_DENSITY
                            ? user_point_key(groups, n_groups, m)
                            : 0;
         if (dm->user_key < 0) return hb_fail(HB_ERR_ALLOC, "GPU simulation: out of host memory");

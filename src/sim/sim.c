@@ -117,14 +117,6 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
     for (int g = 0; g < sim->n_groups; g++) {
         const hb_step_cat_t *cat = sim->groups[g].cat;
         if (!cat) continue;
-        for (int q = 0; q < cat->n_mech; q++) /* artificial cells: the CPU engine's alone */
-            if (cat->mech[q].mech->kind == HB_CAT_ARTIFICIAL && !sim->ops->steps_in_place)
-                return hb_fail(HB_ERR_NOT_SUPPORTED,
-                               "simulation: %s is an artificial cell (ARTIFICIAL_CELL, a "
-                               "network's \"artificial\"), which backend '%s' does not step "
-                               "yet; expected backend seq or omp",
-                               cat->mech[q].mech->name,
-                               hb_backend_name(hb_context_backend(sim->ctx)));
         for (int q = 0; q < cat->n_mech; q++) /* point processes first: their own message */
             if (cat->mech[q].mech->kind != HB_CAT_DENSITY && !sim->ops->points)
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
@@ -153,7 +145,7 @@ static hb_status_t check_catalogue(const hb_sim_t *sim)
                                m->name, hb_backend_name(hb_context_backend(sim->ctx)));
             if (cat->mech[q].builtin < 0 &&
                 (!m->cuda || !m->cuda->current || !m->cuda->state ||
-                 (m->kind == HB_CAT_POINT && m->n_weight >= 0 && !m->cuda->net_receive)))
+                 (m->kind != HB_CAT_DENSITY && m->n_weight >= 0 && !m->cuda->net_receive)))
                 return hb_fail(HB_ERR_NOT_SUPPORTED,
                                "simulation: %s is a user catalogue's mechanism without CUDA "
                                "kernels (its catalogue was built by build-catalogue without "

@@ -40,7 +40,9 @@
  * net_move, WATCH) in net_selfev.json and net_coincide.json, tests/nmodl/hetero_self's
  * HeteroSyn (FOR_NETCONS on self-events) and tests/nmodl/hetero's (FOR_NETCONS alone) in
  * net_hetero.json, and tests/nmodl/netev's SpikeOut and Relay (net_event: point processes as
- * their cells' spike sources) in net_netev.json: spikes and records bitwise the CPU's.
+ * their cells' spike sources) in net_netev.json, and tests/nmodl/artificial's Pulses and
+ * LeakyFire (ARTIFICIAL_CELLs: gids of their own, each on a one-row host cell, driving hh cells
+ * and driven by them) in net_artificial.json: spikes and records bitwise the CPU's.
  * Exit status non-zero on any failure; 77 without a CUDA device (ctest's skip).
  *
  * Usage: test_gpu_net NETWORK.json|MORPHOLOGY_FOLDER...
@@ -513,10 +515,13 @@ static void user_points(const char *dir, hb_backend_t cpu, int builtin)
  * FOR_NETCONS in a self-event's NET_RECEIVE) and tests/nmodl/hetero (FOR_NETCONS with no
  * self-event: its events through the rounds too) in net_hetero.json, and tests/nmodl/netev
  * (SpikeOut: WATCH then net_event; Relay: net_event on every third event; each its cell's spike
- * source, so the rounds' net_event requests are the network's spikes) in net_netev.json,
- * recorded here: on the GPU (the host's queue in rounds, the catalogues' net_receive_self and
- * watch kernels) spikes and every recorded value bitwise the CPU's, in a group of copies and
- * the mixed group, plain and with the tasks exchange. */
+ * source, so the rounds' net_event requests are the network's spikes) in net_netev.json, and
+ * tests/nmodl/artificial (Pulses: net_send from INITIAL, net_event on its self-events;
+ * LeakyFire: net_event and a refractory self-event; ARTIFICIAL_CELLs, each its one-row host's
+ * point process and spike source, beside hh cells with the built-in ExpSyn) in
+ * net_artificial.json, recorded here: on the GPU (the host's queue in rounds, the catalogues'
+ * net_receive_self and watch kernels) spikes and every recorded value bitwise the CPU's, in a
+ * group of copies and the mixed group, plain and with the tasks exchange. */
 static void self_events(const char *dir, hb_backend_t cpu)
 {
     /* net_netev.json records nothing itself: the ring cells' v, ExpSyn's g and SpikeOut's
@@ -525,6 +530,13 @@ static void self_events(const char *dir, hb_backend_t cpu)
         "\"record\": [{\"gids\": [\"0-3\"], \"variables\": [\"v\", \"syn[0].g\", "
         "\"syn[1].nspike\"], \"sample_dt\": 0.25}, {\"gids\": [4], \"variables\": [\"v\", "
         "\"syn[0].n\", \"syn[0].nrelay\"], \"sample_dt\": 0.25}],";
+    /* net_artificial.json neither: the hh cells' v and ExpSyn's g, Pulses' count and its host's
+     * v (v_init throughout), LeakyFire's level, last change and refractory flag */
+    static const char artificial_record[] =
+        "\"record\": [{\"gids\": [\"0-3\"], \"variables\": [\"v\", \"syn[0].g\"], "
+        "\"sample_dt\": 0.25}, {\"gids\": [\"4-5\"], \"variables\": [\"v\", \"syn[0].sent\"], "
+        "\"sample_dt\": 0.25}, {\"gids\": [\"6-7\"], \"variables\": [\"syn[0].u\", "
+        "\"syn[0].tlast\", \"syn[0].hold\"], \"sample_dt\": 0.25}],";
     static const struct {
         const char *mods, *json, *so; /* tests/nmodl/MODS, tests/reference/JSON.json, its "SO" */
         const char *record;           /* a "record" section put first in the document, or NULL */
@@ -532,7 +544,8 @@ static void self_events(const char *dir, hb_backend_t cpu)
                 {"selfev", "net_coincide", "selfev.so", NULL},
                 {"hetero_self", "net_hetero", "hetero.so", NULL},
                 {"hetero", "net_hetero", "hetero.so", NULL},
-                {"netev", "net_netev", "netev.so", netev_record}};
+                {"netev", "net_netev", "netev.so", netev_record},
+                {"artificial", "net_artificial", "artificial.so", artificial_record}};
     char cmd[8192], so[256], path[256];
     for (size_t f = 0; f < sizeof nets / sizeof *nets; f++) {
         snprintf(so, sizeof so, "%s/%s.so", dir, nets[f].mods);
