@@ -60,8 +60,7 @@ cmp -s "$tmp/sto/spikes.dat" "$tmp/det/spikes.dat" && bad "stochastic release ga
 same() { same_run "$tmp/sto" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/sto's
 expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive "$bin" run "$tmp/sto_omp.json" -o "$tmp/omp" --quiet
 same "$tmp/omp" "stochastic on 2 threads"
-expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+if have_mpi; then
     expect_status 0 "stochastic, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "stochastic on 2 ranks"
 fi

@@ -22,29 +22,13 @@ for g in 4 5 6 7; do
 done
 [ "$(awk '$1 == 4 { printf "%s ", $2 }' "$tmp/seq/spikes.dat")" = "5 12 19 26 33 40 47 54 61 68 75 82 " ] &&
     ok || bad "Pulses gid 4's spikes are not at start + k interval"
-edit() { # NAME PYTHON-STATEMENT: $tmp/NAME.json, artificial.json with m changed
-    /usr/bin/python3 - "$tmp/artificial.json" "$tmp/$1.json" "$2" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(m, open(sys.argv[2], "w"))
-PY
-}
-expect_status 0 "artificial-cell network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/artificial_omp.json" -o "$tmp/omp" --quiet
-cmp -s "$tmp/seq/spikes.dat" "$tmp/omp/spikes.dat" && ok || bad "artificial-cell network on 2 threads: spikes differ"
-expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    for n in 2 3; do
-        expect_status 0 "artificial-cell network, $n ranks" -- mpi_ranks $n "$bin" run "$tmp/artificial.json" -o "$tmp/mpi$n" --quiet
-        cmp -s "$tmp/seq/spikes.dat" "$tmp/mpi$n/spikes.dat" && ok || bad "artificial-cell network on $n ranks: spikes differ"
-    done
-fi
+edit() { json_edit artificial "$@"; } # NAME PYTHON-STATEMENT: $tmp/NAME.json, artificial.json edited
+net_threads artificial "artificial-cell network" seq_spikes
+net_ranks artificial "artificial-cell network" seq_spikes 2 3
 # checkpoints: a restart at 41.3 ms (LeakyFire's levels and refractory self-events, Pulses'
 # waiting self-events in flight) is the run through, bit for bit
-expect_status 0 "artificial-cell network, checkpoints" -- "$bin" run "$tmp/artificial.json" -o "$tmp/ck" --quiet --checkpoint-every 41.3
-cmp -s "$tmp/seq/spikes.dat" "$tmp/ck/spikes.dat" && ok || bad "artificial-cell network with checkpoints: spikes differ"
-expect_status 0 "artificial-cell network, restarted" -- "$bin" run "$tmp/artificial.json" -o "$tmp/ck" --quiet --restart "$tmp/ck"
-cmp -s "$tmp/seq/spikes.dat" "$tmp/ck/spikes.dat" && ok || bad "artificial-cell network restarted: spikes differ"
+net_checkpoints artificial "artificial-cell network" seq_spikes 41.3
+net_restarted artificial "artificial-cell network" seq_spikes
 
 # bad input, each refused by name
 edit unknown 'm["network"]["artificial"][0]["mechanism"] = "IntFire9"'

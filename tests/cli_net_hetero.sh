@@ -50,22 +50,15 @@ print("net_hetero self-events: final nfirst %s, wsum %s uS, wfirst %s uS" % (
 sys.exit(0 if ((last[3::4] == 3).all() and (np.abs(last[1::4] - 0.06) < 1e-6).all()
                and (np.abs(last[2::4] - 0.02) < 1e-6).all()) else 1)
 PY
-same() { same_run "$tmp/seq" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/seq's
-expect_status 0 "FOR_NETCONS network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/hetero_omp.json" -o "$tmp/omp" --quiet
-same "$tmp/omp" "FOR_NETCONS network on 2 threads"
+net_threads hetero "FOR_NETCONS network" seq_same
 # a checkpoint at 50 ms (the weight vectors FOR_NETCONS rescaled, the synapses' fields, the
 # events waiting), restarted: the run through, bit for bit
-expect_status 0 "FOR_NETCONS network, checkpoints" -- "$bin" run "$tmp/hetero.json" -o "$tmp/ck" --quiet --checkpoint-every 50
-same "$tmp/ck" "FOR_NETCONS network with checkpoints"
+net_checkpoints hetero "FOR_NETCONS network" seq_same 50
 cp -r "$tmp/ck" "$tmp/rs"
 awk '/^#/ || $2 < 50' "$tmp/ck/spikes.dat" > "$tmp/rs/spikes.dat"
 expect_status 0 "FOR_NETCONS network, restarted at 50 ms" -- "$bin" run "$tmp/hetero.json" -o "$tmp/rs" --quiet --restart "$tmp/rs"
 cmp -s "$tmp/seq/spikes.dat" "$tmp/rs/spikes.dat" && ok || bad "restarted: spikes differ from the run through"
-expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "FOR_NETCONS network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/hetero.json" -o "$tmp/mpi2" --quiet
-    same "$tmp/mpi2" "FOR_NETCONS network on 2 ranks"
-fi
+net_ranks hetero "FOR_NETCONS network" seq_same 2
 
 echo "cli_net_hetero: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -25,41 +25,24 @@ user_net netev "net_event network" 40 # $tmp/seq: every spike in NEURON's step
 for g in 0 1 2 3; do
     awk -v g=$g '$1 == g' "$tmp/seq/spikes.dat" | grep -q . && ok || bad "ring cell $g has no spike"
 done
-expect_status 0 "net_event network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/netev_omp.json" -o "$tmp/omp" --quiet
-cmp -s "$tmp/seq/spikes.dat" "$tmp/omp/spikes.dat" && ok || bad "net_event network on 2 threads: spikes differ"
-expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    for n in 2 3; do
-        expect_status 0 "net_event network, $n ranks" -- mpi_ranks $n "$bin" run "$tmp/netev.json" -o "$tmp/mpi$n" --quiet
-        cmp -s "$tmp/seq/spikes.dat" "$tmp/mpi$n/spikes.dat" && ok || bad "net_event network on $n ranks: spikes differ"
-    done
-fi
+net_threads netev "net_event network" seq_spikes
+net_ranks netev "net_event network" seq_spikes 2 3
 # the overlapped exchanges (an epoch of half the smallest delay) give the same spikes
 for x in iallgatherv tasks; do
     sed -e "s/\"network\": {/\"network\": {\"exchange\": \"$x\", /" "$tmp/netev.json" > "$tmp/$x.json"
     expect_status 0 "net_event network, exchange $x" -- "$bin" run "$tmp/$x.json" -o "$tmp/$x" --quiet
-    cmp -s "$tmp/seq/spikes.dat" "$tmp/$x/spikes.dat" && ok || bad "net_event network, exchange $x: spikes differ"
+    seq_spikes "$tmp/$x" "net_event network, exchange $x"
 done
 # a second run of the same file: no spike of the first is left over
-expect_status 0 "net_event network again" -- "$bin" run "$tmp/netev.json" -o "$tmp/again" --quiet
-cmp -s "$tmp/seq/spikes.dat" "$tmp/again/spikes.dat" && ok || bad "net_event network run again: spikes differ"
+net_again netev "net_event network" seq_spikes
 # checkpoints: the spikes are taken every epoch, the queue is the self-events'; a restart at
 # 33.3 ms (WATCHes armed, the relay's count mid-way) is the run through, bit for bit
-expect_status 0 "net_event network, checkpoints" -- "$bin" run "$tmp/netev.json" -o "$tmp/ck" --quiet --checkpoint-every 33.3
-cmp -s "$tmp/seq/spikes.dat" "$tmp/ck/spikes.dat" && ok || bad "net_event network with checkpoints: spikes differ"
-expect_status 0 "net_event network, restarted" -- "$bin" run "$tmp/netev.json" -o "$tmp/ck" --quiet --restart "$tmp/ck"
-cmp -s "$tmp/seq/spikes.dat" "$tmp/ck/spikes.dat" && ok || bad "net_event network restarted: spikes differ"
+net_checkpoints netev "net_event network" seq_spikes 33.3
+net_restarted netev "net_event network" seq_spikes
 
 # bad uses: a spike source that sends no events, a detector beside it, a synapse that is not
 # there, net_event outside NET_RECEIVE (as nocmodl refuses it), a spike at another time
-edit() { # NAME PYTHON-STATEMENT: $tmp/NAME.json, netev.json with m changed
-    /usr/bin/python3 - "$tmp/netev.json" "$tmp/$1.json" "$2" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(m, open(sys.argv[2], "w"))
-PY
-}
+edit() { json_edit netev "$@"; } # NAME PYTHON-STATEMENT: $tmp/NAME.json, netev.json edited
 edit nosend 'm["cells"][0]["spike_source"]["synapse"] = 0'
 expect_status 1 "a spike source that sends no events" -- "$bin" run "$tmp/nosend.json" -o "$tmp/bad" --quiet
 expect_grep "$tmp/err" 'cells\[0\].spike_source: synapse 0 (ExpSyn) sends no events; expected a point process whose NET_RECEIVE calls net_event' "a spike source that sends no events"

@@ -54,8 +54,7 @@ cmp -s "$tmp/sto/spikes.dat" "$tmp/ck12/spikes.dat" && ok || bad "1 -> 2 threads
 expect_status 0 "stochastic, omp checkpoints again" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck21" --quiet --checkpoint-every 70
 expect_status 0 "stochastic, a 2-thread checkpoint restarted on one" -- "$bin" run "$tmp/sto_omp.json" -o "$tmp/ck21" --quiet --restart "$tmp/ck21" --backend seq
 cmp -s "$tmp/sto/spikes.dat" "$tmp/ck21/spikes.dat" && ok || bad "2 -> 1 threads: spikes differ"
-expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+if have_mpi; then
     expect_status 0 "stochastic, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mpi2" --quiet
     same "$tmp/mpi2" "stochastic on 2 ranks"
     expect_status 0 "stochastic, 2 ranks, checkpoints" -- mpi_ranks 2 "$bin" run "$tmp/sto.json" -o "$tmp/mck" --quiet --checkpoint-every 70

@@ -36,47 +36,38 @@ ok = ok and ours[:, 1::4].max() > 0.03 and ours[:, 2::4].min() == 0.0
 ok = ok and ours[:, 3::4].max() > 0.004 and (ours[t < 3.5, 3::4] == 0).all()  # no AHP before the first spike
 sys.exit(0 if ok else 1)
 PY
-same() { same_run "$tmp/seq" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/seq's
-expect_status 0 "self-event network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/selfev_omp.json" -o "$tmp/omp" --quiet
-same "$tmp/omp" "self-event network on 2 threads"
-expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "self-event network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mpi2" --quiet
-    same "$tmp/mpi2" "self-event network on 2 ranks"
-fi
+net_threads selfev "self-event network" seq_same
+net_ranks selfev "self-event network" seq_same 2
 # a second run of the same file: the queue starts empty at each initialisation
-expect_status 0 "self-event network again" -- "$bin" run "$tmp/selfev.json" -o "$tmp/again" --quiet
-same "$tmp/again" "self-event network run again"
+net_again selfev "self-event network" seq_same
 # checkpoints (format 5) hold the waiting self-events: at 72.5 ms 13 wait (PulseSyn's kicks
 # mid-pulse, their closings, RetrigSyn's closings net_move moves, with their connections'
 # vectors); a restart there is the run through, bit for bit (a restart keeping INITIAL's queue
 # instead differs in spikes and traces)
-expect_status 0 "self-event network, checkpoints" -- "$bin" run "$tmp/selfev.json" -o "$tmp/ck" --quiet \
-    --checkpoint-every 72.5
-same "$tmp/ck" "self-event network with checkpoints"
+net_checkpoints selfev "self-event network" seq_same 72.5
 [ -s "$tmp/ck/checkpoint.0.bin" ] && ok || bad "no checkpoint written"
 cp -r "$tmp/ck" "$tmp/ck12"
 cp -r "$tmp/ck" "$tmp/ckr1"
 expect_status 0 "self-event network, restarted at 72.5 ms" -- "$bin" run "$tmp/selfev.json" -o "$tmp/ck" --quiet \
     --restart "$tmp/ck"
-same "$tmp/ck" "self-event network restarted"
+seq_same "$tmp/ck" "self-event network restarted"
 expect_status 0 "self-event network, a one-thread checkpoint restarted on 2 threads" -- "$bin" run \
     "$tmp/selfev.json" -o "$tmp/ck12" --quiet --restart "$tmp/ck12" --backend omp --threads 2
-same "$tmp/ck12" "self-event network, a one-thread checkpoint restarted on 2 threads"
+seq_same "$tmp/ck12" "self-event network, a one-thread checkpoint restarted on 2 threads"
 if [ -d "$tmp/mpi2" ]; then
     expect_status 0 "self-event network, 2 ranks, checkpoints" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --checkpoint-every 72.5
     cp -r "$tmp/mck" "$tmp/mck1"
     cp -r "$tmp/mck" "$tmp/mck3"
     expect_status 0 "self-event network, 2 ranks, restarted" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/mck" --quiet --restart "$tmp/mck"
-    same "$tmp/mck" "self-event network, 2 ranks restarted"
+    seq_same "$tmp/mck" "self-event network, 2 ranks restarted"
     # on another rank count the waiting self-events move with their cells (their targets and
     # weight vectors renumbered; one synapse's ties, all sent on one rank, keep their order)
     expect_status 0 "self-event network, 1 rank -> 2" -- mpi_ranks 2 "$bin" run "$tmp/selfev.json" -o "$tmp/ckr1" --quiet --restart "$tmp/ckr1"
-    same "$tmp/ckr1" "self-event network, 1 rank -> 2"
+    seq_same "$tmp/ckr1" "self-event network, 1 rank -> 2"
     expect_status 0 "self-event network, 2 ranks -> 1" -- "$bin" run "$tmp/selfev.json" -o "$tmp/mck1" --quiet --restart "$tmp/mck1"
-    same "$tmp/mck1" "self-event network, 2 ranks -> 1"
+    seq_same "$tmp/mck1" "self-event network, 2 ranks -> 1"
     expect_status 0 "self-event network, 2 ranks -> 3" -- mpi_ranks 3 "$bin" run "$tmp/selfev.json" -o "$tmp/mck3" --quiet --restart "$tmp/mck3"
-    same "$tmp/mck3" "self-event network, 2 ranks -> 3"
+    seq_same "$tmp/mck3" "self-event network, 2 ranks -> 3"
 fi
 # samples at events' times (tests/reference/net_coincide.*: the same synapses on 2 cells for
 # 12 ms, recorded every step, every event at a sample's time): NEURON records a step's values
@@ -111,9 +102,7 @@ PY
 expect_status 0 "events at samples' times, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/coincide_omp.json" -o "$tmp/co_omp" --quiet
 same_run "$tmp/co" "$tmp/co_omp" "events at samples' times on 2 threads"
 if [ -d "$tmp/mpi2" ]; then
-    expect_status 0 "events at samples' times, 2 ranks" -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        mpirun --allow-run-as-root -np 2 "$bin" run "$tmp/coincide.json" -o "$tmp/co_mpi2" --quiet
+    expect_status 0 "events at samples' times, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/coincide.json" -o "$tmp/co_mpi2" --quiet
     same_run "$tmp/co" "$tmp/co_mpi2" "events at samples' times on 2 ranks"
 fi
 # bad uses in .mod files: FILE:LINE:COLUMN and where they belong

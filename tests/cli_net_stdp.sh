@@ -28,20 +28,15 @@ print("net_stdp: final wsyn %s uS" % " ".join("%.5g" % x for x in w))
 ok = ok and w.max() == np.float32(0.012) and w.min() == 0.0 and 0 < w[1] < 0.006  # wmax, 0, between
 sys.exit(0 if ok else 1)
 PY
-same() { same_run "$tmp/seq" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/seq's
-expect_status 0 "STDP network, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/stdp_omp.json" -o "$tmp/omp" --quiet
-same "$tmp/omp" "STDP network on 2 threads"
+net_threads stdp "STDP network" seq_same
 expect_status 0 "version" -- "$bin" --version
 if grep -q "backends: [a-z, ]*cuda" "$tmp/out"; then # a user's point process on the GPU
     expect_status 0 "build STDPSyn --cuda" -- "$bin" build-catalogue "$src/tests/nmodl/stdp" --cuda -o "$tmp/stdp_gpu.so"
     sed -e 's/"backend": "seq"/"backend": "cuda"/' -e 's/"stdp.so"/"stdp_gpu.so"/' "$tmp/stdp.json" > "$tmp/stdp_gpu.json"
     expect_status 0 "STDP network on CUDA" -- "$bin" run "$tmp/stdp_gpu.json" -o "$tmp/gpu" --quiet
-    same "$tmp/gpu" "STDP network on the GPU"
+    seq_same "$tmp/gpu" "STDP network on the GPU"
 fi
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
-    expect_status 0 "STDP network, 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/stdp.json" -o "$tmp/mpi2" --quiet
-    same "$tmp/mpi2" "STDP network on 2 ranks"
-fi
+net_ranks stdp "STDP network" seq_same 2
 # a point process's variable it does not have, refused with the nearest name
 sed -e 's/"syn\[1\].wsyn"/"syn[1].wsyn_"/' "$tmp/stdp.json" > "$tmp/bad.json"
 expect_status 1 "recording an unknown variable" -- "$bin" run "$tmp/bad.json" -o "$tmp/bad" --quiet

@@ -94,3 +94,56 @@ spikes_match() {
             exit !(nref == nours && m == nref && nref >= min + 0 && (below == "" || cells >= min_below + 0))
         }' "$2" "$3"
 }
+# json_edit FROM NAME PYTHON-STATEMENT: $tmp/NAME.json, $tmp/FROM.json with its dict m changed
+# by the statement (a bad-input variant of a network)
+json_edit() {
+    /usr/bin/python3 - "$tmp/$1.json" "$tmp/$2.json" "$3" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(m, open(sys.argv[2], "w"))
+PY
+}
+# have_mpi: this build has MPI and mpirun is here (`--version` checked on the way; its output
+# left in $tmp/out)
+have_mpi() {
+    expect_status 0 "version" -- "$bin" --version
+    command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"
+}
+# The checks below follow user_net: each runs $tmp/NAME.json (or its omp twin) again, into a
+# directory of its own, and CHECK (seq_spikes or seq_same) holds the run to $tmp/seq's.
+# seq_spikes DIR WHAT: DIR's spikes.dat bitwise $tmp/seq's
+seq_spikes() { cmp -s "$tmp/seq/spikes.dat" "$1/spikes.dat" && ok || bad "$2: spikes differ"; }
+# seq_same DIR WHAT: DIR's spikes and traces bitwise $tmp/seq's
+seq_same() { same_run "$tmp/seq" "$@"; }
+# net_threads NAME WHAT CHECK: $tmp/NAME_omp.json on 2 threads, into $tmp/omp
+net_threads() {
+    expect_status 0 "$2, 2 threads" -- env OMP_NUM_THREADS=2 "$bin" run "$tmp/$1_omp.json" -o "$tmp/omp" --quiet
+    "$3" "$tmp/omp" "$2 on 2 threads"
+}
+# net_ranks NAME WHAT CHECK N...: where have_mpi, $tmp/NAME.json on each N ranks, into $tmp/mpiN
+net_ranks() {
+    local name=$1 what=$2 check=$3 n
+    shift 3
+    have_mpi || return 0
+    for n in "$@"; do
+        expect_status 0 "$what, $n ranks" -- mpi_ranks "$n" "$bin" run "$tmp/$name.json" -o "$tmp/mpi$n" --quiet
+        "$check" "$tmp/mpi$n" "$what on $n ranks"
+    done
+}
+# net_again NAME WHAT CHECK: a second run of the same file, into $tmp/again (nothing of the
+# first left over)
+net_again() {
+    expect_status 0 "$2 again" -- "$bin" run "$tmp/$1.json" -o "$tmp/again" --quiet
+    "$3" "$tmp/again" "$2 run again"
+}
+# net_checkpoints NAME WHAT CHECK EVERY: a checkpoint every EVERY ms, into $tmp/ck
+net_checkpoints() {
+    expect_status 0 "$2, checkpoints" -- "$bin" run "$tmp/$1.json" -o "$tmp/ck" --quiet --checkpoint-every "$4"
+    "$3" "$tmp/ck" "$2 with checkpoints"
+}
+# net_restarted NAME WHAT CHECK: restarted from net_checkpoints' last, in $tmp/ck
+net_restarted() {
+    expect_status 0 "$2, restarted" -- "$bin" run "$tmp/$1.json" -o "$tmp/ck" --quiet --restart "$tmp/ck"
+    "$3" "$tmp/ck" "$2 restarted"
+}

@@ -71,8 +71,7 @@ cmp -s "$tmp/ra/spikes.dat" "$tmp/r2/spikes.dat" && ok || bad "TMSyn ring 2 -> 1
 # connections' weight vectors (TMSyn's y, z, u and tsyn per connection) from the old ranks'
 # files; 1 -> 2, 2 -> 1 and 2 -> 3 ranks restart to the run through's spikes (with the vectors
 # left as INITIAL sets them, the resources restart recovered and the spikes differ)
-expect_status 0 "version" -- "$bin" --version
-if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/out"; then
+if have_mpi; then
     expect_status 0 "TMSyn ring, checkpoint on one rank" -- "$bin" run "$tmp/net.json" -o "$tmp/k1" --quiet --checkpoint-every 40
     expect_status 0 "TMSyn ring, checkpoint on 2 ranks" -- mpi_ranks 2 "$bin" run "$tmp/net.json" -o "$tmp/k2" --quiet --checkpoint-every 40
     cmp -s "$tmp/ra/spikes.dat" "$tmp/k2/spikes.dat" && ok || bad "TMSyn ring on 2 ranks: spikes differ"

@@ -150,4 +150,29 @@ static inline int add_probe(hb_model_t *model, hb_location_t where, const char *
     return index;
 }
 
+/* A run's probes 0..n_probes-1 against NEURON's traces ref[] (every reference sample matched,
+ * checked) and probe 0's spikes against NEURON's want[]: the largest |v - NEURON| [mV] into
+ * *worst_v, the largest |t - NEURON| [ms] into *worst_t (INFINITY when the counts differ);
+ * returns the run's spike count. */
+static inline int against_neuron(hb_sim_t *sim, const trace_t *ref, int n_probes,
+                                 const double *want, int n_want, const char *name,
+                                 double *worst_v, double *worst_t)
+{
+    const double *ts, *v, *spikes;
+    int nt, n_spikes = 0;
+    *worst_v = 0.0;
+    CHECK_OK(hb_sim_sample_times(sim, &ts, &nt));
+    for (int p = 0; p < n_probes; p++) {
+        CHECK_OK(hb_sim_probe_trace(sim, p, &v, &nt));
+        trace_error_t e = trace_compare(ts, v, nt, &ref[p], 1.0, 1.0);
+        CHECKF(e.matched == ref[p].n, "%s: %d of %d samples matched", name, e.matched, ref[p].n);
+        *worst_v = fmax(*worst_v, e.max_abs);
+    }
+    CHECK_OK(hb_sim_spikes(sim, 0, &spikes, &n_spikes));
+    *worst_t = n_spikes == n_want ? 0.0 : INFINITY;
+    for (int k = 0; k < n_spikes && k < n_want; k++)
+        *worst_t = fmax(*worst_t, fabs(spikes[k] - want[k]));
+    return n_spikes;
+}
+
 #endif

@@ -313,19 +313,8 @@ static void test_trace(const char *name, const char *file, int keep)
     hb_sim_options_t opt = sim_options(0.025, 20.0, 0.25);
     sim = run_model(model, &opt);
     if (!sim) goto out;
-    const double *ts, *v, *spikes;
-    int nt, n_spikes;
-    double worst_v = 0.0;
-    CHECK_OK(hb_sim_sample_times(sim, &ts, &nt));
-    for (int k = 0; k < 3; k++) {
-        CHECK_OK(hb_sim_probe_trace(sim, k, &v, &nt));
-        trace_error_t e = trace_compare(ts, v, nt, &tr[k], 1.0, 1.0);
-        CHECKF(e.matched == tr[k].n, "%s: %d of %d samples matched", name, e.matched, tr[k].n);
-        worst_v = fmax(worst_v, e.max_abs);
-    }
-    CHECK_OK(hb_sim_spikes(sim, 0, &spikes, &n_spikes));
-    double worst_t = n_spikes == n_want ? 0.0 : INFINITY;
-    for (int k = 0; k < n_spikes && k < n_want; k++) worst_t = fmax(worst_t, fabs(spikes[k] - want[k]));
+    double worst_v, worst_t;
+    const int n_spikes = against_neuron(sim, tr, 3, want, n_want, name, &worst_v, &worst_t);
     printf("%s trace: %d spikes (NEURON %d), max |t - NEURON| %.3g ms, max |v - NEURON| %.3g mV\n",
            name, n_spikes, n_want, worst_t, worst_v);
     CHECKF(worst_t < 1e-6, "%s: spike times differ by %.3g ms", name, worst_t);

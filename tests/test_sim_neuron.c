@@ -270,19 +270,8 @@ static void matrix_hh(const char *name)
     add_probe(model, tip_at, "tip", 0, 0.0);
     sim = cell_run(model, 0.025, ref[0].t[ref[0].n - 1], ref[0].t[1] - ref[0].t[0]);
     if (!sim) goto out;
-    const double *ts, *v, *spikes;
-    int nt, n_spikes;
-    double worst_v = 0.0;
-    CHECK_OK(hb_sim_sample_times(sim, &ts, &nt));
-    for (int p = 0; p < 2; p++) {
-        CHECK_OK(hb_sim_probe_trace(sim, p, &v, &nt));
-        trace_error_t e = trace_compare(ts, v, nt, &ref[p], 1.0, 1.0);
-        CHECKF(e.matched == ref[p].n, "%s: %d of %d samples matched", name, e.matched, ref[p].n);
-        worst_v = fmax(worst_v, e.max_abs);
-    }
-    CHECK_OK(hb_sim_spikes(sim, 0, &spikes, &n_spikes));
-    double worst_t = n_spikes == n_want ? 0.0 : INFINITY;
-    for (int k = 0; k < n_spikes && k < n_want; k++) worst_t = fmax(worst_t, fabs(spikes[k] - want[k]));
+    double worst_v, worst_t;
+    const int n_spikes = against_neuron(sim, ref, 2, want, n_want, name, &worst_v, &worst_t);
     printf("%s hh: %d spikes (NEURON %d), max |t - NEURON| %.3g ms, max |v - NEURON| %.3g mV\n", name,
            n_spikes, n_want, worst_t, worst_v);
     CHECKF(worst_t < SPIKE_TOL_MS, "%s: spike times differ by %.3g ms", name, worst_t);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "common/event_order.h"
+#include "common/grow.h"
 
 static int before(const hb_self_event_t *a, const hb_self_event_t *b)
 {
@@ -188,25 +189,12 @@ void hb_self_scratch_free(hb_self_scratch_t *s)
     *s = (hb_self_scratch_t){0};
 }
 
-/* Room for n elements of size bytes at *p (realloc: the contents kept). */
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n <= *cap) return 1;
-    size_t c = *cap ? *cap : 64;
-    while (c < n) c *= 2;
-    void *r = realloc(*p, c * size);
-    if (!r) return 0;
-    *p = r;
-    *cap = c;
-    return 1;
-}
-
 hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *net, size_t n_net,
                            const hb_self_runner_t *runner, hb_self_scratch_t *s)
 {
     /* the network events per target: group g is net[start, end), its cursor at group[3g + 2] */
     size_t n_group = 0;
-    if (!grow((void **)&s->group, &s->cap_group, 3 * n_net + 3, sizeof *s->group))
+    if (!hb_grow((void **)&s->group, &s->cap_group, 3 * n_net + 3, sizeof *s->group))
         return hb_fail(HB_ERR_ALLOC, "self-events: out of memory for %zu events", n_net);
     for (size_t i = 0; i < n_net; i++)
         if (i == 0 || net[i].target != net[i - 1].target) {
@@ -220,17 +208,17 @@ hb_status_t hb_self_rounds(hb_self_queue_t *q, long step, const hb_self_call_t *
         size_t n_due = 0; /* every due self-event, in the queue's order (target, time, sending) */
         hb_self_event_t se;
         while (hb_self_due(q, step, &se)) {
-            if (!grow((void **)&s->due, &s->cap_due, n_due + 1, sizeof *s->due))
+            if (!hb_grow((void **)&s->due, &s->cap_due, n_due + 1, sizeof *s->due))
                 return hb_fail(HB_ERR_ALLOC, "self-events: out of memory");
             s->due[n_due++] = se;
             hb_self_pop(q);
         }
         const size_t most = n_due + n_group + 1;
         size_t cap_sends = s->cap_calls, cap_t = s->cap_count[1];
-        if (!grow((void **)&s->sends, &cap_sends, most, sizeof *s->sends) ||
-            !grow((void **)&s->calls, &s->cap_calls, most, sizeof *s->calls) ||
-            !grow((void **)&s->count_target[1], &cap_t, most, sizeof *s->count_target[1]) ||
-            !grow((void **)&s->count[1], &s->cap_count[1], most, sizeof *s->count[1]))
+        if (!hb_grow((void **)&s->sends, &cap_sends, most, sizeof *s->sends) ||
+            !hb_grow((void **)&s->calls, &s->cap_calls, most, sizeof *s->calls) ||
+            !hb_grow((void **)&s->count_target[1], &cap_t, most, sizeof *s->count_target[1]) ||
+            !hb_grow((void **)&s->count[1], &s->cap_count[1], most, sizeof *s->count[1]))
             return hb_fail(HB_ERR_ALLOC, "self-events: out of memory for %zu calls", most);
         size_t prev = 0; /* the walk over the last round's counts (targets ascending) */
         int n = 0;

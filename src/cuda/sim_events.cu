@@ -38,6 +38,7 @@ extern "C" {
 #include "cuda/cuda_check.h"
 #include "cuda/sim_events_cuda.h"
 #include "common/cat_fused.h"
+#include "common/grow.h"
 
 #define EVENT_THREADS 256
 #define KEY_SHIFT 40 /* a due event's key: step offset above, target below */
@@ -750,19 +751,6 @@ static hb_status_t deliver_net(hb_cuda_events_t *ev, long first, long count)
 /* Self-events (net_send, net_move, WATCH)                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Host room for n of each (realloc; the old contents kept). */
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n <= *cap) return 1;
-    size_t c = *cap ? *cap : 64;
-    while (c < n) c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q) return 0;
-    *p = q;
-    *cap = c;
-    return 1;
-}
-
 /* (target, time, weight, weight vector, position): the device delivery's event_before per
  * target, the CPU queue's order. */
 static int self_net_order(const void *pa, const void *pb)
@@ -778,8 +766,8 @@ static int self_net_order(const void *pa, const void *pb)
 /* Room for n calls and their requests, on the device and the host. */
 static hb_status_t reserve_calls(hb_cuda_events_t *ev, size_t n)
 {
-    if (!grow((void **)&ev->h_calls, &ev->cap_h_calls, n, sizeof *ev->h_calls) ||
-        !grow((void **)&ev->h_sends, &ev->cap_h_sends, n, sizeof *ev->h_sends))
+    if (!hb_grow((void **)&ev->h_calls, &ev->cap_h_calls, n, sizeof *ev->h_calls) ||
+        !hb_grow((void **)&ev->h_sends, &ev->cap_h_sends, n, sizeof *ev->h_sends))
         return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %zu self-event calls", n);
     hb_status_t st = RESERVE(ev->calls, ev->cap_calls, n, 0, "self-event calls");
     if (st == HB_SUCCESS) st = RESERVE(ev->sends, ev->cap_sends, n, 0, "self-event requests");
@@ -851,8 +839,8 @@ static hb_status_t deliver_self(hb_cuda_events_t *ev, long step, long first, lon
 {
     size_t n_net = 0;
     if (count > 0) { /* the step's network events at such targets, per target in order */
-        if (!grow((void **)&ev->h_net, &ev->cap_h_net, (size_t)count, sizeof *ev->h_net) ||
-            !grow((void **)&ev->h_net_calls, &ev->cap_h_net_calls, (size_t)count,
+        if (!hb_grow((void **)&ev->h_net, &ev->cap_h_net, (size_t)count, sizeof *ev->h_net) ||
+            !hb_grow((void **)&ev->h_net_calls, &ev->cap_h_net_calls, (size_t)count,
                   sizeof *ev->h_net_calls))
             return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory for %ld events", count);
         hb_sim_engine_event_t *raw = (hb_sim_engine_event_t *)ev->h_net; /* widened below */
@@ -957,7 +945,7 @@ extern "C" hb_status_t hb_cuda_events_set_netcons(hb_cuda_events_t *ev, size_t n
     if (!ev->netcons || !head || !next || !n) return HB_SUCCESS; /* none: netcon_first -1 */
     CUDA_CHECK(cudaStreamSynchronize(ev->stream)); /* no call reads the old ones */
     const size_t nt = (size_t)ev->n_targets;
-    if (!grow((void **)&ev->netcon_head, &ev->cap_netcon_head, nt, sizeof *ev->netcon_head))
+    if (!hb_grow((void **)&ev->netcon_head, &ev->cap_netcon_head, nt, sizeof *ev->netcon_head))
         return hb_fail(HB_ERR_ALLOC, "GPU network: out of host memory");
     memcpy(ev->netcon_head, head, nt * sizeof *head);
     hb_status_t st = RESERVE(ev->netcon_next, ev->cap_netcon_next, n, 0, "connection lists");

@@ -370,18 +370,6 @@ static const struct hb_comm_ops stand_in_ops = {
     "checkpoint's partition", stand_in_available, NULL, NULL, stand_in_allgather_int,
     stand_in_allgatherv, NULL, NULL, NULL, stand_in_allreduce, NULL};
 
-/* The local index of cable cell gid (-1: not this rank's); cable_gid is ascending. */
-static int local_cable(const hb_net_t *net, uint32_t gid)
-{
-    int lo = 0, hi = net->n_cable;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (net->cable_gid[mid] < gid) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < net->n_cable && net->cable_gid[lo] == gid ? lo : -1;
-}
-
 static int local_source(const hb_net_t *net, uint32_t gid)
 {
     for (int s = 0; s < net->n_sources; s++)
@@ -441,9 +429,11 @@ static hb_status_t take_weights(hb_net_t *net, const hb_net_t *old, const char *
     size_t j = 0;
     for (size_t k = 0; k < old->n_conns; k++) {
         const hb_net_conn_t *e = &old->conns[k];
-        const int d = local_cable(net, old->cable_gid[e->cell]);
+        const int d = hb_net_local_cable(net, old->cable_gid[e->cell]);
         if (d < 0) continue;
-        while (j < net->n_conns && local_cable(old, net->cable_gid[net->conns[j].cell]) < 0) j++;
+        while (j < net->n_conns &&
+               hb_net_local_cable(old, net->cable_gid[net->conns[j].cell]) < 0)
+            j++;
         const hb_net_conn_t *h = j < net->n_conns ? &net->conns[j] : NULL;
         if (!h || h->source != e->source || h->cell != d || h->synapse != e->synapse ||
             h->weight != e->weight || h->delay != e->delay)
@@ -484,7 +474,7 @@ static hb_status_t take_cells(hb_net_t *net, const hb_net_t *old, const char *na
                               const char **claimed, int *vec)
 {
     for (int c = 0; c < old->n_cable; c++) {
-        const int d = local_cable(net, old->cable_gid[c]);
+        const int d = hb_net_local_cable(net, old->cable_gid[c]);
         if (d < 0) continue;
         if (claimed[d])
             return hb_fail(HB_ERR_INVALID_VALUE, "%s: cell %u is in %s too: expected each cell in "
@@ -511,14 +501,14 @@ static hb_status_t take_cells(hb_net_t *net, const hb_net_t *old, const char *na
     if (old->sim && net->sim) { /* the point processes' waiting self-events, with their cells */
         int *cell = malloc(((size_t)old->n_cable + 1) * sizeof *cell);
         if (!cell) return hb_fail(HB_ERR_ALLOC, "%s: out of memory", name);
-        for (int c = 0; c < old->n_cable; c++) cell[c] = local_cable(net, old->cable_gid[c]);
+        for (int c = 0; c < old->n_cable; c++) cell[c] = hb_net_local_cable(net, old->cable_gid[c]);
         st = hb_sim_checkpoint_move_self_events(net->sim, old->sim, cell, vec, n_vec, name);
         free(cell);
         if (st != HB_SUCCESS) return st;
     }
     for (size_t k = 0; k < old->n_pending; k++) {
         hb_net_event_t ev = old->pending[k];
-        const int d = local_cable(net, old->cable_gid[ev.cell]);
+        const int d = hb_net_local_cable(net, old->cable_gid[ev.cell]);
         if (d < 0) continue;
         if (!hb_net_reserve((void **)&net->pending, net->n_pending, &net->cap_pending, 1,
                             sizeof *net->pending))

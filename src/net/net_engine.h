@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "backend/comm_ops.h"
+#include "common/grow.h"
 #include "hinesbatch.h"
 #include "sim/sim.h"
 
@@ -135,19 +136,12 @@ hb_status_t hb_net_choose_backend(hb_net_t *net);
 /* Where the exchange in flight stands (net_run.c). */
 typedef enum { EXCHANGE_NONE, EXCHANGE_COUNTS, EXCHANGE_SPIKES, EXCHANGE_DONE } exchange_stage_t;
 
-/* Room for `more` items after `count` in a growing array (capacity doubled); 0 when out of
+/* Room for `more` items after `count` in a growing array (common/grow.h); 0 when out of
  * memory, the array unchanged. */
 static inline int hb_net_reserve(void **items, size_t count, size_t *capacity, size_t more,
                                  size_t size)
 {
-    if (count + more <= *capacity) return 1;
-    size_t cap = *capacity ? *capacity : 64;
-    while (cap < count + more) cap *= 2;
-    void *p = realloc(*items, cap * size);
-    if (!p) return 0;
-    *items = p;
-    *capacity = cap;
-    return 1;
+    return hb_grow(items, capacity, count + more, size);
 }
 
 /* Whether gid is one of this rank's cable cells or spike sources (inline: net_record.c asks
@@ -156,6 +150,19 @@ static inline int hb_net_owns(const hb_net_t *net, uint32_t gid)
 {
     return net && ((gid >= net->first[0] && gid < net->end[0]) ||
                    (gid >= net->first[1] && gid < net->end[1]));
+}
+
+/* The local index of cable cell gid, or -1 where it is not this rank's (cable_gid ascending:
+ * a binary search). */
+static inline int hb_net_local_cable(const hb_net_t *net, uint32_t gid)
+{
+    int lo = 0, hi = net->n_cable;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (net->cable_gid[mid] < gid) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < net->n_cable && net->cable_gid[lo] == gid ? lo : -1;
 }
 
 /* net_run.c: the spikes of a source up to t_end [ms] into the local buffer. */

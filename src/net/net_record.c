@@ -53,18 +53,6 @@ void hb_net_record_free(hb_net_t *net)
     net->rec = NULL;
 }
 
-/* This rank's local cable cell of `gid`, or -1 (cable_gid is in increasing order). */
-static int local_cell(const hb_net_t *net, uint32_t gid)
-{
-    int lo = 0, hi = net->n_cable;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (net->cable_gid[mid] < gid) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < net->n_cable && net->cable_gid[lo] == gid ? lo : -1;
-}
-
 /* The simulation's records: this rank's columns, in column order. */
 static hb_status_t set_local(hb_net_t *net)
 {
@@ -74,7 +62,7 @@ static hb_status_t set_local(hb_net_t *net)
     if (!mine) return hb_fail(HB_ERR_ALLOC, "hb_net_record: out of memory");
     int n = 0;
     for (int k = 0; k < rec->n; k++)
-        if (local_cell(net, rec->columns[k].gid) >= 0)
+        if (hb_net_local_cable(net, rec->columns[k].gid) >= 0)
             mine[n++] = rec->columns[k].sample;
     const hb_status_t status = hb_sim_set_records(net->sim, n, mine, rec->every);
     free(mine);
@@ -106,7 +94,7 @@ static hb_status_t add_one(hb_net_t *net, const hb_net_record_t *r, int k, colum
     col->gid = r->gid;
     col->unit = var.unit;
     if (!hb_net_owns(net, r->gid)) return HB_SUCCESS;
-    const int c = local_cell(net, r->gid);
+    const int c = hb_net_local_cable(net, r->gid);
     if (c < 0 || !net->sim)
         return hb_fail(HB_ERR_INVALID_VALUE, "%s: record %d, gid %u: a spike source; expected "
                        "a cable cell", fn, k, r->gid);
@@ -254,7 +242,7 @@ hb_status_t hb_net_traces(hb_net_t *net, const double **times_ms, const double *
     hb_sim_recorded(net->sim, &n_local, &steps, &mine);
     int local_cols = 0;
     for (int k = 0; k < rec->n; k++)
-        local_cols += local_cell(net, rec->columns[k].gid) >= 0;
+        local_cols += hb_net_local_cable(net, rec->columns[k].gid) >= 0;
     if (!local_cols) n_local = 0; /* a simulation without records holds no rows */
     /* rows and their first step: ranks without columns have none */
     double agree[2] = {(double)n_local, n_local ? -(double)steps[0] : -INFINITY};

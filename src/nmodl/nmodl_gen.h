@@ -53,6 +53,10 @@ const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name);
 const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind);
 int nm_gen_mentions(const nm_node *n, const char *name);
 int nm_gen_in_list(const char *const *list, int n, const char *name);
+/* Whether `name` is a variable of one of m's USEIONs: one it READs (ion_reads), or READs or
+ * WRITEs (ion_var). */
+int nm_gen_ion_reads(const hb_nmodl_mechanism_t *m, const char *name);
+int nm_gen_ion_var(const hb_nmodl_mechanism_t *m, const char *name);
 
 /* ---- nmodl_gen_walk.c: the statements ---- */
 void nm_gen_block(gen *g, const nm_node *b, int depth);

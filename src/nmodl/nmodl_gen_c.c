@@ -320,11 +320,8 @@ static int collect_fields(gen *g, field *out, int room)
         if (n < room) out[n++] = (field){m->states[i].name, 0};
     for (int i = 0; i < m->n_assigned; i++) {
         const char *a = m->assigned[i].name;
-        int ion_var = 0;
-        for (int j = 0; j < m->n_ions; j++)
-            ion_var |= nm_gen_in_list(m->ions[j].read, m->ions[j].n_read, a) ||
-                       nm_gen_in_list(m->ions[j].write, m->ions[j].n_write, a);
-        if (nm_gen_in_list(m->range, m->n_range, a) && !ion_var && strcmp(a, "v") != 0 && n < room)
+        if (nm_gen_in_list(m->range, m->n_range, a) && !nm_gen_ion_var(m, a) &&
+            strcmp(a, "v") != 0 && n < room)
             out[n++] = (field){a, 0};
     }
     /* then, as scratch, the ASSIGNED neither RANGE nor GLOBAL nor a current that a kernel may
@@ -333,12 +330,8 @@ static int collect_fields(gen *g, field *out, int room)
     static const char *const builtins[] = {"v", "t", "dt", "celsius", "diam", "area"};
     for (int i = 0; i < m->n_assigned; i++) {
         const char *a = m->assigned[i].name;
-        int ion_var = 0;
-        for (int j = 0; j < m->n_ions; j++)
-            ion_var |= nm_gen_in_list(m->ions[j].read, m->ions[j].n_read, a) ||
-                       nm_gen_in_list(m->ions[j].write, m->ions[j].n_write, a);
         if (!nm_gen_in_list(m->range, m->n_range, a) &&
-            !nm_gen_in_list(m->globals, m->n_globals, a) && !ion_var &&
+            !nm_gen_in_list(m->globals, m->n_globals, a) && !nm_gen_ion_var(m, a) &&
             !nm_gen_in_list(builtins, 6, a) && !nm_gen_is_current(g, a) && persists(g->c, a) &&
             n < room)
             out[n++] = (field){a, 0};
@@ -618,12 +611,9 @@ static void emit_mechanism(gen *g)
     for (int i = 0; i < c->n_decls; i++) {
         const nm_decl *d = &c->decls[i];
         if (d->kind != D_PARAMETER || nm_gen_in_list(m->range, m->n_range, d->var.name) ||
-            !strcmp(d->var.name, "v") || !strcmp(d->var.name, "celsius"))
+            !strcmp(d->var.name, "v") || !strcmp(d->var.name, "celsius") ||
+            nm_gen_ion_reads(m, d->var.name))
             continue;
-        int ion_var = 0;
-        for (int j = 0; j < m->n_ions; j++)
-            ion_var |= nm_gen_in_list(m->ions[j].read, m->ions[j].n_read, d->var.name);
-        if (ion_var) continue;
         emit(g, "    s->%s = blk->global[%d];\n", d->var.name, global_index++);
     }
     for (int i = 0; i < c->n_decls; i++)

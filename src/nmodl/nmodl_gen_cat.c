@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nmodl/nmodl_internal.h"
+#include "nmodl/nmodl_gen.h"
 
 typedef struct {
     const char *path;
@@ -86,44 +86,23 @@ static hb_status_t load_file(cat_file *f)
     return HB_SUCCESS;
 }
 
-static int in_list(const char *const *list, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(list[i], name) == 0) return 1;
-    return 0;
-}
-
-static int ion_reads(const hb_nmodl_mechanism_t *m, const char *name)
-{
-    for (int j = 0; j < m->n_ions; j++)
-        if (in_list(m->ions[j].read, m->ions[j].n_read, name)) return 1;
-    return 0;
-}
-
-static int ion_var(const hb_nmodl_mechanism_t *m, const char *name)
-{
-    for (int j = 0; j < m->n_ions; j++)
-        if (in_list(m->ions[j].write, m->ions[j].n_write, name)) return 1;
-    return ion_reads(m, name);
-}
-
 /* The variables of the descriptor, in the kernels' order (nmodl_gen_c.c: collect_fields for
  * the fields, the load function for the globals); the generated file checks the counts
  * against the kernel header's enum at compile time. */
 static int is_param_field(const hb_nmodl_mechanism_t *m, const hb_nmodl_var_t *v)
 {
-    return in_list(m->range, m->n_range, v->name);
+    return nm_gen_in_list(m->range, m->n_range, v->name);
 }
 static int is_assigned_field(const hb_nmodl_mechanism_t *m, const hb_nmodl_var_t *v)
 {
-    return in_list(m->range, m->n_range, v->name) && !ion_var(m, v->name) &&
+    return nm_gen_in_list(m->range, m->n_range, v->name) && !nm_gen_ion_var(m, v->name) &&
            strcmp(v->name, "v") != 0;
 }
 static int is_global(const hb_nmodl_mechanism_t *m, const nm_decl *d)
 {
-    return d->kind == D_PARAMETER && !in_list(m->range, m->n_range, d->var.name) &&
+    return d->kind == D_PARAMETER && !nm_gen_in_list(m->range, m->n_range, d->var.name) &&
            strcmp(d->var.name, "v") != 0 && strcmp(d->var.name, "celsius") != 0 &&
-           !ion_reads(m, d->var.name);
+           !nm_gen_ion_reads(m, d->var.name);
 }
 
 /* The TABLE statement of a PROCEDURE or FUNCTION body, or NULL (as nmodl_gen_c.c). */

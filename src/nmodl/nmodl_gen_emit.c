@@ -68,6 +68,20 @@ int nm_gen_in_list(const char *const *list, int n, const char *name)
     return 0;
 }
 
+int nm_gen_ion_reads(const hb_nmodl_mechanism_t *m, const char *name)
+{
+    for (int j = 0; j < m->n_ions; j++)
+        if (nm_gen_in_list(m->ions[j].read, m->ions[j].n_read, name)) return 1;
+    return 0;
+}
+
+int nm_gen_ion_var(const hb_nmodl_mechanism_t *m, const char *name)
+{
+    for (int j = 0; j < m->n_ions; j++)
+        if (nm_gen_in_list(m->ions[j].write, m->ions[j].n_write, name)) return 1;
+    return nm_gen_ion_reads(m, name);
+}
+
 void nm_gen_number(gen *g, double x)
 {
     char text[40];

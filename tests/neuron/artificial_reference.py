@@ -22,14 +22,9 @@ ordered by time, then gid).
   100 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-REF = os.path.join(ROOT, "tests", "reference")
-sys.path.insert(0, HERE)
-from nrnmech import compile_mods  # noqa: E402
-import nrnref  # noqa: E402
+import nrnref
+from nrnref import REF
 
 DT = 0.025
 N = 4  # real cells; artificial cells follow: gids 4, 5 Pulses, 6, 7 LeakyFire; 8 a NetStim
@@ -68,9 +63,7 @@ def model():
 
 
 def run_neuron(m):
-    from neuron import h
-    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "artificial"),
-                                ["LeakyFire", "Pulses"], "nrn_artificial_"))
+    h = nrnref.load_mods("tests/nmodl/artificial", ["LeakyFire", "Pulses"], "nrn_artificial_")
     nrnref.fixed_step(h, m)
     cells, keep = nrnref.ball_and_stick(h, m)
     targets = [syns[0] for _, syns in cells]
@@ -85,21 +78,7 @@ def run_neuron(m):
             keep.append(art)
             targets.append(art)
             sources.append(lambda target, art=art: h.NetCon(art, target))
-    for s in m["network"]["sources"]:
-        ns = h.NetStim()
-        ns.start, ns.interval, ns.number, ns.noise = s["start"], s["interval"], s["number"], 0
-        keep.append(ns)
-        sources.append(lambda target, ns=ns: h.NetCon(ns, target))
-    tvec, idvec = h.Vector(), h.Vector()
-    for gid, make in enumerate(sources):
-        nc = make(None)
-        nc.record(tvec, idvec, gid)
-        keep.append(nc)
-    for c in m["network"]["connections"]:
-        nc = sources[c["source"]](targets[c["target"]])
-        nc.weight[0] = c["weight"]
-        nc.delay = c["delay"]
-        keep.append(nc)
+    tvec, idvec = nrnref.connect_gids(h, m, sources, lambda c: targets[c["target"]], keep)
     return nrnref.run_steps(h, m, tvec, idvec)
 
 

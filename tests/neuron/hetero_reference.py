@@ -26,14 +26,9 @@ and nfirst (tests/reference/net_hetero.v: 't v0 s0 f0 n0 v1 ...', %.17g).
   100 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-REF = os.path.join(ROOT, "tests", "reference")
-sys.path.insert(0, HERE)
-from nrnmech import compile_mods  # noqa: E402
-import nrnref  # noqa: E402
+import nrnref
+from nrnref import REF
 
 DT = 0.025
 N = 6
@@ -69,9 +64,7 @@ def model():
 
 
 def run_neuron(m):
-    from neuron import h
-    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "hetero"), ["HeteroSyn"],
-                                "nrn_hetero_"))
+    h = nrnref.load_mods("tests/nmodl/hetero", ["HeteroSyn"], "nrn_hetero_")
     nrnref.fixed_step(h, m)
     cells, keep = nrnref.ball_and_stick(h, m)
     tvec, idvec = nrnref.connect_network(h, m, cells, keep)

@@ -23,14 +23,9 @@ pc.cell(gid, NetCon(pp, None)) without the ParallelContext), and writes NEURON's
   100 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-REF = os.path.join(ROOT, "tests", "reference")
-sys.path.insert(0, HERE)
-from nrnmech import compile_mods  # noqa: E402
-import nrnref  # noqa: E402
+import nrnref
+from nrnref import REF
 
 DT = 0.025
 N = 4
@@ -66,9 +61,7 @@ def model():
 
 
 def run_neuron(m):
-    from neuron import h
-    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "netev"),
-                                ["Relay", "SpikeOut"], "nrn_netev_"))
+    h = nrnref.load_mods("tests/nmodl/netev", ["Relay", "SpikeOut"], "nrn_netev_")
     nrnref.fixed_step(h, m)
     cells, keep, points = [], [], []
     for spec in m["cells"]:
@@ -77,21 +70,8 @@ def run_neuron(m):
         keep += kept
         points += [syns[spec["spike_source"]["synapse"]] for _, syns in made]
     sources = [lambda target, pp=pp: h.NetCon(pp, target) for pp in points]
-    for s in m["network"]["sources"]:
-        ns = h.NetStim()
-        ns.start, ns.interval, ns.number, ns.noise = s["start"], s["interval"], s["number"], 0
-        keep.append(ns)
-        sources.append(lambda target, ns=ns: h.NetCon(ns, target))
-    tvec, idvec = h.Vector(), h.Vector()
-    for gid, make in enumerate(sources):
-        nc = make(None)
-        nc.record(tvec, idvec, gid)
-        keep.append(nc)
-    for c in m["network"]["connections"]:
-        nc = sources[c["source"]](cells[c["target"]][1][c["synapse"]])
-        nc.weight[0] = c["weight"]
-        nc.delay = c["delay"]
-        keep.append(nc)
+    tvec, idvec = nrnref.connect_gids(h, m, sources, lambda c: cells[c["target"]][1][c["synapse"]],
+                                      keep)
     spikes = nrnref.run_steps(h, m, tvec, idvec)
     counts = [(int(syns[1].nspike) if len(syns) > 1 else int(syns[0].nrelay)) for _, syns in cells]
     return spikes, counts

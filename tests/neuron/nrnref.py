@@ -5,10 +5,25 @@ step run with NetCon's spike rule, and the soma trace as the comparisons read it
 (tests/neuron/compare_trace.py), and the grid of SWC points single precision holds
 (tests/neuron/soma_reference.py, allen_reference.py --grid), the ball-and-stick networks of
 the network references (stdp, prob, hetero, selfev): NEURON fixed-step, the cells, the steps,
-and the spikes and samples the network references write (those and net, l5pc_net)."""
+and the spikes and samples the network references write (those and net, l5pc_net); the .mod
+files of a user catalogue compiled and loaded into NEURON, and a network's NetStims and NetCons
+from any spike sources (those and artificial, netev, tm)."""
 
 import json
 import math
+import os
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+REF = os.path.join(ROOT, "tests", "reference")  # where the references write their files
+
+
+def load_mods(folder, names, prefix):
+    """NEURON's h with FOLDER/NAME.mod (FOLDER below the repository root) for each name compiled
+    by nrnivmodl (tests/neuron/nrnmech.py, in a fresh folder named from `prefix`) and loaded."""
+    from neuron import h
+    from nrnmech import compile_mods
+    h.nrn_load_dll(compile_mods(os.path.join(ROOT, folder), names, prefix))
+    return h
 
 
 def on_grid(text):
@@ -94,26 +109,28 @@ def connect_network(h, m, cells, keep):
     cells' somas (threshold -10 mV), then the file's regular sources as NetStims; each
     connection onto cells[target][1][synapse] with its weight and delay; every source's spikes
     recorded. cells: (soma, synapses) pairs; keep: what must stay alive. Returns (tvec, idvec)."""
-    tvec, idvec = h.Vector(), h.Vector()
-    sources = []
-    for soma, _ in cells:
-        sources.append(lambda target, soma=soma: h.NetCon(soma(0.5)._ref_v, target, -10, 0, 0,
-                                                           sec=soma))
+    somas = [lambda target, soma=soma: h.NetCon(soma(0.5)._ref_v, target, -10, 0, 0, sec=soma)
+             for soma, _ in cells]
+    return connect_gids(h, m, somas, lambda c: cells[c["target"]][1][c["synapse"]], keep)
+
+
+def connect_gids(h, m, sources, target, keep):
+    """connect_network's NetCons from any spike sources: sources[gid](target) the NetCon from
+    gid's source (target None: none), the file's regular sources as NetStims the gids after
+    them; every gid's spikes recorded; each connection c onto target(c). Returns (tvec, idvec)."""
+    sources = list(sources)
     for s in m["network"]["sources"]:
         ns = h.NetStim()
         ns.start, ns.interval, ns.number, ns.noise = s["start"], s["interval"], s["number"], 0
         keep.append(ns)
         sources.append(lambda target, ns=ns: h.NetCon(ns, target))
+    tvec, idvec = h.Vector(), h.Vector()
     for gid, make in enumerate(sources):
         nc = make(None)
-        if gid < len(cells):
-            nc.threshold = -10
         nc.record(tvec, idvec, gid)
         keep.append(nc)
     for c in m["network"]["connections"]:
-        nc = sources[c["source"]](cells[c["target"]][1][c["synapse"]])
-        if c["source"] < len(cells):
-            nc.threshold = -10
+        nc = sources[c["source"]](target(c))
         nc.weight[0] = c["weight"]
         nc.delay = c["delay"]
         keep.append(nc)

@@ -30,14 +30,9 @@ weight vector, and the events' timing.
 """
 import os
 import random
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-REF = os.path.join(ROOT, "tests", "reference")
-sys.path.insert(0, HERE)
-from nrnmech import compile_mods  # noqa: E402
-import nrnref  # noqa: E402
+import nrnref
+from nrnref import REF
 
 DT = 0.025
 N = 8
@@ -85,9 +80,7 @@ def prob_synapse(h, gid, k, sy, soma, dend):
 
 
 def run_neuron(m):
-    from neuron import h
-    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "mechanisms", "bbp", "original"),
-                                ["ProbAMPANMDA_EMS"], "nrn_prob_"))
+    h = nrnref.load_mods("mechanisms/bbp/original", ["ProbAMPANMDA_EMS"], "nrn_prob_")
     nrnref.fixed_step(h, m)
     cells, keep = nrnref.ball_and_stick(h, m, prob_synapse)
     tvec, idvec = nrnref.connect_network(h, m, cells, keep)

@@ -41,12 +41,8 @@ at t = 0 after those of t = 0 (finitialize delivers INITIAL's events before its 
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-REF = os.path.join(ROOT, "tests", "reference")
-sys.path.insert(0, HERE)
-from nrnmech import compile_mods  # noqa: E402
-import nrnref  # noqa: E402
+import nrnref
+from nrnref import REF
 
 DT = 0.025
 N = 6
@@ -97,9 +93,7 @@ def model_coincide():
 
 
 def run_neuron(m):
-    from neuron import h
-    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "selfev"),
-                                ["AhpWatch", "PulseSyn", "RetrigSyn"], "nrn_selfev_"))
+    h = nrnref.load_mods("tests/nmodl/selfev", ["AhpWatch", "PulseSyn", "RetrigSyn"], "nrn_selfev_")
     nrnref.fixed_step(h, m)
     cells, keep = nrnref.ball_and_stick(h, m)
     tvec, idvec = nrnref.connect_network(h, m, cells, keep)

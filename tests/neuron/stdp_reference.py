@@ -24,14 +24,9 @@ plastic weight wsyn (tests/reference/net_stdp.v: 't v0 w0 v1 w1 ...', %.17g).
   110 ms, dt 0.025 ms, celsius 6.3, fixed step, secondorder 0.
 """
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-REF = os.path.join(ROOT, "tests", "reference")
-sys.path.insert(0, HERE)
-from nrnmech import compile_mods  # noqa: E402
-import nrnref  # noqa: E402
+import nrnref
+from nrnref import REF
 
 DT = 0.025
 N = 6
@@ -71,9 +66,7 @@ def model():
 
 
 def run_neuron(m):
-    from neuron import h
-    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "stdp"), ["STDPSyn"],
-                                "nrn_stdp_"))
+    h = nrnref.load_mods("tests/nmodl/stdp", ["STDPSyn"], "nrn_stdp_")
     nrnref.fixed_step(h, m)
     cells, keep = nrnref.ball_and_stick(h, m)
     tvec, idvec = nrnref.connect_network(h, m, cells, keep)

@@ -16,17 +16,12 @@ test_sim_cat records "syn[0].g" and "syn[0].i").
 """
 import math
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
-from nrnmech import compile_mods  # noqa: E402
+from nrnref import ROOT, load_mods
 
 
 def main():
-    from neuron import h
-    h.nrn_load_dll(compile_mods(os.path.join(ROOT, "tests", "nmodl", "tm"), ["TMSyn"], "nrn_tm_"))
+    h = load_mods("tests/nmodl/tm", ["TMSyn"], "nrn_tm_")
     h.load_file("stdrun.hoc")
     h.cvode_active(0)
     h.secondorder = 0
