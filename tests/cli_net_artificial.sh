@@ -6,7 +6,8 @@
 # hh cells and driven by them, against NEURON 8.2 running the same files as NEURON's
 # artificial cells (tests/neuron/artificial_reference.py): every spike in NEURON's step; the
 # same spikes bit for bit on 2 threads, 2 and 3 ranks where this build has MPI, through a
-# checkpoint and restart; bad input and the GPU refused by name.
+# checkpoint and restart; bad input refused by name; on the GPU (a CUDA build with a device)
+# the same spikes bit for bit from a catalogue built --cuda, one built without kernels refused.
 # Usage: cli_net_artificial.sh HINESBATCH
 set -u
 bin=$1
