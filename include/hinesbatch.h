@@ -714,8 +714,9 @@ hb_status_t hb_catalogue_open(const char *path, const char **name);
 /* A point process of the built-in catalogues (docs/mechanisms.md, section 10) or of those
  * loaded (hb_catalogue_open) at a location (a node with membrane): `name` a POINT_PROCESS
  * ("ExpSyn", "Exp2Syn": the code generated from NEURON's expsyn.mod and exp2syn.mod;
- * "ProbAMPANMDA_EMS"; "default::ExpSyn" naming the catalogue), its RANGE PARAMETERs the defaults but keys[i] = values[i] (an unknown key refused
- * with the nearest name, a value outside the .mod's <lo,hi> with its range). It is the model's
+ * "ProbAMPANMDA_EMS"; "default::ExpSyn" naming the catalogue), its RANGE PARAMETERs the
+ * defaults but keys[i] = values[i] (an unknown key refused with the nearest name, a value
+ * outside the .mod's <lo,hi> with its range). It is the model's
  * next synapse (*index, may be NULL), in one list with hb_model_add_synapse's: connections name
  * either by index. The CPU backends step them; CUDA refuses a model with one. */
 hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *where,
