@@ -718,7 +718,8 @@ hb_status_t hb_catalogue_open(const char *path, const char **name);
  * defaults but keys[i] = values[i] (an unknown key refused with the nearest name, a value
  * outside the .mod's <lo,hi> with its range). It is the model's
  * next synapse (*index, may be NULL), in one list with hb_model_add_synapse's: connections name
- * either by index. The CPU backends step them; CUDA refuses a model with one. */
+ * either by index. Every backend steps them (CUDA a user catalogue's where it was built with
+ * its CUDA kernels, `build-catalogue --cuda`). */
 hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *where,
                                        const char *name, int n, const char *const *keys,
                                        const double *values, int *index);
@@ -726,7 +727,7 @@ hb_status_t hb_model_add_point_process(hb_model_t *model, const hb_location_t *w
  * NET_RECEIVE), as NEURON's NetCon from a point process: every connection from the cell's gid
  * receives them (docs/network.md, "Point processes as spike sources"). -1: its detector probe
  * (the default). Refused: a synapse that calls no net_event, or a model with a probe that
- * detects spikes. The CPU backends run it. */
+ * detects spikes. Every backend runs it. */
 hb_status_t hb_model_set_spike_source(hb_model_t *model, int synapse);
 /* An artificial cell (NMODL ARTIFICIAL_CELL, NEURON's IntFire1 or NetStim kind; docs/network.md,
  * "Artificial cells"): a cable cell of a recipe (HB_CELL_CABLE) that is one point process on a
