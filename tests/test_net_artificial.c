@@ -55,24 +55,6 @@ static hb_status_t connections_on(void *user, uint32_t gid, hb_connection_t *out
     return hb_connections_on(((net_models_t *)user)->table, gid, out, count);
 }
 
-/* Reads a whole file; NULL where it cannot. */
-static char *slurp(const char *path, size_t *length)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    if (text) text[n] = 0, *length = (size_t)n;
-    return text;
-}
-
 /* The call must fail with `status`, its message holding `want`. */
 static void refused(hb_status_t got, hb_status_t status, const char *want, const char *what)
 {
@@ -131,15 +113,16 @@ static void bad_input(void)
 static void same_network(const char *dir)
 {
     size_t length = 0;
-    char *text = slurp(HB_SOURCE_DIR "/tests/reference/net_artificial.json", &length);
-    CHECKF(text != NULL, "cannot read %s", HB_SOURCE_DIR "/tests/reference/net_artificial.json");
+    char *text = NULL;
+    CHECK_OK(hb_model_file_read(HB_SOURCE_DIR "/tests/reference/net_artificial.json", &text,
+                                &length));
     if (!text) return;
     hb_comm_t *comm = NULL;
     CHECK_OK(hb_comm_create(HB_COMM_SERIAL, &comm));
     hb_net_t *file = NULL;
     /* its "catalogues": ["artificial.so"], relative to dir */
     CHECK_OK(hb_net_parse_json(text, length, "net_artificial.json", dir, comm, &file));
-    free(text);
+    hb_model_text_free(text);
 
     net_models_t m = {NULL, NULL, NULL, NULL, NULL};
     const char *pulse_keys[] = {"start", "interval", "number"};
