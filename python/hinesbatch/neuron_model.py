@@ -316,8 +316,6 @@ def run(model, base_dir=".", nrnmech=None):
     cells = _cells(h, model, base_dir)
     several = len(cells) > 1
     keep, traces, probe_spikes, records = [], {}, {}, []
-    tvec = h.Vector()
-    tvec.record(h._ref_t)
     for gid, cell in enumerate(cells):
         source = None
         for name, seg, threshold in cell.probes:
@@ -380,10 +378,12 @@ def run(model, base_dir=".", nrnmech=None):
             keep.append(nc)
     steps = math.ceil(model["t_stop"] / dt - 1e-9)
     h.finitialize(model.get("v_init", -65))
+    times = [h.t]  # as Vector.record(&t) would, which needs a section (none: artificial only)
     for _ in range(steps):
         h.fadvance()
+        times.append(h.t)
     every = max(1, round(model.get("sample_dt", 0) / dt)) if model.get("sample_dt") else 1
-    t = np.array(tvec.to_python())[::every]
+    t = np.array(times)[::every]
     spikes = sorted(zip(spike_t.to_python(), (int(g) for g in spike_gid.to_python())))
     probe_spikes = {name: np.array(v.to_python()) for name, v in probe_spikes.items()}
     for gid, src in enumerate(records):

@@ -138,6 +138,11 @@ def test_neuron_model_makes_the_artificial_cells(hb, net_file, nrnmech):
     # the library once per process: the same again through its libnrnmech.so path
     again = neuron_model.run(model, base_dir, nrnmech=lib)
     assert per_gid(again["spikes"]) == theirs
+    # artificial cells alone (no section in NEURON): gid 0 the first entry's first copy
+    alone = neuron_model.run({"t_stop": 30, "dt": dt, "network": {"artificial": [
+        {"mechanism": "Pulses", "start": 5, "interval": 7, "number": 12}]}}, base_dir)
+    assert alone["spikes"] == [(0, 5.0), (0, 12.0), (0, 19.0), (0, 26.0)]
+    assert len(alone["t"]) == 1201 and alone["t_end"] == pytest.approx(30)
 
 
 def test_neuron_model_refuses_by_name(hb, net_file, nrnmech, tmp_path):
