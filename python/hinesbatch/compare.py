@@ -7,7 +7,9 @@ largest differences printed (docs/python.md).
 
 With --outputs DIR, hinesbatch's side is what `hinesbatch run MODEL.json -o DIR` wrote (any
 backend, a GPU's too): its traces (traces.h5, traces.csv or probes.csv) and spikes.csv for
-cells, spikes.dat for a network; without it the model runs here through the library.
+cells, spikes.dat for a network; without it the model runs here through the library. With
+--nrnmech PATH (the folder where nrnivmodl compiled the .mod files of the network's artificial
+cells, or its libnrnmech.so) NEURON loads them first.
 
 Needs NEURON's Python module (Debian: python3-neuron; /usr/bin/python3) and matplotlib. The
 NEURON model is built from the file by hinesbatch.neuron_model (what it supports is listed
@@ -84,9 +86,10 @@ def _pair_spikes(a, b):
     return n, float(d.max()), int(d.argmax())
 
 
-def compare(model, out="compare.png", t_stop=None, max_traces=6, outputs=None):
+def compare(model, out="compare.png", t_stop=None, max_traces=6, outputs=None, nrnmech=None):
     """Run `model` (a path, dict or Model) in hinesbatch (or read what `hinesbatch run` wrote
-    in the directory `outputs`) and NEURON, draw both in `out`; returns
+    in the directory `outputs`) and NEURON (with `nrnmech`, nrnivmodl's folder or
+    libnrnmech.so, loaded for a network's artificial cells), draw both in `out`; returns
     a dict of the differences: "traces" {probe: largest |v difference| [mV]}, "spikes" {source:
     (hinesbatch's count, NEURON's count, largest |t difference| of the pairs [ms])}, "worst_v"
     (probe, mV, t ms), "worst_spike" (source, ms, spike index), "neuron" (its version)."""
@@ -96,7 +99,7 @@ def compare(model, out="compare.png", t_stop=None, max_traces=6, outputs=None):
     if t_stop is not None:
         model.data["t_stop"] = float(t_stop)
     run = hb.run(model) if outputs is None else Outputs(outputs, model.is_network)
-    ref = neuron_model.run(model.data, model.base_dir)
+    ref = neuron_model.run(model.data, model.base_dir, nrnmech)
     result = {"neuron": ref["version"], "traces": {}, "spikes": {}, "worst_v": None,
               "worst_spike": None, "model": model.name, "t_stop": run.t_stop,
               "network": model.is_network}
@@ -221,6 +224,10 @@ def main(argv=None):
                         help="compare what `hinesbatch run MODEL -o DIR` wrote instead of "
                              "running the model here")
     parser.add_argument("--library", help="the libhinesbatch.so to load (default: found)")
+    parser.add_argument("--nrnmech", metavar="PATH",
+                        help="NEURON's mechanisms for the network's artificial cells: the "
+                             "folder where nrnivmodl compiled their .mod files, or its "
+                             "libnrnmech.so")
     args = parser.parse_args(argv)
     try:
         import neuron  # noqa: F401
@@ -231,7 +238,8 @@ def main(argv=None):
     try:
         if args.library:
             hb.load_library(args.library)
-        result = compare(args.model, args.output, args.t_stop, outputs=args.outputs)
+        result = compare(args.model, args.output, args.t_stop, outputs=args.outputs,
+                         nrnmech=args.nrnmech)
     except (OSError, ValueError, KeyError, IndexError, RuntimeError, ImportError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         if isinstance(err, OSError) and err.filename and err.strerror:

@@ -6,10 +6,11 @@ Supported: cells given as "sections" or "cable" (locations "soma", {"section", "
 SWC files read by Import3d (locations "soma" and section 0, the root), under NEURON's scheme
 (nseg "fixed", per region, "d-lambda" by stdlib.hoc's rule, for SWC cells "per-segment": one
 segment per pair of 3-D points); networks with explicit connections, ring builders,
-regular sources, and random builders of weight 0 (their events change nothing, so they are
-left out). Anything else raises ValueError naming the key. NEURON's settings: fixed step,
-secondorder 0 (or 1 for "cn"), usetable_hh as "hh_table", finitialize(v_init), then
-ceil(t_stop / dt) fadvance calls, the steps hinesbatch takes.
+regular sources, artificial cells (ARTIFICIAL_CELL .mod files NEURON has loaded: nrnivmodl's
+library, given as `nrnmech` or loaded before), and random builders of weight 0 (their events
+change nothing, so they are left out). Anything else raises ValueError naming the key.
+NEURON's settings: fixed step, secondorder 0 (or 1 for "cn"), usetable_hh as "hh_table",
+finitialize(v_init), then ceil(t_stop / dt) fadvance calls, the steps hinesbatch takes.
 """
 
 import math
@@ -173,13 +174,14 @@ def _cells(h, model, base_dir):
 
 def _connections(network, n_cells):
     """Explicit connections, then the ring builders' (docs/network.md, section 9)."""
-    conns = [dict(c) for c in network.get("connections", [])]
-    for r in network.get("ring", []):
+    conns = [dict(c, where=f"network.connections[{k}]")
+             for k, c in enumerate(network.get("connections", []))]
+    for j, r in enumerate(network.get("ring", [])):
         first, count = r.get("first", 0), r["count"]
         for i in range(count):
             conns.append({"source": first + (i - 1) % count, "target": first + i,
                           "synapse": r.get("synapse", 0), "weight": r["weight"],
-                          "delay": r["delay"]})
+                          "delay": r["delay"], "where": f"network.ring[{j}]"})
     for k, r in enumerate(network.get("random", [])):
         if r["weight"] != 0:
             raise ValueError(f"network.random[{k}].weight: {r['weight']}: NEURON cannot draw "
@@ -191,20 +193,120 @@ def _connections(network, n_cells):
     return conns
 
 
-def run(model, base_dir="."):
+_loaded = set()  # nrnmech libraries this process has loaded (NEURON refuses a second load)
+
+
+def _load_nrnmech(h, path):
+    """NEURON's mechanisms from nrnivmodl's output: the folder where nrnivmodl ran, or its
+    libnrnmech.so; each library once per process (NEURON refuses a name loaded twice)."""
+    import os
+    import platform
+    given = os.fspath(path)
+    lib = os.path.realpath(given)
+    if os.path.isdir(lib):
+        arch = os.path.join(lib, platform.machine())
+        found = [f for f in (os.path.join(arch, ".libs", "libnrnmech.so"),
+                             os.path.join(arch, "libnrnmech.so")) if os.path.isfile(f)]
+        if not found:
+            raise ValueError(f"nrnmech: {given}: no {platform.machine()}/.libs/libnrnmech.so "
+                             f"or {platform.machine()}/libnrnmech.so there; expected the folder "
+                             "where nrnivmodl compiled the .mod files, or its libnrnmech.so")
+        lib = os.path.realpath(found[0])
+    elif not os.path.isfile(lib):
+        raise ValueError(f"nrnmech: {given}: no such file or folder; expected nrnivmodl's "
+                         "libnrnmech.so or the folder where nrnivmodl ran")
+    if lib in _loaded:
+        return
+    try:
+        loaded = h.nrn_load_dll(lib)
+    except RuntimeError:  # hoc's error: a mechanism of it is loaded already
+        loaded = 0
+    if not loaded:
+        raise ValueError(f"nrnmech: {given}: NEURON could not load it (not nrnivmodl's "
+                         "libnrnmech.so, or its mechanisms were loaded already from another "
+                         "library); expected a library of mechanisms NEURON does not have yet")
+    _loaded.add(lib)
+
+
+def _artificial_kinds(h):
+    """{name: is an ARTIFICIAL_CELL} of every point process NEURON knows now."""
+    mt, name, kinds = h.MechanismType(1), h.ref(""), {}
+    for i in range(int(mt.count())):
+        mt.select(i)
+        mt.selected(name)
+        kinds[name[0]] = bool(mt.is_artificial(i))
+    return kinds
+
+
+def _artificial(h, network):
+    """The network's "artificial" entries as NEURON's artificial cells, in file order with
+    their copies (the gids after the cells'), each with its parameters."""
+    entries = network.get("artificial", [])
+    if not isinstance(entries, list):
+        raise ValueError("network.artificial: expected an array")
+    kinds, out = _artificial_kinds(h), []
+    for k, a in enumerate(entries):
+        where = f"network.artificial[{k}]"
+        if not isinstance(a, dict):
+            raise ValueError(f"{where}: expected an object")
+        mech = a.get("mechanism")
+        if not isinstance(mech, str):
+            raise ValueError(f"{where}.mechanism: expected an artificial cell's name")
+        name = mech.split("::")[-1]  # NEURON has one namespace; "cat::Mech" is Mech there
+        if name not in kinds:
+            raise ValueError(f"{where}.mechanism: NEURON has no point process {name!r}; expected "
+                             "its .mod file compiled by nrnivmodl and loaded first "
+                             "(run(..., nrnmech=FOLDER or libnrnmech.so), "
+                             "neuron.load_mechanisms or h.nrn_load_dll)")
+        if not kinds[name]:
+            raise ValueError(f"{where}.mechanism: {name} is a point process in NEURON, not an "
+                             "ARTIFICIAL_CELL; expected an artificial cell here")
+        params = {key: v for key, v in a.items() if key not in ("name", "mechanism", "count")}
+        for key, v in params.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ValueError(f"{where}.{key}: {v!r}: expected a number")
+        count = a.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"{where}.count: {count!r}: expected an integer from 1")
+        for _ in range(count):
+            cell = getattr(h, name)()
+            for key, v in params.items():
+                try:
+                    setattr(cell, key, v)
+                except (LookupError, AttributeError, TypeError):
+                    raise ValueError(f"{where}.{key}: {name} has no parameter {key!r} in "
+                                     "NEURON; expected one of its RANGE variables") from None
+            out.append(cell)
+    return out
+
+
+def _target(targets, c):
+    """A connection's synapse: a cell's by index, an artificial cell itself (synapse 0)."""
+    where = c["where"]
+    gid, syn = c["target"], c.get("synapse", 0)
+    if not 0 <= gid < len(targets):
+        raise ValueError(f"{where}.target: gid {gid}: expected a cell's or an artificial "
+                         f"cell's gid (0 to {len(targets) - 1})")
+    if not 0 <= syn < len(targets[gid]):
+        raise ValueError(f"{where}.synapse: {syn}: gid {gid} has {len(targets[gid])} "
+                         "synapse(s) (an artificial cell: synapse 0)")
+    return targets[gid][syn]
+
+
+def run(model, base_dir=".", nrnmech=None):
     """Build and run the model (a dict, as a model file holds; SWC paths relative to base_dir)
-    in NEURON. Returns a dict:
+    in NEURON. A network's artificial cells need their .mod files in NEURON: `nrnmech` (the
+    folder where nrnivmodl compiled them, or its libnrnmech.so) is loaded first (once per
+    process), or the caller loaded them before. Returns a dict:
     "t" sample times [ms]; "traces" {probe name: v [mV]} (hinesbatch's names: "c<cell>.<probe>"
     with several cells; cell models only); "probe_spikes" {probe name: times [ms]} (probes with
     spike_threshold); "spikes" (gid, time) pairs by time, then gid: each cell's first detecting
-    probe's, then the sources'; "version", "t_end"."""
+    probe's, the artificial cells' net_events, the sources'; "version", "t_end"."""
     from neuron import h
     h.load_file("stdrun.hoc")
     network = model.get("network")
-    if (network or {}).get("artificial"):
-        raise ValueError("network.artificial: artificial cells are not translated to NEURON "
-                         "yet; expected a network without \"artificial\" (build them in NEURON "
-                         "from the same .mod files, as tests/neuron/artificial_reference.py does)")
+    if nrnmech is not None:
+        _load_nrnmech(h, nrnmech)
     dt = model.get("dt", 0.025)
     h.cvode_active(0)
     h.secondorder = 0 if model.get("method", "euler") == "euler" else 1
@@ -214,8 +316,6 @@ def run(model, base_dir="."):
     cells = _cells(h, model, base_dir)
     several = len(cells) > 1
     keep, traces, probe_spikes, records = [], {}, {}, []
-    tvec = h.Vector()
-    tvec.record(h._ref_t)
     for gid, cell in enumerate(cells):
         source = None
         for name, seg, threshold in cell.probes:
@@ -246,6 +346,11 @@ def run(model, base_dir="."):
             nc.threshold = src[1]
             return nc
         sources.append(from_cell)
+    targets = [cell.synapses for cell in cells]  # per gid: what a connection's synapse names
+    for art in _artificial(h, network or {}):
+        keep.append(art)
+        targets.append([art])
+        sources.append(lambda target, art=art: h.NetCon(art, target))
     for k, s in enumerate((network or {}).get("sources", [])):
         if s.get("noise", 0):
             raise ValueError(f"network.sources[{k}].noise: NEURON's random streams are not "
@@ -265,15 +370,20 @@ def run(model, base_dir="."):
         keep.append(nc)
     if network is not None:
         for c in _connections(network, len(cells)):
-            nc = sources[c["source"]](cells[c["target"]].synapses[c.get("synapse", 0)])
+            if not 0 <= c["source"] < len(sources):
+                raise ValueError(f"{c['where']}.source: gid {c['source']}: expected a gid "
+                                 f"from 0 to {len(sources) - 1}")
+            nc = sources[c["source"]](_target(targets, c))
             nc.weight[0], nc.delay = c["weight"], c["delay"]
             keep.append(nc)
     steps = math.ceil(model["t_stop"] / dt - 1e-9)
     h.finitialize(model.get("v_init", -65))
+    times = [h.t]  # as Vector.record(&t) would, which needs a section (none: artificial only)
     for _ in range(steps):
         h.fadvance()
+        times.append(h.t)
     every = max(1, round(model.get("sample_dt", 0) / dt)) if model.get("sample_dt") else 1
-    t = np.array(tvec.to_python())[::every]
+    t = np.array(times)[::every]
     spikes = sorted(zip(spike_t.to_python(), (int(g) for g in spike_gid.to_python())))
     probe_spikes = {name: np.array(v.to_python()) for name, v in probe_spikes.items()}
     for gid, src in enumerate(records):

@@ -142,10 +142,11 @@ def test_what_neuron_is_not_given(hb, data, tmp_path):
     assert not (tmp_path / "x.png").exists()
 
 
-def test_artificial_refused():
-    """A network with artificial cells is refused by name, not built without them (its gids
-    would shift)."""
+def test_artificial_unknown_to_neuron():
+    """An artificial cell NEURON has not loaded is refused by name, not built without it (its
+    gids would shift); tests/python/test_artificial.py runs one NEURON has."""
     from hinesbatch import neuron_model
-    with pytest.raises(ValueError, match=r"network.artificial: artificial cells are not "
-                                         r"translated to NEURON yet"):
-        neuron_model.run({"cells": [], "network": {"artificial": [{"mechanism": "Pulses"}]}})
+    with pytest.raises(ValueError, match=r"network.artificial\[0\].mechanism: NEURON has no "
+                                         r"point process 'IntFire9'; expected its .mod file"):
+        neuron_model.run({"t_stop": 1, "cells": [],
+                          "network": {"artificial": [{"mechanism": "IntFire9"}]}})
