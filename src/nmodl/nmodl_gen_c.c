@@ -296,6 +296,31 @@ static int param_assigned(const nm_ctx *c, const char *x)
     return 0;
 }
 
+/* Whether the current kernel (which 1: BREAKPOINT without its SOLVE) or the state kernel
+ * (which 2: the SOLVE's block) may change field x, a STATE or an ASSIGNED: a statement of its
+ * own blocks or of any PROCEDURE or FUNCTION assigns it (a state kernel changes its STATEs
+ * too, by reactions and x' = ... as well). A kernel stores only the fields it may change: the
+ * others keep the bits they had, and their stores (and loads, then dead) go. */
+static int kernel_changes(const nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *x,
+                          int which)
+{
+    int state = 0, assigned = 0;
+    for (int i = 0; i < m->n_states; i++) state |= !strcmp(m->states[i].name, x);
+    for (int i = 0; i < m->n_assigned; i++) assigned |= !strcmp(m->assigned[i].name, x);
+    if (!state && !assigned) return 1; /* WATCH's and RANDOM's fields: always stored */
+    if (state && which == 2) return 1;
+    for (int i = 0; i < c->n_blocks; i++) {
+        const nm_block *b = &c->blocks[i];
+        const int reach = b->kind == B_PROCEDURE || b->kind == B_FUNCTION ||
+                          (b->kind == B_BREAKPOINT && which == 1) ||
+                          ((b->kind == B_DERIVATIVE || b->kind == B_KINETIC ||
+                            b->kind == B_LINEAR || b->kind == B_NONLINEAR) &&
+                           which == 2);
+        if (reach && assigns(b->body, x)) return 1;
+    }
+    return 0;
+}
+
 static int persists(const nm_ctx *c, const char *x)
 {
     for (int i = 0; i < c->n_blocks; i++) {
@@ -658,27 +683,35 @@ static void emit_mechanism(gen *g)
     emit(g, "HB_HOSTDEV void %s_load(const hb_cat_block_t *blk, int j, int k, %s_vars_t *s)\n{\n"
             "    %s_load_lane(blk, j, k, s);\n    %s_celsius(s);\n}\n\n",
          p, p, p, p);
-    emit(g,
-         "HB_HOSTDEV void %s_store_at(const hb_cat_block_t *blk, int j, int k, size_t r, "
-         "const %s_vars_t *s)\n{\n",
-         p, p);
-    emit(g, "    const int W = blk->width;\n    (void)r;\n");
-    emit(g,
-         "    double *f HB_UNUSED = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + (size_t)k;\n"
-         "    (void)s;\n",
-         p);
-    for (int q = 0; q < n_fields; q++)
-        if (!fields[q].param) emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
-        else if (param_assigned(g->c, fields[q].name))
-            emit(g, "    if (blk->cl) f[%d * W] = s->%s; /* assigned by the .mod */\n", q,
-                 fields[q].name);
-    for (int i = 0; i < m->n_ions; i++)
-        for (int j = 0; j < m->ions[i].n_write; j++) {
-            const char *arr = written_conc(m->ions[i].write[j], m->ions[i].name);
-            if (arr)
-                emit(g, "    blk->ion[%d].%s[r] = s->%s;\n", i, arr, m->ions[i].write[j]);
-        }
-    emit(g, "}\n\n");
+    /* _store_at every field (INITIAL, NET_RECEIVE); _store_current_at and _store_state_at
+     * those their kernel may change (kernel_changes) */
+    static const char *const store_name[] = {"store", "store_current", "store_state"};
+    for (int which = 0; which < 3; which++) {
+        emit(g,
+             "HB_HOSTDEV void %s_%s_at(const hb_cat_block_t *blk, int j, int k, size_t r, "
+             "const %s_vars_t *s)\n{\n",
+             p, store_name[which], p);
+        emit(g, "    const int W = blk->width;\n    (void)r;\n");
+        emit(g,
+             "    double *f HB_UNUSED = blk->field + (size_t)j * %s_N_FIELD * (size_t)W + "
+             "(size_t)k;\n    (void)s;\n",
+             p);
+        for (int q = 0; q < n_fields; q++)
+            if (!fields[q].param) {
+                if (which == 0 || kernel_changes(g->c, m, fields[q].name, which))
+                    emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
+            } else if (param_assigned(g->c, fields[q].name)) {
+                emit(g, "    if (blk->cl) f[%d * W] = s->%s; /* assigned by the .mod */\n", q,
+                     fields[q].name);
+            }
+        for (int i = 0; i < m->n_ions; i++)
+            for (int j = 0; j < m->ions[i].n_write; j++) {
+                const char *arr = written_conc(m->ions[i].write[j], m->ions[i].name);
+                if (arr)
+                    emit(g, "    blk->ion[%d].%s[r] = s->%s;\n", i, arr, m->ions[i].write[j]);
+            }
+        emit(g, "}\n\n");
+    }
     emit(g,
          "HB_HOSTDEV void %s_store(const hb_cat_block_t *blk, int j, int k, const %s_vars_t "
          "*s)\n{\n    const int W = blk->width;\n"
@@ -691,36 +724,35 @@ static void emit_mechanism(gen *g)
      * into the rows' arrays are row W + k, contiguous, so the loads of v and the ions and the
      * stores into rhs, d and the ions are vector loads and stores; the other loop gathers and
      * scatters them (scalar code on AVX2). Each lane computes the same operations either way. */
-    int writes_conc = 0;
-    for (int i = 0; i < m->n_ions; i++)
-        for (int j = 0; j < m->ions[i].n_write; j++)
-            writes_conc |= written_conc(m->ions[i].write[j], m->ions[i].name) != NULL;
     static const char *const kernel[] = {"init", "current", "state"};
     static const char *const body[] = {"initial", "currents", "states"};
     for (int q = 0; q < 3; q++) {
-        /* A mechanism that writes a concentration: its stores into the ions' arrays may alias
-         * the view, so GCC re-read blk->cl in every lane and made `blk->cl ? f[q W] : param[..]`
-         * a masked load it does not vectorise (CaDynamics_E2's state: scalar code). On the
-         * CPU its kernel steps the lanes on a copy of the view and of its ions' pointers,
-         * locals whose address stays here, with cl a constant 1 where the view has per-lane
-         * fields (the engine's views, always): the loads are plain vector loads. The GPU's
-         * dispatch inlines the kernel into its own local view: the lanes unchanged. */
-        if (writes_conc) {
-            emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1);\n\n",
-                 p, kernel[q]);
-            emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n"
-                    "#if defined(__CUDACC__)\n    %s_%s_lanes(blk, j0, j1);\n#else\n"
-                    "    hb_cat_block_t own = *blk;\n"
-                    "    hb_ion_block_t ion[%d];\n"
+        /* The view's cl read in every lane (the stores into rhs, d, the ions' arrays or the
+         * fields may alias the view, so GCC may not take it out of the loop) made
+         * `blk->cl ? f[q W] : param[..]` a masked load, which with more control flow in the
+         * lane (K_Tst's current, an hb_powi) GCC did not if-convert: scalar code. On the CPU a
+         * kernel steps the lanes on a copy of the view, a local whose address stays here, with
+         * cl a constant 1 where the view has per-lane fields (the engine's views, always), and
+         * a copy of its ions' pointers (a mechanism that writes a concentration, CaDynamics_E2,
+         * stores into them): the loads are plain vector loads. The GPU's dispatch inlines the kernel
+         * into its own local view: the lanes unchanged. */
+        emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1);\n\n", p,
+             kernel[q]);
+        emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n"
+                "#if defined(__CUDACC__)\n    %s_%s_lanes(blk, j0, j1);\n#else\n"
+                "    hb_cat_block_t own = *blk;\n",
+             p, kernel[q], p, kernel[q]);
+        if (m->n_ions > 0)
+            emit(g, "    hb_ion_block_t ion[%d];\n"
                     "    for (int i = 0; i < %d; i++) ion[i] = blk->ion[i];\n"
-                    "    own.ion = ion;\n"
-                    "    if (own.cl) {\n        own.cl = 1;\n        %s_%s_lanes(&own, j0, j1);\n"
-                    "        return;\n    }\n"
-                    "    %s_%s_lanes(&own, j0, j1);\n#endif\n}\n\n",
-                 p, kernel[q], p, kernel[q], m->n_ions, m->n_ions, p, kernel[q], p, kernel[q]);
-        }
-        emit(g, "HB_HOSTDEV void %s_%s_%s(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p,
-             kernel[q], writes_conc ? "lanes" : "kernel");
+                    "    own.ion = ion;\n",
+                 m->n_ions, m->n_ions);
+        emit(g, "    if (own.cl) {\n        own.cl = 1;\n        %s_%s_lanes(&own, j0, j1);\n"
+                "        return;\n    }\n"
+                "    %s_%s_lanes(&own, j0, j1);\n#endif\n}\n\n",
+             p, kernel[q], p, kernel[q]);
+        emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p,
+             kernel[q]);
         emit(g, "    %s_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */\n"
                 "    hc_.celsius = blk->celsius;\n    %s_celsius(&hc_);\n", p, p);
         for (int pass = m->kind == HB_NMODL_DENSITY ? 0 : 1; pass < 3; pass++) {
@@ -748,7 +780,8 @@ static void emit_mechanism(gen *g)
             emit(g, "%s            %s_vars_t s = hc_;\n%s            %s_load_at(blk, j, k, r, &s);\n"
                     "%s            %s_%s(&s);\n", in, p, in, p, in, p, body[q]);
             if (q == 1) nm_gen_current_accumulate(g, cur, n_cur, in);
-            emit(g, "%s            %s_store_at(blk, j, k, r, &s);\n%s        }\n", in, p, in);
+            emit(g, "%s            %s_%s_at(blk, j, k, r, &s);\n%s        }\n", in, p,
+                 store_name[q], in);
             if (pass == 0) emit(g, "        return;\n    }\n");
             if (pass == 2) emit(g, "    }\n");
         }

@@ -119,13 +119,52 @@ HB_HOSTDEV void hbg_default_Exp2Syn_store_at(const hb_cat_block_t *blk, int j, i
     f[7 * W] = s->factor;
 }
 
+HB_HOSTDEV void hbg_default_Exp2Syn_store_current_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_Exp2Syn_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_Exp2Syn_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+    if (blk->cl) f[0 * W] = s->tau1; /* assigned by the .mod */
+    f[5 * W] = s->i;
+    f[6 * W] = s->g;
+}
+
+HB_HOSTDEV void hbg_default_Exp2Syn_store_state_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_Exp2Syn_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_Exp2Syn_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+    if (blk->cl) f[0 * W] = s->tau1; /* assigned by the .mod */
+    f[3 * W] = s->A;
+    f[4 * W] = s->B;
+}
+
 HB_HOSTDEV void hbg_default_Exp2Syn_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_Exp2Syn_vars_t *s)
 {
     const int W = blk->width;
     hbg_default_Exp2Syn_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
+HB_HOSTDEV void hbg_default_Exp2Syn_init_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_Exp2Syn_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_Exp2Syn_init_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_Exp2Syn_init_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_Exp2Syn_init_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_Exp2Syn_init_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_Exp2Syn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -157,7 +196,24 @@ HB_HOSTDEV void hbg_default_Exp2Syn_init_kernel(const hb_cat_block_t *blk, int j
     }
 }
 
+HB_HOSTDEV void hbg_default_Exp2Syn_current_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_Exp2Syn_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_Exp2Syn_current_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_Exp2Syn_current_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_Exp2Syn_current_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_Exp2Syn_current_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_Exp2Syn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -177,7 +233,7 @@ HB_HOSTDEV void hbg_default_Exp2Syn_current_kernel(const hb_cat_block_t *blk, in
                 const double sc = 1e2 / blk->area[j * blk->width + k];
                 blk->rhs[r] += s.i * sc;
                 blk->d[r] += s.g_i * sc;
-                hbg_default_Exp2Syn_store_at(blk, j, k, r, &s);
+                hbg_default_Exp2Syn_store_current_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -190,12 +246,29 @@ HB_HOSTDEV void hbg_default_Exp2Syn_current_kernel(const hb_cat_block_t *blk, in
             const double sc = 1e2 / blk->area[j * blk->width + k];
             blk->rhs[r] += s.i * sc;
             blk->d[r] += s.g_i * sc;
-            hbg_default_Exp2Syn_store_at(blk, j, k, r, &s);
+            hbg_default_Exp2Syn_store_current_at(blk, j, k, r, &s);
         }
     }
 }
 
+HB_HOSTDEV void hbg_default_Exp2Syn_state_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_Exp2Syn_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_Exp2Syn_state_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_Exp2Syn_state_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_Exp2Syn_state_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_Exp2Syn_state_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_Exp2Syn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -212,7 +285,7 @@ HB_HOSTDEV void hbg_default_Exp2Syn_state_kernel(const hb_cat_block_t *blk, int 
                 hbg_default_Exp2Syn_vars_t s = hc_;
                 hbg_default_Exp2Syn_load_at(blk, j, k, r, &s);
                 hbg_default_Exp2Syn_states(&s);
-                hbg_default_Exp2Syn_store_at(blk, j, k, r, &s);
+                hbg_default_Exp2Syn_store_state_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -222,7 +295,7 @@ HB_HOSTDEV void hbg_default_Exp2Syn_state_kernel(const hb_cat_block_t *blk, int 
             hbg_default_Exp2Syn_vars_t s = hc_;
             hbg_default_Exp2Syn_load_at(blk, j, k, r, &s);
             hbg_default_Exp2Syn_states(&s);
-            hbg_default_Exp2Syn_store_at(blk, j, k, r, &s);
+            hbg_default_Exp2Syn_store_state_at(blk, j, k, r, &s);
         }
     }
 }

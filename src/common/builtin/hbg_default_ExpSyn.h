@@ -91,13 +91,48 @@ HB_HOSTDEV void hbg_default_ExpSyn_store_at(const hb_cat_block_t *blk, int j, in
     f[3 * W] = s->i;
 }
 
+HB_HOSTDEV void hbg_default_ExpSyn_store_current_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_ExpSyn_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_ExpSyn_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+    f[3 * W] = s->i;
+}
+
+HB_HOSTDEV void hbg_default_ExpSyn_store_state_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_ExpSyn_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_ExpSyn_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+    f[2 * W] = s->g;
+}
+
 HB_HOSTDEV void hbg_default_ExpSyn_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_ExpSyn_vars_t *s)
 {
     const int W = blk->width;
     hbg_default_ExpSyn_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
+HB_HOSTDEV void hbg_default_ExpSyn_init_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_ExpSyn_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_ExpSyn_init_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_ExpSyn_init_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_ExpSyn_init_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_ExpSyn_init_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -129,7 +164,24 @@ HB_HOSTDEV void hbg_default_ExpSyn_init_kernel(const hb_cat_block_t *blk, int j0
     }
 }
 
+HB_HOSTDEV void hbg_default_ExpSyn_current_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_ExpSyn_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_ExpSyn_current_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_ExpSyn_current_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_ExpSyn_current_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_ExpSyn_current_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -149,7 +201,7 @@ HB_HOSTDEV void hbg_default_ExpSyn_current_kernel(const hb_cat_block_t *blk, int
                 const double sc = 1e2 / blk->area[j * blk->width + k];
                 blk->rhs[r] += s.i * sc;
                 blk->d[r] += s.g_i * sc;
-                hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
+                hbg_default_ExpSyn_store_current_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -162,12 +214,29 @@ HB_HOSTDEV void hbg_default_ExpSyn_current_kernel(const hb_cat_block_t *blk, int
             const double sc = 1e2 / blk->area[j * blk->width + k];
             blk->rhs[r] += s.i * sc;
             blk->d[r] += s.g_i * sc;
-            hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
+            hbg_default_ExpSyn_store_current_at(blk, j, k, r, &s);
         }
     }
 }
 
+HB_HOSTDEV void hbg_default_ExpSyn_state_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_ExpSyn_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_ExpSyn_state_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_ExpSyn_state_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_ExpSyn_state_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_ExpSyn_state_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_ExpSyn_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -184,7 +253,7 @@ HB_HOSTDEV void hbg_default_ExpSyn_state_kernel(const hb_cat_block_t *blk, int j
                 hbg_default_ExpSyn_vars_t s = hc_;
                 hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
                 hbg_default_ExpSyn_states(&s);
-                hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
+                hbg_default_ExpSyn_store_state_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -194,7 +263,7 @@ HB_HOSTDEV void hbg_default_ExpSyn_state_kernel(const hb_cat_block_t *blk, int j
             hbg_default_ExpSyn_vars_t s = hc_;
             hbg_default_ExpSyn_load_at(blk, j, k, r, &s);
             hbg_default_ExpSyn_states(&s);
-            hbg_default_ExpSyn_store_at(blk, j, k, r, &s);
+            hbg_default_ExpSyn_store_state_at(blk, j, k, r, &s);
         }
     }
 }

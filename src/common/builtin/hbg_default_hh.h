@@ -236,13 +236,54 @@ HB_HOSTDEV void hbg_default_hh_store_at(const hb_cat_block_t *blk, int j, int k,
     f[8 * W] = s->gk;
 }
 
+HB_HOSTDEV void hbg_default_hh_store_current_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_hh_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_hh_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+    f[7 * W] = s->gna;
+    f[8 * W] = s->gk;
+}
+
+HB_HOSTDEV void hbg_default_hh_store_state_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_hh_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_hh_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+    f[4 * W] = s->m;
+    f[5 * W] = s->h;
+    f[6 * W] = s->n;
+}
+
 HB_HOSTDEV void hbg_default_hh_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_hh_vars_t *s)
 {
     const int W = blk->width;
     hbg_default_hh_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
+HB_HOSTDEV void hbg_default_hh_init_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_hh_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_hh_init_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    hb_ion_block_t ion[2];
+    for (int i = 0; i < 2; i++) ion[i] = blk->ion[i];
+    own.ion = ion;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_hh_init_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_hh_init_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_hh_init_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_hh_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -286,7 +327,27 @@ HB_HOSTDEV void hbg_default_hh_init_kernel(const hb_cat_block_t *blk, int j0, in
     }
 }
 
+HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_hh_current_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    hb_ion_block_t ion[2];
+    for (int i = 0; i < 2; i++) ion[i] = blk->ion[i];
+    own.ion = ion;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_hh_current_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_hh_current_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_hh_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -305,7 +366,7 @@ HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0,
             blk->ion[0].didv[r] += s.g_ina;
             blk->ion[1].i[r] += s.ik;
             blk->ion[1].didv[r] += s.g_ik;
-            hbg_default_hh_store_at(blk, j, k, r, &s);
+            hbg_default_hh_store_current_at(blk, j, k, r, &s);
         }
         return;
     }
@@ -327,7 +388,7 @@ HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0,
                 blk->ion[0].didv[r] += s.g_ina;
                 blk->ion[1].i[r] += s.ik;
                 blk->ion[1].didv[r] += s.g_ik;
-                hbg_default_hh_store_at(blk, j, k, r, &s);
+                hbg_default_hh_store_current_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -343,12 +404,32 @@ HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0,
             blk->ion[0].didv[r] += s.g_ina;
             blk->ion[1].i[r] += s.ik;
             blk->ion[1].didv[r] += s.g_ik;
-            hbg_default_hh_store_at(blk, j, k, r, &s);
+            hbg_default_hh_store_current_at(blk, j, k, r, &s);
         }
     }
 }
 
+HB_HOSTDEV void hbg_default_hh_state_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_hh_state_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    hb_ion_block_t ion[2];
+    for (int i = 0; i < 2; i++) ion[i] = blk->ion[i];
+    own.ion = ion;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_hh_state_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_hh_state_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_hh_state_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_hh_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -361,7 +442,7 @@ HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, i
             hbg_default_hh_vars_t s = hc_;
             hbg_default_hh_load_at(blk, j, k, r, &s);
             hbg_default_hh_states(&s);
-            hbg_default_hh_store_at(blk, j, k, r, &s);
+            hbg_default_hh_store_state_at(blk, j, k, r, &s);
         }
         return;
     }
@@ -377,7 +458,7 @@ HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, i
                 hbg_default_hh_vars_t s = hc_;
                 hbg_default_hh_load_at(blk, j, k, r, &s);
                 hbg_default_hh_states(&s);
-                hbg_default_hh_store_at(blk, j, k, r, &s);
+                hbg_default_hh_store_state_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -387,7 +468,7 @@ HB_HOSTDEV void hbg_default_hh_state_kernel(const hb_cat_block_t *blk, int j0, i
             hbg_default_hh_vars_t s = hc_;
             hbg_default_hh_load_at(blk, j, k, r, &s);
             hbg_default_hh_states(&s);
-            hbg_default_hh_store_at(blk, j, k, r, &s);
+            hbg_default_hh_store_state_at(blk, j, k, r, &s);
         }
     }
 }

@@ -76,13 +76,46 @@ HB_HOSTDEV void hbg_default_pas_store_at(const hb_cat_block_t *blk, int j, int k
     (void)s;
 }
 
+HB_HOSTDEV void hbg_default_pas_store_current_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_pas_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_pas_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+}
+
+HB_HOSTDEV void hbg_default_pas_store_state_at(const hb_cat_block_t *blk, int j, int k, size_t r, const hbg_default_pas_vars_t *s)
+{
+    const int W = blk->width;
+    (void)r;
+    double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_pas_N_FIELD * (size_t)W + (size_t)k;
+    (void)s;
+}
+
 HB_HOSTDEV void hbg_default_pas_store(const hb_cat_block_t *blk, int j, int k, const hbg_default_pas_vars_t *s)
 {
     const int W = blk->width;
     hbg_default_pas_store_at(blk, j, k, (size_t)blk->node[j * W + k] * (size_t)W + (size_t)k, s);
 }
 
+HB_HOSTDEV void hbg_default_pas_init_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_pas_init_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_pas_init_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_pas_init_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_pas_init_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_pas_init_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_pas_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -126,7 +159,24 @@ HB_HOSTDEV void hbg_default_pas_init_kernel(const hb_cat_block_t *blk, int j0, i
     }
 }
 
+HB_HOSTDEV void hbg_default_pas_current_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_pas_current_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_pas_current_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_pas_current_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_pas_current_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_pas_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -141,7 +191,7 @@ HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0
             hbg_default_pas_currents(&s);
             blk->rhs[r] += s.i;
             blk->d[r] += s.g_i;
-            hbg_default_pas_store_at(blk, j, k, r, &s);
+            hbg_default_pas_store_current_at(blk, j, k, r, &s);
         }
         return;
     }
@@ -159,7 +209,7 @@ HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0
                 hbg_default_pas_currents(&s);
                 blk->rhs[r] += s.i;
                 blk->d[r] += s.g_i;
-                hbg_default_pas_store_at(blk, j, k, r, &s);
+                hbg_default_pas_store_current_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -171,12 +221,29 @@ HB_HOSTDEV void hbg_default_pas_current_kernel(const hb_cat_block_t *blk, int j0
             hbg_default_pas_currents(&s);
             blk->rhs[r] += s.i;
             blk->d[r] += s.g_i;
-            hbg_default_pas_store_at(blk, j, k, r, &s);
+            hbg_default_pas_store_current_at(blk, j, k, r, &s);
         }
     }
 }
 
+HB_HOSTDEV void hbg_default_pas_state_lanes(const hb_cat_block_t *blk, int j0, int j1);
+
 HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, int j1)
+{
+#if defined(__CUDACC__)
+    hbg_default_pas_state_lanes(blk, j0, j1);
+#else
+    hb_cat_block_t own = *blk;
+    if (own.cl) {
+        own.cl = 1;
+        hbg_default_pas_state_lanes(&own, j0, j1);
+        return;
+    }
+    hbg_default_pas_state_lanes(&own, j0, j1);
+#endif
+}
+
+HB_HOSTDEV void hbg_default_pas_state_lanes(const hb_cat_block_t *blk, int j0, int j1)
 {
     hbg_default_pas_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -189,7 +256,7 @@ HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, 
             hbg_default_pas_vars_t s = hc_;
             hbg_default_pas_load_at(blk, j, k, r, &s);
             hbg_default_pas_states(&s);
-            hbg_default_pas_store_at(blk, j, k, r, &s);
+            hbg_default_pas_store_state_at(blk, j, k, r, &s);
         }
         return;
     }
@@ -205,7 +272,7 @@ HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, 
                 hbg_default_pas_vars_t s = hc_;
                 hbg_default_pas_load_at(blk, j, k, r, &s);
                 hbg_default_pas_states(&s);
-                hbg_default_pas_store_at(blk, j, k, r, &s);
+                hbg_default_pas_store_state_at(blk, j, k, r, &s);
             }
             continue;
         }
@@ -215,7 +282,7 @@ HB_HOSTDEV void hbg_default_pas_state_kernel(const hb_cat_block_t *blk, int j0, 
             hbg_default_pas_vars_t s = hc_;
             hbg_default_pas_load_at(blk, j, k, r, &s);
             hbg_default_pas_states(&s);
-            hbg_default_pas_store_at(blk, j, k, r, &s);
+            hbg_default_pas_store_state_at(blk, j, k, r, &s);
         }
     }
 }
