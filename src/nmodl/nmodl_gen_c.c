@@ -734,8 +734,8 @@ static void emit_mechanism(gen *g)
          * kernel steps the lanes on a copy of the view, a local whose address stays here, with
          * cl a constant 1 where the view has per-lane fields (the engine's views, always), and
          * a copy of its ions' pointers (a mechanism that writes a concentration, CaDynamics_E2,
-         * stores into them): the loads are plain vector loads. The GPU's dispatch inlines the kernel
-         * into its own local view: the lanes unchanged. */
+         * stores into them): the loads are plain vector loads. The GPU's dispatch inlines the
+         * kernel into its own local view: the lanes unchanged. */
         emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1);\n\n", p,
              kernel[q]);
         emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n"
