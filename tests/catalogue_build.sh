@@ -56,11 +56,13 @@ const hb_catalogue_t *hb_catalogue_v1(void);
 static const hb_catalogue_t cat = {FORGE_ABI, FORGE_SIZE, "forged", "test", 0, 0};
 const hb_catalogue_t *hb_catalogue_v1(void) { return &cat; }
 C
-"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=4 "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/abi4.so" && ok || bad "forging abi4.so"
-expect_status 0 "an older ABI refused" -- "$test" --refuse "$tmp/abi4.so" "a catalogue of ABI 4, and this hinesbatch reads ABI 5"
-"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=6 "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/abi6.so" && ok || bad "forging abi6.so"
-expect_status 0 "a newer ABI refused" -- "$test" --refuse "$tmp/abi6.so" "a catalogue of ABI 6, and this hinesbatch reads ABI 5"
-"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=5 "-DFORGE_SIZE=8" "$tmp/forge.c" -o "$tmp/size8.so" && ok || bad "forging size8.so"
+abi=$(sed -n 's/^#define HB_CAT_ABI \([0-9]*\)$/\1/p' "$src/src/common/mech_abi.h")
+older=$((abi - 1)) newer=$((abi + 1))
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=$older "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/older.so" && ok || bad "forging older.so"
+expect_status 0 "an older ABI refused" -- "$test" --refuse "$tmp/older.so" "a catalogue of ABI $older, and this hinesbatch reads ABI $abi"
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=$newer "-DFORGE_SIZE=sizeof(hb_cat_mech_t)" "$tmp/forge.c" -o "$tmp/newer.so" && ok || bad "forging newer.so"
+expect_status 0 "a newer ABI refused" -- "$test" --refuse "$tmp/newer.so" "a catalogue of ABI $newer, and this hinesbatch reads ABI $abi"
+"$cc" -shared -fPIC -I"$src/src" -DFORGE_ABI=$abi "-DFORGE_SIZE=8" "$tmp/forge.c" -o "$tmp/size8.so" && ok || bad "forging size8.so"
 expect_status 0 "another sizeof_mech refused" -- "$test" --refuse "$tmp/size8.so" "mechanisms are 8 bytes"
 printf 'int hb_not_a_catalogue(void);\nint hb_not_a_catalogue(void) { return 1; }\n' > "$tmp/plain.c"
 "$cc" -shared -fPIC "$tmp/plain.c" -o "$tmp/plain.so" && ok || bad "building plain.so"

@@ -4,7 +4,9 @@
 # hinesbatch run, recording a mechanism's state and ion values (NaTs2_t.m, cai, eca, ik) as
 # NEURON's Vector.record would: the rows there, m in (0, 1), cai NEURON's default 5e-5 mM
 # (SK_E2 reads it, nothing writes it), eca its Nernst potential at 6.3 degC (ion_style; to
-# the csv's digits); a misspelt parameter refused naming its key.
+# the csv's digits); ik and ina, species whose total current no mechanism reads (the CPU engine
+# accumulates them only where recorded: cat_step.h), not 0; a misspelt parameter refused naming
+# its key.
 # Usage: cli_cat_record.sh HINESBATCH DATA
 set -u
 bin=$1
@@ -22,7 +24,7 @@ d["t_stop"] = 20
 c = d["cells"][0]
 c["mechanisms"] += [json.loads(sys.argv[2]), {"name": "SK_E2", "region": "soma", "gSK_E2bar": 0.001}]
 c["ions"] = [{"region": "soma", "ek": -85}]
-d["record"] = {"gids": [0, 5], "variables": ["v", "NaTs2_t.m", "cai", "eca", "ik"], "sample_dt": 1}
+d["record"] = {"gids": [0, 5], "variables": ["v", "NaTs2_t.m", "cai", "eca", "ik", "ina"], "sample_dt": 1}
 json.dump(d, open(sys.argv[3], "w"))
 PY
 }
@@ -31,7 +33,7 @@ expect_status 0 "a network with catalogue mechanisms, recorded" -- "$bin" run "$
 $py - "$tmp/run/traces.csv" <<'PY' && ok || bad "traces.csv: catalogue variables"
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 21 * 2 * 5, len(rows)
+assert len(rows) == 21 * 2 * 6, len(rows)
 get = lambda gid, name: [float(r["value"]) for r in rows if r["gid"] == gid and r["name"] == name]
 for gid in ("0", "5"):
     m = get(gid, "soma.NaTs2_t.m")
@@ -41,6 +43,7 @@ for gid in ("0", "5"):
     eca = 1000 * R * (6.3 + 273.15) / F / 2 * math.log(2 / 5e-5)
     assert all(abs(x - eca) < 1e-5 for x in get(gid, "soma.eca")), (get(gid, "soma.eca"), eca)
     assert any(x != 0 for x in get(gid, "soma.ik"))
+    assert any(x != 0 for x in get(gid, "soma.ina"))
 PY
 with_cat '{"name": "NaTs2_t", "region": "soma", "gNaTs2_tbr": 0.01}' "$tmp/bad.json"
 expect_status 1 "a misspelt parameter" -- "$bin" run "$tmp/bad.json" -o "$tmp/badrun" --quiet

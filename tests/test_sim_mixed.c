@@ -816,11 +816,13 @@ static int cat_same(const hb_step_cat_t *a, const hb_step_cat_t *b, const hb_ste
     for (int q = 0; same && q < a->n_mech; q++)
         same = same_bits(a->mech[q].field, b->mech[q].field,
                          a->mech[q].inst_start[k->blocks] * (size_t)a->mech[q].mech->n_field * W);
+    /* i and di/dv where observed: the CPU engine leaves the others out (nothing reads them) */
     for (int x = 0; same && x < a->n_ion; x++)
         same = same_bits(a->ion[x].e, b->ion[x].e, size) &&
                same_bits(a->ion[x].ci, b->ion[x].ci, size) &&
-               same_bits(a->ion[x].i, b->ion[x].i, size) &&
-               same_bits(a->ion[x].didv, b->ion[x].didv, size);
+               a->ion[x].observed == b->ion[x].observed &&
+               (!b->ion[x].observed || (same_bits(a->ion[x].i, b->ion[x].i, size) &&
+                                        same_bits(a->ion[x].didv, b->ion[x].didv, size)));
     return same;
 }
 

@@ -57,6 +57,10 @@ typedef struct {
     double *i, *didv;       /* the step's total current [mA/cm2] and conductance [mA/cm2/mV] */
     double *e0, *ci0, *co0; /* values at initialisation (NEURON's defaults or the model's) */
     unsigned char *style;   /* HB_ION_EINIT | HB_ION_EADVANCE */
+    /* 1: i and di/dv are read, by a mechanism's READ i<x> or a record (sim_cat.c,
+     * mech_vars.c). The CPU engine's currents leave the others out (hb_cat_step_mech_currents):
+     * nothing reads them. */
+    int observed;
 } hb_step_ion_t;
 
 typedef struct hb_step_cat {
@@ -334,8 +338,9 @@ HB_HOSTDEV void hb_cat_ions_begin(const hb_step_group_t *g, int block, int lane0
 }
 
 /* Pass A's mechanisms, after the ions' start (hb_cat_ions_begin, or the CPU engine's block form
- * of it): every mechanism's currents into d and rhs (and its ions' i and di/dv), mechanisms in
- * the group's order, instances in order. */
+ * of it): every mechanism's currents into d and rhs (and its ions' i and di/dv where observed:
+ * the view's i NULL tells the kernel to leave a species out), mechanisms in the group's order,
+ * instances in order. */
 static inline void hb_cat_step_mech_currents(const hb_step_group_t *g, const hb_step_params_t *p,
                                              int block, int lane0, int lanes, double *d,
                                              double *rhs)
@@ -347,6 +352,8 @@ static inline void hb_cat_step_mech_currents(const hb_step_group_t *g, const hb_
         hb_ion_block_t ions[HB_CAT_MAX_ION];
         hb_cat_block_t blk;
         const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid, p->dt, d, rhs, ions, &blk);
+        for (int u = 0; u < cm->mech->n_ion; u++)
+            if (!cat->ion[cm->ion[u]].observed) ions[u].i = ions[u].didv = NULL;
         if (n > 0) cm->mech->cpu->current(&blk, 0, n);
     }
 }

@@ -7,7 +7,7 @@
 #define HB_COMMON_MECH_ABI_H
 
 /* Bumped on any change to the structs below; a catalogue of another ABI is refused. */
-#define HB_CAT_ABI 5
+#define HB_CAT_ABI 6
 
 /* Doubles between two connections' weight vectors (NET_RECEIVE's arguments at most). */
 #define HB_CAT_MAX_WEIGHT 8
@@ -17,8 +17,9 @@ typedef struct {
     double *e;    /* reversal potential [mV] */
     double *ci;   /* inner concentration [mM] */
     double *co;   /* outer concentration [mM] */
-    double *i;    /* this step's total current of the species [mA/cm2] */
-    double *didv; /* and its conductance [mA/cm2/mV] */
+    double *i;    /* this step's total current of the species [mA/cm2]; in a current
+                   * kernel's view NULL where nothing reads it: the kernel adds nothing then */
+    double *didv; /* and its conductance [mA/cm2/mV] (NULL with i) */
 } hb_ion_block_t;
 
 /* A generated FROM loop's refusal (docs/nmodl.md, section 4): a trip count above

@@ -543,7 +543,8 @@ static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int 
 }
 
 /* hb_cat_ions_begin on a whole block of a group of one shape (its elements contiguous: rows W
- * from base), species by species: i and di/dv zeroed, then e by Nernst where HB_ION_EADVANCE,
+ * from base), species by species: i and di/dv zeroed where observed (the currents leave the
+ * others alone: hb_cat_step_mech_currents), then e by Nernst where HB_ION_EADVANCE,
  * ION_CHUNK elements together where one of them has it (a select: each computes hb_cat_nernst,
  * its style picks). Each element gets the operations of hb_cat_ions_element: the same bits
  * (perf, 64-cell l5pc sweep: the element-by-element loop was 80 % of step_block_cat). */
@@ -560,10 +561,12 @@ HB_HOSTDEV void cat_ions_begin_block(const hb_step_cat_t *cat, size_t base, int 
         const double *HB_RESTRICT ci = ion->ci + base, *HB_RESTRICT co = ion->co + base;
         const unsigned char *HB_RESTRICT style = ion->style + base;
         const double z = ion->valence;
-        HB_SIMD
-        for (size_t x = 0; x < n; x++) {
-            i[x] = 0.0;
-            didv[x] = 0.0;
+        if (ion->observed) {
+            HB_SIMD
+            for (size_t x = 0; x < n; x++) {
+                i[x] = 0.0;
+                didv[x] = 0.0;
+            }
         }
         for (size_t o = 0; o < n; o += ION_CHUNK) {
             const size_t c = n - o < ION_CHUNK ? n - o : ION_CHUNK;

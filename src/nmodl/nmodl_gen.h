@@ -93,8 +93,12 @@ void nm_gen_net_receive(gen *g);
 void nm_gen_for_netcons(gen *g, const nm_node *s, int depth);
 /* The current kernel's conductance and current into d and rhs for instance j, lane k (the
  * loaded vars in `s`, its rows' index `r`): analytic or NEURON's difference, scaled by 1e2/area
- * for points; each line indented by `in` more. */
+ * for points, and into each written species' i and di/dv where the kernel's `acc` has its bit;
+ * each line indented by `in` more. */
 void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const char *in);
+/* Bit i set where the mechanism writes the current of its species i (USEION order): the
+ * current kernel's `acc` bits, each species' i and di/dv accumulated only where set. */
+unsigned nm_gen_current_ions(const hb_nmodl_mechanism_t *m);
 /* random_uniform(r[, a, b]), random_setseq(r, n), random_setids(r, i1, i2, i3) of a RANDOM r:
  * the draw of a Philox stream per instance (docs/nmodl.md, section 2). */
 void nm_gen_random_call(gen *g, const nm_node *call);

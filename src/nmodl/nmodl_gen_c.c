@@ -736,23 +736,49 @@ static void emit_mechanism(gen *g)
          * a copy of its ions' pointers (a mechanism that writes a concentration, CaDynamics_E2,
          * stores into them): the loads are plain vector loads. The GPU's dispatch inlines the
          * kernel into its own local view: the lanes unchanged. */
-        emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1);\n\n", p,
-             kernel[q]);
-        emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n"
-                "#if defined(__CUDACC__)\n    %s_%s_lanes(blk, j0, j1);\n#else\n"
+        /* The current kernel's `acc`: bit i where species i's i and di/dv are to accumulate,
+         * the view's i not NULL (the CPU engine leaves NULL a species that nothing reads:
+         * cat_step.h). On the CPU the lanes are inlined with acc a constant, all or none. */
+        const unsigned ions_written = q == 1 ? nm_gen_current_ions(m) : 0;
+        const char *acc_arg = ions_written ? ", unsigned acc" : "";
+        emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1%s);\n\n",
+             p, kernel[q], acc_arg);
+        emit(g, "HB_HOSTDEV void %s_%s_kernel(const hb_cat_block_t *blk, int j0, int j1)\n{\n",
+             p, kernel[q]);
+        if (ions_written) {
+            emit(g, "    const unsigned acc =");
+            for (int i = 0, first = 1; i < m->n_ions; i++)
+                if (ions_written & (1u << i)) {
+                    emit(g, "%s (blk->ion[%d].i ? %uu : 0u)", first ? "" : " |", i, 1u << i);
+                    first = 0;
+                }
+            emit(g, ";\n");
+        }
+        emit(g, "#if defined(__CUDACC__)\n    %s_%s_lanes(blk, j0, j1%s);\n#else\n"
                 "    hb_cat_block_t own = *blk;\n",
-             p, kernel[q], p, kernel[q]);
+             p, kernel[q], ions_written ? ", acc" : "");
         if (m->n_ions > 0)
             emit(g, "    hb_ion_block_t ion[%d];\n"
                     "    for (int i = 0; i < %d; i++) ion[i] = blk->ion[i];\n"
                     "    own.ion = ion;\n",
                  m->n_ions, m->n_ions);
-        emit(g, "    if (own.cl) {\n        own.cl = 1;\n        %s_%s_lanes(&own, j0, j1);\n"
-                "        return;\n    }\n"
-                "    %s_%s_lanes(&own, j0, j1);\n#endif\n}\n\n",
-             p, kernel[q], p, kernel[q]);
-        emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1)\n{\n", p,
-             kernel[q]);
+        emit(g, "    if (own.cl) {\n        own.cl = 1;\n");
+        if (ions_written & (ions_written - 1)) /* two species or more: also any mix */
+            emit(g, "        if (acc == %uu)\n            %s_%s_lanes(&own, j0, j1, %uu);\n"
+                    "        else if (acc == 0u)\n            %s_%s_lanes(&own, j0, j1, 0u);\n"
+                    "        else\n            %s_%s_lanes(&own, j0, j1, acc);\n",
+                 ions_written, p, kernel[q], ions_written, p, kernel[q], p, kernel[q]);
+        else if (ions_written)
+            emit(g, "        if (acc)\n            %s_%s_lanes(&own, j0, j1, %uu);\n"
+                    "        else\n            %s_%s_lanes(&own, j0, j1, 0u);\n",
+                 p, kernel[q], ions_written, p, kernel[q]);
+        else
+            emit(g, "        %s_%s_lanes(&own, j0, j1);\n", p, kernel[q]);
+        emit(g, "        return;\n    }\n"
+                "    %s_%s_lanes(&own, j0, j1%s);\n#endif\n}\n\n",
+             p, kernel[q], ions_written ? ", acc" : "");
+        emit(g, "HB_HOSTDEV void %s_%s_lanes(const hb_cat_block_t *blk, int j0, int j1%s)\n{\n",
+             p, kernel[q], acc_arg);
         emit(g, "    %s_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */\n"
                 "    hc_.celsius = blk->celsius;\n    %s_celsius(&hc_);\n", p, p);
         for (int pass = m->kind == HB_NMODL_DENSITY ? 0 : 1; pass < 3; pass++) {

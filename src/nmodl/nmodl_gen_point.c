@@ -51,13 +51,26 @@ void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const 
         for (int j = 0; j < m->ions[i].n_write; j++) {
             const char *v = m->ions[i].write[j];
             if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
-            emit(g, "%s            blk->ion[%d].i[r] += s.%s%s;\n", in, i, v, times);
+            emit(g, "%s            if (acc & %uu) {\n", in, 1u << i);
+            emit(g, "%s                blk->ion[%d].i[r] += s.%s%s;\n", in, i, v, times);
             if (g->numeric_didv)
-                emit(g, "%s            blk->ion[%d].didv[r] += ((s1.%s - s.%s) / 0.001)%s;\n", in,
-                     i, v, v, times);
+                emit(g, "%s                blk->ion[%d].didv[r] += ((s1.%s - s.%s) / 0.001)%s;\n",
+                     in, i, v, v, times);
             else
-                emit(g, "%s            blk->ion[%d].didv[r] += s.g_%s%s;\n", in, i, v, times);
+                emit(g, "%s                blk->ion[%d].didv[r] += s.g_%s%s;\n", in, i, v, times);
+            emit(g, "%s            }\n", in);
         }
+}
+
+unsigned nm_gen_current_ions(const hb_nmodl_mechanism_t *m)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < m->n_ions; i++)
+        for (int j = 0; j < m->ions[i].n_write; j++) {
+            const char *v = m->ions[i].write[j];
+            if (v[0] == 'i' && strcmp(v + 1, m->ions[i].name) == 0) mask |= 1u << i;
+        }
+    return mask;
 }
 
 /* One NET_RECEIVE function: the arguments from the weight vector, the body (or its INITIAL),

@@ -339,21 +339,24 @@ static hb_status_t resolve_synapse(hb_sim_t *sim, int c, const hb_model_t *md, i
 /* A catalogue variable of cell c at `node` (common/cat_step.h): an ion's "eca", "cai", "cao",
  * "ica" at the row, or "MECH.NAME", a RANGE PARAMETER, STATE or ASSIGNED of the mechanism's
  * instance there. 1 with r->at set; 0 when the cell's group has no such thing. */
-static int resolve_cat(const hb_sim_t *sim, int c, int node, const char *variable,
+static int resolve_cat(hb_sim_t *sim, int c, int node, const char *variable,
                        hb_rec_sample_t *r)
 {
     const group_t *gr = &sim->groups[sim->group_of[c]];
-    const hb_step_cat_t *cat = gr->cat;
+    hb_step_cat_t *cat = gr->cat;
     if (!cat) return 0;
     const int slot = sim->slot_of[c];
     const size_t e = hb_step_element(&gr->k, slot, node), W = (size_t)gr->k.width;
     for (int x = 0; x < cat->n_ion; x++) {
-        const hb_step_ion_t *ion = &cat->ion[x];
+        hb_step_ion_t *ion = &cat->ion[x];
         const size_t n = strlen(ion->name), len = strlen(variable);
         if (len != n + 1) continue;
         const double *arr = NULL;
         if (variable[0] == 'e' && !strcmp(variable + 1, ion->name)) arr = ion->e;
-        else if (variable[0] == 'i' && !strcmp(variable + 1, ion->name)) arr = ion->i;
+        else if (variable[0] == 'i' && !strcmp(variable + 1, ion->name)) {
+            arr = ion->i;
+            ion->observed = 1; /* the CPU engine's currents accumulate it from now on */
+        }
         else if (!strncmp(variable, ion->name, n) && variable[n] == 'i') arr = ion->ci;
         else if (!strncmp(variable, ion->name, n) && variable[n] == 'o') arr = ion->co;
         if (arr) {

@@ -323,7 +323,11 @@ hb_status_t hb_sim_cat_build(hb_sim_t *sim, const hb_step_group_t *k, const int 
     cat->ktf = 1000.0 * R * (cat->celsius + 273.15) / F;
     for (int q = 0; q < cat->n_mech && status == HB_SUCCESS; q++) {
         hb_step_cat_mech_t *cm = &cat->mech[q];
-        for (int u = 0; u < cm->mech->n_ion; u++) cm->ion[u] = species(cat, &cm->mech->ion[u]);
+        for (int u = 0; u < cm->mech->n_ion; u++) {
+            cm->ion[u] = species(cat, &cm->mech->ion[u]);
+            if (cm->ion[u] >= 0 && (cm->mech->ion[u].read & HB_ION_I))
+                cat->ion[cm->ion[u]].observed = 1;
+        }
         status = lay_out(sim, k, cells, cm);
         int global_set = 0;
         for (int s = 0; s < k->count && status == HB_SUCCESS; s++) {

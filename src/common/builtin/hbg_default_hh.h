@@ -327,12 +327,13 @@ HB_HOSTDEV void hbg_default_hh_init_lanes(const hb_cat_block_t *blk, int j0, int
     }
 }
 
-HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, int j1);
+HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, int j1, unsigned acc);
 
 HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0, int j1)
 {
+    const unsigned acc = (blk->ion[0].i ? 1u : 0u) | (blk->ion[1].i ? 2u : 0u);
 #if defined(__CUDACC__)
-    hbg_default_hh_current_lanes(blk, j0, j1);
+    hbg_default_hh_current_lanes(blk, j0, j1, acc);
 #else
     hb_cat_block_t own = *blk;
     hb_ion_block_t ion[2];
@@ -340,14 +341,19 @@ HB_HOSTDEV void hbg_default_hh_current_kernel(const hb_cat_block_t *blk, int j0,
     own.ion = ion;
     if (own.cl) {
         own.cl = 1;
-        hbg_default_hh_current_lanes(&own, j0, j1);
+        if (acc == 3u)
+            hbg_default_hh_current_lanes(&own, j0, j1, 3u);
+        else if (acc == 0u)
+            hbg_default_hh_current_lanes(&own, j0, j1, 0u);
+        else
+            hbg_default_hh_current_lanes(&own, j0, j1, acc);
         return;
     }
-    hbg_default_hh_current_lanes(&own, j0, j1);
+    hbg_default_hh_current_lanes(&own, j0, j1, acc);
 #endif
 }
 
-HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, int j1)
+HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, int j1, unsigned acc)
 {
     hbg_default_hh_vars_t hc_ = HB_ZERO_INIT; /* the celsius-only LOCALs, once */
     hc_.celsius = blk->celsius;
@@ -362,10 +368,14 @@ HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, 
             hbg_default_hh_currents(&s);
             blk->rhs[r] += s.ina + s.ik + s.il;
             blk->d[r] += s.g_ina + s.g_ik + s.g_il;
-            blk->ion[0].i[r] += s.ina;
-            blk->ion[0].didv[r] += s.g_ina;
-            blk->ion[1].i[r] += s.ik;
-            blk->ion[1].didv[r] += s.g_ik;
+            if (acc & 1u) {
+                blk->ion[0].i[r] += s.ina;
+                blk->ion[0].didv[r] += s.g_ina;
+            }
+            if (acc & 2u) {
+                blk->ion[1].i[r] += s.ik;
+                blk->ion[1].didv[r] += s.g_ik;
+            }
             hbg_default_hh_store_current_at(blk, j, k, r, &s);
         }
         return;
@@ -384,10 +394,14 @@ HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, 
                 hbg_default_hh_currents(&s);
                 blk->rhs[r] += s.ina + s.ik + s.il;
                 blk->d[r] += s.g_ina + s.g_ik + s.g_il;
-                blk->ion[0].i[r] += s.ina;
-                blk->ion[0].didv[r] += s.g_ina;
-                blk->ion[1].i[r] += s.ik;
-                blk->ion[1].didv[r] += s.g_ik;
+                if (acc & 1u) {
+                    blk->ion[0].i[r] += s.ina;
+                    blk->ion[0].didv[r] += s.g_ina;
+                }
+                if (acc & 2u) {
+                    blk->ion[1].i[r] += s.ik;
+                    blk->ion[1].didv[r] += s.g_ik;
+                }
                 hbg_default_hh_store_current_at(blk, j, k, r, &s);
             }
             continue;
@@ -400,10 +414,14 @@ HB_HOSTDEV void hbg_default_hh_current_lanes(const hb_cat_block_t *blk, int j0, 
             hbg_default_hh_currents(&s);
             blk->rhs[r] += s.ina + s.ik + s.il;
             blk->d[r] += s.g_ina + s.g_ik + s.g_il;
-            blk->ion[0].i[r] += s.ina;
-            blk->ion[0].didv[r] += s.g_ina;
-            blk->ion[1].i[r] += s.ik;
-            blk->ion[1].didv[r] += s.g_ik;
+            if (acc & 1u) {
+                blk->ion[0].i[r] += s.ina;
+                blk->ion[0].didv[r] += s.g_ina;
+            }
+            if (acc & 2u) {
+                blk->ion[1].i[r] += s.ik;
+                blk->ion[1].didv[r] += s.g_ik;
+            }
             hbg_default_hh_store_current_at(blk, j, k, r, &s);
         }
     }
