@@ -84,7 +84,7 @@ def main():
         det.threshold = threshold
         pc.cell(gid, det)
     keep = []
-    for c in nm._connections(net, n):
+    for c in nm._connections(net):
         if c["target"] in cells:
             nc = pc.gid_connect(c["source"], cells[c["target"]].synapses[c.get("synapse", 0)])
             nc.weight[0], nc.delay = c["weight"], c["delay"]

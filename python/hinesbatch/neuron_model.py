@@ -172,7 +172,7 @@ def _cells(h, model, base_dir):
     return out
 
 
-def _connections(network, n_cells):
+def _connections(network):
     """Explicit connections, then the ring builders' (docs/network.md, section 9)."""
     conns = [dict(c, where=f"network.connections[{k}]")
              for k, c in enumerate(network.get("connections", []))]
@@ -369,7 +369,7 @@ def run(model, base_dir=".", nrnmech=None):
         nc.record(spike_t, spike_gid, gid)
         keep.append(nc)
     if network is not None:
-        for c in _connections(network, len(cells)):
+        for c in _connections(network):
             if not 0 <= c["source"] < len(sources):
                 raise ValueError(f"{c['where']}.source: gid {c['source']}: expected a gid "
                                  f"from 0 to {len(sources) - 1}")

@@ -296,19 +296,11 @@ static int param_assigned(const nm_ctx *c, const char *x)
     return 0;
 }
 
-/* Whether the current kernel (which 1: BREAKPOINT without its SOLVE) or the state kernel
- * (which 2: the SOLVE's block) may change field x, a STATE or an ASSIGNED: a statement of its
- * own blocks or of any PROCEDURE or FUNCTION assigns it (a state kernel changes its STATEs
- * too, by reactions and x' = ... as well). A kernel stores only the fields it may change: the
- * others keep the bits they had, and their stores (and loads, then dead) go. */
-static int kernel_changes(const nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *x,
-                          int which)
+/* Whether a statement the current kernel (which 1: BREAKPOINT without its SOLVE) or the state
+ * kernel (which 2: the SOLVE's block) runs, of its own blocks or of any PROCEDURE or FUNCTION,
+ * assigns x. */
+static int kernel_assigns(const nm_ctx *c, const char *x, int which)
 {
-    int state = 0, assigned = 0;
-    for (int i = 0; i < m->n_states; i++) state |= !strcmp(m->states[i].name, x);
-    for (int i = 0; i < m->n_assigned; i++) assigned |= !strcmp(m->assigned[i].name, x);
-    if (!state && !assigned) return 1; /* WATCH's and RANDOM's fields: always stored */
-    if (state && which == 2) return 1;
     for (int i = 0; i < c->n_blocks; i++) {
         const nm_block *b = &c->blocks[i];
         const int reach = b->kind == B_PROCEDURE || b->kind == B_FUNCTION ||
@@ -319,6 +311,21 @@ static int kernel_changes(const nm_ctx *c, const hb_nmodl_mechanism_t *m, const 
         if (reach && assigns(b->body, x)) return 1;
     }
     return 0;
+}
+
+/* Whether that kernel may change field x, a STATE or an ASSIGNED (a state kernel changes its
+ * STATEs by reactions and x' = ... as well). A kernel stores only the fields it may change:
+ * the others keep the bits they had, and their stores (and loads, then dead) go. A RANGE
+ * PARAMETER the .mod assigns is stored by the kernels whose statements assign it. */
+static int kernel_changes(const nm_ctx *c, const hb_nmodl_mechanism_t *m, const char *x,
+                          int which)
+{
+    int state = 0, assigned = 0;
+    for (int i = 0; i < m->n_states; i++) state |= !strcmp(m->states[i].name, x);
+    for (int i = 0; i < m->n_assigned; i++) assigned |= !strcmp(m->assigned[i].name, x);
+    if (!state && !assigned) return 1; /* WATCH's and RANDOM's fields: always stored */
+    if (state && which == 2) return 1;
+    return kernel_assigns(c, x, which);
 }
 
 static int persists(const nm_ctx *c, const char *x)
@@ -700,7 +707,8 @@ static void emit_mechanism(gen *g)
             if (!fields[q].param) {
                 if (which == 0 || kernel_changes(g->c, m, fields[q].name, which))
                     emit(g, "    f[%d * W] = s->%s;\n", q, fields[q].name);
-            } else if (param_assigned(g->c, fields[q].name)) {
+            } else if (param_assigned(g->c, fields[q].name) &&
+                       (which == 0 || kernel_assigns(g->c, fields[q].name, which))) {
                 emit(g, "    if (blk->cl) f[%d * W] = s->%s; /* assigned by the .mod */\n", q,
                      fields[q].name);
             }

@@ -125,7 +125,6 @@ HB_HOSTDEV void hbg_default_Exp2Syn_store_current_at(const hb_cat_block_t *blk, 
     (void)r;
     double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_Exp2Syn_N_FIELD * (size_t)W + (size_t)k;
     (void)s;
-    if (blk->cl) f[0 * W] = s->tau1; /* assigned by the .mod */
     f[5 * W] = s->i;
     f[6 * W] = s->g;
 }
@@ -136,7 +135,6 @@ HB_HOSTDEV void hbg_default_Exp2Syn_store_state_at(const hb_cat_block_t *blk, in
     (void)r;
     double *f HB_UNUSED = blk->field + (size_t)j * hbg_default_Exp2Syn_N_FIELD * (size_t)W + (size_t)k;
     (void)s;
-    if (blk->cl) f[0 * W] = s->tau1; /* assigned by the .mod */
     f[3 * W] = s->A;
     f[4 * W] = s->B;
 }
