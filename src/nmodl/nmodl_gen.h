@@ -96,6 +96,8 @@ void nm_gen_for_netcons(gen *g, const nm_node *s, int depth);
  * for points, and into each written species' i and di/dv where the kernel's `acc` has its bit;
  * each line indented by `in` more. */
 void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const char *in);
+/* Whether USEION variable v is ion x's current, i<x> ("ina" of na). */
+int nm_gen_ion_current(const char *v, const char *x);
 /* Bit i set where the mechanism writes the current of its species i (USEION order): the
  * current kernel's `acc` bits, each species' i and di/dv accumulated only where set. */
 unsigned nm_gen_current_ions(const hb_nmodl_mechanism_t *m);

@@ -668,7 +668,7 @@ static void emit_mechanism(gen *g)
         for (int j = 0; j < m->ions[i].n_read; j++) {
             const char *v = m->ions[i].read[j];
             const char *arr = v[0] == 'e' && strcmp(v + 1, x) == 0   ? "e"
-                              : v[0] == 'i' && strcmp(v + 1, x) == 0 ? "i"
+                              : nm_gen_ion_current(v, x)             ? "i"
                               : v[strlen(v) - 1] == 'i'              ? "ci"
                                                                      : "co";
             emit(g, "    s->%s = blk->ion[%d].%s[r];\n", v, i, arr);

@@ -257,7 +257,7 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
                     unsigned bit = 0;
                     if (v[0] == 'e' && strcmp(v + 1, ion->name) == 0)
                         bit = 1; /* HB_ION_E */
-                    else if (v[0] == 'i' && strcmp(v + 1, ion->name) == 0)
+                    else if (nm_gen_ion_current(v, ion->name))
                         bit = 8; /* I */
                     else if (v[len - 1] == 'i')
                         bit = 2; /* CI */

@@ -50,7 +50,7 @@ void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const 
     for (int i = 0; i < m->n_ions; i++)
         for (int j = 0; j < m->ions[i].n_write; j++) {
             const char *v = m->ions[i].write[j];
-            if (v[0] != 'i' || strcmp(v + 1, m->ions[i].name) != 0) continue;
+            if (!nm_gen_ion_current(v, m->ions[i].name)) continue;
             emit(g, "%s            if (acc & %uu) {\n", in, 1u << i);
             emit(g, "%s                blk->ion[%d].i[r] += s.%s%s;\n", in, i, v, times);
             if (g->numeric_didv)
@@ -62,14 +62,17 @@ void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const 
         }
 }
 
+int nm_gen_ion_current(const char *v, const char *x)
+{
+    return v[0] == 'i' && strcmp(v + 1, x) == 0;
+}
+
 unsigned nm_gen_current_ions(const hb_nmodl_mechanism_t *m)
 {
     unsigned mask = 0;
     for (int i = 0; i < m->n_ions; i++)
-        for (int j = 0; j < m->ions[i].n_write; j++) {
-            const char *v = m->ions[i].write[j];
-            if (v[0] == 'i' && strcmp(v + 1, m->ions[i].name) == 0) mask |= 1u << i;
-        }
+        for (int j = 0; j < m->ions[i].n_write; j++)
+            if (nm_gen_ion_current(m->ions[i].write[j], m->ions[i].name)) mask |= 1u << i;
     return mask;
 }
 
