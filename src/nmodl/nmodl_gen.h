@@ -66,6 +66,11 @@ void nm_gen_statement(gen *g, const nm_node *s, int depth);
  * computed once per celsius into the vars (<prefix>_celsius, which the load and the TABLE's
  * fill call) and the assignment reads it: the same expression, so the same bits. */
 int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s);
+/* How many statements in n assign `name`. */
+int nm_gen_assignments(const nm_node *n, const char *name);
+/* The statement assigning LOCAL `name` of FUNCTION or PROCEDURE b when it is the only
+ * assignment and a top-level one, else NULL. */
+const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name);
 /* Whether `name` is a current the mechanism writes (an ion's i<x>, a NONSPECIFIC_CURRENT). */
 int nm_gen_is_current(const gen *g, const char *name);
 

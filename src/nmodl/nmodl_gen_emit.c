@@ -200,6 +200,92 @@ static int fold(const gen *g, const nm_node *n, double *x, int *call)
     }
 }
 
+static int same_tree(const nm_node *a, const nm_node *b)
+{
+    if (a->kind != b->kind || a->op != b->op || a->n_kids != b->n_kids ||
+        (a->kind == N_NUM && a->num != b->num) ||
+        ((a->name != NULL) != (b->name != NULL)) || (a->name && strcmp(a->name, b->name) != 0))
+        return 0;
+    for (int i = 0; i < a->n_kids; i++)
+        if (!same_tree(a->kids[i], b->kids[i])) return 0;
+    return 1;
+}
+
+/* Whether n divides by a tree equal to y with a numerator other than x. */
+static int other_division_by(const nm_node *n, const nm_node *x, const nm_node *y)
+{
+    if (n->kind == N_BINARY && n->op == '/' && same_tree(n->kids[1], y) &&
+        !same_tree(n->kids[0], x))
+        return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (other_division_by(n->kids[i], x, y)) return 1;
+    return 0;
+}
+
+static int assigns_any(const nm_node *body, const nm_node *y)
+{
+    if (y->kind == N_NAME && nm_gen_assignments(body, y->name) > 1) return 1;
+    if (y->kind == N_CALL) return 1;
+    for (int i = 0; i < y->n_kids; i++)
+        if (assigns_any(body, y->kids[i])) return 1;
+    return 0;
+}
+
+/* Whether the block being written runs every step: not INITIAL, not a FUNCTION or PROCEDURE
+ * with a TABLE (run when the table is filled). */
+static int runs_every_step(const gen *g)
+{
+    const nm_block *b = g->block;
+    if (!b || !b->body || b->kind == B_INITIAL || g->receive_init) return 0;
+    for (int i = 0; i < b->body->n_kids; i++)
+        if (b->body->kids[i]->kind == S_TABLE) return 0;
+    return 1;
+}
+
+/* x / y as x times the reciprocal of y where that saves divisions in code that runs every
+ * step (docs/nmodl.md, section 5): y a constant (its reciprocal folded here, an exact hex
+ * literal), a LOCAL assigned once from a constant or from celsius alone (1.0 / y is then a
+ * constant or loop-invariant to the C compiler), or a divisor that the block divides other
+ * numerators by too, none of its variables assigned twice (one division, the C compiler's
+ * common subexpression). Each such quotient is rounded twice where the .mod rounds once
+ * (not where y is a power of 2): the same on CPU and GPU, within NEURON's validation. A
+ * constant x / y stays a division: the C compiler folds its IEEE quotient. */
+static int emit_reciprocal(gen *g, const nm_node *n)
+{
+    const nm_node *x = n->kids[0], *y = n->kids[1];
+    double value;
+    int call = 0;
+    if (!runs_every_step(g) || fold(g, x, &value, &call)) return 0;
+    call = 0;
+    if (fold(g, y, &value, &call)) {
+        const double r = 1.0 / value;
+        if (!isnormal(r)) return 0;
+        nm_gen_put(g, "(");
+        nm_gen_expr(g, x);
+        emit(g, " * %a /* 1 / ", r);
+        g->no_fold = 1;
+        nm_gen_expr(g, y);
+        g->no_fold = 0;
+        emit(g, " */)");
+        return 1;
+    }
+    int invariant = 0;
+    if (y->kind == N_NAME && !y->n_kids) {
+        const nm_node *a = nm_gen_local_assignment(g->block, y->name);
+        call = 0;
+        invariant = a && (fold(g, a->kids[1], &value, &call) || nm_gen_hoisted(g->c, g->block, a));
+    }
+    const int repeated = other_division_by(g->block->body, x, y) && !assigns_any(g->block->body, y);
+    if (!invariant && !repeated) return 0;
+    if (x->kind == N_NUM && x->num == 1.0) return 0; /* already the reciprocal */
+    nm_gen_put(g, "(");
+    nm_gen_expr(g, x);
+    emit(g, " * (1.0 / ");
+    nm_gen_expr(g, y);
+    emit(g, "))");
+    return 1;
+}
+
 void nm_gen_expr(gen *g, const nm_node *n)
 {
     /* A constant with a call (bbp's q10, 2.3^((34-21)/10), in every rates()): its value,
@@ -229,6 +315,7 @@ void nm_gen_expr(gen *g, const nm_node *n)
             emit_pow(g, n->kids[0], n->kids[1]);
             return;
         }
+        if (n->op == '/' && !g->no_fold && emit_reciprocal(g, n)) return;
         static const char *const ops[] = {"<=", ">=", "==", "!=", "&&", "||"};
         const char *op = n->op >= OP_LE && n->op <= OP_OR ? ops[n->op - OP_LE] : NULL;
         char one[2] = {(char)n->op, 0};

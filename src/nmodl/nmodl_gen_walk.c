@@ -121,10 +121,10 @@ static int celsius_only(const nm_ctx *c, const nm_node *n, int *reads)
     }
 }
 
-static int assignments_to(const nm_node *n, const char *name)
+int nm_gen_assignments(const nm_node *n, const char *name)
 {
     int count = n->kind == S_ASSIGN && strcmp(n->kids[0]->name, name) == 0;
-    for (int i = 0; i < n->n_kids; i++) count += assignments_to(n->kids[i], name);
+    for (int i = 0; i < n->n_kids; i++) count += nm_gen_assignments(n->kids[i], name);
     return count;
 }
 
@@ -141,8 +141,23 @@ int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s)
         if (k->kind == S_LOCAL)
             for (int j = 0; j < k->n_kids; j++) local |= strcmp(k->kids[j]->name, x) == 0;
     }
-    return top && local && assignments_to(b->body, x) == 1 &&
+    return top && local && nm_gen_assignments(b->body, x) == 1 &&
            celsius_only(c, s->kids[1], &reads) && reads;
+}
+
+const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name)
+{
+    if (!b || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE)) return NULL;
+    const nm_node *found = NULL;
+    int local = 0;
+    for (int i = 0; i < b->body->n_kids; i++) {
+        const nm_node *k = b->body->kids[i];
+        if (k->kind == S_LOCAL)
+            for (int j = 0; j < k->n_kids; j++) local |= strcmp(k->kids[j]->name, name) == 0;
+        if (k->kind == S_ASSIGN && !k->kids[0]->n_kids && strcmp(k->kids[0]->name, name) == 0)
+            found = k;
+    }
+    return local && found && nm_gen_assignments(b->body, name) == 1 ? found : NULL;
 }
 
 void nm_gen_statement(gen *g, const nm_node *s, int depth)

@@ -139,7 +139,7 @@ HB_HOSTDEV double hbg_default_hh_vtrap(hbg_default_hh_vars_t *s, double a_x, dou
     {
         const int hb_t0 = (((double)(fabs((a_x / a_y)) < 9.9999999999999995e-07)) != 0.0);
         const int hb_e0 = !hb_t0;
-        fv = hb_t0 ? (a_y * (1.0 - ((a_x / a_y) / 2.0))) : fv;
+        fv = hb_t0 ? (a_y * (1.0 - ((a_x / a_y) * 0x1p-1 /* 1 / 2.0 */))) : fv;
         fv = hb_e0 ? (a_x / (hb_exp((a_x / a_y)) - 1.0)) : fv;
     }
     return fv;
