@@ -491,6 +491,36 @@ static void test_self_events(void)
     CHECK(strstr(code, "watch_kernel") == NULL);
 }
 
+/* Divisions as reciprocals (docs/nmodl.md, section 5): in code that runs every step, by a
+ * constant (folded, exact hex), by a LOCAL constant, by a divisor another numerator shares;
+ * a constant quotient, a divisor used once and INITIAL keep the division. */
+static void test_reciprocals(void)
+{
+    static const char text[] =
+        "NEURON { SUFFIX r RANGE a, b, c, d, e, f, g }\nPARAMETER { k = 2 }\n"
+        "ASSIGNED { v (mV) a b c d e f g }\nSTATE { m }\nINITIAL { e = v / 7 m = 0 }\n"
+        "BREAKPOINT { SOLVE states METHOD cnexp }\n"
+        "DERIVATIVE states { rates(v) m' = (a - m) / b }\n"
+        "PROCEDURE rates(u (mV)) {\n LOCAL q, s\n q = 3\n a = (u + 38) / 6\n s = a + k\n"
+        " b = 1 / s\n c = a / s\n d = u / k\n f = (34 - 21) / 10 + u\n g = u / q\n}\n";
+    static char code[65536];
+    FILE *sink = tmpfile();
+    CHECK(sink != NULL);
+    if (!sink) return;
+    CHECKF(hb_nmodl_emit_c("r.mod", text, strlen(text), "hbg_r", sink) == HB_SUCCESS, "%s",
+           hb_last_error());
+    rewind(sink);
+    code[fread(code, 1, sizeof code - 1, sink)] = 0;
+    fclose(sink);
+    CHECK(strstr(code, "s->a = ((a_u + 38.0) * 0x1.5555555555555p-3 /* 1 / 6.0 */);") != NULL);
+    CHECK(strstr(code, "s->b = (1.0 / lv_s);") != NULL);
+    CHECK(strstr(code, "s->c = (s->a * (1.0 / lv_s));") != NULL);
+    CHECK(strstr(code, "s->d = (a_u / s->k);") != NULL);
+    CHECK(strstr(code, "s->f = (((34.0 - 21.0) / 10.0) + a_u);") != NULL);
+    CHECK(strstr(code, "s->g = (a_u * (1.0 / lv_q));") != NULL);
+    CHECK(strstr(code, "s->e = (s->v / 7.0);") != NULL);
+}
+
 /* ---- bad inputs ---- */
 #define HEAD "NEURON { SUFFIX x }\n"
 #define HH_HEAD                                                                                    \
@@ -723,6 +753,7 @@ int main(void)
     test_every_file();
     test_generator_refusals();
     test_self_events();
+    test_reciprocals();
     test_bad_inputs();
     test_prefixes();
     return check_summary("nmodl");
