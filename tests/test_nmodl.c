@@ -521,6 +521,30 @@ static void test_reciprocals(void)
     CHECK(strstr(code, "s->e = (s->v / 7.0);") != NULL);
 }
 
+/* An ion whose name starts with i: its concentration ixi, which the pump WRITEs, is no
+ * current (no conductance field, not in rhs or d); its current iix is. */
+static void test_i_named_ion(void)
+{
+    static const char text[] =
+        "NEURON { SUFFIX pump USEION ix READ ixo WRITE ixi, iix VALENCE 1 RANGE gx }\n"
+        "PARAMETER { gx = 0.001 (S/cm2) }\nASSIGNED { v (mV) ixo (mM) iix (mA/cm2) }\n"
+        "STATE { ixi (mM) }\nINITIAL { ixi = 1 }\n"
+        "BREAKPOINT { SOLVE states METHOD cnexp iix = gx * (v - 10) }\n"
+        "UNITSOFF\nDERIVATIVE states { ixi' = -iix - ixi }\nUNITSON\n";
+    static char code[65536];
+    FILE *sink = tmpfile();
+    CHECK(sink != NULL);
+    if (!sink) return;
+    CHECKF(hb_nmodl_emit_c("ix.mod", text, strlen(text), "hbg_ix", sink) == HB_SUCCESS, "%s",
+           hb_last_error());
+    rewind(sink);
+    code[fread(code, 1, sizeof code - 1, sink)] = 0;
+    fclose(sink);
+    CHECK(strstr(code, "blk->rhs[r] += s.iix;") != NULL);
+    CHECK(strstr(code, "blk->d[r] += s.g_iix;") != NULL);
+    CHECK(strstr(code, "g_ixi") == NULL);
+}
+
 /* ---- bad inputs ---- */
 #define HEAD "NEURON { SUFFIX x }\n"
 #define HH_HEAD                                                                                    \
@@ -754,6 +778,7 @@ int main(void)
     test_generator_refusals();
     test_self_events();
     test_reciprocals();
+    test_i_named_ion();
     test_bad_inputs();
     test_prefixes();
     return check_summary("nmodl");

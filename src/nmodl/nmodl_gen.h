@@ -52,6 +52,8 @@ void nm_gen_push_local(gen *g, const char *name);
 const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name);
 const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind);
 int nm_gen_mentions(const nm_node *n, const char *name);
+/* Whether USEION variable v is ion x's current, i<x> ("ina" of na). */
+int nm_gen_ion_current(const char *v, const char *x);
 int nm_gen_in_list(const char *const *list, int n, const char *name);
 /* Whether `name` is a variable of one of m's USEIONs: one it READs (ion_reads), or READs or
  * WRITEs (ion_var). */
@@ -101,8 +103,6 @@ void nm_gen_for_netcons(gen *g, const nm_node *s, int depth);
  * for points, and into each written species' i and di/dv where the kernel's `acc` has its bit;
  * each line indented by `in` more. */
 void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const char *in);
-/* Whether USEION variable v is ion x's current, i<x> ("ina" of na). */
-int nm_gen_ion_current(const char *v, const char *x);
 /* Bit i set where the mechanism writes the current of its species i (USEION order): the
  * current kernel's `acc` bits, each species' i and di/dv accumulated only where set. */
 unsigned nm_gen_current_ions(const hb_nmodl_mechanism_t *m);

@@ -529,7 +529,8 @@ static void emit_mechanism(gen *g)
     int n_cur = 0;
     for (int i = 0; i < m->n_ions; i++)
         for (int j = 0; j < m->ions[i].n_write; j++)
-            if (m->ions[i].write[j][0] == 'i' && n_cur < 64) cur[n_cur++] = m->ions[i].write[j];
+            if (nm_gen_ion_current(m->ions[i].write[j], m->ions[i].name) && n_cur < 64)
+                cur[n_cur++] = m->ions[i].write[j];
     for (int i = 0; i < m->n_nonspecific && n_cur < 64; i++) cur[n_cur++] = m->nonspecific[i];
     for (int i = 0; i < n_cur; i++) emit(g, "    double g_%s; /* d%s/dv */\n", cur[i], cur[i]);
     int n_tables = 0;

@@ -396,6 +396,11 @@ void nm_gen_push_local(gen *g, const char *name)
     g->locals[g->n_locals++] = name;
 }
 
+int nm_gen_ion_current(const char *v, const char *x)
+{
+    return v[0] == 'i' && strcmp(v + 1, x) == 0;
+}
+
 int nm_gen_mentions(const nm_node *n, const char *name)
 {
     if ((n->kind == N_NAME || n->kind == N_CALL) && strcmp(n->name, name) == 0) return 1;

@@ -62,11 +62,6 @@ void nm_gen_current_accumulate(gen *g, const char *const *cur, int n_cur, const 
         }
 }
 
-int nm_gen_ion_current(const char *v, const char *x)
-{
-    return v[0] == 'i' && strcmp(v + 1, x) == 0;
-}
-
 unsigned nm_gen_current_ions(const hb_nmodl_mechanism_t *m)
 {
     unsigned mask = 0;

@@ -24,7 +24,9 @@ int nm_gen_is_current(const gen *g, const char *name)
 {
     const hb_nmodl_mechanism_t *m = g->m;
     for (int i = 0; i < m->n_ions; i++)
-        if (nm_gen_in_list(m->ions[i].write, m->ions[i].n_write, name) && name[0] == 'i') return 1;
+        if (nm_gen_in_list(m->ions[i].write, m->ions[i].n_write, name) &&
+            nm_gen_ion_current(name, m->ions[i].name))
+            return 1;
     return nm_gen_in_list(m->nonspecific, m->n_nonspecific, name);
 }
 
