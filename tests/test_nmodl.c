@@ -545,6 +545,47 @@ static void test_i_named_ion(void)
     CHECK(strstr(code, "g_ixi") == NULL);
 }
 
+/* The body of generated function `name` in code ("" when absent), for strstr inside it. */
+static const char *function_body(const char *code, const char *name, char *out, size_t cap)
+{
+    out[0] = 0;
+    const char *start = strstr(code, name);
+    const char *end = start ? strstr(start, "\n}\n") : NULL;
+    if (!start || !end || (size_t)(end - start) >= cap) return out;
+    memcpy(out, start, (size_t)(end - start));
+    out[end - start] = 0;
+    return out;
+}
+
+/* A kernel stores the fields its blocks and the FUNCTIONs and PROCEDUREs they call assign;
+ * one no kernel calls (toggle, as ProbAMPANMDA_EMS's toggleVerbose) does not count. */
+static void test_kernel_stores(void)
+{
+    static const char text[] =
+        "NEURON { SUFFIX z RANGE a, b, c }\nASSIGNED { v (mV) a b c }\nSTATE { m }\n"
+        "INITIAL { m = 0 a = 0 b = 0 c = 0 }\n"
+        "BREAKPOINT { SOLVE states METHOD cnexp c = m }\n"
+        "UNITSOFF\nDERIVATIVE states { rates() m' = (a - m) / 2 }\nUNITSON\n"
+        "PROCEDURE rates() { a = 1 }\nFUNCTION toggle() { b = 1 - b toggle = 0 }\n";
+    static char code[65536], body[4096];
+    FILE *sink = tmpfile();
+    CHECK(sink != NULL);
+    if (!sink) return;
+    CHECKF(hb_nmodl_emit_c("z.mod", text, strlen(text), "hbg_z", sink) == HB_SUCCESS, "%s",
+           hb_last_error());
+    rewind(sink);
+    code[fread(code, 1, sizeof code - 1, sink)] = 0;
+    fclose(sink);
+    function_body(code, "void hbg_z_store_current_at(", body, sizeof body);
+    CHECK(strstr(body, "= s->c;") != NULL);
+    CHECK(strstr(body, "= s->a;") == NULL && strstr(body, "= s->b;") == NULL);
+    function_body(code, "void hbg_z_store_state_at(", body, sizeof body);
+    CHECK(strstr(body, "= s->m;") != NULL && strstr(body, "= s->a;") != NULL);
+    CHECK(strstr(body, "= s->b;") == NULL && strstr(body, "= s->c;") == NULL);
+    function_body(code, "void hbg_z_store_at(", body, sizeof body);
+    CHECK(strstr(body, "= s->b;") != NULL); /* INITIAL and NET_RECEIVE store every field */
+}
+
 /* ---- bad inputs ---- */
 #define HEAD "NEURON { SUFFIX x }\n"
 #define HH_HEAD                                                                                    \
@@ -779,6 +820,7 @@ int main(void)
     test_self_events();
     test_reciprocals();
     test_i_named_ion();
+    test_kernel_stores();
     test_bad_inputs();
     test_prefixes();
     return check_summary("nmodl");

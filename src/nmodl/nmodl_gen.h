@@ -52,6 +52,16 @@ void nm_gen_push_local(gen *g, const char *name);
 const nm_block *nm_gen_find_block(const nm_ctx *c, const char *name);
 const nm_block *nm_gen_find_kind(const nm_ctx *c, nm_block_kind kind);
 int nm_gen_mentions(const nm_node *n, const char *name);
+/* Whether statement s of FUNCTION or PROCEDURE b is hoisted: a top-level assignment of a LOCAL,
+ * its only one, from celsius alone (hh's q10 = 3^((celsius - 6.3)/10)). Its value is then
+ * computed once per celsius into the vars (<prefix>_celsius, which the load and the TABLE's
+ * fill call) and the assignment reads it: the same expression, so the same bits. */
+int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s);
+/* How many statements in n assign `name`. */
+int nm_gen_assignments(const nm_node *n, const char *name);
+/* The statement assigning LOCAL `name` of FUNCTION or PROCEDURE b when it is the only
+ * assignment and a top-level one, else NULL. */
+const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name);
 /* Whether USEION variable v is ion x's current, i<x> ("ina" of na). */
 int nm_gen_ion_current(const char *v, const char *x);
 int nm_gen_in_list(const char *const *list, int n, const char *name);
@@ -63,16 +73,6 @@ int nm_gen_ion_var(const hb_nmodl_mechanism_t *m, const char *name);
 /* ---- nmodl_gen_walk.c: the statements ---- */
 void nm_gen_block(gen *g, const nm_node *b, int depth);
 void nm_gen_statement(gen *g, const nm_node *s, int depth);
-/* Whether statement s of FUNCTION or PROCEDURE b is hoisted: a top-level assignment of a LOCAL,
- * its only one, from celsius alone (hh's q10 = 3^((celsius - 6.3)/10)). Its value is then
- * computed once per celsius into the vars (<prefix>_celsius, which the load and the TABLE's
- * fill call) and the assignment reads it: the same expression, so the same bits. */
-int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s);
-/* How many statements in n assign `name`. */
-int nm_gen_assignments(const nm_node *n, const char *name);
-/* The statement assigning LOCAL `name` of FUNCTION or PROCEDURE b when it is the only
- * assignment and a top-level one, else NULL. */
-const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name);
 /* Whether `name` is a current the mechanism writes (an ion's i<x>, a NONSPECIFIC_CURRENT). */
 int nm_gen_is_current(const gen *g, const char *name);
 

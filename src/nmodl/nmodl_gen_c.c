@@ -296,19 +296,52 @@ static int param_assigned(const nm_ctx *c, const char *x)
     return 0;
 }
 
+static int reaches_assign(const nm_ctx *c, const nm_node *n, const char *x, int depth);
+
+/* 1 where a FUNCTION or PROCEDURE that n calls assigns x, itself or through its calls. */
+static int calls_assign(const nm_ctx *c, const nm_node *n, const char *x, int depth)
+{
+    if (n->kind == N_CALL) {
+        const nm_block *b = nm_gen_find_block(c, n->name);
+        if (b && (b->kind == B_FUNCTION || b->kind == B_PROCEDURE) &&
+            reaches_assign(c, b->body, x, depth + 1))
+            return 1;
+    }
+    for (int i = 0; i < n->n_kids; i++)
+        if (calls_assign(c, n->kids[i], x, depth)) return 1;
+    return 0;
+}
+
+/* 1 where n assigns x or calls what does; calls nested deeper than 32 (recursion) count as
+ * assigning. */
+static int reaches_assign(const nm_ctx *c, const nm_node *n, const char *x, int depth)
+{
+    if (!n) return 0;
+    if (depth > 32) return 1;
+    return assigns(n, x) || calls_assign(c, n, x, depth);
+}
+
 /* Whether a statement the current kernel (which 1: BREAKPOINT without its SOLVE) or the state
- * kernel (which 2: the SOLVE's block) runs, of its own blocks or of any PROCEDURE or FUNCTION,
- * assigns x. */
+ * kernel (which 2: the SOLVE's block: a DERIVATIVE, KINETIC, LINEAR, NONLINEAR or the
+ * PROCEDURE a SOLVE names) runs, or a FUNCTION or PROCEDURE they call, assigns x. One that no
+ * kernel calls (ProbAMPANMDA_EMS's toggleVerbose, for hoc) does not count. */
 static int kernel_assigns(const nm_ctx *c, const char *x, int which)
 {
     for (int i = 0; i < c->n_blocks; i++) {
         const nm_block *b = &c->blocks[i];
-        const int reach = b->kind == B_PROCEDURE || b->kind == B_FUNCTION ||
-                          (b->kind == B_BREAKPOINT && which == 1) ||
-                          ((b->kind == B_DERIVATIVE || b->kind == B_KINETIC ||
-                            b->kind == B_LINEAR || b->kind == B_NONLINEAR) &&
-                           which == 2);
-        if (reach && assigns(b->body, x)) return 1;
+        if (b->kind == B_BREAKPOINT && which == 1 && reaches_assign(c, b->body, x, 0)) return 1;
+        if ((b->kind == B_DERIVATIVE || b->kind == B_KINETIC || b->kind == B_LINEAR ||
+             b->kind == B_NONLINEAR) &&
+            which == 2 && reaches_assign(c, b->body, x, 0))
+            return 1;
+        if (b->kind == B_BREAKPOINT && which == 2)
+            for (int k = 0; k < b->body->n_kids; k++) {
+                const nm_node *st = b->body->kids[k];
+                const nm_block *t = st->kind == S_SOLVE ? nm_gen_find_block(c, st->name) : NULL;
+                if (t && (t->kind == B_PROCEDURE || t->kind == B_FUNCTION) &&
+                    reaches_assign(c, t->body, x, 0))
+                    return 1;
+            }
     }
     return 0;
 }

@@ -101,67 +101,6 @@ static void emit_select(gen *g, const nm_node *s, int depth, const char *pred, i
     emit(g, "}\n");
 }
 
-/* Whether n reads nothing but celsius and numbers (math functions allowed, not the .mod's
- * FUNCTIONs), and reads celsius. */
-static int celsius_only(const nm_ctx *c, const nm_node *n, int *reads)
-{
-    switch (n->kind) {
-    case N_NUM: return 1;
-    case N_NAME:
-        if (n->n_kids || strcmp(n->name, "celsius") != 0) return 0;
-        *reads = 1;
-        return 1;
-    case N_CALL:
-        if (nm_gen_find_block(c, n->name)) return 0;
-        /* fall through */
-    case N_UNARY:
-    case N_BINARY:
-        for (int i = 0; i < n->n_kids; i++)
-            if (!celsius_only(c, n->kids[i], reads)) return 0;
-        return 1;
-    default: return 0;
-    }
-}
-
-int nm_gen_assignments(const nm_node *n, const char *name)
-{
-    int count = n->kind == S_ASSIGN && strcmp(n->kids[0]->name, name) == 0;
-    for (int i = 0; i < n->n_kids; i++) count += nm_gen_assignments(n->kids[i], name);
-    return count;
-}
-
-int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s)
-{
-    if (!b || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE) || s->kind != S_ASSIGN ||
-        s->kids[0]->n_kids)
-        return 0;
-    const char *x = s->kids[0]->name;
-    int top = 0, local = 0, reads = 0;
-    for (int i = 0; i < b->body->n_kids; i++) {
-        const nm_node *k = b->body->kids[i];
-        top |= k == s;
-        if (k->kind == S_LOCAL)
-            for (int j = 0; j < k->n_kids; j++) local |= strcmp(k->kids[j]->name, x) == 0;
-    }
-    return top && local && nm_gen_assignments(b->body, x) == 1 &&
-           celsius_only(c, s->kids[1], &reads) && reads;
-}
-
-const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name)
-{
-    if (!b || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE)) return NULL;
-    const nm_node *found = NULL;
-    int local = 0;
-    for (int i = 0; i < b->body->n_kids; i++) {
-        const nm_node *k = b->body->kids[i];
-        if (k->kind == S_LOCAL)
-            for (int j = 0; j < k->n_kids; j++) local |= strcmp(k->kids[j]->name, name) == 0;
-        if (k->kind == S_ASSIGN && !k->kids[0]->n_kids && strcmp(k->kids[0]->name, name) == 0)
-            found = k;
-    }
-    return local && found && nm_gen_assignments(b->body, name) == 1 ? found : NULL;
-}
-
 void nm_gen_statement(gen *g, const nm_node *s, int depth)
 {
     nm_ctx *c = g->c;
