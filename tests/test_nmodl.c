@@ -415,6 +415,22 @@ static void test_generator_refusals(void)
     }
 }
 
+/* The C the generator writes for the .mod text, into code (cap bytes); 0 on failure. */
+static int emit_code(const char *file, const char *text, const char *prefix, char *code,
+                     size_t cap)
+{
+    code[0] = 0;
+    FILE *sink = tmpfile();
+    CHECK(sink != NULL);
+    if (!sink) return 0;
+    const int ok = hb_nmodl_emit_c(file, text, strlen(text), prefix, sink) == HB_SUCCESS;
+    CHECKF(ok, "%s", hb_last_error());
+    rewind(sink);
+    code[fread(code, 1, cap - 1, sink)] = 0;
+    fclose(sink);
+    return ok;
+}
+
 /* net_send and net_move where NEURON allows them: the mechanism marked (self_events), the
  * generator writes its two kernels with the requests; a mechanism without them has neither. */
 static void test_self_events(void)
@@ -430,14 +446,7 @@ static void test_self_events(void)
                   "%d, %d, %s", m->self_events, m->n_watch, m->generator_blocker);
     hb_nmodl_destroy(m);
     static char code[65536];
-    FILE *sink = tmpfile();
-    CHECK(sink != NULL);
-    if (!sink) return;
-    CHECKF(hb_nmodl_emit_c("s.mod", text, strlen(text), "hbg_s", sink) == HB_SUCCESS, "%s",
-           hb_last_error());
-    rewind(sink);
-    code[fread(code, 1, sizeof code - 1, sink)] = 0;
-    fclose(sink);
+    if (!emit_code("s.mod", text, "hbg_s", code, sizeof code)) return;
     CHECK(strstr(code, "hbg_s_self_event(s, s->t + (2.0), 3.0, 0)") != NULL);
     CHECK(strstr(code, "hbg_s_self_event(s, s->t + (1.0), 1.0, 0)") != NULL);
     CHECK(strstr(code, "hbg_s_self_event(s, (s->t + 5.0), 1.0, 1)") != NULL);
@@ -454,14 +463,7 @@ static void test_self_events(void)
     CHECK(hb_nmodl_parse("f.mod", fire, strlen(fire), &m) == HB_SUCCESS && m &&
           m->net_event == 1 && m->self_events == 1 && m->generator_blocker[0] == 0);
     hb_nmodl_destroy(m);
-    sink = tmpfile();
-    CHECK(sink != NULL);
-    if (!sink) return;
-    CHECKF(hb_nmodl_emit_c("f.mod", fire, strlen(fire), "hbg_f", sink) == HB_SUCCESS, "%s",
-           hb_last_error());
-    rewind(sink);
-    code[fread(code, 1, sizeof code - 1, sink)] = 0;
-    fclose(sink);
+    if (!emit_code("f.mod", fire, "hbg_f", code, sizeof code)) return;
     CHECK(strstr(code, "hbg_f_self_event(s, s->t, 0.0, 2)") != NULL);
     CHECK(strstr(code, "void hbg_f_net_receive_self_kernel(") != NULL);
     static const char plain[] = "NEURON { POINT_PROCESS p }\nASSIGNED { g }\nBREAKPOINT { }\n"
@@ -477,14 +479,7 @@ static void test_self_events(void)
           m->for_netcons == 1 && m->self_events == 1 && m->net_event == 0 && m->n_watch == 0 &&
           m->generator_blocker[0] == 0);
     hb_nmodl_destroy(m);
-    sink = tmpfile();
-    CHECK(sink != NULL);
-    if (!sink) return;
-    CHECKF(hb_nmodl_emit_c("l.mod", loop, strlen(loop), "hbg_l", sink) == HB_SUCCESS, "%s",
-           hb_last_error());
-    rewind(sink);
-    code[fread(code, 1, sizeof code - 1, sink)] = 0;
-    fclose(sink);
+    if (!emit_code("l.mod", loop, "hbg_l", code, sizeof code)) return;
     CHECK(strstr(code, "void hbg_l_net_receive_self_kernel(") != NULL);
     CHECK(strstr(code, "void hbg_l_init_self_kernel(") != NULL);
     CHECK(strstr(code, "void hbg_l_net_receive_kernel(") != NULL);
@@ -504,14 +499,7 @@ static void test_reciprocals(void)
         "PROCEDURE rates(u (mV)) {\n LOCAL q, s\n q = 3\n a = (u + 38) / 6\n s = a + k\n"
         " b = 1 / s\n c = a / s\n d = u / k\n f = (34 - 21) / 10 + u\n g = u / q\n}\n";
     static char code[65536];
-    FILE *sink = tmpfile();
-    CHECK(sink != NULL);
-    if (!sink) return;
-    CHECKF(hb_nmodl_emit_c("r.mod", text, strlen(text), "hbg_r", sink) == HB_SUCCESS, "%s",
-           hb_last_error());
-    rewind(sink);
-    code[fread(code, 1, sizeof code - 1, sink)] = 0;
-    fclose(sink);
+    if (!emit_code("r.mod", text, "hbg_r", code, sizeof code)) return;
     CHECK(strstr(code, "s->a = ((a_u + 38.0) * 0x1.5555555555555p-3 /* 1 / 6.0 */);") != NULL);
     CHECK(strstr(code, "s->b = (1.0 / lv_s);") != NULL);
     CHECK(strstr(code, "s->c = (s->a * (1.0 / lv_s));") != NULL);
@@ -532,14 +520,7 @@ static void test_i_named_ion(void)
         "BREAKPOINT { SOLVE states METHOD cnexp iix = gx * (v - 10) }\n"
         "UNITSOFF\nDERIVATIVE states { ixi' = -iix - ixi }\nUNITSON\n";
     static char code[65536];
-    FILE *sink = tmpfile();
-    CHECK(sink != NULL);
-    if (!sink) return;
-    CHECKF(hb_nmodl_emit_c("ix.mod", text, strlen(text), "hbg_ix", sink) == HB_SUCCESS, "%s",
-           hb_last_error());
-    rewind(sink);
-    code[fread(code, 1, sizeof code - 1, sink)] = 0;
-    fclose(sink);
+    if (!emit_code("ix.mod", text, "hbg_ix", code, sizeof code)) return;
     CHECK(strstr(code, "blk->rhs[r] += s.iix;") != NULL);
     CHECK(strstr(code, "blk->d[r] += s.g_iix;") != NULL);
     CHECK(strstr(code, "g_ixi") == NULL);
@@ -568,14 +549,7 @@ static void test_kernel_stores(void)
         "UNITSOFF\nDERIVATIVE states { rates() m' = (a - m) / 2 }\nUNITSON\n"
         "PROCEDURE rates() { a = 1 }\nFUNCTION toggle() { b = 1 - b toggle = 0 }\n";
     static char code[65536], body[4096];
-    FILE *sink = tmpfile();
-    CHECK(sink != NULL);
-    if (!sink) return;
-    CHECKF(hb_nmodl_emit_c("z.mod", text, strlen(text), "hbg_z", sink) == HB_SUCCESS, "%s",
-           hb_last_error());
-    rewind(sink);
-    code[fread(code, 1, sizeof code - 1, sink)] = 0;
-    fclose(sink);
+    if (!emit_code("z.mod", text, "hbg_z", code, sizeof code)) return;
     function_body(code, "void hbg_z_store_current_at(", body, sizeof body);
     CHECK(strstr(body, "= s->c;") != NULL);
     CHECK(strstr(body, "= s->a;") == NULL && strstr(body, "= s->b;") == NULL);
