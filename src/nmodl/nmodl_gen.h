@@ -9,6 +9,7 @@
 #ifndef HB_NMODL_GEN_H
 #define HB_NMODL_GEN_H
 
+#include "common/mech_abi.h"
 #include "nmodl/nmodl_internal.h"
 
 typedef struct gen gen;
@@ -64,6 +65,9 @@ int nm_gen_assignments(const nm_node *n, const char *name);
 const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name);
 /* Whether USEION variable v is ion x's current, i<x> ("ina" of na). */
 int nm_gen_ion_current(const char *v, const char *x);
+/* What USEION variable v of ion x is, as a HB_ION_* bit of common/mech_abi.h: E (e<x>),
+ * I (i<x>), else a concentration, CI where v ends in i, CO otherwise. */
+unsigned nm_gen_ion_role(const char *v, const char *x);
 int nm_gen_in_list(const char *const *list, int n, const char *name);
 /* Whether `name` is a variable of one of m's USEIONs: one it READs (ion_reads), or READs or
  * WRITEs (ion_var). */

@@ -273,26 +273,13 @@ static int reads_block(live *l, const nm_node *b, int *written)
     return 0;
 }
 
-/* Whether x must be kept per instance: a kernel after INITIAL (the currents, the SOLVE, the
- * NET_RECEIVE) may read it before it writes it. */
-/* 1 where some statement under n assigns x. */
-static int assigns(const nm_node *n, const char *x)
-{
-    if (!n) return 0;
-    if (n->kind == S_ASSIGN && n->n_kids > 0 && n->kids[0]->name && !strcmp(n->kids[0]->name, x))
-        return 1;
-    for (int i = 0; i < n->n_kids; i++)
-        if (assigns(n->kids[i], x)) return 1;
-    return 0;
-}
-
 /* 1 where some block of the mechanism assigns PARAMETER x (exp2syn.mod's INITIAL clamps tau1):
  * the store writes it back where the parameters are per lane, so the kernels after INITIAL
  * read the value INITIAL left, as NEURON's do. */
 static int param_assigned(const nm_ctx *c, const char *x)
 {
     for (int i = 0; i < c->n_blocks; i++)
-        if (assigns(c->blocks[i].body, x)) return 1;
+        if (nm_gen_assignments(c->blocks[i].body, x)) return 1;
     return 0;
 }
 
@@ -318,7 +305,7 @@ static int reaches_assign(const nm_ctx *c, const nm_node *n, const char *x, int 
 {
     if (!n) return 0;
     if (depth > 32) return 1;
-    return assigns(n, x) || calls_assign(c, n, x, depth);
+    return nm_gen_assignments(n, x) || calls_assign(c, n, x, depth);
 }
 
 /* Whether a statement the current kernel (which 1: BREAKPOINT without its SOLVE) or the state
@@ -361,6 +348,8 @@ static int kernel_changes(const nm_ctx *c, const hb_nmodl_mechanism_t *m, const 
     return kernel_assigns(c, x, which);
 }
 
+/* Whether x must be kept per instance: a kernel after INITIAL (the currents, the SOLVE, the
+ * NET_RECEIVE) may read it before it writes it. */
 static int persists(const nm_ctx *c, const char *x)
 {
     for (int i = 0; i < c->n_blocks; i++) {
@@ -701,10 +690,11 @@ static void emit_mechanism(gen *g)
         const char *x = m->ions[i].name;
         for (int j = 0; j < m->ions[i].n_read; j++) {
             const char *v = m->ions[i].read[j];
-            const char *arr = v[0] == 'e' && strcmp(v + 1, x) == 0   ? "e"
-                              : nm_gen_ion_current(v, x)             ? "i"
-                              : v[strlen(v) - 1] == 'i'              ? "ci"
-                                                                     : "co";
+            const unsigned role = nm_gen_ion_role(v, x);
+            const char *arr = role == HB_ION_E   ? "e"
+                              : role == HB_ION_I  ? "i"
+                              : role == HB_ION_CI ? "ci"
+                                                  : "co";
             emit(g, "    s->%s = blk->ion[%d].%s[r];\n", v, i, arr);
         }
         /* a concentration it writes (CaDynamics' cai) is the ion's, as NEURON maps the STATE

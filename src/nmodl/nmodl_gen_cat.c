@@ -251,23 +251,10 @@ static void emit_descriptor(const cat_out *o, const cat_file *f, FILE *row)
             for (int pass = 0; pass < 2; pass++) {
                 const char **list = pass ? ion->write : ion->read;
                 const int n = pass ? ion->n_write : ion->n_read;
-                for (int j = 0; j < n; j++) {
-                    const char *v = list[j];
-                    const size_t len = strlen(v);
-                    unsigned bit = 0;
-                    if (v[0] == 'e' && strcmp(v + 1, ion->name) == 0)
-                        bit = 1; /* HB_ION_E */
-                    else if (nm_gen_ion_current(v, ion->name))
-                        bit = 8; /* I */
-                    else if (v[len - 1] == 'i')
-                        bit = 2; /* CI */
-                    else
-                        bit = 4; /* CO */
-                    mask[pass] |= bit;
-                }
+                for (int j = 0; j < n; j++) mask[pass] |= nm_gen_ion_role(list[j], ion->name);
             }
-            writes_current |= (mask[1] & 8) != 0;
-            writes_conc |= (mask[1] & 6) != 0;
+            writes_current |= (mask[1] & HB_ION_I) != 0;
+            writes_conc |= (mask[1] & (HB_ION_CI | HB_ION_CO)) != 0;
             fputs("    {", out);
             literal(out, ion->name);
             fputs(", ", out);

@@ -224,26 +224,10 @@ static int celsius_only(const nm_ctx *c, const nm_node *n, int *reads)
 
 int nm_gen_assignments(const nm_node *n, const char *name)
 {
+    if (!n) return 0;
     int count = n->kind == S_ASSIGN && strcmp(n->kids[0]->name, name) == 0;
     for (int i = 0; i < n->n_kids; i++) count += nm_gen_assignments(n->kids[i], name);
     return count;
-}
-
-int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s)
-{
-    if (!b || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE) || s->kind != S_ASSIGN ||
-        s->kids[0]->n_kids)
-        return 0;
-    const char *x = s->kids[0]->name;
-    int top = 0, local = 0, reads = 0;
-    for (int i = 0; i < b->body->n_kids; i++) {
-        const nm_node *k = b->body->kids[i];
-        top |= k == s;
-        if (k->kind == S_LOCAL)
-            for (int j = 0; j < k->n_kids; j++) local |= strcmp(k->kids[j]->name, x) == 0;
-    }
-    return top && local && nm_gen_assignments(b->body, x) == 1 &&
-           celsius_only(c, s->kids[1], &reads) && reads;
 }
 
 const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name)
@@ -259,6 +243,14 @@ const nm_node *nm_gen_local_assignment(const nm_block *b, const char *name)
             found = k;
     }
     return local && found && nm_gen_assignments(b->body, name) == 1 ? found : NULL;
+}
+
+int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s)
+{
+    int reads = 0;
+    return s->kind == S_ASSIGN && !s->kids[0]->n_kids &&
+           nm_gen_local_assignment(b, s->kids[0]->name) == s &&
+           celsius_only(c, s->kids[1], &reads) && reads;
 }
 
 static int same_tree(const nm_node *a, const nm_node *b)
@@ -460,6 +452,13 @@ void nm_gen_push_local(gen *g, const char *name)
 int nm_gen_ion_current(const char *v, const char *x)
 {
     return v[0] == 'i' && strcmp(v + 1, x) == 0;
+}
+
+unsigned nm_gen_ion_role(const char *v, const char *x)
+{
+    if (v[0] == 'e' && strcmp(v + 1, x) == 0) return HB_ION_E;
+    if (nm_gen_ion_current(v, x)) return HB_ION_I;
+    return v[strlen(v) - 1] == 'i' ? HB_ION_CI : HB_ION_CO;
 }
 
 int nm_gen_mentions(const nm_node *n, const char *name)
