@@ -189,7 +189,7 @@ def test_compare_command_line(hb, root, net_file, nrnmech, tmp_path):
     path = os.path.join(base_dir, "net_artificial.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(model, f)
-    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"), PYTHONFAULTHANDLER="1")
     done = subprocess.run([sys.executable, "-m", "hinesbatch.compare", "--library",
                            hb.library_path(), path, "--nrnmech", nrnmech[0], "-o",
                            str(tmp_path / "a.png")], capture_output=True, text=True, env=env,
@@ -202,5 +202,5 @@ def test_compare_command_line(hb, root, net_file, nrnmech, tmp_path):
     done = subprocess.run([sys.executable, "-m", "hinesbatch.compare", "--library",
                            hb.library_path(), path, "-o", str(tmp_path / "b.png")],
                           capture_output=True, text=True, env=env, check=False)
-    assert done.returncode == 1
+    assert done.returncode == 1, done.stderr
     assert "network.artificial[0].mechanism: NEURON has no point process 'Pulses'" in done.stderr
