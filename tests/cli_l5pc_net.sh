@@ -6,8 +6,8 @@
 # tests/neuron/l5pc_net_reference.py: BBP's original .mod, the sources' and random builders'
 # draws remade by tests/neuron/hb_draws.py) and the soma voltages of gids 0-2 within 0.01 mV.
 # Stochastic release (the recurrent synapses at BBP's Use 0.5, Fac 17, Dep 671): spikes and
-# voltages bit for bit on 1 rank, 2 threads and, where this build has MPI, 2 ranks, and other
-# spikes than the deterministic run's. examples/l5pc_network.json is the generator's output.
+# voltages bit for bit on 1 rank, 2 threads, with the CPU's passes apart (sim.cpu_fuse=0) and,
+# where this build has MPI, 2 ranks, and other spikes than the deterministic run's. examples/l5pc_network.json is the generator's output.
 # Usage: cli_l5pc_net.sh HINESBATCH DATA [REFDIR] (REFDIR: the references, default the
 # committed tests/reference; tests/l5pc_net_neuron.sh passes fresh ones from the installed NEURON,
 # and then only the comparison with NEURON runs)
@@ -58,6 +58,11 @@ n=$(awk '!/^#/ && $1 < 6' "$tmp/sto/spikes.dat" | wc -l)
 [ "$n" -ge 6 ] && ok || bad "stochastic network: $n spikes of cells, expected at least 6"
 cmp -s "$tmp/sto/spikes.dat" "$tmp/det/spikes.dat" && bad "stochastic release gave the deterministic spikes" || ok
 same() { same_run "$tmp/sto" "$@"; } # DIR WHAT: spikes and traces bitwise $tmp/sto's
+# the CPU's fused end of a step (docs/sim-engine.md, "Fused states and currents": here its
+# mechanisms from Ih to Nap_Et2, ProbAMPANMDA_EMS's events at the steps' starts): the passes
+# apart give the same bits
+expect_status 0 "stochastic, passes apart" -- "$bin" run "$tmp/sto.json" -o "$tmp/apart" --quiet --tuning sim.cpu_fuse=0
+same "$tmp/apart" "stochastic with the passes apart (sim.cpu_fuse=0)"
 expect_status 0 "stochastic, 2 threads" -- env OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive "$bin" run "$tmp/sto_omp.json" -o "$tmp/omp" --quiet
 same "$tmp/omp" "stochastic on 2 threads"
 if have_mpi; then

@@ -250,6 +250,7 @@ static void test_neuron(const char *file, int cadyn, hb_method_t how)
 }
 
 static hb_backend_t backend = HB_BACKEND_SEQ;
+static int fused_groups = -1; /* traces()' simulation's hb_sim_fused_groups after its run */
 
 /* Soma traces of cells (models[i]) simulated together, into v[i * n ..]. */
 static int traces(hb_model_t *const *models, int n_cells, int steps, double *out)
@@ -265,6 +266,7 @@ static int traces(hb_model_t *const *models, int n_cells, int steps, double *out
         hb_sim_destroy(sim);
         return 0;
     }
+    fused_groups = hb_sim_fused_groups(sim);
     for (int c = 0; c < n_cells; c++) {
         const double *v;
         int nt;
@@ -312,6 +314,18 @@ static void test_groups(void)
                        "cell %d differs in blocks of %d lanes", i, w);
         CHECK_OK(hb_set_default_tuning(NULL));
     }
+    /* The fused end of the CPU's steps (docs/sim-engine.md, "Fused states and currents"): the
+     * group of five fuses (CaDynamics_E2 and Ca_HVA in passes of their own, the others fused);
+     * apart (tuning sim.cpu_fuse=0), the same bits. */
+    if (traces(all, CELLS, STEPS, v)) CHECKF(fused_groups == 1, "%d groups fused", fused_groups);
+    CHECK_OK(hb_set_default_tuning("sim.cpu_fuse=0"));
+    if (traces(all, CELLS, STEPS, v)) {
+        CHECKF(fused_groups == 0, "sim.cpu_fuse=0: %d groups fused", fused_groups);
+        for (int i = 0; i < CELLS; i++)
+            CHECKF(!memcmp(v + i * n, alone + i * n, n * sizeof *v),
+                   "cell %d differs with the passes apart", i);
+    }
+    CHECK_OK(hb_set_default_tuning(NULL));
     if (hb_backend_available(HB_BACKEND_OMP)) { /* two threads: the same bits */
         backend = HB_BACKEND_OMP;
         if (traces(all, CELLS, STEPS, v))

@@ -159,6 +159,8 @@ struct hb_sim_ops {
     int (*mixed_copies)(int count, int rows);
     /* Device memory the engine took [bytes] (NULL: none, the CPU's). */
     size_t (*device_bytes)(const void *engine);
+    /* Groups whose steps end fused now (the CPU's cat_fused_end; NULL: never, the GPU's). */
+    int (*fused_groups)(const void *engine);
     /* An engine for `desc` on the context's backend (threads, device); errors recorded. */
     hb_status_t (*create)(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine);
     void (*destroy)(void *engine);

@@ -52,6 +52,9 @@ typedef struct {
     /* CPU: lanes a block of copies of one shape, 1 to HB_SIM_CPU_LANES in powers of two (-1:
      * the engine's rule, cpu_block_width) */
     int sim_cpu_lanes;
+    /* CPU: 0 a group's catalogue states and next currents in passes of their own, 1 fused
+     * where the group allows it (-1: the engine's rule, fused; the same bits either way) */
+    int sim_cpu_fuse;
 } hb_tuning_t;
 
 #endif

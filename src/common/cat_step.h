@@ -337,25 +337,51 @@ HB_HOSTDEV void hb_cat_ions_begin(const hb_step_group_t *g, int block, int lane0
         for (int k = 0; k < lanes; k++) hb_cat_ions_element(g->cat, base + (size_t)r * W + (size_t)k);
 }
 
-/* Pass A's mechanisms, after the ions' start (hb_cat_ions_begin, or the CPU engine's block form
- * of it): every mechanism's currents into d and rhs (and its ions' i and di/dv where observed:
- * the view's i NULL tells the kernel to leave a species out), mechanisms in the group's order,
- * instances in order. */
+/* The view of mechanism cm's currents at p->t_mid (hb_cat_view's arguments): a species whose
+ * i nothing reads has i and di/dv NULL, which tells the kernel to leave it out. */
+static inline int hb_cat_current_view(const hb_step_group_t *g, const hb_step_cat_mech_t *cm,
+                                      const hb_step_params_t *p, int block, int lane0, int lanes,
+                                      double *d, double *rhs, hb_ion_block_t *ions,
+                                      hb_cat_block_t *blk)
+{
+    const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid, p->dt, d, rhs, ions, blk);
+    for (int u = 0; u < cm->mech->n_ion; u++)
+        if (!g->cat->ion[cm->ion[u]].observed) ions[u].i = ions[u].didv = NULL;
+    return n;
+}
+
+/* The view of mechanism cm's states, after the update of v: at t + dt, no d and rhs. */
+static inline int hb_cat_state_view(const hb_step_group_t *g, const hb_step_cat_mech_t *cm,
+                                    const hb_step_params_t *p, int block, int lane0, int lanes,
+                                    hb_ion_block_t *ions, hb_cat_block_t *blk)
+{
+    return hb_cat_view(g, cm, block, lane0, lanes, p->t_mid + 0.5 * p->dt, p->dt, NULL, NULL,
+                       ions, blk);
+}
+
+/* Pass A's mechanisms [q0, q1), after the ions' start (hb_cat_ions_begin, or the CPU engine's
+ * block form of it): their currents into d and rhs (and their ions' i and di/dv where
+ * observed), mechanisms in the group's order, instances in order. */
+static inline void hb_cat_step_currents_range(const hb_step_group_t *g,
+                                              const hb_step_params_t *p, int block, int lane0,
+                                              int lanes, double *d, double *rhs, int q0, int q1)
+{
+    for (int q = q0; q < q1; q++) {
+        const hb_step_cat_mech_t *cm = &g->cat->mech[q];
+        if (!cm->mech->cpu->current) continue;
+        hb_ion_block_t ions[HB_CAT_MAX_ION];
+        hb_cat_block_t blk;
+        const int n = hb_cat_current_view(g, cm, p, block, lane0, lanes, d, rhs, ions, &blk);
+        if (n > 0) cm->mech->cpu->current(&blk, 0, n);
+    }
+}
+
+/* Every mechanism's currents (hb_cat_step_currents_range). */
 static inline void hb_cat_step_mech_currents(const hb_step_group_t *g, const hb_step_params_t *p,
                                              int block, int lane0, int lanes, double *d,
                                              double *rhs)
 {
-    const hb_step_cat_t *cat = g->cat;
-    for (int q = 0; q < cat->n_mech; q++) {
-        const hb_step_cat_mech_t *cm = &cat->mech[q];
-        if (!cm->mech->cpu->current) continue;
-        hb_ion_block_t ions[HB_CAT_MAX_ION];
-        hb_cat_block_t blk;
-        const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid, p->dt, d, rhs, ions, &blk);
-        for (int u = 0; u < cm->mech->n_ion; u++)
-            if (!cat->ion[cm->ion[u]].observed) ions[u].i = ions[u].didv = NULL;
-        if (n > 0) cm->mech->cpu->current(&blk, 0, n);
-    }
+    hb_cat_step_currents_range(g, p, block, lane0, lanes, d, rhs, 0, g->cat->n_mech);
 }
 
 /* Pass A, after pas, hh, stimuli and synapses: the ions' start, then the mechanisms' currents. */
@@ -397,21 +423,27 @@ HB_HOSTDEV void hb_cat_second_order_element(const hb_step_cat_t *cat, size_t e, 
     }
 }
 
-/* After the update of v: every mechanism's states (SOLVE) at the new v, at t + dt. A
+/* After the update of v: mechanisms [q0, q1)'s states (SOLVE) at the new v, at t + dt. A
  * concentration mechanism reads the step's total ion current here. */
-static inline void hb_cat_step_state(const hb_step_group_t *g, const hb_step_params_t *p,
-                                     int block, int lane0, int lanes)
+static inline void hb_cat_step_states_range(const hb_step_group_t *g,
+                                            const hb_step_params_t *p, int block, int lane0,
+                                            int lanes, int q0, int q1)
 {
-    const hb_step_cat_t *cat = g->cat;
-    for (int q = 0; q < cat->n_mech; q++) {
-        const hb_step_cat_mech_t *cm = &cat->mech[q];
+    for (int q = q0; q < q1; q++) {
+        const hb_step_cat_mech_t *cm = &g->cat->mech[q];
         if (!cm->mech->cpu->state) continue;
         hb_ion_block_t ions[HB_CAT_MAX_ION];
         hb_cat_block_t blk;
-        const int n = hb_cat_view(g, cm, block, lane0, lanes, p->t_mid + 0.5 * p->dt, p->dt, NULL,
-                                  NULL, ions, &blk);
+        const int n = hb_cat_state_view(g, cm, p, block, lane0, lanes, ions, &blk);
         if (n > 0) cm->mech->cpu->state(&blk, 0, n);
     }
+}
+
+/* Every mechanism's states (hb_cat_step_states_range). */
+static inline void hb_cat_step_state(const hb_step_group_t *g, const hb_step_params_t *p,
+                                     int block, int lane0, int lanes)
+{
+    hb_cat_step_states_range(g, p, block, lane0, lanes, 0, g->cat->n_mech);
 }
 
 /* hb_sim_init after v is set: the ions' values (e by Nernst where HB_ION_EINIT), then every

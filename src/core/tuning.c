@@ -62,6 +62,7 @@ static const knob_t knobs[] = {
      "an integer >= 1 (copies of one shape at most that step in the mixed group)"},
     {"sim.tree_tile", TU(sim_tree_tile), 0, 0, 0, tile_set, 3, LONG_MIN, "8, 16 or 32"},
     {"sim.cpu_lanes", TU(sim_cpu_lanes), 0, 0, 0, lanes_set, 5, LONG_MIN, "1, 2, 4, 8 or 16"},
+    {"sim.cpu_fuse", TU(sim_cpu_fuse), 0, 0, 1, NULL, 0, LONG_MIN, "0 or 1"},
 };
 #undef GT
 #undef TU
@@ -79,6 +80,7 @@ void hb_tuning_default(hb_tuning_t *t)
     t->sim_mixed_copies = -1;
     t->sim_tree_tile = -1;
     t->sim_cpu_lanes = -1;
+    t->sim_cpu_fuse = -1;
 }
 
 static int knob_accepts(const knob_t *k, long v)

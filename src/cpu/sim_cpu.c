@@ -60,6 +60,14 @@ typedef struct {
     double *record_row;
     hb_sim_record_sink_t record_sink;
     void *record_user;
+    /* Per group, the fused end of a step (cat_fused_end): kept[g] its blocks' d and rhs, kept
+     * across steps (NULL: the group cannot fuse, cat_fusable), [prefix[g], stop[g]) its
+     * mechanisms that fuse (cat_prefix, cat_stop), fuse[g] 1 while it fuses (no record reads its
+     * catalogue fields or ions, and the tuning allows it); n_fuse of them. */
+    double **kept;
+    int *prefix, *stop;
+    unsigned char *fuse;
+    int n_fuse;
 } cpu_sim_t;
 
 /* Lanes of a mixed block (busyring, one core, against 4 and 16: 0.91x and 0.70x their time):
@@ -583,23 +591,131 @@ HB_HOSTDEV void cat_ions_begin_block(const hb_step_cat_t *cat, size_t base, int 
     }
 }
 
+/*
+ * The fused end of a step (docs/sim-engine.md, "Fused states and currents"). A mechanism's
+ * state pass of one step and its current pass of the next read the same fields, and between
+ * them the other mechanisms' passes evict them from the cache (the L5PC's fields of a block are
+ * megabytes). Where nothing between the two passes can change what the currents read, the
+ * step ends with the next step's assembly: pas, hh and stimuli at the next step's time, then
+ * mechanism by mechanism its states and at once its next currents, FUSE_CHUNK instances at a
+ * time, into d and rhs kept for the next step. The mechanisms from the first point process
+ * on (events reach them at the next step's start) only have their states there; the next step
+ * starts with their currents, then the axial terms. Every operation is the one of the passes
+ * apart, on the same values, in the same order into each row and ion: the same bits. A group
+ * fuses (cat_fusable) with one shape (not a mixed group), without the built-in synapses
+ * (their currents come first, after their events), and while no record reads its mechanisms'
+ * fields or ions (a current's ASSIGNED holds the next step's value between the steps of one
+ * advance; the advance's last step ends as before).
+ */
+enum { FUSE_CHUNK = 8 }; /* instances a state call and a current call */
+
+typedef struct {
+    const hb_step_params_t *next; /* the next step's; NULL: the advance's last step */
+    int primed; /* 1: d and rhs hold this step's assembly but mechanisms [stop, n)'s currents */
+    int prefix, stop; /* mechanisms [prefix, stop) fuse (cat_prefix, cat_stop) */
+} cat_fuse_t;
+
+/* The mechanisms [0, prefix) of a group keep their passes apart: those up to the last one that
+ * reads an ion's current, writes a concentration or a reversal potential, or reads the reversal
+ * potential of a species whose concentration a mechanism writes (Nernst at the next step's
+ * start changes it). Past them, a state kernel reads nothing the ions' start or the earlier
+ * currents write, and a current nothing a later state writes. */
+static int cat_prefix(const hb_step_cat_t *cat)
+{
+    unsigned char advanced[64] = {0}; /* species whose concentration a mechanism writes */
+    for (int q = 0; q < cat->n_mech; q++)
+        for (int u = 0; u < cat->mech[q].mech->n_ion; u++)
+            if (cat->mech[q].mech->ion[u].write & (HB_ION_CI | HB_ION_CO) &&
+                cat->mech[q].ion[u] < 64)
+                advanced[cat->mech[q].ion[u]] = 1;
+    int prefix = 0;
+    for (int q = 0; q < cat->n_mech; q++) {
+        const hb_cat_mech_t *m = cat->mech[q].mech;
+        int coupled = m->writes_conc;
+        for (int u = 0; u < m->n_ion; u++) {
+            const int s = cat->mech[q].ion[u];
+            coupled |= (m->ion[u].read & HB_ION_I) ||
+                       (m->ion[u].write & (HB_ION_CI | HB_ION_CO | HB_ION_E)) ||
+                       ((m->ion[u].read & HB_ION_E) && (s >= 64 || advanced[s]));
+        }
+        if (coupled) prefix = q + 1;
+    }
+    return prefix;
+}
+
+/* The end of the fused mechanisms: the first point process from the prefix on, or n_mech. */
+static int cat_stop(const hb_step_cat_t *cat, int prefix)
+{
+    int q = prefix;
+    while (q < cat->n_mech && cat->mech[q].mech->kind == HB_CAT_DENSITY) q++;
+    return q;
+}
+
+/* 1: a group whose step may end fused (above): catalogue mechanisms in one shape, no built-in
+ * synapses, and a mechanism to fuse. */
+static int cat_fusable(const hb_step_group_t *g)
+{
+    if (!g->cat || g->mixed || g->syn_start) return 0;
+    const int prefix = cat_prefix(g->cat);
+    return cat_stop(g->cat, prefix) > prefix;
+}
+
+/* After the update of v of a block of a fusing group: the next step's pas, hh and stimuli
+ * into d and rhs; the prefix's states, the ions' start and the prefix's currents as their
+ * passes; then the fused mechanisms' states and next currents a chunk at a time; then the
+ * states of the mechanisms past them. */
+static inline __attribute__((always_inline)) void
+cat_fused_end(const hb_step_group_t *g, const hb_step_params_t *p, const cat_fuse_t *f,
+              int block, double *d, double *rhs, const int W, const int shared)
+{
+    const hb_step_cat_t *cat = g->cat;
+    const hb_step_params_t *pn = f->next;
+    hb_step_lanes_membrane(g, pn, block, 0, W, W, shared, d, rhs);
+    hb_cat_step_states_range(g, p, block, 0, W, 0, f->prefix);
+    cat_ions_begin_block(cat, hb_step_block_base(g, block), g->m, W);
+    hb_cat_step_currents_range(g, pn, block, 0, W, d, rhs, 0, f->prefix);
+    for (int q = f->prefix; q < f->stop; q++) {
+        const hb_step_cat_mech_t *cm = &cat->mech[q];
+        const hb_cat_cpu_t *k = cm->mech->cpu;
+        hb_ion_block_t state_ions[HB_CAT_MAX_ION], current_ions[HB_CAT_MAX_ION];
+        hb_cat_block_t state_blk, current_blk;
+        const int n = hb_cat_state_view(g, cm, p, block, 0, W, state_ions, &state_blk);
+        hb_cat_current_view(g, cm, pn, block, 0, W, d, rhs, current_ions, &current_blk);
+        for (int j = 0; j < n; j += FUSE_CHUNK) {
+            const int e = n - j < FUSE_CHUNK ? n : j + FUSE_CHUNK;
+            if (k->state) k->state(&state_blk, j, e);
+            if (k->current) k->current(&current_blk, j, e);
+        }
+    }
+    hb_cat_step_states_range(g, p, block, 0, W, f->stop, cat->n_mech);
+}
+
 /* A block of a group with catalogue mechanisms (common/cat_step.h), one shape: hb_step_lanes'
  * passes with the mechanisms' currents after pas, hh, stimuli and synapses (hb_cat_step_current
  * with the ions' start above), with Crank-Nicolson the ion currents' correction after the
- * solve, and their states after the update of v. W and shared constants where inlined. */
+ * solve, and their states after the update of v; f non-NULL: a fusing group's (above), whose
+ * assembly a primed step skips and whose end is fused where f->next is set. W and shared
+ * constants where inlined. */
 static inline __attribute__((always_inline)) void
 step_block_cat_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int block, double *d,
-                     double *rhs, const int W, const int shared)
+                     double *rhs, const cat_fuse_t *f, const int W, const int shared)
 {
     const hb_step_cat_t *cat = g->cat;
-    hb_step_lanes_membrane(g, p, block, 0, W, W, shared, d, rhs);
-    cat_ions_begin_block(cat, hb_step_block_base(g, block), g->m, W);
-    hb_cat_step_mech_currents(g, p, block, 0, W, d, rhs);
+    if (!f || !f->primed) {
+        hb_step_lanes_membrane(g, p, block, 0, W, W, shared, d, rhs);
+        cat_ions_begin_block(cat, hb_step_block_base(g, block), g->m, W);
+        hb_cat_step_mech_currents(g, p, block, 0, W, d, rhs);
+    } else {
+        hb_cat_step_currents_range(g, p, block, 0, W, d, rhs, f->stop, cat->n_mech);
+    }
     hb_step_lanes_axial(g, block, 0, W, W, shared, d, rhs);
     hb_step_lanes_solve(g, block, 0, W, W, shared, d, rhs);
     if (cat->second_order) hb_cat_second_order(g, block, 0, W, rhs);
     hb_step_lanes_update(g, p, block, 0, W, W, rhs);
-    hb_cat_step_state(g, p, block, 0, W);
+    if (f && f->next)
+        cat_fused_end(g, p, f, block, d, rhs, W, shared);
+    else
+        hb_cat_step_state(g, p, block, 0, W);
 }
 
 /* The same for any group with catalogue mechanisms: a mixed block lane by lane
@@ -607,7 +723,7 @@ step_block_cat_lanes(const hb_step_group_t *g, const hb_step_params_t *p, int bl
  * (16, 8, 4) with their lane loops of constant count, other widths at run time. */
 HB_CPU_CLONES
 static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, int block,
-                           double *d, double *rhs)
+                           double *d, double *rhs, const cat_fuse_t *f)
 {
     const int W = g->width;
     if (g->mixed) {
@@ -625,14 +741,14 @@ static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, 
     }
     switch (W * 2 + (g->shared != 0)) {
 #if HB_SIM_CPU_LANES == 16
-    case 33: step_block_cat_lanes(g, p, block, d, rhs, 16, 1); break;
-    case 32: step_block_cat_lanes(g, p, block, d, rhs, 16, 0); break;
+    case 33: step_block_cat_lanes(g, p, block, d, rhs, f, 16, 1); break;
+    case 32: step_block_cat_lanes(g, p, block, d, rhs, f, 16, 0); break;
 #endif
-    case 17: step_block_cat_lanes(g, p, block, d, rhs, 8, 1); break;
-    case 16: step_block_cat_lanes(g, p, block, d, rhs, 8, 0); break;
-    case 9: step_block_cat_lanes(g, p, block, d, rhs, 4, 1); break;
-    case 8: step_block_cat_lanes(g, p, block, d, rhs, 4, 0); break;
-    default: step_block_cat_lanes(g, p, block, d, rhs, W, g->shared != 0); break;
+    case 17: step_block_cat_lanes(g, p, block, d, rhs, f, 8, 1); break;
+    case 16: step_block_cat_lanes(g, p, block, d, rhs, f, 8, 0); break;
+    case 9: step_block_cat_lanes(g, p, block, d, rhs, f, 4, 1); break;
+    case 8: step_block_cat_lanes(g, p, block, d, rhs, f, 4, 0); break;
+    default: step_block_cat_lanes(g, p, block, d, rhs, f, W, g->shared != 0); break;
     }
 }
 
@@ -644,11 +760,11 @@ static void step_block_cat(const hb_step_group_t *g, const hb_step_params_t *p, 
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 static void step_block(const hb_step_group_t *g, const hb_step_params_t *p, int block,
-                       const unsigned char *gather_row, double *scratch)
+                       const unsigned char *gather_row, double *scratch, const cat_fuse_t *f)
 {
     double *d = scratch, *rhs = scratch + (size_t)g->m * (size_t)g->width;
     if (g->cat) {
-        step_block_cat(g, p, block, d, rhs);
+        step_block_cat(g, p, block, d, rhs, f);
         return;
     }
     if (g->mixed) {
@@ -881,14 +997,21 @@ static int block_nonfinite(const hb_step_group_t *g, int b)
 }
 
 /* Work item `item` (a block, or interleaved one-lane blocks); check: then its blocks'
- * voltages, right after their step, into sim->bad. */
-static void step_item(cpu_sim_t *sim, int item, const hb_step_params_t *p, double *scratch,
-                      int check)
+ * voltages, right after their step, into sim->bad. A fusing group's block steps on its kept d
+ * and rhs: primed (the step before ended fused), ending fused where next is set. */
+static void step_item(cpu_sim_t *sim, int item, const hb_step_params_t *p,
+                      const hb_step_params_t *next, int primed, double *scratch, int check)
 {
     const int first = sim->item_first[item], n = sim->item_count[item];
     if (n == 1) {
-        const int gi = sim->block_group[first];
-        step_block(&sim->groups[gi], p, sim->block_index[first], sim->gather_row[gi], scratch);
+        const int gi = sim->block_group[first], b = sim->block_index[first];
+        const hb_step_group_t *g = &sim->groups[gi];
+        if (sim->fuse[gi]) {
+            const cat_fuse_t f = {next, primed, sim->prefix[gi], sim->stop[gi]};
+            step_block(g, p, b, NULL, sim->kept[gi] + 2 * hb_step_block_base(g, b), &f);
+        } else {
+            step_block(g, p, b, sim->gather_row[gi], scratch, NULL);
+        }
     } else {
         const hb_step_group_t *g[INTERLEAVE];
         int blk[INTERLEAVE];
@@ -904,11 +1027,15 @@ static void step_item(cpu_sim_t *sim, int item, const hb_step_params_t *p, doubl
 }
 
 /* Steps 1-5 on every block; step: steps done before this one. check: then the voltages of
- * each block, right after its step, into sim->bad. */
-static void cpu_step(cpu_sim_t *sim, long step, int check)
+ * each block, right after its step, into sim->bad. primed: the fusing groups' assembly was
+ * done by the step before; fuse: they end this step fused (cat_fused_end). */
+static void cpu_step(cpu_sim_t *sim, long step, int check, int primed, int fuse)
 {
     const hb_step_params_t p = {sim->dt, sim->factor, ((double)step + 0.5) * sim->dt, sim->table,
                                 sim->q10};
+    const hb_step_params_t pn = {sim->dt, sim->factor, ((double)(step + 1) + 0.5) * sim->dt,
+                                 sim->table, sim->q10}; /* the next step's, as it computes them */
+    const hb_step_params_t *next = fuse ? &pn : NULL;
     const int n = sim->n_items;
 #ifdef HB_HAVE_OPENMP
     if (sim->ctx->backend == HB_BACKEND_OMP && omp_in_parallel()) {
@@ -917,7 +1044,8 @@ static void cpu_step(cpu_sim_t *sim, long step, int check)
 #pragma omp taskloop grainsize(1)
         for (int i = 0; i < n; i++) {
             const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
-            step_item(sim, i, &p, sim->scratch + (size_t)t * sim->scratch_size, check);
+            step_item(sim, i, &p, next, primed, sim->scratch + (size_t)t * sim->scratch_size,
+                      check);
         }
         return;
     }
@@ -926,12 +1054,13 @@ static void cpu_step(cpu_sim_t *sim, long step, int check)
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int i = 0; i < n; i++) {
             const int t = omp_get_thread_num() < sim->threads ? omp_get_thread_num() : 0;
-            step_item(sim, i, &p, sim->scratch + (size_t)t * sim->scratch_size, check);
+            step_item(sim, i, &p, next, primed, sim->scratch + (size_t)t * sim->scratch_size,
+                      check);
         }
         return;
     }
 #endif
-    for (int i = 0; i < n; i++) step_item(sim, i, &p, sim->scratch, check);
+    for (int i = 0; i < n; i++) step_item(sim, i, &p, next, primed, sim->scratch, check);
 }
 
 /* After a check: the first non-finite voltage (first flagged block, then its smallest cell,
@@ -982,6 +1111,11 @@ static void cpu_destroy(void *engine)
     free(s->watch_targets);
     free(s->records);
     free(s->record_row);
+    for (int g = 0; s->kept && g < s->n_groups; g++) free(s->kept[g]);
+    free(s->kept);
+    free(s->prefix);
+    free(s->stop);
+    free(s->fuse);
     free(s);
 }
 
@@ -1061,6 +1195,32 @@ static hb_status_t make_blocks(cpu_sim_t *s)
     return HB_SUCCESS;
 }
 
+static size_t group_size(const hb_step_group_t *k)
+{
+    return hb_step_block_base(k, k->blocks);
+}
+
+/* Which groups fuse the end of a step (cat_fused_end; the tuning's sim.cpu_fuse 0: none),
+ * with no records yet, and their kept d and rhs. */
+static hb_status_t make_fused(cpu_sim_t *s)
+{
+    if (!ALLOC(s->kept, s->n_groups) || !ALLOC(s->prefix, s->n_groups) ||
+        !ALLOC(s->stop, s->n_groups) || !ALLOC(s->fuse, s->n_groups))
+        return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+    for (int g = 0; g < s->n_groups; g++) {
+        const hb_step_group_t *k = &s->groups[g];
+        if (s->ctx->tuning.sim_cpu_fuse == 0 || !cat_fusable(k)) continue;
+        if (!(s->kept[g] = aligned_alloc(64, ((2 * group_size(k) + 7) & ~(size_t)7) *
+                                                 sizeof(double))))
+            return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
+        s->prefix[g] = cat_prefix(k->cat);
+        s->stop[g] = cat_stop(k->cat, s->prefix[g]);
+        s->fuse[g] = 1;
+        s->n_fuse++;
+    }
+    return HB_SUCCESS;
+}
+
 static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
 {
     const int np = d->n_probes;
@@ -1104,7 +1264,8 @@ static hb_status_t create(cpu_sim_t *s, const hb_sim_desc_t *d)
         s->threshold[p] = d->probe_threshold[p];
     }
     hb_status_t st = make_gather_rows(s);
-    return st == HB_SUCCESS ? make_blocks(s) : st;
+    if (st == HB_SUCCESS) st = make_blocks(s);
+    return st == HB_SUCCESS ? make_fused(s) : st;
 }
 
 static hb_status_t cpu_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void **engine)
@@ -1121,11 +1282,6 @@ static hb_status_t cpu_create(hb_context_t *ctx, const hb_sim_desc_t *desc, void
     }
     *engine = s;
     return HB_SUCCESS;
-}
-
-static size_t group_size(const hb_step_group_t *k)
-{
-    return hb_step_block_base(k, k->blocks);
 }
 
 static hb_status_t cpu_set_state(void *engine, int g, const double *v, const double *hh_state)
@@ -1288,12 +1444,16 @@ static hb_status_t cpu_advance(void *engine, long step0, long steps, hb_sim_sink
     cpu_sim_t *s = engine;
     if (!s || !sink || steps < 0 || !fault)
         return hb_fail(HB_ERR_INVALID_VALUE, "simulation: advance: bad argument");
+    int primed = 0; /* priming never outlives the call: between advances the fields are as
+                       the passes apart leave them (checkpoints, state changes, readers) */
     for (long k = 0; k < steps; k++) {
         const long step = step0 + k + 1; /* steps done after this one */
         const int check = step % s->check_every == 0 || step == s->check_last;
         hb_status_t delivered = deliver_events(s, step - 1, fault);
         if (delivered != HB_SUCCESS) return delivered;
-        cpu_step(s, step - 1, check);
+        const int fuse = s->n_fuse > 0 && k + 1 < steps;
+        cpu_step(s, step - 1, check, primed, fuse);
+        primed = fuse;
         const double t = (double)step * s->dt;
         hb_status_t watched = check_watches(s, t);
         if (watched != HB_SUCCESS) return watched;
@@ -1355,6 +1515,13 @@ static hb_status_t cpu_set_records(void *engine, int n, const hb_rec_sample_t *r
     s->record_every = n ? every : 1;
     s->record_sink = sink;
     s->record_user = user;
+    s->n_fuse = 0;
+    for (int g = 0; g < s->n_groups; g++) {
+        s->fuse[g] = s->kept[g] != NULL;
+        for (int r = 0; r < n && s->fuse[g]; r++)
+            if (records[r].group == g && records[r].kind == HB_REC_HOST) s->fuse[g] = 0;
+        s->n_fuse += s->fuse[g];
+    }
     return HB_SUCCESS;
 }
 
@@ -1366,6 +1533,11 @@ static hb_status_t cpu_get_v(void *engine, int g, size_t first, size_t count, do
     const double *src = s->groups[g].v + first;
     if (dst != src) memcpy(dst, src, count * sizeof *dst);
     return HB_SUCCESS;
+}
+
+static int cpu_fused_groups(const void *engine)
+{
+    return engine ? ((const cpu_sim_t *)engine)->n_fuse : 0;
 }
 
 const struct hb_sim_ops hb_cpu_sim_ops = {
@@ -1385,5 +1557,6 @@ const struct hb_sim_ops hb_cpu_sim_ops = {
     .advance = cpu_advance,
     .set_records = cpu_set_records,
     .get_v = cpu_get_v,
+    .fused_groups = cpu_fused_groups,
     .solve_benchmark = cpu_solve_benchmark,
 };

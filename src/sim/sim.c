@@ -372,6 +372,13 @@ size_t hb_sim_device_bytes(const hb_sim_t *sim)
                : 0;
 }
 
+int hb_sim_fused_groups(const hb_sim_t *sim)
+{
+    return sim && sim->ops && sim->ops->fused_groups && sim->engine
+               ? sim->ops->fused_groups(sim->engine)
+               : 0;
+}
+
 int hb_sim_cell_synapses(const hb_sim_t *sim, int cell)
 {
     return sim && cell >= 0 && cell < sim->n_cells ? sim->info[cell].n_synapses : 0;

@@ -253,6 +253,10 @@ hb_status_t hb_sim_create_from(const hb_sim_cell_source_t *source, int n_cells,
 /* Device memory the simulation's engine took [bytes] (0 on the CPU). */
 size_t hb_sim_device_bytes(const hb_sim_t *sim);
 
+/* Groups whose CPU steps end with the next step's currents fused into the states now
+ * (docs/sim-engine.md, "Fused states and currents"; 0 on the GPU): for tests. */
+int hb_sim_fused_groups(const hb_sim_t *sim);
+
 /* Synapses of cell `cell` (0 when out of range). */
 int hb_sim_cell_synapses(const hb_sim_t *sim, int cell);
 /* Cell `cell`'s first probe that detects spikes, as a probe index of the whole simulation
