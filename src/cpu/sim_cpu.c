@@ -597,8 +597,8 @@ HB_HOSTDEV void cat_ions_begin_block(const hb_step_cat_t *cat, size_t base, int 
  * them the other mechanisms' passes evict them from the cache (the L5PC's fields of a block are
  * megabytes). Where nothing between the two passes can change what the currents read, the
  * step ends with the next step's assembly: pas, hh and stimuli at the next step's time, then
- * mechanism by mechanism its states and at once its next currents, FUSE_CHUNK instances at a
- * time, into d and rhs kept for the next step. The mechanisms from the first point process
+ * mechanism by mechanism its states and at once its next currents (fuse_chunk instances at
+ * a time), into d and rhs kept for the next step. The mechanisms from the first point process
  * on (events reach them at the next step's start) only have their states there; the next step
  * starts with their currents, then the axial terms. Every operation is the one of the passes
  * apart, on the same values, in the same order into each row and ion: the same bits. A group
@@ -607,7 +607,15 @@ HB_HOSTDEV void cat_ions_begin_block(const hb_step_cat_t *cat, size_t base, int 
  * fields or ions (a current's ASSIGNED holds the next step's value between the steps of one
  * advance; the advance's last step ends as before).
  */
-enum { FUSE_CHUNK = 8 }; /* instances a state call and a current call */
+/* Instances a state call and a current call: 8 in blocks of 8 or more lanes (the 64-cell L5PC
+ * sweep, one core of the development VM: 8 and 4 alike, the whole block 1.03x slower); in
+ * narrower blocks the whole block, a mechanism's states and then its currents (the L5PC cell
+ * alone, a lane a block: 128 instances a call 1.19x slower than the passes apart, 1,024 and
+ * the whole block alike; a cell's fields stay in L2 anyway). */
+static inline int fuse_chunk(int W, int n)
+{
+    return W >= 8 ? 8 : n;
+}
 
 typedef struct {
     const hb_step_params_t *next; /* the next step's; NULL: the advance's last step */
@@ -681,8 +689,9 @@ cat_fused_end(const hb_step_group_t *g, const hb_step_params_t *p, const cat_fus
         hb_cat_block_t state_blk, current_blk;
         const int n = hb_cat_state_view(g, cm, p, block, 0, W, state_ions, &state_blk);
         hb_cat_current_view(g, cm, pn, block, 0, W, d, rhs, current_ions, &current_blk);
-        for (int j = 0; j < n; j += FUSE_CHUNK) {
-            const int e = n - j < FUSE_CHUNK ? n : j + FUSE_CHUNK;
+        const int chunk = fuse_chunk(W, n);
+        for (int j = 0; j < n; j += chunk) {
+            const int e = n - j < chunk ? n : j + chunk;
             if (k->state) k->state(&state_blk, j, e);
             if (k->current) k->current(&current_blk, j, e);
         }
