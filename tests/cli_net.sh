@@ -52,6 +52,15 @@ if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/v
     done
 fi
 
+# Alone (no launcher's environment) a run does not start MPI: Open MPI told to use a messaging
+# layer it does not have would refuse MPI_Init, and the run is the plain run's.
+if grep -q "communicators: serial, mpi" "$tmp/version"; then
+    expect_status 0 "ring network alone, MPI unusable" -- env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK \
+        -u PMI_RANK OMPI_MCA_pml=no_such_layer "$bin" run "$examples/ring_network.json" \
+        -o "$tmp/alone" --quiet
+    cmp -s "$spikes" "$tmp/alone/spikes.dat" && ok || bad "alone: spikes.dat differs"
+fi
+
 # More ranks than gids: the ranks without cells take part in every exchange (idle ranks).
 if command -v mpirun > /dev/null && grep -q "communicators: serial, mpi" "$tmp/version"; then
     sed -e 's/"count": 64,/"count": 2,/' -e '/"network": {/,$d' "$examples/ring_network.json" > "$tmp/tiny.json"

@@ -40,8 +40,8 @@ static const char usage_run[] =
     "  DIR/summary.json cells, probes, samples, spikes, the time reached, wall time and\n"
     "                   status (completed, interrupted or failed, with the message)\n"
     "A file with a \"network\" object is a network (docs/network.md): its cells, spike\n"
-    "sources and connections run on all ranks of the MPI job (mpirun) or alone, and\n"
-    "rank 0 writes\n"
+    "sources and connections run on all ranks of the MPI job (mpirun, srun) or alone\n"
+    "(no launcher's environment: MPI is not started), and rank 0 writes\n"
     "  DIR/spikes.dat   '# gid t_ms', then 'gid time' lines ordered by time, then gid,\n"
     "                   written as the run goes\n"
     "  DIR/summary.json cells, spikes, wall time, memory per cell, and every rank's time\n"
@@ -291,12 +291,25 @@ typedef struct {
 /* This process's rank in an MPI launch (mpirun, srun) before MPI is started, 0 otherwise: only
  * rank 0 reports a model file that cannot be read or parsed, the same on every rank (a file
  * that only some ranks cannot read is reported by rank 0 alone too, when it is one of them). */
+static const char *const launcher_names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+
 static int launcher_rank(void)
 {
-    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
     for (int k = 0; k < 3; k++) {
-        const char *v = getenv(names[k]);
+        const char *v = getenv(launcher_names[k]);
         if (v && *v) return atoi(v);
+    }
+    return 0;
+}
+
+/* 1: an MPI launcher started this process (its rank in the environment). A network run alone
+ * does not start MPI: Open MPI's singleton start spawns its runtime, which was seen failing
+ * beside other MPI jobs on a loaded machine, and one rank needs none of it. */
+static int launched(void)
+{
+    for (int k = 0; k < 3; k++) {
+        const char *v = getenv(launcher_names[k]);
+        if (v && *v) return 1;
     }
     return 0;
 }
@@ -638,7 +651,7 @@ static int run_network(const model_file_t *m, const char *out, int quiet, int tr
     const char *model = m->path;
     net_traces_t *recorded = NULL; /* the file's "record" section: traces.h5 or traces.csv */
     hb_comm_t *comm = NULL;
-    hb_status_t status = hb_comm_create(HB_COMM_BEST, &comm);
+    hb_status_t status = hb_comm_create(launched() ? HB_COMM_BEST : HB_COMM_SERIAL, &comm);
     if (status != HB_SUCCESS) return cli_fail_status("run", status);
     const int rank = hb_comm_rank(comm);
     hb_net_t *net = NULL;
