@@ -326,6 +326,27 @@ static void test_groups(void)
                    "cell %d differs with the passes apart", i);
     }
     CHECK_OK(hb_set_default_tuning(NULL));
+    { /* a record of a current's ASSIGNED (gNaTs2_t): its group steps apart (between the fused
+       * steps of one advance the field holds the next step's value), the same bits */
+        hb_sim_options_t opt = options(STEPS * 0.025);
+        opt.sample_dt_ms = 0.025;
+        hb_sim_t *sim = NULL;
+        hb_rec_sample_t rec;
+        CHECK_OK(hb_sim_create(all, CELLS, &opt, &sim));
+        const double *tv;
+        int nt = 0;
+        if (sim && hb_sim_record_resolve(sim, 0, NULL, "NaTs2_t.gNaTs2_t", &rec) == HB_SUCCESS &&
+            hb_sim_set_records(sim, 1, &rec, 1) == HB_SUCCESS && hb_sim_run(sim) == HB_SUCCESS &&
+            hb_sim_probe_trace(sim, 0, &tv, &nt) == HB_SUCCESS) {
+            CHECKF(hb_sim_fused_groups(sim) == 0, "%d groups fused beside a record of a field",
+                   hb_sim_fused_groups(sim));
+            CHECKF(nt == STEPS + 1 && !memcmp(tv, alone, n * sizeof *tv),
+                   "cell 0 differs beside a record of a field");
+        } else {
+            CHECKF(0, "record run: %s", hb_last_error());
+        }
+        hb_sim_destroy(sim);
+    }
     if (hb_backend_available(HB_BACKEND_OMP)) { /* two threads: the same bits */
         backend = HB_BACKEND_OMP;
         if (traces(all, CELLS, STEPS, v))
