@@ -342,16 +342,6 @@ def damage(blob, how, k):
 # Running one case
 
 
-def mpi_start_failed(rc, stderr):
-    """Whether a run stopped before hinesbatch said anything, with Open MPI's banner alone: its
-    start failed (seen once in CI, with other MPI jobs of the suite running beside the sweep;
-    not reproduced alone). The sweep is about hinesbatch's input handling, so such a run is
-    started again, at most twice, and reported as it ends."""
-    err = stderr.decode("utf-8", "replace")
-    return (rc is not None and 0 < rc < 128 and err.lstrip().startswith("-----") and
-            "hinesbatch" not in err)
-
-
 def limit(cap):
     def pre():
         os.setsid()
@@ -462,18 +452,15 @@ def run_case(bin_path, case, root, cap, refs):
         else:
             args = args + extra
     try:
-        for attempt in range(3):
-            p = subprocess.Popen([bin_path] + args, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, preexec_fn=limit(cap), cwd=d)
-            try:
-                stdout, stderr = p.communicate(timeout=TIMEOUT)
-                rc = p.returncode
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                stdout, stderr = p.communicate()
-                rc = None
-            if writer or not mpi_start_failed(rc, stderr):
-                break
+        p = subprocess.Popen([bin_path] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=limit(cap), cwd=d)
+        try:
+            stdout, stderr = p.communicate(timeout=TIMEOUT)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            stdout, stderr = p.communicate()
+            rc = None
     finally:
         if writer:
             try:
