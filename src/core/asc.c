@@ -63,6 +63,7 @@ typedef struct {
     long n_tok, cap_tok;
     long i;          /* current token */
     int depth;
+    int in_text; /* inside text()'s attempt: objects there are not tried as texts again */
     asec_t *sec;
     int n_sec, cap_sec;
     int parent;      /* parentsec while parsing a tree */
@@ -561,13 +562,20 @@ static hb_status_t tree(asc_t *a)
     return HB_SUCCESS;
 }
 
-/* text: ( properties point "string" ); tells a text from a tree by trying it */
+/* text: ( properties point "string" ); tells a text from a tree by trying it. Within the
+ * attempt, nested objects are parsed as trees only: trying each level both ways took time
+ * exponential in the nesting (a fuzzer's input of nested Sets); a text nested in a text's
+ * properties fails the outer attempt, and the tree path then reads both. */
 static int text(asc_t *a)
 {
+    if (a->in_text) return 0;
     long save = a->i;
     int n_sec = a->n_sec, depth = a->depth;
-    if (expect(a, T_LP, "") == HB_SUCCESS && properties(a) == HB_SUCCESS &&
-        point(a, NULL) == HB_SUCCESS && cur(a) == T_STR) {
+    a->in_text = 1;
+    const int ok = expect(a, T_LP, "") == HB_SUCCESS && properties(a) == HB_SUCCESS &&
+                   point(a, NULL) == HB_SUCCESS && cur(a) == T_STR;
+    a->in_text = 0;
+    if (ok) {
         next(a);
         if (cur(a) == T_RP) {
             next(a);
