@@ -288,30 +288,32 @@ typedef struct {
     char dir[4096];     /* its folder: relative paths start there */
 } model_file_t;
 
-/* This process's rank in an MPI launch (mpirun, srun) before MPI is started, 0 otherwise: only
- * rank 0 reports a model file that cannot be read or parsed, the same on every rank (a file
- * that only some ranks cannot read is reported by rank 0 alone too, when it is one of them). */
-static const char *const launcher_names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
-
-static int launcher_rank(void)
+/* The rank an MPI launcher (mpirun, srun) put in this process's environment; NULL: none. */
+static const char *launcher_rank_text(void)
 {
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
     for (int k = 0; k < 3; k++) {
-        const char *v = getenv(launcher_names[k]);
-        if (v && *v) return atoi(v);
+        const char *v = getenv(names[k]);
+        if (v && *v) return v;
     }
-    return 0;
+    return NULL;
 }
 
-/* 1: an MPI launcher started this process (its rank in the environment). A network run alone
- * does not start MPI: Open MPI's singleton start spawns its runtime, which was seen failing
- * beside other MPI jobs on a loaded machine, and one rank needs none of it. */
+/* This process's rank in an MPI launch before MPI is started, 0 otherwise: only rank 0 reports
+ * a model file that cannot be read or parsed, the same on every rank (a file that only some
+ * ranks cannot read is reported by rank 0 alone too, when it is one of them). */
+static int launcher_rank(void)
+{
+    const char *v = launcher_rank_text();
+    return v ? atoi(v) : 0;
+}
+
+/* 1: an MPI launcher started this process. A network run alone does not start MPI: Open MPI's
+ * singleton start spawns its runtime, which was seen failing beside other MPI jobs on a loaded
+ * machine, and one rank needs none of it. */
 static int launched(void)
 {
-    for (int k = 0; k < 3; k++) {
-        const char *v = getenv(launcher_names[k]);
-        if (v && *v) return 1;
-    }
-    return 0;
+    return launcher_rank_text() != NULL;
 }
 
 /* A model file's failure before MPI is started: rank 0 reports it; the others, which have

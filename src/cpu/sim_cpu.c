@@ -660,12 +660,10 @@ static int cat_stop(const hb_step_cat_t *cat, int prefix)
 }
 
 /* 1: a group whose step may end fused (above): catalogue mechanisms in one shape, no built-in
- * synapses, and a mechanism to fuse. */
+ * synapses (make_fused then asks for a mechanism to fuse). */
 static int cat_fusable(const hb_step_group_t *g)
 {
-    if (!g->cat || g->mixed || g->syn_start) return 0;
-    const int prefix = cat_prefix(g->cat);
-    return cat_stop(g->cat, prefix) > prefix;
+    return g->cat && !g->mixed && !g->syn_start;
 }
 
 /* After the update of v of a block of a fusing group: the next step's pas, hh and stimuli
@@ -1219,11 +1217,12 @@ static hb_status_t make_fused(cpu_sim_t *s)
     for (int g = 0; g < s->n_groups; g++) {
         const hb_step_group_t *k = &s->groups[g];
         if (s->ctx->tuning.sim_cpu_fuse == 0 || !cat_fusable(k)) continue;
+        s->prefix[g] = cat_prefix(k->cat);
+        s->stop[g] = cat_stop(k->cat, s->prefix[g]);
+        if (s->stop[g] == s->prefix[g]) continue; /* nothing to fuse */
         if (!(s->kept[g] = aligned_alloc(64, ((2 * group_size(k) + 7) & ~(size_t)7) *
                                                  sizeof(double))))
             return hb_fail(HB_ERR_ALLOC, "simulation: out of memory");
-        s->prefix[g] = cat_prefix(k->cat);
-        s->stop[g] = cat_stop(k->cat, s->prefix[g]);
         s->fuse[g] = 1;
         s->n_fuse++;
     }
