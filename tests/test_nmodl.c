@@ -509,6 +509,44 @@ static void test_reciprocals(void)
     CHECK(strstr(code, "s->e = (s->v / 7.0);") != NULL);
 }
 
+/* cnexp taus written with their inverse (docs/nmodl.md, section 5): -dt/tau as -dt times
+ * an inverse with no division where tau is a plain ASSIGNED whose every assignment is a
+ * top-level product or quotient of constants, 1/x and invariant LOCALs; a RANGE tau, one
+ * assigned in an if, a sum and a TABLE's keep the division. */
+static void test_rate_inverses(void)
+{
+    static const char text[] =
+        "NEURON { SUFFIX q RANGE tr }\nASSIGNED { v (mV) a b inf ta tb tr ti ts }\n"
+        "STATE { m n o p r u }\nINITIAL { rates(v) m = inf n = inf o = inf p = inf r = inf u = inf }\n"
+        "BREAKPOINT { SOLVE states METHOD cnexp }\n"
+        "DERIVATIVE states { rates(v)\n m' = (inf - m) / ta\n n' = (inf - n) / tb\n"
+        " o' = (inf - o) / tr\n p' = (inf - p) / ti\n r' = (inf - r) / ts\n u' = -u / ta\n}\n"
+        "PROCEDURE rates(x (mV)) {\n LOCAL qt\n qt = 3\n a = exp(x / 7)\n b = exp(-x / 9)\n"
+        " inf = a / (a + b)\n ta = (1 / (a + b)) / qt\n tb = 0.2 * 20 / (1 + a)\n"
+        " tr = 1 / (a + b)\n if (x > 0) { ti = 2 / a } else { ti = 3 / a }\n ts = 5 + 1 / a\n}\n";
+    static char code[65536];
+    if (!emit_code("q.mod", text, "hbg_q", code, sizeof code)) return;
+    CHECK(strstr(code, "s->hbr_ta = (lv_qt * (s->a + s->b));") != NULL);
+    CHECK(strstr(code, "s->hbr_tb = ((1.0 + s->a) * 0x1p-2 /* 1 / (0.20000000000000001 * 20.0) */);") != NULL);
+    CHECK(strstr(code, "s->m += (1.0 - hb_exp(-s->dt * s->hbr_ta)) * (s->inf - s->m);") != NULL);
+    CHECK(strstr(code, "s->n += (1.0 - hb_exp(-s->dt * s->hbr_tb)) * (s->inf - s->n);") != NULL);
+    CHECK(strstr(code, "s->u += (1.0 - hb_exp(-s->dt * s->hbr_ta)) * (0.0 - s->u);") != NULL);
+    CHECK(strstr(code, "hb_exp(-s->dt / s->tr)") != NULL); /* RANGE: a model may read it */
+    CHECK(strstr(code, "hb_exp(-s->dt / s->ti)") != NULL); /* assigned in an if */
+    CHECK(strstr(code, "hb_exp(-s->dt / s->ts)") != NULL); /* a sum */
+    CHECK(strstr(code, "hbr_tr") == NULL && strstr(code, "hbr_ti") == NULL &&
+          strstr(code, "hbr_ts") == NULL);
+    /* hh's taus come from its TABLE: the engine's update, unchanged */
+    FILE *f = fopen(MECH_DIR "/nrn/hh.mod", "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char hh[16384];
+    hh[fread(hh, 1, sizeof hh - 1, f)] = 0;
+    fclose(f);
+    if (!emit_code("hh.mod", hh, "hbg_hh", code, sizeof code)) return;
+    CHECK(strstr(code, "hb_exp(-s->dt / s->mtau)") != NULL && strstr(code, "hbr_") == NULL);
+}
+
 /* An ion whose name starts with i: its concentration ixi, which the pump WRITEs, is no
  * current (no conductance field, not in rhs or d); its current iix is. */
 static void test_i_named_ion(void)
@@ -793,6 +831,7 @@ int main(void)
     test_generator_refusals();
     test_self_events();
     test_reciprocals();
+    test_rate_inverses();
     test_i_named_ion();
     test_kernel_stores();
     test_bad_inputs();

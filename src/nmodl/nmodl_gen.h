@@ -39,6 +39,8 @@ struct gen {
     int no_fold;           /* 1: constant expressions written as the .mod has them */
     int receive_init;      /* 1: writing NET_RECEIVE's INITIAL (g->block the NET_RECEIVE) */
     int from_loops;        /* 1: the mechanism has FROM loops (the vars keep blk->fault) */
+    const char *rate_inverse[16]; /* cnexp taus written with their inverse (nm_gen_inverse) */
+    int n_rate_inverse;
     nm_gen_hooks hooks;
 };
 
@@ -58,6 +60,14 @@ int nm_gen_mentions(const nm_node *n, const char *name);
  * computed once per celsius into the vars (<prefix>_celsius, which the load and the TABLE's
  * fill call) and the assignment reads it: the same expression, so the same bits. */
 int nm_gen_hoisted(const nm_ctx *c, const nm_block *b, const nm_node *s);
+/* 1/e written without a division where e is a constant, 1/x, a product or quotient of such
+ * factors and other expressions (`(1/(a + b))/qt` as `qt * (a + b)`), or a LOCAL invariant
+ * (a constant or celsius alone: `1.0 / lv_qt`, hoisted by the C compiler); 0 (nothing written)
+ * otherwise. write 0: only the answer. */
+int nm_gen_inverse(gen *g, const nm_node *e, int write);
+/* Whether ASSIGNED `name` is a cnexp tau written with its inverse: each assignment also sets
+ * s->hbr_<name>, and the update reads hb_exp(-dt * s->hbr_<name>) (docs/nmodl.md, section 5). */
+int nm_gen_rate_inverse(const gen *g, const char *name);
 /* How many statements in n assign `name`. */
 int nm_gen_assignments(const nm_node *n, const char *name);
 /* The statement assigning LOCAL `name` of FUNCTION or PROCEDURE b when it is the only

@@ -46,9 +46,14 @@ static void emit_cnexp(gen *g, const nm_node *s)
         nm_gen_cnexp_linear(g, s);
         return;
     }
-    emit(g, "    s->%s += (1.0 - hb_exp(-s->dt / ", s->name);
-    nm_gen_expr(g, r->kids[1]);
-    emit(g, ")) * (");
+    const nm_node *tau = r->kids[1];
+    if (tau->kind == N_NAME && !tau->n_kids && nm_gen_rate_inverse(g, tau->name)) {
+        emit(g, "    s->%s += (1.0 - hb_exp(-s->dt * s->hbr_%s)) * (", s->name, tau->name);
+    } else {
+        emit(g, "    s->%s += (1.0 - hb_exp(-s->dt / ", s->name);
+        nm_gen_expr(g, tau);
+        emit(g, ")) * (");
+    }
     if (decay)
         emit(g, "0.0");
     else
@@ -363,6 +368,67 @@ static int persists(const nm_ctx *c, const char *x)
     return 0;
 }
 
+/* Whether any LOCAL statement under n declares `name`. */
+static int declares_local(const nm_node *n, const char *name)
+{
+    if (!n) return 0;
+    if (n->kind == S_LOCAL)
+        for (int j = 0; j < n->n_kids; j++)
+            if (strcmp(n->kids[j]->name, name) == 0) return 1;
+    for (int i = 0; i < n->n_kids; i++)
+        if (declares_local(n->kids[i], name)) return 1;
+    return 0;
+}
+
+/* A cnexp tau whose inverse is written without a division (docs/nmodl.md, section 5):
+ * -dt/tau, with tau = (1/(a + b))/qt, as -dt * (qt * (a + b)), which saves the update's
+ * division and, where nothing else divides by a + b, the rate's. tau qualifies when it is a
+ * plain ASSIGNED (not RANGE, GLOBAL, an ion's, or kept between kernels: nothing reads it but
+ * the statements), no block declares a LOCAL of its name, and every assignment of it is a
+ * top-level statement of a block without a TABLE whose value nm_gen_inverse writes: then
+ * s->hbr_<tau> is set wherever tau is, and the update reads it. */
+static void find_rate_inverses(gen *g, const nm_block *deriv)
+{
+    const nm_ctx *c = g->c;
+    const hb_nmodl_mechanism_t *m = g->m;
+    const nm_block *saved = g->block;
+    for (int i = 0; deriv && i < deriv->body->n_kids; i++) {
+        const nm_node *st = deriv->body->kids[i], *r = st->kids[0];
+        if (st->kind != S_DERIV || r->kind != N_BINARY || r->op != '/') continue;
+        const nm_node *tau = r->kids[1];
+        if (tau->kind != N_NAME || tau->n_kids || nm_gen_rate_inverse(g, tau->name) ||
+            g->n_rate_inverse == (int)(sizeof g->rate_inverse / sizeof *g->rate_inverse))
+            continue;
+        const char *x = tau->name;
+        int assigned = 0;
+        for (int k = 0; k < m->n_assigned; k++) assigned |= strcmp(m->assigned[k].name, x) == 0;
+        if (!assigned || nm_gen_in_list(m->range, m->n_range, x) ||
+            nm_gen_in_list(m->globals, m->n_globals, x) || nm_gen_ion_var(m, x) ||
+            persists(c, x))
+            continue;
+        int ok = 1, any = 0;
+        for (int b = 0; b < c->n_blocks && ok; b++) {
+            const nm_block *blk = &c->blocks[b];
+            const int n = nm_gen_assignments(blk->body, x);
+            if (!n) continue;
+            if (declares_local(blk->body, x) || table_of(blk)) ok = 0;
+            int top = 0;
+            g->block = blk;
+            for (int k = 0; ok && k < blk->body->n_kids; k++) {
+                const nm_node *a = blk->body->kids[k];
+                if (a->kind != S_ASSIGN || a->kids[0]->n_kids || strcmp(a->kids[0]->name, x))
+                    continue;
+                top++;
+                ok = nm_gen_inverse(g, a->kids[1], 0);
+            }
+            ok = ok && top == n;
+            any += n;
+        }
+        if (ok && any) g->rate_inverse[g->n_rate_inverse++] = x;
+    }
+    g->block = saved;
+}
+
 static int collect_fields(gen *g, field *out, int room)
 {
     const hb_nmodl_mechanism_t *m = g->m;
@@ -496,6 +562,7 @@ static void emit_mechanism(gen *g)
         else
             other = &m->solves[i];
     }
+    find_rate_inverses(g, deriv);
     for (int i = 0; i < c->n_decls; i++)
         if (c->decls[i].array)
             nm_error(c, c->decls[i].var.line, c->decls[i].var.column,
@@ -568,6 +635,9 @@ static void emit_mechanism(gen *g)
                 emit(g, "    double hc_%s_%s; /* %s's %s: celsius alone (%s_celsius) */\n",
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name,
                      c->blocks[i].name, c->blocks[i].body->kids[j]->kids[0]->name, p);
+    for (int i = 0; i < g->n_rate_inverse; i++)
+        emit(g, "    double hbr_%s; /* 1 / %s, set beside it: the cnexp update's rate */\n",
+             g->rate_inverse[i], g->rate_inverse[i]);
     if (g->from_loops)
         emit(g, "    hb_cat_fault_t *hb_fault; /* FROM refusals: blk->fault */\n");
     emit(g, "} %s_vars_t;\n\n", p);

@@ -295,6 +295,16 @@ static int runs_every_step(const gen *g)
     return 1;
 }
 
+/* A LOCAL of the block being written assigned once from a constant or from celsius alone. */
+static int invariant_local(gen *g, const nm_node *y)
+{
+    if (y->kind != N_NAME || y->n_kids) return 0;
+    const nm_node *a = nm_gen_local_assignment(g->block, y->name);
+    double value;
+    int call = 0;
+    return a && (fold(g, a->kids[1], &value, &call) || nm_gen_hoisted(g->c, g->block, a));
+}
+
 /* x / y as x times the reciprocal of y where that saves divisions in code that runs every
  * step (docs/nmodl.md, section 5): y a constant (its reciprocal folded here, an exact hex
  * literal), a LOCAL assigned once from a constant or from celsius alone (1.0 / y is then a
@@ -322,12 +332,7 @@ static int emit_reciprocal(gen *g, const nm_node *n)
         emit(g, " */)");
         return 1;
     }
-    int invariant = 0;
-    if (y->kind == N_NAME && !y->n_kids) {
-        const nm_node *a = nm_gen_local_assignment(g->block, y->name);
-        call = 0;
-        invariant = a && (fold(g, a->kids[1], &value, &call) || nm_gen_hoisted(g->c, g->block, a));
-    }
+    const int invariant = invariant_local(g, y);
     const int repeated = other_division_by(g->block->body, x, y) && !assigns_any(g->block->body, y);
     if (!invariant && !repeated) return 0;
     if (x->kind == N_NUM && x->num == 1.0) return 0; /* already the reciprocal */
@@ -337,6 +342,66 @@ static int emit_reciprocal(gen *g, const nm_node *n)
     nm_gen_expr(g, y);
     emit(g, "))");
     return 1;
+}
+
+int nm_gen_inverse(gen *g, const nm_node *e, int write)
+{
+    double value;
+    int call = 0;
+    if (fold(g, e, &value, &call)) {
+        const double r = 1.0 / value;
+        if (!isnormal(r)) return 0;
+        if (write) {
+            emit(g, "%a /* 1 / ", r);
+            g->no_fold = 1;
+            nm_gen_expr(g, e);
+            g->no_fold = 0;
+            emit(g, " */");
+        }
+        return 1;
+    }
+    if (invariant_local(g, e)) {
+        if (write) {
+            emit(g, "(1.0 / ");
+            nm_gen_expr(g, e);
+            emit(g, ")");
+        }
+        return 1;
+    }
+    if (e->kind != N_BINARY || (e->op != '/' && e->op != '*')) return 0;
+    const nm_node *x = e->kids[0], *y = e->kids[1];
+    if (e->op == '/') {
+        const int one = x->kind == N_NUM && x->num == 1.0;
+        if (!one && !nm_gen_inverse(g, x, 0)) return 0;
+        if (write) {
+            if (one) {
+                nm_gen_expr(g, y);
+                return 1;
+            }
+            nm_gen_put(g, "(");
+            nm_gen_expr(g, y);
+            emit(g, " * ");
+            nm_gen_inverse(g, x, 1);
+            nm_gen_put(g, ")");
+        }
+        return 1;
+    }
+    if (!nm_gen_inverse(g, x, 0) || !nm_gen_inverse(g, y, 0)) return 0;
+    if (write) {
+        nm_gen_put(g, "(");
+        nm_gen_inverse(g, x, 1);
+        emit(g, " * ");
+        nm_gen_inverse(g, y, 1);
+        nm_gen_put(g, ")");
+    }
+    return 1;
+}
+
+int nm_gen_rate_inverse(const gen *g, const char *name)
+{
+    for (int i = 0; i < g->n_rate_inverse; i++)
+        if (strcmp(g->rate_inverse[i], name) == 0) return 1;
+    return 0;
 }
 
 void nm_gen_expr(gen *g, const nm_node *n)

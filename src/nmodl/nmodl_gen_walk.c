@@ -114,6 +114,12 @@ void nm_gen_statement(gen *g, const nm_node *s, int depth)
         else
             nm_gen_expr(g, s->kids[1]);
         emit(g, ";\n");
+        if (nm_gen_rate_inverse(g, s->kids[0]->name)) {
+            nm_gen_indent(g, depth);
+            emit(g, "s->hbr_%s = ", s->kids[0]->name);
+            nm_gen_inverse(g, s->kids[1], 1);
+            emit(g, ";\n");
+        }
         if (g->block && g->block->kind == B_BREAKPOINT && nm_gen_is_current(g, s->kids[0]->name)) {
             const nm_node *gc = ohmic_conductance(s->kids[1]);
             if (gc && !nm_gen_mentions(gc, "v")) {
