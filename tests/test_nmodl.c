@@ -576,6 +576,33 @@ static const char *function_body(const char *code, const char *name, char *out, 
     return out;
 }
 
+/* exp pairs (docs/nmodl.md, section 5): N2/(1 - exp(w)) after N1/(1 - exp(u)), w = -u as
+ * linear forms, nothing between assigning u's variable: one exp and one division for both;
+ * a reassigned variable between them, or arguments that are not negatives, keep both. */
+static void test_exp_pairs(void)
+{
+    static const char text[] =
+        "NEURON { SUFFIX ep }\nASSIGNED { v (mV) a b c d e f }\nSTATE { m }\nINITIAL { m = 0 }\n"
+        "BREAKPOINT { SOLVE states METHOD cnexp }\n"
+        "DERIVATIVE states { rates(v) m' = (a + b + c + d + e + f - m) / 2 }\n"
+        "PROCEDURE rates(x (mV)) {\n a = (0.182 * (x - -38)) / (1 - exp(-(x - -38) / 6))\n"
+        " b = (0.124 * (-x - 38)) / (1 - exp(-(-x - 38) / 6))\n"
+        " c = x / (1 - exp(x / 5))\n x = x + 1\n d = x / (1 - exp(-x / 5))\n"
+        " e = x / (1 - exp(x / 7))\n f = x / (1 - exp(-x / 6))\n}\n";
+    static char code[65536], body[8192];
+    if (!emit_code("ep.mod", text, "hbg_ep", code, sizeof code)) return;
+    function_body(code, "double hbg_ep_rates(hbg_ep_vars_t *s, double a_x)\n{", body, sizeof body);
+    CHECK(strstr(body, "const double hb_xe0 = hb_exp(((-((a_x - (-(38.0))))) * "
+                       "0x1.5555555555555p-3 /* 1 / 6.0 */));") != NULL);
+    CHECK(strstr(body, "const double hb_xq0 = 1.0 / (1.0 - hb_xe0);") != NULL);
+    CHECK(strstr(body, "s->a = ((0.182 * (a_x - (-(38.0)))) * hb_xq0);") != NULL);
+    CHECK(strstr(body, "s->b = ((-(0.124 * ((-(a_x)) - 38.0))) * (HB_GT(hb_xe0, 1.0) ? "
+                       "(hb_xq0 - 1.0) : (hb_xe0 * hb_xq0)));") != NULL);
+    CHECK(strstr(body, "hb_xe1") == NULL); /* c and d: x changes between; e and f: not -u */
+    CHECK(strstr(body, "s->d = (a_x / (1.0 - hb_exp(") != NULL);
+    CHECK(strstr(body, "s->f = (a_x / (1.0 - hb_exp(") != NULL);
+}
+
 /* A kernel stores the fields its blocks and the FUNCTIONs and PROCEDUREs they call assign;
  * one no kernel calls (toggle, as ProbAMPANMDA_EMS's toggleVerbose) does not count. */
 static void test_kernel_stores(void)
@@ -832,6 +859,7 @@ int main(void)
     test_self_events();
     test_reciprocals();
     test_rate_inverses();
+    test_exp_pairs();
     test_i_named_ion();
     test_kernel_stores();
     test_bad_inputs();

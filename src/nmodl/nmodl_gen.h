@@ -41,6 +41,8 @@ struct gen {
     int from_loops;        /* 1: the mechanism has FROM loops (the vars keep blk->fault) */
     const char *rate_inverse[16]; /* cnexp taus written with their inverse (nm_gen_inverse) */
     int n_rate_inverse;
+    struct { const nm_node *first, *second; } exp_pair[8]; /* nmodl_gen_walk.c: find_exp_pairs */
+    int n_exp_pair;
     nm_gen_hooks hooks;
 };
 

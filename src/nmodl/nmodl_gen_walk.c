@@ -101,11 +101,139 @@ static void emit_select(gen *g, const nm_node *s, int depth, const char *pred, i
     emit(g, "}\n");
 }
 
+/* x as c1 * name + c0 (numbers, one plain name, + - and unary -, products and quotients by
+ * constants), the coefficients evaluated in doubles; 0 where x is not of that form. */
+static int linear_form(const nm_node *x, const char **name, double *c1, double *c0)
+{
+    double a1, a0, b1, b0;
+    switch (x->kind) {
+    case N_NUM: *c1 = 0.0, *c0 = x->num; return 1;
+    case N_NAME:
+        if (x->n_kids || (*name && strcmp(*name, x->name) != 0)) return 0;
+        *name = x->name;
+        *c1 = 1.0, *c0 = 0.0;
+        return 1;
+    case N_UNARY:
+        if (x->op != '-' || !linear_form(x->kids[0], name, &a1, &a0)) return 0;
+        *c1 = -a1, *c0 = -a0;
+        return 1;
+    case N_BINARY:
+        if (!linear_form(x->kids[0], name, &a1, &a0) || !linear_form(x->kids[1], name, &b1, &b0))
+            return 0;
+        switch (x->op) {
+        case '+': *c1 = a1 + b1, *c0 = a0 + b0; return 1;
+        case '-': *c1 = a1 - b1, *c0 = a0 - b0; return 1;
+        case '*':
+            if (a1 != 0.0 && b1 != 0.0) return 0;
+            *c1 = a1 * b0 + b1 * a0, *c0 = a0 * b0;
+            return 1;
+        case '/':
+            if (b1 != 0.0 || b0 == 0.0) return 0;
+            *c1 = a1 / b0, *c0 = a0 / b0;
+            return 1;
+        default: return 0;
+        }
+    default: return 0;
+    }
+}
+
+/* The argument of exp in `N / (1 - exp(x))` (an assignment's value), or NULL. */
+static const nm_node *one_minus_exp(const gen *g, const nm_node *s)
+{
+    if (s->kind != S_ASSIGN || s->kids[0]->n_kids) return NULL;
+    const nm_node *q = s->kids[1];
+    if (q->kind != N_BINARY || q->op != '/') return NULL;
+    const nm_node *d = q->kids[1];
+    if (d->kind != N_BINARY || d->op != '-' || d->kids[0]->kind != N_NUM ||
+        d->kids[0]->num != 1.0)
+        return NULL;
+    const nm_node *e = d->kids[1];
+    if (e->kind != N_CALL || strcmp(e->name, "exp") != 0 || e->n_kids != 1 ||
+        nm_gen_find_block(g->c, "exp"))
+        return NULL;
+    return e->kids[0];
+}
+
+/* Pairs of top-level statements `a = N1/(1 - exp(u))` ... `b = N2/(1 - exp(w))` with w = -u
+ * (NaTs2_t's mAlpha and mBeta) in a FUNCTION or PROCEDURE without a TABLE, nothing between
+ * them (the first included) assigning u's variable: the second is N2 * E/(E - 1) with the
+ * first's E = exp(u), so the pair takes one exp and one division (1/(1 - E)) where it took
+ * two of each (docs/nmodl.md, section 5). */
+static void find_exp_pairs(gen *g, const nm_node *body)
+{
+    g->n_exp_pair = 0;
+    const nm_block *b = g->block;
+    if (!b || b->body != body || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE)) return;
+    for (int i = 0; i < body->n_kids; i++)
+        if (body->kids[i]->kind == S_TABLE) return;
+    for (int i = 0; i < body->n_kids; i++) {
+        const nm_node *u = one_minus_exp(g, body->kids[i]);
+        const char *name = NULL;
+        double u1, u0;
+        if (!u || !linear_form(u, &name, &u1, &u0) || !name || u1 == 0.0) continue;
+        for (int j = i + 1; j < body->n_kids; j++) {
+            const nm_node *s = body->kids[j - 1];
+            if (s->kind != S_ASSIGN || s->kids[0]->n_kids || !strcmp(s->kids[0]->name, name) ||
+                !pure_expr(g, s->kids[1]) || nm_gen_rate_inverse(g, s->kids[0]->name))
+                break;
+            const nm_node *w = one_minus_exp(g, body->kids[j]);
+            const char *wname = name;
+            double w1, w0;
+            if (!w || !linear_form(w, &wname, &w1, &w0) || w1 != -u1 || w0 != -u0 ||
+                nm_gen_rate_inverse(g, body->kids[j]->kids[0]->name))
+                continue;
+            int taken = 0;
+            for (int k = 0; k < g->n_exp_pair; k++)
+                taken |= g->exp_pair[k].first == body->kids[j] ||
+                         g->exp_pair[k].second == body->kids[j] ||
+                         g->exp_pair[k].second == body->kids[i];
+            if (taken || g->n_exp_pair == (int)(sizeof g->exp_pair / sizeof *g->exp_pair)) break;
+            g->exp_pair[g->n_exp_pair].first = body->kids[i];
+            g->exp_pair[g->n_exp_pair++].second = body->kids[j];
+            break;
+        }
+    }
+}
+
+/* The statement of an exp pair: its quotient over 1 - E as a product by hb_xq<k> = 1/(1 - E)
+ * (the first also computes hb_xe<k> = E and hb_xq<k>), the second's N2 * E/(E - 1) as -N2 * F,
+ * F = E/(1 - E) written E * hb_xq<k> where E <= 1 and hb_xq<k> - 1 (the same value) where E > 1,
+ * so that E = inf gives -1, not inf * 0. 0 when s is in no pair. */
+static int emit_exp_pair(gen *g, const nm_node *s, int depth)
+{
+    for (int k = 0; k < g->n_exp_pair; k++) {
+        const int first = g->exp_pair[k].first == s;
+        if (!first && g->exp_pair[k].second != s) continue;
+        const nm_node *q = s->kids[1];
+        if (first) {
+            nm_gen_indent(g, depth);
+            emit(g, "const double hb_xe%d = hb_exp(", k);
+            nm_gen_expr(g, one_minus_exp(g, s));
+            emit(g, ");\n");
+            nm_gen_indent(g, depth);
+            emit(g, "const double hb_xq%d = 1.0 / (1.0 - hb_xe%d);\n", k, k);
+        }
+        nm_gen_indent(g, depth);
+        nm_gen_name(g, s->kids[0]);
+        emit(g, " = (");
+        if (!first) emit(g, "(-");
+        nm_gen_expr(g, q->kids[0]);
+        if (first)
+            emit(g, " * hb_xq%d);\n", k);
+        else
+            emit(g, ") * (HB_GT(hb_xe%d, 1.0) ? (hb_xq%d - 1.0) : (hb_xe%d * hb_xq%d)));\n", k, k, k,
+                 k);
+        return 1;
+    }
+    return 0;
+}
+
 void nm_gen_statement(gen *g, const nm_node *s, int depth)
 {
     nm_ctx *c = g->c;
     switch (s->kind) {
     case S_ASSIGN:
+        if (emit_exp_pair(g, s, depth)) return;
         nm_gen_indent(g, depth);
         nm_gen_name(g, s->kids[0]);
         emit(g, " = ");
@@ -214,6 +342,7 @@ void nm_gen_statement(gen *g, const nm_node *s, int depth)
 void nm_gen_block(gen *g, const nm_node *b, int depth)
 {
     const int mark = g->n_locals;
+    if (depth == 1) find_exp_pairs(g, b);
     for (int i = 0; i < b->n_kids; i++) nm_gen_statement(g, b->kids[i], depth);
     g->n_locals = mark;
 }
