@@ -305,6 +305,16 @@ static int invariant_local(gen *g, const nm_node *y)
     return a && (fold(g, a->kids[1], &value, &call) || nm_gen_hoisted(g->c, g->block, a));
 }
 
+/* r = 1/y of a constant y, as an exact hex literal with y in a comment. */
+static void emit_folded_reciprocal(gen *g, const nm_node *y, double r)
+{
+    emit(g, "%a /* 1 / ", r);
+    g->no_fold = 1;
+    nm_gen_expr(g, y);
+    g->no_fold = 0;
+    emit(g, " */");
+}
+
 /* x / y as x times the reciprocal of y where that saves divisions in code that runs every
  * step (docs/nmodl.md, section 5): y a constant (its reciprocal folded here, an exact hex
  * literal), a LOCAL assigned once from a constant or from celsius alone (1.0 / y is then a
@@ -325,11 +335,9 @@ static int emit_reciprocal(gen *g, const nm_node *n)
         if (!isnormal(r)) return 0;
         nm_gen_put(g, "(");
         nm_gen_expr(g, x);
-        emit(g, " * %a /* 1 / ", r);
-        g->no_fold = 1;
-        nm_gen_expr(g, y);
-        g->no_fold = 0;
-        emit(g, " */)");
+        emit(g, " * ");
+        emit_folded_reciprocal(g, y, r);
+        nm_gen_put(g, ")");
         return 1;
     }
     const int invariant = invariant_local(g, y);
@@ -351,13 +359,7 @@ int nm_gen_inverse(gen *g, const nm_node *e, int write)
     if (fold(g, e, &value, &call)) {
         const double r = 1.0 / value;
         if (!isnormal(r)) return 0;
-        if (write) {
-            emit(g, "%a /* 1 / ", r);
-            g->no_fold = 1;
-            nm_gen_expr(g, e);
-            g->no_fold = 0;
-            emit(g, " */");
-        }
+        if (write) emit_folded_reciprocal(g, e, r);
         return 1;
     }
     if (invariant_local(g, e)) {
