@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "hbg_bbp_NaTs2_t.h"
 #include "hbg_default_dispatch.h"
 #include "mech/catalogue.h"
 #include "nmodl/nmodl.h"
@@ -241,6 +242,44 @@ static void check_kernels(void)
     free(table);
 }
 
+/* NaTs2_t's exp pairs (docs/nmodl.md, section 5): mBeta as -N2 E/(1 - E) from mAlpha's
+ * E = exp(u) is the .mod's N2/(1 - exp(-u)) within rounding over the voltages a cell sees,
+ * and at the extremes, where E overflows (v = -5000 mV) or underflows (v = +5000 mV), gives
+ * the .mod's limits, not inf * 0. */
+static void check_exp_pairs(void)
+{
+    double worst = 0.0;
+    for (double v0 = -150.0; v0 <= 100.0; v0 += 0.37) {
+        hbg_bbp_NaTs2_t_vars_t s;
+        memset(&s, 0, sizeof s);
+        s.v = v0;
+        hbg_bbp_NaTs2_t_rates(&s);
+        const double v = s.v; /* the .mod's v == -32 guard */
+        const double a = (0.182 * (v - -32.0)) / (1.0 - hb_exp(-(v - -32.0) / 6.0));
+        const double b = (0.124 * (-v - 32.0)) / (1.0 - hb_exp(-(-v - 32.0) / 6.0));
+        const double ha = (-0.015 * (v - -60.0)) / (1.0 - hb_exp((v - -60.0) / 6.0));
+        const double hb = (-0.015 * (-v - 60.0)) / (1.0 - hb_exp((-v - 60.0) / 6.0));
+        const double got[4] = {s.mAlpha, s.mBeta, s.hAlpha, s.hBeta}, want[4] = {a, b, ha, hb};
+        for (int q = 0; q < 4; q++) {
+            const double rel = fabs(got[q] - want[q]) / fabs(want[q]);
+            worst = rel > worst || rel != rel ? rel : worst;
+        }
+    }
+    CHECKF(worst < 1e-12, "NaTs2_t's rates from the pairs within %.3g of the .mod's", worst);
+    hbg_bbp_NaTs2_t_vars_t lo, hi;
+    memset(&lo, 0, sizeof lo);
+    memset(&hi, 0, sizeof hi);
+    lo.v = -5000.0;
+    hi.v = 5000.0;
+    hbg_bbp_NaTs2_t_rates(&lo);
+    hbg_bbp_NaTs2_t_rates(&hi);
+    CHECKF(lo.mAlpha == 0.0 && lo.mBeta == 0.124 * 4968.0 && hi.mBeta == 0.0 &&
+               hi.mAlpha == 0.182 * 5032.0,
+           "at -5000 mV %g %g, at 5000 mV %g %g", lo.mAlpha, lo.mBeta, hi.mAlpha, hi.mBeta);
+    CHECKF(isfinite(lo.hAlpha) && isfinite(lo.hBeta) && isfinite(hi.hAlpha) && isfinite(hi.hBeta),
+           "h rates at +-5000 mV: %g %g %g %g", lo.hAlpha, lo.hBeta, hi.hAlpha, hi.hBeta);
+}
+
 static void expect_error(const hb_catalogue_t *const *extra, int n, const char *name,
                          const char *const *parts)
 {
@@ -443,6 +482,7 @@ int main(int argc, char **argv)
      * files join their catalogue */
     CHECKF(translated == 33, "%d mechanisms in the built-in catalogues", translated);
     check_kernels();
+    check_exp_pairs();
     check_find();
     check_load_errors();
     return check_summary("catalogue");
