@@ -512,18 +512,23 @@ static void test_reciprocals(void)
 /* cnexp taus written with their inverse (docs/nmodl.md, section 5): -dt/tau as -dt times
  * an inverse with no division where tau is a plain ASSIGNED whose every assignment is a
  * top-level product or quotient of constants, 1/x and invariant LOCALs; a RANGE tau, one
- * assigned in an if, a sum and a TABLE's keep the division. */
+ * assigned in an if, a sum, one that names an argument elsewhere and a TABLE's keep the
+ * division. */
 static void test_rate_inverses(void)
 {
     static const char text[] =
-        "NEURON { SUFFIX q RANGE tr }\nASSIGNED { v (mV) a b inf ta tb tr ti ts }\n"
-        "STATE { m n o p r u }\nINITIAL { rates(v) m = inf n = inf o = inf p = inf r = inf u = inf }\n"
+        "NEURON { SUFFIX q RANGE tr }\nASSIGNED { v (mV) a b inf ta tb tr ti ts tw }\n"
+        "STATE { m n o p r u w }\n"
+        "INITIAL { rates(v) m = inf n = inf o = inf p = inf r = inf u = inf w = inf }\n"
         "BREAKPOINT { SOLVE states METHOD cnexp }\n"
         "DERIVATIVE states { rates(v)\n m' = (inf - m) / ta\n n' = (inf - n) / tb\n"
-        " o' = (inf - o) / tr\n p' = (inf - p) / ti\n r' = (inf - r) / ts\n u' = -u / ta\n}\n"
+        " o' = (inf - o) / tr\n p' = (inf - p) / ti\n r' = (inf - r) / ts\n u' = -u / ta\n"
+        " w' = (inf - w) / tw\n}\n"
+        "PROCEDURE twice(tw) { tw = 2 / tw }\n"
         "PROCEDURE rates(x (mV)) {\n LOCAL qt\n qt = 3\n a = exp(x / 7)\n b = exp(-x / 9)\n"
         " inf = a / (a + b)\n ta = (1 / (a + b)) / qt\n tb = 0.2 * 20 / (1 + a)\n"
-        " tr = 1 / (a + b)\n if (x > 0) { ti = 2 / a } else { ti = 3 / a }\n ts = 5 + 1 / a\n}\n";
+        " tr = 1 / (a + b)\n if (x > 0) { ti = 2 / a } else { ti = 3 / a }\n ts = 5 + 1 / a\n"
+        " tw = 1 / a\n}\n";
     static char code[65536];
     if (!emit_code("q.mod", text, "hbg_q", code, sizeof code)) return;
     CHECK(strstr(code, "s->hbr_ta = (lv_qt * (s->a + s->b));") != NULL);
@@ -534,8 +539,9 @@ static void test_rate_inverses(void)
     CHECK(strstr(code, "hb_exp(-s->dt / s->tr)") != NULL); /* RANGE: a model may read it */
     CHECK(strstr(code, "hb_exp(-s->dt / s->ti)") != NULL); /* assigned in an if */
     CHECK(strstr(code, "hb_exp(-s->dt / s->ts)") != NULL); /* a sum */
+    CHECK(strstr(code, "hb_exp(-s->dt / s->tw)") != NULL); /* an argument's name elsewhere */
     CHECK(strstr(code, "hbr_tr") == NULL && strstr(code, "hbr_ti") == NULL &&
-          strstr(code, "hbr_ts") == NULL);
+          strstr(code, "hbr_ts") == NULL && strstr(code, "hbr_tw") == NULL);
     /* hh's taus come from its TABLE: the engine's update, unchanged */
     FILE *f = fopen(MECH_DIR "/nrn/hh.mod", "rb");
     CHECK(f != NULL);

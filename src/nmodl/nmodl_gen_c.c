@@ -384,7 +384,7 @@ static int declares_local(const nm_node *n, const char *name)
  * -dt/tau, with tau = (1/(a + b))/qt, as -dt * (qt * (a + b)), which saves the update's
  * division and, where nothing else divides by a + b, the rate's. tau qualifies when it is a
  * plain ASSIGNED (not RANGE, GLOBAL, an ion's, or kept between kernels: nothing reads it but
- * the statements), no block declares a LOCAL of its name, and every assignment of it is a
+ * the statements), no block has a LOCAL, an argument or a FUNCTION of its name, and every assignment of it is a
  * top-level statement of a block without a TABLE whose value nm_gen_inverse writes: then
  * s->hbr_<tau> is set wherever tau is, and the update reads it. */
 static void find_rate_inverses(gen *g, const nm_block *deriv)
@@ -393,8 +393,10 @@ static void find_rate_inverses(gen *g, const nm_block *deriv)
     const hb_nmodl_mechanism_t *m = g->m;
     const nm_block *saved = g->block;
     for (int i = 0; deriv && i < deriv->body->n_kids; i++) {
-        const nm_node *st = deriv->body->kids[i], *r = st->kids[0];
-        if (st->kind != S_DERIV || r->kind != N_BINARY || r->op != '/') continue;
+        const nm_node *st = deriv->body->kids[i];
+        if (st->kind != S_DERIV || st->n_kids < 1) continue;
+        const nm_node *r = st->kids[0];
+        if (r->kind != N_BINARY || r->op != '/') continue;
         const nm_node *tau = r->kids[1];
         if (tau->kind != N_NAME || tau->n_kids || nm_gen_rate_inverse(g, tau->name) ||
             g->n_rate_inverse == (int)(sizeof g->rate_inverse / sizeof *g->rate_inverse))
@@ -411,7 +413,10 @@ static void find_rate_inverses(gen *g, const nm_block *deriv)
             const nm_block *blk = &c->blocks[b];
             const int n = nm_gen_assignments(blk->body, x);
             if (!n) continue;
-            if (declares_local(blk->body, x) || table_of(blk)) ok = 0;
+            int shadowed = blk->name && strcmp(blk->name, x) == 0; /* a FUNCTION's value */
+            for (int k = 0; blk->args && k < blk->args->n_kids; k++)
+                shadowed |= strcmp(blk->args->kids[k]->name, x) == 0;
+            if (shadowed || declares_local(blk->body, x) || table_of(blk)) ok = 0;
             int top = 0;
             g->block = blk;
             for (int k = 0; ok && k < blk->body->n_kids; k++) {
