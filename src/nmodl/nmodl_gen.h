@@ -70,6 +70,9 @@ int nm_gen_inverse(gen *g, const nm_node *e, int write);
 /* Whether ASSIGNED `name` is a cnexp tau written with its inverse: each assignment also sets
  * s->hbr_<name>, and the update reads hb_exp(-dt * s->hbr_<name>) (docs/nmodl.md, section 5). */
 int nm_gen_rate_inverse(const gen *g, const char *name);
+/* Whether the block being written runs every step: not INITIAL, not a FUNCTION or PROCEDURE
+ * with a TABLE (run when the table is filled). */
+int nm_gen_runs_every_step(const gen *g);
 /* How many statements in n assign `name`. */
 int nm_gen_assignments(const nm_node *n, const char *name);
 /* The statement assigning LOCAL `name` of FUNCTION or PROCEDURE b when it is the only

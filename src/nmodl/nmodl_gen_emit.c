@@ -284,9 +284,7 @@ static int assigns_any(const nm_node *body, const nm_node *y)
     return 0;
 }
 
-/* Whether the block being written runs every step: not INITIAL, not a FUNCTION or PROCEDURE
- * with a TABLE (run when the table is filled). */
-static int runs_every_step(const gen *g)
+int nm_gen_runs_every_step(const gen *g)
 {
     const nm_block *b = g->block;
     if (!b || !b->body || b->kind == B_INITIAL || g->receive_init) return 0;
@@ -328,7 +326,7 @@ static int emit_reciprocal(gen *g, const nm_node *n)
     const nm_node *x = n->kids[0], *y = n->kids[1];
     double value;
     int call = 0;
-    if (!runs_every_step(g) || fold(g, x, &value, &call)) return 0;
+    if (!nm_gen_runs_every_step(g) || fold(g, x, &value, &call)) return 0;
     call = 0;
     if (fold(g, y, &value, &call)) {
         const double r = 1.0 / value;

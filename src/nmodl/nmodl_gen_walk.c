@@ -163,11 +163,13 @@ static void find_exp_pairs(gen *g, const nm_node *body)
 {
     g->n_exp_pair = 0;
     const nm_block *b = g->block;
-    if (!b || b->body != body || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE)) return;
-    for (int i = 0; i < body->n_kids; i++)
-        if (body->kids[i]->kind == S_TABLE) return;
+    if (!b || b->body != body || (b->kind != B_FUNCTION && b->kind != B_PROCEDURE) ||
+        !nm_gen_runs_every_step(g))
+        return;
     for (int i = 0; i < body->n_kids; i++) {
-        const nm_node *u = one_minus_exp(g, body->kids[i]);
+        int taken = 0; /* the second of an earlier pair */
+        for (int k = 0; k < g->n_exp_pair; k++) taken |= g->exp_pair[k].second == body->kids[i];
+        const nm_node *u = taken ? NULL : one_minus_exp(g, body->kids[i]);
         const char *name = NULL;
         double u1, u0;
         if (!u || !linear_form(u, &name, &u1, &u0) || !name || u1 == 0.0) continue;
@@ -182,11 +184,7 @@ static void find_exp_pairs(gen *g, const nm_node *body)
             if (!w || !linear_form(w, &wname, &w1, &w0) || w1 != -u1 || w0 != -u0 ||
                 nm_gen_rate_inverse(g, body->kids[j]->kids[0]->name))
                 continue;
-            int taken = 0;
-            for (int k = 0; k < g->n_exp_pair; k++)
-                taken |= g->exp_pair[k].first == body->kids[j] ||
-                         g->exp_pair[k].second == body->kids[j] ||
-                         g->exp_pair[k].second == body->kids[i];
+            for (int k = 0; k < g->n_exp_pair; k++) taken |= g->exp_pair[k].second == body->kids[j];
             if (taken || g->n_exp_pair == (int)(sizeof g->exp_pair / sizeof *g->exp_pair)) break;
             g->exp_pair[g->n_exp_pair].first = body->kids[i];
             g->exp_pair[g->n_exp_pair++].second = body->kids[j];
