@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "common/cat_step.h"
+#include "cpu/cat_ions_cpu.h"
 #include "core/bench.h"
 #include "mech/catalogue.h"
 #include "sim/sim_cat.h"
@@ -810,6 +812,53 @@ static void test_cn_cells(void)
     free_cell(&c);
 }
 
+/* The CPU engine's Nernst pass over a block (hb_cpu_cat_nernst: 16 elements at a time, skipped
+ * where none advances, a tail one by one) against hb_cat_nernst element by element: the same
+ * bits where the style has HB_ION_EADVANCE (the concentrations' edge cases included), the
+ * others untouched, for lengths around the chunk and valences 2, 1 and 0. */
+static void test_nernst_pass(void)
+{
+    enum { N = 16 * 5 + 7 };
+    const double ktf = 26.468139115099103; /* 1e3 R (34 + 273.15) / F [mV] */
+    double ci[N], co[N], e[N];
+    unsigned char style[N];
+    for (int x = 0; x < N; x++) {
+        ci[x] = 5e-5 * (1.0 + 0.37 * (x % 11)) * (x % 17 == 3 ? 1e3 : 1.0);
+        co[x] = 2.0 + 0.01 * x;
+        /* chunk 1 has no advancing element; chunk 2 every other; the rest and the tail all */
+        style[x] = x < 16 ? HB_ION_EINIT | HB_ION_EADVANCE
+                   : x < 32 ? HB_ION_EINIT
+                   : x < 48 ? (x % 2 ? HB_ION_EADVANCE : 0)
+                            : HB_ION_EADVANCE;
+    }
+    ci[5] = 0.0;   /* NEURON's nrn_nernst: ci <= 0 gives 1e6 */
+    co[40 + 1] = -1.0; /* co <= 0 gives -1e6 */
+    const double z[3] = {2.0, 1.0, 0.0};
+    const int lengths[5] = {N, 16, 15, 33, 0};
+    for (int iz = 0; iz < 3; iz++)
+        for (int il = 0; il < 5; il++) {
+            const int n = lengths[il];
+            for (int x = 0; x < N; x++) e[x] = -777.0 - x;
+            hb_cpu_cat_nernst(ktf, z[iz], ci, co, style, e, (size_t)n);
+            int wrong = 0, first = -1;
+            for (int x = 0; x < N; x++) {
+                const double want = x < n && (style[x] & HB_ION_EADVANCE)
+                                        ? hb_cat_nernst(ktf, ci[x], co[x], z[iz])
+                                        : -777.0 - x;
+                if (memcmp(&want, &e[x], sizeof want)) {
+                    wrong++;
+                    if (first < 0) first = x;
+                }
+            }
+            CHECKF(wrong == 0, "Nernst pass, z %g, %d elements: %d differ from hb_cat_nernst "
+                   "(first at %d)", z[iz], n, wrong, first);
+        }
+    /* the cases the pass must reach: a real potential, both edge values */
+    CHECK(fabs(hb_cat_nernst(ktf, 5e-5, 2.0, 2.0) - 140.24) < 0.01);
+    CHECK(hb_cat_nernst(ktf, 0.0, 2.0, 2.0) == 1e6);
+    CHECK(hb_cat_nernst(ktf, 1e-4, -1.0, 2.0) == -1e6);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "--tm")) return test_tm(argv[2], argv[3]);
@@ -818,6 +867,7 @@ int main(int argc, char **argv)
         test_neuron("neuron_cat_bbp_cn.txt", 2, HB_METHOD_CN);
         return check_summary("sim_cat (live NEURON)");
     }
+    test_nernst_pass();
     test_neuron("neuron_cat_bbp.txt", 0, HB_METHOD_EULER);
     test_neuron("neuron_cat_bbp_cadyn.txt", 1, HB_METHOD_EULER);
     test_neuron("neuron_cat_bbp_cadyn.txt", 2, HB_METHOD_EULER);

@@ -18,6 +18,7 @@
 #include "backend/sim_ops.h"
 #include "common/cat_step.h"
 #include "common/status.h"
+#include "cpu/cat_ions_cpu.h"
 
 typedef struct {
     const hb_context_t *ctx; /* backend (SEQ, OMP) and threads */
@@ -552,11 +553,9 @@ static void step_mixed(const hb_step_group_t *g, const hb_step_params_t *p, int 
 
 /* hb_cat_ions_begin on a whole block of a group of one shape (its elements contiguous: rows W
  * from base), species by species: i and di/dv zeroed where observed (the currents leave the
- * others alone: hb_cat_step_mech_currents), then e by Nernst where HB_ION_EADVANCE,
- * ION_CHUNK elements together where one of them has it (a select: each computes hb_cat_nernst,
- * its style picks). Each element gets the operations of hb_cat_ions_element: the same bits
- * (perf, 64-cell l5pc sweep: the element-by-element loop was 80 % of step_block_cat). */
-enum { ION_CHUNK = 16 };
+ * others alone: hb_cat_step_mech_currents), then e by Nernst where HB_ION_EADVANCE
+ * (hb_cpu_cat_nernst, cpu/cat_ions_cpu.c). Each element gets the operations of
+ * hb_cat_ions_element: the same bits. */
 HB_HOSTDEV void cat_ions_begin_block(const hb_step_cat_t *cat, size_t base, int rows,
                                  const int W)
 {
@@ -576,18 +575,7 @@ HB_HOSTDEV void cat_ions_begin_block(const hb_step_cat_t *cat, size_t base, int 
                 didv[x] = 0.0;
             }
         }
-        for (size_t o = 0; o < n; o += ION_CHUNK) {
-            const size_t c = n - o < ION_CHUNK ? n - o : ION_CHUNK;
-            int any = 0;
-            for (size_t k = 0; k < c; k++) any |= style[o + k] & HB_ION_EADVANCE;
-            if (!any) continue;
-            HB_SIMD
-            for (size_t k = 0; k < c; k++) {
-                const size_t x = o + k;
-                const double en = hb_cat_nernst(ktf, ci[x], co[x], z);
-                e[x] = (style[x] & HB_ION_EADVANCE) ? en : e[x];
-            }
-        }
+        hb_cpu_cat_nernst(ktf, z, ci, co, style, e, n);
     }
 }
 
