@@ -70,6 +70,8 @@ int nm_gen_inverse(gen *g, const nm_node *e, int write);
 /* Whether ASSIGNED `name` is a cnexp tau written with its inverse: each assignment also sets
  * s->hbr_<name>, and the update reads hb_exp(-dt * s->hbr_<name>) (docs/nmodl.md, section 5). */
 int nm_gen_rate_inverse(const gen *g, const char *name);
+/* Whether `name` is an argument of the block being written (g->block). */
+int nm_gen_is_arg(const gen *g, const char *name);
 /* Whether the block being written runs every step: not INITIAL, not a FUNCTION or PROCEDURE
  * with a TABLE (run when the table is filled). */
 int nm_gen_runs_every_step(const gen *g);

@@ -413,12 +413,11 @@ static void find_rate_inverses(gen *g, const nm_block *deriv)
             const nm_block *blk = &c->blocks[b];
             const int n = nm_gen_assignments(blk->body, x);
             if (!n) continue;
-            int shadowed = blk->name && strcmp(blk->name, x) == 0; /* a FUNCTION's value */
-            for (int k = 0; blk->args && k < blk->args->n_kids; k++)
-                shadowed |= strcmp(blk->args->kids[k]->name, x) == 0;
+            g->block = blk;
+            const int shadowed = (blk->name && strcmp(blk->name, x) == 0) /* a FUNCTION's value */
+                                 || nm_gen_is_arg(g, x);
             if (shadowed || declares_local(blk->body, x) || table_of(blk)) ok = 0;
             int top = 0;
-            g->block = blk;
             for (int k = 0; ok && k < blk->body->n_kids; k++) {
                 const nm_node *a = blk->body->kids[k];
                 if (a->kind != S_ASSIGN || a->kids[0]->n_kids || strcmp(a->kids[0]->name, x))

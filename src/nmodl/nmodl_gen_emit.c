@@ -53,7 +53,7 @@ static int is_local(const gen *g, const char *name)
     return 0;
 }
 
-static int is_arg(const gen *g, const char *name)
+int nm_gen_is_arg(const gen *g, const char *name)
 {
     if (!g->block || !g->block->args) return 0;
     for (int i = 0; i < g->block->args->n_kids; i++)
@@ -99,7 +99,7 @@ void nm_gen_name(gen *g, const nm_node *n)
                  n->name);
     if (is_local(g, n->name))
         emit(g, "lv_%s", n->name);
-    else if (is_arg(g, n->name))
+    else if (nm_gen_is_arg(g, n->name))
         emit(g, "a_%s", n->name);
     else if (g->block && g->block->kind == B_FUNCTION && strcmp(g->block->name, n->name) == 0)
         emit(g, "fv");
